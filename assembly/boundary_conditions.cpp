@@ -1,0 +1,104 @@
+#include "assembly/boundary_conditions.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "assembly/expression.hpp"
+#include "assembly/reference_element.hpp"
+
+namespace gpufem {
+namespace {
+
+const BoundaryFacets& boundary_of(const Mesh& mesh, const std::string& group, const char* kind)
+{
+    if (const BoundaryFacets* facets = mesh.find_boundary(group)) return *facets;
+    for (const PhysicalGroup& sub : mesh.subdomains) {
+        if (sub.name == group)
+            throw std::runtime_error(fmt::format(
+                "problem.{}.{}: physical group '{}' of mesh {} is a subdomain (dimension {}), "
+                "not a boundary",
+                kind, group, group, mesh.source, sub.dim));
+    }
+    const auto names = mesh.boundary_names();
+    throw std::runtime_error(fmt::format(
+        "problem.{}.{}: mesh {} has no boundary physical group named '{}' (boundary groups: {})",
+        kind, group, mesh.source, group, names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
+}
+
+}  // namespace
+
+void check_boundary_groups(const Mesh& mesh, const ProblemSpec& problem)
+{
+    for (const auto& bc : problem.dirichlet) boundary_of(mesh, bc.group, "dirichlet");
+    for (const auto& bc : problem.neumann) boundary_of(mesh, bc.group, "neumann");
+}
+
+DirichletNodes dirichlet_nodes(const Mesh& mesh, const std::vector<BoundaryCondition>& conditions)
+{
+    DirichletNodes result;
+    result.mask.assign(mesh.num_nodes(), 0);
+    result.values.assign(mesh.num_nodes(), 0.0);
+    for (const auto& bc : conditions) {
+        const BoundaryFacets& facets = boundary_of(mesh, bc.group, "dirichlet");
+        const Expression g(bc.expression);
+        for (index_type node : facets.connectivity) {
+            const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(node)];
+            const double value = g.evaluate(x[0], x[1], x[2]);
+            if (!std::isfinite(value))
+                throw std::runtime_error(fmt::format(
+                    "problem.dirichlet.{} = '{}' is not finite at ({:.6g}, {:.6g}, {:.6g})",
+                    bc.group, bc.expression, x[0], x[1], x[2]));
+            result.mask[node] = 1;
+            result.values[node] = value;
+        }
+    }
+    for (std::uint8_t m : result.mask) result.count += m;
+    return result;
+}
+
+std::vector<double> neumann_load(const Mesh& mesh, const std::vector<BoundaryCondition>& conditions)
+{
+    std::vector<double> load(mesh.num_nodes(), 0.0);
+    for (const auto& bc : conditions) {
+        const BoundaryFacets& facets = boundary_of(mesh, bc.group, "neumann");
+        const Expression g(bc.expression);
+        const ReferenceElement ref = make_reference_element(facets.type, 3);
+        const int m = ref.dim, npf = facets.nodes_per_facet, nq = ref.num_points();
+        for (std::size_t f = 0; f < facets.size(); ++f) {
+            const index_type* nodes = &facets.connectivity[f * npf];
+            for (int q = 0; q < nq; ++q) {
+                double x[3] = {0, 0, 0}, t[2][3] = {{0, 0, 0}, {0, 0, 0}};
+                for (int i = 0; i < npf; ++i) {
+                    const double* xi = &mesh.coordinates[3 * static_cast<std::size_t>(nodes[i])];
+                    for (int d = 0; d < 3; ++d) {
+                        x[d] += ref.values[q * npf + i] * xi[d];
+                        for (int c = 0; c < m; ++c)
+                            t[c][d] += ref.gradients[(q * npf + i) * m + c] * xi[d];
+                    }
+                }
+                double measure;
+                if (m == 1) {
+                    measure = std::sqrt(t[0][0] * t[0][0] + t[0][1] * t[0][1] + t[0][2] * t[0][2]);
+                } else {
+                    const double n0 = t[0][1] * t[1][2] - t[0][2] * t[1][1];
+                    const double n1 = t[0][2] * t[1][0] - t[0][0] * t[1][2];
+                    const double n2 = t[0][0] * t[1][1] - t[0][1] * t[1][0];
+                    measure = std::sqrt(n0 * n0 + n1 * n1 + n2 * n2);
+                }
+                const double value = g.evaluate(x[0], x[1], x[2]);
+                if (!std::isfinite(value))
+                    throw std::runtime_error(fmt::format(
+                        "problem.neumann.{} = '{}' is not finite at ({:.6g}, {:.6g}, {:.6g})",
+                        bc.group, bc.expression, x[0], x[1], x[2]));
+                const double w = ref.rule.weights[q] * measure * value;
+                for (int i = 0; i < npf; ++i) load[nodes[i]] += w * ref.values[q * npf + i];
+            }
+        }
+    }
+    return load;
+}
+
+}  // namespace gpufem

@@ -1,0 +1,30 @@
+#pragma once
+// Boundary data on the host: which nodes carry Dirichlet values, and the Neumann load vector.
+#include <cstdint>
+#include <vector>
+
+#include "assembly/problem_spec.hpp"
+#include "mesh/mesh.hpp"
+
+namespace gpufem {
+
+/// Dirichlet nodes: mask[i] = 1 and values[i] = g(x_i) for constrained nodes.
+struct DirichletNodes {
+    std::vector<std::uint8_t> mask;
+    std::vector<double> values;
+    index_type count = 0;
+};
+
+/// Checks that every group named by a boundary condition is a boundary group of the mesh;
+/// throws std::runtime_error naming the condition, the group and the groups that exist.
+void check_boundary_groups(const Mesh& mesh, const ProblemSpec& problem);
+
+/// Evaluates the Dirichlet expressions at the nodes of their groups (later groups win where
+/// groups share nodes).
+DirichletNodes dirichlet_nodes(const Mesh& mesh, const std::vector<BoundaryCondition>& conditions);
+
+/// Neumann load: b_i = sum over facets of the groups of int_facet g N_i ds (degree-1 facets,
+/// quadrature exact to degree 3). Returns one value per node (zeros where no flux).
+std::vector<double> neumann_load(const Mesh& mesh, const std::vector<BoundaryCondition>& conditions);
+
+}  // namespace gpufem

@@ -1,0 +1,102 @@
+#include "assembly/element_data.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace gpufem {
+namespace {
+
+template <typename V>
+std::vector<V> to_values(const std::vector<double>& v)
+{
+    return std::vector<V>(v.begin(), v.end());
+}
+
+/// Coefficient values at the quadrature points (one value if the expression is constant).
+std::vector<double> evaluate_coefficient(const Expression& expr, const std::vector<double>& xyz)
+{
+    if (expr.is_constant()) return {expr.evaluate(0.0, 0.0, 0.0)};
+    std::vector<double> out(xyz.size() / 3);
+    expr.evaluate(xyz, out);
+    return out;
+}
+
+}  // namespace
+
+std::vector<double> quadrature_point_coordinates(const Mesh& mesh, const ReferenceElement& ref)
+{
+    const int nq = ref.num_points(), npe = mesh.nodes_per_cell;
+    const index_type cells = mesh.num_cells();
+    std::vector<double> xyz(static_cast<std::size_t>(cells) * nq * 3, 0.0);
+#pragma omp parallel for schedule(static)
+    for (index_type e = 0; e < cells; ++e) {
+        for (int q = 0; q < nq; ++q) {
+            double* p = &xyz[(static_cast<std::size_t>(e) * nq + q) * 3];
+            for (int i = 0; i < npe; ++i) {
+                const double n = ref.values[q * npe + i];
+                const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(
+                                                            mesh.cells[static_cast<std::size_t>(e) * npe + i])];
+                for (int c = 0; c < 3; ++c) p[c] += n * x[c];
+            }
+        }
+    }
+    return xyz;
+}
+
+template <typename V>
+ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
+                                 const ReferenceElement& ref, const Expression& kappa,
+                                 const Expression& f)
+{
+    if (ref.type != mesh.cell_type || ref.nodes != mesh.nodes_per_cell)
+        throw std::invalid_argument("make_element_data: reference element does not match mesh");
+    std::vector<double> xyz;
+    if (!kappa.is_constant() || !f.is_constant()) xyz = quadrature_point_coordinates(mesh, ref);
+    const auto kappa_q = evaluate_coefficient(kappa, xyz);
+    const auto f_q = evaluate_coefficient(f, xyz);
+    for (std::size_t k = 0; k < kappa_q.size(); ++k) {
+        if (!(kappa_q[k] > 0.0) || !std::isfinite(kappa_q[k])) {
+            const std::size_t point = kappa.is_constant() ? 0 : k;
+            throw std::runtime_error(fmt::format(
+                "problem.kappa = '{}' is {} at ({:.6g}, {:.6g}, {:.6g}) (cell {}); kappa must be "
+                "positive and finite",
+                kappa.text(), kappa_q[k], xyz.empty() ? 0.0 : xyz[3 * point],
+                xyz.empty() ? 0.0 : xyz[3 * point + 1], xyz.empty() ? 0.0 : xyz[3 * point + 2],
+                kappa.is_constant() ? 0 : point / ref.num_points()));
+        }
+    }
+    for (std::size_t k = 0; k < f_q.size(); ++k) {
+        if (!std::isfinite(f_q[k]))
+            throw std::runtime_error(fmt::format("problem.f = '{}' is not finite (value {}) at a "
+                                                 "quadrature point of cell {}",
+                                                 f.text(), f_q[k],
+                                                 f.is_constant() ? 0 : k / ref.num_points()));
+    }
+
+    ElementData<V> data;
+    data.type = mesh.cell_type;
+    data.dim = mesh.dim;
+    data.nodes_per_cell = mesh.nodes_per_cell;
+    data.num_points = ref.num_points();
+    data.num_cells = mesh.num_cells();
+    data.num_nodes = mesh.num_nodes();
+    data.coordinates = Array<V>::from_host(exec, to_values<V>(mesh.coordinates));
+    data.cells = Array<index_type>::from_host(exec, mesh.cells);
+    data.weights = Array<V>::from_host(exec, to_values<V>(ref.rule.weights));
+    data.values = Array<V>::from_host(exec, to_values<V>(ref.values));
+    data.gradients = Array<V>::from_host(exec, to_values<V>(ref.gradients));
+    data.kappa = Array<V>::from_host(exec, to_values<V>(kappa_q));
+    data.f = Array<V>::from_host(exec, to_values<V>(f_q));
+    return data;
+}
+
+template ElementData<float> make_element_data(const ExecPtr&, const Mesh&, const ReferenceElement&,
+                                              const Expression&, const Expression&);
+template ElementData<double> make_element_data(const ExecPtr&, const Mesh&,
+                                               const ReferenceElement&, const Expression&,
+                                               const Expression&);
+
+}  // namespace gpufem

@@ -1,0 +1,71 @@
+#pragma once
+// ElementData: everything the element kernels read, resident on one executor.
+#include "assembly/expression.hpp"
+#include "assembly/reference_element.hpp"
+#include "linalg/array.hpp"
+#include "mesh/mesh.hpp"
+
+namespace gpufem {
+
+/// Raw-pointer view of ElementData passed to the element kernels (both backends).
+template <typename V>
+struct ElementArgs {
+    int dim;
+    int nodes_per_cell;
+    int num_points;
+    index_type num_cells;
+    const V* coordinates;   ///< 3 per node
+    const index_type* cells;
+    const V* weights;       ///< [q]
+    const V* values;        ///< [q][i]
+    const V* gradients;     ///< [q][i][c]
+    const V* kappa;         ///< [e][q], or one value when kappa_stride == 0
+    const V* f;             ///< [e][q], or one value when f_stride == 0
+    int kappa_stride;       ///< 1: per quadrature point; 0: constant
+    int f_stride;
+};
+
+/// Mesh geometry, reference tables and coefficient values at quadrature points, on one
+/// executor. Coefficients that are constant are stored once.
+template <typename V>
+struct ElementData {
+    ElementType type;
+    int dim = 0;
+    int nodes_per_cell = 0;
+    int num_points = 0;
+    index_type num_cells = 0;
+    index_type num_nodes = 0;
+    Array<V> coordinates;
+    Array<index_type> cells;
+    Array<V> weights, values, gradients;
+    Array<V> kappa, f;
+
+    ElementArgs<V> args() const
+    {
+        return {dim,
+                nodes_per_cell,
+                num_points,
+                num_cells,
+                coordinates.data(),
+                cells.data(),
+                weights.data(),
+                values.data(),
+                gradients.data(),
+                kappa.data(),
+                f.data(),
+                kappa.size() == 1 ? 0 : 1,
+                f.size() == 1 ? 0 : 1};
+    }
+};
+
+/// Physical coordinates of every quadrature point of every cell (3 per point, [e][q]).
+std::vector<double> quadrature_point_coordinates(const Mesh& mesh, const ReferenceElement& ref);
+
+/// Evaluates kappa and f on the host at the quadrature points (once if constant) and uploads
+/// them with the mesh and the reference tables. Throws if kappa <= 0 anywhere.
+template <typename V>
+ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
+                                 const ReferenceElement& ref, const Expression& kappa,
+                                 const Expression& f);
+
+}  // namespace gpufem

@@ -1,0 +1,98 @@
+#pragma once
+// The element stiffness and load of -div(kappa grad u) = f for one cell, written once for
+// both backends (host loops in cpu/, one thread per cell in cuda/).
+#include "assembly/element_data.hpp"
+#include "assembly/host_device.hpp"
+
+namespace gpufem {
+
+/// Computes ke (NPE x NPE, row-major) and fe (NPE) of cell e with isoparametric degree-1
+/// geometry: ke_ij = sum_q w_q |det J| kappa_q (J^-T dN_i) . (J^-T dN_j), fe_i = sum_q w_q
+/// |det J| f_q N_i.
+template <int NPE, int DIM, typename V>
+GPUFEM_HOST_DEVICE inline void element_stiffness_load(const ElementArgs<V>& a, index_type e,
+                                                      V* ke, V* fe)
+{
+    V x[NPE][DIM];
+    for (int i = 0; i < NPE; ++i) {
+        const index_type node = a.cells[static_cast<long long>(e) * NPE + i];
+        for (int d = 0; d < DIM; ++d) x[i][d] = a.coordinates[3 * static_cast<long long>(node) + d];
+    }
+    for (int k = 0; k < NPE * NPE; ++k) ke[k] = V(0);
+    for (int i = 0; i < NPE; ++i) fe[i] = V(0);
+
+    for (int q = 0; q < a.num_points; ++q) {
+        const V* dN = a.gradients + q * NPE * DIM;
+        // J[d][c] = d x_d / d xi_c
+        V J[DIM][DIM];
+        for (int d = 0; d < DIM; ++d)
+            for (int c = 0; c < DIM; ++c) {
+                V s = 0;
+                for (int i = 0; i < NPE; ++i) s += x[i][d] * dN[i * DIM + c];
+                J[d][c] = s;
+            }
+        V inv[DIM][DIM];  // inverse of J
+        V det;
+        if constexpr (DIM == 2) {
+            det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+            const V r = V(1) / det;
+            inv[0][0] = J[1][1] * r, inv[0][1] = -J[0][1] * r;
+            inv[1][0] = -J[1][0] * r, inv[1][1] = J[0][0] * r;
+        } else {
+            const V c00 = J[1][1] * J[2][2] - J[1][2] * J[2][1];
+            const V c01 = J[1][2] * J[2][0] - J[1][0] * J[2][2];
+            const V c02 = J[1][0] * J[2][1] - J[1][1] * J[2][0];
+            det = J[0][0] * c00 + J[0][1] * c01 + J[0][2] * c02;
+            const V r = V(1) / det;
+            inv[0][0] = c00 * r;
+            inv[1][0] = c01 * r;
+            inv[2][0] = c02 * r;
+            inv[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * r;
+            inv[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * r;
+            inv[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * r;
+            inv[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * r;
+            inv[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * r;
+            inv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * r;
+        }
+        const V w = a.weights[q] * (det < 0 ? -det : det);
+        const long long qe = static_cast<long long>(e) * a.num_points + q;
+        const V wk = w * a.kappa[a.kappa_stride * qe];
+        const V wf = w * a.f[a.f_stride * qe];
+
+        // Physical gradients: g_i[d] = sum_c inv[c][d] dN_i[c]
+        V g[NPE][DIM];
+        for (int i = 0; i < NPE; ++i)
+            for (int d = 0; d < DIM; ++d) {
+                V s = 0;
+                for (int c = 0; c < DIM; ++c) s += inv[c][d] * dN[i * DIM + c];
+                g[i][d] = s;
+            }
+        for (int i = 0; i < NPE; ++i) {
+            for (int j = i; j < NPE; ++j) {
+                V s = 0;
+                for (int d = 0; d < DIM; ++d) s += g[i][d] * g[j][d];
+                ke[i * NPE + j] += wk * s;
+            }
+            fe[i] += wf * a.values[q * NPE + i];
+        }
+    }
+    for (int i = 0; i < NPE; ++i)
+        for (int j = 0; j < i; ++j) ke[i * NPE + j] = ke[j * NPE + i];
+}
+
+/// Calls fn.template operator()<NPE, DIM>() for the element type (compile-time sizes).
+template <typename Fn>
+inline void dispatch_element_type(ElementType type, Fn&& fn)
+{
+    switch (type) {
+    case ElementType::triangle: fn.template operator()<3, 2>(); return;
+    case ElementType::quadrilateral: fn.template operator()<4, 2>(); return;
+    case ElementType::tetrahedron: fn.template operator()<4, 3>(); return;
+    case ElementType::hexahedron: fn.template operator()<8, 3>(); return;
+    default: break;
+    }
+    throw std::invalid_argument(std::string("no element kernel for cell type ") +
+                                element_type_name(type));
+}
+
+}  // namespace gpufem

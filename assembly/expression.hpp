@@ -1,0 +1,39 @@
+#pragma once
+// Expression: a scalar function of x, y, z given as text (muParser), evaluated on the host.
+#include <memory>
+#include <span>
+#include <string>
+
+namespace gpufem {
+
+/// A compiled scalar expression of x, y, z, e.g. "sin(pi*x)*sin(pi*y)" or "1 + x^2".
+/// Constants pi and e are defined; functions are muParser's (sin, cos, tan, asin, acos, atan,
+/// sinh, cosh, tanh, exp, log, log10, sqrt, abs, min, max, sign, rint, and "c ? a : b").
+/// Not thread-safe: evaluation writes the object's x, y, z and muParser's stack, so one object
+/// must not be evaluated from several threads at once (give each thread its own Expression).
+/// A moved-from Expression may only be assigned to or destroyed.
+class Expression {
+public:
+    /// Compiles the text; throws std::invalid_argument with muParser's message (and the
+    /// position) on a syntax error, an unknown variable or an unknown function.
+    explicit Expression(std::string text);
+    ~Expression();
+    Expression(Expression&&) noexcept;
+    Expression& operator=(Expression&&) noexcept;
+
+    const std::string& text() const { return text_; }
+    /// True if the value does not depend on x, y or z.
+    bool is_constant() const { return constant_; }
+    /// The value at one point.
+    double evaluate(double x, double y, double z) const;
+    /// Bulk evaluation: xyz holds 3 coordinates per point, out one value per point.
+    void evaluate(std::span<const double> xyz, std::span<double> out) const;
+
+private:
+    struct Impl;
+    std::string text_;
+    bool constant_ = false;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpufem

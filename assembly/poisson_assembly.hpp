@@ -1,0 +1,37 @@
+#pragma once
+// Assembly of -div(kappa grad u) = f with Dirichlet and Neumann conditions into a CSR system
+// on one executor (pattern, values and boundary elimination all on that executor).
+#include "assembly/problem_spec.hpp"
+#include "linalg/csr.hpp"
+#include "mesh/mesh.hpp"
+
+namespace gpufem {
+
+/// Wall-clock seconds of the assembly phases (each ends with a device synchronisation).
+struct AssemblyTimes {
+    double coefficients = 0;  ///< host evaluation of kappa, f at quadrature points + upload
+    double pattern = 0;       ///< sparsity pattern and cell-to-CSR map
+    double values = 0;        ///< element kernels scattered into CSR and rhs
+    double boundary = 0;      ///< Neumann load and Dirichlet elimination
+    double total() const { return coefficients + pattern + values + boundary; }
+};
+
+/// The assembled system A u = b with Dirichlet rows eliminated symmetrically.
+template <typename V>
+struct LinearSystem {
+    Csr<V> matrix;
+    Array<V> rhs;
+    Array<V> initial_guess;  ///< Dirichlet values on constrained nodes, 0 elsewhere
+    index_type dirichlet_count = 0;
+    AssemblyTimes times;
+};
+
+/// Quadrature degree the stiffness and load use for this cell type (degree 1 elements).
+int assembly_quadrature_degree(ElementType type);
+
+/// Assembles the problem on exec. Throws naming the problem key on bad coefficients or
+/// unknown physical groups.
+template <typename V>
+LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem);
+
+}  // namespace gpufem

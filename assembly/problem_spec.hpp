@@ -1,0 +1,24 @@
+#pragma once
+// The PDE data of a case: -div(kappa grad u) = f with Dirichlet and Neumann conditions.
+#include <string>
+#include <vector>
+
+namespace gpufem {
+
+/// A boundary condition on one named physical group: u = value (Dirichlet) or
+/// kappa du/dn = value (Neumann, outward normal), value an expression of x, y, z.
+struct BoundaryCondition {
+    std::string group;
+    std::string expression;
+};
+
+/// Coefficients and boundary data, all as expression texts (see Expression).
+struct ProblemSpec {
+    std::string kappa = "1";
+    std::string f = "0";
+    std::string exact;                         ///< optional exact solution ("" = none)
+    std::vector<BoundaryCondition> dirichlet;  ///< in case-file order; later groups win on shared nodes
+    std::vector<BoundaryCondition> neumann;
+};
+
+}  // namespace gpufem

@@ -1,0 +1,75 @@
+#pragma once
+// BLAS-1 operations on Arrays, dispatched to the arrays' executor.
+#include <cmath>
+#include <stdexcept>
+
+#include "linalg/array.hpp"
+#include "linalg/blas1_kernels.hpp"
+
+namespace gpufem {
+
+namespace detail {
+template <typename V>
+const Executor& same_executor(const Array<V>& x, const Array<V>& y)
+{
+    if (x.size() != y.size()) throw std::invalid_argument("BLAS-1: vector sizes differ");
+    if (x.executor()->backend() != y.executor()->backend())
+        throw std::invalid_argument("BLAS-1: vectors live on different executors");
+    return *x.executor();
+}
+}  // namespace detail
+
+/// Runs fn with the kernel namespace of the executor's backend.
+#define GPUFEM_BLAS1_DISPATCH(exec, call)              \
+    ((exec).is_cuda() ? kernels::cuda::call : kernels::cpu::call)
+
+/// x[i] = value
+template <typename V>
+void fill(Array<V>& x, V value)
+{
+    const Executor& e = *x.executor();
+    GPUFEM_BLAS1_DISPATCH(e, fill(e, x.size(), value, x.data()));
+}
+
+/// y += alpha x
+template <typename V>
+void axpy(V alpha, const Array<V>& x, Array<V>& y)
+{
+    const Executor& e = detail::same_executor(x, y);
+    GPUFEM_BLAS1_DISPATCH(e, axpy(e, x.size(), alpha, x.data(), y.data()));
+}
+
+/// y = x + beta y
+template <typename V>
+void xpay(const Array<V>& x, V beta, Array<V>& y)
+{
+    const Executor& e = detail::same_executor(x, y);
+    GPUFEM_BLAS1_DISPATCH(e, xpay(e, x.size(), x.data(), beta, y.data()));
+}
+
+/// x = alpha x
+template <typename V>
+void scale(V alpha, Array<V>& x)
+{
+    const Executor& e = *x.executor();
+    GPUFEM_BLAS1_DISPATCH(e, scale(e, x.size(), alpha, x.data()));
+}
+
+/// x . y, accumulated in double.
+template <typename V>
+double dot(const Array<V>& x, const Array<V>& y)
+{
+    const Executor& e = detail::same_executor(x, y);
+    return GPUFEM_BLAS1_DISPATCH(e, dot(e, x.size(), x.data(), y.data()));
+}
+
+/// ||x||_2
+template <typename V>
+double nrm2(const Array<V>& x)
+{
+    return std::sqrt(dot(x, x));
+}
+
+#undef GPUFEM_BLAS1_DISPATCH
+
+}  // namespace gpufem

@@ -1,0 +1,23 @@
+#include "linalg/csr_kernels.hpp"
+
+namespace gpufem::kernels::cpu {
+
+template <typename V>
+void csr_spmv(const Executor&, const Csr<V>& a, V alpha, const V* x, V beta, V* y)
+{
+    const index_type* ptr = a.row_ptr.data();
+    const index_type* col = a.col_idx.data();
+    const V* val = a.values.data();
+#pragma omp parallel for schedule(static)
+    for (index_type row = 0; row < a.rows; ++row) {
+        V sum = 0;
+        for (index_type k = ptr[row]; k < ptr[row + 1]; ++k) sum += val[k] * x[col[k]];
+        y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
+    }
+}
+
+template void csr_spmv(const Executor&, const Csr<float>&, float, const float*, float, float*);
+template void csr_spmv(const Executor&, const Csr<double>&, double, const double*, double,
+                       double*);
+
+}  // namespace gpufem::kernels::cpu

@@ -1,0 +1,131 @@
+#include <algorithm>
+
+#include <cub/block/block_reduce.cuh>
+
+#include "linalg/blas1_kernels.hpp"
+#include "linalg/cuda/cuda_check.hpp"
+
+namespace gpufem::kernels::cuda {
+namespace {
+
+constexpr int block_size = 256;
+constexpr int max_reduce_blocks = 1024;
+
+unsigned grid_for(std::size_t n)
+{
+    return static_cast<unsigned>(std::min<std::size_t>((n + block_size - 1) / block_size, 65535u * 16));
+}
+
+cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
+
+template <typename V>
+__global__ void fill_kernel(std::size_t n, V value, V* __restrict__ x)
+{
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        x[i] = value;
+}
+
+template <typename V>
+__global__ void axpy_kernel(std::size_t n, V alpha, const V* __restrict__ x, V* __restrict__ y)
+{
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        y[i] += alpha * x[i];
+}
+
+template <typename V>
+__global__ void xpay_kernel(std::size_t n, const V* __restrict__ x, V beta, V* __restrict__ y)
+{
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        y[i] = x[i] + beta * y[i];
+}
+
+template <typename V>
+__global__ void scale_kernel(std::size_t n, V alpha, V* __restrict__ x)
+{
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        x[i] *= alpha;
+}
+
+/// First stage: each block writes the partial dot product of its grid-stride share.
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    dot_partial_kernel(std::size_t n, const V* __restrict__ x, const V* __restrict__ y,
+                       double* __restrict__ partial)
+{
+    using BlockReduce = cub::BlockReduce<double, block_size>;
+    __shared__ typename BlockReduce::TempStorage storage;
+    double sum = 0.0;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        sum += static_cast<double>(x[i]) * y[i];
+    sum = BlockReduce(storage).Sum(sum);
+    if (threadIdx.x == 0) partial[blockIdx.x] = sum;
+}
+
+/// Second stage: one block sums the partials (fixed order: deterministic).
+__global__ void __launch_bounds__(block_size) dot_final_kernel(int count, double* partial)
+{
+    using BlockReduce = cub::BlockReduce<double, block_size>;
+    __shared__ typename BlockReduce::TempStorage storage;
+    double sum = 0.0;
+    for (int i = threadIdx.x; i < count; i += block_size) sum += partial[i];
+    sum = BlockReduce(storage).Sum(sum);
+    if (threadIdx.x == 0) partial[count] = sum;
+}
+
+template <typename V>
+double dot_impl(const Executor& exec, std::size_t n, const V* x, const V* y)
+{
+    if (n == 0) return 0.0;
+    const int blocks =
+        static_cast<int>(std::min<std::size_t>((n + block_size - 1) / block_size, max_reduce_blocks));
+    auto* partial = static_cast<double*>(exec.scratch((max_reduce_blocks + 1) * sizeof(double)));
+    dot_partial_kernel<<<blocks, block_size, 0, stream_of(exec)>>>(n, x, y, partial);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    dot_final_kernel<<<1, block_size, 0, stream_of(exec)>>>(blocks, partial);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    double result = 0.0;
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&result, partial + blocks, sizeof(double),
+                                      cudaMemcpyDeviceToHost, stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    return result;
+}
+
+}  // namespace
+
+#define GPUFEM_LAUNCH_ELEMENTWISE(kernel, n, ...)                                     \
+    do {                                                                              \
+        if ((n) == 0) return;                                                         \
+        kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>((n), __VA_ARGS__);    \
+        GPUFEM_CUDA_CHECK_LAUNCH();                                                   \
+    } while (0)
+
+#define GPUFEM_DEFINE_BLAS1(V)                                                           \
+    void fill(const Executor& exec, std::size_t n, V value, V* x)                        \
+    {                                                                                    \
+        GPUFEM_LAUNCH_ELEMENTWISE(fill_kernel<V>, n, value, x);                          \
+    }                                                                                    \
+    void axpy(const Executor& exec, std::size_t n, V alpha, const V* x, V* y)            \
+    {                                                                                    \
+        GPUFEM_LAUNCH_ELEMENTWISE(axpy_kernel<V>, n, alpha, x, y);                       \
+    }                                                                                    \
+    void xpay(const Executor& exec, std::size_t n, const V* x, V beta, V* y)             \
+    {                                                                                    \
+        GPUFEM_LAUNCH_ELEMENTWISE(xpay_kernel<V>, n, x, beta, y);                        \
+    }                                                                                    \
+    void scale(const Executor& exec, std::size_t n, V alpha, V* x)                       \
+    {                                                                                    \
+        GPUFEM_LAUNCH_ELEMENTWISE(scale_kernel<V>, n, alpha, x);                         \
+    }                                                                                    \
+    double dot(const Executor& exec, std::size_t n, const V* x, const V* y)              \
+    {                                                                                    \
+        return dot_impl(exec, n, x, y);                                                  \
+    }
+GPUFEM_DEFINE_BLAS1(float)
+GPUFEM_DEFINE_BLAS1(double)
+
+}  // namespace gpufem::kernels::cuda

@@ -1,0 +1,26 @@
+#pragma once
+// Thin CUDA runtime wrappers used by the executor. Implemented in cuda/device_runtime.cpp,
+// or by cuda_stub.cpp (throwing "built without CUDA") when CUDA is not built.
+#include <cstddef>
+#include <string>
+
+namespace gpufem::cuda {
+
+/// True when the CUDA backend was compiled in.
+bool is_built();
+/// Number of visible CUDA devices (0 if the driver or device is missing).
+int device_count();
+/// Name of a device, with its compute capability.
+std::string device_name(int device);
+/// Creates a non-blocking stream on the device.
+void* create_stream(int device);
+void destroy_stream(void* stream) noexcept;
+void synchronize(void* stream);
+void* malloc(int device, std::size_t bytes);
+void free(int device, void* ptr) noexcept;
+/// Copy kinds follow the two executors involved; host-destined copies are synchronous.
+void memcpy_to_device(void* dst, const void* src, std::size_t bytes, void* stream);
+void memcpy_to_host(void* dst, const void* src, std::size_t bytes, void* stream);
+void memcpy_device(void* dst, const void* src, std::size_t bytes, void* stream);
+
+}  // namespace gpufem::cuda

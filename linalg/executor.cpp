@@ -1,0 +1,109 @@
+#include "linalg/executor.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "linalg/device_runtime.hpp"
+
+namespace gpufem {
+
+const char* backend_name(Backend backend)
+{
+    return backend == Backend::cuda ? "cuda" : "cpu";
+}
+
+Executor::Executor(Backend backend, int device, std::string name, void* stream)
+    : backend_(backend), device_(device), name_(std::move(name)), stream_(stream)
+{}
+
+Executor::~Executor()
+{
+    free(scratch_);
+    if (stream_ != nullptr) cuda::destroy_stream(stream_);
+}
+
+void* Executor::scratch(std::size_t bytes) const
+{
+    if (bytes > scratch_bytes_) {
+        synchronize();  // queued kernels may still use the old buffer
+        free(scratch_);
+        scratch_ = nullptr;
+        scratch_bytes_ = 0;
+        scratch_ = alloc(bytes);
+        scratch_bytes_ = bytes;
+    }
+    return scratch_;
+}
+
+std::shared_ptr<const Executor> Executor::create_cpu()
+{
+    return std::shared_ptr<const Executor>(new Executor(
+        Backend::cpu, -1, fmt::format("CPU ({} threads)", std::thread::hardware_concurrency()),
+        nullptr));
+}
+
+std::shared_ptr<const Executor> Executor::create_cuda(int device)
+{
+    if (!cuda::is_built()) throw std::runtime_error("gpufem was built without CUDA");
+    const int count = cuda::device_count();
+    if (device < 0 || device >= count) {
+        throw std::runtime_error(
+            fmt::format("CUDA device {} requested but {} device(s) are present", device, count));
+    }
+    void* stream = cuda::create_stream(device);
+    return std::shared_ptr<const Executor>(
+        new Executor(Backend::cuda, device, cuda::device_name(device), stream));
+}
+
+bool Executor::cuda_built() { return cuda::is_built(); }
+
+int Executor::cuda_device_count()
+{
+    return cuda::is_built() ? cuda::device_count() : 0;
+}
+
+void* Executor::alloc(std::size_t bytes) const
+{
+    if (bytes == 0) return nullptr;
+    if (is_cuda()) return cuda::malloc(device_, bytes);
+    void* ptr = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (ptr == nullptr) throw std::bad_alloc();
+    return ptr;
+}
+
+void Executor::free(void* ptr) const noexcept
+{
+    if (ptr == nullptr) return;
+    if (is_cuda()) {
+        cuda::free(device_, ptr);
+    } else {
+        std::free(ptr);
+    }
+}
+
+void Executor::synchronize() const
+{
+    if (is_cuda()) cuda::synchronize(stream_);
+}
+
+void copy_bytes(const Executor& dst_exec, void* dst, const Executor& src_exec, const void* src,
+                std::size_t bytes)
+{
+    if (bytes == 0) return;
+    if (!dst_exec.is_cuda() && !src_exec.is_cuda()) {
+        std::memcpy(dst, src, bytes);
+    } else if (dst_exec.is_cuda() && !src_exec.is_cuda()) {
+        cuda::memcpy_to_device(dst, src, bytes, dst_exec.stream());
+    } else if (!dst_exec.is_cuda() && src_exec.is_cuda()) {
+        cuda::memcpy_to_host(dst, src, bytes, src_exec.stream());
+    } else {
+        cuda::memcpy_device(dst, src, bytes, dst_exec.stream());
+    }
+}
+
+}  // namespace gpufem

@@ -1,0 +1,68 @@
+#pragma once
+// Executor: where data lives and kernels run (the CPU, or one CUDA device with its stream).
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace gpufem {
+
+/// The two backends gpufem can run on.
+enum class Backend { cpu, cuda };
+
+/// Returns "cpu" or "cuda".
+const char* backend_name(Backend backend);
+
+/// An execution space: owns allocation, copies and (for CUDA) the stream kernels run on.
+/// Passed explicitly to every kernel; data moves between executors only by explicit copies.
+class Executor {
+public:
+    /// The host executor.
+    static std::shared_ptr<const Executor> create_cpu();
+    /// A CUDA device executor with its own stream; throws if CUDA is not built or absent.
+    static std::shared_ptr<const Executor> create_cuda(int device = 0);
+    /// Number of usable CUDA devices (0 when CUDA is not built or no driver/device is present).
+    static int cuda_device_count();
+    /// True when the CUDA backend was compiled in.
+    static bool cuda_built();
+
+    ~Executor();
+    Executor(const Executor&) = delete;
+    Executor& operator=(const Executor&) = delete;
+
+    Backend backend() const { return backend_; }
+    bool is_cuda() const { return backend_ == Backend::cuda; }
+    int device_id() const { return device_; }
+    /// Human-readable device name ("CPU (N threads)" or the CUDA device name).
+    const std::string& device_name() const { return name_; }
+    /// The cudaStream_t (as void*) kernels are launched on; nullptr for the CPU.
+    void* stream() const { return stream_; }
+
+    /// Allocates bytes in this executor's memory space (never managed memory).
+    void* alloc(std::size_t bytes) const;
+    /// Frees memory obtained from alloc.
+    void free(void* ptr) const noexcept;
+    /// Waits for all work queued on this executor.
+    void synchronize() const;
+    /// A scratch buffer of at least bytes in this executor's memory, reused across calls
+    /// (reduction partials and the like). Its contents do not survive the next call.
+    /// Not thread-safe: one host thread drives one executor.
+    void* scratch(std::size_t bytes) const;
+
+private:
+    Executor(Backend backend, int device, std::string name, void* stream);
+    Backend backend_;
+    int device_;
+    std::string name_;
+    void* stream_;
+    mutable void* scratch_ = nullptr;
+    mutable std::size_t scratch_bytes_ = 0;
+};
+
+using ExecPtr = std::shared_ptr<const Executor>;
+
+/// Copies bytes between any two memory spaces (host<->device, device<->device).
+/// Copies that end on the host are complete when this returns.
+void copy_bytes(const Executor& dst_exec, void* dst, const Executor& src_exec, const void* src,
+                std::size_t bytes);
+
+}  // namespace gpufem

@@ -1,0 +1,44 @@
+#pragma once
+// LinearOperator: the one interface every storage format (and later matrix-free operators)
+// implements, so that solvers never see the format.
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+#include "linalg/array.hpp"
+#include "linalg/types.hpp"
+
+namespace gpufem {
+
+/// y = alpha A x + beta y for some operator A living on one executor.
+template <typename V>
+class LinearOperator {
+public:
+    virtual ~LinearOperator() = default;
+
+    virtual index_type rows() const = 0;
+    virtual index_type cols() const = 0;
+    virtual const ExecPtr& executor() const = 0;
+    /// Format name as in the case file ("csr", "cusparse", ...).
+    virtual std::string format() const = 0;
+    /// Bytes the operator keeps in memory.
+    virtual std::size_t bytes_stored() const = 0;
+    /// Minimal bytes one y = A x must move (for effective bandwidth).
+    virtual std::size_t spmv_min_bytes() const = 0;
+
+    /// y = A x
+    void apply(const Array<V>& x, Array<V>& y) const { apply(V(1), x, V(0), y); }
+    /// y = alpha A x + beta y (beta == 0 ignores y's contents, NaNs included)
+    void apply(V alpha, const Array<V>& x, V beta, Array<V>& y) const
+    {
+        if (x.size() != static_cast<std::size_t>(cols()) ||
+            y.size() != static_cast<std::size_t>(rows()))
+            throw std::invalid_argument("LinearOperator::apply: vector size does not match");
+        apply_impl(alpha, x, beta, y);
+    }
+
+protected:
+    virtual void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const = 0;
+};
+
+}  // namespace gpufem

@@ -1,0 +1,39 @@
+#pragma once
+// Internal to mesh/: the compact numbering of the Gmsh nodes that a mesh's cells use.
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "linalg/types.hpp"
+
+namespace gpufem {
+
+/// Maps Gmsh node tags to 0..n-1, numbering only the nodes that the cells use, in increasing
+/// tag order (which keeps Gmsh's locality), and holds their coordinates (3 per node).
+class GmshNodeNumbering {
+public:
+    /// Reads every node of the current Gmsh model and numbers those in `cell_node_tags`.
+    /// Throws MeshSourceError naming `source` if a cell refers to a node tag without
+    /// coordinates or if two nodes share a tag.
+    GmshNodeNumbering(const std::vector<std::size_t>& cell_node_tags, const std::string& source);
+
+    /// Compact index of a node tag, or -1 if no cell uses that node (or no node has the tag).
+    index_type index(std::size_t tag) const;
+    /// Number of nodes the cells use.
+    index_type size() const { return count_; }
+    /// The coordinates (x, y, z per node, compact order); leaves this object without them.
+    std::vector<double> take_coordinates() { return std::move(coordinates_); }
+
+private:
+    /// Position of a tag in sorted_tags_, or -1.
+    std::ptrdiff_t position(std::size_t tag) const;
+
+    std::vector<std::size_t> sorted_tags_;  ///< every node tag of the model, increasing
+    bool contiguous_ = false;               ///< sorted_tags_ is first, first + 1, ...
+    std::vector<index_type> compact_;       ///< compact index per sorted position; -1 unused
+    std::vector<double> coordinates_;
+    index_type count_ = 0;
+};
+
+}  // namespace gpufem

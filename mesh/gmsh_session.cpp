@@ -1,0 +1,105 @@
+#include "mesh/gmsh_session.hpp"
+
+#include <new>
+#include <vector>
+
+#include <gmsh.h>
+
+namespace gpufem {
+namespace {
+
+/// Serialises all users of the Gmsh singleton in this process.
+std::mutex& gmsh_mutex()
+{
+    static std::mutex mutex;
+    return mutex;
+}
+
+/// The last error Gmsh logged, or "" (never throws).
+std::string last_gmsh_error()
+{
+    try {
+        std::string error;
+        gmsh::logger::getLastError(error);
+        return error;
+    } catch (...) {
+        return {};
+    }
+}
+
+}  // namespace
+
+GmshSession::GmshSession() : lock_(gmsh_mutex())
+{
+    gmsh::initialize(0, nullptr, /*readConfigFiles=*/false);
+    try {
+        // Quiet unless asked; errors are thrown (AbortOnError 2) and reported by us.
+        gmsh::option::setNumber("General.Terminal", 0);
+        gmsh::option::setNumber("General.AbortOnError", 2);
+    } catch (...) {
+        gmsh::finalize();
+        rethrow_as_mesh_error("initialising Gmsh");
+    }
+}
+
+GmshSession::~GmshSession()
+{
+    try {
+        gmsh::finalize();
+    } catch (...) {
+        // A destructor must not throw; Gmsh's state is released either way.
+    }
+}
+
+void run_gmsh_step(const std::string& context, const std::function<void()>& step)
+{
+    constexpr std::size_t max_errors_shown = 3;
+    gmsh::option::setNumber("General.AbortOnError", 0);
+    gmsh::logger::start();
+    std::vector<std::string> log;
+    try {
+        step();
+        gmsh::logger::get(log);
+    } catch (...) {
+        gmsh::logger::stop();
+        gmsh::option::setNumber("General.AbortOnError", 2);
+        throw;
+    }
+    gmsh::logger::stop();
+    gmsh::option::setNumber("General.AbortOnError", 2);
+
+    const std::string prefix = "Error: ";
+    std::string errors;
+    std::size_t count = 0;
+    for (const std::string& line : log) {
+        if (line.rfind(prefix, 0) != 0) continue;
+        if (++count <= max_errors_shown)
+            errors += (errors.empty() ? "" : "; ") + line.substr(prefix.size());
+    }
+    if (count > max_errors_shown)
+        errors += "; and " + std::to_string(count - max_errors_shown) + " more";
+    if (count > 0) throw MeshSourceError(context + ": Gmsh error: " + errors);
+}
+
+void rethrow_as_mesh_error(const std::string& context)
+{
+    try {
+        throw;
+    } catch (const MeshSourceError&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::string& message) {
+        throw MeshSourceError(context + ": Gmsh error: " + message);
+    } catch (const char* message) {
+        throw MeshSourceError(context + ": Gmsh error: " + message);
+    } catch (const std::exception& error) {
+        throw MeshSourceError(context + ": " + error.what());
+    } catch (...) {
+        const std::string last = last_gmsh_error();
+        throw MeshSourceError(context + ": Gmsh error: " +
+                              (last.empty() ? std::string("unknown error") : last));
+    }
+}
+
+}  // namespace gpufem

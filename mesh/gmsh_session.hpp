@@ -1,0 +1,44 @@
+#pragma once
+// Internal to mesh/: ownership of the Gmsh library and translation of its errors.
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace gpufem {
+
+/// An error raised while reading or building a mesh; its message already names the file or
+/// shape it is about.
+class MeshSourceError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Holds the Gmsh library (a process-wide singleton) for one reading or meshing job:
+/// serialises concurrent users, initialises Gmsh without command-line arguments or
+/// configuration files, silences its terminal output and makes its errors throw; finalises
+/// it on destruction. Code holding a GmshSession must not initialise Gmsh itself.
+class GmshSession {
+public:
+    GmshSession();
+    ~GmshSession();
+    GmshSession(const GmshSession&) = delete;
+    GmshSession& operator=(const GmshSession&) = delete;
+
+private:
+    std::unique_lock<std::mutex> lock_;
+};
+
+/// Runs one Gmsh step (gmsh::open, mesh generation, refinement) with Gmsh's errors logged
+/// rather than thrown, and then throws MeshSourceError("<context>: Gmsh error: ...") with the
+/// errors it logged, if any. (An exception thrown from inside Gmsh 4.8's .geo parser leaves
+/// the parser broken for every later file in the process; one thrown from a meshing loop
+/// crosses OpenMP regions.)
+void run_gmsh_step(const std::string& context, const std::function<void()>& step);
+
+/// To be called inside a catch block: rethrows a MeshSourceError unchanged and turns anything
+/// else Gmsh or the standard library threw (Gmsh 4.8 throws std::string) into a
+/// MeshSourceError whose message starts with `context` (e.g. "mesh file 'a.msh'").
+[[noreturn]] void rethrow_as_mesh_error(const std::string& context);
+
+}  // namespace gpufem

@@ -1,0 +1,58 @@
+#include "mesh/mesh.hpp"
+
+#include <stdexcept>
+
+namespace gpufem {
+
+const char* element_type_name(ElementType type)
+{
+    switch (type) {
+    case ElementType::line: return "line";
+    case ElementType::triangle: return "triangle";
+    case ElementType::quadrilateral: return "quadrilateral";
+    case ElementType::tetrahedron: return "tetrahedron";
+    case ElementType::hexahedron: return "hexahedron";
+    }
+    throw std::invalid_argument("element_type_name: unknown element type");
+}
+
+int element_dimension(ElementType type)
+{
+    switch (type) {
+    case ElementType::line: return 1;
+    case ElementType::triangle:
+    case ElementType::quadrilateral: return 2;
+    case ElementType::tetrahedron:
+    case ElementType::hexahedron: return 3;
+    }
+    throw std::invalid_argument("element_dimension: unknown element type");
+}
+
+int element_node_count(ElementType type)
+{
+    switch (type) {
+    case ElementType::line: return 2;
+    case ElementType::triangle: return 3;
+    case ElementType::quadrilateral: return 4;
+    case ElementType::tetrahedron: return 4;
+    case ElementType::hexahedron: return 8;
+    }
+    throw std::invalid_argument("element_node_count: unknown element type");
+}
+
+const BoundaryFacets* Mesh::find_boundary(const std::string& name) const
+{
+    for (const BoundaryFacets& facets : boundaries)
+        if (facets.group.name == name) return &facets;
+    return nullptr;
+}
+
+std::vector<std::string> Mesh::boundary_names() const
+{
+    std::vector<std::string> names;
+    names.reserve(boundaries.size());
+    for (const BoundaryFacets& facets : boundaries) names.push_back(facets.group.name);
+    return names;
+}
+
+}  // namespace gpufem

@@ -1,0 +1,59 @@
+#pragma once
+// Mesh: nodes, cells of one type, named physical groups and their boundary facets (host data).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "linalg/types.hpp"
+
+namespace gpufem {
+
+/// Element shapes gpufem handles (degree-1 node sets; node order as Gmsh's, which for these
+/// first-order shapes equals VTK's).
+enum class ElementType { line, triangle, quadrilateral, tetrahedron, hexahedron };
+
+/// "triangle", "quadrilateral", ...
+const char* element_type_name(ElementType type);
+/// Topological dimension of a shape (line 1, triangle 2, ..., hexahedron 3).
+int element_dimension(ElementType type);
+/// Number of nodes of the first-order shape.
+int element_node_count(ElementType type);
+
+/// A named physical group as defined in the Gmsh model.
+struct PhysicalGroup {
+    std::string name;  ///< the group's name ("left", "boundary", ...); "group<tag>" if unnamed
+    int dim = 0;       ///< dimension of its entities
+    int tag = 0;       ///< Gmsh physical tag
+};
+
+/// Facets (elements of dimension dim-1) that belong to one boundary physical group.
+struct BoundaryFacets {
+    PhysicalGroup group;
+    ElementType type = ElementType::line;  ///< shape of the facets
+    int nodes_per_facet = 2;
+    std::vector<index_type> connectivity;  ///< nodes_per_facet node indices per facet
+    std::size_t size() const { return connectivity.size() / nodes_per_facet; }
+};
+
+/// An unstructured mesh with one cell type.
+/// Nodes are those used by the cells, numbered 0..n-1 in Gmsh tag order.
+struct Mesh {
+    int dim = 0;                       ///< 2 or 3
+    std::vector<double> coordinates;   ///< 3 per node (x, y, z; z = 0 in 2D)
+    ElementType cell_type = ElementType::triangle;
+    int nodes_per_cell = 0;
+    std::vector<index_type> cells;     ///< nodes_per_cell node indices per cell
+    std::vector<int> cell_group;       ///< physical tag of each cell's subdomain (0 if none)
+    std::vector<PhysicalGroup> subdomains;   ///< physical groups of dimension dim
+    std::vector<BoundaryFacets> boundaries;  ///< physical groups of dimension dim-1
+    std::string source;                ///< where the mesh came from, for messages and reports
+
+    index_type num_nodes() const { return static_cast<index_type>(coordinates.size() / 3); }
+    index_type num_cells() const { return static_cast<index_type>(cells.size() / nodes_per_cell); }
+    /// The boundary group with this name, or nullptr.
+    const BoundaryFacets* find_boundary(const std::string& name) const;
+    /// Names of all boundary groups, for error messages.
+    std::vector<std::string> boundary_names() const;
+};
+
+}  // namespace gpufem

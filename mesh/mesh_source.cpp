@@ -1,0 +1,135 @@
+#include "mesh/mesh_source.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gmsh.h>
+
+#include "mesh/gmsh_extract.hpp"
+#include "mesh/gmsh_session.hpp"
+#include "mesh/gmsh_shapes.hpp"
+
+namespace gpufem {
+namespace {
+
+/// Throws unless `path` names a readable regular file; `what` is "mesh file" or "geometry file".
+void check_readable(const std::string& path, const std::string& what)
+{
+    namespace fs = std::filesystem;
+    if (path.empty()) throw MeshSourceError(what + ": no path given");
+    std::error_code error;
+    const fs::file_status status = fs::status(path, error);
+    if (!fs::exists(status)) throw MeshSourceError(what + " '" + path + "' not found");
+    if (fs::is_directory(status))
+        throw MeshSourceError(what + " '" + path + "' is a folder, not a file");
+    if (!std::ifstream(path)) throw MeshSourceError(what + " '" + path + "' cannot be read");
+}
+
+/// Throws unless the refinement count is sensible.
+void check_refine(int refine, const std::string& context)
+{
+    if (refine < 0 || refine > 10)
+        throw MeshSourceError(context + ": refine must be between 0 and 10 (got " +
+                              std::to_string(refine) + ")");
+}
+
+/// Splits every element of the current model's mesh `refine` times.
+void refine_mesh(int refine, const std::string& context)
+{
+    for (int i = 0; i < refine; ++i)
+        run_gmsh_step(context + ", refinement " + std::to_string(i + 1),
+                      [] { gmsh::model::mesh::refine(); });
+}
+
+/// "h=0.1" with the shortest decimal form.
+std::string size_text(double size)
+{
+    std::ostringstream text;
+    text << "h=" << size;
+    return text.str();
+}
+
+/// Reads a .msh file (any MSH version Gmsh reads), optionally refined.
+Mesh load_file(const MeshSpec& spec)
+{
+    const std::string context = "mesh file '" + spec.path + "'";
+    check_readable(spec.path, "mesh file");
+    check_refine(spec.refine, context);
+    if (std::filesystem::path(spec.path).extension() == ".geo")
+        throw MeshSourceError(context + " is a Gmsh geometry (.geo): give it as a geometry "
+                                        "source to have it meshed");
+    if (spec.size != 0.0)
+        throw MeshSourceError(context + ": a mesh size (" + size_text(spec.size) +
+                              ") cannot be applied to a mesh file; use refine, or a .geo file");
+    GmshSession session;
+    try {
+        run_gmsh_step(context, [&] { gmsh::open(spec.path); });
+        refine_mesh(spec.refine, context);
+        return extract_mesh(spec.path);
+    } catch (...) {
+        rethrow_as_mesh_error(context);
+    }
+}
+
+/// Meshes a .geo file in its own dimension; `size` caps the element size (Mesh.MeshSizeMax,
+/// finer sizes set in the file are kept), then refines.
+Mesh load_geo(const MeshSpec& spec)
+{
+    const std::string context = "geometry file '" + spec.path + "'";
+    check_readable(spec.path, "geometry file");
+    check_refine(spec.refine, context);
+    if (spec.size < 0.0 || !std::isfinite(spec.size))
+        throw MeshSourceError(context + ": the mesh size must be positive (got " +
+                              size_text(spec.size) + ")");
+    std::string source = spec.path;
+    if (spec.size > 0.0 || spec.refine > 0)
+        source += " (" + (spec.size > 0.0 ? size_text(spec.size) + ", " : std::string()) +
+                  "refine " + std::to_string(spec.refine) + ")";
+    GmshSession session;
+    try {
+        run_gmsh_step(context, [&] { gmsh::open(spec.path); });
+        const int dim = gmsh::model::getDimension();
+        if (dim < 2)
+            throw MeshSourceError(context + " defines no surface or volume to mesh");
+        if (spec.size > 0.0) gmsh::option::setNumber("Mesh.MeshSizeMax", spec.size);
+        run_gmsh_step(context + ", meshing", [&] { gmsh::model::mesh::generate(dim); });
+        refine_mesh(spec.refine, context);
+        return extract_mesh(source);
+    } catch (...) {
+        rethrow_as_mesh_error(context);
+    }
+}
+
+/// Builds, meshes and refines a built-in shape.
+Mesh load_shape(const MeshSpec& spec)
+{
+    const ShapeRequest request = resolve_shape(spec.shape, spec.elements, spec.size);
+    std::ostringstream source;
+    source << "shape " << request.shape << " (" << element_type_name(request.elements) << ", "
+           << size_text(request.size) << ", refine " << spec.refine << ")";
+    check_refine(spec.refine, source.str());
+    GmshSession session;
+    try {
+        mesh_shape(request, source.str());
+        refine_mesh(spec.refine, source.str());
+        return extract_mesh(source.str());
+    } catch (...) {
+        rethrow_as_mesh_error(source.str());
+    }
+}
+
+}  // namespace
+
+Mesh load_mesh(const MeshSpec& spec)
+{
+    switch (spec.kind) {
+    case MeshSpec::Kind::file: return load_file(spec);
+    case MeshSpec::Kind::geo: return load_geo(spec);
+    case MeshSpec::Kind::shape: return load_shape(spec);
+    }
+    throw MeshSourceError("load_mesh: unknown mesh source kind");
+}
+
+}  // namespace gpufem

@@ -1,0 +1,30 @@
+#pragma once
+// Building or reading a mesh through the Gmsh SDK.
+#include <string>
+
+#include "mesh/mesh.hpp"
+
+namespace gpufem {
+
+/// Where a mesh comes from: a .msh file, a .geo file meshed by Gmsh, or a built-in shape.
+struct MeshSpec {
+    enum class Kind { file, geo, shape };
+    Kind kind = Kind::shape;
+    std::string path;       ///< .msh or .geo path (file / geo)
+    std::string shape;      ///< unit_square | unit_cube | l_shape | disk (shape)
+    std::string elements;   ///< shape only: triangle | quadrilateral | tetrahedron | hexahedron
+                            ///< ("" = the shape's default: quadrilateral for unit_square and
+                            ///< l_shape, hexahedron for unit_cube, triangle for disk)
+    double size = 0.0;      ///< target element size h (geo and shape; 0 = default 0.1 / the
+                            ///< .geo file's own sizes; for a .geo, the largest size allowed)
+    int refine = 0;         ///< uniform refinements after meshing or reading (each halves h)
+};
+
+/// Reads or generates the mesh. Throws std::runtime_error naming the file, shape or group
+/// on any problem (missing file, Gmsh error, no cells, mixed cell types, ...).
+Mesh load_mesh(const MeshSpec& spec);
+
+/// Names of the built-in shapes and the boundary groups each defines, for help texts.
+std::string describe_shapes();
+
+}  // namespace gpufem

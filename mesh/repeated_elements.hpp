@@ -1,0 +1,16 @@
+#pragma once
+// Internal to mesh/: removal of elements listed more than once.
+#include <vector>
+
+#include "linalg/types.hpp"
+
+namespace gpufem {
+
+/// Removes every element whose node set equals that of an earlier element, keeping the first
+/// and the order of the rest. `per_element` (may be null) holds one value per element and is
+/// filtered alike. Returns the number of elements removed. (Gmsh's MSH 2 files list an element
+/// once per physical group it belongs to; reading such a file gives the copies back.)
+std::size_t drop_repeated_elements(std::vector<index_type>& connectivity, int nodes_per_element,
+                                   std::vector<int>* per_element);
+
+}  // namespace gpufem

@@ -1,0 +1,197 @@
+#include "mesh/vtk_writer.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <stdexcept>
+#include <system_error>
+
+#include <unistd.h>
+
+#include <vtkCellArray.h>
+#include <vtkCellData.h>
+#include <vtkCellType.h>
+#include <vtkDoubleArray.h>
+#include <vtkErrorCode.h>
+#include <vtkIdTypeArray.h>
+#include <vtkIntArray.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkUnstructuredGrid.h>
+#include <vtkXMLUnstructuredGridWriter.h>
+
+namespace gpufem {
+namespace {
+
+/// The VTK cell type of a first-order gpufem shape (same node order).
+int vtk_cell_type(ElementType type)
+{
+    switch (type) {
+    case ElementType::line: return VTK_LINE;
+    case ElementType::triangle: return VTK_TRIANGLE;
+    case ElementType::quadrilateral: return VTK_QUAD;
+    case ElementType::tetrahedron: return VTK_TETRA;
+    case ElementType::hexahedron: return VTK_HEXAHEDRON;
+    }
+    throw std::invalid_argument("write_vtu: unknown cell type");
+}
+
+/// Throws std::invalid_argument if the mesh's arrays are inconsistent.
+void check_mesh(const Mesh& mesh)
+{
+    if (mesh.nodes_per_cell != element_node_count(mesh.cell_type))
+        throw std::invalid_argument("write_vtu: mesh '" + mesh.source + "' has " +
+                                    std::to_string(mesh.nodes_per_cell) + " nodes per " +
+                                    element_type_name(mesh.cell_type));
+    if (mesh.coordinates.size() % 3 != 0 || mesh.cells.size() % mesh.nodes_per_cell != 0)
+        throw std::invalid_argument("write_vtu: mesh '" + mesh.source +
+                                    "' has a partial node or cell");
+    const index_type nodes = mesh.num_nodes();
+    const auto bad = std::find_if(mesh.cells.begin(), mesh.cells.end(),
+                                  [&](index_type n) { return n < 0 || n >= nodes; });
+    if (bad != mesh.cells.end())
+        throw std::invalid_argument("write_vtu: cell " +
+                                    std::to_string((bad - mesh.cells.begin()) / mesh.nodes_per_cell) +
+                                    " of mesh '" + mesh.source + "' refers to node " +
+                                    std::to_string(*bad) + " of " + std::to_string(nodes));
+    if (!mesh.cell_group.empty() && mesh.cell_group.size() != mesh.cells.size() / mesh.nodes_per_cell)
+        throw std::invalid_argument("write_vtu: mesh '" + mesh.source + "' has " +
+                                    std::to_string(mesh.cell_group.size()) +
+                                    " cell group entries for " + std::to_string(mesh.num_cells()) +
+                                    " cells");
+}
+
+/// Throws std::invalid_argument naming the first field with the wrong size, no name or a
+/// name used twice; `names` collects the names seen.
+void check_fields(const std::vector<MeshField>& fields, std::size_t expected, const char* kind,
+                  const char* per, std::set<std::string>& names)
+{
+    for (const MeshField& field : fields) {
+        if (field.name.empty())
+            throw std::invalid_argument(std::string("write_vtu: a ") + kind + " field has no name");
+        if (!names.insert(field.name).second)
+            throw std::invalid_argument(std::string("write_vtu: ") + kind + " field '" + field.name +
+                                        "' is given twice (or clashes with 'group')");
+        if (field.values.size() != expected)
+            throw std::invalid_argument(std::string("write_vtu: ") + kind + " field '" + field.name +
+                                        "' has " + std::to_string(field.values.size()) +
+                                        " values; the mesh has " + std::to_string(expected) + " " +
+                                        per);
+    }
+}
+
+/// A one-component double array holding a field.
+vtkSmartPointer<vtkDoubleArray> field_array(const MeshField& field)
+{
+    auto array = vtkSmartPointer<vtkDoubleArray>::New();
+    array->SetName(field.name.c_str());
+    array->SetNumberOfComponents(1);
+    array->SetNumberOfTuples(static_cast<vtkIdType>(field.values.size()));
+    std::copy(field.values.begin(), field.values.end(), array->GetPointer(0));
+    return array;
+}
+
+/// The mesh and its fields as a VTK unstructured grid.
+vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
+                                               const std::vector<MeshField>& point_fields,
+                                               const std::vector<MeshField>& cell_fields)
+{
+    const vtkIdType nodes = mesh.num_nodes(), cells = mesh.num_cells();
+    const int npc = mesh.nodes_per_cell;
+
+    vtkNew<vtkDoubleArray> xyz;
+    xyz->SetNumberOfComponents(3);
+    xyz->SetNumberOfTuples(nodes);
+    std::copy(mesh.coordinates.begin(), mesh.coordinates.end(), xyz->GetPointer(0));
+    vtkNew<vtkPoints> points;
+    points->SetData(xyz);
+
+    vtkNew<vtkIdTypeArray> offsets, connectivity;
+    offsets->SetNumberOfValues(cells + 1);
+    for (vtkIdType c = 0; c <= cells; ++c) offsets->SetValue(c, c * npc);
+    connectivity->SetNumberOfValues(static_cast<vtkIdType>(mesh.cells.size()));
+    std::copy(mesh.cells.begin(), mesh.cells.end(), connectivity->GetPointer(0));
+    vtkNew<vtkCellArray> cell_array;
+    cell_array->SetData(offsets, connectivity);
+
+    auto grid = vtkSmartPointer<vtkUnstructuredGrid>::New();
+    grid->SetPoints(points);
+    grid->SetCells(vtk_cell_type(mesh.cell_type), cell_array);
+
+    for (const MeshField& field : point_fields) grid->GetPointData()->AddArray(field_array(field));
+    vtkNew<vtkIntArray> group;
+    group->SetName("group");
+    group->SetNumberOfValues(cells);
+    if (mesh.cell_group.empty())
+        group->Fill(0);
+    else
+        std::copy(mesh.cell_group.begin(), mesh.cell_group.end(), group->GetPointer(0));
+    grid->GetCellData()->AddArray(group);
+    for (const MeshField& field : cell_fields) grid->GetCellData()->AddArray(field_array(field));
+    return grid;
+}
+
+/// A short description of a VTK writer error code (the enum is header-only; its string
+/// table lives in a library gpufem does not link).
+std::string vtk_error_text(unsigned long code)
+{
+    switch (code) {
+    case vtkErrorCode::CannotOpenFileError: return "cannot open the file";
+    case vtkErrorCode::OutOfDiskSpaceError: return "out of disk space";
+    case vtkErrorCode::NoFileNameError: return "no file name";
+    default: return "VTK writer error " + std::to_string(code);
+    }
+}
+
+}  // namespace
+
+void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
+               const std::vector<MeshField>& point_fields,
+               const std::vector<MeshField>& cell_fields)
+{
+    namespace fs = std::filesystem;
+    check_mesh(mesh);
+    std::set<std::string> point_names, cell_names = {"group"};
+    check_fields(point_fields, static_cast<std::size_t>(mesh.num_nodes()), "point", "nodes",
+                 point_names);
+    check_fields(cell_fields, static_cast<std::size_t>(mesh.num_cells()), "cell", "cells",
+                 cell_names);
+
+    const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    std::error_code error;
+    if (!fs::is_directory(folder, error))
+        throw std::runtime_error("cannot write '" + path.string() + "': folder '" +
+                                 folder.string() + "' does not exist");
+
+    const fs::path temporary = path.string() + ".tmp-" + std::to_string(::getpid());
+    vtkNew<vtkXMLUnstructuredGridWriter> writer;
+    writer->SetInputData(make_grid(mesh, point_fields, cell_fields));
+    writer->SetFileName(temporary.c_str());
+    writer->SetDataModeToAppended();
+    writer->EncodeAppendedDataOff();
+    writer->SetCompressorTypeToZLib();
+    writer->SetHeaderTypeToUInt64();
+    // 32-bit offsets and connectivity in the file unless an offset would not fit.
+    if (mesh.cells.size() < static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+        writer->SetIdTypeToInt32();
+    else
+        writer->SetIdTypeToInt64();
+    const int written = writer->Write();
+    const unsigned long code = writer->GetErrorCode();
+    if (written == 0 || code != vtkErrorCode::NoError) {
+        fs::remove(temporary, error);
+        throw std::runtime_error("cannot write '" + path.string() + "': " +
+                                 vtk_error_text(code));
+    }
+    fs::rename(temporary, path, error);
+    if (error) {
+        std::error_code ignored;
+        fs::remove(temporary, ignored);
+        throw std::runtime_error("cannot write '" + path.string() + "': renaming '" +
+                                 temporary.string() + "' failed: " + error.message());
+    }
+}
+
+}  // namespace gpufem

@@ -1,0 +1,336 @@
+// The case file: YAML text -> overrides -> a validated CaseSpec and its resolved JSON.
+#include "solver/case_file.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <span>
+#include <sstream>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+#include <yaml-cpp/yaml.h>
+
+#include "assembly/expression.hpp"
+#include "solver/case_overrides.hpp"
+#include "solver/case_reader.hpp"
+
+namespace gpufem {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Alias = std::pair<std::string_view, std::string_view>;
+
+constexpr std::string_view top_keys[] = {"mesh",   "degree",    "problem", "format",
+                                         "solver", "precision", "backend"};
+constexpr std::string_view mesh_keys[] = {"file", "geo", "shape", "elements", "size", "refine"};
+constexpr std::string_view mesh_sources[] = {"file", "geo", "shape"};
+constexpr std::string_view shapes[] = {"unit_square", "unit_cube", "l_shape", "disk"};
+constexpr std::string_view elements_2d[] = {"triangle", "quadrilateral"};
+constexpr std::string_view elements_3d[] = {"tetrahedron", "hexahedron"};
+constexpr std::string_view element_names[] = {"triangle", "quadrilateral", "tetrahedron",
+                                              "hexahedron"};
+constexpr Alias element_aliases[] = {
+    {"tri", "triangle"}, {"quad", "quadrilateral"}, {"tet", "tetrahedron"}, {"hex", "hexahedron"}};
+constexpr std::string_view problem_keys[] = {"kappa", "f", "exact", "dirichlet", "neumann"};
+constexpr std::string_view formats[] = {"csr", "csr-scalar", "cusparse"};
+constexpr std::string_view solver_keys[] = {"method", "tolerance", "max_iterations"};
+constexpr std::string_view methods[] = {"cg"};
+constexpr std::string_view precisions[] = {"double", "float"};
+constexpr std::string_view backends[] = {"auto", "cpu", "cuda"};
+
+constexpr double default_shape_size = 0.1;
+
+/// The only YAML document of text (a null node when there is none).
+YAML::Node load_document(const std::string& text, const std::string& name)
+{
+    std::vector<YAML::Node> documents;
+    try {
+        documents = YAML::LoadAll(text);
+    } catch (const YAML::Exception& error) {
+        if (error.mark.is_null()) {
+            throw CaseError(name + ": invalid YAML: " + error.msg);
+        }
+        throw CaseError(name + ":" + std::to_string(error.mark.line + 1) + ": invalid YAML: " +
+                        error.msg + " (column " + std::to_string(error.mark.column + 1) + ")");
+    }
+    if (documents.size() > 1) {
+        throw CaseError(name + ":" + std::to_string(documents[1].Mark().line + 1) +
+                        ": a case file holds one YAML document; found a second one");
+    }
+    return documents.empty() ? YAML::Node() : documents.front();
+}
+
+/// text relative to base_dir unless absolute, normalised ("cases/./a.msh" -> "cases/a.msh").
+std::string resolve_path(const std::string& text, const fs::path& base_dir)
+{
+    fs::path path(text);
+    if (path.is_relative() && !base_dir.empty()) {
+        path = base_dir / path;
+    }
+    return path.lexically_normal().string();
+}
+
+/// True for the built-in shapes that are volumes.
+bool is_3d_shape(const std::string& shape)
+{
+    return shape == "unit_cube";
+}
+
+/// The mesh map: one source, its options, defaults filled in; resolved gets its JSON.
+MeshSpec read_mesh(const CaseReader& reader, const CaseValue& value, const fs::path& base_dir,
+                   json& resolved)
+{
+    const std::vector<CaseValue> entries = reader.entries(value, mesh_keys);
+    const CaseValue* source = nullptr;
+    for (const CaseValue& entry : entries) {
+        if (std::find(std::begin(mesh_sources), std::end(mesh_sources), entry.key) ==
+            std::end(mesh_sources)) {
+            continue;
+        }
+        if (source != nullptr) {
+            reader.fail(entry, "'" + source->key + "' and '" + entry.key +
+                                   "' are both given; expected exactly one of file, geo, shape");
+        }
+        source = &entry;
+    }
+    if (source == nullptr) {
+        reader.fail(value, "expected exactly one of file, geo, shape (e.g. mesh: {shape: unit_square})");
+    }
+
+    MeshSpec mesh;
+    resolved = json::object();
+    if (source->key == "shape") {
+        mesh.kind = MeshSpec::Kind::shape;
+        mesh.shape = reader.to_choice(*source, shapes);
+        mesh.size = default_shape_size;
+        mesh.elements = is_3d_shape(mesh.shape) ? "hexahedron" : "quadrilateral";
+        resolved["shape"] = mesh.shape;
+    } else {
+        mesh.kind = source->key == "file" ? MeshSpec::Kind::file : MeshSpec::Kind::geo;
+        const std::string text = reader.to_scalar(*source, "a file path");
+        mesh.path = resolve_path(text, base_dir);
+        std::error_code error;
+        if (!fs::is_regular_file(mesh.path, error)) {
+            const std::string resolved_note = mesh.path == text ? "" : " (resolved to '" + mesh.path + "')";
+            reader.fail(*source, "file '" + text + "' not found" + resolved_note);
+        }
+        resolved[source->key] = mesh.path;
+    }
+
+    if (const CaseValue* elements = find_entry(entries, "elements")) {
+        if (mesh.kind != MeshSpec::Kind::shape) {
+            reader.fail(*elements, "only valid with mesh.shape (a mesh file brings its own elements)");
+        }
+        mesh.elements = reader.to_choice(*elements, element_names, element_aliases);
+        const bool is_3d = is_3d_shape(mesh.shape);
+        const std::span<const std::string_view> fitting =
+            is_3d ? std::span<const std::string_view>(elements_3d)
+                  : std::span<const std::string_view>(elements_2d);
+        if (std::find(fitting.begin(), fitting.end(), mesh.elements) == fitting.end()) {
+            reader.fail(*elements, "'" + mesh.elements + "' does not fit the " + (is_3d ? "3D" : "2D") +
+                                       " shape '" + mesh.shape + "' (use " + std::string(fitting[0]) + " or " +
+                                       std::string(fitting[1]) + ")");
+        }
+    }
+    if (const CaseValue* size = find_entry(entries, "size")) {
+        if (mesh.kind == MeshSpec::Kind::file) {
+            reader.fail(*size, "only valid with mesh.geo or mesh.shape");
+        }
+        mesh.size = reader.to_double(*size, "a number > 0");
+        if (mesh.size <= 0.0) {
+            reader.fail(*size, "expected a number > 0, got '" + size->node.Scalar() + "'");
+        }
+    }
+    if (const CaseValue* refine = find_entry(entries, "refine")) {
+        mesh.refine = reader.to_int(*refine, 0);
+    }
+
+    if (mesh.kind == MeshSpec::Kind::shape) {
+        resolved["elements"] = mesh.elements;
+    }
+    if (mesh.kind != MeshSpec::Kind::file) {
+        resolved["size"] = mesh.size > 0.0 ? json(mesh.size) : json(nullptr);
+    }
+    resolved["refine"] = mesh.refine;
+    return mesh;
+}
+
+/// The boundary conditions of a dirichlet or neumann map, in written order.
+std::vector<BoundaryCondition> read_conditions(const CaseReader& reader, const CaseValue& value,
+                                               json& resolved)
+{
+    std::vector<BoundaryCondition> conditions;
+    resolved = json::array();
+    for (const CaseValue& entry : reader.entries(value, {})) {
+        if (entry.key.empty()) {
+            reader.fail(entry, "empty physical group name");
+        }
+        conditions.push_back({entry.key, reader.to_expression(entry)});
+        resolved.push_back({{"group", entry.key}, {"expression", conditions.back().expression}});
+    }
+    return conditions;
+}
+
+/// The problem map: every expression compiled; resolved gets its JSON.
+ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json& resolved)
+{
+    ProblemSpec problem;
+    const std::vector<CaseValue> entries = reader.entries(value, problem_keys);
+    if (const CaseValue* kappa = find_entry(entries, "kappa")) {
+        problem.kappa = reader.to_expression(*kappa);
+        const Expression expression(problem.kappa);
+        if (expression.is_constant() && !(expression.evaluate(0.0, 0.0, 0.0) > 0.0)) {
+            reader.fail(*kappa, "expected kappa > 0, got '" + problem.kappa + "'");
+        }
+    }
+    if (const CaseValue* f = find_entry(entries, "f")) {
+        problem.f = reader.to_expression(*f);
+    }
+    if (const CaseValue* exact = find_entry(entries, "exact")) {
+        problem.exact = reader.to_expression(*exact);
+    }
+    json dirichlet = json::array();
+    json neumann = json::array();
+    if (const CaseValue* entry = find_entry(entries, "dirichlet")) {
+        problem.dirichlet = read_conditions(reader, *entry, dirichlet);
+    }
+    if (const CaseValue* entry = find_entry(entries, "neumann")) {
+        problem.neumann = read_conditions(reader, *entry, neumann);
+        for (const CaseValue& condition : reader.entries(*entry, {})) {
+            for (const BoundaryCondition& other : problem.dirichlet) {
+                if (other.group == condition.key) {
+                    reader.fail(condition, "group '" + condition.key +
+                                               "' also has a Dirichlet condition (problem.dirichlet." +
+                                               condition.key + "); give one condition per group");
+                }
+            }
+        }
+    }
+    resolved = {{"kappa", problem.kappa},
+                {"f", problem.f},
+                {"exact", problem.exact.empty() ? json(nullptr) : json(problem.exact)},
+                {"dirichlet", dirichlet},
+                {"neumann", neumann}};
+    return problem;
+}
+
+/// The solver map; resolved gets its JSON with defaults.
+SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& resolved)
+{
+    SolverSpec solver;
+    const std::vector<CaseValue> entries = reader.entries(value, solver_keys);
+    if (const CaseValue* method = find_entry(entries, "method")) {
+        solver.method = reader.to_choice(*method, methods);
+    }
+    if (const CaseValue* tolerance = find_entry(entries, "tolerance")) {
+        const std::string expected = "a number > 0 and < 1";
+        solver.tolerance = reader.to_double(*tolerance, expected);
+        if (!(solver.tolerance > 0.0 && solver.tolerance < 1.0)) {
+            reader.fail(*tolerance, "expected " + expected + ", got '" + tolerance->node.Scalar() + "'");
+        }
+    }
+    if (const CaseValue* max_iterations = find_entry(entries, "max_iterations")) {
+        solver.max_iterations = reader.to_int(*max_iterations, 1);
+    }
+    resolved = {{"method", solver.method},
+                {"tolerance", solver.tolerance},
+                {"max_iterations", solver.max_iterations}};
+    return solver;
+}
+
+}  // namespace
+
+CaseSpec parse_case_text(const std::string& text, const std::string& name,
+                         const std::filesystem::path& base_dir,
+                         const std::vector<std::string>& overrides)
+{
+    std::vector<CaseOverride> parsed;
+    for (const std::string& override : overrides) {
+        parsed.push_back(parse_override(override));
+    }
+    YAML::Node root = load_document(text, name);
+    if (root.IsNull()) {
+        throw CaseError(name + ": the case file is empty; it needs at least a mesh (e.g. "
+                               "mesh: {shape: unit_square})");
+    }
+    if (!root.IsMap()) {
+        throw CaseError(name + ":" + std::to_string(root.Mark().line + 1) +
+                        ": expected a map of keys (" + join_names(top_keys) +
+                        ") at the top level, got " + (root.IsSequence() ? "a list" : "a scalar"));
+    }
+    for (const CaseOverride& override : parsed) {
+        apply_override(root, override);
+    }
+
+    const CaseReader reader(name, parsed);
+    const CaseValue top{"", "", root, root.Mark()};
+    const std::vector<CaseValue> entries = reader.entries(top, top_keys);
+
+    CaseSpec spec;
+    spec.name = fs::path(name).stem().string();
+    json resolved = json::object();
+
+    const CaseValue* mesh = find_entry(entries, "mesh");
+    if (mesh == nullptr) {
+        reader.fail(CaseValue{"mesh", "mesh", YAML::Node(), root.Mark()},
+                    "required key missing; give one of file, geo, shape (e.g. mesh: {shape: unit_square})");
+    }
+    spec.mesh = read_mesh(reader, *mesh, base_dir, resolved["mesh"]);
+
+    if (const CaseValue* degree = find_entry(entries, "degree")) {
+        spec.degree = reader.to_int(*degree, 1);
+        if (spec.degree != 1) {
+            reader.fail(*degree, "only degree 1 is implemented so far (got " +
+                                     std::to_string(spec.degree) + ")");
+        }
+    }
+    // An absent section reads as an empty one: all its defaults.
+    const auto section = [&entries](std::string_view key) {
+        const CaseValue* entry = find_entry(entries, key);
+        return entry ? *entry : CaseValue{std::string(key), std::string(key), YAML::Node(),
+                                          YAML::Mark::null_mark()};
+    };
+    spec.problem = read_problem(reader, section("problem"), resolved["problem"]);
+    if (const CaseValue* format = find_entry(entries, "format")) {
+        spec.format = reader.to_choice(*format, formats);
+    }
+    spec.solver = read_solver(reader, section("solver"), resolved["solver"]);
+    if (const CaseValue* precision = find_entry(entries, "precision")) {
+        spec.precision = reader.to_choice(*precision, precisions);
+    }
+    if (const CaseValue* backend = find_entry(entries, "backend")) {
+        spec.backend = reader.to_choice(*backend, backends);
+    }
+
+    resolved["degree"] = spec.degree;
+    resolved["format"] = spec.format;
+    resolved["precision"] = spec.precision;
+    resolved["backend"] = spec.backend;
+    spec.resolved = std::move(resolved);
+    return spec;
+}
+
+CaseSpec parse_case_file(const std::filesystem::path& path, const std::vector<std::string>& overrides)
+{
+    std::error_code error;
+    if (!fs::exists(path, error)) {
+        throw CaseError("case file '" + path.string() + "' not found");
+    }
+    if (fs::is_directory(path, error)) {
+        throw CaseError("case file '" + path.string() + "' is a directory");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw CaseError("cannot read case file '" + path.string() + "'");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    CaseSpec spec = parse_case_text(text.str(), path.string(), path.parent_path(), overrides);
+    spec.case_path = path;
+    return spec;
+}
+
+}  // namespace gpufem

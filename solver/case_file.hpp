@@ -1,0 +1,55 @@
+#pragma once
+// The YAML case file: parsing, validation with key and line in every error, --set overrides.
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "assembly/problem_spec.hpp"
+#include "mesh/mesh_source.hpp"
+
+namespace gpufem {
+
+/// Krylov solver settings.
+struct SolverSpec {
+    std::string method = "cg";   ///< cg
+    double tolerance = 1e-8;     ///< relative residual ||b - A x|| / ||b||
+    int max_iterations = 10000;
+};
+
+/// A fully validated case.
+struct CaseSpec {
+    std::filesystem::path case_path;  ///< the YAML file ("" when parsed from text)
+    std::string name;                 ///< case name: the file's stem
+    MeshSpec mesh;                    ///< paths resolved relative to the case file's folder
+    int degree = 1;
+    ProblemSpec problem;
+    std::string format = "csr";       ///< csr | csr-scalar | cusparse
+    SolverSpec solver;
+    std::string precision = "double"; ///< double | float
+    std::string backend = "auto";     ///< auto | cpu | cuda
+    nlohmann::json resolved;          ///< the case as resolved (overrides and defaults applied)
+};
+
+/// Error in a case file; what() names the file, the key and the line.
+class CaseError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Reads and validates a case file. overrides are "dotted.key=value" strings (--set), applied
+/// before validation; a value is parsed as YAML ("3", "1e-6", "[1, 2]", "sin(x)").
+CaseSpec parse_case_file(const std::filesystem::path& path,
+                         const std::vector<std::string>& overrides = {});
+
+/// Same, from YAML text (name is used in messages; relative paths resolve against base_dir).
+CaseSpec parse_case_text(const std::string& text, const std::string& name,
+                         const std::filesystem::path& base_dir,
+                         const std::vector<std::string>& overrides = {});
+
+/// The case-file reference (every key, its type, default and meaning), for --help and README.
+std::string case_file_reference();
+
+}  // namespace gpufem

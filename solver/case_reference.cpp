@@ -1,0 +1,80 @@
+// case_file_reference(): the documentation of every case-file key (also in the README).
+#include "solver/case_file.hpp"
+
+namespace gpufem {
+
+std::string case_file_reference()
+{
+    return R"REF(Case file reference (YAML)
+
+A case file is one YAML map. Only `mesh` is required; every other key has a default.
+Unknown keys, wrong types and bad values are errors that name the file, the line and the key.
+
+mesh:                      (map, required) where the mesh comes from: exactly one of file, geo, shape
+  file: PATH               (string) a Gmsh .msh file; relative paths are relative to the case
+                           file's folder; the file must exist
+  geo: PATH                (string) a Gmsh .geo file, meshed by Gmsh; same path rules as file
+  shape: NAME              (string) a built-in shape: unit_square | unit_cube | l_shape | disk
+                           (unit_cube is 3D, the others 2D)
+  elements: TYPE           (string, shape only; default quadrilateral in 2D, hexahedron in 3D)
+                           triangle | quadrilateral (2D), tetrahedron | hexahedron (3D);
+                           tri, quad, tet, hex are accepted as aliases
+  size: H                  (number > 0, geo and shape only; default 0.1 for a shape, the .geo
+                           file's own sizes for geo) target element size
+  refine: N                (integer >= 0, default 0) uniform refinements after meshing; each
+                           halves the element size
+
+degree: 1                  (integer, default 1) polynomial degree of the Lagrange elements;
+                           only 1 is implemented so far
+
+problem:                   (map) -div(kappa grad u) = f with boundary conditions
+  kappa: EXPR              (number or expression, default 1) diffusion coefficient; a constant
+                           must be > 0
+  f: EXPR                  (number or expression, default 0) right-hand side
+  exact: EXPR              (expression, default none) exact solution: when given, the error
+                           against it is reported and written next to u
+  dirichlet:               (map group -> expression, default none) u = value on each named
+    GROUP: EXPR            boundary physical group; on nodes shared by several groups the one
+                           written last wins
+  neumann:                 (map group -> expression, default none) kappa du/dn = value (outward
+    GROUP: EXPR            normal) on each named group; a group may not have both conditions
+  Expressions are functions of x, y, z written for muParser, e.g. "sin(pi*x)*sin(pi*y)",
+  "1 + x^2", "x < 0.5 ? 1 : 2"; constants pi and e; functions sin cos tan asin acos atan sinh
+  cosh tanh asinh acosh atanh exp log (= ln) log2 log10 sqrt abs sign rint min max sum avg.
+  Numbers may be written unquoted.
+  Group names are checked against the mesh when the case runs.
+
+format: csr                (string, default csr) storage format of the matrix:
+                           csr (parametrised CSR kernel) | csr-scalar (one thread per row) |
+                           cusparse (the vendor CSR SpMV)
+
+solver:                    (map) the Krylov solver
+  method: cg               (string, default cg) cg
+  tolerance: 1e-8          (number, 0 < tolerance < 1, default 1e-8) stop when
+                           ||b - A x|| / ||b|| <= tolerance
+  max_iterations: 10000    (integer > 0, default 10000) stop after this many iterations
+
+precision: double          (string, default double) double | float: value type of the matrix,
+                           vectors and solver
+
+backend: auto              (string, default auto) auto | cpu | cuda: auto uses CUDA when a
+                           device is present, else the CPU
+
+Overrides: --set KEY=VALUE sets a value before validation, with a dotted key
+(mesh.refine=3, solver.tolerance=1e-10, problem.dirichlet.left=0, "problem.f=sin(x)");
+VALUE is read as YAML, maps on the way are created, and errors in an overridden value
+name the override instead of a line. Mesh paths set this way are relative to the case
+file's folder too. To switch the mesh source, replace the whole map:
+--set "mesh={file: other.msh}".
+
+Example:
+  mesh: {shape: unit_square, elements: quadrilateral, size: 0.05}
+  problem:
+    f: "2*pi^2*sin(pi*x)*sin(pi*y)"
+    exact: "sin(pi*x)*sin(pi*y)"
+    dirichlet: {boundary: 0}
+  solver: {tolerance: 1e-10}
+)REF";
+}
+
+}  // namespace gpufem

@@ -1,0 +1,49 @@
+#include "solver/output_files.hpp"
+
+#include <fstream>
+#include <stdexcept>
+
+#include <unistd.h>
+
+namespace gpufem {
+
+StagedOutputs::StagedOutputs(std::filesystem::path dir) : dir_(std::move(dir))
+{
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (ec || !std::filesystem::is_directory(dir_))
+        throw std::runtime_error("cannot create output folder '" + dir_.string() + "': " +
+                                 (ec ? ec.message() : "not a folder"));
+}
+
+StagedOutputs::~StagedOutputs()
+{
+    if (committed_) return;
+    std::error_code ec;
+    for (const auto& [temp, final_path] : files_) std::filesystem::remove(temp, ec);
+}
+
+std::filesystem::path StagedOutputs::stage(const std::string& name)
+{
+    const auto final_path = dir_ / name;
+    const auto temp = dir_ / ("." + name + ".partial-" + std::to_string(::getpid()));
+    files_.emplace_back(temp, final_path);
+    return temp;
+}
+
+void StagedOutputs::write_text(const std::string& name, const std::string& text)
+{
+    const auto temp = stage(name);
+    std::ofstream out(temp, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("cannot write '" + (dir_ / name).string() + "'");
+}
+
+void StagedOutputs::commit()
+{
+    for (const auto& [temp, final_path] : files_) std::filesystem::rename(temp, final_path);
+    committed_ = true;
+}
+
+}  // namespace gpufem

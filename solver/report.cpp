@@ -1,0 +1,124 @@
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "solver/run_record.hpp"
+
+namespace gpufem {
+
+double RunRecord::median_spmv_seconds() const
+{
+    if (spmv_seconds.empty()) return 0.0;
+    std::vector<double> sorted(spmv_seconds);
+    std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+    return sorted[sorted.size() / 2];
+}
+
+double RunRecord::seconds_per_iteration() const
+{
+    return solve.iterations > 0 ? time_solve / solve.iterations : 0.0;
+}
+
+nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
+{
+    using nlohmann::json;
+    const double median = r.median_spmv_seconds();
+    json report;
+    report["gpufem_version"] = "0.1.0";
+    report["case_file"] = spec.case_path.string();
+    report["case"] = spec.resolved;
+    report["backend"] = r.backend;
+    report["device"] = r.device;
+    report["precision"] = r.precision;
+    report["format"] = r.format;
+    report["mesh"] = {{"source", r.mesh_source}, {"dim", r.dim},       {"cell_type", r.cell_type},
+                      {"nodes", r.nodes},        {"cells", r.cells},   {"boundary_groups", r.boundary_groups}};
+    report["matrix"] = {
+        {"rows", r.rows},
+        {"nnz", r.nnz},
+        {"nnz_per_row", {{"min", r.row_stats.min}, {"mean", r.row_stats.mean}, {"max", r.row_stats.max}}},
+        {"bytes_stored", r.bytes_stored},
+        {"spmv_min_bytes", r.spmv_min_bytes},
+        {"dirichlet_rows", r.dirichlet_rows}};
+    const double total = r.time_mesh + r.time_assembly.total() + r.time_operator + r.time_solve +
+                         r.time_errors + r.time_output;
+    report["times"] = {{"mesh", r.time_mesh},
+                       {"assembly",
+                        {{"total", r.time_assembly.total()},
+                         {"coefficients", r.time_assembly.coefficients},
+                         {"pattern", r.time_assembly.pattern},
+                         {"values", r.time_assembly.values},
+                         {"boundary", r.time_assembly.boundary}}},
+                       {"operator_setup", r.time_operator},
+                       {"solve", r.time_solve},
+                       {"errors", r.time_errors},
+                       {"output", r.time_output},
+                       {"total", total}};
+    report["solver"] = {{"method", spec.solver.method},
+                        {"tolerance", spec.solver.tolerance},
+                        {"max_iterations", spec.solver.max_iterations},
+                        {"status", solve_status_name(r.solve.status)},
+                        {"converged", r.solve.converged()},
+                        {"message", r.solve.message},
+                        {"iterations", r.solve.iterations},
+                        {"initial_residual", r.solve.initial_residual},
+                        {"rhs_norm", r.solve.rhs_norm},
+                        {"final_relative_residual", r.solve.relative_residual},
+                        {"seconds_per_iteration", r.seconds_per_iteration()},
+                        {"residual_history", r.solve.residual_history}};
+    report["spmv"] = {{"clock", r.spmv_clock},
+                      {"count", r.spmv_seconds.size()},
+                      {"median_seconds", median},
+                      {"effective_GBps", median > 0 ? r.spmv_min_bytes / median * 1e-9 : 0.0},
+                      {"GFLOPs", median > 0 ? 2.0 * r.nnz / median * 1e-9 : 0.0}};
+    if (r.errors) {
+        report["errors"] = {{"l2", r.errors->l2},
+                            {"h1_semi", r.errors->h1_semi},
+                            {"max_nodal", r.errors->max_nodal},
+                            {"relative_l2", r.errors->l2_exact > 0 ? r.errors->l2 / r.errors->l2_exact : 0.0}};
+    }
+    return report;
+}
+
+std::string make_spmv_csv(const RunRecord& r)
+{
+    std::string csv = "iteration,format,seconds\n";
+    for (std::size_t i = 0; i < r.spmv_seconds.size(); ++i)
+        csv += fmt::format("{},{},{:.9e}\n", i + 1, r.format, r.spmv_seconds[i]);
+    return csv;
+}
+
+std::string make_summary(const CaseSpec& spec, const RunRecord& r)
+{
+    std::string s;
+    auto row = [&](const std::string& key, const std::string& value) {
+        s += fmt::format("  {:<24} {}\n", key, value);
+    };
+    const double median = r.median_spmv_seconds();
+    s += fmt::format("gpufem summary: {}\n", spec.name);
+    row("backend / device", fmt::format("{} / {}", r.backend, r.device));
+    row("precision / format", fmt::format("{} / {}", r.precision, r.format));
+    row("mesh", fmt::format("{} {}s, {} nodes ({})", r.cells, r.cell_type, r.nodes, r.mesh_source));
+    row("unknowns / nnz", fmt::format("{} / {} (per row {} / {:.1f} / {})", r.rows, r.nnz,
+                                      r.row_stats.min, r.row_stats.mean, r.row_stats.max));
+    row("mesh time", fmt::format("{:.4f} s", r.time_mesh));
+    row("assembly time", fmt::format("{:.4f} s (coefficients {:.4f}, pattern {:.4f}, values {:.4f}, boundary {:.4f})",
+                                     r.time_assembly.total(), r.time_assembly.coefficients,
+                                     r.time_assembly.pattern, r.time_assembly.values,
+                                     r.time_assembly.boundary));
+    row("solve time", fmt::format("{:.4f} s, {} iterations, {:.3e} s/iteration", r.time_solve,
+                                  r.solve.iterations, r.seconds_per_iteration()));
+    row("solver status", fmt::format("{} (relative residual {:.3e})",
+                                     solve_status_name(r.solve.status), r.solve.relative_residual));
+    if (median > 0)
+        row("SpMV (median)", fmt::format("{:.3e} s, {:.1f} GB/s effective, {:.2f} GFLOP/s",
+                                         median, r.spmv_min_bytes / median * 1e-9,
+                                         2.0 * r.nnz / median * 1e-9));
+    if (r.errors)
+        row("error", fmt::format("L2 {:.4e}, H1-semi {:.4e}, max nodal {:.4e}", r.errors->l2,
+                                 r.errors->h1_semi, r.errors->max_nodal));
+    row("output time", fmt::format("{:.4f} s", r.time_output));
+    return s;
+}
+
+}  // namespace gpufem

@@ -1,0 +1,148 @@
+#include "solver/run_case.hpp"
+
+#include <chrono>
+#include <numeric>
+
+#include <spdlog/spdlog.h>
+
+#include "assembly/error_norms.hpp"
+#include "assembly/poisson_assembly.hpp"
+#include "linalg/csr_operator.hpp"
+#include "mesh/mesh_source.hpp"
+#include "mesh/vtk_writer.hpp"
+#include "solver/output_files.hpp"
+
+namespace gpufem {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start)
+{
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+template <typename V>
+void solve_and_write(const CaseSpec& spec, const RunOptions& options, const ExecPtr& exec,
+                     const Mesh& mesh, RunRecord& record)
+{
+    spdlog::info("assembling on {} ({})", backend_name(exec->backend()), exec->device_name());
+    LinearSystem<V> system = assemble_poisson<V>(exec, mesh, spec.problem);
+    record.time_assembly = system.times;
+    record.rows = system.matrix.rows;
+    record.nnz = system.matrix.nnz();
+    record.row_stats = row_stats(system.matrix);
+    record.dirichlet_rows = system.dirichlet_count;
+    if (system.dirichlet_count == 0)
+        spdlog::warn("no Dirichlet condition: the matrix is singular; CG finds a solution only "
+                     "if the data are compatible, defined up to a constant");
+    spdlog::info("assembled {} unknowns, {} non-zeros in {:.3f} s", record.rows, record.nnz,
+                 system.times.total());
+
+    auto start = clock_type::now();
+    const auto op = make_csr_based_operator<V>(spec.format, std::move(system.matrix));
+    exec->synchronize();
+    record.time_operator = seconds_since(start);
+    record.bytes_stored = op->bytes_stored();
+    record.spmv_min_bytes = op->spmv_min_bytes();
+
+    const auto timer = make_interval_timer(exec);
+    Array<V> x = std::move(system.initial_guess);
+    spdlog::info("solving with {} (tolerance {:.1e}, at most {} iterations)", spec.solver.method,
+                 spec.solver.tolerance, spec.solver.max_iterations);
+    start = clock_type::now();
+    record.solve = cg(*op, system.rhs, x, {spec.solver.tolerance, spec.solver.max_iterations},
+                      timer.get());
+    exec->synchronize();
+    record.time_solve = seconds_since(start);
+    record.spmv_seconds = timer->seconds();
+    record.spmv_clock = timer->clock();
+    if (record.solve.converged()) {
+        spdlog::info("{}", record.solve.message);
+    } else {
+        spdlog::error("solver {}: {}", solve_status_name(record.solve.status), record.solve.message);
+    }
+
+    const std::vector<V> xh = x.to_host();
+    const std::vector<double> u(xh.begin(), xh.end());
+    std::vector<MeshField> point_fields{{"u", u}};
+    start = clock_type::now();
+    if (!spec.problem.exact.empty()) {
+        const Expression exact(spec.problem.exact);
+        record.errors = compute_errors(mesh, u, exact);
+        std::vector<double> exact_values = nodal_values(mesh, exact);
+        std::vector<double> error(u.size());
+        for (std::size_t i = 0; i < u.size(); ++i) error[i] = u[i] - exact_values[i];
+        point_fields.push_back({"u_exact", std::move(exact_values)});
+        point_fields.push_back({"error", std::move(error)});
+    }
+    record.time_errors = seconds_since(start);
+
+    if (!options.write_outputs) return;
+    start = clock_type::now();
+    StagedOutputs outputs(output_folder(spec, options));
+    write_vtu(outputs.stage("result.vtu"), mesh, point_fields, {});
+    outputs.write_text("spmv_timings.csv", make_spmv_csv(record));
+    record.time_output = seconds_since(start);
+    outputs.write_text("report.json", make_report(spec, record).dump(2) + "\n");
+    outputs.commit();
+    spdlog::info("wrote result.vtu, report.json, spmv_timings.csv to {}", outputs.dir().string());
+}
+
+}  // namespace
+
+std::filesystem::path output_folder(const CaseSpec& spec, const RunOptions& options)
+{
+    if (!options.output_dir.empty()) return options.output_dir;
+    const auto folder = spec.case_path.empty() ? std::filesystem::current_path()
+                                               : spec.case_path.parent_path();
+    return folder / spec.name;
+}
+
+std::string resolve_backend(const std::string& backend)
+{
+    if (backend == "cpu") return "cpu";
+    if (backend == "cuda") {
+        if (Executor::cuda_device_count() == 0)
+            throw std::runtime_error(Executor::cuda_built()
+                                         ? "backend 'cuda' requested but no CUDA device is present"
+                                         : "backend 'cuda' requested but gpufem was built without CUDA");
+        return "cuda";
+    }
+    return Executor::cuda_device_count() > 0 ? "cuda" : "cpu";
+}
+
+RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
+{
+    RunRecord record;
+    record.backend = resolve_backend(spec.backend);
+    const ExecPtr exec = record.backend == "cuda" ? Executor::create_cuda(0) : Executor::create_cpu();
+    record.device = exec->device_name();
+    record.precision = spec.precision;
+    record.format = spec.format;
+    if (spec.precision == "float" && spec.solver.tolerance < 1e-6)
+        spdlog::warn("solver.tolerance {:.1e} is below what float arithmetic can reach; the "
+                     "solve may stop at max_iterations", spec.solver.tolerance);
+
+    spdlog::info("case {}: loading mesh", spec.name);
+    auto start = clock_type::now();
+    const Mesh mesh = load_mesh(spec.mesh);
+    record.time_mesh = seconds_since(start);
+    record.mesh_source = mesh.source;
+    record.dim = mesh.dim;
+    record.cell_type = element_type_name(mesh.cell_type);
+    record.nodes = mesh.num_nodes();
+    record.cells = mesh.num_cells();
+    record.boundary_groups = mesh.boundary_names();
+    spdlog::info("mesh: {} {}s, {} nodes ({:.3f} s)", record.cells, record.cell_type, record.nodes,
+                 record.time_mesh);
+
+    if (spec.precision == "float") {
+        solve_and_write<float>(spec, options, exec, mesh, record);
+    } else {
+        solve_and_write<double>(spec, options, exec, mesh, record);
+    }
+    return record;
+}
+
+}  // namespace gpufem

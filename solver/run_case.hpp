@@ -1,0 +1,35 @@
+#pragma once
+// The run pipeline: case -> mesh -> assembly -> operator -> solve -> result.vtu, report.json,
+// spmv_timings.csv.
+#include <filesystem>
+#include <string>
+
+#include "solver/case_file.hpp"
+#include "solver/run_record.hpp"
+
+namespace gpufem {
+
+/// Exit codes of `gpufem run`.
+enum ExitCode : int {
+    exit_ok = 0,
+    exit_error = 1,          ///< bad input or a failure: nothing written
+    exit_not_converged = 2,  ///< outputs written, but the solver did not converge
+};
+
+/// Options from the command line that are not part of the case.
+struct RunOptions {
+    std::filesystem::path output_dir;  ///< "" = next to the case file, named after it
+    bool write_outputs = true;
+};
+
+/// The folder outputs go to: options.output_dir, or <case folder>/<case name>.
+std::filesystem::path output_folder(const CaseSpec& spec, const RunOptions& options);
+
+/// "cpu" or "cuda" for the case's backend setting (auto: cuda when a device is present).
+std::string resolve_backend(const std::string& backend);
+
+/// Runs a case end to end and writes its outputs (staged, renamed at the end). Throws on
+/// errors; returns the record (record.solve tells whether it converged).
+RunRecord run_case(const CaseSpec& spec, const RunOptions& options);
+
+}  // namespace gpufem

@@ -1,0 +1,63 @@
+#pragma once
+// RunRecord: everything one run measured, from which report.json and the summary are made.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "assembly/error_norms.hpp"
+#include "assembly/poisson_assembly.hpp"
+#include "linalg/csr.hpp"
+#include "solver/case_file.hpp"
+#include "solver/cg.hpp"
+
+namespace gpufem {
+
+/// Facts and timings of one case run.
+struct RunRecord {
+    std::string backend;
+    std::string device;
+    std::string precision;
+    std::string format;
+    // mesh
+    std::string mesh_source;
+    int dim = 0;
+    std::string cell_type;
+    index_type nodes = 0;
+    index_type cells = 0;
+    std::vector<std::string> boundary_groups;
+    // matrix
+    index_type rows = 0;
+    std::size_t nnz = 0;
+    RowStats row_stats;
+    std::size_t bytes_stored = 0;
+    std::size_t spmv_min_bytes = 0;
+    index_type dirichlet_rows = 0;
+    // times (seconds)
+    double time_mesh = 0;
+    AssemblyTimes time_assembly;
+    double time_operator = 0;
+    double time_solve = 0;
+    double time_errors = 0;
+    double time_output = 0;
+    // solve
+    SolveResult solve;
+    std::vector<double> spmv_seconds;
+    std::string spmv_clock;
+    // accuracy
+    std::optional<ErrorNorms> errors;
+
+    double median_spmv_seconds() const;
+    /// Solve time divided by iterations (0 if none).
+    double seconds_per_iteration() const;
+};
+
+/// report.json for a run (schema in the README).
+nlohmann::json make_report(const CaseSpec& spec, const RunRecord& record);
+
+/// spmv_timings.csv: iteration,format,seconds
+std::string make_spmv_csv(const RunRecord& record);
+
+/// The summary table printed at the end of a run.
+std::string make_summary(const CaseSpec& spec, const RunRecord& record);
+
+}  // namespace gpufem

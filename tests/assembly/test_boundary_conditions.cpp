@@ -1,0 +1,67 @@
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "assembly/boundary_conditions.hpp"
+#include "simple_meshes.hpp"
+
+using namespace gpufem;
+
+namespace {
+Mesh box(ElementType type, int n)
+{
+    Mesh m = test::grid_mesh(type, n);
+    test::add_box_boundaries(m);
+    return m;
+}
+}  // namespace
+
+TEST(Neumann, LoadIntegratesTheFluxOverTheGroup)
+{
+    for (ElementType type : {ElementType::triangle, ElementType::quadrilateral,
+                             ElementType::tetrahedron, ElementType::hexahedron}) {
+        const Mesh m = box(type, 4);
+        // int_{x=1} 1 ds = 1; int_{x=1} (y + 2 z) ds = 1/2 (+ 1 in 3D): exact for degree-1 data.
+        const auto load1 = neumann_load(m, {{"right", "1"}});
+        EXPECT_NEAR(std::accumulate(load1.begin(), load1.end(), 0.0), 1.0, 1e-13);
+        const auto load2 = neumann_load(m, {{"right", "y + 2*z"}});
+        EXPECT_NEAR(std::accumulate(load2.begin(), load2.end(), 0.0), m.dim == 2 ? 0.5 : 1.5, 1e-13);
+        for (index_type i = 0; i < m.num_nodes(); ++i)
+            if (std::abs(m.coordinates[3 * i] - 1.0) > 1e-12) EXPECT_EQ(load2[i], 0.0);
+        // Whole boundary: perimeter 4 / surface area 6.
+        const auto all = neumann_load(m, {{"boundary", "1"}});
+        EXPECT_NEAR(std::accumulate(all.begin(), all.end(), 0.0), m.dim == 2 ? 4.0 : 6.0, 1e-12);
+    }
+}
+
+TEST(Dirichlet, MarksGroupNodesWithTheirValuesLaterGroupsWin)
+{
+    const Mesh m = box(ElementType::quadrilateral, 5);
+    const DirichletNodes d = dirichlet_nodes(m, {{"left", "1 + y"}, {"bottom", "-3"}});
+    index_type expected = 0;
+    for (index_type i = 0; i < m.num_nodes(); ++i) {
+        const double x = m.coordinates[3 * i], y = m.coordinates[3 * i + 1];
+        const bool left = std::abs(x) < 1e-12, bottom = std::abs(y) < 1e-12;
+        EXPECT_EQ(d.mask[i], left || bottom ? 1 : 0);
+        if (bottom) EXPECT_EQ(d.values[i], -3.0);
+        else if (left) EXPECT_NEAR(d.values[i], 1 + y, 1e-15);
+        expected += left || bottom;
+    }
+    EXPECT_EQ(d.count, expected);
+}
+
+TEST(BoundaryGroups, UnknownGroupIsNamedWithTheAvailableOnes)
+{
+    const Mesh m = box(ElementType::triangle, 2);
+    ProblemSpec p;
+    p.dirichlet = {{"lefft", "0"}};
+    try {
+        check_boundary_groups(m, p);
+        FAIL();
+    } catch (const std::runtime_error& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("'lefft'"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("left"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("dirichlet"), std::string::npos) << msg;
+    }
+}

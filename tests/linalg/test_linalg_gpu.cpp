@@ -1,0 +1,100 @@
+// CUDA kernels against the CPU reference on fresh random inputs (label gpu).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "gpu_test.hpp"
+#include "linalg/blas1.hpp"
+#include "linalg/csr_operator.hpp"
+#include "linalg/interval_timer.hpp"
+#include "random_csr.hpp"
+
+using namespace gpufem;
+
+template <typename V>
+class LinalgGpu : public ::testing::Test {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(LinalgGpu, ValueTypes);
+
+TYPED_TEST(LinalgGpu, ArraysRoundTripThroughDevice)
+{
+    GPUFEM_REQUIRE_GPU();
+    using V = TypeParam;
+    std::mt19937 rng(std::random_device{}());
+    const auto gpu = Executor::create_cuda();
+    const auto host = test::random_vector<V>(100003, rng);
+    const auto a = Array<V>::from_host(gpu, host);
+    const auto b = a.clone_to(gpu);
+    EXPECT_EQ(b.to_host(), host);
+}
+
+TYPED_TEST(LinalgGpu, Blas1MatchesCpu)
+{
+    GPUFEM_REQUIRE_GPU();
+    using V = TypeParam;
+    std::mt19937 rng(std::random_device{}());
+    const auto cpu = Executor::create_cpu();
+    const auto gpu = Executor::create_cuda();
+    // Lengths around block (256) and reduction-grid (1024 blocks) boundaries.
+    for (std::size_t n : {1ul, 255ul, 256ul, 257ul, 262143ul, 262144ul, 262145ul, 3000017ul}) {
+        const auto xh = test::random_vector<V>(n, rng), yh = test::random_vector<V>(n, rng);
+        auto xc = Array<V>::from_host(cpu, xh), yc = Array<V>::from_host(cpu, yh);
+        auto xg = Array<V>::from_host(gpu, xh), yg = Array<V>::from_host(gpu, yh);
+        EXPECT_NEAR(dot(xg, yg), dot(xc, yc), 1e-12 * n) << n;
+        EXPECT_NEAR(nrm2(xg), nrm2(xc), 1e-12 * n) << n;
+        axpy(V(0.25), xc, yc), axpy(V(0.25), xg, yg);
+        xpay(xc, V(-1.5), yc), xpay(xg, V(-1.5), yg);
+        scale(V(2), yc), scale(V(2), yg);
+        EXPECT_LT(test::relative_max_error(yg.to_host(), yc.to_host()), 1e-6) << n;
+        fill(yg, V(3));
+        for (V v : yg.to_host()) ASSERT_EQ(v, V(3));
+    }
+}
+
+TYPED_TEST(LinalgGpu, SpmvFormatsMatchCpu)
+{
+    GPUFEM_REQUIRE_GPU();
+    using V = TypeParam;
+    const double tol = sizeof(V) == 4 ? 2e-5 : 1e-13;
+    std::mt19937 rng(std::random_device{}());
+    const auto cpu = Executor::create_cpu();
+    const auto gpu = Executor::create_cuda();
+    for (const auto& [rows, cols, len, long_every] :
+         {std::tuple{1, 1, 1, 0}, std::tuple{1001, 999, 12, 0}, std::tuple{33333, 40000, 30, 1000},
+          std::tuple{200000, 200000, 27, 0}}) {
+        const auto m = test::random_csr<V>(rows, cols, len, rng, long_every, 3000);
+        const auto xh = test::random_vector<V>(cols, rng), yh = test::random_vector<V>(rows, rng);
+        const auto ref_op = make_csr_based_operator<V>("csr", test::to_csr(m, cpu));
+        const auto xc = Array<V>::from_host(cpu, xh);
+        auto yc = Array<V>::from_host(cpu, yh);
+        ref_op->apply(V(0.75), xc, V(2), yc);
+        const auto expect = yc.to_host();
+        for (const std::string format : {"csr", "csr-scalar", "cusparse"}) {
+            const auto op = make_csr_based_operator<V>(format, test::to_csr(m, gpu));
+            const auto xg = Array<V>::from_host(gpu, xh);
+            auto yg = Array<V>::from_host(gpu, yh);
+            op->apply(V(0.75), xg, V(2), yg);
+            EXPECT_LT(test::relative_max_error(yg.to_host(), expect), tol)
+                << format << " " << rows << "x" << cols;
+        }
+    }
+}
+
+TEST(LinalgGpuTimer, EventTimerMeasuresEveryInterval)
+{
+    GPUFEM_REQUIRE_GPU();
+    const auto gpu = Executor::create_cuda();
+    auto timer = make_interval_timer(gpu);
+    Array<double> x(gpu, 1 << 22);
+    for (int i = 0; i < 5; ++i) {
+        timer->start();
+        fill(x, double(i));
+        timer->stop();
+    }
+    const auto s = timer->seconds();
+    ASSERT_EQ(s.size(), 5u);
+    for (double t : s) {
+        EXPECT_GT(t, 0.0);
+        EXPECT_LT(t, 1.0);
+    }
+}

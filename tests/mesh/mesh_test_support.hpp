@@ -1,0 +1,161 @@
+#pragma once
+// Helpers shared by the mesh tests: a temporary folder and cell/facet measures.
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include <unistd.h>
+
+#include "mesh/mesh.hpp"
+
+namespace gpufem::test {
+
+/// A fresh empty folder under the system's temporary folder, removed with its contents on
+/// destruction.
+class TempFolder {
+public:
+    TempFolder()
+    {
+        static std::atomic<int> counter{0};
+        path_ = std::filesystem::temp_directory_path() /
+                ("gpufem_mesh_test_" + std::to_string(::getpid()) + "_" +
+                 std::to_string(counter++));
+        std::filesystem::remove_all(path_);
+        std::filesystem::create_directories(path_);
+    }
+    ~TempFolder()
+    {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    TempFolder(const TempFolder&) = delete;
+    TempFolder& operator=(const TempFolder&) = delete;
+
+    const std::filesystem::path& path() const { return path_; }
+    /// A path inside the folder.
+    std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+private:
+    std::filesystem::path path_;
+};
+
+using Vec3 = std::array<double, 3>;
+
+inline Vec3 node(const Mesh& mesh, index_type n)
+{
+    return {mesh.coordinates[3 * n], mesh.coordinates[3 * n + 1], mesh.coordinates[3 * n + 2]};
+}
+
+inline Vec3 minus(const Vec3& a, const Vec3& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+
+inline Vec3 cross(const Vec3& a, const Vec3& b)
+{
+    return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+
+inline double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+inline double norm(const Vec3& a) { return std::sqrt(dot(a, a)); }
+
+/// Signed Jacobian determinants of a cell at the 2^dim Gauss points (one value for simplices),
+/// in the z = 0 plane for 2D cells.
+inline std::vector<double> cell_jacobians(const Mesh& mesh, index_type c)
+{
+    const index_type* n = &mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell];
+    auto x = [&](int i) { return node(mesh, n[i]); };
+    switch (mesh.cell_type) {
+    case ElementType::triangle: {
+        const Vec3 a = minus(x(1), x(0)), b = minus(x(2), x(0));
+        return {a[0] * b[1] - a[1] * b[0]};
+    }
+    case ElementType::tetrahedron:
+        return {dot(minus(x(1), x(0)), cross(minus(x(2), x(0)), minus(x(3), x(0))))};
+    case ElementType::quadrilateral: {
+        std::vector<double> dets;
+        const double g = 1.0 / std::sqrt(3.0);
+        for (double s : {-g, g})
+            for (double t : {-g, g}) {
+                // Bilinear map on [-1,1]^2 with corners in counter-clockwise order.
+                const double dxs = 0.25 * ((1 - t) * (x(1)[0] - x(0)[0]) + (1 + t) * (x(2)[0] - x(3)[0]));
+                const double dys = 0.25 * ((1 - t) * (x(1)[1] - x(0)[1]) + (1 + t) * (x(2)[1] - x(3)[1]));
+                const double dxt = 0.25 * ((1 - s) * (x(3)[0] - x(0)[0]) + (1 + s) * (x(2)[0] - x(1)[0]));
+                const double dyt = 0.25 * ((1 - s) * (x(3)[1] - x(0)[1]) + (1 + s) * (x(2)[1] - x(1)[1]));
+                dets.push_back(dxs * dyt - dys * dxt);
+            }
+        return dets;
+    }
+    case ElementType::hexahedron: {
+        std::vector<double> dets;
+        const double g = 1.0 / std::sqrt(3.0);
+        // Reference corners of the Gmsh/VTK hexahedron.
+        const int corner[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+                                  {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+        for (double r : {-g, g})
+            for (double s : {-g, g})
+                for (double t : {-g, g}) {
+                    double J[3][3] = {};
+                    for (int i = 0; i < 8; ++i) {
+                        const double cr = corner[i][0], cs = corner[i][1], ct = corner[i][2];
+                        const double d[3] = {0.125 * cr * (1 + cs * s) * (1 + ct * t),
+                                             0.125 * cs * (1 + cr * r) * (1 + ct * t),
+                                             0.125 * ct * (1 + cr * r) * (1 + cs * s)};
+                        const Vec3 p = x(i);
+                        for (int a = 0; a < 3; ++a)
+                            for (int b = 0; b < 3; ++b) J[a][b] += p[a] * d[b];
+                    }
+                    dets.push_back(J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
+                                   J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                                   J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]));
+                }
+        return dets;
+    }
+    default: return {};
+    }
+}
+
+/// Area (2D) or volume (3D) of a cell; exact for affine simplices and bilinear/trilinear cells.
+inline double cell_measure(const Mesh& mesh, index_type c)
+{
+    const std::vector<double> dets = cell_jacobians(mesh, c);
+    switch (mesh.cell_type) {
+    case ElementType::triangle: return std::abs(dets[0]) / 2;
+    case ElementType::tetrahedron: return std::abs(dets[0]) / 6;
+    default: {
+        double sum = 0;
+        for (double d : dets) sum += std::abs(d);
+        return sum;  // Gauss weights are 1 on [-1,1]^dim
+    }
+    }
+}
+
+/// Sum of the measures of all cells.
+inline double mesh_measure(const Mesh& mesh)
+{
+    double sum = 0;
+    for (index_type c = 0; c < mesh.num_cells(); ++c) sum += cell_measure(mesh, c);
+    return sum;
+}
+
+/// Total length (2D) or area (3D, planar facets) of a boundary group.
+inline double facets_measure(const Mesh& mesh, const BoundaryFacets& facets)
+{
+    double sum = 0;
+    for (std::size_t f = 0; f < facets.size(); ++f) {
+        const index_type* n = &facets.connectivity[f * facets.nodes_per_facet];
+        auto x = [&](int i) { return node(mesh, n[i]); };
+        switch (facets.type) {
+        case ElementType::line: sum += norm(minus(x(1), x(0))); break;
+        case ElementType::triangle: sum += norm(cross(minus(x(1), x(0)), minus(x(2), x(0)))) / 2; break;
+        case ElementType::quadrilateral:
+            sum += norm(cross(minus(x(1), x(0)), minus(x(2), x(0)))) / 2 +
+                   norm(cross(minus(x(2), x(0)), minus(x(3), x(0)))) / 2;
+            break;
+        default: break;
+        }
+    }
+    return sum;
+}
+
+}  // namespace gpufem::test

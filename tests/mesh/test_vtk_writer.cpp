@@ -1,0 +1,161 @@
+// Writing .vtu files: read back with VTK's own reader; failures leave no file.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <vtkCellData.h>
+#include <vtkCellType.h>
+#include <vtkDataArray.h>
+#include <vtkIdList.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkUnstructuredGrid.h>
+#include <vtkXMLUnstructuredGridReader.h>
+
+#include "mesh/mesh_source.hpp"
+#include "mesh/vtk_writer.hpp"
+#include "tests/mesh/mesh_test_support.hpp"
+
+namespace gpufem {
+namespace {
+
+using test::TempFolder;
+
+/// Two unit quadrilaterals side by side: [0,2]x[0,1], groups 1 and 2.
+Mesh two_quads()
+{
+    Mesh mesh;
+    mesh.dim = 2;
+    mesh.cell_type = ElementType::quadrilateral;
+    mesh.nodes_per_cell = 4;
+    mesh.coordinates = {0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1, 0, 1, 1, 0, 2, 1, 0};
+    mesh.cells = {0, 1, 4, 3, 1, 2, 5, 4};
+    mesh.cell_group = {1, 2};
+    mesh.source = "two quads";
+    return mesh;
+}
+
+/// Reads a .vtu file with VTK's reader.
+vtkSmartPointer<vtkUnstructuredGrid> read_vtu(const std::filesystem::path& path)
+{
+    vtkNew<vtkXMLUnstructuredGridReader> reader;
+    reader->SetFileName(path.c_str());
+    reader->Update();
+    return reader->GetOutput();
+}
+
+/// The names of the files in a folder.
+std::vector<std::string> files_in(const std::filesystem::path& folder)
+{
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(folder))
+        names.push_back(entry.path().filename().string());
+    return names;
+}
+
+TEST(VtkWriter, WritesPointsCellsAndFields)
+{
+    TempFolder folder;
+    const Mesh mesh = two_quads();
+    std::vector<double> u;
+    for (index_type n = 0; n < mesh.num_nodes(); ++n)
+        u.push_back(mesh.coordinates[3 * n] + 2 * mesh.coordinates[3 * n + 1]);
+    const auto path = folder / "result.vtu";
+    write_vtu(path, mesh, {{"u", u}, {"v", std::vector<double>(6, -1.5)}}, {{"kappa", {0.5, 4.0}}});
+    EXPECT_EQ(files_in(folder.path()), std::vector<std::string>{"result.vtu"});
+
+    const auto grid = read_vtu(path);
+    ASSERT_EQ(grid->GetNumberOfPoints(), 6);
+    ASSERT_EQ(grid->GetNumberOfCells(), 2);
+    for (vtkIdType n = 0; n < 6; ++n) {
+        double x[3];
+        grid->GetPoints()->GetPoint(n, x);
+        for (int c = 0; c < 3; ++c) EXPECT_EQ(x[c], mesh.coordinates[3 * n + c]);
+    }
+    EXPECT_EQ(grid->GetPoints()->GetDataType(), VTK_DOUBLE);
+    for (vtkIdType c = 0; c < 2; ++c) {
+        EXPECT_EQ(grid->GetCellType(c), VTK_QUAD);
+        vtkNew<vtkIdList> ids;
+        grid->GetCellPoints(c, ids);
+        ASSERT_EQ(ids->GetNumberOfIds(), 4);
+        for (vtkIdType i = 0; i < 4; ++i) EXPECT_EQ(ids->GetId(i), mesh.cells[4 * c + i]);
+    }
+    vtkDataArray* read_u = grid->GetPointData()->GetArray("u");
+    ASSERT_NE(read_u, nullptr);
+    EXPECT_EQ(read_u->GetDataType(), VTK_DOUBLE);
+    for (vtkIdType n = 0; n < 6; ++n) EXPECT_EQ(read_u->GetTuple1(n), u[n]);
+    ASSERT_NE(grid->GetPointData()->GetArray("v"), nullptr);
+    EXPECT_EQ(grid->GetPointData()->GetArray("v")->GetTuple1(3), -1.5);
+
+    vtkDataArray* group = grid->GetCellData()->GetArray("group");
+    ASSERT_NE(group, nullptr);
+    EXPECT_EQ(group->GetDataType(), VTK_INT);
+    EXPECT_EQ(group->GetDataTypeSize(), 4);
+    EXPECT_EQ(group->GetTuple1(0), 1);
+    EXPECT_EQ(group->GetTuple1(1), 2);
+    vtkDataArray* kappa = grid->GetCellData()->GetArray("kappa");
+    ASSERT_NE(kappa, nullptr);
+    EXPECT_EQ(kappa->GetTuple1(0), 0.5);
+    EXPECT_EQ(kappa->GetTuple1(1), 4.0);
+}
+
+TEST(VtkWriter, WritesGmshMeshesAndOverwrites)
+{
+    TempFolder folder;
+    MeshSpec spec;
+    spec.shape = "unit_cube";
+    spec.size = 0.5;
+    const Mesh cube = load_mesh(spec);
+    const auto path = folder / "cube.vtu";
+    write_vtu(path, two_quads(), {}, {});  // replaced below
+    write_vtu(path, cube, {{"u", std::vector<double>(cube.num_nodes(), 1.0)}}, {});
+    EXPECT_EQ(files_in(folder.path()), std::vector<std::string>{"cube.vtu"});
+
+    const auto grid = read_vtu(path);
+    ASSERT_EQ(grid->GetNumberOfPoints(), cube.num_nodes());
+    ASSERT_EQ(grid->GetNumberOfCells(), cube.num_cells());
+    for (vtkIdType c = 0; c < grid->GetNumberOfCells(); ++c) {
+        ASSERT_EQ(grid->GetCellType(c), VTK_HEXAHEDRON);
+        vtkNew<vtkIdList> ids;
+        grid->GetCellPoints(c, ids);
+        for (vtkIdType i = 0; i < 8; ++i) ASSERT_EQ(ids->GetId(i), cube.cells[8 * c + i]);
+    }
+    EXPECT_EQ(grid->GetCellData()->GetArray("group")->GetTuple1(0), cube.cell_group[0]);
+}
+
+TEST(VtkWriter, WrongFieldSizeThrowsAndLeavesNoFile)
+{
+    TempFolder folder;
+    const Mesh mesh = two_quads();
+    try {
+        write_vtu(folder / "bad.vtu", mesh, {{"u", std::vector<double>(5, 0.0)}}, {});
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("'u'"), std::string::npos) << e.what();
+    }
+    try {
+        write_vtu(folder / "bad.vtu", mesh, {}, {{"k", std::vector<double>(6, 0.0)}});
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("'k'"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(write_vtu(folder / "bad.vtu", mesh, {}, {{"group", {1.0, 2.0}}}), std::invalid_argument);
+    EXPECT_TRUE(files_in(folder.path()).empty());
+}
+
+TEST(VtkWriter, MissingFolderThrowsAndCreatesNothing)
+{
+    TempFolder folder;
+    const auto path = folder / "absent" / "result.vtu";
+    try {
+        write_vtu(path, two_quads(), {}, {});
+        FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("absent"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(std::filesystem::exists(folder / "absent"));
+    EXPECT_TRUE(files_in(folder.path()).empty());
+}
+
+}  // namespace
+}  // namespace gpufem

@@ -1,0 +1,467 @@
+// The case file: a full case, defaults, paths, --set overrides and every kind of error message.
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "solver/case_file.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gpufem::CaseError;
+using gpufem::CaseSpec;
+using gpufem::MeshSpec;
+using gpufem::parse_case_file;
+using gpufem::parse_case_text;
+
+/// A fresh folder under the system temp folder, removed at the end of the test.
+class CaseFileTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        std::random_device device;
+        dir_ = fs::temp_directory_path() / ("gpufem_case_test_" + std::to_string(device()));
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    /// Writes text to dir_/relative (creating folders) and returns the path.
+    fs::path write(const std::string& relative, const std::string& text) const
+    {
+        const fs::path path = dir_ / relative;
+        fs::create_directories(path.parent_path());
+        std::ofstream(path) << text;
+        return path;
+    }
+
+    fs::path dir_;
+};
+
+/// The CaseError message of parsing text as "case.yaml" ("" if it parses).
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {})
+{
+    try {
+        parse_case_text(text, "case.yaml", "", overrides);
+    } catch (const CaseError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+/// Expects message to contain every one of parts.
+void expect_contains(const std::string& message, std::initializer_list<std::string> parts)
+{
+    EXPECT_FALSE(message.empty()) << "no error was thrown";
+    for (const std::string& part : parts) {
+        EXPECT_NE(message.find(part), std::string::npos)
+            << "message: " << message << "\nlacks: " << part;
+    }
+}
+
+const std::string minimal = "mesh: {shape: unit_square}\n";
+
+TEST_F(CaseFileTest, FullCaseParses)
+{
+    write("meshes/square.msh", "dummy\n");
+    const fs::path path = write("case.yaml", R"YAML(# a full case
+mesh:
+  file: meshes/square.msh
+  refine: 2
+degree: 1
+problem:
+  kappa: 2.5
+  f: "2*pi^2*sin(pi*x)*sin(pi*y)"
+  exact: "sin(pi*x)*sin(pi*y)"
+  dirichlet:
+    left: 0
+    boundary: "x + y"
+  neumann:
+    right: 1
+format: csr-scalar
+solver:
+  method: cg
+  tolerance: 1e-10
+  max_iterations: 500
+precision: float
+backend: cpu
+)YAML");
+    const CaseSpec spec = parse_case_file(path);
+    EXPECT_EQ(spec.case_path, path);
+    EXPECT_EQ(spec.name, "case");
+    EXPECT_EQ(spec.mesh.kind, MeshSpec::Kind::file);
+    EXPECT_EQ(spec.mesh.path, (dir_ / "meshes/square.msh").string());
+    EXPECT_EQ(spec.mesh.refine, 2);
+    EXPECT_EQ(spec.degree, 1);
+    EXPECT_EQ(spec.problem.kappa, "2.5");
+    EXPECT_EQ(spec.problem.f, "2*pi^2*sin(pi*x)*sin(pi*y)");
+    EXPECT_EQ(spec.problem.exact, "sin(pi*x)*sin(pi*y)");
+    ASSERT_EQ(spec.problem.dirichlet.size(), 2u);
+    EXPECT_EQ(spec.problem.dirichlet[0].group, "left");
+    EXPECT_EQ(spec.problem.dirichlet[0].expression, "0");
+    EXPECT_EQ(spec.problem.dirichlet[1].group, "boundary");
+    EXPECT_EQ(spec.problem.dirichlet[1].expression, "x + y");
+    ASSERT_EQ(spec.problem.neumann.size(), 1u);
+    EXPECT_EQ(spec.problem.neumann[0].group, "right");
+    EXPECT_EQ(spec.problem.neumann[0].expression, "1");
+    EXPECT_EQ(spec.format, "csr-scalar");
+    EXPECT_EQ(spec.solver.method, "cg");
+    EXPECT_DOUBLE_EQ(spec.solver.tolerance, 1e-10);
+    EXPECT_EQ(spec.solver.max_iterations, 500);
+    EXPECT_EQ(spec.precision, "float");
+    EXPECT_EQ(spec.backend, "cpu");
+
+    const nlohmann::json& resolved = spec.resolved;
+    EXPECT_EQ(resolved["mesh"]["file"], (dir_ / "meshes/square.msh").string());
+    EXPECT_EQ(resolved["mesh"]["refine"], 2);
+    EXPECT_FALSE(resolved["mesh"].contains("size"));
+    EXPECT_EQ(resolved["problem"]["kappa"], "2.5");
+    EXPECT_EQ(resolved["problem"]["dirichlet"][1]["group"], "boundary");
+    EXPECT_EQ(resolved["problem"]["dirichlet"][1]["expression"], "x + y");
+    EXPECT_EQ(resolved["problem"]["neumann"][0]["group"], "right");
+    EXPECT_EQ(resolved["solver"]["tolerance"], 1e-10);
+    EXPECT_EQ(resolved["precision"], "float");
+}
+
+TEST(CaseFile, DefaultsAreFilledIn)
+{
+    const CaseSpec spec = parse_case_text(minimal, "square.yaml", "");
+    EXPECT_EQ(spec.name, "square");
+    EXPECT_EQ(spec.mesh.kind, MeshSpec::Kind::shape);
+    EXPECT_EQ(spec.mesh.shape, "unit_square");
+    EXPECT_EQ(spec.mesh.elements, "quadrilateral");
+    EXPECT_DOUBLE_EQ(spec.mesh.size, 0.1);
+    EXPECT_EQ(spec.mesh.refine, 0);
+    EXPECT_EQ(spec.degree, 1);
+    EXPECT_EQ(spec.problem.kappa, "1");
+    EXPECT_EQ(spec.problem.f, "0");
+    EXPECT_EQ(spec.problem.exact, "");
+    EXPECT_TRUE(spec.problem.dirichlet.empty());
+    EXPECT_TRUE(spec.problem.neumann.empty());
+    EXPECT_EQ(spec.format, "csr");
+    EXPECT_EQ(spec.solver.method, "cg");
+    EXPECT_DOUBLE_EQ(spec.solver.tolerance, 1e-8);
+    EXPECT_EQ(spec.solver.max_iterations, 10000);
+    EXPECT_EQ(spec.precision, "double");
+    EXPECT_EQ(spec.backend, "auto");
+
+    const nlohmann::json expected = nlohmann::json::parse(R"({
+        "mesh": {"shape": "unit_square", "elements": "quadrilateral", "size": 0.1, "refine": 0},
+        "degree": 1,
+        "problem": {"kappa": "1", "f": "0", "exact": null, "dirichlet": [], "neumann": []},
+        "format": "csr",
+        "solver": {"method": "cg", "tolerance": 1e-8, "max_iterations": 10000},
+        "precision": "double",
+        "backend": "auto"})");
+    EXPECT_EQ(spec.resolved, expected) << spec.resolved.dump(2);
+}
+
+TEST(CaseFile, EmptySectionsMeanDefaults)
+{
+    const CaseSpec spec = parse_case_text(minimal + "problem:\nsolver:\n", "case.yaml", "");
+    EXPECT_EQ(spec.problem.kappa, "1");
+    EXPECT_EQ(spec.solver.max_iterations, 10000);
+}
+
+TEST(CaseFile, ShapeElementsAndAliases)
+{
+    EXPECT_EQ(parse_case_text("mesh: {shape: unit_cube}", "c", "").mesh.elements, "hexahedron");
+    EXPECT_EQ(parse_case_text("mesh: {shape: disk, elements: tri}", "c", "").mesh.elements, "triangle");
+    EXPECT_EQ(parse_case_text("mesh: {shape: l_shape, elements: quad}", "c", "").mesh.elements,
+              "quadrilateral");
+    EXPECT_EQ(parse_case_text("mesh: {shape: unit_cube, elements: tet}", "c", "").mesh.elements,
+              "tetrahedron");
+    const CaseSpec hex = parse_case_text("mesh: {shape: unit_cube, elements: hex, size: 0.25}", "c", "");
+    EXPECT_EQ(hex.mesh.elements, "hexahedron");
+    EXPECT_DOUBLE_EQ(hex.mesh.size, 0.25);
+    EXPECT_EQ(hex.resolved["mesh"]["elements"], "hexahedron");
+}
+
+TEST_F(CaseFileTest, MeshPathsResolveAgainstTheCaseFolder)
+{
+    write("meshes/a.msh", "dummy\n");
+    write("meshes/b.geo", "// dummy\n");
+    const fs::path path = write("cases/sub/case.yaml", "mesh:\n  file: ../../meshes/a.msh\n");
+    const CaseSpec spec = parse_case_file(path);
+    EXPECT_EQ(spec.mesh.path, (dir_ / "meshes/a.msh").string());
+
+    const CaseSpec text = parse_case_text("mesh: {geo: meshes/b.geo, size: 0.2}", "t.yaml", dir_);
+    EXPECT_EQ(text.mesh.kind, MeshSpec::Kind::geo);
+    EXPECT_EQ(text.mesh.path, (dir_ / "meshes/b.geo").string());
+    EXPECT_DOUBLE_EQ(text.mesh.size, 0.2);
+    EXPECT_EQ(text.resolved["mesh"]["geo"], (dir_ / "meshes/b.geo").string());
+
+    const std::string absolute = (dir_ / "meshes/a.msh").string();
+    const CaseSpec abs = parse_case_text("mesh: {file: '" + absolute + "'}", "t.yaml", "/elsewhere");
+    EXPECT_EQ(abs.mesh.path, absolute);
+
+    const CaseSpec geo = parse_case_text("mesh: {geo: meshes/b.geo}", "t.yaml", dir_);
+    EXPECT_DOUBLE_EQ(geo.mesh.size, 0.0);  // the .geo file's own sizes
+    EXPECT_TRUE(geo.resolved["mesh"]["size"].is_null());
+}
+
+TEST(CaseFile, OverridesSetNumbersAndCreateMaps)
+{
+    const CaseSpec spec = parse_case_text(
+        minimal, "case.yaml", "",
+        {"mesh.refine=3", "solver.tolerance=1e-10", "solver.max_iterations=50", "problem.f=sin(pi*x)",
+         "format=cusparse", "mesh.elements=tri"});
+    EXPECT_EQ(spec.mesh.refine, 3);
+    EXPECT_DOUBLE_EQ(spec.solver.tolerance, 1e-10);
+    EXPECT_EQ(spec.solver.max_iterations, 50);
+    EXPECT_EQ(spec.problem.f, "sin(pi*x)");
+    EXPECT_EQ(spec.format, "cusparse");
+    EXPECT_EQ(spec.mesh.elements, "triangle");
+    EXPECT_EQ(spec.resolved["mesh"]["refine"], 3);
+    EXPECT_EQ(spec.resolved["solver"]["max_iterations"], 50);
+}
+
+TEST(CaseFile, OverridesAddAndReplaceBoundaryConditions)
+{
+    const std::string text = minimal + "problem:\n  dirichlet:\n    left: 0\n    right: 1\n";
+    const CaseSpec spec = parse_case_text(text, "case.yaml", "",
+                                          {"problem.dirichlet.left=2", "problem.dirichlet.top=x*y",
+                                           "problem.neumann.bottom=3"});
+    ASSERT_EQ(spec.problem.dirichlet.size(), 3u);
+    EXPECT_EQ(spec.problem.dirichlet[0].group, "left");  // replaced in place
+    EXPECT_EQ(spec.problem.dirichlet[0].expression, "2");
+    EXPECT_EQ(spec.problem.dirichlet[1].group, "right");
+    EXPECT_EQ(spec.problem.dirichlet[2].group, "top");  // added last
+    EXPECT_EQ(spec.problem.dirichlet[2].expression, "x*y");
+    ASSERT_EQ(spec.problem.neumann.size(), 1u);
+    EXPECT_EQ(spec.problem.neumann[0].group, "bottom");
+}
+
+TEST(CaseFile, OverrideCanReplaceAWholeMap)
+{
+    const CaseSpec spec = parse_case_text(minimal, "case.yaml", "", {"mesh={shape: unit_cube, refine: 1}"});
+    EXPECT_EQ(spec.mesh.shape, "unit_cube");
+    EXPECT_EQ(spec.mesh.refine, 1);
+}
+
+TEST(CaseFile, BadOverridesNameTheOverride)
+{
+    expect_contains(error_of(minimal, {"mesh.refine"}),
+                    {"--set mesh.refine", "malformed override", "key=value"});
+    expect_contains(error_of(minimal, {"=3"}), {"--set =3", "empty"});
+    expect_contains(error_of(minimal, {"mesh..refine=3"}), {"--set mesh..refine=3", "empty segment"});
+    expect_contains(error_of(minimal, {"mesh.shape.x=1"}),
+                    {"--set mesh.shape.x=1", "'mesh.shape'", "not a map"});
+    expect_contains(error_of(minimal, {"problem.f=[1,"}), {"--set problem.f=[1,", "not valid YAML"});
+}
+
+TEST(CaseFile, ErrorsInOverriddenValuesNameTheOverride)
+{
+    const std::string refine = error_of(minimal, {"mesh.refine=abc"});
+    expect_contains(refine, {"--set mesh.refine=abc: mesh.refine: expected an integer >= 0, got 'abc'"});
+    EXPECT_EQ(refine.find("case.yaml"), std::string::npos) << refine;
+
+    expect_contains(error_of(minimal, {"solver.tol=1"}),
+                    {"--set solver.tol=1: solver.tol: unknown key 'tol'", "tolerance"});
+    expect_contains(error_of(minimal, {"problem.dirichlet.left=sin("}),
+                    {"--set problem.dirichlet.left=sin(: problem.dirichlet.left: invalid expression 'sin('"});
+    expect_contains(error_of(minimal, {"degree=2"}), {"--set degree=2: degree:", "only degree 1"});
+}
+
+TEST(CaseFile, MalformedYamlGivesTheLine)
+{
+    expect_contains(error_of("mesh:\n  shape: unit_square\n  refine: [1,\nformat: csr\n"),
+                    {"case.yaml:", "invalid YAML"});
+    expect_contains(error_of("mesh: {shape: unit_square}\n refine: 2\n"),
+                    {"case.yaml:2: invalid YAML"});
+}
+
+TEST(CaseFile, EmptyAndNonMapFilesAreRejected)
+{
+    expect_contains(error_of(""), {"case.yaml", "empty"});
+    expect_contains(error_of("# only a comment\n"), {"case.yaml", "empty"});
+    expect_contains(error_of("- a\n- b\n"), {"case.yaml:1", "expected a map", "got a list"});
+    expect_contains(error_of("hello\n"), {"case.yaml:1", "expected a map", "got a scalar"});
+    expect_contains(error_of(minimal + "---\n" + minimal), {"case.yaml:", "one YAML document"});
+}
+
+TEST(CaseFile, MissingCaseFile)
+{
+    try {
+        parse_case_file("/nonexistent/folder/case.yaml");
+        FAIL() << "no error";
+    } catch (const CaseError& error) {
+        EXPECT_STREQ(error.what(), "case file '/nonexistent/folder/case.yaml' not found");
+    }
+}
+
+TEST(CaseFile, UnknownKeysNameKeyLineAndValidKeys)
+{
+    expect_contains(error_of(minimal + "formt: csr\n"),
+                    {"case.yaml:2: formt: unknown key 'formt'",
+                     "valid keys: mesh, degree, problem, format, solver, precision, backend",
+                     "did you mean 'format'?"});
+    expect_contains(error_of("mesh:\n  shape: unit_square\n  sise: 0.1\n"),
+                    {"case.yaml:3: mesh.sise: unknown key 'sise'", "file, geo, shape, elements, size, refine",
+                     "did you mean 'size'?"});
+    expect_contains(error_of(minimal + "solver:\n  method: cg\n  preconditioner: jacobi\n"),
+                    {"case.yaml:4: solver.preconditioner: unknown key", "method, tolerance, max_iterations"});
+    expect_contains(error_of(minimal + "problem:\n  g: 1\n"), {"case.yaml:3: problem.g: unknown key 'g'"});
+}
+
+TEST(CaseFile, DuplicateKeysAreRejected)
+{
+    expect_contains(error_of(minimal + "format: csr\nformat: cusparse\n"),
+                    {"case.yaml:3: format: duplicate key (first given at line 2)"});
+}
+
+TEST(CaseFile, WrongTypesNameKeyLineAndExpectation)
+{
+    expect_contains(error_of("mesh:\n  shape: unit_square\n  refine: abc\n"),
+                    {"case.yaml:3: mesh.refine: expected an integer >= 0, got 'abc'"});
+    expect_contains(error_of("mesh:\n  shape: unit_square\n  refine: -1\n"),
+                    {"case.yaml:3: mesh.refine: expected an integer >= 0, got '-1'"});
+    expect_contains(error_of("mesh:\n  shape: unit_square\n  refine: 1.5\n"),
+                    {"mesh.refine: expected an integer >= 0, got '1.5'"});
+    expect_contains(error_of(minimal + "solver:\n  tolerance: [1]\n"),
+                    {"case.yaml:3: solver.tolerance: expected a number > 0 and < 1, got a list"});
+    expect_contains(error_of(minimal + "solver:\n  tolerance: 2\n"),
+                    {"case.yaml:3: solver.tolerance: expected a number > 0 and < 1, got '2'"});
+    expect_contains(error_of(minimal + "solver:\n  max_iterations: 0\n"),
+                    {"case.yaml:3: solver.max_iterations: expected an integer > 0, got '0'"});
+    expect_contains(error_of(minimal + "solver: cg\n"),
+                    {"case.yaml:2: solver: expected a map with keys method, tolerance, max_iterations, got 'cg'"});
+    expect_contains(error_of("mesh:\n  shape: unit_square\n  size: -0.1\n"),
+                    {"case.yaml:3: mesh.size: expected a number > 0, got '-0.1'"});
+    expect_contains(error_of(minimal + "problem:\n  f: {a: 1}\n"),
+                    {"case.yaml:3: problem.f: expected a number or an expression of x, y, z, got a map"});
+}
+
+TEST(CaseFile, BadChoicesListTheValidOnes)
+{
+    expect_contains(error_of(minimal + "format: ell\n"),
+                    {"case.yaml:2: format: expected one of csr, csr-scalar, cusparse, got 'ell'"});
+    expect_contains(error_of(minimal + "precision: half\n"),
+                    {"case.yaml:2: precision: expected one of double, float, got 'half'"});
+    expect_contains(error_of(minimal + "backend: gpu\n"),
+                    {"case.yaml:2: backend: expected one of auto, cpu, cuda, got 'gpu'"});
+    expect_contains(error_of(minimal + "solver: {method: bicgstab}\n"),
+                    {"case.yaml:2: solver.method: expected one of cg, got 'bicgstab'"});
+    expect_contains(error_of("mesh:\n  shape: sphere\n"),
+                    {"case.yaml:2: mesh.shape: expected one of unit_square, unit_cube, l_shape, disk, got 'sphere'"});
+    expect_contains(error_of("mesh:\n  shape: unit_square\n  elements: prism\n"),
+                    {"case.yaml:3: mesh.elements: expected one of triangle, quadrilateral, tetrahedron, "
+                     "hexahedron, got 'prism'"});
+    expect_contains(error_of("mesh:\n  shape: unit_square\n  elements: hex\n"),
+                    {"case.yaml:3: mesh.elements: 'hexahedron' does not fit the 2D shape 'unit_square'"});
+}
+
+TEST(CaseFile, MeshSourceErrors)
+{
+    expect_contains(error_of("degree: 1\n"), {"case.yaml:1: mesh: required key missing"});
+    expect_contains(error_of("mesh:\n  refine: 1\n"),
+                    {"case.yaml:1: mesh: expected exactly one of file, geo, shape"});
+    expect_contains(error_of("mesh:\n  shape: unit_square\n  geo: a.geo\n"),
+                    {"case.yaml:3: mesh.geo: 'shape' and 'geo' are both given",
+                     "expected exactly one of file, geo, shape"});
+    expect_contains(error_of("mesh:\n  file: missing/square.msh\n"),
+                    {"case.yaml:2: mesh.file: file 'missing/square.msh' not found"});
+    expect_contains(error_of("mesh:\n  geo: nothing.geo\n"),
+                    {"case.yaml:2: mesh.geo: file 'nothing.geo' not found"});
+}
+
+TEST_F(CaseFileTest, MissingMeshFileNamesTheResolvedPath)
+{
+    const fs::path path = write("case.yaml", "mesh:\n  file: gone.msh\n");
+    try {
+        parse_case_file(path);
+        FAIL() << "no error";
+    } catch (const CaseError& error) {
+        expect_contains(error.what(), {path.string() + ":2: mesh.file: file 'gone.msh' not found",
+                                       (dir_ / "gone.msh").string()});
+    }
+}
+
+TEST_F(CaseFileTest, OptionsThatDoNotFitTheMeshSource)
+{
+    write("a.msh", "dummy\n");
+    const auto error = [this](const std::string& text) {
+        try {
+            parse_case_text(text, "case.yaml", dir_);
+        } catch (const CaseError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    expect_contains(error("mesh:\n  file: a.msh\n  elements: tri\n"),
+                    {"case.yaml:3: mesh.elements: only valid with mesh.shape"});
+    expect_contains(error("mesh:\n  file: a.msh\n  size: 0.1\n"),
+                    {"case.yaml:3: mesh.size: only valid with mesh.geo or mesh.shape"});
+}
+
+TEST(CaseFile, BadExpressionsNameKeyAndLine)
+{
+    expect_contains(error_of(minimal + "problem:\n  kappa: 1\n  f: \"sin(\"\n"),
+                    {"case.yaml:4: problem.f: invalid expression 'sin(':", "position"});
+    expect_contains(error_of(minimal + "problem:\n  exact: t*x\n"),
+                    {"case.yaml:3: problem.exact: invalid expression 't*x':", "\"t\""});
+    expect_contains(error_of(minimal + "problem:\n  dirichlet:\n    left: 0\n    right: u + 1\n"),
+                    {"case.yaml:5: problem.dirichlet.right: invalid expression 'u + 1'"});
+    expect_contains(error_of(minimal + "problem:\n  neumann:\n    top: foo(x)\n"),
+                    {"case.yaml:4: problem.neumann.top: invalid expression 'foo(x)'"});
+    expect_contains(error_of(minimal + "problem:\n  kappa:\n"),
+                    {"case.yaml:3: problem.kappa: expected a number or an expression of x, y, z, got nothing"});
+}
+
+TEST(CaseFile, ProblemValueChecks)
+{
+    expect_contains(error_of(minimal + "problem:\n  kappa: 0\n"),
+                    {"case.yaml:3: problem.kappa: expected kappa > 0, got '0'"});
+    expect_contains(error_of(minimal + "problem:\n  dirichlet: {left: 0}\n  neumann: {left: 1}\n"),
+                    {"case.yaml:4: problem.neumann.left: group 'left' also has a Dirichlet condition"});
+    // A non-constant kappa is checked when the case runs, not here.
+    EXPECT_EQ(parse_case_text(minimal + "problem: {kappa: 1 + x^2}\n", "c", "").problem.kappa, "1 + x^2");
+}
+
+TEST(CaseFile, OnlyDegreeOneForNow)
+{
+    expect_contains(error_of(minimal + "degree: 2\n"),
+                    {"case.yaml:2: degree: only degree 1 is implemented so far (got 2)"});
+    expect_contains(error_of(minimal + "degree: two\n"),
+                    {"case.yaml:2: degree: expected an integer > 0, got 'two'"});
+}
+
+TEST(CaseFile, ReferenceDocumentsEveryKey)
+{
+    const std::string reference = gpufem::case_file_reference();
+    for (const char* key : {"mesh:", "file:", "geo:", "shape:", "elements:", "size:", "refine:", "degree:",
+                            "problem:", "kappa:", "f:", "exact:", "dirichlet:", "neumann:", "format:",
+                            "solver:", "method:", "tolerance:", "max_iterations:", "precision:",
+                            "backend:", "--set"}) {
+        EXPECT_NE(reference.find(key), std::string::npos) << key;
+    }
+}
+
+TEST(CaseFile, ReferenceExampleParses)
+{
+    const std::string reference = gpufem::case_file_reference();
+    const std::size_t start = reference.find("Example:\n");
+    ASSERT_NE(start, std::string::npos);
+    std::string example;
+    std::istringstream lines(reference.substr(start + 9));
+    for (std::string line; std::getline(lines, line);) {
+        example += (line.size() >= 2 ? line.substr(2) : line) + "\n";  // drop the indent
+    }
+    const CaseSpec spec = parse_case_text(example, "example.yaml", "");
+    EXPECT_EQ(spec.mesh.shape, "unit_square");
+    EXPECT_EQ(spec.problem.exact, "sin(pi*x)*sin(pi*y)");
+    ASSERT_EQ(spec.problem.dirichlet.size(), 1u);
+    EXPECT_DOUBLE_EQ(spec.solver.tolerance, 1e-10);
+}
+
+TEST(CaseFile, ExpressionTextIsTrimmed)
+{
+    const CaseSpec spec = parse_case_text(minimal + "problem:\n  f: >\n    sin(x)\n", "c.yaml", "");
+    EXPECT_EQ(spec.problem.f, "sin(x)");
+}
+
+}  // namespace

@@ -1,0 +1,194 @@
+// The gpufem program end to end on the CPU backend: outputs read back with VTK, bad input
+// rejected with a clear message, a non-zero exit and no files.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "run_gpufem.hpp"
+
+using namespace gpufem;
+
+namespace {
+
+const char* sine_case = R"yaml(# manufactured solution on the unit square
+mesh:
+  shape: unit_square
+  elements: quadrilateral
+  size: 0.05
+degree: 1
+problem:
+  kappa: 1
+  f: "(pi^2 - 1)*exp(x)*sin(pi*y)"
+  exact: "exp(x)*sin(pi*y)"
+  dirichlet:
+    boundary: "exp(x)*sin(pi*y)"
+format: csr
+solver:
+  method: cg
+  tolerance: 1e-10
+  max_iterations: 2000
+precision: double
+backend: cpu
+)yaml";
+
+/// Runs a case expected to fail; checks exit code 1, the message and that nothing was written.
+void expect_rejected(const std::string& yaml, const std::vector<std::string>& message_parts,
+                     const std::string& extra_args = "")
+{
+    test::TempDir dir;
+    const auto file = dir.write("bad.yaml", yaml);
+    const auto out = dir.path() / "out";
+    const auto r = test::run_gpufem("run " + file.string() + " --output " + out.string() + " " + extra_args);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    for (const auto& part : message_parts)
+        EXPECT_NE(r.output.find(part), std::string::npos) << "missing '" << part << "' in:\n" << r.output;
+    if (std::filesystem::exists(out)) EXPECT_TRUE(std::filesystem::is_empty(out)) << "files left behind";
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "bad")) << "default output folder created";
+}
+
+}  // namespace
+
+TEST(EndToEnd, SineCaseWritesReadableOutputs)
+{
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    const auto r = test::run_gpufem("run " + file.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("gpufem summary"), std::string::npos) << r.output;
+
+    const auto out = dir.path() / "sine";  // default: next to the case, named after it
+    const auto report = test::read_json(out / "report.json");
+    EXPECT_EQ(report["backend"], "cpu");
+    EXPECT_EQ(report["precision"], "double");
+    EXPECT_EQ(report["mesh"]["cell_type"], "quadrilateral");
+    EXPECT_EQ(report["mesh"]["cells"], 400);
+    EXPECT_EQ(report["mesh"]["nodes"], 441);
+    EXPECT_EQ(report["matrix"]["rows"], 441);
+    EXPECT_EQ(report["matrix"]["nnz_per_row"]["max"], 9);
+    EXPECT_TRUE(report["solver"]["converged"].get<bool>());
+    const int iterations = report["solver"]["iterations"];
+    EXPECT_GT(iterations, 5);
+    EXPECT_EQ(report["solver"]["residual_history"].size(), static_cast<std::size_t>(iterations + 1));
+    EXPECT_LT(report["solver"]["final_relative_residual"].get<double>(), 1e-10);
+    for (const char* phase : {"mesh", "solve", "output"}) EXPECT_GE(report["times"][phase].get<double>(), 0.0);
+    EXPECT_GT(report["times"]["assembly"]["total"].get<double>(), 0.0);
+    const double l2 = report["errors"]["l2"];
+    EXPECT_GT(l2, 1e-5);   // h = 0.05 Q1: about 1e-3 relative
+    EXPECT_LT(l2, 5e-3);
+    EXPECT_EQ(report["case"]["mesh"]["size"], 0.05);
+
+    const auto grid = test::read_vtu(out / "result.vtu");
+    ASSERT_EQ(grid->GetNumberOfPoints(), 441);
+    ASSERT_EQ(grid->GetNumberOfCells(), 400);
+    EXPECT_EQ(grid->GetCellType(0), 9);  // VTK_QUAD
+    auto* u = grid->GetPointData()->GetArray("u");
+    auto* exact = grid->GetPointData()->GetArray("u_exact");
+    auto* error = grid->GetPointData()->GetArray("error");
+    ASSERT_TRUE(u && exact && error);
+    ASSERT_NE(grid->GetCellData()->GetArray("group"), nullptr);
+    double max_err = 0;
+    for (vtkIdType i = 0; i < grid->GetNumberOfPoints(); ++i) {
+        double p[3];
+        grid->GetPoint(i, p);
+        EXPECT_NEAR(exact->GetTuple1(i), std::exp(p[0]) * std::sin(M_PI * p[1]), 1e-12);
+        EXPECT_NEAR(error->GetTuple1(i), u->GetTuple1(i) - exact->GetTuple1(i), 1e-14);
+        max_err = std::max(max_err, std::abs(error->GetTuple1(i)));
+    }
+    EXPECT_LT(max_err, 5e-3);
+    EXPECT_NEAR(report["errors"]["max_nodal"].get<double>(), max_err, 1e-12);
+
+    std::ifstream csv(out / "spmv_timings.csv");
+    std::string line;
+    int lines = 0;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "iteration,format,seconds");
+    while (std::getline(csv, line)) ++lines;
+    EXPECT_EQ(lines, iterations);
+
+    // No temporary files left next to the results.
+    for (const auto& entry : std::filesystem::directory_iterator(out))
+        EXPECT_EQ(entry.path().filename().string().find(".partial"), std::string::npos);
+}
+
+TEST(EndToEnd, OverridesAndOutputFolderApply)
+{
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    const auto out = dir.path() / "elsewhere";
+    const auto r = test::run_gpufem("run " + file.string() + " -o " + out.string() +
+                                    " --set mesh.size=0.1 --set mesh.elements=triangle --set precision=float"
+                                    " --set solver.tolerance=1e-5 -q");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto report = test::read_json(out / "report.json");
+    EXPECT_EQ(report["mesh"]["cell_type"], "triangle");
+    EXPECT_EQ(report["precision"], "float");
+    EXPECT_EQ(report["case"]["solver"]["tolerance"], 1e-5);
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "sine"));
+}
+
+TEST(EndToEnd, NonConvergenceWritesOutputsAndExitsWithTwo)
+{
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    const auto r = test::run_gpufem("run " + file.string() + " --set solver.max_iterations=3");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("max_iterations"), std::string::npos) << r.output;
+    const auto report = test::read_json(dir.path() / "sine" / "report.json");
+    EXPECT_FALSE(report["solver"]["converged"].get<bool>());
+    EXPECT_EQ(report["solver"]["status"], "max_iterations");
+}
+
+TEST(EndToEnd, HelpDescribesTheCaseFile)
+{
+    const auto top = test::run_gpufem("--help");
+    EXPECT_EQ(top.exit_code, 0);
+    EXPECT_NE(top.output.find("run"), std::string::npos);
+    const auto run = test::run_gpufem("run --help");
+    EXPECT_EQ(run.exit_code, 0);
+    for (const char* key : {"--set", "--backend", "--output", "tolerance", "dirichlet", "unit_square"})
+        EXPECT_NE(run.output.find(key), std::string::npos) << key;
+}
+
+TEST(BadInput, MalformedYaml)
+{
+    expect_rejected("mesh:\n  shape: unit_square\n  size: [0.1\n", {"bad.yaml:", "invalid YAML"});
+}
+
+TEST(BadInput, UnknownKeyNamedWithLine)
+{
+    expect_rejected("mesh:\n  shape: unit_square\nsolvr:\n  method: cg\n", {"bad.yaml", "solvr", ":3"});
+}
+
+TEST(BadInput, WrongTypeNamedWithLine)
+{
+    expect_rejected("mesh:\n  shape: unit_square\n  refine: abc\n", {"mesh.refine", ":3"});
+}
+
+TEST(BadInput, MissingMeshFile)
+{
+    expect_rejected("mesh:\n  file: no_such_mesh.msh\n", {"no_such_mesh.msh"});
+}
+
+TEST(BadInput, UnknownPhysicalGroup)
+{
+    expect_rejected(
+        "mesh:\n  shape: unit_square\n  size: 0.25\nproblem:\n  f: 1\n  dirichlet:\n    lefty: 0\n",
+        {"lefty", "left", "boundary"});
+}
+
+TEST(BadInput, BadExpression)
+{
+    expect_rejected("mesh:\n  shape: unit_square\nproblem:\n  f: \"sin(x\"\n", {"problem.f", ":4"});
+}
+
+TEST(BadInput, BadOverride)
+{
+    expect_rejected(sine_case, {"mesh.refine"}, "--set mesh.refine=minus");
+}
+
+TEST(BadInput, MissingCaseFile)
+{
+    const auto r = test::run_gpufem("run /nonexistent/case.yaml");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("/nonexistent/case.yaml"), std::string::npos) << r.output;
+}

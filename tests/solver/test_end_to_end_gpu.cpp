@@ -1,0 +1,77 @@
+// The same cases on the CUDA and CPU backends give the same solution (label gpu).
+#include <gtest/gtest.h>
+
+#include "gpu_test.hpp"
+#include "run_gpufem.hpp"
+
+using namespace gpufem;
+
+namespace {
+
+struct BackendRun {
+    nlohmann::json report;
+    std::vector<double> u;
+};
+
+BackendRun run_backend(const test::TempDir& dir, const std::filesystem::path& file, const std::string& backend,
+                const std::string& extra)
+{
+    const auto out = dir.path() / backend;
+    const auto r = test::run_gpufem("run " + file.string() + " -q --backend " + backend + " -o " +
+                                    out.string() + " " + extra);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    BackendRun run{test::read_json(out / "report.json"), {}};
+    const auto grid = test::read_vtu(out / "result.vtu");
+    auto* u = grid->GetPointData()->GetArray("u");
+    for (vtkIdType i = 0; i < grid->GetNumberOfPoints(); ++i) run.u.push_back(u->GetTuple1(i));
+    return run;
+}
+
+}  // namespace
+
+TEST(EndToEndGpu, CudaMatchesCpuForEveryCellTypeFormatAndPrecision)
+{
+    GPUFEM_REQUIRE_GPU();
+    test::TempDir dir;
+    const auto file = dir.write("case.yaml", R"yaml(
+mesh:
+  shape: unit_square
+  size: 0.05
+problem:
+  kappa: "1 + x*y"
+  f: "1 + sin(3*x)"
+  exact: "0"
+  dirichlet:
+    left: "y"
+    bottom: 0
+  neumann:
+    right: "x*y"
+solver:
+  tolerance: 1e-10
+)yaml");
+    for (const std::string shape_args :
+         {"--set mesh.elements=triangle", "--set mesh.elements=quadrilateral",
+          "--set mesh.shape=unit_cube --set mesh.elements=tetrahedron --set mesh.size=0.125",
+          "--set mesh.shape=unit_cube --set mesh.elements=hexahedron --set mesh.size=0.1"}) {
+        for (const std::string format : {"csr", "csr-scalar", "cusparse"}) {
+            for (const std::string precision : {"double", "float"}) {
+                const std::string extra = shape_args + " --set format=" + format + " --set precision=" +
+                                          precision + (precision == "float" ? " --set solver.tolerance=1e-5" : "");
+                const BackendRun cpu = run_backend(dir, file, "cpu", extra);
+                const BackendRun gpu = run_backend(dir, file, "cuda", extra);
+                ASSERT_EQ(cpu.u.size(), gpu.u.size());
+                EXPECT_EQ(gpu.report["backend"], "cuda");
+                EXPECT_EQ(gpu.report["spmv"]["clock"], "CUDA events");
+                double diff = 0, scale = 0;
+                for (std::size_t i = 0; i < cpu.u.size(); ++i) {
+                    diff = std::max(diff, std::abs(cpu.u[i] - gpu.u[i]));
+                    scale = std::max(scale, std::abs(cpu.u[i]));
+                }
+                EXPECT_LT(diff / scale, precision == "double" ? 1e-8 : 1e-3) << extra;
+                EXPECT_NEAR(cpu.report["solver"]["iterations"].get<int>(),
+                            gpu.report["solver"]["iterations"].get<int>(), precision == "double" ? 2 : 10)
+                    << extra;
+            }
+        }
+    }
+}
