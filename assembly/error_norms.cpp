@@ -22,7 +22,7 @@ ErrorNorms compute_errors(const Mesh& mesh, std::span<const double> u, const Exp
         throw std::invalid_argument("compute_errors: one value per node expected");
     const bool box = mesh.cell_type == ElementType::quadrilateral ||
                      mesh.cell_type == ElementType::hexahedron;
-    const ReferenceElement ref = make_reference_element(mesh.cell_type, box ? 7 : 5);
+    const ReferenceElement ref = make_reference_element(mesh.cell_type, box ? 5 : 4);
     const int nq = ref.num_points(), npe = mesh.nodes_per_cell, dim = mesh.dim;
     const index_type cells = mesh.num_cells();
 

@@ -9,7 +9,7 @@ namespace gpufem {
 
 /// Discretisation errors (host, double precision).
 struct ErrorNorms {
-    double l2 = 0;         ///< ||u - u_h||_L2 (quadrature exact to degree 5 / 7 per box axis)
+    double l2 = 0;         ///< ||u - u_h||_L2 (quadrature exact to degree 4, boxes 5)
     double h1_semi = 0;    ///< |u - u_h|_H1 (exact gradient by central differences, h = 1e-6)
     double max_nodal = 0;  ///< max_i |u(x_i) - u_h,i|
     double l2_exact = 0;   ///< ||u||_L2, to form relative errors

@@ -1,6 +1,8 @@
 // Expression: muParser compiled once per object, evaluated point by point on the host.
 #include "assembly/expression.hpp"
 
+#include <omp.h>
+
 #include <numbers>
 #include <stdexcept>
 #include <string>
@@ -98,6 +100,26 @@ void Expression::evaluate(std::span<const double> xyz, std::span<double> out) co
             v = value;
         }
         return;
+    }
+    // Large batches are split over OpenMP threads, each with its own compiled copy (a muParser
+    // object holds its variables, so one object cannot be shared between threads).
+    constexpr std::size_t parallel_threshold = 1 << 16;
+    if (out.size() >= parallel_threshold && omp_get_max_threads() > 1) {
+        const long long n = static_cast<long long>(out.size());
+        bool failed = false;
+#pragma omp parallel reduction(|| : failed)
+        {
+            try {
+                const Expression local(text_);
+#pragma omp for schedule(static)
+                for (long long i = 0; i < n; ++i)
+                    out[i] = local.evaluate(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
+            } catch (const std::exception&) {
+                failed = true;  // exceptions must not leave an OpenMP region
+            }
+        }
+        if (!failed) return;
+        // fall through: the serial loop reports the error with its message
     }
     Impl& impl = *impl_;
     try {

@@ -57,7 +57,8 @@ void make_structured(int surface, const std::vector<int>& curves, int n)
 }
 
 /// Options for an unstructured mesh of size h: Frontal-Delaunay triangles (recombined into
-/// quadrilaterals by the blossom full-quad algorithm when `quads`).
+/// quadrilaterals by the blossom full-quad algorithm when `quads`; Mesh.Algorithm 8, Gmsh's
+/// quad-oriented Frontal-Delaunay, crashes in Gmsh 4.8.4).
 void set_unstructured_options(double h, bool quads)
 {
     gmsh::option::setNumber("Mesh.MeshSizeMax", h);
@@ -188,7 +189,8 @@ const ShapeInfo& find_shape(const std::string& name)
     for (const ShapeInfo& info : shapes())
         if (name == info.name) return info;
     std::string valid;
-    for (const ShapeInfo& info : shapes()) valid += std::string(valid.empty() ? "" : ", ") + info.name;
+    for (const ShapeInfo& info : shapes())
+        valid += std::string(valid.empty() ? "" : ", ") + info.name;
     throw MeshSourceError("unknown mesh shape '" + name + "'; valid shapes: " + valid);
 }
 
@@ -241,8 +243,9 @@ void add_shape_groups(const ShapeInfo& info)
         for (int tag : outer_tags)
             if (lies_in_plane(info.dim - 1, tag, plane)) tags.push_back(tag);
         if (tags.empty())
-            throw MeshSourceError(std::string("shape ") + info.name + ": no boundary entity in the plane of group '" +
-                                  plane.name + "'");
+            throw MeshSourceError(std::string("shape ") + info.name +
+                                  ": no boundary entity in the plane of group '" + plane.name +
+                                  "'");
         add_group(info.dim - 1, tags, group_tag++, plane.name);
     }
     add_group(info.dim - 1, outer_tags, group_tag, "boundary");

@@ -51,12 +51,14 @@ void check_mesh(const Mesh& mesh)
     const index_type nodes = mesh.num_nodes();
     const auto bad = std::find_if(mesh.cells.begin(), mesh.cells.end(),
                                   [&](index_type n) { return n < 0 || n >= nodes; });
-    if (bad != mesh.cells.end())
-        throw std::invalid_argument("write_vtu: cell " +
-                                    std::to_string((bad - mesh.cells.begin()) / mesh.nodes_per_cell) +
-                                    " of mesh '" + mesh.source + "' refers to node " +
-                                    std::to_string(*bad) + " of " + std::to_string(nodes));
-    if (!mesh.cell_group.empty() && mesh.cell_group.size() != mesh.cells.size() / mesh.nodes_per_cell)
+    if (bad != mesh.cells.end()) {
+        const auto cell = (bad - mesh.cells.begin()) / mesh.nodes_per_cell;
+        throw std::invalid_argument("write_vtu: cell " + std::to_string(cell) + " of mesh '" +
+                                    mesh.source + "' refers to node " + std::to_string(*bad) +
+                                    " of " + std::to_string(nodes));
+    }
+    const std::size_t cells = mesh.cells.size() / mesh.nodes_per_cell;
+    if (!mesh.cell_group.empty() && mesh.cell_group.size() != cells)
         throw std::invalid_argument("write_vtu: mesh '" + mesh.source + "' has " +
                                     std::to_string(mesh.cell_group.size()) +
                                     " cell group entries for " + std::to_string(mesh.num_cells()) +
@@ -71,12 +73,11 @@ void check_fields(const std::vector<MeshField>& fields, std::size_t expected, co
     for (const MeshField& field : fields) {
         if (field.name.empty())
             throw std::invalid_argument(std::string("write_vtu: a ") + kind + " field has no name");
+        const std::string what = std::string("write_vtu: ") + kind + " field '" + field.name + "'";
         if (!names.insert(field.name).second)
-            throw std::invalid_argument(std::string("write_vtu: ") + kind + " field '" + field.name +
-                                        "' is given twice (or clashes with 'group')");
+            throw std::invalid_argument(what + " is given twice (or clashes with 'group')");
         if (field.values.size() != expected)
-            throw std::invalid_argument(std::string("write_vtu: ") + kind + " field '" + field.name +
-                                        "' has " + std::to_string(field.values.size()) +
+            throw std::invalid_argument(what + " has " + std::to_string(field.values.size()) +
                                         " values; the mesh has " + std::to_string(expected) + " " +
                                         per);
     }

@@ -98,7 +98,7 @@ std::string make_summary(const CaseSpec& spec, const RunRecord& r)
     s += fmt::format("gpufem summary: {}\n", spec.name);
     row("backend / device", fmt::format("{} / {}", r.backend, r.device));
     row("precision / format", fmt::format("{} / {}", r.precision, r.format));
-    row("mesh", fmt::format("{} {}s, {} nodes ({})", r.cells, r.cell_type, r.nodes, r.mesh_source));
+    row("mesh", fmt::format("{} cells ({}), {} nodes, from {}", r.cells, r.cell_type, r.nodes, r.mesh_source));
     row("unknowns / nnz", fmt::format("{} / {} (per row {} / {:.1f} / {})", r.rows, r.nnz,
                                       r.row_stats.min, r.row_stats.mean, r.row_stats.max));
     row("mesh time", fmt::format("{:.4f} s", r.time_mesh));
@@ -117,6 +117,7 @@ std::string make_summary(const CaseSpec& spec, const RunRecord& r)
     if (r.errors)
         row("error", fmt::format("L2 {:.4e}, H1-semi {:.4e}, max nodal {:.4e}", r.errors->l2,
                                  r.errors->h1_semi, r.errors->max_nodal));
+    if (r.errors) row("error time", fmt::format("{:.4f} s", r.time_errors));
     row("output time", fmt::format("{:.4f} s", r.time_output));
     return s;
 }

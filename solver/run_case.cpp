@@ -134,7 +134,7 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
     record.nodes = mesh.num_nodes();
     record.cells = mesh.num_cells();
     record.boundary_groups = mesh.boundary_names();
-    spdlog::info("mesh: {} {}s, {} nodes ({:.3f} s)", record.cells, record.cell_type, record.nodes,
+    spdlog::info("mesh: {} cells ({}), {} nodes ({:.3f} s)", record.cells, record.cell_type, record.nodes,
                  record.time_mesh);
 
     if (spec.precision == "float") {
