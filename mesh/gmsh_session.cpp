@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <gmsh.h>
+#include <omp.h>
 
 namespace gpufem {
 namespace {
@@ -29,7 +30,7 @@ std::string last_gmsh_error()
 
 }  // namespace
 
-GmshSession::GmshSession() : lock_(gmsh_mutex())
+GmshSession::GmshSession() : lock_(gmsh_mutex()), omp_threads_(omp_get_max_threads())
 {
     gmsh::initialize(0, nullptr, /*readConfigFiles=*/false);
     try {
@@ -38,6 +39,7 @@ GmshSession::GmshSession() : lock_(gmsh_mutex())
         gmsh::option::setNumber("General.AbortOnError", 2);
     } catch (...) {
         gmsh::finalize();
+        omp_set_num_threads(omp_threads_);
         rethrow_as_mesh_error("initialising Gmsh");
     }
 }
@@ -49,6 +51,9 @@ GmshSession::~GmshSession()
     } catch (...) {
         // A destructor must not throw; Gmsh's state is released either way.
     }
+    // Gmsh sets the process-wide OpenMP thread count to its General.NumThreads (1 by
+    // default); give the rest of gpufem its threads back.
+    omp_set_num_threads(omp_threads_);
 }
 
 void run_gmsh_step(const std::string& context, const std::function<void()>& step)

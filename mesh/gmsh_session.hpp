@@ -17,7 +17,7 @@ public:
 /// Holds the Gmsh library (a process-wide singleton) for one reading or meshing job:
 /// serialises concurrent users, initialises Gmsh without command-line arguments or
 /// configuration files, silences its terminal output and makes its errors throw; finalises
-/// it on destruction. Code holding a GmshSession must not initialise Gmsh itself.
+/// it on destruction and restores the OpenMP thread count Gmsh changes. Code holding a GmshSession must not initialise Gmsh itself.
 class GmshSession {
 public:
     GmshSession();
@@ -27,6 +27,7 @@ public:
 
 private:
     std::unique_lock<std::mutex> lock_;
+    int omp_threads_;  ///< OpenMP threads before Gmsh took over (restored on destruction)
 };
 
 /// Runs one Gmsh step (gmsh::open, mesh generation, refinement) with Gmsh's errors logged

@@ -45,7 +45,7 @@ problem:                   (map) -div(kappa grad u) = f with boundary conditions
   Group names are checked against the mesh when the case runs.
 
 format: csr                (string, default csr) storage format of the matrix:
-                           csr (parametrised CSR kernel) | csr-scalar (one thread per row) |
+                           csr (one warp per row on the GPU) | csr-scalar (one thread per row) |
                            cusparse (the vendor CSR SpMV)
 
 solver:                    (map) the Krylov solver

@@ -6,6 +6,7 @@
 
 #include "mesh/mesh_source.hpp"
 #include "solver/case_file.hpp"
+#include "solver/compare_results.hpp"
 #include "solver/run_case.hpp"
 
 int main(int argc, char** argv)
@@ -37,7 +38,34 @@ int main(int argc, char** argv)
                 "\nExit codes: 0 converged, 1 error (nothing written), 2 outputs written but the "
                 "solver did not converge.");
 
+    auto* compare = app.add_subcommand(
+        "compare", "Compare a point field of two result.vtu files (e.g. two backends' runs)");
+    std::string result_a, result_b, field = "u";
+    double tolerance = -1.0;
+    compare->add_option("a", result_a, "First result.vtu")->required();
+    compare->add_option("b", result_b, "Second result.vtu")->required();
+    compare->add_option("-f,--field", field, "Point field to compare (default: u)");
+    compare->add_option("-t,--tolerance", tolerance,
+                        "Exit with 1 if the max relative difference exceeds this");
+
     CLI11_PARSE(app, argc, argv);
+    if (compare->parsed()) {
+        try {
+            const FieldComparison c = compare_results(result_a, result_b, field);
+            std::cout << "field '" << field << "' over " << c.points << " points: max |a-b| = "
+                      << c.max_abs << ", max |a-b| / max |a| = " << c.max_rel
+                      << ", rms(a-b) = " << c.rms << "\n";
+            if (tolerance >= 0 && !(c.max_rel <= tolerance)) {
+                std::cerr << "gpufem: error: relative difference " << c.max_rel
+                          << " exceeds tolerance " << tolerance << "\n";
+                return exit_error;
+            }
+            return exit_ok;
+        } catch (const std::exception& e) {
+            std::cerr << "gpufem: error: " << e.what() << "\n";
+            return exit_error;
+        }
+    }
     spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
     if (quiet) spdlog::set_level(spdlog::level::warn);
 

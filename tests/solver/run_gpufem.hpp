@@ -2,6 +2,7 @@
 // Helpers for end-to-end tests: run the gpufem program, read its outputs back.
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -23,10 +24,14 @@ struct CommandResult {
     std::string output;
 };
 
-/// Runs `gpufem <args>` from the build folder.
+/// Runs `gpufem <args>`: the program of this build, or the command in $GPUFEM_EXECUTABLE
+/// (e.g. "/tmp/bundle/run gpufem" when the tests run from a bundle on another machine).
 inline CommandResult run_gpufem(const std::string& args)
 {
-    const std::string cmd = std::string(GPUFEM_BINARY_DIR) + "/gpufem " + args + " 2>&1";
+    const char* override_cmd = std::getenv("GPUFEM_EXECUTABLE");
+    const std::string program =
+        override_cmd ? std::string(override_cmd) : std::string(GPUFEM_BINARY_DIR) + "/gpufem";
+    const std::string cmd = program + " " + args + " 2>&1";
     CommandResult result;
     FILE* pipe = popen(cmd.c_str(), "r");
     if (!pipe) return result;

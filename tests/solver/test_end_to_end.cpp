@@ -192,3 +192,31 @@ TEST(BadInput, MissingCaseFile)
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.output.find("/nonexistent/case.yaml"), std::string::npos) << r.output;
 }
+
+TEST(Compare, SameSolutionFromTwoFormatsAndMismatchedMeshes)
+{
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    ASSERT_EQ(test::run_gpufem("run " + file.string() + " -q -o " + (dir.path() / "a").string()).exit_code, 0);
+    ASSERT_EQ(test::run_gpufem("run " + file.string() + " -q --set format=csr-scalar -o " +
+                               (dir.path() / "b").string()).exit_code, 0);
+    ASSERT_EQ(test::run_gpufem("run " + file.string() + " -q --set mesh.size=0.1 -o " +
+                               (dir.path() / "c").string()).exit_code, 0);
+    const auto a = (dir.path() / "a" / "result.vtu").string(), b = (dir.path() / "b" / "result.vtu").string(),
+               c = (dir.path() / "c" / "result.vtu").string();
+    const auto same = test::run_gpufem("compare " + a + " " + b + " --tolerance 1e-12");
+    EXPECT_EQ(same.exit_code, 0) << same.output;
+    EXPECT_NE(same.output.find("max |a-b|"), std::string::npos) << same.output;
+    ASSERT_EQ(test::run_gpufem("run " + file.string() + " -q --set solver.tolerance=1e-2 -o " +
+                               (dir.path() / "d").string()).exit_code, 0);
+    const auto loose = test::run_gpufem("compare " + a + " " + (dir.path() / "d" / "result.vtu").string() +
+                                        " --tolerance 1e-12");
+    EXPECT_EQ(loose.exit_code, 1) << loose.output;
+    EXPECT_NE(loose.output.find("exceeds tolerance"), std::string::npos) << loose.output;
+    const auto exact = test::run_gpufem("compare " + a + " " + a + " --field nosuchfield");
+    EXPECT_EQ(exact.exit_code, 1);
+    EXPECT_NE(exact.output.find("nosuchfield"), std::string::npos) << exact.output;
+    const auto other = test::run_gpufem("compare " + a + " " + c);
+    EXPECT_EQ(other.exit_code, 1);
+    EXPECT_NE(other.output.find("not the same mesh"), std::string::npos) << other.output;
+}

@@ -17,9 +17,11 @@ BackendRun run_backend(const test::TempDir& dir, const std::filesystem::path& fi
                 const std::string& extra)
 {
     const auto out = dir.path() / backend;
+    std::filesystem::remove_all(out);  // never read a previous run's report
     const auto r = test::run_gpufem("run " + file.string() + " -q --backend " + backend + " -o " +
                                     out.string() + " " + extra);
     EXPECT_EQ(r.exit_code, 0) << r.output;
+    if (r.exit_code != 0) return {};
     BackendRun run{test::read_json(out / "report.json"), {}};
     const auto grid = test::read_vtu(out / "result.vtu");
     auto* u = grid->GetPointData()->GetArray("u");
@@ -57,8 +59,12 @@ solver:
             for (const std::string precision : {"double", "float"}) {
                 const std::string extra = shape_args + " --set format=" + format + " --set precision=" +
                                           precision + (precision == "float" ? " --set solver.tolerance=1e-5" : "");
-                const BackendRun cpu = run_backend(dir, file, "cpu", extra);
+                // The CPU reference always uses gpufem's CSR (cuSPARSE exists only on the GPU).
+                const std::string cpu_extra = shape_args + " --set format=csr --set precision=" + precision +
+                                              (precision == "float" ? " --set solver.tolerance=1e-5" : "");
+                const BackendRun cpu = run_backend(dir, file, "cpu", cpu_extra);
                 const BackendRun gpu = run_backend(dir, file, "cuda", extra);
+                ASSERT_FALSE(cpu.u.empty()) << extra;
                 ASSERT_EQ(cpu.u.size(), gpu.u.size());
                 EXPECT_EQ(gpu.report["backend"], "cuda");
                 EXPECT_EQ(gpu.report["spmv"]["clock"], "CUDA events");

@@ -1,0 +1,52 @@
+#include "solver/compare_results.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "mesh/vtk_reader.hpp"
+
+namespace gpufem {
+
+FieldComparison compare_results(const std::filesystem::path& a, const std::filesystem::path& b,
+                                const std::string& field)
+{
+    const VtuPointData da = read_vtu_point_data(a), db = read_vtu_point_data(b);
+    if (da.num_points() != db.num_points())
+        throw std::runtime_error("'" + a.string() + "' has " + std::to_string(da.num_points()) +
+                                 " points, '" + b.string() + "' has " +
+                                 std::to_string(db.num_points()) + ": not the same mesh");
+    auto field_of = [&](const VtuPointData& d, const std::filesystem::path& p) -> const std::vector<double>& {
+        const auto it = d.fields.find(field);
+        if (it == d.fields.end())
+            throw std::runtime_error("'" + p.string() + "' has no point field '" + field + "'");
+        return it->second;
+    };
+    const auto& fa = field_of(da, a);
+    const auto& fb = field_of(db, b);
+
+    FieldComparison c;
+    c.points = da.num_points();
+    double extent = 0, scale = 0, sum2 = 0;
+    for (std::size_t i = 0; i < c.points; ++i) {
+        double d2 = 0;
+        for (int k = 0; k < 3; ++k) {
+            const double d = da.points[3 * i + k] - db.points[3 * i + k];
+            d2 += d * d;
+            extent = std::max(extent, std::abs(da.points[3 * i + k]));
+        }
+        c.max_point_offset = std::max(c.max_point_offset, std::sqrt(d2));
+        const double diff = std::abs(fa[i] - fb[i]);
+        c.max_abs = std::max(c.max_abs, diff);
+        scale = std::max(scale, std::abs(fa[i]));
+        sum2 += diff * diff;
+    }
+    if (c.max_point_offset > 1e-9 * std::max(extent, 1.0))
+        throw std::runtime_error("the two results' points differ (by up to " +
+                                 std::to_string(c.max_point_offset) + "): not the same mesh");
+    c.max_rel = scale > 0 ? c.max_abs / scale : c.max_abs;
+    c.rms = c.points ? std::sqrt(sum2 / c.points) : 0.0;
+    return c;
+}
+
+}  // namespace gpufem
