@@ -220,3 +220,24 @@ TEST(Compare, SameSolutionFromTwoFormatsAndMismatchedMeshes)
     EXPECT_EQ(other.exit_code, 1);
     EXPECT_NE(other.output.find("not the same mesh"), std::string::npos) << other.output;
 }
+
+TEST(ShippedCases, EveryCaseInCasesRunsOnTheCpu)
+{
+    // The GPU-sized cube is run on a coarser mesh here; the others as shipped.
+    test::TempDir dir;
+    int count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(GPUFEM_SOURCE_DIR) + "/cases")) {
+        if (entry.path().extension() != ".yaml") continue;
+        const std::string name = entry.path().stem().string();
+        const std::string extra = name == "poisson_cube" ? " --set mesh.size=0.1" : "";
+        const auto r = test::run_gpufem("run " + entry.path().string() + " -q --backend cpu -o " +
+                                        (dir.path() / name).string() + extra);
+        EXPECT_EQ(r.exit_code, 0) << name << ":\n" << r.output;
+        const auto report = test::read_json(dir.path() / name / "report.json");
+        EXPECT_TRUE(report["solver"]["converged"].get<bool>()) << name;
+        if (report.contains("errors"))
+            EXPECT_LT(report["errors"]["relative_l2"].get<double>(), 0.05) << name;
+        ++count;
+    }
+    EXPECT_GE(count, 4);
+}
