@@ -37,4 +37,10 @@ log=$OUT/log.txt
     echo "== $c: cuda against cpu"
     run gpufem compare /tmp/gpufem_runs/${c}_cpu/result.vtu /tmp/gpufem_runs/${c}_cuda/result.vtu
   done
+  echo "== poisson_cube on cuda: other formats and float"
+  for extra in "--set format=csr-scalar" "--set format=cusparse" "--set precision=float --set solver.tolerance=1e-6"; do
+    echo "-- $extra"
+    run gpufem run cases/poisson_cube.yaml --backend cuda -q -o /tmp/gpufem_runs/extra $extra 2>&1 | \
+      grep -E "precision|assembly time|solve time|SpMV|error  "
+  done
 } 2>&1 | tee "$log"

@@ -134,6 +134,10 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
     record.nodes = mesh.num_nodes();
     record.cells = mesh.num_cells();
     record.boundary_groups = mesh.boundary_names();
+    if (mesh.cell_type == ElementType::tetrahedron && spec.mesh.refine > 0)
+        spdlog::warn("mesh.refine on tetrahedra: Gmsh splits each tetrahedron into 8 along an "
+                     "arbitrary inner diagonal, which degrades the cells and slows convergence; "
+                     "prefer a smaller mesh.size");
     spdlog::info("mesh: {} cells ({}), {} nodes ({:.3f} s)", record.cells, record.cell_type, record.nodes,
                  record.time_mesh);
 

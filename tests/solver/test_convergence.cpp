@@ -6,6 +6,7 @@
 #include "assembly/error_norms.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/csr_operator.hpp"
+#include "mesh/mesh_source.hpp"
 #include "assembly/simple_meshes.hpp"
 #include "solver/cg.hpp"
 
@@ -89,3 +90,41 @@ TEST(Convergence, Q1DistortedQuadrilateralsVariableKappaNeumann)
 }
 TEST(Convergence, P1Tetrahedra) { expect_rates(ElementType::tetrahedron, {4, 8, 16}, sine_3d(), 0.0); }
 TEST(Convergence, Q1Hexahedra) { expect_rates(ElementType::hexahedron, {4, 8, 16}, sine_3d(), 0.0); }
+
+namespace {
+
+/// Rates on Gmsh's own unstructured meshes: refined uniformly (nested), or, where uniform
+/// refinement degrades the cells (Gmsh splits a tetrahedron into 8 along an arbitrary inner
+/// diagonal), meshed anew with the size halved.
+void expect_rates_on_shape(const std::string& shape, const std::string& elements, double size,
+                           const ProblemSpec& problem, bool remesh)
+{
+    std::vector<ErrorNorms> errors;
+    for (int level = 0; level < 3; ++level) {
+        MeshSpec spec;
+        spec.kind = MeshSpec::Kind::shape;
+        spec.shape = shape;
+        spec.elements = elements;
+        spec.size = remesh ? size / (1 << level) : size;
+        spec.refine = remesh ? 0 : level;
+        errors.push_back(solve_cpu(load_mesh(spec), problem));
+    }
+    for (std::size_t k = 1; k < errors.size(); ++k) {
+        EXPECT_NEAR(std::log2(errors[k - 1].l2 / errors[k].l2), 2.0, 0.2)
+            << shape << " " << elements << " level " << k;
+        EXPECT_NEAR(std::log2(errors[k - 1].h1_semi / errors[k].h1_semi), 1.0, 0.2)
+            << shape << " " << elements << " level " << k;
+    }
+}
+
+}  // namespace
+
+TEST(Convergence, P1UnstructuredGmshTriangles)
+{
+    expect_rates_on_shape("unit_square", "triangle", 0.1, mixed_2d(), false);
+}
+
+TEST(Convergence, P1UnstructuredGmshTetrahedra)
+{
+    expect_rates_on_shape("unit_cube", "tetrahedron", 0.15, sine_3d(), true);
+}
