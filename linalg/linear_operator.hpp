@@ -25,6 +25,8 @@ public:
     virtual std::size_t bytes_stored() const = 0;
     /// Minimal bytes one y = A x must move (for effective bandwidth).
     virtual std::size_t spmv_min_bytes() const = 0;
+    /// The format's parameters as chosen (e.g. "coop=4 repeat=2 block=256"), for logs/reports.
+    virtual std::string parameters() const { return {}; }
 
     /// y = A x
     void apply(const Array<V>& x, Array<V>& y) const { apply(V(1), x, V(0), y); }

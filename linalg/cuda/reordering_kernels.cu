@@ -1,0 +1,1 @@
+// Placeholder: implemented with issue 4.

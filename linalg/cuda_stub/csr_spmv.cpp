@@ -1,0 +1,15 @@
+// Stand-in for cuda/csr_spmv.cu when gpufem is built without CUDA.
+#include "linalg/csr_kernels.hpp"
+#include "linalg/cuda_stub/stub.hpp"
+
+namespace gpufem::kernels::cuda {
+template <typename V>
+void csr_spmv(const Executor&, CsrKernel, const Csr<V>&, V, const V*, V, V*)
+{
+    detail::no_cuda();
+}
+template void csr_spmv(const Executor&, CsrKernel, const Csr<float>&, float, const float*, float,
+                       float*);
+template void csr_spmv(const Executor&, CsrKernel, const Csr<double>&, double, const double*,
+                       double, double*);
+}  // namespace gpufem::kernels::cuda

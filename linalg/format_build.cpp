@@ -1,0 +1,39 @@
+#include "linalg/format_build.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace gpufem {
+
+const std::vector<std::string>& format_names()
+{
+    static const std::vector<std::string> names{"csr",   "csr-scalar", "ell",       "ellr",
+                                                "sellp", "bdia",       "staircase", "cusparse",
+                                                "cusparse-sell"};
+    return names;
+}
+
+template <typename V>
+FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const FormatOptions& options)
+{
+    if (name == "csr") return build_csr_format(std::move(matrix), options);
+    if (name == "csr-scalar") return build_csr_scalar_format(std::move(matrix), options);
+    if (name == "ell") return build_ell_format(std::move(matrix), options, false);
+    if (name == "ellr") return build_ell_format(std::move(matrix), options, true);
+    if (name == "sellp") return build_sellp_format(std::move(matrix), options);
+    if (name == "bdia") return build_bdia_format(std::move(matrix), options);
+    if (name == "staircase") return build_staircase_format(std::move(matrix), options);
+    if (name == "cusparse" || name == "cusparse-sell") {
+        if (!matrix.executor()->is_cuda())
+            throw std::invalid_argument("format '" + name + "' needs the cuda backend");
+        return name == "cusparse" ? build_cusparse_format(std::move(matrix), options)
+                                  : build_cusparse_sell_format(std::move(matrix), options);
+    }
+    throw std::invalid_argument(
+        fmt::format("unknown format '{}' (known: {})", name, fmt::join(format_names(), ", ")));
+}
+
+template FormatBuild<float> build_format(const std::string&, Csr<float>, const FormatOptions&);
+template FormatBuild<double> build_format(const std::string&, Csr<double>, const FormatOptions&);
+
+}  // namespace gpufem

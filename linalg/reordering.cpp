@@ -1,0 +1,2 @@
+// Placeholder: implemented with issue 4.
+#include "linalg/reordering.hpp"

@@ -1,0 +1,2 @@
+// Placeholder: written with issue 4.
+#include <gtest/gtest.h>
