@@ -1,6 +1,7 @@
 #include <chrono>
 
 #include "linalg/csr_operator.hpp"
+#include "linalg/csr_tuned_operator.hpp"
 #include "linalg/format_build.hpp"
 
 namespace gpufem {
@@ -21,17 +22,17 @@ FormatBuild<V> wrap(std::unique_ptr<LinearOperator<V>> op,
 }  // namespace
 
 template <typename V>
-FormatBuild<V> build_csr_format(Csr<V> matrix, const FormatOptions&)
+FormatBuild<V> build_csr_format(Csr<V> matrix, const FormatOptions& options)
 {
     const auto start = std::chrono::steady_clock::now();
-    return wrap<V>(std::make_unique<CsrOperator<V>>(std::move(matrix), CsrKernel::warp), start);
+    return wrap<V>(std::make_unique<CsrTunedOperator<V>>(std::move(matrix), options), start);
 }
 
 template <typename V>
 FormatBuild<V> build_csr_scalar_format(Csr<V> matrix, const FormatOptions&)
 {
     const auto start = std::chrono::steady_clock::now();
-    return wrap<V>(std::make_unique<CsrOperator<V>>(std::move(matrix), CsrKernel::scalar), start);
+    return wrap<V>(std::make_unique<CsrOperator<V>>(std::move(matrix)), start);
 }
 
 template <typename V>

@@ -1,14 +1,9 @@
 #pragma once
 // CSR SpMV kernels, y = alpha A x + beta y: declared once, implemented in cpu/ and cuda/.
 #include "linalg/csr.hpp"
+#include "linalg/csr_tuning.hpp"
 
 namespace gpufem {
-
-/// CSR SpMV variants on the device.
-enum class CsrKernel {
-    scalar,  ///< one thread per row
-    warp     ///< one warp (32 threads) per row, shuffle reduction
-};
 
 namespace kernels::cpu {
 /// Reference SpMV (one loop per row, OpenMP over rows). beta == 0 ignores y's contents.
@@ -17,10 +12,13 @@ void csr_spmv(const Executor& exec, const Csr<V>& a, V alpha, const V* x, V beta
 }  // namespace kernels::cpu
 
 namespace kernels::cuda {
-/// Device SpMV with the chosen variant, launched on exec's stream.
+/// Plain scalar device SpMV (one thread per row), launched on exec's stream.
 template <typename V>
-void csr_spmv(const Executor& exec, CsrKernel kernel, const Csr<V>& a, V alpha, const V* x,
-              V beta, V* y);
+void csr_spmv(const Executor& exec, const Csr<V>& a, V alpha, const V* x, V beta, V* y);
+/// The parametrised kernel of 000_… (coop threads per row, repeat rows per group).
+template <typename V>
+void csr_spmv_params(const Executor& exec, const CsrParams& params, const Csr<V>& a, V alpha,
+                     const V* x, V beta, V* y);
 }  // namespace kernels::cuda
 
 }  // namespace gpufem

@@ -10,17 +10,17 @@
 
 namespace gpufem {
 
-/// CSR matrix applied with gpufem's kernels (scalar or warp-per-row on CUDA; the reference
-/// loop on the CPU).
+/// The `csr-scalar` format: CSR applied one thread per row on CUDA (the reference loop on
+/// the CPU), the plain baseline the parametrised `csr` kernel improves on.
 template <typename V>
 class CsrOperator final : public LinearOperator<V> {
 public:
-    CsrOperator(Csr<V> matrix, CsrKernel kernel) : matrix_(std::move(matrix)), kernel_(kernel) {}
+    explicit CsrOperator(Csr<V> matrix) : matrix_(std::move(matrix)) {}
 
     index_type rows() const override { return matrix_.rows; }
     index_type cols() const override { return matrix_.cols; }
     const ExecPtr& executor() const override { return matrix_.executor(); }
-    std::string format() const override { return kernel_ == CsrKernel::scalar ? "csr-scalar" : "csr"; }
+    std::string format() const override { return "csr-scalar"; }
     std::size_t bytes_stored() const override { return matrix_.bytes_stored(); }
     std::size_t spmv_min_bytes() const override { return csr_spmv_min_bytes(matrix_, false); }
     const Csr<V>& matrix() const { return matrix_; }
@@ -30,7 +30,6 @@ protected:
 
 private:
     Csr<V> matrix_;
-    CsrKernel kernel_;
 };
 
 /// cuSPARSE's CSR SpMV (cusparseSpMV) over the same arrays: the vendor baseline.
@@ -38,13 +37,5 @@ private:
 template <typename V>
 std::unique_ptr<LinearOperator<V>> make_cusparse_csr_operator(Csr<V> matrix);
 
-/// Formats make_csr_based_operator accepts: "csr", "csr-scalar", "cusparse".
-const std::vector<std::string>& csr_based_formats();
-
-/// Wraps an assembled CSR matrix in the operator of the named format; throws
-/// std::invalid_argument naming the format if unknown or unavailable on the executor.
-template <typename V>
-std::unique_ptr<LinearOperator<V>> make_csr_based_operator(const std::string& format,
-                                                           Csr<V> matrix);
 
 }  // namespace gpufem

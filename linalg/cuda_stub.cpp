@@ -14,6 +14,7 @@ namespace cuda {
 bool is_built() { return false; }
 int device_count() { return 0; }
 std::string device_name(int) { no_cuda(); }
+int multiprocessor_count(int) { no_cuda(); }
 void* create_stream(int) { no_cuda(); }
 void destroy_stream(void*) noexcept {}
 void synchronize(void*) { no_cuda(); }

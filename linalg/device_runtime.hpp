@@ -12,6 +12,8 @@ bool is_built();
 int device_count();
 /// Name of a device, with its compute capability.
 std::string device_name(int device);
+/// Number of streaming multiprocessors of a device.
+int multiprocessor_count(int device);
 /// Creates a non-blocking stream on the device.
 void* create_stream(int device);
 void destroy_stream(void* stream) noexcept;

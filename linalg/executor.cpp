@@ -1,5 +1,6 @@
 #include "linalg/executor.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -17,8 +18,10 @@ const char* backend_name(Backend backend)
     return backend == Backend::cuda ? "cuda" : "cpu";
 }
 
-Executor::Executor(Backend backend, int device, std::string name, void* stream)
-    : backend_(backend), device_(device), name_(std::move(name)), stream_(stream)
+Executor::Executor(Backend backend, int device, std::string name, void* stream,
+                   int compute_units)
+    : backend_(backend), device_(device), name_(std::move(name)), stream_(stream),
+      compute_units_(compute_units)
 {}
 
 Executor::~Executor()
@@ -42,9 +45,9 @@ void* Executor::scratch(std::size_t bytes) const
 
 std::shared_ptr<const Executor> Executor::create_cpu()
 {
-    return std::shared_ptr<const Executor>(new Executor(
-        Backend::cpu, -1, fmt::format("CPU ({} threads)", std::thread::hardware_concurrency()),
-        nullptr));
+    const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return std::shared_ptr<const Executor>(
+        new Executor(Backend::cpu, -1, fmt::format("CPU ({} threads)", threads), nullptr, threads));
 }
 
 std::shared_ptr<const Executor> Executor::create_cuda(int device)
@@ -56,8 +59,8 @@ std::shared_ptr<const Executor> Executor::create_cuda(int device)
             fmt::format("CUDA device {} requested but {} device(s) are present", device, count));
     }
     void* stream = cuda::create_stream(device);
-    return std::shared_ptr<const Executor>(
-        new Executor(Backend::cuda, device, cuda::device_name(device), stream));
+    return std::shared_ptr<const Executor>(new Executor(
+        Backend::cuda, device, cuda::device_name(device), stream, cuda::multiprocessor_count(device)));
 }
 
 bool Executor::cuda_built() { return cuda::is_built(); }

@@ -34,6 +34,8 @@ public:
     int device_id() const { return device_; }
     /// Human-readable device name ("CPU (N threads)" or the CUDA device name).
     const std::string& device_name() const { return name_; }
+    /// Parallel units: streaming multiprocessors of the CUDA device, hardware threads on the CPU.
+    int compute_units() const { return compute_units_; }
     /// The cudaStream_t (as void*) kernels are launched on; nullptr for the CPU.
     void* stream() const { return stream_; }
 
@@ -49,11 +51,12 @@ public:
     void* scratch(std::size_t bytes) const;
 
 private:
-    Executor(Backend backend, int device, std::string name, void* stream);
+    Executor(Backend backend, int device, std::string name, void* stream, int compute_units);
     Backend backend_;
     int device_;
     std::string name_;
     void* stream_;
+    int compute_units_;
     mutable void* scratch_ = nullptr;
     mutable std::size_t scratch_bytes_ = 0;
 };

@@ -13,7 +13,7 @@ struct FormatOptions {
     bool csr_tune = true;          ///< run-time tuner over the first SpMVs (000_… §6)
     // sellp (003_… §3.1): slice height b, threads per row t, sorting window sigma (rows).
     int sellp_slice = 32;
-    int sellp_threads = 0;         ///< 0 = smallest power of two >= mean row length / 4, <= 32 (documented per format)
+    int sellp_threads = 0;         ///< 0 = smallest power of two >= mean row length / 8, <= 32
     int sellp_sigma = 1;           ///< 1 = no sorting (SELL-P); > 1 = SELL-C-sigma
     // bdia (002_…): refuse when the band storage would exceed this many bytes (0 = the
     // executor's free memory decides).

@@ -1,2 +1,227 @@
-// Placeholder: implemented with issue 4.
+// Cuthill–McKee orders (Boost.Graph), half bandwidth, and the dispatch of the symmetric
+// permutation kernels to the matrix's executor.
 #include "linalg/reordering.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+#include <boost/graph/cuthill_mckee_ordering.hpp>
+
+#include "linalg/reordering_kernels.hpp"
+
+namespace gpufem {
+
+namespace {
+
+/// Neighbour lists of the symmetrised pattern A + A^T without self loops, in CSR form,
+/// each list sorted and free of duplicates.
+struct Adjacency {
+    std::vector<std::int64_t> ptr;
+    std::vector<index_type> adj;
+};
+
+Adjacency symmetric_adjacency(index_type rows, const std::vector<index_type>& row_ptr,
+                              const std::vector<index_type>& col_idx)
+{
+    std::vector<std::int64_t> count(static_cast<std::size_t>(rows) + 1, 0);
+    for (index_type i = 0; i < rows; ++i) {
+        for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+            const index_type j = col_idx[k];
+            if (j < 0 || j >= rows)
+                throw std::invalid_argument("cuthill_mckee_order: column " + std::to_string(j) +
+                                            " out of range in row " + std::to_string(i));
+            if (j == i) continue;
+            ++count[i + 1];
+            ++count[j + 1];
+        }
+    }
+    for (index_type i = 0; i < rows; ++i) count[i + 1] += count[i];
+    std::vector<index_type> adj(static_cast<std::size_t>(count[rows]));
+    std::vector<std::int64_t> fill(count.begin(), count.end() - 1);
+    for (index_type i = 0; i < rows; ++i) {
+        for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+            const index_type j = col_idx[k];
+            if (j == i) continue;
+            adj[fill[i]++] = j;
+            adj[fill[j]++] = i;
+        }
+    }
+    // Sort each list and drop duplicates (a_ij and a_ji both stored give the pair twice).
+    std::vector<std::int64_t> unique_len(static_cast<std::size_t>(rows));
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (index_type i = 0; i < rows; ++i) {
+        auto first = adj.begin() + count[i];
+        auto last = adj.begin() + count[i + 1];
+        std::sort(first, last);
+        unique_len[i] = std::unique(first, last) - first;
+    }
+    Adjacency result;
+    result.ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+    std::int64_t out = 0;
+    for (index_type i = 0; i < rows; ++i) {
+        for (std::int64_t k = 0; k < unique_len[i]; ++k) adj[out + k] = adj[count[i] + k];
+        out += unique_len[i];
+        result.ptr[i + 1] = out;
+    }
+    adj.resize(static_cast<std::size_t>(out));
+    result.adj = std::move(adj);
+    return result;
+}
+
+}  // namespace
+
+std::vector<index_type> cuthill_mckee_order(index_type rows, const std::vector<index_type>& row_ptr,
+                                            const std::vector<index_type>& col_idx, bool reverse)
+{
+    if (rows < 0 || row_ptr.size() != static_cast<std::size_t>(rows) + 1 ||
+        col_idx.size() != static_cast<std::size_t>(row_ptr.back()))
+        throw std::invalid_argument("cuthill_mckee_order: inconsistent CSR arrays");
+    if (rows == 0) return {};
+    const Adjacency graph_adj = symmetric_adjacency(rows, row_ptr, col_idx);
+    const auto degree = [&](index_type v) { return graph_adj.ptr[v + 1] - graph_adj.ptr[v]; };
+
+    // Isolated vertices (rows without off-diagonal entries) are kept out of the Boost graph:
+    // Boost resets a colour map over all vertices for every component it starts, so n
+    // one-vertex components would cost O(n^2). They are merged back below exactly where
+    // Boost would have put them. The others get compact labels (order preserving).
+    std::vector<index_type> compact(static_cast<std::size_t>(rows), -1);
+    std::vector<index_type> original;  // compact label -> original vertex
+    for (index_type v = 0; v < rows; ++v) {
+        if (degree(v) == 0) continue;
+        compact[v] = static_cast<index_type>(original.size());
+        original.push_back(v);
+    }
+    const auto connected = static_cast<std::uint32_t>(original.size());
+
+    // Boost.Graph's compressed_sparse_row_graph, directed with every undirected edge stored
+    // in both directions and 32-bit descriptors: two int arrays, far leaner than an
+    // adjacency_list for millions of rows. Out-edges are then exactly the neighbours, which
+    // is all cuthill_mckee_ordering and its pseudo-peripheral search walk.
+    std::vector<std::uint32_t> sources;
+    std::vector<std::uint32_t> targets;
+    sources.reserve(graph_adj.adj.size());
+    targets.reserve(graph_adj.adj.size());
+    for (index_type v = 0; v < rows; ++v) {
+        for (std::int64_t k = graph_adj.ptr[v]; k < graph_adj.ptr[v + 1]; ++k) {
+            sources.push_back(static_cast<std::uint32_t>(compact[v]));
+            targets.push_back(static_cast<std::uint32_t>(compact[graph_adj.adj[k]]));
+        }
+    }
+    using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property,
+                                                     boost::no_property, boost::no_property,
+                                                     std::uint32_t, std::uint32_t>;
+    const Graph graph(boost::construct_inplace_from_sources_and_targets, sources, targets,
+                      connected);
+
+    // Boost emits vertices in Cuthill–McKee order (new -> old): one BFS per connected
+    // component, components by increasing lowest vertex, each from a pseudo-peripheral
+    // vertex, newly reached neighbours by increasing degree.
+    std::vector<std::uint32_t> order(connected);
+    if (connected > 0) {
+        const auto end = boost::cuthill_mckee_ordering(graph, order.begin());
+        if (end != order.end())
+            throw std::logic_error("cuthill_mckee_order: ordering does not cover every vertex");
+    }
+
+    // Merge the isolated vertices back. A component's block in `order` starts at the one
+    // vertex with no neighbour placed before it (every other vertex was reached through an
+    // earlier one). Boost would have emitted each isolated vertex as its own component, in
+    // the order of the components' lowest vertices.
+    std::vector<std::int64_t> position(static_cast<std::size_t>(rows), -1);
+    for (std::size_t p = 0; p < order.size(); ++p) position[original[order[p]]] = static_cast<std::int64_t>(p);
+    std::vector<index_type> result;
+    result.reserve(static_cast<std::size_t>(rows));
+    index_type next_isolated = 0;  // isolated vertices below this one are emitted
+    const auto emit_isolated_below = [&](index_type limit) {
+        for (; next_isolated < limit; ++next_isolated)
+            if (degree(next_isolated) == 0) result.push_back(next_isolated);
+    };
+    for (std::size_t block = 0; block < order.size();) {
+        std::size_t block_end = block + 1;
+        index_type lowest = original[order[block]];
+        for (; block_end < order.size(); ++block_end) {
+            const index_type v = original[order[block_end]];
+            bool starts_component = true;
+            for (std::int64_t k = graph_adj.ptr[v]; k < graph_adj.ptr[v + 1]; ++k)
+                if (position[graph_adj.adj[k]] < static_cast<std::int64_t>(block_end)) {
+                    starts_component = false;
+                    break;
+                }
+            if (starts_component) break;
+            lowest = std::min(lowest, v);
+        }
+        emit_isolated_below(lowest);
+        for (std::size_t p = block; p < block_end; ++p) result.push_back(original[order[p]]);
+        block = block_end;
+    }
+    emit_isolated_below(rows);
+    if (reverse) std::reverse(result.begin(), result.end());
+    return result;
+}
+
+template <typename V>
+index_type half_bandwidth(const Csr<V>& matrix)
+{
+    const auto ptr = matrix.row_ptr.to_host();
+    const auto col = matrix.col_idx.to_host();
+    index_type hb = 0;
+    for (index_type i = 0; i < matrix.rows; ++i)
+        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) hb = std::max(hb, std::abs(col[k] - i));
+    return hb;
+}
+
+template <typename V>
+Csr<V> permute_symmetric(const Csr<V>& a, const Array<index_type>& perm)
+{
+    if (a.rows != a.cols)
+        throw std::invalid_argument("permute_symmetric: the matrix is not square");
+    if (perm.size() != static_cast<std::size_t>(a.rows))
+        throw std::invalid_argument("permute_symmetric: permutation size " +
+                                    std::to_string(perm.size()) + " != rows " +
+                                    std::to_string(a.rows));
+    const ExecPtr& exec = a.executor();
+    if (perm.executor()->backend() != exec->backend())
+        throw std::invalid_argument("permute_symmetric: permutation on another executor");
+    Csr<V> b{a.rows, a.cols, Array<index_type>(exec, static_cast<std::size_t>(a.rows) + 1),
+             Array<index_type>(exec, a.nnz()), Array<V>(exec, a.nnz())};
+    if (exec->is_cuda())
+        kernels::cuda::permute_symmetric(*exec, a, perm.data(), b.row_ptr.data(),
+                                         b.col_idx.data(), b.values.data());
+    else
+        kernels::cpu::permute_symmetric(*exec, a, perm.data(), b.row_ptr.data(), b.col_idx.data(),
+                                        b.values.data());
+    return b;
+}
+
+template <typename V>
+void permute_vector(const Array<index_type>& perm, const Array<V>& x, Array<V>& y, bool inverse)
+{
+    if (x.size() != perm.size() || y.size() != perm.size())
+        throw std::invalid_argument("permute_vector: sizes of permutation and vectors differ");
+    if (x.data() == y.data() && !x.empty())
+        throw std::invalid_argument("permute_vector: x and y must be distinct arrays");
+    const ExecPtr& exec = x.executor();
+    if (x.empty()) return;
+    if (perm.executor()->backend() != exec->backend() ||
+        y.executor()->backend() != exec->backend())
+        throw std::invalid_argument("permute_vector: arrays on different executors");
+    const auto n = static_cast<index_type>(perm.size());
+    if (exec->is_cuda())
+        kernels::cuda::permute_vector(*exec, n, perm.data(), x.data(), y.data(), inverse);
+    else
+        kernels::cpu::permute_vector(*exec, n, perm.data(), x.data(), y.data(), inverse);
+}
+
+#define GPUFEM_INSTANTIATE(V)                                                                \
+    template index_type half_bandwidth(const Csr<V>&);                                       \
+    template Csr<V> permute_symmetric(const Csr<V>&, const Array<index_type>&);              \
+    template void permute_vector(const Array<index_type>&, const Array<V>&, Array<V>&, bool);
+GPUFEM_INSTANTIATE(float)
+GPUFEM_INSTANTIATE(double)
+#undef GPUFEM_INSTANTIATE
+
+}  // namespace gpufem

@@ -43,4 +43,10 @@ log=$OUT/log.txt
     run gpufem run cases/poisson_cube.yaml --backend cuda -q -o /tmp/gpufem_runs/extra $extra 2>&1 | \
       grep -E "precision|assembly time|solve time|SpMV|error  "
   done
+  echo "== bench spmv"
+  for extra in "" "--set precision=float"; do
+    run gpufem bench spmv cases/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/bench $extra 2>&1 | \
+      grep -v "\[info\]"
+  done
+  cp /tmp/gpufem_runs/bench/bench_spmv.json "$OUT/bench_spmv_float.json" 2>/dev/null
 } 2>&1 | tee "$log"

@@ -1,5 +1,6 @@
 // The case file: YAML text -> overrides -> a validated CaseSpec and its resolved JSON.
 #include "solver/case_file.hpp"
+#include "solver/case_format_options.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -23,8 +24,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using Alias = std::pair<std::string_view, std::string_view>;
 
-constexpr std::string_view top_keys[] = {"mesh",   "degree",    "problem", "format",
-                                         "solver", "precision", "backend"};
+constexpr std::string_view top_keys[] = {"mesh",      "degree",    "problem",
+                                         "format",    "format_options", "solver",
+                                         "precision", "backend"};
 constexpr std::string_view mesh_keys[] = {"file", "geo", "shape", "elements", "size", "refine"};
 constexpr std::string_view mesh_sources[] = {"file", "geo", "shape"};
 constexpr std::string_view shapes[] = {"unit_square", "unit_cube", "l_shape", "disk"};
@@ -35,7 +37,9 @@ constexpr std::string_view element_names[] = {"triangle", "quadrilateral", "tetr
 constexpr Alias element_aliases[] = {
     {"tri", "triangle"}, {"quad", "quadrilateral"}, {"tet", "tetrahedron"}, {"hex", "hexahedron"}};
 constexpr std::string_view problem_keys[] = {"kappa", "f", "exact", "dirichlet", "neumann"};
-constexpr std::string_view formats[] = {"csr", "csr-scalar", "cusparse"};
+constexpr std::string_view formats[] = {"csr",   "csr-scalar", "ell",       "ellr",
+                                        "sellp", "bdia",       "staircase", "cusparse",
+                                        "cusparse-sell"};
 constexpr std::string_view solver_keys[] = {"method", "tolerance", "max_iterations"};
 constexpr std::string_view methods[] = {"cg"};
 constexpr std::string_view precisions[] = {"double", "float"};
@@ -297,6 +301,8 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
     if (const CaseValue* format = find_entry(entries, "format")) {
         spec.format = reader.to_choice(*format, formats);
     }
+    spec.format_options =
+        read_format_options(reader, section("format_options"), resolved["format_options"]);
     spec.solver = read_solver(reader, section("solver"), resolved["solver"]);
     if (const CaseValue* precision = find_entry(entries, "precision")) {
         spec.precision = reader.to_choice(*precision, precisions);

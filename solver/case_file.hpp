@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "assembly/problem_spec.hpp"
+#include "linalg/format_options.hpp"
 #include "mesh/mesh_source.hpp"
 
 namespace gpufem {
@@ -26,7 +27,8 @@ struct CaseSpec {
     MeshSpec mesh;                    ///< paths resolved relative to the case file's folder
     int degree = 1;
     ProblemSpec problem;
-    std::string format = "csr";       ///< csr | csr-scalar | cusparse
+    std::string format = "csr";       ///< one of format_names() (linalg/format_build.hpp)
+    FormatOptions format_options;     ///< parameters of the formats
     SolverSpec solver;
     std::string precision = "double"; ///< double | float
     std::string backend = "auto";     ///< auto | cpu | cuda

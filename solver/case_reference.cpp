@@ -45,8 +45,28 @@ problem:                   (map) -div(kappa grad u) = f with boundary conditions
   Group names are checked against the mesh when the case runs.
 
 format: csr                (string, default csr) storage format of the matrix:
-                           csr (one warp per row on the GPU) | csr-scalar (one thread per row) |
-                           cusparse (the vendor CSR SpMV)
+                           csr        CSR, parametrised kernel (coop threads per row, repeat
+                                      rows per group, block size), fixed rule + run-time tuner
+                           csr-scalar CSR, one thread per row
+                           ell        ELLPACK, column-major, padded to the longest row
+                           ellr       ELLPACK-R: ELLPACK with row lengths, stops early
+                           sellp      SELL-P: slices of rows, t threads per row
+                           bdia       banded storage after reverse Cuthill-McKee
+                           staircase  Staircase SELL: Cuthill-McKee, rows grouped by length
+                           cusparse   the vendor CSR SpMV (cuda only)
+                           cusparse-sell  the vendor sliced-ELL SpMV (cuda only)
+format_options:            (map, all optional) parameters of the formats; each format reads its own
+  coop: N                  csr: threads per row, a power of two <= 32 (default: fixed rule)
+  repeat: N                csr: rows per thread group (default: fixed rule)
+  block: N                 csr: threads per block, a multiple of 32 (default: fixed rule, 128)
+  tune: true               csr: tune coop/repeat/block over the first SpMVs (when none is given)
+  slice: 32                sellp: rows per slice
+  threads_per_row: N       sellp: threads per row, a power of two <= 32 (default: automatic)
+  sigma: 1                 sellp: sorting window in rows (1 = none; > 1 = SELL-C-sigma)
+  max_bytes: N             bdia: refuse when the band needs more bytes (default: free memory)
+  alpha: 0.01              staircase: merge row-length groups smaller than alpha * rows
+  slice_height: 32         staircase: rows per slice
+  streams: true            staircase: one CUDA stream per group (false: a single launch)
 
 solver:                    (map) the Krylov solver
   method: cg               (string, default cg) cg

@@ -1,10 +1,12 @@
 // gpufem: the command line.
 #include <iostream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "mesh/mesh_source.hpp"
+#include "solver/bench_spmv.hpp"
 #include "solver/case_file.hpp"
 #include "solver/compare_results.hpp"
 #include "solver/run_case.hpp"
@@ -48,7 +50,43 @@ int main(int argc, char** argv)
     compare->add_option("-t,--tolerance", tolerance,
                         "Exit with 1 if the max relative difference exceeds this");
 
+    auto* bench = app.add_subcommand("bench", "Benchmarks on a case's matrix");
+    bench->require_subcommand(1);
+    auto* bench_spmv = bench->add_subcommand(
+        "spmv", "Every sparse format on the case's matrix: bytes, conversion time, SpMV time "
+                "(median, CUDA events), GFLOP/s, GB/s, % of the measured copy bandwidth, speedup "
+                "over cuSPARSE, break-even SpMVs; writes bench_spmv.csv and bench_spmv.json");
+    SpmvBenchOptions bench_options;
+    std::string bench_case, bench_output, bench_formats;
+    std::vector<std::string> bench_overrides;
+    bench_spmv->add_option("case", bench_case, "The YAML case file")->required();
+    bench_spmv->add_option("-f,--formats", bench_formats,
+                           "Comma-separated formats (default: all the backend offers)");
+    bench_spmv->add_option("-n,--repeats", bench_options.repeats, "Timed SpMVs per format (>= 50)")
+        ->check(CLI::Range(50, 1000000));
+    bench_spmv->add_option("-w,--warmup", bench_options.warmup, "Untimed SpMVs before timing");
+    bench_spmv->add_option("-o,--output", bench_output, "Output folder (default: next to the case)");
+    bench_spmv->add_option("-b,--backend", backend, "auto | cpu | cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    bench_spmv->add_option("-s,--set", bench_overrides, "Override a case key (as for run)");
+
     CLI11_PARSE(app, argc, argv);
+    if (bench_spmv->parsed()) {
+        spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
+        try {
+            if (!backend.empty()) bench_overrides.push_back("backend=" + backend);
+            const CaseSpec spec = parse_case_file(bench_case, bench_overrides);
+            std::stringstream list(bench_formats);
+            for (std::string item; std::getline(list, item, ',');)
+                if (!item.empty()) bench_options.formats.push_back(item);
+            bench_options.output_dir = bench_output;
+            run_spmv_bench(spec, bench_options);
+            return exit_ok;
+        } catch (const std::exception& e) {
+            std::cerr << "gpufem: error: " << e.what() << "\n";
+            return exit_error;
+        }
+    }
     if (compare->parsed()) {
         try {
             const FieldComparison c = compare_results(result_a, result_b, field);

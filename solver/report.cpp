@@ -31,6 +31,8 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
     report["device"] = r.device;
     report["precision"] = r.precision;
     report["format"] = r.format;
+    report["format_parameters"] = r.format_parameters;
+    report["format_host_steps"] = r.format_host_steps;
     report["mesh"] = {{"source", r.mesh_source}, {"dim", r.dim},       {"cell_type", r.cell_type},
                       {"nodes", r.nodes},        {"cells", r.cells},   {"boundary_groups", r.boundary_groups}};
     report["matrix"] = {
@@ -49,7 +51,7 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                          {"pattern", r.time_assembly.pattern},
                          {"values", r.time_assembly.values},
                          {"boundary", r.time_assembly.boundary}}},
-                       {"operator_setup", r.time_operator},
+                       {"format_conversion", r.time_operator},
                        {"solve", r.time_solve},
                        {"errors", r.time_errors},
                        {"output", r.time_output},
@@ -97,7 +99,8 @@ std::string make_summary(const CaseSpec& spec, const RunRecord& r)
     const double median = r.median_spmv_seconds();
     s += fmt::format("gpufem summary: {}\n", spec.name);
     row("backend / device", fmt::format("{} / {}", r.backend, r.device));
-    row("precision / format", fmt::format("{} / {}", r.precision, r.format));
+    row("precision / format", fmt::format("{} / {}{}", r.precision, r.format,
+                                          r.format_parameters.empty() ? "" : " (" + r.format_parameters + ")"));
     row("mesh", fmt::format("{} cells ({}), {} nodes, from {}", r.cells, r.cell_type, r.nodes, r.mesh_source));
     row("unknowns / nnz", fmt::format("{} / {} (per row {} / {:.1f} / {})", r.rows, r.nnz,
                                       r.row_stats.min, r.row_stats.mean, r.row_stats.max));

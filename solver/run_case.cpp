@@ -7,7 +7,8 @@
 
 #include "assembly/error_norms.hpp"
 #include "assembly/poisson_assembly.hpp"
-#include "linalg/csr_operator.hpp"
+#include "linalg/format_build.hpp"
+#include "linalg/reordering.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/vtk_writer.hpp"
 #include "solver/output_files.hpp"
@@ -40,27 +41,48 @@ void solve_and_write(const CaseSpec& spec, const RunOptions& options, const Exec
                  system.times.total());
 
     auto start = clock_type::now();
-    const auto op = make_csr_based_operator<V>(spec.format, std::move(system.matrix));
-    exec->synchronize();
+    FormatBuild<V> format =
+        build_format<V>(spec.format, std::move(system.matrix), spec.format_options);
     record.time_operator = seconds_since(start);
-    record.bytes_stored = op->bytes_stored();
-    record.spmv_min_bytes = op->spmv_min_bytes();
+    const LinearOperator<V>& op = *format.op;
+    record.bytes_stored = op.bytes_stored();
+    record.spmv_min_bytes = op.spmv_min_bytes();
+    record.format_host_steps = format.host_steps;
+    spdlog::info("format {}: converted in {:.4f} s{}{}", spec.format, format.convert_seconds,
+                 op.parameters().empty() ? "" : ", " + op.parameters(),
+                 format.host_steps.empty() ? "" : " (on the host: " + format.host_steps + ")");
+
+    // Formats that renumber the unknowns (bdia, staircase) solve in their own order.
+    const bool permuted = !format.permutation.empty();
+    Array<V> b = std::move(system.rhs);
+    Array<V> x = std::move(system.initial_guess);
+    if (permuted) {
+        Array<V> tmp(exec, b.size());
+        permute_vector(format.permutation, b, tmp, false);
+        b.swap(tmp);
+        permute_vector(format.permutation, x, tmp, false);
+        x.swap(tmp);
+    }
 
     const auto timer = make_interval_timer(exec);
-    Array<V> x = std::move(system.initial_guess);
     spdlog::info("solving with {} (tolerance {:.1e}, at most {} iterations)", spec.solver.method,
                  spec.solver.tolerance, spec.solver.max_iterations);
     start = clock_type::now();
-    record.solve = cg(*op, system.rhs, x, {spec.solver.tolerance, spec.solver.max_iterations},
-                      timer.get());
+    record.solve = cg(op, b, x, {spec.solver.tolerance, spec.solver.max_iterations}, timer.get());
     exec->synchronize();
     record.time_solve = seconds_since(start);
     record.spmv_seconds = timer->seconds();
     record.spmv_clock = timer->clock();
+    record.format_parameters = op.parameters();
     if (record.solve.converged()) {
         spdlog::info("{}", record.solve.message);
     } else {
         spdlog::error("solver {}: {}", solve_status_name(record.solve.status), record.solve.message);
+    }
+    if (permuted) {
+        Array<V> tmp(exec, x.size());
+        permute_vector(format.permutation, x, tmp, true);
+        x.swap(tmp);
     }
 
     const std::vector<V> xh = x.to_host();

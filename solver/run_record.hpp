@@ -18,6 +18,8 @@ struct RunRecord {
     std::string device;
     std::string precision;
     std::string format;
+    std::string format_parameters;   ///< the format's parameters as used (after tuning)
+    std::string format_host_steps;   ///< conversion steps done on the host
     // mesh
     std::string mesh_source;
     int dim = 0;

@@ -1,1 +1,71 @@
-// Placeholder: implemented with issue 4.
+// Reference ELLPACK(-R) conversion and SpMV: plain loops over rows (OpenMP), the layout
+// written exactly as the CUDA kernels write it.
+#include <algorithm>
+
+#include "linalg/ell.hpp"
+
+namespace gpufem::kernels::cpu {
+
+template <typename V>
+index_type ell_row_lengths(const Executor&, const Csr<V>& a, index_type* row_len)
+{
+    const index_type* ptr = a.row_ptr.data();
+    index_type width = 0;
+#pragma omp parallel for schedule(static) reduction(max : width)
+    for (index_type row = 0; row < a.rows; ++row) {
+        row_len[row] = ptr[row + 1] - ptr[row];
+        width = std::max(width, row_len[row]);
+    }
+    return width;
+}
+
+template <typename V>
+void ell_fill(const Executor&, const Csr<V>& a, Ell<V>& ell)
+{
+    const index_type* ptr = a.row_ptr.data();
+    const index_type* col = a.col_idx.data();
+    const V* val = a.values.data();
+    index_type* ell_col = ell.col_idx.data();
+    V* ell_val = ell.values.data();
+    const std::size_t stride = static_cast<std::size_t>(ell.stride);
+#pragma omp parallel for schedule(static)
+    for (index_type row = 0; row < ell.stride; ++row) {
+        const index_type begin = row < a.rows ? ptr[row] : 0;
+        const index_type len = row < a.rows ? ptr[row + 1] - begin : 0;
+        const index_type pad_col = len > 0 ? col[begin + len - 1] : std::min(row, a.cols - 1);
+        for (index_type k = 0; k < ell.width; ++k) {
+            const std::size_t at = k * stride + static_cast<std::size_t>(row);
+            ell_col[at] = k < len ? col[begin + k] : pad_col;
+            ell_val[at] = k < len ? val[begin + k] : V(0);
+        }
+    }
+}
+
+template <typename V>
+void ell_spmv(const Executor&, const Ell<V>& a, V alpha, const V* x, V beta, V* y)
+{
+    const index_type* col = a.col_idx.data();
+    const V* val = a.values.data();
+    const index_type* row_len = a.with_lengths ? a.row_len.data() : nullptr;
+    const std::size_t stride = static_cast<std::size_t>(a.stride);
+#pragma omp parallel for schedule(static)
+    for (index_type row = 0; row < a.rows; ++row) {
+        const index_type len = row_len != nullptr ? row_len[row] : a.width;
+        V sum = 0;
+        for (index_type k = 0; k < len; ++k) {
+            const std::size_t at = k * stride + static_cast<std::size_t>(row);
+            sum += val[at] * x[col[at]];
+        }
+        y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
+    }
+}
+
+#define GPUFEM_INSTANTIATE(V)                                                           \
+    template index_type ell_row_lengths(const Executor&, const Csr<V>&, index_type*);   \
+    template void ell_fill(const Executor&, const Csr<V>&, Ell<V>&);                    \
+    template void ell_spmv(const Executor&, const Ell<V>&, V, const V*, V, V*);
+GPUFEM_INSTANTIATE(float)
+GPUFEM_INSTANTIATE(double)
+#undef GPUFEM_INSTANTIATE
+
+}  // namespace gpufem::kernels::cpu

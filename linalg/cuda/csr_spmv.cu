@@ -19,46 +19,20 @@ __global__ void __launch_bounds__(block_size)
     y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
 
-template <typename V>
-__global__ void __launch_bounds__(block_size)
-    csr_spmv_warp_kernel(index_type rows, const index_type* __restrict__ ptr,
-                         const index_type* __restrict__ col, const V* __restrict__ val,
-                         V alpha, const V* __restrict__ x, V beta, V* __restrict__ y)
-{
-    const index_type row =
-        static_cast<index_type>((static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32);
-    const int lane = threadIdx.x % 32;
-    if (row >= rows) return;
-    V sum = 0;
-    for (index_type k = ptr[row] + lane; k < ptr[row + 1]; k += 32) sum += val[k] * __ldg(x + col[k]);
-    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
-    if (lane == 0) y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
-}
-
 }  // namespace
 
 template <typename V>
-void csr_spmv(const Executor& exec, CsrKernel kernel, const Csr<V>& a, V alpha, const V* x,
-              V beta, V* y)
+void csr_spmv(const Executor& exec, const Csr<V>& a, V alpha, const V* x, V beta, V* y)
 {
     if (a.rows == 0) return;
-    auto stream = static_cast<cudaStream_t>(exec.stream());
-    if (kernel == CsrKernel::scalar) {
-        const unsigned grid = (a.rows + block_size - 1) / block_size;
-        csr_spmv_scalar_kernel<<<grid, block_size, 0, stream>>>(
-            a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), alpha, x, beta, y);
-    } else {
-        const std::int64_t threads = static_cast<std::int64_t>(a.rows) * 32;
-        const unsigned grid = static_cast<unsigned>((threads + block_size - 1) / block_size);
-        csr_spmv_warp_kernel<<<grid, block_size, 0, stream>>>(
-            a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), alpha, x, beta, y);
-    }
+    const unsigned grid = (a.rows + block_size - 1) / block_size;
+    csr_spmv_scalar_kernel<<<grid, block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), alpha, x, beta, y);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-template void csr_spmv(const Executor&, CsrKernel, const Csr<float>&, float, const float*, float,
-                       float*);
-template void csr_spmv(const Executor&, CsrKernel, const Csr<double>&, double, const double*,
-                       double, double*);
+template void csr_spmv(const Executor&, const Csr<float>&, float, const float*, float, float*);
+template void csr_spmv(const Executor&, const Csr<double>&, double, const double*, double,
+                       double*);
 
 }  // namespace gpufem::kernels::cuda

@@ -26,6 +26,13 @@ std::string device_name(int device)
            std::to_string(prop.minor) + ", " + std::to_string(prop.multiProcessorCount) + " SMs)";
 }
 
+int multiprocessor_count(int device)
+{
+    int count = 0;
+    GPUFEM_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+    return count;
+}
+
 void* create_stream(int device)
 {
     GPUFEM_CUDA_CHECK(cudaSetDevice(device));

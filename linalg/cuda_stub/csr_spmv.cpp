@@ -4,12 +4,11 @@
 
 namespace gpufem::kernels::cuda {
 template <typename V>
-void csr_spmv(const Executor&, CsrKernel, const Csr<V>&, V, const V*, V, V*)
+void csr_spmv(const Executor&, const Csr<V>&, V, const V*, V, V*)
 {
     detail::no_cuda();
 }
-template void csr_spmv(const Executor&, CsrKernel, const Csr<float>&, float, const float*, float,
-                       float*);
-template void csr_spmv(const Executor&, CsrKernel, const Csr<double>&, double, const double*,
-                       double, double*);
+template void csr_spmv(const Executor&, const Csr<float>&, float, const float*, float, float*);
+template void csr_spmv(const Executor&, const Csr<double>&, double, const double*, double,
+                       double*);
 }  // namespace gpufem::kernels::cuda

@@ -1,1 +1,15 @@
-// Placeholder: implemented with issue 4.
+// Stand-in for cuda/csr_tuned.cu when gpufem is built without CUDA.
+#include "linalg/csr_kernels.hpp"
+#include "linalg/cuda_stub/stub.hpp"
+
+namespace gpufem::kernels::cuda {
+template <typename V>
+void csr_spmv_params(const Executor&, const CsrParams&, const Csr<V>&, V, const V*, V, V*)
+{
+    detail::no_cuda();
+}
+template void csr_spmv_params(const Executor&, const CsrParams&, const Csr<float>&, float,
+                              const float*, float, float*);
+template void csr_spmv_params(const Executor&, const CsrParams&, const Csr<double>&, double,
+                              const double*, double, double*);
+}  // namespace gpufem::kernels::cuda

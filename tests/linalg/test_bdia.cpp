@@ -1,2 +1,323 @@
-// Placeholder: written with issue 4.
+// bdia (002_…) on the CPU: the layout on hand-made matrices, SpMV through the format (RCM
+// numbering) against the long-double CSR reference, and the refusal when the band is too big.
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "linalg/bdia.hpp"
+#include "linalg/format_build.hpp"
+#include "linalg/reordering.hpp"
+#include "random_csr.hpp"
+
+namespace gpufem {
+namespace {
+
+using test::HostCsr;
+
+/// Builds a HostCsr from (row, col, value) triplets given row by row, columns sorted.
+HostCsr<double> from_rows(index_type n, const std::vector<std::vector<std::pair<index_type, double>>>& rows)
+{
+    HostCsr<double> m;
+    m.rows = m.cols = n;
+    m.ptr.push_back(0);
+    for (const auto& row : rows) {
+        for (auto [c, v] : row) {
+            m.col.push_back(c);
+            m.val.push_back(v);
+        }
+        m.ptr.push_back(static_cast<index_type>(m.col.size()));
+    }
+    return m;
+}
+
+/// Grid stencil of radius r on nx x ny (x nz) nodes with shuffled numbering: the coupling of
+/// Q1 (r = 1) or Q2-like (r = 2) elements, random values, a dominant diagonal.
+template <typename V>
+HostCsr<V> fe_like(index_type nx, index_type ny, index_type nz, int r, std::mt19937& rng)
+{
+    const index_type n = nx * ny * nz;
+    std::vector<index_type> label(n);
+    std::iota(label.begin(), label.end(), 0);
+    std::shuffle(label.begin(), label.end(), rng);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::vector<std::vector<index_type>> cols(n);
+    for (index_type z = 0; z < nz; ++z)
+        for (index_type y = 0; y < ny; ++y)
+            for (index_type x = 0; x < nx; ++x)
+                for (int dz = (nz > 1 ? -r : 0); dz <= (nz > 1 ? r : 0); ++dz)
+                    for (int dy = -r; dy <= r; ++dy)
+                        for (int dx = -r; dx <= r; ++dx) {
+                            const index_type X = x + dx, Y = y + dy, Z = z + dz;
+                            if (X < 0 || Y < 0 || Z < 0 || X >= nx || Y >= ny || Z >= nz) continue;
+                            cols[label[(z * ny + y) * nx + x]].push_back(label[(Z * ny + Y) * nx + X]);
+                        }
+    HostCsr<V> m;
+    m.rows = m.cols = n;
+    m.ptr.push_back(0);
+    for (index_type i = 0; i < n; ++i) {
+        std::sort(cols[i].begin(), cols[i].end());
+        for (index_type c : cols[i]) {
+            m.col.push_back(c);
+            m.val.push_back(static_cast<V>(c == i ? 10.0 + dist(rng) : dist(rng)));
+        }
+        m.ptr.push_back(static_cast<index_type>(m.col.size()));
+    }
+    return m;
+}
+
+/// Random matrix with entries only for -lower <= j - i <= upper, about `density` of the band
+/// filled, every empty_every-th row empty (if > 0).
+template <typename V>
+HostCsr<V> random_banded(index_type n, index_type lower, index_type upper, double density,
+                         std::mt19937& rng, int empty_every = 0)
+{
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::bernoulli_distribution keep(density);
+    HostCsr<V> m;
+    m.rows = m.cols = n;
+    m.ptr.push_back(0);
+    for (index_type i = 0; i < n; ++i) {
+        if (empty_every == 0 || i % empty_every != 0) {
+            for (index_type j = std::max(0, i - lower); j <= std::min(n - 1, i + upper); ++j) {
+                if (j != i && !keep(rng)) continue;
+                m.col.push_back(j);
+                m.val.push_back(static_cast<V>(dist(rng)));
+            }
+        }
+        m.ptr.push_back(static_cast<index_type>(m.col.size()));
+    }
+    return m;
+}
+
+/// y = alpha A x + beta y through the format: x and y permuted to the operator's numbering,
+/// applied, the result permuted back.
+template <typename V>
+std::vector<V> apply_in_original_numbering(const FormatBuild<V>& f, V alpha, const std::vector<V>& x,
+                                           V beta, const std::vector<V>& y)
+{
+    const ExecPtr& exec = f.op->executor();
+    const auto n = x.size();
+    if (f.permutation.empty()) {  // the matrix's own numbering was kept
+        auto x_old = Array<V>::from_host(exec, x);
+        auto y_old = Array<V>::from_host(exec, y);
+        f.op->apply(alpha, x_old, beta, y_old);
+        return y_old.to_host();
+    }
+    Array<V> x_new(exec, n), y_new(exec, n), y_old(exec, n);
+    permute_vector(f.permutation, Array<V>::from_host(exec, x), x_new, false);
+    permute_vector(f.permutation, Array<V>::from_host(exec, y), y_new, false);
+    f.op->apply(alpha, x_new, beta, y_new);
+    permute_vector(f.permutation, y_new, y_old, true);
+    return y_old.to_host();
+}
+
+template <typename V>
+double tolerance()
+{
+    return sizeof(V) == 4 ? 2e-5 : 1e-13;
+}
+
+/// Builds the format, checks what it reports, and its SpMV against the long-double
+/// reference in the original numbering. Returns true when RCM numbering was chosen.
+template <typename V>
+bool check_format_spmv(const std::string& name, const HostCsr<V>& m, std::mt19937& rng)
+{
+    SCOPED_TRACE(name + " " + precision_name<V>());
+    const auto exec = Executor::create_cpu();
+    const auto f = build_bdia_format(test::to_csr(m, exec), FormatOptions{});
+    EXPECT_EQ(f.op->format(), "bdia");
+    EXPECT_EQ(f.op->rows(), m.rows);
+    EXPECT_FALSE(f.host_steps.empty());
+    EXPECT_GE(f.convert_seconds, 0.0);
+    const bool rcm = !f.permutation.empty();
+    if (rcm) {
+        EXPECT_EQ(f.permutation.size(), static_cast<std::size_t>(m.rows));
+        auto p = f.permutation.to_host();
+        std::sort(p.begin(), p.end());
+        std::vector<index_type> identity(m.rows);
+        std::iota(identity.begin(), identity.end(), 0);
+        EXPECT_EQ(p, identity);
+    }
+
+    // The reported half bandwidth is that of the matrix in the operator's numbering.
+    const auto own = test::to_csr(m, exec);
+    const index_type hb = rcm ? half_bandwidth(permute_symmetric(own, f.permutation)) : half_bandwidth(own);
+    const std::string params = f.op->parameters();
+    EXPECT_EQ(params.rfind("half_bandwidth=" + std::to_string(hb) + " width=", 0), 0u) << params;
+    EXPECT_NE(params.find(rcm ? "order=rcm" : "order=original"), std::string::npos) << params;
+    EXPECT_NE(params.find(" bytes=" + std::to_string(f.op->bytes_stored()) + " "), std::string::npos)
+        << params;
+    EXPECT_EQ(f.op->spmv_min_bytes(), f.op->bytes_stored() + 2 * m.rows * sizeof(V));
+
+    const auto x = test::random_vector<V>(m.rows, rng);
+    const auto y = test::random_vector<V>(m.rows, rng);
+    for (auto [alpha, beta] : {std::pair<V, V>{1, 0}, {V(-0.75), V(1.5)}}) {
+        std::vector<V> y_in = y;
+        if (beta == V(0)) y_in.assign(m.rows, std::numeric_limits<V>::quiet_NaN());
+        const auto result = apply_in_original_numbering(f, alpha, x, beta, y_in);
+        const auto expected = test::dense_reference(m, alpha, x, beta, y);
+        EXPECT_LE(test::relative_max_error(result, expected), tolerance<V>())
+            << "alpha " << alpha << " beta " << beta;
+    }
+    return rcm;
+}
+
+TEST(Bdia, LayoutOfHandMadeMatrix)
+{
+    // Diagonals present: -1 .. 2; row 3 empty.
+    const auto m = from_rows(6, {{{0, 1}, {1, 2}},
+                                 {{0, 3}, {1, 4}, {3, 5}},
+                                 {{2, 6}},
+                                 {},
+                                 {{3, 7}, {4, 8}, {5, 9}},
+                                 {{5, 10}}});
+    const auto exec = Executor::create_cpu();
+    const auto b = convert_to_bdia(test::to_csr(m, exec), 0);
+    EXPECT_EQ(b.rows, 6);
+    EXPECT_EQ(b.slabs(), 1);
+    EXPECT_EQ(b.half_bandwidth, 2);
+    EXPECT_EQ(b.max_width, 4);
+    EXPECT_EQ(b.offset.to_host(), std::vector<index_type>{-1});
+    EXPECT_EQ(b.width.to_host(), std::vector<index_type>{4});
+    EXPECT_EQ(b.slab_ptr.to_host(), (std::vector<std::int64_t>{0, 4 * bdia_slab}));
+    // Entry (i, k) holds A(i, i - 1 + k); everything else in the slab is 0.
+    std::vector<double> expected(4 * bdia_slab, 0.0);
+    const auto set = [&](index_type i, index_type j, double v) { expected[(j - i + 1) * bdia_slab + i] = v; };
+    set(0, 0, 1), set(0, 1, 2), set(1, 0, 3), set(1, 1, 4), set(1, 3, 5), set(2, 2, 6);
+    set(4, 3, 7), set(4, 4, 8), set(4, 5, 9), set(5, 5, 10);
+    EXPECT_EQ(b.values.to_host(), expected);
+    EXPECT_EQ(b.bytes_stored(), 4 * bdia_slab * sizeof(double) + 2 * sizeof(std::int64_t) + 2 * sizeof(index_type));
+
+    const std::vector<double> x{1, -2, 3, -4, 5, -6};
+    std::vector<double> y(6, std::numeric_limits<double>::quiet_NaN());
+    kernels::cpu::bdia_spmv(*exec, b, 1.0, x.data(), 0.0, y.data());
+    EXPECT_EQ(y, (std::vector<double>{-3, -25, 18, 0, -42, -60}));
+}
+
+TEST(Bdia, LayoutHasOneBandPerSlab)
+{
+    // Slab 0: tridiagonal; slab 1: diagonals 0 and +3; slab 2 (88 rows): empty rows.
+    const index_type n = 2 * bdia_slab + 88;
+    std::vector<std::vector<std::pair<index_type, double>>> rows(n);
+    for (index_type i = 0; i < bdia_slab; ++i) {
+        if (i > 0) rows[i].push_back({i - 1, -1.0});
+        rows[i].push_back({i, 2.0 + i});
+        rows[i].push_back({i + 1, -1.0});
+    }
+    for (index_type i = bdia_slab; i < 2 * bdia_slab; ++i) rows[i] = {{i, 1.0}, {i + 3, 0.5 * i}};
+    const auto m = from_rows(n, rows);
+    const auto exec = Executor::create_cpu();
+    const auto b = convert_to_bdia(test::to_csr(m, exec), 0);
+    EXPECT_EQ(b.slabs(), 3);
+    EXPECT_EQ(b.offset.to_host(), (std::vector<index_type>{-1, 0, 0}));
+    EXPECT_EQ(b.width.to_host(), (std::vector<index_type>{3, 4, 0}));
+    EXPECT_EQ(b.slab_ptr.to_host(),
+              (std::vector<std::int64_t>{0, 3 * bdia_slab, 7 * bdia_slab, 7 * bdia_slab}));
+    EXPECT_EQ(b.half_bandwidth, 3);
+    EXPECT_EQ(b.max_width, 4);
+    const auto values = b.values.to_host();
+    EXPECT_EQ(values[0 * bdia_slab + 0], 0.0);  // A(0, -1): outside the matrix
+    EXPECT_EQ(values[1 * bdia_slab + 7], 9.0);  // A(7, 7)
+    EXPECT_EQ(values[3 * bdia_slab + 3 * bdia_slab + 5], 0.5 * (bdia_slab + 5));  // A(261, 264)
+    EXPECT_EQ(values[3 * bdia_slab + 1 * bdia_slab + 5], 0.0);  // A(261, 262) not stored
+
+    std::mt19937 rng(31);
+    const auto x = test::random_vector<double>(n, rng);
+    const auto y = test::random_vector<double>(n, rng);
+    std::vector<double> result = y;
+    kernels::cpu::bdia_spmv(*exec, b, 2.0, x.data(), -1.0, result.data());
+    EXPECT_LE(test::relative_max_error(result, test::dense_reference(m, 2.0, x, -1.0, y)), 1e-15);
+}
+
+TEST(Bdia, SpmvEqualsCsrOnFeLikeMatrices)
+{
+    std::mt19937 rng(32);
+    EXPECT_TRUE(check_format_spmv("2d-q1-like", fe_like<double>(37, 23, 1, 1, rng), rng));
+    check_format_spmv("2d-q1-like", fe_like<float>(29, 31, 1, 1, rng), rng);
+    check_format_spmv("2d-q2-like", fe_like<double>(19, 17, 1, 2, rng), rng);
+    check_format_spmv("2d-q2-like", fe_like<float>(13, 21, 1, 2, rng), rng);
+    check_format_spmv("3d-q1-like", fe_like<double>(9, 8, 7, 1, rng), rng);
+    check_format_spmv("3d-q1-like", fe_like<float>(7, 6, 11, 1, rng), rng);
+}
+
+TEST(Bdia, SpmvEqualsCsrOnRandomBandedMatrices)
+{
+    std::mt19937 rng(33);
+    check_format_spmv("one-row", random_banded<double>(1, 0, 0, 1.0, rng), rng);
+    check_format_spmv("tridiagonal-255", random_banded<double>(255, 1, 1, 1.0, rng), rng);
+    check_format_spmv("skewed-257", random_banded<float>(257, 7, 2, 0.5, rng), rng);
+    check_format_spmv("banded-empty-rows", random_banded<double>(1001, 20, 20, 0.3, rng, 7), rng);
+    check_format_spmv("banded-empty-rows", random_banded<float>(3001, 12, 30, 0.2, rng, 13), rng);
+    // No band structure at all: random rows with empty ones, and a few very long rows.
+    check_format_spmv("random-lengths", test::random_csr<double>(777, 777, 10, rng), rng);
+    check_format_spmv("long-rows", test::random_csr<float>(1201, 1201, 5, rng, 299, 900), rng);
+}
+
+TEST(Bdia, KeepsTheMatrixNumberingWhenItsBandIsNotLarger)
+{
+    std::mt19937 rng(35);
+    // A 9-point grid numbered row by row: half bandwidth nx + 1, where RCM's L-shaped level
+    // sets give about 2 nx.
+    HostCsr<double> grid;
+    const index_type nx = 40, ny = 30;
+    grid.rows = grid.cols = nx * ny;
+    grid.ptr.push_back(0);
+    for (index_type y = 0; y < ny; ++y)
+        for (index_type x = 0; x < nx; ++x) {
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx)
+                    if (x + dx >= 0 && x + dx < nx && y + dy >= 0 && y + dy < ny) {
+                        grid.col.push_back((y + dy) * nx + x + dx);
+                        grid.val.push_back(dx == 0 && dy == 0 ? 8.0 : -1.0);
+                    }
+            grid.ptr.push_back(static_cast<index_type>(grid.col.size()));
+        }
+    EXPECT_FALSE(check_format_spmv("natural-grid", grid, rng));
+    EXPECT_FALSE(check_format_spmv("tridiagonal", random_banded<float>(1000, 1, 1, 1.0, rng), rng));
+}
+
+TEST(Bdia, EmptyMatrix)
+{
+    const auto exec = Executor::create_cpu();
+    Csr<double> empty{0, 0, Array<index_type>::from_host(exec, std::vector<index_type>{0}),
+                      Array<index_type>(exec, 0), Array<double>(exec, 0)};
+    const auto f = build_bdia_format(std::move(empty), FormatOptions{});
+    EXPECT_EQ(f.op->rows(), 0);
+    Array<double> x(exec, 0), y(exec, 0);
+    f.op->apply(x, y);
+}
+
+TEST(Bdia, RefusesWhenTheBandExceedsTheLimit)
+{
+    std::mt19937 rng(34);
+    const auto m = fe_like<double>(30, 30, 1, 1, rng);
+    const auto exec = Executor::create_cpu();
+    FormatOptions options;
+    options.bdia_max_bytes = 64 * 1024;
+    try {
+        build_bdia_format(test::to_csr(m, exec), options);
+        FAIL() << "expected std::invalid_argument";
+    } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind("format 'bdia': band of half width ", 0), 0u) << what;
+        EXPECT_NE(what.find(" needs "), std::string::npos) << what;
+        EXPECT_NE(what.find("KiB"), std::string::npos) << what;
+        EXPECT_NE(what.find("bdia_max_bytes"), std::string::npos) << what;
+    }
+    // A limit just large enough is accepted.
+    options.bdia_max_bytes = 0;
+    const auto f = build_bdia_format(test::to_csr(m, exec), options);
+    options.bdia_max_bytes = f.op->bytes_stored();
+    EXPECT_NO_THROW(build_bdia_format(test::to_csr(m, exec), options));
+
+    Csr<double> rectangular = test::to_csr(test::random_csr<double>(5, 7, 3, rng), exec);
+    EXPECT_THROW(build_bdia_format(std::move(rectangular), FormatOptions{}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gpufem

@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "linalg/csr_operator.hpp"
+#include "linalg/format_build.hpp"
 #include "random_csr.hpp"
 
 using namespace gpufem;
@@ -23,7 +23,7 @@ TYPED_TEST(CsrSpmvCpu, MatchesLongDoubleReference)
         const auto m = test::random_csr<V>(rows, cols, len, rng, 17, std::min(cols, 500));
         const auto xh = test::random_vector<V>(cols, rng), yh = test::random_vector<V>(rows, rng);
         for (const std::string format : {"csr", "csr-scalar"}) {
-            const auto op = make_csr_based_operator<V>(format, test::to_csr(m, exec));
+            const auto op = build_format<V>(format, test::to_csr(m, exec), {}).op;
             const auto x = Array<V>::from_host(exec, xh);
             auto y = Array<V>::from_host(exec, yh);
             op->apply(V(1.5), x, V(-0.5), y);
@@ -40,7 +40,7 @@ TEST(CsrSpmv, BetaZeroIgnoresNanInY)
     std::mt19937 rng(5);
     const auto exec = Executor::create_cpu();
     const auto m = test::random_csr<double>(50, 50, 5, rng);
-    const auto op = make_csr_based_operator<double>("csr", test::to_csr(m, exec));
+    const auto op = build_format<double>("csr", test::to_csr(m, exec), {}).op;
     const auto x = Array<double>::from_host(exec, test::random_vector<double>(50, rng));
     auto y = Array<double>::from_host(exec, std::vector<double>(50, std::nan("")));
     op->apply(x, y);
@@ -70,10 +70,10 @@ TEST(CsrSpmv, UnknownOrUnavailableFormatIsAnError)
     std::mt19937 rng(7);
     const auto exec = Executor::create_cpu();
     const auto m = test::random_csr<double>(4, 4, 2, rng);
-    EXPECT_THROW(make_csr_based_operator<double>("ellpack-xyz", test::to_csr(m, exec)),
+    EXPECT_THROW(build_format<double>("ellpack-xyz", test::to_csr(m, exec), {}),
                  std::invalid_argument);
     try {
-        make_csr_based_operator<double>("cusparse", test::to_csr(m, exec));
+        build_format<double>("cusparse", test::to_csr(m, exec), {});
         FAIL();
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("cuda backend"), std::string::npos);

@@ -1,2 +1,131 @@
-// Placeholder: written with issue 4.
+// Every format's SpMV equals CSR's on the battery (CPU reference implementations).
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "format_battery.hpp"
+#include "linalg/csr_tuning.hpp"
+
+using namespace gpufem;
+
+template <typename V>
+class FormatsCpu : public ::testing::Test {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(FormatsCpu, ValueTypes);
+
+TYPED_TEST(FormatsCpu, EveryFormatMatchesTheLongDoubleReference)
+{
+    using V = TypeParam;
+    const double tol = sizeof(V) == 4 ? 1e-5 : 1e-13;
+    std::mt19937 rng(std::random_device{}());
+    const auto exec = Executor::create_cpu();
+    for (const auto& m : test::format_battery<V>(rng)) {
+        const auto x = test::random_vector<V>(m.csr.cols, rng), y = test::random_vector<V>(m.csr.rows, rng);
+        const auto expect = test::dense_reference(m.csr, V(1.5), x, V(-0.5), y);
+        const auto expect0 = test::dense_reference(m.csr, V(1), x, V(0), y);
+        for (const std::string& name : format_names()) {
+            if (name.rfind("cusparse", 0) == 0) continue;  // GPU only
+            SCOPED_TRACE(name + " on " + m.name);
+            const FormatBuild<V> f = build_format<V>(name, test::to_csr(m.csr, exec), {});
+            EXPECT_EQ(f.op->format(), name);
+            if (!m.csr.col.empty()) EXPECT_GT(f.op->bytes_stored(), 0u);
+            EXPECT_GE(f.op->spmv_min_bytes(), sizeof(V) * (m.csr.rows + m.csr.cols));
+            EXPECT_LT(test::relative_max_error(test::apply_format(f, V(1.5), x, V(-0.5), y), expect), tol);
+            // beta = 0 must ignore y, even NaN.
+            const std::vector<V> nan_y(m.csr.rows, std::numeric_limits<V>::quiet_NaN());
+            EXPECT_LT(test::relative_max_error(test::apply_format(f, V(1), x, V(0), nan_y), expect0), tol);
+        }
+    }
+}
+
+TEST(Formats, UnknownFormatIsNamed)
+{
+    std::mt19937 rng(1);
+    const auto exec = Executor::create_cpu();
+    try {
+        build_format<double>("ellpackk", test::to_csr(test::random_csr<double>(5, 5, 2, rng), exec), {});
+        FAIL();
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("ellpackk"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("sellp"), std::string::npos);
+    }
+}
+
+TEST(CsrFixedRule, CoopFromMeanRowLengthRepeatKeepsEnoughBlocks)
+{
+    // mean row length 27 -> sqrt = 5.2 -> coop 8; 9 -> 3 -> coop 4; 1 -> 1.
+    EXPECT_EQ(csr_fixed_rule(1000000, 27000000, 2112).coop, 8);
+    EXPECT_EQ(csr_fixed_rule(1000000, 9000000, 2112).coop, 4);
+    EXPECT_EQ(csr_fixed_rule(1000, 1000, 2112).coop, 1);
+    EXPECT_EQ(csr_fixed_rule(1000, 1000 * 3000, 2112).coop, 32);
+    for (index_type rows : {1, 1000, 1000000, 50000000}) {
+        const CsrParams p = csr_fixed_rule(rows, 27ull * rows, 2112);
+        EXPECT_EQ(p.block, 128);
+        // As many rows per group as possible while at least 2112 blocks remain (if it can).
+        CsrParams more = p;
+        more.repeat *= 2;
+        EXPECT_TRUE(p.repeat == 1 || csr_grid_size(rows, p) >= 2112) << rows;
+        EXPECT_TRUE(p.repeat == 64 || csr_grid_size(rows, more) < 2112) << rows;
+    }
+}
+
+namespace {
+
+/// Runs the tuner against a time model until it stops; returns the number of SpMVs it took.
+template <typename Model>
+int run_tuner(CsrTuner& tuner, Model model)
+{
+    int steps = 0;
+    while (!tuner.done() && steps < 100) {
+        tuner.report(model(tuner.next()));
+        ++steps;
+    }
+    return steps;
+}
+
+}  // namespace
+
+TEST(CsrTuner, CoopPathWhenRepeatHardlyMatters)
+{
+    // Halving repeat changes the time by < 5%: the tuner turns to coop (with block 192), then
+    // to the block size. Optimum: coop 8, block 256 (repeat flat).
+    auto model = [](const CsrParams& p) {
+        const double c = std::log2(p.coop) - 3, r = std::log2(p.repeat) - 1, b = (p.block - 256) / 32.0;
+        return 1.0 + 0.10 * c * c + 0.001 * r * r + 0.05 * b * b;
+    };
+    CsrTuner tuner(1000000, CsrParams{4, 8, 128}, 64);
+    const int steps = run_tuner(tuner, model);
+    ASSERT_TRUE(tuner.done());
+    EXPECT_LT(steps, 20);
+    EXPECT_EQ(tuner.best().coop, 8);
+    EXPECT_EQ(tuner.best().block, 256);
+    EXPECT_EQ(tuner.next(), tuner.best());
+}
+
+TEST(CsrTuner, RepeatPathWhenMoreBlocksHelp)
+{
+    // Halving repeat helps by > 5%: the tuner keeps halving it to the optimum (repeat 1),
+    // then tunes the block size (optimum 160); coop stays.
+    auto model = [](const CsrParams& p) {
+        const double r = std::log2(p.repeat), b = (p.block - 160) / 32.0;
+        return 1.0 + 0.2 * r + 0.05 * b * b + (p.coop == 4 ? 0.0 : 0.5);
+    };
+    CsrTuner tuner(1000000, CsrParams{4, 16, 128}, 64);
+    run_tuner(tuner, model);
+    ASSERT_TRUE(tuner.done());
+    EXPECT_EQ(tuner.best(), (CsrParams{4, 1, 160}));
+}
+
+TEST(CsrTuner, KeepsTheFixedRuleWhenNothingIsBetter)
+{
+    CsrTuner tuner(1000000, CsrParams{4, 4, 128}, 64);
+    int steps = 0;
+    while (!tuner.done() && steps < 100) {
+        const CsrParams& p = tuner.next();
+        tuner.report(p == CsrParams{4, 4, 128} ? 1.0 : 1.5);
+        ++steps;
+    }
+    EXPECT_TRUE(tuner.done());
+    EXPECT_EQ(tuner.best(), (CsrParams{4, 4, 128}));
+}

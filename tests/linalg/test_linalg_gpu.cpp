@@ -5,7 +5,7 @@
 
 #include "gpu_test.hpp"
 #include "linalg/blas1.hpp"
-#include "linalg/csr_operator.hpp"
+#include "linalg/format_build.hpp"
 #include "linalg/interval_timer.hpp"
 #include "random_csr.hpp"
 
@@ -64,13 +64,13 @@ TYPED_TEST(LinalgGpu, SpmvFormatsMatchCpu)
           std::tuple{200000, 200000, 27, 0}}) {
         const auto m = test::random_csr<V>(rows, cols, len, rng, long_every, 3000);
         const auto xh = test::random_vector<V>(cols, rng), yh = test::random_vector<V>(rows, rng);
-        const auto ref_op = make_csr_based_operator<V>("csr", test::to_csr(m, cpu));
+        const auto ref_op = build_format<V>("csr", test::to_csr(m, cpu), {}).op;
         const auto xc = Array<V>::from_host(cpu, xh);
         auto yc = Array<V>::from_host(cpu, yh);
         ref_op->apply(V(0.75), xc, V(2), yc);
         const auto expect = yc.to_host();
         for (const std::string format : {"csr", "csr-scalar", "cusparse"}) {
-            const auto op = make_csr_based_operator<V>(format, test::to_csr(m, gpu));
+            const auto op = build_format<V>(format, test::to_csr(m, gpu), {}).op;
             const auto xg = Array<V>::from_host(gpu, xh);
             auto yg = Array<V>::from_host(gpu, yh);
             op->apply(V(0.75), xg, V(2), yg);

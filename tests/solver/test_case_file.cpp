@@ -154,6 +154,9 @@ TEST(CaseFile, DefaultsAreFilledIn)
         "degree": 1,
         "problem": {"kappa": "1", "f": "0", "exact": null, "dirichlet": [], "neumann": []},
         "format": "csr",
+        "format_options": {"coop": 0, "repeat": 0, "block": 0, "tune": true, "slice": 32,
+                           "threads_per_row": 0, "sigma": 1, "max_bytes": 0, "alpha": 0.01,
+                           "slice_height": 32, "streams": true},
         "solver": {"method": "cg", "tolerance": 1e-8, "max_iterations": 10000},
         "precision": "double",
         "backend": "auto"})");
@@ -298,7 +301,7 @@ TEST(CaseFile, UnknownKeysNameKeyLineAndValidKeys)
 {
     expect_contains(error_of(minimal + "formt: csr\n"),
                     {"case.yaml:2: formt: unknown key 'formt'",
-                     "valid keys: mesh, degree, problem, format, solver, precision, backend",
+                     "valid keys: mesh, degree, problem, format, format_options, solver, precision, backend",
                      "did you mean 'format'?"});
     expect_contains(error_of("mesh:\n  shape: unit_square\n  sise: 0.1\n"),
                     {"case.yaml:3: mesh.sise: unknown key 'sise'", "file, geo, shape, elements, size, refine",
@@ -338,8 +341,9 @@ TEST(CaseFile, WrongTypesNameKeyLineAndExpectation)
 
 TEST(CaseFile, BadChoicesListTheValidOnes)
 {
-    expect_contains(error_of(minimal + "format: ell\n"),
-                    {"case.yaml:2: format: expected one of csr, csr-scalar, cusparse, got 'ell'"});
+    expect_contains(error_of(minimal + "format: ellpack\n"),
+                    {"case.yaml:2: format: expected one of csr, csr-scalar, ell, ellr, sellp, bdia, "
+                     "staircase, cusparse, cusparse-sell, got 'ellpack'"});
     expect_contains(error_of(minimal + "precision: half\n"),
                     {"case.yaml:2: precision: expected one of double, float, got 'half'"});
     expect_contains(error_of(minimal + "backend: gpu\n"),
@@ -465,3 +469,32 @@ TEST(CaseFile, ExpressionTextIsTrimmed)
 }
 
 }  // namespace
+
+TEST(CaseFile, FormatOptionsAreReadAndChecked)
+{
+    const std::string minimal = "mesh: {shape: unit_square}\n";
+    const CaseSpec spec = parse_case_text(
+        minimal + "format: sellp\nformat_options:\n  coop: 8\n  repeat: 2\n  block: 256\n  tune: false\n"
+                  "  slice: 64\n  threads_per_row: 4\n  sigma: 128\n  max_bytes: 1e9\n  alpha: 0.05\n"
+                  "  slice_height: 16\n  streams: false\n",
+        "case.yaml", ".");
+    const gpufem::FormatOptions& o = spec.format_options;
+    EXPECT_EQ(o.csr_coop, 8);
+    EXPECT_EQ(o.csr_repeat, 2);
+    EXPECT_EQ(o.csr_block, 256);
+    EXPECT_FALSE(o.csr_tune);
+    EXPECT_EQ(o.sellp_slice, 64);
+    EXPECT_EQ(o.sellp_threads, 4);
+    EXPECT_EQ(o.sellp_sigma, 128);
+    EXPECT_EQ(o.bdia_max_bytes, 1000000000u);
+    EXPECT_DOUBLE_EQ(o.staircase_alpha, 0.05);
+    EXPECT_EQ(o.staircase_slice, 16);
+    EXPECT_FALSE(o.staircase_streams);
+    EXPECT_EQ(spec.resolved["format_options"]["sigma"], 128);
+    expect_contains(error_of(minimal + "format_options:\n  coop: 3\n"),
+                    {"case.yaml:3: format_options.coop: expected a power of two from 1 to 32, got 3"});
+    expect_contains(error_of(minimal + "format_options:\n  block: 100\n"), {"format_options.block", "multiple of 32"});
+    expect_contains(error_of(minimal + "format_options:\n  streams: maybe\n"), {"format_options.streams", "true, false"});
+    expect_contains(error_of(minimal + "format_options:\n  alpha: 2\n"), {"format_options.alpha", "[0, 1)"});
+    expect_contains(error_of(minimal + "format_options:\n  slices: 3\n"), {"unknown key 'slices'", "did you mean 'slice'"});
+}

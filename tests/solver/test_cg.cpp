@@ -3,7 +3,7 @@
 #include <random>
 
 #include "linalg/blas1.hpp"
-#include "linalg/csr_operator.hpp"
+#include "linalg/format_build.hpp"
 #include "solver/cg.hpp"
 
 using namespace gpufem;
@@ -31,7 +31,7 @@ TEST(Cg, SolvesSpdSystemToTolerance)
 {
     const auto exec = Executor::create_cpu();
     const index_type n = 400;
-    const auto op = make_csr_based_operator<double>("csr", laplacian_1d(n, 0.01, exec));
+    const auto op = build_format<double>("csr", laplacian_1d(n, 0.01, exec), {}).op;
     std::mt19937 rng(3);
     std::uniform_real_distribution<double> dist(-1, 1);
     std::vector<double> bh(n);
@@ -54,7 +54,7 @@ TEST(Cg, SolvesSpdSystemToTolerance)
 TEST(Cg, ReportsNonConvergenceWithAdvice)
 {
     const auto exec = Executor::create_cpu();
-    const auto op = make_csr_based_operator<double>("csr", laplacian_1d(1000, 0.0, exec));
+    const auto op = build_format<double>("csr", laplacian_1d(1000, 0.0, exec), {}).op;
     const auto b = Array<double>::from_host(exec, std::vector<double>(1000, 1.0));
     Array<double> x(exec, 1000);
     fill(x, 0.0);
@@ -71,7 +71,7 @@ TEST(Cg, DetectsIndefiniteMatrixAsBreakdown)
     Csr<double> a{2, 2, Array<index_type>::from_host(exec, std::vector<index_type>{0, 1, 2}),
                   Array<index_type>::from_host(exec, std::vector<index_type>{0, 1}),
                   Array<double>::from_host(exec, std::vector<double>{1.0, -1.0})};
-    const auto op = make_csr_based_operator<double>("csr", std::move(a));
+    const auto op = build_format<double>("csr", std::move(a), {}).op;
     const auto b = Array<double>::from_host(exec, std::vector<double>{1.0, 1.0});
     Array<double> x(exec, 2);
     fill(x, 0.0);
@@ -84,7 +84,7 @@ TEST(Cg, DetectsIndefiniteMatrixAsBreakdown)
 TEST(Cg, DetectsNanInTheData)
 {
     const auto exec = Executor::create_cpu();
-    const auto op = make_csr_based_operator<double>("csr", laplacian_1d(10, 0.0, exec));
+    const auto op = build_format<double>("csr", laplacian_1d(10, 0.0, exec), {}).op;
     std::vector<double> bh(10, 1.0);
     bh[3] = std::nan("");
     const auto b = Array<double>::from_host(exec, bh);
@@ -97,7 +97,7 @@ TEST(Cg, DetectsNanInTheData)
 TEST(Cg, ZeroRightHandSideGivesZero)
 {
     const auto exec = Executor::create_cpu();
-    const auto op = make_csr_based_operator<double>("csr", laplacian_1d(10, 0.0, exec));
+    const auto op = build_format<double>("csr", laplacian_1d(10, 0.0, exec), {}).op;
     const auto b = Array<double>::from_host(exec, std::vector<double>(10, 0.0));
     auto x = Array<double>::from_host(exec, std::vector<double>(10, 5.0));
     const SolveResult r = cg(*op, b, x, {1e-10, 100});

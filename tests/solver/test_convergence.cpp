@@ -5,7 +5,7 @@
 
 #include "assembly/error_norms.hpp"
 #include "assembly/poisson_assembly.hpp"
-#include "linalg/csr_operator.hpp"
+#include "linalg/format_build.hpp"
 #include "mesh/mesh_source.hpp"
 #include "assembly/simple_meshes.hpp"
 #include "solver/cg.hpp"
@@ -18,7 +18,7 @@ ErrorNorms solve_cpu(const Mesh& mesh, const ProblemSpec& problem)
 {
     const auto exec = Executor::create_cpu();
     auto system = assemble_poisson<double>(exec, mesh, problem);
-    const auto op = make_csr_based_operator<double>("csr", std::move(system.matrix));
+    const auto op = build_format<double>("csr", std::move(system.matrix), {}).op;
     Array<double> x = std::move(system.initial_guess);
     const SolveResult r = cg(*op, system.rhs, x, {1e-12, 20000});
     EXPECT_TRUE(r.converged()) << r.message;

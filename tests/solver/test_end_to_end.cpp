@@ -223,13 +223,14 @@ TEST(Compare, SameSolutionFromTwoFormatsAndMismatchedMeshes)
 
 TEST(ShippedCases, EveryCaseInCasesRunsOnTheCpu)
 {
-    // The GPU-sized cube is run on a coarser mesh here; the others as shipped.
+    // The GPU-sized cubes are run on a coarser mesh here; the others as shipped.
     test::TempDir dir;
     int count = 0;
     for (const auto& entry : std::filesystem::directory_iterator(std::string(GPUFEM_SOURCE_DIR) + "/cases")) {
         if (entry.path().extension() != ".yaml") continue;
         const std::string name = entry.path().stem().string();
-        const std::string extra = name == "poisson_cube" ? " --set mesh.size=0.1" : "";
+        const bool gpu_sized = name == "poisson_cube" || name == "bench_cube_4m";
+        const std::string extra = gpu_sized ? " --set mesh.size=0.1" : "";
         const auto r = test::run_gpufem("run " + entry.path().string() + " -q --backend cpu -o " +
                                         (dir.path() / name).string() + extra);
         EXPECT_EQ(r.exit_code, 0) << name << ":\n" << r.output;
@@ -239,5 +240,47 @@ TEST(ShippedCases, EveryCaseInCasesRunsOnTheCpu)
             EXPECT_LT(report["errors"]["relative_l2"].get<double>(), 0.05) << name;
         ++count;
     }
-    EXPECT_GE(count, 4);
+    EXPECT_GE(count, 5);
+}
+
+TEST(EndToEnd, EveryFormatGivesTheCsrSolution)
+{
+    // CG through each format's operator (bdia and staircase renumber the unknowns: the
+    // pipeline permutes the system and the solution back) reaches csr's solution.
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    const auto ref = dir.path() / "csr";
+    ASSERT_EQ(test::run_gpufem("run " + file.string() + " -q --set mesh.elements=triangle -o " + ref.string()).exit_code, 0);
+    for (const std::string format : {"csr-scalar", "ell", "ellr", "sellp", "bdia", "staircase"}) {
+        const auto out = dir.path() / format;
+        const auto r = test::run_gpufem("run " + file.string() + " -q --set mesh.elements=triangle --set format=" +
+                                        format + " -o " + out.string());
+        ASSERT_EQ(r.exit_code, 0) << format << ":\n" << r.output;
+        const auto cmp = test::run_gpufem("compare " + (ref / "result.vtu").string() + " " +
+                                          (out / "result.vtu").string() + " --tolerance 1e-8");
+        EXPECT_EQ(cmp.exit_code, 0) << format << ": " << cmp.output;
+        EXPECT_EQ(test::read_json(out / "report.json")["format"], format);
+    }
+}
+
+TEST(BenchSpmv, PrintsTheTableAndWritesCsvAndJson)
+{
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    const auto out = dir.path() / "bench";
+    const auto r = test::run_gpufem("bench spmv " + file.string() + " --backend cpu --set mesh.size=0.1 -n 50 -o " +
+                                    out.string() + " --formats csr,ell,sellp");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("copy bandwidth"), std::string::npos) << r.output;
+    const auto json = test::read_json(out / "bench_spmv.json");
+    ASSERT_EQ(json["formats"].size(), 3u);
+    for (const auto& f : json["formats"]) {
+        EXPECT_EQ(f["error"], "") << f["format"];
+        EXPECT_GT(f["spmv_median_seconds"].get<double>(), 0.0);
+        EXPECT_LT(f["max_rel_error"].get<double>(), 1e-13);
+    }
+    EXPECT_TRUE(std::filesystem::exists(out / "bench_spmv.csv"));
+    const auto bad = test::run_gpufem("bench spmv " + file.string() + " -n 50 --backend cpu -o " + out.string() +
+                                      " --formats csr,nosuchformat");
+    EXPECT_NE(bad.output.find("nosuchformat"), std::string::npos) << bad.output;
 }

@@ -55,17 +55,17 @@ solver:
          {"--set mesh.elements=triangle", "--set mesh.elements=quadrilateral",
           "--set mesh.shape=unit_cube --set mesh.elements=tetrahedron --set mesh.size=0.125",
           "--set mesh.shape=unit_cube --set mesh.elements=hexahedron --set mesh.size=0.1"}) {
-        for (const std::string format : {"csr", "csr-scalar", "cusparse"}) {
-            for (const std::string precision : {"double", "float"}) {
-                const std::string extra = shape_args + " --set format=" + format + " --set precision=" +
-                                          precision + (precision == "float" ? " --set solver.tolerance=1e-5" : "");
-                // The CPU reference always uses gpufem's CSR (cuSPARSE exists only on the GPU).
-                const std::string cpu_extra = shape_args + " --set format=csr --set precision=" + precision +
-                                              (precision == "float" ? " --set solver.tolerance=1e-5" : "");
-                const BackendRun cpu = run_backend(dir, file, "cpu", cpu_extra);
+        for (const std::string precision : {"double", "float"}) {
+            const std::string common = shape_args + " --set precision=" + precision +
+                                       (precision == "float" ? " --set solver.tolerance=1e-5" : "");
+            // The CPU reference: gpufem's CSR (cuSPARSE exists only on the GPU).
+            const BackendRun cpu = run_backend(dir, file, "cpu", common + " --set format=csr");
+            ASSERT_FALSE(cpu.u.empty()) << common;
+            for (const std::string format : {"csr", "csr-scalar", "ell", "ellr", "sellp", "bdia",
+                                             "staircase", "cusparse", "cusparse-sell"}) {
+                const std::string extra = common + " --set format=" + format;
                 const BackendRun gpu = run_backend(dir, file, "cuda", extra);
-                ASSERT_FALSE(cpu.u.empty()) << extra;
-                ASSERT_EQ(cpu.u.size(), gpu.u.size());
+                ASSERT_EQ(cpu.u.size(), gpu.u.size()) << extra;
                 EXPECT_EQ(gpu.report["backend"], "cuda");
                 EXPECT_EQ(gpu.report["spmv"]["clock"], "CUDA events");
                 double diff = 0, scale = 0;

@@ -1,0 +1,107 @@
+#pragma once
+// bDIA (002_…): banded storage of a (bandwidth-reduced) square matrix. 002_… keeps one band of
+// d diagonals for the whole matrix, n x d column-major, every entry of the band stored (zeros
+// included) so that rows read consecutive values and consecutive windows of x. Here the band
+// is chosen per slab of bdia_slab rows (the rows one CUDA block computes): slab s stores the
+// diagonals offset[s] .. offset[s] + width[s] - 1 of its rows, column-major (entry k of row
+// r0 + t at slab_ptr[s] + k * bdia_slab + t). Every row of a slab reads the same diagonals,
+// so the slab's x window is the contiguous range [r0 + offset[s], r0 + bdia_slab - 1 +
+// offset[s] + width[s]) of bdia_slab + width[s] - 1 entries, which the CUDA kernel stages in
+// shared memory. After RCM the band is narrow where the level sets are small and wide in
+// the middle of the domain; a width per slab stores what each part needs instead of the
+// widest band everywhere (measured on shuffled 9-point and 27-point grids: 60-70% of it).
+// Declared here once; implemented in cpu/bdia_kernels.cpp and cuda/bdia_kernels.cu.
+#include <cstddef>
+#include <cstdint>
+
+#include "linalg/csr.hpp"
+
+namespace gpufem {
+
+/// Rows per slab = threads per CUDA block of the bDIA SpMV (one thread per row).
+inline constexpr index_type bdia_slab = 256;
+
+/// Default cap on the shared memory one block of the CUDA SpMV uses for its x window: 48 KiB,
+/// the most a kernel gets without opting in, and at most a quarter of an H100/H200 SM's
+/// shared memory, so that four blocks (1024 threads) still fit on one SM.
+inline constexpr std::size_t bdia_default_shared_bytes = 48 * 1024;
+
+/// A square matrix in bDIA layout, in its own numbering, on one executor.
+/// Value k of row i (slab s = i / bdia_slab, t = i % bdia_slab) is A(i, i + offset[s] + k)
+/// for 0 <= k < width[s], stored at values[slab_ptr[s] + k * bdia_slab + t]; entries outside
+/// the pattern, outside 0 .. rows-1, or in the padding rows of the last slab are 0.
+template <typename V>
+struct Bdia {
+    index_type rows = 0;
+    index_type half_bandwidth = 0;  ///< max |i - j| over the stored pattern
+    index_type max_width = 0;       ///< widest slab band (diagonals)
+    Array<std::int64_t> slab_ptr;   ///< slabs + 1 offsets into values (multiples of bdia_slab)
+    Array<index_type> offset;       ///< per slab: first stored diagonal (j - i), may be < 0
+    Array<index_type> width;        ///< per slab: number of stored diagonals (0 = empty slab)
+    Array<V> values;                ///< the bands, slab after slab, column-major in each
+
+    /// Number of slabs, ceil(rows / bdia_slab).
+    index_type slabs() const { return (rows + bdia_slab - 1) / bdia_slab; }
+    /// Bytes held by the arrays.
+    std::size_t bytes_stored() const
+    {
+        return slab_ptr.bytes() + offset.bytes() + width.bytes() + values.bytes();
+    }
+};
+
+/// Bytes of a bDIA layout with the given number of stored values and rows (the size check
+/// before allocating).
+template <typename V>
+std::size_t bdia_bytes(std::int64_t stored_values, index_type rows)
+{
+    const auto slabs = static_cast<std::size_t>((rows + bdia_slab - 1) / bdia_slab);
+    return static_cast<std::size_t>(stored_values) * sizeof(V) + (slabs + 1) * sizeof(std::int64_t) +
+           2 * slabs * sizeof(index_type);
+}
+
+/// Converts a square CSR matrix (sorted columns) to bDIA in its current numbering, on the
+/// matrix's executor (no reordering: build_bdia_format applies RCM first). Throws
+/// std::invalid_argument naming the memory the band needs when it exceeds max_bytes.
+template <typename V>
+Bdia<V> convert_to_bdia(const Csr<V>& matrix, std::size_t max_bytes);
+
+namespace kernels::cpu {
+/// Per slab: the diagonals its rows touch (offset, width; 0 / 0 for a slab of empty rows),
+/// slab_ptr = exclusive prefix sum of width * bdia_slab (slabs + 1 entries, the last one the
+/// total), stats[0] = half bandwidth, stats[1] = widest band. All pointers in host memory.
+template <typename V>
+void bdia_slab_bands(const Executor& exec, const Csr<V>& a, index_type* offset, index_type* width,
+                     std::int64_t* slab_ptr, index_type* stats);
+/// Fills b.values (allocated, slab_ptr[slabs] entries): zeros, then every CSR entry of a.
+template <typename V>
+void bdia_fill(const Executor& exec, const Csr<V>& a, Bdia<V>& b);
+/// y = alpha A x + beta y over the bands, x read directly (the reference); beta == 0 ignores
+/// y's contents.
+template <typename V>
+void bdia_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V beta, V* y);
+/// Memory the band may take on the host when no limit is given: half the physical RAM.
+std::size_t bdia_available_bytes(const Executor& exec);
+}  // namespace kernels::cpu
+
+namespace kernels::cuda {
+/// Device version: one block per slab (block min/max reductions of each row's first and last
+/// column), atomics for stats, CUB exclusive scan for slab_ptr. Pointers in device memory.
+template <typename V>
+void bdia_slab_bands(const Executor& exec, const Csr<V>& a, index_type* offset, index_type* width,
+                     std::int64_t* slab_ptr, index_type* stats);
+/// Device version: memset to zero, then one thread per row scatters its entries.
+template <typename V>
+void bdia_fill(const Executor& exec, const Csr<V>& a, Bdia<V>& b);
+/// Device SpMV, one block of bdia_slab threads per slab, one thread per row. A slab whose x
+/// window (bdia_slab + width - 1 values) fits in max_shared_bytes stages it in shared memory
+/// (coalesced loads, zeros outside 0 .. rows-1) and reads x from there; a wider slab reads x
+/// from global memory through the read-only cache instead (its window is still contiguous,
+/// so the block's reuse is served by L1). max_shared_bytes = 0 forces the global path.
+template <typename V>
+void bdia_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V beta, V* y,
+               std::size_t max_shared_bytes = bdia_default_shared_bytes);
+/// Free device memory (cudaMemGetInfo): the limit on the band when none is given.
+std::size_t bdia_available_bytes(const Executor& exec);
+}  // namespace kernels::cuda
+
+}  // namespace gpufem

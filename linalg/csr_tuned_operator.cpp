@@ -1,0 +1,70 @@
+#include "linalg/csr_tuned_operator.hpp"
+
+#include <fmt/format.h>
+
+#include "linalg/csr_kernels.hpp"
+
+namespace gpufem {
+
+template <typename V>
+CsrTunedOperator<V>::CsrTunedOperator(Csr<V> matrix, const FormatOptions& options)
+    : matrix_(std::move(matrix))
+{
+    const Executor& exec = *matrix_.executor();
+    const int min_blocks = 16 * std::max(1, exec.compute_units());
+    fixed_ = csr_fixed_rule(matrix_.rows, matrix_.nnz(), min_blocks);
+    origin_ = "fixed rule";
+    const bool given = options.csr_coop > 0 || options.csr_repeat > 0 || options.csr_block > 0;
+    if (options.csr_coop > 0) fixed_.coop = options.csr_coop;
+    if (options.csr_repeat > 0) fixed_.repeat = options.csr_repeat;
+    if (options.csr_block > 0) fixed_.block = options.csr_block;
+    if (given) origin_ = "case file";
+    if (fixed_.block % fixed_.coop != 0 || fixed_.block % 32 != 0 || fixed_.block > 1024)
+        throw std::invalid_argument(fmt::format(
+            "format 'csr': block {} must be a multiple of 32 and of coop {}, at most 1024",
+            fixed_.block, fixed_.coop));
+    params_ = fixed_;
+    if (exec.is_cuda() && options.csr_tune && !given) {
+        tuner_ = std::make_unique<CsrTuner>(matrix_.rows, fixed_, sizeof(V) == 8 ? 64 : 96);
+        timer_ = make_interval_timer(matrix_.executor());
+    }
+}
+
+template <typename V>
+std::string CsrTunedOperator<V>::parameters() const
+{
+    if (!tuner_) return fmt::format("{} ({})", to_string(params_), origin_);
+    if (!tuner_->done())
+        return fmt::format("{} (tuning, {} SpMVs measured; {} was {})", to_string(params_),
+                           tuner_->trials(), origin_, to_string(fixed_));
+    return fmt::format("{} (tuned over {} SpMVs; {} was {})", to_string(params_), tuner_->trials(),
+                       origin_, to_string(fixed_));
+}
+
+template <typename V>
+void CsrTunedOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const
+{
+    const Executor& exec = *matrix_.executor();
+    if (!exec.is_cuda()) {
+        kernels::cpu::csr_spmv(exec, matrix_, alpha, x.data(), beta, y.data());
+        return;
+    }
+    if (tuning()) {
+        // Feed the previous SpMV's time (waits for it) and take the next candidate.
+        const auto times = timer_->seconds();
+        for (; measured_ < times.size(); ++measured_) tuner_->report(times[measured_]);
+        params_ = tuner_->next();
+        if (!tuner_->done()) {
+            timer_->start();
+            kernels::cuda::csr_spmv_params(exec, params_, matrix_, alpha, x.data(), beta, y.data());
+            timer_->stop();
+            return;
+        }
+    }
+    kernels::cuda::csr_spmv_params(exec, params_, matrix_, alpha, x.data(), beta, y.data());
+}
+
+template class CsrTunedOperator<float>;
+template class CsrTunedOperator<double>;
+
+}  // namespace gpufem

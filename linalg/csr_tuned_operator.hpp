@@ -1,0 +1,46 @@
+#pragma once
+// The `csr` format: CSR applied with the parametrised kernel of 000_…, parameters from the
+// fixed rule (or the case), optionally refined by the run-time tuner over the first SpMVs.
+#include <memory>
+
+#include "linalg/csr.hpp"
+#include "linalg/csr_tuning.hpp"
+#include "linalg/format_options.hpp"
+#include "linalg/interval_timer.hpp"
+#include "linalg/linear_operator.hpp"
+
+namespace gpufem {
+
+/// CSR with coop / repeat / block parameters. On the CPU it applies the reference loop.
+template <typename V>
+class CsrTunedOperator final : public LinearOperator<V> {
+public:
+    CsrTunedOperator(Csr<V> matrix, const FormatOptions& options);
+
+    index_type rows() const override { return matrix_.rows; }
+    index_type cols() const override { return matrix_.cols; }
+    const ExecPtr& executor() const override { return matrix_.executor(); }
+    std::string format() const override { return "csr"; }
+    std::size_t bytes_stored() const override { return matrix_.bytes_stored(); }
+    std::size_t spmv_min_bytes() const override { return csr_spmv_min_bytes(matrix_, false); }
+    /// The parameters in use and how they were chosen.
+    std::string parameters() const override;
+    /// Current kernel parameters.
+    const CsrParams& params() const { return params_; }
+    /// True while the tuner is still trying parameters.
+    bool tuning() const { return tuner_ != nullptr && !tuner_->done(); }
+
+protected:
+    void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;
+
+private:
+    Csr<V> matrix_;
+    CsrParams fixed_;                         ///< fixed rule or case-file parameters
+    std::string origin_;                      ///< "fixed rule" / "case file"
+    mutable CsrParams params_;
+    mutable std::unique_ptr<CsrTuner> tuner_;
+    mutable std::unique_ptr<IntervalTimer> timer_;
+    mutable std::size_t measured_ = 0;        ///< intervals already fed to the tuner
+};
+
+}  // namespace gpufem

@@ -1,0 +1,106 @@
+#pragma once
+// SELL-P (003_… §3.1): sliced ELLPACK whose slices of b rows are each padded to the slice's
+// longest row rounded up to a multiple of t, the threads that share a row; optionally the
+// rows are first sorted by length within windows of sigma rows (SELL-C-sigma). The same
+// layout with t = 1, sigma = 1 and padding column -1 is cuSPARSE's sliced ELL.
+// Conversion and SpMV are declared here once, implemented in cpu/ and cuda/sellp_kernels.
+#include <cstddef>
+#include <cstdint>
+
+#include "linalg/csr.hpp"
+
+namespace gpufem {
+
+/// What the padding entries' column index is.
+enum class SellpPadding {
+    valid_column,  ///< the row's last column (min(row, cols - 1) for an empty row): harmless
+    minus_one      ///< -1, as cusparseCreateSlicedEll expects
+};
+
+/// A matrix in SELL-P layout on one executor. Row r (in slice order) of slice s = r / slice,
+/// l = r % slice, has its k-th entry at slice_ptr[s] + k * slice + l (column-major within
+/// the slice); the slice width (slice_ptr[s + 1] - slice_ptr[s]) / slice is a multiple of
+/// threads. The last slice is padded with empty rows up to num_slices * slice rows.
+template <typename V>
+struct Sellp {
+    index_type rows = 0;
+    index_type cols = 0;
+    index_type slice = 32;        ///< b: rows per slice
+    int threads = 1;              ///< t: threads per row, a power of two <= 32
+    index_type sigma = 1;         ///< sorting window (1 = original order)
+    index_type num_slices = 0;
+    std::size_t nnz = 0;          ///< entries of the CSR matrix
+    std::int64_t entries = 0;     ///< stored entries, padding included (= slice_ptr[num_slices])
+    Array<index_type> slice_ptr;  ///< num_slices + 1 offsets into col_idx / values
+    Array<index_type> col_idx;
+    Array<V> values;
+    /// Row r in slice order is row row_perm[r] of the matrix (sigma > 1); empty otherwise.
+    Array<index_type> row_perm;
+
+    /// Bytes held by the arrays.
+    std::size_t bytes_stored() const
+    {
+        return slice_ptr.bytes() + col_idx.bytes() + values.bytes() + row_perm.bytes();
+    }
+};
+
+/// Threads per row chosen when FormatOptions::sellp_threads is 0: the smallest power of two
+/// >= mean row length / 8, at most 32 (about 8 multiply-adds per thread; FE matrices with
+/// 27 entries per row get t = 4 and ~4% padding from the rounding).
+int sellp_auto_threads(double mean_row_length);
+
+/// Converts CSR to SELL-P on the matrix's executor. threads must be a power of two in
+/// [1, 32], slice and sigma >= 1; throws std::invalid_argument otherwise, and also when the
+/// padded layout exceeds 32-bit offsets or cannot be allocated (with the memory it needs).
+template <typename V>
+Sellp<V> convert_to_sellp(const Csr<V>& matrix, index_type slice, int threads, index_type sigma,
+                          SellpPadding padding = SellpPadding::valid_column);
+
+/// Minimal bytes one SpMV over s must move: the stored entries of the real rows (padding
+/// included), slice pointers, row permutation, x once and y written once.
+template <typename V>
+std::size_t sellp_spmv_min_bytes(const Sellp<V>& s);
+
+/// Stored entries beyond the CSR matrix's, in percent of its entries.
+template <typename V>
+double sellp_padding_percent(const Sellp<V>& s);
+
+namespace kernels::cpu {
+/// perm[r] = row of a placed at position r: rows sorted by decreasing length within windows
+/// of sigma rows, ties kept in their original order (a stable sort).
+template <typename V>
+void sellp_sort_rows(const Executor& exec, const Csr<V>& a, index_type sigma, index_type* perm);
+/// Fills s.slice_ptr (num_slices + 1 entries, allocated) for a (rows in perm order when perm
+/// is not null) and returns the stored entries; throws std::overflow_error past 32 bits.
+template <typename V>
+std::int64_t sellp_slice_pointers(const Executor& exec, const Csr<V>& a, const index_type* perm,
+                                  Sellp<V>& s);
+/// Fills s.col_idx / s.values (allocated, s.entries) from a, padding included.
+template <typename V>
+void sellp_fill(const Executor& exec, const Csr<V>& a, const index_type* perm, Sellp<V>& s,
+                SellpPadding padding);
+/// y = alpha A x + beta y over the SELL-P layout, y in the matrix's row order;
+/// beta == 0 ignores y's contents.
+template <typename V>
+void sellp_spmv(const Executor& exec, const Sellp<V>& a, V alpha, const V* x, V beta, V* y);
+}  // namespace kernels::cpu
+
+namespace kernels::cuda {
+/// Device version: CUB stable segmented sort (descending) with the windows as segments.
+template <typename V>
+void sellp_sort_rows(const Executor& exec, const Csr<V>& a, index_type sigma, index_type* perm);
+/// Device version: a slice-width kernel, CUB exclusive scan in 64 bits, the total read back.
+template <typename V>
+std::int64_t sellp_slice_pointers(const Executor& exec, const Csr<V>& a, const index_type* perm,
+                                  Sellp<V>& s);
+/// Device version: one thread per (padded) row writes its entries, coalesced across a slice.
+template <typename V>
+void sellp_fill(const Executor& exec, const Csr<V>& a, const index_type* perm, Sellp<V>& s,
+                SellpPadding padding);
+/// Device version: t threads per row (adjacent rows in adjacent lanes, so each of the t
+/// column segments is read coalesced), a shuffle reduction, 256-thread blocks.
+template <typename V>
+void sellp_spmv(const Executor& exec, const Sellp<V>& a, V alpha, const V* x, V beta, V* y);
+}  // namespace kernels::cuda
+
+}  // namespace gpufem
