@@ -19,12 +19,15 @@ struct DirichletNodes {
 /// throws std::runtime_error naming the condition, the group and the groups that exist.
 void check_boundary_groups(const Mesh& mesh, const ProblemSpec& problem);
 
-/// Evaluates the Dirichlet expressions at the nodes of their groups (later groups win where
-/// groups share nodes).
+/// Evaluates the Dirichlet expressions at all nodes of their groups' facets, high-order nodes
+/// included (interpolation of g at the Lagrange nodes); later groups win where groups share
+/// nodes.
 DirichletNodes dirichlet_nodes(const Mesh& mesh, const std::vector<BoundaryCondition>& conditions);
 
-/// Neumann load: b_i = sum over facets of the groups of int_facet g N_i ds (degree-1 facets,
-/// quadrature exact to degree 3). Returns one value per node (zeros where no flux).
+/// Neumann load: b_i = sum over facets of the groups of int_facet g N_i ds, on isoparametric
+/// Lagrange facets of the facets' order k (lines, triangles, quadrilaterals; the facet map
+/// uses all its nodes, so curved boundaries are followed), quadrature exact to degree 2k+1 on
+/// the reference facet. Returns one value per node (zeros where no flux).
 std::vector<double> neumann_load(const Mesh& mesh, const std::vector<BoundaryCondition>& conditions);
 
 }  // namespace gpufem

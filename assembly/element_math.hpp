@@ -1,14 +1,18 @@
 #pragma once
-// The element stiffness and load of -div(kappa grad u) = f for one cell, written once for
-// both backends (host loops in cpu/, one thread per cell in cuda/).
+// The degree-1 element stiffness and load of -div(kappa grad u) = f for one cell, the whole
+// element matrix in registers (small NPE only), written once for both backends (host loops in
+// cpu/, one thread per cell in cuda/). Higher orders: element_geometry.hpp.
+#include <stdexcept>
+#include <string>
+
 #include "assembly/element_data.hpp"
 #include "assembly/host_device.hpp"
+#include "assembly/jacobian.hpp"
 
 namespace gpufem {
 
-/// Computes ke (NPE x NPE, row-major) and fe (NPE) of cell e with isoparametric degree-1
-/// geometry: ke_ij = sum_q w_q |det J| kappa_q (J^-T dN_i) . (J^-T dN_j), fe_i = sum_q w_q
-/// |det J| f_q N_i.
+/// Computes ke (NPE x NPE, row-major) and fe (NPE) of cell e of a degree-1 mesh:
+/// ke_ij = sum_q w_q |det J| kappa_q (J^-T dN_i) . (J^-T dN_j), fe_i = sum_q w_q |det J| f_q N_i.
 template <int NPE, int DIM, typename V>
 GPUFEM_HOST_DEVICE inline void element_stiffness_load(const ElementArgs<V>& a, index_type e,
                                                       V* ke, V* fe)
@@ -31,29 +35,8 @@ GPUFEM_HOST_DEVICE inline void element_stiffness_load(const ElementArgs<V>& a, i
                 for (int i = 0; i < NPE; ++i) s += x[i][d] * dN[i * DIM + c];
                 J[d][c] = s;
             }
-        V inv[DIM][DIM];  // inverse of J
-        V det;
-        if constexpr (DIM == 2) {
-            det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-            const V r = V(1) / det;
-            inv[0][0] = J[1][1] * r, inv[0][1] = -J[0][1] * r;
-            inv[1][0] = -J[1][0] * r, inv[1][1] = J[0][0] * r;
-        } else {
-            const V c00 = J[1][1] * J[2][2] - J[1][2] * J[2][1];
-            const V c01 = J[1][2] * J[2][0] - J[1][0] * J[2][2];
-            const V c02 = J[1][0] * J[2][1] - J[1][1] * J[2][0];
-            det = J[0][0] * c00 + J[0][1] * c01 + J[0][2] * c02;
-            const V r = V(1) / det;
-            inv[0][0] = c00 * r;
-            inv[1][0] = c01 * r;
-            inv[2][0] = c02 * r;
-            inv[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * r;
-            inv[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * r;
-            inv[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * r;
-            inv[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * r;
-            inv[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * r;
-            inv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * r;
-        }
+        V inv[DIM][DIM];
+        const V det = invert_jacobian<DIM>(J, inv);
         const V w = a.weights[q] * (det < 0 ? -det : det);
         const long long qe = static_cast<long long>(e) * a.num_points + q;
         const V wk = w * a.kappa[a.kappa_stride * qe];
@@ -80,7 +63,8 @@ GPUFEM_HOST_DEVICE inline void element_stiffness_load(const ElementArgs<V>& a, i
         for (int j = 0; j < i; ++j) ke[i * NPE + j] = ke[j * NPE + i];
 }
 
-/// Calls fn.template operator()<NPE, DIM>() for the element type (compile-time sizes).
+/// Calls fn.template operator()<NPE, DIM>() for the degree-1 element of this type
+/// (compile-time sizes).
 template <typename Fn>
 inline void dispatch_element_type(ElementType type, Fn&& fn)
 {

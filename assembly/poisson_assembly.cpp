@@ -27,11 +27,10 @@ std::vector<V> to_values(const std::vector<double>& v)
 
 }  // namespace
 
-int assembly_quadrature_degree(ElementType type)
+int assembly_quadrature_degree(ElementType type, int order)
 {
-    // Simplices: degree 2 integrates the P1 load exactly for linear f and the stiffness for
-    // quadratic kappa. Boxes: 2 Gauss points per direction (degree 3), standard for Q1.
-    return type == ElementType::quadrilateral || type == ElementType::hexahedron ? 3 : 2;
+    const bool box = type == ElementType::quadrilateral || type == ElementType::hexahedron;
+    return box ? 2 * order + 1 : 2 * order;
 }
 
 template <typename V>
@@ -43,8 +42,8 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     const index_type n = mesh.num_nodes();
 
     auto start = clock::now();
-    const ReferenceElement ref =
-        make_reference_element(mesh.cell_type, assembly_quadrature_degree(mesh.cell_type));
+    const ReferenceElement ref = make_reference_element(
+        mesh.cell_type, mesh.order, assembly_quadrature_degree(mesh.cell_type, mesh.order));
     const ElementData<V> data =
         make_element_data<V>(exec, mesh, ref, Expression(problem.kappa), Expression(problem.f));
     system.times.coefficients = elapsed(*exec, start);

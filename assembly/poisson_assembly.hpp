@@ -26,11 +26,18 @@ struct LinearSystem {
     AssemblyTimes times;
 };
 
-/// Quadrature degree the stiffness and load use for this cell type (degree 1 elements).
-int assembly_quadrature_degree(ElementType type);
+/// Quadrature degree the stiffness and load use for cells of this type and Lagrange order k:
+/// 2k on simplices (exact for the stiffness of straight-sided cells with kappa of degree <= 2
+/// and for the load with f of degree <= k), 2k+1 on boxes (k+1 Gauss points per direction:
+/// exact for the stiffness and load of parallelogram/parallelepiped cells with constant
+/// coefficients; the standard rule for mapped and curved cells, whose integrands are
+/// rational). Curved (isoparametric) cells are never integrated exactly; these rules keep the
+/// optimal rates.
+int assembly_quadrature_degree(ElementType type, int order);
 
-/// Assembles the problem on exec. Throws naming the problem key on bad coefficients or
-/// unknown physical groups.
+/// Assembles the problem on exec with Lagrange elements of the mesh's order (mesh.order:
+/// isoparametric, the cells' high-order nodes define the geometry). Throws naming the problem
+/// key on bad coefficients or unknown physical groups.
 template <typename V>
 LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem);
 

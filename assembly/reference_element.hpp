@@ -1,24 +1,12 @@
 #pragma once
-// Reference elements of degree 1 (P1 simplices, Q1 boxes) and their quadrature rules.
+// Reference elements of any order (P1-P4 simplices, Q1-Q4 boxes) tabulated at the points of a
+// quadrature rule.
 #include <vector>
 
+#include "assembly/quadrature.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
-
-/// Points and weights on a reference shape (points: dim coordinates each).
-struct QuadratureRule {
-    int dim = 0;
-    std::vector<double> points;
-    std::vector<double> weights;
-    int size() const { return static_cast<int>(weights.size()); }
-};
-
-/// A rule that integrates polynomials of total degree <= degree exactly on the reference shape
-/// (line [-1,1]; triangle/tetrahedron the unit simplex; quadrilateral/hexahedron [-1,1]^d;
-/// boxes use Gauss tensor rules, simplices the classic 3- and 4-point rules for degree 2 and
-/// collapsed (Duffy) Gauss products otherwise).
-QuadratureRule quadrature_rule(ElementType type, int degree);
 
 /// Degree-1 Lagrange basis at one reference point: values[nodes] and gradients[nodes*dim]
 /// (node order as Gmsh's).
@@ -27,9 +15,11 @@ void lagrange1_basis(ElementType type, const double* xi, double* values, double*
 /// Reference coordinates of the degree-1 nodes (nodes*dim values, Gmsh's order).
 std::vector<double> reference_nodes(ElementType type);
 
-/// Basis values and gradients tabulated at the points of a quadrature rule.
+/// Basis values and gradients of the order-k Lagrange element tabulated at the points of a
+/// quadrature rule (node order as Gmsh's, that of Mesh::cells).
 struct ReferenceElement {
     ElementType type = ElementType::triangle;
+    int order = 1;
     int dim = 0;
     int nodes = 0;
     QuadratureRule rule;
@@ -38,7 +28,9 @@ struct ReferenceElement {
     int num_points() const { return rule.size(); }
 };
 
-/// Tabulates the degree-1 element of this shape with a rule exact to quadrature_degree.
-ReferenceElement make_reference_element(ElementType type, int quadrature_degree);
+/// Tabulates the Lagrange element of this shape and order (1..4) at a rule exact to
+/// quadrature_degree: order 1 from the hand-written lagrange1_basis, order >= 2 from the Gmsh
+/// basis (mesh/lagrange_basis.hpp).
+ReferenceElement make_reference_element(ElementType type, int order, int quadrature_degree);
 
 }  // namespace gpufem

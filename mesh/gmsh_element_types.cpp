@@ -1,43 +1,75 @@
 #include "mesh/gmsh_element_types.hpp"
 
+#include <array>
 #include <stdexcept>
 
 #include <gmsh.h>
 
 namespace gpufem {
+namespace {
 
-int gmsh_element_type(ElementType type)
+constexpr int max_order = 4;
+constexpr std::array<ElementType, 5> all_types = {
+    ElementType::line, ElementType::triangle, ElementType::quadrilateral,
+    ElementType::tetrahedron, ElementType::hexahedron};
+
+/// MSH type numbers of the complete Lagrange elements of orders 1..4, per shape (as
+/// gmsh::model::mesh::getElementType(family, order) returns them).
+const std::array<int, max_order>& gmsh_types_of(ElementType type)
 {
+    static const std::array<int, max_order> line = {1, 8, 26, 27}, triangle = {2, 9, 21, 23},
+                                            quadrilateral = {3, 10, 36, 37},
+                                            tetrahedron = {4, 11, 29, 30},
+                                            hexahedron = {5, 12, 92, 93};
     switch (type) {
-    case ElementType::line: return 1;
-    case ElementType::triangle: return 2;
-    case ElementType::quadrilateral: return 3;
-    case ElementType::tetrahedron: return 4;
-    case ElementType::hexahedron: return 5;
+    case ElementType::line: return line;
+    case ElementType::triangle: return triangle;
+    case ElementType::quadrilateral: return quadrilateral;
+    case ElementType::tetrahedron: return tetrahedron;
+    case ElementType::hexahedron: return hexahedron;
     }
     throw std::invalid_argument("gmsh_element_type: unknown element type");
 }
 
-std::optional<ElementType> element_type_from_gmsh(int gmsh_type)
+/// "lines", "triangles", "quadrilaterals", "tetrahedra", "hexahedra".
+std::string plural(ElementType type)
 {
-    switch (gmsh_type) {
-    case 1: return ElementType::line;
-    case 2: return ElementType::triangle;
-    case 3: return ElementType::quadrilateral;
-    case 4: return ElementType::tetrahedron;
-    case 5: return ElementType::hexahedron;
-    default: return std::nullopt;
+    switch (type) {
+    case ElementType::line: return "lines";
+    case ElementType::triangle: return "triangles";
+    case ElementType::quadrilateral: return "quadrilaterals";
+    case ElementType::tetrahedron: return "tetrahedra";
+    case ElementType::hexahedron: return "hexahedra";
     }
+    return "elements";
+}
+
+}  // namespace
+
+int gmsh_element_type(ElementType type, int order)
+{
+    if (order < 1 || order > max_order)
+        throw std::invalid_argument("gmsh_element_type: order " + std::to_string(order) + " of " +
+                                    plural(type) + " is outside 1.." + std::to_string(max_order));
+    return gmsh_types_of(type)[static_cast<std::size_t>(order - 1)];
+}
+
+std::optional<LagrangeElement> lagrange_element_from_gmsh(int gmsh_type)
+{
+    for (ElementType type : all_types) {
+        const auto& types = gmsh_types_of(type);
+        for (int k = 0; k < max_order; ++k)
+            if (types[static_cast<std::size_t>(k)] == gmsh_type) return LagrangeElement{type, k + 1};
+    }
+    return std::nullopt;
 }
 
 std::string gmsh_type_plural(int gmsh_type)
 {
+    if (const auto element = lagrange_element_from_gmsh(gmsh_type))
+        return plural(element->type) +
+               (element->order > 1 ? " of order " + std::to_string(element->order) : "");
     switch (gmsh_type) {
-    case 1: return "lines";
-    case 2: return "triangles";
-    case 3: return "quadrilaterals";
-    case 4: return "tetrahedra";
-    case 5: return "hexahedra";
     case 6: return "prisms";
     case 7: return "pyramids";
     case 15: return "points";

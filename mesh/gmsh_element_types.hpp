@@ -8,16 +8,26 @@
 
 namespace gpufem {
 
-/// The MSH element type number of a first-order shape (line 1, triangle 2, quadrilateral 3,
-/// tetrahedron 4, hexahedron 5).
-int gmsh_element_type(ElementType type);
+/// A complete Lagrange element gpufem reads: its shape and its order (1..4).
+struct LagrangeElement {
+    ElementType type;
+    int order;
+};
 
-/// The gpufem shape of an MSH element type, if it is one of the first-order types gpufem reads.
-std::optional<ElementType> element_type_from_gmsh(int gmsh_type);
+/// The MSH element type number of the complete Lagrange element of a shape and order 1..4:
+/// lines 1, 8, 26, 27; triangles 2, 9, 21, 23; quadrilaterals 3, 10, 36, 37; tetrahedra 4,
+/// 11, 29, 30; hexahedra 5, 12, 92, 93. Throws std::invalid_argument naming shape and order
+/// for an order outside 1..4.
+int gmsh_element_type(ElementType type, int order = 1);
 
-/// A plural description of an MSH element type for messages: "triangles", "hexahedra",
-/// "prisms", or "'Triangle 6' elements (Gmsh type 9)" for the others.
-/// Needs an initialised Gmsh for types other than the common first-order ones.
+/// The shape and order of an MSH element type, if it is one of the complete Lagrange types
+/// above (incomplete/serendipity types, prisms, pyramids, ... give nullopt).
+std::optional<LagrangeElement> lagrange_element_from_gmsh(int gmsh_type);
+
+/// A plural description of an MSH element type for messages: "triangles", "hexahedra of
+/// order 3", "prisms", or "'Quadrilateral 8' elements (Gmsh type 16)" for the others.
+/// Needs an initialised Gmsh for types other than the complete Lagrange ones and the
+/// first-order prisms, pyramids and points.
 std::string gmsh_type_plural(int gmsh_type);
 
 /// The plural descriptions of several types joined as "a, b and c".

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include <gmsh.h>
 
@@ -33,21 +34,21 @@ int top_dimension(const std::string& source)
                           "save with Mesh.SaveAll = 1)");
 }
 
-/// The one first-order cell type of dimension dim (MSH type number).
-int single_cell_type(int dim, const std::string& source)
+/// The one cell type of dimension dim (MSH type number) and its shape and order.
+std::pair<int, LagrangeElement> single_cell_type(int dim, const std::string& source)
 {
     std::vector<int> types;
     gmsh::model::mesh::getElementTypes(types, dim);
     std::sort(types.begin(), types.end());
     if (types.size() > 1)
         throw MeshSourceError("mesh '" + source + "' mixes " + gmsh_types_plural(types) +
-                              "; gpufem needs one cell type per mesh");
-    const auto type = element_type_from_gmsh(types.front());
-    if (!type || element_dimension(*type) != dim)
+                              "; gpufem needs one cell type and one order per mesh");
+    const auto element = lagrange_element_from_gmsh(types.front());
+    if (!element || element_dimension(element->type) != dim)
         throw MeshSourceError("mesh '" + source + "' has " + gmsh_type_plural(types.front()) +
-                              "; gpufem reads first-order triangles, quadrilaterals, "
-                              "tetrahedra or hexahedra");
-    return types.front();
+                              "; gpufem reads complete Lagrange triangles, quadrilaterals, "
+                              "tetrahedra or hexahedra of order 1 to 4");
+    return {types.front(), *element};
 }
 
 /// Name of a physical group: its Gmsh name, or "group<tag>".
@@ -72,13 +73,12 @@ std::vector<PhysicalGroup> physical_groups(int dim)
 }
 
 /// The cells of every entity of dimension dim, with the first physical group of their entity.
-RawCells read_cells(int dim, int gmsh_type)
+RawCells read_cells(int dim, int gmsh_type, int nodes_per_cell)
 {
     RawCells raw;
     gmsh::vectorpair entities;
     gmsh::model::getEntities(entities, dim);
-    const std::size_t npc = static_cast<std::size_t>(
-        element_node_count(*element_type_from_gmsh(gmsh_type)));
+    const std::size_t npc = static_cast<std::size_t>(nodes_per_cell);
     for (const auto& [d, tag] : entities) {
         std::vector<int> types;
         std::vector<std::vector<std::size_t>> element_tags, node_tags;
@@ -95,10 +95,20 @@ RawCells read_cells(int dim, int gmsh_type)
     return raw;
 }
 
-/// Facet shapes a boundary group may hold in a mesh of dimension dim.
-bool is_facet_type(int dim, int gmsh_type)
+/// Whether a boundary group may hold facets of this MSH type in a mesh of dimension dim and
+/// this order: lines (2D) or triangles and quadrilaterals (3D) of the cells' order.
+bool is_facet_type(int dim, int order, int gmsh_type)
 {
-    return dim == 2 ? gmsh_type == 1 : gmsh_type == 2 || gmsh_type == 3;
+    const auto element = lagrange_element_from_gmsh(gmsh_type);
+    return element && element->order == order && element_dimension(element->type) == dim - 1;
+}
+
+/// "first-order lines", "triangles or quadrilaterals of order 3", ...: the facets a mesh of
+/// dimension dim and this order may have.
+std::string facet_description(int dim, int order)
+{
+    const std::string shapes = dim == 2 ? "lines" : "triangles or quadrilaterals";
+    return order == 1 ? "first-order " + shapes : shapes + " of order " + std::to_string(order);
 }
 
 /// The facets of one boundary physical group, numbered like the mesh's nodes.
@@ -117,10 +127,10 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
         gmsh::model::mesh::getElements(types, element_tags, node_tags, group.dim, entity);
         for (std::size_t k = 0; k < types.size(); ++k) {
             if (node_tags[k].empty()) continue;
-            if (!is_facet_type(mesh.dim, types[k]))
+            if (!is_facet_type(mesh.dim, mesh.order, types[k]))
                 throw MeshSourceError(where + " has " + gmsh_type_plural(types[k]) +
-                                      "; its facets must be first-order " +
-                                      (mesh.dim == 2 ? "lines" : "triangles or quadrilaterals"));
+                                      "; its facets must be " +
+                                      facet_description(mesh.dim, mesh.order));
             if (facet_type != 0 && facet_type != types[k])
                 throw MeshSourceError(where + " mixes " +
                                       gmsh_types_plural({facet_type, types[k]}) +
@@ -136,29 +146,39 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
         }
     }
     if (facet_type != 0) {
-        facets.type = *element_type_from_gmsh(facet_type);
+        facets.type = lagrange_element_from_gmsh(facet_type)->type;
     } else {  // an empty group: the facet shape of the cell type
         facets.type = mesh.dim == 2                                  ? ElementType::line
                       : mesh.cell_type == ElementType::tetrahedron ? ElementType::triangle
                                                                      : ElementType::quadrilateral;
     }
-    facets.nodes_per_facet = element_node_count(facets.type);
+    facets.order = mesh.order;
+    facets.nodes_per_facet = lagrange_node_count(facets.type, facets.order);
     drop_repeated_elements(facets.connectivity, facets.nodes_per_facet, nullptr);
     return facets;
 }
 
 }  // namespace
 
-Mesh extract_mesh(const std::string& source)
+int mesh_cell_order(const std::string& source)
+{
+    return single_cell_type(top_dimension(source), source).second.order;
+}
+
+Mesh extract_mesh(const std::string& source, int order)
 {
     Mesh mesh;
     mesh.source = source;
     mesh.dim = top_dimension(source);
-    const int gmsh_type = single_cell_type(mesh.dim, source);
-    mesh.cell_type = *element_type_from_gmsh(gmsh_type);
-    mesh.nodes_per_cell = element_node_count(mesh.cell_type);
+    const auto [gmsh_type, element] = single_cell_type(mesh.dim, source);
+    if (element.order != order)
+        throw MeshSourceError("mesh '" + source + "' has " + gmsh_type_plural(gmsh_type) +
+                              " where order " + std::to_string(order) + " was expected");
+    mesh.cell_type = element.type;
+    mesh.order = element.order;
+    mesh.nodes_per_cell = lagrange_node_count(mesh.cell_type, mesh.order);
 
-    RawCells raw = read_cells(mesh.dim, gmsh_type);
+    RawCells raw = read_cells(mesh.dim, gmsh_type, mesh.nodes_per_cell);
     checked_index(static_cast<std::int64_t>(raw.group.size()),
                   "number of cells of mesh '" + source + "'");
     GmshNodeNumbering numbering(raw.node_tags, source);

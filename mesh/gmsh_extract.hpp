@@ -6,12 +6,19 @@
 
 namespace gpufem {
 
+/// The order (1..4) of the cells of the current Gmsh model's mesh: those of the highest
+/// dimension that has elements, which must be of one complete Lagrange type. Throws
+/// MeshSourceError naming `source` on no cells, mixed types or orders, unsupported types.
+int mesh_cell_order(const std::string& source);
+
 /// Extracts the mesh of the current Gmsh model (a GmshSession must be held): the cells of
-/// the highest dimension that has elements (2 or 3; one first-order type), the nodes they
-/// use (numbered in increasing Gmsh tag order), the physical groups of that dimension as
-/// subdomains and those of one dimension less as boundary facet sets. `source` names the
-/// mesh in Mesh::source and in errors (MeshSourceError: no cells, mixed or unsupported cell
-/// types, a boundary facet on a node no cell uses, ...).
-Mesh extract_mesh(const std::string& source);
+/// the highest dimension that has elements (2 or 3; one complete Lagrange type of `order`,
+/// all nodes in Gmsh's node order), the nodes they use (vertices and high-order nodes,
+/// numbered in increasing Gmsh tag order), the physical groups of that dimension as
+/// subdomains and those of one dimension less as boundary facet sets (facets of the same
+/// order, all their nodes). `source` names the mesh in Mesh::source and in errors
+/// (MeshSourceError: no cells, mixed or unsupported cell types or orders, cells of another
+/// order than `order`, a boundary facet on a node no cell uses, ...).
+Mesh extract_mesh(const std::string& source, int order = 1);
 
 }  // namespace gpufem

@@ -1,6 +1,7 @@
 #include "mesh/mesh.hpp"
 
 #include <stdexcept>
+#include <string>
 
 namespace gpufem {
 
@@ -38,6 +39,23 @@ int element_node_count(ElementType type)
     case ElementType::hexahedron: return 8;
     }
     throw std::invalid_argument("element_node_count: unknown element type");
+}
+
+int lagrange_node_count(ElementType type, int order)
+{
+    if (order < 1 || order > 4)
+        throw std::invalid_argument(std::string("lagrange_node_count: order ") +
+                                    std::to_string(order) + " of " + element_type_name(type) +
+                                    "s is outside 1..4");
+    const int k = order;
+    switch (type) {
+    case ElementType::line: return k + 1;
+    case ElementType::triangle: return (k + 1) * (k + 2) / 2;
+    case ElementType::quadrilateral: return (k + 1) * (k + 1);
+    case ElementType::tetrahedron: return (k + 1) * (k + 2) * (k + 3) / 6;
+    case ElementType::hexahedron: return (k + 1) * (k + 1) * (k + 1);
+    }
+    throw std::invalid_argument("lagrange_node_count: unknown element type");
 }
 
 const BoundaryFacets* Mesh::find_boundary(const std::string& name) const

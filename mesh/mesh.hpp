@@ -18,6 +18,9 @@ const char* element_type_name(ElementType type);
 int element_dimension(ElementType type);
 /// Number of nodes of the first-order shape.
 int element_node_count(ElementType type);
+/// Number of nodes of the complete Lagrange element of this shape and order (1..4):
+/// (k+1)(k+2)/2, (k+1)^2, (k+1)(k+2)(k+3)/6, (k+1)^3; lines k+1.
+int lagrange_node_count(ElementType type, int order);
 
 /// A named physical group as defined in the Gmsh model.
 struct PhysicalGroup {
@@ -30,6 +33,7 @@ struct PhysicalGroup {
 struct BoundaryFacets {
     PhysicalGroup group;
     ElementType type = ElementType::line;  ///< shape of the facets
+    int order = 1;                         ///< geometric order of the facets (as the cells')
     int nodes_per_facet = 2;
     std::vector<index_type> connectivity;  ///< nodes_per_facet node indices per facet
     std::size_t size() const { return connectivity.size() / nodes_per_facet; }
@@ -41,6 +45,8 @@ struct Mesh {
     int dim = 0;                       ///< 2 or 3
     std::vector<double> coordinates;   ///< 3 per node (x, y, z; z = 0 in 2D)
     ElementType cell_type = ElementType::triangle;
+    int order = 1;                     ///< order of the cells: nodes are the complete Lagrange
+                                       ///< nodes of that order, in Gmsh's node order
     int nodes_per_cell = 0;
     std::vector<index_type> cells;     ///< nodes_per_cell node indices per cell
     std::vector<int> cell_group;       ///< physical tag of each cell's subdomain (0 if none)

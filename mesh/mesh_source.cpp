@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <gmsh.h>
 
@@ -13,6 +14,9 @@
 
 namespace gpufem {
 namespace {
+
+/// Highest element order gpufem handles.
+constexpr int max_mesh_order = 4;
 
 /// Throws unless `path` names a readable regular file; `what` is "mesh file" or "geometry file".
 void check_readable(const std::string& path, const std::string& what)
@@ -43,6 +47,46 @@ void refine_mesh(int refine, const std::string& context)
                       [] { gmsh::model::mesh::refine(); });
 }
 
+/// Throws unless the element order is one gpufem handles (1..4).
+void check_order(int order, const std::string& context)
+{
+    if (order < 1 || order > max_mesh_order)
+        throw MeshSourceError(context + ": element order must be between 1 and " +
+                              std::to_string(max_mesh_order) + " (got " + std::to_string(order) +
+                              ")");
+}
+
+/// Gives the current model's mesh complete Lagrange elements of `order` (Gmsh's setOrder):
+/// high-order nodes on the geometry where Gmsh knows it (the curves and surfaces of shapes
+/// and .geo files), interpolated on the discrete entities of a .msh file; no high-order
+/// optimisation. A mesh already of that order is left as it is (a file's own high-order
+/// nodes are kept). `source` names the mesh in errors.
+void set_mesh_order(int order, const std::string& source)
+{
+    if (mesh_cell_order(source) == order) return;
+    gmsh::option::setNumber("Mesh.SecondOrderIncomplete", 0);  // complete Lagrange elements
+    gmsh::option::setNumber("Mesh.SecondOrderLinear", 0);      // nodes on the geometry
+    gmsh::option::setNumber("Mesh.HighOrderOptimize", 0);      // keep Gmsh's placement
+    run_gmsh_step("mesh '" + source + "', order " + std::to_string(order),
+                  [&] { gmsh::model::mesh::setOrder(order); });
+}
+
+/// `name` followed by its details in parentheses, "a.geo (h=0.2, refine 1, order 3)"; just
+/// `name` when there are none (for Mesh::source).
+std::string described(const std::string& name, const std::vector<std::string>& details)
+{
+    std::string text = name;
+    for (std::size_t i = 0; i < details.size(); ++i)
+        text += (i == 0 ? " (" : ", ") + details[i];
+    return details.empty() ? text : text + ")";
+}
+
+/// Appends "order k" to a mesh's details for orders above 1.
+void add_order_detail(int order, std::vector<std::string>& details)
+{
+    if (order > 1) details.push_back("order " + std::to_string(order));
+}
+
 /// "h=0.1" with the shortest decimal form.
 std::string size_text(double size)
 {
@@ -57,6 +101,7 @@ Mesh load_file(const MeshSpec& spec)
     const std::string context = "mesh file '" + spec.path + "'";
     check_readable(spec.path, "mesh file");
     check_refine(spec.refine, context);
+    check_order(spec.order, context);
     if (std::filesystem::path(spec.path).extension() == ".geo")
         throw MeshSourceError(context + " is a Gmsh geometry (.geo): give it as a geometry "
                                         "source to have it meshed");
@@ -67,7 +112,11 @@ Mesh load_file(const MeshSpec& spec)
     try {
         run_gmsh_step(context, [&] { gmsh::open(spec.path); });
         refine_mesh(spec.refine, context);
-        return extract_mesh(spec.path);
+        std::vector<std::string> details;
+        add_order_detail(spec.order, details);
+        const std::string source = described(spec.path, details);
+        set_mesh_order(spec.order, source);
+        return extract_mesh(source, spec.order);
     } catch (...) {
         rethrow_as_mesh_error(context);
     }
@@ -80,13 +129,15 @@ Mesh load_geo(const MeshSpec& spec)
     const std::string context = "geometry file '" + spec.path + "'";
     check_readable(spec.path, "geometry file");
     check_refine(spec.refine, context);
+    check_order(spec.order, context);
     if (spec.size < 0.0 || !std::isfinite(spec.size))
         throw MeshSourceError(context + ": the mesh size must be positive (got " +
                               size_text(spec.size) + ")");
-    std::string source = spec.path;
-    if (spec.size > 0.0 || spec.refine > 0)
-        source += " (" + (spec.size > 0.0 ? size_text(spec.size) + ", " : std::string()) +
-                  "refine " + std::to_string(spec.refine) + ")";
+    std::vector<std::string> details;
+    if (spec.size > 0.0) details.push_back(size_text(spec.size));
+    if (spec.size > 0.0 || spec.refine > 0) details.push_back("refine " + std::to_string(spec.refine));
+    add_order_detail(spec.order, details);
+    const std::string source = described(spec.path, details);
     GmshSession session;
     try {
         run_gmsh_step(context, [&] { gmsh::open(spec.path); });
@@ -96,7 +147,8 @@ Mesh load_geo(const MeshSpec& spec)
         if (spec.size > 0.0) gmsh::option::setNumber("Mesh.MeshSizeMax", spec.size);
         run_gmsh_step(context + ", meshing", [&] { gmsh::model::mesh::generate(dim); });
         refine_mesh(spec.refine, context);
-        return extract_mesh(source);
+        set_mesh_order(spec.order, source);
+        return extract_mesh(source, spec.order);
     } catch (...) {
         rethrow_as_mesh_error(context);
     }
@@ -106,17 +158,21 @@ Mesh load_geo(const MeshSpec& spec)
 Mesh load_shape(const MeshSpec& spec)
 {
     const ShapeRequest request = resolve_shape(spec.shape, spec.elements, spec.size);
-    std::ostringstream source;
-    source << "shape " << request.shape << " (" << element_type_name(request.elements) << ", "
-           << size_text(request.size) << ", refine " << spec.refine << ")";
-    check_refine(spec.refine, source.str());
+    std::vector<std::string> details = {element_type_name(request.elements),
+                                        size_text(request.size),
+                                        "refine " + std::to_string(spec.refine)};
+    add_order_detail(spec.order, details);
+    const std::string source = described("shape " + request.shape, details);
+    check_refine(spec.refine, source);
+    check_order(spec.order, source);
     GmshSession session;
     try {
-        mesh_shape(request, source.str());
-        refine_mesh(spec.refine, source.str());
-        return extract_mesh(source.str());
+        mesh_shape(request, source);
+        refine_mesh(spec.refine, source);
+        set_mesh_order(spec.order, source);
+        return extract_mesh(source, spec.order);
     } catch (...) {
-        rethrow_as_mesh_error(source.str());
+        rethrow_as_mesh_error(source);
     }
 }
 

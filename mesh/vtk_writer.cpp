@@ -22,6 +22,8 @@
 #include <vtkUnstructuredGrid.h>
 #include <vtkXMLUnstructuredGridWriter.h>
 
+#include "mesh/vtk_lagrange_nodes.hpp"
+
 namespace gpufem {
 namespace {
 
@@ -41,10 +43,14 @@ int vtk_cell_type(ElementType type)
 /// Throws std::invalid_argument if the mesh's arrays are inconsistent.
 void check_mesh(const Mesh& mesh)
 {
-    if (mesh.nodes_per_cell != element_node_count(mesh.cell_type))
+    if (mesh.order < 1 || mesh.order > 4)
+        throw std::invalid_argument("write_vtu: mesh '" + mesh.source + "' has order " +
+                                    std::to_string(mesh.order) + " (valid: 1 to 4)");
+    if (mesh.nodes_per_cell != lagrange_node_count(mesh.cell_type, mesh.order))
         throw std::invalid_argument("write_vtu: mesh '" + mesh.source + "' has " +
                                     std::to_string(mesh.nodes_per_cell) + " nodes per " +
-                                    element_type_name(mesh.cell_type));
+                                    element_type_name(mesh.cell_type) + " of order " +
+                                    std::to_string(mesh.order));
     if (mesh.coordinates.size() % 3 != 0 || mesh.cells.size() % mesh.nodes_per_cell != 0)
         throw std::invalid_argument("write_vtu: mesh '" + mesh.source +
                                     "' has a partial node or cell");
@@ -113,13 +119,26 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
     offsets->SetNumberOfValues(cells + 1);
     for (vtkIdType c = 0; c <= cells; ++c) offsets->SetValue(c, c * npc);
     connectivity->SetNumberOfValues(static_cast<vtkIdType>(mesh.cells.size()));
-    std::copy(mesh.cells.begin(), mesh.cells.end(), connectivity->GetPointer(0));
+    if (mesh.order == 1) {  // first-order shapes: Gmsh's node order is VTK's
+        std::copy(mesh.cells.begin(), mesh.cells.end(), connectivity->GetPointer(0));
+    } else {  // Lagrange cells: VTK orders the high-order nodes differently
+        const std::vector<int>& gmsh_node = vtk_lagrange_node_order(mesh.cell_type, mesh.order);
+        vtkIdType* to = connectivity->GetPointer(0);
+        for (std::size_t c = 0; c < static_cast<std::size_t>(cells); ++c) {
+            const index_type* from = &mesh.cells[c * npc];
+            for (int i = 0; i < npc; ++i) to[c * npc + i] = from[gmsh_node[i]];
+        }
+    }
     vtkNew<vtkCellArray> cell_array;
     cell_array->SetData(offsets, connectivity);
 
     auto grid = vtkSmartPointer<vtkUnstructuredGrid>::New();
     grid->SetPoints(points);
-    grid->SetCells(vtk_cell_type(mesh.cell_type), cell_array);
+    // VTK infers the Lagrange order from the number of points per cell (uniform orders
+    // need no HigherOrderDegrees array).
+    grid->SetCells(mesh.order == 1 ? vtk_cell_type(mesh.cell_type)
+                                   : vtk_lagrange_cell_type(mesh.cell_type),
+                   cell_array);
 
     for (const MeshField& field : point_fields) grid->GetPointData()->AddArray(field_array(field));
     vtkNew<vtkIntArray> group;

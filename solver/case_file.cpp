@@ -27,7 +27,10 @@ using Alias = std::pair<std::string_view, std::string_view>;
 constexpr std::string_view top_keys[] = {"mesh",      "degree",    "problem",
                                          "format",    "format_options", "solver",
                                          "precision", "backend"};
-constexpr std::string_view mesh_keys[] = {"file", "geo", "shape", "elements", "size", "refine"};
+constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
+                                          "elements", "size", "refine",
+                                          "size_scales_with_degree"};
+constexpr std::string_view booleans[] = {"true", "false"};
 constexpr std::string_view mesh_sources[] = {"file", "geo", "shape"};
 constexpr std::string_view shapes[] = {"unit_square", "unit_cube", "l_shape", "disk"};
 constexpr std::string_view elements_2d[] = {"triangle", "quadrilateral"};
@@ -83,8 +86,15 @@ bool is_3d_shape(const std::string& shape)
     return shape == "unit_cube";
 }
 
+/// The mesh source and the list of refinement levels (one entry unless the case sweeps).
+struct MeshEntry {
+    MeshSpec mesh;
+    std::vector<int> refines;
+    bool size_scales_with_degree = false;
+};
+
 /// The mesh map: one source, its options, defaults filled in; resolved gets its JSON.
-MeshSpec read_mesh(const CaseReader& reader, const CaseValue& value, const fs::path& base_dir,
+MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::path& base_dir,
                    json& resolved)
 {
     const std::vector<CaseValue> entries = reader.entries(value, mesh_keys);
@@ -148,8 +158,15 @@ MeshSpec read_mesh(const CaseReader& reader, const CaseValue& value, const fs::p
             reader.fail(*size, "expected a number > 0, got '" + size->node.Scalar() + "'");
         }
     }
+    std::vector<int> refines{0};
     if (const CaseValue* refine = find_entry(entries, "refine")) {
-        mesh.refine = reader.to_int(*refine, 0);
+        refines = reader.to_int_list(*refine, 0, 10);
+    }
+    mesh.refine = refines.front();
+    bool scales = false;
+    if (const CaseValue* flag = find_entry(entries, "size_scales_with_degree")) {
+        if (mesh.kind == MeshSpec::Kind::file) reader.fail(*flag, "only valid with mesh.geo or mesh.shape");
+        scales = reader.to_choice(*flag, booleans) == "true";
     }
 
     if (mesh.kind == MeshSpec::Kind::shape) {
@@ -158,8 +175,9 @@ MeshSpec read_mesh(const CaseReader& reader, const CaseValue& value, const fs::p
     if (mesh.kind != MeshSpec::Kind::file) {
         resolved["size"] = mesh.size > 0.0 ? json(mesh.size) : json(nullptr);
     }
-    resolved["refine"] = mesh.refine;
-    return mesh;
+    resolved["refine"] = refines.size() == 1 ? json(refines.front()) : json(refines);
+    resolved["size_scales_with_degree"] = scales;
+    return {mesh, refines, scales};
 }
 
 /// The boundary conditions of a dirichlet or neumann map, in written order.
@@ -282,15 +300,17 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
         reader.fail(CaseValue{"mesh", "mesh", YAML::Node(), root.Mark()},
                     "required key missing; give one of file, geo, shape (e.g. mesh: {shape: unit_square})");
     }
-    spec.mesh = read_mesh(reader, *mesh, base_dir, resolved["mesh"]);
+    MeshEntry mesh_entry = read_mesh(reader, *mesh, base_dir, resolved["mesh"]);
+    spec.mesh = mesh_entry.mesh;
+    spec.refines = mesh_entry.refines;
+    spec.size_scales_with_degree = mesh_entry.size_scales_with_degree;
 
     if (const CaseValue* degree = find_entry(entries, "degree")) {
-        spec.degree = reader.to_int(*degree, 1);
-        if (spec.degree != 1) {
-            reader.fail(*degree, "only degree 1 is implemented so far (got " +
-                                     std::to_string(spec.degree) + ")");
-        }
+        spec.degrees = reader.to_int_list(*degree, 1, 4);
     }
+    spec.degree = spec.degrees.front();
+    spec.mesh.order = spec.degree;
+    if (spec.size_scales_with_degree) spec.mesh.size *= spec.degree;
     // An absent section reads as an empty one: all its defaults.
     const auto section = [&entries](std::string_view key) {
         const CaseValue* entry = find_entry(entries, key);
@@ -311,12 +331,34 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
         spec.backend = reader.to_choice(*backend, backends);
     }
 
-    resolved["degree"] = spec.degree;
+    resolved["degree"] = spec.degrees.size() == 1 ? json(spec.degree) : json(spec.degrees);
     resolved["format"] = spec.format;
     resolved["precision"] = spec.precision;
     resolved["backend"] = spec.backend;
     spec.resolved = std::move(resolved);
     return spec;
+}
+
+std::vector<CaseSpec> expand_sweep(const CaseSpec& spec)
+{
+    std::vector<CaseSpec> runs;
+    for (int degree : spec.degrees)
+        for (int refine : spec.refines) {
+            CaseSpec run = spec;
+            run.degree = degree;
+            run.degrees = {degree};
+            run.mesh.order = degree;
+            run.mesh.refine = refine;
+            if (spec.size_scales_with_degree) {
+                run.mesh.size = spec.mesh.size / spec.degree * degree;
+                run.resolved["mesh"]["size"] = run.mesh.size;
+            }
+            run.refines = {refine};
+            run.resolved["degree"] = degree;
+            run.resolved["mesh"]["refine"] = refine;
+            runs.push_back(std::move(run));
+        }
+    return runs;
 }
 
 CaseSpec parse_case_file(const std::filesystem::path& path, const std::vector<std::string>& overrides)

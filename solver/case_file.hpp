@@ -25,7 +25,11 @@ struct CaseSpec {
     std::filesystem::path case_path;  ///< the YAML file ("" when parsed from text)
     std::string name;                 ///< case name: the file's stem
     MeshSpec mesh;                    ///< paths resolved relative to the case file's folder
-    int degree = 1;
+    int degree = 1;                   ///< the polynomial degree (the first of degrees)
+    std::vector<int> degrees{1};      ///< degree: N or [N, ...] (a sweep when several)
+    std::vector<int> refines{0};      ///< mesh.refine: N or [N, ...] (a sweep when several)
+    bool size_scales_with_degree = false;  ///< mesh.size is multiplied by the degree (constant
+                                           ///< unknowns across a degree sweep)
     ProblemSpec problem;
     std::string format = "csr";       ///< one of format_names() (linalg/format_build.hpp)
     FormatOptions format_options;     ///< parameters of the formats
@@ -50,6 +54,16 @@ CaseSpec parse_case_file(const std::filesystem::path& path,
 CaseSpec parse_case_text(const std::string& text, const std::string& name,
                          const std::filesystem::path& base_dir,
                          const std::vector<std::string>& overrides = {});
+
+/// True when the case lists several degrees or refinement levels.
+inline bool is_sweep(const CaseSpec& spec)
+{
+    return spec.degrees.size() > 1 || spec.refines.size() > 1;
+}
+
+/// One case per combination of degree and refinement level (degree-major), each with a
+/// single degree and refinement and its `resolved` updated.
+std::vector<CaseSpec> expand_sweep(const CaseSpec& spec);
 
 /// The case-file reference (every key, its type, default and meaning), for --help and README.
 std::string case_file_reference();

@@ -168,6 +168,26 @@ int CaseReader::to_int(const CaseValue& value, int min) const
     return result;
 }
 
+std::vector<int> CaseReader::to_int_list(const CaseValue& value, int min, int max) const
+{
+    const auto check = [&](const CaseValue& item) {
+        const int v = to_int(item, min);
+        if (v > max)
+            fail(item, "expected an integer from " + std::to_string(min) + " to " +
+                           std::to_string(max) + ", got " + std::to_string(v));
+        return v;
+    };
+    if (!value.node.IsSequence()) return {check(value)};
+    if (value.node.size() == 0) fail(value, "expected an integer or a non-empty list of integers");
+    std::vector<int> result;
+    for (std::size_t i = 0; i < value.node.size(); ++i) {
+        const YAML::Node item = value.node[i];
+        result.push_back(check(CaseValue{value.path + "[" + std::to_string(i) + "]", value.key,
+                                         item, item.Mark().is_null() ? value.mark : item.Mark()}));
+    }
+    return result;
+}
+
 double CaseReader::to_double(const CaseValue& value, const std::string& expected) const
 {
     const std::string text = to_scalar(value, expected);

@@ -41,6 +41,8 @@ public:
     std::string to_scalar(const CaseValue& value, const std::string& expected) const;
     /// An integer >= min.
     int to_int(const CaseValue& value, int min) const;
+    /// One integer or a non-empty list of them ([1, 2, 3]), each in [min, max] (a sweep axis).
+    std::vector<int> to_int_list(const CaseValue& value, int min, int max) const;
     /// A finite number.
     double to_double(const CaseValue& value, const std::string& expected) const;
     /// One of choices; aliases map other spellings onto them ({"tri", "triangle"}).

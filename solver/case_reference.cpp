@@ -21,11 +21,18 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            tri, quad, tet, hex are accepted as aliases
   size: H                  (number > 0, geo and shape only; default 0.1 for a shape, the .geo
                            file's own sizes for geo) target element size
-  refine: N                (integer >= 0, default 0) uniform refinements after meshing; each
-                           halves the element size
+  refine: N                (integer 0..10 or a list of them, default 0) uniform refinements
+                           after meshing; each halves the element size. A list ([0, 1, 2])
+                           runs the case once per level (a sweep)
+  size_scales_with_degree: false  (boolean, geo and shape only) use size * degree as the element
+                           size, so that a degree sweep keeps the number of unknowns about fixed
 
-degree: 1                  (integer, default 1) polynomial degree of the Lagrange elements;
-                           only 1 is implemented so far
+degree: 1                  (integer 1..4 or a list of them, default 1) polynomial degree of the
+                           Lagrange elements (P1-P4 on simplices, Q1-Q4 on boxes; isoparametric,
+                           high-order nodes placed by Gmsh). A list ([1, 2, 3, 4]) runs every
+                           degree; with a refine list, every combination, and prints one table
+                           (degree, mesh, unknowns, nnz, iterations, times, errors and rates);
+                           results go to d<degree>_r<refine>/ with a result.pvd collection
 
 problem:                   (map) -div(kappa grad u) = f with boundary conditions
   kappa: EXPR              (number or expression, default 1) diffusion coefficient; a constant

@@ -10,6 +10,7 @@
 #include "solver/case_file.hpp"
 #include "solver/compare_results.hpp"
 #include "solver/run_case.hpp"
+#include "solver/run_sweep.hpp"
 
 int main(int argc, char** argv)
 {
@@ -112,6 +113,16 @@ int main(int argc, char** argv)
         const CaseSpec spec = parse_case_file(case_file, overrides);
         RunOptions options;
         options.output_dir = output_dir;
+        if (is_sweep(spec)) {
+            const std::vector<SweepRow> rows = run_sweep(spec, options);
+            std::cout << "gpufem sweep: " << spec.name << " (" << rows.size() << " runs, "
+                      << (rows.empty() ? "" : rows.front().record.backend) << ", " << spec.precision
+                      << ", " << spec.format << ")\n"
+                      << sweep_table(rows);
+            for (const SweepRow& row : rows)
+                if (!row.record.solve.converged()) return exit_not_converged;
+            return exit_ok;
+        }
         const RunRecord record = run_case(spec, options);
         std::cout << make_summary(spec, record);
         return record.solve.converged() ? exit_ok : exit_not_converged;

@@ -1,38 +1,106 @@
 #include "assembly/element_kernels.hpp"
 
+#include <algorithm>
+#include <vector>
+
+#include "assembly/element_geometry.hpp"
 #include "assembly/element_math.hpp"
 
 namespace gpufem::kernels::cpu {
+namespace {
+
+/// Element-matrix entries computed at once (in parallel) before each sequential scatter.
+constexpr std::size_t scatter_batch_entries = std::size_t(1) << 21;
+
+/// The element of cell e of any order, the readable reference: geometric factors at every
+/// quadrature point, then every entry as a sum over the points,
+/// K_ij = sum_q dN_i^T G_q dN_j, f_i = sum_q (w |det J| f)_q N_i. geo: nq * stride scratch.
+template <int DIM, typename V>
+void element_any_order(const ElementArgs<V>& a, index_type e, std::vector<V>& geo, V* ke, V* fe)
+{
+    constexpr int stride = geometry_stride<DIM>;
+    const int n = a.nodes_per_cell, nq = a.num_points;
+    for (int q = 0; q < nq; ++q) point_geometry<DIM>(a, e, q, &geo[q * stride]);
+    std::fill(ke, ke + n * n, V(0));
+    std::fill(fe, fe + n, V(0));
+    for (int q = 0; q < nq; ++q) {
+        const V* G = &geo[q * stride];
+        const V* dN = a.gradients + static_cast<std::size_t>(q) * n * DIM;
+        for (int i = 0; i < n; ++i) {
+            V h[DIM];
+            apply_packed<DIM>(G, dN + i * DIM, h);
+            for (int j = 0; j < n; ++j) {
+                V s = 0;
+                for (int d = 0; d < DIM; ++d) s += h[d] * dN[j * DIM + d];
+                ke[i * n + j] += s;
+            }
+            fe[i] += G[stride - 1] * a.values[static_cast<std::size_t>(q) * n + i];
+        }
+    }
+}
+
+/// Element matrices and loads of cells [begin, end) into ke, fe (cell `begin` first), in
+/// parallel: degree 1 with the register kernel of element_math.hpp, higher degrees with
+/// element_any_order.
+template <typename V>
+void compute_cells(const ElementData<V>& data, index_type begin, index_type end, V* ke, V* fe)
+{
+    const ElementArgs<V> a = data.args();
+    if (data.order == 1) {
+        dispatch_element_type(data.type, [&]<int NPE, int DIM>() {
+#pragma omp parallel for schedule(static)
+            for (index_type e = begin; e < end; ++e) {
+                const std::size_t local = e - begin;
+                element_stiffness_load<NPE, DIM>(a, e, ke + local * NPE * NPE, fe + local * NPE);
+            }
+        });
+        return;
+    }
+    const std::size_t n = a.nodes_per_cell;
+    dispatch_dimension(a.dim, [&]<int DIM>() {
+#pragma omp parallel
+        {
+            std::vector<V> geo(static_cast<std::size_t>(a.num_points) * geometry_stride<DIM>);
+#pragma omp for schedule(dynamic, 16)
+            for (index_type e = begin; e < end; ++e) {
+                const std::size_t local = e - begin;
+                element_any_order<DIM>(a, e, geo, ke + local * n * n, fe + local * n);
+            }
+        }
+    });
+}
+
+}  // namespace
 
 template <typename V>
 void element_matrices(const Executor&, const ElementData<V>& data, V* ke, V* fe)
 {
-    const ElementArgs<V> a = data.args();
-    dispatch_element_type(data.type, [&]<int NPE, int DIM>() {
-#pragma omp parallel for schedule(static)
-        for (index_type e = 0; e < a.num_cells; ++e) {
-            element_stiffness_load<NPE, DIM>(a, e, ke + static_cast<std::size_t>(e) * NPE * NPE,
-                                             fe + static_cast<std::size_t>(e) * NPE);
-        }
-    });
+    compute_cells(data, 0, data.num_cells, ke, fe);
 }
 
 template <typename V>
 void assemble_csr(const Executor&, const ElementData<V>& data, const index_type* cell_to_csr,
                   V* values, V* rhs)
 {
-    const ElementArgs<V> a = data.args();
-    dispatch_element_type(data.type, [&]<int NPE, int DIM>() {
-        // Sequential scatter: the readable reference (no races, fixed summation order).
-        V ke[NPE * NPE], fe[NPE];
-        for (index_type e = 0; e < a.num_cells; ++e) {
-            element_stiffness_load<NPE, DIM>(a, e, ke, fe);
-            const index_type* pos = cell_to_csr + static_cast<std::size_t>(e) * NPE * NPE;
-            const index_type* nodes = a.cells + static_cast<std::size_t>(e) * NPE;
-            for (int k = 0; k < NPE * NPE; ++k) values[pos[k]] += ke[k];
-            for (int i = 0; i < NPE; ++i) rhs[nodes[i]] += fe[i];
+    // Element matrices of a batch of cells in parallel, then a sequential scatter: the
+    // readable reference (no races, fixed summation order).
+    const std::size_t n = data.nodes_per_cell;
+    const index_type batch =
+        static_cast<index_type>(std::max<std::size_t>(1, scatter_batch_entries / (n * n)));
+    std::vector<V> ke(std::min<std::size_t>(batch, data.num_cells) * n * n);
+    std::vector<V> fe(std::min<std::size_t>(batch, data.num_cells) * n);
+    const index_type* cells = data.cells.data();
+    for (index_type begin = 0; begin < data.num_cells; begin += batch) {
+        const index_type end = std::min(data.num_cells, begin + batch);
+        compute_cells(data, begin, end, ke.data(), fe.data());
+        for (index_type e = begin; e < end; ++e) {
+            const std::size_t local = e - begin;
+            const index_type* pos = cell_to_csr + static_cast<std::size_t>(e) * n * n;
+            const index_type* nodes = cells + static_cast<std::size_t>(e) * n;
+            for (std::size_t k = 0; k < n * n; ++k) values[pos[k]] += ke[local * n * n + k];
+            for (std::size_t i = 0; i < n; ++i) rhs[nodes[i]] += fe[local * n + i];
         }
-    });
+    }
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                               \

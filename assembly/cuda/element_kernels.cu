@@ -1,3 +1,5 @@
+#include "assembly/cuda/any_order_kernels.cuh"
+#include "assembly/cuda/element_sinks.cuh"
 #include "assembly/element_kernels.hpp"
 #include "assembly/element_math.hpp"
 #include "linalg/cuda/cuda_check.hpp"
@@ -5,62 +7,54 @@
 namespace gpufem::kernels::cuda {
 namespace {
 
-constexpr int block_size = 128;
+constexpr int cell_block = 128;
 
-template <int NPE, int DIM, typename V>
-__global__ void __launch_bounds__(block_size)
-    element_matrices_kernel(ElementArgs<V> a, V* __restrict__ ke, V* __restrict__ fe)
+/// Degree 1: one thread per cell, the whole element matrix in registers.
+template <int NPE, int DIM, typename V, typename Sink>
+__global__ void __launch_bounds__(cell_block) degree1_cell_kernel(ElementArgs<V> a, Sink sink)
 {
     const index_type e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= a.num_cells) return;
     V k[NPE * NPE], f[NPE];
     element_stiffness_load<NPE, DIM>(a, e, k, f);
-    for (int i = 0; i < NPE * NPE; ++i) ke[static_cast<long long>(e) * NPE * NPE + i] = k[i];
-    for (int i = 0; i < NPE; ++i) fe[static_cast<long long>(e) * NPE + i] = f[i];
+#pragma unroll
+    for (int i = 0; i < NPE; ++i) {
+        sink.template add_row<NPE>(e, i, 0, NPE, k + i * NPE);
+        sink.add_load(e, i, f[i]);
+    }
 }
 
-template <int NPE, int DIM, typename V>
-__global__ void __launch_bounds__(block_size)
-    assemble_csr_kernel(ElementArgs<V> a, const index_type* __restrict__ cell_to_csr,
-                        V* __restrict__ values, V* __restrict__ rhs)
+/// Degree 1 with the register kernel (fastest for its 9 to 64 entries per cell), higher
+/// degrees with the two-step geometry + rows kernels.
+template <typename V, typename Sink>
+void launch_element_kernels(const Executor& exec, const ElementData<V>& data, const Sink& sink)
 {
-    const index_type e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= a.num_cells) return;
-    V k[NPE * NPE], f[NPE];
-    element_stiffness_load<NPE, DIM>(a, e, k, f);
-    const index_type* pos = cell_to_csr + static_cast<long long>(e) * NPE * NPE;
-    for (int i = 0; i < NPE * NPE; ++i) atomicAdd(values + pos[i], k[i]);
-    for (int i = 0; i < NPE; ++i) atomicAdd(rhs + a.cells[static_cast<long long>(e) * NPE + i], f[i]);
+    if (data.num_cells == 0) return;
+    if (data.order >= 2) return launch_any_order(exec, data, sink);
+    const ElementArgs<V> a = data.args();
+    auto stream = static_cast<cudaStream_t>(exec.stream());
+    const unsigned grid = (a.num_cells + cell_block - 1) / cell_block;
+    dispatch_element_type(data.type, [&]<int NPE, int DIM>() {
+        degree1_cell_kernel<NPE, DIM, V, Sink><<<grid, cell_block, 0, stream>>>(a, sink);
+    });
+    GPUFEM_CUDA_CHECK_LAUNCH();
 }
-
-unsigned grid_for(index_type cells) { return (cells + block_size - 1) / block_size; }
 
 }  // namespace
 
 template <typename V>
 void element_matrices(const Executor& exec, const ElementData<V>& data, V* ke, V* fe)
 {
-    if (data.num_cells == 0) return;
-    const ElementArgs<V> a = data.args();
-    auto stream = static_cast<cudaStream_t>(exec.stream());
-    dispatch_element_type(data.type, [&]<int NPE, int DIM>() {
-        element_matrices_kernel<NPE, DIM, V><<<grid_for(a.num_cells), block_size, 0, stream>>>(a, ke, fe);
-    });
-    GPUFEM_CUDA_CHECK_LAUNCH();
+    launch_element_kernels(exec, data, StoreSink<V>{ke, fe, data.nodes_per_cell});
 }
 
 template <typename V>
 void assemble_csr(const Executor& exec, const ElementData<V>& data, const index_type* cell_to_csr,
                   V* values, V* rhs)
 {
-    if (data.num_cells == 0) return;
-    const ElementArgs<V> a = data.args();
-    auto stream = static_cast<cudaStream_t>(exec.stream());
-    dispatch_element_type(data.type, [&]<int NPE, int DIM>() {
-        assemble_csr_kernel<NPE, DIM, V>
-            <<<grid_for(a.num_cells), block_size, 0, stream>>>(a, cell_to_csr, values, rhs);
-    });
-    GPUFEM_CUDA_CHECK_LAUNCH();
+    launch_element_kernels(exec, data,
+                           CsrSink<V>{cell_to_csr, data.cells.data(), values, rhs,
+                                      data.nodes_per_cell});
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                                \

@@ -1,12 +1,17 @@
-// CUDA assembly against the CPU reference (label gpu): element matrices, pattern, and the
-// whole system with Dirichlet and Neumann conditions, on jittered meshes, float and double.
+// CUDA assembly against the CPU reference (label gpu): element matrices of every type and
+// order 1-4, pattern, and the whole system with Dirichlet and Neumann conditions (orders 1-3),
+// on freshly randomised meshes and coefficients, float and double.
 #include <gtest/gtest.h>
+
+#include <random>
+#include <string>
 
 #include "assembly/csr_pattern.hpp"
 #include "assembly/element_data.hpp"
 #include "assembly/element_kernels.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "gpu_test.hpp"
+#include "high_order_meshes.hpp"
 #include "simple_meshes.hpp"
 
 using namespace gpufem;
@@ -27,6 +32,36 @@ double max_rel_diff(const std::vector<V>& a, const std::vector<V>& b)
 constexpr ElementType all_types[] = {ElementType::triangle, ElementType::quadrilateral,
                                      ElementType::tetrahedron, ElementType::hexahedron};
 
+/// A mesh of this type and order with randomly moved nodes: order 1 a jittered structured
+/// grid, higher orders a Gmsh mesh of the unit square / cube whose nodes (high-order ones
+/// included: the cells become curved) move by up to 2% of h / order.
+Mesh random_mesh(ElementType type, int order, unsigned seed)
+{
+    const bool plane = element_dimension(type) == 2;
+    if (order == 1) {
+        Mesh mesh = test::grid_mesh(type, plane ? 40 : 9, 0.2, seed);
+        test::add_box_boundaries(mesh);
+        return mesh;
+    }
+    const double h = plane ? 0.25 : 0.5;
+    Mesh mesh = test::unit_box_mesh(type, order, h);
+    test::jitter_nodes(mesh, 0.02 * h / order, seed);
+    return mesh;
+}
+
+/// The form with its placeholders A, B, C replaced by random numbers in [0.5, 2]: a fresh
+/// coefficient per run.
+std::string random_coefficient(std::mt19937& rng, const char* form)
+{
+    std::uniform_real_distribution<double> dist(0.5, 2.0);
+    std::string text = form;
+    for (char name : {'A', 'B', 'C'}) {
+        const auto at = text.find(name);
+        if (at != std::string::npos) text.replace(at, 1, std::to_string(dist(rng)));
+    }
+    return text;
+}
+
 }  // namespace
 
 template <typename V>
@@ -34,67 +69,84 @@ class AssemblyGpu : public ::testing::Test {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(AssemblyGpu, ValueTypes);
 
-TYPED_TEST(AssemblyGpu, ElementMatricesMatchCpu)
+TYPED_TEST(AssemblyGpu, ElementMatricesMatchCpuForEveryTypeAndOrder)
 {
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
-    const double tol = sizeof(V) == 4 ? 1e-5 : 1e-13;
     const auto cpu = Executor::create_cpu(), gpu = Executor::create_cuda();
-    for (ElementType type : all_types) {
-        const Mesh mesh = test::grid_mesh(type, element_dimension(type) == 2 ? 40 : 9, 0.2,
-                                          std::random_device{}());
-        const ReferenceElement ref = make_reference_element(type, assembly_quadrature_degree(type));
-        const Expression kappa("1 + x*x + y"), f("sin(3*x)*cos(2*y) + z");
-        const auto dc = make_element_data<V>(cpu, mesh, ref, kappa, f);
-        const auto dg = make_element_data<V>(gpu, mesh, ref, kappa, f);
-        const std::size_t n = mesh.nodes_per_cell, cells = mesh.num_cells();
-        Array<V> kc(cpu, n * n * cells), fc(cpu, n * cells), kg(gpu, n * n * cells), fg(gpu, n * cells);
-        kernels::cpu::element_matrices(*cpu, dc, kc.data(), fc.data());
-        kernels::cuda::element_matrices(*gpu, dg, kg.data(), fg.data());
-        EXPECT_LT(max_rel_diff(kg.to_host(), kc.to_host()), tol) << element_type_name(type);
-        EXPECT_LT(max_rel_diff(fg.to_host(), fc.to_host()), tol) << element_type_name(type);
-    }
+    const unsigned seed = std::random_device{}();
+    std::mt19937 rng(seed);
+    for (ElementType type : all_types)
+        for (int order = 1; order <= 4; ++order) {
+            // float: measured CPU float vs double up to 4e-6 (Q4); allow for both sides' error
+            const double tol = sizeof(V) == 4 ? 1e-5 * order : 1e-12;
+            const Mesh mesh = random_mesh(type, order, rng());
+            const ReferenceElement ref = make_reference_element(
+                type, order, assembly_quadrature_degree(type, order));
+            const Expression kappa(random_coefficient(rng, "A + B*x*x + C*y"));
+            const Expression f(random_coefficient(rng, "sin(A*x)*cos(B*y) + C*z"));
+            const auto dc = make_element_data<V>(cpu, mesh, ref, kappa, f);
+            const auto dg = make_element_data<V>(gpu, mesh, ref, kappa, f);
+            const std::size_t n = mesh.nodes_per_cell, cells = mesh.num_cells();
+            Array<V> kc(cpu, n * n * cells), fc(cpu, n * cells), kg(gpu, n * n * cells),
+                fg(gpu, n * cells);
+            kernels::cpu::element_matrices(*cpu, dc, kc.data(), fc.data());
+            kernels::cuda::element_matrices(*gpu, dg, kg.data(), fg.data());
+            EXPECT_LT(max_rel_diff(kg.to_host(), kc.to_host()), tol)
+                << element_type_name(type) << " order " << order << " seed " << seed;
+            EXPECT_LT(max_rel_diff(fg.to_host(), fc.to_host()), tol)
+                << element_type_name(type) << " order " << order << " seed " << seed;
+        }
 }
 
 TEST(AssemblyGpuPattern, PatternIdenticalToCpu)
 {
     GPUFEM_REQUIRE_GPU();
     const auto cpu = Executor::create_cpu(), gpu = Executor::create_cuda();
-    for (ElementType type : all_types) {
-        const Mesh mesh = test::grid_mesh(type, element_dimension(type) == 2 ? 64 : 12);
-        const auto pc = build_csr_pattern(mesh.num_nodes(), Array<index_type>::from_host(cpu, mesh.cells),
-                                          mesh.nodes_per_cell);
-        const auto pg = build_csr_pattern(mesh.num_nodes(), Array<index_type>::from_host(gpu, mesh.cells),
-                                          mesh.nodes_per_cell);
-        EXPECT_EQ(pg.row_ptr.to_host(), pc.row_ptr.to_host()) << element_type_name(type);
-        EXPECT_EQ(pg.col_idx.to_host(), pc.col_idx.to_host()) << element_type_name(type);
-        EXPECT_EQ(pg.cell_to_csr.to_host(), pc.cell_to_csr.to_host()) << element_type_name(type);
-    }
+    for (ElementType type : all_types)
+        for (int order = 1; order <= 3; ++order) {
+            const bool plane = element_dimension(type) == 2;
+            const Mesh mesh = order == 1 ? test::grid_mesh(type, plane ? 64 : 12)
+                                         : test::unit_box_mesh(type, order, plane ? 0.1 : 0.3);
+            const int npe = mesh.nodes_per_cell;
+            const auto pc = build_csr_pattern(
+                mesh.num_nodes(), Array<index_type>::from_host(cpu, mesh.cells), npe);
+            const auto pg = build_csr_pattern(
+                mesh.num_nodes(), Array<index_type>::from_host(gpu, mesh.cells), npe);
+            const std::string what =
+                std::string(element_type_name(type)) + " order " + std::to_string(order);
+            EXPECT_EQ(pg.row_ptr.to_host(), pc.row_ptr.to_host()) << what;
+            EXPECT_EQ(pg.col_idx.to_host(), pc.col_idx.to_host()) << what;
+            EXPECT_EQ(pg.cell_to_csr.to_host(), pc.cell_to_csr.to_host()) << what;
+        }
 }
 
 TYPED_TEST(AssemblyGpu, AssembledSystemMatchesCpu)
 {
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
-    const double tol = sizeof(V) == 4 ? 1e-5 : 1e-12;
     const auto cpu = Executor::create_cpu(), gpu = Executor::create_cuda();
+    const unsigned seed = std::random_device{}();
+    std::mt19937 rng(seed);
     ProblemSpec p;
-    p.kappa = "2 + sin(x*y)";
-    p.f = "1 + x - y*z";
+    p.kappa = random_coefficient(rng, "A + sin(B*x*y)");
+    p.f = random_coefficient(rng, "A + B*x - C*y*z");
     p.dirichlet = {{"left", "x + y"}, {"bottom", "1"}};
-    p.neumann = {{"right", "y"}};
-    for (ElementType type : all_types) {
-        Mesh mesh = test::grid_mesh(type, element_dimension(type) == 2 ? 50 : 10, 0.2,
-                                    std::random_device{}());
-        test::add_box_boundaries(mesh);
-        const auto sc = assemble_poisson<V>(cpu, mesh, p);
-        const auto sg = assemble_poisson<V>(gpu, mesh, p);
-        EXPECT_EQ(sg.matrix.row_ptr.to_host(), sc.matrix.row_ptr.to_host());
-        EXPECT_EQ(sg.matrix.col_idx.to_host(), sc.matrix.col_idx.to_host());
-        EXPECT_LT(max_rel_diff(sg.matrix.values.to_host(), sc.matrix.values.to_host()), tol)
-            << element_type_name(type);
-        EXPECT_LT(max_rel_diff(sg.rhs.to_host(), sc.rhs.to_host()), tol) << element_type_name(type);
-        EXPECT_EQ(sg.initial_guess.to_host(), sc.initial_guess.to_host());
-        EXPECT_EQ(sg.dirichlet_count, sc.dirichlet_count);
-    }
+    p.neumann = {{"right", random_coefficient(rng, "A*y + B")}};
+    for (ElementType type : all_types)
+        for (int order = 1; order <= 3; ++order) {
+            const double tol = sizeof(V) == 4 ? 1e-5 * order : 1e-12;
+            const Mesh mesh = random_mesh(type, order, rng());
+            const auto sc = assemble_poisson<V>(cpu, mesh, p);
+            const auto sg = assemble_poisson<V>(gpu, mesh, p);
+            const std::string what = std::string(element_type_name(type)) + " order " +
+                                     std::to_string(order) + " seed " + std::to_string(seed);
+            EXPECT_EQ(sg.matrix.row_ptr.to_host(), sc.matrix.row_ptr.to_host()) << what;
+            EXPECT_EQ(sg.matrix.col_idx.to_host(), sc.matrix.col_idx.to_host()) << what;
+            EXPECT_LT(max_rel_diff(sg.matrix.values.to_host(), sc.matrix.values.to_host()), tol)
+                << what;
+            EXPECT_LT(max_rel_diff(sg.rhs.to_host(), sc.rhs.to_host()), tol) << what;
+            EXPECT_EQ(sg.initial_guess.to_host(), sc.initial_guess.to_host()) << what;
+            EXPECT_EQ(sg.dirichlet_count, sc.dirichlet_count) << what;
+        }
 }

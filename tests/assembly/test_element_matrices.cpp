@@ -1,40 +1,13 @@
-// Element stiffness and load against hand-computed matrices.
+// Degree-1 element stiffness and load against hand-computed matrices.
 #include <gtest/gtest.h>
 
-#include "assembly/element_data.hpp"
-#include "assembly/element_kernels.hpp"
-#include "assembly/poisson_assembly.hpp"
+#include "element_test_support.hpp"
 #include "simple_meshes.hpp"
 
 using namespace gpufem;
 
-namespace {
-
-struct ElementResult {
-    std::vector<double> ke, fe;
-};
-
-ElementResult cpu_element(const Mesh& mesh, const std::string& kappa, const std::string& f)
-{
-    const auto exec = Executor::create_cpu();
-    const ReferenceElement ref =
-        make_reference_element(mesh.cell_type, assembly_quadrature_degree(mesh.cell_type));
-    const auto data = make_element_data<double>(exec, mesh, ref, Expression(kappa), Expression(f));
-    const int n = mesh.nodes_per_cell;
-    Array<double> ke(exec, n * n * mesh.num_cells()), fe(exec, n * mesh.num_cells());
-    kernels::cpu::element_matrices(*exec, data, ke.data(), fe.data());
-    return {ke.to_host(), fe.to_host()};
-}
-
-void expect_matrix(const std::vector<double>& got, const std::vector<double>& expect, double scale,
-                   const char* what)
-{
-    ASSERT_EQ(got.size(), expect.size());
-    for (std::size_t k = 0; k < got.size(); ++k)
-        EXPECT_NEAR(got[k], expect[k] * scale, 1e-14) << what << " entry " << k;
-}
-
-}  // namespace
+using test::cpu_element;
+using test::expect_matrix;
 
 TEST(ElementMatrices, P1ReferenceTriangle)
 {

@@ -4,34 +4,19 @@
 #include <gmsh.h>
 
 #include "assembly/reference_element.hpp"
+#include "element_test_support.hpp"
+#include "mesh/lagrange_basis.hpp"
 
 using namespace gpufem;
 
-namespace {
-
-/// Exact integral of x^a y^b z^c over the reference shape.
-double exact_monomial(ElementType type, int a, int b, int c)
-{
-    auto fact = [](int n) { double f = 1; for (int i = 2; i <= n; ++i) f *= i; return f; };
-    auto line = [](int p) { return p % 2 ? 0.0 : 2.0 / (p + 1); };  // over [-1, 1]
-    switch (type) {
-    case ElementType::line: return line(a);
-    case ElementType::quadrilateral: return line(a) * line(b);
-    case ElementType::hexahedron: return line(a) * line(b) * line(c);
-    case ElementType::triangle: return fact(a) * fact(b) / fact(a + b + 2);
-    case ElementType::tetrahedron: return fact(a) * fact(b) * fact(c) / fact(a + b + c + 3);
-    }
-    return 0;
-}
-
-}  // namespace
+using test::reference_monomial_integral;
 
 TEST(Quadrature, IntegratesMonomialsExactlyUpToItsDegree)
 {
     for (ElementType type : {ElementType::line, ElementType::triangle, ElementType::quadrilateral,
                              ElementType::tetrahedron, ElementType::hexahedron}) {
         const int dim = element_dimension(type);
-        for (int degree = 0; degree <= 9; ++degree) {
+        for (int degree = 0; degree <= 11; ++degree) {
             const QuadratureRule rule = quadrature_rule(type, degree);
             for (int a = 0; a <= degree; ++a)
                 for (int b = 0; b <= (dim > 1 ? degree - a : 0); ++b)
@@ -43,7 +28,7 @@ TEST(Quadrature, IntegratesMonomialsExactlyUpToItsDegree)
                                    (dim > 1 ? std::pow(x[1], b) : 1.0) *
                                    (dim > 2 ? std::pow(x[2], c) : 1.0);
                         }
-                        EXPECT_NEAR(sum, exact_monomial(type, a, b, c), 1e-13)
+                        EXPECT_NEAR(sum, reference_monomial_integral(type, a, b, c), 1e-13)
                             << element_type_name(type) << " degree " << degree << " monomial "
                             << a << b << c;
                     }
@@ -84,7 +69,7 @@ TEST(ReferenceElement, BasisMatchesGmsh)
     gmsh::option::setNumber("General.Terminal", 0);
     for (const auto& [type, gmsh_type] : types) {
         const int dim = element_dimension(type), n = element_node_count(type);
-        const ReferenceElement ref = make_reference_element(type, 4);
+        const ReferenceElement ref = make_reference_element(type, 1, 4);
         std::vector<double> local;  // Gmsh wants 3 coordinates per point
         for (int q = 0; q < ref.num_points(); ++q)
             for (int c = 0; c < 3; ++c) local.push_back(c < dim ? ref.rule.points[q * dim + c] : 0.0);
@@ -102,4 +87,67 @@ TEST(ReferenceElement, BasisMatchesGmsh)
                         << element_type_name(type);
     }
     gmsh::finalize();
+}
+
+TEST(Quadrature, CollapsedGaussJacobiUsesDegreeOver2Plus1PointsPerDirection)
+{
+    for (int degree = 3; degree <= 10; ++degree) {
+        const int n = degree / 2 + 1;
+        EXPECT_EQ(quadrature_rule(ElementType::triangle, degree).size(), n * n);
+        EXPECT_EQ(quadrature_rule(ElementType::tetrahedron, degree).size(), n * n * n);
+        for (double w : quadrature_rule(ElementType::tetrahedron, degree).weights) EXPECT_GT(w, 0);
+    }
+}
+
+TEST(ReferenceElement, EveryOrderIsAPartitionOfUnityAndReproducesTheCoordinates)
+{
+    // sum_i N_i = 1, sum_i N_i xi_i = xi and sum_i xi_i (x) grad N_i = I at every point, with
+    // xi_i Gmsh's reference nodes: the tables come in the nodes' order.
+    for (ElementType type : {ElementType::line, ElementType::triangle, ElementType::quadrilateral,
+                             ElementType::tetrahedron, ElementType::hexahedron}) {
+        const int dim = element_dimension(type);
+        for (int order = 1; order <= 4; ++order) {
+            const ReferenceElement ref = make_reference_element(type, order, 2 * order);
+            ASSERT_EQ(ref.nodes, lagrange_node_count(type, order));
+            ASSERT_EQ(ref.order, order);
+            const auto nodes = lagrange_reference_nodes(type, order);
+            for (int q = 0; q < ref.num_points(); ++q) {
+                double sum = 0, x[3] = {0, 0, 0}, jac[3][3] = {};
+                for (int i = 0; i < ref.nodes; ++i) {
+                    const double n = ref.values[q * ref.nodes + i];
+                    sum += n;
+                    for (int c = 0; c < dim; ++c) {
+                        x[c] += n * nodes[i * dim + c];
+                        for (int c2 = 0; c2 < dim; ++c2)
+                            jac[c][c2] += nodes[i * dim + c] *
+                                          ref.gradients[(q * ref.nodes + i) * dim + c2];
+                    }
+                }
+                EXPECT_NEAR(sum, 1.0, 1e-12) << element_type_name(type) << " order " << order;
+                for (int c = 0; c < dim; ++c) {
+                    EXPECT_NEAR(x[c], ref.rule.points[q * dim + c], 1e-12)
+                        << element_type_name(type) << " order " << order;
+                    for (int c2 = 0; c2 < dim; ++c2)
+                        EXPECT_NEAR(jac[c][c2], c == c2 ? 1.0 : 0.0, 1e-11)
+                            << element_type_name(type) << " order " << order;
+                }
+            }
+        }
+    }
+}
+
+TEST(ReferenceElement, OrderOneKeepsTheHandWrittenBasisWhichEqualsTheGeneralOne)
+{
+    for (ElementType type : {ElementType::line, ElementType::triangle, ElementType::quadrilateral,
+                             ElementType::tetrahedron, ElementType::hexahedron}) {
+        const ReferenceElement ref = make_reference_element(type, 1, 3);
+        std::vector<double> values, gradients;
+        lagrange_basis(type, 1, ref.rule.points, values, gradients);
+        ASSERT_EQ(values.size(), ref.values.size());
+        ASSERT_EQ(gradients.size(), ref.gradients.size());
+        for (std::size_t k = 0; k < values.size(); ++k)
+            EXPECT_NEAR(values[k], ref.values[k], 1e-14);
+        for (std::size_t k = 0; k < gradients.size(); ++k)
+            EXPECT_NEAR(gradients[k], ref.gradients[k], 1e-14);
+    }
 }

@@ -237,20 +237,6 @@ TEST(MshFiles, MixedCellTypesAreRejected)
     EXPECT_NE(message.find("mixes triangles and quadrilaterals"), std::string::npos) << message;
 }
 
-TEST(MshFiles, SecondOrderCellsAreRejected)
-{
-    TempFolder folder;
-    {
-        GmshSession session;
-        build_two_part_model(true);
-        gmsh::model::mesh::setOrder(2);
-        write_msh(folder / "p2.msh", 4.1, false);
-    }
-    const std::string message = error_of([&] { load_file(folder / "p2.msh"); });
-    EXPECT_NE(message.find("p2.msh"), std::string::npos) << message;
-    EXPECT_NE(message.find("Triangle 6"), std::string::npos) << message;
-}
-
 TEST(MshFiles, MissingBrokenAndMisusedFilesAreNamed)
 {
     TempFolder folder;

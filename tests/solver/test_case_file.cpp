@@ -150,7 +150,8 @@ TEST(CaseFile, DefaultsAreFilledIn)
     EXPECT_EQ(spec.backend, "auto");
 
     const nlohmann::json expected = nlohmann::json::parse(R"({
-        "mesh": {"shape": "unit_square", "elements": "quadrilateral", "size": 0.1, "refine": 0},
+        "mesh": {"shape": "unit_square", "elements": "quadrilateral", "size": 0.1, "refine": 0,
+                 "size_scales_with_degree": false},
         "degree": 1,
         "problem": {"kappa": "1", "f": "0", "exact": null, "dirichlet": [], "neumann": []},
         "format": "csr",
@@ -267,7 +268,7 @@ TEST(CaseFile, ErrorsInOverriddenValuesNameTheOverride)
                     {"--set solver.tol=1: solver.tol: unknown key 'tol'", "tolerance"});
     expect_contains(error_of(minimal, {"problem.dirichlet.left=sin("}),
                     {"--set problem.dirichlet.left=sin(: problem.dirichlet.left: invalid expression 'sin('"});
-    expect_contains(error_of(minimal, {"degree=2"}), {"--set degree=2: degree:", "only degree 1"});
+    expect_contains(error_of(minimal, {"degree=5"}), {"--set degree=5: degree:", "from 1 to 4"});
 }
 
 TEST(CaseFile, MalformedYamlGivesTheLine)
@@ -426,10 +427,28 @@ TEST(CaseFile, ProblemValueChecks)
     EXPECT_EQ(parse_case_text(minimal + "problem: {kappa: 1 + x^2}\n", "c", "").problem.kappa, "1 + x^2");
 }
 
-TEST(CaseFile, OnlyDegreeOneForNow)
+TEST(CaseFile, DegreesAndRefinementsMaySweep)
 {
-    expect_contains(error_of(minimal + "degree: 2\n"),
-                    {"case.yaml:2: degree: only degree 1 is implemented so far (got 2)"});
+    const CaseSpec one = parse_case_text(minimal + "degree: 3\n", "case.yaml", ".");
+    EXPECT_EQ(one.degree, 3);
+    EXPECT_EQ(one.mesh.order, 3);
+    EXPECT_FALSE(gpufem::is_sweep(one));
+    const CaseSpec sweep = parse_case_text(
+        "mesh: {shape: unit_square, refine: [0, 2]}\ndegree: [1, 2, 4]\n", "case.yaml", ".");
+    EXPECT_TRUE(gpufem::is_sweep(sweep));
+    EXPECT_EQ(sweep.resolved["degree"], nlohmann::json::parse("[1, 2, 4]"));
+    const auto runs = gpufem::expand_sweep(sweep);
+    ASSERT_EQ(runs.size(), 6u);
+    EXPECT_EQ(runs[3].degree, 2);
+    EXPECT_EQ(runs[3].mesh.order, 2);
+    EXPECT_EQ(runs[3].mesh.refine, 2);
+    EXPECT_EQ(runs[3].resolved["mesh"]["refine"], 2);
+    EXPECT_EQ(runs[3].resolved["degree"], 2);
+    expect_contains(error_of(minimal + "degree: 5\n"),
+                    {"case.yaml:2: degree: expected an integer from 1 to 4, got 5"});
+    expect_contains(error_of(minimal + "degree: [1, x]\n"), {"degree[1]", "expected an integer > 0, got 'x'"});
+    expect_contains(error_of(minimal + "degree: []\n"), {"degree", "non-empty list"});
+    expect_contains(error_of("mesh: {shape: unit_square, refine: [0, -1]}\n"), {"mesh.refine[1]"});
     expect_contains(error_of(minimal + "degree: two\n"),
                     {"case.yaml:2: degree: expected an integer > 0, got 'two'"});
 }

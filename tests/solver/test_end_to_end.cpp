@@ -229,18 +229,23 @@ TEST(ShippedCases, EveryCaseInCasesRunsOnTheCpu)
     for (const auto& entry : std::filesystem::directory_iterator(std::string(GPUFEM_SOURCE_DIR) + "/cases")) {
         if (entry.path().extension() != ".yaml") continue;
         const std::string name = entry.path().stem().string();
-        const bool gpu_sized = name == "poisson_cube" || name == "bench_cube_4m";
-        const std::string extra = gpu_sized ? " --set mesh.size=0.1" : "";
+        const bool gpu_sized = name == "poisson_cube" || name == "bench_cube_4m" ||
+                               name == "degree_sweep_quads_4m";
+        const std::string extra = gpu_sized ? " --set mesh.size=0.05" : "";
         const auto r = test::run_gpufem("run " + entry.path().string() + " -q --backend cpu -o " +
                                         (dir.path() / name).string() + extra);
         EXPECT_EQ(r.exit_code, 0) << name << ":\n" << r.output;
         const auto report = test::read_json(dir.path() / name / "report.json");
-        EXPECT_TRUE(report["solver"]["converged"].get<bool>()) << name;
-        if (report.contains("errors"))
-            EXPECT_LT(report["errors"]["relative_l2"].get<double>(), 0.05) << name;
+        if (report.contains("sweep")) {
+            for (const auto& row : report["sweep"]) EXPECT_TRUE(row["converged"].get<bool>()) << name;
+        } else {
+            EXPECT_TRUE(report["solver"]["converged"].get<bool>()) << name;
+            if (report.contains("errors"))
+                EXPECT_LT(report["errors"]["relative_l2"].get<double>(), 0.05) << name;
+        }
         ++count;
     }
-    EXPECT_GE(count, 5);
+    EXPECT_GE(count, 8);
 }
 
 TEST(EndToEnd, EveryFormatGivesTheCsrSolution)
@@ -283,4 +288,27 @@ TEST(BenchSpmv, PrintsTheTableAndWritesCsvAndJson)
     const auto bad = test::run_gpufem("bench spmv " + file.string() + " -n 50 --backend cpu -o " + out.string() +
                                       " --formats csr,nosuchformat");
     EXPECT_NE(bad.output.find("nosuchformat"), std::string::npos) << bad.output;
+}
+
+TEST(Sweep, RefinementSweepWritesTableCollectionAndRates)
+{
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    const auto out = dir.path() / "sweep";
+    const auto r = test::run_gpufem("run " + file.string() + " -q --set mesh.size=0.125 --set \"mesh.refine=[0, 1, 2]\" -o " +
+                                    out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("gpufem sweep"), std::string::npos) << r.output;
+    const auto report = test::read_json(out / "report.json");
+    ASSERT_EQ(report["sweep"].size(), 3u);
+    for (int k = 0; k < 3; ++k) {
+        const auto& row = report["sweep"][k];
+        EXPECT_EQ(row["refine"], k);
+        EXPECT_TRUE(std::filesystem::exists(out / row["folder"].get<std::string>() / "result.vtu"));
+        if (k > 0) EXPECT_NEAR(row["l2_rate"].get<double>(), 2.0, 0.2);
+    }
+    std::ifstream pvd(out / "result.pvd");
+    const std::string text((std::istreambuf_iterator<char>(pvd)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("d1_r2/result.vtu"), std::string::npos) << text;
+    EXPECT_TRUE(std::filesystem::exists(out / "sweep.csv"));
 }

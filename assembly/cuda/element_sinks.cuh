@@ -1,0 +1,57 @@
+#pragma once
+// Where the CUDA element kernels put a computed row block of K_e and a load entry: stored
+// per cell (element_matrices) or added into CSR values and rhs with atomics (assemble_csr).
+#include "assembly/element_data.hpp"
+
+namespace gpufem::kernels::cuda {
+
+/// Stores K_e row-major per cell (ke: cells * npe * npe) and f_e (fe: cells * npe).
+template <typename V>
+struct StoreSink {
+    V* ke;
+    V* fe;
+    int npe;
+
+    /// Entries (i, jc + jj), jj < count <= JT, of cell e.
+    template <int JT>
+    __device__ void add_row(index_type e, int i, int jc, int count, const V* row) const
+    {
+        V* out = ke + (static_cast<long long>(e) * npe + i) * npe + jc;
+#pragma unroll
+        for (int jj = 0; jj < JT; ++jj)
+            if (jj < count) out[jj] = row[jj];
+    }
+    /// Load entry i of cell e.
+    __device__ void add_load(index_type e, int i, V value) const
+    {
+        fe[static_cast<long long>(e) * npe + i] = value;
+    }
+};
+
+/// Adds K_e into CSR values through cell_to_csr (cells * npe * npe positions) and f_e into
+/// rhs at the cell's nodes, with atomicAdd.
+template <typename V>
+struct CsrSink {
+    const index_type* cell_to_csr;
+    const index_type* cells;
+    V* values;
+    V* rhs;
+    int npe;
+
+    /// Entries (i, jc + jj), jj < count <= JT, of cell e.
+    template <int JT>
+    __device__ void add_row(index_type e, int i, int jc, int count, const V* row) const
+    {
+        const index_type* pos = cell_to_csr + (static_cast<long long>(e) * npe + i) * npe + jc;
+#pragma unroll
+        for (int jj = 0; jj < JT; ++jj)
+            if (jj < count) atomicAdd(values + pos[jj], row[jj]);
+    }
+    /// Load entry i of cell e.
+    __device__ void add_load(index_type e, int i, V value) const
+    {
+        atomicAdd(rhs + cells[static_cast<long long>(e) * npe + i], value);
+    }
+};
+
+}  // namespace gpufem::kernels::cuda

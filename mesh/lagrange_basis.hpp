@@ -1,0 +1,21 @@
+#pragma once
+// Lagrange basis functions of any supported order on the reference shapes, from the Gmsh SDK
+// (getBasisFunctions), in Gmsh's node order — the order of Mesh::cells. Each call holds the
+// Gmsh library briefly (a GmshSession, serialised process-wide): do not call these while
+// holding a GmshSession yourself.
+#include <vector>
+
+#include "mesh/mesh.hpp"
+
+namespace gpufem {
+
+/// Values and reference gradients of the complete Lagrange basis of `order` on `type` at
+/// reference points (dim coordinates per point; Gmsh's reference shapes: simplices with a
+/// vertex at 0 and unit legs, boxes [-1,1]^d). values: [p][i]; gradients: [p][i][c].
+void lagrange_basis(ElementType type, int order, const std::vector<double>& points,
+                    std::vector<double>& values, std::vector<double>& gradients);
+
+/// Reference coordinates of the nodes of the Lagrange element (nodes * dim values).
+std::vector<double> lagrange_reference_nodes(ElementType type, int order);
+
+}  // namespace gpufem

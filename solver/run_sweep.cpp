@@ -1,0 +1,117 @@
+#include "solver/run_sweep.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "solver/output_files.hpp"
+
+namespace gpufem {
+namespace {
+
+std::string run_folder(int degree, int refine) { return fmt::format("d{}_r{}", degree, refine); }
+
+/// Convergence rates against the previous refinement level of the same degree.
+void fill_rates(std::vector<SweepRow>& rows)
+{
+    for (std::size_t k = 1; k < rows.size(); ++k) {
+        const SweepRow& prev = rows[k - 1];
+        SweepRow& row = rows[k];
+        if (prev.degree != row.degree || !prev.record.errors || !row.record.errors) continue;
+        const double halvings = (row.refine - prev.refine) * std::log(2.0);
+        if (halvings <= 0) continue;
+        row.l2_rate = std::log(prev.record.errors->l2 / row.record.errors->l2) / halvings;
+        row.h1_rate = std::log(prev.record.errors->h1_semi / row.record.errors->h1_semi) / halvings;
+    }
+}
+
+std::string pvd(const std::vector<SweepRow>& rows)
+{
+    std::string text = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        text += fmt::format("    <DataSet timestep=\"{}\" group=\"degree {} refine {}\" part=\"0\" file=\"{}/result.vtu\"/>\n",
+                            i, rows[i].degree, rows[i].refine, run_folder(rows[i].degree, rows[i].refine));
+    return text + "  </Collection>\n</VTKFile>\n";
+}
+
+}  // namespace
+
+std::string sweep_table(const std::vector<SweepRow>& rows)
+{
+    std::string t = fmt::format("{:>6} {:>6} {:>9} {:>10} {:>11} {:>7} {:>6} {:>9} {:>9} {:>10} {:>11} {:>5} {:>11} {:>5}\n",
+                                "degree", "refine", "cells", "unknowns", "nnz", "nnz/row", "iters",
+                                "assembly", "solve s", "CG it/s", "L2 error", "rate", "H1 error", "rate");
+    for (const SweepRow& r : rows) {
+        const RunRecord& rec = r.record;
+        const double its = rec.time_solve > 0 ? rec.solve.iterations / rec.time_solve : 0.0;
+        t += fmt::format("{:>6} {:>6} {:>9} {:>10} {:>11} {:>7.1f} {:>6} {:>9.4f} {:>9.4f} {:>10.0f} {:>11} {:>5} {:>11} {:>5}\n",
+                         r.degree, r.refine, rec.cells, rec.rows, rec.nnz, rec.row_stats.mean,
+                         rec.solve.iterations, rec.time_assembly.total(), rec.time_solve, its,
+                         rec.errors ? fmt::format("{:.3e}", rec.errors->l2) : "-",
+                         r.l2_rate ? fmt::format("{:.2f}", r.l2_rate) : "-",
+                         rec.errors ? fmt::format("{:.3e}", rec.errors->h1_semi) : "-",
+                         r.h1_rate ? fmt::format("{:.2f}", r.h1_rate) : "-");
+    }
+    return t;
+}
+
+std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options)
+{
+    const auto folder = output_folder(spec, options);
+    std::vector<SweepRow> rows;
+    for (const CaseSpec& run : expand_sweep(spec)) {
+        spdlog::info("sweep: degree {}, refine {}", run.degree, run.mesh.refine);
+        RunOptions run_options = options;
+        run_options.output_dir = folder / run_folder(run.degree, run.mesh.refine);
+        SweepRow row;
+        row.degree = run.degree;
+        row.refine = run.mesh.refine;
+        row.record = run_case(run, run_options);
+        rows.push_back(std::move(row));
+    }
+    fill_rates(rows);
+
+    nlohmann::json table = nlohmann::json::array();
+    std::string csv = "degree,refine,cells,unknowns,nnz,nnz_per_row,iterations,converged,assembly_s,"
+                      "solve_s,cg_iterations_per_s,l2_error,l2_rate,h1_error,h1_rate\n";
+    for (const SweepRow& r : rows) {
+        const RunRecord& rec = r.record;
+        const double its = rec.time_solve > 0 ? rec.solve.iterations / rec.time_solve : 0.0;
+        table.push_back({{"degree", r.degree},
+                         {"refine", r.refine},
+                         {"folder", run_folder(r.degree, r.refine)},
+                         {"cells", rec.cells},
+                         {"unknowns", rec.rows},
+                         {"nnz", rec.nnz},
+                         {"nnz_per_row", rec.row_stats.mean},
+                         {"iterations", rec.solve.iterations},
+                         {"converged", rec.solve.converged()},
+                         {"assembly_seconds", rec.time_assembly.total()},
+                         {"solve_seconds", rec.time_solve},
+                         {"cg_iterations_per_second", its},
+                         {"l2_error", rec.errors ? nlohmann::json(rec.errors->l2) : nlohmann::json(nullptr)},
+                         {"l2_rate", r.l2_rate},
+                         {"h1_error", rec.errors ? nlohmann::json(rec.errors->h1_semi) : nlohmann::json(nullptr)},
+                         {"h1_rate", r.h1_rate}});
+        csv += fmt::format("{},{},{},{},{},{:.2f},{},{},{:.6e},{:.6e},{:.1f},{},{:.3f},{},{:.3f}\n", r.degree,
+                           r.refine, rec.cells, rec.rows, rec.nnz, rec.row_stats.mean, rec.solve.iterations,
+                           rec.solve.converged(), rec.time_assembly.total(), rec.time_solve, its,
+                           rec.errors ? fmt::format("{:.6e}", rec.errors->l2) : "", r.l2_rate,
+                           rec.errors ? fmt::format("{:.6e}", rec.errors->h1_semi) : "", r.h1_rate);
+    }
+    if (options.write_outputs) {
+        StagedOutputs outputs(folder);
+        outputs.write_text("result.pvd", pvd(rows));
+        outputs.write_text("sweep.csv", csv);
+        outputs.write_text("report.json", nlohmann::json{{"case", spec.resolved},
+                                                         {"case_file", spec.case_path.string()},
+                                                         {"sweep", table}}
+                                                  .dump(2) +
+                                              "\n");
+        outputs.commit();
+    }
+    return rows;
+}
+
+}  // namespace gpufem

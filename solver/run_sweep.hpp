@@ -1,0 +1,28 @@
+#pragma once
+// Sweeps: a case listing several degrees and/or refinement levels runs every combination and
+// prints one comparison table.
+#include <string>
+#include <vector>
+
+#include "solver/run_case.hpp"
+
+namespace gpufem {
+
+/// One row of the sweep table.
+struct SweepRow {
+    int degree = 1;
+    int refine = 0;
+    RunRecord record;
+    double l2_rate = 0;  ///< against the previous refinement of the same degree (0 = none)
+    double h1_rate = 0;
+};
+
+/// Runs every combination (outputs of each in <out>/d<degree>_r<refine>/), then writes
+/// <out>/result.pvd (a collection of the results), <out>/sweep.csv and <out>/report.json (the
+/// table), prints the table and returns the rows.
+std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options);
+
+/// The sweep table as text.
+std::string sweep_table(const std::vector<SweepRow>& rows);
+
+}  // namespace gpufem

@@ -1,0 +1,59 @@
+#pragma once
+// Shared by the element-matrix tests: CPU element matrices of a mesh, matrix comparison, and
+// exact integrals of monomials over the reference shapes.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "assembly/element_data.hpp"
+#include "assembly/element_kernels.hpp"
+#include "assembly/poisson_assembly.hpp"
+
+namespace gpufem::test {
+
+/// Element matrices (row-major per cell) and loads of every cell of a mesh.
+struct ElementResult {
+    std::vector<double> ke, fe;
+};
+
+/// The CPU element matrices and loads of the mesh's cells (order mesh.order, the assembly's
+/// quadrature) for -div(kappa grad u) = f.
+inline ElementResult cpu_element(const Mesh& mesh, const std::string& kappa, const std::string& f)
+{
+    const auto exec = Executor::create_cpu();
+    const ReferenceElement ref = make_reference_element(
+        mesh.cell_type, mesh.order, assembly_quadrature_degree(mesh.cell_type, mesh.order));
+    const auto data = make_element_data<double>(exec, mesh, ref, Expression(kappa), Expression(f));
+    const std::size_t n = mesh.nodes_per_cell;
+    Array<double> ke(exec, n * n * mesh.num_cells()), fe(exec, n * mesh.num_cells());
+    kernels::cpu::element_matrices(*exec, data, ke.data(), fe.data());
+    return {ke.to_host(), fe.to_host()};
+}
+
+/// Expects got == expect * scale entry by entry (absolute tolerance tol).
+inline void expect_matrix(const std::vector<double>& got, const std::vector<double>& expect,
+                          double scale, const char* what, double tol = 1e-14)
+{
+    ASSERT_EQ(got.size(), expect.size());
+    for (std::size_t k = 0; k < got.size(); ++k)
+        EXPECT_NEAR(got[k], expect[k] * scale, tol) << what << " entry " << k;
+}
+
+/// Exact integral of x^a y^b z^c over Gmsh's reference shape (line and boxes [-1,1]^d,
+/// simplices the unit simplex).
+inline double reference_monomial_integral(ElementType type, int a, int b, int c)
+{
+    auto fact = [](int n) { double f = 1; for (int i = 2; i <= n; ++i) f *= i; return f; };
+    auto line = [](int p) { return p % 2 ? 0.0 : 2.0 / (p + 1); };  // over [-1, 1]
+    switch (type) {
+    case ElementType::line: return line(a);
+    case ElementType::quadrilateral: return line(a) * line(b);
+    case ElementType::hexahedron: return line(a) * line(b) * line(c);
+    case ElementType::triangle: return fact(a) * fact(b) / fact(a + b + 2);
+    case ElementType::tetrahedron: return fact(a) * fact(b) * fact(c) / fact(a + b + c + 3);
+    }
+    return 0;
+}
+
+}  // namespace gpufem::test

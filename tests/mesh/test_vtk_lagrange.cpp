@@ -1,0 +1,250 @@
+// VTK Lagrange output (orders 2..4): the node permutation from Gmsh's order to VTK's, checked
+// by VTK's own cell interpolation of a degree-k polynomial at random points in each cell.
+#include <array>
+#include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+#include <vtkCell.h>
+#include <vtkCellType.h>
+#include <vtkDataArray.h>
+#include <vtkHigherOrderHexahedron.h>
+#include <vtkHigherOrderQuadrilateral.h>
+#include <vtkHigherOrderTetra.h>
+#include <vtkHigherOrderTriangle.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkUnstructuredGrid.h>
+#include <vtkXMLUnstructuredGridReader.h>
+
+#include "mesh/lagrange_basis.hpp"
+#include "mesh/mesh_source.hpp"
+#include "mesh/vtk_lagrange_nodes.hpp"
+#include "mesh/vtk_writer.hpp"
+#include "tests/mesh/mesh_test_support.hpp"
+
+namespace gpufem {
+namespace {
+
+using test::TempFolder;
+
+/// One shape and order 2..4.
+struct LagrangeCase {
+    ElementType type;
+    int order;
+};
+
+std::ostream& operator<<(std::ostream& os, const LagrangeCase& c)
+{
+    return os << element_type_name(c.type) << "_order" << c.order;
+}
+
+std::vector<LagrangeCase> lagrange_cases()
+{
+    std::vector<LagrangeCase> cases;
+    for (ElementType type : {ElementType::triangle, ElementType::quadrilateral,
+                             ElementType::tetrahedron, ElementType::hexahedron})
+        for (int k = 2; k <= 4; ++k) cases.push_back({type, k});
+    return cases;
+}
+
+bool is_box(ElementType type)
+{
+    return type == ElementType::quadrilateral || type == ElementType::hexahedron;
+}
+
+/// A polynomial in (x, y, z) with random coefficients in [-1, 1]: of total degree k, or
+/// (`per_variable`) of degree k in each variable.
+class Polynomial {
+public:
+    Polynomial(int dim, int k, bool per_variable, std::mt19937& rng)
+    {
+        std::uniform_real_distribution<double> u(-1.0, 1.0);
+        for (int a = 0; a <= k; ++a)
+            for (int b = 0; b <= (dim > 1 ? k : 0); ++b)
+                for (int c = 0; c <= (dim > 2 ? k : 0); ++c)
+                    if (per_variable || a + b + c <= k) terms_.push_back({{a, b, c}, u(rng)});
+    }
+    double operator()(const double* x) const
+    {
+        double sum = 0;
+        for (const auto& [e, coefficient] : terms_)
+            sum += coefficient * std::pow(x[0], e[0]) * std::pow(x[1], e[1]) * std::pow(x[2], e[2]);
+        return sum;
+    }
+
+private:
+    std::vector<std::pair<std::array<int, 3>, double>> terms_;
+};
+
+/// A mesh of one cell whose nodes are Gmsh's reference nodes under the affine map
+/// x = b + A r (A: dim x dim, row-major; z = 0 in 2D).
+Mesh single_cell(ElementType type, int k, const std::vector<double>& A, const std::vector<double>& b)
+{
+    const int dim = element_dimension(type);
+    const std::vector<double> reference = lagrange_reference_nodes(type, k);
+    Mesh mesh;
+    mesh.dim = dim;
+    mesh.cell_type = type;
+    mesh.order = k;
+    mesh.nodes_per_cell = lagrange_node_count(type, k);
+    mesh.source = "single " + std::string(element_type_name(type));
+    for (int i = 0; i < mesh.nodes_per_cell; ++i) {
+        for (int r = 0; r < 3; ++r) {
+            double x = r < dim ? b[r] : 0.0;
+            for (int c = 0; c < dim && r < dim; ++c) x += A[r * dim + c] * reference[i * dim + c];
+            mesh.coordinates.push_back(x);
+        }
+        mesh.cells.push_back(i);
+    }
+    mesh.cell_group = {1};
+    return mesh;
+}
+
+/// A random well-conditioned affine map of dim dimensions (general, or axis-aligned: a
+/// scaling and a shift) with positive determinant.
+std::pair<std::vector<double>, std::vector<double>> random_affine(int dim, bool axis_aligned,
+                                                                   std::mt19937& rng)
+{
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> A(dim * dim, 0.0), b(dim);
+    for (int r = 0; r < dim; ++r) {
+        b[r] = 0.3 * u(rng);
+        for (int c = 0; c < dim; ++c)
+            A[r * dim + c] = r == c ? 0.6 + 0.2 * u(rng) : axis_aligned ? 0.0 : 0.15 * u(rng);
+    }
+    return {A, b};
+}
+
+/// A random point in VTK's parametric domain of the shape ([0,1]^d boxes, unit simplices).
+std::array<double, 3> random_parametric(ElementType type, std::mt19937& rng)
+{
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const int dim = element_dimension(type);
+    std::array<double, 3> p{};
+    do {
+        for (int c = 0; c < dim; ++c) p[c] = u(rng);
+    } while (!is_box(type) && p[0] + p[1] + p[2] > 1.0);
+    return p;
+}
+
+/// The VTK Lagrange order of a cell read back (as VTK inferred it).
+int vtk_order(vtkCell* cell)
+{
+    if (auto* c = vtkHigherOrderTriangle::SafeDownCast(cell)) return static_cast<int>(c->GetOrder());
+    if (auto* c = vtkHigherOrderTetra::SafeDownCast(cell)) return static_cast<int>(c->GetOrder());
+    if (auto* c = vtkHigherOrderQuadrilateral::SafeDownCast(cell)) return c->GetOrder(0);
+    if (auto* c = vtkHigherOrderHexahedron::SafeDownCast(cell)) return c->GetOrder(0);
+    return -1;
+}
+
+/// Writes the mesh with u = p at its nodes, reads it back with VTK and returns the largest
+/// difference between p and VTK's interpolation of u at random points of every cell (the
+/// points placed by VTK's own geometric map of the cell). Also checks cell types and orders.
+double vtk_interpolation_error(const Mesh& mesh, const Polynomial& p, std::mt19937& rng)
+{
+    TempFolder folder;
+    std::vector<double> u(mesh.num_nodes());
+    for (index_type n = 0; n < mesh.num_nodes(); ++n) u[n] = p(&mesh.coordinates[3 * n]);
+    write_vtu(folder / "cells.vtu", mesh, {{"u", u}}, {});
+
+    vtkNew<vtkXMLUnstructuredGridReader> reader;
+    reader->SetFileName((folder / "cells.vtu").c_str());
+    reader->Update();
+    vtkUnstructuredGrid* grid = reader->GetOutput();
+    EXPECT_EQ(grid->GetNumberOfPoints(), mesh.num_nodes());
+    EXPECT_EQ(grid->GetNumberOfCells(), mesh.num_cells());
+    vtkDataArray* values = grid->GetPointData()->GetArray("u");
+    EXPECT_NE(values, nullptr);
+    if (values == nullptr) return 1e300;
+
+    double error = 0;
+    std::vector<double> weights(mesh.nodes_per_cell);
+    for (vtkIdType c = 0; c < grid->GetNumberOfCells(); ++c) {
+        vtkCell* cell = grid->GetCell(c);
+        EXPECT_EQ(cell->GetCellType(), vtk_lagrange_cell_type(mesh.cell_type));
+        EXPECT_EQ(vtk_order(cell), mesh.order);
+        EXPECT_EQ(cell->GetNumberOfPoints(), mesh.nodes_per_cell);
+        for (int sample = 0; sample < 10; ++sample) {
+            const std::array<double, 3> r = random_parametric(mesh.cell_type, rng);
+            double x[3];
+            int sub_id = 0;
+            cell->EvaluateLocation(sub_id, r.data(), x, weights.data());
+            double interpolated = 0;
+            for (int i = 0; i < mesh.nodes_per_cell; ++i)
+                interpolated += weights[i] * values->GetTuple1(cell->GetPointId(i));
+            error = std::max(error, std::abs(interpolated - p(x)));
+        }
+    }
+    return error;
+}
+
+class VtkLagrangeTest : public ::testing::TestWithParam<LagrangeCase> {};
+
+TEST_P(VtkLagrangeTest, NodeOrderIsAPermutationWithVerticesFirst)
+{
+    const auto [type, k] = GetParam();
+    const std::vector<int>& order = vtk_lagrange_node_order(type, k);
+    ASSERT_EQ(order.size(), static_cast<std::size_t>(lagrange_node_count(type, k)));
+    EXPECT_EQ(std::set<int>(order.begin(), order.end()).size(), order.size());
+    for (int v = 0; v < element_node_count(type); ++v) EXPECT_EQ(order[v], v);
+}
+
+TEST_P(VtkLagrangeTest, VtkInterpolatesPolynomialsOfTheCell)
+{
+    const auto [type, k] = GetParam();
+    const int dim = element_dimension(type);
+    std::mt19937 rng(101 * k + static_cast<int>(type));
+    // A general affine cell: polynomials of total degree k stay in the cell's space.
+    for (int trial = 0; trial < 2; ++trial) {
+        const auto [A, b] = random_affine(dim, false, rng);
+        EXPECT_LT(vtk_interpolation_error(single_cell(type, k, A, b), Polynomial(dim, k, false, rng), rng),
+                  1e-10);
+    }
+    // A box with axis-aligned edges: degree k in each variable.
+    if (is_box(type)) {
+        const auto [A, b] = random_affine(dim, true, rng);
+        EXPECT_LT(vtk_interpolation_error(single_cell(type, k, A, b), Polynomial(dim, k, true, rng), rng),
+                  1e-10);
+    }
+}
+
+TEST_P(VtkLagrangeTest, VtkInterpolatesOnGmshMeshes)
+{
+    const auto [type, k] = GetParam();
+    MeshSpec spec;
+    spec.shape = element_dimension(type) == 2 ? "unit_square" : "unit_cube";
+    spec.elements = element_type_name(type);
+    spec.size = 0.5;
+    spec.order = k;
+    const Mesh mesh = load_mesh(spec);
+    std::mt19937 rng(7 * k + static_cast<int>(type));
+    EXPECT_LT(vtk_interpolation_error(mesh, Polynomial(mesh.dim, k, false, rng), rng), 1e-10);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllShapesAndOrders, VtkLagrangeTest,
+                         ::testing::ValuesIn(lagrange_cases()), [](const auto& info) {
+                             std::ostringstream name;
+                             name << info.param;
+                             return name.str();
+                         });
+
+TEST(VtkLagrange, NodeCountMustMatchTheOrder)
+{
+    TempFolder folder;
+    Mesh mesh = single_cell(ElementType::triangle, 1, {1, 0, 0, 1}, {0, 0});
+    mesh.order = 2;  // but 3 nodes per cell
+    try {
+        write_vtu(folder / "bad.vtu", mesh, {}, {});
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("3 nodes per triangle of order 2"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_FALSE(std::filesystem::exists(folder / "bad.vtu"));
+}
+
+}  // namespace
+}  // namespace gpufem
