@@ -36,7 +36,7 @@ sanitize() {  # tool, test program, gtest filter
       for b in cuda cpu; do
         echo "== case $c on $b"
         run gpufem run cases/$c.yaml --backend $b -q -o /tmp/gpufem_runs/${c}_$b 2>&1 | tail -16
-        cp /tmp/gpufem_runs/${c}_$b/report.json "$OUT/${c}_$b.json" 2>/dev/null
+        [[ $c == poisson_cube ]] && cp /tmp/gpufem_runs/${c}_$b/report.json "$OUT/${c}_$b.json" 2>/dev/null
       done
       echo "== $c: cuda against cpu"
       run gpufem compare /tmp/gpufem_runs/${c}_cpu/result.vtu /tmp/gpufem_runs/${c}_cuda/result.vtu
@@ -47,6 +47,13 @@ sanitize() {  # tool, test program, gtest filter
       echo "-- $extra"
       run gpufem run cases/poisson_cube.yaml --backend cuda -q -o /tmp/gpufem_runs/extra $extra 2>&1 | \
         grep -E "precision|assembly time|solve time|SpMV|error  "
+    done
+    echo "== degree sweeps on cuda"
+    run gpufem run cases/ball_curved.yaml --backend cuda -q -o /tmp/gpufem_runs/ball 2>&1 | tail -4
+    run gpufem run cases/degree_sweep_quads_4m.yaml --backend cuda -q -o /tmp/gpufem_runs/sweep4m 2>&1 | tail -6
+    cp /tmp/gpufem_runs/sweep4m/report.json "$OUT/sweep4m.json" 2>/dev/null
+    for d in 1 2 3 4; do
+      python3 -c "import json,sys; r=json.load(open('/tmp/gpufem_runs/sweep4m/d${d}_r0/report.json')); a=r['times']['assembly']; print('degree $d: cells', r['mesh']['cells'], 'values', a['values'], 's ->', '%.3g' % (r['mesh']['cells']/a['values']), 'cells/s; pattern', a['pattern'], 's; format', r['format_parameters'])" 2>&1
     done
     echo "== bench spmv"
     for extra in "" "--set precision=float"; do
