@@ -74,6 +74,8 @@ void solve_and_write(const CaseSpec& spec, const RunOptions& options, const Exec
     record.spmv_seconds = timer->seconds();
     record.spmv_clock = timer->clock();
     record.format_parameters = op.parameters();
+    if (!record.format_parameters.empty())
+        spdlog::info("format {} after the solve: {}", spec.format, record.format_parameters);
     if (record.solve.converged()) {
         spdlog::info("{}", record.solve.message);
     } else {

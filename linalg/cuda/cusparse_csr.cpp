@@ -5,20 +5,12 @@
 
 #include "linalg/csr_operator.hpp"
 #include "linalg/cuda/cuda_check.hpp"
-
-#define GPUFEM_CUSPARSE_CHECK(expr)                                                       \
-    do {                                                                                  \
-        const cusparseStatus_t status_ = (expr);                                          \
-        if (status_ != CUSPARSE_STATUS_SUCCESS)                                           \
-            throw std::runtime_error(std::string("cuSPARSE error '") +                    \
-                                     cusparseGetErrorString(status_) + "' in " #expr);    \
-    } while (0)
+#include "linalg/cuda/cusparse_check.hpp"
 
 namespace gpufem {
 namespace {
 
-template <typename V>
-constexpr cudaDataType value_type_of() { return sizeof(V) == 4 ? CUDA_R_32F : CUDA_R_64F; }
+using cuda::value_type_of;
 
 /// cusparseSpMV over gpufem's CSR arrays, on the executor's stream.
 template <typename V>

@@ -13,22 +13,14 @@
 
 #include "linalg/blas1_kernels.hpp"
 #include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda/cusparse_check.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/sellp.hpp"
-
-#define GPUFEM_CUSPARSE_SELL_CHECK(expr)                                                  \
-    do {                                                                                  \
-        const cusparseStatus_t status_ = (expr);                                          \
-        if (status_ != CUSPARSE_STATUS_SUCCESS)                                           \
-            throw std::runtime_error(std::string("cuSPARSE error '") +                    \
-                                     cusparseGetErrorString(status_) + "' in " #expr);    \
-    } while (0)
 
 namespace gpufem {
 namespace {
 
-template <typename V>
-constexpr cudaDataType value_type_of() { return sizeof(V) == 4 ? CUDA_R_32F : CUDA_R_64F; }
+using cuda::value_type_of;
 
 /// cusparseSpMV over a sliced-ELL layout; an all-empty matrix (nothing stored) is applied as
 /// y = beta y without cuSPARSE.
@@ -38,11 +30,11 @@ public:
     CusparseSellOperator(Sellp<V> layout, ExecPtr exec)
         : s_(std::move(layout)), exec_(std::move(exec)), min_bytes_(sellp_spmv_min_bytes(s_))
     {
-        GPUFEM_CUSPARSE_SELL_CHECK(cusparseCreate(&handle_));
-        GPUFEM_CUSPARSE_SELL_CHECK(
+        GPUFEM_CUSPARSE_CHECK(cusparseCreate(&handle_));
+        GPUFEM_CUSPARSE_CHECK(
             cusparseSetStream(handle_, static_cast<cudaStream_t>(exec_->stream())));
         if (s_.entries == 0) return;
-        GPUFEM_CUSPARSE_SELL_CHECK(cusparseCreateSlicedEll(
+        GPUFEM_CUSPARSE_CHECK(cusparseCreateSlicedEll(
             &descr_, s_.rows, s_.cols, static_cast<std::int64_t>(s_.nnz), s_.entries, s_.slice,
             s_.slice_ptr.data(), s_.col_idx.data(), s_.values.data(), CUSPARSE_INDEX_32I,
             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type_of<V>()));
@@ -52,11 +44,11 @@ public:
         DenseVectors vecs(x, y);
         const V one = 1, zero = 0;
         std::size_t bytes = 0;
-        GPUFEM_CUSPARSE_SELL_CHECK(cusparseSpMV_bufferSize(
+        GPUFEM_CUSPARSE_CHECK(cusparseSpMV_bufferSize(
             handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, descr_, vecs.x, &zero, vecs.y,
             value_type_of<V>(), CUSPARSE_SPMV_SELL_ALG1, &bytes));
         buffer_ = Array<char>(exec_, bytes);
-        GPUFEM_CUSPARSE_SELL_CHECK(cusparseSpMV_preprocess(
+        GPUFEM_CUSPARSE_CHECK(cusparseSpMV_preprocess(
             handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, descr_, vecs.x, &zero, vecs.y,
             value_type_of<V>(), CUSPARSE_SPMV_SELL_ALG1, buffer_.data()));
         exec_->synchronize();
@@ -90,7 +82,7 @@ protected:
             return;
         }
         DenseVectors vecs(const_cast<Array<V>&>(x), y);
-        GPUFEM_CUSPARSE_SELL_CHECK(cusparseSpMV(
+        GPUFEM_CUSPARSE_CHECK(cusparseSpMV(
             handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, descr_, vecs.x, &beta, vecs.y,
             value_type_of<V>(), CUSPARSE_SPMV_SELL_ALG1, const_cast<char*>(buffer_.data())));
     }
@@ -100,9 +92,9 @@ private:
     struct DenseVectors {
         DenseVectors(Array<V>& xa, Array<V>& ya)
         {
-            GPUFEM_CUSPARSE_SELL_CHECK(cusparseCreateDnVec(
+            GPUFEM_CUSPARSE_CHECK(cusparseCreateDnVec(
                 &x, static_cast<std::int64_t>(xa.size()), xa.data(), value_type_of<V>()));
-            GPUFEM_CUSPARSE_SELL_CHECK(cusparseCreateDnVec(
+            GPUFEM_CUSPARSE_CHECK(cusparseCreateDnVec(
                 &y, static_cast<std::int64_t>(ya.size()), ya.data(), value_type_of<V>()));
         }
         ~DenseVectors()
