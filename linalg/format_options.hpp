@@ -23,6 +23,10 @@ struct FormatOptions {
     double staircase_alpha = 0.01;
     int staircase_slice = 32;
     bool staircase_streams = true;
+    // lma (000_… §8.2): scatter with atomics (false) or by element colours (true); store only
+    // the upper triangle of each element matrix.
+    bool lma_colour = false;
+    bool lma_symmetric = false;
 };
 
 }  // namespace gpufem

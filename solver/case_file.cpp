@@ -42,7 +42,7 @@ constexpr Alias element_aliases[] = {
 constexpr std::string_view problem_keys[] = {"kappa", "f", "exact", "dirichlet", "neumann"};
 constexpr std::string_view formats[] = {"csr",   "csr-scalar", "ell",       "ellr",
                                         "sellp", "bdia",       "staircase", "cusparse",
-                                        "cusparse-sell"};
+                                        "cusparse-sell", "lma"};
 constexpr std::string_view solver_keys[] = {"method", "tolerance", "max_iterations"};
 constexpr std::string_view methods[] = {"cg"};
 constexpr std::string_view precisions[] = {"double", "float"};

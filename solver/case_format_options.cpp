@@ -8,7 +8,9 @@ namespace {
 
 constexpr std::string_view option_keys[] = {"coop",  "repeat",          "block", "tune",
                                             "slice", "threads_per_row", "sigma", "max_bytes",
-                                            "alpha", "slice_height",    "streams"};
+                                            "alpha", "slice_height",    "streams",
+                                            "scatter", "symmetric"};
+constexpr std::string_view scatters[] = {"atomic", "colour"};
 constexpr std::string_view booleans[] = {"true", "false"};
 
 bool to_bool(const CaseReader& reader, const CaseValue& value)
@@ -56,6 +58,8 @@ FormatOptions read_format_options(const CaseReader& reader, const CaseValue& val
         }
         if (e.key == "slice_height") o.staircase_slice = reader.to_int(e, 1);
         if (e.key == "streams") o.staircase_streams = to_bool(reader, e);
+        if (e.key == "scatter") o.lma_colour = reader.to_choice(e, scatters) == "colour";
+        if (e.key == "symmetric") o.lma_symmetric = to_bool(reader, e);
     }
     resolved = {{"coop", o.csr_coop},
                 {"repeat", o.csr_repeat},
@@ -67,7 +71,9 @@ FormatOptions read_format_options(const CaseReader& reader, const CaseValue& val
                 {"max_bytes", o.bdia_max_bytes},
                 {"alpha", o.staircase_alpha},
                 {"slice_height", o.staircase_slice},
-                {"streams", o.staircase_streams}};
+                {"streams", o.staircase_streams},
+                {"scatter", o.lma_colour ? "colour" : "atomic"},
+                {"symmetric", o.lma_symmetric}};
     return o;
 }
 

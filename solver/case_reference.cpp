@@ -62,6 +62,7 @@ format: csr                (string, default csr) storage format of the matrix:
                            staircase  Staircase SELL: Cuthill-McKee, rows grouped by length
                            cusparse   the vendor CSR SpMV (cuda only)
                            cusparse-sell  the vendor sliced-ELL SpMV (cuda only)
+                           lma        matrix-free: element matrices kept, y = sum_e P_e^T K_e P_e x
 format_options:            (map, all optional) parameters of the formats; each format reads its own
   coop: N                  csr: threads per row, a power of two <= 32 (default: fixed rule)
   repeat: N                csr: rows per thread group (default: fixed rule)
@@ -74,6 +75,9 @@ format_options:            (map, all optional) parameters of the formats; each f
   alpha: 0.01              staircase: merge row-length groups smaller than alpha * rows
   slice_height: 32         staircase: rows per slice
   streams: true            staircase: one CUDA stream per group (false: a single launch)
+  scatter: atomic          lma: add element results with atomics, or `colour` (one launch per
+                           element colour, no atomics, bitwise reproducible)
+  symmetric: false         lma: keep only the upper triangle of each element matrix
 
 solver:                    (map) the Krylov solver
   method: cg               (string, default cg) cg

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "assembly/error_norms.hpp"
+#include "assembly/lma_build.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
@@ -41,8 +42,14 @@ void solve_and_write(const CaseSpec& spec, const RunOptions& options, const Exec
                  system.times.total());
 
     auto start = clock_type::now();
-    FormatBuild<V> format =
-        build_format<V>(spec.format, std::move(system.matrix), spec.format_options);
+    FormatBuild<V> format;
+    if (spec.format == "lma") {
+        // Matrix-free: the assembled matrix is not needed (the rhs already is eliminated).
+        system.matrix = Csr<V>();
+        format = build_lma_format<V>(exec, mesh, spec.problem, spec.format_options);
+    } else {
+        format = build_format<V>(spec.format, std::move(system.matrix), spec.format_options);
+    }
     record.time_operator = seconds_since(start);
     const LinearOperator<V>& op = *format.op;
     record.bytes_stored = op.bytes_stored();

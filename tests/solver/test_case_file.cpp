@@ -157,7 +157,8 @@ TEST(CaseFile, DefaultsAreFilledIn)
         "format": "csr",
         "format_options": {"coop": 0, "repeat": 0, "block": 0, "tune": true, "slice": 32,
                            "threads_per_row": 0, "sigma": 1, "max_bytes": 0, "alpha": 0.01,
-                           "slice_height": 32, "streams": true},
+                           "slice_height": 32, "streams": true, "scatter": "atomic",
+                           "symmetric": false},
         "solver": {"method": "cg", "tolerance": 1e-8, "max_iterations": 10000},
         "precision": "double",
         "backend": "auto"})");
@@ -344,7 +345,7 @@ TEST(CaseFile, BadChoicesListTheValidOnes)
 {
     expect_contains(error_of(minimal + "format: ellpack\n"),
                     {"case.yaml:2: format: expected one of csr, csr-scalar, ell, ellr, sellp, bdia, "
-                     "staircase, cusparse, cusparse-sell, got 'ellpack'"});
+                     "staircase, cusparse, cusparse-sell, lma, got 'ellpack'"});
     expect_contains(error_of(minimal + "precision: half\n"),
                     {"case.yaml:2: precision: expected one of double, float, got 'half'"});
     expect_contains(error_of(minimal + "backend: gpu\n"),

@@ -312,3 +312,31 @@ TEST(Sweep, RefinementSweepWritesTableCollectionAndRates)
     EXPECT_NE(text.find("d1_r2/result.vtu"), std::string::npos) << text;
     EXPECT_TRUE(std::filesystem::exists(out / "sweep.csv"));
 }
+
+TEST(EndToEnd, LmaGivesTheCsrSolution)
+{
+    // Matrix-free LMA (atomic and colour scatter, full and symmetric storage) reaches the
+    // assembled operator's solution, for degree 1 and 3, triangles and quadrilaterals.
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    for (const std::string mesh : {"--set mesh.elements=triangle --set mesh.size=0.1",
+                                   "--set mesh.elements=quadrilateral --set mesh.size=0.1"}) {
+        for (const std::string degree : {"1", "3"}) {
+            const std::string common = mesh + " --set degree=" + degree;
+            const auto ref = dir.path() / "csr";
+            ASSERT_EQ(test::run_gpufem("run " + file.string() + " -q " + common + " -o " + ref.string()).exit_code, 0);
+            for (const std::string options : {"--set format_options.scatter=atomic",
+                                              "--set format_options.scatter=colour",
+                                              "--set format_options.scatter=colour --set format_options.symmetric=true"}) {
+                const auto out = dir.path() / "lma";
+                const auto r = test::run_gpufem("run " + file.string() + " -q --set format=lma " + common + " " +
+                                                options + " -o " + out.string());
+                ASSERT_EQ(r.exit_code, 0) << common << " " << options << ":\n" << r.output;
+                const auto cmp = test::run_gpufem("compare " + (ref / "result.vtu").string() + " " +
+                                                  (out / "result.vtu").string() + " --tolerance 1e-8");
+                EXPECT_EQ(cmp.exit_code, 0) << common << " " << options << ": " << cmp.output;
+                EXPECT_EQ(test::read_json(out / "report.json")["format"], "lma");
+            }
+        }
+    }
+}

@@ -62,7 +62,7 @@ solver:
             const BackendRun cpu = run_backend(dir, file, "cpu", common + " --set format=csr");
             ASSERT_FALSE(cpu.u.empty()) << common;
             for (const std::string format : {"csr", "csr-scalar", "ell", "ellr", "sellp", "bdia",
-                                             "staircase", "cusparse", "cusparse-sell"}) {
+                                             "staircase", "cusparse", "cusparse-sell", "lma"}) {
                 const std::string extra = common + " --set format=" + format;
                 const BackendRun gpu = run_backend(dir, file, "cuda", extra);
                 ASSERT_EQ(cpu.u.size(), gpu.u.size()) << extra;
