@@ -135,19 +135,23 @@ __global__ void __launch_bounds__(block_size)
         if (i < npe) scatter(a, y, nodes[i], alpha * re[i], atomic);
 }
 
-/// One thread per cell, any npe: row by row, x_e re-read through L1 for each row.
+/// One thread per (cell, local row), any npe: npe times the parallelism of one thread per
+/// cell. The threads of a warp take consecutive cells of one row, so the interleaved matrix
+/// and connectivity reads stay coalesced; x_e is re-read per row (through L1/L2). The rows of
+/// one cell go to distinct nodes, so the colour variant needs no atomics here either.
 template <typename V>
 __global__ void __launch_bounds__(block_size)
-    apply_large_kernel(LmaArgs<V> a, index_type begin, index_type end, V alpha,
-                       const V* __restrict__ x, V* __restrict__ y, bool atomic)
+    apply_rows_kernel(LmaArgs<V> a, index_type begin, index_type end, V alpha,
+                      const V* __restrict__ x, V* __restrict__ y, bool atomic)
 {
-    const index_type p = begin + blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= end) return;
-    for (int i = 0; i < a.npe; ++i) {
-        V sum = 0;
-        for (int j = 0; j < a.npe; ++j) sum += entry(a, p, i, j) * gathered(a, x, node(a, p, j));
-        scatter(a, y, node(a, p, i), alpha * sum, atomic);
-    }
+    const long long count = end - begin;
+    const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= count * a.npe) return;
+    const int i = static_cast<int>(t / count);
+    const index_type p = begin + static_cast<index_type>(t % count);
+    V sum = 0;
+    for (int j = 0; j < a.npe; ++j) sum += entry(a, p, i, j) * gathered(a, x, node(a, p, j));
+    scatter(a, y, node(a, p, i), alpha * sum, atomic);
 }
 
 }  // namespace
@@ -196,7 +200,8 @@ void lma_apply_cells(const Executor& exec, const LmaArgs<V>& a, index_type begin
     else if (a.npe <= 16)
         apply_small_kernel<16><<<blocks, block_size, 0, stream>>>(a, begin, end, alpha, x, y, atomic);
     else
-        apply_large_kernel<<<blocks, block_size, 0, stream>>>(a, begin, end, alpha, x, y, atomic);
+        apply_rows_kernel<<<blocks_for(static_cast<std::size_t>(end - begin) * a.npe), block_size, 0,
+                            stream>>>(a, begin, end, alpha, x, y, atomic);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
