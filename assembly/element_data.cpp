@@ -9,12 +9,6 @@
 namespace gpufem {
 namespace {
 
-template <typename V>
-std::vector<V> to_values(const std::vector<double>& v)
-{
-    return std::vector<V>(v.begin(), v.end());
-}
-
 /// Coefficient values at the quadrature points (one value if the expression is constant).
 std::vector<double> evaluate_coefficient(const Expression& expr, const std::vector<double>& xyz)
 {
@@ -89,13 +83,13 @@ ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
     data.num_points = ref.num_points();
     data.num_cells = mesh.num_cells();
     data.num_nodes = mesh.num_nodes();
-    data.coordinates = Array<V>::from_host(exec, to_values<V>(mesh.coordinates));
+    data.coordinates = upload_as<V>(exec, mesh.coordinates);
     data.cells = Array<index_type>::from_host(exec, mesh.cells);
-    data.weights = Array<V>::from_host(exec, to_values<V>(ref.rule.weights));
-    data.values = Array<V>::from_host(exec, to_values<V>(ref.values));
-    data.gradients = Array<V>::from_host(exec, to_values<V>(ref.gradients));
-    data.kappa = Array<V>::from_host(exec, to_values<V>(kappa_q));
-    data.f = Array<V>::from_host(exec, to_values<V>(f_q));
+    data.weights = upload_as<V>(exec, ref.rule.weights);
+    data.values = upload_as<V>(exec, ref.values);
+    data.gradients = upload_as<V>(exec, ref.gradients);
+    data.kappa = upload_as<V>(exec, kappa_q);
+    data.f = upload_as<V>(exec, f_q);
     return data;
 }
 

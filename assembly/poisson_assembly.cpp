@@ -19,12 +19,6 @@ double elapsed(const Executor& exec, std::chrono::steady_clock::time_point start
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-template <typename V>
-std::vector<V> to_values(const std::vector<double>& v)
-{
-    return std::vector<V>(v.begin(), v.end());
-}
-
 }  // namespace
 
 int assembly_quadrature_degree(ElementType type, int order)
@@ -72,12 +66,12 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
 
     start = clock::now();
     if (!problem.neumann.empty()) {
-        const auto load = Array<V>::from_host(exec, to_values<V>(neumann_load(mesh, problem.neumann)));
+        const auto load = upload_as<V>(exec, neumann_load(mesh, problem.neumann));
         axpy(V(1), load, system.rhs);
     }
     const DirichletNodes dirichlet = dirichlet_nodes(mesh, problem.dirichlet);
     system.dirichlet_count = dirichlet.count;
-    const auto g = Array<V>::from_host(exec, to_values<V>(dirichlet.values));
+    const auto g = upload_as<V>(exec, dirichlet.values);
     if (dirichlet.count > 0) {
         const auto mask = Array<std::uint8_t>::from_host(exec, dirichlet.mask);
         if (exec->is_cuda()) {

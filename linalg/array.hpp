@@ -93,4 +93,12 @@ private:
     T* data_ = nullptr;
 };
 
+/// Uploads host doubles as an Array of V (float or double), converting on the host.
+template <typename V>
+Array<V> upload_as(ExecPtr exec, const std::vector<double>& host)
+{
+    const std::vector<V> converted(host.begin(), host.end());
+    return Array<V>::from_host(std::move(exec), converted);
+}
+
 }  // namespace gpufem

@@ -1,8 +1,5 @@
 #include "linalg/csr_operator.hpp"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 namespace gpufem {
 
 template <typename V>
@@ -15,7 +12,6 @@ void CsrOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y)
         kernels::cpu::csr_spmv(exec, matrix_, alpha, x.data(), beta, y.data());
     }
 }
-
 
 template class CsrOperator<float>;
 template class CsrOperator<double>;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "linalg/reordering.hpp"
+
 namespace gpufem {
 
 const std::vector<std::string>& format_names()
@@ -33,6 +35,26 @@ FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const Format
         fmt::format("unknown format '{}' (known: {})", name, fmt::join(format_names(), ", ")));
 }
 
+template <typename V>
+void apply_in_original_order(const FormatBuild<V>& format, V alpha, const Array<V>& x, V beta,
+                             Array<V>& y)
+{
+    if (format.permutation.empty()) {
+        format.op->apply(alpha, x, beta, y);
+        return;
+    }
+    const ExecPtr& exec = format.op->executor();
+    Array<V> xp(exec, x.size()), yp(exec, y.size());
+    permute_vector(format.permutation, x, xp, false);
+    permute_vector(format.permutation, y, yp, false);
+    format.op->apply(alpha, xp, beta, yp);
+    permute_vector(format.permutation, yp, y, true);
+}
+
+template void apply_in_original_order(const FormatBuild<float>&, float, const Array<float>&, float,
+                                      Array<float>&);
+template void apply_in_original_order(const FormatBuild<double>&, double, const Array<double>&,
+                                      double, Array<double>&);
 template FormatBuild<float> build_format(const std::string&, Csr<float>, const FormatOptions&);
 template FormatBuild<double> build_format(const std::string&, Csr<double>, const FormatOptions&);
 

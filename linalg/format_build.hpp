@@ -32,6 +32,13 @@ const std::vector<std::string>& format_names();
 template <typename V>
 FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const FormatOptions& options);
 
+/// y = alpha A x + beta y in the original numbering, whatever numbering the format works in
+/// (for formats that renumber, x and y are permuted in and y back out; costs two extra vectors).
+/// For checks and comparisons; a solver permutes its system once instead.
+template <typename V>
+void apply_in_original_order(const FormatBuild<V>& format, V alpha, const Array<V>& x, V beta,
+                             Array<V>& y);
+
 // One builder per format, each in its own file (declared here once).
 template <typename V>
 FormatBuild<V> build_csr_format(Csr<V> matrix, const FormatOptions& options);  // csr (tuned)

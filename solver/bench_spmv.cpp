@@ -12,7 +12,6 @@
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/interval_timer.hpp"
-#include "linalg/reordering.hpp"
 #include "mesh/mesh_source.hpp"
 #include "solver/output_files.hpp"
 #include "solver/run_case.hpp"
@@ -41,23 +40,6 @@ double measure_copy_bandwidth(const ExecPtr& exec)
         timer->stop();
     }
     return 2.0 * bytes / median(timer->seconds());
-}
-
-/// y = A x through a format, in the original numbering (for the correctness check).
-template <typename V>
-std::vector<V> apply_original_order(const FormatBuild<V>& f, const Array<V>& x)
-{
-    const ExecPtr& exec = f.op->executor();
-    Array<V> y(exec, f.op->rows());
-    if (f.permutation.empty()) {
-        f.op->apply(x, y);
-        return y.to_host();
-    }
-    Array<V> xp(exec, x.size()), yp(exec, y.size());
-    permute_vector(f.permutation, x, xp, false);
-    f.op->apply(xp, yp);
-    permute_vector(f.permutation, yp, y, true);
-    return y.to_host();
 }
 
 template <typename V>
@@ -98,7 +80,8 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
             row.host_steps = f.host_steps;
             row.bytes_stored = f.op->bytes_stored();
             row.min_bytes = f.op->spmv_min_bytes();
-            const auto y_check = apply_original_order(f, xs[0]);
+            apply_in_original_order(f, V(1), xs[0], V(0), y);
+            const auto y_check = y.to_host();
             if (name == "csr") {
                 reference = y_check;
             } else {

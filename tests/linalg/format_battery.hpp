@@ -79,17 +79,9 @@ std::vector<V> apply_format(const FormatBuild<V>& f, V alpha, const std::vector<
                             const std::vector<V>& y)
 {
     const ExecPtr& exec = f.op->executor();
-    auto xa = Array<V>::from_host(exec, x);
+    const auto xa = Array<V>::from_host(exec, x);
     auto ya = Array<V>::from_host(exec, y);
-    if (f.permutation.empty()) {
-        f.op->apply(alpha, xa, beta, ya);
-        return ya.to_host();
-    }
-    Array<V> xp(exec, x.size()), yp(exec, y.size());
-    permute_vector(f.permutation, xa, xp, false);
-    permute_vector(f.permutation, ya, yp, false);
-    f.op->apply(alpha, xp, beta, yp);
-    permute_vector(f.permutation, yp, ya, true);
+    apply_in_original_order(f, alpha, xa, beta, ya);
     return ya.to_host();
 }
 
