@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -19,6 +20,31 @@ std::vector<double> evaluate_coefficient(const Expression& expr, const std::vect
 }
 
 }  // namespace
+
+std::vector<double> checked_convection(const std::vector<double>& convection, int dim)
+{
+    if (convection.empty()) return {};
+    if (dim != 2 && dim != 3)
+        throw std::invalid_argument(
+            fmt::format("problem.convection: needs a 2D or 3D mesh, got dimension {}", dim));
+    const std::size_t n = convection.size();
+    if (dim == 3 && n != 3)
+        throw std::invalid_argument(fmt::format(
+            "problem.convection: a 3D mesh needs 3 components [bx, by, bz], got {}", n));
+    if (dim == 2 && n != 2 && n != 3)
+        throw std::invalid_argument(fmt::format(
+            "problem.convection: a 2D mesh needs 2 components [bx, by] (or 3 with bz = 0), got {}",
+            n));
+    if (dim == 2 && n == 3 && convection[2] != 0.0)
+        throw std::invalid_argument(fmt::format(
+            "problem.convection: a 2D mesh needs bz = 0 when 3 components are given, got bz = {}",
+            convection[2]));
+    for (std::size_t d = 0; d < n; ++d)
+        if (!std::isfinite(convection[d]))
+            throw std::invalid_argument(fmt::format(
+                "problem.convection: component {} must be finite, got {}", d, convection[d]));
+    return {convection.begin(), convection.begin() + dim};
+}
 
 std::vector<double> quadrature_point_coordinates(const Mesh& mesh, const ReferenceElement& ref)
 {
@@ -43,7 +69,7 @@ std::vector<double> quadrature_point_coordinates(const Mesh& mesh, const Referen
 template <typename V>
 ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
                                  const ReferenceElement& ref, const Expression& kappa,
-                                 const Expression& f)
+                                 const Expression& f, const std::vector<double>& convection)
 {
     if (ref.type != mesh.cell_type || ref.order != mesh.order ||
         ref.nodes != mesh.nodes_per_cell)
@@ -52,6 +78,7 @@ ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
             "mesh ({} of order {}, {} nodes per cell)",
             element_type_name(ref.type), ref.order, ref.nodes, element_type_name(mesh.cell_type),
             mesh.order, mesh.nodes_per_cell));
+    std::vector<double> velocity = checked_convection(convection, mesh.dim);
     std::vector<double> xyz;
     if (!kappa.is_constant() || !f.is_constant()) xyz = quadrature_point_coordinates(mesh, ref);
     const auto kappa_q = evaluate_coefficient(kappa, xyz);
@@ -90,13 +117,15 @@ ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
     data.gradients = upload_as<V>(exec, ref.gradients);
     data.kappa = upload_as<V>(exec, kappa_q);
     data.f = upload_as<V>(exec, f_q);
+    data.convection = std::move(velocity);
     return data;
 }
 
 template ElementData<float> make_element_data(const ExecPtr&, const Mesh&, const ReferenceElement&,
-                                              const Expression&, const Expression&);
+                                              const Expression&, const Expression&,
+                                              const std::vector<double>&);
 template ElementData<double> make_element_data(const ExecPtr&, const Mesh&,
                                                const ReferenceElement&, const Expression&,
-                                               const Expression&);
+                                               const Expression&, const std::vector<double>&);
 
 }  // namespace gpufem

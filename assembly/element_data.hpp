@@ -1,5 +1,7 @@
 #pragma once
 // ElementData: everything the element kernels read, resident on one executor.
+#include <vector>
+
 #include "assembly/expression.hpp"
 #include "assembly/reference_element.hpp"
 #include "linalg/array.hpp"
@@ -23,6 +25,8 @@ struct ElementArgs {
     const V* f;             ///< [e][q], or one value when f_stride == 0
     int kappa_stride;       ///< 1: per quadrature point; 0: constant
     int f_stride;
+    int has_convection;     ///< 1: add the term b . grad u (convection holds b); 0: none
+    V convection[3];        ///< the constant velocity b (zeros past dim, or without convection)
 };
 
 /// Mesh geometry, reference tables and coefficient values at quadrature points, on one
@@ -40,33 +44,48 @@ struct ElementData {
     Array<index_type> cells;
     Array<V> weights, values, gradients;
     Array<V> kappa, f;
+    /// Constant convection velocity b (dim components), empty without a convection term.
+    std::vector<double> convection;
 
     ElementArgs<V> args() const
     {
-        return {dim,
-                nodes_per_cell,
-                num_points,
-                num_cells,
-                coordinates.data(),
-                cells.data(),
-                weights.data(),
-                values.data(),
-                gradients.data(),
-                kappa.data(),
-                f.data(),
-                kappa.size() == 1 ? 0 : 1,
-                f.size() == 1 ? 0 : 1};
+        ElementArgs<V> a{dim,
+                         nodes_per_cell,
+                         num_points,
+                         num_cells,
+                         coordinates.data(),
+                         cells.data(),
+                         weights.data(),
+                         values.data(),
+                         gradients.data(),
+                         kappa.data(),
+                         f.data(),
+                         kappa.size() == 1 ? 0 : 1,
+                         f.size() == 1 ? 0 : 1,
+                         convection.empty() ? 0 : 1,
+                         {V(0), V(0), V(0)}};
+        for (std::size_t d = 0; d < convection.size() && d < 3; ++d)
+            a.convection[d] = static_cast<V>(convection[d]);
+        return a;
     }
 };
 
 /// Physical coordinates of every quadrature point of every cell (3 per point, [e][q]).
 std::vector<double> quadrature_point_coordinates(const Mesh& mesh, const ReferenceElement& ref);
 
+/// Checks a convection velocity against the mesh dimension and returns it with dim
+/// components (empty stays empty: no convection). 3D needs 3 components; 2D takes 2, or 3
+/// with the third 0. Throws std::invalid_argument naming problem.convection otherwise.
+std::vector<double> checked_convection(const std::vector<double>& convection, int dim);
+
 /// Evaluates kappa and f on the host at the quadrature points (once if constant) and uploads
-/// them with the mesh and the reference tables. Throws if kappa <= 0 anywhere.
+/// them with the mesh and the reference tables; convection is the constant velocity b of the
+/// term b . grad u (empty: none; checked by checked_convection). Throws if kappa <= 0
+/// anywhere.
 template <typename V>
 ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
                                  const ReferenceElement& ref, const Expression& kappa,
-                                 const Expression& f);
+                                 const Expression& f,
+                                 const std::vector<double>& convection = {});
 
 }  // namespace gpufem

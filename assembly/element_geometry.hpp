@@ -10,13 +10,23 @@ namespace gpufem {
 
 /// Values stored per quadrature point: the packed symmetric DIM x DIM matrix
 /// G = w |det J| kappa J^-1 J^-T (DIM(DIM+1)/2 values, rows of the upper triangle:
-/// 2D G00 G01 G11, 3D G00 G01 G02 G11 G12 G22) followed by w |det J| f.
+/// 2D G00 G01 G11, 3D G00 G01 G02 G11 G12 G22), then w |det J| f, then with convection the
+/// reference-frame velocity beta = w |det J| J^-1 b (DIM values).
 template <int DIM>
-inline constexpr int geometry_stride = DIM * (DIM + 1) / 2 + 1;
+GPUFEM_HOST_DEVICE constexpr int geometry_stride(bool convection)
+{
+    return DIM * (DIM + 1) / 2 + 1 + (convection ? DIM : 0);
+}
+/// Position of w |det J| f among a point's factors.
+template <int DIM>
+inline constexpr int geometry_load_slot = DIM * (DIM + 1) / 2;
+/// Position of beta (with convection) among a point's factors.
+template <int DIM>
+inline constexpr int geometry_convection_slot = DIM * (DIM + 1) / 2 + 1;
 
-/// Writes the geometry_stride<DIM> factors of point q of cell e to out. With them,
-/// K_ij = sum_q dN_i(q)^T G_q dN_j(q) and f_i = sum_q (w |det J| f)_q N_i(q), dN the
-/// reference gradients.
+/// Writes the geometry_stride<DIM>(a.has_convection) factors of point q of cell e to out.
+/// With them, K_ij = sum_q (dN_i^T G_q + N_i beta_q^T) dN_j, f_i = sum_q (w |det J| f)_q N_i,
+/// N and dN the reference values and gradients at q (b . grad_x N_j = (J^-1 b) . dN_j).
 template <int DIM, typename V>
 GPUFEM_HOST_DEVICE inline void point_geometry(const ElementArgs<V>& a, index_type e, int q,
                                               V* out)
@@ -36,7 +46,13 @@ GPUFEM_HOST_DEVICE inline void point_geometry(const ElementArgs<V>& a, index_typ
             for (int d = 0; d < DIM; ++d) g += inv[c][d] * inv[c2][d];
             out[s++] = wk * g;
         }
-    out[s] = w * a.f[a.f_stride * qe];
+    out[geometry_load_slot<DIM>] = w * a.f[a.f_stride * qe];
+    if (!a.has_convection) return;
+    for (int c = 0; c < DIM; ++c) {
+        V beta = 0;
+        for (int d = 0; d < DIM; ++d) beta += inv[c][d] * a.convection[d];
+        out[geometry_convection_slot<DIM> + c] = w * beta;
+    }
 }
 
 /// h = G v for the packed symmetric G of point_geometry.
@@ -51,6 +67,16 @@ GPUFEM_HOST_DEVICE inline void apply_packed(const V* G, const V* v, V (&h)[DIM])
         h[1] = G[1] * v[0] + G[3] * v[1] + G[4] * v[2];
         h[2] = G[2] * v[0] + G[4] * v[1] + G[5] * v[2];
     }
+}
+
+/// h = G dN_i + N_i beta at one point, from the factors geo of point_geometry (beta only
+/// when CONVECTION): entry (i, j) of the element matrix gains h . dN_j there.
+template <int DIM, bool CONVECTION, typename V>
+GPUFEM_HOST_DEVICE inline void row_vector(const V* geo, const V* dN_i, V N_i, V (&h)[DIM])
+{
+    apply_packed<DIM>(geo, dN_i, h);
+    if constexpr (CONVECTION)
+        for (int c = 0; c < DIM; ++c) h[c] += N_i * geo[geometry_convection_slot<DIM> + c];
 }
 
 }  // namespace gpufem

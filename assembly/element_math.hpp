@@ -1,7 +1,7 @@
 #pragma once
-// The degree-1 element stiffness and load of -div(kappa grad u) = f for one cell, the whole
-// element matrix in registers (small NPE only), written once for both backends (host loops in
-// cpu/, one thread per cell in cuda/). Higher orders: element_geometry.hpp.
+// The degree-1 element matrix and load of -div(kappa grad u) + b . grad u = f for one cell,
+// the whole element matrix in registers (small NPE only), written once for both backends
+// (host loops in cpu/, one thread per cell in cuda/). Higher orders: element_geometry.hpp.
 #include <stdexcept>
 #include <string>
 
@@ -12,16 +12,21 @@
 namespace gpufem {
 
 /// Computes ke (NPE x NPE, row-major) and fe (NPE) of cell e of a degree-1 mesh:
-/// ke_ij = sum_q w_q |det J| kappa_q (J^-T dN_i) . (J^-T dN_j), fe_i = sum_q w_q |det J| f_q N_i.
-template <int NPE, int DIM, typename V>
+/// ke_ij = sum_q w_q |det J| (kappa_q (J^-T dN_i) . (J^-T dN_j) + N_i b . (J^-T dN_j)) (test
+/// function i, trial j), fe_i = sum_q w_q |det J| f_q N_i. The b term is compiled in with
+/// CONVECTION (every entry computed); without it the upper triangle is computed and mirrored.
+template <int NPE, int DIM, bool CONVECTION, typename V>
 GPUFEM_HOST_DEVICE inline void element_stiffness_load(const ElementArgs<V>& a, index_type e,
                                                       V* ke, V* fe)
 {
+    // The node coordinates stay in registers on the symmetric path; the full matrix (64
+    // accumulators for hexahedra) leaves no room for them, so there they are re-read per point.
+    const index_type* nodes = a.cells + static_cast<long long>(e) * NPE;
     V x[NPE][DIM];
-    for (int i = 0; i < NPE; ++i) {
-        const index_type node = a.cells[static_cast<long long>(e) * NPE + i];
-        for (int d = 0; d < DIM; ++d) x[i][d] = a.coordinates[3 * static_cast<long long>(node) + d];
-    }
+    if constexpr (!CONVECTION)
+        for (int i = 0; i < NPE; ++i)
+            for (int d = 0; d < DIM; ++d)
+                x[i][d] = a.coordinates[3 * static_cast<long long>(nodes[i]) + d];
     for (int k = 0; k < NPE * NPE; ++k) ke[k] = V(0);
     for (int i = 0; i < NPE; ++i) fe[i] = V(0);
 
@@ -29,12 +34,16 @@ GPUFEM_HOST_DEVICE inline void element_stiffness_load(const ElementArgs<V>& a, i
         const V* dN = a.gradients + q * NPE * DIM;
         // J[d][c] = d x_d / d xi_c
         V J[DIM][DIM];
-        for (int d = 0; d < DIM; ++d)
-            for (int c = 0; c < DIM; ++c) {
-                V s = 0;
-                for (int i = 0; i < NPE; ++i) s += x[i][d] * dN[i * DIM + c];
-                J[d][c] = s;
-            }
+        if constexpr (CONVECTION) {
+            cell_jacobian<DIM>(NPE, nodes, a.coordinates, dN, J);
+        } else {
+            for (int d = 0; d < DIM; ++d)
+                for (int c = 0; c < DIM; ++c) {
+                    V s = 0;
+                    for (int i = 0; i < NPE; ++i) s += x[i][d] * dN[i * DIM + c];
+                    J[d][c] = s;
+                }
+        }
         V inv[DIM][DIM];
         const V det = invert_jacobian<DIM>(J, inv);
         const V w = a.weights[q] * (det < 0 ? -det : det);
@@ -51,16 +60,29 @@ GPUFEM_HOST_DEVICE inline void element_stiffness_load(const ElementArgs<V>& a, i
                 g[i][d] = s;
             }
         for (int i = 0; i < NPE; ++i) {
-            for (int j = i; j < NPE; ++j) {
-                V s = 0;
-                for (int d = 0; d < DIM; ++d) s += g[i][d] * g[j][d];
-                ke[i * NPE + j] += wk * s;
+            const V n_i = a.values[q * NPE + i];
+            if constexpr (CONVECTION) {
+                // ke_ij += (wk g_i + w N_i b) . g_j: diffusion and convection in one dot.
+                V h[DIM];
+                for (int d = 0; d < DIM; ++d) h[d] = wk * g[i][d] + w * n_i * a.convection[d];
+                for (int j = 0; j < NPE; ++j) {
+                    V s = 0;
+                    for (int d = 0; d < DIM; ++d) s += h[d] * g[j][d];
+                    ke[i * NPE + j] += s;
+                }
+            } else {
+                for (int j = i; j < NPE; ++j) {
+                    V s = 0;
+                    for (int d = 0; d < DIM; ++d) s += g[i][d] * g[j][d];
+                    ke[i * NPE + j] += wk * s;
+                }
             }
-            fe[i] += wf * a.values[q * NPE + i];
+            fe[i] += wf * n_i;
         }
     }
-    for (int i = 0; i < NPE; ++i)
-        for (int j = 0; j < i; ++j) ke[i * NPE + j] = ke[j * NPE + i];
+    if constexpr (!CONVECTION)
+        for (int i = 0; i < NPE; ++i)
+            for (int j = 0; j < i; ++j) ke[i * NPE + j] = ke[j * NPE + i];
 }
 
 /// Calls fn.template operator()<NPE, DIM>() for the degree-1 element of this type
@@ -77,6 +99,15 @@ inline void dispatch_element_type(ElementType type, Fn&& fn)
     }
     throw std::invalid_argument(std::string("no element kernel for cell type ") +
                                 element_type_name(type));
+}
+
+/// Calls fn.template operator()<CONVECTION>() with CONVECTION = convection != 0: the flag
+/// becomes a compile-time choice of kernel, taken once per launch.
+template <typename Fn>
+inline void dispatch_convection(int convection, Fn&& fn)
+{
+    if (convection) fn.template operator()<true>();
+    else fn.template operator()<false>();
 }
 
 }  // namespace gpufem

@@ -7,10 +7,11 @@
 
 namespace gpufem {
 
-/// Computes every cell's element matrix (element kernels of the mesh's order) and builds the
-/// LMA operator (options.lma_colour: colour or atomic scatter; options.lma_symmetric). The
-/// operator is the assembled system's matrix after symmetric Dirichlet elimination, so the
-/// right-hand side and initial guess of assemble_poisson go with it unchanged.
+/// The operator of assemble_lma_system (lma_system.hpp) alone: every cell's element matrix
+/// kept as an LMA operator (options.lma_colour: colour or atomic scatter; lma_symmetric;
+/// lma_kernel). It is the assembled system's matrix after symmetric Dirichlet elimination, so
+/// the right-hand side and initial guess of assemble_poisson (or of assemble_lma_system) go
+/// with it unchanged. convert_seconds covers the element kernels and the layout.
 template <typename V>
 FormatBuild<V> build_lma_format(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
                                 const FormatOptions& options);

@@ -2,17 +2,27 @@
 // Kernels of the LMA (local matrix approach) operator: declared once, implemented in
 // cpu/lma_kernels.cpp and cuda/lma_kernels.cu.
 //
-// Layout ("element-interleaved"): of num_cells cells at positions p (the operator's order,
-// e.g. sorted by colour), entry k of the cell at position p is at k * num_cells + p, for both
+// Layout ("element-interleaved"): cells sit at positions p of a padded sequence of `stride`
+// slots (the operator's order: by colour, each colour starting at a multiple of
+// lma_position_alignment). Entry k of the cell at position p is at k * stride + p, for both
 // the matrices (k = i * npe + j, or the packed upper-triangle index when symmetric) and the
-// connectivity (k = local node i). One thread per cell reads consecutive addresses.
+// connectivity (k = local node i). Consecutive cells' k-th entries are contiguous, so a warp
+// that takes consecutive cells reads whole sectors. The connectivity holds the node index,
+// or ~node (a negative value) for a Dirichlet node: its x value counts as zero and its row
+// is skipped (symmetric elimination), with no mask read in the apply kernels. Padding
+// slots hold node -1 and zero matrices and are never read by the apply kernels.
 #include <cstdint>
+#include <string>
 
 #include "assembly/host_device.hpp"
 #include "linalg/executor.hpp"
 #include "linalg/types.hpp"
 
 namespace gpufem {
+
+/// Each colour's first position (and the stride) is a multiple of this: 32 cells, so every
+/// 32-cell tile and every entry row starts on a 256-byte boundary in double.
+constexpr index_type lma_position_alignment = 32;
 
 /// Index of entry (i, j), i <= j, of an npe x npe upper triangle packed row by row.
 GPUFEM_HOST_DEVICE inline int lma_packed_index(int npe, int i, int j)
@@ -26,53 +36,114 @@ inline int lma_entries_per_cell(int npe, bool symmetric)
     return symmetric ? npe * (npe + 1) / 2 : npe * npe;
 }
 
-/// Raw view of the operator's data handed to the apply kernels.
+/// How the CUDA apply kernel maps threads to work (the CPU reference ignores it). All give
+/// the same result to rounding; the colour scatter is bitwise reproducible with each.
+enum class LmaKernel {
+    automatic,  ///< chosen from npe and the storage (see lma_resolve_kernel)
+    cell,       ///< one thread per cell: x_e, node indices (and the symmetric column sums) in
+                ///< per-thread columns of shared memory, every stored entry read once
+    tile,       ///< a block per 32-cell tile, one thread per (cell, row): x_e and node indices
+                ///< staged in shared memory, rows streamed; symmetric storage reads each
+                ///< packed entry twice (the second time from L1/L2)
+    twin,       ///< a block per tile of 32 (or, for launches of few cells, 16 or 8) cells, one
+                ///< thread group per block of 4 rows with their sums in registers; groups
+                ///< visit column blocks in round-robin rounds so that the two groups reading
+                ///< one packed block (symmetric storage) do so in the same round, the second
+                ///< read hitting L1: every entry leaves DRAM once. npe <= 512
+    row,        ///< one thread per (cell, row), x and nodes re-read per row (first version)
+    reg,        ///< one thread per cell, x_e and y_e in registers, npe <= 16 (first version;
+                ///< larger npe runs `row`)
+};
+
+/// "auto", "cell", "tile", "twin", "row", "reg".
+const char* lma_kernel_name(LmaKernel kernel);
+/// The kernel named (one of lma_kernel_name's); throws std::invalid_argument listing them.
+LmaKernel lma_kernel_from_name(const std::string& name);
+/// The kernel `automatic` stands for with this npe, storage and scatter (other kernels:
+/// themselves).
+LmaKernel lma_resolve_kernel(LmaKernel kernel, int npe, bool symmetric, bool colour);
+
+/// Raw view of the operator's data handed to the kernels.
 template <typename V>
 struct LmaArgs {
     int npe;
     bool symmetric;
-    index_type num_cells;              ///< stride of the interleaved arrays
-    const index_type* connectivity;    ///< interleaved: node of local i at position p
+    index_type stride;                 ///< slots per entry row of the interleaved arrays
+    const index_type* connectivity;    ///< interleaved: node (or ~node if Dirichlet) at i, p
     const V* matrices;                 ///< interleaved element matrices
-    const std::uint8_t* mask;          ///< Dirichlet mask per node, or nullptr
 };
 
 namespace kernels::cpu {
-/// out (interleaved) from cell-major ke (num_cells * npe * npe, row-major per cell): position
-/// p takes cell order[p]. Symmetric: only i <= j is kept.
+/// out (interleaved, stride slots) from cell-major ke (npe * npe per cell, row-major): slot p
+/// takes cell order[p], or zeros where order[p] < 0 (padding). Symmetric: only i <= j kept.
 template <typename V>
-void lma_interleave(const Executor& exec, index_type num_cells, int npe, bool symmetric,
+void lma_interleave(const Executor& exec, index_type stride, int npe, bool symmetric,
                     const index_type* order, const V* ke, V* out);
-/// diag[node] = sum over cells and local i with that node of K_e(i, i) (assembled diagonal).
+/// diag[node] += K_e(i, i) for every cell at positions [begin, end) and local i with that
+/// node, Dirichlet nodes included (the assembled diagonal, once diag starts at zero).
 template <typename V>
-void lma_diagonal(const Executor& exec, const LmaArgs<V>& a, index_type num_nodes, V* diag);
-/// y = beta y (beta == 0: y = 0 whatever it held), then on masked rows y += alpha diag x.
+void lma_diagonal(const Executor& exec, const LmaArgs<V>& a, index_type begin, index_type end,
+                  V* diag);
+/// y = beta y (beta == 0: y = 0 whatever it held), then y_d += alpha diag_d x_d on the
+/// dirichlet_count Dirichlet nodes d listed in dirichlet (their rows are a_dd e_d).
 template <typename V>
 void lma_prepare(const Executor& exec, index_type num_nodes, V alpha, const V* x, V beta, V* y,
-                 const std::uint8_t* mask, const V* diag);
-/// For the cells at positions [begin, end): y += alpha P^T K_e P (x with masked nodes zeroed),
-/// masked rows skipped. atomic: cells may share nodes (sequential on the CPU); otherwise
-/// they must not (the colour variant: cells in parallel).
+                 const index_type* dirichlet, index_type dirichlet_count, const V* diag);
+/// Prepares the apply kernel for this npe and storage (CUDA: raises its shared-memory limit
+/// where it needs more than 48 KB; throws if the device cannot give it). Called once when the
+/// operator is built, since an apply may be captured in a CUDA graph. CPU: nothing.
+template <typename V>
+void lma_configure(const Executor& exec, int npe, bool symmetric, LmaKernel kernel);
+/// For the cells at positions [begin, end): y += alpha P^T K_e P (x with Dirichlet nodes
+/// zeroed), Dirichlet rows skipped. atomic: cells may share nodes (sequential on the CPU);
+/// otherwise they must not (the colour variant: cells in parallel). kernel is resolved (not
+/// automatic); the CPU ignores it.
 template <typename V>
 void lma_apply_cells(const Executor& exec, const LmaArgs<V>& a, index_type begin,
-                     index_type end, V alpha, const V* x, V* y, bool atomic);
+                     index_type end, V alpha, const V* x, V* y, bool atomic, LmaKernel kernel);
+/// Dirichlet lifting for the cells at [begin, end): rhs[n_i] -= sum over Dirichlet local j of
+/// K_e(i, j) g[node j], for the free rows i (the eliminated columns moved to the right side).
+template <typename V>
+void lma_dirichlet_lift(const Executor& exec, const LmaArgs<V>& a, index_type begin,
+                        index_type end, const V* g, V* rhs);
+/// rhs_i = diag_i g_i on masked rows (the eliminated rows' right side), others unchanged.
+template <typename V>
+void lma_dirichlet_rows(const Executor& exec, index_type num_nodes, const std::uint8_t* mask,
+                        const V* diag, const V* g, V* rhs);
+/// rhs[cells[e * npe + i]] += fe[e * npe + i] for all num_cells cells (cell-major element
+/// loads scattered; sequential on the CPU, atomics on CUDA).
+template <typename V>
+void lma_scatter_loads(const Executor& exec, index_type num_cells, int npe,
+                       const index_type* cells, const V* fe, V* rhs);
 }  // namespace kernels::cpu
 
 namespace kernels::cuda {
-/// Same contracts as the CPU versions; one thread per (cell, entry) for lma_interleave, one
-/// thread per cell for lma_diagonal (atomicAdd) and lma_apply_cells, one per node for
-/// lma_prepare. All asynchronous on the executor's stream.
+/// Same contracts as the CPU versions, asynchronous on the executor's stream. lma_apply_cells
+/// launches the kernel named (see LmaKernel); the others use one thread per slot entry,
+/// cell, (cell, row) or node.
 template <typename V>
-void lma_interleave(const Executor& exec, index_type num_cells, int npe, bool symmetric,
+void lma_interleave(const Executor& exec, index_type stride, int npe, bool symmetric,
                     const index_type* order, const V* ke, V* out);
 template <typename V>
-void lma_diagonal(const Executor& exec, const LmaArgs<V>& a, index_type num_nodes, V* diag);
+void lma_diagonal(const Executor& exec, const LmaArgs<V>& a, index_type begin, index_type end,
+                  V* diag);
 template <typename V>
 void lma_prepare(const Executor& exec, index_type num_nodes, V alpha, const V* x, V beta, V* y,
-                 const std::uint8_t* mask, const V* diag);
+                 const index_type* dirichlet, index_type dirichlet_count, const V* diag);
+template <typename V>
+void lma_configure(const Executor& exec, int npe, bool symmetric, LmaKernel kernel);
 template <typename V>
 void lma_apply_cells(const Executor& exec, const LmaArgs<V>& a, index_type begin,
-                     index_type end, V alpha, const V* x, V* y, bool atomic);
+                     index_type end, V alpha, const V* x, V* y, bool atomic, LmaKernel kernel);
+template <typename V>
+void lma_dirichlet_lift(const Executor& exec, const LmaArgs<V>& a, index_type begin,
+                        index_type end, const V* g, V* rhs);
+template <typename V>
+void lma_dirichlet_rows(const Executor& exec, index_type num_nodes, const std::uint8_t* mask,
+                        const V* diag, const V* g, V* rhs);
+template <typename V>
+void lma_scatter_loads(const Executor& exec, index_type num_cells, int npe,
+                       const index_type* cells, const V* fe, V* rhs);
 }  // namespace kernels::cuda
 
 }  // namespace gpufem

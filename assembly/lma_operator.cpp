@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "assembly/element_colouring.hpp"
-#include "assembly/lma_kernels.hpp"
+#include "linalg/blas1.hpp"
 
 /// Calls the CPU or CUDA version of a kernel with the same arguments.
 #define GPUFEM_LMA_DISPATCH(exec, kernel, ...)                                             \
@@ -12,12 +12,22 @@
                       : kernels::cpu::kernel(exec, __VA_ARGS__))
 
 namespace gpufem {
+namespace {
+
+index_type aligned(index_type position)
+{
+    return (position + lma_position_alignment - 1) / lma_position_alignment * lma_position_alignment;
+}
+
+}  // namespace
 
 template <typename V>
 LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells, int npe,
                             index_type num_nodes, const Array<V>& element_matrices,
                             const Array<std::uint8_t>& dirichlet_mask, LmaOptions options)
-    : exec_(exec), npe_(npe), num_nodes_(num_nodes), options_(options)
+    : exec_(exec), npe_(npe), num_nodes_(num_nodes), options_(options),
+      kernel_(lma_resolve_kernel(options.kernel, npe, options.symmetric,
+                                 options.scatter == LmaScatter::colour))
 {
     if (npe <= 0 || cells.size() % static_cast<std::size_t>(npe) != 0)
         throw std::invalid_argument("make_lma_operator: connectivity size is not a multiple of npe");
@@ -28,24 +38,40 @@ LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells,
     if (!dirichlet_mask.empty() && dirichlet_mask.size() != static_cast<std::size_t>(num_nodes))
         throw std::invalid_argument("make_lma_operator: Dirichlet mask needs one value per node");
 
-    // Cell order: by colour for the colour variant, as given for the atomic one.
+    // Cell order: by colour for the colour variant, as given for the atomic one; each colour
+    // starts at an aligned slot, the gaps are padding (order -1).
     const std::vector<index_type> host_cells = cells.to_host();
-    std::vector<index_type> order;
+    std::vector<index_type> by_colour, offsets;
     if (options.scatter == LmaScatter::colour) {
         ElementColouring colouring = colour_elements(host_cells, npe, num_nodes);
-        order = std::move(colouring.cells);
-        colour_offsets_ = std::move(colouring.colour_offsets);
+        by_colour = std::move(colouring.cells);
+        offsets = std::move(colouring.colour_offsets);
     } else {
-        order.resize(n);
-        std::iota(order.begin(), order.end(), index_type(0));
-        colour_offsets_ = {0, num_cells_};
+        by_colour.resize(n);
+        std::iota(by_colour.begin(), by_colour.end(), index_type(0));
+        offsets = {0, num_cells_};
     }
+    std::vector<index_type> order;
+    for (std::size_t c = 0; c + 1 < offsets.size(); ++c) {
+        colour_begin_.push_back(static_cast<index_type>(order.size()));
+        order.insert(order.end(), by_colour.begin() + offsets[c], by_colour.begin() + offsets[c + 1]);
+        colour_end_.push_back(static_cast<index_type>(order.size()));
+        order.resize(aligned(static_cast<index_type>(order.size())), index_type(-1));
+    }
+    stride_ = static_cast<index_type>(order.size());
 
-    // Connectivity interleaved on the host (the colouring is a host step anyway).
-    std::vector<index_type> interleaved(host_cells.size());
-    for (std::size_t p = 0; p < n; ++p)
-        for (int i = 0; i < npe; ++i)
-            interleaved[i * n + p] = host_cells[static_cast<std::size_t>(order[p]) * npe + i];
+    // Connectivity interleaved on the host (the colouring is a host step anyway), Dirichlet
+    // nodes stored as ~node.
+    const std::vector<std::uint8_t> mask = dirichlet_mask.to_host();
+    std::vector<index_type> interleaved(static_cast<std::size_t>(npe) * stride_, index_type(-1));
+    for (index_type p = 0; p < stride_; ++p) {
+        if (order[p] < 0) continue;
+        for (int i = 0; i < npe; ++i) {
+            const index_type node = host_cells[static_cast<std::size_t>(order[p]) * npe + i];
+            interleaved[static_cast<std::size_t>(i) * stride_ + p] =
+                !mask.empty() && mask[node] ? ~node : node;
+        }
+    }
     connectivity_ = Array<index_type>::from_host(exec, interleaved);
 
     const Array<index_type> device_order = Array<index_type>::from_host(exec, order);
@@ -55,54 +81,96 @@ LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells,
                           element_matrices.executor()->device_id() == exec->device_id();
     if (!in_place) copied = element_matrices.clone_to(exec);
     const V* ke = in_place ? element_matrices.data() : copied.data();
-    matrices_ = Array<V>(exec, n * lma_entries_per_cell(npe, options.symmetric));
-    GPUFEM_LMA_DISPATCH(*exec, lma_interleave, num_cells_, npe, options.symmetric,
-                        device_order.data(), ke, matrices_.data());
-    if (!dirichlet_mask.empty()) mask_ = dirichlet_mask.clone_to(exec);
+    matrices_ = Array<V>(exec, static_cast<std::size_t>(stride_) * lma_entries_per_cell(npe, options.symmetric));
+    GPUFEM_LMA_DISPATCH(*exec, lma_interleave, stride_, npe, options.symmetric, device_order.data(),
+                        ke, matrices_.data());
+    if (!dirichlet_mask.empty()) {
+        mask_ = dirichlet_mask.clone_to(exec);
+        std::vector<index_type> dirichlet;
+        for (index_type i = 0; i < num_nodes; ++i)
+            if (mask[i]) dirichlet.push_back(i);
+        dirichlet_ = Array<index_type>::from_host(exec, dirichlet);
+    }
 
-    diagonal_ = Array<V>(exec, num_nodes);
-    LmaArgs<V> args{npe_, options_.symmetric, num_cells_, connectivity_.data(), matrices_.data(), nullptr};
-    GPUFEM_LMA_DISPATCH(*exec, lma_diagonal, args, num_nodes_, diagonal_.data());
+    GPUFEM_LMA_DISPATCH(*exec, lma_configure<V>, npe, options.symmetric, kernel_);
+    this->diagonal_ = Array<V>(exec, num_nodes);
+    fill(this->diagonal_, V(0));
+    const LmaArgs<V> a = args();
+    for (int c = 0; c < num_colours(); ++c)
+        GPUFEM_LMA_DISPATCH(*exec, lma_diagonal, a, colour_begin_[c], colour_end_[c],
+                            this->diagonal_.data());
     exec->synchronize();  // device_order (and a copied ke) are freed on return
+}
+
+template <typename V>
+LmaArgs<V> LmaOperator<V>::args() const
+{
+    return {npe_, options_.symmetric, stride_, connectivity_.data(), matrices_.data()};
 }
 
 template <typename V>
 void LmaOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const
 {
     const Executor& exec = *exec_;
-    const std::uint8_t* mask = mask_.empty() ? nullptr : mask_.data();
-    GPUFEM_LMA_DISPATCH(exec, lma_prepare, num_nodes_, alpha, x.data(), beta, y.data(), mask,
-                        diagonal_.data());
-    const LmaArgs<V> args{npe_, options_.symmetric, num_cells_, connectivity_.data(),
-                          matrices_.data(), mask};
+    GPUFEM_LMA_DISPATCH(exec, lma_prepare, num_nodes_, alpha, x.data(), beta, y.data(),
+                        dirichlet_.data(), static_cast<index_type>(dirichlet_.size()),
+                        this->diagonal_.data());
+    const LmaArgs<V> a = args();
     const bool atomic = options_.scatter == LmaScatter::atomic;
     for (int c = 0; c < num_colours(); ++c)
-        GPUFEM_LMA_DISPATCH(exec, lma_apply_cells, args, colour_offsets_[c],
-                            colour_offsets_[c + 1], alpha, x.data(), y.data(), atomic);
+        GPUFEM_LMA_DISPATCH(exec, lma_apply_cells, a, colour_begin_[c], colour_end_[c], alpha,
+                            x.data(), y.data(), atomic, kernel_);
+}
+
+template <typename V>
+void LmaOperator<V>::set_kernel(LmaKernel kernel)
+{
+    const LmaKernel resolved =
+        lma_resolve_kernel(kernel, npe_, options_.symmetric, options_.scatter == LmaScatter::colour);
+    GPUFEM_LMA_DISPATCH(*exec_, lma_configure<V>, npe_, options_.symmetric, resolved);
+    kernel_ = resolved;
+    options_.kernel = kernel;
+}
+
+template <typename V>
+void LmaOperator<V>::eliminate_dirichlet(const Array<V>& g, Array<V>& rhs) const
+{
+    if (g.size() != static_cast<std::size_t>(num_nodes_) || rhs.size() != g.size())
+        throw std::invalid_argument("LmaOperator::eliminate_dirichlet: vectors need one value per node");
+    if (mask_.empty()) return;
+    const Executor& exec = *exec_;
+    const LmaArgs<V> a = args();
+    for (int c = 0; c < num_colours(); ++c)
+        GPUFEM_LMA_DISPATCH(exec, lma_dirichlet_lift, a, colour_begin_[c], colour_end_[c], g.data(),
+                            rhs.data());
+    GPUFEM_LMA_DISPATCH(exec, lma_dirichlet_rows, num_nodes_, mask_.data(), this->diagonal_.data(),
+                        g.data(), rhs.data());
 }
 
 template <typename V>
 std::size_t LmaOperator<V>::bytes_stored() const
 {
-    return matrices_.bytes() + connectivity_.bytes() + diagonal_.bytes() + mask_.bytes() +
-           colour_offsets_.size() * sizeof(index_type);
+    return matrices_.bytes() + connectivity_.bytes() + this->diagonal_.bytes() + mask_.bytes() +
+           dirichlet_.bytes() + 2 * colour_begin_.size() * sizeof(index_type);
 }
 
 template <typename V>
 std::size_t LmaOperator<V>::spmv_min_bytes() const
 {
-    const std::size_t cell_nodes = static_cast<std::size_t>(num_cells_) * npe_;
-    std::size_t bytes = matrices_.bytes() + connectivity_.bytes() + cell_nodes * sizeof(V) +
+    const std::size_t cells = num_cells_, cell_nodes = cells * npe_;
+    std::size_t bytes = cells * lma_entries_per_cell(npe_, options_.symmetric) * sizeof(V) +
+                        cell_nodes * sizeof(index_type) + cell_nodes * sizeof(V) +
                         2 * static_cast<std::size_t>(num_nodes_) * sizeof(V);
-    if (!mask_.empty()) bytes += mask_.bytes() + diagonal_.bytes();
+    bytes += dirichlet_.size() * (sizeof(index_type) + 3 * sizeof(V));
     return bytes;
 }
 
 template <typename V>
 std::string LmaOperator<V>::parameters() const
 {
+    const std::string kernel = lma_kernel_name(kernel_);
     return std::string("scatter=") + (options_.scatter == LmaScatter::atomic ? "atomic" : "colour") +
-           " symmetric=" + (options_.symmetric ? "yes" : "no") +
+           " symmetric=" + (options_.symmetric ? "yes" : "no") + " kernel=" + kernel +
            " colours=" + std::to_string(num_colours()) + " npe=" + std::to_string(npe_);
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "assembly/lma_kernels.hpp"
 #include "linalg/linear_operator.hpp"
 
 namespace gpufem {
@@ -21,10 +22,12 @@ enum class LmaScatter {
 struct LmaOptions {
     LmaScatter scatter = LmaScatter::colour;
     bool symmetric = false;  ///< store only the upper triangle of each element matrix
+    LmaKernel kernel = LmaKernel::automatic;  ///< CUDA apply kernel (the CPU has one)
 };
 
 /// A = sum_e P_e^T K_e P_e with Dirichlet nodes eliminated symmetrically (the operator of the
-/// assembled matrix after apply_dirichlet: masked rows and columns zero except a_ii).
+/// assembled matrix after apply_dirichlet: masked rows and columns zero except a_ii). Its
+/// diagonal() is the assembled one, a_ii = sum_e K_e(i, i) (kept on Dirichlet rows too).
 template <typename V>
 class LmaOperator final : public LinearOperator<V> {
 public:
@@ -37,41 +40,52 @@ public:
     index_type cols() const override { return num_nodes_; }
     const ExecPtr& executor() const override { return exec_; }
     std::string format() const override { return "lma"; }
-    /// Matrices, interleaved connectivity, colour offsets, diagonal and mask.
+    /// Matrices, interleaved connectivity (padding slots included), colour offsets, diagonal,
+    /// mask and Dirichlet node list.
     std::size_t bytes_stored() const override;
     /// Matrices once, connectivity once, x gathered once per cell-node, y read and written
-    /// once (and, with a mask, the mask and diagonal once).
+    /// once (and the Dirichlet nodes' index, x, diagonal and y once).
     std::size_t spmv_min_bytes() const override;
-    /// e.g. "scatter=colour symmetric=no colours=4 npe=9".
+    /// e.g. "scatter=colour symmetric=no kernel=tile colours=4 npe=9".
     std::string parameters() const override;
 
-    /// The assembled diagonal a_ii = sum_e K_e(i, i) (kept on Dirichlet rows too).
-    const Array<V>& diagonal() const { return diagonal_; }
     /// Number of colours (1 for the atomic variant).
-    int num_colours() const { return static_cast<int>(colour_offsets_.size()) - 1; }
-    /// Cell positions of each colour: [colour_offsets()[c], colour_offsets()[c + 1]).
-    const std::vector<index_type>& colour_offsets() const { return colour_offsets_; }
+    int num_colours() const { return static_cast<int>(colour_begin_.size()); }
+    /// The apply kernel in use (automatic resolved).
+    LmaKernel kernel() const { return kernel_; }
+    /// Switches the apply kernel (benchmarks: one operator, every kernel); automatic resolves
+    /// as in the constructor. Throws if the device cannot run it for this npe.
+    void set_kernel(LmaKernel kernel);
+    /// The eliminated right-hand side from the unconstrained one: on Dirichlet rows
+    /// rhs_i = a_ii g_i; on the others rhs_i -= sum over Dirichlet j of a_ij g_j, the a_ij of
+    /// the full (not eliminated) operator. g: one value per node (only Dirichlet ones read).
+    void eliminate_dirichlet(const Array<V>& g, Array<V>& rhs) const;
 
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;
 
 private:
+    LmaArgs<V> args() const;
+
     ExecPtr exec_;
     int npe_;
     index_type num_cells_;
     index_type num_nodes_;
+    index_type stride_ = 0;           ///< slots per entry row (cells + alignment padding)
     LmaOptions options_;
-    Array<index_type> connectivity_;  ///< interleaved, cells in colour order
+    LmaKernel kernel_;
+    Array<index_type> connectivity_;  ///< interleaved, cells in colour order, ~node if Dirichlet
     Array<V> matrices_;               ///< interleaved, cells in colour order
-    Array<V> diagonal_;
     Array<std::uint8_t> mask_;        ///< empty: no Dirichlet nodes
-    std::vector<index_type> colour_offsets_;
+    Array<index_type> dirichlet_;     ///< the Dirichlet nodes, ascending
+    std::vector<index_type> colour_begin_, colour_end_;  ///< each colour's slots
 };
 
 /// Builds the LMA operator on exec from the cell connectivity (npe nodes per cell, cell-major,
 /// on exec; copied into the operator's own interleaved order) and the element matrices as
 /// kernels::*::element_matrices writes them (cell-major, row-major per cell). dirichlet_mask:
-/// one byte per node (non-zero = Dirichlet), or empty.
+/// one byte per node (non-zero = Dirichlet), or empty. Symmetric storage assumes symmetric
+/// element matrices (it keeps the upper triangle).
 template <typename V>
 std::unique_ptr<LmaOperator<V>> make_lma_operator(const ExecPtr& exec,
                                                   const Array<index_type>& cells, int npe,

@@ -39,7 +39,8 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     const ReferenceElement ref = make_reference_element(
         mesh.cell_type, mesh.order, assembly_quadrature_degree(mesh.cell_type, mesh.order));
     const ElementData<V> data =
-        make_element_data<V>(exec, mesh, ref, Expression(problem.kappa), Expression(problem.f));
+        make_element_data<V>(exec, mesh, ref, Expression(problem.kappa), Expression(problem.f),
+                             problem.convection);
     system.times.coefficients = elapsed(*exec, start);
 
     start = clock::now();

@@ -1,5 +1,6 @@
 #pragma once
-// The PDE data of a case: -div(kappa grad u) = f with Dirichlet and Neumann conditions.
+// The PDE data of a case: -div(kappa grad u) + b . grad u = f with Dirichlet and Neumann
+// conditions.
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct ProblemSpec {
     std::string kappa = "1";
     std::string f = "0";
     std::string exact;                         ///< optional exact solution ("" = none)
+    /// Constant convection velocity b (2 or 3 components; empty = no convection term). The
+    /// term b . grad u makes the operator non-symmetric (solve with BiCGSTAB).
+    std::vector<double> convection;
     std::vector<BoundaryCondition> dirichlet;  ///< in case-file order; later groups win on shared nodes
     std::vector<BoundaryCondition> neumann;
 };

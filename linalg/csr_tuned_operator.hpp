@@ -29,6 +29,8 @@ public:
     const CsrParams& params() const { return params_; }
     /// True while the tuner is still trying parameters.
     bool tuning() const { return tuner_ != nullptr && !tuner_->done(); }
+    /// Not while tuning (each tuning SpMV waits for the previous one's time).
+    bool graph_capturable() const override { return !tuning(); }
 
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;

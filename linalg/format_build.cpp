@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "linalg/csr_kernels.hpp"
 #include "linalg/reordering.hpp"
 
 namespace gpufem {
@@ -15,8 +16,11 @@ const std::vector<std::string>& format_names()
     return names;
 }
 
+namespace {
+
 template <typename V>
-FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const FormatOptions& options)
+FormatBuild<V> build_named_format(const std::string& name, Csr<V> matrix,
+                                  const FormatOptions& options)
 {
     if (name == "csr") return build_csr_format(std::move(matrix), options);
     if (name == "csr-scalar") return build_csr_scalar_format(std::move(matrix), options);
@@ -33,6 +37,28 @@ FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const Format
     }
     throw std::invalid_argument(
         fmt::format("unknown format '{}' (known: {})", name, fmt::join(format_names(), ", ")));
+}
+
+}  // namespace
+
+template <typename V>
+FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const FormatOptions& options)
+{
+    const ExecPtr exec = matrix.executor();
+    Array<V> diagonal(exec, static_cast<std::size_t>(matrix.rows));
+    if (exec->is_cuda()) {
+        kernels::cuda::csr_diagonal(*exec, matrix, diagonal.data());
+    } else {
+        kernels::cpu::csr_diagonal(*exec, matrix, diagonal.data());
+    }
+    FormatBuild<V> build = build_named_format(name, std::move(matrix), options);
+    if (!build.permutation.empty()) {
+        Array<V> permuted(exec, diagonal.size());
+        permute_vector(build.permutation, diagonal, permuted, false);
+        diagonal.swap(permuted);
+    }
+    build.op->set_diagonal(std::move(diagonal));
+    return build;
 }
 
 template <typename V>

@@ -1,6 +1,7 @@
 #pragma once
 // Tunable parameters of the sparse formats (the case file's `format_options`).
 #include <cstddef>
+#include <string>
 
 namespace gpufem {
 
@@ -27,6 +28,8 @@ struct FormatOptions {
     // the upper triangle of each element matrix.
     bool lma_colour = false;
     bool lma_symmetric = false;
+    /// CUDA apply kernel: auto | cell | tile | twin | row | reg (assembly/lma_kernels.hpp).
+    std::string lma_kernel = "auto";
 };
 
 }  // namespace gpufem

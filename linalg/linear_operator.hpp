@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "linalg/array.hpp"
 #include "linalg/types.hpp"
@@ -27,6 +28,21 @@ public:
     virtual std::size_t spmv_min_bytes() const = 0;
     /// The format's parameters as chosen (e.g. "coop=4 repeat=2 block=256"), for logs/reports.
     virtual std::string parameters() const { return {}; }
+    /// True when the next apply only queues work on the executor's stream (no host
+    /// synchronisation, no allocation, the same launches as every later apply), so that it can
+    /// be captured in a CUDA graph. False e.g. while a run-time tuner is still measuring.
+    virtual bool graph_capturable() const { return true; }
+
+    /// The diagonal a_ii (rows() values on executor()), for Jacobi preconditioning; empty when
+    /// the operator was built without it (build_format and the LMA builder always attach it).
+    const Array<V>& diagonal() const { return diagonal_; }
+    /// Attaches the diagonal (in the operator's own numbering); builders call this.
+    void set_diagonal(Array<V> diagonal)
+    {
+        if (diagonal.size() != static_cast<std::size_t>(rows()))
+            throw std::invalid_argument("LinearOperator::set_diagonal: size does not match rows");
+        diagonal_ = std::move(diagonal);
+    }
 
     /// y = A x
     void apply(const Array<V>& x, Array<V>& y) const { apply(V(1), x, V(0), y); }
@@ -41,6 +57,8 @@ public:
 
 protected:
     virtual void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const = 0;
+
+    Array<V> diagonal_;  ///< see diagonal()
 };
 
 }  // namespace gpufem

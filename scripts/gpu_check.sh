@@ -3,6 +3,7 @@
 # so that each fits one call:
 #   scripts/gpu_check.sh tests   every test program, compute-sanitizer on the kernels
 #   scripts/gpu_check.sh cases   the cases on both backends, formats, the SpMV benchmark
+#   scripts/gpu_check.sh solvers the Krylov tests and sanitizers, the solver benchmark
 # Expects the bundle made by
 #   ../shared/tools/bundle .device/gpufem.tar.xz build/gpufem build/test_*
 # and writes logs and reports under $OUT (default ./gpu_out).
@@ -10,7 +11,7 @@ set -uo pipefail
 stage=${1:-tests}
 OUT=${OUT:-$PWD/gpu_out}
 mkdir -p "$OUT" /tmp/gpufem_runs
-tar xJf .device/gpufem.tar.xz -C /tmp
+tar xJf "${BUNDLE:-.device/gpufem.tar.xz}" -C /tmp
 run() { /tmp/bundle/run "$@"; }
 export GPUFEM_EXECUTABLE="/tmp/bundle/run gpufem"
 sanitize() {  # tool, test program, gtest filter
@@ -21,8 +22,8 @@ sanitize() {  # tool, test program, gtest filter
   nvidia-smi -L
   echo "nproc $(nproc)"
   if [[ $stage == tests ]]; then
-    for t in test_linalg test_linalg_gpu test_assembly test_assembly_gpu test_mesh test_solver \
-             test_end_to_end test_end_to_end_gpu; do
+    for t in test_linalg test_linalg_gpu test_assembly test_assembly_gpu test_lma_gpu test_mesh \
+             test_solver test_krylov test_krylov_gpu test_end_to_end test_end_to_end_gpu; do
       echo "-- $t"
       (cd /tmp && timeout 400 /tmp/bundle/run $t --gtest_brief=1 2>&1 | tail -40)
     done
@@ -31,6 +32,42 @@ sanitize() {  # tool, test program, gtest filter
     sanitize memcheck test_linalg_gpu '*Blas1*:*Timer*:*RoundTrip*:*Reorder*:*Bdia*:*Staircase*:*Ell*:*Sell*'
     sanitize racecheck test_linalg_gpu '*Blas1*:*Bdia*'
     sanitize synccheck test_linalg_gpu '*Bdia*:*Sell*'
+  elif [[ $stage == solvers ]]; then
+    for t in test_krylov_gpu test_krylov; do
+      echo "-- $t"
+      (cd /tmp && timeout 300 /tmp/bundle/run $t --gtest_brief=1 2>&1 | tail -30)
+    done
+    echo "== compute-sanitizer"
+    sanitize memcheck test_krylov_gpu '*MultiDot*:*Deterministic*:*Breakdowns*/1:*MatchesCpu*'
+    sanitize racecheck test_krylov_gpu '*MultiDot*:*Breakdowns*/1'
+    sanitize synccheck test_krylov_gpu '*MultiDot*'
+    echo "== convection case, cuda against cpu"
+    for b in cuda cpu; do
+      run gpufem run cases/convection_diffusion.yaml --backend $b -q -o /tmp/gpufem_runs/conv_$b 2>&1 | tail -14
+    done
+    run gpufem compare /tmp/gpufem_runs/conv_cpu/result.vtu /tmp/gpufem_runs/conv_cuda/result.vtu
+    echo "== poisson_cube: merged CG variants on cuda"
+    for extra in "" "--set solver.variant=reference" "--set solver.preconditioner=jacobi" \
+                 "--set format=lma --set solver.preconditioner=jacobi" \
+                 "--set solver.method=bicgstab" "--set precision=float --set solver.tolerance=1e-6"; do
+      echo "-- $extra"
+      run gpufem run cases/poisson_cube.yaml --backend cuda -q -o /tmp/gpufem_runs/cube $extra 2>&1 | \
+        grep -E "solver|solve time|SpMV|error  "
+    done
+    echo "== bench solver"
+    run gpufem bench solver cases/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/bs4m \
+      -f csr,ell,cusparse-sell -m cg -p none,jacobi 2>&1 | grep -v "\[info\]"
+    cp /tmp/gpufem_runs/bs4m/bench_solver.json "$OUT/bench_solver_cube_4m.json" 2>/dev/null
+    for graph in auto off; do
+      run gpufem bench solver cases/bench_cube_262k.yaml --backend cuda -o /tmp/gpufem_runs/bs262k \
+        -f csr -m cg,bicgstab -i 300 --set solver.cuda_graph=$graph 2>&1 | grep -v "\[info\]"
+      cp /tmp/gpufem_runs/bs262k/bench_solver.json "$OUT/bench_solver_cube_262k_graph_$graph.json" 2>/dev/null
+    done
+    run gpufem bench solver cases/convection_diffusion_4m.yaml --backend cuda \
+      -o /tmp/gpufem_runs/bsconv -f csr,sellp -p none,jacobi 2>&1 | grep -v "\[info\]"
+    cp /tmp/gpufem_runs/bsconv/bench_solver.json "$OUT/bench_solver_convection_4m.json" 2>/dev/null
+    run gpufem bench solver cases/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/bs4mf \
+      -f csr -m cg,bicgstab --set precision=float 2>&1 | grep -v "\[info\]"
   else
     for c in ${GPU_CHECK_CASES:-poisson_square poisson_cube}; do
       for b in cuda cpu; do

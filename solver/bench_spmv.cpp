@@ -1,8 +1,9 @@
 #include "solver/bench_spmv.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
-#include <fstream>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
@@ -10,50 +11,77 @@
 #include <spdlog/spdlog.h>
 
 #include "assembly/poisson_assembly.hpp"
+#include "linalg/blas1.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/interval_timer.hpp"
 #include "mesh/mesh_source.hpp"
+#include "solver/bench_common.hpp"
+#include "solver/bench_lma_formats.hpp"
+#include "solver/cg.hpp"
 #include "solver/output_files.hpp"
 #include "solver/run_case.hpp"
 
 namespace gpufem {
 namespace {
 
-double median(std::vector<double> v)
+/// One entry of the format list: an assembled format (built from CSR) or an LMA variant.
+struct BenchEntry {
+    std::string label;
+    std::optional<LmaBenchFormat> lma;
+};
+
+std::vector<BenchEntry> bench_entries(const SpmvBenchOptions& options, const FormatOptions& base,
+                                      const ExecPtr& exec)
 {
-    if (v.empty()) return 0.0;
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
+    std::vector<std::string> names = options.formats;
+    if (names.empty()) {
+        for (const auto& name : format_names())
+            if (exec->is_cuda() || name.rfind("cusparse", 0) != 0) names.push_back(name);
+        for (const auto& name : default_lma_formats()) names.push_back(name);
+    }
+    // csr first: it is the reference for correctness and the break-even count.
+    std::stable_partition(names.begin(), names.end(), [](const std::string& f) { return f == "csr"; });
+    if (names.empty() || names.front() != "csr") names.insert(names.begin(), "csr");
+    std::vector<BenchEntry> entries;
+    for (const std::string& name : names) {
+        if (!is_lma_format(name)) {
+            entries.push_back({name, std::nullopt});
+            continue;
+        }
+        for (LmaBenchFormat& f : expand_lma_format(name, base))
+            entries.push_back({f.label, std::move(f)});
+    }
+    return entries;
 }
 
-/// Copy bandwidth (bytes read + written per second), median of 20 copies of a buffer far
-/// larger than the caches.
-double measure_copy_bandwidth(const ExecPtr& exec)
+/// Merged CG iterations per second on op: a short warm-up solve (allocations, CUDA graph),
+/// then `iterations` iterations towards an unreachable tolerance, synchronised wall time.
+template <typename V>
+double cg_rate(const LinearOperator<V>& op, const Array<V>& b, int iterations)
 {
-    const std::size_t bytes = exec->is_cuda() ? (std::size_t(1) << 30) : (std::size_t(1) << 28);
-    Array<char> a(exec, bytes), b(exec, bytes);
-    copy_bytes(*exec, b.data(), *exec, a.data(), bytes);  // first touch / warm-up
-    auto timer = make_interval_timer(exec);
-    for (int i = 0; i < 20; ++i) {
-        timer->start();
-        copy_bytes(*exec, i % 2 ? a.data() : b.data(), *exec, i % 2 ? b.data() : a.data(), bytes);
-        timer->stop();
-    }
-    return 2.0 * bytes / median(timer->seconds());
+    const ExecPtr& exec = op.executor();
+    Array<V> x(exec, b.size());
+    SolveOptions solve;
+    solve.tolerance = 1e-300;
+    solve.max_iterations = 10;
+    fill(x, V(0));
+    cg(op, b, x, solve);
+    fill(x, V(0));
+    solve.max_iterations = iterations;
+    exec->synchronize();
+    const auto start = std::chrono::steady_clock::now();
+    const SolveResult result = cg(op, b, x, solve);
+    exec->synchronize();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return seconds > 0 ? result.iterations / seconds : 0.0;
 }
 
 template <typename V>
 std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptions& options,
-                                      const ExecPtr& exec, const Csr<V>& matrix, double copy_bw)
+                                      const ExecPtr& exec, const Mesh& mesh, const Csr<V>& matrix,
+                                      double copy_bw)
 {
-    std::vector<std::string> formats = options.formats;
-    if (formats.empty())
-        for (const auto& name : format_names())
-            if (exec->is_cuda() || name.rfind("cusparse", 0) != 0) formats.push_back(name);
-    // csr first: it is the reference for correctness and the break-even count.
-    std::stable_partition(formats.begin(), formats.end(), [](const std::string& f) { return f == "csr"; });
-    if (formats.empty() || formats.front() != "csr") formats.insert(formats.begin(), "csr");
-
+    const std::vector<BenchEntry> entries = bench_entries(options, spec.format_options, exec);
     std::mt19937 rng(12345);
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
     const std::size_t n = matrix.cols;
@@ -67,22 +95,35 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
     }
     Array<V> y(exec, matrix.rows);
 
+    LmaBenchBuilder<V> lma_builder(exec, mesh, spec.problem);
     std::vector<SpmvBenchRow> rows;
     std::vector<V> reference;
     double csr_seconds = 0;
-    for (const std::string& name : formats) {
+    for (const BenchEntry& entry : entries) {
         SpmvBenchRow row;
-        row.format = name;
-        spdlog::info("bench spmv: {}", name);
+        row.degree = spec.degree;
+        row.refine = spec.mesh.refine;
+        row.unknowns = matrix.rows;
+        row.format = entry.label;
+        row.matrix_free = entry.lma.has_value();
+        spdlog::info("bench spmv: {}", entry.label);
         try {
-            const FormatBuild<V> f = build_format<V>(name, matrix.clone_to(exec), spec.format_options);
-            row.convert_seconds = f.convert_seconds;
-            row.host_steps = f.host_steps;
-            row.bytes_stored = f.op->bytes_stored();
-            row.min_bytes = f.op->spmv_min_bytes();
-            apply_in_original_order(f, V(1), xs[0], V(0), y);
+            FormatBuild<V> built;
+            const LinearOperator<V>* op = nullptr;
+            if (entry.lma) {
+                op = &lma_builder.build(*entry.lma, row.convert_seconds, row.host_steps);
+            } else {
+                built = build_format<V>(entry.label, matrix.clone_to(exec), spec.format_options);
+                op = built.op.get();
+                row.convert_seconds = built.convert_seconds;
+                row.host_steps = built.host_steps;
+            }
+            row.bytes_stored = op->bytes_stored();
+            row.min_bytes = op->spmv_min_bytes();
+            if (entry.lma) op->apply(V(1), xs[0], V(0), y);
+            else apply_in_original_order(built, V(1), xs[0], V(0), y);
             const auto y_check = y.to_host();
-            if (name == "csr") {
+            if (entry.label == "csr") {
                 reference = y_check;
             } else {
                 double diff = 0, scale = 0;
@@ -92,22 +133,24 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
                 }
                 row.max_rel_error = scale > 0 ? diff / scale : diff;
             }
-            for (int i = 0; i < options.warmup; ++i) f.op->apply(xs[i % copies], y);
+            for (int i = 0; i < options.warmup; ++i) op->apply(xs[i % copies], y);
             auto timer = make_interval_timer(exec);
             for (int i = 0; i < options.repeats; ++i) {
                 timer->start();
-                f.op->apply(xs[i % copies], y);
+                op->apply(xs[i % copies], y);
                 timer->stop();
             }
             row.median_seconds = median(timer->seconds());
-            row.parameters = f.op->parameters();
+            row.parameters = op->parameters();
             row.gflops = 2.0 * matrix.nnz() / row.median_seconds * 1e-9;
             row.effective_gbps = row.min_bytes / row.median_seconds * 1e-9;
             row.percent_of_copy = 100.0 * row.min_bytes / row.median_seconds / copy_bw;
-            if (name == "csr") csr_seconds = row.median_seconds;
+            if (options.cg_iterations > 0)
+                row.cg_iterations_per_second = cg_rate(*op, xs[1], options.cg_iterations);
+            if (entry.label == "csr") csr_seconds = row.median_seconds;
         } catch (const std::exception& e) {
             row.error = e.what();
-            spdlog::warn("bench spmv: {}: {}", name, row.error);
+            spdlog::warn("bench spmv: {}: {}", entry.label, row.error);
         }
         rows.push_back(row);
     }
@@ -126,60 +169,97 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
 
 std::string table(const std::vector<SpmvBenchRow>& rows)
 {
-    std::string t = fmt::format("{:<14} {:>10} {:>10} {:>11} {:>8} {:>8} {:>7} {:>8} {:>11} {:>9}\n",
-                                "format", "MB stored", "convert s", "SpMV us", "GFLOP/s",
-                                "GB/s", "% copy", "vs cuSP", "break-even", "rel.err");
+    std::string t = fmt::format("{:<22} {:>7} {:>9} {:>9} {:>9} {:>8} {:>7} {:>6} {:>7} {:>10} {:>8} {:>8}\n",
+                                "format", "B/row", "MB stored", "convert s", "SpMV us", "GFLOP/s",
+                                "GB/s", "% copy", "vs cuSP", "break-even", "CG it/s", "rel.err");
     for (const auto& r : rows) {
         if (!r.error.empty()) {
-            t += fmt::format("{:<14} {}\n", r.format, r.error);
+            t += fmt::format("{:<22} {}\n", r.format, r.error);
             continue;
         }
-        t += fmt::format("{:<14} {:>10.1f} {:>10.4f} {:>11.2f} {:>8.1f} {:>8.1f} {:>7.1f} {:>8} {:>11} {:>9.1e}\n",
-                         r.format, r.bytes_stored / 1e6, r.convert_seconds, r.median_seconds * 1e6,
-                         r.gflops, r.effective_gbps, r.percent_of_copy,
+        t += fmt::format("{:<22} {:>7.1f} {:>9.1f} {:>9.4f} {:>9.2f} {:>8.1f} {:>7.1f} {:>6.1f} {:>7} {:>10} {:>8} {:>8.1e}\n",
+                         r.format, double(r.bytes_stored) / std::max<long long>(r.unknowns, 1),
+                         r.bytes_stored / 1e6, r.convert_seconds, r.median_seconds * 1e6, r.gflops,
+                         r.effective_gbps, r.percent_of_copy,
                          r.speedup_vs_cusparse > 0 ? fmt::format("{:.2f}x", r.speedup_vs_cusparse) : "-",
                          r.break_even_spmvs < 0 ? "never" : fmt::format("{:.0f}", std::ceil(r.break_even_spmvs)),
+                         r.cg_iterations_per_second > 0 ? fmt::format("{:.0f}", r.cg_iterations_per_second) : "-",
                          r.max_rel_error);
     }
     return t;
 }
 
-}  // namespace
-
-std::vector<SpmvBenchRow> run_spmv_bench(const CaseSpec& spec, const SpmvBenchOptions& options)
+nlohmann::json row_json(const SpmvBenchRow& r)
 {
-    if (options.repeats < 50) throw std::invalid_argument("bench spmv: --repeats must be >= 50");
-    const std::string backend = resolve_backend(spec.backend);
-    const ExecPtr exec = backend == "cuda" ? Executor::create_cuda(0) : Executor::create_cpu();
-    const Mesh mesh = load_mesh(spec.mesh);
-    spdlog::info("bench spmv: {} cells, {} nodes; assembling on {}", mesh.num_cells(),
-                 mesh.num_nodes(), exec->device_name());
-    const double copy_bw = measure_copy_bandwidth(exec);
+    return {{"degree", r.degree},
+            {"refine", r.refine},
+            {"unknowns", r.unknowns},
+            {"format", r.format},
+            {"matrix_free", r.matrix_free},
+            {"parameters", r.parameters},
+            {"host_steps", r.host_steps},
+            {"bytes_stored", r.bytes_stored},
+            {"min_bytes", r.min_bytes},
+            {"convert_seconds", r.convert_seconds},
+            {"spmv_median_seconds", r.median_seconds},
+            {"gflops", r.gflops},
+            {"effective_GBps", r.effective_gbps},
+            {"percent_of_copy", r.percent_of_copy},
+            {"speedup_vs_cusparse", r.speedup_vs_cusparse},
+            {"break_even_spmvs", r.break_even_spmvs},
+            {"cg_iterations_per_second", r.cg_iterations_per_second},
+            {"max_rel_error", r.max_rel_error},
+            {"error", r.error}};
+}
 
+std::string csv(const std::vector<SpmvBenchRow>& rows)
+{
+    std::string text = "degree,refine,unknowns,format,bytes_stored,min_bytes,convert_s,spmv_median_s,"
+                       "gflops,effective_GBps,percent_of_copy,speedup_vs_cusparse,break_even_spmvs,"
+                       "cg_iterations_per_s,max_rel_error,parameters,error\n";
+    for (const auto& r : rows)
+        text += fmt::format("{},{},{},{},{},{},{:.6e},{:.6e},{:.3f},{:.3f},{:.2f},{:.3f},{:.1f},{:.1f},{:.2e},\"{}\",\"{}\"\n",
+                            r.degree, r.refine, r.unknowns, r.format, r.bytes_stored, r.min_bytes,
+                            r.convert_seconds, r.median_seconds, r.gflops, r.effective_gbps,
+                            r.percent_of_copy, r.speedup_vs_cusparse, r.break_even_spmvs,
+                            r.cg_iterations_per_second, r.max_rel_error, r.parameters, r.error);
+    return text;
+}
+
+/// One case (no sweep): assemble, benchmark, print, write into folder.
+std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptions& options,
+                                      const ExecPtr& exec, const std::string& backend,
+                                      double copy_bw, const std::filesystem::path& folder)
+{
+    const Mesh mesh = load_mesh(spec.mesh);
+    spdlog::info("bench spmv: degree {}, {} cells, {} nodes; assembling on {}", spec.degree,
+                 mesh.num_cells(), mesh.num_nodes(), exec->device_name());
     std::vector<SpmvBenchRow> rows;
     index_type n = 0;
     std::size_t nnz = 0;
     if (spec.precision == "float") {
         auto system = assemble_poisson<float>(exec, mesh, spec.problem);
         n = system.matrix.rows, nnz = system.matrix.nnz();
-        rows = bench_typed<float>(spec, options, exec, system.matrix, copy_bw);
+        rows = bench_typed<float>(spec, options, exec, mesh, system.matrix, copy_bw);
     } else {
         auto system = assemble_poisson<double>(exec, mesh, spec.problem);
         n = system.matrix.rows, nnz = system.matrix.nnz();
-        rows = bench_typed<double>(spec, options, exec, system.matrix, copy_bw);
+        rows = bench_typed<double>(spec, options, exec, mesh, system.matrix, copy_bw);
     }
 
     const std::string header = fmt::format(
-        "SpMV benchmark: {} ({}), {} rows, {} non-zeros ({:.1f} per row), {}, {} int32\n"
+        "SpMV benchmark: {} ({}), degree {}, {} rows, {} non-zeros ({:.1f} per row), {}, {} int32\n"
         "device {}; copy bandwidth (read + write) {:.1f} GB/s; median of {} SpMVs after {} "
-        "warm-up, x rotated over copies\n",
-        spec.name, mesh.source, n, nnz, double(nnz) / std::max<index_type>(n, 1), spec.precision,
-        backend, exec->device_name(), copy_bw * 1e-9, options.repeats, options.warmup);
+        "warm-up, x rotated over copies; CG it/s: merged CG, {} iterations\n",
+        spec.name, mesh.source, spec.degree, n, nnz, double(nnz) / std::max<index_type>(n, 1),
+        spec.precision, backend, exec->device_name(), copy_bw * 1e-9, options.repeats,
+        options.warmup, options.cg_iterations);
     fmt::print("{}{}", header, table(rows));
     for (const auto& r : rows)
         if (!r.parameters.empty() || !r.host_steps.empty())
             fmt::print("  {}: {}{}\n", r.format, r.parameters,
                        r.host_steps.empty() ? "" : " [host: " + r.host_steps + "]");
+    std::fflush(stdout);
 
     nlohmann::json json = {{"case", spec.resolved},
                            {"device", exec->device_name()},
@@ -189,37 +269,99 @@ std::vector<SpmvBenchRow> run_spmv_bench(const CaseSpec& spec, const SpmvBenchOp
                            {"nnz", nnz},
                            {"copy_bandwidth_GBps", copy_bw * 1e-9},
                            {"repeats", options.repeats},
+                           {"cg_iterations", options.cg_iterations},
                            {"formats", nlohmann::json::array()}};
-    std::string csv = "format,bytes_stored,min_bytes,convert_s,spmv_median_s,gflops,effective_GBps,"
-                      "percent_of_copy,speedup_vs_cusparse,break_even_spmvs,max_rel_error,parameters,error\n";
-    for (const auto& r : rows) {
-        json["formats"].push_back({{"format", r.format},
-                                   {"parameters", r.parameters},
-                                   {"host_steps", r.host_steps},
-                                   {"bytes_stored", r.bytes_stored},
-                                   {"min_bytes", r.min_bytes},
-                                   {"convert_seconds", r.convert_seconds},
-                                   {"spmv_median_seconds", r.median_seconds},
-                                   {"gflops", r.gflops},
-                                   {"effective_GBps", r.effective_gbps},
-                                   {"percent_of_copy", r.percent_of_copy},
-                                   {"speedup_vs_cusparse", r.speedup_vs_cusparse},
-                                   {"break_even_spmvs", r.break_even_spmvs},
-                                   {"max_rel_error", r.max_rel_error},
-                                   {"error", r.error}});
-        csv += fmt::format("{},{},{},{:.6e},{:.6e},{:.3f},{:.3f},{:.2f},{:.3f},{:.1f},{:.2e},\"{}\",\"{}\"\n",
-                           r.format, r.bytes_stored, r.min_bytes, r.convert_seconds,
-                           r.median_seconds, r.gflops, r.effective_gbps, r.percent_of_copy,
-                           r.speedup_vs_cusparse, r.break_even_spmvs, r.max_rel_error, r.parameters,
-                           r.error);
-    }
-    RunOptions run_options;
-    run_options.output_dir = options.output_dir;
-    StagedOutputs outputs(output_folder(spec, run_options));
-    outputs.write_text("bench_spmv.csv", csv);
+    for (const auto& r : rows) json["formats"].push_back(row_json(r));
+    StagedOutputs outputs(folder);
+    outputs.write_text("bench_spmv.csv", csv(rows));
     outputs.write_text("bench_spmv.json", json.dump(2) + "\n");
     outputs.commit();
     spdlog::info("wrote bench_spmv.csv, bench_spmv.json to {}", outputs.dir().string());
+    return rows;
+}
+
+}  // namespace
+
+std::string spmv_sweep_table(const std::vector<SpmvBenchRow>& rows)
+{
+    std::string t = fmt::format("{:>6} {:>6} {:>9} {:<22} {:>7} {:>9} {:>6} {:>8} {:>9} {:>9}\n",
+                                "degree", "refine", "unknowns", "format", "B/row", "SpMV us",
+                                "% copy", "CG it/s", "SpMV gain", "CG gain");
+    for (std::size_t first = 0; first < rows.size();) {
+        std::size_t last = first;
+        while (last < rows.size() && rows[last].degree == rows[first].degree &&
+               rows[last].refine == rows[first].refine)
+            ++last;
+        // The best assembled format of this point: highest CG it/s, else fastest SpMV.
+        const SpmvBenchRow* best = nullptr;
+        for (std::size_t k = first; k < last; ++k) {
+            const SpmvBenchRow& r = rows[k];
+            if (r.matrix_free || !r.error.empty()) continue;
+            const bool better = !best || (r.cg_iterations_per_second > 0
+                                              ? r.cg_iterations_per_second > best->cg_iterations_per_second
+                                              : r.median_seconds < best->median_seconds);
+            if (better) best = &r;
+        }
+        for (std::size_t k = first; k < last; ++k) {
+            const SpmvBenchRow& r = rows[k];
+            if (!r.error.empty()) continue;
+            const std::string spmv_gain =
+                best ? fmt::format("{:.2f}x", best->median_seconds / r.median_seconds) : "-";
+            const std::string cg_gain =
+                best && best->cg_iterations_per_second > 0 && r.cg_iterations_per_second > 0
+                    ? fmt::format("{:.2f}x", r.cg_iterations_per_second / best->cg_iterations_per_second)
+                    : "-";
+            t += fmt::format("{:>6} {:>6} {:>9} {:<22} {:>7.1f} {:>9.2f} {:>6.1f} {:>8} {:>9} {:>9}{}\n",
+                             r.degree, r.refine, r.unknowns, r.format,
+                             double(r.bytes_stored) / std::max<long long>(r.unknowns, 1),
+                             r.median_seconds * 1e6, r.percent_of_copy,
+                             r.cg_iterations_per_second > 0 ? fmt::format("{:.0f}", r.cg_iterations_per_second) : "-",
+                             spmv_gain, cg_gain, &r == best ? "  <- best assembled" : "");
+        }
+        first = last;
+    }
+    return t;
+}
+
+std::vector<SpmvBenchRow> run_spmv_bench(const CaseSpec& spec, const SpmvBenchOptions& options)
+{
+    if (options.repeats < 50) throw std::invalid_argument("bench spmv: --repeats must be >= 50");
+    if (options.cg_iterations < 0) throw std::invalid_argument("bench spmv: CG iterations must be >= 0");
+    const std::string backend = resolve_backend(spec.backend);
+    const ExecPtr exec = backend == "cuda" ? Executor::create_cuda(0) : Executor::create_cpu();
+    // The format list is checked before any mesh is built.
+    bench_entries(options, spec.format_options, exec);
+    const double copy_bw = measure_copy_bandwidth(exec);
+    RunOptions run_options;
+    run_options.output_dir = options.output_dir;
+    const std::filesystem::path folder = output_folder(spec, run_options);
+    if (!is_sweep(spec)) return bench_point(spec, options, exec, backend, copy_bw, folder);
+
+    std::vector<SpmvBenchRow> rows;
+    for (const CaseSpec& point : expand_sweep(spec)) {
+        const auto sub = folder / fmt::format("d{}_r{}", point.degree, point.mesh.refine);
+        const auto point_rows = bench_point(point, options, exec, backend, copy_bw, sub);
+        rows.insert(rows.end(), point_rows.begin(), point_rows.end());
+    }
+    const std::string summary = spmv_sweep_table(rows);
+    fmt::print("\nSweep summary: {}, {}, {}; gains against the best assembled format of each "
+               "point (CG it/s: merged CG)\n{}",
+               spec.name, spec.precision, exec->device_name(), summary);
+    nlohmann::json json = {{"case", spec.resolved},
+                           {"device", exec->device_name()},
+                           {"backend", backend},
+                           {"precision", spec.precision},
+                           {"copy_bandwidth_GBps", copy_bw * 1e-9},
+                           {"repeats", options.repeats},
+                           {"cg_iterations", options.cg_iterations},
+                           {"rows", nlohmann::json::array()}};
+    for (const auto& r : rows) json["rows"].push_back(row_json(r));
+    StagedOutputs outputs(folder);
+    outputs.write_text("bench_sweep.csv", csv(rows));
+    outputs.write_text("bench_sweep.json", json.dump(2) + "\n");
+    outputs.write_text("bench_sweep.txt", summary);
+    outputs.commit();
+    spdlog::info("wrote bench_sweep.csv, bench_sweep.json, bench_sweep.txt to {}", outputs.dir().string());
     return rows;
 }
 

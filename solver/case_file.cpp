@@ -39,12 +39,18 @@ constexpr std::string_view element_names[] = {"triangle", "quadrilateral", "tetr
                                               "hexahedron"};
 constexpr Alias element_aliases[] = {
     {"tri", "triangle"}, {"quad", "quadrilateral"}, {"tet", "tetrahedron"}, {"hex", "hexahedron"}};
-constexpr std::string_view problem_keys[] = {"kappa", "f", "exact", "dirichlet", "neumann"};
+constexpr std::string_view problem_keys[] = {"kappa", "f", "exact", "convection", "dirichlet",
+                                             "neumann"};
 constexpr std::string_view formats[] = {"csr",   "csr-scalar", "ell",       "ellr",
                                         "sellp", "bdia",       "staircase", "cusparse",
                                         "cusparse-sell", "lma"};
-constexpr std::string_view solver_keys[] = {"method", "tolerance", "max_iterations"};
-constexpr std::string_view methods[] = {"cg"};
+constexpr std::string_view solver_keys[] = {"method",         "variant",     "preconditioner",
+                                            "tolerance",      "max_iterations", "check_every",
+                                            "cuda_graph",     "time_spmv"};
+constexpr std::string_view methods[] = {"cg", "bicgstab"};
+constexpr std::string_view variants[] = {"reference", "merged"};
+constexpr std::string_view preconditioners[] = {"none", "jacobi"};
+constexpr std::string_view graph_modes[] = {"auto", "on", "off"};
 constexpr std::string_view precisions[] = {"double", "float"};
 constexpr std::string_view backends[] = {"auto", "cpu", "cuda"};
 
@@ -197,6 +203,21 @@ std::vector<BoundaryCondition> read_conditions(const CaseReader& reader, const C
 }
 
 /// The problem map: every expression compiled; resolved gets its JSON.
+/// problem.convection: a list of 2 or 3 numbers, the constant velocity b.
+std::vector<double> read_convection(const CaseReader& reader, const CaseValue& value)
+{
+    const std::string expected = "a list of 2 or 3 numbers (the velocity b: [bx, by] or [bx, by, bz])";
+    if (!value.node.IsSequence() || value.node.size() < 2 || value.node.size() > 3) {
+        reader.fail(value, "expected " + expected);
+    }
+    std::vector<double> b;
+    for (std::size_t i = 0; i < value.node.size(); ++i) {
+        const CaseValue component{value.path, value.key, value.node[i], value.mark};
+        b.push_back(reader.to_double(component, expected));
+    }
+    return b;
+}
+
 ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json& resolved)
 {
     ProblemSpec problem;
@@ -213,6 +234,9 @@ ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json&
     }
     if (const CaseValue* exact = find_entry(entries, "exact")) {
         problem.exact = reader.to_expression(*exact);
+    }
+    if (const CaseValue* convection = find_entry(entries, "convection")) {
+        problem.convection = read_convection(reader, *convection);
     }
     json dirichlet = json::array();
     json neumann = json::array();
@@ -234,6 +258,7 @@ ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json&
     resolved = {{"kappa", problem.kappa},
                 {"f", problem.f},
                 {"exact", problem.exact.empty() ? json(nullptr) : json(problem.exact)},
+                {"convection", problem.convection.empty() ? json(nullptr) : json(problem.convection)},
                 {"dirichlet", dirichlet},
                 {"neumann", neumann}};
     return problem;
@@ -257,9 +282,29 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
     if (const CaseValue* max_iterations = find_entry(entries, "max_iterations")) {
         solver.max_iterations = reader.to_int(*max_iterations, 1);
     }
+    if (const CaseValue* variant = find_entry(entries, "variant")) {
+        solver.variant = reader.to_choice(*variant, variants);
+    }
+    if (const CaseValue* preconditioner = find_entry(entries, "preconditioner")) {
+        solver.preconditioner = reader.to_choice(*preconditioner, preconditioners);
+    }
+    if (const CaseValue* check_every = find_entry(entries, "check_every")) {
+        solver.check_every = reader.to_int(*check_every, 1);
+    }
+    if (const CaseValue* graph = find_entry(entries, "cuda_graph")) {
+        solver.cuda_graph = reader.to_choice(*graph, graph_modes);
+    }
+    if (const CaseValue* time_spmv = find_entry(entries, "time_spmv")) {
+        solver.time_spmv = reader.to_choice(*time_spmv, booleans) == "true";
+    }
     resolved = {{"method", solver.method},
+                {"variant", solver.variant},
+                {"preconditioner", solver.preconditioner},
                 {"tolerance", solver.tolerance},
-                {"max_iterations", solver.max_iterations}};
+                {"max_iterations", solver.max_iterations},
+                {"check_every", solver.check_every},
+                {"cuda_graph", solver.cuda_graph},
+                {"time_spmv", solver.time_spmv}};
     return solver;
 }
 

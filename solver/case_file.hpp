@@ -15,9 +15,14 @@ namespace gpufem {
 
 /// Krylov solver settings.
 struct SolverSpec {
-    std::string method = "cg";   ///< cg
-    double tolerance = 1e-8;     ///< relative residual ||b - A x|| / ||b||
+    std::string method = "cg";            ///< cg | bicgstab
+    std::string variant = "merged";       ///< reference | merged
+    std::string preconditioner = "none";  ///< none | jacobi
+    double tolerance = 1e-8;              ///< relative residual ||b - A x|| / ||b||
     int max_iterations = 10000;
+    int check_every = 10;                 ///< merged: iterations between host residual reads
+    std::string cuda_graph = "auto";      ///< auto | on | off
+    bool time_spmv = true;                ///< per-iteration SpMV events
 };
 
 /// A fully validated case.

@@ -9,8 +9,9 @@ namespace {
 constexpr std::string_view option_keys[] = {"coop",  "repeat",          "block", "tune",
                                             "slice", "threads_per_row", "sigma", "max_bytes",
                                             "alpha", "slice_height",    "streams",
-                                            "scatter", "symmetric"};
+                                            "scatter", "symmetric", "kernel"};
 constexpr std::string_view scatters[] = {"atomic", "colour"};
+constexpr std::string_view lma_kernels[] = {"auto", "cell", "tile", "twin", "row", "reg"};
 constexpr std::string_view booleans[] = {"true", "false"};
 
 bool to_bool(const CaseReader& reader, const CaseValue& value)
@@ -60,6 +61,7 @@ FormatOptions read_format_options(const CaseReader& reader, const CaseValue& val
         if (e.key == "streams") o.staircase_streams = to_bool(reader, e);
         if (e.key == "scatter") o.lma_colour = reader.to_choice(e, scatters) == "colour";
         if (e.key == "symmetric") o.lma_symmetric = to_bool(reader, e);
+        if (e.key == "kernel") o.lma_kernel = std::string(reader.to_choice(e, lma_kernels));
     }
     resolved = {{"coop", o.csr_coop},
                 {"repeat", o.csr_repeat},
@@ -73,7 +75,8 @@ FormatOptions read_format_options(const CaseReader& reader, const CaseValue& val
                 {"slice_height", o.staircase_slice},
                 {"streams", o.staircase_streams},
                 {"scatter", o.lma_colour ? "colour" : "atomic"},
-                {"symmetric", o.lma_symmetric}};
+                {"symmetric", o.lma_symmetric},
+                {"kernel", o.lma_kernel}};
     return o;
 }
 

@@ -34,12 +34,16 @@ degree: 1                  (integer 1..4 or a list of them, default 1) polynomia
                            (degree, mesh, unknowns, nnz, iterations, times, errors and rates);
                            results go to d<degree>_r<refine>/ with a result.pvd collection
 
-problem:                   (map) -div(kappa grad u) = f with boundary conditions
+problem:                   (map) -div(kappa grad u) + b . grad u = f with boundary conditions
   kappa: EXPR              (number or expression, default 1) diffusion coefficient; a constant
                            must be > 0
   f: EXPR                  (number or expression, default 0) right-hand side
   exact: EXPR              (expression, default none) exact solution: when given, the error
                            against it is reported and written next to u
+  convection: [BX, BY(, BZ)] (list of numbers, default none) constant velocity b of a
+                           convection term b . grad u (one component per mesh dimension; a
+                           third 0 is allowed in 2D). The operator is then non-symmetric:
+                           use solver.method: bicgstab
   dirichlet:               (map group -> expression, default none) u = value on each named
     GROUP: EXPR            boundary physical group; on nodes shared by several groups the one
                            written last wins
@@ -78,12 +82,33 @@ format_options:            (map, all optional) parameters of the formats; each f
   scatter: atomic          lma: add element results with atomics, or `colour` (one launch per
                            element colour, no atomics, bitwise reproducible)
   symmetric: false         lma: keep only the upper triangle of each element matrix
+  kernel: auto             lma on cuda: the apply kernel, auto | cell (one thread per cell) |
+                           tile (a block per tile of cells, a thread per cell and row) | twin
+                           (tiles, row blocks paired in rounds: each symmetric entry leaves
+                           DRAM once) | row, reg (first versions); auto: cell up to 8 nodes
+                           per cell, twin for symmetric storage with atomics from 27, tile
+                           otherwise
 
 solver:                    (map) the Krylov solver
-  method: cg               (string, default cg) cg
+  method: cg               (string, default cg) cg (symmetric positive definite systems) |
+                           bicgstab (any non-singular system, e.g. with problem.convection)
+  variant: merged          (string, default merged) merged: vector updates fused with the dot
+                           products, scalars kept on the device, the host reading the residual
+                           every check_every iterations | reference: one library call per
+                           vector operation (cuBLAS on the GPU), every dot read by the host
+  preconditioner: none     (string, default none) none | jacobi (diagonal scaling, taken from
+                           the format, lma included)
   tolerance: 1e-8          (number, 0 < tolerance < 1, default 1e-8) stop when
                            ||b - A x|| / ||b|| <= tolerance
   max_iterations: 10000    (integer > 0, default 10000) stop after this many iterations
+  check_every: 10          (integer > 0, default 10) merged on cuda: iterations between two
+                           reads of the residual by the host (at most check_every - 1 iterations
+                           run as no-ops after convergence)
+  cuda_graph: auto         (string, default auto) auto | on | off: merged on cuda: replay
+                           check_every iterations as one CUDA graph (removes launch gaps; auto:
+                           below 2,097,152 unknowns). Per-SpMV times are not recorded in a graph
+  time_spmv: true          (boolean, default true) record every SpMV between CUDA events (read
+                           once after the solve) for spmv_timings.csv
 
 precision: double          (string, default double) double | float: value type of the matrix,
                            vectors and solver

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "mesh/mesh_source.hpp"
+#include "solver/bench_solver.hpp"
 #include "solver/bench_spmv.hpp"
 #include "solver/case_file.hpp"
 #include "solver/compare_results.hpp"
@@ -66,12 +67,63 @@ int main(int argc, char** argv)
     bench_spmv->add_option("-n,--repeats", bench_options.repeats, "Timed SpMVs per format (>= 50)")
         ->check(CLI::Range(50, 1000000));
     bench_spmv->add_option("-w,--warmup", bench_options.warmup, "Untimed SpMVs before timing");
+    bench_spmv->add_option("--cg-iterations", bench_options.cg_iterations,
+                           "Iterations of the merged-CG column (CG it/s); 0 leaves it out")
+        ->check(CLI::Range(0, 1000000));
     bench_spmv->add_option("-o,--output", bench_output, "Output folder (default: next to the case)");
     bench_spmv->add_option("-b,--backend", backend, "auto | cpu | cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     bench_spmv->add_option("-s,--set", bench_overrides, "Override a case key (as for run)");
 
+    auto* bench_solver = bench->add_subcommand(
+        "solver", "CG and BiCGSTAB, reference and merged, on the case's system: time per "
+                  "iteration and its split (SpMV, vector updates, reductions), bytes per iteration "
+                  "(traffic model), GB/s, % of the measured copy bandwidth, speedup of merged over "
+                  "reference, cost of per-SpMV timing; writes bench_solver.csv and .json");
+    SolverBenchOptions solver_bench;
+    std::string solver_case, solver_output, solver_formats, solver_methods, solver_pres;
+    std::vector<std::string> solver_overrides;
+    bench_solver->add_option("case", solver_case, "The YAML case file")->required();
+    bench_solver->add_option("-f,--formats", solver_formats,
+                             "Comma-separated formats (default: the case's format)");
+    bench_solver->add_option("-m,--methods", solver_methods,
+                             "Comma-separated methods: cg,bicgstab (default: both; bicgstab only "
+                             "with convection)");
+    bench_solver->add_option("-p,--preconditioners", solver_pres,
+                             "Comma-separated: none,jacobi (default: the case's)");
+    bench_solver->add_option("-i,--iterations", solver_bench.iterations,
+                             "Iterations of the longer timed solve (>= 20, default 200)");
+    bench_solver->add_option("-n,--repeats", solver_bench.repeats,
+                             "Timed solves per length (median, default 5)");
+    bench_solver->add_option("-o,--output", solver_output, "Output folder (default: next to the case)");
+    bench_solver->add_option("-b,--backend", backend, "auto | cpu | cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    bench_solver->add_option("-s,--set", solver_overrides, "Override a case key (as for run)");
+
     CLI11_PARSE(app, argc, argv);
+    if (bench_solver->parsed()) {
+        spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
+        try {
+            if (!backend.empty()) solver_overrides.push_back("backend=" + backend);
+            const CaseSpec spec = parse_case_file(solver_case, solver_overrides);
+            const auto split = [](const std::string& text) {
+                std::vector<std::string> items;
+                std::stringstream list(text);
+                for (std::string item; std::getline(list, item, ',');)
+                    if (!item.empty()) items.push_back(item);
+                return items;
+            };
+            solver_bench.formats = split(solver_formats);
+            solver_bench.methods = split(solver_methods);
+            solver_bench.preconditioners = split(solver_pres);
+            solver_bench.output_dir = solver_output;
+            run_solver_bench(spec, solver_bench);
+            return exit_ok;
+        } catch (const std::exception& e) {
+            std::cerr << "gpufem: error: " << e.what() << "\n";
+            return exit_error;
+        }
+    }
     if (bench_spmv->parsed()) {
         spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
         try {

@@ -57,6 +57,8 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                        {"output", r.time_output},
                        {"total", total}};
     report["solver"] = {{"method", spec.solver.method},
+                        {"variant", spec.solver.variant},
+                        {"preconditioner", spec.solver.preconditioner},
                         {"tolerance", spec.solver.tolerance},
                         {"max_iterations", spec.solver.max_iterations},
                         {"status", solve_status_name(r.solve.status)},
@@ -67,6 +69,8 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                         {"rhs_norm", r.solve.rhs_norm},
                         {"final_relative_residual", r.solve.relative_residual},
                         {"seconds_per_iteration", r.seconds_per_iteration()},
+                        {"cuda_graph", r.solve.graph_used},
+                        {"host_reads", r.solve.host_reads},
                         {"residual_history", r.solve.residual_history}};
     report["spmv"] = {{"clock", r.spmv_clock},
                       {"count", r.spmv_seconds.size()},
@@ -84,9 +88,12 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
 
 std::string make_spmv_csv(const RunRecord& r)
 {
-    std::string csv = "iteration,format,seconds\n";
+    // BiCGSTAB applies the operator twice per iteration: spmv counts them within the iteration.
+    const std::size_t per_iteration = static_cast<std::size_t>(std::max(1, r.spmvs_per_iteration));
+    std::string csv = "iteration,spmv,format,seconds\n";
     for (std::size_t i = 0; i < r.spmv_seconds.size(); ++i)
-        csv += fmt::format("{},{},{:.9e}\n", i + 1, r.format, r.spmv_seconds[i]);
+        csv += fmt::format("{},{},{},{:.9e}\n", i / per_iteration + 1, i % per_iteration + 1,
+                           r.format, r.spmv_seconds[i]);
     return csv;
 }
 
@@ -109,6 +116,9 @@ std::string make_summary(const CaseSpec& spec, const RunRecord& r)
                                      r.time_assembly.total(), r.time_assembly.coefficients,
                                      r.time_assembly.pattern, r.time_assembly.values,
                                      r.time_assembly.boundary));
+    row("solver", fmt::format("{} {} (preconditioner {}{})", spec.solver.method,
+                              spec.solver.variant, spec.solver.preconditioner,
+                              r.solve.graph_used ? ", CUDA graph" : ""));
     row("solve time", fmt::format("{:.4f} s, {} iterations, {:.3e} s/iteration", r.time_solve,
                                   r.solve.iterations, r.seconds_per_iteration()));
     row("solver status", fmt::format("{} (relative residual {:.3e})",

@@ -6,12 +6,13 @@
 #include <spdlog/spdlog.h>
 
 #include "assembly/error_norms.hpp"
-#include "assembly/lma_build.hpp"
+#include "assembly/lma_system.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/vtk_writer.hpp"
+#include "solver/krylov.hpp"
 #include "solver/output_files.hpp"
 
 namespace gpufem {
@@ -29,28 +30,39 @@ void solve_and_write(const CaseSpec& spec, const RunOptions& options, const Exec
                      const Mesh& mesh, RunRecord& record)
 {
     spdlog::info("assembling on {} ({})", backend_name(exec->backend()), exec->device_name());
-    LinearSystem<V> system = assemble_poisson<V>(exec, mesh, spec.problem);
-    record.time_assembly = system.times;
-    record.rows = system.matrix.rows;
-    record.nnz = system.matrix.nnz();
-    record.row_stats = row_stats(system.matrix);
-    record.dirichlet_rows = system.dirichlet_count;
-    if (system.dirichlet_count == 0)
-        spdlog::warn("no Dirichlet condition: the matrix is singular; CG finds a solution only "
-                     "if the data are compatible, defined up to a constant");
-    spdlog::info("assembled {} unknowns, {} non-zeros in {:.3f} s", record.rows, record.nnz,
-                 system.times.total());
-
-    auto start = clock_type::now();
     FormatBuild<V> format;
+    Array<V> b, x;
+    auto start = clock_type::now();
     if (spec.format == "lma") {
-        // Matrix-free: the assembled matrix is not needed (the rhs already is eliminated).
-        system.matrix = Csr<V>();
-        format = build_lma_format<V>(exec, mesh, spec.problem, spec.format_options);
+        // Matrix-free: element matrices and loads, no assembled matrix at any point.
+        LmaSystem<V> lma = assemble_lma_system<V>(exec, mesh, spec.problem, spec.format_options);
+        record.time_assembly = lma.times;
+        record.time_operator = 0;  // the operator is the element matrices: all in assembly
+        record.rows = mesh.num_nodes();
+        record.dirichlet_rows = lma.dirichlet_count;
+        format = std::move(lma.format);
+        b = std::move(lma.rhs);
+        x = std::move(lma.initial_guess);
+        spdlog::info("element matrices of {} cells kept (matrix-free) in {:.3f} s", mesh.num_cells(),
+                     lma.times.total());
     } else {
+        LinearSystem<V> system = assemble_poisson<V>(exec, mesh, spec.problem);
+        record.time_assembly = system.times;
+        record.rows = system.matrix.rows;
+        record.nnz = system.matrix.nnz();
+        record.row_stats = row_stats(system.matrix);
+        record.dirichlet_rows = system.dirichlet_count;
+        spdlog::info("assembled {} unknowns, {} non-zeros in {:.3f} s", record.rows, record.nnz,
+                     system.times.total());
+        start = clock_type::now();
         format = build_format<V>(spec.format, std::move(system.matrix), spec.format_options);
+        record.time_operator = seconds_since(start);
+        b = std::move(system.rhs);
+        x = std::move(system.initial_guess);
     }
-    record.time_operator = seconds_since(start);
+    if (record.dirichlet_rows == 0)
+        spdlog::warn("no Dirichlet condition: the matrix is singular; a Krylov solver finds a "
+                     "solution only if the data are compatible, defined up to a constant");
     const LinearOperator<V>& op = *format.op;
     record.bytes_stored = op.bytes_stored();
     record.spmv_min_bytes = op.spmv_min_bytes();
@@ -61,8 +73,6 @@ void solve_and_write(const CaseSpec& spec, const RunOptions& options, const Exec
 
     // Formats that renumber the unknowns (bdia, staircase) solve in their own order.
     const bool permuted = !format.permutation.empty();
-    Array<V> b = std::move(system.rhs);
-    Array<V> x = std::move(system.initial_guess);
     if (permuted) {
         Array<V> tmp(exec, b.size());
         permute_vector(format.permutation, b, tmp, false);
@@ -71,15 +81,24 @@ void solve_and_write(const CaseSpec& spec, const RunOptions& options, const Exec
         x.swap(tmp);
     }
 
-    const auto timer = make_interval_timer(exec);
-    spdlog::info("solving with {} (tolerance {:.1e}, at most {} iterations)", spec.solver.method,
+    SolveOptions solve_options;
+    solve_options.tolerance = spec.solver.tolerance;
+    solve_options.max_iterations = spec.solver.max_iterations;
+    solve_options.preconditioner = parse_preconditioner(spec.solver.preconditioner);
+    solve_options.check_every = spec.solver.check_every;
+    solve_options.graph = parse_graph_mode(spec.solver.cuda_graph);
+    solve_options.time_spmv = spec.solver.time_spmv;
+    spdlog::info("solving with {} ({}, preconditioner {}, tolerance {:.1e}, at most {} iterations)",
+                 spec.solver.method, spec.solver.variant, spec.solver.preconditioner,
                  spec.solver.tolerance, spec.solver.max_iterations);
     start = clock_type::now();
-    record.solve = cg(op, b, x, {spec.solver.tolerance, spec.solver.max_iterations}, timer.get());
+    record.solve = solve(parse_method(spec.solver.method), parse_variant(spec.solver.variant), op, b,
+                         x, solve_options);
     exec->synchronize();
     record.time_solve = seconds_since(start);
-    record.spmv_seconds = timer->seconds();
-    record.spmv_clock = timer->clock();
+    record.spmv_seconds = record.solve.spmv_seconds;
+    record.spmv_clock = record.solve.spmv_clock;
+    record.spmvs_per_iteration = spec.solver.method == "bicgstab" ? 2 : 1;
     record.format_parameters = op.parameters();
     if (!record.format_parameters.empty())
         spdlog::info("format {} after the solve: {}", spec.format, record.format_parameters);

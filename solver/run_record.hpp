@@ -8,7 +8,7 @@
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/csr.hpp"
 #include "solver/case_file.hpp"
-#include "solver/cg.hpp"
+#include "solver/krylov.hpp"
 
 namespace gpufem {
 
@@ -45,6 +45,7 @@ struct RunRecord {
     SolveResult solve;
     std::vector<double> spmv_seconds;
     std::string spmv_clock;
+    int spmvs_per_iteration = 1;     ///< 2 for BiCGSTAB
     // accuracy
     std::optional<ErrorNorms> errors;
 

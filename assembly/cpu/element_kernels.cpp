@@ -14,11 +14,12 @@ constexpr std::size_t scatter_batch_entries = std::size_t(1) << 21;
 
 /// The element of cell e of any order, the readable reference: geometric factors at every
 /// quadrature point, then every entry as a sum over the points,
-/// K_ij = sum_q dN_i^T G_q dN_j, f_i = sum_q (w |det J| f)_q N_i. geo: nq * stride scratch.
+/// K_ij = sum_q (dN_i^T G_q + N_i beta_q^T) dN_j (beta: the convection, if any),
+/// f_i = sum_q (w |det J| f)_q N_i. geo: nq * geometry_stride scratch.
 template <int DIM, typename V>
 void element_any_order(const ElementArgs<V>& a, index_type e, std::vector<V>& geo, V* ke, V* fe)
 {
-    constexpr int stride = geometry_stride<DIM>;
+    const int stride = geometry_stride<DIM>(a.has_convection);
     const int n = a.nodes_per_cell, nq = a.num_points;
     for (int q = 0; q < nq; ++q) point_geometry<DIM>(a, e, q, &geo[q * stride]);
     std::fill(ke, ke + n * n, V(0));
@@ -26,15 +27,18 @@ void element_any_order(const ElementArgs<V>& a, index_type e, std::vector<V>& ge
     for (int q = 0; q < nq; ++q) {
         const V* G = &geo[q * stride];
         const V* dN = a.gradients + static_cast<std::size_t>(q) * n * DIM;
+        const V* N = a.values + static_cast<std::size_t>(q) * n;
         for (int i = 0; i < n; ++i) {
             V h[DIM];
-            apply_packed<DIM>(G, dN + i * DIM, h);
+            apply_packed<DIM>(G, dN + i * DIM, h);  // diffusion: G dN_i
+            if (a.has_convection)                   // convection: N_i (J^-1 b) w |det J|
+                for (int c = 0; c < DIM; ++c) h[c] += N[i] * G[geometry_convection_slot<DIM> + c];
             for (int j = 0; j < n; ++j) {
                 V s = 0;
                 for (int d = 0; d < DIM; ++d) s += h[d] * dN[j * DIM + d];
                 ke[i * n + j] += s;
             }
-            fe[i] += G[stride - 1] * a.values[static_cast<std::size_t>(q) * n + i];
+            fe[i] += G[geometry_load_slot<DIM>] * N[i];
         }
     }
 }
@@ -48,11 +52,14 @@ void compute_cells(const ElementData<V>& data, index_type begin, index_type end,
     const ElementArgs<V> a = data.args();
     if (data.order == 1) {
         dispatch_element_type(data.type, [&]<int NPE, int DIM>() {
+            dispatch_convection(a.has_convection, [&]<bool CONVECTION>() {
 #pragma omp parallel for schedule(static)
-            for (index_type e = begin; e < end; ++e) {
-                const std::size_t local = e - begin;
-                element_stiffness_load<NPE, DIM>(a, e, ke + local * NPE * NPE, fe + local * NPE);
-            }
+                for (index_type e = begin; e < end; ++e) {
+                    const std::size_t local = e - begin;
+                    element_stiffness_load<NPE, DIM, CONVECTION>(a, e, ke + local * NPE * NPE,
+                                                                 fe + local * NPE);
+                }
+            });
         });
         return;
     }
@@ -60,7 +67,8 @@ void compute_cells(const ElementData<V>& data, index_type begin, index_type end,
     dispatch_dimension(a.dim, [&]<int DIM>() {
 #pragma omp parallel
         {
-            std::vector<V> geo(static_cast<std::size_t>(a.num_points) * geometry_stride<DIM>);
+            std::vector<V> geo(static_cast<std::size_t>(a.num_points) *
+                               geometry_stride<DIM>(a.has_convection));
 #pragma omp for schedule(dynamic, 16)
             for (index_type e = begin; e < end; ++e) {
                 const std::size_t local = e - begin;

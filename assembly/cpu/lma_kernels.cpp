@@ -12,26 +12,31 @@ V entry(const LmaArgs<V>& a, index_type p, int i, int j)
     const int k = !a.symmetric ? i * a.npe + j
                   : i <= j     ? lma_packed_index(a.npe, i, j)
                                : lma_packed_index(a.npe, j, i);
-    return a.matrices[static_cast<std::size_t>(k) * a.num_cells + p];
+    return a.matrices[static_cast<std::size_t>(k) * a.stride + p];
 }
 
+/// The stored node of local i at position p: the node, or ~node for a Dirichlet node.
 template <typename V>
-index_type node(const LmaArgs<V>& a, index_type p, int i)
+index_type stored_node(const LmaArgs<V>& a, index_type p, int i)
 {
-    return a.connectivity[static_cast<std::size_t>(i) * a.num_cells + p];
+    return a.connectivity[static_cast<std::size_t>(i) * a.stride + p];
 }
 
-/// y += alpha K_e x_e for the cell at position p; xe and re are scratch of npe values.
+/// The node of a stored value, Dirichlet or not.
+index_type decoded(index_type stored) { return stored < 0 ? ~stored : stored; }
+
+/// y += alpha K_e x_e for the cell at position p, x_e zero and rows skipped on Dirichlet
+/// nodes; xe is scratch of npe values.
 template <typename V>
 void apply_cell(const LmaArgs<V>& a, index_type p, V alpha, const V* x, V* y, V* xe)
 {
     for (int j = 0; j < a.npe; ++j) {
-        const index_type n = node(a, p, j);
-        xe[j] = a.mask && a.mask[n] ? V(0) : x[n];
+        const index_type n = stored_node(a, p, j);
+        xe[j] = n < 0 ? V(0) : x[n];
     }
     for (int i = 0; i < a.npe; ++i) {
-        const index_type n = node(a, p, i);
-        if (a.mask && a.mask[n]) continue;
+        const index_type n = stored_node(a, p, i);
+        if (n < 0) continue;
         V sum = 0;
         for (int j = 0; j < a.npe; ++j) sum += entry(a, p, i, j) * xe[j];
         y[n] += alpha * sum;
@@ -41,42 +46,46 @@ void apply_cell(const LmaArgs<V>& a, index_type p, V alpha, const V* x, V* y, V*
 }  // namespace
 
 template <typename V>
-void lma_interleave(const Executor&, index_type num_cells, int npe, bool symmetric,
+void lma_interleave(const Executor&, index_type stride, int npe, bool symmetric,
                     const index_type* order, const V* ke, V* out)
 {
-    const std::size_t n = static_cast<std::size_t>(num_cells);
+    const std::size_t n = static_cast<std::size_t>(stride);
 #pragma omp parallel for schedule(static)
-    for (index_type p = 0; p < num_cells; ++p) {
-        const V* cell = ke + static_cast<std::size_t>(order[p]) * npe * npe;
+    for (index_type p = 0; p < stride; ++p) {
+        const V* cell = order[p] >= 0 ? ke + static_cast<std::size_t>(order[p]) * npe * npe : nullptr;
         int k = 0;
         for (int i = 0; i < npe; ++i)
-            for (int j = symmetric ? i : 0; j < npe; ++j) out[k++ * n + p] = cell[i * npe + j];
+            for (int j = symmetric ? i : 0; j < npe; ++j)
+                out[k++ * n + p] = cell ? cell[i * npe + j] : V(0);
     }
 }
 
 template <typename V>
-void lma_diagonal(const Executor&, const LmaArgs<V>& a, index_type num_nodes, V* diag)
+void lma_diagonal(const Executor&, const LmaArgs<V>& a, index_type begin, index_type end, V* diag)
 {
-    for (index_type i = 0; i < num_nodes; ++i) diag[i] = 0;
-    for (index_type p = 0; p < a.num_cells; ++p)
-        for (int i = 0; i < a.npe; ++i) diag[node(a, p, i)] += entry(a, p, i, i);
+    for (index_type p = begin; p < end; ++p)
+        for (int i = 0; i < a.npe; ++i) diag[decoded(stored_node(a, p, i))] += entry(a, p, i, i);
 }
 
 template <typename V>
 void lma_prepare(const Executor&, index_type num_nodes, V alpha, const V* x, V beta, V* y,
-                 const std::uint8_t* mask, const V* diag)
+                 const index_type* dirichlet, index_type dirichlet_count, const V* diag)
 {
 #pragma omp parallel for schedule(static)
-    for (index_type i = 0; i < num_nodes; ++i) {
-        V value = beta == V(0) ? V(0) : beta * y[i];
-        if (mask && mask[i]) value += alpha * diag[i] * x[i];
-        y[i] = value;
+    for (index_type i = 0; i < num_nodes; ++i) y[i] = beta == V(0) ? V(0) : beta * y[i];
+    for (index_type k = 0; k < dirichlet_count; ++k) {
+        const index_type d = dirichlet[k];
+        y[d] += alpha * diag[d] * x[d];
     }
 }
 
 template <typename V>
+void lma_configure(const Executor&, int, bool, LmaKernel)
+{}
+
+template <typename V>
 void lma_apply_cells(const Executor&, const LmaArgs<V>& a, index_type begin, index_type end,
-                     V alpha, const V* x, V* y, bool atomic)
+                     V alpha, const V* x, V* y, bool atomic, LmaKernel)
 {
     if (atomic) {  // cells may share nodes: the sequential reference
         std::vector<V> xe(a.npe);
@@ -91,14 +100,54 @@ void lma_apply_cells(const Executor&, const LmaArgs<V>& a, index_type begin, ind
     }
 }
 
+template <typename V>
+void lma_dirichlet_lift(const Executor&, const LmaArgs<V>& a, index_type begin, index_type end,
+                        const V* g, V* rhs)
+{
+    for (index_type p = begin; p < end; ++p)
+        for (int i = 0; i < a.npe; ++i) {
+            const index_type n = stored_node(a, p, i);
+            if (n < 0) continue;  // Dirichlet row: set by lma_dirichlet_rows
+            V sum = 0;
+            for (int j = 0; j < a.npe; ++j) {
+                const index_type m = stored_node(a, p, j);
+                if (m < 0) sum += entry(a, p, i, j) * g[~m];
+            }
+            rhs[n] -= sum;
+        }
+}
+
+template <typename V>
+void lma_dirichlet_rows(const Executor&, index_type num_nodes, const std::uint8_t* mask,
+                        const V* diag, const V* g, V* rhs)
+{
+    for (index_type i = 0; i < num_nodes; ++i)
+        if (mask[i]) rhs[i] = diag[i] * g[i];
+}
+
+template <typename V>
+void lma_scatter_loads(const Executor&, index_type num_cells, int npe, const index_type* cells,
+                       const V* fe, V* rhs)
+{
+    const std::size_t count = static_cast<std::size_t>(num_cells) * npe;
+    for (std::size_t k = 0; k < count; ++k) rhs[cells[k]] += fe[k];
+}
+
 #define GPUFEM_INSTANTIATE(V)                                                                  \
     template void lma_interleave(const Executor&, index_type, int, bool, const index_type*,   \
                                  const V*, V*);                                                \
-    template void lma_diagonal(const Executor&, const LmaArgs<V>&, index_type, V*);            \
+    template void lma_diagonal(const Executor&, const LmaArgs<V>&, index_type, index_type, V*); \
     template void lma_prepare(const Executor&, index_type, V, const V*, V, V*,                 \
-                              const std::uint8_t*, const V*);                                  \
+                              const index_type*, index_type, const V*);                        \
+    template void lma_configure<V>(const Executor&, int, bool, LmaKernel);                     \
     template void lma_apply_cells(const Executor&, const LmaArgs<V>&, index_type, index_type, \
-                                  V, const V*, V*, bool);
+                                  V, const V*, V*, bool, LmaKernel);                           \
+    template void lma_dirichlet_lift(const Executor&, const LmaArgs<V>&, index_type,           \
+                                     index_type, const V*, V*);                                \
+    template void lma_dirichlet_rows(const Executor&, index_type, const std::uint8_t*,         \
+                                     const V*, const V*, V*);                                  \
+    template void lma_scatter_loads(const Executor&, index_type, int, const index_type*,       \
+                                    const V*, V*);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

@@ -4,9 +4,11 @@
 // rows, [q][c][j] (j < padded_nodes(npe), zeros past npe), followed by the values [q][i].
 // Then per batch of cells:
 //  1. geometry: one thread per (cell, quadrature point) writes w |det J| kappa J^-1 J^-T
-//     (packed symmetric) and w |det J| f to a device scratch array;
+//     (packed symmetric), w |det J| f and, with convection, beta = w |det J| J^-1 b to a
+//     device scratch array (element_geometry.hpp);
 //  2. rows: one thread per (cell, local row i) computes row i of K_e in chunks of
-//     row_chunk columns, K_ij = sum_q sum_c (G_q dN_i(q))_c dN_j,c(q), handing each chunk to
+//     row_chunk columns, K_ij = sum_q sum_c h_c(q) dN_j,c(q) with h = G_q dN_i(q) (+ N_i(q)
+//     beta_q with convection: the inner loop is the same either way), handing each chunk to
 //     the sink (stored, or atomically added into CSR), then f_i = sum_q (w |det J| f)_q N_i(q).
 // The table is staged in shared memory when it fits in shared_table_limit bytes; otherwise
 // it is read from global memory (L1). Either way the loads of dN_j,c(q) are warp-uniform (a
@@ -30,7 +32,8 @@ inline constexpr int row_min_blocks = sizeof(V) == 8 ? 2 : 3;
 /// Largest reference table staged in shared memory: three blocks of the row kernel per SM
 /// still fit in an H100/H200's 228 KB (above 48 KB the kernel opts in, where the device allows).
 inline constexpr std::size_t shared_table_limit = 72 * 1024;
-/// Quadrature points per batch: bounds the geometry scratch (7 values each in 3D).
+/// Quadrature points per batch: bounds the geometry scratch (7 values each in 3D, 10 with
+/// convection).
 inline constexpr std::size_t geometry_batch_points = std::size_t(1) << 21;
 
 /// Row length of the component-major gradient table: npe rounded up to 4, so that every
@@ -82,25 +85,28 @@ __global__ void __launch_bounds__(any_order_block)
     const index_type local = static_cast<index_type>(t / a.num_points);
     const int q = static_cast<int>(t - static_cast<long long>(local) * a.num_points);
     if (begin + local >= end) return;
-    point_geometry<DIM>(a, begin + local, q, geo + t * geometry_stride<DIM>);
+    const int stride = geometry_stride<DIM>(a.has_convection);
+    point_geometry<DIM>(a, begin + local, q, geo + t * stride);
 }
 
 /// acc[jj] = K_i,(jc+jj) for jj < JT of one cell (TAIL: the last chunk, npe - jc < JT
-/// columns; the padding zeros make the extra accumulators 0).
-template <int DIM, int JT, bool TAIL, typename V>
+/// columns; the padding zeros make the extra accumulators 0). N: the values [q][i]
+/// (read only with CONVECTION).
+template <int DIM, int JT, bool TAIL, bool CONVECTION, typename V>
 __device__ inline void accumulate_row_chunk(int npe, int padded, int nq, const V* __restrict__ geo,
-                                            const V* dN, int i, int jc, V (&acc)[JT])
+                                            const V* dN, const V* N, int i, int jc, V (&acc)[JT])
 {
-    constexpr int stride = geometry_stride<DIM>, width = vector_width<V>;
+    constexpr int stride = geometry_stride<DIM>(CONVECTION), width = vector_width<V>;
 #pragma unroll
     for (int jj = 0; jj < JT; ++jj) acc[jj] = V(0);
     const int count = npe - jc;
     for (int q = 0; q < nq; ++q) {
         const V* dq = dN + q * DIM * padded;
-        V own[DIM], h[DIM];
+        V own[DIM], h[DIM], n_i = 0;
 #pragma unroll
         for (int c = 0; c < DIM; ++c) own[c] = dq[c * padded + i];
-        apply_packed<DIM>(geo + q * stride, own, h);
+        if constexpr (CONVECTION) n_i = N[q * npe + i];
+        row_vector<DIM, CONVECTION>(geo + q * stride, own, n_i, h);
 #pragma unroll
         for (int c = 0; c < DIM; ++c) {
             const V* row = dq + c * padded + jc;
@@ -116,14 +122,14 @@ __device__ inline void accumulate_row_chunk(int npe, int padded, int nq, const V
     }
 }
 
-/// Step 2: one thread per (cell, row) of cells [begin, end); geo holds their points' factors,
-/// table the reference table of row_table_kernel.
-template <int DIM, bool SHARED, typename V, typename Sink>
+/// Step 2: one thread per (cell, row) of cells [begin, end); geo holds their points' factors
+/// (with beta when CONVECTION), table the reference table of row_table_kernel.
+template <int DIM, bool SHARED, bool CONVECTION, typename V, typename Sink>
 __global__ void __launch_bounds__(any_order_block, row_min_blocks<V>)
     any_order_rows_kernel(ElementArgs<V> a, index_type begin, index_type end,
                           const V* __restrict__ geo, const V* __restrict__ table, Sink sink)
 {
-    constexpr int stride = geometry_stride<DIM>;
+    constexpr int stride = geometry_stride<DIM>(CONVECTION);
     const int npe = a.nodes_per_cell, nq = a.num_points, padded = padded_nodes(npe);
     const V* dN = table;
     if constexpr (SHARED) {
@@ -145,15 +151,17 @@ __global__ void __launch_bounds__(any_order_block, row_min_blocks<V>)
     V acc[row_chunk];
     int jc = 0;
     for (; jc + row_chunk <= npe; jc += row_chunk) {
-        accumulate_row_chunk<DIM, row_chunk, false>(npe, padded, nq, g, dN, i, jc, acc);
+        accumulate_row_chunk<DIM, row_chunk, false, CONVECTION>(npe, padded, nq, g, dN, N, i, jc,
+                                                                acc);
         sink.template add_row<row_chunk>(e, i, jc, row_chunk, acc);
     }
     if (jc < npe) {
-        accumulate_row_chunk<DIM, row_chunk, true>(npe, padded, nq, g, dN, i, jc, acc);
+        accumulate_row_chunk<DIM, row_chunk, true, CONVECTION>(npe, padded, nq, g, dN, N, i, jc,
+                                                               acc);
         sink.template add_row<row_chunk>(e, i, jc, npe - jc, acc);
     }
     V load = 0;
-    for (int q = 0; q < nq; ++q) load += g[q * stride + stride - 1] * N[q * npe + i];
+    for (int q = 0; q < nq; ++q) load += g[q * stride + geometry_load_slot<DIM>] * N[q * npe + i];
     sink.add_load(e, i, load);
 }
 
@@ -167,6 +175,17 @@ inline std::size_t shared_table_bytes(const Executor& exec)
     return std::min<std::size_t>(shared_table_limit, static_cast<std::size_t>(optin));
 }
 
+/// The row kernel for the table in shared memory or not, with the convection term or not.
+template <int DIM, typename V, typename Sink>
+auto select_rows_kernel(bool shared, bool convection)
+{
+    if (shared)
+        return convection ? any_order_rows_kernel<DIM, true, true, V, Sink>
+                          : any_order_rows_kernel<DIM, true, false, V, Sink>;
+    return convection ? any_order_rows_kernel<DIM, false, true, V, Sink>
+                      : any_order_rows_kernel<DIM, false, false, V, Sink>;
+}
+
 /// Builds the table, then runs both steps over all cells in batches of
 /// geometry_batch_points points, on exec's stream, with the geometry in exec's scratch buffer.
 template <typename V, typename Sink>
@@ -178,7 +197,7 @@ void launch_any_order(const Executor& exec, const ElementData<V>& data, const Si
         return static_cast<unsigned>((n + any_order_block - 1) / any_order_block);
     };
     dispatch_dimension(a.dim, [&]<int DIM>() {
-        constexpr int stride = geometry_stride<DIM>;
+        const int stride = geometry_stride<DIM>(a.has_convection);
         const std::size_t nq = a.num_points, npe = a.nodes_per_cell;
         const int padded = padded_nodes(a.nodes_per_cell);
         const std::size_t table_size = nq * DIM * padded + nq * npe;
@@ -193,10 +212,12 @@ void launch_any_order(const Executor& exec, const ElementData<V>& data, const Si
             exec.scratch(static_cast<std::size_t>(batch) * nq * stride * sizeof(V)));
         const std::size_t table_bytes = table_size * sizeof(V);
         const bool shared = table_bytes <= shared_table_bytes(exec);
-        if (shared && table_bytes > 48 * 1024)
-            GPUFEM_CUDA_CHECK(cudaFuncSetAttribute(any_order_rows_kernel<DIM, true, V, Sink>,
+        const auto rows_kernel = select_rows_kernel<DIM, V, Sink>(shared, a.has_convection);
+        const std::size_t rows_shared_bytes = shared ? table_bytes : 0;
+        if (rows_shared_bytes > 48 * 1024)
+            GPUFEM_CUDA_CHECK(cudaFuncSetAttribute(rows_kernel,
                                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   static_cast<int>(table_bytes)));
+                                                   static_cast<int>(rows_shared_bytes)));
         for (index_type begin = 0; begin < a.num_cells; begin += batch) {
             const index_type end = std::min(a.num_cells, begin + batch);
             const std::size_t points = static_cast<std::size_t>(end - begin) * nq;
@@ -204,15 +225,8 @@ void launch_any_order(const Executor& exec, const ElementData<V>& data, const Si
             any_order_geometry_kernel<DIM, V>
                 <<<blocks(points), any_order_block, 0, stream>>>(a, begin, end, geo);
             GPUFEM_CUDA_CHECK_LAUNCH();
-            if (shared) {
-                any_order_rows_kernel<DIM, true, V, Sink>
-                    <<<blocks(rows), any_order_block, table_bytes, stream>>>(
-                        a, begin, end, geo, table.data(), sink);
-            } else {
-                any_order_rows_kernel<DIM, false, V, Sink>
-                    <<<blocks(rows), any_order_block, 0, stream>>>(a, begin, end, geo,
-                                                                   table.data(), sink);
-            }
+            rows_kernel<<<blocks(rows), any_order_block, rows_shared_bytes, stream>>>(
+                a, begin, end, geo, table.data(), sink);
             GPUFEM_CUDA_CHECK_LAUNCH();
         }
         exec.synchronize();  // the table is freed on return

@@ -9,14 +9,15 @@ namespace {
 
 constexpr int cell_block = 128;
 
-/// Degree 1: one thread per cell, the whole element matrix in registers.
-template <int NPE, int DIM, typename V, typename Sink>
+/// Degree 1: one thread per cell, the whole element matrix in registers (the convection
+/// term compiled in or out: CONVECTION).
+template <int NPE, int DIM, bool CONVECTION, typename V, typename Sink>
 __global__ void __launch_bounds__(cell_block) degree1_cell_kernel(ElementArgs<V> a, Sink sink)
 {
     const index_type e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= a.num_cells) return;
     V k[NPE * NPE], f[NPE];
-    element_stiffness_load<NPE, DIM>(a, e, k, f);
+    element_stiffness_load<NPE, DIM, CONVECTION>(a, e, k, f);
 #pragma unroll
     for (int i = 0; i < NPE; ++i) {
         sink.template add_row<NPE>(e, i, 0, NPE, k + i * NPE);
@@ -35,7 +36,10 @@ void launch_element_kernels(const Executor& exec, const ElementData<V>& data, co
     auto stream = static_cast<cudaStream_t>(exec.stream());
     const unsigned grid = (a.num_cells + cell_block - 1) / cell_block;
     dispatch_element_type(data.type, [&]<int NPE, int DIM>() {
-        degree1_cell_kernel<NPE, DIM, V, Sink><<<grid, cell_block, 0, stream>>>(a, sink);
+        dispatch_convection(a.has_convection, [&]<bool CONVECTION>() {
+            degree1_cell_kernel<NPE, DIM, CONVECTION, V, Sink>
+                <<<grid, cell_block, 0, stream>>>(a, sink);
+        });
     });
     GPUFEM_CUDA_CHECK_LAUNCH();
 }

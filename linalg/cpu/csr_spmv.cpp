@@ -16,6 +16,23 @@ void csr_spmv(const Executor&, const Csr<V>& a, V alpha, const V* x, V beta, V* 
     }
 }
 
+template <typename V>
+void csr_diagonal(const Executor&, const Csr<V>& a, V* d)
+{
+    const index_type* ptr = a.row_ptr.data();
+    const index_type* col = a.col_idx.data();
+    const V* val = a.values.data();
+#pragma omp parallel for schedule(static)
+    for (index_type row = 0; row < a.rows; ++row) {
+        V diag = 0;
+        for (index_type k = ptr[row]; k < ptr[row + 1]; ++k)
+            if (col[k] == row) diag += val[k];
+        d[row] = diag;
+    }
+}
+
+template void csr_diagonal(const Executor&, const Csr<float>&, float*);
+template void csr_diagonal(const Executor&, const Csr<double>&, double*);
 template void csr_spmv(const Executor&, const Csr<float>&, float, const float*, float, float*);
 template void csr_spmv(const Executor&, const Csr<double>&, double, const double*, double,
                        double*);

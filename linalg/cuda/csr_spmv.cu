@@ -19,7 +19,34 @@ __global__ void __launch_bounds__(block_size)
     y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
 
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    csr_diagonal_kernel(index_type rows, const index_type* __restrict__ ptr,
+                        const index_type* __restrict__ col, const V* __restrict__ val,
+                        V* __restrict__ d)
+{
+    const index_type row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= rows) return;
+    V diag = 0;
+    for (index_type k = ptr[row]; k < ptr[row + 1]; ++k)
+        if (col[k] == row) diag += val[k];
+    d[row] = diag;
+}
+
 }  // namespace
+
+template <typename V>
+void csr_diagonal(const Executor& exec, const Csr<V>& a, V* d)
+{
+    if (a.rows == 0) return;
+    const unsigned grid = (a.rows + block_size - 1) / block_size;
+    csr_diagonal_kernel<<<grid, block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), d);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template void csr_diagonal(const Executor&, const Csr<float>&, float*);
+template void csr_diagonal(const Executor&, const Csr<double>&, double*);
 
 template <typename V>
 void csr_spmv(const Executor& exec, const Csr<V>& a, V alpha, const V* x, V beta, V* y)

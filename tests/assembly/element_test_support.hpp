@@ -18,13 +18,15 @@ struct ElementResult {
 };
 
 /// The CPU element matrices and loads of the mesh's cells (order mesh.order, the assembly's
-/// quadrature) for -div(kappa grad u) = f.
-inline ElementResult cpu_element(const Mesh& mesh, const std::string& kappa, const std::string& f)
+/// quadrature) for -div(kappa grad u) + b . grad u = f (b = convection; empty: none).
+inline ElementResult cpu_element(const Mesh& mesh, const std::string& kappa, const std::string& f,
+                                 const std::vector<double>& convection = {})
 {
     const auto exec = Executor::create_cpu();
     const ReferenceElement ref = make_reference_element(
         mesh.cell_type, mesh.order, assembly_quadrature_degree(mesh.cell_type, mesh.order));
-    const auto data = make_element_data<double>(exec, mesh, ref, Expression(kappa), Expression(f));
+    const auto data = make_element_data<double>(exec, mesh, ref, Expression(kappa), Expression(f),
+                                                convection);
     const std::size_t n = mesh.nodes_per_cell;
     Array<double> ke(exec, n * n * mesh.num_cells()), fe(exec, n * mesh.num_cells());
     kernels::cpu::element_matrices(*exec, data, ke.data(), fe.data());

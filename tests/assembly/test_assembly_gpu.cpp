@@ -1,6 +1,7 @@
 // CUDA assembly against the CPU reference (label gpu): element matrices of every type and
-// order 1-4, pattern, and the whole system with Dirichlet and Neumann conditions (orders 1-3),
-// on freshly randomised meshes and coefficients, float and double.
+// order 1-4 with and without a convection term, pattern, and the whole system with Dirichlet
+// and Neumann conditions (orders 1-3, order 2 with convection), on freshly randomised meshes
+// and coefficients, float and double.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -62,6 +63,13 @@ std::string random_coefficient(std::mt19937& rng, const char* form)
     return text;
 }
 
+/// A convection velocity b with dim components.
+std::vector<double> convection_velocity(int dim)
+{
+    const double b[3] = {0.7, -1.3, 0.4};
+    return {b, b + dim};
+}
+
 }  // namespace
 
 template <typename V>
@@ -77,26 +85,32 @@ TYPED_TEST(AssemblyGpu, ElementMatricesMatchCpuForEveryTypeAndOrder)
     const unsigned seed = std::random_device{}();
     std::mt19937 rng(seed);
     for (ElementType type : all_types)
-        for (int order = 1; order <= 4; ++order) {
-            // float: measured CPU float vs double up to 4e-6 (Q4); allow for both sides' error
-            const double tol = sizeof(V) == 4 ? 1e-5 * order : 1e-12;
-            const Mesh mesh = random_mesh(type, order, rng());
-            const ReferenceElement ref = make_reference_element(
-                type, order, assembly_quadrature_degree(type, order));
-            const Expression kappa(random_coefficient(rng, "A + B*x*x + C*y"));
-            const Expression f(random_coefficient(rng, "sin(A*x)*cos(B*y) + C*z"));
-            const auto dc = make_element_data<V>(cpu, mesh, ref, kappa, f);
-            const auto dg = make_element_data<V>(gpu, mesh, ref, kappa, f);
-            const std::size_t n = mesh.nodes_per_cell, cells = mesh.num_cells();
-            Array<V> kc(cpu, n * n * cells), fc(cpu, n * cells), kg(gpu, n * n * cells),
-                fg(gpu, n * cells);
-            kernels::cpu::element_matrices(*cpu, dc, kc.data(), fc.data());
-            kernels::cuda::element_matrices(*gpu, dg, kg.data(), fg.data());
-            EXPECT_LT(max_rel_diff(kg.to_host(), kc.to_host()), tol)
-                << element_type_name(type) << " order " << order << " seed " << seed;
-            EXPECT_LT(max_rel_diff(fg.to_host(), fc.to_host()), tol)
-                << element_type_name(type) << " order " << order << " seed " << seed;
-        }
+        for (int order = 1; order <= 4; ++order)
+            for (bool with_convection : {false, true}) {
+                // float: measured CPU float vs double up to 4e-6 (Q4); allow for both sides' error
+                const double tol = sizeof(V) == 4 ? 1e-5 * order : 1e-12;
+                const Mesh mesh = random_mesh(type, order, rng());
+                const ReferenceElement ref = make_reference_element(
+                    type, order, assembly_quadrature_degree(type, order));
+                const Expression kappa(random_coefficient(rng, "A + B*x*x + C*y"));
+                const Expression f(random_coefficient(rng, "sin(A*x)*cos(B*y) + C*z"));
+                // b of the convection term (the full, non-symmetric element matrix)
+                const std::vector<double> b =
+                    with_convection ? convection_velocity(mesh.dim) : std::vector<double>{};
+                const auto dc = make_element_data<V>(cpu, mesh, ref, kappa, f, b);
+                const auto dg = make_element_data<V>(gpu, mesh, ref, kappa, f, b);
+                const std::size_t n = mesh.nodes_per_cell, cells = mesh.num_cells();
+                Array<V> kc(cpu, n * n * cells), fc(cpu, n * cells), kg(gpu, n * n * cells),
+                    fg(gpu, n * cells);
+                kernels::cpu::element_matrices(*cpu, dc, kc.data(), fc.data());
+                kernels::cuda::element_matrices(*gpu, dg, kg.data(), fg.data());
+                const std::string what = std::string(element_type_name(type)) + " order " +
+                                         std::to_string(order) +
+                                         (with_convection ? " convection" : "") + " seed " +
+                                         std::to_string(seed);
+                EXPECT_LT(max_rel_diff(kg.to_host(), kc.to_host()), tol) << what;
+                EXPECT_LT(max_rel_diff(fg.to_host(), fc.to_host()), tol) << what;
+            }
 }
 
 TEST(AssemblyGpuPattern, PatternIdenticalToCpu)
@@ -137,6 +151,8 @@ TYPED_TEST(AssemblyGpu, AssembledSystemMatchesCpu)
         for (int order = 1; order <= 3; ++order) {
             const double tol = sizeof(V) == 4 ? 1e-5 * order : 1e-12;
             const Mesh mesh = random_mesh(type, order, rng());
+            // order 2 with a convection term (non-symmetric matrix)
+            p.convection = order == 2 ? convection_velocity(mesh.dim) : std::vector<double>{};
             const auto sc = assemble_poisson<V>(cpu, mesh, p);
             const auto sg = assemble_poisson<V>(gpu, mesh, p);
             const std::string what = std::string(element_type_name(type)) + " order " +

@@ -58,38 +58,69 @@ TEST(LmaColouring, GmshMeshesOfEveryTypeAndOrderAreValid)
         }
 }
 
-TEST(LmaOperator, MatchesCsrDouble) { test::check_lma_against_csr<double>(Executor::create_cpu()); }
-TEST(LmaOperator, MatchesCsrFloat) { test::check_lma_against_csr<float>(Executor::create_cpu()); }
+constexpr LmaKernel cpu_kernels[] = {LmaKernel::automatic};  // the CPU has one
 
-TEST(LmaOperator, DiagonalIsTheAssembledDiagonal)
+TEST(LmaOperator, MatchesCsrDouble)
 {
-    const auto exec = Executor::create_cpu();
-    const Mesh mesh = test::lma_mesh(ElementType::quadrilateral, 2);
-    const auto p = test::make_lma_problem<double>(exec, mesh, false);
-    const auto op = make_lma_operator<double>(exec, p.cells, p.npe, p.num_nodes, p.ke, p.mask, {});
-    // a_ii = e_i^T A e_i through the CSR reference.
-    const std::vector<double> diag = op->diagonal().to_host();
-    for (index_type i = 0; i < p.num_nodes; i += 7) {
-        std::vector<double> e(p.num_nodes, 0.0);
-        e[i] = 1;
-        Array<double> x = Array<double>::from_host(exec, e), y(exec, p.num_nodes);
-        p.csr->apply(x, y);
-        EXPECT_NEAR(diag[i], y.to_host()[i], 1e-13 * std::abs(diag[i])) << "node " << i;
-    }
-    EXPECT_EQ(op->format(), "lma");
-    EXPECT_GT(op->bytes_stored(), p.ke.bytes());
-    EXPECT_GT(op->spmv_min_bytes(), p.ke.bytes());
+    test::check_lma_against_csr<double>(Executor::create_cpu(), cpu_kernels);
+}
+TEST(LmaOperator, MatchesCsrFloat)
+{
+    test::check_lma_against_csr<float>(Executor::create_cpu(), cpu_kernels);
 }
 
-TEST(LmaOperator, SymmetricStorageHalvesTheMatrices)
+TEST(LmaOperator, ColourScatterMatchesAtomicOnRandomMatrices)
 {
+    // Non-symmetric element matrices (full storage) and a random Dirichlet mask: the parallel
+    // colour scatter against the sequential atomic one, many tiles and colours.
+    const auto cpu = Executor::create_cpu();
+    test::check_lma_random_against_cpu<double>(cpu, test::grid_mesh(ElementType::quadrilateral, 20),
+                                               cpu_kernels, 11);
+    test::check_lma_random_against_cpu<double>(cpu, test::unit_box_mesh(ElementType::hexahedron, 2, 0.25),
+                                               cpu_kernels, 21);
+}
+
+TEST(LmaOperator, PaddedSlotsAndDirichletEncodingAreInvisible)
+{
+    // bytes_stored counts the padded interleaved arrays (every colour starts at a multiple of
+    // lma_position_alignment slots), the diagonal, the mask and the Dirichlet node list.
     const auto exec = Executor::create_cpu();
-    const auto p = test::make_lma_problem<double>(exec, test::lma_mesh(ElementType::triangle, 3), false);
-    const auto full = make_lma_operator<double>(exec, p.cells, p.npe, p.num_nodes, p.ke, p.mask,
-                                                {LmaScatter::atomic, false});
-    const auto sym = make_lma_operator<double>(exec, p.cells, p.npe, p.num_nodes, p.ke, p.mask,
-                                               {LmaScatter::atomic, true});
-    const std::size_t cells = p.cells.size() / p.npe;
-    EXPECT_EQ(full->bytes_stored() - sym->bytes_stored(),
-              cells * (p.npe * p.npe - p.npe * (p.npe + 1) / 2) * sizeof(double));
+    Mesh mesh = test::grid_mesh(ElementType::quadrilateral, 7);  // 49 cells, 4 colours
+    test::add_box_boundaries(mesh);
+    const auto p = test::make_lma_problem<double>(exec, mesh, true);
+    const auto colour = make_lma_operator<double>(exec, p.cells, p.npe, p.num_nodes, p.ke, p.mask,
+                                                  {LmaScatter::colour, false});
+    const auto atomic = make_lma_operator<double>(exec, p.cells, p.npe, p.num_nodes, p.ke, p.mask,
+                                                  {LmaScatter::atomic, false});
+    EXPECT_EQ(colour->num_colours(), 4);
+    const std::size_t per_slot = p.npe * p.npe * sizeof(double) + p.npe * sizeof(index_type);
+    const std::vector<std::uint8_t> mask = p.mask.to_host();
+    const std::size_t dirichlet = std::count(mask.begin(), mask.end(), 1);
+    EXPECT_EQ(dirichlet, 28u);  // the boundary nodes of a 7 x 7 grid
+    const std::size_t fixed = p.num_nodes * (sizeof(double) + 1) + dirichlet * sizeof(index_type);
+    EXPECT_EQ(atomic->bytes_stored(), 64 * per_slot + fixed + 2 * sizeof(index_type));
+    EXPECT_EQ(colour->bytes_stored(), 4 * 32 * per_slot + fixed + 8 * sizeof(index_type));
+    test::expect_same_apply<double>(*colour, *p.csr, 0.5, 2.0, 5, "colour, padded");
+    test::expect_same_apply<double>(*atomic, *p.csr, 0.5, 2.0, 6, "atomic, padded");
+}
+
+TEST(LmaKernelChoice, NamesRoundTripAndAutoResolves)
+{
+    for (const char* name : {"auto", "cell", "tile", "twin", "row", "reg"})
+        EXPECT_STREQ(lma_kernel_name(lma_kernel_from_name(name)), name);
+    EXPECT_THROW(lma_kernel_from_name("warp"), std::invalid_argument);
+    for (int npe : {3, 4, 8, 9, 16, 25, 27, 64, 125})
+        for (bool symmetric : {false, true})
+            for (bool colour : {false, true}) {
+                const LmaKernel k = lma_resolve_kernel(LmaKernel::automatic, npe, symmetric, colour);
+                EXPECT_NE(k, LmaKernel::automatic);
+                EXPECT_EQ(lma_resolve_kernel(LmaKernel::row, npe, symmetric, colour), LmaKernel::row);
+            }
+    // The measured choices: one cell per thread for small matrices, twin for large symmetric
+    // ones with atomics, tile otherwise.
+    EXPECT_EQ(lma_resolve_kernel(LmaKernel::automatic, 4, true, false), LmaKernel::cell);
+    EXPECT_EQ(lma_resolve_kernel(LmaKernel::automatic, 16, true, false), LmaKernel::tile);
+    EXPECT_EQ(lma_resolve_kernel(LmaKernel::automatic, 64, true, false), LmaKernel::twin);
+    EXPECT_EQ(lma_resolve_kernel(LmaKernel::automatic, 64, true, true), LmaKernel::tile);
+    EXPECT_EQ(lma_resolve_kernel(LmaKernel::automatic, 64, false, false), LmaKernel::tile);
 }

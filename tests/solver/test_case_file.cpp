@@ -153,13 +153,16 @@ TEST(CaseFile, DefaultsAreFilledIn)
         "mesh": {"shape": "unit_square", "elements": "quadrilateral", "size": 0.1, "refine": 0,
                  "size_scales_with_degree": false},
         "degree": 1,
-        "problem": {"kappa": "1", "f": "0", "exact": null, "dirichlet": [], "neumann": []},
+        "problem": {"kappa": "1", "f": "0", "exact": null, "convection": null, "dirichlet": [],
+                    "neumann": []},
         "format": "csr",
         "format_options": {"coop": 0, "repeat": 0, "block": 0, "tune": true, "slice": 32,
                            "threads_per_row": 0, "sigma": 1, "max_bytes": 0, "alpha": 0.01,
                            "slice_height": 32, "streams": true, "scatter": "atomic",
-                           "symmetric": false},
-        "solver": {"method": "cg", "tolerance": 1e-8, "max_iterations": 10000},
+                           "symmetric": false, "kernel": "auto"},
+        "solver": {"method": "cg", "variant": "merged", "preconditioner": "none",
+                   "tolerance": 1e-8, "max_iterations": 10000, "check_every": 10,
+                   "cuda_graph": "auto", "time_spmv": true},
         "precision": "double",
         "backend": "auto"})");
     EXPECT_EQ(spec.resolved, expected) << spec.resolved.dump(2);
@@ -308,8 +311,9 @@ TEST(CaseFile, UnknownKeysNameKeyLineAndValidKeys)
     expect_contains(error_of("mesh:\n  shape: unit_square\n  sise: 0.1\n"),
                     {"case.yaml:3: mesh.sise: unknown key 'sise'", "file, geo, shape, elements, size, refine",
                      "did you mean 'size'?"});
-    expect_contains(error_of(minimal + "solver:\n  method: cg\n  preconditioner: jacobi\n"),
-                    {"case.yaml:4: solver.preconditioner: unknown key", "method, tolerance, max_iterations"});
+    expect_contains(error_of(minimal + "solver:\n  method: cg\n  precondition: jacobi\n"),
+                    {"case.yaml:4: solver.precondition: unknown key", "did you mean 'preconditioner'",
+                     "method, variant, preconditioner, tolerance"});
     expect_contains(error_of(minimal + "problem:\n  g: 1\n"), {"case.yaml:3: problem.g: unknown key 'g'"});
 }
 
@@ -334,7 +338,8 @@ TEST(CaseFile, WrongTypesNameKeyLineAndExpectation)
     expect_contains(error_of(minimal + "solver:\n  max_iterations: 0\n"),
                     {"case.yaml:3: solver.max_iterations: expected an integer > 0, got '0'"});
     expect_contains(error_of(minimal + "solver: cg\n"),
-                    {"case.yaml:2: solver: expected a map with keys method, tolerance, max_iterations, got 'cg'"});
+                    {"case.yaml:2: solver: expected a map with keys method, variant, preconditioner, tolerance, "
+                     "max_iterations, check_every, cuda_graph, time_spmv, got 'cg'"});
     expect_contains(error_of("mesh:\n  shape: unit_square\n  size: -0.1\n"),
                     {"case.yaml:3: mesh.size: expected a number > 0, got '-0.1'"});
     expect_contains(error_of(minimal + "problem:\n  f: {a: 1}\n"),
@@ -350,8 +355,8 @@ TEST(CaseFile, BadChoicesListTheValidOnes)
                     {"case.yaml:2: precision: expected one of double, float, got 'half'"});
     expect_contains(error_of(minimal + "backend: gpu\n"),
                     {"case.yaml:2: backend: expected one of auto, cpu, cuda, got 'gpu'"});
-    expect_contains(error_of(minimal + "solver: {method: bicgstab}\n"),
-                    {"case.yaml:2: solver.method: expected one of cg, got 'bicgstab'"});
+    expect_contains(error_of(minimal + "solver: {method: gmres}\n"),
+                    {"case.yaml:2: solver.method: expected one of cg, bicgstab, got 'gmres'"});
     expect_contains(error_of("mesh:\n  shape: sphere\n"),
                     {"case.yaml:2: mesh.shape: expected one of unit_square, unit_cube, l_shape, disk, got 'sphere'"});
     expect_contains(error_of("mesh:\n  shape: unit_square\n  elements: prism\n"),

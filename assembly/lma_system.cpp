@@ -1,0 +1,108 @@
+#include "assembly/lma_system.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "assembly/boundary_conditions.hpp"
+#include "assembly/element_data.hpp"
+#include "assembly/element_kernels.hpp"
+#include "assembly/lma_kernels.hpp"
+#include "linalg/blas1.hpp"
+
+/// Calls the CPU or CUDA version of a kernel with the same arguments.
+#define GPUFEM_LMA_DISPATCH(exec, kernel, ...)                                             \
+    ((exec).is_cuda() ? kernels::cuda::kernel(exec, __VA_ARGS__)                          \
+                      : kernels::cpu::kernel(exec, __VA_ARGS__))
+
+namespace gpufem {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+/// Seconds since start after waiting for exec's queued work.
+double elapsed(const Executor& exec, clock_type::time_point start)
+{
+    exec.synchronize();
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+}  // namespace
+
+LmaOptions lma_options(const FormatOptions& options)
+{
+    LmaOptions lma;
+    lma.scatter = options.lma_colour ? LmaScatter::colour : LmaScatter::atomic;
+    lma.symmetric = options.lma_symmetric;
+    lma.kernel = lma_kernel_from_name(options.lma_kernel);
+    return lma;
+}
+
+template <typename V>
+LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
+                                 const FormatOptions& options)
+{
+    const LmaOptions lma = lma_options(options);
+    if (lma.symmetric && !problem.convection.empty())
+        throw std::invalid_argument("format_options.symmetric: the convection term makes the element "
+                                    "matrices non-symmetric; use symmetric: false");
+    check_boundary_groups(mesh, problem);
+    const auto build_start = clock_type::now();
+    LmaSystem<V> system;
+    const index_type n = mesh.num_nodes();
+    const int npe = mesh.nodes_per_cell;
+
+    auto start = clock_type::now();
+    const ReferenceElement ref = make_reference_element(
+        mesh.cell_type, mesh.order, assembly_quadrature_degree(mesh.cell_type, mesh.order));
+    const ElementData<V> data =
+        make_element_data<V>(exec, mesh, ref, Expression(problem.kappa), Expression(problem.f),
+                             problem.convection);
+    system.times.coefficients = elapsed(*exec, start);
+
+    start = clock_type::now();
+    const std::size_t cells = mesh.num_cells();
+    Array<V> ke(exec, cells * npe * npe), fe(exec, cells * npe);
+    system.rhs = Array<V>(exec, n);
+    fill(system.rhs, V(0));
+    if (exec->is_cuda()) {
+        kernels::cuda::element_matrices(*exec, data, ke.data(), fe.data());
+    } else {
+        kernels::cpu::element_matrices(*exec, data, ke.data(), fe.data());
+    }
+    GPUFEM_LMA_DISPATCH(*exec, lma_scatter_loads, static_cast<index_type>(cells), npe,
+                        data.cells.data(), fe.data(), system.rhs.data());
+    system.times.values = elapsed(*exec, start);
+
+    start = clock_type::now();
+    const DirichletNodes dirichlet = dirichlet_nodes(mesh, problem.dirichlet);
+    system.dirichlet_count = dirichlet.count;
+    const Array<std::uint8_t> mask = dirichlet.count > 0
+                                         ? Array<std::uint8_t>::from_host(exec, dirichlet.mask)
+                                         : Array<std::uint8_t>();
+    auto op = make_lma_operator<V>(exec, data.cells, npe, n, ke, mask, lma);
+    ke = Array<V>();  // the operator holds its own interleaved copy
+    system.times.pattern = elapsed(*exec, start);
+
+    start = clock_type::now();
+    if (!problem.neumann.empty()) {
+        const auto load = upload_as<V>(exec, neumann_load(mesh, problem.neumann));
+        axpy(V(1), load, system.rhs);
+    }
+    system.initial_guess = upload_as<V>(exec, dirichlet.values);
+    op->eliminate_dirichlet(system.initial_guess, system.rhs);
+    system.times.boundary = elapsed(*exec, start);
+
+    system.format.op = std::move(op);
+    system.format.convert_seconds = elapsed(*exec, build_start);
+    if (lma.scatter == LmaScatter::colour) system.format.host_steps = "element colouring (greedy)";
+    return system;
+}
+
+template LmaSystem<float> assemble_lma_system(const ExecPtr&, const Mesh&, const ProblemSpec&,
+                                              const FormatOptions&);
+template LmaSystem<double> assemble_lma_system(const ExecPtr&, const Mesh&, const ProblemSpec&,
+                                               const FormatOptions&);
+
+}  // namespace gpufem
+
+#undef GPUFEM_LMA_DISPATCH

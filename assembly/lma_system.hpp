@@ -1,0 +1,44 @@
+#pragma once
+// The matrix-free (`lma`) system of a problem, built from the element matrices and loads
+// without forming the global matrix: the LMA operator, the eliminated right-hand side and the
+// initial guess, equal to what assemble_poisson gives with its CSR matrix.
+#include "assembly/lma_operator.hpp"
+#include "assembly/poisson_assembly.hpp"
+#include "assembly/problem_spec.hpp"
+#include "linalg/format_build.hpp"
+#include "linalg/format_options.hpp"
+#include "mesh/mesh.hpp"
+
+namespace gpufem {
+
+/// The LMA operator with the system it belongs to.
+template <typename V>
+struct LmaSystem {
+    /// op: the LmaOperator (the assembled matrix after symmetric Dirichlet elimination, its
+    /// diagonal attached), no permutation; convert_seconds: wall time of the whole build;
+    /// host_steps: "element colouring (greedy)" for the colour scatter.
+    FormatBuild<V> format;
+    Array<V> rhs;            ///< element and Neumann loads, Dirichlet conditions eliminated
+    Array<V> initial_guess;  ///< Dirichlet values on constrained nodes, 0 elsewhere
+    index_type dirichlet_count = 0;
+    /// coefficients: host evaluation + upload; pattern: the operator's layout (colouring,
+    /// interleaving, diagonal); values: element kernels and the load scatter; boundary:
+    /// Neumann load and Dirichlet elimination.
+    AssemblyTimes times;
+};
+
+/// The operator options of the case's format options (scatter, symmetric, kernel name;
+/// throws std::invalid_argument on an unknown kernel name).
+LmaOptions lma_options(const FormatOptions& options);
+
+/// Computes every cell's element matrix and load on exec (element kernels of the mesh's
+/// order), keeps the matrices as an LMA operator and scatters the loads, adds the Neumann
+/// load and eliminates the Dirichlet conditions: rhs_i = a_ii g_i on Dirichlet rows,
+/// rhs_i -= sum over Dirichlet j of a_ij g_j on the others (assemble_poisson's system, to
+/// rounding). Throws naming the problem key on bad coefficients or unknown groups, and for
+/// symmetric storage with a convection term (non-symmetric element matrices).
+template <typename V>
+LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
+                                 const FormatOptions& options);
+
+}  // namespace gpufem

@@ -1,0 +1,64 @@
+#pragma once
+// LibraryBlas: vector operations as library calls, one call per operation (cuBLAS on the GPU,
+// plain loops on the CPU). The reference Krylov solvers are written with it, as in 003_…
+// Figure 1 (right); the merged solvers replace it with fused kernels.
+#include <memory>
+
+#include "linalg/array.hpp"
+
+namespace gpufem {
+
+/// One library call per BLAS-1 operation on vectors of one executor. On CUDA every call is a
+/// cuBLAS routine on the executor's stream; dot and nrm2 return to the host (they wait).
+template <typename V>
+class LibraryBlas {
+public:
+    explicit LibraryBlas(ExecPtr exec);
+    ~LibraryBlas();
+    LibraryBlas(const LibraryBlas&) = delete;
+    LibraryBlas& operator=(const LibraryBlas&) = delete;
+
+    /// x . y (cublas<t>dot)
+    double dot(const Array<V>& x, const Array<V>& y) const;
+    /// ||x||_2 (cublas<t>nrm2)
+    double nrm2(const Array<V>& x) const;
+    /// y += alpha x (cublas<t>axpy)
+    void axpy(V alpha, const Array<V>& x, Array<V>& y) const;
+    /// x = alpha x (cublas<t>scal)
+    void scal(V alpha, Array<V>& x) const;
+    /// y = x (cublas<t>copy)
+    void copy(const Array<V>& x, Array<V>& y) const;
+    /// y = diag(d) x, elementwise (cublas<t>dgmm on an n x 1 matrix)
+    void diag_multiply(const Array<V>& d, const Array<V>& x, Array<V>& y) const;
+
+private:
+    ExecPtr exec_;
+    void* handle_ = nullptr;  ///< cublasHandle_t on CUDA
+};
+
+namespace kernels::cuda {
+/// A cuBLAS handle bound to exec's stream (destroy with cublas_destroy).
+void* cublas_create(const Executor& exec);
+void cublas_destroy(void* handle) noexcept;
+// Overloads for float and double (cuBLAS has one routine per type).
+double cublas_dot(void* handle, std::size_t n, const float* x, const float* y);
+double cublas_dot(void* handle, std::size_t n, const double* x, const double* y);
+double cublas_nrm2(void* handle, std::size_t n, const float* x);
+double cublas_nrm2(void* handle, std::size_t n, const double* x);
+void cublas_axpy(void* handle, std::size_t n, float alpha, const float* x, float* y);
+void cublas_axpy(void* handle, std::size_t n, double alpha, const double* x, double* y);
+void cublas_scal(void* handle, std::size_t n, float alpha, float* x);
+void cublas_scal(void* handle, std::size_t n, double alpha, double* x);
+void cublas_copy(void* handle, std::size_t n, const float* x, float* y);
+void cublas_copy(void* handle, std::size_t n, const double* x, double* y);
+void cublas_dgmm(void* handle, std::size_t n, const float* d, const float* x, float* y);
+void cublas_dgmm(void* handle, std::size_t n, const double* d, const double* x, double* y);
+}  // namespace kernels::cuda
+
+namespace kernels::cpu {
+/// y[i] = d[i] x[i]
+template <typename V>
+void diag_multiply(const Executor& exec, std::size_t n, const V* d, const V* x, V* y);
+}  // namespace kernels::cpu
+
+}  // namespace gpufem

@@ -1,0 +1,320 @@
+#include "solver/bench_solver.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "assembly/lma_build.hpp"
+#include "assembly/poisson_assembly.hpp"
+#include "linalg/blas1.hpp"
+#include "linalg/format_build.hpp"
+#include "linalg/reordering.hpp"
+#include "mesh/mesh_source.hpp"
+#include "solver/bench_common.hpp"
+#include "solver/krylov.hpp"
+#include "solver/output_files.hpp"
+#include "solver/run_case.hpp"
+
+namespace gpufem {
+namespace {
+
+/// A timed solve: wall seconds (synchronised) and the iterations it ran.
+struct Timed {
+    double seconds = 0;
+    int iterations = 0;
+    SolveStatus status = SolveStatus::max_iterations;
+};
+
+template <typename V>
+Timed timed_solve(KrylovMethod method, KrylovVariant variant, const LinearOperator<V>& a,
+                  const Array<V>& b, SolveOptions options, int iterations)
+{
+    const ExecPtr& exec = a.executor();
+    Array<V> x(exec, b.size());
+    fill(x, V(0));
+    options.max_iterations = iterations;
+    options.tolerance = 1e-300;  // run the full count unless the method breaks down
+    exec->synchronize();
+    const auto start = std::chrono::steady_clock::now();
+    const SolveResult r = solve(method, variant, a, b, x, options);
+    exec->synchronize();
+    Timed t;
+    t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    t.iterations = r.iterations;
+    t.status = r.status;
+    return t;
+}
+
+/// Median wall time of repeats solves of `iterations` iterations (and the iterations run).
+template <typename V>
+Timed median_solve(KrylovMethod method, KrylovVariant variant, const LinearOperator<V>& a,
+                   const Array<V>& b, const SolveOptions& options, int iterations, int repeats)
+{
+    std::vector<double> seconds;
+    Timed last;
+    for (int i = 0; i < repeats; ++i) {
+        last = timed_solve(method, variant, a, b, options, iterations);
+        seconds.push_back(last.seconds);
+    }
+    last.seconds = median(seconds);
+    return last;
+}
+
+double sum(const std::vector<double>& v)
+{
+    double s = 0;
+    for (double e : v) s += e;
+    return s;
+}
+
+template <typename V>
+SolverBenchRow measure(const std::string& format, KrylovMethod method, Preconditioner pre,
+                       KrylovVariant variant, const LinearOperator<V>& a, const Array<V>& b,
+                       const CaseSpec& spec, const SolverBenchOptions& bench, double copy_bw)
+{
+    SolverBenchRow row;
+    row.format = format;
+    row.method = method_name(method);
+    row.preconditioner = preconditioner_name(pre);
+    row.variant = variant_name(variant);
+    SolveOptions options;
+    options.preconditioner = pre;
+    options.check_every = spec.solver.check_every;
+    options.graph = parse_graph_mode(spec.solver.cuda_graph);
+    options.time_spmv = false;
+    const int long_run = bench.iterations;
+    const int short_run = std::max(5, bench.iterations / 4);
+
+    // Warm-up: the csr tuner settles, the caches and the allocator are warm.
+    timed_solve(method, variant, a, b, options, std::min(long_run, 30));
+    const Timed t_long = median_solve(method, variant, a, b, options, long_run, bench.repeats);
+    const Timed t_short = median_solve(method, variant, a, b, options, short_run, bench.repeats);
+    if (t_long.status == SolveStatus::breakdown || t_long.status == SolveStatus::not_finite)
+        row.error = fmt::format("stopped after {} iterations ({})", t_long.iterations,
+                                solve_status_name(t_long.status));
+    row.seconds_per_iteration =
+        t_long.iterations > t_short.iterations
+            ? (t_long.seconds - t_short.seconds) / (t_long.iterations - t_short.iterations)
+            : t_long.seconds / std::max(1, t_long.iterations);
+    {
+        Array<V> x(a.executor(), b.size());
+        fill(x, V(0));
+        SolveOptions probe = options;
+        probe.max_iterations = short_run;
+        probe.tolerance = 1e-300;
+        const SolveResult r = solve(method, variant, a, b, x, probe);
+        row.graph = r.graph_used;
+    }
+
+    // The split: every SpMV, update and reduction between events (graph off).
+    const auto spmv = make_interval_timer(a.executor());
+    const auto vector = make_interval_timer(a.executor());
+    const auto reduction = make_interval_timer(a.executor());
+    SolverPhaseTimers phases{spmv.get(), vector.get(), reduction.get()};
+    SolveOptions phased = options;
+    phased.phases = &phases;
+    const Timed t_phased = timed_solve(method, variant, a, b, phased, short_run);
+    const double its = std::max(1, t_phased.iterations);
+    row.spmv_seconds = sum(spmv->seconds()) / its;
+    row.vector_seconds = sum(vector->seconds()) / its;
+    row.reduction_seconds = sum(reduction->seconds()) / its;
+
+    row.bytes_per_iteration =
+        static_cast<std::size_t>(spmvs_per_iteration(method)) * a.spmv_min_bytes() +
+        vector_bytes_per_iteration(method, variant, pre, b.size(), sizeof(V));
+    if (row.seconds_per_iteration > 0) {
+        row.gbps = row.bytes_per_iteration / row.seconds_per_iteration * 1e-9;
+        row.percent_of_copy = 100.0 * row.bytes_per_iteration / row.seconds_per_iteration / copy_bw;
+    }
+
+    if (variant == KrylovVariant::merged) {  // what per-SpMV events cost (both without graph)
+        SolveOptions off = options, on = options;
+        off.graph = on.graph = GraphMode::off;
+        on.time_spmv = true;
+        const Timed t_off = median_solve(method, variant, a, b, off, long_run, bench.repeats);
+        const Timed t_on = median_solve(method, variant, a, b, on, long_run, bench.repeats);
+        row.timing_overhead_percent = 100.0 * (t_on.seconds - t_off.seconds) / t_off.seconds;
+    }
+    return row;
+}
+
+std::string table(const std::vector<SolverBenchRow>& rows)
+{
+    std::string s = fmt::format(
+        "{:<14} {:<9} {:<7} {:<10} {:>5} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7} {:>8} {:>8}\n",
+        "format", "method", "precond", "variant", "graph", "us/iter", "SpMV us", "vector us",
+        "reduce us", "MB/iter", "GB/s", "% copy", "speedup", "timing%");
+    for (const auto& r : rows) {
+        if (!r.error.empty() && r.seconds_per_iteration == 0) {
+            s += fmt::format("{:<14} {:<9} {:<7} {:<10} {}\n", r.format, r.method,
+                             r.preconditioner, r.variant, r.error);
+            continue;
+        }
+        s += fmt::format(
+            "{:<14} {:<9} {:<7} {:<10} {:>5} {:>10.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>8.1f} "
+            "{:>7.1f} {:>8} {:>8}{}\n",
+            r.format, r.method, r.preconditioner, r.variant, r.graph ? "yes" : "no",
+            r.seconds_per_iteration * 1e6, r.spmv_seconds * 1e6, r.vector_seconds * 1e6,
+            r.reduction_seconds * 1e6, r.bytes_per_iteration * 1e-6, r.gbps, r.percent_of_copy,
+            r.variant == "merged" ? fmt::format("{:.2f}x", r.speedup) : "",
+            r.variant == "merged" ? fmt::format("{:+.1f}", r.timing_overhead_percent) : "",
+            r.error.empty() ? "" : "  (" + r.error + ")");
+    }
+    return s;
+}
+
+std::string csv(const std::vector<SolverBenchRow>& rows)
+{
+    std::string s = "format,method,preconditioner,variant,graph,seconds_per_iteration,spmv_seconds,"
+                    "vector_seconds,reduction_seconds,bytes_per_iteration,GBps,percent_of_copy,"
+                    "speedup,timing_overhead_percent,error\n";
+    for (const auto& r : rows)
+        s += fmt::format("{},{},{},{},{},{:.6e},{:.6e},{:.6e},{:.6e},{},{:.2f},{:.2f},{:.3f},{:.2f},\"{}\"\n",
+                         r.format, r.method, r.preconditioner, r.variant, r.graph,
+                         r.seconds_per_iteration, r.spmv_seconds, r.vector_seconds,
+                         r.reduction_seconds, r.bytes_per_iteration, r.gbps, r.percent_of_copy,
+                         r.speedup, r.timing_overhead_percent, r.error);
+    return s;
+}
+
+nlohmann::json row_json(const SolverBenchRow& r)
+{
+    return {{"format", r.format},
+            {"method", r.method},
+            {"preconditioner", r.preconditioner},
+            {"variant", r.variant},
+            {"graph", r.graph},
+            {"seconds_per_iteration", r.seconds_per_iteration},
+            {"spmv_seconds", r.spmv_seconds},
+            {"vector_seconds", r.vector_seconds},
+            {"reduction_seconds", r.reduction_seconds},
+            {"bytes_per_iteration", r.bytes_per_iteration},
+            {"GBps", r.gbps},
+            {"percent_of_copy", r.percent_of_copy},
+            {"speedup", r.speedup},
+            {"timing_overhead_percent", r.timing_overhead_percent},
+            {"error", r.error}};
+}
+
+template <typename V>
+std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const SolverBenchOptions& bench,
+                                         const ExecPtr& exec, const Mesh& mesh, double copy_bw)
+{
+    LinearSystem<V> system = assemble_poisson<V>(exec, mesh, spec.problem);
+    std::vector<std::string> formats = bench.formats;
+    if (formats.empty()) formats = {spec.format};
+    std::vector<KrylovMethod> methods;
+    for (const auto& m : bench.methods) methods.push_back(parse_method(m));
+    if (methods.empty()) {
+        if (spec.problem.convection.empty()) methods.push_back(KrylovMethod::cg);
+        methods.push_back(KrylovMethod::bicgstab);
+    }
+    std::vector<Preconditioner> pres;
+    for (const auto& p : bench.preconditioners) pres.push_back(parse_preconditioner(p));
+    if (pres.empty()) pres.push_back(parse_preconditioner(spec.solver.preconditioner));
+
+    std::vector<SolverBenchRow> rows;
+    for (const std::string& format : formats) {
+        FormatBuild<V> built;
+        try {
+            built = format == "lma"
+                        ? build_lma_format<V>(exec, mesh, spec.problem, spec.format_options)
+                        : build_format<V>(format, system.matrix.clone_to(exec), spec.format_options);
+        } catch (const std::exception& refused) {
+            SolverBenchRow row;
+            row.format = format;
+            row.error = refused.what();
+            rows.push_back(row);
+            spdlog::warn("format {}: {}", format, refused.what());
+            continue;
+        }
+        Array<V> b = system.rhs.clone_to(exec);
+        if (!built.permutation.empty()) {
+            Array<V> pb(exec, b.size());
+            permute_vector(built.permutation, b, pb, false);
+            b.swap(pb);
+        }
+        for (KrylovMethod method : methods)
+            for (Preconditioner pre : pres) {
+                SolverBenchRow reference;
+                for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged}) {
+                    spdlog::info("{} {} {} {}", format, method_name(method), preconditioner_name(pre),
+                                 variant_name(variant));
+                    SolverBenchRow row;
+                    try {
+                        row = measure<V>(format, method, pre, variant, *built.op, b, spec, bench, copy_bw);
+                    } catch (const std::exception& e) {
+                        row.format = format;
+                        row.method = method_name(method);
+                        row.preconditioner = preconditioner_name(pre);
+                        row.variant = variant_name(variant);
+                        row.error = e.what();
+                    }
+                    if (variant == KrylovVariant::reference) {
+                        row.speedup = 1;
+                        reference = row;
+                    } else if (row.seconds_per_iteration > 0) {
+                        row.speedup = reference.seconds_per_iteration / row.seconds_per_iteration;
+                    }
+                    rows.push_back(row);
+                }
+            }
+    }
+    return rows;
+}
+
+}  // namespace
+
+std::vector<SolverBenchRow> run_solver_bench(const CaseSpec& spec, const SolverBenchOptions& options)
+{
+    if (is_sweep(spec))
+        throw std::invalid_argument("bench solver: the case lists several degrees or refinements; "
+                                    "pick one with --set degree=N --set mesh.refine=M");
+    if (options.iterations < 20) throw std::invalid_argument("bench solver: --iterations must be >= 20");
+    if (options.repeats < 1) throw std::invalid_argument("bench solver: --repeats must be >= 1");
+    for (const auto& m : options.methods) parse_method(m);
+    for (const auto& p : options.preconditioners) parse_preconditioner(p);
+    RunOptions run_options;
+    run_options.output_dir = options.output_dir;
+    const std::filesystem::path folder = output_folder(spec, run_options);
+    const std::string backend = resolve_backend(spec.backend);
+    const ExecPtr exec = backend == "cuda" ? Executor::create_cuda(0) : Executor::create_cpu();
+    const double copy_bw = measure_copy_bandwidth(exec);
+    const Mesh mesh = load_mesh(spec.mesh);
+    const std::vector<SolverBenchRow> rows =
+        spec.precision == "float" ? bench_system<float>(spec, options, exec, mesh, copy_bw)
+                                  : bench_system<double>(spec, options, exec, mesh, copy_bw);
+
+    const std::string header = fmt::format(
+        "Solver benchmark: {} ({}), degree {}, {} unknowns, {}, device {}; copy bandwidth (read + "
+        "write) {:.1f} GB/s; us/iter: marginal time per iteration between solves of {} and {} "
+        "iterations (median of {} each, wall clock, synchronised); split from one solve with "
+        "events around every operation; MB/iter: SpMV minimum bytes + the vector traffic model; "
+        "timing%: cost of per-SpMV events (graph off)\n",
+        spec.name, mesh.source, spec.degree, mesh.num_nodes(), spec.precision, exec->device_name(),
+        copy_bw * 1e-9, std::max(5, options.iterations / 4), options.iterations, options.repeats);
+    fmt::print("{}{}", header, table(rows));
+    std::fflush(stdout);
+
+    nlohmann::json json = {{"case", spec.resolved},
+                           {"device", exec->device_name()},
+                           {"backend", backend},
+                           {"precision", spec.precision},
+                           {"unknowns", mesh.num_nodes()},
+                           {"copy_bandwidth_GBps", copy_bw * 1e-9},
+                           {"iterations", options.iterations},
+                           {"repeats", options.repeats},
+                           {"rows", nlohmann::json::array()}};
+    for (const auto& r : rows) json["rows"].push_back(row_json(r));
+    StagedOutputs outputs(folder);
+    outputs.write_text("bench_solver.csv", csv(rows));
+    outputs.write_text("bench_solver.json", json.dump(2) + "\n");
+    outputs.commit();
+    spdlog::info("wrote bench_solver.csv, bench_solver.json to {}", outputs.dir().string());
+    return rows;
+}
+
+}  // namespace gpufem

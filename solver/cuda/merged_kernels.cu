@@ -1,0 +1,405 @@
+// The merged solver kernels on the GPU. Every kernel walks the rows with a fixed grid-stride
+// (ws.grid blocks of 256 threads: the same partial sums every run, so results are bitwise
+// reproducible); a kernel that ends in dot products adds its values per block (CUB), writes
+// one partial per block, and the last block to finish (atomic ticket) adds the partials in a
+// fixed order and does the scalar step of merged_scalars.hpp in thread 0. No host round trip.
+#include <climits>
+
+#include <cub/block/block_reduce.cuh>
+
+#include "linalg/cuda/cuda_check.hpp"
+#include "solver/merged_kernels.hpp"
+
+namespace gpufem::kernels::cuda {
+namespace {
+
+constexpr int block_size = 256;
+using index = long long;
+
+cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
+
+/// K running sums reduced together.
+template <int K>
+struct Sums {
+    double v[K];
+    __device__ Sums operator+(const Sums& o) const
+    {
+        Sums r;
+        for (int k = 0; k < K; ++k) r.v[k] = v[k] + o.v[k];
+        return r;
+    }
+};
+
+struct SumOp {
+    template <typename T>
+    __device__ T operator()(const T& a, const T& b) const
+    {
+        return a + b;
+    }
+};
+
+/// Adds each thread's K values over the whole grid. Returns true in thread 0 of the last
+/// block to finish, with the grid totals in sums; every other thread gets false.
+template <int K>
+__device__ bool grid_reduce(Sums<K>& sums, const MergedWorkspace& ws)
+{
+    using BlockReduce = cub::BlockReduce<Sums<K>, block_size>;
+    __shared__ typename BlockReduce::TempStorage storage;
+    __shared__ bool is_last;
+    Sums<K> block = BlockReduce(storage).Reduce(sums, SumOp{});
+    if (threadIdx.x == 0) {
+        for (int k = 0; k < K; ++k) ws.partials[k * ws.grid + blockIdx.x] = block.v[k];
+        __threadfence();  // partials visible before the ticket is taken
+        const unsigned ticket = atomicAdd(ws.counter, 1u);
+        is_last = ticket == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last) return false;
+    __threadfence();
+    Sums<K> mine;
+    for (int k = 0; k < K; ++k) {
+        double t = 0;
+        for (int i = threadIdx.x; i < static_cast<int>(gridDim.x); i += block_size)
+            t += __ldcg(ws.partials + k * ws.grid + i);
+        mine.v[k] = t;
+    }
+    __syncthreads();  // storage reused
+    sums = BlockReduce(storage).Reduce(mine, SumOp{});
+    if (threadIdx.x == 0) *ws.counter = 0;  // ready for the next reduction
+    return threadIdx.x == 0;
+}
+
+__device__ bool running(const MergedWorkspace& ws) { return ws.state->status == state_running; }
+
+template <typename V>
+__device__ V precondition(const V* dinv, index i, V r)
+{
+    return dinv ? dinv[i] * r : r;
+}
+
+#define GPUFEM_ROWS(i, n)                                                                      \
+    for (index i = index(blockIdx.x) * block_size + threadIdx.x; i < static_cast<index>(n);    \
+         i += index(gridDim.x) * block_size)
+
+template <int K, typename V>
+struct DotArgs {
+    const V* x[K];
+    const V* y[K];
+};
+
+template <int K, typename V>
+__global__ void __launch_bounds__(block_size)
+    multi_dot_kernel(MergedWorkspace ws, std::size_t n, DotArgs<K, V> args, double* result)
+{
+    Sums<K> s{};
+    GPUFEM_ROWS(i, n)
+    for (int k = 0; k < K; ++k) s.v[k] += double(args.x[k][i]) * double(args.y[k][i]);
+    if (grid_reduce(s, ws))
+        for (int k = 0; k < K; ++k) result[k] = s.v[k];
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    invert_diagonal_kernel(std::size_t n, const V* __restrict__ d, V* __restrict__ inverse,
+                           unsigned long long* first_bad)
+{
+    GPUFEM_ROWS(i, n)
+    {
+        const V di = d[i];
+        if (di == V(0) || !merged::finite(double(di))) {
+            atomicMin(first_bad, static_cast<unsigned long long>(i));
+        } else {
+            inverse[i] = V(1) / di;
+        }
+    }
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    cg_start_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ b,
+                    const V* __restrict__ dinv, V* __restrict__ r, V* __restrict__ p)
+{
+    Sums<3> s{};
+    GPUFEM_ROWS(i, n)
+    {
+        const V ri = b[i] - r[i];
+        const V zi = precondition(dinv, i, ri);
+        r[i] = ri;
+        p[i] = zi;
+        s.v[0] += double(ri) * double(zi);
+        s.v[1] += double(ri) * double(ri);
+        s.v[2] += double(b[i]) * double(b[i]);
+    }
+    if (grid_reduce(s, ws)) merged::start(*ws.state, s.v[1], s.v[0], s.v[2], ws.history);
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    cg_alpha_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ p,
+                    const V* __restrict__ q)
+{
+    if (!running(ws)) return;
+    Sums<1> s{};
+    GPUFEM_ROWS(i, n) s.v[0] += double(p[i]) * double(q[i]);
+    if (grid_reduce(s, ws)) merged::cg_alpha(*ws.state, s.v[0]);
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    cg_update_xr_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ p,
+                        const V* __restrict__ q, const V* __restrict__ dinv, V* __restrict__ x,
+                        V* __restrict__ r)
+{
+    if (!running(ws)) return;
+    const V alpha = static_cast<V>(ws.state->alpha);
+    Sums<2> s{};
+    GPUFEM_ROWS(i, n)
+    {
+        x[i] += alpha * p[i];
+        const V ri = r[i] - alpha * q[i];
+        r[i] = ri;
+        s.v[0] += double(ri) * double(precondition(dinv, i, ri));
+        s.v[1] += double(ri) * double(ri);
+    }
+    if (grid_reduce(s, ws)) merged::cg_finish(*ws.state, s.v[0], s.v[1], ws.history);
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    cg_update_p_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ r,
+                       const V* __restrict__ dinv, V* __restrict__ p)
+{
+    if (!running(ws)) return;
+    const V beta = static_cast<V>(ws.state->beta);
+    GPUFEM_ROWS(i, n) p[i] = precondition(dinv, i, r[i]) + beta * p[i];
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    bicgstab_start_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ b,
+                          V* __restrict__ r, V* __restrict__ rhat, V* __restrict__ p,
+                          V* __restrict__ v)
+{
+    Sums<2> s{};
+    GPUFEM_ROWS(i, n)
+    {
+        const V ri = b[i] - r[i];
+        r[i] = ri;
+        rhat[i] = ri;
+        p[i] = 0;
+        v[i] = 0;
+        s.v[0] += double(ri) * double(ri);
+        s.v[1] += double(b[i]) * double(b[i]);
+    }
+    if (grid_reduce(s, ws)) merged::start(*ws.state, s.v[0], s.v[0], s.v[1], ws.history);
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    bicgstab_update_p_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ r,
+                             const V* __restrict__ v, const V* __restrict__ dinv, V* p, V* phat)
+{
+    if (!running(ws)) return;
+    const V beta = static_cast<V>(ws.state->beta);
+    const V omega = static_cast<V>(ws.state->omega);
+    GPUFEM_ROWS(i, n)
+    {
+        const V pi = r[i] + beta * (p[i] - omega * v[i]);
+        p[i] = pi;
+        if (dinv) phat[i] = dinv[i] * pi;
+    }
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    bicgstab_alpha_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ rhat,
+                          const V* __restrict__ v)
+{
+    if (!running(ws)) return;
+    Sums<1> s{};
+    GPUFEM_ROWS(i, n) s.v[0] += double(rhat[i]) * double(v[i]);
+    if (grid_reduce(s, ws)) merged::bicgstab_alpha(*ws.state, s.v[0]);
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    bicgstab_update_s_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ r,
+                             const V* __restrict__ v, const V* __restrict__ dinv, V* s, V* shat)
+{
+    if (!running(ws)) return;
+    const V alpha = static_cast<V>(ws.state->alpha);
+    GPUFEM_ROWS(i, n)
+    {
+        const V si = r[i] - alpha * v[i];
+        s[i] = si;
+        if (dinv) shat[i] = dinv[i] * si;
+    }
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    bicgstab_omega_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ s,
+                          const V* __restrict__ t)
+{
+    if (!running(ws)) return;
+    Sums<3> sums{};
+    GPUFEM_ROWS(i, n)
+    {
+        const double ti = t[i], si = s[i];
+        sums.v[0] += ti * si;
+        sums.v[1] += ti * ti;
+        sums.v[2] += si * si;
+    }
+    if (grid_reduce(sums, ws)) merged::bicgstab_omega(*ws.state, sums.v[0], sums.v[1], sums.v[2]);
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    bicgstab_update_xr_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ rhat,
+                              const V* phat, const V* shat, const V* s, const V* __restrict__ t,
+                              V* __restrict__ x, V* r)
+{
+    if (!running(ws)) return;
+    const V alpha = static_cast<V>(ws.state->alpha);
+    const V omega = static_cast<V>(ws.state->omega);
+    Sums<2> sums{};
+    GPUFEM_ROWS(i, n)
+    {
+        x[i] += alpha * phat[i] + omega * shat[i];
+        const V ri = s[i] - omega * t[i];
+        r[i] = ri;
+        sums.v[0] += double(rhat[i]) * double(ri);
+        sums.v[1] += double(ri) * double(ri);
+    }
+    if (grid_reduce(sums, ws)) merged::bicgstab_finish(*ws.state, sums.v[0], sums.v[1], ws.history);
+}
+
+#undef GPUFEM_ROWS
+
+template <int K, typename V>
+void launch_multi_dot(const Executor& exec, const MergedWorkspace& ws, std::size_t n,
+                      const V* const* x, const V* const* y, double* result)
+{
+    DotArgs<K, V> args;
+    for (int k = 0; k < K; ++k) {
+        args.x[k] = x[k];
+        args.y[k] = y[k];
+    }
+    multi_dot_kernel<K, V><<<ws.grid, block_size, 0, stream_of(exec)>>>(ws, n, args, result);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+/// Launches kernel on ws.grid blocks of the executor's stream.
+#define GPUFEM_LAUNCH(kernel, ...)                                                          \
+    do {                                                                                    \
+        kernel<<<ws.grid, block_size, 0, stream_of(exec)>>>(ws, __VA_ARGS__);               \
+        GPUFEM_CUDA_CHECK_LAUNCH();                                                         \
+    } while (0)
+
+template <typename V>
+void multi_dot(const Executor& exec, const MergedWorkspace& ws, std::size_t n, int count,
+               const V* const* x, const V* const* y, double* result)
+{
+    switch (count) {
+    case 1: return launch_multi_dot<1>(exec, ws, n, x, y, result);
+    case 2: return launch_multi_dot<2>(exec, ws, n, x, y, result);
+    case 3: return launch_multi_dot<3>(exec, ws, n, x, y, result);
+    case 4: return launch_multi_dot<4>(exec, ws, n, x, y, result);
+    default: throw std::invalid_argument("multi_dot: 1 to 4 dot products at once");
+    }
+}
+
+template <typename V>
+long long invert_diagonal(const Executor& exec, std::size_t n, const V* d, V* inverse)
+{
+    if (n == 0) return -1;
+    auto* flag = static_cast<unsigned long long*>(exec.scratch(sizeof(unsigned long long)));
+    GPUFEM_CUDA_CHECK(cudaMemsetAsync(flag, 0xFF, sizeof(unsigned long long), stream_of(exec)));
+    const unsigned grid = static_cast<unsigned>(std::min<std::size_t>((n + block_size - 1) / block_size, 65535u));
+    invert_diagonal_kernel<<<grid, block_size, 0, stream_of(exec)>>>(n, d, inverse, flag);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    unsigned long long first = 0;
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&first, flag, sizeof first, cudaMemcpyDeviceToHost,
+                                      stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    return first == ULLONG_MAX ? -1 : static_cast<long long>(first);
+}
+
+template <typename V>
+void cg_start(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* b,
+              const V* dinv, V* r, V* p)
+{
+    GPUFEM_LAUNCH(cg_start_kernel<V>, n, b, dinv, r, p);
+}
+
+template <typename V>
+void cg_alpha(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* p, const V* q)
+{
+    GPUFEM_LAUNCH(cg_alpha_kernel<V>, n, p, q);
+}
+
+template <typename V>
+void cg_update_xr(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* p,
+                  const V* q, const V* dinv, V* x, V* r)
+{
+    GPUFEM_LAUNCH(cg_update_xr_kernel<V>, n, p, q, dinv, x, r);
+}
+
+template <typename V>
+void cg_update_p(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* r,
+                 const V* dinv, V* p)
+{
+    GPUFEM_LAUNCH(cg_update_p_kernel<V>, n, r, dinv, p);
+}
+
+template <typename V>
+void bicgstab_start(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* b,
+                    V* r, V* rhat, V* p, V* v)
+{
+    GPUFEM_LAUNCH(bicgstab_start_kernel<V>, n, b, r, rhat, p, v);
+}
+
+template <typename V>
+void bicgstab_update_p(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* r,
+                       const V* v, const V* dinv, V* p, V* phat)
+{
+    GPUFEM_LAUNCH(bicgstab_update_p_kernel<V>, n, r, v, dinv, p, phat);
+}
+
+template <typename V>
+void bicgstab_alpha(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* rhat,
+                    const V* v)
+{
+    GPUFEM_LAUNCH(bicgstab_alpha_kernel<V>, n, rhat, v);
+}
+
+template <typename V>
+void bicgstab_update_s(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* r,
+                       const V* v, const V* dinv, V* s, V* shat)
+{
+    GPUFEM_LAUNCH(bicgstab_update_s_kernel<V>, n, r, v, dinv, s, shat);
+}
+
+template <typename V>
+void bicgstab_omega(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* s,
+                    const V* t)
+{
+    GPUFEM_LAUNCH(bicgstab_omega_kernel<V>, n, s, t);
+}
+
+template <typename V>
+void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws, std::size_t n,
+                        const V* rhat, const V* phat, const V* shat, const V* s, const V* t, V* x,
+                        V* r)
+{
+    GPUFEM_LAUNCH(bicgstab_update_xr_kernel<V>, n, rhat, phat, shat, s, t, x, r);
+}
+
+#undef GPUFEM_LAUNCH
+
+GPUFEM_INSTANTIATE_MERGED_KERNELS(float)
+GPUFEM_INSTANTIATE_MERGED_KERNELS(double)
+
+}  // namespace gpufem::kernels::cuda

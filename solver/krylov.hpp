@@ -1,0 +1,98 @@
+#pragma once
+// Krylov solvers: CG and BiCGSTAB, each as a `reference` (one library call per vector
+// operation, 003_… Figure 1) and a `merged` variant (fused updates, multi-dot reductions,
+// scalars kept on the device, the host reading the residual every check_every iterations).
+#include <string>
+#include <vector>
+
+#include "linalg/interval_timer.hpp"
+#include "linalg/linear_operator.hpp"
+
+namespace gpufem {
+
+/// Why a Krylov solve stopped.
+enum class SolveStatus { converged, max_iterations, breakdown, not_finite };
+/// "converged", "max_iterations", "breakdown", "not_finite"
+const char* solve_status_name(SolveStatus status);
+
+/// The Krylov method.
+enum class KrylovMethod { cg, bicgstab };
+/// How the method's vector operations are written.
+enum class KrylovVariant { reference, merged };
+/// Preconditioner M^-1 applied inside the iteration.
+enum class Preconditioner { none, jacobi };
+/// Whether the merged variant replays its iterations as a CUDA graph.
+enum class GraphMode { automatic, on, off };
+
+const char* method_name(KrylovMethod method);            ///< "cg", "bicgstab"
+const char* variant_name(KrylovVariant variant);         ///< "reference", "merged"
+const char* preconditioner_name(Preconditioner p);       ///< "none", "jacobi"
+const char* graph_mode_name(GraphMode mode);             ///< "auto", "on", "off"
+/// The inverse of the *_name functions; throw std::invalid_argument naming the choices.
+KrylovMethod parse_method(const std::string& name);
+KrylovVariant parse_variant(const std::string& name);
+Preconditioner parse_preconditioner(const std::string& name);
+GraphMode parse_graph_mode(const std::string& name);
+
+/// Timers for the split of an iteration (benchmarks): every SpMV, every vector update and
+/// every reduction is bracketed by its phase's timer. Forces the graph off.
+struct SolverPhaseTimers {
+    IntervalTimer* spmv = nullptr;
+    IntervalTimer* vector = nullptr;     ///< updates (merged: updates with fused partial dots)
+    IntervalTimer* reduction = nullptr;  ///< dots (merged: kernels that only reduce)
+};
+
+/// Stopping rule and execution settings: ||b - A x_k|| <= tolerance ||b|| (the recursive
+/// residual of the unpreconditioned system), at most max_iterations iterations.
+struct SolveOptions {
+    double tolerance = 1e-8;
+    int max_iterations = 10000;
+    Preconditioner preconditioner = Preconditioner::none;
+    /// merged: iterations between the host's reads of the residual (CUDA; 1 on the CPU).
+    int check_every = 10;
+    /// merged on CUDA: capture a batch of check_every iterations in a CUDA graph and replay it
+    /// (automatic: for systems below graph_auto_rows rows, where launch gaps dominate).
+    GraphMode graph = GraphMode::automatic;
+    /// Record every SpMV between CUDA events (read once after the solve).
+    bool time_spmv = true;
+    /// Benchmarks only: time each phase of every iteration (see SolverPhaseTimers).
+    const SolverPhaseTimers* phases = nullptr;
+};
+
+/// Rows below which GraphMode::automatic uses a CUDA graph.
+inline constexpr long long graph_auto_rows = 1 << 21;
+
+/// Outcome of a solve.
+struct SolveResult {
+    SolveStatus status = SolveStatus::max_iterations;
+    int iterations = 0;
+    double initial_residual = 0;            ///< ||b - A x0||
+    double rhs_norm = 0;                    ///< ||b||
+    double relative_residual = 0;           ///< final ||r|| / ||b|| (recursive residual)
+    std::vector<double> residual_history;   ///< ||r_k|| / ||b||, k = 0..iterations
+    std::string message;                    ///< human-readable account (what went wrong, a hint)
+    std::vector<double> spmv_seconds;       ///< every SpMV of the iterations (BiCGSTAB: 2 each)
+    std::string spmv_clock;                 ///< "CUDA events", "steady clock", or why none
+    bool graph_used = false;                ///< iterations replayed from a CUDA graph
+    int host_reads = 0;                     ///< times the host waited for a device scalar
+    bool converged() const { return status == SolveStatus::converged; }
+};
+
+/// Bytes one iteration moves outside the SpMV (vectors read and written, the traffic model of
+/// 003_… Table 1) for n unknowns of value_size bytes: e.g. merged BiCGSTAB 18n (14n read + 4n
+/// written), its reference 33n; CG merged 11n, reference 15n; Jacobi adds its reads/writes.
+std::size_t vector_bytes_per_iteration(KrylovMethod method, KrylovVariant variant,
+                                       Preconditioner preconditioner, std::size_t n,
+                                       std::size_t value_size);
+/// Operator applications per iteration (CG 1, BiCGSTAB 2).
+inline int spmvs_per_iteration(KrylovMethod method) { return method == KrylovMethod::cg ? 1 : 2; }
+
+/// Solves A x = b, x holding the initial guess on entry and the solution on return. CG needs
+/// a symmetric positive definite A; BiCGSTAB any non-singular A. Breakdowns (CG: p.Ap <= 0;
+/// BiCGSTAB: rho = 0, rhat.v = 0, omega = 0) and NaN/Inf are reported with the iteration number
+/// and a hint. Jacobi needs the operator's diagonal() (every built format attaches it).
+template <typename V>
+SolveResult solve(KrylovMethod method, KrylovVariant variant, const LinearOperator<V>& a,
+                  const Array<V>& b, Array<V>& x, const SolveOptions& options);
+
+}  // namespace gpufem

@@ -1,0 +1,63 @@
+#pragma once
+// The four solver implementations behind solve() (krylov.hpp), and what they share.
+#include <string>
+
+#include "solver/krylov.hpp"
+
+namespace gpufem {
+
+template <typename V>
+SolveResult reference_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
+                         const SolveOptions& options);
+template <typename V>
+SolveResult reference_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
+                               const SolveOptions& options);
+template <typename V>
+SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
+                      const SolveOptions& options);
+template <typename V>
+SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
+                            const SolveOptions& options);
+
+/// 1 / a_ii from the operator's diagonal, for Jacobi. Throws std::invalid_argument naming the
+/// first row whose diagonal is zero or not finite, or when the operator carries no diagonal.
+template <typename V>
+Array<V> jacobi_inverse(const LinearOperator<V>& a);
+
+/// Why an iteration stopped early, as the solvers detect it (shared by host and device code).
+enum class StopReason : int {
+    none = 0,
+    rhs_zero,         ///< ||b|| = 0: the solution is 0
+    pap_not_positive, ///< CG: p.Ap <= 0
+    rho_zero,         ///< BiCGSTAB: rhat.r = 0
+    rhat_v_zero,      ///< BiCGSTAB: rhat.v = 0
+    omega_zero,       ///< BiCGSTAB: omega = t.s / t.t = 0 (or t.t = 0)
+    not_finite,       ///< a scalar became NaN or Inf
+};
+
+/// The message for a breakdown or non-finite value at iteration k (value: the offending
+/// scalar), with a hint on what to change.
+std::string stop_message(KrylovMethod method, StopReason reason, int iteration, double value);
+/// The message for a solve that ran out of iterations (for CG with the hint that a
+/// non-symmetric system needs BiCGSTAB).
+std::string max_iterations_message(KrylovMethod method, double relative_residual, int iterations,
+                                   double tolerance);
+
+/// Starts and stops a timer that may be null.
+struct ScopedInterval {
+    ScopedInterval(IntervalTimer* timer) : timer_(timer)
+    {
+        if (timer_) timer_->start();
+    }
+    ~ScopedInterval()
+    {
+        if (timer_) timer_->stop();
+    }
+    ScopedInterval(const ScopedInterval&) = delete;
+    ScopedInterval& operator=(const ScopedInterval&) = delete;
+
+private:
+    IntervalTimer* timer_;
+};
+
+}  // namespace gpufem

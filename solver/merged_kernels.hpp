@@ -1,0 +1,113 @@
+#pragma once
+// Kernels of the merged CG and BiCGSTAB (003_… §3.2–3.3): vector updates fused with the first
+// stage of the dot products that follow them, one reduction finishing several dots at once,
+// and the scalar step (merged_scalars.hpp) done where the reduction ends, so that alpha, beta,
+// omega and the convergence test never leave the device. Declared once, implemented in
+// cpu/merged_kernels.cpp and cuda/merged_kernels.cu. Every iteration kernel returns at once
+// when the state says the solve has stopped (the host finds out later).
+//
+// dinv: the inverse diagonal for Jacobi (z = dinv .* r), or nullptr for no preconditioner.
+#include <cstddef>
+
+#include "linalg/executor.hpp"
+#include "solver/merged_scalars.hpp"
+
+namespace gpufem {
+
+/// Device buffers of a merged solve.
+struct MergedWorkspace {
+    KrylovScalars* state = nullptr;  ///< one struct
+    double* history = nullptr;       ///< ||r_k|| / ||b||, max_iterations + 1 entries
+    double* partials = nullptr;      ///< per-block partial sums: max_dots * grid
+    unsigned* counter = nullptr;     ///< blocks finished in the current reduction (0 between)
+    int grid = 1;                    ///< blocks of every reduction (fixed: deterministic sums)
+};
+
+/// Most dot products one fused reduction finishes.
+inline constexpr int max_dots = 4;
+
+#define GPUFEM_MERGED_KERNELS                                                                  \
+    /* result[k] = x[k] . y[k], k < count <= max_dots, into device (host for cpu) memory. */   \
+    template <typename V>                                                                      \
+    void multi_dot(const Executor& exec, const MergedWorkspace& ws, std::size_t n, int count,   \
+                   const V* const* x, const V* const* y, double* result);                      \
+    /* inverse[i] = 1 / d[i]; returns the first row with a zero or non-finite d, else -1. */  \
+    template <typename V>                                                                      \
+    long long invert_diagonal(const Executor& exec, std::size_t n, const V* d, V* inverse);    \
+    /* CG start: r = b - r (r holds A x0), p = dinv r; rho = r.p, state started. */            \
+    template <typename V>                                                                      \
+    void cg_start(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* b,  \
+                  const V* dinv, V* r, V* p);                                                  \
+    /* CG: alpha = rho / p.q (q = A p). */                                                     \
+    template <typename V>                                                                      \
+    void cg_alpha(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* p,  \
+                  const V* q);                                                                 \
+    /* CG: x += alpha p, r -= alpha q, rho = r.z, residual check, beta. */                     \
+    template <typename V>                                                                      \
+    void cg_update_xr(const Executor& exec, const MergedWorkspace& ws, std::size_t n,          \
+                      const V* p, const V* q, const V* dinv, V* x, V* r);                      \
+    /* CG: p = z + beta p. */                                                                  \
+    template <typename V>                                                                      \
+    void cg_update_p(const Executor& exec, const MergedWorkspace& ws, std::size_t n,           \
+                     const V* r, const V* dinv, V* p);                                         \
+    /* BiCGSTAB start: r = b - r (r holds A x0), rhat = r, p = v = 0; state started. */       \
+    template <typename V>                                                                      \
+    void bicgstab_start(const Executor& exec, const MergedWorkspace& ws, std::size_t n,        \
+                        const V* b, V* r, V* rhat, V* p, V* v);                                \
+    /* BiCGSTAB: p = r + beta (p - omega v); phat = dinv p (phat unused without dinv). */     \
+    template <typename V>                                                                      \
+    void bicgstab_update_p(const Executor& exec, const MergedWorkspace& ws, std::size_t n,     \
+                           const V* r, const V* v, const V* dinv, V* p, V* phat);              \
+    /* BiCGSTAB: alpha = rho / rhat.v. */                                                      \
+    template <typename V>                                                                      \
+    void bicgstab_alpha(const Executor& exec, const MergedWorkspace& ws, std::size_t n,        \
+                        const V* rhat, const V* v);                                            \
+    /* BiCGSTAB: s = r - alpha v; shat = dinv s (unused without dinv). */                     \
+    template <typename V>                                                                      \
+    void bicgstab_update_s(const Executor& exec, const MergedWorkspace& ws, std::size_t n,     \
+                           const V* r, const V* v, const V* dinv, V* s, V* shat);              \
+    /* BiCGSTAB: t.s, t.t, s.s in one pass; omega (or the half-step exit). */                 \
+    template <typename V>                                                                      \
+    void bicgstab_omega(const Executor& exec, const MergedWorkspace& ws, std::size_t n,        \
+                        const V* s, const V* t);                                               \
+    /* BiCGSTAB: x += alpha phat + omega shat, r = s - omega t; rhat.r, r.r; beta. */          \
+    template <typename V>                                                                      \
+    void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws, std::size_t n,    \
+                            const V* rhat, const V* phat, const V* shat, const V* s,           \
+                            const V* t, V* x, V* r);
+
+namespace kernels::cpu {
+GPUFEM_MERGED_KERNELS
+}  // namespace kernels::cpu
+namespace kernels::cuda {
+GPUFEM_MERGED_KERNELS
+}  // namespace kernels::cuda
+#undef GPUFEM_MERGED_KERNELS
+
+/// Explicit instantiations of every merged kernel for value type V (in each backend's file).
+#define GPUFEM_INSTANTIATE_MERGED_KERNELS(V)                                                    \
+    template void multi_dot(const Executor&, const MergedWorkspace&, std::size_t, int,          \
+                            const V* const*, const V* const*, double*);                         \
+    template long long invert_diagonal(const Executor&, std::size_t, const V*, V*);            \
+    template void cg_start(const Executor&, const MergedWorkspace&, std::size_t, const V*,      \
+                           const V*, V*, V*);                                                   \
+    template void cg_alpha(const Executor&, const MergedWorkspace&, std::size_t, const V*,      \
+                           const V*);                                                           \
+    template void cg_update_xr(const Executor&, const MergedWorkspace&, std::size_t, const V*,  \
+                               const V*, const V*, V*, V*);                                     \
+    template void cg_update_p(const Executor&, const MergedWorkspace&, std::size_t, const V*,   \
+                              const V*, V*);                                                    \
+    template void bicgstab_start(const Executor&, const MergedWorkspace&, std::size_t,          \
+                                 const V*, V*, V*, V*, V*);                                     \
+    template void bicgstab_update_p(const Executor&, const MergedWorkspace&, std::size_t,       \
+                                    const V*, const V*, const V*, V*, V*);                      \
+    template void bicgstab_alpha(const Executor&, const MergedWorkspace&, std::size_t,          \
+                                 const V*, const V*);                                           \
+    template void bicgstab_update_s(const Executor&, const MergedWorkspace&, std::size_t,       \
+                                    const V*, const V*, const V*, V*, V*);                      \
+    template void bicgstab_omega(const Executor&, const MergedWorkspace&, std::size_t,          \
+                                 const V*, const V*);                                           \
+    template void bicgstab_update_xr(const Executor&, const MergedWorkspace&, std::size_t,      \
+                                     const V*, const V*, const V*, const V*, const V*, V*, V*);
+
+}  // namespace gpufem

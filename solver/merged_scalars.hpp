@@ -1,0 +1,150 @@
+#pragma once
+// The scalar step of the merged solvers: what the last block of a fused reduction does with
+// the finished dot products (alpha, beta, omega, the residual, convergence and breakdown
+// checks). Written once for both backends: the CPU kernels call it after their loops, the
+// CUDA kernels from the last block of the grid.
+#include <cmath>
+
+#include "assembly/host_device.hpp"
+#include "solver/krylov_variants.hpp"
+
+namespace gpufem {
+
+/// Where a merged solve stands; lives in device memory (double whatever the value type).
+struct KrylovScalars {
+    double rho = 0;       ///< CG: r.z; BiCGSTAB: rhat.r of the current residual
+    double alpha = 0;
+    double beta = 0;
+    double omega = 0;
+    double rr = 0;        ///< r.r of the current residual
+    double rhs_norm = 0;  ///< ||b||
+    double tolerance = 0; ///< relative tolerance
+    double ss = 0;        ///< BiCGSTAB: s.s of the half step
+    double stop_value = 0;///< the scalar that stopped the iteration (for the message)
+    int stop_iteration = 0; ///< the iteration in which it stopped
+    int iteration = 0;    ///< completed iterations
+    int max_iterations = 0;
+    int status = 0;       ///< KrylovState
+    int reason = 0;       ///< StopReason
+    int half_step = 0;    ///< BiCGSTAB: converged on s; the x/r update finishes the iteration
+};
+
+/// KrylovScalars::status values.
+enum KrylovState : int { state_running = 0, state_converged, state_max_iterations, state_breakdown,
+                         state_not_finite };
+
+namespace merged {
+
+/// Neither NaN nor Inf (v - v is NaN for both).
+GPUFEM_HOST_DEVICE inline bool finite(double v) { return v - v == 0.0; }
+
+/// Stops in the iteration under way (iteration + 1), or in iteration when given.
+GPUFEM_HOST_DEVICE inline void stop(KrylovScalars& s, int status, StopReason reason, double value,
+                                    int iteration = -1)
+{
+    s.status = status;
+    s.stop_iteration = iteration < 0 ? s.iteration + 1 : iteration;
+    s.reason = static_cast<int>(reason);
+    s.stop_value = value;
+}
+
+/// After a new residual with r.r = rr: counts the iteration, records ||r|| / ||b|| and stops
+/// on convergence, non-finite residual or the iteration limit.
+GPUFEM_HOST_DEVICE inline void finish_iteration(KrylovScalars& s, double rr, double* history)
+{
+    s.iteration += 1;
+    s.rr = rr;
+    const double relative = sqrt(rr) / s.rhs_norm;
+    history[s.iteration] = relative;
+    const int k = s.iteration;
+    if (!finite(rr)) return stop(s, state_not_finite, StopReason::not_finite, rr, k);
+    if (relative <= s.tolerance) return stop(s, state_converged, StopReason::none, relative, k);
+    if (k >= s.max_iterations) return stop(s, state_max_iterations, StopReason::none, relative, k);
+}
+
+/// Initial state from r0.r0, r0.z0 (CG) or rhat.r0 (BiCGSTAB) and b.b.
+GPUFEM_HOST_DEVICE inline void start(KrylovScalars& s, double rr, double rho, double bb,
+                                     double* history)
+{
+    s.rr = rr;
+    s.rho = rho;
+    s.rhs_norm = sqrt(bb);
+    s.alpha = 1;
+    s.omega = 1;
+    s.beta = 0;
+    s.iteration = 0;
+    s.half_step = 0;
+    s.status = state_running;
+    s.reason = 0;
+    if (!finite(rr) || !finite(bb)) {
+        history[0] = rr + bb;
+        return stop(s, state_not_finite, StopReason::not_finite, rr + bb, 0);
+    }
+    if (bb == 0) {
+        history[0] = 0;
+        return stop(s, state_converged, StopReason::rhs_zero, 0, 0);
+    }
+    history[0] = sqrt(rr) / s.rhs_norm;
+    if (history[0] <= s.tolerance)
+        return stop(s, state_converged, StopReason::none, history[0], 0);
+}
+
+/// CG: alpha = rho / p.Ap, stopping when p.Ap <= 0 or is not finite.
+GPUFEM_HOST_DEVICE inline void cg_alpha(KrylovScalars& s, double pap)
+{
+    if (!finite(pap)) return stop(s, state_not_finite, StopReason::not_finite, pap);
+    if (pap <= 0) return stop(s, state_breakdown, StopReason::pap_not_positive, pap);
+    s.alpha = s.rho / pap;
+}
+
+/// CG: after x, r (and z) are updated: rho_new = r.z, the residual check, beta.
+GPUFEM_HOST_DEVICE inline void cg_finish(KrylovScalars& s, double rz, double rr, double* history)
+{
+    finish_iteration(s, rr, history);
+    if (s.status != state_running) return;
+    if (!finite(rz)) return stop(s, state_not_finite, StopReason::not_finite, rz, s.iteration);
+    s.beta = rz / s.rho;
+    s.rho = rz;
+}
+
+/// BiCGSTAB: alpha = rho / rhat.v.
+GPUFEM_HOST_DEVICE inline void bicgstab_alpha(KrylovScalars& s, double rv)
+{
+    if (!finite(rv)) return stop(s, state_not_finite, StopReason::not_finite, rv);
+    if (rv == 0) return stop(s, state_breakdown, StopReason::rhat_v_zero, rv);
+    s.alpha = s.rho / rv;
+}
+
+/// BiCGSTAB: omega = t.s / t.t, or the half-step exit when ||s|| already meets the tolerance
+/// (omega = 0: the x/r update then adds alpha p only and sets r = s).
+GPUFEM_HOST_DEVICE inline void bicgstab_omega(KrylovScalars& s, double ts, double tt, double ss)
+{
+    s.ss = ss;
+    if (!finite(ts) || !finite(tt) || !finite(ss))
+        return stop(s, state_not_finite, StopReason::not_finite, ts + tt + ss);
+    if (sqrt(ss) / s.rhs_norm <= s.tolerance) {
+        s.omega = 0;
+        s.half_step = 1;
+        return;
+    }
+    if (tt == 0 || ts == 0) return stop(s, state_breakdown, StopReason::omega_zero, tt == 0 ? tt : ts);
+    s.omega = ts / tt;
+}
+
+/// BiCGSTAB: after x and r are updated: the residual check, then rho and beta for the next
+/// p update.
+GPUFEM_HOST_DEVICE inline void bicgstab_finish(KrylovScalars& s, double rhat_r, double rr,
+                                               double* history)
+{
+    if (s.half_step) rr = s.ss;  // r = s exactly
+    finish_iteration(s, rr, history);
+    if (s.status != state_running) return;
+    if (!finite(rhat_r))
+        return stop(s, state_not_finite, StopReason::not_finite, rhat_r, s.iteration);
+    if (rhat_r == 0) return stop(s, state_breakdown, StopReason::rho_zero, rhat_r, s.iteration);
+    s.beta = (rhat_r / s.rho) * (s.alpha / s.omega);
+    s.rho = rhat_r;
+}
+
+}  // namespace merged
+}  // namespace gpufem

@@ -1,0 +1,312 @@
+// The merged CG and BiCGSTAB: the SpMV stays the operator's own (any format), everything else
+// is the fused kernels of merged_kernels.hpp with the scalars kept on the device. The host
+// queues batches of check_every iterations (optionally replayed from a CUDA graph) and reads
+// the state through the IterationRunner's mailbox, keeping one batch in flight while the
+// solve is far from converging.
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <optional>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "linalg/blas1.hpp"
+#include "solver/iteration_runner.hpp"
+#include "solver/krylov_variants.hpp"
+#include "solver/merged_kernels.hpp"
+#include "solver/merged_workspace.hpp"
+
+namespace gpufem {
+namespace {
+
+/// Calls the kernel of the executor's backend.
+#define GPUFEM_MERGED(exec, call) ((exec).is_cuda() ? kernels::cuda::call : kernels::cpu::call)
+
+/// What the iteration loop ended with.
+struct LoopOutcome {
+    KrylovScalars state;
+    int host_reads = 0;
+    bool graph_used = false;
+};
+
+/// Queues iterations in batches until the device state says stop. iteration() queues one
+/// iteration; capturable() tells whether the operator can be captured in a graph now.
+template <typename Iteration, typename Capturable>
+LoopOutcome run_iterations(const ExecPtr& exec, IterationRunner& runner, const MergedWorkspace& ws,
+                           const KrylovScalars& started, const SolveOptions& options,
+                           bool use_graph, Iteration&& iteration, Capturable&& capturable)
+{
+    LoopOutcome out;
+    out.state = started;
+    if (started.status != state_running) return out;
+    const bool cuda = exec->is_cuda();
+    const int check = cuda ? options.check_every : 1;
+    const auto batch_of = [&](int count) {
+        for (int i = 0; i < count; ++i) iteration();
+    };
+    bool graph_ready = false;
+    std::deque<int> in_flight;
+    int slot = 0;
+    int queued = 0;
+    std::optional<std::pair<int, double>> previous;  // (iteration, residual) of an earlier read
+    bool stopped = false;
+
+    const auto read_oldest = [&] {
+        const KrylovScalars s = runner.wait_state(in_flight.front());
+        in_flight.pop_front();
+        ++out.host_reads;
+        out.state = s;
+        if (s.status != state_running) stopped = true;
+        return s;
+    };
+    bool look_ahead = cuda;
+    while (!stopped && queued < options.max_iterations) {
+        const int batch = std::min(check, options.max_iterations - queued);
+        if (use_graph && !graph_ready && batch == check && capturable()) {
+            graph_ready = runner.capture([&] { batch_of(batch); });
+            if (!graph_ready) {
+                spdlog::warn("solver: CUDA graph not used ({}); queuing iterations one by one",
+                             runner.graph_failure());
+                use_graph = false;
+            }
+        }
+        if (graph_ready && batch == check) {
+            runner.replay();
+            out.graph_used = true;
+        } else {
+            batch_of(batch);
+        }
+        queued += batch;
+        runner.post_state(ws.state, slot);
+        in_flight.push_back(slot);
+        slot ^= 1;
+        if (look_ahead && in_flight.size() < 2) continue;
+        const KrylovScalars s = read_oldest();
+        // Keep one batch in flight only while convergence is predicted more than two batches
+        // away (the batch queued after the stop runs as no-ops, but its SpMVs still run).
+        const double residual = s.iteration < 1 ? 1.0 : std::sqrt(s.rr) / s.rhs_norm;
+        if (cuda && previous && s.iteration > previous->first && residual > 0) {
+            const double rate = std::pow(residual / previous->second,
+                                         1.0 / (s.iteration - previous->first));
+            const double remaining = rate < 1 ? std::log(options.tolerance / residual) / std::log(rate)
+                                              : 1e30;
+            look_ahead = remaining > 2.0 * check;
+        }
+        previous = std::make_pair(s.iteration, residual);
+    }
+    while (!in_flight.empty()) read_oldest();
+    return out;
+}
+
+/// Fills the result from the final device state.
+SolveResult make_result(KrylovMethod method, const KrylovScalars& s, const MergedBuffers& buffers,
+                        const SolveOptions& options)
+{
+    SolveResult result;
+    result.iterations = s.iteration;
+    result.rhs_norm = s.rhs_norm;
+    result.residual_history = buffers.history(s.iteration);
+    result.relative_residual = result.residual_history.back();
+    result.initial_residual = result.residual_history.front() * s.rhs_norm;
+    const auto reason = static_cast<StopReason>(s.reason);
+    switch (s.status) {
+    case state_converged:
+        result.status = SolveStatus::converged;
+        result.message = reason == StopReason::rhs_zero
+                             ? stop_message(method, reason, 0, 0)
+                             : s.iteration == 0 ? "initial guess already satisfies the tolerance"
+                                                : fmt::format("converged in {} iterations", s.iteration);
+        break;
+    case state_breakdown:
+        result.status = SolveStatus::breakdown;
+        result.iterations = s.stop_iteration;
+        result.message = stop_message(method, reason, s.stop_iteration, s.stop_value);
+        break;
+    case state_not_finite:
+        result.status = SolveStatus::not_finite;
+        result.iterations = s.stop_iteration;
+        result.message = s.stop_iteration == 0
+                             ? "initial residual is not finite (NaN/Inf in the matrix, rhs or guess)"
+                             : stop_message(method, reason, s.stop_iteration, s.stop_value);
+        break;
+    default:
+        result.status = SolveStatus::max_iterations;
+        result.message = max_iterations_message(method, result.relative_residual, s.iteration,
+                                                options.tolerance);
+        break;
+    }
+    return result;
+}
+
+/// Per-SpMV timer for a merged solve (null when not timed), and the result's clock label.
+struct SpmvTiming {
+    std::unique_ptr<IntervalTimer> own;
+    IntervalTimer* timer = nullptr;
+    std::string clock;
+};
+
+SpmvTiming make_spmv_timing(const ExecPtr& exec, const SolveOptions& options, bool use_graph)
+{
+    SpmvTiming t;
+    if (options.phases) {
+        t.timer = options.phases->spmv;
+        t.clock = "phase timers";
+    } else if (!options.time_spmv) {
+        t.clock = "off";
+    } else if (use_graph) {
+        t.clock = "not recorded (CUDA graph; set solver.cuda_graph: off to time every SpMV)";
+    } else {
+        t.own = make_interval_timer(exec);
+        t.timer = t.own.get();
+        t.clock = t.own->clock();
+    }
+    return t;
+}
+
+bool graph_wanted(const Executor& exec, const SolveOptions& options, std::size_t rows)
+{
+    if (!exec.is_cuda() || options.phases) return false;
+    if (options.graph == GraphMode::on) return true;
+    return options.graph == GraphMode::automatic && static_cast<long long>(rows) < graph_auto_rows;
+}
+
+/// The result of a merged solve: state and history from the device, x = 0 for b = 0, the
+/// SpMV times of the iterations that counted (those queued after the stop are dropped).
+template <typename V>
+SolveResult finish(KrylovMethod method, const LoopOutcome& out, const MergedBuffers& buffers,
+                   const SolveOptions& options, const SpmvTiming& timing, Array<V>& x)
+{
+    SolveResult result = make_result(method, out.state, buffers, options);
+    if (static_cast<StopReason>(out.state.reason) == StopReason::rhs_zero) fill(x, V(0));
+    result.host_reads = out.host_reads + 1;
+    result.graph_used = out.graph_used;
+    result.spmv_clock = timing.clock;
+    if (timing.own) {
+        result.spmv_seconds = timing.own->seconds();
+        const std::size_t count = static_cast<std::size_t>(spmvs_per_iteration(method)) *
+                                  static_cast<std::size_t>(result.iterations);
+        if (result.spmv_seconds.size() > count) result.spmv_seconds.resize(count);
+    }
+    return result;
+}
+
+IntervalTimer* phase(const SolveOptions& options, IntervalTimer* SolverPhaseTimers::*which)
+{
+    return options.phases ? options.phases->*which : nullptr;
+}
+
+}  // namespace
+
+template <typename V>
+SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
+                      const SolveOptions& options)
+{
+    const ExecPtr& exec = a.executor();
+    const Executor& e = *exec;
+    const std::size_t n = b.size();
+    const Array<V> dinv = options.preconditioner == Preconditioner::jacobi ? jacobi_inverse(a)
+                                                                            : Array<V>();
+    const V* d = dinv.empty() ? nullptr : dinv.data();
+    MergedBuffers buffers(exec, n, options.tolerance, options.max_iterations);
+    const MergedWorkspace& ws = buffers.workspace();
+    auto runner = make_iteration_runner(exec);
+    Array<V> r(exec, n), p(exec, n), q(exec, n);
+
+    a.apply(x, r);
+    GPUFEM_MERGED(e, cg_start(e, ws, n, b.data(), d, r.data(), p.data()));
+    runner->post_state(ws.state, 0);
+    const KrylovScalars started = runner->wait_state(0);
+
+    const bool use_graph = graph_wanted(e, options, n);
+    const SpmvTiming timing = make_spmv_timing(exec, options, use_graph);
+    IntervalTimer* vector = phase(options, &SolverPhaseTimers::vector);
+    IntervalTimer* reduction = phase(options, &SolverPhaseTimers::reduction);
+    const auto iteration = [&] {
+        {
+            ScopedInterval t(timing.timer);
+            a.apply(p, q);
+        }
+        {
+            ScopedInterval t(reduction);
+            GPUFEM_MERGED(e, cg_alpha(e, ws, n, p.data(), q.data()));
+        }
+        ScopedInterval t(vector);
+        GPUFEM_MERGED(e, cg_update_xr(e, ws, n, p.data(), q.data(), d, x.data(), r.data()));
+        GPUFEM_MERGED(e, cg_update_p(e, ws, n, r.data(), d, p.data()));
+    };
+    const LoopOutcome out = run_iterations(exec, *runner, ws, started, options, use_graph, iteration,
+                                           [&] { return a.graph_capturable(); });
+    return finish<V>(KrylovMethod::cg, out, buffers, options, timing, x);
+}
+
+template <typename V>
+SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
+                            const SolveOptions& options)
+{
+    const ExecPtr& exec = a.executor();
+    const Executor& e = *exec;
+    const std::size_t n = b.size();
+    const bool jacobi = options.preconditioner == Preconditioner::jacobi;
+    const Array<V> dinv = jacobi ? jacobi_inverse(a) : Array<V>();
+    const V* d = jacobi ? dinv.data() : nullptr;
+    MergedBuffers buffers(exec, n, options.tolerance, options.max_iterations);
+    const MergedWorkspace& ws = buffers.workspace();
+    auto runner = make_iteration_runner(exec);
+    Array<V> r(exec, n), rhat(exec, n), p(exec, n), v(exec, n), s(exec, n), t(exec, n);
+    Array<V> phat_own(exec, jacobi ? n : 0), shat_own(exec, jacobi ? n : 0);
+    Array<V>& phat = jacobi ? phat_own : p;  // SpMV inputs: M^-1 p and M^-1 s
+    Array<V>& shat = jacobi ? shat_own : s;
+
+    a.apply(x, r);
+    GPUFEM_MERGED(e, bicgstab_start(e, ws, n, b.data(), r.data(), rhat.data(), p.data(), v.data()));
+    runner->post_state(ws.state, 0);
+    const KrylovScalars started = runner->wait_state(0);
+
+    const bool use_graph = graph_wanted(e, options, n);
+    const SpmvTiming timing = make_spmv_timing(exec, options, use_graph);
+    IntervalTimer* vector = phase(options, &SolverPhaseTimers::vector);
+    IntervalTimer* reduction = phase(options, &SolverPhaseTimers::reduction);
+    const auto spmv = [&](const Array<V>& in, Array<V>& out) {
+        ScopedInterval timed(timing.timer);
+        a.apply(in, out);
+    };
+    const auto iteration = [&] {
+        {
+            ScopedInterval timed(vector);
+            GPUFEM_MERGED(e, bicgstab_update_p(e, ws, n, r.data(), v.data(), d, p.data(), phat.data()));
+        }
+        spmv(phat, v);
+        {
+            ScopedInterval timed(reduction);
+            GPUFEM_MERGED(e, bicgstab_alpha(e, ws, n, rhat.data(), v.data()));
+        }
+        {
+            ScopedInterval timed(vector);
+            GPUFEM_MERGED(e, bicgstab_update_s(e, ws, n, r.data(), v.data(), d, s.data(), shat.data()));
+        }
+        spmv(shat, t);
+        {
+            ScopedInterval timed(reduction);
+            GPUFEM_MERGED(e, bicgstab_omega(e, ws, n, s.data(), t.data()));
+        }
+        ScopedInterval timed(vector);
+        GPUFEM_MERGED(e, bicgstab_update_xr(e, ws, n, rhat.data(), phat.data(), shat.data(),
+                                            s.data(), t.data(), x.data(), r.data()));
+    };
+    const LoopOutcome out = run_iterations(exec, *runner, ws, started, options, use_graph, iteration,
+                                           [&] { return a.graph_capturable(); });
+    return finish<V>(KrylovMethod::bicgstab, out, buffers, options, timing, x);
+}
+
+#define GPUFEM_INSTANTIATE(V)                                                                   \
+    template SolveResult merged_cg(const LinearOperator<V>&, const Array<V>&, Array<V>&,        \
+                                   const SolveOptions&);                                        \
+    template SolveResult merged_bicgstab(const LinearOperator<V>&, const Array<V>&, Array<V>&,  \
+                                         const SolveOptions&);
+GPUFEM_INSTANTIATE(float)
+GPUFEM_INSTANTIATE(double)
+#undef GPUFEM_INSTANTIATE
+#undef GPUFEM_MERGED
+
+}  // namespace gpufem

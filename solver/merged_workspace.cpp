@@ -1,0 +1,41 @@
+#include "solver/merged_workspace.hpp"
+
+#include <algorithm>
+
+namespace gpufem {
+
+int merged_grid(const Executor& exec, std::size_t n)
+{
+    if (!exec.is_cuda()) return 1;
+    const std::size_t blocks = (n + 255) / 256;
+    const std::size_t most = 8 * static_cast<std::size_t>(std::max(1, exec.compute_units()));
+    return static_cast<int>(std::max<std::size_t>(1, std::min(blocks, most)));
+}
+
+MergedBuffers::MergedBuffers(const ExecPtr& exec, std::size_t n, double tolerance,
+                             int max_iterations)
+    : state_(exec, sizeof(KrylovScalars)),
+      history_(exec, static_cast<std::size_t>(max_iterations) + 1),
+      counter_(Array<unsigned>::from_host(exec, std::vector<unsigned>{0u}))
+{
+    ws_.grid = merged_grid(*exec, n);
+    partials_ = Array<double>(exec, static_cast<std::size_t>(max_dots) * ws_.grid);
+    KrylovScalars initial;
+    initial.tolerance = tolerance;
+    initial.max_iterations = max_iterations;
+    copy_bytes(*exec, state_.data(), *Executor::create_cpu(), &initial, sizeof initial);
+    ws_.state = reinterpret_cast<KrylovScalars*>(state_.data());
+    ws_.history = history_.data();
+    ws_.partials = partials_.data();
+    ws_.counter = counter_.data();
+}
+
+std::vector<double> MergedBuffers::history(int iterations) const
+{
+    std::vector<double> host(static_cast<std::size_t>(iterations) + 1);
+    copy_bytes(*Executor::create_cpu(), host.data(), *history_.executor(), history_.data(),
+               host.size() * sizeof(double));
+    return host;
+}
+
+}  // namespace gpufem
