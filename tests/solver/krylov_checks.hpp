@@ -81,8 +81,10 @@ void check_variants_agree(const ExecPtr& exec, Csr<V> matrix, bool spd, double s
             // crosses the tolerance moves by a few iterations with the summation order (the
             // reference alone gives 68-75 iterations on the 40 x 30 test matrix with 1-5 OpenMP
             // threads; CG gives 108 with every thread count, both variants).
-            const double allowed = method == KrylovMethod::bicgstab && spd ? std::max(slack, 0.12)
-                                                                            : slack;
+            // In float the reference's dots (cuBLAS Sdot) accumulate in float, the merged
+            // ones in double: a few iterations apart over a hundred.
+            double allowed = method == KrylovMethod::bicgstab && spd ? std::max(slack, 0.12) : slack;
+            if (sizeof(V) == 4) allowed = std::max(allowed, 0.06);
             EXPECT_LE(std::abs(ref.result.iterations - mer.result.iterations),
                       1 + static_cast<int>(allowed * ref.result.iterations))
                 << ref.result.iterations << " vs " << mer.result.iterations;
