@@ -86,6 +86,6 @@ template <typename V>
 ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
                                  const ReferenceElement& ref, const Expression& kappa,
                                  const Expression& f,
-                                 const std::vector<double>& convection = {});
+                                 const std::vector<double>& convection);
 
 }  // namespace gpufem

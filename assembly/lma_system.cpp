@@ -52,11 +52,7 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
     const int npe = mesh.nodes_per_cell;
 
     auto start = clock_type::now();
-    const ReferenceElement ref = make_reference_element(
-        mesh.cell_type, mesh.order, assembly_quadrature_degree(mesh.cell_type, mesh.order));
-    const ElementData<V> data =
-        make_element_data<V>(exec, mesh, ref, Expression(problem.kappa), Expression(problem.f),
-                             problem.convection);
+    const ElementData<V> data = make_problem_element_data<V>(exec, mesh, problem);
     system.times.coefficients = elapsed(*exec, start);
 
     start = clock_type::now();

@@ -28,6 +28,16 @@ int assembly_quadrature_degree(ElementType type, int order)
 }
 
 template <typename V>
+ElementData<V> make_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
+                                         const ProblemSpec& problem)
+{
+    const ReferenceElement ref = make_reference_element(
+        mesh.cell_type, mesh.order, assembly_quadrature_degree(mesh.cell_type, mesh.order));
+    return make_element_data<V>(exec, mesh, ref, Expression(problem.kappa), Expression(problem.f),
+                                problem.convection);
+}
+
+template <typename V>
 LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem)
 {
     using clock = std::chrono::steady_clock;
@@ -36,11 +46,7 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     const index_type n = mesh.num_nodes();
 
     auto start = clock::now();
-    const ReferenceElement ref = make_reference_element(
-        mesh.cell_type, mesh.order, assembly_quadrature_degree(mesh.cell_type, mesh.order));
-    const ElementData<V> data =
-        make_element_data<V>(exec, mesh, ref, Expression(problem.kappa), Expression(problem.f),
-                             problem.convection);
+    const ElementData<V> data = make_problem_element_data<V>(exec, mesh, problem);
     system.times.coefficients = elapsed(*exec, start);
 
     start = clock::now();
@@ -89,6 +95,10 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     return system;
 }
 
+template ElementData<float> make_problem_element_data(const ExecPtr&, const Mesh&,
+                                                      const ProblemSpec&);
+template ElementData<double> make_problem_element_data(const ExecPtr&, const Mesh&,
+                                                       const ProblemSpec&);
 template LinearSystem<float> assemble_poisson(const ExecPtr&, const Mesh&, const ProblemSpec&);
 template LinearSystem<double> assemble_poisson(const ExecPtr&, const Mesh&, const ProblemSpec&);
 

@@ -1,6 +1,7 @@
 #pragma once
 // Assembly of -div(kappa grad u) = f with Dirichlet and Neumann conditions into a CSR system
 // on one executor (pattern, values and boundary elimination all on that executor).
+#include "assembly/element_data.hpp"
 #include "assembly/problem_spec.hpp"
 #include "linalg/csr.hpp"
 #include "mesh/mesh.hpp"
@@ -34,6 +35,13 @@ struct LinearSystem {
 /// rational). Curved (isoparametric) cells are never integrated exactly; these rules keep the
 /// optimal rates.
 int assembly_quadrature_degree(ElementType type, int order);
+
+/// The element data of the problem on the mesh, on exec: the reference element of the
+/// assembly quadrature, kappa and f at its points, the convection velocity. What both the
+/// assembled path and the LMA path feed to the element kernels.
+template <typename V>
+ElementData<V> make_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
+                                         const ProblemSpec& problem);
 
 /// Assembles the problem on exec with Lagrange elements of the mesh's order (mesh.order:
 /// isoparametric, the cells' high-order nodes define the geometry). Throws naming the problem

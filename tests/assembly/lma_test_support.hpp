@@ -19,6 +19,7 @@
 #include "assembly/poisson_assembly.hpp"
 #include "high_order_meshes.hpp"
 #include "linalg/format_build.hpp"
+#include "random_values.hpp"
 
 namespace gpufem::test {
 
@@ -59,10 +60,7 @@ LmaProblem<V> make_lma_problem(const ExecPtr& exec, const Mesh& mesh, bool diric
     p.num_nodes = mesh.num_nodes();
     p.cells = Array<index_type>::from_host(exec, mesh.cells);
 
-    const ReferenceElement ref = make_reference_element(
-        mesh.cell_type, mesh.order, assembly_quadrature_degree(mesh.cell_type, mesh.order));
-    const auto data = make_element_data<V>(exec, mesh, ref, Expression(problem.kappa),
-                                           Expression(problem.f));
+    const auto data = make_problem_element_data<V>(exec, mesh, problem);
     const std::size_t cells = mesh.num_cells();
     p.ke = Array<V>(exec, cells * p.npe * p.npe);
     Array<V> fe(exec, cells * p.npe);
@@ -71,16 +69,6 @@ LmaProblem<V> make_lma_problem(const ExecPtr& exec, const Mesh& mesh, bool diric
     if (dirichlet) p.mask = Array<std::uint8_t>::from_host(exec, dirichlet_nodes(mesh, problem.dirichlet).mask);
     exec->synchronize();
     return p;
-}
-
-template <typename V>
-std::vector<V> random_vector(std::size_t n, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    std::vector<V> v(n);
-    for (V& value : v) value = static_cast<V>(dist(rng));
-    return v;
 }
 
 /// max |a - b| / max |b|

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "linalg/csr.hpp"
+#include "random_values.hpp"
 
 namespace gpufem::test {
 
@@ -41,17 +42,6 @@ Csr<V> grid_matrix(const ExecPtr& exec, int nx, int ny, double bx = 0, double by
         }
     return Csr<V>{n, n, Array<index_type>::from_host(exec, ptr),
                   Array<index_type>::from_host(exec, col), Array<V>::from_host(exec, val)};
-}
-
-/// n values uniform in [-1, 1].
-template <typename V>
-std::vector<V> random_vector(std::size_t n, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> dist(-1, 1);
-    std::vector<V> v(n);
-    for (V& e : v) e = static_cast<V>(dist(rng));
-    return v;
 }
 
 /// ||a - b|| / ||b|| of two host vectors.
