@@ -146,4 +146,21 @@ void lma_scatter_loads(const Executor& exec, index_type num_cells, int npe,
                        const index_type* cells, const V* fe, V* rhs);
 }  // namespace kernels::cuda
 
+/// Explicit instantiations of every LMA kernel for value type V (in each backend's file).
+#define GPUFEM_INSTANTIATE_LMA_KERNELS(V)                                                     \
+    template void lma_interleave(const Executor&, index_type, int, bool, const index_type*,   \
+                                 const V*, V*);                                                \
+    template void lma_diagonal(const Executor&, const LmaArgs<V>&, index_type, index_type, V*); \
+    template void lma_prepare(const Executor&, index_type, V, const V*, V, V*,                 \
+                              const index_type*, index_type, const V*);                        \
+    template void lma_configure<V>(const Executor&, int, bool, LmaKernel);                     \
+    template void lma_apply_cells(const Executor&, const LmaArgs<V>&, index_type, index_type, \
+                                  V, const V*, V*, bool, LmaKernel);                           \
+    template void lma_dirichlet_lift(const Executor&, const LmaArgs<V>&, index_type,           \
+                                     index_type, const V*, V*);                                \
+    template void lma_dirichlet_rows(const Executor&, index_type, const std::uint8_t*,         \
+                                     const V*, const V*, V*);                                  \
+    template void lma_scatter_loads(const Executor&, index_type, int, const index_type*,       \
+                                    const V*, V*);
+
 }  // namespace gpufem

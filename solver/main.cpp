@@ -13,6 +13,20 @@
 #include "solver/run_case.hpp"
 #include "solver/run_sweep.hpp"
 
+namespace {
+
+/// "a,b,,c" -> {"a", "b", "c"}: a comma-separated command-line list.
+std::vector<std::string> split_list(const std::string& text)
+{
+    std::vector<std::string> items;
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');)
+        if (!item.empty()) items.push_back(item);
+    return items;
+}
+
+}  // namespace
+
 int main(int argc, char** argv)
 {
     using namespace gpufem;
@@ -106,16 +120,9 @@ int main(int argc, char** argv)
         try {
             if (!backend.empty()) solver_overrides.push_back("backend=" + backend);
             const CaseSpec spec = parse_case_file(solver_case, solver_overrides);
-            const auto split = [](const std::string& text) {
-                std::vector<std::string> items;
-                std::stringstream list(text);
-                for (std::string item; std::getline(list, item, ',');)
-                    if (!item.empty()) items.push_back(item);
-                return items;
-            };
-            solver_bench.formats = split(solver_formats);
-            solver_bench.methods = split(solver_methods);
-            solver_bench.preconditioners = split(solver_pres);
+            solver_bench.formats = split_list(solver_formats);
+            solver_bench.methods = split_list(solver_methods);
+            solver_bench.preconditioners = split_list(solver_pres);
             solver_bench.output_dir = solver_output;
             run_solver_bench(spec, solver_bench);
             return exit_ok;
@@ -129,9 +136,7 @@ int main(int argc, char** argv)
         try {
             if (!backend.empty()) bench_overrides.push_back("backend=" + backend);
             const CaseSpec spec = parse_case_file(bench_case, bench_overrides);
-            std::stringstream list(bench_formats);
-            for (std::string item; std::getline(list, item, ',');)
-                if (!item.empty()) bench_options.formats.push_back(item);
+            bench_options.formats = split_list(bench_formats);
             bench_options.output_dir = bench_output;
             run_spmv_bench(spec, bench_options);
             return exit_ok;

@@ -133,23 +133,7 @@ void lma_scatter_loads(const Executor&, index_type num_cells, int npe, const ind
     for (std::size_t k = 0; k < count; ++k) rhs[cells[k]] += fe[k];
 }
 
-#define GPUFEM_INSTANTIATE(V)                                                                  \
-    template void lma_interleave(const Executor&, index_type, int, bool, const index_type*,   \
-                                 const V*, V*);                                                \
-    template void lma_diagonal(const Executor&, const LmaArgs<V>&, index_type, index_type, V*); \
-    template void lma_prepare(const Executor&, index_type, V, const V*, V, V*,                 \
-                              const index_type*, index_type, const V*);                        \
-    template void lma_configure<V>(const Executor&, int, bool, LmaKernel);                     \
-    template void lma_apply_cells(const Executor&, const LmaArgs<V>&, index_type, index_type, \
-                                  V, const V*, V*, bool, LmaKernel);                           \
-    template void lma_dirichlet_lift(const Executor&, const LmaArgs<V>&, index_type,           \
-                                     index_type, const V*, V*);                                \
-    template void lma_dirichlet_rows(const Executor&, index_type, const std::uint8_t*,         \
-                                     const V*, const V*, V*);                                  \
-    template void lma_scatter_loads(const Executor&, index_type, int, const index_type*,       \
-                                    const V*, V*);
-GPUFEM_INSTANTIATE(float)
-GPUFEM_INSTANTIATE(double)
-#undef GPUFEM_INSTANTIATE
+GPUFEM_INSTANTIATE_LMA_KERNELS(float)
+GPUFEM_INSTANTIATE_LMA_KERNELS(double)
 
 }  // namespace gpufem::kernels::cpu

@@ -79,8 +79,8 @@ TEST(KrylovGpu, MergedIsDeterministicAcrossCheckEveryAndGraph)
     fixed.csr_tune = false;
     const auto a = build_format<double>("csr", grid_matrix<double>(exec, 80, 80, 0.6, 0.3), fixed).op;
     const auto b = Array<double>::from_host(exec, random_vector<double>(6400, 8));
-    for (KrylovMethod method : {KrylovMethod::cg, KrylovMethod::bicgstab}) {
-        if (method == KrylovMethod::cg) continue;  // non-symmetric matrix: BiCGSTAB only
+    const KrylovMethod method = KrylovMethod::bicgstab;  // a non-symmetric matrix
+    {
         std::vector<double> first;
         int first_iterations = -1;
         for (int check_every : {1, 7, 50})
