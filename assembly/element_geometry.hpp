@@ -3,7 +3,7 @@
 // (isoparametric: the map uses all the cell's nodes and the order-k reference gradients),
 // written once for the host and the device.
 #include "assembly/element_data.hpp"
-#include "assembly/host_device.hpp"
+#include "linalg/host_device.hpp"
 #include "assembly/jacobian.hpp"
 
 namespace gpufem {

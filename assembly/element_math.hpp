@@ -6,7 +6,7 @@
 #include <string>
 
 #include "assembly/element_data.hpp"
-#include "assembly/host_device.hpp"
+#include "linalg/host_device.hpp"
 #include "assembly/jacobian.hpp"
 
 namespace gpufem {

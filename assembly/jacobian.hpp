@@ -3,7 +3,7 @@
 // host and the device.
 #include <stdexcept>
 
-#include "assembly/host_device.hpp"
+#include "linalg/host_device.hpp"
 
 namespace gpufem {
 

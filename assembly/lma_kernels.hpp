@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <string>
 
-#include "assembly/host_device.hpp"
+#include "linalg/host_device.hpp"
 #include "linalg/executor.hpp"
 #include "linalg/types.hpp"
 

@@ -18,9 +18,9 @@ enum class LmaScatter {
     colour,  ///< one launch per colour, plain adds: bitwise reproducible
 };
 
-/// Options of the LMA operator.
+/// Options of the LMA operator (the `lma` format's format_options.lma).
 struct LmaOptions {
-    LmaScatter scatter = LmaScatter::colour;
+    LmaScatter scatter = LmaScatter::atomic;
     bool symmetric = false;  ///< store only the upper triangle of each element matrix
     LmaKernel kernel = LmaKernel::automatic;  ///< CUDA apply kernel (the CPU has one)
 };

@@ -28,23 +28,13 @@ double elapsed(const Executor& exec, clock_type::time_point start)
 
 }  // namespace
 
-LmaOptions lma_options(const FormatOptions& options)
-{
-    LmaOptions lma;
-    lma.scatter = options.lma_colour ? LmaScatter::colour : LmaScatter::atomic;
-    lma.symmetric = options.lma_symmetric;
-    lma.kernel = lma_kernel_from_name(options.lma_kernel);
-    return lma;
-}
-
 template <typename V>
 LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
-                                 const FormatOptions& options)
+                                 const LmaOptions& lma)
 {
-    const LmaOptions lma = lma_options(options);
     if (lma.symmetric && !problem.convection.empty())
-        throw std::invalid_argument("format_options.symmetric: the convection term makes the element "
-                                    "matrices non-symmetric; use symmetric: false");
+        throw std::invalid_argument("format_options.lma.symmetric: the convection term makes the "
+                                    "element matrices non-symmetric; use symmetric: false");
     check_boundary_groups(mesh, problem);
     const auto build_start = clock_type::now();
     LmaSystem<V> system;
@@ -95,9 +85,9 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
 }
 
 template LmaSystem<float> assemble_lma_system(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                              const FormatOptions&);
+                                              const LmaOptions&);
 template LmaSystem<double> assemble_lma_system(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                               const FormatOptions&);
+                                               const LmaOptions&);
 
 }  // namespace gpufem
 

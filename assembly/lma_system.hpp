@@ -6,7 +6,6 @@
 #include "assembly/poisson_assembly.hpp"
 #include "assembly/problem_spec.hpp"
 #include "linalg/format_build.hpp"
-#include "linalg/format_options.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
@@ -27,10 +26,6 @@ struct LmaSystem {
     AssemblyTimes times;
 };
 
-/// The operator options of the case's format options (scatter, symmetric, kernel name;
-/// throws std::invalid_argument on an unknown kernel name).
-LmaOptions lma_options(const FormatOptions& options);
-
 /// Computes every cell's element matrix and load on exec (element kernels of the mesh's
 /// order), keeps the matrices as an LMA operator and scatters the loads, adds the Neumann
 /// load and eliminates the Dirichlet conditions: rhs_i = a_ii g_i on Dirichlet rows,
@@ -39,6 +34,6 @@ LmaOptions lma_options(const FormatOptions& options);
 /// symmetric storage with a convection term (non-symmetric element matrices).
 template <typename V>
 LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
-                                 const FormatOptions& options);
+                                 const LmaOptions& options);
 
 }  // namespace gpufem

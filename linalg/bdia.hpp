@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "linalg/csr.hpp"
+#include "linalg/format_build.hpp"
 
 namespace gpufem {
 
@@ -64,6 +65,18 @@ std::size_t bdia_bytes(std::int64_t stored_values, index_type rows)
 /// std::invalid_argument naming the memory the band needs when it exceeds max_bytes.
 template <typename V>
 Bdia<V> convert_to_bdia(const Csr<V>& matrix, std::size_t max_bytes);
+
+/// Options of the `bdia` format (format_options.bdia).
+struct BdiaOptions {
+    /// Refuse when the band storage would exceed this many bytes (0: the executor's free
+    /// memory decides).
+    std::size_t max_bytes = 0;
+};
+
+/// The `bdia` format: reverse Cuthill-McKee (kept when it narrows the band), then the band
+/// storage; the permutation is returned with the operator.
+template <typename V>
+FormatBuild<V> build_bdia_format(Csr<V> matrix, const BdiaOptions& options);
 
 namespace kernels::cpu {
 /// Per slab: the diagonals its rows touch (offset, width; 0 / 0 for a slab of empty rows),

@@ -77,7 +77,7 @@ Bdia<V> fill_bdia(const Csr<V>& matrix, Bdia<V> b, std::int64_t stored, std::siz
             "format 'bdia': band of half width {} needs {} ({} rows, bands of up to {} "
             "diagonals, {} stored values of {}); {} is {}",
             b.half_bandwidth, human_bytes(needed), b.rows, b.max_width, stored,
-            precision_name<V>(), given ? "format_options.bdia_max_bytes"
+            precision_name<V>(), given ? "format_options.bdia.max_bytes"
                                  : cuda ? "the free device memory"
                                         : "half the host memory",
             human_bytes(limit)));
@@ -167,7 +167,7 @@ private:
 }  // namespace
 
 template <typename V>
-FormatBuild<V> build_bdia_format(Csr<V> matrix, const FormatOptions& options)
+FormatBuild<V> build_bdia_format(Csr<V> matrix, const BdiaOptions& options)
 {
     const auto start = std::chrono::steady_clock::now();
     if (matrix.rows != matrix.cols)
@@ -207,7 +207,7 @@ FormatBuild<V> build_bdia_format(Csr<V> matrix, const FormatOptions& options)
     // 3. The band values, on the executor (after the memory check).
     auto op = std::make_unique<BdiaOperator<V>>(
         fill_bdia(chosen, rcm ? std::move(plan_rcm) : std::move(plan_original),
-                  rcm ? stored_rcm : stored_original, options.bdia_max_bytes),
+                  rcm ? stored_rcm : stored_original, options.max_bytes),
         rcm);
     exec->synchronize();
 
@@ -226,9 +226,42 @@ FormatBuild<V> build_bdia_format(Csr<V> matrix, const FormatOptions& options)
     return build;
 }
 
+namespace {
+
+template <typename V>
+FormatBuild<V> build_bdia(Csr<V> matrix, const FormatOptions& options)
+{
+    return build_bdia_format(std::move(matrix), options.get<BdiaOptions>("bdia"));
+}
+
+BdiaOptions parse_bdia_options(const OptionReader& reader)
+{
+    BdiaOptions o;
+    if (reader.has("max_bytes"))
+        o.max_bytes = static_cast<std::size_t>(reader.get_double("max_bytes", 0, 1e300));
+    return o;
+}
+
+nlohmann::json bdia_options_json(const BdiaOptions& o) { return {{"max_bytes", o.max_bytes}}; }
+
+}  // namespace
+
+FormatEntry bdia_format_entry()
+{
+    FormatEntry e;
+    e.name = "bdia";
+    e.summary = "banded storage after reverse Cuthill-McKee (002_…)";
+    e.options = option_codec<BdiaOptions>(
+        {{"max_bytes", "free", "refuse when the band needs more bytes (default: the free memory)"}},
+        parse_bdia_options, bdia_options_json);
+    e.build_float = build_bdia<float>;
+    e.build_double = build_bdia<double>;
+    return e;
+}
+
 #define GPUFEM_INSTANTIATE(V)                                                    \
     template Bdia<V> convert_to_bdia(const Csr<V>&, std::size_t);                \
-    template FormatBuild<V> build_bdia_format(Csr<V>, const FormatOptions&);
+    template FormatBuild<V> build_bdia_format(Csr<V>, const BdiaOptions&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

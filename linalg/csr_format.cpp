@@ -1,4 +1,7 @@
+// The CSR formats of the registry: csr (the parametrised kernel of 000_…), csr-scalar and the
+// vendor's cusparse.
 #include <chrono>
+#include <climits>
 
 #include "linalg/csr_operator.hpp"
 #include "linalg/csr_tuned_operator.hpp"
@@ -19,34 +22,87 @@ FormatBuild<V> wrap(std::unique_ptr<LinearOperator<V>> op,
     return build;
 }
 
-}  // namespace
-
 template <typename V>
-FormatBuild<V> build_csr_format(Csr<V> matrix, const FormatOptions& options)
+FormatBuild<V> build_csr(Csr<V> matrix, const FormatOptions& options)
 {
     const auto start = std::chrono::steady_clock::now();
-    return wrap<V>(std::make_unique<CsrTunedOperator<V>>(std::move(matrix), options), start);
+    return wrap<V>(std::make_unique<CsrTunedOperator<V>>(std::move(matrix),
+                                                         options.get<CsrOptions>("csr")),
+                   start);
 }
 
 template <typename V>
-FormatBuild<V> build_csr_scalar_format(Csr<V> matrix, const FormatOptions&)
+FormatBuild<V> build_csr_scalar(Csr<V> matrix, const FormatOptions&)
 {
     const auto start = std::chrono::steady_clock::now();
     return wrap<V>(std::make_unique<CsrOperator<V>>(std::move(matrix)), start);
 }
 
 template <typename V>
-FormatBuild<V> build_cusparse_format(Csr<V> matrix, const FormatOptions&)
+FormatBuild<V> build_cusparse(Csr<V> matrix, const FormatOptions&)
 {
     const auto start = std::chrono::steady_clock::now();
     return wrap<V>(make_cusparse_csr_operator(std::move(matrix)), start);
 }
 
-#define GPUFEM_INSTANTIATE(V)                                                              \
-    template FormatBuild<V> build_csr_format(Csr<V>, const FormatOptions&);               \
-    template FormatBuild<V> build_csr_scalar_format(Csr<V>, const FormatOptions&);        \
-    template FormatBuild<V> build_cusparse_format(Csr<V>, const FormatOptions&);
-GPUFEM_INSTANTIATE(float)
-GPUFEM_INSTANTIATE(double)
+CsrOptions parse_csr_options(const OptionReader& reader)
+{
+    CsrOptions o;
+    if (reader.has("coop")) o.coop = read_power_of_two(reader, "coop", 32);
+    if (reader.has("repeat")) o.repeat = static_cast<int>(reader.get_int("repeat", 1, INT_MAX));
+    if (reader.has("block")) {
+        o.block = static_cast<int>(reader.get_int("block", 32, 1024));
+        if (o.block % 32 != 0)
+            reader.fail("block", "expected a multiple of 32 from 32 to 1024, got " +
+                                     std::to_string(o.block));
+    }
+    if (reader.has("tune")) o.tune = reader.get_bool("tune");
+    return o;
+}
+
+nlohmann::json csr_options_json(const CsrOptions& o)
+{
+    return {{"coop", o.coop}, {"repeat", o.repeat}, {"block", o.block}, {"tune", o.tune}};
+}
+
+}  // namespace
+
+FormatEntry csr_format_entry()
+{
+    FormatEntry e;
+    e.name = "csr";
+    e.summary = "CSR, parametrised kernel (coop threads per row, repeat rows per group, block "
+                "size), fixed rule + run-time tuner";
+    e.options = option_codec<CsrOptions>(
+        {{"coop", "rule", "threads per row, a power of two <= 32 (default: the fixed rule)"},
+         {"repeat", "rule", "rows per thread group (default: the fixed rule)"},
+         {"block", "rule", "threads per block, a multiple of 32 <= 1024 (default: the fixed rule, 128)"},
+         {"tune", "true", "tune coop/repeat/block over the first SpMVs (cuda, when none is given)"}},
+        parse_csr_options, csr_options_json);
+    e.build_float = build_csr<float>;
+    e.build_double = build_csr<double>;
+    return e;
+}
+
+FormatEntry csr_scalar_format_entry()
+{
+    FormatEntry e;
+    e.name = "csr-scalar";
+    e.summary = "CSR, one thread per row";
+    e.build_float = build_csr_scalar<float>;
+    e.build_double = build_csr_scalar<double>;
+    return e;
+}
+
+FormatEntry cusparse_format_entry()
+{
+    FormatEntry e;
+    e.name = "cusparse";
+    e.summary = "the vendor CSR SpMV (cuSPARSE; cuda only)";
+    e.on_cpu = false;
+    e.build_float = build_cusparse<float>;
+    e.build_double = build_cusparse<double>;
+    return e;
+}
 
 }  // namespace gpufem

@@ -7,24 +7,24 @@
 namespace gpufem {
 
 template <typename V>
-CsrTunedOperator<V>::CsrTunedOperator(Csr<V> matrix, const FormatOptions& options)
+CsrTunedOperator<V>::CsrTunedOperator(Csr<V> matrix, const CsrOptions& options)
     : matrix_(std::move(matrix))
 {
     const Executor& exec = *matrix_.executor();
     const int min_blocks = 16 * std::max(1, exec.compute_units());
     fixed_ = csr_fixed_rule(matrix_.rows, matrix_.nnz(), min_blocks);
     origin_ = "fixed rule";
-    const bool given = options.csr_coop > 0 || options.csr_repeat > 0 || options.csr_block > 0;
-    if (options.csr_coop > 0) fixed_.coop = options.csr_coop;
-    if (options.csr_repeat > 0) fixed_.repeat = options.csr_repeat;
-    if (options.csr_block > 0) fixed_.block = options.csr_block;
+    const bool given = options.coop > 0 || options.repeat > 0 || options.block > 0;
+    if (options.coop > 0) fixed_.coop = options.coop;
+    if (options.repeat > 0) fixed_.repeat = options.repeat;
+    if (options.block > 0) fixed_.block = options.block;
     if (given) origin_ = "case file";
     if (fixed_.block % fixed_.coop != 0 || fixed_.block % 32 != 0 || fixed_.block > 1024)
         throw std::invalid_argument(fmt::format(
             "format 'csr': block {} must be a multiple of 32 and of coop {}, at most 1024",
             fixed_.block, fixed_.coop));
     params_ = fixed_;
-    if (exec.is_cuda() && options.csr_tune && !given) {
+    if (exec.is_cuda() && options.tune && !given) {
         tuner_ = std::make_unique<CsrTuner>(matrix_.rows, fixed_, sizeof(V) == 8 ? 64 : 96);
         timer_ = make_interval_timer(matrix_.executor());
     }

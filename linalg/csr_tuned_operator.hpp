@@ -11,11 +11,19 @@
 
 namespace gpufem {
 
+/// Options of the `csr` format (format_options.csr); 0 = the fixed rule chooses.
+struct CsrOptions {
+    int coop = 0;       ///< threads per row, a power of two <= 32
+    int repeat = 0;     ///< rows per thread group
+    int block = 0;      ///< threads per block, a multiple of 32 <= 1024
+    bool tune = true;   ///< run-time tuner over the first SpMVs (000_… §6) when none is given
+};
+
 /// CSR with coop / repeat / block parameters. On the CPU it applies the reference loop.
 template <typename V>
 class CsrTunedOperator final : public LinearOperator<V> {
 public:
-    CsrTunedOperator(Csr<V> matrix, const FormatOptions& options);
+    CsrTunedOperator(Csr<V> matrix, const CsrOptions& options);
 
     index_type rows() const override { return matrix_.rows; }
     index_type cols() const override { return matrix_.cols; }

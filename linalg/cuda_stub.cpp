@@ -5,6 +5,7 @@
 #include "linalg/cuda_stub/stub.hpp"
 #include "linalg/device_runtime.hpp"
 #include "linalg/format_build.hpp"
+#include "linalg/sellp.hpp"
 #include "linalg/interval_timer.hpp"
 
 namespace gpufem {
@@ -38,11 +39,11 @@ template std::unique_ptr<LinearOperator<float>> make_cusparse_csr_operator(Csr<f
 template std::unique_ptr<LinearOperator<double>> make_cusparse_csr_operator(Csr<double>);
 
 template <typename V>
-FormatBuild<V> build_cusparse_sell_format(Csr<V>, const FormatOptions&)
+FormatBuild<V> build_cusparse_sell_format(Csr<V>, const CusparseSellOptions&)
 {
     no_cuda();
 }
-template FormatBuild<float> build_cusparse_sell_format(Csr<float>, const FormatOptions&);
-template FormatBuild<double> build_cusparse_sell_format(Csr<double>, const FormatOptions&);
+template FormatBuild<float> build_cusparse_sell_format(Csr<float>, const CusparseSellOptions&);
+template FormatBuild<double> build_cusparse_sell_format(Csr<double>, const CusparseSellOptions&);
 
 }  // namespace gpufem

@@ -90,7 +90,7 @@ private:
 }  // namespace
 
 template <typename V>
-FormatBuild<V> build_ell_format(Csr<V> matrix, const FormatOptions&, bool row_lengths)
+FormatBuild<V> build_ell_format(Csr<V> matrix, bool row_lengths)
 {
     const auto start = std::chrono::steady_clock::now();
     ExecPtr exec = matrix.row_ptr.executor();
@@ -102,9 +102,45 @@ FormatBuild<V> build_ell_format(Csr<V> matrix, const FormatOptions&, bool row_le
     return build;
 }
 
+namespace {
+
+template <typename V>
+FormatBuild<V> build_ell(Csr<V> matrix, const FormatOptions&)
+{
+    return build_ell_format(std::move(matrix), false);
+}
+
+template <typename V>
+FormatBuild<V> build_ellr(Csr<V> matrix, const FormatOptions&)
+{
+    return build_ell_format(std::move(matrix), true);
+}
+
+}  // namespace
+
+FormatEntry ell_format_entry()
+{
+    FormatEntry e;
+    e.name = "ell";
+    e.summary = "ELLPACK, column-major, padded to the longest row";
+    e.build_float = build_ell<float>;
+    e.build_double = build_ell<double>;
+    return e;
+}
+
+FormatEntry ellr_format_entry()
+{
+    FormatEntry e;
+    e.name = "ellr";
+    e.summary = "ELLPACK-R: ELLPACK with row lengths, stops early";
+    e.build_float = build_ellr<float>;
+    e.build_double = build_ellr<double>;
+    return e;
+}
+
 #define GPUFEM_INSTANTIATE(V)                                                              \
     template Ell<V> convert_to_ell(const Csr<V>&, bool);                                   \
-    template FormatBuild<V> build_ell_format(Csr<V>, const FormatOptions&, bool);
+    template FormatBuild<V> build_ell_format(Csr<V>, bool);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

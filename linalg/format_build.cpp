@@ -8,50 +8,23 @@
 
 namespace gpufem {
 
-const std::vector<std::string>& format_names()
-{
-    static const std::vector<std::string> names{"csr",   "csr-scalar", "ell",       "ellr",
-                                                "sellp", "bdia",       "staircase", "cusparse",
-                                                "cusparse-sell"};
-    return names;
-}
-
-namespace {
-
 template <typename V>
-FormatBuild<V> build_named_format(const std::string& name, Csr<V> matrix,
-                                  const FormatOptions& options)
-{
-    if (name == "csr") return build_csr_format(std::move(matrix), options);
-    if (name == "csr-scalar") return build_csr_scalar_format(std::move(matrix), options);
-    if (name == "ell") return build_ell_format(std::move(matrix), options, false);
-    if (name == "ellr") return build_ell_format(std::move(matrix), options, true);
-    if (name == "sellp") return build_sellp_format(std::move(matrix), options);
-    if (name == "bdia") return build_bdia_format(std::move(matrix), options);
-    if (name == "staircase") return build_staircase_format(std::move(matrix), options);
-    if (name == "cusparse" || name == "cusparse-sell") {
-        if (!matrix.executor()->is_cuda())
-            throw std::invalid_argument("format '" + name + "' needs the cuda backend");
-        return name == "cusparse" ? build_cusparse_format(std::move(matrix), options)
-                                  : build_cusparse_sell_format(std::move(matrix), options);
-    }
-    throw std::invalid_argument(
-        fmt::format("unknown format '{}' (known: {})", name, fmt::join(format_names(), ", ")));
-}
-
-}  // namespace
-
-template <typename V>
-FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const FormatOptions& options)
+FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const FormatOptions& options)
 {
     const ExecPtr exec = matrix.executor();
+    if (format.matrix_free())
+        throw std::invalid_argument("format '" + format.name +
+                                    "' is matrix-free: the discretisation builds it, not a matrix");
+    if (!format.available_on(exec->backend()))
+        throw std::invalid_argument(fmt::format("format '{}' needs the {} backend", format.name,
+                                                format.on_cuda ? "cuda" : "cpu"));
     Array<V> diagonal(exec, static_cast<std::size_t>(matrix.rows));
     if (exec->is_cuda()) {
         kernels::cuda::csr_diagonal(*exec, matrix, diagonal.data());
     } else {
         kernels::cpu::csr_diagonal(*exec, matrix, diagonal.data());
     }
-    FormatBuild<V> build = build_named_format(name, std::move(matrix), options);
+    FormatBuild<V> build = format.csr_builder<V>()(std::move(matrix), options);
     if (!build.permutation.empty()) {
         Array<V> permuted(exec, diagonal.size());
         permute_vector(build.permutation, diagonal, permuted, false);
@@ -59,6 +32,12 @@ FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const Format
     }
     build.op->set_diagonal(std::move(diagonal));
     return build;
+}
+
+template <typename V>
+FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const FormatOptions& options)
+{
+    return build_format(assembled_formats().at(name), std::move(matrix), options);
 }
 
 template <typename V>
@@ -83,5 +62,7 @@ template void apply_in_original_order(const FormatBuild<double>&, double, const 
                                       double, Array<double>&);
 template FormatBuild<float> build_format(const std::string&, Csr<float>, const FormatOptions&);
 template FormatBuild<double> build_format(const std::string&, Csr<double>, const FormatOptions&);
+template FormatBuild<float> build_format(const FormatEntry&, Csr<float>, const FormatOptions&);
+template FormatBuild<double> build_format(const FormatEntry&, Csr<double>, const FormatOptions&);
 
 }  // namespace gpufem

@@ -1,12 +1,14 @@
 #pragma once
 // Building a format from an assembled CSR matrix: the operator, the row/column permutation
-// some formats apply (bdia, staircase), and what the conversion cost.
+// some formats apply (bdia, staircase), and what the conversion cost. The formats themselves
+// are listed in the registry (format_registry.hpp).
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "linalg/csr.hpp"
 #include "linalg/format_options.hpp"
+#include "linalg/format_registry.hpp"
 #include "linalg/linear_operator.hpp"
 
 namespace gpufem {
@@ -23,12 +25,14 @@ struct FormatBuild {
     std::string host_steps;      ///< conversion steps done on the host ("" = all on the device)
 };
 
-/// Names of every format, in the order the benchmark lists them.
-const std::vector<std::string>& format_names();
+/// Converts an assembled CSR matrix into format on the matrix's executor and attaches the
+/// diagonal (for Jacobi) in the format's numbering. Throws std::invalid_argument naming the
+/// format when it is matrix-free, unavailable on this executor, or refuses (e.g. for memory).
+template <typename V>
+FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const FormatOptions& options);
 
-/// Converts an assembled CSR matrix into the named format on the matrix's executor. Throws
-/// std::invalid_argument naming the format (unknown, unavailable on this executor, or refused
-/// e.g. for memory) with the reason.
+/// The same for an assembled format named name (assembled_formats()); throws
+/// std::invalid_argument for an unknown name, listing the known ones.
 template <typename V>
 FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const FormatOptions& options);
 
@@ -39,22 +43,8 @@ template <typename V>
 void apply_in_original_order(const FormatBuild<V>& format, V alpha, const Array<V>& x, V beta,
                              Array<V>& y);
 
-// One builder per format, each in its own file (declared here once).
+/// The ELL formats: ELLPACK (row_lengths false) or ELLPACK-R, built from CSR.
 template <typename V>
-FormatBuild<V> build_csr_format(Csr<V> matrix, const FormatOptions& options);  // csr (tuned)
-template <typename V>
-FormatBuild<V> build_csr_scalar_format(Csr<V> matrix, const FormatOptions& options);
-template <typename V>
-FormatBuild<V> build_ell_format(Csr<V> matrix, const FormatOptions& options, bool row_lengths);
-template <typename V>
-FormatBuild<V> build_sellp_format(Csr<V> matrix, const FormatOptions& options);
-template <typename V>
-FormatBuild<V> build_bdia_format(Csr<V> matrix, const FormatOptions& options);
-template <typename V>
-FormatBuild<V> build_staircase_format(Csr<V> matrix, const FormatOptions& options);
-template <typename V>
-FormatBuild<V> build_cusparse_format(Csr<V> matrix, const FormatOptions& options);
-template <typename V>
-FormatBuild<V> build_cusparse_sell_format(Csr<V> matrix, const FormatOptions& options);
+FormatBuild<V> build_ell_format(Csr<V> matrix, bool row_lengths);
 
 }  // namespace gpufem

@@ -1,35 +1,97 @@
 #pragma once
-// Tunable parameters of the sparse formats (the case file's `format_options`).
-#include <cstddef>
+// Format options: each format's own typed parameters (parsed and validated by the format from
+// the case's `format_options.<format>` map through an OptionReader), kept together in one
+// FormatOptions bag keyed by format name.
+#include <any>
+#include <functional>
+#include <map>
+#include <span>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace gpufem {
 
-/// Parameters of every format; each format reads its own. 0 means "choose automatically".
-struct FormatOptions {
-    // csr (000_…): threads per row, rows per thread group, block size; 0 = fixed rule.
-    int csr_coop = 0;
-    int csr_repeat = 0;
-    int csr_block = 0;
-    bool csr_tune = true;          ///< run-time tuner over the first SpMVs (000_… §6)
-    // sellp (003_… §3.1): slice height b, threads per row t, sorting window sigma (rows).
-    int sellp_slice = 32;
-    int sellp_threads = 0;         ///< 0 = smallest power of two >= mean row length / 8, <= 32
-    int sellp_sigma = 1;           ///< 1 = no sorting (SELL-P); > 1 = SELL-C-sigma
-    // bdia (002_…): refuse when the band storage would exceed this many bytes (0 = the
-    // executor's free memory decides).
-    std::size_t bdia_max_bytes = 0;
-    // staircase (004_… §4.3): merge groups smaller than alpha * rows; slice height; one
-    // stream per group or a single launch.
-    double staircase_alpha = 0.01;
-    int staircase_slice = 32;
-    bool staircase_streams = true;
-    // lma (000_… §8.2): scatter with atomics (false) or by element colours (true); store only
-    // the upper triangle of each element matrix.
-    bool lma_colour = false;
-    bool lma_symmetric = false;
-    /// CUDA apply kernel: auto | cell | tile | twin | row | reg (assembly/lma_kernels.hpp).
-    std::string lma_kernel = "auto";
+/// The values of one format's options map as a case gives them. The case reader implements
+/// it; its errors name the file, the line and the key (format_options.<format>.<key>).
+class OptionReader {
+public:
+    virtual ~OptionReader() = default;
+    /// True when the key is given.
+    virtual bool has(std::string_view key) const = 0;
+    /// An integer in [min, max].
+    virtual long long get_int(std::string_view key, long long min, long long max) const = 0;
+    /// A finite number in [min, max] ([min, max) when max_open).
+    virtual double get_double(std::string_view key, double min, double max,
+                              bool max_open = false) const = 0;
+    /// true or false.
+    virtual bool get_bool(std::string_view key) const = 0;
+    /// One of choices.
+    virtual std::string get_choice(std::string_view key,
+                                   std::span<const std::string_view> choices) const = 0;
+    /// Throws the reader's error for this key with the problem.
+    [[noreturn]] virtual void fail(std::string_view key, const std::string& problem) const = 0;
 };
+
+/// The parsed options of the formats, each format's own struct, keyed by format name.
+class FormatOptions {
+public:
+    /// format's options (its struct T), or T's defaults when the case gave none.
+    template <typename T>
+    T get(std::string_view format) const
+    {
+        const auto it = values_.find(format);
+        return it == values_.end() ? T{} : std::any_cast<T>(it->second);
+    }
+    /// Sets format's options (its struct, by value).
+    template <typename T>
+    void set(std::string format, T options)
+    {
+        values_[std::move(format)] = std::any(std::move(options));
+    }
+    /// Sets format's options from a type-erased value (the registry's parsers).
+    void set_any(std::string format, std::any options) { values_[std::move(format)] = std::move(options); }
+    /// True when options were set for format.
+    bool has(std::string_view format) const { return values_.find(format) != values_.end(); }
+
+private:
+    std::map<std::string, std::any, std::less<>> values_;
+};
+
+/// One option of a format: its key under format_options.<format>, default and meaning.
+struct FormatOptionInfo {
+    std::string key;
+    std::string default_text;  ///< as written in the reference ("32", "auto", "true")
+    std::string help;
+};
+
+/// How a format reads and reports its options (type-erased over the format's struct).
+struct FormatOptionCodec {
+    std::vector<FormatOptionInfo> keys;
+    /// Parses the format's struct from the reader (absent keys: defaults).
+    std::function<std::any(const OptionReader&)> parse;
+    /// The struct (or the defaults when the value is empty) as JSON, for report.json.
+    std::function<nlohmann::json(const std::any&)> to_json;
+};
+
+/// A codec for the options struct T from its parse and to_json functions.
+template <typename T>
+FormatOptionCodec option_codec(std::vector<FormatOptionInfo> keys, T (*parse)(const OptionReader&),
+                               nlohmann::json (*to_json)(const T&))
+{
+    FormatOptionCodec codec;
+    codec.keys = std::move(keys);
+    codec.parse = [parse](const OptionReader& reader) { return std::any(parse(reader)); };
+    codec.to_json = [to_json](const std::any& value) {
+        return to_json(value.has_value() ? std::any_cast<const T&>(value) : T{});
+    };
+    return codec;
+}
+
+/// Reads a power of two in [1, max] (threads per row and the like).
+int read_power_of_two(const OptionReader& reader, std::string_view key, int max);
 
 }  // namespace gpufem

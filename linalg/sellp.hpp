@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "linalg/csr.hpp"
+#include "linalg/format_build.hpp"
 
 namespace gpufem {
 
@@ -102,5 +103,25 @@ void sellp_fill(const Executor& exec, const Csr<V>& a, const index_type* perm, S
 template <typename V>
 void sellp_spmv(const Executor& exec, const Sellp<V>& a, V alpha, const V* x, V beta, V* y);
 }  // namespace kernels::cuda
+
+/// Options of the `sellp` format (format_options.sellp, 003_… §3.1).
+struct SellpOptions {
+    index_type slice = 32;  ///< rows per slice (b)
+    int threads_per_row = 0;  ///< t, a power of two <= 32 (0: sellp_auto_threads)
+    index_type sigma = 1;   ///< sorting window in rows (1: none; > 1: SELL-C-sigma)
+};
+
+/// Options of the `cusparse-sell` format (format_options.cusparse-sell).
+struct CusparseSellOptions {
+    index_type slice = 32;  ///< rows per slice
+};
+
+/// The `sellp` format built from CSR on the matrix's executor.
+template <typename V>
+FormatBuild<V> build_sellp_format(Csr<V> matrix, const SellpOptions& options);
+
+/// The `cusparse-sell` format: cuSPARSE's sliced ELL (cuda only; throws elsewhere).
+template <typename V>
+FormatBuild<V> build_cusparse_sell_format(Csr<V> matrix, const CusparseSellOptions& options);
 
 }  // namespace gpufem

@@ -147,21 +147,90 @@ private:
 }  // namespace
 
 template <typename V>
-FormatBuild<V> build_sellp_format(Csr<V> matrix, const FormatOptions& options)
+FormatBuild<V> build_sellp_format(Csr<V> matrix, const SellpOptions& options)
 {
     const auto start = std::chrono::steady_clock::now();
     ExecPtr exec = matrix.row_ptr.executor();
     const double mean =
         matrix.rows > 0 ? static_cast<double>(matrix.nnz()) / matrix.rows : 0.0;
     const int threads =
-        options.sellp_threads > 0 ? options.sellp_threads : sellp_auto_threads(mean);
+        options.threads_per_row > 0 ? options.threads_per_row : sellp_auto_threads(mean);
     FormatBuild<V> build;
     build.op = std::make_unique<SellpOperator<V>>(
-        convert_to_sellp(matrix, options.sellp_slice, threads, options.sellp_sigma), exec);
+        convert_to_sellp(matrix, options.slice, threads, options.sigma), exec);
     exec->synchronize();
     build.convert_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return build;
+}
+
+namespace {
+
+template <typename V>
+FormatBuild<V> build_sellp(Csr<V> matrix, const FormatOptions& options)
+{
+    return build_sellp_format(std::move(matrix), options.get<SellpOptions>("sellp"));
+}
+
+template <typename V>
+FormatBuild<V> build_cusparse_sell(Csr<V> matrix, const FormatOptions& options)
+{
+    return build_cusparse_sell_format(std::move(matrix),
+                                      options.get<CusparseSellOptions>("cusparse-sell"));
+}
+
+SellpOptions parse_sellp_options(const OptionReader& reader)
+{
+    SellpOptions o;
+    if (reader.has("slice")) o.slice = static_cast<index_type>(reader.get_int("slice", 1, 1 << 20));
+    if (reader.has("threads_per_row")) o.threads_per_row = read_power_of_two(reader, "threads_per_row", 32);
+    if (reader.has("sigma")) o.sigma = static_cast<index_type>(reader.get_int("sigma", 1, 1 << 30));
+    return o;
+}
+
+nlohmann::json sellp_options_json(const SellpOptions& o)
+{
+    return {{"slice", o.slice}, {"threads_per_row", o.threads_per_row}, {"sigma", o.sigma}};
+}
+
+CusparseSellOptions parse_cusparse_sell_options(const OptionReader& reader)
+{
+    CusparseSellOptions o;
+    if (reader.has("slice")) o.slice = static_cast<index_type>(reader.get_int("slice", 1, 1 << 20));
+    return o;
+}
+
+nlohmann::json cusparse_sell_options_json(const CusparseSellOptions& o) { return {{"slice", o.slice}}; }
+
+}  // namespace
+
+FormatEntry sellp_format_entry()
+{
+    FormatEntry e;
+    e.name = "sellp";
+    e.summary = "SELL-P: slices of rows, t threads per row (003_…)";
+    e.options = option_codec<SellpOptions>(
+        {{"slice", "32", "rows per slice"},
+         {"threads_per_row", "auto", "threads per row, a power of two <= 32 (default: from the mean row length)"},
+         {"sigma", "1", "sorting window in rows (1 = none; > 1 = SELL-C-sigma)"}},
+        parse_sellp_options, sellp_options_json);
+    e.build_float = build_sellp<float>;
+    e.build_double = build_sellp<double>;
+    return e;
+}
+
+FormatEntry cusparse_sell_format_entry()
+{
+    FormatEntry e;
+    e.name = "cusparse-sell";
+    e.summary = "the vendor sliced-ELL SpMV (cuSPARSE; cuda only)";
+    e.on_cpu = false;
+    e.options = option_codec<CusparseSellOptions>({{"slice", "32", "rows per slice"}},
+                                                  parse_cusparse_sell_options,
+                                                  cusparse_sell_options_json);
+    e.build_float = build_cusparse_sell<float>;
+    e.build_double = build_cusparse_sell<double>;
+    return e;
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                                \
@@ -169,7 +238,7 @@ FormatBuild<V> build_sellp_format(Csr<V> matrix, const FormatOptions& options)
                                        SellpPadding);                                        \
     template std::size_t sellp_spmv_min_bytes(const Sellp<V>&);                              \
     template double sellp_padding_percent(const Sellp<V>&);                                  \
-    template FormatBuild<V> build_sellp_format(Csr<V>, const FormatOptions&);
+    template FormatBuild<V> build_sellp_format(Csr<V>, const SellpOptions&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

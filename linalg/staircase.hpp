@@ -14,6 +14,7 @@
 
 #include "linalg/array.hpp"
 #include "linalg/csr.hpp"
+#include "linalg/format_build.hpp"
 
 namespace gpufem {
 
@@ -108,5 +109,18 @@ StaircaseStreams create_staircase_streams(const Executor& exec, int groups);
 /// Destroys what create_staircase_streams made (nothing when empty).
 void destroy_staircase_streams(StaircaseStreams& streams) noexcept;
 }  // namespace kernels::cuda
+
+/// Options of the `staircase` format (format_options.staircase, 004_… §4.3).
+struct StaircaseOptions {
+    double alpha = 0.01;      ///< merge row-length groups smaller than alpha * rows
+    index_type slice_height = 32;  ///< rows per slice (sh)
+    bool streams = true;      ///< one CUDA stream per group (false: a single launch)
+};
+
+/// The `staircase` format: Cuthill-McKee order, rows grouped by length, small groups merged,
+/// slices of slice_height rows; the permutation is returned with the operator. Throws
+/// std::invalid_argument for a non-square matrix or bad options.
+template <typename V>
+FormatBuild<V> build_staircase_format(Csr<V> matrix, const StaircaseOptions& options);
 
 }  // namespace gpufem

@@ -179,15 +179,15 @@ private:
 }  // namespace
 
 template <typename V>
-FormatBuild<V> build_staircase_format(Csr<V> matrix, const FormatOptions& options)
+FormatBuild<V> build_staircase_format(Csr<V> matrix, const StaircaseOptions& options)
 {
     if (matrix.rows != matrix.cols)
         throw std::invalid_argument("format 'staircase' needs a square matrix (it renumbers rows "
                                     "and columns symmetrically)");
-    if (options.staircase_slice < 1)
-        throw std::invalid_argument("format 'staircase': staircase_slice must be >= 1");
-    if (!(options.staircase_alpha >= 0) || !std::isfinite(options.staircase_alpha))
-        throw std::invalid_argument("format 'staircase': staircase_alpha must be >= 0");
+    if (options.slice_height < 1)
+        throw std::invalid_argument("format 'staircase': slice_height must be >= 1");
+    if (!(options.alpha >= 0) || !std::isfinite(options.alpha))
+        throw std::invalid_argument("format 'staircase': alpha must be >= 0");
     const auto start = std::chrono::steady_clock::now();
     const ExecPtr exec = matrix.executor();
     const index_type n = matrix.rows;
@@ -207,7 +207,7 @@ FormatBuild<V> build_staircase_format(Csr<V> matrix, const FormatOptions& option
         for (index_type i = 0; i < n; ++i) ++rows_with_length[row_ptr[i + 1] - row_ptr[i]];
     }
     std::vector<StaircaseGroup> groups =
-        staircase_groups(rows_with_length, options.staircase_alpha, options.staircase_slice);
+        staircase_groups(rows_with_length, options.alpha, options.slice_height);
 
     // Device (or the CPU executor): P A P^T, then the slices.
     FormatBuild<V> build;
@@ -216,10 +216,10 @@ FormatBuild<V> build_staircase_format(Csr<V> matrix, const FormatOptions& option
     {
         const Csr<V> permuted = permute_symmetric(matrix, build.permutation);
         matrix = Csr<V>{};  // the input is no longer needed
-        layout = make_staircase_matrix(permuted, std::move(groups), options.staircase_slice);
+        layout = make_staircase_matrix(permuted, std::move(groups), options.slice_height);
     }
-    build.op = std::make_unique<StaircaseOperator<V>>(std::move(layout), nnz, options.staircase_alpha,
-                                                      options.staircase_streams);
+    build.op = std::make_unique<StaircaseOperator<V>>(std::move(layout), nnz, options.alpha,
+                                                      options.streams);
     exec->synchronize();
     build.convert_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -228,10 +228,50 @@ FormatBuild<V> build_staircase_format(Csr<V> matrix, const FormatOptions& option
     return build;
 }
 
+namespace {
+
+template <typename V>
+FormatBuild<V> build_staircase(Csr<V> matrix, const FormatOptions& options)
+{
+    return build_staircase_format(std::move(matrix), options.get<StaircaseOptions>("staircase"));
+}
+
+StaircaseOptions parse_staircase_options(const OptionReader& reader)
+{
+    StaircaseOptions o;
+    if (reader.has("alpha")) o.alpha = reader.get_double("alpha", 0, 1, true);
+    if (reader.has("slice_height"))
+        o.slice_height = static_cast<index_type>(reader.get_int("slice_height", 1, 1 << 20));
+    if (reader.has("streams")) o.streams = reader.get_bool("streams");
+    return o;
+}
+
+nlohmann::json staircase_options_json(const StaircaseOptions& o)
+{
+    return {{"alpha", o.alpha}, {"slice_height", o.slice_height}, {"streams", o.streams}};
+}
+
+}  // namespace
+
+FormatEntry staircase_format_entry()
+{
+    FormatEntry e;
+    e.name = "staircase";
+    e.summary = "Staircase SELL: Cuthill-McKee, rows grouped by length (004_…)";
+    e.options = option_codec<StaircaseOptions>(
+        {{"alpha", "0.01", "merge row-length groups smaller than alpha * rows, in [0, 1)"},
+         {"slice_height", "32", "rows per slice"},
+         {"streams", "true", "one CUDA stream per group (false: a single launch)"}},
+        parse_staircase_options, staircase_options_json);
+    e.build_float = build_staircase<float>;
+    e.build_double = build_staircase<double>;
+    return e;
+}
+
 #define GPUFEM_INSTANTIATE(V)                                                                   \
     template StaircaseMatrix<V> make_staircase_matrix(const Csr<V>&, std::vector<StaircaseGroup>, \
                                                       index_type);                              \
-    template FormatBuild<V> build_staircase_format(Csr<V>, const FormatOptions&);
+    template FormatBuild<V> build_staircase_format(Csr<V>, const StaircaseOptions&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

@@ -2,19 +2,17 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "assembly/lma_build.hpp"
-#include "assembly/poisson_assembly.hpp"
 #include "linalg/blas1.hpp"
-#include "linalg/format_build.hpp"
-#include "linalg/reordering.hpp"
-#include "mesh/mesh_source.hpp"
 #include "solver/bench_common.hpp"
-#include "solver/krylov.hpp"
+#include "solver/bench_formats.hpp"
+#include "solver/pipeline.hpp"
+#include "solver/krylov/krylov.hpp"
 #include "solver/output_files.hpp"
 #include "solver/run_case.hpp"
 
@@ -31,7 +29,8 @@ struct Timed {
 
 template <typename V>
 Timed timed_solve(KrylovMethod method, KrylovVariant variant, const LinearOperator<V>& a,
-                  const Array<V>& b, SolveOptions options, int iterations)
+                  const Preconditioner<V>* m, const Array<V>& b, SolveOptions options,
+                  int iterations)
 {
     const ExecPtr& exec = a.executor();
     Array<V> x(exec, b.size());
@@ -40,7 +39,7 @@ Timed timed_solve(KrylovMethod method, KrylovVariant variant, const LinearOperat
     options.tolerance = 1e-300;  // run the full count unless the method breaks down
     exec->synchronize();
     const auto start = std::chrono::steady_clock::now();
-    const SolveResult r = solve(method, variant, a, b, x, options);
+    const SolveResult r = solve(method, variant, a, b, x, options, m);
     exec->synchronize();
     Timed t;
     t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -53,12 +52,13 @@ Timed timed_solve(KrylovMethod method, KrylovVariant variant, const LinearOperat
 /// Median wall time of repeats solves of `iterations` iterations (and the iterations run).
 template <typename V>
 Timed median_solve(KrylovMethod method, KrylovVariant variant, const LinearOperator<V>& a,
-                   const Array<V>& b, const SolveOptions& options, int iterations, int repeats)
+                   const Preconditioner<V>* m, const Array<V>& b, const SolveOptions& options,
+                   int iterations, int repeats)
 {
     std::vector<double> seconds;
     Timed last;
     for (int i = 0; i < repeats; ++i) {
-        last = timed_solve(method, variant, a, b, options, iterations);
+        last = timed_solve(method, variant, a, m, b, options, iterations);
         seconds.push_back(last.seconds);
     }
     last.seconds = median(seconds);
@@ -73,7 +73,7 @@ double sum(const std::vector<double>& v)
 }
 
 template <typename V>
-SolverBenchRow measure(const std::string& format, KrylovMethod method, Preconditioner pre,
+SolverBenchRow measure(const std::string& format, KrylovMethod method, PreconditionerKind pre,
                        KrylovVariant variant, const LinearOperator<V>& a, const Array<V>& b,
                        const CaseSpec& spec, const SolverBenchOptions& bench, double copy_bw)
 {
@@ -82,18 +82,17 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, Precondit
     row.method = method_name(method);
     row.preconditioner = preconditioner_name(pre);
     row.variant = variant_name(variant);
-    SolveOptions options;
-    options.preconditioner = pre;
-    options.check_every = spec.solver.check_every;
-    options.graph = parse_graph_mode(spec.solver.cuda_graph);
+    SolveOptions options = solve_options(spec.solver);
     options.time_spmv = false;
+    const auto preconditioner = make_preconditioner(pre, a);
+    const Preconditioner<V>* m = preconditioner.get();
     const int long_run = bench.iterations;
     const int short_run = std::max(5, bench.iterations / 4);
 
     // Warm-up: the csr tuner settles, the caches and the allocator are warm.
-    timed_solve(method, variant, a, b, options, std::min(long_run, 30));
-    const Timed t_long = median_solve(method, variant, a, b, options, long_run, bench.repeats);
-    const Timed t_short = median_solve(method, variant, a, b, options, short_run, bench.repeats);
+    timed_solve(method, variant, a, m, b, options, std::min(long_run, 30));
+    const Timed t_long = median_solve(method, variant, a, m, b, options, long_run, bench.repeats);
+    const Timed t_short = median_solve(method, variant, a, m, b, options, short_run, bench.repeats);
     if (t_long.status == SolveStatus::breakdown || t_long.status == SolveStatus::not_finite)
         row.error = fmt::format("stopped after {} iterations ({})", t_long.iterations,
                                 solve_status_name(t_long.status));
@@ -110,7 +109,7 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, Precondit
     SolverPhaseTimers phases{spmv.get(), vector.get(), reduction.get()};
     SolveOptions phased = options;
     phased.phases = &phases;
-    const Timed t_phased = timed_solve(method, variant, a, b, phased, short_run);
+    const Timed t_phased = timed_solve(method, variant, a, m, b, phased, short_run);
     const double its = std::max(1, t_phased.iterations);
     row.spmv_seconds = sum(spmv->seconds()) / its;
     row.vector_seconds = sum(vector->seconds()) / its;
@@ -118,7 +117,7 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, Precondit
 
     row.bytes_per_iteration =
         static_cast<std::size_t>(spmvs_per_iteration(method)) * a.spmv_min_bytes() +
-        vector_bytes_per_iteration(method, variant, pre, b.size(), sizeof(V));
+        vector_bytes_per_iteration(method, variant, traffic_of(m), b.size(), sizeof(V));
     if (row.seconds_per_iteration > 0) {
         row.gbps = row.bytes_per_iteration / row.seconds_per_iteration * 1e-9;
         row.percent_of_copy = 100.0 * row.bytes_per_iteration / row.seconds_per_iteration / copy_bw;
@@ -128,8 +127,8 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, Precondit
         SolveOptions off = options, on = options;
         off.graph = on.graph = GraphMode::off;
         on.time_spmv = true;
-        const Timed t_off = median_solve(method, variant, a, b, off, long_run, bench.repeats);
-        const Timed t_on = median_solve(method, variant, a, b, on, long_run, bench.repeats);
+        const Timed t_off = median_solve(method, variant, a, m, b, off, long_run, bench.repeats);
+        const Timed t_on = median_solve(method, variant, a, m, b, on, long_run, bench.repeats);
         row.timing_overhead_percent = 100.0 * (t_on.seconds - t_off.seconds) / t_off.seconds;
     }
     return row;
@@ -193,69 +192,83 @@ nlohmann::json row_json(const SolverBenchRow& r)
             {"error", r.error}};
 }
 
-template <typename V>
-std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const SolverBenchOptions& bench,
-                                         const ExecPtr& exec, const Mesh& mesh, double copy_bw)
-{
-    LinearSystem<V> system = assemble_poisson<V>(exec, mesh, spec.problem);
-    std::vector<std::string> formats = bench.formats;
-    if (formats.empty()) formats = {spec.format};
+/// The methods and preconditioners a run measures, parsed once.
+struct BenchChoices {
+    std::vector<BenchFormat> formats;
     std::vector<KrylovMethod> methods;
-    for (const auto& m : bench.methods) methods.push_back(parse_method(m));
-    if (methods.empty()) {
-        if (spec.problem.convection.empty()) methods.push_back(KrylovMethod::cg);
-        methods.push_back(KrylovMethod::bicgstab);
-    }
-    std::vector<Preconditioner> pres;
-    for (const auto& p : bench.preconditioners) pres.push_back(parse_preconditioner(p));
-    if (pres.empty()) pres.push_back(parse_preconditioner(spec.solver.preconditioner));
+    std::vector<PreconditionerKind> preconditioners;
+};
 
+BenchChoices bench_choices(const CaseSpec& spec, const SolverBenchOptions& bench, Backend backend)
+{
+    BenchChoices c;
+    c.formats = bench_formats(bench.formats.empty() ? std::vector<std::string>{spec.format}
+                                                    : bench.formats,
+                              spec.format_options, backend);
+    for (const auto& m : bench.methods) c.methods.push_back(parse_method(m));
+    if (c.methods.empty()) {
+        if (spec.problem.convection.empty()) c.methods.push_back(KrylovMethod::cg);
+        c.methods.push_back(KrylovMethod::bicgstab);
+    }
+    for (const auto& p : bench.preconditioners) c.preconditioners.push_back(parse_preconditioner(p));
+    if (c.preconditioners.empty()) c.preconditioners.push_back(spec.solver.preconditioner);
+    return c;
+}
+
+/// Reference and merged of every method and preconditioner on one built format.
+template <typename V>
+void bench_format(const std::string& label, const DiscreteSystem<V>& system,
+                  const BenchChoices& choices, const CaseSpec& spec,
+                  const SolverBenchOptions& bench, double copy_bw, std::vector<SolverBenchRow>& rows)
+{
+    const Array<V> b = to_operator_order(system.op, system.rhs);
+    for (KrylovMethod method : choices.methods)
+        for (PreconditionerKind pre : choices.preconditioners) {
+            SolverBenchRow reference;
+            for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged}) {
+                spdlog::info("{} {} {} {}", label, method_name(method), preconditioner_name(pre),
+                             variant_name(variant));
+                SolverBenchRow row;
+                try {
+                    row = measure<V>(label, method, pre, variant, *system.op.op, b, spec, bench, copy_bw);
+                } catch (const std::exception& e) {
+                    row.format = label;
+                    row.method = method_name(method);
+                    row.preconditioner = preconditioner_name(pre);
+                    row.variant = variant_name(variant);
+                    row.error = e.what();
+                }
+                if (variant == KrylovVariant::reference) {
+                    row.speedup = 1;
+                    reference = row;
+                } else if (row.seconds_per_iteration > 0) {
+                    row.speedup = reference.seconds_per_iteration / row.seconds_per_iteration;
+                }
+                rows.push_back(row);
+            }
+        }
+}
+
+template <typename V>
+std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoices& choices,
+                                         const SolverBenchOptions& bench, const ExecPtr& exec,
+                                         const Mesh& mesh, double copy_bw)
+{
+    const auto disc = make_discretisation<V>(spec, mesh);
     std::vector<SolverBenchRow> rows;
-    for (const std::string& format : formats) {
-        FormatBuild<V> built;
+    for (const BenchFormat& format : choices.formats) {
+        std::optional<DiscreteSystem<V>> system;
         try {
-            built = format == "lma"
-                        ? build_lma_format<V>(exec, mesh, spec.problem, spec.format_options)
-                        : build_format<V>(format, system.matrix.clone_to(exec), spec.format_options);
+            system.emplace(build_system(exec, *disc, *format.format, format.options));
         } catch (const std::exception& refused) {
             SolverBenchRow row;
-            row.format = format;
+            row.format = format.label;
             row.error = refused.what();
             rows.push_back(row);
-            spdlog::warn("format {}: {}", format, refused.what());
+            spdlog::warn("format {}: {}", format.label, refused.what());
             continue;
         }
-        Array<V> b = system.rhs.clone_to(exec);
-        if (!built.permutation.empty()) {
-            Array<V> pb(exec, b.size());
-            permute_vector(built.permutation, b, pb, false);
-            b.swap(pb);
-        }
-        for (KrylovMethod method : methods)
-            for (Preconditioner pre : pres) {
-                SolverBenchRow reference;
-                for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged}) {
-                    spdlog::info("{} {} {} {}", format, method_name(method), preconditioner_name(pre),
-                                 variant_name(variant));
-                    SolverBenchRow row;
-                    try {
-                        row = measure<V>(format, method, pre, variant, *built.op, b, spec, bench, copy_bw);
-                    } catch (const std::exception& e) {
-                        row.format = format;
-                        row.method = method_name(method);
-                        row.preconditioner = preconditioner_name(pre);
-                        row.variant = variant_name(variant);
-                        row.error = e.what();
-                    }
-                    if (variant == KrylovVariant::reference) {
-                        row.speedup = 1;
-                        reference = row;
-                    } else if (row.seconds_per_iteration > 0) {
-                        row.speedup = reference.seconds_per_iteration / row.seconds_per_iteration;
-                    }
-                    rows.push_back(row);
-                }
-            }
+        bench_format(format.label, *system, choices, spec, bench, copy_bw, rows);
     }
     return rows;
 }
@@ -269,18 +282,19 @@ std::vector<SolverBenchRow> run_solver_bench(const CaseSpec& spec, const SolverB
                                     "pick one with --set degree=N --set mesh.refine=M");
     if (options.iterations < 20) throw std::invalid_argument("bench solver: --iterations must be >= 20");
     if (options.repeats < 1) throw std::invalid_argument("bench solver: --repeats must be >= 1");
-    for (const auto& m : options.methods) parse_method(m);
-    for (const auto& p : options.preconditioners) parse_preconditioner(p);
     RunOptions run_options;
     run_options.output_dir = options.output_dir;
     const std::filesystem::path folder = output_folder(spec, run_options);
-    const std::string backend = resolve_backend(spec.backend);
-    const ExecPtr exec = backend == "cuda" ? Executor::create_cuda(0) : Executor::create_cpu();
+    const ExecPtr exec = make_executor(spec.backend);
+    const std::string backend = backend_name(exec->backend());
+    const BenchChoices choices = bench_choices(spec, options, exec->backend());
     const double copy_bw = measure_copy_bandwidth(exec);
-    const Mesh mesh = load_mesh(spec.mesh);
+    const CaseMesh loaded = load_case_mesh(spec);
+    const Mesh& mesh = loaded.mesh;
     const std::vector<SolverBenchRow> rows =
-        spec.precision == "float" ? bench_system<float>(spec, options, exec, mesh, copy_bw)
-                                  : bench_system<double>(spec, options, exec, mesh, copy_bw);
+        spec.precision == Precision::float32
+            ? bench_system<float>(spec, choices, options, exec, mesh, copy_bw)
+            : bench_system<double>(spec, choices, options, exec, mesh, copy_bw);
 
     const std::string header = fmt::format(
         "Solver benchmark: {} ({}), degree {}, {} unknowns, {}, device {}; copy bandwidth (read + "
@@ -288,7 +302,8 @@ std::vector<SolverBenchRow> run_solver_bench(const CaseSpec& spec, const SolverB
         "iterations (median of {} each, wall clock, synchronised); split from one solve with "
         "events around every operation; MB/iter: SpMV minimum bytes + the vector traffic model; "
         "timing%: cost of per-SpMV events (graph off)\n",
-        spec.name, mesh.source, spec.degree, mesh.num_nodes(), spec.precision, exec->device_name(),
+        spec.name, mesh.source, spec.degree, mesh.num_nodes(), precision_name(spec.precision),
+        exec->device_name(),
         copy_bw * 1e-9, std::max(5, options.iterations / 4), options.iterations, options.repeats);
     fmt::print("{}{}", header, table(rows));
     std::fflush(stdout);
@@ -296,7 +311,7 @@ std::vector<SolverBenchRow> run_solver_bench(const CaseSpec& spec, const SolverB
     nlohmann::json json = {{"case", spec.resolved},
                            {"device", exec->device_name()},
                            {"backend", backend},
-                           {"precision", spec.precision},
+                           {"precision", precision_name(spec.precision)},
                            {"unknowns", mesh.num_nodes()},
                            {"copy_bandwidth_GBps", copy_bw * 1e-9},
                            {"iterations", options.iterations},

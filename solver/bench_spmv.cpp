@@ -10,47 +10,31 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "assembly/poisson_assembly.hpp"
+#include "assembly/format_registry.hpp"
 #include "linalg/blas1.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/interval_timer.hpp"
-#include "mesh/mesh_source.hpp"
 #include "solver/bench_common.hpp"
-#include "solver/bench_lma_formats.hpp"
-#include "solver/cg.hpp"
+#include "solver/bench_formats.hpp"
+#include "solver/krylov/cg.hpp"
 #include "solver/output_files.hpp"
+#include "solver/pipeline.hpp"
 #include "solver/run_case.hpp"
 
 namespace gpufem {
 namespace {
 
-/// One entry of the format list: an assembled format (built from CSR) or an LMA variant.
-struct BenchEntry {
-    std::string label;
-    std::optional<LmaBenchFormat> lma;
-};
-
-std::vector<BenchEntry> bench_entries(const SpmvBenchOptions& options, const FormatOptions& base,
-                                      const ExecPtr& exec)
+/// The benchmark's entries, csr first: it is the reference for correctness and the
+/// break-even count.
+std::vector<BenchFormat> bench_entries(const SpmvBenchOptions& options, const FormatOptions& base,
+                                       const ExecPtr& exec)
 {
-    std::vector<std::string> names = options.formats;
-    if (names.empty()) {
-        for (const auto& name : format_names())
-            if (exec->is_cuda() || name.rfind("cusparse", 0) != 0) names.push_back(name);
-        for (const auto& name : default_lma_formats()) names.push_back(name);
-    }
-    // csr first: it is the reference for correctness and the break-even count.
-    std::stable_partition(names.begin(), names.end(), [](const std::string& f) { return f == "csr"; });
-    if (names.empty() || names.front() != "csr") names.insert(names.begin(), "csr");
-    std::vector<BenchEntry> entries;
-    for (const std::string& name : names) {
-        if (!is_lma_format(name)) {
-            entries.push_back({name, std::nullopt});
-            continue;
-        }
-        for (LmaBenchFormat& f : expand_lma_format(name, base))
-            entries.push_back({f.label, std::move(f)});
-    }
+    std::vector<BenchFormat> entries = bench_formats(options.formats, base, exec->backend());
+    const FormatEntry& csr = format_registry().at("csr");
+    std::stable_partition(entries.begin(), entries.end(),
+                          [&](const BenchFormat& f) { return f.format == &csr && f.label == csr.name; });
+    if (entries.empty() || entries.front().format != &csr)
+        entries.insert(entries.begin(), {&csr, csr.name, base});
     return entries;
 }
 
@@ -78,10 +62,10 @@ double cg_rate(const LinearOperator<V>& op, const Array<V>& b, int iterations)
 
 template <typename V>
 std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptions& options,
-                                      const ExecPtr& exec, const Mesh& mesh, const Csr<V>& matrix,
-                                      double copy_bw)
+                                      const ExecPtr& exec, const Discretisation<V>& disc,
+                                      const Csr<V>& matrix, double copy_bw)
 {
-    const std::vector<BenchEntry> entries = bench_entries(options, spec.format_options, exec);
+    const std::vector<BenchFormat> entries = bench_entries(options, spec.format_options, exec);
     std::mt19937 rng(12345);
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
     const std::size_t n = matrix.cols;
@@ -95,35 +79,33 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
     }
     Array<V> y(exec, matrix.rows);
 
-    LmaBenchBuilder<V> lma_builder(exec, mesh, spec.problem);
     std::vector<SpmvBenchRow> rows;
     std::vector<V> reference;
     double csr_seconds = 0;
-    for (const BenchEntry& entry : entries) {
+    for (std::size_t e = 0; e < entries.size(); ++e) {
+        const BenchFormat& entry = entries[e];
         SpmvBenchRow row;
         row.degree = spec.degree;
         row.refine = spec.mesh.refine;
         row.unknowns = matrix.rows;
         row.format = entry.label;
-        row.matrix_free = entry.lma.has_value();
+        row.matrix_free = entry.format->matrix_free();
         spdlog::info("bench spmv: {}", entry.label);
         try {
             FormatBuild<V> built;
-            const LinearOperator<V>* op = nullptr;
-            if (entry.lma) {
-                op = &lma_builder.build(*entry.lma, row.convert_seconds, row.host_steps);
+            if (entry.format->matrix_free()) {
+                built = std::move(build_system(exec, disc, *entry.format, entry.options).op);
             } else {
-                built = build_format<V>(entry.label, matrix.clone_to(exec), spec.format_options);
-                op = built.op.get();
-                row.convert_seconds = built.convert_seconds;
-                row.host_steps = built.host_steps;
+                built = build_format<V>(*entry.format, matrix.clone_to(exec), entry.options);
             }
+            const LinearOperator<V>* op = built.op.get();
+            row.convert_seconds = built.convert_seconds;
+            row.host_steps = built.host_steps;
             row.bytes_stored = op->bytes_stored();
             row.min_bytes = op->spmv_min_bytes();
-            if (entry.lma) op->apply(V(1), xs[0], V(0), y);
-            else apply_in_original_order(built, V(1), xs[0], V(0), y);
+            apply_in_original_order(built, V(1), xs[0], V(0), y);
             const auto y_check = y.to_host();
-            if (entry.label == "csr") {
+            if (e == 0) {
                 reference = y_check;
             } else {
                 double diff = 0, scale = 0;
@@ -147,7 +129,7 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
             row.percent_of_copy = 100.0 * row.min_bytes / row.median_seconds / copy_bw;
             if (options.cg_iterations > 0)
                 row.cg_iterations_per_second = cg_rate(*op, xs[1], options.cg_iterations);
-            if (entry.label == "csr") csr_seconds = row.median_seconds;
+            if (e == 0) csr_seconds = row.median_seconds;
         } catch (const std::exception& e) {
             row.error = e.what();
             spdlog::warn("bench spmv: {}: {}", entry.label, row.error);
@@ -231,20 +213,21 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
                                       const ExecPtr& exec, const std::string& backend,
                                       double copy_bw, const std::filesystem::path& folder)
 {
-    const Mesh mesh = load_mesh(spec.mesh);
-    spdlog::info("bench spmv: degree {}, {} cells, {} nodes; assembling on {}", spec.degree,
-                 mesh.num_cells(), mesh.num_nodes(), exec->device_name());
+    const CaseMesh loaded = load_case_mesh(spec);
+    const Mesh& mesh = loaded.mesh;
     std::vector<SpmvBenchRow> rows;
     index_type n = 0;
     std::size_t nnz = 0;
-    if (spec.precision == "float") {
-        auto system = assemble_poisson<float>(exec, mesh, spec.problem);
+    const auto bench = [&]<typename V>(V) {
+        const auto disc = make_discretisation<V>(spec, mesh);
+        const LinearSystem<V> system = disc->assemble(exec);
         n = system.matrix.rows, nnz = system.matrix.nnz();
-        rows = bench_typed<float>(spec, options, exec, mesh, system.matrix, copy_bw);
+        rows = bench_typed<V>(spec, options, exec, *disc, system.matrix, copy_bw);
+    };
+    if (spec.precision == Precision::float32) {
+        bench(float{});
     } else {
-        auto system = assemble_poisson<double>(exec, mesh, spec.problem);
-        n = system.matrix.rows, nnz = system.matrix.nnz();
-        rows = bench_typed<double>(spec, options, exec, mesh, system.matrix, copy_bw);
+        bench(double{});
     }
 
     const std::string header = fmt::format(
@@ -252,7 +235,7 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
         "device {}; copy bandwidth (read + write) {:.1f} GB/s; median of {} SpMVs after {} "
         "warm-up, x rotated over copies; CG it/s: merged CG, {} iterations\n",
         spec.name, mesh.source, spec.degree, n, nnz, double(nnz) / std::max<index_type>(n, 1),
-        spec.precision, backend, exec->device_name(), copy_bw * 1e-9, options.repeats,
+        precision_name(spec.precision), backend, exec->device_name(), copy_bw * 1e-9, options.repeats,
         options.warmup, options.cg_iterations);
     fmt::print("{}{}", header, table(rows));
     for (const auto& r : rows)
@@ -264,7 +247,7 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
     nlohmann::json json = {{"case", spec.resolved},
                            {"device", exec->device_name()},
                            {"backend", backend},
-                           {"precision", spec.precision},
+                           {"precision", precision_name(spec.precision)},
                            {"rows", n},
                            {"nnz", nnz},
                            {"copy_bandwidth_GBps", copy_bw * 1e-9},
@@ -327,8 +310,8 @@ std::vector<SpmvBenchRow> run_spmv_bench(const CaseSpec& spec, const SpmvBenchOp
 {
     if (options.repeats < 50) throw std::invalid_argument("bench spmv: --repeats must be >= 50");
     if (options.cg_iterations < 0) throw std::invalid_argument("bench spmv: CG iterations must be >= 0");
-    const std::string backend = resolve_backend(spec.backend);
-    const ExecPtr exec = backend == "cuda" ? Executor::create_cuda(0) : Executor::create_cpu();
+    const ExecPtr exec = make_executor(spec.backend);
+    const std::string backend = backend_name(exec->backend());
     // The format list is checked before any mesh is built.
     bench_entries(options, spec.format_options, exec);
     const double copy_bw = measure_copy_bandwidth(exec);
@@ -346,11 +329,11 @@ std::vector<SpmvBenchRow> run_spmv_bench(const CaseSpec& spec, const SpmvBenchOp
     const std::string summary = spmv_sweep_table(rows);
     fmt::print("\nSweep summary: {}, {}, {}; gains against the best assembled format of each "
                "point (CG it/s: merged CG)\n{}",
-               spec.name, spec.precision, exec->device_name(), summary);
+               spec.name, precision_name(spec.precision), exec->device_name(), summary);
     nlohmann::json json = {{"case", spec.resolved},
                            {"device", exec->device_name()},
                            {"backend", backend},
-                           {"precision", spec.precision},
+                           {"precision", precision_name(spec.precision)},
                            {"copy_bandwidth_GBps", copy_bw * 1e-9},
                            {"repeats", options.repeats},
                            {"cg_iterations", options.cg_iterations},

@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "assembly/expression.hpp"
+#include "assembly/format_registry.hpp"
 #include "solver/case_overrides.hpp"
 #include "solver/case_reader.hpp"
 
@@ -41,18 +42,9 @@ constexpr Alias element_aliases[] = {
     {"tri", "triangle"}, {"quad", "quadrilateral"}, {"tet", "tetrahedron"}, {"hex", "hexahedron"}};
 constexpr std::string_view problem_keys[] = {"kappa", "f", "exact", "convection", "dirichlet",
                                              "neumann"};
-constexpr std::string_view formats[] = {"csr",   "csr-scalar", "ell",       "ellr",
-                                        "sellp", "bdia",       "staircase", "cusparse",
-                                        "cusparse-sell", "lma"};
 constexpr std::string_view solver_keys[] = {"method",         "variant",     "preconditioner",
                                             "tolerance",      "max_iterations", "check_every",
                                             "cuda_graph",     "time_spmv"};
-constexpr std::string_view methods[] = {"cg", "bicgstab"};
-constexpr std::string_view variants[] = {"reference", "merged"};
-constexpr std::string_view preconditioners[] = {"none", "jacobi"};
-constexpr std::string_view graph_modes[] = {"auto", "on", "off"};
-constexpr std::string_view precisions[] = {"double", "float"};
-constexpr std::string_view backends[] = {"auto", "cpu", "cuda"};
 
 constexpr double default_shape_size = 0.1;
 
@@ -270,7 +262,7 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
     SolverSpec solver;
     const std::vector<CaseValue> entries = reader.entries(value, solver_keys);
     if (const CaseValue* method = find_entry(entries, "method")) {
-        solver.method = reader.to_choice(*method, methods);
+        solver.method = reader.to_enum(*method, krylov_method_names);
     }
     if (const CaseValue* tolerance = find_entry(entries, "tolerance")) {
         const std::string expected = "a number > 0 and < 1";
@@ -283,27 +275,27 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
         solver.max_iterations = reader.to_int(*max_iterations, 1);
     }
     if (const CaseValue* variant = find_entry(entries, "variant")) {
-        solver.variant = reader.to_choice(*variant, variants);
+        solver.variant = reader.to_enum(*variant, krylov_variant_names);
     }
     if (const CaseValue* preconditioner = find_entry(entries, "preconditioner")) {
-        solver.preconditioner = reader.to_choice(*preconditioner, preconditioners);
+        solver.preconditioner = reader.to_enum(*preconditioner, preconditioner_names);
     }
     if (const CaseValue* check_every = find_entry(entries, "check_every")) {
         solver.check_every = reader.to_int(*check_every, 1);
     }
     if (const CaseValue* graph = find_entry(entries, "cuda_graph")) {
-        solver.cuda_graph = reader.to_choice(*graph, graph_modes);
+        solver.cuda_graph = reader.to_enum(*graph, graph_mode_names);
     }
     if (const CaseValue* time_spmv = find_entry(entries, "time_spmv")) {
         solver.time_spmv = reader.to_choice(*time_spmv, booleans) == "true";
     }
-    resolved = {{"method", solver.method},
-                {"variant", solver.variant},
-                {"preconditioner", solver.preconditioner},
+    resolved = {{"method", method_name(solver.method)},
+                {"variant", variant_name(solver.variant)},
+                {"preconditioner", preconditioner_name(solver.preconditioner)},
                 {"tolerance", solver.tolerance},
                 {"max_iterations", solver.max_iterations},
                 {"check_every", solver.check_every},
-                {"cuda_graph", solver.cuda_graph},
+                {"cuda_graph", graph_mode_name(solver.cuda_graph)},
                 {"time_spmv", solver.time_spmv}};
     return solver;
 }
@@ -364,24 +356,32 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
     };
     spec.problem = read_problem(reader, section("problem"), resolved["problem"]);
     if (const CaseValue* format = find_entry(entries, "format")) {
-        spec.format = reader.to_choice(*format, formats);
+        const std::vector<std::string> names = format_registry().names();
+        const std::vector<std::string_view> choices(names.begin(), names.end());
+        spec.format = reader.to_choice(*format, choices);
     }
     spec.format_options =
         read_format_options(reader, section("format_options"), resolved["format_options"]);
     spec.solver = read_solver(reader, section("solver"), resolved["solver"]);
     if (const CaseValue* precision = find_entry(entries, "precision")) {
-        spec.precision = reader.to_choice(*precision, precisions);
+        spec.precision = reader.to_enum(*precision, precision_names);
     }
     if (const CaseValue* backend = find_entry(entries, "backend")) {
-        spec.backend = reader.to_choice(*backend, backends);
+        spec.backend = reader.to_enum(*backend, backend_choice_names);
     }
 
     resolved["degree"] = spec.degrees.size() == 1 ? json(spec.degree) : json(spec.degrees);
     resolved["format"] = spec.format;
-    resolved["precision"] = spec.precision;
-    resolved["backend"] = spec.backend;
+    resolved["precision"] = precision_name(spec.precision);
+    resolved["backend"] = backend_choice_name(spec.backend);
     spec.resolved = std::move(resolved);
     return spec;
+}
+
+void set_backend(CaseSpec& spec, BackendChoice backend)
+{
+    spec.backend = backend;
+    spec.resolved["backend"] = backend_choice_name(backend);
 }
 
 std::vector<CaseSpec> expand_sweep(const CaseSpec& spec)

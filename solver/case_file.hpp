@@ -1,5 +1,6 @@
 #pragma once
 // The YAML case file: parsing, validation with key and line in every error, --set overrides.
+#include <array>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -9,19 +10,38 @@
 
 #include "assembly/problem_spec.hpp"
 #include "linalg/format_options.hpp"
+#include "linalg/named_enum.hpp"
 #include "mesh/mesh_source.hpp"
+#include "solver/krylov/krylov.hpp"
 
 namespace gpufem {
 
+/// Value type of the matrix, vectors and solver.
+enum class Precision { float32, float64 };
+inline constexpr std::array<EnumName<Precision>, 2> precision_names{
+    {{Precision::float64, "double"}, {Precision::float32, "float"}}};
+/// "double", "float"
+inline const char* precision_name(Precision p) { return enum_name(precision_names, p).data(); }
+
+/// Where a case runs: auto uses CUDA when a device is present.
+enum class BackendChoice { automatic, cpu, cuda };
+inline constexpr std::array<EnumName<BackendChoice>, 3> backend_choice_names{
+    {{BackendChoice::automatic, "auto"}, {BackendChoice::cpu, "cpu"}, {BackendChoice::cuda, "cuda"}}};
+/// "auto", "cpu", "cuda"
+inline const char* backend_choice_name(BackendChoice b)
+{
+    return enum_name(backend_choice_names, b).data();
+}
+
 /// Krylov solver settings.
 struct SolverSpec {
-    std::string method = "cg";            ///< cg | bicgstab
-    std::string variant = "merged";       ///< reference | merged
-    std::string preconditioner = "none";  ///< none | jacobi
+    KrylovMethod method = KrylovMethod::cg;
+    KrylovVariant variant = KrylovVariant::merged;
+    PreconditionerKind preconditioner = PreconditionerKind::none;
     double tolerance = 1e-8;              ///< relative residual ||b - A x|| / ||b||
     int max_iterations = 10000;
     int check_every = 10;                 ///< merged: iterations between host residual reads
-    std::string cuda_graph = "auto";      ///< auto | on | off
+    GraphMode cuda_graph = GraphMode::automatic;
     bool time_spmv = true;                ///< per-iteration SpMV events
 };
 
@@ -36,13 +56,17 @@ struct CaseSpec {
     bool size_scales_with_degree = false;  ///< mesh.size is multiplied by the degree (constant
                                            ///< unknowns across a degree sweep)
     ProblemSpec problem;
-    std::string format = "csr";       ///< one of format_names() (linalg/format_build.hpp)
-    FormatOptions format_options;     ///< parameters of the formats
+    std::string format = "csr";       ///< a name of format_registry() (assembly/format_registry.hpp)
+    FormatOptions format_options;     ///< each format's own options, parsed by the format
     SolverSpec solver;
-    std::string precision = "double"; ///< double | float
-    std::string backend = "auto";     ///< auto | cpu | cuda
+    Precision precision = Precision::float64;
+    BackendChoice backend = BackendChoice::automatic;
     nlohmann::json resolved;          ///< the case as resolved (overrides and defaults applied)
 };
+
+/// Sets the backend (the command line's --backend), after the case file's own value was
+/// validated; the resolved case records it.
+void set_backend(CaseSpec& spec, BackendChoice backend);
 
 /// Error in a case file; what() names the file, the key and the line.
 class CaseError : public std::runtime_error {

@@ -1,31 +1,94 @@
+// The case file's `format_options`: one map per format (format_options: {sellp: {slice: 64}}),
+// each parsed and validated by its format through the registry; the flat keys of earlier
+// versions (format_options: {slice: 64}) are still read, with a deprecation warning, and go to
+// every format that has the key.
 #include "solver/case_format_options.hpp"
 
-#include <bit>
-#include <string_view>
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <optional>
+
+#include <spdlog/spdlog.h>
+
+#include "assembly/format_registry.hpp"
 
 namespace gpufem {
 namespace {
 
-constexpr std::string_view option_keys[] = {"coop",  "repeat",          "block", "tune",
-                                            "slice", "threads_per_row", "sigma", "max_bytes",
-                                            "alpha", "slice_height",    "streams",
-                                            "scatter", "symmetric", "kernel"};
-constexpr std::string_view scatters[] = {"atomic", "colour"};
-constexpr std::string_view lma_kernels[] = {"auto", "cell", "tile", "twin", "row", "reg"};
 constexpr std::string_view booleans[] = {"true", "false"};
 
-bool to_bool(const CaseReader& reader, const CaseValue& value)
-{
-    return reader.to_choice(value, booleans) == "true";
-}
+/// OptionReader over the YAML values of one format's options; errors name file, line and key.
+class CaseOptionReader final : public OptionReader {
+public:
+    CaseOptionReader(const CaseReader& reader, const CaseValue& map, std::vector<CaseValue> values)
+        : reader_(reader), map_(map), values_(std::move(values))
+    {
+    }
 
-int to_power_of_two(const CaseReader& reader, const CaseValue& value, int max)
+    bool has(std::string_view key) const override { return find_entry(values_, key) != nullptr; }
+
+    long long get_int(std::string_view key, long long min, long long max) const override
+    {
+        const CaseValue& v = value(key);
+        const long long i = reader_.to_int(v, static_cast<int>(std::clamp<long long>(min, INT_MIN, INT_MAX)));
+        if (i > max)
+            reader_.fail(v, "expected an integer from " + std::to_string(min) + " to " +
+                                std::to_string(max) + ", got " + std::to_string(i));
+        return i;
+    }
+
+    double get_double(std::string_view key, double min, double max, bool max_open) const override
+    {
+        const CaseValue& v = value(key);
+        const std::string range = "[" + number(min) + ", " + number(max) + (max_open ? ")" : "]");
+        const double d = reader_.to_double(v, "a number in " + range);
+        if (d < min || d > max || (max_open && d == max))
+            reader_.fail(v, "expected a number in " + range + ", got " + v.node.Scalar());
+        return d;
+    }
+
+    bool get_bool(std::string_view key) const override
+    {
+        return reader_.to_choice(value(key), booleans) == "true";
+    }
+
+    std::string get_choice(std::string_view key, std::span<const std::string_view> choices) const override
+    {
+        return reader_.to_choice(value(key), choices);
+    }
+
+    [[noreturn]] void fail(std::string_view key, const std::string& problem) const override
+    {
+        const CaseValue* v = find_entry(values_, key);
+        reader_.fail(v ? *v : map_, problem);
+    }
+
+private:
+    const CaseValue& value(std::string_view key) const
+    {
+        const CaseValue* v = find_entry(values_, key);
+        if (!v) reader_.fail(map_, "missing key '" + std::string(key) + "'");
+        return *v;
+    }
+    static std::string number(double v)
+    {
+        std::string s = std::to_string(v);
+        s.erase(s.find_last_not_of('0') + 1);
+        if (!s.empty() && s.back() == '.') s.pop_back();
+        return v >= 1e15 ? "inf" : s;
+    }
+
+    const CaseReader& reader_;
+    const CaseValue& map_;
+    std::vector<CaseValue> values_;
+};
+
+std::vector<std::string_view> option_keys(const FormatEntry& format)
 {
-    const int v = reader.to_int(value, 1);
-    if (v > max || !std::has_single_bit(static_cast<unsigned>(v)))
-        reader.fail(value, "expected a power of two from 1 to " + std::to_string(max) + ", got " +
-                               std::to_string(v));
-    return v;
+    std::vector<std::string_view> keys;
+    for (const FormatOptionInfo& info : format.options.keys) keys.push_back(info.key);
+    return keys;
 }
 
 }  // namespace
@@ -33,51 +96,59 @@ int to_power_of_two(const CaseReader& reader, const CaseValue& value, int max)
 FormatOptions read_format_options(const CaseReader& reader, const CaseValue& value,
                                   nlohmann::json& resolved)
 {
-    FormatOptions o;
-    for (const CaseValue& e : reader.entries(value, option_keys)) {
-        if (e.key == "coop") o.csr_coop = to_power_of_two(reader, e, 32);
-        if (e.key == "repeat") o.csr_repeat = reader.to_int(e, 1);
-        if (e.key == "block") {
-            o.csr_block = reader.to_int(e, 32);
-            if (o.csr_block % 32 != 0 || o.csr_block > 1024)
-                reader.fail(e, "expected a multiple of 32 from 32 to 1024, got " +
-                                   std::to_string(o.csr_block));
-        }
-        if (e.key == "tune") o.csr_tune = to_bool(reader, e);
-        if (e.key == "slice") o.sellp_slice = reader.to_int(e, 1);
-        if (e.key == "threads_per_row") o.sellp_threads = to_power_of_two(reader, e, 32);
-        if (e.key == "sigma") o.sellp_sigma = reader.to_int(e, 1);
-        if (e.key == "max_bytes") {
-            const double bytes = reader.to_double(e, "a number of bytes >= 0");
-            if (bytes < 0) reader.fail(e, "expected a number of bytes >= 0");
-            o.bdia_max_bytes = static_cast<std::size_t>(bytes);
-        }
-        if (e.key == "alpha") {
-            o.staircase_alpha = reader.to_double(e, "a number in [0, 1)");
-            if (o.staircase_alpha < 0 || o.staircase_alpha >= 1)
-                reader.fail(e, "expected a number in [0, 1), got " + std::to_string(o.staircase_alpha));
-        }
-        if (e.key == "slice_height") o.staircase_slice = reader.to_int(e, 1);
-        if (e.key == "streams") o.staircase_streams = to_bool(reader, e);
-        if (e.key == "scatter") o.lma_colour = reader.to_choice(e, scatters) == "colour";
-        if (e.key == "symmetric") o.lma_symmetric = to_bool(reader, e);
-        if (e.key == "kernel") o.lma_kernel = std::string(reader.to_choice(e, lma_kernels));
+    const FormatRegistry& registry = format_registry();
+    // Allowed: each format's name (its own map) and, deprecated, any format's option key.
+    std::vector<std::string> allowed_text;
+    for (const FormatEntry& format : registry.entries()) {
+        if (format.options.keys.empty()) continue;
+        allowed_text.push_back(format.name);
+        for (const FormatOptionInfo& info : format.options.keys)
+            if (std::find(allowed_text.begin(), allowed_text.end(), info.key) == allowed_text.end())
+                allowed_text.push_back(info.key);
     }
-    resolved = {{"coop", o.csr_coop},
-                {"repeat", o.csr_repeat},
-                {"block", o.csr_block},
-                {"tune", o.csr_tune},
-                {"slice", o.sellp_slice},
-                {"threads_per_row", o.sellp_threads},
-                {"sigma", o.sellp_sigma},
-                {"max_bytes", o.bdia_max_bytes},
-                {"alpha", o.staircase_alpha},
-                {"slice_height", o.staircase_slice},
-                {"streams", o.staircase_streams},
-                {"scatter", o.lma_colour ? "colour" : "atomic"},
-                {"symmetric", o.lma_symmetric},
-                {"kernel", o.lma_kernel}};
-    return o;
+    const std::vector<std::string_view> allowed(allowed_text.begin(), allowed_text.end());
+
+    std::map<std::string, std::vector<CaseValue>> flat;  // format -> its flat keys
+    std::map<std::string, const CaseValue*> nested;      // format -> its map
+    const std::vector<CaseValue> entries = reader.entries(value, allowed);
+    for (const CaseValue& entry : entries) {
+        if (const FormatEntry* format = registry.find(entry.key)) {
+            nested[format->name] = &entry;
+            continue;
+        }
+        std::vector<std::string> owners;
+        for (const FormatEntry& format : registry.entries()) {
+            const auto keys = option_keys(format);
+            if (std::find(keys.begin(), keys.end(), entry.key) == keys.end()) continue;
+            flat[format.name].push_back(entry);
+            owners.push_back(format.name);
+        }
+        spdlog::warn("{}: format_options.{} is deprecated: write it under its format, "
+                     "format_options: {{{}: {{{}: ...}}}}",
+                     reader.where(entry.path, entry.mark), entry.key, owners.front(), entry.key);
+    }
+
+    FormatOptions options;
+    resolved = nlohmann::json::object();
+    for (const FormatEntry& format : registry.entries()) {
+        if (format.options.keys.empty()) continue;
+        const auto n = nested.find(format.name);
+        const auto f = flat.find(format.name);
+        if (n != nested.end() && f != flat.end())
+            reader.fail(f->second.front(), "format_options." + format.name +
+                                               " is given too: write every option of '" +
+                                               format.name + "' there");
+        std::optional<CaseOptionReader> option_reader;
+        if (n != nested.end()) {
+            option_reader.emplace(reader, *n->second, reader.entries(*n->second, option_keys(format)));
+        } else {
+            option_reader.emplace(reader, value, f != flat.end() ? f->second : std::vector<CaseValue>{});
+        }
+        std::any parsed = format.options.parse(*option_reader);
+        resolved[format.name] = format.options.to_json(parsed);
+        options.set_any(format.name, std::move(parsed));
+    }
+    return options;
 }
 
 }  // namespace gpufem

@@ -1,5 +1,6 @@
 #pragma once
 // Checked reads of a case file's YAML values; every error names where, the key path and why.
+#include <array>
 #include <span>
 #include <string>
 #include <string_view>
@@ -7,6 +8,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "linalg/named_enum.hpp"
 #include "solver/case_overrides.hpp"
 
 namespace gpufem {
@@ -48,6 +50,14 @@ public:
     /// One of choices; aliases map other spellings onto them ({"tri", "triangle"}).
     std::string to_choice(const CaseValue& value, std::span<const std::string_view> choices,
                           std::span<const std::pair<std::string_view, std::string_view>> aliases = {}) const;
+    /// A value of an enum: one of the names of table.
+    template <typename E, std::size_t N>
+    E to_enum(const CaseValue& value, const std::array<EnumName<E>, N>& table) const
+    {
+        std::array<std::string_view, N> names;
+        for (std::size_t i = 0; i < N; ++i) names[i] = table[i].name;
+        return *enum_from_name(table, to_choice(value, names));
+    }
     /// A number or an expression of x, y, z, compiled to check it; returned as its text
     /// without surrounding white space.
     std::string to_expression(const CaseValue& value) const;

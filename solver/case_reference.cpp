@@ -1,7 +1,65 @@
-// case_file_reference(): the documentation of every case-file key (also in the README).
+// case_file_reference(): the documentation of every case-file key (also in the README). The
+// format part is generated from the format registry.
 #include "solver/case_file.hpp"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "assembly/format_registry.hpp"
+
 namespace gpufem {
+namespace {
+
+/// Words of text wrapped into lines of at most width characters, each line after the first
+/// indented by indent spaces.
+std::string wrap(const std::string& text, std::size_t indent, std::size_t width)
+{
+    std::string out, line;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find(' ', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(start, end - start);
+        if (!line.empty() && indent + line.size() + 1 + word.size() > width) {
+            out += line + "\n" + std::string(indent, ' ');
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+        start = end + 1;
+    }
+    return out + line;
+}
+
+/// The `format` and `format_options` entries, from the registry.
+std::string format_reference()
+{
+    constexpr std::size_t column = 27, width = 96;
+    std::string s = "format: csr                (string, default csr) storage format of the matrix:\n";
+    std::size_t name_width = 0;
+    for (const FormatEntry& f : format_registry().entries()) name_width = std::max(name_width, f.name.size());
+    for (const FormatEntry& f : format_registry().entries()) {
+        const std::string name = fmt::format("{:<{}} ", f.name, name_width);
+        s += std::string(column, ' ') + name + wrap(f.summary, column + name_width + 1, width) + "\n";
+    }
+    s += "format_options:            (map, all optional) each format's own options, under its "
+         "name:\n"
+         "                           format_options: {sellp: {slice: 64}, csr: {coop: 4}}\n"
+         "                           (the flat keys of earlier versions, format_options: {slice: "
+         "64},\n"
+         "                           are still read, with a warning)\n";
+    for (const FormatEntry& f : format_registry().entries()) {
+        if (f.options.keys.empty()) continue;
+        s += "  " + f.name + ":\n";
+        for (const FormatOptionInfo& o : f.options.keys) {
+            const std::string key = fmt::format("    {}: {}", o.key, o.default_text);
+            s += fmt::format("{:<{}}", key, column) + wrap(o.help, column, width) + "\n";
+        }
+    }
+    return s + "\n";
+}
+
+}  // namespace
 
 std::string case_file_reference()
 {
@@ -55,41 +113,7 @@ problem:                   (map) -div(kappa grad u) + b . grad u = f with bounda
   Numbers may be written unquoted.
   Group names are checked against the mesh when the case runs.
 
-format: csr                (string, default csr) storage format of the matrix:
-                           csr        CSR, parametrised kernel (coop threads per row, repeat
-                                      rows per group, block size), fixed rule + run-time tuner
-                           csr-scalar CSR, one thread per row
-                           ell        ELLPACK, column-major, padded to the longest row
-                           ellr       ELLPACK-R: ELLPACK with row lengths, stops early
-                           sellp      SELL-P: slices of rows, t threads per row
-                           bdia       banded storage after reverse Cuthill-McKee
-                           staircase  Staircase SELL: Cuthill-McKee, rows grouped by length
-                           cusparse   the vendor CSR SpMV (cuda only)
-                           cusparse-sell  the vendor sliced-ELL SpMV (cuda only)
-                           lma        matrix-free: element matrices kept, y = sum_e P_e^T K_e P_e x
-format_options:            (map, all optional) parameters of the formats; each format reads its own
-  coop: N                  csr: threads per row, a power of two <= 32 (default: fixed rule)
-  repeat: N                csr: rows per thread group (default: fixed rule)
-  block: N                 csr: threads per block, a multiple of 32 (default: fixed rule, 128)
-  tune: true               csr: tune coop/repeat/block over the first SpMVs (when none is given)
-  slice: 32                sellp: rows per slice
-  threads_per_row: N       sellp: threads per row, a power of two <= 32 (default: automatic)
-  sigma: 1                 sellp: sorting window in rows (1 = none; > 1 = SELL-C-sigma)
-  max_bytes: N             bdia: refuse when the band needs more bytes (default: free memory)
-  alpha: 0.01              staircase: merge row-length groups smaller than alpha * rows
-  slice_height: 32         staircase: rows per slice
-  streams: true            staircase: one CUDA stream per group (false: a single launch)
-  scatter: atomic          lma: add element results with atomics, or `colour` (one launch per
-                           element colour, no atomics, bitwise reproducible)
-  symmetric: false         lma: keep only the upper triangle of each element matrix
-  kernel: auto             lma on cuda: the apply kernel, auto | cell (one thread per cell) |
-                           tile (a block per tile of cells, a thread per cell and row) | twin
-                           (tiles, row blocks paired in rounds: each symmetric entry leaves
-                           DRAM once) | row, reg (first versions); auto: cell up to 8 nodes
-                           per cell, twin for symmetric storage with atomics from 27, tile
-                           otherwise
-
-solver:                    (map) the Krylov solver
+)REF" + format_reference() + R"REF(solver:                    (map) the Krylov solver
   method: cg               (string, default cg) cg (symmetric positive definite systems) |
                            bicgstab (any non-singular system, e.g. with problem.convection)
   variant: merged          (string, default merged) merged: vector updates fused with the dot

@@ -25,6 +25,16 @@ std::vector<std::string> split_list(const std::string& text)
     return items;
 }
 
+/// The case file read and validated, then --backend applied (when given) over its backend.
+gpufem::CaseSpec parse_with_backend(const std::string& file, const std::vector<std::string>& overrides,
+                                    const std::string& backend)
+{
+    gpufem::CaseSpec spec = gpufem::parse_case_file(file, overrides);
+    if (!backend.empty())
+        gpufem::set_backend(spec, gpufem::parse_enum(gpufem::backend_choice_names, backend, "backend"));
+    return spec;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -118,8 +128,7 @@ int main(int argc, char** argv)
     if (bench_solver->parsed()) {
         spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
         try {
-            if (!backend.empty()) solver_overrides.push_back("backend=" + backend);
-            const CaseSpec spec = parse_case_file(solver_case, solver_overrides);
+            const CaseSpec spec = parse_with_backend(solver_case, solver_overrides, backend);
             solver_bench.formats = split_list(solver_formats);
             solver_bench.methods = split_list(solver_methods);
             solver_bench.preconditioners = split_list(solver_pres);
@@ -134,8 +143,7 @@ int main(int argc, char** argv)
     if (bench_spmv->parsed()) {
         spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
         try {
-            if (!backend.empty()) bench_overrides.push_back("backend=" + backend);
-            const CaseSpec spec = parse_case_file(bench_case, bench_overrides);
+            const CaseSpec spec = parse_with_backend(bench_case, bench_overrides, backend);
             bench_options.formats = split_list(bench_formats);
             bench_options.output_dir = bench_output;
             run_spmv_bench(spec, bench_options);
@@ -166,14 +174,14 @@ int main(int argc, char** argv)
     if (quiet) spdlog::set_level(spdlog::level::warn);
 
     try {
-        if (!backend.empty()) overrides.push_back("backend=" + backend);
-        const CaseSpec spec = parse_case_file(case_file, overrides);
+        const CaseSpec spec = parse_with_backend(case_file, overrides, backend);
         RunOptions options;
         options.output_dir = output_dir;
         if (is_sweep(spec)) {
             const std::vector<SweepRow> rows = run_sweep(spec, options);
             std::cout << "gpufem sweep: " << spec.name << " (" << rows.size() << " runs, "
-                      << (rows.empty() ? "" : rows.front().record.backend) << ", " << spec.precision
+                      << (rows.empty() ? "" : rows.front().record.backend) << ", "
+                      << precision_name(spec.precision)
                       << ", " << spec.format << ")\n"
                       << sweep_table(rows);
             for (const SweepRow& row : rows)

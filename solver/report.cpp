@@ -56,9 +56,9 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                        {"errors", r.time_errors},
                        {"output", r.time_output},
                        {"total", total}};
-    report["solver"] = {{"method", spec.solver.method},
-                        {"variant", spec.solver.variant},
-                        {"preconditioner", spec.solver.preconditioner},
+    report["solver"] = {{"method", method_name(spec.solver.method)},
+                        {"variant", variant_name(spec.solver.variant)},
+                        {"preconditioner", preconditioner_name(spec.solver.preconditioner)},
                         {"tolerance", spec.solver.tolerance},
                         {"max_iterations", spec.solver.max_iterations},
                         {"status", solve_status_name(r.solve.status)},
@@ -116,8 +116,9 @@ std::string make_summary(const CaseSpec& spec, const RunRecord& r)
                                      r.time_assembly.total(), r.time_assembly.coefficients,
                                      r.time_assembly.pattern, r.time_assembly.values,
                                      r.time_assembly.boundary));
-    row("solver", fmt::format("{} {} (preconditioner {}{})", spec.solver.method,
-                              spec.solver.variant, spec.solver.preconditioner,
+    row("solver", fmt::format("{} {} (preconditioner {}{})", method_name(spec.solver.method),
+                              variant_name(spec.solver.variant),
+                              preconditioner_name(spec.solver.preconditioner),
                               r.solve.graph_used ? ", CUDA graph" : ""));
     row("solve time", fmt::format("{:.4f} s, {} iterations, {:.3e} s/iteration", r.time_solve,
                                   r.solve.iterations, r.seconds_per_iteration()));

@@ -1,6 +1,6 @@
 #pragma once
-// The run pipeline: case -> mesh -> assembly -> operator -> solve -> result.vtu, report.json,
-// spmv_timings.csv.
+// `gpufem run` on one case: the pipeline's stages (pipeline.hpp) with their account in a
+// RunRecord, then result.vtu, report.json and spmv_timings.csv.
 #include <filesystem>
 #include <string>
 
@@ -24,9 +24,6 @@ struct RunOptions {
 
 /// The folder outputs go to: options.output_dir, or <case folder>/<case name>.
 std::filesystem::path output_folder(const CaseSpec& spec, const RunOptions& options);
-
-/// "cpu" or "cuda" for the case's backend setting (auto: cuda when a device is present).
-std::string resolve_backend(const std::string& backend);
 
 /// Runs a case end to end and writes its outputs (staged, renamed at the end). Throws on
 /// errors; returns the record (record.solve tells whether it converged).

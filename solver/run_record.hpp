@@ -8,7 +8,7 @@
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/csr.hpp"
 #include "solver/case_file.hpp"
-#include "solver/krylov.hpp"
+#include "solver/krylov/krylov.hpp"
 
 namespace gpufem {
 

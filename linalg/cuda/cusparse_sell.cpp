@@ -1,6 +1,6 @@
 // The cusparse-sell baseline: CSR converted on the device to cuSPARSE's sliced ELL (the
 // SELL-P layout with t = 1, no sorting, padding column -1: slice offsets, column-major within
-// a slice of FormatOptions::sellp_slice rows, the last slice padded with empty rows), then
+// a slice of CusparseSellOptions::slice rows, the last slice padded with empty rows), then
 // cusparseCreateSlicedEll and cusparseSpMV (CUSPARSE_SPMV_SELL_ALG1, preprocessed buffer) on
 // the executor's stream.
 #include <chrono>
@@ -116,7 +116,7 @@ private:
 }  // namespace
 
 template <typename V>
-FormatBuild<V> build_cusparse_sell_format(Csr<V> matrix, const FormatOptions& options)
+FormatBuild<V> build_cusparse_sell_format(Csr<V> matrix, const CusparseSellOptions& options)
 {
     ExecPtr exec = matrix.row_ptr.executor();
     if (!exec->is_cuda())
@@ -124,14 +124,14 @@ FormatBuild<V> build_cusparse_sell_format(Csr<V> matrix, const FormatOptions& op
     const auto start = std::chrono::steady_clock::now();
     FormatBuild<V> build;
     build.op = std::make_unique<CusparseSellOperator<V>>(
-        convert_to_sellp(matrix, options.sellp_slice, 1, 1, SellpPadding::minus_one), exec);
+        convert_to_sellp(matrix, options.slice, 1, 1, SellpPadding::minus_one), exec);
     exec->synchronize();
     build.convert_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return build;
 }
 
-template FormatBuild<float> build_cusparse_sell_format(Csr<float>, const FormatOptions&);
-template FormatBuild<double> build_cusparse_sell_format(Csr<double>, const FormatOptions&);
+template FormatBuild<float> build_cusparse_sell_format(Csr<float>, const CusparseSellOptions&);
+template FormatBuild<double> build_cusparse_sell_format(Csr<double>, const CusparseSellOptions&);
 
 }  // namespace gpufem

@@ -231,9 +231,9 @@ void check_lma_system_against_assembly(const ExecPtr& exec, const std::vector<do
             for (bool colour : {false, true})
                 for (bool symmetric : {false, true}) {
                     if (symmetric && !convection.empty()) continue;
-                    FormatOptions options;
-                    options.lma_colour = colour;
-                    options.lma_symmetric = symmetric;
+                    LmaOptions options;
+                    options.scatter = colour ? LmaScatter::colour : LmaScatter::atomic;
+                    options.symmetric = symmetric;
                     const LmaSystem<V> lma = assemble_lma_system<V>(exec, mesh, problem, options);
                     const std::string what = std::string(element_type_name(type)) + " order " +
                                              std::to_string(order) + " " +

@@ -27,8 +27,8 @@ TEST(LmaSystem, SymmetricStorageRefusesConvection)
     const auto exec = Executor::create_cpu();
     ProblemSpec problem = test::lma_system_problem();
     problem.convection = {1.0, 0.0};
-    FormatOptions options;
-    options.lma_symmetric = true;
+    LmaOptions options;
+    options.symmetric = true;
     EXPECT_THROW(assemble_lma_system<double>(exec, test::lma_mesh(ElementType::quadrilateral, 1),
                                              problem, options),
                  std::invalid_argument);
@@ -36,11 +36,8 @@ TEST(LmaSystem, SymmetricStorageRefusesConvection)
 
 TEST(LmaSystem, UnknownKernelNameIsRefused)
 {
-    FormatOptions options;
-    options.lma_kernel = "warp";
-    EXPECT_THROW(lma_options(options), std::invalid_argument);
-    options.lma_kernel = "twin";
-    EXPECT_EQ(lma_options(options).kernel, LmaKernel::twin);
+    EXPECT_THROW(lma_kernel_from_name("warp"), std::invalid_argument);
+    EXPECT_EQ(lma_kernel_from_name("twin"), LmaKernel::twin);
 }
 
 TEST(LmaSystem, WithoutDirichletTheRhsIsTheLoad)
@@ -51,7 +48,7 @@ TEST(LmaSystem, WithoutDirichletTheRhsIsTheLoad)
     ProblemSpec problem = test::lma_system_problem();
     problem.dirichlet.clear();
     const auto assembled = assemble_poisson<double>(exec, mesh, problem);
-    const auto lma = assemble_lma_system<double>(exec, mesh, problem, FormatOptions{});
+    const auto lma = assemble_lma_system<double>(exec, mesh, problem, LmaOptions{});
     EXPECT_EQ(lma.dirichlet_count, 0);
     EXPECT_LT(test::max_rel_diff(lma.rhs.to_host(), assembled.rhs.to_host()), 1e-13);
     for (double g : lma.initial_guess.to_host()) EXPECT_EQ(g, 0.0);

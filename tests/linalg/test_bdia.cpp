@@ -129,7 +129,7 @@ bool check_format_spmv(const std::string& name, const HostCsr<V>& m, std::mt1993
 {
     SCOPED_TRACE(name + " " + precision_name<V>());
     const auto exec = Executor::create_cpu();
-    const auto f = build_bdia_format(test::to_csr(m, exec), FormatOptions{});
+    const auto f = build_bdia_format(test::to_csr(m, exec), BdiaOptions{});
     EXPECT_EQ(f.op->format(), "bdia");
     EXPECT_EQ(f.op->rows(), m.rows);
     EXPECT_FALSE(f.host_steps.empty());
@@ -286,7 +286,7 @@ TEST(Bdia, EmptyMatrix)
     const auto exec = Executor::create_cpu();
     Csr<double> empty{0, 0, Array<index_type>::from_host(exec, std::vector<index_type>{0}),
                       Array<index_type>(exec, 0), Array<double>(exec, 0)};
-    const auto f = build_bdia_format(std::move(empty), FormatOptions{});
+    const auto f = build_bdia_format(std::move(empty), BdiaOptions{});
     EXPECT_EQ(f.op->rows(), 0);
     Array<double> x(exec, 0), y(exec, 0);
     f.op->apply(x, y);
@@ -297,8 +297,8 @@ TEST(Bdia, RefusesWhenTheBandExceedsTheLimit)
     std::mt19937 rng(34);
     const auto m = fe_like<double>(30, 30, 1, 1, rng);
     const auto exec = Executor::create_cpu();
-    FormatOptions options;
-    options.bdia_max_bytes = 64 * 1024;
+    BdiaOptions options;
+    options.max_bytes = 64 * 1024;
     try {
         build_bdia_format(test::to_csr(m, exec), options);
         FAIL() << "expected std::invalid_argument";
@@ -307,16 +307,16 @@ TEST(Bdia, RefusesWhenTheBandExceedsTheLimit)
         EXPECT_EQ(what.rfind("format 'bdia': band of half width ", 0), 0u) << what;
         EXPECT_NE(what.find(" needs "), std::string::npos) << what;
         EXPECT_NE(what.find("KiB"), std::string::npos) << what;
-        EXPECT_NE(what.find("bdia_max_bytes"), std::string::npos) << what;
+        EXPECT_NE(what.find("bdia.max_bytes"), std::string::npos) << what;
     }
     // A limit just large enough is accepted.
-    options.bdia_max_bytes = 0;
+    options.max_bytes = 0;
     const auto f = build_bdia_format(test::to_csr(m, exec), options);
-    options.bdia_max_bytes = f.op->bytes_stored();
+    options.max_bytes = f.op->bytes_stored();
     EXPECT_NO_THROW(build_bdia_format(test::to_csr(m, exec), options));
 
     Csr<double> rectangular = test::to_csr(test::random_csr<double>(5, 7, 3, rng), exec);
-    EXPECT_THROW(build_bdia_format(std::move(rectangular), FormatOptions{}), std::invalid_argument);
+    EXPECT_THROW(build_bdia_format(std::move(rectangular), BdiaOptions{}), std::invalid_argument);
 }
 
 }  // namespace

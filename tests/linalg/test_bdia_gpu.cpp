@@ -70,8 +70,8 @@ void check_against_cpu(const std::string& name, const HostCsr<V>& m, std::mt1993
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
 
-    const auto f_cpu = build_bdia_format(test::to_csr(m, cpu), FormatOptions{});
-    const auto f_gpu = build_bdia_format(test::to_csr(m, gpu), FormatOptions{});
+    const auto f_cpu = build_bdia_format(test::to_csr(m, cpu), BdiaOptions{});
+    const auto f_gpu = build_bdia_format(test::to_csr(m, gpu), BdiaOptions{});
     EXPECT_EQ(f_gpu.permutation.to_host(), f_cpu.permutation.to_host());
     EXPECT_EQ(f_gpu.op->bytes_stored(), f_cpu.op->bytes_stored());
     EXPECT_EQ(f_gpu.op->parameters().rfind(f_cpu.op->parameters(), 0), 0u)
@@ -143,8 +143,8 @@ TEST(BdiaGpu, RefusesWhenTheBandExceedsTheLimit)
     GPUFEM_REQUIRE_GPU();
     std::mt19937 rng(43);
     const auto gpu = Executor::create_cuda();
-    FormatOptions options;
-    options.bdia_max_bytes = 4096;
+    BdiaOptions options;
+    options.max_bytes = 4096;
     try {
         build_bdia_format(test::to_csr(shuffled_stencil<double>(40, 40, 1, 1, rng), gpu), options);
         FAIL() << "expected std::invalid_argument";

@@ -23,7 +23,7 @@ TYPED_TEST(FormatsGpu, EveryFormatMatchesTheCpuReference)
     for (const auto& m : test::format_battery<V>(rng, true)) {
         const auto x = test::random_vector<V>(m.csr.cols, rng), y = test::random_vector<V>(m.csr.rows, rng);
         const auto expect = test::dense_reference(m.csr, V(0.75), x, V(2), y);
-        for (const std::string& name : format_names()) {
+        for (const std::string& name : assembled_formats().names()) {
             SCOPED_TRACE(name + " on " + m.name);
             const FormatBuild<V> f = build_format<V>(name, test::to_csr(m.csr, gpu), {});
             // Several applications: the csr tuner changes parameters between them.
@@ -40,7 +40,7 @@ TEST(CsrTunedGpu, TunerSettlesAndKeepsResultsExact)
     std::mt19937 rng(std::random_device{}());
     const auto gpu = Executor::create_cuda();
     const auto m = test::stencil_matrix<double>(3, 60, 1, false, rng);
-    CsrTunedOperator<double> op(test::to_csr(m, gpu), FormatOptions{});
+    CsrTunedOperator<double> op(test::to_csr(m, gpu), CsrOptions{});
     const auto xh = test::random_vector<double>(m.cols, rng);
     const auto x = Array<double>::from_host(gpu, xh);
     Array<double> y(gpu, m.rows);

@@ -29,9 +29,7 @@ test::HostCsr<double> small_matrix()
 FormatOptions sellp_options(int slice, int threads, int sigma)
 {
     FormatOptions o;
-    o.sellp_slice = slice;
-    o.sellp_threads = threads;
-    o.sellp_sigma = sigma;
+    o.set("sellp", SellpOptions{slice, threads, sigma});
     return o;
 }
 

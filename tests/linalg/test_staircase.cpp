@@ -180,9 +180,9 @@ TEST(StaircaseBuild, RowsLandInTheExpectedGroups)
     };
     for (const Case& c : {Case{0.1, 4, {3, 7}, {12, 8}}, Case{0.65, 4, {5, 7}, {12, 8}},
                           Case{0.0, 2, {2, 3, 7}, {2, 10, 8}}, Case{5.0, 3, {7}, {21}}}) {
-        FormatOptions options;
-        options.staircase_alpha = c.alpha;
-        options.staircase_slice = c.sh;
+        StaircaseOptions options;
+        options.alpha = c.alpha;
+        options.slice_height = c.sh;
         const auto build = build_staircase_format(test::to_csr(m, exec), options);
         const auto perm = build.permutation.to_host();
         // sigma = CM order stably sorted by length.
@@ -232,9 +232,9 @@ TYPED_TEST(StaircaseSpmvCpu, NewNumberingMatchesPermutedCsr)
         const auto m = test::random_csr<V>(rows, rows, max_len, rng, long_every, std::min(rows, 200));
         for (const auto& [alpha, sh] : {std::tuple{0.0, 1}, std::tuple{0.0, 32}, std::tuple{0.01, 32},
                                         std::tuple{0.05, 7}, std::tuple{0.2, 64}, std::tuple{10.0, 33}}) {
-            FormatOptions options;
-            options.staircase_alpha = alpha;
-            options.staircase_slice = sh;
+            StaircaseOptions options;
+            options.alpha = alpha;
+            options.slice_height = sh;
             const auto build = build_staircase_format(test::to_csr(m, exec), options);
             const auto perm = build.permutation.to_host();
             ASSERT_EQ(perm.size(), static_cast<std::size_t>(rows));
@@ -271,10 +271,10 @@ TEST(StaircaseSpmvCpuMisc, BetaZeroIgnoresNanAndReportsItself)
     std::mt19937 rng(8);
     const auto exec = Executor::create_cpu();
     const auto m = test::random_csr<double>(77, 77, 8, rng);
-    FormatOptions options;
-    options.staircase_alpha = 0.05;
-    options.staircase_slice = 8;
-    options.staircase_streams = false;
+    StaircaseOptions options;
+    options.alpha = 0.05;
+    options.slice_height = 8;
+    options.streams = false;
     const auto build = build_staircase_format(test::to_csr(m, exec), options);
     const auto x = Array<double>::from_host(exec, test::random_vector<double>(77, rng));
     auto y = Array<double>::from_host(exec, std::vector<double>(77, std::nan("")));
@@ -307,13 +307,13 @@ TEST(StaircaseSpmvCpuMisc, RefusesBadInput)
     std::mt19937 rng(9);
     const auto exec = Executor::create_cpu();
     const auto rect = test::random_csr<double>(10, 12, 3, rng);
-    EXPECT_THROW(build_staircase_format(test::to_csr(rect, exec), FormatOptions{}), std::invalid_argument);
+    EXPECT_THROW(build_staircase_format(test::to_csr(rect, exec), StaircaseOptions{}), std::invalid_argument);
     const auto sq = test::random_csr<double>(10, 10, 3, rng);
-    FormatOptions options;
-    options.staircase_slice = 0;
+    StaircaseOptions options;
+    options.slice_height = 0;
     EXPECT_THROW(build_staircase_format(test::to_csr(sq, exec), options), std::invalid_argument);
-    options.staircase_slice = 4;
-    options.staircase_alpha = -0.5;
+    options.slice_height = 4;
+    options.alpha = -0.5;
     EXPECT_THROW(build_staircase_format(test::to_csr(sq, exec), options), std::invalid_argument);
 }
 
@@ -322,7 +322,7 @@ TEST(StaircaseSpmvCpuMisc, EmptyMatrix)
     const auto exec = Executor::create_cpu();
     test::HostCsr<double> m;
     m.ptr = {0};
-    const auto build = build_staircase_format(test::to_csr(m, exec), FormatOptions{});
+    const auto build = build_staircase_format(test::to_csr(m, exec), StaircaseOptions{});
     const Array<double> x(exec, 0);
     Array<double> y(exec, 0);
     build.op->apply(x, y);

@@ -34,14 +34,14 @@ TYPED_TEST(StaircaseGpu, MatchesCpuWithAndWithoutStreams)
         const auto m = test::random_csr<V>(rows, rows, max_len, rng, long_every, std::min(rows, 700));
         for (const auto& [alpha, sh] : {std::tuple{0.0, 1}, std::tuple{0.0, 32}, std::tuple{0.01, 32},
                                         std::tuple{0.05, 100}, std::tuple{10.0, 33}}) {
-            FormatOptions options;
-            options.staircase_alpha = alpha;
-            options.staircase_slice = sh;
+            StaircaseOptions options;
+            options.alpha = alpha;
+            options.slice_height = sh;
             const auto ref = build_staircase_format(test::to_csr(m, cpu), options);
             const auto perm = ref.permutation.to_host();
             const auto xh = test::random_vector<V>(rows, rng), yh = test::random_vector<V>(rows, rng);
             for (const bool streams : {true, false}) {
-                options.staircase_streams = streams;
+                options.streams = streams;
                 const auto dev = build_staircase_format(test::to_csr(m, gpu), options);
                 const std::string what = std::to_string(rows) + " rows, " + dev.op->parameters() +
                                          ", seed " + std::to_string(s);
@@ -117,10 +117,10 @@ TEST(StaircaseGpuMisc, StreamsStayOrderedOnTheExecutorStream)
     const auto gpu = Executor::create_cuda();
     const index_type rows = 40000;
     const auto m = test::random_csr<double>(rows, rows, 80, rng);
-    FormatOptions options;
-    options.staircase_alpha = 0.0;
-    options.staircase_slice = 1;
-    options.staircase_streams = true;
+    StaircaseOptions options;
+    options.alpha = 0.0;
+    options.slice_height = 1;
+    options.streams = true;
     const auto ref = build_staircase_format(test::to_csr(m, cpu), options);
     const auto dev = build_staircase_format(test::to_csr(m, gpu), options);
     EXPECT_NE(dev.op->parameters().find("streams=on"), std::string::npos);

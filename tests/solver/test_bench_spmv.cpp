@@ -6,46 +6,57 @@
 
 #include <gtest/gtest.h>
 
-#include "solver/bench_lma_formats.hpp"
+#include "assembly/lma_operator.hpp"
+#include "solver/bench_formats.hpp"
 #include "solver/bench_spmv.hpp"
 #include "solver/case_file.hpp"
 
 using namespace gpufem;
 namespace fs = std::filesystem;
 
-TEST(BenchLmaFormats, NamesExpandAgainstTheCaseOptions)
+TEST(BenchFormats, NamesExpandAgainstTheCaseOptions)
 {
     FormatOptions base;
-    base.lma_colour = true;
-    base.lma_kernel = "tile";
-    EXPECT_TRUE(is_lma_format("lma"));
-    EXPECT_TRUE(is_lma_format("lma-atomic-sym:twin"));
-    EXPECT_FALSE(is_lma_format("csr"));
-    EXPECT_FALSE(is_lma_format("lmax"));
+    base.set("lma", LmaOptions{LmaScatter::colour, false, LmaKernel::tile});
 
-    auto one = expand_lma_format("lma", base);
+    auto one = bench_formats({"lma"}, base, Backend::cpu);
     ASSERT_EQ(one.size(), 1u);
     EXPECT_EQ(one[0].label, "lma-colour:tile");
-    EXPECT_TRUE(one[0].options.lma_colour);
+    EXPECT_EQ(one[0].options.get<LmaOptions>("lma").scatter, LmaScatter::colour);
 
-    auto atomic_sym = expand_lma_format("lma-atomic-sym:twin", base);
+    auto atomic_sym = bench_formats({"lma-atomic-sym:twin"}, base, Backend::cpu);
     ASSERT_EQ(atomic_sym.size(), 1u);
     EXPECT_EQ(atomic_sym[0].label, "lma-atomic-sym:twin");
-    EXPECT_FALSE(atomic_sym[0].options.lma_colour);
-    EXPECT_TRUE(atomic_sym[0].options.lma_symmetric);
-    EXPECT_EQ(atomic_sym[0].options.lma_kernel, "twin");
+    const auto o = atomic_sym[0].options.get<LmaOptions>("lma");
+    EXPECT_EQ(o.scatter, LmaScatter::atomic);
+    EXPECT_TRUE(o.symmetric);
+    EXPECT_EQ(o.kernel, LmaKernel::twin);
 
-    EXPECT_EQ(expand_lma_format("lma-all", base).size(), 4u);
-    EXPECT_EQ(expand_lma_format("lma-all-sym", base).size(), 2u);
-    const auto every = expand_lma_format("lma-all-full:all", base);
-    ASSERT_EQ(every.size(), 10u);  // 2 scatters x 5 kernels
-    for (const auto& f : every) EXPECT_FALSE(f.options.lma_symmetric) << f.label;
+    EXPECT_EQ(bench_formats({"lma-all"}, base, Backend::cpu).size(), 4u);
+    EXPECT_EQ(bench_formats({"lma-all-sym"}, base, Backend::cpu).size(), 2u);
+    const auto every = bench_formats({"lma-all-full:all"}, base, Backend::cpu);
+    ASSERT_EQ(every.size(), 6u);  // 2 scatters x 3 kernels
+    for (const auto& f : every) EXPECT_FALSE(f.options.get<LmaOptions>("lma").symmetric) << f.label;
     EXPECT_EQ(every.front().label, "lma-atomic:cell");
-    EXPECT_EQ(every.back().label, "lma-colour:reg");
+    EXPECT_EQ(every.back().label, "lma-colour:twin");
 
-    EXPECT_THROW(expand_lma_format("lma-fast", base), std::invalid_argument);
-    EXPECT_THROW(expand_lma_format("lma:warp", base), std::invalid_argument);
-    EXPECT_THROW(expand_lma_format("csr", base), std::invalid_argument);
+    // Formats without variants are taken by name; names that are neither are refused.
+    const auto plain = bench_formats({"csr-scalar", "sellp"}, base, Backend::cpu);
+    ASSERT_EQ(plain.size(), 2u);
+    EXPECT_EQ(plain[0].label, "csr-scalar");
+    EXPECT_EQ(plain[1].format->name, "sellp");
+    EXPECT_THROW(bench_formats({"lmax"}, base, Backend::cpu), std::invalid_argument);
+    EXPECT_THROW(bench_formats({"sellp-all"}, base, Backend::cpu), std::invalid_argument);
+    EXPECT_THROW(bench_formats({"lma-diagonal"}, base, Backend::cpu), std::invalid_argument);
+
+    // The default list: every format of the backend, lma as its four variants.
+    const auto defaults = bench_formats({}, base, Backend::cpu);
+    std::size_t lma = 0;
+    for (const auto& f : defaults) {
+        EXPECT_TRUE(f.format->on_cpu) << f.label;
+        lma += f.format->matrix_free();
+    }
+    EXPECT_EQ(lma, 4u);
 }
 
 TEST(BenchSpmv, LmaDegreeSweepOnTheCpu)

@@ -8,6 +8,11 @@
 
 #include <gtest/gtest.h>
 
+#include "assembly/lma_operator.hpp"
+#include "linalg/bdia.hpp"
+#include "linalg/csr_tuned_operator.hpp"
+#include "linalg/sellp.hpp"
+#include "linalg/staircase.hpp"
 #include "solver/case_file.hpp"
 
 namespace {
@@ -18,6 +23,7 @@ using gpufem::CaseSpec;
 using gpufem::MeshSpec;
 using gpufem::parse_case_file;
 using gpufem::parse_case_text;
+using namespace gpufem;
 
 /// A fresh folder under the system temp folder, removed at the end of the test.
 class CaseFileTest : public ::testing::Test {
@@ -109,11 +115,11 @@ backend: cpu
     EXPECT_EQ(spec.problem.neumann[0].group, "right");
     EXPECT_EQ(spec.problem.neumann[0].expression, "1");
     EXPECT_EQ(spec.format, "csr-scalar");
-    EXPECT_EQ(spec.solver.method, "cg");
+    EXPECT_EQ(spec.solver.method, KrylovMethod::cg);
     EXPECT_DOUBLE_EQ(spec.solver.tolerance, 1e-10);
     EXPECT_EQ(spec.solver.max_iterations, 500);
-    EXPECT_EQ(spec.precision, "float");
-    EXPECT_EQ(spec.backend, "cpu");
+    EXPECT_EQ(spec.precision, Precision::float32);
+    EXPECT_EQ(spec.backend, BackendChoice::cpu);
 
     const nlohmann::json& resolved = spec.resolved;
     EXPECT_EQ(resolved["mesh"]["file"], (dir_ / "meshes/square.msh").string());
@@ -143,11 +149,11 @@ TEST(CaseFile, DefaultsAreFilledIn)
     EXPECT_TRUE(spec.problem.dirichlet.empty());
     EXPECT_TRUE(spec.problem.neumann.empty());
     EXPECT_EQ(spec.format, "csr");
-    EXPECT_EQ(spec.solver.method, "cg");
+    EXPECT_EQ(spec.solver.method, KrylovMethod::cg);
     EXPECT_DOUBLE_EQ(spec.solver.tolerance, 1e-8);
     EXPECT_EQ(spec.solver.max_iterations, 10000);
-    EXPECT_EQ(spec.precision, "double");
-    EXPECT_EQ(spec.backend, "auto");
+    EXPECT_EQ(spec.precision, Precision::float64);
+    EXPECT_EQ(spec.backend, BackendChoice::automatic);
 
     const nlohmann::json expected = nlohmann::json::parse(R"({
         "mesh": {"shape": "unit_square", "elements": "quadrilateral", "size": 0.1, "refine": 0,
@@ -156,10 +162,12 @@ TEST(CaseFile, DefaultsAreFilledIn)
         "problem": {"kappa": "1", "f": "0", "exact": null, "convection": null, "dirichlet": [],
                     "neumann": []},
         "format": "csr",
-        "format_options": {"coop": 0, "repeat": 0, "block": 0, "tune": true, "slice": 32,
-                           "threads_per_row": 0, "sigma": 1, "max_bytes": 0, "alpha": 0.01,
-                           "slice_height": 32, "streams": true, "scatter": "atomic",
-                           "symmetric": false, "kernel": "auto"},
+        "format_options": {"csr": {"coop": 0, "repeat": 0, "block": 0, "tune": true},
+                           "sellp": {"slice": 32, "threads_per_row": 0, "sigma": 1},
+                           "bdia": {"max_bytes": 0},
+                           "staircase": {"alpha": 0.01, "slice_height": 32, "streams": true},
+                           "cusparse-sell": {"slice": 32},
+                           "lma": {"scatter": "atomic", "symmetric": false, "kernel": "auto"}},
         "solver": {"method": "cg", "variant": "merged", "preconditioner": "none",
                    "tolerance": 1e-8, "max_iterations": 10000, "check_every": 10,
                    "cuda_graph": "auto", "time_spmv": true},
@@ -499,27 +507,76 @@ TEST(CaseFile, FormatOptionsAreReadAndChecked)
 {
     const std::string minimal = "mesh: {shape: unit_square}\n";
     const CaseSpec spec = parse_case_text(
-        minimal + "format: sellp\nformat_options:\n  coop: 8\n  repeat: 2\n  block: 256\n  tune: false\n"
-                  "  slice: 64\n  threads_per_row: 4\n  sigma: 128\n  max_bytes: 1e9\n  alpha: 0.05\n"
-                  "  slice_height: 16\n  streams: false\n",
+        minimal + "format: sellp\nformat_options:\n  csr: {coop: 8, repeat: 2, block: 256, tune: false}\n"
+                  "  sellp: {slice: 64, threads_per_row: 4, sigma: 128}\n  bdia: {max_bytes: 1e9}\n"
+                  "  staircase: {alpha: 0.05, slice_height: 16, streams: false}\n"
+                  "  lma: {scatter: colour, symmetric: true, kernel: twin}\n",
         "case.yaml", ".");
     const gpufem::FormatOptions& o = spec.format_options;
-    EXPECT_EQ(o.csr_coop, 8);
-    EXPECT_EQ(o.csr_repeat, 2);
-    EXPECT_EQ(o.csr_block, 256);
-    EXPECT_FALSE(o.csr_tune);
-    EXPECT_EQ(o.sellp_slice, 64);
-    EXPECT_EQ(o.sellp_threads, 4);
-    EXPECT_EQ(o.sellp_sigma, 128);
-    EXPECT_EQ(o.bdia_max_bytes, 1000000000u);
-    EXPECT_DOUBLE_EQ(o.staircase_alpha, 0.05);
-    EXPECT_EQ(o.staircase_slice, 16);
-    EXPECT_FALSE(o.staircase_streams);
-    EXPECT_EQ(spec.resolved["format_options"]["sigma"], 128);
+    const auto csr = o.get<CsrOptions>("csr");
+    EXPECT_EQ(csr.coop, 8);
+    EXPECT_EQ(csr.repeat, 2);
+    EXPECT_EQ(csr.block, 256);
+    EXPECT_FALSE(csr.tune);
+    const auto sellp = o.get<SellpOptions>("sellp");
+    EXPECT_EQ(sellp.slice, 64);
+    EXPECT_EQ(sellp.threads_per_row, 4);
+    EXPECT_EQ(sellp.sigma, 128);
+    EXPECT_EQ(o.get<BdiaOptions>("bdia").max_bytes, 1000000000u);
+    const auto staircase = o.get<StaircaseOptions>("staircase");
+    EXPECT_DOUBLE_EQ(staircase.alpha, 0.05);
+    EXPECT_EQ(staircase.slice_height, 16);
+    EXPECT_FALSE(staircase.streams);
+    const auto lma = o.get<LmaOptions>("lma");
+    EXPECT_EQ(lma.scatter, LmaScatter::colour);
+    EXPECT_TRUE(lma.symmetric);
+    EXPECT_EQ(lma.kernel, LmaKernel::twin);
+    EXPECT_EQ(spec.resolved["format_options"]["sellp"]["sigma"], 128);
+    EXPECT_EQ(spec.resolved["format_options"]["lma"]["kernel"], "twin");
+    expect_contains(error_of(minimal + "format_options:\n  csr:\n    coop: 3\n"),
+                    {"case.yaml:4: format_options.csr.coop: expected a power of two from 1 to 32, got 3"});
+    expect_contains(error_of(minimal + "format_options:\n  csr: {block: 100}\n"),
+                    {"format_options.csr.block", "multiple of 32"});
+    expect_contains(error_of(minimal + "format_options:\n  staircase: {streams: maybe}\n"),
+                    {"format_options.staircase.streams", "true, false"});
+    expect_contains(error_of(minimal + "format_options:\n  staircase: {alpha: 2}\n"),
+                    {"format_options.staircase.alpha", "[0, 1)"});
+    expect_contains(error_of(minimal + "format_options:\n  sellp: {slices: 3}\n"),
+                    {"unknown key 'slices'", "did you mean 'slice'"});
+    expect_contains(error_of(minimal + "format_options:\n  lma: {kernel: warp}\n"),
+                    {"format_options.lma.kernel", "auto, cell, tile, twin"});
+    expect_contains(error_of(minimal + "format_options:\n  ell: {x: 1}\n"), {"unknown key 'ell'"});
+}
+
+TEST(CaseFile, FlatFormatOptionsAreStillReadWithAWarning)
+{
+    // The keys of earlier versions, directly under format_options, go to every format that
+    // has them (slice: sellp and cusparse-sell).
+    const std::string minimal = "mesh: {shape: unit_square}\n";
+    const CaseSpec spec = parse_case_text(
+        minimal + "format_options:\n  coop: 8\n  slice: 64\n  alpha: 0.05\n  symmetric: true\n",
+        "case.yaml", ".");
+    EXPECT_EQ(spec.format_options.get<CsrOptions>("csr").coop, 8);
+    EXPECT_EQ(spec.format_options.get<SellpOptions>("sellp").slice, 64);
+    EXPECT_EQ(spec.format_options.get<CusparseSellOptions>("cusparse-sell").slice, 64);
+    EXPECT_DOUBLE_EQ(spec.format_options.get<StaircaseOptions>("staircase").alpha, 0.05);
+    EXPECT_TRUE(spec.format_options.get<LmaOptions>("lma").symmetric);
     expect_contains(error_of(minimal + "format_options:\n  coop: 3\n"),
                     {"case.yaml:3: format_options.coop: expected a power of two from 1 to 32, got 3"});
-    expect_contains(error_of(minimal + "format_options:\n  block: 100\n"), {"format_options.block", "multiple of 32"});
-    expect_contains(error_of(minimal + "format_options:\n  streams: maybe\n"), {"format_options.streams", "true, false"});
-    expect_contains(error_of(minimal + "format_options:\n  alpha: 2\n"), {"format_options.alpha", "[0, 1)"});
-    expect_contains(error_of(minimal + "format_options:\n  slices: 3\n"), {"unknown key 'slices'", "did you mean 'slice'"});
+    expect_contains(error_of(minimal + "format_options:\n  slices: 3\n"),
+                    {"unknown key 'slices'", "did you mean 'slice'"});
+    expect_contains(error_of(minimal + "format_options:\n  coop: 4\n  csr: {repeat: 2}\n"),
+                    {"format_options.csr is given too"});
+}
+
+TEST(CaseFile, BackendOverrideKeepsTheFileValidated)
+{
+    // --backend replaces the case's backend after the file was checked: a bad value in the
+    // file is still an error.
+    const std::string minimal = "mesh: {shape: unit_square}\n";
+    expect_contains(error_of(minimal + "backend: gpu\n"), {"backend", "auto, cpu, cuda"});
+    CaseSpec spec = parse_case_text(minimal + "backend: cuda\n", "case.yaml", ".");
+    set_backend(spec, BackendChoice::cpu);
+    EXPECT_EQ(spec.backend, BackendChoice::cpu);
+    EXPECT_EQ(spec.resolved["backend"], "cpu");
 }

@@ -4,7 +4,7 @@
 
 #include "linalg/blas1.hpp"
 #include "linalg/format_build.hpp"
-#include "solver/cg.hpp"
+#include "solver/krylov/cg.hpp"
 
 using namespace gpufem;
 

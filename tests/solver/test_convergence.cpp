@@ -13,7 +13,7 @@
 #include "assembly/simple_meshes.hpp"
 #include "linalg/format_build.hpp"
 #include "mesh/mesh_source.hpp"
-#include "solver/cg.hpp"
+#include "solver/krylov/cg.hpp"
 
 using namespace gpufem;
 

@@ -5,8 +5,9 @@
 
 #include "gpu_test.hpp"
 #include "solver/krylov_checks.hpp"
+#include "linalg/csr_tuned_operator.hpp"
 #include "linalg/reordering.hpp"
-#include "solver/merged_workspace.hpp"
+#include "solver/krylov/merged_workspace.hpp"
 
 using namespace gpufem;
 using namespace gpufem::test;
@@ -61,11 +62,11 @@ TEST(KrylovGpu, MergedMatchesCpuReference)
         const auto a_gpu = build_format<double>("csr", grid_matrix<double>(gpu, 60, 50, bx), {}).op;
         SolveOptions options;
         options.tolerance = 1e-10;
-        options.preconditioner = Preconditioner::jacobi;
+        const JacobiPreconditioner<double> m_cpu(*a_cpu), m_gpu(*a_gpu);
         const auto ref = solve_once(method, KrylovVariant::reference, *a_cpu,
-                                    Array<double>::from_host(cpu, host_b), options);
+                                    Array<double>::from_host(cpu, host_b), options, &m_cpu);
         const auto mer = solve_once(method, KrylovVariant::merged, *a_gpu,
-                                    Array<double>::from_host(gpu, host_b), options);
+                                    Array<double>::from_host(gpu, host_b), options, &m_gpu);
         EXPECT_LE(std::abs(ref.result.iterations - mer.result.iterations), 1);
         EXPECT_LT(relative_difference(mer.x, ref.x), 1e-7);
     }
@@ -76,7 +77,7 @@ TEST(KrylovGpu, MergedIsDeterministicAcrossCheckEveryAndGraph)
     GPUFEM_REQUIRE_GPU();
     const auto exec = Executor::create_cuda();
     FormatOptions fixed;  // the csr tuner's first SpMVs use other parameters: keep them fixed
-    fixed.csr_tune = false;
+    fixed.set("csr", CsrOptions{.tune = false});
     const auto a = build_format<double>("csr", grid_matrix<double>(exec, 80, 80, 0.6, 0.3), fixed).op;
     const auto b = Array<double>::from_host(exec, random_vector<double>(6400, 8));
     const KrylovMethod method = KrylovMethod::bicgstab;  // a non-symmetric matrix
@@ -115,7 +116,7 @@ TEST(KrylovGpu, GraphWaitsForTheCsrTuner)
     GPUFEM_REQUIRE_GPU();
     const auto exec = Executor::create_cuda();
     FormatOptions tune;
-    tune.csr_tune = true;
+    tune.set("csr", CsrOptions{.tune = true});
     const auto a = build_format<double>("csr", grid_matrix<double>(exec, 100, 100), tune).op;
     const auto b = Array<double>::from_host(exec, random_vector<double>(10000, 2));
     SolveOptions options;
@@ -167,7 +168,7 @@ TEST(KrylovGpu, MergedCgWithJacobiAgreesOnEveryFormat)
     const auto exec = Executor::create_cuda();
     const auto b_host = random_vector<double>(4900, 6);
     std::vector<double> csr_x;
-    for (const std::string& format : format_names()) {
+    for (const std::string& format : assembled_formats().names()) {
         SCOPED_TRACE(format);
         FormatBuild<double> built;
         try {
@@ -186,8 +187,8 @@ TEST(KrylovGpu, MergedCgWithJacobiAgreesOnEveryFormat)
         }
         SolveOptions options;
         options.tolerance = 1e-10;
-        options.preconditioner = Preconditioner::jacobi;
-        const SolveResult r = solve(KrylovMethod::cg, KrylovVariant::merged, *built.op, b, x, options);
+        const JacobiPreconditioner<double> m(*built.op);
+        const SolveResult r = solve(KrylovMethod::cg, KrylovVariant::merged, *built.op, b, x, options, &m);
         ASSERT_TRUE(r.converged()) << r.message;
         if (!built.permutation.empty()) {
             Array<double> px(exec, x.size());

@@ -8,7 +8,7 @@
 
 #include "linalg/blas1.hpp"
 #include "linalg/library_blas.hpp"
-#include "solver/krylov_variants.hpp"
+#include "solver/krylov/krylov_variants.hpp"
 
 namespace gpufem {
 namespace {
@@ -17,8 +17,9 @@ namespace {
 template <typename V>
 class ReferenceRun {
 public:
-    ReferenceRun(KrylovMethod method, const LinearOperator<V>& a, const SolveOptions& options)
-        : method_(method), a_(a), options_(options), blas_(a.executor())
+    ReferenceRun(KrylovMethod method, const LinearOperator<V>& a, const SolveOptions& options,
+                 const Preconditioner<V>* m)
+        : method_(method), a_(a), options_(options), m_(m), blas_(a.executor())
     {
         if (options.phases) {
             spmv_timer_ = options.phases->spmv;
@@ -32,13 +33,18 @@ public:
         } else {
             result_.spmv_clock = "off";
         }
-        if (options.preconditioner == Preconditioner::jacobi) dinv_ = jacobi_inverse(a);
     }
 
     const LibraryBlas<V>& blas() const { return blas_; }
-    bool jacobi() const { return !dinv_.empty(); }
-    const Array<V>& dinv() const { return dinv_; }
+    /// True when a preconditioner is applied.
+    bool preconditioned() const { return m_ != nullptr; }
     IntervalTimer* vector_timer() const { return vector_timer_; }
+    /// out = M^-1 in (one library call for Jacobi), timed as a vector operation.
+    void precondition(const Array<V>& in, Array<V>& out)
+    {
+        ScopedInterval t(vector_timer_);
+        m_->apply(in, out);
+    }
 
     /// out = A in, untimed (the initial residual).
     void apply(const Array<V>& in, Array<V>& out) { a_.apply(in, out); }
@@ -129,8 +135,8 @@ private:
     KrylovMethod method_;
     const LinearOperator<V>& a_;
     const SolveOptions& options_;
+    const Preconditioner<V>* m_;
     LibraryBlas<V> blas_;
-    Array<V> dinv_;
     std::unique_ptr<IntervalTimer> own_timer_;
     IntervalTimer* spmv_timer_ = nullptr;
     IntervalTimer* vector_timer_ = nullptr;
@@ -142,18 +148,16 @@ private:
 
 template <typename V>
 SolveResult reference_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                         const SolveOptions& options)
+                         const SolveOptions& options, const Preconditioner<V>* m)
 {
     const ExecPtr& exec = a.executor();
     const std::size_t n = b.size();
-    ReferenceRun<V> run(KrylovMethod::cg, a, options);
+    ReferenceRun<V> run(KrylovMethod::cg, a, options, m);
     const LibraryBlas<V>& blas = run.blas();
-    Array<V> r(exec, n), p(exec, n), q(exec, n), z_own(exec, run.jacobi() ? n : 0);
-    Array<V>& z = run.jacobi() ? z_own : r;
+    Array<V> r(exec, n), p(exec, n), q(exec, n), z_own(exec, run.preconditioned() ? n : 0);
+    Array<V>& z = run.preconditioned() ? z_own : r;
     const auto precondition = [&] {  // z = M^-1 r
-        if (!run.jacobi()) return;
-        ScopedInterval t(run.vector_timer());
-        blas.diag_multiply(run.dinv(), r, z);
+        if (run.preconditioned()) run.precondition(r, z);
     };
 
     run.apply(x, r);  // r = b - A x
@@ -189,7 +193,7 @@ SolveResult reference_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>
         }
         precondition();
         const double rho_new = run.dot(r, z);
-        const double r_norm = run.jacobi() ? run.nrm2(r) : std::sqrt(std::max(rho_new, 0.0));
+        const double r_norm = run.preconditioned() ? run.nrm2(r) : std::sqrt(std::max(rho_new, 0.0));
         if (!run.end_iteration(k, r_norm)) break;
         if (!run.finite(k, rho_new)) break;
         ScopedInterval t(run.vector_timer());
@@ -202,17 +206,17 @@ SolveResult reference_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>
 
 template <typename V>
 SolveResult reference_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                               const SolveOptions& options)
+                               const SolveOptions& options, const Preconditioner<V>* m)
 {
     const ExecPtr& exec = a.executor();
     const std::size_t n = b.size();
-    ReferenceRun<V> run(KrylovMethod::bicgstab, a, options);
+    ReferenceRun<V> run(KrylovMethod::bicgstab, a, options, m);
     const LibraryBlas<V>& blas = run.blas();
-    const bool jacobi = run.jacobi();
+    const bool preconditioned = run.preconditioned();
     Array<V> r(exec, n), rhat(exec, n), p(exec, n), v(exec, n), s(exec, n), t(exec, n);
-    Array<V> phat_own(exec, jacobi ? n : 0), shat_own(exec, jacobi ? n : 0);
-    Array<V>& phat = jacobi ? phat_own : p;
-    Array<V>& shat = jacobi ? shat_own : s;
+    Array<V> phat_own(exec, preconditioned ? n : 0), shat_own(exec, preconditioned ? n : 0);
+    Array<V>& phat = preconditioned ? phat_own : p;  // M^-1 p and M^-1 s (right preconditioning)
+    Array<V>& shat = preconditioned ? shat_own : s;
     IntervalTimer* vector = run.vector_timer();
 
     run.apply(x, r);  // r = b - A x
@@ -243,8 +247,8 @@ SolveResult reference_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Ar
             blas.axpy(static_cast<V>(-omega), v, p);
             blas.scal(static_cast<V>(beta), p);
             blas.axpy(V(1), r, p);
-            if (jacobi) blas.diag_multiply(run.dinv(), p, phat);
         }
+        if (preconditioned) run.precondition(p, phat);
         run.spmv(phat, v);
         const double rv = run.dot(rhat, v);
         if (!run.finite(k, rv)) break;
@@ -269,10 +273,7 @@ SolveResult reference_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Ar
             run.end_iteration(k, s_norm);
             break;
         }
-        if (jacobi) {
-            ScopedInterval timed(vector);
-            blas.diag_multiply(run.dinv(), s, shat);
-        }
+        if (preconditioned) run.precondition(s, shat);
         run.spmv(shat, t);
         const double ts = run.dot(t, s);
         const double tt = run.dot(t, t);
@@ -297,9 +298,10 @@ SolveResult reference_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Ar
 
 #define GPUFEM_INSTANTIATE(V)                                                                   \
     template SolveResult reference_cg(const LinearOperator<V>&, const Array<V>&, Array<V>&,     \
-                                      const SolveOptions&);                                     \
+                                      const SolveOptions&, const Preconditioner<V>*);           \
     template SolveResult reference_bicgstab(const LinearOperator<V>&, const Array<V>&,          \
-                                            Array<V>&, const SolveOptions&);
+                                            Array<V>&, const SolveOptions&,                     \
+                                            const Preconditioner<V>*);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

@@ -12,10 +12,10 @@
 #include <spdlog/spdlog.h>
 
 #include "linalg/blas1.hpp"
-#include "solver/iteration_runner.hpp"
-#include "solver/krylov_variants.hpp"
-#include "solver/merged_kernels.hpp"
-#include "solver/merged_workspace.hpp"
+#include "solver/krylov/iteration_runner.hpp"
+#include "solver/krylov/krylov_variants.hpp"
+#include "solver/krylov/merged_kernels.hpp"
+#include "solver/krylov/merged_workspace.hpp"
 
 namespace gpufem {
 namespace {
@@ -196,25 +196,38 @@ IntervalTimer* phase(const SolveOptions& options, IntervalTimer* SolverPhaseTime
     return options.phases ? options.phases->*which : nullptr;
 }
 
+/// True when the operator and the preconditioner can be captured in a CUDA graph now.
+template <typename V>
+bool capturable(const LinearOperator<V>& a, const Preconditioner<V>* m)
+{
+    return a.graph_capturable() && (!m || m->graph_capturable());
+}
+
 }  // namespace
 
 template <typename V>
 SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                      const SolveOptions& options)
+                      const SolveOptions& options, const Preconditioner<V>* m)
 {
     const ExecPtr& exec = a.executor();
     const Executor& e = *exec;
     const std::size_t n = b.size();
-    const Array<V> dinv = options.preconditioner == Preconditioner::jacobi ? jacobi_inverse(a)
-                                                                            : Array<V>();
-    const V* d = dinv.empty() ? nullptr : dinv.data();
+    // A diagonal M is folded into the fused updates (d); any other is applied on its own.
+    const Array<V>* dinv = m ? m->inverse_diagonal() : nullptr;
+    const V* d = dinv ? dinv->data() : nullptr;
+    const bool general = m && !dinv;
     MergedBuffers buffers(exec, n, options.tolerance, options.max_iterations);
     const MergedWorkspace& ws = buffers.workspace();
     auto runner = make_iteration_runner(exec);
-    Array<V> r(exec, n), p(exec, n), q(exec, n);
+    Array<V> r(exec, n), p(exec, n), q(exec, n), z(exec, general ? n : 0);
 
     a.apply(x, r);
     GPUFEM_MERGED(e, cg_start(e, ws, n, b.data(), d, r.data(), p.data()));
+    if (general) {  // z0 = M^-1 r0, rho = r0.z0, p = z0
+        m->apply(r, z);
+        GPUFEM_MERGED(e, cg_rho(e, ws, n, r.data(), z.data(), true));
+        GPUFEM_MERGED(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
+    }
     runner->post_state(ws.state, 0);
     const KrylovScalars started = runner->wait_state(0);
 
@@ -232,31 +245,39 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
             GPUFEM_MERGED(e, cg_alpha(e, ws, n, p.data(), q.data()));
         }
         ScopedInterval t(vector);
-        GPUFEM_MERGED(e, cg_update_xr(e, ws, n, p.data(), q.data(), d, x.data(), r.data()));
-        GPUFEM_MERGED(e, cg_update_p(e, ws, n, r.data(), d, p.data()));
+        if (!general) {
+            GPUFEM_MERGED(e, cg_update_xr(e, ws, n, p.data(), q.data(), d, x.data(), r.data()));
+            GPUFEM_MERGED(e, cg_update_p(e, ws, n, r.data(), d, p.data()));
+            return;
+        }
+        GPUFEM_MERGED(e, cg_update_xr_residual(e, ws, n, p.data(), q.data(), x.data(), r.data()));
+        m->apply(r, z);
+        GPUFEM_MERGED(e, cg_rho(e, ws, n, r.data(), z.data(), false));
+        GPUFEM_MERGED(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
     };
     const LoopOutcome out = run_iterations(exec, *runner, ws, started, options, use_graph, iteration,
-                                           [&] { return a.graph_capturable(); });
+                                           [&] { return capturable(a, m); });
     return finish<V>(KrylovMethod::cg, out, buffers, options, timing, x);
 }
 
 template <typename V>
 SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                            const SolveOptions& options)
+                            const SolveOptions& options, const Preconditioner<V>* m)
 {
     const ExecPtr& exec = a.executor();
     const Executor& e = *exec;
     const std::size_t n = b.size();
-    const bool jacobi = options.preconditioner == Preconditioner::jacobi;
-    const Array<V> dinv = jacobi ? jacobi_inverse(a) : Array<V>();
-    const V* d = jacobi ? dinv.data() : nullptr;
+    // A diagonal M is folded into the fused updates (d); any other is applied on its own.
+    const Array<V>* dinv = m ? m->inverse_diagonal() : nullptr;
+    const V* d = dinv ? dinv->data() : nullptr;
+    const bool general = m && !dinv;
     MergedBuffers buffers(exec, n, options.tolerance, options.max_iterations);
     const MergedWorkspace& ws = buffers.workspace();
     auto runner = make_iteration_runner(exec);
     Array<V> r(exec, n), rhat(exec, n), p(exec, n), v(exec, n), s(exec, n), t(exec, n);
-    Array<V> phat_own(exec, jacobi ? n : 0), shat_own(exec, jacobi ? n : 0);
-    Array<V>& phat = jacobi ? phat_own : p;  // SpMV inputs: M^-1 p and M^-1 s
-    Array<V>& shat = jacobi ? shat_own : s;
+    Array<V> phat_own(exec, m ? n : 0), shat_own(exec, m ? n : 0);
+    Array<V>& phat = m ? phat_own : p;  // SpMV inputs: M^-1 p and M^-1 s
+    Array<V>& shat = m ? shat_own : s;
 
     a.apply(x, r);
     GPUFEM_MERGED(e, bicgstab_start(e, ws, n, b.data(), r.data(), rhat.data(), p.data(), v.data()));
@@ -275,6 +296,7 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
         {
             ScopedInterval timed(vector);
             GPUFEM_MERGED(e, bicgstab_update_p(e, ws, n, r.data(), v.data(), d, p.data(), phat.data()));
+            if (general) m->apply(p, phat);
         }
         spmv(phat, v);
         {
@@ -284,6 +306,7 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
         {
             ScopedInterval timed(vector);
             GPUFEM_MERGED(e, bicgstab_update_s(e, ws, n, r.data(), v.data(), d, s.data(), shat.data()));
+            if (general) m->apply(s, shat);
         }
         spmv(shat, t);
         {
@@ -295,15 +318,15 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
                                             s.data(), t.data(), x.data(), r.data()));
     };
     const LoopOutcome out = run_iterations(exec, *runner, ws, started, options, use_graph, iteration,
-                                           [&] { return a.graph_capturable(); });
+                                           [&] { return capturable(a, m); });
     return finish<V>(KrylovMethod::bicgstab, out, buffers, options, timing, x);
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                                   \
     template SolveResult merged_cg(const LinearOperator<V>&, const Array<V>&, Array<V>&,        \
-                                   const SolveOptions&);                                        \
+                                   const SolveOptions&, const Preconditioner<V>*);              \
     template SolveResult merged_bicgstab(const LinearOperator<V>&, const Array<V>&, Array<V>&,  \
-                                         const SolveOptions&);
+                                         const SolveOptions&, const Preconditioner<V>*);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

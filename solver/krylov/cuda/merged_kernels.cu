@@ -8,7 +8,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include "linalg/cuda/cuda_check.hpp"
-#include "solver/merged_kernels.hpp"
+#include "solver/krylov/merged_kernels.hpp"
 
 namespace gpufem::kernels::cuda {
 namespace {
@@ -162,6 +162,35 @@ __global__ void __launch_bounds__(block_size)
         s.v[1] += double(ri) * double(ri);
     }
     if (grid_reduce(s, ws)) merged::cg_finish(*ws.state, s.v[0], s.v[1], ws.history);
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    cg_update_xr_residual_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ p,
+                                 const V* __restrict__ q, V* __restrict__ x, V* __restrict__ r)
+{
+    if (!running(ws)) return;
+    const V alpha = static_cast<V>(ws.state->alpha);
+    Sums<1> s{};
+    GPUFEM_ROWS(i, n)
+    {
+        x[i] += alpha * p[i];
+        const V ri = r[i] - alpha * q[i];
+        r[i] = ri;
+        s.v[0] += double(ri) * double(ri);
+    }
+    if (grid_reduce(s, ws)) merged::finish_iteration(*ws.state, s.v[0], ws.history);
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    cg_rho_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ r,
+                  const V* __restrict__ z, bool start)
+{
+    if (!running(ws)) return;
+    Sums<1> s{};
+    GPUFEM_ROWS(i, n) s.v[0] += double(r[i]) * double(z[i]);
+    if (grid_reduce(s, ws)) merged::cg_beta(*ws.state, s.v[0], start);
 }
 
 template <typename V>
@@ -345,6 +374,20 @@ void cg_update_xr(const Executor& exec, const MergedWorkspace& ws, std::size_t n
                   const V* q, const V* dinv, V* x, V* r)
 {
     GPUFEM_LAUNCH(cg_update_xr_kernel<V>, n, p, q, dinv, x, r);
+}
+
+template <typename V>
+void cg_update_xr_residual(const Executor& exec, const MergedWorkspace& ws, std::size_t n,
+                           const V* p, const V* q, V* x, V* r)
+{
+    GPUFEM_LAUNCH(cg_update_xr_residual_kernel<V>, n, p, q, x, r);
+}
+
+template <typename V>
+void cg_rho(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* r, const V* z,
+            bool start)
+{
+    GPUFEM_LAUNCH(cg_rho_kernel<V>, n, r, z, start);
 }
 
 template <typename V>

@@ -2,11 +2,14 @@
 // Krylov solvers: CG and BiCGSTAB, each as a `reference` (one library call per vector
 // operation, 003_… Figure 1) and a `merged` variant (fused updates, multi-dot reductions,
 // scalars kept on the device, the host reading the residual every check_every iterations).
+#include <array>
 #include <string>
 #include <vector>
 
 #include "linalg/interval_timer.hpp"
 #include "linalg/linear_operator.hpp"
+#include "linalg/named_enum.hpp"
+#include "solver/krylov/preconditioner.hpp"
 
 namespace gpufem {
 
@@ -19,20 +22,45 @@ const char* solve_status_name(SolveStatus status);
 enum class KrylovMethod { cg, bicgstab };
 /// How the method's vector operations are written.
 enum class KrylovVariant { reference, merged };
-/// Preconditioner M^-1 applied inside the iteration.
-enum class Preconditioner { none, jacobi };
 /// Whether the merged variant replays its iterations as a CUDA graph.
 enum class GraphMode { automatic, on, off };
 
-const char* method_name(KrylovMethod method);            ///< "cg", "bicgstab"
-const char* variant_name(KrylovVariant variant);         ///< "reference", "merged"
-const char* preconditioner_name(Preconditioner p);       ///< "none", "jacobi"
-const char* graph_mode_name(GraphMode mode);             ///< "auto", "on", "off"
-/// The inverse of the *_name functions; throw std::invalid_argument naming the choices.
-KrylovMethod parse_method(const std::string& name);
-KrylovVariant parse_variant(const std::string& name);
-Preconditioner parse_preconditioner(const std::string& name);
-GraphMode parse_graph_mode(const std::string& name);
+/// The names of the enums, as in the case file.
+inline constexpr std::array<EnumName<KrylovMethod>, 2> krylov_method_names{
+    {{KrylovMethod::cg, "cg"}, {KrylovMethod::bicgstab, "bicgstab"}}};
+inline constexpr std::array<EnumName<KrylovVariant>, 2> krylov_variant_names{
+    {{KrylovVariant::reference, "reference"}, {KrylovVariant::merged, "merged"}}};
+inline constexpr std::array<EnumName<GraphMode>, 3> graph_mode_names{
+    {{GraphMode::automatic, "auto"}, {GraphMode::on, "on"}, {GraphMode::off, "off"}}};
+
+/// "cg", "bicgstab"
+inline const char* method_name(KrylovMethod method)
+{
+    return enum_name(krylov_method_names, method).data();
+}
+/// "reference", "merged"
+inline const char* variant_name(KrylovVariant variant)
+{
+    return enum_name(krylov_variant_names, variant).data();
+}
+/// "auto", "on", "off"
+inline const char* graph_mode_name(GraphMode mode)
+{
+    return enum_name(graph_mode_names, mode).data();
+}
+/// The inverses of the *_name functions; throw std::invalid_argument naming the choices.
+inline KrylovMethod parse_method(const std::string& name)
+{
+    return parse_enum(krylov_method_names, name, "solver method");
+}
+inline KrylovVariant parse_variant(const std::string& name)
+{
+    return parse_enum(krylov_variant_names, name, "solver variant");
+}
+inline GraphMode parse_graph_mode(const std::string& name)
+{
+    return parse_enum(graph_mode_names, name, "graph mode");
+}
 
 /// Timers for the split of an iteration (benchmarks): every SpMV, every vector update and
 /// every reduction is bracketed by its phase's timer. Forces the graph off.
@@ -47,7 +75,6 @@ struct SolverPhaseTimers {
 struct SolveOptions {
     double tolerance = 1e-8;
     int max_iterations = 10000;
-    Preconditioner preconditioner = Preconditioner::none;
     /// merged: iterations between the host's reads of the residual (CUDA; 1 on the CPU).
     int check_every = 10;
     /// merged on CUDA: capture a batch of check_every iterations in a CUDA graph and replay it
@@ -80,19 +107,23 @@ struct SolveResult {
 
 /// Bytes one iteration moves outside the SpMV (vectors read and written, the traffic model of
 /// 003_… Table 1) for n unknowns of value_size bytes: e.g. merged BiCGSTAB 18n (14n read + 4n
-/// written), its reference 33n; CG merged 11n, reference 15n; Jacobi adds its reads/writes.
+/// written), its reference 33n; CG merged 11n, reference 15n. A preconditioner adds its
+/// applies (a diagonal one fused into the merged kernels: its reads there) and the vectors
+/// around them.
 std::size_t vector_bytes_per_iteration(KrylovMethod method, KrylovVariant variant,
-                                       Preconditioner preconditioner, std::size_t n,
+                                       const PreconditionerTraffic& preconditioner, std::size_t n,
                                        std::size_t value_size);
 /// Operator applications per iteration (CG 1, BiCGSTAB 2).
 inline int spmvs_per_iteration(KrylovMethod method) { return method == KrylovMethod::cg ? 1 : 2; }
 
-/// Solves A x = b, x holding the initial guess on entry and the solution on return. CG needs
-/// a symmetric positive definite A; BiCGSTAB any non-singular A. Breakdowns (CG: p.Ap <= 0;
-/// BiCGSTAB: rho = 0, rhat.v = 0, omega = 0) and NaN/Inf are reported with the iteration number
-/// and a hint. Jacobi needs the operator's diagonal() (every built format attaches it).
+/// Solves A x = b, x holding the initial guess on entry and the solution on return, with the
+/// preconditioner m (null: none; CG: left, M symmetric positive definite; BiCGSTAB: right,
+/// x = M^-1 y). CG needs a symmetric positive definite A; BiCGSTAB any non-singular A.
+/// Breakdowns (CG: p.Ap <= 0; BiCGSTAB: rho = 0, rhat.v = 0, omega = 0) and NaN/Inf are
+/// reported with the iteration number and a hint.
 template <typename V>
 SolveResult solve(KrylovMethod method, KrylovVariant variant, const LinearOperator<V>& a,
-                  const Array<V>& b, Array<V>& x, const SolveOptions& options);
+                  const Array<V>& b, Array<V>& x, const SolveOptions& options,
+                  const Preconditioner<V>* m = nullptr);
 
 }  // namespace gpufem

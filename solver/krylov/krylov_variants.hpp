@@ -2,27 +2,22 @@
 // The four solver implementations behind solve() (krylov.hpp), and what they share.
 #include <string>
 
-#include "solver/krylov.hpp"
+#include "solver/krylov/krylov.hpp"
 
 namespace gpufem {
 
 template <typename V>
 SolveResult reference_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                         const SolveOptions& options);
+                         const SolveOptions& options, const Preconditioner<V>* m);
 template <typename V>
 SolveResult reference_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                               const SolveOptions& options);
+                               const SolveOptions& options, const Preconditioner<V>* m);
 template <typename V>
 SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                      const SolveOptions& options);
+                      const SolveOptions& options, const Preconditioner<V>* m);
 template <typename V>
 SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                            const SolveOptions& options);
-
-/// 1 / a_ii from the operator's diagonal, for Jacobi. Throws std::invalid_argument naming the
-/// first row whose diagonal is zero or not finite, or when the operator carries no diagonal.
-template <typename V>
-Array<V> jacobi_inverse(const LinearOperator<V>& a);
+                            const SolveOptions& options, const Preconditioner<V>* m);
 
 /// Why an iteration stopped early, as the solvers detect it (shared by host and device code).
 enum class StopReason : int {

@@ -1,7 +1,7 @@
 #pragma once
 // cg(): conjugate gradients in one call (the merged variant), for code that just needs an SPD
 // solve; solve() in krylov.hpp chooses method, variant and preconditioner.
-#include "solver/krylov.hpp"
+#include "solver/krylov/krylov.hpp"
 
 namespace gpufem {
 

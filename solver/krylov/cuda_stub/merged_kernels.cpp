@@ -1,8 +1,8 @@
 // Stand-in for cuda/merged_kernels.cu and cuda/iteration_runner.cpp when gpufem is built
 // without CUDA.
 #include "linalg/cuda_stub/stub.hpp"
-#include "solver/iteration_runner.hpp"
-#include "solver/merged_kernels.hpp"
+#include "solver/krylov/iteration_runner.hpp"
+#include "solver/krylov/merged_kernels.hpp"
 
 namespace gpufem::kernels::cuda {
 using detail::no_cuda;
@@ -21,6 +21,11 @@ void cg_alpha(const Executor&, const MergedWorkspace&, std::size_t, const V*, co
 template <typename V>
 void cg_update_xr(const Executor&, const MergedWorkspace&, std::size_t, const V*, const V*,
                   const V*, V*, V*) { no_cuda(); }
+template <typename V>
+void cg_update_xr_residual(const Executor&, const MergedWorkspace&, std::size_t, const V*,
+                           const V*, V*, V*) { no_cuda(); }
+template <typename V>
+void cg_rho(const Executor&, const MergedWorkspace&, std::size_t, const V*, const V*, bool) { no_cuda(); }
 template <typename V>
 void cg_update_p(const Executor&, const MergedWorkspace&, std::size_t, const V*, const V*, V*) { no_cuda(); }
 template <typename V>

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "linalg/array.hpp"
-#include "solver/merged_kernels.hpp"
+#include "solver/krylov/merged_kernels.hpp"
 
 namespace gpufem {
 

@@ -5,8 +5,8 @@
 // CUDA kernels from the last block of the grid.
 #include <cmath>
 
-#include "assembly/host_device.hpp"
-#include "solver/krylov_variants.hpp"
+#include "linalg/host_device.hpp"
+#include "solver/krylov/krylov_variants.hpp"
 
 namespace gpufem {
 
@@ -97,14 +97,20 @@ GPUFEM_HOST_DEVICE inline void cg_alpha(KrylovScalars& s, double pap)
     s.alpha = s.rho / pap;
 }
 
+/// CG: rho_new = r.z of the new residual and beta = rho_new / rho (start: rho = r0.z0, beta 0).
+GPUFEM_HOST_DEVICE inline void cg_beta(KrylovScalars& s, double rz, bool start)
+{
+    if (!finite(rz)) return stop(s, state_not_finite, StopReason::not_finite, rz, s.iteration);
+    s.beta = start ? 0.0 : rz / s.rho;
+    s.rho = rz;
+}
+
 /// CG: after x, r (and z) are updated: rho_new = r.z, the residual check, beta.
 GPUFEM_HOST_DEVICE inline void cg_finish(KrylovScalars& s, double rz, double rr, double* history)
 {
     finish_iteration(s, rr, history);
     if (s.status != state_running) return;
-    if (!finite(rz)) return stop(s, state_not_finite, StopReason::not_finite, rz, s.iteration);
-    s.beta = rz / s.rho;
-    s.rho = rz;
+    cg_beta(s, rz, false);
 }
 
 /// BiCGSTAB: alpha = rho / rhat.v.

@@ -1,4 +1,4 @@
-#include "solver/iteration_runner.hpp"
+#include "solver/krylov/iteration_runner.hpp"
 
 namespace gpufem {
 

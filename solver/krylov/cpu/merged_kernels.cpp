@@ -1,7 +1,7 @@
 // The merged solver kernels on the host: each a loop over the rows (OpenMP, dots accumulated
 // in double), then the scalar step of merged_scalars.hpp. The readable reference for
 // cuda/merged_kernels.cu.
-#include "solver/merged_kernels.hpp"
+#include "solver/krylov/merged_kernels.hpp"
 
 namespace gpufem {
 
@@ -94,6 +94,34 @@ void cg_update_xr(const Executor&, const MergedWorkspace& ws, std::size_t n, con
         rr += double(ri) * double(ri);
     }
     merged::cg_finish(*ws.state, rz, rr, ws.history);
+}
+
+template <typename V>
+void cg_update_xr_residual(const Executor&, const MergedWorkspace& ws, std::size_t n, const V* p,
+                           const V* q, V* x, V* r)
+{
+    if (!running(ws)) return;
+    const V alpha = static_cast<V>(ws.state->alpha);
+    double rr = 0;
+#pragma omp parallel for reduction(+ : rr) schedule(static)
+    for (index i = 0; i < static_cast<index>(n); ++i) {
+        x[i] += alpha * p[i];
+        const V ri = r[i] - alpha * q[i];
+        r[i] = ri;
+        rr += double(ri) * double(ri);
+    }
+    merged::finish_iteration(*ws.state, rr, ws.history);
+}
+
+template <typename V>
+void cg_rho(const Executor&, const MergedWorkspace& ws, std::size_t n, const V* r, const V* z,
+            bool start)
+{
+    if (!running(ws)) return;
+    double rz = 0;
+#pragma omp parallel for reduction(+ : rz) schedule(static)
+    for (index i = 0; i < static_cast<index>(n); ++i) rz += double(r[i]) * double(z[i]);
+    merged::cg_beta(*ws.state, rz, start);
 }
 
 template <typename V>

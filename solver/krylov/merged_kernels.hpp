@@ -6,11 +6,12 @@
 // cpu/merged_kernels.cpp and cuda/merged_kernels.cu. Every iteration kernel returns at once
 // when the state says the solve has stopped (the host finds out later).
 //
-// dinv: the inverse diagonal for Jacobi (z = dinv .* r), or nullptr for no preconditioner.
+// dinv: the inverse diagonal of a diagonal preconditioner (Jacobi: z = dinv .* r), or nullptr
+// (none, or a general M applied between the kernels).
 #include <cstddef>
 
 #include "linalg/executor.hpp"
-#include "solver/merged_scalars.hpp"
+#include "solver/krylov/merged_scalars.hpp"
 
 namespace gpufem {
 
@@ -46,6 +47,15 @@ inline constexpr int max_dots = 4;
     template <typename V>                                                                      \
     void cg_update_xr(const Executor& exec, const MergedWorkspace& ws, std::size_t n,          \
                       const V* p, const V* q, const V* dinv, V* x, V* r);                      \
+    /* CG with a general M (z = M^-1 r applied between kernels): x += alpha p, r -= alpha q,  \
+       r.r and the residual check; rho and beta follow in cg_rho. */                          \
+    template <typename V>                                                                      \
+    void cg_update_xr_residual(const Executor& exec, const MergedWorkspace& ws, std::size_t n, \
+                               const V* p, const V* q, V* x, V* r);                            \
+    /* CG with a general M: rho = r.z; beta = rho / rho_old (start: beta = 0). */             \
+    template <typename V>                                                                      \
+    void cg_rho(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* r,    \
+                const V* z, bool start);                                                       \
     /* CG: p = z + beta p. */                                                                  \
     template <typename V>                                                                      \
     void cg_update_p(const Executor& exec, const MergedWorkspace& ws, std::size_t n,           \
@@ -95,6 +105,10 @@ GPUFEM_MERGED_KERNELS
                            const V*);                                                           \
     template void cg_update_xr(const Executor&, const MergedWorkspace&, std::size_t, const V*,  \
                                const V*, const V*, V*, V*);                                     \
+    template void cg_update_xr_residual(const Executor&, const MergedWorkspace&, std::size_t,   \
+                                        const V*, const V*, V*, V*);                            \
+    template void cg_rho(const Executor&, const MergedWorkspace&, std::size_t, const V*,        \
+                         const V*, bool);                                                       \
     template void cg_update_p(const Executor&, const MergedWorkspace&, std::size_t, const V*,   \
                               const V*, V*);                                                    \
     template void bicgstab_start(const Executor&, const MergedWorkspace&, std::size_t,          \

@@ -1,4 +1,4 @@
-#include "solver/merged_workspace.hpp"
+#include "solver/krylov/merged_workspace.hpp"
 
 #include <algorithm>
 

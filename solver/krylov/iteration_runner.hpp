@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "linalg/executor.hpp"
-#include "solver/merged_scalars.hpp"
+#include "solver/krylov/merged_scalars.hpp"
 
 namespace gpufem {
 

@@ -1,0 +1,91 @@
+#pragma once
+// The discretisation boundary: a discretisation turns a mesh and a problem into a linear
+// system (the operator in a chosen format, the right-hand side, an initial guess) and
+// describes its unknowns — how many, where they live, how a solution is written to the VTU and
+// how its error against an exact solution is measured. Finite elements today
+// (lagrange_discretisation.hpp); finite volumes, with unknowns on cells, plug in beside them.
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "assembly/error_norms.hpp"
+#include "assembly/poisson_assembly.hpp"
+#include "linalg/format_build.hpp"
+#include "mesh/mesh.hpp"
+#include "mesh/vtk_writer.hpp"
+
+namespace gpufem {
+
+/// Where the unknowns of a system live.
+enum class UnknownLocation {
+    nodes,  ///< the mesh's Lagrange nodes (vertices and high-order nodes): VTU point data
+    cells,  ///< one per cell (cell-centred finite volumes): VTU cell data
+};
+
+/// The unknowns of a system.
+struct UnknownSpace {
+    UnknownLocation location = UnknownLocation::nodes;
+    index_type count = 0;
+};
+
+/// Statistics of an assembled matrix.
+struct MatrixStats {
+    index_type rows = 0;
+    std::size_t nnz = 0;
+    RowStats row_stats;
+};
+
+/// A linear system ready for the solver: the operator in its format (with the numbering it
+/// works in, see FormatBuild::permutation), and the right-hand side and initial guess in the
+/// original numbering of the unknowns.
+template <typename V>
+struct DiscreteSystem {
+    FormatBuild<V> op;
+    Array<V> rhs;
+    Array<V> initial_guess;
+    index_type dirichlet_count = 0;  ///< constrained unknowns (0: a singular Neumann problem)
+    AssemblyTimes assembly_times;
+    double operator_seconds = 0;     ///< conversion into the format (0 when assembly built it)
+    std::optional<MatrixStats> matrix;  ///< when a matrix was assembled (not matrix-free)
+};
+
+/// A solution as written out: VTU fields and, with an exact solution, the errors.
+struct SolutionOutput {
+    std::vector<MeshField> point_fields;
+    std::vector<MeshField> cell_fields;
+    std::optional<ErrorNorms> errors;
+};
+
+/// Mesh + problem -> linear system; solution -> output fields and errors.
+template <typename V>
+class Discretisation {
+public:
+    virtual ~Discretisation() = default;
+
+    /// What it is, for logs ("Lagrange finite elements of degree 2").
+    virtual std::string describe() const = 0;
+    /// The mesh it discretises.
+    virtual const Mesh& mesh() const = 0;
+    /// The unknowns of its systems.
+    virtual UnknownSpace unknowns() const = 0;
+    /// The assembled system (CSR matrix, right-hand side, initial guess) on exec.
+    virtual LinearSystem<V> assemble(const ExecPtr& exec) const = 0;
+    /// The system with the matrix-free operator of format (a matrix_free() registry entry)
+    /// on exec, without an assembled matrix. Throws std::invalid_argument when this
+    /// discretisation does not offer that format.
+    virtual DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
+                                                   const FormatOptions& options) const = 0;
+    /// The output of a solution u (unknowns().count values in the original numbering): its
+    /// fields and, when the problem has an exact solution, the exact values, the error and
+    /// the error norms.
+    virtual SolutionOutput solution_output(std::span<const double> u) const = 0;
+};
+
+/// The system of disc in format on exec: the assembled matrix converted by the registry's
+/// builder, or the discretisation's matrix-free operator. The one place that chooses.
+template <typename V>
+DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& disc,
+                               const FormatEntry& format, const FormatOptions& options);
+
+}  // namespace gpufem

@@ -1,0 +1,71 @@
+#include "assembly/lagrange_discretisation.hpp"
+
+#include <any>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "assembly/format_registry.hpp"
+
+namespace gpufem {
+
+template <typename V>
+LagrangeDiscretisation<V>::LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem)
+    : mesh_(mesh), problem_(problem)
+{
+}
+
+template <typename V>
+std::string LagrangeDiscretisation<V>::describe() const
+{
+    return fmt::format("Lagrange finite elements of degree {}", mesh_.order);
+}
+
+template <typename V>
+UnknownSpace LagrangeDiscretisation<V>::unknowns() const
+{
+    return {UnknownLocation::nodes, mesh_.num_nodes()};
+}
+
+template <typename V>
+LinearSystem<V> LagrangeDiscretisation<V>::assemble(const ExecPtr& exec) const
+{
+    return assemble_poisson<V>(exec, mesh_, problem_);
+}
+
+template <typename V>
+DiscreteSystem<V> LagrangeDiscretisation<V>::assemble_matrix_free(const ExecPtr& exec,
+                                                                  const FormatEntry& format,
+                                                                  const FormatOptions& options) const
+{
+    const auto* builders = std::any_cast<ElementOperatorBuilders>(&format.build_from_discretisation);
+    if (!builders)
+        throw std::invalid_argument("format '" + format.name +
+                                    "' is not available for finite elements");
+    if constexpr (std::is_same_v<V, float>) {
+        return builders->build_float(exec, mesh_, problem_, options);
+    } else {
+        return builders->build_double(exec, mesh_, problem_, options);
+    }
+}
+
+template <typename V>
+SolutionOutput LagrangeDiscretisation<V>::solution_output(std::span<const double> u) const
+{
+    SolutionOutput out;
+    out.point_fields.push_back({"u", std::vector<double>(u.begin(), u.end())});
+    if (problem_.exact.empty()) return out;
+    const Expression exact(problem_.exact);
+    out.errors = compute_errors(mesh_, u, exact);
+    std::vector<double> exact_values = nodal_values(mesh_, exact);
+    std::vector<double> error(u.size());
+    for (std::size_t i = 0; i < u.size(); ++i) error[i] = u[i] - exact_values[i];
+    out.point_fields.push_back({"u_exact", std::move(exact_values)});
+    out.point_fields.push_back({"error", std::move(error)});
+    return out;
+}
+
+template class LagrangeDiscretisation<float>;
+template class LagrangeDiscretisation<double>;
+
+}  // namespace gpufem

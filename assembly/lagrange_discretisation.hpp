@@ -1,0 +1,33 @@
+#pragma once
+// Lagrange finite elements (P1-P4 / Q1-Q4, isoparametric) on the mesh's own nodes: the
+// unknowns are the mesh's Lagrange nodes (vertices and Gmsh's high-order nodes, mesh.order =
+// the degree), the system is assemble_poisson's (or a matrix-free operator built from the
+// element matrices), a solution is VTU point data and its errors are integrated cell by cell.
+#include "assembly/discretisation.hpp"
+#include "assembly/problem_spec.hpp"
+
+namespace gpufem {
+
+/// The finite-element discretisation of a problem on a mesh (both must outlive it).
+template <typename V>
+class LagrangeDiscretisation final : public Discretisation<V> {
+public:
+    LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem);
+
+    std::string describe() const override;
+    const Mesh& mesh() const override { return mesh_; }
+    /// The mesh's nodes.
+    UnknownSpace unknowns() const override;
+    LinearSystem<V> assemble(const ExecPtr& exec) const override;
+    /// Formats whose registry entry holds ElementOperatorBuilders (lma).
+    DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
+                                           const FormatOptions& options) const override;
+    /// u as point data; with problem.exact also u_exact, error (u - u_exact) and the norms.
+    SolutionOutput solution_output(std::span<const double> u) const override;
+
+private:
+    const Mesh& mesh_;
+    const ProblemSpec& problem_;
+};
+
+}  // namespace gpufem

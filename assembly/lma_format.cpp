@@ -1,0 +1,138 @@
+// The `lma` format in the registry: its options (format_options.lma), the builder the
+// finite-element discretisation calls, and the variants benchmarks expand
+// (lma[-atomic|-colour|-all][-sym|-full][:KERNEL|:all]).
+#include <sstream>
+#include <stdexcept>
+
+#include "assembly/format_registry.hpp"
+#include "assembly/lma_system.hpp"
+
+namespace gpufem {
+namespace {
+
+constexpr std::string_view scatter_names[] = {"atomic", "colour"};
+constexpr std::string_view kernel_names[] = {"auto", "cell", "tile", "twin"};
+
+LmaOptions parse_lma_options(const OptionReader& reader)
+{
+    LmaOptions o;
+    if (reader.has("scatter"))
+        o.scatter = reader.get_choice("scatter", scatter_names) == "colour" ? LmaScatter::colour
+                                                                            : LmaScatter::atomic;
+    if (reader.has("symmetric")) o.symmetric = reader.get_bool("symmetric");
+    if (reader.has("kernel")) o.kernel = lma_kernel_from_name(reader.get_choice("kernel", kernel_names));
+    return o;
+}
+
+nlohmann::json lma_options_json(const LmaOptions& o)
+{
+    return {{"scatter", o.scatter == LmaScatter::colour ? "colour" : "atomic"},
+            {"symmetric", o.symmetric},
+            {"kernel", lma_kernel_name(o.kernel)}};
+}
+
+template <typename V>
+DiscreteSystem<V> build_lma(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
+                            const FormatOptions& options)
+{
+    LmaSystem<V> lma = assemble_lma_system<V>(exec, mesh, problem, options.get<LmaOptions>("lma"));
+    DiscreteSystem<V> system;
+    system.op = std::move(lma.format);
+    system.rhs = std::move(lma.rhs);
+    system.initial_guess = std::move(lma.initial_guess);
+    system.dirichlet_count = lma.dirichlet_count;
+    system.assembly_times = lma.times;  // the operator is the element matrices: all in assembly
+    return system;
+}
+
+/// "lma-colour-sym:twin" for the options.
+std::string label_of(const LmaOptions& o)
+{
+    std::string label = std::string("lma-") + (o.scatter == LmaScatter::colour ? "colour" : "atomic") +
+                        (o.symmetric ? "-sym" : "");
+    if (o.kernel != LmaKernel::automatic) label += std::string(":") + lma_kernel_name(o.kernel);
+    return label;
+}
+
+/// suffix: [-atomic|-colour|-all][-sym|-full][:KERNEL|:all]; -all takes both scatters and
+/// (unless -sym or -full follows) both storages; :all each kernel but auto.
+std::vector<FormatVariant> lma_variants(std::string_view suffix, const FormatOptions& base_options)
+{
+    const std::string name = "lma" + std::string(suffix);
+    auto fail = [&](const std::string& why) {
+        throw std::invalid_argument("format '" + name + "': " + why +
+                                    " (expected lma[-atomic|-colour|-all][-sym|-full][:KERNEL|:all])");
+    };
+    const LmaOptions base = base_options.get<LmaOptions>("lma");
+    const std::size_t colon = name.find(':');
+    std::vector<LmaScatter> scatters{base.scatter};
+    std::vector<bool> storages{base.symmetric};
+    bool both_storages = false, storage_given = false;
+    std::stringstream tokens(name.substr(0, colon));
+    std::string token;
+    std::getline(tokens, token, '-');  // "lma"
+    if (token != "lma") fail("not an lma format");
+    while (std::getline(tokens, token, '-')) {
+        if (token == "atomic") scatters = {LmaScatter::atomic};
+        else if (token == "colour") scatters = {LmaScatter::colour};
+        else if (token == "all") {
+            scatters = {LmaScatter::atomic, LmaScatter::colour};
+            both_storages = true;
+        } else if (token == "sym" || token == "full") {
+            storages = {token == "sym"};
+            storage_given = true;
+        } else fail("unknown part '" + token + "'");
+    }
+    if (both_storages && !storage_given) storages = {false, true};
+    std::vector<LmaKernel> kernels{base.kernel};
+    if (colon != std::string::npos) {
+        const std::string kernel = name.substr(colon + 1);
+        if (kernel == "all") {
+            kernels = {LmaKernel::cell, LmaKernel::tile, LmaKernel::twin};
+        } else {
+            try {
+                kernels = {lma_kernel_from_name(kernel)};
+            } catch (const std::invalid_argument& e) {
+                fail(e.what());
+            }
+        }
+    }
+    std::vector<FormatVariant> variants;
+    for (bool symmetric : storages)
+        for (LmaScatter scatter : scatters)
+            for (LmaKernel kernel : kernels) {
+                LmaOptions o = base;
+                o.scatter = scatter;
+                o.symmetric = symmetric;
+                o.kernel = kernel;
+                FormatVariant v{label_of(o), base_options};
+                v.options.set("lma", o);
+                variants.push_back(std::move(v));
+            }
+    return variants;
+}
+
+}  // namespace
+
+FormatEntry lma_format_entry()
+{
+    FormatEntry e;
+    e.name = "lma";
+    e.summary = "matrix-free: element matrices kept, y = sum_e P_e^T K_e P_e x (000_… §8.2)";
+    e.options = option_codec<LmaOptions>(
+        {{"scatter", "atomic", "add element results with atomics, or `colour` (one launch per "
+                               "element colour, no atomics, bitwise reproducible)"},
+         {"symmetric", "false", "keep only the upper triangle of each element matrix"},
+         {"kernel", "auto", "the cuda apply kernel: auto | cell (one thread per cell) | tile (a "
+                            "block per tile of cells, a thread per cell and row) | twin (tiles, "
+                            "row blocks paired in rounds: each symmetric entry leaves DRAM "
+                            "once); auto: cell up to 8 nodes per cell, twin for symmetric "
+                            "storage with atomics from 27, tile otherwise"}},
+        parse_lma_options, lma_options_json);
+    e.build_from_discretisation = ElementOperatorBuilders{build_lma<float>, build_lma<double>};
+    e.variants = lma_variants;
+    e.bench_default_suffix = "-all";
+    return e;
+}
+
+}  // namespace gpufem

@@ -1,0 +1,84 @@
+#include "linalg/format_registry.hpp"
+
+#include <bit>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace gpufem {
+
+/// The assembled formats, in the order benchmarks list them: one line each. Each `X(name)`
+/// is a FormatEntry name_format_entry() defined in the format's own file.
+#define GPUFEM_ASSEMBLED_FORMATS(X) \
+    X(csr)                          \
+    X(csr_scalar)                   \
+    X(ell)                          \
+    X(ellr)                         \
+    X(sellp)                        \
+    X(bdia)                         \
+    X(staircase)                    \
+    X(cusparse)                     \
+    X(cusparse_sell)
+
+#define GPUFEM_DECLARE_ENTRY(name) FormatEntry name##_format_entry();
+GPUFEM_ASSEMBLED_FORMATS(GPUFEM_DECLARE_ENTRY)
+#undef GPUFEM_DECLARE_ENTRY
+
+const FormatRegistry& assembled_formats()
+{
+    static const FormatRegistry registry = [] {
+        FormatRegistry r;
+#define GPUFEM_ADD_ENTRY(name) r.add(name##_format_entry());
+        GPUFEM_ASSEMBLED_FORMATS(GPUFEM_ADD_ENTRY)
+#undef GPUFEM_ADD_ENTRY
+        return r;
+    }();
+    return registry;
+}
+
+void FormatRegistry::add(FormatEntry entry)
+{
+    if (find(entry.name)) throw std::logic_error("format '" + entry.name + "' registered twice");
+    entries_.push_back(std::move(entry));
+}
+
+const FormatEntry* FormatRegistry::find(std::string_view name) const
+{
+    for (const FormatEntry& entry : entries_)
+        if (entry.name == name) return &entry;
+    return nullptr;
+}
+
+const FormatEntry& FormatRegistry::at(std::string_view name) const
+{
+    if (const FormatEntry* entry = find(name)) return *entry;
+    throw std::invalid_argument(fmt::format("unknown format '{}' (known: {})", name, joined_names()));
+}
+
+std::vector<std::string> FormatRegistry::names() const
+{
+    std::vector<std::string> names;
+    for (const FormatEntry& entry : entries_) names.push_back(entry.name);
+    return names;
+}
+
+std::vector<std::string> FormatRegistry::names_on(Backend backend) const
+{
+    std::vector<std::string> names;
+    for (const FormatEntry& entry : entries_)
+        if (entry.available_on(backend)) names.push_back(entry.name);
+    return names;
+}
+
+std::string FormatRegistry::joined_names() const { return fmt::format("{}", fmt::join(names(), ", ")); }
+
+int read_power_of_two(const OptionReader& reader, std::string_view key, int max)
+{
+    const long long v = reader.get_int(key, 1, max);
+    if (!std::has_single_bit(static_cast<unsigned long long>(v)))
+        reader.fail(key, fmt::format("expected a power of two from 1 to {}, got {}", max, v));
+    return static_cast<int>(v);
+}
+
+}  // namespace gpufem

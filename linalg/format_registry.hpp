@@ -1,0 +1,96 @@
+#pragma once
+// The format registry: every storage format registers once — its name, help text, options
+// (parsed and validated by the format), the backends that have it and how it is built.
+// Case validation, `gpufem run --help`, the README's case reference and the benchmarks'
+// format lists all come from it; nothing else lists format names.
+//
+// Formats built from an assembled CSR matrix live in linalg/ (assembled_formats()); formats a
+// discretisation builds without assembling a matrix (matrix-free, e.g. lma) are added by
+// assembly/ (see assembly/format_registry.hpp), which knows the mesh.
+#include <any>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "linalg/csr.hpp"
+#include "linalg/executor.hpp"
+#include "linalg/format_options.hpp"
+
+namespace gpufem {
+
+template <typename V>
+struct FormatBuild;
+
+/// Builds the format from an assembled CSR matrix on the matrix's executor.
+template <typename V>
+using CsrFormatBuilder = FormatBuild<V> (*)(Csr<V> matrix, const FormatOptions& options);
+
+/// One configuration of a format for benchmarks: a label ("lma-colour-sym") and the options.
+struct FormatVariant {
+    std::string label;
+    FormatOptions options;
+};
+
+/// One registered format.
+struct FormatEntry {
+    std::string name;     ///< as in the case file: format: <name>
+    std::string summary;  ///< what it is, for the reference (may span lines)
+    bool on_cpu = true;   ///< the cpu backend has it
+    bool on_cuda = true;  ///< the cuda backend has it
+    FormatOptionCodec options;  ///< its keys under format_options.<name> (none: empty)
+    /// Built from CSR (assembled formats); null for matrix-free formats.
+    CsrFormatBuilder<float> build_float = nullptr;
+    CsrFormatBuilder<double> build_double = nullptr;
+    /// Matrix-free formats: the builder the discretisation calls (its type is the
+    /// discretisation's business, see assembly/format_registry.hpp); empty otherwise.
+    std::any build_from_discretisation;
+    /// Optional: the variants a benchmark name <name><suffix> stands for (e.g. lma-all:
+    /// both scatters and storages), from the case's options; throws std::invalid_argument on
+    /// a bad suffix. Empty: the format has no variants (only its plain name).
+    std::function<std::vector<FormatVariant>(std::string_view suffix, const FormatOptions& base)>
+        variants;
+    /// The suffix the benchmarks' default list uses ("" = the plain name).
+    std::string bench_default_suffix;
+
+    /// True when a discretisation builds it without an assembled matrix.
+    bool matrix_free() const { return build_double == nullptr; }
+    /// True when backend has it.
+    bool available_on(Backend backend) const { return backend == Backend::cuda ? on_cuda : on_cpu; }
+    /// The CSR builder for value type V (null for matrix-free formats).
+    template <typename V>
+    CsrFormatBuilder<V> csr_builder() const
+    {
+        if constexpr (std::is_same_v<V, float>) return build_float;
+        else return build_double;
+    }
+};
+
+/// A list of formats with lookup by name.
+class FormatRegistry {
+public:
+    /// Adds a format; throws std::logic_error when the name is taken.
+    void add(FormatEntry entry);
+    /// The format named name, or nullptr.
+    const FormatEntry* find(std::string_view name) const;
+    /// The format named name; throws std::invalid_argument listing the known names.
+    const FormatEntry& at(std::string_view name) const;
+    /// Every format, in registration order (the order benchmarks list them).
+    const std::vector<FormatEntry>& entries() const { return entries_; }
+    /// Their names, in the same order.
+    std::vector<std::string> names() const;
+    /// The names of the formats backend has.
+    std::vector<std::string> names_on(Backend backend) const;
+    /// "csr, ell, ..." for messages.
+    std::string joined_names() const;
+
+private:
+    std::vector<FormatEntry> entries_;
+};
+
+/// The formats linalg builds from an assembled CSR matrix (csr, csr-scalar, ell, ellr, sellp,
+/// bdia, staircase, cusparse, cusparse-sell), registered in linalg/format_registry.cpp.
+const FormatRegistry& assembled_formats();
+
+}  // namespace gpufem

@@ -1,0 +1,70 @@
+#include "solver/krylov/preconditioner.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "solver/krylov/merged_kernels.hpp"
+
+namespace gpufem {
+
+namespace {
+
+/// 1 / a_ii from the operator's diagonal.
+template <typename V>
+Array<V> jacobi_inverse(const LinearOperator<V>& a)
+{
+    const Array<V>& diagonal = a.diagonal();
+    if (diagonal.empty() && a.rows() > 0)
+        throw std::invalid_argument(fmt::format(
+            "preconditioner jacobi: the '{}' operator carries no diagonal", a.format()));
+    Array<V> inverse(a.executor(), diagonal.size());
+    const Executor& exec = *a.executor();
+    const long long bad = exec.is_cuda()
+                              ? kernels::cuda::invert_diagonal(exec, diagonal.size(),
+                                                               diagonal.data(), inverse.data())
+                              : kernels::cpu::invert_diagonal(exec, diagonal.size(),
+                                                              diagonal.data(), inverse.data());
+    if (bad >= 0) {
+        const V value = diagonal.to_host()[static_cast<std::size_t>(bad)];
+        throw std::invalid_argument(fmt::format(
+            "preconditioner jacobi: diagonal entry of row {} is {} (Jacobi needs a non-zero, "
+            "finite diagonal); use solver.preconditioner: none",
+            bad, static_cast<double>(value)));
+    }
+    return inverse;
+}
+
+}  // namespace
+
+template <typename V>
+JacobiPreconditioner<V>::JacobiPreconditioner(const LinearOperator<V>& a)
+    : exec_(a.executor()), inverse_(jacobi_inverse(a)), blas_(a.executor())
+{
+}
+
+template <typename V>
+void JacobiPreconditioner<V>::apply(const Array<V>& r, Array<V>& z) const
+{
+    blas_.diag_multiply(inverse_, r, z);
+}
+
+template <typename V>
+std::unique_ptr<Preconditioner<V>> make_preconditioner(PreconditionerKind kind,
+                                                       const LinearOperator<V>& a)
+{
+    switch (kind) {
+    case PreconditionerKind::none: return nullptr;
+    case PreconditionerKind::jacobi: return std::make_unique<JacobiPreconditioner<V>>(a);
+    }
+    throw std::invalid_argument("make_preconditioner: unknown kind");
+}
+
+template class JacobiPreconditioner<float>;
+template class JacobiPreconditioner<double>;
+template std::unique_ptr<Preconditioner<float>> make_preconditioner(PreconditionerKind,
+                                                                    const LinearOperator<float>&);
+template std::unique_ptr<Preconditioner<double>> make_preconditioner(PreconditionerKind,
+                                                                     const LinearOperator<double>&);
+
+}  // namespace gpufem

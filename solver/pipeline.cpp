@@ -1,0 +1,142 @@
+#include "solver/pipeline.hpp"
+
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "assembly/format_registry.hpp"
+#include "assembly/lagrange_discretisation.hpp"
+#include "linalg/reordering.hpp"
+#include "mesh/mesh_source.hpp"
+
+namespace gpufem {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start)
+{
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+}  // namespace
+
+ExecPtr make_executor(BackendChoice backend)
+{
+    if (backend == BackendChoice::cpu) return Executor::create_cpu();
+    if (Executor::cuda_device_count() > 0) return Executor::create_cuda(0);
+    if (backend == BackendChoice::cuda)
+        throw std::runtime_error(Executor::cuda_built()
+                                     ? "backend 'cuda' requested but no CUDA device is present"
+                                     : "backend 'cuda' requested but gpufem was built without CUDA");
+    return Executor::create_cpu();
+}
+
+CaseMesh load_case_mesh(const CaseSpec& spec)
+{
+    spdlog::info("case {}: loading mesh", spec.name);
+    const auto start = clock_type::now();
+    CaseMesh out{load_mesh(spec.mesh), 0.0};
+    out.seconds = seconds_since(start);
+    const Mesh& mesh = out.mesh;
+    if (mesh.cell_type == ElementType::tetrahedron && spec.mesh.refine > 0)
+        spdlog::warn("mesh.refine on tetrahedra: Gmsh splits each tetrahedron into 8 along an "
+                     "arbitrary inner diagonal, which degrades the cells and slows convergence; "
+                     "prefer a smaller mesh.size");
+    spdlog::info("mesh: {} cells ({}), {} nodes ({:.3f} s)", mesh.num_cells(),
+                 element_type_name(mesh.cell_type), mesh.num_nodes(), out.seconds);
+    return out;
+}
+
+template <typename V>
+std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, const Mesh& mesh)
+{
+    return std::make_unique<LagrangeDiscretisation<V>>(mesh, spec.problem);
+}
+
+template <typename V>
+DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>& disc,
+                                    const CaseSpec& spec)
+{
+    spdlog::info("assembling on {} ({}): {}", backend_name(exec->backend()), exec->device_name(),
+                 disc.describe());
+    DiscreteSystem<V> system = build_system(exec, disc, format_registry().at(spec.format),
+                                            spec.format_options);
+    if (system.matrix) {
+        spdlog::info("assembled {} unknowns, {} non-zeros in {:.3f} s", system.matrix->rows,
+                     system.matrix->nnz, system.assembly_times.total());
+    } else {
+        spdlog::info("element matrices of {} cells kept (matrix-free) in {:.3f} s",
+                     disc.mesh().num_cells(), system.assembly_times.total());
+    }
+    if (system.dirichlet_count == 0)
+        spdlog::warn("no Dirichlet condition: the matrix is singular; a Krylov solver finds a "
+                     "solution only if the data are compatible, defined up to a constant");
+    const LinearOperator<V>& op = *system.op.op;
+    spdlog::info("format {}: converted in {:.4f} s{}{}", spec.format, system.op.convert_seconds,
+                 op.parameters().empty() ? "" : ", " + op.parameters(),
+                 system.op.host_steps.empty() ? "" : " (on the host: " + system.op.host_steps + ")");
+    return system;
+}
+
+SolveOptions solve_options(const SolverSpec& solver)
+{
+    SolveOptions options;
+    options.tolerance = solver.tolerance;
+    options.max_iterations = solver.max_iterations;
+    options.check_every = solver.check_every;
+    options.graph = solver.cuda_graph;
+    options.time_spmv = solver.time_spmv;
+    return options;
+}
+
+template <typename V>
+Array<V> to_operator_order(const FormatBuild<V>& op, const Array<V>& v)
+{
+    if (op.permutation.empty()) return v.clone_to(v.executor());
+    Array<V> out(v.executor(), v.size());
+    permute_vector(op.permutation, v, out, false);
+    return out;
+}
+
+template <typename V>
+Array<V> from_operator_order(const FormatBuild<V>& op, const Array<V>& v)
+{
+    if (op.permutation.empty()) return v.clone_to(v.executor());
+    Array<V> out(v.executor(), v.size());
+    permute_vector(op.permutation, v, out, true);
+    return out;
+}
+
+template <typename V>
+SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver)
+{
+    const LinearOperator<V>& a = *system.op.op;
+    const ExecPtr& exec = a.executor();
+    spdlog::info("solving with {} ({}, preconditioner {}, tolerance {:.1e}, at most {} iterations)",
+                 method_name(solver.method), variant_name(solver.variant),
+                 preconditioner_name(solver.preconditioner), solver.tolerance, solver.max_iterations);
+    const Array<V> b = to_operator_order(system.op, system.rhs);
+    Array<V> x = to_operator_order(system.op, system.initial_guess);
+    SystemSolution<V> out;
+    const auto start = clock_type::now();
+    const auto m = make_preconditioner(solver.preconditioner, a);
+    out.result = solve(solver.method, solver.variant, a, b, x, solve_options(solver), m.get());
+    exec->synchronize();
+    out.seconds = seconds_since(start);
+    out.x = from_operator_order(system.op, x);
+    return out;
+}
+
+#define GPUFEM_INSTANTIATE(V)                                                                     \
+    template std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec&, const Mesh&); \
+    template DiscreteSystem<V> build_case_system(const ExecPtr&, const Discretisation<V>&,      \
+                                                 const CaseSpec&);                              \
+    template Array<V> to_operator_order(const FormatBuild<V>&, const Array<V>&);                \
+    template Array<V> from_operator_order(const FormatBuild<V>&, const Array<V>&);              \
+    template SystemSolution<V> solve_system(const DiscreteSystem<V>&, const SolverSpec&);
+GPUFEM_INSTANTIATE(float)
+GPUFEM_INSTANTIATE(double)
+#undef GPUFEM_INSTANTIATE
+
+}  // namespace gpufem

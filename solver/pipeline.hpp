@@ -1,0 +1,61 @@
+#pragma once
+// The stages every command runs — executor, mesh, discretisation, system (operator in its
+// format), solve — written once; `gpufem run`, sweeps, `bench spmv` and `bench solver` are
+// built from them:
+//
+//   case ─► make_executor ─► load_case_mesh ─► make_discretisation ─► build_case_system
+//        ─► solve_system (the permutation round trip, the preconditioner) ─► solution_output
+#include <memory>
+
+#include "assembly/discretisation.hpp"
+#include "solver/case_file.hpp"
+#include "solver/krylov/krylov.hpp"
+
+namespace gpufem {
+
+/// The executor of the case's backend (auto: cuda when a device is present); throws when
+/// cuda is asked for and not there.
+ExecPtr make_executor(BackendChoice backend);
+
+/// The case's mesh and how long it took (logs the mesh and warns on refined tetrahedra).
+struct CaseMesh {
+    Mesh mesh;
+    double seconds = 0;
+};
+CaseMesh load_case_mesh(const CaseSpec& spec);
+
+/// The discretisation of the case's problem on mesh (finite elements of the mesh's degree;
+/// both spec and mesh must outlive it).
+template <typename V>
+std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, const Mesh& mesh);
+
+/// The system in the case's format (format_registry()) with its options.
+template <typename V>
+DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>& disc,
+                                    const CaseSpec& spec);
+
+/// The Krylov settings of the case (method and variant apart).
+SolveOptions solve_options(const SolverSpec& solver);
+
+/// A vector in the operator's own numbering (a copy; permuted when the format renumbers).
+template <typename V>
+Array<V> to_operator_order(const FormatBuild<V>& op, const Array<V>& v);
+/// A vector of the operator's numbering back in the original one.
+template <typename V>
+Array<V> from_operator_order(const FormatBuild<V>& op, const Array<V>& v);
+
+/// A solved system: the solution in the original numbering and the solver's account.
+template <typename V>
+struct SystemSolution {
+    Array<V> x;
+    SolveResult result;
+    double seconds = 0;  ///< the solve, preconditioner setup included (synchronised wall time)
+};
+
+/// Solves the system with the case's solver settings: right-hand side and initial guess into
+/// the operator's numbering, the preconditioner built from the operator, the solve, the
+/// solution back in the original numbering.
+template <typename V>
+SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver);
+
+}  // namespace gpufem
