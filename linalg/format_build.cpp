@@ -46,11 +46,7 @@ FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const Format
 {
     const ExecPtr exec = matrix.executor();
     Array<V> diagonal(exec, static_cast<std::size_t>(matrix.rows));
-    if (exec->is_cuda()) {
-        kernels::cuda::csr_diagonal(*exec, matrix, diagonal.data());
-    } else {
-        kernels::cpu::csr_diagonal(*exec, matrix, diagonal.data());
-    }
+    GPUFEM_DISPATCH(*exec, csr_diagonal(*exec, matrix, diagonal.data()));
     FormatBuild<V> build = build_named_format(name, std::move(matrix), options);
     if (!build.permutation.empty()) {
         Array<V> permuted(exec, diagonal.size());

@@ -1,7 +1,4 @@
 #pragma once
-// Shared by the stand-ins that replace the CUDA backend when gpufem is built without CUDA.
-#include <stdexcept>
-
-namespace gpufem::detail {
-[[noreturn]] inline void no_cuda() { throw std::runtime_error("gpufem was built without CUDA"); }
-}  // namespace gpufem::detail
+// Kept only for solver/cuda_stub/merged_kernels.cpp until solver/ declares its kernels with
+// linalg/backend_kernels.hpp (which now defines detail::no_cuda); delete it then.
+#include "linalg/backend_kernels.hpp"
