@@ -8,8 +8,7 @@
 namespace gpufem {
 namespace {
 
-constexpr LmaKernel every_kernel[] = {LmaKernel::cell, LmaKernel::tile, LmaKernel::twin,
-                                      LmaKernel::row, LmaKernel::reg};
+constexpr LmaKernel every_kernel[] = {LmaKernel::cell, LmaKernel::tile, LmaKernel::twin};
 
 std::string label_of(const FormatOptions& o)
 {
