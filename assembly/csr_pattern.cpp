@@ -6,8 +6,7 @@ CsrPattern build_csr_pattern(index_type num_nodes, const Array<index_type>& cell
                              int nodes_per_cell)
 {
     const ExecPtr& exec = cells.executor();
-    return exec->is_cuda() ? kernels::cuda::build_csr_pattern(exec, num_nodes, cells, nodes_per_cell)
-                           : kernels::cpu::build_csr_pattern(exec, num_nodes, cells, nodes_per_cell);
+    return GPUFEM_DISPATCH(*exec, build_csr_pattern(exec, num_nodes, cells, nodes_per_cell));
 }
 
 }  // namespace gpufem

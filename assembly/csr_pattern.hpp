@@ -2,6 +2,7 @@
 // The CSR sparsity pattern of a finite-element matrix and the map from each cell's local
 // (i, j) entry to its position in the CSR arrays.
 #include "linalg/array.hpp"
+#include "linalg/backend_kernels.hpp"
 #include "linalg/types.hpp"
 
 namespace gpufem {
@@ -15,19 +16,17 @@ struct CsrPattern {
     std::size_t nnz() const { return col_idx.size(); }
 };
 
-namespace kernels::cpu {
-/// Pairs (row, col) of every cell, sorted and made unique (std::sort), row offsets by counting,
-/// positions by binary search within rows.
-CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
-                             const Array<index_type>& cells, int nodes_per_cell);
-}  // namespace kernels::cpu
+#define GPUFEM_CSR_PATTERN_KERNELS(PREFIX, BODY)                                            \
+    /** The pattern of cells (nodes_per_cell nodes each) on exec. cpu: pairs (row, col) of   \
+        every cell, sorted and made unique (std::sort), row offsets by counting, positions   \
+        by binary search within rows. cuda: 64-bit keys row*n+col, CUB radix sort and        \
+        unique, row offsets by binary search (lower bound) of each row start, positions by   \
+        binary search within rows. */                                                        \
+    PREFIX CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,           \
+                                        const Array<index_type>& cells,                      \
+                                        int nodes_per_cell) BODY
 
-namespace kernels::cuda {
-/// Same on the device: 64-bit keys row*n+col, CUB radix sort and unique, row offsets by
-/// binary search (lower bound) of each row start, positions by binary search within rows.
-CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
-                             const Array<index_type>& cells, int nodes_per_cell);
-}  // namespace kernels::cuda
+GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_CSR_PATTERN_KERNELS)
 
 /// Builds the pattern on the executor that holds cells.
 CsrPattern build_csr_pattern(index_type num_nodes, const Array<index_type>& cells,

@@ -8,7 +8,7 @@ namespace gpufem {
 namespace {
 
 constexpr LmaKernel all_kernels[] = {LmaKernel::automatic, LmaKernel::cell, LmaKernel::tile,
-                                     LmaKernel::twin,      LmaKernel::row,  LmaKernel::reg};
+                                     LmaKernel::twin};
 
 }  // namespace
 
@@ -19,8 +19,6 @@ const char* lma_kernel_name(LmaKernel kernel)
     case LmaKernel::cell: return "cell";
     case LmaKernel::tile: return "tile";
     case LmaKernel::twin: return "twin";
-    case LmaKernel::row: return "row";
-    case LmaKernel::reg: return "reg";
     }
     return "?";
 }

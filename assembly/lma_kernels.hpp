@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "linalg/backend_kernels.hpp"
 #include "linalg/host_device.hpp"
 #include "linalg/executor.hpp"
 #include "linalg/types.hpp"
@@ -50,12 +51,9 @@ enum class LmaKernel {
                 ///< visit column blocks in round-robin rounds so that the two groups reading
                 ///< one packed block (symmetric storage) do so in the same round, the second
                 ///< read hitting L1: every entry leaves DRAM once. npe <= 512
-    row,        ///< one thread per (cell, row), x and nodes re-read per row (first version)
-    reg,        ///< one thread per cell, x_e and y_e in registers, npe <= 16 (first version;
-                ///< larger npe runs `row`)
 };
 
-/// "auto", "cell", "tile", "twin", "row", "reg".
+/// "auto", "cell", "tile", "twin".
 const char* lma_kernel_name(LmaKernel kernel);
 /// The kernel named (one of lma_kernel_name's); throws std::invalid_argument listing them.
 LmaKernel lma_kernel_from_name(const std::string& name);
@@ -73,94 +71,55 @@ struct LmaArgs {
     const V* matrices;                 ///< interleaved element matrices
 };
 
-namespace kernels::cpu {
-/// out (interleaved, stride slots) from cell-major ke (npe * npe per cell, row-major): slot p
-/// takes cell order[p], or zeros where order[p] < 0 (padding). Symmetric: only i <= j kept.
-template <typename V>
-void lma_interleave(const Executor& exec, index_type stride, int npe, bool symmetric,
-                    const index_type* order, const V* ke, V* out);
-/// diag[node] += K_e(i, i) for every cell at positions [begin, end) and local i with that
-/// node, Dirichlet nodes included (the assembled diagonal, once diag starts at zero).
-template <typename V>
-void lma_diagonal(const Executor& exec, const LmaArgs<V>& a, index_type begin, index_type end,
-                  V* diag);
-/// y = beta y (beta == 0: y = 0 whatever it held), then y_d += alpha diag_d x_d on the
-/// dirichlet_count Dirichlet nodes d listed in dirichlet (their rows are a_dd e_d).
-template <typename V>
-void lma_prepare(const Executor& exec, index_type num_nodes, V alpha, const V* x, V beta, V* y,
-                 const index_type* dirichlet, index_type dirichlet_count, const V* diag);
-/// Prepares the apply kernel for this npe and storage (CUDA: raises its shared-memory limit
-/// where it needs more than 48 KB; throws if the device cannot give it). Called once when the
-/// operator is built, since an apply may be captured in a CUDA graph. CPU: nothing.
-template <typename V>
-void lma_configure(const Executor& exec, int npe, bool symmetric, LmaKernel kernel);
-/// For the cells at positions [begin, end): y += alpha P^T K_e P (x with Dirichlet nodes
-/// zeroed), Dirichlet rows skipped. atomic: cells may share nodes (sequential on the CPU);
-/// otherwise they must not (the colour variant: cells in parallel). kernel is resolved (not
-/// automatic); the CPU ignores it.
-template <typename V>
-void lma_apply_cells(const Executor& exec, const LmaArgs<V>& a, index_type begin,
-                     index_type end, V alpha, const V* x, V* y, bool atomic, LmaKernel kernel);
-/// Dirichlet lifting for the cells at [begin, end): rhs[n_i] -= sum over Dirichlet local j of
-/// K_e(i, j) g[node j], for the free rows i (the eliminated columns moved to the right side).
-template <typename V>
-void lma_dirichlet_lift(const Executor& exec, const LmaArgs<V>& a, index_type begin,
-                        index_type end, const V* g, V* rhs);
-/// rhs_i = diag_i g_i on masked rows (the eliminated rows' right side), others unchanged.
-template <typename V>
-void lma_dirichlet_rows(const Executor& exec, index_type num_nodes, const std::uint8_t* mask,
-                        const V* diag, const V* g, V* rhs);
-/// rhs[cells[e * npe + i]] += fe[e * npe + i] for all num_cells cells (cell-major element
-/// loads scattered; sequential on the CPU, atomics on CUDA).
-template <typename V>
-void lma_scatter_loads(const Executor& exec, index_type num_cells, int npe,
-                       const index_type* cells, const V* fe, V* rhs);
-}  // namespace kernels::cpu
+/// The LMA kernels. cuda: the same contracts, asynchronous on the executor's stream;
+/// lma_apply_cells launches the kernel named (see LmaKernel), the others use one thread per
+/// slot entry, cell, (cell, row) or node.
+#define GPUFEM_LMA_KERNELS(V, PREFIX, BODY)                                                  \
+    /** out (interleaved, stride slots) from cell-major ke (npe * npe per cell, row-major):  \
+        slot p takes cell order[p], or zeros where order[p] < 0 (padding). Symmetric: only   \
+        i <= j kept. */                                                                      \
+    PREFIX void lma_interleave(const Executor& exec, index_type stride, int npe,             \
+                               bool symmetric, const index_type* order, const V* ke,         \
+                               V* out) BODY                                                  \
+    /** diag[node] += K_e(i, i) for every cell at positions [begin, end) and local i with    \
+        that node, Dirichlet nodes included (the assembled diagonal, once diag starts at     \
+        zero). */                                                                            \
+    PREFIX void lma_diagonal(const Executor& exec, const LmaArgs<V>& a, index_type begin,    \
+                             index_type end, V* diag) BODY                                   \
+    /** y = beta y (beta == 0: y = 0 whatever it held), then y_d += alpha diag_d x_d on the  \
+        dirichlet_count Dirichlet nodes d listed in dirichlet (their rows are a_dd e_d). */   \
+    PREFIX void lma_prepare(const Executor& exec, index_type num_nodes, V alpha, const V* x, \
+                            V beta, V* y, const index_type* dirichlet,                       \
+                            index_type dirichlet_count, const V* diag) BODY                  \
+    /** Prepares the apply kernel for a's npe and storage (CUDA: raises its shared-memory    \
+        limit where it needs more than 48 KB; throws if the device cannot give it). Called   \
+        once when the operator is built, since an apply may be captured in a CUDA graph.     \
+        CPU: nothing. */                                                                     \
+    PREFIX void lma_configure(const Executor& exec, const LmaArgs<V>& a,                     \
+                              LmaKernel kernel) BODY                                         \
+    /** For the cells at positions [begin, end): y += alpha P^T K_e P (x with Dirichlet      \
+        nodes zeroed), Dirichlet rows skipped. atomic: cells may share nodes (sequential on  \
+        the CPU); otherwise they must not (the colour variant: cells in parallel). kernel is \
+        resolved (not automatic); the CPU ignores it. */                                     \
+    PREFIX void lma_apply_cells(const Executor& exec, const LmaArgs<V>& a, index_type begin, \
+                                index_type end, V alpha, const V* x, V* y, bool atomic,      \
+                                LmaKernel kernel) BODY                                       \
+    /** Dirichlet lifting for the cells at [begin, end): rhs[n_i] -= sum over Dirichlet      \
+        local j of K_e(i, j) g[node j], for the free rows i (the eliminated columns moved to \
+        the right side). */                                                                  \
+    PREFIX void lma_dirichlet_lift(const Executor& exec, const LmaArgs<V>& a,                \
+                                   index_type begin, index_type end, const V* g,             \
+                                   V* rhs) BODY                                              \
+    /** rhs_i = diag_i g_i on masked rows (the eliminated rows' right side), others          \
+        unchanged. */                                                                        \
+    PREFIX void lma_dirichlet_rows(const Executor& exec, index_type num_nodes,               \
+                                   const std::uint8_t* mask, const V* diag, const V* g,      \
+                                   V* rhs) BODY                                              \
+    /** rhs[cells[e * npe + i]] += fe[e * npe + i] for all num_cells cells (cell-major       \
+        element loads scattered; sequential on the CPU, atomics on CUDA). */                 \
+    PREFIX void lma_scatter_loads(const Executor& exec, index_type num_cells, int npe,       \
+                                  const index_type* cells, const V* fe, V* rhs) BODY
 
-namespace kernels::cuda {
-/// Same contracts as the CPU versions, asynchronous on the executor's stream. lma_apply_cells
-/// launches the kernel named (see LmaKernel); the others use one thread per slot entry,
-/// cell, (cell, row) or node.
-template <typename V>
-void lma_interleave(const Executor& exec, index_type stride, int npe, bool symmetric,
-                    const index_type* order, const V* ke, V* out);
-template <typename V>
-void lma_diagonal(const Executor& exec, const LmaArgs<V>& a, index_type begin, index_type end,
-                  V* diag);
-template <typename V>
-void lma_prepare(const Executor& exec, index_type num_nodes, V alpha, const V* x, V beta, V* y,
-                 const index_type* dirichlet, index_type dirichlet_count, const V* diag);
-template <typename V>
-void lma_configure(const Executor& exec, int npe, bool symmetric, LmaKernel kernel);
-template <typename V>
-void lma_apply_cells(const Executor& exec, const LmaArgs<V>& a, index_type begin,
-                     index_type end, V alpha, const V* x, V* y, bool atomic, LmaKernel kernel);
-template <typename V>
-void lma_dirichlet_lift(const Executor& exec, const LmaArgs<V>& a, index_type begin,
-                        index_type end, const V* g, V* rhs);
-template <typename V>
-void lma_dirichlet_rows(const Executor& exec, index_type num_nodes, const std::uint8_t* mask,
-                        const V* diag, const V* g, V* rhs);
-template <typename V>
-void lma_scatter_loads(const Executor& exec, index_type num_cells, int npe,
-                       const index_type* cells, const V* fe, V* rhs);
-}  // namespace kernels::cuda
-
-/// Explicit instantiations of every LMA kernel for value type V (in each backend's file).
-#define GPUFEM_INSTANTIATE_LMA_KERNELS(V)                                                     \
-    template void lma_interleave(const Executor&, index_type, int, bool, const index_type*,   \
-                                 const V*, V*);                                                \
-    template void lma_diagonal(const Executor&, const LmaArgs<V>&, index_type, index_type, V*); \
-    template void lma_prepare(const Executor&, index_type, V, const V*, V, V*,                 \
-                              const index_type*, index_type, const V*);                        \
-    template void lma_configure<V>(const Executor&, int, bool, LmaKernel);                     \
-    template void lma_apply_cells(const Executor&, const LmaArgs<V>&, index_type, index_type, \
-                                  V, const V*, V*, bool, LmaKernel);                           \
-    template void lma_dirichlet_lift(const Executor&, const LmaArgs<V>&, index_type,           \
-                                     index_type, const V*, V*);                                \
-    template void lma_dirichlet_rows(const Executor&, index_type, const std::uint8_t*,         \
-                                     const V*, const V*, V*);                                  \
-    template void lma_scatter_loads(const Executor&, index_type, int, const index_type*,       \
-                                    const V*, V*);
+GPUFEM_DECLARE_KERNELS(GPUFEM_LMA_KERNELS)
 
 }  // namespace gpufem

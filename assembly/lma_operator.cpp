@@ -6,11 +6,6 @@
 #include "assembly/element_colouring.hpp"
 #include "linalg/blas1.hpp"
 
-/// Calls the CPU or CUDA version of a kernel with the same arguments.
-#define GPUFEM_LMA_DISPATCH(exec, kernel, ...)                                             \
-    ((exec).is_cuda() ? kernels::cuda::kernel(exec, __VA_ARGS__)                          \
-                      : kernels::cpu::kernel(exec, __VA_ARGS__))
-
 namespace gpufem {
 namespace {
 
@@ -82,8 +77,8 @@ LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells,
     if (!in_place) copied = element_matrices.clone_to(exec);
     const V* ke = in_place ? element_matrices.data() : copied.data();
     matrices_ = Array<V>(exec, static_cast<std::size_t>(stride_) * lma_entries_per_cell(npe, options.symmetric));
-    GPUFEM_LMA_DISPATCH(*exec, lma_interleave, stride_, npe, options.symmetric, device_order.data(),
-                        ke, matrices_.data());
+    GPUFEM_DISPATCH(*exec, lma_interleave(*exec, stride_, npe, options.symmetric,
+                                          device_order.data(), ke, matrices_.data()));
     if (!dirichlet_mask.empty()) {
         mask_ = dirichlet_mask.clone_to(exec);
         std::vector<index_type> dirichlet;
@@ -92,13 +87,13 @@ LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells,
         dirichlet_ = Array<index_type>::from_host(exec, dirichlet);
     }
 
-    GPUFEM_LMA_DISPATCH(*exec, lma_configure<V>, npe, options.symmetric, kernel_);
+    const LmaArgs<V> a = args();
+    GPUFEM_DISPATCH(*exec, lma_configure(*exec, a, kernel_));
     this->diagonal_ = Array<V>(exec, num_nodes);
     fill(this->diagonal_, V(0));
-    const LmaArgs<V> a = args();
     for (int c = 0; c < num_colours(); ++c)
-        GPUFEM_LMA_DISPATCH(*exec, lma_diagonal, a, colour_begin_[c], colour_end_[c],
-                            this->diagonal_.data());
+        GPUFEM_DISPATCH(*exec, lma_diagonal(*exec, a, colour_begin_[c], colour_end_[c],
+                                            this->diagonal_.data()));
     exec->synchronize();  // device_order (and a copied ke) are freed on return
 }
 
@@ -112,14 +107,14 @@ template <typename V>
 void LmaOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const
 {
     const Executor& exec = *exec_;
-    GPUFEM_LMA_DISPATCH(exec, lma_prepare, num_nodes_, alpha, x.data(), beta, y.data(),
-                        dirichlet_.data(), static_cast<index_type>(dirichlet_.size()),
-                        this->diagonal_.data());
+    GPUFEM_DISPATCH(exec, lma_prepare(exec, num_nodes_, alpha, x.data(), beta, y.data(),
+                                      dirichlet_.data(), static_cast<index_type>(dirichlet_.size()),
+                                      this->diagonal_.data()));
     const LmaArgs<V> a = args();
     const bool atomic = options_.scatter == LmaScatter::atomic;
     for (int c = 0; c < num_colours(); ++c)
-        GPUFEM_LMA_DISPATCH(exec, lma_apply_cells, a, colour_begin_[c], colour_end_[c], alpha,
-                            x.data(), y.data(), atomic, kernel_);
+        GPUFEM_DISPATCH(exec, lma_apply_cells(exec, a, colour_begin_[c], colour_end_[c], alpha,
+                                              x.data(), y.data(), atomic, kernel_));
 }
 
 template <typename V>
@@ -127,7 +122,7 @@ void LmaOperator<V>::set_kernel(LmaKernel kernel)
 {
     const LmaKernel resolved =
         lma_resolve_kernel(kernel, npe_, options_.symmetric, options_.scatter == LmaScatter::colour);
-    GPUFEM_LMA_DISPATCH(*exec_, lma_configure<V>, npe_, options_.symmetric, resolved);
+    GPUFEM_DISPATCH(*exec_, lma_configure(*exec_, args(), resolved));
     kernel_ = resolved;
     options_.kernel = kernel;
 }
@@ -141,10 +136,10 @@ void LmaOperator<V>::eliminate_dirichlet(const Array<V>& g, Array<V>& rhs) const
     const Executor& exec = *exec_;
     const LmaArgs<V> a = args();
     for (int c = 0; c < num_colours(); ++c)
-        GPUFEM_LMA_DISPATCH(exec, lma_dirichlet_lift, a, colour_begin_[c], colour_end_[c], g.data(),
-                            rhs.data());
-    GPUFEM_LMA_DISPATCH(exec, lma_dirichlet_rows, num_nodes_, mask_.data(), this->diagonal_.data(),
-                        g.data(), rhs.data());
+        GPUFEM_DISPATCH(exec, lma_dirichlet_lift(exec, a, colour_begin_[c], colour_end_[c],
+                                                 g.data(), rhs.data()));
+    GPUFEM_DISPATCH(exec, lma_dirichlet_rows(exec, num_nodes_, mask_.data(),
+                                             this->diagonal_.data(), g.data(), rhs.data()));
 }
 
 template <typename V>
@@ -197,4 +192,3 @@ GPUFEM_INSTANTIATE(double)
 
 }  // namespace gpufem
 
-#undef GPUFEM_LMA_DISPATCH

@@ -9,11 +9,6 @@
 #include "assembly/lma_kernels.hpp"
 #include "linalg/blas1.hpp"
 
-/// Calls the CPU or CUDA version of a kernel with the same arguments.
-#define GPUFEM_LMA_DISPATCH(exec, kernel, ...)                                             \
-    ((exec).is_cuda() ? kernels::cuda::kernel(exec, __VA_ARGS__)                          \
-                      : kernels::cpu::kernel(exec, __VA_ARGS__))
-
 namespace gpufem {
 namespace {
 
@@ -50,13 +45,9 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
     Array<V> ke(exec, cells * npe * npe), fe(exec, cells * npe);
     system.rhs = Array<V>(exec, n);
     fill(system.rhs, V(0));
-    if (exec->is_cuda()) {
-        kernels::cuda::element_matrices(*exec, data, ke.data(), fe.data());
-    } else {
-        kernels::cpu::element_matrices(*exec, data, ke.data(), fe.data());
-    }
-    GPUFEM_LMA_DISPATCH(*exec, lma_scatter_loads, static_cast<index_type>(cells), npe,
-                        data.cells.data(), fe.data(), system.rhs.data());
+    GPUFEM_DISPATCH(*exec, element_matrices(*exec, data, ke.data(), fe.data()));
+    GPUFEM_DISPATCH(*exec, lma_scatter_loads(*exec, static_cast<index_type>(cells), npe,
+                                             data.cells.data(), fe.data(), system.rhs.data()));
     system.times.values = elapsed(*exec, start);
 
     start = clock_type::now();
@@ -91,4 +82,3 @@ template LmaSystem<double> assemble_lma_system(const ExecPtr&, const Mesh&, cons
 
 }  // namespace gpufem
 
-#undef GPUFEM_LMA_DISPATCH

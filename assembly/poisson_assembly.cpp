@@ -60,13 +60,8 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     system.rhs = Array<V>(exec, n);
     fill(system.matrix.values, V(0));
     fill(system.rhs, V(0));
-    if (exec->is_cuda()) {
-        kernels::cuda::assemble_csr(*exec, data, pattern.cell_to_csr.data(),
-                                    system.matrix.values.data(), system.rhs.data());
-    } else {
-        kernels::cpu::assemble_csr(*exec, data, pattern.cell_to_csr.data(),
-                                   system.matrix.values.data(), system.rhs.data());
-    }
+    GPUFEM_DISPATCH(*exec, assemble_csr(*exec, data, pattern.cell_to_csr.data(),
+                                        system.matrix.values.data(), system.rhs.data()));
     system.matrix.row_ptr = std::move(pattern.row_ptr);
     system.matrix.col_idx = std::move(pattern.col_idx);
     system.times.values = elapsed(*exec, start);
@@ -81,13 +76,8 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     const auto g = upload_as<V>(exec, dirichlet.values);
     if (dirichlet.count > 0) {
         const auto mask = Array<std::uint8_t>::from_host(exec, dirichlet.mask);
-        if (exec->is_cuda()) {
-            kernels::cuda::apply_dirichlet(*exec, system.matrix, mask.data(), g.data(),
-                                           system.rhs.data());
-        } else {
-            kernels::cpu::apply_dirichlet(*exec, system.matrix, mask.data(), g.data(),
-                                          system.rhs.data());
-        }
+        GPUFEM_DISPATCH(*exec, apply_dirichlet(*exec, system.matrix, mask.data(), g.data(),
+                                               system.rhs.data()));
         exec->synchronize();  // mask is freed at the end of this scope
     }
     system.initial_guess = g.clone_to(exec);

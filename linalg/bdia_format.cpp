@@ -45,12 +45,8 @@ Bdia<V> plan_bdia(const Csr<V>& matrix, std::int64_t& stored)
     b.offset = Array<index_type>(exec, slabs);
     b.width = Array<index_type>(exec, slabs);
     Array<index_type> stats(exec, 2);
-    if (exec->is_cuda())
-        kernels::cuda::bdia_slab_bands(*exec, matrix, b.offset.data(), b.width.data(),
-                                       b.slab_ptr.data(), stats.data());
-    else
-        kernels::cpu::bdia_slab_bands(*exec, matrix, b.offset.data(), b.width.data(),
-                                      b.slab_ptr.data(), stats.data());
+    GPUFEM_DISPATCH(*exec, bdia_slab_bands(*exec, matrix, b.offset.data(), b.width.data(),
+                                           b.slab_ptr.data(), stats.data()));
     // Three scalars back to the host: the half bandwidth, the widest band, the band's size.
     const auto host_stats = stats.to_host();
     b.half_bandwidth = host_stats[0];
@@ -66,26 +62,22 @@ template <typename V>
 Bdia<V> fill_bdia(const Csr<V>& matrix, Bdia<V> b, std::int64_t stored, std::size_t max_bytes)
 {
     const ExecPtr& exec = matrix.row_ptr.executor();
-    const bool cuda = exec->is_cuda();
     const std::size_t needed = bdia_bytes<V>(stored, b.rows);
     const bool given = max_bytes > 0;
-    const std::size_t limit = given ? max_bytes
-                              : cuda ? kernels::cuda::bdia_available_bytes(*exec)
-                                     : kernels::cpu::bdia_available_bytes(*exec);
+    const std::size_t limit =
+        given ? max_bytes : GPUFEM_DISPATCH(*exec, bdia_available_bytes(*exec));
     if (needed > limit)
         throw std::invalid_argument(fmt::format(
             "format 'bdia': band of half width {} needs {} ({} rows, bands of up to {} "
             "diagonals, {} stored values of {}); {} is {}",
             b.half_bandwidth, human_bytes(needed), b.rows, b.max_width, stored,
-            precision_name<V>(), given ? "format_options.bdia.max_bytes"
-                                 : cuda ? "the free device memory"
-                                        : "half the host memory",
+            precision_name<V>(),
+            given             ? "format_options.bdia.max_bytes"
+            : exec->is_cuda() ? "the free device memory"
+                              : "half the host memory",
             human_bytes(limit)));
     b.values = Array<V>(exec, static_cast<std::size_t>(stored));
-    if (cuda)
-        kernels::cuda::bdia_fill(*exec, matrix, b);
-    else
-        kernels::cpu::bdia_fill(*exec, matrix, b);
+    GPUFEM_DISPATCH(*exec, bdia_fill(*exec, matrix, b));
     return b;
 }
 
@@ -150,10 +142,8 @@ public:
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override
     {
-        if (exec_->is_cuda())
-            kernels::cuda::bdia_spmv(*exec_, band_, alpha, x.data(), beta, y.data());
-        else
-            kernels::cpu::bdia_spmv(*exec_, band_, alpha, x.data(), beta, y.data());
+        GPUFEM_DISPATCH(*exec_, bdia_spmv(*exec_, band_, alpha, x.data(), beta, y.data(),
+                                          bdia_default_shared_bytes));
     }
 
 private:

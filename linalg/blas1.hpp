@@ -19,16 +19,12 @@ const Executor& same_executor(const Array<V>& x, const Array<V>& y)
 }
 }  // namespace detail
 
-/// Runs fn with the kernel namespace of the executor's backend.
-#define GPUFEM_BLAS1_DISPATCH(exec, call)              \
-    ((exec).is_cuda() ? kernels::cuda::call : kernels::cpu::call)
-
 /// x[i] = value
 template <typename V>
 void fill(Array<V>& x, V value)
 {
     const Executor& e = *x.executor();
-    GPUFEM_BLAS1_DISPATCH(e, fill(e, x.size(), value, x.data()));
+    GPUFEM_DISPATCH(e, fill(e, x.size(), value, x.data()));
 }
 
 /// y += alpha x
@@ -36,7 +32,7 @@ template <typename V>
 void axpy(V alpha, const Array<V>& x, Array<V>& y)
 {
     const Executor& e = detail::same_executor(x, y);
-    GPUFEM_BLAS1_DISPATCH(e, axpy(e, x.size(), alpha, x.data(), y.data()));
+    GPUFEM_DISPATCH(e, axpy(e, x.size(), alpha, x.data(), y.data()));
 }
 
 /// y = x + beta y
@@ -44,7 +40,7 @@ template <typename V>
 void xpay(const Array<V>& x, V beta, Array<V>& y)
 {
     const Executor& e = detail::same_executor(x, y);
-    GPUFEM_BLAS1_DISPATCH(e, xpay(e, x.size(), x.data(), beta, y.data()));
+    GPUFEM_DISPATCH(e, xpay(e, x.size(), x.data(), beta, y.data()));
 }
 
 /// x = alpha x
@@ -52,7 +48,7 @@ template <typename V>
 void scale(V alpha, Array<V>& x)
 {
     const Executor& e = *x.executor();
-    GPUFEM_BLAS1_DISPATCH(e, scale(e, x.size(), alpha, x.data()));
+    GPUFEM_DISPATCH(e, scale(e, x.size(), alpha, x.data()));
 }
 
 /// x . y, accumulated in double.
@@ -60,7 +56,7 @@ template <typename V>
 double dot(const Array<V>& x, const Array<V>& y)
 {
     const Executor& e = detail::same_executor(x, y);
-    return GPUFEM_BLAS1_DISPATCH(e, dot(e, x.size(), x.data(), y.data()));
+    return GPUFEM_DISPATCH(e, dot(e, x.size(), x.data(), y.data()));
 }
 
 /// ||x||_2
@@ -69,7 +65,5 @@ double nrm2(const Array<V>& x)
 {
     return std::sqrt(dot(x, x));
 }
-
-#undef GPUFEM_BLAS1_DISPATCH
 
 }  // namespace gpufem

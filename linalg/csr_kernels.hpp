@@ -1,30 +1,29 @@
 #pragma once
 // CSR SpMV kernels, y = alpha A x + beta y: declared once, implemented in cpu/ and cuda/.
+#include "linalg/backend_kernels.hpp"
 #include "linalg/csr.hpp"
 #include "linalg/csr_tuning.hpp"
 
 namespace gpufem {
 
-namespace kernels::cpu {
-/// Reference SpMV (one loop per row, OpenMP over rows). beta == 0 ignores y's contents.
-template <typename V>
-void csr_spmv(const Executor& exec, const Csr<V>& a, V alpha, const V* x, V beta, V* y);
-/// d[i] = a_ii (0 where row i stores no diagonal entry).
-template <typename V>
-void csr_diagonal(const Executor& exec, const Csr<V>& a, V* d);
-}  // namespace kernels::cpu
+/// CSR kernels of both backends.
+#define GPUFEM_CSR_KERNELS(V, PREFIX, BODY)                                                  \
+    /** y = alpha A x + beta y; beta == 0 ignores y's contents. cpu: the reference, one loop \
+        per row, OpenMP over rows. cuda: the plain scalar kernel, one thread per row. */     \
+    PREFIX void csr_spmv(const Executor& exec, const Csr<V>& a, V alpha, const V* x, V beta, \
+                         V* y) BODY                                                          \
+    /** d[i] = a_ii (0 where row i stores no diagonal entry); cuda: one thread per row. */   \
+    PREFIX void csr_diagonal(const Executor& exec, const Csr<V>& a, V* d) BODY
 
+/// CSR kernels only the device has (cuda/csr_tuned.cu).
+#define GPUFEM_CSR_TUNED_KERNELS(V, PREFIX, BODY)                                            \
+    /** The parametrised kernel of 000_… (coop threads per row, repeat rows per group). */   \
+    PREFIX void csr_spmv_params(const Executor& exec, const CsrParams& params,               \
+                                const Csr<V>& a, V alpha, const V* x, V beta, V* y) BODY
+
+GPUFEM_DECLARE_KERNELS(GPUFEM_CSR_KERNELS)
 namespace kernels::cuda {
-/// Plain scalar device SpMV (one thread per row), launched on exec's stream.
-template <typename V>
-void csr_spmv(const Executor& exec, const Csr<V>& a, V alpha, const V* x, V beta, V* y);
-/// d[i] = a_ii (0 where row i stores no diagonal entry), one thread per row.
-template <typename V>
-void csr_diagonal(const Executor& exec, const Csr<V>& a, V* d);
-/// The parametrised kernel of 000_… (coop threads per row, repeat rows per group).
-template <typename V>
-void csr_spmv_params(const Executor& exec, const CsrParams& params, const Csr<V>& a, V alpha,
-                     const V* x, V beta, V* y);
+GPUFEM_CUDA_KERNELS(GPUFEM_CSR_TUNED_KERNELS)
 }  // namespace kernels::cuda
 
 }  // namespace gpufem

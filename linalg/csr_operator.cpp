@@ -6,11 +6,7 @@ template <typename V>
 void CsrOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const
 {
     const Executor& exec = *matrix_.executor();
-    if (exec.is_cuda()) {
-        kernels::cuda::csr_spmv(exec, matrix_, alpha, x.data(), beta, y.data());
-    } else {
-        kernels::cpu::csr_spmv(exec, matrix_, alpha, x.data(), beta, y.data());
-    }
+    GPUFEM_DISPATCH(exec, csr_spmv(exec, matrix_, alpha, x.data(), beta, y.data()));
 }
 
 template class CsrOperator<float>;

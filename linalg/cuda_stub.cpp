@@ -1,12 +1,12 @@
-// Stand-ins for the CUDA runtime wrappers, the cuSPARSE operators and the event timer when
-// gpufem is built without CUDA: every entry point throws "built without CUDA" (device_count
-// reports 0, so nothing asks for them). Kernel stand-ins are in cuda_stub/.
+// Stand-ins for the CUDA runtime wrappers and the cuSPARSE operators when gpufem is built
+// without CUDA: every entry point throws "built without CUDA" (device_count reports 0, so
+// nothing asks for them). The kernels' stand-ins come from their declarations
+// (linalg/backend_kernels.hpp).
+#include "linalg/backend_kernels.hpp"
 #include "linalg/csr_operator.hpp"
-#include "linalg/cuda_stub/stub.hpp"
 #include "linalg/device_runtime.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/sellp.hpp"
-#include "linalg/interval_timer.hpp"
 
 namespace gpufem {
 using detail::no_cuda;
@@ -25,10 +25,6 @@ void memcpy_to_device(void*, const void*, std::size_t, void*) { no_cuda(); }
 void memcpy_to_host(void*, const void*, std::size_t, void*) { no_cuda(); }
 void memcpy_device(void*, const void*, std::size_t, void*) { no_cuda(); }
 }  // namespace cuda
-
-namespace kernels::cuda {
-std::unique_ptr<IntervalTimer> make_interval_timer(const ExecPtr&) { no_cuda(); }
-}  // namespace kernels::cuda
 
 template <typename V>
 std::unique_ptr<LinearOperator<V>> make_cusparse_csr_operator(Csr<V>)

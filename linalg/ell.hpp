@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "linalg/backend_kernels.hpp"
 #include "linalg/csr.hpp"
 
 namespace gpufem {
@@ -49,29 +50,21 @@ struct Ell {
 template <typename V>
 Ell<V> convert_to_ell(const Csr<V>& matrix, bool row_lengths);
 
-namespace kernels::cpu {
-/// Writes the length of every row to row_len (rows entries) and returns the longest.
-template <typename V>
-index_type ell_row_lengths(const Executor& exec, const Csr<V>& a, index_type* row_len);
-/// Fills ell.col_idx / ell.values (allocated, width * stride) from a, padding included.
-template <typename V>
-void ell_fill(const Executor& exec, const Csr<V>& a, Ell<V>& ell);
-/// y = alpha A x + beta y over the ELL layout (stops at row_len when present);
-/// beta == 0 ignores y's contents.
-template <typename V>
-void ell_spmv(const Executor& exec, const Ell<V>& a, V alpha, const V* x, V beta, V* y);
-}  // namespace kernels::cpu
+/// ELL kernels (cpu: plain loops; cuda: the device versions noted).
+#define GPUFEM_ELL_KERNELS(V, PREFIX, BODY)                                                  \
+    /** Writes the length of every row to row_len (rows entries) and returns the longest.    \
+        cuda: a length kernel and a CUB max-reduction; the width is read back. */            \
+    PREFIX index_type ell_row_lengths(const Executor& exec, const Csr<V>& a,                \
+                                      index_type* row_len) BODY                             \
+    /** Fills ell.col_idx / ell.values (allocated, width * stride) from a, padding included. \
+        cuda: one thread per padded row writes its column of entries (coalesced). */         \
+    PREFIX void ell_fill(const Executor& exec, const Csr<V>& a, Ell<V>& ell) BODY            \
+    /** y = alpha A x + beta y over the ELL layout (stops at row_len when present);          \
+        beta == 0 ignores y's contents. cuda: one thread per row, column-major reads, x      \
+        through the read-only cache. */                                                      \
+    PREFIX void ell_spmv(const Executor& exec, const Ell<V>& a, V alpha, const V* x, V beta, \
+                         V* y) BODY
 
-namespace kernels::cuda {
-/// Device version: a length kernel and a CUB max-reduction; the width is read back.
-template <typename V>
-index_type ell_row_lengths(const Executor& exec, const Csr<V>& a, index_type* row_len);
-/// Device version: one thread per padded row writes its column of entries (coalesced).
-template <typename V>
-void ell_fill(const Executor& exec, const Csr<V>& a, Ell<V>& ell);
-/// Device version: one thread per row, column-major reads, x through the read-only cache.
-template <typename V>
-void ell_spmv(const Executor& exec, const Ell<V>& a, V alpha, const V* x, V beta, V* y);
-}  // namespace kernels::cuda
+GPUFEM_DECLARE_KERNELS(GPUFEM_ELL_KERNELS)
 
 }  // namespace gpufem

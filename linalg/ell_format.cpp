@@ -22,8 +22,7 @@ Ell<V> convert_to_ell(const Csr<V>& matrix, bool row_lengths)
     ell.nnz = matrix.nnz();
     ell.with_lengths = row_lengths;
     Array<index_type> lengths(exec, static_cast<std::size_t>(matrix.rows));
-    ell.width = exec->is_cuda() ? kernels::cuda::ell_row_lengths(*exec, matrix, lengths.data())
-                                : kernels::cpu::ell_row_lengths(*exec, matrix, lengths.data());
+    ell.width = GPUFEM_DISPATCH(*exec, ell_row_lengths(*exec, matrix, lengths.data()));
     try {
         ell.col_idx = Array<index_type>(exec, ell.entries());
         ell.values = Array<V>(exec, ell.entries());
@@ -34,10 +33,7 @@ Ell<V> convert_to_ell(const Csr<V>& matrix, bool row_lengths)
             fmt::format("format '{}': {} rows padded to width {} need {:.2f} GiB ({})",
                         row_lengths ? "ellr" : "ell", ell.rows, ell.width, gib, e.what()));
     }
-    if (exec->is_cuda())
-        kernels::cuda::ell_fill(*exec, matrix, ell);
-    else
-        kernels::cpu::ell_fill(*exec, matrix, ell);
+    GPUFEM_DISPATCH(*exec, ell_fill(*exec, matrix, ell));
     if (row_lengths) ell.row_len = std::move(lengths);
     return ell;
 }
@@ -76,10 +72,7 @@ public:
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override
     {
-        if (exec_->is_cuda())
-            kernels::cuda::ell_spmv(*exec_, ell_, alpha, x.data(), beta, y.data());
-        else
-            kernels::cpu::ell_spmv(*exec_, ell_, alpha, x.data(), beta, y.data());
+        GPUFEM_DISPATCH(*exec_, ell_spmv(*exec_, ell_, alpha, x.data(), beta, y.data()));
     }
 
 private:

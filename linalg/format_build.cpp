@@ -19,11 +19,7 @@ FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const Form
         throw std::invalid_argument(fmt::format("format '{}' needs the {} backend", format.name,
                                                 format.on_cuda ? "cuda" : "cpu"));
     Array<V> diagonal(exec, static_cast<std::size_t>(matrix.rows));
-    if (exec->is_cuda()) {
-        kernels::cuda::csr_diagonal(*exec, matrix, diagonal.data());
-    } else {
-        kernels::cpu::csr_diagonal(*exec, matrix, diagonal.data());
-    }
+    GPUFEM_DISPATCH(*exec, csr_diagonal(*exec, matrix, diagonal.data()));
     FormatBuild<V> build = format.csr_builder<V>()(std::move(matrix), options);
     if (!build.permutation.empty()) {
         Array<V> permuted(exec, diagonal.size());

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "linalg/backend_kernels.hpp"
 #include "linalg/executor.hpp"
 
 namespace gpufem {
@@ -22,12 +23,11 @@ public:
     virtual const char* clock() const = 0;
 };
 
-namespace kernels::cpu {
-std::unique_ptr<IntervalTimer> make_interval_timer(const ExecPtr& exec);
-}
-namespace kernels::cuda {
-std::unique_ptr<IntervalTimer> make_interval_timer(const ExecPtr& exec);
-}
+#define GPUFEM_INTERVAL_TIMER_KERNELS(PREFIX, BODY)                                         \
+    /** A timer on exec: cpu a steady clock, cuda events in exec's stream. */                \
+    PREFIX std::unique_ptr<IntervalTimer> make_interval_timer(const ExecPtr& exec) BODY
+
+GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_INTERVAL_TIMER_KERNELS)
 
 /// The timer suited to exec.
 std::unique_ptr<IntervalTimer> make_interval_timer(const ExecPtr& exec);

@@ -188,12 +188,8 @@ Csr<V> permute_symmetric(const Csr<V>& a, const Array<index_type>& perm)
         throw std::invalid_argument("permute_symmetric: permutation on another executor");
     Csr<V> b{a.rows, a.cols, Array<index_type>(exec, static_cast<std::size_t>(a.rows) + 1),
              Array<index_type>(exec, a.nnz()), Array<V>(exec, a.nnz())};
-    if (exec->is_cuda())
-        kernels::cuda::permute_symmetric(*exec, a, perm.data(), b.row_ptr.data(),
-                                         b.col_idx.data(), b.values.data());
-    else
-        kernels::cpu::permute_symmetric(*exec, a, perm.data(), b.row_ptr.data(), b.col_idx.data(),
-                                        b.values.data());
+    GPUFEM_DISPATCH(*exec, permute_symmetric(*exec, a, perm.data(), b.row_ptr.data(),
+                                             b.col_idx.data(), b.values.data()));
     return b;
 }
 
@@ -210,10 +206,7 @@ void permute_vector(const Array<index_type>& perm, const Array<V>& x, Array<V>& 
         y.executor()->backend() != exec->backend())
         throw std::invalid_argument("permute_vector: arrays on different executors");
     const auto n = static_cast<index_type>(perm.size());
-    if (exec->is_cuda())
-        kernels::cuda::permute_vector(*exec, n, perm.data(), x.data(), y.data(), inverse);
-    else
-        kernels::cpu::permute_vector(*exec, n, perm.data(), x.data(), y.data(), inverse);
+    GPUFEM_DISPATCH(*exec, permute_vector(*exec, n, perm.data(), x.data(), y.data(), inverse));
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                                \

@@ -41,7 +41,6 @@ Sellp<V> convert_to_sellp(const Csr<V>& matrix, index_type slice, int threads, i
 {
     check_parameters(slice, threads, sigma);
     const ExecPtr& exec = matrix.row_ptr.executor();
-    const bool cuda = exec->is_cuda();
     Sellp<V> s;
     s.rows = matrix.rows;
     s.cols = matrix.cols;
@@ -52,16 +51,12 @@ Sellp<V> convert_to_sellp(const Csr<V>& matrix, index_type slice, int threads, i
     s.num_slices = static_cast<index_type>((std::int64_t{matrix.rows} + slice - 1) / slice);
     if (sigma > 1 && matrix.rows > 0) {
         s.row_perm = Array<index_type>(exec, static_cast<std::size_t>(matrix.rows));
-        if (cuda)
-            kernels::cuda::sellp_sort_rows(*exec, matrix, sigma, s.row_perm.data());
-        else
-            kernels::cpu::sellp_sort_rows(*exec, matrix, sigma, s.row_perm.data());
+        GPUFEM_DISPATCH(*exec, sellp_sort_rows(*exec, matrix, sigma, s.row_perm.data()));
     }
     const index_type* perm = s.row_perm.empty() ? nullptr : s.row_perm.data();
     s.slice_ptr = Array<index_type>(exec, static_cast<std::size_t>(s.num_slices) + 1);
     try {
-        s.entries = cuda ? kernels::cuda::sellp_slice_pointers(*exec, matrix, perm, s)
-                         : kernels::cpu::sellp_slice_pointers(*exec, matrix, perm, s);
+        s.entries = GPUFEM_DISPATCH(*exec, sellp_slice_pointers(*exec, matrix, perm, s));
     } catch (const std::overflow_error& e) {
         throw std::invalid_argument(fmt::format("format 'sellp': {}", e.what()));
     }
@@ -74,10 +69,7 @@ Sellp<V> convert_to_sellp(const Csr<V>& matrix, index_type slice, int threads, i
         throw std::invalid_argument(fmt::format(
             "format 'sellp': {} padded entries need {:.2f} GiB ({})", s.entries, gib, e.what()));
     }
-    if (cuda)
-        kernels::cuda::sellp_fill(*exec, matrix, perm, s, padding);
-    else
-        kernels::cpu::sellp_fill(*exec, matrix, perm, s, padding);
+    GPUFEM_DISPATCH(*exec, sellp_fill(*exec, matrix, perm, s, padding));
     return s;
 }
 
@@ -132,10 +124,7 @@ public:
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override
     {
-        if (exec_->is_cuda())
-            kernels::cuda::sellp_spmv(*exec_, s_, alpha, x.data(), beta, y.data());
-        else
-            kernels::cpu::sellp_spmv(*exec_, s_, alpha, x.data(), beta, y.data());
+        GPUFEM_DISPATCH(*exec_, sellp_spmv(*exec_, s_, alpha, x.data(), beta, y.data()));
     }
 
 private:

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "linalg/array.hpp"
+#include "linalg/backend_kernels.hpp"
 #include "linalg/csr.hpp"
 #include "linalg/format_build.hpp"
 
@@ -79,35 +80,29 @@ struct StaircaseStreams {
     static constexpr int kMaxStreams = 32;
 };
 
-namespace kernels::cpu {
-/// Writes `permuted`'s rows into a's slices (a's arrays and groups sized already), padding
-/// included. The readable reference of the layout.
-template <typename V>
-void staircase_fill(const Executor& exec, const Csr<V>& permuted, StaircaseMatrix<V>& a);
+/// Staircase kernels (cpu: the readable reference of the layout; cuda: on exec's stream).
+#define GPUFEM_STAIRCASE_KERNELS(V, PREFIX, BODY)                                            \
+    /** Writes permuted's rows into a's slices (a's arrays and groups sized already),        \
+        padding included. */                                                                 \
+    PREFIX void staircase_fill(const Executor& exec, const Csr<V>& permuted,                 \
+                               StaircaseMatrix<V>& a) BODY                                   \
+    /** y = alpha A x + beta y in the new order (beta == 0 ignores y, NaNs included). cpu:   \
+        streams ignored. cuda with streams: one kernel per group, each on its own stream,    \
+        forked from and joined back to exec's stream with events (so the result is ordered   \
+        on exec's stream like any kernel); with streams == nullptr: one launch covering      \
+        every group, on exec's stream. */                                                    \
+    PREFIX void staircase_spmv(const Executor& exec, const StaircaseMatrix<V>& a, V alpha,   \
+                               const V* x, V beta, V* y, const StaircaseStreams* streams) BODY
 
-/// y = alpha A x + beta y in the new order (beta == 0 ignores y, NaNs included).
-template <typename V>
-void staircase_spmv(const Executor& exec, const StaircaseMatrix<V>& a, V alpha, const V* x,
-                    V beta, V* y);
-}  // namespace kernels::cpu
+GPUFEM_DECLARE_KERNELS(GPUFEM_STAIRCASE_KERNELS)
 
 namespace kernels::cuda {
-/// Device version of kernels::cpu::staircase_fill on exec's stream.
-template <typename V>
-void staircase_fill(const Executor& exec, const Csr<V>& permuted, StaircaseMatrix<V>& a);
-
-/// Device SpMV. With `streams`: one kernel per group, each on its own stream, forked from and
-/// joined back to exec's stream with events (so the result is ordered on exec's stream like
-/// any kernel). With streams == nullptr: one launch covering every group, on exec's stream.
-template <typename V>
-void staircase_spmv(const Executor& exec, const StaircaseMatrix<V>& a, V alpha, const V* x,
-                    V beta, V* y, const StaircaseStreams* streams);
-
 /// Creates min(groups, kMaxStreams) non-blocking streams and their events on exec's device.
-StaircaseStreams create_staircase_streams(const Executor& exec, int groups);
-
+GPUFEM_CUDA_INLINE StaircaseStreams create_staircase_streams(const Executor& exec,
+                                                             int groups) GPUFEM_CUDA_BODY
 /// Destroys what create_staircase_streams made (nothing when empty).
-void destroy_staircase_streams(StaircaseStreams& streams) noexcept;
+GPUFEM_CUDA_INLINE void destroy_staircase_streams(StaircaseStreams& streams) noexcept
+    GPUFEM_CUDA_NOTHROW_BODY
 }  // namespace kernels::cuda
 
 /// Options of the `staircase` format (format_options.staircase, 004_… §4.3).

@@ -101,11 +101,7 @@ StaircaseMatrix<V> make_staircase_matrix(const Csr<V>& permuted, std::vector<Sta
     a.group_table = Array<StaircaseGroup>::from_host(exec, a.groups);
     a.col_idx = Array<index_type>(exec, stored);
     a.values = Array<V>(exec, stored);
-    if (exec->is_cuda()) {
-        kernels::cuda::staircase_fill(*exec, permuted, a);
-    } else {
-        kernels::cpu::staircase_fill(*exec, permuted, a);
-    }
+    GPUFEM_DISPATCH(*exec, staircase_fill(*exec, permuted, a));
     return a;
 }
 
@@ -160,12 +156,8 @@ protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override
     {
         const Executor& exec = *executor();
-        if (exec.is_cuda()) {
-            kernels::cuda::staircase_spmv(exec, matrix_, alpha, x.data(), beta, y.data(),
-                                          streams_.streams.empty() ? nullptr : &streams_);
-        } else {
-            kernels::cpu::staircase_spmv(exec, matrix_, alpha, x.data(), beta, y.data());
-        }
+        GPUFEM_DISPATCH(exec, staircase_spmv(exec, matrix_, alpha, x.data(), beta, y.data(),
+                                             streams_.streams.empty() ? nullptr : &streams_));
     }
 
 private:

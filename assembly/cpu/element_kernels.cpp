@@ -111,11 +111,6 @@ void assemble_csr(const Executor&, const ElementData<V>& data, const index_type*
     }
 }
 
-#define GPUFEM_INSTANTIATE(V)                                                               \
-    template void element_matrices(const Executor&, const ElementData<V>&, V*, V*);        \
-    template void assemble_csr(const Executor&, const ElementData<V>&, const index_type*, V*, \
-                               V*);
-GPUFEM_INSTANTIATE(float)
-GPUFEM_INSTANTIATE(double)
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_ELEMENT_KERNELS)
 
 }  // namespace gpufem::kernels::cpu

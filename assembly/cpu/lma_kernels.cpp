@@ -80,7 +80,7 @@ void lma_prepare(const Executor&, index_type num_nodes, V alpha, const V* x, V b
 }
 
 template <typename V>
-void lma_configure(const Executor&, int, bool, LmaKernel)
+void lma_configure(const Executor&, const LmaArgs<V>&, LmaKernel)
 {}
 
 template <typename V>
@@ -133,7 +133,6 @@ void lma_scatter_loads(const Executor&, index_type num_cells, int npe, const ind
     for (std::size_t k = 0; k < count; ++k) rhs[cells[k]] += fe[k];
 }
 
-GPUFEM_INSTANTIATE_LMA_KERNELS(float)
-GPUFEM_INSTANTIATE_LMA_KERNELS(double)
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_LMA_KERNELS)
 
 }  // namespace gpufem::kernels::cpu

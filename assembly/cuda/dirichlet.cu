@@ -46,8 +46,6 @@ void apply_dirichlet(const Executor& exec, Csr<V>& a, const std::uint8_t* mask, 
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-template void apply_dirichlet(const Executor&, Csr<float>&, const std::uint8_t*, const float*, float*);
-template void apply_dirichlet(const Executor&, Csr<double>&, const std::uint8_t*, const double*,
-                              double*);
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_DIRICHLET_KERNELS)
 
 }  // namespace gpufem::kernels::cuda

@@ -260,8 +260,8 @@ __global__ void __launch_bounds__(1024)
 }
 
 // ---------------------------------------------------------------------------------------
-// row (first version): one thread per (cell, row), the threads of a warp on consecutive
-// cells of one row; x_e and the nodes re-read for every row through the caches.
+/// Entry (i, j) of the cell at position p, from either storage (the Dirichlet lifting reads
+/// single columns with it).
 template <typename V>
 __device__ __forceinline__ V any_entry(const LmaArgs<V>& a, index_type p, int i, int j)
 {
@@ -269,73 +269,6 @@ __device__ __forceinline__ V any_entry(const LmaArgs<V>& a, index_type p, int i,
                   : i <= j     ? lma_packed_index(a.npe, i, j)
                                : lma_packed_index(a.npe, j, i);
     return __ldg(a.matrices + static_cast<std::size_t>(k) * a.stride + p);
-}
-
-template <typename V>
-__global__ void __launch_bounds__(256)
-    apply_row_kernel(LmaArgs<V> a, index_type begin, index_type end, V alpha,
-                     const V* __restrict__ x, V* __restrict__ y, bool atomic)
-{
-    const long long count = end - begin;
-    const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (t >= count * a.npe) return;
-    const int i = static_cast<int>(t / count);
-    const index_type p = begin + static_cast<index_type>(t % count);
-    const index_type n = load_node(a, i, p);
-    if (n < 0) return;
-    V sum = 0;
-    for (int j = 0; j < a.npe; ++j) sum += any_entry(a, p, i, j) * gather(x, load_node(a, j, p));
-    add_to(y, n, alpha * sum, atomic);
-}
-
-// ---------------------------------------------------------------------------------------
-// reg (first version): one thread per cell, npe <= MaxNpe, x_e and y_e in registers (loops
-// fully unrolled, entries beyond npe skipped), each stored entry read once.
-template <int MaxNpe, typename V>
-__global__ void __launch_bounds__(256)
-    apply_reg_kernel(LmaArgs<V> a, index_type begin, index_type end, V alpha,
-                     const V* __restrict__ x, V* __restrict__ y, bool atomic)
-{
-    const index_type p = begin + static_cast<index_type>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (p >= end) return;
-    const int npe = a.npe;
-    index_type nodes[MaxNpe];
-    V xe[MaxNpe], re[MaxNpe];
-#pragma unroll
-    for (int j = 0; j < MaxNpe; ++j) {
-        if (j < npe) {
-            nodes[j] = load_node(a, j, p);
-            xe[j] = gather(x, nodes[j]);
-        }
-        re[j] = 0;
-    }
-    const V* m = a.matrices + p;
-    const std::size_t n = a.stride;
-    if (a.symmetric) {
-        int k = 0;
-#pragma unroll
-        for (int i = 0; i < MaxNpe; ++i) {
-#pragma unroll
-            for (int j = i; j < MaxNpe; ++j) {
-                if (j < npe) {
-                    const V v = __ldg(m + k * n);
-                    ++k;
-                    re[i] += v * xe[j];
-                    if (i != j) re[j] += v * xe[i];
-                }
-            }
-        }
-    } else {
-#pragma unroll
-        for (int i = 0; i < MaxNpe; ++i) {
-#pragma unroll
-            for (int j = 0; j < MaxNpe; ++j)
-                if (i < npe && j < npe) re[i] += __ldg(m + (i * npe + j) * n) * xe[j];
-        }
-    }
-#pragma unroll
-    for (int i = 0; i < MaxNpe; ++i)
-        if (i < npe && nodes[i] >= 0) add_to(y, nodes[i], alpha * re[i], atomic);
 }
 
 }  // namespace gpufem::kernels::cuda::lma

@@ -83,7 +83,8 @@ template <typename V>
 __global__ void lift_kernel(LmaArgs<V> a, index_type begin, index_type end,
                             const V* __restrict__ g, V* __restrict__ rhs)
 {
-    // One thread per (cell, row), as apply_row_kernel, with only the Dirichlet columns.
+    // One thread per (cell, row), a warp on consecutive cells of one row; only the Dirichlet
+    // columns.
     const long long count = end - begin;
     const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (t >= count * a.npe) return;
@@ -223,19 +224,6 @@ Launch<RoundsKernel<V>> twin_launch(int npe, bool symmetric, int tile_cells)
     }
 }
 
-template <typename V>
-void launch_reg(const LmaArgs<V>& a, index_type begin, index_type end, V alpha, const V* x, V* y,
-                bool atomic, cudaStream_t stream)
-{
-    const unsigned blocks = blocks_for(end - begin);
-    if (a.npe <= 4)
-        lma::apply_reg_kernel<4><<<blocks, block_size, 0, stream>>>(a, begin, end, alpha, x, y, atomic);
-    else if (a.npe <= 8)
-        lma::apply_reg_kernel<8><<<blocks, block_size, 0, stream>>>(a, begin, end, alpha, x, y, atomic);
-    else
-        lma::apply_reg_kernel<16><<<blocks, block_size, 0, stream>>>(a, begin, end, alpha, x, y, atomic);
-}
-
 }  // namespace
 
 template <typename V>
@@ -276,8 +264,10 @@ void lma_prepare(const Executor& exec, index_type num_nodes, V alpha, const V* x
 }
 
 template <typename V>
-void lma_configure(const Executor&, int npe, bool symmetric, LmaKernel kernel)
+void lma_configure(const Executor&, const LmaArgs<V>& a, LmaKernel kernel)
 {
+    const int npe = a.npe;
+    const bool symmetric = a.symmetric;
     if (kernel == LmaKernel::cell) {
         const auto l = cell_launch<V>(npe, symmetric);
         allow_shared(l.kernel, l.shared);
@@ -324,16 +314,6 @@ void lma_apply_cells(const Executor& exec, const LmaArgs<V>& a, index_type begin
             a, begin, end, l.rounds, alpha, x, y, atomic);
         break;
     }
-    case LmaKernel::reg:
-        if (a.npe <= 16) {
-            launch_reg(a, begin, end, alpha, x, y, atomic, stream);
-            break;
-        }
-        [[fallthrough]];
-    case LmaKernel::row:
-        lma::apply_row_kernel<<<blocks_for(static_cast<std::size_t>(end - begin) * a.npe),
-                                block_size, 0, stream>>>(a, begin, end, alpha, x, y, atomic);
-        break;
     }
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
@@ -368,7 +348,6 @@ void lma_scatter_loads(const Executor& exec, index_type num_cells, int npe, cons
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-GPUFEM_INSTANTIATE_LMA_KERNELS(float)
-GPUFEM_INSTANTIATE_LMA_KERNELS(double)
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_LMA_KERNELS)
 
 }  // namespace gpufem::kernels::cuda

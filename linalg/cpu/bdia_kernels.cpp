@@ -62,7 +62,7 @@ void bdia_fill(const Executor&, const Csr<V>& a, Bdia<V>& b)
 }
 
 template <typename V>
-void bdia_spmv(const Executor&, const Bdia<V>& a, V alpha, const V* x, V beta, V* y)
+void bdia_spmv(const Executor&, const Bdia<V>& a, V alpha, const V* x, V beta, V* y, std::size_t)
 {
     const index_type slabs = a.slabs();
 #pragma omp parallel for schedule(static)
@@ -90,13 +90,6 @@ std::size_t bdia_available_bytes(const Executor&)
     return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size) / 2;
 }
 
-#define GPUFEM_INSTANTIATE(V)                                                                   \
-    template void bdia_slab_bands(const Executor&, const Csr<V>&, index_type*, index_type*,    \
-                                  std::int64_t*, index_type*);                                 \
-    template void bdia_fill(const Executor&, const Csr<V>&, Bdia<V>&);                         \
-    template void bdia_spmv(const Executor&, const Bdia<V>&, V, const V*, V, V*);
-GPUFEM_INSTANTIATE(float)
-GPUFEM_INSTANTIATE(double)
-#undef GPUFEM_INSTANTIATE
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_BDIA_KERNELS)
 
 }  // namespace gpufem::kernels::cpu

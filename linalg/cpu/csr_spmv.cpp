@@ -31,10 +31,6 @@ void csr_diagonal(const Executor&, const Csr<V>& a, V* d)
     }
 }
 
-template void csr_diagonal(const Executor&, const Csr<float>&, float*);
-template void csr_diagonal(const Executor&, const Csr<double>&, double*);
-template void csr_spmv(const Executor&, const Csr<float>&, float, const float*, float, float*);
-template void csr_spmv(const Executor&, const Csr<double>&, double, const double*, double,
-                       double*);
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_CSR_KERNELS)
 
 }  // namespace gpufem::kernels::cpu

@@ -60,12 +60,6 @@ void ell_spmv(const Executor&, const Ell<V>& a, V alpha, const V* x, V beta, V* 
     }
 }
 
-#define GPUFEM_INSTANTIATE(V)                                                           \
-    template index_type ell_row_lengths(const Executor&, const Csr<V>&, index_type*);   \
-    template void ell_fill(const Executor&, const Csr<V>&, Ell<V>&);                    \
-    template void ell_spmv(const Executor&, const Ell<V>&, V, const V*, V, V*);
-GPUFEM_INSTANTIATE(float)
-GPUFEM_INSTANTIATE(double)
-#undef GPUFEM_INSTANTIATE
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_ELL_KERNELS)
 
 }  // namespace gpufem::kernels::cpu

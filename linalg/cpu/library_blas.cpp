@@ -9,7 +9,6 @@ void diag_multiply(const Executor&, std::size_t n, const V* d, const V* x, V* y)
     for (std::size_t i = 0; i < n; ++i) y[i] = d[i] * x[i];
 }
 
-template void diag_multiply(const Executor&, std::size_t, const float*, const float*, float*);
-template void diag_multiply(const Executor&, std::size_t, const double*, const double*, double*);
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_LIBRARY_BLAS_CPU_KERNELS)
 
 }  // namespace gpufem::kernels::cpu

@@ -59,13 +59,6 @@ void permute_vector(const Executor&, index_type n, const index_type* perm, const
     }
 }
 
-#define GPUFEM_INSTANTIATE(V)                                                                    \
-    template void permute_symmetric(const Executor&, const Csr<V>&, const index_type*,          \
-                                    index_type*, index_type*, V*);                              \
-    template void permute_vector(const Executor&, index_type, const index_type*, const V*, V*, \
-                                 bool);
-GPUFEM_INSTANTIATE(float)
-GPUFEM_INSTANTIATE(double)
-#undef GPUFEM_INSTANTIATE
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_REORDERING_KERNELS)
 
 }  // namespace gpufem::kernels::cpu

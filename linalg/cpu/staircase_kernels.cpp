@@ -35,7 +35,8 @@ void staircase_fill(const Executor&, const Csr<V>& permuted, StaircaseMatrix<V>&
 }
 
 template <typename V>
-void staircase_spmv(const Executor&, const StaircaseMatrix<V>& a, V alpha, const V* x, V beta, V* y)
+void staircase_spmv(const Executor&, const StaircaseMatrix<V>& a, V alpha, const V* x, V beta, V* y,
+                    const StaircaseStreams*)
 {
     const index_type* col = a.col_idx.data();
     const V* val = a.values.data();
@@ -57,11 +58,6 @@ void staircase_spmv(const Executor&, const StaircaseMatrix<V>& a, V alpha, const
     }
 }
 
-#define GPUFEM_INSTANTIATE(V)                                                                  \
-    template void staircase_fill(const Executor&, const Csr<V>&, StaircaseMatrix<V>&);         \
-    template void staircase_spmv(const Executor&, const StaircaseMatrix<V>&, V, const V*, V, V*);
-GPUFEM_INSTANTIATE(float)
-GPUFEM_INSTANTIATE(double)
-#undef GPUFEM_INSTANTIATE
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_STAIRCASE_KERNELS)
 
 }  // namespace gpufem::kernels::cpu

@@ -192,13 +192,6 @@ std::size_t bdia_available_bytes(const Executor& exec)
     return free_bytes;
 }
 
-#define GPUFEM_INSTANTIATE(V)                                                                   \
-    template void bdia_slab_bands(const Executor&, const Csr<V>&, index_type*, index_type*,    \
-                                  std::int64_t*, index_type*);                                 \
-    template void bdia_fill(const Executor&, const Csr<V>&, Bdia<V>&);                         \
-    template void bdia_spmv(const Executor&, const Bdia<V>&, V, const V*, V, V*, std::size_t);
-GPUFEM_INSTANTIATE(float)
-GPUFEM_INSTANTIATE(double)
-#undef GPUFEM_INSTANTIATE
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_BDIA_KERNELS)
 
 }  // namespace gpufem::kernels::cuda

@@ -45,9 +45,6 @@ void csr_diagonal(const Executor& exec, const Csr<V>& a, V* d)
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-template void csr_diagonal(const Executor&, const Csr<float>&, float*);
-template void csr_diagonal(const Executor&, const Csr<double>&, double*);
-
 template <typename V>
 void csr_spmv(const Executor& exec, const Csr<V>& a, V alpha, const V* x, V beta, V* y)
 {
@@ -58,8 +55,6 @@ void csr_spmv(const Executor& exec, const Csr<V>& a, V alpha, const V* x, V beta
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-template void csr_spmv(const Executor&, const Csr<float>&, float, const float*, float, float*);
-template void csr_spmv(const Executor&, const Csr<double>&, double, const double*, double,
-                       double*);
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_CSR_KERNELS)
 
 }  // namespace gpufem::kernels::cuda

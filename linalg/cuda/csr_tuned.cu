@@ -60,9 +60,6 @@ void csr_spmv_params(const Executor& exec, const CsrParams& p, const Csr<V>& a, 
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-template void csr_spmv_params(const Executor&, const CsrParams&, const Csr<float>&, float,
-                              const float*, float, float*);
-template void csr_spmv_params(const Executor&, const CsrParams&, const Csr<double>&, double,
-                              const double*, double, double*);
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_CSR_TUNED_KERNELS)
 
 }  // namespace gpufem::kernels::cuda

@@ -250,15 +250,6 @@ void sellp_spmv(const Executor& exec, const Sellp<V>& a, V alpha, const V* x, V 
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-#define GPUFEM_INSTANTIATE(V)                                                                  \
-    template void sellp_sort_rows(const Executor&, const Csr<V>&, index_type, index_type*);    \
-    template std::int64_t sellp_slice_pointers(const Executor&, const Csr<V>&,                 \
-                                               const index_type*, Sellp<V>&);                  \
-    template void sellp_fill(const Executor&, const Csr<V>&, const index_type*, Sellp<V>&,     \
-                             SellpPadding);                                                    \
-    template void sellp_spmv(const Executor&, const Sellp<V>&, V, const V*, V, V*);
-GPUFEM_INSTANTIATE(float)
-GPUFEM_INSTANTIATE(double)
-#undef GPUFEM_INSTANTIATE
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_SELLP_KERNELS)
 
 }  // namespace gpufem::kernels::cuda

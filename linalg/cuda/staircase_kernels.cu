@@ -231,12 +231,6 @@ void destroy_staircase_streams(StaircaseStreams& s) noexcept
     s.fork = nullptr;
 }
 
-#define GPUFEM_INSTANTIATE(V)                                                                  \
-    template void staircase_fill(const Executor&, const Csr<V>&, StaircaseMatrix<V>&);         \
-    template void staircase_spmv(const Executor&, const StaircaseMatrix<V>&, V, const V*, V, V*, \
-                                 const StaircaseStreams*);
-GPUFEM_INSTANTIATE(float)
-GPUFEM_INSTANTIATE(double)
-#undef GPUFEM_INSTANTIATE
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_STAIRCASE_KERNELS)
 
 }  // namespace gpufem::kernels::cuda

@@ -4,8 +4,7 @@ namespace gpufem {
 
 std::unique_ptr<IterationRunner> make_iteration_runner(const ExecPtr& exec)
 {
-    return exec->is_cuda() ? kernels::cuda::make_iteration_runner(exec)
-                           : kernels::cpu::make_iteration_runner(exec);
+    return GPUFEM_DISPATCH(*exec, make_iteration_runner(exec));
 }
 
 }  // namespace gpufem

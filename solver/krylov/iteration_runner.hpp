@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 
+#include "linalg/backend_kernels.hpp"
 #include "linalg/executor.hpp"
 #include "solver/krylov/merged_scalars.hpp"
 
@@ -29,12 +30,10 @@ public:
     virtual const std::string& graph_failure() const = 0;
 };
 
-namespace kernels::cpu {
-std::unique_ptr<IterationRunner> make_iteration_runner(const ExecPtr& exec);
-}
-namespace kernels::cuda {
-std::unique_ptr<IterationRunner> make_iteration_runner(const ExecPtr& exec);
-}
+#define GPUFEM_ITERATION_RUNNER_KERNELS(PREFIX, BODY)                                           \
+    /* The runner of the backend (cuda: pinned mailbox, events, graphs; cpu: plain calls). */   \
+    PREFIX std::unique_ptr<IterationRunner> make_iteration_runner(const ExecPtr& exec) BODY
+GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_ITERATION_RUNNER_KERNELS)
 
 /// The runner suited to exec.
 std::unique_ptr<IterationRunner> make_iteration_runner(const ExecPtr& exec);

@@ -10,6 +10,7 @@
 // (none, or a general M applied between the kernels).
 #include <cstddef>
 
+#include "linalg/backend_kernels.hpp"
 #include "linalg/executor.hpp"
 #include "solver/krylov/merged_scalars.hpp"
 
@@ -27,101 +28,54 @@ struct MergedWorkspace {
 /// Most dot products one fused reduction finishes.
 inline constexpr int max_dots = 4;
 
-#define GPUFEM_MERGED_KERNELS                                                                  \
-    /* result[k] = x[k] . y[k], k < count <= max_dots, into device (host for cpu) memory. */   \
-    template <typename V>                                                                      \
-    void multi_dot(const Executor& exec, const MergedWorkspace& ws, std::size_t n, int count,   \
-                   const V* const* x, const V* const* y, double* result);                      \
-    /* inverse[i] = 1 / d[i]; returns the first row with a zero or non-finite d, else -1. */  \
-    template <typename V>                                                                      \
-    long long invert_diagonal(const Executor& exec, std::size_t n, const V* d, V* inverse);    \
-    /* CG start: r = b - r (r holds A x0), p = dinv r; rho = r.p, state started. */            \
-    template <typename V>                                                                      \
-    void cg_start(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* b,  \
-                  const V* dinv, V* r, V* p);                                                  \
-    /* CG: alpha = rho / p.q (q = A p). */                                                     \
-    template <typename V>                                                                      \
-    void cg_alpha(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* p,  \
-                  const V* q);                                                                 \
-    /* CG: x += alpha p, r -= alpha q, rho = r.z, residual check, beta. */                     \
-    template <typename V>                                                                      \
-    void cg_update_xr(const Executor& exec, const MergedWorkspace& ws, std::size_t n,          \
-                      const V* p, const V* q, const V* dinv, V* x, V* r);                      \
-    /* CG with a general M (z = M^-1 r applied between kernels): x += alpha p, r -= alpha q,  \
-       r.r and the residual check; rho and beta follow in cg_rho. */                          \
-    template <typename V>                                                                      \
-    void cg_update_xr_residual(const Executor& exec, const MergedWorkspace& ws, std::size_t n, \
-                               const V* p, const V* q, V* x, V* r);                            \
-    /* CG with a general M: rho = r.z; beta = rho / rho_old (start: beta = 0). */             \
-    template <typename V>                                                                      \
-    void cg_rho(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* r,    \
-                const V* z, bool start);                                                       \
-    /* CG: p = z + beta p. */                                                                  \
-    template <typename V>                                                                      \
-    void cg_update_p(const Executor& exec, const MergedWorkspace& ws, std::size_t n,           \
-                     const V* r, const V* dinv, V* p);                                         \
-    /* BiCGSTAB start: r = b - r (r holds A x0), rhat = r, p = v = 0; state started. */       \
-    template <typename V>                                                                      \
-    void bicgstab_start(const Executor& exec, const MergedWorkspace& ws, std::size_t n,        \
-                        const V* b, V* r, V* rhat, V* p, V* v);                                \
-    /* BiCGSTAB: p = r + beta (p - omega v); phat = dinv p (phat unused without dinv). */     \
-    template <typename V>                                                                      \
-    void bicgstab_update_p(const Executor& exec, const MergedWorkspace& ws, std::size_t n,     \
-                           const V* r, const V* v, const V* dinv, V* p, V* phat);              \
-    /* BiCGSTAB: alpha = rho / rhat.v. */                                                      \
-    template <typename V>                                                                      \
-    void bicgstab_alpha(const Executor& exec, const MergedWorkspace& ws, std::size_t n,        \
-                        const V* rhat, const V* v);                                            \
-    /* BiCGSTAB: s = r - alpha v; shat = dinv s (unused without dinv). */                     \
-    template <typename V>                                                                      \
-    void bicgstab_update_s(const Executor& exec, const MergedWorkspace& ws, std::size_t n,     \
-                           const V* r, const V* v, const V* dinv, V* s, V* shat);              \
-    /* BiCGSTAB: t.s, t.t, s.s in one pass; omega (or the half-step exit). */                 \
-    template <typename V>                                                                      \
-    void bicgstab_omega(const Executor& exec, const MergedWorkspace& ws, std::size_t n,        \
-                        const V* s, const V* t);                                               \
-    /* BiCGSTAB: x += alpha phat + omega shat, r = s - omega t; rhat.r, r.r; beta. */          \
-    template <typename V>                                                                      \
-    void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws, std::size_t n,    \
-                            const V* rhat, const V* phat, const V* shat, const V* s,           \
-                            const V* t, V* x, V* r);
+#define GPUFEM_MERGED_KERNELS(V, PREFIX, BODY)                                                  \
+    /* result[k] = x[k] . y[k], k < count <= max_dots, into device (host for cpu) memory. */    \
+    PREFIX void multi_dot(const Executor& exec, const MergedWorkspace& ws, std::size_t n,       \
+                          int count, const V* const* x, const V* const* y, double* result) BODY \
+    /* inverse[i] = 1 / d[i]; returns the first row with a zero or non-finite d, else -1. */    \
+    PREFIX long long invert_diagonal(const Executor& exec, std::size_t n, const V* d,           \
+                                     V* inverse) BODY                                           \
+    /* CG start: r = b - r (r holds A x0), p = dinv r; rho = r.p, state started. */             \
+    PREFIX void cg_start(const Executor& exec, const MergedWorkspace& ws, std::size_t n,        \
+                         const V* b, const V* dinv, V* r, V* p) BODY                            \
+    /* CG: alpha = rho / p.q (q = A p). */                                                      \
+    PREFIX void cg_alpha(const Executor& exec, const MergedWorkspace& ws, std::size_t n,        \
+                         const V* p, const V* q) BODY                                           \
+    /* CG: x += alpha p, r -= alpha q, rho = r.z, residual check, beta. */                      \
+    PREFIX void cg_update_xr(const Executor& exec, const MergedWorkspace& ws, std::size_t n,    \
+                             const V* p, const V* q, const V* dinv, V* x, V* r) BODY            \
+    /* CG with a general M (z = M^-1 r applied between kernels): x += alpha p, r -= alpha q,    \
+       r.r and the residual check; rho and beta follow in cg_rho. */                            \
+    PREFIX void cg_update_xr_residual(const Executor& exec, const MergedWorkspace& ws,          \
+                                      std::size_t n, const V* p, const V* q, V* x, V* r) BODY   \
+    /* CG with a general M: rho = r.z; beta = rho / rho_old (start: beta = 0). */               \
+    PREFIX void cg_rho(const Executor& exec, const MergedWorkspace& ws, std::size_t n,          \
+                       const V* r, const V* z, bool start) BODY                                 \
+    /* CG: p = z + beta p (z = dinv r, or r itself without dinv). */                            \
+    PREFIX void cg_update_p(const Executor& exec, const MergedWorkspace& ws, std::size_t n,     \
+                            const V* r, const V* dinv, V* p) BODY                               \
+    /* BiCGSTAB start: r = b - r (r holds A x0), rhat = r, p = v = 0; state started. */         \
+    PREFIX void bicgstab_start(const Executor& exec, const MergedWorkspace& ws, std::size_t n,  \
+                               const V* b, V* r, V* rhat, V* p, V* v) BODY                      \
+    /* BiCGSTAB: p = r + beta (p - omega v); phat = dinv p (phat unused without dinv). */       \
+    PREFIX void bicgstab_update_p(const Executor& exec, const MergedWorkspace& ws,              \
+                                  std::size_t n, const V* r, const V* v, const V* dinv, V* p,   \
+                                  V* phat) BODY                                                 \
+    /* BiCGSTAB: alpha = rho / rhat.v. */                                                       \
+    PREFIX void bicgstab_alpha(const Executor& exec, const MergedWorkspace& ws, std::size_t n,  \
+                               const V* rhat, const V* v) BODY                                  \
+    /* BiCGSTAB: s = r - alpha v; shat = dinv s (unused without dinv). */                       \
+    PREFIX void bicgstab_update_s(const Executor& exec, const MergedWorkspace& ws,              \
+                                  std::size_t n, const V* r, const V* v, const V* dinv, V* s,   \
+                                  V* shat) BODY                                                 \
+    /* BiCGSTAB: t.s, t.t, s.s in one pass; omega (or the half-step exit). */                   \
+    PREFIX void bicgstab_omega(const Executor& exec, const MergedWorkspace& ws, std::size_t n,  \
+                               const V* s, const V* t) BODY                                     \
+    /* BiCGSTAB: x += alpha phat + omega shat, r = s - omega t; rhat.r, r.r; beta. */           \
+    PREFIX void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws,             \
+                                   std::size_t n, const V* rhat, const V* phat, const V* shat,  \
+                                   const V* s, const V* t, V* x, V* r) BODY
 
-namespace kernels::cpu {
-GPUFEM_MERGED_KERNELS
-}  // namespace kernels::cpu
-namespace kernels::cuda {
-GPUFEM_MERGED_KERNELS
-}  // namespace kernels::cuda
-#undef GPUFEM_MERGED_KERNELS
-
-/// Explicit instantiations of every merged kernel for value type V (in each backend's file).
-#define GPUFEM_INSTANTIATE_MERGED_KERNELS(V)                                                    \
-    template void multi_dot(const Executor&, const MergedWorkspace&, std::size_t, int,          \
-                            const V* const*, const V* const*, double*);                         \
-    template long long invert_diagonal(const Executor&, std::size_t, const V*, V*);            \
-    template void cg_start(const Executor&, const MergedWorkspace&, std::size_t, const V*,      \
-                           const V*, V*, V*);                                                   \
-    template void cg_alpha(const Executor&, const MergedWorkspace&, std::size_t, const V*,      \
-                           const V*);                                                           \
-    template void cg_update_xr(const Executor&, const MergedWorkspace&, std::size_t, const V*,  \
-                               const V*, const V*, V*, V*);                                     \
-    template void cg_update_xr_residual(const Executor&, const MergedWorkspace&, std::size_t,   \
-                                        const V*, const V*, V*, V*);                            \
-    template void cg_rho(const Executor&, const MergedWorkspace&, std::size_t, const V*,        \
-                         const V*, bool);                                                       \
-    template void cg_update_p(const Executor&, const MergedWorkspace&, std::size_t, const V*,   \
-                              const V*, V*);                                                    \
-    template void bicgstab_start(const Executor&, const MergedWorkspace&, std::size_t,          \
-                                 const V*, V*, V*, V*, V*);                                     \
-    template void bicgstab_update_p(const Executor&, const MergedWorkspace&, std::size_t,       \
-                                    const V*, const V*, const V*, V*, V*);                      \
-    template void bicgstab_alpha(const Executor&, const MergedWorkspace&, std::size_t,          \
-                                 const V*, const V*);                                           \
-    template void bicgstab_update_s(const Executor&, const MergedWorkspace&, std::size_t,       \
-                                    const V*, const V*, const V*, V*, V*);                      \
-    template void bicgstab_omega(const Executor&, const MergedWorkspace&, std::size_t,          \
-                                 const V*, const V*);                                           \
-    template void bicgstab_update_xr(const Executor&, const MergedWorkspace&, std::size_t,      \
-                                     const V*, const V*, const V*, const V*, const V*, V*, V*);
+GPUFEM_DECLARE_KERNELS(GPUFEM_MERGED_KERNELS)
 
 }  // namespace gpufem

@@ -20,8 +20,6 @@
 namespace gpufem {
 namespace {
 
-/// Calls the kernel of the executor's backend.
-#define GPUFEM_MERGED(exec, call) ((exec).is_cuda() ? kernels::cuda::call : kernels::cpu::call)
 
 /// What the iteration loop ended with.
 struct LoopOutcome {
@@ -222,11 +220,11 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
     Array<V> r(exec, n), p(exec, n), q(exec, n), z(exec, general ? n : 0);
 
     a.apply(x, r);
-    GPUFEM_MERGED(e, cg_start(e, ws, n, b.data(), d, r.data(), p.data()));
+    GPUFEM_DISPATCH(e, cg_start(e, ws, n, b.data(), d, r.data(), p.data()));
     if (general) {  // z0 = M^-1 r0, rho = r0.z0, p = z0
         m->apply(r, z);
-        GPUFEM_MERGED(e, cg_rho(e, ws, n, r.data(), z.data(), true));
-        GPUFEM_MERGED(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
+        GPUFEM_DISPATCH(e, cg_rho(e, ws, n, r.data(), z.data(), true));
+        GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
     }
     runner->post_state(ws.state, 0);
     const KrylovScalars started = runner->wait_state(0);
@@ -242,18 +240,18 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
         }
         {
             ScopedInterval t(reduction);
-            GPUFEM_MERGED(e, cg_alpha(e, ws, n, p.data(), q.data()));
+            GPUFEM_DISPATCH(e, cg_alpha(e, ws, n, p.data(), q.data()));
         }
         ScopedInterval t(vector);
         if (!general) {
-            GPUFEM_MERGED(e, cg_update_xr(e, ws, n, p.data(), q.data(), d, x.data(), r.data()));
-            GPUFEM_MERGED(e, cg_update_p(e, ws, n, r.data(), d, p.data()));
+            GPUFEM_DISPATCH(e, cg_update_xr(e, ws, n, p.data(), q.data(), d, x.data(), r.data()));
+            GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, r.data(), d, p.data()));
             return;
         }
-        GPUFEM_MERGED(e, cg_update_xr_residual(e, ws, n, p.data(), q.data(), x.data(), r.data()));
+        GPUFEM_DISPATCH(e, cg_update_xr_residual(e, ws, n, p.data(), q.data(), x.data(), r.data()));
         m->apply(r, z);
-        GPUFEM_MERGED(e, cg_rho(e, ws, n, r.data(), z.data(), false));
-        GPUFEM_MERGED(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
+        GPUFEM_DISPATCH(e, cg_rho(e, ws, n, r.data(), z.data(), false));
+        GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
     };
     const LoopOutcome out = run_iterations(exec, *runner, ws, started, options, use_graph, iteration,
                                            [&] { return capturable(a, m); });
@@ -280,7 +278,7 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
     Array<V>& shat = m ? shat_own : s;
 
     a.apply(x, r);
-    GPUFEM_MERGED(e, bicgstab_start(e, ws, n, b.data(), r.data(), rhat.data(), p.data(), v.data()));
+    GPUFEM_DISPATCH(e, bicgstab_start(e, ws, n, b.data(), r.data(), rhat.data(), p.data(), v.data()));
     runner->post_state(ws.state, 0);
     const KrylovScalars started = runner->wait_state(0);
 
@@ -295,26 +293,26 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
     const auto iteration = [&] {
         {
             ScopedInterval timed(vector);
-            GPUFEM_MERGED(e, bicgstab_update_p(e, ws, n, r.data(), v.data(), d, p.data(), phat.data()));
+            GPUFEM_DISPATCH(e, bicgstab_update_p(e, ws, n, r.data(), v.data(), d, p.data(), phat.data()));
             if (general) m->apply(p, phat);
         }
         spmv(phat, v);
         {
             ScopedInterval timed(reduction);
-            GPUFEM_MERGED(e, bicgstab_alpha(e, ws, n, rhat.data(), v.data()));
+            GPUFEM_DISPATCH(e, bicgstab_alpha(e, ws, n, rhat.data(), v.data()));
         }
         {
             ScopedInterval timed(vector);
-            GPUFEM_MERGED(e, bicgstab_update_s(e, ws, n, r.data(), v.data(), d, s.data(), shat.data()));
+            GPUFEM_DISPATCH(e, bicgstab_update_s(e, ws, n, r.data(), v.data(), d, s.data(), shat.data()));
             if (general) m->apply(s, shat);
         }
         spmv(shat, t);
         {
             ScopedInterval timed(reduction);
-            GPUFEM_MERGED(e, bicgstab_omega(e, ws, n, s.data(), t.data()));
+            GPUFEM_DISPATCH(e, bicgstab_omega(e, ws, n, s.data(), t.data()));
         }
         ScopedInterval timed(vector);
-        GPUFEM_MERGED(e, bicgstab_update_xr(e, ws, n, rhat.data(), phat.data(), shat.data(),
+        GPUFEM_DISPATCH(e, bicgstab_update_xr(e, ws, n, rhat.data(), phat.data(), shat.data(),
                                             s.data(), t.data(), x.data(), r.data()));
     };
     const LoopOutcome out = run_iterations(exec, *runner, ws, started, options, use_graph, iteration,
@@ -330,6 +328,5 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE
-#undef GPUFEM_MERGED
 
 }  // namespace gpufem

@@ -20,11 +20,8 @@ Array<V> jacobi_inverse(const LinearOperator<V>& a)
             "preconditioner jacobi: the '{}' operator carries no diagonal", a.format()));
     Array<V> inverse(a.executor(), diagonal.size());
     const Executor& exec = *a.executor();
-    const long long bad = exec.is_cuda()
-                              ? kernels::cuda::invert_diagonal(exec, diagonal.size(),
-                                                               diagonal.data(), inverse.data())
-                              : kernels::cpu::invert_diagonal(exec, diagonal.size(),
-                                                              diagonal.data(), inverse.data());
+    const long long bad =
+        GPUFEM_DISPATCH(exec, invert_diagonal(exec, diagonal.size(), diagonal.data(), inverse.data()));
     if (bad >= 0) {
         const V value = diagonal.to_host()[static_cast<std::size_t>(bad)];
         throw std::invalid_argument(fmt::format(

@@ -104,8 +104,7 @@ void expect_same_apply(const LinearOperator<V>& op, const LinearOperator<V>& ref
 }
 
 /// The apply kernels a GPU test covers: every one (auto resolves to one of them).
-inline constexpr LmaKernel lma_kernels[] = {LmaKernel::cell, LmaKernel::tile, LmaKernel::twin,
-                                            LmaKernel::row, LmaKernel::reg};
+inline constexpr LmaKernel lma_kernels[] = {LmaKernel::cell, LmaKernel::tile, LmaKernel::twin};
 
 /// Every LMA variant (scatter atomic/colour, symmetric no/yes, each kernel given) against the
 /// CSR SpMV for every type and order, with and without Dirichlet nodes, on exec.

@@ -106,15 +106,17 @@ TEST(LmaOperator, PaddedSlotsAndDirichletEncodingAreInvisible)
 
 TEST(LmaKernelChoice, NamesRoundTripAndAutoResolves)
 {
-    for (const char* name : {"auto", "cell", "tile", "twin", "row", "reg"})
+    for (const char* name : {"auto", "cell", "tile", "twin"})
         EXPECT_STREQ(lma_kernel_name(lma_kernel_from_name(name)), name);
     EXPECT_THROW(lma_kernel_from_name("warp"), std::invalid_argument);
+    EXPECT_THROW(lma_kernel_from_name("row"), std::invalid_argument);  // removed first versions
+    EXPECT_THROW(lma_kernel_from_name("reg"), std::invalid_argument);
     for (int npe : {3, 4, 8, 9, 16, 25, 27, 64, 125})
         for (bool symmetric : {false, true})
             for (bool colour : {false, true}) {
                 const LmaKernel k = lma_resolve_kernel(LmaKernel::automatic, npe, symmetric, colour);
                 EXPECT_NE(k, LmaKernel::automatic);
-                EXPECT_EQ(lma_resolve_kernel(LmaKernel::row, npe, symmetric, colour), LmaKernel::row);
+                EXPECT_EQ(lma_resolve_kernel(LmaKernel::tile, npe, symmetric, colour), LmaKernel::tile);
             }
     // The measured choices: one cell per thread for small matrices, twin for large symmetric
     // ones with atomics, tile otherwise.

@@ -195,7 +195,7 @@ TEST(Bdia, LayoutOfHandMadeMatrix)
 
     const std::vector<double> x{1, -2, 3, -4, 5, -6};
     std::vector<double> y(6, std::numeric_limits<double>::quiet_NaN());
-    kernels::cpu::bdia_spmv(*exec, b, 1.0, x.data(), 0.0, y.data());
+    kernels::cpu::bdia_spmv(*exec, b, 1.0, x.data(), 0.0, y.data(), bdia_default_shared_bytes);
     EXPECT_EQ(y, (std::vector<double>{-3, -25, 18, 0, -42, -60}));
 }
 
@@ -230,7 +230,8 @@ TEST(Bdia, LayoutHasOneBandPerSlab)
     const auto x = test::random_vector<double>(n, rng);
     const auto y = test::random_vector<double>(n, rng);
     std::vector<double> result = y;
-    kernels::cpu::bdia_spmv(*exec, b, 2.0, x.data(), -1.0, result.data());
+    kernels::cpu::bdia_spmv(*exec, b, 2.0, x.data(), -1.0, result.data(),
+                            bdia_default_shared_bytes);
     EXPECT_LE(test::relative_max_error(result, test::dense_reference(m, 2.0, x, -1.0, y)), 1e-15);
 }
 

@@ -97,7 +97,7 @@ void check_against_cpu(const std::string& name, const HostCsr<V>& m, std::mt1993
             const auto x = test::random_vector<V>(m.rows, rng);
             auto y = test::random_vector<V>(m.rows, rng);
             std::vector<V> y_cpu = y;
-            kernels::cpu::bdia_spmv(*cpu, b_cpu, alpha, x.data(), beta, y_cpu.data());
+            kernels::cpu::bdia_spmv(*cpu, b_cpu, alpha, x.data(), beta, y_cpu.data(), cap);
             if (beta == V(0)) y.assign(m.rows, std::numeric_limits<V>::quiet_NaN());
             const auto x_dev = Array<V>::from_host(gpu, x);
             auto y_dev = Array<V>::from_host(gpu, y);

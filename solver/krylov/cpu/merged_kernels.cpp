@@ -226,8 +226,7 @@ void bicgstab_update_xr(const Executor&, const MergedWorkspace& ws, std::size_t 
     merged::bicgstab_finish(*ws.state, rhat_r, rr, ws.history);
 }
 
-GPUFEM_INSTANTIATE_MERGED_KERNELS(float)
-GPUFEM_INSTANTIATE_MERGED_KERNELS(double)
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_MERGED_KERNELS)
 
 }  // namespace kernels::cpu
 }  // namespace gpufem

@@ -442,7 +442,6 @@ void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws, std::si
 
 #undef GPUFEM_LAUNCH
 
-GPUFEM_INSTANTIATE_MERGED_KERNELS(float)
-GPUFEM_INSTANTIATE_MERGED_KERNELS(double)
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_MERGED_KERNELS)
 
 }  // namespace gpufem::kernels::cuda
