@@ -66,12 +66,12 @@ std::vector<double> neumann_load(const Mesh& mesh, const std::vector<BoundaryCon
         const BoundaryFacets& facets = boundary_of(mesh, bc.group, "neumann");
         const Expression g(bc.expression);
         const ReferenceElement ref =
-            make_reference_element(facets.type, facets.order, 2 * facets.order + 1);
+            make_reference_element(facets.type, facets.degree, 2 * facets.degree + 1);
         const int m = ref.dim, npf = facets.nodes_per_facet, nq = ref.num_points();
         if (ref.nodes != npf)
             throw std::runtime_error(fmt::format(
                 "problem.neumann.{}: facets of mesh {} have {} nodes, a {} of order {} has {}",
-                bc.group, mesh.source, npf, element_type_name(facets.type), facets.order,
+                bc.group, mesh.source, npf, element_type_name(facets.type), facets.degree,
                 ref.nodes));
         for (std::size_t f = 0; f < facets.size(); ++f) {
             const index_type* nodes = &facets.connectivity[f * npf];

@@ -71,13 +71,13 @@ ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
                                  const ReferenceElement& ref, const Expression& kappa,
                                  const Expression& f, const std::vector<double>& convection)
 {
-    if (ref.type != mesh.cell_type || ref.order != mesh.order ||
+    if (ref.type != mesh.cell_type || ref.degree != mesh.degree ||
         ref.nodes != mesh.nodes_per_cell)
         throw std::invalid_argument(fmt::format(
             "make_element_data: reference element ({} of order {}, {} nodes) does not match the "
             "mesh ({} of order {}, {} nodes per cell)",
-            element_type_name(ref.type), ref.order, ref.nodes, element_type_name(mesh.cell_type),
-            mesh.order, mesh.nodes_per_cell));
+            element_type_name(ref.type), ref.degree, ref.nodes, element_type_name(mesh.cell_type),
+            mesh.degree, mesh.nodes_per_cell));
     std::vector<double> velocity = checked_convection(convection, mesh.dim);
     std::vector<double> xyz;
     if (!kappa.is_constant() || !f.is_constant()) xyz = quadrature_point_coordinates(mesh, ref);
@@ -104,7 +104,7 @@ ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
 
     ElementData<V> data;
     data.type = mesh.cell_type;
-    data.order = mesh.order;
+    data.degree = mesh.degree;
     data.dim = mesh.dim;
     data.nodes_per_cell = mesh.nodes_per_cell;
     data.num_points = ref.num_points();

@@ -34,7 +34,7 @@ struct ElementArgs {
 template <typename V>
 struct ElementData {
     ElementType type;
-    int order = 1;  ///< Lagrange order of the cells (and of the reference tables)
+    int degree = 1;  ///< Lagrange order of the cells (and of the reference tables)
     int dim = 0;
     int nodes_per_cell = 0;
     int num_points = 0;

@@ -101,7 +101,7 @@ ErrorNorms compute_errors(const Mesh& mesh, std::span<const double> u, const Exp
     if (u.size() != static_cast<std::size_t>(mesh.num_nodes()))
         throw std::invalid_argument("compute_errors: one value per node expected");
     const ReferenceElement ref =
-        make_reference_element(mesh.cell_type, mesh.order, 2 * mesh.order + 2);
+        make_reference_element(mesh.cell_type, mesh.degree, 2 * mesh.degree + 2);
 
     // Exact values and gradients at every quadrature point (bulk: 1 + 6*dim evaluations).
     const std::vector<double> xyz = quadrature_point_coordinates(mesh, ref);

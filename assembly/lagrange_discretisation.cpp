@@ -18,7 +18,7 @@ LagrangeDiscretisation<V>::LagrangeDiscretisation(const Mesh& mesh, const Proble
 template <typename V>
 std::string LagrangeDiscretisation<V>::describe() const
 {
-    return fmt::format("Lagrange finite elements of degree {}", mesh_.order);
+    return fmt::format("Lagrange finite elements of degree {}", mesh_.degree);
 }
 
 template <typename V>

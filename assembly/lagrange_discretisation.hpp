@@ -1,6 +1,6 @@
 #pragma once
 // Lagrange finite elements (P1-P4 / Q1-Q4, isoparametric) on the mesh's own nodes: the
-// unknowns are the mesh's Lagrange nodes (vertices and Gmsh's high-order nodes, mesh.order =
+// unknowns are the mesh's Lagrange nodes (vertices and Gmsh's high-order nodes, mesh.degree =
 // the degree), the system is assemble_poisson's (or a matrix-free operator built from the
 // element matrices), a solution is VTU point data and its errors are integrated cell by cell.
 #include "assembly/discretisation.hpp"

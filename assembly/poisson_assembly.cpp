@@ -32,7 +32,7 @@ ElementData<V> make_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
                                          const ProblemSpec& problem)
 {
     const ReferenceElement ref = make_reference_element(
-        mesh.cell_type, mesh.order, assembly_quadrature_degree(mesh.cell_type, mesh.order));
+        mesh.cell_type, mesh.degree, assembly_quadrature_degree(mesh.cell_type, mesh.degree));
     return make_element_data<V>(exec, mesh, ref, Expression(problem.kappa), Expression(problem.f),
                                 problem.convection);
 }

@@ -43,7 +43,7 @@ template <typename V>
 ElementData<V> make_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
                                          const ProblemSpec& problem);
 
-/// Assembles the problem on exec with Lagrange elements of the mesh's order (mesh.order:
+/// Assembles the problem on exec with Lagrange elements of the mesh's order (mesh.degree:
 /// isoparametric, the cells' high-order nodes define the geometry). Throws naming the problem
 /// key on bad coefficients or unknown physical groups.
 template <typename V>

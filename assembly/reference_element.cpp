@@ -76,7 +76,7 @@ ReferenceElement make_reference_element(ElementType type, int order, int quadrat
                                     std::to_string(order) + ")");
     ReferenceElement ref;
     ref.type = type;
-    ref.order = order;
+    ref.degree = order;
     ref.dim = element_dimension(type);
     ref.nodes = lagrange_node_count(type, order);
     ref.rule = quadrature_rule(type, quadrature_degree);

@@ -19,7 +19,7 @@ std::vector<double> reference_nodes(ElementType type);
 /// quadrature rule (node order as Gmsh's, that of Mesh::cells).
 struct ReferenceElement {
     ElementType type = ElementType::triangle;
-    int order = 1;
+    int degree = 1;
     int dim = 0;
     int nodes = 0;
     QuadratureRule rule;

@@ -68,7 +68,7 @@ std::string gmsh_type_plural(int gmsh_type)
 {
     if (const auto element = lagrange_element_from_gmsh(gmsh_type))
         return plural(element->type) +
-               (element->order > 1 ? " of order " + std::to_string(element->order) : "");
+               (element->degree > 1 ? " of order " + std::to_string(element->degree) : "");
     switch (gmsh_type) {
     case 6: return "prisms";
     case 7: return "pyramids";

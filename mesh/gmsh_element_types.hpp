@@ -11,7 +11,7 @@ namespace gpufem {
 /// A complete Lagrange element gpufem reads: its shape and its order (1..4).
 struct LagrangeElement {
     ElementType type;
-    int order;
+    int degree;
 };
 
 /// The MSH element type number of the complete Lagrange element of a shape and order 1..4:

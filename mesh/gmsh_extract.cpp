@@ -100,7 +100,7 @@ RawCells read_cells(int dim, int gmsh_type, int nodes_per_cell)
 bool is_facet_type(int dim, int order, int gmsh_type)
 {
     const auto element = lagrange_element_from_gmsh(gmsh_type);
-    return element && element->order == order && element_dimension(element->type) == dim - 1;
+    return element && element->degree == order && element_dimension(element->type) == dim - 1;
 }
 
 /// "first-order lines", "triangles or quadrilaterals of order 3", ...: the facets a mesh of
@@ -127,10 +127,10 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
         gmsh::model::mesh::getElements(types, element_tags, node_tags, group.dim, entity);
         for (std::size_t k = 0; k < types.size(); ++k) {
             if (node_tags[k].empty()) continue;
-            if (!is_facet_type(mesh.dim, mesh.order, types[k]))
+            if (!is_facet_type(mesh.dim, mesh.degree, types[k]))
                 throw MeshSourceError(where + " has " + gmsh_type_plural(types[k]) +
                                       "; its facets must be " +
-                                      facet_description(mesh.dim, mesh.order));
+                                      facet_description(mesh.dim, mesh.degree));
             if (facet_type != 0 && facet_type != types[k])
                 throw MeshSourceError(where + " mixes " +
                                       gmsh_types_plural({facet_type, types[k]}) +
@@ -152,8 +152,8 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
                       : mesh.cell_type == ElementType::tetrahedron ? ElementType::triangle
                                                                      : ElementType::quadrilateral;
     }
-    facets.order = mesh.order;
-    facets.nodes_per_facet = lagrange_node_count(facets.type, facets.order);
+    facets.degree = mesh.degree;
+    facets.nodes_per_facet = lagrange_node_count(facets.type, facets.degree);
     drop_repeated_elements(facets.connectivity, facets.nodes_per_facet, nullptr);
     return facets;
 }
@@ -162,7 +162,7 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
 
 int mesh_cell_order(const std::string& source)
 {
-    return single_cell_type(top_dimension(source), source).second.order;
+    return single_cell_type(top_dimension(source), source).second.degree;
 }
 
 Mesh extract_mesh(const std::string& source, int order)
@@ -171,12 +171,12 @@ Mesh extract_mesh(const std::string& source, int order)
     mesh.source = source;
     mesh.dim = top_dimension(source);
     const auto [gmsh_type, element] = single_cell_type(mesh.dim, source);
-    if (element.order != order)
+    if (element.degree != order)
         throw MeshSourceError("mesh '" + source + "' has " + gmsh_type_plural(gmsh_type) +
                               " where order " + std::to_string(order) + " was expected");
     mesh.cell_type = element.type;
-    mesh.order = element.order;
-    mesh.nodes_per_cell = lagrange_node_count(mesh.cell_type, mesh.order);
+    mesh.degree = element.degree;
+    mesh.nodes_per_cell = lagrange_node_count(mesh.cell_type, mesh.degree);
 
     RawCells raw = read_cells(mesh.dim, gmsh_type, mesh.nodes_per_cell);
     checked_index(static_cast<std::int64_t>(raw.group.size()),

@@ -33,7 +33,7 @@ struct PhysicalGroup {
 struct BoundaryFacets {
     PhysicalGroup group;
     ElementType type = ElementType::line;  ///< shape of the facets
-    int order = 1;                         ///< geometric order of the facets (as the cells')
+    int degree = 1;                         ///< geometric order of the facets (as the cells')
     int nodes_per_facet = 2;
     std::vector<index_type> connectivity;  ///< nodes_per_facet node indices per facet
     std::size_t size() const { return connectivity.size() / nodes_per_facet; }
@@ -45,7 +45,7 @@ struct Mesh {
     int dim = 0;                       ///< 2 or 3
     std::vector<double> coordinates;   ///< 3 per node (x, y, z; z = 0 in 2D)
     ElementType cell_type = ElementType::triangle;
-    int order = 1;                     ///< order of the cells: nodes are the complete Lagrange
+    int degree = 1;                     ///< order of the cells: nodes are the complete Lagrange
                                        ///< nodes of that order, in Gmsh's node order
     int nodes_per_cell = 0;
     std::vector<index_type> cells;     ///< nodes_per_cell node indices per cell

@@ -101,7 +101,7 @@ Mesh load_file(const MeshSpec& spec)
     const std::string context = "mesh file '" + spec.path + "'";
     check_readable(spec.path, "mesh file");
     check_refine(spec.refine, context);
-    check_order(spec.order, context);
+    check_order(spec.degree, context);
     if (std::filesystem::path(spec.path).extension() == ".geo")
         throw MeshSourceError(context + " is a Gmsh geometry (.geo): give it as a geometry "
                                         "source to have it meshed");
@@ -113,10 +113,10 @@ Mesh load_file(const MeshSpec& spec)
         run_gmsh_step(context, [&] { gmsh::open(spec.path); });
         refine_mesh(spec.refine, context);
         std::vector<std::string> details;
-        add_order_detail(spec.order, details);
+        add_order_detail(spec.degree, details);
         const std::string source = described(spec.path, details);
-        set_mesh_order(spec.order, source);
-        return extract_mesh(source, spec.order);
+        set_mesh_order(spec.degree, source);
+        return extract_mesh(source, spec.degree);
     } catch (...) {
         rethrow_as_mesh_error(context);
     }
@@ -129,14 +129,14 @@ Mesh load_geo(const MeshSpec& spec)
     const std::string context = "geometry file '" + spec.path + "'";
     check_readable(spec.path, "geometry file");
     check_refine(spec.refine, context);
-    check_order(spec.order, context);
+    check_order(spec.degree, context);
     if (spec.size < 0.0 || !std::isfinite(spec.size))
         throw MeshSourceError(context + ": the mesh size must be positive (got " +
                               size_text(spec.size) + ")");
     std::vector<std::string> details;
     if (spec.size > 0.0) details.push_back(size_text(spec.size));
     if (spec.size > 0.0 || spec.refine > 0) details.push_back("refine " + std::to_string(spec.refine));
-    add_order_detail(spec.order, details);
+    add_order_detail(spec.degree, details);
     const std::string source = described(spec.path, details);
     GmshSession session;
     try {
@@ -147,8 +147,8 @@ Mesh load_geo(const MeshSpec& spec)
         if (spec.size > 0.0) gmsh::option::setNumber("Mesh.MeshSizeMax", spec.size);
         run_gmsh_step(context + ", meshing", [&] { gmsh::model::mesh::generate(dim); });
         refine_mesh(spec.refine, context);
-        set_mesh_order(spec.order, source);
-        return extract_mesh(source, spec.order);
+        set_mesh_order(spec.degree, source);
+        return extract_mesh(source, spec.degree);
     } catch (...) {
         rethrow_as_mesh_error(context);
     }
@@ -161,16 +161,16 @@ Mesh load_shape(const MeshSpec& spec)
     std::vector<std::string> details = {element_type_name(request.elements),
                                         size_text(request.size),
                                         "refine " + std::to_string(spec.refine)};
-    add_order_detail(spec.order, details);
+    add_order_detail(spec.degree, details);
     const std::string source = described("shape " + request.shape, details);
     check_refine(spec.refine, source);
-    check_order(spec.order, source);
+    check_order(spec.degree, source);
     GmshSession session;
     try {
         mesh_shape(request, source);
         refine_mesh(spec.refine, source);
-        set_mesh_order(spec.order, source);
-        return extract_mesh(source, spec.order);
+        set_mesh_order(spec.degree, source);
+        return extract_mesh(source, spec.degree);
     } catch (...) {
         rethrow_as_mesh_error(source);
     }

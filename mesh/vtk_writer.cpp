@@ -43,14 +43,14 @@ int vtk_cell_type(ElementType type)
 /// Throws std::invalid_argument if the mesh's arrays are inconsistent.
 void check_mesh(const Mesh& mesh)
 {
-    if (mesh.order < 1 || mesh.order > 4)
+    if (mesh.degree < 1 || mesh.degree > 4)
         throw std::invalid_argument("write_vtu: mesh '" + mesh.source + "' has order " +
-                                    std::to_string(mesh.order) + " (valid: 1 to 4)");
-    if (mesh.nodes_per_cell != lagrange_node_count(mesh.cell_type, mesh.order))
+                                    std::to_string(mesh.degree) + " (valid: 1 to 4)");
+    if (mesh.nodes_per_cell != lagrange_node_count(mesh.cell_type, mesh.degree))
         throw std::invalid_argument("write_vtu: mesh '" + mesh.source + "' has " +
                                     std::to_string(mesh.nodes_per_cell) + " nodes per " +
                                     element_type_name(mesh.cell_type) + " of order " +
-                                    std::to_string(mesh.order));
+                                    std::to_string(mesh.degree));
     if (mesh.coordinates.size() % 3 != 0 || mesh.cells.size() % mesh.nodes_per_cell != 0)
         throw std::invalid_argument("write_vtu: mesh '" + mesh.source +
                                     "' has a partial node or cell");
@@ -119,10 +119,10 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
     offsets->SetNumberOfValues(cells + 1);
     for (vtkIdType c = 0; c <= cells; ++c) offsets->SetValue(c, c * npc);
     connectivity->SetNumberOfValues(static_cast<vtkIdType>(mesh.cells.size()));
-    if (mesh.order == 1) {  // first-order shapes: Gmsh's node order is VTK's
+    if (mesh.degree == 1) {  // first-order shapes: Gmsh's node order is VTK's
         std::copy(mesh.cells.begin(), mesh.cells.end(), connectivity->GetPointer(0));
     } else {  // Lagrange cells: VTK orders the high-order nodes differently
-        const std::vector<int>& gmsh_node = vtk_lagrange_node_order(mesh.cell_type, mesh.order);
+        const std::vector<int>& gmsh_node = vtk_lagrange_node_order(mesh.cell_type, mesh.degree);
         vtkIdType* to = connectivity->GetPointer(0);
         for (std::size_t c = 0; c < static_cast<std::size_t>(cells); ++c) {
             const index_type* from = &mesh.cells[c * npc];
@@ -136,7 +136,7 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
     grid->SetPoints(points);
     // VTK infers the Lagrange order from the number of points per cell (uniform orders
     // need no HigherOrderDegrees array).
-    grid->SetCells(mesh.order == 1 ? vtk_cell_type(mesh.cell_type)
+    grid->SetCells(mesh.degree == 1 ? vtk_cell_type(mesh.cell_type)
                                    : vtk_lagrange_cell_type(mesh.cell_type),
                    cell_array);
 

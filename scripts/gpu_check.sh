@@ -4,6 +4,9 @@
 #   scripts/gpu_check.sh tests   every test program, compute-sanitizer on the kernels
 #   scripts/gpu_check.sh cases   the cases on both backends, formats, the SpMV benchmark
 #   scripts/gpu_check.sh solvers the Krylov tests and sanitizers, the solver benchmark
+#   scripts/gpu_check.sh compare bench spmv (bench_cube_4m) and bench solver (bench_cube_262k)
+#                                with this build and with bundle/bin/gpufem_old (an earlier
+#                                build packed as gpufem_old), in the same run
 # Expects the bundle made by
 #   ../shared/tools/bundle .device/gpufem.tar.xz build/gpufem build/test_*
 # and writes logs and reports under $OUT (default ./gpu_out).
@@ -23,7 +26,8 @@ sanitize() {  # tool, test program, gtest filter
   echo "nproc $(nproc)"
   if [[ $stage == tests ]]; then
     for t in test_linalg test_linalg_gpu test_assembly test_assembly_gpu test_lma_gpu test_mesh \
-             test_solver test_krylov test_krylov_gpu test_end_to_end test_end_to_end_gpu; do
+             test_solver test_krylov test_krylov_gpu test_end_to_end test_end_to_end_gpu \
+             test_bench_spmv; do
       echo "-- $t"
       (cd /tmp && timeout 400 /tmp/bundle/run $t --gtest_brief=1 2>&1 | tail -40)
     done
@@ -32,6 +36,19 @@ sanitize() {  # tool, test program, gtest filter
     sanitize memcheck test_linalg_gpu '*Blas1*:*Timer*:*RoundTrip*:*Reorder*:*Bdia*:*Staircase*:*Ell*:*Sell*'
     sanitize racecheck test_linalg_gpu '*Blas1*:*Bdia*'
     sanitize synccheck test_linalg_gpu '*Bdia*:*Sell*'
+    sanitize memcheck test_krylov_gpu '*VariantsAgree*:*MultiDot*'
+    sanitize racecheck test_krylov_gpu 'KrylovGpu/1.VariantsAgreeOnSpdSystem'
+  elif [[ $stage == compare ]]; then
+    for prog in gpufem_old gpufem; do
+      echo "== $prog: bench spmv bench_cube_4m"
+      run $prog bench spmv cases/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/spmv_$prog 2>&1 | \
+        grep -v "\[info\]"
+      cp /tmp/gpufem_runs/spmv_$prog/bench_spmv.json "$OUT/bench_spmv_$prog.json" 2>/dev/null
+      echo "== $prog: bench solver bench_cube_262k"
+      run $prog bench solver cases/bench_cube_262k.yaml --backend cuda -o /tmp/gpufem_runs/solver_$prog \
+        -m cg,bicgstab -p none,jacobi 2>&1 | grep -v "\[info\]"
+      cp /tmp/gpufem_runs/solver_$prog/bench_solver.json "$OUT/bench_solver_$prog.json" 2>/dev/null
+    done
   elif [[ $stage == solvers ]]; then
     for t in test_krylov_gpu test_krylov; do
       echo "-- $t"

@@ -302,7 +302,7 @@ std::vector<SolverBenchRow> run_solver_bench(const CaseSpec& spec, const SolverB
         "iterations (median of {} each, wall clock, synchronised); split from one solve with "
         "events around every operation; MB/iter: SpMV minimum bytes + the vector traffic model; "
         "timing%: cost of per-SpMV events (graph off)\n",
-        spec.name, mesh.source, spec.degree, mesh.num_nodes(), precision_name(spec.precision),
+        spec.name, mesh.source, spec.mesh.degree, mesh.num_nodes(), precision_name(spec.precision),
         exec->device_name(),
         copy_bw * 1e-9, std::max(5, options.iterations / 4), options.iterations, options.repeats);
     fmt::print("{}{}", header, table(rows));

@@ -85,7 +85,7 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
     for (std::size_t e = 0; e < entries.size(); ++e) {
         const BenchFormat& entry = entries[e];
         SpmvBenchRow row;
-        row.degree = spec.degree;
+        row.degree = spec.mesh.degree;
         row.refine = spec.mesh.refine;
         row.unknowns = matrix.rows;
         row.format = entry.label;
@@ -234,7 +234,7 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
         "SpMV benchmark: {} ({}), degree {}, {} rows, {} non-zeros ({:.1f} per row), {}, {} int32\n"
         "device {}; copy bandwidth (read + write) {:.1f} GB/s; median of {} SpMVs after {} "
         "warm-up, x rotated over copies; CG it/s: merged CG, {} iterations\n",
-        spec.name, mesh.source, spec.degree, n, nnz, double(nnz) / std::max<index_type>(n, 1),
+        spec.name, mesh.source, spec.mesh.degree, n, nnz, double(nnz) / std::max<index_type>(n, 1),
         precision_name(spec.precision), backend, exec->device_name(), copy_bw * 1e-9, options.repeats,
         options.warmup, options.cg_iterations);
     fmt::print("{}{}", header, table(rows));
@@ -322,7 +322,7 @@ std::vector<SpmvBenchRow> run_spmv_bench(const CaseSpec& spec, const SpmvBenchOp
 
     std::vector<SpmvBenchRow> rows;
     for (const CaseSpec& point : expand_sweep(spec)) {
-        const auto sub = folder / fmt::format("d{}_r{}", point.degree, point.mesh.refine);
+        const auto sub = folder / fmt::format("d{}_r{}", point.mesh.degree, point.mesh.refine);
         const auto point_rows = bench_point(point, options, exec, backend, copy_bw, sub);
         rows.insert(rows.end(), point_rows.begin(), point_rows.end());
     }

@@ -345,9 +345,8 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
     if (const CaseValue* degree = find_entry(entries, "degree")) {
         spec.degrees = reader.to_int_list(*degree, 1, 4);
     }
-    spec.degree = spec.degrees.front();
-    spec.mesh.order = spec.degree;
-    if (spec.size_scales_with_degree) spec.mesh.size *= spec.degree;
+    spec.mesh.degree = spec.degrees.front();
+    if (spec.size_scales_with_degree) spec.mesh.size *= spec.mesh.degree;
     // An absent section reads as an empty one: all its defaults.
     const auto section = [&entries](std::string_view key) {
         const CaseValue* entry = find_entry(entries, key);
@@ -370,7 +369,7 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
         spec.backend = reader.to_enum(*backend, backend_choice_names);
     }
 
-    resolved["degree"] = spec.degrees.size() == 1 ? json(spec.degree) : json(spec.degrees);
+    resolved["degree"] = spec.degrees.size() == 1 ? json(spec.mesh.degree) : json(spec.degrees);
     resolved["format"] = spec.format;
     resolved["precision"] = precision_name(spec.precision);
     resolved["backend"] = backend_choice_name(spec.backend);
@@ -390,12 +389,11 @@ std::vector<CaseSpec> expand_sweep(const CaseSpec& spec)
     for (int degree : spec.degrees)
         for (int refine : spec.refines) {
             CaseSpec run = spec;
-            run.degree = degree;
             run.degrees = {degree};
-            run.mesh.order = degree;
+            run.mesh.degree = degree;
             run.mesh.refine = refine;
             if (spec.size_scales_with_degree) {
-                run.mesh.size = spec.mesh.size / spec.degree * degree;
+                run.mesh.size = spec.mesh.size / spec.mesh.degree * degree;
                 run.resolved["mesh"]["size"] = run.mesh.size;
             }
             run.refines = {refine};

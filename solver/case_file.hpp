@@ -49,8 +49,9 @@ struct SolverSpec {
 struct CaseSpec {
     std::filesystem::path case_path;  ///< the YAML file ("" when parsed from text)
     std::string name;                 ///< case name: the file's stem
-    MeshSpec mesh;                    ///< paths resolved relative to the case file's folder
-    int degree = 1;                   ///< the polynomial degree (the first of degrees)
+    MeshSpec mesh;                    ///< paths resolved relative to the case file's folder;
+                                      ///< mesh.degree is the polynomial degree (the first of
+                                      ///< degrees), the one place it is kept
     std::vector<int> degrees{1};      ///< degree: N or [N, ...] (a sweep when several)
     std::vector<int> refines{0};      ///< mesh.refine: N or [N, ...] (a sweep when several)
     bool size_scales_with_degree = false;  ///< mesh.size is multiplied by the degree (constant

@@ -61,11 +61,11 @@ std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options)
     const auto folder = output_folder(spec, options);
     std::vector<SweepRow> rows;
     for (const CaseSpec& run : expand_sweep(spec)) {
-        spdlog::info("sweep: degree {}, refine {}", run.degree, run.mesh.refine);
+        spdlog::info("sweep: degree {}, refine {}", run.mesh.degree, run.mesh.refine);
         RunOptions run_options = options;
-        run_options.output_dir = folder / run_folder(run.degree, run.mesh.refine);
+        run_options.output_dir = folder / run_folder(run.mesh.degree, run.mesh.refine);
         SweepRow row;
-        row.degree = run.degree;
+        row.degree = run.mesh.degree;
         row.refine = run.mesh.refine;
         row.record = run_case(run, run_options);
         rows.push_back(std::move(row));

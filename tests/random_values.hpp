@@ -1,9 +1,25 @@
 #pragma once
 // Random test data shared by the test folders.
+#include <cstdlib>
+#include <iostream>
 #include <random>
+#include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 namespace gpufem::test {
+
+/// A fresh random seed for a test's random inputs (GPUFEM_TEST_SEED replays a given one),
+/// printed and recorded with the test so that a failure can be replayed.
+inline unsigned random_seed()
+{
+    const char* fixed = std::getenv("GPUFEM_TEST_SEED");
+    const unsigned seed = fixed ? static_cast<unsigned>(std::stoul(fixed)) : std::random_device{}();
+    std::cout << "[ seed     ] " << seed << " (replay with GPUFEM_TEST_SEED=" << seed << ")\n";
+    ::testing::Test::RecordProperty("seed", std::to_string(seed));
+    return seed;
+}
 
 /// n values uniform in [-1, 1] from a seeded generator (the same values every run).
 template <typename V>

@@ -50,7 +50,7 @@ template <typename V>
 void compute_cells(const ElementData<V>& data, index_type begin, index_type end, V* ke, V* fe)
 {
     const ElementArgs<V> a = data.args();
-    if (data.order == 1) {
+    if (data.degree == 1) {
         dispatch_element_type(data.type, [&]<int NPE, int DIM>() {
             dispatch_convection(a.has_convection, [&]<bool CONVECTION>() {
 #pragma omp parallel for schedule(static)

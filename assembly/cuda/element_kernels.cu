@@ -31,7 +31,7 @@ template <typename V, typename Sink>
 void launch_element_kernels(const Executor& exec, const ElementData<V>& data, const Sink& sink)
 {
     if (data.num_cells == 0) return;
-    if (data.order >= 2) return launch_any_order(exec, data, sink);
+    if (data.degree >= 2) return launch_any_order(exec, data, sink);
     const ElementArgs<V> a = data.args();
     auto stream = static_cast<cudaStream_t>(exec.stream());
     const unsigned grid = (a.num_cells + cell_block - 1) / cell_block;

@@ -17,14 +17,14 @@ struct ElementResult {
     std::vector<double> ke, fe;
 };
 
-/// The CPU element matrices and loads of the mesh's cells (order mesh.order, the assembly's
+/// The CPU element matrices and loads of the mesh's cells (order mesh.degree, the assembly's
 /// quadrature) for -div(kappa grad u) + b . grad u = f (b = convection; empty: none).
 inline ElementResult cpu_element(const Mesh& mesh, const std::string& kappa, const std::string& f,
                                  const std::vector<double>& convection = {})
 {
     const auto exec = Executor::create_cpu();
     const ReferenceElement ref = make_reference_element(
-        mesh.cell_type, mesh.order, assembly_quadrature_degree(mesh.cell_type, mesh.order));
+        mesh.cell_type, mesh.degree, assembly_quadrature_degree(mesh.cell_type, mesh.degree));
     const auto data = make_element_data<double>(exec, mesh, ref, Expression(kappa), Expression(f),
                                                 convection);
     const std::size_t n = mesh.nodes_per_cell;

@@ -17,7 +17,7 @@ Mesh lagrange_cell(ElementType type, int order, Map&& map)
 {
     Mesh m;
     m.cell_type = type;
-    m.order = order;
+    m.degree = order;
     m.dim = element_dimension(type);
     m.nodes_per_cell = lagrange_node_count(type, order);
     const std::vector<double> xi = lagrange_reference_nodes(type, order);
@@ -52,7 +52,7 @@ inline Mesh unit_box_mesh(ElementType type, int order, double h)
     spec.shape = element_dimension(type) == 2 ? "unit_square" : "unit_cube";
     spec.elements = element_type_name(type);
     spec.size = h;
-    spec.order = order;
+    spec.degree = order;
     return load_mesh(spec);
 }
 

@@ -190,7 +190,7 @@ void check_lma_random_against_cpu(const ExecPtr& exec, const Mesh& mesh,
                 Array<V> y = Array<V>::from_host(exec, y0);
                 op->apply(V(0.9), Array<V>::from_host(exec, x), V(-1.1), y);
                 const std::string what = std::string(element_type_name(mesh.cell_type)) +
-                                         " order " + std::to_string(mesh.order) + " cells " +
+                                         " order " + std::to_string(mesh.degree) + " cells " +
                                          std::to_string(mesh.num_cells()) + " " + op->parameters();
                 EXPECT_LT(max_rel_diff(y.to_host(), expect), sizeof(V) == 4 ? 1e-4 : 1e-12) << what;
                 EXPECT_LT(max_rel_diff(op->diagonal().to_host(), reference->diagonal().to_host()),

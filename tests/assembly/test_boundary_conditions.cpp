@@ -98,7 +98,7 @@ TEST(Neumann, CurvedFacetsFollowTheCircle)
         MeshSpec spec;
         spec.shape = "disk";
         spec.size = 0.5;
-        spec.order = order;
+        spec.degree = order;
         const Mesh m = load_mesh(spec);
         const auto load = neumann_load(m, {{"boundary", "1"}});
         const double error =

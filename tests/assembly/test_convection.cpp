@@ -81,7 +81,7 @@ Convection convection_matrices(const Mesh& mesh)
 std::string label(const Mesh& mesh, std::size_t which)
 {
     return std::string(element_type_name(mesh.cell_type)) + " order " +
-           std::to_string(mesh.order) + (which == 0 ? " curved cell" : " jittered mesh");
+           std::to_string(mesh.degree) + (which == 0 ? " curved cell" : " jittered mesh");
 }
 
 }  // namespace

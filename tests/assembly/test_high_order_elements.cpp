@@ -306,7 +306,7 @@ TEST(HighOrderElements, IsoparametricCellsFollowTheCurvedBoundary)
         MeshSpec spec;
         spec.shape = "disk";
         spec.size = 0.5;
-        spec.order = order;
+        spec.degree = order;
         const Mesh mesh = load_mesh(spec);
         const auto r = cpu_element(mesh, "1", "1");
         double area = 0;

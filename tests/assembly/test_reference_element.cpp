@@ -109,7 +109,7 @@ TEST(ReferenceElement, EveryOrderIsAPartitionOfUnityAndReproducesTheCoordinates)
         for (int order = 1; order <= 4; ++order) {
             const ReferenceElement ref = make_reference_element(type, order, 2 * order);
             ASSERT_EQ(ref.nodes, lagrange_node_count(type, order));
-            ASSERT_EQ(ref.order, order);
+            ASSERT_EQ(ref.degree, order);
             const auto nodes = lagrange_reference_nodes(type, order);
             for (int q = 0; q < ref.num_points(); ++q) {
                 double sum = 0, x[3] = {0, 0, 0}, jac[3][3] = {};

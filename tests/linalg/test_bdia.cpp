@@ -133,7 +133,8 @@ bool check_format_spmv(const std::string& name, const HostCsr<V>& m, std::mt1993
     EXPECT_EQ(f.op->format(), "bdia");
     EXPECT_EQ(f.op->rows(), m.rows);
     EXPECT_FALSE(f.host_steps.empty());
-    EXPECT_GE(f.convert_seconds, 0.0);
+    EXPECT_GT(f.convert_seconds, 0.0);  // measured (RCM and the band take time)
+    EXPECT_LT(f.convert_seconds, 10.0);
     const bool rcm = !f.permutation.empty();
     if (rcm) {
         EXPECT_EQ(f.permutation.size(), static_cast<std::size_t>(m.rows));

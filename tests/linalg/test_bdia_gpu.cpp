@@ -14,6 +14,7 @@
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
 #include "random_csr.hpp"
+#include "random_values.hpp"
 
 namespace gpufem {
 namespace {
@@ -118,7 +119,7 @@ void check_against_cpu(const std::string& name, const HostCsr<V>& m, std::mt1993
 TEST(BdiaGpu, MatchesCpuOnFeLikeMatrices)
 {
     GPUFEM_REQUIRE_GPU();
-    std::mt19937 rng(41);
+    std::mt19937 rng(test::random_seed());
     check_against_cpu("2d-q1-like", shuffled_stencil<double>(61, 47, 1, 1, rng), rng);
     check_against_cpu("2d-q1-like", shuffled_stencil<float>(53, 41, 1, 1, rng), rng);
     check_against_cpu("2d-q2-like", shuffled_stencil<double>(29, 33, 1, 2, rng), rng);
@@ -130,7 +131,7 @@ TEST(BdiaGpu, MatchesCpuOnFeLikeMatrices)
 TEST(BdiaGpu, MatchesCpuOnRandomMatrices)
 {
     GPUFEM_REQUIRE_GPU();
-    std::mt19937 rng(42);
+    std::mt19937 rng(test::random_seed());
     check_against_cpu("one-row", test::random_csr<double>(1, 1, 1, rng), rng);
     check_against_cpu("random-lengths-empty-rows", test::random_csr<double>(1001, 1001, 12, rng), rng);
     check_against_cpu("random-lengths-empty-rows", test::random_csr<float>(2049, 2049, 6, rng), rng);
@@ -141,7 +142,7 @@ TEST(BdiaGpu, MatchesCpuOnRandomMatrices)
 TEST(BdiaGpu, RefusesWhenTheBandExceedsTheLimit)
 {
     GPUFEM_REQUIRE_GPU();
-    std::mt19937 rng(43);
+    std::mt19937 rng(test::random_seed());
     const auto gpu = Executor::create_cuda();
     BdiaOptions options;
     options.max_bytes = 4096;

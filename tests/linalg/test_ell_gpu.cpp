@@ -10,6 +10,7 @@
 #include "linalg/ell.hpp"
 #include "linalg/format_build.hpp"
 #include "random_csr.hpp"
+#include "random_values.hpp"
 
 using namespace gpufem;
 
@@ -22,7 +23,7 @@ TYPED_TEST(EllGpu, ConversionGivesTheCpuLayout)
 {
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(test::random_seed());
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
     for (const auto& [rows, cols, len, long_every] :
@@ -46,7 +47,7 @@ TYPED_TEST(EllGpu, SpmvMatchesCpu)
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     const double tol = sizeof(V) == 4 ? 2e-5 : 1e-13;
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(test::random_seed());
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
     for (const auto& [rows, cols, len, long_every] :
@@ -77,7 +78,7 @@ TYPED_TEST(EllGpu, SpmvMatchesCpu)
 TEST(EllGpuNan, BetaZeroIgnoresNanInY)
 {
     GPUFEM_REQUIRE_GPU();
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(test::random_seed());
     const auto gpu = Executor::create_cuda();
     const auto m = test::random_csr<double>(1000, 900, 8, rng);
     for (const std::string format : {"ell", "ellr"}) {

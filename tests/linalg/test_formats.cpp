@@ -6,6 +6,7 @@
 
 #include "format_battery.hpp"
 #include "linalg/csr_tuning.hpp"
+#include "random_values.hpp"
 
 using namespace gpufem;
 
@@ -18,7 +19,7 @@ TYPED_TEST(FormatsCpu, EveryFormatMatchesTheLongDoubleReference)
 {
     using V = TypeParam;
     const double tol = sizeof(V) == 4 ? 1e-5 : 1e-13;
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(test::random_seed());
     const auto exec = Executor::create_cpu();
     for (const auto& m : test::format_battery<V>(rng)) {
         const auto x = test::random_vector<V>(m.csr.cols, rng), y = test::random_vector<V>(m.csr.rows, rng);

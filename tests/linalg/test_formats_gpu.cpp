@@ -5,6 +5,7 @@
 #include "format_battery.hpp"
 #include "gpu_test.hpp"
 #include "linalg/csr_tuned_operator.hpp"
+#include "random_values.hpp"
 
 using namespace gpufem;
 
@@ -18,7 +19,7 @@ TYPED_TEST(FormatsGpu, EveryFormatMatchesTheCpuReference)
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     const double tol = sizeof(V) == 4 ? 2e-5 : 1e-13;
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(test::random_seed());
     const auto gpu = Executor::create_cuda();
     for (const auto& m : test::format_battery<V>(rng, true)) {
         const auto x = test::random_vector<V>(m.csr.cols, rng), y = test::random_vector<V>(m.csr.rows, rng);
@@ -37,7 +38,7 @@ TYPED_TEST(FormatsGpu, EveryFormatMatchesTheCpuReference)
 TEST(CsrTunedGpu, TunerSettlesAndKeepsResultsExact)
 {
     GPUFEM_REQUIRE_GPU();
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(test::random_seed());
     const auto gpu = Executor::create_cuda();
     const auto m = test::stencil_matrix<double>(3, 60, 1, false, rng);
     CsrTunedOperator<double> op(test::to_csr(m, gpu), CsrOptions{});

@@ -8,6 +8,7 @@
 #include "linalg/format_build.hpp"
 #include "linalg/interval_timer.hpp"
 #include "random_csr.hpp"
+#include "random_values.hpp"
 
 using namespace gpufem;
 
@@ -20,7 +21,7 @@ TYPED_TEST(LinalgGpu, ArraysRoundTripThroughDevice)
 {
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(test::random_seed());
     const auto gpu = Executor::create_cuda();
     const auto host = test::random_vector<V>(100003, rng);
     const auto a = Array<V>::from_host(gpu, host);
@@ -32,7 +33,7 @@ TYPED_TEST(LinalgGpu, Blas1MatchesCpu)
 {
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(test::random_seed());
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
     // Lengths around block (256) and reduction-grid (1024 blocks) boundaries.
@@ -56,7 +57,7 @@ TYPED_TEST(LinalgGpu, SpmvFormatsMatchCpu)
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     const double tol = sizeof(V) == 4 ? 2e-5 : 1e-13;
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(test::random_seed());
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
     for (const auto& [rows, cols, len, long_every] :

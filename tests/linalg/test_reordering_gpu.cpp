@@ -8,6 +8,7 @@
 #include "linalg/reordering.hpp"
 #include "gpu_test.hpp"
 #include "random_csr.hpp"
+#include "random_values.hpp"
 
 namespace gpufem {
 namespace {
@@ -32,7 +33,7 @@ void check_permute_symmetric(index_type n, int max_len, std::mt19937& rng, int l
 TEST(ReorderingGpu, PermuteSymmetricMatchesCpu)
 {
     GPUFEM_REQUIRE_GPU();
-    std::mt19937 rng(21);
+    std::mt19937 rng(test::random_seed());
     check_permute_symmetric<double>(1, 1, rng);
     check_permute_symmetric<double>(777, 12, rng);
     check_permute_symmetric<float>(4099, 20, rng);
@@ -43,7 +44,7 @@ TEST(ReorderingGpu, PermuteSymmetricMatchesCpu)
 TEST(ReorderingGpu, PermuteVectorMatchesCpu)
 {
     GPUFEM_REQUIRE_GPU();
-    std::mt19937 rng(22);
+    std::mt19937 rng(test::random_seed());
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
     for (index_type n : {1, 255, 100003}) {

@@ -11,6 +11,7 @@
 #include "linalg/format_build.hpp"
 #include "linalg/sellp.hpp"
 #include "random_csr.hpp"
+#include "random_values.hpp"
 
 using namespace gpufem;
 
@@ -38,7 +39,7 @@ TYPED_TEST(SellpGpu, ConversionGivesTheCpuLayout)
 {
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(test::random_seed());
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
     for (const auto& [rows, cols, len, long_every] : sizes) {
@@ -67,7 +68,7 @@ TYPED_TEST(SellpGpu, SpmvMatchesCpu)
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     const double tol = sizeof(V) == 4 ? 2e-5 : 1e-13;
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(test::random_seed());
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
     for (const auto& [rows, cols, len, long_every] :
@@ -104,7 +105,7 @@ TYPED_TEST(SellpGpu, OperatorsReportLikeTheCpu)
 {
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(test::random_seed());
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
     const auto m = test::random_csr<V>(5001, 5001, 20, rng);
@@ -126,7 +127,7 @@ TYPED_TEST(SellpGpu, OperatorsReportLikeTheCpu)
 TEST(SellpGpuEdge, BetaZeroIgnoresNanInY)
 {
     GPUFEM_REQUIRE_GPU();
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(test::random_seed());
     const auto gpu = Executor::create_cuda();
     const auto m = test::random_csr<double>(1000, 900, 8, rng);
     for (const std::string format : {"sellp", "cusparse-sell"}) {

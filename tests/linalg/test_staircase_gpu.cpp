@@ -10,6 +10,7 @@
 #include "linalg/format_build.hpp"
 #include "linalg/staircase.hpp"
 #include "random_csr.hpp"
+#include "random_values.hpp"
 
 using namespace gpufem;
 
@@ -23,8 +24,7 @@ TYPED_TEST(StaircaseGpu, MatchesCpuWithAndWithoutStreams)
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     const double tol = sizeof(V) == 4 ? 1e-5 : 1e-13;
-    std::random_device seed;
-    const unsigned s = seed();
+    const unsigned s = test::random_seed();
     std::mt19937 rng(s);
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
@@ -66,8 +66,7 @@ TYPED_TEST(StaircaseGpu, LayoutIsTheSameAsOnTheCpu)
 {
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
-    std::random_device seed;
-    const unsigned s = seed();
+    const unsigned s = test::random_seed();
     SCOPED_TRACE("seed " + std::to_string(s));
     std::mt19937 rng(s);
     const auto cpu = Executor::create_cpu();
@@ -109,8 +108,7 @@ TEST(StaircaseGpuMisc, StreamsStayOrderedOnTheExecutorStream)
     // Many groups (alpha = 0, sh = 1: one group per row length, more than kMaxStreams), and
     // applies chained on the executor's stream with no synchronisation between them: each
     // apply must see the previous one's y.
-    std::random_device seed;
-    const unsigned s = seed();
+    const unsigned s = test::random_seed();
     SCOPED_TRACE("seed " + std::to_string(s));
     std::mt19937 rng(s);
     const auto cpu = Executor::create_cpu();

@@ -1,4 +1,4 @@
-// High-order meshes (spec.order 1..4): node counts, node placement in Gmsh's reference order,
+// High-order meshes (spec.degree 1..4): node counts, node placement in Gmsh's reference order,
 // boundary facets of the cells' order, curved boundaries, .msh files of other orders, errors.
 #include <algorithm>
 #include <array>
@@ -33,7 +33,7 @@ Mesh load_shape(const std::string& shape, const std::string& elements, double si
     spec.shape = shape;
     spec.elements = elements;
     spec.size = size;
-    spec.order = order;
+    spec.degree = order;
     spec.refine = refine;
     return load_mesh(spec);
 }
@@ -43,7 +43,7 @@ Mesh load_path(MeshSpec::Kind kind, const std::filesystem::path& path, int order
     MeshSpec spec;
     spec.kind = kind;
     spec.path = path.string();
-    spec.order = order;
+    spec.degree = order;
     spec.refine = refine;
     return load_mesh(spec);
 }
@@ -148,7 +148,7 @@ TEST(HighOrderShapes, NodeCountsPlacementAndFacets)
             SCOPED_TRACE(c.shape + "/" + c.elements + "/order " + std::to_string(k));
             const Mesh mesh = load_shape(c.shape, c.elements, 0.5, k);
             EXPECT_EQ(mesh.cell_type, c.type);
-            EXPECT_EQ(mesh.order, k);
+            EXPECT_EQ(mesh.degree, k);
             ASSERT_EQ(mesh.nodes_per_cell, lagrange_node_count(c.type, k));
             ASSERT_EQ(mesh.num_cells(), C);
             EXPECT_EQ(mesh.source.find(", order") != std::string::npos, k > 1) << mesh.source;
@@ -183,7 +183,7 @@ TEST(HighOrderShapes, NodeCountsPlacementAndFacets)
             for (const BoundaryFacets& facets : mesh.boundaries) {
                 SCOPED_TRACE(facets.group.name);
                 const BoundaryFacets& facets1 = *linear.find_boundary(facets.group.name);
-                EXPECT_EQ(facets.order, k);
+                EXPECT_EQ(facets.degree, k);
                 EXPECT_EQ(facets.type, facets1.type);
                 ASSERT_EQ(facets.nodes_per_facet, lagrange_node_count(facets.type, k));
                 if (dim == 2) {
@@ -209,7 +209,7 @@ double isoparametric_area(const Mesh& mesh)
         GmshSession session;
         const int gmsh_type = gmsh::model::mesh::getElementType(
             mesh.cell_type == ElementType::triangle ? "Triangle" : "Quadrangle", 1);
-        gmsh::model::mesh::getIntegrationPoints(gmsh_type, "Gauss" + std::to_string(2 * mesh.order),
+        gmsh::model::mesh::getIntegrationPoints(gmsh_type, "Gauss" + std::to_string(2 * mesh.degree),
                                                 points, weights);
     }
     std::vector<double> uv, values, gradients;
@@ -217,7 +217,7 @@ double isoparametric_area(const Mesh& mesh)
         uv.push_back(points[3 * q]);
         uv.push_back(points[3 * q + 1]);
     }
-    lagrange_basis(mesh.cell_type, mesh.order, uv, values, gradients);
+    lagrange_basis(mesh.cell_type, mesh.degree, uv, values, gradients);
     const int n = mesh.nodes_per_cell;
     double area = 0;
     for (index_type e = 0; e < mesh.num_cells(); ++e) {
@@ -246,7 +246,7 @@ TEST(HighOrderShapes, DiskBoundaryNodesLieOnTheCircle)
             const Mesh mesh = load_shape("disk", elements, 0.4, k);
             const BoundaryFacets& boundary = *mesh.find_boundary("boundary");
             EXPECT_EQ(boundary.type, ElementType::line);
-            EXPECT_EQ(boundary.order, k);
+            EXPECT_EQ(boundary.degree, k);
             ASSERT_EQ(boundary.nodes_per_facet, k + 1);
             for (index_type n : boundary.connectivity)
                 ASSERT_NEAR(std::hypot(node(mesh, n)[0], node(mesh, n)[1]), 1.0, 1e-12);
@@ -286,11 +286,11 @@ TEST(HighOrderShapes, GeoFileCirclesAreCurved)
 TEST(HighOrderShapes, OrderOneIsTheFirstOrderMesh)
 {
     const Mesh mesh = load_shape("unit_square", "triangle", 0.5, 1);
-    EXPECT_EQ(mesh.order, 1);
+    EXPECT_EQ(mesh.degree, 1);
     EXPECT_EQ(mesh.nodes_per_cell, 3);
     EXPECT_EQ(mesh.source, "shape unit_square (triangle, h=0.5, refine 0)");
     for (const BoundaryFacets& facets : mesh.boundaries) {
-        EXPECT_EQ(facets.order, 1);
+        EXPECT_EQ(facets.degree, 1);
         EXPECT_EQ(facets.nodes_per_facet, 2);
     }
 }
@@ -361,7 +361,7 @@ TEST(HighOrderFiles, FileOfTheRequestedOrderIsKept)
     const Mesh reference = write_rectangle(folder / "p2.msh", 2);
     const Mesh mesh = load_path(MeshSpec::Kind::file, folder / "p2.msh", 2);
     EXPECT_EQ(mesh.source, (folder / "p2.msh").string() + " (order 2)");
-    EXPECT_EQ(mesh.order, 2);
+    EXPECT_EQ(mesh.degree, 2);
     EXPECT_EQ(mesh.cells, reference.cells);
     ASSERT_EQ(mesh.coordinates.size(), reference.coordinates.size());
     for (std::size_t i = 0; i < mesh.coordinates.size(); ++i)
@@ -384,7 +384,7 @@ TEST(HighOrderFiles, FileOfAnotherOrderIsConverted)
     const index_type C = reference.num_cells(), E = V + C - 1;
 
     const Mesh p1 = load_path(MeshSpec::Kind::file, folder / "p2.msh", 1);
-    EXPECT_EQ(p1.order, 1);
+    EXPECT_EQ(p1.degree, 1);
     EXPECT_EQ(p1.nodes_per_cell, 3);
     EXPECT_EQ(p1.num_nodes(), V);
     EXPECT_EQ(p1.find_boundary("walls")->nodes_per_facet, 2);
@@ -392,7 +392,7 @@ TEST(HighOrderFiles, FileOfAnotherOrderIsConverted)
 
     for (int k : {3, 4}) {
         const Mesh mesh = load_path(MeshSpec::Kind::file, folder / "p2.msh", k);
-        EXPECT_EQ(mesh.order, k);
+        EXPECT_EQ(mesh.degree, k);
         EXPECT_EQ(mesh.num_cells(), C);
         EXPECT_EQ(mesh.num_nodes(), lagrange_nodes(ElementType::triangle, k, V, E, C, 0));
         expect_nodes_at_reference_positions(mesh, ElementType::triangle, k, mesh.cells);
@@ -402,7 +402,7 @@ TEST(HighOrderFiles, FileOfAnotherOrderIsConverted)
     }
 
     const Mesh refined = load_path(MeshSpec::Kind::file, folder / "p2.msh", 2, 1);
-    EXPECT_EQ(refined.order, 2);
+    EXPECT_EQ(refined.degree, 2);
     EXPECT_EQ(refined.num_cells(), 4 * C);
     expect_nodes_at_reference_positions(refined, ElementType::triangle, 2, refined.cells);
 }
@@ -435,7 +435,7 @@ TEST(HighOrderFiles, TetrahedralFileIsRaised)
     }
     for (int k : {2, 3}) {
         const Mesh mesh = load_path(MeshSpec::Kind::file, folder / "tets.msh", k);
-        EXPECT_EQ(mesh.order, k);
+        EXPECT_EQ(mesh.degree, k);
         EXPECT_EQ(mesh.num_nodes(),
                   lagrange_nodes(ElementType::tetrahedron, k, linear.num_nodes(),
                                  static_cast<index_type>(edges.size()),

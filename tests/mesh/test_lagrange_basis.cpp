@@ -17,12 +17,12 @@ namespace {
 /// One shape and order.
 struct BasisCase {
     ElementType type;
-    int order;
+    int degree;
 };
 
 std::ostream& operator<<(std::ostream& os, const BasisCase& c)
 {
-    return os << element_type_name(c.type) << "_order" << c.order;
+    return os << element_type_name(c.type) << "_order" << c.degree;
 }
 
 std::vector<BasisCase> basis_cases()

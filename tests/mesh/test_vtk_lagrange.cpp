@@ -33,12 +33,12 @@ using test::TempFolder;
 /// One shape and order 2..4.
 struct LagrangeCase {
     ElementType type;
-    int order;
+    int degree;
 };
 
 std::ostream& operator<<(std::ostream& os, const LagrangeCase& c)
 {
-    return os << element_type_name(c.type) << "_order" << c.order;
+    return os << element_type_name(c.type) << "_order" << c.degree;
 }
 
 std::vector<LagrangeCase> lagrange_cases()
@@ -88,7 +88,7 @@ Mesh single_cell(ElementType type, int k, const std::vector<double>& A, const st
     Mesh mesh;
     mesh.dim = dim;
     mesh.cell_type = type;
-    mesh.order = k;
+    mesh.degree = k;
     mesh.nodes_per_cell = lagrange_node_count(type, k);
     mesh.source = "single " + std::string(element_type_name(type));
     for (int i = 0; i < mesh.nodes_per_cell; ++i) {
@@ -165,7 +165,7 @@ double vtk_interpolation_error(const Mesh& mesh, const Polynomial& p, std::mt199
     for (vtkIdType c = 0; c < grid->GetNumberOfCells(); ++c) {
         vtkCell* cell = grid->GetCell(c);
         EXPECT_EQ(cell->GetCellType(), vtk_lagrange_cell_type(mesh.cell_type));
-        EXPECT_EQ(vtk_order(cell), mesh.order);
+        EXPECT_EQ(vtk_order(cell), mesh.degree);
         EXPECT_EQ(cell->GetNumberOfPoints(), mesh.nodes_per_cell);
         for (int sample = 0; sample < 10; ++sample) {
             const std::array<double, 3> r = random_parametric(mesh.cell_type, rng);
@@ -218,7 +218,7 @@ TEST_P(VtkLagrangeTest, VtkInterpolatesOnGmshMeshes)
     spec.shape = element_dimension(type) == 2 ? "unit_square" : "unit_cube";
     spec.elements = element_type_name(type);
     spec.size = 0.5;
-    spec.order = k;
+    spec.degree = k;
     const Mesh mesh = load_mesh(spec);
     std::mt19937 rng(7 * k + static_cast<int>(type));
     EXPECT_LT(vtk_interpolation_error(mesh, Polynomial(mesh.dim, k, false, rng), rng), 1e-10);
@@ -235,7 +235,7 @@ TEST(VtkLagrange, NodeCountMustMatchTheOrder)
 {
     TempFolder folder;
     Mesh mesh = single_cell(ElementType::triangle, 1, {1, 0, 0, 1}, {0, 0});
-    mesh.order = 2;  // but 3 nodes per cell
+    mesh.degree = 2;  // but 3 nodes per cell
     try {
         write_vtu(folder / "bad.vtu", mesh, {}, {});
         FAIL() << "no exception";

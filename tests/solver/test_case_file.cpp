@@ -102,7 +102,7 @@ backend: cpu
     EXPECT_EQ(spec.mesh.kind, MeshSpec::Kind::file);
     EXPECT_EQ(spec.mesh.path, (dir_ / "meshes/square.msh").string());
     EXPECT_EQ(spec.mesh.refine, 2);
-    EXPECT_EQ(spec.degree, 1);
+    EXPECT_EQ(spec.mesh.degree, 1);
     EXPECT_EQ(spec.problem.kappa, "2.5");
     EXPECT_EQ(spec.problem.f, "2*pi^2*sin(pi*x)*sin(pi*y)");
     EXPECT_EQ(spec.problem.exact, "sin(pi*x)*sin(pi*y)");
@@ -142,7 +142,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
     EXPECT_EQ(spec.mesh.elements, "quadrilateral");
     EXPECT_DOUBLE_EQ(spec.mesh.size, 0.1);
     EXPECT_EQ(spec.mesh.refine, 0);
-    EXPECT_EQ(spec.degree, 1);
+    EXPECT_EQ(spec.mesh.degree, 1);
     EXPECT_EQ(spec.problem.kappa, "1");
     EXPECT_EQ(spec.problem.f, "0");
     EXPECT_EQ(spec.problem.exact, "");
@@ -444,8 +444,7 @@ TEST(CaseFile, ProblemValueChecks)
 TEST(CaseFile, DegreesAndRefinementsMaySweep)
 {
     const CaseSpec one = parse_case_text(minimal + "degree: 3\n", "case.yaml", ".");
-    EXPECT_EQ(one.degree, 3);
-    EXPECT_EQ(one.mesh.order, 3);
+    EXPECT_EQ(one.mesh.degree, 3);
     EXPECT_FALSE(gpufem::is_sweep(one));
     const CaseSpec sweep = parse_case_text(
         "mesh: {shape: unit_square, refine: [0, 2]}\ndegree: [1, 2, 4]\n", "case.yaml", ".");
@@ -453,8 +452,7 @@ TEST(CaseFile, DegreesAndRefinementsMaySweep)
     EXPECT_EQ(sweep.resolved["degree"], nlohmann::json::parse("[1, 2, 4]"));
     const auto runs = gpufem::expand_sweep(sweep);
     ASSERT_EQ(runs.size(), 6u);
-    EXPECT_EQ(runs[3].degree, 2);
-    EXPECT_EQ(runs[3].mesh.order, 2);
+    EXPECT_EQ(runs[3].mesh.degree, 2);
     EXPECT_EQ(runs[3].mesh.refine, 2);
     EXPECT_EQ(runs[3].resolved["mesh"]["refine"], 2);
     EXPECT_EQ(runs[3].resolved["degree"], 2);

@@ -95,7 +95,7 @@ Mesh unit_box(ElementType type, int order, double h, int refine = 0)
     spec.elements = element_type_name(type);
     spec.size = h;
     spec.refine = refine;
-    spec.order = order;
+    spec.degree = order;
     return load_mesh(spec);
 }
 

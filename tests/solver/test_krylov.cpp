@@ -79,7 +79,10 @@ TEST(Krylov, GeneralPreconditionerMatchesFusedJacobi)
             general.applies = 0;
             const auto f = solve_once(method, variant, *a, b, options, &fused);
             const auto g = solve_once(method, variant, *a, b, options, &general);
-            EXPECT_LE(std::abs(f.result.iterations - g.result.iterations), 1);
+            // BiCGSTAB's residual spikes move where it crosses the tolerance with the summation
+            // order of the OpenMP reductions (thread count; see krylov_checks.hpp).
+            const int slack = method == KrylovMethod::cg ? 1 : 1 + f.result.iterations / 8;
+            EXPECT_LE(std::abs(f.result.iterations - g.result.iterations), slack);
             EXPECT_LT(relative_difference(f.x, g.x), 1e-8);
             const int per_iteration = method == KrylovMethod::cg ? 1 : 2;
             EXPECT_GE(general.applies, per_iteration * g.result.iterations - 1);
