@@ -60,15 +60,13 @@ double cg_rate(const LinearOperator<V>& op, const Array<V>& b, int iterations)
     return seconds > 0 ? result.iterations / seconds : 0.0;
 }
 
+/// The x vectors of the timed SpMVs: enough copies of random values in [-1, 1] (fixed seed,
+/// the same inputs for every format) to cycle through 256 MB, so x is not served from cache.
 template <typename V>
-std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptions& options,
-                                      const ExecPtr& exec, const Discretisation<V>& disc,
-                                      const Csr<V>& matrix, double copy_bw)
+std::vector<Array<V>> bench_inputs(const ExecPtr& exec, std::size_t n)
 {
-    const std::vector<BenchFormat> entries = bench_entries(options, spec.format_options, exec);
     std::mt19937 rng(12345);
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    const std::size_t n = matrix.cols;
     const std::size_t copies =
         std::clamp<std::size_t>((std::size_t(256) << 20) / std::max<std::size_t>(1, n * sizeof(V)), 2, 64);
     std::vector<Array<V>> xs;
@@ -77,13 +75,88 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
         for (auto& v : h) v = static_cast<V>(dist(rng));
         xs.push_back(Array<V>::from_host(exec, h));
     }
-    Array<V> y(exec, matrix.rows);
+    return xs;
+}
 
+/// max |y - reference| / max |reference|.
+template <typename V>
+double max_relative_error(const std::vector<V>& y, const std::vector<V>& reference)
+{
+    double diff = 0, scale = 0;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        diff = std::max(diff, std::abs(double(y[i]) - double(reference[i])));
+        scale = std::max(scale, std::abs(double(reference[i])));
+    }
+    return scale > 0 ? diff / scale : diff;
+}
+
+/// Builds one entry and measures it into row; reference holds csr's y on xs[0] (set by the
+/// first entry, csr).
+template <typename V>
+void measure_format(const BenchFormat& entry, const SpmvBenchOptions& options, const ExecPtr& exec,
+                    const Discretisation<V>& disc, const Csr<V>& matrix,
+                    const std::vector<Array<V>>& xs, double copy_bw, std::vector<V>& reference,
+                    SpmvBenchRow& row)
+{
+    const FormatBuild<V> built =
+        entry.format->matrix_free()
+            ? std::move(build_system(exec, disc, *entry.format, entry.options).op)
+            : build_format<V>(*entry.format, matrix.clone_to(exec), entry.options);
+    const LinearOperator<V>& op = *built.op;
+    row.convert_seconds = built.convert_seconds;
+    row.host_steps = built.host_steps;
+    row.bytes_stored = op.bytes_stored();
+    row.min_bytes = op.spmv_min_bytes();
+    Array<V> y(exec, matrix.rows);
+    apply_in_original_order(built, V(1), xs[0], V(0), y);
+    if (reference.empty()) {
+        reference = y.to_host();
+    } else {
+        row.max_rel_error = max_relative_error(y.to_host(), reference);
+    }
+    for (int i = 0; i < options.warmup; ++i) op.apply(xs[i % xs.size()], y);
+    auto timer = make_interval_timer(exec);
+    for (int i = 0; i < options.repeats; ++i) {
+        timer->start();
+        op.apply(xs[i % xs.size()], y);
+        timer->stop();
+    }
+    row.median_seconds = median(timer->seconds());
+    row.parameters = op.parameters();
+    row.gflops = 2.0 * matrix.nnz() / row.median_seconds * 1e-9;
+    row.effective_gbps = row.min_bytes / row.median_seconds * 1e-9;
+    row.percent_of_copy = 100.0 * row.min_bytes / row.median_seconds / copy_bw;
+    if (options.cg_iterations > 0)
+        row.cg_iterations_per_second = cg_rate(op, xs[1], options.cg_iterations);
+}
+
+/// Speedups against cuSPARSE and break-even SpMVs against csr (the first row).
+void compare_rows(std::vector<SpmvBenchRow>& rows)
+{
+    double cusparse_seconds = 0;
+    for (const auto& r : rows)
+        if (r.format == "cusparse" && r.error.empty()) cusparse_seconds = r.median_seconds;
+    const double csr_seconds = rows.empty() || !rows.front().error.empty() ? 0 : rows.front().median_seconds;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        SpmvBenchRow& r = rows[k];
+        if (!r.error.empty()) continue;
+        if (cusparse_seconds > 0) r.speedup_vs_cusparse = cusparse_seconds / r.median_seconds;
+        if (k == 0) r.break_even_spmvs = 0;
+        else if (r.median_seconds < csr_seconds)
+            r.break_even_spmvs = r.convert_seconds / (csr_seconds - r.median_seconds);
+    }
+}
+
+template <typename V>
+std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptions& options,
+                                      const ExecPtr& exec, const Discretisation<V>& disc,
+                                      const Csr<V>& matrix, double copy_bw)
+{
+    const std::vector<BenchFormat> entries = bench_entries(options, spec.format_options, exec);
+    const std::vector<Array<V>> xs = bench_inputs<V>(exec, matrix.cols);
     std::vector<SpmvBenchRow> rows;
     std::vector<V> reference;
-    double csr_seconds = 0;
-    for (std::size_t e = 0; e < entries.size(); ++e) {
-        const BenchFormat& entry = entries[e];
+    for (const BenchFormat& entry : entries) {
         SpmvBenchRow row;
         row.degree = spec.mesh.degree;
         row.refine = spec.mesh.refine;
@@ -92,60 +165,14 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
         row.matrix_free = entry.format->matrix_free();
         spdlog::info("bench spmv: {}", entry.label);
         try {
-            FormatBuild<V> built;
-            if (entry.format->matrix_free()) {
-                built = std::move(build_system(exec, disc, *entry.format, entry.options).op);
-            } else {
-                built = build_format<V>(*entry.format, matrix.clone_to(exec), entry.options);
-            }
-            const LinearOperator<V>* op = built.op.get();
-            row.convert_seconds = built.convert_seconds;
-            row.host_steps = built.host_steps;
-            row.bytes_stored = op->bytes_stored();
-            row.min_bytes = op->spmv_min_bytes();
-            apply_in_original_order(built, V(1), xs[0], V(0), y);
-            const auto y_check = y.to_host();
-            if (e == 0) {
-                reference = y_check;
-            } else {
-                double diff = 0, scale = 0;
-                for (std::size_t i = 0; i < y_check.size(); ++i) {
-                    diff = std::max(diff, std::abs(double(y_check[i]) - double(reference[i])));
-                    scale = std::max(scale, std::abs(double(reference[i])));
-                }
-                row.max_rel_error = scale > 0 ? diff / scale : diff;
-            }
-            for (int i = 0; i < options.warmup; ++i) op->apply(xs[i % copies], y);
-            auto timer = make_interval_timer(exec);
-            for (int i = 0; i < options.repeats; ++i) {
-                timer->start();
-                op->apply(xs[i % copies], y);
-                timer->stop();
-            }
-            row.median_seconds = median(timer->seconds());
-            row.parameters = op->parameters();
-            row.gflops = 2.0 * matrix.nnz() / row.median_seconds * 1e-9;
-            row.effective_gbps = row.min_bytes / row.median_seconds * 1e-9;
-            row.percent_of_copy = 100.0 * row.min_bytes / row.median_seconds / copy_bw;
-            if (options.cg_iterations > 0)
-                row.cg_iterations_per_second = cg_rate(*op, xs[1], options.cg_iterations);
-            if (e == 0) csr_seconds = row.median_seconds;
+            measure_format(entry, options, exec, disc, matrix, xs, copy_bw, reference, row);
         } catch (const std::exception& e) {
             row.error = e.what();
             spdlog::warn("bench spmv: {}: {}", entry.label, row.error);
         }
         rows.push_back(row);
     }
-    double cusparse_seconds = 0;
-    for (const auto& r : rows)
-        if (r.format == "cusparse" && r.error.empty()) cusparse_seconds = r.median_seconds;
-    for (auto& r : rows) {
-        if (!r.error.empty()) continue;
-        if (cusparse_seconds > 0) r.speedup_vs_cusparse = cusparse_seconds / r.median_seconds;
-        if (r.format == "csr") r.break_even_spmvs = 0;
-        else if (r.median_seconds < csr_seconds)
-            r.break_even_spmvs = r.convert_seconds / (csr_seconds - r.median_seconds);
-    }
+    compare_rows(rows);
     return rows;
 }
 

@@ -493,6 +493,17 @@ TEST(CaseFile, ReferenceExampleParses)
     EXPECT_DOUBLE_EQ(spec.solver.tolerance, 1e-10);
 }
 
+TEST(CaseFile, ReadmeHoldsTheReference)
+{
+    // The README's case reference is the text `gpufem run --help` prints (the formats and
+    // their options come from the registry): regenerate it when this fails.
+    std::ifstream in(std::string(GPUFEM_SOURCE_DIR) + "/README.md");
+    std::stringstream readme;
+    readme << in.rdbuf();
+    EXPECT_NE(readme.str().find("```\n" + gpufem::case_file_reference() + "```\n"), std::string::npos)
+        << "README.md's case reference differs from case_file_reference()";
+}
+
 TEST(CaseFile, ExpressionTextIsTrimmed)
 {
     const CaseSpec spec = parse_case_text(minimal + "problem:\n  f: >\n    sin(x)\n", "c.yaml", "");
