@@ -44,6 +44,8 @@ int main(int argc, char** argv)
                  "Solves -div(kappa grad u) = f from a YAML case file and writes result.vtu,\n"
                  "report.json and spmv_timings.csv."};
     app.require_subcommand(1);
+    std::vector<std::string> backend_names;  // auto, cpu, cuda: from the enum's one table
+    for (const auto& entry : backend_choice_names) backend_names.emplace_back(entry.name);
     app.set_version_flag("--version", "gpufem 0.1.0");
 
     auto* run = app.add_subcommand("run", "Run a case file end to end");
@@ -56,7 +58,7 @@ int main(int argc, char** argv)
     run->add_option("-o,--output", output_dir,
                     "Output folder (default: next to the case file, named after it)");
     run->add_option("-b,--backend", backend, "auto | cpu | cuda (overrides the case's backend)")
-        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+        ->check(CLI::IsMember(backend_names));
     run->add_option("-s,--set", overrides,
                     "Override a case key: --set mesh.refine=3 --set solver.tolerance=1e-10 "
                     "(dotted keys, YAML values; repeatable)");
@@ -96,7 +98,7 @@ int main(int argc, char** argv)
         ->check(CLI::Range(0, 1000000));
     bench_spmv->add_option("-o,--output", bench_output, "Output folder (default: next to the case)");
     bench_spmv->add_option("-b,--backend", backend, "auto | cpu | cuda")
-        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+        ->check(CLI::IsMember(backend_names));
     bench_spmv->add_option("-s,--set", bench_overrides, "Override a case key (as for run)");
 
     auto* bench_solver = bench->add_subcommand(
@@ -121,10 +123,15 @@ int main(int argc, char** argv)
                              "Timed solves per length (median, default 5)");
     bench_solver->add_option("-o,--output", solver_output, "Output folder (default: next to the case)");
     bench_solver->add_option("-b,--backend", backend, "auto | cpu | cuda")
-        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+        ->check(CLI::IsMember(backend_names));
     bench_solver->add_option("-s,--set", solver_overrides, "Override a case key (as for run)");
 
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // --help and --version exit 0; a bad command line is an error like any bad input.
+        return app.exit(e) == 0 ? exit_ok : exit_error;
+    }
     if (bench_solver->parsed()) {
         spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
         try {

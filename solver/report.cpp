@@ -35,6 +35,7 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
     report["format_host_steps"] = r.format_host_steps;
     report["mesh"] = {{"source", r.mesh_source}, {"dim", r.dim},       {"cell_type", r.cell_type},
                       {"nodes", r.nodes},        {"cells", r.cells},   {"boundary_groups", r.boundary_groups}};
+    report["unknowns"] = {{"count", r.rows}, {"on", r.unknowns_on}};
     report["matrix"] = {
         {"rows", r.rows},
         {"nnz", r.nnz},

@@ -76,6 +76,7 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
                 const Mesh& mesh, RunRecord& record)
 {
     const auto disc = make_discretisation<V>(spec, mesh);
+    record.unknowns_on = disc->unknowns().location == UnknownLocation::cells ? "cells" : "nodes";
     SystemSolution<V> solved;
     {
         const DiscreteSystem<V> system = build_case_system(exec, *disc, spec);

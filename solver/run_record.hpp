@@ -27,7 +27,8 @@ struct RunRecord {
     index_type nodes = 0;
     index_type cells = 0;
     std::vector<std::string> boundary_groups;
-    // matrix
+    // unknowns and matrix
+    std::string unknowns_on;         ///< "nodes" or "cells" (UnknownLocation)
     index_type rows = 0;
     std::size_t nnz = 0;
     RowStats row_stats;

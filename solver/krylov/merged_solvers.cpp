@@ -201,6 +201,40 @@ bool capturable(const LinearOperator<V>& a, const Preconditioner<V>* m)
     return a.graph_capturable() && (!m || m->graph_capturable());
 }
 
+/// What both merged solvers set up: the preconditioner's path (a diagonal M folded into the
+/// fused updates through d; any other applied on its own), the device buffers, the runner,
+/// the graph decision and the timers.
+template <typename V>
+struct MergedSetup {
+    MergedSetup(const LinearOperator<V>& a, const Preconditioner<V>* m, std::size_t n,
+                const SolveOptions& options)
+        : d(m && m->inverse_diagonal() ? m->inverse_diagonal()->data() : nullptr),
+          general(m && !m->inverse_diagonal()),
+          buffers(a.executor(), n, options.tolerance, options.max_iterations),
+          runner(make_iteration_runner(a.executor())),
+          use_graph(graph_wanted(*a.executor(), options, n)),
+          timing(make_spmv_timing(a.executor(), options, use_graph)),
+          vector(phase(options, &SolverPhaseTimers::vector)),
+          reduction(phase(options, &SolverPhaseTimers::reduction))
+    {
+    }
+    /// Posts the state after the start kernels and waits for it.
+    KrylovScalars started()
+    {
+        runner->post_state(buffers.workspace().state, 0);
+        return runner->wait_state(0);
+    }
+
+    const V* d;    ///< the diagonal M^-1, or nullptr
+    bool general;  ///< M applied between the kernels
+    MergedBuffers buffers;
+    std::unique_ptr<IterationRunner> runner;
+    bool use_graph;
+    SpmvTiming timing;
+    IntervalTimer* vector;
+    IntervalTimer* reduction;
+};
+
 }  // namespace
 
 template <typename V>
@@ -210,13 +244,10 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
     const ExecPtr& exec = a.executor();
     const Executor& e = *exec;
     const std::size_t n = b.size();
-    // A diagonal M is folded into the fused updates (d); any other is applied on its own.
-    const Array<V>* dinv = m ? m->inverse_diagonal() : nullptr;
-    const V* d = dinv ? dinv->data() : nullptr;
-    const bool general = m && !dinv;
-    MergedBuffers buffers(exec, n, options.tolerance, options.max_iterations);
-    const MergedWorkspace& ws = buffers.workspace();
-    auto runner = make_iteration_runner(exec);
+    MergedSetup<V> setup(a, m, n, options);
+    const MergedWorkspace& ws = setup.buffers.workspace();
+    const V* d = setup.d;
+    const bool general = setup.general;
     Array<V> r(exec, n), p(exec, n), q(exec, n), z(exec, general ? n : 0);
 
     a.apply(x, r);
@@ -226,23 +257,17 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
         GPUFEM_DISPATCH(e, cg_rho(e, ws, n, r.data(), z.data(), true));
         GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
     }
-    runner->post_state(ws.state, 0);
-    const KrylovScalars started = runner->wait_state(0);
-
-    const bool use_graph = graph_wanted(e, options, n);
-    const SpmvTiming timing = make_spmv_timing(exec, options, use_graph);
-    IntervalTimer* vector = phase(options, &SolverPhaseTimers::vector);
-    IntervalTimer* reduction = phase(options, &SolverPhaseTimers::reduction);
+    const KrylovScalars started = setup.started();
     const auto iteration = [&] {
         {
-            ScopedInterval t(timing.timer);
+            ScopedInterval t(setup.timing.timer);
             a.apply(p, q);
         }
         {
-            ScopedInterval t(reduction);
+            ScopedInterval t(setup.reduction);
             GPUFEM_DISPATCH(e, cg_alpha(e, ws, n, p.data(), q.data()));
         }
-        ScopedInterval t(vector);
+        ScopedInterval t(setup.vector);
         if (!general) {
             GPUFEM_DISPATCH(e, cg_update_xr(e, ws, n, p.data(), q.data(), d, x.data(), r.data()));
             GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, r.data(), d, p.data()));
@@ -253,9 +278,9 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
         GPUFEM_DISPATCH(e, cg_rho(e, ws, n, r.data(), z.data(), false));
         GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
     };
-    const LoopOutcome out = run_iterations(exec, *runner, ws, started, options, use_graph, iteration,
-                                           [&] { return capturable(a, m); });
-    return finish<V>(KrylovMethod::cg, out, buffers, options, timing, x);
+    const LoopOutcome out = run_iterations(exec, *setup.runner, ws, started, options, setup.use_graph,
+                                           iteration, [&] { return capturable(a, m); });
+    return finish<V>(KrylovMethod::cg, out, setup.buffers, options, setup.timing, x);
 }
 
 template <typename V>
@@ -265,13 +290,12 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
     const ExecPtr& exec = a.executor();
     const Executor& e = *exec;
     const std::size_t n = b.size();
-    // A diagonal M is folded into the fused updates (d); any other is applied on its own.
-    const Array<V>* dinv = m ? m->inverse_diagonal() : nullptr;
-    const V* d = dinv ? dinv->data() : nullptr;
-    const bool general = m && !dinv;
-    MergedBuffers buffers(exec, n, options.tolerance, options.max_iterations);
-    const MergedWorkspace& ws = buffers.workspace();
-    auto runner = make_iteration_runner(exec);
+    MergedSetup<V> setup(a, m, n, options);
+    const MergedWorkspace& ws = setup.buffers.workspace();
+    const V* d = setup.d;
+    const bool general = setup.general;
+    IntervalTimer* vector = setup.vector;
+    IntervalTimer* reduction = setup.reduction;
     Array<V> r(exec, n), rhat(exec, n), p(exec, n), v(exec, n), s(exec, n), t(exec, n);
     Array<V> phat_own(exec, m ? n : 0), shat_own(exec, m ? n : 0);
     Array<V>& phat = m ? phat_own : p;  // SpMV inputs: M^-1 p and M^-1 s
@@ -279,15 +303,9 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
 
     a.apply(x, r);
     GPUFEM_DISPATCH(e, bicgstab_start(e, ws, n, b.data(), r.data(), rhat.data(), p.data(), v.data()));
-    runner->post_state(ws.state, 0);
-    const KrylovScalars started = runner->wait_state(0);
-
-    const bool use_graph = graph_wanted(e, options, n);
-    const SpmvTiming timing = make_spmv_timing(exec, options, use_graph);
-    IntervalTimer* vector = phase(options, &SolverPhaseTimers::vector);
-    IntervalTimer* reduction = phase(options, &SolverPhaseTimers::reduction);
+    const KrylovScalars started = setup.started();
     const auto spmv = [&](const Array<V>& in, Array<V>& out) {
-        ScopedInterval timed(timing.timer);
+        ScopedInterval timed(setup.timing.timer);
         a.apply(in, out);
     };
     const auto iteration = [&] {
@@ -315,9 +333,9 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
         GPUFEM_DISPATCH(e, bicgstab_update_xr(e, ws, n, rhat.data(), phat.data(), shat.data(),
                                             s.data(), t.data(), x.data(), r.data()));
     };
-    const LoopOutcome out = run_iterations(exec, *runner, ws, started, options, use_graph, iteration,
-                                           [&] { return capturable(a, m); });
-    return finish<V>(KrylovMethod::bicgstab, out, buffers, options, timing, x);
+    const LoopOutcome out = run_iterations(exec, *setup.runner, ws, started, options, setup.use_graph,
+                                           iteration, [&] { return capturable(a, m); });
+    return finish<V>(KrylovMethod::bicgstab, out, setup.buffers, options, setup.timing, x);
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                                   \

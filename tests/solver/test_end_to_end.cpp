@@ -110,6 +110,20 @@ TEST(EndToEnd, SineCaseWritesReadableOutputs)
         EXPECT_EQ(entry.path().filename().string().find(".partial"), std::string::npos);
 }
 
+TEST(EndToEnd, BadCommandLineExitsWithOne)
+{
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    auto r = test::run_gpufem("run " + file.string() + " --backend gpu");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("auto,cpu,cuda"), std::string::npos) << r.output;
+    r = test::run_gpufem("run " + file.string() + " --no-such-option");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "sine"));
+    r = test::run_gpufem("run --help");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
 TEST(EndToEnd, OverridesAndOutputFolderApply)
 {
     test::TempDir dir;
