@@ -1,6 +1,7 @@
 #include "assembly/discretisation.hpp"
 
 #include <chrono>
+#include <stdexcept>
 
 namespace gpufem {
 
@@ -8,6 +9,9 @@ template <typename V>
 DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& disc,
                                const FormatEntry& format, const FormatOptions& options)
 {
+    if (!format.available_on(exec->backend()))
+        throw std::invalid_argument("format '" + format.name + "' needs the " +
+                                    (format.on_cuda ? "cuda" : "cpu") + " backend");
     if (format.matrix_free()) return disc.assemble_matrix_free(exec, format, options);
     LinearSystem<V> assembled = disc.assemble(exec);
     DiscreteSystem<V> system;

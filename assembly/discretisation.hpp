@@ -25,15 +25,15 @@ enum class UnknownLocation {
 
 /// The unknowns of a system.
 struct UnknownSpace {
-    UnknownLocation location = UnknownLocation::nodes;
-    index_type count = 0;
+    UnknownLocation location = UnknownLocation::nodes;  ///< what one value belongs to
+    index_type count = 0;                               ///< how many (the system's rows)
 };
 
 /// Statistics of an assembled matrix.
 struct MatrixStats {
-    index_type rows = 0;
-    std::size_t nnz = 0;
-    RowStats row_stats;
+    index_type rows = 0;   ///< rows (= columns)
+    std::size_t nnz = 0;   ///< stored entries
+    RowStats row_stats;    ///< entries per row: min, mean, max
 };
 
 /// A linear system ready for the solver: the operator in its format (with the numbering it

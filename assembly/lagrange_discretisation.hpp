@@ -12,7 +12,10 @@ namespace gpufem {
 template <typename V>
 class LagrangeDiscretisation final : public Discretisation<V> {
 public:
+    /// The discretisation of problem on mesh (Lagrange elements of mesh.degree).
     LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem);
+    LagrangeDiscretisation(Mesh&&, const ProblemSpec&) = delete;  // would dangle
+    LagrangeDiscretisation(const Mesh&, ProblemSpec&&) = delete;
 
     std::string describe() const override;
     const Mesh& mesh() const override { return mesh_; }

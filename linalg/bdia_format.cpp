@@ -228,7 +228,7 @@ BdiaOptions parse_bdia_options(const OptionReader& reader)
 {
     BdiaOptions o;
     if (reader.has("max_bytes"))
-        o.max_bytes = static_cast<std::size_t>(reader.get_double("max_bytes", 0, 1e300));
+        o.max_bytes = static_cast<std::size_t>(reader.get_double("max_bytes", 0, 9.2e18));
     return o;
 }
 

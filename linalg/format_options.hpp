@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -44,7 +45,10 @@ public:
     T get(std::string_view format) const
     {
         const auto it = values_.find(format);
-        return it == values_.end() ? T{} : std::any_cast<T>(it->second);
+        if (it == values_.end()) return T{};
+        if (const T* value = std::any_cast<T>(&it->second)) return *value;
+        throw std::logic_error("format_options." + std::string(format) +
+                               ": stored options are not of the type the format reads");
     }
     /// Sets format's options (its struct, by value).
     template <typename T>
@@ -63,14 +67,14 @@ private:
 
 /// One option of a format: its key under format_options.<format>, default and meaning.
 struct FormatOptionInfo {
-    std::string key;
+    std::string key;           ///< the YAML key
     std::string default_text;  ///< as written in the reference ("32", "auto", "true")
-    std::string help;
+    std::string help;          ///< what it sets, for the reference
 };
 
 /// How a format reads and reports its options (type-erased over the format's struct).
 struct FormatOptionCodec {
-    std::vector<FormatOptionInfo> keys;
+    std::vector<FormatOptionInfo> keys;  ///< every key the format reads (empty: no options)
     /// Parses the format's struct from the reader (absent keys: defaults).
     std::function<std::any(const OptionReader&)> parse;
     /// The struct (or the defaults when the value is empty) as JSON, for report.json.

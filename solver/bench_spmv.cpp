@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <random>
 
@@ -90,13 +91,13 @@ double max_relative_error(const std::vector<V>& y, const std::vector<V>& referen
     return scale > 0 ? diff / scale : diff;
 }
 
-/// Builds one entry and measures it into row; reference holds csr's y on xs[0] (set by the
-/// first entry, csr).
+/// Builds one entry and measures it into row. reference holds csr's y on xs[0]: the first
+/// entry (csr, is_reference) sets it; without it (csr failed) the error is NaN.
 template <typename V>
 void measure_format(const BenchFormat& entry, const SpmvBenchOptions& options, const ExecPtr& exec,
                     const Discretisation<V>& disc, const Csr<V>& matrix,
-                    const std::vector<Array<V>>& xs, double copy_bw, std::vector<V>& reference,
-                    SpmvBenchRow& row)
+                    const std::vector<Array<V>>& xs, double copy_bw, bool is_reference,
+                    std::vector<V>& reference, SpmvBenchRow& row)
 {
     const FormatBuild<V> built =
         entry.format->matrix_free()
@@ -109,10 +110,11 @@ void measure_format(const BenchFormat& entry, const SpmvBenchOptions& options, c
     row.min_bytes = op.spmv_min_bytes();
     Array<V> y(exec, matrix.rows);
     apply_in_original_order(built, V(1), xs[0], V(0), y);
-    if (reference.empty()) {
+    if (is_reference) {
         reference = y.to_host();
     } else {
-        row.max_rel_error = max_relative_error(y.to_host(), reference);
+        row.max_rel_error = reference.empty() ? std::numeric_limits<double>::quiet_NaN()
+                                              : max_relative_error(y.to_host(), reference);
     }
     for (int i = 0; i < options.warmup; ++i) op.apply(xs[i % xs.size()], y);
     auto timer = make_interval_timer(exec);
@@ -157,6 +159,7 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
     std::vector<SpmvBenchRow> rows;
     std::vector<V> reference;
     for (const BenchFormat& entry : entries) {
+        const bool is_reference = &entry == &entries.front();
         SpmvBenchRow row;
         row.degree = spec.mesh.degree;
         row.refine = spec.mesh.refine;
@@ -165,7 +168,7 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
         row.matrix_free = entry.format->matrix_free();
         spdlog::info("bench spmv: {}", entry.label);
         try {
-            measure_format(entry, options, exec, disc, matrix, xs, copy_bw, reference, row);
+            measure_format(entry, options, exec, disc, matrix, xs, copy_bw, is_reference, reference, row);
         } catch (const std::exception& e) {
             row.error = e.what();
             spdlog::warn("bench spmv: {}: {}", entry.label, row.error);

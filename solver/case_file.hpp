@@ -18,6 +18,7 @@ namespace gpufem {
 
 /// Value type of the matrix, vectors and solver.
 enum class Precision { float32, float64 };
+/// Their names, as in the case file.
 inline constexpr std::array<EnumName<Precision>, 2> precision_names{
     {{Precision::float64, "double"}, {Precision::float32, "float"}}};
 /// "double", "float"
@@ -25,6 +26,7 @@ inline const char* precision_name(Precision p) { return enum_name(precision_name
 
 /// Where a case runs: auto uses CUDA when a device is present.
 enum class BackendChoice { automatic, cpu, cuda };
+/// Their names, as in the case file and on the command line.
 inline constexpr std::array<EnumName<BackendChoice>, 3> backend_choice_names{
     {{BackendChoice::automatic, "auto"}, {BackendChoice::cpu, "cpu"}, {BackendChoice::cuda, "cuda"}}};
 /// "auto", "cpu", "cuda"

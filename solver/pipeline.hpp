@@ -20,8 +20,9 @@ ExecPtr make_executor(BackendChoice backend);
 /// The case's mesh and how long it took (logs the mesh and warns on refined tetrahedra).
 struct CaseMesh {
     Mesh mesh;
-    double seconds = 0;
+    double seconds = 0;  ///< wall time of loading or generating it
 };
+/// Loads or generates the case's mesh (mesh.degree's nodes), timed.
 CaseMesh load_case_mesh(const CaseSpec& spec);
 
 /// The discretisation of the case's problem on mesh (finite elements of the mesh's degree;

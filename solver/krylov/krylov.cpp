@@ -31,6 +31,11 @@ std::string stop_message(KrylovMethod method, StopReason reason, int k, double v
     case StopReason::rhs_zero: return "right-hand side is zero: solution is zero";
     case StopReason::pap_not_positive:
         return fmt::format("breakdown at iteration {}: p.Ap = {:.3e} <= 0, {}", k, value, spd_hint);
+    case StopReason::rz_not_positive:
+        return fmt::format("breakdown at iteration {}: r.z = {:.3e} <= 0 for a non-zero residual: "
+                           "the preconditioner is not symmetric positive definite (CG needs "
+                           "one; try solver.preconditioner: none, or solver.method: bicgstab)",
+                           k, value);
     case StopReason::rho_zero:
         return fmt::format("breakdown at iteration {}: rho = rhat.r = {:.3e} (the shadow residual "
                            "became orthogonal to the residual); restart from this x or try "

@@ -25,11 +25,13 @@ enum class KrylovVariant { reference, merged };
 /// Whether the merged variant replays its iterations as a CUDA graph.
 enum class GraphMode { automatic, on, off };
 
-/// The names of the enums, as in the case file.
+/// The names of the methods, as in the case file.
 inline constexpr std::array<EnumName<KrylovMethod>, 2> krylov_method_names{
     {{KrylovMethod::cg, "cg"}, {KrylovMethod::bicgstab, "bicgstab"}}};
+/// The names of the variants.
 inline constexpr std::array<EnumName<KrylovVariant>, 2> krylov_variant_names{
     {{KrylovVariant::reference, "reference"}, {KrylovVariant::merged, "merged"}}};
+/// The names of the graph modes.
 inline constexpr std::array<EnumName<GraphMode>, 3> graph_mode_names{
     {{GraphMode::automatic, "auto"}, {GraphMode::on, "on"}, {GraphMode::off, "off"}}};
 
@@ -53,10 +55,12 @@ inline KrylovMethod parse_method(const std::string& name)
 {
     return parse_enum(krylov_method_names, name, "solver method");
 }
+/// The variant named name.
 inline KrylovVariant parse_variant(const std::string& name)
 {
     return parse_enum(krylov_variant_names, name, "solver variant");
 }
+/// The graph mode named name.
 inline GraphMode parse_graph_mode(const std::string& name)
 {
     return parse_enum(graph_mode_names, name, "graph mode");

@@ -6,15 +6,19 @@
 
 namespace gpufem {
 
+/// CG with one library call per vector operation (LibraryBlas), every dot to the host.
 template <typename V>
 SolveResult reference_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
                          const SolveOptions& options, const Preconditioner<V>* m);
+/// BiCGSTAB in the same style (003_… Figure 1, right).
 template <typename V>
 SolveResult reference_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
                                const SolveOptions& options, const Preconditioner<V>* m);
+/// CG with the fused kernels of merged_kernels.hpp, the scalars on the device.
 template <typename V>
 SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
                       const SolveOptions& options, const Preconditioner<V>* m);
+/// BiCGSTAB with the fused kernels (003_… §3.3), the scalars on the device.
 template <typename V>
 SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
                             const SolveOptions& options, const Preconditioner<V>* m);
@@ -24,6 +28,7 @@ enum class StopReason : int {
     none = 0,
     rhs_zero,         ///< ||b|| = 0: the solution is 0
     pap_not_positive, ///< CG: p.Ap <= 0
+    rz_not_positive,  ///< CG: rho = r.z <= 0 with r != 0: M is not positive definite
     rho_zero,         ///< BiCGSTAB: rhat.r = 0
     rhat_v_zero,      ///< BiCGSTAB: rhat.v = 0
     omega_zero,       ///< BiCGSTAB: omega = t.s / t.t = 0 (or t.t = 0)

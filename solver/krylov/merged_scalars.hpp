@@ -92,6 +92,8 @@ GPUFEM_HOST_DEVICE inline void start(KrylovScalars& s, double rr, double rho, do
 /// CG: alpha = rho / p.Ap, stopping when p.Ap <= 0 or is not finite.
 GPUFEM_HOST_DEVICE inline void cg_alpha(KrylovScalars& s, double pap)
 {
+    // rho = r.z > 0 for every r != 0 when M is positive definite (r.r without one).
+    if (s.rho <= 0) return stop(s, state_breakdown, StopReason::rz_not_positive, s.rho);
     if (!finite(pap)) return stop(s, state_not_finite, StopReason::not_finite, pap);
     if (pap <= 0) return stop(s, state_breakdown, StopReason::pap_not_positive, pap);
     s.alpha = s.rho / pap;

@@ -267,15 +267,22 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
             ScopedInterval t(setup.reduction);
             GPUFEM_DISPATCH(e, cg_alpha(e, ws, n, p.data(), q.data()));
         }
-        ScopedInterval t(setup.vector);
         if (!general) {
+            ScopedInterval t(setup.vector);
             GPUFEM_DISPATCH(e, cg_update_xr(e, ws, n, p.data(), q.data(), d, x.data(), r.data()));
             GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, r.data(), d, p.data()));
             return;
         }
-        GPUFEM_DISPATCH(e, cg_update_xr_residual(e, ws, n, p.data(), q.data(), x.data(), r.data()));
-        m->apply(r, z);
-        GPUFEM_DISPATCH(e, cg_rho(e, ws, n, r.data(), z.data(), false));
+        {
+            ScopedInterval t(setup.vector);  // the preconditioner's apply counts as vector work
+            GPUFEM_DISPATCH(e, cg_update_xr_residual(e, ws, n, p.data(), q.data(), x.data(), r.data()));
+            m->apply(r, z);
+        }
+        {
+            ScopedInterval t(setup.reduction);
+            GPUFEM_DISPATCH(e, cg_rho(e, ws, n, r.data(), z.data(), false));
+        }
+        ScopedInterval t(setup.vector);
         GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
     };
     const LoopOutcome out = run_iterations(exec, *setup.runner, ws, started, options, setup.use_graph,

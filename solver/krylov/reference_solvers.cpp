@@ -178,6 +178,10 @@ SolveResult reference_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>
     }
     double rho = run.dot(r, z);
     for (int k = 1;; ++k) {
+        if (rho <= 0.0) {  // r.z > 0 for r != 0 when M is positive definite
+            run.stop(SolveStatus::breakdown, StopReason::rz_not_positive, k, rho);
+            break;
+        }
         run.spmv(p, q);
         const double pq = run.dot(p, q);
         if (!run.finite(k, pq)) break;
