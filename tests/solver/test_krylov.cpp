@@ -91,6 +91,44 @@ TEST(Krylov, GeneralPreconditionerMatchesFusedJacobi)
     }
 }
 
+TEST(Krylov, CgStopsOnAPreconditionerThatIsNotPositiveDefinite)
+{
+    // M^-1 = -D^-1: r.z < 0 for every r != 0. Both variants stop in the first iteration with
+    // a breakdown that names the preconditioner, instead of running to max_iterations.
+    class NegatedJacobi final : public Preconditioner<double> {
+    public:
+        explicit NegatedJacobi(const LinearOperator<double>& a) : jacobi_(a) {}
+        const ExecPtr& executor() const override { return jacobi_.executor(); }
+        index_type size() const override { return jacobi_.size(); }
+        std::string name() const override { return "negated-jacobi"; }
+        void apply(const Array<double>& r, Array<double>& z) const override
+        {
+            jacobi_.apply(r, z);
+            scale(-1.0, z);
+        }
+        std::size_t apply_bytes() const override { return jacobi_.apply_bytes(); }
+
+    private:
+        JacobiPreconditioner<double> jacobi_;
+    };
+    const auto exec = Executor::create_cpu();
+    const auto a = build_format<double>("csr", grid_matrix<double>(exec, 20, 20), {}).op;
+    const auto b = Array<double>::from_host(exec, random_vector<double>(400, 9));
+    const NegatedJacobi m(*a);
+    SolveOptions options;
+    options.max_iterations = 500;
+    for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged}) {
+        SCOPED_TRACE(variant_name(variant));
+        Array<double> x(exec, b.size());
+        fill(x, 0.0);
+        const SolveResult r = solve(KrylovMethod::cg, variant, *a, b, x, options, &m);
+        EXPECT_EQ(r.status, SolveStatus::breakdown) << r.message;
+        EXPECT_EQ(r.iterations, 1);
+        EXPECT_NE(r.message.find("preconditioner is not symmetric positive definite"), std::string::npos)
+            << r.message;
+    }
+}
+
 TEST(Krylov, JacobiRefusesZeroDiagonal)
 {
     const auto exec = Executor::create_cpu();
