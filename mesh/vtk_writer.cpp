@@ -89,14 +89,15 @@ void check_fields(const std::vector<MeshField>& fields, std::size_t expected, co
     }
 }
 
-/// A one-component double array holding a field.
+/// A one-component double array viewing a field's values (no copy: VTK neither frees nor
+/// writes them; the field outlives the writer).
 vtkSmartPointer<vtkDoubleArray> field_array(const MeshField& field)
 {
     auto array = vtkSmartPointer<vtkDoubleArray>::New();
     array->SetName(field.name.c_str());
     array->SetNumberOfComponents(1);
-    array->SetNumberOfTuples(static_cast<vtkIdType>(field.values.size()));
-    std::copy(field.values.begin(), field.values.end(), array->GetPointer(0));
+    array->SetArray(const_cast<double*>(field.values.data()),
+                    static_cast<vtkIdType>(field.values.size()), 1);
     return array;
 }
 
@@ -108,10 +109,9 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
     const vtkIdType nodes = mesh.num_nodes(), cells = mesh.num_cells();
     const int npc = mesh.nodes_per_cell;
 
-    vtkNew<vtkDoubleArray> xyz;
+    vtkNew<vtkDoubleArray> xyz;  // a view of the mesh's coordinates (no copy)
     xyz->SetNumberOfComponents(3);
-    xyz->SetNumberOfTuples(nodes);
-    std::copy(mesh.coordinates.begin(), mesh.coordinates.end(), xyz->GetPointer(0));
+    xyz->SetArray(const_cast<double*>(mesh.coordinates.data()), 3 * nodes, 1);
     vtkNew<vtkPoints> points;
     points->SetData(xyz);
 
@@ -169,7 +169,7 @@ std::string vtk_error_text(unsigned long code)
 
 void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
                const std::vector<MeshField>& point_fields,
-               const std::vector<MeshField>& cell_fields)
+               const std::vector<MeshField>& cell_fields, VtuCompression compression)
 {
     namespace fs = std::filesystem;
     check_mesh(mesh);
@@ -191,7 +191,11 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
     writer->SetFileName(temporary.c_str());
     writer->SetDataModeToAppended();
     writer->EncodeAppendedDataOff();
-    writer->SetCompressorTypeToZLib();
+    switch (compression) {
+    case VtuCompression::lz4: writer->SetCompressorTypeToLZ4(); break;
+    case VtuCompression::zlib: writer->SetCompressorTypeToZLib(); break;
+    case VtuCompression::none: writer->SetCompressorTypeToNone(); break;
+    }
     writer->SetHeaderTypeToUInt64();
     // 32-bit offsets and connectivity in the file unless an offset would not fit.
     if (mesh.cells.size() < static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))

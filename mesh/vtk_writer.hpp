@@ -1,10 +1,12 @@
 #pragma once
 // Writing meshes with point and cell fields as VTK XML unstructured grids (.vtu), via VTK.
+#include <array>
 #include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "linalg/named_enum.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
@@ -15,15 +17,27 @@ struct MeshField {
     std::vector<double> values;
 };
 
-/// Writes mesh + fields to a .vtu file (binary appended, zlib-compressed). First-order
+/// How the arrays of a .vtu file are compressed (every mode is read by VTK and ParaView).
+enum class VtuCompression {
+    lz4,   ///< fast (VTK's LZ4 compressor), somewhat larger files than zlib
+    zlib,  ///< smaller files, several times slower to write
+    none,  ///< raw binary: the fastest to write, the largest files
+};
+/// Their names, as in the case file (output.compression).
+inline constexpr std::array<EnumName<VtuCompression>, 3> vtu_compression_names{
+    {{VtuCompression::lz4, "lz4"}, {VtuCompression::zlib, "zlib"}, {VtuCompression::none, "none"}}};
+
+/// Writes mesh + fields to a .vtu file (binary appended, compressed as asked). First-order
 /// meshes are written as linear VTK cells; meshes of order 2..4 as VTK Lagrange cells
 /// (VTK_LAGRANGE_TRIANGLE, _QUADRILATERAL, _TETRAHEDRON, _HEXAHEDRON) with the nodes of each
 /// cell permuted from Gmsh's order to VTK's, so ParaView shows the high-order field. The cell data
 /// 'group' (Int32, each cell's physical tag) is always written. Field sizes are checked
 /// (num_nodes / num_cells values). The file is written under a temporary name in the same
 /// folder and renamed, so a failure leaves no partial file.
+/// The fields' and the coordinates' arrays are handed to VTK without copies.
 void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
                const std::vector<MeshField>& point_fields,
-               const std::vector<MeshField>& cell_fields);
+               const std::vector<MeshField>& cell_fields,
+               VtuCompression compression = VtuCompression::lz4);
 
 }  // namespace gpufem

@@ -27,7 +27,8 @@ using Alias = std::pair<std::string_view, std::string_view>;
 
 constexpr std::string_view top_keys[] = {"mesh",      "degree",    "problem",
                                          "format",    "format_options", "solver",
-                                         "precision", "backend"};
+                                         "precision", "backend", "output"};
+constexpr std::string_view output_keys[] = {"compression", "write"};
 constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
                                           "elements", "size", "refine",
                                           "size_scales_with_degree"};
@@ -256,6 +257,22 @@ ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json&
     return problem;
 }
 
+/// The output map; resolved gets its JSON with defaults.
+OutputSpec read_output(const CaseReader& reader, const CaseValue& value, json& resolved)
+{
+    OutputSpec output;
+    const std::vector<CaseValue> entries = reader.entries(value, output_keys);
+    if (const CaseValue* compression = find_entry(entries, "compression")) {
+        output.compression = reader.to_enum(*compression, vtu_compression_names);
+    }
+    if (const CaseValue* write = find_entry(entries, "write")) {
+        output.write_solution = reader.to_choice(*write, booleans) == "true";
+    }
+    resolved = {{"compression", enum_name(vtu_compression_names, output.compression)},
+                {"write", output.write_solution}};
+    return output;
+}
+
 /// The solver map; resolved gets its JSON with defaults.
 SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& resolved)
 {
@@ -365,6 +382,7 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
     if (const CaseValue* precision = find_entry(entries, "precision")) {
         spec.precision = reader.to_enum(*precision, precision_names);
     }
+    spec.output = read_output(reader, section("output"), resolved["output"]);
     if (const CaseValue* backend = find_entry(entries, "backend")) {
         spec.backend = reader.to_enum(*backend, backend_choice_names);
     }

@@ -12,6 +12,7 @@
 #include "linalg/format_options.hpp"
 #include "linalg/named_enum.hpp"
 #include "mesh/mesh_source.hpp"
+#include "mesh/vtk_writer.hpp"
 #include "solver/krylov/krylov.hpp"
 
 namespace gpufem {
@@ -47,6 +48,12 @@ struct SolverSpec {
     bool time_spmv = true;                ///< per-iteration SpMV events
 };
 
+/// What a run writes besides report.json and spmv_timings.csv.
+struct OutputSpec {
+    VtuCompression compression = VtuCompression::lz4;  ///< of result.vtu
+    bool write_solution = true;  ///< false: no result.vtu (benchmarks, timing runs)
+};
+
 /// A fully validated case.
 struct CaseSpec {
     std::filesystem::path case_path;  ///< the YAML file ("" when parsed from text)
@@ -64,6 +71,7 @@ struct CaseSpec {
     SolverSpec solver;
     Precision precision = Precision::float64;
     BackendChoice backend = BackendChoice::automatic;
+    OutputSpec output;
     nlohmann::json resolved;          ///< the case as resolved (overrides and defaults applied)
 };
 

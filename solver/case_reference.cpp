@@ -140,6 +140,12 @@ precision: double          (string, default double) double | float: value type o
 backend: auto              (string, default auto) auto | cpu | cuda: auto uses CUDA when a
                            device is present, else the CPU
 
+output:                    (map) what the run writes besides report.json and spmv_timings.csv
+  compression: lz4         (string, default lz4) lz4 | zlib | none: compression of result.vtu
+                           (lz4: fast; zlib: smaller, several times slower; none: raw)
+  write: true              (boolean, default true) false: no result.vtu (benchmarks, timing
+                           runs); report.json and spmv_timings.csv are still written
+
 Overrides: --set KEY=VALUE sets a value before validation, with a dotted key
 (mesh.refine=3, solver.tolerance=1e-10, problem.dirichlet.left=0, "problem.f=sin(x)");
 VALUE is read as YAML, maps on the way are created, and errors in an overridden value

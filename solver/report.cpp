@@ -57,6 +57,9 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                        {"errors", r.time_errors},
                        {"output", r.time_output},
                        {"total", total}};
+    report["output"] = {{"result_vtu", spec.output.write_solution},
+                        {"compression", enum_name(vtu_compression_names, spec.output.compression)},
+                        {"result_vtu_bytes", r.vtu_bytes}};
     report["solver"] = {{"method", method_name(spec.solver.method)},
                         {"variant", variant_name(spec.solver.variant)},
                         {"preconditioner", preconditioner_name(spec.solver.preconditioner)},

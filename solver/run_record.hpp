@@ -1,5 +1,6 @@
 #pragma once
 // RunRecord: everything one run measured, from which report.json and the summary are made.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,7 @@ struct RunRecord {
     double time_solve = 0;
     double time_errors = 0;
     double time_output = 0;
+    std::uintmax_t vtu_bytes = 0;    ///< size of result.vtu (0: not written)
     // solve
     SolveResult solve;
     std::vector<double> spmv_seconds;

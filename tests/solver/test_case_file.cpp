@@ -172,7 +172,8 @@ TEST(CaseFile, DefaultsAreFilledIn)
                    "tolerance": 1e-8, "max_iterations": 10000, "check_every": 10,
                    "cuda_graph": "auto", "time_spmv": true},
         "precision": "double",
-        "backend": "auto"})");
+        "backend": "auto",
+        "output": {"compression": "lz4", "write": true}})");
     EXPECT_EQ(spec.resolved, expected) << spec.resolved.dump(2);
 }
 
@@ -314,7 +315,7 @@ TEST(CaseFile, UnknownKeysNameKeyLineAndValidKeys)
 {
     expect_contains(error_of(minimal + "formt: csr\n"),
                     {"case.yaml:2: formt: unknown key 'formt'",
-                     "valid keys: mesh, degree, problem, format, format_options, solver, precision, backend",
+                     "valid keys: mesh, degree, problem, format, format_options, solver, precision, backend, output",
                      "did you mean 'format'?"});
     expect_contains(error_of("mesh:\n  shape: unit_square\n  sise: 0.1\n"),
                     {"case.yaml:3: mesh.sise: unknown key 'sise'", "file, geo, shape, elements, size, refine",
@@ -576,6 +577,22 @@ TEST(CaseFile, FlatFormatOptionsAreStillReadWithAWarning)
                     {"unknown key 'slices'", "did you mean 'slice'"});
     expect_contains(error_of(minimal + "format_options:\n  coop: 4\n  csr: {repeat: 2}\n"),
                     {"format_options.csr is given too"});
+}
+
+TEST(CaseFile, OutputSectionIsReadAndChecked)
+{
+    const std::string minimal = "mesh: {shape: unit_square}\n";
+    const CaseSpec defaults = parse_case_text(minimal, "case.yaml", ".");
+    EXPECT_EQ(defaults.output.compression, VtuCompression::lz4);
+    EXPECT_TRUE(defaults.output.write_solution);
+    const CaseSpec spec =
+        parse_case_text(minimal + "output: {compression: zlib, write: false}\n", "case.yaml", ".");
+    EXPECT_EQ(spec.output.compression, VtuCompression::zlib);
+    EXPECT_FALSE(spec.output.write_solution);
+    EXPECT_EQ(spec.resolved["output"]["compression"], "zlib");
+    expect_contains(error_of(minimal + "output: {compression: gzip}\n"),
+                    {"case.yaml:2: output.compression", "lz4, zlib, none"});
+    expect_contains(error_of(minimal + "output: {writes: false}\n"), {"unknown key 'writes'"});
 }
 
 TEST(CaseFile, BackendOverrideKeepsTheFileValidated)

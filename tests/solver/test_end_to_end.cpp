@@ -110,6 +110,21 @@ TEST(EndToEnd, SineCaseWritesReadableOutputs)
         EXPECT_EQ(entry.path().filename().string().find(".partial"), std::string::npos);
 }
 
+TEST(EndToEnd, OutputWriteFalseSkipsTheVtuAndKeepsTheReport)
+{
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    const auto out = dir.path() / "out";
+    const auto r = test::run_gpufem("run " + file.string() + " -q -o " + out.string() +
+                                    " --set output.write=false");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(out / "result.vtu"));
+    const auto report = test::read_json(out / "report.json");
+    EXPECT_FALSE(report["output"]["result_vtu"].get<bool>());
+    EXPECT_EQ(report["output"]["result_vtu_bytes"], 0);
+    EXPECT_TRUE(std::filesystem::exists(out / "spmv_timings.csv"));
+}
+
 TEST(EndToEnd, BadCommandLineExitsWithOne)
 {
     test::TempDir dir;
