@@ -9,11 +9,15 @@ template <typename V>
 DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& disc,
                                const FormatEntry& format, const FormatOptions& options)
 {
-    if (!format.available_on(exec->backend()))
-        throw std::invalid_argument("format '" + format.name + "' needs the " +
-                                    (format.on_cuda ? "cuda" : "cpu") + " backend");
+    format.require(exec->backend());
     if (format.matrix_free()) return disc.assemble_matrix_free(exec, format, options);
-    LinearSystem<V> assembled = disc.assemble(exec);
+    return convert_system(disc.assemble(exec), format, options);
+}
+
+template <typename V>
+DiscreteSystem<V> convert_system(LinearSystem<V> assembled, const FormatEntry& format,
+                                 const FormatOptions& options)
+{
     DiscreteSystem<V> system;
     system.matrix = MatrixStats{assembled.matrix.rows, assembled.matrix.nnz(), row_stats(assembled.matrix)};
     system.rhs = std::move(assembled.rhs);
@@ -27,6 +31,10 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
     return system;
 }
 
+template DiscreteSystem<float> convert_system(LinearSystem<float>, const FormatEntry&,
+                                              const FormatOptions&);
+template DiscreteSystem<double> convert_system(LinearSystem<double>, const FormatEntry&,
+                                               const FormatOptions&);
 template DiscreteSystem<float> build_system(const ExecPtr&, const Discretisation<float>&,
                                             const FormatEntry&, const FormatOptions&);
 template DiscreteSystem<double> build_system(const ExecPtr&, const Discretisation<double>&,

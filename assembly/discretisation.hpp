@@ -88,4 +88,10 @@ template <typename V>
 DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& disc,
                                const FormatEntry& format, const FormatOptions& options);
 
+/// The system of an assembled matrix converted into the assembled format (the matrix is
+/// moved into the format; build_system's second branch).
+template <typename V>
+DiscreteSystem<V> convert_system(LinearSystem<V> assembled, const FormatEntry& format,
+                                 const FormatOptions& options);
+
 }  // namespace gpufem

@@ -238,14 +238,11 @@ nlohmann::json bdia_options_json(const BdiaOptions& o) { return {{"max_bytes", o
 
 FormatEntry bdia_format_entry()
 {
-    FormatEntry e;
-    e.name = "bdia";
-    e.summary = "banded storage after reverse Cuthill-McKee (002_…)";
+    FormatEntry e = assembled_format_entry("bdia", "banded storage after reverse Cuthill-McKee (002_…)",
+                                           build_bdia<float>, build_bdia<double>);
     e.options = option_codec<BdiaOptions>(
         {{"max_bytes", "free", "refuse when the band needs more bytes (default: the free memory)"}},
         parse_bdia_options, bdia_options_json);
-    e.build_float = build_bdia<float>;
-    e.build_double = build_bdia<double>;
     return e;
 }
 

@@ -69,39 +69,30 @@ nlohmann::json csr_options_json(const CsrOptions& o)
 
 FormatEntry csr_format_entry()
 {
-    FormatEntry e;
-    e.name = "csr";
-    e.summary = "CSR, parametrised kernel (coop threads per row, repeat rows per group, block "
-                "size), fixed rule + run-time tuner";
+    FormatEntry e = assembled_format_entry(
+        "csr", "CSR, parametrised kernel (coop threads per row, repeat rows per group, block "
+               "size), fixed rule + run-time tuner",
+        build_csr<float>, build_csr<double>);
     e.options = option_codec<CsrOptions>(
         {{"coop", "rule", "threads per row, a power of two <= 32 (default: the fixed rule)"},
          {"repeat", "rule", "rows per thread group (default: the fixed rule)"},
          {"block", "rule", "threads per block, a multiple of 32 <= 1024 (default: the fixed rule, 128)"},
          {"tune", "true", "tune coop/repeat/block over the first SpMVs (cuda, when none is given)"}},
         parse_csr_options, csr_options_json);
-    e.build_float = build_csr<float>;
-    e.build_double = build_csr<double>;
     return e;
 }
 
 FormatEntry csr_scalar_format_entry()
 {
-    FormatEntry e;
-    e.name = "csr-scalar";
-    e.summary = "CSR, one thread per row";
-    e.build_float = build_csr_scalar<float>;
-    e.build_double = build_csr_scalar<double>;
-    return e;
+    return assembled_format_entry("csr-scalar", "CSR, one thread per row", build_csr_scalar<float>,
+                                  build_csr_scalar<double>);
 }
 
 FormatEntry cusparse_format_entry()
 {
-    FormatEntry e;
-    e.name = "cusparse";
-    e.summary = "the vendor CSR SpMV (cuSPARSE; cuda only)";
+    FormatEntry e = assembled_format_entry("cusparse", "the vendor CSR SpMV (cuSPARSE; cuda only)",
+                                           build_cusparse<float>, build_cusparse<double>);
     e.on_cpu = false;
-    e.build_float = build_cusparse<float>;
-    e.build_double = build_cusparse<double>;
     return e;
 }
 

@@ -113,22 +113,14 @@ FormatBuild<V> build_ellr(Csr<V> matrix, const FormatOptions&)
 
 FormatEntry ell_format_entry()
 {
-    FormatEntry e;
-    e.name = "ell";
-    e.summary = "ELLPACK, column-major, padded to the longest row";
-    e.build_float = build_ell<float>;
-    e.build_double = build_ell<double>;
-    return e;
+    return assembled_format_entry("ell", "ELLPACK, column-major, padded to the longest row",
+                                  build_ell<float>, build_ell<double>);
 }
 
 FormatEntry ellr_format_entry()
 {
-    FormatEntry e;
-    e.name = "ellr";
-    e.summary = "ELLPACK-R: ELLPACK with row lengths, stops early";
-    e.build_float = build_ellr<float>;
-    e.build_double = build_ellr<double>;
-    return e;
+    return assembled_format_entry("ellr", "ELLPACK-R: ELLPACK with row lengths, stops early",
+                                  build_ellr<float>, build_ellr<double>);
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                              \

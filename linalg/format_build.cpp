@@ -15,9 +15,7 @@ FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const Form
     if (format.matrix_free())
         throw std::invalid_argument("format '" + format.name +
                                     "' is matrix-free: the discretisation builds it, not a matrix");
-    if (!format.available_on(exec->backend()))
-        throw std::invalid_argument(fmt::format("format '{}' needs the {} backend", format.name,
-                                                format.on_cuda ? "cuda" : "cpu"));
+    format.require(exec->backend());
     Array<V> diagonal(exec, static_cast<std::size_t>(matrix.rows));
     GPUFEM_DISPATCH(*exec, csr_diagonal(*exec, matrix, diagonal.data()));
     FormatBuild<V> build = format.csr_builder<V>()(std::move(matrix), options);
@@ -37,6 +35,15 @@ FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const Format
 }
 
 template <typename V>
+Array<V> reordered(const FormatBuild<V>& format, const Array<V>& v, bool to_original)
+{
+    if (format.permutation.empty()) return v.clone_to(v.executor());
+    Array<V> out(v.executor(), v.size());
+    permute_vector(format.permutation, v, out, to_original);
+    return out;
+}
+
+template <typename V>
 void apply_in_original_order(const FormatBuild<V>& format, V alpha, const Array<V>& x, V beta,
                              Array<V>& y)
 {
@@ -44,14 +51,14 @@ void apply_in_original_order(const FormatBuild<V>& format, V alpha, const Array<
         format.op->apply(alpha, x, beta, y);
         return;
     }
-    const ExecPtr& exec = format.op->executor();
-    Array<V> xp(exec, x.size()), yp(exec, y.size());
-    permute_vector(format.permutation, x, xp, false);
-    permute_vector(format.permutation, y, yp, false);
+    const Array<V> xp = reordered(format, x, false);
+    Array<V> yp = reordered(format, y, false);
     format.op->apply(alpha, xp, beta, yp);
     permute_vector(format.permutation, yp, y, true);
 }
 
+template Array<float> reordered(const FormatBuild<float>&, const Array<float>&, bool);
+template Array<double> reordered(const FormatBuild<double>&, const Array<double>&, bool);
 template void apply_in_original_order(const FormatBuild<float>&, float, const Array<float>&, float,
                                       Array<float>&);
 template void apply_in_original_order(const FormatBuild<double>&, double, const Array<double>&,

@@ -36,6 +36,11 @@ FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const Form
 template <typename V>
 FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const FormatOptions& options);
 
+/// A copy of v in the format's numbering (to_original false) or, from the format's numbering,
+/// back in the original one (true); a plain copy when the format keeps the numbering.
+template <typename V>
+Array<V> reordered(const FormatBuild<V>& format, const Array<V>& v, bool to_original);
+
 /// y = alpha A x + beta y in the original numbering, whatever numbering the format works in
 /// (for formats that renumber, x and y are permuted in and y back out; costs two extra vectors).
 /// For checks and comparisons; a solver permutes its system once instead.

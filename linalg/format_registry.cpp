@@ -37,6 +37,25 @@ const FormatRegistry& assembled_formats()
     return registry;
 }
 
+void FormatEntry::require(Backend backend) const
+{
+    if (!available_on(backend))
+        throw std::invalid_argument(fmt::format("format '{}' needs the {} backend", name,
+                                                on_cuda ? "cuda" : "cpu"));
+}
+
+FormatEntry assembled_format_entry(std::string name, std::string summary,
+                                   CsrFormatBuilder<float> build_float,
+                                   CsrFormatBuilder<double> build_double)
+{
+    FormatEntry e;
+    e.name = std::move(name);
+    e.summary = std::move(summary);
+    e.build_float = build_float;
+    e.build_double = build_double;
+    return e;
+}
+
 void FormatRegistry::add(FormatEntry entry)
 {
     if (find(entry.name)) throw std::logic_error("format '" + entry.name + "' registered twice");

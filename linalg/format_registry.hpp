@@ -58,6 +58,8 @@ struct FormatEntry {
     bool matrix_free() const { return build_double == nullptr; }
     /// True when backend has it.
     bool available_on(Backend backend) const { return backend == Backend::cuda ? on_cuda : on_cpu; }
+    /// Throws std::invalid_argument "format 'x' needs the cuda backend" unless backend has it.
+    void require(Backend backend) const;
     /// The CSR builder for value type V (null for matrix-free formats).
     template <typename V>
     CsrFormatBuilder<V> csr_builder() const
@@ -66,6 +68,11 @@ struct FormatEntry {
         else return build_double;
     }
 };
+
+/// An assembled format built from CSR by build_float / build_double, with no options.
+FormatEntry assembled_format_entry(std::string name, std::string summary,
+                                   CsrFormatBuilder<float> build_float,
+                                   CsrFormatBuilder<double> build_double);
 
 /// A list of formats with lookup by name.
 class FormatRegistry {

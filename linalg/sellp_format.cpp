@@ -195,30 +195,25 @@ nlohmann::json cusparse_sell_options_json(const CusparseSellOptions& o) { return
 
 FormatEntry sellp_format_entry()
 {
-    FormatEntry e;
-    e.name = "sellp";
-    e.summary = "SELL-P: slices of rows, t threads per row (003_…)";
+    FormatEntry e = assembled_format_entry("sellp", "SELL-P: slices of rows, t threads per row (003_…)",
+                                           build_sellp<float>, build_sellp<double>);
     e.options = option_codec<SellpOptions>(
         {{"slice", "32", "rows per slice"},
          {"threads_per_row", "auto", "threads per row, a power of two <= 32 (default: from the mean row length)"},
          {"sigma", "1", "sorting window in rows (1 = none; > 1 = SELL-C-sigma)"}},
         parse_sellp_options, sellp_options_json);
-    e.build_float = build_sellp<float>;
-    e.build_double = build_sellp<double>;
     return e;
 }
 
 FormatEntry cusparse_sell_format_entry()
 {
-    FormatEntry e;
-    e.name = "cusparse-sell";
-    e.summary = "the vendor sliced-ELL SpMV (cuSPARSE; cuda only)";
+    FormatEntry e = assembled_format_entry("cusparse-sell",
+                                           "the vendor sliced-ELL SpMV (cuSPARSE; cuda only)",
+                                           build_cusparse_sell<float>, build_cusparse_sell<double>);
     e.on_cpu = false;
     e.options = option_codec<CusparseSellOptions>({{"slice", "32", "rows per slice"}},
                                                   parse_cusparse_sell_options,
                                                   cusparse_sell_options_json);
-    e.build_float = build_cusparse_sell<float>;
-    e.build_double = build_cusparse_sell<double>;
     return e;
 }
 

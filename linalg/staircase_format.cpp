@@ -247,16 +247,14 @@ nlohmann::json staircase_options_json(const StaircaseOptions& o)
 
 FormatEntry staircase_format_entry()
 {
-    FormatEntry e;
-    e.name = "staircase";
-    e.summary = "Staircase SELL: Cuthill-McKee, rows grouped by length (004_…)";
+    FormatEntry e = assembled_format_entry(
+        "staircase", "Staircase SELL: Cuthill-McKee, rows grouped by length (004_…)",
+        build_staircase<float>, build_staircase<double>);
     e.options = option_codec<StaircaseOptions>(
         {{"alpha", "0.01", "merge row-length groups smaller than alpha * rows, in [0, 1)"},
          {"slice_height", "32", "rows per slice"},
          {"streams", "true", "one CUDA stream per group (false: a single launch)"}},
         parse_staircase_options, staircase_options_json);
-    e.build_float = build_staircase<float>;
-    e.build_double = build_staircase<double>;
     return e;
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "assembly/format_registry.hpp"
@@ -41,7 +42,7 @@ public:
     double get_double(std::string_view key, double min, double max, bool max_open) const override
     {
         const CaseValue& v = value(key);
-        const std::string range = "[" + number(min) + ", " + number(max) + (max_open ? ")" : "]");
+        const std::string range = fmt::format("[{}, {}{}", min, max, max_open ? ")" : "]");
         const double d = reader_.to_double(v, "a number in " + range);
         if (d < min || d > max || (max_open && d == max))
             reader_.fail(v, "expected a number in " + range + ", got " + v.node.Scalar());
@@ -70,13 +71,6 @@ private:
         const CaseValue* v = find_entry(values_, key);
         if (!v) reader_.fail(map_, "missing key '" + std::string(key) + "'");
         return *v;
-    }
-    static std::string number(double v)
-    {
-        std::string s = std::to_string(v);
-        s.erase(s.find_last_not_of('0') + 1);
-        if (!s.empty() && s.back() == '.') s.pop_back();
-        return v >= 1e15 ? "inf" : s;
     }
 
     const CaseReader& reader_;

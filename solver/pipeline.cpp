@@ -6,7 +6,6 @@
 
 #include "assembly/format_registry.hpp"
 #include "assembly/lagrange_discretisation.hpp"
-#include "linalg/reordering.hpp"
 #include "mesh/mesh_source.hpp"
 
 namespace gpufem {
@@ -91,24 +90,6 @@ SolveOptions solve_options(const SolverSpec& solver)
 }
 
 template <typename V>
-Array<V> to_operator_order(const FormatBuild<V>& op, const Array<V>& v)
-{
-    if (op.permutation.empty()) return v.clone_to(v.executor());
-    Array<V> out(v.executor(), v.size());
-    permute_vector(op.permutation, v, out, false);
-    return out;
-}
-
-template <typename V>
-Array<V> from_operator_order(const FormatBuild<V>& op, const Array<V>& v)
-{
-    if (op.permutation.empty()) return v.clone_to(v.executor());
-    Array<V> out(v.executor(), v.size());
-    permute_vector(op.permutation, v, out, true);
-    return out;
-}
-
-template <typename V>
 SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver)
 {
     const LinearOperator<V>& a = *system.op.op;
@@ -116,15 +97,15 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     spdlog::info("solving with {} ({}, preconditioner {}, tolerance {:.1e}, at most {} iterations)",
                  method_name(solver.method), variant_name(solver.variant),
                  preconditioner_name(solver.preconditioner), solver.tolerance, solver.max_iterations);
-    const Array<V> b = to_operator_order(system.op, system.rhs);
-    Array<V> x = to_operator_order(system.op, system.initial_guess);
+    const Array<V> b = reordered(system.op, system.rhs, false);
+    Array<V> x = reordered(system.op, system.initial_guess, false);
     SystemSolution<V> out;
     const auto start = clock_type::now();
     const auto m = make_preconditioner(solver.preconditioner, a);
     out.result = solve(solver.method, solver.variant, a, b, x, solve_options(solver), m.get());
     exec->synchronize();
     out.seconds = seconds_since(start);
-    out.x = from_operator_order(system.op, x);
+    out.x = reordered(system.op, x, true);
     return out;
 }
 
@@ -132,8 +113,6 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     template std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec&, const Mesh&); \
     template DiscreteSystem<V> build_case_system(const ExecPtr&, const Discretisation<V>&,      \
                                                  const CaseSpec&);                              \
-    template Array<V> to_operator_order(const FormatBuild<V>&, const Array<V>&);                \
-    template Array<V> from_operator_order(const FormatBuild<V>&, const Array<V>&);              \
     template SystemSolution<V> solve_system(const DiscreteSystem<V>&, const SolverSpec&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)

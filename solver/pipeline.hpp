@@ -38,13 +38,6 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
 /// The Krylov settings of the case (method and variant apart).
 SolveOptions solve_options(const SolverSpec& solver);
 
-/// A vector in the operator's own numbering (a copy; permuted when the format renumbers).
-template <typename V>
-Array<V> to_operator_order(const FormatBuild<V>& op, const Array<V>& v);
-/// A vector of the operator's numbering back in the original one.
-template <typename V>
-Array<V> from_operator_order(const FormatBuild<V>& op, const Array<V>& v);
-
 /// A solved system: the solution in the original numbering and the solver's account.
 template <typename V>
 struct SystemSolution {

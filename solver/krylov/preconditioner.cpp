@@ -36,14 +36,15 @@ Array<V> jacobi_inverse(const LinearOperator<V>& a)
 
 template <typename V>
 JacobiPreconditioner<V>::JacobiPreconditioner(const LinearOperator<V>& a)
-    : exec_(a.executor()), inverse_(jacobi_inverse(a)), blas_(a.executor())
+    : exec_(a.executor()), inverse_(jacobi_inverse(a))
 {
 }
 
 template <typename V>
 void JacobiPreconditioner<V>::apply(const Array<V>& r, Array<V>& z) const
 {
-    blas_.diag_multiply(inverse_, r, z);
+    if (!blas_) blas_ = std::make_unique<LibraryBlas<V>>(exec_);
+    blas_->diag_multiply(inverse_, r, z);
 }
 
 template <typename V>

@@ -71,11 +71,15 @@ public:
     /// Reads dinv and r, writes z.
     std::size_t apply_bytes() const override { return 3 * inverse_.bytes(); }
     const Array<V>* inverse_diagonal() const override { return &inverse_; }
+    /// Once the first apply has made the cuBLAS handle (creating it cannot be captured).
+    bool graph_capturable() const override { return blas_ != nullptr; }
 
 private:
     ExecPtr exec_;
     Array<V> inverse_;
-    LibraryBlas<V> blas_;
+    /// Made on the first apply: the merged solvers never call apply (they fold inverse_ into
+    /// their kernels) and should not pay for a cuBLAS handle.
+    mutable std::unique_ptr<LibraryBlas<V>> blas_;
 };
 
 /// The preconditioner of this kind for a (nullptr for none). Throws as the constructors do.
