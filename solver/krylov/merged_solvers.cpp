@@ -194,11 +194,14 @@ IntervalTimer* phase(const SolveOptions& options, IntervalTimer* SolverPhaseTime
     return options.phases ? options.phases->*which : nullptr;
 }
 
-/// True when the operator and the preconditioner can be captured in a CUDA graph now.
+/// True when the iterations can be captured in a CUDA graph now: the operator's, and the
+/// preconditioner's apply when it runs on its own (a diagonal M folded into the fused kernels
+/// is never applied).
 template <typename V>
 bool capturable(const LinearOperator<V>& a, const Preconditioner<V>* m)
 {
-    return a.graph_capturable() && (!m || m->graph_capturable());
+    const bool applied = m && !m->inverse_diagonal();
+    return a.graph_capturable() && (!applied || m->graph_capturable());
 }
 
 /// What both merged solvers set up: the preconditioner's path (a diagonal M folded into the
