@@ -76,10 +76,10 @@ public:
     /// discretisation does not offer that format.
     virtual DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
                                                    const FormatOptions& options) const = 0;
-    /// The output of a solution u (unknowns().count values in the original numbering): its
-    /// fields and, when the problem has an exact solution, the exact values, the error and
-    /// the error norms.
-    virtual SolutionOutput solution_output(std::span<const double> u) const = 0;
+    /// The output of a solution u (unknowns().count values in the original numbering, on the
+    /// executor that solved): its fields and, when the problem has an exact solution, the
+    /// exact values, the error and the error norms, computed on u's executor.
+    virtual SolutionOutput solution_output(const Array<V>& u) const = 0;
 };
 
 /// The system of disc in format on exec: the assembled matrix converted by the registry's

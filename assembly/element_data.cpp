@@ -2,21 +2,51 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <type_traits>
 #include <stdexcept>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "assembly/expression_kernels.hpp"
+
 namespace gpufem {
 namespace {
 
-/// Coefficient values at the quadrature points (one value if the expression is constant).
-std::vector<double> evaluate_coefficient(const Expression& expr, const std::vector<double>& xyz)
+/// A coefficient on exec: one value when constant, else its value at every quadrature point
+/// of geometry (double positions; null only when expr is constant), evaluated there; throws naming key, the point and the cell at the first value
+/// that fails check.
+template <typename V>
+Array<V> coefficient_values(const ExecPtr& exec, const Mesh& mesh, const ReferenceElement& ref,
+                            const ElementData<double>* geometry, const Expression& expr,
+                            ValueCheck check, const char* key)
 {
-    if (expr.is_constant()) return {expr.evaluate(0.0, 0.0, 0.0)};
-    std::vector<double> out(xyz.size() / 3);
-    expr.evaluate(xyz, out);
-    return out;
+    const auto fail = [&](double value, std::optional<std::pair<index_type, int>> where) {
+        const std::string what =
+            check == ValueCheck::positive ? "; kappa must be positive and finite" : "";
+        if (!where)
+            throw std::runtime_error(fmt::format("problem.{} = '{}' is {} everywhere{}", key,
+                                                 expr.text(), value, what));
+        const auto p = quadrature_point(mesh, ref, where->first, where->second);
+        throw std::runtime_error(fmt::format(
+            "problem.{} = '{}' is {} at ({:.6g}, {:.6g}, {:.6g}) (quadrature point {} of cell {}){}",
+            key, expr.text(), expr.evaluate(p[0], p[1], p[2]), p[0], p[1], p[2], where->second,
+            where->first, what));
+    };
+    const ExpressionProgram& program = expr.program();
+    if (program.constant) {
+        if (!passes(check, program.constant_value)) fail(program.constant_value, std::nullopt);
+        return Array<V>::from_host(exec, std::vector<V>{static_cast<V>(program.constant_value)});
+    }
+    Array<V> values(exec, static_cast<std::size_t>(geometry->num_cells) * geometry->num_points);
+    const Array<ExprInstruction> code = program_on(exec, expr);
+    const long long first = GPUFEM_DISPATCH(
+        *exec, evaluate_at_quadrature_points(*exec, code.data(), *geometry, check, values.data()));
+    if (first >= 0)
+        fail(0.0, std::pair<index_type, int>(static_cast<index_type>(first / geometry->num_points),
+                                             static_cast<int>(first % geometry->num_points)));
+    return values;
 }
 
 }  // namespace
@@ -46,62 +76,32 @@ std::vector<double> checked_convection(const std::vector<double>& convection, in
     return {convection.begin(), convection.begin() + dim};
 }
 
-std::vector<double> quadrature_point_coordinates(const Mesh& mesh, const ReferenceElement& ref)
+std::array<double, 3> quadrature_point(const Mesh& mesh, const ReferenceElement& ref,
+                                       index_type e, int q)
 {
-    const int nq = ref.num_points(), npe = mesh.nodes_per_cell;
-    const index_type cells = mesh.num_cells();
-    std::vector<double> xyz(static_cast<std::size_t>(cells) * nq * 3, 0.0);
-#pragma omp parallel for schedule(static)
-    for (index_type e = 0; e < cells; ++e) {
-        for (int q = 0; q < nq; ++q) {
-            double* p = &xyz[(static_cast<std::size_t>(e) * nq + q) * 3];
-            for (int i = 0; i < npe; ++i) {
-                const double n = ref.values[q * npe + i];
-                const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(
-                                                            mesh.cells[static_cast<std::size_t>(e) * npe + i])];
-                for (int c = 0; c < 3; ++c) p[c] += n * x[c];
-            }
-        }
+    const int npe = mesh.nodes_per_cell;
+    std::array<double, 3> p{0.0, 0.0, 0.0};
+    for (int i = 0; i < npe; ++i) {
+        const double n = ref.values[q * npe + i];
+        const double* x =
+            &mesh.coordinates[3 * static_cast<std::size_t>(
+                                      mesh.cells[static_cast<std::size_t>(e) * npe + i])];
+        for (int c = 0; c < 3; ++c) p[c] += n * x[c];
     }
-    return xyz;
+    return p;
 }
 
 template <typename V>
-ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
-                                 const ReferenceElement& ref, const Expression& kappa,
-                                 const Expression& f, const std::vector<double>& convection)
+ElementData<V> make_geometry_data(const ExecPtr& exec, const Mesh& mesh,
+                                  const ReferenceElement& ref)
 {
     if (ref.type != mesh.cell_type || ref.degree != mesh.degree ||
         ref.nodes != mesh.nodes_per_cell)
         throw std::invalid_argument(fmt::format(
-            "make_element_data: reference element ({} of order {}, {} nodes) does not match the "
+            "make_geometry_data: reference element ({} of order {}, {} nodes) does not match the "
             "mesh ({} of order {}, {} nodes per cell)",
             element_type_name(ref.type), ref.degree, ref.nodes, element_type_name(mesh.cell_type),
             mesh.degree, mesh.nodes_per_cell));
-    std::vector<double> velocity = checked_convection(convection, mesh.dim);
-    std::vector<double> xyz;
-    if (!kappa.is_constant() || !f.is_constant()) xyz = quadrature_point_coordinates(mesh, ref);
-    const auto kappa_q = evaluate_coefficient(kappa, xyz);
-    const auto f_q = evaluate_coefficient(f, xyz);
-    for (std::size_t k = 0; k < kappa_q.size(); ++k) {
-        if (!(kappa_q[k] > 0.0) || !std::isfinite(kappa_q[k])) {
-            const std::size_t point = kappa.is_constant() ? 0 : k;
-            throw std::runtime_error(fmt::format(
-                "problem.kappa = '{}' is {} at ({:.6g}, {:.6g}, {:.6g}) (cell {}); kappa must be "
-                "positive and finite",
-                kappa.text(), kappa_q[k], xyz.empty() ? 0.0 : xyz[3 * point],
-                xyz.empty() ? 0.0 : xyz[3 * point + 1], xyz.empty() ? 0.0 : xyz[3 * point + 2],
-                kappa.is_constant() ? 0 : point / ref.num_points()));
-        }
-    }
-    for (std::size_t k = 0; k < f_q.size(); ++k) {
-        if (!std::isfinite(f_q[k]))
-            throw std::runtime_error(fmt::format("problem.f = '{}' is not finite (value {}) at a "
-                                                 "quadrature point of cell {}",
-                                                 f.text(), f_q[k],
-                                                 f.is_constant() ? 0 : k / ref.num_points()));
-    }
-
     ElementData<V> data;
     data.type = mesh.cell_type;
     data.degree = mesh.degree;
@@ -115,12 +115,36 @@ ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
     data.weights = upload_as<V>(exec, ref.rule.weights);
     data.values = upload_as<V>(exec, ref.values);
     data.gradients = upload_as<V>(exec, ref.gradients);
-    data.kappa = upload_as<V>(exec, kappa_q);
-    data.f = upload_as<V>(exec, f_q);
+    return data;
+}
+
+template <typename V>
+ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
+                                 const ReferenceElement& ref, const Expression& kappa,
+                                 const Expression& f, const std::vector<double>& convection)
+{
+    std::vector<double> velocity = checked_convection(convection, mesh.dim);
+    ElementData<V> data = make_geometry_data<V>(exec, mesh, ref);
+    // Quadrature positions in double whatever V is (the values are rounded to V once).
+    std::optional<ElementData<double>> double_geometry;
+    if constexpr (!std::is_same_v<V, double>) {
+        if (!kappa.program().constant || !f.program().constant)
+            double_geometry = make_geometry_data<double>(exec, mesh, ref);
+    }
+    const ElementData<double>* geometry = nullptr;
+    if constexpr (std::is_same_v<V, double>) geometry = &data;
+    else if (double_geometry) geometry = &*double_geometry;
+    data.kappa = coefficient_values<V>(exec, mesh, ref, geometry, kappa, ValueCheck::positive,
+                                       "kappa");
+    data.f = coefficient_values<V>(exec, mesh, ref, geometry, f, ValueCheck::finite, "f");
     data.convection = std::move(velocity);
     return data;
 }
 
+template ElementData<float> make_geometry_data(const ExecPtr&, const Mesh&,
+                                               const ReferenceElement&);
+template ElementData<double> make_geometry_data(const ExecPtr&, const Mesh&,
+                                                const ReferenceElement&);
 template ElementData<float> make_element_data(const ExecPtr&, const Mesh&, const ReferenceElement&,
                                               const Expression&, const Expression&,
                                               const std::vector<double>&);

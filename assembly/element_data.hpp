@@ -1,5 +1,6 @@
 #pragma once
 // ElementData: everything the element kernels read, resident on one executor.
+#include <array>
 #include <vector>
 
 #include "assembly/expression.hpp"
@@ -70,18 +71,27 @@ struct ElementData {
     }
 };
 
-/// Physical coordinates of every quadrature point of every cell (3 per point, [e][q]).
-std::vector<double> quadrature_point_coordinates(const Mesh& mesh, const ReferenceElement& ref);
+/// The mesh geometry and the reference tables of ref on exec, without coefficients (kappa
+/// and f empty): what the expression and error kernels read.
+template <typename V>
+ElementData<V> make_geometry_data(const ExecPtr& exec, const Mesh& mesh,
+                                  const ReferenceElement& ref);
+
+/// Physical position of quadrature point q of cell e of the mesh (host, double).
+std::array<double, 3> quadrature_point(const Mesh& mesh, const ReferenceElement& ref,
+                                       index_type e, int q);
 
 /// Checks a convection velocity against the mesh dimension and returns it with dim
 /// components (empty stays empty: no convection). 3D needs 3 components; 2D takes 2, or 3
 /// with the third 0. Throws std::invalid_argument naming problem.convection otherwise.
 std::vector<double> checked_convection(const std::vector<double>& convection, int dim);
 
-/// Evaluates kappa and f on the host at the quadrature points (once if constant) and uploads
-/// them with the mesh and the reference tables; convection is the constant velocity b of the
+/// Uploads the mesh and the reference tables and evaluates kappa and f at the quadrature
+/// points on exec (expression programs, nothing per point crosses the bus; a constant is
+/// stored once); convection is the constant velocity b of the
 /// term b . grad u (empty: none; checked by checked_convection). Throws if kappa <= 0
-/// anywhere.
+/// anywhere or f is not finite,
+/// naming the expression, the point and the cell.
 template <typename V>
 ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
                                  const ReferenceElement& ref, const Expression& kappa,

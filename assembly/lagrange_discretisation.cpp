@@ -50,18 +50,16 @@ DiscreteSystem<V> LagrangeDiscretisation<V>::assemble_matrix_free(const ExecPtr&
 }
 
 template <typename V>
-SolutionOutput LagrangeDiscretisation<V>::solution_output(std::span<const double> u) const
+SolutionOutput LagrangeDiscretisation<V>::solution_output(const Array<V>& u) const
 {
     SolutionOutput out;
-    out.point_fields.push_back({"u", std::vector<double>(u.begin(), u.end())});
+    const std::vector<V> uh = u.to_host();
+    out.point_fields.push_back({"u", std::vector<double>(uh.begin(), uh.end())});
     if (problem_.exact.empty()) return out;
-    const Expression exact(problem_.exact);
-    out.errors = compute_errors(mesh_, u, exact);
-    std::vector<double> exact_values = nodal_values(mesh_, exact);
-    std::vector<double> error(u.size());
-    for (std::size_t i = 0; i < u.size(); ++i) error[i] = u[i] - exact_values[i];
-    out.point_fields.push_back({"u_exact", std::move(exact_values)});
-    out.point_fields.push_back({"error", std::move(error)});
+    NodalErrors errors = compute_errors(mesh_, u, Expression(problem_.exact));
+    out.errors = errors.norms;
+    out.point_fields.push_back({"u_exact", std::move(errors.exact)});
+    out.point_fields.push_back({"error", std::move(errors.error)});
     return out;
 }
 

@@ -26,7 +26,7 @@ public:
     DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
                                            const FormatOptions& options) const override;
     /// u as point data; with problem.exact also u_exact, error (u - u_exact) and the norms.
-    SolutionOutput solution_output(std::span<const double> u) const override;
+    SolutionOutput solution_output(const Array<V>& u) const override;
 
 private:
     const Mesh& mesh_;

@@ -4,6 +4,8 @@
 #   scripts/gpu_check.sh tests   every test program, compute-sanitizer on the kernels
 #   scripts/gpu_check.sh cases   the cases on both backends, formats, the SpMV benchmark
 #   scripts/gpu_check.sh solvers the Krylov tests and sanitizers, the solver benchmark
+#   scripts/gpu_check.sh phases  report.json phase times of GPU-sized cases on cuda (the host
+#                                phases: coefficients, errors, output), as a table
 #   scripts/gpu_check.sh compare bench spmv (bench_cube_4m) and bench solver (bench_cube_262k)
 #                                with this build and with bundle/bin/gpufem_old (an earlier
 #                                build packed as gpufem_old), in the same run
@@ -25,7 +27,8 @@ sanitize() {  # tool, test program, gtest filter
   nvidia-smi -L
   echo "nproc $(nproc)"
   if [[ $stage == tests ]]; then
-    for t in test_linalg test_linalg_gpu test_assembly test_assembly_gpu test_lma_gpu test_mesh \
+    for t in test_linalg test_linalg_gpu test_assembly test_assembly_gpu test_expression_gpu \
+             test_lma_gpu test_mesh \
              test_solver test_krylov test_krylov_gpu test_end_to_end test_end_to_end_gpu \
              test_bench_spmv; do
       echo "-- $t"
@@ -33,11 +36,36 @@ sanitize() {  # tool, test program, gtest filter
     done
     echo "== compute-sanitizer"
     sanitize memcheck test_assembly_gpu '*'
+    sanitize memcheck test_expression_gpu '*'
+    sanitize racecheck test_expression_gpu '*FirstFailing*:*ErrorNorms*'
     sanitize memcheck test_linalg_gpu '*Blas1*:*Timer*:*RoundTrip*:*Reorder*:*Bdia*:*Staircase*:*Ell*:*Sell*'
     sanitize racecheck test_linalg_gpu '*Blas1*:*Bdia*'
     sanitize synccheck test_linalg_gpu '*Bdia*:*Sell*'
     sanitize memcheck test_krylov_gpu '*VariantsAgree*:*MultiDot*'
     sanitize racecheck test_krylov_gpu 'KrylovGpu/1.VariantsAgreeOnSpdSystem'
+  elif [[ $stage == phases ]]; then
+    phase_run() {  # name, case, extra arguments
+      local name=$1 case=$2; shift 2
+      run gpufem run cases/$case.yaml --backend cuda -q -o /tmp/gpufem_runs/$name "$@" > /dev/null 2>&1 ||
+        echo "$name failed"
+      cp /tmp/gpufem_runs/$name/report.json "$OUT/phases_$name.json" 2>/dev/null
+    }
+    phase_run warmup poisson_square
+    phase_run poisson_cube poisson_cube
+    phase_run poisson_cube_float poisson_cube --set precision=float --set solver.tolerance=1e-6
+    phase_run poisson_cube_q2 poisson_cube --set mesh.size=0.02 --set mesh.degree=2
+    phase_run tet_cube poisson_cube --set mesh.elements=tetrahedron --set mesh.size=0.02
+    phase_run bench_cube_4m bench_cube_4m
+    python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+print(f"{'case':<20}{'unknowns':>10}{'mesh':>9}{'coeff':>9}{'assembly':>9}{'solve':>9}"
+      f"{'errors':>9}{'output':>9}  seconds")
+for f in sorted(glob.glob(os.path.join(sys.argv[1], 'phases_*.json'))):
+    r = json.load(open(f)); t = r['times']; a = t['assembly']
+    print(f"{os.path.basename(f)[7:-5]:<20}{r['unknowns']['count']:>10}{t['mesh']:>9.4f}"
+          f"{a['coefficients']:>9.4f}{a['total']:>9.4f}{t['solve']:>9.4f}{t['errors']:>9.4f}"
+          f"{t['output']:>9.4f}")
+PY
   elif [[ $stage == compare ]]; then
     for prog in gpufem_old gpufem; do
       echo "== $prog: bench spmv bench_cube_4m"

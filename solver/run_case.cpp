@@ -89,10 +89,8 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
         solved = solve_system(system, spec.solver);
         record_solve(spec, *system.op.op, solved, record);
     }
-    const std::vector<V> xh = solved.x.to_host();
-    const std::vector<double> u(xh.begin(), xh.end());
     const auto start = clock_type::now();
-    const SolutionOutput solution = disc->solution_output(u);
+    const SolutionOutput solution = disc->solution_output(solved.x);
     record.errors = solution.errors;
     record.time_errors = seconds_since(start);
     if (options.write_outputs) write_outputs(spec, options, mesh, solution, record);

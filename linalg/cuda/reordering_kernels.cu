@@ -10,6 +10,7 @@
 #include <cub/device/device_segmented_sort.cuh>
 
 #include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda/device_buffer.hpp"
 #include "linalg/reordering_kernels.hpp"
 
 namespace gpufem::kernels::cuda {
@@ -17,25 +18,7 @@ namespace {
 
 constexpr int block_size = 256;
 
-/// Temporary device memory from the executor's allocator, freed on scope exit.
-class DeviceBuffer {
-public:
-    DeviceBuffer(const Executor& exec, std::size_t bytes)
-        : exec_(exec), ptr_(bytes > 0 ? exec.alloc(bytes) : nullptr)
-    {}
-    ~DeviceBuffer() { exec_.free(ptr_); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    template <typename T>
-    T* as() const
-    {
-        return static_cast<T*>(ptr_);
-    }
-
-private:
-    const Executor& exec_;
-    void* ptr_;
-};
+using gpufem::cuda::DeviceBuffer;
 
 unsigned grid_for(std::int64_t threads)
 {

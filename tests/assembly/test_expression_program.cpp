@@ -1,0 +1,203 @@
+// ExpressionProgram: the translation of muParser's bytecode, run by evaluate_program and by the
+// CPU expression kernels, against stock muParser on random points for every operator,
+// function, constant and ternary; constant folding; rejected expressions; errors that name
+// the point and the cell; error norms independent of the thread count.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "assembly/element_data.hpp"
+#include "assembly/error_norms.hpp"
+#include "assembly/expression.hpp"
+#include "assembly/expression_kernels.hpp"
+#include "assembly/poisson_assembly.hpp"
+#include "assembly/reference_element.hpp"
+#include "expression_corpus.hpp"
+#include "random_values.hpp"
+#include "simple_meshes.hpp"
+
+using namespace gpufem;
+
+namespace {
+
+TEST(ExpressionProgram, EveryFormAgreesWithStockMuParser)
+{
+    const unsigned seed = test::random_seed();
+    const std::vector<double> xyz = test::random_points(2000, seed);
+    for (const std::string& text : test::expression_corpus()) {
+        const Expression expression(text);
+        test::StockParser stock(text);
+        const ExpressionProgram& program = expression.program();
+        ASSERT_FALSE(program.code.empty()) << text;
+        ASSERT_LE(program.stack_depth, expression_stack_limit) << text;
+        for (std::size_t p = 0; p < xyz.size() / 3; ++p) {
+            const double x = xyz[3 * p], y = xyz[3 * p + 1], z = xyz[3 * p + 2];
+            const double expected = stock(x, y, z);
+            const double by_program = evaluate_program(program.code.data(), x, y, z);
+            ASSERT_TRUE(test::agree(by_program, expected))
+                << text << " at (" << x << ", " << y << ", " << z << "): program " << by_program
+                << ", muParser " << expected;
+            ASSERT_TRUE(test::agree(expression.evaluate(x, y, z), expected)) << text;
+        }
+    }
+}
+
+TEST(ExpressionProgram, ConstantsFoldToOneValue)
+{
+    for (const char* text : {"7", "2*pi + 1", "sin(1)^2 + cos(1)^2", "max(1, 2, 3) ? 4 : 5"}) {
+        const Expression expression(text);
+        const ExpressionProgram& program = expression.program();
+        EXPECT_TRUE(program.constant) << text;
+        EXPECT_DOUBLE_EQ(program.constant_value, test::StockParser(text)(0, 0, 0)) << text;
+    }
+    const Expression two_pi_plus_one("2*pi + 1");
+    const ExpressionProgram& folded = two_pi_plus_one.program();
+    ASSERT_EQ(folded.code.size(), 2u);  // value, end
+    EXPECT_EQ(folded.code[0].op, ExprOp::value);
+    EXPECT_FALSE(Expression("1 + x - x").program().constant);
+    EXPECT_FALSE(Expression("0*z").program().constant);
+}
+
+TEST(ExpressionProgram, RejectsWhatTheDeviceCannotRun)
+{
+    const auto message = [](const std::string& text) -> std::string {
+        try {
+            Expression expression(text);
+        } catch (const std::invalid_argument& error) {
+            return error.what();
+        }
+        return "";
+    };
+    EXPECT_NE(message("x = 2").find("assignment"), std::string::npos) << message("x = 2");
+    // Right-nested: every level keeps two values on the stack (80 slots for 40 levels).
+    std::string right = "x";
+    for (int i = 0; i < 40; ++i) right = "(1 + x*" + right + ")";
+    EXPECT_NE(message(right).find("stack slots"), std::string::npos) << message(right);
+    // Left-nested (Horner's form written outside in): two slots whatever the depth.
+    std::string left = "x";
+    for (int i = 0; i < 40; ++i) left = "(" + left + ")*x + 1";
+    EXPECT_EQ(message(left), "");
+    EXPECT_LE(Expression(left).program().stack_depth, 3);
+}
+
+TEST(ExpressionKernelsCpu, PointsAndQuadraturePointsMatchMuParser)
+{
+    const unsigned seed = test::random_seed();
+    const auto exec = Executor::create_cpu();
+    const Mesh mesh = test::grid_mesh(ElementType::quadrilateral, 6, 0.2, seed);
+    const ReferenceElement ref = make_reference_element(mesh.cell_type, 1, 3);
+    const ElementData<double> geometry = make_geometry_data<double>(exec, mesh, ref);
+    for (const std::string& text : test::expression_corpus()) {
+        const Expression expression(text);
+        test::StockParser stock(text);
+        const Array<ExprInstruction> program = program_on(exec, expression);
+        std::vector<double> out(static_cast<std::size_t>(mesh.num_cells()) * ref.num_points());
+        kernels::cpu::evaluate_at_quadrature_points(*exec, program.data(), geometry,
+                                                    ValueCheck::none, out.data());
+        for (index_type e = 0; e < mesh.num_cells(); ++e)
+            for (int q = 0; q < ref.num_points(); ++q) {
+                const auto p = quadrature_point(mesh, ref, e, q);
+                ASSERT_TRUE(test::agree(out[e * ref.num_points() + q], stock(p[0], p[1], p[2])))
+                    << text << " cell " << e << " point " << q;
+            }
+        std::vector<double> nodal(mesh.num_nodes());
+        kernels::cpu::evaluate_at_points(*exec, program.data(), mesh.coordinates.data(), nullptr,
+                                         mesh.num_nodes(), ValueCheck::none, nodal.data());
+        for (index_type i = 0; i < mesh.num_nodes(); ++i) {
+            const double* x = &mesh.coordinates[3 * i];
+            ASSERT_TRUE(test::agree(nodal[i], stock(x[0], x[1], x[2]))) << text << " node " << i;
+        }
+    }
+}
+
+TEST(ExpressionKernelsCpu, FirstFailingValueIsReported)
+{
+    const auto exec = Executor::create_cpu();
+    const std::vector<double> xyz = {0.5, 0, 0, -0.5, 0, 0, 0.25, 0, 0, -2, 0, 0};
+    const Expression kappa("x");
+    const Array<ExprInstruction> program = program_on(exec, kappa);
+    std::vector<double> out(4);
+    EXPECT_EQ(kernels::cpu::evaluate_at_points(*exec, program.data(), xyz.data(), nullptr, 4,
+                                               ValueCheck::positive, out.data()),
+              1);
+    EXPECT_EQ(kernels::cpu::evaluate_at_points(*exec, program.data(), xyz.data(), nullptr, 4,
+                                               ValueCheck::finite, out.data()),
+              -1);
+    const Array<ExprInstruction> log_program = program_on(exec, Expression("log(x)"));
+    EXPECT_EQ(kernels::cpu::evaluate_at_points(*exec, log_program.data(), xyz.data(), nullptr, 4,
+                                               ValueCheck::finite, out.data()),
+              1);
+}
+
+TEST(ExpressionKernelsCpu, BadKappaNamesThePointAndTheCell)
+{
+    const auto exec = Executor::create_cpu();
+    const Mesh mesh = test::grid_mesh(ElementType::triangle, 4);
+    const ReferenceElement ref = make_reference_element(mesh.cell_type, 1, 2);
+    try {
+        make_element_data<double>(exec, mesh, ref, Expression("x - 0.5"), Expression("1"), {});
+        FAIL() << "kappa <= 0 accepted";
+    } catch (const std::runtime_error& error) {
+        const std::string what = error.what();
+        EXPECT_NE(what.find("problem.kappa = 'x - 0.5'"), std::string::npos) << what;
+        EXPECT_NE(what.find("of cell"), std::string::npos) << what;
+        EXPECT_NE(what.find("positive"), std::string::npos) << what;
+    }
+    try {
+        make_element_data<float>(exec, mesh, ref, Expression("1"), Expression("1/(x - x)"), {});
+        FAIL() << "f = inf accepted";
+    } catch (const std::runtime_error& error) {
+        EXPECT_NE(std::string(error.what()).find("problem.f"), std::string::npos) << error.what();
+    }
+    try {
+        make_element_data<double>(exec, mesh, ref, Expression("-1"), Expression("1"), {});
+        FAIL() << "constant kappa -1 accepted";
+    } catch (const std::runtime_error& error) {
+        EXPECT_NE(std::string(error.what()).find("everywhere"), std::string::npos) << error.what();
+    }
+}
+
+TEST(ErrorNormsCpu, SameBitsForOneAndManyThreads)
+{
+    const unsigned seed = test::random_seed();
+    const Mesh mesh = test::grid_mesh(ElementType::hexahedron, 6, 0.2, seed);
+    const std::vector<double> u = test::random_vector<double>(mesh.num_nodes(), seed);
+    const Expression exact("sin(pi*x)*exp(y)*(1 + z^2)");
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const ErrorNorms one = compute_errors(mesh, u, exact);
+    omp_set_num_threads(std::max(threads, 3));
+    const ErrorNorms many = compute_errors(mesh, u, exact);
+    omp_set_num_threads(threads);
+    EXPECT_EQ(one.l2, many.l2);
+    EXPECT_EQ(one.h1_semi, many.h1_semi);
+    EXPECT_EQ(one.max_nodal, many.max_nodal);
+    EXPECT_EQ(one.l2_exact, many.l2_exact);
+    EXPECT_GT(one.l2, 0.0);
+}
+
+TEST(ErrorNormsCpu, ExactForTheInterpolantOfAPolynomialInTheSpace)
+{
+    // u = 1 + 2x - y + 3z is in the Q1 space of an affine (unjittered) hexahedral grid: all
+    // errors vanish to rounding, and ||u||_L2 is the analytic value over the unit cube.
+    const Mesh mesh = test::grid_mesh(ElementType::hexahedron, 4);
+    const Expression exact("1 + 2*x - y + 3*z");
+    std::vector<double> u(mesh.num_nodes());
+    for (index_type i = 0; i < mesh.num_nodes(); ++i) {
+        const double* x = &mesh.coordinates[3 * i];
+        u[i] = 1 + 2 * x[0] - x[1] + 3 * x[2];
+    }
+    const ErrorNorms norms = compute_errors(mesh, u, exact);
+    EXPECT_LT(norms.l2, 1e-13);
+    EXPECT_LT(norms.h1_semi, 1e-8);  // central differences of a linear function: rounding / h
+    EXPECT_LT(norms.max_nodal, 1e-14);
+    // int over [0,1]^3 of (1 + 2x - y + 3z)^2 = mean^2 + variance = 3^2 + (4 + 1 + 9)/12 =
+    // 61/6 (x, y, z independent uniform); the degree-4 rule integrates it exactly.
+    EXPECT_NEAR(norms.l2_exact * norms.l2_exact, 61.0 / 6.0, 1e-12);
+}
+
+}  // namespace
