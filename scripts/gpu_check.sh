@@ -53,7 +53,7 @@ sanitize() {  # tool, test program, gtest filter
     phase_run warmup poisson_square
     phase_run poisson_cube poisson_cube
     phase_run poisson_cube_float poisson_cube --set precision=float --set solver.tolerance=1e-6
-    phase_run poisson_cube_q2 poisson_cube --set mesh.size=0.02 --set mesh.degree=2
+    phase_run poisson_cube_q2 poisson_cube --set mesh.size=0.02 --set degree=2
     phase_run tet_cube poisson_cube --set mesh.elements=tetrahedron --set mesh.size=0.02
     phase_run bench_cube_4m bench_cube_4m
     python3 - "$OUT" <<'PY'

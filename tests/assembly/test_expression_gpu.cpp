@@ -152,7 +152,9 @@ TEST(ExpressionGpu, ErrorNormsMatchCpu)
                 << where;
             EXPECT_NEAR(device.norms.l2_exact, host.norms.l2_exact, 1e-12 * host.norms.l2_exact)
                 << where;
-            EXPECT_EQ(device.norms.max_nodal, host.norms.max_nodal) << where;
+            // sin and exp of CUDA and glibc may differ in the last bit.
+            EXPECT_NEAR(device.norms.max_nodal, host.norms.max_nodal, 1e-14 * host.norms.max_nodal)
+                << where;
             ASSERT_EQ(device.exact.size(), host.exact.size());
             for (std::size_t i = 0; i < host.exact.size(); ++i) {
                 ASSERT_TRUE(test::agree(device.exact[i], host.exact[i])) << where << " node " << i;
