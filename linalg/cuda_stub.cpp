@@ -24,6 +24,7 @@ void free(int, void*) noexcept {}
 void memcpy_to_device(void*, const void*, std::size_t, void*) { no_cuda(); }
 void memcpy_to_host(void*, const void*, std::size_t, void*) { no_cuda(); }
 void memcpy_device(void*, const void*, std::size_t, void*) { no_cuda(); }
+void memset_zero(void*, std::size_t, void*) { no_cuda(); }
 }  // namespace cuda
 
 template <typename V>

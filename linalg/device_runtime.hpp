@@ -24,5 +24,7 @@ void free(int device, void* ptr) noexcept;
 void memcpy_to_device(void* dst, const void* src, std::size_t bytes, void* stream);
 void memcpy_to_host(void* dst, const void* src, std::size_t bytes, void* stream);
 void memcpy_device(void* dst, const void* src, std::size_t bytes, void* stream);
+/// Sets bytes of device memory to zero (ordered in the stream).
+void memset_zero(void* dst, std::size_t bytes, void* stream);
 
 }  // namespace gpufem::cuda

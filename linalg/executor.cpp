@@ -1,4 +1,5 @@
 #include "linalg/executor.hpp"
+#include "linalg/host_threads.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -45,7 +46,7 @@ void* Executor::scratch(std::size_t bytes) const
 
 std::shared_ptr<const Executor> Executor::create_cpu()
 {
-    const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = host_threads();
     return std::shared_ptr<const Executor>(
         new Executor(Backend::cpu, -1, fmt::format("CPU ({} threads)", threads), nullptr, threads));
 }
@@ -106,6 +107,16 @@ void copy_bytes(const Executor& dst_exec, void* dst, const Executor& src_exec, c
         cuda::memcpy_to_host(dst, src, bytes, src_exec.stream());
     } else {
         cuda::memcpy_device(dst, src, bytes, dst_exec.stream());
+    }
+}
+
+void zero_bytes(const Executor& exec, void* dst, std::size_t bytes)
+{
+    if (bytes == 0) return;
+    if (exec.is_cuda()) {
+        cuda::memset_zero(dst, bytes, exec.stream());
+    } else {
+        std::memset(dst, 0, bytes);
     }
 }
 

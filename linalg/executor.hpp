@@ -68,4 +68,7 @@ using ExecPtr = std::shared_ptr<const Executor>;
 void copy_bytes(const Executor& dst_exec, void* dst, const Executor& src_exec, const void* src,
                 std::size_t bytes);
 
+/// Sets bytes at dst (memory of exec) to zero, ordered with exec's other work.
+void zero_bytes(const Executor& exec, void* dst, std::size_t bytes);
+
 }  // namespace gpufem

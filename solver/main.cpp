@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "linalg/host_threads.hpp"
 #include "mesh/mesh_source.hpp"
 #include "solver/bench_solver.hpp"
 #include "solver/bench_spmv.hpp"
@@ -40,6 +41,7 @@ gpufem::CaseSpec parse_with_backend(const std::string& file, const std::vector<s
 int main(int argc, char** argv)
 {
     using namespace gpufem;
+    ensure_passive_thread_wait(argv);
     CLI::App app{"gpufem: finite-element Poisson solver for NVIDIA GPUs (CPU fallback).\n"
                  "Solves -div(kappa grad u) = f from a YAML case file and writes result.vtu,\n"
                  "report.json and spmv_timings.csv."};
@@ -126,12 +128,20 @@ int main(int argc, char** argv)
         ->check(CLI::IsMember(backend_names));
     bench_solver->add_option("-s,--set", solver_overrides, "Override a case key (as for run)");
 
+    int threads = 0;
+    const std::string threads_help =
+        "Threads of the CPU backend (default: the CPUs of the process's affinity mask, or "
+        "OMP_NUM_THREADS)";
+    for (CLI::App* sub : {run, bench_spmv, bench_solver})
+        sub->add_option("-j,--threads", threads, threads_help)->check(CLI::Range(1, 4096));
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         // --help and --version exit 0; a bad command line is an error like any bad input.
         return app.exit(e) == 0 ? exit_ok : exit_error;
     }
+    if (threads > 0) set_host_threads(threads);
     if (bench_solver->parsed()) {
         spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
         try {

@@ -1,4 +1,5 @@
 #include "linalg/blas1_kernels.hpp"
+#include "linalg/cpu/chunked_loops.hpp"
 
 namespace gpufem::kernels::cpu {
 namespace {
@@ -6,38 +7,33 @@ namespace {
 template <typename V>
 void fill_impl(std::size_t n, V value, V* x)
 {
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) x[i] = value;
+    chunked_for(static_cast<long long>(n), [&](long long i) { x[i] = value; });
 }
 
 template <typename V>
 void axpy_impl(std::size_t n, V alpha, const V* x, V* y)
 {
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+    chunked_for(static_cast<long long>(n), [&](long long i) { y[i] += alpha * x[i]; });
 }
 
 template <typename V>
 void xpay_impl(std::size_t n, const V* x, V beta, V* y)
 {
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) y[i] = x[i] + beta * y[i];
+    chunked_for(static_cast<long long>(n), [&](long long i) { y[i] = x[i] + beta * y[i]; });
 }
 
 template <typename V>
 void scale_impl(std::size_t n, V alpha, V* x)
 {
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) x[i] *= alpha;
+    chunked_for(static_cast<long long>(n), [&](long long i) { x[i] *= alpha; });
 }
 
 template <typename V>
 double dot_impl(std::size_t n, const V* x, const V* y)
 {
-    double sum = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : sum)
-    for (std::size_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * y[i];
-    return sum;
+    return chunked_sums<1>(static_cast<long long>(n), [&](long long i, std::array<double, 1>& s) {
+        s[0] += static_cast<double>(x[i]) * y[i];
+    })[0];
 }
 
 }  // namespace

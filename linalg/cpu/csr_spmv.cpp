@@ -1,4 +1,5 @@
 #include "linalg/csr_kernels.hpp"
+#include "linalg/cpu/chunked_loops.hpp"
 
 namespace gpufem::kernels::cpu {
 
@@ -8,12 +9,12 @@ void csr_spmv(const Executor&, const Csr<V>& a, V alpha, const V* x, V beta, V* 
     const index_type* ptr = a.row_ptr.data();
     const index_type* col = a.col_idx.data();
     const V* val = a.values.data();
-#pragma omp parallel for schedule(static)
-    for (index_type row = 0; row < a.rows; ++row) {
+    // Rows in chunks handed out on demand: a thread slowed by another process does fewer.
+    chunked_for(a.rows, [&](long long row) {
         V sum = 0;
         for (index_type k = ptr[row]; k < ptr[row + 1]; ++k) sum += val[k] * x[col[k]];
         y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
-    }
+    });
 }
 
 template <typename V>

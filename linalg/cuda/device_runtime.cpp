@@ -85,4 +85,9 @@ void memcpy_device(void* dst, const void* src, std::size_t bytes, void* stream)
                                       static_cast<cudaStream_t>(stream)));
 }
 
+void memset_zero(void* dst, std::size_t bytes, void* stream)
+{
+    GPUFEM_CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, static_cast<cudaStream_t>(stream)));
+}
+
 }  // namespace gpufem::cuda

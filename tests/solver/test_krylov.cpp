@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "solver/krylov_checks.hpp"
+#include "linalg/host_threads.hpp"
 #include "solver/krylov/merged_kernels.hpp"
 
 using namespace gpufem;
@@ -89,6 +90,43 @@ TEST(Krylov, GeneralPreconditionerMatchesFusedJacobi)
             EXPECT_LE(general.applies, per_iteration * g.result.iterations + 1);
         }
     }
+}
+
+TEST(Krylov, ResultsDoNotDependOnTheThreadCount)
+{
+    // The CPU kernels sum in fixed chunks added in chunk order (linalg/cpu/chunked_loops.hpp):
+    // 1 and 3 threads give the same iterations and the same bits, for every method and variant.
+    // 150 x 100 rows make 4 chunks.
+    const auto exec = Executor::create_cpu();
+    const int threads_before = host_threads();
+    const unsigned seed = random_seed();
+    for (KrylovMethod method : {KrylovMethod::cg, KrylovMethod::bicgstab}) {
+        const double bx = method == KrylovMethod::cg ? 0.0 : 0.9;
+        const auto a =
+            build_format<double>("csr", grid_matrix<double>(exec, 150, 100, bx, 0, 0, 1.0), {}).op;
+        const auto b = Array<double>::from_host(exec, random_vector<double>(15000, seed));
+        const JacobiPreconditioner<double> jacobi(*a);
+        SolveOptions options;
+        options.tolerance = 1e-9;
+        options.max_iterations = 20000;
+        for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged})
+            for (const Preconditioner<double>* m : {static_cast<const Preconditioner<double>*>(nullptr),
+                                                    static_cast<const Preconditioner<double>*>(&jacobi)}) {
+                SCOPED_TRACE(fmt::format("{} {} {}", method_name(method), variant_name(variant),
+                                         m ? "jacobi" : "none"));
+                set_host_threads(1);
+                const auto one = solve_once(method, variant, *a, b, options, m);
+                set_host_threads(3);
+                const auto three = solve_once(method, variant, *a, b, options, m);
+                EXPECT_EQ(one.result.iterations, three.result.iterations);
+                EXPECT_GT(one.result.iterations, 20);
+                ASSERT_EQ(one.x.size(), three.x.size());
+                std::size_t differing = 0;
+                for (std::size_t i = 0; i < one.x.size(); ++i) differing += one.x[i] != three.x[i];
+                EXPECT_EQ(differing, 0u) << "entries of x that differ";
+            }
+    }
+    set_host_threads(threads_before);
 }
 
 TEST(Krylov, CgStopsOnAPreconditionerThatIsNotPositiveDefinite)

@@ -1,7 +1,10 @@
-// The merged solver kernels on the host: each a loop over the rows (OpenMP, dots accumulated
-// in double), then the scalar step of merged_scalars.hpp. The readable reference for
-// cuda/merged_kernels.cu.
+// The merged solver kernels on the host: each one pass over the rows in fixed chunks handed
+// out on demand (linalg/cpu/chunked_loops.hpp: dots accumulated in double, per chunk, added in
+// chunk order, so the results do not depend on the thread count), then the scalar step of
+// merged_scalars.hpp. The readable reference for cuda/merged_kernels.cu.
 #include "solver/krylov/merged_kernels.hpp"
+
+#include "linalg/cpu/chunked_loops.hpp"
 
 namespace gpufem {
 
@@ -9,6 +12,9 @@ namespace kernels::cpu {
 namespace {
 
 using index = long long;
+using Sums1 = std::array<double, 1>;
+using Sums2 = std::array<double, 2>;
+using Sums3 = std::array<double, 3>;
 
 bool running(const MergedWorkspace& ws) { return ws.state->status == state_running; }
 
@@ -26,13 +32,11 @@ void multi_dot(const Executor&, const MergedWorkspace&, std::size_t n, int count
                const V* const* x, const V* const* y, double* result)
 {
     for (int k = 0; k < count; ++k) {
-        double sum = 0;
         const V* xk = x[k];
         const V* yk = y[k];
-#pragma omp parallel for reduction(+ : sum) schedule(static)
-        for (index i = 0; i < static_cast<index>(n); ++i)
-            sum += static_cast<double>(xk[i]) * static_cast<double>(yk[i]);
-        result[k] = sum;
+        result[k] = chunked_sums<1>(static_cast<index>(n), [&](index i, Sums1& s) {
+            s[0] += static_cast<double>(xk[i]) * static_cast<double>(yk[i]);
+        })[0];
     }
 }
 
@@ -54,28 +58,26 @@ template <typename V>
 void cg_start(const Executor&, const MergedWorkspace& ws, std::size_t n, const V* b, const V* dinv,
               V* r, V* p)
 {
-    double rz = 0, rr = 0, bb = 0;
-#pragma omp parallel for reduction(+ : rz, rr, bb) schedule(static)
-    for (index i = 0; i < static_cast<index>(n); ++i) {
+    const Sums3 s = chunked_sums<3>(static_cast<index>(n), [&](index i, Sums3& acc) {
         const V ri = b[i] - r[i];
         const V zi = precondition(dinv, i, ri);
         r[i] = ri;
         p[i] = zi;
-        rz += double(ri) * double(zi);
-        rr += double(ri) * double(ri);
-        bb += double(b[i]) * double(b[i]);
-    }
-    merged::start(*ws.state, rr, rz, bb, ws.history);
+        acc[0] += double(ri) * double(zi);
+        acc[1] += double(ri) * double(ri);
+        acc[2] += double(b[i]) * double(b[i]);
+    });
+    merged::start(*ws.state, s[1], s[0], s[2], ws.history);
 }
 
 template <typename V>
 void cg_alpha(const Executor&, const MergedWorkspace& ws, std::size_t n, const V* p, const V* q)
 {
     if (!running(ws)) return;
-    double pq = 0;
-#pragma omp parallel for reduction(+ : pq) schedule(static)
-    for (index i = 0; i < static_cast<index>(n); ++i) pq += double(p[i]) * double(q[i]);
-    merged::cg_alpha(*ws.state, pq);
+    const Sums1 pq = chunked_sums<1>(static_cast<index>(n), [&](index i, Sums1& acc) {
+        acc[0] += double(p[i]) * double(q[i]);
+    });
+    merged::cg_alpha(*ws.state, pq[0]);
 }
 
 template <typename V>
@@ -84,16 +86,14 @@ void cg_update_xr(const Executor&, const MergedWorkspace& ws, std::size_t n, con
 {
     if (!running(ws)) return;
     const V alpha = static_cast<V>(ws.state->alpha);
-    double rz = 0, rr = 0;
-#pragma omp parallel for reduction(+ : rz, rr) schedule(static)
-    for (index i = 0; i < static_cast<index>(n); ++i) {
+    const Sums2 s = chunked_sums<2>(static_cast<index>(n), [&](index i, Sums2& acc) {
         x[i] += alpha * p[i];
         const V ri = r[i] - alpha * q[i];
         r[i] = ri;
-        rz += double(ri) * double(precondition(dinv, i, ri));
-        rr += double(ri) * double(ri);
-    }
-    merged::cg_finish(*ws.state, rz, rr, ws.history);
+        acc[0] += double(ri) * double(precondition(dinv, i, ri));
+        acc[1] += double(ri) * double(ri);
+    });
+    merged::cg_finish(*ws.state, s[0], s[1], ws.history);
 }
 
 template <typename V>
@@ -102,15 +102,13 @@ void cg_update_xr_residual(const Executor&, const MergedWorkspace& ws, std::size
 {
     if (!running(ws)) return;
     const V alpha = static_cast<V>(ws.state->alpha);
-    double rr = 0;
-#pragma omp parallel for reduction(+ : rr) schedule(static)
-    for (index i = 0; i < static_cast<index>(n); ++i) {
+    const Sums1 rr = chunked_sums<1>(static_cast<index>(n), [&](index i, Sums1& acc) {
         x[i] += alpha * p[i];
         const V ri = r[i] - alpha * q[i];
         r[i] = ri;
-        rr += double(ri) * double(ri);
-    }
-    merged::finish_iteration(*ws.state, rr, ws.history);
+        acc[0] += double(ri) * double(ri);
+    });
+    merged::finish_iteration(*ws.state, rr[0], ws.history);
 }
 
 template <typename V>
@@ -118,10 +116,10 @@ void cg_rho(const Executor&, const MergedWorkspace& ws, std::size_t n, const V* 
             bool start)
 {
     if (!running(ws)) return;
-    double rz = 0;
-#pragma omp parallel for reduction(+ : rz) schedule(static)
-    for (index i = 0; i < static_cast<index>(n); ++i) rz += double(r[i]) * double(z[i]);
-    merged::cg_beta(*ws.state, rz, start);
+    const Sums1 rz = chunked_sums<1>(static_cast<index>(n), [&](index i, Sums1& acc) {
+        acc[0] += double(r[i]) * double(z[i]);
+    });
+    merged::cg_beta(*ws.state, rz[0], start);
 }
 
 template <typename V>
@@ -130,26 +128,24 @@ void cg_update_p(const Executor&, const MergedWorkspace& ws, std::size_t n, cons
 {
     if (!running(ws)) return;
     const V beta = static_cast<V>(ws.state->beta);
-#pragma omp parallel for schedule(static)
-    for (index i = 0; i < static_cast<index>(n); ++i) p[i] = precondition(dinv, i, r[i]) + beta * p[i];
+    chunked_for(static_cast<index>(n),
+                [&](index i) { p[i] = precondition(dinv, i, r[i]) + beta * p[i]; });
 }
 
 template <typename V>
 void bicgstab_start(const Executor&, const MergedWorkspace& ws, std::size_t n, const V* b, V* r,
                     V* rhat, V* p, V* v)
 {
-    double rr = 0, bb = 0;
-#pragma omp parallel for reduction(+ : rr, bb) schedule(static)
-    for (index i = 0; i < static_cast<index>(n); ++i) {
+    const Sums2 s = chunked_sums<2>(static_cast<index>(n), [&](index i, Sums2& acc) {
         const V ri = b[i] - r[i];
         r[i] = ri;
         rhat[i] = ri;
         p[i] = 0;
         v[i] = 0;
-        rr += double(ri) * double(ri);
-        bb += double(b[i]) * double(b[i]);
-    }
-    merged::start(*ws.state, rr, rr, bb, ws.history);
+        acc[0] += double(ri) * double(ri);
+        acc[1] += double(b[i]) * double(b[i]);
+    });
+    merged::start(*ws.state, s[0], s[0], s[1], ws.history);
 }
 
 template <typename V>
@@ -159,12 +155,11 @@ void bicgstab_update_p(const Executor&, const MergedWorkspace& ws, std::size_t n
     if (!running(ws)) return;
     const V beta = static_cast<V>(ws.state->beta);
     const V omega = static_cast<V>(ws.state->omega);
-#pragma omp parallel for schedule(static)
-    for (index i = 0; i < static_cast<index>(n); ++i) {
+    chunked_for(static_cast<index>(n), [&](index i) {
         const V pi = r[i] + beta * (p[i] - omega * v[i]);
         p[i] = pi;
         if (dinv) phat[i] = dinv[i] * pi;
-    }
+    });
 }
 
 template <typename V>
@@ -172,10 +167,10 @@ void bicgstab_alpha(const Executor&, const MergedWorkspace& ws, std::size_t n, c
                     const V* v)
 {
     if (!running(ws)) return;
-    double rv = 0;
-#pragma omp parallel for reduction(+ : rv) schedule(static)
-    for (index i = 0; i < static_cast<index>(n); ++i) rv += double(rhat[i]) * double(v[i]);
-    merged::bicgstab_alpha(*ws.state, rv);
+    const Sums1 rv = chunked_sums<1>(static_cast<index>(n), [&](index i, Sums1& acc) {
+        acc[0] += double(rhat[i]) * double(v[i]);
+    });
+    merged::bicgstab_alpha(*ws.state, rv[0]);
 }
 
 template <typename V>
@@ -184,12 +179,11 @@ void bicgstab_update_s(const Executor&, const MergedWorkspace& ws, std::size_t n
 {
     if (!running(ws)) return;
     const V alpha = static_cast<V>(ws.state->alpha);
-#pragma omp parallel for schedule(static)
-    for (index i = 0; i < static_cast<index>(n); ++i) {
+    chunked_for(static_cast<index>(n), [&](index i) {
         const V si = r[i] - alpha * v[i];
         s[i] = si;
         if (dinv) shat[i] = dinv[i] * si;
-    }
+    });
 }
 
 template <typename V>
@@ -197,14 +191,12 @@ void bicgstab_omega(const Executor&, const MergedWorkspace& ws, std::size_t n, c
                     const V* t)
 {
     if (!running(ws)) return;
-    double ts = 0, tt = 0, ss = 0;
-#pragma omp parallel for reduction(+ : ts, tt, ss) schedule(static)
-    for (index i = 0; i < static_cast<index>(n); ++i) {
-        ts += double(t[i]) * double(s[i]);
-        tt += double(t[i]) * double(t[i]);
-        ss += double(s[i]) * double(s[i]);
-    }
-    merged::bicgstab_omega(*ws.state, ts, tt, ss);
+    const Sums3 d = chunked_sums<3>(static_cast<index>(n), [&](index i, Sums3& acc) {
+        acc[0] += double(t[i]) * double(s[i]);
+        acc[1] += double(t[i]) * double(t[i]);
+        acc[2] += double(s[i]) * double(s[i]);
+    });
+    merged::bicgstab_omega(*ws.state, d[0], d[1], d[2]);
 }
 
 template <typename V>
@@ -214,16 +206,14 @@ void bicgstab_update_xr(const Executor&, const MergedWorkspace& ws, std::size_t 
     if (!running(ws)) return;
     const V alpha = static_cast<V>(ws.state->alpha);
     const V omega = static_cast<V>(ws.state->omega);
-    double rhat_r = 0, rr = 0;
-#pragma omp parallel for reduction(+ : rhat_r, rr) schedule(static)
-    for (index i = 0; i < static_cast<index>(n); ++i) {
+    const Sums2 d = chunked_sums<2>(static_cast<index>(n), [&](index i, Sums2& acc) {
         x[i] += alpha * phat[i] + omega * shat[i];
         const V ri = s[i] - omega * t[i];
         r[i] = ri;
-        rhat_r += double(rhat[i]) * double(ri);
-        rr += double(ri) * double(ri);
-    }
-    merged::bicgstab_finish(*ws.state, rhat_r, rr, ws.history);
+        acc[0] += double(rhat[i]) * double(ri);
+        acc[1] += double(ri) * double(ri);
+    });
+    merged::bicgstab_finish(*ws.state, d[0], d[1], ws.history);
 }
 
 GPUFEM_INSTANTIATE_KERNELS(GPUFEM_MERGED_KERNELS)
