@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "assembly/boundary_conditions.hpp"
+#include "assembly/boundary_data.hpp"
 #include "assembly/element_data.hpp"
 #include "assembly/element_kernels.hpp"
 #include "assembly/lma_kernels.hpp"
@@ -51,21 +52,19 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
     system.times.values = elapsed(*exec, start);
 
     start = clock_type::now();
-    const DirichletNodes dirichlet = dirichlet_nodes(mesh, problem.dirichlet);
+    Array<double> coordinate_storage;
+    const double* coordinates = double_coordinates(mesh, data, coordinate_storage);
+    DirichletData<V> dirichlet = dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet);
     system.dirichlet_count = dirichlet.count;
-    const Array<std::uint8_t> mask = dirichlet.count > 0
-                                         ? Array<std::uint8_t>::from_host(exec, dirichlet.mask)
-                                         : Array<std::uint8_t>();
+    const Array<std::uint8_t> mask =
+        dirichlet.count > 0 ? std::move(dirichlet.mask) : Array<std::uint8_t>();
     auto op = make_lma_operator<V>(exec, data.cells, npe, n, ke, mask, lma);
     ke = Array<V>();  // the operator holds its own interleaved copy
     system.times.pattern = elapsed(*exec, start);
 
     start = clock_type::now();
-    if (!problem.neumann.empty()) {
-        const auto load = upload_as<V>(exec, neumann_load(mesh, problem.neumann));
-        axpy(V(1), load, system.rhs);
-    }
-    system.initial_guess = upload_as<V>(exec, dirichlet.values);
+    add_neumann_load(mesh, coordinates, problem.neumann, system.rhs);
+    system.initial_guess = std::move(dirichlet.values);
     op->eliminate_dirichlet(system.initial_guess, system.rhs);
     system.times.boundary = elapsed(*exec, start);
 

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "assembly/boundary_conditions.hpp"
+#include "assembly/boundary_data.hpp"
 #include "assembly/csr_pattern.hpp"
 #include "assembly/dirichlet.hpp"
 #include "assembly/element_data.hpp"
@@ -67,20 +68,15 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     system.times.values = elapsed(*exec, start);
 
     start = clock::now();
-    if (!problem.neumann.empty()) {
-        const auto load = upload_as<V>(exec, neumann_load(mesh, problem.neumann));
-        axpy(V(1), load, system.rhs);
-    }
-    const DirichletNodes dirichlet = dirichlet_nodes(mesh, problem.dirichlet);
+    Array<double> coordinate_storage;
+    const double* coordinates = double_coordinates(mesh, data, coordinate_storage);
+    add_neumann_load(mesh, coordinates, problem.neumann, system.rhs);
+    DirichletData<V> dirichlet = dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet);
     system.dirichlet_count = dirichlet.count;
-    const auto g = upload_as<V>(exec, dirichlet.values);
-    if (dirichlet.count > 0) {
-        const auto mask = Array<std::uint8_t>::from_host(exec, dirichlet.mask);
-        GPUFEM_DISPATCH(*exec, apply_dirichlet(*exec, system.matrix, mask.data(), g.data(),
-                                               system.rhs.data()));
-        exec->synchronize();  // mask is freed at the end of this scope
-    }
-    system.initial_guess = g.clone_to(exec);
+    if (dirichlet.count > 0)
+        GPUFEM_DISPATCH(*exec, apply_dirichlet(*exec, system.matrix, dirichlet.mask.data(),
+                                               dirichlet.values.data(), system.rhs.data()));
+    system.initial_guess = std::move(dirichlet.values);
     system.times.boundary = elapsed(*exec, start);
     return system;
 }

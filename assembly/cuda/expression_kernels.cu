@@ -6,6 +6,7 @@
 #include "assembly/expression_cell_math.hpp"
 #include "assembly/expression_kernels.hpp"
 #include "linalg/cuda/cuda_check.hpp"
+#include "assembly/cuda/first_failure.hpp"
 #include "linalg/cuda/device_buffer.hpp"
 
 namespace gpufem::kernels::cuda {
@@ -16,30 +17,7 @@ constexpr int block_size = 256;
 unsigned grid_for(long long n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
 
 using gpufem::cuda::DeviceBuffer;
-
-/// The lowest failing index a kernel recorded (with atomicMin), -1 for none.
-class FirstFailure {
-public:
-    explicit FirstFailure(const Executor& exec) : exec_(exec), buffer_(exec, sizeof(unsigned long long))
-    {
-        GPUFEM_CUDA_CHECK(cudaMemsetAsync(buffer_.as<void>(), 0xFF, sizeof(unsigned long long),
-                                          stream()));
-    }
-    unsigned long long* device() const { return buffer_.as<unsigned long long>(); }
-    long long fetch() const
-    {
-        unsigned long long first = 0;
-        GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&first, device(), sizeof(first), cudaMemcpyDeviceToHost,
-                                          stream()));
-        GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        return first == ULLONG_MAX ? -1 : static_cast<long long>(first);
-    }
-
-private:
-    cudaStream_t stream() const { return static_cast<cudaStream_t>(exec_.stream()); }
-    const Executor& exec_;
-    DeviceBuffer buffer_;
-};
+using gpufem::cuda::FirstFailure;
 
 template <typename V>
 __global__ void quadrature_points_kernel(const ExprInstruction* __restrict__ program,

@@ -5,6 +5,8 @@
 #include <numeric>
 
 #include "assembly/boundary_conditions.hpp"
+#include "boundary_data_checks.hpp"
+#include "random_values.hpp"
 #include "high_order_meshes.hpp"
 #include "simple_meshes.hpp"
 
@@ -124,4 +126,14 @@ TEST(Dirichlet, HighOrderNodesOfTheFacetsAreInterpolated)
         }
         EXPECT_EQ(d.count, expected);  // every node on x = 0, edge and face nodes included
     }
+}
+
+TEST(BoundaryData, CpuKernelsMatchTheHostReference)
+{
+    test::check_boundary_data_matches_host(Executor::create_cpu(), test::random_seed());
+}
+
+TEST(BoundaryData, ValuesThatAreNotFiniteAreNamed)
+{
+    test::check_boundary_data_errors(Executor::create_cpu());
 }

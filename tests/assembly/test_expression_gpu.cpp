@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "assembly/element_data.hpp"
+#include "boundary_data_checks.hpp"
 #include "assembly/error_norms.hpp"
 #include "assembly/expression.hpp"
 #include "assembly/expression_kernels.hpp"
@@ -191,3 +192,10 @@ TEST(ExpressionGpu, BadKappaNamesTheSameCellAsTheCpu)
 }
 
 }  // namespace
+
+TEST(ExpressionGpu, BoundaryDataMatchesTheHostReference)
+{
+    GPUFEM_REQUIRE_GPU();
+    test::check_boundary_data_matches_host(Executor::create_cuda(), test::random_seed());
+    test::check_boundary_data_errors(Executor::create_cuda());
+}
