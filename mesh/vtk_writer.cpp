@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <vtkCallbackCommand.h>
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
 #include <vtkCellType.h>
@@ -169,7 +170,8 @@ std::string vtk_error_text(unsigned long code)
 
 void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
                const std::vector<MeshField>& point_fields,
-               const std::vector<MeshField>& cell_fields, VtuCompression compression)
+               const std::vector<MeshField>& cell_fields, VtuCompression compression,
+               const std::function<void(double)>& on_progress)
 {
     namespace fs = std::filesystem;
     check_mesh(mesh);
@@ -202,6 +204,14 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
         writer->SetIdTypeToInt32();
     else
         writer->SetIdTypeToInt64();
+    vtkNew<vtkCallbackCommand> progress;
+    if (on_progress) {
+        progress->SetClientData(const_cast<std::function<void(double)>*>(&on_progress));
+        progress->SetCallback([](vtkObject*, unsigned long, void* client, void* call) {
+            (*static_cast<std::function<void(double)>*>(client))(*static_cast<double*>(call));
+        });
+        writer->AddObserver(vtkCommand::ProgressEvent, progress);
+    }
     const int written = writer->Write();
     const unsigned long code = writer->GetErrorCode();
     if (written == 0 || code != vtkErrorCode::NoError) {

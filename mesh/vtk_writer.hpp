@@ -2,6 +2,7 @@
 // Writing meshes with point and cell fields as VTK XML unstructured grids (.vtu), via VTK.
 #include <array>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -34,10 +35,12 @@ inline constexpr std::array<EnumName<VtuCompression>, 3> vtu_compression_names{
 /// 'group' (Int32, each cell's physical tag) is always written. Field sizes are checked
 /// (num_nodes / num_cells values). The file is written under a temporary name in the same
 /// folder and renamed, so a failure leaves no partial file.
-/// The fields' and the coordinates' arrays are handed to VTK without copies.
+/// The fields' and the coordinates' arrays are handed to VTK without copies. on_progress, if
+/// given, is called with the fraction written (VTK's progress events) on the calling thread.
 void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
                const std::vector<MeshField>& point_fields,
                const std::vector<MeshField>& cell_fields,
-               VtuCompression compression = VtuCompression::lz4);
+               VtuCompression compression = VtuCompression::lz4,
+               const std::function<void(double)>& on_progress = {});
 
 }  // namespace gpufem

@@ -9,6 +9,7 @@
 #include "mesh/mesh_source.hpp"
 #include "solver/bench_solver.hpp"
 #include "solver/bench_spmv.hpp"
+#include "solver/progress_line.hpp"
 #include "solver/case_file.hpp"
 #include "solver/compare_results.hpp"
 #include "solver/run_case.hpp"
@@ -189,6 +190,7 @@ int main(int argc, char** argv)
     }
     spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
     if (quiet) spdlog::set_level(spdlog::level::warn);
+    if (run->parsed()) set_progress_settings(terminal_progress_settings(quiet));
 
     try {
         const CaseSpec spec = parse_with_backend(case_file, overrides, backend);

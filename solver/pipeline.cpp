@@ -1,12 +1,15 @@
 #include "solver/pipeline.hpp"
 
 #include <chrono>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
 #include "assembly/format_registry.hpp"
 #include "assembly/lagrange_discretisation.hpp"
 #include "mesh/mesh_source.hpp"
+#include "solver/progress_line.hpp"
+#include "solver/solve_progress.hpp"
 
 namespace gpufem {
 namespace {
@@ -35,7 +38,11 @@ CaseMesh load_case_mesh(const CaseSpec& spec)
 {
     spdlog::info("case {}: loading mesh", spec.name);
     const auto start = clock_type::now();
-    CaseMesh out{load_mesh(spec.mesh), 0.0};
+    CaseMesh out{Mesh{}, 0.0};
+    {
+        const ProgressLine line("mesh", [] { return ProgressStatus{-1, -1, "Gmsh, then extraction"}; });
+        out.mesh = load_mesh(spec.mesh);
+    }
     out.seconds = seconds_since(start);
     const Mesh& mesh = out.mesh;
     if (mesh.cell_type == ElementType::tetrahedron && spec.mesh.refine > 0)
@@ -59,8 +66,12 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
 {
     spdlog::info("assembling on {} ({}): {}", backend_name(exec->backend()), exec->device_name(),
                  disc.describe());
-    DiscreteSystem<V> system = build_system(exec, disc, format_registry().at(spec.format),
-                                            spec.format_options);
+    std::optional<DiscreteSystem<V>> built;
+    {
+        const ProgressLine line("assembly", [] { return ProgressStatus{}; });
+        built.emplace(build_system(exec, disc, format_registry().at(spec.format), spec.format_options));
+    }
+    DiscreteSystem<V> system = std::move(*built);
     if (system.matrix) {
         spdlog::info("assembled {} unknowns, {} non-zeros in {:.3f} s", system.matrix->rows,
                      system.matrix->nnz, system.assembly_times.total());
@@ -102,8 +113,15 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     SystemSolution<V> out;
     const auto start = clock_type::now();
     const auto m = make_preconditioner(solver.preconditioner, a);
-    out.result = solve(solver.method, solver.variant, a, b, x, solve_options(solver), m.get());
-    exec->synchronize();
+    SolveOptions options = solve_options(solver);
+    SolveProgress progress(solver.tolerance, solver.max_iterations);
+    {
+        const ProgressLine line("solve", [&progress] { return progress.status(); });
+        if (line.active())
+            options.on_residual = [&progress](int k, double r) { progress.record(k, r); };
+        out.result = solve(solver.method, solver.variant, a, b, x, options, m.get());
+        exec->synchronize();
+    }
     out.seconds = seconds_since(start);
     out.x = reordered(system.op, x, true);
     return out;

@@ -1,12 +1,15 @@
 #include "solver/run_case.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
 #include "mesh/vtk_writer.hpp"
 #include "solver/output_files.hpp"
 #include "solver/pipeline.hpp"
+#include "solver/progress_line.hpp"
 
 namespace gpufem {
 namespace {
@@ -64,7 +67,12 @@ void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& 
     StagedOutputs outputs(output_folder(spec, options));
     if (spec.output.write_solution) {
         const auto vtu = outputs.stage("result.vtu");
-        write_vtu(vtu, mesh, solution.point_fields, solution.cell_fields, spec.output.compression);
+        std::atomic<double> fraction{0};
+        const ProgressLine line("output", [&fraction] {
+            return ProgressStatus{fraction.load(), -1, "result.vtu"};
+        });
+        write_vtu(vtu, mesh, solution.point_fields, solution.cell_fields, spec.output.compression,
+                  [&fraction](double f) { fraction.store(f); });
         record.vtu_bytes = std::filesystem::file_size(vtu);
     }
     outputs.write_text("spmv_timings.csv", make_spmv_csv(record));
@@ -90,7 +98,12 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
         record_solve(spec, *system.op.op, solved, record);
     }
     const auto start = clock_type::now();
-    const SolutionOutput solution = disc->solution_output(solved.x);
+    std::optional<SolutionOutput> computed;
+    {
+        const ProgressLine line("errors", [] { return ProgressStatus{}; });
+        computed.emplace(disc->solution_output(solved.x));
+    }
+    const SolutionOutput& solution = *computed;
     record.errors = solution.errors;
     record.time_errors = seconds_since(start);
     if (options.write_outputs) write_outputs(spec, options, mesh, solution, record);

@@ -3,6 +3,7 @@
 // operation, 003_… Figure 1) and a `merged` variant (fused updates, multi-dot reductions,
 // scalars kept on the device, the host reading the residual every check_every iterations).
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,10 @@ struct SolveOptions {
     bool time_spmv = true;
     /// Benchmarks only: time each phase of every iteration (see SolverPhaseTimers).
     const SolverPhaseTimers* phases = nullptr;
+    /// Called on the solving thread whenever the host learns the residual (merged: at each
+    /// read of the device state, every check_every iterations on CUDA; reference: every
+    /// iteration) with the completed iterations and ||r|| / ||b||. For progress display.
+    std::function<void(int iteration, double relative_residual)> on_residual;
 };
 
 /// Rows below which GraphMode::automatic uses a CUDA graph.

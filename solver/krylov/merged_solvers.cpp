@@ -56,6 +56,8 @@ LoopOutcome run_iterations(const ExecPtr& exec, IterationRunner& runner, const M
         ++out.host_reads;
         out.state = s;
         if (s.status != state_running) stopped = true;
+        if (options.on_residual && s.rhs_norm > 0)
+            options.on_residual(s.iteration, std::sqrt(s.rr) / s.rhs_norm);
         return s;
     };
     bool look_ahead = cuda;

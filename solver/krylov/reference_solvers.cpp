@@ -94,6 +94,7 @@ public:
         result_.iterations = k;
         result_.relative_residual = r_norm / result_.rhs_norm;
         result_.residual_history.push_back(result_.relative_residual);
+        if (options_.on_residual) options_.on_residual(k, result_.relative_residual);
         if (!std::isfinite(r_norm))
             return stop(SolveStatus::not_finite, StopReason::not_finite, k, r_norm);
         if (result_.relative_residual <= options_.tolerance)

@@ -24,14 +24,18 @@ struct CommandResult {
     std::string output;
 };
 
-/// Runs `gpufem <args>`: the program of this build, or the command in $GPUFEM_EXECUTABLE
+/// The gpufem command: the program of this build, or the command in $GPUFEM_EXECUTABLE
 /// (e.g. "/tmp/bundle/run gpufem" when the tests run from a bundle on another machine).
-inline CommandResult run_gpufem(const std::string& args)
+inline std::string gpufem_command()
 {
     const char* override_cmd = std::getenv("GPUFEM_EXECUTABLE");
-    const std::string program =
-        override_cmd ? std::string(override_cmd) : std::string(GPUFEM_BINARY_DIR) + "/gpufem";
-    const std::string cmd = program + " " + args + " 2>&1";
+    return override_cmd ? std::string(override_cmd) : std::string(GPUFEM_BINARY_DIR) + "/gpufem";
+}
+
+/// Runs a shell command line; its exit code and combined stdout/stderr.
+inline CommandResult run_command(const std::string& command_line)
+{
+    const std::string cmd = command_line + " 2>&1";
     CommandResult result;
     FILE* pipe = popen(cmd.c_str(), "r");
     if (!pipe) return result;
@@ -40,6 +44,12 @@ inline CommandResult run_gpufem(const std::string& args)
     const int status = pclose(pipe);
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return result;
+}
+
+/// Runs `gpufem <args>` (see gpufem_command).
+inline CommandResult run_gpufem(const std::string& args)
+{
+    return run_command(gpufem_command() + " " + args);
 }
 
 /// A fresh temporary folder, removed at the end of the test.

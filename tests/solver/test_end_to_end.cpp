@@ -125,6 +125,30 @@ TEST(EndToEnd, OutputWriteFalseSkipsTheVtuAndKeepsTheReport)
     EXPECT_TRUE(std::filesystem::exists(out / "spmv_timings.csv"));
 }
 
+TEST(EndToEnd, ProgressLinesOnlyOnATerminal)
+{
+    // GPUFEM_PROGRESS_DELAY=0 draws a line for every phase at once; `script` gives gpufem a
+    // terminal. The lines (erased with ESC [K) appear there, never when piped or quiet.
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    const std::string run = "GPUFEM_PROGRESS_DELAY=0 " + test::gpufem_command() + " run " +
+                            file.string() + " -o " + (dir.path() / "out").string();
+    auto r = test::run_command(run);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("\033[K"), std::string::npos) << "piped: no progress line";
+    const auto on_terminal = [](const std::string& command) {
+        return test::run_command("script -qec '" + command + "' /dev/null");
+    };
+    r = on_terminal(run);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("\r\033[Kmesh: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("elapsed "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("solver"), std::string::npos) << "the summary lines stay";
+    r = on_terminal(run + " --quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("\033[K"), std::string::npos) << "quiet: no progress line";
+}
+
 TEST(EndToEnd, BadCommandLineExitsWithOne)
 {
     test::TempDir dir;

@@ -129,6 +129,32 @@ TEST(Krylov, ResultsDoNotDependOnTheThreadCount)
     set_host_threads(threads_before);
 }
 
+TEST(Krylov, ReportsEveryResidualItLearnsToTheCallback)
+{
+    // The progress line's source: (iteration, ||r||/||b||) in order, the last one the result.
+    const auto exec = Executor::create_cpu();
+    const auto b = Array<double>::from_host(exec, random_vector<double>(1200, 11));
+    for (KrylovMethod method : {KrylovMethod::cg, KrylovMethod::bicgstab})
+        for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged}) {
+            const double bx = method == KrylovMethod::cg ? 0.0 : 0.8;
+            const auto a = build_format<double>("csr", grid_matrix<double>(exec, 40, 30, bx, 0), {}).op;
+            SCOPED_TRACE(fmt::format("{} {}", method_name(method), variant_name(variant)));
+            std::vector<std::pair<int, double>> seen;
+            SolveOptions options;
+            options.tolerance = 1e-9;
+            options.max_iterations = 5000;
+            options.on_residual = [&seen](int k, double r) { seen.emplace_back(k, r); };
+            Array<double> x(exec, b.size());
+            fill(x, 0.0);
+            const SolveResult result = solve(method, variant, *a, b, x, options);
+            ASSERT_FALSE(seen.empty());
+            for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GT(seen[i].first, seen[i - 1].first);
+            EXPECT_EQ(seen.back().first, result.iterations);
+            EXPECT_NEAR(seen.back().second, result.relative_residual, 1e-9 * result.relative_residual);
+            EXPECT_LE(seen.back().second, options.tolerance);
+        }
+}
+
 TEST(Krylov, CgStopsOnAPreconditionerThatIsNotPositiveDefinite)
 {
     // M^-1 = -D^-1: r.z < 0 for every r != 0. Both variants stop in the first iteration with
