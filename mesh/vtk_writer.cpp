@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 #include <system_error>
+#include <type_traits>
 
 #include <unistd.h>
 
@@ -16,6 +17,8 @@
 #include <vtkDoubleArray.h>
 #include <vtkErrorCode.h>
 #include <vtkIdTypeArray.h>
+#include <vtkTypeInt32Array.h>
+#include <vtkTypeInt64Array.h>
 #include <vtkIntArray.h>
 #include <vtkNew.h>
 #include <vtkPointData.h>
@@ -116,22 +119,41 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
     vtkNew<vtkPoints> points;
     points->SetData(xyz);
 
-    vtkNew<vtkIdTypeArray> offsets, connectivity;
-    offsets->SetNumberOfValues(cells + 1);
-    for (vtkIdType c = 0; c <= cells; ++c) offsets->SetValue(c, c * npc);
-    connectivity->SetNumberOfValues(static_cast<vtkIdType>(mesh.cells.size()));
-    if (mesh.degree == 1) {  // first-order shapes: Gmsh's node order is VTK's
-        std::copy(mesh.cells.begin(), mesh.cells.end(), connectivity->GetPointer(0));
-    } else {  // Lagrange cells: VTK orders the high-order nodes differently
+    // Offsets and connectivity in 32 bits while they fit (then the writer converts nothing),
+    // the connectivity of first-order meshes a view of the mesh's own array.
+    vtkNew<vtkCellArray> cell_array;
+    const auto fill_cells = [&]<typename Array>(Array* offsets, Array* connectivity) {
+        using Id = typename Array::ValueType;
+        offsets->SetNumberOfValues(cells + 1);
+        Id* offset = offsets->GetPointer(0);
+        for (vtkIdType c = 0; c <= cells; ++c) offset[c] = static_cast<Id>(c * npc);
+        if (mesh.degree == 1 && std::is_same_v<Id, index_type>) {  // Gmsh's order is VTK's
+            connectivity->SetArray(reinterpret_cast<Id*>(const_cast<index_type*>(mesh.cells.data())),
+                                   static_cast<vtkIdType>(mesh.cells.size()), 1);
+            return;
+        }
+        connectivity->SetNumberOfValues(static_cast<vtkIdType>(mesh.cells.size()));
+        Id* to = connectivity->GetPointer(0);
+        if (mesh.degree == 1) {
+            std::copy(mesh.cells.begin(), mesh.cells.end(), to);
+            return;
+        }
+        // Lagrange cells: VTK orders the high-order nodes differently.
         const std::vector<int>& gmsh_node = vtk_lagrange_node_order(mesh.cell_type, mesh.degree);
-        vtkIdType* to = connectivity->GetPointer(0);
         for (std::size_t c = 0; c < static_cast<std::size_t>(cells); ++c) {
             const index_type* from = &mesh.cells[c * npc];
             for (int i = 0; i < npc; ++i) to[c * npc + i] = from[gmsh_node[i]];
         }
+    };
+    if (mesh.cells.size() < static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+        vtkNew<vtkTypeInt32Array> offsets, connectivity;
+        fill_cells(offsets.GetPointer(), connectivity.GetPointer());
+        cell_array->SetData(offsets, connectivity);
+    } else {
+        vtkNew<vtkTypeInt64Array> offsets, connectivity;
+        fill_cells(offsets.GetPointer(), connectivity.GetPointer());
+        cell_array->SetData(offsets, connectivity);
     }
-    vtkNew<vtkCellArray> cell_array;
-    cell_array->SetData(offsets, connectivity);
 
     auto grid = vtkSmartPointer<vtkUnstructuredGrid>::New();
     grid->SetPoints(points);
@@ -199,7 +221,7 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
     case VtuCompression::none: writer->SetCompressorTypeToNone(); break;
     }
     writer->SetHeaderTypeToUInt64();
-    // 32-bit offsets and connectivity in the file unless an offset would not fit.
+    // 32-bit ids in the file unless an offset would not fit (make_grid stores the cells alike).
     if (mesh.cells.size() < static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
         writer->SetIdTypeToInt32();
     else
