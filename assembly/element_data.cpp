@@ -123,8 +123,18 @@ ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
                                  const ReferenceElement& ref, const Expression& kappa,
                                  const Expression& f, const std::vector<double>& convection)
 {
-    std::vector<double> velocity = checked_convection(convection, mesh.dim);
     ElementData<V> data = make_geometry_data<V>(exec, mesh, ref);
+    add_coefficients(data, mesh, ref, kappa, f, convection);
+    return data;
+}
+
+template <typename V>
+void add_coefficients(ElementData<V>& data, const Mesh& mesh, const ReferenceElement& ref,
+                      const Expression& kappa, const Expression& f,
+                      const std::vector<double>& convection)
+{
+    std::vector<double> velocity = checked_convection(convection, mesh.dim);
+    const ExecPtr& exec = data.coordinates.executor();
     // Quadrature positions in double whatever V is (the values are rounded to V once).
     std::optional<ElementData<double>> double_geometry;
     if constexpr (!std::is_same_v<V, double>) {
@@ -138,13 +148,16 @@ ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
                                        "kappa");
     data.f = coefficient_values<V>(exec, mesh, ref, geometry, f, ValueCheck::finite, "f");
     data.convection = std::move(velocity);
-    return data;
 }
 
 template ElementData<float> make_geometry_data(const ExecPtr&, const Mesh&,
                                                const ReferenceElement&);
 template ElementData<double> make_geometry_data(const ExecPtr&, const Mesh&,
                                                 const ReferenceElement&);
+template void add_coefficients(ElementData<float>&, const Mesh&, const ReferenceElement&,
+                               const Expression&, const Expression&, const std::vector<double>&);
+template void add_coefficients(ElementData<double>&, const Mesh&, const ReferenceElement&,
+                               const Expression&, const Expression&, const std::vector<double>&);
 template ElementData<float> make_element_data(const ExecPtr&, const Mesh&, const ReferenceElement&,
                                               const Expression&, const Expression&,
                                               const std::vector<double>&);

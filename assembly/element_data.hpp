@@ -98,4 +98,11 @@ ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
                                  const Expression& f,
                                  const std::vector<double>& convection);
 
+/// The second half of make_element_data: evaluates kappa and f into data (made by
+/// make_geometry_data from the same mesh and ref) and sets the convection velocity.
+template <typename V>
+void add_coefficients(ElementData<V>& data, const Mesh& mesh, const ReferenceElement& ref,
+                      const Expression& kappa, const Expression& f,
+                      const std::vector<double>& convection);
+
 }  // namespace gpufem

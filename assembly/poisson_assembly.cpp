@@ -39,6 +39,23 @@ ElementData<V> make_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
 }
 
 template <typename V>
+ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
+                                          const ProblemSpec& problem, AssemblyTimes& times)
+{
+    using clock = std::chrono::steady_clock;
+    const ReferenceElement ref = make_reference_element(
+        mesh.cell_type, mesh.degree, assembly_quadrature_degree(mesh.cell_type, mesh.degree));
+    auto start = clock::now();
+    ElementData<V> data = make_geometry_data<V>(exec, mesh, ref);
+    times.geometry = elapsed(*exec, start);
+    start = clock::now();
+    add_coefficients(data, mesh, ref, Expression(problem.kappa), Expression(problem.f),
+                     problem.convection);
+    times.coefficients = elapsed(*exec, start);
+    return data;
+}
+
+template <typename V>
 LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem)
 {
     using clock = std::chrono::steady_clock;
@@ -46,9 +63,8 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     LinearSystem<V> system;
     const index_type n = mesh.num_nodes();
 
+    const ElementData<V> data = timed_problem_element_data<V>(exec, mesh, problem, system.times);
     auto start = clock::now();
-    const ElementData<V> data = make_problem_element_data<V>(exec, mesh, problem);
-    system.times.coefficients = elapsed(*exec, start);
 
     start = clock::now();
     CsrPattern pattern = build_csr_pattern(n, data.cells, mesh.nodes_per_cell);
@@ -85,6 +101,10 @@ template ElementData<float> make_problem_element_data(const ExecPtr&, const Mesh
                                                       const ProblemSpec&);
 template ElementData<double> make_problem_element_data(const ExecPtr&, const Mesh&,
                                                        const ProblemSpec&);
+template ElementData<float> timed_problem_element_data(const ExecPtr&, const Mesh&,
+                                                       const ProblemSpec&, AssemblyTimes&);
+template ElementData<double> timed_problem_element_data(const ExecPtr&, const Mesh&,
+                                                        const ProblemSpec&, AssemblyTimes&);
 template LinearSystem<float> assemble_poisson(const ExecPtr&, const Mesh&, const ProblemSpec&);
 template LinearSystem<double> assemble_poisson(const ExecPtr&, const Mesh&, const ProblemSpec&);
 

@@ -10,11 +10,12 @@ namespace gpufem {
 
 /// Wall-clock seconds of the assembly phases (each ends with a device synchronisation).
 struct AssemblyTimes {
-    double coefficients = 0;  ///< host evaluation of kappa, f at quadrature points + upload
+    double geometry = 0;      ///< upload of the mesh (coordinates, cells) and reference tables
+    double coefficients = 0;  ///< kappa and f evaluated at the quadrature points on the executor
     double pattern = 0;       ///< sparsity pattern and cell-to-CSR map
     double values = 0;        ///< element kernels scattered into CSR and rhs
-    double boundary = 0;      ///< Neumann load and Dirichlet elimination
-    double total() const { return coefficients + pattern + values + boundary; }
+    double boundary = 0;      ///< Neumann load, Dirichlet values and elimination
+    double total() const { return geometry + coefficients + pattern + values + boundary; }
 };
 
 /// The assembled system A u = b with Dirichlet rows eliminated symmetrically.
@@ -26,6 +27,13 @@ struct LinearSystem {
     index_type dirichlet_count = 0;
     AssemblyTimes times;
 };
+
+/// The geometry of the mesh on exec with the reference tables of assembly_quadrature_degree
+/// (make_geometry_data), timed into times.geometry, then kappa and f evaluated into it
+/// (add_coefficients), timed into times.coefficients.
+template <typename V>
+ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
+                                          const ProblemSpec& problem, AssemblyTimes& times);
 
 /// Quadrature degree the stiffness and load use for cells of this type and Lagrange order k:
 /// 2k on simplices (exact for the stiffness of straight-sided cells with kappa of degree <= 2

@@ -48,6 +48,7 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
     report["times"] = {{"mesh", r.time_mesh},
                        {"assembly",
                         {{"total", r.time_assembly.total()},
+                         {"geometry", r.time_assembly.geometry},
                          {"coefficients", r.time_assembly.coefficients},
                          {"pattern", r.time_assembly.pattern},
                          {"values", r.time_assembly.values},
@@ -116,8 +117,9 @@ std::string make_summary(const CaseSpec& spec, const RunRecord& r)
     row("unknowns / nnz", fmt::format("{} / {} (per row {} / {:.1f} / {})", r.rows, r.nnz,
                                       r.row_stats.min, r.row_stats.mean, r.row_stats.max));
     row("mesh time", fmt::format("{:.4f} s", r.time_mesh));
-    row("assembly time", fmt::format("{:.4f} s (coefficients {:.4f}, pattern {:.4f}, values {:.4f}, boundary {:.4f})",
-                                     r.time_assembly.total(), r.time_assembly.coefficients,
+    row("assembly time", fmt::format("{:.4f} s (geometry {:.4f}, coefficients {:.4f}, pattern {:.4f}, values {:.4f}, boundary {:.4f})",
+                                     r.time_assembly.total(), r.time_assembly.geometry,
+                                     r.time_assembly.coefficients,
                                      r.time_assembly.pattern, r.time_assembly.values,
                                      r.time_assembly.boundary));
     row("solver", fmt::format("{} {} (preconditioner {}{})", method_name(spec.solver.method),
