@@ -111,8 +111,9 @@ problem:                   (map) -div(kappa grad u) + b . grad u = f with bounda
   "1 + x^2", "x < 0.5 ? 1 : 2"; constants pi and e; operators + - * / ^ < <= > >= == != &&
   || and c ? a : b; functions sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh
   atanh exp log (= ln) log2 log10 sqrt abs sign rint, and min max sum avg of any number of
-  arguments. kappa, f and exact run where the data is (on the GPU with --backend cuda: a
-  stack-machine program translated from muParser's bytecode). Numbers may be written unquoted.
+  arguments. kappa, f, exact and the boundary values run where the data is (on the GPU with
+  --backend cuda: a stack-machine program translated from muParser's bytecode). Numbers may
+  be written unquoted.
   Group names are checked against the mesh when the case runs.
 
 )REF" + format_reference() + R"REF(solver:                    (map) the Krylov solver
