@@ -9,6 +9,7 @@
 #include <gmsh.h>
 
 #include "mesh/gmsh_extract.hpp"
+#include "mesh/mesh_input_guard.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/gmsh_shapes.hpp"
 
@@ -108,6 +109,7 @@ Mesh load_file(const MeshSpec& spec)
     if (spec.size != 0.0)
         throw MeshSourceError(context + ": a mesh size (" + size_text(spec.size) +
                               ") cannot be applied to a mesh file; use refine, or a .geo file");
+    check_msh_header(spec.path);
     GmshSession session;
     try {
         run_gmsh_step(context, [&] { gmsh::open(spec.path); });
@@ -133,6 +135,7 @@ Mesh load_geo(const MeshSpec& spec)
     if (spec.size < 0.0 || !std::isfinite(spec.size))
         throw MeshSourceError(context + ": the mesh size must be positive (got " +
                               size_text(spec.size) + ")");
+    if (!spec.allow_commands) check_geo_commands(spec.path);
     std::vector<std::string> details;
     if (spec.size > 0.0) details.push_back(size_text(spec.size));
     if (spec.size > 0.0 || spec.refine > 0) details.push_back("refine " + std::to_string(spec.refine));

@@ -18,6 +18,8 @@ struct MeshSpec {
     double size = 0.0;      ///< target element size h (geo and shape; 0 = default 0.1 / the
                             ///< .geo file's own sizes; for a .geo, the largest size allowed)
     int refine = 0;         ///< uniform refinements after meshing or reading (each halves h)
+    bool allow_commands = false;  ///< geo only: let the script use System, Save, Exit, ...
+                                  ///< (see mesh_input_guard.hpp); refused by default
     int degree = 1;          ///< element order 1..4: high-order nodes placed by Gmsh (setOrder,
                             ///< complete Lagrange elements, on curved boundaries where the
                             ///< geometry is known); a file of another order is converted

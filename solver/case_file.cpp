@@ -31,7 +31,7 @@ constexpr std::string_view top_keys[] = {"mesh",      "degree",    "problem",
 constexpr std::string_view output_keys[] = {"compression", "write"};
 constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
                                           "elements", "size", "refine",
-                                          "size_scales_with_degree"};
+                                          "size_scales_with_degree", "allow_commands"};
 constexpr std::string_view booleans[] = {"true", "false"};
 constexpr std::string_view mesh_sources[] = {"file", "geo", "shape"};
 constexpr std::string_view shapes[] = {"unit_square", "unit_cube", "l_shape", "disk"};
@@ -166,6 +166,12 @@ MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::
     if (const CaseValue* flag = find_entry(entries, "size_scales_with_degree")) {
         if (mesh.kind == MeshSpec::Kind::file) reader.fail(*flag, "only valid with mesh.geo or mesh.shape");
         scales = reader.to_choice(*flag, booleans) == "true";
+    }
+
+    if (const CaseValue* flag = find_entry(entries, "allow_commands")) {
+        if (mesh.kind != MeshSpec::Kind::geo) reader.fail(*flag, "only valid with mesh.geo");
+        mesh.allow_commands = reader.to_choice(*flag, booleans) == "true";
+        resolved["allow_commands"] = mesh.allow_commands;
     }
 
     if (mesh.kind == MeshSpec::Kind::shape) {

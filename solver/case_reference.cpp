@@ -84,6 +84,11 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            runs the case once per level (a sweep)
   size_scales_with_degree: false  (boolean, geo and shape only) use size * degree as the element
                            size, so that a degree sweep keeps the number of unknowns about fixed
+  allow_commands: false    (boolean, geo only) let the .geo script run System, SystemCall,
+                           OnelabRun, Save, Print, Exit, Abort, Include, Merge, Sleep and file
+                           commands. Refused by default (named with their line): a mesh input
+                           must not run programs, write files or end gpufem. A file: must be a
+                           Gmsh mesh (first line $MeshFormat); it is never read as a script
 
 degree: 1                  (integer 1..4 or a list of them, default 1) polynomial degree of the
                            Lagrange elements (P1-P4 on simplices, Q1-Q4 on boxes; isoparametric,

@@ -222,6 +222,25 @@ TEST(BadInput, MissingMeshFile)
     expect_rejected("mesh:\n  file: no_such_mesh.msh\n", {"no_such_mesh.msh"});
 }
 
+TEST(BadInput, MeshFileThatIsAScriptIsNotRun)
+{
+    test::TempDir scratch;
+    const auto marker = scratch.path() / "marker";
+    const auto mesh = scratch.write("evil.msh", "System \"touch " + marker.string() + "\";\n");
+    expect_rejected("mesh:\n  file: " + mesh.string() + "\n",
+                    {"evil.msh", "is not a Gmsh mesh: its first line must be $MeshFormat"});
+    EXPECT_FALSE(std::filesystem::exists(marker)) << "a command in a mesh file ran";
+}
+
+TEST(BadInput, GeoCommandsAreRefusedUnlessAllowed)
+{
+    test::TempDir scratch;
+    const auto geo = scratch.write("exit.geo", "Point(1) = {0, 0, 0};\nExit;\n");
+    expect_rejected("mesh:\n  geo: " + geo.string() + "\n", {"exit.geo", "line 2: 'Exit' is refused"});
+    expect_rejected("mesh:\n  shape: unit_square\n  allow_commands: true\n",
+                    {"allow_commands", "only valid with mesh.geo"});
+}
+
 TEST(BadInput, UnknownPhysicalGroup)
 {
     expect_rejected(
