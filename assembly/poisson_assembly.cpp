@@ -8,6 +8,7 @@
 #include "assembly/dirichlet.hpp"
 #include "assembly/element_data.hpp"
 #include "assembly/element_kernels.hpp"
+#include "assembly/mesh_check.hpp"
 #include "linalg/blas1.hpp"
 
 namespace gpufem {
@@ -47,6 +48,7 @@ ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
         mesh.cell_type, mesh.degree, assembly_quadrature_degree(mesh.cell_type, mesh.degree));
     auto start = clock::now();
     ElementData<V> data = make_geometry_data<V>(exec, mesh, ref);
+    check_mesh_geometry(mesh, data);
     times.geometry = elapsed(*exec, start);
     start = clock::now();
     add_coefficients(data, mesh, ref, Expression(problem.kappa), Expression(problem.f),

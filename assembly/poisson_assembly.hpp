@@ -29,7 +29,7 @@ struct LinearSystem {
 };
 
 /// The geometry of the mesh on exec with the reference tables of assembly_quadrature_degree
-/// (make_geometry_data), timed into times.geometry, then kappa and f evaluated into it
+/// (make_geometry_data) and checked (check_mesh_geometry), timed into times.geometry, then kappa and f evaluated into it
 /// (add_coefficients), timed into times.coefficients.
 template <typename V>
 ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh,

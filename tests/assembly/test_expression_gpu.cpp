@@ -11,6 +11,7 @@
 
 #include "assembly/element_data.hpp"
 #include "boundary_data_checks.hpp"
+#include "mesh_check_checks.hpp"
 #include "assembly/error_norms.hpp"
 #include "assembly/expression.hpp"
 #include "assembly/expression_kernels.hpp"
@@ -198,4 +199,10 @@ TEST(ExpressionGpu, BoundaryDataMatchesTheHostReference)
     GPUFEM_REQUIRE_GPU();
     test::check_boundary_data_matches_host(Executor::create_cuda(), test::random_seed());
     test::check_boundary_data_errors(Executor::create_cuda());
+}
+
+TEST(ExpressionGpu, MeshChecksRefuseTheSameMeshes)
+{
+    GPUFEM_REQUIRE_GPU();
+    test::check_meshes_are_validated(Executor::create_cuda());
 }

@@ -241,6 +241,55 @@ TEST(BadInput, GeoCommandsAreRefusedUnlessAllowed)
                     {"allow_commands", "only valid with mesh.geo"});
 }
 
+TEST(BadInput, TangledMeshIsRefusedNamingTheCell)
+{
+    // The unit square in 8 triangles, its centre node moved to x = 1.2 (past its neighbours
+    // on x = 1): the triangles on the right are inverted. Without the check it "converged".
+    test::TempDir scratch;
+    const auto mesh = scratch.write("tangled.msh", R"($MeshFormat
+2.2 0 8
+$EndMeshFormat
+$PhysicalNames
+2
+1 1 "boundary"
+2 2 "domain"
+$EndPhysicalNames
+$Nodes
+9
+1 0 0 0
+2 0.5 0 0
+3 1 0 0
+4 0 0.5 0
+5 1.2 0.5 0
+6 1 0.5 0
+7 0 1 0
+8 0.5 1 0
+9 1 1 0
+$EndNodes
+$Elements
+16
+1 1 2 1 1 1 2
+2 1 2 1 1 2 3
+3 1 2 1 1 3 6
+4 1 2 1 1 6 9
+5 1 2 1 1 9 8
+6 1 2 1 1 8 7
+7 1 2 1 1 7 4
+8 1 2 1 1 4 1
+9 2 2 2 1 1 2 5
+10 2 2 2 1 1 5 4
+11 2 2 2 1 2 3 6
+12 2 2 2 1 2 6 5
+13 2 2 2 1 4 5 8
+14 2 2 2 1 4 8 7
+15 2 2 2 1 5 6 9
+16 2 2 2 1 5 9 8
+$EndElements
+)");
+    expect_rejected("mesh:\n  file: " + mesh.string() + "\nproblem:\n  dirichlet:\n    boundary: 0\n",
+                    {"tangled.msh", "is tangled", "inverted", "nodes at (0.5, 0, 0), (1, 0.5, 0), (1.2, 0.5, 0)"});
+}
+
 TEST(BadInput, UnknownPhysicalGroup)
 {
     expect_rejected(

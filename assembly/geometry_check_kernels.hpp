@@ -1,0 +1,53 @@
+#pragma once
+// The mesh checked before assembly, on the executor: the sign of det J at every quadrature
+// point of every cell (tangled and folded cells), declared once, implemented in
+// cpu/geometry_check_kernels.cpp and cuda/geometry_check_kernels.cu.
+#include "assembly/element_data.hpp"
+#include "assembly/jacobian.hpp"
+#include "linalg/backend_kernels.hpp"
+
+namespace gpufem {
+
+/// What the Jacobian check found: cells whose det J keeps one sign at every quadrature point
+/// (counted by sign, with the first of each), and the first cell where it vanishes, is not
+/// finite or changes sign (-1: none).
+struct JacobianSigns {
+    long long positive = 0;        ///< cells with det J > 0 at every point
+    long long negative = 0;        ///< cells with det J < 0 at every point
+    long long first_positive = -1;
+    long long first_negative = -1;
+    long long first_degenerate = -1;  ///< cell * num_points + q of the lowest bad point
+};
+
+#define GPUFEM_GEOMETRY_CHECK_KERNELS(V, PREFIX, BODY)                                        \
+    /** det J at every quadrature point of every cell of a (element kernels' geometry).       \
+        cpu: cells in parallel; cuda: one thread per cell, atomics for counts and firsts. */  \
+    PREFIX JacobianSigns jacobian_signs(const Executor& exec, const ElementArgs<V>& a) BODY
+
+GPUFEM_DECLARE_KERNELS(GPUFEM_GEOMETRY_CHECK_KERNELS)
+
+/// Sign class of one cell (shared by both backends): +1 or -1 when det J has that sign at
+/// every quadrature point, 0 otherwise; bad_point gets the first point where det J is zero,
+/// not finite or of another sign than at point 0.
+template <int DIM, typename V>
+GPUFEM_HOST_DEVICE inline int cell_jacobian_sign(const ElementArgs<V>& a, long long e, int& bad_point)
+{
+    const index_type* nodes = a.cells + e * a.nodes_per_cell;
+    int sign = 0;
+    for (int q = 0; q < a.num_points; ++q) {
+        V J[DIM][DIM];
+        cell_jacobian<DIM>(a.nodes_per_cell, nodes, a.coordinates,
+                           a.gradients + static_cast<long long>(q) * a.nodes_per_cell * DIM, J);
+        V inv[DIM][DIM];
+        const double det = static_cast<double>(invert_jacobian<DIM>(J, inv));
+        const int s = det > 0 ? 1 : (det < 0 ? -1 : 0);
+        if (s == 0 || !(det - det == 0.0) || (q > 0 && s != sign)) {
+            bad_point = q;
+            return 0;
+        }
+        sign = s;
+    }
+    return sign;
+}
+
+}  // namespace gpufem
