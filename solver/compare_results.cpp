@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "mesh/vtk_reader.hpp"
@@ -36,6 +37,11 @@ FieldComparison compare_results(const std::filesystem::path& a, const std::files
             extent = std::max(extent, std::abs(da.points[3 * i + k]));
         }
         c.max_point_offset = std::max(c.max_point_offset, std::sqrt(d2));
+        if (!std::isfinite(fa[i]) || !std::isfinite(fb[i])) {
+            const bool same = (std::isnan(fa[i]) && std::isnan(fb[i])) || fa[i] == fb[i];
+            if (!same && c.non_finite_mismatches++ == 0) c.first_non_finite_mismatch = i;
+            continue;
+        }
         const double diff = std::abs(fa[i] - fb[i]);
         c.max_abs = std::max(c.max_abs, diff);
         scale = std::max(scale, std::abs(fa[i]));
@@ -46,6 +52,9 @@ FieldComparison compare_results(const std::filesystem::path& a, const std::files
                                  std::to_string(c.max_point_offset) + "): not the same mesh");
     c.max_rel = scale > 0 ? c.max_abs / scale : c.max_abs;
     c.rms = c.points ? std::sqrt(sum2 / c.points) : 0.0;
+    if (c.non_finite_mismatches > 0) {
+        c.max_abs = c.max_rel = c.rms = std::numeric_limits<double>::infinity();
+    }
     return c;
 }
 

@@ -12,9 +12,14 @@ struct FieldComparison {
     double max_rel = 0;       ///< max_abs / max_i |a_i|
     double rms = 0;           ///< sqrt(mean (a_i - b_i)^2)
     double max_point_offset = 0;  ///< max distance between corresponding points
+    /// Points where one value is NaN or infinite and the other is not (or infinities of
+    /// different signs): a difference, so max_abs and max_rel are infinite when any exist.
+    std::size_t non_finite_mismatches = 0;
+    std::size_t first_non_finite_mismatch = 0;  ///< the lowest such point
 };
 
-/// Reads both .vtu files and compares `field`; throws if a file or the field is missing or
+/// Reads both .vtu files and compares `field` (NaN against NaN and equal infinities count as
+/// equal, NaN or an infinity against anything else as an infinite difference); throws if a file or the field is missing or
 /// the meshes differ in size or point positions (beyond 1e-9 relative).
 FieldComparison compare_results(const std::filesystem::path& a, const std::filesystem::path& b,
                                 const std::string& field);

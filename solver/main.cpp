@@ -2,6 +2,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <cmath>
+
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
@@ -173,11 +175,21 @@ int main(int argc, char** argv)
     }
     if (compare->parsed()) {
         try {
+            if (compare->count("--tolerance") > 0 && !(tolerance >= 0 && std::isfinite(tolerance))) {
+                std::cerr << "gpufem: error: --tolerance must be a finite number >= 0 (got "
+                          << tolerance << ")\n";
+                return exit_error;
+            }
             const FieldComparison c = compare_results(result_a, result_b, field);
             std::cout << "field '" << field << "' over " << c.points << " points: max |a-b| = "
                       << c.max_abs << ", max |a-b| / max |a| = " << c.max_rel
                       << ", rms(a-b) = " << c.rms << "\n";
-            if (tolerance >= 0 && !(c.max_rel <= tolerance)) {
+            if (c.non_finite_mismatches > 0)
+                std::cout << c.non_finite_mismatches
+                          << " points are NaN or infinite in one result and not in the other "
+                             "(the first: point "
+                          << c.first_non_finite_mismatch << ")\n";
+            if (compare->count("--tolerance") > 0 && !(c.max_rel <= tolerance)) {
                 std::cerr << "gpufem: error: relative difference " << c.max_rel
                           << " exceeds tolerance " << tolerance << "\n";
                 return exit_error;

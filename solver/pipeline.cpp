@@ -1,12 +1,15 @@
 #include "solver/pipeline.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <optional>
 
 #include <spdlog/spdlog.h>
 
 #include "assembly/format_registry.hpp"
 #include "assembly/lagrange_discretisation.hpp"
+#include "linalg/blas1.hpp"
 #include "mesh/mesh_source.hpp"
 #include "solver/progress_line.hpp"
 #include "solver/solve_progress.hpp"
@@ -21,7 +24,38 @@ double seconds_since(clock_type::time_point start)
     return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
+/// The true residual ||b - A x|| / ||b|| of the solution into result; a converged solve
+/// whose true residual misses the tolerance by more than true_residual_slack becomes
+/// stagnated (the recursive residual drifted from the true one by rounding).
+template <typename V>
+void check_true_residual(const LinearOperator<V>& a, const Array<V>& b, const Array<V>& x,
+                         double tolerance, SolveResult& result)
+{
+    const double b_norm = std::sqrt(dot(b, b));
+    if (!(b_norm > 0)) return;
+    Array<V> r = b.clone_to(b.executor());
+    a.apply(V(-1), x, V(1), r);
+    result.true_relative_residual = std::sqrt(dot(r, r)) / b_norm;
+    if (result.status == SolveStatus::converged &&
+        !(result.true_relative_residual <= true_residual_slack * tolerance)) {
+        result.status = SolveStatus::stagnated;
+        result.message = fmt::format(
+            "the recursive residual reached {:.3e} but the true residual ||b - A u|| / ||b|| of "
+            "the solution is {:.3e}, more than {} x the tolerance {:.1e}: rounding in {} "
+            "arithmetic keeps the solution from the tolerance; use precision: double or a "
+            "looser tolerance",
+            result.relative_residual, result.true_relative_residual, true_residual_slack,
+            tolerance, sizeof(V) == 4 ? "float" : "double");
+    }
+}
+
 }  // namespace
+
+double smallest_tolerance(Precision precision)
+{
+    return precision == Precision::float32 ? std::numeric_limits<float>::epsilon()
+                                           : std::numeric_limits<double>::epsilon();
+}
 
 ExecPtr make_executor(BackendChoice backend)
 {
@@ -123,6 +157,7 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
         exec->synchronize();
     }
     out.seconds = seconds_since(start);
+    check_true_residual(a, b, x, solver.tolerance, out.result);
     out.x = reordered(system.op, x, true);
     return out;
 }

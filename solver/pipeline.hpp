@@ -46,9 +46,19 @@ struct SystemSolution {
     double seconds = 0;  ///< the solve, preconditioner setup included (synchronised wall time)
 };
 
+/// A converged solve whose true residual ||b - A x|| / ||b|| exceeds this many times the
+/// tolerance is reported as stagnated (exit code 2).
+inline constexpr double true_residual_slack = 10.0;
+
+/// The smallest tolerance a solve in this precision accepts: its unit roundoff (float
+/// 1.19e-7, double 2.2e-16); no residual can be reduced below it.
+double smallest_tolerance(Precision precision);
+
 /// Solves the system with the case's solver settings: right-hand side and initial guess into
 /// the operator's numbering, the preconditioner built from the operator, the solve, the
-/// solution back in the original numbering.
+/// solution back in the original numbering, and the true residual of the solution
+/// (SolveResult::true_relative_residual; a converged solve that misses the tolerance by more
+/// than true_residual_slack becomes stagnated).
 template <typename V>
 SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver);
 

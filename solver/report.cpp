@@ -73,6 +73,9 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                         {"initial_residual", r.solve.initial_residual},
                         {"rhs_norm", r.solve.rhs_norm},
                         {"final_relative_residual", r.solve.relative_residual},
+                        {"true_relative_residual", r.solve.true_relative_residual >= 0
+                                                       ? nlohmann::json(r.solve.true_relative_residual)
+                                                       : nlohmann::json(nullptr)},
                         {"seconds_per_iteration", r.seconds_per_iteration()},
                         {"cuda_graph", r.solve.graph_used},
                         {"host_reads", r.solve.host_reads},
@@ -128,8 +131,13 @@ std::string make_summary(const CaseSpec& spec, const RunRecord& r)
                               r.solve.graph_used ? ", CUDA graph" : ""));
     row("solve time", fmt::format("{:.4f} s, {} iterations, {:.3e} s/iteration", r.time_solve,
                                   r.solve.iterations, r.seconds_per_iteration()));
-    row("solver status", fmt::format("{} (relative residual {:.3e})",
-                                     solve_status_name(r.solve.status), r.solve.relative_residual));
+    row("solver status",
+        r.solve.true_relative_residual >= 0
+            ? fmt::format("{} (relative residual {:.3e} recursive, {:.3e} true)",
+                          solve_status_name(r.solve.status), r.solve.relative_residual,
+                          r.solve.true_relative_residual)
+            : fmt::format("{} (relative residual {:.3e})", solve_status_name(r.solve.status),
+                          r.solve.relative_residual));
     if (median > 0)
         row("SpMV (median)", fmt::format("{:.3e} s, {:.1f} GB/s effective, {:.2f} GFLOP/s",
                                          median, r.spmv_min_bytes / median * 1e-9,

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <optional>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "mesh/vtk_writer.hpp"
@@ -127,6 +128,13 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
     record.device = exec->device_name();
     record.precision = precision_name(spec.precision);
     record.format = spec.format;
+    if (spec.solver.tolerance < smallest_tolerance(spec.precision))
+        throw std::runtime_error(fmt::format(
+            "solver.tolerance {:.1e} is below the unit roundoff of {} arithmetic ({:.2e}): no "
+            "residual can reach it; use a tolerance >= {:.2e}{}",
+            spec.solver.tolerance, precision_name(spec.precision),
+            smallest_tolerance(spec.precision), smallest_tolerance(spec.precision),
+            spec.precision == Precision::float32 ? " or precision: double" : ""));
     if (spec.precision == Precision::float32 && spec.solver.tolerance < 1e-6)
         spdlog::warn("solver.tolerance {:.1e} is below what float arithmetic can reach; the "
                      "solve may stop at max_iterations", spec.solver.tolerance);

@@ -16,6 +16,7 @@ const char* solve_status_name(SolveStatus status)
     case SolveStatus::max_iterations: return "max_iterations";
     case SolveStatus::breakdown: return "breakdown";
     case SolveStatus::not_finite: return "not_finite";
+    case SolveStatus::stagnated: return "stagnated";
     }
     return "unknown";
 }

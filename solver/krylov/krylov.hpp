@@ -15,8 +15,10 @@
 namespace gpufem {
 
 /// Why a Krylov solve stopped.
-enum class SolveStatus { converged, max_iterations, breakdown, not_finite };
-/// "converged", "max_iterations", "breakdown", "not_finite"
+/// stagnated: the recursive residual met the tolerance but the true one of the solution does
+/// not (set by the pipeline after checking ||b - A x||; the Krylov loops never set it).
+enum class SolveStatus { converged, max_iterations, breakdown, not_finite, stagnated };
+/// "converged", "max_iterations", "breakdown", "not_finite", "stagnated"
 const char* solve_status_name(SolveStatus status);
 
 /// The Krylov method.
@@ -105,6 +107,8 @@ struct SolveResult {
     double initial_residual = 0;            ///< ||b - A x0||
     double rhs_norm = 0;                    ///< ||b||
     double relative_residual = 0;           ///< final ||r|| / ||b|| (recursive residual)
+    /// ||b - A x|| / ||b|| of the returned x, computed after the solve (negative: not computed)
+    double true_relative_residual = -1;
     std::vector<double> residual_history;   ///< ||r_k|| / ||b||, k = 0..iterations
     std::string message;                    ///< human-readable account (what went wrong, a hint)
     std::vector<double> spmv_seconds;       ///< every SpMV of the iterations (BiCGSTAB: 2 each)

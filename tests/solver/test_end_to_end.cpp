@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "mesh/vtk_writer.hpp"
 #include "run_gpufem.hpp"
 
 using namespace gpufem;
@@ -191,6 +192,43 @@ TEST(EndToEnd, NonConvergenceWritesOutputsAndExitsWithTwo)
     EXPECT_EQ(report["solver"]["status"], "max_iterations");
 }
 
+TEST(EndToEnd, TrueResidualIsReportedAndAMissedToleranceIsStagnation)
+{
+    // poisson_square in float with tolerance 2e-7: CG's recursive residual gets there
+    // (1.5e-7), the true residual of the float solution stays near 2e-6.
+    test::TempDir dir;
+    const std::string file = std::string(GPUFEM_SOURCE_DIR) + "/cases/poisson_square.yaml";
+    const auto out = dir.path() / "out";
+    auto r = test::run_gpufem("run " + file + " --backend cpu -o " + out.string() +
+                              " --set precision=float --set solver.tolerance=2e-7");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("stagnated"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("true residual ||b - A u|| / ||b|| of the solution is"), std::string::npos)
+        << r.output;
+    auto report = test::read_json(out / "report.json");
+    EXPECT_EQ(report["solver"]["status"], "stagnated");
+    EXPECT_FALSE(report["solver"]["converged"].get<bool>());
+    EXPECT_LE(report["solver"]["final_relative_residual"].get<double>(), 2e-7);
+    EXPECT_GT(report["solver"]["true_relative_residual"].get<double>(), 2e-6);
+    EXPECT_TRUE(std::filesystem::exists(out / "result.vtu")) << "the outputs are still written";
+    // In double the same tolerance is met by both residuals.
+    r = test::run_gpufem("run " + file + " --backend cpu -o " + out.string() +
+                         " --set solver.tolerance=2e-7");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    report = test::read_json(out / "report.json");
+    EXPECT_EQ(report["solver"]["status"], "converged");
+    EXPECT_LE(report["solver"]["true_relative_residual"].get<double>(), 2e-6);
+}
+
+TEST(BadInput, ToleranceBelowTheUnitRoundoff)
+{
+    expect_rejected("mesh:\n  shape: unit_square\nprecision: float\nsolver:\n  tolerance: 1e-14\n",
+                    {"solver.tolerance 1.0e-14 is below the unit roundoff of float arithmetic (1.19e-07)",
+                     "precision: double"});
+    expect_rejected("mesh:\n  shape: unit_square\nsolver:\n  tolerance: 1e-30\n",
+                    {"below the unit roundoff of double arithmetic (2.22e-16)"});
+}
+
 TEST(EndToEnd, HelpDescribesTheCaseFile)
 {
     const auto top = test::run_gpufem("--help");
@@ -340,6 +378,35 @@ TEST(Compare, SameSolutionFromTwoFormatsAndMismatchedMeshes)
     const auto other = test::run_gpufem("compare " + a + " " + c);
     EXPECT_EQ(other.exit_code, 1);
     EXPECT_NE(other.output.find("not the same mesh"), std::string::npos) << other.output;
+}
+
+TEST(Compare, NanAgainstFiniteIsADifferenceAndBadTolerancesAreRefused)
+{
+    test::TempDir dir;
+    Mesh mesh;
+    mesh.dim = 2;
+    mesh.cell_type = ElementType::triangle;
+    mesh.nodes_per_cell = 3;
+    mesh.coordinates = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+    mesh.cells = {0, 1, 2, 0, 2, 3};
+    mesh.source = "two triangles";
+    const auto a = dir.path() / "a.vtu", b = dir.path() / "b.vtu";
+    write_vtu(a, mesh, {{"u", {1.0, 2.0, std::nan(""), 4.0}}}, {});
+    write_vtu(b, mesh, {{"u", {1.0, 2.0, 3.0, 4.0}}}, {});
+    auto r = test::run_gpufem("compare " + a.string() + " " + b.string() + " --tolerance 1");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("max |a-b| = inf"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("1 points are NaN or infinite in one result and not in the other (the first: point 2)"),
+              std::string::npos)
+        << r.output;
+    r = test::run_gpufem("compare " + a.string() + " " + a.string() + " --tolerance 0");
+    EXPECT_EQ(r.exit_code, 0) << "NaN against NaN is no difference\n" << r.output;
+    for (const std::string bad : {"-1", "nan", "inf"}) {
+        r = test::run_gpufem("compare " + b.string() + " " + b.string() + " --tolerance " + bad);
+        EXPECT_EQ(r.exit_code, 1) << bad << "\n" << r.output;
+        EXPECT_NE(r.output.find("--tolerance must be a finite number >= 0"), std::string::npos)
+            << r.output;
+    }
 }
 
 TEST(ShippedCases, EveryCaseInCasesRunsOnTheCpu)
