@@ -28,12 +28,42 @@ const BoundaryFacets& boundary_of(const Mesh& mesh, const std::string& group, co
         kind, group, mesh.source, group, names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
 }
 
+/// The groups of a list of conditions, for messages.
+std::vector<std::string> group_names(const std::vector<BoundaryCondition>& conditions)
+{
+    std::vector<std::string> names;
+    for (const auto& bc : conditions) names.push_back(bc.group);
+    return names;
+}
+
 }  // namespace
 
 void check_boundary_groups(const Mesh& mesh, const ProblemSpec& problem)
 {
     for (const auto& bc : problem.dirichlet) boundary_of(mesh, bc.group, "dirichlet");
     for (const auto& bc : problem.neumann) boundary_of(mesh, bc.group, "neumann");
+    if (problem.dirichlet.empty() || problem.neumann.empty()) return;
+    // A Neumann facet whose nodes are all Dirichlet nodes adds nothing (its rows are replaced
+    // by the Dirichlet values): a Neumann group lying on a Dirichlet group would be dropped.
+    std::vector<std::uint8_t> fixed(static_cast<std::size_t>(mesh.num_nodes()), 0);
+    for (const auto& bc : problem.dirichlet)
+        for (index_type node : boundary_of(mesh, bc.group, "dirichlet").connectivity) fixed[node] = 1;
+    for (const auto& bc : problem.neumann) {
+        const BoundaryFacets& facets = boundary_of(mesh, bc.group, "neumann");
+        std::size_t covered = 0;
+        for (std::size_t f = 0; f < facets.size(); ++f) {
+            bool all = true;
+            for (int i = 0; i < facets.nodes_per_facet && all; ++i)
+                all = fixed[facets.connectivity[f * facets.nodes_per_facet + i]] != 0;
+            covered += all;
+        }
+        if (covered > 0 && covered == facets.size())
+            throw std::runtime_error(fmt::format(
+                "problem.neumann.{}: every facet of group '{}' lies on nodes that Dirichlet "
+                "conditions fix (problem.dirichlet: {}), so its flux would be ignored; remove "
+                "the group from one of the two conditions",
+                bc.group, bc.group, fmt::join(group_names(problem.dirichlet), ", ")));
+    }
 }
 
 DirichletNodes dirichlet_nodes(const Mesh& mesh, const std::vector<BoundaryCondition>& conditions)

@@ -15,7 +15,8 @@ struct DirichletNodes {
     index_type count = 0;
 };
 
-/// Checks that every group named by a boundary condition is a boundary group of the mesh;
+/// Checks that every group named by a boundary condition is a boundary group of the mesh,
+/// and that no Neumann group lies wholly on Dirichlet nodes (its flux would be dropped);
 /// throws std::runtime_error naming the condition, the group and the groups that exist.
 void check_boundary_groups(const Mesh& mesh, const ProblemSpec& problem);
 

@@ -1,5 +1,7 @@
 #include "assembly/error_norms.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -56,6 +58,23 @@ NodalErrors compute_errors(const Mesh& mesh, const Array<V>& u, const Expression
     result.norms.l2_exact = std::sqrt(sums.l2_exact);
     result.exact = exact_values.to_host();
     result.error = error.to_host();
+    // An exact solution that is not finite somewhere gives no error norm: say where, rather
+    // than report a norm of NaN (once shown as null with a relative error of 0).
+    for (index_type i = 0; i < n; ++i)
+        if (!std::isfinite(result.exact[i])) {
+            const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(i)];
+            throw std::runtime_error(fmt::format(
+                "problem.exact = '{}' is {} at ({:.6g}, {:.6g}, {:.6g}) (node {}): the error "
+                "norms need an exact solution that is finite everywhere",
+                exact.text(),
+                std::isnan(result.exact[i]) ? "NaN" : (result.exact[i] > 0 ? "+infinity" : "-infinity"),
+                x[0], x[1], x[2], i));
+        }
+    if (!std::isfinite(sums.l2_exact))
+        throw std::runtime_error(fmt::format(
+            "problem.exact = '{}' is not finite at some quadrature point of the error integrals: "
+            "the error norms need an exact solution that is finite everywhere in the domain",
+            exact.text()));
     return result;
 }
 
