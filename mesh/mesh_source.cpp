@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <gmsh.h>
+#include <unistd.h>
 
 #include "mesh/gmsh_extract.hpp"
 #include "mesh/mesh_input_guard.hpp"
@@ -40,9 +41,47 @@ void check_refine(int refine, const std::string& context)
                               std::to_string(refine) + ")");
 }
 
-/// Splits every element of the current model's mesh `refine` times.
+/// Host bytes Gmsh and gpufem hold per cell of a refined mesh (Gmsh's element and node
+/// objects, its refinement's temporaries, our extracted arrays; measured order of magnitude).
+constexpr double bytes_per_refined_cell = 600;
+
+/// Throws MeshSourceError when `refine` refinements of the current model's mesh would exceed
+/// 32-bit cell indices or the host's physical memory, naming the estimate and the largest
+/// refinement that fits.
+void check_refine_size(int refine, const std::string& context)
+{
+    if (refine == 0) return;
+    const int dim = gmsh::model::getDimension();
+    std::vector<int> types;
+    std::vector<std::vector<std::size_t>> tags, nodes;
+    gmsh::model::mesh::getElements(types, tags, nodes, dim);
+    double cells = 0;
+    for (const auto& t : tags) cells += static_cast<double>(t.size());
+    const double children = std::pow(2.0, dim);
+    const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
+                          static_cast<double>(sysconf(_SC_PAGE_SIZE));
+    const auto fits = [&](int r) {
+        const double refined = cells * std::pow(children, r);
+        return refined < 2147483647.0 && refined * bytes_per_refined_cell < 0.8 * memory;
+    };
+    if (fits(refine)) return;
+    int largest = 0;
+    while (largest + 1 < refine && fits(largest + 1)) ++largest;
+    const double refined = cells * std::pow(children, refine);
+    std::ostringstream text;
+    text.precision(3);
+    text << context << ": refine " << refine << " would make about " << refined
+         << " cells from the " << static_cast<long long>(cells) << " of the unrefined mesh (about "
+         << refined * bytes_per_refined_cell / 1e9 << " GB on the host; this machine has "
+         << memory / 1e9 << " GB, and cell and node indices are 32-bit); refine " << largest
+         << " is the most that fits";
+    throw MeshSourceError(text.str());
+}
+
+/// Splits every element of the current model's mesh `refine` times (after check_refine_size).
 void refine_mesh(int refine, const std::string& context)
 {
+    check_refine_size(refine, context);
     for (int i = 0; i < refine; ++i)
         run_gmsh_step(context + ", refinement " + std::to_string(i + 1),
                       [] { gmsh::model::mesh::refine(); });

@@ -328,6 +328,33 @@ $EndElements
                     {"tangled.msh", "is tangled", "inverted", "nodes at (0.5, 0, 0), (1, 0.5, 0), (1.2, 0.5, 0)"});
 }
 
+TEST(BadInput, ExactSolutionThatIsNotFiniteIsNamed)
+{
+    // sqrt(x - 0.5) is NaN on half the square: the norms used to read "l2": null,
+    // "relative_l2": 0 with exit 0.
+    expect_rejected("mesh:\n  shape: unit_square\nproblem:\n  f: 1\n  exact: \"sqrt(x - 0.5)\"\n"
+                    "  dirichlet:\n    boundary: 0\n",
+                    {"problem.exact = 'sqrt(x - 0.5)' is NaN at (0, 0, 0) (node 0)",
+                     "finite everywhere"});
+}
+
+TEST(BadInput, NeumannGroupOnDirichletNodesIsRefused)
+{
+    expect_rejected("mesh:\n  shape: unit_square\nproblem:\n  f: 1\n  dirichlet:\n    boundary: 0\n"
+                    "  neumann:\n    top: 1\n",
+                    {"problem.neumann.top: every facet of group 'top' lies on nodes that Dirichlet "
+                     "conditions fix (problem.dirichlet: boundary)"});
+}
+
+TEST(BadInput, RefinementBeyondTheMachineIsRefusedBeforeItStarts)
+{
+    // 8 hexahedra refined 10 times would be 8.6e9 cells: refused at once (it used to hang or
+    // crash in Gmsh), naming the estimate and the largest refinement that fits.
+    expect_rejected("mesh:\n  shape: unit_cube\n  size: 0.5\n  refine: 10\n",
+                    {"refine 10 would make about 8.59e+09 cells from the 8 of the unrefined mesh",
+                     "GB on the host", "is the most that fits"});
+}
+
 TEST(BadInput, UnknownPhysicalGroup)
 {
     expect_rejected(
