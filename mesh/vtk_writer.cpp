@@ -190,6 +190,11 @@ std::string vtk_error_text(unsigned long code)
 
 }  // namespace
 
+std::filesystem::path vtu_temporary_path(const std::filesystem::path& path)
+{
+    return path.string() + ".tmp-" + std::to_string(::getpid());
+}
+
 void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
                const std::vector<MeshField>& point_fields,
                const std::vector<MeshField>& cell_fields, VtuCompression compression,
@@ -209,7 +214,7 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
         throw std::runtime_error("cannot write '" + path.string() + "': folder '" +
                                  folder.string() + "' does not exist");
 
-    const fs::path temporary = path.string() + ".tmp-" + std::to_string(::getpid());
+    const fs::path temporary = vtu_temporary_path(path);
     vtkNew<vtkXMLUnstructuredGridWriter> writer;
     writer->SetInputData(make_grid(mesh, point_fields, cell_fields));
     writer->SetFileName(temporary.c_str());

@@ -28,6 +28,9 @@ enum class VtuCompression {
 inline constexpr std::array<EnumName<VtuCompression>, 3> vtu_compression_names{
     {{VtuCompression::lz4, "lz4"}, {VtuCompression::zlib, "zlib"}, {VtuCompression::none, "none"}}};
 
+/// The temporary file write_vtu writes before renaming it to path.
+std::filesystem::path vtu_temporary_path(const std::filesystem::path& path);
+
 /// Writes mesh + fields to a .vtu file (binary appended, compressed as asked). First-order
 /// meshes are written as linear VTK cells; meshes of order 2..4 as VTK Lagrange cells
 /// (VTK_LAGRANGE_TRIANGLE, _QUADRILATERAL, _TETRAHEDRON, _HEXAHEDRON) with the nodes of each

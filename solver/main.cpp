@@ -11,6 +11,7 @@
 #include "mesh/mesh_source.hpp"
 #include "solver/bench_solver.hpp"
 #include "solver/bench_spmv.hpp"
+#include "solver/interrupt_cleanup.hpp"
 #include "solver/progress_line.hpp"
 #include "solver/case_file.hpp"
 #include "solver/compare_results.hpp"
@@ -45,6 +46,7 @@ int main(int argc, char** argv)
 {
     using namespace gpufem;
     ensure_passive_thread_wait(argv);
+    install_interrupt_cleanup();
     CLI::App app{"gpufem: finite-element Poisson solver for NVIDIA GPUs (CPU fallback).\n"
                  "Solves -div(kappa grad u) = f from a YAML case file and writes result.vtu,\n"
                  "report.json and spmv_timings.csv."};
@@ -97,7 +99,8 @@ int main(int argc, char** argv)
                            "Comma-separated formats (default: all the backend offers)");
     bench_spmv->add_option("-n,--repeats", bench_options.repeats, "Timed SpMVs per format (>= 50)")
         ->check(CLI::Range(50, 1000000));
-    bench_spmv->add_option("-w,--warmup", bench_options.warmup, "Untimed SpMVs before timing");
+    bench_spmv->add_option("-w,--warmup", bench_options.warmup, "Untimed SpMVs before timing")
+        ->check(CLI::Range(0, 1000000));
     bench_spmv->add_option("--cg-iterations", bench_options.cg_iterations,
                            "Iterations of the merged-CG column (CG it/s); 0 leaves it out")
         ->check(CLI::Range(0, 1000000));
@@ -123,9 +126,11 @@ int main(int argc, char** argv)
     bench_solver->add_option("-p,--preconditioners", solver_pres,
                              "Comma-separated: none,jacobi (default: the case's)");
     bench_solver->add_option("-i,--iterations", solver_bench.iterations,
-                             "Iterations of the longer timed solve (>= 20, default 200)");
+                             "Iterations of the longer timed solve (>= 20, default 200)")
+        ->check(CLI::Range(20, 100000000));
     bench_solver->add_option("-n,--repeats", solver_bench.repeats,
-                             "Timed solves per length (median, default 5)");
+                             "Timed solves per length (median, default 5)")
+        ->check(CLI::Range(1, 100000));
     bench_solver->add_option("-o,--output", solver_output, "Output folder (default: next to the case)");
     bench_solver->add_option("-b,--backend", backend, "auto | cpu | cuda")
         ->check(CLI::IsMember(backend_names));

@@ -5,11 +5,16 @@
 
 #include <unistd.h>
 
+#include "mesh/vtk_writer.hpp"
+#include "solver/interrupt_cleanup.hpp"
+
 namespace gpufem {
 
 StagedOutputs::StagedOutputs(std::filesystem::path dir) : dir_(std::move(dir))
 {
     std::error_code ec;
+    if (!std::filesystem::exists(dir_, ec))
+        cleanup_slots_.push_back(register_for_cleanup(dir_, /*is_folder=*/true));
     std::filesystem::create_directories(dir_, ec);
     if (ec || !std::filesystem::is_directory(dir_))
         throw std::runtime_error("cannot create output folder '" + dir_.string() + "': " +
@@ -18,9 +23,11 @@ StagedOutputs::StagedOutputs(std::filesystem::path dir) : dir_(std::move(dir))
 
 StagedOutputs::~StagedOutputs()
 {
-    if (committed_) return;
-    std::error_code ec;
-    for (const auto& [temp, final_path] : files_) std::filesystem::remove(temp, ec);
+    if (!committed_) {
+        std::error_code ec;
+        for (const auto& [temp, final_path] : files_) std::filesystem::remove(temp, ec);
+    }
+    for (int slot : cleanup_slots_) release_cleanup(slot);
 }
 
 std::filesystem::path StagedOutputs::stage(const std::string& name)
@@ -28,6 +35,9 @@ std::filesystem::path StagedOutputs::stage(const std::string& name)
     const auto final_path = dir_ / name;
     const auto temp = dir_ / ("." + name + ".partial-" + std::to_string(::getpid()));
     files_.emplace_back(temp, final_path);
+    cleanup_slots_.push_back(register_for_cleanup(temp));
+    // write_vtu writes its own temporary next to the path it is given, then renames it.
+    cleanup_slots_.push_back(register_for_cleanup(vtu_temporary_path(temp)));
     return temp;
 }
 
@@ -44,6 +54,8 @@ void StagedOutputs::commit()
 {
     for (const auto& [temp, final_path] : files_) std::filesystem::rename(temp, final_path);
     committed_ = true;
+    for (int slot : cleanup_slots_) release_cleanup(slot);
+    cleanup_slots_.clear();
 }
 
 }  // namespace gpufem

@@ -8,7 +8,8 @@
 namespace gpufem {
 
 /// Collects output files written to temporary names; commit() renames them all, and the
-/// destructor removes whatever was not committed.
+/// destructor removes whatever was not committed. The temporary files (and the folder, when
+/// this creates it) are also registered with interrupt_cleanup, so SIGINT/SIGTERM remove them.
 class StagedOutputs {
 public:
     explicit StagedOutputs(std::filesystem::path dir);
@@ -27,6 +28,7 @@ public:
 private:
     std::filesystem::path dir_;
     std::vector<std::pair<std::filesystem::path, std::filesystem::path>> files_;  // temp, final
+    std::vector<int> cleanup_slots_;  ///< interrupt_cleanup registrations, released at the end
     bool committed_ = false;
 };
 

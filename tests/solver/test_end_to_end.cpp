@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <csignal>
 
 #include "mesh/vtk_writer.hpp"
 #include "run_gpufem.hpp"
@@ -148,6 +151,64 @@ TEST(EndToEnd, ProgressLinesOnlyOnATerminal)
     r = on_terminal(run + " --quiet");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(r.output.find("\033[K"), std::string::npos) << "quiet: no progress line";
+}
+
+TEST(EndToEnd, InterruptDuringTheWriteLeavesNoPartialFiles)
+{
+    // A run whose output (zlib, 1M nodes) takes about a second: SIGINT as soon as the staged
+    // result.vtu appears; the handler removes the staged files and the folder it created.
+    test::TempDir dir;
+    const auto out = dir.path() / "out";
+    const std::string command =
+        "exec " + test::gpufem_command() + " run " + std::string(GPUFEM_SOURCE_DIR) +
+        "/cases/poisson_square.yaml --backend cpu -q -o " + out.string() +
+        " --set mesh.size=0.001 --set output.compression=zlib --set solver.max_iterations=1"
+        " > /dev/null 2>&1";
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        setpgid(0, 0);
+        execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    setpgid(child, child);
+    const auto staged = [&] {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(out, ec)) return false;
+        for (const auto& entry : std::filesystem::directory_iterator(out, ec))
+            if (entry.path().filename().string().find(".partial-") != std::string::npos) return true;
+        return false;
+    };
+    bool seen = false;
+    for (int i = 0; i < 12000 && !seen; ++i) {
+        seen = staged();
+        if (!seen) usleep(5000);
+    }
+    ASSERT_TRUE(seen) << "no staged output appeared within 60 s";
+    kill(-child, SIGINT);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
+    std::error_code ec;
+    std::vector<std::string> left;
+    if (std::filesystem::exists(out, ec))
+        for (const auto& entry : std::filesystem::directory_iterator(out, ec))
+            left.push_back(entry.path().filename().string());
+    EXPECT_TRUE(left.empty()) << "left behind: " << (left.empty() ? "" : left.front());
+    EXPECT_FALSE(std::filesystem::exists(out, ec)) << "the folder the run created stays";
+}
+
+TEST(BenchSpmv, BadFormatsAndCountsExitWithOne)
+{
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    auto r = test::run_gpufem("bench spmv " + file.string() + " --backend cpu -f csr,nosuch -o " +
+                              (dir.path() / "b").string());
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("unknown format 'nosuch'"), std::string::npos) << r.output;
+    r = test::run_gpufem("bench spmv " + file.string() + " --backend cpu -f csr --warmup -1");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("--warmup"), std::string::npos) << r.output;
 }
 
 TEST(EndToEnd, BadCommandLineExitsWithOne)
