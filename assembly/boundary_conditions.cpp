@@ -15,6 +15,9 @@ namespace {
 const BoundaryFacets& boundary_of(const Mesh& mesh, const std::string& group, const char* kind)
 {
     if (const BoundaryFacets* facets = mesh.find_boundary(group)) return *facets;
+    for (const IgnoredGroup& ignored : mesh.ignored_boundaries)
+        if (ignored.name == group)
+            throw std::runtime_error(fmt::format("problem.{}.{}: {}", kind, group, ignored.reason));
     for (const PhysicalGroup& sub : mesh.subdomains) {
         if (sub.name == group)
             throw std::runtime_error(fmt::format(

@@ -191,8 +191,14 @@ Mesh extract_mesh(const std::string& source, int order)
     drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &mesh.cell_group);
 
     mesh.subdomains = physical_groups(mesh.dim);
-    for (const PhysicalGroup& group : physical_groups(mesh.dim - 1))
-        mesh.boundaries.push_back(boundary_facets(group, mesh, numbering));
+    for (const PhysicalGroup& group : physical_groups(mesh.dim - 1)) {
+        try {
+            mesh.boundaries.push_back(boundary_facets(group, mesh, numbering));
+        } catch (const MeshSourceError& e) {
+            // A group the case may never use must not make the mesh unusable.
+            mesh.ignored_boundaries.push_back({group.name, e.what()});
+        }
+    }
     return mesh;
 }
 

@@ -39,6 +39,14 @@ struct BoundaryFacets {
     std::size_t size() const { return connectivity.size() / nodes_per_facet; }
 };
 
+/// A boundary physical group that cannot be used (e.g. facets on nodes no cell uses, or
+/// facets of another shape or order than the cells'), with the reason; ignored unless a
+/// boundary condition names it.
+struct IgnoredGroup {
+    std::string name;
+    std::string reason;
+};
+
 /// An unstructured mesh with one cell type.
 /// Nodes are those used by the cells, numbered 0..n-1 in Gmsh tag order.
 struct Mesh {
@@ -52,6 +60,7 @@ struct Mesh {
     std::vector<int> cell_group;       ///< physical tag of each cell's subdomain (0 if none)
     std::vector<PhysicalGroup> subdomains;   ///< physical groups of dimension dim
     std::vector<BoundaryFacets> boundaries;  ///< physical groups of dimension dim-1
+    std::vector<IgnoredGroup> ignored_boundaries;  ///< groups of dimension dim-1 not usable
     std::string source;                ///< where the mesh came from, for messages and reports
 
     index_type num_nodes() const { return static_cast<index_type>(coordinates.size() / 3); }

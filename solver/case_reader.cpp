@@ -179,11 +179,23 @@ std::vector<int> CaseReader::to_int_list(const CaseValue& value, int min, int ma
     };
     if (!value.node.IsSequence()) return {check(value)};
     if (value.node.size() == 0) fail(value, "expected an integer or a non-empty list of integers");
+    // A list of distinct values from [min, max] is never longer than the range (a huge list
+    // is refused before it is read, and a sweep never runs a point twice).
+    const std::size_t distinct = static_cast<std::size_t>(max) - static_cast<std::size_t>(min) + 1;
+    if (value.node.size() > distinct)
+        fail(value, "a list of " + std::to_string(value.node.size()) + " entries; at most " +
+                        std::to_string(distinct) + " distinct integers from " +
+                        std::to_string(min) + " to " + std::to_string(max) + " are allowed");
     std::vector<int> result;
-    for (std::size_t i = 0; i < value.node.size(); ++i) {
-        const YAML::Node item = value.node[i];
-        result.push_back(check(CaseValue{value.path + "[" + std::to_string(i) + "]", value.key,
-                                         item, item.Mark().is_null() ? value.mark : item.Mark()}));
+    std::size_t i = 0;
+    for (const YAML::Node& item : value.node) {
+        const CaseValue entry{value.path + "[" + std::to_string(i) + "]", value.key, item,
+                              item.Mark().is_null() ? value.mark : item.Mark()};
+        const int v = check(entry);
+        if (std::find(result.begin(), result.end(), v) != result.end())
+            fail(entry, std::to_string(v) + " is listed twice");
+        result.push_back(v);
+        ++i;
     }
     return result;
 }

@@ -83,6 +83,9 @@ CaseMesh load_case_mesh(const CaseSpec& spec)
         spdlog::warn("mesh.refine on tetrahedra: Gmsh splits each tetrahedron into 8 along an "
                      "arbitrary inner diagonal, which degrades the cells and slows convergence; "
                      "prefer a smaller mesh.size");
+    for (const IgnoredGroup& ignored : mesh.ignored_boundaries)
+        spdlog::warn("mesh: boundary group '{}' is ignored ({}); a condition on it is refused",
+                     ignored.name, ignored.reason);
     spdlog::info("mesh: {} cells ({}), {} nodes ({:.3f} s)", mesh.num_cells(),
                  element_type_name(mesh.cell_type), mesh.num_nodes(), out.seconds);
     return out;

@@ -1,6 +1,8 @@
 #include "solver/run_case.hpp"
 
 #include <atomic>
+#include <new>
+#include <stdexcept>
 #include <chrono>
 #include <optional>
 
@@ -9,6 +11,7 @@
 
 #include "mesh/vtk_writer.hpp"
 #include "solver/output_files.hpp"
+#include "solver/phase_errors.hpp"
 #include "solver/pipeline.hpp"
 #include "solver/progress_line.hpp"
 
@@ -93,21 +96,23 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
     record.unknowns_on = disc->unknowns().location == UnknownLocation::cells ? "cells" : "nodes";
     SystemSolution<V> solved;
     {
-        const DiscreteSystem<V> system = build_case_system(exec, *disc, spec);
+        const DiscreteSystem<V> system =
+            in_phase("assembly", [&] { return build_case_system(exec, *disc, spec); });
         record_system(system, record);
-        solved = solve_system(system, spec.solver);
+        solved = in_phase("solve", [&] { return solve_system(system, spec.solver); });
         record_solve(spec, *system.op.op, solved, record);
     }
     const auto start = clock_type::now();
     std::optional<SolutionOutput> computed;
     {
         const ProgressLine line("errors", [] { return ProgressStatus{}; });
-        computed.emplace(disc->solution_output(solved.x));
+        computed.emplace(in_phase("errors", [&] { return disc->solution_output(solved.x); }));
     }
     const SolutionOutput& solution = *computed;
     record.errors = solution.errors;
     record.time_errors = seconds_since(start);
-    if (options.write_outputs) write_outputs(spec, options, mesh, solution, record);
+    if (options.write_outputs)
+        in_phase("output", [&] { write_outputs(spec, options, mesh, solution, record); });
 }
 
 }  // namespace
@@ -139,7 +144,7 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
         spdlog::warn("solver.tolerance {:.1e} is below what float arithmetic can reach; the "
                      "solve may stop at max_iterations", spec.solver.tolerance);
 
-    const CaseMesh loaded = load_case_mesh(spec);
+    const CaseMesh loaded = in_phase("mesh", [&] { return load_case_mesh(spec); });
     const Mesh& mesh = loaded.mesh;
     record.time_mesh = loaded.seconds;
     record.mesh_source = mesh.source;

@@ -292,10 +292,16 @@ TEST(MshFiles, NodesAreThoseOfTheCellsInTagOrder)
     EXPECT_EQ(mesh.boundaries[0].group.tag, 3);
     EXPECT_EQ(mesh.boundaries[0].connectivity, (std::vector<index_type>{0, 1}));
 
+    // A group with a facet on a node no cell uses does not make the mesh unusable: it is
+    // ignored, with the reason, unless a condition names it (test_end_to_end).
     write_sparse_msh(folder / "stray.msh", "20 99");
-    const std::string message = error_of([&] { load_file(folder / "stray.msh"); });
-    EXPECT_NE(message.find("'bottom'"), std::string::npos) << message;
-    EXPECT_NE(message.find("node 99"), std::string::npos) << message;
+    const Mesh stray = load_file(folder / "stray.msh");
+    EXPECT_TRUE(stray.boundaries.empty());
+    ASSERT_EQ(stray.ignored_boundaries.size(), 1u);
+    EXPECT_EQ(stray.ignored_boundaries[0].name, "bottom");
+    EXPECT_NE(stray.ignored_boundaries[0].reason.find("'bottom'"), std::string::npos);
+    EXPECT_NE(stray.ignored_boundaries[0].reason.find("node 99, which no cell uses"), std::string::npos)
+        << stray.ignored_boundaries[0].reason;
 }
 
 /// A .geo file: the rectangle [0,2]x[0,1] with characteristic length 0.5 and named groups.

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "assembly/lma_operator.hpp"
 #include "linalg/bdia.hpp"
 #include "linalg/csr_tuned_operator.hpp"
@@ -605,4 +607,19 @@ TEST(CaseFile, BackendOverrideKeepsTheFileValidated)
     set_backend(spec, BackendChoice::cpu);
     EXPECT_EQ(spec.backend, BackendChoice::cpu);
     EXPECT_EQ(spec.resolved["backend"], "cpu");
+}
+
+TEST(CaseFile, HugeAndRepeatingListsAreRefused)
+{
+    // A 10 MB list used to hang (the sweep expansion); now its length is checked first.
+    std::string huge = "mesh: {shape: unit_square}\ndegree: [";
+    for (int i = 0; i < 2000000; ++i) huge += i ? ", 1" : "1";
+    huge += "]\n";
+    const auto start = std::chrono::steady_clock::now();
+    expect_contains(error_of(huge), {"case.yaml:2", "degree", "a list of 2000000 entries",
+                                     "at most 4 distinct integers from 1 to 4"});
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30.0);
+    expect_contains(error_of(minimal + "degree: [1, 2, 1]\n"), {"degree[2]", "1 is listed twice"});
+    expect_contains(error_of("mesh: {shape: unit_square, refine: [0, 1, 1]}\n"),
+                    {"refine[2]", "1 is listed twice"});
 }

@@ -416,6 +416,55 @@ TEST(BadInput, RefinementBeyondTheMachineIsRefusedBeforeItStarts)
                      "GB on the host", "is the most that fits"});
 }
 
+TEST(EndToEnd, UnusableBoundaryGroupIsIgnoredUnlessUsed)
+{
+    // Two triangles with a boundary group and an 'orphan' line on a node no cell uses: the
+    // mesh used to be refused; now the group is ignored with a warning, refused if named.
+    test::TempDir scratch;
+    const auto mesh = scratch.write("orphan.msh", R"($MeshFormat
+2.2 0 8
+$EndMeshFormat
+$PhysicalNames
+3
+1 1 "boundary"
+1 3 "orphan"
+2 2 "domain"
+$EndPhysicalNames
+$Nodes
+5
+1 0 0 0
+2 1 0 0
+3 1 1 0
+4 0 1 0
+5 2 2 0
+$EndNodes
+$Elements
+7
+1 1 2 1 1 1 2
+2 1 2 1 1 2 3
+3 1 2 1 1 3 4
+4 1 2 1 1 4 1
+5 1 2 3 2 3 5
+6 2 2 2 1 1 2 3
+7 2 2 2 1 1 3 4
+$EndElements
+)");
+    const auto run_with = [&](const std::string& group) {
+        const auto file = scratch.write("case.yaml", "mesh:\n  file: " + mesh.string() +
+                                                         "\nproblem:\n  f: 1\n  dirichlet:\n    " +
+                                                         group + ": 0\n");
+        return test::run_gpufem("run " + file.string() + " -o " + (scratch.path() / "out").string());
+    };
+    auto r = run_with("boundary");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("boundary group 'orphan' is ignored"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("which no cell uses"), std::string::npos) << r.output;
+    r = run_with("orphan");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("problem.dirichlet.orphan: boundary group 'orphan'"), std::string::npos)
+        << r.output;
+}
+
 TEST(BadInput, UnknownPhysicalGroup)
 {
     expect_rejected(

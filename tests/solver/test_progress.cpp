@@ -1,4 +1,4 @@
-// Progress lines: drawn after the delay with phase, detail, percentage and times, erased at the
+// Progress lines and phase errors. Progress lines: drawn after the delay with phase, detail, percentage and times, erased at the
 // end, nothing when disabled; the solve's status from the residuals the solver reports.
 #include <gtest/gtest.h>
 
@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "solver/phase_errors.hpp"
 #include "solver/progress_line.hpp"
 #include "solver/solve_progress.hpp"
 
@@ -85,4 +86,26 @@ TEST(ProgressLine, DurationsReadNaturally)
     EXPECT_EQ(format_duration(185), "3 min 05 s");
     EXPECT_EQ(format_duration(7325), "2 h 02 min");
     EXPECT_EQ(format_duration(-1), "?");
+}
+
+TEST(PhaseErrors, OutOfMemoryAndCudaErrorsNameThePhase)
+{
+    const auto message = [](auto&& fn) {
+        try {
+            fn();
+        } catch (const std::exception& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message([] { in_phase("assembly", [] { throw std::bad_alloc(); }); }).rfind(
+                  "out of host memory in the assembly phase: ", 0),
+              0u);
+    EXPECT_EQ(message([] {
+                  in_phase("solve", [] { throw std::runtime_error("CUDA out of memory: 512 MiB"); });
+              }),
+              "in the solve phase: CUDA out of memory: 512 MiB");
+    EXPECT_EQ(message([] { in_phase("mesh", [] { throw std::runtime_error("mesh file 'a' not found"); }); }),
+              "mesh file 'a' not found");
+    EXPECT_EQ(in_phase("errors", [] { return 42; }), 42);
 }
