@@ -56,6 +56,36 @@ std::string sweep_table(const std::vector<SweepRow>& rows)
     return t;
 }
 
+namespace {
+
+/// Writes DIR/sweep_incomplete.json when a sweep point fails: the points that completed (their
+/// folders are kept: each is a whole, valid run), the one that failed and why. No sweep table,
+/// collection or report is written for an incomplete sweep.
+void mark_incomplete(const CaseSpec& spec, const RunOptions& options,
+                     const std::vector<SweepRow>& done, const SweepRow& failed,
+                     const std::string& error)
+{
+    if (!options.write_outputs) return;
+    nlohmann::json completed = nlohmann::json::array();
+    for (const SweepRow& r : done) completed.push_back(run_folder(r.degree, r.refine));
+    StagedOutputs outputs(output_folder(spec, options));
+    outputs.write_text(sweep_incomplete_file,
+                       nlohmann::json{{"case_file", spec.case_path.string()},
+                                      {"completed", completed},
+                                      {"failed", {{"degree", failed.degree},
+                                                  {"refine", failed.refine},
+                                                  {"folder", run_folder(failed.degree, failed.refine)},
+                                                  {"error", error}}}}
+                               .dump(2) +
+                           "\n");
+    outputs.commit();
+    spdlog::error("sweep point {} failed; {} completed point(s) kept, listed in {}",
+                  run_folder(failed.degree, failed.refine), done.size(),
+                  (output_folder(spec, options) / sweep_incomplete_file).string());
+}
+
+}  // namespace
+
 std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options)
 {
     const auto folder = output_folder(spec, options);
@@ -67,8 +97,17 @@ std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options)
         SweepRow row;
         row.degree = run.mesh.degree;
         row.refine = run.mesh.refine;
-        row.record = run_case(run, run_options);
+        try {
+            row.record = run_case(run, run_options);
+        } catch (const std::exception& e) {
+            mark_incomplete(spec, options, rows, row, e.what());
+            throw;
+        }
         rows.push_back(std::move(row));
+    }
+    if (options.write_outputs) {
+        std::error_code ignored;  // a mark left by an earlier, failed sweep into this folder
+        std::filesystem::remove(folder / sweep_incomplete_file, ignored);
     }
     fill_rates(rows);
 

@@ -17,9 +17,15 @@ struct SweepRow {
     double h1_rate = 0;
 };
 
+/// The file that marks a sweep that stopped at a failed point.
+inline constexpr const char* sweep_incomplete_file = "sweep_incomplete.json";
+
 /// Runs every combination (outputs of each in <out>/d<degree>_r<refine>/), then writes
 /// <out>/result.pvd (a collection of the results), <out>/sweep.csv and <out>/report.json (the
-/// table), prints the table and returns the rows.
+/// table), prints the table and returns the rows. When a point fails, the completed points'
+/// folders are kept, <out>/sweep_incomplete.json lists them with the failed point and its
+/// error, and the error is rethrown (no table, collection or report). A sweep that completes
+/// removes an earlier sweep_incomplete.json.
 std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options);
 
 /// The sweep table as text.

@@ -640,6 +640,30 @@ TEST(Sweep, RefinementSweepWritesTableCollectionAndRates)
     EXPECT_TRUE(std::filesystem::exists(out / "sweep.csv"));
 }
 
+TEST(Sweep, AFailedPointIsMarkedAndTheCompletedOnesKept)
+{
+    // refine [0, 9]: the second point is refused (2.6e9 cells); the first one's folder stays,
+    // sweep_incomplete.json says what happened, no sweep table or collection is written.
+    test::TempDir dir;
+    const auto file = dir.write("sweep.yaml", "mesh:\n  shape: unit_square\n  size: 0.01\n"
+                                              "  refine: [0, 9]\nproblem:\n  f: 1\n"
+                                              "  dirichlet:\n    boundary: 0\n");
+    const auto out = dir.path() / "out";
+    const auto r = test::run_gpufem("run " + file.string() + " -q -o " + out.string());
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("sweep point d1_r9 failed; 1 completed point(s) kept"), std::string::npos)
+        << r.output;
+    EXPECT_TRUE(std::filesystem::exists(out / "d1_r0" / "result.vtu"));
+    EXPECT_FALSE(std::filesystem::exists(out / "d1_r9"));
+    EXPECT_FALSE(std::filesystem::exists(out / "report.json"));
+    EXPECT_FALSE(std::filesystem::exists(out / "sweep.csv"));
+    const auto mark = test::read_json(out / "sweep_incomplete.json");
+    EXPECT_EQ(mark["completed"], nlohmann::json::array({"d1_r0"}));
+    EXPECT_EQ(mark["failed"]["folder"], "d1_r9");
+    EXPECT_NE(mark["failed"]["error"].get<std::string>().find("refine 9 would make about"),
+              std::string::npos);
+}
+
 TEST(EndToEnd, LmaGivesTheCsrSolution)
 {
     // Matrix-free LMA (atomic and colour scatter, full and symmetric storage) reaches the
