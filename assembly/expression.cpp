@@ -1,6 +1,8 @@
 // Expression: muParser compiled once per object, evaluated point by point on the host.
 #include "assembly/expression.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 
 #include <omp.h>
@@ -85,6 +87,42 @@ mu::erased_fun_type erased(F callback)
     return reinterpret_cast<mu::erased_fun_type>(callback);
 }
 
+/// The functions an expression may call, for messages.
+std::string known_functions()
+{
+    std::string names;
+    for (const UnaryEntry& e : unary_functions) names += std::string(names.empty() ? "" : " ") + e.name;
+    names += " atan2";
+    for (const VariadicEntry& e : variadic_functions) names += std::string(" ") + e.name;
+    return names;
+}
+
+/// The first name in text written as a call, name(...), that is no known function ("" if none).
+std::string unknown_function(const std::string& text)
+{
+    const auto known = [](const std::string& name) {
+        if (name == "atan2") return true;
+        for (const UnaryEntry& e : unary_functions)
+            if (name == e.name) return true;
+        for (const VariadicEntry& e : variadic_functions)
+            if (name == e.name) return true;
+        return false;
+    };
+    for (std::size_t i = 0; i < text.size();) {
+        if (!(std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
+            ++i;
+            continue;
+        }
+        const std::size_t start = i;
+        while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
+        std::size_t after = i;
+        while (after < text.size() && text[after] == ' ') ++after;
+        const std::string name = text.substr(start, i - start);
+        if (after < text.size() && text[after] == '(' && !known(name)) return name;
+    }
+    return "";
+}
+
 /// "invalid expression 'TEXT': <muParser message> at position N" (position added when
 /// muParser's message does not already give it), with a hint for unknown names.
 std::string describe_error(const std::string& text, const mu::Parser::exception_type& error)
@@ -98,6 +136,12 @@ std::string describe_error(const std::string& text, const mu::Parser::exception_
     }
     if (error.GetCode() == mu::ecUNASSIGNABLE_TOKEN) {
         message += " (variables are x, y, z; constants pi, e)";
+    }
+    if (const std::string name = unknown_function(text); !name.empty()) {
+        // muParser reads an unknown name before '(' as a variable and then reports the
+        // parenthesis; name the function instead.
+        return "invalid expression '" + text + "': unknown function '" + name +
+               "' (functions: " + known_functions() + ")";
     }
     return "invalid expression '" + text + "': " + message;
 }

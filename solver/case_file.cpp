@@ -59,8 +59,22 @@ YAML::Node load_document(const std::string& text, const std::string& name)
         if (error.mark.is_null()) {
             throw CaseError(name + ": invalid YAML: " + error.msg);
         }
+        // YAML indents with spaces; a tab near the error is the usual cause.
+        std::string hint;
+        std::size_t line = 1, tab_line = 0;
+        for (char c : text) {
+            if (c == '\t') {
+                tab_line = line;
+                break;
+            }
+            line += c == '\n';
+        }
+        if (tab_line > 0 && tab_line <= static_cast<std::size_t>(error.mark.line) + 2)
+            hint = "; line " + std::to_string(tab_line) +
+                   " has a tab character: YAML indents with spaces only";
         throw CaseError(name + ":" + std::to_string(error.mark.line + 1) + ": invalid YAML: " +
-                        error.msg + " (column " + std::to_string(error.mark.column + 1) + ")");
+                        error.msg + " (column " + std::to_string(error.mark.column + 1) + ")" +
+                        hint);
     }
     if (documents.size() > 1) {
         throw CaseError(name + ":" + std::to_string(documents[1].Mark().line + 1) +

@@ -67,11 +67,17 @@ CaseOverride parse_override(const std::string& text)
             fail(text, "malformed override: empty segment in the key '" + result.key + "'");
         }
     }
+    const std::string value = trim(text.substr(equals + 1));
     try {
-        result.value = YAML::Load(text.substr(equals + 1));
+        result.value = YAML::Load(value);
     } catch (const YAML::Exception& error) {
         fail(text, "the value is not valid YAML: " + error.msg);
     }
+    // A map or list only when written as one ({...} or [...]): an expression such as
+    // "x < 0.5 ? 1 : 2" reads as a YAML map (the '? ' key marker) but is meant as text.
+    if ((result.value.IsMap() || result.value.IsSequence()) && !value.empty() &&
+        value.front() != '{' && value.front() != '[')
+        result.value = YAML::Node(value);
     return result;
 }
 

@@ -623,3 +623,14 @@ TEST(CaseFile, HugeAndRepeatingListsAreRefused)
     expect_contains(error_of("mesh: {shape: unit_square, refine: [0, 1, 1]}\n"),
                     {"refine[2]", "1 is listed twice"});
 }
+
+TEST(CaseFile, ClearMessagesForTabsTernariesInSetAndUnknownFunctions)
+{
+    expect_contains(error_of("mesh: {shape: unit_square}\n\tdegree: 2\n"),
+                    {"case.yaml:2", "line 2 has a tab character: YAML indents with spaces only"});
+    // An unquoted ternary in --set is the expression it looks like, not a YAML map.
+    const CaseSpec spec = parse_case_text(minimal, "case.yaml", "", {"problem.f=x < 0.5 ? 1 : 2"});
+    EXPECT_EQ(spec.problem.f, "x < 0.5 ? 1 : 2");
+    expect_contains(error_of(minimal + "problem:\n  f: \"foo(x) + sin(y)\"\n"),
+                    {"problem.f", "unknown function 'foo'", "functions: sin cos"});
+}
