@@ -31,6 +31,10 @@ void check_readable(const std::string& path, const std::string& what)
     if (fs::is_directory(status))
         throw MeshSourceError(what + " '" + path + "' is a folder, not a file");
     if (!std::ifstream(path)) throw MeshSourceError(what + " '" + path + "' cannot be read");
+    const std::string extension = std::filesystem::path(path).extension().string();
+    if (extension == ".gz" || extension == ".bz2" || extension == ".xz" || extension == ".zip")
+        throw MeshSourceError(what + " '" + path + "' is compressed (" + extension +
+                              "); gpufem reads Gmsh files uncompressed: decompress it first");
 }
 
 /// Throws unless the refinement count is sensible.

@@ -119,7 +119,8 @@ problem:                   (map) -div(kappa grad u) + b . grad u = f with bounda
   arguments. kappa, f, exact and the boundary values run where the data is (on the GPU with
   --backend cuda: a stack-machine program translated from muParser's bytecode). Numbers may
   be written unquoted.
-  Group names are checked against the mesh when the case runs.
+  Group names are checked against the mesh when the case runs; a physical group without a
+  name in the mesh file is called group<tag> (group5 for tag 5).
 
 )REF" + format_reference() + R"REF(solver:                    (map) the Krylov solver
   method: cg               (string, default cg) cg (symmetric positive definite systems) |

@@ -97,6 +97,20 @@ TEST(MeshInputGuard, GeoCommandsAreRefusedWithTheirLine)
     EXPECT_NO_THROW(load_mesh(spec));
 }
 
+TEST(MeshInputGuard, CompressedFilesAreNamedAsSuch)
+{
+    const Folder folder;
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::geo;
+    spec.path = folder.write("square.geo.gz", "not really gzip").string();
+    EXPECT_NE(error_of(spec).find("is compressed (.gz); gpufem reads Gmsh files uncompressed"),
+              std::string::npos)
+        << error_of(spec);
+    spec.kind = MeshSpec::Kind::file;
+    spec.path = folder.write("mesh.msh.xz", "x").string();
+    EXPECT_NE(error_of(spec).find("is compressed (.xz)"), std::string::npos);
+}
+
 TEST(MeshInputGuard, AllowedCommandsRun)
 {
     const Folder folder;
