@@ -12,7 +12,17 @@
 namespace gpufem {
 namespace {
 
-const BoundaryFacets& boundary_of(const Mesh& mesh, const std::string& group, const char* kind)
+/// The groups of a list of conditions, for messages.
+std::vector<std::string> group_names(const std::vector<BoundaryCondition>& conditions)
+{
+    std::vector<std::string> names;
+    for (const auto& bc : conditions) names.push_back(bc.group);
+    return names;
+}
+
+}  // namespace
+
+const BoundaryFacets& condition_facets(const Mesh& mesh, const std::string& group, const char* kind)
 {
     if (const BoundaryFacets* facets = mesh.find_boundary(group)) return *facets;
     for (const IgnoredGroup& ignored : mesh.ignored_boundaries)
@@ -31,28 +41,18 @@ const BoundaryFacets& boundary_of(const Mesh& mesh, const std::string& group, co
         kind, group, mesh.source, group, names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
 }
 
-/// The groups of a list of conditions, for messages.
-std::vector<std::string> group_names(const std::vector<BoundaryCondition>& conditions)
-{
-    std::vector<std::string> names;
-    for (const auto& bc : conditions) names.push_back(bc.group);
-    return names;
-}
-
-}  // namespace
-
 void check_boundary_groups(const Mesh& mesh, const ProblemSpec& problem)
 {
-    for (const auto& bc : problem.dirichlet) boundary_of(mesh, bc.group, "dirichlet");
-    for (const auto& bc : problem.neumann) boundary_of(mesh, bc.group, "neumann");
+    for (const auto& bc : problem.dirichlet) condition_facets(mesh, bc.group, "dirichlet");
+    for (const auto& bc : problem.neumann) condition_facets(mesh, bc.group, "neumann");
     if (problem.dirichlet.empty() || problem.neumann.empty()) return;
     // A Neumann facet whose nodes are all Dirichlet nodes adds nothing (its rows are replaced
     // by the Dirichlet values): a Neumann group lying on a Dirichlet group would be dropped.
     std::vector<std::uint8_t> fixed(static_cast<std::size_t>(mesh.num_nodes()), 0);
     for (const auto& bc : problem.dirichlet)
-        for (index_type node : boundary_of(mesh, bc.group, "dirichlet").connectivity) fixed[node] = 1;
+        for (index_type node : condition_facets(mesh, bc.group, "dirichlet").connectivity) fixed[node] = 1;
     for (const auto& bc : problem.neumann) {
-        const BoundaryFacets& facets = boundary_of(mesh, bc.group, "neumann");
+        const BoundaryFacets& facets = condition_facets(mesh, bc.group, "neumann");
         std::size_t covered = 0;
         for (std::size_t f = 0; f < facets.size(); ++f) {
             bool all = true;
@@ -75,7 +75,7 @@ DirichletNodes dirichlet_nodes(const Mesh& mesh, const std::vector<BoundaryCondi
     result.mask.assign(mesh.num_nodes(), 0);
     result.values.assign(mesh.num_nodes(), 0.0);
     for (const auto& bc : conditions) {
-        const BoundaryFacets& facets = boundary_of(mesh, bc.group, "dirichlet");
+        const BoundaryFacets& facets = condition_facets(mesh, bc.group, "dirichlet");
         const Expression g(bc.expression);
         for (index_type node : facets.connectivity) {
             const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(node)];
@@ -96,7 +96,7 @@ std::vector<double> neumann_load(const Mesh& mesh, const std::vector<BoundaryCon
 {
     std::vector<double> load(mesh.num_nodes(), 0.0);
     for (const auto& bc : conditions) {
-        const BoundaryFacets& facets = boundary_of(mesh, bc.group, "neumann");
+        const BoundaryFacets& facets = condition_facets(mesh, bc.group, "neumann");
         const Expression g(bc.expression);
         const ReferenceElement ref =
             make_reference_element(facets.type, facets.degree, 2 * facets.degree + 1);

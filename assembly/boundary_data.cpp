@@ -12,20 +12,6 @@
 #include "linalg/blas1.hpp"
 
 namespace gpufem {
-namespace {
-
-/// The facets of a condition's group; the message of check_boundary_groups when it has none.
-const BoundaryFacets& facets_of(const Mesh& mesh, const BoundaryCondition& bc, bool dirichlet)
-{
-    if (const BoundaryFacets* facets = mesh.find_boundary(bc.group)) return *facets;
-    ProblemSpec named;
-    (dirichlet ? named.dirichlet : named.neumann).push_back(bc);
-    check_boundary_groups(mesh, named);  // throws
-    throw std::logic_error("boundary group lookup");
-}
-
-}  // namespace
-
 template <typename V>
 const double* double_coordinates(const Mesh& mesh, const ElementData<V>& data,
                                  Array<double>& storage)
@@ -50,7 +36,7 @@ DirichletData<V> dirichlet_data(const ExecPtr& exec, const Mesh& mesh, const dou
     // Which nodes are constrained is topology: counted here, the values stay on exec.
     std::vector<std::uint8_t> constrained(mesh.num_nodes(), 0);
     for (const auto& bc : conditions) {
-        const BoundaryFacets& facets = facets_of(mesh, bc, true);
+        const BoundaryFacets& facets = condition_facets(mesh, bc.group, "dirichlet");
         for (index_type node : facets.connectivity) constrained[node] = 1;
         const Expression g(bc.expression);
         const Array<ExprInstruction> program = program_on(exec, g);
@@ -77,7 +63,7 @@ void add_neumann_load(const Mesh& mesh, const double* coordinates,
 {
     const ExecPtr& exec = rhs.executor();
     for (const auto& bc : conditions) {
-        const BoundaryFacets& facets = facets_of(mesh, bc, false);
+        const BoundaryFacets& facets = condition_facets(mesh, bc.group, "neumann");
         const ReferenceElement ref =
             make_reference_element(facets.type, facets.degree, 2 * facets.degree + 1);
         if (ref.nodes != facets.nodes_per_facet)

@@ -39,9 +39,8 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
     const int npe = mesh.nodes_per_cell;
 
     const ElementData<V> data = timed_problem_element_data<V>(exec, mesh, problem, system.times);
-    auto start = clock_type::now();
 
-    start = clock_type::now();
+    auto start = clock_type::now();
     const std::size_t cells = mesh.num_cells();
     Array<V> ke(exec, cells * npe * npe), fe(exec, cells * npe);
     system.rhs = Array<V>(exec, n);

@@ -29,12 +29,22 @@ int assembly_quadrature_degree(ElementType type, int order)
     return box ? 2 * order + 1 : 2 * order;
 }
 
+namespace {
+
+/// The mesh's reference element with the assembly quadrature.
+ReferenceElement assembly_reference_element(const Mesh& mesh)
+{
+    return make_reference_element(mesh.cell_type, mesh.degree,
+                                  assembly_quadrature_degree(mesh.cell_type, mesh.degree));
+}
+
+}  // namespace
+
 template <typename V>
 ElementData<V> make_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
                                          const ProblemSpec& problem)
 {
-    const ReferenceElement ref = make_reference_element(
-        mesh.cell_type, mesh.degree, assembly_quadrature_degree(mesh.cell_type, mesh.degree));
+    const ReferenceElement ref = assembly_reference_element(mesh);
     return make_element_data<V>(exec, mesh, ref, Expression(problem.kappa), Expression(problem.f),
                                 problem.convection);
 }
@@ -44,8 +54,7 @@ ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
                                           const ProblemSpec& problem, AssemblyTimes& times)
 {
     using clock = std::chrono::steady_clock;
-    const ReferenceElement ref = make_reference_element(
-        mesh.cell_type, mesh.degree, assembly_quadrature_degree(mesh.cell_type, mesh.degree));
+    const ReferenceElement ref = assembly_reference_element(mesh);
     auto start = clock::now();
     ElementData<V> data = make_geometry_data<V>(exec, mesh, ref);
     check_mesh_geometry(mesh, data);
@@ -66,9 +75,8 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     const index_type n = mesh.num_nodes();
 
     const ElementData<V> data = timed_problem_element_data<V>(exec, mesh, problem, system.times);
-    auto start = clock::now();
 
-    start = clock::now();
+    auto start = clock::now();
     CsrPattern pattern = build_csr_pattern(n, data.cells, mesh.nodes_per_cell);
     system.times.pattern = elapsed(*exec, start);
 

@@ -1,7 +1,6 @@
 #include "linalg/host_threads.hpp"
 
 #include <omp.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -9,15 +8,6 @@
 #include <string>
 
 namespace gpufem {
-
-int affinity_cpu_count()
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
-    const int count = CPU_COUNT(&set);
-    return count > 0 ? count : 1;
-}
 
 int host_threads() { return omp_get_max_threads(); }
 

@@ -3,9 +3,6 @@
 // idle ones wait (passively, so that they do not take a core from another process).
 namespace gpufem {
 
-/// CPUs this process may run on (sched_getaffinity; at least 1).
-int affinity_cpu_count();
-
 /// Threads the CPU kernels use now (OpenMP's current setting; libgomp starts from the
 /// affinity mask unless OMP_NUM_THREADS says otherwise).
 int host_threads();

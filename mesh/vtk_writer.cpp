@@ -105,6 +105,13 @@ vtkSmartPointer<vtkDoubleArray> field_array(const MeshField& field)
     return array;
 }
 
+/// Whether the cells' offsets (the largest is the connectivity's length) fit 32-bit ids: then
+/// make_grid stores them and the file holds them in 32 bits.
+bool ids_fit_32_bits(const Mesh& mesh)
+{
+    return mesh.cells.size() < static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
+}
+
 /// The mesh and its fields as a VTK unstructured grid.
 vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
                                                const std::vector<MeshField>& point_fields,
@@ -145,7 +152,7 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
             for (int i = 0; i < npc; ++i) to[c * npc + i] = from[gmsh_node[i]];
         }
     };
-    if (mesh.cells.size() < static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+    if (ids_fit_32_bits(mesh)) {
         vtkNew<vtkTypeInt32Array> offsets, connectivity;
         fill_cells(offsets.GetPointer(), connectivity.GetPointer());
         cell_array->SetData(offsets, connectivity);
@@ -227,7 +234,7 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
     }
     writer->SetHeaderTypeToUInt64();
     // 32-bit ids in the file unless an offset would not fit (make_grid stores the cells alike).
-    if (mesh.cells.size() < static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+    if (ids_fit_32_bits(mesh))
         writer->SetIdTypeToInt32();
     else
         writer->SetIdTypeToInt64();

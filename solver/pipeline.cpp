@@ -31,11 +31,10 @@ template <typename V>
 void check_true_residual(const LinearOperator<V>& a, const Array<V>& b, const Array<V>& x,
                          double tolerance, SolveResult& result)
 {
-    const double b_norm = std::sqrt(dot(b, b));
-    if (!(b_norm > 0)) return;
+    if (!(result.rhs_norm > 0)) return;  // ||b||, as the solver computed it
     Array<V> r = b.clone_to(b.executor());
     a.apply(V(-1), x, V(1), r);
-    result.true_relative_residual = std::sqrt(dot(r, r)) / b_norm;
+    result.true_relative_residual = std::sqrt(dot(r, r)) / result.rhs_norm;
     if (result.status == SolveStatus::converged &&
         !(result.true_relative_residual <= true_residual_slack * tolerance)) {
         result.status = SolveStatus::stagnated;

@@ -1,7 +1,6 @@
 #include "solver/run_case.hpp"
 
 #include <atomic>
-#include <new>
 #include <stdexcept>
 #include <chrono>
 #include <optional>
