@@ -17,11 +17,12 @@ struct CsrPattern {
 };
 
 #define GPUFEM_CSR_PATTERN_KERNELS(PREFIX, BODY)                                            \
-    /** The pattern of cells (nodes_per_cell nodes each) on exec. cpu: pairs (row, col) of   \
-        every cell, sorted and made unique (std::sort), row offsets by counting, positions   \
-        by binary search within rows. cuda: 64-bit keys row*n+col, CUB radix sort and        \
-        unique, row offsets by binary search (lower bound) of each row start, positions by   \
-        binary search within rows. */                                                        \
+    /** The pattern of cells (nodes_per_cell nodes each) on exec, built from the cells      \
+        around each node (row r: the distinct nodes of the cells around node r), with no     \
+        global sort: peak memory about col_idx twice plus the node-to-cell lists. cpu:       \
+        per row, gather, std::sort and unique (twice: lengths, then columns). cuda: one warp \
+        per row keeps the first occurrence of each node; CUB segmented sort of the rows.     \
+        Positions: binary search of column j in row i. */                                    \
     PREFIX CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,           \
                                         const Array<index_type>& cells,                      \
                                         int nodes_per_cell) BODY

@@ -2,6 +2,7 @@
 // Array<T>: a typed buffer that lives in one executor's memory space.
 #include <cstddef>
 #include <span>
+#include <type_traits>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -93,12 +94,17 @@ private:
     T* data_ = nullptr;
 };
 
-/// Uploads host doubles as an Array of V (float or double), converting on the host.
+/// Uploads host doubles as an Array of V (float or double): doubles as they are, floats
+/// converted on the host first.
 template <typename V>
-Array<V> upload_as(ExecPtr exec, const std::vector<double>& host)
+Array<V> upload_as(ExecPtr exec, std::span<const double> host)
 {
-    const std::vector<V> converted(host.begin(), host.end());
-    return Array<V>::from_host(std::move(exec), converted);
+    if constexpr (std::is_same_v<V, double>) {
+        return Array<V>::from_host(std::move(exec), host);
+    } else {
+        const std::vector<V> converted(host.begin(), host.end());
+        return Array<V>::from_host(std::move(exec), converted);
+    }
 }
 
 }  // namespace gpufem

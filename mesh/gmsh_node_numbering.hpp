@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "linalg/host_vector.hpp"
 #include "linalg/types.hpp"
 
 namespace gpufem {
@@ -23,7 +24,7 @@ public:
     /// Number of nodes the cells use.
     index_type size() const { return count_; }
     /// The coordinates (x, y, z per node, compact order); leaves this object without them.
-    std::vector<double> take_coordinates() { return std::move(coordinates_); }
+    HostVector<double> take_coordinates() { return std::move(coordinates_); }
 
 private:
     /// Position of a tag in sorted_tags_, or -1.
@@ -32,7 +33,7 @@ private:
     std::vector<std::size_t> sorted_tags_;  ///< every node tag of the model, increasing
     bool contiguous_ = false;               ///< sorted_tags_ is first, first + 1, ...
     std::vector<index_type> compact_;       ///< compact index per sorted position; -1 unused
-    std::vector<double> coordinates_;
+    HostVector<double> coordinates_;
     index_type count_ = 0;
 };
 

@@ -1,6 +1,9 @@
 #include "mesh/lagrange_basis.hpp"
 
+#include <map>
+#include <mutex>
 #include <stdexcept>
+#include <utility>
 #include <string>
 
 #include <gmsh.h>
@@ -72,7 +75,10 @@ void lagrange_basis(ElementType type, int order, const std::vector<double>& poin
         for (std::size_t c = 0; c < dim; ++c) gradients[dim * f + c] = raw_gradients[3 * f + c];
 }
 
-std::vector<double> lagrange_reference_nodes(ElementType type, int order)
+namespace {
+
+/// The reference nodes as Gmsh gives them (a Gmsh session per call).
+std::vector<double> gmsh_reference_nodes(ElementType type, int order)
 {
     const int gmsh_type = gmsh_element_type(type, order);  // checks the order
     std::string name;
@@ -91,6 +97,25 @@ std::vector<double> lagrange_reference_nodes(ElementType type, int order)
                               name + "' has " + std::to_string(nodes) + " nodes in " +
                               std::to_string(dim) + "D");
     return coordinates;
+}
+
+}  // namespace
+
+std::vector<double> lagrange_reference_nodes(ElementType type, int order)
+{
+    // Asked for again and again (every mesh, every facet group): each shape and order is read
+    // from Gmsh once per process.
+    static std::mutex mutex;
+    static std::map<std::pair<ElementType, int>, std::vector<double>> known;
+    {
+        const std::lock_guard lock(mutex);
+        const auto found = known.find({type, order});
+        if (found != known.end()) return found->second;
+    }
+    std::vector<double> nodes = gmsh_reference_nodes(type, order);
+    const std::lock_guard lock(mutex);
+    known.emplace(std::make_pair(type, order), nodes);
+    return nodes;
 }
 
 }  // namespace gpufem

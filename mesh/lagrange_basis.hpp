@@ -15,7 +15,8 @@ namespace gpufem {
 void lagrange_basis(ElementType type, int order, const std::vector<double>& points,
                     std::vector<double>& values, std::vector<double>& gradients);
 
-/// Reference coordinates of the nodes of the Lagrange element (nodes * dim values).
+/// Reference coordinates of the nodes of the Lagrange element (nodes * dim values); read from
+/// Gmsh once per shape and order, then remembered (safe to call from several threads).
 std::vector<double> lagrange_reference_nodes(ElementType type, int order);
 
 }  // namespace gpufem

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "linalg/host_vector.hpp"
 #include "linalg/types.hpp"
 
 namespace gpufem {
@@ -47,21 +48,28 @@ struct IgnoredGroup {
     std::string reason;
 };
 
+/// Where the time of building a mesh went (seconds).
+struct MeshBuildTimes {
+    double gmsh = 0;    ///< inside Gmsh: reading, meshing, refining, raising the order
+    double gpufem = 0;  ///< gpufem's own work: extracting Gmsh's mesh, or generating a shape
+};
+
 /// An unstructured mesh with one cell type.
 /// Nodes are those used by the cells, numbered 0..n-1 in Gmsh tag order.
 struct Mesh {
     int dim = 0;                       ///< 2 or 3
-    std::vector<double> coordinates;   ///< 3 per node (x, y, z; z = 0 in 2D)
+    HostVector<double> coordinates;    ///< 3 per node (x, y, z; z = 0 in 2D)
     ElementType cell_type = ElementType::triangle;
     int degree = 1;                     ///< order of the cells: nodes are the complete Lagrange
                                        ///< nodes of that order, in Gmsh's node order
     int nodes_per_cell = 0;
-    std::vector<index_type> cells;     ///< nodes_per_cell node indices per cell
+    HostVector<index_type> cells;      ///< nodes_per_cell node indices per cell
     std::vector<int> cell_group;       ///< physical tag of each cell's subdomain (0 if none)
     std::vector<PhysicalGroup> subdomains;   ///< physical groups of dimension dim
     std::vector<BoundaryFacets> boundaries;  ///< physical groups of dimension dim-1
     std::vector<IgnoredGroup> ignored_boundaries;  ///< groups of dimension dim-1 not usable
     std::string source;                ///< where the mesh came from, for messages and reports
+    MeshBuildTimes build_times;        ///< how long Gmsh and gpufem took to build it
 
     index_type num_nodes() const { return static_cast<index_type>(coordinates.size() / 3); }
     index_type num_cells() const { return static_cast<index_type>(cells.size() / nodes_per_cell); }

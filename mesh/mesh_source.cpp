@@ -1,6 +1,8 @@
 #include "mesh/mesh_source.hpp"
 
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -9,10 +11,12 @@
 #include <gmsh.h>
 #include <unistd.h>
 
+#include "linalg/host_threads.hpp"
 #include "mesh/gmsh_extract.hpp"
 #include "mesh/mesh_input_guard.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/gmsh_shapes.hpp"
+#include "mesh/structured_shapes.hpp"
 
 namespace gpufem {
 namespace {
@@ -139,6 +143,22 @@ std::string size_text(double size)
     return text.str();
 }
 
+/// Seconds since `start`.
+double seconds_since(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// Extracts the current model's mesh, with the Gmsh time since `start` and the extraction's.
+Mesh timed_extract(const std::string& source, int degree, std::chrono::steady_clock::time_point start)
+{
+    const double gmsh = seconds_since(start);
+    const auto extraction = std::chrono::steady_clock::now();
+    Mesh mesh = extract_mesh(source, degree);
+    mesh.build_times = {gmsh, seconds_since(extraction)};
+    return mesh;
+}
+
 /// Reads a .msh file (any MSH version Gmsh reads), optionally refined.
 Mesh load_file(const MeshSpec& spec)
 {
@@ -154,6 +174,7 @@ Mesh load_file(const MeshSpec& spec)
                               ") cannot be applied to a mesh file; use refine, or a .geo file");
     check_msh_header(spec.path);
     GmshSession session;
+    const auto start = std::chrono::steady_clock::now();
     try {
         run_gmsh_step(context, [&] { gmsh::open(spec.path); });
         refine_mesh(spec.refine, context);
@@ -161,10 +182,29 @@ Mesh load_file(const MeshSpec& spec)
         add_order_detail(spec.degree, details);
         const std::string source = described(spec.path, details);
         set_mesh_order(spec.degree, source);
-        return extract_mesh(source, spec.degree);
+        return timed_extract(source, spec.degree, start);
     } catch (...) {
         rethrow_as_mesh_error(context);
     }
+}
+
+/// Gmsh's default 3D algorithm (Delaunay, Mesh.Algorithm3D = 1) meshes on one thread.
+constexpr double gmsh_default_algorithm_3d = 1;
+/// Gmsh's parallel Delaunay (HXT).
+constexpr double gmsh_hxt_algorithm_3d = 10;
+/// Off until each Gmsh meshing runs in a fresh process: HXT's mesh depends on the meshes made
+/// before it in the same process (the points of a degree sweep got different meshes).
+constexpr bool hxt_enabled = false;
+
+/// Lets Gmsh mesh with the host's threads (General.NumThreads) and, in 3D, with its parallel
+/// algorithm HXT unless the script chose another 3D algorithm than the default.
+void use_parallel_meshing(int dim)
+{
+    gmsh::option::setNumber("General.NumThreads", host_threads());
+    double algorithm = gmsh_default_algorithm_3d;
+    gmsh::option::getNumber("Mesh.Algorithm3D", algorithm);
+    if (dim == 3 && algorithm == gmsh_default_algorithm_3d && hxt_enabled)
+        gmsh::option::setNumber("Mesh.Algorithm3D", gmsh_hxt_algorithm_3d);
 }
 
 /// Meshes a .geo file in its own dimension; `size` caps the element size (Mesh.MeshSizeMax,
@@ -185,16 +225,18 @@ Mesh load_geo(const MeshSpec& spec)
     add_order_detail(spec.degree, details);
     const std::string source = described(spec.path, details);
     GmshSession session;
+    const auto start = std::chrono::steady_clock::now();
     try {
         run_gmsh_step(context, [&] { gmsh::open(spec.path); });
         const int dim = gmsh::model::getDimension();
         if (dim < 2)
             throw MeshSourceError(context + " defines no surface or volume to mesh");
         if (spec.size > 0.0) gmsh::option::setNumber("Mesh.MeshSizeMax", spec.size);
+        use_parallel_meshing(dim);
         run_gmsh_step(context + ", meshing", [&] { gmsh::model::mesh::generate(dim); });
         refine_mesh(spec.refine, context);
         set_mesh_order(spec.degree, source);
-        return extract_mesh(source, spec.degree);
+        return timed_extract(source, spec.degree, start);
     } catch (...) {
         rethrow_as_mesh_error(context);
     }
@@ -211,12 +253,19 @@ Mesh load_shape(const MeshSpec& spec)
     const std::string source = described("shape " + request.shape, details);
     check_refine(spec.refine, source);
     check_order(spec.degree, source);
+    if (is_generated_shape(request.shape)) {
+        const auto start = std::chrono::steady_clock::now();
+        Mesh mesh = generate_shape_mesh(request, spec.refine, spec.degree, source);
+        mesh.build_times.gpufem = seconds_since(start);
+        return mesh;
+    }
     GmshSession session;
+    const auto start = std::chrono::steady_clock::now();
     try {
         mesh_shape(request, source);
         refine_mesh(spec.refine, source);
         set_mesh_order(spec.degree, source);
-        return extract_mesh(source, spec.degree);
+        return timed_extract(source, spec.degree, start);
     } catch (...) {
         rethrow_as_mesh_error(source);
     }

@@ -9,10 +9,10 @@ namespace gpufem {
 namespace {
 
 /// The element's nodes, sorted, into `nodes` (resized to npe; reused between calls).
-void sorted_nodes(const std::vector<index_type>& connectivity, int npe, std::size_t e,
+void sorted_nodes(const index_type* connectivity, int npe, std::size_t e,
                   std::vector<index_type>& nodes)
 {
-    const auto first = connectivity.begin() + static_cast<std::ptrdiff_t>(e * npe);
+    const index_type* first = connectivity + e * npe;
     nodes.assign(first, first + npe);
     std::sort(nodes.begin(), nodes.end());
 }
@@ -30,7 +30,8 @@ std::uint64_t hash_nodes(const std::vector<index_type>& nodes)
 
 }  // namespace
 
-std::size_t drop_repeated_elements(std::vector<index_type>& connectivity, int nodes_per_element,
+template <typename Connectivity>
+std::size_t drop_repeated_elements(Connectivity& connectivity, int nodes_per_element,
                                    std::vector<int>* per_element)
 {
     const int npe = nodes_per_element;
@@ -42,7 +43,7 @@ std::size_t drop_repeated_elements(std::vector<index_type>& connectivity, int no
     std::vector<index_type> nodes, other;
     std::vector<std::pair<std::uint64_t, std::size_t>> keys(count);
     for (std::size_t e = 0; e < count; ++e) {
-        sorted_nodes(connectivity, npe, e, nodes);
+        sorted_nodes(connectivity.data(), npe, e, nodes);
         keys[e] = {hash_nodes(nodes), e};
     }
     std::sort(keys.begin(), keys.end());
@@ -53,10 +54,10 @@ std::size_t drop_repeated_elements(std::vector<index_type>& connectivity, int no
         std::size_t end = begin + 1;
         while (end < count && keys[end].first == keys[begin].first) ++end;
         for (std::size_t i = begin + 1; i < end; ++i) {  // within a run, element order rises
-            sorted_nodes(connectivity, npe, keys[i].second, nodes);
+            sorted_nodes(connectivity.data(), npe, keys[i].second, nodes);
             for (std::size_t j = begin; j < i; ++j) {
                 if (repeated[keys[j].second]) continue;
-                sorted_nodes(connectivity, npe, keys[j].second, other);
+                sorted_nodes(connectivity.data(), npe, keys[j].second, other);
                 if (other == nodes) {
                     repeated[keys[i].second] = 1;
                     ++removed;
@@ -80,5 +81,8 @@ std::size_t drop_repeated_elements(std::vector<index_type>& connectivity, int no
     if (per_element) per_element->resize(kept);
     return removed;
 }
+
+template std::size_t drop_repeated_elements(std::vector<index_type>&, int, std::vector<int>*);
+template std::size_t drop_repeated_elements(HostVector<index_type>&, int, std::vector<int>*);
 
 }  // namespace gpufem

@@ -6,6 +6,10 @@
 #   scripts/gpu_check.sh solvers the Krylov tests and sanitizers, the solver benchmark
 #   scripts/gpu_check.sh phases  report.json phase times of GPU-sized cases on cuda (the host
 #                                phases: coefficients, errors, output), as a table
+#   scripts/gpu_check.sh scale   mesh, pattern and whole-run times with the peak device memory
+#                                (nvidia-smi every 20 ms) of bench_cube_4m, a Q2 cube and
+#                                scale_cube_q1_64m (SCALE_CASES), with this build and, if packed,
+#                                bundle/bin/gpufem_old
 #   scripts/gpu_check.sh compare bench spmv (bench_cube_4m) and bench solver (bench_cube_262k)
 #                                with this build and with bundle/bin/gpufem_old (an earlier
 #                                build packed as gpufem_old), in the same run
@@ -56,10 +60,8 @@ sanitize() {  # tool, test program, gtest filter
     phase_run poisson_cube_q2 poisson_cube --set mesh.size=0.02 --set degree=2
     phase_run bench_cube_4m bench_cube_4m
     phase_run bench_cube_4m_none bench_cube_4m --set output.compression=none
-    # issue 12's unstructured case: P1 tetrahedra, kappa = 1 + x y z, about 444k unknowns
-    # (Gmsh takes about 90 s to mesh it)
-    [[ ${PHASES_TET:-1} == 1 ]] && phase_run tet_cube_444k poisson_cube \
-      --set mesh.elements=tetrahedron --set mesh.size=0.012
+    # P1 tetrahedra (6 per cube of the generated grid), kappa = 1 + x y z, 600k unknowns
+    phase_run tet_cube_600k poisson_cube --set mesh.elements=tetrahedron --set mesh.size=0.012
     python3 - "$OUT" <<'PY'
 import glob, json, os, sys
 print(f"{'case':<20}{'unknowns':>10}{'mesh':>9}{'geom':>9}{'coeff':>9}{'pattern':>9}{'values':>9}"
@@ -71,6 +73,36 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], 'phases_*.json'))):
           f"{a['values']:>9.4f}{a['boundary']:>9.4f}{a['total']:>9.4f}{t['solve']:>9.4f}"
           f"{t['errors']:>9.4f}{t['output']:>9.4f}")
 PY
+  elif [[ $stage == scale ]]; then
+    peak_run() {  # program, name, case, extra arguments: times and peak device memory
+      local prog=$1 name=$2 case=$3; shift 3
+      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 20 > /tmp/mem_$name.txt &
+      local sampler=$!
+      local start=$(date +%s.%N)
+      run $prog run cases/$case.yaml --backend cuda -q -o /tmp/gpufem_runs/$name "$@" > /tmp/log_$name.txt 2>&1 ||
+        { echo "$name failed"; tail -5 /tmp/log_$name.txt; }
+      local end=$(date +%s.%N)
+      kill $sampler; wait $sampler 2>/dev/null
+      cp /tmp/gpufem_runs/$name/report.json "$OUT/scale_$name.json" 2>/dev/null
+      python3 - "$OUT/scale_$name.json" "$name" "$(sort -n /tmp/mem_$name.txt | tail -1)" "$start" "$end" <<'PY'
+import json, sys
+path, name, peak, start, end = sys.argv[1:]
+try:
+    r = json.load(open(path)); t = r['times']; a = t['assembly']
+    print(f"{name:<28}{r['unknowns']['count']:>11}{r['matrix']['nnz'] if 'matrix' in r else 0:>12}"
+          f"{t['mesh']:>8.3f}{a['pattern']:>9.4f}{a['total']:>9.3f}{t['solve']:>8.3f}"
+          f"{t['output']:>8.3f}{t['total']:>8.2f}{float(end) - float(start):>8.2f}{peak:>9} MiB")
+except Exception as e:
+    print(name, 'no report', e, 'peak', peak, 'MiB')
+PY
+    }
+    echo "case                          unknowns         nnz    mesh  pattern assembly   solve  output   total    wall     peak"
+    progs=gpufem; [[ -x /tmp/bundle/bin/gpufem_old ]] && progs="gpufem_old gpufem"
+    for prog in $progs; do
+      peak_run $prog ${prog}_cube_4m bench_cube_4m
+      peak_run $prog ${prog}_cube_q2 poisson_cube --set degree=2 --set mesh.size=0.02
+    done
+    for c in ${SCALE_CASES:-scale_cube_q1_64m}; do peak_run gpufem $c $c; done
   elif [[ $stage == compare ]]; then
     for prog in gpufem_old gpufem; do
       echo "== $prog: bench spmv bench_cube_4m"

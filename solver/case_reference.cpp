@@ -73,15 +73,20 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            file's folder; the file must exist
   geo: PATH                (string) a Gmsh .geo file, meshed by Gmsh; same path rules as file
   shape: NAME              (string) a built-in shape: unit_square | unit_cube | l_shape | disk
-                           (unit_cube is 3D, the others 2D)
+                           (unit_cube is 3D, the others 2D). gpufem generates unit_square,
+                           unit_cube and l_shape itself: a grid of n = ceil(1/size) boxes per
+                           unit length, triangles splitting each square along its diagonal
+                           from the lower-left corner, tetrahedra splitting each cube into the
+                           6 around its diagonal from (0,0,0) (Kuhn); Gmsh meshes the disk
   elements: TYPE           (string, shape only; default quadrilateral in 2D, hexahedron in 3D)
                            triangle | quadrilateral (2D), tetrahedron | hexahedron (3D);
                            tri, quad, tet, hex are accepted as aliases
   size: H                  (number > 0, geo and shape only; default 0.1 for a shape, the .geo
                            file's own sizes for geo) target element size
   refine: N                (integer 0..10 or a list of them, default 0) uniform refinements
-                           after meshing; each halves the element size. A list ([0, 1, 2])
-                           runs the case once per level (a sweep)
+                           after meshing; each halves the element size (a generated shape is
+                           generated 2^N times finer, which is what refining it gives). A list
+                           ([0, 1, 2]) runs the case once per level (a sweep)
   size_scales_with_degree: false  (boolean, geo and shape only) use size * degree as the element
                            size, so that a degree sweep keeps the number of unknowns about fixed
   allow_commands: false    (boolean, geo only) let the .geo script run System, SystemCall,
@@ -92,7 +97,8 @@ mesh:                      (map, required) where the mesh comes from: exactly on
 
 degree: 1                  (integer 1..4 or a list of them, default 1) polynomial degree of the
                            Lagrange elements (P1-P4 on simplices, Q1-Q4 on boxes; isoparametric,
-                           high-order nodes placed by Gmsh). A list ([1, 2, 3, 4]) runs every
+                           high-order nodes placed by Gmsh, or on the grid of a generated
+                           shape). A list ([1, 2, 3, 4]) runs every
                            degree; with a refine list, every combination, and prints one table
                            (degree, mesh, unknowns, nnz, iterations, times, errors and rates);
                            results go to d<degree>_r<refine>/ with a result.pvd collection

@@ -78,7 +78,8 @@ CaseMesh load_case_mesh(const CaseSpec& spec)
     }
     out.seconds = seconds_since(start);
     const Mesh& mesh = out.mesh;
-    if (mesh.cell_type == ElementType::tetrahedron && spec.mesh.refine > 0)
+    if (mesh.cell_type == ElementType::tetrahedron && spec.mesh.refine > 0 &&
+        spec.mesh.kind != MeshSpec::Kind::shape)
         spdlog::warn("mesh.refine on tetrahedra: Gmsh splits each tetrahedron into 8 along an "
                      "arbitrary inner diagonal, which degrades the cells and slows convergence; "
                      "prefer a smaller mesh.size");

@@ -146,6 +146,7 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
     const CaseMesh loaded = in_phase("mesh", [&] { return load_case_mesh(spec); });
     const Mesh& mesh = loaded.mesh;
     record.time_mesh = loaded.seconds;
+    record.time_mesh_parts = loaded.mesh.build_times;
     record.mesh_source = mesh.source;
     record.dim = mesh.dim;
     record.cell_type = element_type_name(mesh.cell_type);

@@ -38,6 +38,7 @@ struct RunRecord {
     index_type dirichlet_rows = 0;
     // times (seconds)
     double time_mesh = 0;
+    MeshBuildTimes time_mesh_parts;  ///< of time_mesh: in Gmsh, and gpufem's own
     AssemblyTimes time_assembly;
     double time_operator = 0;
     double time_solve = 0;

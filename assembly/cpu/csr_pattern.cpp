@@ -4,25 +4,64 @@
 #include <cstdint>
 #include <vector>
 
+#include "linalg/cpu/chunked_loops.hpp"
+
 namespace gpufem::kernels::cpu {
+namespace {
+
+/// The cells around each node: offsets (num_nodes + 1) and cell numbers, each node's cells in
+/// increasing order.
+struct NodeCells {
+    std::vector<std::int64_t> offsets;
+    std::vector<index_type> cells;
+};
+
+NodeCells node_cells(index_type num_nodes, const index_type* conn, std::size_t num_cells, int npe)
+{
+    NodeCells adjacency;
+    adjacency.offsets.assign(static_cast<std::size_t>(num_nodes) + 1, 0);
+    const std::size_t entries = num_cells * npe;
+    for (std::size_t k = 0; k < entries; ++k) ++adjacency.offsets[conn[k] + 1];
+    for (index_type r = 0; r < num_nodes; ++r) adjacency.offsets[r + 1] += adjacency.offsets[r];
+    adjacency.cells.resize(entries);
+    std::vector<std::int64_t> cursor(adjacency.offsets.begin(), adjacency.offsets.end() - 1);
+    for (std::size_t k = 0; k < entries; ++k)
+        adjacency.cells[cursor[conn[k]]++] = static_cast<index_type>(k / npe);
+    return adjacency;
+}
+
+/// The columns of row r, sorted and unique, into `columns` (the nodes of the cells around r).
+void row_columns(index_type r, const NodeCells& adjacency, const index_type* conn, int npe,
+                 std::vector<index_type>& columns)
+{
+    columns.clear();
+    for (std::int64_t a = adjacency.offsets[r]; a < adjacency.offsets[r + 1]; ++a) {
+        const index_type* nodes = conn + static_cast<std::size_t>(adjacency.cells[a]) * npe;
+        columns.insert(columns.end(), nodes, nodes + npe);
+    }
+    std::sort(columns.begin(), columns.end());
+    columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+}
+
+}  // namespace
 
 CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
                              const Array<index_type>& cells, int npe)
 {
     const std::size_t num_cells = cells.size() / npe;
-    const std::uint64_t n = static_cast<std::uint64_t>(num_nodes);
     const index_type* conn = cells.data();
+    const NodeCells adjacency = node_cells(num_nodes, conn, num_cells, npe);
 
-    std::vector<std::uint64_t> keys(num_cells * npe * npe);
-    for (std::size_t e = 0; e < num_cells; ++e)
-        for (int i = 0; i < npe; ++i)
-            for (int j = 0; j < npe; ++j)
-                keys[(e * npe + i) * npe + j] =
-                    static_cast<std::uint64_t>(conn[e * npe + i]) * n + conn[e * npe + j];
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    // Row lengths, then offsets, then the columns: each row from the cells around its node.
+    std::vector<std::int64_t> length(static_cast<std::size_t>(num_nodes) + 1, 0);
+    chunked_for(num_nodes, [&](long long r) {
+        thread_local std::vector<index_type> columns;
+        row_columns(static_cast<index_type>(r), adjacency, conn, npe, columns);
+        length[r + 1] = static_cast<std::int64_t>(columns.size());
+    });
+    for (index_type r = 0; r < num_nodes; ++r) length[r + 1] += length[r];
+    const index_type nnz = checked_index(length[num_nodes], "matrix nnz");
 
-    const index_type nnz = checked_index(static_cast<std::int64_t>(keys.size()), "matrix nnz");
     CsrPattern pattern;
     pattern.rows = num_nodes;
     pattern.row_ptr = Array<index_type>(exec, num_nodes + 1);
@@ -30,16 +69,17 @@ CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
     pattern.cell_to_csr = Array<index_type>(exec, num_cells * npe * npe);
     index_type* ptr = pattern.row_ptr.data();
     index_type* col = pattern.col_idx.data();
+    std::transform(length.begin(), length.end(), ptr,
+                   [](std::int64_t v) { return static_cast<index_type>(v); });
+    chunked_for(num_nodes, [&](long long r) {
+        thread_local std::vector<index_type> columns;
+        row_columns(static_cast<index_type>(r), adjacency, conn, npe, columns);
+        std::copy(columns.begin(), columns.end(), col + ptr[r]);
+    });
 
-    std::fill(ptr, ptr + num_nodes + 1, 0);
-    for (index_type k = 0; k < nnz; ++k) {
-        ++ptr[keys[k] / n + 1];
-        col[k] = static_cast<index_type>(keys[k] % n);
-    }
-    for (index_type r = 0; r < num_nodes; ++r) ptr[r + 1] += ptr[r];
-
+    // Position of each local entry (i, j): binary search of column j in row i.
     index_type* pos = pattern.cell_to_csr.data();
-    for (std::size_t e = 0; e < num_cells; ++e)
+    chunked_for(static_cast<long long>(num_cells), [&](long long e) {
         for (int i = 0; i < npe; ++i) {
             const index_type row = conn[e * npe + i];
             for (int j = 0; j < npe; ++j) {
@@ -48,6 +88,7 @@ CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
                 pos[(e * npe + i) * npe + j] = static_cast<index_type>(found - col);
             }
         }
+    });
     return pattern;
 }
 

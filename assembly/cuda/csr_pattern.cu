@@ -1,7 +1,7 @@
 #include <cstdint>
 
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_select.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 
 #include "assembly/csr_pattern.hpp"
 #include "linalg/cuda/cuda_check.hpp"
@@ -13,35 +13,107 @@ constexpr int block_size = 256;
 
 unsigned grid_for(std::size_t n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
 
-/// One key row*n+col per local entry (i, j) of every cell.
-__global__ void pair_keys_kernel(std::size_t num_entries, int npe, std::uint64_t n,
-                                 const index_type* __restrict__ cells, std::uint64_t* __restrict__ keys)
+/// counts[v + 1] = number of cells around node v (counts zeroed, n + 1 entries).
+__global__ void count_node_cells_kernel(std::size_t entries, const index_type* __restrict__ cells,
+                                        unsigned long long* __restrict__ counts)
 {
     const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (k >= num_entries) return;
-    const std::size_t e = k / (npe * npe);
-    const int local = static_cast<int>(k % (npe * npe));
-    const index_type row = cells[e * npe + local / npe];
-    const index_type col = cells[e * npe + local % npe];
-    keys[k] = static_cast<std::uint64_t>(row) * n + col;
+    if (k < entries) atomicAdd(&counts[cells[k] + 1], 1ULL);
 }
 
-/// col_idx from keys; row_ptr[r] = first key >= r*n (lower bound), r = 0..rows.
-__global__ void split_keys_kernel(index_type nnz, index_type rows, std::uint64_t n,
-                                  const std::uint64_t* __restrict__ keys,
-                                  index_type* __restrict__ col_idx, index_type* __restrict__ row_ptr)
+/// The cells around each node, from the offsets (inclusive sums of the counts): cursor starts
+/// as a copy of the offsets; a node's cells end up in no particular order.
+__global__ void fill_node_cells_kernel(std::size_t entries, int npe,
+                                       const index_type* __restrict__ cells,
+                                       unsigned long long* __restrict__ cursor,
+                                       index_type* __restrict__ node_cells)
+{
+    const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (k < entries) node_cells[atomicAdd(&cursor[cells[k]], 1ULL)] = static_cast<index_type>(k / npe);
+}
+
+/// The candidates of a row are the nodes of the cells around it, cell by cell; candidate p
+/// (cell a = p / npe of the row's list, local node p % npe) counts once: when no earlier cell
+/// of the list holds the same node (the nodes of one cell are distinct). One warp per row.
+struct RowCandidates {
+    const index_type* cells;
+    const index_type* row_cells;  ///< the cells around the row's node
+    long long count;              ///< row_cells entries
+    int npe;
+
+    __device__ index_type at(long long p) const
+    {
+        return cells[static_cast<std::size_t>(row_cells[p / npe]) * npe + p % npe];
+    }
+    __device__ bool first(long long p, index_type value) const
+    {
+        for (long long a = 0; a < p / npe; ++a) {
+            const index_type* nodes = cells + static_cast<std::size_t>(row_cells[a]) * npe;
+            for (int j = 0; j < npe; ++j)
+                if (nodes[j] == value) return false;
+        }
+        return true;
+    }
+};
+
+/// Walks the candidates of the warp's row 32 at a time; calls visit(value, slot) on the lane of
+/// every first occurrence, slot = the number of first occurrences before it. Returns their count.
+template <typename Visit>
+__device__ long long for_each_unique(const RowCandidates& row, Visit&& visit)
+{
+    const int lane = threadIdx.x % 32;
+    const long long total = row.count * row.npe;
+    long long found = 0;
+    for (long long base = 0; base < total; base += 32) {
+        const long long p = base + lane;
+        index_type value = 0;
+        bool first = false;
+        if (p < total) {
+            value = row.at(p);
+            first = row.first(p, value);
+        }
+        const unsigned mask = __ballot_sync(0xffffffffu, first);
+        if (first) visit(value, found + __popc(mask & ((1u << lane) - 1u)));
+        found += __popc(mask);
+    }
+    return found;
+}
+
+/// lengths[r + 1] = the number of distinct columns of row r (one warp per row).
+__global__ void row_lengths_kernel(index_type rows, int npe, const index_type* __restrict__ cells,
+                                   const unsigned long long* __restrict__ offsets,
+                                   const index_type* __restrict__ node_cells,
+                                   long long* __restrict__ lengths)
+{
+    const long long r = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
+    if (r >= rows) return;
+    const RowCandidates row{cells, node_cells + offsets[r],
+                            static_cast<long long>(offsets[r + 1] - offsets[r]), npe};
+    const long long count = for_each_unique(row, [](index_type, long long) {});
+    if (threadIdx.x % 32 == 0) lengths[r + 1] = count;
+}
+
+/// The distinct columns of each row, unsorted, at the row's offset in `columns`.
+__global__ void row_columns_kernel(index_type rows, int npe, const index_type* __restrict__ cells,
+                                   const unsigned long long* __restrict__ offsets,
+                                   const index_type* __restrict__ node_cells,
+                                   const index_type* __restrict__ row_ptr,
+                                   index_type* __restrict__ columns)
+{
+    const long long r = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
+    if (r >= rows) return;
+    const RowCandidates row{cells, node_cells + offsets[r],
+                            static_cast<long long>(offsets[r + 1] - offsets[r]), npe};
+    index_type* out = columns + row_ptr[r];
+    for_each_unique(row, [&](index_type value, long long slot) { out[slot] = value; });
+}
+
+/// row_ptr from the 64-bit inclusive sums of the row lengths.
+__global__ void narrow_offsets_kernel(index_type count, const long long* __restrict__ wide,
+                                      index_type* __restrict__ narrow)
 {
     const index_type t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < nnz) col_idx[t] = static_cast<index_type>(keys[t] % n);
-    if (t <= rows) {
-        const std::uint64_t target = static_cast<std::uint64_t>(t) * n;
-        index_type lo = 0, hi = nnz;
-        while (lo < hi) {
-            const index_type mid = lo + (hi - lo) / 2;
-            if (keys[mid] < target) lo = mid + 1; else hi = mid;
-        }
-        row_ptr[t] = lo;
-    }
+    if (t < count) narrow[t] = static_cast<index_type>(wide[t]);
 }
 
 /// Position of each local entry (i, j) in the CSR arrays: binary search in the row.
@@ -65,13 +137,6 @@ __global__ void cell_to_csr_kernel(std::size_t num_entries, int npe,
     pos[k] = lo;
 }
 
-int bits_needed(std::uint64_t max_value)
-{
-    int bits = 1;
-    while (bits < 64 && (max_value >> bits) != 0) ++bits;
-    return bits;
-}
-
 }  // namespace
 
 CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
@@ -79,48 +144,93 @@ CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
 {
     auto stream = static_cast<cudaStream_t>(exec->stream());
     const std::size_t num_cells = cells.size() / npe;
-    const std::size_t entries = num_cells * npe * npe;
-    const std::uint64_t n = static_cast<std::uint64_t>(num_nodes);
+    const std::size_t entries = num_cells * npe;
+    const std::size_t rows = static_cast<std::size_t>(num_nodes);
 
-    Array<std::uint64_t> keys(exec, entries), sorted(exec, entries);
+    // The cells around each node.
+    Array<unsigned long long> offsets(exec, rows + 1), cursor(exec, rows + 1);
+    Array<index_type> node_cells(exec, entries);
+    GPUFEM_CUDA_CHECK(cudaMemsetAsync(offsets.data(), 0, (rows + 1) * sizeof(unsigned long long), stream));
     if (entries > 0) {
-        pair_keys_kernel<<<grid_for(entries), block_size, 0, stream>>>(entries, npe, n, cells.data(),
-                                                                       keys.data());
+        count_node_cells_kernel<<<grid_for(entries), block_size, 0, stream>>>(entries, cells.data(),
+                                                                               offsets.data());
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
-    const int end_bit = bits_needed(n * n > 0 ? n * n - 1 : 0);
+    std::size_t scan_bytes = 0;
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, offsets.data(),
+                                                    offsets.data(), rows + 1, stream));
+    Array<char> scan_temp(exec, scan_bytes);
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_temp.data(), scan_bytes, offsets.data(),
+                                                    offsets.data(), rows + 1, stream));
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(cursor.data(), offsets.data(),
+                                      (rows + 1) * sizeof(unsigned long long),
+                                      cudaMemcpyDeviceToDevice, stream));
+    if (entries > 0) {
+        fill_node_cells_kernel<<<grid_for(entries), block_size, 0, stream>>>(
+            entries, npe, cells.data(), cursor.data(), node_cells.data());
+        GPUFEM_CUDA_CHECK_LAUNCH();
+    }
+    cursor = Array<unsigned long long>();
 
-    // Sort, then unique (into keys), with one temporary buffer sized for both.
-    std::size_t sort_bytes = 0, unique_bytes = 0;
-    GPUFEM_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, keys.data(), sorted.data(),
-                                                     entries, 0, end_bit, stream));
-    Array<index_type> count(exec, 1);
-    GPUFEM_CUDA_CHECK(cub::DeviceSelect::Unique(nullptr, unique_bytes, sorted.data(), keys.data(),
-                                                count.data(), entries, stream));
-    Array<char> temp(exec, std::max(sort_bytes, unique_bytes));
-    GPUFEM_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), sort_bytes, keys.data(),
-                                                     sorted.data(), entries, 0, end_bit, stream));
-    GPUFEM_CUDA_CHECK(cub::DeviceSelect::Unique(temp.data(), unique_bytes, sorted.data(), keys.data(),
-                                                count.data(), entries, stream));
-    const index_type nnz = count.to_host()[0];
-    sorted = Array<std::uint64_t>();  // free before the remaining allocations
-    temp = Array<char>();
+    // Row lengths (64-bit sums: nnz is checked before it is narrowed), then the columns.
+    Array<long long> lengths(exec, rows + 1);
+    GPUFEM_CUDA_CHECK(cudaMemsetAsync(lengths.data(), 0, (rows + 1) * sizeof(long long), stream));
+    const unsigned warp_blocks = grid_for(rows * 32);
+    if (rows > 0) {
+        row_lengths_kernel<<<warp_blocks, block_size, 0, stream>>>(
+            num_nodes, npe, cells.data(), offsets.data(), node_cells.data(), lengths.data());
+        GPUFEM_CUDA_CHECK_LAUNCH();
+    }
+    std::size_t sum_bytes = 0;
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, sum_bytes, lengths.data(),
+                                                    lengths.data(), rows + 1, stream));
+    if (sum_bytes > scan_temp.size()) scan_temp = Array<char>(exec, sum_bytes);
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_temp.data(), sum_bytes, lengths.data(),
+                                                    lengths.data(), rows + 1, stream));
+    long long total = 0;
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&total, lengths.data() + rows, sizeof(long long),
+                                      cudaMemcpyDeviceToHost, stream));
+    exec->synchronize();
+    const index_type nnz = checked_index(total, "matrix nnz");
 
     CsrPattern pattern;
     pattern.rows = num_nodes;
-    pattern.row_ptr = Array<index_type>(exec, num_nodes + 1);
-    pattern.col_idx = Array<index_type>(exec, nnz);
-    pattern.cell_to_csr = Array<index_type>(exec, entries);
-    split_keys_kernel<<<grid_for(std::max<std::size_t>(nnz, num_nodes + 1)), block_size, 0, stream>>>(
-        nnz, num_nodes, n, keys.data(), pattern.col_idx.data(), pattern.row_ptr.data());
+    pattern.row_ptr = Array<index_type>(exec, rows + 1);
+    narrow_offsets_kernel<<<grid_for(rows + 1), block_size, 0, stream>>>(
+        num_nodes + 1, lengths.data(), pattern.row_ptr.data());
     GPUFEM_CUDA_CHECK_LAUNCH();
-    if (entries > 0) {
-        cell_to_csr_kernel<<<grid_for(entries), block_size, 0, stream>>>(
-            entries, npe, cells.data(), pattern.row_ptr.data(), pattern.col_idx.data(),
+    lengths = Array<long long>();
+    {
+        Array<index_type> unsorted(exec, nnz);
+        if (rows > 0) {
+            row_columns_kernel<<<warp_blocks, block_size, 0, stream>>>(
+                num_nodes, npe, cells.data(), offsets.data(), node_cells.data(),
+                pattern.row_ptr.data(), unsorted.data());
+            GPUFEM_CUDA_CHECK_LAUNCH();
+        }
+        offsets = Array<unsigned long long>();
+        node_cells = Array<index_type>();
+        pattern.col_idx = Array<index_type>(exec, nnz);
+        std::size_t sort_bytes = 0;
+        GPUFEM_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(
+            nullptr, sort_bytes, unsorted.data(), pattern.col_idx.data(), nnz, num_nodes,
+            pattern.row_ptr.data(), pattern.row_ptr.data() + 1, stream));
+        Array<char> sort_temp(exec, sort_bytes);
+        GPUFEM_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(
+            sort_temp.data(), sort_bytes, unsorted.data(), pattern.col_idx.data(), nnz, num_nodes,
+            pattern.row_ptr.data(), pattern.row_ptr.data() + 1, stream));
+        exec->synchronize();  // unsorted and sort_temp are freed here
+    }
+
+    const std::size_t local_entries = num_cells * npe * npe;
+    pattern.cell_to_csr = Array<index_type>(exec, local_entries);
+    if (local_entries > 0) {
+        cell_to_csr_kernel<<<grid_for(local_entries), block_size, 0, stream>>>(
+            local_entries, npe, cells.data(), pattern.row_ptr.data(), pattern.col_idx.data(),
             pattern.cell_to_csr.data());
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
-    exec->synchronize();  // keys is freed on return
+    exec->synchronize();
     return pattern;
 }
 

@@ -42,9 +42,9 @@ inline std::array<double, 3> to_unit_cell(ElementType type, const double* xi)
     return x;
 }
 
-/// The unit square (2D types) or unit cube (3D types) meshed by Gmsh with cells of this type
-/// and order and element size h (boxes: structured, simplices: unstructured), with Gmsh's
-/// boundary groups (left, right, bottom, top; front, back in 3D; boundary).
+/// The unit square (2D types) or unit cube (3D types) with cells of this type and order and
+/// element size h, as gpufem generates it (a structured grid; simplices split each box), with
+/// the shape's boundary groups (left, right, bottom, top; front, back in 3D; boundary).
 inline Mesh unit_box_mesh(ElementType type, int order, double h)
 {
     MeshSpec spec;

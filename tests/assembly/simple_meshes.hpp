@@ -25,7 +25,7 @@ inline Mesh single_cell(ElementType type, double s = 1.0)
     default: break;
     }
     for (double& x : ref) x *= s;
-    m.coordinates = ref;
+    m.coordinates.assign(ref.begin(), ref.end());
     for (int i = 0; i < m.nodes_per_cell; ++i) m.cells.push_back(i);
     m.cell_group = {0};
     m.source = "single test cell";

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "mesh/mesh.hpp"
+#include "mesh/mesh_source.hpp"
 
 namespace gpufem::test {
 
@@ -40,6 +41,20 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+/// A built-in shape's mesh (elements "" and size 0: the shape's defaults).
+inline Mesh load_shape_mesh(const std::string& shape, const std::string& elements, double size,
+                            int degree = 1, int refine = 0)
+{
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::shape;
+    spec.shape = shape;
+    spec.elements = elements;
+    spec.size = size;
+    spec.degree = degree;
+    spec.refine = refine;
+    return load_mesh(spec);
+}
 
 using Vec3 = std::array<double, 3>;
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <numbers>
 #include <set>
+#include <span>
 
 #include <gmsh.h>
 #include <gtest/gtest.h>
@@ -28,14 +29,7 @@ namespace geo = gmsh::model::geo;
 Mesh load_shape(const std::string& shape, const std::string& elements, double size, int order,
                 int refine = 0)
 {
-    MeshSpec spec;
-    spec.kind = MeshSpec::Kind::shape;
-    spec.shape = shape;
-    spec.elements = elements;
-    spec.size = size;
-    spec.degree = order;
-    spec.refine = refine;
-    return load_mesh(spec);
+    return test::load_shape_mesh(shape, elements, size, order, refine);
 }
 
 Mesh load_path(MeshSpec::Kind kind, const std::filesystem::path& path, int order, int refine = 0)
@@ -64,7 +58,7 @@ std::string error_of(F&& f)
 /// first-order map of the element's vertices puts that node's Gmsh reference coordinates:
 /// true of straight-sided meshes and checks that the nodes follow lagrange_reference_nodes.
 void expect_nodes_at_reference_positions(const Mesh& mesh, ElementType type, int order,
-                                         const std::vector<index_type>& connectivity)
+                                         std::span<const index_type> connectivity)
 {
     const int n = lagrange_node_count(type, order), vertices = element_node_count(type);
     std::vector<double> linear, gradients;

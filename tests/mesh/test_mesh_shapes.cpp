@@ -70,16 +70,16 @@ std::vector<ShapeCase> shape_cases()
          square_groups()},
         {"unit_square", "quadrilateral", 0.3, 0, ElementType::quadrilateral, 2, 16, 25, 1, 1e-12,
          square_groups()},
-        {"unit_square", "triangle", 0.1, 0, ElementType::triangle, 2, -1, -1, 1, 1e-12, square_groups()},
-        {"unit_square", "triangle", 0.25, 1, ElementType::triangle, 2, -1, -1, 1, 1e-12, square_groups()},
+        {"unit_square", "triangle", 0.1, 0, ElementType::triangle, 2, 200, 121, 1, 1e-12, square_groups()},
+        {"unit_square", "triangle", 0.25, 1, ElementType::triangle, 2, 128, 81, 1, 1e-12, square_groups()},
         {"unit_cube", "", 0.25, 0, ElementType::hexahedron, 3, 64, 125, 1, 1e-12, cube_groups()},
         {"unit_cube", "hexahedron", 0.5, 1, ElementType::hexahedron, 3, 64, 125, 1, 1e-12, cube_groups()},
-        {"unit_cube", "tetrahedron", 0.25, 0, ElementType::tetrahedron, 3, -1, -1, 1, 1e-12, cube_groups()},
-        {"unit_cube", "tetrahedron", 0.5, 1, ElementType::tetrahedron, 3, -1, -1, 1, 1e-12, cube_groups()},
+        {"unit_cube", "tetrahedron", 0.25, 0, ElementType::tetrahedron, 3, 384, 125, 1, 1e-12, cube_groups()},
+        {"unit_cube", "tetrahedron", 0.5, 1, ElementType::tetrahedron, 3, 384, 125, 1, 1e-12, cube_groups()},
         {"l_shape", "", 0.25, 0, ElementType::quadrilateral, 2, 48, 65, 3, 1e-12, {{"boundary", 8}}},
         {"l_shape", "quadrilateral", 0.5, 1, ElementType::quadrilateral, 2, 48, 65, 3, 1e-12,
          {{"boundary", 8}}},
-        {"l_shape", "triangle", 0.2, 0, ElementType::triangle, 2, -1, -1, 3, 1e-12, {{"boundary", 8}}},
+        {"l_shape", "triangle", 0.2, 0, ElementType::triangle, 2, 150, 96, 3, 1e-12, {{"boundary", 8}}},
         {"disk", "", 0.1, 0, ElementType::triangle, 2, -1, -1, pi, 0.01, {{"boundary", 2 * pi, -1, 0}}, true},
         {"disk", "quadrilateral", 0.1, 0, ElementType::quadrilateral, 2, -1, -1, pi, 0.01,
          {{"boundary", 2 * pi}}, true},
@@ -179,13 +179,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ShapeTest, ::testing::ValuesIn(shape_cases()));
 Mesh load_shape(const std::string& shape, const std::string& elements = "", double size = 0,
                 int refine = 0)
 {
-    MeshSpec spec;
-    spec.kind = MeshSpec::Kind::shape;
-    spec.shape = shape;
-    spec.elements = elements;
-    spec.size = size;
-    spec.refine = refine;
-    return load_mesh(spec);
+    return test::load_shape_mesh(shape, elements, size, 1, refine);
 }
 
 /// The message of the runtime_error that `f` throws ("" if none).
@@ -211,18 +205,17 @@ TEST(Shapes, DefaultsAndSource)
     EXPECT_EQ(load_shape("disk", "", 0.5).cell_type, ElementType::triangle);
 }
 
-TEST(Shapes, NodesFollowGmshOrderAndStructuredLayout)
+TEST(Shapes, GeneratedNodesAreNumberedXFastest)
 {
-    // Structured square: the corner nodes come first (Gmsh numbers points, then curves, ...).
+    // A generated square numbers its grid points row by row, x fastest.
     const Mesh mesh = load_shape("unit_square", "quadrilateral", 0.5);
     ASSERT_EQ(mesh.num_nodes(), 9);
-    std::set<std::pair<double, double>> points;
-    for (index_type n = 0; n < 9; ++n) points.insert({node(mesh, n)[0], node(mesh, n)[1]});
-    EXPECT_EQ(points.size(), 9u);
-    EXPECT_EQ(node(mesh, 0)[0], 0.0);
-    EXPECT_EQ(node(mesh, 0)[1], 0.0);
-    EXPECT_EQ(node(mesh, 2)[0], 1.0);
-    EXPECT_EQ(node(mesh, 2)[1], 1.0);
+    for (index_type n = 0; n < 9; ++n) {
+        EXPECT_EQ(node(mesh, n)[0], 0.5 * (n % 3)) << n;
+        EXPECT_EQ(node(mesh, n)[1], 0.5 * (n / 3)) << n;
+    }
+    const std::vector<index_type> first_cell = {0, 1, 4, 3};  // Gmsh's counter-clockwise order
+    EXPECT_EQ(std::vector<index_type>(mesh.cells.begin(), mesh.cells.begin() + 4), first_cell);
 }
 
 TEST(Shapes, RefinementConvergesToTheCircle)
@@ -253,7 +246,9 @@ TEST(Shapes, UnsupportedElementIsNamed)
 TEST(Shapes, BadSizeAndRefineAreRejected)
 {
     EXPECT_NE(error_of([] { load_shape("unit_square", "", -0.1); }).find("positive"), std::string::npos);
-    EXPECT_NE(error_of([] { load_shape("unit_square", "", 1e-9); }).find("too small"), std::string::npos);
+    EXPECT_NE(error_of([] { load_shape("unit_square", "", 1e-9); }).find("use a larger mesh.size"),
+              std::string::npos);
+    EXPECT_NE(error_of([] { load_shape("disk", "", 1e-9); }).find("too small"), std::string::npos);
     EXPECT_NE(error_of([] { load_shape("unit_square", "", 0.5, -1); }).find("refine"), std::string::npos);
 }
 

@@ -557,7 +557,8 @@ TEST(ShippedCases, EveryCaseInCasesRunsOnTheCpu)
         const bool gpu_sized = name == "poisson_cube" || name == "bench_cube_4m" ||
                                name == "degree_sweep_quads_4m" || name == "bench_square_q2_4m" ||
                                name == "bench_cube_262k" || name == "convection_diffusion_4m" ||
-                               name == "lma_sweep_quads_1m" || name == "lma_sweep_hexes_1m";
+                               name == "lma_sweep_quads_1m" || name == "lma_sweep_hexes_1m" ||
+                               name.starts_with("scale_");
         const std::string extra = gpu_sized ? " --set mesh.size=0.05" : "";
         const auto r = test::run_gpufem("run " + entry.path().string() + " -q --backend cpu -o " +
                                         (dir.path() / name).string() + extra);

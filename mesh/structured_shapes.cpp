@@ -1,0 +1,370 @@
+#include "mesh/structured_shapes.hpp"
+
+#include <array>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "linalg/cpu/chunked_loops.hpp"
+#include "mesh/gmsh_session.hpp"
+#include "mesh/lagrange_basis.hpp"
+
+namespace gpufem {
+namespace {
+
+/// A point of the node lattice, or an offset between two (x, y, z; z = 0 in 2D).
+using Lattice = std::array<long long, 3>;
+
+/// The nodes of one cell or facet inside a box: their lattice offsets from the box's lowest
+/// lattice point, in Gmsh's node order.
+using NodePattern = std::vector<Lattice>;
+
+/// Unit offset along an axis.
+Lattice unit(int axis)
+{
+    Lattice e{0, 0, 0};
+    e[axis] = 1;
+    return e;
+}
+
+Lattice operator+(const Lattice& a, const Lattice& b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
+Lattice operator*(long long s, const Lattice& a) { return {s * a[0], s * a[1], s * a[2]}; }
+
+/// A simplex or box inside a unit box: a corner and its dim edge vectors (corner offsets in
+/// box units, each component 0 or 1).
+struct Frame {
+    Lattice corner;
+    std::vector<Lattice> edges;
+};
+
+/// The node pattern of a Lagrange element of `type` and order k placed on `frame`: the
+/// reference node u (simplices: [0,1] coordinates; lines, quadrilaterals, hexahedra: [-1,1],
+/// mapped to [0,1]) goes to k corner + sum_i k u_i edge_i, a lattice point since k u_i is an
+/// integer for every Lagrange node.
+/// `reference` holds the element's reference nodes (lagrange_reference_nodes(type, k)).
+NodePattern node_pattern(ElementType type, int k, const std::vector<double>& reference,
+                         const Frame& frame)
+{
+    const int dim = element_dimension(type);
+    const bool box = type == ElementType::line || type == ElementType::quadrilateral ||
+                     type == ElementType::hexahedron;
+    NodePattern pattern;
+    for (std::size_t q = 0; q < reference.size() / dim; ++q) {
+        Lattice offset = static_cast<long long>(k) * frame.corner;
+        for (int i = 0; i < dim; ++i) {
+            const double u = box ? (reference[q * dim + i] + 1.0) / 2.0 : reference[q * dim + i];
+            const long long steps = std::llround(k * u);
+            if (std::abs(k * u - static_cast<double>(steps)) > 1e-9)
+                throw std::logic_error("node_pattern: a Lagrange node off the lattice");
+            offset = offset + steps * frame.edges[static_cast<std::size_t>(i)];
+        }
+        pattern.push_back(offset);
+    }
+    return pattern;
+}
+
+/// The cells that fill one box, as frames: one box, 2 triangles (diagonal from the lower-left
+/// corner), or the 6 tetrahedra of Kuhn's split (one per order of the axes, vertices along the
+/// path (0,0,0) -> (1,1,1); odd orders with vertices 1 and 2 swapped, so det J > 0).
+std::vector<Frame> box_cells(ElementType type)
+{
+    const Lattice o{0, 0, 0}, x = unit(0), y = unit(1), z = unit(2);
+    switch (type) {
+    case ElementType::quadrilateral: return {{o, {x, y}}};
+    case ElementType::hexahedron: return {{o, {x, y, z}}};
+    case ElementType::triangle: return {{o, {x, x + y}}, {o, {x + y, y}}};
+    case ElementType::tetrahedron: {
+        std::vector<Frame> tets;
+        const int orders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+        const bool odd[6] = {false, true, true, false, false, true};
+        for (int t = 0; t < 6; ++t) {
+            const Lattice p1 = unit(orders[t][0]);
+            const Lattice p2 = p1 + unit(orders[t][1]);
+            const Lattice p3 = p2 + unit(orders[t][2]);
+            tets.push_back(odd[t] ? Frame{o, {p2, p1, p3}} : Frame{o, {p1, p2, p3}});
+        }
+        return tets;
+    }
+    default: throw std::logic_error("box_cells: not a cell type of a generated shape");
+    }
+}
+
+/// The facets of the box cells on the box face x[axis] = side (0 or 1), as frames: a line
+/// (2D), a quadrilateral, or the 2 triangles that Kuhn's split leaves on every face (diagonal
+/// from the face's lowest corner, as in 2D).
+std::vector<Frame> box_facets(ElementType cell_type, int axis, int side)
+{
+    const Lattice corner = static_cast<long long>(side) * unit(axis);
+    if (element_dimension(cell_type) == 2) return {{corner, {unit(1 - axis)}}};
+    const Lattice b = unit(axis == 0 ? 1 : 0), c = unit(axis == 2 ? 1 : 2);
+    if (cell_type == ElementType::hexahedron) return {{corner, {b, c}}};
+    return {{corner, {b, b + c}}, {corner, {b + c, c}}};
+}
+
+/// The shape of a facet of a cell type.
+ElementType facet_type(ElementType cell_type)
+{
+    if (element_dimension(cell_type) == 2) return ElementType::line;
+    return cell_type == ElementType::hexahedron ? ElementType::quadrilateral : ElementType::triangle;
+}
+
+/// A side of the domain made of box faces: the plane x[axis] = plane (in box units) with the
+/// domain on the side below it (side 1: the boxes have x[axis] = plane - 1) or above it (side
+/// 0), over the boxes [lo, hi) in the other axes (in increasing axis order; 2D: one range).
+struct BoxSide {
+    int axis;
+    int side;
+    long long plane;
+    std::array<long long, 2> lo, hi;
+};
+
+/// The grid of boxes of a generated shape and the lattice of its nodes (k steps per box edge).
+struct BoxGrid {
+    int dim = 2;
+    long long n = 1;                ///< boxes per unit length
+    int k = 1;                      ///< element order
+    Lattice boxes{1, 1, 1};         ///< boxes per axis of the bounding grid
+    std::array<double, 3> origin{};  ///< position of lattice point (0,0,0)
+    bool notch = false;             ///< l_shape: the boxes with x >= n and y < n are not there
+
+    /// Lattice steps per unit length.
+    long long m() const { return k * n; }
+
+    long long num_boxes() const
+    {
+        return notch ? 3 * n * n : boxes[0] * boxes[1] * boxes[2];
+    }
+    /// The lowest corner of box b (in box units).
+    Lattice box(long long b) const
+    {
+        if (notch) {
+            if (b < n * n) return {b % n, b / n, 0};
+            const long long r = b - n * n;
+            return {r % (2 * n), n + r / (2 * n), 0};
+        }
+        return {b % boxes[0], (b / boxes[0]) % boxes[1], b / (boxes[0] * boxes[1])};
+    }
+    long long num_points() const
+    {
+        if (notch) return m() * (m() + 1) + (m() + 1) * (2 * m() + 1);
+        return (boxes[0] * k + 1) * (boxes[1] * k + 1) * (dim == 3 ? boxes[2] * k + 1 : 1);
+    }
+    /// The node number of a lattice point: x fastest, then y, then z.
+    long long point_index(const Lattice& p) const
+    {
+        if (notch) {
+            return p[1] < m() ? p[1] * (m() + 1) + p[0]
+                              : m() * (m() + 1) + (p[1] - m()) * (2 * m() + 1) + p[0];
+        }
+        return p[0] + (boxes[0] * k + 1) * (p[1] + (boxes[1] * k + 1) * p[2]);
+    }
+    /// The lattice point of a node number (inverse of point_index).
+    Lattice point(long long index) const
+    {
+        if (notch) {
+            if (index < m() * (m() + 1)) return {index % (m() + 1), index / (m() + 1), 0};
+            const long long r = index - m() * (m() + 1);
+            return {r % (2 * m() + 1), m() + r / (2 * m() + 1), 0};
+        }
+        const long long nx = boxes[0] * k + 1, ny = boxes[1] * k + 1;
+        return {index % nx, (index / nx) % ny, index / (nx * ny)};
+    }
+    /// The sides of the domain, in the order the group 'boundary' lists them.
+    std::vector<BoxSide> sides() const
+    {
+        if (notch)  // x = -1, x = 0 below y = 0, x = 1, y = -1, y = 0 right of x = 0, y = 1
+            return {{0, 0, 0, {0, 0}, {2 * n, 1}},     {0, 1, n, {0, 0}, {n, 1}},
+                    {0, 1, 2 * n, {n, 0}, {2 * n, 1}}, {1, 0, 0, {0, 0}, {n, 1}},
+                    {1, 0, n, {n, 0}, {2 * n, 1}},     {1, 1, 2 * n, {0, 0}, {2 * n, 1}}};
+        std::vector<BoxSide> sides;
+        for (int axis = 0; axis < dim; ++axis) {
+            const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+            const std::array<long long, 2> hi = {boxes[b], dim == 3 ? boxes[c] : 1};
+            sides.push_back({axis, 0, 0, {0, 0}, hi});
+            sides.push_back({axis, 1, boxes[axis], {0, 0}, hi});
+        }
+        return sides;
+    }
+};
+
+/// The box grid of a shape with n boxes per unit length, order k.
+BoxGrid box_grid(const std::string& shape, long long n, int k)
+{
+    BoxGrid grid;
+    grid.n = n;
+    grid.k = k;
+    if (shape == "unit_cube") {
+        grid.dim = 3;
+        grid.boxes = {n, n, n};
+    } else if (shape == "unit_square") {
+        grid.boxes = {n, n, 1};
+    } else if (shape == "l_shape") {
+        grid.boxes = {2 * n, 2 * n, 1};
+        grid.origin = {-1.0, -1.0, 0.0};
+        grid.notch = true;
+    } else {
+        throw std::logic_error("box_grid: '" + shape + "' is not a generated shape");
+    }
+    return grid;
+}
+
+/// Throws MeshSourceError unless the mesh of `refine` refinements fits 32-bit indices and
+/// 80% of the host's memory; names the largest refinement that fits. Returns n.
+long long checked_boxes_per_unit(const ShapeRequest& request, int refine, int degree,
+                                 const std::string& source)
+{
+    const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
+                          static_cast<double>(sysconf(_SC_PAGE_SIZE));
+    const int dim = request.shape == "unit_cube" ? 3 : 2;
+    const double boxes_per_area = request.shape == "l_shape" ? 3.0 : 1.0;
+    const double cells_per_box = static_cast<double>(box_cells(request.elements).size());
+    const double nodes_per_cell = lagrange_node_count(request.elements, degree);
+    const double n0 = std::ceil(1.0 / request.size - 1e-9);
+    struct Estimate {
+        double cells, nodes, bytes;
+    };
+    const auto estimate = [&](int r) {
+        const double n = n0 * std::pow(2.0, r), lattice = n * degree;
+        const double cells = boxes_per_area * std::pow(n, dim) * cells_per_box;
+        const double nodes = boxes_per_area * std::pow(lattice + 1, dim);
+        return Estimate{cells, nodes, nodes * 3 * sizeof(double) + cells * (nodes_per_cell + 1) * 4};
+    };
+    const auto fits = [&](int r) {
+        const Estimate e = estimate(r);
+        const double limit = std::numeric_limits<index_type>::max();
+        return e.cells <= limit && e.nodes <= limit && e.cells * nodes_per_cell <= limit &&
+               e.bytes < 0.8 * memory;
+    };
+    if (fits(refine)) return static_cast<long long>(n0) << refine;
+    const Estimate e = estimate(refine);
+    const char* limits = " GB on the host for the mesh alone; this machine has ";
+    std::ostringstream text;
+    text.precision(3);
+    if (refine > 0 && fits(0)) {
+        int largest = 0;
+        while (largest + 1 < refine && fits(largest + 1)) ++largest;
+        text << source << ": refine " << refine << " would make about " << e.cells
+             << " cells from the " << static_cast<long long>(estimate(0).cells)
+             << " of the unrefined mesh (about " << e.bytes / 1e9 << limits << memory / 1e9
+             << " GB, and cell and node indices are 32-bit); refine " << largest
+             << " is the most that fits";
+    } else {
+        text << source << ": " << e.cells << " cells with " << e.nodes << " nodes (about "
+             << e.bytes / 1e9 << limits << memory / 1e9
+             << " GB, and cell and node indices are 32-bit) are too many; use a larger mesh.size";
+    }
+    throw MeshSourceError(text.str());
+}
+
+/// The facets of one boundary group: those of the sides for which `takes` holds.
+template <typename Takes>
+BoundaryFacets side_facets(const BoxGrid& grid, ElementType cell_type, const PhysicalGroup& group,
+                           Takes&& takes)
+{
+    BoundaryFacets facets;
+    facets.group = group;
+    facets.type = facet_type(cell_type);
+    facets.degree = grid.k;
+    facets.nodes_per_facet = lagrange_node_count(facets.type, grid.k);
+    const std::vector<double> reference = lagrange_reference_nodes(facets.type, grid.k);
+    for (const BoxSide& side : grid.sides()) {
+        if (!takes(side)) continue;
+        std::vector<NodePattern> patterns;
+        for (const Frame& frame : box_facets(cell_type, side.axis, side.side))
+            patterns.push_back(node_pattern(facets.type, grid.k, reference, frame));
+        const int b = side.axis == 0 ? 1 : 0, c = side.axis == 2 ? 1 : 2;
+        for (long long v = side.lo[1]; v < side.hi[1]; ++v)
+            for (long long u = side.lo[0]; u < side.hi[0]; ++u) {
+                Lattice box{0, 0, 0};
+                box[side.axis] = side.side == 1 ? side.plane - 1 : side.plane;
+                box[b] = u;
+                if (grid.dim == 3) box[c] = v;
+                const Lattice base = static_cast<long long>(grid.k) * box;
+                for (const NodePattern& pattern : patterns)
+                    for (const Lattice& offset : pattern)
+                        facets.connectivity.push_back(
+                            static_cast<index_type>(grid.point_index(base + offset)));
+            }
+    }
+    return facets;
+}
+
+/// Position of a side's plane along its axis.
+double side_position(const BoxGrid& grid, const BoxSide& side)
+{
+    return grid.origin[side.axis] + static_cast<double>(side.plane) / static_cast<double>(grid.n);
+}
+
+}  // namespace
+
+Mesh generate_shape_mesh(const ShapeRequest& request, int refine, int degree,
+                         const std::string& source)
+{
+    const long long n = checked_boxes_per_unit(request, refine, degree, source);
+    const BoxGrid grid = box_grid(request.shape, n, degree);
+    const ElementType type = request.elements;
+
+    Mesh mesh;
+    mesh.dim = grid.dim;
+    mesh.cell_type = type;
+    mesh.degree = degree;
+    mesh.nodes_per_cell = lagrange_node_count(type, degree);
+    mesh.source = source;
+
+    // Nodes: the lattice points, x = origin + i / m per axis (exact at the box corners).
+    const long long points = checked_index(grid.num_points(), "nodes of " + source);
+    mesh.coordinates.resize(3 * static_cast<std::size_t>(points));
+    double* coordinates = mesh.coordinates.data();
+    const double m = static_cast<double>(grid.m());
+    kernels::cpu::chunked_for(points, [&](long long p) {
+        const Lattice at = grid.point(p);
+        for (int axis = 0; axis < 3; ++axis)
+            coordinates[3 * p + axis] =
+                axis < grid.dim ? grid.origin[axis] + static_cast<double>(at[axis]) / m : 0.0;
+    });
+
+    // Cells: every box's cells, box by box.
+    std::vector<NodePattern> patterns;
+    const std::vector<double> reference = lagrange_reference_nodes(type, degree);
+    for (const Frame& frame : box_cells(type))
+        patterns.push_back(node_pattern(type, degree, reference, frame));
+    const long long per_box = static_cast<long long>(patterns.size());
+    const long long npc = mesh.nodes_per_cell;
+    const long long boxes = grid.num_boxes();
+    checked_index(boxes * per_box * npc, "cell node entries of " + source);
+    mesh.cells.resize(static_cast<std::size_t>(boxes * per_box * npc));
+    index_type* cells = mesh.cells.data();
+    kernels::cpu::chunked_for(boxes, [&](long long b) {
+        const Lattice base = static_cast<long long>(degree) * grid.box(b);
+        index_type* out = cells + b * per_box * npc;
+        for (const NodePattern& pattern : patterns)
+            for (const Lattice& offset : pattern)
+                *out++ = static_cast<index_type>(grid.point_index(base + offset));
+    });
+
+    mesh.subdomains = {PhysicalGroup{"domain", grid.dim, 1}};
+    mesh.cell_group.assign(static_cast<std::size_t>(boxes * per_box), 1);
+
+    // Boundary groups: the shape's planes, then every side as 'boundary'.
+    int tag = 1;
+    for (const PlaneGroup& plane : shape_plane_groups(request.shape)) {
+        BoundaryFacets facets = side_facets(
+            grid, type, PhysicalGroup{plane.name, grid.dim - 1, tag++}, [&](const BoxSide& side) {
+                return side.axis == plane.axis &&
+                       std::abs(side_position(grid, side) - plane.value) < 1e-12;
+            });
+        if (facets.connectivity.empty())
+            throw std::logic_error("generate_shape_mesh: no side in the plane of group '" +
+                                   std::string(plane.name) + "'");
+        mesh.boundaries.push_back(std::move(facets));
+    }
+    mesh.boundaries.push_back(side_facets(grid, type, PhysicalGroup{"boundary", grid.dim - 1, tag},
+                                          [](const BoxSide&) { return true; }));
+    return mesh;
+}
+
+}  // namespace gpufem
