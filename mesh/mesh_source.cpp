@@ -194,7 +194,7 @@ constexpr double gmsh_default_algorithm_3d = 1;
 constexpr double gmsh_hxt_algorithm_3d = 10;
 /// Off until each Gmsh meshing runs in a fresh process: HXT's mesh depends on the meshes made
 /// before it in the same process (the points of a degree sweep got different meshes).
-constexpr bool hxt_enabled = false;
+constexpr bool hxt_enabled = true;
 
 /// Lets Gmsh mesh with the host's threads (General.NumThreads) and, in 3D, with its parallel
 /// algorithm HXT unless the script chose another 3D algorithm than the default.
@@ -272,6 +272,11 @@ Mesh load_shape(const MeshSpec& spec)
 }
 
 }  // namespace
+
+bool mesh_needs_gmsh(const MeshSpec& spec)
+{
+    return spec.kind != MeshSpec::Kind::shape || !is_generated_shape(spec.shape);
+}
 
 Mesh load_mesh(const MeshSpec& spec)
 {

@@ -29,6 +29,10 @@ struct MeshSpec {
 /// on any problem (missing file, Gmsh error, no cells, mixed cell types, ...).
 Mesh load_mesh(const MeshSpec& spec);
 
+/// Whether loading this mesh goes through Gmsh (files, .geo files and the disk; not the shapes
+/// gpufem generates). Throws MeshSourceError for an unknown shape name.
+bool mesh_needs_gmsh(const MeshSpec& spec);
+
 /// Names of the built-in shapes and the boundary groups each defines, for help texts.
 std::string describe_shapes();
 

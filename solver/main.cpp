@@ -1,5 +1,6 @@
 // gpufem: the command line.
 #include <iostream>
+#include <string>
 #include <sstream>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 
 #include "linalg/host_threads.hpp"
 #include "mesh/mesh_source.hpp"
+#include "mesh/mesh_worker.hpp"
 #include "solver/bench_solver.hpp"
 #include "solver/bench_spmv.hpp"
 #include "solver/interrupt_cleanup.hpp"
@@ -46,7 +48,9 @@ int main(int argc, char** argv)
 {
     using namespace gpufem;
     ensure_passive_thread_wait(argv);
+    if (argc == 2 && std::string(argv[1]) == mesh_worker_argument) return run_mesh_worker();
     install_interrupt_cleanup();
+    set_mesh_worker("/proc/self/exe");
     CLI::App app{"gpufem: finite-element Poisson solver for NVIDIA GPUs (CPU fallback).\n"
                  "Solves -div(kappa grad u) = f from a YAML case file and writes result.vtu,\n"
                  "report.json and spmv_timings.csv."};

@@ -11,6 +11,7 @@
 #include "assembly/lagrange_discretisation.hpp"
 #include "linalg/blas1.hpp"
 #include "mesh/mesh_source.hpp"
+#include "mesh/mesh_worker.hpp"
 #include "solver/progress_line.hpp"
 #include "solver/solve_progress.hpp"
 
@@ -74,7 +75,7 @@ CaseMesh load_case_mesh(const CaseSpec& spec)
     CaseMesh out{Mesh{}, 0.0};
     {
         const ProgressLine line("mesh", [] { return ProgressStatus{-1, -1, "Gmsh, then extraction"}; });
-        out.mesh = load_mesh(spec.mesh);
+        out.mesh = load_mesh_isolated(spec.mesh);
     }
     out.seconds = seconds_since(start);
     const Mesh& mesh = out.mesh;

@@ -1,0 +1,357 @@
+#include "mesh/mesh_worker.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "linalg/host_threads.hpp"
+#include "mesh/gmsh_session.hpp"
+
+extern char** environ;
+
+namespace gpufem {
+namespace {
+
+/// Reply codes of the worker.
+enum class WorkerReply : std::uint8_t { mesh = 0, error = 1, out_of_memory = 2 };
+
+/// Raised when the other end of the pipe closed early.
+struct ChannelClosed {};
+
+/// Whole writes and reads of plain values, strings and arrays over a file descriptor.
+class Channel {
+public:
+    explicit Channel(int fd) : fd_(fd) {}
+
+    void write_bytes(const void* data, std::size_t bytes)
+    {
+        const char* at = static_cast<const char*>(data);
+        while (bytes > 0) {
+            const ssize_t done = ::write(fd_, at, bytes);
+            if (done < 0 && errno == EINTR) continue;
+            if (done <= 0) throw ChannelClosed{};
+            at += done;
+            bytes -= static_cast<std::size_t>(done);
+        }
+    }
+    void read_bytes(void* data, std::size_t bytes)
+    {
+        char* at = static_cast<char*>(data);
+        while (bytes > 0) {
+            const ssize_t done = ::read(fd_, at, bytes);
+            if (done < 0 && errno == EINTR) continue;
+            if (done <= 0) throw ChannelClosed{};
+            at += done;
+            bytes -= static_cast<std::size_t>(done);
+        }
+    }
+    template <typename T>
+    void put(const T& value)
+    {
+        static_assert(std::is_trivially_copyable_v<T>);
+        write_bytes(&value, sizeof(T));
+    }
+    template <typename T>
+    T get()
+    {
+        static_assert(std::is_trivially_copyable_v<T>);
+        T value;
+        read_bytes(&value, sizeof(T));
+        return value;
+    }
+    void put_string(const std::string& text)
+    {
+        put<std::uint64_t>(text.size());
+        write_bytes(text.data(), text.size());
+    }
+    std::string get_string()
+    {
+        std::string text(get<std::uint64_t>(), '\0');
+        read_bytes(text.data(), text.size());
+        return text;
+    }
+    template <typename Vector>
+    void put_array(const Vector& values)
+    {
+        put<std::uint64_t>(values.size());
+        write_bytes(values.data(), values.size() * sizeof(values[0]));
+    }
+    template <typename Vector>
+    void get_array(Vector& values)
+    {
+        values.resize(get<std::uint64_t>());
+        read_bytes(values.data(), values.size() * sizeof(values[0]));
+    }
+
+private:
+    int fd_;
+};
+
+/// Writes values to a channel: the sending side of `transfer`.
+struct Sender {
+    Channel& channel;
+    template <typename T>
+    void value(const T& v) { channel.put(v); }
+    void text(const std::string& v) { channel.put_string(v); }
+    template <typename Vector>
+    void array(const Vector& v) { channel.put_array(v); }
+    template <typename List>
+    void count(const List& list) { channel.put<std::uint64_t>(list.size()); }
+};
+
+/// Reads values from a channel: the receiving side of `transfer`.
+struct Receiver {
+    Channel& channel;
+    template <typename T>
+    void value(T& v) { v = channel.get<T>(); }
+    void text(std::string& v) { v = channel.get_string(); }
+    template <typename Vector>
+    void array(Vector& v) { channel.get_array(v); }
+    template <typename List>
+    void count(List& list) { list.resize(channel.get<std::uint64_t>()); }
+};
+
+/// The fields of a physical group, in one order for both sides.
+template <typename Io, typename Group>
+void transfer_group(Io& io, Group& group)
+{
+    io.text(group.name);
+    io.value(group.dim);
+    io.value(group.tag);
+}
+
+/// The request: the mesh source and the worker's thread count.
+template <typename Io, typename Spec, typename Threads>
+void transfer_spec(Io& io, Spec& spec, Threads& threads)
+{
+    io.value(spec.kind);
+    io.text(spec.path);
+    io.text(spec.shape);
+    io.text(spec.elements);
+    io.value(spec.size);
+    io.value(spec.refine);
+    io.value(spec.allow_commands);
+    io.value(spec.degree);
+    io.value(threads);
+}
+
+/// The mesh, every field, in one order for both sides (Mesh or const Mesh).
+template <typename Io, typename MeshT>
+void transfer_mesh(Io& io, MeshT& mesh)
+{
+    io.value(mesh.dim);
+    io.value(mesh.cell_type);
+    io.value(mesh.degree);
+    io.value(mesh.nodes_per_cell);
+    io.array(mesh.coordinates);
+    io.array(mesh.cells);
+    io.array(mesh.cell_group);
+    io.count(mesh.subdomains);
+    for (auto& group : mesh.subdomains) transfer_group(io, group);
+    io.count(mesh.boundaries);
+    for (auto& facets : mesh.boundaries) {
+        transfer_group(io, facets.group);
+        io.value(facets.type);
+        io.value(facets.degree);
+        io.value(facets.nodes_per_facet);
+        io.array(facets.connectivity);
+    }
+    io.count(mesh.ignored_boundaries);
+    for (auto& ignored : mesh.ignored_boundaries) {
+        io.text(ignored.name);
+        io.text(ignored.reason);
+    }
+    io.text(mesh.source);
+    io.value(mesh.build_times);
+}
+
+/// A file descriptor closed on scope exit.
+struct OwnedFd {
+    int fd = -1;
+    ~OwnedFd() { reset(); }
+    void reset()
+    {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+    }
+};
+
+/// Writes the request with SIGPIPE blocked (a worker that died early must give an error, not
+/// end gpufem), then consumes a SIGPIPE raised meanwhile.
+bool write_request(int fd, const MeshSpec& spec, int threads)
+{
+    sigset_t pipe_signal, previous;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+    bool written = true;
+    try {
+        Channel out(fd);
+        Sender sender{out};
+        transfer_spec(sender, spec, threads);
+    } catch (const ChannelClosed&) {
+        written = false;
+    }
+    const timespec no_wait{0, 0};
+    while (sigtimedwait(&pipe_signal, nullptr, &no_wait) == SIGPIPE) {
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return written;
+}
+
+/// What the worker's exit status says, for an error message.
+std::string describe_exit(int status)
+{
+    if (WIFSIGNALED(status)) {
+        const int signal = WTERMSIG(status);
+        std::string text = "was ended by signal " + std::to_string(signal) + " (" +
+                           strsignal(signal) + ")";
+        if (signal == SIGKILL)
+            text += ": most likely the kernel's out-of-memory killer; the mesh needs more memory "
+                    "than this machine has";
+        else if (signal == SIGABRT || signal == SIGSEGV || signal == SIGBUS)
+            text += ": Gmsh crashed, possibly out of memory (the worker may use at most the "
+                    "machine's physical memory)";
+        return text;
+    }
+    if (WIFEXITED(status)) return "ended with exit code " + std::to_string(WEXITSTATUS(status));
+    return "ended abnormally";
+}
+
+/// The executable load_mesh_isolated starts ("" = none), and its lock.
+std::mutex worker_mutex;
+std::string worker_executable;
+
+}  // namespace
+
+void set_mesh_worker(const std::string& executable)
+{
+    const std::lock_guard lock(worker_mutex);
+    worker_executable = executable;
+}
+
+Mesh load_mesh_isolated(const MeshSpec& spec)
+{
+    std::string executable;
+    {
+        const std::lock_guard lock(worker_mutex);
+        executable = worker_executable;
+    }
+    if (executable.empty() || !mesh_needs_gmsh(spec)) return load_mesh(spec);
+    return load_mesh_in_worker(spec, executable, host_threads());
+}
+
+Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads)
+{
+    const std::string what = "the mesh worker (" + executable + " " + mesh_worker_argument + ")";
+    int to_worker[2], from_worker[2];
+    if (::pipe2(to_worker, O_CLOEXEC) != 0)
+        throw MeshSourceError(what + ": cannot create a pipe: " + std::strerror(errno));
+    OwnedFd request_read{to_worker[0]}, request_write{to_worker[1]};
+    if (::pipe2(from_worker, O_CLOEXEC) != 0)
+        throw MeshSourceError(what + ": cannot create a pipe: " + std::strerror(errno));
+    OwnedFd reply_read{from_worker[0]}, reply_write{from_worker[1]};
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, request_read.fd, STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, reply_write.fd, STDOUT_FILENO);
+    std::string argument = mesh_worker_argument;
+    std::string program = executable;
+    char* argv[] = {program.data(), argument.data(), nullptr};
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0)
+        throw MeshSourceError(what + " could not be started: " + std::strerror(spawned));
+    request_read.reset();
+    reply_write.reset();
+
+    const bool sent = write_request(request_write.fd, spec, threads);
+    request_write.reset();
+    WorkerReply reply = WorkerReply::error;
+    std::string message;
+    Mesh mesh;
+    bool received = sent;
+    if (sent) {
+        try {
+            Channel in(reply_read.fd);
+            Receiver receiver{in};
+            reply = in.get<WorkerReply>();
+            if (reply == WorkerReply::mesh)
+                transfer_mesh(receiver, mesh);
+            else
+                message = in.get_string();
+        } catch (const ChannelClosed&) {
+            received = false;
+        }
+    }
+    reply_read.reset();
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!received)
+        throw MeshSourceError("meshing " + (spec.kind == MeshSpec::Kind::shape ? "shape " + spec.shape
+                                                                               : "'" + spec.path + "'") +
+                              ": " + what + " " + describe_exit(status));
+    if (reply == WorkerReply::out_of_memory) throw std::bad_alloc();
+    if (reply != WorkerReply::mesh) throw MeshSourceError(message);
+    return mesh;
+}
+
+int run_mesh_worker()
+{
+    Channel in(STDIN_FILENO), out(STDOUT_FILENO);
+    MeshSpec spec;
+    int threads = 1;
+    try {
+        Receiver receiver{in};
+        transfer_spec(receiver, spec, threads);
+    } catch (const ChannelClosed&) {
+        return 1;
+    }
+    // Gmsh may use at most the machine's physical memory (address space): a mesh too large
+    // fails in the worker instead of pushing the host into swap.
+    const rlim_t memory = static_cast<rlim_t>(sysconf(_SC_PHYS_PAGES)) *
+                          static_cast<rlim_t>(sysconf(_SC_PAGE_SIZE));
+    const rlimit limit{memory, memory};
+    setrlimit(RLIMIT_AS, &limit);
+    WorkerReply reply = WorkerReply::mesh;
+    std::string message;
+    Mesh mesh;
+    try {
+        set_host_threads(threads);
+        mesh = load_mesh(spec);
+    } catch (const std::bad_alloc&) {
+        reply = WorkerReply::out_of_memory;
+        message = "out of memory";
+    } catch (const std::exception& error) {
+        reply = WorkerReply::error;
+        message = error.what();
+    }
+    try {
+        out.put(reply);
+        Sender sender{out};
+        if (reply == WorkerReply::mesh)
+            transfer_mesh(sender, mesh);
+        else
+            out.put_string(message);
+    } catch (const ChannelClosed&) {
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace gpufem

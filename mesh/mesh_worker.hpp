@@ -1,0 +1,40 @@
+#pragma once
+// Meshing through Gmsh in a separate process: the gpufem executable started again as a mesh
+// worker (`gpufem --mesh-worker`, not for users), which reads a MeshSpec on its standard input,
+// loads the mesh with load_mesh and writes it back on its standard output. Why:
+// - Gmsh keeps state between meshes in one process: its parallel 3D algorithm (HXT) made a
+//   different mesh of the same .geo file for the second point of a degree sweep than for the
+//   first; a fresh process meshes the same file the same way every time;
+// - a crash or out-of-memory inside Gmsh (its OpenMP meshing aborts the process) ends the worker,
+//   not the run, and is reported as an error naming the mesh;
+// - the worker's address space is limited to the machine's physical memory, so that a mesh too
+//   large for the machine fails instead of driving the host into swap.
+#include <string>
+
+#include "mesh/mesh.hpp"
+#include "mesh/mesh_source.hpp"
+
+namespace gpufem {
+
+/// The argument that starts the worker: `gpufem --mesh-worker`.
+inline constexpr const char* mesh_worker_argument = "--mesh-worker";
+
+/// Sets the executable that load_mesh_isolated starts as its worker ("" = none: meshes are
+/// loaded in this process). gpufem's main sets its own (/proc/self/exe).
+void set_mesh_worker(const std::string& executable);
+
+/// load_mesh(spec): in a worker (with the host's threads) when one is set and the mesh goes
+/// through Gmsh (mesh_needs_gmsh), in this process otherwise.
+Mesh load_mesh_isolated(const MeshSpec& spec);
+
+/// Loads the mesh of `spec` in a worker started from `executable` (an absolute path, normally
+/// /proc/self/exe) with `threads` host threads for Gmsh. Throws MeshSourceError with the
+/// worker's message, or naming the signal that ended it; std::bad_alloc when it ran out of
+/// memory.
+Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads);
+
+/// The worker's side: reads the request from standard input, writes the mesh or the error to
+/// standard output. Returns the process exit code (0, or 1 when the request could not be read).
+int run_mesh_worker();
+
+}  // namespace gpufem
