@@ -110,8 +110,15 @@ ElementData<V> make_geometry_data(const ExecPtr& exec, const Mesh& mesh,
     data.num_points = ref.num_points();
     data.num_cells = mesh.num_cells();
     data.num_nodes = mesh.num_nodes();
-    data.coordinates = upload_as<V>(exec, mesh.coordinates);
-    data.cells = Array<index_type>::from_host(exec, mesh.cells);
+    // A mesh generated on this executor is copied there (device to device), not uploaded.
+    const bool on_exec = mesh.device && mesh.device->cells.executor() == exec;
+    if constexpr (std::is_same_v<V, double>)
+        data.coordinates = on_exec ? mesh.device->coordinates.clone_to(exec)
+                                   : upload_as<V>(exec, mesh.coordinates);
+    else
+        data.coordinates = upload_as<V>(exec, mesh.coordinates);
+    data.cells = on_exec ? mesh.device->cells.clone_to(exec)
+                         : Array<index_type>::from_host(exec, mesh.cells);
     data.weights = upload_as<V>(exec, ref.rule.weights);
     data.values = upload_as<V>(exec, ref.values);
     data.gradients = upload_as<V>(exec, ref.gradients);

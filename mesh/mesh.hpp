@@ -1,9 +1,11 @@
 #pragma once
 // Mesh: nodes, cells of one type, named physical groups and their boundary facets (host data).
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "linalg/array.hpp"
 #include "linalg/host_vector.hpp"
 #include "linalg/types.hpp"
 
@@ -54,6 +56,13 @@ struct MeshBuildTimes {
     double gpufem = 0;  ///< gpufem's own work: extracting Gmsh's mesh, or generating a shape
 };
 
+/// A mesh's coordinates and cells also held on a device, made where the mesh was generated so
+/// that assembly need not upload them.
+struct MeshOnDevice {
+    Array<double> coordinates;
+    Array<index_type> cells;
+};
+
 /// An unstructured mesh with one cell type.
 /// Nodes are those used by the cells, numbered 0..n-1 in Gmsh tag order.
 struct Mesh {
@@ -70,6 +79,9 @@ struct Mesh {
     std::vector<IgnoredGroup> ignored_boundaries;  ///< groups of dimension dim-1 not usable
     std::string source;                ///< where the mesh came from, for messages and reports
     MeshBuildTimes build_times;        ///< how long Gmsh and gpufem took to build it
+    /// The same coordinates and cells on a device executor, or null. Whoever changes the host
+    /// coordinates or cells must reset it.
+    std::shared_ptr<const MeshOnDevice> device;
 
     index_type num_nodes() const { return static_cast<index_type>(coordinates.size() / 3); }
     index_type num_cells() const { return static_cast<index_type>(cells.size() / nodes_per_cell); }

@@ -242,8 +242,8 @@ Mesh load_geo(const MeshSpec& spec)
     }
 }
 
-/// Builds, meshes and refines a built-in shape.
-Mesh load_shape(const MeshSpec& spec)
+/// Builds, meshes and refines a built-in shape (generated ones also on `device`).
+Mesh load_shape(const MeshSpec& spec, const ExecPtr& device)
 {
     const ShapeRequest request = resolve_shape(spec.shape, spec.elements, spec.size);
     std::vector<std::string> details = {element_type_name(request.elements),
@@ -255,7 +255,7 @@ Mesh load_shape(const MeshSpec& spec)
     check_order(spec.degree, source);
     if (is_generated_shape(request.shape)) {
         const auto start = std::chrono::steady_clock::now();
-        Mesh mesh = generate_shape_mesh(request, spec.refine, spec.degree, source);
+        Mesh mesh = generate_shape_mesh(request, spec.refine, spec.degree, source, device);
         mesh.build_times.gpufem = seconds_since(start);
         return mesh;
     }
@@ -278,12 +278,12 @@ bool mesh_needs_gmsh(const MeshSpec& spec)
     return spec.kind != MeshSpec::Kind::shape || !is_generated_shape(spec.shape);
 }
 
-Mesh load_mesh(const MeshSpec& spec)
+Mesh load_mesh(const MeshSpec& spec, const ExecPtr& device)
 {
     switch (spec.kind) {
     case MeshSpec::Kind::file: return load_file(spec);
     case MeshSpec::Kind::geo: return load_geo(spec);
-    case MeshSpec::Kind::shape: return load_shape(spec);
+    case MeshSpec::Kind::shape: return load_shape(spec, device);
     }
     throw MeshSourceError("load_mesh: unknown mesh source kind");
 }

@@ -2,6 +2,7 @@
 // Building or reading a mesh through the Gmsh SDK.
 #include <string>
 
+#include "linalg/executor.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
@@ -26,8 +27,9 @@ struct MeshSpec {
 };
 
 /// Reads or generates the mesh. Throws std::runtime_error naming the file, shape or group
-/// on any problem (missing file, Gmsh error, no cells, mixed cell types, ...).
-Mesh load_mesh(const MeshSpec& spec);
+/// on any problem (missing file, Gmsh error, no cells, mixed cell types, ...). A shape gpufem
+/// generates is also written on `device` when that is a CUDA executor (Mesh::device).
+Mesh load_mesh(const MeshSpec& spec, const ExecPtr& device = nullptr);
 
 /// Whether loading this mesh goes through Gmsh (files, .geo files and the disk; not the shapes
 /// gpufem generates). Throws MeshSourceError for an unknown shape name.

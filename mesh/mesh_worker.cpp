@@ -242,14 +242,14 @@ void set_mesh_worker(const std::string& executable)
     worker_executable = executable;
 }
 
-Mesh load_mesh_isolated(const MeshSpec& spec)
+Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device)
 {
     std::string executable;
     {
         const std::lock_guard lock(worker_mutex);
         executable = worker_executable;
     }
-    if (executable.empty() || !mesh_needs_gmsh(spec)) return load_mesh(spec);
+    if (executable.empty() || !mesh_needs_gmsh(spec)) return load_mesh(spec, device);
     return load_mesh_in_worker(spec, executable, host_threads());
 }
 

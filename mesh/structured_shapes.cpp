@@ -5,13 +5,14 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <sstream>
 
 #include <unistd.h>
 
-#include "linalg/cpu/chunked_loops.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/lagrange_basis.hpp"
+#include "mesh/structured_grid.hpp"
 
 namespace gpufem {
 namespace {
@@ -122,89 +123,44 @@ struct BoxSide {
     std::array<long long, 2> lo, hi;
 };
 
-/// The grid of boxes of a generated shape and the lattice of its nodes (k steps per box edge).
-struct BoxGrid {
-    int dim = 2;
-    long long n = 1;                ///< boxes per unit length
-    int k = 1;                      ///< element order
-    Lattice boxes{1, 1, 1};         ///< boxes per axis of the bounding grid
-    std::array<double, 3> origin{};  ///< position of lattice point (0,0,0)
-    bool notch = false;             ///< l_shape: the boxes with x >= n and y < n are not there
+/// The sides of the domain, in the order the group 'boundary' lists them.
+std::vector<BoxSide> grid_sides(const StructuredGrid& grid)
+{
+    const long long n = grid.n;
+    if (grid.notch)  // x = -1, x = 0 below y = 0, x = 1, y = -1, y = 0 right of x = 0, y = 1
+        return {{0, 0, 0, {0, 0}, {2 * n, 1}},     {0, 1, n, {0, 0}, {n, 1}},
+                {0, 1, 2 * n, {n, 0}, {2 * n, 1}}, {1, 0, 0, {0, 0}, {n, 1}},
+                {1, 0, n, {n, 0}, {2 * n, 1}},     {1, 1, 2 * n, {0, 0}, {2 * n, 1}}};
+    std::vector<BoxSide> sides;
+    for (int axis = 0; axis < grid.dim; ++axis) {
+        const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+        const std::array<long long, 2> hi = {grid.boxes[b], grid.dim == 3 ? grid.boxes[c] : 1};
+        sides.push_back({axis, 0, 0, {0, 0}, hi});
+        sides.push_back({axis, 1, grid.boxes[axis], {0, 0}, hi});
+    }
+    return sides;
+}
 
-    /// Lattice steps per unit length.
-    long long m() const { return k * n; }
-
-    long long num_boxes() const
-    {
-        return notch ? 3 * n * n : boxes[0] * boxes[1] * boxes[2];
-    }
-    /// The lowest corner of box b (in box units).
-    Lattice box(long long b) const
-    {
-        if (notch) {
-            if (b < n * n) return {b % n, b / n, 0};
-            const long long r = b - n * n;
-            return {r % (2 * n), n + r / (2 * n), 0};
-        }
-        return {b % boxes[0], (b / boxes[0]) % boxes[1], b / (boxes[0] * boxes[1])};
-    }
-    long long num_points() const
-    {
-        if (notch) return m() * (m() + 1) + (m() + 1) * (2 * m() + 1);
-        return (boxes[0] * k + 1) * (boxes[1] * k + 1) * (dim == 3 ? boxes[2] * k + 1 : 1);
-    }
-    /// The node number of a lattice point: x fastest, then y, then z.
-    long long point_index(const Lattice& p) const
-    {
-        if (notch) {
-            return p[1] < m() ? p[1] * (m() + 1) + p[0]
-                              : m() * (m() + 1) + (p[1] - m()) * (2 * m() + 1) + p[0];
-        }
-        return p[0] + (boxes[0] * k + 1) * (p[1] + (boxes[1] * k + 1) * p[2]);
-    }
-    /// The lattice point of a node number (inverse of point_index).
-    Lattice point(long long index) const
-    {
-        if (notch) {
-            if (index < m() * (m() + 1)) return {index % (m() + 1), index / (m() + 1), 0};
-            const long long r = index - m() * (m() + 1);
-            return {r % (2 * m() + 1), m() + r / (2 * m() + 1), 0};
-        }
-        const long long nx = boxes[0] * k + 1, ny = boxes[1] * k + 1;
-        return {index % nx, (index / nx) % ny, index / (nx * ny)};
-    }
-    /// The sides of the domain, in the order the group 'boundary' lists them.
-    std::vector<BoxSide> sides() const
-    {
-        if (notch)  // x = -1, x = 0 below y = 0, x = 1, y = -1, y = 0 right of x = 0, y = 1
-            return {{0, 0, 0, {0, 0}, {2 * n, 1}},     {0, 1, n, {0, 0}, {n, 1}},
-                    {0, 1, 2 * n, {n, 0}, {2 * n, 1}}, {1, 0, 0, {0, 0}, {n, 1}},
-                    {1, 0, n, {n, 0}, {2 * n, 1}},     {1, 1, 2 * n, {0, 0}, {2 * n, 1}}};
-        std::vector<BoxSide> sides;
-        for (int axis = 0; axis < dim; ++axis) {
-            const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
-            const std::array<long long, 2> hi = {boxes[b], dim == 3 ? boxes[c] : 1};
-            sides.push_back({axis, 0, 0, {0, 0}, hi});
-            sides.push_back({axis, 1, boxes[axis], {0, 0}, hi});
-        }
-        return sides;
-    }
-};
+/// The node number of a lattice point.
+long long point_index(const StructuredGrid& grid, const Lattice& p)
+{
+    return grid.point_index(p[0], p[1], p[2]);
+}
 
 /// The box grid of a shape with n boxes per unit length, order k.
-BoxGrid box_grid(const std::string& shape, long long n, int k)
+StructuredGrid box_grid(const std::string& shape, long long n, int k)
 {
-    BoxGrid grid;
+    StructuredGrid grid;
     grid.n = n;
     grid.k = k;
     if (shape == "unit_cube") {
         grid.dim = 3;
-        grid.boxes = {n, n, n};
+        grid.boxes[0] = grid.boxes[1] = grid.boxes[2] = n;
     } else if (shape == "unit_square") {
-        grid.boxes = {n, n, 1};
+        grid.boxes[0] = grid.boxes[1] = n;
     } else if (shape == "l_shape") {
-        grid.boxes = {2 * n, 2 * n, 1};
-        grid.origin = {-1.0, -1.0, 0.0};
+        grid.boxes[0] = grid.boxes[1] = 2 * n;
+        grid.origin[0] = grid.origin[1] = -1.0;
         grid.notch = true;
     } else {
         throw std::logic_error("box_grid: '" + shape + "' is not a generated shape");
@@ -262,7 +218,7 @@ long long checked_boxes_per_unit(const ShapeRequest& request, int refine, int de
 
 /// The facets of one boundary group: those of the sides for which `takes` holds.
 template <typename Takes>
-BoundaryFacets side_facets(const BoxGrid& grid, ElementType cell_type, const PhysicalGroup& group,
+BoundaryFacets side_facets(const StructuredGrid& grid, ElementType cell_type, const PhysicalGroup& group,
                            Takes&& takes)
 {
     BoundaryFacets facets;
@@ -271,7 +227,7 @@ BoundaryFacets side_facets(const BoxGrid& grid, ElementType cell_type, const Phy
     facets.degree = grid.k;
     facets.nodes_per_facet = lagrange_node_count(facets.type, grid.k);
     const std::vector<double> reference = lagrange_reference_nodes(facets.type, grid.k);
-    for (const BoxSide& side : grid.sides()) {
+    for (const BoxSide& side : grid_sides(grid)) {
         if (!takes(side)) continue;
         std::vector<NodePattern> patterns;
         for (const Frame& frame : box_facets(cell_type, side.axis, side.side))
@@ -287,14 +243,14 @@ BoundaryFacets side_facets(const BoxGrid& grid, ElementType cell_type, const Phy
                 for (const NodePattern& pattern : patterns)
                     for (const Lattice& offset : pattern)
                         facets.connectivity.push_back(
-                            static_cast<index_type>(grid.point_index(base + offset)));
+                            static_cast<index_type>(point_index(grid, base + offset)));
             }
     }
     return facets;
 }
 
 /// Position of a side's plane along its axis.
-double side_position(const BoxGrid& grid, const BoxSide& side)
+double side_position(const StructuredGrid& grid, const BoxSide& side)
 {
     return grid.origin[side.axis] + static_cast<double>(side.plane) / static_cast<double>(grid.n);
 }
@@ -302,10 +258,10 @@ double side_position(const BoxGrid& grid, const BoxSide& side)
 }  // namespace
 
 Mesh generate_shape_mesh(const ShapeRequest& request, int refine, int degree,
-                         const std::string& source)
+                         const std::string& source, const ExecPtr& device)
 {
     const long long n = checked_boxes_per_unit(request, refine, degree, source);
-    const BoxGrid grid = box_grid(request.shape, n, degree);
+    const StructuredGrid grid = box_grid(request.shape, n, degree);
     const ElementType type = request.elements;
 
     Mesh mesh;
@@ -315,39 +271,45 @@ Mesh generate_shape_mesh(const ShapeRequest& request, int refine, int degree,
     mesh.nodes_per_cell = lagrange_node_count(type, degree);
     mesh.source = source;
 
-    // Nodes: the lattice points, x = origin + i / m per axis (exact at the box corners).
-    const long long points = checked_index(grid.num_points(), "nodes of " + source);
-    mesh.coordinates.resize(3 * static_cast<std::size_t>(points));
-    double* coordinates = mesh.coordinates.data();
-    const double m = static_cast<double>(grid.m());
-    kernels::cpu::chunked_for(points, [&](long long p) {
-        const Lattice at = grid.point(p);
-        for (int axis = 0; axis < 3; ++axis)
-            coordinates[3 * p + axis] =
-                axis < grid.dim ? grid.origin[axis] + static_cast<double>(at[axis]) / m : 0.0;
-    });
-
-    // Cells: every box's cells, box by box.
-    std::vector<NodePattern> patterns;
+    // The cells of a box as lattice offsets (3 ints per node), the same for every box.
+    std::vector<int> patterns;
     const std::vector<double> reference = lagrange_reference_nodes(type, degree);
-    for (const Frame& frame : box_cells(type))
-        patterns.push_back(node_pattern(type, degree, reference, frame));
-    const long long per_box = static_cast<long long>(patterns.size());
-    const long long npc = mesh.nodes_per_cell;
+    const std::vector<Frame> frames = box_cells(type);
+    for (const Frame& frame : frames)
+        for (const Lattice& offset : node_pattern(type, degree, reference, frame))
+            for (long long component : offset) patterns.push_back(static_cast<int>(component));
+    const int per_box = static_cast<int>(frames.size());
+    const long long points = checked_index(grid.num_points(), "nodes of " + source);
     const long long boxes = grid.num_boxes();
-    checked_index(boxes * per_box * npc, "cell node entries of " + source);
-    mesh.cells.resize(static_cast<std::size_t>(boxes * per_box * npc));
-    index_type* cells = mesh.cells.data();
-    kernels::cpu::chunked_for(boxes, [&](long long b) {
-        const Lattice base = static_cast<long long>(degree) * grid.box(b);
-        index_type* out = cells + b * per_box * npc;
-        for (const NodePattern& pattern : patterns)
-            for (const Lattice& offset : pattern)
-                *out++ = static_cast<index_type>(grid.point_index(base + offset));
-    });
+    const long long entries = boxes * per_box * mesh.nodes_per_cell;
+    checked_index(entries, "cell node entries of " + source);
 
+    // On a device executor the same arrays are also written there (while the host writes its
+    // own), so that assembly finds the mesh on the device instead of uploading it.
+    std::shared_ptr<MeshOnDevice> copy;
+    Array<int> device_patterns;
+    if (device && device->is_cuda()) {
+        copy = std::make_shared<MeshOnDevice>();
+        device_patterns = Array<int>::from_host(device, patterns);
+        copy->coordinates = Array<double>(device, 3 * static_cast<std::size_t>(points));
+        copy->cells = Array<index_type>(device, static_cast<std::size_t>(entries));
+        kernels::cuda::fill_structured_mesh(*device, grid, device_patterns.data(), per_box,
+                                            mesh.nodes_per_cell, copy->coordinates.data(),
+                                            copy->cells.data());
+    }
+    mesh.coordinates.resize(3 * static_cast<std::size_t>(points));
+    mesh.cells.resize(static_cast<std::size_t>(entries));
+    static const ExecPtr host = Executor::create_cpu();
+    kernels::cpu::fill_structured_mesh(*host, grid, patterns.data(), per_box, mesh.nodes_per_cell,
+                                       mesh.coordinates.data(), mesh.cells.data());
+    if (copy) {
+        device->synchronize();
+        mesh.device = std::move(copy);
+    }
+
+    const long long cell_count = boxes * per_box;
     mesh.subdomains = {PhysicalGroup{"domain", grid.dim, 1}};
-    mesh.cell_group.assign(static_cast<std::size_t>(boxes * per_box), 1);
+    mesh.cell_group.assign(static_cast<std::size_t>(cell_count), 1);
 
     // Boundary groups: the shape's planes, then every side as 'boundary'.
     int tag = 1;

@@ -18,7 +18,9 @@ namespace gpufem {
 /// `refine` uniform refinements of this mesh are the same pattern on the finer grid, so they
 /// are generated directly. Throws MeshSourceError naming `source` when the mesh would not fit
 /// 32-bit indices or the host's memory, with the largest refinement that would.
+/// With a CUDA executor as `device`, the coordinates and cells are also written there
+/// (Mesh::device), concurrently with the host's copy.
 Mesh generate_shape_mesh(const ShapeRequest& request, int refine, int degree,
-                         const std::string& source);
+                         const std::string& source, const ExecPtr& device);
 
 }  // namespace gpufem

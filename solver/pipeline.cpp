@@ -68,14 +68,14 @@ ExecPtr make_executor(BackendChoice backend)
     return Executor::create_cpu();
 }
 
-CaseMesh load_case_mesh(const CaseSpec& spec)
+CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec)
 {
     spdlog::info("case {}: loading mesh", spec.name);
     const auto start = clock_type::now();
     CaseMesh out{Mesh{}, 0.0};
     {
         const ProgressLine line("mesh", [] { return ProgressStatus{-1, -1, "Gmsh, then extraction"}; });
-        out.mesh = load_mesh_isolated(spec.mesh);
+        out.mesh = load_mesh_isolated(spec.mesh, exec);
     }
     out.seconds = seconds_since(start);
     const Mesh& mesh = out.mesh;

@@ -22,8 +22,9 @@ struct CaseMesh {
     Mesh mesh;
     double seconds = 0;  ///< wall time of loading or generating it
 };
-/// Loads or generates the case's mesh (mesh.degree's nodes), timed.
-CaseMesh load_case_mesh(const CaseSpec& spec);
+/// Loads or generates the case's mesh (mesh.degree's nodes), timed; a generated shape is also
+/// written on `exec` when that is a CUDA executor (assembly then uploads nothing).
+CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec = nullptr);
 
 /// The discretisation of the case's problem on mesh (finite elements of the mesh's degree;
 /// both spec and mesh must outlive it).

@@ -143,7 +143,7 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
         spdlog::warn("solver.tolerance {:.1e} is below what float arithmetic can reach; the "
                      "solve may stop at max_iterations", spec.solver.tolerance);
 
-    const CaseMesh loaded = in_phase("mesh", [&] { return load_case_mesh(spec); });
+    const CaseMesh loaded = in_phase("mesh", [&] { return load_case_mesh(spec, exec); });
     const Mesh& mesh = loaded.mesh;
     record.time_mesh = loaded.seconds;
     record.time_mesh_parts = loaded.mesh.build_times;

@@ -11,6 +11,7 @@
 #include "assembly/element_data.hpp"
 #include "assembly/element_kernels.hpp"
 #include "assembly/poisson_assembly.hpp"
+#include "mesh/mesh_source.hpp"
 #include "gpu_test.hpp"
 #include "high_order_meshes.hpp"
 #include "simple_meshes.hpp"
@@ -112,6 +113,32 @@ TYPED_TEST(AssemblyGpu, ElementMatricesMatchCpuForEveryTypeAndOrder)
                 EXPECT_LT(max_rel_diff(kg.to_host(), kc.to_host()), tol) << what;
                 EXPECT_LT(max_rel_diff(fg.to_host(), fc.to_host()), tol) << what;
             }
+}
+
+TEST(AssemblyGpuMesh, ShapesGeneratedOnTheDeviceEqualTheHostMesh)
+{
+    // The device writes its own copy of a generated shape (Mesh::device, which assembly uses
+    // instead of uploading): it must be the host's mesh, entry for entry.
+    GPUFEM_REQUIRE_GPU();
+    const auto gpu = Executor::create_cuda();
+    const std::vector<std::pair<std::string, std::string>> shapes = {
+        {"unit_square", "quadrilateral"}, {"unit_square", "triangle"}, {"unit_cube", "hexahedron"},
+        {"unit_cube", "tetrahedron"},     {"l_shape", "quadrilateral"}, {"l_shape", "triangle"}};
+    for (const auto& [shape, elements] : shapes)
+        for (int degree = 1; degree <= 4; ++degree) {
+            MeshSpec spec;
+            spec.shape = shape;
+            spec.elements = elements;
+            spec.size = shape == "unit_cube" ? 0.25 : 0.1;
+            spec.degree = degree;
+            const Mesh mesh = load_mesh(spec, gpu);
+            const std::string what = shape + " " + elements + " degree " + std::to_string(degree);
+            ASSERT_TRUE(mesh.device) << what;
+            EXPECT_EQ(mesh.device->cells.to_host(),
+                      std::vector<index_type>(mesh.cells.begin(), mesh.cells.end())) << what;
+            EXPECT_EQ(mesh.device->coordinates.to_host(),
+                      std::vector<double>(mesh.coordinates.begin(), mesh.coordinates.end())) << what;
+        }
 }
 
 TEST(AssemblyGpuPattern, PatternIdenticalToCpu)

@@ -148,6 +148,14 @@ TEST(GeneratedShapes, RefinementIsTheFinerGrid)
     }
 }
 
+TEST(GeneratedShapes, NoDeviceCopyWithoutADevice)
+{
+    MeshSpec spec;
+    spec.shape = "unit_square";
+    EXPECT_FALSE(load_mesh(spec).device);
+    EXPECT_FALSE(load_mesh(spec, Executor::create_cpu()).device);
+}
+
 TEST(GeneratedShapes, TooLargeNamesTheLargestRefinementThatFits)
 {
     std::string message;

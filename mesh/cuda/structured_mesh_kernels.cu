@@ -1,0 +1,56 @@
+#include "linalg/cuda/cuda_check.hpp"
+#include "mesh/structured_grid.hpp"
+
+namespace gpufem::kernels::cuda {
+namespace {
+
+constexpr int block_size = 256;
+
+unsigned grid_for(long long n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
+
+/// One thread per lattice point.
+__global__ void coordinates_kernel(StructuredGrid grid, double* __restrict__ coordinates)
+{
+    const long long p = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (p >= grid.num_points()) return;
+    long long at[3];
+    grid.point(p, at);
+    for (int axis = 0; axis < 3; ++axis) coordinates[3 * p + axis] = grid.position(axis, at[axis]);
+}
+
+/// One thread per cell node entry (box b, entry q of its cells_per_box * nodes_per_cell).
+__global__ void cells_kernel(StructuredGrid grid, const int* __restrict__ patterns, long long per_box,
+                             index_type* __restrict__ cells)
+{
+    const long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (t >= grid.num_boxes() * per_box) return;
+    const long long b = t / per_box, q = t % per_box;
+    long long corner[3];
+    grid.box(b, corner);
+    const int* offset = patterns + 3 * q;
+    cells[t] = static_cast<index_type>(grid.point_index(grid.k * corner[0] + offset[0],
+                                                        grid.k * corner[1] + offset[1],
+                                                        grid.k * corner[2] + offset[2]));
+}
+
+}  // namespace
+
+void fill_structured_mesh(const Executor& exec, const StructuredGrid& grid, const int* patterns,
+                          int cells_per_box, int nodes_per_cell, double* coordinates,
+                          index_type* cells)
+{
+    auto stream = static_cast<cudaStream_t>(exec.stream());
+    const long long points = grid.num_points();
+    const long long per_box = static_cast<long long>(cells_per_box) * nodes_per_cell;
+    const long long entries = grid.num_boxes() * per_box;
+    if (points > 0) {
+        coordinates_kernel<<<grid_for(points), block_size, 0, stream>>>(grid, coordinates);
+        GPUFEM_CUDA_CHECK_LAUNCH();
+    }
+    if (entries > 0) {
+        cells_kernel<<<grid_for(entries), block_size, 0, stream>>>(grid, patterns, per_box, cells);
+        GPUFEM_CUDA_CHECK_LAUNCH();
+    }
+}
+
+}  // namespace gpufem::kernels::cuda

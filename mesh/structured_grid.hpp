@@ -1,0 +1,87 @@
+#pragma once
+// The grid of boxes of a generated shape and the lattice of its nodes, with the kernel that
+// writes its coordinates and cells; the grid's index arithmetic is written once for the host
+// and the device.
+#include "linalg/backend_kernels.hpp"
+#include "linalg/host_device.hpp"
+#include "linalg/types.hpp"
+
+namespace gpufem {
+
+/// Boxes of n per unit length (a square, a cube, or the L of three squares) and the lattice
+/// of their nodes: k steps per box edge for order k, numbered x fastest, then y, then z.
+struct StructuredGrid {
+    int dim = 2;
+    long long n = 1;                        ///< boxes per unit length
+    int k = 1;                              ///< element order
+    long long boxes[3] = {1, 1, 1};         ///< boxes per axis of the bounding grid
+    double origin[3] = {0.0, 0.0, 0.0};     ///< position of lattice point (0,0,0)
+    bool notch = false;  ///< L-shape (2n x 2n boxes): the boxes with x >= n and y < n are out
+
+    /// Lattice steps per unit length.
+    GPUFEM_HOST_DEVICE long long m() const { return k * n; }
+    GPUFEM_HOST_DEVICE long long num_boxes() const
+    {
+        return notch ? 3 * n * n : boxes[0] * boxes[1] * boxes[2];
+    }
+    /// The lowest corner of box b (in box units).
+    GPUFEM_HOST_DEVICE void box(long long b, long long corner[3]) const
+    {
+        if (notch) {
+            const long long r = b - n * n;
+            corner[0] = b < n * n ? b % n : r % (2 * n);
+            corner[1] = b < n * n ? b / n : n + r / (2 * n);
+            corner[2] = 0;
+            return;
+        }
+        corner[0] = b % boxes[0];
+        corner[1] = (b / boxes[0]) % boxes[1];
+        corner[2] = b / (boxes[0] * boxes[1]);
+    }
+    GPUFEM_HOST_DEVICE long long num_points() const
+    {
+        if (notch) return m() * (m() + 1) + (m() + 1) * (2 * m() + 1);
+        return (boxes[0] * k + 1) * (boxes[1] * k + 1) * (dim == 3 ? boxes[2] * k + 1 : 1);
+    }
+    /// The node number of lattice point (i, j, l).
+    GPUFEM_HOST_DEVICE long long point_index(long long i, long long j, long long l) const
+    {
+        if (notch)
+            return j < m() ? j * (m() + 1) + i : m() * (m() + 1) + (j - m()) * (2 * m() + 1) + i;
+        return i + (boxes[0] * k + 1) * (j + (boxes[1] * k + 1) * l);
+    }
+    /// The lattice point of a node number (inverse of point_index).
+    GPUFEM_HOST_DEVICE void point(long long index, long long p[3]) const
+    {
+        if (notch) {
+            const long long lower = m() * (m() + 1), r = index - lower;
+            p[0] = index < lower ? index % (m() + 1) : r % (2 * m() + 1);
+            p[1] = index < lower ? index / (m() + 1) : m() + r / (2 * m() + 1);
+            p[2] = 0;
+            return;
+        }
+        const long long nx = boxes[0] * k + 1, ny = boxes[1] * k + 1;
+        p[0] = index % nx;
+        p[1] = (index / nx) % ny;
+        p[2] = index / (nx * ny);
+    }
+    /// Position of lattice point p along an axis: origin + p / m (exact at the box corners).
+    GPUFEM_HOST_DEVICE double position(int axis, long long p) const
+    {
+        return axis < dim ? origin[axis] + static_cast<double>(p) / static_cast<double>(m()) : 0.0;
+    }
+};
+
+#define GPUFEM_STRUCTURED_MESH_KERNELS(PREFIX, BODY)                                         \
+    /** Writes the coordinates (3 per lattice point) and the cells of the grid on exec:      \
+        box b's cells are cells_per_box patterns of nodes_per_cell lattice offsets (3 ints    \
+        each, from k times the box's lowest corner), `patterns` on exec; cell c = b *        \
+        cells_per_box + s. */                                                                \
+    PREFIX void fill_structured_mesh(const Executor& exec, const StructuredGrid& grid,       \
+                                     const int* patterns, int cells_per_box,                 \
+                                     int nodes_per_cell, double* coordinates,                \
+                                     index_type* cells) BODY
+
+GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_STRUCTURED_MESH_KERNELS)
+
+}  // namespace gpufem
