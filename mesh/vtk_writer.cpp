@@ -27,6 +27,7 @@
 #include <vtkXMLUnstructuredGridWriter.h>
 
 #include "mesh/vtk_lagrange_nodes.hpp"
+#include "mesh/vtu_lz4_writer.hpp"
 
 namespace gpufem {
 namespace {
@@ -195,6 +196,19 @@ std::string vtk_error_text(unsigned long code)
     }
 }
 
+/// Renames the finished temporary file to its final name (removing it if that fails).
+void rename_into_place(const std::filesystem::path& temporary, const std::filesystem::path& path)
+{
+    std::error_code error;
+    std::filesystem::rename(temporary, path, error);
+    if (error) {
+        std::error_code ignored;
+        std::filesystem::remove(temporary, ignored);
+        throw std::runtime_error("cannot write '" + path.string() + "': renaming '" +
+                                 temporary.string() + "' failed: " + error.message());
+    }
+}
+
 }  // namespace
 
 std::filesystem::path vtu_temporary_path(const std::filesystem::path& path)
@@ -222,8 +236,19 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
                                  folder.string() + "' does not exist");
 
     const fs::path temporary = vtu_temporary_path(path);
+    const vtkSmartPointer<vtkUnstructuredGrid> grid = make_grid(mesh, point_fields, cell_fields);
+    if (compression == VtuCompression::lz4) {  // blocks compressed by the host's threads
+        try {
+            write_vtu_lz4(temporary, grid, on_progress);
+        } catch (...) {
+            fs::remove(temporary, error);
+            throw;
+        }
+        rename_into_place(temporary, path);
+        return;
+    }
     vtkNew<vtkXMLUnstructuredGridWriter> writer;
-    writer->SetInputData(make_grid(mesh, point_fields, cell_fields));
+    writer->SetInputData(grid);
     writer->SetFileName(temporary.c_str());
     writer->SetDataModeToAppended();
     writer->EncodeAppendedDataOff();
@@ -253,13 +278,7 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
         throw std::runtime_error("cannot write '" + path.string() + "': " +
                                  vtk_error_text(code));
     }
-    fs::rename(temporary, path, error);
-    if (error) {
-        std::error_code ignored;
-        fs::remove(temporary, ignored);
-        throw std::runtime_error("cannot write '" + path.string() + "': renaming '" +
-                                 temporary.string() + "' failed: " + error.message());
-    }
+    rename_into_place(temporary, path);
 }
 
 }  // namespace gpufem

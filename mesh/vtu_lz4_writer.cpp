@@ -1,0 +1,216 @@
+#include "mesh/vtu_lz4_writer.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <lz4.h>
+#include <omp.h>
+#include <vtkCellArray.h>
+#include <vtkCellData.h>
+#include <vtkCellType.h>
+#include <vtkDataArray.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkUnsignedCharArray.h>
+#include <vtkUnstructuredGrid.h>
+
+namespace gpufem {
+namespace {
+
+/// Bytes of uncompressed data per block (VTK's writer uses 32 KiB; its reader takes any size).
+constexpr std::size_t block_bytes = 1 << 18;
+
+/// One array of the file: where its bytes are and how the XML describes it.
+struct VtuArray {
+    std::string section;  ///< "PointData", "CellData", "Points" or "Cells"
+    std::string name;
+    std::string type;     ///< VTK XML type name: Float64, Int32, ...
+    int components = 1;
+    const char* data = nullptr;
+    std::size_t bytes = 0;
+    std::vector<std::vector<char>> blocks;  ///< compressed blocks
+};
+
+/// The VTK XML name of a data array's type; throws for types the writer does not use.
+std::string xml_type(int vtk_type, int size)
+{
+    switch (vtk_type) {
+    case VTK_DOUBLE: return "Float64";
+    case VTK_FLOAT: return "Float32";
+    case VTK_UNSIGNED_CHAR: return "UInt8";
+    default: break;
+    }
+    if (vtk_type == VTK_INT || vtk_type == VTK_LONG || vtk_type == VTK_LONG_LONG ||
+        vtk_type == VTK_ID_TYPE)
+        return size == 4 ? "Int32" : "Int64";
+    throw std::logic_error("write_vtu_lz4: unsupported array type " + std::to_string(vtk_type));
+}
+
+/// The array's description and bytes, from its first value on (`skip` values left out).
+VtuArray describe(const std::string& section, vtkDataArray* array, const char* name,
+                  std::size_t skip = 0)
+{
+    VtuArray out;
+    out.section = section;
+    out.name = name ? name : "";
+    out.type = xml_type(array->GetDataType(), array->GetDataTypeSize());
+    out.components = array->GetNumberOfComponents();
+    const std::size_t value_bytes = static_cast<std::size_t>(array->GetDataTypeSize());
+    const std::size_t values =
+        static_cast<std::size_t>(array->GetNumberOfTuples()) * out.components;
+    out.data = static_cast<const char*>(array->GetVoidPointer(0)) + skip * value_bytes;
+    out.bytes = (values - skip) * value_bytes;
+    return out;
+}
+
+/// The arrays in the order of the file.
+std::vector<VtuArray> grid_arrays(vtkUnstructuredGrid* grid)
+{
+    std::vector<VtuArray> arrays;
+    for (int i = 0; i < grid->GetPointData()->GetNumberOfArrays(); ++i) {
+        vtkDataArray* a = grid->GetPointData()->GetArray(i);
+        arrays.push_back(describe("PointData", a, a->GetName()));
+    }
+    for (int i = 0; i < grid->GetCellData()->GetNumberOfArrays(); ++i) {
+        vtkDataArray* a = grid->GetCellData()->GetArray(i);
+        arrays.push_back(describe("CellData", a, a->GetName()));
+    }
+    arrays.push_back(describe("Points", grid->GetPoints()->GetData(), "Points"));
+    vtkCellArray* cells = grid->GetCells();
+    arrays.push_back(describe("Cells", cells->GetConnectivityArray(), "connectivity"));
+    // The file lists each cell's end offset: the cell array's offsets without the leading 0.
+    arrays.push_back(describe("Cells", cells->GetOffsetsArray(), "offsets", 1));
+    arrays.push_back(describe("Cells", grid->GetCellTypesArray(), "types"));
+    return arrays;
+}
+
+/// Compresses every block of every array with the host's threads.
+void compress(std::vector<VtuArray>& arrays, const std::function<void(double)>& on_progress)
+{
+    struct Task {
+        std::size_t array, block;
+    };
+    std::vector<Task> tasks;
+    for (std::size_t a = 0; a < arrays.size(); ++a) {
+        const std::size_t count = (arrays[a].bytes + block_bytes - 1) / block_bytes;
+        arrays[a].blocks.resize(count);
+        for (std::size_t b = 0; b < count; ++b) tasks.push_back({a, b});
+    }
+    std::atomic<std::size_t> done{0};
+    const long long total = static_cast<long long>(tasks.size());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long t = 0; t < total; ++t) {
+        VtuArray& array = arrays[tasks[t].array];
+        const std::size_t begin = tasks[t].block * block_bytes;
+        const std::size_t bytes = std::min(block_bytes, array.bytes - begin);
+        std::vector<char>& out = array.blocks[tasks[t].block];
+        out.resize(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(bytes))));
+        const int written = LZ4_compress_default(array.data + begin, out.data(),
+                                                 static_cast<int>(bytes),
+                                                 static_cast<int>(out.size()));
+        out.resize(static_cast<std::size_t>(written > 0 ? written : 0));
+        const std::size_t finished = ++done;
+        if (on_progress && omp_get_thread_num() == 0)
+            on_progress(0.9 * static_cast<double>(finished) / static_cast<double>(total));
+    }
+    for (const VtuArray& array : arrays)
+        for (const std::vector<char>& block : array.blocks)
+            if (block.empty())
+                throw std::runtime_error("LZ4 could not compress a block of '" + array.name + "'");
+}
+
+/// The block header of an array: block count, block size, size of a partial last block (0 if
+/// the last block is full), and the compressed size of each block (UInt64 each).
+std::vector<std::uint64_t> block_header(const VtuArray& array)
+{
+    std::vector<std::uint64_t> header = {array.blocks.size(), block_bytes, array.bytes % block_bytes};
+    for (const std::vector<char>& block : array.blocks) header.push_back(block.size());
+    return header;
+}
+
+/// The XML part of the file, with each array's offset into the appended data.
+std::string xml_head(vtkUnstructuredGrid* grid, const std::vector<VtuArray>& arrays)
+{
+    // VTK marks files with Lagrange hexahedra 2.2 (their node order changed in that version);
+    // its reader reorders the nodes of a 1.0 file's hexahedra.
+    const bool lagrange_hexahedra =
+        grid->GetNumberOfCells() > 0 && grid->GetCellType(0) == VTK_LAGRANGE_HEXAHEDRON;
+    std::string xml =
+        "<?xml version=\"1.0\"?>\n"
+        "<VTKFile type=\"UnstructuredGrid\" version=\"" +
+        std::string(lagrange_hexahedra ? "2.2" : "1.0") +
+        "\" byte_order=\"LittleEndian\" "
+        "header_type=\"UInt64\" compressor=\"vtkLZ4DataCompressor\">\n"
+        "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"" +
+        std::to_string(grid->GetNumberOfPoints()) + "\" NumberOfCells=\"" +
+        std::to_string(grid->GetNumberOfCells()) + "\">\n";
+    std::uint64_t offset = 0;
+    std::string open;
+    for (const VtuArray& array : arrays) {
+        if (array.section != open) {
+            if (!open.empty()) xml += "      </" + open + ">\n";
+            open = array.section;
+            xml += "      <" + open + ">\n";
+        }
+        xml += "        <DataArray type=\"" + array.type + "\" Name=\"" + array.name + "\"";
+        if (array.components != 1)
+            xml += " NumberOfComponents=\"" + std::to_string(array.components) + "\"";
+        xml += " format=\"appended\" offset=\"" + std::to_string(offset) + "\"/>\n";
+        offset += block_header(array).size() * sizeof(std::uint64_t);
+        for (const std::vector<char>& block : array.blocks) offset += block.size();
+    }
+    xml += "      </" + open + ">\n    </Piece>\n  </UnstructuredGrid>\n"
+           "  <AppendedData encoding=\"raw\">\n   _";
+    return xml;
+}
+
+/// A FILE closed on scope exit.
+struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+}  // namespace
+
+void write_vtu_lz4(const std::filesystem::path& file, vtkUnstructuredGrid* grid,
+                   const std::function<void(double)>& on_progress)
+{
+    std::vector<VtuArray> arrays = grid_arrays(grid);
+    for (const VtuArray& array : arrays)
+        if (array.name.find_first_of("\"<>&") != std::string::npos)
+            throw std::runtime_error("cannot write '" + file.string() + "': the array name '" +
+                                     array.name + "' holds a character XML would need escaped");
+    compress(arrays, on_progress);
+
+    std::vector<char> buffer(1 << 22);  // outlives the FILE that uses it
+    std::unique_ptr<std::FILE, FileCloser> out(std::fopen(file.c_str(), "wb"));
+    if (!out) throw std::runtime_error("cannot write '" + file.string() + "': cannot open the file");
+    std::setvbuf(out.get(), buffer.data(), _IOFBF, buffer.size());
+    const auto put = [&](const void* data, std::size_t bytes) {
+        if (bytes > 0 && std::fwrite(data, 1, bytes, out.get()) != bytes)
+            throw std::runtime_error("cannot write '" + file.string() +
+                                     "': writing failed (disk full?)");
+    };
+    const std::string head = xml_head(grid, arrays);
+    put(head.data(), head.size());
+    for (const VtuArray& array : arrays) {
+        const std::vector<std::uint64_t> header = block_header(array);
+        put(header.data(), header.size() * sizeof(std::uint64_t));
+        for (const std::vector<char>& block : array.blocks) put(block.data(), block.size());
+    }
+    const std::string tail = "\n  </AppendedData>\n</VTKFile>\n";
+    put(tail.data(), tail.size());
+    if (std::fflush(out.get()) != 0 || std::ferror(out.get()))
+        throw std::runtime_error("cannot write '" + file.string() + "': writing failed (disk full?)");
+    if (std::fclose(out.release()) != 0)
+        throw std::runtime_error("cannot write '" + file.string() + "': closing failed (disk full?)");
+    if (on_progress) on_progress(1.0);
+}
+
+}  // namespace gpufem
