@@ -21,6 +21,8 @@ struct MeshSpec {
     int refine = 0;         ///< uniform refinements after meshing or reading (each halves h)
     bool allow_commands = false;  ///< geo only: let the script use System, Save, Exit, ...
                                   ///< (see mesh_input_guard.hpp); refused by default
+    double time_limit = 1800;  ///< seconds Gmsh may take to read or mesh it (in the mesh
+                               ///< worker: it is ended after that, and the run fails)
     int degree = 1;          ///< element order 1..4: high-order nodes placed by Gmsh (setOrder,
                             ///< complete Lagrange elements, on curved boundaries where the
                             ///< geometry is known); a file of another order is converted

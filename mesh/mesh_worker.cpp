@@ -1,16 +1,20 @@
 #include "mesh/mesh_worker.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -29,6 +33,8 @@ enum class WorkerReply : std::uint8_t { mesh = 0, error = 1, out_of_memory = 2 }
 
 /// Raised when the other end of the pipe closed early.
 struct ChannelClosed {};
+/// Raised when the worker did not answer before the deadline.
+struct TimedOut {};
 
 /// Whole writes and reads of plain values, strings and arrays over a file descriptor.
 class Channel {
@@ -46,10 +52,14 @@ public:
             bytes -= static_cast<std::size_t>(done);
         }
     }
+    /// Reads wait at most until the deadline (none by default); past it they throw TimedOut.
+    void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+
     void read_bytes(void* data, std::size_t bytes)
     {
         char* at = static_cast<char*>(data);
         while (bytes > 0) {
+            wait_readable();
             const ssize_t done = ::read(fd_, at, bytes);
             if (done < 0 && errno == EINTR) continue;
             if (done <= 0) throw ChannelClosed{};
@@ -96,7 +106,22 @@ public:
     }
 
 private:
+    void wait_readable()
+    {
+        if (deadline_ == std::chrono::steady_clock::time_point::max()) return;
+        for (;;) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline_ - std::chrono::steady_clock::now());
+            if (left.count() <= 0) throw TimedOut{};
+            pollfd ready{fd_, POLLIN, 0};
+            const int waited = ::poll(&ready, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+            if (waited > 0) return;
+            if (waited < 0 && errno != EINTR) return;  // let read() report the error
+        }
+    }
+
     int fd_;
+    std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
 /// Writes values to a channel: the sending side of `transfer`.
@@ -285,9 +310,13 @@ Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, in
     std::string message;
     Mesh mesh;
     bool received = sent;
+    bool timed_out = false;
     if (sent) {
         try {
             Channel in(reply_read.fd);
+            in.set_deadline(std::chrono::steady_clock::now() +
+                            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(spec.time_limit)));
             Receiver receiver{in};
             reply = in.get<WorkerReply>();
             if (reply == WorkerReply::mesh)
@@ -296,16 +325,27 @@ Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, in
                 message = in.get_string();
         } catch (const ChannelClosed&) {
             received = false;
+        } catch (const TimedOut&) {
+            received = false;
+            timed_out = true;
+            ::kill(pid, SIGKILL);
         }
     }
     reply_read.reset();
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    const std::string name = spec.kind == MeshSpec::Kind::shape ? "shape " + spec.shape
+                                                                : "'" + spec.path + "'";
+    if (timed_out) {
+        std::ostringstream text;
+        text << "meshing " << name << ": Gmsh did not finish within mesh.time_limit ("
+             << spec.time_limit << " s) and was stopped; a smaller mesh (larger mesh.size, "
+                "fewer refinements) or a larger time_limit";
+        throw MeshSourceError(text.str());
+    }
     if (!received)
-        throw MeshSourceError("meshing " + (spec.kind == MeshSpec::Kind::shape ? "shape " + spec.shape
-                                                                               : "'" + spec.path + "'") +
-                              ": " + what + " " + describe_exit(status));
+        throw MeshSourceError("meshing " + name + ": " + what + " " + describe_exit(status));
     if (reply == WorkerReply::out_of_memory) throw std::bad_alloc();
     if (reply != WorkerReply::mesh) throw MeshSourceError(message);
     return mesh;
@@ -313,7 +353,11 @@ Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, in
 
 int run_mesh_worker()
 {
-    Channel in(STDIN_FILENO), out(STDOUT_FILENO);
+    // The reply goes to the original standard output; whatever a library prints there from
+    // now on goes to standard error instead of into the reply.
+    const int reply_fd = ::dup(STDOUT_FILENO);
+    if (reply_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return 1;
+    Channel in(STDIN_FILENO), out(reply_fd);
     MeshSpec spec;
     int threads = 1;
     try {

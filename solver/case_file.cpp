@@ -3,6 +3,7 @@
 #include "solver/case_format_options.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <span>
 #include <sstream>
@@ -31,7 +32,8 @@ constexpr std::string_view top_keys[] = {"mesh",      "degree",    "problem",
 constexpr std::string_view output_keys[] = {"compression", "write"};
 constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
                                           "elements", "size", "refine",
-                                          "size_scales_with_degree", "allow_commands"};
+                                          "size_scales_with_degree", "allow_commands",
+                                          "time_limit"};
 constexpr std::string_view booleans[] = {"true", "false"};
 constexpr std::string_view mesh_sources[] = {"file", "geo", "shape"};
 constexpr std::string_view shapes[] = {"unit_square", "unit_cube", "l_shape", "disk"};
@@ -186,6 +188,13 @@ MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::
         if (mesh.kind != MeshSpec::Kind::geo) reader.fail(*flag, "only valid with mesh.geo");
         mesh.allow_commands = reader.to_choice(*flag, booleans) == "true";
         resolved["allow_commands"] = mesh.allow_commands;
+    }
+
+    if (const CaseValue* limit = find_entry(entries, "time_limit")) {
+        mesh.time_limit = reader.to_double(*limit, "seconds > 0");
+        if (!(mesh.time_limit > 0.0) || !std::isfinite(mesh.time_limit))
+            reader.fail(*limit, "expected seconds > 0, got '" + limit->node.Scalar() + "'");
+        resolved["time_limit"] = mesh.time_limit;
     }
 
     if (mesh.kind == MeshSpec::Kind::shape) {

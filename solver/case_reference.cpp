@@ -93,6 +93,8 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            ([0, 1, 2]) runs the case once per level (a sweep)
   size_scales_with_degree: false  (boolean, geo and shape only) use size * degree as the element
                            size, so that a degree sweep keeps the number of unknowns about fixed
+  time_limit: 1800         (seconds > 0) how long Gmsh may read, mesh and refine (files, .geo
+                           files, the disk): it runs in a separate process, ended after that
   allow_commands: false    (boolean, geo only) let the .geo script run System, SystemCall,
                            OnelabRun, Save, Print, Exit, Abort, Include, Merge, Sleep and file
                            commands. Refused by default (named with their line): a mesh input

@@ -391,6 +391,17 @@ TEST(CaseFile, MeshSourceErrors)
                     {"case.yaml:2: mesh.geo: file 'nothing.geo' not found"});
 }
 
+TEST(CaseFile, MeshTimeLimit)
+{
+    EXPECT_EQ(parse_case_text(minimal, "case.yaml", "").mesh.time_limit, 1800.0);
+    EXPECT_EQ(parse_case_text("mesh: {shape: disk, time_limit: 2.5}\n", "case.yaml", "").mesh.time_limit,
+              2.5);
+    expect_contains(error_of("mesh:\n  shape: disk\n  time_limit: 0\n"),
+                    {"case.yaml:3: mesh.time_limit", "expected seconds > 0, got '0'"});
+    expect_contains(error_of("mesh:\n  shape: disk\n  time_limit: soon\n"),
+                    {"case.yaml:3: mesh.time_limit"});
+}
+
 TEST_F(CaseFileTest, MissingMeshFileNamesTheResolvedPath)
 {
     const fs::path path = write("case.yaml", "mesh:\n  file: gone.msh\n");
