@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <muParser.h>
 
@@ -87,27 +88,19 @@ mu::erased_fun_type erased(F callback)
     return reinterpret_cast<mu::erased_fun_type>(callback);
 }
 
-/// The functions an expression may call, for messages.
-std::string known_functions()
+/// The names of the functions an expression may call.
+std::vector<std::string> function_names()
 {
-    std::string names;
-    for (const UnaryEntry& e : unary_functions) names += std::string(names.empty() ? "" : " ") + e.name;
-    names += " atan2";
-    for (const VariadicEntry& e : variadic_functions) names += std::string(" ") + e.name;
+    std::vector<std::string> names;
+    for (const UnaryEntry& e : unary_functions) names.emplace_back(e.name);
+    names.emplace_back("atan2");
+    for (const VariadicEntry& e : variadic_functions) names.emplace_back(e.name);
     return names;
 }
 
 /// The first name in text written as a call, name(...), that is no known function ("" if none).
-std::string unknown_function(const std::string& text)
+std::string unknown_function(const std::string& text, const std::vector<std::string>& known)
 {
-    const auto known = [](const std::string& name) {
-        if (name == "atan2") return true;
-        for (const UnaryEntry& e : unary_functions)
-            if (name == e.name) return true;
-        for (const VariadicEntry& e : variadic_functions)
-            if (name == e.name) return true;
-        return false;
-    };
     for (std::size_t i = 0; i < text.size();) {
         if (!(std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
             ++i;
@@ -118,7 +111,9 @@ std::string unknown_function(const std::string& text)
         std::size_t after = i;
         while (after < text.size() && text[after] == ' ') ++after;
         const std::string name = text.substr(start, i - start);
-        if (after < text.size() && text[after] == '(' && !known(name)) return name;
+        if (after < text.size() && text[after] == '(' &&
+            std::find(known.begin(), known.end(), name) == known.end())
+            return name;
     }
     return "";
 }
@@ -137,11 +132,14 @@ std::string describe_error(const std::string& text, const mu::Parser::exception_
     if (error.GetCode() == mu::ecUNASSIGNABLE_TOKEN) {
         message += " (variables are x, y, z; constants pi, e)";
     }
-    if (const std::string name = unknown_function(text); !name.empty()) {
+    const std::vector<std::string> known = function_names();
+    if (const std::string name = unknown_function(text, known); !name.empty()) {
         // muParser reads an unknown name before '(' as a variable and then reports the
         // parenthesis; name the function instead.
+        std::string list;
+        for (const std::string& known_name : known) list += (list.empty() ? "" : " ") + known_name;
         return "invalid expression '" + text + "': unknown function '" + name +
-               "' (functions: " + known_functions() + ")";
+               "' (functions: " + list + ")";
     }
     return "invalid expression '" + text + "': " + message;
 }

@@ -20,9 +20,9 @@ struct LmaSystem {
     Array<V> rhs;            ///< element and Neumann loads, Dirichlet conditions eliminated
     Array<V> initial_guess;  ///< Dirichlet values on constrained nodes, 0 elsewhere
     index_type dirichlet_count = 0;
-    /// geometry: mesh upload; coefficients: kappa and f on the executor; pattern: the operator's layout (colouring,
-    /// interleaving, diagonal); values: element kernels and the load scatter; boundary:
-    /// Neumann load and Dirichlet elimination.
+    /// geometry: the mesh on the executor and its check; coefficients: kappa and f on the
+    /// executor; pattern: the operator's layout (colouring, interleaving, diagonal); values:
+    /// element kernels and the load scatter; boundary: Neumann load and Dirichlet elimination.
     AssemblyTimes times;
 };
 

@@ -10,7 +10,8 @@ namespace gpufem {
 
 /// Wall-clock seconds of the assembly phases (each ends with a device synchronisation).
 struct AssemblyTimes {
-    double geometry = 0;      ///< upload of the mesh (coordinates, cells) and reference tables
+    double geometry = 0;      ///< the mesh (coordinates, cells) and reference tables on the
+                              ///< executor, and the mesh check
     double coefficients = 0;  ///< kappa and f evaluated at the quadrature points on the executor
     double pattern = 0;       ///< sparsity pattern and cell-to-CSR map
     double values = 0;        ///< element kernels scattered into CSR and rhs
@@ -29,8 +30,8 @@ struct LinearSystem {
 };
 
 /// The geometry of the mesh on exec with the reference tables of assembly_quadrature_degree
-/// (make_geometry_data) and checked (check_mesh_geometry), timed into times.geometry, then kappa and f evaluated into it
-/// (add_coefficients), timed into times.coefficients.
+/// (make_geometry_data) and checked (check_mesh_geometry), timed into times.geometry; then
+/// kappa and f evaluated into it (add_coefficients), timed into times.coefficients.
 template <typename V>
 ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
                                           const ProblemSpec& problem, AssemblyTimes& times);

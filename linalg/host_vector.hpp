@@ -5,6 +5,7 @@
 // of page faults and memset on one thread before a 55 ms fill).
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 #include <vector>
 

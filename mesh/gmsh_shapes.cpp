@@ -168,11 +168,6 @@ void add_shape_groups(const ShapeInfo& info)
 
 }  // namespace
 
-int cells_per_unit(double h)
-{
-    return std::max(1, static_cast<int>(std::ceil(1.0 / h - 1e-9)));
-}
-
 const std::vector<PlaneGroup>& shape_plane_groups(const std::string& shape)
 {
     return find_shape(shape).planes;

@@ -12,9 +12,6 @@ namespace gpufem {
 /// Element size used when a shape request gives none.
 inline constexpr double default_shape_size = 0.1;
 
-/// Cells per unit length of a structured mesh of size h: ceil(1/h), at least 1.
-int cells_per_unit(double h);
-
 /// A boundary group made of the shape's outer facets that lie in the plane x[axis] = value.
 struct PlaneGroup {
     const char* name;
@@ -43,8 +40,9 @@ struct ShapeRequest {
 ShapeRequest resolve_shape(const std::string& shape, const std::string& elements, double size);
 
 /// Builds the geometry and physical groups of a shape Gmsh meshes (the disk) in the current
-/// Gmsh model (a GmshSession must be held) and meshes it. Throws MeshSourceError naming `source` if Gmsh's mesh holds
-/// any cell of another type than requested (e.g. triangles left in a quadrilateral mesh).
+/// Gmsh model (a GmshSession must be held) and meshes it. Throws MeshSourceError naming
+/// `source` if Gmsh's mesh holds any cell of another type than requested (e.g. triangles left
+/// in a quadrilateral mesh).
 void mesh_shape(const ShapeRequest& request, const std::string& source);
 
 }  // namespace gpufem

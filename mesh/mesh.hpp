@@ -64,7 +64,8 @@ struct MeshOnDevice {
 };
 
 /// An unstructured mesh with one cell type.
-/// Nodes are those used by the cells, numbered 0..n-1 in Gmsh tag order.
+/// Nodes are those used by the cells, numbered 0..n-1: in Gmsh tag order for meshes from Gmsh,
+/// along the grid (x fastest) for the shapes gpufem generates.
 struct Mesh {
     int dim = 0;                       ///< 2 or 3
     HostVector<double> coordinates;    ///< 3 per node (x, y, z; z = 0 in 2D)

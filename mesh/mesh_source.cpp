@@ -2,20 +2,19 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
 #include <gmsh.h>
-#include <unistd.h>
 
 #include "linalg/host_threads.hpp"
 #include "mesh/gmsh_extract.hpp"
-#include "mesh/mesh_input_guard.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/gmsh_shapes.hpp"
+#include "mesh/mesh_input_guard.hpp"
+#include "mesh/mesh_size_guard.hpp"
 #include "mesh/structured_shapes.hpp"
 
 namespace gpufem {
@@ -65,25 +64,10 @@ void check_refine_size(int refine, const std::string& context)
     gmsh::model::mesh::getElements(types, tags, nodes, dim);
     double cells = 0;
     for (const auto& t : tags) cells += static_cast<double>(t.size());
-    const double children = std::pow(2.0, dim);
-    const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
-                          static_cast<double>(sysconf(_SC_PAGE_SIZE));
-    const auto fits = [&](int r) {
-        const double refined = cells * std::pow(children, r);
-        return refined < 2147483647.0 && refined * bytes_per_refined_cell < 0.8 * memory;
-    };
-    if (fits(refine)) return;
-    int largest = 0;
-    while (largest + 1 < refine && fits(largest + 1)) ++largest;
-    const double refined = cells * std::pow(children, refine);
-    std::ostringstream text;
-    text.precision(3);
-    text << context << ": refine " << refine << " would make about " << refined
-         << " cells from the " << static_cast<long long>(cells) << " of the unrefined mesh (about "
-         << refined * bytes_per_refined_cell / 1e9 << " GB on the host; this machine has "
-         << memory / 1e9 << " GB, and cell and node indices are 32-bit); refine " << largest
-         << " is the most that fits";
-    throw MeshSourceError(text.str());
+    check_mesh_estimate(context, refine, [&](int r) {
+        const double refined = cells * std::pow(2.0, dim * r);
+        return MeshEstimate{refined, 0, 0, refined * bytes_per_refined_cell};
+    });
 }
 
 /// Splits every element of the current model's mesh `refine` times (after check_refine_size).
@@ -192,9 +176,6 @@ Mesh load_file(const MeshSpec& spec)
 constexpr double gmsh_default_algorithm_3d = 1;
 /// Gmsh's parallel Delaunay (HXT).
 constexpr double gmsh_hxt_algorithm_3d = 10;
-/// Off until each Gmsh meshing runs in a fresh process: HXT's mesh depends on the meshes made
-/// before it in the same process (the points of a degree sweep got different meshes).
-constexpr bool hxt_enabled = true;
 
 /// Lets Gmsh mesh with the host's threads (General.NumThreads) and, in 3D, with its parallel
 /// algorithm HXT unless the script chose another 3D algorithm than the default.
@@ -203,7 +184,7 @@ void use_parallel_meshing(int dim)
     gmsh::option::setNumber("General.NumThreads", host_threads());
     double algorithm = gmsh_default_algorithm_3d;
     gmsh::option::getNumber("Mesh.Algorithm3D", algorithm);
-    if (dim == 3 && algorithm == gmsh_default_algorithm_3d && hxt_enabled)
+    if (dim == 3 && algorithm == gmsh_default_algorithm_3d)
         gmsh::option::setNumber("Mesh.Algorithm3D", gmsh_hxt_algorithm_3d);
 }
 

@@ -22,6 +22,7 @@
 
 #include "linalg/host_threads.hpp"
 #include "mesh/gmsh_session.hpp"
+#include "mesh/mesh_size_guard.hpp"
 
 extern char** environ;
 
@@ -36,7 +37,7 @@ struct ChannelClosed {};
 /// Raised when the worker did not answer before the deadline.
 struct TimedOut {};
 
-/// Whole writes and reads of plain values, strings and arrays over a file descriptor.
+/// Whole writes and reads of bytes over a file descriptor.
 class Channel {
 public:
     explicit Channel(int fd) : fd_(fd) {}
@@ -67,43 +68,6 @@ public:
             bytes -= static_cast<std::size_t>(done);
         }
     }
-    template <typename T>
-    void put(const T& value)
-    {
-        static_assert(std::is_trivially_copyable_v<T>);
-        write_bytes(&value, sizeof(T));
-    }
-    template <typename T>
-    T get()
-    {
-        static_assert(std::is_trivially_copyable_v<T>);
-        T value;
-        read_bytes(&value, sizeof(T));
-        return value;
-    }
-    void put_string(const std::string& text)
-    {
-        put<std::uint64_t>(text.size());
-        write_bytes(text.data(), text.size());
-    }
-    std::string get_string()
-    {
-        std::string text(get<std::uint64_t>(), '\0');
-        read_bytes(text.data(), text.size());
-        return text;
-    }
-    template <typename Vector>
-    void put_array(const Vector& values)
-    {
-        put<std::uint64_t>(values.size());
-        write_bytes(values.data(), values.size() * sizeof(values[0]));
-    }
-    template <typename Vector>
-    void get_array(Vector& values)
-    {
-        values.resize(get<std::uint64_t>());
-        read_bytes(values.data(), values.size() * sizeof(values[0]));
-    }
 
 private:
     void wait_readable()
@@ -124,28 +88,53 @@ private:
     std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
-/// Writes values to a channel: the sending side of `transfer`.
+/// Writes values to a channel: the sending side of the transfer_* functions.
 struct Sender {
     Channel& channel;
     template <typename T>
-    void value(const T& v) { channel.put(v); }
-    void text(const std::string& v) { channel.put_string(v); }
-    template <typename Vector>
-    void array(const Vector& v) { channel.put_array(v); }
+    void value(const T& v)
+    {
+        static_assert(std::is_trivially_copyable_v<T>);
+        channel.write_bytes(&v, sizeof(T));
+    }
     template <typename List>
-    void count(const List& list) { channel.put<std::uint64_t>(list.size()); }
+    void count(const List& list)
+    {
+        value(static_cast<std::uint64_t>(list.size()));
+    }
+    /// A string or array: its length, then its bytes.
+    template <typename Vector>
+    void array(const Vector& v)
+    {
+        count(v);
+        channel.write_bytes(v.data(), v.size() * sizeof(v[0]));
+    }
+    void text(const std::string& v) { array(v); }
 };
 
-/// Reads values from a channel: the receiving side of `transfer`.
+/// Reads values from a channel: the receiving side of the transfer_* functions.
 struct Receiver {
     Channel& channel;
     template <typename T>
-    void value(T& v) { v = channel.get<T>(); }
-    void text(std::string& v) { v = channel.get_string(); }
-    template <typename Vector>
-    void array(Vector& v) { channel.get_array(v); }
+    void value(T& v)
+    {
+        static_assert(std::is_trivially_copyable_v<T>);
+        channel.read_bytes(&v, sizeof(T));
+    }
     template <typename List>
-    void count(List& list) { list.resize(channel.get<std::uint64_t>()); }
+    void count(List& list)
+    {
+        std::uint64_t size = 0;
+        value(size);
+        list.resize(size);
+    }
+    template <typename Vector>
+    void array(Vector& v)
+    {
+        count(v);
+        channel.read_bytes(v.data(), v.size() * sizeof(v[0]));
+    }
+    void text(std::string& v) { array(v); }
 };
 
 /// The fields of a physical group, in one order for both sides.
@@ -318,11 +307,11 @@ Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, in
                             std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                 std::chrono::duration<double>(spec.time_limit)));
             Receiver receiver{in};
-            reply = in.get<WorkerReply>();
+            receiver.value(reply);
             if (reply == WorkerReply::mesh)
                 transfer_mesh(receiver, mesh);
             else
-                message = in.get_string();
+                receiver.text(message);
         } catch (const ChannelClosed&) {
             received = false;
         } catch (const TimedOut&) {
@@ -368,8 +357,7 @@ int run_mesh_worker()
     }
     // Gmsh may use at most the machine's physical memory (address space): a mesh too large
     // fails in the worker instead of pushing the host into swap.
-    const rlim_t memory = static_cast<rlim_t>(sysconf(_SC_PHYS_PAGES)) *
-                          static_cast<rlim_t>(sysconf(_SC_PAGE_SIZE));
+    const auto memory = static_cast<rlim_t>(physical_memory_bytes());
     const rlimit limit{memory, memory};
     setrlimit(RLIMIT_AS, &limit);
     WorkerReply reply = WorkerReply::mesh;
@@ -386,12 +374,12 @@ int run_mesh_worker()
         message = error.what();
     }
     try {
-        out.put(reply);
         Sender sender{out};
+        sender.value(reply);
         if (reply == WorkerReply::mesh)
             transfer_mesh(sender, mesh);
         else
-            out.put_string(message);
+            sender.text(message);
     } catch (const ChannelClosed&) {
         return 1;
     }

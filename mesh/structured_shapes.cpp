@@ -1,17 +1,12 @@
 #include "mesh/structured_shapes.hpp"
 
 #include <array>
-#include <climits>
 #include <cmath>
-#include <cstdint>
-#include <limits>
 #include <memory>
-#include <sstream>
+#include <stdexcept>
 
-#include <unistd.h>
-
-#include "mesh/gmsh_session.hpp"
 #include "mesh/lagrange_basis.hpp"
+#include "mesh/mesh_size_guard.hpp"
 #include "mesh/structured_grid.hpp"
 
 namespace gpufem {
@@ -169,51 +164,24 @@ StructuredGrid box_grid(const std::string& shape, long long n, int k)
 }
 
 /// Throws MeshSourceError unless the mesh of `refine` refinements fits 32-bit indices and
-/// 80% of the host's memory; names the largest refinement that fits. Returns n.
+/// 80% of the host's memory (check_mesh_estimate); returns n.
 long long checked_boxes_per_unit(const ShapeRequest& request, int refine, int degree,
                                  const std::string& source)
 {
-    const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
-                          static_cast<double>(sysconf(_SC_PAGE_SIZE));
-    const int dim = request.shape == "unit_cube" ? 3 : 2;
-    const double boxes_per_area = request.shape == "l_shape" ? 3.0 : 1.0;
+    // One box per unit length gives the shape's dimension and boxes per unit of its measure.
+    const StructuredGrid unit_grid = box_grid(request.shape, 1, 1);
+    const double boxes_per_measure = static_cast<double>(unit_grid.num_boxes());
     const double cells_per_box = static_cast<double>(box_cells(request.elements).size());
     const double nodes_per_cell = lagrange_node_count(request.elements, degree);
-    const double n0 = std::ceil(1.0 / request.size - 1e-9);
-    struct Estimate {
-        double cells, nodes, bytes;
-    };
-    const auto estimate = [&](int r) {
-        const double n = n0 * std::pow(2.0, r), lattice = n * degree;
-        const double cells = boxes_per_area * std::pow(n, dim) * cells_per_box;
-        const double nodes = boxes_per_area * std::pow(lattice + 1, dim);
-        return Estimate{cells, nodes, nodes * 3 * sizeof(double) + cells * (nodes_per_cell + 1) * 4};
-    };
-    const auto fits = [&](int r) {
-        const Estimate e = estimate(r);
-        const double limit = std::numeric_limits<index_type>::max();
-        return e.cells <= limit && e.nodes <= limit && e.cells * nodes_per_cell <= limit &&
-               e.bytes < 0.8 * memory;
-    };
-    if (fits(refine)) return static_cast<long long>(n0) << refine;
-    const Estimate e = estimate(refine);
-    const char* limits = " GB on the host for the mesh alone; this machine has ";
-    std::ostringstream text;
-    text.precision(3);
-    if (refine > 0 && fits(0)) {
-        int largest = 0;
-        while (largest + 1 < refine && fits(largest + 1)) ++largest;
-        text << source << ": refine " << refine << " would make about " << e.cells
-             << " cells from the " << static_cast<long long>(estimate(0).cells)
-             << " of the unrefined mesh (about " << e.bytes / 1e9 << limits << memory / 1e9
-             << " GB, and cell and node indices are 32-bit); refine " << largest
-             << " is the most that fits";
-    } else {
-        text << source << ": " << e.cells << " cells with " << e.nodes << " nodes (about "
-             << e.bytes / 1e9 << limits << memory / 1e9
-             << " GB, and cell and node indices are 32-bit) are too many; use a larger mesh.size";
-    }
-    throw MeshSourceError(text.str());
+    const double n0 = std::ceil(1.0 / request.size - 1e-9);  // double: h may be tiny
+    check_mesh_estimate(source, refine, [&](int r) {
+        const double n = n0 * std::pow(2.0, r);
+        const double cells = boxes_per_measure * std::pow(n, unit_grid.dim) * cells_per_box;
+        const double nodes = boxes_per_measure * std::pow(n * degree + 1, unit_grid.dim);
+        return MeshEstimate{cells, nodes, cells * nodes_per_cell,
+                            nodes * 3 * sizeof(double) + cells * (nodes_per_cell + 1) * 4};
+    });
+    return static_cast<long long>(n0) << refine;
 }
 
 /// The facets of one boundary group: those of the sides for which `takes` holds.

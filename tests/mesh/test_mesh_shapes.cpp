@@ -252,6 +252,17 @@ TEST(Shapes, BadSizeAndRefineAreRejected)
     EXPECT_NE(error_of([] { load_shape("unit_square", "", 0.5, -1); }).find("refine"), std::string::npos);
 }
 
+TEST(Shapes, RefinementBeyondTheMachineIsRefusedForGmshMeshes)
+{
+    // The disk goes through Gmsh: its refinement is guarded before Gmsh refines (4^10 times
+    // its thousands of cells: past 32-bit cell counts on any machine).
+    const std::string message = error_of([] { load_shape("disk", "", 0.03, 10); });
+    EXPECT_NE(message.find("shape disk"), std::string::npos) << message;
+    EXPECT_NE(message.find("refine 10 would make about"), std::string::npos) << message;
+    EXPECT_NE(message.find("GB on the host"), std::string::npos) << message;
+    EXPECT_NE(message.find("is the most that fits"), std::string::npos) << message;
+}
+
 TEST(Shapes, DescriptionListsShapesAndGroups)
 {
     const std::string text = describe_shapes();
