@@ -172,20 +172,15 @@ Mesh load_file(const MeshSpec& spec)
     }
 }
 
-/// Gmsh's default 3D algorithm (Delaunay, Mesh.Algorithm3D = 1) meshes on one thread.
-constexpr double gmsh_default_algorithm_3d = 1;
-/// Gmsh's parallel Delaunay (HXT).
+/// Gmsh's parallel Delaunay (HXT), gpufem's default 3D algorithm.
 constexpr double gmsh_hxt_algorithm_3d = 10;
 
-/// Lets Gmsh mesh with the host's threads (General.NumThreads) and, in 3D, with its parallel
-/// algorithm HXT unless the script chose another 3D algorithm than the default.
-void use_parallel_meshing(int dim)
+/// Lets Gmsh mesh with the host's threads (General.NumThreads) and volumes with HXT; called
+/// before the script is read, so that a Mesh.Algorithm3D the script sets wins.
+void use_parallel_meshing()
 {
     gmsh::option::setNumber("General.NumThreads", host_threads());
-    double algorithm = gmsh_default_algorithm_3d;
-    gmsh::option::getNumber("Mesh.Algorithm3D", algorithm);
-    if (dim == 3 && algorithm == gmsh_default_algorithm_3d)
-        gmsh::option::setNumber("Mesh.Algorithm3D", gmsh_hxt_algorithm_3d);
+    gmsh::option::setNumber("Mesh.Algorithm3D", gmsh_hxt_algorithm_3d);
 }
 
 /// Meshes a .geo file in its own dimension; `size` caps the element size (Mesh.MeshSizeMax,
@@ -208,12 +203,12 @@ Mesh load_geo(const MeshSpec& spec)
     GmshSession session;
     const auto start = std::chrono::steady_clock::now();
     try {
+        use_parallel_meshing();
         run_gmsh_step(context, [&] { gmsh::open(spec.path); });
         const int dim = gmsh::model::getDimension();
         if (dim < 2)
             throw MeshSourceError(context + " defines no surface or volume to mesh");
         if (spec.size > 0.0) gmsh::option::setNumber("Mesh.MeshSizeMax", spec.size);
-        use_parallel_meshing(dim);
         run_gmsh_step(context + ", meshing", [&] { gmsh::model::mesh::generate(dim); });
         refine_mesh(spec.refine, context);
         set_mesh_order(spec.degree, source);

@@ -4,7 +4,8 @@
 // loads the mesh with load_mesh and writes it back on its standard output. Why:
 // - Gmsh keeps state between meshes in one process: its parallel 3D algorithm (HXT) made a
 //   different mesh of the same .geo file for the second point of a degree sweep than for the
-//   first; a fresh process meshes the same file the same way every time;
+//   first; every mesh now starts from a fresh Gmsh (HXT itself may still vary by a few cells
+//   between runs; Gmsh's Delaunay does not);
 // - a crash or out-of-memory inside Gmsh (its OpenMP meshing aborts the process) ends the worker,
 //   not the run, and is reported as an error naming the mesh;
 // - the worker's address space is limited to the machine's physical memory, so that a mesh too

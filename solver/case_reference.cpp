@@ -73,9 +73,10 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            file's folder; the file must exist
   geo: PATH                (string) a Gmsh .geo file, meshed by Gmsh; same path rules as file.
                            Volumes are meshed with Gmsh's parallel HXT algorithm on the host's
-                           threads unless the file sets Mesh.Algorithm3D; on several threads
-                           HXT's mesh can vary by a few cells from run to run: --threads 1
-                           makes it reproducible
+                           threads unless the file sets Mesh.Algorithm3D. HXT's mesh can vary
+                           by a few cells from run to run (seen even on one thread on a 16-core
+                           host); for the same mesh every time set Mesh.Algorithm3D = 1
+                           (Delaunay, one thread) in the file, as cases/meshes/ball.geo does
   shape: NAME              (string) a built-in shape: unit_square | unit_cube | l_shape | disk
                            (unit_cube is 3D, the others 2D). gpufem generates unit_square,
                            unit_cube and l_shape itself: a grid of n = ceil(1/size) boxes per

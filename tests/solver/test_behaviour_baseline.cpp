@@ -115,9 +115,6 @@ std::map<std::string, RunResult> run_case(const BaselineRun& run, std::string& l
     const fs::path out = dir.path() / "out";
     std::string args = "run " + (fs::path(GPUFEM_SOURCE_DIR) / run.case_file).string() +
                        " --backend cpu -q -o " + out.string();
-    // Gmsh's parallel HXT meshes of the .geo cases are reproducible on one thread only (CPU
-    // results do not depend on the thread count).
-    if (run.name == "ball_curved" || run.name == "plate_with_hole") args += " -j 1";
     for (const auto& set : run.sets) args += " --set " + set;
     const auto r = test::run_gpufem(args);
     log = "gpufem " + args + "\n" + r.output;

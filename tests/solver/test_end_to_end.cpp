@@ -643,11 +643,10 @@ TEST(Sweep, RefinementSweepWritesTableCollectionAndRates)
 
 TEST(Sweep, GmshMeshesAreTheSameInEveryRun)
 {
-    // A degree sweep meshes the .geo file once per point, each time in a fresh mesh worker:
-    // meshed in one process, Gmsh's 3D algorithm (HXT) gave the second point a different mesh
-    // from run to run. On one thread (with several, HXT's mesh may vary by a few cells) every
-    // run must give each point the same mesh. (Across the points of one sweep the meshes agreed
-    // here but differed by 3 cells of 707 on the 16-core GPU host, even on one thread.)
+    // A degree sweep meshes the .geo file once per point, each time in a fresh mesh worker.
+    // ball.geo asks for Gmsh's Delaunay (Mesh.Algorithm3D = 1, which gpufem keeps): every
+    // point of every run must get the same mesh. (With gpufem's default, HXT, the mesh varied
+    // by a few of 707 cells between runs on the 16-core GPU host, even on one thread.)
     test::TempDir dir;
     const std::string source = std::string(GPUFEM_SOURCE_DIR) + "/cases/ball_curved.yaml";
     std::vector<nlohmann::json> reports;
@@ -667,6 +666,7 @@ TEST(Sweep, GmshMeshesAreTheSameInEveryRun)
         EXPECT_EQ(first["solver"]["iterations"], second["solver"]["iterations"]) << point;
         EXPECT_GT(first["times"]["mesh_gmsh"].get<double>(), 0.0);
     }
+    EXPECT_EQ(reports[0]["mesh"]["cells"], reports[1]["mesh"]["cells"]);  // d1 and d2
 }
 
 TEST(Sweep, AFailedPointIsMarkedAndTheCompletedOnesKept)
