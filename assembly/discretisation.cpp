@@ -1,22 +1,39 @@
 #include "assembly/discretisation.hpp"
 
 #include <chrono>
+#include <optional>
 #include <stdexcept>
+
+#include "linalg/reordering.hpp"
 
 namespace gpufem {
 
 template <typename V>
 DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& disc,
-                               const FormatEntry& format, const FormatOptions& options)
+                               const FormatEntry& format, const FormatOptions& options,
+                               bool keep_matrix)
 {
     format.require(exec->backend());
-    if (format.matrix_free()) return disc.assemble_matrix_free(exec, format, options);
-    return convert_system(disc.assemble(exec), format, options);
+    if (format.matrix_free()) {
+        DiscreteSystem<V> system = disc.assemble_matrix_free(exec, format, options);
+        if (keep_matrix) {
+            LinearSystem<V> assembled = disc.assemble(exec);
+            AssemblyTimes& t = system.assembly_times;  // the matrix for the preconditioner
+            t.geometry += assembled.times.geometry;
+            t.coefficients += assembled.times.coefficients;
+            t.pattern += assembled.times.pattern;
+            t.values += assembled.times.values;
+            t.boundary += assembled.times.boundary;
+            system.assembled = std::move(assembled.matrix);
+        }
+        return system;
+    }
+    return convert_system(disc.assemble(exec), format, options, keep_matrix);
 }
 
 template <typename V>
 DiscreteSystem<V> convert_system(LinearSystem<V> assembled, const FormatEntry& format,
-                                 const FormatOptions& options)
+                                 const FormatOptions& options, bool keep_matrix)
 {
     DiscreteSystem<V> system;
     system.matrix = MatrixStats{assembled.matrix.rows, assembled.matrix.nnz(), row_stats(assembled.matrix)};
@@ -25,19 +42,24 @@ DiscreteSystem<V> convert_system(LinearSystem<V> assembled, const FormatEntry& f
     system.dirichlet_count = assembled.dirichlet_count;
     system.assembly_times = assembled.times;
     const auto start = std::chrono::steady_clock::now();
+    std::optional<Csr<V>> kept;
+    if (keep_matrix) kept = assembled.matrix.clone_to(assembled.matrix.executor());
     system.op = build_format(format, std::move(assembled.matrix), options);
+    if (kept && !system.op.permutation.empty())
+        kept = permute_symmetric(*kept, system.op.permutation);
+    system.assembled = std::move(kept);
     system.operator_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return system;
 }
 
 template DiscreteSystem<float> convert_system(LinearSystem<float>, const FormatEntry&,
-                                              const FormatOptions&);
+                                              const FormatOptions&, bool);
 template DiscreteSystem<double> convert_system(LinearSystem<double>, const FormatEntry&,
-                                               const FormatOptions&);
+                                               const FormatOptions&, bool);
 template DiscreteSystem<float> build_system(const ExecPtr&, const Discretisation<float>&,
-                                            const FormatEntry&, const FormatOptions&);
+                                            const FormatEntry&, const FormatOptions&, bool);
 template DiscreteSystem<double> build_system(const ExecPtr&, const Discretisation<double>&,
-                                             const FormatEntry&, const FormatOptions&);
+                                             const FormatEntry&, const FormatOptions&, bool);
 
 }  // namespace gpufem

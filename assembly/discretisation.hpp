@@ -48,6 +48,9 @@ struct DiscreteSystem {
     AssemblyTimes assembly_times;
     double operator_seconds = 0;     ///< conversion into the format (0 when assembly built it)
     std::optional<MatrixStats> matrix;  ///< when a matrix was assembled (not matrix-free)
+    /// The assembled matrix in the operator's numbering, kept beside the operator when a
+    /// preconditioner is built from it (AMG); empty otherwise.
+    std::optional<Csr<V>> assembled;
 };
 
 /// A solution as written out: VTU fields and, with an exact solution, the errors.
@@ -84,14 +87,17 @@ public:
 
 /// The system of disc in format on exec: the assembled matrix converted by the registry's
 /// builder, or the discretisation's matrix-free operator. The one place that chooses.
+/// keep_matrix: also keep the assembled matrix in the operator's numbering
+/// (DiscreteSystem::assembled; a matrix-free format then assembles it as well).
 template <typename V>
 DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& disc,
-                               const FormatEntry& format, const FormatOptions& options);
+                               const FormatEntry& format, const FormatOptions& options,
+                               bool keep_matrix = false);
 
 /// The system of an assembled matrix converted into the assembled format (the matrix is
-/// moved into the format; build_system's second branch).
+/// moved into the format unless keep_matrix; build_system's second branch).
 template <typename V>
 DiscreteSystem<V> convert_system(LinearSystem<V> assembled, const FormatEntry& format,
-                                 const FormatOptions& options);
+                                 const FormatOptions& options, bool keep_matrix = false);
 
 }  // namespace gpufem

@@ -10,6 +10,9 @@
 #                                (nvidia-smi every 20 ms) of bench_cube_4m, a Q2 cube and
 #                                scale_cube_q1_64m (SCALE_CASES), with this build and, if packed,
 #                                bundle/bin/gpufem_old
+#   scripts/gpu_check.sh amg     the multigrid tests and sanitizers, then AMG against Jacobi on
+#                                bench_cube_4m, degree_sweep_quads_4m and refined Q1/P1/P2
+#                                cubes (iterations, setup, solve), as a table
 #   scripts/gpu_check.sh compare bench spmv (bench_cube_4m) and bench solver (bench_cube_262k)
 #                                with this build and with bundle/bin/gpufem_old (an earlier
 #                                build packed as gpufem_old), in the same run
@@ -105,6 +108,51 @@ PY
       peak_run $prog ${prog}_cube_q2 poisson_cube --set degree=2 --set mesh.size=0.02
     done
     for c in ${SCALE_CASES:-scale_cube_q1_64m}; do peak_run gpufem $c $c; done
+  elif [[ $stage == amg ]]; then
+    for t in test_multigrid_gpu test_multigrid; do
+      echo "-- $t"
+      (cd /tmp && timeout 400 /tmp/bundle/run $t --gtest_brief=1 2>&1 | tail -20)
+    done
+    echo "== compute-sanitizer"
+    sanitize memcheck test_multigrid_gpu '*'
+    sanitize racecheck test_multigrid_gpu '*Aggregates*'
+    amg_run() {  # name, case, extra arguments
+      local name=$1 case=$2; shift 2
+      run gpufem run cases/$case.yaml --backend cuda -q -o /tmp/gpufem_runs/$name --set output.write=false "$@" \
+        > /tmp/log_$name.txt 2>&1 || { echo "$name failed"; tail -3 /tmp/log_$name.txt; }
+      for f in /tmp/gpufem_runs/$name/report.json /tmp/gpufem_runs/$name/*/report.json; do
+        [[ -f $f ]] || continue
+        local d; d=$(basename "$(dirname "$f")"); [[ $d == "$name" ]] && d= || d=_$d
+        cp "$f" "$OUT/amg_${name}$d.json"
+      done
+    }
+    amg_run warmup poisson_square --set solver.preconditioner=amg
+    for p in jacobi amg; do
+      amg_run cube4m_$p bench_cube_4m --set solver.preconditioner=$p
+      amg_run sweep4m_$p degree_sweep_quads_4m --set solver.preconditioner=$p
+    done
+    amg_run cube4m_amg_float bench_cube_4m --set solver.preconditioner=amg --set precision=float \
+      --set solver.tolerance=1e-6
+    amg_run cube4m_amg_jacobi_smoother bench_cube_4m --set solver.preconditioner=amg \
+      --set solver.amg.smoother=jacobi
+    for r in 0 1 2 3; do
+      amg_run hex_r$r poisson_cube --set mesh.size=0.05 --set mesh.refine=$r --set solver.preconditioner=amg
+      amg_run tet1_r$r poisson_cube --set mesh.elements=tet --set mesh.size=0.05 --set mesh.refine=$r \
+        --set solver.preconditioner=amg
+      [[ $r -lt 3 ]] && amg_run tet2_r$r poisson_cube --set mesh.elements=tet --set mesh.size=0.1 \
+        --set mesh.refine=$r --set degree=2 --set solver.preconditioner=amg
+    done
+    python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+print(f"{'run':<34}{'unknowns':>10}{'its':>6}{'setup':>9}{'solve':>9}{'s/it':>10}{'total':>8}  levels")
+for f in sorted(glob.glob(os.path.join(sys.argv[1], 'amg_*.json'))):
+    r = json.load(open(f)); t = r['times']; s = r['solver']
+    d = s.get('preconditioner_details', {})
+    levels = '/'.join(str(l['rows']) for l in d.get('levels', []))
+    print(f"{os.path.basename(f)[4:-5]:<34}{r['unknowns']['count']:>10}{s['iterations']:>6}"
+          f"{t.get('preconditioner_setup', 0):>9.4f}{t['solve']:>9.4f}{s['seconds_per_iteration']:>10.2e}"
+          f"{t['total']:>8.2f}  {levels} {s['status']}")
+PY
   elif [[ $stage == compare ]]; then
     for prog in gpufem_old gpufem; do
       echo "== $prog: bench spmv bench_cube_4m"

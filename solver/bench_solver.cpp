@@ -1,5 +1,7 @@
 #include "solver/bench_solver.hpp"
 
+#include "solver/multigrid/make_preconditioner.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -13,6 +15,7 @@
 #include "solver/bench_formats.hpp"
 #include "solver/pipeline.hpp"
 #include "solver/krylov/krylov.hpp"
+#include "solver/multigrid/make_preconditioner.hpp"
 #include "solver/output_files.hpp"
 #include "solver/run_case.hpp"
 
@@ -74,8 +77,9 @@ double sum(const std::vector<double>& v)
 
 template <typename V>
 SolverBenchRow measure(const std::string& format, KrylovMethod method, PreconditionerKind pre,
-                       KrylovVariant variant, const LinearOperator<V>& a, const Array<V>& b,
-                       const CaseSpec& spec, const SolverBenchOptions& bench, double copy_bw)
+                       KrylovVariant variant, const LinearOperator<V>& a, const Csr<V>* matrix,
+                       const Array<V>& b, const CaseSpec& spec, const SolverBenchOptions& bench,
+                       double copy_bw)
 {
     SolverBenchRow row;
     row.format = format;
@@ -84,7 +88,8 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, Precondit
     row.variant = variant_name(variant);
     SolveOptions options = solve_options(spec.solver);
     options.time_spmv = false;
-    const auto preconditioner = make_preconditioner(pre, a);
+    const auto preconditioner =
+        make_preconditioner(PreconditionerSpec{pre, spec.solver.amg}, a, matrix);
     const Preconditioner<V>* m = preconditioner.get();
     const int long_run = bench.iterations;
     const int short_run = std::max(5, bench.iterations / 4);
@@ -230,7 +235,9 @@ void bench_format(const std::string& label, const DiscreteSystem<V>& system,
                              variant_name(variant));
                 SolverBenchRow row;
                 try {
-                    row = measure<V>(label, method, pre, variant, *system.op.op, b, spec, bench, copy_bw);
+                    row = measure<V>(label, method, pre, variant, *system.op.op,
+                                     system.assembled ? &*system.assembled : nullptr, b, spec,
+                                     bench, copy_bw);
                 } catch (const std::exception& e) {
                     row.format = label;
                     row.method = method_name(method);
@@ -257,11 +264,15 @@ std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoice
     const auto disc = make_discretisation<V>(spec, mesh);
     std::optional<LinearSystem<V>> assembled;  // assembled once, converted for each format
     std::vector<SolverBenchRow> rows;
+    bool keep_matrix = false;
+    for (PreconditionerKind pre : choices.preconditioners)
+        keep_matrix = keep_matrix || needs_assembled_matrix(pre);
     for (const BenchFormat& format : choices.formats) {
         std::optional<DiscreteSystem<V>> system;
         try {
             if (format.format->matrix_free()) {
-                system.emplace(build_system(exec, *disc, *format.format, format.options));
+                system.emplace(
+                    build_system(exec, *disc, *format.format, format.options, keep_matrix));
             } else {
                 format.format->require(exec->backend());
                 if (!assembled) assembled.emplace(disc->assemble(exec));
@@ -269,7 +280,8 @@ std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoice
                                      assembled->rhs.clone_to(exec),
                                      assembled->initial_guess.clone_to(exec),
                                      assembled->dirichlet_count, assembled->times};
-                system.emplace(convert_system(std::move(copy), *format.format, format.options));
+                system.emplace(convert_system(std::move(copy), *format.format, format.options,
+                                              keep_matrix));
             }
         } catch (const std::exception& refused) {
             SolverBenchRow row;

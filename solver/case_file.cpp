@@ -47,7 +47,9 @@ constexpr std::string_view problem_keys[] = {"kappa", "f", "exact", "convection"
                                              "neumann"};
 constexpr std::string_view solver_keys[] = {"method",         "variant",     "preconditioner",
                                             "tolerance",      "max_iterations", "check_every",
-                                            "cuda_graph",     "time_spmv"};
+                                            "cuda_graph",     "time_spmv",   "amg"};
+constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
+                                         "coarse_size",        "max_levels"};
 
 constexpr double default_shape_size = 0.1;
 
@@ -302,6 +304,39 @@ OutputSpec read_output(const CaseReader& reader, const CaseValue& value, json& r
     return output;
 }
 
+/// The solver.amg map; resolved gets its JSON with defaults.
+AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& resolved)
+{
+    AmgOptions amg;
+    const std::vector<CaseValue> entries = reader.entries(value, amg_keys);
+    if (const CaseValue* theta = find_entry(entries, "strength_threshold")) {
+        const std::string expected = "a number >= 0 and < 1";
+        amg.strength_threshold = reader.to_double(*theta, expected);
+        if (!(amg.strength_threshold >= 0.0 && amg.strength_threshold < 1.0))
+            reader.fail(*theta, "expected " + expected + ", got '" + theta->node.Scalar() + "'");
+    }
+    if (const CaseValue* smoother = find_entry(entries, "smoother")) {
+        amg.smoother = reader.to_enum(*smoother, amg_smoother_names);
+    }
+    if (const CaseValue* degree = find_entry(entries, "degree")) {
+        amg.degree = reader.to_int(*degree, 1);
+        if (amg.degree > 10) reader.fail(*degree, "expected an integer from 1 to 10");
+    }
+    if (const CaseValue* coarse = find_entry(entries, "coarse_size")) {
+        amg.coarse_size = reader.to_int(*coarse, 1);
+        if (amg.coarse_size > 2048) reader.fail(*coarse, "expected an integer from 1 to 2048");
+    }
+    if (const CaseValue* levels = find_entry(entries, "max_levels")) {
+        amg.max_levels = reader.to_int(*levels, 1);
+    }
+    resolved = {{"strength_threshold", amg.strength_threshold},
+                {"smoother", enum_name(amg_smoother_names, amg.smoother)},
+                {"degree", amg.degree},
+                {"coarse_size", amg.coarse_size},
+                {"max_levels", amg.max_levels}};
+    return amg;
+}
+
 /// The solver map; resolved gets its JSON with defaults.
 SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& resolved)
 {
@@ -335,6 +370,13 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
     if (const CaseValue* time_spmv = find_entry(entries, "time_spmv")) {
         solver.time_spmv = reader.to_choice(*time_spmv, booleans) == "true";
     }
+    json amg_resolved;
+    const CaseValue* amg = find_entry(entries, "amg");
+    solver.amg = read_amg(reader,
+                          amg ? *amg
+                              : CaseValue{value.path + ".amg", "amg", YAML::Node(),
+                                          YAML::Mark::null_mark()},
+                          amg_resolved);
     resolved = {{"method", method_name(solver.method)},
                 {"variant", variant_name(solver.variant)},
                 {"preconditioner", preconditioner_name(solver.preconditioner)},
@@ -342,7 +384,8 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
                 {"max_iterations", solver.max_iterations},
                 {"check_every", solver.check_every},
                 {"cuda_graph", graph_mode_name(solver.cuda_graph)},
-                {"time_spmv", solver.time_spmv}};
+                {"time_spmv", solver.time_spmv},
+                {"amg", amg_resolved}};
     return solver;
 }
 

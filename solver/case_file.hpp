@@ -14,6 +14,7 @@
 #include "mesh/mesh_source.hpp"
 #include "mesh/vtk_writer.hpp"
 #include "solver/krylov/krylov.hpp"
+#include "solver/multigrid/amg_options.hpp"
 
 namespace gpufem {
 
@@ -46,6 +47,7 @@ struct SolverSpec {
     int check_every = 10;                 ///< merged: iterations between host residual reads
     GraphMode cuda_graph = GraphMode::automatic;
     bool time_spmv = true;                ///< per-iteration SpMV events
+    AmgOptions amg;                       ///< solver.amg (preconditioner amg)
 };
 
 /// What a run writes besides report.json and spmv_timings.csv.

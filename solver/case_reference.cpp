@@ -143,7 +143,9 @@ problem:                   (map) -div(kappa grad u) + b . grad u = f with bounda
                            every check_every iterations | reference: one library call per
                            vector operation (cuBLAS on the GPU), every dot read by the host
   preconditioner: none     (string, default none) none | jacobi (diagonal scaling, taken from
-                           the format, lma included)
+                           the format, lma included) | amg (smoothed-aggregation algebraic
+                           multigrid, one V-cycle per iteration, set up on the backend's
+                           device; with lma the matrix is assembled as well for the setup)
   tolerance: 1e-8          (number, 0 < tolerance < 1, default 1e-8) stop when
                            ||b - A x|| / ||b|| <= tolerance
   max_iterations: 10000    (integer > 0, default 10000) stop after this many iterations
@@ -155,6 +157,18 @@ problem:                   (map) -div(kappa grad u) + b . grad u = f with bounda
                            below 2,097,152 unknowns). Per-SpMV times are not recorded in a graph
   time_spmv: true          (boolean, default true) record every SpMV between CUDA events (read
                            once after the solve) for spmv_timings.csv
+  amg:                     (map) smoothed-aggregation AMG (preconditioner amg)
+    strength_threshold: 0.02 (number, 0 <= t < 1, default 0.02) a_ij is a strong coupling
+                           when |a_ij| > t sqrt(|a_ii a_jj|); aggregates grow over strong
+                           couplings only
+    smoother: chebyshev    (string, default chebyshev) chebyshev (polynomial in D^-1 A over
+                           [lambda_max / 10, lambda_max], lambda_max = 1.1 x a 15-step Lanczos
+                           estimate) | jacobi (damped, weight 4 / (3 lambda_max))
+    degree: 2              (integer 1..10, default 2) Chebyshev degree or Jacobi sweeps, before
+                           and after the coarse correction
+    coarse_size: 500       (integer 1..2048, default 500) a level of at most this many rows is
+                           solved directly (dense inverse formed once on the host)
+    max_levels: 25         (integer > 0, default 25) at most this many levels
 
 precision: double          (string, default double) double | float: value type of the matrix,
                            vectors and solver

@@ -45,6 +45,9 @@ struct SystemSolution {
     Array<V> x;
     SolveResult result;
     double seconds = 0;  ///< the solve, preconditioner setup included (synchronised wall time)
+    /// The preconditioner's report (setup time, levels, ...; see Preconditioner::report);
+    /// null without a preconditioner.
+    nlohmann::json preconditioner;
 };
 
 /// A converged solve whose true residual ||b - A x|| / ||b|| exceeds this many times the

@@ -16,7 +16,7 @@ double RunRecord::median_spmv_seconds() const
 
 double RunRecord::seconds_per_iteration() const
 {
-    return solve.iterations > 0 ? time_solve / solve.iterations : 0.0;
+    return solve.iterations > 0 ? (time_solve - time_preconditioner_setup) / solve.iterations : 0.0;
 }
 
 nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
@@ -57,6 +57,7 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                          {"boundary", r.time_assembly.boundary}}},
                        {"format_conversion", r.time_operator},
                        {"solve", r.time_solve},
+                       {"preconditioner_setup", r.time_preconditioner_setup},
                        {"errors", r.time_errors},
                        {"output", r.time_output},
                        {"total", total}};
@@ -81,7 +82,10 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                         {"seconds_per_iteration", r.seconds_per_iteration()},
                         {"cuda_graph", r.solve.graph_used},
                         {"host_reads", r.solve.host_reads},
-                        {"residual_history", r.solve.residual_history}};
+                        {"residual_history", r.solve.residual_history},
+                        {"preconditioner_details", r.preconditioner.is_null()
+                                                       ? nlohmann::json::object()
+                                                       : r.preconditioner}};
     report["spmv"] = {{"clock", r.spmv_clock},
                       {"count", r.spmv_seconds.size()},
                       {"median_seconds", median},

@@ -49,6 +49,9 @@ void record_solve(const CaseSpec& spec, const LinearOperator<V>& op, SystemSolut
 {
     record.solve = std::move(solved.result);
     record.time_solve = solved.seconds;
+    record.preconditioner = std::move(solved.preconditioner);
+    if (record.preconditioner.contains("setup_seconds"))
+        record.time_preconditioner_setup = record.preconditioner["setup_seconds"].get<double>();
     record.spmv_seconds = record.solve.spmv_seconds;
     record.spmv_clock = record.solve.spmv_clock;
     record.spmvs_per_iteration = spmvs_per_iteration(spec.solver.method);

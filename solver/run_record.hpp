@@ -41,12 +41,14 @@ struct RunRecord {
     MeshBuildTimes time_mesh_parts;  ///< of time_mesh: in Gmsh, and gpufem's own
     AssemblyTimes time_assembly;
     double time_operator = 0;
-    double time_solve = 0;
+    double time_solve = 0;           ///< the preconditioner's setup included
+    double time_preconditioner_setup = 0;  ///< of time_solve: the preconditioner's setup
     double time_errors = 0;
     double time_output = 0;
     std::uintmax_t vtu_bytes = 0;    ///< size of result.vtu (0: not written)
     // solve
     SolveResult solve;
+    nlohmann::json preconditioner;   ///< the preconditioner's report (null: none)
     std::vector<double> spmv_seconds;
     std::string spmv_clock;
     int spmvs_per_iteration = 1;     ///< 2 for BiCGSTAB
@@ -54,7 +56,7 @@ struct RunRecord {
     std::optional<ErrorNorms> errors;
 
     double median_spmv_seconds() const;
-    /// Solve time divided by iterations (0 if none).
+    /// Solve time without the preconditioner's setup, divided by iterations (0 if none).
     double seconds_per_iteration() const;
 };
 

@@ -47,22 +47,7 @@ void JacobiPreconditioner<V>::apply(const Array<V>& r, Array<V>& z) const
     blas_->diag_multiply(inverse_, r, z);
 }
 
-template <typename V>
-std::unique_ptr<Preconditioner<V>> make_preconditioner(PreconditionerKind kind,
-                                                       const LinearOperator<V>& a)
-{
-    switch (kind) {
-    case PreconditionerKind::none: return nullptr;
-    case PreconditionerKind::jacobi: return std::make_unique<JacobiPreconditioner<V>>(a);
-    }
-    throw std::invalid_argument("make_preconditioner: unknown kind");
-}
-
 template class JacobiPreconditioner<float>;
 template class JacobiPreconditioner<double>;
-template std::unique_ptr<Preconditioner<float>> make_preconditioner(PreconditionerKind,
-                                                                    const LinearOperator<float>&);
-template std::unique_ptr<Preconditioner<double>> make_preconditioner(PreconditionerKind,
-                                                                     const LinearOperator<double>&);
 
 }  // namespace gpufem

@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "linalg/array.hpp"
 #include "linalg/library_blas.hpp"
 #include "linalg/linear_operator.hpp"
@@ -16,11 +18,13 @@
 namespace gpufem {
 
 /// The preconditioners a case can name (solver.preconditioner).
-enum class PreconditionerKind { none, jacobi };
+enum class PreconditionerKind { none, jacobi, amg };
 /// Their names, as in the case file.
-inline constexpr std::array<EnumName<PreconditionerKind>, 2> preconditioner_names{
-    {{PreconditionerKind::none, "none"}, {PreconditionerKind::jacobi, "jacobi"}}};
-/// "none", "jacobi"
+inline constexpr std::array<EnumName<PreconditionerKind>, 3> preconditioner_names{
+    {{PreconditionerKind::none, "none"},
+     {PreconditionerKind::jacobi, "jacobi"},
+     {PreconditionerKind::amg, "amg"}}};
+/// "none", "jacobi", "amg"
 inline const char* preconditioner_name(PreconditionerKind kind)
 {
     return enum_name(preconditioner_names, kind).data();
@@ -53,6 +57,9 @@ public:
     /// True when apply only queues work on the executor's stream (no host synchronisation,
     /// no allocation), so that it can be captured in a CUDA graph.
     virtual bool graph_capturable() const { return true; }
+    /// What report.json records of it beyond its name (setup time, levels, ...); empty for
+    /// preconditioners with nothing to add.
+    virtual nlohmann::json report() const { return nlohmann::json::object(); }
 };
 
 /// Jacobi: M = diag(A), from the diagonal the operator carries (every built format does).
@@ -81,11 +88,6 @@ private:
     /// their kernels) and should not pay for a cuBLAS handle.
     mutable std::unique_ptr<LibraryBlas<V>> blas_;
 };
-
-/// The preconditioner of this kind for a (nullptr for none). Throws as the constructors do.
-template <typename V>
-std::unique_ptr<Preconditioner<V>> make_preconditioner(PreconditionerKind kind,
-                                                       const LinearOperator<V>& a);
 
 /// What a preconditioner adds to an iteration's vector traffic (see
 /// vector_bytes_per_iteration in krylov.hpp).

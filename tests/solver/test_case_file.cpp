@@ -172,7 +172,9 @@ TEST(CaseFile, DefaultsAreFilledIn)
                            "lma": {"scatter": "atomic", "symmetric": false, "kernel": "auto"}},
         "solver": {"method": "cg", "variant": "merged", "preconditioner": "none",
                    "tolerance": 1e-8, "max_iterations": 10000, "check_every": 10,
-                   "cuda_graph": "auto", "time_spmv": true},
+                   "cuda_graph": "auto", "time_spmv": true,
+                   "amg": {"strength_threshold": 0.02, "smoother": "chebyshev", "degree": 2,
+                           "coarse_size": 500, "max_levels": 25}},
         "precision": "double",
         "backend": "auto",
         "output": {"compression": "lz4", "write": true}})");
@@ -350,7 +352,7 @@ TEST(CaseFile, WrongTypesNameKeyLineAndExpectation)
                     {"case.yaml:3: solver.max_iterations: expected an integer > 0, got '0'"});
     expect_contains(error_of(minimal + "solver: cg\n"),
                     {"case.yaml:2: solver: expected a map with keys method, variant, preconditioner, tolerance, "
-                     "max_iterations, check_every, cuda_graph, time_spmv, got 'cg'"});
+                     "max_iterations, check_every, cuda_graph, time_spmv, amg, got 'cg'"});
     expect_contains(error_of("mesh:\n  shape: unit_square\n  size: -0.1\n"),
                     {"case.yaml:3: mesh.size: expected a number > 0, got '-0.1'"});
     expect_contains(error_of(minimal + "problem:\n  f: {a: 1}\n"),
@@ -375,6 +377,30 @@ TEST(CaseFile, BadChoicesListTheValidOnes)
                      "hexahedron, got 'prism'"});
     expect_contains(error_of("mesh:\n  shape: unit_square\n  elements: hex\n"),
                     {"case.yaml:3: mesh.elements: 'hexahedron' does not fit the 2D shape 'unit_square'"});
+}
+
+TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
+{
+    const CaseSpec spec = parse_case_text(
+        minimal + "solver:\n  preconditioner: amg\n  amg: {strength_threshold: 0.1, smoother: jacobi, "
+                  "degree: 3, coarse_size: 100, max_levels: 4}\n",
+        "case.yaml", "");
+    EXPECT_EQ(spec.solver.preconditioner, gpufem::PreconditionerKind::amg);
+    EXPECT_DOUBLE_EQ(spec.solver.amg.strength_threshold, 0.1);
+    EXPECT_EQ(spec.solver.amg.smoother, gpufem::AmgSmoother::jacobi);
+    EXPECT_EQ(spec.solver.amg.degree, 3);
+    EXPECT_EQ(spec.solver.amg.coarse_size, 100);
+    EXPECT_EQ(spec.solver.amg.max_levels, 4);
+    EXPECT_EQ(spec.resolved["solver"]["amg"]["smoother"], "jacobi");
+    expect_contains(error_of(minimal + "solver:\n  amg:\n    smoother: sor\n"),
+                    {"case.yaml:4: solver.amg.smoother: expected one of chebyshev, jacobi, got 'sor'"});
+    expect_contains(error_of(minimal + "solver:\n  amg:\n    strength_threshold: 1.5\n"),
+                    {"case.yaml:4: solver.amg.strength_threshold: expected a number >= 0 and < 1"});
+    expect_contains(error_of(minimal + "solver:\n  amg:\n    coarse_size: 5000\n"),
+                    {"case.yaml:4: solver.amg.coarse_size: expected an integer from 1 to 2048"});
+    expect_contains(error_of(minimal + "solver:\n  amg:\n    levels: 3\n"),
+                    {"case.yaml:4: solver.amg.levels", "strength_threshold, smoother, degree, "
+                                                       "coarse_size, max_levels"});
 }
 
 TEST(CaseFile, MeshSourceErrors)

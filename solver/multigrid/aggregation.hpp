@@ -1,0 +1,49 @@
+#pragma once
+// The setup steps of smoothed-aggregation AMG on one level, on the matrix's executor:
+// strength of connection, aggregation (distance-2 maximal independent set), the tentative
+// prolongator from the constant near-nullspace, its Jacobi smoothing, and the Galerkin coarse
+// operator. See amg_kernels.hpp for the algorithms.
+#include <cstdint>
+
+#include "linalg/array.hpp"
+#include "linalg/csr.hpp"
+
+namespace gpufem {
+
+/// Node -> aggregate map of one level.
+struct Aggregates {
+    Array<index_type> of_node;  ///< aggregate of each node, -2 for nodes in none (isolated)
+    Array<index_type> roots;    ///< the root (independent-set node) of each aggregate
+    index_type count = 0;       ///< aggregates = rows of the next level
+    int rounds = 0;             ///< rounds the independent set took
+};
+
+/// strong[k] = 1 for the off-diagonal entries of a with |a_ij| > theta sqrt(|a_ii a_jj|).
+template <typename V>
+Array<std::uint8_t> strength_of_connection(const Csr<V>& a, const Array<V>& diag, double theta);
+
+/// Aggregates of a's nodes over the strong entries: each root of a distance-2 maximal
+/// independent set, its strong neighbours, then theirs. Deterministic and the same on both
+/// backends. Nodes without strong entries stay out (-2).
+template <typename V>
+Aggregates aggregate(const Csr<V>& a, const Array<std::uint8_t>& strong);
+
+/// The tentative prolongator: P0[i, aggregate(i)] = 1 (the constant vector per aggregate),
+/// an empty row for nodes in no aggregate.
+template <typename V>
+Csr<V> tentative_prolongator(const Aggregates& aggregates);
+
+/// P = (I - omega D^-1 A) P0.
+template <typename V>
+Csr<V> smoothed_prolongator(const Csr<V>& a, const Array<V>& dinv, double omega,
+                            const Csr<V>& tentative);
+
+/// C = A B (SpGEMM: gpufem's on the CPU, cuSPARSE's on CUDA).
+template <typename V>
+Csr<V> sparse_product(const Csr<V>& a, const Csr<V>& b);
+
+/// A^T.
+template <typename V>
+Csr<V> sparse_transpose(const Csr<V>& a);
+
+}  // namespace gpufem

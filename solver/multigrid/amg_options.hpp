@@ -1,0 +1,38 @@
+#pragma once
+// The settings of smoothed-aggregation AMG (solver.amg in the case file), typed.
+#include <array>
+#include <string>
+
+#include "linalg/named_enum.hpp"
+
+namespace gpufem {
+
+/// The smoother on every level but the coarsest.
+enum class AmgSmoother {
+    chebyshev,  ///< Chebyshev polynomial in D^-1 A over [1.1 lambda_max / 10, 1.1 lambda_max]
+    jacobi,     ///< damped Jacobi, weight 4 / (3 lambda_max)
+};
+/// Their names, as in the case file.
+inline constexpr std::array<EnumName<AmgSmoother>, 2> amg_smoother_names{
+    {{AmgSmoother::chebyshev, "chebyshev"}, {AmgSmoother::jacobi, "jacobi"}}};
+
+/// The options of the AMG hierarchy and its cycle.
+struct AmgOptions {
+    /// Strength of connection: a_ij is strong when |a_ij| > theta sqrt(|a_ii a_jj|). 0.02
+    /// keeps every coupling of Q1 hexahedra (the weakest, corners, is 1/32 of the diagonal)
+    /// and drops the weak positive couplings of high-order elements.
+    double strength_threshold = 0.02;
+    AmgSmoother smoother = AmgSmoother::chebyshev;
+    /// Chebyshev: the polynomial degree (SpMVs per smoothing); jacobi: sweeps.
+    int degree = 2;
+    /// Levels of at most this many rows are solved directly (dense Cholesky, on the host at
+    /// setup; the apply is a dense matrix-vector product on the device).
+    int coarse_size = 500;
+    /// At most this many levels (the last is solved directly or, when too large for that,
+    /// smoothed).
+    int max_levels = 25;
+    /// Lanczos (Jacobi-preconditioned CG) steps of the lambda_max estimate on each level.
+    int eigen_steps = 15;
+};
+
+}  // namespace gpufem

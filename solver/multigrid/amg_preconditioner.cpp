@@ -1,0 +1,207 @@
+#include "solver/multigrid/amg_preconditioner.hpp"
+
+#include <chrono>
+#include <utility>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "linalg/format_build.hpp"
+#include "solver/multigrid/aggregation.hpp"
+#include "solver/multigrid/amg_kernels.hpp"
+#include "solver/multigrid/dense_inverse.hpp"
+
+namespace gpufem {
+
+/// One level: its operator and smoother, the transfers to the next coarser level, and the
+/// work vectors of the cycle (b and x are the level's right-hand side and correction; level 0
+/// uses the caller's).
+template <typename V>
+struct AmgPreconditioner<V>::Level {
+    std::unique_ptr<LinearOperator<V>> owned;  ///< coarse levels: the Galerkin operator
+    const LinearOperator<V>* op = nullptr;     ///< the level's operator (level 0: the system's)
+    Array<V> dinv;
+    std::unique_ptr<PolynomialSmoother<V>> smoother;
+    std::unique_ptr<LinearOperator<V>> prolongation, restriction;  ///< null on the coarsest
+    mutable Array<V> b, x, r, d;
+};
+
+namespace {
+
+/// 1 / diag(op), checked (throws naming the row on a zero or non-finite entry).
+template <typename V>
+Array<V> inverse_diagonal_of(const LinearOperator<V>& op)
+{
+    const JacobiPreconditioner<V> jacobi(op);
+    return jacobi.inverse_diagonal()->clone_to(op.executor());
+}
+
+/// An operator in the registry's tuned CSR format.
+template <typename V>
+std::unique_ptr<LinearOperator<V>> csr_operator(Csr<V> matrix)
+{
+    return std::move(build_format("csr", std::move(matrix), FormatOptions{}).op);
+}
+
+}  // namespace
+
+template <typename V>
+AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>& matrix,
+                                        const AmgOptions& options)
+    : exec_(a.executor()), rows_(a.rows()), options_(options)
+{
+    if (matrix.rows != a.rows() || matrix.cols != a.cols())
+        throw std::invalid_argument("AMG: the matrix does not match the operator");
+    const auto start = std::chrono::steady_clock::now();
+    const Csr<V>* csr = &matrix;  // the current level's entries
+    Csr<V> coarse_csr;            // ... held here from the second level on
+    std::unique_ptr<LinearOperator<V>> coarse_op;
+    for (;;) {
+        auto level = std::make_unique<Level>();
+        level->owned = std::move(coarse_op);
+        level->op = level->owned ? level->owned.get() : &a;
+        const LinearOperator<V>& op = *level->op;
+        const index_type n = op.rows();
+        level->dinv = inverse_diagonal_of(op);
+        level->r = Array<V>(exec_, static_cast<std::size_t>(n));
+        level->d = Array<V>(exec_, static_cast<std::size_t>(n));
+        if (!levels_.empty()) {
+            level->b = Array<V>(exec_, static_cast<std::size_t>(n));
+            level->x = Array<V>(exec_, static_cast<std::size_t>(n));
+        }
+        AmgLevelSummary summary{n, csr->nnz(), 0, 0};
+        bool coarsest = n <= options.coarse_size ||
+                        static_cast<int>(levels_.size()) + 1 >= options.max_levels;
+        Aggregates aggregates;
+        if (!coarsest) {
+            const Array<std::uint8_t> strong =
+                strength_of_connection(*csr, op.diagonal(), options.strength_threshold);
+            aggregates = aggregate(*csr, strong);
+            summary.mis_rounds = aggregates.rounds;
+            // No aggregate, or too few nodes merged to be worth a level: stop here.
+            coarsest = aggregates.count == 0 ||
+                       static_cast<double>(aggregates.count) > 0.8 * static_cast<double>(n);
+        }
+        if (coarsest && n <= dense_inverse_limit) {
+            coarse_inverse_ = upload_as<V>(exec_, dense_inverse(*csr));
+            summaries_.push_back(summary);
+            levels_.push_back(std::move(level));
+            break;
+        }
+        const double lambda = estimate_lambda_max(op, level->dinv, options.eigen_steps);
+        summary.lambda_max = lambda;
+        const double upper = chebyshev_margin * lambda;
+        level->smoother = std::make_unique<PolynomialSmoother<V>>(
+            op, level->dinv, upper, options.degree, options.smoother == AmgSmoother::jacobi);
+        summaries_.push_back(summary);
+        if (coarsest) {  // too large for a dense solve: smoothed only
+            spdlog::warn("AMG: coarsening stopped at {} rows, too many for a direct solve; the "
+                         "coarsest level is only smoothed (raise solver.amg.max_levels or "
+                         "change solver.amg.strength_threshold)",
+                         n);
+            levels_.push_back(std::move(level));
+            break;
+        }
+        const Csr<V> tentative = tentative_prolongator<V>(aggregates);
+        Csr<V> p = smoothed_prolongator(*csr, level->dinv, 4.0 / (3.0 * upper), tentative);
+        Csr<V> r = sparse_transpose(p);
+        Csr<V> next = sparse_product(r, sparse_product(*csr, p));
+        level->prolongation = csr_operator(std::move(p));
+        level->restriction = csr_operator(std::move(r));
+        levels_.push_back(std::move(level));
+        coarse_op = csr_operator(next.clone_to(exec_));
+        coarse_csr = std::move(next);
+        csr = &coarse_csr;
+    }
+    for (const auto& level : levels_) {
+        const std::size_t vector = level->dinv.bytes();
+        if (level->smoother) {
+            const int spmvs = level->smoother->spmvs(true) + level->smoother->spmvs(false) + 1;
+            apply_bytes_ += spmvs * level->op->spmv_min_bytes() + 6 * level->smoother->spmvs(false) * vector;
+        } else {
+            apply_bytes_ += coarse_inverse_.bytes() + 2 * vector;
+        }
+        if (level->prolongation)
+            apply_bytes_ += level->prolongation->spmv_min_bytes() +
+                            level->restriction->spmv_min_bytes() + vector;
+    }
+    exec_->synchronize();
+    setup_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <typename V>
+AmgPreconditioner<V>::~AmgPreconditioner() = default;
+
+template <typename V>
+void AmgPreconditioner<V>::cycle(std::size_t l, const Array<V>& b, Array<V>& x) const
+{
+    const Level& level = *levels_[l];
+    const Executor& exec = *exec_;
+    const index_type n = level.op->rows();
+    if (!level.smoother) {  // the direct solve
+        GPUFEM_DISPATCH(exec, amg_dense_matvec(exec, n, coarse_inverse_.data(), b.data(), x.data()));
+        return;
+    }
+    level.smoother->smooth(b, x, true, level.r, level.d);
+    if (!level.prolongation) {  // a coarsest level that is only smoothed
+        level.smoother->smooth(b, x, false, level.r, level.d);
+        return;
+    }
+    level.op->apply(x, level.r);
+    GPUFEM_DISPATCH(exec, amg_residual(exec, n, b.data(), level.r.data()));
+    const Level& next = *levels_[l + 1];
+    level.restriction->apply(level.r, next.b);
+    cycle(l + 1, next.b, next.x);
+    level.prolongation->apply(V(1), next.x, V(1), x);
+    level.smoother->smooth(b, x, false, level.r, level.d);
+}
+
+template <typename V>
+void AmgPreconditioner<V>::apply(const Array<V>& r, Array<V>& z) const
+{
+    cycle(0, r, z);
+}
+
+template <typename V>
+bool AmgPreconditioner<V>::graph_capturable() const
+{
+    for (const auto& level : levels_) {
+        if (!level->op->graph_capturable()) return false;
+        if (level->prolongation && (!level->prolongation->graph_capturable() ||
+                                    !level->restriction->graph_capturable()))
+            return false;
+    }
+    return true;
+}
+
+template <typename V>
+double AmgPreconditioner<V>::operator_complexity() const
+{
+    double total = 0;
+    for (const auto& s : summaries_) total += static_cast<double>(s.nnz);
+    return summaries_.empty() || summaries_[0].nnz == 0 ? 1.0
+                                                        : total / static_cast<double>(summaries_[0].nnz);
+}
+
+template <typename V>
+nlohmann::json AmgPreconditioner<V>::report() const
+{
+    nlohmann::json levels = nlohmann::json::array();
+    for (const auto& s : summaries_)
+        levels.push_back({{"rows", s.rows}, {"nnz", s.nnz}, {"lambda_max", s.lambda_max},
+                          {"mis_rounds", s.mis_rounds}});
+    return {{"setup_seconds", setup_seconds_},
+            {"levels", levels},
+            {"operator_complexity", operator_complexity()},
+            {"smoother", std::string(enum_name(amg_smoother_names, options_.smoother))},
+            {"degree", options_.degree},
+            {"strength_threshold", options_.strength_threshold},
+            {"coarse_size", options_.coarse_size},
+            {"coarse_solve", coarse_inverse_.empty() ? "smoothing" : "dense inverse"}};
+}
+
+template class AmgPreconditioner<float>;
+template class AmgPreconditioner<double>;
+
+}  // namespace gpufem

@@ -1,0 +1,69 @@
+#pragma once
+// Smoothed-aggregation algebraic multigrid as a preconditioner: the hierarchy is set up on the
+// matrix's executor (aggregation, prolongators, Galerkin products; see aggregation.hpp) and one
+// V-cycle is one apply. Level 0 smooths with the system's own operator (the format the user
+// chose); the coarser levels and the transfer operators are stored in the registry's tuned CSR
+// format; the coarsest level is solved with a dense inverse.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "linalg/csr.hpp"
+#include "solver/krylov/preconditioner.hpp"
+#include "solver/multigrid/amg_options.hpp"
+#include "solver/multigrid/chebyshev.hpp"
+
+namespace gpufem {
+
+/// What one level of a hierarchy holds, for logs and reports.
+struct AmgLevelSummary {
+    index_type rows = 0;
+    std::size_t nnz = 0;
+    double lambda_max = 0;  ///< the estimate of the largest eigenvalue of D^-1 A (0: coarsest)
+    int mis_rounds = 0;     ///< rounds of the aggregation's independent set (0: coarsest)
+};
+
+/// Smoothed-aggregation AMG, one V-cycle per apply. Symmetric (the same polynomial smoother
+/// before and after the coarse correction, R = P^T), so CG stays valid.
+template <typename V>
+class AmgPreconditioner final : public Preconditioner<V> {
+public:
+    /// Builds the hierarchy of a, whose entries `matrix` holds in CSR in a's numbering (a is
+    /// kept by reference and must outlive the preconditioner; matrix is only read). Throws
+    /// std::invalid_argument on a zero or non-finite diagonal.
+    AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>& matrix, const AmgOptions& options);
+    ~AmgPreconditioner() override;
+
+    const ExecPtr& executor() const override { return exec_; }
+    index_type size() const override { return rows_; }
+    std::string name() const override { return "amg"; }
+    /// One V-cycle from a zero guess.
+    void apply(const Array<V>& r, Array<V>& z) const override;
+    std::size_t apply_bytes() const override { return apply_bytes_; }
+    bool graph_capturable() const override;
+    nlohmann::json report() const override;
+
+    /// The levels, finest first.
+    const std::vector<AmgLevelSummary>& levels() const { return summaries_; }
+    /// Stored non-zeros of all level operators over those of the finest.
+    double operator_complexity() const;
+    /// Wall time of the setup (synchronised).
+    double setup_seconds() const { return setup_seconds_; }
+
+private:
+    struct Level;
+    void cycle(std::size_t l, const Array<V>& b, Array<V>& x) const;
+
+    ExecPtr exec_;
+    index_type rows_ = 0;
+    AmgOptions options_;
+    std::vector<std::unique_ptr<Level>> levels_;
+    std::vector<AmgLevelSummary> summaries_;
+    Array<V> coarse_inverse_;  ///< row-major dense inverse of the coarsest level (when direct)
+    std::size_t apply_bytes_ = 0;
+    double setup_seconds_ = 0;
+};
+
+}  // namespace gpufem

@@ -1,0 +1,55 @@
+#pragma once
+// The smoothers of the multigrid levels: the largest eigenvalue of D^-1 A estimated by a few
+// Lanczos steps, and a Chebyshev (or damped Jacobi) smoother over it.
+#include <vector>
+
+#include "linalg/array.hpp"
+#include "linalg/linear_operator.hpp"
+
+namespace gpufem {
+
+/// An estimate of the largest eigenvalue of D^-1 A (A symmetric positive definite, dinv =
+/// 1 / diag(A)) from `steps` steps of Jacobi-preconditioned CG, which is Lanczos on D^-1 A:
+/// the largest eigenvalue of the Lanczos tridiagonal matrix (bisection on its Sturm
+/// sequence). The start vector is fixed pseudo-random, so the estimate is the same every run
+/// and on both backends up to rounding. It lies below the true value and converges to it from
+/// below; callers add a safety margin.
+template <typename V>
+double estimate_lambda_max(const LinearOperator<V>& a, const Array<V>& dinv, int steps);
+
+/// The largest eigenvalue of the symmetric tridiagonal matrix with diagonal d and
+/// off-diagonal e (e.size() == d.size() - 1), by bisection to relative accuracy 1e-12.
+double tridiagonal_lambda_max(const std::vector<double>& d, const std::vector<double>& e);
+
+/// A polynomial smoother in D^-1 A: Chebyshev of a given degree over
+/// [lambda_max / range, lambda_max] (the standard three-term recurrence), or damped Jacobi
+/// (the same step with a fixed weight). Symmetric in the A inner product, so a V-cycle with
+/// it before and after the coarse correction is a symmetric preconditioner.
+template <typename V>
+class PolynomialSmoother {
+public:
+    /// Chebyshev (jacobi false) of `degree` steps or `degree` Jacobi sweeps of weight
+    /// 4 / (3 lambda_max) (jacobi true), for a with inverse diagonal dinv; upper is the upper
+    /// end of the interval (an estimate of lambda_max with its margin).
+    PolynomialSmoother(const LinearOperator<V>& a, const Array<V>& dinv, double upper, int degree,
+                       bool jacobi);
+
+    /// Smooths a x = b: x improved in place (zero_guess: x is taken as zero and not read).
+    /// ax and d are work vectors of a.rows() entries.
+    void smooth(const Array<V>& b, Array<V>& x, bool zero_guess, Array<V>& ax, Array<V>& d) const;
+
+    /// SpMVs of one smoothing (degree, one fewer from a zero guess).
+    int spmvs(bool zero_guess) const { return static_cast<int>(c_d_.size()) - (zero_guess ? 1 : 0); }
+
+private:
+    const LinearOperator<V>* a_;
+    const Array<V>* dinv_;
+    std::vector<V> c_d_, c_r_;  ///< step k: d = c_d[k] d + c_r[k] D^-1 (b - A x); x += d
+};
+
+/// The lower end of the Chebyshev interval as a fraction of the upper one.
+inline constexpr double chebyshev_range = 10.0;
+/// The upper end of the Chebyshev interval as a multiple of the lambda_max estimate.
+inline constexpr double chebyshev_margin = 1.1;
+
+}  // namespace gpufem

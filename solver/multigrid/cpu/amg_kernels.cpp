@@ -1,0 +1,269 @@
+// CPU reference of the smoothed-aggregation kernels (solver/multigrid/amg_kernels.hpp).
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "linalg/cpu/chunked_loops.hpp"
+#include "solver/multigrid/amg_kernels.hpp"
+
+namespace gpufem::kernels::cpu {
+
+void amg_mis_init(const Executor&, index_type n, const index_type* row_ptr,
+                  const std::uint8_t* strong, MisState* state)
+{
+    chunked_for(n, [&](long long i) {
+        bool any = false;
+        for (index_type k = row_ptr[i]; k < row_ptr[i + 1] && !any; ++k) any = strong[k] != 0;
+        state[i] = any ? MisState::undecided : MisState::isolated;
+    });
+}
+
+void amg_mis_tuples(const Executor&, index_type n, const MisState* state, std::uint64_t* tuple)
+{
+    chunked_for(n, [&](long long i) { tuple[i] = mis_tuple(static_cast<index_type>(i), state[i]); });
+}
+
+void amg_mis_propagate(const Executor&, index_type n, const index_type* row_ptr,
+                       const index_type* col_idx, const std::uint8_t* strong,
+                       const std::uint64_t* in, std::uint64_t* out)
+{
+    chunked_for(n, [&](long long i) {
+        std::uint64_t best = in[i];
+        for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+            if (strong[k]) best = std::max(best, in[col_idx[k]]);
+        out[i] = best;
+    });
+}
+
+index_type amg_mis_select(const Executor&, index_type n, MisState* state, const std::uint64_t* own,
+                          const std::uint64_t* max2)
+{
+    const auto sums = chunked_sums<1>(n, [&](long long i, std::array<double, 1>& s) {
+        if (state[i] != MisState::undecided) return;
+        if (max2[i] == own[i])
+            state[i] = MisState::selected;
+        else if (mis_tuple_selected(max2[i]))
+            state[i] = MisState::excluded;
+        else
+            s[0] += 1;
+    });
+    return static_cast<index_type>(sums[0]);
+}
+
+index_type amg_aggregate_roots(const Executor&, index_type n, const MisState* state, index_type* agg,
+                               index_type* root_of)
+{
+    index_type roots = 0;
+    for (index_type i = 0; i < n; ++i) {
+        if (state[i] == MisState::selected) {
+            root_of[roots] = i;
+            agg[i] = roots++;
+        } else {
+            agg[i] = state[i] == MisState::isolated ? -2 : -1;
+        }
+    }
+    return roots;
+}
+
+index_type amg_aggregate_join(const Executor&, index_type n, const index_type* row_ptr,
+                              const index_type* col_idx, const std::uint8_t* strong,
+                              const index_type* in, index_type* out)
+{
+    const auto sums = chunked_sums<1>(n, [&](long long i, std::array<double, 1>& s) {
+        index_type a = in[i];
+        if (a == -1) {
+            for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+                if (strong[k] && in[col_idx[k]] >= 0) {
+                    a = in[col_idx[k]];
+                    break;
+                }
+            if (a == -1) s[0] += 1;
+        }
+        out[i] = a;
+    });
+    return static_cast<index_type>(sums[0]);
+}
+
+index_type amg_tentative_pattern(const Executor&, index_type n, const index_type* agg,
+                                 index_type* row_ptr)
+{
+    row_ptr[0] = 0;
+    for (index_type i = 0; i < n; ++i) row_ptr[i + 1] = row_ptr[i] + (agg[i] >= 0 ? 1 : 0);
+    return row_ptr[n];
+}
+
+void amg_tentative_columns(const Executor&, index_type n, const index_type* agg,
+                           const index_type* row_ptr, index_type* col_idx)
+{
+    chunked_for(n, [&](long long i) {
+        if (agg[i] >= 0) col_idx[row_ptr[i]] = agg[i];
+    });
+}
+
+template <typename V>
+void amg_strength(const Executor&, const Csr<V>& a, const V* diag, double theta,
+                  std::uint8_t* strong)
+{
+    const index_type* ptr = a.row_ptr.data();
+    const index_type* col = a.col_idx.data();
+    const V* val = a.values.data();
+    chunked_for(a.rows, [&](long long i) {
+        const double di = std::abs(static_cast<double>(diag[i]));
+        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+            const index_type j = col[k];
+            const double aij = std::abs(static_cast<double>(val[k]));
+            strong[k] = j != i && aij > 0 &&
+                        aij > theta * std::sqrt(di * std::abs(static_cast<double>(diag[j])));
+        }
+    });
+}
+
+template <typename V>
+void amg_jacobi_operator(const Executor&, const Csr<V>& a, const V* dinv, V omega, V* s_values)
+{
+    const index_type* ptr = a.row_ptr.data();
+    const index_type* col = a.col_idx.data();
+    const V* val = a.values.data();
+    chunked_for(a.rows, [&](long long i) {
+        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
+            s_values[k] = (col[k] == i ? V(1) : V(0)) - omega * dinv[i] * val[k];
+    });
+}
+
+template <typename V>
+void amg_chebyshev_step(const Executor&, index_type n, const V* b, const V* ax, const V* dinv,
+                        V c_d, V c_r, V* d, V* x)
+{
+    if (ax == nullptr) {
+        chunked_for(n, [&](long long i) {
+            d[i] = c_r * dinv[i] * b[i];
+            x[i] = d[i];
+        });
+        return;
+    }
+    chunked_for(n, [&](long long i) {
+        d[i] = c_d * d[i] + c_r * dinv[i] * (b[i] - ax[i]);
+        x[i] += d[i];
+    });
+}
+
+template <typename V>
+void amg_residual(const Executor&, index_type n, const V* b, V* r)
+{
+    chunked_for(n, [&](long long i) { r[i] = b[i] - r[i]; });
+}
+
+template <typename V>
+void amg_dense_matvec(const Executor&, index_type n, const V* m, const V* x, V* y)
+{
+    chunked_for(n, [&](long long i) {
+        double sum = 0;
+        const V* row = m + static_cast<std::size_t>(i) * n;
+        for (index_type j = 0; j < n; ++j) sum += static_cast<double>(row[j]) * x[j];
+        y[i] = static_cast<V>(sum);
+    });
+}
+
+template <typename V>
+Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b)
+{
+    if (a.cols != b.rows) throw std::invalid_argument("amg_spgemm: inner dimensions differ");
+    const ExecPtr& ex = a.executor();
+    const index_type* ap = a.row_ptr.data();
+    const index_type* ac = a.col_idx.data();
+    const V* av = a.values.data();
+    const index_type* bp = b.row_ptr.data();
+    const index_type* bc = b.col_idx.data();
+    const V* bv = b.values.data();
+    const index_type n = a.rows;
+
+    // Pass 1: the number of distinct columns of each row of C (a marker per column, per thread).
+    std::vector<index_type> counts(static_cast<std::size_t>(n) + 1, 0);
+#pragma omp parallel
+    {
+        std::vector<index_type> marker(static_cast<std::size_t>(b.cols), -1);
+#pragma omp for schedule(dynamic, 1024)
+        for (index_type i = 0; i < n; ++i) {
+            index_type count = 0;
+            for (index_type k = ap[i]; k < ap[i + 1]; ++k)
+                for (index_type l = bp[ac[k]]; l < bp[ac[k] + 1]; ++l)
+                    if (marker[bc[l]] != i) {
+                        marker[bc[l]] = i;
+                        ++count;
+                    }
+            counts[i + 1] = count;
+        }
+    }
+    Csr<V> c{n, b.cols, Array<index_type>(ex, static_cast<std::size_t>(n) + 1), {}, {}};
+    index_type* cp = c.row_ptr.data();
+    cp[0] = 0;
+    for (index_type i = 0; i < n; ++i) {
+        if (static_cast<long long>(cp[i]) + counts[i + 1] > 2147483647LL)
+            throw std::length_error("AMG: a Galerkin product has more than 2^31 - 1 non-zeros");
+        cp[i + 1] = cp[i] + counts[i + 1];
+    }
+    c.col_idx = Array<index_type>(ex, static_cast<std::size_t>(cp[n]));
+    c.values = Array<V>(ex, static_cast<std::size_t>(cp[n]));
+    index_type* cc = c.col_idx.data();
+    V* cv = c.values.data();
+
+    // Pass 2: accumulate each row in a dense row (sum in the order of a's and b's entries),
+    // then write it with sorted columns.
+#pragma omp parallel
+    {
+        std::vector<index_type> slot(static_cast<std::size_t>(b.cols), -1);
+        std::vector<std::pair<index_type, V>> row;
+#pragma omp for schedule(dynamic, 1024)
+        for (index_type i = 0; i < n; ++i) {
+            row.clear();
+            for (index_type k = ap[i]; k < ap[i + 1]; ++k)
+                for (index_type l = bp[ac[k]]; l < bp[ac[k] + 1]; ++l) {
+                    const index_type j = bc[l];
+                    if (slot[j] < 0) {
+                        slot[j] = static_cast<index_type>(row.size());
+                        row.emplace_back(j, V(0));
+                    }
+                    row[static_cast<std::size_t>(slot[j])].second += av[k] * bv[l];
+                }
+            for (const auto& entry : row) slot[entry.first] = -1;
+            std::sort(row.begin(), row.end(),
+                      [](const auto& l, const auto& r) { return l.first < r.first; });
+            index_type out = cp[i];
+            for (const auto& [j, value] : row) {
+                cc[out] = j;
+                cv[out] = value;
+                ++out;
+            }
+        }
+    }
+    (void)exec;
+    return c;
+}
+
+template <typename V>
+Csr<V> amg_transpose(const Executor&, const Csr<V>& a)
+{
+    const ExecPtr& ex = a.executor();
+    const index_type* ap = a.row_ptr.data();
+    const index_type* ac = a.col_idx.data();
+    const V* av = a.values.data();
+    Csr<V> t{a.cols, a.rows, Array<index_type>(ex, static_cast<std::size_t>(a.cols) + 1),
+             Array<index_type>(ex, a.nnz()), Array<V>(ex, a.nnz())};
+    index_type* tp = t.row_ptr.data();
+    std::fill(tp, tp + a.cols + 1, 0);
+    for (std::size_t k = 0; k < a.nnz(); ++k) ++tp[ac[k] + 1];
+    for (index_type j = 0; j < a.cols; ++j) tp[j + 1] += tp[j];
+    std::vector<index_type> next(tp, tp + a.cols);
+    for (index_type i = 0; i < a.rows; ++i)  // rows in order: columns of t come out sorted
+        for (index_type k = ap[i]; k < ap[i + 1]; ++k) {
+            const index_type slot = next[ac[k]]++;
+            t.col_idx.data()[slot] = i;
+            t.values.data()[slot] = av[k];
+        }
+    return t;
+}
+
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_AMG_KERNELS)
+
+}  // namespace gpufem::kernels::cpu

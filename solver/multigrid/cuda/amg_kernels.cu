@@ -1,0 +1,486 @@
+// CUDA smoothed-aggregation kernels (solver/multigrid/amg_kernels.hpp): the same parallel
+// aggregation as the CPU reference, one thread per row; scans and counts with CUB; the sparse
+// products (SpGEMM) and the transpose (Csr2cscEx2) from cuSPARSE.
+#include <cstdint>
+
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cusparse.h>
+
+#include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda/cusparse_check.hpp"
+#include "linalg/cuda/device_buffer.hpp"
+#include "solver/multigrid/amg_kernels.hpp"
+
+namespace gpufem::kernels::cuda {
+namespace {
+
+constexpr int block_size = 256;
+
+using gpufem::cuda::DeviceBuffer;
+using gpufem::cuda::value_type_of;
+
+unsigned grid_for(std::int64_t threads)
+{
+    return static_cast<unsigned>((threads + block_size - 1) / block_size);
+}
+
+cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
+
+/// Sum of flags[0..n) (0/1 values) on the device, returned to the host (synchronises).
+index_type count_flags(const Executor& exec, const index_type* flags, index_type n)
+{
+    if (n == 0) return 0;
+    DeviceBuffer total(exec, sizeof(index_type));
+    std::size_t temp_bytes = 0;
+    GPUFEM_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, flags, total.as<index_type>(),
+                                             n, stream_of(exec)));
+    DeviceBuffer temp(exec, temp_bytes);
+    GPUFEM_CUDA_CHECK(cub::DeviceReduce::Sum(temp.as<void>(), temp_bytes, flags,
+                                             total.as<index_type>(), n, stream_of(exec)));
+    index_type host = 0;
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&host, total.as<index_type>(), sizeof(index_type),
+                                      cudaMemcpyDeviceToHost, stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    return host;
+}
+
+/// In-place exclusive scan of values[0..n], returning values[n] afterwards (the total of the
+/// first n entries; values[n] must be 0 on entry). Synchronises.
+index_type exclusive_scan_total(const Executor& exec, index_type* values, index_type n)
+{
+    std::size_t temp_bytes = 0;
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, values, values, n + 1,
+                                                    stream_of(exec)));
+    DeviceBuffer temp(exec, temp_bytes);
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.as<void>(), temp_bytes, values, values,
+                                                    n + 1, stream_of(exec)));
+    index_type host = 0;
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&host, values + n, sizeof(index_type),
+                                      cudaMemcpyDeviceToHost, stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    return host;
+}
+
+__global__ void mis_init_kernel(index_type n, const index_type* __restrict__ row_ptr,
+                                const std::uint8_t* __restrict__ strong, MisState* state)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    bool any = false;
+    for (index_type k = row_ptr[i]; k < row_ptr[i + 1] && !any; ++k) any = strong[k] != 0;
+    state[i] = any ? MisState::undecided : MisState::isolated;
+}
+
+__global__ void mis_tuples_kernel(index_type n, const MisState* __restrict__ state,
+                                  std::uint64_t* __restrict__ tuple)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) tuple[i] = mis_tuple(i, state[i]);
+}
+
+__global__ void mis_propagate_kernel(index_type n, const index_type* __restrict__ row_ptr,
+                                     const index_type* __restrict__ col_idx,
+                                     const std::uint8_t* __restrict__ strong,
+                                     const std::uint64_t* __restrict__ in,
+                                     std::uint64_t* __restrict__ out)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    std::uint64_t best = in[i];
+    for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+        if (strong[k]) {
+            const std::uint64_t t = in[col_idx[k]];
+            best = t > best ? t : best;
+        }
+    out[i] = best;
+}
+
+__global__ void mis_select_kernel(index_type n, MisState* __restrict__ state,
+                                  const std::uint64_t* __restrict__ own,
+                                  const std::uint64_t* __restrict__ max2,
+                                  index_type* __restrict__ undecided)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    index_type still = 0;
+    if (state[i] == MisState::undecided) {
+        if (max2[i] == own[i])
+            state[i] = MisState::selected;
+        else if (mis_tuple_selected(max2[i]))
+            state[i] = MisState::excluded;
+        else
+            still = 1;
+    }
+    undecided[i] = still;
+}
+
+__global__ void selected_flags_kernel(index_type n, const MisState* __restrict__ state,
+                                      index_type* __restrict__ flags)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) flags[i] = state[i] == MisState::selected ? 1 : 0;
+    if (i == n) flags[n] = 0;
+}
+
+__global__ void roots_kernel(index_type n, const MisState* __restrict__ state,
+                             const index_type* __restrict__ rank, index_type* __restrict__ agg,
+                             index_type* __restrict__ roots)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (state[i] == MisState::selected) roots[rank[i]] = i;
+    agg[i] = state[i] == MisState::selected ? rank[i]
+             : state[i] == MisState::isolated ? -2
+                                              : -1;
+}
+
+__global__ void join_kernel(index_type n, const index_type* __restrict__ row_ptr,
+                            const index_type* __restrict__ col_idx,
+                            const std::uint8_t* __restrict__ strong,
+                            const index_type* __restrict__ in, index_type* __restrict__ out,
+                            index_type* __restrict__ unassigned)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    index_type a = in[i];
+    if (a == -1) {
+        for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+            if (strong[k] && in[col_idx[k]] >= 0) {
+                a = in[col_idx[k]];
+                break;
+            }
+    }
+    out[i] = a;
+    unassigned[i] = a == -1 ? 1 : 0;
+}
+
+__global__ void tentative_counts_kernel(index_type n, const index_type* __restrict__ agg,
+                                        index_type* __restrict__ row_ptr)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) row_ptr[i] = agg[i] >= 0 ? 1 : 0;
+    if (i == n) row_ptr[n] = 0;
+}
+
+__global__ void tentative_columns_kernel(index_type n, const index_type* __restrict__ agg,
+                                         const index_type* __restrict__ row_ptr,
+                                         index_type* __restrict__ col_idx)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && agg[i] >= 0) col_idx[row_ptr[i]] = agg[i];
+}
+
+template <typename V>
+__global__ void strength_kernel(index_type n, const index_type* __restrict__ ptr,
+                                const index_type* __restrict__ col, const V* __restrict__ val,
+                                const V* __restrict__ diag, double theta,
+                                std::uint8_t* __restrict__ strong)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const double di = fabs(static_cast<double>(diag[i]));
+    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+        const index_type j = col[k];
+        const double aij = fabs(static_cast<double>(val[k]));
+        strong[k] = j != i && aij > 0 && aij > theta * sqrt(di * fabs(static_cast<double>(diag[j])));
+    }
+}
+
+template <typename V>
+__global__ void jacobi_operator_kernel(index_type n, const index_type* __restrict__ ptr,
+                                       const index_type* __restrict__ col,
+                                       const V* __restrict__ val, const V* __restrict__ dinv,
+                                       V omega, V* __restrict__ s)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const V scale = omega * dinv[i];
+    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
+        s[k] = (col[k] == i ? V(1) : V(0)) - scale * val[k];
+}
+
+template <typename V>
+__global__ void chebyshev_step_kernel(index_type n, const V* __restrict__ b,
+                                      const V* __restrict__ ax, const V* __restrict__ dinv,
+                                      V c_d, V c_r, V* __restrict__ d, V* __restrict__ x)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (ax == nullptr) {
+        const V di = c_r * dinv[i] * b[i];
+        d[i] = di;
+        x[i] = di;
+    } else {
+        const V di = c_d * d[i] + c_r * dinv[i] * (b[i] - ax[i]);
+        d[i] = di;
+        x[i] += di;
+    }
+}
+
+template <typename V>
+__global__ void residual_kernel(index_type n, const V* __restrict__ b, V* __restrict__ r)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) r[i] = b[i] - r[i];
+}
+
+/// One warp per row of the dense matrix, summed in double.
+template <typename V>
+__global__ void dense_matvec_kernel(index_type n, const V* __restrict__ m,
+                                    const V* __restrict__ x, V* __restrict__ y)
+{
+    const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const index_type row = static_cast<index_type>(thread / 32);
+    const int lane = threadIdx.x % 32;
+    if (row >= n) return;
+    const V* r = m + static_cast<std::size_t>(row) * n;
+    double sum = 0;
+    for (index_type j = lane; j < n; j += 32) sum += static_cast<double>(r[j]) * x[j];
+    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    if (lane == 0) y[row] = static_cast<V>(sum);
+}
+
+/// A cuSPARSE handle on the executor's stream, destroyed on scope exit.
+class SparseHandle {
+public:
+    explicit SparseHandle(const Executor& exec)
+    {
+        GPUFEM_CUSPARSE_CHECK(cusparseCreate(&handle_));
+        GPUFEM_CUSPARSE_CHECK(cusparseSetStream(handle_, stream_of(exec)));
+    }
+    ~SparseHandle() { cusparseDestroy(handle_); }
+    SparseHandle(const SparseHandle&) = delete;
+    SparseHandle& operator=(const SparseHandle&) = delete;
+    cusparseHandle_t get() const { return handle_; }
+
+private:
+    cusparseHandle_t handle_ = nullptr;
+};
+
+/// A cuSPARSE CSR descriptor over a Csr's arrays.
+template <typename V>
+cusparseSpMatDescr_t csr_descriptor(const Csr<V>& a)
+{
+    cusparseSpMatDescr_t d = nullptr;
+    GPUFEM_CUSPARSE_CHECK(cusparseCreateCsr(
+        &d, a.rows, a.cols, static_cast<std::int64_t>(a.nnz()),
+        const_cast<index_type*>(a.row_ptr.data()), const_cast<index_type*>(a.col_idx.data()),
+        const_cast<V*>(a.values.data()), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+        CUSPARSE_INDEX_BASE_ZERO, value_type_of<V>()));
+    return d;
+}
+
+}  // namespace
+
+void amg_mis_init(const Executor& exec, index_type n, const index_type* row_ptr,
+                  const std::uint8_t* strong, MisState* state)
+{
+    if (n == 0) return;
+    mis_init_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, row_ptr, strong, state);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+void amg_mis_tuples(const Executor& exec, index_type n, const MisState* state, std::uint64_t* tuple)
+{
+    if (n == 0) return;
+    mis_tuples_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, state, tuple);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+void amg_mis_propagate(const Executor& exec, index_type n, const index_type* row_ptr,
+                       const index_type* col_idx, const std::uint8_t* strong,
+                       const std::uint64_t* in, std::uint64_t* out)
+{
+    if (n == 0) return;
+    mis_propagate_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, row_ptr, col_idx,
+                                                                           strong, in, out);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+index_type amg_mis_select(const Executor& exec, index_type n, MisState* state,
+                          const std::uint64_t* own, const std::uint64_t* max2)
+{
+    if (n == 0) return 0;
+    DeviceBuffer flags(exec, sizeof(index_type) * n);
+    mis_select_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, state, own, max2,
+                                                                        flags.as<index_type>());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    return count_flags(exec, flags.as<index_type>(), n);
+}
+
+index_type amg_aggregate_roots(const Executor& exec, index_type n, const MisState* state,
+                               index_type* agg, index_type* roots_of)
+{
+    if (n == 0) return 0;
+    DeviceBuffer rank(exec, sizeof(index_type) * (static_cast<std::size_t>(n) + 1));
+    selected_flags_kernel<<<grid_for(n + 1), block_size, 0, stream_of(exec)>>>(
+        n, state, rank.as<index_type>());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    const index_type roots = exclusive_scan_total(exec, rank.as<index_type>(), n);
+    roots_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, state, rank.as<index_type>(),
+                                                                   agg, roots_of);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    return roots;
+}
+
+index_type amg_aggregate_join(const Executor& exec, index_type n, const index_type* row_ptr,
+                              const index_type* col_idx, const std::uint8_t* strong,
+                              const index_type* in, index_type* out)
+{
+    if (n == 0) return 0;
+    DeviceBuffer flags(exec, sizeof(index_type) * n);
+    join_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, row_ptr, col_idx, strong, in,
+                                                                  out, flags.as<index_type>());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    return count_flags(exec, flags.as<index_type>(), n);
+}
+
+index_type amg_tentative_pattern(const Executor& exec, index_type n, const index_type* agg,
+                                 index_type* row_ptr)
+{
+    tentative_counts_kernel<<<grid_for(n + 1), block_size, 0, stream_of(exec)>>>(n, agg, row_ptr);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    return exclusive_scan_total(exec, row_ptr, n);
+}
+
+void amg_tentative_columns(const Executor& exec, index_type n, const index_type* agg,
+                           const index_type* row_ptr, index_type* col_idx)
+{
+    if (n == 0) return;
+    tentative_columns_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, agg, row_ptr,
+                                                                               col_idx);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void amg_strength(const Executor& exec, const Csr<V>& a, const V* diag, double theta,
+                  std::uint8_t* strong)
+{
+    if (a.rows == 0) return;
+    strength_kernel<V><<<grid_for(a.rows), block_size, 0, stream_of(exec)>>>(
+        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), diag, theta, strong);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void amg_jacobi_operator(const Executor& exec, const Csr<V>& a, const V* dinv, V omega,
+                         V* s_values)
+{
+    if (a.rows == 0) return;
+    jacobi_operator_kernel<V><<<grid_for(a.rows), block_size, 0, stream_of(exec)>>>(
+        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), dinv, omega, s_values);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void amg_chebyshev_step(const Executor& exec, index_type n, const V* b, const V* ax, const V* dinv,
+                        V c_d, V c_r, V* d, V* x)
+{
+    if (n == 0) return;
+    chebyshev_step_kernel<V><<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, b, ax, dinv, c_d,
+                                                                               c_r, d, x);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void amg_residual(const Executor& exec, index_type n, const V* b, V* r)
+{
+    if (n == 0) return;
+    residual_kernel<V><<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, b, r);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void amg_dense_matvec(const Executor& exec, index_type n, const V* m, const V* x, V* y)
+{
+    if (n == 0) return;
+    dense_matvec_kernel<V><<<grid_for(static_cast<std::int64_t>(n) * 32), block_size, 0,
+                             stream_of(exec)>>>(n, m, x, y);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b)
+{
+    if (a.cols != b.rows) throw std::invalid_argument("amg_spgemm: inner dimensions differ");
+    const ExecPtr& ex = a.executor();
+    const SparseHandle handle(exec);
+    cusparseSpMatDescr_t da = csr_descriptor(a), db = csr_descriptor(b), dc = nullptr;
+    Csr<V> c{a.rows, b.cols, Array<index_type>(ex, static_cast<std::size_t>(a.rows) + 1), {}, {}};
+    GPUFEM_CUSPARSE_CHECK(cusparseCreateCsr(&dc, a.rows, b.cols, 0, c.row_ptr.data(), nullptr,
+                                            nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                            CUSPARSE_INDEX_BASE_ZERO, value_type_of<V>()));
+    cusparseSpGEMMDescr_t spgemm = nullptr;
+    GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_createDescr(&spgemm));
+    const V one = 1, zero = 0;
+    const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    const auto type = value_type_of<V>();
+    const auto alg = CUSPARSE_SPGEMM_DEFAULT;
+    try {
+        std::size_t bytes1 = 0, bytes2 = 0;
+        GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_workEstimation(handle.get(), op, op, &one, da, db,
+                                                            &zero, dc, type, alg, spgemm, &bytes1,
+                                                            nullptr));
+        Array<char> buffer1(ex, bytes1);
+        GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_workEstimation(handle.get(), op, op, &one, da, db,
+                                                            &zero, dc, type, alg, spgemm, &bytes1,
+                                                            buffer1.data()));
+        GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_compute(handle.get(), op, op, &one, da, db, &zero, dc,
+                                                     type, alg, spgemm, &bytes2, nullptr));
+        Array<char> buffer2(ex, bytes2);
+        GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_compute(handle.get(), op, op, &one, da, db, &zero, dc,
+                                                     type, alg, spgemm, &bytes2, buffer2.data()));
+        std::int64_t rows = 0, cols = 0, nnz = 0;
+        GPUFEM_CUSPARSE_CHECK(cusparseSpMatGetSize(dc, &rows, &cols, &nnz));
+        if (nnz > 2147483647LL)
+            throw std::length_error("AMG: a Galerkin product has more than 2^31 - 1 non-zeros");
+        c.col_idx = Array<index_type>(ex, static_cast<std::size_t>(nnz));
+        c.values = Array<V>(ex, static_cast<std::size_t>(nnz));
+        GPUFEM_CUSPARSE_CHECK(
+            cusparseCsrSetPointers(dc, c.row_ptr.data(), c.col_idx.data(), c.values.data()));
+        GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_copy(handle.get(), op, op, &one, da, db, &zero, dc,
+                                                  type, alg, spgemm));
+        exec.synchronize();  // before the buffers go
+    } catch (...) {
+        cusparseSpGEMM_destroyDescr(spgemm);
+        cusparseDestroySpMat(da);
+        cusparseDestroySpMat(db);
+        cusparseDestroySpMat(dc);
+        throw;
+    }
+    cusparseSpGEMM_destroyDescr(spgemm);
+    cusparseDestroySpMat(da);
+    cusparseDestroySpMat(db);
+    cusparseDestroySpMat(dc);
+    return c;
+}
+
+template <typename V>
+Csr<V> amg_transpose(const Executor& exec, const Csr<V>& a)
+{
+    const ExecPtr& ex = a.executor();
+    Csr<V> t{a.cols, a.rows, Array<index_type>(ex, static_cast<std::size_t>(a.cols) + 1),
+             Array<index_type>(ex, a.nnz()), Array<V>(ex, a.nnz())};
+    if (a.nnz() == 0) {
+        zero_bytes(exec, t.row_ptr.data(), t.row_ptr.bytes());
+        return t;
+    }
+    const SparseHandle handle(exec);
+    std::size_t bytes = 0;
+    GPUFEM_CUSPARSE_CHECK(cusparseCsr2cscEx2_bufferSize(
+        handle.get(), a.rows, a.cols, static_cast<int>(a.nnz()), a.values.data(), a.row_ptr.data(),
+        a.col_idx.data(), t.values.data(), t.row_ptr.data(), t.col_idx.data(), value_type_of<V>(),
+        CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &bytes));
+    Array<char> buffer(ex, bytes);
+    GPUFEM_CUSPARSE_CHECK(cusparseCsr2cscEx2(
+        handle.get(), a.rows, a.cols, static_cast<int>(a.nnz()), a.values.data(), a.row_ptr.data(),
+        a.col_idx.data(), t.values.data(), t.row_ptr.data(), t.col_idx.data(), value_type_of<V>(),
+        CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, buffer.data()));
+    exec.synchronize();
+    return t;
+}
+
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_AMG_KERNELS)
+
+}  // namespace gpufem::kernels::cuda

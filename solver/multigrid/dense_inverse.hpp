@@ -1,0 +1,22 @@
+#pragma once
+// The direct solve of the coarsest multigrid level: the inverse of a small matrix, formed
+// once on the host, applied as a dense matrix-vector product.
+#include <vector>
+
+#include "linalg/csr.hpp"
+
+namespace gpufem {
+
+/// The largest matrix dense_inverse accepts (its cost grows as n^3).
+inline constexpr index_type dense_inverse_limit = 2048;
+
+/// The inverse of the square matrix a (row-major, n x n, in double) by Gauss-Jordan
+/// elimination with partial pivoting on the host. When the largest pivot left in a column is
+/// below 1e-12 times the largest entry of a (a singular matrix, e.g. the coarse operator of a
+/// pure Neumann problem), that direction is dropped: the result is then a generalised inverse
+/// (for a consistent right-hand side it gives a solution). Throws std::invalid_argument when a
+/// has more than dense_inverse_limit rows.
+template <typename V>
+std::vector<double> dense_inverse(const Csr<V>& a);
+
+}  // namespace gpufem

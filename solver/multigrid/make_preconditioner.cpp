@@ -1,0 +1,33 @@
+#include "solver/multigrid/make_preconditioner.hpp"
+
+#include <stdexcept>
+
+#include "solver/multigrid/amg_preconditioner.hpp"
+
+namespace gpufem {
+
+template <typename V>
+std::unique_ptr<Preconditioner<V>> make_preconditioner(const PreconditionerSpec& spec,
+                                                       const LinearOperator<V>& a,
+                                                       const Csr<V>* matrix)
+{
+    switch (spec.kind) {
+    case PreconditionerKind::none: return nullptr;
+    case PreconditionerKind::jacobi: return std::make_unique<JacobiPreconditioner<V>>(a);
+    case PreconditionerKind::amg:
+        if (!matrix)
+            throw std::invalid_argument(
+                "preconditioner amg: needs the assembled matrix, which this system does not keep");
+        return std::make_unique<AmgPreconditioner<V>>(a, *matrix, spec.amg);
+    }
+    throw std::invalid_argument("make_preconditioner: unknown kind");
+}
+
+template std::unique_ptr<Preconditioner<float>> make_preconditioner(const PreconditionerSpec&,
+                                                                    const LinearOperator<float>&,
+                                                                    const Csr<float>*);
+template std::unique_ptr<Preconditioner<double>> make_preconditioner(const PreconditionerSpec&,
+                                                                     const LinearOperator<double>&,
+                                                                     const Csr<double>*);
+
+}  // namespace gpufem

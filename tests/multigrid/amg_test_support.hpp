@@ -1,0 +1,127 @@
+#pragma once
+// Test matrices and host oracles for the multigrid tests: a 3D Laplacian with random positive
+// edge weights (and Dirichlet rows), dense products and comparisons on the host.
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "linalg/csr.hpp"
+
+namespace gpufem::test {
+
+/// Host copy of a CSR matrix.
+struct HostMatrix {
+    index_type rows = 0, cols = 0;
+    std::vector<index_type> ptr, col;
+    std::vector<double> val;
+};
+
+/// Downloads a (any executor).
+template <typename V>
+HostMatrix to_host(const Csr<V>& a)
+{
+    HostMatrix h{a.rows, a.cols, a.row_ptr.to_host(), a.col_idx.to_host(), {}};
+    for (V v : a.values.to_host()) h.val.push_back(static_cast<double>(v));
+    return h;
+}
+
+/// The dense row-major form of a.
+inline std::vector<double> dense(const HostMatrix& a)
+{
+    std::vector<double> d(static_cast<std::size_t>(a.rows) * a.cols, 0.0);
+    for (index_type i = 0; i < a.rows; ++i)
+        for (index_type k = a.ptr[i]; k < a.ptr[i + 1]; ++k)
+            d[static_cast<std::size_t>(i) * a.cols + a.col[k]] += a.val[k];
+    return d;
+}
+
+/// C = A B for dense row-major matrices (A: n x m, B: m x p).
+inline std::vector<double> dense_product(const std::vector<double>& a, const std::vector<double>& b,
+                                         index_type n, index_type m, index_type p)
+{
+    std::vector<double> c(static_cast<std::size_t>(n) * p, 0.0);
+    for (index_type i = 0; i < n; ++i)
+        for (index_type k = 0; k < m; ++k) {
+            const double aik = a[static_cast<std::size_t>(i) * m + k];
+            if (aik == 0) continue;
+            for (index_type j = 0; j < p; ++j)
+                c[static_cast<std::size_t>(i) * p + j] += aik * b[static_cast<std::size_t>(k) * p + j];
+        }
+    return c;
+}
+
+/// -div(w grad u) on an nx x ny x nz grid (7-point), each edge weight w uniform in
+/// [0.5, 1.5] from seed; the boundary layer of nodes are Dirichlet rows (identity, no
+/// off-diagonals, eliminated symmetrically). Symmetric positive definite.
+template <typename V>
+Csr<V> weighted_laplacian_3d(const ExecPtr& exec, int nx, int ny, int nz, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> weight(0.5, 1.5);
+    const auto id = [&](int x, int y, int z) { return (z * ny + y) * nx + x; };
+    const auto boundary = [&](int x, int y, int z) {
+        return x == 0 || y == 0 || z == 0 || x == nx - 1 || y == ny - 1 || z == nz - 1;
+    };
+    const int n = nx * ny * nz;
+    // Edge weights: wx[i] between i and i+1 in x, and so on.
+    std::vector<double> wx(n), wy(n), wz(n);
+    for (int i = 0; i < n; ++i) {
+        wx[i] = weight(rng);
+        wy[i] = weight(rng);
+        wz[i] = weight(rng);
+    }
+    std::vector<index_type> ptr{0}, col;
+    std::vector<V> val;
+    for (int z = 0; z < nz; ++z)
+        for (int y = 0; y < ny; ++y)
+            for (int x = 0; x < nx; ++x) {
+                const int i = id(x, y, z);
+                if (boundary(x, y, z)) {
+                    col.push_back(i);
+                    val.push_back(V(1));
+                    ptr.push_back(static_cast<index_type>(col.size()));
+                    continue;
+                }
+                struct Entry { int j; double w; };
+                const Entry nb[6] = {{id(x, y, z - 1), wz[id(x, y, z - 1)]},
+                                     {id(x, y - 1, z), wy[id(x, y - 1, z)]},
+                                     {id(x - 1, y, z), wx[id(x - 1, y, z)]},
+                                     {id(x + 1, y, z), wx[i]},
+                                     {id(x, y + 1, z), wy[i]},
+                                     {id(x, y, z + 1), wz[i]}};
+                double diag = 0;
+                for (const Entry& e : nb) diag += e.w;
+                bool placed = false;
+                for (const Entry& e : nb) {
+                    if (!placed && e.j > i) {
+                        col.push_back(i);
+                        val.push_back(static_cast<V>(diag));
+                        placed = true;
+                    }
+                    const int ex = e.j % nx, ey = (e.j / nx) % ny, ez = e.j / (nx * ny);
+                    if (boundary(ex, ey, ez)) continue;  // eliminated Dirichlet neighbour
+                    col.push_back(e.j);
+                    val.push_back(static_cast<V>(-e.w));
+                }
+                if (!placed) {
+                    col.push_back(i);
+                    val.push_back(static_cast<V>(diag));
+                }
+                ptr.push_back(static_cast<index_type>(col.size()));
+            }
+    return Csr<V>{n, n, Array<index_type>::from_host(exec, ptr),
+                  Array<index_type>::from_host(exec, col), Array<V>::from_host(exec, val)};
+}
+
+/// max |a - b| / max |b| over two equally long vectors.
+inline double max_relative_difference(const std::vector<double>& a, const std::vector<double>& b)
+{
+    double diff = 0, scale = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        diff = std::max(diff, std::abs(a[i] - b[i]));
+        scale = std::max(scale, std::abs(b[i]));
+    }
+    return scale > 0 ? diff / scale : diff;
+}
+
+}  // namespace gpufem::test

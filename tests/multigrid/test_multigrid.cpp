@@ -1,0 +1,402 @@
+// Smoothed-aggregation AMG on the CPU backend: aggregation, prolongators and Galerkin products
+// against host oracles, the eigenvalue estimate against a dense eigenvalue, the dense coarse
+// inverse, and PCG with the V-cycle on assembled finite-element systems.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "amg_test_support.hpp"
+#include "linalg/csr_kernels.hpp"
+#include "linalg/format_build.hpp"
+#include "random_values.hpp"
+#include "solver/case_file.hpp"
+#include "solver/multigrid/aggregation.hpp"
+#include "solver/multigrid/amg_preconditioner.hpp"
+#include "solver/multigrid/chebyshev.hpp"
+#include "solver/multigrid/dense_inverse.hpp"
+#include "solver/pipeline.hpp"
+
+namespace gpufem {
+namespace {
+
+using test::HostMatrix;
+
+ExecPtr cpu() { return Executor::create_cpu(); }
+
+template <typename V>
+Array<V> diagonal_of(const Csr<V>& a)
+{
+    Array<V> d(a.executor(), static_cast<std::size_t>(a.rows));
+    kernels::cpu::csr_diagonal(*a.executor(), a, d.data());
+    return d;
+}
+
+template <typename V>
+Array<V> inverse_of(const Array<V>& d)
+{
+    std::vector<V> h = d.to_host();
+    for (V& v : h) v = V(1) / v;
+    return Array<V>::from_host(d.executor(), h);
+}
+
+/// Hops from a to b over the strong entries, up to limit (limit + 1 when farther).
+int strong_distance(const HostMatrix& a, const std::vector<std::uint8_t>& strong, index_type from,
+                    index_type to, int limit)
+{
+    std::set<index_type> frontier{from}, seen{from};
+    for (int hops = 0; hops <= limit; ++hops) {
+        if (frontier.count(to)) return hops;
+        std::set<index_type> next;
+        for (index_type i : frontier)
+            for (index_type k = a.ptr[i]; k < a.ptr[i + 1]; ++k)
+                if (strong[k] && seen.insert(a.col[k]).second) next.insert(a.col[k]);
+        frontier = next;
+    }
+    return limit + 1;
+}
+
+TEST(Aggregation, DistanceTwoIndependentRootsAndEveryConnectedNodeAggregated)
+{
+    const unsigned seed = test::random_seed();
+    const Csr<double> a = test::weighted_laplacian_3d<double>(cpu(), 9, 8, 7, seed);
+    const HostMatrix h = test::to_host(a);
+    const Array<std::uint8_t> strong_array = strength_of_connection(a, diagonal_of(a), 0.02);
+    const std::vector<std::uint8_t> strong = strong_array.to_host();
+    const Aggregates agg = aggregate(a, strong_array);
+    const std::vector<index_type> of = agg.of_node.to_host();
+    ASSERT_GT(agg.count, 0);
+    // Isolated exactly where a row has no strong entry (the Dirichlet rows here).
+    std::vector<std::vector<index_type>> members(static_cast<std::size_t>(agg.count));
+    for (index_type i = 0; i < a.rows; ++i) {
+        bool any = false;
+        for (index_type k = h.ptr[i]; k < h.ptr[i + 1]; ++k) any = any || strong[k];
+        if (!any) {
+            EXPECT_EQ(of[i], -2) << "row " << i;
+            continue;
+        }
+        ASSERT_GE(of[i], 0) << "row " << i << " is in no aggregate";
+        ASSERT_LT(of[i], agg.count);
+        members[static_cast<std::size_t>(of[i])].push_back(i);
+    }
+    // Each aggregate: its root is a member and the others lie within 2 strong hops of it; the
+    // roots of different aggregates are at least 3 hops apart (distance-2 independence).
+    const std::vector<index_type> roots = agg.roots.to_host();
+    ASSERT_EQ(roots.size(), static_cast<std::size_t>(agg.count));
+    for (index_type g = 0; g < agg.count; ++g) {
+        const auto& group = members[static_cast<std::size_t>(g)];
+        ASSERT_EQ(of[roots[g]], g);
+        for (index_type m : group) EXPECT_LE(strong_distance(h, strong, roots[g], m, 2), 2);
+    }
+    for (std::size_t r = 0; r < roots.size(); ++r)
+        for (std::size_t s = r + 1; s < roots.size(); ++s)
+            EXPECT_GE(strong_distance(h, strong, roots[r], roots[s], 2), 3);
+    // The same aggregates every time (deterministic).
+    const Aggregates again = aggregate(a, strong_array);
+    EXPECT_EQ(again.of_node.to_host(), of);
+}
+
+TEST(Aggregation, TentativeProlongatorMapsOnesToTheAggregateIndicator)
+{
+    const unsigned seed = test::random_seed();
+    const Csr<double> a = test::weighted_laplacian_3d<double>(cpu(), 8, 8, 8, seed);
+    const Aggregates agg = aggregate(a, strength_of_connection(a, diagonal_of(a), 0.02));
+    const Csr<double> p0 = tentative_prolongator<double>(agg);
+    ASSERT_EQ(p0.rows, a.rows);
+    ASSERT_EQ(p0.cols, agg.count);
+    const auto p0_op = build_format("csr-scalar", p0.clone_to(cpu()), FormatOptions{});
+    const Array<double> ones = Array<double>::from_host(cpu(), std::vector<double>(agg.count, 1.0));
+    Array<double> y(cpu(), static_cast<std::size_t>(a.rows));
+    p0_op.op->apply(ones, y);
+    const auto of = agg.of_node.to_host();
+    const auto yh = y.to_host();
+    for (index_type i = 0; i < a.rows; ++i) EXPECT_EQ(yh[i], of[i] >= 0 ? 1.0 : 0.0) << "row " << i;
+}
+
+TEST(Galerkin, ProductTransposeAndCoarseOperatorMatchDenseOracles)
+{
+    const unsigned seed = test::random_seed();
+    const Csr<double> a = test::weighted_laplacian_3d<double>(cpu(), 7, 6, 6, seed);
+    const Array<double> d = diagonal_of(a);
+    const Aggregates agg = aggregate(a, strength_of_connection(a, d, 0.02));
+    const Csr<double> p = smoothed_prolongator(a, inverse_of(d), 0.5, tentative_prolongator<double>(agg));
+    const Csr<double> r = sparse_transpose(p);
+    const Csr<double> ac = sparse_product(r, sparse_product(a, p));
+    const HostMatrix ha = test::to_host(a), hp = test::to_host(p), hr = test::to_host(r),
+                     hc = test::to_host(ac);
+    const index_type n = a.rows, nc = agg.count;
+    // P = (I - 0.5 D^-1 A) P0 densely.
+    std::vector<double> s = test::dense(ha);
+    const auto dh = d.to_host();
+    for (index_type i = 0; i < n; ++i)
+        for (index_type j = 0; j < n; ++j)
+            s[static_cast<std::size_t>(i) * n + j] = (i == j ? 1.0 : 0.0) -
+                                                     0.5 / dh[i] * s[static_cast<std::size_t>(i) * n + j];
+    const auto dp = test::dense_product(s, test::dense(test::to_host(tentative_prolongator<double>(agg))),
+                                        n, n, nc);
+    EXPECT_LT(test::max_relative_difference(test::dense(hp), dp), 1e-14);
+    // R = P^T exactly, columns sorted.
+    const auto dr = test::dense(hr);
+    for (index_type i = 0; i < n; ++i)
+        for (index_type j = 0; j < nc; ++j)
+            ASSERT_EQ(dr[static_cast<std::size_t>(j) * n + i], dp[static_cast<std::size_t>(i) * nc + j]);
+    for (const HostMatrix* m : {&hp, &hr, &hc})
+        for (index_type i = 0; i < m->rows; ++i)
+            EXPECT_TRUE(std::is_sorted(m->col.begin() + m->ptr[i], m->col.begin() + m->ptr[i + 1]));
+    // A_c = R A P densely, symmetric, positive definite (Cholesky succeeds).
+    const auto dc = test::dense_product(test::dense_product(dr, test::dense(ha), nc, n, n), dp, nc, n, nc);
+    const auto hcd = test::dense(hc);
+    EXPECT_LT(test::max_relative_difference(hcd, dc), 1e-13);
+    for (index_type i = 0; i < nc; ++i)
+        for (index_type j = 0; j < nc; ++j)
+            EXPECT_NEAR(hcd[static_cast<std::size_t>(i) * nc + j], hcd[static_cast<std::size_t>(j) * nc + i],
+                        1e-13 * std::abs(hcd[static_cast<std::size_t>(i) * nc + i]));
+    std::vector<double> l = hcd;
+    for (index_type j = 0; j < nc; ++j) {
+        double pivot = l[static_cast<std::size_t>(j) * nc + j];
+        for (index_type k = 0; k < j; ++k) pivot -= l[static_cast<std::size_t>(j) * nc + k] * l[static_cast<std::size_t>(j) * nc + k];
+        ASSERT_GT(pivot, 0) << "coarse operator not positive definite at row " << j;
+        const double ljj = std::sqrt(pivot);
+        l[static_cast<std::size_t>(j) * nc + j] = ljj;
+        for (index_type i = j + 1; i < nc; ++i) {
+            double t = l[static_cast<std::size_t>(i) * nc + j];
+            for (index_type k = 0; k < j; ++k) t -= l[static_cast<std::size_t>(i) * nc + k] * l[static_cast<std::size_t>(j) * nc + k];
+            l[static_cast<std::size_t>(i) * nc + j] = t / ljj;
+        }
+    }
+}
+
+TEST(Galerkin, SparseProductOfRandomRectangularMatrices)
+{
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> len(0, 6);
+    std::uniform_real_distribution<double> value(-1, 1);
+    const auto random = [&](index_type rows, index_type cols) {
+        std::vector<index_type> ptr{0}, col;
+        std::vector<double> val;
+        for (index_type i = 0; i < rows; ++i) {
+            std::set<index_type> c;
+            const int l = len(rng);
+            while (static_cast<int>(c.size()) < std::min<int>(l, cols)) c.insert(static_cast<index_type>(rng() % cols));
+            for (index_type j : c) {
+                col.push_back(j);
+                val.push_back(value(rng));
+            }
+            ptr.push_back(static_cast<index_type>(col.size()));
+        }
+        return Csr<double>{rows, cols, Array<index_type>::from_host(cpu(), ptr),
+                           Array<index_type>::from_host(cpu(), col), Array<double>::from_host(cpu(), val)};
+    };
+    const Csr<double> a = random(53, 41), b = random(41, 67);
+    const HostMatrix c = test::to_host(sparse_product(a, b));
+    const auto expected = test::dense_product(test::dense(test::to_host(a)), test::dense(test::to_host(b)), 53, 41, 67);
+    EXPECT_LT(test::max_relative_difference(test::dense(c), expected), 1e-14);
+    const HostMatrix t = test::to_host(sparse_transpose(a));
+    const auto da = test::dense(test::to_host(a)), dt = test::dense(t);
+    for (index_type i = 0; i < 53; ++i)
+        for (index_type j = 0; j < 41; ++j)
+            ASSERT_EQ(dt[static_cast<std::size_t>(j) * 53 + i], da[static_cast<std::size_t>(i) * 41 + j]);
+}
+
+TEST(Chebyshev, TridiagonalLambdaMaxIsExact)
+{
+    // T = tridiag(-1, 2, -1) of order 20: eigenvalues 2 - 2 cos(k pi / 21).
+    const std::vector<double> d(20, 2.0), e(19, -1.0);
+    EXPECT_NEAR(tridiagonal_lambda_max(d, e), 2 - 2 * std::cos(20 * M_PI / 21), 1e-10);
+}
+
+TEST(Chebyshev, LambdaMaxEstimateWithinFivePercentOfTheDenseEigenvalue)
+{
+    const unsigned seed = test::random_seed();
+    for (int size : {5, 6}) {
+        const Csr<double> a = test::weighted_laplacian_3d<double>(cpu(), size, size + 1, size, seed + size);
+        const auto op = build_format("csr", a.clone_to(cpu()), FormatOptions{});
+        const Array<double> dinv = inverse_of(diagonal_of(a));
+        const double estimate = estimate_lambda_max(*op.op, dinv, 15);
+        // The dense oracle: every eigenvalue of D^-1/2 A D^-1/2 by cyclic Jacobi rotations.
+        const index_type n = a.rows;
+        std::vector<double> m = test::dense(test::to_host(a));
+        const auto dih = dinv.to_host();
+        for (index_type i = 0; i < n; ++i)
+            for (index_type j = 0; j < n; ++j) m[i * n + j] *= std::sqrt(dih[i] * dih[j]);
+        for (int sweep = 0; sweep < 50; ++sweep) {
+            double off = 0;
+            for (index_type p = 0; p < n; ++p)
+                for (index_type q = p + 1; q < n; ++q) off += m[p * n + q] * m[p * n + q];
+            if (off < 1e-26) break;
+            for (index_type p = 0; p < n; ++p)
+                for (index_type q = p + 1; q < n; ++q) {
+                    if (m[p * n + q] == 0) continue;
+                    const double theta = (m[q * n + q] - m[p * n + p]) / (2 * m[p * n + q]);
+                    const double t = (theta >= 0 ? 1 : -1) / (std::abs(theta) + std::sqrt(theta * theta + 1));
+                    const double c = 1 / std::sqrt(t * t + 1), sn = t * c;
+                    for (index_type k = 0; k < n; ++k) {  // columns p, q
+                        const double kp = m[k * n + p], kq = m[k * n + q];
+                        m[k * n + p] = c * kp - sn * kq;
+                        m[k * n + q] = sn * kp + c * kq;
+                    }
+                    for (index_type k = 0; k < n; ++k) {  // rows p, q
+                        const double pk = m[p * n + k], qk = m[q * n + k];
+                        m[p * n + k] = c * pk - sn * qk;
+                        m[q * n + k] = sn * pk + c * qk;
+                    }
+                }
+        }
+        double lambda = 0;
+        for (index_type i = 0; i < n; ++i) lambda = std::max(lambda, m[i * n + i]);
+        std::cout << "lambda_max estimate " << estimate << ", dense " << lambda << "\n";
+        EXPECT_LE(estimate, lambda * 1.0000001) << size;
+        EXPECT_GE(estimate, 0.95 * lambda) << size << ": estimate " << estimate << ", dense " << lambda;
+    }
+}
+
+TEST(DenseInverse, InvertsSymmetricAndNonSymmetricMatricesAndSolvesSingularConsistentSystems)
+{
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> value(-1, 1);
+    const index_type n = 30;
+    for (bool symmetric : {true, false}) {
+        std::vector<double> m(n * n);
+        for (double& x : m) x = value(rng);
+        if (symmetric)
+            for (index_type i = 0; i < n; ++i)
+                for (index_type j = 0; j < i; ++j) m[i * n + j] = m[j * n + i];
+        for (index_type i = 0; i < n; ++i) m[i * n + i] += n;  // well conditioned
+        std::vector<index_type> ptr{0}, col;
+        for (index_type i = 0; i < n; ++i) {
+            for (index_type j = 0; j < n; ++j) col.push_back(j);
+            ptr.push_back(static_cast<index_type>(col.size()));
+        }
+        const Csr<double> a{n, n, Array<index_type>::from_host(cpu(), ptr),
+                            Array<index_type>::from_host(cpu(), col), Array<double>::from_host(cpu(), m)};
+        const auto inv = dense_inverse(a);
+        const auto id = test::dense_product(m, inv, n, n, n);
+        for (index_type i = 0; i < n; ++i)
+            for (index_type j = 0; j < n; ++j)
+                EXPECT_NEAR(id[i * n + j], i == j ? 1.0 : 0.0, 1e-12);
+    }
+    // The pure-Neumann Laplacian of a path (singular, null space = constants): for a
+    // consistent b (zero sum), A (A^+ b) = b.
+    std::vector<index_type> ptr{0}, col;
+    std::vector<double> val;
+    for (index_type i = 0; i < n; ++i) {
+        if (i > 0) { col.push_back(i - 1); val.push_back(-1); }
+        col.push_back(i);
+        val.push_back(i == 0 || i == n - 1 ? 1 : 2);
+        if (i + 1 < n) { col.push_back(i + 1); val.push_back(-1); }
+        ptr.push_back(static_cast<index_type>(col.size()));
+    }
+    const Csr<double> lap{n, n, Array<index_type>::from_host(cpu(), ptr),
+                          Array<index_type>::from_host(cpu(), col), Array<double>::from_host(cpu(), val)};
+    const auto inv = dense_inverse(lap);
+    std::vector<double> b(n);
+    double sum = 0;
+    for (double& x : b) sum += (x = value(rng));
+    for (double& x : b) x -= sum / n;
+    const auto x = test::dense_product(inv, b, n, n, 1);
+    const auto ax = test::dense_product(test::dense(test::to_host(lap)), x, n, n, 1);
+    for (index_type i = 0; i < n; ++i) EXPECT_NEAR(ax[i], b[i], 1e-10);
+}
+
+/// The case text of a Poisson problem on a generated cube or square.
+std::string poisson_case(const std::string& elements, double size, int refine, int degree,
+                         const std::string& extra = "")
+{
+    const bool cube = elements == "hexahedron" || elements == "tetrahedron";
+    return fmt::format(R"(
+mesh: {{shape: {}, elements: {}, size: {}, refine: {}}}
+degree: {}
+problem:
+  kappa: "1 + x*y"
+  f: 1
+  dirichlet: {{boundary: 0}}
+solver: {{tolerance: 1e-8, max_iterations: 2000, preconditioner: amg}}
+backend: cpu
+{}
+)",
+                       cube ? "unit_cube" : "unit_square", elements, size, refine, degree, extra);
+}
+
+/// Solves a case on the CPU; returns (iterations, solution).
+template <typename V>
+std::pair<int, std::vector<double>> solve_case(const CaseSpec& spec)
+{
+    const ExecPtr exec = make_executor(spec.backend);
+    const CaseMesh mesh = load_case_mesh(spec, exec);
+    const auto disc = make_discretisation<V>(spec, mesh.mesh);
+    const DiscreteSystem<V> system = build_case_system(exec, *disc, spec);
+    SystemSolution<V> solved = solve_system(system, spec.solver);
+    EXPECT_TRUE(solved.result.converged()) << solved.result.message;
+    std::vector<double> x;
+    for (V v : solved.x.to_host()) x.push_back(static_cast<double>(v));
+    return {solved.result.iterations, x};
+}
+
+TEST(AmgSolve, IterationsStayBoundedUnderRefinementForQ1HexesAndP1P2Tetrahedra)
+{
+    struct Series { std::string elements; int degree; int refines; int most; };
+    for (const Series& s : {Series{"hexahedron", 1, 3, 12}, Series{"tetrahedron", 1, 3, 13},
+                            Series{"tetrahedron", 2, 2, 20}}) {
+        std::vector<int> its;
+        for (int r = 0; r < s.refines; ++r)
+            its.push_back(solve_case<double>(parse_case_text(poisson_case(s.elements, 0.125, r, s.degree), "amg", "")).first);
+        const int lo = *std::min_element(its.begin(), its.end());
+        const int hi = *std::max_element(its.begin(), its.end());
+        EXPECT_LE(hi, s.most) << s.elements << " P" << s.degree;
+        EXPECT_LE(hi, lo + lo / 4 + 1) << s.elements << " P" << s.degree << ": " << its.front() << " .. " << its.back();
+    }
+}
+
+TEST(AmgSolve, PreconditionedSolutionEqualsUnpreconditionedAndEveryFormatServesAsLevelOperator)
+{
+    CaseSpec plain = parse_case_text(poisson_case("quadrilateral", 1.0 / 40, 0, 2), "amg", "");
+    plain.solver.preconditioner = PreconditionerKind::none;
+    plain.solver.tolerance = 1e-11;
+    const auto reference = solve_case<double>(plain);
+    int amg_iterations = -1;
+    for (const std::string format : {"csr", "csr-scalar", "ell", "ellr", "sellp", "bdia", "staircase", "lma"}) {
+        CaseSpec spec = parse_case_text(poisson_case("quadrilateral", 1.0 / 40, 0, 2, "format: " + format), "amg", "");
+        spec.solver.tolerance = 1e-11;
+        const auto [iterations, x] = solve_case<double>(spec);
+        EXPECT_LT(iterations, reference.first / 5) << format;
+        if (amg_iterations < 0) amg_iterations = iterations;
+        EXPECT_NEAR(iterations, amg_iterations, 1) << format;
+        EXPECT_LT(test::max_relative_difference(x, reference.second), 1e-9) << format;
+    }
+}
+
+TEST(AmgSolve, FloatPrecisionAndBicgstabOnConvection)
+{
+    CaseSpec single = parse_case_text(poisson_case("hexahedron", 0.1, 1, 1, "precision: float"), "amg", "");
+    single.solver.tolerance = 1e-5;
+    EXPECT_LE(solve_case<float>(single).first, 10);
+    CaseSpec convection = parse_case_text(poisson_case("quadrilateral", 0.02, 0, 2), "amg", "");
+    convection.problem.convection = {1.0, 0.5};
+    convection.problem.kappa = "0.05";
+    convection.solver.method = KrylovMethod::bicgstab;
+    EXPECT_LE(solve_case<double>(convection).first, 30);
+}
+
+TEST(AmgSolve, ReportNamesLevelsAndSetupTime)
+{
+    const Csr<double> a = test::weighted_laplacian_3d<double>(cpu(), 20, 20, 20, 3);
+    const auto op = build_format("csr", a.clone_to(cpu()), FormatOptions{});
+    AmgOptions options;
+    options.coarse_size = 100;
+    const AmgPreconditioner<double> amg(*op.op, a, options);
+    const nlohmann::json report = amg.report();
+    ASSERT_GE(amg.levels().size(), 2u);
+    EXPECT_EQ(report["levels"].size(), amg.levels().size());
+    EXPECT_EQ(report["levels"][0]["rows"].get<index_type>(), 8000);
+    EXPECT_LE(amg.levels().back().rows, 100);
+    EXPECT_GT(report["setup_seconds"].get<double>(), 0);
+    EXPECT_GE(amg.operator_complexity(), 1.0);
+    EXPECT_LT(amg.operator_complexity(), 2.0);
+}
+
+}  // namespace
+}  // namespace gpufem
