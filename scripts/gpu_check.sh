@@ -133,6 +133,8 @@ PY
     done
     amg_run cube4m_amg_float bench_cube_4m --set solver.preconditioner=amg --set precision=float \
       --set solver.tolerance=1e-6
+    amg_run cube4m_jacobi_float bench_cube_4m --set solver.preconditioner=jacobi --set precision=float \
+      --set solver.tolerance=1e-6
     amg_run cube4m_amg_jacobi_smoother bench_cube_4m --set solver.preconditioner=amg \
       --set solver.amg.smoother=jacobi
     for r in 0 1 2 3; do
@@ -142,17 +144,20 @@ PY
       [[ $r -lt 3 ]] && amg_run tet2_r$r poisson_cube --set mesh.elements=tet --set mesh.size=0.1 \
         --set mesh.refine=$r --set degree=2 --set solver.preconditioner=amg
     done
-    python3 - "$OUT" <<'PY'
+    python3 - "$OUT" <<'PY' | tee "$OUT/amg_table.txt"
 import glob, json, os, sys
 print(f"{'run':<34}{'unknowns':>10}{'its':>6}{'setup':>9}{'solve':>9}{'s/it':>10}{'total':>8}  levels")
 for f in sorted(glob.glob(os.path.join(sys.argv[1], 'amg_*.json'))):
-    r = json.load(open(f)); t = r['times']; s = r['solver']
+    r = json.load(open(f))
+    if 'times' not in r: continue  # a sweep's summary
+    t = r['times']; s = r['solver']
     d = s.get('preconditioner_details', {})
     levels = '/'.join(str(l['rows']) for l in d.get('levels', []))
     print(f"{os.path.basename(f)[4:-5]:<34}{r['unknowns']['count']:>10}{s['iterations']:>6}"
           f"{t.get('preconditioner_setup', 0):>9.4f}{t['solve']:>9.4f}{s['seconds_per_iteration']:>10.2e}"
           f"{t['total']:>8.2f}  {levels} {s['status']}")
 PY
+    tar czf "$OUT/amg_reports.tgz" -C "$OUT" $(cd "$OUT" && ls amg_*.json) && rm -f "$OUT"/amg_*.json
   elif [[ $stage == compare ]]; then
     for prog in gpufem_old gpufem; do
       echo "== $prog: bench spmv bench_cube_4m"

@@ -1,5 +1,6 @@
 #include "solver/bench_solver.hpp"
 
+#include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/make_preconditioner.hpp"
 
 #include <chrono>
@@ -15,6 +16,7 @@
 #include "solver/bench_formats.hpp"
 #include "solver/pipeline.hpp"
 #include "solver/krylov/krylov.hpp"
+#include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/make_preconditioner.hpp"
 #include "solver/output_files.hpp"
 #include "solver/run_case.hpp"
@@ -33,13 +35,13 @@ struct Timed {
 template <typename V>
 Timed timed_solve(KrylovMethod method, KrylovVariant variant, const LinearOperator<V>& a,
                   const Preconditioner<V>* m, const Array<V>& b, SolveOptions options,
-                  int iterations)
+                  int iterations, double tolerance = 1e-300)
 {
     const ExecPtr& exec = a.executor();
     Array<V> x(exec, b.size());
     fill(x, V(0));
     options.max_iterations = iterations;
-    options.tolerance = 1e-300;  // run the full count unless the method breaks down
+    options.tolerance = tolerance;  // 1e-300: the full count unless the method breaks down
     exec->synchronize();
     const auto start = std::chrono::steady_clock::now();
     const SolveResult r = solve(method, variant, a, b, x, options, m);
@@ -88,8 +90,13 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, Precondit
     row.variant = variant_name(variant);
     SolveOptions options = solve_options(spec.solver);
     options.time_spmv = false;
+    a.executor()->synchronize();
+    const auto setup_start = std::chrono::steady_clock::now();
     const auto preconditioner =
         make_preconditioner(PreconditionerSpec{pre, spec.solver.amg}, a, matrix);
+    a.executor()->synchronize();
+    row.setup_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
     const Preconditioner<V>* m = preconditioner.get();
     const int long_run = bench.iterations;
     const int short_run = std::max(5, bench.iterations / 4);
@@ -128,6 +135,25 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, Precondit
         row.percent_of_copy = 100.0 * row.bytes_per_iteration / row.seconds_per_iteration / copy_bw;
     }
 
+    // Time to solution: the case's tolerance from x = 0, the setup added.
+    const Timed to_tolerance = timed_solve(method, variant, a, m, b, options,
+                                           spec.solver.max_iterations, spec.solver.tolerance);
+    row.iterations_to_tolerance = to_tolerance.iterations;
+    row.solve_seconds = to_tolerance.seconds;
+    if (to_tolerance.status == SolveStatus::converged)
+        row.time_to_solution = row.setup_seconds + row.solve_seconds;
+    if (const auto* amg = dynamic_cast<const AmgPreconditioner<V>*>(m)) {
+        Array<V> z(a.executor(), b.size());
+        row.amg_cycle = nlohmann::json::array();
+        std::string lines;
+        for (const AmgCyclePhase& p : amg->time_cycle(b, z, 20)) {
+            row.amg_cycle.push_back({{"level", p.level}, {"phase", p.phase}, {"seconds", p.seconds}});
+            lines += fmt::format("\n  level {} {:<13} {:>9.1f} us", p.level, p.phase, p.seconds * 1e6);
+        }
+        spdlog::info("amg V-cycle, {} levels (median of 20):{}", amg->report()["levels"].size(),
+                     lines);
+    }
+
     if (variant == KrylovVariant::merged) {  // what per-SpMV events cost (both without graph)
         SolveOptions off = options, on = options;
         off.graph = on.graph = GraphMode::off;
@@ -164,17 +190,38 @@ std::string table(const std::vector<SolverBenchRow>& rows)
     return s;
 }
 
+/// The second table: setup, iterations and time to the case's tolerance.
+std::string solution_table(const std::vector<SolverBenchRow>& rows, double tolerance)
+{
+    std::string s = fmt::format("time to solution (tolerance {:.0e}, from x = 0):\n"
+                                "{:<14} {:<9} {:<7} {:<10} {:>10} {:>7} {:>10} {:>12}\n",
+                                tolerance, "format", "method", "precond", "variant", "setup s",
+                                "iters", "solve s", "total s");
+    for (const auto& r : rows) {
+        if (!r.error.empty() && r.seconds_per_iteration == 0) continue;
+        s += fmt::format("{:<14} {:<9} {:<7} {:<10} {:>10.4f} {:>7} {:>10.4f} {:>12}\n", r.format,
+                         r.method, r.preconditioner, r.variant, r.setup_seconds,
+                         r.iterations_to_tolerance, r.solve_seconds,
+                         r.time_to_solution > 0 ? fmt::format("{:.4f}", r.time_to_solution)
+                                                : std::string("not reached"));
+    }
+    return s;
+}
+
 std::string csv(const std::vector<SolverBenchRow>& rows)
 {
     std::string s = "format,method,preconditioner,variant,graph,seconds_per_iteration,spmv_seconds,"
                     "vector_seconds,reduction_seconds,bytes_per_iteration,GBps,percent_of_copy,"
-                    "speedup,timing_overhead_percent,error\n";
+                    "speedup,timing_overhead_percent,setup_seconds,iterations_to_tolerance,"
+                    "solve_seconds,time_to_solution,error\n";
     for (const auto& r : rows)
-        s += fmt::format("{},{},{},{},{},{:.6e},{:.6e},{:.6e},{:.6e},{},{:.2f},{:.2f},{:.3f},{:.2f},\"{}\"\n",
+        s += fmt::format("{},{},{},{},{},{:.6e},{:.6e},{:.6e},{:.6e},{},{:.2f},{:.2f},{:.3f},{:.2f},"
+                         "{:.6e},{},{:.6e},{:.6e},\"{}\"\n",
                          r.format, r.method, r.preconditioner, r.variant, r.graph,
                          r.seconds_per_iteration, r.spmv_seconds, r.vector_seconds,
                          r.reduction_seconds, r.bytes_per_iteration, r.gbps, r.percent_of_copy,
-                         r.speedup, r.timing_overhead_percent, r.error);
+                         r.speedup, r.timing_overhead_percent, r.setup_seconds,
+                         r.iterations_to_tolerance, r.solve_seconds, r.time_to_solution, r.error);
     return s;
 }
 
@@ -193,6 +240,11 @@ nlohmann::json row_json(const SolverBenchRow& r)
             {"GBps", r.gbps},
             {"percent_of_copy", r.percent_of_copy},
             {"speedup", r.speedup},
+            {"setup_seconds", r.setup_seconds},
+            {"iterations_to_tolerance", r.iterations_to_tolerance},
+            {"solve_seconds", r.solve_seconds},
+            {"time_to_solution", r.time_to_solution},
+            {"amg_cycle", r.amg_cycle.is_null() ? nlohmann::json::array() : r.amg_cycle},
             {"timing_overhead_percent", r.timing_overhead_percent},
             {"error", r.error}};
 }
@@ -328,7 +380,7 @@ std::vector<SolverBenchRow> run_solver_bench(const CaseSpec& spec, const SolverB
         spec.name, mesh.source, spec.mesh.degree, mesh.num_nodes(), precision_name(spec.precision),
         exec->device_name(),
         copy_bw * 1e-9, std::max(5, options.iterations / 4), options.iterations, options.repeats);
-    fmt::print("{}{}", header, table(rows));
+    fmt::print("{}{}\n{}", header, table(rows), solution_table(rows, spec.solver.tolerance));
     std::fflush(stdout);
 
     nlohmann::json json = {{"case", spec.resolved},

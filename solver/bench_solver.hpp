@@ -5,6 +5,8 @@
 // the merged variant's speedup (003_… Table 5), and what per-iteration SpMV timing costs.
 #include <filesystem>
 #include <string>
+
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "solver/case_file.hpp"
@@ -37,6 +39,13 @@ struct SolverBenchRow {
     double percent_of_copy = 0;
     double speedup = 0;                 ///< reference time / this time (merged rows), else 1
     double timing_overhead_percent = 0; ///< per-SpMV events on vs off (graph off), merged rows
+    double setup_seconds = 0;           ///< building the preconditioner (synchronised)
+    int iterations_to_tolerance = 0;    ///< from x = 0 to the case's tolerance
+    double solve_seconds = 0;           ///< that solve's wall time (synchronised)
+    /// setup_seconds + solve_seconds: what the user waits for (0 when the tolerance was not
+    /// reached within the case's max_iterations)
+    double time_to_solution = 0;
+    nlohmann::json amg_cycle;           ///< amg: median time of each phase of each level
     std::string error;                  ///< why the row could not run
 };
 

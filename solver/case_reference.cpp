@@ -151,7 +151,8 @@ problem:                   (map) -div(kappa grad u) + b . grad u = f with bounda
   max_iterations: 10000    (integer > 0, default 10000) stop after this many iterations
   check_every: 10          (integer > 0, default 10) merged on cuda: iterations between two
                            reads of the residual by the host (at most check_every - 1 iterations
-                           run as no-ops after convergence)
+                           run as no-ops after convergence; after an amg cycle the residual is
+                           read every iteration)
   cuda_graph: auto         (string, default auto) auto | on | off: merged on cuda: replay
                            check_every iterations as one CUDA graph (removes launch gaps; auto:
                            below 2,097,152 unknowns). Per-SpMV times are not recorded in a graph

@@ -206,6 +206,21 @@ bool capturable(const LinearOperator<V>& a, const Preconditioner<V>* m)
     return a.graph_capturable() && (!applied || m->graph_capturable());
 }
 
+/// The options the iteration loop runs with: after an expensive preconditioner (one apply
+/// moving more than four SpMVs' worth of bytes, e.g. a multigrid cycle) the state is read
+/// after every iteration, so that at most one iteration beyond convergence is queued instead of
+/// up to check_every - 1 (the read is pipelined with the next iteration and costs far less
+/// than one apply).
+template <typename V>
+SolveOptions loop_options(const SolveOptions& options, const LinearOperator<V>& a,
+                          const Preconditioner<V>* m)
+{
+    SolveOptions loop = options;
+    if (m && !m->inverse_diagonal() && m->apply_bytes() > 4 * a.spmv_min_bytes())
+        loop.check_every = 1;
+    return loop;
+}
+
 /// What both merged solvers set up: the preconditioner's path (a diagonal M folded into the
 /// fused updates through d; any other applied on its own), the device buffers, the runner,
 /// the graph decision and the timers.
@@ -290,7 +305,8 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
         ScopedInterval t(setup.vector);
         GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
     };
-    const LoopOutcome out = run_iterations(exec, *setup.runner, ws, started, options, setup.use_graph,
+    const LoopOutcome out = run_iterations(exec, *setup.runner, ws, started,
+                                           loop_options(options, a, m), setup.use_graph,
                                            iteration, [&] { return capturable(a, m); });
     return finish<V>(KrylovMethod::cg, out, setup.buffers, options, setup.timing, x);
 }
@@ -345,7 +361,8 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
         GPUFEM_DISPATCH(e, bicgstab_update_xr(e, ws, n, rhat.data(), phat.data(), shat.data(),
                                             s.data(), t.data(), x.data(), r.data()));
     };
-    const LoopOutcome out = run_iterations(exec, *setup.runner, ws, started, options, setup.use_graph,
+    const LoopOutcome out = run_iterations(exec, *setup.runner, ws, started,
+                                           loop_options(options, a, m), setup.use_graph,
                                            iteration, [&] { return capturable(a, m); });
     return finish<V>(KrylovMethod::bicgstab, out, setup.buffers, options, setup.timing, x);
 }

@@ -1,12 +1,16 @@
 #include "solver/multigrid/amg_preconditioner.hpp"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "linalg/format_build.hpp"
+#include "linalg/csr_kernels.hpp"
+#include "linalg/csr_tuned_operator.hpp"
+#include "linalg/interval_timer.hpp"
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_kernels.hpp"
 #include "solver/multigrid/dense_inverse.hpp"
@@ -26,6 +30,16 @@ struct AmgPreconditioner<V>::Level {
     mutable Array<V> b, x, r, d;
 };
 
+/// Timers of the cycle's phases, one per level and phase.
+template <typename V>
+struct AmgPreconditioner<V>::PhaseTimers {
+    static constexpr std::array<const char*, 6> names{"pre-smooth", "residual",   "restrict",
+                                                      "coarse solve", "prolong", "post-smooth"};
+    std::vector<std::array<std::unique_ptr<IntervalTimer>, 6>> timers;
+    void start(std::size_t level, int phase) { timers[level][phase]->start(); }
+    void stop(std::size_t level, int phase) { timers[level][phase]->stop(); }
+};
+
 namespace {
 
 /// 1 / diag(op), checked (throws naming the row on a zero or non-finite entry).
@@ -36,11 +50,20 @@ Array<V> inverse_diagonal_of(const LinearOperator<V>& op)
     return jacobi.inverse_diagonal()->clone_to(op.executor());
 }
 
-/// An operator in the registry's tuned CSR format.
+/// An operator in the registry's `csr` format with its fixed rule (no run-time tuner: each
+/// tuning SpMV waits for the previous one's time, and a V-cycle applies dozens of operators a
+/// few times each), with its diagonal attached.
 template <typename V>
 std::unique_ptr<LinearOperator<V>> csr_operator(Csr<V> matrix)
 {
-    return std::move(build_format("csr", std::move(matrix), FormatOptions{}).op);
+    const Executor& exec = *matrix.executor();
+    Array<V> diagonal(matrix.executor(), static_cast<std::size_t>(matrix.rows));
+    GPUFEM_DISPATCH(exec, csr_diagonal(exec, matrix, diagonal.data()));
+    CsrOptions options;
+    options.tune = false;
+    auto op = std::make_unique<CsrTunedOperator<V>>(std::move(matrix), options);
+    op->set_diagonal(std::move(diagonal));
+    return op;
 }
 
 }  // namespace
@@ -53,6 +76,14 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
     if (matrix.rows != a.rows() || matrix.cols != a.cols())
         throw std::invalid_argument("AMG: the matrix does not match the operator");
     const auto start = std::chrono::steady_clock::now();
+    // Each step timed (synchronised) into setup_phases_, summed over the levels.
+    auto mark = std::chrono::steady_clock::now();
+    const auto phase_done = [this, &mark](std::size_t phase) {
+        exec_->synchronize();
+        const auto now = std::chrono::steady_clock::now();
+        setup_phases_[phase] += std::chrono::duration<double>(now - mark).count();
+        mark = now;
+    };
     const Csr<V>* csr = &matrix;  // the current level's entries
     Csr<V> coarse_csr;            // ... held here from the second level on
     std::unique_ptr<LinearOperator<V>> coarse_op;
@@ -82,10 +113,12 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
             coarsest = aggregates.count == 0 ||
                        static_cast<double>(aggregates.count) > 0.8 * static_cast<double>(n);
         }
+        phase_done(0);
         if (coarsest && n <= dense_inverse_limit) {
             coarse_inverse_ = upload_as<V>(exec_, dense_inverse(*csr));
             summaries_.push_back(summary);
             levels_.push_back(std::move(level));
+            phase_done(5);
             break;
         }
         const double lambda = estimate_lambda_max(op, level->dinv, options.eigen_steps);
@@ -94,6 +127,7 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
         level->smoother = std::make_unique<PolynomialSmoother<V>>(
             op, level->dinv, upper, options.degree, options.smoother == AmgSmoother::jacobi);
         summaries_.push_back(summary);
+        phase_done(1);
         if (coarsest) {  // too large for a dense solve: smoothed only
             spdlog::warn("AMG: coarsening stopped at {} rows, too many for a direct solve; the "
                          "coarsest level is only smoothed (raise solver.amg.max_levels or "
@@ -105,13 +139,16 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
         const Csr<V> tentative = tentative_prolongator<V>(aggregates);
         Csr<V> p = smoothed_prolongator(*csr, level->dinv, 4.0 / (3.0 * upper), tentative);
         Csr<V> r = sparse_transpose(p);
+        phase_done(2);
         Csr<V> next = sparse_product(r, sparse_product(*csr, p));
+        phase_done(3);
         level->prolongation = csr_operator(std::move(p));
         level->restriction = csr_operator(std::move(r));
         levels_.push_back(std::move(level));
         coarse_op = csr_operator(next.clone_to(exec_));
         coarse_csr = std::move(next);
         csr = &coarse_csr;
+        phase_done(4);
     }
     for (const auto& level : levels_) {
         const std::size_t vector = level->dinv.bytes();
@@ -139,28 +176,73 @@ void AmgPreconditioner<V>::cycle(std::size_t l, const Array<V>& b, Array<V>& x) 
     const Level& level = *levels_[l];
     const Executor& exec = *exec_;
     const index_type n = level.op->rows();
+    const auto mark = [this, l](int phase, bool start) {
+        if (timers_) start ? timers_->start(l, phase) : timers_->stop(l, phase);
+    };
     if (!level.smoother) {  // the direct solve
+        mark(3, true);
         GPUFEM_DISPATCH(exec, amg_dense_matvec(exec, n, coarse_inverse_.data(), b.data(), x.data()));
+        mark(3, false);
         return;
     }
+    mark(0, true);
     level.smoother->smooth(b, x, true, level.r, level.d);
+    mark(0, false);
     if (!level.prolongation) {  // a coarsest level that is only smoothed
+        mark(5, true);
         level.smoother->smooth(b, x, false, level.r, level.d);
+        mark(5, false);
         return;
     }
+    mark(1, true);
     level.op->apply(x, level.r);
     GPUFEM_DISPATCH(exec, amg_residual(exec, n, b.data(), level.r.data()));
+    mark(1, false);
     const Level& next = *levels_[l + 1];
+    mark(2, true);
     level.restriction->apply(level.r, next.b);
+    mark(2, false);
     cycle(l + 1, next.b, next.x);
+    mark(4, true);
     level.prolongation->apply(V(1), next.x, V(1), x);
+    mark(4, false);
+    mark(5, true);
     level.smoother->smooth(b, x, false, level.r, level.d);
+    mark(5, false);
 }
 
 template <typename V>
 void AmgPreconditioner<V>::apply(const Array<V>& r, Array<V>& z) const
 {
     cycle(0, r, z);
+}
+
+template <typename V>
+std::vector<AmgCyclePhase> AmgPreconditioner<V>::time_cycle(const Array<V>& r, Array<V>& z,
+                                                            int repeats) const
+{
+    PhaseTimers timers;
+    for (std::size_t l = 0; l < levels_.size(); ++l) {
+        timers.timers.emplace_back();
+        for (auto& timer : timers.timers.back()) timer = make_interval_timer(exec_);
+    }
+    timers_ = &timers;
+    try {
+        for (int k = 0; k < repeats; ++k) cycle(0, r, z);
+    } catch (...) {
+        timers_ = nullptr;
+        throw;
+    }
+    timers_ = nullptr;
+    std::vector<AmgCyclePhase> out;
+    for (std::size_t l = 0; l < levels_.size(); ++l)
+        for (int phase = 0; phase < 6; ++phase) {
+            std::vector<double> seconds = timers.timers[l][phase]->seconds();
+            if (seconds.empty()) continue;
+            std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
+            out.push_back({static_cast<int>(l), PhaseTimers::names[phase], seconds[seconds.size() / 2]});
+        }
+    return out;
 }
 
 template <typename V>
@@ -191,7 +273,11 @@ nlohmann::json AmgPreconditioner<V>::report() const
     for (const auto& s : summaries_)
         levels.push_back({{"rows", s.rows}, {"nnz", s.nnz}, {"lambda_max", s.lambda_max},
                           {"mis_rounds", s.mis_rounds}});
+    nlohmann::json phases = nlohmann::json::object();
+    for (std::size_t i = 0; i < setup_phase_names.size(); ++i)
+        phases[setup_phase_names[i]] = setup_phases_[i];
     return {{"setup_seconds", setup_seconds_},
+            {"setup_phases", phases},
             {"levels", levels},
             {"operator_complexity", operator_complexity()},
             {"smoother", std::string(enum_name(amg_smoother_names, options_.smoother))},

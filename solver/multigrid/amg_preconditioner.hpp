@@ -4,6 +4,7 @@
 // V-cycle is one apply. Level 0 smooths with the system's own operator (the format the user
 // chose); the coarser levels and the transfer operators are stored in the registry's tuned CSR
 // format; the coarsest level is solved with a dense inverse.
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,13 @@ struct AmgLevelSummary {
     std::size_t nnz = 0;
     double lambda_max = 0;  ///< the estimate of the largest eigenvalue of D^-1 A (0: coarsest)
     int mis_rounds = 0;     ///< rounds of the aggregation's independent set (0: coarsest)
+};
+
+/// The median time of one phase of the V-cycle on one level (AmgPreconditioner::time_cycle).
+struct AmgCyclePhase {
+    int level = 0;
+    std::string phase;  ///< pre-smooth, residual, restrict, coarse solve, prolong, post-smooth
+    double seconds = 0;
 };
 
 /// Smoothed-aggregation AMG, one V-cycle per apply. Symmetric (the same polynomial smoother
@@ -51,9 +59,14 @@ public:
     double operator_complexity() const;
     /// Wall time of the setup (synchronised).
     double setup_seconds() const { return setup_seconds_; }
+    /// Runs `repeats` V-cycles z = M^-1 r with every phase of every level between timer
+    /// marks (CUDA events on the GPU) and returns each phase's median time, finest level
+    /// first. For benchmarks: the marks cost a little and prevent graph capture.
+    std::vector<AmgCyclePhase> time_cycle(const Array<V>& r, Array<V>& z, int repeats) const;
 
 private:
     struct Level;
+    struct PhaseTimers;
     void cycle(std::size_t l, const Array<V>& b, Array<V>& x) const;
 
     ExecPtr exec_;
@@ -64,6 +77,12 @@ private:
     Array<V> coarse_inverse_;  ///< row-major dense inverse of the coarsest level (when direct)
     std::size_t apply_bytes_ = 0;
     double setup_seconds_ = 0;
+    /// The setup's steps, in setup_phases_ order (report.json setup_phases).
+    static constexpr std::array<const char*, 6> setup_phase_names{
+        "aggregation", "eigenvalue_estimate", "prolongator", "galerkin_product",
+        "level_operators", "coarse_inverse"};
+    std::array<double, 6> setup_phases_{};  ///< seconds of each step, summed over the levels
+    mutable PhaseTimers* timers_ = nullptr;  ///< set while time_cycle runs
 };
 
 }  // namespace gpufem

@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include "linalg/blas1.hpp"
-#include "linalg/library_blas.hpp"
 #include "solver/multigrid/amg_kernels.hpp"
 
 namespace gpufem {
@@ -54,25 +53,32 @@ double estimate_lambda_max(const LinearOperator<V>& a, const Array<V>& dinv, int
     std::mt19937 rng(20261124u);  // fixed: the same start vector every run
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
     for (V& value : start) value = static_cast<V>(dist(rng));
-    const LibraryBlas<V> blas(exec);
+    // gpufem's BLAS-1 kernels, not a library handle: creating a cuBLAS handle per level cost
+    // more than the steps themselves.
+    const Executor& e = *exec;
+    const index_type rows = a.rows();
     Array<V> r = Array<V>::from_host(exec, start);
-    Array<V> z(exec, n), p(exec, n), q(exec, n);
-    blas.diag_multiply(dinv, r, z);
-    blas.copy(z, p);
-    double rz = blas.dot(r, z);
+    Array<V> z(exec, n), p(exec, n), q(exec, n), scratch(exec, n);
+    const auto precondition = [&] {  // z = D^-1 r (the step kernel from a zero guess)
+        GPUFEM_DISPATCH(e, amg_chebyshev_step(e, rows, r.data(), static_cast<const V*>(nullptr),
+                                              dinv.data(), V(0), V(1), z.data(), scratch.data()));
+    };
+    precondition();
+    p.copy_from(z);
+    double rz = dot(r, z);
     const double rz0 = rz;
     std::vector<double> diag, off;
     double previous_alpha = 0, previous_beta = 0;
     for (int j = 0; j < steps && rz > 1e-28 * rz0 && std::isfinite(rz); ++j) {
         a.apply(p, q);
-        const double pq = blas.dot(p, q);
+        const double pq = dot(p, q);
         if (!(pq > 0)) break;  // not positive definite along p: keep what we have
         const double alpha = rz / pq;
         diag.push_back(1 / alpha + (j > 0 ? previous_beta / previous_alpha : 0));
         if (j > 0) off.push_back(std::sqrt(previous_beta) / previous_alpha);
-        blas.axpy(static_cast<V>(-alpha), q, r);
-        blas.diag_multiply(dinv, r, z);
-        const double rz_new = blas.dot(r, z);
+        axpy(static_cast<V>(-alpha), q, r);
+        precondition();
+        const double rz_new = dot(r, z);
         const double beta = rz_new / rz;
         xpay(z, static_cast<V>(beta), p);
         rz = rz_new;
