@@ -51,6 +51,9 @@ struct DiscreteSystem {
     /// The assembled matrix in the operator's numbering, kept beside the operator when a
     /// preconditioner is built from it (AMG); empty otherwise.
     std::optional<Csr<V>> assembled;
+    /// The interpolation from the degree-1 space of the mesh's vertices (rows in the operator's
+    /// numbering), kept for p-multigrid; empty otherwise.
+    std::optional<Csr<V>> degree_one_interpolation;
 };
 
 /// A solution as written out: VTU fields and, with an exact solution, the errors.
@@ -79,6 +82,9 @@ public:
     /// discretisation does not offer that format.
     virtual DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
                                                    const FormatOptions& options) const = 0;
+    /// The interpolation from the degree-1 space on the same mesh into this discretisation's
+    /// unknowns (original numbering), on exec; throws std::invalid_argument when it has none.
+    virtual Csr<V> degree_one_interpolation(const ExecPtr& exec) const = 0;
     /// The output of a solution u (unknowns().count values in the original numbering, on the
     /// executor that solved): its fields and, when the problem has an exact solution, the
     /// exact values, the error and the error norms, computed on u's executor.

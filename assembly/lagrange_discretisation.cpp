@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "assembly/degree_one_interpolation.hpp"
 #include "assembly/format_registry.hpp"
 
 namespace gpufem {
@@ -48,6 +49,12 @@ DiscreteSystem<V> LagrangeDiscretisation<V>::assemble_matrix_free(const ExecPtr&
     } else {
         return builders->build_double(exec, mesh_, problem_, options);
     }
+}
+
+template <typename V>
+Csr<V> LagrangeDiscretisation<V>::degree_one_interpolation(const ExecPtr& exec) const
+{
+    return gpufem::degree_one_interpolation<V>(mesh_, exec);
 }
 
 template <typename V>

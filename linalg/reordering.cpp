@@ -217,4 +217,29 @@ GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE
 
+template <typename V>
+Csr<V> permute_rows(const Csr<V>& a, const Array<index_type>& perm)
+{
+    if (perm.size() != static_cast<std::size_t>(a.rows))
+        throw std::invalid_argument("permute_rows: the permutation does not match the rows");
+    const auto p = perm.to_host();
+    const auto ptr = a.row_ptr.to_host();
+    const auto col = a.col_idx.to_host();
+    const auto val = a.values.to_host();
+    std::vector<index_type> b_ptr(ptr.size(), 0), b_col(col.size());
+    std::vector<V> b_val(val.size());
+    for (index_type i = 0; i < a.rows; ++i) b_ptr[i + 1] = b_ptr[i] + (ptr[p[i] + 1] - ptr[p[i]]);
+    for (index_type i = 0; i < a.rows; ++i)
+        for (index_type k = 0; k < ptr[p[i] + 1] - ptr[p[i]]; ++k) {
+            b_col[b_ptr[i] + k] = col[ptr[p[i]] + k];
+            b_val[b_ptr[i] + k] = val[ptr[p[i]] + k];
+        }
+    const ExecPtr& exec = a.executor();
+    return Csr<V>{a.rows, a.cols, Array<index_type>::from_host(exec, b_ptr),
+                  Array<index_type>::from_host(exec, b_col), Array<V>::from_host(exec, b_val)};
+}
+
+template Csr<float> permute_rows(const Csr<float>&, const Array<index_type>&);
+template Csr<double> permute_rows(const Csr<double>&, const Array<index_type>&);
+
 }  // namespace gpufem

@@ -22,6 +22,12 @@ index_type half_bandwidth(const Csr<V>& matrix);
 template <typename V>
 Csr<V> permute_symmetric(const Csr<V>& a, const Array<index_type>& perm);
 
+/// B = P A: row i of B is row perm[i] of A (columns unchanged; A may be rectangular), on A's
+/// executor. perm is new -> old, on A's executor. Rearranged on the host (for setup-time
+/// matrices such as multigrid transfers).
+template <typename V>
+Csr<V> permute_rows(const Csr<V>& a, const Array<index_type>& perm);
+
 /// y[i] = x[perm[i]] (to the permuted order) or y[perm[i]] = x[i] (back), on x's executor.
 template <typename V>
 void permute_vector(const Array<index_type>& perm, const Array<V>& x, Array<V>& y, bool inverse);

@@ -10,9 +10,10 @@
 #                                (nvidia-smi every 20 ms) of bench_cube_4m, a Q2 cube and
 #                                scale_cube_q1_64m (SCALE_CASES), with this build and, if packed,
 #                                bundle/bin/gpufem_old
-#   scripts/gpu_check.sh amg     the multigrid tests and sanitizers, then AMG against Jacobi on
-#                                bench_cube_4m, degree_sweep_quads_4m and refined Q1/P1/P2
-#                                cubes (iterations, setup, solve), as a table
+#   scripts/gpu_check.sh amg     the multigrid tests and sanitizers, then AMG and p-multigrid
+#                                against Jacobi on bench_cube_4m, degree_sweep_quads_4m, P2
+#                                tetrahedra and refined Q1/P1/P2 cubes (iterations, setup,
+#                                solve), as a table
 #   scripts/gpu_check.sh compare bench spmv (bench_cube_4m) and bench solver (bench_cube_262k)
 #                                with this build and with bundle/bin/gpufem_old (an earlier
 #                                build packed as gpufem_old), in the same run
@@ -127,10 +128,17 @@ PY
       done
     }
     amg_run warmup poisson_square --set solver.preconditioner=amg
-    for p in jacobi amg; do
+    for p in jacobi amg pmg; do
       amg_run cube4m_$p bench_cube_4m --set solver.preconditioner=$p
       amg_run sweep4m_$p degree_sweep_quads_4m --set solver.preconditioner=$p
     done
+    amg_run sweep4m_pmg_lma degree_sweep_quads_4m --set solver.preconditioner=pmg --set format=lma
+    amg_run tet2_600k_amg poisson_cube --set mesh.elements=tet --set mesh.size=0.024 --set degree=2 \
+      --set solver.preconditioner=amg
+    amg_run tet2_600k_pmg poisson_cube --set mesh.elements=tet --set mesh.size=0.024 --set degree=2 \
+      --set solver.preconditioner=pmg
+    amg_run tet2_600k_jacobi poisson_cube --set mesh.elements=tet --set mesh.size=0.024 --set degree=2 \
+      --set solver.preconditioner=jacobi
     amg_run cube4m_amg_float bench_cube_4m --set solver.preconditioner=amg --set precision=float \
       --set solver.tolerance=1e-6
     amg_run cube4m_jacobi_float bench_cube_4m --set solver.preconditioner=jacobi --set precision=float \

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "linalg/blas1.hpp"
+#include "linalg/reordering.hpp"
 #include "solver/bench_common.hpp"
 #include "solver/bench_formats.hpp"
 #include "solver/pipeline.hpp"
@@ -80,7 +81,7 @@ double sum(const std::vector<double>& v)
 template <typename V>
 SolverBenchRow measure(const std::string& format, KrylovMethod method, PreconditionerKind pre,
                        KrylovVariant variant, const LinearOperator<V>& a, const Csr<V>* matrix,
-                       const Array<V>& b, const CaseSpec& spec, const SolverBenchOptions& bench,
+                       const Csr<V>* interpolation, const Array<V>& b, const CaseSpec& spec, const SolverBenchOptions& bench,
                        double copy_bw)
 {
     SolverBenchRow row;
@@ -93,7 +94,7 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, Precondit
     a.executor()->synchronize();
     const auto setup_start = std::chrono::steady_clock::now();
     const auto preconditioner =
-        make_preconditioner(PreconditionerSpec{pre, spec.solver.amg}, a, matrix);
+        make_preconditioner(PreconditionerSpec{pre, spec.solver.amg}, a, matrix, interpolation);
     a.executor()->synchronize();
     row.setup_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
@@ -288,8 +289,11 @@ void bench_format(const std::string& label, const DiscreteSystem<V>& system,
                 SolverBenchRow row;
                 try {
                     row = measure<V>(label, method, pre, variant, *system.op.op,
-                                     system.assembled ? &*system.assembled : nullptr, b, spec,
-                                     bench, copy_bw);
+                                     system.assembled ? &*system.assembled : nullptr,
+                                     system.degree_one_interpolation
+                                         ? &*system.degree_one_interpolation
+                                         : nullptr,
+                                     b, spec, bench, copy_bw);
                 } catch (const std::exception& e) {
                     row.format = label;
                     row.method = method_name(method);
@@ -316,9 +320,11 @@ std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoice
     const auto disc = make_discretisation<V>(spec, mesh);
     std::optional<LinearSystem<V>> assembled;  // assembled once, converted for each format
     std::vector<SolverBenchRow> rows;
-    bool keep_matrix = false;
-    for (PreconditionerKind pre : choices.preconditioners)
+    bool keep_matrix = false, pmg = false;
+    for (PreconditionerKind pre : choices.preconditioners) {
         keep_matrix = keep_matrix || needs_assembled_matrix(pre);
+        pmg = pmg || pre == PreconditionerKind::pmg;
+    }
     for (const BenchFormat& format : choices.formats) {
         std::optional<DiscreteSystem<V>> system;
         try {
@@ -342,6 +348,12 @@ std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoice
             rows.push_back(row);
             spdlog::warn("format {}: {}", format.label, refused.what());
             continue;
+        }
+        if (pmg) {
+            Csr<V> interpolation = disc->degree_one_interpolation(exec);
+            if (!system->op.permutation.empty())
+                interpolation = permute_rows(interpolation, system->op.permutation);
+            system->degree_one_interpolation = std::move(interpolation);
         }
         bench_format(format.label, *system, choices, spec, bench, copy_bw, rows);
     }

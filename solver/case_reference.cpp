@@ -145,20 +145,22 @@ problem:                   (map) -div(kappa grad u) + b . grad u = f with bounda
   preconditioner: none     (string, default none) none | jacobi (diagonal scaling, taken from
                            the format, lma included) | amg (smoothed-aggregation algebraic
                            multigrid, one V-cycle per iteration, set up on the backend's
-                           device; with lma the matrix is assembled as well for the setup)
+                           device; with lma the matrix is assembled as well for the setup) |
+                           pmg (p-multigrid: degree k smoothed with the system's operator, then
+                           the degree-1 space of the same mesh and amg below it; degree 1: amg)
   tolerance: 1e-8          (number, 0 < tolerance < 1, default 1e-8) stop when
                            ||b - A x|| / ||b|| <= tolerance
   max_iterations: 10000    (integer > 0, default 10000) stop after this many iterations
   check_every: 10          (integer > 0, default 10) merged on cuda: iterations between two
                            reads of the residual by the host (at most check_every - 1 iterations
-                           run as no-ops after convergence; after an amg cycle the residual is
-                           read every iteration)
+                           run as no-ops after convergence; after an amg or pmg cycle the
+                           residual is read every iteration)
   cuda_graph: auto         (string, default auto) auto | on | off: merged on cuda: replay
                            check_every iterations as one CUDA graph (removes launch gaps; auto:
                            below 2,097,152 unknowns). Per-SpMV times are not recorded in a graph
   time_spmv: true          (boolean, default true) record every SpMV between CUDA events (read
                            once after the solve) for spmv_timings.csv
-  amg:                     (map) smoothed-aggregation AMG (preconditioner amg)
+  amg:                     (map) smoothed-aggregation AMG (preconditioner amg, and pmg's levels)
     strength_threshold: 0.02 (number, 0 <= t < 1, default 0.02) a_ij is a strong coupling
                            when |a_ij| > t sqrt(|a_ii a_jj|); aggregates grow over strong
                            couplings only

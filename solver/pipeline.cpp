@@ -10,6 +10,7 @@
 #include "assembly/format_registry.hpp"
 #include "assembly/lagrange_discretisation.hpp"
 #include "linalg/blas1.hpp"
+#include "linalg/reordering.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh_worker.hpp"
 #include "solver/multigrid/make_preconditioner.hpp"
@@ -124,6 +125,12 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
                                    needs_assembled_matrix(spec.solver.preconditioner)));
     }
     DiscreteSystem<V> system = std::move(*built);
+    if (spec.solver.preconditioner == PreconditionerKind::pmg) {
+        Csr<V> interpolation = disc.degree_one_interpolation(exec);
+        if (!system.op.permutation.empty())
+            interpolation = permute_rows(interpolation, system.op.permutation);
+        system.degree_one_interpolation = std::move(interpolation);
+    }
     if (system.matrix) {
         spdlog::info("assembled {} unknowns, {} non-zeros in {:.3f} s", system.matrix->rows,
                      system.matrix->nnz, system.assembly_times.total());
@@ -164,8 +171,10 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     Array<V> x = reordered(system.op, system.initial_guess, false);
     SystemSolution<V> out;
     const auto start = clock_type::now();
-    const auto m = make_preconditioner(PreconditionerSpec{solver.preconditioner, solver.amg}, a,
-                                       system.assembled ? &*system.assembled : nullptr);
+    const auto m = make_preconditioner(
+        PreconditionerSpec{solver.preconditioner, solver.amg}, a,
+        system.assembled ? &*system.assembled : nullptr,
+        system.degree_one_interpolation ? &*system.degree_one_interpolation : nullptr);
     if (m) {
         out.preconditioner = m->report();
         if (out.preconditioner.contains("setup_seconds"))

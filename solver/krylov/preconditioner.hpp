@@ -18,13 +18,14 @@
 namespace gpufem {
 
 /// The preconditioners a case can name (solver.preconditioner).
-enum class PreconditionerKind { none, jacobi, amg };
+enum class PreconditionerKind { none, jacobi, amg, pmg };
 /// Their names, as in the case file.
-inline constexpr std::array<EnumName<PreconditionerKind>, 3> preconditioner_names{
+inline constexpr std::array<EnumName<PreconditionerKind>, 4> preconditioner_names{
     {{PreconditionerKind::none, "none"},
      {PreconditionerKind::jacobi, "jacobi"},
-     {PreconditionerKind::amg, "amg"}}};
-/// "none", "jacobi", "amg"
+     {PreconditionerKind::amg, "amg"},
+     {PreconditionerKind::pmg, "pmg"}}};
+/// "none", "jacobi", "amg", "pmg"
 inline const char* preconditioner_name(PreconditionerKind kind)
 {
     return enum_name(preconditioner_names, kind).data();

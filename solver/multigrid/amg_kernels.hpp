@@ -44,6 +44,19 @@ GPUFEM_HOST_DEVICE inline std::uint64_t mis_tuple(index_type i, MisState s)
            static_cast<std::uint32_t>(i);
 }
 
+/// A fixed pseudo-random value in [-1, 1) for index i (the Lanczos start vector), the same on
+/// both backends.
+GPUFEM_HOST_DEVICE inline double hashed_unit(index_type i)
+{
+    std::uint32_t h = static_cast<std::uint32_t>(i) * 2654435761u + 0x9e3779b9u;
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    return static_cast<double>(h) * (2.0 / 4294967296.0) - 1.0;
+}
+
 /// True when a tuple belongs to a selected node.
 GPUFEM_HOST_DEVICE inline bool mis_tuple_selected(std::uint64_t t) { return (t >> 62) == 3; }
 
@@ -102,6 +115,8 @@ GPUFEM_HOST_DEVICE inline bool mis_tuple_selected(std::uint64_t t) { return (t >
         x is taken as zero: d = c_r dinv b and x = d (x is not read). */                     \
     PREFIX void amg_chebyshev_step(const Executor& exec, index_type n, const V* b,           \
                                    const V* ax, const V* dinv, V c_d, V c_r, V* d, V* x) BODY \
+    /** x[i] = hashed_unit(i) (a fixed pseudo-random start vector). */                       \
+    PREFIX void amg_start_vector(const Executor& exec, index_type n, V* x) BODY              \
     /** r = b - r (r holds A x on entry). */                                                 \
     PREFIX void amg_residual(const Executor& exec, index_type n, const V* b, V* r) BODY      \
     /** y = M x for a dense row-major n x n matrix M. */                                     \

@@ -70,11 +70,15 @@ std::unique_ptr<LinearOperator<V>> csr_operator(Csr<V> matrix)
 
 template <typename V>
 AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>& matrix,
-                                        const AmgOptions& options)
-    : exec_(a.executor()), rows_(a.rows()), options_(options)
+                                        const AmgOptions& options, const Csr<V>* first_prolongator)
+    : exec_(a.executor()), name_(first_prolongator ? "pmg" : "amg"), rows_(a.rows()),
+      options_(options)
 {
     if (matrix.rows != a.rows() || matrix.cols != a.cols())
         throw std::invalid_argument("AMG: the matrix does not match the operator");
+    if (first_prolongator && (first_prolongator->rows != a.rows() || first_prolongator->cols <= 0 ||
+                              first_prolongator->cols > a.rows()))
+        throw std::invalid_argument("pmg: the degree-1 interpolation does not match the operator");
     const auto start = std::chrono::steady_clock::now();
     // Each step timed (synchronised) into setup_phases_, summed over the levels.
     auto mark = std::chrono::steady_clock::now();
@@ -101,10 +105,13 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
             level->x = Array<V>(exec_, static_cast<std::size_t>(n));
         }
         AmgLevelSummary summary{n, csr->nnz(), 0, 0};
-        bool coarsest = n <= options.coarse_size ||
-                        static_cast<int>(levels_.size()) + 1 >= options.max_levels;
+        // p-multigrid: the first level goes to degree 1 through the given interpolation.
+        const bool geometric = first_prolongator && levels_.empty() &&
+                               first_prolongator->cols < first_prolongator->rows;
+        bool coarsest = !geometric && (n <= options.coarse_size ||
+                                       static_cast<int>(levels_.size()) + 1 >= options.max_levels);
         Aggregates aggregates;
-        if (!coarsest) {
+        if (!coarsest && !geometric) {
             const Array<std::uint8_t> strong =
                 strength_of_connection(*csr, op.diagonal(), options.strength_threshold);
             aggregates = aggregate(*csr, strong);
@@ -136,8 +143,10 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
             levels_.push_back(std::move(level));
             break;
         }
-        const Csr<V> tentative = tentative_prolongator<V>(aggregates);
-        Csr<V> p = smoothed_prolongator(*csr, level->dinv, 4.0 / (3.0 * upper), tentative);
+        geometric_first_ = geometric_first_ || geometric;
+        Csr<V> p = geometric ? first_prolongator->clone_to(exec_)
+                             : smoothed_prolongator(*csr, level->dinv, 4.0 / (3.0 * upper),
+                                                    tentative_prolongator<V>(aggregates));
         Csr<V> r = sparse_transpose(p);
         phase_done(2);
         Csr<V> next = sparse_product(r, sparse_product(*csr, p));
@@ -277,6 +286,8 @@ nlohmann::json AmgPreconditioner<V>::report() const
     for (std::size_t i = 0; i < setup_phase_names.size(); ++i)
         phases[setup_phase_names[i]] = setup_phases_[i];
     return {{"setup_seconds", setup_seconds_},
+            {"first_transfer", geometric_first_ ? "degree-1 interpolation of the same mesh"
+                                                : "smoothed aggregation"},
             {"setup_phases", phases},
             {"levels", levels},
             {"operator_complexity", operator_complexity()},

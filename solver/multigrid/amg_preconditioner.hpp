@@ -39,14 +39,19 @@ template <typename V>
 class AmgPreconditioner final : public Preconditioner<V> {
 public:
     /// Builds the hierarchy of a, whose entries `matrix` holds in CSR in a's numbering (a is
-    /// kept by reference and must outlive the preconditioner; matrix is only read). Throws
-    /// std::invalid_argument on a zero or non-finite diagonal.
-    AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>& matrix, const AmgOptions& options);
+    /// kept by reference and must outlive the preconditioner; matrix is only read). With
+    /// first_prolongator (p-multigrid: the degree-k -> 1 interpolation of the same mesh, rows
+    /// in a's numbering) the first coarse level is R A P with that P (not smoothed) instead of
+    /// an aggregation; the levels below are AMG's. Throws std::invalid_argument on a zero or
+    /// non-finite diagonal or a prolongator whose rows do not match.
+    AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>& matrix, const AmgOptions& options,
+                      const Csr<V>* first_prolongator = nullptr);
     ~AmgPreconditioner() override;
 
     const ExecPtr& executor() const override { return exec_; }
     index_type size() const override { return rows_; }
-    std::string name() const override { return "amg"; }
+    /// "amg", or "pmg" with a first prolongator.
+    std::string name() const override { return name_; }
     /// One V-cycle from a zero guess.
     void apply(const Array<V>& r, Array<V>& z) const override;
     std::size_t apply_bytes() const override { return apply_bytes_; }
@@ -70,6 +75,8 @@ private:
     void cycle(std::size_t l, const Array<V>& b, Array<V>& x) const;
 
     ExecPtr exec_;
+    std::string name_ = "amg";
+    bool geometric_first_ = false;  ///< the first transfer is the given interpolation
     index_type rows_ = 0;
     AmgOptions options_;
     std::vector<std::unique_ptr<Level>> levels_;

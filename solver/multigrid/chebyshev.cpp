@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <stdexcept>
 
 #include "linalg/blas1.hpp"
@@ -49,16 +48,12 @@ double estimate_lambda_max(const LinearOperator<V>& a, const Array<V>& dinv, int
     const ExecPtr& exec = a.executor();
     const std::size_t n = static_cast<std::size_t>(a.rows());
     if (n == 0) return 1;
-    std::vector<V> start(n);
-    std::mt19937 rng(20261124u);  // fixed: the same start vector every run
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    for (V& value : start) value = static_cast<V>(dist(rng));
     // gpufem's BLAS-1 kernels, not a library handle: creating a cuBLAS handle per level cost
     // more than the steps themselves.
     const Executor& e = *exec;
     const index_type rows = a.rows();
-    Array<V> r = Array<V>::from_host(exec, start);
-    Array<V> z(exec, n), p(exec, n), q(exec, n), scratch(exec, n);
+    Array<V> r(exec, n), z(exec, n), p(exec, n), q(exec, n), scratch(exec, n);
+    GPUFEM_DISPATCH(e, amg_start_vector(e, rows, r.data()));  // fixed, made on the device
     const auto precondition = [&] {  // z = D^-1 r (the step kernel from a zero guess)
         GPUFEM_DISPATCH(e, amg_chebyshev_step(e, rows, r.data(), static_cast<const V*>(nullptr),
                                               dinv.data(), V(0), V(1), z.data(), scratch.data()));

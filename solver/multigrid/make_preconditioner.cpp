@@ -9,7 +9,8 @@ namespace gpufem {
 template <typename V>
 std::unique_ptr<Preconditioner<V>> make_preconditioner(const PreconditionerSpec& spec,
                                                        const LinearOperator<V>& a,
-                                                       const Csr<V>* matrix)
+                                                       const Csr<V>* matrix,
+                                                       const Csr<V>* interpolation)
 {
     switch (spec.kind) {
     case PreconditionerKind::none: return nullptr;
@@ -19,15 +20,22 @@ std::unique_ptr<Preconditioner<V>> make_preconditioner(const PreconditionerSpec&
             throw std::invalid_argument(
                 "preconditioner amg: needs the assembled matrix, which this system does not keep");
         return std::make_unique<AmgPreconditioner<V>>(a, *matrix, spec.amg);
+    case PreconditionerKind::pmg:
+        if (!matrix || !interpolation)
+            throw std::invalid_argument("preconditioner pmg: needs the assembled matrix and the "
+                                        "degree-1 interpolation, which this system does not keep");
+        return std::make_unique<AmgPreconditioner<V>>(a, *matrix, spec.amg, interpolation);
     }
     throw std::invalid_argument("make_preconditioner: unknown kind");
 }
 
 template std::unique_ptr<Preconditioner<float>> make_preconditioner(const PreconditionerSpec&,
                                                                     const LinearOperator<float>&,
+                                                                    const Csr<float>*,
                                                                     const Csr<float>*);
 template std::unique_ptr<Preconditioner<double>> make_preconditioner(const PreconditionerSpec&,
                                                                      const LinearOperator<double>&,
+                                                                     const Csr<double>*,
                                                                      const Csr<double>*);
 
 }  // namespace gpufem

@@ -15,15 +15,21 @@ struct PreconditionerSpec {
 };
 
 /// The preconditioner of spec for a (nullptr for none). matrix is a's assembled matrix in a's
-/// numbering, which amg needs (only read during the setup; may be null for none and jacobi).
-/// Throws std::invalid_argument as the constructors do, and for amg without a matrix.
+/// numbering, which amg and pmg need; interpolation is pmg's degree-1 interpolation (rows in
+/// a's numbering; see assembly/degree_one_interpolation.hpp). Both are only read during the
+/// setup and may be null where not needed. Throws std::invalid_argument as the constructors
+/// do, and when a needed matrix is missing.
 template <typename V>
 std::unique_ptr<Preconditioner<V>> make_preconditioner(const PreconditionerSpec& spec,
                                                        const LinearOperator<V>& a,
-                                                       const Csr<V>* matrix);
+                                                       const Csr<V>* matrix,
+                                                       const Csr<V>* interpolation = nullptr);
 
-/// True when the preconditioner is built from the assembled matrix (amg), which the system
-/// must then keep beside its operator.
-inline bool needs_assembled_matrix(PreconditionerKind kind) { return kind == PreconditionerKind::amg; }
+/// True when the preconditioner is built from the assembled matrix (amg, pmg), which the
+/// system must then keep beside its operator.
+inline bool needs_assembled_matrix(PreconditionerKind kind)
+{
+    return kind == PreconditionerKind::amg || kind == PreconditionerKind::pmg;
+}
 
 }  // namespace gpufem

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include "linalg/csr_kernels.hpp"
 #include "linalg/format_build.hpp"
 #include "random_values.hpp"
+#include "assembly/degree_one_interpolation.hpp"
 #include "solver/case_file.hpp"
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
@@ -379,6 +381,62 @@ TEST(AmgSolve, FloatPrecisionAndBicgstabOnConvection)
     convection.problem.kappa = "0.05";
     convection.solver.method = KrylovMethod::bicgstab;
     EXPECT_LE(solve_case<double>(convection).first, 30);
+}
+
+TEST(Pmg, DegreeOneInterpolationReproducesLinearFunctionsAtEveryNode)
+{
+    for (const std::string elements : {"triangle", "quadrilateral", "tetrahedron", "hexahedron"})
+        for (int degree : {1, 2, 3, 4}) {
+            const bool cube = elements == "tetrahedron" || elements == "hexahedron";
+            CaseSpec spec = parse_case_text(poisson_case(elements, cube ? 0.5 : 0.25, 0, degree), "p", "");
+            const CaseMesh mesh = load_case_mesh(spec, cpu());
+            const Csr<double> p = degree_one_interpolation<double>(mesh.mesh, cpu());
+            const HostMatrix h = test::to_host(p);
+            const auto& xyz = mesh.mesh.coordinates;
+            const auto linear = [&](index_type node) {
+                return 1 + 2 * xyz[3 * node] - 3 * xyz[3 * node + 1] + 0.5 * xyz[3 * node + 2];
+            };
+            // The vertex nodes in node order are the columns.
+            std::vector<index_type> vertex_of_column;
+            std::vector<char> vertex(static_cast<std::size_t>(mesh.mesh.num_nodes()), 0);
+            const int nv = element_node_count(mesh.mesh.cell_type);
+            for (index_type c = 0; c < mesh.mesh.num_cells(); ++c)
+                for (int v = 0; v < nv; ++v) vertex[mesh.mesh.cells[c * mesh.mesh.nodes_per_cell + v]] = 1;
+            for (index_type i = 0; i < mesh.mesh.num_nodes(); ++i)
+                if (vertex[i]) vertex_of_column.push_back(i);
+            ASSERT_EQ(h.cols, static_cast<index_type>(vertex_of_column.size())) << elements << degree;
+            ASSERT_EQ(h.rows, mesh.mesh.num_nodes());
+            for (index_type i = 0; i < h.rows; ++i) {
+                double value = 0;
+                ASSERT_GT(h.ptr[i + 1], h.ptr[i]) << "node " << i << " has an empty row";
+                for (index_type k = h.ptr[i]; k < h.ptr[i + 1]; ++k) value += h.val[k] * linear(vertex_of_column[h.col[k]]);
+                EXPECT_NEAR(value, linear(i), 1e-12) << elements << " degree " << degree << " node " << i;
+            }
+        }
+}
+
+TEST(Pmg, NeedsFewerIterationsThanAmgForHighDegreesAndGivesTheSameSolution)
+{
+    for (const auto& [elements, size, degree] :
+         {std::tuple<std::string, double, int>{"quadrilateral", 1.0 / 16, 3},
+          std::tuple<std::string, double, int>{"tetrahedron", 0.25, 3}}) {
+        CaseSpec plain = parse_case_text(poisson_case(elements, size, 0, degree), "p", "");
+        plain.solver.preconditioner = PreconditionerKind::jacobi;
+        plain.solver.tolerance = 1e-11;
+        const auto reference = solve_case<double>(plain);
+        CaseSpec amg = plain, pmg = plain;
+        amg.solver.preconditioner = PreconditionerKind::amg;
+        pmg.solver.preconditioner = PreconditionerKind::pmg;
+        const auto with_amg = solve_case<double>(amg);
+        for (const std::string format : {"csr", "staircase", "lma"}) {
+            CaseSpec spec = pmg;
+            spec.format = format;
+            const auto with_pmg = solve_case<double>(spec);
+            EXPECT_LT(with_pmg.first, with_amg.first) << elements << " " << format;
+            EXPECT_LE(with_pmg.first, 20) << elements << " " << format;
+            EXPECT_LT(test::max_relative_difference(with_pmg.second, reference.second), 1e-8) << format;
+        }
+    }
 }
 
 TEST(AmgSolve, ReportNamesLevelsAndSetupTime)

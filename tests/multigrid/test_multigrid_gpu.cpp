@@ -115,6 +115,40 @@ TEST(AmgGpu, HierarchiesAgreeAndPcgConvergesLikeTheCpuForEveryFormat)
     }
 }
 
+TEST(AmgGpu, GivenFirstProlongatorPathMatchesTheCpu)
+{
+    GPUFEM_REQUIRE_GPU();
+    const unsigned seed = test::random_seed();
+    const ExecPtr host = Executor::create_cpu(), device = Executor::create_cuda();
+    const Csr<double> a_cpu = test::weighted_laplacian_3d<double>(host, 30, 28, 26, seed);
+    // A given first transfer (as p-multigrid's interpolation): the tentative prolongator.
+    const Csr<double> p_cpu = tentative_prolongator<double>(
+        aggregate(a_cpu, strength_of_connection(a_cpu, diagonal_of(a_cpu), 0.02)));
+    const std::vector<double> b_host = test::random_vector<double>(static_cast<std::size_t>(a_cpu.rows), seed);
+    SolveOptions options;
+    options.tolerance = 1e-10;
+    options.max_iterations = 300;
+    int iterations[2] = {0, 0};
+    std::vector<double> solutions[2];
+    for (int k = 0; k < 2; ++k) {
+        const ExecPtr exec = k == 0 ? host : device;
+        const Csr<double> a = a_cpu.clone_to(exec);
+        const Csr<double> p = p_cpu.clone_to(exec);
+        const auto op = build_format("csr", a.clone_to(exec), FormatOptions{});
+        const AmgPreconditioner<double> pmg(*op.op, a, AmgOptions{}, &p);
+        EXPECT_EQ(pmg.name(), "pmg");
+        EXPECT_EQ(pmg.levels().at(1).rows, p_cpu.cols);
+        const Array<double> b = Array<double>::from_host(exec, b_host);
+        Array<double> x = Array<double>::from_host(exec, std::vector<double>(b_host.size(), 0.0));
+        const SolveResult r = solve(KrylovMethod::cg, KrylovVariant::merged, *op.op, b, x, options, &pmg);
+        ASSERT_TRUE(r.converged()) << r.message;
+        iterations[k] = r.iterations;
+        solutions[k] = x.to_host();
+    }
+    EXPECT_NEAR(iterations[1], iterations[0], 1);
+    EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8);
+}
+
 TEST(AmgGpu, FloatHierarchyConverges)
 {
     GPUFEM_REQUIRE_GPU();

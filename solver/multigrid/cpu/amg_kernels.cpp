@@ -149,6 +149,12 @@ void amg_chebyshev_step(const Executor&, index_type n, const V* b, const V* ax, 
 }
 
 template <typename V>
+void amg_start_vector(const Executor&, index_type n, V* x)
+{
+    chunked_for(n, [&](long long i) { x[i] = static_cast<V>(hashed_unit(static_cast<index_type>(i))); });
+}
+
+template <typename V>
 void amg_residual(const Executor&, index_type n, const V* b, V* r)
 {
     chunked_for(n, [&](long long i) { r[i] = b[i] - r[i]; });

@@ -27,20 +27,35 @@ unsigned grid_for(std::int64_t threads)
 
 cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
-/// Sum of flags[0..n) (0/1 values) on the device, returned to the host (synchronises).
-index_type count_flags(const Executor& exec, const index_type* flags, index_type n)
+/// Scratch of the executor split into n flags followed by room for their sum and CUB's
+/// temporary storage (no allocation per call: setup calls these once per round).
+struct FlagScratch {
+    index_type* flags;
+    index_type* total;
+    void* temp;
+    std::size_t temp_bytes;
+};
+
+FlagScratch flag_scratch(const Executor& exec, index_type n)
+{
+    std::size_t temp_bytes = 0;
+    GPUFEM_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, static_cast<index_type*>(nullptr),
+                                             static_cast<index_type*>(nullptr), n, stream_of(exec)));
+    const std::size_t flag_bytes = (sizeof(index_type) * (static_cast<std::size_t>(n) + 1) + 255) / 256 * 256;
+    char* base = static_cast<char*>(exec.scratch(flag_bytes + 256 + temp_bytes));
+    return {reinterpret_cast<index_type*>(base), reinterpret_cast<index_type*>(base + flag_bytes),
+            base + flag_bytes + 256, temp_bytes};
+}
+
+/// Sum of the scratch's n flags (0/1 values), returned to the host (synchronises).
+index_type count_flags(const Executor& exec, const FlagScratch& s, index_type n)
 {
     if (n == 0) return 0;
-    DeviceBuffer total(exec, sizeof(index_type));
-    std::size_t temp_bytes = 0;
-    GPUFEM_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, flags, total.as<index_type>(),
-                                             n, stream_of(exec)));
-    DeviceBuffer temp(exec, temp_bytes);
-    GPUFEM_CUDA_CHECK(cub::DeviceReduce::Sum(temp.as<void>(), temp_bytes, flags,
-                                             total.as<index_type>(), n, stream_of(exec)));
+    std::size_t temp_bytes = s.temp_bytes;
+    GPUFEM_CUDA_CHECK(cub::DeviceReduce::Sum(s.temp, temp_bytes, s.flags, s.total, n, stream_of(exec)));
     index_type host = 0;
-    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&host, total.as<index_type>(), sizeof(index_type),
-                                      cudaMemcpyDeviceToHost, stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&host, s.total, sizeof(index_type), cudaMemcpyDeviceToHost,
+                                      stream_of(exec)));
     GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
     return host;
 }
@@ -219,6 +234,13 @@ __global__ void chebyshev_step_kernel(index_type n, const V* __restrict__ b,
 }
 
 template <typename V>
+__global__ void start_vector_kernel(index_type n, V* __restrict__ x)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = static_cast<V>(hashed_unit(i));
+}
+
+template <typename V>
 __global__ void residual_kernel(index_type n, const V* __restrict__ b, V* __restrict__ r)
 {
     const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -302,11 +324,11 @@ index_type amg_mis_select(const Executor& exec, index_type n, MisState* state,
                           const std::uint64_t* own, const std::uint64_t* max2)
 {
     if (n == 0) return 0;
-    DeviceBuffer flags(exec, sizeof(index_type) * n);
+    const FlagScratch scratch = flag_scratch(exec, n);
     mis_select_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, state, own, max2,
-                                                                        flags.as<index_type>());
+                                                                        scratch.flags);
     GPUFEM_CUDA_CHECK_LAUNCH();
-    return count_flags(exec, flags.as<index_type>(), n);
+    return count_flags(exec, scratch, n);
 }
 
 index_type amg_aggregate_roots(const Executor& exec, index_type n, const MisState* state,
@@ -329,11 +351,11 @@ index_type amg_aggregate_join(const Executor& exec, index_type n, const index_ty
                               const index_type* in, index_type* out)
 {
     if (n == 0) return 0;
-    DeviceBuffer flags(exec, sizeof(index_type) * n);
+    const FlagScratch scratch = flag_scratch(exec, n);
     join_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, row_ptr, col_idx, strong, in,
-                                                                  out, flags.as<index_type>());
+                                                                  out, scratch.flags);
     GPUFEM_CUDA_CHECK_LAUNCH();
-    return count_flags(exec, flags.as<index_type>(), n);
+    return count_flags(exec, scratch, n);
 }
 
 index_type amg_tentative_pattern(const Executor& exec, index_type n, const index_type* agg,
@@ -380,6 +402,14 @@ void amg_chebyshev_step(const Executor& exec, index_type n, const V* b, const V*
     if (n == 0) return;
     chebyshev_step_kernel<V><<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, b, ax, dinv, c_d,
                                                                                c_r, d, x);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void amg_start_vector(const Executor& exec, index_type n, V* x)
+{
+    if (n == 0) return;
+    start_vector_kernel<V><<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, x);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
