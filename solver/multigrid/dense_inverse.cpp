@@ -45,13 +45,15 @@ std::vector<double> dense_inverse(const Csr<V>& a)
         const std::size_t p = static_cast<std::size_t>(pivot);
         used[p] = 1;
         row_of[j] = pivot;
+        // Columns before j are zero in every row but their pivot row (or belong to a dropped
+        // unknown, whose column no longer matters): the row operations start at column j. One
+        // thread: a parallel region per column cost more than the work at these sizes.
         const double inv = 1 / m[p * width + j];
-        for (std::size_t c = 0; c < width; ++c) m[p * width + c] *= inv;
-#pragma omp parallel for schedule(static) if (nn > 128)
+        for (std::size_t c = j; c < width; ++c) m[p * width + c] *= inv;
         for (std::size_t i = 0; i < nn; ++i) {
             const double factor = m[i * width + j];
             if (i == p || factor == 0) continue;
-            for (std::size_t c = 0; c < width; ++c) m[i * width + c] -= factor * m[p * width + c];
+            for (std::size_t c = j; c < width; ++c) m[i * width + c] -= factor * m[p * width + c];
         }
     }
     std::vector<double> inverse(nn * nn, 0.0);
