@@ -1,86 +1,191 @@
 #include "assembly/degree_one_interpolation.hpp"
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "assembly/reference_element.hpp"
 #include "mesh/lagrange_basis.hpp"
 
 namespace gpufem {
+namespace {
 
+/// Host CSR arrays.
 template <typename V>
-Csr<V> degree_one_interpolation(const Mesh& mesh, const ExecPtr& exec)
+struct HostRows {
+    index_type rows = 0, cols = 0;
+    std::vector<index_type> ptr, col;
+    std::vector<V> val;
+};
+
+/// For each local node of the degree-k element: the local index of the degree-c node at the
+/// same reference point, or -1 (c divides k, so the degree-c nodes are among the degree-k ones).
+std::vector<int> coarse_local_nodes(ElementType type, int k, int c)
 {
+    const int dim = element_dimension(type);
+    const std::vector<double> fine = lagrange_reference_nodes(type, k);
+    const std::vector<double> coarse =
+        c == 1 ? reference_nodes(type) : lagrange_reference_nodes(type, c);
+    const std::size_t nf = fine.size() / dim, nc = coarse.size() / dim;
+    std::vector<int> match(nf, -1);
+    for (std::size_t j = 0; j < nf; ++j)
+        for (std::size_t m = 0; m < nc; ++m) {
+            double distance = 0;
+            for (int d = 0; d < dim; ++d) distance += std::abs(fine[j * dim + d] - coarse[m * dim + d]);
+            if (distance < 1e-9) match[j] = static_cast<int>(m);
+        }
+    return match;
+}
+
+/// The interpolation on the host (see lagrange_interpolation).
+template <typename V>
+HostRows<V> interpolation_rows(const Mesh& mesh, int c)
+{
+    const int k = mesh.degree;
+    if (c < 1 || k % c != 0)
+        throw std::invalid_argument("lagrange_interpolation: degree " + std::to_string(c) +
+                                    " does not divide the mesh's degree " + std::to_string(k));
     const index_type n = mesh.num_nodes();
     const index_type cells = mesh.num_cells();
     const int npc = mesh.nodes_per_cell;
-    const int vertices = element_node_count(mesh.cell_type);
     const int dim = element_dimension(mesh.cell_type);
     const index_type* cell_nodes = mesh.cells.data();
+    const std::vector<int> coarse_of = coarse_local_nodes(mesh.cell_type, k, c);
+    std::vector<int> fine_of;  // local degree-k index of each local degree-c node
+    for (int j = 0; j < npc; ++j)
+        if (coarse_of[j] >= 0) {
+            if (static_cast<int>(fine_of.size()) <= coarse_of[j]) fine_of.resize(coarse_of[j] + 1, -1);
+            fine_of[coarse_of[j]] = j;
+        }
+    const int ncl = static_cast<int>(fine_of.size());
 
-    // Column of each vertex node (node order), and one (cell, local node) for every node.
+    // Column of each coarse node (node order), and one (cell, local node) for every node.
     std::vector<index_type> column(static_cast<std::size_t>(n), -1);
-    for (std::size_t k = 0; k < static_cast<std::size_t>(cells); ++k)
-        for (int v = 0; v < vertices; ++v) column[cell_nodes[k * npc + v]] = 0;
+    for (std::size_t e = 0; e < static_cast<std::size_t>(cells); ++e)
+        for (int m = 0; m < ncl; ++m) column[cell_nodes[e * npc + fine_of[m]]] = 0;
     index_type columns = 0;
-    for (index_type& c : column)
-        if (c == 0) c = columns++;
+    for (index_type& col : column)
+        if (col == 0) col = columns++;
     std::vector<index_type> owner(static_cast<std::size_t>(n), -1);
     std::vector<int> local(static_cast<std::size_t>(n), 0);
-    for (index_type k = 0; k < cells; ++k)
+    for (index_type e = 0; e < cells; ++e)
         for (int j = 0; j < npc; ++j) {
-            const index_type node = cell_nodes[static_cast<std::size_t>(k) * npc + j];
+            const index_type node = cell_nodes[static_cast<std::size_t>(e) * npc + j];
             if (owner[node] < 0) {
-                owner[node] = k;
+                owner[node] = e;
                 local[node] = j;
             }
         }
 
-    // Each local node's degree-1 basis values, once per reference node.
-    const std::vector<double> xi = lagrange_reference_nodes(mesh.cell_type, mesh.degree);
-    std::vector<double> weights(static_cast<std::size_t>(npc) * vertices);
-    std::vector<double> gradients(static_cast<std::size_t>(vertices) * dim);
-    for (int j = 0; j < npc; ++j)
-        lagrange1_basis(mesh.cell_type, &xi[static_cast<std::size_t>(j) * dim],
-                        &weights[static_cast<std::size_t>(j) * vertices], gradients.data());
+    // The degree-c basis at each degree-k reference node, once per local node.
+    const std::vector<double> xi = lagrange_reference_nodes(mesh.cell_type, k);
+    std::vector<double> weights(static_cast<std::size_t>(npc) * ncl);
+    if (c == 1) {
+        std::vector<double> gradients(static_cast<std::size_t>(ncl) * dim);
+        for (int j = 0; j < npc; ++j)
+            lagrange1_basis(mesh.cell_type, &xi[static_cast<std::size_t>(j) * dim],
+                            &weights[static_cast<std::size_t>(j) * ncl], gradients.data());
+    } else {
+        std::vector<double> gradients;
+        lagrange_basis(mesh.cell_type, c, xi, weights, gradients);
+    }
 
-    // Row lengths, then rows (columns sorted: a few entries, insertion sort).
-    std::vector<index_type> ptr(static_cast<std::size_t>(n) + 1, 0);
+    HostRows<V> out;
+    out.rows = n;
+    out.cols = columns;
+    out.ptr.assign(static_cast<std::size_t>(n) + 1, 0);
 #pragma omp parallel for schedule(static)
     for (index_type node = 0; node < n; ++node) {
         index_type count = 0;
         if (owner[node] >= 0)
-            for (int v = 0; v < vertices; ++v)
-                count += std::abs(weights[static_cast<std::size_t>(local[node]) * vertices + v]) > 1e-14;
-        ptr[static_cast<std::size_t>(node) + 1] = count;
+            for (int m = 0; m < ncl; ++m)
+                count += std::abs(weights[static_cast<std::size_t>(local[node]) * ncl + m]) > 1e-14;
+        out.ptr[static_cast<std::size_t>(node) + 1] = count;
     }
-    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) ptr[i + 1] += ptr[i];
-    std::vector<index_type> col(static_cast<std::size_t>(ptr[n]));
-    std::vector<V> val(col.size());
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) out.ptr[i + 1] += out.ptr[i];
+    out.col.resize(static_cast<std::size_t>(out.ptr[n]));
+    out.val.resize(out.col.size());
 #pragma omp parallel for schedule(static)
     for (index_type node = 0; node < n; ++node) {
         if (owner[node] < 0) continue;
         const std::size_t cell = static_cast<std::size_t>(owner[node]);
-        index_type out = ptr[node];
-        for (int v = 0; v < vertices; ++v) {
-            const double w = weights[static_cast<std::size_t>(local[node]) * vertices + v];
+        index_type at_end = out.ptr[node];
+        for (int m = 0; m < ncl; ++m) {
+            const double w = weights[static_cast<std::size_t>(local[node]) * ncl + m];
             if (!(std::abs(w) > 1e-14)) continue;
-            const index_type c = column[cell_nodes[cell * npc + v]];
-            index_type at = out++;
-            while (at > ptr[node] && col[at - 1] > c) {
-                col[at] = col[at - 1];
-                val[at] = val[at - 1];
+            const index_type col = column[cell_nodes[cell * npc + fine_of[m]]];
+            index_type at = at_end++;  // insertion keeps the row's columns sorted
+            while (at > out.ptr[node] && out.col[at - 1] > col) {
+                out.col[at] = out.col[at - 1];
+                out.val[at] = out.val[at - 1];
                 --at;
             }
-            col[at] = c;
-            val[at] = static_cast<V>(w);
+            out.col[at] = col;
+            out.val[at] = static_cast<V>(w);
         }
     }
-    return Csr<V>{n, columns, Array<index_type>::from_host(exec, ptr),
-                  Array<index_type>::from_host(exec, col), Array<V>::from_host(exec, val)};
+    return out;
 }
 
-template Csr<float> degree_one_interpolation(const Mesh&, const ExecPtr&);
-template Csr<double> degree_one_interpolation(const Mesh&, const ExecPtr&);
+template <typename V>
+Csr<V> upload(const HostRows<V>& h, const ExecPtr& exec)
+{
+    return Csr<V>{h.rows, h.cols, Array<index_type>::from_host(exec, h.ptr),
+                  Array<index_type>::from_host(exec, h.col), Array<V>::from_host(exec, h.val)};
+}
+
+}  // namespace
+
+template <typename V>
+Csr<V> lagrange_interpolation(const Mesh& mesh, int coarse_degree, const ExecPtr& exec)
+{
+    return upload(interpolation_rows<V>(mesh, coarse_degree), exec);
+}
+
+template <typename V>
+std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
+{
+    std::vector<Csr<V>> chain;
+    if (mesh.degree <= 1) return chain;
+    const std::vector<int> degrees = pmg_coarse_degrees(mesh.degree);
+    // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's
+    // interpolation from that degree at the finer space's nodes (a lower-degree function is
+    // represented exactly in every higher-degree space of the same mesh).
+    std::vector<index_type> finer_nodes;  // mesh node of each unknown of the current space
+    for (std::size_t level = 0; level < degrees.size(); ++level) {
+        const HostRows<V> full = interpolation_rows<V>(mesh, degrees[level]);
+        if (level == 0) {
+            chain.push_back(upload(full, exec));
+        } else {
+            HostRows<V> rows;
+            rows.rows = static_cast<index_type>(finer_nodes.size());
+            rows.cols = full.cols;
+            rows.ptr.push_back(0);
+            for (index_type node : finer_nodes) {
+                for (index_type k = full.ptr[node]; k < full.ptr[node + 1]; ++k) {
+                    rows.col.push_back(full.col[k]);
+                    rows.val.push_back(full.val[k]);
+                }
+                rows.ptr.push_back(static_cast<index_type>(rows.col.size()));
+            }
+            chain.push_back(upload(rows, exec));
+        }
+        // The mesh nodes of this degree's space, in its column order.
+        std::vector<index_type> nodes(static_cast<std::size_t>(full.cols), -1);
+        for (index_type i = 0; i < full.rows; ++i)
+            for (index_type k = full.ptr[i]; k < full.ptr[i + 1]; ++k)
+                if (std::abs(static_cast<double>(full.val[k]) - 1.0) < 1e-12 &&
+                    full.ptr[i + 1] - full.ptr[i] == 1)
+                    nodes[full.col[k]] = i;  // a coarse node's own row is the unit vector
+        finer_nodes = std::move(nodes);
+    }
+    return chain;
+}
+
+template Csr<float> lagrange_interpolation(const Mesh&, int, const ExecPtr&);
+template Csr<double> lagrange_interpolation(const Mesh&, int, const ExecPtr&);
+template std::vector<Csr<float>> pmg_interpolations(const Mesh&, const ExecPtr&);
+template std::vector<Csr<double>> pmg_interpolations(const Mesh&, const ExecPtr&);
 
 }  // namespace gpufem

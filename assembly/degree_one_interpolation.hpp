@@ -1,18 +1,42 @@
 #pragma once
-// The interpolation from the degree-1 Lagrange space of a mesh's vertices into the mesh's own
-// degree-k Lagrange space: the first transfer of p-multigrid (degree k -> 1 on the same mesh).
+// Interpolation between Lagrange spaces of lower degree and the mesh's own degree on the same
+// mesh: the transfers of p-multigrid (degree k -> k/2 -> 1, or k -> 1).
+#include <vector>
+
 #include "linalg/csr.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
 
-/// P (mesh nodes x mesh vertices): row j holds the degree-1 basis functions of a cell that
-/// contains node j, evaluated at j's reference point (entries below 1e-14 dropped), so that
-/// P u1 is the degree-k representation of the degree-1 function u1. Columns are the vertex
-/// nodes in node order (column c is the c-th node that is some cell's vertex). Conforming
-/// meshes give the same row from every cell around a node. Built on the host (one pass over
-/// the cells, rows in parallel) and uploaded to exec. A degree-1 mesh gives the identity.
+/// P (mesh nodes x coarse nodes) from the degree-c space into the mesh's degree-k space, c
+/// dividing k: the coarse nodes are the mesh nodes on the degree-c lattice of some cell
+/// (c = 1: the vertices), columns in node order. Row j holds the degree-c basis functions of
+/// a cell that contains node j at j's reference point (entries below 1e-14 dropped), so that
+/// P u_c is the degree-k representation of u_c; conforming meshes give the same row from every
+/// cell around a node. Built on the host (one pass over the cells, rows in parallel) and
+/// uploaded to exec. c = k gives the identity. Throws std::invalid_argument when c does not
+/// divide k.
 template <typename V>
-Csr<V> degree_one_interpolation(const Mesh& mesh, const ExecPtr& exec);
+Csr<V> lagrange_interpolation(const Mesh& mesh, int coarse_degree, const ExecPtr& exec);
+
+/// lagrange_interpolation(mesh, 1, exec).
+template <typename V>
+Csr<V> degree_one_interpolation(const Mesh& mesh, const ExecPtr& exec)
+{
+    return lagrange_interpolation<V>(mesh, 1, exec);
+}
+
+/// The degrees p-multigrid passes through below k: k/2 then 1 for even k >= 4, 1 otherwise.
+inline std::vector<int> pmg_coarse_degrees(int k)
+{
+    if (k >= 4 && k % 2 == 0) return {k / 2, 1};
+    return {1};
+}
+
+/// The chain of p-multigrid transfers of the mesh, finest first: for each coarse degree of
+/// pmg_coarse_degrees(mesh.degree), the interpolation into the previous (finer) degree's
+/// space, in that space's numbering (rows of the first: mesh nodes). Empty for degree 1.
+template <typename V>
+std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec);
 
 }  // namespace gpufem

@@ -51,9 +51,9 @@ struct DiscreteSystem {
     /// The assembled matrix in the operator's numbering, kept beside the operator when a
     /// preconditioner is built from it (AMG); empty otherwise.
     std::optional<Csr<V>> assembled;
-    /// The interpolation from the degree-1 space of the mesh's vertices (rows in the operator's
-    /// numbering), kept for p-multigrid; empty otherwise.
-    std::optional<Csr<V>> degree_one_interpolation;
+    /// p-multigrid's transfers (Discretisation::pmg_interpolations, the first's rows in the
+    /// operator's numbering), kept for preconditioner pmg; empty otherwise.
+    std::vector<Csr<V>> pmg_interpolations;
 };
 
 /// A solution as written out: VTU fields and, with an exact solution, the errors.
@@ -82,9 +82,10 @@ public:
     /// discretisation does not offer that format.
     virtual DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
                                                    const FormatOptions& options) const = 0;
-    /// The interpolation from the degree-1 space on the same mesh into this discretisation's
-    /// unknowns (original numbering), on exec; throws std::invalid_argument when it has none.
-    virtual Csr<V> degree_one_interpolation(const ExecPtr& exec) const = 0;
+    /// p-multigrid's transfers from lower-degree spaces of the same mesh, finest first (the
+    /// first's rows: this discretisation's unknowns in the original numbering), on exec; empty
+    /// when there is no lower degree.
+    virtual std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const = 0;
     /// The output of a solution u (unknowns().count values in the original numbering, on the
     /// executor that solved): its fields and, when the problem has an exact solution, the
     /// exact values, the error and the error norms, computed on u's executor.

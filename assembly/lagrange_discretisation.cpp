@@ -52,9 +52,9 @@ DiscreteSystem<V> LagrangeDiscretisation<V>::assemble_matrix_free(const ExecPtr&
 }
 
 template <typename V>
-Csr<V> LagrangeDiscretisation<V>::degree_one_interpolation(const ExecPtr& exec) const
+std::vector<Csr<V>> LagrangeDiscretisation<V>::pmg_interpolations(const ExecPtr& exec) const
 {
-    return gpufem::degree_one_interpolation<V>(mesh_, exec);
+    return gpufem::pmg_interpolations<V>(mesh_, exec);
 }
 
 template <typename V>

@@ -25,8 +25,8 @@ public:
     /// Formats whose registry entry holds ElementOperatorBuilders (lma).
     DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
                                            const FormatOptions& options) const override;
-    /// P1/Q1 on the mesh's vertices into the mesh's degree (assembly/degree_one_interpolation.hpp).
-    Csr<V> degree_one_interpolation(const ExecPtr& exec) const override;
+    /// Degree k -> k/2 -> 1 or k -> 1 on the same mesh (assembly/degree_one_interpolation.hpp).
+    std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const override;
     /// u as point data; with problem.exact also u_exact, error (u - u_exact) and the norms.
     SolutionOutput solution_output(const Array<V>& u) const override;
 

@@ -81,7 +81,7 @@ double sum(const std::vector<double>& v)
 template <typename V>
 SolverBenchRow measure(const std::string& format, KrylovMethod method, PreconditionerKind pre,
                        KrylovVariant variant, const LinearOperator<V>& a, const Csr<V>* matrix,
-                       const Csr<V>* interpolation, const Array<V>& b, const CaseSpec& spec, const SolverBenchOptions& bench,
+                       const std::vector<Csr<V>>* interpolations, const Array<V>& b, const CaseSpec& spec, const SolverBenchOptions& bench,
                        double copy_bw)
 {
     SolverBenchRow row;
@@ -94,7 +94,7 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, Precondit
     a.executor()->synchronize();
     const auto setup_start = std::chrono::steady_clock::now();
     const auto preconditioner =
-        make_preconditioner(PreconditionerSpec{pre, spec.solver.amg}, a, matrix, interpolation);
+        make_preconditioner(PreconditionerSpec{pre, spec.solver.amg}, a, matrix, interpolations);
     a.executor()->synchronize();
     row.setup_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
@@ -290,9 +290,7 @@ void bench_format(const std::string& label, const DiscreteSystem<V>& system,
                 try {
                     row = measure<V>(label, method, pre, variant, *system.op.op,
                                      system.assembled ? &*system.assembled : nullptr,
-                                     system.degree_one_interpolation
-                                         ? &*system.degree_one_interpolation
-                                         : nullptr,
+                                     &system.pmg_interpolations,
                                      b, spec, bench, copy_bw);
                 } catch (const std::exception& e) {
                     row.format = label;
@@ -350,10 +348,10 @@ std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoice
             continue;
         }
         if (pmg) {
-            Csr<V> interpolation = disc->degree_one_interpolation(exec);
-            if (!system->op.permutation.empty())
-                interpolation = permute_rows(interpolation, system->op.permutation);
-            system->degree_one_interpolation = std::move(interpolation);
+            system->pmg_interpolations = disc->pmg_interpolations(exec);
+            if (!system->pmg_interpolations.empty() && !system->op.permutation.empty())
+                system->pmg_interpolations[0] =
+                    permute_rows(system->pmg_interpolations[0], system->op.permutation);
         }
         bench_format(format.label, *system, choices, spec, bench, copy_bw, rows);
     }

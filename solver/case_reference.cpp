@@ -147,7 +147,8 @@ problem:                   (map) -div(kappa grad u) + b . grad u = f with bounda
                            multigrid, one V-cycle per iteration, set up on the backend's
                            device; with lma the matrix is assembled as well for the setup) |
                            pmg (p-multigrid: degree k smoothed with the system's operator, then
-                           the degree-1 space of the same mesh and amg below it; degree 1: amg)
+                           degree k/2 (even k >= 4) and 1 of the same mesh, amg below; degree 1:
+                           amg)
   tolerance: 1e-8          (number, 0 < tolerance < 1, default 1e-8) stop when
                            ||b - A x|| / ||b|| <= tolerance
   max_iterations: 10000    (integer > 0, default 10000) stop after this many iterations

@@ -126,10 +126,10 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
     }
     DiscreteSystem<V> system = std::move(*built);
     if (spec.solver.preconditioner == PreconditionerKind::pmg) {
-        Csr<V> interpolation = disc.degree_one_interpolation(exec);
-        if (!system.op.permutation.empty())
-            interpolation = permute_rows(interpolation, system.op.permutation);
-        system.degree_one_interpolation = std::move(interpolation);
+        system.pmg_interpolations = disc.pmg_interpolations(exec);
+        if (!system.pmg_interpolations.empty() && !system.op.permutation.empty())
+            system.pmg_interpolations[0] =
+                permute_rows(system.pmg_interpolations[0], system.op.permutation);
     }
     if (system.matrix) {
         spdlog::info("assembled {} unknowns, {} non-zeros in {:.3f} s", system.matrix->rows,
@@ -173,8 +173,7 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     const auto start = clock_type::now();
     const auto m = make_preconditioner(
         PreconditionerSpec{solver.preconditioner, solver.amg}, a,
-        system.assembled ? &*system.assembled : nullptr,
-        system.degree_one_interpolation ? &*system.degree_one_interpolation : nullptr);
+        system.assembled ? &*system.assembled : nullptr, &system.pmg_interpolations);
     if (m) {
         out.preconditioner = m->report();
         if (out.preconditioner.contains("setup_seconds"))

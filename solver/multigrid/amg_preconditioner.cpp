@@ -70,15 +70,21 @@ std::unique_ptr<LinearOperator<V>> csr_operator(Csr<V> matrix)
 
 template <typename V>
 AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>& matrix,
-                                        const AmgOptions& options, const Csr<V>* first_prolongator)
-    : exec_(a.executor()), name_(first_prolongator ? "pmg" : "amg"), rows_(a.rows()),
+                                        const AmgOptions& options,
+                                        const std::vector<Csr<V>>* given_prolongators)
+    : exec_(a.executor()), name_(given_prolongators ? "pmg" : "amg"), rows_(a.rows()),
       options_(options)
 {
     if (matrix.rows != a.rows() || matrix.cols != a.cols())
         throw std::invalid_argument("AMG: the matrix does not match the operator");
-    if (first_prolongator && (first_prolongator->rows != a.rows() || first_prolongator->cols <= 0 ||
-                              first_prolongator->cols > a.rows()))
-        throw std::invalid_argument("pmg: the degree-1 interpolation does not match the operator");
+    const std::size_t given = given_prolongators ? given_prolongators->size() : 0;
+    for (std::size_t l = 0; l < given; ++l) {
+        const Csr<V>& p = (*given_prolongators)[l];
+        const index_type finer = l == 0 ? a.rows() : (*given_prolongators)[l - 1].cols;
+        if (p.rows != finer || p.cols <= 0 || p.cols >= p.rows)
+            throw std::invalid_argument("pmg: the lower-degree interpolations do not chain from "
+                                        "the operator's rows");
+    }
     const auto start = std::chrono::steady_clock::now();
     // Each step timed (synchronised) into setup_phases_, summed over the levels.
     auto mark = std::chrono::steady_clock::now();
@@ -105,9 +111,8 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
             level->x = Array<V>(exec_, static_cast<std::size_t>(n));
         }
         AmgLevelSummary summary{n, csr->nnz(), 0, 0};
-        // p-multigrid: the first level goes to degree 1 through the given interpolation.
-        const bool geometric = first_prolongator && levels_.empty() &&
-                               first_prolongator->cols < first_prolongator->rows;
+        // p-multigrid: the first levels go down in degree through the given interpolations.
+        const bool geometric = levels_.size() < given;
         bool coarsest = !geometric && (n <= options.coarse_size ||
                                        static_cast<int>(levels_.size()) + 1 >= options.max_levels);
         Aggregates aggregates;
@@ -143,8 +148,8 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
             levels_.push_back(std::move(level));
             break;
         }
-        geometric_first_ = geometric_first_ || geometric;
-        Csr<V> p = geometric ? first_prolongator->clone_to(exec_)
+        if (geometric) ++given_levels_;
+        Csr<V> p = geometric ? (*given_prolongators)[levels_.size()].clone_to(exec_)
                              : smoothed_prolongator(*csr, level->dinv, 4.0 / (3.0 * upper),
                                                     tentative_prolongator<V>(aggregates));
         Csr<V> r = sparse_transpose(p);
@@ -286,8 +291,7 @@ nlohmann::json AmgPreconditioner<V>::report() const
     for (std::size_t i = 0; i < setup_phase_names.size(); ++i)
         phases[setup_phase_names[i]] = setup_phases_[i];
     return {{"setup_seconds", setup_seconds_},
-            {"first_transfer", geometric_first_ ? "degree-1 interpolation of the same mesh"
-                                                : "smoothed aggregation"},
+            {"degree_levels", given_levels_},  // transfers between degrees of one mesh (pmg)
             {"setup_phases", phases},
             {"levels", levels},
             {"operator_complexity", operator_complexity()},

@@ -40,17 +40,18 @@ class AmgPreconditioner final : public Preconditioner<V> {
 public:
     /// Builds the hierarchy of a, whose entries `matrix` holds in CSR in a's numbering (a is
     /// kept by reference and must outlive the preconditioner; matrix is only read). With
-    /// first_prolongator (p-multigrid: the degree-k -> 1 interpolation of the same mesh, rows
-    /// in a's numbering) the first coarse level is R A P with that P (not smoothed) instead of
-    /// an aggregation; the levels below are AMG's. Throws std::invalid_argument on a zero or
-    /// non-finite diagonal or a prolongator whose rows do not match.
+    /// given prolongators (p-multigrid: the interpolations to lower degrees of the same mesh,
+    /// finest first, the first's rows in a's numbering) the first coarse levels are R A P
+    /// with those P (not smoothed) instead of aggregations; the levels below are AMG's.
+    /// Throws std::invalid_argument on a zero or non-finite diagonal or prolongators whose
+    /// sizes do not chain.
     AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>& matrix, const AmgOptions& options,
-                      const Csr<V>* first_prolongator = nullptr);
+                      const std::vector<Csr<V>>* given_prolongators = nullptr);
     ~AmgPreconditioner() override;
 
     const ExecPtr& executor() const override { return exec_; }
     index_type size() const override { return rows_; }
-    /// "amg", or "pmg" with a first prolongator.
+    /// "amg", or "pmg" with given prolongators.
     std::string name() const override { return name_; }
     /// One V-cycle from a zero guess.
     void apply(const Array<V>& r, Array<V>& z) const override;
@@ -76,7 +77,7 @@ private:
 
     ExecPtr exec_;
     std::string name_ = "amg";
-    bool geometric_first_ = false;  ///< the first transfer is the given interpolation
+    int given_levels_ = 0;  ///< transfers taken from the given prolongators
     index_type rows_ = 0;
     AmgOptions options_;
     std::vector<std::unique_ptr<Level>> levels_;

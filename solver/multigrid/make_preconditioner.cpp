@@ -10,7 +10,7 @@ template <typename V>
 std::unique_ptr<Preconditioner<V>> make_preconditioner(const PreconditionerSpec& spec,
                                                        const LinearOperator<V>& a,
                                                        const Csr<V>* matrix,
-                                                       const Csr<V>* interpolation)
+                                                       const std::vector<Csr<V>>* interpolations)
 {
     switch (spec.kind) {
     case PreconditionerKind::none: return nullptr;
@@ -21,10 +21,10 @@ std::unique_ptr<Preconditioner<V>> make_preconditioner(const PreconditionerSpec&
                 "preconditioner amg: needs the assembled matrix, which this system does not keep");
         return std::make_unique<AmgPreconditioner<V>>(a, *matrix, spec.amg);
     case PreconditionerKind::pmg:
-        if (!matrix || !interpolation)
+        if (!matrix || !interpolations)
             throw std::invalid_argument("preconditioner pmg: needs the assembled matrix and the "
-                                        "degree-1 interpolation, which this system does not keep");
-        return std::make_unique<AmgPreconditioner<V>>(a, *matrix, spec.amg, interpolation);
+                                        "lower-degree interpolations, which this system does not keep");
+        return std::make_unique<AmgPreconditioner<V>>(a, *matrix, spec.amg, interpolations);
     }
     throw std::invalid_argument("make_preconditioner: unknown kind");
 }
@@ -32,10 +32,10 @@ std::unique_ptr<Preconditioner<V>> make_preconditioner(const PreconditionerSpec&
 template std::unique_ptr<Preconditioner<float>> make_preconditioner(const PreconditionerSpec&,
                                                                     const LinearOperator<float>&,
                                                                     const Csr<float>*,
-                                                                    const Csr<float>*);
+                                                                    const std::vector<Csr<float>>*);
 template std::unique_ptr<Preconditioner<double>> make_preconditioner(const PreconditionerSpec&,
                                                                      const LinearOperator<double>&,
                                                                      const Csr<double>*,
-                                                                     const Csr<double>*);
+                                                                     const std::vector<Csr<double>>*);
 
 }  // namespace gpufem

@@ -415,10 +415,49 @@ TEST(Pmg, DegreeOneInterpolationReproducesLinearFunctionsAtEveryNode)
         }
 }
 
+TEST(Pmg, DegreeFourChainPassesThroughDegreeTwoAndComposesToTheDegreeOneInterpolation)
+{
+    for (const std::string elements : {"triangle", "quadrilateral", "tetrahedron", "hexahedron"}) {
+        const bool cube = elements == "tetrahedron" || elements == "hexahedron";
+        CaseSpec spec = parse_case_text(poisson_case(elements, cube ? 0.5 : 0.25, 0, 4), "p", "");
+        const CaseMesh mesh = load_case_mesh(spec, cpu());
+        const std::vector<Csr<double>> chain = pmg_interpolations<double>(mesh.mesh, cpu());
+        ASSERT_EQ(chain.size(), 2u) << elements;
+        const HostMatrix p42 = test::to_host(chain[0]), p21 = test::to_host(chain[1]);
+        ASSERT_EQ(p42.rows, mesh.mesh.num_nodes());
+        ASSERT_EQ(p21.rows, p42.cols);
+        // P(4<-2) P(2<-1) = P(4<-1).
+        const HostMatrix p41 = test::to_host(degree_one_interpolation<double>(mesh.mesh, cpu()));
+        ASSERT_EQ(p21.cols, p41.cols);
+        const auto composed = test::dense_product(test::dense(p42), test::dense(p21), p42.rows, p42.cols, p21.cols);
+        EXPECT_LT(test::max_relative_difference(composed, test::dense(p41)), 1e-12) << elements;
+        // A quadratic given at the degree-2 nodes comes out exactly at every degree-4 node
+        // (affine cells: quadratics lie in both spaces).
+        const auto& xyz = mesh.mesh.coordinates;
+        const auto quadratic = [&](index_type node) {
+            const double x = xyz[3 * node], y = xyz[3 * node + 1], z = xyz[3 * node + 2];
+            return x * x - 2 * x * y + 0.5 * y - z * z + 3 * y * z;
+        };
+        std::vector<index_type> node_of_column(static_cast<std::size_t>(p42.cols), -1);
+        for (index_type i = 0; i < p42.rows; ++i)
+            if (p42.ptr[i + 1] - p42.ptr[i] == 1 && std::abs(p42.val[p42.ptr[i]] - 1) < 1e-12)
+                node_of_column[p42.col[p42.ptr[i]]] = i;
+        for (index_type i = 0; i < p42.rows; ++i) {
+            double value = 0;
+            for (index_type k = p42.ptr[i]; k < p42.ptr[i + 1]; ++k) {
+                ASSERT_GE(node_of_column[p42.col[k]], 0);
+                value += p42.val[k] * quadratic(node_of_column[p42.col[k]]);
+            }
+            EXPECT_NEAR(value, quadratic(i), 1e-11) << elements << " node " << i;
+        }
+    }
+}
+
 TEST(Pmg, NeedsFewerIterationsThanAmgForHighDegreesAndGivesTheSameSolution)
 {
     for (const auto& [elements, size, degree] :
          {std::tuple<std::string, double, int>{"quadrilateral", 1.0 / 16, 3},
+          std::tuple<std::string, double, int>{"quadrilateral", 1.0 / 12, 4},
           std::tuple<std::string, double, int>{"tetrahedron", 0.25, 3}}) {
         CaseSpec plain = parse_case_text(poisson_case(elements, size, 0, degree), "p", "");
         plain.solver.preconditioner = PreconditionerKind::jacobi;

@@ -133,9 +133,10 @@ TEST(AmgGpu, GivenFirstProlongatorPathMatchesTheCpu)
     for (int k = 0; k < 2; ++k) {
         const ExecPtr exec = k == 0 ? host : device;
         const Csr<double> a = a_cpu.clone_to(exec);
-        const Csr<double> p = p_cpu.clone_to(exec);
+        std::vector<Csr<double>> given;
+        given.push_back(p_cpu.clone_to(exec));
         const auto op = build_format("csr", a.clone_to(exec), FormatOptions{});
-        const AmgPreconditioner<double> pmg(*op.op, a, AmgOptions{}, &p);
+        const AmgPreconditioner<double> pmg(*op.op, a, AmgOptions{}, &given);
         EXPECT_EQ(pmg.name(), "pmg");
         EXPECT_EQ(pmg.levels().at(1).rows, p_cpu.cols);
         const Array<double> b = Array<double>::from_host(exec, b_host);
