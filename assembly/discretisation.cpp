@@ -42,9 +42,14 @@ DiscreteSystem<V> convert_system(LinearSystem<V> assembled, const FormatEntry& f
     system.dirichlet_count = assembled.dirichlet_count;
     system.assembly_times = assembled.times;
     const auto start = std::chrono::steady_clock::now();
+    // A kept matrix is copied only when the format does not keep the CSR arrays itself
+    // (LinearOperator::stored_csr): csr, csr-scalar and cusparse share theirs.
     std::optional<Csr<V>> kept;
-    if (keep_matrix) kept = assembled.matrix.clone_to(assembled.matrix.executor());
+    if (keep_matrix && !format.keeps_csr)
+        kept = assembled.matrix.clone_to(assembled.matrix.executor());
     system.op = build_format(format, std::move(assembled.matrix), options);
+    if (keep_matrix && format.keeps_csr && !system.op.op->stored_csr())
+        throw std::logic_error("format " + format.name + " declares keeps_csr but keeps none");
     if (kept && !system.op.permutation.empty())
         kept = permute_symmetric(*kept, system.op.permutation);
     system.assembled = std::move(kept);

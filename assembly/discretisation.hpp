@@ -49,11 +49,20 @@ struct DiscreteSystem {
     double operator_seconds = 0;     ///< conversion into the format (0 when assembly built it)
     std::optional<MatrixStats> matrix;  ///< when a matrix was assembled (not matrix-free)
     /// The assembled matrix in the operator's numbering, kept beside the operator when a
-    /// preconditioner is built from it (AMG); empty otherwise.
+    /// preconditioner is built from it (AMG) and the operator does not hold it itself; empty
+    /// otherwise. preconditioner_matrix() gives whichever holds it.
     std::optional<Csr<V>> assembled;
     /// p-multigrid's transfers (Discretisation::pmg_interpolations, the first's rows in the
     /// operator's numbering), kept for preconditioner pmg; empty otherwise.
     std::vector<Csr<V>> pmg_interpolations;
+
+    /// The assembled matrix in the operator's numbering for a preconditioner: the kept copy,
+    /// or the operator's own CSR arrays (csr, csr-scalar, cusparse), or nullptr.
+    const Csr<V>* preconditioner_matrix() const
+    {
+        if (assembled) return &*assembled;
+        return op.op ? op.op->stored_csr() : nullptr;
+    }
 };
 
 /// A solution as written out: VTU fields and, with an exact solution, the errors.

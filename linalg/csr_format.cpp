@@ -79,13 +79,16 @@ FormatEntry csr_format_entry()
          {"block", "rule", "threads per block, a multiple of 32 <= 1024 (default: the fixed rule, 128)"},
          {"tune", "true", "tune coop/repeat/block over the first SpMVs (cuda, when none is given)"}},
         parse_csr_options, csr_options_json);
+    e.keeps_csr = true;
     return e;
 }
 
 FormatEntry csr_scalar_format_entry()
 {
-    return assembled_format_entry("csr-scalar", "CSR, one thread per row", build_csr_scalar<float>,
-                                  build_csr_scalar<double>);
+    FormatEntry e = assembled_format_entry("csr-scalar", "CSR, one thread per row",
+                                           build_csr_scalar<float>, build_csr_scalar<double>);
+    e.keeps_csr = true;
+    return e;
 }
 
 FormatEntry cusparse_format_entry()
@@ -93,6 +96,7 @@ FormatEntry cusparse_format_entry()
     FormatEntry e = assembled_format_entry("cusparse", "the vendor CSR SpMV (cuSPARSE; cuda only)",
                                            build_cusparse<float>, build_cusparse<double>);
     e.on_cpu = false;
+    e.keeps_csr = true;
     return e;
 }
 

@@ -24,6 +24,7 @@ public:
     std::size_t bytes_stored() const override { return matrix_.bytes_stored(); }
     std::size_t spmv_min_bytes() const override { return csr_spmv_min_bytes(matrix_, false); }
     const Csr<V>& matrix() const { return matrix_; }
+    const Csr<V>* stored_csr() const override { return &matrix_; }
 
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;

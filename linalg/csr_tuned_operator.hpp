@@ -33,6 +33,7 @@ public:
     std::size_t spmv_min_bytes() const override { return csr_spmv_min_bytes(matrix_, false); }
     /// The parameters in use and how they were chosen.
     std::string parameters() const override;
+    const Csr<V>* stored_csr() const override { return &matrix_; }
     /// Current kernel parameters.
     const CsrParams& params() const { return params_; }
     /// True while the tuner is still trying parameters.

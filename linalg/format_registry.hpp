@@ -53,6 +53,9 @@ struct FormatEntry {
         variants;
     /// The suffix the benchmarks' default list uses ("" = the plain name).
     std::string bench_default_suffix;
+    /// The built operator keeps the CSR arrays it was built from, in the same numbering
+    /// (LinearOperator::stored_csr), so nothing needs a second copy of the matrix.
+    bool keeps_csr = false;
 
     /// True when a discretisation builds it without an assembled matrix.
     bool matrix_free() const { return build_double == nullptr; }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "linalg/array.hpp"
+#include "linalg/csr.hpp"
 #include "linalg/types.hpp"
 
 namespace gpufem {
@@ -32,6 +33,11 @@ public:
     /// synchronisation, no allocation, the same launches as every later apply), so that it can
     /// be captured in a CUDA graph. False e.g. while a run-time tuner is still measuring.
     virtual bool graph_capturable() const { return true; }
+
+    /// The CSR matrix the operator applies, when it keeps one in gpufem's CSR arrays in its own
+    /// numbering (csr, csr-scalar, cusparse); nullptr for every other format. Lets a
+    /// preconditioner built from the matrix (AMG) read it without a second copy.
+    virtual const Csr<V>* stored_csr() const { return nullptr; }
 
     /// The diagonal a_ii (rows() values on executor()), for Jacobi preconditioning; empty when
     /// the operator was built without it (build_format and the LMA builder always attach it).

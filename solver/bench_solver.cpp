@@ -289,7 +289,7 @@ void bench_format(const std::string& label, const DiscreteSystem<V>& system,
                 SolverBenchRow row;
                 try {
                     row = measure<V>(label, method, pre, variant, *system.op.op,
-                                     system.assembled ? &*system.assembled : nullptr,
+                                     system.preconditioner_matrix(),
                                      &system.pmg_interpolations,
                                      b, spec, bench, copy_bw);
                 } catch (const std::exception& e) {

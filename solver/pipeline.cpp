@@ -173,7 +173,7 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     const auto start = clock_type::now();
     const auto m = make_preconditioner(
         PreconditionerSpec{solver.preconditioner, solver.amg}, a,
-        system.assembled ? &*system.assembled : nullptr, &system.pmg_interpolations);
+        system.preconditioner_matrix(), &system.pmg_interpolations);
     if (m) {
         out.preconditioner = m->report();
         if (out.preconditioner.contains("setup_seconds"))

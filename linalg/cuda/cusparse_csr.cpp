@@ -49,6 +49,7 @@ public:
     index_type cols() const override { return matrix_.cols; }
     const ExecPtr& executor() const override { return matrix_.executor(); }
     std::string format() const override { return "cusparse"; }
+    const Csr<V>* stored_csr() const override { return &matrix_; }
     std::size_t bytes_stored() const override { return matrix_.bytes_stored() + buffer_.bytes(); }
     std::size_t spmv_min_bytes() const override { return csr_spmv_min_bytes(matrix_, false); }
 
