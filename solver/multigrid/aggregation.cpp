@@ -76,15 +76,27 @@ Csr<V> tentative_prolongator(const Aggregates& aggregates)
 
 template <typename V>
 Csr<V> smoothed_prolongator(const Csr<V>& a, const Array<V>& dinv, double omega,
-                            const Csr<V>& tentative)
+                            const Aggregates& aggregates)
 {
     const ExecPtr& ex = a.executor();
     const Executor& exec = *ex;
-    Csr<V> s{a.rows, a.cols, a.row_ptr.clone_to(ex), a.col_idx.clone_to(ex),
-             Array<V>(ex, a.nnz())};
-    GPUFEM_DISPATCH(exec, amg_jacobi_operator(exec, a, dinv.data(), static_cast<V>(omega),
-                                              s.values.data()));
-    return sparse_product(s, tentative);
+    const index_type* agg = aggregates.of_node.data();
+    Csr<V> p{a.rows, aggregates.count, Array<index_type>(ex, static_cast<std::size_t>(a.rows) + 1),
+             {}, {}};
+    const index_type nnz =
+        GPUFEM_DISPATCH(exec, amg_prolongator_pattern(exec, a, agg, p.row_ptr.data()));
+    if (nnz < 0) {  // a row meets too many aggregates for the row kernel: S P0 by SpGEMM
+        Csr<V> s{a.rows, a.cols, a.row_ptr.clone_to(ex), a.col_idx.clone_to(ex),
+                 Array<V>(ex, a.nnz())};
+        GPUFEM_DISPATCH(exec, amg_jacobi_operator(exec, a, dinv.data(), static_cast<V>(omega),
+                                                  s.values.data()));
+        return sparse_product(s, tentative_prolongator<V>(aggregates));
+    }
+    p.col_idx = Array<index_type>(ex, static_cast<std::size_t>(nnz));
+    p.values = Array<V>(ex, static_cast<std::size_t>(nnz));
+    GPUFEM_DISPATCH(exec, amg_prolongator_fill(exec, a, agg, dinv.data(), static_cast<V>(omega),
+                                               p.row_ptr.data(), p.col_idx.data(), p.values.data()));
+    return p;
 }
 
 template <typename V>
@@ -105,7 +117,8 @@ Csr<V> sparse_transpose(const Csr<V>& a)
     template Array<std::uint8_t> strength_of_connection(const Csr<V>&, const Array<V>&, double);  \
     template Aggregates aggregate(const Csr<V>&, const Array<std::uint8_t>&);                     \
     template Csr<V> tentative_prolongator(const Aggregates&);                                     \
-    template Csr<V> smoothed_prolongator(const Csr<V>&, const Array<V>&, double, const Csr<V>&);  \
+    template Csr<V> smoothed_prolongator(const Csr<V>&, const Array<V>&, double,                  \
+                                         const Aggregates&);                                     \
     template Csr<V> sparse_product(const Csr<V>&, const Csr<V>&);                                 \
     template Csr<V> sparse_transpose(const Csr<V>&);
 GPUFEM_INSTANTIATE(float)

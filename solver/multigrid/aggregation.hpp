@@ -33,10 +33,13 @@ Aggregates aggregate(const Csr<V>& a, const Array<std::uint8_t>& strong);
 template <typename V>
 Csr<V> tentative_prolongator(const Aggregates& aggregates);
 
-/// P = (I - omega D^-1 A) P0.
+/// P = (I - omega D^-1 A) P0 for P0 the aggregates' tentative prolongator, built row by row
+/// (each row gathers its columns' aggregates; no copy of A, no sparse product). On CUDA a row
+/// meeting more than amg_row_aggregates_limit aggregates sends the whole product to
+/// cuSPARSE's SpGEMM instead.
 template <typename V>
 Csr<V> smoothed_prolongator(const Csr<V>& a, const Array<V>& dinv, double omega,
-                            const Csr<V>& tentative);
+                            const Aggregates& aggregates);
 
 /// C = A B (SpGEMM: gpufem's on the CPU, cuSPARSE's on CUDA).
 template <typename V>

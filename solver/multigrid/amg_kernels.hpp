@@ -60,6 +60,10 @@ GPUFEM_HOST_DEVICE inline double hashed_unit(index_type i)
 /// True when a tuple belongs to a selected node.
 GPUFEM_HOST_DEVICE inline bool mis_tuple_selected(std::uint64_t t) { return (t >> 62) == 3; }
 
+/// The most distinct aggregates one row of the prolongator may meet in the CUDA kernels (a
+/// per-thread list); more sends the product to cuSPARSE.
+inline constexpr int amg_row_aggregates_limit = 64;
+
 /// The pattern-only kernels (not templated on the value type).
 #define GPUFEM_AMG_GRAPH_KERNELS(PREFIX, BODY)                                               \
     /** state[i] = isolated when row i has no strong entry, undecided otherwise. */          \
@@ -108,9 +112,21 @@ GPUFEM_HOST_DEVICE inline bool mis_tuple_selected(std::uint64_t t) { return (t >
     PREFIX void amg_strength(const Executor& exec, const Csr<V>& a, const V* diag,           \
                              double theta, std::uint8_t* strong) BODY                        \
     /** s_values = the values of I - omega D^-1 A in a's pattern (a stores every diagonal    \
-        entry; dinv = 1 / diag(A)). */                                                       \
+        entry; dinv = 1 / diag(A)): S for the sparse product S P0. */                        \
     PREFIX void amg_jacobi_operator(const Executor& exec, const Csr<V>& a, const V* dinv,    \
                                     V omega, V* s_values) BODY                               \
+    /** The row offsets of P = (I - omega D^-1 A) P0 for P0 the aggregates' indicator: row i \
+        holds the distinct aggregates among its columns' and its own (p_ptr: rows + 1        \
+        entries). Returns P's entries, or -1 when some row meets more than                   \
+        amg_row_aggregates_limit aggregates (cuda only; then use the sparse product). */     \
+    PREFIX index_type amg_prolongator_pattern(const Executor& exec, const Csr<V>& a,        \
+                                              const index_type* agg, index_type* p_ptr) BODY \
+    /** The entries of that P (p_ptr complete): column g gets [agg(i) == g] - omega dinv_i   \
+        sum of a_ij over the columns j with agg(j) == g; columns sorted. */                  \
+    PREFIX void amg_prolongator_fill(const Executor& exec, const Csr<V>& a,                 \
+                                     const index_type* agg, const V* dinv, V omega,          \
+                                     const index_type* p_ptr, index_type* p_col, V* p_val)   \
+        BODY                                                                                 \
     /** One Chebyshev step: d = c_d d + c_r dinv (b - ax); x += d. With ax null the current  \
         x is taken as zero: d = c_r dinv b and x = d (x is not read). */                     \
     PREFIX void amg_chebyshev_step(const Executor& exec, index_type n, const V* b,           \

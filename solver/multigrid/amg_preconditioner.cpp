@@ -151,7 +151,7 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
         if (geometric) ++given_levels_;
         Csr<V> p = geometric ? (*given_prolongators)[levels_.size()].clone_to(exec_)
                              : smoothed_prolongator(*csr, level->dinv, 4.0 / (3.0 * upper),
-                                                    tentative_prolongator<V>(aggregates));
+                                                    aggregates);
         Csr<V> r = sparse_transpose(p);
         phase_done(2);
         Csr<V> next = sparse_product(r, sparse_product(*csr, p));

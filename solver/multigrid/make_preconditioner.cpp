@@ -1,10 +1,34 @@
 #include "solver/multigrid/make_preconditioner.hpp"
 
+#include <cstring>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "solver/multigrid/amg_preconditioner.hpp"
 
 namespace gpufem {
+
+namespace {
+
+/// Builds a multigrid hierarchy; an allocation that fails is reported as the hierarchy's.
+template <typename V, typename Build>
+std::unique_ptr<Preconditioner<V>> multigrid(const char* name, const LinearOperator<V>& a,
+                                             const Csr<V>& matrix, Build&& build)
+{
+    try {
+        return build();
+    } catch (const std::runtime_error& e) {
+        if (!std::strstr(e.what(), "out of memory")) throw;
+        throw std::runtime_error(fmt::format(
+            "preconditioner {}: the hierarchy of the {} rows and {} non-zeros does not fit beside "
+            "the system ({}); use solver.preconditioner: jacobi, a smaller mesh, or a larger "
+            "device",
+            name, a.rows(), matrix.nnz(), e.what()));
+    }
+}
+
+}  // namespace
 
 template <typename V>
 std::unique_ptr<Preconditioner<V>> make_preconditioner(const PreconditionerSpec& spec,
@@ -19,12 +43,16 @@ std::unique_ptr<Preconditioner<V>> make_preconditioner(const PreconditionerSpec&
         if (!matrix)
             throw std::invalid_argument(
                 "preconditioner amg: needs the assembled matrix, which this system does not keep");
-        return std::make_unique<AmgPreconditioner<V>>(a, *matrix, spec.amg);
+        return multigrid<V>("amg", a, *matrix, [&]() -> std::unique_ptr<Preconditioner<V>> {
+            return std::make_unique<AmgPreconditioner<V>>(a, *matrix, spec.amg);
+        });
     case PreconditionerKind::pmg:
         if (!matrix || !interpolations)
             throw std::invalid_argument("preconditioner pmg: needs the assembled matrix and the "
                                         "lower-degree interpolations, which this system does not keep");
-        return std::make_unique<AmgPreconditioner<V>>(a, *matrix, spec.amg, interpolations);
+        return multigrid<V>("pmg", a, *matrix, [&]() -> std::unique_ptr<Preconditioner<V>> {
+            return std::make_unique<AmgPreconditioner<V>>(a, *matrix, spec.amg, interpolations);
+        });
     }
     throw std::invalid_argument("make_preconditioner: unknown kind");
 }

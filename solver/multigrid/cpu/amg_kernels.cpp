@@ -1,6 +1,8 @@
 // CPU reference of the smoothed-aggregation kernels (solver/multigrid/amg_kernels.hpp).
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -129,6 +131,79 @@ void amg_jacobi_operator(const Executor&, const Csr<V>& a, const V* dinv, V omeg
         for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
             s_values[k] = (col[k] == i ? V(1) : V(0)) - omega * dinv[i] * val[k];
     });
+}
+
+/// The distinct aggregates of row i (its columns' and its own), sorted, with P's values.
+template <typename V>
+void prolongator_row(const index_type* ptr, const index_type* col, const V* val,
+                     const index_type* agg, const V* dinv, V omega, long long i,
+                     std::vector<std::pair<index_type, V>>& row)
+{
+    row.clear();
+    const auto add = [&row](index_type g, V value) {
+        for (auto& entry : row)
+            if (entry.first == g) {
+                entry.second += value;
+                return;
+            }
+        row.emplace_back(g, value);
+    };
+    if (agg[i] >= 0) add(agg[i], V(1));
+    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
+        if (agg[col[k]] >= 0) add(agg[col[k]], -omega * dinv[i] * val[k]);
+    std::sort(row.begin(), row.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
+}
+
+template <typename V>
+index_type amg_prolongator_pattern(const Executor&, const Csr<V>& a, const index_type* agg,
+                                   index_type* p_ptr)
+{
+    const index_type* ptr = a.row_ptr.data();
+    const index_type* col = a.col_idx.data();
+#pragma omp parallel
+    {
+        std::vector<index_type> seen;
+#pragma omp for schedule(dynamic, 4096)
+        for (index_type i = 0; i < a.rows; ++i) {
+            seen.clear();
+            const auto add = [&seen](index_type g) {
+                if (g >= 0 && std::find(seen.begin(), seen.end(), g) == seen.end()) seen.push_back(g);
+            };
+            add(agg[i]);
+            for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) add(agg[col[k]]);
+            p_ptr[i + 1] = static_cast<index_type>(seen.size());
+        }
+    }
+    p_ptr[0] = 0;
+    for (index_type i = 0; i < a.rows; ++i) {
+        if (static_cast<long long>(p_ptr[i]) + p_ptr[i + 1] > 2147483647LL)
+            throw std::length_error("AMG: a prolongator has more than 2^31 - 1 non-zeros");
+        p_ptr[i + 1] += p_ptr[i];
+    }
+    return p_ptr[a.rows];
+}
+
+template <typename V>
+void amg_prolongator_fill(const Executor&, const Csr<V>& a, const index_type* agg, const V* dinv,
+                          V omega, const index_type* p_ptr, index_type* p_col, V* p_val)
+{
+    const index_type* ptr = a.row_ptr.data();
+    const index_type* col = a.col_idx.data();
+    const V* val = a.values.data();
+#pragma omp parallel
+    {
+        std::vector<std::pair<index_type, V>> row;
+#pragma omp for schedule(dynamic, 4096)
+        for (index_type i = 0; i < a.rows; ++i) {
+            prolongator_row(ptr, col, val, agg, dinv, omega, i, row);
+            index_type out = p_ptr[i];
+            for (const auto& [g, value] : row) {
+                p_col[out] = g;
+                p_val[out] = value;
+                ++out;
+            }
+        }
+    }
 }
 
 template <typename V>

@@ -202,6 +202,86 @@ __global__ void strength_kernel(index_type n, const index_type* __restrict__ ptr
     }
 }
 
+/// Row i of the prolongator: the distinct aggregates met (own first, then in column order)
+/// and, with values, P's entries; false when more than amg_row_aggregates_limit.
+template <typename V, bool with_values>
+__device__ bool prolongator_row(index_type i, const index_type* __restrict__ ptr,
+                                const index_type* __restrict__ col, const V* __restrict__ val,
+                                const index_type* __restrict__ agg, V scale,
+                                index_type* seen, V* sums, int& count)
+{
+    count = 0;
+    const auto add = [&](index_type g, V value) {
+        if (g < 0) return true;
+        for (int m = 0; m < count; ++m)
+            if (seen[m] == g) {
+                if (with_values) sums[m] += value;
+                return true;
+            }
+        if (count == amg_row_aggregates_limit) return false;
+        seen[count] = g;
+        if (with_values) sums[count] = value;
+        ++count;
+        return true;
+    };
+    if (!add(agg[i], V(1))) return false;
+    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
+        if (!add(agg[col[k]], with_values ? -scale * val[k] : V(0))) return false;
+    return true;
+}
+
+template <typename V>
+__global__ void prolongator_lengths_kernel(index_type n, const index_type* __restrict__ ptr,
+                                           const index_type* __restrict__ col,
+                                           const index_type* __restrict__ agg,
+                                           index_type* __restrict__ p_ptr, int* __restrict__ overflow)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == n) p_ptr[n] = 0;
+    if (i >= n) return;
+    index_type seen[amg_row_aggregates_limit];
+    int count = 0;
+    if (!prolongator_row<V, false>(i, ptr, col, static_cast<const V*>(nullptr), agg, V(0), seen,
+                                   static_cast<V*>(nullptr), count)) {
+        *overflow = 1;
+        count = 0;
+    }
+    p_ptr[i] = count;
+}
+
+template <typename V>
+__global__ void prolongator_fill_kernel(index_type n, const index_type* __restrict__ ptr,
+                                        const index_type* __restrict__ col,
+                                        const V* __restrict__ val, const index_type* __restrict__ agg,
+                                        const V* __restrict__ dinv, V omega,
+                                        const index_type* __restrict__ p_ptr,
+                                        index_type* __restrict__ p_col, V* __restrict__ p_val)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    index_type seen[amg_row_aggregates_limit];
+    V sums[amg_row_aggregates_limit];
+    int count = 0;
+    prolongator_row<V, true>(i, ptr, col, val, agg, omega * dinv[i], seen, sums, count);
+    for (int m = 1; m < count; ++m) {  // insertion sort by column
+        const index_type g = seen[m];
+        const V s = sums[m];
+        int at = m;
+        while (at > 0 && seen[at - 1] > g) {
+            seen[at] = seen[at - 1];
+            sums[at] = sums[at - 1];
+            --at;
+        }
+        seen[at] = g;
+        sums[at] = s;
+    }
+    const index_type out = p_ptr[i];
+    for (int m = 0; m < count; ++m) {
+        p_col[out + m] = seen[m];
+        p_val[out + m] = sums[m];
+    }
+}
+
 template <typename V>
 __global__ void jacobi_operator_kernel(index_type n, const index_type* __restrict__ ptr,
                                        const index_type* __restrict__ col,
@@ -392,6 +472,36 @@ void amg_jacobi_operator(const Executor& exec, const Csr<V>& a, const V* dinv, V
     if (a.rows == 0) return;
     jacobi_operator_kernel<V><<<grid_for(a.rows), block_size, 0, stream_of(exec)>>>(
         a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), dinv, omega, s_values);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+index_type amg_prolongator_pattern(const Executor& exec, const Csr<V>& a, const index_type* agg,
+                                   index_type* p_ptr)
+{
+    DeviceBuffer overflow(exec, sizeof(int));
+    zero_bytes(exec, overflow.as<int>(), sizeof(int));
+    prolongator_lengths_kernel<V><<<grid_for(static_cast<std::int64_t>(a.rows) + 1), block_size, 0,
+                                    stream_of(exec)>>>(a.rows, a.row_ptr.data(), a.col_idx.data(),
+                                                       agg, p_ptr, overflow.as<int>());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    int flag = 0;
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&flag, overflow.as<int>(), sizeof(int), cudaMemcpyDeviceToHost,
+                                      stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    if (flag) return -1;
+    return exclusive_scan_total(exec, p_ptr, a.rows);
+}
+
+template <typename V>
+void amg_prolongator_fill(const Executor& exec, const Csr<V>& a, const index_type* agg,
+                          const V* dinv, V omega, const index_type* p_ptr, index_type* p_col,
+                          V* p_val)
+{
+    if (a.rows == 0) return;
+    prolongator_fill_kernel<V><<<grid_for(a.rows), block_size, 0, stream_of(exec)>>>(
+        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), agg, dinv, omega, p_ptr,
+        p_col, p_val);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
