@@ -100,10 +100,10 @@ Csr<V> smoothed_prolongator(const Csr<V>& a, const Array<V>& dinv, double omega,
 }
 
 template <typename V>
-Csr<V> sparse_product(const Csr<V>& a, const Csr<V>& b)
+Csr<V> sparse_product(const Csr<V>& a, const Csr<V>& b, std::size_t block_nnz)
 {
     const Executor& exec = *a.executor();
-    return GPUFEM_DISPATCH(exec, amg_spgemm(exec, a, b));
+    return GPUFEM_DISPATCH(exec, amg_spgemm(exec, a, b, block_nnz));
 }
 
 template <typename V>
@@ -119,7 +119,7 @@ Csr<V> sparse_transpose(const Csr<V>& a)
     template Csr<V> tentative_prolongator(const Aggregates&);                                     \
     template Csr<V> smoothed_prolongator(const Csr<V>&, const Array<V>&, double,                  \
                                          const Aggregates&);                                     \
-    template Csr<V> sparse_product(const Csr<V>&, const Csr<V>&);                                 \
+    template Csr<V> sparse_product(const Csr<V>&, const Csr<V>&, std::size_t);                    \
     template Csr<V> sparse_transpose(const Csr<V>&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)

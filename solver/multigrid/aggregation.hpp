@@ -7,6 +7,7 @@
 
 #include "linalg/array.hpp"
 #include "linalg/csr.hpp"
+#include "solver/multigrid/amg_kernels.hpp"
 
 namespace gpufem {
 
@@ -41,9 +42,10 @@ template <typename V>
 Csr<V> smoothed_prolongator(const Csr<V>& a, const Array<V>& dinv, double omega,
                             const Aggregates& aggregates);
 
-/// C = A B (SpGEMM: gpufem's on the CPU, cuSPARSE's on CUDA).
+/// C = A B (SpGEMM: gpufem's on the CPU, cuSPARSE's on CUDA, over blocks of at most block_nnz
+/// entries of A; see amg_spgemm).
 template <typename V>
-Csr<V> sparse_product(const Csr<V>& a, const Csr<V>& b);
+Csr<V> sparse_product(const Csr<V>& a, const Csr<V>& b, std::size_t block_nnz = amg_spgemm_block_nnz);
 
 /// A^T.
 template <typename V>

@@ -64,6 +64,9 @@ GPUFEM_HOST_DEVICE inline bool mis_tuple_selected(std::uint64_t t) { return (t >
 /// per-thread list); more sends the product to cuSPARSE.
 inline constexpr int amg_row_aggregates_limit = 64;
 
+/// Entries of A per block of the CUDA sparse product (see amg_spgemm).
+inline constexpr std::size_t amg_spgemm_block_nnz = std::size_t(1) << 27;
+
 /// The pattern-only kernels (not templated on the value type).
 #define GPUFEM_AMG_GRAPH_KERNELS(PREFIX, BODY)                                               \
     /** state[i] = isolated when row i has no strong entry, undecided otherwise. */          \
@@ -139,8 +142,12 @@ inline constexpr int amg_row_aggregates_limit = 64;
     PREFIX void amg_dense_matvec(const Executor& exec, index_type n, const V* m, const V* x, \
                                  V* y) BODY                                                  \
     /** C = A B (columns sorted within each row, structural entries kept even when their     \
-        value is zero). cpu: Gustavson's row-by-row product; cuda: cuSPARSE SpGEMM. */       \
-    PREFIX Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b) BODY    \
+        value is zero). cpu: Gustavson's row-by-row product; cuda: cuSPARSE SpGEMM over      \
+        blocks of A's rows of at most block_nnz entries (cuSPARSE's work and buffers grow    \
+        with the block, and fail beyond a few hundred million products), written straight   \
+        into C. */                                                                           \
+    PREFIX Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b,        \
+                             std::size_t block_nnz) BODY                                     \
     /** A^T (columns sorted). cpu: counting transpose; cuda: cusparseCsr2cscEx2. */          \
     PREFIX Csr<V> amg_transpose(const Executor& exec, const Csr<V>& a) BODY
 

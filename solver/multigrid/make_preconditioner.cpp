@@ -19,7 +19,8 @@ std::unique_ptr<Preconditioner<V>> multigrid(const char* name, const LinearOpera
     try {
         return build();
     } catch (const std::runtime_error& e) {
-        if (!std::strstr(e.what(), "out of memory")) throw;
+        if (!std::strstr(e.what(), "out of memory") && !std::strstr(e.what(), "insufficient resources"))
+            throw;
         throw std::runtime_error(fmt::format(
             "preconditioner {}: the hierarchy of the {} rows and {} non-zeros does not fit beside "
             "the system ({}); use solver.preconditioner: jacobi, a smaller mesh, or a larger "

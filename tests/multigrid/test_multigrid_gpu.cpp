@@ -111,6 +111,22 @@ TEST(AmgGpu, ProlongatorOfRowsMeetingManyAggregatesTakesTheSparseProductAndAgree
     expect_same_pattern_close_values(results[1], results[0], 1e-14, "P with long rows");
 }
 
+TEST(AmgGpu, SparseProductOverBlocksOfRowsEqualsTheCpuProduct)
+{
+    GPUFEM_REQUIRE_GPU();
+    const unsigned seed = test::random_seed();
+    const ExecPtr host = Executor::create_cpu(), device = Executor::create_cuda();
+    const Csr<double> a_cpu = test::weighted_laplacian_3d<double>(host, 21, 17, 13, seed);
+    const Aggregates agg = aggregate(a_cpu, strength_of_connection(a_cpu, diagonal_of(a_cpu), 0.02));
+    const Csr<double> p_cpu = smoothed_prolongator(a_cpu, inverse_of(diagonal_of(a_cpu)), 0.6, agg);
+    const HostMatrix expected = test::to_host(sparse_product(a_cpu, p_cpu));
+    const Csr<double> a_gpu = a_cpu.clone_to(device), p_gpu = p_cpu.clone_to(device);
+    // One block, blocks of a few rows, and blocks of a single row (a row longer than the block).
+    for (std::size_t block : {amg_spgemm_block_nnz, std::size_t(997), std::size_t(3)})
+        expect_same_pattern_close_values(test::to_host(sparse_product(a_gpu, p_gpu, block)), expected,
+                                         1e-14, "A P in blocks");
+}
+
 TEST(AmgGpu, HierarchiesAgreeAndPcgConvergesLikeTheCpuForEveryFormat)
 {
     GPUFEM_REQUIRE_GPU();

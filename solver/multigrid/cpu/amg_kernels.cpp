@@ -247,7 +247,7 @@ void amg_dense_matvec(const Executor&, index_type n, const V* m, const V* x, V* 
 }
 
 template <typename V>
-Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b)
+Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b, std::size_t)
 {
     if (a.cols != b.rows) throw std::invalid_argument("amg_spgemm: inner dimensions differ");
     const ExecPtr& ex = a.executor();

@@ -1,7 +1,10 @@
 // CUDA smoothed-aggregation kernels (solver/multigrid/amg_kernels.hpp): the same parallel
 // aggregation as the CPU reference, one thread per row; scans and counts with CUB; the sparse
 // products (SpGEMM) and the transpose (Csr2cscEx2) from cuSPARSE.
+#include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -540,24 +543,56 @@ void amg_dense_matvec(const Executor& exec, index_type n, const V* m, const V* x
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-template <typename V>
-Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b)
+namespace {
+
+/// c_ptr[r] = block[r] + offset for r < rows (the rows of one block of C into C's offsets).
+__global__ void shift_offsets_kernel(index_type rows, const index_type* __restrict__ block,
+                                     index_type offset, index_type* __restrict__ c_ptr)
 {
-    if (a.cols != b.rows) throw std::invalid_argument("amg_spgemm: inner dimensions differ");
+    const index_type r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) c_ptr[r] = block[r] + offset;
+}
+
+/// out[r] = ptr[r] - ptr[0] for r <= rows (a block's row offsets from 0).
+__global__ void rebase_offsets_kernel(index_type rows, const index_type* __restrict__ ptr,
+                                      index_type* __restrict__ out)
+{
+    const index_type r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r <= rows) out[r] = ptr[r] - ptr[0];
+}
+
+/// One block of rows [begin, end) of C = A B by cuSPARSE's SpGEMM, its offsets into
+/// block_ptr. place(nnz), called once the block's size is known, returns where its columns
+/// and values go ({nullptr, nullptr}: nowhere, only the size is wanted). Returns the size.
+template <typename V, typename Place>
+std::int64_t spgemm_block(const Executor& exec, const SparseHandle& handle, const Csr<V>& a,
+                          index_type begin, index_type end, index_type entries_before,
+                          std::int64_t entries, cusparseSpMatDescr_t db, index_type b_cols,
+                          index_type* block_ptr, Place&& place)
+{
+    const index_type rows = end - begin;
     const ExecPtr& ex = a.executor();
-    const SparseHandle handle(exec);
-    cusparseSpMatDescr_t da = csr_descriptor(a), db = csr_descriptor(b), dc = nullptr;
-    Csr<V> c{a.rows, b.cols, Array<index_type>(ex, static_cast<std::size_t>(a.rows) + 1), {}, {}};
-    GPUFEM_CUSPARSE_CHECK(cusparseCreateCsr(&dc, a.rows, b.cols, 0, c.row_ptr.data(), nullptr,
-                                            nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                            CUSPARSE_INDEX_BASE_ZERO, value_type_of<V>()));
+    Array<index_type> a_ptr(ex, static_cast<std::size_t>(rows) + 1);
+    rebase_offsets_kernel<<<grid_for(static_cast<std::int64_t>(rows) + 1), block_size, 0,
+                            stream_of(exec)>>>(rows, a.row_ptr.data() + begin, a_ptr.data());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    cusparseSpMatDescr_t da = nullptr, dc = nullptr;
     cusparseSpGEMMDescr_t spgemm = nullptr;
-    GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_createDescr(&spgemm));
+    GPUFEM_CUSPARSE_CHECK(cusparseCreateCsr(
+        &da, rows, a.cols, entries, a_ptr.data(),
+        const_cast<index_type*>(a.col_idx.data()) + entries_before,
+        const_cast<V*>(a.values.data()) + entries_before, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+        CUSPARSE_INDEX_BASE_ZERO, value_type_of<V>()));
     const V one = 1, zero = 0;
     const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
     const auto type = value_type_of<V>();
     const auto alg = CUSPARSE_SPGEMM_DEFAULT;
+    std::int64_t nnz = 0;
     try {
+        GPUFEM_CUSPARSE_CHECK(cusparseCreateCsr(&dc, rows, b_cols, 0, block_ptr, nullptr, nullptr,
+                                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                                CUSPARSE_INDEX_BASE_ZERO, type));
+        GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_createDescr(&spgemm));
         std::size_t bytes1 = 0, bytes2 = 0;
         GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_workEstimation(handle.get(), op, op, &one, da, db,
                                                             &zero, dc, type, alg, spgemm, &bytes1,
@@ -571,28 +606,105 @@ Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b)
         Array<char> buffer2(ex, bytes2);
         GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_compute(handle.get(), op, op, &one, da, db, &zero, dc,
                                                      type, alg, spgemm, &bytes2, buffer2.data()));
-        std::int64_t rows = 0, cols = 0, nnz = 0;
-        GPUFEM_CUSPARSE_CHECK(cusparseSpMatGetSize(dc, &rows, &cols, &nnz));
-        if (nnz > 2147483647LL)
-            throw std::length_error("AMG: a Galerkin product has more than 2^31 - 1 non-zeros");
-        c.col_idx = Array<index_type>(ex, static_cast<std::size_t>(nnz));
-        c.values = Array<V>(ex, static_cast<std::size_t>(nnz));
-        GPUFEM_CUSPARSE_CHECK(
-            cusparseCsrSetPointers(dc, c.row_ptr.data(), c.col_idx.data(), c.values.data()));
-        GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_copy(handle.get(), op, op, &one, da, db, &zero, dc,
-                                                  type, alg, spgemm));
+        std::int64_t r = 0, c = 0;
+        GPUFEM_CUSPARSE_CHECK(cusparseSpMatGetSize(dc, &r, &c, &nnz));
+        const auto [out_col, out_val] = place(nnz);
+        if (out_col) {
+            GPUFEM_CUSPARSE_CHECK(cusparseCsrSetPointers(dc, block_ptr, out_col, out_val));
+            GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_copy(handle.get(), op, op, &one, da, db, &zero,
+                                                      dc, type, alg, spgemm));
+        }
         exec.synchronize();  // before the buffers go
     } catch (...) {
         cusparseSpGEMM_destroyDescr(spgemm);
         cusparseDestroySpMat(da);
-        cusparseDestroySpMat(db);
         cusparseDestroySpMat(dc);
         throw;
     }
     cusparseSpGEMM_destroyDescr(spgemm);
     cusparseDestroySpMat(da);
-    cusparseDestroySpMat(db);
     cusparseDestroySpMat(dc);
+    return nnz;
+}
+
+}  // namespace
+
+template <typename V>
+Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b, std::size_t block_nnz)
+{
+    if (a.cols != b.rows) throw std::invalid_argument("amg_spgemm: inner dimensions differ");
+    const ExecPtr& ex = a.executor();
+    // Blocks of rows with at most block_nnz entries of A (a longer row is a block of its own).
+    struct Block {
+        index_type begin, end;
+    };
+    std::vector<Block> blocks;
+    std::vector<index_type> ptr;
+    if (a.nnz() <= block_nnz) {
+        blocks.push_back({0, a.rows});
+    } else {
+        ptr = a.row_ptr.to_host();
+        index_type begin = 0;
+        while (begin < a.rows) {
+            index_type end = begin + 1;
+            while (end < a.rows && static_cast<std::size_t>(ptr[end + 1] - ptr[begin]) <= block_nnz) ++end;
+            blocks.push_back({begin, end});
+            begin = end;
+        }
+    }
+    const SparseHandle handle(exec);
+    cusparseSpMatDescr_t db = csr_descriptor(b);
+    Csr<V> c{a.rows, b.cols, Array<index_type>(ex, static_cast<std::size_t>(a.rows) + 1), {}, {}};
+    const auto allocate = [&](std::int64_t nnz) {
+        if (nnz > 2147483647LL)
+            throw std::length_error("AMG: a Galerkin product has more than 2^31 - 1 non-zeros");
+        c.col_idx = Array<index_type>(ex, static_cast<std::size_t>(nnz));
+        c.values = Array<V>(ex, static_cast<std::size_t>(nnz));
+    };
+    try {
+        if (blocks.size() == 1) {  // one pass: C's arrays are made once the size is known
+            spgemm_block(exec, handle, a, 0, a.rows, 0, static_cast<std::int64_t>(a.nnz()), db,
+                         b.cols, c.row_ptr.data(), [&](std::int64_t nnz) {
+                             allocate(nnz);
+                             return std::pair<index_type*, V*>{c.col_idx.data(), c.values.data()};
+                         });
+        } else {
+            // Pass 1: each block's size; pass 2: each block again, straight into C.
+            std::size_t most_rows = 0;
+            for (const Block& blk : blocks)
+                most_rows = std::max<std::size_t>(most_rows, static_cast<std::size_t>(blk.end - blk.begin));
+            Array<index_type> block_ptr(ex, most_rows + 1);
+            std::vector<std::int64_t> offsets(blocks.size() + 1, 0);
+            const auto nowhere = [](std::int64_t) { return std::pair<index_type*, V*>{nullptr, nullptr}; };
+            for (std::size_t k = 0; k < blocks.size(); ++k)
+                offsets[k + 1] = offsets[k] + spgemm_block(exec, handle, a, blocks[k].begin,
+                                                           blocks[k].end, ptr[blocks[k].begin],
+                                                           ptr[blocks[k].end] - ptr[blocks[k].begin],
+                                                           db, b.cols, block_ptr.data(), nowhere);
+            allocate(offsets.back());
+            for (std::size_t k = 0; k < blocks.size(); ++k) {
+                const index_type rows = blocks[k].end - blocks[k].begin;
+                spgemm_block(exec, handle, a, blocks[k].begin, blocks[k].end, ptr[blocks[k].begin],
+                             ptr[blocks[k].end] - ptr[blocks[k].begin], db, b.cols,
+                             block_ptr.data(), [&](std::int64_t) {
+                                 return std::pair<index_type*, V*>{c.col_idx.data() + offsets[k],
+                                                                   c.values.data() + offsets[k]};
+                             });
+                shift_offsets_kernel<<<grid_for(rows), block_size, 0, stream_of(exec)>>>(
+                    rows, block_ptr.data(), static_cast<index_type>(offsets[k]),
+                    c.row_ptr.data() + blocks[k].begin);
+                GPUFEM_CUDA_CHECK_LAUNCH();
+            }
+            const index_type total = static_cast<index_type>(offsets.back());
+            GPUFEM_CUDA_CHECK(cudaMemcpyAsync(c.row_ptr.data() + a.rows, &total, sizeof(index_type),
+                                              cudaMemcpyHostToDevice, stream_of(exec)));
+            exec.synchronize();
+        }
+    } catch (...) {
+        cusparseDestroySpMat(db);
+        throw;
+    }
+    cusparseDestroySpMat(db);
     return c;
 }
 
