@@ -64,8 +64,12 @@ GPUFEM_HOST_DEVICE inline bool mis_tuple_selected(std::uint64_t t) { return (t >
 /// per-thread list); more sends the product to cuSPARSE.
 inline constexpr int amg_row_aggregates_limit = 64;
 
-/// Entries of A per block of the CUDA sparse product (see amg_spgemm).
-inline constexpr std::size_t amg_spgemm_block_nnz = std::size_t(1) << 27;
+/// Block size of the CUDA sparse product meaning "from the free device memory" (see
+/// amg_spgemm).
+inline constexpr std::size_t amg_spgemm_block_nnz = 0;
+/// Device bytes cuSPARSE's SpGEMM was seen to need per product a_ik b_kj (about 67 on the
+/// 64M-unknown cube), with a margin: the automatic block holds free memory / this products.
+inline constexpr std::size_t amg_spgemm_bytes_per_product = 120;
 
 /// The pattern-only kernels (not templated on the value type).
 #define GPUFEM_AMG_GRAPH_KERNELS(PREFIX, BODY)                                               \
@@ -143,9 +147,10 @@ inline constexpr std::size_t amg_spgemm_block_nnz = std::size_t(1) << 27;
                                  V* y) BODY                                                  \
     /** C = A B (columns sorted within each row, structural entries kept even when their     \
         value is zero). cpu: Gustavson's row-by-row product; cuda: cuSPARSE SpGEMM over      \
-        blocks of A's rows of at most block_nnz entries (cuSPARSE's work and buffers grow    \
-        with the block, and fail beyond a few hundred million products), written straight   \
-        into C. */                                                                           \
+        blocks of A's rows of at most block_nnz entries (0: as many as the free device      \
+        memory allows at amg_spgemm_bytes_per_product per expected product; cuSPARSE's      \
+        buffers grow with the block), written straight into C: one pass for one block, two  \
+        (sizes, then entries) for several. */                                                \
     PREFIX Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b,        \
                              std::size_t block_nnz) BODY                                     \
     /** A^T (columns sorted). cpu: counting transpose; cuda: cusparseCsr2cscEx2. */          \

@@ -638,6 +638,13 @@ Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b, std::s
     struct Block {
         index_type begin, end;
     };
+    if (block_nnz == 0) {  // from the free memory and B's mean row length
+        std::size_t free_bytes = 0, total_bytes = 0;
+        GPUFEM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+        const double b_row = b.rows > 0 ? std::max(1.0, static_cast<double>(b.nnz()) / b.rows) : 1.0;
+        const double products = static_cast<double>(free_bytes) / amg_spgemm_bytes_per_product;
+        block_nnz = static_cast<std::size_t>(std::max(1048576.0, products / b_row));
+    }
     std::vector<Block> blocks;
     std::vector<index_type> ptr;
     if (a.nnz() <= block_nnz) {
