@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "assembly/degree_one_interpolation.hpp"
+#include "assembly/lagrange_interpolation.hpp"
 #include "assembly/format_registry.hpp"
 
 namespace gpufem {

@@ -25,7 +25,7 @@ public:
     /// Formats whose registry entry holds ElementOperatorBuilders (lma).
     DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
                                            const FormatOptions& options) const override;
-    /// Degree k -> k/2 -> 1 or k -> 1 on the same mesh (assembly/degree_one_interpolation.hpp).
+    /// Degree k -> k/2 -> 1 or k -> 1 on the same mesh (assembly/lagrange_interpolation.hpp).
     std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const override;
     /// u as point data; with problem.exact also u_exact, error (u - u_exact) and the norms.
     SolutionOutput solution_output(const Array<V>& u) const override;

@@ -17,7 +17,7 @@ struct PreconditionerSpec {
 
 /// The preconditioner of spec for a (nullptr for none). matrix is a's assembled matrix in a's
 /// numbering, which amg and pmg need; interpolations are pmg's transfers to lower degrees,
-/// finest first (the first's rows in a's numbering; see assembly/degree_one_interpolation.hpp;
+/// finest first (the first's rows in a's numbering; see assembly/lagrange_interpolation.hpp;
 /// empty for degree 1, where pmg is amg). Both are only read during the setup and may be null
 /// where not needed. Throws std::invalid_argument as the constructors do, and when a needed
 /// matrix is missing.

@@ -13,7 +13,7 @@
 #include "linalg/csr_kernels.hpp"
 #include "linalg/format_build.hpp"
 #include "random_values.hpp"
-#include "assembly/degree_one_interpolation.hpp"
+#include "assembly/lagrange_interpolation.hpp"
 #include "solver/case_file.hpp"
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"

@@ -1,4 +1,4 @@
-#include "assembly/degree_one_interpolation.hpp"
+#include "assembly/lagrange_interpolation.hpp"
 
 #include <cmath>
 #include <stdexcept>
