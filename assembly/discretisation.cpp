@@ -32,6 +32,15 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
 }
 
 template <typename V>
+void keep_pmg_interpolations(DiscreteSystem<V>& system, const Discretisation<V>& disc,
+                             const ExecPtr& exec)
+{
+    system.pmg_interpolations = disc.pmg_interpolations(exec);
+    if (!system.pmg_interpolations.empty() && !system.op.permutation.empty())
+        system.pmg_interpolations[0] = permute_rows(system.pmg_interpolations[0], system.op.permutation);
+}
+
+template <typename V>
 DiscreteSystem<V> convert_system(LinearSystem<V> assembled, const FormatEntry& format,
                                  const FormatOptions& options, bool keep_matrix)
 {
@@ -58,6 +67,10 @@ DiscreteSystem<V> convert_system(LinearSystem<V> assembled, const FormatEntry& f
     return system;
 }
 
+template void keep_pmg_interpolations(DiscreteSystem<float>&, const Discretisation<float>&,
+                                      const ExecPtr&);
+template void keep_pmg_interpolations(DiscreteSystem<double>&, const Discretisation<double>&,
+                                      const ExecPtr&);
 template DiscreteSystem<float> convert_system(LinearSystem<float>, const FormatEntry&,
                                               const FormatOptions&, bool);
 template DiscreteSystem<double> convert_system(LinearSystem<double>, const FormatEntry&,

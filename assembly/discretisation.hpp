@@ -110,6 +110,12 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
                                const FormatEntry& format, const FormatOptions& options,
                                bool keep_matrix = false);
 
+/// Keeps disc's p-multigrid transfers in system (DiscreteSystem::pmg_interpolations), the
+/// first's rows in the operator's numbering.
+template <typename V>
+void keep_pmg_interpolations(DiscreteSystem<V>& system, const Discretisation<V>& disc,
+                             const ExecPtr& exec);
+
 /// The system of an assembled matrix converted into the assembled format (the matrix is
 /// moved into the format unless keep_matrix; build_system's second branch).
 template <typename V>

@@ -11,12 +11,13 @@
 namespace gpufem {
 namespace {
 
-/// Host CSR arrays.
+/// Host CSR arrays, and the mesh node of each column.
 template <typename V>
 struct HostRows {
     index_type rows = 0, cols = 0;
     std::vector<index_type> ptr, col;
     std::vector<V> val;
+    std::vector<index_type> column_nodes;
 };
 
 /// For each local node of the degree-k element: the local index of the degree-c node at the
@@ -64,9 +65,13 @@ HostRows<V> interpolation_rows(const Mesh& mesh, int c)
     std::vector<index_type> column(static_cast<std::size_t>(n), -1);
     for (std::size_t e = 0; e < static_cast<std::size_t>(cells); ++e)
         for (int m = 0; m < ncl; ++m) column[cell_nodes[e * npc + fine_of[m]]] = 0;
-    index_type columns = 0;
-    for (index_type& col : column)
-        if (col == 0) col = columns++;
+    HostRows<V> out;
+    for (std::size_t node = 0; node < column.size(); ++node)
+        if (column[node] == 0) {
+            column[node] = static_cast<index_type>(out.column_nodes.size());
+            out.column_nodes.push_back(static_cast<index_type>(node));
+        }
+    const index_type columns = static_cast<index_type>(out.column_nodes.size());
     std::vector<index_type> owner(static_cast<std::size_t>(n), -1);
     std::vector<int> local(static_cast<std::size_t>(n), 0);
     for (index_type e = 0; e < cells; ++e)
@@ -91,7 +96,6 @@ HostRows<V> interpolation_rows(const Mesh& mesh, int c)
         lagrange_basis(mesh.cell_type, c, xi, weights, gradients);
     }
 
-    HostRows<V> out;
     out.rows = n;
     out.cols = columns;
     out.ptr.assign(static_cast<std::size_t>(n) + 1, 0);
@@ -171,14 +175,7 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
             }
             chain.push_back(upload(rows, exec));
         }
-        // The mesh nodes of this degree's space, in its column order.
-        std::vector<index_type> nodes(static_cast<std::size_t>(full.cols), -1);
-        for (index_type i = 0; i < full.rows; ++i)
-            for (index_type k = full.ptr[i]; k < full.ptr[i + 1]; ++k)
-                if (std::abs(static_cast<double>(full.val[k]) - 1.0) < 1e-12 &&
-                    full.ptr[i + 1] - full.ptr[i] == 1)
-                    nodes[full.col[k]] = i;  // a coarse node's own row is the unit vector
-        finer_nodes = std::move(nodes);
+        finer_nodes = full.column_nodes;  // the mesh nodes of this degree's space
     }
     return chain;
 }

@@ -27,6 +27,13 @@ mkdir -p "$OUT" /tmp/gpufem_runs
 tar xJf "${BUNDLE:-.device/gpufem.tar.xz}" -C /tmp
 run() { /tmp/bundle/run "$@"; }
 export GPUFEM_EXECUTABLE="/tmp/bundle/run gpufem"
+run_tests() {  # time limit, lines of output kept, test programs
+  local limit=$1 lines=$2; shift 2
+  for t in "$@"; do
+    echo "-- $t"
+    (cd /tmp && timeout "$limit" /tmp/bundle/run "$t" --gtest_brief=1 2>&1 | tail -"$lines")
+  done
+}
 sanitize() {  # tool, test program, gtest filter
   LD_LIBRARY_PATH=/tmp/bundle/lib:/usr/local/cuda/lib64 timeout 240 compute-sanitizer --tool "$1" \
     --print-limit 20 /tmp/bundle/bin/"$2" --gtest_filter="$3" --gtest_brief=1 2>&1 | tail -8
@@ -35,13 +42,9 @@ sanitize() {  # tool, test program, gtest filter
   nvidia-smi -L
   echo "nproc $(nproc)"
   if [[ $stage == tests ]]; then
-    for t in test_linalg test_linalg_gpu test_assembly test_assembly_gpu test_expression_gpu \
-             test_lma_gpu test_mesh \
-             test_solver test_krylov test_krylov_gpu test_end_to_end test_end_to_end_gpu \
-             test_bench_spmv; do
-      echo "-- $t"
-      (cd /tmp && timeout 400 /tmp/bundle/run $t --gtest_brief=1 2>&1 | tail -40)
-    done
+    run_tests 400 40 test_linalg test_linalg_gpu test_assembly test_assembly_gpu \
+      test_expression_gpu test_lma_gpu test_mesh test_solver test_krylov test_krylov_gpu \
+      test_end_to_end test_end_to_end_gpu test_bench_spmv test_multigrid test_multigrid_gpu
     echo "== compute-sanitizer"
     sanitize memcheck test_assembly_gpu '*'
     sanitize memcheck test_expression_gpu '*'
@@ -110,10 +113,7 @@ PY
     done
     for c in ${SCALE_CASES:-scale_cube_q1_64m}; do peak_run gpufem $c $c; done
   elif [[ $stage == amg ]]; then
-    for t in test_multigrid_gpu test_multigrid; do
-      echo "-- $t"
-      (cd /tmp && timeout 400 /tmp/bundle/run $t --gtest_brief=1 2>&1 | tail -20)
-    done
+    run_tests 400 20 test_multigrid_gpu test_multigrid
     echo "== compute-sanitizer"
     sanitize memcheck test_multigrid_gpu '*'
     sanitize racecheck test_multigrid_gpu '*Aggregates*'
@@ -178,10 +178,7 @@ PY
       cp /tmp/gpufem_runs/solver_$prog/bench_solver.json "$OUT/bench_solver_$prog.json" 2>/dev/null
     done
   elif [[ $stage == solvers ]]; then
-    for t in test_krylov_gpu test_krylov; do
-      echo "-- $t"
-      (cd /tmp && timeout 300 /tmp/bundle/run $t --gtest_brief=1 2>&1 | tail -30)
-    done
+    run_tests 300 30 test_krylov_gpu test_krylov
     echo "== compute-sanitizer"
     sanitize memcheck test_krylov_gpu '*MultiDot*:*Deterministic*:*Breakdowns*/1:*MatchesCpu*'
     sanitize racecheck test_krylov_gpu '*MultiDot*:*Breakdowns*/1'

@@ -1,8 +1,5 @@
 #include "solver/bench_solver.hpp"
 
-#include "solver/multigrid/amg_preconditioner.hpp"
-#include "solver/multigrid/make_preconditioner.hpp"
-
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -12,7 +9,6 @@
 #include <spdlog/spdlog.h>
 
 #include "linalg/blas1.hpp"
-#include "linalg/reordering.hpp"
 #include "solver/bench_common.hpp"
 #include "solver/bench_formats.hpp"
 #include "solver/pipeline.hpp"
@@ -81,8 +77,8 @@ double sum(const std::vector<double>& v)
 template <typename V>
 SolverBenchRow measure(const std::string& format, KrylovMethod method, PreconditionerKind pre,
                        KrylovVariant variant, const LinearOperator<V>& a, const Csr<V>* matrix,
-                       const std::vector<Csr<V>>* interpolations, const Array<V>& b, const CaseSpec& spec, const SolverBenchOptions& bench,
-                       double copy_bw)
+                       const std::vector<Csr<V>>* interpolations, const Array<V>& b,
+                       const CaseSpec& spec, const SolverBenchOptions& bench, double copy_bw)
 {
     SolverBenchRow row;
     row.format = format;
@@ -143,7 +139,8 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, Precondit
     row.solve_seconds = to_tolerance.seconds;
     if (to_tolerance.status == SolveStatus::converged)
         row.time_to_solution = row.setup_seconds + row.solve_seconds;
-    if (const auto* amg = dynamic_cast<const AmgPreconditioner<V>*>(m)) {
+    const auto* amg = dynamic_cast<const AmgPreconditioner<V>*>(m);
+    if (amg && variant == KrylovVariant::merged) {  // the cycle is the same for both variants
         Array<V> z(a.executor(), b.size());
         row.amg_cycle = nlohmann::json::array();
         std::string lines;
@@ -151,7 +148,7 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, Precondit
             row.amg_cycle.push_back({{"level", p.level}, {"phase", p.phase}, {"seconds", p.seconds}});
             lines += fmt::format("\n  level {} {:<13} {:>9.1f} us", p.level, p.phase, p.seconds * 1e6);
         }
-        spdlog::info("amg V-cycle, {} levels (median of 20):{}", amg->report()["levels"].size(),
+        spdlog::info("{} V-cycle, {} levels (median of 20):{}", amg->name(), amg->levels().size(),
                      lines);
     }
 
@@ -347,12 +344,7 @@ std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoice
             spdlog::warn("format {}: {}", format.label, refused.what());
             continue;
         }
-        if (pmg) {
-            system->pmg_interpolations = disc->pmg_interpolations(exec);
-            if (!system->pmg_interpolations.empty() && !system->op.permutation.empty())
-                system->pmg_interpolations[0] =
-                    permute_rows(system->pmg_interpolations[0], system->op.permutation);
-        }
+        if (pmg) keep_pmg_interpolations(*system, *disc, exec);
         bench_format(format.label, *system, choices, spec, bench, copy_bw, rows);
     }
     return rows;

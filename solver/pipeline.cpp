@@ -10,7 +10,6 @@
 #include "assembly/format_registry.hpp"
 #include "assembly/lagrange_discretisation.hpp"
 #include "linalg/blas1.hpp"
-#include "linalg/reordering.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh_worker.hpp"
 #include "solver/multigrid/make_preconditioner.hpp"
@@ -125,12 +124,8 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
                                    needs_assembled_matrix(spec.solver.preconditioner)));
     }
     DiscreteSystem<V> system = std::move(*built);
-    if (spec.solver.preconditioner == PreconditionerKind::pmg) {
-        system.pmg_interpolations = disc.pmg_interpolations(exec);
-        if (!system.pmg_interpolations.empty() && !system.op.permutation.empty())
-            system.pmg_interpolations[0] =
-                permute_rows(system.pmg_interpolations[0], system.op.permutation);
-    }
+    if (spec.solver.preconditioner == PreconditionerKind::pmg)
+        keep_pmg_interpolations(system, disc, exec);
     if (system.matrix) {
         spdlog::info("assembled {} unknowns, {} non-zeros in {:.3f} s", system.matrix->rows,
                      system.matrix->nnz, system.assembly_times.total());

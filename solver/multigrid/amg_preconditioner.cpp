@@ -94,8 +94,7 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
         setup_phases_[phase] += std::chrono::duration<double>(now - mark).count();
         mark = now;
     };
-    const Csr<V>* csr = &matrix;  // the current level's entries
-    Csr<V> coarse_csr;            // ... held here from the second level on
+    const Csr<V>* csr = &matrix;  // the current level's entries (coarse levels: their operator's)
     std::unique_ptr<LinearOperator<V>> coarse_op;
     for (;;) {
         auto level = std::make_unique<Level>();
@@ -159,9 +158,8 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
         level->prolongation = csr_operator(std::move(p));
         level->restriction = csr_operator(std::move(r));
         levels_.push_back(std::move(level));
-        coarse_op = csr_operator(next.clone_to(exec_));
-        coarse_csr = std::move(next);
-        csr = &coarse_csr;
+        coarse_op = csr_operator(std::move(next));
+        csr = coarse_op->stored_csr();  // the operator keeps the matrix: no second copy
         phase_done(4);
     }
     for (const auto& level : levels_) {

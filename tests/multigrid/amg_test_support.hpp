@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "linalg/csr.hpp"
+#include "linalg/csr_kernels.hpp"
 
 namespace gpufem::test {
 
@@ -23,6 +24,25 @@ HostMatrix to_host(const Csr<V>& a)
     HostMatrix h{a.rows, a.cols, a.row_ptr.to_host(), a.col_idx.to_host(), {}};
     for (V v : a.values.to_host()) h.val.push_back(static_cast<double>(v));
     return h;
+}
+
+/// diag(a) on a's executor.
+template <typename V>
+Array<V> diagonal_of(const Csr<V>& a)
+{
+    const Executor& exec = *a.executor();
+    Array<V> d(a.executor(), static_cast<std::size_t>(a.rows));
+    GPUFEM_DISPATCH(exec, csr_diagonal(exec, a, d.data()));
+    return d;
+}
+
+/// 1 / d elementwise, on d's executor.
+template <typename V>
+Array<V> inverse_of(const Array<V>& d)
+{
+    std::vector<V> h = d.to_host();
+    for (V& v : h) v = V(1) / v;
+    return Array<V>::from_host(d.executor(), h);
 }
 
 /// The dense row-major form of a.

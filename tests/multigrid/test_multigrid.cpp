@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include "amg_test_support.hpp"
-#include "linalg/csr_kernels.hpp"
 #include "linalg/format_build.hpp"
 #include "random_values.hpp"
 #include "assembly/lagrange_interpolation.hpp"
@@ -28,21 +27,8 @@ using test::HostMatrix;
 
 ExecPtr cpu() { return Executor::create_cpu(); }
 
-template <typename V>
-Array<V> diagonal_of(const Csr<V>& a)
-{
-    Array<V> d(a.executor(), static_cast<std::size_t>(a.rows));
-    kernels::cpu::csr_diagonal(*a.executor(), a, d.data());
-    return d;
-}
-
-template <typename V>
-Array<V> inverse_of(const Array<V>& d)
-{
-    std::vector<V> h = d.to_host();
-    for (V& v : h) v = V(1) / v;
-    return Array<V>::from_host(d.executor(), h);
-}
+using test::diagonal_of;
+using test::inverse_of;
 
 /// Hops from a to b over the strong entries, up to limit (limit + 1 when farther).
 int strong_distance(const HostMatrix& a, const std::vector<std::uint8_t>& strong, index_type from,

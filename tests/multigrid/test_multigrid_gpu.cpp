@@ -8,7 +8,6 @@
 
 #include "amg_test_support.hpp"
 #include "gpu_test.hpp"
-#include "linalg/csr_kernels.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
 #include "random_values.hpp"
@@ -21,22 +20,8 @@ namespace {
 
 using test::HostMatrix;
 
-template <typename V>
-Array<V> diagonal_of(const Csr<V>& a)
-{
-    const Executor& exec = *a.executor();
-    Array<V> d(a.executor(), static_cast<std::size_t>(a.rows));
-    GPUFEM_DISPATCH(exec, csr_diagonal(exec, a, d.data()));
-    return d;
-}
-
-template <typename V>
-Array<V> inverse_of(const Array<V>& d)
-{
-    std::vector<V> h = d.to_host();
-    for (V& v : h) v = V(1) / v;
-    return Array<V>::from_host(d.executor(), h);
-}
+using test::diagonal_of;
+using test::inverse_of;
 
 void expect_same_pattern_close_values(const HostMatrix& gpu, const HostMatrix& cpu, double tol,
                                       const char* what)

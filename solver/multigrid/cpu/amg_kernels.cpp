@@ -133,7 +133,8 @@ void amg_jacobi_operator(const Executor&, const Csr<V>& a, const V* dinv, V omeg
     });
 }
 
-/// The distinct aggregates of row i (its columns' and its own), sorted, with P's values.
+/// The distinct aggregates of row i (its columns' and its own), sorted, with P's values
+/// (val null: the aggregates only, values 0).
 template <typename V>
 void prolongator_row(const index_type* ptr, const index_type* col, const V* val,
                      const index_type* agg, const V* dinv, V omega, long long i,
@@ -150,7 +151,7 @@ void prolongator_row(const index_type* ptr, const index_type* col, const V* val,
     };
     if (agg[i] >= 0) add(agg[i], V(1));
     for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
-        if (agg[col[k]] >= 0) add(agg[col[k]], -omega * dinv[i] * val[k]);
+        if (agg[col[k]] >= 0) add(agg[col[k]], val ? -omega * dinv[i] * val[k] : V(0));
     std::sort(row.begin(), row.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
 }
 
@@ -162,16 +163,12 @@ index_type amg_prolongator_pattern(const Executor&, const Csr<V>& a, const index
     const index_type* col = a.col_idx.data();
 #pragma omp parallel
     {
-        std::vector<index_type> seen;
+        std::vector<std::pair<index_type, V>> row;
 #pragma omp for schedule(dynamic, 4096)
         for (index_type i = 0; i < a.rows; ++i) {
-            seen.clear();
-            const auto add = [&seen](index_type g) {
-                if (g >= 0 && std::find(seen.begin(), seen.end(), g) == seen.end()) seen.push_back(g);
-            };
-            add(agg[i]);
-            for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) add(agg[col[k]]);
-            p_ptr[i + 1] = static_cast<index_type>(seen.size());
+            prolongator_row(ptr, col, static_cast<const V*>(nullptr), agg,
+                            static_cast<const V*>(nullptr), V(0), i, row);
+            p_ptr[i + 1] = static_cast<index_type>(row.size());
         }
     }
     p_ptr[0] = 0;
@@ -247,7 +244,7 @@ void amg_dense_matvec(const Executor&, index_type n, const V* m, const V* x, V* 
 }
 
 template <typename V>
-Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b, std::size_t)
+Csr<V> amg_spgemm(const Executor&, const Csr<V>& a, const Csr<V>& b, std::size_t)
 {
     if (a.cols != b.rows) throw std::invalid_argument("amg_spgemm: inner dimensions differ");
     const ExecPtr& ex = a.executor();
@@ -318,7 +315,6 @@ Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b, std::s
             }
         }
     }
-    (void)exec;
     return c;
 }
 
