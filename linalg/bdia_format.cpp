@@ -243,6 +243,13 @@ FormatEntry bdia_format_entry()
     e.options = option_codec<BdiaOptions>(
         {{"max_bytes", "free", "refuse when the band needs more bytes (default: the free memory)"}},
         parse_bdia_options, bdia_options_json);
+    e.memory = [](const MatrixShape& m, const FormatOptions&) {
+        // The band of every 256-row slab (its width taken as the matrix's), the diagonal and
+        // the permutation; the build holds the matrix and its permuted copy at once.
+        const double stored = m.rows * m.band_width * m.value_bytes + m.rows * (m.value_bytes + 4);
+        const double permuting = csr_bytes(m) + symmetric_permutation_bytes(m) + m.rows * m.value_bytes;
+        return FormatMemory{stored, std::max(permuting, csr_bytes(m) + stored), cuthill_mckee_host_bytes(m)};
+    };
     return e;
 }
 

@@ -97,6 +97,11 @@ FormatEntry cusparse_format_entry()
                                            build_cusparse<float>, build_cusparse<double>);
     e.on_cpu = false;
     e.keeps_csr = true;
+    e.memory = [](const MatrixShape& m, const FormatOptions&) {
+        // The CSR and diagonal, cuSPARSE's SpMV buffer (small), and scratch x and y at build.
+        const double stored = csr_bytes(m) + m.rows * m.value_bytes;
+        return FormatMemory{stored, stored + 2 * m.rows * m.value_bytes, 0};
+    };
     return e;
 }
 

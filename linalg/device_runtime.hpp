@@ -26,5 +26,7 @@ void memcpy_to_host(void* dst, const void* src, std::size_t bytes, void* stream)
 void memcpy_device(void* dst, const void* src, std::size_t bytes, void* stream);
 /// Sets bytes of device memory to zero (ordered in the stream).
 void memset_zero(void* dst, std::size_t bytes, void* stream);
+/// Free and total memory of a device in bytes (cudaMemGetInfo).
+void memory_info(int device, std::size_t& free_bytes, std::size_t& total_bytes);
 
 }  // namespace gpufem::cuda

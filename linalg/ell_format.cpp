@@ -1,6 +1,7 @@
 // The ell / ellr formats: conversion from CSR (dispatched to the executor's backend), the
 // operator over the layout, and the builder.
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <stdexcept>
 
@@ -109,18 +110,32 @@ FormatBuild<V> build_ellr(Csr<V> matrix, const FormatOptions&)
     return build_ell_format(std::move(matrix), true);
 }
 
+/// ELL's memory: every row padded to the longest (rows rounded up to 32), the diagonal, and
+/// the row lengths (kept by ellr); the CSR is freed once the ELL arrays are filled.
+FormatMemory ell_memory(const MatrixShape& m, bool row_lengths)
+{
+    const double padded_rows = std::ceil(m.rows / 32) * 32;
+    const double stored = m.max_row_length * padded_rows * (4 + m.value_bytes) +
+                          m.rows * m.value_bytes + (row_lengths ? 4 * m.rows : 0);
+    return {stored, csr_bytes(m) + stored + 4 * m.rows, 0};
+}
+
 }  // namespace
 
 FormatEntry ell_format_entry()
 {
-    return assembled_format_entry("ell", "ELLPACK, column-major, padded to the longest row",
-                                  build_ell<float>, build_ell<double>);
+    FormatEntry e = assembled_format_entry("ell", "ELLPACK, column-major, padded to the longest row",
+                                           build_ell<float>, build_ell<double>);
+    e.memory = [](const MatrixShape& m, const FormatOptions&) { return ell_memory(m, false); };
+    return e;
 }
 
 FormatEntry ellr_format_entry()
 {
-    return assembled_format_entry("ellr", "ELLPACK-R: ELLPACK with row lengths, stops early",
-                                  build_ellr<float>, build_ellr<double>);
+    FormatEntry e = assembled_format_entry("ellr", "ELLPACK-R: ELLPACK with row lengths, stops early",
+                                           build_ellr<float>, build_ellr<double>);
+    e.memory = [](const MatrixShape& m, const FormatOptions&) { return ell_memory(m, true); };
+    return e;
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                              \

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "linalg/device_runtime.hpp"
+#include "linalg/host_memory.hpp"
 
 namespace gpufem {
 
@@ -74,20 +75,64 @@ int Executor::cuda_device_count()
 void* Executor::alloc(std::size_t bytes) const
 {
     if (bytes == 0) return nullptr;
-    if (is_cuda()) return cuda::malloc(device_, bytes);
-    void* ptr = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (ptr == nullptr) throw std::bad_alloc();
+    void* ptr = nullptr;
+    if (is_cuda()) {
+        ptr = cuda::malloc(device_, bytes);
+    } else {
+        ptr = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+        if (ptr == nullptr) throw std::bad_alloc();
+    }
+    const std::lock_guard lock(memory_mutex_);
+    allocations_.emplace(ptr, bytes);
+    memory_.current += bytes;
+    memory_.peak = std::max(memory_.peak, memory_.current);
     return ptr;
 }
 
 void Executor::free(void* ptr) const noexcept
 {
     if (ptr == nullptr) return;
+    {
+        const std::lock_guard lock(memory_mutex_);
+        const auto found = allocations_.find(ptr);
+        if (found != allocations_.end()) {
+            memory_.current -= found->second;
+            allocations_.erase(found);
+        }
+    }
     if (is_cuda()) {
         cuda::free(device_, ptr);
     } else {
         std::free(ptr);
     }
+}
+
+MemoryUse Executor::memory_use() const
+{
+    const std::lock_guard lock(memory_mutex_);
+    return memory_;
+}
+
+void Executor::reset_memory_peak() const
+{
+    const std::lock_guard lock(memory_mutex_);
+    memory_.peak = memory_.current;
+}
+
+std::size_t Executor::free_memory() const
+{
+    if (!is_cuda()) return available_host_bytes();
+    std::size_t free_bytes = 0, total_bytes = 0;
+    cuda::memory_info(device_, free_bytes, total_bytes);
+    return free_bytes;
+}
+
+std::size_t Executor::total_memory() const
+{
+    if (!is_cuda()) return physical_host_bytes();
+    std::size_t free_bytes = 0, total_bytes = 0;
+    cuda::memory_info(device_, free_bytes, total_bytes);
+    return total_bytes;
 }
 
 void Executor::synchronize() const

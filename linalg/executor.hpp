@@ -2,9 +2,18 @@
 // Executor: where data lives and kernels run (the CPU, or one CUDA device with its stream).
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 namespace gpufem {
+
+/// Bytes held in an executor's memory through Executor::alloc: now, and the most at any
+/// moment since the last Executor::reset_memory_peak.
+struct MemoryUse {
+    std::size_t current = 0;
+    std::size_t peak = 0;
+};
 
 /// The two backends gpufem can run on.
 enum class Backend { cpu, cuda };
@@ -43,6 +52,16 @@ public:
     void* alloc(std::size_t bytes) const;
     /// Frees memory obtained from alloc.
     void free(void* ptr) const noexcept;
+    /// What alloc holds now and its high-water mark (every device allocation of gpufem goes
+    /// through alloc; libraries' own workspaces and the CUDA context do not).
+    MemoryUse memory_use() const;
+    /// Starts a new high-water mark at the current use.
+    void reset_memory_peak() const;
+    /// Free bytes of this executor's memory: the device's free memory for CUDA, the host's
+    /// available memory (MemAvailable) for the CPU.
+    std::size_t free_memory() const;
+    /// Total bytes of this executor's memory (device memory, or the host's physical memory).
+    std::size_t total_memory() const;
     /// Waits for all work queued on this executor.
     void synchronize() const;
     /// A scratch buffer of at least bytes in this executor's memory, reused across calls
@@ -59,6 +78,9 @@ private:
     int compute_units_;
     mutable void* scratch_ = nullptr;
     mutable std::size_t scratch_bytes_ = 0;
+    mutable std::mutex memory_mutex_;
+    mutable std::unordered_map<void*, std::size_t> allocations_;
+    mutable MemoryUse memory_;
 };
 
 using ExecPtr = std::shared_ptr<const Executor>;

@@ -44,6 +44,29 @@ void FormatEntry::require(Backend backend) const
                                                 on_cuda ? "cuda" : "cpu"));
 }
 
+double csr_bytes(const MatrixShape& m)
+{
+    return 4 * (m.rows + 1) + m.nnz * (4 + m.value_bytes);
+}
+
+double cuthill_mckee_host_bytes(const MatrixShape& m)
+{
+    return 24 * m.nnz + 74 * m.rows;
+}
+
+double symmetric_permutation_bytes(const MatrixShape& m)
+{
+    return csr_bytes(m) + m.nnz * (8 + m.value_bytes) + 16 * m.rows;
+}
+
+FormatMemory FormatEntry::estimate_memory(const MatrixShape& shape, const FormatOptions& options) const
+{
+    if (memory) return memory(shape, options);
+    // As csr: the matrix and its diagonal, built in place.
+    const double stored = csr_bytes(shape) + shape.rows * shape.value_bytes;
+    return {stored, stored, 0};
+}
+
 FormatEntry assembled_format_entry(std::string name, std::string summary,
                                    CsrFormatBuilder<float> build_float,
                                    CsrFormatBuilder<double> build_double)

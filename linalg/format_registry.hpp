@@ -33,6 +33,36 @@ struct FormatVariant {
     FormatOptions options;
 };
 
+/// What the memory of a format depends on, known (or estimated) before the matrix exists.
+struct MatrixShape {
+    double rows = 0;
+    double nnz = 0;
+    double max_row_length = 0;     ///< the longest row
+    double padded_row_length = 0;  ///< mean over slices of 32 consecutive rows of their longest row
+    double band_width = 0;         ///< columns between a row's first and last entry (at most)
+    double value_bytes = 8;        ///< sizeof the value type (4 or 8)
+    double cells = 0;              ///< cells of the mesh (matrix-free formats)
+    int nodes_per_cell = 0;
+};
+
+/// CSR bytes of a matrix of that shape: row pointers, column indices and values.
+double csr_bytes(const MatrixShape& m);
+
+/// Host bytes of a (reverse) Cuthill-McKee ordering of the matrix on the host: copies of its
+/// pattern and the graph the ordering walks (rough: the graph library's own use is not known).
+double cuthill_mckee_host_bytes(const MatrixShape& m);
+
+/// Executor bytes of permuting a CSR matrix symmetrically: the permuted copy, the sort's
+/// temporaries, the permutation and its inverse (the matrix itself not counted).
+double symmetric_permutation_bytes(const MatrixShape& m);
+
+/// Memory of a format built from a matrix of some shape, in bytes of the matrix's executor.
+struct FormatMemory {
+    double stored = 0;      ///< the operator kept for the solve (the CSR it keeps, its diagonal)
+    double build_peak = 0;  ///< the most its build holds at once, the CSR it starts from included
+    double host = 0;        ///< host memory of its host steps (orderings), beside the executor's
+};
+
 /// One registered format.
 struct FormatEntry {
     std::string name;     ///< as in the case file: format: <name>
@@ -56,7 +86,12 @@ struct FormatEntry {
     /// The built operator keeps the CSR arrays it was built from, in the same numbering
     /// (LinearOperator::stored_csr), so nothing needs a second copy of the matrix.
     bool keeps_csr = false;
+    /// Its memory, estimated from the matrix's shape and the format's options (the memory
+    /// estimate of `gpufem run`); empty: that of csr.
+    std::function<FormatMemory(const MatrixShape& shape, const FormatOptions& options)> memory;
 
+    /// The memory estimate of the format (memory, or csr's when it has none).
+    FormatMemory estimate_memory(const MatrixShape& shape, const FormatOptions& options) const;
     /// True when a discretisation builds it without an assembled matrix.
     bool matrix_free() const { return build_double == nullptr; }
     /// True when backend has it.

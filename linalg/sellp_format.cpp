@@ -191,6 +191,18 @@ CusparseSellOptions parse_cusparse_sell_options(const OptionReader& reader)
 
 nlohmann::json cusparse_sell_options_json(const CusparseSellOptions& o) { return {{"slice", o.slice}}; }
 
+/// A sliced ELL's memory: slices of `slice` rows padded to their longest row (rounded up to
+/// t), the slice pointers, the diagonal and, when rows are sorted, the row order; `scratch`
+/// vectors of the build; the CSR is freed once the slices are filled.
+FormatMemory sliced_memory(const MatrixShape& m, double slice, double t, bool sorted, double scratch)
+{
+    const double padded = std::ceil(m.padded_row_length / t) * t;
+    const double padded_rows = std::ceil(m.rows / slice) * slice;
+    const double stored = padded * padded_rows * (4 + m.value_bytes) + 4 * (padded_rows / slice + 1) +
+                          m.rows * m.value_bytes + (sorted ? 4 * m.rows : 0);
+    return {stored, csr_bytes(m) + stored + 12 * m.rows + scratch * m.rows * m.value_bytes, 0};
+}
+
 }  // namespace
 
 FormatEntry sellp_format_entry()
@@ -202,6 +214,12 @@ FormatEntry sellp_format_entry()
          {"threads_per_row", "auto", "threads per row, a power of two <= 32 (default: from the mean row length)"},
          {"sigma", "1", "sorting window in rows (1 = none; > 1 = SELL-C-sigma)"}},
         parse_sellp_options, sellp_options_json);
+    e.memory = [](const MatrixShape& m, const FormatOptions& options) {
+        const auto o = options.get<SellpOptions>("sellp");
+        const double mean = m.rows > 0 ? m.nnz / m.rows : 0;
+        const int t = o.threads_per_row > 0 ? o.threads_per_row : sellp_auto_threads(mean);
+        return sliced_memory(m, o.slice, t, o.sigma > 1, 0);
+    };
     return e;
 }
 
@@ -214,6 +232,9 @@ FormatEntry cusparse_sell_format_entry()
     e.options = option_codec<CusparseSellOptions>({{"slice", "32", "rows per slice"}},
                                                   parse_cusparse_sell_options,
                                                   cusparse_sell_options_json);
+    e.memory = [](const MatrixShape& m, const FormatOptions& options) {
+        return sliced_memory(m, options.get<CusparseSellOptions>("cusparse-sell").slice, 1, false, 2);
+    };
     return e;
 }
 

@@ -255,6 +255,13 @@ FormatEntry staircase_format_entry()
          {"slice_height", "32", "rows per slice"},
          {"streams", "true", "one CUDA stream per group (false: a single launch)"}},
         parse_staircase_options, staircase_options_json);
+    e.memory = [](const MatrixShape& m, const FormatOptions&) {
+        // Rows grouped by length pad little (2% assumed); the permutation is kept. The build
+        // holds the matrix and its permuted copy at once.
+        const double stored = 1.02 * m.nnz * (4 + m.value_bytes) + 8 * m.rows + m.rows * m.value_bytes;
+        const double permuting = csr_bytes(m) + symmetric_permutation_bytes(m) + 2 * m.rows * m.value_bytes;
+        return FormatMemory{stored, std::max(permuting, csr_bytes(m) + stored), cuthill_mckee_host_bytes(m)};
+    };
     return e;
 }
 

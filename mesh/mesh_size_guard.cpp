@@ -3,17 +3,13 @@
 #include <limits>
 #include <sstream>
 
-#include <unistd.h>
-
+#include "linalg/host_memory.hpp"
 #include "linalg/types.hpp"
 #include "mesh/gmsh_session.hpp"
 
 namespace gpufem {
 
-double physical_memory_bytes()
-{
-    return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-}
+double physical_memory_bytes() { return static_cast<double>(physical_host_bytes()); }
 
 void check_mesh_estimate(const std::string& context, int refine,
                          const std::function<MeshEstimate(int)>& estimate)

@@ -218,10 +218,10 @@ Mesh load_geo(const MeshSpec& spec)
     }
 }
 
-/// Builds, meshes and refines a built-in shape (generated ones also on `device`).
-Mesh load_shape(const MeshSpec& spec, const ExecPtr& device)
+/// How messages name a built-in shape: "shape unit_cube (hexahedron, h=0.1, refine 0)"; the
+/// refinement and order are checked.
+std::string checked_shape_source(const MeshSpec& spec, const ShapeRequest& request)
 {
-    const ShapeRequest request = resolve_shape(spec.shape, spec.elements, spec.size);
     std::vector<std::string> details = {element_type_name(request.elements),
                                         size_text(request.size),
                                         "refine " + std::to_string(spec.refine)};
@@ -229,6 +229,14 @@ Mesh load_shape(const MeshSpec& spec, const ExecPtr& device)
     const std::string source = described("shape " + request.shape, details);
     check_refine(spec.refine, source);
     check_order(spec.degree, source);
+    return source;
+}
+
+/// Builds, meshes and refines a built-in shape (generated ones also on `device`).
+Mesh load_shape(const MeshSpec& spec, const ExecPtr& device)
+{
+    const ShapeRequest request = resolve_shape(spec.shape, spec.elements, spec.size);
+    const std::string source = checked_shape_source(spec, request);
     if (is_generated_shape(request.shape)) {
         const auto start = std::chrono::steady_clock::now();
         Mesh mesh = generate_shape_mesh(request, spec.refine, spec.degree, source, device);
@@ -248,6 +256,28 @@ Mesh load_shape(const MeshSpec& spec, const ExecPtr& device)
 }
 
 }  // namespace
+
+std::optional<MeshCounts> predicted_mesh_counts(const MeshSpec& spec)
+{
+    if (spec.kind != MeshSpec::Kind::shape || !is_generated_shape(spec.shape)) return std::nullopt;
+    const ShapeRequest request = resolve_shape(spec.shape, spec.elements, spec.size);
+    return shape_mesh_counts(request, spec.refine, spec.degree, checked_shape_source(spec, request));
+}
+
+MeshCounts mesh_counts(const Mesh& mesh)
+{
+    MeshCounts counts;
+    counts.dim = mesh.dim;
+    counts.cell_type = mesh.cell_type;
+    counts.degree = mesh.degree;
+    counts.nodes = static_cast<double>(mesh.num_nodes());
+    counts.cells = static_cast<double>(mesh.num_cells());
+    counts.nodes_per_cell = mesh.nodes_per_cell;
+    for (const BoundaryFacets& facets : mesh.boundaries)
+        counts.facet_entries += static_cast<double>(facets.connectivity.size());
+    counts.on_device = mesh.device != nullptr;
+    return counts;
+}
 
 bool mesh_needs_gmsh(const MeshSpec& spec)
 {

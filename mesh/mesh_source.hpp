@@ -1,5 +1,6 @@
 #pragma once
 // Building or reading a mesh through the Gmsh SDK.
+#include <optional>
 #include <string>
 
 #include "linalg/executor.hpp"
@@ -27,6 +28,28 @@ struct MeshSpec {
                             ///< complete Lagrange elements, on curved boundaries where the
                             ///< geometry is known); a file of another order is converted
 };
+
+/// The sizes of a mesh that memory depends on (a mesh gpufem would generate, or one loaded).
+struct MeshCounts {
+    int dim = 0;
+    ElementType cell_type = ElementType::triangle;
+    int degree = 1;
+    double nodes = 0;           ///< nodes of order `degree` (the unknowns of finite elements)
+    double cells = 0;
+    int nodes_per_cell = 0;
+    double facet_entries = 0;   ///< node indices of all boundary groups' facets together
+    std::string shape;          ///< the generated shape ("" for a mesh from Gmsh)
+    long long boxes_per_unit = 0;  ///< n of a generated shape's grid (0 for a mesh from Gmsh)
+    bool on_device = false;     ///< also written on the CUDA executor (generated shapes)
+};
+
+/// The counts of the mesh load_mesh would generate for spec, computed without building it;
+/// nothing for meshes that come through Gmsh (their size is known once Gmsh made them).
+/// Throws MeshSourceError as load_mesh does when the mesh would not fit.
+std::optional<MeshCounts> predicted_mesh_counts(const MeshSpec& spec);
+
+/// The counts of a mesh.
+MeshCounts mesh_counts(const Mesh& mesh);
 
 /// Reads or generates the mesh. Throws std::runtime_error naming the file, shape or group
 /// on any problem (missing file, Gmsh error, no cells, mixed cell types, ...). A shape gpufem

@@ -29,6 +29,22 @@ extern char** environ;
 namespace gpufem {
 namespace {
 
+/// True in a -fsanitize=address build (gcc defines __SANITIZE_ADDRESS__, clang has a feature test).
+constexpr bool built_with_address_sanitizer()
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return true;
+#else
+    return false;
+#endif
+#else
+    return false;
+#endif
+}
+
 /// Reply codes of the worker.
 enum class WorkerReply : std::uint8_t { mesh = 0, error = 1, out_of_memory = 2 };
 
@@ -357,9 +373,12 @@ int run_mesh_worker()
     }
     // Gmsh may use at most the machine's physical memory (address space): a mesh too large
     // fails in the worker instead of pushing the host into swap.
-    const auto memory = static_cast<rlim_t>(physical_memory_bytes());
-    const rlimit limit{memory, memory};
-    setrlimit(RLIMIT_AS, &limit);
+    // (Not under AddressSanitizer, whose shadow memory reserves terabytes of address space.)
+    if (!built_with_address_sanitizer()) {
+        const auto memory = static_cast<rlim_t>(physical_memory_bytes());
+        const rlimit limit{memory, memory};
+        setrlimit(RLIMIT_AS, &limit);
+    }
     WorkerReply reply = WorkerReply::mesh;
     std::string message;
     Mesh mesh;

@@ -225,6 +225,33 @@ double side_position(const StructuredGrid& grid, const BoxSide& side)
 
 }  // namespace
 
+MeshCounts shape_mesh_counts(const ShapeRequest& request, int refine, int degree,
+                             const std::string& source)
+{
+    const long long n = checked_boxes_per_unit(request, refine, degree, source);
+    const StructuredGrid grid = box_grid(request.shape, n, degree);
+    MeshCounts counts;
+    counts.dim = grid.dim;
+    counts.cell_type = request.elements;
+    counts.degree = degree;
+    counts.nodes = static_cast<double>(grid.num_points());
+    counts.cells = static_cast<double>(grid.num_boxes()) * static_cast<double>(box_cells(request.elements).size());
+    counts.nodes_per_cell = lagrange_node_count(request.elements, degree);
+    // Every side's facets are in 'boundary' and in the plane group of the side (if any).
+    const ElementType facet = facet_type(request.elements);
+    double side_facets = 0;
+    for (const BoxSide& side : grid_sides(grid)) {
+        double boxes = static_cast<double>(side.hi[0] - side.lo[0]);
+        if (grid.dim == 3) boxes *= static_cast<double>(side.hi[1] - side.lo[1]);
+        side_facets += boxes * static_cast<double>(box_facets(request.elements, side.axis, side.side).size());
+    }
+    const double groups = shape_plane_groups(request.shape).empty() ? 1.0 : 2.0;
+    counts.facet_entries = groups * side_facets * lagrange_node_count(facet, degree);
+    counts.shape = request.shape;
+    counts.boxes_per_unit = n;
+    return counts;
+}
+
 Mesh generate_shape_mesh(const ShapeRequest& request, int refine, int degree,
                          const std::string& source, const ExecPtr& device)
 {

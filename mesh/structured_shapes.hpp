@@ -4,6 +4,7 @@
 #include <string>
 
 #include "mesh/gmsh_shapes.hpp"
+#include "mesh/mesh_source.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
@@ -20,6 +21,11 @@ namespace gpufem {
 /// 32-bit indices or the host's memory, with the largest refinement that would.
 /// With a CUDA executor as `device`, the coordinates and cells are also written there
 /// (Mesh::device), concurrently with the host's copy.
+/// The counts of the mesh generate_shape_mesh makes (nodes, cells, facets, n), without
+/// making it; throws as generate_shape_mesh does when it would not fit.
+MeshCounts shape_mesh_counts(const ShapeRequest& request, int refine, int degree,
+                             const std::string& source);
+
 Mesh generate_shape_mesh(const ShapeRequest& request, int refine, int degree,
                          const std::string& source, const ExecPtr& device);
 

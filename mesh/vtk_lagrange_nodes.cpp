@@ -126,6 +126,26 @@ int vtk_lagrange_cell_type(ElementType type)
     throw std::invalid_argument("vtk_lagrange_cell_type: lines are not written as cells");
 }
 
+const std::vector<int>& vtk_file_node_order(ElementType type, int order)
+{
+    const std::vector<int>& current = vtk_lagrange_node_order(type, order);
+    if (type != ElementType::hexahedron || order < 2) return current;
+    static std::mutex mutex;
+    static std::map<int, std::vector<int>> cache;
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(order);
+    if (it == cache.end()) {
+        // The reader of a 1.0 file takes point j of a cell from the file's point map(j).
+        const int degrees[3] = {order, order, order};
+        std::vector<int> file(current.size());
+        for (std::size_t j = 0; j < current.size(); ++j)
+            file[static_cast<std::size_t>(vtkHigherOrderHexahedron::NodeNumberingMappingFromVTK8To9(
+                degrees, static_cast<vtkIdType>(j)))] = current[j];
+        it = cache.emplace(order, std::move(file)).first;
+    }
+    return it->second;
+}
+
 const std::vector<int>& vtk_lagrange_node_order(ElementType type, int order)
 {
     lagrange_node_count(type, order);  // checks the order before anything is cached

@@ -20,4 +20,11 @@ int vtk_lagrange_cell_type(ElementType type);
 /// sets differ.
 const std::vector<int>& vtk_lagrange_node_order(ElementType type, int order);
 
+/// The node order gpufem writes in its .vtu files (marked version 1.0): VTK's, except for
+/// Lagrange hexahedra of order >= 2, which a 1.0 file holds in VTK 8's order (two edges
+/// swapped; VTK's reader turns them into its current order, vtkUpdateCellsV8toV9). Files
+/// marked 1.0 are those every reader takes, meshio included (it refuses 2.2). Entry i is the
+/// Gmsh local node that is the file's point i of the cell.
+const std::vector<int>& vtk_file_node_order(ElementType type, int order);
+
 }  // namespace gpufem

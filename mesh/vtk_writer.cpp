@@ -21,6 +21,7 @@
 #include <vtkTypeInt64Array.h>
 #include <vtkIntArray.h>
 #include <vtkNew.h>
+#include <vtkObjectFactory.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
 #include <vtkUnstructuredGrid.h>
@@ -146,8 +147,8 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
             std::copy(mesh.cells.begin(), mesh.cells.end(), to);
             return;
         }
-        // Lagrange cells: VTK orders the high-order nodes differently.
-        const std::vector<int>& gmsh_node = vtk_lagrange_node_order(mesh.cell_type, mesh.degree);
+        // Lagrange cells: VTK orders the high-order nodes differently (in a 1.0 file).
+        const std::vector<int>& gmsh_node = vtk_file_node_order(mesh.cell_type, mesh.degree);
         for (std::size_t c = 0; c < static_cast<std::size_t>(cells); ++c) {
             const index_type* from = &mesh.cells[c * npc];
             for (int i = 0; i < npc; ++i) to[c * npc + i] = from[gmsh_node[i]];
@@ -183,6 +184,19 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
     for (const MeshField& field : cell_fields) grid->GetCellData()->AddArray(field_array(field));
     return grid;
 }
+
+/// VTK's writer, marking every file version 1.0 (make_grid gives Lagrange hexahedra the node
+/// order of 1.0 files; VTK would mark them 2.2, which meshio and older readers refuse).
+class VersionOneWriter : public vtkXMLUnstructuredGridWriter {
+public:
+    static VersionOneWriter* New();
+    vtkTypeMacro(VersionOneWriter, vtkXMLUnstructuredGridWriter);
+
+protected:
+    int GetDataSetMajorVersion() override { return 1; }
+    int GetDataSetMinorVersion() override { return 0; }
+};
+vtkStandardNewMacro(VersionOneWriter);
 
 /// A short description of a VTK writer error code (the enum is header-only; its string
 /// table lives in a library gpufem does not link).
@@ -247,7 +261,7 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
         rename_into_place(temporary, path);
         return;
     }
-    vtkNew<vtkXMLUnstructuredGridWriter> writer;
+    vtkNew<VersionOneWriter> writer;
     writer->SetInputData(grid);
     writer->SetFileName(temporary.c_str());
     writer->SetDataModeToAppended();

@@ -138,15 +138,11 @@ std::vector<std::uint64_t> block_header(const VtuArray& array)
 /// The XML part of the file, with each array's offset into the appended data.
 std::string xml_head(vtkUnstructuredGrid* grid, const std::vector<VtuArray>& arrays)
 {
-    // VTK marks files with Lagrange hexahedra 2.2 (their node order changed in that version);
-    // its reader reorders the nodes of a 1.0 file's hexahedra.
-    const bool lagrange_hexahedra =
-        grid->GetNumberOfCells() > 0 && grid->GetCellType(0) == VTK_LAGRANGE_HEXAHEDRON;
+    // Version 1.0 as VTK's writer in vtk_writer.cpp: Lagrange hexahedra are in 1.0's node
+    // order (make_grid), which VTK's reader turns into its current one.
     std::string xml =
         "<?xml version=\"1.0\"?>\n"
-        "<VTKFile type=\"UnstructuredGrid\" version=\"" +
-        std::string(lagrange_hexahedra ? "2.2" : "1.0") +
-        "\" byte_order=\"LittleEndian\" "
+        "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
         "header_type=\"UInt64\" compressor=\"vtkLZ4DataCompressor\">\n"
         "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"" +
         std::to_string(grid->GetNumberOfPoints()) + "\" NumberOfCells=\"" +

@@ -14,6 +14,9 @@
 #                                against Jacobi on bench_cube_4m, degree_sweep_quads_4m, P2
 #                                tetrahedra and refined Q1/P1/P2 cubes (iterations, setup,
 #                                solve), as a table
+#   scripts/gpu_check.sh memory  the memory estimate against the measured peaks: the GPU test
+#                                (every format), then GPU-sized cases (report.json "memory"),
+#                                as a table
 #   scripts/gpu_check.sh compare bench spmv (bench_cube_4m) and bench solver (bench_cube_262k)
 #                                with this build and with bundle/bin/gpufem_old (an earlier
 #                                build packed as gpufem_old), in the same run
@@ -33,6 +36,12 @@ run_tests() {  # time limit, lines of output kept, test programs
     echo "-- $t"
     (cd /tmp && timeout "$limit" /tmp/bundle/run "$t" --gtest_brief=1 2>&1 | tail -"$lines")
   done
+}
+report_run() {  # prefix, name, case, extra arguments: report.json to $OUT/<prefix>_<name>.json
+  local prefix=$1 name=$2 case=$3; shift 3
+  run gpufem run cases/$case.yaml --backend cuda -q -o /tmp/gpufem_runs/$name "$@" > /dev/null 2>&1 ||
+    echo "$name: exit $?"
+  cp /tmp/gpufem_runs/$name/report.json "$OUT/${prefix}_$name.json" 2>/dev/null
 }
 sanitize() {  # tool, test program, gtest filter
   LD_LIBRARY_PATH=/tmp/bundle/lib:/usr/local/cuda/lib64 timeout 240 compute-sanitizer --tool "$1" \
@@ -54,13 +63,27 @@ sanitize() {  # tool, test program, gtest filter
     sanitize synccheck test_linalg_gpu '*Bdia*:*Sell*'
     sanitize memcheck test_krylov_gpu '*VariantsAgree*:*MultiDot*'
     sanitize racecheck test_krylov_gpu 'KrylovGpu/1.VariantsAgreeOnSpdSystem'
+  elif [[ $stage == memory ]]; then
+    (cd /tmp && /tmp/bundle/run test_end_to_end_gpu --gtest_filter='*Memory*' 2>&1 | tail -30)
+    memory_run() { report_run memory "$@"; }
+    memory_run cube_4m_csr bench_cube_4m
+    memory_run cube_4m_sellp bench_cube_4m --set format=sellp
+    memory_run cube_4m_lma bench_cube_4m --set format=lma
+    memory_run cube_4m_amg bench_cube_4m --set solver.preconditioner=amg
+    memory_run quads_q4_pmg degree_sweep_quads_4m --set degree=4 --set solver.preconditioner=pmg
+    memory_run cube_64m scale_cube_q1_64m
+    run gpufem run cases/scale_cube_q1_64m.yaml --backend cuda --dry-run --set mesh.refine=1 2>&1 | tail -12
+    python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+print(f"{'case':<16}{'unknowns':>11}{'host est':>10}{'host':>10}{'dev est':>10}{'device':>10}  GB, peaks")
+for f in sorted(glob.glob(os.path.join(sys.argv[1], 'memory_*.json'))):
+    m = json.load(open(f))['memory']; e, r = m['peak_estimate'], m['peak_measured']
+    print(f"{os.path.basename(f)[7:-5]:<16}{m['matrix_estimate']['rows']:>11.0f}{e['host']/1e9:>10.3f}"
+          f"{r['host']/1e9:>10.3f}{e['device']/1e9:>10.3f}{r['device']/1e9:>10.3f}"
+          f"  ({100*(e['device']/max(r['device'],1)-1):+.1f}% device)")
+PY
   elif [[ $stage == phases ]]; then
-    phase_run() {  # name, case, extra arguments
-      local name=$1 case=$2; shift 2
-      run gpufem run cases/$case.yaml --backend cuda -q -o /tmp/gpufem_runs/$name "$@" > /dev/null 2>&1 ||
-        echo "$name failed"
-      cp /tmp/gpufem_runs/$name/report.json "$OUT/phases_$name.json" 2>/dev/null
-    }
+    phase_run() { report_run phases "$@"; }
     phase_run warmup poisson_square
     phase_run poisson_cube poisson_cube
     phase_run poisson_cube_float poisson_cube --set precision=float --set solver.tolerance=1e-6

@@ -14,6 +14,7 @@
 #include "solver/bench_solver.hpp"
 #include "solver/bench_spmv.hpp"
 #include "solver/interrupt_cleanup.hpp"
+#include "solver/pipeline.hpp"
 #include "solver/progress_line.hpp"
 #include "solver/case_file.hpp"
 #include "solver/compare_results.hpp"
@@ -74,6 +75,13 @@ int main(int argc, char** argv)
                     "Override a case key: --set mesh.refine=3 --set solver.tolerance=1e-10 "
                     "(dotted keys, YAML values; repeatable)");
     run->add_flag("-q,--quiet", quiet, "Print only warnings, errors and the summary");
+    bool dry_run = false;
+    bool no_memory_check = false;
+    run->add_flag("--dry-run", dry_run,
+                  "Print the mesh and matrix sizes and the memory estimate of every phase, and "
+                  "stop (meshes from Gmsh are meshed; nothing is assembled or written)");
+    run->add_flag("--no-memory-check", no_memory_check,
+                  "Run even when the memory estimate exceeds the free memory (warn only)");
     run->footer("\nCase file reference:\n" + case_file_reference() + "\nBuilt-in shapes:\n" +
                 describe_shapes() +
                 "\nExit codes: 0 converged, 1 error (nothing written), 2 outputs written but the "
@@ -217,6 +225,26 @@ int main(int argc, char** argv)
         const CaseSpec spec = parse_with_backend(case_file, overrides, backend);
         RunOptions options;
         options.output_dir = output_dir;
+        options.check_memory = !no_memory_check;
+        if (dry_run) {
+            for (const CaseSpec& point : is_sweep(spec) ? expand_sweep(spec) : std::vector<CaseSpec>{spec}) {
+                const ExecPtr exec = make_executor(point.backend);
+                const MemoryEstimate estimate = estimate_case_memory(point, exec);
+                std::cout << "gpufem dry run: " << point.name;
+                if (is_sweep(spec))
+                    std::cout << " (degree " << point.mesh.degree << ", refine " << point.mesh.refine << ")";
+                std::cout << ", " << exec->device_name() << ", " << precision_name(point.precision)
+                          << ", format " << point.format << "\n"
+                          << memory_estimate_table(estimate);
+                try {
+                    check_memory_fits(estimate, *exec);
+                    std::cout << "  fits the free memory\n";
+                } catch (const std::runtime_error& e) {
+                    std::cout << "  does not fit: " << e.what() << "\n";
+                }
+            }
+            return exit_ok;
+        }
         if (is_sweep(spec)) {
             const std::vector<SweepRow> rows = run_sweep(spec, options);
             std::cout << "gpufem sweep: " << spec.name << " (" << rows.size() << " runs, "

@@ -91,6 +91,7 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                       {"median_seconds", median},
                       {"effective_GBps", median > 0 ? r.spmv_min_bytes / median * 1e-9 : 0.0},
                       {"GFLOPs", median > 0 ? 2.0 * r.nnz / median * 1e-9 : 0.0}};
+    if (r.memory_estimate) report["memory"] = memory_report(*r.memory_estimate, r.memory_measured);
     if (r.errors) {
         report["errors"] = {{"l2", r.errors->l2},
                             {"h1_semi", r.errors->h1_semi},

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "linalg/host_memory.hpp"
 #include "mesh/vtk_writer.hpp"
+#include "solver/memory_meter.hpp"
 #include "solver/output_files.hpp"
 #include "solver/phase_errors.hpp"
 #include "solver/pipeline.hpp"
@@ -67,7 +69,7 @@ void record_solve(const CaseSpec& spec, const LinearOperator<V>& op, SystemSolut
 
 /// result.vtu, spmv_timings.csv and report.json, staged and renamed together.
 void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& mesh,
-                   const SolutionOutput& solution, RunRecord& record)
+                   const SolutionOutput& solution, MemoryMeter& meter, RunRecord& record)
 {
     const auto start = clock_type::now();
     StagedOutputs outputs(output_folder(spec, options));
@@ -83,6 +85,8 @@ void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& 
     }
     outputs.write_text("spmv_timings.csv", make_spmv_csv(record));
     record.time_output = seconds_since(start);
+    meter.stop("output");
+    record.memory_measured = meter.phases();
     outputs.write_text("report.json", make_report(spec, record).dump(2) + "\n");
     outputs.commit();
     spdlog::info("wrote {}report.json, spmv_timings.csv to {}",
@@ -92,32 +96,67 @@ void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& 
 /// mesh -> discretisation -> system -> solve -> output, in precision V.
 template <typename V>
 void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& exec,
-                const Mesh& mesh, RunRecord& record)
+                const Mesh& mesh, MemoryMeter& meter, RunRecord& record)
 {
     const auto disc = make_discretisation<V>(spec, mesh);
     record.unknowns_on = disc->unknowns().location == UnknownLocation::cells ? "cells" : "nodes";
     SystemSolution<V> solved;
     {
-        const DiscreteSystem<V> system =
-            in_phase("assembly", [&] { return build_case_system(exec, *disc, spec); });
+        const DiscreteSystem<V> system = meter.measure("assembly", [&] {
+            return in_phase("assembly", [&] { return build_case_system(exec, *disc, spec); });
+        });
         record_system(system, record);
-        solved = in_phase("solve", [&] { return solve_system(system, spec.solver); });
+        solved = meter.measure("solve", [&] {
+            return in_phase("solve", [&] { return solve_system(system, spec.solver); });
+        });
         record_solve(spec, *system.op.op, solved, record);
     }
     const auto start = clock_type::now();
     std::optional<SolutionOutput> computed;
     {
         const ProgressLine line("errors", [] { return ProgressStatus{}; });
-        computed.emplace(in_phase("errors", [&] { return disc->solution_output(solved.x); }));
+        computed.emplace(meter.measure("errors", [&] {
+            return in_phase("errors", [&] { return disc->solution_output(solved.x); });
+        }));
     }
     const SolutionOutput& solution = *computed;
     record.errors = solution.errors;
     record.time_errors = seconds_since(start);
-    if (options.write_outputs)
-        in_phase("output", [&] { write_outputs(spec, options, mesh, solution, record); });
+    if (options.write_outputs) {
+        // report.json is written inside the output phase, so it carries that phase's memory
+        // as measured up to the report itself (the VTU, the larger part, is written by then).
+        meter.start();
+        in_phase("output", [&] { write_outputs(spec, options, mesh, solution, meter, record); });
+    }
+    record.memory_measured = meter.phases();
+}
+
+/// Logs the estimate's peaks and stops (or, unchecked, warns) when it does not fit.
+void log_and_check_estimate(const MemoryEstimate& estimate, const Executor& exec, bool check)
+{
+    spdlog::info("memory estimate: {:.3f} GB host peak{}; matrix about {:.4g} non-zeros, format "
+                 "{} {:.3f} GB",
+                 estimate.peak_host() / 1e9,
+                 exec.is_cuda() ? fmt::format(", {:.3f} GB device peak", estimate.peak_device() / 1e9) : "",
+                 estimate.matrix.nnz, estimate.format_name, estimate.format.stored / 1e9);
+    try {
+        check_memory_fits(estimate, exec);
+    } catch (const std::runtime_error& e) {
+        if (check) throw;
+        spdlog::warn("{} (going on: --no-memory-check)", e.what());
+    }
 }
 
 }  // namespace
+
+MemoryEstimate estimate_case_memory(const CaseSpec& spec, const ExecPtr& exec)
+{
+    const double baseline_host = static_cast<double>(resident_host_bytes());
+    if (const auto predicted = predicted_mesh_counts(spec.mesh))
+        return estimate_memory(spec, *predicted, exec->is_cuda(), baseline_host);
+    const CaseMesh loaded = in_phase("mesh", [&] { return load_case_mesh(spec, exec); });
+    return estimate_memory(spec, mesh_counts(loaded.mesh), exec->is_cuda(), baseline_host);
+}
 
 std::filesystem::path output_folder(const CaseSpec& spec, const RunOptions& options)
 {
@@ -146,8 +185,19 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
         spdlog::warn("solver.tolerance {:.1e} is below what float arithmetic can reach; the "
                      "solve may stop at max_iterations", spec.solver.tolerance);
 
-    const CaseMesh loaded = in_phase("mesh", [&] { return load_case_mesh(spec, exec); });
+    // The memory estimate, before anything large is allocated: from the counts of a shape
+    // gpufem generates, or (Gmsh meshes) once the mesh is there.
+    const double baseline_host = static_cast<double>(resident_host_bytes());
+    const auto estimate = [&](const MeshCounts& counts) {
+        record.memory_estimate = estimate_memory(spec, counts, exec->is_cuda(), baseline_host);
+        log_and_check_estimate(*record.memory_estimate, *exec, options.check_memory);
+    };
+    if (const auto predicted = predicted_mesh_counts(spec.mesh)) estimate(*predicted);
+    MemoryMeter meter(exec);
+    const CaseMesh loaded =
+        meter.measure("mesh", [&] { return in_phase("mesh", [&] { return load_case_mesh(spec, exec); }); });
     const Mesh& mesh = loaded.mesh;
+    if (!record.memory_estimate) estimate(mesh_counts(mesh));
     record.time_mesh = loaded.seconds;
     record.time_mesh_parts = loaded.mesh.build_times;
     record.mesh_source = mesh.source;
@@ -158,9 +208,9 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
     record.boundary_groups = mesh.boundary_names();
 
     if (spec.precision == Precision::float32) {
-        run_stages<float>(spec, options, exec, mesh, record);
+        run_stages<float>(spec, options, exec, mesh, meter, record);
     } else {
-        run_stages<double>(spec, options, exec, mesh, record);
+        run_stages<double>(spec, options, exec, mesh, meter, record);
     }
     return record;
 }

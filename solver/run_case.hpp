@@ -5,6 +5,7 @@
 #include <string>
 
 #include "solver/case_file.hpp"
+#include "solver/memory_estimate.hpp"
 #include "solver/run_record.hpp"
 
 namespace gpufem {
@@ -20,10 +21,16 @@ enum ExitCode : int {
 struct RunOptions {
     std::filesystem::path output_dir;  ///< "" = next to the case file, named after it
     bool write_outputs = true;
+    /// Stop before allocating when the memory estimate exceeds what is free (false: only warn).
+    bool check_memory = true;
 };
 
 /// The folder outputs go to: options.output_dir, or <case folder>/<case name>.
 std::filesystem::path output_folder(const CaseSpec& spec, const RunOptions& options);
+
+/// The memory estimate of running spec (memory_estimate.hpp), made as run_case makes it: from
+/// the counts of a generated shape without building it, or from the mesh Gmsh makes.
+MemoryEstimate estimate_case_memory(const CaseSpec& spec, const ExecPtr& exec);
 
 /// Runs a case end to end and writes its outputs (staged, renamed at the end). Throws on
 /// errors; returns the record (record.solve tells whether it converged).

@@ -10,6 +10,8 @@
 #include "linalg/csr.hpp"
 #include "solver/case_file.hpp"
 #include "solver/krylov/krylov.hpp"
+#include "solver/memory_estimate.hpp"
+#include "solver/memory_meter.hpp"
 
 namespace gpufem {
 
@@ -54,6 +56,9 @@ struct RunRecord {
     int spmvs_per_iteration = 1;     ///< 2 for BiCGSTAB
     // accuracy
     std::optional<ErrorNorms> errors;
+    // memory (bytes): the estimate made before the arrays, and each phase's measured peak
+    std::optional<MemoryEstimate> memory_estimate;
+    std::vector<PhaseMemory> memory_measured;
 
     double median_spmv_seconds() const;
     /// Solve time without the preconditioner's setup, divided by iterations (0 if none).

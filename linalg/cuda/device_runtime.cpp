@@ -64,6 +64,12 @@ void* malloc(int device, std::size_t bytes)
 
 void free(int, void* ptr) noexcept { cudaFree(ptr); }
 
+void memory_info(int device, std::size_t& free_bytes, std::size_t& total_bytes)
+{
+    GPUFEM_CUDA_CHECK(cudaSetDevice(device));
+    GPUFEM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+}
+
 void memcpy_to_device(void* dst, const void* src, std::size_t bytes, void* stream)
 {
     auto s = static_cast<cudaStream_t>(stream);

@@ -1,5 +1,6 @@
 // Writing .vtu files: read back with VTK's own reader; failures leave no file.
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <random>
@@ -16,6 +17,7 @@
 #include <vtkXMLUnstructuredGridReader.h>
 
 #include "mesh/mesh_source.hpp"
+#include "mesh/vtk_lagrange_nodes.hpp"
 #include "mesh/vtk_writer.hpp"
 #include "tests/mesh/mesh_test_support.hpp"
 
@@ -100,6 +102,43 @@ TEST(VtkWriter, EveryCompressionReadsBackIdentical)
     }
     EXPECT_LT(bytes["zlib"], bytes["lz4"]);
     EXPECT_LT(bytes["lz4"], bytes["none"]);
+}
+
+// Files are marked version 1.0 (meshio refuses 2.2); their Lagrange hexahedra are in 1.0's
+// node order, which VTK's reader turns into its current one: read back, every cell of orders
+// 2-4 lists its nodes in VTK's current order (vtk_lagrange_node_order), for each compression.
+TEST(VtkWriter, LagrangeHexahedraReadBackInVtksOrderFromVersionOneFiles)
+{
+    TempFolder folder;
+    for (int degree = 2; degree <= 4; ++degree) {
+        MeshSpec spec;
+        spec.kind = MeshSpec::Kind::shape;
+        spec.shape = "unit_cube";
+        spec.elements = "hexahedron";
+        spec.size = 0.5;
+        spec.degree = degree;
+        const Mesh mesh = load_mesh(spec);
+        const std::vector<int>& vtk_order = vtk_lagrange_node_order(mesh.cell_type, degree);
+        for (const auto& [compression, name] : vtu_compression_names) {
+            SCOPED_TRACE(std::string(name) + ", degree " + std::to_string(degree));
+            const auto path = folder / (std::string(name) + ".vtu");
+            write_vtu(path, mesh, {}, {}, compression);
+            std::ifstream in(path);
+            std::string head(200, '\0');
+            in.read(head.data(), 200);
+            EXPECT_NE(head.find("version=\"1.0\""), std::string::npos) << head;
+            const auto grid = read_vtu(path);
+            ASSERT_EQ(grid->GetNumberOfCells(), mesh.num_cells());
+            vtkNew<vtkIdList> ids;
+            for (vtkIdType c = 0; c < mesh.num_cells(); ++c) {
+                grid->GetCellPoints(c, ids);
+                ASSERT_EQ(ids->GetNumberOfIds(), mesh.nodes_per_cell);
+                for (int i = 0; i < mesh.nodes_per_cell; ++i)
+                    ASSERT_EQ(ids->GetId(i), mesh.cells[c * mesh.nodes_per_cell + vtk_order[i]])
+                        << "cell " << c << " point " << i;
+            }
+        }
+    }
 }
 
 TEST(VtkWriter, WritesPointsCellsAndFields)

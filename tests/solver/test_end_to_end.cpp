@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 #include <unistd.h>
 #include <sys/wait.h>
 #include <csignal>
+
+#include <vtkCell.h>
 
 #include "mesh/vtk_writer.hpp"
 #include "run_gpufem.hpp"
@@ -756,5 +759,56 @@ TEST(EndToEnd, BicgstabSolvesTheConvectionCaseWithEverySolverVariant)
                                      (dir.path() / "cg").string());
     if (cg.exit_code != 0) {
         EXPECT_NE(cg.output.find("bicgstab"), std::string::npos) << cg.output;
+    }
+}
+
+// meshio (Debian's python3-meshio) reads gpufem's results, Lagrange hexahedra of order 2 and 3
+// included (files are marked 1.0), when written with zlib or no compression (meshio has no
+// LZ4 decompressor; the README says so), with the same u as VTK reads.
+TEST(EndToEnd, MeshioReadsHighOrderHexahedraWrittenWithZlib)
+{
+    if (test::run_command("/usr/bin/python3 -c 'import meshio'").exit_code != 0)
+        GTEST_SKIP() << "python3-meshio is not installed (scripts/setup.sh installs it)";
+    test::TempDir dir;
+    const auto file = dir.write("cube.yaml", R"yaml(
+mesh:
+  shape: unit_cube
+  size: 0.25
+problem:
+  f: 1
+  dirichlet:
+    boundary: 0
+backend: cpu
+)yaml");
+    for (const std::string args : {"--set degree=2 --set output.compression=zlib",
+                                   "--set degree=3 --set output.compression=none"}) {
+        SCOPED_TRACE(args);
+        const auto out = dir.path() / "out";
+        std::filesystem::remove_all(out);
+        ASSERT_EQ(test::run_gpufem("run " + file.string() + " -q -o " + out.string() + " " + args).exit_code, 0);
+        const auto script = dir.write("read.py", R"py(
+import sys, meshio
+m = meshio.read(sys.argv[1])
+block = m.cells[0]
+print(block.type, len(block.data), len(block.data[0]), len(m.points))
+print(" ".join(repr(float(v)) for v in m.point_data["u"]))
+)py");
+        const auto r = test::run_command("/usr/bin/python3 " + script.string() + " " + (out / "result.vtu").string());
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const auto grid = test::read_vtu(out / "result.vtu");
+        std::istringstream lines(r.output);
+        std::string type;
+        long cells = 0, per_cell = 0, points = 0;
+        lines >> type >> cells >> per_cell >> points;
+        EXPECT_EQ(type, "VTK_LAGRANGE_HEXAHEDRON");
+        EXPECT_EQ(cells, grid->GetNumberOfCells());
+        EXPECT_EQ(per_cell, grid->GetCell(0)->GetNumberOfPoints());
+        ASSERT_EQ(points, grid->GetNumberOfPoints());
+        vtkDataArray* u = grid->GetPointData()->GetArray("u");
+        for (vtkIdType i = 0; i < points; ++i) {
+            double value = 0;
+            lines >> value;
+            ASSERT_EQ(value, u->GetTuple1(i)) << i;
+        }
     }
 }

@@ -90,3 +90,50 @@ solver:
         }
     }
 }
+
+// The device side of the memory estimate: within 20% of the measured device peak (gpufem's
+// allocations) for every format on the device, and with multigrid.
+TEST(EndToEndGpu, MemoryEstimateWithinTwentyPercentOfTheDevicePeak)
+{
+    GPUFEM_REQUIRE_GPU();
+    test::TempDir dir;
+    const auto file = dir.write("cube.yaml", R"yaml(
+mesh:
+  shape: unit_cube
+  size: 0.0125
+problem:
+  kappa: "1 + x*y*z"
+  f: "1 + sin(3*x)"
+  dirichlet:
+    left: 0
+    right: "y"
+solver:
+  tolerance: 1e-8
+  max_iterations: 30
+backend: cuda
+output:
+  write: false
+)yaml");
+    for (const std::string args :
+         {"--set format=csr", "--set format=csr-scalar", "--set format=ell", "--set format=ellr",
+          "--set format=sellp", "--set format=staircase", "--set format=cusparse",
+          "--set format=cusparse-sell", "--set format=lma",
+          "--set format=lma --set format_options.lma.symmetric=true",
+          "--set solver.preconditioner=jacobi --set solver.method=bicgstab",
+          "--set solver.preconditioner=amg", "--set precision=float --set solver.tolerance=1e-6",
+          "--set degree=2 --set mesh.size=0.025", "--set degree=2 --set mesh.size=0.025 --set solver.preconditioner=pmg",
+          "--set mesh.shape=unit_square --set mesh.size=0.002 --set format=bdia"}) {
+        SCOPED_TRACE(args);
+        const auto out = dir.path() / "out";
+        std::filesystem::remove_all(out);
+        const auto r = test::run_gpufem("run " + file.string() + " -q -o " + out.string() + " " + args);
+        ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 2) << r.output;
+        const nlohmann::json memory = test::read_json(out / "report.json")["memory"];
+        const double estimate = memory["peak_estimate"]["device"];
+        const double measured = memory["peak_measured"]["device"];
+        std::printf("%-75s device estimate %8.1f MB, measured %8.1f MB (%+5.1f%%)\n", args.c_str(),
+                    estimate / 1e6, measured / 1e6, 100 * (estimate / measured - 1));
+        EXPECT_GE(estimate, 0.8 * measured);
+        EXPECT_LE(estimate, 1.2 * measured);
+    }
+}

@@ -1,0 +1,270 @@
+#include "solver/memory_estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "assembly/format_registry.hpp"
+#include "assembly/pattern_estimate.hpp"
+#include "linalg/host_memory.hpp"
+#include "solver/multigrid/make_preconditioner.hpp"
+
+namespace gpufem {
+namespace {
+
+/// True when an expression is a plain number (kept as one value, not per quadrature point).
+bool is_number(const std::string& text)
+{
+    char* end = nullptr;
+    std::strtod(text.c_str(), &end);
+    return end != text.c_str() && *end == '\0';
+}
+
+double gigabytes(double bytes) { return bytes / 1e9; }
+
+/// The sizes the model is written in (bytes apart from counts).
+struct Sizes {
+    double n = 0;   ///< nodes = unknowns
+    double c = 0;   ///< cells
+    double p = 0;   ///< nodes per cell
+    double s = 8;   ///< value size
+    double q = 0;   ///< assembly quadrature points per cell
+    double qe = 0;  ///< error quadrature points per cell
+    int k = 1;
+    int d = 2;
+};
+
+/// Vectors of the Krylov solver (merged or reference; the preconditioner's own apart).
+double krylov_vectors(const SolverSpec& solver)
+{
+    const bool preconditioned = solver.preconditioner != PreconditionerKind::none;
+    const bool multigrid = solver.preconditioner == PreconditionerKind::amg ||
+                           solver.preconditioner == PreconditionerKind::pmg;
+    if (solver.method == KrylovMethod::bicgstab) return preconditioned ? 8 : 6;
+    if (solver.variant == KrylovVariant::merged) return multigrid ? 4 : 3;
+    return preconditioned ? 4 : 3;
+}
+
+/// The preconditioner's kept data and the extra its setup holds at once (rough for the
+/// multigrid hierarchies, from measured runs: AMG's coarse levels and transfers about 30% of
+/// the fine matrix, its setup's sparse products another 35%; p-multigrid's lower degrees and
+/// transfers 25%, their setup 20%).
+std::pair<double, double> preconditioner_bytes(const SolverSpec& solver, const MatrixShape& m)
+{
+    const double vector = m.rows * m.value_bytes;
+    switch (solver.preconditioner) {
+    case PreconditionerKind::none: return {0, 0};
+    case PreconditionerKind::jacobi: return {vector, vector};
+    case PreconditionerKind::amg: return {0.3 * csr_bytes(m) + 6 * vector, 0.35 * csr_bytes(m)};
+    case PreconditionerKind::pmg: return {0.25 * csr_bytes(m) + 8 * vector, 0.2 * csr_bytes(m)};
+    }
+    return {0, 0};
+}
+
+}  // namespace
+
+double MemoryEstimate::peak_host() const
+{
+    double peak = 0;
+    for (const PhaseEstimate& p : phases) peak = std::max(peak, p.host);
+    return peak;
+}
+
+double MemoryEstimate::peak_device() const
+{
+    double peak = 0;
+    for (const PhaseEstimate& p : phases) peak = std::max(peak, p.device);
+    return peak;
+}
+
+const PhaseEstimate& MemoryEstimate::peak_phase(bool device) const
+{
+    return *std::max_element(phases.begin(), phases.end(), [&](const auto& a, const auto& b) {
+        return device ? a.device < b.device : a.host < b.host;
+    });
+}
+
+MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda,
+                               double baseline_host)
+{
+    MemoryEstimate e;
+    e.mesh = mesh;
+    e.format_name = spec.format;
+    e.cuda = cuda;
+    e.baseline_host = baseline_host;
+    Sizes z;
+    z.n = mesh.nodes;
+    z.c = mesh.cells;
+    z.p = mesh.nodes_per_cell;
+    z.s = spec.precision == Precision::float32 ? 4 : 8;
+    z.k = std::clamp(mesh.degree, 1, 4);
+    z.d = mesh.dim;
+    const bool simplex = mesh.cell_type == ElementType::triangle || mesh.cell_type == ElementType::tetrahedron;
+    z.q = z.k == 1 && simplex ? z.d + 1 : std::pow(z.k + 1.0, z.d);
+    z.qe = std::pow(z.k + 2.0, z.d);
+    const bool float32 = z.s == 4;
+
+    e.matrix = estimated_matrix_shape(mesh, z.s);
+    const MatrixShape& m = e.matrix;
+    const FormatEntry& entry = format_registry().at(spec.format);
+    e.format = entry.estimate_memory(m, spec.format_options);
+    const double csr = csr_bytes(m);
+    const double vector = z.n * z.s;
+
+    // Mesh: coordinates (3 doubles per node), cells, their groups and the boundary facets
+    // (generated shapes grow these lists: up to 1.5 x); generated shapes also on the device.
+    const bool generated = !mesh.shape.empty();  // written on the device as it is generated
+    const double mesh_host = 24 * z.n + 4 * z.c * z.p + 4 * z.c +
+                             4 * mesh.facet_entries * (generated ? 1.5 : 1.0);
+    const double mesh_device = cuda && (mesh.on_device || generated) ? 24 * z.n + 4 * z.c * z.p : 0;
+
+    // Assembly, on the executor: the element geometry (coordinates in V, cells), coefficients
+    // at the quadrature points, the cell-to-CSR map, the matrix, rhs and Dirichlet data; the
+    // high-order CUDA kernels' scratch stays until the run ends.
+    const double geometry = 3 * z.n * z.s + 4 * z.c * z.p;
+    const double coefficients =
+        z.c * z.q * z.s *
+        ((is_number(spec.problem.kappa) ? 0 : 1) + (is_number(spec.problem.f) ? 0 : 1) +
+         static_cast<double>(spec.problem.convection.size()));
+    const double stride = (z.d == 2 ? 4 : 7) + (spec.problem.convection.empty() ? 0 : z.d);
+    const double scratch =
+        cuda && z.k >= 2 ? std::min(z.c, std::floor(2097152 / z.q)) * z.q * stride * z.s : 0;
+    const double cell_map = 4 * z.c * z.p * z.p;
+    const double boundary = 2 * vector + z.n + (float32 ? 24 * z.n : 0) + 4 * mesh.facet_entries;
+    const double pattern_build = cuda ? 12 * m.nnz + 12 * z.n : 4 * m.nnz + 24 * z.n + 4 * z.c * z.p + cell_map;
+    const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !entry.keeps_csr;
+    const double assembled_peak =
+        geometry + coefficients + std::max(csr + cell_map + boundary, pattern_build);
+    double assembly = 0;
+    double system = 0;  // what the assembly leaves for the solve: operator, rhs, guess
+    if (entry.matrix_free()) {
+        // Element matrices from the element kernels, no CSR (one more assembled for multigrid).
+        assembly = geometry + coefficients + e.format.build_peak + vector + z.n;
+        system = e.format.stored + 2 * vector;
+        if (keep_matrix) {
+            assembly = std::max(assembly, e.format.stored + assembled_peak);
+            system += csr;
+        }
+    } else {
+        // The host steps of a conversion (orderings) come before its executor peak.
+        const double conversion = e.format.build_peak + 2 * vector + (keep_matrix ? csr : 0);
+        assembly = std::max({assembled_peak, conversion, cuda ? 0.0 : csr + 2 * vector + e.format.host});
+        system = e.format.stored + 2 * vector + (keep_matrix ? csr : 0);
+    }
+
+    // Solve: the system, the right-hand side and guess in the operator's numbering, the
+    // Krylov vectors, the preconditioner, the residual history; then the true residual and
+    // the solution back in the original numbering.
+    const auto [kept, setup] = preconditioner_bytes(spec.solver, m);
+    const double krylov = krylov_vectors(spec.solver) * vector + 8.0 * (spec.solver.max_iterations + 1);
+    const double solve = system + 2 * vector + kept + std::max(setup, krylov);
+
+    // Errors: the solution, a second geometry and the exact values at the nodes on the
+    // executor; host copies of the point fields.
+    const double fields = spec.problem.exact.empty() ? 1 : 3;
+    const double errors_executor = vector + 24 * z.n + 4 * z.c * z.p + std::max(24 * z.c, 16 * z.n);
+    const double errors_host = (float32 ? 12 : 8) * z.n + 16 * z.n;
+
+    // Output (host): the point fields, VTK's offsets, types and groups (connectivity too
+    // beyond order 1), and the compressed blocks, which are about as large as the raw arrays.
+    double output = 8 * z.n * fields + 9 * z.c + (z.k >= 2 ? 4 * z.c * z.p : 0);
+    if (spec.output.write_solution) output += 24 * z.n + 8 * z.n * fields + 4 * z.c * z.p + 9 * z.c + 4e6;
+
+    const double base = baseline_host + mesh_host;
+    if (cuda) {
+        e.phases = {
+            {"mesh", base, mesh_device},
+            {"assembly", base + e.format.host + 2 * z.n, mesh_device + scratch + assembly},
+            {"solve", base, mesh_device + scratch + solve},
+            {"errors", base + errors_host, mesh_device + scratch + errors_executor},
+            {"output", base + output, mesh_device + scratch + vector},
+        };
+    } else {
+        e.phases = {
+            {"mesh", base, 0},
+            {"assembly", base + z.n + assembly, 0},
+            {"solve", base + solve, 0},
+            {"errors", base + errors_executor + 8 * fields * z.n + 16 * z.n, 0},
+            {"output", base + vector + output, 0},
+        };
+    }
+    return e;
+}
+
+void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec)
+{
+    const auto suggestion = "use a coarser mesh.size, a smaller refine or degree, precision: "
+                            "float, or a format that stores less (csr); `gpufem run --dry-run` "
+                            "prints the estimate of every phase";
+    const double host_needed = estimate.peak_host() - estimate.baseline_host;
+    const double host_free = static_cast<double>(available_host_bytes());
+    if (host_needed > host_free) {
+        const PhaseEstimate& peak = estimate.peak_phase(false);
+        throw std::runtime_error(fmt::format(
+            "not enough host memory: the run needs about {:.2f} GB at its peak (the {} phase), "
+            "and {:.2f} GB are available; {}",
+            gigabytes(host_needed), peak.phase, gigabytes(host_free), suggestion));
+    }
+    if (!exec.is_cuda()) return;
+    const double device_needed = estimate.peak_device();
+    const double device_free = static_cast<double>(exec.free_memory());
+    if (device_needed > device_free) {
+        const PhaseEstimate& peak = estimate.peak_phase(true);
+        throw std::runtime_error(fmt::format(
+            "not enough device memory on {}: the run needs about {:.2f} GB at its peak (the {} "
+            "phase: {} unknowns, about {:.3g} non-zeros in format {} of {:.2f} GB), and {:.2f} GB "
+            "of {:.2f} GB are free; {}",
+            exec.device_name(), gigabytes(device_needed), peak.phase, estimate.matrix.rows,
+            estimate.matrix.nnz, estimate.format_name, gigabytes(estimate.format.stored),
+            gigabytes(device_free), gigabytes(static_cast<double>(exec.total_memory())), suggestion));
+    }
+}
+
+std::string memory_estimate_table(const MemoryEstimate& e)
+{
+    const bool cuda = e.cuda;
+    const MatrixShape& m = e.matrix;
+    std::string s;
+    s += fmt::format("  {:<24} {} cells ({}, degree {}), {} nodes\n", "mesh", e.mesh.cells,
+                     element_type_name(e.mesh.cell_type), e.mesh.degree, e.mesh.nodes);
+    s += fmt::format("  {:<24} {} rows, about {:.4g} non-zeros ({:.1f} per row, longest {})\n",
+                     "matrix (estimated)", m.rows, m.nnz, m.rows > 0 ? m.nnz / m.rows : 0.0,
+                     m.max_row_length);
+    s += fmt::format("  {:<24} {:.3f} GB stored, {:.3f} GB while it is built{}\n", "format",
+                     gigabytes(e.format.stored), gigabytes(e.format.build_peak),
+                     e.format.host > 0 ? fmt::format(", {:.3f} GB on the host", gigabytes(e.format.host)) : "");
+    s += fmt::format("  {:<24} {:>10} {:>10}\n", "peak memory (GB)", "host", cuda ? "device" : "");
+    for (const PhaseEstimate& p : e.phases)
+        s += cuda ? fmt::format("  {:<24} {:>10.3f} {:>10.3f}\n", p.phase, gigabytes(p.host), gigabytes(p.device))
+                  : fmt::format("  {:<24} {:>10.3f}\n", p.phase, gigabytes(p.host));
+    s += fmt::format("  {:<24} {:>10.3f}\n", "(host baseline)", gigabytes(e.baseline_host));
+    return s;
+}
+
+nlohmann::json memory_report(const MemoryEstimate& e, const std::vector<PhaseMemory>& measured)
+{
+    nlohmann::json phases = nlohmann::json::object();
+    for (const PhaseEstimate& p : e.phases)
+        phases[p.phase]["estimate"] = {{"host", p.host}, {"device", p.device}};
+    for (const PhaseMemory& p : measured)
+        phases[p.phase]["measured"] = {{"host", p.host}, {"device", p.device}};
+    double host = 0, device = 0;
+    for (const PhaseMemory& p : measured) {
+        host = std::max(host, static_cast<double>(p.host));
+        device = std::max(device, static_cast<double>(p.device));
+    }
+    return {{"unit", "bytes"},
+            {"baseline_host", e.baseline_host},
+            {"matrix_estimate", {{"rows", e.matrix.rows}, {"nnz", e.matrix.nnz},
+                                 {"longest_row", e.matrix.max_row_length}}},
+            {"format_estimate", {{"stored", e.format.stored}, {"build_peak", e.format.build_peak},
+                                 {"host", e.format.host}}},
+            {"peak_estimate", {{"host", e.peak_host()}, {"device", e.peak_device()}}},
+            {"peak_measured", {{"host", host}, {"device", device}}},
+            {"phases", phases}};
+}
+
+}  // namespace gpufem

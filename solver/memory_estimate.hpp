@@ -1,0 +1,59 @@
+#pragma once
+// The memory a run will need, phase by phase, on the host and on the device, estimated from
+// the case and the mesh's counts before the arrays are allocated; checked against what is
+// free (a run that would not fit stops before it starts) and printed by `gpufem run --dry-run`.
+// The model, array by array, is in memory_estimate.cpp; report.json holds it beside what
+// each phase really used (memory_meter.hpp).
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "linalg/executor.hpp"
+#include "linalg/format_registry.hpp"
+#include "mesh/mesh_source.hpp"
+#include "solver/case_file.hpp"
+#include "solver/memory_meter.hpp"
+
+namespace gpufem {
+
+/// The estimated peak of one phase, in bytes.
+struct PhaseEstimate {
+    std::string phase;   ///< "mesh", "assembly", "solve", "errors", "output"
+    double host = 0;     ///< resident set of the process (the baseline included)
+    double device = 0;   ///< gpufem's device allocations (CUDA runs; 0 on the CPU backend)
+};
+
+/// The estimate of a run.
+struct MemoryEstimate {
+    bool cuda = false;            ///< estimated for a CUDA run (else the CPU backend)
+    MeshCounts mesh;
+    std::string format_name;      ///< the case's format
+    MatrixShape matrix;           ///< the assembled matrix as estimated (rows, non-zeros, ...)
+    FormatMemory format;          ///< the chosen format's memory for that matrix
+    double baseline_host = 0;     ///< the process's resident set before the run's arrays
+    std::vector<PhaseEstimate> phases;
+
+    /// The largest host and device figures over the phases.
+    double peak_host() const;
+    double peak_device() const;
+    /// The phase with the largest device figure (host figure on the CPU backend).
+    const PhaseEstimate& peak_phase(bool device) const;
+};
+
+/// Estimates the memory of running spec on a mesh of these counts, on a CUDA device or on
+/// the CPU; baseline_host is the process's resident set now (libraries and the like).
+MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda,
+                               double baseline_host);
+
+/// Throws std::runtime_error when the estimate does not fit what exec's memory and the host
+/// have free now (with the estimate, the free memory and what to change).
+void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec);
+
+/// The sizes and the estimate as a table (--dry-run and the log).
+std::string memory_estimate_table(const MemoryEstimate& estimate);
+
+/// report.json's "memory": the estimate and, per phase, what was measured.
+nlohmann::json memory_report(const MemoryEstimate& estimate, const std::vector<PhaseMemory>& measured);
+
+}  // namespace gpufem
