@@ -56,7 +56,7 @@ double cuthill_mckee_host_bytes(const MatrixShape& m)
 
 double symmetric_permutation_bytes(const MatrixShape& m)
 {
-    return csr_bytes(m) + m.nnz * (8 + m.value_bytes) + 16 * m.rows;
+    return csr_bytes(m) + m.nnz * (8 + m.value_bytes + (m.on_device ? 8 : 0)) + 16 * m.rows;
 }
 
 FormatMemory FormatEntry::estimate_memory(const MatrixShape& shape, const FormatOptions& options) const

@@ -41,6 +41,7 @@ struct MatrixShape {
     double padded_row_length = 0;  ///< mean over slices of 32 consecutive rows of their longest row
     double band_width = 0;         ///< columns between a row's first and last entry (at most)
     double value_bytes = 8;        ///< sizeof the value type (4 or 8)
+    bool on_device = false;        ///< built on a CUDA device (its library temporaries differ)
     double cells = 0;              ///< cells of the mesh (matrix-free formats)
     int nodes_per_cell = 0;
 };
@@ -53,7 +54,8 @@ double csr_bytes(const MatrixShape& m);
 double cuthill_mckee_host_bytes(const MatrixShape& m);
 
 /// Executor bytes of permuting a CSR matrix symmetrically: the permuted copy, the sort's
-/// temporaries, the permutation and its inverse (the matrix itself not counted).
+/// temporaries (on a device also CUB's radix-sort buffers), the permutation and its inverse
+/// (the matrix itself not counted).
 double symmetric_permutation_bytes(const MatrixShape& m);
 
 /// Memory of a format built from a matrix of some shape, in bytes of the matrix's executor.

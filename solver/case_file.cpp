@@ -11,6 +11,7 @@
 #include <system_error>
 #include <utility>
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "assembly/expression.hpp"
@@ -53,12 +54,40 @@ constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "deg
 
 constexpr double default_shape_size = 0.1;
 
-/// The only YAML document of text (a null node when there is none).
+/// Counts the documents of a YAML stream (the events themselves are not kept).
+class DocumentCounter : public YAML::EventHandler {
+public:
+    int documents = 0;
+    YAML::Mark second;  ///< where the second document starts
+    void OnDocumentStart(const YAML::Mark& mark) override
+    {
+        if (++documents == 2) second = mark;
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+};
+
+/// The only YAML document of text (a null node when there is none). Not YAML::LoadAll: on a
+/// token that starts no node (a ',' outside [ ] or { }) yaml-cpp 0.7's LoadAll loops forever
+/// adding null documents (yaml-cpp issue 1040, found by fuzzing); the documents are counted
+/// here with a stop at the second.
 YAML::Node load_document(const std::string& text, const std::string& name)
 {
-    std::vector<YAML::Node> documents;
+    YAML::Node document;
+    DocumentCounter counter;
     try {
-        documents = YAML::LoadAll(text);
+        document = YAML::Load(text);
+        std::istringstream stream(text);
+        YAML::Parser parser(stream);
+        while (counter.documents < 2 && parser.HandleNextDocument(counter)) {
+        }
     } catch (const YAML::Exception& error) {
         if (error.mark.is_null()) {
             throw CaseError(name + ": invalid YAML: " + error.msg);
@@ -80,11 +109,15 @@ YAML::Node load_document(const std::string& text, const std::string& name)
                         error.msg + " (column " + std::to_string(error.mark.column + 1) + ")" +
                         hint);
     }
-    if (documents.size() > 1) {
-        throw CaseError(name + ":" + std::to_string(documents[1].Mark().line + 1) +
+    if (counter.documents > 1 && document.IsNull())
+        throw CaseError(name + ":" + std::to_string(counter.second.line + 1) +
+                        ": invalid YAML: this line starts no key or value (a ',' outside [ ] or "
+                        "{ }?) (column " + std::to_string(counter.second.column + 1) + ")");
+    if (counter.documents > 1) {
+        throw CaseError(name + ":" + std::to_string(counter.second.line + 1) +
                         ": a case file holds one YAML document; found a second one");
     }
-    return documents.empty() ? YAML::Node() : documents.front();
+    return document;
 }
 
 /// text relative to base_dir unless absolute, normalised ("cases/./a.msh" -> "cases/a.msh").

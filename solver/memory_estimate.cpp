@@ -50,16 +50,22 @@ double krylov_vectors(const SolverSpec& solver)
 
 /// The preconditioner's kept data and the extra its setup holds at once (rough for the
 /// multigrid hierarchies, from measured runs: AMG's coarse levels and transfers about 30% of
-/// the fine matrix, its setup's sparse products another 35%; p-multigrid's lower degrees and
-/// transfers 25%, their setup 20%).
+/// the fine matrix, p-multigrid's lower degrees and transfers 25%). Their setups' sparse
+/// products: on the CPU another 35% / 20% of the fine matrix; on CUDA, cuSPARSE's SpGEMM
+/// buffers, measured at 145-155 (AMG) and 95-125 (p-multigrid; 108 taken) bytes per non-zero of the
+/// fine matrix (the caller caps them: the product runs in row blocks sized from the free
+/// memory when they do not fit).
 std::pair<double, double> preconditioner_bytes(const SolverSpec& solver, const MatrixShape& m)
 {
     const double vector = m.rows * m.value_bytes;
+    const auto product = [&](double host_share, double device_bytes_per_nonzero) {
+        return m.on_device ? device_bytes_per_nonzero * m.nnz : host_share * csr_bytes(m);
+    };
     switch (solver.preconditioner) {
     case PreconditionerKind::none: return {0, 0};
     case PreconditionerKind::jacobi: return {vector, vector};
-    case PreconditionerKind::amg: return {0.3 * csr_bytes(m) + 6 * vector, 0.35 * csr_bytes(m)};
-    case PreconditionerKind::pmg: return {0.25 * csr_bytes(m) + 8 * vector, 0.2 * csr_bytes(m)};
+    case PreconditionerKind::amg: return {0.3 * csr_bytes(m) + 6 * vector, product(0.35, 155)};
+    case PreconditionerKind::pmg: return {0.25 * csr_bytes(m) + 8 * vector, product(0.2, 108)};
     }
     return {0, 0};
 }
@@ -88,7 +94,7 @@ const PhaseEstimate& MemoryEstimate::peak_phase(bool device) const
 }
 
 MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda,
-                               double baseline_host)
+                               double baseline_host, double device_free)
 {
     MemoryEstimate e;
     e.mesh = mesh;
@@ -108,6 +114,7 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     const bool float32 = z.s == 4;
 
     e.matrix = estimated_matrix_shape(mesh, z.s);
+    e.matrix.on_device = cuda;
     const MatrixShape& m = e.matrix;
     const FormatEntry& entry = format_registry().at(spec.format);
     e.format = entry.estimate_memory(m, spec.format_options);
@@ -124,20 +131,31 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     // Assembly, on the executor: the element geometry (coordinates in V, cells), coefficients
     // at the quadrature points, the cell-to-CSR map, the matrix, rhs and Dirichlet data; the
     // high-order CUDA kernels' scratch stays until the run ends.
+    const double stride = (z.d == 2 ? 4 : 7) + (spec.problem.convection.empty() ? 0 : z.d);
+    const double scratch =
+        cuda && z.k >= 2 ? std::min(z.c, std::floor(2097152 / z.q)) * z.q * stride * z.s : 0;
+    const double cell_map = 4 * z.c * z.p * z.p;
+    // The assembly of the CSR system with values of s bytes, at its peak.
+    const auto assembled_peak_of = [&](double s) {
+        MatrixShape shape = m;
+        shape.value_bytes = s;
+        const double geometry = 3 * z.n * s + 4 * z.c * z.p;
+        const double coefficients =
+            z.c * z.q * s *
+            ((is_number(spec.problem.kappa) ? 0 : 1) + (is_number(spec.problem.f) ? 0 : 1) +
+             static_cast<double>(spec.problem.convection.size()));
+        const double boundary = 2 * z.n * s + z.n + (s == 4 ? 24 * z.n : 0) + 4 * mesh.facet_entries;
+        const double pattern_build =
+            cuda ? 12 * m.nnz + 12 * z.n : 4 * m.nnz + 24 * z.n + 4 * z.c * z.p + cell_map;
+        return geometry + coefficients + std::max(csr_bytes(shape) + cell_map + boundary, pattern_build);
+    };
     const double geometry = 3 * z.n * z.s + 4 * z.c * z.p;
     const double coefficients =
         z.c * z.q * z.s *
         ((is_number(spec.problem.kappa) ? 0 : 1) + (is_number(spec.problem.f) ? 0 : 1) +
          static_cast<double>(spec.problem.convection.size()));
-    const double stride = (z.d == 2 ? 4 : 7) + (spec.problem.convection.empty() ? 0 : z.d);
-    const double scratch =
-        cuda && z.k >= 2 ? std::min(z.c, std::floor(2097152 / z.q)) * z.q * stride * z.s : 0;
-    const double cell_map = 4 * z.c * z.p * z.p;
-    const double boundary = 2 * vector + z.n + (float32 ? 24 * z.n : 0) + 4 * mesh.facet_entries;
-    const double pattern_build = cuda ? 12 * m.nnz + 12 * z.n : 4 * m.nnz + 24 * z.n + 4 * z.c * z.p + cell_map;
     const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !entry.keeps_csr;
-    const double assembled_peak =
-        geometry + coefficients + std::max(csr + cell_map + boundary, pattern_build);
+    const double assembled_peak = assembled_peak_of(z.s);
     double assembly = 0;
     double system = 0;  // what the assembly leaves for the solve: operator, rhs, guess
     if (entry.matrix_free()) {
@@ -158,14 +176,23 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     // Solve: the system, the right-hand side and guess in the operator's numbering, the
     // Krylov vectors, the preconditioner, the residual history; then the true residual and
     // the solution back in the original numbering.
-    const auto [kept, setup] = preconditioner_bytes(spec.solver, m);
+    auto [kept, setup] = preconditioner_bytes(spec.solver, m);
     const double krylov = krylov_vectors(spec.solver) * vector + 8.0 * (spec.solver.max_iterations + 1);
+    const double resident = mesh_device + scratch + system + 2 * vector + kept;
+    if (cuda && device_free > 0)  // the setup's row blocks take at most about half of what is free
+        setup = std::min(setup, std::max(0.0, 0.5 * (device_free - resident)));
     const double solve = system + 2 * vector + kept + std::max(setup, krylov);
 
     // Errors: the solution, a second geometry and the exact values at the nodes on the
     // executor; host copies of the point fields.
     const double fields = spec.problem.exact.empty() ? 1 : 3;
-    const double errors_executor = vector + 24 * z.n + 4 * z.c * z.p + std::max(24 * z.c, 16 * z.n);
+    double errors_executor = vector + 24 * z.n + 4 * z.c * z.p + std::max(24 * z.c, 16 * z.n);
+    if (float32) {  // the float solution's residual against the system assembled in double
+        MatrixShape in_double = m;
+        in_double.value_bytes = 8;
+        errors_executor = std::max(errors_executor,
+                                   vector + std::max(assembled_peak_of(8), csr_bytes(in_double) + 40 * z.n));
+    }
     const double errors_host = (float32 ? 12 : 8) * z.n + 16 * z.n;
 
     // Output (host): the point fields, VTK's offsets, types and groups (connectivity too

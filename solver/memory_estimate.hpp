@@ -42,9 +42,10 @@ struct MemoryEstimate {
 };
 
 /// Estimates the memory of running spec on a mesh of these counts, on a CUDA device or on
-/// the CPU; baseline_host is the process's resident set now (libraries and the like).
+/// the CPU; baseline_host is the process's resident set now (libraries and the like),
+/// device_free the free device memory (0: unknown; multigrid setups size their work from it).
 MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda,
-                               double baseline_host);
+                               double baseline_host, double device_free = 0);
 
 /// Throws std::runtime_error when the estimate does not fit what exec's memory and the host
 /// have free now (with the estimate, the free memory and what to change).

@@ -191,6 +191,20 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     return out;
 }
 
+double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const Mesh& mesh,
+                               const Array<float>& u)
+{
+    const auto disc = make_discretisation<double>(spec, mesh);
+    const DiscreteSystem<double> system =
+        build_system(exec, *disc, format_registry().at("csr"), spec.format_options);
+    const std::vector<float> single = u.to_host();
+    const Array<double> x = Array<double>::from_host(exec, std::vector<double>(single.begin(), single.end()));
+    Array<double> r = system.rhs.clone_to(exec);
+    system.op.op->apply(-1.0, x, 1.0, r);
+    const double rhs_norm = std::sqrt(dot(system.rhs, system.rhs));
+    return rhs_norm > 0 ? std::sqrt(dot(r, r)) / rhs_norm : 0.0;
+}
+
 #define GPUFEM_INSTANTIATE(V)                                                                     \
     template std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec&, const Mesh&); \
     template DiscreteSystem<V> build_case_system(const ExecPtr&, const Discretisation<V>&,      \

@@ -66,4 +66,10 @@ double smallest_tolerance(Precision precision);
 template <typename V>
 SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver);
 
+/// ||b - A u|| / ||b|| of a float solution u (original numbering, on exec) against the case's
+/// system assembled again in double (csr): what the float solve's rounding leaves against the
+/// double discrete problem, beside the float true residual.
+double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const Mesh& mesh,
+                               const Array<float>& u);
+
 }  // namespace gpufem

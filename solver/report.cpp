@@ -79,6 +79,9 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                         {"true_relative_residual", r.solve.true_relative_residual >= 0
                                                        ? nlohmann::json(r.solve.true_relative_residual)
                                                        : nlohmann::json(nullptr)},
+                        {"true_relative_residual_double", r.true_relative_residual_double >= 0
+                                                              ? nlohmann::json(r.true_relative_residual_double)
+                                                              : nlohmann::json(nullptr)},
                         {"seconds_per_iteration", r.seconds_per_iteration()},
                         {"cuda_graph", r.solve.graph_used},
                         {"host_reads", r.solve.host_reads},
@@ -143,9 +146,13 @@ std::string make_summary(const CaseSpec& spec, const RunRecord& r)
                                   r.solve.iterations, r.seconds_per_iteration()));
     row("solver status",
         r.solve.true_relative_residual >= 0
-            ? fmt::format("{} (relative residual {:.3e} recursive, {:.3e} true)",
+            ? fmt::format("{} (relative residual {:.3e} recursive, {:.3e} true{})",
                           solve_status_name(r.solve.status), r.solve.relative_residual,
-                          r.solve.true_relative_residual)
+                          r.solve.true_relative_residual,
+                          r.true_relative_residual_double >= 0
+                              ? fmt::format(", {:.3e} true against the double system",
+                                            r.true_relative_residual_double)
+                              : "")
             : fmt::format("{} (relative residual {:.3e})", solve_status_name(r.solve.status),
                           r.solve.relative_residual));
     if (median > 0)

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <chrono>
 #include <optional>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -93,6 +94,15 @@ void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& 
                  spec.output.write_solution ? "result.vtu, " : "", outputs.dir().string());
 }
 
+/// The record's estimate of a phase (nullptr before there is one).
+const PhaseEstimate* phase_estimate(const RunRecord& record, const std::string& phase)
+{
+    if (!record.memory_estimate) return nullptr;
+    for (const PhaseEstimate& p : record.memory_estimate->phases)
+        if (p.phase == phase) return &p;
+    return nullptr;
+}
+
 /// mesh -> discretisation -> system -> solve -> output, in precision V.
 template <typename V>
 void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& exec,
@@ -103,11 +113,13 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
     SystemSolution<V> solved;
     {
         const DiscreteSystem<V> system = meter.measure("assembly", [&] {
-            return in_phase("assembly", [&] { return build_case_system(exec, *disc, spec); });
+            return in_phase("assembly", [&] { return build_case_system(exec, *disc, spec); },
+                            phase_estimate(record, "assembly"));
         });
         record_system(system, record);
         solved = meter.measure("solve", [&] {
-            return in_phase("solve", [&] { return solve_system(system, spec.solver); });
+            return in_phase("solve", [&] { return solve_system(system, spec.solver); },
+                            phase_estimate(record, "solve"));
         });
         record_solve(spec, *system.op.op, solved, record);
     }
@@ -116,9 +128,17 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
     {
         const ProgressLine line("errors", [] { return ProgressStatus{}; });
         computed.emplace(meter.measure("errors", [&] {
-            return in_phase("errors", [&] { return disc->solution_output(solved.x); });
+            return in_phase("errors", [&] {
+                // A float solution is also checked against the system in double (issue 16).
+                if constexpr (std::is_same_v<V, float>)
+                    record.true_relative_residual_double = true_residual_in_double(exec, spec, mesh, solved.x);
+                return disc->solution_output(solved.x);
+            }, phase_estimate(record, "errors"));
         }));
     }
+    if (record.true_relative_residual_double >= 0)
+        spdlog::info("true residual of the float solution against the system in double: {:.3e}",
+                     record.true_relative_residual_double);
     const SolutionOutput& solution = *computed;
     record.errors = solution.errors;
     record.time_errors = seconds_since(start);
@@ -126,9 +146,16 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
         // report.json is written inside the output phase, so it carries that phase's memory
         // as measured up to the report itself (the VTU, the larger part, is written by then).
         meter.start();
-        in_phase("output", [&] { write_outputs(spec, options, mesh, solution, meter, record); });
+        in_phase("output", [&] { write_outputs(spec, options, mesh, solution, meter, record); },
+                 phase_estimate(record, "output"));
     }
     record.memory_measured = meter.phases();
+}
+
+/// The free memory of a CUDA executor's device (0 on the CPU).
+double device_free_bytes(const Executor& exec)
+{
+    return exec.is_cuda() ? static_cast<double>(exec.free_memory()) : 0.0;
 }
 
 /// Logs the estimate's peaks and stops (or, unchecked, warns) when it does not fit.
@@ -153,9 +180,10 @@ MemoryEstimate estimate_case_memory(const CaseSpec& spec, const ExecPtr& exec)
 {
     const double baseline_host = static_cast<double>(resident_host_bytes());
     if (const auto predicted = predicted_mesh_counts(spec.mesh))
-        return estimate_memory(spec, *predicted, exec->is_cuda(), baseline_host);
+        return estimate_memory(spec, *predicted, exec->is_cuda(), baseline_host, device_free_bytes(*exec));
     const CaseMesh loaded = in_phase("mesh", [&] { return load_case_mesh(spec, exec); });
-    return estimate_memory(spec, mesh_counts(loaded.mesh), exec->is_cuda(), baseline_host);
+    return estimate_memory(spec, mesh_counts(loaded.mesh), exec->is_cuda(), baseline_host,
+                           device_free_bytes(*exec));
 }
 
 std::filesystem::path output_folder(const CaseSpec& spec, const RunOptions& options)
@@ -189,13 +217,16 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
     // gpufem generates, or (Gmsh meshes) once the mesh is there.
     const double baseline_host = static_cast<double>(resident_host_bytes());
     const auto estimate = [&](const MeshCounts& counts) {
-        record.memory_estimate = estimate_memory(spec, counts, exec->is_cuda(), baseline_host);
+        record.memory_estimate = estimate_memory(spec, counts, exec->is_cuda(), baseline_host,
+                                                 device_free_bytes(*exec));
         log_and_check_estimate(*record.memory_estimate, *exec, options.check_memory);
     };
     if (const auto predicted = predicted_mesh_counts(spec.mesh)) estimate(*predicted);
     MemoryMeter meter(exec);
     const CaseMesh loaded =
-        meter.measure("mesh", [&] { return in_phase("mesh", [&] { return load_case_mesh(spec, exec); }); });
+        meter.measure("mesh", [&] {
+            return in_phase("mesh", [&] { return load_case_mesh(spec, exec); }, phase_estimate(record, "mesh"));
+        });
     const Mesh& mesh = loaded.mesh;
     if (!record.memory_estimate) estimate(mesh_counts(mesh));
     record.time_mesh = loaded.seconds;

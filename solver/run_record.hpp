@@ -50,6 +50,9 @@ struct RunRecord {
     std::uintmax_t vtu_bytes = 0;    ///< size of result.vtu (0: not written)
     // solve
     SolveResult solve;
+    /// A float solve's true residual against the system assembled in double (-1: not a float
+    /// solve), see true_residual_in_double.
+    double true_relative_residual_double = -1;
     nlohmann::json preconditioner;   ///< the preconditioner's report (null: none)
     std::vector<double> spmv_seconds;
     std::string spmv_clock;

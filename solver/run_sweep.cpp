@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "linalg/host_memory.hpp"
+#include "solver/memory_estimate.hpp"
 #include "solver/output_files.hpp"
+#include "solver/pipeline.hpp"
 
 namespace gpufem {
 namespace {
@@ -84,13 +87,35 @@ void mark_incomplete(const CaseSpec& spec, const RunOptions& options,
                   (output_folder(spec, options) / sweep_incomplete_file).string());
 }
 
+/// Every point of the sweep whose size is known before it runs (generated shapes) must fit
+/// the free memory: checked before the first point runs, so that a sweep does not stop at
+/// its largest point after the others ran. Throws naming the point.
+void check_sweep_memory(const std::vector<CaseSpec>& points)
+{
+    const ExecPtr exec = make_executor(points.front().backend);
+    const double baseline_host = static_cast<double>(resident_host_bytes());
+    const double device_free = exec->is_cuda() ? static_cast<double>(exec->free_memory()) : 0.0;
+    for (const CaseSpec& point : points) {
+        const auto counts = predicted_mesh_counts(point.mesh);
+        if (!counts) continue;
+        try {
+            check_memory_fits(estimate_memory(point, *counts, exec->is_cuda(), baseline_host, device_free), *exec);
+        } catch (const std::runtime_error& e) {
+            throw std::runtime_error(fmt::format("sweep point degree {}, refine {} (nothing run): {}",
+                                                 point.mesh.degree, point.mesh.refine, e.what()));
+        }
+    }
+}
+
 }  // namespace
 
 std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options)
 {
     const auto folder = output_folder(spec, options);
+    const std::vector<CaseSpec> points = expand_sweep(spec);
+    if (options.check_memory) check_sweep_memory(points);
     std::vector<SweepRow> rows;
-    for (const CaseSpec& run : expand_sweep(spec)) {
+    for (const CaseSpec& run : points) {
         spdlog::info("sweep: degree {}, refine {}", run.mesh.degree, run.mesh.refine);
         RunOptions run_options = options;
         run_options.output_dir = folder / run_folder(run.mesh.degree, run.mesh.refine);

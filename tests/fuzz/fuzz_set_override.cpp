@@ -12,7 +12,7 @@
 
 namespace {
 
-const char* const base_case = R"(mesh:
+const char* const base_case = R"yaml(mesh:
   shape: unit_square
   size: 0.25
 problem:
@@ -24,7 +24,7 @@ problem:
 format: csr
 solver:
   tolerance: 1e-8
-)";
+)yaml";
 
 }  // namespace
 

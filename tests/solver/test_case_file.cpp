@@ -296,6 +296,16 @@ TEST(CaseFile, MalformedYamlGivesTheLine)
                     {"case.yaml:2: invalid YAML"});
 }
 
+// Found by fuzzing (libFuzzer, tests/fuzz/fuzz_case_file): a ',' that starts no node made
+// yaml-cpp 0.7's LoadAll loop forever, eating memory. It is an error naming the line now.
+TEST(CaseFile, AStrayCommaIsAnErrorNotAHang)
+{
+    expect_contains(error_of("# The L-shaped domain\n, tolerance: 1e-10\n"),
+                    {"case.yaml:2: invalid YAML", "starts no key or value"});
+    expect_contains(error_of(","), {"case.yaml:1: invalid YAML"});
+    expect_contains(error_of(minimal + ", solver: {}\n"), {"case.yaml:", "invalid YAML"});
+}
+
 TEST(CaseFile, EmptyAndNonMapFilesAreRejected)
 {
     expect_contains(error_of(""), {"case.yaml", "empty"});

@@ -274,6 +274,13 @@ TEST(EndToEnd, TrueResidualIsReportedAndAMissedToleranceIsStagnation)
     EXPECT_FALSE(report["solver"]["converged"].get<bool>());
     EXPECT_LE(report["solver"]["final_relative_residual"].get<double>(), 2e-7);
     EXPECT_GT(report["solver"]["true_relative_residual"].get<double>(), 2e-6);
+    // The float solution is also measured against the system assembled in double: also well
+    // above the tolerance, and not the float figure itself (another system, exact arithmetic).
+    const double in_double = report["solver"]["true_relative_residual_double"].get<double>();
+    EXPECT_GT(in_double, 2e-6);
+    EXPECT_LT(in_double, 1e-4);
+    EXPECT_NE(in_double, report["solver"]["true_relative_residual"].get<double>());
+    EXPECT_NE(r.output.find("true against the double system"), std::string::npos) << r.output;
     EXPECT_TRUE(std::filesystem::exists(out / "result.vtu")) << "the outputs are still written";
     // In double the same tolerance is met by both residuals.
     r = test::run_gpufem("run " + file + " --backend cpu -o " + out.string() +
@@ -282,6 +289,7 @@ TEST(EndToEnd, TrueResidualIsReportedAndAMissedToleranceIsStagnation)
     report = test::read_json(out / "report.json");
     EXPECT_EQ(report["solver"]["status"], "converged");
     EXPECT_LE(report["solver"]["true_relative_residual"].get<double>(), 2e-6);
+    EXPECT_TRUE(report["solver"]["true_relative_residual_double"].is_null());  // no second system
 }
 
 TEST(BadInput, ToleranceBelowTheUnitRoundoff)
@@ -811,4 +819,23 @@ print(" ".join(repr(float(v)) for v in m.point_data["u"]))
             ASSERT_EQ(value, u->GetTuple1(i)) << i;
         }
     }
+}
+
+// Found by fuzzing (tests/fuzz/fuzz_msh, in-process variant): a binary .msh whose entity
+// block was overwritten makes Gmsh 4.8's reader segfault (GModel::getMeshVertexByTag). gpufem
+// reads Gmsh files in its mesh worker, so the user gets an error naming the file and the
+// signal, exit code 1 and no output, not a crash.
+TEST(EndToEnd, AMeshFileThatCrashesGmshIsAClearError)
+{
+    const std::string mesh = std::string(GPUFEM_SOURCE_DIR) + "/tests/mesh/data/gmsh_reader_crash.msh";
+    test::TempDir dir;
+    const auto file = dir.write("crash.yaml", "mesh:\n  file: " + mesh +
+                                                  "\nproblem:\n  f: 1\n  dirichlet:\n    boundary: 0\n"
+                                                  "backend: cpu\n");
+    const auto out = dir.path() / "out";
+    const auto r = test::run_gpufem("run " + file.string() + " -o " + out.string());
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    for (const std::string part : {"gmsh_reader_crash.msh", "mesh worker", "signal 11", "Gmsh crashed"})
+        EXPECT_NE(r.output.find(part), std::string::npos) << part << " in:\n" << r.output;
+    EXPECT_FALSE(std::filesystem::exists(out));
 }

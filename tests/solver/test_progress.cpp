@@ -108,4 +108,15 @@ TEST(PhaseErrors, OutOfMemoryAndCudaErrorsNameThePhase)
     EXPECT_EQ(message([] { in_phase("mesh", [] { throw std::runtime_error("mesh file 'a' not found"); }); }),
               "mesh file 'a' not found");
     EXPECT_EQ(in_phase("errors", [] { return 42; }), 42);
+    // With the phase's memory estimate, the message says what was expected.
+    const PhaseEstimate estimate{"solve", 1.5e9, 12.25e9};
+    EXPECT_EQ(message([&] {
+                  in_phase("solve", [] { throw std::runtime_error("CUDA out of memory: 512 MiB"); }, &estimate);
+              }),
+              "in the solve phase (about 1.50 GB on the host and 12.25 GB on the device were "
+              "estimated for it): CUDA out of memory: 512 MiB");
+    const PhaseEstimate host_only{"assembly", 3.2e9, 0};
+    EXPECT_EQ(message([&] { in_phase("assembly", [] { throw std::bad_alloc(); }, &host_only); })
+                  .rfind("out of host memory in the assembly phase (about 3.20 GB were estimated for it): ", 0),
+              0u);
 }
