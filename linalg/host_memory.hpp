@@ -5,6 +5,24 @@
 
 namespace gpufem {
 
+/// True in a -fsanitize=address build (gcc defines __SANITIZE_ADDRESS__, clang has a feature
+/// test): its shadow memory reserves terabytes of address space and its redzones enlarge the
+/// resident set.
+constexpr bool built_with_address_sanitizer()
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return true;
+#else
+    return false;
+#endif
+#else
+    return false;
+#endif
+}
+
 /// The machine's physical memory in bytes.
 std::size_t physical_host_bytes();
 /// Memory the kernel could give this process without swapping (MemAvailable), in bytes.

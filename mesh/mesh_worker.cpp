@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "linalg/host_memory.hpp"
 #include "linalg/host_threads.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_size_guard.hpp"
@@ -28,22 +29,6 @@ extern char** environ;
 
 namespace gpufem {
 namespace {
-
-/// True in a -fsanitize=address build (gcc defines __SANITIZE_ADDRESS__, clang has a feature test).
-constexpr bool built_with_address_sanitizer()
-{
-#if defined(__SANITIZE_ADDRESS__)
-    return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    return true;
-#else
-    return false;
-#endif
-#else
-    return false;
-#endif
-}
 
 /// Reply codes of the worker.
 enum class WorkerReply : std::uint8_t { mesh = 0, error = 1, out_of_memory = 2 };

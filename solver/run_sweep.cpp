@@ -96,9 +96,9 @@ void check_sweep_memory(const std::vector<CaseSpec>& points)
     const double baseline_host = static_cast<double>(resident_host_bytes());
     const double device_free = exec->is_cuda() ? static_cast<double>(exec->free_memory()) : 0.0;
     for (const CaseSpec& point : points) {
-        const auto counts = predicted_mesh_counts(point.mesh);
-        if (!counts) continue;
         try {
+            const auto counts = predicted_mesh_counts(point.mesh);  // the size guard too
+            if (!counts) continue;
             check_memory_fits(estimate_memory(point, *counts, exec->is_cuda(), baseline_host, device_free), *exec);
         } catch (const std::runtime_error& e) {
             throw std::runtime_error(fmt::format("sweep point degree {}, refine {} (nothing run): {}",
