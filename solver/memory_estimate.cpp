@@ -32,7 +32,6 @@ struct Sizes {
     double p = 0;   ///< nodes per cell
     double s = 8;   ///< value size
     double q = 0;   ///< assembly quadrature points per cell
-    double qe = 0;  ///< error quadrature points per cell
     int k = 1;
     int d = 2;
 };
@@ -110,7 +109,6 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     z.d = mesh.dim;
     const bool simplex = mesh.cell_type == ElementType::triangle || mesh.cell_type == ElementType::tetrahedron;
     z.q = z.k == 1 && simplex ? z.d + 1 : std::pow(z.k + 1.0, z.d);
-    z.qe = std::pow(z.k + 2.0, z.d);
     const bool float32 = z.s == 4;
 
     e.matrix = estimated_matrix_shape(mesh, z.s);
@@ -135,32 +133,31 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     const double scratch =
         cuda && z.k >= 2 ? std::min(z.c, std::floor(2097152 / z.q)) * z.q * stride * z.s : 0;
     const double cell_map = 4 * z.c * z.p * z.p;
-    // The assembly of the CSR system with values of s bytes, at its peak.
-    const auto assembled_peak_of = [&](double s) {
-        MatrixShape shape = m;
-        shape.value_bytes = s;
+    // Element geometry and coefficients with values of s bytes.
+    const auto inputs_of = [&](double s) {
         const double geometry = 3 * z.n * s + 4 * z.c * z.p;
         const double coefficients =
             z.c * z.q * s *
             ((is_number(spec.problem.kappa) ? 0 : 1) + (is_number(spec.problem.f) ? 0 : 1) +
              static_cast<double>(spec.problem.convection.size()));
+        return geometry + coefficients;
+    };
+    // The assembly of the CSR system with values of s bytes, at its peak.
+    const auto assembled_peak_of = [&](double s) {
+        MatrixShape shape = m;
+        shape.value_bytes = s;
         const double boundary = 2 * z.n * s + z.n + (s == 4 ? 24 * z.n : 0) + 4 * mesh.facet_entries;
         const double pattern_build =
             cuda ? 12 * m.nnz + 12 * z.n : 4 * m.nnz + 24 * z.n + 4 * z.c * z.p + cell_map;
-        return geometry + coefficients + std::max(csr_bytes(shape) + cell_map + boundary, pattern_build);
+        return inputs_of(s) + std::max(csr_bytes(shape) + cell_map + boundary, pattern_build);
     };
-    const double geometry = 3 * z.n * z.s + 4 * z.c * z.p;
-    const double coefficients =
-        z.c * z.q * z.s *
-        ((is_number(spec.problem.kappa) ? 0 : 1) + (is_number(spec.problem.f) ? 0 : 1) +
-         static_cast<double>(spec.problem.convection.size()));
     const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !entry.keeps_csr;
     const double assembled_peak = assembled_peak_of(z.s);
     double assembly = 0;
     double system = 0;  // what the assembly leaves for the solve: operator, rhs, guess
     if (entry.matrix_free()) {
         // Element matrices from the element kernels, no CSR (one more assembled for multigrid).
-        assembly = geometry + coefficients + e.format.build_peak + vector + z.n;
+        assembly = inputs_of(z.s) + e.format.build_peak + vector + z.n;
         system = e.format.stored + 2 * vector;
         if (keep_matrix) {
             assembly = std::max(assembly, e.format.stored + assembled_peak);
