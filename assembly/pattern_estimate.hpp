@@ -11,8 +11,8 @@ namespace gpufem {
 /// in the boxes per unit length n (tensor products for quadrilaterals and hexahedra; fitted
 /// once, with integer coefficients, for the triangles and Kuhn tetrahedra; checked by tests).
 /// Otherwise rows x the mean row length of that cell type and degree on a large structured
-/// mesh (unstructured Gmsh meshes come within a few percent: their vertices meet about as
-/// many cells). The longest row is the structured mesh's (an unstructured mesh has longer
+/// mesh (not checked against unstructured Gmsh meshes; their P1 tetrahedra have about 15 per
+/// row, as Kuhn's). The longest row is the structured mesh's (an unstructured mesh has longer
 /// ones); the slice padding is that of lattice order for quadrilaterals and hexahedra, halfway
 /// between the mean and the longest row otherwise; the band is the lattice order's.
 MatrixShape estimated_matrix_shape(const MeshCounts& mesh, double value_bytes);

@@ -9,12 +9,10 @@
 
 namespace gpufem {
 
-double physical_memory_bytes() { return static_cast<double>(physical_host_bytes()); }
-
 void check_mesh_estimate(const std::string& context, int refine,
                          const std::function<MeshEstimate(int)>& estimate)
 {
-    const double memory = physical_memory_bytes();
+    const double memory = static_cast<double>(physical_host_bytes());
     const auto fits = [&](int r) {
         const MeshEstimate e = estimate(r);
         const double limit = std::numeric_limits<index_type>::max();

@@ -15,9 +15,6 @@ struct MeshEstimate {
     double host_bytes = 0;    ///< host memory needed to build and hold the mesh
 };
 
-/// The machine's physical memory in bytes.
-double physical_memory_bytes();
-
 /// Throws MeshSourceError naming `context` unless estimate(refine) fits: with the estimate and
 /// the largest refinement that fits, or, when not even estimate(0) fits, asking for a larger
 /// mesh.size.

@@ -23,7 +23,6 @@
 #include "linalg/host_memory.hpp"
 #include "linalg/host_threads.hpp"
 #include "mesh/gmsh_session.hpp"
-#include "mesh/mesh_size_guard.hpp"
 
 extern char** environ;
 
@@ -360,7 +359,7 @@ int run_mesh_worker()
     // fails in the worker instead of pushing the host into swap.
     // (Not under AddressSanitizer, whose shadow memory reserves terabytes of address space.)
     if (!built_with_address_sanitizer()) {
-        const auto memory = static_cast<rlim_t>(physical_memory_bytes());
+        const auto memory = static_cast<rlim_t>(physical_host_bytes());
         const rlimit limit{memory, memory};
         setrlimit(RLIMIT_AS, &limit);
     }

@@ -218,6 +218,13 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     return e;
 }
 
+MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, const Executor& exec,
+                               double baseline_host)
+{
+    return estimate_memory(spec, mesh, exec.is_cuda(), baseline_host,
+                           exec.is_cuda() ? static_cast<double>(exec.free_memory()) : 0.0);
+}
+
 void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec)
 {
     const auto suggestion = "use a coarser mesh.size, a smaller refine or degree, precision: "

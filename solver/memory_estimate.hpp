@@ -47,6 +47,10 @@ struct MemoryEstimate {
 MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda,
                                double baseline_host, double device_free = 0);
 
+/// The same for a run on exec (its backend and, for CUDA, its free memory now).
+MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, const Executor& exec,
+                               double baseline_host);
+
 /// Throws std::runtime_error when the estimate does not fit what exec's memory and the host
 /// have free now (with the estimate, the free memory and what to change).
 void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec);

@@ -152,12 +152,6 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
     record.memory_measured = meter.phases();
 }
 
-/// The free memory of a CUDA executor's device (0 on the CPU).
-double device_free_bytes(const Executor& exec)
-{
-    return exec.is_cuda() ? static_cast<double>(exec.free_memory()) : 0.0;
-}
-
 /// Logs the estimate's peaks and stops (or, unchecked, warns) when it does not fit.
 void log_and_check_estimate(const MemoryEstimate& estimate, const Executor& exec, bool check)
 {
@@ -180,10 +174,9 @@ MemoryEstimate estimate_case_memory(const CaseSpec& spec, const ExecPtr& exec)
 {
     const double baseline_host = static_cast<double>(resident_host_bytes());
     if (const auto predicted = predicted_mesh_counts(spec.mesh))
-        return estimate_memory(spec, *predicted, exec->is_cuda(), baseline_host, device_free_bytes(*exec));
+        return estimate_memory(spec, *predicted, *exec, baseline_host);
     const CaseMesh loaded = in_phase("mesh", [&] { return load_case_mesh(spec, exec); });
-    return estimate_memory(spec, mesh_counts(loaded.mesh), exec->is_cuda(), baseline_host,
-                           device_free_bytes(*exec));
+    return estimate_memory(spec, mesh_counts(loaded.mesh), *exec, baseline_host);
 }
 
 std::filesystem::path output_folder(const CaseSpec& spec, const RunOptions& options)
@@ -217,8 +210,7 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
     // gpufem generates, or (Gmsh meshes) once the mesh is there.
     const double baseline_host = static_cast<double>(resident_host_bytes());
     const auto estimate = [&](const MeshCounts& counts) {
-        record.memory_estimate = estimate_memory(spec, counts, exec->is_cuda(), baseline_host,
-                                                 device_free_bytes(*exec));
+        record.memory_estimate = estimate_memory(spec, counts, *exec, baseline_host);
         log_and_check_estimate(*record.memory_estimate, *exec, options.check_memory);
     };
     if (const auto predicted = predicted_mesh_counts(spec.mesh)) estimate(*predicted);

@@ -94,12 +94,11 @@ void check_sweep_memory(const std::vector<CaseSpec>& points)
 {
     const ExecPtr exec = make_executor(points.front().backend);
     const double baseline_host = static_cast<double>(resident_host_bytes());
-    const double device_free = exec->is_cuda() ? static_cast<double>(exec->free_memory()) : 0.0;
     for (const CaseSpec& point : points) {
         try {
             const auto counts = predicted_mesh_counts(point.mesh);  // the size guard too
             if (!counts) continue;
-            check_memory_fits(estimate_memory(point, *counts, exec->is_cuda(), baseline_host, device_free), *exec);
+            check_memory_fits(estimate_memory(point, *counts, *exec, baseline_host), *exec);
         } catch (const std::runtime_error& e) {
             throw std::runtime_error(fmt::format("sweep point degree {}, refine {} (nothing run): {}",
                                                  point.mesh.degree, point.mesh.refine, e.what()));
