@@ -15,7 +15,14 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
 {
     format.require(exec->backend());
     if (format.matrix_free()) {
+        if (options.reordering() != Reordering::none)
+            throw std::invalid_argument(
+                "reorder: " + std::string(enum_name(reordering_names, options.reordering())) +
+                " applies to the assembled formats; format " + format.name +
+                " is matrix-free and works in the mesh's numbering of its element matrices "
+                "(use reorder: none, or an assembled format)");
         DiscreteSystem<V> system = disc.assemble_matrix_free(exec, format, options);
+        system.format = format.name;
         if (keep_matrix) {
             LinearSystem<V> assembled = disc.assemble(exec);
             AssemblyTimes& t = system.assembly_times;  // the matrix for the preconditioner
@@ -45,6 +52,7 @@ DiscreteSystem<V> convert_system(LinearSystem<V> assembled, const FormatEntry& f
                                  const FormatOptions& options, bool keep_matrix)
 {
     DiscreteSystem<V> system;
+    system.format = format.name;
     system.matrix = MatrixStats{assembled.matrix.rows, assembled.matrix.nnz(), row_stats(assembled.matrix)};
     system.rhs = std::move(assembled.rhs);
     system.initial_guess = std::move(assembled.initial_guess);

@@ -12,6 +12,7 @@
 #include "assembly/error_norms.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/format_build.hpp"
+#include <nlohmann/json.hpp>
 #include "mesh/mesh.hpp"
 #include "mesh/vtk_writer.hpp"
 
@@ -21,7 +22,14 @@ namespace gpufem {
 enum class UnknownLocation {
     nodes,  ///< the mesh's Lagrange nodes (vertices and high-order nodes): VTU point data
     cells,  ///< one per cell (cell-centred finite volumes): VTU cell data
+    rows,   ///< the rows of an external matrix (no mesh): written as Matrix Market
 };
+
+/// "nodes", "cells", "rows" (report.json's unknowns.on).
+inline const char* unknown_location_name(UnknownLocation location)
+{
+    return location == UnknownLocation::nodes ? "nodes" : location == UnknownLocation::cells ? "cells" : "rows";
+}
 
 /// The unknowns of a system.
 struct UnknownSpace {
@@ -42,6 +50,10 @@ struct MatrixStats {
 template <typename V>
 struct DiscreteSystem {
     FormatBuild<V> op;
+    std::string format;              ///< the format's name (format: auto: the one chosen)
+    /// format: auto's decision (candidates and times) and what it took; null otherwise.
+    nlohmann::json format_choice;
+    double format_choice_seconds = 0;
     Array<V> rhs;
     Array<V> initial_guess;
     index_type dirichlet_count = 0;  ///< constrained unknowns (0: a singular Neumann problem)

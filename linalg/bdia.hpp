@@ -79,6 +79,13 @@ struct BdiaOptions {
 template <typename V>
 FormatBuild<V> build_bdia_format(Csr<V> matrix, const BdiaOptions& options);
 
+/// Band entries one SpMV of a `bdia` operator (built by build_bdia_format) multiplies: for
+/// every row its slab's width, band zeros included (002_…'s n * d, and 000_…'s flop count
+/// 2 n d with d per slab; the padding rows of the last slab left out). 0 for an operator of
+/// any other format.
+template <typename V>
+std::int64_t bdia_band_entries(const LinearOperator<V>& op);
+
 /// bDIA kernels templated on V (cpu: plain loops, pointers in host memory; cuda: the device
 /// versions noted, pointers in device memory).
 #define GPUFEM_BDIA_KERNELS(V, PREFIX, BODY)                                                 \

@@ -101,6 +101,11 @@ public:
     BdiaOperator(Bdia<V> band, bool rcm)
         : band_(std::move(band)), exec_(band_.slab_ptr.executor()), rcm_(rcm)
     {
+        const auto widths = band_.width.to_host();
+        for (std::size_t s = 0; s < widths.size(); ++s) {
+            const auto first = static_cast<std::int64_t>(s) * bdia_slab;
+            band_entries_ += std::min<std::int64_t>(bdia_slab, band_.rows - first) * widths[s];
+        }
         if (exec_->is_cuda()) {
             // How the CUDA kernel will treat the slabs (for parameters()): a window of
             // bdia_slab + width - 1 values in shared memory, or x from global memory.
@@ -108,10 +113,13 @@ public:
             shared_bytes_ = static_cast<std::size_t>(
                                 std::min<std::int64_t>(std::int64_t{band_.max_width} + bdia_slab - 1, capacity)) *
                             sizeof(V);
-            for (index_type w : band_.width.to_host())
+            for (index_type w : widths)
                 if (std::int64_t{w} + bdia_slab - 1 > capacity) ++global_slabs_;
         }
     }
+
+    /// See bdia_band_entries().
+    std::int64_t band_entries() const { return band_entries_; }
 
     index_type rows() const override { return band_.rows; }
     index_type cols() const override { return band_.rows; }
@@ -152,9 +160,17 @@ private:
     bool rcm_;                      ///< RCM numbering (else the matrix's own, band not wider)
     std::size_t shared_bytes_ = 0;  ///< shared memory per block of the CUDA SpMV
     index_type global_slabs_ = 0;   ///< slabs whose x window exceeds it (x read from global)
+    std::int64_t band_entries_ = 0; ///< sum over rows of their slab's width
 };
 
 }  // namespace
+
+template <typename V>
+std::int64_t bdia_band_entries(const LinearOperator<V>& op)
+{
+    const auto* bdia = dynamic_cast<const BdiaOperator<V>*>(&op);
+    return bdia ? bdia->band_entries() : 0;
+}
 
 template <typename V>
 FormatBuild<V> build_bdia_format(Csr<V> matrix, const BdiaOptions& options)
@@ -255,7 +271,8 @@ FormatEntry bdia_format_entry()
 
 #define GPUFEM_INSTANTIATE(V)                                                    \
     template Bdia<V> convert_to_bdia(const Csr<V>&, std::size_t);                \
-    template FormatBuild<V> build_bdia_format(Csr<V>, const BdiaOptions&);
+    template FormatBuild<V> build_bdia_format(Csr<V>, const BdiaOptions&);      \
+    template std::int64_t bdia_band_entries(const LinearOperator<V>&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

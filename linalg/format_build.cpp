@@ -1,5 +1,7 @@
 #include "linalg/format_build.hpp"
 
+#include <chrono>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -7,6 +9,31 @@
 #include "linalg/reordering.hpp"
 
 namespace gpufem {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+/// The (reverse) Cuthill-McKee order of matrix's graph, on the matrix's executor (new -> old).
+template <typename V>
+Array<index_type> cuthill_mckee_permutation(const Csr<V>& matrix, bool reverse)
+{
+    const std::vector<index_type> order =
+        cuthill_mckee_order(matrix.rows, matrix.row_ptr.to_host(), matrix.col_idx.to_host(), reverse);
+    return Array<index_type>::from_host(matrix.executor(), order);
+}
+
+/// first then second as one permutation (new -> old): composed[i] = first[second[i]].
+Array<index_type> compose_permutations(const Array<index_type>& first, const Array<index_type>& second)
+{
+    const std::vector<index_type> a = first.to_host();
+    const std::vector<index_type> b = second.to_host();
+    std::vector<index_type> composed(b.size());
+    for (std::size_t i = 0; i < b.size(); ++i) composed[i] = a[static_cast<std::size_t>(b[i])];
+    return Array<index_type>::from_host(first.executor(), composed);
+}
+
+}  // namespace
 
 template <typename V>
 FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const FormatOptions& options)
@@ -16,6 +43,19 @@ FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const Form
         throw std::invalid_argument("format '" + format.name +
                                     "' is matrix-free: the discretisation builds it, not a matrix");
     format.require(exec->backend());
+    if (matrix.rows != matrix.cols && options.reordering() != Reordering::none)
+        throw std::invalid_argument(fmt::format(
+            "reorder: {} needs a square matrix, got {} x {}",
+            enum_name(reordering_names, options.reordering()), matrix.rows, matrix.cols));
+    // The case's reordering first (timed as part of the conversion), then the format's own.
+    const auto start = clock_type::now();
+    Array<index_type> reordering;
+    if (options.reordering() != Reordering::none) {
+        reordering = cuthill_mckee_permutation(matrix, options.reordering() == Reordering::rcm);
+        matrix = permute_symmetric(matrix, reordering);
+        exec->synchronize();
+    }
+    const double reorder_seconds = std::chrono::duration<double>(clock_type::now() - start).count();
     Array<V> diagonal(exec, static_cast<std::size_t>(matrix.rows));
     GPUFEM_DISPATCH(*exec, csr_diagonal(*exec, matrix, diagonal.data()));
     FormatBuild<V> build = format.csr_builder<V>()(std::move(matrix), options);
@@ -25,6 +65,18 @@ FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const Form
         diagonal.swap(permuted);
     }
     build.op->set_diagonal(std::move(diagonal));
+    if (options.reordering() != Reordering::none) {
+        build.permutation = build.permutation.empty()
+                                ? std::move(reordering)
+                                : compose_permutations(reordering, build.permutation);
+        build.reorder_seconds = reorder_seconds;
+        build.convert_seconds += reorder_seconds;
+        const std::string step = fmt::format(
+            "{} order (Boost.Graph) on the host and the symmetric permutation ({:.4f} s)",
+            options.reordering() == Reordering::rcm ? "reverse Cuthill-McKee" : "Cuthill-McKee",
+            reorder_seconds);
+        build.host_steps = build.host_steps.empty() ? step : step + "; " + build.host_steps;
+    }
     return build;
 }
 

@@ -21,13 +21,16 @@ struct FormatBuild {
     /// operator's executor; empty when the format keeps the original order. Solve with
     /// permuted vectors (x_new[i] = x_old[perm[i]]) and permute the solution back.
     Array<index_type> permutation;
-    double convert_seconds = 0;  ///< wall time of the conversion (synchronised)
+    double convert_seconds = 0;  ///< wall time of the conversion (synchronised), reordering included
+    double reorder_seconds = 0;  ///< of convert_seconds: the case's reordering (FormatOptions::reordering)
     std::string host_steps;      ///< conversion steps done on the host ("" = all on the device)
 };
 
 /// Converts an assembled CSR matrix into format on the matrix's executor and attaches the
-/// diagonal (for Jacobi) in the format's numbering. Throws std::invalid_argument naming the
-/// format when it is matrix-free, unavailable on this executor, or refuses (e.g. for memory).
+/// diagonal (for Jacobi) in the format's numbering, after the reordering options ask for
+/// (FormatOptions::reordering; composed with the format's own permutation). Throws
+/// std::invalid_argument naming the format when it is matrix-free, unavailable on this
+/// executor, or refuses (e.g. for memory).
 template <typename V>
 FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const FormatOptions& options);
 

@@ -3,6 +3,7 @@
 // the case's `format_options.<format>` map through an OptionReader), kept together in one
 // FormatOptions bag keyed by format name.
 #include <any>
+#include <array>
 #include <functional>
 #include <map>
 #include <span>
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "linalg/named_enum.hpp"
 
 namespace gpufem {
 
@@ -37,9 +40,27 @@ public:
     [[noreturn]] virtual void fail(std::string_view key, const std::string& problem) const = 0;
 };
 
-/// The parsed options of the formats, each format's own struct, keyed by format name.
+/// A symmetric reordering of the matrix applied before it is converted into any format
+/// (the case's `reorder`): the operator then works in the new numbering, the solver permutes
+/// the right-hand side in and the solution back.
+enum class Reordering {
+    none,  ///< the assembly's numbering
+    rcm,   ///< reverse Cuthill-McKee (Boost.Graph, host)
+    cm,    ///< Cuthill-McKee, not reversed
+};
+/// Their names, as in the case file.
+inline constexpr std::array<EnumName<Reordering>, 3> reordering_names{
+    {{Reordering::none, "none"}, {Reordering::rcm, "rcm"}, {Reordering::cm, "cm"}}};
+
+/// The parsed options of the formats, each format's own struct, keyed by format name, and the
+/// reordering every format is built after.
 class FormatOptions {
 public:
+    /// The reordering applied before the conversion (none by default).
+    Reordering reordering() const { return reordering_; }
+    /// Sets it.
+    void set_reordering(Reordering reordering) { reordering_ = reordering; }
+
     /// format's options (its struct T), or T's defaults when the case gave none.
     template <typename T>
     T get(std::string_view format) const
@@ -63,6 +84,7 @@ public:
 
 private:
     std::map<std::string, std::any, std::less<>> values_;
+    Reordering reordering_ = Reordering::none;
 };
 
 /// One option of a format: its key under format_options.<format>, default and meaning.

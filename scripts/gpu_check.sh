@@ -20,6 +20,11 @@
 #   scripts/gpu_check.sh compare bench spmv (bench_cube_4m) and bench solver (bench_cube_262k)
 #                                with this build and with bundle/bin/gpufem_old (an earlier
 #                                build packed as gpufem_old), in the same run
+#   scripts/gpu_check.sh formats issue 14: reordering, format auto and matrix cases on cuda
+#                                (test_external_systems_gpu), bench spmv with and without rcm on
+#                                the structured cube and Gmsh P1/P2 tetrahedra, format auto's
+#                                choice on four matrices against the bench's fastest, a system
+#                                exported and read back as Matrix Market, the CSR sweep
 # Expects the bundle made by
 #   ../shared/tools/bundle .device/gpufem.tar.xz build/gpufem build/test_*
 # and writes logs and reports under $OUT (default ./gpu_out).
@@ -234,6 +239,61 @@ PY
     cp /tmp/gpufem_runs/bsconv/bench_solver.json "$OUT/bench_solver_convection_4m.json" 2>/dev/null
     run gpufem bench solver cases/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/bs4mf \
       -f csr -m cg,bicgstab --set precision=float 2>&1 | grep -v "\[info\]"
+  elif [[ $stage == formats ]]; then
+    run_tests 300 20 test_external_systems_gpu
+    formats=csr,ell,ellr,sellp,bdia,staircase,cusparse,cusparse-sell
+    bench() {  # name, case, extra arguments: bench spmv's table and json
+      local name=$1 case=$2; shift 2
+      echo "== bench spmv $name"
+      run gpufem bench spmv "$case" --backend cuda -f $formats -n 50 --cg-iterations 0 \
+        -o /tmp/gpufem_runs/b_$name "$@" 2>&1 | grep -v "\[info\]" | head -24
+      cp /tmp/gpufem_runs/b_$name/bench_spmv.json "$OUT/bench_$name.json" 2>/dev/null
+    }
+    auto() {  # name, case, extra arguments: format auto's table and report
+      local name=$1 case=$2; shift 2
+      echo "== format auto $name"
+      run gpufem run "$case" --backend cuda -o /tmp/gpufem_runs/a_$name --set format=auto \
+        --set output.write=false "$@" > /tmp/log_a_$name.txt 2>&1
+      grep -A12 "format auto:" /tmp/log_a_$name.txt | head -12; grep -E "solve time|status" /tmp/log_a_$name.txt
+      cp /tmp/gpufem_runs/a_$name/report.json "$OUT/auto_$name.json" 2>/dev/null
+    }
+    export_case() {  # name, extra arguments: the Gmsh tetrahedral cube exported, then a matrix case
+      local name=$1; shift
+      echo "== export $name"
+      run gpufem run cases/gmsh_cube_tets.yaml --backend cuda -o /tmp/gpufem_runs/$name \
+        --set output.write=false --export-matrix /tmp/${name}_mtx "$@" > /tmp/log_$name.txt 2>&1
+      grep -E "unknowns|mesh time|solve time|status|error  " /tmp/log_$name.txt
+      cp /tmp/gpufem_runs/$name/report.json "$OUT/$name.json" 2>/dev/null
+      ls -l /tmp/${name}_mtx
+      printf 'matrix: {file: /tmp/%s_mtx/A.mtx, rhs: /tmp/%s_mtx/b.mtx}\nsolver: {tolerance: 1e-8, max_iterations: 20000}\n' \
+        $name $name > /tmp/${name}_matrix.yaml
+      run gpufem run /tmp/${name}_matrix.yaml --backend cuda -q -o /tmp/gpufem_runs/${name}_mtx 2>&1 | \
+        grep -E "system|solve time|status"
+      cp /tmp/gpufem_runs/${name}_mtx/report.json "$OUT/${name}_matrix.json" 2>/dev/null
+      python3 - /tmp/${name}_mtx/x.mtx /tmp/gpufem_runs/${name}_mtx/solution.mtx <<'PY'
+import sys
+def read(p):
+    lines = [l for l in open(p) if not l.startswith('%')]
+    return [float(l) for l in lines[1:]]
+a, b = read(sys.argv[1]), read(sys.argv[2])
+print('matrix case against the mesh run: rows', len(a), len(b), 'max |diff| / max |x| =',
+      max(abs(p - q) for p, q in zip(a, b)) / max(abs(p) for p in a))
+PY
+      run gpufem bench mtx --file /tmp/${name}_mtx/A.mtx -n 3 -o /tmp 2>&1 | grep -v "\[info\]"
+    }
+    export_case tet1 --set mesh.size=0.0105 --set mesh.refine=1
+    export_case tet2 --set mesh.size=0.011 --set degree=2
+    bench cube4m cases/bench_cube_4m.yaml
+    bench cube4m_rcm cases/bench_cube_4m.yaml --set reorder=rcm
+    for t in tet1 tet2; do
+      bench $t /tmp/${t}_matrix.yaml
+      bench ${t}_rcm /tmp/${t}_matrix.yaml --set reorder=rcm
+      auto $t /tmp/${t}_matrix.yaml
+    done
+    auto cube4m cases/bench_cube_4m.yaml
+    auto quads_q4 cases/degree_sweep_quads_4m.yaml --set degree=4 --set solver.tolerance=1e-8
+    auto cube4m_amg cases/bench_cube_4m.yaml --set solver.preconditioner=amg
+    bench quads_q4 cases/degree_sweep_quads_4m.yaml --set degree=4
   else
     for c in ${GPU_CHECK_CASES:-poisson_square poisson_cube}; do
       for b in cuda cpu; do

@@ -1,7 +1,12 @@
 #pragma once
-// Shared by the benchmarks: medians and the device's copy bandwidth measured in the run.
+// Shared by the benchmarks: medians, the device's copy bandwidth measured in the run, and the
+// x vectors of timed SpMVs.
+#include <algorithm>
+#include <cstddef>
+#include <random>
 #include <vector>
 
+#include "linalg/array.hpp"
 #include "linalg/executor.hpp"
 
 namespace gpufem {
@@ -12,5 +17,24 @@ double median(std::vector<double> values);
 /// Copy bandwidth (bytes read + written per second), median of 20 copies of a buffer far
 /// larger than the caches (1 GiB on CUDA, 256 MiB on the CPU).
 double measure_copy_bandwidth(const ExecPtr& exec);
+
+/// The x vectors of timed SpMVs: enough copies of random values in [-1, 1] (fixed seed, the
+/// same inputs for every format and parameter set) to cycle through 256 MB, so x is not
+/// served from cache.
+template <typename V>
+std::vector<Array<V>> bench_inputs(const ExecPtr& exec, std::size_t n)
+{
+    std::mt19937 rng(12345);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    const std::size_t copies =
+        std::clamp<std::size_t>((std::size_t(256) << 20) / std::max<std::size_t>(1, n * sizeof(V)), 2, 64);
+    std::vector<Array<V>> xs;
+    for (std::size_t c = 0; c < copies; ++c) {
+        std::vector<V> h(n);
+        for (auto& v : h) v = static_cast<V>(dist(rng));
+        xs.push_back(Array<V>::from_host(exec, h));
+    }
+    return xs;
+}
 
 }  // namespace gpufem

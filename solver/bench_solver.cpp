@@ -310,9 +310,9 @@ void bench_format(const std::string& label, const DiscreteSystem<V>& system,
 template <typename V>
 std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoices& choices,
                                          const SolverBenchOptions& bench, const ExecPtr& exec,
-                                         const Mesh& mesh, double copy_bw)
+                                         const CaseMesh& input, double copy_bw)
 {
-    const auto disc = make_discretisation<V>(spec, mesh);
+    const auto disc = make_discretisation<V>(spec, input);
     std::optional<LinearSystem<V>> assembled;  // assembled once, converted for each format
     std::vector<SolverBenchRow> rows;
     bool keep_matrix = false, pmg = false;
@@ -370,8 +370,8 @@ std::vector<SolverBenchRow> run_solver_bench(const CaseSpec& spec, const SolverB
     const Mesh& mesh = loaded.mesh;
     const std::vector<SolverBenchRow> rows =
         spec.precision == Precision::float32
-            ? bench_system<float>(spec, choices, options, exec, mesh, copy_bw)
-            : bench_system<double>(spec, choices, options, exec, mesh, copy_bw);
+            ? bench_system<float>(spec, choices, options, exec, loaded, copy_bw)
+            : bench_system<double>(spec, choices, options, exec, loaded, copy_bw);
 
     const std::string header = fmt::format(
         "Solver benchmark: {} ({}), degree {}, {} unknowns, {}, device {}; copy bandwidth (read + "

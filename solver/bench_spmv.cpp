@@ -5,17 +5,18 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <random>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "assembly/format_registry.hpp"
+#include "linalg/bdia.hpp"
 #include "linalg/blas1.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/interval_timer.hpp"
 #include "solver/bench_common.hpp"
+#include "solver/bench_csr_sweep.hpp"
 #include "solver/bench_formats.hpp"
 #include "solver/krylov/cg.hpp"
 #include "solver/output_files.hpp"
@@ -59,24 +60,6 @@ double cg_rate(const LinearOperator<V>& op, const Array<V>& b, int iterations)
     exec->synchronize();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return seconds > 0 ? result.iterations / seconds : 0.0;
-}
-
-/// The x vectors of the timed SpMVs: enough copies of random values in [-1, 1] (fixed seed,
-/// the same inputs for every format) to cycle through 256 MB, so x is not served from cache.
-template <typename V>
-std::vector<Array<V>> bench_inputs(const ExecPtr& exec, std::size_t n)
-{
-    std::mt19937 rng(12345);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    const std::size_t copies =
-        std::clamp<std::size_t>((std::size_t(256) << 20) / std::max<std::size_t>(1, n * sizeof(V)), 2, 64);
-    std::vector<Array<V>> xs;
-    for (std::size_t c = 0; c < copies; ++c) {
-        std::vector<V> h(n);
-        for (auto& v : h) v = static_cast<V>(dist(rng));
-        xs.push_back(Array<V>::from_host(exec, h));
-    }
-    return xs;
 }
 
 /// max |y - reference| / max |reference|.
@@ -126,6 +109,7 @@ void measure_format(const BenchFormat& entry, const SpmvBenchOptions& options, c
     row.median_seconds = median(timer->seconds());
     row.parameters = op.parameters();
     row.gflops = 2.0 * matrix.nnz() / row.median_seconds * 1e-9;
+    row.band_gflops = 2.0 * double(bdia_band_entries(op)) / row.median_seconds * 1e-9;
     row.effective_gbps = row.min_bytes / row.median_seconds * 1e-9;
     row.percent_of_copy = 100.0 * row.min_bytes / row.median_seconds / copy_bw;
     if (options.cg_iterations > 0)
@@ -181,18 +165,19 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
 
 std::string table(const std::vector<SpmvBenchRow>& rows)
 {
-    std::string t = fmt::format("{:<22} {:>7} {:>9} {:>9} {:>9} {:>8} {:>7} {:>6} {:>7} {:>10} {:>8} {:>8}\n",
+    std::string t = fmt::format("{:<22} {:>7} {:>9} {:>9} {:>9} {:>8} {:>9} {:>7} {:>6} {:>7} {:>10} {:>8} {:>8}\n",
                                 "format", "B/row", "MB stored", "convert s", "SpMV us", "GFLOP/s",
-                                "GB/s", "% copy", "vs cuSP", "break-even", "CG it/s", "rel.err");
+                                "band GF/s", "GB/s", "% copy", "vs cuSP", "break-even", "CG it/s",
+                                "rel.err");
     for (const auto& r : rows) {
         if (!r.error.empty()) {
             t += fmt::format("{:<22} {}\n", r.format, r.error);
             continue;
         }
-        t += fmt::format("{:<22} {:>7.1f} {:>9.1f} {:>9.4f} {:>9.2f} {:>8.1f} {:>7.1f} {:>6.1f} {:>7} {:>10} {:>8} {:>8.1e}\n",
+        t += fmt::format("{:<22} {:>7.1f} {:>9.1f} {:>9.4f} {:>9.2f} {:>8.1f} {:>9} {:>7.1f} {:>6.1f} {:>7} {:>10} {:>8} {:>8.1e}\n",
                          r.format, double(r.bytes_stored) / std::max<long long>(r.unknowns, 1),
                          r.bytes_stored / 1e6, r.convert_seconds, r.median_seconds * 1e6, r.gflops,
-                         r.effective_gbps, r.percent_of_copy,
+                         r.band_gflops > 0 ? fmt::format("{:.1f}", r.band_gflops) : "-", r.effective_gbps, r.percent_of_copy,
                          r.speedup_vs_cusparse > 0 ? fmt::format("{:.2f}x", r.speedup_vs_cusparse) : "-",
                          r.break_even_spmvs < 0 ? "never" : fmt::format("{:.0f}", std::ceil(r.break_even_spmvs)),
                          r.cg_iterations_per_second > 0 ? fmt::format("{:.0f}", r.cg_iterations_per_second) : "-",
@@ -215,6 +200,7 @@ nlohmann::json row_json(const SpmvBenchRow& r)
             {"convert_seconds", r.convert_seconds},
             {"spmv_median_seconds", r.median_seconds},
             {"gflops", r.gflops},
+            {"band_gflops", r.band_gflops},
             {"effective_GBps", r.effective_gbps},
             {"percent_of_copy", r.percent_of_copy},
             {"speedup_vs_cusparse", r.speedup_vs_cusparse},
@@ -227,18 +213,19 @@ nlohmann::json row_json(const SpmvBenchRow& r)
 std::string csv(const std::vector<SpmvBenchRow>& rows)
 {
     std::string text = "degree,refine,unknowns,format,bytes_stored,min_bytes,convert_s,spmv_median_s,"
-                       "gflops,effective_GBps,percent_of_copy,speedup_vs_cusparse,break_even_spmvs,"
-                       "cg_iterations_per_s,max_rel_error,parameters,error\n";
+                       "gflops,band_gflops,effective_GBps,percent_of_copy,speedup_vs_cusparse,"
+                       "break_even_spmvs,cg_iterations_per_s,max_rel_error,parameters,error\n";
     for (const auto& r : rows)
-        text += fmt::format("{},{},{},{},{},{},{:.6e},{:.6e},{:.3f},{:.3f},{:.2f},{:.3f},{:.1f},{:.1f},{:.2e},\"{}\",\"{}\"\n",
+        text += fmt::format("{},{},{},{},{},{},{:.6e},{:.6e},{:.3f},{:.3f},{:.3f},{:.2f},{:.3f},{:.1f},{:.1f},{:.2e},\"{}\",\"{}\"\n",
                             r.degree, r.refine, r.unknowns, r.format, r.bytes_stored, r.min_bytes,
-                            r.convert_seconds, r.median_seconds, r.gflops, r.effective_gbps,
+                            r.convert_seconds, r.median_seconds, r.gflops, r.band_gflops, r.effective_gbps,
                             r.percent_of_copy, r.speedup_vs_cusparse, r.break_even_spmvs,
                             r.cg_iterations_per_second, r.max_rel_error, r.parameters, r.error);
     return text;
 }
 
-/// One case (no sweep): assemble, benchmark, print, write into folder.
+/// One case (no sweep): assemble, benchmark (or, with options.csr_sweep, sweep the csr
+/// kernel's parameters: no rows), print, write into folder.
 std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptions& options,
                                       const ExecPtr& exec, const std::string& backend,
                                       double copy_bw, const std::filesystem::path& folder)
@@ -246,13 +233,17 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
     const CaseMesh loaded = load_case_mesh(spec);
     const Mesh& mesh = loaded.mesh;
     std::vector<SpmvBenchRow> rows;
+    CsrSweepResult sweep;
     index_type n = 0;
     std::size_t nnz = 0;
     const auto bench = [&]<typename V>(V) {
-        const auto disc = make_discretisation<V>(spec, mesh);
+        const auto disc = make_discretisation<V>(spec, loaded);
         const LinearSystem<V> system = disc->assemble(exec);
         n = system.matrix.rows, nnz = system.matrix.nnz();
-        rows = bench_typed<V>(spec, options, exec, *disc, system.matrix, copy_bw);
+        if (options.csr_sweep)
+            sweep = run_csr_sweep<V>(system.matrix, options);
+        else
+            rows = bench_typed<V>(spec, options, exec, *disc, system.matrix, copy_bw);
     };
     if (spec.precision == Precision::float32) {
         bench(float{});
@@ -260,13 +251,24 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
         bench(double{});
     }
 
-    const std::string header = fmt::format(
-        "SpMV benchmark: {} ({}), degree {}, {} rows, {} non-zeros ({:.1f} per row), {}, {} int32\n"
-        "device {}; copy bandwidth (read + write) {:.1f} GB/s; median of {} SpMVs after {} "
-        "warm-up, x rotated over copies; CG it/s: merged CG, {} iterations\n",
+    const std::string matrix_line = fmt::format(
+        "{} ({}), degree {}, {} rows, {} non-zeros ({:.1f} per row), {}, {} int32\n"
+        "device {}; copy bandwidth (read + write) {:.1f} GB/s",
         spec.name, mesh.source, spec.mesh.degree, n, nnz, double(nnz) / std::max<index_type>(n, 1),
-        precision_name(spec.precision), backend, exec->device_name(), copy_bw * 1e-9, options.repeats,
-        options.warmup, options.cg_iterations);
+        precision_name(spec.precision), backend, exec->device_name(), copy_bw * 1e-9);
+    if (options.csr_sweep) {
+        write_csr_sweep(sweep, "CSR parameter sweep (000_… §5-6): " + matrix_line + "\n",
+                        {{"case", spec.resolved},
+                         {"device", exec->device_name()},
+                         {"backend", backend},
+                         {"precision", precision_name(spec.precision)}},
+                        copy_bw, folder);
+        return rows;
+    }
+    const std::string header = fmt::format(
+        "SpMV benchmark: {}; median of {} SpMVs after {} warm-up, x rotated over copies; CG it/s: "
+        "merged CG, {} iterations\n",
+        matrix_line, options.repeats, options.warmup, options.cg_iterations);
     fmt::print("{}{}", header, table(rows));
     for (const auto& r : rows)
         if (!r.parameters.empty() || !r.host_steps.empty())
@@ -342,6 +344,12 @@ std::vector<SpmvBenchRow> run_spmv_bench(const CaseSpec& spec, const SpmvBenchOp
     if (options.cg_iterations < 0) throw std::invalid_argument("bench spmv: CG iterations must be >= 0");
     const ExecPtr exec = make_executor(spec.backend);
     const std::string backend = backend_name(exec->backend());
+    if (options.csr_sweep) {
+        // Refused before any mesh is built: on the CPU the parameters change nothing.
+        require_csr_sweep_backend(*exec);
+        if (!options.formats.empty())
+            throw std::invalid_argument("bench spmv --csr-sweep times the csr kernel only; leave out --formats");
+    }
     // The format list is checked before any mesh is built.
     bench_entries(options, spec.format_options, exec);
     const double copy_bw = measure_copy_bandwidth(exec);
@@ -356,6 +364,7 @@ std::vector<SpmvBenchRow> run_spmv_bench(const CaseSpec& spec, const SpmvBenchOp
         const auto point_rows = bench_point(point, options, exec, backend, copy_bw, sub);
         rows.insert(rows.end(), point_rows.begin(), point_rows.end());
     }
+    if (options.csr_sweep) return rows;  // each point wrote its own csr_sweep files
     const std::string summary = spmv_sweep_table(rows);
     fmt::print("\nSweep summary: {}, {}, {}; gains against the best assembled format of each "
                "point (CG it/s: merged CG)\n{}",

@@ -20,6 +20,9 @@ struct SpmvBenchOptions {
     int warmup = 20;                   ///< untimed SpMVs first (the csr tuner settles here)
     int cg_iterations = 200;           ///< CG iterations timed per format (0: no CG column)
     std::filesystem::path output_dir;  ///< where the csv / json go ("" = next to the case)
+    /// Instead of the format table: the exhaustive coop x repeat x block search of the csr
+    /// kernel against its fixed rule and tuner (bench_csr_sweep.hpp); cuda backend only.
+    bool csr_sweep = false;
 };
 
 /// One format's measurements.
@@ -36,6 +39,7 @@ struct SpmvBenchRow {
     double convert_seconds = 0;       ///< from CSR; lma: the whole build from the mesh
     double median_seconds = 0;
     double gflops = 0;                ///< 2 nnz of the assembled matrix per SpMV (lma too)
+    double band_gflops = 0;           ///< bdia: 2 n d per SpMV, band zeros included (0 for others)
     double effective_gbps = 0;
     double percent_of_copy = 0;
     double speedup_vs_cusparse = 0;   ///< 0 when cuSPARSE was not measured
@@ -47,7 +51,8 @@ struct SpmvBenchRow {
 
 /// Runs the benchmark, prints the table(s) and writes bench_spmv.csv and bench_spmv.json
 /// (a sweep: one folder d<degree>_r<refine> per point, plus bench_sweep.csv / .json and the
-/// summary table). Returns the rows of every point.
+/// summary table). Returns the rows of every point. With options.csr_sweep it runs
+/// run_csr_sweep instead (refused on the CPU backend) and returns no rows.
 std::vector<SpmvBenchRow> run_spmv_bench(const CaseSpec& spec, const SpmvBenchOptions& options);
 
 /// The sweep summary: per point, each format's bytes per row, SpMV time, % of copy, CG it/s

@@ -18,6 +18,7 @@
 #include "assembly/format_registry.hpp"
 #include "solver/case_overrides.hpp"
 #include "solver/case_reader.hpp"
+#include "solver/format_choice.hpp"
 
 namespace gpufem {
 
@@ -27,14 +28,15 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using Alias = std::pair<std::string_view, std::string_view>;
 
-constexpr std::string_view top_keys[] = {"mesh",      "degree",    "problem",
-                                         "format",    "format_options", "solver",
+constexpr std::string_view top_keys[] = {"mesh",      "matrix",  "degree",         "problem",
+                                         "format",    "reorder", "auto_iterations", "format_options", "solver",
                                          "precision", "backend", "output"};
 constexpr std::string_view output_keys[] = {"compression", "write"};
 constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
                                           "elements", "size", "refine",
                                           "size_scales_with_degree", "allow_commands",
                                           "time_limit"};
+constexpr std::string_view matrix_keys[] = {"file", "rhs"};
 constexpr std::string_view booleans[] = {"true", "false"};
 constexpr std::string_view mesh_sources[] = {"file", "geo", "shape"};
 constexpr std::string_view shapes[] = {"unit_square", "unit_cube", "l_shape", "disk"};
@@ -241,6 +243,34 @@ MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::
     resolved["refine"] = refines.size() == 1 ? json(refines.front()) : json(refines);
     resolved["size_scales_with_degree"] = scales;
     return {mesh, refines, scales};
+}
+
+/// A path key of the matrix map: resolved against the case's folder, the file checked.
+fs::path read_matrix_path(const CaseReader& reader, const CaseValue& value, const fs::path& base_dir)
+{
+    const std::string text = reader.to_scalar(value, "a file path");
+    const std::string path = resolve_path(text, base_dir);
+    std::error_code error;
+    if (!fs::is_regular_file(path, error))
+        reader.fail(value, "file '" + text + "' not found" +
+                               (path == text ? "" : " (resolved to '" + path + "')"));
+    return path;
+}
+
+/// The matrix map (an external system instead of a mesh); resolved gets its JSON.
+MatrixFileSpec read_matrix(const CaseReader& reader, const CaseValue& value, const fs::path& base_dir,
+                           json& resolved)
+{
+    const std::vector<CaseValue> entries = reader.entries(value, matrix_keys);
+    const CaseValue* file = find_entry(entries, "file");
+    if (file == nullptr)
+        reader.fail(value, "expected the key 'file' (a Matrix Market file: matrix: {file: A.mtx})");
+    MatrixFileSpec matrix;
+    matrix.file = read_matrix_path(reader, *file, base_dir);
+    if (const CaseValue* rhs = find_entry(entries, "rhs")) matrix.rhs = read_matrix_path(reader, *rhs, base_dir);
+    resolved = {{"file", matrix.file.string()},
+                {"rhs", matrix.rhs.empty() ? json(nullptr) : json(matrix.rhs.string())}};
+    return matrix;
 }
 
 /// The boundary conditions of a dirichlet or neumann map, in written order.
@@ -455,14 +485,25 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
     json resolved = json::object();
 
     const CaseValue* mesh = find_entry(entries, "mesh");
-    if (mesh == nullptr) {
+    const CaseValue* matrix = find_entry(entries, "matrix");
+    if (mesh == nullptr && matrix == nullptr) {
         reader.fail(CaseValue{"mesh", "mesh", YAML::Node(), root.Mark()},
-                    "required key missing; give one of file, geo, shape (e.g. mesh: {shape: unit_square})");
+                    "required key missing; give one of file, geo, shape (e.g. mesh: {shape: "
+                    "unit_square}), or an external system: matrix: {file: A.mtx}");
     }
-    MeshEntry mesh_entry = read_mesh(reader, *mesh, base_dir, resolved["mesh"]);
-    spec.mesh = mesh_entry.mesh;
-    spec.refines = mesh_entry.refines;
-    spec.size_scales_with_degree = mesh_entry.size_scales_with_degree;
+    if (matrix != nullptr) {
+        // An external system: no mesh, no PDE; a key that only a mesh case reads is an error.
+        for (const std::string_view key : {"mesh", "degree", "problem"})
+            if (const CaseValue* other = find_entry(entries, key))
+                reader.fail(*other, "'" + std::string(key) + "' is not used with matrix: the "
+                                    "system comes from the matrix file (remove one of the two)");
+        spec.matrix = read_matrix(reader, *matrix, base_dir, resolved["matrix"]);
+    } else {
+        MeshEntry mesh_entry = read_mesh(reader, *mesh, base_dir, resolved["mesh"]);
+        spec.mesh = mesh_entry.mesh;
+        spec.refines = mesh_entry.refines;
+        spec.size_scales_with_degree = mesh_entry.size_scales_with_degree;
+    }
 
     if (const CaseValue* degree = find_entry(entries, "degree")) {
         spec.degrees = reader.to_int_list(*degree, 1, 4);
@@ -475,14 +516,28 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
         return entry ? *entry : CaseValue{std::string(key), std::string(key), YAML::Node(),
                                           YAML::Mark::null_mark()};
     };
-    spec.problem = read_problem(reader, section("problem"), resolved["problem"]);
+    if (!spec.matrix) spec.problem = read_problem(reader, section("problem"), resolved["problem"]);
     if (const CaseValue* format = find_entry(entries, "format")) {
-        const std::vector<std::string> names = format_registry().names();
+        std::vector<std::string> names = format_registry().names();
+        names.emplace_back(auto_format_name);
         const std::vector<std::string_view> choices(names.begin(), names.end());
         spec.format = reader.to_choice(*format, choices);
     }
+    if (const CaseValue* iterations = find_entry(entries, "auto_iterations")) {
+        if (spec.format != auto_format_name)
+            reader.fail(*iterations, "only used with format: auto (the iterations its choice counts "
+                                     "conversions against)");
+        spec.auto_iterations = reader.to_int(*iterations, 1);
+    }
     spec.format_options =
         read_format_options(reader, section("format_options"), resolved["format_options"]);
+    if (const CaseValue* reorder = find_entry(entries, "reorder")) {
+        spec.format_options.set_reordering(reader.to_enum(*reorder, reordering_names));
+        if (spec.format_options.reordering() != Reordering::none && spec.format != auto_format_name &&
+            format_registry().at(spec.format).matrix_free())
+            reader.fail(*reorder, "reorder applies to the assembled formats; format " + spec.format +
+                                      " is matrix-free (its element matrices keep the mesh's numbering)");
+    }
     spec.solver = read_solver(reader, section("solver"), resolved["solver"]);
     if (const CaseValue* precision = find_entry(entries, "precision")) {
         spec.precision = reader.to_enum(*precision, precision_names);
@@ -492,8 +547,10 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
         spec.backend = reader.to_enum(*backend, backend_choice_names);
     }
 
-    resolved["degree"] = spec.degrees.size() == 1 ? json(spec.mesh.degree) : json(spec.degrees);
+    if (!spec.matrix)
+        resolved["degree"] = spec.degrees.size() == 1 ? json(spec.mesh.degree) : json(spec.degrees);
     resolved["format"] = spec.format;
+    resolved["reorder"] = enum_name(reordering_names, spec.format_options.reordering());
     resolved["precision"] = precision_name(spec.precision);
     resolved["backend"] = backend_choice_name(spec.backend);
     spec.resolved = std::move(resolved);

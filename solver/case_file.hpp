@@ -2,6 +2,7 @@
 // The YAML case file: parsing, validation with key and line in every error, --set overrides.
 #include <array>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -56,6 +57,12 @@ struct OutputSpec {
     bool write_solution = true;  ///< false: no result.vtu (benchmarks, timing runs)
 };
 
+/// An external linear system (the case's `matrix` map) in place of a mesh and a PDE.
+struct MatrixFileSpec {
+    std::filesystem::path file;  ///< A: a Matrix Market coordinate file, square
+    std::filesystem::path rhs;   ///< b ("": b = A 1, and the error of the solution against 1 is reported)
+};
+
 /// A fully validated case.
 struct CaseSpec {
     std::filesystem::path case_path;  ///< the YAML file ("" when parsed from text)
@@ -63,13 +70,19 @@ struct CaseSpec {
     MeshSpec mesh;                    ///< paths resolved relative to the case file's folder;
                                       ///< mesh.degree is the polynomial degree (the first of
                                       ///< degrees), the one place it is kept
+    /// An external system (matrix: {file, rhs}) instead of mesh, degree and problem.
+    std::optional<MatrixFileSpec> matrix;
     std::vector<int> degrees{1};      ///< degree: N or [N, ...] (a sweep when several)
     std::vector<int> refines{0};      ///< mesh.refine: N or [N, ...] (a sweep when several)
     bool size_scales_with_degree = false;  ///< mesh.size is multiplied by the degree (constant
                                            ///< unknowns across a degree sweep)
     ProblemSpec problem;
-    std::string format = "csr";       ///< a name of format_registry() (assembly/format_registry.hpp)
-    FormatOptions format_options;     ///< each format's own options, parsed by the format
+    std::string format = "csr";       ///< a name of format_registry() (assembly/format_registry.hpp),
+                                      ///< or "auto" (solver/format_choice.hpp)
+    FormatOptions format_options;     ///< each format's own options, parsed by the format, and
+                                      ///< the reordering (case key reorder)
+    int auto_iterations = 0;          ///< format: auto: iterations to count conversions
+                                      ///< against (0: estimated by a short run)
     SolverSpec solver;
     Precision precision = Precision::float64;
     BackendChoice backend = BackendChoice::automatic;

@@ -42,6 +42,21 @@ std::string format_reference()
         const std::string name = fmt::format("{:<{}} ", f.name, name_width);
         s += std::string(column, ' ') + name + wrap(f.summary, column + name_width + 1, width) + "\n";
     }
+    s += std::string(column, ' ') + fmt::format("{:<{}} ", "auto", name_width) +
+         wrap("chosen on the matrix before the solve: every assembled format the backend has is "
+              "built and timed over a few SpMVs, each conversion counted against the SpMVs the "
+              "solve is expected to take (a short run of the solver extrapolated, 15 iterations "
+              "for amg/pmg, or auto_iterations); the decision table is logged and in report.json",
+              column + name_width + 1, width) + "\n";
+    s += "auto_iterations: N        (integer > 0, default: estimated) format: auto: the iterations the\n"
+         "                           conversions are counted against\n"
+         "reorder: none              (string, default none) none | rcm | cm: a symmetric reordering of\n"
+         "                           the assembled matrix before it is converted into any format\n"
+         "                           (reverse Cuthill-McKee or Cuthill-McKee of its graph, Boost.Graph,\n"
+         "                           on the host); the solver works in the new numbering, the solution\n"
+         "                           is permuted back and times.reorder reports the cost; bdia and\n"
+         "                           staircase apply their own order after it. Not with lma (its\n"
+         "                           element matrices keep the mesh's numbering)\n";
     s += "format_options:            (map, all optional) each format's own options, under its "
          "name:\n"
          "                           format_options: {sellp: {slice: 64}, csr: {coop: 4}}\n"
@@ -65,8 +80,9 @@ std::string case_file_reference()
 {
     return R"REF(Case file reference (YAML)
 
-A case file is one YAML map. Only `mesh` is required; every other key has a default.
-Unknown keys, wrong types and bad values are errors that name the file, the line and the key.
+A case file is one YAML map. Only `mesh` (or `matrix`) is required; every other key has a
+default. Unknown keys, wrong types and bad values are errors that name the file, the line and
+the key.
 
 mesh:                      (map, required) where the mesh comes from: exactly one of file, geo, shape
   file: PATH               (string) a Gmsh .msh file; relative paths are relative to the case
@@ -101,6 +117,17 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            commands. Refused by default (named with their line): a mesh input
                            must not run programs, write files or end gpufem. A file: must be a
                            Gmsh mesh (first line $MeshFormat); it is never read as a script
+
+matrix:                    (map, instead of mesh) an external linear system A x = b from Matrix
+                           Market files; every format, solver, preconditioner, precision and
+                           benchmark works on it; the solution is written as solution.mtx and
+                           report.json as for a mesh (no result.vtu). degree and problem are not
+                           used with it
+  file: PATH               (string, required) A: coordinate real | integer | pattern, general |
+                           symmetric | skew-symmetric, square; relative to the case file's folder
+  rhs: PATH                (string, default none) b: an array (n x 1) or coordinate vector; none:
+                           b = A 1, and the error of the solution against 1 is reported (errors:
+                           l2 = ||u - 1||_2, max_nodal = max |u_i - 1|, relative to sqrt(n))
 
 degree: 1                  (integer 1..4 or a list of them, default 1) polynomial degree of the
                            Lagrange elements (P1-P4 on simplices, Q1-Q4 on boxes; isoparametric,

@@ -11,6 +11,7 @@
 #include "linalg/host_threads.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh_worker.hpp"
+#include "solver/bench_matrix_market.hpp"
 #include "solver/bench_solver.hpp"
 #include "solver/bench_spmv.hpp"
 #include "solver/interrupt_cleanup.hpp"
@@ -80,6 +81,11 @@ int main(int argc, char** argv)
     run->add_flag("--dry-run", dry_run,
                   "Print the mesh and matrix sizes and the memory estimate of every phase, and "
                   "stop (meshes from Gmsh are meshed; nothing is assembled or written)");
+    std::string export_matrix;
+    run->add_option("--export-matrix", export_matrix,
+                    "Also write the assembled system (A.mtx, b.mtx: after the boundary "
+                    "conditions, in the original numbering) and the solution (x.mtx) as Matrix "
+                    "Market into this folder");
     run->add_flag("--no-memory-check", no_memory_check,
                   "Run even when the memory estimate exceeds the free memory (warn only)");
     run->footer("\nCase file reference:\n" + case_file_reference() + "\nBuilt-in shapes:\n" +
@@ -120,6 +126,10 @@ int main(int argc, char** argv)
     bench_spmv->add_option("-b,--backend", backend, "auto | cpu | cuda")
         ->check(CLI::IsMember(backend_names));
     bench_spmv->add_option("-s,--set", bench_overrides, "Override a case key (as for run)");
+    bench_spmv->add_flag("--csr-sweep", bench_options.csr_sweep,
+                         "Instead of the formats: time every csr coop x repeat x block combination "
+                         "and compare the fixed rule and the tuner with the best (000_…); cuda "
+                         "backend only; writes csr_sweep.csv and csr_sweep.json");
 
     auto* bench_solver = bench->add_subcommand(
         "solver", "CG and BiCGSTAB, reference and merged, on the case's system: time per "
@@ -148,11 +158,22 @@ int main(int argc, char** argv)
         ->check(CLI::IsMember(backend_names));
     bench_solver->add_option("-s,--set", solver_overrides, "Override a case key (as for run)");
 
+    auto* bench_mtx = bench->add_subcommand(
+        "mtx", "Matrix Market reading and writing speed (MB/s of text) with 1 thread and all "
+               "threads, on a file or on a generated 7-point matrix");
+    MatrixMarketBenchOptions mtx_bench;
+    bench_mtx->add_option("--file", mtx_bench.file, "A Matrix Market file to read (default: generate one)");
+    bench_mtx->add_option("--rows", mtx_bench.rows, "Rows of the generated matrix (default 2,000,000)")
+        ->check(CLI::Range(1LL, 2000000000LL));
+    bench_mtx->add_option("-n,--repeats", mtx_bench.repeats, "Timed reads per thread count (median, default 5)")
+        ->check(CLI::Range(1, 1000));
+    bench_mtx->add_option("-o,--output", mtx_bench.work_dir, "Where the written file goes (default: the temp folder)");
+
     int threads = 0;
     const std::string threads_help =
         "Threads of the CPU backend (default: the CPUs of the process's affinity mask, or "
         "OMP_NUM_THREADS)";
-    for (CLI::App* sub : {run, bench_spmv, bench_solver})
+    for (CLI::App* sub : {run, bench_spmv, bench_solver, bench_mtx})
         sub->add_option("-j,--threads", threads, threads_help)->check(CLI::Range(1, 4096));
 
     try {
@@ -171,6 +192,16 @@ int main(int argc, char** argv)
             solver_bench.preconditioners = split_list(solver_pres);
             solver_bench.output_dir = solver_output;
             run_solver_bench(spec, solver_bench);
+            return exit_ok;
+        } catch (const std::exception& e) {
+            std::cerr << "gpufem: error: " << e.what() << "\n";
+            return exit_error;
+        }
+    }
+    if (bench_mtx->parsed()) {
+        spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
+        try {
+            run_matrix_market_bench(mtx_bench);  // prints its table
             return exit_ok;
         } catch (const std::exception& e) {
             std::cerr << "gpufem: error: " << e.what() << "\n";
@@ -226,6 +257,10 @@ int main(int argc, char** argv)
         RunOptions options;
         options.output_dir = output_dir;
         options.check_memory = !no_memory_check;
+        options.export_matrix_dir = export_matrix;
+        if (!export_matrix.empty() && is_sweep(spec))
+            throw std::invalid_argument("--export-matrix writes one system: run the sweep's points one "
+                                        "at a time (--set degree=N --set mesh.refine=N)");
         if (dry_run) {
             for (const CaseSpec& point : is_sweep(spec) ? expand_sweep(spec) : std::vector<CaseSpec>{spec}) {
                 const ExecPtr exec = make_executor(point.backend);

@@ -10,6 +10,7 @@
 #include "assembly/format_registry.hpp"
 #include "assembly/pattern_estimate.hpp"
 #include "linalg/host_memory.hpp"
+#include "solver/format_choice.hpp"
 #include "solver/multigrid/make_preconditioner.hpp"
 
 namespace gpufem {
@@ -92,6 +93,36 @@ const PhaseEstimate& MemoryEstimate::peak_phase(bool device) const
     });
 }
 
+namespace {
+
+/// The memory of format name for a matrix of shape m (auto: the largest of the formats it
+/// tries, each built while the CSR it starts from is kept), with the case's reordering.
+FormatMemory format_memory_estimate(const std::string& name, const MatrixShape& m,
+                                    const FormatOptions& options)
+{
+    FormatMemory f;
+    if (name == auto_format_name) {
+        for (const FormatEntry* entry :
+             auto_format_candidates(m.on_device ? Backend::cuda : Backend::cpu)) {
+            // bdia refuses a band that does not fit (then it is not a candidate): left out.
+            if (entry->name == "bdia") continue;
+            const FormatMemory one = entry->estimate_memory(m, options);
+            f.stored = std::max(f.stored, one.stored);
+            f.build_peak = std::max(f.build_peak, one.build_peak + csr_bytes(m));
+            f.host = std::max(f.host, one.host);
+        }
+    } else {
+        f = format_registry().at(name).estimate_memory(m, options);
+    }
+    if (options.reordering() != Reordering::none) {
+        f.build_peak = std::max(f.build_peak, csr_bytes(m) + symmetric_permutation_bytes(m));
+        f.host += cuthill_mckee_host_bytes(m);
+    }
+    return f;
+}
+
+}  // namespace
+
 MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda,
                                double baseline_host, double device_free)
 {
@@ -114,8 +145,9 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     e.matrix = estimated_matrix_shape(mesh, z.s);
     e.matrix.on_device = cuda;
     const MatrixShape& m = e.matrix;
-    const FormatEntry& entry = format_registry().at(spec.format);
-    e.format = entry.estimate_memory(m, spec.format_options);
+    // format: auto builds assembled formats (flags of csr's entry).
+    const FormatEntry& entry = format_registry().at(spec.format == auto_format_name ? "csr" : spec.format);
+    e.format = format_memory_estimate(spec.format, m, spec.format_options);
     const double csr = csr_bytes(m);
     const double vector = z.n * z.s;
 
@@ -225,6 +257,59 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, con
                            exec.is_cuda() ? static_cast<double>(exec.free_memory()) : 0.0);
 }
 
+MemoryEstimate estimate_external_memory(const CaseSpec& spec, double rows, double entries,
+                                        double file_bytes, bool symmetric, const Executor& exec,
+                                        double baseline_host)
+{
+    MemoryEstimate e;
+    e.cuda = exec.is_cuda();
+    e.format_name = spec.format;
+    e.baseline_host = baseline_host;
+    const double s = spec.precision == Precision::float32 ? 4 : 8;
+    const double nnz = symmetric ? 2 * entries : entries;  // the halves expanded (at most)
+    e.matrix.rows = rows;
+    e.matrix.nnz = nnz;
+    e.matrix.max_row_length = rows > 0 ? std::ceil(std::min(rows, 4 * nnz / rows)) : 0;  // not known before reading
+    e.matrix.padded_row_length = rows > 0 ? 1.5 * nnz / rows : 0;
+    e.matrix.band_width = rows;
+    e.matrix.value_bytes = s;
+    e.matrix.on_device = e.cuda;
+    const MatrixShape& m = e.matrix;
+    e.format = format_memory_estimate(spec.format, m, spec.format_options);
+    const double csr = csr_bytes(m);
+    MatrixShape in_double = m;
+    in_double.value_bytes = 8;
+    const double csr_double = csr_bytes(in_double);
+    const double vector = rows * s;
+
+    // Reading (host): the file's text, the parsed entries (row, column, value) and the CSR in
+    // double, with b; the CSR and b stay for the run.
+    const double kept_host = csr_double + 8 * rows;
+    const double read = file_bytes + 16 * nnz + kept_host;
+    // Assembly: the CSR in V and b on the executor, then the conversion.
+    const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner);
+    const double conversion = std::max(csr + 2 * vector, e.format.build_peak + 2 * vector) + (keep_matrix ? csr : 0);
+    const double system = e.format.stored + 2 * vector + (keep_matrix ? csr : 0);
+    auto [kept, setup] = preconditioner_bytes(spec.solver, m);
+    const double krylov = krylov_vectors(spec.solver) * vector + 8.0 * (spec.solver.max_iterations + 1);
+    const double solve = system + 2 * vector + kept + std::max(setup, krylov);
+    const double base = baseline_host + kept_host;
+    if (e.cuda) {
+        e.phases = {{"mesh", baseline_host + read, 0},
+                    {"assembly", base + e.format.host + (s == 4 ? csr : 0), conversion},
+                    {"solve", base, solve},
+                    {"errors", base + 16 * rows, vector + (s == 4 ? csr_double + 3 * 8 * rows : 0)},
+                    {"output", base + 40 * rows, vector}};
+    } else {
+        e.phases = {{"mesh", baseline_host + read, 0},
+                    {"assembly", base + conversion + e.format.host, 0},
+                    {"solve", base + solve, 0},
+                    {"errors", base + vector + 16 * rows, 0},
+                    {"output", base + vector + 40 * rows, 0}};
+    }
+    return e;
+}
+
 void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec)
 {
     const auto suggestion = "use a coarser mesh.size, a smaller refine or degree, precision: "
@@ -259,8 +344,11 @@ std::string memory_estimate_table(const MemoryEstimate& e)
     const bool cuda = e.cuda;
     const MatrixShape& m = e.matrix;
     std::string s;
-    s += fmt::format("  {:<24} {} cells ({}, degree {}), {} nodes\n", "mesh", e.mesh.cells,
-                     element_type_name(e.mesh.cell_type), e.mesh.degree, e.mesh.nodes);
+    if (e.mesh.dim == 0)  // a matrix case: its "mesh" phase reads the files
+        s += fmt::format("  {:<24} from a Matrix Market header (the mesh phase reads the files)\n", "system");
+    else
+        s += fmt::format("  {:<24} {} cells ({}, degree {}), {} nodes\n", "mesh", e.mesh.cells,
+                         element_type_name(e.mesh.cell_type), e.mesh.degree, e.mesh.nodes);
     s += fmt::format("  {:<24} {} rows, about {:.4g} non-zeros ({:.1f} per row, longest {})\n",
                      "matrix (estimated)", m.rows, m.nnz, m.rows > 0 ? m.nnz / m.rows : 0.0,
                      m.max_row_length);

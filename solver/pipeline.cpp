@@ -12,6 +12,7 @@
 #include "linalg/blas1.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh_worker.hpp"
+#include "solver/format_choice.hpp"
 #include "solver/multigrid/make_preconditioner.hpp"
 #include "solver/progress_line.hpp"
 #include "solver/solve_progress.hpp"
@@ -83,9 +84,24 @@ ExecPtr make_executor(BackendChoice backend)
 
 CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec)
 {
+    if (spec.matrix) {
+        spdlog::info("case {}: reading {}{}", spec.name, spec.matrix->file.string(),
+                     spec.matrix->rhs.empty() ? "" : " and " + spec.matrix->rhs.string());
+        CaseMesh out;
+        {
+            const ProgressLine line("read", [] { return ProgressStatus{-1, -1, "Matrix Market"}; });
+            out.external = read_external_system(spec.matrix->file, spec.matrix->rhs);
+        }
+        out.seconds = out.external->read_seconds;
+        out.mesh.source = "matrix file " + spec.matrix->file.string();
+        spdlog::info("matrix: {} rows, {} non-zeros ({:.3f} s){}", out.external->matrix.rows,
+                     out.external->matrix.nnz(), out.seconds,
+                     spec.matrix->rhs.empty() ? "; b = A 1, the error against 1 is reported" : "");
+        return out;
+    }
     spdlog::info("case {}: loading mesh", spec.name);
     const auto start = clock_type::now();
-    CaseMesh out{Mesh{}, 0.0};
+    CaseMesh out{Mesh{}, nullptr, 0.0};
     {
         const ProgressLine line("mesh", [] { return ProgressStatus{-1, -1, "Gmsh, then extraction"}; });
         out.mesh = load_mesh_isolated(spec.mesh, exec);
@@ -106,9 +122,10 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec)
 }
 
 template <typename V>
-std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, const Mesh& mesh)
+std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, const CaseMesh& input)
 {
-    return std::make_unique<LagrangeDiscretisation<V>>(mesh, spec.problem);
+    if (input.external) return std::make_unique<ExternalSystemDiscretisation<V>>(input.external);
+    return std::make_unique<LagrangeDiscretisation<V>>(input.mesh, spec.problem);
 }
 
 template <typename V>
@@ -118,10 +135,26 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
     spdlog::info("assembling on {} ({}): {}", backend_name(exec->backend()), exec->device_name(),
                  disc.describe());
     std::optional<DiscreteSystem<V>> built;
-    {
+    const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner);
+    if (spec.format == auto_format_name) {
+        // Assembled once; each candidate format is built from a copy and timed.
+        LinearSystem<V> assembled = [&] {
+            const ProgressLine line("assembly", [] { return ProgressStatus{}; });
+            return disc.assemble(exec);
+        }();
+        const FormatChoice choice = [&] {
+            const ProgressLine line("format auto", [] { return ProgressStatus{}; });
+            return choose_format(assembled, spec);
+        }();
+        spdlog::info("{}", choice.table());
+        built.emplace(convert_system(std::move(assembled), format_registry().at(choice.format),
+                                     spec.format_options, keep_matrix));
+        built->format_choice = choice.to_json();
+        built->format_choice_seconds = choice.seconds;
+    } else {
         const ProgressLine line("assembly", [] { return ProgressStatus{}; });
         built.emplace(build_system(exec, disc, format_registry().at(spec.format), spec.format_options,
-                                   needs_assembled_matrix(spec.solver.preconditioner)));
+                                   keep_matrix));
     }
     DiscreteSystem<V> system = std::move(*built);
     if (spec.solver.preconditioner == PreconditionerKind::pmg)
@@ -133,11 +166,11 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
         spdlog::info("element matrices of {} cells kept (matrix-free) in {:.3f} s",
                      disc.mesh().num_cells(), system.assembly_times.total());
     }
-    if (system.dirichlet_count == 0)
+    if (system.dirichlet_count == 0 && disc.unknowns().location != UnknownLocation::rows)
         spdlog::warn("no Dirichlet condition: the matrix is singular; a Krylov solver finds a "
                      "solution only if the data are compatible, defined up to a constant");
     const LinearOperator<V>& op = *system.op.op;
-    spdlog::info("format {}: converted in {:.4f} s{}{}", spec.format, system.op.convert_seconds,
+    spdlog::info("format {}: converted in {:.4f} s{}{}", system.format, system.op.convert_seconds,
                  op.parameters().empty() ? "" : ", " + op.parameters(),
                  system.op.host_steps.empty() ? "" : " (on the host: " + system.op.host_steps + ")");
     return system;
@@ -191,10 +224,10 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     return out;
 }
 
-double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const Mesh& mesh,
+double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const CaseMesh& input,
                                const Array<float>& u)
 {
-    const auto disc = make_discretisation<double>(spec, mesh);
+    const auto disc = make_discretisation<double>(spec, input);
     const DiscreteSystem<double> system =
         build_system(exec, *disc, format_registry().at("csr"), spec.format_options);
     const std::vector<float> single = u.to_host();
@@ -206,7 +239,7 @@ double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const 
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                                     \
-    template std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec&, const Mesh&); \
+    template std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec&, const CaseMesh&); \
     template DiscreteSystem<V> build_case_system(const ExecPtr&, const Discretisation<V>&,      \
                                                  const CaseSpec&);                              \
     template SystemSolution<V> solve_system(const DiscreteSystem<V>&, const SolverSpec&);

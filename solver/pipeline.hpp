@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "assembly/discretisation.hpp"
+#include "assembly/matrix_file_system.hpp"
 #include "solver/case_file.hpp"
 #include "solver/krylov/krylov.hpp"
 
@@ -17,19 +18,23 @@ namespace gpufem {
 /// cuda is asked for and not there.
 ExecPtr make_executor(BackendChoice backend);
 
-/// The case's mesh and how long it took (logs the mesh and warns on refined tetrahedra).
+/// The case's input and how long it took (logs it and warns on refined tetrahedra): its mesh,
+/// or for a matrix case (CaseSpec::matrix) the external system read from its files and an
+/// empty mesh.
 struct CaseMesh {
     Mesh mesh;
-    double seconds = 0;  ///< wall time of loading or generating it
+    std::shared_ptr<const ExternalSystem> external;  ///< matrix cases: A and b as read
+    double seconds = 0;  ///< wall time of loading or generating the mesh (reading the files)
 };
 /// Loads or generates the case's mesh (mesh.degree's nodes), timed; a generated shape is also
-/// written on `exec` when that is a CUDA executor (assembly then uploads nothing).
+/// written on `exec` when that is a CUDA executor (assembly then uploads nothing). A matrix
+/// case reads its Matrix Market files instead.
 CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec = nullptr);
 
-/// The discretisation of the case's problem on mesh (finite elements of the mesh's degree;
-/// both spec and mesh must outlive it).
+/// The discretisation of the case's problem on the loaded mesh (finite elements of the mesh's
+/// degree), or the external system of a matrix case; spec and input must outlive it.
 template <typename V>
-std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, const Mesh& mesh);
+std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, const CaseMesh& input);
 
 /// The system in the case's format (format_registry()) with its options.
 template <typename V>
@@ -69,7 +74,7 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
 /// ||b - A u|| / ||b|| of a float solution u (original numbering, on exec) against the case's
 /// system assembled again in double (csr): what the float solve's rounding leaves against the
 /// double discrete problem, beside the float true residual.
-double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const Mesh& mesh,
+double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const CaseMesh& input,
                                const Array<float>& u);
 
 }  // namespace gpufem

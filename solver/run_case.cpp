@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "linalg/host_memory.hpp"
+#include "linalg/matrix_market.hpp"
 #include "mesh/vtk_writer.hpp"
 #include "solver/memory_meter.hpp"
 #include "solver/output_files.hpp"
@@ -34,6 +35,10 @@ void record_system(const DiscreteSystem<V>& system, RunRecord& record)
     const LinearOperator<V>& op = *system.op.op;
     record.time_assembly = system.assembly_times;
     record.time_operator = system.operator_seconds;
+    record.time_reorder = system.op.reorder_seconds;
+    record.format = system.format;
+    record.format_choice = system.format_choice;
+    record.time_format_choice = system.format_choice_seconds;
     record.rows = op.rows();
     if (system.matrix) {
         record.nnz = system.matrix->nnz;
@@ -60,7 +65,7 @@ void record_solve(const CaseSpec& spec, const LinearOperator<V>& op, SystemSolut
     record.spmvs_per_iteration = spmvs_per_iteration(spec.solver.method);
     record.format_parameters = op.parameters();
     if (!record.format_parameters.empty())
-        spdlog::info("format {} after the solve: {}", spec.format, record.format_parameters);
+        spdlog::info("format {} after the solve: {}", record.format, record.format_parameters);
     if (record.solve.converged()) {
         spdlog::info("{}", record.solve.message);
     } else {
@@ -74,7 +79,14 @@ void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& 
 {
     const auto start = clock_type::now();
     StagedOutputs outputs(output_folder(spec, options));
-    if (spec.output.write_solution) {
+    const bool external = spec.matrix.has_value();
+    if (spec.output.write_solution && external) {
+        // An external system has no mesh: its solution is a Matrix Market vector.
+        const auto mtx = outputs.stage("solution.mtx");
+        write_matrix_market_vector(mtx, solution.point_fields.front().values,
+                                   "gpufem solution of " + spec.matrix->file.filename().string());
+        record.vtu_bytes = std::filesystem::file_size(mtx);
+    } else if (spec.output.write_solution) {
         const auto vtu = outputs.stage("result.vtu");
         std::atomic<double> fraction{0};
         const ProgressLine line("output", [&fraction] {
@@ -91,7 +103,30 @@ void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& 
     outputs.write_text("report.json", make_report(spec, record).dump(2) + "\n");
     outputs.commit();
     spdlog::info("wrote {}report.json, spmv_timings.csv to {}",
-                 spec.output.write_solution ? "result.vtu, " : "", outputs.dir().string());
+                 spec.output.write_solution ? (external ? "solution.mtx, " : "result.vtu, ") : "",
+                 outputs.dir().string());
+}
+
+/// --export-matrix: the system assembled again (after the boundary conditions, in the
+/// original numbering, whatever the format) and the solution, as Matrix Market, staged and
+/// renamed together.
+template <typename V>
+void export_system(const CaseSpec& spec, const Discretisation<V>& disc, const ExecPtr& exec,
+                   const Array<V>& x, const std::filesystem::path& dir)
+{
+    const LinearSystem<V> system = disc.assemble(exec);
+    StagedOutputs outputs(dir);
+    const std::string what = fmt::format("gpufem case {}: {}", spec.name, disc.describe());
+    write_matrix_market(outputs.stage("A.mtx"), system.matrix, what + ", the system matrix");
+    const auto as_double = [](const Array<V>& v) {
+        const std::vector<V> host = v.to_host();
+        return std::vector<double>(host.begin(), host.end());
+    };
+    write_matrix_market_vector(outputs.stage("b.mtx"), as_double(system.rhs), what + ", the right-hand side");
+    write_matrix_market_vector(outputs.stage("x.mtx"), as_double(x), what + ", the solution");
+    outputs.commit();
+    spdlog::info("exported A.mtx, b.mtx, x.mtx ({} rows, {} non-zeros) to {}", system.matrix.rows,
+                 system.matrix.nnz(), outputs.dir().string());
 }
 
 /// The record's estimate of a phase (nullptr before there is one).
@@ -106,10 +141,11 @@ const PhaseEstimate* phase_estimate(const RunRecord& record, const std::string& 
 /// mesh -> discretisation -> system -> solve -> output, in precision V.
 template <typename V>
 void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& exec,
-                const Mesh& mesh, MemoryMeter& meter, RunRecord& record)
+                const CaseMesh& input, MemoryMeter& meter, RunRecord& record)
 {
-    const auto disc = make_discretisation<V>(spec, mesh);
-    record.unknowns_on = disc->unknowns().location == UnknownLocation::cells ? "cells" : "nodes";
+    const Mesh& mesh = input.mesh;
+    const auto disc = make_discretisation<V>(spec, input);
+    record.unknowns_on = unknown_location_name(disc->unknowns().location);
     SystemSolution<V> solved;
     {
         const DiscreteSystem<V> system = meter.measure("assembly", [&] {
@@ -123,6 +159,11 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
         });
         record_solve(spec, *system.op.op, solved, record);
     }
+    if (!options.export_matrix_dir.empty()) {
+        const auto export_start = clock_type::now();
+        in_phase("export", [&] { export_system(spec, *disc, exec, solved.x, options.export_matrix_dir); });
+        record.time_export = seconds_since(export_start);
+    }
     const auto start = clock_type::now();
     std::optional<SolutionOutput> computed;
     {
@@ -131,7 +172,7 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
             return in_phase("errors", [&] {
                 // A float solution is also checked against the system in double (issue 16).
                 if constexpr (std::is_same_v<V, float>)
-                    record.true_relative_residual_double = true_residual_in_double(exec, spec, mesh, solved.x);
+                    record.true_relative_residual_double = true_residual_in_double(exec, spec, input, solved.x);
                 return disc->solution_output(solved.x);
             }, phase_estimate(record, "errors"));
         }));
@@ -173,6 +214,14 @@ void log_and_check_estimate(const MemoryEstimate& estimate, const Executor& exec
 MemoryEstimate estimate_case_memory(const CaseSpec& spec, const ExecPtr& exec)
 {
     const double baseline_host = static_cast<double>(resident_host_bytes());
+    if (spec.matrix) {
+        const MatrixMarketHeader header = read_matrix_market_header(spec.matrix->file);
+        return estimate_external_memory(spec, static_cast<double>(header.rows),
+                                        static_cast<double>(header.entries),
+                                        static_cast<double>(std::filesystem::file_size(spec.matrix->file)),
+                                        header.symmetry != MatrixMarketSymmetry::general, *exec,
+                                        baseline_host);
+    }
     if (const auto predicted = predicted_mesh_counts(spec.mesh))
         return estimate_memory(spec, *predicted, *exec, baseline_host);
     const CaseMesh loaded = in_phase("mesh", [&] { return load_case_mesh(spec, exec); });
@@ -195,6 +244,7 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
     record.device = exec->device_name();
     record.precision = precision_name(spec.precision);
     record.format = spec.format;
+    record.reorder = enum_name(reordering_names, spec.format_options.reordering());
     if (spec.solver.tolerance < smallest_tolerance(spec.precision))
         throw std::runtime_error(fmt::format(
             "solver.tolerance {:.1e} is below the unit roundoff of {} arithmetic ({:.2e}): no "
@@ -213,7 +263,17 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
         record.memory_estimate = estimate_memory(spec, counts, *exec, baseline_host);
         log_and_check_estimate(*record.memory_estimate, *exec, options.check_memory);
     };
-    if (const auto predicted = predicted_mesh_counts(spec.mesh)) estimate(*predicted);
+    if (spec.matrix) {
+        // A matrix case: from the Matrix Market header, before the file is read.
+        const MatrixMarketHeader header = read_matrix_market_header(spec.matrix->file);
+        record.memory_estimate = estimate_external_memory(
+            spec, static_cast<double>(header.rows), static_cast<double>(header.entries),
+            static_cast<double>(std::filesystem::file_size(spec.matrix->file)),
+            header.symmetry != MatrixMarketSymmetry::general, *exec, baseline_host);
+        log_and_check_estimate(*record.memory_estimate, *exec, options.check_memory);
+    } else if (const auto predicted = predicted_mesh_counts(spec.mesh)) {
+        estimate(*predicted);
+    }
     MemoryMeter meter(exec);
     const CaseMesh loaded =
         meter.measure("mesh", [&] {
@@ -221,6 +281,16 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
         });
     const Mesh& mesh = loaded.mesh;
     if (!record.memory_estimate) estimate(mesh_counts(mesh));
+    if (loaded.external) {
+        record.time_read = loaded.seconds;
+        record.mesh_source = mesh.source;
+        if (spec.precision == Precision::float32) {
+            run_stages<float>(spec, options, exec, loaded, meter, record);
+        } else {
+            run_stages<double>(spec, options, exec, loaded, meter, record);
+        }
+        return record;
+    }
     record.time_mesh = loaded.seconds;
     record.time_mesh_parts = loaded.mesh.build_times;
     record.mesh_source = mesh.source;
@@ -231,9 +301,9 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
     record.boundary_groups = mesh.boundary_names();
 
     if (spec.precision == Precision::float32) {
-        run_stages<float>(spec, options, exec, mesh, meter, record);
+        run_stages<float>(spec, options, exec, loaded, meter, record);
     } else {
-        run_stages<double>(spec, options, exec, mesh, meter, record);
+        run_stages<double>(spec, options, exec, loaded, meter, record);
     }
     return record;
 }

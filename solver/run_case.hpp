@@ -23,6 +23,9 @@ struct RunOptions {
     bool write_outputs = true;
     /// Stop before allocating when the memory estimate exceeds what is free (false: only warn).
     bool check_memory = true;
+    /// --export-matrix: also write A.mtx, b.mtx (the assembled system after the boundary
+    /// conditions, original numbering) and x.mtx (the solution) here ("" = not).
+    std::filesystem::path export_matrix_dir;
 };
 
 /// The folder outputs go to: options.output_dir, or <case folder>/<case name>.

@@ -23,6 +23,10 @@ struct RunRecord {
     std::string format;
     std::string format_parameters;   ///< the format's parameters as used (after tuning)
     std::string format_host_steps;   ///< conversion steps done on the host
+    std::string reorder = "none";    ///< the case's reordering (Reordering's name)
+    /// format: auto's decision (solver/format_choice.hpp: candidates, times, the choice);
+    /// null when the case named its format.
+    nlohmann::json format_choice;
     // mesh
     std::string mesh_source;
     int dim = 0;
@@ -31,7 +35,7 @@ struct RunRecord {
     index_type cells = 0;
     std::vector<std::string> boundary_groups;
     // unknowns and matrix
-    std::string unknowns_on;         ///< "nodes" or "cells" (UnknownLocation)
+    std::string unknowns_on;         ///< "nodes", "cells" or "rows" (UnknownLocation)
     index_type rows = 0;
     std::size_t nnz = 0;
     RowStats row_stats;
@@ -43,6 +47,10 @@ struct RunRecord {
     MeshBuildTimes time_mesh_parts;  ///< of time_mesh: in Gmsh, and gpufem's own
     AssemblyTimes time_assembly;
     double time_operator = 0;
+    double time_reorder = 0;         ///< of time_operator: the case's reordering
+    double time_format_choice = 0;   ///< format: auto's trial conversions and SpMVs
+    double time_read = 0;            ///< matrix cases: reading the Matrix Market files
+    double time_export = 0;          ///< --export-matrix: writing the system and solution
     double time_solve = 0;           ///< the preconditioner's setup included
     double time_preconditioner_setup = 0;  ///< of time_solve: the preconditioner's setup
     double time_errors = 0;

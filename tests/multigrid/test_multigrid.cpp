@@ -315,7 +315,7 @@ std::pair<int, std::vector<double>> solve_case(const CaseSpec& spec)
 {
     const ExecPtr exec = make_executor(spec.backend);
     const CaseMesh mesh = load_case_mesh(spec, exec);
-    const auto disc = make_discretisation<V>(spec, mesh.mesh);
+    const auto disc = make_discretisation<V>(spec, mesh);
     const DiscreteSystem<V> system = build_case_system(exec, *disc, spec);
     SystemSolution<V> solved = solve_system(system, spec.solver);
     EXPECT_TRUE(solved.result.converged()) << solved.result.message;

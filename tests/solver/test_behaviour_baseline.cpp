@@ -33,6 +33,7 @@ std::vector<BaselineRun> shipped_runs()
 {
     return {
         {"ball_curved", "cases/ball_curved.yaml", {"mesh.size=0.5"}},
+        {"bdia_channel", "cases/bdia_channel.yaml", {"mesh.size=0.5", "degree=1"}},
         {"bench_cube_262k", "cases/bench_cube_262k.yaml", {"mesh.size=0.25"}},
         {"bench_cube_4m", "cases/bench_cube_4m.yaml", {"mesh.size=0.2"}},
         {"bench_square_q2_4m", "cases/bench_square_q2_4m.yaml", {"mesh.size=0.1"}},

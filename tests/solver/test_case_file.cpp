@@ -176,6 +176,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
                    "amg": {"strength_threshold": 0.02, "smoother": "chebyshev", "degree": 2,
                            "coarse_size": 500, "max_levels": 25}},
         "precision": "double",
+        "reorder": "none",
         "backend": "auto",
         "output": {"compression": "lz4", "write": true}})");
     EXPECT_EQ(spec.resolved, expected) << spec.resolved.dump(2);
@@ -329,7 +330,7 @@ TEST(CaseFile, UnknownKeysNameKeyLineAndValidKeys)
 {
     expect_contains(error_of(minimal + "formt: csr\n"),
                     {"case.yaml:2: formt: unknown key 'formt'",
-                     "valid keys: mesh, degree, problem, format, format_options, solver, precision, backend, output",
+                     "valid keys: mesh, matrix, degree, problem, format, reorder, auto_iterations, format_options, solver, precision, backend, output",
                      "did you mean 'format'?"});
     expect_contains(error_of("mesh:\n  shape: unit_square\n  sise: 0.1\n"),
                     {"case.yaml:3: mesh.sise: unknown key 'sise'", "file, geo, shape, elements, size, refine",
@@ -373,7 +374,7 @@ TEST(CaseFile, BadChoicesListTheValidOnes)
 {
     expect_contains(error_of(minimal + "format: ellpack\n"),
                     {"case.yaml:2: format: expected one of csr, csr-scalar, ell, ellr, sellp, bdia, "
-                     "staircase, cusparse, cusparse-sell, lma, got 'ellpack'"});
+                     "staircase, cusparse, cusparse-sell, lma, auto, got 'ellpack'"});
     expect_contains(error_of(minimal + "precision: half\n"),
                     {"case.yaml:2: precision: expected one of double, float, got 'half'"});
     expect_contains(error_of(minimal + "backend: gpu\n"),

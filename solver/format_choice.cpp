@@ -1,0 +1,204 @@
+#include "solver/format_choice.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "assembly/format_registry.hpp"
+#include "linalg/format_build.hpp"
+#include "solver/bench_common.hpp"
+#include "solver/multigrid/make_preconditioner.hpp"
+#include "solver/pipeline.hpp"
+
+namespace gpufem {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start)
+{
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+/// Median time of one SpMV of op: warm-up first (csr's tuner settles there), then 7 batches
+/// of 5 synchronised SpMVs, wall clock.
+/// A format whose first batch is this many times slower than the best so far is not timed
+/// further (it cannot win; its first batch stands for it).
+constexpr double hopeless_factor = 3;
+
+template <typename V>
+double median_spmv_seconds(const LinearOperator<V>& op, const Array<V>& x, Array<V>& y, double best_so_far)
+{
+    const ExecPtr& exec = op.executor();
+    const int warmup = exec->is_cuda() ? 30 : 2;
+    for (int i = 0; i < warmup; ++i) op.apply(x, y);
+    std::vector<double> batches;
+    for (int b = 0; b < 7; ++b) {
+        exec->synchronize();
+        const auto start = clock_type::now();
+        for (int i = 0; i < 5; ++i) op.apply(x, y);
+        exec->synchronize();
+        batches.push_back(seconds_since(start) / 5);
+        if (b == 0 && batches[0] > hopeless_factor * best_so_far) break;
+    }
+    return median(batches);
+}
+
+/// Applications of the system's operator per iteration of the case's solver: the Krylov
+/// method's, plus a multigrid cycle's on the finest level (Chebyshev or Jacobi steps before
+/// and after, and the residual).
+double spmvs_per_solver_iteration(const SolverSpec& solver)
+{
+    double spmvs = spmvs_per_iteration(solver.method);
+    if (solver.preconditioner == PreconditionerKind::amg || solver.preconditioner == PreconditionerKind::pmg)
+        spmvs *= 1 + 2 * solver.amg.degree + 1;
+    return spmvs;
+}
+
+/// Iterations multigrid is assumed to take (measured: 12-17 on the shipped cases at 1e-8 to
+/// 1e-10); its setup is too expensive to run for an estimate.
+constexpr double assumed_multigrid_iterations = 15;
+/// Iterations of the short run that estimates the rest.
+constexpr int estimate_iterations = 40;
+
+/// The iterations the solve is expected to take: the user's hint, the assumption for
+/// multigrid, or a short run of the case's Krylov method (with Jacobi when the case uses it)
+/// on op extrapolated at its mean rate of residual reduction.
+template <typename V>
+double expected_iterations(const LinearSystem<V>& system, const LinearOperator<V>& op,
+                           const CaseSpec& spec, std::string& source)
+{
+    const SolverSpec& solver = spec.solver;
+    if (spec.auto_iterations > 0) {
+        source = "auto_iterations";
+        return spec.auto_iterations;
+    }
+    if (solver.preconditioner == PreconditionerKind::amg || solver.preconditioner == PreconditionerKind::pmg) {
+        source = fmt::format("assumed for {}", preconditioner_name(solver.preconditioner));
+        return assumed_multigrid_iterations;
+    }
+    SolveOptions options = solve_options(solver);
+    options.max_iterations = std::min(estimate_iterations, solver.max_iterations);
+    options.time_spmv = false;
+    options.on_residual = nullptr;
+    Array<V> x = system.initial_guess.clone_to(op.executor());
+    const auto m = make_preconditioner<V>(PreconditionerSpec{solver.preconditioner, solver.amg}, op, nullptr);
+    const SolveResult r = solve(solver.method, solver.variant, op, system.rhs, x, options, m.get());
+    if (r.converged() || r.iterations == 0) {
+        source = fmt::format("a short run converged in {}", r.iterations);
+        return std::max(1, r.iterations);
+    }
+    const double start = r.residual_history.empty() ? 1.0 : std::max(r.residual_history.front(), 1e-300);
+    const double rate = std::pow(std::max(r.relative_residual, 1e-300) / start, 1.0 / r.iterations);
+    double estimate = solver.max_iterations;
+    if (rate < 1 && rate > 0)
+        estimate = r.iterations + std::log(solver.tolerance / r.relative_residual) / std::log(rate);
+    estimate = std::clamp(estimate, static_cast<double>(r.iterations), static_cast<double>(solver.max_iterations));
+    source = fmt::format("estimated from {} iterations (residual {:.2e}, rate {:.4f})", r.iterations,
+                         r.relative_residual, rate);
+    return std::ceil(estimate);
+}
+
+}  // namespace
+
+std::vector<const FormatEntry*> auto_format_candidates(Backend backend)
+{
+    std::vector<const FormatEntry*> out;
+    for (const FormatEntry& entry : assembled_formats().entries())
+        if (entry.available_on(backend) && entry.name != "csr-scalar") out.push_back(&entry);
+    return out;
+}
+
+std::string FormatChoice::table() const
+{
+    std::string s = fmt::format("format auto: {} expected SpMVs ({} iterations, {}); chose {} in {:.3f} s\n",
+                                expected_spmvs, expected_iterations, iterations_source, format, seconds);
+    s += fmt::format("  {:<14} {:>12} {:>12} {:>14}\n", "format", "convert ms", "SpMV us", "expected ms");
+    for (const FormatCandidate& c : candidates) {
+        if (!c.error.empty()) {
+            s += fmt::format("  {:<14} not built: {}\n", c.format, c.error);
+            continue;
+        }
+        s += fmt::format("  {:<14} {:>12.3f} {:>12.2f} {:>14.3f}{}\n", c.format, c.convert_seconds * 1e3,
+                         c.spmv_seconds * 1e6, c.expected_seconds * 1e3, c.format == format ? "  <-" : "");
+    }
+    return s;
+}
+
+nlohmann::json FormatChoice::to_json() const
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (const FormatCandidate& c : candidates)
+        rows.push_back({{"format", c.format},
+                        {"convert_seconds", c.convert_seconds},
+                        {"spmv_seconds", c.spmv_seconds},
+                        {"expected_seconds", c.expected_seconds},
+                        {"error", c.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.error)}});
+    return {{"chosen", format},
+            {"expected_spmvs", expected_spmvs},
+            {"expected_iterations", expected_iterations},
+            {"iterations_source", iterations_source},
+            {"seconds", seconds},
+            {"candidates", rows}};
+}
+
+template <typename V>
+FormatChoice choose_format(const LinearSystem<V>& system, const CaseSpec& spec)
+{
+    const auto start = clock_type::now();
+    const ExecPtr& exec = system.matrix.executor();
+    FormatChoice choice;
+    Array<V> x = Array<V>::from_host(exec, std::vector<V>(static_cast<std::size_t>(system.matrix.cols), V(1)));
+    Array<V> y(exec, static_cast<std::size_t>(system.matrix.rows));
+    std::vector<FormatBuild<V>> built;  // csr first: the short run for the estimate uses it
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const FormatEntry* entry : auto_format_candidates(exec->backend())) {
+        FormatCandidate c;
+        c.format = entry->name;
+        try {
+            FormatBuild<V> b = build_format(*entry, system.matrix.clone_to(exec), spec.format_options);
+            c.convert_seconds = entry->name == "csr" && spec.format_options.reordering() == Reordering::none
+                                    ? 0.0  // csr is the assembled matrix itself
+                                    : b.convert_seconds;
+            // The SpMV in the format's numbering: x is all ones, so no permutation is needed.
+            c.spmv_seconds = median_spmv_seconds(*b.op, x, y, fastest);
+            fastest = std::min(fastest, c.spmv_seconds);
+            if (entry->name == "csr") built.push_back(std::move(b));
+        } catch (const std::exception& e) {
+            c.error = e.what();
+        }
+        choice.candidates.push_back(std::move(c));
+    }
+    if (built.empty()) throw std::runtime_error("format auto: csr could not be built: " + choice.candidates.front().error);
+    const FormatBuild<V>& csr = built.front();
+    // The estimate runs in csr's numbering (the case's reordering applied to the system).
+    LinearSystem<V> permuted;
+    const LinearSystem<V>* in_order = &system;
+    if (!csr.permutation.empty()) {
+        permuted.rhs = reordered(csr, system.rhs, false);
+        permuted.initial_guess = reordered(csr, system.initial_guess, false);
+        in_order = &permuted;
+    }
+    choice.expected_iterations = expected_iterations(*in_order, *csr.op, spec, choice.iterations_source);
+    choice.expected_spmvs = choice.expected_iterations * spmvs_per_solver_iteration(spec.solver);
+    double best = std::numeric_limits<double>::infinity();
+    for (FormatCandidate& c : choice.candidates) {
+        if (!c.error.empty()) continue;
+        c.expected_seconds = c.convert_seconds + choice.expected_spmvs * c.spmv_seconds;
+        if (c.expected_seconds < best) {
+            best = c.expected_seconds;
+            choice.format = c.format;
+        }
+    }
+    choice.seconds = seconds_since(start);
+    return choice;
+}
+
+template FormatChoice choose_format(const LinearSystem<float>&, const CaseSpec&);
+template FormatChoice choose_format(const LinearSystem<double>&, const CaseSpec&);
+
+}  // namespace gpufem

@@ -1,0 +1,56 @@
+#pragma once
+// `format: auto`: the format chosen on the real matrix before the solve. Every assembled
+// format the backend has is built from the matrix and timed over a few SpMVs in the solve's
+// precision; each one's conversion is counted against the SpMVs the solve is expected to take
+// (from a short run of the case's solver, or the user's format_auto_iterations), and the one
+// with the smallest expected total (conversion + SpMVs) wins. The decision table goes to the
+// log and to report.json.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "assembly/poisson_assembly.hpp"
+#include "linalg/format_registry.hpp"
+#include "solver/case_file.hpp"
+
+namespace gpufem {
+
+/// The name that asks for the choice (format: auto).
+inline constexpr std::string_view auto_format_name = "auto";
+
+/// The formats `auto` tries on backend: the assembled formats the backend has (csr-scalar
+/// apart: csr's tuned kernel supersedes it).
+std::vector<const FormatEntry*> auto_format_candidates(Backend backend);
+
+/// One candidate's measurements.
+struct FormatCandidate {
+    std::string format;
+    double convert_seconds = 0;  ///< its build from the CSR (reordering included)
+    double spmv_seconds = 0;     ///< median SpMV after warm-up
+    double expected_seconds = 0; ///< convert + expected SpMVs x spmv (csr: no conversion)
+    std::string error;           ///< why it was not built (refused, e.g. bdia's band)
+};
+
+/// The decision.
+struct FormatChoice {
+    std::string format;                  ///< the chosen one
+    double expected_spmvs = 0;           ///< SpMVs the solve is expected to take
+    double expected_iterations = 0;
+    std::string iterations_source;       ///< "estimated: ..." or "format_auto_iterations"
+    std::vector<FormatCandidate> candidates;
+    double seconds = 0;                  ///< the whole decision (trials and estimate)
+
+    /// The table for the log.
+    std::string table() const;
+    /// report.json's format_choice.
+    nlohmann::json to_json() const;
+};
+
+/// Chooses the format for system (assembled, on its executor) with the case's solver and
+/// options (spec.format_auto_iterations when set; else a short estimate).
+template <typename V>
+FormatChoice choose_format(const LinearSystem<V>& system, const CaseSpec& spec);
+
+}  // namespace gpufem
