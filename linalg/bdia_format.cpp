@@ -259,6 +259,7 @@ FormatEntry bdia_format_entry()
     e.options = option_codec<BdiaOptions>(
         {{"max_bytes", "free", "refuse when the band needs more bytes (default: the free memory)"}},
         parse_bdia_options, bdia_options_json);
+    e.orders_on_host = true;
     e.memory = [](const MatrixShape& m, const FormatOptions&) {
         // The band of every 256-row slab (its width taken as the matrix's), the diagonal and
         // the permutation; the build holds the matrix and its permuted copy at once.

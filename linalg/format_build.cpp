@@ -1,6 +1,7 @@
 #include "linalg/format_build.hpp"
 
 #include <chrono>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -36,6 +37,37 @@ Array<index_type> compose_permutations(const Array<index_type>& first, const Arr
 }  // namespace
 
 template <typename V>
+ReorderedMatrix<V> reorder_matrix(Csr<V> matrix, Reordering reordering)
+{
+    const ExecPtr exec = matrix.executor();
+    if (matrix.rows != matrix.cols)
+        throw std::invalid_argument(fmt::format("reorder: {} needs a square matrix, got {} x {}",
+                                                enum_name(reordering_names, reordering), matrix.rows,
+                                                matrix.cols));
+    const auto start = clock_type::now();
+    ReorderedMatrix<V> out;
+    out.permutation = cuthill_mckee_permutation(matrix, reordering == Reordering::rcm);
+    out.matrix = permute_symmetric(matrix, out.permutation);
+    exec->synchronize();
+    out.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+    out.host_step = fmt::format("{} order on the host and the symmetric permutation ({:.4f} s)",
+                                reordering == Reordering::rcm ? "reverse Cuthill-McKee" : "Cuthill-McKee",
+                                out.seconds);
+    return out;
+}
+
+template <typename V>
+void prepend_reordering(FormatBuild<V>& build, ReorderedMatrix<V>& reordered)
+{
+    build.permutation = build.permutation.empty()
+                            ? std::move(reordered.permutation)
+                            : compose_permutations(reordered.permutation, build.permutation);
+    build.reorder_seconds = reordered.seconds;
+    build.convert_seconds += reordered.seconds;
+    build.host_steps = build.host_steps.empty() ? reordered.host_step : reordered.host_step + "; " + build.host_steps;
+}
+
+template <typename V>
 FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const FormatOptions& options)
 {
     const ExecPtr exec = matrix.executor();
@@ -43,19 +75,12 @@ FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const Form
         throw std::invalid_argument("format '" + format.name +
                                     "' is matrix-free: the discretisation builds it, not a matrix");
     format.require(exec->backend());
-    if (matrix.rows != matrix.cols && options.reordering() != Reordering::none)
-        throw std::invalid_argument(fmt::format(
-            "reorder: {} needs a square matrix, got {} x {}",
-            enum_name(reordering_names, options.reordering()), matrix.rows, matrix.cols));
     // The case's reordering first (timed as part of the conversion), then the format's own.
-    const auto start = clock_type::now();
-    Array<index_type> reordering;
+    std::optional<ReorderedMatrix<V>> reordered;
     if (options.reordering() != Reordering::none) {
-        reordering = cuthill_mckee_permutation(matrix, options.reordering() == Reordering::rcm);
-        matrix = permute_symmetric(matrix, reordering);
-        exec->synchronize();
+        reordered = reorder_matrix(std::move(matrix), options.reordering());
+        matrix = std::move(reordered->matrix);
     }
-    const double reorder_seconds = std::chrono::duration<double>(clock_type::now() - start).count();
     Array<V> diagonal(exec, static_cast<std::size_t>(matrix.rows));
     GPUFEM_DISPATCH(*exec, csr_diagonal(*exec, matrix, diagonal.data()));
     FormatBuild<V> build = format.csr_builder<V>()(std::move(matrix), options);
@@ -65,18 +90,7 @@ FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const Form
         diagonal.swap(permuted);
     }
     build.op->set_diagonal(std::move(diagonal));
-    if (options.reordering() != Reordering::none) {
-        build.permutation = build.permutation.empty()
-                                ? std::move(reordering)
-                                : compose_permutations(reordering, build.permutation);
-        build.reorder_seconds = reorder_seconds;
-        build.convert_seconds += reorder_seconds;
-        const std::string step = fmt::format(
-            "{} order (Boost.Graph) on the host and the symmetric permutation ({:.4f} s)",
-            options.reordering() == Reordering::rcm ? "reverse Cuthill-McKee" : "Cuthill-McKee",
-            reorder_seconds);
-        build.host_steps = build.host_steps.empty() ? step : step + "; " + build.host_steps;
-    }
+    if (reordered) prepend_reordering(build, *reordered);
     return build;
 }
 
@@ -115,6 +129,10 @@ template void apply_in_original_order(const FormatBuild<float>&, float, const Ar
                                       Array<float>&);
 template void apply_in_original_order(const FormatBuild<double>&, double, const Array<double>&,
                                       double, Array<double>&);
+template ReorderedMatrix<float> reorder_matrix(Csr<float>, Reordering);
+template ReorderedMatrix<double> reorder_matrix(Csr<double>, Reordering);
+template void prepend_reordering(FormatBuild<float>&, ReorderedMatrix<float>&);
+template void prepend_reordering(FormatBuild<double>&, ReorderedMatrix<double>&);
 template FormatBuild<float> build_format(const std::string&, Csr<float>, const FormatOptions&);
 template FormatBuild<double> build_format(const std::string&, Csr<double>, const FormatOptions&);
 template FormatBuild<float> build_format(const FormatEntry&, Csr<float>, const FormatOptions&);

@@ -34,6 +34,26 @@ struct FormatBuild {
 template <typename V>
 FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const FormatOptions& options);
 
+/// A matrix reordered symmetrically (FormatOptions::reordering's step, also used by format:
+/// auto to reorder once for all its candidates).
+template <typename V>
+struct ReorderedMatrix {
+    Csr<V> matrix;                  ///< P A P^T
+    Array<index_type> permutation;  ///< new -> old, on the matrix's executor
+    double seconds = 0;             ///< the ordering on the host and the permutation
+    std::string host_step;          ///< what it did, for FormatBuild::host_steps
+};
+
+/// matrix reordered by reordering (not none): a (reverse) Cuthill-McKee order on the host,
+/// then the symmetric permutation on the matrix's executor, timed (synchronised).
+template <typename V>
+ReorderedMatrix<V> reorder_matrix(Csr<V> matrix, Reordering reordering);
+
+/// Puts build (made from reordered.matrix) into the original numbering's terms: composes
+/// the reordering with the format's own permutation and adds its time and host step.
+template <typename V>
+void prepend_reordering(FormatBuild<V>& build, ReorderedMatrix<V>& reordered);
+
 /// The same for an assembled format named name (assembled_formats()); throws
 /// std::invalid_argument for an unknown name, listing the known ones.
 template <typename V>

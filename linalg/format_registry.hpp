@@ -88,6 +88,9 @@ struct FormatEntry {
     /// The built operator keeps the CSR arrays it was built from, in the same numbering
     /// (LinearOperator::stored_csr), so nothing needs a second copy of the matrix.
     bool keeps_csr = false;
+    /// Its conversion orders the rows on the host (a Cuthill-McKee ordering of the pattern):
+    /// costly on large matrices (format: auto tries it only when that can pay off).
+    bool orders_on_host = false;
     /// Its memory, estimated from the matrix's shape and the format's options (the memory
     /// estimate of `gpufem run`); empty: that of csr.
     std::function<FormatMemory(const MatrixShape& shape, const FormatOptions& options)> memory;

@@ -255,6 +255,7 @@ FormatEntry staircase_format_entry()
          {"slice_height", "32", "rows per slice"},
          {"streams", "true", "one CUDA stream per group (false: a single launch)"}},
         parse_staircase_options, staircase_options_json);
+    e.orders_on_host = true;
     e.memory = [](const MatrixShape& m, const FormatOptions&) {
         // Rows grouped by length pad little (2% assumed); the permutation is kept. The build
         // holds the matrix and its permuted copy at once.

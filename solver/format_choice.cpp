@@ -10,6 +10,7 @@
 
 #include "assembly/format_registry.hpp"
 #include "linalg/format_build.hpp"
+#include "linalg/reordering.hpp"
 #include "solver/bench_common.hpp"
 #include "solver/multigrid/make_preconditioner.hpp"
 #include "solver/pipeline.hpp"
@@ -30,17 +31,22 @@ double seconds_since(clock_type::time_point start)
 /// further (it cannot win; its first batch stands for it).
 constexpr double hopeless_factor = 3;
 
+/// x rotated over this many copies, so that it is not served from the cache between SpMVs
+/// (as in a solve, where it changes every iteration; `bench spmv` does the same).
+constexpr int x_copies = 3;
+
 template <typename V>
-double median_spmv_seconds(const LinearOperator<V>& op, const Array<V>& x, Array<V>& y, double best_so_far)
+double median_spmv_seconds(const LinearOperator<V>& op, const std::vector<Array<V>>& x, Array<V>& y,
+                           double best_so_far)
 {
     const ExecPtr& exec = op.executor();
     const int warmup = exec->is_cuda() ? 30 : 2;
-    for (int i = 0; i < warmup; ++i) op.apply(x, y);
+    for (int i = 0; i < warmup; ++i) op.apply(x[i % x.size()], y);
     std::vector<double> batches;
     for (int b = 0; b < 7; ++b) {
         exec->synchronize();
         const auto start = clock_type::now();
-        for (int i = 0; i < 5; ++i) op.apply(x, y);
+        for (int i = 0; i < 5; ++i) op.apply(x[i % x.size()], y);
         exec->synchronize();
         batches.push_back(seconds_since(start) / 5);
         if (b == 0 && batches[0] > hopeless_factor * best_so_far) break;
@@ -62,8 +68,12 @@ double spmvs_per_solver_iteration(const SolverSpec& solver)
 /// Iterations multigrid is assumed to take (measured: 12-17 on the shipped cases at 1e-8 to
 /// 1e-10); its setup is too expensive to run for an estimate.
 constexpr double assumed_multigrid_iterations = 15;
-/// Iterations of the short run that estimates the rest.
+/// Iterations of each chunk of the short run that estimates the rest, and the most it runs.
 constexpr int estimate_iterations = 40;
+constexpr int estimate_limit = 200;
+/// A lower bound of the time a host Cuthill-McKee ordering takes per stored non-zero (measured
+/// 25-60 ns): a format that orders on the host is not tried when even this cannot pay off.
+constexpr double host_ordering_seconds_per_nnz = 5e-9;
 
 /// The iterations the solve is expected to take: the user's hint, the assumption for
 /// multigrid, or a short run of the case's Krylov method (with Jacobi when the case uses it)
@@ -81,25 +91,36 @@ double expected_iterations(const LinearSystem<V>& system, const LinearOperator<V
         source = fmt::format("assumed for {}", preconditioner_name(solver.preconditioner));
         return assumed_multigrid_iterations;
     }
+    // CG's residual is not monotone: its first iterations can rise. Chunks of
+    // estimate_iterations (each restarting from the last iterate) until the residual has
+    // fallen tenfold or estimate_limit iterations have run.
     SolveOptions options = solve_options(solver);
     options.max_iterations = std::min(estimate_iterations, solver.max_iterations);
     options.time_spmv = false;
     options.on_residual = nullptr;
     Array<V> x = system.initial_guess.clone_to(op.executor());
     const auto m = make_preconditioner<V>(PreconditionerSpec{solver.preconditioner, solver.amg}, op, nullptr);
-    const SolveResult r = solve(solver.method, solver.variant, op, system.rhs, x, options, m.get());
-    if (r.converged() || r.iterations == 0) {
-        source = fmt::format("a short run converged in {}", r.iterations);
-        return std::max(1, r.iterations);
+    int iterations = 0;
+    double first = -1, residual = 1;
+    while (true) {
+        const SolveResult r = solve(solver.method, solver.variant, op, system.rhs, x, options, m.get());
+        if (first < 0) first = r.residual_history.empty() ? 1.0 : std::max(r.residual_history.front(), 1e-300);
+        // The restarted chunk's residuals are relative to ||b||, as the first's.
+        residual = r.relative_residual;
+        iterations += r.iterations;
+        if (r.converged() || r.iterations == 0) {
+            source = fmt::format("a short run converged in {}", iterations);
+            return std::max(1, iterations);
+        }
+        if (residual < 0.1 * first || iterations >= estimate_limit ||
+            iterations + options.max_iterations > solver.max_iterations)
+            break;
     }
-    const double start = r.residual_history.empty() ? 1.0 : std::max(r.residual_history.front(), 1e-300);
-    const double rate = std::pow(std::max(r.relative_residual, 1e-300) / start, 1.0 / r.iterations);
+    const double rate = std::pow(std::max(residual, 1e-300) / first, 1.0 / iterations);
     double estimate = solver.max_iterations;
-    if (rate < 1 && rate > 0)
-        estimate = r.iterations + std::log(solver.tolerance / r.relative_residual) / std::log(rate);
-    estimate = std::clamp(estimate, static_cast<double>(r.iterations), static_cast<double>(solver.max_iterations));
-    source = fmt::format("estimated from {} iterations (residual {:.2e}, rate {:.4f})", r.iterations,
-                         r.relative_residual, rate);
+    if (rate < 1 && rate > 0) estimate = iterations + std::log(solver.tolerance / residual) / std::log(rate);
+    estimate = std::clamp(estimate, static_cast<double>(iterations), static_cast<double>(solver.max_iterations));
+    source = fmt::format("estimated from {} iterations (residual {:.2e}, rate {:.4f})", iterations, residual, rate);
     return std::ceil(estimate);
 }
 
@@ -115,8 +136,9 @@ std::vector<const FormatEntry*> auto_format_candidates(Backend backend)
 
 std::string FormatChoice::table() const
 {
-    std::string s = fmt::format("format auto: {} expected SpMVs ({} iterations, {}); chose {} in {:.3f} s\n",
-                                expected_spmvs, expected_iterations, iterations_source, format, seconds);
+    std::string s = fmt::format("format auto: {} expected SpMVs ({} iterations, {}); chose {} in {:.3f} s{}\n",
+                                expected_spmvs, expected_iterations, iterations_source, format, seconds,
+                                reorder_seconds > 0 ? fmt::format(" (reordering once: {:.3f} s)", reorder_seconds) : "");
     s += fmt::format("  {:<14} {:>12} {:>12} {:>14}\n", "format", "convert ms", "SpMV us", "expected ms");
     for (const FormatCandidate& c : candidates) {
         if (!c.error.empty()) {
@@ -143,48 +165,73 @@ nlohmann::json FormatChoice::to_json() const
             {"expected_iterations", expected_iterations},
             {"iterations_source", iterations_source},
             {"seconds", seconds},
+            {"reorder_seconds", reorder_seconds},
             {"candidates", rows}};
 }
 
 template <typename V>
-FormatChoice choose_format(const LinearSystem<V>& system, const CaseSpec& spec)
+FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
+                           std::optional<ReorderedMatrix<V>>& reordering)
 {
     const auto start = clock_type::now();
-    const ExecPtr& exec = system.matrix.executor();
+    const ExecPtr exec = system.matrix.executor();
     FormatChoice choice;
-    Array<V> x = Array<V>::from_host(exec, std::vector<V>(static_cast<std::size_t>(system.matrix.cols), V(1)));
-    Array<V> y(exec, static_cast<std::size_t>(system.matrix.rows));
-    std::vector<FormatBuild<V>> built;  // csr first: the short run for the estimate uses it
+    // The case's reordering once, for every candidate (it does not change the choice).
+    FormatOptions options = spec.format_options;
+    if (options.reordering() != Reordering::none) {
+        reordering = reorder_matrix(std::move(system.matrix), options.reordering());
+        system.matrix = std::move(reordering->matrix);
+        choice.reorder_seconds = reordering->seconds;
+        options.set_reordering(Reordering::none);
+    }
+    const Csr<V>& a = system.matrix;
+    std::vector<Array<V>> x;
+    for (int c = 0; c < x_copies; ++c)
+        x.push_back(Array<V>::from_host(exec, std::vector<V>(static_cast<std::size_t>(a.cols), V(1 + c))));
+    Array<V> y(exec, static_cast<std::size_t>(a.rows));
     double fastest = std::numeric_limits<double>::infinity();
-    for (const FormatEntry* entry : auto_format_candidates(exec->backend())) {
-        FormatCandidate c;
-        c.format = entry->name;
+    std::optional<FormatBuild<V>> csr;  // the short run for the estimate uses it
+    const auto try_format = [&](const FormatEntry& entry, FormatCandidate& c) {
         try {
-            FormatBuild<V> b = build_format(*entry, system.matrix.clone_to(exec), spec.format_options);
-            c.convert_seconds = entry->name == "csr" && spec.format_options.reordering() == Reordering::none
-                                    ? 0.0  // csr is the assembled matrix itself
-                                    : b.convert_seconds;
-            // The SpMV in the format's numbering: x is all ones, so no permutation is needed.
+            FormatBuild<V> b = build_format(entry, a.clone_to(exec), options);
+            // csr is the assembled matrix itself: no conversion to count.
+            c.convert_seconds = entry.name == "csr" ? 0.0 : b.convert_seconds;
             c.spmv_seconds = median_spmv_seconds(*b.op, x, y, fastest);
             fastest = std::min(fastest, c.spmv_seconds);
-            if (entry->name == "csr") built.push_back(std::move(b));
+            if (entry.name == "csr") csr.emplace(std::move(b));
         } catch (const std::exception& e) {
             c.error = e.what();
         }
-        choice.candidates.push_back(std::move(c));
+    };
+    // Formats converted on the device first; those that order on the host after the estimate.
+    const std::vector<const FormatEntry*> candidates = auto_format_candidates(exec->backend());
+    choice.candidates.resize(candidates.size());
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        choice.candidates[i].format = candidates[i]->name;
+        if (!candidates[i]->orders_on_host) try_format(*candidates[i], choice.candidates[i]);
     }
-    if (built.empty()) throw std::runtime_error("format auto: csr could not be built: " + choice.candidates.front().error);
-    const FormatBuild<V>& csr = built.front();
-    // The estimate runs in csr's numbering (the case's reordering applied to the system).
-    LinearSystem<V> permuted;
-    const LinearSystem<V>* in_order = &system;
-    if (!csr.permutation.empty()) {
-        permuted.rhs = reordered(csr, system.rhs, false);
-        permuted.initial_guess = reordered(csr, system.initial_guess, false);
-        in_order = &permuted;
+    if (!csr) throw std::runtime_error("format auto: csr could not be built");
+    // The estimate runs in the (reordered) matrix's numbering.
+    LinearSystem<V> in_order;
+    in_order.rhs = system.rhs.clone_to(exec);
+    in_order.initial_guess = system.initial_guess.clone_to(exec);
+    if (reordering) {
+        permute_vector(reordering->permutation, system.rhs, in_order.rhs, false);
+        permute_vector(reordering->permutation, system.initial_guess, in_order.initial_guess, false);
     }
-    choice.expected_iterations = expected_iterations(*in_order, *csr.op, spec, choice.iterations_source);
+    choice.expected_iterations = expected_iterations(in_order, *csr->op, spec, choice.iterations_source);
     choice.expected_spmvs = choice.expected_iterations * spmvs_per_solver_iteration(spec.solver);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        if (!candidates[i]->orders_on_host) continue;
+        const double least = host_ordering_seconds_per_nnz * static_cast<double>(a.nnz());
+        if (least >= choice.expected_spmvs * fastest) {
+            choice.candidates[i].error = fmt::format(
+                "not tried: its host ordering (at least {:.3f} s) cannot pay off within {} SpMVs "
+                "of {:.1f} us", least, choice.expected_spmvs, fastest * 1e6);
+            continue;
+        }
+        try_format(*candidates[i], choice.candidates[i]);
+    }
     double best = std::numeric_limits<double>::infinity();
     for (FormatCandidate& c : choice.candidates) {
         if (!c.error.empty()) continue;
@@ -198,7 +245,7 @@ FormatChoice choose_format(const LinearSystem<V>& system, const CaseSpec& spec)
     return choice;
 }
 
-template FormatChoice choose_format(const LinearSystem<float>&, const CaseSpec&);
-template FormatChoice choose_format(const LinearSystem<double>&, const CaseSpec&);
+template FormatChoice choose_format(LinearSystem<float>&, const CaseSpec&, std::optional<ReorderedMatrix<float>>&);
+template FormatChoice choose_format(LinearSystem<double>&, const CaseSpec&, std::optional<ReorderedMatrix<double>>&);
 
 }  // namespace gpufem

@@ -5,6 +5,7 @@
 // (from a short run of the case's solver, or the user's format_auto_iterations), and the one
 // with the smallest expected total (conversion + SpMVs) wins. The decision table goes to the
 // log and to report.json.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "assembly/poisson_assembly.hpp"
+#include "linalg/format_build.hpp"
 #include "linalg/format_registry.hpp"
 #include "solver/case_file.hpp"
 
@@ -41,6 +43,7 @@ struct FormatChoice {
     std::string iterations_source;       ///< "estimated: ..." or "format_auto_iterations"
     std::vector<FormatCandidate> candidates;
     double seconds = 0;                  ///< the whole decision (trials and estimate)
+    double reorder_seconds = 0;          ///< of seconds: the case's reordering, done once
 
     /// The table for the log.
     std::string table() const;
@@ -49,8 +52,12 @@ struct FormatChoice {
 };
 
 /// Chooses the format for system (assembled, on its executor) with the case's solver and
-/// options (spec.format_auto_iterations when set; else a short estimate).
+/// options (spec.auto_iterations when set; else a short estimate). The case's reordering is
+/// applied once here, for every candidate: system.matrix becomes the reordered matrix (rhs
+/// and guess stay in the original numbering) and reordering gets its permutation and time,
+/// to be put into the chosen format's build (prepend_reordering).
 template <typename V>
-FormatChoice choose_format(const LinearSystem<V>& system, const CaseSpec& spec);
+FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
+                           std::optional<ReorderedMatrix<V>>& reordering);
 
 }  // namespace gpufem

@@ -142,13 +142,20 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
             const ProgressLine line("assembly", [] { return ProgressStatus{}; });
             return disc.assemble(exec);
         }();
+        std::optional<ReorderedMatrix<V>> reordering;  // the case's, done once for every candidate
         const FormatChoice choice = [&] {
             const ProgressLine line("format auto", [] { return ProgressStatus{}; });
-            return choose_format(assembled, spec);
+            return choose_format(assembled, spec, reordering);
         }();
         spdlog::info("{}", choice.table());
-        built.emplace(convert_system(std::move(assembled), format_registry().at(choice.format),
-                                     spec.format_options, keep_matrix));
+        FormatOptions options = spec.format_options;
+        options.set_reordering(Reordering::none);
+        built.emplace(convert_system(std::move(assembled), format_registry().at(choice.format), options,
+                                     keep_matrix));
+        if (reordering) {
+            prepend_reordering(built->op, *reordering);
+            built->operator_seconds += built->op.reorder_seconds;
+        }
         built->format_choice = choice.to_json();
         built->format_choice_seconds = choice.seconds;
     } else {

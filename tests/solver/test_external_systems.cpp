@@ -225,7 +225,10 @@ TEST(FormatAuto, TheUsersIterationHintIsUsed)
     const CaseMesh input = load_case_mesh(spec);
     const ExecPtr exec = Executor::create_cpu();
     const auto disc = make_discretisation<double>(spec, input);
-    const FormatChoice choice = choose_format(disc->assemble(exec), spec);
+    LinearSystem<double> system = disc->assemble(exec);
+    std::optional<ReorderedMatrix<double>> reordering;
+    const FormatChoice choice = choose_format(system, spec, reordering);
+    EXPECT_FALSE(reordering);
     EXPECT_EQ(choice.expected_iterations, 1234);
     EXPECT_EQ(choice.iterations_source, "auto_iterations");
     EXPECT_NE(choice.table().find(choice.format), std::string::npos);
