@@ -1,4 +1,5 @@
-// Cuthill–McKee orders (Boost.Graph), half bandwidth, and the dispatch of the symmetric
+// Cuthill–McKee orders (Boost.Graph; the graph's neighbour lists taken straight from a
+// symmetric pattern, built in parallel), half bandwidth, and the dispatch of the symmetric
 // permutation kernels to the matrix's executor.
 #include "linalg/reordering.hpp"
 
@@ -24,9 +25,52 @@ struct Adjacency {
     std::vector<index_type> adj;
 };
 
+/// True when every row is sorted and free of duplicates, every column in range, and a_ij
+/// is stored exactly when a_ji is (the usual finite-element and finite-volume pattern): then
+/// the neighbour lists are the rows without their diagonal. Checked in parallel.
+bool sorted_symmetric_pattern(index_type rows, const std::vector<index_type>& row_ptr,
+                              const std::vector<index_type>& col_idx)
+{
+    bool symmetric = true;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(&& : symmetric)
+    for (index_type i = 0; i < rows; ++i) {
+        for (index_type k = row_ptr[i]; symmetric && k < row_ptr[i + 1]; ++k) {
+            const index_type j = col_idx[k];
+            if (j < 0 || j >= rows || (k > row_ptr[i] && col_idx[k - 1] >= j)) symmetric = false;
+            else if (j != i)
+                symmetric = std::binary_search(col_idx.begin() + row_ptr[j], col_idx.begin() + row_ptr[j + 1], i);
+        }
+    }
+    return symmetric;
+}
+
+/// The neighbour lists of a sorted symmetric pattern: its rows without the diagonal.
+Adjacency adjacency_of_symmetric_pattern(index_type rows, const std::vector<index_type>& row_ptr,
+                                         const std::vector<index_type>& col_idx)
+{
+    Adjacency result;
+    result.ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+#pragma omp parallel for schedule(static)
+    for (index_type i = 0; i < rows; ++i) {
+        const bool diagonal = std::binary_search(col_idx.begin() + row_ptr[i], col_idx.begin() + row_ptr[i + 1], i);
+        result.ptr[i + 1] = row_ptr[i + 1] - row_ptr[i] - (diagonal ? 1 : 0);
+    }
+    for (index_type i = 0; i < rows; ++i) result.ptr[i + 1] += result.ptr[i];
+    result.adj.resize(static_cast<std::size_t>(result.ptr[rows]));
+#pragma omp parallel for schedule(static)
+    for (index_type i = 0; i < rows; ++i) {
+        std::int64_t out = result.ptr[i];
+        for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+            if (col_idx[k] != i) result.adj[out++] = col_idx[k];
+    }
+    return result;
+}
+
 Adjacency symmetric_adjacency(index_type rows, const std::vector<index_type>& row_ptr,
                               const std::vector<index_type>& col_idx)
 {
+    if (sorted_symmetric_pattern(rows, row_ptr, col_idx))
+        return adjacency_of_symmetric_pattern(rows, row_ptr, col_idx);
     std::vector<std::int64_t> count(static_cast<std::size_t>(rows) + 1, 0);
     for (index_type i = 0; i < rows; ++i) {
         for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
@@ -101,14 +145,13 @@ std::vector<index_type> cuthill_mckee_order(index_type rows, const std::vector<i
     // in both directions and 32-bit descriptors: two int arrays, far leaner than an
     // adjacency_list for millions of rows. Out-edges are then exactly the neighbours, which
     // is all cuthill_mckee_ordering and its pseudo-peripheral search walk.
-    std::vector<std::uint32_t> sources;
-    std::vector<std::uint32_t> targets;
-    sources.reserve(graph_adj.adj.size());
-    targets.reserve(graph_adj.adj.size());
+    std::vector<std::uint32_t> sources(graph_adj.adj.size());
+    std::vector<std::uint32_t> targets(graph_adj.adj.size());
+#pragma omp parallel for schedule(static)
     for (index_type v = 0; v < rows; ++v) {
         for (std::int64_t k = graph_adj.ptr[v]; k < graph_adj.ptr[v + 1]; ++k) {
-            sources.push_back(static_cast<std::uint32_t>(compact[v]));
-            targets.push_back(static_cast<std::uint32_t>(compact[graph_adj.adj[k]]));
+            sources[k] = static_cast<std::uint32_t>(compact[v]);
+            targets[k] = static_cast<std::uint32_t>(compact[graph_adj.adj[k]]);
         }
     }
     using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property,

@@ -240,7 +240,7 @@ PY
     run gpufem bench solver cases/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/bs4mf \
       -f csr -m cg,bicgstab --set precision=float 2>&1 | grep -v "\[info\]"
   elif [[ $stage == formats ]]; then
-    run_tests 300 20 test_external_systems_gpu
+    run_tests 300 20 test_external_systems_gpu test_linalg_gpu
     formats=csr,ell,ellr,sellp,bdia,staircase,cusparse,cusparse-sell
     bench() {  # name, case, extra arguments: bench spmv's table and json
       local name=$1 case=$2; shift 2
@@ -297,6 +297,8 @@ PY
       auto cube4m_amg cases/bench_cube_4m.yaml --set solver.preconditioner=amg
     fi
     if [[ ${FORMATS_PART:-2} == 2 ]]; then
+      auto tet2_rcm /tmp/tet2_matrix.yaml --set reorder=rcm
+      [[ ${FORMATS_PART:-} == 2 ]] && auto cube4m cases/bench_cube_4m.yaml
       bench quads_q4 cases/degree_sweep_quads_4m.yaml --set degree=4
       auto quads_q4 cases/degree_sweep_quads_4m.yaml --set degree=4 --set solver.tolerance=1e-8
       echo "== csr sweep"

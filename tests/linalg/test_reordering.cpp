@@ -279,5 +279,32 @@ TEST(Reordering, PermuteVectorForwardThenInverseIsIdentity)
     EXPECT_THROW(permute_vector(perm, forward, wrong, false), std::invalid_argument);
 }
 
+TEST(Reordering, AnUnsymmetricPatternIsOrderedAsItsSymmetrisation)
+{
+    // The symmetric-pattern fast path (rows taken as neighbour lists) and the general path
+    // (A + A^T built and sorted) give the same order: the grid with every entry above the
+    // diagonal dropped in one row in three is ordered as the full grid.
+    const unsigned seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    const auto grid = shuffled(grid_laplacian(17, 13), rng);
+    HostCsr<double> lower = grid;
+    lower.col.clear();
+    lower.val.clear();
+    lower.ptr = {0};
+    for (index_type i = 0; i < grid.rows; ++i) {
+        for (index_type k = grid.ptr[i]; k < grid.ptr[i + 1]; ++k)
+            if (i % 3 != 0 || grid.col[k] <= i) {
+                lower.col.push_back(grid.col[k]);
+                lower.val.push_back(grid.val[k]);
+            }
+        lower.ptr.push_back(static_cast<index_type>(lower.col.size()));
+    }
+    ASSERT_LT(lower.col.size(), grid.col.size());
+    for (bool reverse : {false, true})
+        EXPECT_EQ(cuthill_mckee_order(lower.rows, lower.ptr, lower.col, reverse),
+                  cuthill_mckee_order(grid.rows, grid.ptr, grid.col, reverse));
+}
+
 }  // namespace
 }  // namespace gpufem
