@@ -281,7 +281,17 @@ print('matrix case against the mesh run: rows', len(a), len(b), 'max |diff| / ma
 PY
       run gpufem bench mtx --file /tmp/${name}_mtx/A.mtx -n 3 -o /tmp 2>&1 | grep -v "\[info\]"
     }
-    # Two parts (FORMATS_PART=1 or 2; both when unset), each within one call's time.
+    if [[ ${FORMATS_PART:-} == 3 ]]; then  # format auto again (after its estimate changed)
+      run_tests 600 6 test_end_to_end_gpu
+      auto cube4m cases/bench_cube_4m.yaml
+      auto cube4m_amg cases/bench_cube_4m.yaml --set solver.preconditioner=amg
+      auto quads_q4 cases/degree_sweep_quads_4m.yaml --set degree=4 --set solver.tolerance=1e-8
+      auto tet2 cases/gmsh_cube_tets.yaml --set degree=2
+      auto tet2_rcm cases/gmsh_cube_tets.yaml --set degree=2 --set reorder=rcm
+      return 0 2>/dev/null || exit 0
+    fi
+    # Two parts (FORMATS_PART=1 or 2; both when unset), each within one call's time; 3: the
+    # GPU end-to-end tests and format auto alone.
     tets=()
     [[ ${FORMATS_PART:-1} == 1 ]] && tets+=(tet1) && export_case tet1 --set mesh.size=0.0105 --set mesh.refine=1
     [[ ${FORMATS_PART:-2} == 2 ]] && tets+=(tet2) && export_case tet2 --set mesh.size=0.011 --set degree=2

@@ -374,12 +374,15 @@ std::vector<SolverBenchRow> run_solver_bench(const CaseSpec& spec, const SolverB
             : bench_system<double>(spec, choices, options, exec, loaded, copy_bw);
 
     const std::string header = fmt::format(
-        "Solver benchmark: {} ({}), degree {}, {} unknowns, {}, device {}; copy bandwidth (read + "
+        "Solver benchmark: {} ({}), {}, {} unknowns, {}, device {}; copy bandwidth (read + "
         "write) {:.1f} GB/s; us/iter: marginal time per iteration between solves of {} and {} "
         "iterations (median of {} each, wall clock, synchronised); split from one solve with "
         "events around every operation; MB/iter: SpMV minimum bytes + the vector traffic model; "
         "timing%: cost of per-SpMV events (graph off)\n",
-        spec.name, mesh.source, spec.mesh.degree, mesh.num_nodes(), precision_name(spec.precision),
+        spec.name, mesh.source, spec.matrix ? "external system" : fmt::format("degree {}", spec.mesh.degree),
+        loaded.external ? static_cast<std::size_t>(loaded.external->matrix.rows)
+                        : static_cast<std::size_t>(mesh.num_nodes()),
+        precision_name(spec.precision),
         exec->device_name(),
         copy_bw * 1e-9, std::max(5, options.iterations / 4), options.iterations, options.repeats);
     fmt::print("{}{}\n{}", header, table(rows), solution_table(rows, spec.solver.tolerance));

@@ -252,9 +252,9 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
     }
 
     const std::string matrix_line = fmt::format(
-        "{} ({}), degree {}, {} rows, {} non-zeros ({:.1f} per row), {}, {} int32\n"
+        "{} ({}), {}, {} rows, {} non-zeros ({:.1f} per row), {}, {} int32\n"
         "device {}; copy bandwidth (read + write) {:.1f} GB/s",
-        spec.name, mesh.source, spec.mesh.degree, n, nnz, double(nnz) / std::max<index_type>(n, 1),
+        spec.name, mesh.source, spec.matrix ? "external system" : fmt::format("degree {}", spec.mesh.degree), n, nnz, double(nnz) / std::max<index_type>(n, 1),
         precision_name(spec.precision), backend, exec->device_name(), copy_bw * 1e-9);
     if (options.csr_sweep) {
         write_csr_sweep(sweep, "CSR parameter sweep (000_… §5-6): " + matrix_line + "\n",

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "assembly/format_registry.hpp"
+#include "linalg/bdia.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
 #include "solver/bench_common.hpp"
@@ -26,10 +27,13 @@ double seconds_since(clock_type::time_point start)
 }
 
 /// Median time of one SpMV of op: warm-up first (csr's tuner settles there), then 7 batches
-/// of 5 synchronised SpMVs, wall clock.
+/// (3 on the CPU) of 5 synchronised SpMVs, wall clock.
 /// A format whose first batch is this many times slower than the best so far is not timed
 /// further (it cannot win; its first batch stands for it).
 constexpr double hopeless_factor = 3;
+
+/// bdia's band may store at most this many times the CSR's bytes when auto tries it.
+constexpr double band_limit = 4;
 
 /// x rotated over this many copies, so that it is not served from the cache between SpMVs
 /// (as in a solve, where it changes every iteration; `bench spmv` does the same).
@@ -43,7 +47,8 @@ double median_spmv_seconds(const LinearOperator<V>& op, const std::vector<Array<
     const int warmup = exec->is_cuda() ? 30 : 2;
     for (int i = 0; i < warmup; ++i) op.apply(x[i % x.size()], y);
     std::vector<double> batches;
-    for (int b = 0; b < 7; ++b) {
+    const int count = exec->is_cuda() ? 7 : 3;  // CPU SpMVs are slow and steadier
+    for (int b = 0; b < count; ++b) {
         exec->synchronize();
         const auto start = clock_type::now();
         for (int i = 0; i < 5; ++i) op.apply(x[i % x.size()], y);
@@ -68,8 +73,8 @@ double spmvs_per_solver_iteration(const SolverSpec& solver)
 /// Iterations multigrid is assumed to take (measured: 12-17 on the shipped cases at 1e-8 to
 /// 1e-10); its setup is too expensive to run for an estimate.
 constexpr double assumed_multigrid_iterations = 15;
-/// Iterations of each chunk of the short run that estimates the rest, and the most it runs.
-constexpr int estimate_iterations = 40;
+/// Iterations of each run that estimates the rest, and the most they take together.
+constexpr int estimate_iterations = 60;
 constexpr int estimate_limit = 200;
 /// A lower bound of the time a host Cuthill-McKee ordering takes per stored non-zero (measured
 /// 25-60 ns): a format that orders on the host is not tried when even this cannot pay off.
@@ -91,9 +96,10 @@ double expected_iterations(const LinearSystem<V>& system, const LinearOperator<V
         source = fmt::format("assumed for {}", preconditioner_name(solver.preconditioner));
         return assumed_multigrid_iterations;
     }
-    // CG's residual is not monotone: its first iterations can rise. Chunks of
-    // estimate_iterations (each restarting from the last iterate) until the residual has
-    // fallen tenfold or estimate_limit iterations have run.
+    // CG's residual falls fastest (or even rises) in its first iterations, then settles to
+    // the rate its condition sets: the rate is taken over the second half of a run of
+    // estimate_iterations. When that half made no progress, the run goes on from its last
+    // iterate (a restart, its own halves measured again) up to estimate_limit iterations.
     SolveOptions options = solve_options(solver);
     options.max_iterations = std::min(estimate_iterations, solver.max_iterations);
     options.time_spmv = false;
@@ -101,26 +107,27 @@ double expected_iterations(const LinearSystem<V>& system, const LinearOperator<V
     Array<V> x = system.initial_guess.clone_to(op.executor());
     const auto m = make_preconditioner<V>(PreconditionerSpec{solver.preconditioner, solver.amg}, op, nullptr);
     int iterations = 0;
-    double first = -1, residual = 1;
+    double residual = 1, rate = 1;
     while (true) {
         const SolveResult r = solve(solver.method, solver.variant, op, system.rhs, x, options, m.get());
-        if (first < 0) first = r.residual_history.empty() ? 1.0 : std::max(r.residual_history.front(), 1e-300);
-        // The restarted chunk's residuals are relative to ||b||, as the first's.
-        residual = r.relative_residual;
         iterations += r.iterations;
+        residual = r.relative_residual;
         if (r.converged() || r.iterations == 0) {
             source = fmt::format("a short run converged in {}", iterations);
             return std::max(1, iterations);
         }
-        if (residual < 0.1 * first || iterations >= estimate_limit ||
-            iterations + options.max_iterations > solver.max_iterations)
+        const std::vector<double>& h = r.residual_history;
+        const std::size_t half = h.size() / 2;
+        if (h.size() > 2 && h[half] > 0)
+            rate = std::pow(std::max(h.back(), 1e-300) / h[half], 1.0 / static_cast<double>(h.size() - 1 - half));
+        if (rate < 1 || iterations >= estimate_limit || iterations + options.max_iterations > solver.max_iterations)
             break;
     }
-    const double rate = std::pow(std::max(residual, 1e-300) / first, 1.0 / iterations);
     double estimate = solver.max_iterations;
     if (rate < 1 && rate > 0) estimate = iterations + std::log(solver.tolerance / residual) / std::log(rate);
     estimate = std::clamp(estimate, static_cast<double>(iterations), static_cast<double>(solver.max_iterations));
-    source = fmt::format("estimated from {} iterations (residual {:.2e}, rate {:.4f})", iterations, residual, rate);
+    source = fmt::format("estimated from {} iterations (residual {:.2e}, rate {:.4f} over the last half)",
+                         iterations, residual, rate);
     return std::ceil(estimate);
 }
 
@@ -185,6 +192,10 @@ FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
         options.set_reordering(Reordering::none);
     }
     const Csr<V>& a = system.matrix;
+    // A band that stores more than band_limit x the CSR's bytes cannot win a bandwidth-bound
+    // SpMV: bdia is told to refuse it (after its ordering) unless the case set its own limit.
+    if (options.get<BdiaOptions>("bdia").max_bytes == 0)
+        options.set("bdia", BdiaOptions{static_cast<std::size_t>(band_limit * static_cast<double>(a.bytes_stored()))});
     std::vector<Array<V>> x;
     for (int c = 0; c < x_copies; ++c)
         x.push_back(Array<V>::from_host(exec, std::vector<V>(static_cast<std::size_t>(a.cols), V(1 + c))));
