@@ -51,9 +51,9 @@ CsrOptions parse_csr_options(const OptionReader& reader)
     if (reader.has("coop")) o.coop = read_power_of_two(reader, "coop", 32);
     if (reader.has("repeat")) o.repeat = static_cast<int>(reader.get_int("repeat", 1, INT_MAX));
     if (reader.has("block")) {
-        o.block = static_cast<int>(reader.get_int("block", 32, 1024));
+        o.block = static_cast<int>(reader.get_int("block", 32, 512));
         if (o.block % 32 != 0)
-            reader.fail("block", "expected a multiple of 32 from 32 to 1024, got " +
+            reader.fail("block", "expected a multiple of 32 from 32 to 512, got " +
                                      std::to_string(o.block));
     }
     if (reader.has("tune")) o.tune = reader.get_bool("tune");
@@ -76,7 +76,7 @@ FormatEntry csr_format_entry()
     e.options = option_codec<CsrOptions>(
         {{"coop", "rule", "threads per row, a power of two <= 32 (default: the fixed rule)"},
          {"repeat", "rule", "rows per thread group (default: the fixed rule)"},
-         {"block", "rule", "threads per block, a multiple of 32 <= 1024 (default: the fixed rule, 128)"},
+         {"block", "rule", "threads per block, a multiple of 32 <= 512 (the kernel is compiled for at most 512) (default: the fixed rule, 128)"},
          {"tune", "true", "tune coop/repeat/block over the first SpMVs (cuda, when none is given)"}},
         parse_csr_options, csr_options_json);
     e.keeps_csr = true;

@@ -19,9 +19,9 @@ CsrTunedOperator<V>::CsrTunedOperator(Csr<V> matrix, const CsrOptions& options)
     if (options.repeat > 0) fixed_.repeat = options.repeat;
     if (options.block > 0) fixed_.block = options.block;
     if (given) origin_ = "case file";
-    if (fixed_.block % fixed_.coop != 0 || fixed_.block % 32 != 0 || fixed_.block > 1024)
+    if (fixed_.block % fixed_.coop != 0 || fixed_.block % 32 != 0 || fixed_.block > 512)
         throw std::invalid_argument(fmt::format(
-            "format 'csr': block {} must be a multiple of 32 and of coop {}, at most 1024",
+            "format 'csr': block {} must be a multiple of 32 and of coop {}, at most 512",
             fixed_.block, fixed_.coop));
     params_ = fixed_;
     if (exec.is_cuda() && options.tune && !given) {

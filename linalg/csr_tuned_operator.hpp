@@ -15,7 +15,7 @@ namespace gpufem {
 struct CsrOptions {
     int coop = 0;       ///< threads per row, a power of two <= 32
     int repeat = 0;     ///< rows per thread group
-    int block = 0;      ///< threads per block, a multiple of 32 <= 1024
+    int block = 0;      ///< threads per block, a multiple of 32 <= 512 (the kernel's launch bound)
     bool tune = true;   ///< run-time tuner over the first SpMVs (000_… §6) when none is given
 };
 

@@ -67,9 +67,12 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                        {"output", r.time_output},
                        {"export", r.time_export},
                        {"total", total}};
-    report["output"] = {{"result_vtu", spec.output.write_solution},
-                        {"compression", enum_name(vtu_compression_names, spec.output.compression)},
-                        {"result_vtu_bytes", r.vtu_bytes}};
+    if (spec.matrix)  // an external system's solution is a Matrix Market vector
+        report["output"] = {{"solution_mtx", spec.output.write_solution}, {"solution_mtx_bytes", r.vtu_bytes}};
+    else
+        report["output"] = {{"result_vtu", spec.output.write_solution},
+                            {"compression", enum_name(vtu_compression_names, spec.output.compression)},
+                            {"result_vtu_bytes", r.vtu_bytes}};
     report["solver"] = {{"method", method_name(spec.solver.method)},
                         {"variant", variant_name(spec.solver.variant)},
                         {"preconditioner", preconditioner_name(spec.solver.preconditioner)},

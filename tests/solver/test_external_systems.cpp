@@ -233,3 +233,28 @@ TEST(FormatAuto, TheUsersIterationHintIsUsed)
     EXPECT_EQ(choice.iterations_source, "auto_iterations");
     EXPECT_NE(choice.table().find(choice.format), std::string::npos);
 }
+
+TEST(ExternalSystem, TheBenchmarksRunOnAMatrixCase)
+{
+    test::TempDir dir;
+    const auto mesh_case = dir.write("square.yaml", square_case);
+    ASSERT_EQ(test::run_gpufem("run " + mesh_case.string() + " -q -o " + (dir.path() / "out").string() +
+                               " --set output.write=false --export-matrix " + (dir.path() / "sys").string())
+                  .exit_code,
+              0);
+    const auto matrix_case = dir.write("system.yaml", "matrix: {file: sys/A.mtx, rhs: sys/b.mtx}\nbackend: cpu\n");
+    const auto spmv = test::run_gpufem("bench spmv " + matrix_case.string() + " -f csr,sellp,staircase -n 50 "
+                                       "--cg-iterations 0 -o " + (dir.path() / "spmv").string());
+    ASSERT_EQ(spmv.exit_code, 0) << spmv.output;
+    EXPECT_NE(spmv.output.find("external system"), std::string::npos) << spmv.output;
+    const nlohmann::json bench = test::read_json(dir.path() / "spmv" / "bench_spmv.json");
+    ASSERT_EQ(bench["formats"].size(), 3u);
+    for (const auto& row : bench["formats"]) {
+        EXPECT_TRUE(row["error"].is_null() || row["error"] == "") << row.dump();
+        EXPECT_LT(row["max_rel_error"].get<double>(), 1e-12) << row.dump();
+    }
+    const auto solver = test::run_gpufem("bench solver " + matrix_case.string() + " -f csr -m cg,bicgstab "
+                                         "-p jacobi,amg -n 1 -o " + (dir.path() / "solver").string());
+    ASSERT_EQ(solver.exit_code, 0) << solver.output;
+    EXPECT_TRUE(std::filesystem::exists(dir.path() / "solver" / "bench_solver.json"));
+}
