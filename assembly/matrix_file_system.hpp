@@ -2,7 +2,8 @@
 // An external linear system read from Matrix Market files (the case's `matrix` map): the
 // matrix A and the right-hand side b, or b = A 1 when none is given (then the solution's
 // error against 1 is reported). It stands where a discretisation stands in the pipeline, so
-// every format, solver, preconditioner, precision and benchmark works on it; it has no mesh,
+// every assembled format, solver, preconditioner, precision and benchmark works on it (the
+// matrix-free lma needs a mesh); it has no mesh,
 // its unknowns are the matrix's rows and its output is the solution as Matrix Market.
 #include <filesystem>
 #include <memory>

@@ -1,7 +1,7 @@
 #pragma once
-// Building a format from an assembled CSR matrix: the operator, the row/column permutation
-// some formats apply (bdia, staircase), and what the conversion cost. The formats themselves
-// are listed in the registry (format_registry.hpp).
+// Building a format from an assembled CSR matrix: the operator, the row/column permutation it
+// works in (the case's reorder, and bdia's or staircase's own order), and what the conversion
+// cost. The formats themselves are listed in the registry (format_registry.hpp).
 #include <memory>
 #include <string>
 #include <vector>

@@ -7,6 +7,8 @@
 // one is thrown.
 #include "linalg/matrix_market.hpp"
 
+#include "linalg/host_memory.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -822,6 +824,13 @@ Csr<double> read_matrix_market(const std::filesystem::path& path)
         fail_at(path, size_line, fmt::format("{} entries do not fit gpufem's 32-bit index "
                                              "(gpufem's CSR holds at most 2^31-1 entries)",
                                              header.entries));
+    // The row arrays (a counter per row and chunk, the offsets, the lengths) are sized by the
+    // header alone: a short file may still announce two billion rows.
+    const double row_bytes = static_cast<double>(header.rows) * sizeof(index_type) * (host_threads() + 3);
+    if (row_bytes > static_cast<double>(available_host_bytes()))
+        fail_at(path, size_line, fmt::format("{} rows need {:.2f} GB for the row arrays alone, and {:.2f} GB of "
+                                             "host memory are available",
+                                             header.rows, row_bytes / 1e9, available_host_bytes() / 1e9));
     const DataShape shape{true, header.field, header.symmetry, header.rows, header.cols};
     const std::size_t data_bytes = text.view().size() - header.data_offset;
     std::string tail;

@@ -1,4 +1,5 @@
 #include "solver/bench_solver.hpp"
+#include "solver/format_choice.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -257,9 +258,12 @@ struct BenchChoices {
 BenchChoices bench_choices(const CaseSpec& spec, const SolverBenchOptions& bench, Backend backend)
 {
     BenchChoices c;
-    c.formats = bench_formats(bench.formats.empty() ? std::vector<std::string>{spec.format}
-                                                    : bench.formats,
-                              spec.format_options, backend);
+    // format: auto benches every format it would try.
+    std::vector<std::string> names = bench.formats;
+    if (names.empty() && spec.format == auto_format_name)
+        for (const FormatEntry* entry : auto_format_candidates(backend)) names.push_back(entry->name);
+    if (names.empty()) names.push_back(spec.format);
+    c.formats = bench_formats(names, spec.format_options, backend);
     for (const auto& m : bench.methods) c.methods.push_back(parse_method(m));
     if (c.methods.empty()) {
         if (spec.problem.convection.empty()) c.methods.push_back(KrylovMethod::cg);
@@ -392,7 +396,7 @@ std::vector<SolverBenchRow> run_solver_bench(const CaseSpec& spec, const SolverB
                            {"device", exec->device_name()},
                            {"backend", backend},
                            {"precision", precision_name(spec.precision)},
-                           {"unknowns", mesh.num_nodes()},
+                           {"unknowns", loaded.external ? loaded.external->matrix.rows : mesh.num_nodes()},
                            {"copy_bandwidth_GBps", copy_bw * 1e-9},
                            {"iterations", options.iterations},
                            {"repeats", options.repeats},

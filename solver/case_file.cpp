@@ -523,6 +523,9 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
         const std::vector<std::string_view> choices(names.begin(), names.end());
         spec.format = reader.to_choice(*format, choices);
     }
+    if (spec.matrix && spec.format != auto_format_name && format_registry().at(spec.format).matrix_free())
+        reader.fail(*find_entry(entries, "format"), "format " + spec.format + " is matrix-free: it needs a "
+                    "mesh's element matrices; a matrix case takes an assembled format");
     if (const CaseValue* iterations = find_entry(entries, "auto_iterations")) {
         if (spec.format != auto_format_name)
             reader.fail(*iterations, "only used with format: auto (the iterations its choice counts "

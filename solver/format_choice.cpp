@@ -222,7 +222,12 @@ FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
         choice.candidates[i].format = candidates[i]->name;
         if (!candidates[i]->orders_on_host) try_format(*candidates[i], choice.candidates[i]);
     }
-    if (!csr) throw std::runtime_error("format auto: csr could not be built");
+    if (!csr) {
+        std::string why;
+        for (const FormatCandidate& c : choice.candidates)
+            if (c.format == "csr") why = c.error;
+        throw std::runtime_error("format auto: csr, which the iteration estimate runs on, could not be built: " + why);
+    }
     // The estimate runs in the (reordered) matrix's numbering.
     LinearSystem<V> in_order;
     in_order.rhs = system.rhs.clone_to(exec);

@@ -1,10 +1,11 @@
 #pragma once
-// `format: auto`: the format chosen on the real matrix before the solve. Every assembled
-// format the backend has is built from the matrix and timed over a few SpMVs in the solve's
-// precision; each one's conversion is counted against the SpMVs the solve is expected to take
-// (from a short run of the case's solver, or the user's format_auto_iterations), and the one
-// with the smallest expected total (conversion + SpMVs) wins. The decision table goes to the
-// log and to report.json.
+// `format: auto`: the format chosen on the real matrix before the solve. The assembled formats
+// the backend has are built from the matrix and timed over a few SpMVs in the solve's
+// precision (those that order rows on the host only when that can pay off); each one's
+// conversion is counted against the SpMVs the solve is expected to take (the case's
+// auto_iterations, a short run of its solver, or an assumption for multigrid), and the one with
+// the smallest expected total (conversion + SpMVs) wins. The decision table goes to the log
+// and to report.json.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,7 +41,8 @@ struct FormatChoice {
     std::string format;                  ///< the chosen one
     double expected_spmvs = 0;           ///< SpMVs the solve is expected to take
     double expected_iterations = 0;
-    std::string iterations_source;       ///< "estimated: ..." or "format_auto_iterations"
+    std::string iterations_source;       ///< "auto_iterations", "estimated from ...", "a short run
+                                         ///< converged in ..." or "assumed for amg|pmg"
     std::vector<FormatCandidate> candidates;
     double seconds = 0;                  ///< the whole decision (trials and estimate)
     double reorder_seconds = 0;          ///< of seconds: the case's reordering, done once

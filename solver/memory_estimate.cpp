@@ -312,9 +312,13 @@ MemoryEstimate estimate_external_memory(const CaseSpec& spec, double rows, doubl
 
 void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec)
 {
-    const auto suggestion = "use a coarser mesh.size, a smaller refine or degree, precision: "
-                            "float, or a format that stores less (csr); `gpufem run --dry-run` "
-                            "prints the estimate of every phase";
+    const bool matrix_case = estimate.mesh.dim == 0;
+    const auto suggestion = matrix_case
+                                ? "use precision: float or a format that stores less (csr); `gpufem "
+                                  "run --dry-run` prints the estimate of every phase"
+                                : "use a coarser mesh.size, a smaller refine or degree, precision: "
+                                  "float, or a format that stores less (csr); `gpufem run --dry-run` "
+                                  "prints the estimate of every phase";
     const double host_needed = estimate.peak_host() - estimate.baseline_host;
     const double host_free = static_cast<double>(available_host_bytes());
     if (host_needed > host_free) {

@@ -36,7 +36,8 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec = nullptr);
 template <typename V>
 std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, const CaseMesh& input);
 
-/// The system in the case's format (format_registry()) with its options.
+/// The system in the case's format (format_registry()) with its options and reordering; with
+/// format: auto, in the format choose_format picks (DiscreteSystem::format, format_choice).
 template <typename V>
 DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>& disc,
                                     const CaseSpec& spec);

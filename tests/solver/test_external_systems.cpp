@@ -258,3 +258,20 @@ TEST(ExternalSystem, TheBenchmarksRunOnAMatrixCase)
     ASSERT_EQ(solver.exit_code, 0) << solver.output;
     EXPECT_TRUE(std::filesystem::exists(dir.path() / "solver" / "bench_solver.json"));
 }
+
+TEST(Reordering, AFloatSolveIsCheckedAgainstTheDoubleSystemInTheOriginalNumbering)
+{
+    // The true residual against the system in double is taken in the original numbering,
+    // whatever the case's reordering (it was once taken against the reordered matrix).
+    const CaseSpec spec = parse_case_text(square_case + "precision: float\nreorder: rcm\n", "float.yaml", ".",
+                                          {"solver.tolerance=1e-6"});
+    const CaseMesh input = load_case_mesh(spec);
+    const ExecPtr exec = Executor::create_cpu();
+    const auto disc = make_discretisation<float>(spec, input);
+    const DiscreteSystem<float> system = build_case_system(exec, *disc, spec);
+    const SystemSolution<float> solved = solve_system(system, spec.solver);
+    ASSERT_TRUE(solved.result.converged());
+    const double in_double = true_residual_in_double(exec, spec, input, solved.x);
+    EXPECT_LT(in_double, 1e-5);
+    EXPECT_GT(in_double, 0.0);
+}
