@@ -25,8 +25,8 @@ std::shared_ptr<const ExternalSystem> read_external_system(const std::filesystem
     if (a.rows == 0) throw std::invalid_argument(file.string() + ": the matrix has no rows");
     if (rhs_file.empty()) {
         // b = A 1: the row sums, so that the exact solution is the vector of ones.
-        const std::vector<index_type> row_ptr = a.row_ptr.to_host();
-        const std::vector<double> values = a.values.to_host();
+        const index_type* row_ptr = a.row_ptr.data();  // on the host executor
+        const double* values = a.values.data();
         system->rhs.assign(static_cast<std::size_t>(a.rows), 0.0);
 #pragma omp parallel for schedule(static)
         for (index_type i = 0; i < a.rows; ++i) {
@@ -77,12 +77,14 @@ LinearSystem<V> ExternalSystemDiscretisation<V>::assemble(const ExecPtr& exec) c
     out.matrix.cols = a.cols;
     out.matrix.row_ptr = a.row_ptr.clone_to(exec);
     out.matrix.col_idx = a.col_idx.clone_to(exec);
-    const auto to_v = [](const std::vector<double>& host) {
-        if constexpr (std::is_same_v<V, double>) return host;
-        else return std::vector<V>(host.begin(), host.end());
-    };
-    out.matrix.values = Array<V>::from_host(exec, to_v(a.values.to_host()));
-    out.rhs = Array<V>::from_host(exec, to_v(system_->rhs));
+    if constexpr (std::is_same_v<V, double>) {
+        out.matrix.values = a.values.clone_to(exec);
+        out.rhs = Array<V>::from_host(exec, system_->rhs);
+    } else {  // converted on the host, then uploaded
+        const double* values = a.values.data();
+        out.matrix.values = Array<V>::from_host(exec, std::vector<V>(values, values + a.nnz()));
+        out.rhs = Array<V>::from_host(exec, std::vector<V>(system_->rhs.begin(), system_->rhs.end()));
+    }
     out.initial_guess = Array<V>::from_host(exec, std::vector<V>(system_->rhs.size(), V(0)));
     exec->synchronize();
     // The upload is the whole "assembly" of a read system.

@@ -212,24 +212,11 @@ std::string word_at(const char* p)
     return std::string(p, q);
 }
 
-const char* field_name(MatrixMarketField field)
-{
-    switch (field) {
-    case MatrixMarketField::real: return "real";
-    case MatrixMarketField::integer: return "integer";
-    case MatrixMarketField::pattern: return "pattern";
-    }
-    return "?";
-}
+std::string_view field_name(MatrixMarketField field) { return enum_name(matrix_market_field_names, field); }
 
-const char* symmetry_name(MatrixMarketSymmetry symmetry)
+std::string_view symmetry_name(MatrixMarketSymmetry symmetry)
 {
-    switch (symmetry) {
-    case MatrixMarketSymmetry::general: return "general";
-    case MatrixMarketSymmetry::symmetric: return "symmetric";
-    case MatrixMarketSymmetry::skew_symmetric: return "skew-symmetric";
-    }
-    return "?";
+    return enum_name(matrix_market_symmetry_names, symmetry);
 }
 
 /// Reads the banner from line 1 into header.
@@ -251,14 +238,10 @@ void parse_banner(std::string_view line, const std::filesystem::path& path, Matr
     if (format == "coordinate") header.coordinate = true;
     else if (format == "array") header.coordinate = false;
     else fail(fmt::format("unknown format '{}' in the banner (expected 'coordinate' or 'array')", words[2]));
-    if (field == "real") header.field = MatrixMarketField::real;
-    else if (field == "integer") header.field = MatrixMarketField::integer;
-    else if (field == "pattern") header.field = MatrixMarketField::pattern;
+    if (const auto known = enum_from_name(matrix_market_field_names, field)) header.field = *known;
     else if (field == "complex") fail("'complex' matrices are not supported (only real, integer, pattern)");
     else fail(fmt::format("unknown field '{}' in the banner (expected real, integer or pattern)", words[3]));
-    if (symmetry == "general") header.symmetry = MatrixMarketSymmetry::general;
-    else if (symmetry == "symmetric") header.symmetry = MatrixMarketSymmetry::symmetric;
-    else if (symmetry == "skew-symmetric") header.symmetry = MatrixMarketSymmetry::skew_symmetric;
+    if (const auto known = enum_from_name(matrix_market_symmetry_names, symmetry)) header.symmetry = *known;
     else if (symmetry == "hermitian") fail("'hermitian' matrices are not supported (only general, symmetric, skew-symmetric)");
     else fail(fmt::format("unknown symmetry '{}' in the banner (expected general, symmetric or skew-symmetric)",
                           words[4]));

@@ -4,6 +4,7 @@
 // counting sort) and a parallel writer (chunks formatted with std::to_chars, written in order).
 // Supported: `matrix coordinate|array`, `real|integer|pattern`,
 // `general|symmetric|skew-symmetric`; complex, hermitian and `vector` objects are refused.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "linalg/csr.hpp"
+#include "linalg/named_enum.hpp"
 
 namespace gpufem {
 
@@ -24,10 +26,18 @@ public:
 
 /// The value kind of a Matrix Market file (pattern: no values, every entry is 1).
 enum class MatrixMarketField { real, integer, pattern };
+/// Their names, as in the banner.
+inline constexpr std::array<EnumName<MatrixMarketField>, 3> matrix_market_field_names{
+    {{MatrixMarketField::real, "real"}, {MatrixMarketField::integer, "integer"}, {MatrixMarketField::pattern, "pattern"}}};
 
 /// Which part a Matrix Market file stores: all entries, or the lower triangle of a
 /// symmetric (a_ji = a_ij) or skew-symmetric (a_ji = -a_ij, zero diagonal) matrix.
 enum class MatrixMarketSymmetry { general, symmetric, skew_symmetric };
+/// Their names, as in the banner.
+inline constexpr std::array<EnumName<MatrixMarketSymmetry>, 3> matrix_market_symmetry_names{
+    {{MatrixMarketSymmetry::general, "general"},
+     {MatrixMarketSymmetry::symmetric, "symmetric"},
+     {MatrixMarketSymmetry::skew_symmetric, "skew-symmetric"}}};
 
 /// The banner and size line of a Matrix Market file.
 struct MatrixMarketHeader {

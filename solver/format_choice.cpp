@@ -26,8 +26,6 @@ double seconds_since(clock_type::time_point start)
     return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-/// Median time of one SpMV of op: warm-up first (csr's tuner settles there), then 7 batches
-/// (3 on the CPU) of 5 synchronised SpMVs, wall clock.
 /// A format whose first batch is this many times slower than the best so far is not timed
 /// further (it cannot win; its first batch stands for it).
 constexpr double hopeless_factor = 3;
@@ -39,6 +37,9 @@ constexpr double band_limit = 4;
 /// (as in a solve, where it changes every iteration; `bench spmv` does the same).
 constexpr int x_copies = 3;
 
+/// Median time of one SpMV of op: warm-up first (csr's tuner settles there), then 7 batches
+/// (3 on the CPU) of 5 synchronised SpMVs, wall clock, x rotated over its copies; one batch
+/// only when that is hopeless_factor x slower than best_so_far.
 template <typename V>
 double median_spmv_seconds(const LinearOperator<V>& op, const std::vector<Array<V>>& x, Array<V>& y,
                            double best_so_far)

@@ -10,6 +10,7 @@
 #include "assembly/format_registry.hpp"
 #include "assembly/pattern_estimate.hpp"
 #include "linalg/host_memory.hpp"
+#include "linalg/matrix_market.hpp"
 #include "solver/format_choice.hpp"
 #include "solver/multigrid/make_preconditioner.hpp"
 
@@ -257,10 +258,13 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, con
                            exec.is_cuda() ? static_cast<double>(exec.free_memory()) : 0.0);
 }
 
-MemoryEstimate estimate_external_memory(const CaseSpec& spec, double rows, double entries,
-                                        double file_bytes, bool symmetric, const Executor& exec,
-                                        double baseline_host)
+MemoryEstimate estimate_external_memory(const CaseSpec& spec, const Executor& exec, double baseline_host)
 {
+    const MatrixMarketHeader header = read_matrix_market_header(spec.matrix->file);
+    const double rows = static_cast<double>(header.rows);
+    const double entries = static_cast<double>(header.entries);
+    const double file_bytes = static_cast<double>(std::filesystem::file_size(spec.matrix->file));
+    const bool symmetric = header.symmetry != MatrixMarketSymmetry::general;
     MemoryEstimate e;
     e.cuda = exec.is_cuda();
     e.format_name = spec.format;

@@ -51,12 +51,10 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
 MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, const Executor& exec,
                                double baseline_host);
 
-/// The estimate of a matrix case (CaseSpec::matrix) on exec from its Matrix Market header:
-/// rows, the entries the file stores (symmetric: one half, expanded on reading) and the file's
-/// size. Its "mesh" phase is the reading of the files.
-MemoryEstimate estimate_external_memory(const CaseSpec& spec, double rows, double entries,
-                                        double file_bytes, bool symmetric, const Executor& exec,
-                                        double baseline_host);
+/// The estimate of a matrix case (CaseSpec::matrix) on exec, from its Matrix Market header
+/// (read here, before the file): rows, the entries the file stores (symmetric: one half,
+/// expanded on reading) and the file's size. Its "mesh" phase is the reading of the files.
+MemoryEstimate estimate_external_memory(const CaseSpec& spec, const Executor& exec, double baseline_host);
 
 /// Throws std::runtime_error when the estimate does not fit what exec's memory and the host
 /// have free now (with the estimate, the free memory and what to change).

@@ -68,11 +68,11 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                        {"export", r.time_export},
                        {"total", total}};
     if (spec.matrix)  // an external system's solution is a Matrix Market vector
-        report["output"] = {{"solution_mtx", spec.output.write_solution}, {"solution_mtx_bytes", r.vtu_bytes}};
+        report["output"] = {{"solution_mtx", spec.output.write_solution}, {"solution_mtx_bytes", r.solution_file_bytes}};
     else
         report["output"] = {{"result_vtu", spec.output.write_solution},
                             {"compression", enum_name(vtu_compression_names, spec.output.compression)},
-                            {"result_vtu_bytes", r.vtu_bytes}};
+                            {"result_vtu_bytes", r.solution_file_bytes}};
     report["solver"] = {{"method", method_name(spec.solver.method)},
                         {"variant", variant_name(spec.solver.variant)},
                         {"preconditioner", preconditioner_name(spec.solver.preconditioner)},

@@ -85,7 +85,7 @@ void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& 
         const auto mtx = outputs.stage("solution.mtx");
         write_matrix_market_vector(mtx, solution.point_fields.front().values,
                                    "gpufem solution of " + spec.matrix->file.filename().string());
-        record.vtu_bytes = std::filesystem::file_size(mtx);
+        record.solution_file_bytes = std::filesystem::file_size(mtx);
     } else if (spec.output.write_solution) {
         const auto vtu = outputs.stage("result.vtu");
         std::atomic<double> fraction{0};
@@ -94,7 +94,7 @@ void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& 
         });
         write_vtu(vtu, mesh, solution.point_fields, solution.cell_fields, spec.output.compression,
                   [&fraction](double f) { fraction.store(f); });
-        record.vtu_bytes = std::filesystem::file_size(vtu);
+        record.solution_file_bytes = std::filesystem::file_size(vtu);
     }
     outputs.write_text("spmv_timings.csv", make_spmv_csv(record));
     record.time_output = seconds_since(start);
@@ -214,14 +214,7 @@ void log_and_check_estimate(const MemoryEstimate& estimate, const Executor& exec
 MemoryEstimate estimate_case_memory(const CaseSpec& spec, const ExecPtr& exec)
 {
     const double baseline_host = static_cast<double>(resident_host_bytes());
-    if (spec.matrix) {
-        const MatrixMarketHeader header = read_matrix_market_header(spec.matrix->file);
-        return estimate_external_memory(spec, static_cast<double>(header.rows),
-                                        static_cast<double>(header.entries),
-                                        static_cast<double>(std::filesystem::file_size(spec.matrix->file)),
-                                        header.symmetry != MatrixMarketSymmetry::general, *exec,
-                                        baseline_host);
-    }
+    if (spec.matrix) return estimate_external_memory(spec, *exec, baseline_host);
     if (const auto predicted = predicted_mesh_counts(spec.mesh))
         return estimate_memory(spec, *predicted, *exec, baseline_host);
     const CaseMesh loaded = in_phase("mesh", [&] { return load_case_mesh(spec, exec); });
@@ -265,11 +258,7 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
     };
     if (spec.matrix) {
         // A matrix case: from the Matrix Market header, before the file is read.
-        const MatrixMarketHeader header = read_matrix_market_header(spec.matrix->file);
-        record.memory_estimate = estimate_external_memory(
-            spec, static_cast<double>(header.rows), static_cast<double>(header.entries),
-            static_cast<double>(std::filesystem::file_size(spec.matrix->file)),
-            header.symmetry != MatrixMarketSymmetry::general, *exec, baseline_host);
+        record.memory_estimate = estimate_external_memory(spec, *exec, baseline_host);
         log_and_check_estimate(*record.memory_estimate, *exec, options.check_memory);
     } else if (const auto predicted = predicted_mesh_counts(spec.mesh)) {
         estimate(*predicted);

@@ -55,7 +55,7 @@ struct RunRecord {
     double time_preconditioner_setup = 0;  ///< of time_solve: the preconditioner's setup
     double time_errors = 0;
     double time_output = 0;
-    std::uintmax_t vtu_bytes = 0;    ///< size of result.vtu, or a matrix case's solution.mtx (0: not written)
+    std::uintmax_t solution_file_bytes = 0;  ///< result.vtu, or a matrix case's solution.mtx (0: not written)
     // solve
     SolveResult solve;
     /// A float solve's true residual against the system assembled in double (-1: not a float
