@@ -54,6 +54,8 @@ struct IgnoredGroup {
 struct MeshBuildTimes {
     double gmsh = 0;    ///< inside Gmsh: reading, meshing, refining, raising the order
     double gpufem = 0;  ///< gpufem's own work: extracting Gmsh's mesh, or generating a shape
+    double refinement = 0;  ///< gpufem's refinement and node numbering of a mesh from Gmsh
+    double host_copy = 0;   ///< of which copying the result from the device to the host
 };
 
 /// A mesh's coordinates and cells also held on a device, made where the mesh was generated so

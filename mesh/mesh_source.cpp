@@ -1,5 +1,6 @@
 #include "mesh/mesh_source.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "mesh/gmsh_session.hpp"
 #include "mesh/gmsh_shapes.hpp"
 #include "mesh/mesh_input_guard.hpp"
+#include "mesh/mesh_refinement.hpp"
 #include "mesh/mesh_size_guard.hpp"
 #include "mesh/structured_shapes.hpp"
 
@@ -86,6 +88,48 @@ void check_order(int order, const std::string& context)
         throw MeshSourceError(context + ": element order must be between 1 and " +
                               std::to_string(max_mesh_order) + " (got " + std::to_string(order) +
                               ")");
+}
+
+/// Whether the current model has a curve or surface other than a straight line or a plane
+/// (Gmsh's types; a .msh file's discrete entities count as curved): only there do Gmsh's
+/// high-order nodes add anything to straight-sided cells.
+bool model_is_curved()
+{
+    for (int dim : {1, 2}) {
+        gmsh::vectorpair entities;
+        gmsh::model::getEntities(entities, dim);
+        for (const auto& [d, tag] : entities) {
+            std::string type;
+            gmsh::model::getType(d, tag, type);
+            if (type != (d == 1 ? "Line" : "Plane")) return true;
+        }
+    }
+    return false;
+}
+
+/// The order of the cells Gmsh gives gpufem (see MeshSpec::geometry_order); `file_order` is
+/// the order of a .msh file's cells (0 for meshes Gmsh makes). With spec.gmsh_nodes, the degree.
+int gmsh_cell_order(const MeshSpec& spec, int file_order, const std::string& context)
+{
+    if (spec.gmsh_nodes) return spec.degree;
+    if (spec.geometry_order != 0) {
+        if (spec.geometry_order < 1 || spec.geometry_order > max_mesh_order)
+            throw MeshSourceError(context + ": geometry_order must be between 1 and " +
+                                  std::to_string(max_mesh_order) + " (got " +
+                                  std::to_string(spec.geometry_order) + ")");
+        return spec.geometry_order;
+    }
+    // Straight-sided cells describe lines and planes exactly: gpufem places every other node.
+    if (file_order == 1 || !model_is_curved()) return 1;
+    // A refined mesh takes its new nodes from its parents' maps: at least order 2, so that
+    // it keeps following the curves (the degree-1 mesh made at the end has its vertices there).
+    return spec.refine > 0 ? std::max(spec.degree, 2) : spec.degree;
+}
+
+/// Refines with Gmsh (spec.gmsh_nodes only; gpufem refines every other mesh itself).
+void gmsh_refinement(const MeshSpec& spec, const std::string& context)
+{
+    if (spec.gmsh_nodes) refine_mesh(spec.refine, context);
 }
 
 /// Gives the current model's mesh complete Lagrange elements of `order` (Gmsh's setOrder):
@@ -161,12 +205,13 @@ Mesh load_file(const MeshSpec& spec)
     const auto start = std::chrono::steady_clock::now();
     try {
         run_gmsh_step(context, [&] { gmsh::open(spec.path); });
-        refine_mesh(spec.refine, context);
+        gmsh_refinement(spec, context);
         std::vector<std::string> details;
         add_order_detail(spec.degree, details);
         const std::string source = described(spec.path, details);
-        set_mesh_order(spec.degree, source);
-        return timed_extract(source, spec.degree, start);
+        const int order = gmsh_cell_order(spec, mesh_cell_order(source), context);
+        set_mesh_order(order, source);
+        return timed_extract(source, order, start);
     } catch (...) {
         rethrow_as_mesh_error(context);
     }
@@ -210,9 +255,10 @@ Mesh load_geo(const MeshSpec& spec)
             throw MeshSourceError(context + " defines no surface or volume to mesh");
         if (spec.size > 0.0) gmsh::option::setNumber("Mesh.MeshSizeMax", spec.size);
         run_gmsh_step(context + ", meshing", [&] { gmsh::model::mesh::generate(dim); });
-        refine_mesh(spec.refine, context);
-        set_mesh_order(spec.degree, source);
-        return timed_extract(source, spec.degree, start);
+        gmsh_refinement(spec, context);
+        const int order = gmsh_cell_order(spec, 0, context);
+        set_mesh_order(order, source);
+        return timed_extract(source, order, start);
     } catch (...) {
         rethrow_as_mesh_error(context);
     }
@@ -247,9 +293,10 @@ Mesh load_shape(const MeshSpec& spec, const ExecPtr& device)
     const auto start = std::chrono::steady_clock::now();
     try {
         mesh_shape(request, source);
-        refine_mesh(spec.refine, source);
-        set_mesh_order(spec.degree, source);
-        return timed_extract(source, spec.degree, start);
+        gmsh_refinement(spec, source);
+        const int order = gmsh_cell_order(spec, 0, source);
+        set_mesh_order(order, source);
+        return timed_extract(source, order, start);
     } catch (...) {
         rethrow_as_mesh_error(source);
     }
@@ -284,14 +331,41 @@ bool mesh_needs_gmsh(const MeshSpec& spec)
     return spec.kind != MeshSpec::Kind::shape || !is_generated_shape(spec.shape);
 }
 
-Mesh load_mesh(const MeshSpec& spec, const ExecPtr& device)
+Mesh load_gmsh_mesh(const MeshSpec& spec)
 {
     switch (spec.kind) {
     case MeshSpec::Kind::file: return load_file(spec);
     case MeshSpec::Kind::geo: return load_geo(spec);
-    case MeshSpec::Kind::shape: return load_shape(spec, device);
+    case MeshSpec::Kind::shape: return load_shape(spec, nullptr);
     }
     throw MeshSourceError("load_mesh: unknown mesh source kind");
+}
+
+Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec)
+{
+    if (spec.gmsh_nodes) return coarse;
+    const auto start = std::chrono::steady_clock::now();
+    const ExecPtr on = exec ? exec : Executor::create_cpu();
+    const int g = coarse.degree;
+    const double dim = coarse.dim;
+    check_mesh_estimate(coarse.source, spec.refine, [&](int r) {
+        const double split = std::pow(2.0, dim * r);
+        const double cells = static_cast<double>(coarse.num_cells()) * split;
+        const double nodes = static_cast<double>(coarse.num_nodes()) * split *
+                             std::pow(static_cast<double>(spec.degree) / g, dim);
+        const double entries = cells * lagrange_node_count(coarse.cell_type, spec.degree);
+        return MeshEstimate{cells, nodes, entries, nodes * 3 * sizeof(double) + entries * 4 + cells * 4};
+    });
+    Mesh mesh = refine_and_number(std::move(coarse), spec.refine, spec.degree, on);
+    if (on->is_cuda()) on->synchronize();
+    mesh.build_times.refinement = seconds_since(start);
+    return mesh;
+}
+
+Mesh load_mesh(const MeshSpec& spec, const ExecPtr& device)
+{
+    if (!mesh_needs_gmsh(spec)) return load_shape(spec, device);
+    return finish_gmsh_mesh(load_gmsh_mesh(spec), spec, device);
 }
 
 }  // namespace gpufem

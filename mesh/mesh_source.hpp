@@ -24,9 +24,16 @@ struct MeshSpec {
                                   ///< (see mesh_input_guard.hpp); refused by default
     double time_limit = 1800;  ///< seconds Gmsh may take to read or mesh it (in the mesh
                                ///< worker: it is ended after that, and the run fails)
-    int degree = 1;          ///< element order 1..4: high-order nodes placed by Gmsh (setOrder,
-                            ///< complete Lagrange elements, on curved boundaries where the
-                            ///< geometry is known); a file of another order is converted
+    int degree = 1;          ///< element order 1..4 (the nodes are the unknowns): numbered by
+                             ///< gpufem from the mesh's topology and placed by each cell's
+                             ///< geometric map (mesh_refinement.hpp)
+    int geometry_order = 0;  ///< order of the cells Gmsh makes, whose maps place every later
+                             ///< node (1..4; 0 = the default: 1 for first-order .msh files and
+                             ///< for geometries of lines and planes only; otherwise `degree`,
+                             ///< at least 2 when refined: nodes on the curves and surfaces, or
+                             ///< a high-order file's own)
+    bool gmsh_nodes = false; ///< tests only: refinement and high-order nodes by Gmsh, numbered as
+                             ///< Gmsh numbers them (the reference gpufem's own are tested against)
 };
 
 /// The sizes of a mesh that memory depends on (a mesh gpufem would generate, or one loaded).
@@ -50,6 +57,17 @@ std::optional<MeshCounts> predicted_mesh_counts(const MeshSpec& spec);
 
 /// The counts of a mesh.
 MeshCounts mesh_counts(const Mesh& mesh);
+
+/// The part of load_mesh that goes through Gmsh (what the mesh worker runs): the mesh read or
+/// made by Gmsh, unrefined, its cells of the geometric order, numbered as Gmsh numbers them
+/// (all of load_mesh's work when spec.gmsh_nodes is set). Throws as load_mesh.
+Mesh load_gmsh_mesh(const MeshSpec& spec);
+
+/// The rest of load_mesh for a mesh from load_gmsh_mesh: `spec.refine` uniform refinements and
+/// the nodes of `spec.degree`, numbered by gpufem, on `exec` (the CPU when null), after a size
+/// guard (MeshSourceError naming the largest refinement that fits). The time goes to
+/// build_times.refinement.
+Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec);
 
 /// Reads or generates the mesh. Throws std::runtime_error naming the file, shape or group
 /// on any problem (missing file, Gmsh error, no cells, mixed cell types, ...). A shape gpufem

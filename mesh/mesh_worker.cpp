@@ -158,6 +158,8 @@ void transfer_spec(Io& io, Spec& spec, Threads& threads)
     io.value(spec.refine);
     io.value(spec.allow_commands);
     io.value(spec.degree);
+    io.value(spec.geometry_order);
+    io.value(spec.gmsh_nodes);
     io.value(threads);
 }
 
@@ -264,7 +266,7 @@ Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device)
         executable = worker_executable;
     }
     if (executable.empty() || !mesh_needs_gmsh(spec)) return load_mesh(spec, device);
-    return load_mesh_in_worker(spec, executable, host_threads());
+    return finish_gmsh_mesh(load_mesh_in_worker(spec, executable, host_threads()), spec, device);
 }
 
 Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads)
@@ -368,7 +370,7 @@ int run_mesh_worker()
     Mesh mesh;
     try {
         set_host_threads(threads);
-        mesh = load_mesh(spec);
+        mesh = load_gmsh_mesh(spec);
     } catch (const std::bad_alloc&) {
         reply = WorkerReply::out_of_memory;
         message = "out of memory";

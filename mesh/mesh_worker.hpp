@@ -24,11 +24,12 @@ inline constexpr const char* mesh_worker_argument = "--mesh-worker";
 /// loaded in this process). gpufem's main sets its own (/proc/self/exe).
 void set_mesh_worker(const std::string& executable);
 
-/// load_mesh(spec, device): in a worker (with the host's threads) when one is set and the
-/// mesh goes through Gmsh (mesh_needs_gmsh), in this process otherwise.
+/// load_mesh(spec, device): the Gmsh part (load_gmsh_mesh) in a worker (with the host's
+/// threads) when one is set and the mesh goes through Gmsh (mesh_needs_gmsh), the rest
+/// (finish_gmsh_mesh: refinement and node numbering on `device`) in this process.
 Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device = nullptr);
 
-/// Loads the mesh of `spec` in a worker started from `executable` (an absolute path, normally
+/// Loads the Gmsh part of the mesh of `spec` (load_gmsh_mesh) in a worker started from `executable` (an absolute path, normally
 /// /proc/self/exe) with `threads` host threads for Gmsh. Throws MeshSourceError with the
 /// worker's message, or naming the signal that ended it; std::bad_alloc when it ran out of
 /// memory.

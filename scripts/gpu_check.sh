@@ -20,6 +20,9 @@
 #   scripts/gpu_check.sh compare bench spmv (bench_cube_4m) and bench solver (bench_cube_262k)
 #                                with this build and with bundle/bin/gpufem_old (an earlier
 #                                build packed as gpufem_old), in the same run
+#   scripts/gpu_check.sh refine  gpufem's refinement and node numbering on the device (the GPU
+#                                test, sanitizers) and the mesh phase of Gmsh meshes refined
+#                                there: refined_ball_p2, refined_cube_tets_p2, as a table
 #   scripts/gpu_check.sh formats issue 14: reordering, format auto and matrix cases on cuda
 #                                (test_external_systems_gpu), bench spmv with and without rcm on
 #                                the structured cube and Gmsh P1/P2 tetrahedra, format auto's
@@ -58,7 +61,8 @@ sanitize() {  # tool, test program, gtest filter
   if [[ $stage == tests ]]; then
     run_tests 400 40 test_linalg test_linalg_gpu test_assembly test_assembly_gpu \
       test_expression_gpu test_lma_gpu test_mesh test_solver test_krylov test_krylov_gpu \
-      test_end_to_end test_end_to_end_gpu test_bench_spmv test_multigrid test_multigrid_gpu
+      test_end_to_end test_end_to_end_gpu test_bench_spmv test_multigrid test_multigrid_gpu \
+      test_mesh_gpu
     echo "== compute-sanitizer"
     sanitize memcheck test_assembly_gpu '*'
     sanitize memcheck test_expression_gpu '*'
@@ -68,6 +72,32 @@ sanitize() {  # tool, test program, gtest filter
     sanitize synccheck test_linalg_gpu '*Bdia*:*Sell*'
     sanitize memcheck test_krylov_gpu '*VariantsAgree*:*MultiDot*'
     sanitize racecheck test_krylov_gpu 'KrylovGpu/1.VariantsAgreeOnSpdSystem'
+  elif [[ $stage == refine ]]; then
+    # gpufem's refinement and node numbering on the device: CPU = CUDA, sanitizers, and the
+    # mesh phase of Gmsh meshes refined on the device (report.json times).
+    run_tests 600 20 test_mesh_gpu
+    echo "== compute-sanitizer"
+    sanitize memcheck test_mesh_gpu '*LoadMeshRefinesOnTheDevice*'
+    sanitize racecheck test_mesh_gpu '*LoadMeshRefinesOnTheDevice*'
+    refine_run() { report_run refine "$@"; }
+    refine_run warmup poisson_square
+    refine_run ball_p2 refined_ball_p2
+    refine_run cube_tets_p2_r1 refined_cube_tets_p2 --set mesh.refine=1
+    refine_run cube_tets_p2 refined_cube_tets_p2
+    refine_run cube_tets_p1_r2 refined_cube_tets_p2 --set degree=1
+    refine_run gmsh_cube_tets gmsh_cube_tets
+    python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+print(f"{'case':<18}{'cells':>11}{'unknowns':>11}{'mesh':>8}{'gmsh':>8}{'extract':>8}{'refine':>8}"
+      f"{'assembly':>9}{'solve':>8}{'iters':>6}{'output':>8}{'total':>8}{'dev GB':>8}  seconds")
+for f in sorted(glob.glob(os.path.join(sys.argv[1], 'refine_*.json'))):
+    r = json.load(open(f)); t = r['times']
+    cells = r.get('mesh', {}).get('cells', 0)
+    print(f"{os.path.basename(f)[7:-5]:<18}{cells:>11}{r['unknowns']['count']:>11}{t['mesh']:>8.3f}"
+          f"{t.get('mesh_gmsh', 0):>8.3f}{t.get('mesh_gpufem', 0):>8.3f}{t.get('mesh_refinement', 0):>8.3f}"
+          f"{t['assembly']['total']:>9.3f}{t['solve']:>8.3f}{r['solver']['iterations']:>6}"
+          f"{t['output']:>8.3f}{t['total']:>8.2f}{r['memory']['peak_measured']['device']/1e9:>8.2f}")
+PY
   elif [[ $stage == memory ]]; then
     (cd /tmp && /tmp/bundle/run test_end_to_end_gpu --gtest_filter='*Memory*' 2>&1 | tail -30)
     memory_run() { report_run memory "$@"; }

@@ -35,7 +35,7 @@ constexpr std::string_view output_keys[] = {"compression", "write"};
 constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
                                           "elements", "size", "refine",
                                           "size_scales_with_degree", "allow_commands",
-                                          "time_limit"};
+                                          "time_limit", "geometry_order"};
 constexpr std::string_view matrix_keys[] = {"file", "rhs"};
 constexpr std::string_view booleans[] = {"true", "false"};
 constexpr std::string_view mesh_sources[] = {"file", "geo", "shape"};
@@ -232,6 +232,15 @@ MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::
         if (!(mesh.time_limit > 0.0) || !std::isfinite(mesh.time_limit))
             reader.fail(*limit, "expected seconds > 0, got '" + limit->node.Scalar() + "'");
         resolved["time_limit"] = mesh.time_limit;
+    }
+
+    if (const CaseValue* order = find_entry(entries, "geometry_order")) {
+        if (mesh.kind == MeshSpec::Kind::shape && mesh.shape != "disk")
+            reader.fail(*order, "only valid with meshes from Gmsh (file, geo, shape: disk): gpufem "
+                                "generates '" + mesh.shape + "' straight-sided");
+        mesh.geometry_order = reader.to_int(*order, 1);
+        if (mesh.geometry_order > 4) reader.fail(*order, "expected an integer from 1 to 4");
+        resolved["geometry_order"] = mesh.geometry_order;
     }
 
     if (mesh.kind == MeshSpec::Kind::shape) {

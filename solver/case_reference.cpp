@@ -106,8 +106,19 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            file's own sizes for geo) target element size
   refine: N                (integer 0..10 or a list of them, default 0) uniform refinements
                            after meshing; each halves the element size (a generated shape is
-                           generated 2^N times finer, which is what refining it gives). A list
-                           ([0, 1, 2]) runs the case once per level (a sweep)
+                           generated 2^N times finer, which is what refining it gives). Meshes
+                           from Gmsh are refined by gpufem on the backend (the GPU with
+                           cuda): 4 children per triangle or quadrilateral, 8 per hexahedron,
+                           8 per tetrahedron (the inner octahedron along its shortest
+                           diagonal); new nodes come from each parent's geometric map, so a
+                           curved mesh keeps its curved geometry: for a finer geometry use a
+                           smaller size. A list ([0, 1, 2]) runs the case once per level (a
+                           sweep)
+  geometry_order: K        (integer 1..4, Gmsh meshes only; default: 1 when every curve and
+                           surface of the geometry is a line or a plane, and for first-order
+                           .msh files; else the degree, at least 2 when refined) the order of
+                           the cells Gmsh makes, nodes on the geometry's curves and surfaces;
+                           their maps place every node gpufem adds (refinement, degree)
   size_scales_with_degree: false  (boolean, geo and shape only) use size * degree as the element
                            size, so that a degree sweep keeps the number of unknowns about fixed
   time_limit: 1800         (seconds > 0) how long Gmsh may read, mesh and refine (files, .geo
@@ -130,9 +141,10 @@ matrix:                    (map, instead of mesh) an external linear system A x 
                            l2 = ||u - 1||_2, max_nodal = max |u_i - 1|, relative to sqrt(n))
 
 degree: 1                  (integer 1..4 or a list of them, default 1) polynomial degree of the
-                           Lagrange elements (P1-P4 on simplices, Q1-Q4 on boxes; isoparametric,
-                           high-order nodes placed by Gmsh, or on the grid of a generated
-                           shape). A list ([1, 2, 3, 4]) runs every
+                           Lagrange elements (P1-P4 on simplices, Q1-Q4 on boxes; isoparametric;
+                           the nodes numbered by gpufem from the mesh's vertices, edges, faces
+                           and cells, placed by the cells' geometric maps, or on the grid of a
+                           generated shape). A list ([1, 2, 3, 4]) runs every
                            degree; with a refine list, every combination, and prints one table
                            (degree, mesh, unknowns, nnz, iterations, times, errors and rates);
                            results go to d<degree>_r<refine>/ with a result.pvd collection

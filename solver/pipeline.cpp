@@ -103,16 +103,11 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec)
     const auto start = clock_type::now();
     CaseMesh out{Mesh{}, nullptr, 0.0};
     {
-        const ProgressLine line("mesh", [] { return ProgressStatus{-1, -1, "Gmsh, then extraction"}; });
+        const ProgressLine line("mesh", [] { return ProgressStatus{-1, -1, "Gmsh, extraction, refinement"}; });
         out.mesh = load_mesh_isolated(spec.mesh, exec);
     }
     out.seconds = seconds_since(start);
     const Mesh& mesh = out.mesh;
-    if (mesh.cell_type == ElementType::tetrahedron && spec.mesh.refine > 0 &&
-        spec.mesh.kind != MeshSpec::Kind::shape)
-        spdlog::warn("mesh.refine on tetrahedra: Gmsh splits each tetrahedron into 8 along an "
-                     "arbitrary inner diagonal, which degrades the cells and slows convergence; "
-                     "prefer a smaller mesh.size");
     for (const IgnoredGroup& ignored : mesh.ignored_boundaries)
         spdlog::warn("mesh: boundary group '{}' is ignored ({}); a condition on it is refused",
                      ignored.name, ignored.reason);

@@ -439,6 +439,19 @@ TEST(CaseFile, MeshTimeLimit)
                     {"case.yaml:3: mesh.time_limit"});
 }
 
+TEST(CaseFile, MeshGeometryOrder)
+{
+    EXPECT_EQ(parse_case_text(minimal, "case.yaml", "").mesh.geometry_order, 0);  // the default rule
+    EXPECT_EQ(parse_case_text("mesh: {shape: disk, geometry_order: 3}\n", "case.yaml", "").mesh.geometry_order, 3);
+    expect_contains(error_of("mesh:\n  shape: unit_cube\n  geometry_order: 2\n"),
+                    {"case.yaml:3: mesh.geometry_order", "only valid with meshes from Gmsh",
+                     "'unit_cube' straight-sided"});
+    expect_contains(error_of("mesh:\n  shape: disk\n  geometry_order: 5\n"),
+                    {"case.yaml:3: mesh.geometry_order", "from 1 to 4"});
+    expect_contains(error_of("mesh:\n  shape: disk\n  geometry_order: 0\n"),
+                    {"case.yaml:3: mesh.geometry_order"});
+}
+
 TEST_F(CaseFileTest, MissingMeshFileNamesTheResolvedPath)
 {
     const fs::path path = write("case.yaml", "mesh:\n  file: gone.msh\n");

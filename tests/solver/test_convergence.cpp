@@ -3,6 +3,8 @@
 // hexahedra, on Gmsh meshes of that order), and reproduce polynomials of degree k exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -14,6 +16,7 @@
 #include "linalg/format_build.hpp"
 #include "mesh/mesh_source.hpp"
 #include "solver/krylov/cg.hpp"
+#include "tests/mesh/mesh_refinement_support.hpp"
 
 using namespace gpufem;
 
@@ -288,6 +291,124 @@ TEST(Convergence, DegreeKPolynomialsAreReproducedExactly)
             EXPECT_LT(e.max_nodal, 1e-10) << element_type_name(type) << " order " << k;
             EXPECT_LT(e.l2, 1e-10 * e.l2_exact) << element_type_name(type) << " order " << k;
             EXPECT_LT(e.h1_semi, 1e-8 * e.l2_exact) << element_type_name(type) << " order " << k;
+        }
+    }
+}
+
+// gpufem's own node numbering and refinement of Gmsh meshes (mesh/mesh_refinement.hpp).
+
+namespace {
+
+/// The degree-k solution at the nodes of `mesh`, CG run to a relative residual of 1e-15 (near
+/// rounding, so that two numberings of one system give the same solution to about 1e-13).
+std::vector<double> solve_nodes(const Mesh& mesh, const ProblemSpec& problem)
+{
+    const auto exec = Executor::create_cpu();
+    auto system = assemble_poisson<double>(exec, mesh, problem);
+    const auto op = build_format<double>("csr", std::move(system.matrix), {}).op;
+    Array<double> x = std::move(system.initial_guess);
+    const SolveResult r = cg(*op, system.rhs, x, {1e-15, 50000});
+    EXPECT_TRUE(r.converged()) << r.message;
+    return x.to_host();
+}
+
+/// Variable kappa and non-zero Dirichlet data on the whole boundary ('boundary').
+ProblemSpec dirichlet_problem(int dim)
+{
+    ProblemSpec p = dim == 2 ? mixed_2d() : mixed_3d();
+    p.dirichlet = {{"boundary", p.exact}};
+    p.neumann.clear();
+    return p;
+}
+
+/// The nodes' positions and values of u, ordered by position (x, then y, then z, on a grid of
+/// 1e-7, far below the node spacing and far above rounding, shifted so that no dyadic
+/// coordinate lies halfway between two grid lines).
+std::vector<std::array<double, 4>> by_position(const Mesh& mesh, const std::vector<double>& u)
+{
+    std::vector<index_type> order(static_cast<std::size_t>(mesh.num_nodes()));
+    for (index_type n = 0; n < mesh.num_nodes(); ++n) order[n] = n;
+    const auto at = [&](index_type n) {
+        const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(n)];
+        const auto grid = [](double v) { return std::round(v * 1e7 + 0.3141592653589793); };
+        return std::array<double, 3>{grid(x[0]), grid(x[1]), grid(x[2])};
+    };
+    std::sort(order.begin(), order.end(), [&](index_type a, index_type b) { return at(a) < at(b); });
+    std::vector<std::array<double, 4>> sorted;
+    for (index_type n : order) {
+        const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(n)];
+        sorted.push_back({x[0], x[1], x[2], u[n]});
+    }
+    return sorted;
+}
+
+}  // namespace
+
+TEST(OwnNumbering, GivesTheSolutionOfGmshsHighOrderNodes)
+{
+    // The same Gmsh mesh, refined once (by Gmsh or by gpufem: the same cells, except for
+    // tetrahedra, whose inner diagonal Gmsh chooses otherwise: those are not refined), with
+    // Gmsh's degree-k nodes or gpufem's: the same solution at the same points.
+    test::TempFolder folder;
+    for (ElementType type : {ElementType::triangle, ElementType::quadrilateral,
+                             ElementType::tetrahedron, ElementType::hexahedron}) {
+        const int dim = element_dimension(type);
+        const auto geo = test::write_box_geo(folder, type);
+        for (int k = 1; k <= 4; ++k) {
+            SCOPED_TRACE(std::string(element_type_name(type)) + " degree " + std::to_string(k));
+            const int refine = type == ElementType::tetrahedron ? 0 : 1;
+            MeshSpec spec = test::box_geo_spec(geo, dim == 2 ? 0.3 : (type == ElementType::hexahedron ? 1.0 : 0.5), k, refine);
+            const Mesh ours = load_mesh(spec);
+            spec.gmsh_nodes = true;
+            const Mesh gmsh = load_mesh(spec);
+            ASSERT_EQ(ours.num_nodes(), gmsh.num_nodes());
+            ASSERT_EQ(ours.num_cells(), gmsh.num_cells());
+            // Polynomial data that every quadrature rule here integrates exactly: children
+            // may list their vertices in another order than Gmsh's, and the rules on
+            // simplices are not symmetric, so with other data the two systems differ by the
+            // quadrature error (1e-8 relative at P2 on the triangles).
+            ProblemSpec problem;
+            problem.f = "1 + x^2 - 2*y";
+            problem.dirichlet = {{"boundary", "cos(pi*x)*exp(y) + z"}};
+            const auto a = by_position(ours, solve_nodes(ours, problem));
+            const auto b = by_position(gmsh, solve_nodes(gmsh, problem));
+            double scale = 0, diff = 0;
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                for (int axis = 0; axis < 3; ++axis) ASSERT_NEAR(a[i][axis], b[i][axis], 1e-12) << i;
+                scale = std::max(scale, std::abs(b[i][3]));
+                diff = std::max(diff, std::abs(a[i][3] - b[i][3]));
+            }
+            std::printf("  %-13s degree %d: %d nodes, max |u_gpufem - u_gmsh| = %.2e (max |u| %.2f)\n",
+                        element_type_name(type), k, ours.num_nodes(), diff, scale);
+            EXPECT_LE(diff, 1e-11 * scale) << ours.num_nodes() << " nodes";
+        }
+    }
+}
+
+TEST(Convergence, OrderKOnGmshMeshesRefinedByGpufem)
+{
+    // Unstructured Gmsh meshes of the square and cube (all four cell types, degrees 1-4),
+    // refined 0, 1, 2 times by gpufem (3D degrees above 1: 0 and 1 times, to stay fast).
+    test::TempFolder folder;
+    for (ElementType type : {ElementType::triangle, ElementType::quadrilateral,
+                             ElementType::tetrahedron, ElementType::hexahedron}) {
+        const int dim = element_dimension(type);
+        const auto geo = test::write_box_geo(folder, type);
+        for (int k = 1; k <= 4; ++k) {
+            const int levels = dim == 3 && k > 1 ? 2 : 3;
+            const bool big = type == ElementType::hexahedron && k == 4;  // 64 nodes a cell
+            const double h0 = dim == 2 || k == 1 ? 0.4 : (big ? 1.0 : 0.5);
+            std::vector<ErrorNorms> errors;
+            for (int r = 0; r < levels; ++r)
+                errors.push_back(solve_cpu(load_mesh(test::box_geo_spec(geo, h0, k, r)), dirichlet_problem(dim)));
+            for (std::size_t r = 1; r < errors.size(); ++r) {
+                const double l2 = rate(errors[r - 1].l2, errors[r].l2, 2.0, 1.0);
+                const double h1 = rate(errors[r - 1].h1_semi, errors[r].h1_semi, 2.0, 1.0);
+                std::printf("  Gmsh %-13s order %d refine %zu: L2 %.3e (rate %.2f)  H1 %.3e (rate %.2f)\n",
+                            element_type_name(type), k, r, errors[r].l2, l2, errors[r].h1_semi, h1);
+                EXPECT_NEAR(l2, k + 1, 0.3) << element_type_name(type) << " order " << k << " refine " << r;
+                EXPECT_NEAR(h1, k, 0.3) << element_type_name(type) << " order " << k << " refine " << r;
+            }
         }
     }
 }

@@ -571,8 +571,11 @@ TEST(ShippedCases, EveryCaseInCasesRunsOnTheCpu)
                                name == "lma_sweep_quads_1m" || name == "lma_sweep_hexes_1m" ||
                                name.starts_with("scale_") || name == "gmsh_cube_tets";
         // bdia_channel is a 2000 x 1 strip: at a CPU size, its coarse mesh (2 across) in P2.
+        // The cases refined on the device: a coarse mesh, refined once.
+        const bool refined = name.starts_with("refined_");
         const std::string extra = name == "bdia_channel" ? " --set mesh.size=0.5 --set degree=2"
                                   : gpu_sized            ? " --set mesh.size=0.05"
+                                  : refined              ? " --set mesh.size=0.4 --set mesh.refine=1"
                                                          : "";
         const auto r = test::run_gpufem("run " + entry.path().string() + " -q --backend cpu -o " +
                                         (dir.path() / name).string() + extra);

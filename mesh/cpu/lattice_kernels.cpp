@@ -1,0 +1,133 @@
+#include <algorithm>
+#include <atomic>
+#include <utility>
+#include <vector>
+
+#include <parallel/algorithm>
+
+#include "linalg/cpu/chunked_loops.hpp"
+#include "mesh/lattice_kernels.hpp"
+
+namespace gpufem::kernels::cpu {
+
+long long number_vertices(const Executor&, const index_type* cells, long long num_cells,
+                          int nodes_per_cell, int corners, long long num_nodes,
+                          index_type* vertex_of_node)
+{
+    std::fill(vertex_of_node, vertex_of_node + num_nodes, -1);
+    chunked_for(num_cells, [&](long long c) {
+        for (int k = 0; k < corners; ++k)  // cells share corners: marked atomically
+            std::atomic_ref<index_type>(vertex_of_node[cells[c * nodes_per_cell + k]])
+                .store(0, std::memory_order_relaxed);
+    });
+    long long count = 0;
+    for (long long n = 0; n < num_nodes; ++n)
+        if (vertex_of_node[n] == 0) vertex_of_node[n] = static_cast<index_type>(count++);
+    return count;
+}
+
+void lattice_edge_keys(const Executor&, const LatticeMeshView& mesh, const LatticeShapeView& shape,
+                       std::uint64_t* keys)
+{
+    chunked_for(mesh.num_cells, [&](long long c) {
+        for (int e = 0; e < shape.num_edges; ++e)
+            keys[c * shape.num_edges + e] = edge_key(cell_vertex(mesh, c, shape.edges[2 * e]),
+                                                     cell_vertex(mesh, c, shape.edges[2 * e + 1]));
+    });
+}
+
+void lattice_face_keys(const Executor&, const LatticeMeshView& mesh, const LatticeShapeView& shape,
+                       const LatticeEntities& entities, std::uint64_t* keys)
+{
+    chunked_for(mesh.num_cells, [&](long long c) {
+        for (int f = 0; f < shape.num_faces; ++f)
+            keys[c * shape.num_faces + f] = cell_face_key(mesh, shape, entities, c, f);
+    });
+}
+
+long long number_entities(const Executor&, const std::uint64_t* keys, long long count, int,
+                          index_type* entity_of_slot, std::uint64_t* unique_keys, index_type* owner)
+{
+    std::vector<std::pair<std::uint64_t, index_type>> sorted(static_cast<std::size_t>(count));
+    chunked_for(count, [&](long long i) { sorted[i] = {keys[i], static_cast<index_type>(i)}; });
+    // The pairs are distinct, so the order (and every number below) is the same for any
+    // thread count.
+    __gnu_parallel::sort(sorted.begin(), sorted.end());
+    long long distinct = 0;
+    for (long long i = 0; i < count; ++i) {
+        if (i == 0 || sorted[i].first != sorted[i - 1].first) {
+            unique_keys[distinct] = sorted[i].first;
+            owner[distinct] = sorted[i].second;
+            ++distinct;
+        }
+        entity_of_slot[sorted[i].second] = static_cast<index_type>(distinct - 1);
+    }
+    return distinct;
+}
+
+void fill_lattice(const Executor&, const LatticeMeshView& mesh, const LatticeShapeView& shape,
+                  const LatticeEntities& entities, const double* basis,
+                  const double* node_coordinates, long long num_nodes,
+                  const index_type* edge_owner, const index_type* face_owner,
+                  index_type* lattice_cells, double* coordinates)
+{
+    chunked_for(num_nodes, [&](long long n) {
+        const index_type v = mesh.vertex_of_node[n];
+        if (v < 0) return;
+        for (int axis = 0; axis < 3; ++axis) coordinates[3 * v + axis] = node_coordinates[3 * n + axis];
+    });
+    const int npc = mesh.nodes_per_cell;
+    chunked_for(mesh.num_cells, [&](long long c) {
+        const index_type* nodes = mesh.cells + c * npc;
+        for (int q = 0; q < shape.num_points; ++q) {
+            const long long number = lattice_point_number(mesh, shape, entities, c, q);
+            lattice_cells[c * shape.num_points + q] = static_cast<index_type>(number);
+            if (!writes_lattice_point(shape, entities, edge_owner, face_owner, c, q)) continue;
+            const double* weights = basis + static_cast<long long>(q) * npc;
+            for (int axis = 0; axis < 3; ++axis) {
+                double x = 0.0;
+                for (int j = 0; j < npc; ++j) x += weights[j] * node_coordinates[3 * nodes[j] + axis];
+                coordinates[3 * number + axis] = x;
+            }
+        }
+    });
+}
+
+long long fill_facet_lattice(const Executor&, const LatticeFacetView& facets,
+                             const index_type* vertex_of_node, long long num_nodes,
+                             const LatticeShapeView& shape, const LatticeEntities& entities,
+                             const LatticeKeys& keys, index_type* out)
+{
+    std::atomic<long long> first{-1};
+    chunked_for(facets.num_facets, [&](long long f) {
+        for (int q = 0; q < shape.num_points; ++q) {
+            const long long number =
+                facet_point_number(facets, vertex_of_node, num_nodes, shape, entities, keys, f, q);
+            out[f * shape.num_points + q] = static_cast<index_type>(number);
+            if (number >= 0) continue;
+            // The lowest failing facet, whatever the threads' order.
+            const long long code = f * 4 - number;
+            long long seen = first.load();
+            while ((seen < 0 || code < seen) && !first.compare_exchange_weak(seen, code)) {
+            }
+            return;
+        }
+    });
+    return first.load();
+}
+
+void fill_children(const Executor&, const index_type* lattice_cells, long long num_cells,
+                   int points_per_cell, const int* pattern, int patterns, int children,
+                   int nodes_per_child, const int* diagonals, const double* coordinates,
+                   index_type* cells)
+{
+    chunked_for(num_cells, [&](long long c) {
+        const index_type* points = lattice_cells + c * points_per_cell;
+        const int chosen = refinement_choice(points, patterns, diagonals, coordinates);
+        const int* nodes = pattern + static_cast<long long>(chosen) * children * nodes_per_child;
+        index_type* out = cells + c * children * nodes_per_child;
+        for (int k = 0; k < children * nodes_per_child; ++k) out[k] = points[nodes[k]];
+    });
+}
+
+}  // namespace gpufem::kernels::cpu

@@ -1,0 +1,337 @@
+#pragma once
+// Internal to mesh/: the kernels that number the lattice points of order m of a mesh from its
+// topology (vertices, edges, faces, cell interiors) and refine it uniformly, declared once for
+// both backends; the index arithmetic they share is written here once for host and device.
+//
+// Numbering of the lattice points of order m (the nodes of degree-m Lagrange cells):
+//   vertices                 0 .. V-1 (in node order)
+//   edge e, point t          V + e (m-1) + (t-1), t = steps from the edge's lower vertex
+//   face f, point i          V + E (m-1) + f P + i, i in the face's canonical frame (its
+//                            lowest vertex first, then toward its lower neighbour)
+//   cell c, interior point i V + E (m-1) + F P + c I + i
+// Edges and faces are numbered in increasing key order; the key of an edge is (lower vertex,
+// higher vertex), that of a face (its edge from the lowest vertex to the lower of that
+// vertex's neighbours in the face, the other neighbour). Shared points get one number and one
+// position whichever cell they are seen from.
+#include <cstdint>
+
+#include "linalg/backend_kernels.hpp"
+#include "linalg/host_device.hpp"
+#include "linalg/types.hpp"
+
+namespace gpufem {
+
+/// The cells of a mesh as the lattice kernels read them (on the kernels' executor).
+struct LatticeMeshView {
+    const index_type* cells = nullptr;  ///< nodes_per_cell nodes per cell, Gmsh order
+    long long num_cells = 0;
+    int nodes_per_cell = 0;
+    const index_type* vertex_of_node = nullptr;  ///< vertex number of each corner node, -1
+};
+
+/// A LatticeTable on the kernels' executor (see lattice_table.hpp).
+struct LatticeShapeView {
+    const int* points = nullptr;  ///< 5 ints per point: dim, entity, s, t, interior
+    int num_points = 0;
+    int order = 1;                ///< m
+    int dim = 2;                  ///< the element's dimension
+    const int* edges = nullptr;   ///< 2 local vertices per edge
+    int num_edges = 0;
+    const int* faces = nullptr;   ///< 4 local vertices per face (-1: triangle); 3D cells only
+    int num_faces = 0;
+    const int* edge_of_pair = nullptr;  ///< [8 a + b]: the local edge joining vertices a, b
+};
+
+/// The global entities of a mesh's lattice and where each block of numbers starts.
+struct LatticeEntities {
+    const index_type* cell_edges = nullptr;  ///< num_edges per cell: global edge numbers
+    const index_type* cell_faces = nullptr;  ///< num_faces per cell: global face numbers
+    long long vertices = 0, edges = 0, faces = 0;
+    int face_points = 0;      ///< interior points per face
+    int interior_points = 0;  ///< interior points per cell
+
+    GPUFEM_HOST_DEVICE long long edge_base() const { return vertices; }
+    GPUFEM_HOST_DEVICE long long face_base(int m) const { return vertices + edges * (m - 1); }
+    GPUFEM_HOST_DEVICE long long interior_base(int m) const
+    {
+        return face_base(m) + faces * face_points;
+    }
+};
+
+/// Key of an edge between vertices a and b: lower << 32 | higher.
+GPUFEM_HOST_DEVICE inline std::uint64_t edge_key(long long a, long long b)
+{
+    const std::uint64_t lo = static_cast<std::uint64_t>(a < b ? a : b);
+    const std::uint64_t hi = static_cast<std::uint64_t>(a < b ? b : a);
+    return lo << 32 | hi;
+}
+
+/// Of a face's vertices (global numbers g, 3 or 4 in cyclic order): the position of the
+/// lowest, and those of its lower and higher neighbour in the face.
+GPUFEM_HOST_DEVICE inline void face_corner(const long long* g, int n, int& low, int& near, int& far)
+{
+    low = 0;
+    for (int k = 1; k < n; ++k)
+        if (g[k] < g[low]) low = k;
+    const int a = (low + 1) % n, b = (low + n - 1) % n;
+    near = g[a] < g[b] ? a : b;
+    far = g[a] < g[b] ? b : a;
+}
+
+/// Key of a face: the number of its edge from the lowest vertex to the lower neighbour << 32
+/// | the other neighbour's vertex number.
+GPUFEM_HOST_DEVICE inline std::uint64_t face_key(long long edge, long long far_vertex)
+{
+    return static_cast<std::uint64_t>(edge) << 32 | static_cast<std::uint64_t>(far_vertex);
+}
+
+/// The canonical number (0 .. m-2) of the point s steps from vertex a on edge (a, b).
+GPUFEM_HOST_DEVICE inline int edge_point(long long a, long long b, int s, int m)
+{
+    return (a < b ? s : m - s) - 1;
+}
+
+/// The canonical number of a triangular face's interior point with weights (m - s - t, s, t)
+/// on its vertices g[0..2]: weights ordered by the vertices' numbers, (w_mid, w_high) -> the
+/// position in the rows of w_high = 1, 2, ..., each of m - 1 - w_high points.
+GPUFEM_HOST_DEVICE inline int triangle_face_point(const long long* g, int s, int t, int m)
+{
+    const int w[3] = {m - s - t, s, t};
+    int low = 0, high = 0;
+    for (int k = 1; k < 3; ++k) {
+        if (g[k] < g[low]) low = k;
+        if (g[k] > g[high]) high = k;
+    }
+    const int mid = 3 - low - high;
+    const int a = w[mid], b = w[high];
+    return (b - 1) * (m - 1) - (b - 1) * b / 2 + (a - 1);
+}
+
+/// The canonical number of a quadrilateral face's interior point s steps from g[0] toward
+/// g[1] and t toward g[3]: coordinates from the lowest vertex, first toward its lower
+/// neighbour.
+GPUFEM_HOST_DEVICE inline int quadrilateral_face_point(const long long* g, int s, int t, int m)
+{
+    int low = 0, near = 0, far = 0;
+    face_corner(g, 4, low, near, far);
+    // Steps from corner k toward its next (k+1) and previous (k+3) corner.
+    const int next[4] = {s, t, m - s, m - t};
+    const int previous[4] = {t, m - s, m - t, s};
+    const bool near_is_next = near == (low + 1) % 4;
+    const int a = near_is_next ? next[low] : previous[low];
+    const int b = near_is_next ? previous[low] : next[low];
+    return (a - 1) + (m - 1) * (b - 1);
+}
+
+/// The global vertex number of local node `local` of cell c.
+GPUFEM_HOST_DEVICE inline long long cell_vertex(const LatticeMeshView& mesh, long long c, int local)
+{
+    return mesh.vertex_of_node[mesh.cells[c * mesh.nodes_per_cell + local]];
+}
+
+/// The face_key of local face f of cell c (entities.cell_edges set).
+GPUFEM_HOST_DEVICE inline std::uint64_t cell_face_key(const LatticeMeshView& mesh,
+                                                      const LatticeShapeView& shape,
+                                                      const LatticeEntities& entities, long long c,
+                                                      int f)
+{
+    const int* local = shape.faces + 4 * f;
+    const int n = local[3] >= 0 ? 4 : 3;
+    long long g[4];
+    for (int k = 0; k < n; ++k) g[k] = cell_vertex(mesh, c, local[k]);
+    int low = 0, near = 0, far = 0;
+    face_corner(g, n, low, near, far);
+    const int edge = shape.edge_of_pair[8 * local[low] + local[near]];
+    return face_key(entities.cell_edges[c * shape.num_edges + edge], g[far]);
+}
+
+/// The number of lattice point q of cell c.
+GPUFEM_HOST_DEVICE inline long long lattice_point_number(const LatticeMeshView& mesh,
+                                                         const LatticeShapeView& shape,
+                                                         const LatticeEntities& entities,
+                                                         long long c, int q)
+{
+    const int* p = shape.points + 5 * q;
+    const int m = shape.order;
+    if (p[0] == 0) return cell_vertex(mesh, c, p[1]);
+    if (p[0] == shape.dim)
+        return entities.interior_base(m) + c * entities.interior_points + p[4];
+    if (p[0] == 1) {
+        const int* e = shape.edges + 2 * p[1];
+        const long long a = cell_vertex(mesh, c, e[0]), b = cell_vertex(mesh, c, e[1]);
+        return entities.edge_base() + entities.cell_edges[c * shape.num_edges + p[1]] * (m - 1) +
+               edge_point(a, b, p[2], m);
+    }
+    const int* f = shape.faces + 4 * p[1];
+    long long g[4] = {cell_vertex(mesh, c, f[0]), cell_vertex(mesh, c, f[1]),
+                      cell_vertex(mesh, c, f[2]), f[3] >= 0 ? cell_vertex(mesh, c, f[3]) : -1};
+    const int local = f[3] >= 0 ? quadrilateral_face_point(g, p[2], p[3], m)
+                                : triangle_face_point(g, p[2], p[3], m);
+    return entities.face_base(m) +
+           entities.cell_faces[c * shape.num_faces + p[1]] * entities.face_points + local;
+}
+
+/// The facets of one boundary group as the lattice kernels read them.
+struct LatticeFacetView {
+    const index_type* facets = nullptr;  ///< nodes_per_facet nodes per facet, Gmsh order
+    long long num_facets = 0;
+    int nodes_per_facet = 0;
+    int corners = 0;                     ///< its first-order nodes (2, 3 or 4)
+};
+
+/// The sorted keys of a mesh's edges and faces: an entity's number is its key's position.
+struct LatticeKeys {
+    const std::uint64_t* edges = nullptr;
+    long long num_edges = 0;
+    const std::uint64_t* faces = nullptr;
+    long long num_faces = 0;
+};
+
+/// The position of `key` in sorted `keys`, or -1.
+GPUFEM_HOST_DEVICE inline long long find_key(const std::uint64_t* keys, long long n, std::uint64_t key)
+{
+    long long lo = 0, hi = n;
+    while (lo < hi) {
+        const long long mid = lo + (hi - lo) / 2;
+        if (keys[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && keys[lo] == key ? lo : -1;
+}
+
+/// Why a boundary facet is not a face of the cells (facet_point_number's negative results).
+enum LatticeFacetFailure : int {
+    facet_corner_not_a_vertex = 1,  ///< a corner node is no cell's corner
+    facet_edge_not_a_cell_edge = 2,
+    facet_not_a_cell_face = 3,
+};
+
+/// The number of lattice point q (of the facet shape's table `shape`) of facet f, numbered
+/// as the cells' lattice; or minus a LatticeFacetFailure.
+GPUFEM_HOST_DEVICE inline long long facet_point_number(const LatticeFacetView& facets,
+                                                       const index_type* vertex_of_node,
+                                                       long long num_nodes,
+                                                       const LatticeShapeView& shape,
+                                                       const LatticeEntities& entities,
+                                                       const LatticeKeys& keys, long long f, int q)
+{
+    const index_type* nodes = facets.facets + f * facets.nodes_per_facet;
+    long long g[4] = {-1, -1, -1, -1};
+    for (int i = 0; i < facets.corners; ++i) {
+        if (nodes[i] < 0 || nodes[i] >= num_nodes || vertex_of_node[nodes[i]] < 0)
+            return -facet_corner_not_a_vertex;
+        g[i] = vertex_of_node[nodes[i]];
+    }
+    const int* p = shape.points + 5 * q;
+    const int m = shape.order;
+    if (p[0] == 0) return g[p[1]];
+    if (p[0] == 1) {
+        const long long a = g[shape.edges[2 * p[1]]], b = g[shape.edges[2 * p[1] + 1]];
+        const long long e = find_key(keys.edges, keys.num_edges, edge_key(a, b));
+        if (e < 0) return -facet_edge_not_a_cell_edge;
+        return entities.edge_base() + e * (m - 1) + edge_point(a, b, p[2], m);
+    }
+    int low = 0, near = 0, far = 0;
+    face_corner(g, facets.corners, low, near, far);
+    const long long e = find_key(keys.edges, keys.num_edges, edge_key(g[low], g[near]));
+    if (e < 0) return -facet_edge_not_a_cell_edge;
+    const long long face = find_key(keys.faces, keys.num_faces, face_key(e, g[far]));
+    if (face < 0) return -facet_not_a_cell_face;
+    const int local = facets.corners == 4 ? quadrilateral_face_point(g, p[2], p[3], m)
+                                          : triangle_face_point(g, p[2], p[3], m);
+    return entities.face_base(m) + face * entities.face_points + local;
+}
+
+/// Whether cell c writes the position of its lattice point q: points inside the cell always,
+/// edge and face points when c is their entity's first slot (owner), vertices never (they
+/// are copied from their nodes).
+GPUFEM_HOST_DEVICE inline bool writes_lattice_point(const LatticeShapeView& shape,
+                                                    const LatticeEntities& entities,
+                                                    const index_type* edge_owner,
+                                                    const index_type* face_owner, long long c, int q)
+{
+    const int* p = shape.points + 5 * q;
+    if (p[0] == shape.dim) return true;
+    if (p[0] == 1) {
+        const long long slot = c * shape.num_edges + p[1];
+        return edge_owner[entities.cell_edges[slot]] == slot;
+    }
+    if (p[0] == 2) {
+        const long long slot = c * shape.num_faces + p[1];
+        return face_owner[entities.cell_faces[slot]] == slot;
+    }
+    return false;
+}
+
+/// The refinement pattern of a cell: with diagonals (2 lattice points per pattern), the
+/// pattern whose diagonal is shortest (the first on ties), else 0.
+GPUFEM_HOST_DEVICE inline int refinement_choice(const index_type* points, int patterns,
+                                                const int* diagonals, const double* coordinates)
+{
+    if (!diagonals) return 0;
+    int chosen = 0;
+    double shortest = 0.0;
+    for (int p = 0; p < patterns; ++p) {
+        const double* a = coordinates + 3 * static_cast<long long>(points[diagonals[2 * p]]);
+        const double* b = coordinates + 3 * static_cast<long long>(points[diagonals[2 * p + 1]]);
+        double length = 0.0;
+        for (int axis = 0; axis < 3; ++axis) length += (a[axis] - b[axis]) * (a[axis] - b[axis]);
+        if (p == 0 || length < shortest) {
+            shortest = length;
+            chosen = p;
+        }
+    }
+    return chosen;
+}
+
+#define GPUFEM_LATTICE_KERNELS(PREFIX, BODY)                                                 \
+    /** vertex_of_node[n] = the number of node n among the corner nodes of the cells (the    \
+        first `corners` of each), in node order, or -1 for other nodes; returns the count. */ \
+    PREFIX long long number_vertices(const Executor& exec, const index_type* cells,          \
+                                     long long num_cells, int nodes_per_cell, int corners,   \
+                                     long long num_nodes, index_type* vertex_of_node) BODY   \
+    /** keys[c * num_edges + e] = edge_key of local edge e of cell c. */                      \
+    PREFIX void lattice_edge_keys(const Executor& exec, const LatticeMeshView& mesh,         \
+                                  const LatticeShapeView& shape, std::uint64_t* keys) BODY   \
+    /** keys[c * num_faces + f] = face_key of local face f of cell c (entities.cell_edges    \
+        set). */                                                                             \
+    PREFIX void lattice_face_keys(const Executor& exec, const LatticeMeshView& mesh,         \
+                                  const LatticeShapeView& shape,                             \
+                                  const LatticeEntities& entities, std::uint64_t* keys) BODY \
+    /** Numbers the distinct keys (below 2^key_bits) in increasing order:                    \
+        entity_of_slot[i] = the number of keys[i]; unique_keys[j] the j-th key, owner[j] the   \
+        first slot that holds it. Returns the number of distinct keys. */                    \
+    PREFIX long long number_entities(const Executor& exec, const std::uint64_t* keys,        \
+                                     long long count, int key_bits,                          \
+                                     index_type* entity_of_slot, std::uint64_t* unique_keys, \
+                                     index_type* owner) BODY                                 \
+    /** lattice_cells[c * num_points + q] = lattice_point_number(c, q); coordinates (3 per   \
+        point) of every point: vertices copied from their node, the others as                \
+        sum_j basis[q * nodes_per_cell + j] x_j over the cell's nodes, written by the first   \
+        cell holding them (edge_owner / face_owner: the owning slot). */                     \
+    PREFIX void fill_lattice(const Executor& exec, const LatticeMeshView& mesh,              \
+                             const LatticeShapeView& shape, const LatticeEntities& entities, \
+                             const double* basis, const double* node_coordinates,            \
+                             long long num_nodes, const index_type* edge_owner,              \
+                             const index_type* face_owner, index_type* lattice_cells,        \
+                             double* coordinates) BODY                                       \
+    /** out[f * num_points + q] = facet_point_number(f, q) for every facet; returns -1, or  \
+        the first failing facet f and its failure as f * 4 + failure. */                      \
+    PREFIX long long fill_facet_lattice(const Executor& exec, const LatticeFacetView& facets, \
+                                        const index_type* vertex_of_node, long long num_nodes,\
+                                        const LatticeShapeView& shape,                        \
+                                        const LatticeEntities& entities,                      \
+                                        const LatticeKeys& keys, index_type* out) BODY        \
+    /** cells[(c * children + s) * nodes_per_child + q] =                                   \
+        lattice_cells[c * points_per_cell + pattern[(p * children + s) * nodes_per_child +   \
+        q]], p the pattern of cell c: with diagonals (2 lattice points per pattern), the one  \
+        whose diagonal is shortest (the first on ties); else 0. */                           \
+    PREFIX void fill_children(const Executor& exec, const index_type* lattice_cells,         \
+                              long long num_cells, int points_per_cell, const int* pattern,  \
+                              int patterns, int children, int nodes_per_child,               \
+                              const int* diagonals, const double* coordinates,               \
+                              index_type* cells) BODY
+
+GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_LATTICE_KERNELS)
+
+}  // namespace gpufem

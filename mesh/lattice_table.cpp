@@ -1,0 +1,392 @@
+#include "mesh/lattice_table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "mesh/lagrange_basis.hpp"
+
+namespace gpufem {
+namespace {
+
+/// Highest order Gmsh's node order is read for; higher lattices (refinement of order 3-4
+/// meshes) are enumerated lexicographically, as only gpufem reads them.
+constexpr int highest_gmsh_order = 4;
+
+bool is_simplex(ElementType type)
+{
+    return type == ElementType::triangle || type == ElementType::tetrahedron;
+}
+
+/// The integer coordinates of each vertex of the shape at lattice order m, in Gmsh's vertex
+/// order (simplices: 0, m e_1, ..., m e_d; boxes: the corners of [0, m]^d, counter-clockwise
+/// in z = 0, then z = m).
+std::vector<std::array<int, 3>> vertex_coordinates(ElementType type, int m)
+{
+    switch (type) {
+    case ElementType::line: return {{0, 0, 0}, {m, 0, 0}};
+    case ElementType::triangle: return {{0, 0, 0}, {m, 0, 0}, {0, m, 0}};
+    case ElementType::quadrilateral: return {{0, 0, 0}, {m, 0, 0}, {m, m, 0}, {0, m, 0}};
+    case ElementType::tetrahedron: return {{0, 0, 0}, {m, 0, 0}, {0, m, 0}, {0, 0, m}};
+    case ElementType::hexahedron:
+        return {{0, 0, 0}, {m, 0, 0}, {m, m, 0}, {0, m, 0},
+                {0, 0, m}, {m, 0, m}, {m, m, m}, {0, m, m}};
+    }
+    throw std::logic_error("vertex_coordinates: unknown shape");
+}
+
+/// The lattice points of order m in Gmsh's node order (m <= 4) or lexicographically.
+std::vector<std::array<int, 3>> lattice_points(ElementType type, int m)
+{
+    const int dim = element_dimension(type);
+    std::vector<std::array<int, 3>> points;
+    if (m <= highest_gmsh_order) {
+        const std::vector<double> reference = lagrange_reference_nodes(type, m);
+        for (std::size_t q = 0; q < reference.size() / dim; ++q) {
+            std::array<int, 3> at{0, 0, 0};
+            for (int i = 0; i < dim; ++i) {
+                const double u = reference[q * dim + i];
+                const double x = is_simplex(type) ? m * u : m * (u + 1.0) / 2.0;
+                at[i] = static_cast<int>(std::lround(x));
+                if (std::abs(x - at[i]) > 1e-9)
+                    throw std::logic_error("lattice_points: a Lagrange node off the lattice");
+            }
+            points.push_back(at);
+        }
+        return points;
+    }
+    const int nz = dim == 3 ? m : 0, ny = dim >= 2 ? m : 0;
+    for (int z = 0; z <= nz; ++z)
+        for (int y = 0; y <= ny; ++y)
+            for (int x = 0; x <= m; ++x)
+                if (!is_simplex(type) || x + y + z <= m) points.push_back({x, y, z});
+    return points;
+}
+
+/// The barycentric integer weights of a simplex point (w_0 = m - sum, w_i = x_{i-1}).
+std::vector<int> weights(const std::array<int, 3>& at, int dim, int m)
+{
+    std::vector<int> w(static_cast<std::size_t>(dim + 1));
+    w[0] = m;
+    for (int i = 0; i < dim; ++i) {
+        w[static_cast<std::size_t>(i + 1)] = at[i];
+        w[0] -= at[i];
+    }
+    return w;
+}
+
+/// Every edge and 2D face of the shape (local vertices; faces cyclic).
+void shape_entities(ElementType type, LatticeTable& table)
+{
+    const int dim = element_dimension(type);
+    const auto corners = vertex_coordinates(type, 1);
+    const int n = static_cast<int>(corners.size());
+    if (is_simplex(type)) {
+        for (int a = 0; a < n; ++a)
+            for (int b = a + 1; b < n; ++b) table.edges.push_back({a, b});
+        for (int a = 0; a < n; ++a)
+            for (int b = a + 1; b < n; ++b)
+                for (int c = b + 1; c < n; ++c) table.faces.push_back({a, b, c, -1});
+        return;
+    }
+    // Boxes: edges join corners differing along one axis; faces are the box's sides, their
+    // corners cyclic in (p, q), the two free axes p < q.
+    for (int a = 0; a < n; ++a)
+        for (int b = a + 1; b < n; ++b) {
+            int differ = 0;
+            for (int i = 0; i < 3; ++i) differ += corners[a][i] != corners[b][i];
+            if (differ == 1) table.edges.push_back({a, b});
+        }
+    if (dim < 2) return;
+    const auto corner_at = [&](const std::array<int, 3>& at) {
+        return static_cast<int>(std::find(corners.begin(), corners.end(), at) - corners.begin());
+    };
+    for (int fixed = (dim == 3 ? 0 : 2); fixed < 3; ++fixed)
+        for (int side = 0; side < (dim == 3 ? 2 : 1); ++side) {
+            const int p = fixed == 0 ? 1 : 0, q = fixed == 2 ? 1 : 2;
+            std::array<int, 4> face{};
+            const int cyclic[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+            for (int k = 0; k < 4; ++k) {
+                std::array<int, 3> at{0, 0, 0};
+                if (dim == 3) at[fixed] = side;
+                at[p] = cyclic[k][0];
+                at[q] = cyclic[k][1];
+                face[k] = corner_at(at);
+            }
+            table.faces.push_back(face);
+        }
+}
+
+/// Describes one point of a simplex: its support (vertices with a positive weight).
+LatticePoint simplex_point(const LatticeTable& table, const std::array<int, 3>& at, int dim, int m)
+{
+    const std::vector<int> w = weights(at, dim, m);
+    std::vector<int> support;
+    for (int i = 0; i <= dim; ++i)
+        if (w[static_cast<std::size_t>(i)] > 0) support.push_back(i);
+    LatticePoint point;
+    point.dim = static_cast<int>(support.size()) - 1;
+    if (point.dim == 0) {
+        point.entity = support[0];
+    } else if (point.dim == 1) {
+        point.entity = table.edge_between(support[0], support[1]);
+        point.s = w[static_cast<std::size_t>(table.edges[point.entity][1])];
+    } else if (point.dim == 2) {
+        for (std::size_t f = 0; f < table.faces.size(); ++f)
+            if (table.faces[f][0] == support[0] && table.faces[f][1] == support[1] &&
+                table.faces[f][2] == support[2])
+                point.entity = static_cast<int>(f);
+        point.s = w[static_cast<std::size_t>(support[1])];
+        point.t = w[static_cast<std::size_t>(support[2])];
+    }
+    return point;
+}
+
+/// Describes one point of a box: its free axes (strictly inside [0, m]).
+LatticePoint box_point(const LatticeTable& table, const std::array<int, 3>& at, int dim, int m)
+{
+    const auto corners = vertex_coordinates(table.type, 1);
+    const auto corner_at = [&](const std::array<int, 3>& c) {
+        return static_cast<int>(std::find(corners.begin(), corners.end(), c) - corners.begin());
+    };
+    std::vector<int> free;
+    std::array<int, 3> low{0, 0, 0};  // the nearest corner below, in box units
+    for (int i = 0; i < dim; ++i) {
+        if (at[i] > 0 && at[i] < m) free.push_back(i);
+        else low[i] = at[i] == m ? 1 : 0;
+    }
+    LatticePoint point;
+    point.dim = static_cast<int>(free.size());
+    if (point.dim == 0) {
+        point.entity = corner_at(low);
+    } else if (point.dim == 1) {
+        const int p = free[0];
+        std::array<int, 3> high = low;
+        high[p] = 1;
+        const int a = corner_at(low), b = corner_at(high);
+        point.entity = table.edge_between(a, b);
+        point.s = table.edges[point.entity][0] == a ? at[p] : m - at[p];
+    } else if (point.dim == 2) {
+        const int p = free[0], q = free[1];
+        // The face whose corner 0 is `low` with p and q free: built so by shape_entities.
+        for (std::size_t f = 0; f < table.faces.size(); ++f)
+            if (table.faces[f][0] == corner_at(low)) {
+                std::array<int, 3> along_p = low, along_q = low;
+                along_p[p] = 1;
+                along_q[q] = 1;
+                if (table.faces[f][1] == corner_at(along_p) && table.faces[f][3] == corner_at(along_q))
+                    point.entity = static_cast<int>(f);
+            }
+        point.s = at[p];
+        point.t = at[q];
+    }
+    return point;
+}
+
+LatticeTable build_table(ElementType type, int m)
+{
+    LatticeTable table;
+    table.type = type;
+    table.order = m;
+    shape_entities(type, table);
+    const int dim = element_dimension(type);
+    table.coordinates = lattice_points(type, m);
+    for (const auto& at : table.coordinates) {
+        LatticePoint point = is_simplex(type) || type == ElementType::line
+                                 ? simplex_point(table, at, dim, m)
+                                 : box_point(table, at, dim, m);
+        if (type == ElementType::line && point.dim == 1) point.s = at[0];
+        if (point.dim == dim) {
+            point.interior = table.interior_points++;
+            if (dim == 3) point.entity = 0;
+        }
+        table.points.push_back(point);
+    }
+    return table;
+}
+
+/// A child as a frame in the parent's order-2 lattice: a corner and dim edge vectors.
+struct ChildFrame {
+    std::array<int, 3> corner;
+    std::vector<std::array<int, 3>> edges;
+};
+
+std::array<int, 3> plus(const std::array<int, 3>& a, const std::array<int, 3>& b)
+{
+    return {a[0] + b[0], a[1] + b[1], a[2] + b[2]};
+}
+std::array<int, 3> minus(const std::array<int, 3>& a, const std::array<int, 3>& b)
+{
+    return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+}
+std::array<int, 3> scaled(int s, const std::array<int, 3>& a) { return {s * a[0], s * a[1], s * a[2]}; }
+
+int determinant(const std::vector<std::array<int, 3>>& e)
+{
+    return e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
+           e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
+           e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
+}
+
+/// The children of the shape (order-2 lattice frames); for tetrahedra, the 4 corner children
+/// followed by the 4 of the octahedron split along `diagonal` (0: 01-23, 1: 02-13, 2: 03-12).
+std::vector<ChildFrame> child_frames(ElementType type, int diagonal)
+{
+    const std::array<int, 3> o{0, 0, 0}, x{1, 0, 0}, y{0, 1, 0}, z{0, 0, 1};
+    std::vector<ChildFrame> frames;
+    switch (type) {
+    case ElementType::line: return {{o, {x}}, {x, {x}}};
+    case ElementType::quadrilateral:
+        for (int j = 0; j < 2; ++j)
+            for (int i = 0; i < 2; ++i) frames.push_back({{i, j, 0}, {x, y}});
+        return frames;
+    case ElementType::hexahedron:
+        for (int k = 0; k < 2; ++k)
+            for (int j = 0; j < 2; ++j)
+                for (int i = 0; i < 2; ++i) frames.push_back({{i, j, k}, {x, y, z}});
+        return frames;
+    case ElementType::triangle:
+        return {{o, {x, y}}, {x, {x, y}}, {y, {x, y}}, {{1, 1, 0}, {{-1, 0, 0}, {0, -1, 0}}}};
+    case ElementType::tetrahedron: {
+        for (const auto& corner : {o, x, y, z}) frames.push_back({corner, {x, y, z}});
+        // Midpoints of the 6 edges (order-2 lattice): index ab for a < b.
+        const std::array<std::array<int, 3>, 4> v{o, scaled(2, x), scaled(2, y), scaled(2, z)};
+        const auto mid = [&](int a, int b) {
+            const auto s = plus(v[a], v[b]);
+            return std::array<int, 3>{s[0] / 2, s[1] / 2, s[2] / 2};
+        };
+        const int opposite[3][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 3, 1, 2}};
+        const int* d = opposite[diagonal];
+        const auto p = mid(d[0], d[1]), q = mid(d[2], d[3]);
+        // The other four midpoints in a cycle: consecutive ones share a vertex of the parent.
+        std::vector<std::array<int, 2>> ring;
+        for (int a = 0; a < 4; ++a)
+            for (int b = a + 1; b < 4; ++b) {
+                const bool diag = (a == d[0] && b == d[1]) || (a == d[2] && b == d[3]);
+                if (!diag) ring.push_back({a, b});
+            }
+        std::vector<std::array<int, 2>> cycle{ring[0]};
+        std::vector<bool> used(ring.size(), false);
+        used[0] = true;
+        while (cycle.size() < ring.size())
+            for (std::size_t r = 0; r < ring.size(); ++r) {
+                const auto& last = cycle.back();
+                const bool shares = ring[r][0] == last[0] || ring[r][0] == last[1] ||
+                                    ring[r][1] == last[0] || ring[r][1] == last[1];
+                if (!used[r] && shares) {
+                    cycle.push_back(ring[r]);
+                    used[r] = true;
+                    break;
+                }
+            }
+        for (std::size_t k = 0; k < 4; ++k) {
+            const auto a = mid(cycle[k][0], cycle[k][1]);
+            const auto b = mid(cycle[(k + 1) % 4][0], cycle[(k + 1) % 4][1]);
+            std::vector<std::array<int, 3>> edges{minus(q, p), minus(a, p), minus(b, p)};
+            if (determinant(edges) < 0) std::swap(edges[1], edges[2]);
+            frames.push_back({p, edges});
+        }
+        return frames;
+    }
+    }
+    throw std::logic_error("child_frames: unknown shape");
+}
+
+RefinementPattern build_pattern(ElementType type, int g)
+{
+    RefinementPattern pattern;
+    pattern.type = type;
+    pattern.order = g;
+    const LatticeTable& parent = lattice_table(type, 2 * g);
+    const LatticeTable& child = lattice_table(type, g);
+    const int dim = element_dimension(type);
+    const int patterns = type == ElementType::tetrahedron ? 3 : 1;
+    for (int p = 0; p < patterns; ++p) {
+        std::vector<std::vector<int>> children;
+        for (const ChildFrame& frame : child_frames(type, p)) {
+            std::vector<int> nodes;
+            for (const auto& at : child.coordinates) {
+                // Child point at (integer coordinates of order g) -> g corner + sum at_i edge_i
+                // in the parent's lattice of order 2g; simplices use Cartesian coordinates,
+                // boxes [0, g]^d, both affine in `at`.
+                std::array<int, 3> point = scaled(g, frame.corner);
+                for (int i = 0; i < dim; ++i) point = plus(point, scaled(at[i], frame.edges[i]));
+                const int index = parent.point_at(point);
+                if (index < 0) throw std::logic_error("build_pattern: a child node off the parent's lattice");
+                nodes.push_back(index);
+            }
+            children.push_back(nodes);
+        }
+        pattern.children.push_back(children);
+        if (type == ElementType::tetrahedron) {
+            const int opposite[3][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 3, 1, 2}};
+            const auto corners = vertex_coordinates(type, 2 * g);
+            const auto mid = [&](int a, int b) {
+                const auto s = plus(corners[a], corners[b]);
+                return parent.point_at({s[0] / 2, s[1] / 2, s[2] / 2});
+            };
+            pattern.diagonals.push_back({mid(opposite[p][0], opposite[p][1]),
+                                         mid(opposite[p][2], opposite[p][3])});
+        }
+    }
+    return pattern;
+}
+
+}  // namespace
+
+int LatticeTable::edge_between(int a, int b) const
+{
+    for (std::size_t e = 0; e < edges.size(); ++e)
+        if ((edges[e][0] == a && edges[e][1] == b) || (edges[e][0] == b && edges[e][1] == a))
+            return static_cast<int>(e);
+    return -1;
+}
+
+int LatticeTable::point_at(const std::array<int, 3>& at) const
+{
+    const auto found = std::find(coordinates.begin(), coordinates.end(), at);
+    return found == coordinates.end() ? -1 : static_cast<int>(found - coordinates.begin());
+}
+
+int LatticeTable::face_points(bool quadrilateral) const
+{
+    return quadrilateral ? (order - 1) * (order - 1) : (order - 1) * (order - 2) / 2;
+}
+
+const LatticeTable& lattice_table(ElementType type, int m)
+{
+    if (m < 1 || m > 2 * highest_gmsh_order)
+        throw std::invalid_argument("lattice_table: order " + std::to_string(m) + " outside 1..8");
+    static std::mutex mutex;
+    static std::map<std::pair<int, int>, std::unique_ptr<LatticeTable>> tables;
+    const std::lock_guard lock(mutex);
+    auto& slot = tables[{static_cast<int>(type), m}];
+    if (!slot) slot = std::make_unique<LatticeTable>(build_table(type, m));
+    return *slot;
+}
+
+const RefinementPattern& refinement_pattern(ElementType type, int g)
+{
+    if (g < 1 || g > highest_gmsh_order)
+        throw std::invalid_argument("refinement_pattern: order " + std::to_string(g) + " outside 1..4");
+    static std::mutex mutex;
+    static std::map<std::pair<int, int>, std::unique_ptr<RefinementPattern>> patterns;
+    // lattice_table takes its own lock; build outside ours would race, so hold ours only
+    // around the map (building twice is harmless: the first stored wins).
+    {
+        const std::lock_guard lock(mutex);
+        const auto found = patterns.find({static_cast<int>(type), g});
+        if (found != patterns.end()) return *found->second;
+    }
+    auto built = std::make_unique<RefinementPattern>(build_pattern(type, g));
+    const std::lock_guard lock(mutex);
+    auto& slot = patterns[{static_cast<int>(type), g}];
+    if (!slot) slot = std::move(built);
+    return *slot;
+}
+
+}  // namespace gpufem

@@ -1,0 +1,55 @@
+#pragma once
+// Meshes for the refinement and numbering tests: unstructured Gmsh meshes of the unit square
+// and cube of every cell type, at order 1 or any order, numbered as Gmsh numbers them.
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "mesh/mesh_source.hpp"
+#include "tests/mesh/mesh_test_support.hpp"
+
+namespace gpufem::test {
+
+/// Writes a .geo of the unit square (2D types) or cube (3D types) that Gmsh meshes without
+/// structure and reproducibly: triangles (Delaunay), quadrilaterals (every triangle split in
+/// 3), tetrahedra (Delaunay, not the default HXT, whose meshes vary), hexahedra (every
+/// tetrahedron split in 4), of the size given (not the kernel's own point sizes). Groups:
+/// 'domain', 'boundary' and 'left' (x = 0).
+inline std::filesystem::path write_box_geo(const TempFolder& folder, ElementType type)
+{
+    const std::filesystem::path path = folder / (std::string(element_type_name(type)) + ".geo");
+    std::ofstream geo(path);
+    geo << "SetFactory(\"OpenCASCADE\");\n"
+           "Mesh.MeshSizeFromPoints = 0;\n";  // the size given is the size
+    if (element_dimension(type) == 2) {
+        geo << "Rectangle(1) = {0, 0, 0, 1, 1};\n"
+               "Physical Surface(\"domain\") = {1};\n"
+               "Physical Curve(\"boundary\") = {1, 2, 3, 4};\n"
+               "Physical Curve(\"left\") = {4};\n"
+               "Mesh.Algorithm = 5;\n";
+        if (type == ElementType::quadrilateral) geo << "Mesh.SubdivisionAlgorithm = 1;\n";
+    } else {
+        geo << "Box(1) = {0, 0, 0, 1, 1, 1};\n"
+               "Physical Volume(\"domain\") = {1};\n"
+               "Physical Surface(\"boundary\") = {1, 2, 3, 4, 5, 6};\n"
+               "Physical Surface(\"left\") = {1};\n"
+               "Mesh.Algorithm = 5;\n"
+               "Mesh.Algorithm3D = 1;\n";
+        if (type == ElementType::hexahedron) geo << "Mesh.SubdivisionAlgorithm = 2;\n";
+    }
+    return path;
+}
+
+/// The spec of that .geo at size h, degree k, refined r times.
+inline MeshSpec box_geo_spec(const std::filesystem::path& geo, double h, int k, int r = 0)
+{
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::geo;
+    spec.path = geo.string();
+    spec.size = h;
+    spec.degree = k;
+    spec.refine = r;
+    return spec;
+}
+
+}  // namespace gpufem::test

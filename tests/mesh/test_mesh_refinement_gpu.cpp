@@ -1,0 +1,76 @@
+// gpufem's refinement and node numbering on a CUDA device give the CPU's meshes exactly: the
+// same numbers, the same coordinates bit for bit (the device code runs without fused
+// multiply-adds), the same boundary groups, and the device copy equal to the host arrays.
+#include <gtest/gtest.h>
+
+#include "gpu_test.hpp"
+#include "mesh/mesh_refinement.hpp"
+#include "mesh/mesh_source.hpp"
+#include "tests/mesh/mesh_refinement_support.hpp"
+
+namespace gpufem {
+namespace {
+
+/// Expects two meshes to be identical, and the CUDA one's device arrays to equal its host's.
+void expect_identical(const Mesh& cpu, const Mesh& cuda)
+{
+    ASSERT_EQ(cpu.degree, cuda.degree);
+    ASSERT_EQ(cpu.cells.size(), cuda.cells.size());
+    for (std::size_t i = 0; i < cpu.cells.size(); ++i) ASSERT_EQ(cpu.cells[i], cuda.cells[i]) << i;
+    ASSERT_EQ(cpu.coordinates.size(), cuda.coordinates.size());
+    for (std::size_t i = 0; i < cpu.coordinates.size(); ++i)
+        ASSERT_EQ(cpu.coordinates[i], cuda.coordinates[i]) << i;
+    EXPECT_EQ(cpu.cell_group, cuda.cell_group);
+    ASSERT_EQ(cpu.boundaries.size(), cuda.boundaries.size());
+    for (std::size_t b = 0; b < cpu.boundaries.size(); ++b)
+        EXPECT_EQ(cpu.boundaries[b].connectivity, cuda.boundaries[b].connectivity) << b;
+    ASSERT_NE(cuda.device, nullptr);
+    const std::vector<index_type> cells = cuda.device->cells.to_host();
+    const std::vector<double> coordinates = cuda.device->coordinates.to_host();
+    EXPECT_TRUE(std::equal(cells.begin(), cells.end(), cuda.cells.begin(), cuda.cells.end()));
+    EXPECT_TRUE(std::equal(coordinates.begin(), coordinates.end(), cuda.coordinates.begin(),
+                           cuda.coordinates.end()));
+}
+
+TEST(RefinementGpu, CudaRefinesAndNumbersAsTheCpu)
+{
+    GPUFEM_REQUIRE_GPU();
+    const ExecPtr cpu = Executor::create_cpu(), cuda = Executor::create_cuda();
+    test::TempFolder folder;
+    for (ElementType type : {ElementType::triangle, ElementType::quadrilateral,
+                             ElementType::tetrahedron, ElementType::hexahedron}) {
+        const bool plane = element_dimension(type) == 2;
+        const auto geo = test::write_box_geo(folder, type);
+        for (int g : {1, 2}) {
+            SCOPED_TRACE(std::string(element_type_name(type)) + " order " + std::to_string(g));
+            MeshSpec spec = test::box_geo_spec(geo, plane ? 0.05 : 0.15, g);
+            spec.gmsh_nodes = true;  // Gmsh's mesh as it comes
+            const Mesh coarse = load_mesh(spec);
+            const Mesh on_cpu = refine_uniformly(refine_uniformly(coarse, cpu), cpu);
+            const Mesh on_cuda = refine_uniformly(refine_uniformly(coarse, cuda), cuda);
+            expect_identical(on_cpu, on_cuda);
+            for (int k = 1; k <= 4; ++k)
+                expect_identical(with_degree(on_cpu, k, cpu), with_degree(on_cuda, k, cuda));
+        }
+    }
+}
+
+TEST(RefinementGpu, LoadMeshRefinesOnTheDevice)
+{
+    GPUFEM_REQUIRE_GPU();
+    // The ball: curved (order 2 from Gmsh), refined twice, P2 and P3.
+    for (int k : {2, 3}) {
+        MeshSpec spec;
+        spec.kind = MeshSpec::Kind::geo;
+        spec.path = GPUFEM_SOURCE_DIR "/cases/meshes/ball.geo";
+        spec.size = 0.4;
+        spec.refine = 2;
+        spec.degree = k;
+        const Mesh on_cpu = load_mesh(spec);
+        const Mesh on_cuda = load_mesh(spec, Executor::create_cuda());
+        expect_identical(on_cpu, on_cuda);
+    }
+}
+
+}  // namespace
+}  // namespace gpufem
