@@ -3,16 +3,19 @@
 // topology (vertices, edges, faces, cell interiors) and refine it uniformly, declared once for
 // both backends; the index arithmetic they share is written here once for host and device.
 //
-// Numbering of the lattice points of order m (the nodes of degree-m Lagrange cells):
-//   vertices                 0 .. V-1 (in node order)
-//   edge e, point t          V + e (m-1) + (t-1), t = steps from the edge's lower vertex
-//   face f, point i          V + E (m-1) + f P + i, i in the face's canonical frame (its
-//                            lowest vertex first, then toward its lower neighbour)
-//   cell c, interior point i V + E (m-1) + F P + c I + i
-// Edges and faces are numbered in increasing key order; the key of an edge is (lower vertex,
-// higher vertex), that of a face (its edge from the lowest vertex to the lower of that
-// vertex's neighbours in the face, the other neighbour). Shared points get one number and one
-// position whichever cell they are seen from.
+// Numbering of the lattice points of order m (the nodes of degree-m Lagrange cells): every
+// point belongs to one vertex, the lowest-numbered vertex of the entity it lies inside, and
+// each vertex's points are numbered together, in vertex order:
+//   vertex v:      start(v), then the points of the edges whose lower vertex is v (edge by
+//                  edge; on an edge, counted from its lower vertex), of the faces whose lowest
+//                  vertex is v (in the face's canonical frame: its lowest vertex first, then
+//                  toward its lower neighbour), and of the cells whose lowest vertex is v.
+// Rows of the matrix thus refer to nearby numbers (the vertices' order, Gmsh's or the
+// refinement's, is kept). Edges and faces are numbered in increasing key order; the key of an
+// edge is (lower vertex, higher vertex), that of a face (its edge from the lowest vertex to
+// the lower of that vertex's neighbours in the face, the other neighbour), so a vertex's
+// edges, and its faces, are consecutive. Shared points get one number and one position
+// whichever cell they are seen from.
 #include <cstdint>
 
 #include "linalg/backend_kernels.hpp"
@@ -42,19 +45,39 @@ struct LatticeShapeView {
     const int* edge_of_pair = nullptr;  ///< [8 a + b]: the local edge joining vertices a, b
 };
 
-/// The global entities of a mesh's lattice and where each block of numbers starts.
+/// The global entities of a mesh's lattice and where each vertex's numbers start.
 struct LatticeEntities {
     const index_type* cell_edges = nullptr;  ///< num_edges per cell: global edge numbers
     const index_type* cell_faces = nullptr;  ///< num_faces per cell: global face numbers
+    const long long* vertex_start = nullptr; ///< V + 1: the first number of each vertex's block
+    const index_type* first_edge = nullptr;  ///< V + 1: the first edge whose lower vertex is v
+    const index_type* first_face = nullptr;  ///< V + 1: the first face whose lowest vertex is v
+    const index_type* first_cell = nullptr;  ///< V + 1: the first cell position (below) of v
+    const index_type* cell_position = nullptr;  ///< per cell: its position among the cells
+                                                ///< ordered by lowest vertex (null: no interior)
     long long vertices = 0, edges = 0, faces = 0;
     int face_points = 0;      ///< interior points per face
     int interior_points = 0;  ///< interior points per cell
 
-    GPUFEM_HOST_DEVICE long long edge_base() const { return vertices; }
-    GPUFEM_HOST_DEVICE long long face_base(int m) const { return vertices + edges * (m - 1); }
-    GPUFEM_HOST_DEVICE long long interior_base(int m) const
+    /// The first number after vertex v's own point and its edges' points.
+    GPUFEM_HOST_DEVICE long long after_edges(long long v, int m) const
     {
-        return face_base(m) + faces * face_points;
+        return vertex_start[v] + 1 + static_cast<long long>(first_edge[v + 1] - first_edge[v]) * (m - 1);
+    }
+    /// The first number after those and v's faces' points.
+    GPUFEM_HOST_DEVICE long long after_faces(long long v, int m) const
+    {
+        return after_edges(v, m) + static_cast<long long>(first_face[v + 1] - first_face[v]) * face_points;
+    }
+    /// Number of edge e's point t - 1 (0..m-2), e's lower vertex `low`.
+    GPUFEM_HOST_DEVICE long long edge_number(long long low, long long e, int point, int m) const
+    {
+        return vertex_start[low] + 1 + (e - first_edge[low]) * (m - 1) + point;
+    }
+    /// Number of face f's interior point `local`, f's lowest vertex `low`.
+    GPUFEM_HOST_DEVICE long long face_number(long long low, long long f, int local, int m) const
+    {
+        return after_edges(low, m) + (f - first_face[low]) * face_points + local;
     }
 };
 
@@ -145,30 +168,54 @@ GPUFEM_HOST_DEVICE inline std::uint64_t cell_face_key(const LatticeMeshView& mes
     return face_key(entities.cell_edges[c * shape.num_edges + edge], g[far]);
 }
 
-/// The number of lattice point q of cell c.
+/// The lowest of `n` vertex numbers.
+GPUFEM_HOST_DEVICE inline long long lowest(const long long* g, int n)
+{
+    long long low = g[0];
+    for (int k = 1; k < n; ++k) low = g[k] < low ? g[k] : low;
+    return low;
+}
+
+/// The lowest vertex of cell c (its first `corners` nodes).
+GPUFEM_HOST_DEVICE inline long long cell_lowest_vertex(const LatticeMeshView& mesh, long long c, int corners)
+{
+    long long low = cell_vertex(mesh, c, 0);
+    for (int k = 1; k < corners; ++k) {
+        const long long v = cell_vertex(mesh, c, k);
+        low = v < low ? v : low;
+    }
+    return low;
+}
+
+/// The number of lattice point q of cell c (`corners` first-order nodes per cell).
 GPUFEM_HOST_DEVICE inline long long lattice_point_number(const LatticeMeshView& mesh,
                                                          const LatticeShapeView& shape,
                                                          const LatticeEntities& entities,
-                                                         long long c, int q)
+                                                         int corners, long long c, int q)
 {
     const int* p = shape.points + 5 * q;
     const int m = shape.order;
-    if (p[0] == 0) return cell_vertex(mesh, c, p[1]);
-    if (p[0] == shape.dim)
-        return entities.interior_base(m) + c * entities.interior_points + p[4];
+    if (p[0] == 0) return entities.vertex_start[cell_vertex(mesh, c, p[1])];
+    if (p[0] == shape.dim) {
+        const long long low = cell_lowest_vertex(mesh, c, corners);
+        return entities.after_faces(low, m) +
+               static_cast<long long>(entities.cell_position[c] - entities.first_cell[low]) *
+                   entities.interior_points +
+               p[4];
+    }
     if (p[0] == 1) {
         const int* e = shape.edges + 2 * p[1];
         const long long a = cell_vertex(mesh, c, e[0]), b = cell_vertex(mesh, c, e[1]);
-        return entities.edge_base() + entities.cell_edges[c * shape.num_edges + p[1]] * (m - 1) +
-               edge_point(a, b, p[2], m);
+        return entities.edge_number(a < b ? a : b, entities.cell_edges[c * shape.num_edges + p[1]],
+                                    edge_point(a, b, p[2], m), m);
     }
     const int* f = shape.faces + 4 * p[1];
-    long long g[4] = {cell_vertex(mesh, c, f[0]), cell_vertex(mesh, c, f[1]),
-                      cell_vertex(mesh, c, f[2]), f[3] >= 0 ? cell_vertex(mesh, c, f[3]) : -1};
-    const int local = f[3] >= 0 ? quadrilateral_face_point(g, p[2], p[3], m)
-                                : triangle_face_point(g, p[2], p[3], m);
-    return entities.face_base(m) +
-           entities.cell_faces[c * shape.num_faces + p[1]] * entities.face_points + local;
+    const int n = f[3] >= 0 ? 4 : 3;
+    long long g[4] = {-1, -1, -1, -1};
+    for (int k = 0; k < n; ++k) g[k] = cell_vertex(mesh, c, f[k]);
+    const int local = n == 4 ? quadrilateral_face_point(g, p[2], p[3], m)
+                             : triangle_face_point(g, p[2], p[3], m);
+    return entities.face_number(lowest(g, n), entities.cell_faces[c * shape.num_faces + p[1]], local, m);
 }
 
 /// The facets of one boundary group as the lattice kernels read them.
@@ -187,8 +234,9 @@ struct LatticeKeys {
     long long num_faces = 0;
 };
 
-/// The position of `key` in sorted `keys`, or -1.
-GPUFEM_HOST_DEVICE inline long long find_key(const std::uint64_t* keys, long long n, std::uint64_t key)
+/// The position of the first of sorted `keys` that is at least `key` (n if none).
+GPUFEM_HOST_DEVICE inline long long first_key_at_least(const std::uint64_t* keys, long long n,
+                                                       std::uint64_t key)
 {
     long long lo = 0, hi = n;
     while (lo < hi) {
@@ -196,7 +244,42 @@ GPUFEM_HOST_DEVICE inline long long find_key(const std::uint64_t* keys, long lon
         if (keys[mid] < key) lo = mid + 1;
         else hi = mid;
     }
-    return lo < n && keys[lo] == key ? lo : -1;
+    return lo;
+}
+
+/// The position of `key` in sorted `keys`, or -1.
+GPUFEM_HOST_DEVICE inline long long find_key(const std::uint64_t* keys, long long n, std::uint64_t key)
+{
+    const long long at = first_key_at_least(keys, n, key);
+    return at < n && keys[at] == key ? at : -1;
+}
+
+/// Vertex v's first edge, face and cell: the first of the sorted keys whose lower (lowest)
+/// vertex is v or above (faces through their edge; no cell keys: 0).
+GPUFEM_HOST_DEVICE inline void vertex_firsts(long long v, const std::uint64_t* edge_keys,
+                                             long long edges, const std::uint64_t* face_keys,
+                                             long long faces, const std::uint64_t* cell_keys,
+                                             long long cells, index_type* first_edge,
+                                             index_type* first_face, index_type* first_cell)
+{
+    const std::uint64_t at = static_cast<std::uint64_t>(v) << 32;
+    first_edge[v] = static_cast<index_type>(first_key_at_least(edge_keys, edges, at));
+    first_face[v] = static_cast<index_type>(
+        first_key_at_least(face_keys, faces, static_cast<std::uint64_t>(first_edge[v]) << 32));
+    first_cell[v] = cell_keys ? static_cast<index_type>(first_key_at_least(cell_keys, cells, at)) : 0;
+}
+
+/// The size of vertex v's block of numbers (v < V; 0 for v = V).
+GPUFEM_HOST_DEVICE inline long long vertex_block_size(long long v, long long vertices, int m,
+                                                      int face_points, int interior_points,
+                                                      const index_type* first_edge,
+                                                      const index_type* first_face,
+                                                      const index_type* first_cell)
+{
+    if (v >= vertices) return 0;
+    return 1 + static_cast<long long>(first_edge[v + 1] - first_edge[v]) * (m - 1) +
+           static_cast<long long>(first_face[v + 1] - first_face[v]) * face_points +
+           static_cast<long long>(first_cell[v + 1] - first_cell[v]) * interior_points;
 }
 
 /// Why a boundary facet is not a face of the cells (facet_point_number's negative results).
@@ -224,12 +307,12 @@ GPUFEM_HOST_DEVICE inline long long facet_point_number(const LatticeFacetView& f
     }
     const int* p = shape.points + 5 * q;
     const int m = shape.order;
-    if (p[0] == 0) return g[p[1]];
+    if (p[0] == 0) return entities.vertex_start[g[p[1]]];
     if (p[0] == 1) {
         const long long a = g[shape.edges[2 * p[1]]], b = g[shape.edges[2 * p[1] + 1]];
         const long long e = find_key(keys.edges, keys.num_edges, edge_key(a, b));
         if (e < 0) return -facet_edge_not_a_cell_edge;
-        return entities.edge_base() + e * (m - 1) + edge_point(a, b, p[2], m);
+        return entities.edge_number(a < b ? a : b, e, edge_point(a, b, p[2], m), m);
     }
     int low = 0, near = 0, far = 0;
     face_corner(g, facets.corners, low, near, far);
@@ -239,7 +322,7 @@ GPUFEM_HOST_DEVICE inline long long facet_point_number(const LatticeFacetView& f
     if (face < 0) return -facet_not_a_cell_face;
     const int local = facets.corners == 4 ? quadrilateral_face_point(g, p[2], p[3], m)
                                           : triangle_face_point(g, p[2], p[3], m);
-    return entities.face_base(m) + face * entities.face_points + local;
+    return entities.face_number(lowest(g, facets.corners), face, local, m);
 }
 
 /// Whether cell c writes the position of its lattice point q: points inside the cell always,
@@ -298,6 +381,21 @@ GPUFEM_HOST_DEVICE inline int refinement_choice(const index_type* points, int pa
     PREFIX void lattice_face_keys(const Executor& exec, const LatticeMeshView& mesh,         \
                                   const LatticeShapeView& shape,                             \
                                   const LatticeEntities& entities, std::uint64_t* keys) BODY \
+    /** keys[c] = the lowest vertex of cell c << 32 | c. */                                \
+    PREFIX void lattice_cell_keys(const Executor& exec, const LatticeMeshView& mesh,         \
+                                  int corners, std::uint64_t* keys) BODY                     \
+    /** For every vertex v (and v = V): first_edge, first_face and first_cell (the first of   \
+        the sorted keys whose lower/lowest vertex is v or above; cell_keys may be null:       \
+        first_cell 0), then vertex_start = the exclusive sums of each vertex's block size (1 \
+        + its edges (m - 1) + its faces face_points + its cells interior_points). Returns    \
+        the total. */                                                                         \
+    PREFIX long long lattice_vertex_blocks(const Executor& exec, long long vertices,         \
+                                           const std::uint64_t* edge_keys, long long edges,  \
+                                           const std::uint64_t* face_keys, long long faces,  \
+                                           const std::uint64_t* cell_keys, long long cells,  \
+                                           int m, int face_points, int interior_points,      \
+                                           index_type* first_edge, index_type* first_face,   \
+                                           index_type* first_cell, long long* vertex_start) BODY \
     /** Numbers the distinct keys (below 2^key_bits) in increasing order:                    \
         entity_of_slot[i] = the number of keys[i]; unique_keys[j] the j-th key, owner[j] the   \
         first slot that holds it. Returns the number of distinct keys. */                    \
@@ -309,7 +407,7 @@ GPUFEM_HOST_DEVICE inline int refinement_choice(const index_type* points, int pa
         point) of every point: vertices copied from their node, the others as                \
         sum_j basis[q * nodes_per_cell + j] x_j over the cell's nodes, written by the first   \
         cell holding them (edge_owner / face_owner: the owning slot). */                     \
-    PREFIX void fill_lattice(const Executor& exec, const LatticeMeshView& mesh,              \
+    PREFIX void fill_lattice(const Executor& exec, const LatticeMeshView& mesh, int corners, \
                              const LatticeShapeView& shape, const LatticeEntities& entities, \
                              const double* basis, const double* node_coordinates,            \
                              long long num_nodes, const index_type* edge_owner,              \

@@ -93,11 +93,13 @@ struct MeshOnExec {
 struct MeshLattice {
     const LatticeTable* table = nullptr;
     long long points = 0;
-    LatticeEntities counts;           ///< the counts (its pointers are not kept)
+    LatticeEntities counts;           ///< counts and vertex blocks (no cell arrays: freed)
     Array<index_type> cells;          ///< table->points.size() numbers per cell
     Array<double> coordinates;        ///< 3 per point
     Array<index_type> vertex_of_node;
     Array<std::uint64_t> edge_keys, face_keys;  ///< sorted: an entity's number is its position
+    Array<index_type> first_edge, first_face, first_cell;  ///< counts' vertex blocks
+    Array<long long> vertex_start;
 };
 
 /// An index array's values on the host.
@@ -206,7 +208,31 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec)
     counts.cell_faces = faces.of_slot.data();
     counts.face_points = face_points;
     counts.interior_points = table.interior_points;
-    lattice.points = counts.interior_base(m) + num_cells * counts.interior_points;
+    // Cells ordered by their lowest vertex (their interior points join that vertex's block).
+    const int corners = element_node_count(mesh.cell_type);
+    const bool interiors = table.interior_points > 0;
+    EntityNumbers ordered_cells(exec, interiors ? num_cells : 0, "cells of mesh '" + mesh.source + "'");
+    if (interiors && num_cells > 0) {
+        GPUFEM_DISPATCH(*exec, lattice_cell_keys(*exec, view, corners, ordered_cells.slot_keys.data()));
+        ordered_cells.number(exec, 32 + bits_for(counts.vertices));
+    }
+    const auto per_vertex = static_cast<std::size_t>(counts.vertices + 1);
+    lattice.first_edge = Array<index_type>(exec, per_vertex);
+    lattice.first_face = Array<index_type>(exec, per_vertex);
+    lattice.first_cell = Array<index_type>(exec, per_vertex);
+    lattice.vertex_start = Array<long long>(exec, per_vertex);
+    lattice.points = GPUFEM_DISPATCH(
+        *exec, lattice_vertex_blocks(*exec, counts.vertices, edges.keys.data(), counts.edges,
+                                     faces.keys.data(), counts.faces,
+                                     interiors ? ordered_cells.keys.data() : nullptr, num_cells, m,
+                                     face_points, table.interior_points, lattice.first_edge.data(),
+                                     lattice.first_face.data(), lattice.first_cell.data(),
+                                     lattice.vertex_start.data()));
+    counts.vertex_start = lattice.vertex_start.data();
+    counts.first_edge = lattice.first_edge.data();
+    counts.first_face = lattice.first_face.data();
+    counts.first_cell = lattice.first_cell.data();
+    counts.cell_position = interiors ? ordered_cells.of_slot.data() : nullptr;
     checked_index(lattice.points, "nodes of order " + std::to_string(m) + " of mesh '" + mesh.source + "'");
     checked_index(num_cells * static_cast<long long>(table.points.size()),
                   "cell node entries of order " + std::to_string(m) + " of mesh '" + mesh.source + "'");
@@ -214,13 +240,13 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec)
     const Array<double> basis = Array<double>::from_host(exec, lattice_basis(mesh, table));
     lattice.cells = Array<index_type>(exec, static_cast<std::size_t>(num_cells) * table.points.size());
     lattice.coordinates = Array<double>(exec, 3 * static_cast<std::size_t>(lattice.points));
-    GPUFEM_DISPATCH(*exec, fill_lattice(*exec, view, shape.view, counts, basis.data(), input.coordinates,
+    GPUFEM_DISPATCH(*exec, fill_lattice(*exec, view, corners, shape.view, counts, basis.data(), input.coordinates,
                                         num_nodes, edges.owner.data(), faces.owner.data(),
                                         lattice.cells.data(), lattice.coordinates.data()));
     lattice.vertex_of_node = std::move(vertex_of_node);
     lattice.edge_keys = std::move(edges.keys);
     lattice.face_keys = std::move(faces.keys);
-    counts.cell_edges = counts.cell_faces = nullptr;  // freed on return
+    counts.cell_edges = counts.cell_faces = counts.cell_position = nullptr;  // freed on return
     return lattice;
 }
 

@@ -45,6 +45,34 @@ void lattice_face_keys(const Executor&, const LatticeMeshView& mesh, const Latti
     });
 }
 
+void lattice_cell_keys(const Executor&, const LatticeMeshView& mesh, int corners, std::uint64_t* keys)
+{
+    chunked_for(mesh.num_cells, [&](long long c) {
+        keys[c] = static_cast<std::uint64_t>(cell_lowest_vertex(mesh, c, corners)) << 32 |
+                  static_cast<std::uint64_t>(c);
+    });
+}
+
+long long lattice_vertex_blocks(const Executor&, long long vertices, const std::uint64_t* edge_keys,
+                                long long edges, const std::uint64_t* face_keys, long long faces,
+                                const std::uint64_t* cell_keys, long long cells, int m,
+                                int face_points, int interior_points, index_type* first_edge,
+                                index_type* first_face, index_type* first_cell,
+                                long long* vertex_start)
+{
+    chunked_for(vertices + 1, [&](long long v) {
+        vertex_firsts(v, edge_keys, edges, face_keys, faces, cell_keys, cells, first_edge,
+                      first_face, first_cell);
+    });
+    long long total = 0;
+    for (long long v = 0; v <= vertices; ++v) {
+        vertex_start[v] = total;
+        total += vertex_block_size(v, vertices, m, face_points, interior_points, first_edge,
+                                   first_face, first_cell);
+    }
+    return total;
+}
+
 long long number_entities(const Executor&, const std::uint64_t* keys, long long count, int,
                           index_type* entity_of_slot, std::uint64_t* unique_keys, index_type* owner)
 {
@@ -65,7 +93,7 @@ long long number_entities(const Executor&, const std::uint64_t* keys, long long 
     return distinct;
 }
 
-void fill_lattice(const Executor&, const LatticeMeshView& mesh, const LatticeShapeView& shape,
+void fill_lattice(const Executor&, const LatticeMeshView& mesh, int corners, const LatticeShapeView& shape,
                   const LatticeEntities& entities, const double* basis,
                   const double* node_coordinates, long long num_nodes,
                   const index_type* edge_owner, const index_type* face_owner,
@@ -74,13 +102,14 @@ void fill_lattice(const Executor&, const LatticeMeshView& mesh, const LatticeSha
     chunked_for(num_nodes, [&](long long n) {
         const index_type v = mesh.vertex_of_node[n];
         if (v < 0) return;
-        for (int axis = 0; axis < 3; ++axis) coordinates[3 * v + axis] = node_coordinates[3 * n + axis];
+        const long long at = entities.vertex_start[v];
+        for (int axis = 0; axis < 3; ++axis) coordinates[3 * at + axis] = node_coordinates[3 * n + axis];
     });
     const int npc = mesh.nodes_per_cell;
     chunked_for(mesh.num_cells, [&](long long c) {
         const index_type* nodes = mesh.cells + c * npc;
         for (int q = 0; q < shape.num_points; ++q) {
-            const long long number = lattice_point_number(mesh, shape, entities, c, q);
+            const long long number = lattice_point_number(mesh, shape, entities, corners, c, q);
             lattice_cells[c * shape.num_points + q] = static_cast<index_type>(number);
             if (!writes_lattice_point(shape, entities, edge_owner, face_owner, c, q)) continue;
             const double* weights = basis + static_cast<long long>(q) * npc;

@@ -54,6 +54,39 @@ __global__ void face_keys_kernel(LatticeMeshView mesh, LatticeShapeView shape,
                             static_cast<int>(t % shape.num_faces));
 }
 
+__global__ void cell_keys_kernel(LatticeMeshView mesh, int corners, std::uint64_t* __restrict__ keys)
+{
+    const long long c = thread_index();
+    if (c < mesh.num_cells)
+        keys[c] = static_cast<std::uint64_t>(cell_lowest_vertex(mesh, c, corners)) << 32 |
+                  static_cast<std::uint64_t>(c);
+}
+
+__global__ void vertex_firsts_kernel(long long vertices, const std::uint64_t* __restrict__ edge_keys,
+                                     long long edges, const std::uint64_t* __restrict__ face_keys,
+                                     long long faces, const std::uint64_t* __restrict__ cell_keys,
+                                     long long cells, index_type* __restrict__ first_edge,
+                                     index_type* __restrict__ first_face,
+                                     index_type* __restrict__ first_cell)
+{
+    const long long v = thread_index();
+    if (v <= vertices)
+        vertex_firsts(v, edge_keys, edges, face_keys, faces, cell_keys, cells, first_edge,
+                      first_face, first_cell);
+}
+
+__global__ void vertex_sizes_kernel(long long vertices, int m, int face_points, int interior_points,
+                                    const index_type* __restrict__ first_edge,
+                                    const index_type* __restrict__ first_face,
+                                    const index_type* __restrict__ first_cell,
+                                    long long* __restrict__ sizes)
+{
+    const long long v = thread_index();
+    if (v <= vertices)
+        sizes[v] = vertex_block_size(v, vertices, m, face_points, interior_points, first_edge,
+                                     first_face, first_cell);
+}
+
 __global__ void iota_kernel(long long count, index_type* __restrict__ slots)
 {
     const long long i = thread_index();
@@ -89,6 +122,7 @@ __global__ void scatter_entities_kernel(long long count, const std::uint64_t* __
 }
 
 __global__ void vertex_coordinates_kernel(long long num_nodes, const index_type* __restrict__ vertex_of_node,
+                                          const long long* __restrict__ vertex_start,
                                           const double* __restrict__ node_coordinates,
                                           double* __restrict__ coordinates)
 {
@@ -96,11 +130,12 @@ __global__ void vertex_coordinates_kernel(long long num_nodes, const index_type*
     if (n >= num_nodes) return;
     const index_type v = vertex_of_node[n];
     if (v < 0) return;
-    for (int axis = 0; axis < 3; ++axis) coordinates[3 * static_cast<long long>(v) + axis] = node_coordinates[3 * n + axis];
+    const long long at = vertex_start[v];
+    for (int axis = 0; axis < 3; ++axis) coordinates[3 * at + axis] = node_coordinates[3 * n + axis];
 }
 
 /// One thread per lattice point of a cell.
-__global__ void lattice_points_kernel(LatticeMeshView mesh, LatticeShapeView shape,
+__global__ void lattice_points_kernel(LatticeMeshView mesh, int corners, LatticeShapeView shape,
                                       LatticeEntities entities, const double* __restrict__ basis,
                                       const double* __restrict__ node_coordinates,
                                       const index_type* __restrict__ edge_owner,
@@ -112,7 +147,7 @@ __global__ void lattice_points_kernel(LatticeMeshView mesh, LatticeShapeView sha
     if (t >= mesh.num_cells * shape.num_points) return;
     const long long c = t / shape.num_points;
     const int q = static_cast<int>(t % shape.num_points);
-    const long long number = lattice_point_number(mesh, shape, entities, c, q);
+    const long long number = lattice_point_number(mesh, shape, entities, corners, c, q);
     lattice_cells[t] = static_cast<index_type>(number);
     if (!writes_lattice_point(shape, entities, edge_owner, face_owner, c, q)) return;
     const int npc = mesh.nodes_per_cell;
@@ -233,6 +268,40 @@ void lattice_face_keys(const Executor& exec, const LatticeMeshView& mesh,
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
+void lattice_cell_keys(const Executor& exec, const LatticeMeshView& mesh, int corners, std::uint64_t* keys)
+{
+    if (mesh.num_cells == 0) return;
+    cell_keys_kernel<<<grid_for(mesh.num_cells), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        mesh, corners, keys);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+long long lattice_vertex_blocks(const Executor& exec, long long vertices, const std::uint64_t* edge_keys,
+                                long long edges, const std::uint64_t* face_keys, long long faces,
+                                const std::uint64_t* cell_keys, long long cells, int m,
+                                int face_points, int interior_points, index_type* first_edge,
+                                index_type* first_face, index_type* first_cell,
+                                long long* vertex_start)
+{
+    auto stream = static_cast<cudaStream_t>(exec.stream());
+    vertex_firsts_kernel<<<grid_for(vertices + 1), block_size, 0, stream>>>(
+        vertices, edge_keys, edges, face_keys, faces, cell_keys, cells, first_edge, first_face,
+        first_cell);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    vertex_sizes_kernel<<<grid_for(vertices + 1), block_size, 0, stream>>>(
+        vertices, m, face_points, interior_points, first_edge, first_face, first_cell, vertex_start);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    std::size_t bytes = 0;
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, vertex_start, vertex_start,
+                                                    vertices + 1, stream));
+    {
+        DeviceBuffer temp(exec, bytes);
+        GPUFEM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.as<void>(), bytes, vertex_start,
+                                                        vertex_start, vertices + 1, stream));
+    }
+    return last_value(exec, vertex_start, vertices + 1);
+}
+
 long long number_entities(const Executor& exec, const std::uint64_t* keys, long long count,
                           int key_bits, index_type* entity_of_slot, std::uint64_t* unique_keys,
                           index_type* owner)
@@ -269,7 +338,7 @@ long long number_entities(const Executor& exec, const std::uint64_t* keys, long 
     return last_value(exec, ids.as<index_type>(), count);
 }
 
-void fill_lattice(const Executor& exec, const LatticeMeshView& mesh, const LatticeShapeView& shape,
+void fill_lattice(const Executor& exec, const LatticeMeshView& mesh, int corners, const LatticeShapeView& shape,
                   const LatticeEntities& entities, const double* basis,
                   const double* node_coordinates, long long num_nodes,
                   const index_type* edge_owner, const index_type* face_owner,
@@ -278,13 +347,13 @@ void fill_lattice(const Executor& exec, const LatticeMeshView& mesh, const Latti
     auto stream = static_cast<cudaStream_t>(exec.stream());
     if (num_nodes > 0) {
         vertex_coordinates_kernel<<<grid_for(num_nodes), block_size, 0, stream>>>(
-            num_nodes, mesh.vertex_of_node, node_coordinates, coordinates);
+            num_nodes, mesh.vertex_of_node, entities.vertex_start, node_coordinates, coordinates);
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
     const long long count = mesh.num_cells * shape.num_points;
     if (count == 0) return;
     lattice_points_kernel<<<grid_for(count), block_size, 0, stream>>>(
-        mesh, shape, entities, basis, node_coordinates, edge_owner, face_owner, lattice_cells,
+        mesh, corners, shape, entities, basis, node_coordinates, edge_owner, face_owner, lattice_cells,
         coordinates);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
