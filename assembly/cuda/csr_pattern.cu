@@ -79,17 +79,64 @@ __device__ long long for_each_unique(const RowCandidates& row, Visit&& visit)
     return found;
 }
 
+/// Slots of each warp's hash set of a row's columns (shared memory: 32 KB a block).
+constexpr int hash_slots = 1024;
+
+/// As for_each_unique, through a hash set of the row's columns in shared memory (`table`,
+/// hash_slots ints of this warp): each candidate is inserted once (linear probing, atomicCAS);
+/// the lane whose insertion succeeds visits it. O(candidates) instead of for_each_unique's
+/// O(candidates x earlier nodes); rows with more than hash_slots / 2 candidates take
+/// for_each_unique. The slots differ from for_each_unique's, the set of columns does not (it
+/// is sorted afterwards).
+template <typename Visit>
+__device__ long long for_each_unique_hashed(const RowCandidates& row, int* table, Visit&& visit)
+{
+    const long long total = row.count * row.npe;
+    if (total > hash_slots / 2) return for_each_unique(row, visit);
+    const int lane = threadIdx.x % 32;
+    int size = 64;
+    while (size < 2 * total) size *= 2;
+    for (int i = lane; i < size; i += 32) table[i] = -1;
+    __syncwarp();
+    long long found = 0;
+    for (long long base = 0; base < total; base += 32) {
+        const long long p = base + lane;
+        index_type value = 0;
+        bool fresh = false;
+        if (p < total) {
+            value = row.at(p);
+            unsigned h = (static_cast<unsigned>(value) * 2654435761u) & static_cast<unsigned>(size - 1);
+            for (;;) {
+                const int old = atomicCAS(&table[h], -1, value);
+                if (old == -1) {
+                    fresh = true;
+                    break;
+                }
+                if (old == value) break;
+                h = (h + 1) & static_cast<unsigned>(size - 1);
+            }
+        }
+        const unsigned mask = __ballot_sync(0xffffffffu, fresh);
+        if (fresh) visit(value, found + __popc(mask & ((1u << lane) - 1u)));
+        found += __popc(mask);
+    }
+    __syncwarp();  // the table is cleared for the warp's next row only after every lane is done
+    return found;
+}
+
 /// lengths[r + 1] = the number of distinct columns of row r (one warp per row).
 __global__ void row_lengths_kernel(index_type rows, int npe, const index_type* __restrict__ cells,
                                    const unsigned long long* __restrict__ offsets,
                                    const index_type* __restrict__ node_cells,
                                    long long* __restrict__ lengths)
 {
+    __shared__ int tables[block_size / 32][hash_slots];
     const long long r = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
     if (r >= rows) return;
     const RowCandidates row{cells, node_cells + offsets[r],
                             static_cast<long long>(offsets[r + 1] - offsets[r]), npe};
-    const long long count = for_each_unique(row, [](index_type, long long) {});
+    const long long count =
+        for_each_unique_hashed(row, tables[threadIdx.x / 32], [](index_type, long long) {});
     if (threadIdx.x % 32 == 0) lengths[r + 1] = count;
 }
 
@@ -100,12 +147,14 @@ __global__ void row_columns_kernel(index_type rows, int npe, const index_type* _
                                    const index_type* __restrict__ row_ptr,
                                    index_type* __restrict__ columns)
 {
+    __shared__ int tables[block_size / 32][hash_slots];
     const long long r = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
     if (r >= rows) return;
     const RowCandidates row{cells, node_cells + offsets[r],
                             static_cast<long long>(offsets[r + 1] - offsets[r]), npe};
     index_type* out = columns + row_ptr[r];
-    for_each_unique(row, [&](index_type value, long long slot) { out[slot] = value; });
+    for_each_unique_hashed(row, tables[threadIdx.x / 32],
+                           [&](index_type value, long long slot) { out[slot] = value; });
 }
 
 /// row_ptr from the 64-bit inclusive sums of the row lengths.
