@@ -11,27 +11,6 @@
 #include "assembly/reference_element.hpp"
 
 namespace gpufem {
-namespace {
-
-/// Largest extent of the mesh's bounding box (1 for an empty mesh).
-double mesh_extent(const Mesh& mesh)
-{
-    double lo[3], hi[3];
-    for (int d = 0; d < 3; ++d) lo[d] = hi[d] = mesh.num_nodes() > 0 ? mesh.coordinates[d] : 0.0;
-    const index_type n = mesh.num_nodes();
-#pragma omp parallel for schedule(static) reduction(min : lo[:3]) reduction(max : hi[:3])
-    for (index_type i = 0; i < n; ++i)
-        for (int d = 0; d < 3; ++d) {
-            const double x = mesh.coordinates[3 * static_cast<std::size_t>(i) + d];
-            lo[d] = std::min(lo[d], x);
-            hi[d] = std::max(hi[d], x);
-        }
-    double extent = 0;
-    for (int d = 0; d < 3; ++d) extent = std::max(extent, hi[d] - lo[d]);
-    return extent > 0 ? extent : 1.0;
-}
-
-}  // namespace
 
 template <typename V>
 NodalErrors compute_errors(const Mesh& mesh, const Array<V>& u, const Expression& exact)
@@ -45,8 +24,7 @@ NodalErrors compute_errors(const Mesh& mesh, const Array<V>& u, const Expression
     const Array<ExprInstruction> program = program_on(exec, exact);
 
     const ErrorSums sums = GPUFEM_DISPATCH(
-        *exec, error_integrals(*exec, program.data(), geometry, u.data(),
-                               1e-3 * mesh_extent(mesh)));
+        *exec, error_integrals(*exec, program.data(), geometry, u.data()));
     const index_type n = mesh.num_nodes();
     Array<double> exact_values(exec, n), error(exec, n);
     NodalErrors result;

@@ -13,8 +13,8 @@ namespace gpufem {
 /// Discretisation errors (double precision).
 struct ErrorNorms {
     double l2 = 0;         ///< ||u - u_h||_L2 (quadrature exact to degree 2k+2, k the order)
-    double h1_semi = 0;    ///< |u - u_h|_H1 (exact gradient by sixth-order central differences,
-                           ///< step 1e-3 times the mesh's extent)
+    double h1_semi = 0;    ///< |u - u_h|_H1 (the exact solution's gradient by forward-mode
+                           ///< differentiation of its expression)
     double max_nodal = 0;  ///< max_i |u(x_i) - u_h,i| over all Lagrange nodes (NaN if any is)
     double l2_exact = 0;   ///< ||u||_L2, to form relative errors
 };

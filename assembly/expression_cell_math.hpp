@@ -21,20 +21,13 @@ GPUFEM_HOST_DEVICE inline void quadrature_position(const ElementArgs<V>& a, long
     }
 }
 
-/// Weights of the sixth-order central difference (45 (f1 - f-1) - 9 (f2 - f-2) + (f3 - f-3))
-/// / (60 h).
-GPUFEM_HOST_DEVICE inline double central_difference_weight(int s)
-{
-    return s == 1 ? 45.0 : (s == 2 ? -9.0 : 1.0);
-}
-
 /// Adds cell e's squared-error integrals to sums (l2, h1, l2_exact): at every point of the
-/// geometry's quadrature, the exact value and gradient (central differences of step h) of
+/// geometry's quadrature, the exact value and gradient (forward-mode differentiation) of
 /// program against u_h = sum_i u_i N_i and its gradient through the isoparametric map.
 template <int DIM, typename V>
 GPUFEM_HOST_DEVICE inline void cell_error_sums(const ExprInstruction* program,
                                                const ElementArgs<double>& g, long long e,
-                                               const V* u, double h, double (&sums)[3])
+                                               const V* u, double (&sums)[3])
 {
     const int npe = g.nodes_per_cell;
     const index_type* nodes = g.cells + e * npe;
@@ -53,21 +46,11 @@ GPUFEM_HOST_DEVICE inline void cell_error_sums(const ExprInstruction* program,
         }
         double p[3];
         quadrature_position(g, e, q, p);
-        const double value = evaluate_program(program, p[0], p[1], p[2]);
+        double grad[3];
+        const double value = evaluate_program_gradient(program, p[0], p[1], p[2], grad);
         sums[0] += w * (value - uh) * (value - uh);
         sums[2] += w * value * value;
-        for (int d = 0; d < DIM; ++d) {
-            double grad = 0;
-            double shifted[3] = {p[0], p[1], p[2]};
-            for (int s = 1; s <= 3; ++s) {
-                shifted[d] = p[d] + s * h;
-                const double plus = evaluate_program(program, shifted[0], shifted[1], shifted[2]);
-                shifted[d] = p[d] - s * h;
-                const double minus = evaluate_program(program, shifted[0], shifted[1], shifted[2]);
-                grad += central_difference_weight(s) * (plus - minus) / (60.0 * h);
-            }
-            sums[1] += w * (grad - guh[d]) * (grad - guh[d]);
-        }
+        for (int d = 0; d < DIM; ++d) sums[1] += w * (grad[d] - guh[d]) * (grad[d] - guh[d]);
     }
 }
 

@@ -20,7 +20,7 @@ enum class ValueCheck : int {
 /// Squared error integrals summed over the cells (see compute_errors).
 struct ErrorSums {
     double l2 = 0;        ///< sum of w (u - u_h)^2
-    double h1 = 0;        ///< sum of w |grad u - grad u_h|^2 (grad u by central differences)
+    double h1 = 0;        ///< sum of w |grad u - grad u_h|^2 (grad u differentiated exactly)
     double l2_exact = 0;  ///< sum of w u^2
 };
 
@@ -38,13 +38,12 @@ struct ErrorSums {
                                         const V* coordinates, const index_type* points,      \
                                         index_type n, ValueCheck check, V* out) BODY         \
     /** The error integrals of the nodal solution u against program over the cells of       \
-        geometry (its reference tables: the error quadrature), the exact gradient by the    \
-        sixth-order central difference of step h. Per-cell sums, then a deterministic       \
+        geometry (its reference tables: the error quadrature), the exact gradient by        \
+        forward-mode differentiation of program. Per-cell sums, then a deterministic        \
         reduction (cpu: in cell order; cuda: CUB's reduction, same order on every run).     \
         cuda: one thread per cell. */                                                       \
     PREFIX ErrorSums error_integrals(const Executor& exec, const ExprInstruction* program,    \
-                                     const ElementData<double>& geometry, const V* u,         \
-                                     double h) BODY                                          \
+                                     const ElementData<double>& geometry, const V* u) BODY   \
     /** exact[i] = program at node i of coordinates (3 per node), error[i] = u[i] - exact[i] \
         for i < n; returns max |error| (NaN if any error is NaN). */                         \
     PREFIX double nodal_errors(const Executor& exec, const ExprInstruction* program,         \

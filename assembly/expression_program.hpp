@@ -148,4 +148,162 @@ GPUFEM_HOST_DEVICE inline double evaluate_program(const ExprInstruction* code, d
     }
 }
 
+/// d fn(v) / dv (0 where the function is piecewise constant: sign, rint; abs: sign(v)).
+GPUFEM_HOST_DEVICE inline double unary_derivative(ExprFunction fn, double v)
+{
+    switch (fn) {
+    case ExprFunction::sin: return ::cos(v);
+    case ExprFunction::cos: return -::sin(v);
+    case ExprFunction::tan: { const double c = ::cos(v); return 1.0 / (c * c); }
+    case ExprFunction::asin: return 1.0 / ::sqrt(1 - v * v);
+    case ExprFunction::acos: return -1.0 / ::sqrt(1 - v * v);
+    case ExprFunction::atan: return 1.0 / (1 + v * v);
+    case ExprFunction::sinh: return ::cosh(v);
+    case ExprFunction::cosh: return ::sinh(v);
+    case ExprFunction::tanh: { const double t = ::tanh(v); return 1 - t * t; }
+    case ExprFunction::asinh: return 1.0 / ::sqrt(v * v + 1);
+    case ExprFunction::acosh: return 1.0 / ::sqrt(v * v - 1);
+    case ExprFunction::atanh: return 1.0 / (1 - v * v);
+    case ExprFunction::log: return 1.0 / v;
+    case ExprFunction::log2: return 1.0 / (v * ::log(2.0));
+    case ExprFunction::log10: return 1.0 / (v * ::log(10.0));
+    case ExprFunction::exp: return ::exp(v);
+    case ExprFunction::sqrt: return 0.5 / ::sqrt(v);
+    case ExprFunction::abs: return v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0);
+    case ExprFunction::sign:
+    case ExprFunction::rint: return 0.0;
+    case ExprFunction::negate: return -1.0;
+    default: return 1.0;  // identity
+    }
+}
+
+/// A value with its gradient in (x, y, z): forward-mode differentiation of a program.
+struct ExprDual {
+    double v = 0;
+    double d[3] = {0, 0, 0};
+};
+
+/// The value of a program at (x, y, z) and its exact gradient (forward-mode differentiation
+/// of every instruction, the same control flow as evaluate_program). Comparisons and logical
+/// operators have gradient 0; a^b with a constant b is differentiated as b a^(b-1) a'. The top
+/// of the stack stays in registers (`t`), the rest in `s`: a binary operation reads one
+/// value and gradient from memory instead of two and writes none.
+GPUFEM_HOST_DEVICE inline double evaluate_program_gradient(const ExprInstruction* code, double x,
+                                                           double y, double z, double (&grad)[3])
+{
+    ExprDual s[expression_stack_limit];
+    ExprDual t;     // the top of the stack
+    int depth = 0;  // values on the stack, t included
+    const double at[3] = {x, y, z};
+    const auto push = [&](double v, double factor, int axis) {
+        if (depth > 0) s[depth - 1] = t;
+        ++depth;
+        t.v = v;
+        for (int c = 0; c < 3; ++c) t.d[c] = c == axis ? factor : 0.0;
+    };
+    const auto constant = [&](double v) {
+        t.v = v;
+        t.d[0] = t.d[1] = t.d[2] = 0.0;
+    };
+    for (int pc = 0;; ++pc) {
+        const ExprInstruction in = code[pc];
+        const int axis = in.arg >= 0 && in.arg < 3 ? in.arg : 0;
+        const double var = at[axis];
+        if (in.op >= ExprOp::add && in.op <= ExprOp::logical_or) {
+            // Binary: a (below) OP b (the top) -> the top.
+            const ExprDual a = s[depth - 2], b = t;
+            --depth;
+            switch (in.op) {
+            case ExprOp::add:
+                t.v = a.v + b.v;
+                for (int c = 0; c < 3; ++c) t.d[c] = a.d[c] + b.d[c];
+                break;
+            case ExprOp::sub:
+                t.v = a.v - b.v;
+                for (int c = 0; c < 3; ++c) t.d[c] = a.d[c] - b.d[c];
+                break;
+            case ExprOp::mul:
+                t.v = a.v * b.v;
+                for (int c = 0; c < 3; ++c) t.d[c] = a.d[c] * b.v + a.v * b.d[c];
+                break;
+            case ExprOp::div:
+                t.v = a.v / b.v;
+                for (int c = 0; c < 3; ++c) t.d[c] = (a.d[c] * b.v - a.v * b.d[c]) / (b.v * b.v);
+                break;
+            case ExprOp::pow:
+                t.v = ::pow(a.v, b.v);
+                for (int c = 0; c < 3; ++c)
+                    t.d[c] = (b.d[c] == 0 ? 0.0 : t.v * ::log(a.v) * b.d[c]) +
+                             (a.d[c] == 0 ? 0.0 : b.v * ::pow(a.v, b.v - 1) * a.d[c]);
+                break;
+            case ExprOp::lt: constant(a.v < b.v); break;
+            case ExprOp::le: constant(a.v <= b.v); break;
+            case ExprOp::gt: constant(a.v > b.v); break;
+            case ExprOp::ge: constant(a.v >= b.v); break;
+            case ExprOp::eq: constant(a.v == b.v); break;
+            case ExprOp::ne: constant(a.v != b.v); break;
+            case ExprOp::logical_and: constant(a.v != 0 && b.v != 0); break;
+            default: constant(a.v != 0 || b.v != 0); break;  // logical_or
+            }
+            continue;
+        }
+        switch (in.op) {
+        case ExprOp::end:
+            for (int c = 0; c < 3; ++c) grad[c] = t.d[c];
+            return t.v;
+        case ExprOp::value: push(in.a, 0.0, -1); break;
+        case ExprOp::variable: push(var, 1.0, axis); break;
+        case ExprOp::scaled_variable: push(var * in.a + in.b, in.a, axis); break;
+        case ExprOp::variable_squared: push(var * var, 2 * var, axis); break;
+        case ExprOp::variable_cubed: push(var * var * var, 3 * var * var, axis); break;
+        case ExprOp::variable_fourth: push(var * var * var * var, 4 * var * var * var, axis); break;
+        case ExprOp::unary: {
+            const double slope = unary_derivative(in.fn, t.v);
+            for (int c = 0; c < 3; ++c) t.d[c] = t.d[c] == 0 ? 0.0 : slope * t.d[c];
+            t.v = apply_unary(in.fn, t.v);
+            break;
+        }
+        case ExprOp::binary: {  // atan2(a, b)
+            const ExprDual a = s[depth - 2], b = t;
+            --depth;
+            const double r2 = a.v * a.v + b.v * b.v;
+            for (int c = 0; c < 3; ++c)
+                t.d[c] = a.d[c] == 0 && b.d[c] == 0 ? 0.0 : (b.v * a.d[c] - a.v * b.d[c]) / r2;
+            t.v = ::atan2(a.v, b.v);
+            break;
+        }
+        case ExprOp::variadic: {
+            // The arguments: s[depth - n .. depth - 2] and t, in order.
+            const int n = in.arg;
+            ExprDual r = n > 1 ? s[depth - n] : t;
+            for (int i = 1; i < n; ++i) {
+                const ExprDual v = i < n - 1 ? s[depth - n + i] : t;
+                if (in.fn == ExprFunction::sum || in.fn == ExprFunction::avg) {
+                    r.v += v.v;
+                    for (int c = 0; c < 3; ++c) r.d[c] += v.d[c];
+                } else if (in.fn == ExprFunction::min ? v.v < r.v : r.v < v.v) {
+                    r = v;
+                }
+            }
+            if (in.fn == ExprFunction::avg) {
+                r.v /= n;
+                for (int c = 0; c < 3; ++c) r.d[c] /= n;
+            }
+            depth -= n - 1;
+            t = r;
+            break;
+        }
+        case ExprOp::jump_if_zero: {
+            const double c = t.v;
+            --depth;
+            if (depth > 0) t = s[depth - 1];
+            if (c == 0) pc += in.arg;
+            break;
+        }
+        case ExprOp::jump: pc += in.arg; break;
+        default: break;  // no_op
+        }
+    }
+}
+
 }  // namespace gpufem

@@ -54,7 +54,7 @@ long long evaluate_at_points(const Executor&, const ExprInstruction* program, co
 
 template <typename V>
 ErrorSums error_integrals(const Executor&, const ExprInstruction* program,
-                          const ElementData<double>& geometry, const V* u, double h)
+                          const ElementData<double>& geometry, const V* u)
 {
     const ElementArgs<double> g = geometry.args();
     // Per-cell sums in parallel, then added in cell order: the result does not depend on the
@@ -64,7 +64,7 @@ ErrorSums error_integrals(const Executor&, const ExprInstruction* program,
 #pragma omp parallel for schedule(static)
         for (index_type e = 0; e < g.num_cells; ++e) {
             double sums[3] = {0, 0, 0};
-            cell_error_sums<DIM>(program, g, e, u, h, sums);
+            cell_error_sums<DIM>(program, g, e, u, sums);
             for (int k = 0; k < 3; ++k) cell_sums[3 * static_cast<std::size_t>(e) + k] = sums[k];
         }
     });

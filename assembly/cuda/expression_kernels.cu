@@ -53,13 +53,13 @@ __global__ void points_kernel(const ExprInstruction* __restrict__ program,
 /// One thread per cell: its three sums into sums[0..cells), [cells..2 cells), [2 cells..).
 template <int DIM, typename V>
 __global__ void error_integrals_kernel(const ExprInstruction* __restrict__ program,
-                                       ElementArgs<double> g, const V* __restrict__ u, double h,
+                                       ElementArgs<double> g, const V* __restrict__ u,
                                        double* __restrict__ sums)
 {
     const index_type e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= g.num_cells) return;
     double s[3] = {0, 0, 0};
-    cell_error_sums<DIM>(program, g, e, u, h, s);
+    cell_error_sums<DIM>(program, g, e, u, s);
     for (int k = 0; k < 3; ++k) sums[static_cast<long long>(k) * g.num_cells + e] = s[k];
 }
 
@@ -120,7 +120,7 @@ long long evaluate_at_points(const Executor& exec, const ExprInstruction* progra
 
 template <typename V>
 ErrorSums error_integrals(const Executor& exec, const ExprInstruction* program,
-                          const ElementData<double>& geometry, const V* u, double h)
+                          const ElementData<double>& geometry, const V* u)
 {
     const ElementArgs<double> g = geometry.args();
     if (g.num_cells == 0) return {};
@@ -130,7 +130,7 @@ ErrorSums error_integrals(const Executor& exec, const ExprInstruction* program,
     DeviceBuffer totals(exec, 3 * sizeof(double));
     dispatch_dimension(g.dim, [&]<int DIM>() {
         error_integrals_kernel<DIM><<<grid_for(g.num_cells), block_size, 0, stream>>>(
-            program, g, u, h, sums.as<double>());
+            program, g, u, sums.as<double>());
     });
     GPUFEM_CUDA_CHECK_LAUNCH();
     std::size_t temp_bytes = 0;
