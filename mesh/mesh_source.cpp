@@ -50,8 +50,9 @@ void check_refine(int refine, const std::string& context)
                               std::to_string(refine) + ")");
 }
 
-/// Host bytes Gmsh and gpufem hold per cell of a refined mesh (Gmsh's element and node
-/// objects, its refinement's temporaries, our extracted arrays; measured order of magnitude).
+/// Host bytes Gmsh and gpufem hold per cell of a mesh Gmsh refines (MeshSpec::gmsh_nodes, the
+/// tests' reference: Gmsh's element and node objects, its refinement's temporaries, our
+/// extracted arrays; measured order of magnitude).
 constexpr double bytes_per_refined_cell = 600;
 
 /// Throws MeshSourceError when `refine` refinements of the current model's mesh would exceed
