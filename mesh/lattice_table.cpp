@@ -199,7 +199,6 @@ LatticeTable build_table(ElementType type, int m)
         LatticePoint point = is_simplex(type) || type == ElementType::line
                                  ? simplex_point(table, at, dim, m)
                                  : box_point(table, at, dim, m);
-        if (type == ElementType::line && point.dim == 1) point.s = at[0];
         if (point.dim == dim) {
             point.interior = table.interior_points++;
             if (dim == 3) point.entity = 0;
@@ -208,6 +207,10 @@ LatticeTable build_table(ElementType type, int m)
     }
     return table;
 }
+
+/// The three diagonals of a tetrahedron's inner octahedron, as the two opposite edges whose
+/// midpoints they join (01-23, 02-13, 03-12): RefinementPattern's patterns, in this order.
+constexpr int octahedron_diagonals[3][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 3, 1, 2}};
 
 /// A child as a frame in the parent's order-2 lattice: a corner and dim edge vectors.
 struct ChildFrame {
@@ -259,8 +262,7 @@ std::vector<ChildFrame> child_frames(ElementType type, int diagonal)
             const auto s = plus(v[a], v[b]);
             return std::array<int, 3>{s[0] / 2, s[1] / 2, s[2] / 2};
         };
-        const int opposite[3][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 3, 1, 2}};
-        const int* d = opposite[diagonal];
+        const int* d = octahedron_diagonals[diagonal];
         const auto p = mid(d[0], d[1]), q = mid(d[2], d[3]);
         // The other four midpoints in a cycle: consecutive ones share a vertex of the parent.
         std::vector<std::array<int, 2>> ring;
@@ -323,14 +325,13 @@ RefinementPattern build_pattern(ElementType type, int g)
         }
         pattern.children.push_back(children);
         if (type == ElementType::tetrahedron) {
-            const int opposite[3][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 3, 1, 2}};
+            const int* d = octahedron_diagonals[p];
             const auto corners = vertex_coordinates(type, 2 * g);
             const auto mid = [&](int a, int b) {
                 const auto s = plus(corners[a], corners[b]);
                 return parent.point_at({s[0] / 2, s[1] / 2, s[2] / 2});
             };
-            pattern.diagonals.push_back({mid(opposite[p][0], opposite[p][1]),
-                                         mid(opposite[p][2], opposite[p][3])});
+            pattern.diagonals.push_back({mid(d[0], d[1]), mid(d[2], d[3])});
         }
     }
     return pattern;

@@ -52,7 +52,7 @@ struct IgnoredGroup {
 
 /// Where the time of building a mesh went (seconds).
 struct MeshBuildTimes {
-    double gmsh = 0;    ///< inside Gmsh: reading, meshing, refining, raising the order
+    double gmsh = 0;    ///< inside Gmsh: reading, meshing, the order of the coarse cells
     double gpufem = 0;  ///< gpufem's own work: extracting Gmsh's mesh, or generating a shape
     double refinement = 0;  ///< gpufem's refinement and node numbering of a mesh from Gmsh
     double host_copy = 0;   ///< of which copying the result from the device to the host

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -102,12 +101,6 @@ struct MeshLattice {
     Array<long long> vertex_start;
 };
 
-/// An index array's values on the host.
-std::vector<index_type> to_host_vector(const Array<index_type>& array)
-{
-    return array.to_host();
-}
-
 /// The values of the mesh's order-g basis at the table's points ([q][j]); identity when the
 /// orders agree (a copy, bit for bit).
 std::vector<double> lattice_basis(const Mesh& mesh, const LatticeTable& table)
@@ -171,7 +164,6 @@ struct EntityNumbers {
 
 MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec)
 {
-    using namespace kernels;
     MeshLattice lattice;
     const LatticeTable& table = lattice_table(mesh.cell_type, m);
     lattice.table = &table;
@@ -257,7 +249,6 @@ Array<index_type> facet_lattice(const BoundaryFacets& facets, const Mesh& mesh,
                                 const MeshLattice& lattice, const ExecPtr& exec,
                                 const std::string& where)
 {
-    using namespace kernels;
     const LatticeTable& table = lattice_table(facets.type, lattice.table->order);
     const ShapeOnExec shape(table, true, exec);
     const Array<index_type> on_exec =
@@ -402,7 +393,7 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
                                              static_cast<int>(lattice_table(facets.type, 2 * g).points.size()),
                                              facet_flat_on_exec.data(), 1, children, per_child, nullptr,
                                              nullptr, split.data()));
-        return to_host_vector(split);
+        return split.to_host();
     });
     return out;
 }
@@ -425,7 +416,7 @@ Mesh with_degree(const Mesh& mesh, int degree, const ExecPtr& exec)
     store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(lattice.cells), exec,
                           HostArrays::written);
     convert_boundaries(mesh, out, degree, [&](const BoundaryFacets& facets, const std::string& where) {
-        return to_host_vector(facet_lattice(facets, mesh, lattice, exec, where));
+        return facet_lattice(facets, mesh, lattice, exec, where).to_host();
     });
     return out;
 }

@@ -57,9 +57,10 @@ struct RowCandidates {
 };
 
 /// Walks the candidates of the warp's row 32 at a time; calls visit(value, slot) on the lane of
-/// every first occurrence, slot = the number of first occurrences before it. Returns their count.
-template <typename Visit>
-__device__ long long for_each_unique(const RowCandidates& row, Visit&& visit)
+/// every candidate p for which is_new(p, value) holds, slot = the number of those before it.
+/// Returns their count.
+template <typename IsNew, typename Visit>
+__device__ long long for_each_new(const RowCandidates& row, IsNew&& is_new, Visit&& visit)
 {
     const int lane = threadIdx.x % 32;
     const long long total = row.count * row.npe;
@@ -67,16 +68,23 @@ __device__ long long for_each_unique(const RowCandidates& row, Visit&& visit)
     for (long long base = 0; base < total; base += 32) {
         const long long p = base + lane;
         index_type value = 0;
-        bool first = false;
+        bool fresh = false;
         if (p < total) {
             value = row.at(p);
-            first = row.first(p, value);
+            fresh = is_new(p, value);
         }
-        const unsigned mask = __ballot_sync(0xffffffffu, first);
-        if (first) visit(value, found + __popc(mask & ((1u << lane) - 1u)));
+        const unsigned mask = __ballot_sync(0xffffffffu, fresh);
+        if (fresh) visit(value, found + __popc(mask & ((1u << lane) - 1u)));
         found += __popc(mask);
     }
     return found;
+}
+
+/// for_each_new over the first occurrences (no earlier cell of the row holds the node).
+template <typename Visit>
+__device__ long long for_each_unique(const RowCandidates& row, Visit&& visit)
+{
+    return for_each_new(row, [&](long long p, index_type value) { return row.first(p, value); }, visit);
 }
 
 /// Slots of each warp's hash set of a row's columns (shared memory: 32 KB a block).
@@ -93,33 +101,18 @@ __device__ long long for_each_unique_hashed(const RowCandidates& row, int* table
 {
     const long long total = row.count * row.npe;
     if (total > hash_slots / 2) return for_each_unique(row, visit);
-    const int lane = threadIdx.x % 32;
     int size = 64;
     while (size < 2 * total) size *= 2;
-    for (int i = lane; i < size; i += 32) table[i] = -1;
+    for (int i = threadIdx.x % 32; i < size; i += 32) table[i] = -1;
     __syncwarp();
-    long long found = 0;
-    for (long long base = 0; base < total; base += 32) {
-        const long long p = base + lane;
-        index_type value = 0;
-        bool fresh = false;
-        if (p < total) {
-            value = row.at(p);
-            unsigned h = (static_cast<unsigned>(value) * 2654435761u) & static_cast<unsigned>(size - 1);
-            for (;;) {
-                const int old = atomicCAS(&table[h], -1, value);
-                if (old == -1) {
-                    fresh = true;
-                    break;
-                }
-                if (old == value) break;
-                h = (h + 1) & static_cast<unsigned>(size - 1);
-            }
+    const unsigned mask = static_cast<unsigned>(size - 1);
+    const long long found = for_each_new(row, [&](long long, index_type value) {
+        for (unsigned h = (static_cast<unsigned>(value) * 2654435761u) & mask;; h = (h + 1) & mask) {
+            const int old = atomicCAS(&table[h], -1, value);
+            if (old == -1) return true;
+            if (old == value) return false;
         }
-        const unsigned mask = __ballot_sync(0xffffffffu, fresh);
-        if (fresh) visit(value, found + __popc(mask & ((1u << lane) - 1u)));
-        found += __popc(mask);
-    }
+    }, visit);
     __syncwarp();  // the table is cleared for the warp's next row only after every lane is done
     return found;
 }
