@@ -5,6 +5,7 @@
 // how its error against an exact solution is measured. Finite elements today
 // (lagrange_discretisation.hpp); finite volumes, with unknowns on cells, plug in beside them.
 #include <optional>
+#include <stdexcept>
 #include <span>
 #include <string>
 #include <vector>
@@ -111,6 +112,17 @@ public:
     /// executor that solved): its fields and, when the problem has an exact solution, the
     /// exact values, the error and the error norms, computed on u's executor.
     virtual SolutionOutput solution_output(const Array<V>& u) const = 0;
+    /// What it wants to say in report.json ("discretisation"), or null.
+    virtual nlohmann::json report() const { return nullptr; }
+    /// Solves after the first whose right-hand side depends on the previous solution
+    /// (finite volumes' deferred non-orthogonal correction); 0 for a linear system solved once.
+    virtual int correction_passes() const { return 0; }
+    /// The right-hand side of the next pass from the solution u of the last (original
+    /// numbering, on the executor that solved); only called when correction_passes() > 0.
+    virtual Array<V> corrected_rhs(const Array<V>& /*u*/) const
+    {
+        throw std::logic_error("corrected_rhs: " + describe() + " solves once");
+    }
 };
 
 /// The system of disc in format on exec: the assembled matrix converted by the registry's

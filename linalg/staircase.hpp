@@ -35,6 +35,7 @@ struct StaircaseMatrix {
     index_type rows = 0;
     index_type cols = 0;
     index_type slice_height = 0;         ///< sh: rows per slice
+    index_type block = 256;              ///< cuda: threads per block of the SpMV (32..1024)
     std::vector<StaircaseGroup> groups;  ///< host copy: the launch arguments (ascending length)
     Array<StaircaseGroup> group_table;   ///< the same on the executor (conversion, single launch)
     Array<index_type> col_idx;           ///< column of each stored entry, -1 for padding
@@ -110,9 +111,13 @@ struct StaircaseOptions {
     double alpha = 0.01;      ///< merge row-length groups smaller than alpha * rows
     index_type slice_height = 32;  ///< rows per slice (sh)
     bool streams = true;      ///< one CUDA stream per group (false: a single launch)
+    bool cuthill_mckee = true;  ///< Cuthill-McKee order before the length sort (false: the
+                                ///< matrix's own order, sorted by length)
+    index_type block = 256;   ///< cuda: threads per block of the SpMV, a multiple of 32 up to
+                              ///< 1024 (the paper: the slice height)
 };
 
-/// The `staircase` format: Cuthill-McKee order, rows grouped by length, small groups merged,
+/// The `staircase` format: Cuthill-McKee order (unless options.cuthill_mckee is false), rows grouped by length, small groups merged,
 /// slices of slice_height rows; the permutation is returned with the operator. Throws
 /// std::invalid_argument for a non-square matrix or bad options.
 template <typename V>

@@ -147,9 +147,9 @@ public:
         }
         const double stored = static_cast<double>(matrix_.stored_entries());
         const double padding = stored > 0 ? 100.0 * (stored - static_cast<double>(nnz_)) / stored : 0.0;
-        return fmt::format("alpha={:g} sh={} groups={} (lengths {}) padding={:.1f}% streams={}",
+        return fmt::format("alpha={:g} sh={} groups={} (lengths {}) padding={:.1f}% streams={} block={}",
                            alpha_, matrix_.slice_height, matrix_.groups.size(), lengths, padding,
-                           use_streams_ ? "on" : "off");
+                           use_streams_ ? "on" : "off", matrix_.block);
     }
 
 protected:
@@ -178,6 +178,8 @@ FormatBuild<V> build_staircase_format(Csr<V> matrix, const StaircaseOptions& opt
                                     "and columns symmetrically)");
     if (options.slice_height < 1)
         throw std::invalid_argument("format 'staircase': slice_height must be >= 1");
+    if (options.block < 32 || options.block > 1024 || options.block % 32 != 0)
+        throw std::invalid_argument("format 'staircase': block must be a multiple of 32 from 32 to 1024");
     if (!(options.alpha >= 0) || !std::isfinite(options.alpha))
         throw std::invalid_argument("format 'staircase': alpha must be >= 0");
     const auto start = std::chrono::steady_clock::now();
@@ -191,8 +193,12 @@ FormatBuild<V> build_staircase_format(Csr<V> matrix, const StaircaseOptions& opt
     {
         const std::vector<index_type> row_ptr = matrix.row_ptr.to_host();
         const std::vector<index_type> col_idx = matrix.col_idx.to_host();
-        const std::vector<index_type> cm = cuthill_mckee_order(n, row_ptr, col_idx, false);
-        sigma = staircase_row_order(cm, row_ptr);
+        std::vector<index_type> order(static_cast<std::size_t>(n));
+        if (options.cuthill_mckee)
+            order = cuthill_mckee_order(n, row_ptr, col_idx, false);
+        else
+            for (index_type i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+        sigma = staircase_row_order(order, row_ptr);
         index_type longest = 0;
         for (index_type i = 0; i < n; ++i) longest = std::max(longest, row_ptr[i + 1] - row_ptr[i]);
         rows_with_length.assign(static_cast<std::size_t>(longest) + 1, 0);
@@ -209,14 +215,16 @@ FormatBuild<V> build_staircase_format(Csr<V> matrix, const StaircaseOptions& opt
         const Csr<V> permuted = permute_symmetric(matrix, build.permutation);
         matrix = Csr<V>{};  // the input is no longer needed
         layout = make_staircase_matrix(permuted, std::move(groups), options.slice_height);
+        layout.block = options.block;
     }
     build.op = std::make_unique<StaircaseOperator<V>>(std::move(layout), nnz, options.alpha,
                                                       options.streams);
     exec->synchronize();
     build.convert_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    build.host_steps =
-        "Cuthill-McKee order (Boost.Graph), stable sort by row length and grouping (Algorithm 3)";
+    build.host_steps = options.cuthill_mckee
+                           ? "Cuthill-McKee order (Boost.Graph), stable sort by row length and grouping (Algorithm 3)"
+                           : "stable sort by row length (no Cuthill-McKee) and grouping (Algorithm 3)";
     return build;
 }
 
@@ -235,12 +243,21 @@ StaircaseOptions parse_staircase_options(const OptionReader& reader)
     if (reader.has("slice_height"))
         o.slice_height = static_cast<index_type>(reader.get_int("slice_height", 1, 1 << 20));
     if (reader.has("streams")) o.streams = reader.get_bool("streams");
+    if (reader.has("order")) {
+        constexpr std::string_view orders[] = {"cm", "none"};
+        o.cuthill_mckee = reader.get_choice("order", orders) == "cm";
+    }
+    if (reader.has("block")) {
+        o.block = static_cast<index_type>(reader.get_int("block", 32, 1024));
+        if (o.block % 32 != 0) reader.fail("block", "expected a multiple of 32 from 32 to 1024");
+    }
     return o;
 }
 
 nlohmann::json staircase_options_json(const StaircaseOptions& o)
 {
-    return {{"alpha", o.alpha}, {"slice_height", o.slice_height}, {"streams", o.streams}};
+    return {{"alpha", o.alpha}, {"slice_height", o.slice_height}, {"streams", o.streams},
+            {"order", o.cuthill_mckee ? "cm" : "none"}, {"block", o.block}};
 }
 
 }  // namespace
@@ -253,7 +270,9 @@ FormatEntry staircase_format_entry()
     e.options = option_codec<StaircaseOptions>(
         {{"alpha", "0.01", "merge row-length groups smaller than alpha * rows, in [0, 1)"},
          {"slice_height", "32", "rows per slice"},
-         {"streams", "true", "one CUDA stream per group (false: a single launch)"}},
+         {"streams", "true", "one CUDA stream per group (false: a single launch)"},
+         {"order", "cm", "cm: Cuthill-McKee before the length sort | none: the matrix's own order"},
+         {"block", "256", "cuda threads per block, a multiple of 32 <= 1024 (the paper: the slice height)"}},
         parse_staircase_options, staircase_options_json);
     e.orders_on_host = true;
     e.memory = [](const MatrixShape& m, const FormatOptions&) {

@@ -289,6 +289,18 @@ enum LatticeFacetFailure : int {
     facet_not_a_cell_face = 3,
 };
 
+/// The vertex numbers g of facet f's corners; false when a corner is no cell's corner.
+GPUFEM_HOST_DEVICE inline bool facet_vertices(const LatticeFacetView& facets, const index_type* vertex_of_node,
+                                              long long num_nodes, long long f, long long* g)
+{
+    const index_type* nodes = facets.facets + f * facets.nodes_per_facet;
+    for (int i = 0; i < facets.corners; ++i) {
+        if (nodes[i] < 0 || nodes[i] >= num_nodes || vertex_of_node[nodes[i]] < 0) return false;
+        g[i] = vertex_of_node[nodes[i]];
+    }
+    return true;
+}
+
 /// The number of lattice point q (of the facet shape's table `shape`) of facet f, numbered
 /// as the cells' lattice; or minus a LatticeFacetFailure.
 GPUFEM_HOST_DEVICE inline long long facet_point_number(const LatticeFacetView& facets,
@@ -298,13 +310,8 @@ GPUFEM_HOST_DEVICE inline long long facet_point_number(const LatticeFacetView& f
                                                        const LatticeEntities& entities,
                                                        const LatticeKeys& keys, long long f, int q)
 {
-    const index_type* nodes = facets.facets + f * facets.nodes_per_facet;
     long long g[4] = {-1, -1, -1, -1};
-    for (int i = 0; i < facets.corners; ++i) {
-        if (nodes[i] < 0 || nodes[i] >= num_nodes || vertex_of_node[nodes[i]] < 0)
-            return -facet_corner_not_a_vertex;
-        g[i] = vertex_of_node[nodes[i]];
-    }
+    if (!facet_vertices(facets, vertex_of_node, num_nodes, f, g)) return -facet_corner_not_a_vertex;
     const int* p = shape.points + 5 * q;
     const int m = shape.order;
     if (p[0] == 0) return entities.vertex_start[g[p[1]]];

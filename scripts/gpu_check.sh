@@ -23,6 +23,10 @@
 #   scripts/gpu_check.sh refine  gpufem's refinement and node numbering on the device (the GPU
 #                                test, sanitizers) and the mesh phase of Gmsh meshes refined
 #                                there: refined_ball_p2, refined_cube_tets_p2, as a table
+#   scripts/gpu_check.sh fv      issue 13: the finite-volume GPU tests and sanitizers, then
+#                                fv_cube_tets_4m on cuda (phases, row lengths, passes, CG), and
+#                                bench spmv (every format, % of copy) and the staircase sweep on
+#                                its matrix
 #   scripts/gpu_check.sh formats issue 14: reordering, format auto and matrix cases on cuda
 #                                (test_external_systems_gpu), bench spmv with and without rcm on
 #                                the structured cube and Gmsh P1/P2 tetrahedra, format auto's
@@ -98,6 +102,37 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], 'refine_*.json'))):
           f"{t['assembly']['total']:>9.3f}{t['solve']:>8.3f}{r['solver']['iterations']:>6}"
           f"{t['output']:>8.3f}{t['total']:>8.2f}{r['memory']['peak_measured']['device']/1e9:>8.2f}")
 PY
+  elif [[ $stage == fv ]]; then
+    run_tests 600 20 test_finite_volumes_gpu
+    echo "== compute-sanitizer"
+    sanitize memcheck test_finite_volumes_gpu '*EveryKernel*'
+    sanitize racecheck test_finite_volumes_gpu '*EveryKernel*'
+    fv_run() { report_run fv "$@"; }
+    fv_run warmup fv_convection_hexes
+    fv_run tets_4m fv_cube_tets_4m
+    fv_run tets_4m_jacobi fv_cube_tets_4m --set solver.preconditioner=jacobi
+    fv_run tets_4m_plain fv_cube_tets_4m --set fv.nonorthogonal_correctors=0
+    python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], 'fv_*.json'))):
+    r = json.load(open(f)); t = r['times']; a = t['assembly']; d = r.get('discretisation', {})
+    print(f"== {os.path.basename(f)[3:-5]}: {r['unknowns']['count']} cells, nnz {r['matrix']['nnz']}, per row "
+          f"{r['matrix']['nnz_per_row']}, non-orthogonality {d.get('max_nonorthogonality_degrees', 0):.1f} deg")
+    print(f"   mesh {t['mesh']:.3f} (gmsh {t['mesh_gmsh']:.3f}, refinement {t['mesh_refinement']:.3f}); assembly "
+          f"{a['total']:.4f} (geometry {a['geometry']:.4f}, coefficients {a['coefficients']:.4f}, pattern "
+          f"{a['pattern']:.4f}, values {a['values']:.4f}, boundary {a['boundary']:.4f})")
+    s = r['solver']
+    print(f"   solve {t['solve']:.3f} (setup {t['preconditioner_setup']:.3f}), {s['iterations']} iterations in "
+          f"passes {s['pass_iterations']}, residual {s['true_relative_residual']}, correction {s['correction_change']:.2e}; "
+          f"errors {t['errors']:.3f}, output {t['output']:.3f}, total {t['total']:.2f}; L2 {r.get('errors', {}).get('l2')}")
+PY
+    echo "== row lengths (fv_cube_tets_4m)"
+    run gpufem bench spmv cases/fv_cube_tets_4m.yaml --backend cuda -o /tmp/gpufem_runs/fvbench \
+      --formats csr,csr-scalar,ell,ellr,sellp,staircase,cusparse,cusparse-sell 2>&1 | grep -v "\[info\]"
+    cp /tmp/gpufem_runs/fvbench/bench_spmv.json "$OUT/fv_bench_spmv.json" 2>/dev/null
+    run gpufem bench spmv cases/fv_cube_tets_4m.yaml --backend cuda -o /tmp/gpufem_runs/fvsweep \
+      --staircase-sweep 2>&1 | grep -v "\[info\]"
+    cp /tmp/gpufem_runs/fvsweep/staircase_sweep.* "$OUT/" 2>/dev/null
   elif [[ $stage == memory ]]; then
     (cd /tmp && /tmp/bundle/run test_end_to_end_gpu --gtest_filter='*Memory*' 2>&1 | tail -30)
     memory_run() { report_run memory "$@"; }

@@ -17,6 +17,7 @@
 #include "linalg/interval_timer.hpp"
 #include "solver/bench_common.hpp"
 #include "solver/bench_csr_sweep.hpp"
+#include "solver/bench_staircase_sweep.hpp"
 #include "solver/bench_formats.hpp"
 #include "solver/krylov/cg.hpp"
 #include "solver/output_files.hpp"
@@ -234,6 +235,7 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
     const Mesh& mesh = loaded.mesh;
     std::vector<SpmvBenchRow> rows;
     CsrSweepResult sweep;
+    StaircaseSweepResult staircase;
     index_type n = 0;
     std::size_t nnz = 0;
     const auto bench = [&]<typename V>(V) {
@@ -242,6 +244,8 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
         n = system.matrix.rows, nnz = system.matrix.nnz();
         if (options.csr_sweep)
             sweep = run_csr_sweep<V>(system.matrix, options);
+        else if (options.staircase_sweep)
+            staircase = run_staircase_sweep<V>(system.matrix, options, copy_bw);
         else
             rows = bench_typed<V>(spec, options, exec, *disc, system.matrix, copy_bw);
     };
@@ -256,6 +260,15 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
         "device {}; copy bandwidth (read + write) {:.1f} GB/s",
         spec.name, mesh.source, spec.matrix ? "external system" : fmt::format("degree {}", spec.mesh.degree), n, nnz, double(nnz) / std::max<index_type>(n, 1),
         precision_name(spec.precision), backend, exec->device_name(), copy_bw * 1e-9);
+    if (options.staircase_sweep) {
+        write_staircase_sweep(staircase, "Staircase SELL experiments (004_…): " + matrix_line + "\n",
+                              {{"case", spec.resolved},
+                               {"device", exec->device_name()},
+                               {"backend", backend},
+                               {"precision", precision_name(spec.precision)}},
+                              folder);
+        return rows;
+    }
     if (options.csr_sweep) {
         write_csr_sweep(sweep, "CSR parameter sweep (000_… §5-6): " + matrix_line + "\n",
                         {{"case", spec.resolved},
@@ -350,6 +363,15 @@ std::vector<SpmvBenchRow> run_spmv_bench(const CaseSpec& spec, const SpmvBenchOp
         if (!options.formats.empty())
             throw std::invalid_argument("bench spmv --csr-sweep times the csr kernel only; leave out --formats");
     }
+    if (options.staircase_sweep) {
+        if (options.csr_sweep) throw std::invalid_argument("bench spmv: --csr-sweep or --staircase-sweep, not both");
+        if (!exec->is_cuda())
+            throw std::invalid_argument("bench spmv --staircase-sweep runs on the cuda backend (streams, "
+                                        "block sizes and cuSPARSE are what it measures)");
+        if (!options.formats.empty())
+            throw std::invalid_argument("bench spmv --staircase-sweep times staircase and cusparse-sell only; "
+                                        "leave out --formats");
+    }
     // The format list is checked before any mesh is built.
     bench_entries(options, spec.format_options, exec);
     const double copy_bw = measure_copy_bandwidth(exec);
@@ -364,7 +386,7 @@ std::vector<SpmvBenchRow> run_spmv_bench(const CaseSpec& spec, const SpmvBenchOp
         const auto point_rows = bench_point(point, options, exec, backend, copy_bw, sub);
         rows.insert(rows.end(), point_rows.begin(), point_rows.end());
     }
-    if (options.csr_sweep) return rows;  // each point wrote its own csr_sweep files
+    if (options.csr_sweep || options.staircase_sweep) return rows;  // each point wrote its own files
     const std::string summary = spmv_sweep_table(rows);
     fmt::print("\nSweep summary: {}, {}, {}; gains against the best assembled format of each "
                "point (CG it/s: merged CG)\n{}",

@@ -23,6 +23,10 @@ struct SpmvBenchOptions {
     /// Instead of the format table: the exhaustive coop x repeat x block search of the csr
     /// kernel against its fixed rule and tuner (bench_csr_sweep.hpp); cuda backend only.
     bool csr_sweep = false;
+    /// Instead of the format table: 004_…'s staircase experiments (alpha x slice height, with
+    /// and without Cuthill-McKee, cuSPARSE SELL on the staircase order; bench_staircase_sweep.hpp);
+    /// cuda backend only.
+    bool staircase_sweep = false;
 };
 
 /// One format's measurements.

@@ -29,6 +29,7 @@ using nlohmann::json;
 using Alias = std::pair<std::string_view, std::string_view>;
 
 constexpr std::string_view top_keys[] = {"mesh",      "matrix",  "degree",         "problem",
+                                         "discretisation", "fv",
                                          "format",    "reorder", "auto_iterations", "format_options", "solver",
                                          "precision", "backend", "output"};
 constexpr std::string_view output_keys[] = {"compression", "write"};
@@ -53,6 +54,8 @@ constexpr std::string_view solver_keys[] = {"method",         "variant",     "pr
                                             "cuda_graph",     "time_spmv",   "amg"};
 constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
                                          "coarse_size",        "max_levels"};
+
+constexpr std::string_view fv_keys[] = {"nonorthogonal_correctors", "correction_limit"};
 
 constexpr double default_shape_size = 0.1;
 
@@ -376,6 +379,26 @@ OutputSpec read_output(const CaseReader& reader, const CaseValue& value, json& r
     return output;
 }
 
+/// The fv map; resolved gets its JSON with defaults.
+FvOptions read_fv(const CaseReader& reader, const CaseValue& value, json& resolved)
+{
+    FvOptions fv;
+    const std::vector<CaseValue> entries = reader.entries(value, fv_keys);
+    if (const CaseValue* correctors = find_entry(entries, "nonorthogonal_correctors")) {
+        fv.nonorthogonal_correctors = reader.to_int(*correctors, 0);
+        if (fv.nonorthogonal_correctors > 200) reader.fail(*correctors, "expected an integer from 0 to 200");
+    }
+    if (const CaseValue* limit = find_entry(entries, "correction_limit")) {
+        const std::string expected = "a number from 0 to 1";
+        fv.correction_limit = reader.to_double(*limit, expected);
+        if (!(fv.correction_limit >= 0.0 && fv.correction_limit <= 1.0))
+            reader.fail(*limit, "expected " + expected + ", got '" + limit->node.Scalar() + "'");
+    }
+    resolved = {{"nonorthogonal_correctors", fv.nonorthogonal_correctors},
+                {"correction_limit", fv.correction_limit}};
+    return fv;
+}
+
 /// The solver.amg map; resolved gets its JSON with defaults.
 AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& resolved)
 {
@@ -526,12 +549,30 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
                                           YAML::Mark::null_mark()};
     };
     if (!spec.matrix) spec.problem = read_problem(reader, section("problem"), resolved["problem"]);
+    const CaseValue* discretisation = find_entry(entries, "discretisation");
+    if (discretisation) {
+        if (spec.matrix)
+            reader.fail(*discretisation, "not used with matrix: the system comes from the matrix file");
+        spec.discretisation = reader.to_enum(*discretisation, discretisation_names);
+    }
+    const bool fv = spec.discretisation == DiscretisationKind::fv;
+    if (const CaseValue* options = find_entry(entries, "fv"); options && !fv)
+        reader.fail(*options, "only used with discretisation: fv");
+    if (fv) {
+        spec.fv = read_fv(reader, section("fv"), resolved["fv"]);
+        if (spec.degrees.size() != 1 || spec.degrees.front() != 1)
+            reader.fail(*find_entry(entries, "degree"), "finite volumes have one unknown per cell: "
+                        "degree must be 1 (or left out) with discretisation: fv");
+    }
     if (const CaseValue* format = find_entry(entries, "format")) {
         std::vector<std::string> names = format_registry().names();
         names.emplace_back(auto_format_name);
         const std::vector<std::string_view> choices(names.begin(), names.end());
         spec.format = reader.to_choice(*format, choices);
     }
+    if (fv && spec.format != auto_format_name && format_registry().at(spec.format).matrix_free())
+        reader.fail(*find_entry(entries, "format"), "format " + spec.format + " is matrix-free (element "
+                    "matrices); finite volumes take an assembled format");
     if (spec.matrix && spec.format != auto_format_name && format_registry().at(spec.format).matrix_free())
         reader.fail(*find_entry(entries, "format"), "format " + spec.format + " is matrix-free: it needs a "
                     "mesh's element matrices; a matrix case takes an assembled format");
@@ -559,8 +600,13 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
         spec.backend = reader.to_enum(*backend, backend_choice_names);
     }
 
-    if (!spec.matrix)
+    if (fv && spec.solver.preconditioner == PreconditionerKind::pmg)
+        reader.fail(find_entry(entries, "solver") ? *find_entry(entries, "solver") : section("solver"),
+                    "preconditioner pmg needs Lagrange elements of degree >= 2; finite volumes: use amg");
+    if (!spec.matrix) {
         resolved["degree"] = spec.degrees.size() == 1 ? json(spec.mesh.degree) : json(spec.degrees);
+        resolved["discretisation"] = enum_name(discretisation_names, spec.discretisation);
+    }
     resolved["format"] = spec.format;
     resolved["reorder"] = enum_name(reordering_names, spec.format_options.reordering());
     resolved["precision"] = precision_name(spec.precision);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "assembly/fv_discretisation.hpp"
 #include "assembly/problem_spec.hpp"
 #include "linalg/format_options.hpp"
 #include "linalg/named_enum.hpp"
@@ -63,6 +64,12 @@ struct MatrixFileSpec {
     std::filesystem::path rhs;   ///< b ("": b = A 1, and the error of the solution against 1 is reported)
 };
 
+/// How the PDE becomes a linear system.
+enum class DiscretisationKind { fe, fv };
+/// Their names, as in the case file.
+inline constexpr std::array<EnumName<DiscretisationKind>, 2> discretisation_names{
+    {{DiscretisationKind::fe, "fe"}, {DiscretisationKind::fv, "fv"}}};
+
 /// A fully validated case.
 struct CaseSpec {
     std::filesystem::path case_path;  ///< the YAML file ("" when parsed from text)
@@ -77,6 +84,10 @@ struct CaseSpec {
     bool size_scales_with_degree = false;  ///< mesh.size is multiplied by the degree (constant
                                            ///< unknowns across a degree sweep)
     ProblemSpec problem;
+    /// discretisation: fe (Lagrange finite elements, the default) | fv (cell-centred finite
+    /// volumes, options in fv).
+    DiscretisationKind discretisation = DiscretisationKind::fe;
+    FvOptions fv;
     std::string format = "csr";       ///< a name of format_registry() (assembly/format_registry.hpp),
                                       ///< or "auto" (solver/format_choice.hpp)
     FormatOptions format_options;     ///< each format's own options, parsed by the format, and

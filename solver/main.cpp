@@ -130,6 +130,11 @@ int main(int argc, char** argv)
                          "Instead of the formats: time every csr coop x repeat x block combination "
                          "and compare the fixed rule and the tuner with the best (000_…); cuda "
                          "backend only; writes csr_sweep.csv and csr_sweep.json");
+    bench_spmv->add_flag("--staircase-sweep", bench_options.staircase_sweep,
+                         "Instead of the formats: 004_…'s experiments on the case's matrix: staircase over "
+                         "alpha x slice height (32-1024, blocks of slice-height threads) with and without "
+                         "Cuthill-McKee order, cuSPARSE SELL on the same row order, the row-length histogram; "
+                         "cuda backend only; writes staircase_sweep.csv, .json and .txt");
 
     auto* bench_solver = bench->add_subcommand(
         "solver", "CG and BiCGSTAB, reference and merged, on the case's system: time per "

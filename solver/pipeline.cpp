@@ -5,9 +5,11 @@
 #include <limits>
 #include <optional>
 
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "assembly/format_registry.hpp"
+#include "assembly/fv_discretisation.hpp"
 #include "assembly/lagrange_discretisation.hpp"
 #include "linalg/blas1.hpp"
 #include "mesh/mesh_source.hpp"
@@ -61,6 +63,25 @@ std::string describe_levels(const nlohmann::json& report)
         rows += (rows.empty() ? "" : " / ") + std::to_string(level["rows"].get<long long>());
     return fmt::format(", {} levels (rows {}), operator complexity {:.2f}", report["levels"].size(),
                        rows, report["operator_complexity"].get<double>());
+}
+
+/// What a discretisation's report says the user should know (finite volumes: the mesh's
+/// non-orthogonality, a pure-Neumann problem's treatment).
+void log_discretisation_report(const nlohmann::json& report)
+{
+    if (!report.is_object() || !report.contains("max_nonorthogonality_degrees")) return;
+    const double angle = report["max_nonorthogonality_degrees"].get<double>();
+    spdlog::info("finite volumes: {} interior and {} boundary faces, non-orthogonality up to {:.1f} degrees",
+                 report["interior_faces"].get<long long>(), report["boundary_faces"].get<long long>(), angle);
+    if (angle > 5.0 && report["nonorthogonal_correctors"].get<int>() == 0)
+        spdlog::warn("finite volumes: the mesh is non-orthogonal (up to {:.1f} degrees) and "
+                     "fv.nonorthogonal_correctors is 0: the two-point flux alone is inconsistent "
+                     "there (errors stop falling); set fv.nonorthogonal_correctors: 2 or more", angle);
+    if (report.value("pure_neumann", false))
+        spdlog::info("finite volumes: no Dirichlet condition; the data's net source {:.3e} ({:.2g} of "
+                     "its size) was removed evenly by volume, u = 0 in cell 0 fixes the constant and "
+                     "the solution is shifted to zero mean",
+                     report["net_source_removed"].get<double>(), report["net_source_relative"].get<double>());
 }
 
 }  // namespace
@@ -120,6 +141,8 @@ template <typename V>
 std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, const CaseMesh& input)
 {
     if (input.external) return std::make_unique<ExternalSystemDiscretisation<V>>(input.external);
+    if (spec.discretisation == DiscretisationKind::fv)
+        return std::make_unique<FiniteVolumeDiscretisation<V>>(input.mesh, spec.problem, spec.fv);
     return std::make_unique<LagrangeDiscretisation<V>>(input.mesh, spec.problem);
 }
 
@@ -167,7 +190,8 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
         spdlog::info("element matrices of {} cells kept (matrix-free) in {:.3f} s",
                      disc.mesh().num_cells(), system.assembly_times.total());
     }
-    if (system.dirichlet_count == 0 && disc.unknowns().location != UnknownLocation::rows)
+    log_discretisation_report(disc.report());
+    if (system.dirichlet_count == 0 && disc.unknowns().location == UnknownLocation::nodes)
         spdlog::warn("no Dirichlet condition: the matrix is singular; a Krylov solver finds a "
                      "solution only if the data are compatible, defined up to a constant");
     const LinearOperator<V>& op = *system.op.op;
@@ -189,7 +213,8 @@ SolveOptions solve_options(const SolverSpec& solver)
 }
 
 template <typename V>
-SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver)
+SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver,
+                               const Discretisation<V>* disc)
 {
     const LinearOperator<V>& a = *system.op.op;
     const ExecPtr& exec = a.executor();
@@ -212,15 +237,56 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     }
     SolveOptions options = solve_options(solver);
     SolveProgress progress(solver.tolerance, solver.max_iterations);
-    {
-        const ProgressLine line("solve", [&progress] { return progress.status(); });
+    // Deferred correction (disc's passes): each pass solves again from the last solution with
+    // the right-hand side the discretisation computes from it (same operator, same
+    // preconditioner), until that changes by less than the tolerance (relative: the solver
+    // cannot tell such a change from its own error): stop once the solution's residual against
+    // the new right-hand side is below the tolerance. Each pass before that needs to gain only a
+    // decade on that residual; a solve to the tolerance ends it when the passes run out.
+    const int passes = disc ? disc->correction_passes() : 0;
+    const auto run = [&](const Array<V>& rhs, double tolerance, const std::string& phase) {
+        options.tolerance = tolerance;
+        const ProgressLine line(phase, [&progress] { return progress.status(); });
         if (line.active())
             options.on_residual = [&progress](int k, double r) { progress.record(k, r); };
-        out.result = solve(solver.method, solver.variant, a, b, x, options, m.get());
+        out.result = solve(solver.method, solver.variant, a, rhs, x, options, m.get());
         exec->synchronize();
+        out.pass_iterations.push_back(out.result.iterations);
+    };
+    double tolerance = passes > 0 ? std::max(solver.tolerance, 1e-2) : solver.tolerance;
+    run(b, tolerance, "solve");
+    Array<V> corrected_b;
+    double change = 0.0;  // ||b_k - A x|| / ||b_k|| of the last corrected right-hand side
+    for (int pass = 1; pass <= passes && out.result.status == SolveStatus::converged; ++pass) {
+        const Array<V> u = reordered(system.op, x, true);
+        corrected_b = reordered(system.op, disc->corrected_rhs(u), false);
+        Array<V> residual = corrected_b.clone_to(exec);
+        a.apply(V(-1), x, V(1), residual);
+        const double size = nrm2(corrected_b);
+        change = size > 0 ? nrm2(residual) / size : 0.0;
+        if (change <= solver.tolerance) {
+            tolerance = solver.tolerance;  // x solves the corrected system: done
+            break;
+        }
+        tolerance = std::max(solver.tolerance, 0.01 * change);
+        run(corrected_b, tolerance, "correction " + std::to_string(pass));
     }
+    if (tolerance > solver.tolerance && out.result.status == SolveStatus::converged)
+        run(corrected_b.empty() ? b : corrected_b, solver.tolerance, "solve");
+    if (passes > 0) {
+        int total = 0;
+        for (int iterations : out.pass_iterations) total += iterations;
+        out.result.iterations = total;
+    }
+    out.correction_change = change;
+    if (passes > 0)
+        spdlog::info("non-orthogonal correction: {} solve{} (iterations {}), the last change of the "
+                     "residual against the last corrected right-hand side {:.2e}{}", out.pass_iterations.size(),
+                     out.pass_iterations.size() == 1 ? "" : "s", fmt::format("{}", fmt::join(out.pass_iterations, " + ")),
+                     change, change <= solver.tolerance ? " (converged)"
+                                                        : " (above the tolerance: fv.nonorthogonal_correctors ran out)");
     out.seconds = seconds_since(start);
-    check_true_residual(a, b, x, solver.tolerance, out.result);
+    check_true_residual(a, corrected_b.empty() ? b : corrected_b, x, solver.tolerance, out.result);
     out.x = reordered(system.op, x, true);
     return out;
 }
@@ -244,7 +310,8 @@ double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const 
     template std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec&, const CaseMesh&); \
     template DiscreteSystem<V> build_case_system(const ExecPtr&, const Discretisation<V>&,      \
                                                  const CaseSpec&);                              \
-    template SystemSolution<V> solve_system(const DiscreteSystem<V>&, const SolverSpec&);
+    template SystemSolution<V> solve_system(const DiscreteSystem<V>&, const SolverSpec&,          \
+                                            const Discretisation<V>*);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

@@ -54,6 +54,10 @@ struct SystemSolution {
     /// The preconditioner's report (setup time, levels, ...; see Preconditioner::report);
     /// null without a preconditioner.
     nlohmann::json preconditioner;
+    std::vector<int> pass_iterations;  ///< iterations of the first solve and of each correction pass
+    /// Correction passes: ||b_k - A x|| / ||b_k|| of the solution against the last corrected
+    /// right-hand side b_k (<= the tolerance: the correction converged).
+    double correction_change = 0;
 };
 
 /// A converged solve whose true residual ||b - A x|| / ||b|| exceeds this many times the
@@ -69,8 +73,13 @@ double smallest_tolerance(Precision precision);
 /// solution back in the original numbering, and the true residual of the solution
 /// (SolveResult::true_relative_residual; a converged solve that misses the tolerance by more
 /// than true_residual_slack becomes stagnated).
+/// With disc, its correction passes follow (Discretisation::correction_passes at most: the
+/// same operator and preconditioner, the right-hand side from the last solution, until the
+/// solution meets it to the tolerance); the result is the last solve's,
+/// SystemSolution::pass_iterations has every solve's iterations.
 template <typename V>
-SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver);
+SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver,
+                               const Discretisation<V>* disc = nullptr);
 
 /// ||b - A u|| / ||b|| of a float solution u (original numbering, on exec) against the case's
 /// system assembled again in double (csr): what the float solve's rounding leaves against the

@@ -38,6 +38,7 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
     report["mesh"] = {{"source", r.mesh_source}, {"dim", r.dim},       {"cell_type", r.cell_type},
                       {"nodes", r.nodes},        {"cells", r.cells},   {"boundary_groups", r.boundary_groups}};
     report["unknowns"] = {{"count", r.rows}, {"on", r.unknowns_on}};
+    if (!r.discretisation.is_null()) report["discretisation"] = r.discretisation;
     report["matrix"] = {
         {"rows", r.rows},
         {"nnz", r.nnz},
@@ -84,6 +85,8 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                         {"converged", r.solve.converged()},
                         {"message", r.solve.message},
                         {"iterations", r.solve.iterations},
+                        {"pass_iterations", r.pass_iterations},
+                        {"correction_change", r.correction_change},
                         {"initial_residual", r.solve.initial_residual},
                         {"rhs_norm", r.solve.rhs_norm},
                         {"final_relative_residual", r.solve.relative_residual},
@@ -107,12 +110,16 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                       {"GFLOPs", median > 0 ? 2.0 * r.nnz / median * 1e-9 : 0.0}};
     if (r.memory_estimate) report["memory"] = memory_report(*r.memory_estimate, r.memory_measured);
     if (r.errors) {
-        // A matrix case's error is against the vector of ones: discrete norms, no H1.
+        // A matrix case's error is against the vector of ones: discrete norms, no H1; finite
+        // volumes' at the cell centroids: no H1 either.
+        const bool discrete = spec.matrix || r.unknowns_on == "cells";
         report["errors"] = {{"l2", r.errors->l2},
-                            {"h1_semi", spec.matrix ? nlohmann::json(nullptr) : nlohmann::json(r.errors->h1_semi)},
+                            {"h1_semi", discrete ? nlohmann::json(nullptr) : nlohmann::json(r.errors->h1_semi)},
                             {"max_nodal", r.errors->max_nodal},
                             {"relative_l2", r.errors->l2_exact > 0 ? r.errors->l2 / r.errors->l2_exact : 0.0}};
         if (spec.matrix) report["errors"]["against"] = "the vector of ones (b = A 1): discrete 2-norm and max";
+        if (r.unknowns_on == "cells")
+            report["errors"]["against"] = "u(x_c) at the cell centroids: l2 = sqrt(sum V_c (u_c - u(x_c))^2), max over cells";
     }
     return report;
 }
@@ -187,6 +194,9 @@ std::string make_summary(const CaseSpec& spec, const RunRecord& r)
     if (r.errors && spec.matrix)
         row("error against 1", fmt::format("||u - 1||_2 {:.4e} (relative {:.4e}), max |u_i - 1| {:.4e}",
                                            r.errors->l2, r.errors->l2 / r.errors->l2_exact, r.errors->max_nodal));
+    else if (r.errors && r.unknowns_on == "cells")
+        row("error", fmt::format("cell-centred L2 {:.4e}, max over centroids {:.4e}", r.errors->l2,
+                                 r.errors->max_nodal));
     else if (r.errors)
         row("error", fmt::format("L2 {:.4e}, H1-semi {:.4e}, max nodal {:.4e}", r.errors->l2,
                                  r.errors->h1_semi, r.errors->max_nodal));

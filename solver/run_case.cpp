@@ -58,6 +58,8 @@ void record_solve(const CaseSpec& spec, const LinearOperator<V>& op, SystemSolut
     record.solve = std::move(solved.result);
     record.time_solve = solved.seconds;
     record.preconditioner = std::move(solved.preconditioner);
+    record.pass_iterations = solved.pass_iterations;
+    record.correction_change = solved.correction_change;
     if (record.preconditioner.contains("setup_seconds"))
         record.time_preconditioner_setup = record.preconditioner["setup_seconds"].get<double>();
     record.spmv_seconds = record.solve.spmv_seconds;
@@ -154,10 +156,11 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
         });
         record_system(system, record);
         solved = meter.measure("solve", [&] {
-            return in_phase("solve", [&] { return solve_system(system, spec.solver); },
+            return in_phase("solve", [&] { return solve_system(system, spec.solver, disc.get()); },
                             phase_estimate(record, "solve"));
         });
         record_solve(spec, *system.op.op, solved, record);
+        record.discretisation = disc->report();
     }
     if (!options.export_matrix_dir.empty()) {
         const auto export_start = clock_type::now();

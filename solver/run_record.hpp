@@ -62,6 +62,9 @@ struct RunRecord {
     /// solve), see true_residual_in_double.
     double true_relative_residual_double = -1;
     nlohmann::json preconditioner;   ///< the preconditioner's report (null: none)
+    nlohmann::json discretisation;   ///< the discretisation's report (null: none)
+    std::vector<int> pass_iterations;  ///< iterations of each solve (correction passes after the first)
+    double correction_change = 0;      ///< the last correction pass's relative change of b
     std::vector<double> spmv_seconds;
     std::string spmv_clock;
     int spmvs_per_iteration = 1;     ///< 2 for BiCGSTAB

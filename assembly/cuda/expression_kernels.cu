@@ -6,6 +6,7 @@
 #include "assembly/expression_cell_math.hpp"
 #include "assembly/expression_kernels.hpp"
 #include "linalg/cuda/cuda_check.hpp"
+#include "assembly/cuda/abs_max.cuh"
 #include "assembly/cuda/first_failure.hpp"
 #include "linalg/cuda/device_buffer.hpp"
 
@@ -78,15 +79,6 @@ __global__ void nodal_errors_kernel(const ExprInstruction* __restrict__ program,
 }
 
 /// max(|a|, |b|), NaN if either is NaN (associative and commutative, as CUB needs).
-struct AbsMax {
-    __device__ double operator()(double a, double b) const
-    {
-        a = fabs(a), b = fabs(b);
-        if (a != a) return a;
-        if (b != b) return b;
-        return a < b ? b : a;
-    }
-};
 
 }  // namespace
 

@@ -1,9 +1,10 @@
 // Staircase SELL on the device: the slice fill (conversion) and the SpMV, one kernel per
 // group on its own stream or a single launch over all groups.
 //
-// Launch configuration: one thread per row, 256 threads a block whatever the slice height
-// (the paper uses blocks of sh threads; that caps occupancy for sh = 32 and gains nothing:
-// the reads stay coalesced because consecutive threads of a slice read consecutive entries).
+// Launch configuration: one thread per row, StaircaseMatrix::block threads a block (256 by
+// default whatever the slice height: the paper's blocks of sh threads cap occupancy for
+// sh = 32 and gain nothing, the reads stay coalesced because consecutive threads of a slice
+// read consecutive entries; the option lets `bench spmv --staircase-sweep` run the paper's).
 // Padding rows past the end of the matrix are not read at all.
 #include <algorithm>
 #include <utility>
@@ -14,7 +15,8 @@
 namespace gpufem::kernels::cuda {
 namespace {
 
-constexpr int block_size = 256;
+constexpr int block_size = 256;  ///< the conversion's blocks
+constexpr int max_block = 1024;  ///< the SpMV kernels' bound (StaircaseMatrix::block)
 
 /// Row lengths with a fully unrolled kernel (FE/FV rows: Dirichlet 1, FV 4-7, Q1 2D 4/6/9,
 /// Q1 3D 8/12/18/27, Q2 2D 9/15/25); any other length takes the runtime-bound kernel.
@@ -63,7 +65,7 @@ __device__ __forceinline__ void group_row(const StaircaseGroup& g, index_type j,
 
 /// One group (the paper's staircase_SpMV): thread j computes row g.row_start + j.
 template <typename V, int Length>
-__global__ void __launch_bounds__(block_size)
+__global__ void __launch_bounds__(max_block)
     staircase_group_kernel(StaircaseGroup g, index_type rows, index_type sh,
                            const index_type* __restrict__ col, const V* __restrict__ val,
                            V alpha, const V* __restrict__ x, V beta, V* __restrict__ y)
@@ -91,7 +93,7 @@ __device__ __forceinline__ int find_group(const StaircaseGroup* __restrict__ gro
 
 /// Every group in one launch: thread `row` finds its group in the table.
 template <typename V>
-__global__ void __launch_bounds__(block_size)
+__global__ void __launch_bounds__(max_block)
     staircase_single_kernel(const StaircaseGroup* __restrict__ groups, int group_count,
                             index_type rows, index_type sh, const index_type* __restrict__ col,
                             const V* __restrict__ val, V alpha, const V* __restrict__ x, V beta,
@@ -129,9 +131,9 @@ __global__ void __launch_bounds__(block_size)
     }
 }
 
-unsigned blocks_for(index_type threads)
+unsigned blocks_for(index_type threads, int block = block_size)
 {
-    return static_cast<unsigned>((static_cast<long long>(threads) + block_size - 1) / block_size);
+    return static_cast<unsigned>((static_cast<long long>(threads) + block - 1) / block);
 }
 
 /// Launches group g's kernel on `stream`, unrolled when its length is in `unrolled_lengths`.
@@ -142,7 +144,7 @@ void launch_group(std::integer_sequence<int, Ls...>, const StaircaseMatrix<V>& a
     const index_type rows = std::min(g.rows, a.rows - g.row_start);  // skip padding rows
     if (rows <= 0) return;
     const auto launch = [&](auto length) {
-        staircase_group_kernel<V, decltype(length)::value><<<blocks_for(rows), block_size, 0, stream>>>(
+        staircase_group_kernel<V, decltype(length)::value><<<blocks_for(rows, a.block), a.block, 0, stream>>>(
             g, rows, a.slice_height, a.col_idx.data(), a.values.data(), alpha, x, beta, y);
     };
     const bool unrolled =
@@ -173,7 +175,7 @@ void staircase_spmv(const Executor& exec, const StaircaseMatrix<V>& a, V alpha, 
     if (a.rows == 0 || a.groups.empty()) return;
     const auto main = static_cast<cudaStream_t>(exec.stream());
     if (streams == nullptr || streams->streams.empty()) {
-        staircase_single_kernel<<<blocks_for(a.rows), block_size, 0, main>>>(
+        staircase_single_kernel<<<blocks_for(a.rows, a.block), a.block, 0, main>>>(
             a.group_table.data(), static_cast<int>(a.groups.size()), a.rows, a.slice_height,
             a.col_idx.data(), a.values.data(), alpha, x, beta, y);
         GPUFEM_CUDA_CHECK_LAUNCH();

@@ -572,7 +572,7 @@ TEST(ShippedCases, EveryCaseInCasesRunsOnTheCpu)
                                name.starts_with("scale_") || name == "gmsh_cube_tets";
         // bdia_channel is a 2000 x 1 strip: at a CPU size, its coarse mesh (2 across) in P2.
         // The cases refined on the device: a coarse mesh, refined once.
-        const bool refined = name.starts_with("refined_");
+        const bool refined = name.starts_with("refined_") || name == "fv_cube_tets_4m";
         const std::string extra = name == "bdia_channel" ? " --set mesh.size=0.5 --set degree=2"
                                   : gpu_sized            ? " --set mesh.size=0.05"
                                   : refined              ? " --set mesh.size=0.4 --set mesh.refine=1"

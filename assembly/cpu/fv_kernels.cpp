@@ -1,0 +1,99 @@
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+#include "assembly/fv_kernels.hpp"
+#include "linalg/cpu/chunked_loops.hpp"
+
+namespace gpufem::kernels::cpu {
+
+long long fv_cell_geometry(const Executor&, const FvMeshView& mesh, double* centroid, double* volume)
+{
+    std::atomic<long long> first_bad{-1};
+    chunked_for(mesh.num_cells, [&](long long c) {
+        fv_cell_shape(mesh, c, centroid + 3 * c, volume[c]);
+        if (!(volume[c] > 0)) {
+            long long seen = first_bad.load();
+            while ((seen < 0 || c < seen) && !first_bad.compare_exchange_weak(seen, c)) {
+            }
+        }
+    });
+    return first_bad.load();
+}
+
+long long fv_row_offsets(const Executor&, const FvMeshView& mesh, long long pinned, index_type* row_ptr)
+{
+    row_ptr[0] = 0;
+    chunked_for(mesh.num_cells, [&](long long c) {
+        index_type count = 1;
+        if (c != pinned)
+            for (int f = 0; f < mesh.faces_per_cell; ++f) {
+                const index_type n = mesh.neighbour[c * mesh.faces_per_cell + f];
+                count += n >= 0 && n != pinned;
+            }
+        row_ptr[c + 1] = count;
+    });
+    for (long long c = 0; c < mesh.num_cells; ++c) row_ptr[c + 1] += row_ptr[c];
+    return row_ptr[mesh.num_cells];
+}
+
+double fv_max_nonorthogonality(const Executor&, const FvMeshView& mesh)
+{
+    double largest = 0.0;
+    for (long long c = 0; c < mesh.num_cells; ++c)
+        for (int f = 0; f < mesh.faces_per_cell; ++f)
+            largest = std::max(largest, fv_face_nonorthogonality(mesh, c, f));
+    return largest;
+}
+
+template <typename V>
+void fv_assemble(const Executor&, const FvMeshView& mesh, const FvProblemView& problem,
+                 const index_type* row_ptr, index_type* cols, V* values, V* rhs)
+{
+    chunked_for(mesh.num_cells, [&](long long c) { fv_write_row(mesh, problem, c, row_ptr, cols, values, rhs); });
+}
+
+template <typename V>
+void fv_corrected_rhs(const Executor&, const FvMeshView& mesh, const FvProblemView& problem,
+                      const V* u, const V* base, double* gradient, V* rhs)
+{
+    chunked_for(mesh.num_cells, [&](long long c) { fv_cell_gradient(mesh, problem, u, c, gradient + 3 * c); });
+    chunked_for(mesh.num_cells, [&](long long c) { rhs[c] = fv_corrected_row_rhs(mesh, problem, c, gradient, u, base); });
+}
+
+template <typename V>
+void fv_face_fluxes(const Executor&, const FvMeshView& mesh, const FvProblemView& problem, const V* u,
+                    const double* gradient, double* flux)
+{
+    chunked_for(mesh.num_cells, [&](long long c) { fv_cell_fluxes(mesh, problem, c, u, gradient, flux); });
+}
+
+template <typename V>
+FvErrorSums fv_errors(const Executor&, const ExprInstruction* program, const double* centroid,
+                      const double* volume, long long n, const V* u, double shift_u,
+                      double shift_exact, double* exact, double* error)
+{
+    FvErrorSums sums;
+    bool nan = false;
+    for (long long c = 0; c < n; ++c) {
+        const double* x = centroid + 3 * c;
+        const double ue = (program ? evaluate_program(program, x[0], x[1], x[2]) : 0.0) + shift_exact;
+        const double uh = static_cast<double>(u[c]) + shift_u;
+        const double e = uh - ue;
+        if (exact) exact[c] = ue;
+        if (error) error[c] = e;
+        sums.volume += volume[c];
+        sums.u += volume[c] * uh;
+        sums.exact += volume[c] * ue;
+        sums.l2 += volume[c] * e * e;
+        sums.l2_exact += volume[c] * ue * ue;
+        nan = nan || std::isnan(e);
+        sums.max_error = std::max(sums.max_error, std::abs(e));
+    }
+    if (nan) sums.max_error = std::nan("");
+    return sums;
+}
+
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_FV_KERNELS)
+
+}  // namespace gpufem::kernels::cpu

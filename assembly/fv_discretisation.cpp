@@ -1,0 +1,395 @@
+#include "assembly/fv_discretisation.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "assembly/boundary_conditions.hpp"
+#include "assembly/element_data.hpp"
+#include "assembly/expression_kernels.hpp"
+#include "assembly/fv_kernels.hpp"
+#include "linalg/blas1.hpp"
+#include "mesh/cell_faces.hpp"
+
+namespace gpufem {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start)
+{
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+/// A cell coefficient at the centroids on exec, checked; throws naming problem.key and the cell.
+Array<double> cell_values(const ExecPtr& exec, const Mesh& mesh, const Array<double>& centroid,
+                          const std::string& text, ValueCheck check, const char* key)
+{
+    const Expression expr(text);
+    const Array<ExprInstruction> code = program_on(exec, expr);
+    Array<double> values(exec, static_cast<std::size_t>(mesh.num_cells()));
+    const long long first = GPUFEM_DISPATCH(
+        *exec, evaluate_at_points<double>(*exec, code.data(), centroid.data(), nullptr,
+                                          mesh.num_cells(), check, values.data()));
+    if (first >= 0) {
+        const std::vector<double> c = centroid.to_host();
+        const double* x = c.data() + 3 * first;
+        throw std::runtime_error(fmt::format(
+            "problem.{} = '{}' is {} at ({:.6g}, {:.6g}, {:.6g}) (centroid of cell {}){}", key, text,
+            expr.evaluate(x[0], x[1], x[2]), x[0], x[1], x[2], first,
+            check == ValueCheck::positive ? "; kappa must be positive and finite" : ""));
+    }
+    return values;
+}
+
+}  // namespace
+
+/// Everything the discretisation keeps on its executor.
+template <typename V>
+struct FiniteVolumeDiscretisation<V>::State {
+    ExecPtr exec;
+    CellFaces faces;
+    Array<index_type> own_cells;
+    Array<double> own_coordinates;
+    Array<double> centroid, volume, kappa, source;
+    Array<ExprInstruction> programs;
+    Array<FvCondition> conditions;
+    Array<ExprInstruction> exact;  ///< empty without an exact solution
+    FvMeshView mesh;
+    FvProblemView problem;
+    Array<V> base_rhs;             ///< the right-hand side without correction
+    FvMeshReport report;
+    AssemblyTimes times;
+    index_type dirichlet_faces = 0;
+};
+
+template <typename V>
+FiniteVolumeDiscretisation<V>::FiniteVolumeDiscretisation(const Mesh& mesh, const ProblemSpec& problem,
+                                                          const FvOptions& options)
+    : mesh_(mesh), problem_(problem), options_(options)
+{
+}
+
+template <typename V>
+FiniteVolumeDiscretisation<V>::~FiniteVolumeDiscretisation() = default;
+
+template <typename V>
+std::string FiniteVolumeDiscretisation<V>::describe() const
+{
+    return fmt::format("cell-centred finite volumes (two-point flux, {} non-orthogonal corrector{})",
+                       options_.nonorthogonal_correctors, options_.nonorthogonal_correctors == 1 ? "" : "s");
+}
+
+template <typename V>
+UnknownSpace FiniteVolumeDiscretisation<V>::unknowns() const
+{
+    return {UnknownLocation::cells, mesh_.num_cells()};
+}
+
+template <typename V>
+const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<V>::state(const ExecPtr& exec) const
+{
+    if (state_ && state_->exec == exec) return *state_;
+    auto s = std::make_unique<State>();
+    s->exec = exec;
+    const Mesh& mesh = mesh_;
+    const long long n = mesh.num_cells();
+
+    // The boundary conditions per group (Dirichlet, then Neumann: the order faces are marked in).
+    std::vector<FvCondition> conditions(mesh.boundaries.size());
+    std::vector<ExprInstruction> code;
+    std::vector<int> marked;
+    std::vector<std::string> named(mesh.boundaries.size());
+    const auto add = [&](const BoundaryCondition& bc, FvBoundaryKind kind, const char* key) {
+        const BoundaryFacets& facets = condition_facets(mesh, bc.group, key);
+        const auto g = static_cast<std::size_t>(&facets - mesh.boundaries.data());
+        if (!named[g].empty())
+            throw std::runtime_error(fmt::format("problem.{}.{}: group '{}' already has a condition ({})",
+                                                 key, bc.group, bc.group, named[g]));
+        named[g] = fmt::format("problem.{}.{}", key, bc.group);
+        Expression expr(bc.expression);
+        conditions[g] = {kind, static_cast<int>(code.size())};
+        code.insert(code.end(), expr.program().code.begin(), expr.program().code.end());
+        marked.push_back(static_cast<int>(g));
+    };
+    for (const BoundaryCondition& bc : problem_.dirichlet) add(bc, FvBoundaryKind::dirichlet, "dirichlet");
+    for (const BoundaryCondition& bc : problem_.neumann) add(bc, FvBoundaryKind::neumann, "neumann");
+
+    // Geometry: the face adjacency, centroids and volumes on the executor.
+    auto start = clock_type::now();
+    s->faces = cell_faces(mesh, exec, &marked);
+    for (std::size_t k = 0; k < marked.size(); ++k) {
+        const auto g = static_cast<std::size_t>(marked[k]);
+        const long long facets = static_cast<long long>(mesh.boundaries[g].size());
+        if (s->faces.interior_facets[g] > 0)
+            throw std::runtime_error(fmt::format(
+                "{}: {} of the group's {} facets lie inside the domain (between two cells); finite "
+                "volumes take conditions on the boundary only", named[g], s->faces.interior_facets[g], facets));
+        if (s->faces.shared_faces[g] > 0) {
+            std::string earlier;
+            for (std::size_t e = 0; e < k; ++e) earlier += (earlier.empty() ? "" : ", ") + named[static_cast<std::size_t>(marked[e])];
+            throw std::runtime_error(fmt::format(
+                "{}: {} of its faces also belong to a group with an earlier condition ({}); a face "
+                "takes one condition: give conditions on groups that do not overlap", named[g],
+                s->faces.shared_faces[g], earlier));
+        }
+        if (conditions[g].kind == FvBoundaryKind::dirichlet)
+            s->dirichlet_faces += static_cast<index_type>(facets - s->faces.interior_facets[g]);
+    }
+    FvMeshView& view = s->mesh;
+    if (!exec->is_cuda()) {
+        view.cells = mesh.cells.data();
+        view.coordinates = mesh.coordinates.data();
+    } else if (mesh.device) {
+        view.cells = mesh.device->cells.data();
+        view.coordinates = mesh.device->coordinates.data();
+    } else {
+        s->own_cells = Array<index_type>::from_host(exec, std::span<const index_type>(mesh.cells.data(), mesh.cells.size()));
+        s->own_coordinates = Array<double>::from_host(exec, std::span<const double>(mesh.coordinates.data(), mesh.coordinates.size()));
+        view.cells = s->own_cells.data();
+        view.coordinates = s->own_coordinates.data();
+    }
+    view.num_cells = n;
+    view.nodes_per_cell = mesh.nodes_per_cell;
+    view.corners = element_node_count(mesh.cell_type);
+    view.dim = element_dimension(mesh.cell_type);
+    view.faces_per_cell = s->faces.faces_per_cell;
+    for (int f = 0; f < view.faces_per_cell; ++f)
+        for (int k = 0; k < 4; ++k) view.face_corners[f][k] = s->faces.local_faces[f][k];
+    view.neighbour = s->faces.neighbour.data();
+    view.group = s->faces.group.data();
+    s->centroid = Array<double>(exec, 3 * static_cast<std::size_t>(n));
+    s->volume = Array<double>(exec, static_cast<std::size_t>(n));
+    const long long bad = GPUFEM_DISPATCH(*exec, fv_cell_geometry(*exec, view, s->centroid.data(), s->volume.data()));
+    if (bad >= 0)
+        throw std::runtime_error(fmt::format("mesh {}: cell {} has no volume (degenerate cell)", mesh.source, bad));
+    view.centroid = s->centroid.data();
+    view.volume = s->volume.data();
+    s->report.interior_faces = s->faces.interior_faces;
+    s->report.boundary_faces = s->faces.boundary_faces;
+    s->report.max_nonorthogonality = GPUFEM_DISPATCH(*exec, fv_max_nonorthogonality(*exec, view));
+    s->times.geometry = seconds_since(start);
+
+    // Coefficients at the centroids, boundary conditions per group.
+    start = clock_type::now();
+    s->kappa = cell_values(exec, mesh, s->centroid, problem_.kappa, ValueCheck::positive, "kappa");
+    s->source = cell_values(exec, mesh, s->centroid, problem_.f, ValueCheck::finite, "f");
+    if (code.empty()) code.push_back(ExprInstruction{});
+    s->programs = Array<ExprInstruction>::from_host(exec, code);
+    s->conditions = Array<FvCondition>::from_host(exec, conditions);
+    FvProblemView& problem = s->problem;
+    problem.kappa = s->kappa.data();
+    problem.source = s->source.data();
+    const std::vector<double> b = checked_convection(problem_.convection, view.dim);
+    for (std::size_t a = 0; a < b.size(); ++a) problem.convection[a] = b[a];
+    problem.conditions = s->conditions.data();
+    problem.programs = s->programs.data();
+    problem.limit = options_.correction_limit;
+    if (!problem_.exact.empty()) s->exact = program_on(exec, Expression(problem_.exact));
+    if (s->dirichlet_faces == 0) {
+        if (!b.empty())
+            throw std::runtime_error(
+                "problem: finite volumes with convection need a Dirichlet condition (a pure-Neumann "
+                "problem with convection has no constant null space to fix)");
+        problem.pinned = 0;
+        s->report.pinned = true;
+    }
+    s->times.coefficients = seconds_since(start);
+    state_ = std::move(s);
+    return *state_;
+}
+
+template <typename V>
+LinearSystem<V> FiniteVolumeDiscretisation<V>::assemble(const ExecPtr& exec) const
+{
+    const State& s = state(exec);
+    State& kept = *state_;
+    const long long n = mesh_.num_cells();
+    LinearSystem<V> system;
+    system.times = s.times;
+    auto start = clock_type::now();
+    Array<index_type> row_ptr(exec, static_cast<std::size_t>(n) + 1);
+    const long long nnz = GPUFEM_DISPATCH(*exec, fv_row_offsets(*exec, s.mesh, s.problem.pinned, row_ptr.data()));
+    checked_index(nnz, "non-zeros of the finite-volume matrix");
+    system.times.pattern = seconds_since(start);
+    start = clock_type::now();
+    Array<index_type> cols(exec, static_cast<std::size_t>(nnz));
+    Array<V> values(exec, static_cast<std::size_t>(nnz));
+    Array<V> rhs(exec, static_cast<std::size_t>(n));
+    GPUFEM_DISPATCH(*exec, fv_assemble<V>(*exec, s.mesh, s.problem, row_ptr.data(), cols.data(), values.data(),
+                                          rhs.data()));
+    exec->synchronize();
+    system.times.values = seconds_since(start);
+    start = clock_type::now();
+    if (s.problem.pinned >= 0 && n > 0) {
+        // A pure-Neumann problem: the data must balance (sum of f V + boundary fluxes = 0, up
+        // to the midpoint rule's error); what is left is removed evenly by volume, and the
+        // pinned cell's equation (the one that depends on the others) is dropped.
+        Array<V> ones(exec, static_cast<std::size_t>(n));
+        fill(ones, V(1));
+        const double net = dot(rhs, ones);
+        const double size = std::sqrt(static_cast<double>(n)) * nrm2(rhs);
+        const double relative = size > 0 ? std::abs(net) / size : 0.0;
+        if (relative > 1e-2)
+            throw std::runtime_error(fmt::format(
+                "problem: no Dirichlet condition, and the data do not balance: the sources and "
+                "boundary fluxes add up to {:.6g} ({:.2g} of their size); a pure-Neumann problem "
+                "needs int f dV + int g dS = 0", net, relative));
+        std::vector<double> v = s.volume.to_host();
+        double total = 0;
+        for (double x : v) total += x;
+        const std::vector<V> weights(v.begin(), v.end());
+        const Array<V> w = Array<V>::from_host(exec, weights);
+        axpy(static_cast<V>(-net / total), w, rhs);
+        const V zero(0);
+        copy_bytes(*exec, rhs.data() + s.problem.pinned, *Executor::create_cpu(), &zero, sizeof(V));
+        kept.report.imbalance = net;
+        kept.report.imbalance_relative = relative;
+    }
+    kept.base_rhs = rhs.clone_to(exec);
+    system.times.boundary = seconds_since(start);
+    system.matrix = Csr<V>{static_cast<index_type>(n), static_cast<index_type>(n), std::move(row_ptr),
+                           std::move(cols), std::move(values)};
+    system.rhs = std::move(rhs);
+    system.initial_guess = Array<V>(exec, static_cast<std::size_t>(n));
+    fill(system.initial_guess, V(0));
+    system.dirichlet_count = s.dirichlet_faces;
+    return system;
+}
+
+template <typename V>
+int FiniteVolumeDiscretisation<V>::correction_passes() const
+{
+    constexpr double orthogonal_degrees = 1e-3;  // acos of rounding-level cosines stays below
+    if (state_ && state_->report.max_nonorthogonality < orthogonal_degrees) return 0;
+    return options_.nonorthogonal_correctors;
+}
+
+template <typename V>
+DiscreteSystem<V> FiniteVolumeDiscretisation<V>::assemble_matrix_free(const ExecPtr&, const FormatEntry& format,
+                                                                      const FormatOptions&) const
+{
+    throw std::invalid_argument("format '" + format.name +
+                                "' is matrix-free (element matrices); finite volumes take an assembled format");
+}
+
+template <typename V>
+Array<V> FiniteVolumeDiscretisation<V>::corrected_rhs(const Array<V>& u) const
+{
+    const State& s = state(u.executor());
+    const ExecPtr& exec = u.executor();
+    if (s.base_rhs.empty()) throw std::logic_error("corrected_rhs before assemble");
+    Array<double> gradient(exec, 3 * static_cast<std::size_t>(mesh_.num_cells()));
+    Array<V> rhs(exec, static_cast<std::size_t>(mesh_.num_cells()));
+    GPUFEM_DISPATCH(*exec, fv_corrected_rhs<V>(*exec, s.mesh, s.problem, u.data(), s.base_rhs.data(),
+                                               gradient.data(), rhs.data()));
+    return rhs;
+}
+
+template <typename V>
+std::vector<double> FiniteVolumeDiscretisation<V>::face_fluxes(const Array<V>& u, bool corrected) const
+{
+    const State& s = state(u.executor());
+    const ExecPtr& exec = u.executor();
+    const auto n = static_cast<std::size_t>(mesh_.num_cells());
+    Array<double> gradient(exec, corrected ? 3 * n : 0);
+    if (corrected) {
+        Array<V> scratch(exec, n);
+        const Array<V> base = s.base_rhs.empty() ? Array<V>(exec, n) : s.base_rhs.clone_to(exec);
+        GPUFEM_DISPATCH(*exec, fv_corrected_rhs<V>(*exec, s.mesh, s.problem, u.data(), base.data(),
+                                                   gradient.data(), scratch.data()));
+    }
+    Array<double> flux(exec, n * static_cast<std::size_t>(s.mesh.faces_per_cell));
+    GPUFEM_DISPATCH(*exec, fv_face_fluxes<V>(*exec, s.mesh, s.problem, u.data(),
+                                             corrected ? gradient.data() : nullptr, flux.data()));
+    return flux.to_host();
+}
+
+template <typename V>
+std::vector<double> FiniteVolumeDiscretisation<V>::volumes() const
+{
+    if (!state_) throw std::logic_error("volumes before assemble");
+    return state_->volume.to_host();
+}
+
+template <typename V>
+std::vector<double> FiniteVolumeDiscretisation<V>::centroids() const
+{
+    if (!state_) throw std::logic_error("centroids before assemble");
+    return state_->centroid.to_host();
+}
+
+template <typename V>
+FvMeshReport FiniteVolumeDiscretisation<V>::mesh_report() const
+{
+    if (!state_) throw std::logic_error("mesh_report before assemble");
+    return state_->report;
+}
+
+template <typename V>
+nlohmann::json FiniteVolumeDiscretisation<V>::report() const
+{
+    nlohmann::json out = {{"method", "cell-centred finite volumes, two-point flux (over-relaxed non-orthogonal split)"},
+                          {"nonorthogonal_correctors", options_.nonorthogonal_correctors},
+                          {"correction_limit", options_.correction_limit}};
+    if (!state_) return out;
+    const FvMeshReport& r = state_->report;
+    out["interior_faces"] = r.interior_faces;
+    out["boundary_faces"] = r.boundary_faces;
+    out["max_nonorthogonality_degrees"] = r.max_nonorthogonality;
+    out["pure_neumann"] = r.pinned;
+    if (r.pinned) {
+        out["net_source_removed"] = r.imbalance;
+        out["net_source_relative"] = r.imbalance_relative;
+        out["constant"] = "u = 0 in cell 0 while solving, then shifted to zero mean";
+    }
+    return out;
+}
+
+template <typename V>
+SolutionOutput FiniteVolumeDiscretisation<V>::solution_output(const Array<V>& u) const
+{
+    const State& s = state(u.executor());
+    const ExecPtr& exec = u.executor();
+    const long long n = mesh_.num_cells();
+    const bool has_exact = !s.exact.empty();
+    const ExprInstruction* program = has_exact ? s.exact.data() : nullptr;
+    Array<double> exact(exec, has_exact ? static_cast<std::size_t>(n) : 0);
+    Array<double> error(exec, has_exact ? static_cast<std::size_t>(n) : 0);
+    const auto errors = [&](double shift_u, double shift_exact) {
+        return GPUFEM_DISPATCH(*exec, fv_errors<V>(*exec, program, s.centroid.data(), s.volume.data(), n,
+                                                   u.data(), shift_u, shift_exact,
+                                                   has_exact ? exact.data() : nullptr,
+                                                   has_exact ? error.data() : nullptr));
+    };
+    FvErrorSums sums = errors(0.0, 0.0);
+    double shift_u = 0.0;
+    if (s.problem.pinned >= 0 && sums.volume > 0) {
+        // Defined up to a constant: the solution, and the exact one, at zero mean.
+        shift_u = -sums.u / sums.volume;
+        sums = errors(shift_u, has_exact ? -sums.exact / sums.volume : 0.0);
+    }
+    SolutionOutput out;
+    const std::vector<V> uh = u.to_host();
+    std::vector<double> values(uh.size());
+    for (std::size_t i = 0; i < uh.size(); ++i) values[i] = static_cast<double>(uh[i]) + shift_u;
+    out.cell_fields.push_back({"u", std::move(values)});
+    if (!has_exact) return out;
+    ErrorNorms norms;
+    norms.l2 = std::sqrt(sums.l2);
+    norms.l2_exact = std::sqrt(sums.l2_exact);
+    norms.max_nodal = sums.max_error;
+    norms.h1_semi = std::numeric_limits<double>::quiet_NaN();
+    out.errors = norms;
+    out.cell_fields.push_back({"u_exact", exact.to_host()});
+    out.cell_fields.push_back({"error", error.to_host()});
+    return out;
+}
+
+template class FiniteVolumeDiscretisation<float>;
+template class FiniteVolumeDiscretisation<double>;
+
+}  // namespace gpufem

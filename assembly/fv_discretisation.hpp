@@ -1,0 +1,86 @@
+#pragma once
+// Cell-centred finite volumes (fv_geometry.hpp has the scheme): one unknown per cell, the
+// two-point flux with the over-relaxed non-orthogonal split, its explicit part corrected in
+// `nonorthogonal_correctors` further solves (deferred correction), upwind convection. The
+// geometry, the face adjacency and the matrix are built on the executor, one row per cell.
+#include <memory>
+
+#include "assembly/discretisation.hpp"
+#include "assembly/problem_spec.hpp"
+
+namespace gpufem {
+
+/// Options of the finite-volume discretisation (case key `fv`).
+struct FvOptions {
+    /// At most this many solves after the first, each with the explicit non-orthogonal
+    /// correction of the previous solution on the right-hand side; they stop once it changes
+    /// by less than the solver's tolerance (on orthogonal meshes at once). 0: the plain
+    /// two-point flux.
+    int nonorthogonal_correctors = 50;
+    /// OpenFOAM's limiter psi: each face's correction is at most psi / (1 - psi) times its
+    /// implicit part (1: unlimited, 0.5: at most equal, 0: none).
+    double correction_limit = 1.0;
+};
+
+/// What the finite-volume assembly found about the mesh and the data (for report.json).
+struct FvMeshReport {
+    long long interior_faces = 0;
+    long long boundary_faces = 0;
+    double max_nonorthogonality = 0;  ///< degrees
+    bool pinned = false;              ///< a pure-Neumann problem: cell 0 fixed to 0
+    double imbalance = 0;             ///< pure Neumann: the data's net source, removed
+    double imbalance_relative = 0;    ///< |imbalance| / (sqrt(n) ||b||)
+};
+
+/// The finite-volume discretisation of a problem on a mesh (both must outlive it).
+template <typename V>
+class FiniteVolumeDiscretisation final : public Discretisation<V> {
+public:
+    FiniteVolumeDiscretisation(const Mesh& mesh, const ProblemSpec& problem, const FvOptions& options);
+    FiniteVolumeDiscretisation(Mesh&&, const ProblemSpec&, const FvOptions&) = delete;
+    ~FiniteVolumeDiscretisation() override;
+
+    std::string describe() const override;
+    const Mesh& mesh() const override { return mesh_; }
+    /// One per cell.
+    UnknownSpace unknowns() const override;
+    /// The matrix (one row per cell, columns increasing) and the right-hand side without the
+    /// explicit correction. Throws naming the key on bad coefficients or groups, the cell on a
+    /// degenerate cell, and on incompatible pure-Neumann data.
+    LinearSystem<V> assemble(const ExecPtr& exec) const override;
+    /// Throws: finite volumes have no element matrices.
+    DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
+                                           const FormatOptions& options) const override;
+    /// None: one unknown per cell has no lower degree.
+    std::vector<Csr<V>> pmg_interpolations(const ExecPtr&) const override { return {}; }
+    /// u, and with an exact solution u_exact and error, as cell data; the cell-centred L2
+    /// error sqrt(sum V_c (u_c - u(x_c))^2). A pure-Neumann solution (and the exact one) is
+    /// shifted to zero mean.
+    SolutionOutput solution_output(const Array<V>& u) const override;
+    /// fv.nonorthogonal_correctors; 0 on orthogonal meshes (every face's normal along d: the
+    /// correction is 0), known once assembled.
+    int correction_passes() const override;
+    Array<V> corrected_rhs(const Array<V>& u) const override;
+
+    /// The outward flux through every face of every cell (slot c * faces_per_cell + f) for
+    /// the solution u, with the explicit correction of u when corrected (host copy).
+    std::vector<double> face_fluxes(const Array<V>& u, bool corrected) const;
+    /// The cells' volumes and centroids (3 per cell), host copies (after assemble).
+    std::vector<double> volumes() const;
+    std::vector<double> centroids() const;
+    /// What assembly found (after assemble).
+    FvMeshReport mesh_report() const;
+    /// The method, its options and mesh_report() (when assembled), for report.json.
+    nlohmann::json report() const override;
+
+private:
+    struct State;
+    const State& state(const ExecPtr& exec) const;
+
+    const Mesh& mesh_;
+    const ProblemSpec& problem_;
+    FvOptions options_;
+    mutable std::unique_ptr<State> state_;
+};
+
+}  // namespace gpufem

@@ -1,0 +1,56 @@
+#pragma once
+// Internal to mesh/: the kernels of cell_faces (cell_faces.hpp), declared once for both
+// backends, and the facet-to-face lookup they share.
+#include "linalg/backend_kernels.hpp"
+#include "mesh/lattice_kernels.hpp"
+
+namespace gpufem {
+
+/// The number of the face (dim 3) or edge (dim 2) that boundary facet f is, through the
+/// sorted entity keys; or minus a LatticeFacetFailure.
+GPUFEM_HOST_DEVICE inline long long facet_face_number(const LatticeFacetView& facets,
+                                                      const index_type* vertex_of_node,
+                                                      long long num_nodes, const LatticeKeys& keys,
+                                                      int dim, long long f)
+{
+    long long g[4] = {-1, -1, -1, -1};
+    if (!facet_vertices(facets, vertex_of_node, num_nodes, f, g)) return -facet_corner_not_a_vertex;
+    if (dim == 2) {
+        const long long e = find_key(keys.edges, keys.num_edges, edge_key(g[0], g[1]));
+        return e < 0 ? -facet_edge_not_a_cell_edge : e;
+    }
+    int low = 0, near = 0, far = 0;
+    face_corner(g, facets.corners, low, near, far);
+    const long long e = find_key(keys.edges, keys.num_edges, edge_key(g[low], g[near]));
+    if (e < 0) return -facet_edge_not_a_cell_edge;
+    const long long face = find_key(keys.faces, keys.num_faces, face_key(e, g[far]));
+    return face < 0 ? -facet_not_a_cell_face : face;
+}
+
+#define GPUFEM_CELL_FACE_KERNELS(PREFIX, BODY)                                               \
+    /** second[e] = the slot other than owner[e] that holds entity e, or -1, for the `count` \
+        entities (of_slot: each slot's entity). Returns an entity that three or more slots   \
+        hold, or -1. */                                                                      \
+    PREFIX long long second_face_slots(const Executor& exec, const index_type* of_slot,      \
+                                       long long slots, const index_type* owner,             \
+                                       long long count, index_type* second) BODY             \
+    /** neighbour[s] = the cell of the other slot holding s's entity, or -1; group_of_slot[s] \
+        = -1 (no group yet). */                                                              \
+    PREFIX void face_neighbours(const Executor& exec, const index_type* of_slot,             \
+                                long long slots, const index_type* owner,                    \
+                                const index_type* second, int faces_per_cell,                \
+                                index_type* neighbour, int* group_of_slot) BODY              \
+    /** group_of_slot[owner[e]] = group for the face e of every facet whose face has one    \
+        cell (second[e] < 0); interior = the facets whose face has two, overwritten = the    \
+        faces that had a group already. Returns -1, or f * 4 + failure for the first facet f \
+        that is not a face of the cells. */                                                          \
+    PREFIX long long mark_boundary_faces(const Executor& exec, const LatticeFacetView& facets, \
+                                         const index_type* vertex_of_node, long long num_nodes, \
+                                         const LatticeKeys& keys, int dim,                   \
+                                         const index_type* owner, const index_type* second,  \
+                                         int group, int* group_of_slot,                      \
+                                         long long& interior, long long& overwritten) BODY
+
+GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_CELL_FACE_KERNELS)
+
+}  // namespace gpufem

@@ -1,0 +1,358 @@
+// Cell-centred finite volumes on the CPU backend: the face adjacency against closed forms,
+// geometry, the matrix's structure (symmetric M-matrix, rows = face neighbours + 1),
+// conservation of the face fluxes, second-order convergence on structured boxes and on Gmsh
+// triangles and tetrahedra with the non-orthogonal correction, pure-Neumann problems, every
+// format and both solvers, and the case keys' errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "assembly/fv_discretisation.hpp"
+#include "mesh/cell_faces.hpp"
+#include "../assembly/simple_meshes.hpp"
+#include "../mesh/mesh_test_support.hpp"
+#include "fv_test_support.hpp"
+#include "random_values.hpp"
+
+using namespace gpufem;
+using test::run_fv_case;
+
+namespace {
+
+const ExecPtr& cpu()
+{
+    static const ExecPtr exec = Executor::create_cpu();
+    return exec;
+}
+
+/// The manufactured problem on the unit square / cube: kappa = 1 + x/2, u smooth and not a
+/// polynomial, Dirichlet on `dirichlet`, the exact flux on `neumann` (x = 0, outward -x), or
+/// "" for none.
+std::string manufactured(int dim, const std::string& dirichlet, const std::string& neumann)
+{
+    const std::string u = dim == 2 ? "sin(2*x+0.5)*cos(1.5*y)" : "sin(2*x+0.5)*cos(1.5*y)*exp(0.5*z)";
+    const std::string ux = dim == 2 ? "2*cos(2*x+0.5)*cos(1.5*y)" : "2*cos(2*x+0.5)*cos(1.5*y)*exp(0.5*z)";
+    const std::string c = dim == 2 ? "6.25" : "6";
+    std::string text = "problem:\n  kappa: \"1 + 0.5*x\"\n  f: \"(1 + 0.5*x)*" + c + "*" + u + " - 0.5*" + ux +
+                       "\"\n  exact: \"" + u + "\"\n";
+    text += "  dirichlet: {" + dirichlet + ": \"" + u + "\"}\n";
+    if (!neumann.empty()) text += "  neumann: {" + neumann + ": \"-(1 + 0.5*x)*" + ux + "\"}\n";
+    return text;
+}
+
+/// The cell-centred L2 errors of a case over refinements 0..levels-1 (mesh.refine).
+std::vector<double> errors_over_refinement(const std::string& yaml, int levels, const std::filesystem::path& dir = {})
+{
+    std::vector<double> errors;
+    for (int r = 0; r < levels; ++r) {
+        std::string text = yaml;
+        const auto at = text.find("refine: R");
+        text.replace(at, 9, "refine: " + std::to_string(r));
+        const auto run = run_fv_case(text, cpu(), dir);
+        EXPECT_TRUE(run->solved.result.converged()) << run->solved.result.message;
+        errors.push_back(run->output.errors->l2);
+    }
+    return errors;
+}
+
+void expect_rate_two(const std::vector<double>& errors, const std::string& what)
+{
+    for (std::size_t i = 1; i < errors.size(); ++i) {
+        const double rate = std::log2(errors[i - 1] / errors[i]);
+        std::cout << "[ rate     ] " << what << " level " << i << ": " << errors[i] << " rate " << rate << "\n";
+        EXPECT_NEAR(rate, 2.0, 0.25) << what << " level " << i;
+    }
+}
+
+}  // namespace
+
+TEST(CellFaces, CountsAndSymmetryOnGrids)
+{
+    const unsigned seed = test::random_seed();
+    const int n = 4;
+    // Faces between boxes n^d: d n^(d-1) (n - 1); boundary 2 d n^(d-1). Triangles add n^2
+    // diagonals, the 6 Kuhn tetrahedra of a cube 12 interior faces each, and each boundary
+    // square is split in two.
+    const std::map<ElementType, std::pair<long long, long long>> expected = {
+        {ElementType::quadrilateral, {2LL * n * (n - 1), 4LL * n}},
+        {ElementType::triangle, {2LL * n * (n - 1) + n * n, 4LL * n}},
+        {ElementType::hexahedron, {3LL * n * n * (n - 1), 6LL * n * n}},
+        {ElementType::tetrahedron, {2 * 3LL * n * n * (n - 1) + 6LL * n * n * n, 12LL * n * n}},
+    };
+    for (const auto& [type, counts] : expected) {
+        Mesh mesh = test::grid_mesh(type, n, 0.2, seed);
+        test::add_box_boundaries(mesh);
+        const CellFaces faces = cell_faces(mesh, cpu());
+        EXPECT_EQ(faces.interior_faces, counts.first) << element_type_name(type);
+        EXPECT_EQ(faces.boundary_faces, counts.second) << element_type_name(type);
+        const std::vector<index_type> neighbour = faces.neighbour.to_host();
+        const std::vector<int> group = faces.group.to_host();
+        const int per = faces.faces_per_cell;
+        long long boundary = 0;
+        for (long long c = 0; c < mesh.num_cells(); ++c)
+            for (int f = 0; f < per; ++f) {
+                const index_type nb = neighbour[c * per + f];
+                if (nb < 0) {
+                    ++boundary;
+                    // Every boundary face is in 'boundary', the last group of the mesh.
+                    EXPECT_EQ(mesh.boundaries.at(group[c * per + f]).group.name, "boundary");
+                    continue;
+                }
+                EXPECT_EQ(group[c * per + f], -1);
+                const auto back = std::count(neighbour.begin() + nb * per, neighbour.begin() + (nb + 1) * per, c);
+                EXPECT_EQ(back, 1) << "cell " << c << " face " << f;
+            }
+        EXPECT_EQ(boundary, counts.second);
+    }
+}
+
+TEST(CellFaces, OnlyTheGroupsAskedForAndOverlapsCounted)
+{
+    Mesh mesh = test::grid_mesh(ElementType::quadrilateral, 3);
+    test::add_box_boundaries(mesh);
+    int left = -1, all = -1;
+    for (std::size_t g = 0; g < mesh.boundaries.size(); ++g) {
+        if (mesh.boundaries[g].group.name == "left") left = static_cast<int>(g);
+        if (mesh.boundaries[g].group.name == "boundary") all = static_cast<int>(g);
+    }
+    const std::vector<int> groups{all, left};
+    const CellFaces faces = cell_faces(mesh, cpu(), &groups);
+    EXPECT_EQ(faces.shared_faces[static_cast<std::size_t>(left)], 3);  // left's faces were 'boundary's
+    EXPECT_EQ(faces.shared_faces[static_cast<std::size_t>(all)], 0);
+    const std::vector<int> group = faces.group.to_host();
+    EXPECT_EQ(std::count(group.begin(), group.end(), left), 3);
+    EXPECT_EQ(std::count(group.begin(), group.end(), all), 9);
+}
+
+TEST(FiniteVolumes, VolumesAddUpAndFluxesAreConserved)
+{
+    const unsigned seed = test::random_seed();
+    for (const ElementType type : {ElementType::triangle, ElementType::quadrilateral, ElementType::tetrahedron,
+                                   ElementType::hexahedron}) {
+        const int dim = element_dimension(type);
+        // A jittered grid as a .msh-free mesh: through the discretisation directly.
+        Mesh mesh = test::grid_mesh(type, dim == 2 ? 12 : 5, 0.25, seed);
+        test::add_box_boundaries(mesh);
+        mesh.source = "jittered grid";
+        ProblemSpec problem;
+        problem.kappa = "1 + 0.5*x + y*y";
+        problem.f = "1 + x*y";
+        problem.dirichlet = {{"boundary", "x - 2*y"}};
+        FiniteVolumeDiscretisation<double> disc(mesh, problem, FvOptions{});
+        LinearSystem<double> system = disc.assemble(cpu());
+        double total = 0;
+        for (double v : disc.volumes()) total += v;
+        EXPECT_NEAR(total, 1.0, 1e-12) << element_type_name(type);
+
+        // u: a fixed point of the correction, solved with dense-enough CG through the pipeline's solver.
+        const std::vector<double> random = test::random_vector<double>(static_cast<std::size_t>(mesh.num_cells()), seed);
+        const Array<double> u = Array<double>::from_host(cpu(), random);
+        const std::vector<double> flux = disc.face_fluxes(u, true);
+        const std::vector<index_type> neighbour = cell_faces(mesh, cpu()).neighbour.to_host();
+        const int per = static_cast<int>(flux.size() / static_cast<std::size_t>(mesh.num_cells()));
+        double worst = 0, scale = 0;
+        for (long long c = 0; c < mesh.num_cells(); ++c)
+            for (int f = 0; f < per; ++f) {
+                const index_type nb = neighbour[c * per + f];
+                scale = std::max(scale, std::abs(flux[c * per + f]));
+                if (nb < 0) continue;
+                for (int g = 0; g < per; ++g)
+                    if (neighbour[nb * per + g] == c) worst = std::max(worst, std::abs(flux[c * per + f] + flux[nb * per + g]));
+            }
+        EXPECT_LT(worst, 1e-12 * scale) << element_type_name(type) << ": the flux out of one cell is the flux into the other";
+
+    }
+}
+
+TEST(FiniteVolumes, FluxesOfTheSolutionBalanceEachCellsSource)
+{
+    test::TempFolder folder;
+    for (const int dim : {2, 3}) {
+        const auto geo = test::write_unstructured_box(folder.path(), dim, dim == 2 ? 0.1 : 0.25);
+        const std::string yaml = "mesh: {geo: " + geo.filename().string() + "}\ndiscretisation: fv\n" +
+                                 manufactured(dim, "rest", "left") + "solver: {tolerance: 1e-12}\n";
+        const auto run = run_fv_case(yaml, cpu(), folder.path());
+        ASSERT_TRUE(run->solved.result.converged()) << run->solved.result.message;
+        EXPECT_GT(run->solved.pass_iterations.size(), 2u) << "Gmsh's cells are not orthogonal: corrections run";
+        EXPECT_LE(run->solved.correction_change, 1e-12);
+        const auto& fv = run->fv();
+        const std::vector<double> flux = fv.face_fluxes(run->solved.x, true);
+        const std::vector<double> volume = fv.volumes(), centroid = fv.centroids();
+        const Expression f(run->spec.problem.f);
+        const auto n = static_cast<std::size_t>(run->input.mesh.num_cells());
+        const std::size_t per = flux.size() / n;
+        double worst = 0, scale = 0;
+        for (std::size_t c = 0; c < n; ++c) {
+            double out = 0;
+            for (std::size_t k = 0; k < per; ++k) out += flux[c * per + k];
+            const double source = f.evaluate(centroid[3 * c], centroid[3 * c + 1], centroid[3 * c + 2]) * volume[c];
+            worst = std::max(worst, std::abs(out - source));
+            scale = std::max(scale, std::abs(source));
+        }
+        EXPECT_LT(worst, 1e-8 * scale) << dim << "D: the fluxes out of a cell add up to its source";
+    }
+}
+
+TEST(FiniteVolumes, DiffusionMatrixIsASymmetricMMatrixWithARowPerCell)
+{
+    const unsigned seed = test::random_seed();
+    for (const ElementType type : {ElementType::triangle, ElementType::quadrilateral, ElementType::tetrahedron,
+                                   ElementType::hexahedron}) {
+        Mesh mesh = test::grid_mesh(type, element_dimension(type) == 2 ? 10 : 4, 0.2, seed);
+        test::add_box_boundaries(mesh);
+        ProblemSpec problem;
+        problem.kappa = "1 + x*x + 0.5*sin(3*y)";
+        problem.dirichlet = {{"boundary", "1"}};
+        FiniteVolumeDiscretisation<double> disc(mesh, problem, FvOptions{});
+        const LinearSystem<double> system = disc.assemble(cpu());
+        const std::vector<index_type> ptr = system.matrix.row_ptr.to_host(), col = system.matrix.col_idx.to_host();
+        const std::vector<double> val = system.matrix.values.to_host();
+        const std::vector<index_type> neighbour = cell_faces(mesh, cpu()).neighbour.to_host();
+        const int per = static_cast<int>(neighbour.size() / static_cast<std::size_t>(mesh.num_cells()));
+        std::map<std::pair<index_type, index_type>, double> entries;
+        for (index_type r = 0; r < system.matrix.rows; ++r) {
+            const auto neighbours = std::count_if(neighbour.begin() + r * per, neighbour.begin() + (r + 1) * per,
+                                                  [](index_type n) { return n >= 0; });
+            EXPECT_EQ(ptr[r + 1] - ptr[r], neighbours + 1) << "row " << r;
+            double sum = 0, diagonal = 0;
+            for (index_type k = ptr[r]; k < ptr[r + 1]; ++k) {
+                if (k > ptr[r]) EXPECT_LT(col[k - 1], col[k]) << "columns increase";
+                entries[{r, col[k]}] = val[k];
+                sum += val[k];
+                if (col[k] == r) diagonal = val[k];
+                else EXPECT_LT(val[k], 0.0) << "off-diagonal of row " << r;
+            }
+            EXPECT_GT(diagonal, 0.0);
+            EXPECT_GE(sum, -1e-12 * diagonal) << "row " << r << " is diagonally dominant";
+        }
+        for (const auto& [at, value] : entries)
+            EXPECT_NEAR(entries.at({at.second, at.first}), value, 1e-14 * std::abs(value)) << element_type_name(type);
+    }
+}
+
+TEST(FiniteVolumes, SecondOrderOnStructuredBoxes)
+{
+    for (const std::string elements : {"quadrilateral", "hexahedron"}) {
+        const int dim = elements == "quadrilateral" ? 2 : 3;
+        const std::string yaml = "mesh: {shape: " + std::string(dim == 2 ? "unit_square" : "unit_cube") +
+                                 ", elements: " + elements + ", size: " + (dim == 2 ? "0.1" : "0.25") +
+                                 ", refine: R}\ndiscretisation: fv\n" + manufactured(dim, "boundary", "") +
+                                 "solver: {tolerance: 1e-12}\n";
+        expect_rate_two(errors_over_refinement(yaml, dim == 2 ? 4 : 3), elements);
+    }
+}
+
+TEST(FiniteVolumes, SecondOrderOnGmshSimplicesWithTheCorrectionOnly)
+{
+    test::TempFolder folder;
+    for (const int dim : {2, 3}) {
+        const auto geo = test::write_unstructured_box(folder.path(), dim, dim == 2 ? 0.1 : 0.3);
+        const std::string base = "mesh: {geo: " + geo.filename().string() + ", refine: R}\ndiscretisation: fv\n" +
+                                 manufactured(dim, "rest", "left") + "solver: {tolerance: 1e-11}\n";
+        const int levels = dim == 2 ? 4 : 3;
+        const std::vector<double> corrected = errors_over_refinement(base, levels, folder.path());
+        expect_rate_two(corrected, dim == 2 ? "Gmsh triangles, corrected" : "Gmsh tetrahedra, corrected");
+        const std::vector<double> plain =
+            errors_over_refinement(base + "fv: {nonorthogonal_correctors: 0}\n", levels, folder.path());
+        const double plain_rate = std::log2(plain[levels - 2] / plain[levels - 1]);
+        std::cout << "[ rate     ] " << dim << "D without correction: " << plain[levels - 1] << " rate "
+                  << plain_rate << "\n";
+        EXPECT_LT(plain_rate, 1.0) << "the two-point flux alone is inconsistent on these meshes";
+        EXPECT_GT(plain[levels - 1], 10 * corrected[levels - 1]);
+    }
+}
+
+TEST(FiniteVolumes, PureNeumannFixesTheConstantAndChecksTheData)
+{
+    // u = cos(pi x) cos(pi y): zero flux on the whole boundary, f = 2 pi^2 u integrates to 0.
+    const std::string base = "mesh: {shape: unit_square, elements: triangle, size: 0.05, refine: R}\n"
+                             "discretisation: fv\nproblem:\n  f: \"2*pi^2*cos(pi*x)*cos(pi*y)\"\n"
+                             "  exact: \"cos(pi*x)*cos(pi*y) + 7\"\nsolver: {tolerance: 1e-11}\n";
+    const std::vector<double> errors = errors_over_refinement(base, 3);
+    expect_rate_two(errors, "pure Neumann (exact + 7: compared at zero mean)");
+    std::string text = base;
+    text.replace(text.find("refine: R"), 9, "refine: 0");
+    const auto run = run_fv_case(text, cpu());
+    EXPECT_TRUE(run->fv().mesh_report().pinned);
+    EXPECT_EQ(run->system.dirichlet_count, 0);
+    // f = 1 with no flux out cannot balance.
+    std::string bad = text;
+    bad.replace(bad.find("2*pi^2*cos(pi*x)*cos(pi*y)"), 26, "1");
+    try {
+        run_fv_case(bad, cpu());
+        FAIL() << "incompatible data accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("do not balance"), std::string::npos) << e.what();
+    }
+}
+
+TEST(FiniteVolumes, EveryFormatAndBothSolversGiveTheSameSolution)
+{
+    test::TempFolder folder;
+    const auto geo = test::write_unstructured_box(folder.path(), 2, 0.08);
+    const std::string base = "mesh: {geo: " + geo.filename().string() + "}\ndiscretisation: fv\n" +
+                             manufactured(2, "rest", "left");
+    const auto reference = run_fv_case(base + "solver: {tolerance: 1e-12}\n", cpu(), folder.path());
+    const std::vector<double> expected = reference->solved.x.to_host();
+    for (const std::string format : {"csr-scalar", "ell", "ellr", "sellp", "bdia", "staircase"})
+        for (const std::string method : {"cg", "bicgstab"}) {
+            const auto run = run_fv_case(base + "format: " + format + "\nsolver: {method: " + method +
+                                             ", tolerance: 1e-12}\n", cpu(), folder.path());
+            ASSERT_TRUE(run->solved.result.converged()) << format << " " << method;
+            const std::vector<double> x = run->solved.x.to_host();
+            double worst = 0, scale = 0;
+            for (std::size_t i = 0; i < x.size(); ++i) {
+                worst = std::max(worst, std::abs(x[i] - expected[i]));
+                scale = std::max(scale, std::abs(expected[i]));
+            }
+            EXPECT_LT(worst, 1e-8 * scale) << format << " " << method;
+        }
+    // With convection (upwind, non-symmetric): BiCGSTAB, and the same answer in two formats.
+    const std::string convective = "mesh: {shape: unit_square, elements: triangle, size: 0.05}\n"
+                                   "discretisation: fv\nproblem:\n  convection: [3, 1]\n  f: \"1\"\n"
+                                   "  dirichlet: {boundary: 0}\nsolver: {method: bicgstab, tolerance: 1e-12}\n";
+    const auto csr = run_fv_case(convective, cpu());
+    const auto sellp = run_fv_case(convective + "format: sellp\n", cpu());
+    ASSERT_TRUE(csr->solved.result.converged());
+    const std::vector<double> a = csr->solved.x.to_host(), b = sellp->solved.x.to_host();
+    for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-8);
+    EXPECT_GT(*std::max_element(a.begin(), a.end()), 0.0);
+}
+
+TEST(FiniteVolumes, CaseKeysAreChecked)
+{
+    const std::string mesh = "mesh: {shape: unit_square}\n";
+    const auto fails = [&](const std::string& yaml, const std::string& says) {
+        try {
+            parse_case_text(yaml, "bad.yaml", {});
+            ADD_FAILURE() << "accepted: " << yaml;
+        } catch (const CaseError& e) {
+            EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+        }
+    };
+    fails(mesh + "discretisation: fv\ndegree: 2\n", "degree must be 1");
+    fails(mesh + "discretisation: fv\nformat: lma\n", "matrix-free");
+    fails(mesh + "discretisation: fv\nsolver: {preconditioner: pmg}\n", "pmg");
+    fails(mesh + "fv: {nonorthogonal_correctors: 2}\n", "only used with discretisation: fv");
+    fails(mesh + "discretisation: fvm\n", "discretisation");
+    fails(mesh + "discretisation: fv\nfv: {correction_limit: 2}\n", "from 0 to 1");
+    const CaseSpec spec = parse_case_text(mesh + "discretisation: fv\nfv: {nonorthogonal_correctors: 3}\n", "ok.yaml", {});
+    EXPECT_EQ(spec.discretisation, DiscretisationKind::fv);
+    EXPECT_EQ(spec.fv.nonorthogonal_correctors, 3);
+}
+
+TEST(FiniteVolumes, OverlappingAndInteriorConditionsAreRefused)
+{
+    // 'boundary' holds 'left': one face, two conditions.
+    const std::string yaml = "mesh: {shape: unit_square, size: 0.25}\ndiscretisation: fv\nproblem:\n"
+                             "  dirichlet: {boundary: 0}\n  neumann: {left: 1}\n";
+    try {
+        run_fv_case(yaml, cpu());
+        FAIL() << "overlapping conditions accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("problem.neumann.left"), std::string::npos) << e.what();
+    }
+}

@@ -1,0 +1,100 @@
+// Finite volumes on CUDA against the CPU reference (label gpu): face adjacency, geometry,
+// matrix, right-hand side, corrected right-hand side and fluxes of a random solution, on
+// freshly jittered grids of every cell type with random coefficients; and a whole
+// unstructured case (corrections, errors) on both backends.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "assembly/fv_discretisation.hpp"
+#include "mesh/cell_faces.hpp"
+#include "../assembly/simple_meshes.hpp"
+#include "../mesh/mesh_test_support.hpp"
+#include "fv_test_support.hpp"
+#include "gpu_test.hpp"
+#include "random_values.hpp"
+
+using namespace gpufem;
+
+namespace {
+
+template <typename T>
+double max_difference(const std::vector<T>& a, const std::vector<T>& b)
+{
+    EXPECT_EQ(a.size(), b.size());
+    double worst = 0, scale = 0;
+    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+        worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
+        scale = std::max(scale, std::abs(double(b[i])));
+    }
+    return worst / std::max(scale, 1e-300);
+}
+
+}  // namespace
+
+TEST(FiniteVolumesGpu, EveryKernelMatchesTheCpu)
+{
+    GPUFEM_REQUIRE_GPU();
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> coefficient(0.5, 2.0);
+    const ExecPtr cpu = Executor::create_cpu(), cuda = Executor::create_cuda(0);
+    for (const ElementType type : {ElementType::triangle, ElementType::quadrilateral, ElementType::tetrahedron,
+                                   ElementType::hexahedron}) {
+        SCOPED_TRACE(element_type_name(type));
+        Mesh mesh = test::grid_mesh(type, element_dimension(type) == 2 ? 30 : 8, 0.25, seed);
+        test::add_box_boundaries(mesh);
+        const CellFaces on_cpu = cell_faces(mesh, cpu), on_cuda = cell_faces(mesh, cuda);
+        EXPECT_EQ(on_cpu.neighbour.to_host(), on_cuda.neighbour.to_host());
+        EXPECT_EQ(on_cpu.group.to_host(), on_cuda.group.to_host());
+        EXPECT_EQ(on_cpu.interior_faces, on_cuda.interior_faces);
+
+        ProblemSpec problem;
+        problem.kappa = fmt::format("{} + x*x + {}*sin(3*y)", coefficient(rng), 0.3 * coefficient(rng));
+        problem.f = fmt::format("{}*cos(x) + y", coefficient(rng));
+        problem.dirichlet = {{"right", fmt::format("{}*y", coefficient(rng))}, {"top", "1"}};
+        problem.neumann = {{"left", fmt::format("{}*x - y", coefficient(rng))}};
+        problem.convection = element_dimension(type) == 2 ? std::vector<double>{coefficient(rng), -1.0}
+                                                          : std::vector<double>{coefficient(rng), -1.0, 0.5};
+        for (const bool convection : {false, true}) {
+            ProblemSpec p = problem;
+            if (!convection) p.convection.clear();
+            const FiniteVolumeDiscretisation<double> a(mesh, p, FvOptions{}), b(mesh, p, FvOptions{});
+            const LinearSystem<double> host = a.assemble(cpu), device = b.assemble(cuda);
+            EXPECT_LT(max_difference(a.volumes(), b.volumes()), 1e-15);
+            EXPECT_LT(max_difference(a.centroids(), b.centroids()), 1e-15);
+            EXPECT_EQ(host.matrix.row_ptr.to_host(), device.matrix.row_ptr.to_host());
+            EXPECT_EQ(host.matrix.col_idx.to_host(), device.matrix.col_idx.to_host());
+            EXPECT_LT(max_difference(host.matrix.values.to_host(), device.matrix.values.to_host()), 1e-14);
+            EXPECT_LT(max_difference(host.rhs.to_host(), device.rhs.to_host()), 1e-14);
+            const std::vector<double> random = test::random_vector<double>(static_cast<std::size_t>(mesh.num_cells()), seed + 1);
+            const Array<double> u_cpu = Array<double>::from_host(cpu, random), u_cuda = Array<double>::from_host(cuda, random);
+            EXPECT_LT(max_difference(a.corrected_rhs(u_cpu).to_host(), b.corrected_rhs(u_cuda).to_host()), 1e-13);
+            EXPECT_LT(max_difference(a.face_fluxes(u_cpu, true), b.face_fluxes(u_cuda, true)), 1e-13);
+        }
+    }
+}
+
+TEST(FiniteVolumesGpu, AnUnstructuredCaseGivesTheCpuSolution)
+{
+    GPUFEM_REQUIRE_GPU();
+    test::TempFolder folder;
+    const ExecPtr cpu = Executor::create_cpu(), cuda = Executor::create_cuda(0);
+    for (const int dim : {2, 3}) {
+        const auto geo = test::write_unstructured_box(folder.path(), dim, dim == 2 ? 0.05 : 0.2);
+        const std::string yaml = "mesh: {geo: " + geo.filename().string() + ", refine: 1}\ndiscretisation: fv\n"
+                                 "problem:\n  kappa: \"1 + x\"\n  f: \"1 + y\"\n  exact: \"x*y\"\n"
+                                 "  dirichlet: {rest: \"x*y\"}\n  neumann: {left: \"0.5\"}\n"
+                                 "solver: {tolerance: 1e-12, preconditioner: amg}\n";
+        const auto host = test::run_fv_case(yaml, cpu, folder.path());
+        const auto device = test::run_fv_case(yaml, cuda, folder.path());
+        ASSERT_TRUE(device->solved.result.converged()) << device->solved.result.message;
+        EXPECT_GT(device->solved.pass_iterations.size(), 2u);
+        EXPECT_LT(max_difference(device->solved.x.to_host(), host->solved.x.to_host()), 1e-8);
+        EXPECT_NEAR(device->output.errors->l2, host->output.errors->l2, 1e-6 * host->output.errors->l2);
+        EXPECT_EQ(device->output.cell_fields.size(), 3u);
+    }
+}
