@@ -193,10 +193,11 @@ fv:                        (map, discretisation: fv only)
                            the faces) of the previous solution on the right-hand side; they stop
                            once the solution meets its corrected right-hand side to
                            solver.tolerance (orthogonal meshes, e.g. structured boxes: none run,
-                           the correction is 0). Each pass gains a decade on that residual at
-                           most (a warm-started solve); Gmsh triangles (18-27 degrees) take
-                           10-20 passes, Gmsh tetrahedra (up to 67 degrees) 20-30. 0: the plain
-                           two-point flux, inconsistent on non-orthogonal meshes
+                           the correction is 0). Each pass is a warm-started solve to two
+                           decades below the residual it starts from, the passes Anderson-mixed
+                           (depth 5); Gmsh triangles (18-27 degrees) and tetrahedra (up to 67
+                           degrees) take 15-25. 0: the plain two-point flux, inconsistent on
+                           non-orthogonal meshes
   correction_limit: 1      (number 0..1, default 1) OpenFOAM's limiter psi: each face's
                            correction is at most psi / (1 - psi) times its implicit part (1:
                            unlimited, 0.5: at most equal, 0: none)

@@ -14,6 +14,7 @@
 #include "linalg/blas1.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh_worker.hpp"
+#include "solver/anderson_mixing.hpp"
 #include "solver/format_choice.hpp"
 #include "solver/multigrid/make_preconditioner.hpp"
 #include "solver/progress_line.hpp"
@@ -23,6 +24,9 @@ namespace gpufem {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
+
+/// Steps the deferred correction's Anderson mixing combines.
+constexpr int anderson_depth = 5;
 
 double seconds_since(clock_type::time_point start)
 {
@@ -237,26 +241,29 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     }
     SolveOptions options = solve_options(solver);
     SolveProgress progress(solver.tolerance, solver.max_iterations);
-    // Deferred correction (disc's passes): each pass solves again from the last solution with
-    // the right-hand side the discretisation computes from it (same operator, same
-    // preconditioner), until that changes by less than the tolerance (relative: the solver
-    // cannot tell such a change from its own error): stop once the solution's residual against
-    // the new right-hand side is below the tolerance. Each pass before that needs to gain only a
-    // decade on that residual; a solve to the tolerance ends it when the passes run out.
+    // Deferred correction (disc's passes), a fixed point x = G(x): G(x) solves A g = b(x), the
+    // right-hand side the discretisation corrects with x (same operator and preconditioner,
+    // warm-started from x). It is done when x meets its own b(x) to the tolerance (a smaller
+    // change of b the solver cannot tell from its own error). The iterates are Anderson-mixed
+    // (depth 5: a few passes where the plain iteration takes tens, and convergent where it
+    // would diverge); each solve before the last needs to gain only two decades on the
+    // residual x leaves against b(x); if the passes run out, one solve to the tolerance ends.
     const int passes = disc ? disc->correction_passes() : 0;
-    const auto run = [&](const Array<V>& rhs, double tolerance, const std::string& phase) {
+    const auto run = [&](const Array<V>& rhs, Array<V>& solution, double tolerance, const std::string& phase) {
         options.tolerance = tolerance;
         const ProgressLine line(phase, [&progress] { return progress.status(); });
         if (line.active())
             options.on_residual = [&progress](int k, double r) { progress.record(k, r); };
-        out.result = solve(solver.method, solver.variant, a, rhs, x, options, m.get());
+        out.result = solve(solver.method, solver.variant, a, rhs, solution, options, m.get());
         exec->synchronize();
         out.pass_iterations.push_back(out.result.iterations);
     };
     double tolerance = passes > 0 ? std::max(solver.tolerance, 1e-2) : solver.tolerance;
-    run(b, tolerance, "solve");
+    run(b, x, tolerance, "solve");
     Array<V> corrected_b;
-    double change = 0.0;  // ||b_k - A x|| / ||b_k|| of the last corrected right-hand side
+    double change = 0.0;  // ||b(x) - A x|| / ||b(x)|| of the last corrected right-hand side
+    AndersonMixing<V> mixing(anderson_depth);
+    bool met = passes == 0;  // x solves the system it ends with, to the tolerance
     for (int pass = 1; pass <= passes && out.result.status == SolveStatus::converged; ++pass) {
         const Array<V> u = reordered(system.op, x, true);
         corrected_b = reordered(system.op, disc->corrected_rhs(u), false);
@@ -265,14 +272,19 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
         const double size = nrm2(corrected_b);
         change = size > 0 ? nrm2(residual) / size : 0.0;
         if (change <= solver.tolerance) {
-            tolerance = solver.tolerance;  // x solves the corrected system: done
+            met = true;  // x solves its corrected system
             break;
         }
         tolerance = std::max(solver.tolerance, 0.01 * change);
-        run(corrected_b, tolerance, "correction " + std::to_string(pass));
+        Array<V> g = x.clone_to(exec);
+        run(corrected_b, g, tolerance, "correction " + std::to_string(pass));
+        x = mixing.next(x, g);
     }
-    if (tolerance > solver.tolerance && out.result.status == SolveStatus::converged)
-        run(corrected_b.empty() ? b : corrected_b, solver.tolerance, "solve");
+    if (!met && out.result.status == SolveStatus::converged) {
+        corrected_b = passes > 0 ? reordered(system.op, disc->corrected_rhs(reordered(system.op, x, true)), false)
+                                 : b.clone_to(exec);
+        run(corrected_b, x, solver.tolerance, "solve");
+    }
     if (passes > 0) {
         int total = 0;
         for (int iterations : out.pass_iterations) total += iterations;

@@ -12,6 +12,7 @@
 
 #include "assembly/fv_discretisation.hpp"
 #include "mesh/cell_faces.hpp"
+#include "solver/anderson_mixing.hpp"
 #include "../assembly/simple_meshes.hpp"
 #include "../mesh/mesh_test_support.hpp"
 #include "fv_test_support.hpp"
@@ -355,4 +356,35 @@ TEST(FiniteVolumes, OverlappingAndInteriorConditionsAreRefused)
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("problem.neumann.left"), std::string::npos) << e.what();
     }
+}
+
+TEST(AndersonMixing, SolvesALinearFixedPointInDepthPlusOneSteps)
+{
+    // x = M x + c with M diagonal of four distinct eigenvalues, two of them beyond 1 in
+    // magnitude (the plain iteration diverges): depth-5 mixing is GMRES on (I - M), exact
+    // after as many steps as distinct eigenvalues (+1 for the first, unmixed step).
+    const unsigned seed = test::random_seed();
+    const std::size_t n = 400;
+    const std::vector<double> c = test::random_vector<double>(n, seed);
+    const double eigen[] = {0.5, -0.8, 1.3, -1.6};
+    const auto apply = [&](const std::vector<double>& x) {
+        std::vector<double> g(n);
+        for (std::size_t i = 0; i < n; ++i) g[i] = eigen[i % 4] * x[i] + c[i];
+        return g;
+    };
+    const auto error = [&](const std::vector<double>& x) {
+        double e = 0;
+        for (std::size_t i = 0; i < n; ++i) e = std::max(e, std::abs(x[i] - c[i] / (1 - eigen[i % 4])));
+        return e;
+    };
+    AndersonMixing<double> mixing(5);
+    std::vector<double> x(n, 0.0), plain(n, 0.0);
+    for (int k = 0; k < 6; ++k) {
+        const Array<double> xa = Array<double>::from_host(cpu(), x);
+        const Array<double> g = Array<double>::from_host(cpu(), apply(x));
+        x = mixing.next(xa, g).to_host();
+        plain = apply(plain);
+    }
+    EXPECT_LT(error(x), 1e-10);
+    EXPECT_GT(error(plain), 1.0) << "the plain iteration diverges";
 }

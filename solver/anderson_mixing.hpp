@@ -1,0 +1,31 @@
+#pragma once
+// Anderson acceleration of a fixed-point iteration x <- G(x) on vectors of one executor: the
+// next iterate combines the last `depth` steps so that the combination of their residuals
+// f = G(x) - x is smallest. The finite volumes' deferred non-orthogonal correction (G: one
+// solve with the right-hand side corrected by x) converges in a few passes with it where the
+// plain iteration takes tens, and stays convergent where the plain one diverges.
+#include <deque>
+
+#include "linalg/array.hpp"
+
+namespace gpufem {
+
+/// Type-II Anderson mixing (Walker & Ni's formulation): with f_k = g_k - x_k and the
+/// differences dF, dG of the last `depth` steps, x_{k+1} = g_k - dG gamma, gamma minimising
+/// ||f_k - dF gamma|| (normal equations, regularised; a few dot products a step).
+template <typename V>
+class AndersonMixing {
+public:
+    /// depth: how many earlier steps are combined (0: plain iteration, x_{k+1} = g_k).
+    explicit AndersonMixing(int depth) : depth_(depth) {}
+
+    /// The next iterate from x_k and g_k = G(x_k) (same executor and size).
+    Array<V> next(const Array<V>& x, const Array<V>& g);
+
+private:
+    int depth_;
+    std::deque<Array<V>> df_, dg_;  ///< f and g differences, newest last
+    Array<V> last_f_, last_g_;
+};
+
+}  // namespace gpufem
