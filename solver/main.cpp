@@ -1,6 +1,9 @@
 // gpufem: the command line.
 #include <iostream>
+#include <filesystem>
 #include <string>
+
+#include <unistd.h>
 #include <sstream>
 
 #include <cmath>
@@ -44,6 +47,19 @@ gpufem::CaseSpec parse_with_backend(const std::string& file, const std::vector<s
     return spec;
 }
 
+/// The program that runs Gmsh: gpufem-mesh-worker next to this program when it is there (it
+/// starts without gpufem's CUDA and VTK libraries), else this program (--mesh-worker).
+std::string mesh_worker_program()
+{
+    std::error_code error;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+    if (!error) {
+        const std::filesystem::path worker = self.parent_path() / "gpufem-mesh-worker";
+        if (::access(worker.c_str(), X_OK) == 0) return worker.string();
+    }
+    return "/proc/self/exe";
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -52,7 +68,7 @@ int main(int argc, char** argv)
     ensure_passive_thread_wait(argv);
     if (argc == 2 && std::string(argv[1]) == mesh_worker_argument) return run_mesh_worker();
     install_interrupt_cleanup();
-    set_mesh_worker("/proc/self/exe");
+    set_mesh_worker(mesh_worker_program());
     CLI::App app{"gpufem: finite-element Poisson solver for NVIDIA GPUs (CPU fallback).\n"
                  "Solves -div(kappa grad u) = f from a YAML case file and writes result.vtu,\n"
                  "report.json and spmv_timings.csv."};
