@@ -1,23 +1,54 @@
 #pragma once
 // Internal to mesh/: the kernels of cell_faces (cell_faces.hpp), declared once for both
 // backends, and the facet-to-face lookup they share.
+#include <cstdint>
+
 #include "linalg/backend_kernels.hpp"
 #include "mesh/lattice_kernels.hpp"
 
 namespace gpufem {
 
+/// Key of a 3D face from its corners' vertex numbers (3 or 4): its three lowest, increasing,
+/// `bits` bits each (3 * bits <= 64). Three corners determine a face of a conforming mesh.
+GPUFEM_HOST_DEVICE inline std::uint64_t face_vertex_key(const long long* g, int n, int bits)
+{
+    long long a = g[0], b = g[1], c = g[2];
+    const auto order = [](long long& x, long long& y) {
+        if (y < x) {
+            const long long t = x;
+            x = y;
+            y = t;
+        }
+    };
+    order(a, b);
+    order(b, c);
+    order(a, b);
+    if (n == 4 && g[3] < c) {
+        c = g[3];
+        order(b, c);
+        order(a, b);
+    }
+    return (static_cast<std::uint64_t>(a) << (2 * bits)) | (static_cast<std::uint64_t>(b) << bits) |
+           static_cast<std::uint64_t>(c);
+}
+
 /// The number of the face (dim 3) or edge (dim 2) that boundary facet f is, through the
-/// sorted entity keys; or minus a LatticeFacetFailure.
+/// sorted entity keys (3D faces keyed by face_vertex_key when vertex_bits > 0, else by
+/// face_key); or minus a LatticeFacetFailure.
 GPUFEM_HOST_DEVICE inline long long facet_face_number(const LatticeFacetView& facets,
                                                       const index_type* vertex_of_node,
                                                       long long num_nodes, const LatticeKeys& keys,
-                                                      int dim, long long f)
+                                                      int dim, int vertex_bits, long long f)
 {
     long long g[4] = {-1, -1, -1, -1};
     if (!facet_vertices(facets, vertex_of_node, num_nodes, f, g)) return -facet_corner_not_a_vertex;
     if (dim == 2) {
         const long long e = find_key(keys.edges, keys.num_edges, edge_key(g[0], g[1]));
         return e < 0 ? -facet_edge_not_a_cell_edge : e;
+    }
+    if (vertex_bits > 0) {
+        const long long face = find_key(keys.faces, keys.num_faces, face_vertex_key(g, facets.corners, vertex_bits));
+        return face < 0 ? -facet_not_a_cell_face : face;
     }
     int low = 0, near = 0, far = 0;
     face_corner(g, facets.corners, low, near, far);
@@ -40,13 +71,17 @@ GPUFEM_HOST_DEVICE inline long long facet_face_number(const LatticeFacetView& fa
                                 long long slots, const index_type* owner,                    \
                                 const index_type* second, int faces_per_cell,                \
                                 index_type* neighbour, int* group_of_slot) BODY              \
+    /** keys[c * num_faces + f] = face_vertex_key of local face f of cell c. */            \
+    PREFIX void cell_face_vertex_keys(const Executor& exec, const LatticeMeshView& mesh,     \
+                                      const LatticeShapeView& shape, int bits,               \
+                                      std::uint64_t* keys) BODY                              \
     /** group_of_slot[owner[e]] = group for the face e of every facet whose face has one    \
         cell (second[e] < 0); interior = the facets whose face has two, overwritten = the    \
         faces that had a group already. Returns -1, or f * 4 + failure for the first facet f \
         that is not a face of the cells. */                                                          \
     PREFIX long long mark_boundary_faces(const Executor& exec, const LatticeFacetView& facets, \
                                          const index_type* vertex_of_node, long long num_nodes, \
-                                         const LatticeKeys& keys, int dim,                   \
+                                         const LatticeKeys& keys, int dim, int vertex_bits,  \
                                          const index_type* owner, const index_type* second,  \
                                          int group, int* group_of_slot,                      \
                                          long long& interior, long long& overwritten) BODY

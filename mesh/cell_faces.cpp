@@ -8,7 +8,7 @@
 
 namespace gpufem {
 
-CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<int>* groups)
+CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<int>* groups, FaceKeys face_keys)
 {
     if (mesh.dim != 2 && mesh.dim != 3)
         throw MeshSourceError("mesh '" + mesh.source + "': face adjacency needs a 2D or 3D mesh");
@@ -32,8 +32,14 @@ CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<in
                                                             mesh.nodes_per_cell,
                                                             element_node_count(mesh.cell_type),
                                                             num_nodes, vertex_of_node.data()));
-    // Edges always (the faces of 2D cells, the keys of 3D faces); then 3D faces.
-    EntityNumbers edges(exec, num_cells * shape.view.num_edges, "cell edges of mesh '" + mesh.source + "'");
+    // 2D: the faces are the edges. 3D: faces keyed by their three lowest vertices when three
+    // vertex numbers fit 64 bits (one sort), else through the numbered edges (two sorts).
+    const int vertex_bits = dim == 3 && face_keys == FaceKeys::automatic && 3 * bits_for(counts.vertices) <= 64
+                                ? bits_for(counts.vertices)
+                                : 0;
+    const bool edges_needed = dim == 2 || vertex_bits == 0;
+    EntityNumbers edges(exec, edges_needed ? num_cells * shape.view.num_edges : 0,
+                        "cell edges of mesh '" + mesh.source + "'");
     if (edges.slots > 0) {
         GPUFEM_DISPATCH(*exec, lattice_edge_keys(*exec, view, shape.view, edges.slot_keys.data()));
         counts.edges = edges.number(exec, 32 + bits_for(counts.vertices));
@@ -42,8 +48,13 @@ CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<in
     EntityNumbers faces(exec, dim == 3 ? num_cells * shape.view.num_faces : 0,
                         "cell faces of mesh '" + mesh.source + "'");
     if (faces.slots > 0) {
-        GPUFEM_DISPATCH(*exec, lattice_face_keys(*exec, view, shape.view, counts, faces.slot_keys.data()));
-        counts.faces = faces.number(exec, 32 + bits_for(counts.edges));
+        if (vertex_bits > 0) {
+            GPUFEM_DISPATCH(*exec, cell_face_vertex_keys(*exec, view, shape.view, vertex_bits, faces.slot_keys.data()));
+            counts.faces = faces.number(exec, 3 * vertex_bits);
+        } else {
+            GPUFEM_DISPATCH(*exec, lattice_face_keys(*exec, view, shape.view, counts, faces.slot_keys.data()));
+            counts.faces = faces.number(exec, 32 + bits_for(counts.edges));
+        }
     }
     EntityNumbers& sides = dim == 2 ? edges : faces;
     const long long count = dim == 2 ? counts.edges : counts.faces;
@@ -65,13 +76,9 @@ CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<in
     GPUFEM_DISPATCH(*exec, face_neighbours(*exec, sides.of_slot.data(), sides.slots, sides.owner.data(),
                                            second.data(), out.faces_per_cell, out.neighbour.data(),
                                            out.group.data()));
-    const long long two_cell_faces = [&] {
-        long long n = 0;
-        for (index_type s : second.to_host()) n += s >= 0;
-        return n;
-    }();
-    out.interior_faces = two_cell_faces;
-    out.boundary_faces = count - two_cell_faces;
+    // No face has three cells: the slots are the faces of one cell plus twice those of two.
+    out.interior_faces = sides.slots - count;
+    out.boundary_faces = 2 * count - sides.slots;
 
     // The boundary groups, in order (a later group wins a face two groups hold).
     out.interior_facets.assign(mesh.boundaries.size(), 0);
@@ -91,7 +98,7 @@ CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<in
                                           static_cast<long long>(facets.size()), facets.nodes_per_facet,
                                           element_node_count(facets.type)};
         const long long failure = GPUFEM_DISPATCH(
-            *exec, mark_boundary_faces(*exec, facet_view, vertex_of_node.data(), num_nodes, keys, dim,
+            *exec, mark_boundary_faces(*exec, facet_view, vertex_of_node.data(), num_nodes, keys, dim, vertex_bits,
                                        sides.owner.data(), second.data(), static_cast<int>(g),
                                        out.group.data(), out.interior_facets[static_cast<std::size_t>(g)],
                                        out.shared_faces[static_cast<std::size_t>(g)]));

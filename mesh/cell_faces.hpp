@@ -31,12 +31,18 @@ struct CellFaces {
     long long boundary_faces = 0;  ///< faces of one cell
 };
 
+/// How 3D faces are identified: by their three lowest vertex numbers (one sort of 64-bit
+/// keys; automatic, when three vertex numbers fit 64 bits: below 2^21 vertices), or through
+/// the numbered edges (two sorts; any size).
+enum class FaceKeys { automatic, through_edges };
+
 /// The face adjacency of mesh (any order: its cells' corner nodes) on exec, the boundary faces
 /// marked with the groups `groups` (indices into Mesh::boundaries, in that order: a later one
 /// takes a face two hold; null: every group in mesh order). Throws MeshSourceError naming the
 /// face when more than two cells share one (not a manifold mesh). Boundary groups whose
 /// facets are not faces of the cells are expected to be in Mesh::ignored_boundaries already;
 /// a facet of a marked group that is not a face throws.
-CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<int>* groups = nullptr);
+CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<int>* groups = nullptr,
+                     FaceKeys face_keys = FaceKeys::automatic);
 
 }  // namespace gpufem

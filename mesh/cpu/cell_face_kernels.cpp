@@ -31,15 +31,29 @@ void face_neighbours(const Executor&, const index_type* of_slot, long long slots
     });
 }
 
+void cell_face_vertex_keys(const Executor&, const LatticeMeshView& mesh, const LatticeShapeView& shape,
+                           int bits, std::uint64_t* keys)
+{
+    chunked_for(mesh.num_cells, [&](long long c) {
+        for (int f = 0; f < shape.num_faces; ++f) {
+            const int* local = shape.faces + 4 * f;
+            const int n = local[3] >= 0 ? 4 : 3;
+            long long g[4];
+            for (int k = 0; k < n; ++k) g[k] = cell_vertex(mesh, c, local[k]);
+            keys[c * shape.num_faces + f] = face_vertex_key(g, n, bits);
+        }
+    });
+}
+
 long long mark_boundary_faces(const Executor&, const LatticeFacetView& facets,
                               const index_type* vertex_of_node, long long num_nodes,
-                              const LatticeKeys& keys, int dim, const index_type* owner,
+                              const LatticeKeys& keys, int dim, int vertex_bits, const index_type* owner,
                               const index_type* second, int group, int* group_of_slot,
                               long long& interior, long long& overwritten)
 {
     std::atomic<long long> first_failure{-1}, inside{0}, again{0};
     chunked_for(facets.num_facets, [&](long long f) {
-        const long long face = facet_face_number(facets, vertex_of_node, num_nodes, keys, dim, f);
+        const long long face = facet_face_number(facets, vertex_of_node, num_nodes, keys, dim, vertex_bits, f);
         if (face < 0) {
             long long seen = first_failure.load();
             const long long code = f * 4 - face;

@@ -47,7 +47,7 @@ __global__ void neighbours_kernel(const index_type* __restrict__ of_slot, long l
 }
 
 __global__ void boundary_faces_kernel(LatticeFacetView facets, const index_type* __restrict__ vertex_of_node,
-                                      long long num_nodes, LatticeKeys keys, int dim,
+                                      long long num_nodes, LatticeKeys keys, int dim, int vertex_bits,
                                       const index_type* __restrict__ owner,
                                       const index_type* __restrict__ second, int group,
                                       int* __restrict__ group_of_slot,
@@ -56,7 +56,7 @@ __global__ void boundary_faces_kernel(LatticeFacetView facets, const index_type*
 {
     const long long f = thread_index();
     if (f >= facets.num_facets) return;
-    const long long face = facet_face_number(facets, vertex_of_node, num_nodes, keys, dim, f);
+    const long long face = facet_face_number(facets, vertex_of_node, num_nodes, keys, dim, vertex_bits, f);
     if (face < 0) {
         atomicMin(first_failure, static_cast<unsigned long long>(f * 4 - face));
         return;
@@ -65,6 +65,19 @@ __global__ void boundary_faces_kernel(LatticeFacetView facets, const index_type*
         atomicAdd(inside, 1ULL);
     else if (atomicExch(group_of_slot + owner[face], group) >= 0)
         atomicAdd(inside + 1, 1ULL);
+}
+
+__global__ void face_vertex_keys_kernel(LatticeMeshView mesh, LatticeShapeView shape, int bits,
+                                        std::uint64_t* __restrict__ keys)
+{
+    const long long t = thread_index();
+    if (t >= mesh.num_cells * shape.num_faces) return;
+    const long long c = t / shape.num_faces;
+    const int* local = shape.faces + 4 * (t % shape.num_faces);
+    const int n = local[3] >= 0 ? 4 : 3;
+    long long g[4];
+    for (int k = 0; k < n; ++k) g[k] = cell_vertex(mesh, c, local[k]);
+    keys[t] = face_vertex_key(g, n, bits);
 }
 
 /// The one value of a device word, read back.
@@ -107,9 +120,19 @@ void face_neighbours(const Executor& exec, const index_type* of_slot, long long 
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
+void cell_face_vertex_keys(const Executor& exec, const LatticeMeshView& mesh, const LatticeShapeView& shape,
+                           int bits, std::uint64_t* keys)
+{
+    const long long count = mesh.num_cells * shape.num_faces;
+    if (count == 0) return;
+    face_vertex_keys_kernel<<<grid_for(count), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        mesh, shape, bits, keys);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
 long long mark_boundary_faces(const Executor& exec, const LatticeFacetView& facets,
                               const index_type* vertex_of_node, long long num_nodes,
-                              const LatticeKeys& keys, int dim, const index_type* owner,
+                              const LatticeKeys& keys, int dim, int vertex_bits, const index_type* owner,
                               const index_type* second, int group, int* group_of_slot,
                               long long& interior, long long& overwritten)
 {
@@ -120,7 +143,7 @@ long long mark_boundary_faces(const Executor& exec, const LatticeFacetView& face
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(failure.as<void>(), 0xff, sizeof(unsigned long long), stream));
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(failure.as<unsigned long long>() + 1, 0, 2 * sizeof(unsigned long long), stream));
     boundary_faces_kernel<<<grid_for(facets.num_facets), block_size, 0, stream>>>(
-        facets, vertex_of_node, num_nodes, keys, dim, owner, second, group, group_of_slot,
+        facets, vertex_of_node, num_nodes, keys, dim, vertex_bits, owner, second, group, group_of_slot,
         failure.as<unsigned long long>(), failure.as<unsigned long long>() + 1);
     GPUFEM_CUDA_CHECK_LAUNCH();
     interior = static_cast<long long>(read_word(exec, failure.as<unsigned long long>() + 1));

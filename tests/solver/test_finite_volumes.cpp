@@ -110,6 +110,20 @@ TEST(CellFaces, CountsAndSymmetryOnGrids)
     }
 }
 
+TEST(CellFaces, VertexKeysAndEdgeKeysFindTheSameFaces)
+{
+    const unsigned seed = test::random_seed();
+    for (const ElementType type : {ElementType::tetrahedron, ElementType::hexahedron}) {
+        Mesh mesh = test::grid_mesh(type, 5, 0.2, seed);
+        test::add_box_boundaries(mesh);
+        const CellFaces by_vertices = cell_faces(mesh, cpu());
+        const CellFaces by_edges = cell_faces(mesh, cpu(), nullptr, FaceKeys::through_edges);
+        EXPECT_EQ(by_vertices.neighbour.to_host(), by_edges.neighbour.to_host()) << element_type_name(type);
+        EXPECT_EQ(by_vertices.group.to_host(), by_edges.group.to_host()) << element_type_name(type);
+        EXPECT_EQ(by_vertices.interior_faces, by_edges.interior_faces);
+    }
+}
+
 TEST(CellFaces, OnlyTheGroupsAskedForAndOverlapsCounted)
 {
     Mesh mesh = test::grid_mesh(ElementType::quadrilateral, 3);

@@ -51,6 +51,9 @@ TEST(FiniteVolumesGpu, EveryKernelMatchesTheCpu)
         EXPECT_EQ(on_cpu.neighbour.to_host(), on_cuda.neighbour.to_host());
         EXPECT_EQ(on_cpu.group.to_host(), on_cuda.group.to_host());
         EXPECT_EQ(on_cpu.interior_faces, on_cuda.interior_faces);
+        const CellFaces through_edges = cell_faces(mesh, cuda, nullptr, FaceKeys::through_edges);
+        EXPECT_EQ(on_cpu.neighbour.to_host(), through_edges.neighbour.to_host());
+        EXPECT_EQ(on_cpu.group.to_host(), through_edges.group.to_host());
 
         ProblemSpec problem;
         problem.kappa = fmt::format("{} + x*x + {}*sin(3*y)", coefficient(rng), 0.3 * coefficient(rng));
