@@ -69,6 +69,19 @@ void CsrTuner::start_block_search()
     current_ = best_;
 }
 
+void CsrTuner::start_coop_search()
+{
+    phase_ = Phase::coop_up;
+    CsrParams p = best_;
+    p.coop *= 2;
+    if (propose(p)) return;
+    phase_ = Phase::coop_down;
+    p = best_;
+    p.coop /= 2;
+    if (p.coop >= 1 && propose(p)) return;
+    start_block_search();
+}
+
 void CsrTuner::advance_after_reject()
 {
     // The candidate of the current phase did not help: move to the next phase.
@@ -81,8 +94,8 @@ void CsrTuner::advance_after_reject()
         start_block_search();
         return;
     }
-    case Phase::coop_down:
-    case Phase::repeat_dir: start_block_search(); return;
+    case Phase::coop_down: start_block_search(); return;
+    case Phase::repeat_dir: start_coop_search(); return;
     case Phase::block_up: {
         phase_ = Phase::block_down;
         CsrParams p = best_;
@@ -126,7 +139,7 @@ void CsrTuner::report(double seconds)
             CsrParams p = best_;
             p.repeat = repeat_step_ < 0 ? p.repeat / 2 : p.repeat * 2;
             if (p.repeat >= 1 && propose(p)) return;
-            start_block_search();
+            start_coop_search();
             return;
         }
         phase_ = Phase::coop_up;

@@ -32,7 +32,9 @@ std::string to_string(const CsrParams& p);
 ///  1. halve repeat (double the blocks): a change over 5% -> tune repeat in the better
 ///     direction (3); otherwise double coop with block 192 (2);
 ///  2. keep doubling coop while it helps, else try halving it;
-///  3. keep moving repeat in the direction that helped;
+///  3. keep moving repeat in the direction that helped, then (beyond the paper, which leaves
+///     coop to the fixed rule on this path) search coop as in 2: on short rows, e.g. the 5
+///     entries of finite-volume rows, the rule's coop 4 idles threads that coop 1 keeps busy;
 ///  4. finally move block in steps of 32 within [min_block, 512] while it helps.
 /// Each step keeps the best parameters seen; a candidate must be faster by `threshold`
 /// (relative) to be accepted.
@@ -56,6 +58,8 @@ private:
     /// Tries candidate p next; returns false (and does nothing) if p is invalid or equal to best.
     bool propose(const CsrParams& p);
     void start_block_search();
+    /// coop doubled, else halved (keeping block), then the block search.
+    void start_coop_search();
     void advance_after_reject();
 
     index_type rows_;

@@ -117,6 +117,20 @@ TEST(CsrTuner, RepeatPathWhenMoreBlocksHelp)
     EXPECT_EQ(tuner.best(), (CsrParams{4, 1, 160}));
 }
 
+TEST(CsrTuner, SearchesCoopAfterTheRepeatPath)
+{
+    // Short rows (finite volumes: 5 entries): halving repeat helps, and one thread a row beats
+    // the fixed rule's coop 4. The tuner walks repeat down, then coop down to 1.
+    auto model = [](const CsrParams& p) {
+        return 1.0 + 0.1 * std::log2(p.repeat) + 0.2 * std::log2(p.coop) + 0.001 * std::abs(p.block - 128) / 32.0;
+    };
+    CsrTuner tuner(1000000, CsrParams{4, 32, 128}, 64);
+    const int steps = run_tuner(tuner, model);
+    ASSERT_TRUE(tuner.done());
+    EXPECT_LT(steps, 30);
+    EXPECT_EQ(tuner.best(), (CsrParams{1, 1, 128}));
+}
+
 TEST(CsrTuner, KeepsTheFixedRuleWhenNothingIsBetter)
 {
     CsrTuner tuner(1000000, CsrParams{4, 4, 128}, 64);
