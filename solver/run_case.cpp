@@ -116,7 +116,9 @@ template <typename V>
 void export_system(const CaseSpec& spec, const Discretisation<V>& disc, const ExecPtr& exec,
                    const Array<V>& x, const std::filesystem::path& dir)
 {
-    const LinearSystem<V> system = disc.assemble(exec);
+    LinearSystem<V> system = disc.assemble(exec);
+    // With a correction (finite volumes), x solves the system whose right-hand side x corrects.
+    if (disc.correction_passes() > 0) system.rhs = disc.corrected_rhs(x);
     StagedOutputs outputs(dir);
     const std::string what = fmt::format("gpufem case {}: {}", spec.name, disc.describe());
     write_matrix_market(outputs.stage("A.mtx"), system.matrix, what + ", the system matrix");

@@ -15,6 +15,9 @@ namespace {
 
 std::string run_folder(int degree, int refine) { return fmt::format("d{}_r{}", degree, refine); }
 
+/// Whether the record has an H1 error (finite volumes' cell-centred errors have none).
+bool has_h1(const RunRecord& rec) { return rec.errors && std::isfinite(rec.errors->h1_semi); }
+
 /// Convergence rates against the previous refinement level of the same degree.
 void fill_rates(std::vector<SweepRow>& rows)
 {
@@ -25,7 +28,8 @@ void fill_rates(std::vector<SweepRow>& rows)
         const double halvings = (row.refine - prev.refine) * std::log(2.0);
         if (halvings <= 0) continue;
         row.l2_rate = std::log(prev.record.errors->l2 / row.record.errors->l2) / halvings;
-        row.h1_rate = std::log(prev.record.errors->h1_semi / row.record.errors->h1_semi) / halvings;
+        if (has_h1(prev.record) && has_h1(row.record))
+            row.h1_rate = std::log(prev.record.errors->h1_semi / row.record.errors->h1_semi) / halvings;
     }
 }
 
@@ -53,7 +57,7 @@ std::string sweep_table(const std::vector<SweepRow>& rows)
                          rec.solve.iterations, rec.time_assembly.total(), rec.time_solve, its,
                          rec.errors ? fmt::format("{:.3e}", rec.errors->l2) : "-",
                          r.l2_rate ? fmt::format("{:.2f}", r.l2_rate) : "-",
-                         rec.errors ? fmt::format("{:.3e}", rec.errors->h1_semi) : "-",
+                         has_h1(rec) ? fmt::format("{:.3e}", rec.errors->h1_semi) : "-",
                          r.h1_rate ? fmt::format("{:.2f}", r.h1_rate) : "-");
     }
     return t;
@@ -155,13 +159,13 @@ std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options)
                          {"cg_iterations_per_second", its},
                          {"l2_error", rec.errors ? nlohmann::json(rec.errors->l2) : nlohmann::json(nullptr)},
                          {"l2_rate", r.l2_rate},
-                         {"h1_error", rec.errors ? nlohmann::json(rec.errors->h1_semi) : nlohmann::json(nullptr)},
+                         {"h1_error", has_h1(rec) ? nlohmann::json(rec.errors->h1_semi) : nlohmann::json(nullptr)},
                          {"h1_rate", r.h1_rate}});
         csv += fmt::format("{},{},{},{},{},{:.2f},{},{},{:.6e},{:.6e},{:.1f},{},{:.3f},{},{:.3f}\n", r.degree,
                            r.refine, rec.cells, rec.rows, rec.nnz, rec.row_stats.mean, rec.solve.iterations,
                            rec.solve.converged(), rec.time_assembly.total(), rec.time_solve, its,
                            rec.errors ? fmt::format("{:.6e}", rec.errors->l2) : "", r.l2_rate,
-                           rec.errors ? fmt::format("{:.6e}", rec.errors->h1_semi) : "", r.h1_rate);
+                           has_h1(rec) ? fmt::format("{:.6e}", rec.errors->h1_semi) : "", r.h1_rate);
     }
     if (options.write_outputs) {
         StagedOutputs outputs(folder);
