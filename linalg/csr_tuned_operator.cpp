@@ -11,8 +11,7 @@ CsrTunedOperator<V>::CsrTunedOperator(Csr<V> matrix, const CsrOptions& options)
     : matrix_(std::move(matrix))
 {
     const Executor& exec = *matrix_.executor();
-    const int min_blocks = 16 * std::max(1, exec.compute_units());
-    fixed_ = csr_fixed_rule(matrix_.rows, matrix_.nnz(), min_blocks);
+    fixed_ = csr_fixed_rule(matrix_.rows, matrix_.nnz());
     origin_ = "fixed rule";
     const bool given = options.coop > 0 || options.repeat > 0 || options.block > 0;
     if (options.coop > 0) fixed_.coop = options.coop;

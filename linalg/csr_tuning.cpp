@@ -13,7 +13,7 @@ long long csr_grid_size(index_type rows, const CsrParams& p)
     return rows == 0 ? 0 : (static_cast<long long>(rows) + rows_per_block - 1) / rows_per_block;
 }
 
-CsrParams csr_fixed_rule(index_type rows, std::size_t nnz, int min_blocks)
+CsrParams csr_fixed_rule(index_type rows, std::size_t nnz)
 {
     CsrParams p;
     p.block = 128;
@@ -22,6 +22,12 @@ CsrParams csr_fixed_rule(index_type rows, std::size_t nnz, int min_blocks)
     p.coop = 1;
     while (p.coop < 32 && p.coop < root) p.coop *= 2;
     p.repeat = 1;
+    return p;
+}
+
+CsrParams csr_paper_rule(index_type rows, std::size_t nnz, int min_blocks)
+{
+    CsrParams p = csr_fixed_rule(rows, nnz);
     while (p.repeat < 64) {
         CsrParams bigger = p;
         bigger.repeat *= 2;

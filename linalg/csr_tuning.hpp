@@ -20,10 +20,17 @@ struct CsrParams {
 /// Blocks the kernel launches for these parameters (000_… equation 5).
 long long csr_grid_size(index_type rows, const CsrParams& p);
 
-/// The fixed rule: block 128, coop the smallest power of two >= sqrt(mean row length) (at
-/// most 32), repeat as large as possible while at least min_blocks blocks are launched
-/// (min_blocks adapted to the device: a multiple of its SM count).
-CsrParams csr_fixed_rule(index_type rows, std::size_t nnz, int min_blocks);
+/// 000_…'s fixed rule (§5.4): block 128, coop the smallest power of two >= sqrt(mean row
+/// length) (at most 32), repeat as large as possible while at least min_blocks blocks are
+/// launched (min_blocks adapted to the device: a multiple of its SM count).
+CsrParams csr_paper_rule(index_type rows, std::size_t nnz, int min_blocks);
+
+/// The parameters the csr operator starts from: the paper's coop and block with repeat 1. On
+/// the H100 repeat 1 was the best of `bench spmv --csr-sweep` on every matrix measured (Q1 and
+/// Q2 structured, P4 and finite-volume unstructured, FP64 and FP32), where the paper's repeat
+/// (16 to 64 there) reached 74-78% of the best; operators that are never tuned (multigrid
+/// levels, transfers) keep these.
+CsrParams csr_fixed_rule(index_type rows, std::size_t nnz);
 
 /// "coop=4 repeat=2 block=128"
 std::string to_string(const CsrParams& p);

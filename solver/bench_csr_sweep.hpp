@@ -56,6 +56,7 @@ struct CsrSweepResult {
     std::size_t x_copies = 0;               ///< x vectors the timed SpMVs rotate over
     std::vector<CsrSweepTiming> combinations;  ///< every combination, fastest first
     CsrSweepTiming fixed_rule;              ///< the operator's parameters before tuning
+    CsrSweepTiming paper_rule;              ///< 000_…'s fixed rule (csr_paper_rule)
     CsrSweepTiming tuner;                   ///< the tuner's final parameters
     int tuner_spmvs = 0;                    ///< SpMVs the operator ran until its tuner was done
     std::string tuner_description;          ///< the operator's parameters() once tuned

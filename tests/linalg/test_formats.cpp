@@ -52,15 +52,22 @@ TEST(Formats, UnknownFormatIsNamed)
     }
 }
 
-TEST(CsrFixedRule, CoopFromMeanRowLengthRepeatKeepsEnoughBlocks)
+TEST(CsrFixedRule, CoopFromMeanRowLengthRepeatOne)
 {
-    // mean row length 27 -> sqrt = 5.2 -> coop 8; 9 -> 3 -> coop 4; 1 -> 1.
-    EXPECT_EQ(csr_fixed_rule(1000000, 27000000, 2112).coop, 8);
-    EXPECT_EQ(csr_fixed_rule(1000000, 9000000, 2112).coop, 4);
-    EXPECT_EQ(csr_fixed_rule(1000, 1000, 2112).coop, 1);
-    EXPECT_EQ(csr_fixed_rule(1000, 1000 * 3000, 2112).coop, 32);
+    // mean row length 27 -> sqrt = 5.2 -> coop 8; 9 -> 3 -> coop 4; 1 -> 1; 5 -> 2.2 -> 4.
+    EXPECT_EQ(csr_fixed_rule(1000000, 27000000), (CsrParams{8, 1, 128}));
+    EXPECT_EQ(csr_fixed_rule(1000000, 9000000), (CsrParams{4, 1, 128}));
+    EXPECT_EQ(csr_fixed_rule(1000, 1000), (CsrParams{1, 1, 128}));
+    EXPECT_EQ(csr_fixed_rule(1000, 1000 * 3000), (CsrParams{32, 1, 128}));
+    EXPECT_EQ(csr_fixed_rule(1000000, 5000000), (CsrParams{4, 1, 128}));
+}
+
+TEST(CsrPaperRule, CoopAsTheFixedRuleRepeatKeepsEnoughBlocks)
+{
+    for (const std::size_t per_row : {1u, 5u, 27u, 3000u})
+        EXPECT_EQ(csr_paper_rule(1000000, per_row * 1000000, 2112).coop, csr_fixed_rule(1000000, per_row * 1000000).coop);
     for (index_type rows : {1, 1000, 1000000, 50000000}) {
-        const CsrParams p = csr_fixed_rule(rows, 27ull * rows, 2112);
+        const CsrParams p = csr_paper_rule(rows, 27ull * rows, 2112);
         EXPECT_EQ(p.block, 128);
         // As many rows per group as possible while at least 2112 blocks remain (if it can).
         CsrParams more = p;

@@ -40,14 +40,17 @@ TEST(CsrSweep, CombinationsAreValidAndHoldTheFixedRule)
             EXPECT_TRUE(csr_sweep_valid(p, rows));
             EXPECT_TRUE(seen.insert({p.coop, p.repeat, p.block}).second) << "listed twice";
         }
-        // The fixed rule's parameters, for any mean row length and device size.
-        for (const double per_row : {1.0, 3.0, 7.0, 27.0, 125.0, 900.0})
+        // The rules' parameters, for any mean row length and device size.
+        for (const double per_row : {1.0, 3.0, 7.0, 27.0, 125.0, 900.0}) {
+            const auto nnz = static_cast<std::size_t>(per_row * rows);
+            const CsrParams fixed = csr_fixed_rule(rows, nnz);
+            EXPECT_NE(std::find(list.begin(), list.end(), fixed), list.end()) << to_string(fixed);
             for (const int min_blocks : {16, 16 * 132}) {
-                const CsrParams fixed =
-                    csr_fixed_rule(rows, static_cast<std::size_t>(per_row * rows), min_blocks);
-                EXPECT_NE(std::find(list.begin(), list.end(), fixed), list.end())
-                    << to_string(fixed) << " (" << per_row << " per row, " << min_blocks << " blocks)";
+                const CsrParams paper = csr_paper_rule(rows, nnz, min_blocks);
+                EXPECT_NE(std::find(list.begin(), list.end(), paper), list.end())
+                    << to_string(paper) << " (" << per_row << " per row, " << min_blocks << " blocks)";
             }
+        }
     }
     // Every coop x repeat x block for a large matrix; repeat 1 only for a one-row one.
     EXPECT_EQ(csr_sweep_combinations(4173281).size(), 6u * 7u * csr_sweep_blocks().size());
