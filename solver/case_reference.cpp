@@ -240,6 +240,9 @@ fv:                        (map, discretisation: fv only)
     coarse_size: 500       (integer 1..2048, default 500) a level of at most this many rows is
                            solved directly (dense inverse formed once on the host)
     max_levels: 25         (integer > 0, default 25) at most this many levels
+    cycle: v               (string, default v) v | w: each level visits the next coarser one
+                           once (V-cycle) or twice (W-cycle: fewer iterations for more work on
+                           the coarse levels; symmetric, so CG stays valid)
 
 precision: double          (string, default double) double | float: value type of the matrix,
                            vectors and solver

@@ -16,6 +16,14 @@ enum class AmgSmoother {
 inline constexpr std::array<EnumName<AmgSmoother>, 2> amg_smoother_names{
     {{AmgSmoother::chebyshev, "chebyshev"}, {AmgSmoother::jacobi, "jacobi"}}};
 
+/// The cycle: how often each level visits the next coarser one.
+enum class AmgCycle {
+    v,  ///< once (V-cycle)
+    w,  ///< twice (W-cycle): more work on the coarse levels, fewer iterations
+};
+/// Their names, as in the case file.
+inline constexpr std::array<EnumName<AmgCycle>, 2> amg_cycle_names{{{AmgCycle::v, "v"}, {AmgCycle::w, "w"}}};
+
 /// The options of the AMG hierarchy and its cycle.
 struct AmgOptions {
     /// Strength of connection: a_ij is strong when |a_ij| > theta sqrt(|a_ii a_jj|). 0.02
@@ -31,6 +39,7 @@ struct AmgOptions {
     /// At most this many levels (the last is solved directly or, when too large for that,
     /// smoothed).
     int max_levels = 25;
+    AmgCycle cycle = AmgCycle::v;
     /// Lanczos (Jacobi-preconditioned CG) steps of the lambda_max estimate on each level.
     int eigen_steps = 15;
 };

@@ -206,18 +206,23 @@ void AmgPreconditioner<V>::cycle(std::size_t l, const Array<V>& b, Array<V>& x) 
         mark(5, false);
         return;
     }
-    mark(1, true);
-    level.op->apply(x, level.r);
-    GPUFEM_DISPATCH(exec, amg_residual(exec, n, b.data(), level.r.data()));
-    mark(1, false);
-    const Level& next = *levels_[l + 1];
-    mark(2, true);
-    level.restriction->apply(level.r, next.b);
-    mark(2, false);
-    cycle(l + 1, next.b, next.x);
-    mark(4, true);
-    level.prolongation->apply(V(1), next.x, V(1), x);
-    mark(4, false);
+    // The coarse correction: once (V-cycle), or twice in a row (W-cycle; the same
+    // A-symmetric correction applied twice, so the cycle stays symmetric for CG).
+    const int visits = options_.cycle == AmgCycle::w && l + 2 < levels_.size() ? 2 : 1;
+    for (int visit = 0; visit < visits; ++visit) {
+        mark(1, true);
+        level.op->apply(x, level.r);
+        GPUFEM_DISPATCH(exec, amg_residual(exec, n, b.data(), level.r.data()));
+        mark(1, false);
+        const Level& next = *levels_[l + 1];
+        mark(2, true);
+        level.restriction->apply(level.r, next.b);
+        mark(2, false);
+        cycle(l + 1, next.b, next.x);
+        mark(4, true);
+        level.prolongation->apply(V(1), next.x, V(1), x);
+        mark(4, false);
+    }
     mark(5, true);
     level.smoother->smooth(b, x, false, level.r, level.d);
     mark(5, false);
@@ -295,6 +300,7 @@ nlohmann::json AmgPreconditioner<V>::report() const
             {"operator_complexity", operator_complexity()},
             {"smoother", std::string(enum_name(amg_smoother_names, options_.smoother))},
             {"degree", options_.degree},
+            {"cycle", std::string(enum_name(amg_cycle_names, options_.cycle))},
             {"strength_threshold", options_.strength_threshold},
             {"coarse_size", options_.coarse_size},
             {"coarse_solve", coarse_inverse_.empty() ? "smoothing" : "dense inverse"}};

@@ -357,6 +357,25 @@ TEST(AmgSolve, PreconditionedSolutionEqualsUnpreconditionedAndEveryFormatServesA
     }
 }
 
+TEST(AmgSolve, WCycleIsSymmetricAndNeedsNoMoreIterationsThanTheVCycle)
+{
+    // CG accepts the W-cycle (a non-symmetric preconditioner would break its convergence) and
+    // reaches the V-cycle's solution in at most as many iterations; several levels, so the
+    // second coarse visits happen.
+    CaseSpec v = parse_case_text(poisson_case("quadrilateral", 1.0 / 64, 0, 2), "amg", "");
+    v.solver.tolerance = 1e-11;
+    v.solver.amg.coarse_size = 50;
+    CaseSpec w = v;
+    w.solver.amg.cycle = AmgCycle::w;
+    const auto by_v = solve_case<double>(v);
+    const auto by_w = solve_case<double>(w);
+    EXPECT_LE(by_w.first, by_v.first);
+    EXPECT_LT(test::max_relative_difference(by_w.second, by_v.second), 1e-8);
+    EXPECT_EQ(parse_case_text(poisson_case("quadrilateral", 0.1, 0, 1), "amg", "", {"solver.amg.cycle=w"})
+                  .solver.amg.cycle,
+              AmgCycle::w);
+}
+
 TEST(AmgSolve, FloatPrecisionAndBicgstabOnConvection)
 {
     CaseSpec single = parse_case_text(poisson_case("hexahedron", 0.1, 1, 1, "precision: float"), "amg", "");

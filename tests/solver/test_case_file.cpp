@@ -176,7 +176,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
                    "tolerance": 1e-8, "max_iterations": 10000, "check_every": 10,
                    "cuda_graph": "auto", "time_spmv": true,
                    "amg": {"strength_threshold": 0.02, "smoother": "chebyshev", "degree": 2,
-                           "coarse_size": 500, "max_levels": 25}},
+                           "coarse_size": 500, "max_levels": 25, "cycle": "v"}},
         "precision": "double",
         "reorder": "none",
         "backend": "auto",
