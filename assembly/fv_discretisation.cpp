@@ -171,6 +171,11 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
     s->report.interior_faces = s->faces.interior_faces;
     s->report.boundary_faces = s->faces.boundary_faces;
     s->report.max_nonorthogonality = GPUFEM_DISPATCH(*exec, fv_max_nonorthogonality(*exec, view));
+    if (!(s->report.max_nonorthogonality < 89.0))
+        throw std::runtime_error(fmt::format(
+            "mesh {}: a face's normal and the line between its cells' centroids are {:.1f} degrees "
+            "apart (at most 89 for finite volumes): the cells are too distorted", mesh.source,
+            s->report.max_nonorthogonality));
     s->times.geometry = seconds_since(start);
 
     // Coefficients at the centroids, boundary conditions per group.
@@ -211,6 +216,8 @@ LinearSystem<V> FiniteVolumeDiscretisation<V>::assemble(const ExecPtr& exec) con
     LinearSystem<V> system;
     system.times = s.times;
     auto start = clock_type::now();
+    // At most one entry per face and the diagonal a row: checked before the 32-bit offsets.
+    checked_index(n * (s.mesh.faces_per_cell + 1LL), "non-zeros of the finite-volume matrix");
     Array<index_type> row_ptr(exec, static_cast<std::size_t>(n) + 1);
     const long long nnz = GPUFEM_DISPATCH(*exec, fv_row_offsets(*exec, s.mesh, s.problem.pinned, row_ptr.data()));
     checked_index(nnz, "non-zeros of the finite-volume matrix");

@@ -247,6 +247,7 @@ GPUFEM_HOST_DEVICE inline FvFaceGeometry fv_face_geometry(const FvMeshView& mesh
         }
         g.ds = fv_dot(g.d, g.area);
         g.l = fv_dot(from_p, g.area) / g.ds;
+        g.l = g.l < 0.0 ? 0.0 : (g.l > 1.0 ? 1.0 : g.l);  // skewed cells: keep kappa_f a mean
         g.kappa = 1.0 / (g.l / problem.kappa[c] + (1.0 - g.l) / problem.kappa[g.neighbour]);
         return g;
     }

@@ -273,17 +273,26 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
         change = size > 0 ? nrm2(residual) / size : 0.0;
         if (change <= solver.tolerance) {
             met = true;  // x solves its corrected system
+            out.result.rhs_norm = size;
             break;
         }
         tolerance = std::max(solver.tolerance, 0.01 * change);
         Array<V> g = x.clone_to(exec);
         run(corrected_b, g, tolerance, "correction " + std::to_string(pass));
-        x = mixing.next(x, g);
+        // A failed solve ends the passes with its own iterate (reported as it is).
+        x = out.result.status == SolveStatus::converged ? mixing.next(x, g) : std::move(g);
     }
     if (!met && out.result.status == SolveStatus::converged) {
         corrected_b = passes > 0 ? reordered(system.op, disc->corrected_rhs(reordered(system.op, x, true)), false)
                                  : b.clone_to(exec);
         run(corrected_b, x, solver.tolerance, "solve");
+        if (passes > 0) {  // where the last solve leaves x against its own corrected system
+            const Array<V> next = reordered(system.op, disc->corrected_rhs(reordered(system.op, x, true)), false);
+            Array<V> residual = next.clone_to(exec);
+            a.apply(V(-1), x, V(1), residual);
+            const double size = nrm2(next);
+            change = size > 0 ? nrm2(residual) / size : 0.0;
+        }
     }
     if (passes > 0) {
         int total = 0;
@@ -295,11 +304,14 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     }
     out.correction_change = change;
     if (passes > 0)
-        spdlog::info("non-orthogonal correction: {} solve{} (iterations {}), the last change of the "
-                     "residual against the last corrected right-hand side {:.2e}{}", out.pass_iterations.size(),
-                     out.pass_iterations.size() == 1 ? "" : "s", fmt::format("{}", fmt::join(out.pass_iterations, " + ")),
-                     change, change <= solver.tolerance ? " (converged)"
-                                                        : " (above the tolerance: fv.nonorthogonal_correctors ran out)");
+        spdlog::log(change <= solver.tolerance ? spdlog::level::info : spdlog::level::warn,
+                    "non-orthogonal correction: {} solve{} (iterations {}); the solution's residual "
+                    "against its own corrected right-hand side is {:.2e}{}", out.pass_iterations.size(),
+                    out.pass_iterations.size() == 1 ? "" : "s", fmt::format("{}", fmt::join(out.pass_iterations, " + ")),
+                    change, change <= solver.tolerance
+                                ? " (converged)"
+                                : ", above the tolerance: fv.nonorthogonal_correctors ran out before the "
+                                  "correction converged (raise it, or bound it with fv.correction_limit)");
     out.seconds = seconds_since(start);
     check_true_residual(a, corrected_b.empty() ? b : corrected_b, x, solver.tolerance, out.result);
     out.x = reordered(system.op, x, true);

@@ -63,7 +63,8 @@ long long mark_boundary_faces(const Executor&, const LatticeFacetView& facets,
         }
         if (second[face] >= 0) {
             inside.fetch_add(1, std::memory_order_relaxed);
-        } else if (std::atomic_ref<int>(group_of_slot[owner[face]]).exchange(group) >= 0) {
+        } else if (const int before = std::atomic_ref<int>(group_of_slot[owner[face]]).exchange(group);
+                   before >= 0 && before != group) {  // a facet listed twice is no overlap
             again.fetch_add(1, std::memory_order_relaxed);
         }
     });

@@ -63,8 +63,8 @@ __global__ void boundary_faces_kernel(LatticeFacetView facets, const index_type*
     }
     if (second[face] >= 0)
         atomicAdd(inside, 1ULL);
-    else if (atomicExch(group_of_slot + owner[face], group) >= 0)
-        atomicAdd(inside + 1, 1ULL);
+    else if (const int before = atomicExch(group_of_slot + owner[face], group); before >= 0 && before != group)
+        atomicAdd(inside + 1, 1ULL);  // a facet listed twice is no overlap
 }
 
 __global__ void face_vertex_keys_kernel(LatticeMeshView mesh, LatticeShapeView shape, int bits,
