@@ -79,7 +79,11 @@ FiniteVolumeDiscretisation<V>::~FiniteVolumeDiscretisation() = default;
 template <typename V>
 std::string FiniteVolumeDiscretisation<V>::describe() const
 {
-    return fmt::format("cell-centred finite volumes (two-point flux, {} non-orthogonal corrector{})",
+    if (options_.nonorthogonal_correctors == 0)
+        return "cell-centred finite volumes (two-point flux, no non-orthogonal correction)";
+    if (options_.correction == FvCorrection::implicit)
+        return "cell-centred finite volumes (two-point flux, non-orthogonal correction solved with the system)";
+    return fmt::format("cell-centred finite volumes (two-point flux, at most {} deferred non-orthogonal corrector{})",
                        options_.nonorthogonal_correctors, options_.nonorthogonal_correctors == 1 ? "" : "s");
 }
 
@@ -341,7 +345,8 @@ nlohmann::json FiniteVolumeDiscretisation<V>::report() const
 {
     nlohmann::json out = {{"method", "cell-centred finite volumes, two-point flux (over-relaxed non-orthogonal split)"},
                           {"nonorthogonal_correctors", options_.nonorthogonal_correctors},
-                          {"correction_limit", options_.correction_limit}};
+                          {"correction_limit", options_.correction_limit},
+                          {"correction", std::string(enum_name(fv_correction_names, options_.correction))}};
     if (!state_) return out;
     const FvMeshReport& r = state_->report;
     out["interior_faces"] = r.interior_faces;

@@ -1,14 +1,23 @@
 #pragma once
 // Cell-centred finite volumes (fv_geometry.hpp has the scheme): one unknown per cell, the
-// two-point flux with the over-relaxed non-orthogonal split, its explicit part corrected in
-// `nonorthogonal_correctors` further solves (deferred correction), upwind convection. The
+// two-point flux with the over-relaxed non-orthogonal split, its explicit part solved with the
+// system (implicit, the default) or corrected in further solves (deferred), upwind convection. The
 // geometry, the face adjacency and the matrix are built on the executor, one row per cell.
 #include <memory>
 
 #include "assembly/discretisation.hpp"
 #include "assembly/problem_spec.hpp"
+#include "linalg/named_enum.hpp"
 
 namespace gpufem {
+
+/// How the explicit part of the non-orthogonal split is brought into the solution.
+enum class FvCorrection {
+    implicit,  ///< one Krylov solve of the corrected operator (affine: the limiter off)
+    deferred,  ///< repeated solves with the two-point matrix, the correction on the right
+};
+inline constexpr std::array<EnumName<FvCorrection>, 2> fv_correction_names{
+    {{FvCorrection::implicit, "implicit"}, {FvCorrection::deferred, "deferred"}}};
 
 /// Options of the finite-volume discretisation (case key `fv`).
 struct FvOptions {
@@ -20,6 +29,9 @@ struct FvOptions {
     /// OpenFOAM's limiter psi: each face's correction is at most psi / (1 - psi) times its
     /// implicit part (1: unlimited, 0.5: at most equal, 0: none).
     double correction_limit = 1.0;
+    /// implicit needs the unlimited (affine) correction; the case reader's default is implicit
+    /// with the amg preconditioner and the limit 1, deferred otherwise.
+    FvCorrection correction = FvCorrection::implicit;
 };
 
 /// What the finite-volume assembly found about the mesh and the data (for report.json).
@@ -60,6 +72,8 @@ public:
     /// fv.nonorthogonal_correctors; 0 on orthogonal meshes (every face's normal along d: the
     /// correction is 0), known once assembled.
     int correction_passes() const override;
+    /// fv.correction is implicit (the unlimited correction, affine in u).
+    bool correction_is_affine() const override { return options_.correction == FvCorrection::implicit; }
     Array<V> corrected_rhs(const Array<V>& u) const override;
 
     /// The outward flux through every face of every cell (slot c * faces_per_cell + f) for

@@ -110,6 +110,7 @@ PY
     fv_run() { report_run fv "$@"; }
     fv_run warmup fv_convection_hexes
     fv_run tets_4m fv_cube_tets_4m
+    fv_run tets_4m_deferred fv_cube_tets_4m --set fv.correction=deferred
     fv_run tets_4m_jacobi fv_cube_tets_4m --set solver.preconditioner=jacobi
     fv_run tets_4m_plain fv_cube_tets_4m --set fv.nonorthogonal_correctors=0
     python3 - "$OUT" <<'PY'
@@ -123,7 +124,7 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], 'fv_*.json'))):
           f"{a['pattern']:.4f}, values {a['values']:.4f}, boundary {a['boundary']:.4f})")
     s = r['solver']
     print(f"   solve {t['solve']:.3f} (setup {t['preconditioner_setup']:.3f}), {s['iterations']} iterations in "
-          f"passes {s['pass_iterations']}, residual {s['true_relative_residual']}, correction {s['correction_change']:.2e}; "
+          f"passes {s['pass_iterations']} ({s.get('correction')}), residual {s['true_relative_residual']}, correction {s['correction_change']:.2e}; "
           f"errors {t['errors']:.3f}, output {t['output']:.3f}, total {t['total']:.2f}; L2 {r.get('errors', {}).get('l2')}")
 PY
     echo "== row lengths (fv_cube_tets_4m)"

@@ -55,7 +55,7 @@ constexpr std::string_view solver_keys[] = {"method",         "variant",     "pr
 constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
                                          "coarse_size",        "max_levels", "cycle"};
 
-constexpr std::string_view fv_keys[] = {"nonorthogonal_correctors", "correction_limit"};
+constexpr std::string_view fv_keys[] = {"nonorthogonal_correctors", "correction_limit", "correction"};
 
 constexpr double default_shape_size = 0.1;
 
@@ -379,8 +379,11 @@ OutputSpec read_output(const CaseReader& reader, const CaseValue& value, json& r
     return output;
 }
 
-/// The fv map; resolved gets its JSON with defaults.
-FvOptions read_fv(const CaseReader& reader, const CaseValue& value, json& resolved)
+/// The fv map; resolved gets its JSON with defaults. The correction's default depends on the
+/// preconditioner: implicit with amg (a handful of iterations, each applying the correction),
+/// deferred otherwise (Jacobi's hundreds of iterations are cheaper on the plain matrix).
+FvOptions read_fv(const CaseReader& reader, const CaseValue& value, json& resolved,
+                  PreconditionerKind preconditioner)
 {
     FvOptions fv;
     const std::vector<CaseValue> entries = reader.entries(value, fv_keys);
@@ -394,8 +397,19 @@ FvOptions read_fv(const CaseReader& reader, const CaseValue& value, json& resolv
         if (!(fv.correction_limit >= 0.0 && fv.correction_limit <= 1.0))
             reader.fail(*limit, "expected " + expected + ", got '" + limit->node.Scalar() + "'");
     }
+    // The limiter makes the correction non-linear in u: only deferred passes can take it.
+    const bool limited = fv.correction_limit < 1.0;
+    fv.correction = limited || preconditioner != PreconditionerKind::amg ? FvCorrection::deferred
+                                                                          : FvCorrection::implicit;
+    if (const CaseValue* correction = find_entry(entries, "correction")) {
+        fv.correction = reader.to_enum(*correction, fv_correction_names);
+        if (fv.correction == FvCorrection::implicit && limited)
+            reader.fail(*correction, "implicit needs the unlimited correction (correction_limit: 1); "
+                                     "a limited one is non-linear: use deferred");
+    }
     resolved = {{"nonorthogonal_correctors", fv.nonorthogonal_correctors},
-                {"correction_limit", fv.correction_limit}};
+                {"correction_limit", fv.correction_limit},
+                {"correction", enum_name(fv_correction_names, fv.correction)}};
     return fv;
 }
 
@@ -562,12 +576,9 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
     const bool fv = spec.discretisation == DiscretisationKind::fv;
     if (const CaseValue* options = find_entry(entries, "fv"); options && !fv)
         reader.fail(*options, "only used with discretisation: fv");
-    if (fv) {
-        spec.fv = read_fv(reader, section("fv"), resolved["fv"]);
-        if (spec.degrees.size() != 1 || spec.degrees.front() != 1)
-            reader.fail(*find_entry(entries, "degree"), "finite volumes have one unknown per cell: "
-                        "degree must be 1 (or left out) with discretisation: fv");
-    }
+    if (fv && (spec.degrees.size() != 1 || spec.degrees.front() != 1))
+        reader.fail(*find_entry(entries, "degree"), "finite volumes have one unknown per cell: "
+                    "degree must be 1 (or left out) with discretisation: fv");
     if (const CaseValue* format = find_entry(entries, "format")) {
         std::vector<std::string> names = format_registry().names();
         names.emplace_back(auto_format_name);
@@ -596,6 +607,7 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
                                       " is matrix-free (its element matrices keep the mesh's numbering)");
     }
     spec.solver = read_solver(reader, section("solver"), resolved["solver"]);
+    if (fv) spec.fv = read_fv(reader, section("fv"), resolved["fv"], spec.solver.preconditioner);
     if (const CaseValue* precision = find_entry(entries, "precision")) {
         spec.precision = reader.to_enum(*precision, precision_names);
     }

@@ -187,20 +187,28 @@ discretisation: fe         (string, default fe) fe: Lagrange finite elements of 
                            evenly by volume); u = 0 in cell 0 fixes the constant and the
                            solution is shifted to zero mean
 fv:                        (map, discretisation: fv only)
-  nonorthogonal_correctors: 50 (integer 0..200, default 50) at most this many solves after the
-                           first, each with the explicit part of the over-relaxed
-                           non-orthogonal split (least-squares cell gradients, interpolated to
-                           the faces) of the previous solution on the right-hand side; they stop
-                           once the solution meets its corrected right-hand side to
-                           solver.tolerance (orthogonal meshes, e.g. structured boxes: none run,
-                           the correction is 0). Each pass is a warm-started solve to two
-                           decades below the residual it starts from, the passes Anderson-mixed
-                           (depth 5); Gmsh triangles (18-27 degrees) and tetrahedra (up to 67
-                           degrees) take 15-25. 0: the plain two-point flux, inconsistent on
-                           non-orthogonal meshes
+  nonorthogonal_correctors: 50 (integer 0..200, default 50) 0: the plain two-point flux,
+                           inconsistent on non-orthogonal meshes; otherwise the explicit part
+                           of the over-relaxed non-orthogonal split (least-squares cell
+                           gradients, interpolated to the faces) is brought in as
+                           fv.correction says (orthogonal meshes, e.g. structured boxes, need
+                           none: the correction is 0); with deferred, at most this many solves
+                           after the first
   correction_limit: 1      (number 0..1, default 1) OpenFOAM's limiter psi: each face's
                            correction is at most psi / (1 - psi) times its implicit part (1:
                            unlimited, 0.5: at most equal, 0: none)
+  correction: implicit     (string, default implicit with solver.preconditioner: amg and
+                           correction_limit 1, else deferred) implicit: one BiCGSTAB solve
+                           (whatever solver.method says: the corrected operator is not
+                           symmetric) of A - C, the correction C applied with every product
+                           (a product costs several SpMVs) and the two-point matrix A's
+                           preconditioner; Gmsh tetrahedra (up to 67 degrees) take 13 AMG
+                           iterations; if it fails, deferred runs | deferred: solves with A,
+                           the correction of the previous solution on the right-hand side, each
+                           warm-started to two decades below the residual it starts from, the
+                           iterates Anderson-mixed (depth 5), until the solution meets its
+                           corrected right-hand side to solver.tolerance; Gmsh triangles and
+                           tetrahedra take 15-25 solves
 
 )REF" + format_reference() + R"REF(solver:                    (map) the Krylov solver
   method: cg               (string, default cg) cg (symmetric positive definite systems) |

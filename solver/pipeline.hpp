@@ -58,6 +58,8 @@ struct SystemSolution {
     /// Correction passes: ||b_k - A x|| / ||b_k|| of the solution against the last corrected
     /// right-hand side b_k (<= the tolerance: the correction converged).
     double correction_change = 0;
+    /// How the correction was solved ("implicit", "deferred", ...); empty without one.
+    std::string correction;
 };
 
 /// A converged solve whose true residual ||b - A x|| / ||b|| exceeds this many times the
@@ -73,9 +75,11 @@ double smallest_tolerance(Precision precision);
 /// solution back in the original numbering, and the true residual of the solution
 /// (SolveResult::true_relative_residual; a converged solve that misses the tolerance by more
 /// than true_residual_slack becomes stagnated).
-/// With disc, its correction passes follow (Discretisation::correction_passes at most: the
-/// same operator and preconditioner, the right-hand side from the last solution, until the
-/// solution meets it to the tolerance); the result is the last solve's,
+/// With disc and a correction (Discretisation::correction_passes > 0): an affine one is
+/// solved with the system (BiCGSTAB on solver/corrected_operator.hpp, A's preconditioner);
+/// otherwise, or if that fails, deferred passes follow the first solve (at most
+/// correction_passes: the same operator and preconditioner, the right-hand side from the last
+/// solution, until the solution meets it to the tolerance); the result is the last solve's,
 /// SystemSolution::pass_iterations has every solve's iterations.
 template <typename V>
 SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver,

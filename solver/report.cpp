@@ -87,6 +87,7 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                         {"iterations", r.solve.iterations},
                         {"pass_iterations", r.pass_iterations},
                         {"correction_change", r.correction_change},
+                        {"correction", r.correction.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.correction)},
                         {"initial_residual", r.solve.initial_residual},
                         {"rhs_norm", r.solve.rhs_norm},
                         {"final_relative_residual", r.solve.relative_residual},

@@ -60,11 +60,14 @@ void record_solve(const CaseSpec& spec, const LinearOperator<V>& op, SystemSolut
     record.preconditioner = std::move(solved.preconditioner);
     record.pass_iterations = solved.pass_iterations;
     record.correction_change = solved.correction_change;
+    record.correction = solved.correction;
     if (record.preconditioner.contains("setup_seconds"))
         record.time_preconditioner_setup = record.preconditioner["setup_seconds"].get<double>();
     record.spmv_seconds = record.solve.spmv_seconds;
     record.spmv_clock = record.solve.spmv_clock;
-    record.spmvs_per_iteration = spmvs_per_iteration(spec.solver.method);
+    // The implicit finite-volume correction solves with BiCGSTAB whatever the method.
+    record.spmvs_per_iteration =
+        spmvs_per_iteration(solved.correction == "implicit" ? KrylovMethod::bicgstab : spec.solver.method);
     record.format_parameters = op.parameters();
     if (!record.format_parameters.empty())
         spdlog::info("format {} after the solve: {}", record.format, record.format_parameters);

@@ -65,6 +65,7 @@ struct RunRecord {
     nlohmann::json discretisation;   ///< the discretisation's report (null: none)
     std::vector<int> pass_iterations;  ///< iterations of each solve (correction passes after the first)
     double correction_change = 0;      ///< the last correction pass's relative change of b
+    std::string correction;            ///< how the correction was solved (empty: none)
     std::vector<double> spmv_seconds;
     std::string spmv_clock;
     int spmvs_per_iteration = 1;     ///< 2 for BiCGSTAB

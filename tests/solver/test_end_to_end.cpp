@@ -124,7 +124,7 @@ TEST(EndToEnd, FiniteVolumeCaseWritesCellDataAndItsReport)
     test::TempDir dir;
     const auto file = dir.write("fv.yaml", "mesh: {shape: unit_square, elements: triangle, size: 0.1}\n"
                                            "discretisation: fv\nproblem:\n  exact: \"1 + 2*x - 3*y\"\n"
-                                           "  dirichlet: {boundary: \"1 + 2*x - 3*y\"}\nsolver: {tolerance: 1e-12}\n");
+                                           "  dirichlet: {boundary: \"1 + 2*x - 3*y\"}\nsolver: {tolerance: 1e-12, preconditioner: amg}\n");
     const auto out = dir.path() / "fv";
     const auto r = test::run_gpufem("run " + file.string() + " --backend cpu --output " + out.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -135,7 +135,9 @@ TEST(EndToEnd, FiniteVolumeCaseWritesCellDataAndItsReport)
     EXPECT_EQ(report["matrix"]["nnz_per_row"]["max"], 4);
     EXPECT_TRUE(report["errors"]["h1_semi"].is_null());
     EXPECT_LT(report["errors"]["l2"].get<double>(), 1e-9) << "linear u is reproduced";
-    EXPECT_GT(report["solver"]["pass_iterations"].size(), 1u);
+    EXPECT_EQ(report["solver"]["correction"], "implicit");
+    EXPECT_EQ(report["solver"]["pass_iterations"].size(), 1u);
+    EXPECT_EQ(report["discretisation"]["correction"], "implicit");
     EXPECT_NEAR(report["discretisation"]["max_nonorthogonality_degrees"].get<double>(), 26.565, 0.01);
     const auto grid = test::read_vtu(out / "result.vtu");
     ASSERT_EQ(grid->GetNumberOfCells(), 200);

@@ -191,6 +191,7 @@ TEST(FiniteVolumes, FluxesOfTheSolutionBalanceEachCellsSource)
                                  manufactured(dim, "rest", "left") + "solver: {tolerance: 1e-12}\n";
         const auto run = run_fv_case(yaml, cpu(), folder.path());
         ASSERT_TRUE(run->solved.result.converged()) << run->solved.result.message;
+        EXPECT_EQ(run->solved.correction, "deferred") << "without amg the correction is deferred";
         EXPECT_GT(run->solved.pass_iterations.size(), 2u) << "Gmsh's cells are not orthogonal: corrections run";
         EXPECT_LE(run->solved.correction_change, 1e-12);
         const auto& fv = run->fv();
@@ -280,6 +281,44 @@ TEST(FiniteVolumes, SecondOrderOnGmshSimplicesWithTheCorrectionOnly)
     }
 }
 
+TEST(FiniteVolumes, ImplicitAndDeferredCorrectionsReachTheSameSolution)
+{
+    test::TempFolder folder;
+    for (const int dim : {2, 3}) {
+        const auto geo = test::write_unstructured_box(folder.path(), dim, dim == 2 ? 0.05 : 0.2);
+        const std::string base = "mesh: {geo: " + geo.filename().string() + "}\ndiscretisation: fv\n" +
+                                 manufactured(dim, "rest", "left");
+        const std::string amg = "solver: {preconditioner: amg, tolerance: 1e-11";
+        const auto implicit = run_fv_case(base + amg + "}\n", cpu(), folder.path());
+        const auto deferred = run_fv_case(base + amg + "}\nfv: {correction: deferred}\n", cpu(), folder.path());
+        ASSERT_TRUE(implicit->solved.result.converged()) << implicit->solved.result.message;
+        ASSERT_TRUE(deferred->solved.result.converged()) << deferred->solved.result.message;
+        EXPECT_EQ(implicit->solved.correction, "implicit");
+        EXPECT_EQ(deferred->solved.correction, "deferred");
+        ASSERT_EQ(implicit->solved.pass_iterations.size(), 1u);
+        EXPECT_GT(deferred->solved.pass_iterations.size(), 2u);
+        const std::vector<double> a = implicit->solved.x.to_host(), b = deferred->solved.x.to_host();
+        double worst = 0, scale = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            worst = std::max(worst, std::abs(a[i] - b[i]));
+            scale = std::max(scale, std::abs(b[i]));
+        }
+        EXPECT_LT(worst, 1e-8 * scale) << dim << "D: both solve the corrected system";
+        std::cout << "[ passes   ] " << dim << "D: implicit " << implicit->solved.result.iterations
+                  << " BiCGSTAB iterations, deferred " << deferred->solved.result.iterations << " over "
+                  << deferred->solved.pass_iterations.size() << " solves\n";
+        EXPECT_LT(implicit->solved.result.iterations, deferred->solved.result.iterations);
+        // Too few iterations for the corrected operator: the deferred passes (AMG: 1-5 each)
+        // take over and converge.
+        const auto fallback = run_fv_case(base + amg + ", max_iterations: 6}\n", cpu(), folder.path());
+        ASSERT_TRUE(fallback->solved.result.converged()) << fallback->solved.result.message;
+        EXPECT_EQ(fallback->solved.correction.rfind("deferred (implicit did not converge", 0), 0u)
+            << fallback->solved.correction;
+        const std::vector<double> c = fallback->solved.x.to_host();
+        for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(c[i], a[i], 1e-8 * scale);
+    }
+}
+
 TEST(FiniteVolumes, PureNeumannFixesTheConstantAndChecksTheData)
 {
     // u = cos(pi x) cos(pi y): zero flux on the whole boundary, f = 2 pi^2 u integrates to 0.
@@ -354,9 +393,19 @@ TEST(FiniteVolumes, CaseKeysAreChecked)
     fails(mesh + "fv: {nonorthogonal_correctors: 2}\n", "only used with discretisation: fv");
     fails(mesh + "discretisation: fvm\n", "discretisation");
     fails(mesh + "discretisation: fv\nfv: {correction_limit: 2}\n", "from 0 to 1");
+    fails(mesh + "discretisation: fv\nfv: {correction: sideways}\n", "implicit");
+    fails(mesh + "discretisation: fv\nfv: {correction_limit: 0.5, correction: implicit}\n", "unlimited");
     const CaseSpec spec = parse_case_text(mesh + "discretisation: fv\nfv: {nonorthogonal_correctors: 3}\n", "ok.yaml", {});
     EXPECT_EQ(spec.discretisation, DiscretisationKind::fv);
     EXPECT_EQ(spec.fv.nonorthogonal_correctors, 3);
+    EXPECT_EQ(spec.fv.correction, FvCorrection::deferred) << "the default without amg";
+    const std::string amg = "solver: {preconditioner: amg}\n";
+    EXPECT_EQ(parse_case_text(mesh + "discretisation: fv\n" + amg, "ok.yaml", {}).fv.correction, FvCorrection::implicit)
+        << "the default with amg";
+    const CaseSpec limited = parse_case_text(mesh + "discretisation: fv\nfv: {correction_limit: 0.5}\n" + amg, "ok.yaml", {});
+    EXPECT_EQ(limited.fv.correction, FvCorrection::deferred) << "a limited correction is not affine";
+    EXPECT_EQ(parse_case_text(mesh + "discretisation: fv\nfv: {correction: implicit}\n", "ok.yaml", {}).fv.correction,
+              FvCorrection::implicit);
 }
 
 TEST(FiniteVolumes, OverlappingAndInteriorConditionsAreRefused)

@@ -87,17 +87,21 @@ TEST(FiniteVolumesGpu, AnUnstructuredCaseGivesTheCpuSolution)
     test::TempFolder folder;
     const ExecPtr cpu = Executor::create_cpu(), cuda = Executor::create_cuda(0);
     for (const int dim : {2, 3}) {
-        const auto geo = test::write_unstructured_box(folder.path(), dim, dim == 2 ? 0.05 : 0.2);
-        const std::string yaml = "mesh: {geo: " + geo.filename().string() + ", refine: 1}\ndiscretisation: fv\n"
-                                 "problem:\n  kappa: \"1 + x\"\n  f: \"1 + y\"\n  exact: \"x*y\"\n"
-                                 "  dirichlet: {rest: \"x*y\"}\n  neumann: {left: \"0.5\"}\n"
-                                 "solver: {tolerance: 1e-12, preconditioner: amg}\n";
-        const auto host = test::run_fv_case(yaml, cpu, folder.path());
-        const auto device = test::run_fv_case(yaml, cuda, folder.path());
-        ASSERT_TRUE(device->solved.result.converged()) << device->solved.result.message;
-        EXPECT_GT(device->solved.pass_iterations.size(), 2u);
-        EXPECT_LT(max_difference(device->solved.x.to_host(), host->solved.x.to_host()), 1e-8);
-        EXPECT_NEAR(device->output.errors->l2, host->output.errors->l2, 1e-6 * host->output.errors->l2);
-        EXPECT_EQ(device->output.cell_fields.size(), 3u);
+        for (const std::string correction : {"implicit", "deferred"}) {
+            const auto geo = test::write_unstructured_box(folder.path(), dim, dim == 2 ? 0.05 : 0.2);
+            const std::string yaml = "mesh: {geo: " + geo.filename().string() + ", refine: 1}\ndiscretisation: fv\n"
+                                     "problem:\n  kappa: \"1 + x\"\n  f: \"1 + y\"\n  exact: \"x*y\"\n"
+                                     "  dirichlet: {rest: \"x*y\"}\n  neumann: {left: \"0.5\"}\n"
+                                     "solver: {tolerance: 1e-12, preconditioner: amg}\nfv: {correction: " +
+                                     correction + "}\n";
+            const auto host = test::run_fv_case(yaml, cpu, folder.path());
+            const auto device = test::run_fv_case(yaml, cuda, folder.path());
+            ASSERT_TRUE(device->solved.result.converged()) << device->solved.result.message;
+            EXPECT_EQ(device->solved.correction, correction);
+            if (correction == "deferred") EXPECT_GT(device->solved.pass_iterations.size(), 2u);
+            EXPECT_LT(max_difference(device->solved.x.to_host(), host->solved.x.to_host()), 1e-8) << correction;
+            EXPECT_NEAR(device->output.errors->l2, host->output.errors->l2, 1e-6 * host->output.errors->l2);
+            EXPECT_EQ(device->output.cell_fields.size(), 3u);
+        }
     }
 }

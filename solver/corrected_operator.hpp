@@ -1,0 +1,41 @@
+#pragma once
+// A discretisation's corrected system as one linear operator: x -> A x - (b(x) - b(0)), with
+// b(x) = Discretisation::corrected_rhs(x) affine in x (finite volumes' explicit
+// non-orthogonal correction, unlimited), in the system operator's numbering. Solving
+// (A - C) x = b(0) with a Krylov method reaches the deferred correction's fixed point in one
+// solve (fv.correction: implicit); A's own preconditioner (AMG of the two-point matrix)
+// preconditions it. Non-symmetric: BiCGSTAB.
+#include "assembly/discretisation.hpp"
+#include "linalg/linear_operator.hpp"
+
+namespace gpufem {
+
+/// The corrected operator of disc's system (both must outlive it).
+template <typename V>
+class CorrectedOperator final : public LinearOperator<V> {
+public:
+    CorrectedOperator(const DiscreteSystem<V>& system, const Discretisation<V>& disc);
+
+    index_type rows() const override { return a_.rows(); }
+    index_type cols() const override { return a_.cols(); }
+    const ExecPtr& executor() const override { return a_.executor(); }
+    std::string format() const override { return a_.format() + "+correction"; }
+    std::size_t bytes_stored() const override { return a_.bytes_stored(); }
+    std::size_t spmv_min_bytes() const override { return a_.spmv_min_bytes(); }
+    /// Allocates and reorders on every apply: not captured in a CUDA graph.
+    bool graph_capturable() const override { return false; }
+    /// b(0) in the operator's numbering: the corrected system's right-hand side.
+    const Array<V>& rhs() const { return rhs_; }
+
+protected:
+    void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;
+
+private:
+    const DiscreteSystem<V>& system_;
+    const Discretisation<V>& disc_;
+    const LinearOperator<V>& a_;
+    Array<V> at_zero_;  ///< b(0), original numbering
+    Array<V> rhs_;      ///< b(0), the operator's numbering
+};
+
+}  // namespace gpufem
