@@ -52,21 +52,20 @@ double krylov_vectors(const SolverSpec& solver)
 /// The preconditioner's kept data and the extra its setup holds at once (rough for the
 /// multigrid hierarchies, from measured runs: AMG's coarse levels and transfers about 30% of
 /// the fine matrix, p-multigrid's lower degrees and transfers 25%). Their setups' sparse
-/// products: on the CPU another 35% / 20% of the fine matrix; on CUDA, cuSPARSE's SpGEMM
-/// buffers, measured at 145-155 (AMG) and 95-125 (p-multigrid; 108 taken) bytes per non-zero of the
-/// fine matrix (the caller caps them: the product runs in row blocks sized from the free
-/// memory when they do not fit).
+/// products: on the CPU another 35% / 20% of the fine matrix; on CUDA (gpufem's hash
+/// product: the product itself and its row counts, no library buffers) 45% / 50%, measured on
+/// the 4M and 64M Q1 cubes (AMG: 44%) and the 4M Q4 square (p-multigrid: 48%) on an H100.
 std::pair<double, double> preconditioner_bytes(const SolverSpec& solver, const MatrixShape& m)
 {
     const double vector = m.rows * m.value_bytes;
-    const auto product = [&](double host_share, double device_bytes_per_nonzero) {
-        return m.on_device ? device_bytes_per_nonzero * m.nnz : host_share * csr_bytes(m);
+    const auto product = [&](double host_share, double device_share) {
+        return (m.on_device ? device_share : host_share) * csr_bytes(m);
     };
     switch (solver.preconditioner) {
     case PreconditionerKind::none: return {0, 0};
     case PreconditionerKind::jacobi: return {vector, vector};
-    case PreconditionerKind::amg: return {0.3 * csr_bytes(m) + 6 * vector, product(0.35, 155)};
-    case PreconditionerKind::pmg: return {0.25 * csr_bytes(m) + 8 * vector, product(0.2, 108)};
+    case PreconditionerKind::amg: return {0.3 * csr_bytes(m) + 6 * vector, product(0.35, 0.45)};
+    case PreconditionerKind::pmg: return {0.25 * csr_bytes(m) + 8 * vector, product(0.2, 0.5)};
     }
     return {0, 0};
 }
@@ -125,7 +124,7 @@ FormatMemory format_memory_estimate(const std::string& name, const MatrixShape& 
 }  // namespace
 
 MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda,
-                               double baseline_host, double device_free)
+                               double baseline_host)
 {
     MemoryEstimate e;
     e.mesh = mesh;
@@ -206,11 +205,8 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     // Solve: the system, the right-hand side and guess in the operator's numbering, the
     // Krylov vectors, the preconditioner, the residual history; then the true residual and
     // the solution back in the original numbering.
-    auto [kept, setup] = preconditioner_bytes(spec.solver, m);
+    const auto [kept, setup] = preconditioner_bytes(spec.solver, m);
     const double krylov = krylov_vectors(spec.solver) * vector + 8.0 * (spec.solver.max_iterations + 1);
-    const double resident = mesh_device + scratch + system + 2 * vector + kept;
-    if (cuda && device_free > 0)  // the setup's row blocks take at most about half of what is free
-        setup = std::min(setup, std::max(0.0, 0.5 * (device_free - resident)));
     const double solve = system + 2 * vector + kept + std::max(setup, krylov);
 
     // Errors: the solution, a second geometry and the exact values at the nodes on the
@@ -254,8 +250,7 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
 MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, const Executor& exec,
                                double baseline_host)
 {
-    return estimate_memory(spec, mesh, exec.is_cuda(), baseline_host,
-                           exec.is_cuda() ? static_cast<double>(exec.free_memory()) : 0.0);
+    return estimate_memory(spec, mesh, exec.is_cuda(), baseline_host);
 }
 
 MemoryEstimate estimate_external_memory(const CaseSpec& spec, const Executor& exec, double baseline_host)

@@ -42,10 +42,9 @@ struct MemoryEstimate {
 };
 
 /// Estimates the memory of running spec on a mesh of these counts, on a CUDA device or on
-/// the CPU; baseline_host is the process's resident set now (libraries and the like),
-/// device_free the free device memory (0: unknown; multigrid setups size their work from it).
+/// the CPU; baseline_host is the process's resident set now (libraries and the like).
 MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda,
-                               double baseline_host, double device_free = 0);
+                               double baseline_host);
 
 /// The same for a run on exec (its backend and, for CUDA, its free memory now).
 MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, const Executor& exec,

@@ -42,8 +42,9 @@ template <typename V>
 Csr<V> smoothed_prolongator(const Csr<V>& a, const Array<V>& dinv, double omega,
                             const Aggregates& aggregates);
 
-/// C = A B (SpGEMM: gpufem's on the CPU, cuSPARSE's on CUDA, over blocks of at most block_nnz
-/// entries of A; see amg_spgemm).
+/// C = A B (SpGEMM: gpufem's row-by-row product on the CPU, its hash product on CUDA, or
+/// cuSPARSE's over blocks of at most block_nnz entries of A for rows too long for it or an
+/// explicit block_nnz; see amg_spgemm).
 template <typename V>
 Csr<V> sparse_product(const Csr<V>& a, const Csr<V>& b, std::size_t block_nnz = amg_spgemm_block_nnz);
 

@@ -64,8 +64,8 @@ GPUFEM_HOST_DEVICE inline bool mis_tuple_selected(std::uint64_t t) { return (t >
 /// per-thread list); more sends the product to cuSPARSE.
 inline constexpr int amg_row_aggregates_limit = 64;
 
-/// Block size of the CUDA sparse product meaning "from the free device memory" (see
-/// amg_spgemm).
+/// Block size of the CUDA sparse product meaning "gpufem's hash product, or cuSPARSE in blocks
+/// from the free device memory" (see amg_spgemm).
 inline constexpr std::size_t amg_spgemm_block_nnz = 0;
 /// Device bytes cuSPARSE's SpGEMM was seen to need per product a_ik b_kj (about 67 on the
 /// 64M-unknown cube), with a margin: the automatic block holds free memory / this products.
@@ -146,14 +146,17 @@ inline constexpr std::size_t amg_spgemm_bytes_per_product = 120;
     PREFIX void amg_dense_matvec(const Executor& exec, index_type n, const V* m, const V* x, \
                                  V* y) BODY                                                  \
     /** C = A B (columns sorted within each row, structural entries kept even when their     \
-        value is zero). cpu: Gustavson's row-by-row product; cuda: cuSPARSE SpGEMM over      \
-        blocks of A's rows of at most block_nnz entries (0: as many as the free device      \
-        memory allows at amg_spgemm_bytes_per_product per expected product; cuSPARSE's      \
-        buffers grow with the block), written straight into C: one pass for one block, two  \
-        (sizes, then entries) for several. */                                                \
+        value is zero). cpu: Gustavson's row-by-row product; cuda with block_nnz 0: gpufem's \
+        hash product (cuda/hash_product.cuh), or, when a row of C has more than its limit of \
+        columns, as with block_nnz > 0: cuSPARSE SpGEMM over blocks of A's rows of at most   \
+        block_nnz entries (0: as many as the free device memory allows at                    \
+        amg_spgemm_bytes_per_product per expected product; cuSPARSE's buffers grow with the  \
+        block), written straight into C: one pass for one block, two (sizes, then entries)   \
+        for several. */                                                                      \
     PREFIX Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b,        \
                              std::size_t block_nnz) BODY                                     \
-    /** A^T (columns sorted). cpu: counting transpose; cuda: cusparseCsr2cscEx2. */          \
+    /** A^T (columns sorted). cpu: counting transpose; cuda: a stable radix sort of the     \
+        entries by column (cuda/radix_transpose.cuh). */                                     \
     PREFIX Csr<V> amg_transpose(const Executor& exec, const Csr<V>& a) BODY
 
 GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_AMG_GRAPH_KERNELS)

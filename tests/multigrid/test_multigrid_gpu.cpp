@@ -1,6 +1,8 @@
 // Smoothed-aggregation AMG on CUDA against the CPU reference: the same aggregates, the same
 // prolongator, transpose and Galerkin patterns with values within rounding, the same
 // hierarchy, and PCG with the V-cycle converging like the CPU's for every format.
+#include <algorithm>
+#include <iostream>
 #include <random>
 #include <set>
 
@@ -110,6 +112,72 @@ TEST(AmgGpu, SparseProductOverBlocksOfRowsEqualsTheCpuProduct)
     for (std::size_t block : {amg_spgemm_block_nnz, std::size_t(997), std::size_t(3)})
         expect_same_pattern_close_values(test::to_host(sparse_product(a_gpu, p_gpu, block)), expected,
                                          1e-14, "A P in blocks");
+}
+
+/// A random n x m matrix whose row i has length(i) distinct columns (values in [-1, 1)).
+template <typename Length>
+HostMatrix random_sparse(index_type n, index_type m, std::mt19937& rng, Length length)
+{
+    HostMatrix h{n, m, {0}, {}, {}};
+    std::uniform_real_distribution<double> value(-1, 1);
+    for (index_type i = 0; i < n; ++i) {
+        std::set<index_type> cols;
+        const int len = std::min<int>(length(i), m);
+        while (static_cast<int>(cols.size()) < len) cols.insert(static_cast<index_type>(rng() % m));
+        for (index_type j : cols) {
+            h.col.push_back(j);
+            h.val.push_back(value(rng));
+        }
+        h.ptr.push_back(static_cast<index_type>(h.col.size()));
+    }
+    return h;
+}
+
+Csr<double> upload(const ExecPtr& exec, const HostMatrix& h)
+{
+    return {h.rows, h.cols, Array<index_type>::from_host(exec, h.ptr), Array<index_type>::from_host(exec, h.col),
+            Array<double>::from_host(exec, h.val)};
+}
+
+TEST(AmgGpu, HashProductEqualsTheCpuProductAndHandsLongRowsToCusparse)
+{
+    GPUFEM_REQUIRE_GPU();
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    const ExecPtr host = Executor::create_cpu(), device = Executor::create_cuda();
+    // Rows of B up to 90 entries (several 32-lane steps), empty rows in A and B; the rows of
+    // A B from none to a few hundred columns (the hash table's limit is 512).
+    const HostMatrix b = random_sparse(600, 900, rng, [](index_type i) { return i % 13 == 0 ? 0 : i % 7 == 0 ? 90 : 6; });
+    const HostMatrix a_short = random_sparse(700, 600, rng, [](index_type i) { return i % 11 == 0 ? 0 : i % 5 == 0 ? 8 : 4; });
+    // Rows of A B past the limit (60 rows of B with about 15 columns each): cuSPARSE's product.
+    const HostMatrix a_long = random_sparse(300, 600, rng, [](index_type i) { return i % 3 == 0 ? 60 : 3; });
+    for (const HostMatrix* a : {&a_short, &a_long}) {
+        const HostMatrix expected = test::to_host(sparse_product(upload(host, *a), upload(host, b)));
+        std::size_t longest = 0;
+        for (index_type i = 0; i < expected.rows; ++i)
+            longest = std::max<std::size_t>(longest, static_cast<std::size_t>(expected.ptr[i + 1] - expected.ptr[i]));
+        std::cout << "[ product  ] " << expected.rows << " rows, " << expected.col.size() << " entries, longest row "
+                  << longest << "\n";
+        EXPECT_TRUE(a == &a_short ? longest <= 512 : longest > 512) << longest;
+        expect_same_pattern_close_values(test::to_host(sparse_product(upload(device, *a), upload(device, b))),
+                                         expected, 1e-13, a == &a_short ? "hash product" : "past the hash limit");
+    }
+}
+
+TEST(AmgGpu, RadixTransposeEqualsTheCpuTranspose)
+{
+    GPUFEM_REQUIRE_GPU();
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    const ExecPtr host = Executor::create_cpu(), device = Executor::create_cuda();
+    // Empty rows, and columns that no row names (the transpose's empty rows), a dense row.
+    const HostMatrix a = random_sparse(1500, 4000, rng, [](index_type i) { return i == 7 ? 4000 : i % 9 == 0 ? 0 : 5; });
+    const HostMatrix expected = test::to_host(sparse_transpose(upload(host, a)));
+    const HostMatrix got = test::to_host(sparse_transpose(upload(device, a)));
+    EXPECT_EQ(got.rows, 4000);
+    EXPECT_EQ(got.ptr, expected.ptr);
+    EXPECT_EQ(got.col, expected.col);
+    EXPECT_EQ(got.val, expected.val);
 }
 
 TEST(AmgGpu, HierarchiesAgreeAndPcgConvergesLikeTheCpuForEveryFormat)

@@ -1,6 +1,7 @@
 // CUDA smoothed-aggregation kernels (solver/multigrid/amg_kernels.hpp): the same parallel
 // aggregation as the CPU reference, one thread per row; scans and counts with CUB; the sparse
-// products (SpGEMM) and the transpose (Csr2cscEx2) from cuSPARSE.
+// products by gpufem's hash product (hash_product.cuh; cuSPARSE's SpGEMM for rows past its
+// limit and for explicit blocks), the transpose by a radix sort (radix_transpose.cuh).
 #include <algorithm>
 #include <cstdint>
 #include <utility>
@@ -14,6 +15,8 @@
 #include "linalg/cuda/cusparse_check.hpp"
 #include "linalg/cuda/device_buffer.hpp"
 #include "solver/multigrid/amg_kernels.hpp"
+#include "solver/multigrid/cuda/hash_product.cuh"
+#include "solver/multigrid/cuda/radix_transpose.cuh"
 
 namespace gpufem::kernels::cuda {
 namespace {
@@ -634,6 +637,10 @@ Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b, std::s
 {
     if (a.cols != b.rows) throw std::invalid_argument("amg_spgemm: inner dimensions differ");
     const ExecPtr& ex = a.executor();
+    if (block_nnz == amg_spgemm_block_nnz) {  // gpufem's product, unless a row is too long for it
+        Csr<V> c{a.rows, b.cols, Array<index_type>(ex, static_cast<std::size_t>(a.rows) + 1), {}, {}};
+        if (hash_product::multiply(exec, a, b, c)) return c;
+    }
     // Blocks of rows with at most block_nnz entries of A (a longer row is a block of its own).
     struct Block {
         index_type begin, end;
@@ -725,18 +732,7 @@ Csr<V> amg_transpose(const Executor& exec, const Csr<V>& a)
         zero_bytes(exec, t.row_ptr.data(), t.row_ptr.bytes());
         return t;
     }
-    const SparseHandle handle(exec);
-    std::size_t bytes = 0;
-    GPUFEM_CUSPARSE_CHECK(cusparseCsr2cscEx2_bufferSize(
-        handle.get(), a.rows, a.cols, static_cast<int>(a.nnz()), a.values.data(), a.row_ptr.data(),
-        a.col_idx.data(), t.values.data(), t.row_ptr.data(), t.col_idx.data(), value_type_of<V>(),
-        CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &bytes));
-    Array<char> buffer(ex, bytes);
-    GPUFEM_CUSPARSE_CHECK(cusparseCsr2cscEx2(
-        handle.get(), a.rows, a.cols, static_cast<int>(a.nnz()), a.values.data(), a.row_ptr.data(),
-        a.col_idx.data(), t.values.data(), t.row_ptr.data(), t.col_idx.data(), value_type_of<V>(),
-        CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, buffer.data()));
-    exec.synchronize();
+    radix_transpose::transpose(exec, a, t);
     return t;
 }
 
