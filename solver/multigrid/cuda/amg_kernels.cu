@@ -100,21 +100,32 @@ __global__ void mis_tuples_kernel(index_type n, const MisState* __restrict__ sta
     if (i < n) tuple[i] = mis_tuple(i, state[i]);
 }
 
+/// Lanes per row of the propagation: the rows' strong entries read side by side (coalesced),
+/// their maximum by shuffles (the same result as one thread per row).
+constexpr int propagate_lanes = 8;
+
 __global__ void mis_propagate_kernel(index_type n, const index_type* __restrict__ row_ptr,
                                      const index_type* __restrict__ col_idx,
                                      const std::uint8_t* __restrict__ strong,
                                      const std::uint64_t* __restrict__ in,
                                      std::uint64_t* __restrict__ out)
 {
-    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    std::uint64_t best = in[i];
-    for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
-        if (strong[k]) {
-            const std::uint64_t t = in[col_idx[k]];
-            best = t > best ? t : best;
-        }
-    out[i] = best;
+    const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const index_type i = static_cast<index_type>(thread / propagate_lanes);
+    const int lane = static_cast<int>(thread % propagate_lanes);
+    const bool row = i < n;  // every lane of the warp stays for the shuffles
+    std::uint64_t best = row && lane == 0 ? in[i] : 0;
+    if (row)
+        for (index_type k = row_ptr[i] + lane; k < row_ptr[i + 1]; k += propagate_lanes)
+            if (strong[k]) {
+                const std::uint64_t t = in[col_idx[k]];
+                best = t > best ? t : best;
+            }
+    for (int offset = propagate_lanes / 2; offset > 0; offset >>= 1) {
+        const std::uint64_t other = __shfl_down_sync(0xffffffffu, best, offset, propagate_lanes);
+        best = other > best ? other : best;
+    }
+    if (row && lane == 0) out[i] = best;
 }
 
 __global__ void mis_select_kernel(index_type n, MisState* __restrict__ state,
@@ -198,10 +209,13 @@ __global__ void strength_kernel(index_type n, const index_type* __restrict__ ptr
                                 const V* __restrict__ diag, double theta,
                                 std::uint8_t* __restrict__ strong)
 {
-    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    // propagate_lanes lanes per row, side by side along it (coalesced).
+    const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const index_type i = static_cast<index_type>(thread / propagate_lanes);
     if (i >= n) return;
     const double di = fabs(static_cast<double>(diag[i]));
-    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+    for (index_type k = ptr[i] + static_cast<index_type>(thread % propagate_lanes); k < ptr[i + 1];
+         k += propagate_lanes) {
         const index_type j = col[k];
         const double aij = fabs(static_cast<double>(val[k]));
         strong[k] = j != i && aij > 0 && aij > theta * sqrt(di * fabs(static_cast<double>(diag[j])));
@@ -401,8 +415,8 @@ void amg_mis_propagate(const Executor& exec, index_type n, const index_type* row
                        const std::uint64_t* in, std::uint64_t* out)
 {
     if (n == 0) return;
-    mis_propagate_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, row_ptr, col_idx,
-                                                                           strong, in, out);
+    mis_propagate_kernel<<<grid_for(static_cast<std::int64_t>(n) * propagate_lanes), block_size, 0,
+                           stream_of(exec)>>>(n, row_ptr, col_idx, strong, in, out);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
@@ -466,7 +480,8 @@ void amg_strength(const Executor& exec, const Csr<V>& a, const V* diag, double t
                   std::uint8_t* strong)
 {
     if (a.rows == 0) return;
-    strength_kernel<V><<<grid_for(a.rows), block_size, 0, stream_of(exec)>>>(
+    strength_kernel<V><<<grid_for(static_cast<std::int64_t>(a.rows) * propagate_lanes), block_size, 0,
+                         stream_of(exec)>>>(
         a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), diag, theta, strong);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }

@@ -5,7 +5,8 @@
 //      lane its own entries of A) into a table sized from the row's products, and counts the
 //      distinct ones (stopping past row_limit: that product goes to cuSPARSE instead);
 //   2. offsets: an exclusive scan of the counts;
-//   3. fill: the columns again (a table sized from the known count), compacted and ranked (each column's position = how many of the
+//   3. fill: the columns again (in one of three tiers of tables: rows of up to 64 / 256 / 512
+//      columns, so short rows keep the shared memory small), compacted and ranked (each column's position = how many of the
 //      row's columns are smaller: sorted rows without a sort), then the values summed in A's
 //      order (a_ik b_kj for k along A's row; the lanes of one step hold distinct columns of one
 //      row of B, so there are no atomics and the sums are the same every run), written in place.
@@ -25,14 +26,13 @@ inline constexpr int table_slots = 1024;
 /// The most distinct columns a row of C may have on this path (half the table: short probes).
 inline constexpr int row_limit = 512;
 inline constexpr int count_warps = 8;  ///< warps per block of the count kernel
-inline constexpr int fill_warps = 4;   ///< warps per block of the fill kernel
 
 /// log2 of the table a row of at most `entries` distinct columns uses: at least twice as many
-/// slots (short probes), at least 32, at most table_slots.
-__device__ inline int table_bits(long long entries)
+/// slots (short probes), at least 32, at most 2^max_bits.
+__device__ inline int table_bits(long long entries, int max_bits = 10)
 {
     int bits = 5;
-    while (bits < 10 && (1LL << bits) < 2 * entries) ++bits;
+    while (bits < max_bits && (1LL << bits) < 2 * entries) ++bits;
     return bits;
 }
 
@@ -93,13 +93,14 @@ __device__ inline int insert_row(index_type row, const index_type* __restrict__ 
     return distinct;
 }
 
-/// counts[row] = the distinct columns of row `row` of A B; *too_long = 1 when some row has
-/// more than row_limit; *total += the counts (64 bits: a product past 2^31 entries is seen).
+/// counts[row] = the distinct columns of row `row` of A B; *longest = the most of a row (past
+/// row_limit: that product goes to cuSPARSE); *total += the counts (64 bits: a product past
+/// 2^31 entries is seen).
 __global__ void __launch_bounds__(count_warps * 32)
     count_kernel(index_type rows, const index_type* __restrict__ a_ptr,
                  const index_type* __restrict__ a_col, const index_type* __restrict__ b_ptr,
                  const index_type* __restrict__ b_col, index_type* __restrict__ counts,
-                 int* __restrict__ too_long, unsigned long long* __restrict__ total)
+                 int* __restrict__ longest, unsigned long long* __restrict__ total)
 {
     __shared__ index_type tables[count_warps][table_slots];
     __shared__ unsigned long long block_total;
@@ -121,7 +122,7 @@ __global__ void __launch_bounds__(count_warps * 32)
         const int distinct = insert_row(row, a_ptr, a_col, b_ptr, b_col, keys, bits, row_limit);
         if (lane == 0) {
             counts[row] = distinct;
-            if (distinct > row_limit) atomicExch(too_long, 1);
+            atomicMax(longest, distinct);
             atomicAdd(&block_total, static_cast<unsigned long long>(distinct));
         }
     }
@@ -129,27 +130,33 @@ __global__ void __launch_bounds__(count_warps * 32)
     if (threadIdx.x == 0) atomicAdd(total, block_total);
 }
 
-/// Row `row` of C = A B into c_col / c_val from c_ptr[row] on (columns increasing).
-template <typename V>
-__global__ void __launch_bounds__(fill_warps * 32)
-    fill_kernel(index_type rows, const index_type* __restrict__ a_ptr,
+/// Row `row` of C = A B into c_col / c_val from c_ptr[row] on (columns increasing), for the
+/// rows of `shortest` to Slots / 2 columns: each tier's tables fit its rows, so short rows
+/// keep the shared memory small and the multiprocessors full.
+template <typename V, int Slots, int Warps>
+__global__ void __launch_bounds__(Warps * 32)
+    fill_kernel(index_type rows, int shortest, const index_type* __restrict__ a_ptr,
                 const index_type* __restrict__ a_col, const V* __restrict__ a_val,
                 const index_type* __restrict__ b_ptr, const index_type* __restrict__ b_col,
                 const V* __restrict__ b_val, const index_type* __restrict__ c_ptr,
                 index_type* __restrict__ c_col, V* __restrict__ c_val)
 {
-    // Per warp: the keys, the sums, and the occupied slots in table order.
-    extern __shared__ __align__(16) unsigned char shared[];
+    // Per warp: the sums, the keys, and the occupied slots in table order.
+    __shared__ V sums_of[Warps][Slots];
+    __shared__ index_type keys_of[Warps][Slots];
+    __shared__ index_type occupied_of[Warps][Slots / 2];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    V* sums = reinterpret_cast<V*>(shared) + static_cast<std::size_t>(warp) * table_slots;
-    index_type* keys = reinterpret_cast<index_type*>(reinterpret_cast<V*>(shared) + fill_warps * table_slots) +
-                       static_cast<std::size_t>(warp) * (table_slots + row_limit);
-    index_type* occupied = keys + table_slots;
-    const index_type row = static_cast<index_type>(blockIdx.x) * fill_warps + warp;
+    const index_type row = static_cast<index_type>(blockIdx.x) * Warps + warp;
     if (row >= rows) return;
     const index_type base = c_ptr[row];
     const int m = c_ptr[row + 1] - base;  // known: the table's size
-    const int bits = table_bits(m);
+    if (m < shortest || m > Slots / 2) return;  // another tier's row
+    V* sums = sums_of[warp];
+    index_type* keys = keys_of[warp];
+    index_type* occupied = occupied_of[warp];
+    int max_bits = 5;
+    while ((1 << max_bits) < Slots) ++max_bits;
+    const int bits = table_bits(m, max_bits);
     const int slots = 1 << bits;
     for (int s = lane; s < slots; s += 32) {
         keys[s] = -1;
@@ -185,11 +192,15 @@ __global__ void __launch_bounds__(fill_warps * 32)
     }
 }
 
-/// Shared memory of one block of fill_kernel<V>.
-template <typename V>
-constexpr std::size_t fill_shared_bytes()
+/// Launches the fill of the rows of C with `shortest` to Slots / 2 columns.
+template <typename V, int Slots, int Warps>
+void launch_fill(cudaStream_t stream, int shortest, const Csr<V>& a, const Csr<V>& b, Csr<V>& c)
 {
-    return fill_warps * (table_slots * sizeof(V) + (table_slots + row_limit) * sizeof(index_type));
+    const unsigned blocks = static_cast<unsigned>((static_cast<std::int64_t>(a.rows) + Warps - 1) / Warps);
+    fill_kernel<V, Slots, Warps><<<blocks, Warps * 32, 0, stream>>>(
+        a.rows, shortest, a.row_ptr.data(), a.col_idx.data(), a.values.data(), b.row_ptr.data(),
+        b.col_idx.data(), b.values.data(), c.row_ptr.data(), c.col_idx.data(), c.values.data());
+    GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
 /// C = A B by the hash product into c (its row offsets allocated, rows + 1); false (c's
@@ -205,7 +216,7 @@ bool multiply(const Executor& exec, const Csr<V>& a, const Csr<V>& b, Csr<V>& c)
     index_type* ptr = c.row_ptr.data();
     struct Flags {
         unsigned long long total;
-        int too_long;
+        int longest;
     };
     DeviceBuffer flags(exec, sizeof(Flags));
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(flags.as<void>(), 0, sizeof(Flags), stream));
@@ -214,13 +225,13 @@ bool multiply(const Executor& exec, const Csr<V>& a, const Csr<V>& b, Csr<V>& c)
         const unsigned blocks = static_cast<unsigned>((static_cast<std::int64_t>(rows) + count_warps - 1) / count_warps);
         count_kernel<<<blocks, count_warps * 32, 0, stream>>>(
             rows, a.row_ptr.data(), a.col_idx.data(), b.row_ptr.data(), b.col_idx.data(), ptr,
-            &flags.as<Flags>()->too_long, &flags.as<Flags>()->total);
+            &flags.as<Flags>()->longest, &flags.as<Flags>()->total);
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
     Flags host{};
     GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&host, flags.as<void>(), sizeof(Flags), cudaMemcpyDeviceToHost, stream));
     GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream));
-    if (host.too_long) return false;
+    if (host.longest > row_limit) return false;
     if (host.total > 2147483647ULL)
         throw std::length_error("AMG: a Galerkin product has more than 2^31 - 1 non-zeros");
     std::size_t temp_bytes = 0;
@@ -231,16 +242,10 @@ bool multiply(const Executor& exec, const Csr<V>& a, const Csr<V>& b, Csr<V>& c)
     }
     c.col_idx = Array<index_type>(ex, static_cast<std::size_t>(host.total));
     c.values = Array<V>(ex, static_cast<std::size_t>(host.total));
-    if (rows > 0) {
-        constexpr std::size_t shared = fill_shared_bytes<V>();
-        GPUFEM_CUDA_CHECK(cudaFuncSetAttribute(fill_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(shared)));
-        const unsigned blocks = static_cast<unsigned>((static_cast<std::int64_t>(rows) + fill_warps - 1) / fill_warps);
-        fill_kernel<V><<<blocks, fill_warps * 32, shared, stream>>>(
-            rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), b.row_ptr.data(),
-            b.col_idx.data(), b.values.data(), ptr, c.col_idx.data(), c.values.data());
-        GPUFEM_CUDA_CHECK_LAUNCH();
-    }
+    // Three tiers of tables (rows of up to 64, 256, 512 columns), each launched when it has rows.
+    if (rows > 0) launch_fill<V, 128, 8>(stream, 0, a, b, c);
+    if (host.longest > 64) launch_fill<V, 512, 4>(stream, 65, a, b, c);
+    if (host.longest > 256) launch_fill<V, 1024, 2>(stream, 257, a, b, c);
     return true;
 }
 
