@@ -144,6 +144,7 @@ PY
     memory_run quads_q4_pmg degree_sweep_quads_4m --set degree=4 --set solver.preconditioner=pmg
     memory_run cube_64m scale_cube_q1_64m
     memory_run cube_64m_amg scale_cube_q1_64m --set solver.preconditioner=amg
+    memory_run fv_tets_4m fv_cube_tets_4m
     run gpufem run cases/scale_cube_q1_64m.yaml --backend cuda --dry-run --set mesh.refine=1 2>&1 | tail -12
     python3 - "$OUT" <<'PY'
 import glob, json, os, sys

@@ -11,6 +11,7 @@
 #include "assembly/pattern_estimate.hpp"
 #include "linalg/host_memory.hpp"
 #include "linalg/matrix_market.hpp"
+#include "mesh/mesh_entities.hpp"
 #include "solver/format_choice.hpp"
 #include "solver/multigrid/make_preconditioner.hpp"
 
@@ -123,9 +124,96 @@ FormatMemory format_memory_estimate(const std::string& name, const MatrixShape& 
 
 }  // namespace
 
+namespace {
+
+/// The finite-volume run's estimate (one unknown per cell): the mesh, the face adjacency (its
+/// keys sorted once), the cells' geometry and coefficients, a row per cell with the cell and
+/// its face neighbours, and the correction's gradients. The preconditioner's arrays per row
+/// weigh more than the finite elements' (5 entries a row on tetrahedra, 27 on Q1 hexahedra):
+/// AMG keeps P and R of about 3 entries a row (60 bytes per cell) and its setup's aggregation
+/// works on another 40 bytes per cell. Calibrated on `fv_cube_tets_4m` (H100).
+MemoryEstimate estimate_fv_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda, double baseline_host)
+{
+    MemoryEstimate e;
+    e.mesh = mesh;
+    e.format_name = spec.format;
+    e.cuda = cuda;
+    e.baseline_host = baseline_host;
+    const double c = mesh.cells, nodes = mesh.nodes, v = mesh.nodes_per_cell;
+    const double s = spec.precision == Precision::float32 ? 4 : 8;
+    const double faces = mesh.cell_type == ElementType::triangle      ? 3
+                         : mesh.cell_type == ElementType::hexahedron ? 6
+                                                                      : 4;
+    const double slots = c * faces;
+    e.matrix.rows = c;
+    e.matrix.nnz = c * (faces + 1);  // at most: a boundary face has no neighbour
+    e.matrix.max_row_length = faces + 1;
+    e.matrix.padded_row_length = faces + 1;
+    e.matrix.band_width = c;
+    e.matrix.value_bytes = s;
+    e.matrix.on_device = cuda;
+    const MatrixShape& m = e.matrix;
+    e.format = format_memory_estimate(spec.format, m, spec.format_options);
+    const double csr = csr_bytes(m);
+    const double vector = c * s;
+
+    const bool generated = !mesh.shape.empty();
+    const double mesh_host = 24 * nodes + 4 * c * v + 4 * c + 4 * mesh.facet_entries * (generated ? 1.5 : 1.0);
+    const double mesh_on_device = cuda && (mesh.on_device || generated) ? 24 * nodes + 4 * c * v : 0;
+    // The discretisation's own copy of the mesh where it is not on the device yet, centroids,
+    // volumes, kappa and f per cell, the right-hand side without correction; the faces'
+    // neighbours and groups.
+    const double own_mesh = cuda && !(mesh.on_device || generated) ? 24 * nodes + 4 * c * v : 0;
+    const double state = own_mesh + 48 * c + vector + 8 * slots;
+    // Keys, their sorted copy and slot indices while the faces are numbered; 3D meshes of more
+    // than 2^21 vertices key their faces through the numbered edges, which are sorted first.
+    const double edges_per_cell = mesh.cell_type == ElementType::hexahedron ? 12 : 6;
+    const bool through_edges = mesh.dim == 3 && bits_for(static_cast<long long>(nodes)) > 21;
+    const double face_keys = 28 * slots + (through_edges ? 32 * c * edges_per_cell : 0);
+    const double assembled = csr + 2 * vector;
+    const double assembly = state + std::max(face_keys, assembled);
+    const double system = e.format.stored + 2 * vector + (needs_assembled_matrix(spec.solver.preconditioner) ? csr : 0);
+    auto [kept, setup] = preconditioner_bytes(spec.solver, m);
+    if (spec.solver.preconditioner == PreconditionerKind::amg) {
+        kept += 60 * c;
+        setup += 40 * c;
+    }
+    const double krylov = krylov_vectors(spec.solver) * vector + 8.0 * (spec.solver.max_iterations + 1);
+    // The correction: gradients (3 doubles a cell), its right-hand sides and reorderings
+    // (implicit: b(0) twice and an apply's temporaries; deferred: the passes' vectors and
+    // Anderson's 2 x 5 history).
+    const bool corrected = spec.fv.nonorthogonal_correctors > 0 && mesh.cell_type != ElementType::quadrilateral &&
+                           mesh.cell_type != ElementType::hexahedron;
+    const double correction =
+        !corrected ? 0 : 24 * c + (spec.fv.correction == FvCorrection::implicit ? 6 : 14) * vector;
+    const double solve = state + system + 2 * vector + kept + std::max(setup, krylov) + correction;
+    const double fields = spec.problem.exact.empty() ? 1 : 3;
+    const double errors = state + system + vector + 24 * c + 8 * fields * c;
+    double output = 8 * c * fields + 9 * c;
+    if (spec.output.write_solution) output += 24 * nodes + 8 * c * fields + 4 * c * v + 9 * c + 4e6;
+    const double base = baseline_host + mesh_host;
+    if (cuda) {
+        e.phases = {{"mesh", base, mesh_on_device},
+                    {"assembly", base, mesh_on_device + assembly},
+                    {"solve", base, mesh_on_device + solve},
+                    {"errors", base + 8 * fields * c, mesh_on_device + errors},
+                    {"output", base + output, mesh_on_device + state + system + vector}};
+    } else {
+        e.phases = {{"mesh", base, 0},
+                    {"assembly", base + assembly, 0},
+                    {"solve", base + solve, 0},
+                    {"errors", base + errors + 8 * fields * c, 0},
+                    {"output", base + state + system + vector + output, 0}};
+    }
+    return e;
+}
+
+}  // namespace
+
 MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda,
                                double baseline_host)
 {
+    if (spec.discretisation == DiscretisationKind::fv) return estimate_fv_memory(spec, mesh, cuda, baseline_host);
     MemoryEstimate e;
     e.mesh = mesh;
     e.format_name = spec.format;

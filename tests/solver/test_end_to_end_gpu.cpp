@@ -122,7 +122,9 @@ output:
           "--set solver.preconditioner=jacobi --set solver.method=bicgstab",
           "--set solver.preconditioner=amg", "--set precision=float --set solver.tolerance=1e-6",
           "--set degree=2 --set mesh.size=0.025", "--set degree=2 --set mesh.size=0.025 --set solver.preconditioner=pmg",
-          "--set mesh.shape=unit_square --set mesh.size=0.002 --set format=bdia"}) {
+          "--set mesh.shape=unit_square --set mesh.size=0.002 --set format=bdia",
+          "--set discretisation=fv --set mesh.elements=tetrahedron --set solver.preconditioner=amg",
+          "--set discretisation=fv --set mesh.size=0.00625"}) {
         SCOPED_TRACE(args);
         const auto out = dir.path() / "out";
         std::filesystem::remove_all(out);

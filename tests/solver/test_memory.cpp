@@ -81,6 +81,38 @@ TEST(MemoryEstimate, WithinTwentyPercentOfTheMeasuredHostPeakForEveryFormat)
     }
 }
 
+// Finite volumes: one unknown per cell (the matrix a row per cell with its face neighbours),
+// the face adjacency and the correction's arrays; 1.57M Kuhn tetrahedra (the correction
+// solved with the system, AMG) and 1M hexahedra (no correction).
+TEST(MemoryEstimate, FiniteVolumesWithinTwentyPercentOfTheMeasuredHostPeak)
+{
+    if (built_with_address_sanitizer()) GTEST_SKIP() << "AddressSanitizer changes the resident set";
+    test::TempDir dir;
+    std::string text = cube_case;
+    text.replace(text.find("  elements: hexahedron\n"), 22, "  elements: tetrahedron\n");
+    text += "discretisation: fv\noutput: {write: false}\n";
+    const auto file = dir.write("fv.yaml", text);
+    for (const std::string args : {"--set solver.preconditioner=amg",
+                                   "--set mesh.elements=hexahedron --set mesh.size=0.01"}) {
+        SCOPED_TRACE(args);
+        const nlohmann::json report = run_memory(dir, file, args);
+        if (report.is_null()) continue;
+        const nlohmann::json& memory = report["memory"];
+        const double cells = report["unknowns"]["count"];
+        EXPECT_EQ(memory["matrix_estimate"]["rows"].get<double>(), cells) << "a row per cell";
+        const double per_row = memory["matrix_estimate"]["nnz"].get<double>() / cells;
+        EXPECT_EQ(per_row, args.find("hexahedron") != std::string::npos ? 7.0 : 5.0) << "the cell and its faces";
+        const double estimate = memory["peak_estimate"]["host"];
+        const double measured = memory["peak_measured"]["host"];
+        const double baseline = memory["baseline_host"];
+        std::printf("%-60s %8.0f cells: estimate %7.1f MB, measured %7.1f MB (%+5.1f%%), baseline %6.1f MB\n",
+                    args.c_str(), cells, estimate / 1e6, measured / 1e6, 100 * (estimate / measured - 1), baseline / 1e6);
+        EXPECT_GT(measured - baseline, 0.3 * measured) << "the problem is too small to test the estimate";
+        EXPECT_GE(estimate, 0.8 * measured);
+        EXPECT_LE(estimate, 1.2 * measured);
+    }
+}
+
 // bdia stores the band of the lattice order: a 2D strip keeps it small enough to build.
 TEST(MemoryEstimate, WithinTwentyPercentForBdiaOnASquare)
 {
