@@ -127,6 +127,9 @@ public:
     {
         throw std::logic_error("corrected_rhs: " + describe() + " solves once");
     }
+    /// corrected_rhs(u) into out (resized when its size differs): an implementation may keep
+    /// its scratch, so repeated calls (a corrected operator's products) allocate nothing.
+    virtual void corrected_rhs_into(const Array<V>& u, Array<V>& out) const { out = corrected_rhs(u); }
 };
 
 /// The system of disc in format on exec: the assembled matrix converted by the registry's

@@ -61,6 +61,7 @@ struct FiniteVolumeDiscretisation<V>::State {
     FvMeshView mesh;
     FvProblemView problem;
     Array<V> base_rhs;             ///< the right-hand side without correction
+    mutable Array<double> gradient;  ///< corrected_rhs_into's scratch (3 per cell)
     FvMeshReport report;
     AssemblyTimes times;
     index_type dirichlet_faces = 0;
@@ -298,6 +299,19 @@ Array<V> FiniteVolumeDiscretisation<V>::corrected_rhs(const Array<V>& u) const
     GPUFEM_DISPATCH(*exec, fv_corrected_rhs<V>(*exec, s.mesh, s.problem, u.data(), s.base_rhs.data(),
                                                gradient.data(), rhs.data()));
     return rhs;
+}
+
+template <typename V>
+void FiniteVolumeDiscretisation<V>::corrected_rhs_into(const Array<V>& u, Array<V>& out) const
+{
+    const State& s = state(u.executor());
+    const ExecPtr& exec = u.executor();
+    if (s.base_rhs.empty()) throw std::logic_error("corrected_rhs before assemble");
+    const std::size_t n = static_cast<std::size_t>(mesh_.num_cells());
+    if (s.gradient.size() != 3 * n) s.gradient = Array<double>(exec, 3 * n);
+    if (out.size() != n || out.executor() != exec) out = Array<V>(exec, n);
+    GPUFEM_DISPATCH(*exec, fv_corrected_rhs<V>(*exec, s.mesh, s.problem, u.data(), s.base_rhs.data(),
+                                               s.gradient.data(), out.data()));
 }
 
 template <typename V>

@@ -75,6 +75,8 @@ public:
     /// fv.correction is implicit (the unlimited correction, affine in u).
     bool correction_is_affine() const override { return options_.correction == FvCorrection::implicit; }
     Array<V> corrected_rhs(const Array<V>& u) const override;
+    /// Without allocating after the first call (the gradients' scratch is kept).
+    void corrected_rhs_into(const Array<V>& u, Array<V>& out) const override;
 
     /// The outward flux through every face of every cell (slot c * faces_per_cell + f) for
     /// the solution u, with the explicit correction of u when corrected (host copy).

@@ -1,6 +1,7 @@
 #include "solver/corrected_operator.hpp"
 
 #include "linalg/blas1.hpp"
+#include "linalg/reordering.hpp"
 
 namespace gpufem {
 
@@ -17,18 +18,25 @@ CorrectedOperator<V>::CorrectedOperator(const DiscreteSystem<V>& system, const D
 template <typename V>
 void CorrectedOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const
 {
-    // t = A x - P (b(P^T x) - b(0)), then y = alpha t + beta y.
-    Array<V> correction = disc_.corrected_rhs(reordered(system_.op, x, true));
-    axpy(V(-1), at_zero_, correction);
-    Array<V> t = reordered(system_.op, correction, false);
-    a_.apply(V(1), x, V(-1), t);
-    if (beta == V(0)) {
-        y.copy_from(t);
-        if (alpha != V(1)) scale(alpha, y);
-    } else {
-        scale(beta, y);
-        axpy(alpha, t, y);
+    // y = alpha (A x - P C P^T x) + beta y, C x = b(P^T x) - b(0); P the format's renumbering.
+    const Array<index_type>& perm = system_.op.permutation;
+    const std::size_t n = x.size();
+    const Array<V>* original = &x;
+    if (!perm.empty()) {
+        if (x_original_.size() != n) x_original_ = Array<V>(x.executor(), n);
+        permute_vector(perm, x, x_original_, true);
+        original = &x_original_;
     }
+    disc_.corrected_rhs_into(*original, correction_);
+    axpy(V(-1), at_zero_, correction_);
+    const Array<V>* cx = &correction_;
+    if (!perm.empty()) {
+        if (permuted_.size() != n) permuted_ = Array<V>(x.executor(), n);
+        permute_vector(perm, correction_, permuted_, false);
+        cx = &permuted_;
+    }
+    a_.apply(alpha, x, beta, y);
+    axpy(-alpha, *cx, y);
 }
 
 template class CorrectedOperator<float>;

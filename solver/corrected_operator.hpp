@@ -22,7 +22,7 @@ public:
     std::string format() const override { return a_.format() + "+correction"; }
     std::size_t bytes_stored() const override { return a_.bytes_stored(); }
     std::size_t spmv_min_bytes() const override { return a_.spmv_min_bytes(); }
-    /// Allocates and reorders on every apply: not captured in a CUDA graph.
+    /// Its first product allocates the scratch: not captured in a CUDA graph.
     bool graph_capturable() const override { return false; }
     /// b(0) in the operator's numbering: the corrected system's right-hand side.
     const Array<V>& rhs() const { return rhs_; }
@@ -36,6 +36,10 @@ private:
     const LinearOperator<V>& a_;
     Array<V> at_zero_;  ///< b(0), original numbering
     Array<V> rhs_;      ///< b(0), the operator's numbering
+    // Scratch of the products (kept: no allocation after the first).
+    mutable Array<V> x_original_;   ///< x in the original numbering (formats that renumber)
+    mutable Array<V> correction_;   ///< b(x) - b(0) = C x, original numbering
+    mutable Array<V> permuted_;     ///< C x in the operator's numbering (formats that renumber)
 };
 
 }  // namespace gpufem

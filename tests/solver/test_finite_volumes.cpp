@@ -308,6 +308,13 @@ TEST(FiniteVolumes, ImplicitAndDeferredCorrectionsReachTheSameSolution)
                   << " BiCGSTAB iterations, deferred " << deferred->solved.result.iterations << " over "
                   << deferred->solved.pass_iterations.size() << " solves\n";
         EXPECT_LT(implicit->solved.result.iterations, deferred->solved.result.iterations);
+        // A format that renumbers (staircase: Cuthill-McKee): the corrected operator's products
+        // go through the permutation.
+        const auto renumbered = run_fv_case(base + amg + "}\nformat: staircase\n", cpu(), folder.path());
+        ASSERT_TRUE(renumbered->solved.result.converged()) << renumbered->solved.result.message;
+        EXPECT_EQ(renumbered->solved.correction, "implicit");
+        const std::vector<double> r = renumbered->solved.x.to_host();
+        for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(r[i], b[i], 1e-8 * scale) << "staircase, cell " << i;
         // Too few iterations for the corrected operator: the deferred passes (AMG: 1-5 each)
         // take over and converge.
         const auto fallback = run_fv_case(base + amg + ", max_iterations: 6}\n", cpu(), folder.path());
