@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -12,6 +13,7 @@
 
 #include <lz4.h>
 #include <omp.h>
+#include <spdlog/spdlog.h>
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
 #include <vtkCellType.h>
@@ -182,7 +184,9 @@ void write_vtu_lz4(const std::filesystem::path& file, vtkUnstructuredGrid* grid,
         if (array.name.find_first_of("\"<>&") != std::string::npos)
             throw std::runtime_error("cannot write '" + file.string() + "': the array name '" +
                                      array.name + "' holds a character XML would need escaped");
+    const auto start = std::chrono::steady_clock::now();
     compress(arrays, on_progress);
+    const auto compressed = std::chrono::steady_clock::now();
 
     std::vector<char> buffer(1 << 22);  // outlives the FILE that uses it
     std::unique_ptr<std::FILE, FileCloser> out(std::fopen(file.c_str(), "wb"));
@@ -206,6 +210,12 @@ void write_vtu_lz4(const std::filesystem::path& file, vtkUnstructuredGrid* grid,
         throw std::runtime_error("cannot write '" + file.string() + "': writing failed (disk full?)");
     if (std::fclose(out.release()) != 0)
         throw std::runtime_error("cannot write '" + file.string() + "': closing failed (disk full?)");
+    // Writing is one thread's: the file system serialises writes to one file (16 threads'
+    // pwrite took as long on the H100 host: about 1.5 GB/s into the page cache).
+    spdlog::info("VTU (LZ4): {:.0f} MB, compressed in {:.3f} s by {} threads, written in {:.3f} s",
+                 static_cast<double>(std::filesystem::file_size(file)) / 1e6,
+                 std::chrono::duration<double>(compressed - start).count(), omp_get_max_threads(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - compressed).count());
     if (on_progress) on_progress(1.0);
 }
 
