@@ -40,6 +40,9 @@ struct SolverBenchRow {
     double speedup = 0;                 ///< reference time / this time (merged rows), else 1
     double timing_overhead_percent = 0; ///< per-SpMV events on vs off (graph off), merged rows
     double setup_seconds = 0;           ///< building the preconditioner (synchronised)
+    /// AMG / pmg: the setup again for new values on the same pattern (AmgPreconditioner::update,
+    /// here with the same values), 0 for the others
+    double update_seconds = 0;
     int iterations_to_tolerance = 0;    ///< from x = 0 to the case's tolerance
     double solve_seconds = 0;           ///< that solve's wall time (synchronised)
     /// setup_seconds + solve_seconds: what the user waits for (0 when the tolerance was not

@@ -129,6 +129,7 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
             coarse_inverse_ = upload_as<V>(exec_, dense_inverse(*csr));
             summaries_.push_back(summary);
             levels_.push_back(std::move(level));
+            aggregates_.emplace_back();
             phase_done(5);
             break;
         }
@@ -145,6 +146,7 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
                          "change solver.amg.strength_threshold)",
                          n);
             levels_.push_back(std::move(level));
+            aggregates_.emplace_back();
             break;
         }
         if (geometric) ++given_levels_;
@@ -158,6 +160,7 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
         level->prolongation = csr_operator(std::move(p));
         level->restriction = csr_operator(std::move(r));
         levels_.push_back(std::move(level));
+        aggregates_.push_back(std::move(aggregates));  // empty for a given prolongator
         coarse_op = csr_operator(std::move(next));
         csr = coarse_op->stored_csr();  // the operator keeps the matrix: no second copy
         phase_done(4);
@@ -181,6 +184,51 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
 
 template <typename V>
 AmgPreconditioner<V>::~AmgPreconditioner() = default;
+
+template <typename V>
+void AmgPreconditioner<V>::update(const LinearOperator<V>& a, const Csr<V>& matrix)
+{
+    if (a.rows() != rows_ || matrix.rows != rows_ || matrix.nnz() != summaries_.front().nnz)
+        throw std::invalid_argument(fmt::format(
+            "AMG update: the matrix has {} rows and {} non-zeros, the hierarchy was built for {} and {} "
+            "(a new pattern needs a new setup)", matrix.rows, matrix.nnz(), rows_, summaries_.front().nnz));
+    const auto start = std::chrono::steady_clock::now();
+    const Csr<V>* csr = &matrix;
+    std::unique_ptr<LinearOperator<V>> coarse_op;
+    for (std::size_t l = 0; l < levels_.size(); ++l) {
+        Level& level = *levels_[l];
+        if (l > 0) {
+            level.owned = std::move(coarse_op);
+            level.op = level.owned.get();
+        } else {
+            level.op = &a;
+        }
+        const LinearOperator<V>& op = *level.op;
+        level.dinv = inverse_diagonal_of(op);
+        if (!level.smoother) {  // the coarsest level's direct solve
+            coarse_inverse_ = upload_as<V>(exec_, dense_inverse(*csr));
+            break;
+        }
+        const double lambda = estimate_lambda_max(op, level.dinv, options_.eigen_steps);
+        summaries_[l].lambda_max = lambda;
+        const double upper = chebyshev_margin * lambda;
+        level.smoother = std::make_unique<PolynomialSmoother<V>>(
+            op, level.dinv, upper, options_.degree, options_.smoother == AmgSmoother::jacobi);
+        if (!level.prolongation) break;  // a coarsest level that is only smoothed
+        if (static_cast<int>(l) >= given_levels_) {  // AMG: P from the kept aggregates, new values
+            Csr<V> p = smoothed_prolongator(*csr, level.dinv, 4.0 / (3.0 * upper), aggregates_[l]);
+            Csr<V> r = sparse_transpose(p);
+            level.prolongation = csr_operator(std::move(p));
+            level.restriction = csr_operator(std::move(r));
+        }
+        const Csr<V>& p = *level.prolongation->stored_csr();
+        const Csr<V>& r = *level.restriction->stored_csr();
+        coarse_op = csr_operator(sparse_product(r, sparse_product(*csr, p)));
+        csr = coarse_op->stored_csr();
+    }
+    exec_->synchronize();
+    update_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 template <typename V>
 void AmgPreconditioner<V>::cycle(std::size_t l, const Array<V>& b, Array<V>& x) const
@@ -293,7 +341,7 @@ nlohmann::json AmgPreconditioner<V>::report() const
     nlohmann::json phases = nlohmann::json::object();
     for (std::size_t i = 0; i < setup_phase_names.size(); ++i)
         phases[setup_phase_names[i]] = setup_phases_[i];
-    return {{"setup_seconds", setup_seconds_},
+    nlohmann::json out = {{"setup_seconds", setup_seconds_},
             {"degree_levels", given_levels_},  // transfers between degrees of one mesh (pmg)
             {"setup_phases", phases},
             {"levels", levels},
@@ -304,6 +352,8 @@ nlohmann::json AmgPreconditioner<V>::report() const
             {"strength_threshold", options_.strength_threshold},
             {"coarse_size", options_.coarse_size},
             {"coarse_solve", coarse_inverse_.empty() ? "smoothing" : "dense inverse"}};
+    if (update_seconds_ > 0) out["update_seconds"] = update_seconds_;
+    return out;
 }
 
 template class AmgPreconditioner<float>;

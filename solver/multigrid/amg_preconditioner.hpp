@@ -13,6 +13,7 @@
 
 #include "linalg/csr.hpp"
 #include "solver/krylov/preconditioner.hpp"
+#include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_options.hpp"
 #include "solver/multigrid/chebyshev.hpp"
 
@@ -65,6 +66,15 @@ public:
     double operator_complexity() const;
     /// Wall time of the setup (synchronised).
     double setup_seconds() const { return setup_seconds_; }
+    /// New values on the same pattern (e.g. a new kappa): a, the new level-0 operator (kept by
+    /// reference from now on), and matrix, its entries in CSR. The numeric part of the setup
+    /// again — diagonals, eigenvalue estimates, smoothers, P's values on the kept aggregates,
+    /// R and the Galerkin products, the coarse inverse — without the strength and the
+    /// aggregation (the same aggregates, as AmgX's and hypre's setup reuse keep them). The
+    /// given prolongators (pmg) stay. Throws std::invalid_argument when the sizes differ.
+    void update(const LinearOperator<V>& a, const Csr<V>& matrix);
+    /// Wall time of the last update (0: none).
+    double update_seconds() const { return update_seconds_; }
     /// Runs `repeats` V-cycles z = M^-1 r with every phase of every level between timer
     /// marks (CUDA events on the GPU) and returns each phase's median time, finest level
     /// first. For benchmarks: the marks cost a little and prevent graph capture.
@@ -85,6 +95,8 @@ private:
     Array<V> coarse_inverse_;  ///< row-major dense inverse of the coarsest level (when direct)
     std::size_t apply_bytes_ = 0;
     double setup_seconds_ = 0;
+    double update_seconds_ = 0;
+    std::vector<Aggregates> aggregates_;  ///< per level: its aggregation (empty: given P, coarsest)
     /// The setup's steps, in setup_phases_ order (report.json setup_phases).
     static constexpr std::array<const char*, 6> setup_phase_names{
         "aggregation", "eigenvalue_estimate", "prolongator", "galerkin_product",

@@ -3,6 +3,7 @@
 // inverse, and PCG with the V-cycle on assembled finite-element systems.
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <set>
 #include <tuple>
 
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "amg_test_support.hpp"
+#include "linalg/blas1.hpp"
 #include "linalg/format_build.hpp"
 #include "random_values.hpp"
 #include "assembly/lagrange_interpolation.hpp"
@@ -18,6 +20,7 @@
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/chebyshev.hpp"
 #include "solver/multigrid/dense_inverse.hpp"
+#include "solver/krylov/krylov.hpp"
 #include "solver/pipeline.hpp"
 
 namespace gpufem {
@@ -481,6 +484,66 @@ TEST(Pmg, NeedsFewerIterationsThanAmgForHighDegreesAndGivesTheSameSolution)
             EXPECT_LT(test::max_relative_difference(with_pmg.second, reference.second), 1e-8) << format;
         }
     }
+}
+
+TEST(AmgSolve, UpdateKeepsTheAggregatesAndRecomputesTheValues)
+{
+    const unsigned seed = test::random_seed();
+    const Csr<double> first = test::weighted_laplacian_3d<double>(cpu(), 18, 17, 16, seed);
+    const auto op_first = build_format("csr", first.clone_to(cpu()), FormatOptions{});
+    AmgOptions options;
+    options.coarse_size = 100;
+    const auto solve_with = [&](const LinearOperator<double>& op, const AmgPreconditioner<double>& m) {
+        const Array<double> b = Array<double>::from_host(cpu(), test::random_vector<double>(static_cast<std::size_t>(op.rows()), seed + 3));
+        Array<double> x(cpu(), b.size());
+        fill(x, 0.0);
+        SolveOptions o;
+        o.tolerance = 1e-10;
+        return solve(KrylovMethod::cg, KrylovVariant::merged, op, b, x, o, &m);
+    };
+    // 1. Values scaled by 3: strength is scale-free, so a fresh setup finds the same
+    // aggregates on every level, and the updated hierarchy must be that one.
+    Csr<double> scaled = first.clone_to(cpu());
+    scale(3.0, scaled.values);
+    const auto op_scaled = build_format("csr", scaled.clone_to(cpu()), FormatOptions{});
+    AmgPreconditioner<double> updated(*op_first.op, first, options);
+    updated.update(*op_scaled.op, scaled);
+    const AmgPreconditioner<double> fresh(*op_scaled.op, scaled, options);
+    ASSERT_EQ(updated.levels().size(), fresh.levels().size());
+    for (std::size_t l = 0; l < fresh.levels().size(); ++l) {
+        EXPECT_EQ(updated.levels()[l].rows, fresh.levels()[l].rows) << "level " << l;
+        EXPECT_EQ(updated.levels()[l].nnz, fresh.levels()[l].nnz) << "level " << l;
+        EXPECT_NEAR(updated.levels()[l].lambda_max, fresh.levels()[l].lambda_max, 1e-12) << "level " << l;
+    }
+    EXPECT_GT(updated.update_seconds(), 0);
+    EXPECT_TRUE(updated.report().contains("update_seconds"));
+    const Array<double> r = Array<double>::from_host(cpu(), test::random_vector<double>(static_cast<std::size_t>(first.rows), seed + 2));
+    Array<double> z_updated(cpu(), r.size()), z_fresh(cpu(), r.size()), z_first(cpu(), r.size());
+    updated.apply(r, z_updated);
+    fresh.apply(r, z_fresh);
+    EXPECT_LT(test::max_relative_difference(z_updated.to_host(), z_fresh.to_host()), 1e-13);
+    const AmgPreconditioner<double> before(*op_first.op, first, options);
+    before.apply(r, z_first);  // the cycle of A is 3x the cycle of 3A: the values did change
+    std::vector<double> third = z_first.to_host();
+    for (double& v : third) v /= 3;
+    EXPECT_LT(test::max_relative_difference(z_updated.to_host(), third), 1e-13);
+    // 2. Other weights on the same pattern: the kept aggregates (the first matrix's) still
+    // make a good hierarchy; PCG needs about the iterations of a fresh setup.
+    const Csr<double> second = test::weighted_laplacian_3d<double>(cpu(), 18, 17, 16, seed + 1);
+    const auto op_second = build_format("csr", second.clone_to(cpu()), FormatOptions{});
+    updated.update(*op_second.op, second);
+    const AmgPreconditioner<double> fresh_second(*op_second.op, second, options);
+    const SolveResult with_update = solve_with(*op_second.op, updated);
+    const SolveResult with_fresh = solve_with(*op_second.op, fresh_second);
+    ASSERT_TRUE(with_update.converged()) << with_update.message;
+    std::cout << "[ update   ] PCG iterations: updated hierarchy " << with_update.iterations << ", fresh setup "
+              << with_fresh.iterations << "\n";
+    EXPECT_LE(with_update.iterations, with_fresh.iterations + 2);
+    EXPECT_EQ(updated.levels()[0].rows, first.rows);
+    // Another pattern needs a new setup.
+    const Csr<double> other = test::weighted_laplacian_3d<double>(cpu(), 18, 17, 15, seed);
+    const auto op_other = build_format("csr", other.clone_to(cpu()), FormatOptions{});
+    EXPECT_THROW(updated.update(*op_other.op, other), std::invalid_argument);
 }
 
 TEST(AmgSolve, ReportNamesLevelsAndSetupTime)

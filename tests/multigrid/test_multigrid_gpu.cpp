@@ -225,6 +225,32 @@ TEST(AmgGpu, HierarchiesAgreeAndPcgConvergesLikeTheCpuForEveryFormat)
     }
 }
 
+TEST(AmgGpu, UpdateWithNewValuesMatchesTheCpuUpdate)
+{
+    GPUFEM_REQUIRE_GPU();
+    const unsigned seed = test::random_seed();
+    const ExecPtr host = Executor::create_cpu(), device = Executor::create_cuda();
+    const Csr<double> first = test::weighted_laplacian_3d<double>(host, 22, 19, 17, seed);
+    const Csr<double> second = test::weighted_laplacian_3d<double>(host, 22, 19, 17, seed + 1);
+    AmgOptions options;
+    options.coarse_size = 200;
+    const std::vector<double> r_host = test::random_vector<double>(static_cast<std::size_t>(first.rows), seed + 2);
+    std::vector<double> z[2];
+    for (int k = 0; k < 2; ++k) {
+        const ExecPtr exec = k == 0 ? host : device;
+        const Csr<double> a = first.clone_to(exec), b = second.clone_to(exec);
+        const auto op_a = build_format("csr", a.clone_to(exec), FormatOptions{});
+        const auto op_b = build_format("csr", b.clone_to(exec), FormatOptions{});
+        AmgPreconditioner<double> amg(*op_a.op, a, options);
+        amg.update(*op_b.op, b);
+        const Array<double> r = Array<double>::from_host(exec, r_host);
+        Array<double> out(exec, r.size());
+        amg.apply(r, out);
+        z[k] = out.to_host();
+    }
+    EXPECT_LT(test::max_relative_difference(z[1], z[0]), 1e-10) << "CUDA's updated cycle is the CPU's";
+}
+
 TEST(AmgGpu, GivenFirstProlongatorPathMatchesTheCpu)
 {
     GPUFEM_REQUIRE_GPU();
