@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include <vtkDataArray.h>
+#include <vtkCellData.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
 #include <vtkSmartPointer.h>
@@ -25,15 +26,21 @@ VtuPointData read_vtu_point_data(const std::filesystem::path& path)
     const vtkIdType n = grid->GetNumberOfPoints();
     data.points.resize(3 * static_cast<std::size_t>(n));
     for (vtkIdType i = 0; i < n; ++i) grid->GetPoint(i, &data.points[3 * i]);
-    vtkPointData* pd = grid->GetPointData();
-    for (int a = 0; a < pd->GetNumberOfArrays(); ++a) {
-        vtkDataArray* array = pd->GetArray(a);
-        if (array == nullptr || array->GetNumberOfComponents() != 1 || array->GetName() == nullptr)
-            continue;
-        std::vector<double>& values = data.fields[array->GetName()];
-        values.resize(n);
-        for (vtkIdType i = 0; i < n; ++i) values[i] = array->GetTuple1(i);
-    }
+    // The one-component arrays of point or cell data, by name.
+    const auto read_fields = [](vtkDataSetAttributes* attributes, vtkIdType count,
+                                std::map<std::string, std::vector<double>>& fields) {
+        for (int a = 0; a < attributes->GetNumberOfArrays(); ++a) {
+            vtkDataArray* array = attributes->GetArray(a);
+            if (array == nullptr || array->GetNumberOfComponents() != 1 || array->GetName() == nullptr)
+                continue;
+            std::vector<double>& values = fields[array->GetName()];
+            values.resize(static_cast<std::size_t>(count));
+            for (vtkIdType i = 0; i < count; ++i) values[i] = array->GetTuple1(i);
+        }
+    };
+    read_fields(grid->GetPointData(), n, data.fields);
+    data.cells = static_cast<std::size_t>(grid->GetNumberOfCells());
+    read_fields(grid->GetCellData(), grid->GetNumberOfCells(), data.cell_fields);
     return data;
 }
 

@@ -10,7 +10,9 @@ namespace gpufem {
 /// Points (3 coordinates each) and every scalar point field of a .vtu file.
 struct VtuPointData {
     std::vector<double> points;
-    std::map<std::string, std::vector<double>> fields;
+    std::map<std::string, std::vector<double>> fields;       ///< point data (one component)
+    std::map<std::string, std::vector<double>> cell_fields;  ///< cell data (one component)
+    std::size_t cells = 0;
     std::size_t num_points() const { return points.size() / 3; }
 };
 

@@ -17,19 +17,27 @@ FieldComparison compare_results(const std::filesystem::path& a, const std::files
         throw std::runtime_error("'" + a.string() + "' has " + std::to_string(da.num_points()) +
                                  " points, '" + b.string() + "' has " +
                                  std::to_string(db.num_points()) + ": not the same mesh");
+    if (da.cells != db.cells)
+        throw std::runtime_error("'" + a.string() + "' has " + std::to_string(da.cells) + " cells, '" +
+                                 b.string() + "' has " + std::to_string(db.cells) + ": not the same mesh");
+    // A point field, else a cell field (finite volumes' unknowns are cell data).
+    const bool on_cells = !da.fields.contains(field) && da.cell_fields.contains(field);
     auto field_of = [&](const VtuPointData& d, const std::filesystem::path& p) -> const std::vector<double>& {
-        const auto it = d.fields.find(field);
-        if (it == d.fields.end())
-            throw std::runtime_error("'" + p.string() + "' has no point field '" + field + "'");
+        const auto& fields = on_cells ? d.cell_fields : d.fields;
+        const auto it = fields.find(field);
+        if (it == fields.end())
+            throw std::runtime_error("'" + p.string() + "' has no " + (on_cells ? "cell" : "point or cell") +
+                                     " field '" + field + "'");
         return it->second;
     };
     const auto& fa = field_of(da, a);
     const auto& fb = field_of(db, b);
 
     FieldComparison c;
-    c.points = da.num_points();
+    c.on_cells = on_cells;
+    c.points = fa.size();
     double extent = 0, scale = 0, sum2 = 0;
-    for (std::size_t i = 0; i < c.points; ++i) {
+    for (std::size_t i = 0; i < da.num_points(); ++i) {
         double d2 = 0;
         for (int k = 0; k < 3; ++k) {
             const double d = da.points[3 * i + k] - db.points[3 * i + k];
@@ -37,6 +45,8 @@ FieldComparison compare_results(const std::filesystem::path& a, const std::files
             extent = std::max(extent, std::abs(da.points[3 * i + k]));
         }
         c.max_point_offset = std::max(c.max_point_offset, std::sqrt(d2));
+    }
+    for (std::size_t i = 0; i < c.points; ++i) {
         if (!std::isfinite(fa[i]) || !std::isfinite(fb[i])) {
             const bool same = (std::isnan(fa[i]) && std::isnan(fb[i])) || fa[i] == fb[i];
             if (!same && c.non_finite_mismatches++ == 0) c.first_non_finite_mismatch = i;

@@ -5,9 +5,11 @@
 
 namespace gpufem {
 
-/// Differences of one point field between two results on the same mesh.
+/// Differences of one field (point data, or cell data such as finite volumes' u) between
+/// two results on the same mesh.
 struct FieldComparison {
-    std::size_t points = 0;
+    bool on_cells = false;  ///< the field is cell data (no point field of that name)
+    std::size_t points = 0;  ///< the values compared: points, or cells when on_cells
     double max_abs = 0;       ///< max_i |a_i - b_i|
     double max_rel = 0;       ///< max_abs / max_i |a_i|
     double rms = 0;           ///< sqrt(mean (a_i - b_i)^2)
@@ -18,9 +20,10 @@ struct FieldComparison {
     std::size_t first_non_finite_mismatch = 0;  ///< the lowest such point
 };
 
-/// Reads both .vtu files and compares `field` (NaN against NaN and equal infinities count as
-/// equal, NaN or an infinity against anything else as an infinite difference); throws if a file or the field is missing or
-/// the meshes differ in size or point positions (beyond 1e-9 relative).
+/// Reads both .vtu files and compares `field`, a point field or else a cell field (NaN against
+/// NaN and equal infinities count as equal, NaN or an infinity against anything else as an
+/// infinite difference); throws if a file or the field is missing or the meshes differ in
+/// points, cells or point positions (beyond 1e-9 relative).
 FieldComparison compare_results(const std::filesystem::path& a, const std::filesystem::path& b,
                                 const std::string& field);
 

@@ -110,12 +110,12 @@ int main(int argc, char** argv)
                 "solver did not converge.");
 
     auto* compare = app.add_subcommand(
-        "compare", "Compare a point field of two result.vtu files (e.g. two backends' runs)");
+        "compare", "Compare a field of two result.vtu files (e.g. two backends' runs): point data, or cell data (finite volumes)");
     std::string result_a, result_b, field = "u";
     double tolerance = -1.0;
     compare->add_option("a", result_a, "First result.vtu")->required();
     compare->add_option("b", result_b, "Second result.vtu")->required();
-    compare->add_option("-f,--field", field, "Point field to compare (default: u)");
+    compare->add_option("-f,--field", field, "Field to compare, a point field or else a cell field (default: u)");
     compare->add_option("-t,--tolerance", tolerance,
                         "Exit with 1 if the max relative difference exceeds this");
 
@@ -250,14 +250,14 @@ int main(int argc, char** argv)
                 return exit_error;
             }
             const FieldComparison c = compare_results(result_a, result_b, field);
-            std::cout << "field '" << field << "' over " << c.points << " points: max |a-b| = "
+            const char* what = c.on_cells ? "cells" : "points";
+            std::cout << "field '" << field << "' over " << c.points << " " << what << ": max |a-b| = "
                       << c.max_abs << ", max |a-b| / max |a| = " << c.max_rel
                       << ", rms(a-b) = " << c.rms << "\n";
             if (c.non_finite_mismatches > 0)
-                std::cout << c.non_finite_mismatches
-                          << " points are NaN or infinite in one result and not in the other "
-                             "(the first: point "
-                          << c.first_non_finite_mismatch << ")\n";
+                std::cout << c.non_finite_mismatches << " " << what
+                          << " are NaN or infinite in one result and not in the other (the first: "
+                          << (c.on_cells ? "cell " : "point ") << c.first_non_finite_mismatch << ")\n";
             if (compare->count("--tolerance") > 0 && !(c.max_rel <= tolerance)) {
                 std::cerr << "gpufem: error: relative difference " << c.max_rel
                           << " exceeds tolerance " << tolerance << "\n";

@@ -559,6 +559,31 @@ TEST(Compare, SameSolutionFromTwoFormatsAndMismatchedMeshes)
     EXPECT_NE(other.output.find("not the same mesh"), std::string::npos) << other.output;
 }
 
+TEST(Compare, CellFieldsOfFiniteVolumeResults)
+{
+    test::TempDir dir;
+    const std::string text = "mesh: {shape: unit_square, elements: triangle, size: 0.1}\ndiscretisation: fv\n"
+                             "problem:\n  f: \"1 + x\"\n  dirichlet: {boundary: 0}\nsolver: {tolerance: 1e-12}\n";
+    const auto file = dir.write("fv.yaml", text);
+    ASSERT_EQ(test::run_gpufem("run " + file.string() + " -q -o " + (dir.path() / "a").string()).exit_code, 0);
+    ASSERT_EQ(test::run_gpufem("run " + file.string() + " -q --set solver.preconditioner=amg -o " +
+                               (dir.path() / "b").string()).exit_code, 0);
+    ASSERT_EQ(test::run_gpufem("run " + file.string() + " -q --set solver.tolerance=1e-3 -o " +
+                               (dir.path() / "c").string()).exit_code, 0);
+    const auto a = (dir.path() / "a" / "result.vtu").string(), b = (dir.path() / "b" / "result.vtu").string(),
+               c = (dir.path() / "c" / "result.vtu").string();
+    // deferred (no preconditioner) against implicit (amg): the same corrected solution.
+    const auto same = test::run_gpufem("compare " + a + " " + b + " --tolerance 1e-9");
+    EXPECT_EQ(same.exit_code, 0) << same.output;
+    EXPECT_NE(same.output.find("over 200 cells"), std::string::npos) << same.output;
+    const auto loose = test::run_gpufem("compare " + a + " " + c + " --tolerance 1e-9");
+    EXPECT_EQ(loose.exit_code, 1) << loose.output;
+    EXPECT_NE(loose.output.find("exceeds tolerance"), std::string::npos) << loose.output;
+    const auto missing = test::run_gpufem("compare " + a + " " + b + " --field nosuchfield");
+    EXPECT_EQ(missing.exit_code, 1);
+    EXPECT_NE(missing.output.find("no point or cell field 'nosuchfield'"), std::string::npos) << missing.output;
+}
+
 TEST(Compare, NanAgainstFiniteIsADifferenceAndBadTolerancesAreRefused)
 {
     test::TempDir dir;
