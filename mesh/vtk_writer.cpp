@@ -230,10 +230,18 @@ std::filesystem::path vtu_temporary_path(const std::filesystem::path& path)
     return path.string() + ".tmp-" + std::to_string(::getpid());
 }
 
+std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& path, const Mesh& mesh,
+                                                   int threads)
+{
+    check_mesh(mesh);
+    const vtkSmartPointer<vtkUnstructuredGrid> grid = make_grid(mesh, {}, {});
+    return std::make_unique<VtuLz4Prewrite>(vtu_temporary_path(path), grid.Get(), threads);
+}
+
 void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
                const std::vector<MeshField>& point_fields,
                const std::vector<MeshField>& cell_fields, VtuCompression compression,
-               const std::function<void(double)>& on_progress)
+               const std::function<void(double)>& on_progress, VtuLz4Prewrite* prewrite)
 {
     namespace fs = std::filesystem;
     check_mesh(mesh);
@@ -250,6 +258,18 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
                                  folder.string() + "' does not exist");
 
     const fs::path temporary = vtu_temporary_path(path);
+    if (prewrite && compression == VtuCompression::lz4) {
+        if (prewrite->file() != temporary)
+            throw std::logic_error("write_vtu: the prewrite was started for another file");
+        vtkUnstructuredGrid* grid = prewrite->grid();
+        if (grid->GetNumberOfPoints() != mesh.num_nodes() || grid->GetNumberOfCells() != mesh.num_cells())
+            throw std::logic_error("write_vtu: the prewrite was started for another mesh");
+        for (const MeshField& field : point_fields) grid->GetPointData()->AddArray(field_array(field));
+        for (const MeshField& field : cell_fields) grid->GetCellData()->AddArray(field_array(field));
+        prewrite->finish(on_progress);  // removes the file when it fails
+        rename_into_place(temporary, path);
+        return;
+    }
     const vtkSmartPointer<vtkUnstructuredGrid> grid = make_grid(mesh, point_fields, cell_fields);
     if (compression == VtuCompression::lz4) {  // blocks compressed by the host's threads
         try {

@@ -2,6 +2,7 @@
 // Writing meshes with point and cell fields as VTK XML unstructured grids (.vtu), via VTK.
 #include <array>
 #include <filesystem>
+#include <memory>
 #include <functional>
 #include <span>
 #include <string>
@@ -9,6 +10,8 @@
 
 #include "linalg/named_enum.hpp"
 #include "mesh/mesh.hpp"
+
+#include "mesh/vtu_lz4_writer.hpp"
 
 namespace gpufem {
 
@@ -40,10 +43,20 @@ std::filesystem::path vtu_temporary_path(const std::filesystem::path& path);
 /// folder and renamed, so a failure leaves no partial file.
 /// The fields' and the coordinates' arrays are handed to VTK without copies. on_progress, if
 /// given, is called with the fraction written (VTK's progress events) on the calling thread.
+/// With prewrite (from start_vtu_prewrite for the same path and mesh, LZ4 only) the mesh's
+/// arrays are already written: only the fields and the head are left.
 void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
                const std::vector<MeshField>& point_fields,
                const std::vector<MeshField>& cell_fields,
                VtuCompression compression = VtuCompression::lz4,
-               const std::function<void(double)>& on_progress = {});
+               const std::function<void(double)>& on_progress = {},
+               VtuLz4Prewrite* prewrite = nullptr);
+
+/// Starts writing the mesh's part of the LZ4 .vtu that write_vtu(path, mesh, ...) will finish,
+/// on a background thread compressing with `threads` host threads (the host is idle while the
+/// device solves). The mesh must not change until then. Nothing is left behind if the prewrite
+/// is destroyed unfinished.
+std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& path, const Mesh& mesh,
+                                                   int threads);
 
 }  // namespace gpufem

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -11,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <lz4.h>
 #include <omp.h>
+#include <unistd.h>
 #include <spdlog/spdlog.h>
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
@@ -20,6 +24,7 @@
 #include <vtkDataArray.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
+#include <vtkSmartPointer.h>
 #include <vtkUnsignedCharArray.h>
 #include <vtkUnstructuredGrid.h>
 
@@ -38,6 +43,8 @@ struct VtuArray {
     const char* data = nullptr;
     std::size_t bytes = 0;
     std::vector<std::vector<char>> blocks;  ///< compressed blocks
+    std::vector<std::uint64_t> sizes;       ///< their sizes (kept once the blocks are written)
+    std::uint64_t offset = 0;               ///< where its block header starts in the appended data
 };
 
 /// The VTK XML name of a data array's type; throws for types the writer does not use.
@@ -93,8 +100,9 @@ std::vector<VtuArray> grid_arrays(vtkUnstructuredGrid* grid)
     return arrays;
 }
 
-/// Compresses every block of every array with the host's threads.
-void compress(std::vector<VtuArray>& arrays, const std::function<void(double)>& on_progress)
+/// Compresses every block of every array with `threads` host threads (0: all).
+void compress(std::vector<VtuArray>& arrays, const std::function<void(double)>& on_progress,
+              int threads = 0)
 {
     struct Task {
         std::size_t array, block;
@@ -107,7 +115,8 @@ void compress(std::vector<VtuArray>& arrays, const std::function<void(double)>& 
     }
     std::atomic<std::size_t> done{0};
     const long long total = static_cast<long long>(tasks.size());
-#pragma omp parallel for schedule(dynamic, 1)
+    const int team = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
     for (long long t = 0; t < total; ++t) {
         VtuArray& array = arrays[tasks[t].array];
         const std::size_t begin = tasks[t].block * block_bytes;
@@ -122,22 +131,35 @@ void compress(std::vector<VtuArray>& arrays, const std::function<void(double)>& 
         if (on_progress && omp_get_thread_num() == 0)
             on_progress(0.9 * static_cast<double>(finished) / static_cast<double>(total));
     }
-    for (const VtuArray& array : arrays)
-        for (const std::vector<char>& block : array.blocks)
+    for (VtuArray& array : arrays) {
+        array.sizes.clear();
+        for (const std::vector<char>& block : array.blocks) {
             if (block.empty())
                 throw std::runtime_error("LZ4 could not compress a block of '" + array.name + "'");
+            array.sizes.push_back(block.size());
+        }
+    }
 }
 
 /// The block header of an array: block count, block size, size of a partial last block (0 if
 /// the last block is full), and the compressed size of each block (UInt64 each).
 std::vector<std::uint64_t> block_header(const VtuArray& array)
 {
-    std::vector<std::uint64_t> header = {array.blocks.size(), block_bytes, array.bytes % block_bytes};
-    for (const std::vector<char>& block : array.blocks) header.push_back(block.size());
+    std::vector<std::uint64_t> header = {array.sizes.size(), block_bytes, array.bytes % block_bytes};
+    header.insert(header.end(), array.sizes.begin(), array.sizes.end());
     return header;
 }
 
-/// The XML part of the file, with each array's offset into the appended data.
+/// The bytes an array takes in the appended data: its block header and blocks.
+std::uint64_t appended_bytes(const VtuArray& array)
+{
+    std::uint64_t bytes = (3 + array.sizes.size()) * sizeof(std::uint64_t);
+    for (std::uint64_t size : array.sizes) bytes += size;
+    return bytes;
+}
+
+/// The XML part of the file up to the appended data's start tag, with each array's offset
+/// (VtuArray::offset) into the appended data; the file goes on with whitespace, then `_`.
 std::string xml_head(vtkUnstructuredGrid* grid, const std::vector<VtuArray>& arrays)
 {
     // Version 1.0 as VTK's writer in vtk_writer.cpp: Lagrange hexahedra are in 1.0's node
@@ -149,7 +171,6 @@ std::string xml_head(vtkUnstructuredGrid* grid, const std::vector<VtuArray>& arr
         "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"" +
         std::to_string(grid->GetNumberOfPoints()) + "\" NumberOfCells=\"" +
         std::to_string(grid->GetNumberOfCells()) + "\">\n";
-    std::uint64_t offset = 0;
     std::string open;
     for (const VtuArray& array : arrays) {
         if (array.section != open) {
@@ -160,14 +181,50 @@ std::string xml_head(vtkUnstructuredGrid* grid, const std::vector<VtuArray>& arr
         xml += "        <DataArray type=\"" + array.type + "\" Name=\"" + array.name + "\"";
         if (array.components != 1)
             xml += " NumberOfComponents=\"" + std::to_string(array.components) + "\"";
-        xml += " format=\"appended\" offset=\"" + std::to_string(offset) + "\"/>\n";
-        offset += block_header(array).size() * sizeof(std::uint64_t);
-        for (const std::vector<char>& block : array.blocks) offset += block.size();
+        xml += " format=\"appended\" offset=\"" + std::to_string(array.offset) + "\"/>\n";
     }
     xml += "      </" + open + ">\n    </Piece>\n  </UnstructuredGrid>\n"
-           "  <AppendedData encoding=\"raw\">\n   _";
+           "  <AppendedData encoding=\"raw\">\n";
     return xml;
 }
+
+/// Writes all of data at offset (pwrite may write less than asked); throws naming the file.
+void write_at(int fd, const char* data, std::size_t bytes, std::uint64_t offset, const std::filesystem::path& file)
+{
+    while (bytes > 0) {
+        const ssize_t written = ::pwrite(fd, data, bytes, static_cast<off_t>(offset));
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0)
+            throw std::runtime_error("cannot write '" + file.string() + "': writing failed (" +
+                                     std::string(written < 0 ? std::strerror(errno) : "nothing written") +
+                                     "; disk full?)");
+        data += written;
+        bytes -= static_cast<std::size_t>(written);
+        offset += static_cast<std::uint64_t>(written);
+    }
+}
+
+/// Writes each array (block header, then blocks) at base + its offset and frees its blocks.
+void write_arrays(int fd, std::vector<VtuArray>& arrays, std::uint64_t base, const std::filesystem::path& file)
+{
+    for (VtuArray& array : arrays) {
+        const std::vector<std::uint64_t> header = block_header(array);
+        std::uint64_t at = base + array.offset;
+        write_at(fd, reinterpret_cast<const char*>(header.data()), header.size() * sizeof(std::uint64_t), at, file);
+        at += header.size() * sizeof(std::uint64_t);
+        for (std::vector<char>& block : array.blocks) {
+            write_at(fd, block.data(), block.size(), at, file);
+            at += block.size();
+            std::vector<char>().swap(block);
+        }
+    }
+}
+
+/// The key of an array in its section.
+std::string array_key(const VtuArray& array) { return array.section + "/" + array.name; }
+
+/// Room left for the XML head in a prewritten file.
+constexpr std::uint64_t head_room = 1 << 16;
 
 /// A FILE closed on scope exit.
 struct FileCloser {
@@ -197,7 +254,12 @@ void write_vtu_lz4(const std::filesystem::path& file, vtkUnstructuredGrid* grid,
             throw std::runtime_error("cannot write '" + file.string() +
                                      "': writing failed (disk full?)");
     };
-    const std::string head = xml_head(grid, arrays);
+    std::uint64_t offset = 0;
+    for (VtuArray& array : arrays) {
+        array.offset = offset;
+        offset += appended_bytes(array);
+    }
+    const std::string head = xml_head(grid, arrays) + "   _";
     put(head.data(), head.size());
     for (const VtuArray& array : arrays) {
         const std::vector<std::uint64_t> header = block_header(array);
@@ -216,6 +278,107 @@ void write_vtu_lz4(const std::filesystem::path& file, vtkUnstructuredGrid* grid,
                  static_cast<double>(std::filesystem::file_size(file)) / 1e6,
                  std::chrono::duration<double>(compressed - start).count(), omp_get_max_threads(),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - compressed).count());
+    if (on_progress) on_progress(1.0);
+}
+
+/// What the prewrite thread wrote: the mesh's arrays (block sizes and offsets; blocks freed).
+struct VtuLz4Prewrite::Written {
+    vtkSmartPointer<vtkUnstructuredGrid> grid;
+    std::vector<VtuArray> arrays;
+    std::uint64_t end = 0;  ///< appended bytes so far
+    int fd = -1;
+};
+
+VtuLz4Prewrite::VtuLz4Prewrite(std::filesystem::path file, vtkUnstructuredGrid* grid, int threads)
+    : file_(std::move(file)), written_(std::make_unique<Written>())
+{
+    written_->grid = grid;
+    written_->arrays = grid_arrays(grid);
+    thread_ = std::thread([this, threads] {
+        try {
+            Written& w = *written_;
+            compress(w.arrays, {}, threads);
+            for (VtuArray& array : w.arrays) {
+                array.offset = w.end;
+                w.end += appended_bytes(array);
+            }
+            w.fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (w.fd < 0)
+                throw std::runtime_error("cannot write '" + file_.string() + "': cannot open the file (" +
+                                         std::strerror(errno) + ")");
+            write_arrays(w.fd, w.arrays, head_room, file_);
+        } catch (...) {
+            failure_ = std::current_exception();
+        }
+    });
+}
+
+vtkUnstructuredGrid* VtuLz4Prewrite::grid() const { return written_->grid.Get(); }
+
+VtuLz4Prewrite::~VtuLz4Prewrite()
+{
+    if (thread_.joinable()) thread_.join();
+    if (written_ && written_->fd >= 0) ::close(written_->fd);
+    if (!finished_) {
+        std::error_code ignored;
+        std::filesystem::remove(file_, ignored);
+    }
+}
+
+void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress)
+{
+    thread_.join();
+    Written& w = *written_;
+    const auto fall_back = [&] {  // the whole file again, in one go
+        if (w.fd >= 0) ::close(w.fd);
+        w.fd = -1;
+        write_vtu_lz4(file_, w.grid.Get(), on_progress);
+        finished_ = true;
+    };
+    if (failure_) {
+        fall_back();
+        return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    // The arrays added since (the fields), in the file's order with the written ones.
+    std::set<std::string> written;
+    for (const VtuArray& array : w.arrays) written.insert(array_key(array));
+    std::vector<VtuArray> all = grid_arrays(w.grid.Get()), added;
+    for (VtuArray& array : all)
+        if (!written.contains(array_key(array))) added.push_back(array);
+    compress(added, on_progress);
+    for (VtuArray& array : added) {
+        array.offset = w.end;
+        w.end += appended_bytes(array);
+    }
+    write_arrays(w.fd, added, head_room, file_);
+    // The head names every array at its offset, in the file's order.
+    std::vector<VtuArray> described;
+    for (const VtuArray& array : all) {
+        const std::string key = array_key(array);
+        for (const std::vector<VtuArray>* list : {&w.arrays, &added})
+            for (const VtuArray& a : *list)
+                if (array_key(a) == key) described.push_back(a);
+    }
+    std::string head = xml_head(w.grid.Get(), described);
+    if (head.size() + 1 > head_room) {  // more arrays than the room holds: write it all again
+        fall_back();
+        return;
+    }
+    head.append(head_room - head.size() - 1, ' ');
+    head += '_';
+    write_at(w.fd, head.data(), head.size(), 0, file_);
+    const std::string tail = "\n  </AppendedData>\n</VTKFile>\n";
+    write_at(w.fd, tail.data(), tail.size(), head_room + w.end, file_);
+    const int fd = w.fd;
+    w.fd = -1;
+    if (::close(fd) != 0)
+        throw std::runtime_error("cannot write '" + file_.string() + "': closing failed (" +
+                                 std::strerror(errno) + "; disk full?)");
+    finished_ = true;
+    spdlog::info("VTU (LZ4): {:.0f} MB, the mesh written during the run, the fields in {:.3f} s",
+                 static_cast<double>(head_room + w.end) / 1e6,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (on_progress) on_progress(1.0);
 }
 

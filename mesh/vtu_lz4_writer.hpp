@@ -1,11 +1,17 @@
 #pragma once
-// Internal to mesh/: a VTK XML unstructured-grid (.vtu) writer for LZ4 compression whose
+// Used through mesh/vtk_writer.hpp: a VTK XML unstructured-grid (.vtu) writer for LZ4 compression whose
 // blocks are compressed by the host's threads. VTK's own writer compresses one block after
 // the other (0.4 s of the 0.7 s output of a 4M-node mesh on a 16-core host); this writes the
 // file VTK writes (appended raw data, UInt64 block headers, vtkLZ4DataCompressor's LZ4
 // blocks), so VTK's reader and ParaView read it as they read VTK's.
+#include <exception>
 #include <filesystem>
+#include <memory>
 #include <functional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
 
 class vtkUnstructuredGrid;
 
@@ -16,5 +22,36 @@ namespace gpufem {
 /// Throws std::runtime_error naming the file when it cannot be written.
 void write_vtu_lz4(const std::filesystem::path& file, vtkUnstructuredGrid* grid,
                    const std::function<void(double)>& on_progress);
+
+/// The same file in two steps, so that a run's idle host threads write the mesh while the
+/// device solves: the constructor starts a thread that compresses the grid's arrays as they
+/// are then (points, cells, the cells' groups) with `threads` threads and writes them behind
+/// room left for the XML head; finish() takes the arrays added to the grid since (the
+/// fields), writes them and the head. The file is VTK's format as write_vtu_lz4 writes it,
+/// with whitespace before the appended data's `_`.
+class VtuLz4Prewrite {
+public:
+    /// grid: the mesh's grid (kept alive by the prewrite: VTK's reference count).
+    VtuLz4Prewrite(std::filesystem::path file, vtkUnstructuredGrid* grid, int threads);
+    /// Waits for the thread; removes the file unless finish() succeeded.
+    ~VtuLz4Prewrite();
+    VtuLz4Prewrite(const VtuLz4Prewrite&) = delete;
+    VtuLz4Prewrite& operator=(const VtuLz4Prewrite&) = delete;
+
+    /// The grid, to add the fields to before finish().
+    vtkUnstructuredGrid* grid() const;
+    const std::filesystem::path& file() const { return file_; }
+    /// Writes the rest (if the thread failed, the whole file again with write_vtu_lz4).
+    /// Throws std::runtime_error naming the file when it cannot be written.
+    void finish(const std::function<void(double)>& on_progress);
+
+private:
+    struct Written;
+    std::filesystem::path file_;
+    std::unique_ptr<Written> written_;  ///< the grid, and what the thread wrote
+    std::exception_ptr failure_;        ///< the thread's error
+    std::thread thread_;
+    bool finished_ = false;
+};
 
 }  // namespace gpufem

@@ -13,8 +13,10 @@ namespace gpufem {
 StagedOutputs::StagedOutputs(std::filesystem::path dir) : dir_(std::move(dir))
 {
     std::error_code ec;
-    if (!std::filesystem::exists(dir_, ec))
+    if (!std::filesystem::exists(dir_, ec)) {
         cleanup_slots_.push_back(register_for_cleanup(dir_, /*is_folder=*/true));
+        created_ = true;
+    }
     std::filesystem::create_directories(dir_, ec);
     if (ec || !std::filesystem::is_directory(dir_))
         throw std::runtime_error("cannot create output folder '" + dir_.string() + "': " +
@@ -26,6 +28,9 @@ StagedOutputs::~StagedOutputs()
     if (!committed_) {
         std::error_code ec;
         for (const auto& [temp, final_path] : files_) std::filesystem::remove(temp, ec);
+        // A run that failed before its outputs leaves no folder it made (staged early, while
+        // the run goes on; removed only when empty).
+        if (created_ && std::filesystem::is_empty(dir_, ec)) std::filesystem::remove(dir_, ec);
     }
     for (int slot : cleanup_slots_) release_cleanup(slot);
 }

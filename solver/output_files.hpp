@@ -30,6 +30,7 @@ private:
     std::vector<std::pair<std::filesystem::path, std::filesystem::path>> files_;  // temp, final
     std::vector<int> cleanup_slots_;  ///< interrupt_cleanup registrations, released at the end
     bool committed_ = false;
+    bool created_ = false;  ///< this made the folder: removed again, if empty, when not committed
 };
 
 }  // namespace gpufem

@@ -1,9 +1,11 @@
 #include "solver/run_case.hpp"
 
 #include <atomic>
-#include <stdexcept>
 #include <chrono>
+#include <memory>
 #include <optional>
+#include <stdexcept>
+#include <thread>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -79,11 +81,36 @@ void record_solve(const CaseSpec& spec, const LinearOperator<V>& op, SystemSolut
 }
 
 /// result.vtu, spmv_timings.csv and report.json, staged and renamed together.
+/// The output files staged while the run goes on: result.vtu's mesh written on the host's
+/// idle threads while the device works (CUDA runs writing an LZ4 result.vtu of a mesh).
+struct EarlyOutputs {
+    std::unique_ptr<StagedOutputs> outputs;
+    std::filesystem::path vtu;  ///< the staged result.vtu
+    std::unique_ptr<VtuLz4Prewrite> prewrite;
+};
+
+/// Starts writing result.vtu's mesh when the run qualifies (see EarlyOutputs); else empty.
+EarlyOutputs start_early_outputs(const CaseSpec& spec, const RunOptions& options, const Executor& exec,
+                                 const Mesh& mesh)
+{
+    EarlyOutputs early;
+    if (!exec.is_cuda() || !options.write_outputs || !spec.output.write_solution || spec.matrix ||
+        spec.output.compression != VtuCompression::lz4)
+        return early;
+    early.outputs = std::make_unique<StagedOutputs>(output_folder(spec, options));
+    early.vtu = early.outputs->stage("result.vtu");
+    const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 2);
+    early.prewrite = start_vtu_prewrite(early.vtu, mesh, threads);
+    return early;
+}
+
 void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& mesh,
-                   const SolutionOutput& solution, MemoryMeter& meter, RunRecord& record)
+                   const SolutionOutput& solution, MemoryMeter& meter, RunRecord& record,
+                   EarlyOutputs& early)
 {
     const auto start = clock_type::now();
-    StagedOutputs outputs(output_folder(spec, options));
+    std::optional<StagedOutputs> own;
+    StagedOutputs& outputs = early.outputs ? *early.outputs : own.emplace(output_folder(spec, options));
     const bool external = spec.matrix.has_value();
     if (spec.output.write_solution && external) {
         // An external system has no mesh: its solution is a Matrix Market vector.
@@ -92,13 +119,13 @@ void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& 
                                    "gpufem solution of " + spec.matrix->file.filename().string());
         record.solution_file_bytes = std::filesystem::file_size(mtx);
     } else if (spec.output.write_solution) {
-        const auto vtu = outputs.stage("result.vtu");
+        const auto vtu = early.prewrite ? early.vtu : outputs.stage("result.vtu");
         std::atomic<double> fraction{0};
         const ProgressLine line("output", [&fraction] {
             return ProgressStatus{fraction.load(), -1, "result.vtu"};
         });
         write_vtu(vtu, mesh, solution.point_fields, solution.cell_fields, spec.output.compression,
-                  [&fraction](double f) { fraction.store(f); });
+                  [&fraction](double f) { fraction.store(f); }, early.prewrite.get());
         record.solution_file_bytes = std::filesystem::file_size(vtu);
     }
     outputs.write_text("spmv_timings.csv", make_spmv_csv(record));
@@ -151,6 +178,7 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
                 const CaseMesh& input, MemoryMeter& meter, RunRecord& record)
 {
     const Mesh& mesh = input.mesh;
+    EarlyOutputs early = start_early_outputs(spec, options, *exec, mesh);
     const auto disc = make_discretisation<V>(spec, input);
     record.unknowns_on = unknown_location_name(disc->unknowns().location);
     SystemSolution<V> solved;
@@ -195,7 +223,7 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
         // report.json is written inside the output phase, so it carries that phase's memory
         // as measured up to the report itself (the VTU, the larger part, is written by then).
         meter.start();
-        in_phase("output", [&] { write_outputs(spec, options, mesh, solution, meter, record); },
+        in_phase("output", [&] { write_outputs(spec, options, mesh, solution, meter, record, early); },
                  phase_estimate(record, "output"));
     }
     record.memory_measured = meter.phases();
