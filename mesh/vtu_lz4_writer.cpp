@@ -122,11 +122,15 @@ void compress(std::vector<VtuArray>& arrays, const std::function<void(double)>& 
         const std::size_t begin = tasks[t].block * block_bytes;
         const std::size_t bytes = std::min(block_bytes, array.bytes - begin);
         std::vector<char>& out = array.blocks[tasks[t].block];
-        out.resize(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(bytes))));
-        const int written = LZ4_compress_default(array.data + begin, out.data(),
-                                                 static_cast<int>(bytes),
-                                                 static_cast<int>(out.size()));
-        out.resize(static_cast<std::size_t>(written > 0 ? written : 0));
+        try {  // no exception may leave the parallel region: an empty block reports it below
+            out.resize(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(bytes))));
+            const int written = LZ4_compress_default(array.data + begin, out.data(),
+                                                     static_cast<int>(bytes),
+                                                     static_cast<int>(out.size()));
+            out.resize(static_cast<std::size_t>(written > 0 ? written : 0));
+        } catch (...) {
+            std::vector<char>().swap(out);
+        }
         const std::size_t finished = ++done;
         if (on_progress && omp_get_thread_num() == 0)
             on_progress(0.9 * static_cast<double>(finished) / static_cast<double>(total));
@@ -135,7 +139,8 @@ void compress(std::vector<VtuArray>& arrays, const std::function<void(double)>& 
         array.sizes.clear();
         for (const std::vector<char>& block : array.blocks) {
             if (block.empty())
-                throw std::runtime_error("LZ4 could not compress a block of '" + array.name + "'");
+                throw std::runtime_error("LZ4 could not compress a block of '" + array.name +
+                                         "' (or its buffer could not be allocated)");
             array.sizes.push_back(block.size());
         }
     }
@@ -226,6 +231,15 @@ std::string array_key(const VtuArray& array) { return array.section + "/" + arra
 /// Room left for the XML head in a prewritten file.
 constexpr std::uint64_t head_room = 1 << 16;
 
+/// Throws naming the file when an array's name holds a character XML would need escaped.
+void check_names(const std::vector<VtuArray>& arrays, const std::filesystem::path& file)
+{
+    for (const VtuArray& array : arrays)
+        if (array.name.find_first_of("\"<>&") != std::string::npos)
+            throw std::runtime_error("cannot write '" + file.string() + "': the array name '" +
+                                     array.name + "' holds a character XML would need escaped");
+}
+
 /// A FILE closed on scope exit.
 struct FileCloser {
     void operator()(std::FILE* f) const { std::fclose(f); }
@@ -237,10 +251,7 @@ void write_vtu_lz4(const std::filesystem::path& file, vtkUnstructuredGrid* grid,
                    const std::function<void(double)>& on_progress)
 {
     std::vector<VtuArray> arrays = grid_arrays(grid);
-    for (const VtuArray& array : arrays)
-        if (array.name.find_first_of("\"<>&") != std::string::npos)
-            throw std::runtime_error("cannot write '" + file.string() + "': the array name '" +
-                                     array.name + "' holds a character XML would need escaped");
+    check_names(arrays, file);
     const auto start = std::chrono::steady_clock::now();
     compress(arrays, on_progress);
     const auto compressed = std::chrono::steady_clock::now();
@@ -327,6 +338,7 @@ VtuLz4Prewrite::~VtuLz4Prewrite()
 
 void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress)
 {
+    if (finished_ || !thread_.joinable()) throw std::logic_error("VtuLz4Prewrite::finish called twice");
     thread_.join();
     Written& w = *written_;
     const auto fall_back = [&] {  // the whole file again, in one go
@@ -344,6 +356,7 @@ void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress)
     std::set<std::string> written;
     for (const VtuArray& array : w.arrays) written.insert(array_key(array));
     std::vector<VtuArray> all = grid_arrays(w.grid.Get()), added;
+    check_names(all, file_);
     for (VtuArray& array : all)
         if (!written.contains(array_key(array))) added.push_back(array);
     compress(added, on_progress);

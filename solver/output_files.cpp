@@ -13,14 +13,12 @@ namespace gpufem {
 StagedOutputs::StagedOutputs(std::filesystem::path dir) : dir_(std::move(dir))
 {
     std::error_code ec;
-    if (!std::filesystem::exists(dir_, ec)) {
-        cleanup_slots_.push_back(register_for_cleanup(dir_, /*is_folder=*/true));
-        created_ = true;
-    }
+    created_ = !std::filesystem::exists(dir_, ec);
     std::filesystem::create_directories(dir_, ec);
     if (ec || !std::filesystem::is_directory(dir_))
         throw std::runtime_error("cannot create output folder '" + dir_.string() + "': " +
                                  (ec ? ec.message() : "not a folder"));
+    if (created_) cleanup_slots_.push_back(register_for_cleanup(dir_, /*is_folder=*/true));
 }
 
 StagedOutputs::~StagedOutputs()

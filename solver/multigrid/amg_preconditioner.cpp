@@ -193,6 +193,21 @@ void AmgPreconditioner<V>::update(const LinearOperator<V>& a, const Csr<V>& matr
             "AMG update: the matrix has {} rows and {} non-zeros, the hierarchy was built for {} and {} "
             "(a new pattern needs a new setup)", matrix.rows, matrix.nnz(), rows_, summaries_.front().nnz));
     const auto start = std::chrono::steady_clock::now();
+    try {
+        update_levels(a, matrix);
+    } catch (...) {
+        // Half-updated levels would point at operators the update replaced: the hierarchy is
+        // gone, and apply() says so (a new setup is needed).
+        levels_.clear();
+        throw;
+    }
+    exec_->synchronize();
+    update_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <typename V>
+void AmgPreconditioner<V>::update_levels(const LinearOperator<V>& a, const Csr<V>& matrix)
+{
     const Csr<V>* csr = &matrix;
     std::unique_ptr<LinearOperator<V>> coarse_op;
     for (std::size_t l = 0; l < levels_.size(); ++l) {
@@ -226,8 +241,6 @@ void AmgPreconditioner<V>::update(const LinearOperator<V>& a, const Csr<V>& matr
         coarse_op = csr_operator(sparse_product(r, sparse_product(*csr, p)));
         csr = coarse_op->stored_csr();
     }
-    exec_->synchronize();
-    update_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 template <typename V>
@@ -279,6 +292,7 @@ void AmgPreconditioner<V>::cycle(std::size_t l, const Array<V>& b, Array<V>& x) 
 template <typename V>
 void AmgPreconditioner<V>::apply(const Array<V>& r, Array<V>& z) const
 {
+    if (levels_.empty()) throw std::logic_error("AMG: the hierarchy was lost in a failed update; set it up again");
     cycle(0, r, z);
 }
 
@@ -286,6 +300,7 @@ template <typename V>
 std::vector<AmgCyclePhase> AmgPreconditioner<V>::time_cycle(const Array<V>& r, Array<V>& z,
                                                             int repeats) const
 {
+    if (levels_.empty()) throw std::logic_error("AMG: the hierarchy was lost in a failed update; set it up again");
     PhaseTimers timers;
     for (std::size_t l = 0; l < levels_.size(); ++l) {
         timers.timers.emplace_back();

@@ -71,7 +71,9 @@ public:
     /// again — diagonals, eigenvalue estimates, smoothers, P's values on the kept aggregates,
     /// R and the Galerkin products, the coarse inverse — without the strength and the
     /// aggregation (the same aggregates, as AmgX's and hypre's setup reuse keep them). The
-    /// given prolongators (pmg) stay. Throws std::invalid_argument when the sizes differ.
+    /// given prolongators (pmg) stay. Throws std::invalid_argument when the sizes differ; when
+    /// the update itself fails (e.g. a zero diagonal) the hierarchy is dropped and apply()
+    /// throws until the preconditioner is set up again.
     void update(const LinearOperator<V>& a, const Csr<V>& matrix);
     /// Wall time of the last update (0: none).
     double update_seconds() const { return update_seconds_; }
@@ -84,6 +86,8 @@ private:
     struct Level;
     struct PhaseTimers;
     void cycle(std::size_t l, const Array<V>& b, Array<V>& x) const;
+    /// update's work (on failure update drops the levels).
+    void update_levels(const LinearOperator<V>& a, const Csr<V>& matrix);
 
     ExecPtr exec_;
     std::string name_ = "amg";

@@ -544,6 +544,17 @@ TEST(AmgSolve, UpdateKeepsTheAggregatesAndRecomputesTheValues)
     const Csr<double> other = test::weighted_laplacian_3d<double>(cpu(), 18, 17, 15, seed);
     const auto op_other = build_format("csr", other.clone_to(cpu()), FormatOptions{});
     EXPECT_THROW(updated.update(*op_other.op, other), std::invalid_argument);
+    // An update that fails on the way (a zero diagonal) drops the hierarchy: no stale cycle.
+    Csr<double> broken = second.clone_to(cpu());
+    std::vector<double> values = broken.values.to_host();
+    const std::vector<index_type> ptr = broken.row_ptr.to_host(), col = broken.col_idx.to_host();
+    for (index_type k = ptr[500]; k < ptr[501]; ++k)
+        if (col[k] == 500) values[k] = 0.0;
+    broken.values = Array<double>::from_host(cpu(), values);
+    const auto op_broken = build_format("csr", broken.clone_to(cpu()), FormatOptions{});
+    EXPECT_ANY_THROW(updated.update(*op_broken.op, broken));
+    Array<double> z(cpu(), r.size());
+    EXPECT_THROW(updated.apply(r, z), std::logic_error);
 }
 
 TEST(AmgSolve, ReportNamesLevelsAndSetupTime)
