@@ -474,4 +474,20 @@ GPUFEM_HOST_DEVICE inline void fv_cell_gradient(const FvMeshView& mesh, const Fv
         grad[a] = (inv[a][0] * r[0] + inv[a][1] * r[1] + inv[a][2] * r[2]) / det;
 }
 
+/// The exact and computed values at cell c's centroid and their difference, each shifted
+/// (pure-Neumann solutions are compared at zero mean); the exact value is 0 without a program.
+struct FvCellError {
+    double exact, computed, error;
+};
+
+template <typename V>
+GPUFEM_HOST_DEVICE inline FvCellError fv_cell_error(const ExprInstruction* program, const double* centroid,
+                                                     long long c, const V* u, double shift_u, double shift_exact)
+{
+    const double* x = centroid + 3 * c;
+    const double ue = (program ? evaluate_program(program, x[0], x[1], x[2]) : 0.0) + shift_exact;
+    const double uh = static_cast<double>(u[c]) + shift_u;
+    return {ue, uh, uh - ue};
+}
+
 }  // namespace gpufem

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstring>
 #include <cstdint>
-#include <cstdio>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -240,9 +239,58 @@ void check_names(const std::vector<VtuArray>& arrays, const std::filesystem::pat
                                      array.name + "' holds a character XML would need escaped");
 }
 
-/// A FILE closed on scope exit.
-struct FileCloser {
-    void operator()(std::FILE* f) const { std::fclose(f); }
+/// Gives the arrays their offsets one after the other from `end`; returns the new end.
+std::uint64_t place_arrays(std::vector<VtuArray>& arrays, std::uint64_t end)
+{
+    for (VtuArray& array : arrays) {
+        array.offset = end;
+        end += appended_bytes(array);
+    }
+    return end;
+}
+
+/// A file opened for writing, closed on scope exit (close() reports a failed close).
+class OutputFile {
+public:
+    explicit OutputFile(std::filesystem::path file) : file_(std::move(file))
+    {
+        fd_ = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd_ < 0)
+            throw std::runtime_error("cannot write '" + file_.string() + "': cannot open the file (" +
+                                     std::strerror(errno) + ")");
+    }
+    ~OutputFile()
+    {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+
+    /// Writes the arrays' block headers and blocks at base + their offsets (blocks freed).
+    void arrays(std::vector<VtuArray>& arrays, std::uint64_t base) { write_arrays(fd_, arrays, base, file_); }
+    /// The head, padded with whitespace to `room` bytes ending in the appended data's `_`, at
+    /// the start; the tail after the appended data's `end` bytes.
+    void head_and_tail(std::string head, std::uint64_t room, std::uint64_t end)
+    {
+        head.append(room - head.size() - 1, ' ');
+        head += '_';
+        write_at(fd_, head.data(), head.size(), 0, file_);
+        const std::string tail = "\n  </AppendedData>\n</VTKFile>\n";
+        write_at(fd_, tail.data(), tail.size(), room + end, file_);
+    }
+    /// Closes; throws naming the file when that fails (a full disk shows here).
+    void close()
+    {
+        const int fd = fd_;
+        fd_ = -1;
+        if (::close(fd) != 0)
+            throw std::runtime_error("cannot write '" + file_.string() + "': closing failed (" +
+                                     std::strerror(errno) + "; disk full?)");
+    }
+
+private:
+    std::filesystem::path file_;
+    int fd_ = -1;
 };
 
 }  // namespace
@@ -256,33 +304,13 @@ void write_vtu_lz4(const std::filesystem::path& file, vtkUnstructuredGrid* grid,
     compress(arrays, on_progress);
     const auto compressed = std::chrono::steady_clock::now();
 
-    std::vector<char> buffer(1 << 22);  // outlives the FILE that uses it
-    std::unique_ptr<std::FILE, FileCloser> out(std::fopen(file.c_str(), "wb"));
-    if (!out) throw std::runtime_error("cannot write '" + file.string() + "': cannot open the file");
-    std::setvbuf(out.get(), buffer.data(), _IOFBF, buffer.size());
-    const auto put = [&](const void* data, std::size_t bytes) {
-        if (bytes > 0 && std::fwrite(data, 1, bytes, out.get()) != bytes)
-            throw std::runtime_error("cannot write '" + file.string() +
-                                     "': writing failed (disk full?)");
-    };
-    std::uint64_t offset = 0;
-    for (VtuArray& array : arrays) {
-        array.offset = offset;
-        offset += appended_bytes(array);
-    }
-    const std::string head = xml_head(grid, arrays) + "   _";
-    put(head.data(), head.size());
-    for (const VtuArray& array : arrays) {
-        const std::vector<std::uint64_t> header = block_header(array);
-        put(header.data(), header.size() * sizeof(std::uint64_t));
-        for (const std::vector<char>& block : array.blocks) put(block.data(), block.size());
-    }
-    const std::string tail = "\n  </AppendedData>\n</VTKFile>\n";
-    put(tail.data(), tail.size());
-    if (std::fflush(out.get()) != 0 || std::ferror(out.get()))
-        throw std::runtime_error("cannot write '" + file.string() + "': writing failed (disk full?)");
-    if (std::fclose(out.release()) != 0)
-        throw std::runtime_error("cannot write '" + file.string() + "': closing failed (disk full?)");
+    const std::uint64_t end = place_arrays(arrays, 0);
+    const std::string head = xml_head(grid, arrays);
+    const std::uint64_t room = head.size() + 4;  // "   _" before the appended data
+    OutputFile out(file);
+    out.arrays(arrays, room);
+    out.head_and_tail(head, room, end);
+    out.close();
     // Writing is one thread's: the file system serialises writes to one file (16 threads'
     // pwrite took as long on the H100 host: about 1.5 GB/s into the page cache).
     spdlog::info("VTU (LZ4): {:.0f} MB, compressed in {:.3f} s by {} threads, written in {:.3f} s",
@@ -297,7 +325,7 @@ struct VtuLz4Prewrite::Written {
     vtkSmartPointer<vtkUnstructuredGrid> grid;
     std::vector<VtuArray> arrays;
     std::uint64_t end = 0;  ///< appended bytes so far
-    int fd = -1;
+    std::unique_ptr<OutputFile> out;
 };
 
 VtuLz4Prewrite::VtuLz4Prewrite(std::filesystem::path file, vtkUnstructuredGrid* grid, int threads)
@@ -309,15 +337,9 @@ VtuLz4Prewrite::VtuLz4Prewrite(std::filesystem::path file, vtkUnstructuredGrid* 
         try {
             Written& w = *written_;
             compress(w.arrays, {}, threads);
-            for (VtuArray& array : w.arrays) {
-                array.offset = w.end;
-                w.end += appended_bytes(array);
-            }
-            w.fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            if (w.fd < 0)
-                throw std::runtime_error("cannot write '" + file_.string() + "': cannot open the file (" +
-                                         std::strerror(errno) + ")");
-            write_arrays(w.fd, w.arrays, head_room, file_);
+            w.end = place_arrays(w.arrays, 0);
+            w.out = std::make_unique<OutputFile>(file_);
+            w.out->arrays(w.arrays, head_room);
         } catch (...) {
             failure_ = std::current_exception();
         }
@@ -329,7 +351,7 @@ vtkUnstructuredGrid* VtuLz4Prewrite::grid() const { return written_->grid.Get();
 VtuLz4Prewrite::~VtuLz4Prewrite()
 {
     if (thread_.joinable()) thread_.join();
-    if (written_ && written_->fd >= 0) ::close(written_->fd);
+    if (written_) written_->out.reset();
     if (!finished_) {
         std::error_code ignored;
         std::filesystem::remove(file_, ignored);
@@ -342,8 +364,7 @@ void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress)
     thread_.join();
     Written& w = *written_;
     const auto fall_back = [&] {  // the whole file again, in one go
-        if (w.fd >= 0) ::close(w.fd);
-        w.fd = -1;
+        w.out.reset();
         write_vtu_lz4(file_, w.grid.Get(), on_progress);
         finished_ = true;
     };
@@ -360,11 +381,8 @@ void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress)
     for (VtuArray& array : all)
         if (!written.contains(array_key(array))) added.push_back(array);
     compress(added, on_progress);
-    for (VtuArray& array : added) {
-        array.offset = w.end;
-        w.end += appended_bytes(array);
-    }
-    write_arrays(w.fd, added, head_room, file_);
+    w.end = place_arrays(added, w.end);
+    w.out->arrays(added, head_room);
     // The head names every array at its offset, in the file's order.
     std::vector<VtuArray> described;
     for (const VtuArray& array : all) {
@@ -373,21 +391,13 @@ void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress)
             for (const VtuArray& a : *list)
                 if (array_key(a) == key) described.push_back(a);
     }
-    std::string head = xml_head(w.grid.Get(), described);
+    const std::string head = xml_head(w.grid.Get(), described);
     if (head.size() + 1 > head_room) {  // more arrays than the room holds: write it all again
         fall_back();
         return;
     }
-    head.append(head_room - head.size() - 1, ' ');
-    head += '_';
-    write_at(w.fd, head.data(), head.size(), 0, file_);
-    const std::string tail = "\n  </AppendedData>\n</VTKFile>\n";
-    write_at(w.fd, tail.data(), tail.size(), head_room + w.end, file_);
-    const int fd = w.fd;
-    w.fd = -1;
-    if (::close(fd) != 0)
-        throw std::runtime_error("cannot write '" + file_.string() + "': closing failed (" +
-                                 std::strerror(errno) + "; disk full?)");
+    w.out->head_and_tail(head, head_room, w.end);
+    w.out->close();
     finished_ = true;
     spdlog::info("VTU (LZ4): {:.0f} MB, the mesh written during the run, the fields in {:.3f} s",
                  static_cast<double>(head_room + w.end) / 1e6,

@@ -126,6 +126,28 @@ FormatMemory format_memory_estimate(const std::string& name, const MatrixShape& 
 
 namespace {
 
+/// The mesh's bytes: on the host, coordinates (3 doubles per node), cells, their groups and
+/// the boundary facets (generated shapes grow these lists: up to 1.5 x); on a CUDA device
+/// the coordinates and cells of meshes made or refined there.
+std::pair<double, double> mesh_bytes(const MeshCounts& mesh, bool cuda)
+{
+    const double nodes = mesh.nodes, cells = mesh.cells, per_cell = mesh.nodes_per_cell;
+    const bool generated = !mesh.shape.empty();  // written on the device as it is generated
+    const double host = 24 * nodes + 4 * cells * per_cell + 4 * cells +
+                        4 * mesh.facet_entries * (generated ? 1.5 : 1.0);
+    const double device = cuda && (mesh.on_device || generated) ? 24 * nodes + 4 * cells * per_cell : 0;
+    return {host, device};
+}
+
+/// Host bytes of result.vtu's mesh written during a CUDA run (start_vtu_prewrite): VTK's
+/// offsets, types and groups, and the compressed blocks in flight (about half the raw arrays
+/// at most); 0 when the run writes no LZ4 result.vtu.
+double prewrite_host_bytes(const CaseSpec& spec, const MeshCounts& mesh)
+{
+    if (!spec.output.write_solution || spec.output.compression != VtuCompression::lz4) return 0;
+    return 9 * mesh.cells + 0.5 * (24 * mesh.nodes + 4 * mesh.cells * mesh.nodes_per_cell);
+}
+
 /// The finite-volume run's estimate (one unknown per cell): the mesh, the face adjacency (its
 /// keys sorted once), the cells' geometry and coefficients, a row per cell with the cell and
 /// its face neighbours, and the correction's gradients. The preconditioner's arrays per row
@@ -157,13 +179,11 @@ MemoryEstimate estimate_fv_memory(const CaseSpec& spec, const MeshCounts& mesh, 
     const double csr = csr_bytes(m);
     const double vector = c * s;
 
-    const bool generated = !mesh.shape.empty();
-    const double mesh_host = 24 * nodes + 4 * c * v + 4 * c + 4 * mesh.facet_entries * (generated ? 1.5 : 1.0);
-    const double mesh_on_device = cuda && (mesh.on_device || generated) ? 24 * nodes + 4 * c * v : 0;
+    const auto [mesh_host, mesh_on_device] = mesh_bytes(mesh, cuda);
     // The discretisation's own copy of the mesh where it is not on the device yet, centroids,
     // volumes, kappa and f per cell, the right-hand side without correction; the faces'
     // neighbours and groups.
-    const double own_mesh = cuda && !(mesh.on_device || generated) ? 24 * nodes + 4 * c * v : 0;
+    const double own_mesh = cuda && mesh_on_device == 0 ? 24 * nodes + 4 * c * v : 0;
     const double state = own_mesh + 48 * c + vector + 8 * slots;
     // Keys, their sorted copy and slot indices while the faces are numbered; 3D meshes of more
     // than 2^21 vertices key their faces through the numbered edges, which are sorted first.
@@ -193,10 +213,7 @@ MemoryEstimate estimate_fv_memory(const CaseSpec& spec, const MeshCounts& mesh, 
     if (spec.output.write_solution) output += 24 * nodes + 8 * c * fields + 4 * c * v + 9 * c + 4e6;
     const double base = baseline_host + mesh_host;
     if (cuda) {
-        // result.vtu's mesh, written during the run (as for the finite elements).
-        const double prewrite = spec.output.write_solution && spec.output.compression == VtuCompression::lz4
-                                    ? 9 * c + 0.5 * (24 * nodes + 4 * c * v)
-                                    : 0;
+        const double prewrite = prewrite_host_bytes(spec, mesh);
         e.phases = {{"mesh", base, mesh_on_device},
                     {"assembly", base + prewrite, mesh_on_device + assembly},
                     {"solve", base + prewrite, mesh_on_device + solve},
@@ -243,12 +260,7 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     const double csr = csr_bytes(m);
     const double vector = z.n * z.s;
 
-    // Mesh: coordinates (3 doubles per node), cells, their groups and the boundary facets
-    // (generated shapes grow these lists: up to 1.5 x); generated shapes also on the device.
-    const bool generated = !mesh.shape.empty();  // written on the device as it is generated
-    const double mesh_host = 24 * z.n + 4 * z.c * z.p + 4 * z.c +
-                             4 * mesh.facet_entries * (generated ? 1.5 : 1.0);
-    const double mesh_device = cuda && (mesh.on_device || generated) ? 24 * z.n + 4 * z.c * z.p : 0;
+    const auto [mesh_host, mesh_device] = mesh_bytes(mesh, cuda);
 
     // Assembly, on the executor: the element geometry (coordinates in V, cells), coefficients
     // at the quadrature points, the cell-to-CSR map, the matrix, rhs and Dirichlet data; the
@@ -320,11 +332,7 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
 
     const double base = baseline_host + mesh_host;
     if (cuda) {
-        // result.vtu's mesh, written during the run (start_vtu_prewrite): VTK's offsets, types
-        // and groups, and the compressed blocks in flight (about half the raw arrays at most).
-        const double prewrite = spec.output.write_solution && spec.output.compression == VtuCompression::lz4
-                                    ? 9 * z.c + 0.5 * (24 * z.n + 4 * z.c * z.p)
-                                    : 0;
+        const double prewrite = prewrite_host_bytes(spec, mesh);
         e.phases = {
             {"mesh", base, mesh_device},
             {"assembly", base + prewrite + e.format.host + 2 * z.n, mesh_device + scratch + assembly},

@@ -1,5 +1,7 @@
 #pragma once
-// Random test data shared by the test folders.
+// Random test data, and the comparison of results, shared by the test folders.
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <random>
@@ -30,6 +32,17 @@ std::vector<V> random_vector(std::size_t n, unsigned seed)
     std::vector<V> v(n);
     for (V& value : v) value = static_cast<V>(dist(rng));
     return v;
+}
+
+/// max |a - b| / max |b| over two equally long vectors.
+inline double max_relative_difference(const std::vector<double>& a, const std::vector<double>& b)
+{
+    double diff = 0, scale = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        diff = std::max(diff, std::abs(a[i] - b[i]));
+        scale = std::max(scale, std::abs(b[i]));
+    }
+    return scale > 0 ? diff / scale : diff;
 }
 
 }  // namespace gpufem::test

@@ -76,10 +76,7 @@ FvErrorSums fv_errors(const Executor&, const ExprInstruction* program, const dou
     FvErrorSums sums;
     bool nan = false;
     for (long long c = 0; c < n; ++c) {
-        const double* x = centroid + 3 * c;
-        const double ue = (program ? evaluate_program(program, x[0], x[1], x[2]) : 0.0) + shift_exact;
-        const double uh = static_cast<double>(u[c]) + shift_u;
-        const double e = uh - ue;
+        const auto [ue, uh, e] = fv_cell_error(program, centroid, c, u, shift_u, shift_exact);
         if (exact) exact[c] = ue;
         if (error) error[c] = e;
         sums.volume += volume[c];

@@ -4,13 +4,13 @@
 #include "assembly/cuda/first_failure.hpp"
 #include "assembly/expression_kernels.hpp"
 #include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda/launch_shape.cuh"
 
 namespace gpufem::kernels::cuda {
 namespace {
 
-constexpr int block_size = 256;
-
-unsigned grid_for(long long n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
+using gpufem::cuda::block_size;
+using gpufem::cuda::grid_for;
 
 cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 

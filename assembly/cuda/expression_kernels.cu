@@ -9,14 +9,13 @@
 #include "assembly/cuda/abs_max.cuh"
 #include "assembly/cuda/first_failure.hpp"
 #include "linalg/cuda/device_buffer.hpp"
+#include "linalg/cuda/launch_shape.cuh"
 
 namespace gpufem::kernels::cuda {
 namespace {
 
-constexpr int block_size = 256;
-
-unsigned grid_for(long long n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
-
+using gpufem::cuda::block_size;
+using gpufem::cuda::grid_for;
 using gpufem::cuda::DeviceBuffer;
 using gpufem::cuda::FirstFailure;
 

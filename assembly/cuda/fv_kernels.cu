@@ -6,18 +6,16 @@
 #include "assembly/fv_kernels.hpp"
 #include "linalg/cuda/cuda_check.hpp"
 #include "linalg/cuda/device_buffer.hpp"
+#include "linalg/cuda/launch_shape.cuh"
 
 namespace gpufem::kernels::cuda {
 namespace {
 
+using gpufem::cuda::block_size;
+using gpufem::cuda::grid_for;
+using gpufem::cuda::thread_index;
 using gpufem::cuda::DeviceBuffer;
 using gpufem::cuda::FirstFailure;
-
-constexpr int block_size = 256;
-
-unsigned grid_for(long long n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
-
-__device__ long long thread_index() { return blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; }
 
 cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
@@ -98,10 +96,7 @@ __global__ void errors_kernel(const ExprInstruction* program, const double* __re
 {
     const long long c = thread_index();
     if (c >= n) return;
-    const double* x = centroid + 3 * c;
-    const double ue = (program ? evaluate_program(program, x[0], x[1], x[2]) : 0.0) + shift_exact;
-    const double uh = static_cast<double>(u[c]) + shift_u;
-    const double e = uh - ue;
+    const auto [ue, uh, e] = fv_cell_error(program, centroid, c, u, shift_u, shift_exact);
     if (exact) exact[c] = ue;
     if (error) error[c] = e;
     const double v = volume[c];
@@ -112,7 +107,6 @@ __global__ void errors_kernel(const ExprInstruction* program, const double* __re
     terms[4 * n + c] = v * ue * ue;
     terms[5 * n + c] = e;
 }
-
 
 }  // namespace
 

@@ -1,17 +1,15 @@
 #include "linalg/cuda/cuda_check.hpp"
 #include "linalg/cuda/device_buffer.hpp"
+#include "linalg/cuda/launch_shape.cuh"
 #include "mesh/cell_face_kernels.hpp"
 
 namespace gpufem::kernels::cuda {
 namespace {
 
+using gpufem::cuda::block_size;
+using gpufem::cuda::grid_for;
+using gpufem::cuda::thread_index;
 using gpufem::cuda::DeviceBuffer;
-
-constexpr int block_size = 256;
-
-unsigned grid_for(long long n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
-
-__device__ long long thread_index() { return blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; }
 
 __global__ void fill_kernel(long long n, index_type value, index_type* __restrict__ out)
 {

@@ -5,18 +5,16 @@
 
 #include "linalg/cuda/cuda_check.hpp"
 #include "linalg/cuda/device_buffer.hpp"
+#include "linalg/cuda/launch_shape.cuh"
 #include "mesh/lattice_kernels.hpp"
 
 namespace gpufem::kernels::cuda {
 namespace {
 
+using gpufem::cuda::block_size;
+using gpufem::cuda::grid_for;
+using gpufem::cuda::thread_index;
 using gpufem::cuda::DeviceBuffer;
-
-constexpr int block_size = 256;
-
-unsigned grid_for(long long n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
-
-__device__ long long thread_index() { return blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; }
 
 __global__ void mark_corners_kernel(const index_type* __restrict__ cells, long long num_cells,
                                     int nodes_per_cell, int corners, int* __restrict__ flags)

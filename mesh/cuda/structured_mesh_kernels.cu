@@ -1,12 +1,12 @@
 #include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda/launch_shape.cuh"
 #include "mesh/structured_grid.hpp"
 
 namespace gpufem::kernels::cuda {
 namespace {
 
-constexpr int block_size = 256;
-
-unsigned grid_for(long long n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
+using gpufem::cuda::block_size;
+using gpufem::cuda::grid_for;
 
 /// One thread per lattice point.
 __global__ void coordinates_kernel(StructuredGrid grid, double* __restrict__ coordinates)

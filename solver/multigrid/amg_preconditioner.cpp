@@ -133,11 +133,8 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
             phase_done(5);
             break;
         }
-        const double lambda = estimate_lambda_max(op, level->dinv, options.eigen_steps);
-        summary.lambda_max = lambda;
-        const double upper = chebyshev_margin * lambda;
-        level->smoother = std::make_unique<PolynomialSmoother<V>>(
-            op, level->dinv, upper, options.degree, options.smoother == AmgSmoother::jacobi);
+        summary.lambda_max = set_up_smoother(*level);
+        const double upper = chebyshev_margin * summary.lambda_max;
         summaries_.push_back(summary);
         phase_done(1);
         if (coarsest) {  // too large for a dense solve: smoothed only
@@ -183,6 +180,15 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
 }
 
 template <typename V>
+double AmgPreconditioner<V>::set_up_smoother(Level& level) const
+{
+    const double lambda = estimate_lambda_max(*level.op, level.dinv, options_.eigen_steps);
+    level.smoother = std::make_unique<PolynomialSmoother<V>>(*level.op, level.dinv, chebyshev_margin * lambda,
+                                                             options_.degree, options_.smoother == AmgSmoother::jacobi);
+    return lambda;
+}
+
+template <typename V>
 AmgPreconditioner<V>::~AmgPreconditioner() = default;
 
 template <typename V>
@@ -224,11 +230,8 @@ void AmgPreconditioner<V>::update_levels(const LinearOperator<V>& a, const Csr<V
             coarse_inverse_ = upload_as<V>(exec_, dense_inverse(*csr));
             break;
         }
-        const double lambda = estimate_lambda_max(op, level.dinv, options_.eigen_steps);
-        summaries_[l].lambda_max = lambda;
-        const double upper = chebyshev_margin * lambda;
-        level.smoother = std::make_unique<PolynomialSmoother<V>>(
-            op, level.dinv, upper, options_.degree, options_.smoother == AmgSmoother::jacobi);
+        summaries_[l].lambda_max = set_up_smoother(level);
+        const double upper = chebyshev_margin * summaries_[l].lambda_max;
         if (!level.prolongation) break;  // a coarsest level that is only smoothed
         if (static_cast<int>(l) >= given_levels_) {  // AMG: P from the kept aggregates, new values
             Csr<V> p = smoothed_prolongator(*csr, level.dinv, 4.0 / (3.0 * upper), aggregates_[l]);

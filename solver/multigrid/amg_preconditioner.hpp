@@ -86,6 +86,10 @@ private:
     struct Level;
     struct PhaseTimers;
     void cycle(std::size_t l, const Array<V>& b, Array<V>& x) const;
+    /// Estimates the largest eigenvalue of the level's D^-1 A and gives the level its smoother
+    /// (Chebyshev over [upper / 10, upper], upper = chebyshev_margin x the estimate, or
+    /// damped Jacobi); returns the estimate.
+    double set_up_smoother(Level& level) const;
     /// update's work (on failure update drops the levels).
     void update_levels(const LinearOperator<V>& a, const Csr<V>& matrix);
 

@@ -7,6 +7,7 @@
 
 #include "linalg/csr.hpp"
 #include "linalg/csr_kernels.hpp"
+#include "random_values.hpp"  // max_relative_difference
 
 namespace gpufem::test {
 
@@ -131,17 +132,6 @@ Csr<V> weighted_laplacian_3d(const ExecPtr& exec, int nx, int ny, int nz, unsign
             }
     return Csr<V>{n, n, Array<index_type>::from_host(exec, ptr),
                   Array<index_type>::from_host(exec, col), Array<V>::from_host(exec, val)};
-}
-
-/// max |a - b| / max |b| over two equally long vectors.
-inline double max_relative_difference(const std::vector<double>& a, const std::vector<double>& b)
-{
-    double diff = 0, scale = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        diff = std::max(diff, std::abs(a[i] - b[i]));
-        scale = std::max(scale, std::abs(b[i]));
-    }
-    return scale > 0 ? diff / scale : diff;
 }
 
 }  // namespace gpufem::test
