@@ -33,8 +33,8 @@ NodalErrors compute_errors(const Mesh& mesh, const Array<V>& u, const Expression
     result.norms.l2 = std::sqrt(sums.l2);
     result.norms.h1_semi = std::sqrt(sums.h1);
     result.norms.l2_exact = std::sqrt(sums.l2_exact);
-    result.exact = exact_values.to_host();
-    result.error = error.to_host();
+    result.exact = exact_values.to_host_vector();
+    result.error = error.to_host_vector();
     // An exact solution that is not finite somewhere gives no error norm: say where, rather
     // than report a norm of NaN (once shown as null with a relative error of 0).
     for (index_type i = 0; i < n; ++i)

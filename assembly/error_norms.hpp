@@ -4,6 +4,8 @@
 #include <span>
 #include <vector>
 
+#include "linalg/host_vector.hpp"
+
 #include "assembly/expression.hpp"
 #include "linalg/array.hpp"
 #include "mesh/mesh.hpp"
@@ -23,8 +25,8 @@ struct ErrorNorms {
 /// for the output).
 struct NodalErrors {
     ErrorNorms norms;
-    std::vector<double> exact;  ///< u(x_i)
-    std::vector<double> error;  ///< u_h,i - u(x_i)
+    HostVector<double> exact;  ///< u(x_i)
+    HostVector<double> error;  ///< u_h,i - u(x_i)
 };
 
 /// Integrates the errors cell by cell on the mesh's isoparametric order-k cells on u's

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "assembly/boundary_conditions.hpp"
 #include "assembly/element_data.hpp"
@@ -399,9 +400,11 @@ SolutionOutput FiniteVolumeDiscretisation<V>::solution_output(const Array<V>& u)
         sums = errors(shift_u, has_exact ? -sums.exact / sums.volume : 0.0);
     }
     SolutionOutput out;
-    const std::vector<V> uh = u.to_host();
-    std::vector<double> values(uh.size());
-    for (std::size_t i = 0; i < uh.size(); ++i) values[i] = static_cast<double>(uh[i]) + shift_u;
+    const HostVector<V> uh = u.to_host_vector();
+    HostVector<double> values(uh.size());
+    const long long count = static_cast<long long>(uh.size());
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < count; ++i) values[i] = static_cast<double>(uh[i]) + shift_u;
     out.cell_fields.push_back({"u", std::move(values)});
     if (!has_exact) return out;
     ErrorNorms norms;
@@ -410,8 +413,8 @@ SolutionOutput FiniteVolumeDiscretisation<V>::solution_output(const Array<V>& u)
     norms.max_nodal = sums.max_error;
     norms.h1_semi = std::numeric_limits<double>::quiet_NaN();
     out.errors = norms;
-    out.cell_fields.push_back({"u_exact", exact.to_host()});
-    out.cell_fields.push_back({"error", error.to_host()});
+    out.cell_fields.push_back({"u_exact", exact.to_host_vector()});
+    out.cell_fields.push_back({"error", error.to_host_vector()});
     return out;
 }
 

@@ -61,11 +61,11 @@ template <typename V>
 SolutionOutput LagrangeDiscretisation<V>::solution_output(const Array<V>& u) const
 {
     SolutionOutput out;
-    std::vector<V> uh = u.to_host();
+    HostVector<V> uh = u.to_host_vector();
     if constexpr (std::is_same_v<V, double>)
         out.point_fields.push_back({"u", std::move(uh)});  // no second host copy
     else
-        out.point_fields.push_back({"u", std::vector<double>(uh.begin(), uh.end())});
+        out.point_fields.push_back({"u", HostVector<double>(uh.begin(), uh.end())});
     if (problem_.exact.empty()) return out;
     NodalErrors errors = compute_errors(mesh_, u, Expression(problem_.exact));
     out.errors = errors.norms;

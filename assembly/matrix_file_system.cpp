@@ -112,7 +112,7 @@ SolutionOutput ExternalSystemDiscretisation<V>::solution_output(const Array<V>& 
 {
     SolutionOutput out;
     const std::vector<V> uh = u.to_host();
-    out.point_fields.push_back({"u", std::vector<double>(uh.begin(), uh.end())});
+    out.point_fields.push_back({"u", HostVector<double>(uh.begin(), uh.end())});
     if (!system_->rhs_file.empty()) return out;
     ErrorNorms norms;
     double sum = 0, largest = 0;

@@ -23,6 +23,7 @@ void* malloc(int, std::size_t) { no_cuda(); }
 void free(int, void*) noexcept {}
 void memcpy_to_device(void*, const void*, std::size_t, void*) { no_cuda(); }
 void memcpy_to_host(void*, const void*, std::size_t, void*) { no_cuda(); }
+void prepare_host_copies(int) { no_cuda(); }
 void memcpy_device(void*, const void*, std::size_t, void*) { no_cuda(); }
 void memset_zero(void*, std::size_t, void*) { no_cuda(); }
 void memory_info(int, std::size_t&, std::size_t&) { no_cuda(); }

@@ -61,6 +61,7 @@ std::shared_ptr<const Executor> Executor::create_cuda(int device)
             fmt::format("CUDA device {} requested but {} device(s) are present", device, count));
     }
     void* stream = cuda::create_stream(device);
+    cuda::prepare_host_copies(device);
     return std::shared_ptr<const Executor>(new Executor(
         Backend::cuda, device, cuda::device_name(device), stream, cuda::multiprocessor_count(device)));
 }

@@ -16,7 +16,7 @@ void set_host_threads(int n);
 /// 2-core machine. libgomp reads the policy only when it is loaded, so when the user has not
 /// set OMP_WAIT_POLICY this sets it and executes the program again (/proc/self/exe, the same
 /// arguments and environment); returns if that is impossible (then the runtime's default
-/// stays). Call first thing in main.
+/// stays). Call before anything with effects outside the process (files, other processes).
 void ensure_passive_thread_wait(char** argv);
 
 }  // namespace gpufem

@@ -8,9 +8,11 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
@@ -88,9 +90,17 @@ private:
     std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
-/// Writes values to a channel: the sending side of the transfer_* functions.
+/// Collects bytes instead of writing them (a request kept to compare with a later one).
+struct ByteSink {
+    std::string bytes;
+    void write_bytes(const void* data, std::size_t count) { bytes.append(static_cast<const char*>(data), count); }
+};
+
+/// Writes values to a channel (a Channel or a ByteSink): the sending side of the transfer_*
+/// functions.
+template <typename Out>
 struct Sender {
-    Channel& channel;
+    Out& channel;
     template <typename T>
     void value(const T& v)
     {
@@ -196,6 +206,17 @@ void transfer_mesh(Io& io, MeshT& mesh)
 /// A file descriptor closed on scope exit.
 struct OwnedFd {
     int fd = -1;
+    OwnedFd() = default;
+    explicit OwnedFd(int owned) : fd(owned) {}
+    OwnedFd(OwnedFd&& other) noexcept : fd(std::exchange(other.fd, -1)) {}
+    OwnedFd& operator=(OwnedFd&& other) noexcept
+    {
+        if (this != &other) {
+            reset();
+            fd = std::exchange(other.fd, -1);
+        }
+        return *this;
+    }
     ~OwnedFd() { reset(); }
     void reset()
     {
@@ -204,9 +225,107 @@ struct OwnedFd {
     }
 };
 
+/// A started worker: its process and our ends of its two pipes. Destroyed unused, it closes
+/// the request pipe (the worker reads no request and exits) and reaps the process.
+struct WorkerProcess {
+    std::string executable;
+    pid_t pid = -1;
+    OwnedFd request_write;
+    OwnedFd reply_read;
+    std::string request;  ///< the request already sent (request_bytes), or ""
+    bool sent = false;    ///< whether all of it was written
+
+    WorkerProcess() = default;
+    WorkerProcess(WorkerProcess&& other) noexcept
+        : executable(std::move(other.executable)), pid(std::exchange(other.pid, -1)),
+          request_write(std::move(other.request_write)), reply_read(std::move(other.reply_read)),
+          request(std::move(other.request)), sent(other.sent)
+    {
+    }
+    WorkerProcess& operator=(WorkerProcess&& other) noexcept
+    {
+        if (this != &other) {
+            end();
+            executable = std::move(other.executable);
+            pid = std::exchange(other.pid, -1);
+            request_write = std::move(other.request_write);
+            reply_read = std::move(other.reply_read);
+            request = std::move(other.request);
+            sent = other.sent;
+        }
+        return *this;
+    }
+    ~WorkerProcess() { end(); }
+    /// Stops the process, if any (its reply is not wanted: a worker meshing a request it was
+    /// sent is killed rather than waited for), closes the pipes and reaps it.
+    void end()
+    {
+        if (pid > 0 && sent) ::kill(pid, SIGKILL);
+        request_write.reset();
+        reply_read.reset();
+        if (pid > 0) wait();
+    }
+    /// Waits for the process to end; returns its status.
+    int wait()
+    {
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        pid = -1;
+        return status;
+    }
+};
+
+/// "the mesh worker (<executable> --mesh-worker)", for messages.
+std::string worker_name(const std::string& executable)
+{
+    return "the mesh worker (" + executable + " " + mesh_worker_argument + ")";
+}
+
+/// Starts `executable` as a mesh worker, its standard input and output on two new pipes.
+WorkerProcess spawn_worker(const std::string& executable)
+{
+    const std::string what = worker_name(executable);
+    int to_worker[2], from_worker[2];
+    if (::pipe2(to_worker, O_CLOEXEC) != 0)
+        throw MeshSourceError(what + ": cannot create a pipe: " + std::strerror(errno));
+    OwnedFd request_read{to_worker[0]}, request_write{to_worker[1]};
+    if (::pipe2(from_worker, O_CLOEXEC) != 0)
+        throw MeshSourceError(what + ": cannot create a pipe: " + std::strerror(errno));
+    OwnedFd reply_read{from_worker[0]}, reply_write{from_worker[1]};
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, request_read.fd, STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, reply_write.fd, STDOUT_FILENO);
+    std::string argument = mesh_worker_argument;
+    std::string program = executable;
+    char* argv[] = {program.data(), argument.data(), nullptr};
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0)
+        throw MeshSourceError(what + " could not be started: " + std::strerror(spawned));
+    WorkerProcess worker;
+    worker.executable = executable;
+    worker.pid = pid;
+    worker.request_write = std::move(request_write);
+    worker.reply_read = std::move(reply_read);
+    return worker;
+}
+
+/// The request's bytes as transfer_spec sends them.
+std::string request_bytes(const MeshSpec& spec, int threads)
+{
+    ByteSink sink;
+    Sender sender{sink};
+    transfer_spec(sender, spec, threads);
+    return std::move(sink.bytes);
+}
+
 /// Writes the request with SIGPIPE blocked (a worker that died early must give an error, not
 /// end gpufem), then consumes a SIGPIPE raised meanwhile.
-bool write_request(int fd, const MeshSpec& spec, int threads)
+bool write_request(int fd, const std::string& request)
 {
     sigset_t pipe_signal, previous;
     sigemptyset(&pipe_signal);
@@ -215,8 +334,7 @@ bool write_request(int fd, const MeshSpec& spec, int threads)
     bool written = true;
     try {
         Channel out(fd);
-        Sender sender{out};
-        transfer_spec(sender, spec, threads);
+        out.write_bytes(request.data(), request.size());
     } catch (const ChannelClosed&) {
         written = false;
     }
@@ -246,16 +364,49 @@ std::string describe_exit(int status)
     return "ended abnormally";
 }
 
-/// The executable load_mesh_isolated starts ("" = none), and its lock.
+/// The executable load_mesh_isolated starts ("" = none), a worker started ahead of its
+/// request (prestart_mesh_worker), and their lock.
 std::mutex worker_mutex;
 std::string worker_executable;
+std::optional<WorkerProcess> prestarted_worker;
+
+/// The prestarted worker if it runs `executable` and was sent `request` (else none: pid -1;
+/// a prestarted worker with another request is ended).
+WorkerProcess take_prestarted_worker(const std::string& executable, const std::string& request)
+{
+    std::optional<WorkerProcess> taken;
+    {
+        const std::lock_guard lock(worker_mutex);
+        if (prestarted_worker) taken.emplace(std::move(*prestarted_worker));
+        prestarted_worker.reset();
+    }
+    if (!taken || taken->executable != executable || taken->request != request) return {};
+    return std::move(*taken);
+}
 
 }  // namespace
 
-void set_mesh_worker(const std::string& executable)
+void prestart_mesh_worker(const MeshSpec& spec)
 {
     const std::lock_guard lock(worker_mutex);
+    if (worker_executable.empty() || !mesh_needs_gmsh(spec) || prestarted_worker) return;
+    try {
+        WorkerProcess worker = spawn_worker(worker_executable);
+        worker.request = request_bytes(spec, host_threads());
+        worker.sent = write_request(worker.request_write.fd, worker.request);
+        worker.request_write.reset();
+        prestarted_worker.emplace(std::move(worker));
+    } catch (const MeshSourceError&) {
+        // The load starts its own worker and reports the failure there.
+    }
+}
+
+void set_mesh_worker(const std::string& executable)
+{
+    std::optional<WorkerProcess> ended;  // ended outside the lock
+    const std::lock_guard lock(worker_mutex);
     worker_executable = executable;
+    if (prestarted_worker && prestarted_worker->executable != executable) ended.swap(prestarted_worker);
 }
 
 Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device)
@@ -271,32 +422,17 @@ Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device)
 
 Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads)
 {
-    const std::string what = "the mesh worker (" + executable + " " + mesh_worker_argument + ")";
-    int to_worker[2], from_worker[2];
-    if (::pipe2(to_worker, O_CLOEXEC) != 0)
-        throw MeshSourceError(what + ": cannot create a pipe: " + std::strerror(errno));
-    OwnedFd request_read{to_worker[0]}, request_write{to_worker[1]};
-    if (::pipe2(from_worker, O_CLOEXEC) != 0)
-        throw MeshSourceError(what + ": cannot create a pipe: " + std::strerror(errno));
-    OwnedFd reply_read{from_worker[0]}, reply_write{from_worker[1]};
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, request_read.fd, STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, reply_write.fd, STDOUT_FILENO);
-    std::string argument = mesh_worker_argument;
-    std::string program = executable;
-    char* argv[] = {program.data(), argument.data(), nullptr};
-    pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0)
-        throw MeshSourceError(what + " could not be started: " + std::strerror(spawned));
-    request_read.reset();
-    reply_write.reset();
-
-    const bool sent = write_request(request_write.fd, spec, threads);
-    request_write.reset();
+    const std::string what = worker_name(executable);
+    const std::string request = request_bytes(spec, threads);
+    WorkerProcess worker = take_prestarted_worker(executable, request);
+    if (worker.pid <= 0) {
+        worker = spawn_worker(executable);
+        worker.sent = write_request(worker.request_write.fd, request);
+        worker.request_write.reset();
+    }
+    const pid_t pid = worker.pid;
+    const bool sent = worker.sent;
+    OwnedFd reply_read = std::move(worker.reply_read);
     WorkerReply reply = WorkerReply::error;
     std::string message;
     Mesh mesh;
@@ -323,9 +459,7 @@ Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, in
         }
     }
     reply_read.reset();
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    const int status = worker.wait();
     const std::string name = spec.kind == MeshSpec::Kind::shape ? "shape " + spec.shape
                                                                 : "'" + spec.path + "'";
     if (timed_out) {

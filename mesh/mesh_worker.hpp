@@ -21,8 +21,18 @@ namespace gpufem {
 inline constexpr const char* mesh_worker_argument = "--mesh-worker";
 
 /// Sets the executable that load_mesh_isolated starts as its worker ("" = none: meshes are
-/// loaded in this process). gpufem's main sets its own (/proc/self/exe).
+/// loaded in this process). gpufem's main sets its own (/proc/self/exe). A prestarted worker
+/// of another executable is ended.
 void set_mesh_worker(const std::string& executable);
+
+/// Starts meshing spec in a worker now, for a later load_mesh_isolated of the same spec, when
+/// that will need one (a worker is set and the mesh goes through Gmsh): the worker's start
+/// (mostly loading Gmsh's libraries, ~0.1 s) and Gmsh's meshing overlap the caller's own
+/// start-up (e.g. creating the CUDA context). The next load of that spec (with the host's
+/// threads) takes its reply; a load of another spec ends it and starts its own, as does
+/// set_mesh_worker; unused, it is ended at exit. A worker that cannot be started is reported
+/// by the load.
+void prestart_mesh_worker(const MeshSpec& spec);
 
 /// load_mesh(spec, device): the Gmsh part (load_gmsh_mesh) in a worker (with the host's
 /// threads) when one is set and the mesh goes through Gmsh (mesh_needs_gmsh), the rest

@@ -4,11 +4,14 @@
 #include <filesystem>
 #include <memory>
 #include <functional>
+#include <initializer_list>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "linalg/named_enum.hpp"
+#include "linalg/host_vector.hpp"
 #include "mesh/mesh.hpp"
 
 #include "mesh/vtu_lz4_writer.hpp"
@@ -18,7 +21,21 @@ namespace gpufem {
 /// A named field with one value per node (point data) or per cell (cell data).
 struct MeshField {
     std::string name;
-    std::vector<double> values;
+    HostVector<double> values;
+
+    MeshField(std::string field_name, HostVector<double> field_values)
+        : name(std::move(field_name)), values(std::move(field_values))
+    {
+    }
+    /// The values copied.
+    MeshField(std::string field_name, const std::vector<double>& field_values)
+        : name(std::move(field_name)), values(field_values.begin(), field_values.end())
+    {
+    }
+    MeshField(std::string field_name, std::initializer_list<double> field_values)
+        : name(std::move(field_name)), values(field_values)
+    {
+    }
 };
 
 /// How the arrays of a .vtu file are compressed (every mode is read by VTK and ParaView).

@@ -69,7 +69,9 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                        {"errors", r.time_errors},
                        {"output", r.time_output},
                        {"export", r.time_export},
-                       {"total", total}};
+                       {"total", total},
+                       {"startup", r.time_startup},
+                       {"wall", r.time_wall}};
     if (spec.matrix)  // an external system's solution is a Matrix Market vector
         report["output"] = {{"solution_mtx", spec.output.write_solution}, {"solution_mtx_bytes", r.solution_file_bytes}};
     else

@@ -1,6 +1,7 @@
 #pragma once
 // `gpufem run` on one case: the pipeline's stages (pipeline.hpp) with their account in a
 // RunRecord, then result.vtu, report.json and spmv_timings.csv.
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -26,6 +27,9 @@ struct RunOptions {
     /// --export-matrix: also write A.mtx, b.mtx (the assembled system after the boundary
     /// conditions, original numbering) and x.mtx (the solution) here ("" = not).
     std::filesystem::path export_matrix_dir;
+    /// When the program started (main() sets it): report.json's startup and wall times count
+    /// from here.
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
 /// The folder outputs go to: options.output_dir, or <case folder>/<case name>.

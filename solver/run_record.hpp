@@ -55,6 +55,11 @@ struct RunRecord {
     double time_preconditioner_setup = 0;  ///< of time_solve: the preconditioner's setup
     double time_errors = 0;
     double time_output = 0;
+    /// From main() to the mesh phase: reading the case, making the executor (on CUDA, the
+    /// context), starting Gmsh's worker; not the loading of the program before main().
+    double time_startup = 0;
+    /// From main() to writing report.json: startup, every phase and what lies between them.
+    double time_wall = 0;
     std::uintmax_t solution_file_bytes = 0;  ///< result.vtu, or a matrix case's solution.mtx (0: not written)
     // solve
     SolveResult solve;

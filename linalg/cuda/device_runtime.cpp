@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <mutex>
 
 #include <cuda_runtime.h>
@@ -84,23 +85,57 @@ void memcpy_to_device(void* dst, const void* src, std::size_t bytes, void* strea
 
 namespace {
 
-/// Copies of at least this many bytes to the host go through staging_buffers.
-constexpr std::size_t staged_copy_bytes = std::size_t{64} << 20;
+/// Copies of at least this many bytes to the host go through staging_buffers (below, the
+/// driver's pageable copy is as fast).
+constexpr std::size_t staged_copy_min_bytes = std::size_t{1} << 20;
+/// Size of each staging buffer, and of the chunks a staged copy moves through them: small
+/// enough that the host copy of one chunk overlaps the transfer of the next on copies of a
+/// few tens of MB (a mesh's cells, a solution), large enough for the full PCIe rate.
+constexpr std::size_t staging_chunk_bytes = std::size_t{16} << 20;
 
-/// Two pinned host buffers of staged_copy_bytes with an event each, made on first use and
-/// kept for the process (one copy through them at a time).
+/// Two pinned host buffers of staging_chunk_bytes with an event each, kept for the process
+/// (one copy through them at a time). Pinning costs milliseconds, so prepare_host_copies
+/// starts it in the background when the executor's stream is made; the first copy waits for it.
 struct StagingBuffers {
     std::mutex mutex;
+    std::future<void> pinning;  ///< the background pinning, if started and not yet awaited
     void* buffer[2] = {nullptr, nullptr};
     cudaEvent_t ready[2] = {nullptr, nullptr};
 
+    /// Pins the buffers (on the calling thread); device: the one whose events they use. Sets
+    /// nothing unless all four succeed.
+    void pin(int device)
+    {
+        GPUFEM_CUDA_CHECK(cudaSetDevice(device));
+        void* pinned[2] = {nullptr, nullptr};
+        cudaEvent_t events[2] = {nullptr, nullptr};
+        cudaError_t err = cudaSuccess;
+        for (int b = 0; b < 2 && err == cudaSuccess; ++b) {
+            err = cudaHostAlloc(&pinned[b], staging_chunk_bytes, cudaHostAllocPortable);
+            if (err == cudaSuccess) err = cudaEventCreateWithFlags(&events[b], cudaEventDisableTiming);
+        }
+        if (err != cudaSuccess) {
+            for (int b = 0; b < 2; ++b) {
+                if (pinned[b]) cudaFreeHost(pinned[b]);
+                if (events[b]) cudaEventDestroy(events[b]);
+            }
+            GPUFEM_CUDA_CHECK(err);
+        }
+        for (int b = 0; b < 2; ++b) {
+            buffer[b] = pinned[b];
+            ready[b] = events[b];
+        }
+    }
+
+    /// Ready buffers (called with the mutex held): waits for the background pinning, or pins
+    /// now. A failure of the background pinning is reported here.
     void make()
     {
+        if (pinning.valid()) pinning.get();
         if (buffer[0]) return;
-        for (int b = 0; b < 2; ++b) {
-            GPUFEM_CUDA_CHECK(cudaMallocHost(&buffer[b], staged_copy_bytes));
-            GPUFEM_CUDA_CHECK(cudaEventCreateWithFlags(&ready[b], cudaEventDisableTiming));
-        }
+        int device = 0;
+        GPUFEM_CUDA_CHECK(cudaGetDevice(&device));
+        pin(device);
     }
 };
 
@@ -125,10 +160,18 @@ void parallel_memcpy(char* dst, const char* src, std::size_t bytes)
 
 }  // namespace
 
+void prepare_host_copies(int device)
+{
+    StagingBuffers& staging = staging_buffers();
+    const std::lock_guard lock(staging.mutex);
+    if (staging.buffer[0] || staging.pinning.valid()) return;
+    staging.pinning = std::async(std::launch::async, [&staging, device] { staging.pin(device); });
+}
+
 void memcpy_to_host(void* dst, const void* src, std::size_t bytes, void* stream)
 {
     auto s = static_cast<cudaStream_t>(stream);
-    if (bytes < staged_copy_bytes) {
+    if (bytes < staged_copy_min_bytes) {
         GPUFEM_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
         GPUFEM_CUDA_CHECK(cudaStreamSynchronize(s));
         return;
@@ -142,18 +185,18 @@ void memcpy_to_host(void* dst, const void* src, std::size_t bytes, void* stream)
     staging.make();
     auto* out = static_cast<char*>(dst);
     const auto* in = static_cast<const char*>(src);
-    const std::size_t chunks = (bytes + staged_copy_bytes - 1) / staged_copy_bytes;
-    const auto length = [&](std::size_t i) { return std::min(staged_copy_bytes, bytes - i * staged_copy_bytes); };
+    const std::size_t chunks = (bytes + staging_chunk_bytes - 1) / staging_chunk_bytes;
+    const auto length = [&](std::size_t i) { return std::min(staging_chunk_bytes, bytes - i * staging_chunk_bytes); };
     for (std::size_t i = 0; i <= chunks; ++i) {
         if (i < chunks) {
-            GPUFEM_CUDA_CHECK(cudaMemcpyAsync(staging.buffer[i % 2], in + i * staged_copy_bytes,
+            GPUFEM_CUDA_CHECK(cudaMemcpyAsync(staging.buffer[i % 2], in + i * staging_chunk_bytes,
                                               length(i), cudaMemcpyDeviceToHost, s));
             GPUFEM_CUDA_CHECK(cudaEventRecord(staging.ready[i % 2], s));
         }
         if (i > 0) {
             const std::size_t previous = i - 1;
             GPUFEM_CUDA_CHECK(cudaEventSynchronize(staging.ready[previous % 2]));
-            parallel_memcpy(out + previous * staged_copy_bytes,
+            parallel_memcpy(out + previous * staging_chunk_bytes,
                             static_cast<const char*>(staging.buffer[previous % 2]), length(previous));
         }
     }

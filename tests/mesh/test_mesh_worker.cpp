@@ -6,10 +6,14 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 
+#include "linalg/host_threads.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_worker.hpp"
 #include "tests/mesh/mesh_test_support.hpp"
@@ -29,13 +33,20 @@ std::string fake_worker(const test::TempFolder& folder, const std::string& body)
     return path.string();
 }
 
-/// The message of the MeshSourceError that meshing with this worker throws.
-std::string worker_error(const std::string& executable, double time_limit = 60)
+/// The request the tests send: a .geo file (which no fake worker reads).
+MeshSpec part_geo(double time_limit = 60)
 {
     MeshSpec spec;
     spec.kind = MeshSpec::Kind::geo;
     spec.path = "part.geo";
     spec.time_limit = time_limit;
+    return spec;
+}
+
+/// The message of the MeshSourceError that meshing with this worker throws.
+std::string worker_error(const std::string& executable, double time_limit = 60)
+{
+    const MeshSpec spec = part_geo(time_limit);
     try {
         load_mesh_in_worker(spec, executable, 1);
     } catch (const MeshSourceError& error) {
@@ -82,6 +93,74 @@ TEST(MeshWorker, HangingWorkerIsStoppedAtTheTimeLimit)
     EXPECT_NE(message.find("'part.geo'"), std::string::npos) << message;
     EXPECT_NE(message.find("mesh.time_limit (0.5 s)"), std::string::npos) << message;
     EXPECT_LT(seconds, 10.0);
+}
+
+/// The lines of a text file ("" lines dropped).
+std::vector<std::string> lines_of(const std::filesystem::path& path)
+{
+    std::ifstream file(path);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(file, line);)
+        if (!line.empty()) lines.push_back(line);
+    return lines;
+}
+
+TEST(MeshWorker, PrestartedWorkerServesTheNextLoadOfItsSpec)
+{
+    test::TempFolder folder;
+    const auto log = folder / "requests.txt";
+    // Each worker writes the length of the request it read, then ends without a mesh.
+    const std::string worker = fake_worker(folder, "wc -c | tr -d ' ' >> '" + log.string() + "'; exit 3");
+    const MeshSpec spec = part_geo();
+    set_mesh_worker(worker);
+    prestart_mesh_worker(spec);
+    prestart_mesh_worker(spec);  // one is kept: the second call does nothing
+    const auto load_message = [&](const MeshSpec& s) {
+        try {
+            load_mesh_in_worker(s, worker, host_threads());
+        } catch (const MeshSourceError& error) {
+            return std::string(error.what());
+        }
+        return std::string();
+    };
+    const std::string message = load_message(spec);
+    EXPECT_NE(message.find("exit code 3"), std::string::npos) << message;
+    const std::vector<std::string> first = lines_of(log);
+    ASSERT_EQ(first.size(), 1u);  // the load took the prestarted worker's reply
+
+    // A load of another spec does not take the prestarted worker's reply: it starts its own
+    // (whose request is 6 bytes longer) and the prestarted one is stopped.
+    prestart_mesh_worker(spec);
+    MeshSpec other = spec;
+    other.path = "other_part.geo";
+    EXPECT_NE(load_message(other).find("exit code 3"), std::string::npos);
+    const std::vector<std::string> all = lines_of(log);
+    ASSERT_GE(all.size(), 2u);
+    EXPECT_EQ(std::stoi(all.back()), std::stoi(first[0]) + 6);
+    set_mesh_worker("");
+}
+
+TEST(MeshWorker, UnusedPrestartedWorkerIsStopped)
+{
+    // A prestarted worker (meshing its request) whose reply is not wanted is killed and reaped,
+    // not waited for.
+    test::TempFolder folder;
+    const auto log = folder / "pid.txt";
+    const std::string worker = fake_worker(folder, "echo $$ > '" + log.string() + "'; exec sleep 30");
+    const MeshSpec spec = part_geo();
+    set_mesh_worker(worker);
+    prestart_mesh_worker(spec);
+    std::vector<std::string> lines;
+    for (int i = 0; i < 500 && lines.empty(); ++i) {  // until the script has started
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        lines = lines_of(log);
+    }
+    ASSERT_EQ(lines.size(), 1u);
+    const auto start = std::chrono::steady_clock::now();
+    set_mesh_worker("");
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+    const pid_t pid = std::stoi(lines[0]);
+    EXPECT_NE(::kill(pid, 0), 0);  // reaped: no such process
 }
 
 }  // namespace
