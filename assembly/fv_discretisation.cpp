@@ -54,6 +54,7 @@ struct FiniteVolumeDiscretisation<V>::State {
     ExecPtr exec;
     CellFaces faces;
     Array<index_type> own_cells;
+    Array<std::uint8_t> cell_types;  ///< mixed meshes: each cell's type, on the executor
     Array<double> own_coordinates;
     Array<double> centroid, volume, kappa, source;
     Array<ExprInstruction> programs;
@@ -160,11 +161,15 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
     }
     view.num_cells = n;
     view.nodes_per_cell = mesh.nodes_per_cell;
-    view.corners = element_node_count(mesh.cell_type);
     view.dim = element_dimension(mesh.cell_type);
     view.faces_per_cell = s->faces.faces_per_cell;
-    for (int f = 0; f < view.faces_per_cell; ++f)
-        for (int k = 0; k < 4; ++k) view.face_corners[f][k] = s->faces.local_faces[f][k];
+    view.shapes = cell_shapes();
+    view.cell_type = mesh.cell_type;
+    if (mesh.is_mixed()) {
+        s->cell_types = Array<std::uint8_t>::from_host(
+            exec, std::span<const std::uint8_t>(mesh.cell_types.data(), mesh.cell_types.size()));
+        view.cell_types = s->cell_types.data();
+    }
     view.neighbour = s->faces.neighbour.data();
     view.group = s->faces.group.data();
     s->centroid = Array<double>(exec, 3 * static_cast<std::size_t>(n));
@@ -180,7 +185,7 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
     if (!(s->report.max_nonorthogonality < 89.0))
         throw std::runtime_error(fmt::format(
             "mesh {}: a face's normal and the line between its cells' centroids are {:.1f} degrees "
-            "apart (at most 89 for finite volumes): the cells are too distorted", mesh.source,
+            "apart (at most 89 for finite volumes): the cells are too distorted, or overlap", mesh.source,
             s->report.max_nonorthogonality));
     s->times.geometry = seconds_since(start);
 

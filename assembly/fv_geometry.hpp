@@ -18,19 +18,21 @@
 #include "assembly/expression_program.hpp"
 #include "linalg/host_device.hpp"
 #include "linalg/types.hpp"
+#include "mesh/cell_shapes.hpp"
 
 namespace gpufem {
 
 /// A mesh as the finite-volume kernels read it (arrays on the kernels' executor).
 struct FvMeshView {
     const double* coordinates = nullptr;  ///< 3 per node
-    const index_type* cells = nullptr;    ///< nodes_per_cell per cell; the first `corners` used
+    const index_type* cells = nullptr;    ///< nodes_per_cell per cell; a cell's corners first
     long long num_cells = 0;
     int nodes_per_cell = 0;
-    int corners = 0;         ///< vertices of a cell (3, 4 or 8)
     int dim = 2;             ///< 2 or 3
-    int faces_per_cell = 0;  ///< 3, 4 or 6
-    int face_corners[6][4] = {};          ///< local corners of each face (-1 pads)
+    int faces_per_cell = 0;  ///< face slots per cell: the most faces of any cell (3 to 6)
+    CellShapes shapes;       ///< corners and faces of every cell type
+    const std::uint8_t* cell_types = nullptr;  ///< each cell's ElementType number, or null:
+    ElementType cell_type = ElementType::triangle;  ///< every cell's type
     const index_type* neighbour = nullptr;  ///< per slot c * faces_per_cell + f, or -1
     const int* group = nullptr;           ///< per slot: boundary group index, or -1
     const double* centroid = nullptr;     ///< 3 per cell (after fv_cell_geometry)
@@ -66,6 +68,12 @@ struct FvProblemView {
     double limit = 1.0;
 };
 
+/// The corners and faces of cell c (its faces are slots 0 to faces - 1).
+GPUFEM_HOST_DEVICE inline const CellShape& fv_shape(const FvMeshView& mesh, long long c)
+{
+    return shape_of_cell(mesh.shapes, mesh.cell_types, mesh.cell_type, c);
+}
+
 /// Corner k of cell c.
 GPUFEM_HOST_DEVICE inline void fv_corner(const FvMeshView& mesh, long long c, int k, double* x)
 {
@@ -92,7 +100,7 @@ GPUFEM_HOST_DEVICE inline void fv_cross(const double* a, const double* b, double
 GPUFEM_HOST_DEVICE inline void fv_face_raw(const FvMeshView& mesh, long long c, int f, double* area,
                                            double* centre)
 {
-    const int* local = mesh.face_corners[f];
+    const int* local = fv_shape(mesh, c).face_corners[f];
     double p[4][3];
     const int n = mesh.dim == 2 ? 2 : (local[3] >= 0 ? 4 : 3);
     for (int k = 0; k < n; ++k) fv_corner(mesh, c, local[k], p[k]);
@@ -150,16 +158,17 @@ GPUFEM_HOST_DEVICE inline void fv_face_raw(const FvMeshView& mesh, long long c, 
 GPUFEM_HOST_DEVICE inline void fv_cell_shape(const FvMeshView& mesh, long long c, double* centroid,
                                              double& volume)
 {
+    const CellShape& shape = fv_shape(mesh, c);
     double apex[3] = {0, 0, 0};
-    for (int k = 0; k < mesh.corners; ++k) {
+    for (int k = 0; k < shape.corners; ++k) {
         double x[3];
         fv_corner(mesh, c, k, x);
-        for (int a = 0; a < 3; ++a) apex[a] += x[a] / mesh.corners;
+        for (int a = 0; a < 3; ++a) apex[a] += x[a] / shape.corners;
     }
     const double to_centre = mesh.dim == 2 ? 2.0 / 3.0 : 0.75;
     volume = 0.0;
     double weighted[3] = {0, 0, 0};
-    for (int f = 0; f < mesh.faces_per_cell; ++f) {
+    for (int f = 0, faces = fv_shape(mesh, c).faces; f < faces; ++f) {
         double area[3], centre[3], r[3];
         fv_face_raw(mesh, c, f, area, centre);
         for (int a = 0; a < 3; ++a) r[a] = centre[a] - apex[a];
@@ -310,7 +319,7 @@ GPUFEM_HOST_DEVICE inline int fv_row(const FvMeshView& mesh, const FvProblemView
     cols[0] = static_cast<index_type>(c);
     values[0] = 0.0;
     rhs = problem.source[c] * mesh.volume[c];
-    for (int f = 0; f < mesh.faces_per_cell; ++f) {
+    for (int f = 0, faces = fv_shape(mesh, c).faces; f < faces; ++f) {
         const FvFaceTerms terms = fv_face_terms(mesh, problem, c, f);
         values[0] += terms.diagonal;
         rhs += terms.rhs;
@@ -385,23 +394,24 @@ GPUFEM_HOST_DEVICE inline V fv_corrected_row_rhs(const FvMeshView& mesh, const F
 {
     if (c == problem.pinned) return V(0);
     double correction = 0.0;
-    for (int f = 0; f < mesh.faces_per_cell; ++f) correction += fv_face_correction(mesh, problem, c, f, gradient, u);
+    for (int f = 0, faces = fv_shape(mesh, c).faces; f < faces; ++f) correction += fv_face_correction(mesh, problem, c, f, gradient, u);
     return static_cast<V>(static_cast<double>(base[c]) + correction);
 }
 
 /// The outward fluxes of u through the faces of cell c into flux[c * faces_per_cell + f],
-/// with the corrections when gradient is not null.
+/// with the corrections when gradient is not null; 0 in the slots past the cell's faces.
 template <typename V>
 GPUFEM_HOST_DEVICE inline void fv_cell_fluxes(const FvMeshView& mesh, const FvProblemView& problem, long long c,
                                               const V* u, const double* gradient, double* flux)
 {
-    for (int f = 0; f < mesh.faces_per_cell; ++f) {
+    for (int f = 0, faces = fv_shape(mesh, c).faces; f < faces; ++f) {
         const FvFaceTerms terms = fv_face_terms(mesh, problem, c, f);
         double out = terms.diagonal * static_cast<double>(u[c]) - terms.rhs;
         if (gradient != nullptr) out -= fv_face_correction(mesh, problem, c, f, gradient, u);
         if (terms.neighbour >= 0) out += terms.off * static_cast<double>(u[terms.neighbour]);
         flux[c * mesh.faces_per_cell + f] = out;
     }
+    for (int f = fv_shape(mesh, c).faces; f < mesh.faces_per_cell; ++f) flux[c * mesh.faces_per_cell + f] = 0.0;
 }
 
 /// The least-squares gradient of u in cell c (weights 1 / |d|^2) from its neighbours, its
@@ -415,7 +425,7 @@ GPUFEM_HOST_DEVICE inline void fv_cell_gradient(const FvMeshView& mesh, const Fv
     double m[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, r[3] = {0, 0, 0};
     const double* xp = mesh.centroid + 3 * c;
     const double up = static_cast<double>(u[c]);
-    for (int f = 0; f < mesh.faces_per_cell; ++f) {
+    for (int f = 0, faces = fv_shape(mesh, c).faces; f < faces; ++f) {
         const long long slot = c * mesh.faces_per_cell + f;
         const index_type n = mesh.neighbour[slot];
         double d[3], du;

@@ -15,6 +15,11 @@ template <typename V>
 LagrangeDiscretisation<V>::LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem)
     : mesh_(mesh), problem_(problem)
 {
+    if (mesh.is_mixed() || mesh.cell_type == ElementType::prism || mesh.cell_type == ElementType::pyramid)
+        throw std::runtime_error(fmt::format(
+            "mesh {} has {} cells: finite elements need one cell type among triangles, "
+            "quadrilaterals, tetrahedra and hexahedra; such meshes run with discretisation: fv",
+            mesh.source, mesh.describe_cells()));
 }
 
 template <typename V>

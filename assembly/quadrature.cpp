@@ -155,6 +155,8 @@ QuadratureRule quadrature_rule(ElementType type, int degree)
                                   {1.0 / 24, 1.0 / 24, 1.0 / 24, 1.0 / 24}};
         }
         return collapsed_gauss_jacobi(3, degree);
+    case ElementType::prism:
+    case ElementType::pyramid: break;  // finite volumes only: no Lagrange spaces
     }
     throw std::invalid_argument("quadrature_rule: unknown element type");
 }

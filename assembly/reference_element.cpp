@@ -51,6 +51,8 @@ void lagrange1_basis(ElementType type, const double* xi, double* N, double* dN)
         }
         return;
     }
+    case ElementType::prism:
+    case ElementType::pyramid: break;  // finite volumes only: no Lagrange spaces
     }
     throw std::invalid_argument("lagrange1_basis: unknown element type");
 }
@@ -65,6 +67,8 @@ std::vector<double> reference_nodes(ElementType type)
     case ElementType::hexahedron:
         return {-1, -1, -1, 1, -1, -1, 1, 1, -1, -1, 1, -1,
                 -1, -1, 1,  1, -1, 1,  1, 1, 1,  -1, 1, 1};
+    case ElementType::prism:
+    case ElementType::pyramid: break;  // finite volumes only: no Lagrange spaces
     }
     throw std::invalid_argument("reference_nodes: unknown element type");
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "linalg/backend_kernels.hpp"
+#include "mesh/cell_shapes.hpp"
 #include "mesh/lattice_kernels.hpp"
 
 namespace gpufem {
@@ -32,6 +33,35 @@ GPUFEM_HOST_DEVICE inline std::uint64_t face_vertex_key(const long long* g, int 
            static_cast<std::uint64_t>(c);
 }
 
+/// The cells of a first-order mesh walked by shape (several cell types, or prisms and
+/// pyramids, which have no lattice table): every node is a corner (vertex number = node).
+struct ShapedCellsView {
+    const index_type* cells = nullptr;  ///< nodes_per_cell per cell, -1 after a cell's corners
+    long long num_cells = 0;
+    int nodes_per_cell = 0;
+    const std::uint8_t* types = nullptr;  ///< each cell's ElementType number, or null: all `type`
+    ElementType type = ElementType::triangle;
+    int faces_per_cell = 0;  ///< slots per cell: the most faces of any cell
+};
+
+/// Key of slot f of cell c of a shaped mesh: 2D the edge_key of the edge, 3D the
+/// face_vertex_key of the face (bits per vertex); past the cell's own faces a key of its own
+/// (bit 63 and the slot: above every real key, never shared).
+GPUFEM_HOST_DEVICE inline std::uint64_t shaped_face_key(const ShapedCellsView& mesh, const CellShapes& shapes,
+                                                        int dim, int bits, long long c, int f)
+{
+    const CellShape& shape = shape_of_cell(shapes, mesh.types, mesh.type, c);
+    if (f >= shape.faces)
+        return (std::uint64_t{1} << 63) | static_cast<std::uint64_t>(c * mesh.faces_per_cell + f);
+    const index_type* nodes = mesh.cells + c * mesh.nodes_per_cell;
+    const int* local = shape.face_corners[f];
+    if (dim == 2) return edge_key(nodes[local[0]], nodes[local[1]]);
+    const int n = local[3] >= 0 ? 4 : 3;
+    long long g[4];
+    for (int k = 0; k < n; ++k) g[k] = nodes[local[k]];
+    return face_vertex_key(g, n, bits);
+}
+
 /// The number of the face (dim 3) or edge (dim 2) that boundary facet f is, through the
 /// sorted entity keys (3D faces keyed by face_vertex_key when vertex_bits > 0, else by
 /// face_key); or minus a LatticeFacetFailure.
@@ -47,7 +77,8 @@ GPUFEM_HOST_DEVICE inline long long facet_face_number(const LatticeFacetView& fa
         return e < 0 ? -facet_edge_not_a_cell_edge : e;
     }
     if (vertex_bits > 0) {
-        const long long face = find_key(keys.faces, keys.num_faces, face_vertex_key(g, facets.corners, vertex_bits));
+        const long long face = find_key(keys.faces, keys.num_faces,
+                                        face_vertex_key(g, facet_corner_count(facets, f), vertex_bits));
         return face < 0 ? -facet_not_a_cell_face : face;
     }
     int low = 0, near = 0, far = 0;
@@ -75,6 +106,10 @@ GPUFEM_HOST_DEVICE inline long long facet_face_number(const LatticeFacetView& fa
     PREFIX void cell_face_vertex_keys(const Executor& exec, const LatticeMeshView& mesh,     \
                                       const LatticeShapeView& shape, int bits,               \
                                       std::uint64_t* keys) BODY                              \
+    /** keys[c * faces_per_cell + f] = shaped_face_key of slot f of cell c. */              \
+    PREFIX void shaped_face_keys(const Executor& exec, const ShapedCellsView& mesh,          \
+                                 const CellShapes& shapes, int dim, int bits,                \
+                                 std::uint64_t* keys) BODY                                   \
     /** group_of_slot[owner[e]] = group for the face e of every facet whose face has one    \
         cell (second[e] < 0); interior = the facets whose face has two, overwritten = the    \
         faces that had a group already. Returns -1, or f * 4 + failure for the first facet f \

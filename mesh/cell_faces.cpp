@@ -1,20 +1,53 @@
 #include "mesh/cell_faces.hpp"
 
+#include <array>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "mesh/cell_face_kernels.hpp"
+#include "mesh/cell_shapes.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_entities.hpp"
 
 namespace gpufem {
 
-CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<int>* groups, FaceKeys face_keys)
+namespace {
+
+/// The numbered sides (3D faces, 2D edges) of a mesh's cells: each cell's slots, the entity of
+/// every slot, and the sorted keys through which boundary facets are found.
+struct NumberedSides {
+    std::vector<std::array<int, 4>> local_faces;  ///< single-type meshes: the cell type's faces
+    int faces_per_cell = 0;
+    Array<index_type> vertex_of_node;
+    int vertex_bits = 0;  ///< 3D faces keyed by vertices (bits each), or 0: through the edges
+    EntityNumbers edges, faces;
+    long long count = 0;       ///< distinct sides (padding slots' own included)
+    long long edge_count = 0;  ///< distinct edges numbered (2D, or 3D through the edges)
+    long long face_count = 0;  ///< distinct faces numbered (3D)
+    long long padding = 0;     ///< slots beyond a cell's own faces (mixed meshes)
+    long long vertices = 0;
+
+    NumberedSides(const ExecPtr& exec, const std::string& source)
+        : edges(exec, 0, "cell edges of mesh '" + source + "'"), faces(exec, 0, "cell faces of mesh '" + source + "'")
+    {
+    }
+    EntityNumbers& sides(int dim) { return dim == 2 ? edges : faces; }
+};
+
+/// Whether the mesh's cells are walked by their shapes (cell_shapes) rather than a lattice
+/// table: several cell types, or prisms or pyramids.
+bool walked_by_shape(const Mesh& mesh)
 {
-    if (mesh.dim != 2 && mesh.dim != 3)
-        throw MeshSourceError("mesh '" + mesh.source + "': face adjacency needs a 2D or 3D mesh");
+    return mesh.is_mixed() || mesh.cell_type == ElementType::prism || mesh.cell_type == ElementType::pyramid;
+}
+
+/// The sides of a mesh of one lattice-table type (any order: its cells' corner nodes).
+NumberedSides lattice_sides(const Mesh& mesh, const ExecPtr& exec, FaceKeys face_keys)
+{
+    NumberedSides out(exec, mesh.source);
     const LatticeTable& table = lattice_table(mesh.cell_type, 1);
     const int dim = element_dimension(mesh.cell_type);
-    CellFaces out;
     if (dim == 2) {
         for (const auto& edge : table.edges) out.local_faces.push_back({edge[0], edge[1], -1, -1});
     } else {
@@ -25,39 +58,110 @@ CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<in
     const MeshOnExec input(mesh, exec);
     const ShapeOnExec shape(table, dim == 3, exec);
     const long long num_cells = mesh.num_cells(), num_nodes = mesh.num_nodes();
-    Array<index_type> vertex_of_node(exec, static_cast<std::size_t>(num_nodes));
-    const LatticeMeshView view{input.cells, num_cells, mesh.nodes_per_cell, vertex_of_node.data()};
+    out.vertex_of_node = Array<index_type>(exec, static_cast<std::size_t>(num_nodes));
+    const LatticeMeshView view{input.cells, num_cells, mesh.nodes_per_cell, out.vertex_of_node.data()};
     LatticeEntities counts;
     counts.vertices = GPUFEM_DISPATCH(*exec, number_vertices(*exec, input.cells, num_cells,
                                                             mesh.nodes_per_cell,
                                                             element_node_count(mesh.cell_type),
-                                                            num_nodes, vertex_of_node.data()));
+                                                            num_nodes, out.vertex_of_node.data()));
+    out.vertices = counts.vertices;
     // 2D: the faces are the edges. 3D: faces keyed by their three lowest vertices when three
     // vertex numbers fit 64 bits (one sort), else through the numbered edges (two sorts).
-    const int vertex_bits = dim == 3 && face_keys == FaceKeys::automatic && 3 * bits_for(counts.vertices) <= 64
-                                ? bits_for(counts.vertices)
-                                : 0;
-    const bool edges_needed = dim == 2 || vertex_bits == 0;
-    EntityNumbers edges(exec, edges_needed ? num_cells * shape.view.num_edges : 0,
-                        "cell edges of mesh '" + mesh.source + "'");
-    if (edges.slots > 0) {
-        GPUFEM_DISPATCH(*exec, lattice_edge_keys(*exec, view, shape.view, edges.slot_keys.data()));
-        counts.edges = edges.number(exec, 32 + bits_for(counts.vertices));
+    out.vertex_bits = dim == 3 && face_keys == FaceKeys::automatic && 3 * bits_for(counts.vertices) <= 64
+                          ? bits_for(counts.vertices)
+                          : 0;
+    const bool edges_needed = dim == 2 || out.vertex_bits == 0;
+    out.edges = EntityNumbers(exec, edges_needed ? num_cells * shape.view.num_edges : 0,
+                              "cell edges of mesh '" + mesh.source + "'");
+    if (out.edges.slots > 0) {
+        GPUFEM_DISPATCH(*exec, lattice_edge_keys(*exec, view, shape.view, out.edges.slot_keys.data()));
+        counts.edges = out.edges.number(exec, 32 + bits_for(counts.vertices));
     }
-    counts.cell_edges = edges.of_slot.data();
-    EntityNumbers faces(exec, dim == 3 ? num_cells * shape.view.num_faces : 0,
-                        "cell faces of mesh '" + mesh.source + "'");
-    if (faces.slots > 0) {
-        if (vertex_bits > 0) {
-            GPUFEM_DISPATCH(*exec, cell_face_vertex_keys(*exec, view, shape.view, vertex_bits, faces.slot_keys.data()));
-            counts.faces = faces.number(exec, 3 * vertex_bits);
+    counts.cell_edges = out.edges.of_slot.data();
+    out.faces = EntityNumbers(exec, dim == 3 ? num_cells * shape.view.num_faces : 0,
+                              "cell faces of mesh '" + mesh.source + "'");
+    if (out.faces.slots > 0) {
+        if (out.vertex_bits > 0) {
+            GPUFEM_DISPATCH(*exec, cell_face_vertex_keys(*exec, view, shape.view, out.vertex_bits, out.faces.slot_keys.data()));
+            counts.faces = out.faces.number(exec, 3 * out.vertex_bits);
         } else {
-            GPUFEM_DISPATCH(*exec, lattice_face_keys(*exec, view, shape.view, counts, faces.slot_keys.data()));
-            counts.faces = faces.number(exec, 32 + bits_for(counts.edges));
+            GPUFEM_DISPATCH(*exec, lattice_face_keys(*exec, view, shape.view, counts, out.faces.slot_keys.data()));
+            counts.faces = out.faces.number(exec, 32 + bits_for(counts.edges));
         }
     }
-    EntityNumbers& sides = dim == 2 ? edges : faces;
-    const long long count = dim == 2 ? counts.edges : counts.faces;
+    out.edge_count = counts.edges;
+    out.face_count = counts.faces;
+    out.count = dim == 2 ? counts.edges : counts.faces;
+    return out;
+}
+
+/// The sides of a first-order mesh walked by shape: every node a vertex; 2D edges by their
+/// edge keys, 3D faces by their three lowest vertices (below 2^21 vertices); slots past a
+/// cell's own faces get keys of their own (shaped_face_key).
+NumberedSides shaped_sides(const Mesh& mesh, const ExecPtr& exec)
+{
+    NumberedSides out(exec, mesh.source);
+    const int dim = mesh.dim;
+    const long long num_cells = mesh.num_cells(), num_nodes = mesh.num_nodes();
+    out.faces_per_cell = max_faces_per_cell(mesh);
+    out.vertices = num_nodes;
+    std::vector<index_type> identity(static_cast<std::size_t>(num_nodes));
+    for (long long v = 0; v < num_nodes; ++v) identity[static_cast<std::size_t>(v)] = static_cast<index_type>(v);
+    out.vertex_of_node = Array<index_type>::from_host(exec, identity);
+    if (dim == 3) {
+        out.vertex_bits = bits_for(num_nodes);
+        if (3 * out.vertex_bits > 63)
+            throw MeshSourceError("mesh '" + mesh.source + "' has " + std::to_string(num_nodes) + " nodes and " +
+                                  mesh.describe_cells() + " cells: the face adjacency of such meshes "
+                                  "handles fewer than 2^21 (2,097,152) nodes");
+    }
+    const CellShapes shapes = cell_shapes();
+    if (mesh.is_mixed()) {
+        for (const std::uint8_t t : mesh.cell_types) out.padding += out.faces_per_cell - shapes.of_type[t].faces;
+    } else {
+        const CellShape& shape = shapes.of_type[static_cast<int>(mesh.cell_type)];
+        for (int f = 0; f < shape.faces; ++f)
+            out.local_faces.push_back({shape.face_corners[f][0], shape.face_corners[f][1], shape.face_corners[f][2],
+                                       shape.face_corners[f][3]});
+    }
+    const MeshOnExec input(mesh, exec);
+    const Array<std::uint8_t> types = Array<std::uint8_t>::from_host(
+        exec, std::span<const std::uint8_t>(mesh.cell_types.data(), mesh.cell_types.size()));
+    const ShapedCellsView view{input.cells, num_cells, mesh.nodes_per_cell, mesh.is_mixed() ? types.data() : nullptr,
+                               mesh.cell_type, out.faces_per_cell};
+    EntityNumbers& sides = out.sides(dim);
+    sides = EntityNumbers(exec, num_cells * out.faces_per_cell,
+                          (dim == 2 ? "cell edges of mesh '" : "cell faces of mesh '") + mesh.source + "'");
+    GPUFEM_DISPATCH(*exec, shaped_face_keys(*exec, view, shapes, dim, out.vertex_bits, sides.slot_keys.data()));
+    out.count = sides.number(exec, 64);
+    (dim == 2 ? out.edge_count : out.face_count) = out.count;
+    return out;
+}
+
+}  // namespace
+
+CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<int>* groups, FaceKeys face_keys)
+{
+    if (mesh.dim != 2 && mesh.dim != 3)
+        throw MeshSourceError("mesh '" + mesh.source + "': face adjacency needs a 2D or 3D mesh");
+    const bool by_shape = walked_by_shape(mesh);
+    if (by_shape && mesh.degree != 1)
+        throw MeshSourceError("mesh '" + mesh.source + "': the face adjacency of " + mesh.describe_cells() +
+                              " cells needs first-order cells");
+    NumberedSides numbered = by_shape ? shaped_sides(mesh, exec) : lattice_sides(mesh, exec, face_keys);
+    const int dim = mesh.dim;
+    CellFaces out;
+    out.local_faces = numbered.local_faces;
+    out.faces_per_cell = numbered.faces_per_cell;
+    const long long num_nodes = mesh.num_nodes();
+    const int vertex_bits = numbered.vertex_bits;
+    Array<index_type>& vertex_of_node = numbered.vertex_of_node;
+    EntityNumbers& edges = numbered.edges;
+    EntityNumbers& faces = numbered.faces;
+    EntityNumbers& sides = numbered.sides(dim);
+    const long long count = numbered.count;
+    const long long padding = numbered.padding;
 
     // Each face's second slot, then every slot's neighbour.
     Array<index_type> second(exec, static_cast<std::size_t>(count));
@@ -76,9 +180,10 @@ CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<in
     GPUFEM_DISPATCH(*exec, face_neighbours(*exec, sides.of_slot.data(), sides.slots, sides.owner.data(),
                                            second.data(), out.faces_per_cell, out.neighbour.data(),
                                            out.group.data()));
-    // No face has three cells: the slots are the faces of one cell plus twice those of two.
+    // No face has three cells: the slots are the faces of one cell plus twice those of two
+    // (and the padding slots, one each).
     out.interior_faces = sides.slots - count;
-    out.boundary_faces = 2 * count - sides.slots;
+    out.boundary_faces = 2 * count - sides.slots - padding;
 
     // The boundary groups, in order (a later group wins a face two groups hold).
     out.interior_facets.assign(mesh.boundaries.size(), 0);
@@ -89,14 +194,14 @@ CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<in
     } else {
         for (std::size_t g = 0; g < mesh.boundaries.size(); ++g) order.push_back(static_cast<int>(g));
     }
-    const LatticeKeys keys{edges.keys.data(), counts.edges, faces.keys.data(), counts.faces};
+    const LatticeKeys keys{edges.keys.data(), numbered.edge_count, faces.keys.data(), numbered.face_count};
     for (const int g : order) {
         const BoundaryFacets& facets = mesh.boundaries.at(static_cast<std::size_t>(g));
         const Array<index_type> on_exec = exec->is_cuda() ? Array<index_type>::from_host(exec, facets.connectivity)
                                                           : Array<index_type>();
         const LatticeFacetView facet_view{exec->is_cuda() ? on_exec.data() : facets.connectivity.data(),
                                           static_cast<long long>(facets.size()), facets.nodes_per_facet,
-                                          element_node_count(facets.type)};
+                                          element_node_count(facets.type), facets.mixed_triangles};
         const long long failure = GPUFEM_DISPATCH(
             *exec, mark_boundary_faces(*exec, facet_view, vertex_of_node.data(), num_nodes, keys, dim, vertex_bits,
                                        sides.owner.data(), second.data(), static_cast<int>(g),

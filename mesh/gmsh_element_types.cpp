@@ -9,9 +9,9 @@ namespace gpufem {
 namespace {
 
 constexpr int max_order = 4;
-constexpr std::array<ElementType, 5> all_types = {
-    ElementType::line, ElementType::triangle, ElementType::quadrilateral,
-    ElementType::tetrahedron, ElementType::hexahedron};
+constexpr std::array<ElementType, 7> all_types = {
+    ElementType::line,       ElementType::triangle, ElementType::quadrilateral, ElementType::tetrahedron,
+    ElementType::hexahedron, ElementType::prism,    ElementType::pyramid};
 
 /// MSH type numbers of the complete Lagrange elements of orders 1..4, per shape (as
 /// gmsh::model::mesh::getElementType(family, order) returns them).
@@ -20,13 +20,17 @@ const std::array<int, max_order>& gmsh_types_of(ElementType type)
     static const std::array<int, max_order> line = {1, 8, 26, 27}, triangle = {2, 9, 21, 23},
                                             quadrilateral = {3, 10, 36, 37},
                                             tetrahedron = {4, 11, 29, 30},
-                                            hexahedron = {5, 12, 92, 93};
+                                            hexahedron = {5, 12, 92, 93},
+                                            // first order only (-1: an order gpufem does not read)
+                                            prism = {6, -1, -1, -1}, pyramid = {7, -1, -1, -1};
     switch (type) {
     case ElementType::line: return line;
     case ElementType::triangle: return triangle;
     case ElementType::quadrilateral: return quadrilateral;
     case ElementType::tetrahedron: return tetrahedron;
     case ElementType::hexahedron: return hexahedron;
+    case ElementType::prism: return prism;
+    case ElementType::pyramid: return pyramid;
     }
     throw std::invalid_argument("gmsh_element_type: unknown element type");
 }
@@ -40,6 +44,8 @@ std::string plural(ElementType type)
     case ElementType::quadrilateral: return "quadrilaterals";
     case ElementType::tetrahedron: return "tetrahedra";
     case ElementType::hexahedron: return "hexahedra";
+    case ElementType::prism: return "prisms";
+    case ElementType::pyramid: return "pyramids";
     }
     return "elements";
 }
@@ -51,7 +57,10 @@ int gmsh_element_type(ElementType type, int order)
     if (order < 1 || order > max_order)
         throw std::invalid_argument("gmsh_element_type: order " + std::to_string(order) + " of " +
                                     plural(type) + " is outside 1.." + std::to_string(max_order));
-    return gmsh_types_of(type)[static_cast<std::size_t>(order - 1)];
+    const int gmsh_type = gmsh_types_of(type)[static_cast<std::size_t>(order - 1)];
+    if (gmsh_type < 0)
+        throw std::invalid_argument("gmsh_element_type: gpufem reads " + plural(type) + " of order 1 only");
+    return gmsh_type;
 }
 
 std::optional<LagrangeElement> lagrange_element_from_gmsh(int gmsh_type)

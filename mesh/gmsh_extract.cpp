@@ -34,21 +34,29 @@ int top_dimension(const std::string& source)
                           "save with Mesh.SaveAll = 1)");
 }
 
-/// The one cell type of dimension dim (MSH type number) and its shape and order.
-std::pair<int, LagrangeElement> single_cell_type(int dim, const std::string& source)
+/// The cell types of dimension dim (MSH type numbers, increasing) with their shapes and
+/// orders: one type (complete Lagrange, order 1 to 4; prisms and pyramids order 1), or
+/// several first-order ones (a mixed mesh: triangles and quadrilaterals, or tetrahedra,
+/// pyramids, prisms and hexahedra).
+std::vector<std::pair<int, LagrangeElement>> cell_types_of(int dim, const std::string& source)
 {
     std::vector<int> types;
     gmsh::model::mesh::getElementTypes(types, dim);
     std::sort(types.begin(), types.end());
-    if (types.size() > 1)
-        throw MeshSourceError("mesh '" + source + "' mixes " + gmsh_types_plural(types) +
-                              "; gpufem needs one cell type and one order per mesh");
-    const auto element = lagrange_element_from_gmsh(types.front());
-    if (!element || element_dimension(element->type) != dim)
-        throw MeshSourceError("mesh '" + source + "' has " + gmsh_type_plural(types.front()) +
-                              "; gpufem reads complete Lagrange triangles, quadrilaterals, "
-                              "tetrahedra or hexahedra of order 1 to 4");
-    return {types.front(), *element};
+    std::vector<std::pair<int, LagrangeElement>> out;
+    for (const int type : types) {
+        const auto element = lagrange_element_from_gmsh(type);
+        if (!element || element_dimension(element->type) != dim)
+            throw MeshSourceError("mesh '" + source + "' has " + gmsh_type_plural(type) +
+                                  "; gpufem reads complete Lagrange triangles, quadrilaterals, "
+                                  "tetrahedra or hexahedra of order 1 to 4, and first-order prisms "
+                                  "and pyramids");
+        if (types.size() > 1 && element->degree != 1)
+            throw MeshSourceError("mesh '" + source + "' mixes " + gmsh_types_plural(types) +
+                                  "; gpufem reads meshes of several cell types of order 1 only");
+        out.emplace_back(type, *element);
+    }
+    return out;
 }
 
 /// Name of a physical group: its Gmsh name, or "group<tag>".
@@ -72,8 +80,11 @@ std::vector<PhysicalGroup> physical_groups(int dim)
     return groups;
 }
 
-/// The cells of every entity of dimension dim, with the first physical group of their entity.
-RawCells read_cells(int dim, int gmsh_type, int nodes_per_cell)
+/// The cells of every entity of dimension dim, with the first physical group of their entity:
+/// cells of the given types (MSH numbers), each padded with 0 to nodes_per_cell node tags
+/// (Gmsh's tags start at 1); type_of_cell gets each cell's type (its index in gmsh_types).
+RawCells read_cells(int dim, const std::vector<std::pair<int, LagrangeElement>>& gmsh_types,
+                    int nodes_per_cell, std::vector<std::uint8_t>* type_of_cell)
 {
     RawCells raw;
     gmsh::vectorpair entities;
@@ -87,16 +98,31 @@ RawCells read_cells(int dim, int gmsh_type, int nodes_per_cell)
         gmsh::model::getPhysicalGroupsForEntity(d, tag, groups);
         const int group = groups.empty() ? 0 : groups.front();
         for (std::size_t k = 0; k < types.size(); ++k) {
-            if (types[k] != gmsh_type) continue;  // single_cell_type has ruled others out
-            raw.node_tags.insert(raw.node_tags.end(), node_tags[k].begin(), node_tags[k].end());
-            raw.group.insert(raw.group.end(), node_tags[k].size() / npc, group);
+            std::size_t index = 0;
+            while (index < gmsh_types.size() && gmsh_types[index].first != types[k]) ++index;
+            if (index == gmsh_types.size()) continue;  // cell_types_of has listed every type
+            const std::size_t nodes = static_cast<std::size_t>(
+                lagrange_node_count(gmsh_types[index].second.type, gmsh_types[index].second.degree));
+            const std::size_t count = node_tags[k].size() / nodes;
+            if (nodes == npc) {
+                raw.node_tags.insert(raw.node_tags.end(), node_tags[k].begin(), node_tags[k].end());
+            } else {
+                for (std::size_t c = 0; c < count; ++c) {
+                    raw.node_tags.insert(raw.node_tags.end(), node_tags[k].begin() + static_cast<std::ptrdiff_t>(c * nodes),
+                                         node_tags[k].begin() + static_cast<std::ptrdiff_t>((c + 1) * nodes));
+                    raw.node_tags.insert(raw.node_tags.end(), npc - nodes, 0);
+                }
+            }
+            raw.group.insert(raw.group.end(), count, group);
+            if (type_of_cell) type_of_cell->insert(type_of_cell->end(), count, static_cast<std::uint8_t>(index));
         }
     }
     return raw;
 }
 
 /// Whether a boundary group may hold facets of this MSH type in a mesh of dimension dim and
-/// this order: lines (2D) or triangles and quadrilaterals (3D) of the cells' order.
+/// this order: lines (2D) or triangles and quadrilaterals (3D) of the cells' order (a group
+/// of a mixed 3D mesh may hold both).
 bool is_facet_type(int dim, int order, int gmsh_type)
 {
     const auto element = lagrange_element_from_gmsh(gmsh_type);
@@ -119,6 +145,7 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
     BoundaryFacets facets;
     facets.group = group;
     int facet_type = 0;
+    std::vector<std::size_t> triangle_ends;  // mixed groups: where each triangle's nodes end
     std::vector<int> entities;
     gmsh::model::getEntitiesForPhysicalGroup(group.dim, group.tag, entities);
     for (int entity : entities) {
@@ -131,28 +158,52 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
                 throw MeshSourceError(where + " has " + gmsh_type_plural(types[k]) +
                                       "; its facets must be " +
                                       facet_description(mesh.dim, mesh.degree));
-            if (facet_type != 0 && facet_type != types[k])
-                throw MeshSourceError(where + " mixes " +
-                                      gmsh_types_plural({facet_type, types[k]}) +
-                                      "; gpufem needs one facet type per boundary group");
-            facet_type = types[k];
-            for (std::size_t node : node_tags[k]) {
+            if (facet_type != 0 && facet_type != types[k]) {
+                if (!mesh.is_mixed() && mesh.cell_type != ElementType::prism && mesh.cell_type != ElementType::pyramid)
+                    throw MeshSourceError(where + " mixes " + gmsh_types_plural({facet_type, types[k]}) +
+                                          "; gpufem needs one facet type per boundary group");
+                facets.mixed_triangles = true;
+            }
+            facet_type = facet_type == 0 ? types[k] : facet_type;
+            const auto element = lagrange_element_from_gmsh(types[k]);
+            const std::size_t nodes = static_cast<std::size_t>(lagrange_node_count(element->type, element->degree));
+            for (std::size_t i = 0; i < node_tags[k].size(); ++i) {
+                const std::size_t node = node_tags[k][i];
                 const index_type index = numbering.index(node);
                 if (index < 0)
                     throw MeshSourceError(where + " has a facet on node " + std::to_string(node) +
                                           ", which no cell uses");
                 facets.connectivity.push_back(index);
+                if (i % nodes == nodes - 1 && element->type == ElementType::triangle)
+                    triangle_ends.push_back(facets.connectivity.size());
             }
         }
     }
-    if (facet_type != 0) {
+    facets.degree = mesh.degree;
+    if (facets.mixed_triangles) {
+        // Triangles and quadrilaterals: four nodes per facet, a triangle's 4th -1.
+        std::vector<index_type> padded;
+        std::size_t next = 0, triangle = 0;
+        while (next < facets.connectivity.size()) {
+            const bool is_triangle = triangle < triangle_ends.size() && triangle_ends[triangle] == next + 3;
+            const std::size_t n = is_triangle ? 3 : 4;
+            padded.insert(padded.end(), facets.connectivity.begin() + static_cast<std::ptrdiff_t>(next),
+                          facets.connectivity.begin() + static_cast<std::ptrdiff_t>(next + n));
+            if (is_triangle) {
+                padded.push_back(-1);
+                ++triangle;
+            }
+            next += n;
+        }
+        facets.connectivity = std::move(padded);
+        facets.type = ElementType::quadrilateral;
+    } else if (facet_type != 0) {
         facets.type = lagrange_element_from_gmsh(facet_type)->type;
     } else {  // an empty group: the facet shape of the cell type
         facets.type = mesh.dim == 2                                  ? ElementType::line
                       : mesh.cell_type == ElementType::tetrahedron ? ElementType::triangle
                                                                      : ElementType::quadrilateral;
     }
-    facets.degree = mesh.degree;
     facets.nodes_per_facet = lagrange_node_count(facets.type, facets.degree);
     drop_repeated_elements(facets.connectivity, facets.nodes_per_facet, nullptr);
     return facets;
@@ -162,7 +213,7 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
 
 int mesh_cell_order(const std::string& source)
 {
-    return single_cell_type(top_dimension(source), source).second.degree;
+    return cell_types_of(top_dimension(source), source).front().second.degree;
 }
 
 Mesh extract_mesh(const std::string& source, int order)
@@ -170,25 +221,52 @@ Mesh extract_mesh(const std::string& source, int order)
     Mesh mesh;
     mesh.source = source;
     mesh.dim = top_dimension(source);
-    const auto [gmsh_type, element] = single_cell_type(mesh.dim, source);
+    const auto types = cell_types_of(mesh.dim, source);
+    const auto [gmsh_type, element] = types.front();
     if (element.degree != order)
         throw MeshSourceError("mesh '" + source + "' has " + gmsh_type_plural(gmsh_type) +
                               " where order " + std::to_string(order) + " was expected");
-    mesh.cell_type = element.type;
-    mesh.degree = element.degree;
+    // A mixed mesh's cell_type: the type with the most corners (its cells' row length).
+    LagrangeElement widest = element;
+    for (const auto& [t, e] : types)
+        if (element_node_count(e.type) > element_node_count(widest.type)) widest = e;
+    mesh.cell_type = widest.type;
+    mesh.degree = widest.degree;
     mesh.nodes_per_cell = lagrange_node_count(mesh.cell_type, mesh.degree);
 
-    RawCells raw = read_cells(mesh.dim, gmsh_type, mesh.nodes_per_cell);
+    std::vector<std::uint8_t> type_index;
+    RawCells raw = read_cells(mesh.dim, types, mesh.nodes_per_cell, types.size() > 1 ? &type_index : nullptr);
     checked_index(static_cast<std::int64_t>(raw.group.size()),
                   "number of cells of mesh '" + source + "'");
-    GmshNodeNumbering numbering(raw.node_tags, source);
+    std::vector<std::size_t> used;  // the node tags without the padding
+    if (types.size() > 1) {
+        used.reserve(raw.node_tags.size());
+        for (const std::size_t tag : raw.node_tags)
+            if (tag != 0) used.push_back(tag);
+    }
+    GmshNodeNumbering numbering(types.size() > 1 ? used : raw.node_tags, source);
+    used = {};
     mesh.cells.resize(raw.node_tags.size());
     for (std::size_t i = 0; i < raw.node_tags.size(); ++i)
-        mesh.cells[i] = numbering.index(raw.node_tags[i]);
+        mesh.cells[i] = raw.node_tags[i] == 0 ? -1 : numbering.index(raw.node_tags[i]);
     raw.node_tags = {};
-    mesh.cell_group = std::move(raw.group);
     mesh.coordinates = numbering.take_coordinates();
-    drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &mesh.cell_group);
+    if (types.size() > 1) {
+        // Each cell's type rides along with its group through the removal of repeated cells.
+        std::vector<int> group_and_type(raw.group.size());
+        for (std::size_t c = 0; c < raw.group.size(); ++c)
+            group_and_type[c] = raw.group[c] * 8 + type_index[c];
+        drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &group_and_type);
+        mesh.cell_group.resize(group_and_type.size());
+        mesh.cell_types.resize(group_and_type.size());
+        for (std::size_t c = 0; c < group_and_type.size(); ++c) {
+            mesh.cell_group[c] = group_and_type[c] >> 3;
+            mesh.cell_types[c] = static_cast<std::uint8_t>(types[static_cast<std::size_t>(group_and_type[c] & 7)].second.type);
+        }
+    } else {
+        mesh.cell_group = std::move(raw.group);
+        drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &mesh.cell_group);
+    }
 
     mesh.subdomains = physical_groups(mesh.dim);
     for (const PhysicalGroup& group : physical_groups(mesh.dim - 1)) {

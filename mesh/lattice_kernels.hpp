@@ -224,6 +224,8 @@ struct LatticeFacetView {
     long long num_facets = 0;
     int nodes_per_facet = 0;
     int corners = 0;                     ///< its first-order nodes (2, 3 or 4)
+    /// Triangles among quadrilaterals (corners 4): a facet whose 4th node is -1 is a triangle.
+    bool mixed_triangles = false;
 };
 
 /// The sorted keys of a mesh's edges and faces: an entity's number is its key's position.
@@ -289,12 +291,19 @@ enum LatticeFacetFailure : int {
     facet_not_a_cell_face = 3,
 };
 
+/// The corners of facet f: facets.corners, or 3 for a triangle among quadrilaterals.
+GPUFEM_HOST_DEVICE inline int facet_corner_count(const LatticeFacetView& facets, long long f)
+{
+    return facets.mixed_triangles && facets.facets[f * facets.nodes_per_facet + 3] < 0 ? 3 : facets.corners;
+}
+
 /// The vertex numbers g of facet f's corners; false when a corner is no cell's corner.
 GPUFEM_HOST_DEVICE inline bool facet_vertices(const LatticeFacetView& facets, const index_type* vertex_of_node,
                                               long long num_nodes, long long f, long long* g)
 {
     const index_type* nodes = facets.facets + f * facets.nodes_per_facet;
-    for (int i = 0; i < facets.corners; ++i) {
+    const int corners = facet_corner_count(facets, f);
+    for (int i = 0; i < corners; ++i) {
         if (nodes[i] < 0 || nodes[i] >= num_nodes || vertex_of_node[nodes[i]] < 0) return false;
         g[i] = vertex_of_node[nodes[i]];
     }

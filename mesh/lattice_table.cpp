@@ -35,6 +35,8 @@ std::vector<std::array<int, 3>> vertex_coordinates(ElementType type, int m)
     case ElementType::hexahedron:
         return {{0, 0, 0}, {m, 0, 0}, {m, m, 0}, {0, m, 0},
                 {0, 0, m}, {m, 0, m}, {m, m, m}, {0, m, m}};
+    case ElementType::prism:
+    case ElementType::pyramid: break;  // finite volumes only: no Lagrange spaces
     }
     throw std::logic_error("vertex_coordinates: unknown shape");
 }
@@ -294,6 +296,8 @@ std::vector<ChildFrame> child_frames(ElementType type, int diagonal)
         }
         return frames;
     }
+    case ElementType::prism:
+    case ElementType::pyramid: break;  // finite volumes only: no Lagrange spaces
     }
     throw std::logic_error("child_frames: unknown shape");
 }

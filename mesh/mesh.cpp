@@ -13,6 +13,8 @@ const char* element_type_name(ElementType type)
     case ElementType::quadrilateral: return "quadrilateral";
     case ElementType::tetrahedron: return "tetrahedron";
     case ElementType::hexahedron: return "hexahedron";
+    case ElementType::prism: return "prism";
+    case ElementType::pyramid: return "pyramid";
     }
     throw std::invalid_argument("element_type_name: unknown element type");
 }
@@ -24,7 +26,9 @@ int element_dimension(ElementType type)
     case ElementType::triangle:
     case ElementType::quadrilateral: return 2;
     case ElementType::tetrahedron:
-    case ElementType::hexahedron: return 3;
+    case ElementType::hexahedron:
+    case ElementType::prism:
+    case ElementType::pyramid: return 3;
     }
     throw std::invalid_argument("element_dimension: unknown element type");
 }
@@ -37,6 +41,8 @@ int element_node_count(ElementType type)
     case ElementType::quadrilateral: return 4;
     case ElementType::tetrahedron: return 4;
     case ElementType::hexahedron: return 8;
+    case ElementType::prism: return 6;
+    case ElementType::pyramid: return 5;
     }
     throw std::invalid_argument("element_node_count: unknown element type");
 }
@@ -54,8 +60,27 @@ int lagrange_node_count(ElementType type, int order)
     case ElementType::quadrilateral: return (k + 1) * (k + 1);
     case ElementType::tetrahedron: return (k + 1) * (k + 2) * (k + 3) / 6;
     case ElementType::hexahedron: return (k + 1) * (k + 1) * (k + 1);
+    case ElementType::prism:
+    case ElementType::pyramid:
+        if (k == 1) return element_node_count(type);
+        throw std::invalid_argument(std::string("lagrange_node_count: gpufem reads ") + element_type_name(type) +
+                                    "s of order 1 only");
     }
     throw std::invalid_argument("lagrange_node_count: unknown element type");
+}
+
+std::string Mesh::describe_cells() const
+{
+    if (cell_types.empty()) return element_type_name(cell_type);
+    std::vector<long long> count(element_type_count, 0);
+    for (const std::uint8_t t : cell_types) ++count[t];
+    static const char* const plural[element_type_count] = {"lines", "triangles", "quadrilaterals", "tetrahedra",
+                                                           "hexahedra", "prisms", "pyramids"};
+    std::string text = "mixed:";
+    for (int t = 0; t < element_type_count; ++t)
+        if (count[static_cast<std::size_t>(t)] > 0)
+            text += (text.back() == ':' ? " " : ", ") + std::to_string(count[static_cast<std::size_t>(t)]) + " " + plural[t];
+    return text;
 }
 
 const BoundaryFacets* Mesh::find_boundary(const std::string& name) const

@@ -1,6 +1,7 @@
 #pragma once
 // Mesh: nodes, cells of one type, named physical groups and their boundary facets (host data).
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,8 +13,11 @@
 namespace gpufem {
 
 /// Element shapes gpufem handles (degree-1 node sets; node order as Gmsh's, which for these
-/// first-order shapes equals VTK's).
-enum class ElementType { line, triangle, quadrilateral, tetrahedron, hexahedron };
+/// first-order shapes equals VTK's except the prism's). Prisms and pyramids: first order and
+/// finite volumes only.
+enum class ElementType { line, triangle, quadrilateral, tetrahedron, hexahedron, prism, pyramid };
+/// Number of ElementType values (tables indexed by the type).
+inline constexpr int element_type_count = 7;
 
 /// "triangle", "quadrilateral", ...
 const char* element_type_name(ElementType type);
@@ -39,6 +43,9 @@ struct BoundaryFacets {
     int degree = 1;                         ///< geometric order of the facets (as the cells')
     int nodes_per_facet = 2;
     std::vector<index_type> connectivity;  ///< nodes_per_facet node indices per facet
+    /// Triangles and quadrilaterals in one group (a mixed mesh's boundary): type
+    /// quadrilateral, and a triangle's 4th node -1.
+    bool mixed_triangles = false;
     std::size_t size() const { return connectivity.size() / nodes_per_facet; }
 };
 
@@ -65,7 +72,7 @@ struct MeshOnDevice {
     Array<index_type> cells;
 };
 
-/// An unstructured mesh with one cell type.
+/// An unstructured mesh: cells of one type, or (first order, finite volumes only) of several.
 /// Nodes are those used by the cells, numbered 0..n-1: in Gmsh tag order for meshes from Gmsh,
 /// along the grid (x fastest) for the shapes gpufem generates.
 struct Mesh {
@@ -76,6 +83,11 @@ struct Mesh {
                                        ///< nodes of that order, in Gmsh's node order
     int nodes_per_cell = 0;
     HostVector<index_type> cells;      ///< nodes_per_cell node indices per cell
+    /// A mesh of several first-order cell types: each cell's ElementType (its number). Then
+    /// nodes_per_cell is the most corners of those types, a cell's row of `cells` holds its
+    /// corners and -1 after them, and cell_type is the type with the most corners. Empty:
+    /// every cell is a cell_type.
+    HostVector<std::uint8_t> cell_types;
     std::vector<int> cell_group;       ///< physical tag of each cell's subdomain (0 if none)
     std::vector<PhysicalGroup> subdomains;   ///< physical groups of dimension dim
     std::vector<BoundaryFacets> boundaries;  ///< physical groups of dimension dim-1
@@ -88,6 +100,15 @@ struct Mesh {
 
     index_type num_nodes() const { return static_cast<index_type>(coordinates.size() / 3); }
     index_type num_cells() const { return static_cast<index_type>(cells.size() / nodes_per_cell); }
+    /// Whether the cells are of several types (cell_types).
+    bool is_mixed() const { return !cell_types.empty(); }
+    /// The type of cell c.
+    ElementType type_of_cell(index_type c) const
+    {
+        return cell_types.empty() ? cell_type : static_cast<ElementType>(cell_types[static_cast<std::size_t>(c)]);
+    }
+    /// "tetrahedron", or for a mixed mesh "mixed: 100 tetrahedra, 20 prisms, 4 pyramids".
+    std::string describe_cells() const;
     /// The boundary group with this name, or nullptr.
     const BoundaryFacets* find_boundary(const std::string& name) const;
     /// Names of all boundary groups, for error messages.

@@ -11,6 +11,7 @@
 #include <gmsh.h>
 
 #include "linalg/host_threads.hpp"
+#include "mesh/cell_shapes.hpp"
 #include "mesh/gmsh_extract.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/gmsh_shapes.hpp"
@@ -321,6 +322,8 @@ MeshCounts mesh_counts(const Mesh& mesh)
     counts.nodes = static_cast<double>(mesh.num_nodes());
     counts.cells = static_cast<double>(mesh.num_cells());
     counts.nodes_per_cell = mesh.nodes_per_cell;
+    counts.mixed = mesh.is_mixed();
+    counts.faces_per_cell = max_faces_per_cell(mesh);
     for (const BoundaryFacets& facets : mesh.boundaries)
         counts.facet_entries += static_cast<double>(facets.connectivity.size());
     counts.on_device = mesh.device != nullptr;
@@ -345,6 +348,11 @@ Mesh load_gmsh_mesh(const MeshSpec& spec)
 Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec)
 {
     if (spec.gmsh_nodes) return coarse;
+    if ((coarse.is_mixed() || coarse.cell_type == ElementType::prism || coarse.cell_type == ElementType::pyramid) &&
+        (spec.refine > 0 || spec.degree != coarse.degree))
+        throw MeshSourceError("mesh '" + coarse.source + "' has " + coarse.describe_cells() +
+                              " cells: mesh.refine and degrees above 1 need one cell type among "
+                              "triangles, quadrilaterals, tetrahedra and hexahedra (mesh it finer in Gmsh instead)");
     const auto start = std::chrono::steady_clock::now();
     const ExecPtr on = exec ? exec : Executor::create_cpu();
     const int g = coarse.degree;

@@ -48,6 +48,8 @@ struct MeshCounts {
     std::string shape;          ///< the generated shape ("" for a mesh from Gmsh)
     long long boxes_per_unit = 0;  ///< n of a generated shape's grid (0 for a mesh from Gmsh)
     bool on_device = false;     ///< also written on the CUDA executor (generated shapes)
+    bool mixed = false;         ///< cells of several types (Mesh::cell_types; cell_type the widest)
+    int faces_per_cell = 0;     ///< the most faces (2D: edges) of a cell; 0 when not known
 };
 
 /// The counts of the mesh load_mesh would generate for spec, computed without building it;

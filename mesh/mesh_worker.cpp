@@ -183,6 +183,7 @@ void transfer_mesh(Io& io, MeshT& mesh)
     io.value(mesh.nodes_per_cell);
     io.array(mesh.coordinates);
     io.array(mesh.cells);
+    io.array(mesh.cell_types);
     io.array(mesh.cell_group);
     io.count(mesh.subdomains);
     for (auto& group : mesh.subdomains) transfer_group(io, group);
@@ -192,6 +193,7 @@ void transfer_mesh(Io& io, MeshT& mesh)
         io.value(facets.type);
         io.value(facets.degree);
         io.value(facets.nodes_per_facet);
+        io.value(facets.mixed_triangles);
         io.array(facets.connectivity);
     }
     io.count(mesh.ignored_boundaries);

@@ -62,6 +62,9 @@ std::vector<double> vtk_parametric_nodes(ElementType type, int n)
     }
     case ElementType::line:
         throw std::invalid_argument("vtk_lagrange_node_order: lines are not written as cells");
+    case ElementType::prism:
+    case ElementType::pyramid:
+        throw std::invalid_argument("vtk_lagrange_node_order: prisms and pyramids are first-order cells");
     }
     size_cell(*cell, n);
     cell->Initialize();  // simplices take their order from the number of points
@@ -121,9 +124,11 @@ int vtk_lagrange_cell_type(ElementType type)
     case ElementType::quadrilateral: return VTK_LAGRANGE_QUADRILATERAL;
     case ElementType::tetrahedron: return VTK_LAGRANGE_TETRAHEDRON;
     case ElementType::hexahedron: return VTK_LAGRANGE_HEXAHEDRON;
-    case ElementType::line: break;
+    case ElementType::line:
+    case ElementType::prism:
+    case ElementType::pyramid: break;
     }
-    throw std::invalid_argument("vtk_lagrange_cell_type: lines are not written as cells");
+    throw std::invalid_argument("vtk_lagrange_cell_type: lines, prisms and pyramids are not written as Lagrange cells");
 }
 
 const std::vector<int>& vtk_file_node_order(ElementType type, int order)

@@ -19,6 +19,7 @@
 #include <vtkIdTypeArray.h>
 #include <vtkTypeInt32Array.h>
 #include <vtkTypeInt64Array.h>
+#include <vtkUnsignedCharArray.h>
 #include <vtkIntArray.h>
 #include <vtkNew.h>
 #include <vtkObjectFactory.h>
@@ -42,6 +43,8 @@ int vtk_cell_type(ElementType type)
     case ElementType::quadrilateral: return VTK_QUAD;
     case ElementType::tetrahedron: return VTK_TETRA;
     case ElementType::hexahedron: return VTK_HEXAHEDRON;
+    case ElementType::prism: return VTK_WEDGE;
+    case ElementType::pyramid: return VTK_PYRAMID;
     }
     throw std::invalid_argument("write_vtu: unknown cell type");
 }
@@ -61,6 +64,24 @@ void check_mesh(const Mesh& mesh)
         throw std::invalid_argument("write_vtu: mesh '" + mesh.source +
                                     "' has a partial node or cell");
     const index_type nodes = mesh.num_nodes();
+    if (mesh.is_mixed()) {
+        if (mesh.cell_types.size() != static_cast<std::size_t>(mesh.num_cells()) || mesh.degree != 1)
+            throw std::invalid_argument("write_vtu: mixed mesh '" + mesh.source + "' has " +
+                                        std::to_string(mesh.cell_types.size()) + " cell types for " +
+                                        std::to_string(mesh.num_cells()) + " cells of order " +
+                                        std::to_string(mesh.degree));
+        for (index_type c = 0; c < mesh.num_cells(); ++c) {
+            const int corners = element_node_count(mesh.type_of_cell(c));
+            for (int i = 0; i < mesh.nodes_per_cell; ++i) {
+                const index_type n = mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell + i];
+                if (i < corners ? (n < 0 || n >= nodes) : n != -1)
+                    throw std::invalid_argument("write_vtu: cell " + std::to_string(c) + " of mesh '" +
+                                                mesh.source + "' (a " + element_type_name(mesh.type_of_cell(c)) +
+                                                ") has node entry " + std::to_string(n) + " at " + std::to_string(i));
+            }
+        }
+        return;
+    }
     const auto bad = std::find_if(mesh.cells.begin(), mesh.cells.end(),
                                   [&](index_type n) { return n < 0 || n >= nodes; });
     if (bad != mesh.cells.end()) {
@@ -114,6 +135,45 @@ bool ids_fit_32_bits(const Mesh& mesh)
     return mesh.cells.size() < static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
 }
 
+/// Gmsh's node i of a first-order cell of this type in VTK's order: the same, except the
+/// prism, whose bottom triangle VTK lists the other way round (its normal pointing away from
+/// the top).
+int vtk_corner(ElementType type, int i)
+{
+    static constexpr int wedge[6] = {0, 2, 1, 3, 5, 4};
+    return type == ElementType::prism ? wedge[i] : i;
+}
+
+/// Sets a first-order grid's cells of several types (or prisms): a type per cell, offsets by
+/// each cell's corners, the connectivity in VTK's corner order.
+void set_cells_by_type(vtkUnstructuredGrid& grid, const Mesh& mesh)
+{
+    const vtkIdType cells = mesh.num_cells();
+    const int npc = mesh.nodes_per_cell;
+    vtkNew<vtkUnsignedCharArray> types;
+    types->SetNumberOfValues(cells);
+    vtkNew<vtkTypeInt64Array> offsets, connectivity;
+    offsets->SetNumberOfValues(cells + 1);
+    std::int64_t end = 0;
+    for (vtkIdType c = 0; c < cells; ++c) {
+        const ElementType type = mesh.type_of_cell(static_cast<index_type>(c));
+        types->SetValue(c, static_cast<unsigned char>(vtk_cell_type(type)));
+        offsets->SetValue(c, end);
+        end += element_node_count(type);
+    }
+    offsets->SetValue(cells, end);
+    connectivity->SetNumberOfValues(end);
+    auto* to = connectivity->GetPointer(0);
+    for (vtkIdType c = 0; c < cells; ++c) {
+        const ElementType type = mesh.type_of_cell(static_cast<index_type>(c));
+        const index_type* from = &mesh.cells[static_cast<std::size_t>(c) * npc];
+        for (int i = 0; i < element_node_count(type); ++i) *to++ = from[vtk_corner(type, i)];
+    }
+    vtkNew<vtkCellArray> cell_array;
+    cell_array->SetData(offsets, connectivity);
+    grid.SetCells(types, cell_array);
+}
+
 /// The mesh and its fields as a VTK unstructured grid.
 vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
                                                const std::vector<MeshField>& point_fields,
@@ -128,6 +188,8 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
     vtkNew<vtkPoints> points;
     points->SetData(xyz);
 
+    auto grid = vtkSmartPointer<vtkUnstructuredGrid>::New();
+    grid->SetPoints(points);
     // Offsets and connectivity in 32 bits while they fit (then the writer converts nothing),
     // the connectivity of first-order meshes a view of the mesh's own array.
     vtkNew<vtkCellArray> cell_array;
@@ -154,23 +216,23 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
             for (int i = 0; i < npc; ++i) to[c * npc + i] = from[gmsh_node[i]];
         }
     };
-    if (ids_fit_32_bits(mesh)) {
-        vtkNew<vtkTypeInt32Array> offsets, connectivity;
-        fill_cells(offsets.GetPointer(), connectivity.GetPointer());
-        cell_array->SetData(offsets, connectivity);
+    if (mesh.is_mixed() || mesh.cell_type == ElementType::prism) {
+        set_cells_by_type(*grid, mesh);
     } else {
-        vtkNew<vtkTypeInt64Array> offsets, connectivity;
-        fill_cells(offsets.GetPointer(), connectivity.GetPointer());
-        cell_array->SetData(offsets, connectivity);
+        if (ids_fit_32_bits(mesh)) {
+            vtkNew<vtkTypeInt32Array> offsets, connectivity;
+            fill_cells(offsets.GetPointer(), connectivity.GetPointer());
+            cell_array->SetData(offsets, connectivity);
+        } else {
+            vtkNew<vtkTypeInt64Array> offsets, connectivity;
+            fill_cells(offsets.GetPointer(), connectivity.GetPointer());
+            cell_array->SetData(offsets, connectivity);
+        }
+        // VTK infers the Lagrange order from the number of points per cell (uniform orders
+        // need no HigherOrderDegrees array).
+        grid->SetCells(mesh.degree == 1 ? vtk_cell_type(mesh.cell_type) : vtk_lagrange_cell_type(mesh.cell_type),
+                       cell_array);
     }
-
-    auto grid = vtkSmartPointer<vtkUnstructuredGrid>::New();
-    grid->SetPoints(points);
-    // VTK infers the Lagrange order from the number of points per cell (uniform orders
-    // need no HigherOrderDegrees array).
-    grid->SetCells(mesh.degree == 1 ? vtk_cell_type(mesh.cell_type)
-                                   : vtk_lagrange_cell_type(mesh.cell_type),
-                   cell_array);
 
     for (const MeshField& field : point_fields) grid->GetPointData()->AddArray(field_array(field));
     vtkNew<vtkIntArray> group;

@@ -163,9 +163,11 @@ MemoryEstimate estimate_fv_memory(const CaseSpec& spec, const MeshCounts& mesh, 
     e.baseline_host = baseline_host;
     const double c = mesh.cells, nodes = mesh.nodes, v = mesh.nodes_per_cell;
     const double s = spec.precision == Precision::float32 ? 4 : 8;
-    const double faces = mesh.cell_type == ElementType::triangle      ? 3
-                         : mesh.cell_type == ElementType::hexahedron ? 6
-                                                                      : 4;
+    const double faces = mesh.faces_per_cell > 0                        ? mesh.faces_per_cell
+                         : mesh.cell_type == ElementType::triangle      ? 3
+                         : mesh.cell_type == ElementType::hexahedron    ? 6
+                         : mesh.cell_type == ElementType::prism || mesh.cell_type == ElementType::pyramid ? 5
+                                                                         : 4;
     const double slots = c * faces;
     e.matrix.rows = c;
     e.matrix.nnz = c * (faces + 1);  // at most: a boundary face has no neighbour
@@ -202,8 +204,9 @@ MemoryEstimate estimate_fv_memory(const CaseSpec& spec, const MeshCounts& mesh, 
     // The correction: gradients (3 doubles a cell), its right-hand sides and reorderings
     // (implicit: b(0) twice and an apply's temporaries; deferred: the passes' vectors and
     // Anderson's 2 x 5 history).
-    const bool corrected = spec.fv.nonorthogonal_correctors > 0 && mesh.cell_type != ElementType::quadrilateral &&
-                           mesh.cell_type != ElementType::hexahedron;
+    const bool corrected = spec.fv.nonorthogonal_correctors > 0 &&
+                           (mesh.mixed || (mesh.cell_type != ElementType::quadrilateral &&
+                                           mesh.cell_type != ElementType::hexahedron));
     const double correction =
         !corrected ? 0 : 24 * c + (spec.fv.correction == FvCorrection::implicit ? 6 : 14) * vector;
     const double solve = state + system + 2 * vector + kept + std::max(setup, krylov) + correction;

@@ -138,7 +138,7 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec)
         spdlog::warn("mesh: boundary group '{}' is ignored ({}); a condition on it is refused",
                      ignored.name, ignored.reason);
     spdlog::info("mesh: {} cells ({}), {} nodes ({:.3f} s)", mesh.num_cells(),
-                 element_type_name(mesh.cell_type), mesh.num_nodes(), out.seconds);
+                 mesh.describe_cells(), mesh.num_nodes(), out.seconds);
     return out;
 }
 

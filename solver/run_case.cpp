@@ -326,7 +326,7 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
     record.time_mesh_parts = loaded.mesh.build_times;
     record.mesh_source = mesh.source;
     record.dim = mesh.dim;
-    record.cell_type = element_type_name(mesh.cell_type);
+    record.cell_type = mesh.describe_cells();
     record.nodes = mesh.num_nodes();
     record.cells = mesh.num_cells();
     record.boundary_groups = mesh.boundary_names();

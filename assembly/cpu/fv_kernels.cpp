@@ -27,7 +27,7 @@ long long fv_row_offsets(const Executor&, const FvMeshView& mesh, long long pinn
     chunked_for(mesh.num_cells, [&](long long c) {
         index_type count = 1;
         if (c != pinned)
-            for (int f = 0; f < mesh.faces_per_cell; ++f) {
+            for (int f = 0, faces = fv_shape(mesh, c).faces; f < faces; ++f) {
                 const index_type n = mesh.neighbour[c * mesh.faces_per_cell + f];
                 count += n >= 0 && n != pinned;
             }
@@ -41,7 +41,7 @@ double fv_max_nonorthogonality(const Executor&, const FvMeshView& mesh)
 {
     double largest = 0.0;
     for (long long c = 0; c < mesh.num_cells; ++c)
-        for (int f = 0; f < mesh.faces_per_cell; ++f)
+        for (int f = 0, faces = fv_shape(mesh, c).faces; f < faces; ++f)
             largest = std::max(largest, fv_face_nonorthogonality(mesh, c, f));
     return largest;
 }

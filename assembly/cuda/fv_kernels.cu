@@ -36,7 +36,7 @@ __global__ void row_lengths_kernel(FvMeshView mesh, long long pinned, index_type
     if (c >= mesh.num_cells) return;
     index_type count = 1;
     if (c != pinned)
-        for (int f = 0; f < mesh.faces_per_cell; ++f) {
+        for (int f = 0, faces = fv_shape(mesh, c).faces; f < faces; ++f) {
             const index_type n = mesh.neighbour[c * mesh.faces_per_cell + f];
             count += n >= 0 && n != pinned;
         }
@@ -48,7 +48,7 @@ __global__ void nonorthogonality_kernel(FvMeshView mesh, double* __restrict__ la
     const long long c = thread_index();
     if (c >= mesh.num_cells) return;
     double value = 0.0;
-    for (int f = 0; f < mesh.faces_per_cell; ++f) value = fmax(value, fv_face_nonorthogonality(mesh, c, f));
+    for (int f = 0, faces = fv_shape(mesh, c).faces; f < faces; ++f) value = fmax(value, fv_face_nonorthogonality(mesh, c, f));
     largest[c] = value;
 }
 

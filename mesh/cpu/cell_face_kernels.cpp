@@ -45,6 +45,15 @@ void cell_face_vertex_keys(const Executor&, const LatticeMeshView& mesh, const L
     });
 }
 
+void shaped_face_keys(const Executor&, const ShapedCellsView& mesh, const CellShapes& shapes, int dim, int bits,
+                      std::uint64_t* keys)
+{
+    chunked_for(mesh.num_cells, [&](long long c) {
+        for (int f = 0; f < mesh.faces_per_cell; ++f)
+            keys[c * mesh.faces_per_cell + f] = shaped_face_key(mesh, shapes, dim, bits, c, f);
+    });
+}
+
 long long mark_boundary_faces(const Executor&, const LatticeFacetView& facets,
                               const index_type* vertex_of_node, long long num_nodes,
                               const LatticeKeys& keys, int dim, int vertex_bits, const index_type* owner,

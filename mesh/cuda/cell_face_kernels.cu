@@ -65,6 +65,14 @@ __global__ void boundary_faces_kernel(LatticeFacetView facets, const index_type*
         atomicAdd(inside + 1, 1ULL);  // a facet listed twice is no overlap
 }
 
+__global__ void shaped_face_keys_kernel(ShapedCellsView mesh, CellShapes shapes, int dim, int bits,
+                                        std::uint64_t* __restrict__ keys)
+{
+    const long long t = thread_index();
+    if (t >= mesh.num_cells * mesh.faces_per_cell) return;
+    keys[t] = shaped_face_key(mesh, shapes, dim, bits, t / mesh.faces_per_cell, static_cast<int>(t % mesh.faces_per_cell));
+}
+
 __global__ void face_vertex_keys_kernel(LatticeMeshView mesh, LatticeShapeView shape, int bits,
                                         std::uint64_t* __restrict__ keys)
 {
@@ -125,6 +133,16 @@ void cell_face_vertex_keys(const Executor& exec, const LatticeMeshView& mesh, co
     if (count == 0) return;
     face_vertex_keys_kernel<<<grid_for(count), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
         mesh, shape, bits, keys);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+void shaped_face_keys(const Executor& exec, const ShapedCellsView& mesh, const CellShapes& shapes, int dim, int bits,
+                      std::uint64_t* keys)
+{
+    const long long count = mesh.num_cells * mesh.faces_per_cell;
+    if (count == 0) return;
+    shaped_face_keys_kernel<<<grid_for(count), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        mesh, shapes, dim, bits, keys);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 

@@ -224,17 +224,42 @@ TEST(MshFiles, NoPhysicalGroupsStillLoads)
     for (int g : mesh.cell_group) ASSERT_EQ(g, 0);
 }
 
-TEST(MshFiles, MixedCellTypesAreRejected)
+TEST(MshFiles, MixedCellTypesLoadAsAMixedFirstOrderMesh)
 {
+    // Triangles (left) and quadrilaterals (right): one mesh, each cell's type kept, rows
+    // padded to four nodes with -1; the boundary group holding both sides' lines. Of second
+    // order the same model is refused (mixed meshes are first order).
     TempFolder folder;
     {
         GmshSession session;
         build_two_part_model(true, /*recombine_right=*/true);
         write_msh(folder / "mixed.msh", 4.1, false);
+        gmsh::model::mesh::setOrder(2);
+        write_msh(folder / "mixed2.msh", 4.1, false);
     }
-    const std::string message = error_of([&] { load_file(folder / "mixed.msh"); });
-    EXPECT_NE(message.find("mixed.msh"), std::string::npos) << message;
-    EXPECT_NE(message.find("mixes triangles and quadrilaterals"), std::string::npos) << message;
+    const Mesh mesh = load_file(folder / "mixed.msh");
+    ASSERT_TRUE(mesh.is_mixed());
+    EXPECT_EQ(mesh.cell_type, ElementType::quadrilateral);
+    EXPECT_EQ(mesh.nodes_per_cell, 4);
+    ASSERT_EQ(mesh.cell_types.size(), static_cast<std::size_t>(mesh.num_cells()));
+    long long triangles = 0, quadrilaterals = 0;
+    for (index_type c = 0; c < mesh.num_cells(); ++c) {
+        const index_type last = mesh.cells[static_cast<std::size_t>(c) * 4 + 3];
+        if (mesh.type_of_cell(c) == ElementType::triangle) {
+            ++triangles;
+            EXPECT_EQ(last, -1) << "cell " << c;
+        } else {
+            ++quadrilaterals;
+            EXPECT_EQ(mesh.type_of_cell(c), ElementType::quadrilateral);
+            EXPECT_GE(last, 0) << "cell " << c;
+        }
+    }
+    EXPECT_GT(triangles, 0);
+    EXPECT_GT(quadrilaterals, 0);
+    EXPECT_NE(mesh.describe_cells().find("triangles"), std::string::npos) << mesh.describe_cells();
+    const std::string message = error_of([&] { load_file(folder / "mixed2.msh"); });
+    EXPECT_NE(message.find("mixed2.msh"), std::string::npos) << message;
+    EXPECT_NE(message.find("of order 1 only"), std::string::npos) << message;
 }
 
 TEST(MshFiles, MissingBrokenAndMisusedFilesAreNamed)

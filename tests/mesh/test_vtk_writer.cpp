@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 #include <vtkCellData.h>
+#include <vtkCell.h>
 #include <vtkCellType.h>
 #include <vtkDataArray.h>
 #include <vtkIdList.h>
@@ -175,6 +176,65 @@ TEST(VtkWriter, PrewrittenMeshGivesTheSameArraysAndLeavesNothingWhenAbandoned)
     }
     for (const std::string& name : files_in(folder.path()))
         EXPECT_EQ(name.find("abandoned"), std::string::npos) << name << " was left behind";
+}
+
+TEST(VtkWriter, MixedCellsReadBackWithTheirTypesAndPositiveVolumes)
+{
+    // A hexahedron [0,1]^3, a pyramid on its top (apex (0.5, 0.5, 1.5)) and a prism beside it
+    // (the triangle (1,0), (2,0), (1,1) from z = 0 to 1), in Gmsh's node orders: read back with
+    // VTK's types and volumes 1, 1/6, 1/2 (VTK's wedge lists its bottom triangle the other way
+    // round), by every writer.
+    Mesh mesh;
+    mesh.dim = 3;
+    mesh.cell_type = ElementType::hexahedron;
+    mesh.nodes_per_cell = 8;
+    mesh.coordinates = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1,
+                        0.5, 0.5, 1.5, 2, 0, 0, 2, 0, 1};
+    mesh.cells = {0, 1, 2, 3, 4, 5, 6, 7,         //
+                  4, 5, 6, 7, 8, -1, -1, -1,       //
+                  1, 9, 2, 5, 10, 6, -1, -1};
+    mesh.cell_types = {static_cast<std::uint8_t>(ElementType::hexahedron), static_cast<std::uint8_t>(ElementType::pyramid),
+                       static_cast<std::uint8_t>(ElementType::prism)};
+    mesh.cell_group = {1, 2, 3};
+    mesh.source = "mixed cells";
+    TempFolder folder;
+    const auto one_step = folder / "mixed.vtu", staged = folder / "staged.vtu";
+    write_vtu(one_step, mesh, {}, {{"k", {1.0, 2.0, 3.0}}}, VtuCompression::lz4);
+    {
+        auto prewrite = start_vtu_prewrite(staged, mesh, 1);
+        write_vtu(staged, mesh, {}, {{"k", {1.0, 2.0, 3.0}}}, VtuCompression::lz4, {}, prewrite.get());
+    }
+    write_vtu(folder / "zlib.vtu", mesh, {}, {}, VtuCompression::zlib);
+    for (const auto& path : {one_step, staged, folder / "zlib.vtu"}) {
+        SCOPED_TRACE(path.filename().string());
+        const auto grid = read_vtu(path);
+        ASSERT_EQ(grid->GetNumberOfCells(), 3);
+        EXPECT_EQ(grid->GetCellType(0), VTK_HEXAHEDRON);
+        EXPECT_EQ(grid->GetCellType(1), VTK_PYRAMID);
+        EXPECT_EQ(grid->GetCellType(2), VTK_WEDGE);
+        const double expected[3] = {1.0, 1.0 / 6.0, 0.5};
+        for (vtkIdType c = 0; c < 3; ++c) {
+            // The signed volume from VTK's own corner order: the tetrahedra from the first
+            // corner of VTK's faces, which VTK orders with outward normals.
+            vtkCell* cell = grid->GetCell(c);
+            double volume = 0, o[3];
+            grid->GetPoint(cell->GetPointId(0), o);
+            for (int f = 0; f < cell->GetNumberOfFaces(); ++f) {
+                vtkCell* face = cell->GetFace(f);
+                double a[3], b[3], x[3];
+                for (int k = 1; k + 1 < face->GetNumberOfPoints(); ++k) {
+                    grid->GetPoint(face->GetPointId(0), a);
+                    grid->GetPoint(face->GetPointId(k), b);
+                    grid->GetPoint(face->GetPointId(k + 1), x);
+                    double u[3], v[3], w[3];
+                    for (int i = 0; i < 3; ++i) u[i] = a[i] - o[i], v[i] = b[i] - o[i], w[i] = x[i] - o[i];
+                    volume += (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+                               u[2] * (v[0] * w[1] - v[1] * w[0])) / 6.0;
+                }
+            }
+            EXPECT_NEAR(volume, expected[c], 1e-12) << "cell " << c;
+        }
+    }
 }
 
 // Files are marked version 1.0 (meshio refuses 2.2); their Lagrange hexahedra are in 1.0's

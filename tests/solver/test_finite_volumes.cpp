@@ -12,6 +12,7 @@
 
 #include "assembly/fv_discretisation.hpp"
 #include "mesh/cell_faces.hpp"
+#include "mesh/cell_shapes.hpp"
 #include "solver/anderson_mixing.hpp"
 #include "../assembly/simple_meshes.hpp"
 #include "../mesh/mesh_test_support.hpp"
@@ -289,6 +290,142 @@ TEST(FiniteVolumes, SecondOrderOnGmshSimplicesWithTheCorrectionOnly)
                   << plain_rate << "\n";
         EXPECT_LT(plain_rate, 1.0) << "the two-point flux alone is inconsistent on these meshes";
         EXPECT_GT(plain[levels - 1], 10 * corrected[levels - 1]);
+    }
+}
+
+TEST(FiniteVolumes, MixedMeshesHoldEveryCellTypeAndConserve)
+{
+    // Gmsh's mixed meshes: triangles + quadrilaterals, prisms + tetrahedra + pyramids +
+    // hexahedra. Faces between cells of different types are found, the cells fill the box, the
+    // matrix is a symmetric M-matrix with a row per cell, and the solution's fluxes balance
+    // each cell's source.
+    test::TempFolder folder;
+    const test::MeshWorkerForTest worker;
+    for (const int dim : {2, 3}) {
+        const auto geo = test::write_mixed_box(folder.path(), dim, dim == 2 ? 0.05 : 0.14);
+        const std::string yaml = "mesh: {geo: " + geo.filename().string() + "}\ndiscretisation: fv\n" +
+                                 manufactured(dim, "rest", "left") + "solver: {tolerance: 1e-12, preconditioner: amg}\n";
+        const auto run = run_fv_case(yaml, cpu(), folder.path());
+        ASSERT_TRUE(run->solved.result.converged()) << run->solved.result.message;
+        const Mesh& mesh = run->input.mesh;
+        ASSERT_TRUE(mesh.is_mixed());
+        std::map<ElementType, long long> count;
+        for (index_type c = 0; c < mesh.num_cells(); ++c) ++count[mesh.type_of_cell(c)];
+        const std::vector<ElementType> expected =
+            dim == 2 ? std::vector<ElementType>{ElementType::triangle, ElementType::quadrilateral}
+                     : std::vector<ElementType>{ElementType::tetrahedron, ElementType::hexahedron, ElementType::prism,
+                                                ElementType::pyramid};
+        EXPECT_EQ(count.size(), expected.size()) << mesh.describe_cells();
+        for (const ElementType type : expected) EXPECT_GT(count[type], 0) << element_type_name(type);
+
+        // Every cell's own faces: twice the interior faces plus the boundary ones; the
+        // boundary faces all in a group (left or rest).
+        const CellFaces faces = cell_faces(mesh, cpu());
+        const CellShapes shapes = cell_shapes();
+        long long own = 0;
+        for (index_type c = 0; c < mesh.num_cells(); ++c) own += shapes.of_type[static_cast<int>(mesh.type_of_cell(c))].faces;
+        EXPECT_EQ(own, 2 * faces.interior_faces + faces.boundary_faces);
+        const std::vector<index_type> neighbour = faces.neighbour.to_host();
+        const std::vector<int> group = faces.group.to_host();
+        long long grouped = 0;
+        for (index_type c = 0; c < mesh.num_cells(); ++c)
+            for (int f = 0; f < shapes.of_type[static_cast<int>(mesh.type_of_cell(c))].faces; ++f) {
+                const std::size_t slot = static_cast<std::size_t>(c) * faces.faces_per_cell + f;
+                if (neighbour[slot] < 0) grouped += group[slot] >= 0;
+            }
+        EXPECT_EQ(grouped, faces.boundary_faces) << "every boundary face is in a group";
+        // A triangle's or quadrilateral's boundary facets (3D: both in one group) all found.
+        EXPECT_EQ(faces.interior_facets, std::vector<long long>(mesh.boundaries.size(), 0));
+
+        const auto& fv = run->fv();
+        double total = 0;
+        for (const double v : fv.volumes()) total += v;
+        EXPECT_NEAR(total, 1.0, 1e-12);
+
+        const std::vector<double> flux = fv.face_fluxes(run->solved.x, true);
+        const std::vector<double> volume = fv.volumes(), centroid = fv.centroids();
+        const Expression f(run->spec.problem.f);
+        const auto n = static_cast<std::size_t>(mesh.num_cells());
+        const std::size_t per = flux.size() / n;
+        double worst = 0, scale = 0, antisymmetry = 0;
+        for (std::size_t c = 0; c < n; ++c) {
+            double out = 0;
+            for (std::size_t k = 0; k < per; ++k) {
+                out += flux[c * per + k];
+                const index_type nb = neighbour[c * per + k];
+                if (nb >= 0)
+                    for (std::size_t g = 0; g < per; ++g)
+                        if (neighbour[static_cast<std::size_t>(nb) * per + g] == static_cast<index_type>(c))
+                            antisymmetry = std::max(antisymmetry, std::abs(flux[c * per + k] + flux[nb * per + g]));
+            }
+            const double source = f.evaluate(centroid[3 * c], centroid[3 * c + 1], centroid[3 * c + 2]) * volume[c];
+            worst = std::max(worst, std::abs(out - source));
+            scale = std::max(scale, std::abs(source));
+        }
+        EXPECT_LT(worst, 1e-8 * scale) << dim << "D mixed: the fluxes out of a cell add up to its source";
+        EXPECT_LT(antisymmetry, 1e-12 * scale * 100) << "a face's flux out of one cell is the flux into the other";
+
+        // The two-point matrix (no correction, no convection): symmetric, rows = neighbours + 1.
+        FvOptions two_point;
+        two_point.nonorthogonal_correctors = 0;
+        const FiniteVolumeDiscretisation<double> plain(mesh, run->spec.problem, two_point);
+        const LinearSystem<double> system = plain.assemble(cpu());
+        const Csr<double>& a = system.matrix;
+        const std::vector<index_type> ptr = a.row_ptr.to_host(), col = a.col_idx.to_host();
+        const std::vector<double> val = a.values.to_host();
+        std::map<std::pair<index_type, index_type>, double> entries;
+        for (index_type r = 0; r < a.rows; ++r) {
+            const auto neighbours = std::count_if(neighbour.begin() + r * per, neighbour.begin() + (r + 1) * per,
+                                                  [](index_type nb) { return nb >= 0; });
+            EXPECT_EQ(ptr[r + 1] - ptr[r], neighbours + 1) << "row " << r;
+            for (index_type k = ptr[r]; k < ptr[r + 1]; ++k) {
+                entries[{r, col[k]}] = val[k];
+                if (col[k] != r) EXPECT_LT(val[k], 0.0) << "row " << r;
+            }
+        }
+        for (const auto& [at, value] : entries)
+            EXPECT_NEAR(entries.at({at.second, at.first}), value, 1e-13 * std::abs(value)) << dim << "D mixed";
+    }
+}
+
+TEST(FiniteVolumes, SecondOrderOnMixedMeshes)
+{
+    test::TempFolder folder;
+    const test::MeshWorkerForTest worker;
+    for (const int dim : {2, 3}) {
+        std::vector<double> errors;
+        for (const double h : dim == 2 ? std::vector<double>{0.1, 0.05, 0.025} : std::vector<double>{0.14, 0.07}) {
+            const auto geo = test::write_mixed_box(folder.path(), dim, h);
+            const std::string yaml = "mesh: {geo: " + geo.filename().string() + "}\ndiscretisation: fv\n" +
+                                     manufactured(dim, "rest", "left") +
+                                     "solver: {tolerance: 1e-11, preconditioner: amg}\n";
+            const auto run = run_fv_case(yaml, cpu(), folder.path());
+            ASSERT_TRUE(run->solved.result.converged()) << run->solved.result.message;
+            errors.push_back(run->output.errors->l2);
+        }
+        // Gmsh's unstructured parts are not exact halvings of each other: the rate over h.
+        expect_rate_two(errors, dim == 2 ? "mixed triangles and quadrilaterals" : "mixed prisms, tetrahedra, pyramids, hexahedra");
+    }
+}
+
+TEST(FiniteVolumes, MixedMeshesAreRefusedWhereOneCellTypeIsNeeded)
+{
+    test::TempFolder folder;
+    const auto geo = test::write_mixed_box(folder.path(), 2, 0.1);
+    const std::string base = "mesh: {geo: " + geo.filename().string() + "}\n" + manufactured(2, "rest", "left");
+    try {
+        run_fv_case(base, cpu(), folder.path(), false);  // finite elements (the default)
+        ADD_FAILURE() << "finite elements accepted a mixed mesh";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("discretisation: fv"), std::string::npos) << e.what();
+    }
+    std::string refined = base + "discretisation: fv\n";
+    refined.replace(refined.find("}"), 1, ", refine: 1}");
+    try {
+        run_fv_case(refined, cpu(), folder.path(), false);
+        ADD_FAILURE() << "mesh.refine accepted a mixed mesh";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("mesh.refine"), std::string::npos) << e.what();
     }
 }
 

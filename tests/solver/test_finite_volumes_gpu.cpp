@@ -105,3 +105,46 @@ TEST(FiniteVolumesGpu, AnUnstructuredCaseGivesTheCpuSolution)
         }
     }
 }
+
+TEST(FiniteVolumesGpu, MixedMeshesMatchTheCpu)
+{
+    // Gmsh's mixed meshes (triangles + quadrilaterals; prisms, tetrahedra, pyramids,
+    // hexahedra): the adjacency, the geometry, the matrix and the corrections on CUDA equal the
+    // CPU's, and so does the solution.
+    GPUFEM_REQUIRE_GPU();
+    test::TempFolder folder;
+    const test::MeshWorkerForTest worker;
+    const ExecPtr cpu = Executor::create_cpu(), cuda = Executor::create_cuda(0);
+    for (const int dim : {2, 3}) {
+        SCOPED_TRACE(dim);
+        const auto geo = test::write_mixed_box(folder.path(), dim, dim == 2 ? 0.05 : 0.14);
+        const std::string yaml = "mesh: {geo: " + geo.filename().string() + "}\ndiscretisation: fv\n"
+                                 "problem:\n  kappa: \"1 + x\"\n  f: \"1 + y\"\n  exact: \"x*y\"\n"
+                                 "  dirichlet: {rest: \"x*y\"}\n  neumann: {left: \"0.5\"}\n"
+                                 "solver: {tolerance: 1e-12, preconditioner: amg}\n";
+        const auto host = test::run_fv_case(yaml, cpu, folder.path());
+        const Mesh& mesh = host->input.mesh;
+        ASSERT_TRUE(mesh.is_mixed());
+        const CellFaces on_cpu = cell_faces(mesh, cpu), on_cuda = cell_faces(mesh, cuda);
+        EXPECT_EQ(on_cpu.neighbour.to_host(), on_cuda.neighbour.to_host());
+        EXPECT_EQ(on_cpu.group.to_host(), on_cuda.group.to_host());
+        EXPECT_EQ(on_cpu.boundary_faces, on_cuda.boundary_faces);
+
+        ProblemSpec problem = host->spec.problem;
+        problem.convection = dim == 2 ? std::vector<double>{1.5, -1.0} : std::vector<double>{1.5, -1.0, 0.5};
+        const FiniteVolumeDiscretisation<double> a(mesh, problem, FvOptions{}), b(mesh, problem, FvOptions{});
+        const LinearSystem<double> on_host = a.assemble(cpu), on_device = b.assemble(cuda);
+        EXPECT_LT(max_difference(a.volumes(), b.volumes()), 1e-15);
+        EXPECT_LT(max_difference(a.centroids(), b.centroids()), 1e-15);
+        EXPECT_EQ(on_host.matrix.col_idx.to_host(), on_device.matrix.col_idx.to_host());
+        EXPECT_LT(max_difference(on_host.matrix.values.to_host(), on_device.matrix.values.to_host()), 1e-14);
+        const std::vector<double> random = test::random_vector<double>(static_cast<std::size_t>(mesh.num_cells()), test::random_seed());
+        const Array<double> u_cpu = Array<double>::from_host(cpu, random), u_cuda = Array<double>::from_host(cuda, random);
+        EXPECT_LT(max_difference(a.corrected_rhs(u_cpu).to_host(), b.corrected_rhs(u_cuda).to_host()), 1e-13);
+        EXPECT_LT(max_difference(a.face_fluxes(u_cpu, true), b.face_fluxes(u_cuda, true)), 1e-13);
+
+        const auto device = test::run_fv_case(yaml, cuda, folder.path());
+        ASSERT_TRUE(device->solved.result.converged()) << device->solved.result.message;
+        EXPECT_LT(max_difference(device->solved.x.to_host(), host->solved.x.to_host()), 1e-8);
+    }
+}
