@@ -24,7 +24,8 @@
 #                                test, sanitizers) and the mesh phase of Gmsh meshes refined
 #                                there: refined_ball_p2, refined_cube_tets_p2, as a table
 #   scripts/gpu_check.sh fv      issue 13: the finite-volume GPU tests and sanitizers, then
-#                                fv_cube_tets_4m on cuda (phases, row lengths, passes, CG), and
+#                                fv_cube_tets_4m and fv_mixed_cube on cuda (phases, row lengths,
+#                                passes, CG), and
 #                                bench spmv (every format, % of copy) and the staircase sweep on
 #                                its matrix
 #   scripts/gpu_check.sh formats issue 14: reordering, format auto and matrix cases on cuda
@@ -113,6 +114,7 @@ PY
     fv_run tets_4m_deferred fv_cube_tets_4m --set fv.correction=deferred
     fv_run tets_4m_jacobi fv_cube_tets_4m --set solver.preconditioner=jacobi
     fv_run tets_4m_plain fv_cube_tets_4m --set fv.nonorthogonal_correctors=0
+    fv_run mixed_cube fv_mixed_cube
     python3 - "$OUT" <<'PY'
 import glob, json, os, sys
 for f in sorted(glob.glob(os.path.join(sys.argv[1], 'fv_*.json'))):
