@@ -1,21 +1,89 @@
 // cuBLAS calls behind LibraryBlas (one library routine per operation, host pointer mode: dot
-// and nrm2 return their result to the host, as a library-style solver uses them).
+// and nrm2 return their result to the host, as a library-style solver uses them). cuBLAS is
+// opened on first use (dlopen) rather than linked: loading it (with cuBLASLt, 600 MB) cost
+// every gpufem run ~0.1 s of start-up on the H100 host, and only the cuBLAS solver variant
+// uses it.
 #include <climits>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include <cublas_v2.h>
+#include <dlfcn.h>
 
 #include "linalg/library_blas.hpp"
 
 namespace gpufem::kernels::cuda {
 namespace {
 
+/// The cuBLAS entry points gpufem calls, from the library opened at first use.
+struct CublasLibrary {
+    decltype(&cublasCreate_v2) create = nullptr;
+    decltype(&cublasDestroy_v2) destroy = nullptr;
+    decltype(&cublasSetStream_v2) set_stream = nullptr;
+    decltype(&cublasSetPointerMode_v2) set_pointer_mode = nullptr;
+    decltype(&cublasGetStatusString) status_string = nullptr;
+    decltype(&cublasSdot_v2) sdot = nullptr;
+    decltype(&cublasDdot_v2) ddot = nullptr;
+    decltype(&cublasSnrm2_v2) snrm2 = nullptr;
+    decltype(&cublasDnrm2_v2) dnrm2 = nullptr;
+    decltype(&cublasSaxpy_v2) saxpy = nullptr;
+    decltype(&cublasDaxpy_v2) daxpy = nullptr;
+    decltype(&cublasSscal_v2) sscal = nullptr;
+    decltype(&cublasDscal_v2) dscal = nullptr;
+    decltype(&cublasScopy_v2) scopy = nullptr;
+    decltype(&cublasDcopy_v2) dcopy = nullptr;
+    decltype(&cublasSdgmm) sdgmm = nullptr;
+    decltype(&cublasDdgmm) ddgmm = nullptr;
+};
+
+/// Opens libcublas.so.<major of the headers> (the loader's search path: LD_LIBRARY_PATH, the
+/// program's run path, the system's) and finds every entry point; throws naming what is missing.
+CublasLibrary open_cublas()
+{
+    const std::string name = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
+    void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library)
+        throw std::runtime_error("the cuBLAS solver variant needs " + name + " (CUDA's cuBLAS): " + dlerror());
+    CublasLibrary api;
+    const auto find = [&](auto& entry, const char* symbol) {
+        entry = reinterpret_cast<std::remove_reference_t<decltype(entry)>>(dlsym(library, symbol));
+        if (!entry) throw std::runtime_error(name + " has no " + symbol);
+    };
+    find(api.create, "cublasCreate_v2");
+    find(api.destroy, "cublasDestroy_v2");
+    find(api.set_stream, "cublasSetStream_v2");
+    find(api.set_pointer_mode, "cublasSetPointerMode_v2");
+    find(api.status_string, "cublasGetStatusString");
+    find(api.sdot, "cublasSdot_v2");
+    find(api.ddot, "cublasDdot_v2");
+    find(api.snrm2, "cublasSnrm2_v2");
+    find(api.dnrm2, "cublasDnrm2_v2");
+    find(api.saxpy, "cublasSaxpy_v2");
+    find(api.daxpy, "cublasDaxpy_v2");
+    find(api.sscal, "cublasSscal_v2");
+    find(api.dscal, "cublasDscal_v2");
+    find(api.scopy, "cublasScopy_v2");
+    find(api.dcopy, "cublasDcopy_v2");
+    find(api.sdgmm, "cublasSdgmm");
+    find(api.ddgmm, "cublasDdgmm");
+    return api;  // the library stays open for the process
+}
+
+/// The library, opened once (a failure is reported again on every use).
+const CublasLibrary& cublas()
+{
+    static std::once_flag opened;
+    static CublasLibrary api;
+    std::call_once(opened, [] { api = open_cublas(); });
+    return api;
+}
+
 void check(cublasStatus_t status, const char* what)
 {
     if (status != CUBLAS_STATUS_SUCCESS)
-        throw std::runtime_error(std::string("cuBLAS ") + what + " failed: " +
-                                 cublasGetStatusString(status));
+        throw std::runtime_error(std::string("cuBLAS ") + what + " failed: " + cublas().status_string(status));
 }
 
 cublasHandle_t to_handle(void* handle) { return static_cast<cublasHandle_t>(handle); }
@@ -32,71 +100,71 @@ int to_int(std::size_t n)
 void* cublas_create(const Executor& exec)
 {
     cublasHandle_t handle = nullptr;
-    check(cublasCreate(&handle), "cublasCreate");
-    check(cublasSetStream(handle, static_cast<cudaStream_t>(exec.stream())), "cublasSetStream");
-    check(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+    check(cublas().create(&handle), "cublasCreate");
+    check(cublas().set_stream(handle, static_cast<cudaStream_t>(exec.stream())), "cublasSetStream");
+    check(cublas().set_pointer_mode(handle, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
     return handle;
 }
 
-void cublas_destroy(void* handle) noexcept { cublasDestroy(to_handle(handle)); }
+void cublas_destroy(void* handle) noexcept { cublas().destroy(to_handle(handle)); }
 
 double cublas_dot(void* h, std::size_t n, const float* x, const float* y)
 {
     float result = 0;
-    check(cublasSdot(to_handle(h), to_int(n), x, 1, y, 1, &result), "Sdot");
+    check(cublas().sdot(to_handle(h), to_int(n), x, 1, y, 1, &result), "Sdot");
     return result;
 }
 double cublas_dot(void* h, std::size_t n, const double* x, const double* y)
 {
     double result = 0;
-    check(cublasDdot(to_handle(h), to_int(n), x, 1, y, 1, &result), "Ddot");
+    check(cublas().ddot(to_handle(h), to_int(n), x, 1, y, 1, &result), "Ddot");
     return result;
 }
 double cublas_nrm2(void* h, std::size_t n, const float* x)
 {
     float result = 0;
-    check(cublasSnrm2(to_handle(h), to_int(n), x, 1, &result), "Snrm2");
+    check(cublas().snrm2(to_handle(h), to_int(n), x, 1, &result), "Snrm2");
     return result;
 }
 double cublas_nrm2(void* h, std::size_t n, const double* x)
 {
     double result = 0;
-    check(cublasDnrm2(to_handle(h), to_int(n), x, 1, &result), "Dnrm2");
+    check(cublas().dnrm2(to_handle(h), to_int(n), x, 1, &result), "Dnrm2");
     return result;
 }
 void cublas_axpy(void* h, std::size_t n, float alpha, const float* x, float* y)
 {
-    check(cublasSaxpy(to_handle(h), to_int(n), &alpha, x, 1, y, 1), "Saxpy");
+    check(cublas().saxpy(to_handle(h), to_int(n), &alpha, x, 1, y, 1), "Saxpy");
 }
 void cublas_axpy(void* h, std::size_t n, double alpha, const double* x, double* y)
 {
-    check(cublasDaxpy(to_handle(h), to_int(n), &alpha, x, 1, y, 1), "Daxpy");
+    check(cublas().daxpy(to_handle(h), to_int(n), &alpha, x, 1, y, 1), "Daxpy");
 }
 void cublas_scal(void* h, std::size_t n, float alpha, float* x)
 {
-    check(cublasSscal(to_handle(h), to_int(n), &alpha, x, 1), "Sscal");
+    check(cublas().sscal(to_handle(h), to_int(n), &alpha, x, 1), "Sscal");
 }
 void cublas_scal(void* h, std::size_t n, double alpha, double* x)
 {
-    check(cublasDscal(to_handle(h), to_int(n), &alpha, x, 1), "Dscal");
+    check(cublas().dscal(to_handle(h), to_int(n), &alpha, x, 1), "Dscal");
 }
 void cublas_copy(void* h, std::size_t n, const float* x, float* y)
 {
-    check(cublasScopy(to_handle(h), to_int(n), x, 1, y, 1), "Scopy");
+    check(cublas().scopy(to_handle(h), to_int(n), x, 1, y, 1), "Scopy");
 }
 void cublas_copy(void* h, std::size_t n, const double* x, double* y)
 {
-    check(cublasDcopy(to_handle(h), to_int(n), x, 1, y, 1), "Dcopy");
+    check(cublas().dcopy(to_handle(h), to_int(n), x, 1, y, 1), "Dcopy");
 }
 void cublas_dgmm(void* h, std::size_t n, const float* d, const float* x, float* y)
 {
     const int m = to_int(n);
-    check(cublasSdgmm(to_handle(h), CUBLAS_SIDE_LEFT, m, 1, x, m, d, 1, y, m), "Sdgmm");
+    check(cublas().sdgmm(to_handle(h), CUBLAS_SIDE_LEFT, m, 1, x, m, d, 1, y, m), "Sdgmm");
 }
 void cublas_dgmm(void* h, std::size_t n, const double* d, const double* x, double* y)
 {
     const int m = to_int(n);
-    check(cublasDdgmm(to_handle(h), CUBLAS_SIDE_LEFT, m, 1, x, m, d, 1, y, m), "Ddgmm");
+    check(cublas().ddgmm(to_handle(h), CUBLAS_SIDE_LEFT, m, 1, x, m, d, 1, y, m), "Ddgmm");
 }
 
 }  // namespace gpufem::kernels::cuda
