@@ -17,8 +17,8 @@ LagrangeDiscretisation<V>::LagrangeDiscretisation(const Mesh& mesh, const Proble
 {
     if (mesh.is_mixed() || mesh.cell_type == ElementType::prism || mesh.cell_type == ElementType::pyramid)
         throw std::runtime_error(fmt::format(
-            "mesh {} has {} cells: finite elements need one cell type among triangles, "
-            "quadrilaterals, tetrahedra and hexahedra; such meshes run with discretisation: fv",
+            "mesh {}: finite elements need one cell type among triangles, quadrilaterals, "
+            "tetrahedra and hexahedra, and its cells are {}; run it with discretisation: fv",
             mesh.source, mesh.describe_cells()));
 }
 

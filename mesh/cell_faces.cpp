@@ -112,9 +112,10 @@ NumberedSides shaped_sides(const Mesh& mesh, const ExecPtr& exec)
     if (dim == 3) {
         out.vertex_bits = bits_for(num_nodes);
         if (3 * out.vertex_bits > 63)
-            throw MeshSourceError("mesh '" + mesh.source + "' has " + std::to_string(num_nodes) + " nodes and " +
-                                  mesh.describe_cells() + " cells: the face adjacency of such meshes "
-                                  "handles fewer than 2^21 (2,097,152) nodes");
+            throw MeshSourceError("mesh '" + mesh.source + "' has " + std::to_string(num_nodes) +
+                                  " nodes; the face adjacency of meshes with prisms, pyramids or several "
+                                  "cell types (its cells: " + mesh.describe_cells() +
+                                  ") handles fewer than 2^21 (2,097,152)");
     }
     const CellShapes shapes = cell_shapes();
     if (mesh.is_mixed()) {
@@ -147,8 +148,9 @@ CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<in
         throw MeshSourceError("mesh '" + mesh.source + "': face adjacency needs a 2D or 3D mesh");
     const bool by_shape = walked_by_shape(mesh);
     if (by_shape && mesh.degree != 1)
-        throw MeshSourceError("mesh '" + mesh.source + "': the face adjacency of " + mesh.describe_cells() +
-                              " cells needs first-order cells");
+        throw MeshSourceError("mesh '" + mesh.source + "': the face adjacency of meshes with prisms, pyramids "
+                              "or several cell types needs first-order cells (its cells: " +
+                              mesh.describe_cells() + ", order " + std::to_string(mesh.degree) + ")");
     NumberedSides numbered = by_shape ? shaped_sides(mesh, exec) : lattice_sides(mesh, exec, face_keys);
     const int dim = mesh.dim;
     CellFaces out;

@@ -14,6 +14,9 @@
 #                                against Jacobi on bench_cube_4m, degree_sweep_quads_4m, P2
 #                                tetrahedra and refined Q1/P1/P2 cubes (iterations, setup,
 #                                solve), as a table
+#   scripts/gpu_check.sh wall    what a user waits for: time(1) around gpufem run against
+#                                report.json's startup, phases and wall (fv_cube_tets_4m,
+#                                bench_cube_4m with AMG; three runs each)
 #   scripts/gpu_check.sh memory  the memory estimate against the measured peaks: the GPU test
 #                                (every format), then GPU-sized cases (report.json "memory"),
 #                                as a table
@@ -136,6 +139,16 @@ PY
     run gpufem bench spmv cases/fv_cube_tets_4m.yaml --backend cuda -o /tmp/gpufem_runs/fvsweep \
       --staircase-sweep 2>&1 | grep -v "\[info\]"
     cp /tmp/gpufem_runs/fvsweep/staircase_sweep.* "$OUT/" 2>/dev/null
+  elif [[ $stage == wall ]]; then
+    # Prompt to prompt (time(1)) against report.json's startup, phases (total) and wall.
+    for c in fv_cube_tets_4m bench_cube_4m; do
+      for i in 1 2 3; do
+        /usr/bin/time -f "$c: time(1) %e s" /tmp/bundle/run gpufem run cases/$c.yaml --backend cuda -q \
+          -o /tmp/gpufem_runs/wall_$c --set solver.preconditioner=amg > /dev/null 2> /tmp/gpufem_runs/time.txt
+        tail -1 /tmp/gpufem_runs/time.txt
+        python3 -c "import json,sys; t = json.load(open(sys.argv[1]))['times']; print('  startup %.3f, phases %.3f, wall %.3f (mesh %.3f, solve %.3f)' % (t['startup'], t['total'], t['wall'], t['mesh'], t['solve']))" /tmp/gpufem_runs/wall_$c/report.json
+      done
+    done
   elif [[ $stage == memory ]]; then
     (cd /tmp && /tmp/bundle/run test_end_to_end_gpu --gtest_filter='*Memory*' 2>&1 | tail -30)
     memory_run() { report_run memory "$@"; }
