@@ -35,7 +35,15 @@ private:
 /// errors it logged, if any. (An exception thrown from inside Gmsh 4.8's .geo parser leaves
 /// the parser broken for every later file in the process; one thrown from a meshing loop
 /// crosses OpenMP regions.)
-void run_gmsh_step(const std::string& context, const std::function<void()>& step);
+/// How run_gmsh_step finds a step's errors.
+enum class GmshLog {
+    collected,   ///< Gmsh's logger runs: up to three of the step's errors are named
+    last_error,  ///< no logger (it makes HXT's meshes vary): the step's last error only
+};
+
+/// (last_error: meshing steps, whose result must not depend on the logger.)
+void run_gmsh_step(const std::string& context, const std::function<void()>& step,
+                   GmshLog log_mode = GmshLog::collected);
 
 /// To be called inside a catch block: rethrows a MeshSourceError unchanged and turns anything
 /// else Gmsh or the standard library threw (Gmsh 4.8 throws std::string) into a

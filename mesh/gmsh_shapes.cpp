@@ -216,7 +216,7 @@ void mesh_shape(const ShapeRequest& request, const std::string& source)
     info.build(request.elements, request.size);
     geo::synchronize();
     add_shape_groups(info);
-    run_gmsh_step("mesh '" + source + "'", [&] { gmsh::model::mesh::generate(info.dim); });
+    run_gmsh_step("mesh '" + source + "'", [&] { gmsh::model::mesh::generate(info.dim); }, GmshLog::last_error);
 
     std::vector<int> types;
     gmsh::model::mesh::getElementTypes(types, info.dim);

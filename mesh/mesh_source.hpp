@@ -24,6 +24,9 @@ struct MeshSpec {
                                   ///< (see mesh_input_guard.hpp); refused by default
     double time_limit = 1800;  ///< seconds Gmsh may take to read or mesh it (in the mesh
                                ///< worker: it is ended after that, and the run fails)
+    /// Threads of Gmsh's meshing (HXT's volumes): 1 (default) makes the same mesh every run;
+    /// more (0: the host's) are faster on large volumes but HXT's mesh then varies.
+    int gmsh_threads = 1;
     int degree = 1;          ///< element order 1..4 (the nodes are the unknowns): numbered by
                              ///< gpufem from the mesh's topology and placed by each cell's
                              ///< geometric map (mesh_refinement.hpp)

@@ -36,7 +36,7 @@ constexpr std::string_view output_keys[] = {"compression", "write"};
 constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
                                           "elements", "size", "refine",
                                           "size_scales_with_degree", "allow_commands",
-                                          "time_limit", "geometry_order"};
+                                          "time_limit", "geometry_order", "gmsh_threads"};
 constexpr std::string_view matrix_keys[] = {"file", "rhs"};
 constexpr std::string_view booleans[] = {"true", "false"};
 constexpr std::string_view mesh_sources[] = {"file", "geo", "shape"};
@@ -235,6 +235,12 @@ MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::
         if (!(mesh.time_limit > 0.0) || !std::isfinite(mesh.time_limit))
             reader.fail(*limit, "expected seconds > 0, got '" + limit->node.Scalar() + "'");
         resolved["time_limit"] = mesh.time_limit;
+    }
+
+    if (const CaseValue* threads = find_entry(entries, "gmsh_threads")) {
+        if (!mesh_needs_gmsh(mesh)) reader.fail(*threads, "only valid with meshes from Gmsh (file, geo, shape: disk)");
+        mesh.gmsh_threads = reader.to_int(*threads, 0);
+        resolved["gmsh_threads"] = mesh.gmsh_threads;
     }
 
     if (const CaseValue* order = find_entry(entries, "geometry_order")) {

@@ -88,11 +88,9 @@ mesh:                      (map, required) where the mesh comes from: exactly on
   file: PATH               (string) a Gmsh .msh file; relative paths are relative to the case
                            file's folder; the file must exist
   geo: PATH                (string) a Gmsh .geo file, meshed by Gmsh; same path rules as file.
-                           Volumes are meshed with Gmsh's parallel HXT algorithm on the host's
-                           threads unless the file sets Mesh.Algorithm3D. HXT's mesh can vary
-                           by a few cells from run to run (seen even on one thread on a 16-core
-                           host); for the same mesh every time set Mesh.Algorithm3D = 1
-                           (Delaunay, one thread) in the file, as cases/meshes/ball.geo does
+                           Volumes are meshed with Gmsh's HXT algorithm unless the file sets
+                           Mesh.Algorithm3D, on mesh.gmsh_threads threads (1: the same mesh
+                           every run)
   shape: NAME              (string) a built-in shape: unit_square | unit_cube | l_shape | disk
                            (unit_cube is 3D, the others 2D). gpufem generates unit_square,
                            unit_cube and l_shape itself: a grid of n = ceil(1/size) boxes per
@@ -121,6 +119,10 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            their maps place every node gpufem adds (refinement, degree)
   size_scales_with_degree: false  (boolean, geo and shape only) use size * degree as the element
                            size, so that a degree sweep keeps the number of unknowns about fixed
+  gmsh_threads: 1          (integer >= 0, Gmsh meshes only) threads Gmsh meshes on (.geo
+                           volumes: its HXT algorithm): 1 makes the same mesh every run; more
+                           (0: all of the host's) mesh large volumes faster, but HXT's mesh
+                           then varies by a few cells from run to run
   time_limit: 1800         (seconds > 0) how long Gmsh may read, mesh and refine (files, .geo
                            files, the disk): it runs in a separate process, ended after that
   allow_commands: false    (boolean, geo only) let the .geo script run System, SystemCall,

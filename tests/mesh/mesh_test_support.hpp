@@ -10,6 +10,7 @@
 
 #include "mesh/mesh.hpp"
 #include "mesh/mesh_source.hpp"
+#include "mesh/mesh_worker.hpp"
 
 namespace gpufem::test {
 
@@ -172,5 +173,22 @@ inline double facets_measure(const Mesh& mesh, const BoundaryFacets& facets)
     }
     return sum;
 }
+
+/// While it lives, Gmsh's meshing runs in gpufem's mesh worker next to the test program (a
+/// fresh Gmsh per mesh, as in gpufem: one process meshing Gmsh's hybrid meshes twice crashed
+/// inside Gmsh 4.8); without the worker program, in this process.
+class MeshWorkerForTest {
+public:
+    MeshWorkerForTest()
+    {
+        std::error_code error;
+        const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+        const auto worker = self.parent_path() / "gpufem-mesh-worker";
+        if (!error && std::filesystem::exists(worker)) set_mesh_worker(worker.string());
+    }
+    ~MeshWorkerForTest() { set_mesh_worker(""); }
+    MeshWorkerForTest(const MeshWorkerForTest&) = delete;
+    MeshWorkerForTest& operator=(const MeshWorkerForTest&) = delete;
+};
 
 }  // namespace gpufem::test

@@ -262,6 +262,29 @@ TEST(MshFiles, MixedCellTypesLoadAsAMixedFirstOrderMesh)
     EXPECT_NE(message.find("of order 1 only"), std::string::npos) << message;
 }
 
+TEST(GeoFiles, TheDefaultGmshThreadsMakeTheSameTetrahedraEveryTime)
+{
+    // HXT on several threads (or with Gmsh's logger running) varies its mesh from run to run;
+    // on one thread (mesh.gmsh_threads' default) two meshings of a .geo, each in a fresh
+    // worker as gpufem meshes, give the same nodes and cells.
+    TempFolder folder;
+    const test::MeshWorkerForTest worker;
+    const auto geo = folder / "box.geo";
+    std::ofstream(geo) << "SetFactory(\"OpenCASCADE\");\nBox(1) = {0, 0, 0, 1, 1, 1};\n"
+                          "Physical Volume(\"domain\") = {1};\nPhysical Surface(\"boundary\") = {1, 2, 3, 4, 5, 6};\n";
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::geo;
+    spec.path = geo.string();
+    spec.size = 0.12;
+    const Mesh first = load_mesh_isolated(spec);
+    for (int again = 0; again < 3; ++again) {
+        const Mesh other = load_mesh_isolated(spec);
+        EXPECT_GT(first.num_cells(), 1000);
+        EXPECT_EQ(first.cells, other.cells) << "meshing " << again + 2;
+        EXPECT_EQ(first.coordinates, other.coordinates) << "meshing " << again + 2;
+    }
+}
+
 TEST(MshFiles, MissingBrokenAndMisusedFilesAreNamed)
 {
     TempFolder folder;

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "assembly/fv_discretisation.hpp"
-#include "mesh/mesh_worker.hpp"
 #include "solver/case_file.hpp"
 #include "solver/pipeline.hpp"
+#include "tests/mesh/mesh_test_support.hpp"
 
 namespace gpufem::test {
 
@@ -49,23 +49,6 @@ std::unique_ptr<FvCaseRun<V>> run_fv_case(const std::string& yaml, const ExecPtr
     run->output = run->disc->solution_output(run->solved.x);
     return run;
 }
-
-/// While it lives, Gmsh's meshing runs in gpufem's mesh worker next to the test program (a
-/// fresh Gmsh per mesh, as in gpufem: one process meshing Gmsh's hybrid meshes twice crashed
-/// inside Gmsh 4.8); without the worker program, in this process.
-class MeshWorkerForTest {
-public:
-    MeshWorkerForTest()
-    {
-        std::error_code error;
-        const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
-        const auto worker = self.parent_path() / "gpufem-mesh-worker";
-        if (!error && std::filesystem::exists(worker)) set_mesh_worker(worker.string());
-    }
-    ~MeshWorkerForTest() { set_mesh_worker(""); }
-    MeshWorkerForTest(const MeshWorkerForTest&) = delete;
-    MeshWorkerForTest& operator=(const MeshWorkerForTest&) = delete;
-};
 
 /// A .geo of the unit square (triangles, Gmsh's Frontal-Delaunay) or cube (tetrahedra,
 /// Delaunay) at size h with the groups "boundary" (all) and "left" (x = 0), in dir.

@@ -454,6 +454,15 @@ TEST(CaseFile, MeshGeometryOrder)
                     {"case.yaml:3: mesh.geometry_order"});
 }
 
+TEST(CaseFile, MeshGmshThreads)
+{
+    EXPECT_EQ(parse_case_text(minimal, "case.yaml", "").mesh.gmsh_threads, 1);  // the same mesh every run
+    EXPECT_EQ(parse_case_text("mesh: {shape: disk, gmsh_threads: 0}\n", "case.yaml", "").mesh.gmsh_threads, 0);
+    expect_contains(error_of("mesh:\n  shape: unit_cube\n  gmsh_threads: 4\n"),
+                    {"case.yaml:3: mesh.gmsh_threads", "only valid with meshes from Gmsh"});
+    expect_contains(error_of("mesh:\n  shape: disk\n  gmsh_threads: -1\n"), {"case.yaml:3: mesh.gmsh_threads"});
+}
+
 TEST_F(CaseFileTest, MissingMeshFileNamesTheResolvedPath)
 {
     const fs::path path = write("case.yaml", "mesh:\n  file: gone.msh\n");
