@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "assembly/boundary_conditions.hpp"
 #include "assembly/element_data.hpp"

@@ -15,7 +15,7 @@ template <typename V>
 LagrangeDiscretisation<V>::LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem)
     : mesh_(mesh), problem_(problem)
 {
-    if (mesh.is_mixed() || mesh.cell_type == ElementType::prism || mesh.cell_type == ElementType::pyramid)
+    if (mesh.finite_volumes_only())
         throw std::runtime_error(fmt::format(
             "mesh {}: finite elements need one cell type among triangles, quadrilaterals, "
             "tetrahedra and hexahedra, and its cells are {}; run it with discretisation: fv",

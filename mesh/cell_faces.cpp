@@ -1,6 +1,5 @@
 #include "mesh/cell_faces.hpp"
 
-#include <array>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,16 +16,13 @@ namespace {
 /// The numbered sides (3D faces, 2D edges) of a mesh's cells: each cell's slots, the entity of
 /// every slot, and the sorted keys through which boundary facets are found.
 struct NumberedSides {
-    std::vector<std::array<int, 4>> local_faces;  ///< single-type meshes: the cell type's faces
     int faces_per_cell = 0;
     Array<index_type> vertex_of_node;
     int vertex_bits = 0;  ///< 3D faces keyed by vertices (bits each), or 0: through the edges
     EntityNumbers edges, faces;
-    long long count = 0;       ///< distinct sides (padding slots' own included)
-    long long edge_count = 0;  ///< distinct edges numbered (2D, or 3D through the edges)
-    long long face_count = 0;  ///< distinct faces numbered (3D)
-    long long padding = 0;     ///< slots beyond a cell's own faces (mixed meshes)
-    long long vertices = 0;
+    long long edge_count = 0;  ///< distinct edges keyed (2D, or 3D through the edges)
+    long long face_count = 0;  ///< distinct faces keyed (3D)
+    long long padding = 0;     ///< slots beyond a cell's own faces (mixed meshes; each keyed alone)
 
     NumberedSides(const ExecPtr& exec, const std::string& source)
         : edges(exec, 0, "cell edges of mesh '" + source + "'"), faces(exec, 0, "cell faces of mesh '" + source + "'")
@@ -35,25 +31,13 @@ struct NumberedSides {
     EntityNumbers& sides(int dim) { return dim == 2 ? edges : faces; }
 };
 
-/// Whether the mesh's cells are walked by their shapes (cell_shapes) rather than a lattice
-/// table: several cell types, or prisms or pyramids.
-bool walked_by_shape(const Mesh& mesh)
-{
-    return mesh.is_mixed() || mesh.cell_type == ElementType::prism || mesh.cell_type == ElementType::pyramid;
-}
-
 /// The sides of a mesh of one lattice-table type (any order: its cells' corner nodes).
 NumberedSides lattice_sides(const Mesh& mesh, const ExecPtr& exec, FaceKeys face_keys)
 {
     NumberedSides out(exec, mesh.source);
     const LatticeTable& table = lattice_table(mesh.cell_type, 1);
     const int dim = element_dimension(mesh.cell_type);
-    if (dim == 2) {
-        for (const auto& edge : table.edges) out.local_faces.push_back({edge[0], edge[1], -1, -1});
-    } else {
-        out.local_faces = table.faces;
-    }
-    out.faces_per_cell = static_cast<int>(out.local_faces.size());
+    out.faces_per_cell = max_faces_per_cell(mesh);  // the table's edges (2D) or faces (3D)
 
     const MeshOnExec input(mesh, exec);
     const ShapeOnExec shape(table, dim == 3, exec);
@@ -65,7 +49,6 @@ NumberedSides lattice_sides(const Mesh& mesh, const ExecPtr& exec, FaceKeys face
                                                             mesh.nodes_per_cell,
                                                             element_node_count(mesh.cell_type),
                                                             num_nodes, out.vertex_of_node.data()));
-    out.vertices = counts.vertices;
     // 2D: the faces are the edges. 3D: faces keyed by their three lowest vertices when three
     // vertex numbers fit 64 bits (one sort), else through the numbered edges (two sorts).
     out.vertex_bits = dim == 3 && face_keys == FaceKeys::automatic && 3 * bits_for(counts.vertices) <= 64
@@ -92,7 +75,6 @@ NumberedSides lattice_sides(const Mesh& mesh, const ExecPtr& exec, FaceKeys face
     }
     out.edge_count = counts.edges;
     out.face_count = counts.faces;
-    out.count = dim == 2 ? counts.edges : counts.faces;
     return out;
 }
 
@@ -105,7 +87,6 @@ NumberedSides shaped_sides(const Mesh& mesh, const ExecPtr& exec)
     const int dim = mesh.dim;
     const long long num_cells = mesh.num_cells(), num_nodes = mesh.num_nodes();
     out.faces_per_cell = max_faces_per_cell(mesh);
-    out.vertices = num_nodes;
     std::vector<index_type> identity(static_cast<std::size_t>(num_nodes));
     for (long long v = 0; v < num_nodes; ++v) identity[static_cast<std::size_t>(v)] = static_cast<index_type>(v);
     out.vertex_of_node = Array<index_type>::from_host(exec, identity);
@@ -118,14 +99,7 @@ NumberedSides shaped_sides(const Mesh& mesh, const ExecPtr& exec)
                                   ") handles fewer than 2^21 (2,097,152)");
     }
     const CellShapes shapes = cell_shapes();
-    if (mesh.is_mixed()) {
-        for (const std::uint8_t t : mesh.cell_types) out.padding += out.faces_per_cell - shapes.of_type[t].faces;
-    } else {
-        const CellShape& shape = shapes.of_type[static_cast<int>(mesh.cell_type)];
-        for (int f = 0; f < shape.faces; ++f)
-            out.local_faces.push_back({shape.face_corners[f][0], shape.face_corners[f][1], shape.face_corners[f][2],
-                                       shape.face_corners[f][3]});
-    }
+    for (const std::uint8_t t : mesh.cell_types) out.padding += out.faces_per_cell - shapes.of_type[t].faces;
     const MeshOnExec input(mesh, exec);
     const Array<std::uint8_t> types = Array<std::uint8_t>::from_host(
         exec, std::span<const std::uint8_t>(mesh.cell_types.data(), mesh.cell_types.size()));
@@ -135,8 +109,7 @@ NumberedSides shaped_sides(const Mesh& mesh, const ExecPtr& exec)
     sides = EntityNumbers(exec, num_cells * out.faces_per_cell,
                           (dim == 2 ? "cell edges of mesh '" : "cell faces of mesh '") + mesh.source + "'");
     GPUFEM_DISPATCH(*exec, shaped_face_keys(*exec, view, shapes, dim, out.vertex_bits, sides.slot_keys.data()));
-    out.count = sides.number(exec, 64);
-    (dim == 2 ? out.edge_count : out.face_count) = out.count;
+    (dim == 2 ? out.edge_count : out.face_count) = sides.number(exec, 64);
     return out;
 }
 
@@ -146,7 +119,7 @@ CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<in
 {
     if (mesh.dim != 2 && mesh.dim != 3)
         throw MeshSourceError("mesh '" + mesh.source + "': face adjacency needs a 2D or 3D mesh");
-    const bool by_shape = walked_by_shape(mesh);
+    const bool by_shape = mesh.finite_volumes_only();
     if (by_shape && mesh.degree != 1)
         throw MeshSourceError("mesh '" + mesh.source + "': the face adjacency of meshes with prisms, pyramids "
                               "or several cell types needs first-order cells (its cells: " +
@@ -154,7 +127,6 @@ CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<in
     NumberedSides numbered = by_shape ? shaped_sides(mesh, exec) : lattice_sides(mesh, exec, face_keys);
     const int dim = mesh.dim;
     CellFaces out;
-    out.local_faces = numbered.local_faces;
     out.faces_per_cell = numbered.faces_per_cell;
     const long long num_nodes = mesh.num_nodes();
     const int vertex_bits = numbered.vertex_bits;
@@ -162,7 +134,7 @@ CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<in
     EntityNumbers& edges = numbered.edges;
     EntityNumbers& faces = numbered.faces;
     EntityNumbers& sides = numbered.sides(dim);
-    const long long count = numbered.count;
+    const long long count = dim == 2 ? numbered.edge_count : numbered.face_count;
     const long long padding = numbered.padding;
 
     // Each face's second slot, then every slot's neighbour.

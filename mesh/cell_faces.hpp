@@ -2,7 +2,6 @@
 // The face adjacency of a mesh's cells: what lies across each face of each cell (the
 // neighbouring cell, or the boundary and the physical group of its facet), found on an
 // executor from the mesh's topology. Finite volumes gather a cell's faces from it.
-#include <array>
 #include <vector>
 
 #include "linalg/array.hpp"
@@ -12,11 +11,10 @@
 namespace gpufem {
 
 /// What lies across every face of every cell, on an executor. The faces of cell c are the
-/// slots c * faces_per_cell + f, local face f with the corners local_faces[f] (cyclic order).
+/// slots c * faces_per_cell + f, local face f of its shape (cell_shapes.hpp); slots past a
+/// cell's own faces (mixed meshes) hold nothing.
 struct CellFaces {
-    int faces_per_cell = 0;
-    /// The corner nodes (local numbers) of each local face; -1 pads (edges: 2, triangles: 3).
-    std::vector<std::array<int, 4>> local_faces;
+    int faces_per_cell = 0;  ///< the most faces (2D: edges) of any cell
     Array<index_type> neighbour;  ///< per slot: the cell across the face, or -1 (boundary)
     /// Per slot: the index in Mesh::boundaries of the group holding the face's boundary facet
     /// (the last such group when several do), or -1: an interior face, or a boundary face in

@@ -35,31 +35,17 @@ const std::array<int, max_order>& gmsh_types_of(ElementType type)
     throw std::invalid_argument("gmsh_element_type: unknown element type");
 }
 
-/// "lines", "triangles", "quadrilaterals", "tetrahedra", "hexahedra".
-std::string plural(ElementType type)
-{
-    switch (type) {
-    case ElementType::line: return "lines";
-    case ElementType::triangle: return "triangles";
-    case ElementType::quadrilateral: return "quadrilaterals";
-    case ElementType::tetrahedron: return "tetrahedra";
-    case ElementType::hexahedron: return "hexahedra";
-    case ElementType::prism: return "prisms";
-    case ElementType::pyramid: return "pyramids";
-    }
-    return "elements";
-}
-
 }  // namespace
 
 int gmsh_element_type(ElementType type, int order)
 {
     if (order < 1 || order > max_order)
         throw std::invalid_argument("gmsh_element_type: order " + std::to_string(order) + " of " +
-                                    plural(type) + " is outside 1.." + std::to_string(max_order));
+                                    element_type_plural(type) + " is outside 1.." + std::to_string(max_order));
     const int gmsh_type = gmsh_types_of(type)[static_cast<std::size_t>(order - 1)];
     if (gmsh_type < 0)
-        throw std::invalid_argument("gmsh_element_type: gpufem reads " + plural(type) + " of order 1 only");
+        throw std::invalid_argument(std::string("gmsh_element_type: gpufem reads ") + element_type_plural(type) +
+                                    " of order 1 only");
     return gmsh_type;
 }
 
@@ -76,11 +62,9 @@ std::optional<LagrangeElement> lagrange_element_from_gmsh(int gmsh_type)
 std::string gmsh_type_plural(int gmsh_type)
 {
     if (const auto element = lagrange_element_from_gmsh(gmsh_type))
-        return plural(element->type) +
+        return element_type_plural(element->type) +
                (element->degree > 1 ? " of order " + std::to_string(element->degree) : "");
     switch (gmsh_type) {
-    case 6: return "prisms";
-    case 7: return "pyramids";
     case 15: return "points";
     default: break;
     }

@@ -159,7 +159,7 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
                                       "; its facets must be " +
                                       facet_description(mesh.dim, mesh.degree));
             if (facet_type != 0 && facet_type != types[k]) {
-                if (!mesh.is_mixed() && mesh.cell_type != ElementType::prism && mesh.cell_type != ElementType::pyramid)
+                if (!mesh.finite_volumes_only())
                     throw MeshSourceError(where + " mixes " + gmsh_types_plural({facet_type, types[k]}) +
                                           "; gpufem needs one facet type per boundary group");
                 facets.mixed_triangles = true;

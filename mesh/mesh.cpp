@@ -19,6 +19,20 @@ const char* element_type_name(ElementType type)
     throw std::invalid_argument("element_type_name: unknown element type");
 }
 
+const char* element_type_plural(ElementType type)
+{
+    switch (type) {
+    case ElementType::line: return "lines";
+    case ElementType::triangle: return "triangles";
+    case ElementType::quadrilateral: return "quadrilaterals";
+    case ElementType::tetrahedron: return "tetrahedra";
+    case ElementType::hexahedron: return "hexahedra";
+    case ElementType::prism: return "prisms";
+    case ElementType::pyramid: return "pyramids";
+    }
+    throw std::invalid_argument("element_type_plural: unknown element type");
+}
+
 int element_dimension(ElementType type)
 {
     switch (type) {
@@ -74,12 +88,11 @@ std::string Mesh::describe_cells() const
     if (cell_types.empty()) return element_type_name(cell_type);
     std::vector<long long> count(element_type_count, 0);
     for (const std::uint8_t t : cell_types) ++count[t];
-    static const char* const plural[element_type_count] = {"lines", "triangles", "quadrilaterals", "tetrahedra",
-                                                           "hexahedra", "prisms", "pyramids"};
     std::string text = "mixed:";
     for (int t = 0; t < element_type_count; ++t)
         if (count[static_cast<std::size_t>(t)] > 0)
-            text += (text.back() == ':' ? " " : ", ") + std::to_string(count[static_cast<std::size_t>(t)]) + " " + plural[t];
+            text += (text.back() == ':' ? " " : ", ") + std::to_string(count[static_cast<std::size_t>(t)]) + " " +
+                    element_type_plural(static_cast<ElementType>(t));
     return text;
 }
 

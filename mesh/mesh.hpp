@@ -21,6 +21,8 @@ inline constexpr int element_type_count = 7;
 
 /// "triangle", "quadrilateral", ...
 const char* element_type_name(ElementType type);
+/// "triangles", "quadrilaterals", "tetrahedra", ...
+const char* element_type_plural(ElementType type);
 /// Topological dimension of a shape (line 1, triangle 2, ..., hexahedron 3).
 int element_dimension(ElementType type);
 /// Number of nodes of the first-order shape.
@@ -102,6 +104,12 @@ struct Mesh {
     index_type num_cells() const { return static_cast<index_type>(cells.size() / nodes_per_cell); }
     /// Whether the cells are of several types (cell_types).
     bool is_mixed() const { return !cell_types.empty(); }
+    /// Whether only finite volumes take this mesh (cells of several types, or prisms or
+    /// pyramids: first order, walked by their shapes, no Lagrange spaces, no refinement).
+    bool finite_volumes_only() const
+    {
+        return is_mixed() || cell_type == ElementType::prism || cell_type == ElementType::pyramid;
+    }
     /// The type of cell c.
     ElementType type_of_cell(index_type c) const
     {

@@ -351,8 +351,7 @@ Mesh load_gmsh_mesh(const MeshSpec& spec)
 Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec)
 {
     if (spec.gmsh_nodes) return coarse;
-    if ((coarse.is_mixed() || coarse.cell_type == ElementType::prism || coarse.cell_type == ElementType::pyramid) &&
-        (spec.refine > 0 || spec.degree != coarse.degree))
+    if (coarse.finite_volumes_only() && (spec.refine > 0 || spec.degree != coarse.degree))
         throw MeshSourceError("mesh '" + coarse.source + "': mesh.refine and degrees above 1 need one cell "
                               "type among triangles, quadrilaterals, tetrahedra and hexahedra, and its cells "
                               "are " + coarse.describe_cells() + " (mesh it finer in Gmsh instead)");

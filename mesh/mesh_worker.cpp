@@ -228,30 +228,23 @@ struct OwnedFd {
     }
 };
 
-/// A started worker: its process and our ends of its two pipes. Destroyed unused, it closes
-/// the request pipe (the worker reads no request and exits) and reaps the process.
+/// A started worker: its process, the request it was sent and our end of its reply pipe.
+/// Destroyed unused, it kills a worker meshing its request and reaps the process.
 struct WorkerProcess {
     std::string executable;
     pid_t pid = -1;
-    OwnedFd request_write;
     OwnedFd reply_read;
     std::string request;  ///< the request already sent (request_bytes), or ""
     bool sent = false;    ///< whether all of it was written
 
     WorkerProcess() = default;
-    WorkerProcess(WorkerProcess&& other) noexcept
-        : executable(std::move(other.executable)), pid(std::exchange(other.pid, -1)),
-          request_write(std::move(other.request_write)), reply_read(std::move(other.reply_read)),
-          request(std::move(other.request)), sent(other.sent)
-    {
-    }
+    WorkerProcess(WorkerProcess&& other) noexcept { *this = std::move(other); }
     WorkerProcess& operator=(WorkerProcess&& other) noexcept
     {
         if (this != &other) {
             end();
             executable = std::move(other.executable);
             pid = std::exchange(other.pid, -1);
-            request_write = std::move(other.request_write);
             reply_read = std::move(other.reply_read);
             request = std::move(other.request);
             sent = other.sent;
@@ -260,11 +253,10 @@ struct WorkerProcess {
     }
     ~WorkerProcess() { end(); }
     /// Stops the process, if any (its reply is not wanted: a worker meshing a request it was
-    /// sent is killed rather than waited for), closes the pipes and reaps it.
+    /// sent is killed rather than waited for), closes the reply pipe and reaps it.
     void end()
     {
         if (pid > 0 && sent) ::kill(pid, SIGKILL);
-        request_write.reset();
         reply_read.reset();
         if (pid > 0) wait();
     }
@@ -283,38 +275,6 @@ struct WorkerProcess {
 std::string worker_name(const std::string& executable)
 {
     return "the mesh worker (" + executable + " " + mesh_worker_argument + ")";
-}
-
-/// Starts `executable` as a mesh worker, its standard input and output on two new pipes.
-WorkerProcess spawn_worker(const std::string& executable)
-{
-    const std::string what = worker_name(executable);
-    int to_worker[2], from_worker[2];
-    if (::pipe2(to_worker, O_CLOEXEC) != 0)
-        throw MeshSourceError(what + ": cannot create a pipe: " + std::strerror(errno));
-    OwnedFd request_read{to_worker[0]}, request_write{to_worker[1]};
-    if (::pipe2(from_worker, O_CLOEXEC) != 0)
-        throw MeshSourceError(what + ": cannot create a pipe: " + std::strerror(errno));
-    OwnedFd reply_read{from_worker[0]}, reply_write{from_worker[1]};
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, request_read.fd, STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, reply_write.fd, STDOUT_FILENO);
-    std::string argument = mesh_worker_argument;
-    std::string program = executable;
-    char* argv[] = {program.data(), argument.data(), nullptr};
-    pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0)
-        throw MeshSourceError(what + " could not be started: " + std::strerror(spawned));
-    WorkerProcess worker;
-    worker.executable = executable;
-    worker.pid = pid;
-    worker.request_write = std::move(request_write);
-    worker.reply_read = std::move(reply_read);
-    return worker;
 }
 
 /// The request's bytes as transfer_spec sends them.
@@ -346,6 +306,42 @@ bool write_request(int fd, const std::string& request)
     }
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     return written;
+}
+
+/// Starts `executable` as a mesh worker, its standard input and output on two new pipes, and
+/// sends it `request` (request_bytes); its request pipe is then closed.
+WorkerProcess start_worker(const std::string& executable, std::string request)
+{
+    const std::string what = worker_name(executable);
+    int to_worker[2], from_worker[2];
+    if (::pipe2(to_worker, O_CLOEXEC) != 0)
+        throw MeshSourceError(what + ": cannot create a pipe: " + std::strerror(errno));
+    OwnedFd request_read{to_worker[0]}, request_write{to_worker[1]};
+    if (::pipe2(from_worker, O_CLOEXEC) != 0)
+        throw MeshSourceError(what + ": cannot create a pipe: " + std::strerror(errno));
+    OwnedFd reply_read{from_worker[0]}, reply_write{from_worker[1]};
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, request_read.fd, STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, reply_write.fd, STDOUT_FILENO);
+    std::string argument = mesh_worker_argument;
+    std::string program = executable;
+    char* argv[] = {program.data(), argument.data(), nullptr};
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0)
+        throw MeshSourceError(what + " could not be started: " + std::strerror(spawned));
+    request_read.reset();
+    reply_write.reset();
+    WorkerProcess worker;
+    worker.executable = executable;
+    worker.pid = pid;
+    worker.reply_read = std::move(reply_read);
+    worker.sent = write_request(request_write.fd, request);
+    worker.request = std::move(request);
+    return worker;
 }
 
 /// What the worker's exit status says, for an error message.
@@ -394,11 +390,7 @@ void prestart_mesh_worker(const MeshSpec& spec)
     const std::lock_guard lock(worker_mutex);
     if (worker_executable.empty() || !mesh_needs_gmsh(spec) || prestarted_worker) return;
     try {
-        WorkerProcess worker = spawn_worker(worker_executable);
-        worker.request = request_bytes(spec, host_threads());
-        worker.sent = write_request(worker.request_write.fd, worker.request);
-        worker.request_write.reset();
-        prestarted_worker.emplace(std::move(worker));
+        prestarted_worker.emplace(start_worker(worker_executable, request_bytes(spec, host_threads())));
     } catch (const MeshSourceError&) {
         // The load starts its own worker and reports the failure there.
     }
@@ -428,11 +420,7 @@ Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, in
     const std::string what = worker_name(executable);
     const std::string request = request_bytes(spec, threads);
     WorkerProcess worker = take_prestarted_worker(executable, request);
-    if (worker.pid <= 0) {
-        worker = spawn_worker(executable);
-        worker.sent = write_request(worker.request_write.fd, request);
-        worker.request_write.reset();
-    }
+    if (worker.pid <= 0) worker = start_worker(executable, request);
     const pid_t pid = worker.pid;
     const bool sent = worker.sent;
     OwnedFd reply_read = std::move(worker.reply_read);

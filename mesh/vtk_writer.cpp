@@ -144,7 +144,7 @@ int vtk_corner(ElementType type, int i)
     return type == ElementType::prism ? wedge[i] : i;
 }
 
-/// Sets a first-order grid's cells of several types (or prisms): a type per cell, offsets by
+/// Sets a first-order grid's cells of several types (or prisms, pyramids): a type per cell, offsets by
 /// each cell's corners, the connectivity in VTK's corner order.
 void set_cells_by_type(vtkUnstructuredGrid& grid, const Mesh& mesh)
 {
@@ -216,7 +216,7 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
             for (int i = 0; i < npc; ++i) to[c * npc + i] = from[gmsh_node[i]];
         }
     };
-    if (mesh.is_mixed() || mesh.cell_type == ElementType::prism) {
+    if (mesh.finite_volumes_only()) {
         set_cells_by_type(*grid, mesh);
     } else {
         if (ids_fit_32_bits(mesh)) {

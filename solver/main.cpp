@@ -68,9 +68,8 @@ std::string mesh_worker_program()
 /// a loss to a GPU run, whose host threads mostly wait for the device anyway.
 bool solves_on_cpu(const gpufem::CaseSpec& spec)
 {
-    using gpufem::BackendChoice;
-    return spec.backend == BackendChoice::cpu ||
-           (spec.backend == BackendChoice::automatic && gpufem::Executor::cuda_device_count() == 0);
+    // A cuda backend without a device is an error later, not a CPU run.
+    return spec.backend != gpufem::BackendChoice::cuda && !gpufem::uses_cuda(spec.backend);
 }
 
 }  // namespace

@@ -97,10 +97,15 @@ double smallest_tolerance(Precision precision)
                                            : std::numeric_limits<double>::epsilon();
 }
 
+bool uses_cuda(BackendChoice backend)
+{
+    return backend != BackendChoice::cpu && Executor::cuda_device_count() > 0;
+}
+
 ExecPtr make_executor(BackendChoice backend)
 {
+    if (uses_cuda(backend)) return Executor::create_cuda(0);
     if (backend == BackendChoice::cpu) return Executor::create_cpu();
-    if (Executor::cuda_device_count() > 0) return Executor::create_cuda(0);
     if (backend == BackendChoice::cuda)
         throw std::runtime_error(Executor::cuda_built()
                                      ? "backend 'cuda' requested but no CUDA device is present"

@@ -18,6 +18,10 @@ namespace gpufem {
 /// cuda is asked for and not there.
 ExecPtr make_executor(BackendChoice backend);
 
+/// Whether make_executor(backend) gives a CUDA executor (cpu: never; auto and cuda: when a
+/// CUDA device is visible).
+bool uses_cuda(BackendChoice backend);
+
 /// The case's input and how long it took (logs it and warns on refined tetrahedra): its mesh,
 /// or for a matrix case (CaseSpec::matrix) the external system read from its files and an
 /// empty mesh.
