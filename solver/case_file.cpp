@@ -53,7 +53,8 @@ constexpr std::string_view solver_keys[] = {"method",         "variant",     "pr
                                             "tolerance",      "max_iterations", "check_every",
                                             "cuda_graph",     "time_spmv",   "amg"};
 constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
-                                         "coarse_size",        "max_levels", "cycle"};
+                                         "coarse_size",        "max_levels", "cycle",
+                                         "aggregation"};
 
 constexpr std::string_view fv_keys[] = {"nonorthogonal_correctors", "correction_limit", "correction"};
 
@@ -447,12 +448,16 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
     if (const CaseValue* cycle = find_entry(entries, "cycle")) {
         amg.cycle = reader.to_enum(*cycle, amg_cycle_names);
     }
+    if (const CaseValue* aggregation = find_entry(entries, "aggregation")) {
+        amg.aggregation = reader.to_enum(*aggregation, amg_aggregation_names);
+    }
     resolved = {{"strength_threshold", amg.strength_threshold},
                 {"smoother", enum_name(amg_smoother_names, amg.smoother)},
                 {"degree", amg.degree},
                 {"coarse_size", amg.coarse_size},
                 {"max_levels", amg.max_levels},
-                {"cycle", enum_name(amg_cycle_names, amg.cycle)}};
+                {"cycle", enum_name(amg_cycle_names, amg.cycle)},
+                {"aggregation", enum_name(amg_aggregation_names, amg.aggregation)}};
     return amg;
 }
 

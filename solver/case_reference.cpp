@@ -240,8 +240,8 @@ fv:                        (map, discretisation: fv only)
                            once after the solve) for spmv_timings.csv
   amg:                     (map) smoothed-aggregation AMG (preconditioner amg, and pmg's levels)
     strength_threshold: 0.02 (number, 0 <= t < 1, default 0.02) a_ij is a strong coupling
-                           when |a_ij| > t sqrt(|a_ii a_jj|); aggregates grow over strong
-                           couplings only
+                           when |a_ij| > t sqrt(|a_ii a_jj|), or when it is its row's (or
+                           column's) strongest; aggregates grow over strong couplings only
     smoother: chebyshev    (string, default chebyshev) chebyshev (polynomial in D^-1 A over
                            [lambda_max / 10, lambda_max], lambda_max = 1.1 x a 15-step Lanczos
                            estimate) | jacobi (damped, weight 4 / (3 lambda_max))
@@ -253,6 +253,11 @@ fv:                        (map, discretisation: fv only)
     cycle: v               (string, default v) v | w: each level visits the next coarser one
                            once (V-cycle) or twice (W-cycle: fewer iterations for more work on
                            the coarse levels; symmetric, so CG stays valid)
+    aggregation: distance2 (string, default distance2) distance2 | distance1: aggregate roots
+                           at least 3 (distance2) or 2 (distance1) strong hops apart; distance1
+                           makes aggregates of a root and its neighbours, about 4 nodes on 2D
+                           triangles against 10: fewer iterations, more levels and denser
+                           coarse operators (too dense in 3D)
 
 precision: double          (string, default double) double | float: value type of the matrix,
                            vectors and solver

@@ -17,7 +17,7 @@ Array<std::uint8_t> strength_of_connection(const Csr<V>& a, const Array<V>& diag
 }
 
 template <typename V>
-Aggregates aggregate(const Csr<V>& a, const Array<std::uint8_t>& strong)
+Aggregates aggregate(const Csr<V>& a, const Array<std::uint8_t>& strong, AmgAggregation distance)
 {
     const ExecPtr& ex = a.executor();
     const Executor& exec = *ex;
@@ -33,10 +33,13 @@ Aggregates aggregate(const Csr<V>& a, const Array<std::uint8_t>& strong)
         GPUFEM_DISPATCH(exec, amg_mis_tuples(exec, n, state.data(), own.data()));
         GPUFEM_DISPATCH(exec, amg_mis_propagate(exec, n, ptr, col, strong.data(), own.data(),
                                                 once.data()));
-        GPUFEM_DISPATCH(exec, amg_mis_propagate(exec, n, ptr, col, strong.data(), once.data(),
-                                                twice.data()));
-        undecided = GPUFEM_DISPATCH(exec, amg_mis_select(exec, n, state.data(), own.data(),
-                                                         twice.data()));
+        const std::uint64_t* reach = once.data();  // the largest tuple within the distance
+        if (distance == AmgAggregation::distance2) {
+            GPUFEM_DISPATCH(exec, amg_mis_propagate(exec, n, ptr, col, strong.data(), once.data(),
+                                                    twice.data()));
+            reach = twice.data();
+        }
+        undecided = GPUFEM_DISPATCH(exec, amg_mis_select(exec, n, state.data(), own.data(), reach));
         ++out.rounds;
     }
     Array<index_type> agg(ex, static_cast<std::size_t>(n)), next(ex, static_cast<std::size_t>(n));
@@ -46,7 +49,8 @@ Aggregates aggregate(const Csr<V>& a, const Array<std::uint8_t>& strong)
     out.roots = Array<index_type>(ex, static_cast<std::size_t>(out.count));
     copy_bytes(exec, out.roots.data(), exec, roots.data(), out.roots.bytes());
     // Two passes reach every node: an excluded node has a root within distance 2 along strong
-    // entries, so its first-step neighbour joins in the first pass and it in the second.
+    // entries, so its first-step neighbour joins in the first pass and it in the second (one
+    // pass does for distance 1).
     for (int pass = 0; pass < 2; ++pass) {
         const index_type left = GPUFEM_DISPATCH(
             exec, amg_aggregate_join(exec, n, ptr, col, strong.data(), agg.data(), next.data()));
@@ -115,7 +119,7 @@ Csr<V> sparse_transpose(const Csr<V>& a)
 
 #define GPUFEM_INSTANTIATE(V)                                                                     \
     template Array<std::uint8_t> strength_of_connection(const Csr<V>&, const Array<V>&, double);  \
-    template Aggregates aggregate(const Csr<V>&, const Array<std::uint8_t>&);                     \
+    template Aggregates aggregate(const Csr<V>&, const Array<std::uint8_t>&, AmgAggregation);     \
     template Csr<V> tentative_prolongator(const Aggregates&);                                     \
     template Csr<V> smoothed_prolongator(const Csr<V>&, const Array<V>&, double,                  \
                                          const Aggregates&);                                     \

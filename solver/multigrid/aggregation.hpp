@@ -8,6 +8,7 @@
 #include "linalg/array.hpp"
 #include "linalg/csr.hpp"
 #include "solver/multigrid/amg_kernels.hpp"
+#include "solver/multigrid/amg_options.hpp"
 
 namespace gpufem {
 
@@ -19,15 +20,19 @@ struct Aggregates {
     int rounds = 0;             ///< rounds the independent set took
 };
 
-/// strong[k] = 1 for the off-diagonal entries of a with |a_ij| > theta sqrt(|a_ii a_jj|).
+/// strong[k] = 1 for the off-diagonal entries of a with |a_ij| > theta sqrt(|a_ii a_jj|), and
+/// for each row's strongest entry whatever theta is (so only rows without any coupling, such
+/// as Dirichlet rows, are left without a strong entry).
 template <typename V>
 Array<std::uint8_t> strength_of_connection(const Csr<V>& a, const Array<V>& diag, double theta);
 
-/// Aggregates of a's nodes over the strong entries: each root of a distance-2 maximal
-/// independent set, its strong neighbours, then theirs. Deterministic and the same on both
-/// backends. Nodes without strong entries stay out (-2).
+/// Aggregates of a's nodes over the strong entries: each root of a distance-2 (or, with
+/// distance1, distance-1) maximal independent set, its strong neighbours, then theirs (each
+/// node joins the first aggregated strong neighbour in column order). Deterministic and the
+/// same on both backends. Nodes without strong entries (no coupling at all) stay out (-2).
 template <typename V>
-Aggregates aggregate(const Csr<V>& a, const Array<std::uint8_t>& strong);
+Aggregates aggregate(const Csr<V>& a, const Array<std::uint8_t>& strong,
+                     AmgAggregation distance = AmgAggregation::distance2);
 
 /// The tentative prolongator: P0[i, aggregate(i)] = 1 (the constant vector per aggregate),
 /// an empty row for nodes in no aggregate.

@@ -10,8 +10,11 @@
 // within distance 2; an undecided node whose own tuple is that maximum joins the set, an
 // undecided node that sees a set member within distance 2 leaves. Aggregates are the set
 // members (roots), numbered in index order, plus their strong neighbours, then those
-// neighbours' strong neighbours. Nodes without strong connections (Dirichlet rows) are left
-// out of every aggregate: their row of P is empty and the smoother solves them exactly.
+// neighbours' strong neighbours. With AmgAggregation::distance1 one propagation replaces the
+// two (a distance-1 set; aggregates are the roots and their strong neighbours). Nodes without
+// strong connections (Dirichlet rows) are left out of every aggregate: their row of P is
+// empty and the smoother solves them exactly.
+#include <cmath>
 #include <cstdint>
 
 #include "linalg/backend_kernels.hpp"
@@ -55,6 +58,29 @@ GPUFEM_HOST_DEVICE inline double hashed_unit(index_type i)
     h *= 0x846ca68bu;
     h ^= h >> 16;
     return static_cast<double>(h) * (2.0 / 4294967296.0) - 1.0;
+}
+
+/// The strength measure of entry a_ij: |a_ij| / sqrt(|a_ii a_jj|) (0 for a zero entry or a
+/// zero diagonal). Computed the same way on both backends, so equal measures compare equal.
+template <typename V>
+GPUFEM_HOST_DEVICE inline double amg_coupling(V aij, V aii, V ajj)
+{
+    const double value = aij < V(0) ? -static_cast<double>(aij) : static_cast<double>(aij);
+    const double di = aii < V(0) ? -static_cast<double>(aii) : static_cast<double>(aii);
+    const double dj = ajj < V(0) ? -static_cast<double>(ajj) : static_cast<double>(ajj);
+    const double scale = di * dj;
+    return value > 0 && scale > 0 ? value / sqrt(scale) : 0.0;
+}
+
+/// Whether a coupling of measure m between rows i and j is strong: above theta, or the
+/// strongest of row i or of row j (strongest_i, strongest_j: the rows' largest measures). So
+/// every row with a non-zero coupling has a strong one whatever theta is (a threshold above
+/// all of a row's couplings would otherwise leave it out of every aggregate and of the coarse
+/// correction), and the relation stays symmetric for a symmetric matrix.
+GPUFEM_HOST_DEVICE inline bool amg_is_strong(double m, double theta, double strongest_i,
+                                             double strongest_j)
+{
+    return m > 0 && (m > theta || m >= strongest_i || m >= strongest_j);
 }
 
 /// True when a tuple belongs to a selected node.
@@ -114,8 +140,8 @@ inline constexpr std::size_t amg_spgemm_bytes_per_product = 120;
 
 /// The kernels templated on the value type.
 #define GPUFEM_AMG_KERNELS(V, PREFIX, BODY)                                                  \
-    /** strong[k] = 1 for the off-diagonal entries (i, j) of a with                          \
-        |a_ij| > theta sqrt(|a_ii a_jj|) (and a_ij != 0), 0 for the others. */               \
+    /** strong[k] = 1 for the off-diagonal entries (i, j) of a that amg_is_strong accepts  \
+        (measure above theta, or row i's or row j's strongest), 0 for the others. */         \
     PREFIX void amg_strength(const Executor& exec, const Csr<V>& a, const V* diag,           \
                              double theta, std::uint8_t* strong) BODY                        \
     /** s_values = the values of I - omega D^-1 A in a's pattern (a stores every diagonal    \

@@ -24,6 +24,18 @@ enum class AmgCycle {
 /// Their names, as in the case file.
 inline constexpr std::array<EnumName<AmgCycle>, 2> amg_cycle_names{{{AmgCycle::v, "v"}, {AmgCycle::w, "w"}}};
 
+/// How far apart the aggregates' roots are: the independent set's distance over the strong
+/// graph. Each aggregate is a root and the nodes that reach it first.
+enum class AmgAggregation {
+    distance2,  ///< roots at least 3 strong hops apart: large aggregates (about 10 nodes on
+                ///< 2D triangles, 13 on Kuhn tetrahedra, 50 on hexahedra), cheap levels
+    distance1,  ///< roots at least 2 hops apart: a root and its unclaimed neighbours (about 4
+                ///< on triangles): more levels and fewer iterations; too dense in 3D
+};
+/// Their names, as in the case file.
+inline constexpr std::array<EnumName<AmgAggregation>, 2> amg_aggregation_names{
+    {{AmgAggregation::distance2, "distance2"}, {AmgAggregation::distance1, "distance1"}}};
+
 /// The options of the AMG hierarchy and its cycle.
 struct AmgOptions {
     /// Strength of connection: a_ij is strong when |a_ij| > theta sqrt(|a_ii a_jj|). 0.02
@@ -40,6 +52,7 @@ struct AmgOptions {
     /// smoothed).
     int max_levels = 25;
     AmgCycle cycle = AmgCycle::v;
+    AmgAggregation aggregation = AmgAggregation::distance2;
     /// Lanczos (Jacobi-preconditioned CG) steps of the lambda_max estimate on each level.
     int eigen_steps = 15;
 };

@@ -118,7 +118,7 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
         if (!coarsest && !geometric) {
             const Array<std::uint8_t> strong =
                 strength_of_connection(*csr, op.diagonal(), options.strength_threshold);
-            aggregates = aggregate(*csr, strong);
+            aggregates = aggregate(*csr, strong, options.aggregation);
             summary.mis_rounds = aggregates.rounds;
             // No aggregate, or too few nodes merged to be worth a level: stop here.
             coarsest = aggregates.count == 0 ||
@@ -367,6 +367,7 @@ nlohmann::json AmgPreconditioner<V>::report() const
             {"smoother", std::string(enum_name(amg_smoother_names, options_.smoother))},
             {"degree", options_.degree},
             {"cycle", std::string(enum_name(amg_cycle_names, options_.cycle))},
+            {"aggregation", std::string(enum_name(amg_aggregation_names, options_.aggregation))},
             {"strength_threshold", options_.strength_threshold},
             {"coarse_size", options_.coarse_size},
             {"coarse_solve", coarse_inverse_.empty() ? "smoothing" : "dense inverse"}};

@@ -49,44 +49,96 @@ int strong_distance(const HostMatrix& a, const std::vector<std::uint8_t>& strong
     return limit + 1;
 }
 
-TEST(Aggregation, DistanceTwoIndependentRootsAndEveryConnectedNodeAggregated)
+TEST(Aggregation, IndependentRootsAtTheChosenDistanceAndEveryConnectedNodeAggregated)
 {
     const unsigned seed = test::random_seed();
     const Csr<double> a = test::weighted_laplacian_3d<double>(cpu(), 9, 8, 7, seed);
     const HostMatrix h = test::to_host(a);
     const Array<std::uint8_t> strong_array = strength_of_connection(a, diagonal_of(a), 0.02);
     const std::vector<std::uint8_t> strong = strong_array.to_host();
-    const Aggregates agg = aggregate(a, strong_array);
-    const std::vector<index_type> of = agg.of_node.to_host();
-    ASSERT_GT(agg.count, 0);
-    // Isolated exactly where a row has no strong entry (the Dirichlet rows here).
-    std::vector<std::vector<index_type>> members(static_cast<std::size_t>(agg.count));
-    for (index_type i = 0; i < a.rows; ++i) {
-        bool any = false;
-        for (index_type k = h.ptr[i]; k < h.ptr[i + 1]; ++k) any = any || strong[k];
-        if (!any) {
-            EXPECT_EQ(of[i], -2) << "row " << i;
-            continue;
+    index_type distance2_count = 0;
+    for (const int distance : {2, 1}) {
+        const AmgAggregation kind = distance == 2 ? AmgAggregation::distance2 : AmgAggregation::distance1;
+        const Aggregates agg = aggregate(a, strong_array, kind);
+        const std::vector<index_type> of = agg.of_node.to_host();
+        ASSERT_GT(agg.count, 0);
+        // Isolated exactly where a row has no strong entry (the Dirichlet rows here).
+        std::vector<std::vector<index_type>> members(static_cast<std::size_t>(agg.count));
+        for (index_type i = 0; i < a.rows; ++i) {
+            bool any = false;
+            for (index_type k = h.ptr[i]; k < h.ptr[i + 1]; ++k) any = any || strong[k];
+            if (!any) {
+                EXPECT_EQ(of[i], -2) << "row " << i;
+                continue;
+            }
+            ASSERT_GE(of[i], 0) << "row " << i << " is in no aggregate";
+            ASSERT_LT(of[i], agg.count);
+            members[static_cast<std::size_t>(of[i])].push_back(i);
         }
-        ASSERT_GE(of[i], 0) << "row " << i << " is in no aggregate";
-        ASSERT_LT(of[i], agg.count);
-        members[static_cast<std::size_t>(of[i])].push_back(i);
+        // Each aggregate: its root is a member and the others lie within `distance` strong
+        // hops of it; the roots of different aggregates are more than `distance` hops apart.
+        const std::vector<index_type> roots = agg.roots.to_host();
+        ASSERT_EQ(roots.size(), static_cast<std::size_t>(agg.count));
+        for (index_type g = 0; g < agg.count; ++g) {
+            const auto& group = members[static_cast<std::size_t>(g)];
+            ASSERT_EQ(of[roots[g]], g);
+            for (index_type m : group) EXPECT_LE(strong_distance(h, strong, roots[g], m, distance), distance);
+        }
+        for (std::size_t r = 0; r < roots.size(); ++r)
+            for (std::size_t s = r + 1; s < roots.size(); ++s)
+                EXPECT_GE(strong_distance(h, strong, roots[r], roots[s], distance), distance + 1);
+        // The same aggregates every time (deterministic).
+        const Aggregates again = aggregate(a, strong_array, kind);
+        EXPECT_EQ(again.of_node.to_host(), of);
+        // Distance 1 makes smaller aggregates: several times as many.
+        if (distance == 2) distance2_count = agg.count;
+        else EXPECT_GT(agg.count, 2 * distance2_count);
     }
-    // Each aggregate: its root is a member and the others lie within 2 strong hops of it; the
-    // roots of different aggregates are at least 3 hops apart (distance-2 independence).
-    const std::vector<index_type> roots = agg.roots.to_host();
-    ASSERT_EQ(roots.size(), static_cast<std::size_t>(agg.count));
-    for (index_type g = 0; g < agg.count; ++g) {
-        const auto& group = members[static_cast<std::size_t>(g)];
-        ASSERT_EQ(of[roots[g]], g);
-        for (index_type m : group) EXPECT_LE(strong_distance(h, strong, roots[g], m, 2), 2);
+}
+
+TEST(Aggregation, EveryCoupledRowHasAStrongEntryWhateverTheThreshold)
+{
+    // The couplings of this Laplacian measure about 1/6; thresholds above them used to leave
+    // every row without a strong entry, out of every aggregate (no coarse correction at all).
+    const unsigned seed = test::random_seed();
+    const Csr<double> a = test::weighted_laplacian_3d<double>(cpu(), 7, 8, 9, seed);
+    const HostMatrix h = test::to_host(a);
+    const std::vector<double> d = diagonal_of(a).to_host();
+    for (const double theta : {0.02, 0.25, 0.9, 1e9}) {
+        const Array<std::uint8_t> strong_array = strength_of_connection(a, diagonal_of(a), theta);
+        const std::vector<std::uint8_t> strong = strong_array.to_host();
+        std::vector<bool> coupled_rows(static_cast<std::size_t>(a.rows));
+        for (index_type i = 0; i < a.rows; ++i) {
+            bool coupled = false, any = false;
+            double strongest = 0;
+            index_type best = -1;
+            for (index_type k = h.ptr[i]; k < h.ptr[i + 1]; ++k) {
+                if (h.col[k] == i || h.val[k] == 0) continue;
+                coupled = true;
+                any = any || strong[k];
+                const double measure = std::abs(h.val[k]) / std::sqrt(std::abs(d[i] * d[h.col[k]]));
+                if (measure > strongest) {
+                    strongest = measure;
+                    best = k;
+                }
+                // Symmetric: (j, i) is strong exactly when (i, j) is.
+                const index_type j = h.col[k];
+                for (index_type m = h.ptr[j]; m < h.ptr[j + 1]; ++m)
+                    if (h.col[m] == i) EXPECT_EQ(strong[m], strong[k]) << "theta " << theta;
+            }
+            EXPECT_EQ(any, coupled) << "row " << i << ", theta " << theta;
+            coupled_rows[static_cast<std::size_t>(i)] = coupled;
+            if (theta >= 0.9 && best >= 0) {
+                // Above every coupling: the row's strongest entry still counts.
+                EXPECT_TRUE(strong[best]) << "row " << i;
+            }
+        }
+        const Aggregates agg = aggregate(a, strong_array);
+        const std::vector<index_type> of = agg.of_node.to_host();
+        for (index_type i = 0; i < a.rows; ++i)
+            if (coupled_rows[static_cast<std::size_t>(i)]) EXPECT_GE(of[i], 0) << "row " << i << ", theta " << theta;
+        EXPECT_LT(agg.count, a.rows / 3) << "theta " << theta;
     }
-    for (std::size_t r = 0; r < roots.size(); ++r)
-        for (std::size_t s = r + 1; s < roots.size(); ++s)
-            EXPECT_GE(strong_distance(h, strong, roots[r], roots[s], 2), 3);
-    // The same aggregates every time (deterministic).
-    const Aggregates again = aggregate(a, strong_array);
-    EXPECT_EQ(again.of_node.to_host(), of);
 }
 
 TEST(Aggregation, TentativeProlongatorMapsOnesToTheAggregateIndicator)
@@ -377,6 +429,20 @@ TEST(AmgSolve, WCycleIsSymmetricAndNeedsNoMoreIterationsThanTheVCycle)
     EXPECT_EQ(parse_case_text(poisson_case("quadrilateral", 0.1, 0, 1), "amg", "", {"solver.amg.cycle=w"})
                   .solver.amg.cycle,
               AmgCycle::w);
+}
+
+TEST(AmgSolve, ThresholdAboveEveryCouplingStillCoarsens)
+{
+    // Generated triangles give the 5-point stencil: every coupling measures 1/4. BoomerAMG's
+    // customary 0.25, or more, used to keep no strong entry at all: no aggregates, the cycle
+    // only smoothed, and CG needed about ten times the iterations.
+    const auto iterations = [](double theta) {
+        CaseSpec spec = parse_case_text(poisson_case("triangle", 1.0 / 64, 0, 1), "amg", "");
+        spec.solver.amg.strength_threshold = theta;
+        return solve_case<double>(spec).first;
+    };
+    const int by_default = iterations(0.02);
+    for (const double theta : {0.25, 0.5, 0.99}) EXPECT_LE(iterations(theta), by_default + 3) << "theta " << theta;
 }
 
 TEST(AmgSolve, FloatPrecisionAndBicgstabOnConvection)

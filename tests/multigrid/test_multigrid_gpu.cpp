@@ -5,7 +5,9 @@
 #include <iostream>
 #include <random>
 #include <set>
+#include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "amg_test_support.hpp"
@@ -26,7 +28,7 @@ using test::diagonal_of;
 using test::inverse_of;
 
 void expect_same_pattern_close_values(const HostMatrix& gpu, const HostMatrix& cpu, double tol,
-                                      const char* what)
+                                      const std::string& what)
 {
     EXPECT_EQ(gpu.rows, cpu.rows) << what;
     EXPECT_EQ(gpu.cols, cpu.cols) << what;
@@ -43,21 +45,27 @@ TEST(AmgGpu, AggregatesProlongatorAndGalerkinProductEqualTheCpuReference)
     const Csr<double> a_cpu = test::weighted_laplacian_3d<double>(host, 23, 19, 17, seed);
     const Csr<double> a_gpu = a_cpu.clone_to(device);
     const Array<double> d_cpu = diagonal_of(a_cpu), d_gpu = diagonal_of(a_gpu);
-    const auto s_cpu = strength_of_connection(a_cpu, d_cpu, 0.02);
-    const auto s_gpu = strength_of_connection(a_gpu, d_gpu, 0.02);
-    ASSERT_EQ(s_gpu.to_host(), s_cpu.to_host());
-    const Aggregates g_cpu = aggregate(a_cpu, s_cpu), g_gpu = aggregate(a_gpu, s_gpu);
-    EXPECT_EQ(g_gpu.count, g_cpu.count);
-    EXPECT_EQ(g_gpu.rounds, g_cpu.rounds);
-    ASSERT_EQ(g_gpu.of_node.to_host(), g_cpu.of_node.to_host());
-    const Csr<double> p_cpu = smoothed_prolongator(a_cpu, inverse_of(d_cpu), 0.6, g_cpu);
-    const Csr<double> p_gpu = smoothed_prolongator(a_gpu, inverse_of(d_gpu), 0.6, g_gpu);
-    expect_same_pattern_close_values(test::to_host(p_gpu), test::to_host(p_cpu), 1e-15, "P");
-    const Csr<double> r_cpu = sparse_transpose(p_cpu), r_gpu = sparse_transpose(p_gpu);
-    expect_same_pattern_close_values(test::to_host(r_gpu), test::to_host(r_cpu), 1e-15, "R");
-    const Csr<double> c_cpu = sparse_product(r_cpu, sparse_product(a_cpu, p_cpu));
-    const Csr<double> c_gpu = sparse_product(r_gpu, sparse_product(a_gpu, p_gpu));
-    expect_same_pattern_close_values(test::to_host(c_gpu), test::to_host(c_cpu), 1e-13, "R A P");
+    // The default threshold, and one above every coupling (each row's strongest kept).
+    for (const double theta : {0.02, 0.9}) {
+        const auto s_cpu = strength_of_connection(a_cpu, d_cpu, theta);
+        const auto s_gpu = strength_of_connection(a_gpu, d_gpu, theta);
+        ASSERT_EQ(s_gpu.to_host(), s_cpu.to_host()) << "theta " << theta;
+        for (const AmgAggregation distance : {AmgAggregation::distance2, AmgAggregation::distance1}) {
+            const std::string what = fmt::format("theta {}, {}", theta, enum_name(amg_aggregation_names, distance));
+            const Aggregates g_cpu = aggregate(a_cpu, s_cpu, distance), g_gpu = aggregate(a_gpu, s_gpu, distance);
+            EXPECT_EQ(g_gpu.count, g_cpu.count) << what;
+            EXPECT_EQ(g_gpu.rounds, g_cpu.rounds) << what;
+            ASSERT_EQ(g_gpu.of_node.to_host(), g_cpu.of_node.to_host()) << what;
+            const Csr<double> p_cpu = smoothed_prolongator(a_cpu, inverse_of(d_cpu), 0.6, g_cpu);
+            const Csr<double> p_gpu = smoothed_prolongator(a_gpu, inverse_of(d_gpu), 0.6, g_gpu);
+            expect_same_pattern_close_values(test::to_host(p_gpu), test::to_host(p_cpu), 1e-15, "P, " + what);
+            const Csr<double> r_cpu = sparse_transpose(p_cpu), r_gpu = sparse_transpose(p_gpu);
+            expect_same_pattern_close_values(test::to_host(r_gpu), test::to_host(r_cpu), 1e-15, "R, " + what);
+            const Csr<double> c_cpu = sparse_product(r_cpu, sparse_product(a_cpu, p_cpu));
+            const Csr<double> c_gpu = sparse_product(r_gpu, sparse_product(a_gpu, p_gpu));
+            expect_same_pattern_close_values(test::to_host(c_gpu), test::to_host(c_cpu), 1e-13, "R A P, " + what);
+        }
+    }
 }
 
 TEST(AmgGpu, ProlongatorOfRowsMeetingManyAggregatesTakesTheSparseProductAndAgrees)

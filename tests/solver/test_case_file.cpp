@@ -176,7 +176,8 @@ TEST(CaseFile, DefaultsAreFilledIn)
                    "tolerance": 1e-8, "max_iterations": 10000, "check_every": 10,
                    "cuda_graph": "auto", "time_spmv": true,
                    "amg": {"strength_threshold": 0.02, "smoother": "chebyshev", "degree": 2,
-                           "coarse_size": 500, "max_levels": 25, "cycle": "v"}},
+                           "coarse_size": 500, "max_levels": 25, "cycle": "v",
+                           "aggregation": "distance2"}},
         "precision": "double",
         "reorder": "none",
         "backend": "auto",
@@ -396,7 +397,7 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
 {
     const CaseSpec spec = parse_case_text(
         minimal + "solver:\n  preconditioner: amg\n  amg: {strength_threshold: 0.1, smoother: jacobi, "
-                  "degree: 3, coarse_size: 100, max_levels: 4}\n",
+                  "degree: 3, coarse_size: 100, max_levels: 4, aggregation: distance1}\n",
         "case.yaml", "");
     EXPECT_EQ(spec.solver.preconditioner, gpufem::PreconditionerKind::amg);
     EXPECT_DOUBLE_EQ(spec.solver.amg.strength_threshold, 0.1);
@@ -404,7 +405,11 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
     EXPECT_EQ(spec.solver.amg.degree, 3);
     EXPECT_EQ(spec.solver.amg.coarse_size, 100);
     EXPECT_EQ(spec.solver.amg.max_levels, 4);
+    EXPECT_EQ(spec.solver.amg.aggregation, gpufem::AmgAggregation::distance1);
     EXPECT_EQ(spec.resolved["solver"]["amg"]["smoother"], "jacobi");
+    EXPECT_EQ(spec.resolved["solver"]["amg"]["aggregation"], "distance1");
+    expect_contains(error_of(minimal + "solver:\n  amg:\n    aggregation: distance3\n"),
+                    {"case.yaml:4: solver.amg.aggregation: expected one of distance2, distance1, got 'distance3'"});
     expect_contains(error_of(minimal + "solver:\n  amg:\n    smoother: sor\n"),
                     {"case.yaml:4: solver.amg.smoother: expected one of chebyshev, jacobi, got 'sor'"});
     expect_contains(error_of(minimal + "solver:\n  amg:\n    strength_threshold: 1.5\n"),

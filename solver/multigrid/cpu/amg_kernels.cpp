@@ -110,13 +110,19 @@ void amg_strength(const Executor&, const Csr<V>& a, const V* diag, double theta,
     const index_type* ptr = a.row_ptr.data();
     const index_type* col = a.col_idx.data();
     const V* val = a.values.data();
+    // Each row's strongest coupling first: it counts as strong whatever theta is.
+    std::vector<double> strongest(static_cast<std::size_t>(a.rows));
     chunked_for(a.rows, [&](long long i) {
-        const double di = std::abs(static_cast<double>(diag[i]));
+        double best = 0;
+        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
+            if (col[k] != i) best = std::max(best, amg_coupling(val[k], diag[i], diag[col[k]]));
+        strongest[i] = best;
+    });
+    chunked_for(a.rows, [&](long long i) {
         for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
             const index_type j = col[k];
-            const double aij = std::abs(static_cast<double>(val[k]));
-            strong[k] = j != i && aij > 0 &&
-                        aij > theta * std::sqrt(di * std::abs(static_cast<double>(diag[j])));
+            strong[k] = j != i && amg_is_strong(amg_coupling(val[k], diag[i], diag[j]), theta,
+                                                strongest[i], strongest[j]);
         }
     });
 }

@@ -203,22 +203,43 @@ __global__ void tentative_columns_kernel(index_type n, const index_type* __restr
     if (i < n && agg[i] >= 0) col_idx[row_ptr[i]] = agg[i];
 }
 
+/// strongest[i] = the largest coupling measure of row i (amg_coupling), 0 for none.
+template <typename V>
+__global__ void strongest_coupling_kernel(index_type n, const index_type* __restrict__ ptr,
+                                          const index_type* __restrict__ col,
+                                          const V* __restrict__ val, const V* __restrict__ diag,
+                                          double* __restrict__ strongest)
+{
+    // propagate_lanes lanes per row, side by side along it (coalesced); max by shuffles.
+    const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const index_type i = static_cast<index_type>(thread / propagate_lanes);
+    const bool row = i < n;  // every lane of the warp stays for the shuffles
+    double best = 0;
+    if (row)
+        for (index_type k = ptr[i] + static_cast<index_type>(thread % propagate_lanes);
+             k < ptr[i + 1]; k += propagate_lanes)
+            if (col[k] != i) best = fmax(best, amg_coupling(val[k], diag[i], diag[col[k]]));
+    for (int offset = propagate_lanes / 2; offset > 0; offset >>= 1)
+        best = fmax(best, __shfl_down_sync(0xffffffffu, best, offset, propagate_lanes));
+    if (row && thread % propagate_lanes == 0) strongest[i] = best;
+}
+
 template <typename V>
 __global__ void strength_kernel(index_type n, const index_type* __restrict__ ptr,
                                 const index_type* __restrict__ col, const V* __restrict__ val,
                                 const V* __restrict__ diag, double theta,
+                                const double* __restrict__ strongest,
                                 std::uint8_t* __restrict__ strong)
 {
     // propagate_lanes lanes per row, side by side along it (coalesced).
     const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const index_type i = static_cast<index_type>(thread / propagate_lanes);
     if (i >= n) return;
-    const double di = fabs(static_cast<double>(diag[i]));
     for (index_type k = ptr[i] + static_cast<index_type>(thread % propagate_lanes); k < ptr[i + 1];
          k += propagate_lanes) {
         const index_type j = col[k];
-        const double aij = fabs(static_cast<double>(val[k]));
-        strong[k] = j != i && aij > 0 && aij > theta * sqrt(di * fabs(static_cast<double>(diag[j])));
+        strong[k] = j != i && amg_is_strong(amg_coupling(val[k], diag[i], diag[j]), theta,
+                                            strongest[i], strongest[j]);
     }
 }
 
@@ -480,9 +501,14 @@ void amg_strength(const Executor& exec, const Csr<V>& a, const V* diag, double t
                   std::uint8_t* strong)
 {
     if (a.rows == 0) return;
-    strength_kernel<V><<<grid_for(static_cast<std::int64_t>(a.rows) * propagate_lanes), block_size, 0,
-                         stream_of(exec)>>>(
-        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), diag, theta, strong);
+    DeviceBuffer strongest(exec, sizeof(double) * static_cast<std::size_t>(a.rows));
+    const unsigned grid = grid_for(static_cast<std::int64_t>(a.rows) * propagate_lanes);
+    strongest_coupling_kernel<V><<<grid, block_size, 0, stream_of(exec)>>>(
+        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), diag, strongest.as<double>());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    strength_kernel<V><<<grid, block_size, 0, stream_of(exec)>>>(
+        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), diag, theta,
+        strongest.as<double>(), strong);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
