@@ -40,9 +40,11 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
 
 template <typename V>
 void keep_pmg_interpolations(DiscreteSystem<V>& system, const Discretisation<V>& disc,
-                             const ExecPtr& exec)
+                             const ExecPtr& exec, bool coarse_operators)
 {
     system.pmg_interpolations = disc.pmg_interpolations(exec);
+    if (coarse_operators)
+        system.pmg_coarse_operators = [&disc](const ExecPtr& on) { return disc.pmg_coarse_operators(on); };
     if (!system.pmg_interpolations.empty() && !system.op.permutation.empty())
         system.pmg_interpolations[0] = permute_rows(system.pmg_interpolations[0], system.op.permutation);
 }
@@ -76,9 +78,9 @@ DiscreteSystem<V> convert_system(LinearSystem<V> assembled, const FormatEntry& f
 }
 
 template void keep_pmg_interpolations(DiscreteSystem<float>&, const Discretisation<float>&,
-                                      const ExecPtr&);
+                                      const ExecPtr&, bool);
 template void keep_pmg_interpolations(DiscreteSystem<double>&, const Discretisation<double>&,
-                                      const ExecPtr&);
+                                      const ExecPtr&, bool);
 template DiscreteSystem<float> convert_system(LinearSystem<float>, const FormatEntry&,
                                               const FormatOptions&, bool);
 template DiscreteSystem<double> convert_system(LinearSystem<double>, const FormatEntry&,

@@ -4,6 +4,7 @@
 // describes its unknowns — how many, where they live, how a solution is written to the VTU and
 // how its error against an exact solution is measured. Finite elements today
 // (lagrange_discretisation.hpp); finite volumes, with unknowns on cells, plug in beside them.
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <span>
@@ -68,6 +69,11 @@ struct DiscreteSystem {
     /// p-multigrid's transfers (Discretisation::pmg_interpolations, the first's rows in the
     /// operator's numbering), kept for preconditioner pmg; empty otherwise.
     std::vector<Csr<V>> pmg_interpolations;
+    /// Builds the operators of those transfers' coarse spaces from the element matrices
+    /// (Discretisation::pmg_coarse_operators) on an executor, when pmg is set up without the
+    /// finest matrix (called by the solve, as part of the preconditioner's setup); empty
+    /// otherwise. It refers to the discretisation, which must outlive the system's solves.
+    std::function<std::vector<Csr<V>>(const ExecPtr&)> pmg_coarse_operators;
 
     /// The assembled matrix in the operator's numbering for a preconditioner: the kept copy,
     /// or the operator's own CSR arrays (csr, csr-scalar, cusparse), or nullptr.
@@ -108,6 +114,12 @@ public:
     /// first's rows: this discretisation's unknowns in the original numbering), on exec; empty
     /// when there is no lower degree.
     virtual std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const = 0;
+    /// Whether pmg_coarse_operators can build p-multigrid's coarse operators from the element
+    /// matrices (no assembled finest matrix needed).
+    virtual bool has_pmg_coarse_operators() const { return false; }
+    /// The operators of the pmg_interpolations' coarse spaces, finest first, from the element
+    /// matrices (assembly/pmg_coarse_operators.hpp), on exec; empty when not offered.
+    virtual std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& /*exec*/) const { return {}; }
     /// The output of a solution u (unknowns().count values in the original numbering, on the
     /// executor that solved): its fields and, when the problem has an exact solution, the
     /// exact values, the error and the error norms, computed on u's executor.
@@ -142,10 +154,11 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
                                bool keep_matrix = false);
 
 /// Keeps disc's p-multigrid transfers in system (DiscreteSystem::pmg_interpolations), the
-/// first's rows in the operator's numbering.
+/// first's rows in the operator's numbering, and with coarse_operators the builder of their
+/// coarse spaces' operators from the element matrices (DiscreteSystem::pmg_coarse_operators).
 template <typename V>
 void keep_pmg_interpolations(DiscreteSystem<V>& system, const Discretisation<V>& disc,
-                             const ExecPtr& exec);
+                             const ExecPtr& exec, bool coarse_operators = false);
 
 /// The system of an assembled matrix converted into the assembled format (the matrix is
 /// moved into the format unless keep_matrix; build_system's second branch).

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "assembly/lagrange_interpolation.hpp"
+#include "assembly/pmg_coarse_operators.hpp"
 #include "assembly/format_registry.hpp"
 
 namespace gpufem {
@@ -60,6 +61,12 @@ template <typename V>
 std::vector<Csr<V>> LagrangeDiscretisation<V>::pmg_interpolations(const ExecPtr& exec) const
 {
     return gpufem::pmg_interpolations<V>(mesh_, exec);
+}
+
+template <typename V>
+std::vector<Csr<V>> LagrangeDiscretisation<V>::pmg_coarse_operators(const ExecPtr& exec) const
+{
+    return gpufem::pmg_coarse_operators<V>(exec, mesh_, problem_);
 }
 
 template <typename V>

@@ -27,6 +27,10 @@ public:
                                            const FormatOptions& options) const override;
     /// Degree k -> k/2 -> 1 or k -> 1 on the same mesh (assembly/lagrange_interpolation.hpp).
     std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const override;
+    /// Degree >= 2.
+    bool has_pmg_coarse_operators() const override { return mesh_.degree > 1; }
+    /// The element-wise Galerkin operators of assembly/pmg_coarse_operators.hpp.
+    std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec) const override;
     /// u as point data; with problem.exact also u_exact, error (u - u_exact) and the norms.
     SolutionOutput solution_output(const Array<V>& u) const override;
 

@@ -39,9 +39,9 @@ std::vector<int> coarse_local_nodes(ElementType type, int k, int c)
     return match;
 }
 
-/// The interpolation on the host (see lagrange_interpolation).
-template <typename V>
-HostRows<V> interpolation_rows(const Mesh& mesh, int c)
+}  // namespace
+
+LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c)
 {
     const int k = mesh.degree;
     if (c < 1 || k % c != 0)
@@ -53,25 +53,67 @@ HostRows<V> interpolation_rows(const Mesh& mesh, int c)
     const int dim = element_dimension(mesh.cell_type);
     const index_type* cell_nodes = mesh.cells.data();
     const std::vector<int> coarse_of = coarse_local_nodes(mesh.cell_type, k, c);
-    std::vector<int> fine_of;  // local degree-k index of each local degree-c node
+    LagrangeCoarseSpace space;
+    space.degree = c;
+    std::vector<int>& fine_of = space.fine_local;  // local degree-k index of each degree-c node
     for (int j = 0; j < npc; ++j)
         if (coarse_of[j] >= 0) {
             if (static_cast<int>(fine_of.size()) <= coarse_of[j]) fine_of.resize(coarse_of[j] + 1, -1);
             fine_of[coarse_of[j]] = j;
         }
     const int ncl = static_cast<int>(fine_of.size());
+    space.nodes_per_cell = ncl;
 
-    // Column of each coarse node (node order), and one (cell, local node) for every node.
-    std::vector<index_type> column(static_cast<std::size_t>(n), -1);
+    // Column of each coarse node (node order).
+    space.column.assign(static_cast<std::size_t>(n), -1);
     for (std::size_t e = 0; e < static_cast<std::size_t>(cells); ++e)
-        for (int m = 0; m < ncl; ++m) column[cell_nodes[e * npc + fine_of[m]]] = 0;
-    HostRows<V> out;
-    for (std::size_t node = 0; node < column.size(); ++node)
-        if (column[node] == 0) {
-            column[node] = static_cast<index_type>(out.column_nodes.size());
-            out.column_nodes.push_back(static_cast<index_type>(node));
+        for (int m = 0; m < ncl; ++m) space.column[cell_nodes[e * npc + fine_of[m]]] = 0;
+    for (std::size_t node = 0; node < space.column.size(); ++node)
+        if (space.column[node] == 0) {
+            space.column[node] = static_cast<index_type>(space.column_nodes.size());
+            space.column_nodes.push_back(static_cast<index_type>(node));
         }
+    space.cells.resize(static_cast<std::size_t>(cells) * ncl);
+#pragma omp parallel for schedule(static)
+    for (index_type e = 0; e < cells; ++e)
+        for (int m = 0; m < ncl; ++m)
+            space.cells[static_cast<std::size_t>(e) * ncl + m] =
+                space.column[cell_nodes[static_cast<std::size_t>(e) * npc + fine_of[m]]];
+
+    // The degree-c basis at each degree-k reference node, once per local node.
+    const std::vector<double> xi = lagrange_reference_nodes(mesh.cell_type, k);
+    space.weights.assign(static_cast<std::size_t>(npc) * ncl, 0.0);
+    if (c == 1) {
+        std::vector<double> gradients(static_cast<std::size_t>(ncl) * dim);
+        for (int j = 0; j < npc; ++j)
+            lagrange1_basis(mesh.cell_type, &xi[static_cast<std::size_t>(j) * dim],
+                            &space.weights[static_cast<std::size_t>(j) * ncl], gradients.data());
+    } else {
+        std::vector<double> gradients;
+        lagrange_basis(mesh.cell_type, c, xi, space.weights, gradients);
+    }
+    return space;
+}
+
+namespace {
+
+/// The interpolation on the host (see lagrange_interpolation).
+template <typename V>
+HostRows<V> interpolation_rows(const Mesh& mesh, int c)
+{
+    const LagrangeCoarseSpace space = lagrange_coarse_space(mesh, c);
+    const index_type n = mesh.num_nodes();
+    const index_type cells = mesh.num_cells();
+    const int npc = mesh.nodes_per_cell;
+    const index_type* cell_nodes = mesh.cells.data();
+    const int ncl = space.nodes_per_cell;
+    const std::vector<int>& fine_of = space.fine_local;
+    const std::vector<index_type>& column = space.column;
+    const std::vector<double>& weights = space.weights;
+    HostRows<V> out;
+    out.column_nodes = space.column_nodes;
     const index_type columns = static_cast<index_type>(out.column_nodes.size());
+    // One (cell, local node) for every node.
     std::vector<index_type> owner(static_cast<std::size_t>(n), -1);
     std::vector<int> local(static_cast<std::size_t>(n), 0);
     for (index_type e = 0; e < cells; ++e)
@@ -82,19 +124,6 @@ HostRows<V> interpolation_rows(const Mesh& mesh, int c)
                 local[node] = j;
             }
         }
-
-    // The degree-c basis at each degree-k reference node, once per local node.
-    const std::vector<double> xi = lagrange_reference_nodes(mesh.cell_type, k);
-    std::vector<double> weights(static_cast<std::size_t>(npc) * ncl);
-    if (c == 1) {
-        std::vector<double> gradients(static_cast<std::size_t>(ncl) * dim);
-        for (int j = 0; j < npc; ++j)
-            lagrange1_basis(mesh.cell_type, &xi[static_cast<std::size_t>(j) * dim],
-                            &weights[static_cast<std::size_t>(j) * ncl], gradients.data());
-    } else {
-        std::vector<double> gradients;
-        lagrange_basis(mesh.cell_type, c, xi, weights, gradients);
-    }
 
     out.rows = n;
     out.cols = columns;

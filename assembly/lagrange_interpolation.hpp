@@ -8,6 +8,24 @@
 
 namespace gpufem {
 
+/// The degree-c Lagrange space of a degree-k mesh (c dividing k): its nodes are the mesh
+/// nodes on each cell's degree-c lattice (c = 1: the vertices), numbered in node order.
+struct LagrangeCoarseSpace {
+    int degree = 1;
+    int nodes_per_cell = 0;                ///< degree-c nodes per cell (ncl)
+    std::vector<index_type> column_nodes;  ///< mesh node of each coarse node
+    std::vector<index_type> column;        ///< coarse node of each mesh node, -1 for none
+    std::vector<index_type> cells;         ///< cells x ncl: each cell's coarse nodes
+    std::vector<int> fine_local;           ///< degree-k local index of each local coarse node
+    /// The reference interpolation, npc x ncl row-major: the degree-c basis functions at the
+    /// degree-k reference nodes (the same for every cell: Lagrange spaces on one mesh).
+    std::vector<double> weights;
+};
+
+/// The degree-c space of mesh (see LagrangeCoarseSpace), on the host. Throws
+/// std::invalid_argument when c does not divide the mesh's degree.
+LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c);
+
 /// P (mesh nodes x coarse nodes) from the degree-c space into the mesh's degree-k space, c
 /// dividing k: the coarse nodes are the mesh nodes on the degree-c lattice of some cell
 /// (c = 1: the vertices), columns in node order. Row j holds the degree-c basis functions of

@@ -290,7 +290,11 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
             cuda ? 12 * m.nnz + 12 * z.n : 4 * m.nnz + 24 * z.n + 4 * z.c * z.p + cell_map;
         return inputs_of(s) + std::max(csr_bytes(shape) + cell_map + boundary, pattern_build);
     };
-    const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !entry.keeps_csr;
+    // pmg from the element matrices (formats without CSR arrays, degree >= 2): no copy of the
+    // matrix is kept; its setup holds every cell's element matrix once.
+    const bool element_pmg = spec.format != auto_format_name &&
+                             pmg_from_element_matrices(spec.solver.preconditioner, entry.keeps_csr, z.k >= 2);
+    const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !entry.keeps_csr && !element_pmg;
     const double assembled_peak = assembled_peak_of(z.s);
     double assembly = 0;
     double system = 0;  // what the assembly leaves for the solve: operator, rhs, guess
@@ -312,7 +316,9 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     // Solve: the system, the right-hand side and guess in the operator's numbering, the
     // Krylov vectors, the preconditioner, the residual history; then the true residual and
     // the solution back in the original numbering.
-    const auto [kept, setup] = preconditioner_bytes(spec.solver, m);
+    auto [kept, setup] = preconditioner_bytes(spec.solver, m);
+    if (element_pmg)  // the element matrices and data, and the coarse patterns' cell maps
+        setup = std::max(setup, inputs_of(z.s) + z.c * z.p * (z.p + 1) * z.s + cell_map / 4);
     const double krylov = krylov_vectors(spec.solver) * vector + 8.0 * (spec.solver.max_iterations + 1);
     const double solve = system + 2 * vector + kept + std::max(setup, krylov);
 

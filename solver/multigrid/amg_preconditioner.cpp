@@ -73,10 +73,34 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
                                         const AmgOptions& options,
                                         const std::vector<Csr<V>>* given_prolongators)
     : exec_(a.executor()), name_(given_prolongators ? "pmg" : "amg"), rows_(a.rows()),
-      options_(options)
+      options_(options), a_(&a)
 {
     if (matrix.rows != a.rows() || matrix.cols != a.cols())
         throw std::invalid_argument("AMG: the matrix does not match the operator");
+    set_up(&matrix, given_prolongators, nullptr);
+}
+
+template <typename V>
+AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
+                                        const std::vector<Csr<V>>& prolongators,
+                                        const std::vector<Csr<V>>& coarse_operators)
+    : exec_(a.executor()), name_("pmg"), rows_(a.rows()), options_(options), a_(&a)
+{
+    given_operators_ = true;
+    if (prolongators.empty() || coarse_operators.size() != prolongators.size())
+        throw std::invalid_argument("pmg: one coarse operator per given interpolation is needed");
+    for (std::size_t l = 0; l < prolongators.size(); ++l)
+        if (coarse_operators[l].rows != prolongators[l].cols || coarse_operators[l].cols != prolongators[l].cols)
+            throw std::invalid_argument("pmg: a coarse operator does not match its interpolation's columns");
+    set_up(nullptr, &prolongators, &coarse_operators);
+}
+
+template <typename V>
+void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>>* given_prolongators,
+                                  const std::vector<Csr<V>>* given_operators)
+{
+    const LinearOperator<V>& a = *a_;
+    const AmgOptions& options = options_;
     const std::size_t given = given_prolongators ? given_prolongators->size() : 0;
     for (std::size_t l = 0; l < given; ++l) {
         const Csr<V>& p = (*given_prolongators)[l];
@@ -94,7 +118,8 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
         setup_phases_[phase] += std::chrono::duration<double>(now - mark).count();
         mark = now;
     };
-    const Csr<V>* csr = &matrix;  // the current level's entries (coarse levels: their operator's)
+    const Csr<V>* csr = matrix;  // the current level's entries (coarse levels: their operator's;
+                                 // null on level 0 when the coarse operators are given)
     std::unique_ptr<LinearOperator<V>> coarse_op;
     for (;;) {
         auto level = std::make_unique<Level>();
@@ -109,7 +134,7 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
             level->b = Array<V>(exec_, static_cast<std::size_t>(n));
             level->x = Array<V>(exec_, static_cast<std::size_t>(n));
         }
-        AmgLevelSummary summary{n, csr->nnz(), 0, 0};
+        AmgLevelSummary summary{n, csr ? csr->nnz() : 0, 0, 0};
         // p-multigrid: the first levels go down in degree through the given interpolations.
         const bool geometric = levels_.size() < given;
         bool coarsest = !geometric && (n <= options.coarse_size ||
@@ -152,7 +177,9 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
                                                     aggregates);
         Csr<V> r = sparse_transpose(p);
         phase_done(2);
-        Csr<V> next = sparse_product(r, sparse_product(*csr, p));
+        Csr<V> next = given_operators && geometric
+                          ? (*given_operators)[levels_.size()].clone_to(exec_)
+                          : sparse_product(r, sparse_product(*csr, p));
         phase_done(3);
         level->prolongation = csr_operator(std::move(p));
         level->restriction = csr_operator(std::move(r));
@@ -194,6 +221,9 @@ AmgPreconditioner<V>::~AmgPreconditioner() = default;
 template <typename V>
 void AmgPreconditioner<V>::update(const LinearOperator<V>& a, const Csr<V>& matrix)
 {
+    if (given_operators_)
+        throw std::logic_error("pmg with element-wise coarse operators keeps no level-0 matrix to "
+                               "update from: set it up again");
     if (a.rows() != rows_ || matrix.rows != rows_ || matrix.nnz() != summaries_.front().nnz)
         throw std::invalid_argument(fmt::format(
             "AMG update: the matrix has {} rows and {} non-zeros, the hierarchy was built for {} and {} "
@@ -353,9 +383,11 @@ template <typename V>
 nlohmann::json AmgPreconditioner<V>::report() const
 {
     nlohmann::json levels = nlohmann::json::array();
-    for (const auto& s : summaries_)
+    for (const auto& s : summaries_) {
         levels.push_back({{"rows", s.rows}, {"nnz", s.nnz}, {"lambda_max", s.lambda_max},
                           {"mis_rounds", s.mis_rounds}});
+        if (given_operators_ && levels.size() == 1) levels.back()["nnz"] = nullptr;  // not assembled
+    }
     nlohmann::json phases = nlohmann::json::object();
     for (std::size_t i = 0; i < setup_phase_names.size(); ++i)
         phases[setup_phase_names[i]] = setup_phases_[i];
@@ -363,7 +395,8 @@ nlohmann::json AmgPreconditioner<V>::report() const
             {"degree_levels", given_levels_},  // transfers between degrees of one mesh (pmg)
             {"setup_phases", phases},
             {"levels", levels},
-            {"operator_complexity", operator_complexity()},
+            {"operator_complexity", given_operators_ ? nlohmann::json(nullptr) : nlohmann::json(operator_complexity())},
+            {"coarse_operators", given_levels_ == 0 ? "galerkin" : given_operators_ ? "element galerkin" : "galerkin (R A P)"},
             {"smoother", std::string(enum_name(amg_smoother_names, options_.smoother))},
             {"degree", options_.degree},
             {"cycle", std::string(enum_name(amg_cycle_names, options_.cycle))},

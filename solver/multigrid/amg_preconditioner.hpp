@@ -48,6 +48,14 @@ public:
     /// sizes do not chain.
     AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>& matrix, const AmgOptions& options,
                       const std::vector<Csr<V>>* given_prolongators = nullptr);
+    /// p-multigrid without a's matrix: the given prolongators and, for each, the operator of
+    /// its coarse space (coarse_operators[l] for the columns of prolongators[l], e.g. the
+    /// element-wise Galerkin products of pmg_coarse_operators) instead of R A P; AMG below
+    /// the last. a needs only its diagonal and its products (any format, matrix-free
+    /// included). update() is not available on such a hierarchy.
+    AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
+                      const std::vector<Csr<V>>& prolongators,
+                      const std::vector<Csr<V>>& coarse_operators);
     ~AmgPreconditioner() override;
 
     const ExecPtr& executor() const override { return exec_; }
@@ -92,12 +100,17 @@ private:
     double set_up_smoother(Level& level) const;
     /// update's work (on failure update drops the levels).
     void update_levels(const LinearOperator<V>& a, const Csr<V>& matrix);
+    /// The constructors' work: matrix null only with given coarse operators.
+    void set_up(const Csr<V>* matrix, const std::vector<Csr<V>>* given_prolongators,
+                const std::vector<Csr<V>>* given_operators);
 
     ExecPtr exec_;
     std::string name_ = "amg";
     int given_levels_ = 0;  ///< transfers taken from the given prolongators
+    bool given_operators_ = false;  ///< their coarse operators given too (no level-0 matrix)
     index_type rows_ = 0;
     AmgOptions options_;
+    const LinearOperator<V>* a_ = nullptr;  ///< the level-0 operator (the setup's)
     std::vector<std::unique_ptr<Level>> levels_;
     std::vector<AmgLevelSummary> summaries_;
     Array<V> coarse_inverse_;  ///< row-major dense inverse of the coarsest level (when direct)

@@ -18,20 +18,32 @@ struct PreconditionerSpec {
 /// The preconditioner of spec for a (nullptr for none). matrix is a's assembled matrix in a's
 /// numbering, which amg and pmg need; interpolations are pmg's transfers to lower degrees,
 /// finest first (the first's rows in a's numbering; see assembly/lagrange_interpolation.hpp;
-/// empty for degree 1, where pmg is amg). Both are only read during the setup and may be null
-/// where not needed. Throws std::invalid_argument as the constructors do, and when a needed
-/// matrix is missing.
+/// empty for degree 1, where pmg is amg); coarse_operators, when not empty, are the operators
+/// of the interpolations' coarse spaces (assembly/pmg_coarse_operators.hpp): pmg then uses
+/// them instead of R A P and needs no matrix. All are only read during the setup and may be
+/// null where not needed. Throws std::invalid_argument as the constructors do, and when a
+/// needed matrix is missing.
 template <typename V>
 std::unique_ptr<Preconditioner<V>> make_preconditioner(const PreconditionerSpec& spec,
                                                        const LinearOperator<V>& a,
                                                        const Csr<V>* matrix,
-                                                       const std::vector<Csr<V>>* interpolations = nullptr);
+                                                       const std::vector<Csr<V>>* interpolations = nullptr,
+                                                       const std::vector<Csr<V>>* coarse_operators = nullptr);
 
 /// True when the preconditioner is built from the assembled matrix (amg, pmg), which the
 /// system must then keep beside its operator.
 inline bool needs_assembled_matrix(PreconditionerKind kind)
 {
     return kind == PreconditionerKind::amg || kind == PreconditionerKind::pmg;
+}
+
+/// True when pmg takes its coarse operators from the element matrices
+/// (Discretisation::pmg_coarse_operators) instead of R A P of the assembled matrix: where the
+/// discretisation offers them and the format does not hold the CSR arrays itself (lma, ell,
+/// sellp, ...), so that no copy of the finest matrix is assembled and kept for the setup.
+inline bool pmg_from_element_matrices(PreconditionerKind kind, bool format_keeps_csr, bool offered)
+{
+    return kind == PreconditionerKind::pmg && offered && !format_keeps_csr;
 }
 
 }  // namespace gpufem

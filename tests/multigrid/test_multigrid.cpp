@@ -527,6 +527,85 @@ TEST(Pmg, DegreeFourChainPassesThroughDegreeTwoAndComposesToTheDegreeOneInterpol
     }
 }
 
+TEST(Pmg, ElementCoarseOperatorsEqualTheGalerkinProductOfTheSystemMatrix)
+{
+    // Dirichlet on part of the boundary (the elimination's edges), a varying kappa, and once a
+    // convection term (non-symmetric element matrices).
+    for (const auto& [elements, degree] :
+         {std::pair<std::string, int>{"triangle", 2}, std::pair<std::string, int>{"quadrilateral", 3},
+          std::pair<std::string, int>{"quadrilateral", 4}, std::pair<std::string, int>{"tetrahedron", 2},
+          std::pair<std::string, int>{"tetrahedron", 4}, std::pair<std::string, int>{"hexahedron", 2}}) {
+        const bool cube = elements == "tetrahedron" || elements == "hexahedron";
+        CaseSpec spec = parse_case_text(fmt::format(R"(
+mesh: {{shape: {}, elements: {}, size: {}}}
+degree: {}
+problem:
+  kappa: "1 + x*y"
+  f: 1
+  dirichlet: {{left: 0, bottom: 1}}
+backend: cpu
+)", cube ? "unit_cube" : "unit_square", elements, cube ? 0.5 : 0.25, degree), "p", "");
+        if (elements == "quadrilateral" && degree == 3) spec.problem.convection = {1.0, 0.5};
+        const std::string what = fmt::format("{} degree {}", elements, degree);
+        const CaseMesh mesh = load_case_mesh(spec, cpu());
+        const auto disc = make_discretisation<double>(spec, mesh);
+        ASSERT_TRUE(disc->has_pmg_coarse_operators()) << what;
+        const LinearSystem<double> system = disc->assemble(cpu());
+        const std::vector<Csr<double>> chain = disc->pmg_interpolations(cpu());
+        const std::vector<Csr<double>> operators = disc->pmg_coarse_operators(cpu());
+        ASSERT_EQ(operators.size(), chain.size()) << what;
+        Csr<double> finer = system.matrix.clone_to(cpu());
+        for (std::size_t l = 0; l < chain.size(); ++l) {
+            Csr<double> rap = sparse_product(sparse_transpose(chain[l]), sparse_product(finer, chain[l]));
+            ASSERT_EQ(operators[l].rows, rap.rows) << what;
+            const auto expected = test::dense(test::to_host(rap));
+            const auto got = test::dense(test::to_host(operators[l]));
+            double scale = 0, worst = 0;
+            for (std::size_t k = 0; k < expected.size(); ++k) {
+                scale = std::max(scale, std::abs(expected[k]));
+                worst = std::max(worst, std::abs(got[k] - expected[k]));
+            }
+            EXPECT_LT(worst, 1e-12 * scale) << what << ", level " << l + 1;
+            finer = std::move(rap);
+        }
+    }
+}
+
+TEST(Pmg, MatrixFreeFormatsSetUpWithoutTheFinestMatrix)
+{
+    // lma and ell do not hold CSR arrays: pmg takes the element-wise coarse operators (no copy
+    // of the finest matrix) and needs as many iterations as csr's R A P, to the same solution.
+    CaseSpec base = parse_case_text(poisson_case("quadrilateral", 1.0 / 16, 0, 4), "p", "");
+    base.solver.preconditioner = PreconditionerKind::pmg;
+    base.solver.tolerance = 1e-11;
+    const ExecPtr exec = make_executor(base.backend);
+    const CaseMesh mesh = load_case_mesh(base, exec);
+    const auto disc = make_discretisation<double>(base, mesh);
+    int csr_iterations = 0;
+    std::vector<double> csr_solution;
+    for (const std::string format : {"csr", "lma", "ell"}) {
+        CaseSpec spec = base;
+        spec.format = format;
+        const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
+        const bool element = format != "csr";
+        EXPECT_EQ(static_cast<bool>(system.pmg_coarse_operators), element) << format;
+        EXPECT_EQ(system.preconditioner_matrix() != nullptr, !element) << format;
+        const SystemSolution<double> solved = solve_system(system, spec.solver);
+        ASSERT_TRUE(solved.result.converged()) << format;
+        EXPECT_EQ(solved.preconditioner["coarse_operators"], element ? "element galerkin" : "galerkin (R A P)");
+        if (element) EXPECT_GT(solved.preconditioner["setup_phases"]["element_galerkin"].get<double>(), 0.0);
+        std::vector<double> x;
+        for (double v : solved.x.to_host()) x.push_back(v);
+        if (!element) {
+            csr_iterations = solved.result.iterations;
+            csr_solution = x;
+            continue;
+        }
+        EXPECT_NEAR(solved.result.iterations, csr_iterations, 1) << format;
+        EXPECT_LT(test::max_relative_difference(x, csr_solution), 1e-9) << format;
+    }
+}
+
 TEST(Pmg, NeedsFewerIterationsThanAmgForHighDegreesAndGivesTheSameSolution)
 {
     for (const auto& [elements, size, degree] :

@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -15,9 +16,11 @@
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
 #include "random_values.hpp"
+#include "solver/case_file.hpp"
 #include "solver/krylov/krylov.hpp"
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
+#include "solver/pipeline.hpp"
 
 namespace gpufem {
 namespace {
@@ -292,6 +295,50 @@ TEST(AmgGpu, GivenFirstProlongatorPathMatchesTheCpu)
     }
     EXPECT_NEAR(iterations[1], iterations[0], 1);
     EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8);
+}
+
+TEST(AmgGpu, ElementCoarseOperatorsAndTheMatrixFreePmgMatchTheCpu)
+{
+    GPUFEM_REQUIRE_GPU();
+    for (const auto& [shape, elements, size, degree] :
+         {std::tuple<std::string, std::string, double, int>{"unit_square", "quadrilateral", 1.0 / 24, 4},
+          std::tuple<std::string, std::string, double, int>{"unit_cube", "tetrahedron", 0.2, 3}}) {
+        const std::string text = fmt::format(R"(
+mesh: {{shape: {}, elements: {}, size: {}}}
+degree: {}
+problem:
+  kappa: "1 + x*y"
+  f: 1
+  dirichlet: {{left: 0, bottom: 1}}
+format: lma
+solver: {{preconditioner: pmg, tolerance: 1e-10}}
+)", shape, elements, size, degree);
+        const std::string what = fmt::format("{} degree {}", elements, degree);
+        int iterations[2] = {0, 0};
+        std::vector<double> solutions[2];
+        std::vector<HostMatrix> operators[2];
+        for (int k = 0; k < 2; ++k) {
+            CaseSpec spec = parse_case_text(text, "p", "");
+            spec.backend = k == 0 ? BackendChoice::cpu : BackendChoice::cuda;
+            const ExecPtr exec = make_executor(spec.backend);
+            const CaseMesh mesh = load_case_mesh(spec, exec);
+            const auto disc = make_discretisation<double>(spec, mesh);
+            for (const Csr<double>& op : disc->pmg_coarse_operators(exec)) operators[k].push_back(test::to_host(op));
+            const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
+            ASSERT_TRUE(static_cast<bool>(system.pmg_coarse_operators)) << what;
+            const SystemSolution<double> solved = solve_system(system, spec.solver);
+            ASSERT_TRUE(solved.result.converged()) << what << ": " << solved.result.message;
+            EXPECT_EQ(solved.preconditioner["coarse_operators"], "element galerkin");
+            iterations[k] = solved.result.iterations;
+            solutions[k] = solved.x.to_host();
+        }
+        ASSERT_EQ(operators[1].size(), operators[0].size()) << what;
+        for (std::size_t l = 0; l < operators[0].size(); ++l)
+            expect_same_pattern_close_values(operators[1][l], operators[0][l], 1e-12,
+                                             what + ", level " + std::to_string(l + 1));
+        EXPECT_NEAR(iterations[1], iterations[0], 1) << what;
+        EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8) << what;
+    }
 }
 
 TEST(AmgGpu, FloatHierarchyConverges)

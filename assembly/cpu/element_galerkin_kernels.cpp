@@ -1,0 +1,56 @@
+// CPU reference of the element Galerkin kernel (assembly/element_galerkin_kernels.hpp).
+#include <algorithm>
+#include <vector>
+
+#include "assembly/element_galerkin_kernels.hpp"
+
+namespace gpufem::kernels::cpu {
+
+template <typename V>
+void element_galerkin_add(const Executor&, index_type cells, int npe, int ncl, const V* ke,
+                          const index_type* cell_nodes, const std::uint8_t* mask, const V* p,
+                          const index_type* cell_to_csr, V* values)
+{
+    // Batches of cells: their coarse matrices computed in parallel, then added in cell order,
+    // so the sums do not depend on the thread count.
+    constexpr index_type batch = 4096;
+    const std::size_t coarse = static_cast<std::size_t>(ncl) * ncl;
+    std::vector<V> products(static_cast<std::size_t>(batch) * coarse);
+    for (index_type first = 0; first < cells; first += batch) {
+        const index_type last = std::min(cells, first + batch);
+#pragma omp parallel
+        {
+            std::vector<V> kp(static_cast<std::size_t>(npe) * ncl);  // K_e P
+            std::vector<char> fixed(static_cast<std::size_t>(npe));   // Dirichlet local nodes
+#pragma omp for schedule(static)
+            for (index_type e = first; e < last; ++e) {
+                const V* k = ke + static_cast<std::size_t>(e) * npe * npe;
+                for (int i = 0; i < npe; ++i)
+                    fixed[i] = mask && mask[cell_nodes[static_cast<std::size_t>(e) * npe + i]] != 0;
+                for (int i = 0; i < npe; ++i)
+                    for (int b = 0; b < ncl; ++b) {
+                        V sum = 0;
+                        for (int j = 0; j < npe; ++j)
+                            if ((!fixed[i] && !fixed[j]) || i == j) sum += k[i * npe + j] * p[j * ncl + b];
+                        kp[static_cast<std::size_t>(i) * ncl + b] = sum;
+                    }
+                V* out = products.data() + static_cast<std::size_t>(e - first) * coarse;
+                for (int a = 0; a < ncl; ++a)
+                    for (int b = 0; b < ncl; ++b) {
+                        V sum = 0;
+                        for (int i = 0; i < npe; ++i) sum += p[i * ncl + a] * kp[static_cast<std::size_t>(i) * ncl + b];
+                        out[a * ncl + b] = sum;
+                    }
+            }
+        }
+        for (index_type e = first; e < last; ++e) {
+            const V* out = products.data() + static_cast<std::size_t>(e - first) * coarse;
+            const index_type* at = cell_to_csr + static_cast<std::size_t>(e) * coarse;
+            for (std::size_t m = 0; m < coarse; ++m) values[at[m]] += out[m];
+        }
+    }
+}
+
+GPUFEM_INSTANTIATE_KERNELS(GPUFEM_ELEMENT_GALERKIN_KERNELS)
+
+}  // namespace gpufem::kernels::cpu

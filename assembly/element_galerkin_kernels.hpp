@@ -1,0 +1,28 @@
+#pragma once
+// p-multigrid's coarse operators from element matrices: each cell's degree-k matrix K_e
+// projected onto a lower-degree space of the same cell, P^T K_e P (P the reference
+// interpolation, the same for every cell), added into the coarse CSR matrix.
+#include <cstdint>
+
+#include "linalg/backend_kernels.hpp"
+#include "linalg/types.hpp"
+
+namespace gpufem {
+
+#define GPUFEM_ELEMENT_GALERKIN_KERNELS(V, PREFIX, BODY)                                      \
+    /** values[cell_to_csr[e ncl^2 + a ncl + b]] += sum_ij p[i ncl + a] k_ij p[j ncl + b] for \
+        every cell e < cells and coarse pair (a, b): k_ij = ke[e npe^2 + i npe + j], the      \
+        cells' npe x npe element matrices (row-major), with the rows and columns of Dirichlet \
+        nodes (mask[cells[e npe + i]] != 0; mask may be null) zeroed but their diagonal kept, \
+        as the system's elimination does; p the npe x ncl interpolation. Summed over the      \
+        cells this is R A P of the eliminated matrix A. cpu: cells in parallel, each cell's   \
+        products into a buffer, then added in cell order (deterministic). cuda: one thread    \
+        per (cell, a, b), atomicAdd. */                                                        \
+    PREFIX void element_galerkin_add(const Executor& exec, index_type cells, int npe, int ncl, \
+                                     const V* ke, const index_type* cell_nodes,                \
+                                     const std::uint8_t* mask, const V* p,                     \
+                                     const index_type* cell_to_csr, V* values) BODY
+
+GPUFEM_DECLARE_KERNELS(GPUFEM_ELEMENT_GALERKIN_KERNELS)
+
+}  // namespace gpufem

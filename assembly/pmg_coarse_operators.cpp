@@ -1,0 +1,57 @@
+#include "assembly/pmg_coarse_operators.hpp"
+
+#include "assembly/boundary_data.hpp"
+#include "assembly/csr_pattern.hpp"
+#include "assembly/element_galerkin_kernels.hpp"
+#include "assembly/element_kernels.hpp"
+#include "assembly/lagrange_interpolation.hpp"
+#include "assembly/poisson_assembly.hpp"
+#include "linalg/blas1.hpp"
+
+namespace gpufem {
+
+template <typename V>
+std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
+                                         const ProblemSpec& problem)
+{
+    std::vector<Csr<V>> out;
+    if (mesh.degree <= 1) return out;
+    const Executor& e = *exec;
+    const ElementData<V> data = make_problem_element_data<V>(exec, mesh, problem);
+    const int npe = mesh.nodes_per_cell;
+    const index_type cells = mesh.num_cells();
+    Array<V> ke(exec, static_cast<std::size_t>(cells) * npe * npe);
+    {
+        Array<V> fe(exec, static_cast<std::size_t>(cells) * npe);
+        GPUFEM_DISPATCH(e, element_matrices(e, data, ke.data(), fe.data()));
+    }
+    // The system's Dirichlet nodes (every node of a Dirichlet group's facets): eliminated
+    // from the element matrices as the system eliminates them.
+    Array<double> coordinate_storage;
+    const double* coordinates = double_coordinates(mesh, data, coordinate_storage);
+    Array<std::uint8_t> mask;
+    if (!problem.dirichlet.empty())
+        mask = std::move(dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet).mask);
+    for (const int degree : pmg_coarse_degrees(mesh.degree)) {
+        const LagrangeCoarseSpace space = lagrange_coarse_space(mesh, degree);
+        const index_type n = static_cast<index_type>(space.column_nodes.size());
+        const int ncl = space.nodes_per_cell;
+        const Array<index_type> coarse_cells = Array<index_type>::from_host(exec, space.cells);
+        CsrPattern pattern = build_csr_pattern(n, coarse_cells, ncl);
+        const std::size_t nnz = pattern.nnz();
+        Csr<V> a{n, n, std::move(pattern.row_ptr), std::move(pattern.col_idx), Array<V>(exec, nnz)};
+        fill(a.values, V(0));
+        std::vector<V> weights(space.weights.begin(), space.weights.end());
+        const Array<V> p = Array<V>::from_host(exec, weights);
+        GPUFEM_DISPATCH(e, element_galerkin_add(e, cells, npe, ncl, ke.data(), data.cells.data(),
+                                                mask.empty() ? nullptr : mask.data(), p.data(),
+                                                pattern.cell_to_csr.data(), a.values.data()));
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+template std::vector<Csr<float>> pmg_coarse_operators(const ExecPtr&, const Mesh&, const ProblemSpec&);
+template std::vector<Csr<double>> pmg_coarse_operators(const ExecPtr&, const Mesh&, const ProblemSpec&);
+
+}  // namespace gpufem

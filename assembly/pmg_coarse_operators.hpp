@@ -1,0 +1,26 @@
+#pragma once
+// p-multigrid's coarse operators without the degree-k matrix: each lower degree's operator
+// assembled from the cells' degree-k element matrices projected onto that degree (the
+// element-wise Galerkin product), so a matrix-free fine level (the lma format) needs no
+// assembled high-order matrix.
+#include <vector>
+
+#include "assembly/problem_spec.hpp"
+#include "linalg/csr.hpp"
+#include "mesh/mesh.hpp"
+
+namespace gpufem {
+
+/// For each degree c of pmg_coarse_degrees(mesh.degree), finest first: A_c = sum_e P^T K_e P,
+/// K_e the problem's degree-k element matrices (as the system's) with the Dirichlet nodes'
+/// rows and columns eliminated as the system does (diagonal kept), P the reference
+/// interpolation from degree c (lagrange_coarse_space), in the numbering of that degree's
+/// space (the columns of the matching pmg_interpolations transfer), on exec: the Galerkin
+/// product R A P of the system's matrix A with the interpolation from degree c, without A.
+/// Empty for degree 1. The element matrices of all cells are made once (as much memory as the
+/// lma format's own storage) and freed before returning.
+template <typename V>
+std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
+                                         const ProblemSpec& problem);
+
+}  // namespace gpufem
