@@ -290,10 +290,10 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
             cuda ? 12 * m.nnz + 12 * z.n : 4 * m.nnz + 24 * z.n + 4 * z.c * z.p + cell_map;
         return inputs_of(s) + std::max(csr_bytes(shape) + cell_map + boundary, pattern_build);
     };
-    // pmg from the element matrices (formats without CSR arrays, degree >= 2): no copy of the
-    // matrix is kept; its setup holds every cell's element matrix once.
+    // pmg from the element matrices (matrix-free formats, degree >= 2): no matrix is
+    // assembled and kept; its setup holds every cell's element matrix once.
     const bool element_pmg = spec.format != auto_format_name &&
-                             pmg_from_element_matrices(spec.solver.preconditioner, entry.keeps_csr, z.k >= 2);
+                             pmg_from_element_matrices(spec.solver.preconditioner, entry.matrix_free(), z.k >= 2);
     const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !entry.keeps_csr && !element_pmg;
     const double assembled_peak = assembled_peak_of(z.s);
     double assembly = 0;

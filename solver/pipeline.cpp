@@ -169,7 +169,7 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
     // format: auto chooses after the assembly: its candidates keep the matrix for multigrid.
     const bool element_pmg =
         spec.format != auto_format_name &&
-        pmg_from_element_matrices(spec.solver.preconditioner, format_registry().at(spec.format).keeps_csr,
+        pmg_from_element_matrices(spec.solver.preconditioner, format_registry().at(spec.format).matrix_free(),
                                   disc.has_pmg_coarse_operators());
     const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !element_pmg;
     if (spec.format == auto_format_name) {
