@@ -76,11 +76,11 @@ struct LmaArgs {
 /// slot entry, cell, (cell, row) or node.
 #define GPUFEM_LMA_KERNELS(V, PREFIX, BODY)                                                  \
     /** out (interleaved, stride slots) from cell-major ke (npe * npe per cell, row-major):  \
-        slot p takes cell order[p], or zeros where order[p] < 0 (padding). Symmetric: only   \
-        i <= j kept. */                                                                      \
+        slot p takes cell order[p], or zeros where order[p] < 0 (padding); order null: cell  \
+        p for p < cells. Symmetric: only i <= j kept. */                                     \
     PREFIX void lma_interleave(const Executor& exec, index_type stride, int npe,             \
-                               bool symmetric, const index_type* order, const V* ke,         \
-                               V* out) BODY                                                  \
+                               bool symmetric, const index_type* order, index_type cells,    \
+                               const V* ke, V* out) BODY                                     \
     /** diag[node] += K_e(i, i) for every cell at positions [begin, end) and local i with    \
         that node, Dirichlet nodes included (the assembled diagonal, once diag starts at     \
         zero). */                                                                            \
@@ -121,5 +121,18 @@ struct LmaArgs {
                                   const index_type* cells, const V* fe, V* rhs) BODY
 
 GPUFEM_DECLARE_KERNELS(GPUFEM_LMA_KERNELS)
+
+/// The LMA kernels on the connectivity only.
+#define GPUFEM_LMA_CONNECTIVITY_KERNELS(PREFIX, BODY)                                         \
+    /** out[i stride + p] = node i of cell order[p] (cells: npe nodes per cell, cell-major), \
+        stored as ~node where mask[node] != 0 (mask may be null: no Dirichlet nodes), and -1 \
+        where order[p] < 0 (padding); order null: cell p for p < num_cells. All arrays on    \
+        exec. */                                                                             \
+    PREFIX void lma_interleave_connectivity(const Executor& exec, index_type stride, int npe, \
+                                            const index_type* order, index_type num_cells,    \
+                                            const index_type* cells, const std::uint8_t* mask, \
+                                            index_type* out) BODY
+
+GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_LMA_CONNECTIVITY_KERNELS)
 
 }  // namespace gpufem

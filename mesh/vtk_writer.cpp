@@ -296,8 +296,14 @@ std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& 
                                                    int threads)
 {
     check_mesh(mesh);
-    const vtkSmartPointer<vtkUnstructuredGrid> grid = make_grid(mesh, {}, {});
-    return std::make_unique<VtuLz4Prewrite>(vtu_temporary_path(path), grid.Get(), threads);
+    return std::make_unique<VtuLz4Prewrite>(
+        vtu_temporary_path(path),
+        [&mesh] {
+            vtkSmartPointer<vtkUnstructuredGrid> grid = make_grid(mesh, {}, {});
+            grid->Register(nullptr);  // the reference the prewrite takes over
+            return grid.Get();
+        },
+        threads);
 }
 
 void write_vtu(const std::filesystem::path& path, const Mesh& mesh,

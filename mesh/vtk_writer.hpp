@@ -71,8 +71,8 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
 
 /// Starts writing the mesh's part of the LZ4 .vtu that write_vtu(path, mesh, ...) will finish,
 /// on a background thread compressing with `threads` host threads (the host is idle while the
-/// device solves). The mesh must not change until then. Nothing is left behind if the prewrite
-/// is destroyed unfinished.
+/// device solves); the VTK grid is made on that thread too. The mesh must not change, and must
+/// live, until then. Nothing is left behind if the prewrite is destroyed unfinished.
 std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& path, const Mesh& mesh,
                                                    int threads);
 

@@ -328,25 +328,36 @@ struct VtuLz4Prewrite::Written {
     std::unique_ptr<OutputFile> out;
 };
 
-VtuLz4Prewrite::VtuLz4Prewrite(std::filesystem::path file, vtkUnstructuredGrid* grid, int threads)
+VtuLz4Prewrite::VtuLz4Prewrite(std::filesystem::path file,
+                               std::function<vtkUnstructuredGrid*()> make_grid, int threads)
     : file_(std::move(file)), written_(std::make_unique<Written>())
 {
-    written_->grid = grid;
-    written_->arrays = grid_arrays(grid);
-    thread_ = std::thread([this, threads] {
+    auto made = std::make_shared<std::promise<void>>();
+    grid_made_ = made->get_future().share();
+    thread_ = std::thread([this, threads, made, make_grid = std::move(make_grid)] {
+        bool grid_ready = false;
         try {
             Written& w = *written_;
+            w.grid.TakeReference(make_grid());
+            w.arrays = grid_arrays(w.grid.Get());
+            grid_ready = true;
+            made->set_value();
             compress(w.arrays, {}, threads);
             w.end = place_arrays(w.arrays, 0);
             w.out = std::make_unique<OutputFile>(file_);
             w.out->arrays(w.arrays, head_room);
         } catch (...) {
             failure_ = std::current_exception();
+            if (!grid_ready) made->set_exception(failure_);
         }
     });
 }
 
-vtkUnstructuredGrid* VtuLz4Prewrite::grid() const { return written_->grid.Get(); }
+vtkUnstructuredGrid* VtuLz4Prewrite::grid() const
+{
+    grid_made_.get();  // rethrows when the grid could not be made
+    return written_->grid.Get();
+}
 
 VtuLz4Prewrite::~VtuLz4Prewrite()
 {
@@ -362,6 +373,7 @@ void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress)
 {
     if (finished_ || !thread_.joinable()) throw std::logic_error("VtuLz4Prewrite::finish called twice");
     thread_.join();
+    grid_made_.get();  // without a grid there is nothing to fall back on: its error
     Written& w = *written_;
     const auto fall_back = [&] {  // the whole file again, in one go
         w.out.reset();

@@ -47,12 +47,13 @@ void apply_cell(const LmaArgs<V>& a, index_type p, V alpha, const V* x, V* y, V*
 
 template <typename V>
 void lma_interleave(const Executor&, index_type stride, int npe, bool symmetric,
-                    const index_type* order, const V* ke, V* out)
+                    const index_type* order, index_type cells, const V* ke, V* out)
 {
     const std::size_t n = static_cast<std::size_t>(stride);
 #pragma omp parallel for schedule(static)
     for (index_type p = 0; p < stride; ++p) {
-        const V* cell = order[p] >= 0 ? ke + static_cast<std::size_t>(order[p]) * npe * npe : nullptr;
+        const index_type e = order ? order[p] : (p < cells ? p : -1);
+        const V* cell = e >= 0 ? ke + static_cast<std::size_t>(e) * npe * npe : nullptr;
         int k = 0;
         for (int i = 0; i < npe; ++i)
             for (int j = symmetric ? i : 0; j < npe; ++j)
@@ -134,5 +135,23 @@ void lma_scatter_loads(const Executor&, index_type num_cells, int npe, const ind
 }
 
 GPUFEM_INSTANTIATE_KERNELS(GPUFEM_LMA_KERNELS)
+
+void lma_interleave_connectivity(const Executor&, index_type stride, int npe, const index_type* order,
+                                 index_type num_cells, const index_type* cells,
+                                 const std::uint8_t* mask, index_type* out)
+{
+    const std::size_t n = static_cast<std::size_t>(stride);
+#pragma omp parallel for schedule(static)
+    for (index_type p = 0; p < stride; ++p)
+        for (int i = 0; i < npe; ++i) {
+            const index_type e = order ? order[p] : (p < num_cells ? p : -1);
+            index_type node = -1;
+            if (e >= 0) {
+                node = cells[static_cast<std::size_t>(e) * npe + i];
+                if (mask && mask[node]) node = ~node;
+            }
+            out[static_cast<std::size_t>(i) * n + p] = node;
+        }
+}
 
 }  // namespace gpufem::kernels::cpu

@@ -29,8 +29,8 @@ __device__ index_type decoded(index_type stored) { return stored < 0 ? ~stored :
 
 template <typename V>
 __global__ void interleave_kernel(index_type stride, int npe, bool symmetric,
-                                  const index_type* __restrict__ order, const V* __restrict__ ke,
-                                  V* __restrict__ out)
+                                  const index_type* __restrict__ order, index_type cells,
+                                  const V* __restrict__ ke, V* __restrict__ out)
 {
     // One thread per (entry k, slot p), p fastest: the writes are coalesced.
     const int entries = symmetric ? npe * (npe + 1) / 2 : npe * npe;
@@ -49,7 +49,8 @@ __global__ void interleave_kernel(index_type stride, int npe, bool symmetric,
         i = k / npe;
         j = k % npe;
     }
-    out[t] = order[p] < 0 ? V(0) : ke[static_cast<std::size_t>(order[p]) * npe * npe + i * npe + j];
+    const index_type e = order ? order[p] : (p < cells ? p : -1);
+    out[t] = e < 0 ? V(0) : ke[static_cast<std::size_t>(e) * npe * npe + i * npe + j];
 }
 
 template <typename V>
@@ -228,12 +229,12 @@ Launch<RoundsKernel<V>> twin_launch(int npe, bool symmetric, int tile_cells)
 
 template <typename V>
 void lma_interleave(const Executor& exec, index_type stride, int npe, bool symmetric,
-                    const index_type* order, const V* ke, V* out)
+                    const index_type* order, index_type cells, const V* ke, V* out)
 {
     const std::size_t total = static_cast<std::size_t>(lma_entries_per_cell(npe, symmetric)) * stride;
     if (total == 0) return;
     interleave_kernel<<<blocks_for(total), block_size, 0, stream_of(exec)>>>(stride, npe, symmetric,
-                                                                             order, ke, out);
+                                                                             order, cells, ke, out);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
@@ -349,5 +350,41 @@ void lma_scatter_loads(const Executor& exec, index_type num_cells, int npe, cons
 }
 
 GPUFEM_INSTANTIATE_KERNELS(GPUFEM_LMA_KERNELS)
+
+namespace {
+
+/// One thread per (local node i, slot p), p fastest (coalesced writes).
+__global__ void interleave_connectivity_kernel(index_type stride, int npe,
+                                               const index_type* __restrict__ order,
+                                               index_type num_cells,
+                                               const index_type* __restrict__ cells,
+                                               const std::uint8_t* __restrict__ mask,
+                                               index_type* __restrict__ out)
+{
+    const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= static_cast<std::size_t>(npe) * stride) return;
+    const index_type p = static_cast<index_type>(t % stride);
+    const int i = static_cast<int>(t / stride);
+    const index_type e = order ? order[p] : (p < num_cells ? p : -1);
+    index_type node = -1;
+    if (e >= 0) {
+        node = cells[static_cast<std::size_t>(e) * npe + i];
+        if (mask && mask[node]) node = ~node;
+    }
+    out[t] = node;
+}
+
+}  // namespace
+
+void lma_interleave_connectivity(const Executor& exec, index_type stride, int npe, const index_type* order,
+                                 index_type num_cells, const index_type* cells,
+                                 const std::uint8_t* mask, index_type* out)
+{
+    const std::size_t total = static_cast<std::size_t>(npe) * stride;
+    if (total == 0) return;
+    interleave_connectivity_kernel<<<blocks_for(total), block_size, 0, stream_of(exec)>>>(
+        stride, npe, order, num_cells, cells, mask, out);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
 
 }  // namespace gpufem::kernels::cuda
