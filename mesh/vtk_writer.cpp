@@ -295,10 +295,10 @@ std::filesystem::path vtu_temporary_path(const std::filesystem::path& path)
 std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& path, const Mesh& mesh,
                                                    int threads)
 {
-    check_mesh(mesh);
     return std::make_unique<VtuLz4Prewrite>(
         vtu_temporary_path(path),
         [&mesh] {
+            check_mesh(mesh);  // on this thread too: it scans every cell entry
             vtkSmartPointer<vtkUnstructuredGrid> grid = make_grid(mesh, {}, {});
             grid->Register(nullptr);  // the reference the prewrite takes over
             return grid.Get();
