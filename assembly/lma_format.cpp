@@ -134,13 +134,17 @@ FormatEntry lma_format_entry()
     e.bench_default_suffix = "-all";
     e.memory = [](const MatrixShape& m, const FormatOptions& options) {
         // Element matrices (full or upper triangle), their cells' node lists, the diagonal and
-        // the Dirichlet mask and list; built from all full element matrices and load vectors.
+        // the Dirichlet mask and list. The atomic variant's element kernels write the stored
+        // layout directly; the colour variant's are built from all full element matrices and
+        // load vectors, ordered by colour.
         const auto o = options.get<LmaOptions>("lma");
         const double p = m.nodes_per_cell;
         const double entries = o.symmetric ? p * (p + 1) / 2 : p * p;
         const double stride = m.cells + 32;
         const double stored = stride * (entries * m.value_bytes + 4 * p) + m.rows * (m.value_bytes + 5);
-        const double build = m.cells * p * (p + 1) * m.value_bytes + 4 * stride;
+        const double build = o.scatter == LmaScatter::atomic
+                                 ? 0.0
+                                 : m.cells * p * (p + 1) * m.value_bytes + 4 * stride;
         return FormatMemory{stored, stored + build, 4 * m.cells * p + 8 * stride};
     };
     return e;

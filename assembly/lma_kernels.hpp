@@ -25,6 +25,13 @@ namespace gpufem {
 /// 32-cell tile and every entry row starts on a 256-byte boundary in double.
 constexpr index_type lma_position_alignment = 32;
 
+/// Slots of the interleaved arrays for cells in their own order: cells rounded up to
+/// lma_position_alignment (the padding slots hold no cell).
+inline index_type lma_stride(index_type cells)
+{
+    return (cells + lma_position_alignment - 1) / lma_position_alignment * lma_position_alignment;
+}
+
 /// Index of entry (i, j), i <= j, of an npe x npe upper triangle packed row by row.
 GPUFEM_HOST_DEVICE inline int lma_packed_index(int npe, int i, int j)
 {

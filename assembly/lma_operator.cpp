@@ -7,14 +7,6 @@
 #include "linalg/blas1.hpp"
 
 namespace gpufem {
-namespace {
-
-index_type aligned(index_type position)
-{
-    return (position + lma_position_alignment - 1) / lma_position_alignment * lma_position_alignment;
-}
-
-}  // namespace
 
 template <typename V>
 LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells, int npe,
@@ -24,14 +16,10 @@ LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells,
       kernel_(lma_resolve_kernel(options.kernel, npe, options.symmetric,
                                  options.scatter == LmaScatter::colour))
 {
-    if (npe <= 0 || cells.size() % static_cast<std::size_t>(npe) != 0)
-        throw std::invalid_argument("make_lma_operator: connectivity size is not a multiple of npe");
-    num_cells_ = static_cast<index_type>(cells.size() / npe);
+    check_inputs(cells, dirichlet_mask);
     const std::size_t n = num_cells_;
     if (element_matrices.size() != n * npe * npe)
         throw std::invalid_argument("make_lma_operator: element matrices need num_cells*npe*npe values");
-    if (!dirichlet_mask.empty() && dirichlet_mask.size() != static_cast<std::size_t>(num_nodes))
-        throw std::invalid_argument("make_lma_operator: Dirichlet mask needs one value per node");
 
     // Cell order: by colour for the colour variant (each colour starts at an aligned slot, the
     // gaps are padding, order -1); as given for the atomic one, which needs no order array
@@ -45,31 +33,17 @@ LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells,
             order.insert(order.end(), colouring.cells.begin() + colouring.colour_offsets[c],
                          colouring.cells.begin() + colouring.colour_offsets[c + 1]);
             colour_end_.push_back(static_cast<index_type>(order.size()));
-            order.resize(aligned(static_cast<index_type>(order.size())), index_type(-1));
+            order.resize(lma_stride(static_cast<index_type>(order.size())), index_type(-1));
         }
         stride_ = static_cast<index_type>(order.size());
         device_order = Array<index_type>::from_host(exec, order);
     } else {
         colour_begin_ = {0};
         colour_end_ = {num_cells_};
-        stride_ = aligned(num_cells_);
+        stride_ = lma_stride(num_cells_);
     }
     const index_type* order = device_order.empty() ? nullptr : device_order.data();
-
-    // Connectivity interleaved on exec, Dirichlet nodes stored as ~node.
-    if (!dirichlet_mask.empty()) mask_ = dirichlet_mask.clone_to(exec);
-    {
-        Array<index_type> copied_cells;
-        const bool cells_in_place = cells.executor()->backend() == exec->backend() &&
-                                    cells.executor()->device_id() == exec->device_id();
-        if (!cells_in_place) copied_cells = cells.clone_to(exec);
-        connectivity_ = Array<index_type>(exec, static_cast<std::size_t>(npe) * stride_);
-        GPUFEM_DISPATCH(*exec, lma_interleave_connectivity(
-                                   *exec, stride_, npe, order, num_cells_,
-                                   cells_in_place ? cells.data() : copied_cells.data(),
-                                   mask_.empty() ? nullptr : mask_.data(), connectivity_.data()));
-        exec->synchronize();  // copied_cells is freed here
-    }
+    interleave_connectivity(cells, dirichlet_mask, order);
 
     // The element matrices are read where they are when they already live on exec's backend.
     Array<V> copied;
@@ -80,22 +54,79 @@ LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells,
     matrices_ = Array<V>(exec, static_cast<std::size_t>(stride_) * lma_entries_per_cell(npe, options.symmetric));
     GPUFEM_DISPATCH(*exec, lma_interleave(*exec, stride_, npe, options.symmetric, order,
                                           num_cells_, ke, matrices_.data()));
+    finish_setup(dirichlet_mask);
+    exec->synchronize();  // device_order (and a copied ke) are freed on return
+}
+
+template <typename V>
+LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells, int npe,
+                            index_type num_nodes, InterleavedElementMatrices<V> matrices,
+                            const Array<std::uint8_t>& dirichlet_mask, LmaOptions options)
+    : exec_(exec), npe_(npe), num_nodes_(num_nodes), options_(options),
+      kernel_(lma_resolve_kernel(options.kernel, npe, options.symmetric,
+                                 options.scatter == LmaScatter::colour))
+{
+    if (options.scatter != LmaScatter::atomic)
+        throw std::invalid_argument("make_lma_operator: interleaved matrices take the atomic scatter");
+    check_inputs(cells, dirichlet_mask);
+    stride_ = lma_stride(num_cells_);
+    if (matrices.values.size() != static_cast<std::size_t>(stride_) * lma_entries_per_cell(npe, options.symmetric) ||
+        matrices.values.executor() != exec)
+        throw std::invalid_argument("make_lma_operator: the interleaved matrices do not match the cells");
+    colour_begin_ = {0};
+    colour_end_ = {num_cells_};
+    interleave_connectivity(cells, dirichlet_mask, nullptr);
+    matrices_ = std::move(matrices.values);
+    finish_setup(dirichlet_mask);
+    exec->synchronize();
+}
+
+template <typename V>
+void LmaOperator<V>::check_inputs(const Array<index_type>& cells, const Array<std::uint8_t>& dirichlet_mask)
+{
+    if (npe_ <= 0 || cells.size() % static_cast<std::size_t>(npe_) != 0)
+        throw std::invalid_argument("make_lma_operator: connectivity size is not a multiple of npe");
+    num_cells_ = static_cast<index_type>(cells.size() / npe_);
+    if (!dirichlet_mask.empty() && dirichlet_mask.size() != static_cast<std::size_t>(num_nodes_))
+        throw std::invalid_argument("make_lma_operator: Dirichlet mask needs one value per node");
+}
+
+template <typename V>
+void LmaOperator<V>::interleave_connectivity(const Array<index_type>& cells,
+                                             const Array<std::uint8_t>& dirichlet_mask,
+                                             const index_type* order)
+{
+    // Interleaved on exec, Dirichlet nodes stored as ~node.
+    if (!dirichlet_mask.empty()) mask_ = dirichlet_mask.clone_to(exec_);
+    Array<index_type> copied_cells;
+    const bool cells_in_place = cells.executor()->backend() == exec_->backend() &&
+                                cells.executor()->device_id() == exec_->device_id();
+    if (!cells_in_place) copied_cells = cells.clone_to(exec_);
+    connectivity_ = Array<index_type>(exec_, static_cast<std::size_t>(npe_) * stride_);
+    GPUFEM_DISPATCH(*exec_, lma_interleave_connectivity(
+                                *exec_, stride_, npe_, order, num_cells_,
+                                cells_in_place ? cells.data() : copied_cells.data(),
+                                mask_.empty() ? nullptr : mask_.data(), connectivity_.data()));
+    exec_->synchronize();  // copied_cells is freed on return
+}
+
+template <typename V>
+void LmaOperator<V>::finish_setup(const Array<std::uint8_t>& dirichlet_mask)
+{
     if (!dirichlet_mask.empty()) {
         const std::vector<std::uint8_t> mask = dirichlet_mask.to_host();
         std::vector<index_type> dirichlet;
-        for (index_type i = 0; i < num_nodes; ++i)
+        for (index_type i = 0; i < num_nodes_; ++i)
             if (mask[i]) dirichlet.push_back(i);
-        dirichlet_ = Array<index_type>::from_host(exec, dirichlet);
+        dirichlet_ = Array<index_type>::from_host(exec_, dirichlet);
     }
-
     const LmaArgs<V> a = args();
-    GPUFEM_DISPATCH(*exec, lma_configure(*exec, a, kernel_));
-    this->diagonal_ = Array<V>(exec, num_nodes);
+    GPUFEM_DISPATCH(*exec_, lma_configure(*exec_, a, kernel_));
+    this->diagonal_ = Array<V>(exec_, num_nodes_);
     fill(this->diagonal_, V(0));
     for (int c = 0; c < num_colours(); ++c)
-        GPUFEM_DISPATCH(*exec, lma_diagonal(*exec, a, colour_begin_[c], colour_end_[c],
-                                            this->diagonal_.data()));
-    exec->synchronize();  // device_order (and a copied ke) are freed on return
+        GPUFEM_DISPATCH(*exec_, lma_diagonal(*exec_, a, colour_begin_[c], colour_end_[c],
+                                             this->diagonal_.data()));
 }
 
 template <typename V>
@@ -182,8 +213,22 @@ std::unique_ptr<LmaOperator<V>> make_lma_operator(const ExecPtr& exec,
                                             dirichlet_mask, options);
 }
 
+template <typename V>
+std::unique_ptr<LmaOperator<V>> make_lma_operator(const ExecPtr& exec, const Array<index_type>& cells,
+                                                  int npe, index_type num_nodes,
+                                                  InterleavedElementMatrices<V> matrices,
+                                                  const Array<std::uint8_t>& dirichlet_mask,
+                                                  LmaOptions options)
+{
+    return std::make_unique<LmaOperator<V>>(exec, cells, npe, num_nodes, std::move(matrices),
+                                            dirichlet_mask, options);
+}
+
 #define GPUFEM_INSTANTIATE(V)                                                                   \
     template class LmaOperator<V>;                                                              \
+    template std::unique_ptr<LmaOperator<V>> make_lma_operator(                                 \
+        const ExecPtr&, const Array<index_type>&, int, index_type, InterleavedElementMatrices<V>, \
+        const Array<std::uint8_t>&, LmaOptions);                                                \
     template std::unique_ptr<LmaOperator<V>> make_lma_operator(                                 \
         const ExecPtr&, const Array<index_type>&, int, index_type, const Array<V>&,            \
         const Array<std::uint8_t>&, LmaOptions);

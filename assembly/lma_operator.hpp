@@ -25,6 +25,13 @@ struct LmaOptions {
     LmaKernel kernel = LmaKernel::automatic;  ///< CUDA apply kernel (the CPU has one)
 };
 
+/// Element matrices already in the operator's interleaved layout for the cells in their own
+/// order (kernels::*::element_matrices_interleaved with stride lma_stride(cells)).
+template <typename V>
+struct InterleavedElementMatrices {
+    Array<V> values;
+};
+
 /// A = sum_e P_e^T K_e P_e with Dirichlet nodes eliminated symmetrically (the operator of the
 /// assembled matrix after apply_dirichlet: masked rows and columns zero except a_ii). Its
 /// diagonal() is the assembled one, a_ii = sum_e K_e(i, i) (kept on Dirichlet rows too).
@@ -34,6 +41,10 @@ public:
     /// See make_lma_operator.
     LmaOperator(const ExecPtr& exec, const Array<index_type>& cells, int npe, index_type num_nodes,
                 const Array<V>& element_matrices, const Array<std::uint8_t>& dirichlet_mask,
+                LmaOptions options);
+    /// See make_lma_operator with interleaved matrices (atomic scatter only).
+    LmaOperator(const ExecPtr& exec, const Array<index_type>& cells, int npe, index_type num_nodes,
+                InterleavedElementMatrices<V> matrices, const Array<std::uint8_t>& dirichlet_mask,
                 LmaOptions options);
 
     index_type rows() const override { return num_nodes_; }
@@ -66,6 +77,13 @@ protected:
 
 private:
     LmaArgs<V> args() const;
+    /// Sets num_cells_; throws on a connectivity or mask of the wrong size.
+    void check_inputs(const Array<index_type>& cells, const Array<std::uint8_t>& dirichlet_mask);
+    /// connectivity_ (and mask_) for the slots' cells (order null: cell p at slot p).
+    void interleave_connectivity(const Array<index_type>& cells,
+                                 const Array<std::uint8_t>& dirichlet_mask, const index_type* order);
+    /// The Dirichlet list, the apply kernel's configuration and the diagonal.
+    void finish_setup(const Array<std::uint8_t>& dirichlet_mask);
 
     ExecPtr exec_;
     int npe_;
@@ -91,6 +109,17 @@ std::unique_ptr<LmaOperator<V>> make_lma_operator(const ExecPtr& exec,
                                                   const Array<index_type>& cells, int npe,
                                                   index_type num_nodes,
                                                   const Array<V>& element_matrices,
+                                                  const Array<std::uint8_t>& dirichlet_mask,
+                                                  LmaOptions options);
+
+/// Builds the LMA operator on exec (atomic scatter) from element matrices already interleaved
+/// (InterleavedElementMatrices, on exec; taken over, no copy), so that no cell-major copy of
+/// the matrices is ever held.
+template <typename V>
+std::unique_ptr<LmaOperator<V>> make_lma_operator(const ExecPtr& exec,
+                                                  const Array<index_type>& cells, int npe,
+                                                  index_type num_nodes,
+                                                  InterleavedElementMatrices<V> matrices,
                                                   const Array<std::uint8_t>& dirichlet_mask,
                                                   LmaOptions options);
 

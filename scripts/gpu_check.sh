@@ -8,7 +8,8 @@
 #                                phases: coefficients, errors, output), as a table
 #   scripts/gpu_check.sh scale   mesh, pattern and whole-run times with the peak device memory
 #                                (nvidia-smi every 20 ms) of bench_cube_4m, a Q2 cube and
-#                                scale_cube_q1_64m (SCALE_CASES), with this build and, if packed,
+#                                scale_cube_q1_64m (SCALE_CASES; on an H200 add scale_cube_100m),
+#                                with this build and, if packed,
 #                                bundle/bin/gpufem_old
 #   scripts/gpu_check.sh amg     the multigrid tests and sanitizers, then AMG and p-multigrid
 #                                against Jacobi on bench_cube_4m, degree_sweep_quads_4m, P2
@@ -223,6 +224,8 @@ PY
       peak_run $prog ${prog}_cube_q2 poisson_cube --set degree=2 --set mesh.size=0.02
     done
     for c in ${SCALE_CASES:-scale_cube_q1_64m}; do peak_run gpufem $c $c; done
+    peak_run gpufem scale_cube_q1_64m_lma scale_cube_q1_64m --set format=lma \
+      --set format_options.lma.symmetric=true --set solver.preconditioner=jacobi
   elif [[ $stage == amg ]]; then
     run_tests 400 20 test_multigrid_gpu test_multigrid
     echo "== compute-sanitizer"
@@ -244,6 +247,13 @@ PY
       amg_run sweep4m_$p degree_sweep_quads_4m --set solver.preconditioner=$p
     done
     amg_run sweep4m_pmg_lma degree_sweep_quads_4m --set solver.preconditioner=pmg --set format=lma
+    amg_run sweep4m_pmg_distance1 degree_sweep_quads_4m --set solver.preconditioner=pmg \
+      --set solver.amg.aggregation=distance1
+    amg_run cube4m_amg_distance1 bench_cube_4m --set solver.preconditioner=amg --set solver.amg.aggregation=distance1
+    amg_run tri4m_amg poisson_square --set mesh.elements=triangle --set mesh.size=0.00048828125 \
+      --set solver.preconditioner=amg
+    amg_run tri4m_amg_distance1 poisson_square --set mesh.elements=triangle --set mesh.size=0.00048828125 \
+      --set solver.preconditioner=amg --set solver.amg.aggregation=distance1
     amg_run tet2_600k_amg poisson_cube --set mesh.elements=tet --set mesh.size=0.024 --set degree=2 \
       --set solver.preconditioner=amg
     amg_run tet2_600k_pmg poisson_cube --set mesh.elements=tet --set mesh.size=0.024 --set degree=2 \
@@ -256,7 +266,10 @@ PY
       --set solver.tolerance=1e-6
     amg_run cube4m_amg_jacobi_smoother bench_cube_4m --set solver.preconditioner=amg \
       --set solver.amg.smoother=jacobi
-    for r in 0 1 2 3; do
+    for r in 0 1 2 3; do  # h-independence: generated meshes, then Gmsh's tetrahedra refined on the device
+      amg_run gtet1_r$r gmsh_cube_tets --set mesh.size=0.1 --set mesh.refine=$r --set solver.preconditioner=amg
+      amg_run gtet2pmg_r$r gmsh_cube_tets --set mesh.size=0.1 --set mesh.refine=$r --set degree=2 \
+        --set solver.preconditioner=pmg
       amg_run hex_r$r poisson_cube --set mesh.size=0.05 --set mesh.refine=$r --set solver.preconditioner=amg
       amg_run tet1_r$r poisson_cube --set mesh.elements=tet --set mesh.size=0.05 --set mesh.refine=$r \
         --set solver.preconditioner=amg

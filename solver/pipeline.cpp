@@ -253,9 +253,11 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     const auto m = make_preconditioner(
         PreconditionerSpec{solver.preconditioner, solver.amg}, a,
         system.preconditioner_matrix(), &system.pmg_interpolations, &coarse_operators);
+    const bool element_galerkin = !coarse_operators.empty();
+    coarse_operators = std::vector<Csr<V>>();  // the hierarchy holds its copies
     if (m) {
         out.preconditioner = m->report();
-        if (!coarse_operators.empty() && out.preconditioner.contains("setup_seconds")) {
+        if (element_galerkin && out.preconditioner.contains("setup_seconds")) {
             out.preconditioner["setup_seconds"] =
                 out.preconditioner["setup_seconds"].template get<double>() + element_galerkin_seconds;
             out.preconditioner["setup_phases"]["element_galerkin"] = element_galerkin_seconds;

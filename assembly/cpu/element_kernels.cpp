@@ -1,4 +1,5 @@
 #include "assembly/element_kernels.hpp"
+#include "assembly/lma_kernels.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -108,6 +109,35 @@ void assemble_csr(const Executor&, const ElementData<V>& data, const index_type*
             for (std::size_t k = 0; k < n * n; ++k) values[pos[k]] += ke[local * n * n + k];
             for (std::size_t i = 0; i < n; ++i) rhs[nodes[i]] += fe[local * n + i];
         }
+    }
+}
+
+template <typename V>
+void element_matrices_interleaved(const Executor&, const ElementData<V>& data, index_type stride,
+                                  bool symmetric, V* matrices, V* rhs)
+{
+    const int n = data.nodes_per_cell;
+    const std::size_t block = static_cast<std::size_t>(n) * n;
+    const index_type batch = static_cast<index_type>(std::max<std::size_t>(1, scatter_batch_entries / block));
+    std::vector<V> ke(std::min<std::size_t>(batch, data.num_cells) * block);
+    std::vector<V> fe(std::min<std::size_t>(batch, data.num_cells) * n);
+    const index_type* cells = data.cells.data();
+    const std::size_t slots = static_cast<std::size_t>(stride);
+    for (index_type begin = 0; begin < data.num_cells; begin += batch) {
+        const index_type end = std::min(data.num_cells, begin + batch);
+        compute_cells(data, begin, end, ke.data(), fe.data());
+#pragma omp parallel for schedule(static)
+        for (index_type e = begin; e < end; ++e) {
+            const V* k = ke.data() + static_cast<std::size_t>(e - begin) * block;
+            for (int i = 0; i < n; ++i)
+                for (int j = symmetric ? i : 0; j < n; ++j) {
+                    const int entry = symmetric ? lma_packed_index(n, i, j) : i * n + j;
+                    matrices[static_cast<std::size_t>(entry) * slots + e] = k[i * n + j];
+                }
+        }
+        for (index_type e = begin; e < end; ++e)
+            for (int i = 0; i < n; ++i)
+                rhs[cells[static_cast<std::size_t>(e) * n + i]] += fe[static_cast<std::size_t>(e - begin) * n + i];
     }
 }
 

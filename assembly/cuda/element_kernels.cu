@@ -61,6 +61,15 @@ void assemble_csr(const Executor& exec, const ElementData<V>& data, const index_
                                       data.nodes_per_cell});
 }
 
+template <typename V>
+void element_matrices_interleaved(const Executor& exec, const ElementData<V>& data, index_type stride,
+                                  bool symmetric, V* matrices, V* rhs)
+{
+    launch_element_kernels(exec, data,
+                           InterleavedSink<V>{matrices, data.cells.data(), rhs, data.nodes_per_cell,
+                                              stride, symmetric});
+}
+
 GPUFEM_INSTANTIATE_KERNELS(GPUFEM_ELEMENT_KERNELS)
 
 }  // namespace gpufem::kernels::cuda

@@ -2,6 +2,7 @@
 // Where the CUDA element kernels put a computed row block of K_e and a load entry: stored
 // per cell (element_matrices) or added into CSR values and rhs with atomics (assemble_csr).
 #include "assembly/element_data.hpp"
+#include "assembly/lma_kernels.hpp"
 
 namespace gpufem::kernels::cuda {
 
@@ -46,6 +47,36 @@ struct CsrSink {
 #pragma unroll
         for (int jj = 0; jj < JT; ++jj)
             if (jj < count) atomicAdd(values + pos[jj], row[jj]);
+    }
+    /// Load entry i of cell e.
+    __device__ void add_load(index_type e, int i, V value) const
+    {
+        atomicAdd(rhs + cells[static_cast<long long>(e) * npe + i], value);
+    }
+};
+
+/// Stores K_e in the lma format's interleaved layout (entry k of cell e at k * stride + e,
+/// symmetric: the packed upper triangle only) and adds f_e into rhs with atomicAdd.
+template <typename V>
+struct InterleavedSink {
+    V* matrices;
+    const index_type* cells;
+    V* rhs;
+    int npe;
+    index_type stride;
+    bool symmetric;
+
+    /// Entries (i, jc + jj), jj < count <= JT, of cell e.
+    template <int JT>
+    __device__ void add_row(index_type e, int i, int jc, int count, const V* row) const
+    {
+#pragma unroll
+        for (int jj = 0; jj < JT; ++jj) {
+            const int j = jc + jj;
+            if (jj >= count || (symmetric && j < i)) continue;
+            const int k = symmetric ? lma_packed_index(npe, i, j) : i * npe + j;
+            matrices[static_cast<long long>(k) * stride + e] = row[jj];
+        }
     }
     /// Load entry i of cell e.
     __device__ void add_load(index_type e, int i, V value) const
