@@ -43,8 +43,11 @@ void keep_pmg_interpolations(DiscreteSystem<V>& system, const Discretisation<V>&
                              const ExecPtr& exec, bool coarse_operators)
 {
     system.pmg_interpolations = disc.pmg_interpolations(exec);
-    if (coarse_operators)
-        system.pmg_coarse_operators = [&disc](const ExecPtr& on) { return disc.pmg_coarse_operators(on); };
+    if (coarse_operators) {
+        // The operator object outlives moves of the system (it is held by pointer).
+        const LinearOperator<V>* op = system.op.op.get();
+        system.pmg_coarse_operators = [&disc, op](const ExecPtr& on) { return disc.pmg_coarse_operators(on, op); };
+    }
     if (!system.pmg_interpolations.empty() && !system.op.permutation.empty())
         system.pmg_interpolations[0] = permute_rows(system.pmg_interpolations[0], system.op.permutation);
 }

@@ -118,8 +118,13 @@ public:
     /// matrices (no assembled finest matrix needed).
     virtual bool has_pmg_coarse_operators() const { return false; }
     /// The operators of the pmg_interpolations' coarse spaces, finest first, from the element
-    /// matrices (assembly/pmg_coarse_operators.hpp), on exec; empty when not offered.
-    virtual std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& /*exec*/) const { return {}; }
+    /// matrices (assembly/pmg_coarse_operators.hpp), on exec; empty when not offered. op: the
+    /// system's operator, whose stored element matrices are read when it keeps them (lma).
+    virtual std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& /*exec*/,
+                                                     const LinearOperator<V>* /*op*/ = nullptr) const
+    {
+        return {};
+    }
     /// The output of a solution u (unknowns().count values in the original numbering, on the
     /// executor that solved): its fields and, when the problem has an exact solution, the
     /// exact values, the error and the error norms, computed on u's executor.

@@ -4,6 +4,7 @@
 // interpolation, the same for every cell), added into the coarse CSR matrix.
 #include <cstdint>
 
+#include "assembly/lma_kernels.hpp"
 #include "linalg/backend_kernels.hpp"
 #include "linalg/types.hpp"
 
@@ -21,7 +22,12 @@ namespace gpufem {
     PREFIX void element_galerkin_add(const Executor& exec, index_type cells, int npe, int ncl, \
                                      const V* ke, const index_type* cell_nodes,                \
                                      const std::uint8_t* mask, const V* p,                     \
-                                     const index_type* cell_to_csr, V* values) BODY
+                                     const index_type* cell_to_csr, V* values) BODY          \
+    /** The same from the lma format's stored matrices (LmaArgs: interleaved, cells in their \
+        own order, Dirichlet nodes as ~node in the connectivity) instead of cell-major ones. */ \
+    PREFIX void element_galerkin_add_stored(const Executor& exec, index_type cells,           \
+                                            const LmaArgs<V>& stored, int ncl, const V* p,    \
+                                            const index_type* cell_to_csr, V* values) BODY
 
 GPUFEM_DECLARE_KERNELS(GPUFEM_ELEMENT_GALERKIN_KERNELS)
 

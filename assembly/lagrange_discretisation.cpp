@@ -64,9 +64,10 @@ std::vector<Csr<V>> LagrangeDiscretisation<V>::pmg_interpolations(const ExecPtr&
 }
 
 template <typename V>
-std::vector<Csr<V>> LagrangeDiscretisation<V>::pmg_coarse_operators(const ExecPtr& exec) const
+std::vector<Csr<V>> LagrangeDiscretisation<V>::pmg_coarse_operators(const ExecPtr& exec,
+                                                                    const LinearOperator<V>* op) const
 {
-    return gpufem::pmg_coarse_operators<V>(exec, mesh_, problem_);
+    return gpufem::pmg_coarse_operators<V>(exec, mesh_, problem_, dynamic_cast<const LmaOperator<V>*>(op));
 }
 
 template <typename V>

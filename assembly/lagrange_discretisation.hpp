@@ -29,8 +29,10 @@ public:
     std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const override;
     /// Degree >= 2.
     bool has_pmg_coarse_operators() const override { return mesh_.degree > 1; }
-    /// The element-wise Galerkin operators of assembly/pmg_coarse_operators.hpp.
-    std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec) const override;
+    /// The element-wise Galerkin operators of assembly/pmg_coarse_operators.hpp (from op's
+    /// storage when it is an lma operator with its cells in their own order).
+    std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec,
+                                             const LinearOperator<V>* op = nullptr) const override;
     /// u as point data; with problem.exact also u_exact, error (u - u_exact) and the norms.
     SolutionOutput solution_output(const Array<V>& u) const override;
 

@@ -64,6 +64,13 @@ public:
     int num_colours() const { return static_cast<int>(colour_begin_.size()); }
     /// The apply kernel in use (automatic resolved).
     LmaKernel kernel() const { return kernel_; }
+    /// The stored element matrices, for readers of the layout (p-multigrid's coarse
+    /// operators): interleaved, entry k of the cell at slot p at k * stride() + p (symmetric:
+    /// the packed upper triangle), the cells in their own order (slot e = cell e) with the
+    /// atomic scatter; connectivity() alike, Dirichlet nodes as ~node.
+    LmaArgs<V> stored() const { return args(); }
+    /// Whether slot e holds cell e (the atomic scatter; the colour variant reorders).
+    bool cells_in_own_order() const { return options_.scatter == LmaScatter::atomic; }
     /// Switches the apply kernel (benchmarks: one operator, every kernel); automatic resolves
     /// as in the constructor. Throws if the device cannot run it for this npe.
     void set_kernel(LmaKernel kernel);

@@ -1,5 +1,7 @@
 #include "assembly/pmg_coarse_operators.hpp"
 
+#include <optional>
+
 #include "assembly/boundary_data.hpp"
 #include "assembly/csr_pattern.hpp"
 #include "assembly/element_galerkin_kernels.hpp"
@@ -12,26 +14,31 @@ namespace gpufem {
 
 template <typename V>
 std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
-                                         const ProblemSpec& problem)
+                                         const ProblemSpec& problem, const LmaOperator<V>* stored)
 {
     std::vector<Csr<V>> out;
     if (mesh.degree <= 1) return out;
     const Executor& e = *exec;
-    const ElementData<V> data = make_problem_element_data<V>(exec, mesh, problem);
     const int npe = mesh.nodes_per_cell;
     const index_type cells = mesh.num_cells();
-    Array<V> ke(exec, static_cast<std::size_t>(cells) * npe * npe);
-    {
-        Array<V> fe(exec, static_cast<std::size_t>(cells) * npe);
-        GPUFEM_DISPATCH(e, element_matrices(e, data, ke.data(), fe.data()));
-    }
-    // The system's Dirichlet nodes (every node of a Dirichlet group's facets): eliminated
-    // from the element matrices as the system eliminates them.
-    Array<double> coordinate_storage;
-    const double* coordinates = double_coordinates(mesh, data, coordinate_storage);
+    const bool from_storage = stored && stored->cells_in_own_order() && stored->stored().npe == npe &&
+                              stored->executor()->backend() == exec->backend() &&
+                              stored->executor()->device_id() == exec->device_id();
+    std::optional<ElementData<V>> data;
+    Array<V> ke;
     Array<std::uint8_t> mask;
-    if (!problem.dirichlet.empty())
-        mask = std::move(dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet).mask);
+    if (!from_storage) {
+        data.emplace(make_problem_element_data<V>(exec, mesh, problem));
+        ke = Array<V>(exec, static_cast<std::size_t>(cells) * npe * npe);
+        Array<V> fe(exec, static_cast<std::size_t>(cells) * npe);
+        GPUFEM_DISPATCH(e, element_matrices(e, *data, ke.data(), fe.data()));
+        // The system's Dirichlet nodes (every node of a Dirichlet group's facets): eliminated
+        // from the element matrices as the system eliminates them.
+        Array<double> coordinate_storage;
+        const double* coordinates = double_coordinates(mesh, *data, coordinate_storage);
+        if (!problem.dirichlet.empty())
+            mask = std::move(dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet).mask);
+    }
     for (const int degree : pmg_coarse_degrees(mesh.degree)) {
         const LagrangeCoarseSpace space = lagrange_coarse_space(mesh, degree);
         const index_type n = static_cast<index_type>(space.column_nodes.size());
@@ -43,15 +50,22 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
         fill(a.values, V(0));
         std::vector<V> weights(space.weights.begin(), space.weights.end());
         const Array<V> p = Array<V>::from_host(exec, weights);
-        GPUFEM_DISPATCH(e, element_galerkin_add(e, cells, npe, ncl, ke.data(), data.cells.data(),
-                                                mask.empty() ? nullptr : mask.data(), p.data(),
-                                                pattern.cell_to_csr.data(), a.values.data()));
+        if (from_storage) {
+            GPUFEM_DISPATCH(e, element_galerkin_add_stored(e, cells, stored->stored(), ncl, p.data(),
+                                                           pattern.cell_to_csr.data(), a.values.data()));
+        } else {
+            GPUFEM_DISPATCH(e, element_galerkin_add(e, cells, npe, ncl, ke.data(), data->cells.data(),
+                                                    mask.empty() ? nullptr : mask.data(), p.data(),
+                                                    pattern.cell_to_csr.data(), a.values.data()));
+        }
         out.push_back(std::move(a));
     }
     return out;
 }
 
-template std::vector<Csr<float>> pmg_coarse_operators(const ExecPtr&, const Mesh&, const ProblemSpec&);
-template std::vector<Csr<double>> pmg_coarse_operators(const ExecPtr&, const Mesh&, const ProblemSpec&);
+template std::vector<Csr<float>> pmg_coarse_operators(const ExecPtr&, const Mesh&, const ProblemSpec&,
+                                                      const LmaOperator<float>*);
+template std::vector<Csr<double>> pmg_coarse_operators(const ExecPtr&, const Mesh&, const ProblemSpec&,
+                                                       const LmaOperator<double>*);
 
 }  // namespace gpufem

@@ -5,6 +5,7 @@
 // assembled high-order matrix.
 #include <vector>
 
+#include "assembly/lma_operator.hpp"
 #include "assembly/problem_spec.hpp"
 #include "linalg/csr.hpp"
 #include "mesh/mesh.hpp"
@@ -17,10 +18,13 @@ namespace gpufem {
 /// interpolation from degree c (lagrange_coarse_space), in the numbering of that degree's
 /// space (the columns of the matching pmg_interpolations transfer), on exec: the Galerkin
 /// product R A P of the system's matrix A with the interpolation from degree c, without A.
-/// Empty for degree 1. The element matrices of all cells are made once (as much memory as the
-/// lma format's own storage) and freed before returning.
+/// Empty for degree 1. With stored, the system's lma operator with its cells in their own
+/// order (the atomic scatter), K_e are read from its storage; otherwise the element matrices
+/// of all cells are made once (as much memory as the lma format's own storage) and freed
+/// before returning.
 template <typename V>
 std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
-                                         const ProblemSpec& problem);
+                                         const ProblemSpec& problem,
+                                         const LmaOperator<V>* stored = nullptr);
 
 }  // namespace gpufem

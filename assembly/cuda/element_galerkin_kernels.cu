@@ -39,7 +39,49 @@ __global__ void element_galerkin_kernel(index_type cells, int npe, int ncl, cons
     atomicAdd(values + cell_to_csr[t], sum);
 }
 
+/// element_galerkin_kernel on the lma format's stored (interleaved) matrices.
+template <typename V>
+__global__ void element_galerkin_stored_kernel(index_type cells, LmaArgs<V> s, int ncl,
+                                               const V* __restrict__ p,
+                                               const index_type* __restrict__ cell_to_csr,
+                                               V* __restrict__ values)
+{
+    const std::int64_t coarse = static_cast<std::int64_t>(ncl) * ncl;
+    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= cells * coarse) return;
+    const std::int64_t e = t / coarse;
+    const int a = static_cast<int>((t % coarse) / ncl), b = static_cast<int>(t % ncl);
+    const int npe = s.npe;
+    const std::int64_t stride = s.stride;
+    V sum = 0;
+    for (int i = 0; i < npe; ++i) {
+        const V pia = p[i * ncl + a];
+        if (pia == V(0)) continue;
+        const bool fixed_i = s.connectivity[i * stride + e] < 0;
+        V row = 0;
+        for (int j = 0; j < npe; ++j) {
+            if (!((!fixed_i && s.connectivity[j * stride + e] >= 0) || i == j)) continue;
+            const int k = s.symmetric ? lma_packed_index(npe, min(i, j), max(i, j)) : i * npe + j;
+            row += s.matrices[k * stride + e] * p[j * ncl + b];
+        }
+        sum += pia * row;
+    }
+    atomicAdd(values + cell_to_csr[t], sum);
+}
+
 }  // namespace
+
+template <typename V>
+void element_galerkin_add_stored(const Executor& exec, index_type cells, const LmaArgs<V>& stored,
+                                 int ncl, const V* p, const index_type* cell_to_csr, V* values)
+{
+    const std::int64_t threads = static_cast<std::int64_t>(cells) * ncl * ncl;
+    if (threads == 0) return;
+    element_galerkin_stored_kernel<V><<<static_cast<unsigned>((threads + block_size - 1) / block_size),
+                                        block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        cells, stored, ncl, p, cell_to_csr, values);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
 
 template <typename V>
 void element_galerkin_add(const Executor& exec, index_type cells, int npe, int ncl, const V* ke,

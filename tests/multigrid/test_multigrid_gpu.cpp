@@ -316,7 +316,7 @@ solver: {{preconditioner: pmg, tolerance: 1e-10}}
         const std::string what = fmt::format("{} degree {}", elements, degree);
         int iterations[2] = {0, 0};
         std::vector<double> solutions[2];
-        std::vector<HostMatrix> operators[2];
+        std::vector<HostMatrix> operators[2], stored[2];
         for (int k = 0; k < 2; ++k) {
             CaseSpec spec = parse_case_text(text, "p", "");
             spec.backend = k == 0 ? BackendChoice::cpu : BackendChoice::cuda;
@@ -326,6 +326,8 @@ solver: {{preconditioner: pmg, tolerance: 1e-10}}
             for (const Csr<double>& op : disc->pmg_coarse_operators(exec)) operators[k].push_back(test::to_host(op));
             const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
             ASSERT_TRUE(static_cast<bool>(system.pmg_coarse_operators)) << what;
+            // From the lma operator's storage (the solve's path).
+            for (const Csr<double>& op : system.pmg_coarse_operators(exec)) stored[k].push_back(test::to_host(op));
             const SystemSolution<double> solved = solve_system(system, spec.solver);
             ASSERT_TRUE(solved.result.converged()) << what << ": " << solved.result.message;
             EXPECT_EQ(solved.preconditioner["coarse_operators"], "element galerkin");
@@ -333,9 +335,16 @@ solver: {{preconditioner: pmg, tolerance: 1e-10}}
             solutions[k] = solved.x.to_host();
         }
         ASSERT_EQ(operators[1].size(), operators[0].size()) << what;
-        for (std::size_t l = 0; l < operators[0].size(); ++l)
+        ASSERT_EQ(stored[1].size(), operators[0].size()) << what;
+        ASSERT_EQ(stored[0].size(), operators[0].size()) << what;
+        for (std::size_t l = 0; l < operators[0].size(); ++l) {
             expect_same_pattern_close_values(operators[1][l], operators[0][l], 1e-12,
                                              what + ", level " + std::to_string(l + 1));
+            expect_same_pattern_close_values(stored[1][l], operators[0][l], 1e-12,
+                                             what + ", from the lma storage, level " + std::to_string(l + 1));
+            expect_same_pattern_close_values(stored[0][l], operators[0][l], 1e-12,
+                                             what + ", from the lma storage on the CPU, level " + std::to_string(l + 1));
+        }
         EXPECT_NEAR(iterations[1], iterations[0], 1) << what;
         EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8) << what;
     }
