@@ -34,8 +34,7 @@ struct StoredElements {
 
     GPUFEM_HOST_DEVICE V entry(long long e, int i, int j) const
     {
-        const int k = s.symmetric ? lma_packed_index(s.npe, i < j ? i : j, i < j ? j : i) : i * s.npe + j;
-        return s.matrices[k * static_cast<long long>(s.stride) + e];
+        return s.matrices[lma_entry_index(s.npe, s.symmetric, i, j) * static_cast<long long>(s.stride) + e];
     }
     GPUFEM_HOST_DEVICE bool fixed(long long e, int i) const
     {

@@ -38,6 +38,20 @@ GPUFEM_HOST_DEVICE inline int lma_packed_index(int npe, int i, int j)
     return i * npe - i * (i - 1) / 2 + (j - i);
 }
 
+/// Entry row of (i, j) in the interleaved matrices: i npe + j, or when symmetric the packed
+/// index of the upper-triangle entry (either triangle's (i, j) reads it).
+GPUFEM_HOST_DEVICE inline int lma_entry_index(int npe, bool symmetric, int i, int j)
+{
+    return !symmetric ? i * npe + j : i <= j ? lma_packed_index(npe, i, j) : lma_packed_index(npe, j, i);
+}
+
+/// The cell at slot p: order[p] (-1 for padding), or with no order (cells in their own order)
+/// p itself for p < cells.
+GPUFEM_HOST_DEVICE inline index_type lma_slot_cell(const index_type* order, index_type cells, index_type p)
+{
+    return order ? order[p] : (p < cells ? p : -1);
+}
+
 /// Matrix entries stored per cell: npe^2, or npe (npe + 1) / 2 when symmetric.
 inline int lma_entries_per_cell(int npe, bool symmetric)
 {

@@ -1,6 +1,5 @@
 #include "assembly/lma_operator.hpp"
 
-#include <numeric>
 #include <stdexcept>
 
 #include "assembly/element_colouring.hpp"

@@ -246,15 +246,16 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     // pmg without the finest matrix: its coarse operators from the element matrices first,
     // counted as part of the setup.
     std::vector<Csr<V>> coarse_operators;
-    if (system.pmg_coarse_operators && solver.preconditioner == PreconditionerKind::pmg)
+    double element_galerkin_seconds = 0;
+    if (system.pmg_coarse_operators && solver.preconditioner == PreconditionerKind::pmg) {
         coarse_operators = system.pmg_coarse_operators(exec);
-    exec->synchronize();
-    const double element_galerkin_seconds = seconds_since(start);
+        exec->synchronize();
+        element_galerkin_seconds = seconds_since(start);
+    }
+    const bool element_galerkin = !coarse_operators.empty();
     const auto m = make_preconditioner(
         PreconditionerSpec{solver.preconditioner, solver.amg}, a,
-        system.preconditioner_matrix(), &system.pmg_interpolations, &coarse_operators);
-    const bool element_galerkin = !coarse_operators.empty();
-    coarse_operators = std::vector<Csr<V>>();  // the hierarchy holds its copies
+        system.preconditioner_matrix(), &system.pmg_interpolations, std::move(coarse_operators));
     if (m) {
         out.preconditioner = m->report();
         if (element_galerkin && out.preconditioner.contains("setup_seconds")) {

@@ -131,8 +131,7 @@ void element_matrices_interleaved(const Executor&, const ElementData<V>& data, i
             const V* k = ke.data() + static_cast<std::size_t>(e - begin) * block;
             for (int i = 0; i < n; ++i)
                 for (int j = symmetric ? i : 0; j < n; ++j) {
-                    const int entry = symmetric ? lma_packed_index(n, i, j) : i * n + j;
-                    matrices[static_cast<std::size_t>(entry) * slots + e] = k[i * n + j];
+                    matrices[static_cast<std::size_t>(lma_entry_index(n, symmetric, i, j)) * slots + e] = k[i * n + j];
                 }
         }
         for (index_type e = begin; e < end; ++e)

@@ -9,10 +9,7 @@ namespace {
 template <typename V>
 V entry(const LmaArgs<V>& a, index_type p, int i, int j)
 {
-    const int k = !a.symmetric ? i * a.npe + j
-                  : i <= j     ? lma_packed_index(a.npe, i, j)
-                               : lma_packed_index(a.npe, j, i);
-    return a.matrices[static_cast<std::size_t>(k) * a.stride + p];
+    return a.matrices[static_cast<std::size_t>(lma_entry_index(a.npe, a.symmetric, i, j)) * a.stride + p];
 }
 
 /// The stored node of local i at position p: the node, or ~node for a Dirichlet node.
@@ -52,7 +49,7 @@ void lma_interleave(const Executor&, index_type stride, int npe, bool symmetric,
     const std::size_t n = static_cast<std::size_t>(stride);
 #pragma omp parallel for schedule(static)
     for (index_type p = 0; p < stride; ++p) {
-        const index_type e = order ? order[p] : (p < cells ? p : -1);
+        const index_type e = lma_slot_cell(order, cells, p);
         const V* cell = e >= 0 ? ke + static_cast<std::size_t>(e) * npe * npe : nullptr;
         int k = 0;
         for (int i = 0; i < npe; ++i)
@@ -144,7 +141,7 @@ void lma_interleave_connectivity(const Executor&, index_type stride, int npe, co
 #pragma omp parallel for schedule(static)
     for (index_type p = 0; p < stride; ++p)
         for (int i = 0; i < npe; ++i) {
-            const index_type e = order ? order[p] : (p < num_cells ? p : -1);
+            const index_type e = lma_slot_cell(order, num_cells, p);
             index_type node = -1;
             if (e >= 0) {
                 node = cells[static_cast<std::size_t>(e) * npe + i];

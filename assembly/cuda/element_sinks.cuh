@@ -74,8 +74,7 @@ struct InterleavedSink {
         for (int jj = 0; jj < JT; ++jj) {
             const int j = jc + jj;
             if (jj >= count || (symmetric && j < i)) continue;
-            const int k = symmetric ? lma_packed_index(npe, i, j) : i * npe + j;
-            matrices[static_cast<long long>(k) * stride + e] = row[jj];
+            matrices[static_cast<long long>(lma_entry_index(npe, symmetric, i, j)) * stride + e] = row[jj];
         }
     }
     /// Load entry i of cell e.

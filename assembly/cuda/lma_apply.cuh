@@ -265,10 +265,7 @@ __global__ void __launch_bounds__(1024)
 template <typename V>
 __device__ __forceinline__ V any_entry(const LmaArgs<V>& a, index_type p, int i, int j)
 {
-    const int k = !a.symmetric ? i * a.npe + j
-                  : i <= j     ? lma_packed_index(a.npe, i, j)
-                               : lma_packed_index(a.npe, j, i);
-    return __ldg(a.matrices + static_cast<std::size_t>(k) * a.stride + p);
+    return __ldg(a.matrices + static_cast<std::size_t>(lma_entry_index(a.npe, a.symmetric, i, j)) * a.stride + p);
 }
 
 }  // namespace gpufem::kernels::cuda::lma

@@ -49,7 +49,7 @@ __global__ void interleave_kernel(index_type stride, int npe, bool symmetric,
         i = k / npe;
         j = k % npe;
     }
-    const index_type e = order ? order[p] : (p < cells ? p : -1);
+    const index_type e = lma_slot_cell(order, cells, p);
     out[t] = e < 0 ? V(0) : ke[static_cast<std::size_t>(e) * npe * npe + i * npe + j];
 }
 
@@ -365,7 +365,7 @@ __global__ void interleave_connectivity_kernel(index_type stride, int npe,
     if (t >= static_cast<std::size_t>(npe) * stride) return;
     const index_type p = static_cast<index_type>(t % stride);
     const int i = static_cast<int>(t / stride);
-    const index_type e = order ? order[p] : (p < num_cells ? p : -1);
+    const index_type e = lma_slot_cell(order, num_cells, p);
     index_type node = -1;
     if (e >= 0) {
         node = cells[static_cast<std::size_t>(e) * npe + i];

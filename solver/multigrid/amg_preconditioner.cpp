@@ -66,6 +66,15 @@ std::unique_ptr<LinearOperator<V>> csr_operator(Csr<V> matrix)
     return op;
 }
 
+/// m itself when it lives on exec's device, else a copy there.
+template <typename V>
+Csr<V> taken_to(Csr<V> m, const ExecPtr& exec)
+{
+    const ExecPtr& on = m.executor();
+    if (on->backend() == exec->backend() && on->device_id() == exec->device_id()) return m;
+    return m.clone_to(exec);
+}
+
 }  // namespace
 
 template <typename V>
@@ -83,7 +92,7 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
 template <typename V>
 AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
                                         const std::vector<Csr<V>>& prolongators,
-                                        const std::vector<Csr<V>>& coarse_operators)
+                                        std::vector<Csr<V>> coarse_operators)
     : exec_(a.executor()), name_("pmg"), rows_(a.rows()), options_(options), a_(&a)
 {
     given_operators_ = true;
@@ -97,7 +106,7 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const AmgOpt
 
 template <typename V>
 void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>>* given_prolongators,
-                                  const std::vector<Csr<V>>* given_operators)
+                                  std::vector<Csr<V>>* given_operators)
 {
     const LinearOperator<V>& a = *a_;
     const AmgOptions& options = options_;
@@ -178,7 +187,7 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
         Csr<V> r = sparse_transpose(p);
         phase_done(2);
         Csr<V> next = given_operators && geometric
-                          ? (*given_operators)[levels_.size()].clone_to(exec_)
+                          ? taken_to(std::move((*given_operators)[levels_.size()]), exec_)
                           : sparse_product(r, sparse_product(*csr, p));
         phase_done(3);
         level->prolongation = csr_operator(std::move(p));

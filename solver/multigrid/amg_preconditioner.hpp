@@ -54,8 +54,7 @@ public:
     /// the last. a needs only its diagonal and its products (any format, matrix-free
     /// included). update() is not available on such a hierarchy.
     AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
-                      const std::vector<Csr<V>>& prolongators,
-                      const std::vector<Csr<V>>& coarse_operators);
+                      const std::vector<Csr<V>>& prolongators, std::vector<Csr<V>> coarse_operators);
     ~AmgPreconditioner() override;
 
     const ExecPtr& executor() const override { return exec_; }
@@ -102,7 +101,7 @@ private:
     void update_levels(const LinearOperator<V>& a, const Csr<V>& matrix);
     /// The constructors' work: matrix null only with given coarse operators.
     void set_up(const Csr<V>* matrix, const std::vector<Csr<V>>* given_prolongators,
-                const std::vector<Csr<V>>* given_operators);
+                std::vector<Csr<V>>* given_operators);
 
     ExecPtr exec_;
     std::string name_ = "amg";

@@ -36,7 +36,7 @@ std::unique_ptr<Preconditioner<V>> make_preconditioner(const PreconditionerSpec&
                                                        const LinearOperator<V>& a,
                                                        const Csr<V>* matrix,
                                                        const std::vector<Csr<V>>* interpolations,
-                                                       const std::vector<Csr<V>>* coarse_operators)
+                                                       std::vector<Csr<V>> coarse_operators)
 {
     switch (spec.kind) {
     case PreconditionerKind::none: return nullptr;
@@ -49,9 +49,10 @@ std::unique_ptr<Preconditioner<V>> make_preconditioner(const PreconditionerSpec&
             return std::make_unique<AmgPreconditioner<V>>(a, *matrix, spec.amg);
         });
     case PreconditionerKind::pmg:
-        if (interpolations && coarse_operators && !coarse_operators->empty())
+        if (interpolations && !coarse_operators.empty())
             return multigrid<V>("pmg", a, nullptr, [&]() -> std::unique_ptr<Preconditioner<V>> {
-                return std::make_unique<AmgPreconditioner<V>>(a, spec.amg, *interpolations, *coarse_operators);
+                return std::make_unique<AmgPreconditioner<V>>(a, spec.amg, *interpolations,
+                                                              std::move(coarse_operators));
             });
         if (!matrix || !interpolations)
             throw std::invalid_argument("preconditioner pmg: needs the assembled matrix and the "
@@ -67,11 +68,11 @@ template std::unique_ptr<Preconditioner<float>> make_preconditioner(const Precon
                                                                     const LinearOperator<float>&,
                                                                     const Csr<float>*,
                                                                     const std::vector<Csr<float>>*,
-                                                                    const std::vector<Csr<float>>*);
+                                                                    std::vector<Csr<float>>);
 template std::unique_ptr<Preconditioner<double>> make_preconditioner(const PreconditionerSpec&,
                                                                      const LinearOperator<double>&,
                                                                      const Csr<double>*,
                                                                      const std::vector<Csr<double>>*,
-                                                                     const std::vector<Csr<double>>*);
+                                                                     std::vector<Csr<double>>);
 
 }  // namespace gpufem

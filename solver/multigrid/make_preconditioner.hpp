@@ -19,16 +19,16 @@ struct PreconditionerSpec {
 /// numbering, which amg and pmg need; interpolations are pmg's transfers to lower degrees,
 /// finest first (the first's rows in a's numbering; see assembly/lagrange_interpolation.hpp;
 /// empty for degree 1, where pmg is amg); coarse_operators, when not empty, are the operators
-/// of the interpolations' coarse spaces (assembly/pmg_coarse_operators.hpp): pmg then uses
-/// them instead of R A P and needs no matrix. All are only read during the setup and may be
-/// null where not needed. Throws std::invalid_argument as the constructors do, and when a
-/// needed matrix is missing.
+/// of the interpolations' coarse spaces (assembly/pmg_coarse_operators.hpp), taken over by
+/// the hierarchy: pmg then uses them instead of R A P and needs no matrix. The pointers are
+/// only read during the setup and may be null where not needed. Throws
+/// std::invalid_argument as the constructors do, and when a needed matrix is missing.
 template <typename V>
 std::unique_ptr<Preconditioner<V>> make_preconditioner(const PreconditionerSpec& spec,
                                                        const LinearOperator<V>& a,
                                                        const Csr<V>* matrix,
                                                        const std::vector<Csr<V>>* interpolations = nullptr,
-                                                       const std::vector<Csr<V>>* coarse_operators = nullptr);
+                                                       std::vector<Csr<V>> coarse_operators = {});
 
 /// True when the preconditioner is built from the assembled matrix (amg, pmg), which the
 /// system must then keep beside its operator.

@@ -1,9 +1,13 @@
 #pragma once
 // Test matrices and host oracles for the multigrid tests: a 3D Laplacian with random positive
-// edge weights (and Dirichlet rows), dense products and comparisons on the host.
+// edge weights (and Dirichlet rows), dense products and comparisons on the host, and the
+// case text of a p-multigrid test problem.
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "linalg/csr.hpp"
 #include "linalg/csr_kernels.hpp"
@@ -132,6 +136,24 @@ Csr<V> weighted_laplacian_3d(const ExecPtr& exec, int nx, int ny, int nz, unsign
             }
     return Csr<V>{n, n, Array<index_type>::from_host(exec, ptr),
                   Array<index_type>::from_host(exec, col), Array<V>::from_host(exec, val)};
+}
+
+/// The case text of a Poisson problem with kappa 1 + x y on a generated shape (unit_square or
+/// unit_cube) with Dirichlet conditions on part of the boundary (left 0, bottom 1: the
+/// elimination's edges inside the domain's boundary), then `extra` lines.
+inline std::string partial_dirichlet_case(const std::string& shape, const std::string& elements,
+                                          double size, int degree, const std::string& extra = "")
+{
+    return fmt::format(R"(
+mesh: {{shape: {}, elements: {}, size: {}}}
+degree: {}
+problem:
+  kappa: "1 + x*y"
+  f: 1
+  dirichlet: {{left: 0, bottom: 1}}
+{}
+)",
+                       shape, elements, size, degree, extra);
 }
 
 }  // namespace gpufem::test

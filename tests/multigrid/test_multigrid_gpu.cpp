@@ -303,16 +303,8 @@ TEST(AmgGpu, ElementCoarseOperatorsAndTheMatrixFreePmgMatchTheCpu)
     for (const auto& [shape, elements, size, degree] :
          {std::tuple<std::string, std::string, double, int>{"unit_square", "quadrilateral", 1.0 / 24, 4},
           std::tuple<std::string, std::string, double, int>{"unit_cube", "tetrahedron", 0.2, 3}}) {
-        const std::string text = fmt::format(R"(
-mesh: {{shape: {}, elements: {}, size: {}}}
-degree: {}
-problem:
-  kappa: "1 + x*y"
-  f: 1
-  dirichlet: {{left: 0, bottom: 1}}
-format: lma
-solver: {{preconditioner: pmg, tolerance: 1e-10}}
-)", shape, elements, size, degree);
+        const std::string text = test::partial_dirichlet_case(
+            shape, elements, size, degree, "format: lma\nsolver: {preconditioner: pmg, tolerance: 1e-10}");
         const std::string what = fmt::format("{} degree {}", elements, degree);
         int iterations[2] = {0, 0};
         std::vector<double> solutions[2];
