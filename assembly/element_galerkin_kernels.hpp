@@ -16,9 +16,9 @@ namespace gpufem {
         cells' npe x npe element matrices (row-major), with the rows and columns of Dirichlet \
         nodes (mask[cells[e npe + i]] != 0; mask may be null) zeroed but their diagonal kept, \
         as the system's elimination does; p the npe x ncl interpolation. Summed over the      \
-        cells this is R A P of the eliminated matrix A. cpu: cells in parallel, each cell's   \
-        products into a buffer, then added in cell order (deterministic). cuda: one thread    \
-        per (cell, a, b), atomicAdd. */                                                        \
+        cells this is R A P of the eliminated matrix A. Both compute K_e P first, then P^T (K_e P) (npe ncl (npe + ncl) products per cell). \
+        cpu: cells in parallel, each cell's products into a buffer, then added in cell order  \
+        (deterministic). cuda: a block per group of cells, K_e P in shared memory, atomicAdd. */ \
     PREFIX void element_galerkin_add(const Executor& exec, index_type cells, int npe, int ncl, \
                                      const V* ke, const index_type* cell_nodes,                \
                                      const std::uint8_t* mask, const V* p,                     \

@@ -1,5 +1,8 @@
 // CUDA element Galerkin kernel (assembly/element_galerkin_kernels.hpp).
+#include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "assembly/element_galerkin_access.hpp"
 #include "assembly/element_galerkin_kernels.hpp"
@@ -9,43 +12,77 @@ namespace gpufem::kernels::cuda {
 namespace {
 
 constexpr int block_size = 256;
+/// Dynamic shared memory a block may use without opting in.
+constexpr std::size_t shared_limit = 48 * 1024;
 
-/// One thread per (cell, a, b): sum_i p_ia sum_j k_ij p_jb over the eliminated matrix
-/// (Dirichlet rows and columns zero but the diagonal), added atomically (cells share coarse
-/// entries). Elements: CellMajorElements or StoredElements.
+/// A block takes `per_block` consecutive cells (the cell index fastest among its threads, so
+/// the lma format's interleaved matrices are read coalesced): their Dirichlet flags into
+/// shared memory, then K_e P of the eliminated matrices (Dirichlet rows and columns zero but
+/// the diagonal; npe x ncl per cell, npe^2 ncl products), then P^T (K_e P) (npe ncl^2
+/// products) added atomically (cells share coarse entries). Elements: CellMajorElements or
+/// StoredElements.
 template <typename V, typename Elements>
-__global__ void element_galerkin_kernel(index_type cells, int npe, int ncl, Elements k,
+__global__ void element_galerkin_kernel(index_type cells, int npe, int ncl, int per_block, Elements k,
                                         const V* __restrict__ p,
                                         const index_type* __restrict__ cell_to_csr,
                                         V* __restrict__ values)
 {
-    const std::int64_t coarse = static_cast<std::int64_t>(ncl) * ncl;
-    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (t >= cells * coarse) return;
-    const std::int64_t e = t / coarse;
-    const int a = static_cast<int>((t % coarse) / ncl), b = static_cast<int>(t % ncl);
-    V sum = 0;
-    for (int i = 0; i < npe; ++i) {
-        const V pia = p[i * ncl + a];
-        if (pia == V(0)) continue;
-        const bool fixed_i = k.fixed(e, i);
-        V row = 0;
-        for (int j = 0; j < npe; ++j)
-            if ((!fixed_i && !k.fixed(e, j)) || i == j) row += k.entry(e, i, j) * p[j * ncl + b];
-        sum += pia * row;
+    extern __shared__ unsigned char shared[];
+    V* kp = reinterpret_cast<V*>(shared);  // [i][b][cell of the block]
+    std::uint8_t* fixed = shared + static_cast<std::size_t>(npe) * ncl * per_block * sizeof(V);
+    const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * per_block;
+    const int here = static_cast<int>(min(static_cast<std::int64_t>(per_block), cells - first));
+    for (int t = threadIdx.x; t < npe * per_block; t += blockDim.x) {
+        const int c = t % per_block;
+        fixed[t] = c < here && k.fixed(first + c, t / per_block);
     }
-    atomicAdd(values + cell_to_csr[t], sum);
+    __syncthreads();
+    for (int t = threadIdx.x; t < npe * ncl * per_block; t += blockDim.x) {
+        const int c = t % per_block, i = t / per_block / ncl, b = t / per_block % ncl;
+        V sum = 0;
+        if (c < here) {
+            const std::int64_t e = first + c;
+            if (fixed[i * per_block + c]) {
+                sum = k.entry(e, i, i) * p[i * ncl + b];
+            } else {
+                for (int j = 0; j < npe; ++j) {
+                    const V pjb = p[j * ncl + b];
+                    if (pjb != V(0) && !fixed[j * per_block + c]) sum += k.entry(e, i, j) * pjb;
+                }
+            }
+        }
+        kp[t] = sum;
+    }
+    __syncthreads();
+    const int coarse = ncl * ncl;
+    for (int t = threadIdx.x; t < coarse * per_block; t += blockDim.x) {
+        const int c = t % per_block, ab = t / per_block, a = ab / ncl, b = ab % ncl;
+        if (c >= here) continue;
+        V sum = 0;
+        for (int i = 0; i < npe; ++i) {
+            const V pia = p[i * ncl + a];
+            if (pia != V(0)) sum += pia * kp[(i * ncl + b) * per_block + c];
+        }
+        atomicAdd(values + cell_to_csr[(first + c) * coarse + ab], sum);
+    }
 }
 
 template <typename V, typename Elements>
 void launch_element_galerkin(const Executor& exec, index_type cells, int npe, int ncl, const Elements& k,
                              const V* p, const index_type* cell_to_csr, V* values)
 {
-    const std::int64_t threads = static_cast<std::int64_t>(cells) * ncl * ncl;
-    if (threads == 0) return;
-    element_galerkin_kernel<V><<<static_cast<unsigned>((threads + block_size - 1) / block_size),
-                                 block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
-        cells, npe, ncl, k, p, cell_to_csr, values);
+    if (cells == 0) return;
+    // Enough cells per block for its threads to have work, as shared memory allows.
+    const std::size_t per_cell = static_cast<std::size_t>(npe) * ncl * sizeof(V) + npe;
+    if (per_cell > shared_limit)
+        throw std::invalid_argument("element Galerkin product: an element of " + std::to_string(npe) +
+                                    " nodes needs more shared memory than a block has");
+    const int per_block = static_cast<int>(std::max<std::size_t>(
+        1, std::min<std::size_t>(shared_limit / per_cell, 1024 / (static_cast<std::size_t>(npe) * ncl))));
+    const std::int64_t blocks = (static_cast<std::int64_t>(cells) + per_block - 1) / per_block;
+    element_galerkin_kernel<V><<<static_cast<unsigned>(blocks), block_size, per_cell * per_block,
+                                 static_cast<cudaStream_t>(exec.stream())>>>(cells, npe, ncl, per_block, k,
+                                                                             p, cell_to_csr, values);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 

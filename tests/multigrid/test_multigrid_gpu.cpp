@@ -300,11 +300,16 @@ TEST(AmgGpu, GivenFirstProlongatorPathMatchesTheCpu)
 TEST(AmgGpu, ElementCoarseOperatorsAndTheMatrixFreePmgMatchTheCpu)
 {
     GPUFEM_REQUIRE_GPU();
-    for (const auto& [shape, elements, size, degree] :
-         {std::tuple<std::string, std::string, double, int>{"unit_square", "quadrilateral", 1.0 / 24, 4},
-          std::tuple<std::string, std::string, double, int>{"unit_cube", "tetrahedron", 0.2, 3}}) {
+    // Hexahedra Q4: 125 nodes, projected onto 27 and 8 (one cell per block, the largest
+    // shared memory), from symmetric (packed) storage.
+    for (const auto& [shape, elements, size, degree, symmetric] :
+         {std::tuple<std::string, std::string, double, int, bool>{"unit_square", "quadrilateral", 1.0 / 24, 4, false},
+          std::tuple<std::string, std::string, double, int, bool>{"unit_cube", "tetrahedron", 0.2, 3, false},
+          std::tuple<std::string, std::string, double, int, bool>{"unit_cube", "hexahedron", 0.25, 4, true}}) {
         const std::string text = test::partial_dirichlet_case(
-            shape, elements, size, degree, "format: lma\nsolver: {preconditioner: pmg, tolerance: 1e-10}");
+            shape, elements, size, degree,
+            std::string("format: lma\nsolver: {preconditioner: pmg, tolerance: 1e-10}\n") +
+                (symmetric ? "format_options: {lma: {symmetric: true}}\n" : ""));
         const std::string what = fmt::format("{} degree {}", elements, degree);
         int iterations[2] = {0, 0};
         std::vector<double> solutions[2];
