@@ -133,6 +133,47 @@ void gauss_jacobi(int n, int alpha, std::vector<double>& x, std::vector<double>&
     }
 }
 
+QuadratureRule grundmann_moller_rule(int dim, int degree)
+{
+    if (dim != 2 && dim != 3) throw std::invalid_argument("grundmann_moller_rule: dim 2 or 3");
+    const int s = degree <= 1 ? 0 : degree / 2;  // the smallest s with 2s + 1 >= degree
+    const int d = 2 * s + 1, n = dim;
+    const auto factorial = [](int k) {
+        double f = 1;
+        for (int j = 2; j <= k; ++j) f *= j;
+        return f;
+    };
+    QuadratureRule rule;
+    rule.dim = dim;
+    for (int i = 0; i <= s; ++i) {
+        const double scale = d + n - 2 * i;
+        const double weight = (i % 2 ? -1.0 : 1.0) * std::pow(2.0, -2 * s) * std::pow(scale, d) /
+                              (factorial(i) * factorial(d + n - i));
+        // Every beta in N^(n+1) with |beta| = s - i: its first n parts give the point.
+        const int total = s - i;
+        int beta[3] = {0, 0, 0};
+        const auto emit = [&] {
+            for (int c = 0; c < n; ++c) rule.points.push_back((2.0 * beta[c] + 1.0) / scale);
+            rule.weights.push_back(weight);
+        };
+        for (beta[0] = 0; beta[0] <= total; ++beta[0])
+            for (beta[1] = 0; beta[1] <= total - beta[0]; ++beta[1]) {
+                if (n == 2) {
+                    emit();  // the last part is total - beta[0] - beta[1]
+                    continue;
+                }
+                for (beta[2] = 0; beta[2] <= total - beta[0] - beta[1]; ++beta[2]) emit();
+            }
+    }
+    return rule;
+}
+
+QuadratureRule fewest_points_rule(ElementType type, int degree)
+{
+    if (type == ElementType::tetrahedron && degree >= 3) return grundmann_moller_rule(3, degree);
+    return quadrature_rule(type, degree);
+}
+
 QuadratureRule quadrature_rule(ElementType type, int degree)
 {
     if (degree < 0) throw std::invalid_argument("quadrature degree must be >= 0");

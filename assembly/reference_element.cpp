@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "mesh/lagrange_basis.hpp"
 
@@ -75,6 +76,11 @@ std::vector<double> reference_nodes(ElementType type)
 
 ReferenceElement make_reference_element(ElementType type, int order, int quadrature_degree)
 {
+    return make_reference_element(type, order, quadrature_rule(type, quadrature_degree));
+}
+
+ReferenceElement make_reference_element(ElementType type, int order, QuadratureRule rule)
+{
     if (order < 1 || order > 4)
         throw std::invalid_argument("make_reference_element: order must be 1..4 (got " +
                                     std::to_string(order) + ")");
@@ -83,7 +89,7 @@ ReferenceElement make_reference_element(ElementType type, int order, int quadrat
     ref.degree = order;
     ref.dim = element_dimension(type);
     ref.nodes = lagrange_node_count(type, order);
-    ref.rule = quadrature_rule(type, quadrature_degree);
+    ref.rule = std::move(rule);
     const int nq = ref.rule.size();
     if (order >= 2) {
         lagrange_basis(type, order, ref.rule.points, ref.values, ref.gradients);

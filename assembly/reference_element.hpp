@@ -33,4 +33,7 @@ struct ReferenceElement {
 /// basis (mesh/lagrange_basis.hpp).
 ReferenceElement make_reference_element(ElementType type, int order, int quadrature_degree);
 
+/// The same at a given rule (e.g. fewest_points_rule for error integrals).
+ReferenceElement make_reference_element(ElementType type, int order, QuadratureRule rule);
+
 }  // namespace gpufem

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <gmsh.h>
 
+#include "assembly/quadrature.hpp"
 #include "assembly/reference_element.hpp"
 #include "element_test_support.hpp"
 #include "mesh/lagrange_basis.hpp"
@@ -87,6 +88,51 @@ TEST(ReferenceElement, BasisMatchesGmsh)
                         << element_type_name(type);
     }
     gmsh::finalize();
+}
+
+/// The sum of a rule over the monomial x^a y^b z^c.
+static double apply_rule(const QuadratureRule& rule, int a, int b, int c)
+{
+    double sum = 0;
+    for (int q = 0; q < rule.size(); ++q) {
+        const double* x = &rule.points[static_cast<std::size_t>(q) * rule.dim];
+        sum += rule.weights[q] * std::pow(x[0], a) * std::pow(x[1], b) * (rule.dim > 2 ? std::pow(x[2], c) : 1.0);
+    }
+    return sum;
+}
+
+TEST(Quadrature, GrundmannMollerIsExactToItsOddDegreeOnSimplicesAndNotBeyond)
+{
+    for (ElementType type : {ElementType::triangle, ElementType::tetrahedron}) {
+        const int dim = element_dimension(type);
+        for (int degree = 0; degree <= 11; ++degree) {
+            const QuadratureRule rule = grundmann_moller_rule(dim, degree);
+            const int exact = degree <= 1 ? 1 : 2 * (degree / 2) + 1;  // the rule's degree 2s+1
+            // Points: sum over i of C(s - i + dim, dim).
+            int points = 0;
+            for (int i = 0; i <= exact / 2; ++i) {
+                int binomial = 1;
+                for (int j = 1; j <= dim; ++j) binomial = binomial * (exact / 2 - i + j) / j;
+                points += binomial;
+            }
+            EXPECT_EQ(rule.size(), points) << element_type_name(type) << " degree " << degree;
+            for (int a = 0; a <= exact; ++a)
+                for (int b = 0; b <= exact - a; ++b)
+                    for (int c = 0; c <= (dim > 2 ? exact - a - b : 0); ++c)
+                        EXPECT_NEAR(apply_rule(rule, a, b, c), reference_monomial_integral(type, a, b, c), 1e-13)
+                            << element_type_name(type) << " degree " << degree << " monomial " << a << b << c;
+            // One degree more is not integrated exactly (the test would pass a rule of any
+            // higher degree otherwise).
+            const int d = exact + 1;
+            EXPECT_GT(std::abs(apply_rule(rule, d, 0, 0) - reference_monomial_integral(type, d, 0, 0)), 1e-12)
+                << element_type_name(type) << " degree " << degree;
+        }
+    }
+    // On tetrahedra from degree 3 on it is the rule with the fewest points.
+    EXPECT_EQ(fewest_points_rule(ElementType::tetrahedron, 6).size(), 35);
+    EXPECT_EQ(quadrature_rule(ElementType::tetrahedron, 6).size(), 64);
+    EXPECT_EQ(fewest_points_rule(ElementType::triangle, 6).size(), 16);
+    EXPECT_EQ(fewest_points_rule(ElementType::hexahedron, 6).size(), 64);
 }
 
 TEST(Quadrature, CollapsedGaussJacobiUsesDegreeOver2Plus1PointsPerDirection)
