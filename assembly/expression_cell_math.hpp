@@ -21,15 +21,72 @@ GPUFEM_HOST_DEVICE inline void quadrature_position(const ElementArgs<V>& a, long
     }
 }
 
+/// The error integrals of one cell at every point of the geometry's quadrature (see
+/// cell_error_sums), its nodes' coordinates and solution values read once: NPE nodes known at
+/// compile time, so they stay in registers.
+template <int DIM, int NPE, typename V>
+GPUFEM_HOST_DEVICE inline void cell_error_sums_fixed(const ExprInstruction* program,
+                                                     const ElementArgs<double>& g, long long e,
+                                                     const V* u, double (&sums)[3])
+{
+    const index_type* nodes = g.cells + e * NPE;
+    double x[NPE][3], ue[NPE];
+    for (int i = 0; i < NPE; ++i) {
+        const double* xi = g.coordinates + 3 * static_cast<long long>(nodes[i]);
+        for (int c = 0; c < 3; ++c) x[i][c] = xi[c];
+        ue[i] = static_cast<double>(u[nodes[i]]);
+    }
+    for (int q = 0; q < g.num_points; ++q) {
+        const double* dN = g.gradients + static_cast<long long>(q) * NPE * DIM;
+        const double* N = g.values + static_cast<long long>(q) * NPE;
+        double J[DIM][DIM] = {}, inv[DIM][DIM];
+        for (int i = 0; i < NPE; ++i)
+            for (int d = 0; d < DIM; ++d)
+                for (int c = 0; c < DIM; ++c) J[d][c] += x[i][d] * dN[i * DIM + c];
+        const double det = invert_jacobian<DIM>(J, inv);
+        const double w = g.weights[q] * (det < 0 ? -det : det);
+        double uh = 0, guh[DIM] = {}, p[3] = {0, 0, 0};
+        for (int i = 0; i < NPE; ++i) {
+            uh += N[i] * ue[i];
+            for (int d = 0; d < DIM; ++d)
+                for (int c = 0; c < DIM; ++c) guh[d] += inv[c][d] * dN[i * DIM + c] * ue[i];
+            for (int c = 0; c < 3; ++c) p[c] += N[i] * x[i][c];
+        }
+        double grad[3];
+        const double value = evaluate_program_gradient(program, p[0], p[1], p[2], grad);
+        sums[0] += w * (value - uh) * (value - uh);
+        sums[2] += w * value * value;
+        for (int d = 0; d < DIM; ++d) sums[1] += w * (grad[d] - guh[d]) * (grad[d] - guh[d]);
+    }
+}
+
 /// Adds cell e's squared-error integrals to sums (l2, h1, l2_exact): at every point of the
 /// geometry's quadrature, the exact value and gradient (forward-mode differentiation) of
-/// program against u_h = sum_i u_i N_i and its gradient through the isoparametric map.
+/// program against u_h = sum_i u_i N_i and its gradient through the isoparametric map. The
+/// common small cells (P1-P2 triangles and tetrahedra, Q1-Q2 quadrilaterals, Q1 hexahedra)
+/// go through cell_error_sums_fixed; the others read their nodes again at every point.
 template <int DIM, typename V>
 GPUFEM_HOST_DEVICE inline void cell_error_sums(const ExprInstruction* program,
                                                const ElementArgs<double>& g, long long e,
                                                const V* u, double (&sums)[3])
 {
     const int npe = g.nodes_per_cell;
+    if constexpr (DIM == 2) {
+        switch (npe) {
+        case 3: return cell_error_sums_fixed<2, 3>(program, g, e, u, sums);
+        case 4: return cell_error_sums_fixed<2, 4>(program, g, e, u, sums);
+        case 6: return cell_error_sums_fixed<2, 6>(program, g, e, u, sums);
+        case 9: return cell_error_sums_fixed<2, 9>(program, g, e, u, sums);
+        default: break;
+        }
+    } else {
+        switch (npe) {
+        case 4: return cell_error_sums_fixed<3, 4>(program, g, e, u, sums);
+        case 8: return cell_error_sums_fixed<3, 8>(program, g, e, u, sums);
+        case 10: return cell_error_sums_fixed<3, 10>(program, g, e, u, sums);
+        default: break;
+        }
+    }
     const index_type* nodes = g.cells + e * npe;
     for (int q = 0; q < g.num_points; ++q) {
         const double* dN = g.gradients + static_cast<long long>(q) * npe * DIM;
