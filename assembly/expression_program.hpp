@@ -179,8 +179,8 @@ GPUFEM_HOST_DEVICE inline double unary_derivative(ExprFunction fn, double v)
 
 /// A value with its gradient in (x, y, z): forward-mode differentiation of a program.
 struct ExprDual {
-    double v = 0;
-    double d[3] = {0, 0, 0};
+    double v;  // no default member initialisers: a stack of these is not written when declared
+    double d[3];
 };
 
 /// The value of a program at (x, y, z) and its exact gradient (forward-mode differentiation
@@ -191,8 +191,10 @@ struct ExprDual {
 GPUFEM_HOST_DEVICE inline double evaluate_program_gradient(const ExprInstruction* code, double x,
                                                            double y, double z, double (&grad)[3])
 {
+    // The stack below the top, left unwritten until pushed to (zeroing its 64 slots, 2 KB of
+    // local memory, at every call made the GPU's error integrals DRAM-bound).
     ExprDual s[expression_stack_limit];
-    ExprDual t;     // the top of the stack
+    ExprDual t{};   // the top of the stack
     int depth = 0;  // values on the stack, t included
     const double at[3] = {x, y, z};
     const auto push = [&](double v, double factor, int axis) {
