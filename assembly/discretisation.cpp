@@ -40,9 +40,12 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
 
 template <typename V>
 void keep_pmg_interpolations(DiscreteSystem<V>& system, const Discretisation<V>& disc,
-                             const ExecPtr& exec, bool coarse_operators)
+                             const ExecPtr& exec, bool coarse_operators, bool deferred)
 {
-    system.pmg_interpolations = disc.pmg_interpolations(exec);
+    if (deferred)
+        system.make_pmg_interpolations = [&disc](const ExecPtr& on) { return disc.pmg_interpolations(on); };
+    else
+        system.pmg_interpolations = disc.pmg_interpolations(exec);
     if (coarse_operators) {
         // The operator object outlives moves of the system (it is held by pointer).
         const LinearOperator<V>* op = system.op.op.get();
@@ -81,9 +84,9 @@ DiscreteSystem<V> convert_system(LinearSystem<V> assembled, const FormatEntry& f
 }
 
 template void keep_pmg_interpolations(DiscreteSystem<float>&, const Discretisation<float>&,
-                                      const ExecPtr&, bool);
+                                      const ExecPtr&, bool, bool);
 template void keep_pmg_interpolations(DiscreteSystem<double>&, const Discretisation<double>&,
-                                      const ExecPtr&, bool);
+                                      const ExecPtr&, bool, bool);
 template DiscreteSystem<float> convert_system(LinearSystem<float>, const FormatEntry&,
                                               const FormatOptions&, bool);
 template DiscreteSystem<double> convert_system(LinearSystem<double>, const FormatEntry&,

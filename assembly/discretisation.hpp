@@ -74,6 +74,12 @@ struct DiscreteSystem {
     /// finest matrix (called by the solve, as part of the preconditioner's setup); empty
     /// otherwise. It refers to the discretisation, which must outlive the system's solves.
     std::function<std::vector<Csr<V>>(const ExecPtr&)> pmg_coarse_operators;
+    /// Builds the transfers themselves (Discretisation::pmg_interpolations, rows in the mesh's
+    /// numbering) when pmg_interpolations is empty: the solve then makes them as part of the
+    /// preconditioner's setup, timed there (on the host for the most part: 3-4 s at 42M P2
+    /// unknowns were once spent unaccounted between the assembly and the solve). Refers to
+    /// the discretisation like pmg_coarse_operators.
+    std::function<std::vector<Csr<V>>(const ExecPtr&)> make_pmg_interpolations;
 
     /// The assembled matrix in the operator's numbering for a preconditioner: the kept copy,
     /// or the operator's own CSR arrays (csr, csr-scalar, cusparse), or nullptr.
@@ -161,9 +167,11 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
 /// Keeps disc's p-multigrid transfers in system (DiscreteSystem::pmg_interpolations), the
 /// first's rows in the operator's numbering, and with coarse_operators the builder of their
 /// coarse spaces' operators from the element matrices (DiscreteSystem::pmg_coarse_operators).
+/// deferred: only their builder (DiscreteSystem::make_pmg_interpolations), for the solve to
+/// call as part of the setup.
 template <typename V>
 void keep_pmg_interpolations(DiscreteSystem<V>& system, const Discretisation<V>& disc,
-                             const ExecPtr& exec, bool coarse_operators = false);
+                             const ExecPtr& exec, bool coarse_operators = false, bool deferred = false);
 
 /// The system of an assembled matrix converted into the assembled format (the matrix is
 /// moved into the format unless keep_matrix; build_system's second branch).

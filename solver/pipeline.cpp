@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -12,6 +13,7 @@
 #include "assembly/fv_discretisation.hpp"
 #include "assembly/lagrange_discretisation.hpp"
 #include "linalg/blas1.hpp"
+#include "linalg/reordering.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh_worker.hpp"
 #include "solver/anderson_mixing.hpp"
@@ -200,7 +202,7 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
     }
     DiscreteSystem<V> system = std::move(*built);
     if (spec.solver.preconditioner == PreconditionerKind::pmg)
-        keep_pmg_interpolations(system, disc, exec, element_pmg);
+        keep_pmg_interpolations(system, disc, exec, element_pmg, /*deferred=*/true);
     if (system.matrix) {
         spdlog::info("assembled {} unknowns, {} non-zeros in {:.3f} s", system.matrix->rows,
                      system.matrix->nnz, system.assembly_times.total());
@@ -253,15 +255,31 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
         element_galerkin_seconds = seconds_since(start);
     }
     const bool element_galerkin = !coarse_operators.empty();
+    // Its transfers, when the system left them to the setup (make_pmg_interpolations).
+    std::vector<Csr<V>> made_interpolations;
+    const std::vector<Csr<V>>* interpolations = &system.pmg_interpolations;
+    double interpolation_seconds = 0;
+    if (solver.preconditioner == PreconditionerKind::pmg && system.pmg_interpolations.empty() &&
+        system.make_pmg_interpolations) {
+        const auto made = clock_type::now();
+        made_interpolations = system.make_pmg_interpolations(exec);
+        if (!made_interpolations.empty() && !system.op.permutation.empty())
+            made_interpolations[0] = permute_rows(made_interpolations[0], system.op.permutation);
+        exec->synchronize();
+        interpolation_seconds = seconds_since(made);
+        interpolations = &made_interpolations;
+    }
     const auto m = make_preconditioner(
         PreconditionerSpec{solver.preconditioner, solver.amg}, a,
-        system.preconditioner_matrix(), &system.pmg_interpolations, std::move(coarse_operators));
+        system.preconditioner_matrix(), interpolations, std::move(coarse_operators));
     if (m) {
         out.preconditioner = m->report();
-        if (element_galerkin && out.preconditioner.contains("setup_seconds")) {
-            out.preconditioner["setup_seconds"] =
-                out.preconditioner["setup_seconds"].template get<double>() + element_galerkin_seconds;
-            out.preconditioner["setup_phases"]["element_galerkin"] = element_galerkin_seconds;
+        // The setup's steps done before the hierarchy: counted in its setup time.
+        for (const auto& [phase, seconds] : {std::pair<const char*, double>{"element_galerkin", element_galerkin ? element_galerkin_seconds : 0.0},
+                                             std::pair<const char*, double>{"interpolation", interpolation_seconds}}) {
+            if (seconds <= 0 || !out.preconditioner.contains("setup_seconds")) continue;
+            out.preconditioner["setup_seconds"] = out.preconditioner["setup_seconds"].template get<double>() + seconds;
+            out.preconditioner["setup_phases"][phase] = seconds;
         }
         if (out.preconditioner.contains("setup_seconds"))
             spdlog::info("preconditioner {}: set up in {:.3f} s{}", m->name(),
