@@ -1,22 +1,45 @@
 #include "assembly/lagrange_interpolation.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "assembly/reference_element.hpp"
+#include "linalg/host_vector.hpp"
 #include "mesh/lagrange_basis.hpp"
 
 namespace gpufem {
 namespace {
 
+/// a[i] = a[0] + ... + a[i] in place, by the host's threads: each block of entries summed on
+/// its own, then the blocks' totals carried.
+template <typename Vector>
+void inclusive_scan(Vector& a)
+{
+    constexpr std::size_t block = std::size_t{1} << 16;
+    const std::size_t n = a.size(), blocks = (n + block - 1) / block;
+    std::vector<index_type> carry(blocks + 1, 0);
+#pragma omp parallel for schedule(static)
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::size_t end = std::min(n, (b + 1) * block);
+        for (std::size_t i = b * block + 1; i < end; ++i) a[i] += a[i - 1];
+        carry[b + 1] = a[end - 1];
+    }
+    for (std::size_t b = 0; b < blocks; ++b) carry[b + 1] += carry[b];
+#pragma omp parallel for schedule(static)
+    for (std::size_t b = 1; b < blocks; ++b)
+        for (std::size_t i = b * block; i < std::min(n, (b + 1) * block); ++i) a[i] += carry[b];
+}
+
 /// Host CSR arrays, and the mesh node of each column.
 template <typename V>
 struct HostRows {
     index_type rows = 0, cols = 0;
-    std::vector<index_type> ptr, col;
-    std::vector<V> val;
+    HostVector<index_type> ptr, col;  // sized, then first touched by the host's threads
+    HostVector<V> val;
     std::vector<index_type> column_nodes;
 };
 
@@ -41,7 +64,7 @@ std::vector<int> coarse_local_nodes(ElementType type, int k, int c)
 
 }  // namespace
 
-LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c)
+LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, bool with_cells)
 {
     const int k = mesh.degree;
     if (c < 1 || k % c != 0)
@@ -64,18 +87,29 @@ LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c)
     const int ncl = static_cast<int>(fine_of.size());
     space.nodes_per_cell = ncl;
 
-    // Column of each coarse node (node order).
-    space.column.assign(static_cast<std::size_t>(n), -1);
-    for (std::size_t e = 0; e < static_cast<std::size_t>(cells); ++e)
-        for (int m = 0; m < ncl; ++m) space.column[cell_nodes[e * npc + fine_of[m]]] = 0;
-    for (std::size_t node = 0; node < space.column.size(); ++node)
-        if (space.column[node] == 0) {
-            space.column[node] = static_cast<index_type>(space.column_nodes.size());
-            space.column_nodes.push_back(static_cast<index_type>(node));
-        }
-    space.cells.resize(static_cast<std::size_t>(cells) * ncl);
+    // Column of each coarse node (node order): the nodes marked by the host's threads, then
+    // numbered by a prefix sum of the marks.
+    HostVector<index_type> rank(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static)
+    for (index_type node = 0; node < n; ++node) rank[node] = 0;
 #pragma omp parallel for schedule(static)
     for (index_type e = 0; e < cells; ++e)
+        for (int m = 0; m < ncl; ++m)
+            std::atomic_ref<index_type>(rank[cell_nodes[static_cast<std::size_t>(e) * npc + fine_of[m]]])
+                .store(1, std::memory_order_relaxed);
+    const HostVector<index_type> used = rank;
+    inclusive_scan(rank);
+    space.column.assign(static_cast<std::size_t>(n), -1);
+    space.column_nodes.resize(n > 0 ? static_cast<std::size_t>(rank.back()) : 0);
+#pragma omp parallel for schedule(static)
+    for (index_type node = 0; node < n; ++node)
+        if (used[node]) {
+            space.column[node] = rank[node] - 1;
+            space.column_nodes[rank[node] - 1] = node;
+        }
+    if (with_cells) space.cells.resize(static_cast<std::size_t>(cells) * ncl);
+#pragma omp parallel for schedule(static) if (with_cells)
+    for (index_type e = 0; e < (with_cells ? cells : 0); ++e)
         for (int m = 0; m < ncl; ++m)
             space.cells[static_cast<std::size_t>(e) * ncl + m] =
                 space.column[cell_nodes[static_cast<std::size_t>(e) * npc + fine_of[m]]];
@@ -101,7 +135,7 @@ namespace {
 template <typename V>
 HostRows<V> interpolation_rows(const Mesh& mesh, int c)
 {
-    const LagrangeCoarseSpace space = lagrange_coarse_space(mesh, c);
+    const LagrangeCoarseSpace space = lagrange_coarse_space(mesh, c, /*with_cells=*/false);
     const index_type n = mesh.num_nodes();
     const index_type cells = mesh.num_cells();
     const int npc = mesh.nodes_per_cell;
@@ -114,20 +148,37 @@ HostRows<V> interpolation_rows(const Mesh& mesh, int c)
     out.column_nodes = space.column_nodes;
     const index_type columns = static_cast<index_type>(out.column_nodes.size());
     // One (cell, local node) for every node.
-    std::vector<index_type> owner(static_cast<std::size_t>(n), -1);
-    std::vector<int> local(static_cast<std::size_t>(n), 0);
+    // (The first cell that has it, found by the host's threads: the smallest index, whatever
+    // the thread count.)
+    HostVector<index_type> owner(static_cast<std::size_t>(n));
+    HostVector<int> local(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static)
+    for (index_type node = 0; node < n; ++node) {
+        owner[node] = cells;
+        local[node] = 0;
+    }
+#pragma omp parallel for schedule(static)
+    for (index_type e = 0; e < cells; ++e)
+        for (int j = 0; j < npc; ++j) {
+            std::atomic_ref<index_type> slot(owner[cell_nodes[static_cast<std::size_t>(e) * npc + j]]);
+            index_type seen = slot.load(std::memory_order_relaxed);
+            while (e < seen && !slot.compare_exchange_weak(seen, e, std::memory_order_relaxed)) {
+            }
+        }
+#pragma omp parallel for schedule(static)
     for (index_type e = 0; e < cells; ++e)
         for (int j = 0; j < npc; ++j) {
             const index_type node = cell_nodes[static_cast<std::size_t>(e) * npc + j];
-            if (owner[node] < 0) {
-                owner[node] = e;
-                local[node] = j;
-            }
+            if (owner[node] == e) local[node] = j;
         }
+#pragma omp parallel for schedule(static)
+    for (index_type node = 0; node < n; ++node)
+        if (owner[node] == cells) owner[node] = -1;  // in no cell
 
     out.rows = n;
     out.cols = columns;
-    out.ptr.assign(static_cast<std::size_t>(n) + 1, 0);
+    out.ptr.resize(static_cast<std::size_t>(n) + 1);
+    out.ptr[0] = 0;
 #pragma omp parallel for schedule(static)
     for (index_type node = 0; node < n; ++node) {
         index_type count = 0;
@@ -136,7 +187,7 @@ HostRows<V> interpolation_rows(const Mesh& mesh, int c)
                 count += std::abs(weights[static_cast<std::size_t>(local[node]) * ncl + m]) > 1e-14;
         out.ptr[static_cast<std::size_t>(node) + 1] = count;
     }
-    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) out.ptr[i + 1] += out.ptr[i];
+    inclusive_scan(out.ptr);
     out.col.resize(static_cast<std::size_t>(out.ptr[n]));
     out.val.resize(out.col.size());
 #pragma omp parallel for schedule(static)

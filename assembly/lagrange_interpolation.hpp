@@ -22,9 +22,10 @@ struct LagrangeCoarseSpace {
     std::vector<double> weights;
 };
 
-/// The degree-c space of mesh (see LagrangeCoarseSpace), on the host. Throws
+/// The degree-c space of mesh (see LagrangeCoarseSpace), on the host; without with_cells its
+/// `cells` stay empty (the interpolation does not need them). Throws
 /// std::invalid_argument when c does not divide the mesh's degree.
-LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c);
+LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, bool with_cells = true);
 
 /// P (mesh nodes x coarse nodes) from the degree-c space into the mesh's degree-k space, c
 /// dividing k: the coarse nodes are the mesh nodes on the degree-c lattice of some cell
