@@ -39,20 +39,29 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
 }
 
 template <typename V>
+std::vector<Csr<V>> pmg_interpolations_in_order(const Discretisation<V>& disc,
+                                                const Array<index_type>& permutation, const ExecPtr& exec)
+{
+    std::vector<Csr<V>> transfers = disc.pmg_interpolations(exec);
+    if (!transfers.empty() && !permutation.empty()) transfers[0] = permute_rows(transfers[0], permutation);
+    return transfers;
+}
+
+template <typename V>
 void keep_pmg_interpolations(DiscreteSystem<V>& system, const Discretisation<V>& disc,
                              const ExecPtr& exec, bool coarse_operators, bool deferred)
 {
     if (deferred)
-        system.make_pmg_interpolations = [&disc](const ExecPtr& on) { return disc.pmg_interpolations(on); };
+        system.make_pmg_interpolations = [&disc](const ExecPtr& on, const Array<index_type>& permutation) {
+            return pmg_interpolations_in_order(disc, permutation, on);
+        };
     else
-        system.pmg_interpolations = disc.pmg_interpolations(exec);
+        system.pmg_interpolations = pmg_interpolations_in_order(disc, system.op.permutation, exec);
     if (coarse_operators) {
         // The operator object outlives moves of the system (it is held by pointer).
         const LinearOperator<V>* op = system.op.op.get();
         system.pmg_coarse_operators = [&disc, op](const ExecPtr& on) { return disc.pmg_coarse_operators(on, op); };
     }
-    if (!system.pmg_interpolations.empty() && !system.op.permutation.empty())
-        system.pmg_interpolations[0] = permute_rows(system.pmg_interpolations[0], system.op.permutation);
 }
 
 template <typename V>
@@ -83,6 +92,10 @@ DiscreteSystem<V> convert_system(LinearSystem<V> assembled, const FormatEntry& f
     return system;
 }
 
+template std::vector<Csr<float>> pmg_interpolations_in_order(const Discretisation<float>&,
+                                                              const Array<index_type>&, const ExecPtr&);
+template std::vector<Csr<double>> pmg_interpolations_in_order(const Discretisation<double>&,
+                                                               const Array<index_type>&, const ExecPtr&);
 template void keep_pmg_interpolations(DiscreteSystem<float>&, const Discretisation<float>&,
                                       const ExecPtr&, bool, bool);
 template void keep_pmg_interpolations(DiscreteSystem<double>&, const Discretisation<double>&,

@@ -74,12 +74,13 @@ struct DiscreteSystem {
     /// finest matrix (called by the solve, as part of the preconditioner's setup); empty
     /// otherwise. It refers to the discretisation, which must outlive the system's solves.
     std::function<std::vector<Csr<V>>(const ExecPtr&)> pmg_coarse_operators;
-    /// Builds the transfers themselves (Discretisation::pmg_interpolations, rows in the mesh's
-    /// numbering) when pmg_interpolations is empty: the solve then makes them as part of the
-    /// preconditioner's setup, timed there (on the host for the most part: 3-4 s at 42M P2
-    /// unknowns were once spent unaccounted between the assembly and the solve). Refers to
-    /// the discretisation like pmg_coarse_operators.
-    std::function<std::vector<Csr<V>>(const ExecPtr&)> make_pmg_interpolations;
+    /// Builds the transfers themselves (pmg_interpolations_in_order with the permutation it is
+    /// given: the system's op.permutation) when pmg_interpolations is empty: the solve then
+    /// makes them as part of the preconditioner's setup, timed there (on the host for the most
+    /// part: 3-4 s at 42M P2 unknowns were once spent unaccounted between the assembly and the
+    /// solve). Refers to the discretisation like pmg_coarse_operators.
+    std::function<std::vector<Csr<V>>(const ExecPtr&, const Array<index_type>& permutation)>
+        make_pmg_interpolations;
 
     /// The assembled matrix in the operator's numbering for a preconditioner: the kept copy,
     /// or the operator's own CSR arrays (csr, csr-scalar, cusparse), or nullptr.
@@ -163,6 +164,12 @@ template <typename V>
 DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& disc,
                                const FormatEntry& format, const FormatOptions& options,
                                bool keep_matrix = false);
+
+/// disc's p-multigrid transfers (Discretisation::pmg_interpolations) with the first's rows in
+/// the operator's numbering: permuted by the system's reordering (empty: none).
+template <typename V>
+std::vector<Csr<V>> pmg_interpolations_in_order(const Discretisation<V>& disc,
+                                                const Array<index_type>& permutation, const ExecPtr& exec);
 
 /// Keeps disc's p-multigrid transfers in system (DiscreteSystem::pmg_interpolations), the
 /// first's rows in the operator's numbering, and with coarse_operators the builder of their

@@ -21,36 +21,49 @@ GPUFEM_HOST_DEVICE inline void quadrature_position(const ElementArgs<V>& a, long
     }
 }
 
-/// The error integrals of one cell at every point of the geometry's quadrature (see
-/// cell_error_sums), its nodes' coordinates and solution values read once: NPE nodes known at
-/// compile time, so they stay in registers.
+/// cell_error_sums for cells of NPE nodes, or of g.nodes_per_cell with NPE = 0. NPE > 0: the
+/// nodes' coordinates and solution values are read once into registers; NPE = 0: at every
+/// point from memory. The arithmetic and its order are the same either way.
 template <int DIM, int NPE, typename V>
-GPUFEM_HOST_DEVICE inline void cell_error_sums_fixed(const ExprInstruction* program,
-                                                     const ElementArgs<double>& g, long long e,
-                                                     const V* u, double (&sums)[3])
+GPUFEM_HOST_DEVICE inline void cell_error_sums_of(const ExprInstruction* program,
+                                                  const ElementArgs<double>& g, long long e,
+                                                  const V* u, double (&sums)[3])
 {
-    const index_type* nodes = g.cells + e * NPE;
-    double x[NPE][3], ue[NPE];
-    for (int i = 0; i < NPE; ++i) {
-        const double* xi = g.coordinates + 3 * static_cast<long long>(nodes[i]);
-        for (int c = 0; c < 3; ++c) x[i][c] = xi[c];
-        ue[i] = static_cast<double>(u[nodes[i]]);
+    const int npe = NPE > 0 ? NPE : g.nodes_per_cell;
+    const index_type* nodes = g.cells + e * npe;
+    constexpr int kept = NPE > 0 ? NPE : 1;
+    double kept_x[kept][3], kept_u[kept];
+    if constexpr (NPE > 0) {
+        for (int i = 0; i < NPE; ++i) {
+            const double* xi = g.coordinates + 3 * static_cast<long long>(nodes[i]);
+            for (int c = 0; c < 3; ++c) kept_x[i][c] = xi[c];
+            kept_u[i] = static_cast<double>(u[nodes[i]]);
+        }
     }
+    const auto x = [&](int i, int c) {
+        if constexpr (NPE > 0) return kept_x[i][c];
+        else return g.coordinates[3 * static_cast<long long>(nodes[i]) + c];
+    };
+    const auto ui = [&](int i) {
+        if constexpr (NPE > 0) return kept_u[i];
+        else return static_cast<double>(u[nodes[i]]);
+    };
     for (int q = 0; q < g.num_points; ++q) {
-        const double* dN = g.gradients + static_cast<long long>(q) * NPE * DIM;
-        const double* N = g.values + static_cast<long long>(q) * NPE;
+        const double* dN = g.gradients + static_cast<long long>(q) * npe * DIM;
+        const double* N = g.values + static_cast<long long>(q) * npe;
         double J[DIM][DIM] = {}, inv[DIM][DIM];
-        for (int i = 0; i < NPE; ++i)
+        for (int i = 0; i < npe; ++i)
             for (int d = 0; d < DIM; ++d)
-                for (int c = 0; c < DIM; ++c) J[d][c] += x[i][d] * dN[i * DIM + c];
+                for (int c = 0; c < DIM; ++c) J[d][c] += x(i, d) * dN[i * DIM + c];
         const double det = invert_jacobian<DIM>(J, inv);
         const double w = g.weights[q] * (det < 0 ? -det : det);
         double uh = 0, guh[DIM] = {}, p[3] = {0, 0, 0};
-        for (int i = 0; i < NPE; ++i) {
-            uh += N[i] * ue[i];
+        for (int i = 0; i < npe; ++i) {
+            const double value_i = ui(i);
+            uh += N[i] * value_i;
             for (int d = 0; d < DIM; ++d)
-                for (int c = 0; c < DIM; ++c) guh[d] += inv[c][d] * dN[i * DIM + c] * ue[i];
-            for (int c = 0; c < 3; ++c) p[c] += N[i] * x[i][c];
+                for (int c = 0; c < DIM; ++c) guh[d] += inv[c][d] * dN[i * DIM + c] * value_i;
+            for (int c = 0; c < 3; ++c) p[c] += N[i] * x(i, c);
         }
         double grad[3];
         const double value = evaluate_program_gradient(program, p[0], p[1], p[2], grad);
@@ -64,51 +77,22 @@ GPUFEM_HOST_DEVICE inline void cell_error_sums_fixed(const ExprInstruction* prog
 /// geometry's quadrature, the exact value and gradient (forward-mode differentiation) of
 /// program against u_h = sum_i u_i N_i and its gradient through the isoparametric map. The
 /// common small cells (P1-P2 triangles and tetrahedra, Q1-Q2 quadrilaterals, Q1 hexahedra)
-/// go through cell_error_sums_fixed; the others read their nodes again at every point.
+/// keep their nodes in registers; the others read them again at every point.
 template <int DIM, typename V>
 GPUFEM_HOST_DEVICE inline void cell_error_sums(const ExprInstruction* program,
                                                const ElementArgs<double>& g, long long e,
                                                const V* u, double (&sums)[3])
 {
-    const int npe = g.nodes_per_cell;
-    if constexpr (DIM == 2) {
-        switch (npe) {
-        case 3: return cell_error_sums_fixed<2, 3>(program, g, e, u, sums);
-        case 4: return cell_error_sums_fixed<2, 4>(program, g, e, u, sums);
-        case 6: return cell_error_sums_fixed<2, 6>(program, g, e, u, sums);
-        case 9: return cell_error_sums_fixed<2, 9>(program, g, e, u, sums);
-        default: break;
-        }
-    } else {
-        switch (npe) {
-        case 4: return cell_error_sums_fixed<3, 4>(program, g, e, u, sums);
-        case 8: return cell_error_sums_fixed<3, 8>(program, g, e, u, sums);
-        case 10: return cell_error_sums_fixed<3, 10>(program, g, e, u, sums);
-        default: break;
-        }
+    switch (g.nodes_per_cell) {
+    case 3: if constexpr (DIM == 2) return cell_error_sums_of<2, 3>(program, g, e, u, sums); break;
+    case 4: return cell_error_sums_of<DIM, 4>(program, g, e, u, sums);
+    case 6: if constexpr (DIM == 2) return cell_error_sums_of<2, 6>(program, g, e, u, sums); break;
+    case 8: if constexpr (DIM == 3) return cell_error_sums_of<3, 8>(program, g, e, u, sums); break;
+    case 9: if constexpr (DIM == 2) return cell_error_sums_of<2, 9>(program, g, e, u, sums); break;
+    case 10: if constexpr (DIM == 3) return cell_error_sums_of<3, 10>(program, g, e, u, sums); break;
+    default: break;
     }
-    const index_type* nodes = g.cells + e * npe;
-    for (int q = 0; q < g.num_points; ++q) {
-        const double* dN = g.gradients + static_cast<long long>(q) * npe * DIM;
-        double J[DIM][DIM], inv[DIM][DIM];
-        cell_jacobian<DIM>(npe, nodes, g.coordinates, dN, J);
-        const double det = invert_jacobian<DIM>(J, inv);
-        const double w = g.weights[q] * (det < 0 ? -det : det);
-        double uh = 0, guh[DIM] = {};
-        for (int i = 0; i < npe; ++i) {
-            const double ui = static_cast<double>(u[nodes[i]]);
-            uh += g.values[q * npe + i] * ui;
-            for (int d = 0; d < DIM; ++d)
-                for (int c = 0; c < DIM; ++c) guh[d] += inv[c][d] * dN[i * DIM + c] * ui;
-        }
-        double p[3];
-        quadrature_position(g, e, q, p);
-        double grad[3];
-        const double value = evaluate_program_gradient(program, p[0], p[1], p[2], grad);
-        sums[0] += w * (value - uh) * (value - uh);
-        sums[2] += w * value * value;
-        for (int d = 0; d < DIM; ++d) sums[1] += w * (grad[d] - guh[d]) * (grad[d] - guh[d]);
-    }
+    cell_error_sums_of<DIM, 0>(program, g, e, u, sums);
 }
 
 }  // namespace gpufem

@@ -40,7 +40,7 @@ struct HostRows {
     index_type rows = 0, cols = 0;
     HostVector<index_type> ptr, col;  // sized, then first touched by the host's threads
     HostVector<V> val;
-    std::vector<index_type> column_nodes;
+    HostVector<index_type> column_nodes;
 };
 
 /// For each local node of the degree-k element: the local index of the degree-c node at the
@@ -88,7 +88,7 @@ LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, bool with_cel
     space.nodes_per_cell = ncl;
 
     // Column of each coarse node (node order): the nodes marked by the host's threads, then
-    // numbered by a prefix sum of the marks.
+    // numbered by a prefix sum of the marks (a node is marked where its sum steps up).
     HostVector<index_type> rank(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static)
     for (index_type node = 0; node < n; ++node) rank[node] = 0;
@@ -97,22 +97,23 @@ LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, bool with_cel
         for (int m = 0; m < ncl; ++m)
             std::atomic_ref<index_type>(rank[cell_nodes[static_cast<std::size_t>(e) * npc + fine_of[m]]])
                 .store(1, std::memory_order_relaxed);
-    const HostVector<index_type> used = rank;
     inclusive_scan(rank);
-    space.column.assign(static_cast<std::size_t>(n), -1);
+    space.column.resize(static_cast<std::size_t>(n));
     space.column_nodes.resize(n > 0 ? static_cast<std::size_t>(rank.back()) : 0);
 #pragma omp parallel for schedule(static)
-    for (index_type node = 0; node < n; ++node)
-        if (used[node]) {
-            space.column[node] = rank[node] - 1;
-            space.column_nodes[rank[node] - 1] = node;
-        }
-    if (with_cells) space.cells.resize(static_cast<std::size_t>(cells) * ncl);
-#pragma omp parallel for schedule(static) if (with_cells)
-    for (index_type e = 0; e < (with_cells ? cells : 0); ++e)
-        for (int m = 0; m < ncl; ++m)
-            space.cells[static_cast<std::size_t>(e) * ncl + m] =
-                space.column[cell_nodes[static_cast<std::size_t>(e) * npc + fine_of[m]]];
+    for (index_type node = 0; node < n; ++node) {
+        const bool marked = rank[node] > (node > 0 ? rank[node - 1] : 0);
+        space.column[node] = marked ? rank[node] - 1 : -1;
+        if (marked) space.column_nodes[rank[node] - 1] = node;
+    }
+    if (with_cells) {
+        space.cells.resize(static_cast<std::size_t>(cells) * ncl);
+#pragma omp parallel for schedule(static)
+        for (index_type e = 0; e < cells; ++e)
+            for (int m = 0; m < ncl; ++m)
+                space.cells[static_cast<std::size_t>(e) * ncl + m] =
+                    space.column[cell_nodes[static_cast<std::size_t>(e) * npc + fine_of[m]]];
+    }
 
     // The degree-c basis at each degree-k reference node, once per local node.
     const std::vector<double> xi = lagrange_reference_nodes(mesh.cell_type, k);
@@ -142,7 +143,7 @@ HostRows<V> interpolation_rows(const Mesh& mesh, int c)
     const index_type* cell_nodes = mesh.cells.data();
     const int ncl = space.nodes_per_cell;
     const std::vector<int>& fine_of = space.fine_local;
-    const std::vector<index_type>& column = space.column;
+    const HostVector<index_type>& column = space.column;
     const std::vector<double>& weights = space.weights;
     HostRows<V> out;
     out.column_nodes = space.column_nodes;
@@ -236,7 +237,7 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
     // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's
     // interpolation from that degree at the finer space's nodes (a lower-degree function is
     // represented exactly in every higher-degree space of the same mesh).
-    std::vector<index_type> finer_nodes;  // mesh node of each unknown of the current space
+    HostVector<index_type> finer_nodes;  // mesh node of each unknown of the current space
     for (std::size_t level = 0; level < degrees.size(); ++level) {
         const HostRows<V> full = interpolation_rows<V>(mesh, degrees[level]);
         if (level == 0) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "linalg/csr.hpp"
+#include "linalg/host_vector.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
@@ -13,9 +14,9 @@ namespace gpufem {
 struct LagrangeCoarseSpace {
     int degree = 1;
     int nodes_per_cell = 0;                ///< degree-c nodes per cell (ncl)
-    std::vector<index_type> column_nodes;  ///< mesh node of each coarse node
-    std::vector<index_type> column;        ///< coarse node of each mesh node, -1 for none
-    std::vector<index_type> cells;         ///< cells x ncl: each cell's coarse nodes
+    HostVector<index_type> column_nodes;   ///< mesh node of each coarse node
+    HostVector<index_type> column;         ///< coarse node of each mesh node, -1 for none
+    HostVector<index_type> cells;          ///< cells x ncl: each cell's coarse nodes
     std::vector<int> fine_local;           ///< degree-k local index of each local coarse node
     /// The reference interpolation, npc x ncl row-major: the degree-c basis functions at the
     /// degree-k reference nodes (the same for every cell: Lagrange spaces on one mesh).

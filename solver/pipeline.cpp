@@ -13,7 +13,6 @@
 #include "assembly/fv_discretisation.hpp"
 #include "assembly/lagrange_discretisation.hpp"
 #include "linalg/blas1.hpp"
-#include "linalg/reordering.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh_worker.hpp"
 #include "solver/anderson_mixing.hpp"
@@ -262,9 +261,7 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     if (solver.preconditioner == PreconditionerKind::pmg && system.pmg_interpolations.empty() &&
         system.make_pmg_interpolations) {
         const auto made = clock_type::now();
-        made_interpolations = system.make_pmg_interpolations(exec);
-        if (!made_interpolations.empty() && !system.op.permutation.empty())
-            made_interpolations[0] = permute_rows(made_interpolations[0], system.op.permutation);
+        made_interpolations = system.make_pmg_interpolations(exec, system.op.permutation);
         exec->synchronize();
         interpolation_seconds = seconds_since(made);
         interpolations = &made_interpolations;
