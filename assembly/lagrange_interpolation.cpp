@@ -1,47 +1,18 @@
 #include "assembly/lagrange_interpolation.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "assembly/interpolation_kernels.hpp"
 #include "assembly/reference_element.hpp"
-#include "linalg/host_vector.hpp"
 #include "mesh/lagrange_basis.hpp"
 
 namespace gpufem {
 namespace {
-
-/// a[i] = a[0] + ... + a[i] in place, by the host's threads: each block of entries summed on
-/// its own, then the blocks' totals carried.
-template <typename Vector>
-void inclusive_scan(Vector& a)
-{
-    constexpr std::size_t block = std::size_t{1} << 16;
-    const std::size_t n = a.size(), blocks = (n + block - 1) / block;
-    std::vector<index_type> carry(blocks + 1, 0);
-#pragma omp parallel for schedule(static)
-    for (std::size_t b = 0; b < blocks; ++b) {
-        const std::size_t end = std::min(n, (b + 1) * block);
-        for (std::size_t i = b * block + 1; i < end; ++i) a[i] += a[i - 1];
-        carry[b + 1] = a[end - 1];
-    }
-    for (std::size_t b = 0; b < blocks; ++b) carry[b + 1] += carry[b];
-#pragma omp parallel for schedule(static)
-    for (std::size_t b = 1; b < blocks; ++b)
-        for (std::size_t i = b * block; i < std::min(n, (b + 1) * block); ++i) a[i] += carry[b];
-}
-
-/// Host CSR arrays, and the mesh node of each column.
-template <typename V>
-struct HostRows {
-    index_type rows = 0, cols = 0;
-    HostVector<index_type> ptr, col;  // sized, then first touched by the host's threads
-    HostVector<V> val;
-    HostVector<index_type> column_nodes;
-};
 
 /// For each local node of the degree-k element: the local index of the degree-c node at the
 /// same reference point, or -1 (c divides k, so the degree-c nodes are among the degree-k ones).
@@ -62,19 +33,34 @@ std::vector<int> coarse_local_nodes(ElementType type, int k, int c)
     return match;
 }
 
-}  // namespace
+/// The degree-c positions of a space on exec, and the view the kernels read.
+struct CoarseLatticeOnExec {
+    Array<int> fine_local;
+    CoarseLatticeView view;
 
-LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, bool with_cells)
+    CoarseLatticeOnExec(const Mesh& mesh, const index_type* cells, const LagrangeCoarseSpace& space,
+                        const ExecPtr& exec)
+        : fine_local(Array<int>::from_host(exec, space.fine_local))
+    {
+        view.cells = cells;
+        view.num_cells = mesh.num_cells();
+        view.nodes_per_cell = mesh.nodes_per_cell;
+        view.num_nodes = mesh.num_nodes();
+        view.fine_local = fine_local.data();
+        view.coarse_per_cell = space.nodes_per_cell;
+    }
+};
+
+/// The degree-c space of mesh, whose cells are `cells` on exec (see lagrange_coarse_space).
+LagrangeCoarseSpace coarse_space_on(const Mesh& mesh, const index_type* cells, int c, const ExecPtr& exec,
+                                    bool with_cells)
 {
     const int k = mesh.degree;
     if (c < 1 || k % c != 0)
         throw std::invalid_argument("lagrange_interpolation: degree " + std::to_string(c) +
                                     " does not divide the mesh's degree " + std::to_string(k));
-    const index_type n = mesh.num_nodes();
-    const index_type cells = mesh.num_cells();
     const int npc = mesh.nodes_per_cell;
     const int dim = element_dimension(mesh.cell_type);
-    const index_type* cell_nodes = mesh.cells.data();
     const std::vector<int> coarse_of = coarse_local_nodes(mesh.cell_type, k, c);
     LagrangeCoarseSpace space;
     space.degree = c;
@@ -86,34 +72,6 @@ LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, bool with_cel
         }
     const int ncl = static_cast<int>(fine_of.size());
     space.nodes_per_cell = ncl;
-
-    // Column of each coarse node (node order): the nodes marked by the host's threads, then
-    // numbered by a prefix sum of the marks (a node is marked where its sum steps up).
-    HostVector<index_type> rank(static_cast<std::size_t>(n));
-#pragma omp parallel for schedule(static)
-    for (index_type node = 0; node < n; ++node) rank[node] = 0;
-#pragma omp parallel for schedule(static)
-    for (index_type e = 0; e < cells; ++e)
-        for (int m = 0; m < ncl; ++m)
-            std::atomic_ref<index_type>(rank[cell_nodes[static_cast<std::size_t>(e) * npc + fine_of[m]]])
-                .store(1, std::memory_order_relaxed);
-    inclusive_scan(rank);
-    space.column.resize(static_cast<std::size_t>(n));
-    space.column_nodes.resize(n > 0 ? static_cast<std::size_t>(rank.back()) : 0);
-#pragma omp parallel for schedule(static)
-    for (index_type node = 0; node < n; ++node) {
-        const bool marked = rank[node] > (node > 0 ? rank[node - 1] : 0);
-        space.column[node] = marked ? rank[node] - 1 : -1;
-        if (marked) space.column_nodes[rank[node] - 1] = node;
-    }
-    if (with_cells) {
-        space.cells.resize(static_cast<std::size_t>(cells) * ncl);
-#pragma omp parallel for schedule(static)
-        for (index_type e = 0; e < cells; ++e)
-            for (int m = 0; m < ncl; ++m)
-                space.cells[static_cast<std::size_t>(e) * ncl + m] =
-                    space.column[cell_nodes[static_cast<std::size_t>(e) * npc + fine_of[m]]];
-    }
 
     // The degree-c basis at each degree-k reference node, once per local node.
     const std::vector<double> xi = lagrange_reference_nodes(mesh.cell_type, k);
@@ -127,105 +85,83 @@ LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, bool with_cel
         std::vector<double> gradients;
         lagrange_basis(mesh.cell_type, c, xi, space.weights, gradients);
     }
+
+    // The coarse nodes numbered in node order, on exec.
+    const Executor& e = *exec;
+    const CoarseLatticeOnExec lattice(mesh, cells, space, exec);
+    const std::size_t n = static_cast<std::size_t>(mesh.num_nodes());
+    space.column = Array<index_type>(exec, n);
+    const long long columns = GPUFEM_DISPATCH(e, number_coarse_nodes(e, lattice.view, space.column.data()));
+    space.column_nodes = Array<index_type>(exec, static_cast<std::size_t>(columns));
+    GPUFEM_DISPATCH(e, list_coarse_nodes(e, space.column.data(), static_cast<long long>(n), space.column_nodes.data()));
+    if (with_cells) {
+        space.cells = Array<index_type>(exec, static_cast<std::size_t>(mesh.num_cells()) * ncl);
+        GPUFEM_DISPATCH(e, coarse_cell_nodes(e, lattice.view, space.column.data(), space.cells.data()));
+    }
     return space;
 }
 
-namespace {
-
-/// The interpolation on the host (see lagrange_interpolation).
+/// The interpolation from `space` at the mesh nodes row_nodes (null: every mesh node, in
+/// order), each row read off the cell slot `owner` gives its node.
 template <typename V>
-HostRows<V> interpolation_rows(const Mesh& mesh, int c)
+Csr<V> interpolation_rows(const Mesh& mesh, const index_type* cells, const LagrangeCoarseSpace& space,
+                          const Array<long long>& owner, const index_type* row_nodes, long long rows,
+                          const ExecPtr& exec)
 {
-    const LagrangeCoarseSpace space = lagrange_coarse_space(mesh, c, /*with_cells=*/false);
-    const index_type n = mesh.num_nodes();
-    const index_type cells = mesh.num_cells();
-    const int npc = mesh.nodes_per_cell;
-    const index_type* cell_nodes = mesh.cells.data();
-    const int ncl = space.nodes_per_cell;
-    const std::vector<int>& fine_of = space.fine_local;
-    const HostVector<index_type>& column = space.column;
-    const std::vector<double>& weights = space.weights;
-    HostRows<V> out;
-    out.column_nodes = space.column_nodes;
-    const index_type columns = static_cast<index_type>(out.column_nodes.size());
-    // One (cell, local node) for every node.
-    // (The first cell that has it, found by the host's threads: the smallest index, whatever
-    // the thread count.)
-    HostVector<index_type> owner(static_cast<std::size_t>(n));
-    HostVector<int> local(static_cast<std::size_t>(n));
-#pragma omp parallel for schedule(static)
-    for (index_type node = 0; node < n; ++node) {
-        owner[node] = cells;
-        local[node] = 0;
-    }
-#pragma omp parallel for schedule(static)
-    for (index_type e = 0; e < cells; ++e)
-        for (int j = 0; j < npc; ++j) {
-            std::atomic_ref<index_type> slot(owner[cell_nodes[static_cast<std::size_t>(e) * npc + j]]);
-            index_type seen = slot.load(std::memory_order_relaxed);
-            while (e < seen && !slot.compare_exchange_weak(seen, e, std::memory_order_relaxed)) {
-            }
-        }
-#pragma omp parallel for schedule(static)
-    for (index_type e = 0; e < cells; ++e)
-        for (int j = 0; j < npc; ++j) {
-            const index_type node = cell_nodes[static_cast<std::size_t>(e) * npc + j];
-            if (owner[node] == e) local[node] = j;
-        }
-#pragma omp parallel for schedule(static)
-    for (index_type node = 0; node < n; ++node)
-        if (owner[node] == cells) owner[node] = -1;  // in no cell
-
-    out.rows = n;
-    out.cols = columns;
-    out.ptr.resize(static_cast<std::size_t>(n) + 1);
-    out.ptr[0] = 0;
-#pragma omp parallel for schedule(static)
-    for (index_type node = 0; node < n; ++node) {
-        index_type count = 0;
-        if (owner[node] >= 0)
-            for (int m = 0; m < ncl; ++m)
-                count += std::abs(weights[static_cast<std::size_t>(local[node]) * ncl + m]) > 1e-14;
-        out.ptr[static_cast<std::size_t>(node) + 1] = count;
-    }
-    inclusive_scan(out.ptr);
-    out.col.resize(static_cast<std::size_t>(out.ptr[n]));
-    out.val.resize(out.col.size());
-#pragma omp parallel for schedule(static)
-    for (index_type node = 0; node < n; ++node) {
-        if (owner[node] < 0) continue;
-        const std::size_t cell = static_cast<std::size_t>(owner[node]);
-        index_type at_end = out.ptr[node];
-        for (int m = 0; m < ncl; ++m) {
-            const double w = weights[static_cast<std::size_t>(local[node]) * ncl + m];
-            if (!(std::abs(w) > 1e-14)) continue;
-            const index_type col = column[cell_nodes[cell * npc + fine_of[m]]];
-            index_type at = at_end++;  // insertion keeps the row's columns sorted
-            while (at > out.ptr[node] && out.col[at - 1] > col) {
-                out.col[at] = out.col[at - 1];
-                out.val[at] = out.val[at - 1];
-                --at;
-            }
-            out.col[at] = col;
-            out.val[at] = static_cast<V>(w);
-        }
-    }
-    return out;
+    const Executor& e = *exec;
+    const int npc = mesh.nodes_per_cell, ncl = space.nodes_per_cell;
+    std::vector<int> row_length(static_cast<std::size_t>(npc), 0);
+    for (int j = 0; j < npc; ++j)
+        for (int m = 0; m < ncl; ++m)
+            row_length[j] += interpolation_weight_kept(space.weights[static_cast<std::size_t>(j) * ncl + m]);
+    const int longest = *std::max_element(row_length.begin(), row_length.end());
+    if (rows * longest > std::numeric_limits<index_type>::max())
+        throw std::overflow_error("lagrange_interpolation: up to " + std::to_string(rows * longest) +
+                                  " entries of the degree-" + std::to_string(space.degree) +
+                                  " interpolation of mesh '" + mesh.source + "' do not fit 32-bit row offsets");
+    const CoarseLatticeOnExec lattice(mesh, cells, space, exec);
+    const Array<double> weights = Array<double>::from_host(exec, space.weights);
+    const Array<int> lengths = Array<int>::from_host(exec, row_length);
+    const ReferenceInterpolationView reference{weights.data(), lengths.data()};
+    Array<index_type> ptr(exec, static_cast<std::size_t>(rows) + 1);
+    const long long nnz = GPUFEM_DISPATCH(
+        e, interpolation_row_offsets(e, owner.data(), npc, row_nodes, rows, lengths.data(), ptr.data()));
+    Array<index_type> col(exec, static_cast<std::size_t>(nnz));
+    Array<V> val(exec, static_cast<std::size_t>(nnz));
+    GPUFEM_DISPATCH(e, interpolation_entries(e, lattice.view, reference, owner.data(), row_nodes, rows,
+                                             space.column.data(), ptr.data(), col.data(), val.data()));
+    return Csr<V>{static_cast<index_type>(rows), static_cast<index_type>(space.column_nodes.size()),
+                  std::move(ptr), std::move(col), std::move(val)};
 }
 
-template <typename V>
-Csr<V> upload(const HostRows<V>& h, const ExecPtr& exec)
+/// The first cell slot of every mesh node (see node_owner_slots), on exec.
+Array<long long> node_owners(const Mesh& mesh, const index_type* cells, const ExecPtr& exec)
 {
-    return Csr<V>{h.rows, h.cols, Array<index_type>::from_host(exec, h.ptr),
-                  Array<index_type>::from_host(exec, h.col), Array<V>::from_host(exec, h.val)};
+    CoarseLatticeView view;
+    view.cells = cells;
+    view.num_cells = mesh.num_cells();
+    view.nodes_per_cell = mesh.nodes_per_cell;
+    view.num_nodes = mesh.num_nodes();
+    Array<long long> owner(exec, static_cast<std::size_t>(mesh.num_nodes()));
+    GPUFEM_DISPATCH(*exec, node_owner_slots(*exec, view, owner.data()));
+    return owner;
 }
 
 }  // namespace
 
+LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, const ExecPtr& exec, bool with_cells)
+{
+    const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
+    return coarse_space_on(mesh, on_exec.cells, c, exec, with_cells);
+}
+
 template <typename V>
 Csr<V> lagrange_interpolation(const Mesh& mesh, int coarse_degree, const ExecPtr& exec)
 {
-    return upload(interpolation_rows<V>(mesh, coarse_degree), exec);
+    const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
+    const LagrangeCoarseSpace space = coarse_space_on(mesh, on_exec.cells, coarse_degree, exec, false);
+    return interpolation_rows<V>(mesh, on_exec.cells, space, node_owners(mesh, on_exec.cells, exec), nullptr,
+                                 mesh.num_nodes(), exec);
 }
 
 template <typename V>
@@ -233,30 +169,20 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
 {
     std::vector<Csr<V>> chain;
     if (mesh.degree <= 1) return chain;
-    const std::vector<int> degrees = pmg_coarse_degrees(mesh.degree);
+    const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
+    const Array<long long> owner = node_owners(mesh, on_exec.cells, exec);
     // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's
     // interpolation from that degree at the finer space's nodes (a lower-degree function is
     // represented exactly in every higher-degree space of the same mesh).
-    HostVector<index_type> finer_nodes;  // mesh node of each unknown of the current space
-    for (std::size_t level = 0; level < degrees.size(); ++level) {
-        const HostRows<V> full = interpolation_rows<V>(mesh, degrees[level]);
-        if (level == 0) {
-            chain.push_back(upload(full, exec));
-        } else {
-            HostRows<V> rows;
-            rows.rows = static_cast<index_type>(finer_nodes.size());
-            rows.cols = full.cols;
-            rows.ptr.push_back(0);
-            for (index_type node : finer_nodes) {
-                for (index_type k = full.ptr[node]; k < full.ptr[node + 1]; ++k) {
-                    rows.col.push_back(full.col[k]);
-                    rows.val.push_back(full.val[k]);
-                }
-                rows.ptr.push_back(static_cast<index_type>(rows.col.size()));
-            }
-            chain.push_back(upload(rows, exec));
-        }
-        finer_nodes = full.column_nodes;  // the mesh nodes of this degree's space
+    LagrangeCoarseSpace finer;  // the previous degree's space (its column_nodes: the rows)
+    for (const int degree : pmg_coarse_degrees(mesh.degree)) {
+        LagrangeCoarseSpace space = coarse_space_on(mesh, on_exec.cells, degree, exec, false);
+        const bool first = chain.empty();
+        chain.push_back(interpolation_rows<V>(mesh, on_exec.cells, space, owner,
+                                              first ? nullptr : finer.column_nodes.data(),
+                                              first ? mesh.num_nodes() : static_cast<long long>(finer.column_nodes.size()),
+                                              exec));
+        finer = std::move(space);
     }
     return chain;
 }

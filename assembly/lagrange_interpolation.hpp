@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "linalg/csr.hpp"
-#include "linalg/host_vector.hpp"
+#include "linalg/array.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
@@ -13,28 +13,29 @@ namespace gpufem {
 /// nodes on each cell's degree-c lattice (c = 1: the vertices), numbered in node order.
 struct LagrangeCoarseSpace {
     int degree = 1;
-    int nodes_per_cell = 0;                ///< degree-c nodes per cell (ncl)
-    HostVector<index_type> column_nodes;   ///< mesh node of each coarse node
-    HostVector<index_type> column;         ///< coarse node of each mesh node, -1 for none
-    HostVector<index_type> cells;          ///< cells x ncl: each cell's coarse nodes
-    std::vector<int> fine_local;           ///< degree-k local index of each local coarse node
+    int nodes_per_cell = 0;              ///< degree-c nodes per cell (ncl)
+    Array<index_type> column_nodes;      ///< mesh node of each coarse node
+    Array<index_type> column;            ///< coarse node of each mesh node, -1 for none
+    Array<index_type> cells;             ///< cells x ncl: each cell's coarse nodes
+    std::vector<int> fine_local;         ///< degree-k local index of each local coarse node
     /// The reference interpolation, npc x ncl row-major: the degree-c basis functions at the
     /// degree-k reference nodes (the same for every cell: Lagrange spaces on one mesh).
     std::vector<double> weights;
 };
 
-/// The degree-c space of mesh (see LagrangeCoarseSpace), on the host; without with_cells its
-/// `cells` stay empty (the interpolation does not need them). Throws
+/// The degree-c space of mesh (see LagrangeCoarseSpace), its arrays on exec and made there;
+/// without with_cells its `cells` stay empty (the interpolation does not need them). Throws
 /// std::invalid_argument when c does not divide the mesh's degree.
-LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, bool with_cells = true);
+LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, const ExecPtr& exec, bool with_cells = true);
 
 /// P (mesh nodes x coarse nodes) from the degree-c space into the mesh's degree-k space, c
 /// dividing k: the coarse nodes are the mesh nodes on the degree-c lattice of some cell
 /// (c = 1: the vertices), columns in node order. Row j holds the degree-c basis functions of
 /// a cell that contains node j at j's reference point (entries below 1e-14 dropped), so that
 /// P u_c is the degree-k representation of u_c; conforming meshes give the same row from every
-/// cell around a node. Built on the host (one pass over the cells, rows in parallel) and
-/// uploaded to exec. c = k gives the identity. Throws std::invalid_argument when c does not
+/// cell around a node (read off the first cell that holds it). Built on exec (on the
+/// CPU by the host's threads), from the mesh's device copy where it has one. c = k gives the
+/// identity. Throws std::invalid_argument when c does not
 /// divide k.
 template <typename V>
 Csr<V> lagrange_interpolation(const Mesh& mesh, int coarse_degree, const ExecPtr& exec);

@@ -40,11 +40,10 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
             mask = std::move(dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet).mask);
     }
     for (const int degree : pmg_coarse_degrees(mesh.degree)) {
-        const LagrangeCoarseSpace space = lagrange_coarse_space(mesh, degree);
+        const LagrangeCoarseSpace space = lagrange_coarse_space(mesh, degree, exec);
         const index_type n = static_cast<index_type>(space.column_nodes.size());
         const int ncl = space.nodes_per_cell;
-        const Array<index_type> coarse_cells = Array<index_type>::from_host(exec, space.cells);
-        CsrPattern pattern = build_csr_pattern(n, coarse_cells, ncl);
+        CsrPattern pattern = build_csr_pattern(n, space.cells, ncl);
         const std::size_t nnz = pattern.nnz();
         Csr<V> a{n, n, std::move(pattern.row_ptr), std::move(pattern.col_idx), Array<V>(exec, nnz)};
         fill(a.values, V(0));

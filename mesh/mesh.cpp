@@ -1,5 +1,6 @@
 #include "mesh/mesh.hpp"
 
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -109,6 +110,26 @@ std::vector<std::string> Mesh::boundary_names() const
     names.reserve(boundaries.size());
     for (const BoundaryFacets& facets : boundaries) names.push_back(facets.group.name);
     return names;
+}
+
+MeshOnExec::MeshOnExec(const Mesh& mesh, const ExecPtr& exec, Parts parts)
+{
+    const bool with_coordinates = parts == Parts::cells_and_coordinates;
+    if (!exec->is_cuda()) {
+        cells = mesh.cells.data();
+        coordinates = with_coordinates ? mesh.coordinates.data() : nullptr;
+    } else if (mesh.device) {
+        cells = mesh.device->cells.data();
+        coordinates = with_coordinates ? mesh.device->coordinates.data() : nullptr;
+    } else {
+        own_cells = Array<index_type>::from_host(exec, std::span<const index_type>(mesh.cells.data(), mesh.cells.size()));
+        cells = own_cells.data();
+        if (with_coordinates) {
+            own_coordinates = Array<double>::from_host(
+                exec, std::span<const double>(mesh.coordinates.data(), mesh.coordinates.size()));
+            coordinates = own_coordinates.data();
+        }
+    }
 }
 
 }  // namespace gpufem

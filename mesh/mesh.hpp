@@ -123,4 +123,18 @@ struct Mesh {
     std::vector<std::string> boundary_names() const;
 };
 
+/// A mesh's cells and coordinates on an executor: its device copy when it has one there, else
+/// an upload (or, on the CPU, a view of the host arrays).
+struct MeshOnExec {
+    const index_type* cells = nullptr;
+    const double* coordinates = nullptr;  ///< null when made without_coordinates
+    Array<index_type> own_cells;
+    Array<double> own_coordinates;
+
+    /// Whether the coordinates are wanted too.
+    enum class Parts { cells_and_coordinates, cells_only };
+
+    MeshOnExec(const Mesh& mesh, const ExecPtr& exec, Parts parts = Parts::cells_and_coordinates);
+};
+
 }  // namespace gpufem

@@ -48,31 +48,6 @@ struct ShapeOnExec {
     }
 };
 
-/// A mesh's cells and coordinates on an executor: its device copy when it has one there, else
-/// an upload (or, on the CPU, a view of the host arrays).
-struct MeshOnExec {
-    const index_type* cells = nullptr;
-    const double* coordinates = nullptr;
-    Array<index_type> own_cells;
-    Array<double> own_coordinates;
-
-    MeshOnExec(const Mesh& mesh, const ExecPtr& exec)
-    {
-        if (!exec->is_cuda()) {
-            cells = mesh.cells.data();
-            coordinates = mesh.coordinates.data();
-        } else if (mesh.device) {
-            cells = mesh.device->cells.data();
-            coordinates = mesh.device->coordinates.data();
-        } else {
-            own_cells = Array<index_type>::from_host(exec, std::span<const index_type>(mesh.cells.data(), mesh.cells.size()));
-            own_coordinates = Array<double>::from_host(exec, std::span<const double>(mesh.coordinates.data(), mesh.coordinates.size()));
-            cells = own_cells.data();
-            coordinates = own_coordinates.data();
-        }
-    }
-};
-
 /// Bits that hold every number below `count`.
 inline int bits_for(long long count)
 {

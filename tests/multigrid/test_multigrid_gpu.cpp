@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "amg_test_support.hpp"
+#include "assembly/lagrange_interpolation.hpp"
 #include "gpu_test.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
@@ -345,6 +346,52 @@ TEST(AmgGpu, ElementCoarseOperatorsAndTheMatrixFreePmgMatchTheCpu)
         EXPECT_NEAR(iterations[1], iterations[0], 1) << what;
         EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8) << what;
     }
+}
+
+TEST(AmgGpu, PmgTransfersAndCoarseSpacesBuiltOnTheDeviceEqualTheCpus)
+{
+    GPUFEM_REQUIRE_GPU();
+    const ExecPtr gpu = make_executor(BackendChoice::cuda);
+    const ExecPtr host = make_executor(BackendChoice::cpu);
+    const auto same = [](const Csr<double>& a, const Csr<double>& b, const std::string& what) {
+        const HostMatrix ha = test::to_host(a), hb = test::to_host(b);
+        EXPECT_EQ(ha.rows, hb.rows) << what;
+        EXPECT_EQ(ha.cols, hb.cols) << what;
+        EXPECT_EQ(ha.ptr, hb.ptr) << what;
+        EXPECT_EQ(ha.col, hb.col) << what;
+        EXPECT_EQ(ha.val, hb.val) << what;  // the same reference weights, copied
+    };
+    for (const std::string elements : {"triangle", "quadrilateral", "tetrahedron", "hexahedron"})
+        for (int degree : {2, 3, 4}) {
+            const bool cube = elements == "tetrahedron" || elements == "hexahedron";
+            const std::string text =
+                test::partial_dirichlet_case(cube ? "unit_cube" : "unit_square", elements, cube ? 0.34 : 0.15, degree);
+            CaseSpec spec = parse_case_text(text, "p", "");
+            const CaseMesh on_host = load_case_mesh(spec, host);
+            spec.backend = BackendChoice::cuda;
+            const CaseMesh on_gpu = load_case_mesh(spec, gpu);  // with its device copy
+            const std::vector<Csr<double>> reference = pmg_interpolations<double>(on_host.mesh, host);
+            ASSERT_FALSE(reference.empty());
+            // From the mesh's device copy, and from a mesh without one (its cells uploaded).
+            for (const Mesh* mesh : {&on_gpu.mesh, &on_host.mesh}) {
+                const std::string what = fmt::format("{} degree {}{}", elements, degree,
+                                                     mesh->device ? "" : ", cells uploaded");
+                const std::vector<Csr<double>> chain = pmg_interpolations<double>(*mesh, gpu);
+                ASSERT_EQ(chain.size(), reference.size()) << what;
+                for (std::size_t l = 0; l < chain.size(); ++l)
+                    same(chain[l], reference[l], what + ", transfer " + std::to_string(l + 1));
+                same(degree_one_interpolation<double>(*mesh, gpu), degree_one_interpolation<double>(on_host.mesh, host),
+                     what + ", degree one");
+                for (const int c : pmg_coarse_degrees(degree)) {
+                    const LagrangeCoarseSpace a = lagrange_coarse_space(*mesh, c, gpu);
+                    const LagrangeCoarseSpace b = lagrange_coarse_space(on_host.mesh, c, host);
+                    EXPECT_EQ(a.column.to_host(), b.column.to_host()) << what << ", degree-" << c << " columns";
+                    EXPECT_EQ(a.column_nodes.to_host(), b.column_nodes.to_host()) << what << ", degree-" << c << " nodes";
+                    EXPECT_EQ(a.cells.to_host(), b.cells.to_host()) << what << ", degree-" << c << " cells";
+                }
+            }
+            EXPECT_TRUE(on_gpu.mesh.device) << "the generated shape should keep a device copy";
+        }
 }
 
 TEST(AmgGpu, FloatHierarchyConverges)

@@ -1,0 +1,110 @@
+#pragma once
+// Internal to assembly/: the kernels that build p-multigrid's transfers between the Lagrange
+// spaces of one mesh (lagrange_interpolation.cpp), declared once for both backends.
+//
+// The degree-c space of a degree-k mesh (c dividing k) has as its nodes the mesh nodes on each
+// cell's degree-c lattice, numbered in node order. A row of the interpolation from it is read
+// off one cell around the row's node: the first cell that holds the node (the smallest
+// (cell, local node) slot, whatever the thread count or backend), whose degree-c basis at the
+// node's reference point gives the weights (conforming meshes give the same row from any cell).
+#include "linalg/backend_kernels.hpp"
+#include "linalg/host_device.hpp"
+#include "linalg/types.hpp"
+
+namespace gpufem {
+
+/// A mesh's cells and the degree-c positions among each cell's degree-k nodes, on the kernels'
+/// executor.
+struct CoarseLatticeView {
+    const index_type* cells = nullptr;  ///< nodes_per_cell mesh nodes per cell
+    long long num_cells = 0;
+    int nodes_per_cell = 0;              ///< npc
+    long long num_nodes = 0;             ///< mesh nodes
+    const int* fine_local = nullptr;     ///< ncl: the local degree-k index of each degree-c node
+    int coarse_per_cell = 0;             ///< ncl
+};
+
+/// The reference interpolation on the kernels' executor: the degree-c basis functions at the
+/// degree-k reference nodes, the same for every cell.
+struct ReferenceInterpolationView {
+    const double* weights = nullptr;  ///< npc x ncl, row-major
+    const int* row_length = nullptr;  ///< npc: the weights of each row above 1e-14 in magnitude
+};
+
+#define GPUFEM_COARSE_LATTICE_KERNELS(PREFIX, BODY)                                          \
+    /** column[n] = the number of mesh node n among the nodes on some cell's degree-c        \
+        positions, in node order, or -1; returns how many there are. */                     \
+    PREFIX long long number_coarse_nodes(const Executor& exec, const CoarseLatticeView& view, \
+                                         index_type* column) BODY                            \
+    /** column_nodes[column[n]] = n for every numbered mesh node n. */                       \
+    PREFIX void list_coarse_nodes(const Executor& exec, const index_type* column,             \
+                                  long long num_nodes, index_type* column_nodes) BODY        \
+    /** coarse_cells[e ncl + m] = column[cells[e npc + fine_local[m]]]. */                   \
+    PREFIX void coarse_cell_nodes(const Executor& exec, const CoarseLatticeView& view,       \
+                                  const index_type* column, index_type* coarse_cells) BODY   \
+    /** owner[n] = the smallest slot e npc + j with cells[e npc + j] = n, or -1 for a node   \
+        in no cell. */                                                                       \
+    PREFIX void node_owner_slots(const Executor& exec, const CoarseLatticeView& view,         \
+                                 long long* owner) BODY                                      \
+    /** ptr[0] = 0, ptr[i + 1] = ptr[i] + the length of row i: the owner's local row of      \
+        row_nodes[i] (row_nodes null: i itself), 0 for a node in no cell; returns ptr[rows]  \
+        (the caller makes sure it fits index_type). */                                       \
+    PREFIX long long interpolation_row_offsets(const Executor& exec, const long long* owner, \
+                                               int nodes_per_cell, const index_type* row_nodes, \
+                                               long long rows, const int* row_length,        \
+                                               index_type* ptr) BODY
+
+GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_COARSE_LATTICE_KERNELS)
+
+#define GPUFEM_INTERPOLATION_KERNELS(V, PREFIX, BODY)                                         \
+    /** The entries of the rows laid out by interpolation_row_offsets: row i's weights above  \
+        1e-14 from its owner's local row, columns column[cells[owner cell, fine_local[m]]],   \
+        sorted by column. */                                                                 \
+    PREFIX void interpolation_entries(const Executor& exec, const CoarseLatticeView& view,    \
+                                      const ReferenceInterpolationView& reference,            \
+                                      const long long* owner, const index_type* row_nodes,    \
+                                      long long rows, const index_type* column,               \
+                                      const index_type* ptr, index_type* col, V* val) BODY
+
+GPUFEM_DECLARE_KERNELS(GPUFEM_INTERPOLATION_KERNELS)
+
+/// Whether an interpolation weight is kept as an entry (the kernels' one test).
+GPUFEM_HOST_DEVICE inline bool interpolation_weight_kept(double w) { return w > 1e-14 || w < -1e-14; }
+
+/// The mesh node of interpolation row i (row_nodes null: the rows are the mesh nodes).
+GPUFEM_HOST_DEVICE inline index_type interpolation_row_node(const index_type* row_nodes, long long i)
+{
+    return row_nodes ? row_nodes[i] : static_cast<index_type>(i);
+}
+
+/// Writes row i of the interpolation at col/val[ptr[i]...] (see interpolation_entries): the
+/// kept weights of its owner's local row, inserted in column order. Both backends' one body.
+template <typename V>
+GPUFEM_HOST_DEVICE inline void write_interpolation_row(const CoarseLatticeView& view,
+                                                       const ReferenceInterpolationView& reference,
+                                                       const long long* owner, const index_type* row_nodes,
+                                                       long long i, const index_type* column,
+                                                       const index_type* ptr, index_type* col, V* val)
+{
+    const long long slot = owner[interpolation_row_node(row_nodes, i)];
+    if (slot < 0) return;
+    const int npc = view.nodes_per_cell, ncl = view.coarse_per_cell;
+    const index_type* cell = view.cells + (slot / npc) * npc;
+    const double* weights = reference.weights + (slot % npc) * ncl;
+    const index_type begin = ptr[i];
+    index_type end = begin;
+    for (int m = 0; m < ncl; ++m) {
+        if (!interpolation_weight_kept(weights[m])) continue;
+        const index_type c = column[cell[view.fine_local[m]]];
+        index_type at = end++;
+        while (at > begin && col[at - 1] > c) {
+            col[at] = col[at - 1];
+            val[at] = val[at - 1];
+            --at;
+        }
+        col[at] = c;
+        val[at] = static_cast<V>(weights[m]);
+    }
+}
+
+}  // namespace gpufem
