@@ -118,8 +118,9 @@ public:
     virtual DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
                                                    const FormatOptions& options) const = 0;
     /// p-multigrid's transfers from lower-degree spaces of the same mesh, finest first (the
-    /// first's rows: this discretisation's unknowns in the original numbering), on exec; empty
-    /// when there is no lower degree.
+    /// first's rows: this discretisation's unknowns in the original numbering), on exec; at
+    /// degree 1 the transfer from a nested coarser mesh where the discretisation has one
+    /// (an h-level); empty when there is no coarser space.
     virtual std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const = 0;
     /// Whether pmg_coarse_operators can build p-multigrid's coarse operators from the element
     /// matrices (no assembled finest matrix needed).

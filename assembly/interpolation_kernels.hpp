@@ -7,14 +7,19 @@
 // off one cell around the row's node: the first cell that holds the node (the smallest
 // (cell, local node) slot, whatever the thread count or backend), whose degree-c basis at the
 // node's reference point gives the weights (conforming meshes give the same row from any cell).
+#include <cstdint>
+
 #include "linalg/backend_kernels.hpp"
 #include "linalg/host_device.hpp"
 #include "linalg/types.hpp"
 
 namespace gpufem {
 
-/// A mesh's cells and the degree-c positions among each cell's degree-k nodes, on the kernels'
-/// executor.
+/// A mesh's cells and where each cell's coarse nodes are, on the kernels' executor: the
+/// degree-c positions among its own degree-k nodes (p-coarsening: column of the mesh node at
+/// local position fine_local[m]), or, with coarse_cells set, the coarse nodes of its parent
+/// cell on a nested coarser mesh (h-coarsening: coarse_cells[parent[e] ncl + m], the weights
+/// chosen by the cell's child index).
 struct CoarseLatticeView {
     const index_type* cells = nullptr;  ///< nodes_per_cell mesh nodes per cell
     long long num_cells = 0;
@@ -22,13 +27,17 @@ struct CoarseLatticeView {
     long long num_nodes = 0;             ///< mesh nodes
     const int* fine_local = nullptr;     ///< ncl: the local degree-k index of each degree-c node
     int coarse_per_cell = 0;             ///< ncl
+    const index_type* coarse_cells = nullptr;  ///< h-coarsening: ncl coarse nodes per coarse cell
+    const index_type* parent = nullptr;        ///< h-coarsening: the coarse cell of each cell
+    const std::uint8_t* child = nullptr;       ///< h-coarsening: each cell's child index
 };
 
-/// The reference interpolation on the kernels' executor: the degree-c basis functions at the
-/// degree-k reference nodes, the same for every cell.
+/// The reference interpolation on the kernels' executor: the coarse basis functions at a
+/// cell's reference nodes, the same for every cell (p-coarsening) or for every cell of one
+/// child index (h-coarsening: one table per child, child-major).
 struct ReferenceInterpolationView {
-    const double* weights = nullptr;  ///< npc x ncl, row-major
-    const int* row_length = nullptr;  ///< npc: the weights of each row above 1e-14 in magnitude
+    const double* weights = nullptr;  ///< (children x) npc x ncl, row-major
+    const int* row_length = nullptr;  ///< (children x) npc: the weights of each row above 1e-14
 };
 
 #define GPUFEM_COARSE_LATTICE_KERNELS(PREFIX, BODY)                                          \
@@ -49,8 +58,8 @@ struct ReferenceInterpolationView {
     /** ptr[0] = 0, ptr[i + 1] = ptr[i] + the length of row i: the owner's local row of      \
         row_nodes[i] (row_nodes null: i itself), 0 for a node in no cell; returns ptr[rows]  \
         (the caller makes sure it fits index_type). */                                       \
-    PREFIX long long interpolation_row_offsets(const Executor& exec, const long long* owner, \
-                                               int nodes_per_cell, const index_type* row_nodes, \
+    PREFIX long long interpolation_row_offsets(const Executor& exec, const CoarseLatticeView& view, \
+                                               const long long* owner, const index_type* row_nodes, \
                                                long long rows, const int* row_length,        \
                                                index_type* ptr) BODY
 
@@ -58,8 +67,8 @@ GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_COARSE_LATTICE_KERNELS)
 
 #define GPUFEM_INTERPOLATION_KERNELS(V, PREFIX, BODY)                                         \
     /** The entries of the rows laid out by interpolation_row_offsets: row i's weights above  \
-        1e-14 from its owner's local row, columns column[cells[owner cell, fine_local[m]]],   \
-        sorted by column. */                                                                 \
+        1e-14 from its owner's local row, columns column[cells[owner cell, fine_local[m]]]    \
+        (h-coarsening: coarse_cells[parent of the owner cell, m]; column unused), sorted. */  \
     PREFIX void interpolation_entries(const Executor& exec, const CoarseLatticeView& view,    \
                                       const ReferenceInterpolationView& reference,            \
                                       const long long* owner, const index_type* row_nodes,    \
@@ -77,6 +86,13 @@ GPUFEM_HOST_DEVICE inline index_type interpolation_row_node(const index_type* ro
     return row_nodes ? row_nodes[i] : static_cast<index_type>(i);
 }
 
+/// The row of the reference interpolation that cell slot e npc + j reads (its child's table).
+GPUFEM_HOST_DEVICE inline long long reference_row(const CoarseLatticeView& view, long long slot)
+{
+    const long long e = slot / view.nodes_per_cell;
+    return (view.child ? view.child[e] * static_cast<long long>(view.nodes_per_cell) : 0) + slot % view.nodes_per_cell;
+}
+
 /// Writes row i of the interpolation at col/val[ptr[i]...] (see interpolation_entries): the
 /// kept weights of its owner's local row, inserted in column order. Both backends' one body.
 template <typename V>
@@ -89,13 +105,15 @@ GPUFEM_HOST_DEVICE inline void write_interpolation_row(const CoarseLatticeView& 
     const long long slot = owner[interpolation_row_node(row_nodes, i)];
     if (slot < 0) return;
     const int npc = view.nodes_per_cell, ncl = view.coarse_per_cell;
-    const index_type* cell = view.cells + (slot / npc) * npc;
-    const double* weights = reference.weights + (slot % npc) * ncl;
+    const long long e = slot / npc;
+    const index_type* cell = view.cells + e * npc;
+    const index_type* coarse = view.coarse_cells ? view.coarse_cells + view.parent[e] * static_cast<long long>(ncl) : nullptr;
+    const double* weights = reference.weights + reference_row(view, slot) * ncl;
     const index_type begin = ptr[i];
     index_type end = begin;
     for (int m = 0; m < ncl; ++m) {
         if (!interpolation_weight_kept(weights[m])) continue;
-        const index_type c = column[cell[view.fine_local[m]]];
+        const index_type c = coarse ? coarse[m] : column[cell[view.fine_local[m]]];
         index_type at = end++;
         while (at > begin && col[at - 1] > c) {
             col[at] = col[at - 1];

@@ -5,6 +5,7 @@
 // element matrices), a solution is VTU point data and its errors are integrated cell by cell.
 #include "assembly/discretisation.hpp"
 #include "assembly/problem_spec.hpp"
+#include "mesh/grid_coarsening.hpp"
 
 namespace gpufem {
 
@@ -28,7 +29,7 @@ public:
     /// Degree k -> k/2 -> 1 or k -> 1 on the same mesh (assembly/lagrange_interpolation.hpp).
     std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const override;
     /// Degree >= 2.
-    bool has_pmg_coarse_operators() const override { return mesh_.degree > 1; }
+    bool has_pmg_coarse_operators() const override { return mesh_.degree > 1 || can_coarsen_grid(mesh_); }
     /// The element-wise Galerkin operators of assembly/pmg_coarse_operators.hpp (from op's
     /// storage when it is an lma operator with its cells in their own order).
     std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec,

@@ -101,37 +101,59 @@ LagrangeCoarseSpace coarse_space_on(const Mesh& mesh, const index_type* cells, i
     return space;
 }
 
-/// The interpolation from `space` at the mesh nodes row_nodes (null: every mesh node, in
-/// order), each row read off the cell slot `owner` gives its node.
+/// The reference interpolation of a coarsening and what the kernels need to read it: tables
+/// (one per child index, npc x ncl each) with their kept entries per row, on exec.
+struct ReferenceOnExec {
+    Array<double> weights;
+    Array<int> lengths;
+    int longest = 0;  ///< the most kept entries of a row
+
+    ReferenceOnExec(const std::vector<double>& table, int ncl, const ExecPtr& exec)
+        : weights(Array<double>::from_host(exec, table))
+    {
+        std::vector<int> row_length(table.size() / ncl, 0);
+        for (std::size_t r = 0; r < row_length.size(); ++r)
+            for (int m = 0; m < ncl; ++m) row_length[r] += interpolation_weight_kept(table[r * ncl + m]);
+        longest = *std::max_element(row_length.begin(), row_length.end());
+        lengths = Array<int>::from_host(exec, row_length);
+    }
+    ReferenceInterpolationView view() const { return {weights.data(), lengths.data()}; }
+};
+
+/// The interpolation into the mesh's space at the mesh nodes row_nodes (null: every mesh
+/// node, in order), each row read off the cell slot `owner` gives its node, the coarse nodes
+/// found through `view` (column: of the mesh nodes, p-coarsening; unused for h-coarsening).
 template <typename V>
-Csr<V> interpolation_rows(const Mesh& mesh, const index_type* cells, const LagrangeCoarseSpace& space,
-                          const Array<long long>& owner, const index_type* row_nodes, long long rows,
-                          const ExecPtr& exec)
+Csr<V> interpolation_rows(const Mesh& mesh, const CoarseLatticeView& view, const ReferenceOnExec& reference,
+                          const index_type* column, long long columns, const Array<long long>& owner,
+                          const index_type* row_nodes, long long rows, const std::string& what, const ExecPtr& exec)
 {
     const Executor& e = *exec;
-    const int npc = mesh.nodes_per_cell, ncl = space.nodes_per_cell;
-    std::vector<int> row_length(static_cast<std::size_t>(npc), 0);
-    for (int j = 0; j < npc; ++j)
-        for (int m = 0; m < ncl; ++m)
-            row_length[j] += interpolation_weight_kept(space.weights[static_cast<std::size_t>(j) * ncl + m]);
-    const int longest = *std::max_element(row_length.begin(), row_length.end());
-    if (rows * longest > std::numeric_limits<index_type>::max())
-        throw std::overflow_error("lagrange_interpolation: up to " + std::to_string(rows * longest) +
-                                  " entries of the degree-" + std::to_string(space.degree) +
-                                  " interpolation of mesh '" + mesh.source + "' do not fit 32-bit row offsets");
-    const CoarseLatticeOnExec lattice(mesh, cells, space, exec);
-    const Array<double> weights = Array<double>::from_host(exec, space.weights);
-    const Array<int> lengths = Array<int>::from_host(exec, row_length);
-    const ReferenceInterpolationView reference{weights.data(), lengths.data()};
+    if (rows * reference.longest > std::numeric_limits<index_type>::max())
+        throw std::overflow_error("lagrange_interpolation: up to " + std::to_string(rows * reference.longest) +
+                                  " entries of the " + what + " interpolation of mesh '" + mesh.source +
+                                  "' do not fit 32-bit row offsets");
     Array<index_type> ptr(exec, static_cast<std::size_t>(rows) + 1);
     const long long nnz = GPUFEM_DISPATCH(
-        e, interpolation_row_offsets(e, owner.data(), npc, row_nodes, rows, lengths.data(), ptr.data()));
+        e, interpolation_row_offsets(e, view, owner.data(), row_nodes, rows, reference.lengths.data(), ptr.data()));
     Array<index_type> col(exec, static_cast<std::size_t>(nnz));
     Array<V> val(exec, static_cast<std::size_t>(nnz));
-    GPUFEM_DISPATCH(e, interpolation_entries(e, lattice.view, reference, owner.data(), row_nodes, rows,
-                                             space.column.data(), ptr.data(), col.data(), val.data()));
-    return Csr<V>{static_cast<index_type>(rows), static_cast<index_type>(space.column_nodes.size()),
-                  std::move(ptr), std::move(col), std::move(val)};
+    GPUFEM_DISPATCH(e, interpolation_entries(e, view, reference.view(), owner.data(), row_nodes, rows, column,
+                                             ptr.data(), col.data(), val.data()));
+    return Csr<V>{static_cast<index_type>(rows), static_cast<index_type>(columns), std::move(ptr), std::move(col),
+                  std::move(val)};
+}
+
+/// The interpolation from the degree-c `space` (see interpolation_rows).
+template <typename V>
+Csr<V> space_interpolation_rows(const Mesh& mesh, const index_type* cells, const LagrangeCoarseSpace& space,
+                                const Array<long long>& owner, const index_type* row_nodes, long long rows,
+                                const ExecPtr& exec)
+{
+    const CoarseLatticeOnExec lattice(mesh, cells, space, exec);
+    return interpolation_rows<V>(mesh, lattice.view, ReferenceOnExec(space.weights, space.nodes_per_cell, exec),
+                                 space.column.data(), static_cast<long long>(space.column_nodes.size()), owner,
+                                 row_nodes, rows, "degree-" + std::to_string(space.degree), exec);
 }
 
 /// The first cell slot of every mesh node (see node_owner_slots), on exec.
@@ -160,15 +182,36 @@ Csr<V> lagrange_interpolation(const Mesh& mesh, int coarse_degree, const ExecPtr
 {
     const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
     const LagrangeCoarseSpace space = coarse_space_on(mesh, on_exec.cells, coarse_degree, exec, false);
-    return interpolation_rows<V>(mesh, on_exec.cells, space, node_owners(mesh, on_exec.cells, exec), nullptr,
-                                 mesh.num_nodes(), exec);
+    return space_interpolation_rows<V>(mesh, on_exec.cells, space, node_owners(mesh, on_exec.cells, exec), nullptr,
+                                       mesh.num_nodes(), exec);
+}
+
+template <typename V>
+Csr<V> grid_interpolation(const Mesh& mesh, const GridCoarsening& coarse, const ExecPtr& exec)
+{
+    const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
+    CoarseLatticeView view;
+    view.cells = on_exec.cells;
+    view.num_cells = mesh.num_cells();
+    view.nodes_per_cell = mesh.nodes_per_cell;
+    view.num_nodes = mesh.num_nodes();
+    view.coarse_per_cell = coarse.nodes_per_cell;
+    view.coarse_cells = coarse.coarse_cells.data();
+    view.parent = coarse.parent.data();
+    view.child = coarse.child.data();
+    return interpolation_rows<V>(mesh, view, ReferenceOnExec(coarse.weights, coarse.nodes_per_cell, exec), nullptr,
+                                 coarse.coarse_nodes, node_owners(mesh, on_exec.cells, exec), nullptr,
+                                 mesh.num_nodes(), "coarser grid's", exec);
 }
 
 template <typename V>
 std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
 {
     std::vector<Csr<V>> chain;
-    if (mesh.degree <= 1) return chain;
+    if (mesh.degree <= 1) {
+        if (can_coarsen_grid(mesh)) chain.push_back(grid_interpolation<V>(mesh, coarsen_grid(mesh, exec), exec));
+        return chain;
+    }
     const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
     const Array<long long> owner = node_owners(mesh, on_exec.cells, exec);
     // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's
@@ -178,10 +221,9 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
     for (const int degree : pmg_coarse_degrees(mesh.degree)) {
         LagrangeCoarseSpace space = coarse_space_on(mesh, on_exec.cells, degree, exec, false);
         const bool first = chain.empty();
-        chain.push_back(interpolation_rows<V>(mesh, on_exec.cells, space, owner,
-                                              first ? nullptr : finer.column_nodes.data(),
-                                              first ? mesh.num_nodes() : static_cast<long long>(finer.column_nodes.size()),
-                                              exec));
+        chain.push_back(space_interpolation_rows<V>(
+            mesh, on_exec.cells, space, owner, first ? nullptr : finer.column_nodes.data(),
+            first ? mesh.num_nodes() : static_cast<long long>(finer.column_nodes.size()), exec));
         finer = std::move(space);
     }
     return chain;
@@ -189,6 +231,8 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
 
 template Csr<float> lagrange_interpolation(const Mesh&, int, const ExecPtr&);
 template Csr<double> lagrange_interpolation(const Mesh&, int, const ExecPtr&);
+template Csr<float> grid_interpolation(const Mesh&, const GridCoarsening&, const ExecPtr&);
+template Csr<double> grid_interpolation(const Mesh&, const GridCoarsening&, const ExecPtr&);
 template std::vector<Csr<float>> pmg_interpolations(const Mesh&, const ExecPtr&);
 template std::vector<Csr<double>> pmg_interpolations(const Mesh&, const ExecPtr&);
 

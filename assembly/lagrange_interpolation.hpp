@@ -5,6 +5,7 @@
 
 #include "linalg/csr.hpp"
 #include "linalg/array.hpp"
+#include "mesh/grid_coarsening.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
@@ -54,9 +55,18 @@ inline std::vector<int> pmg_coarse_degrees(int k)
     return {1};
 }
 
+/// P (mesh nodes x coarse grid nodes) from the coarser grid of a generated mesh
+/// (mesh/grid_coarsening) into the mesh's space: row j holds the bilinear / trilinear basis of
+/// the coarse cell around node j at node j (read off the first cell that holds j), so that
+/// P u_H is u_H on the finer grid. Built on exec.
+template <typename V>
+Csr<V> grid_interpolation(const Mesh& mesh, const GridCoarsening& coarse, const ExecPtr& exec);
+
 /// The chain of p-multigrid transfers of the mesh, finest first: for each coarse degree of
 /// pmg_coarse_degrees(mesh.degree), the interpolation into the previous (finer) degree's
-/// space, in that space's numbering (rows of the first: mesh nodes). Empty for degree 1.
+/// space, in that space's numbering (rows of the first: mesh nodes). At degree 1: the
+/// transfer from the coarser grid (grid_interpolation) where can_coarsen_grid holds, else
+/// none.
 template <typename V>
 std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec);
 

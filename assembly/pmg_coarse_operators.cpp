@@ -7,6 +7,7 @@
 #include "assembly/element_galerkin_kernels.hpp"
 #include "assembly/element_kernels.hpp"
 #include "assembly/lagrange_interpolation.hpp"
+#include "mesh/grid_coarsening.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/blas1.hpp"
 
@@ -17,7 +18,7 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
                                          const ProblemSpec& problem, const LmaOperator<V>* stored)
 {
     std::vector<Csr<V>> out;
-    if (mesh.degree <= 1) return out;
+    if (mesh.degree <= 1 && !can_coarsen_grid(mesh)) return out;
     const Executor& e = *exec;
     const int npe = mesh.nodes_per_cell;
     const index_type cells = mesh.num_cells();
@@ -39,25 +40,36 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
         if (!problem.dirichlet.empty())
             mask = std::move(dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet).mask);
     }
-    for (const int degree : pmg_coarse_degrees(mesh.degree)) {
-        const LagrangeCoarseSpace space = lagrange_coarse_space(mesh, degree, exec);
-        const index_type n = static_cast<index_type>(space.column_nodes.size());
-        const int ncl = space.nodes_per_cell;
-        CsrPattern pattern = build_csr_pattern(n, space.cells, ncl);
+    // Each coarse level: its nodes, each cell's coarse nodes (the parent's for an h-level),
+    // the reference projections and which cell and projection each cell takes.
+    const auto add_level = [&](index_type n, const Array<index_type>& coarse_cells, int ncl,
+                               const std::vector<double>& projections, const CellCoarsening& coarsening) {
+        CsrPattern pattern = build_csr_pattern(n, coarse_cells, ncl);
         const std::size_t nnz = pattern.nnz();
         Csr<V> a{n, n, std::move(pattern.row_ptr), std::move(pattern.col_idx), Array<V>(exec, nnz)};
         fill(a.values, V(0));
-        std::vector<V> weights(space.weights.begin(), space.weights.end());
+        std::vector<V> weights(projections.begin(), projections.end());
         const Array<V> p = Array<V>::from_host(exec, weights);
         if (from_storage) {
-            GPUFEM_DISPATCH(e, element_galerkin_add_stored(e, cells, stored->stored(), ncl, p.data(),
+            GPUFEM_DISPATCH(e, element_galerkin_add_stored(e, cells, stored->stored(), ncl, p.data(), coarsening,
                                                            pattern.cell_to_csr.data(), a.values.data()));
         } else {
             GPUFEM_DISPATCH(e, element_galerkin_add(e, cells, npe, ncl, ke.data(), data->cells.data(),
-                                                    mask.empty() ? nullptr : mask.data(), p.data(),
+                                                    mask.empty() ? nullptr : mask.data(), p.data(), coarsening,
                                                     pattern.cell_to_csr.data(), a.values.data()));
         }
         out.push_back(std::move(a));
+    };
+    if (mesh.degree == 1) {  // the h-level of a generated grid
+        const GridCoarsening coarse = coarsen_grid(mesh, exec);
+        add_level(static_cast<index_type>(coarse.coarse_nodes), coarse.coarse_cells, coarse.nodes_per_cell,
+                  coarse.weights, CellCoarsening{coarse.parent.data(), coarse.child.data()});
+        return out;
+    }
+    for (const int degree : pmg_coarse_degrees(mesh.degree)) {
+        const LagrangeCoarseSpace space = lagrange_coarse_space(mesh, degree, exec);
+        add_level(static_cast<index_type>(space.column_nodes.size()), space.cells, space.nodes_per_cell,
+                  space.weights, CellCoarsening{});
     }
     return out;
 }

@@ -18,7 +18,9 @@ namespace gpufem {
 /// interpolation from degree c (lagrange_coarse_space), in the numbering of that degree's
 /// space (the columns of the matching pmg_interpolations transfer), on exec: the Galerkin
 /// product R A P of the system's matrix A with the interpolation from degree c, without A.
-/// Empty for degree 1. With stored, the system's lma operator with its cells in their own
+/// At degree 1: the operator of the coarser grid (mesh/grid_coarsening), sum_e P_s^T K_e P_s
+/// over the cells into their parent cells, P_s the coarse cell's basis at child s's nodes (the
+/// columns of grid_interpolation), where can_coarsen_grid holds; else empty. With stored, the system's lma operator with its cells in their own
 /// order (the atomic scatter), K_e are read from its storage; otherwise the element matrices
 /// of all cells are made once (as much memory as the lma format's own storage) and freed
 /// before returning.

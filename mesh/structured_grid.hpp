@@ -2,6 +2,8 @@
 // The grid of boxes of a generated shape and the lattice of its nodes, with the kernel that
 // writes its coordinates and cells; the grid's index arithmetic is written once for the host
 // and the device.
+#include <cstdint>
+
 #include "linalg/backend_kernels.hpp"
 #include "linalg/host_device.hpp"
 #include "linalg/types.hpp"
@@ -38,6 +40,13 @@ struct StructuredGrid {
         corner[1] = (b / boxes[0]) % boxes[1];
         corner[2] = b / (boxes[0] * boxes[1]);
     }
+    /// The box whose lowest corner is `corner` (inverse of box).
+    GPUFEM_HOST_DEVICE long long box_index(const long long corner[3]) const
+    {
+        if (notch)
+            return corner[1] < n ? corner[1] * n + corner[0] : n * n + (corner[1] - n) * 2 * n + corner[0];
+        return corner[0] + boxes[0] * (corner[1] + boxes[1] * corner[2]);
+    }
     GPUFEM_HOST_DEVICE long long num_points() const
     {
         if (notch) return m() * (m() + 1) + (m() + 1) * (2 * m() + 1);
@@ -72,15 +81,36 @@ struct StructuredGrid {
     }
 };
 
+/// The parent box and child index of box b of `fine` in `coarse` (see nested_box_parents).
+GPUFEM_HOST_DEVICE inline void nested_box_parent(const StructuredGrid& fine, const StructuredGrid& coarse, long long b,
+                                                 index_type& parent, std::uint8_t& child)
+{
+    long long corner[3];
+    fine.box(b, corner);
+    int bits = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+        bits |= static_cast<int>(corner[axis] & 1) << axis;
+        corner[axis] /= 2;
+    }
+    parent = static_cast<index_type>(coarse.box_index(corner));
+    child = static_cast<std::uint8_t>(bits);
+}
+
 #define GPUFEM_STRUCTURED_MESH_KERNELS(PREFIX, BODY)                                         \
-    /** Writes the coordinates (3 per lattice point) and the cells of the grid on exec:      \
-        box b's cells are cells_per_box patterns of nodes_per_cell lattice offsets (3 ints    \
-        each, from k times the box's lowest corner), `patterns` on exec; cell c = b *        \
-        cells_per_box + s. */                                                                \
+    /** Writes the coordinates (3 per lattice point; coordinates null: none) and the cells   \
+        of the grid on exec: box b's cells are cells_per_box patterns of nodes_per_cell       \
+        lattice offsets (3 ints each, from k times the box's lowest corner), `patterns` on   \
+        exec; cell c = b * cells_per_box + s. */                                             \
     PREFIX void fill_structured_mesh(const Executor& exec, const StructuredGrid& grid,       \
                                      const int* patterns, int cells_per_box,                 \
                                      int nodes_per_cell, double* coordinates,                \
-                                     index_type* cells) BODY
+                                     index_type* cells) BODY                                 \
+    /** For a grid of one cell per box and the grid `coarse` of half its boxes per unit      \
+        length: parent[b] = the coarse box holding box b, child[b] = which of its 2^dim      \
+        boxes b is (bit a set: the upper half along axis a). */                              \
+    PREFIX void nested_box_parents(const Executor& exec, const StructuredGrid& fine,         \
+                                   const StructuredGrid& coarse, index_type* parent,         \
+                                   std::uint8_t* child) BODY
 
 GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_STRUCTURED_MESH_KERNELS)
 

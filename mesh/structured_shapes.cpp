@@ -142,26 +142,6 @@ long long point_index(const StructuredGrid& grid, const Lattice& p)
     return grid.point_index(p[0], p[1], p[2]);
 }
 
-/// The box grid of a shape with n boxes per unit length, order k.
-StructuredGrid box_grid(const std::string& shape, long long n, int k)
-{
-    StructuredGrid grid;
-    grid.n = n;
-    grid.k = k;
-    if (shape == "unit_cube") {
-        grid.dim = 3;
-        grid.boxes[0] = grid.boxes[1] = grid.boxes[2] = n;
-    } else if (shape == "unit_square") {
-        grid.boxes[0] = grid.boxes[1] = n;
-    } else if (shape == "l_shape") {
-        grid.boxes[0] = grid.boxes[1] = 2 * n;
-        grid.origin[0] = grid.origin[1] = -1.0;
-        grid.notch = true;
-    } else {
-        throw std::logic_error("box_grid: '" + shape + "' is not a generated shape");
-    }
-    return grid;
-}
 
 /// Throws MeshSourceError unless the mesh of `refine` refinements fits 32-bit indices and
 /// 80% of the host's memory (check_mesh_estimate); returns n.
@@ -224,6 +204,26 @@ double side_position(const StructuredGrid& grid, const BoxSide& side)
 }
 
 }  // namespace
+
+StructuredGrid box_grid(const std::string& shape, long long n, int k)
+{
+    StructuredGrid grid;
+    grid.n = n;
+    grid.k = k;
+    if (shape == "unit_cube") {
+        grid.dim = 3;
+        grid.boxes[0] = grid.boxes[1] = grid.boxes[2] = n;
+    } else if (shape == "unit_square") {
+        grid.boxes[0] = grid.boxes[1] = n;
+    } else if (shape == "l_shape") {
+        grid.boxes[0] = grid.boxes[1] = 2 * n;
+        grid.origin[0] = grid.origin[1] = -1.0;
+        grid.notch = true;
+    } else {
+        throw std::logic_error("box_grid: '" + shape + "' is not a generated shape");
+    }
+    return grid;
+}
 
 MeshCounts shape_mesh_counts(const ShapeRequest& request, int refine, int degree,
                              const std::string& source)
@@ -303,6 +303,7 @@ Mesh generate_shape_mesh(const ShapeRequest& request, int refine, int degree,
     }
 
     const long long cell_count = boxes * per_box;
+    mesh.generated_grid = GeneratedGrid{request.shape, n};
     mesh.subdomains = {PhysicalGroup{"domain", grid.dim, 1}};
     mesh.cell_group.assign(static_cast<std::size_t>(cell_count), 1);
 

@@ -6,6 +6,7 @@
 #include "mesh/gmsh_shapes.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh.hpp"
+#include "mesh/structured_grid.hpp"
 
 namespace gpufem {
 
@@ -28,5 +29,8 @@ MeshCounts shape_mesh_counts(const ShapeRequest& request, int refine, int degree
 
 Mesh generate_shape_mesh(const ShapeRequest& request, int refine, int degree,
                          const std::string& source, const ExecPtr& device);
+
+/// The box grid of a generated shape with n boxes per unit length, order k.
+StructuredGrid box_grid(const std::string& shape, long long n, int k);
 
 }  // namespace gpufem

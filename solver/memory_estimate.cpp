@@ -8,9 +8,11 @@
 #include <fmt/format.h>
 
 #include "assembly/format_registry.hpp"
+#include "assembly/lma_operator.hpp"
 #include "assembly/pattern_estimate.hpp"
 #include "linalg/host_memory.hpp"
 #include "linalg/matrix_market.hpp"
+#include "mesh/grid_coarsening.hpp"
 #include "mesh/mesh_entities.hpp"
 #include "solver/format_choice.hpp"
 #include "solver/multigrid/make_preconditioner.hpp"
@@ -290,10 +292,12 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
             cuda ? 12 * m.nnz + 12 * z.n : 4 * m.nnz + 24 * z.n + 4 * z.c * z.p + cell_map;
         return inputs_of(s) + std::max(csr_bytes(shape) + cell_map + boundary, pattern_build);
     };
-    // pmg from the element matrices (matrix-free formats, degree >= 2): no matrix is
-    // assembled and kept; its setup holds every cell's element matrix once.
-    const bool element_pmg = spec.format != auto_format_name &&
-                             pmg_from_element_matrices(spec.solver.preconditioner, entry.matrix_free(), z.k >= 2);
+    // pmg from the element matrices (matrix-free formats, degree >= 2 or a generated grid's
+    // h-level): no matrix is assembled and kept; its setup holds every cell's element matrix once.
+    const bool element_pmg =
+        spec.format != auto_format_name &&
+        pmg_from_element_matrices(spec.solver.preconditioner, entry.matrix_free(),
+                                  z.k >= 2 || can_coarsen_grid(mesh.shape, mesh.boxes_per_unit, mesh.cell_type, z.k));
     const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !entry.keeps_csr && !element_pmg;
     const double assembled_peak = assembled_peak_of(z.s);
     double assembly = 0;
@@ -317,8 +321,23 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     // Krylov vectors, the preconditioner, the residual history; then the true residual and
     // the solution back in the original numbering.
     auto [kept, setup] = preconditioner_bytes(spec.solver, m);
-    if (element_pmg)  // the element matrices and data, and the coarse patterns' cell maps
-        setup = std::max(setup, inputs_of(z.s) + z.c * z.p * (z.p + 1) * z.s + cell_map / 4);
+    if (element_pmg) {
+        // The element matrices and data (none when read from the lma storage: cells in their
+        // own order), and the coarse patterns' cell maps.
+        const bool from_storage =
+            spec.format == "lma" && spec.format_options.get<LmaOptions>("lma").scatter == LmaScatter::atomic;
+        const double element_matrices = from_storage ? 0 : inputs_of(z.s) + z.c * z.p * (z.p + 1) * z.s;
+        setup = std::max(setup, element_matrices + cell_map / 4);
+        if (z.k == 1) {
+            // A generated grid's h-level: the transfer and its transpose ((3/2)^d entries a
+            // row), the coarser grid's matrix (3^d entries in each of n / 2^d rows) and AMG
+            // below it (30%), the levels' vectors; its setup the coarse pattern and product.
+            const double per_entry = 4 + z.s, coarse_rows = z.n / std::pow(2.0, z.d);
+            const double coarse = coarse_rows * (std::pow(3.0, z.d) * per_entry + 4);
+            kept = 2 * z.n * std::pow(1.5, z.d) * per_entry + 1.3 * coarse + 8 * vector;
+            setup = std::max(element_matrices, 1.5 * coarse + 4 * z.c / std::pow(2.0, z.d) * z.p * z.p);
+        }
+    }
     const double krylov = krylov_vectors(spec.solver) * vector + 8.0 * (spec.solver.max_iterations + 1);
     const double solve = system + 2 * vector + kept + std::max(setup, krylov);
 

@@ -14,8 +14,8 @@ namespace {
 /// coarse matrices computed in parallel, then added in cell order, so the sums do not depend
 /// on the thread count.
 template <typename V, typename Elements>
-void galerkin_cells(index_type cells, int npe, int ncl, const Elements& k, const V* p,
-                    const index_type* cell_to_csr, V* values)
+void galerkin_cells(index_type cells, int npe, int ncl, const Elements& k, const V* projections,
+                    const CellCoarsening& coarsening, const index_type* cell_to_csr, V* values)
 {
     constexpr index_type batch = 4096;
     const std::size_t coarse = static_cast<std::size_t>(ncl) * ncl;
@@ -28,6 +28,7 @@ void galerkin_cells(index_type cells, int npe, int ncl, const Elements& k, const
             std::vector<char> fixed(static_cast<std::size_t>(npe));   // Dirichlet local nodes
 #pragma omp for schedule(static)
             for (index_type e = first; e < last; ++e) {
+                const V* p = projections + static_cast<std::size_t>(coarsening.child_of(e)) * npe * ncl;
                 for (int i = 0; i < npe; ++i) fixed[i] = k.fixed(e, i);
                 for (int i = 0; i < npe; ++i)
                     for (int b = 0; b < ncl; ++b) {
@@ -47,7 +48,7 @@ void galerkin_cells(index_type cells, int npe, int ncl, const Elements& k, const
         }
         for (index_type e = first; e < last; ++e) {
             const V* out = products.data() + static_cast<std::size_t>(e - first) * coarse;
-            const index_type* at = cell_to_csr + static_cast<std::size_t>(e) * coarse;
+            const index_type* at = cell_to_csr + static_cast<std::size_t>(coarsening.coarse_cell(e)) * coarse;
             for (std::size_t m = 0; m < coarse; ++m) values[at[m]] += out[m];
         }
     }
@@ -58,16 +59,18 @@ void galerkin_cells(index_type cells, int npe, int ncl, const Elements& k, const
 template <typename V>
 void element_galerkin_add(const Executor&, index_type cells, int npe, int ncl, const V* ke,
                           const index_type* cell_nodes, const std::uint8_t* mask, const V* p,
-                          const index_type* cell_to_csr, V* values)
+                          const CellCoarsening& coarsening, const index_type* cell_to_csr, V* values)
 {
-    galerkin_cells(cells, npe, ncl, CellMajorElements<V>{ke, cell_nodes, mask, npe}, p, cell_to_csr, values);
+    galerkin_cells(cells, npe, ncl, CellMajorElements<V>{ke, cell_nodes, mask, npe}, p, coarsening, cell_to_csr,
+                   values);
 }
 
 template <typename V>
 void element_galerkin_add_stored(const Executor&, index_type cells, const LmaArgs<V>& stored, int ncl,
-                                 const V* p, const index_type* cell_to_csr, V* values)
+                                 const V* p, const CellCoarsening& coarsening, const index_type* cell_to_csr,
+                                 V* values)
 {
-    galerkin_cells(cells, stored.npe, ncl, StoredElements<V>{stored}, p, cell_to_csr, values);
+    galerkin_cells(cells, stored.npe, ncl, StoredElements<V>{stored}, p, coarsening, cell_to_csr, values);
 }
 
 GPUFEM_INSTANTIATE_KERNELS(GPUFEM_ELEMENT_GALERKIN_KERNELS)

@@ -83,14 +83,14 @@ void node_owner_slots(const Executor&, const CoarseLatticeView& view, long long*
     });
 }
 
-long long interpolation_row_offsets(const Executor&, const long long* owner, int nodes_per_cell,
+long long interpolation_row_offsets(const Executor&, const CoarseLatticeView& view, const long long* owner,
                                     const index_type* row_nodes, long long rows, const int* row_length,
                                     index_type* ptr)
 {
     ptr[0] = 0;
     chunked_for(rows, [&](long long i) {
         const long long slot = owner[interpolation_row_node(row_nodes, i)];
-        ptr[i + 1] = slot < 0 ? 0 : row_length[slot % nodes_per_cell];
+        ptr[i + 1] = slot < 0 ? 0 : row_length[reference_row(view, slot)];
     });
     inclusive_scan(ptr + 1, rows);
     return ptr[rows];

@@ -23,7 +23,7 @@ constexpr std::size_t shared_limit = 48 * 1024;
 /// StoredElements.
 template <typename V, typename Elements>
 __global__ void element_galerkin_kernel(index_type cells, int npe, int ncl, int per_block, Elements k,
-                                        const V* __restrict__ p,
+                                        const V* __restrict__ projections, CellCoarsening coarsening,
                                         const index_type* __restrict__ cell_to_csr,
                                         V* __restrict__ values)
 {
@@ -42,6 +42,7 @@ __global__ void element_galerkin_kernel(index_type cells, int npe, int ncl, int 
         V sum = 0;
         if (c < here) {
             const std::int64_t e = first + c;
+            const V* p = projections + static_cast<std::int64_t>(coarsening.child_of(e)) * npe * ncl;
             if (fixed[i * per_block + c]) {
                 sum = k.entry(e, i, i) * p[i * ncl + b];
             } else {
@@ -58,18 +59,20 @@ __global__ void element_galerkin_kernel(index_type cells, int npe, int ncl, int 
     for (int t = threadIdx.x; t < coarse * per_block; t += blockDim.x) {
         const int c = t % per_block, ab = t / per_block, a = ab / ncl, b = ab % ncl;
         if (c >= here) continue;
+        const V* p = projections + static_cast<std::int64_t>(coarsening.child_of(first + c)) * npe * ncl;
         V sum = 0;
         for (int i = 0; i < npe; ++i) {
             const V pia = p[i * ncl + a];
             if (pia != V(0)) sum += pia * kp[(i * ncl + b) * per_block + c];
         }
-        atomicAdd(values + cell_to_csr[(first + c) * coarse + ab], sum);
+        atomicAdd(values + cell_to_csr[coarsening.coarse_cell(first + c) * coarse + ab], sum);
     }
 }
 
 template <typename V, typename Elements>
 void launch_element_galerkin(const Executor& exec, index_type cells, int npe, int ncl, const Elements& k,
-                             const V* p, const index_type* cell_to_csr, V* values)
+                             const V* p, const CellCoarsening& coarsening, const index_type* cell_to_csr,
+                             V* values)
 {
     if (cells == 0) return;
     // Enough cells per block for its threads to have work, as shared memory allows.
@@ -82,7 +85,7 @@ void launch_element_galerkin(const Executor& exec, index_type cells, int npe, in
     const std::int64_t blocks = (static_cast<std::int64_t>(cells) + per_block - 1) / per_block;
     element_galerkin_kernel<V><<<static_cast<unsigned>(blocks), block_size, per_cell * per_block,
                                  static_cast<cudaStream_t>(exec.stream())>>>(cells, npe, ncl, per_block, k,
-                                                                             p, cell_to_csr, values);
+                                                                             p, coarsening, cell_to_csr, values);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
@@ -90,17 +93,19 @@ void launch_element_galerkin(const Executor& exec, index_type cells, int npe, in
 
 template <typename V>
 void element_galerkin_add_stored(const Executor& exec, index_type cells, const LmaArgs<V>& stored,
-                                 int ncl, const V* p, const index_type* cell_to_csr, V* values)
+                                 int ncl, const V* p, const CellCoarsening& coarsening,
+                                 const index_type* cell_to_csr, V* values)
 {
-    launch_element_galerkin(exec, cells, stored.npe, ncl, StoredElements<V>{stored}, p, cell_to_csr, values);
+    launch_element_galerkin(exec, cells, stored.npe, ncl, StoredElements<V>{stored}, p, coarsening, cell_to_csr,
+                            values);
 }
 
 template <typename V>
 void element_galerkin_add(const Executor& exec, index_type cells, int npe, int ncl, const V* ke,
                           const index_type* cell_nodes, const std::uint8_t* mask, const V* p,
-                          const index_type* cell_to_csr, V* values)
+                          const CellCoarsening& coarsening, const index_type* cell_to_csr, V* values)
 {
-    launch_element_galerkin(exec, cells, npe, ncl, CellMajorElements<V>{ke, cell_nodes, mask, npe}, p,
+    launch_element_galerkin(exec, cells, npe, ncl, CellMajorElements<V>{ke, cell_nodes, mask, npe}, p, coarsening,
                             cell_to_csr, values);
 }
 

@@ -86,14 +86,14 @@ __global__ void unowned_kernel(long long n, long long* __restrict__ owner)
     if (node < n && owner[node] == LLONG_MAX) owner[node] = -1;  // in no cell
 }
 
-__global__ void row_lengths_kernel(const long long* __restrict__ owner, int nodes_per_cell,
+__global__ void row_lengths_kernel(CoarseLatticeView view, const long long* __restrict__ owner,
                                    const index_type* __restrict__ row_nodes, long long rows,
                                    const int* __restrict__ row_length, index_type* __restrict__ lengths)
 {
     const long long i = thread_index();
     if (i >= rows) return;
     const long long slot = owner[interpolation_row_node(row_nodes, i)];
-    lengths[i] = slot < 0 ? 0 : row_length[slot % nodes_per_cell];
+    lengths[i] = slot < 0 ? 0 : row_length[reference_row(view, slot)];
 }
 
 template <typename V>
@@ -161,13 +161,13 @@ void node_owner_slots(const Executor& exec, const CoarseLatticeView& view, long 
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-long long interpolation_row_offsets(const Executor& exec, const long long* owner, int nodes_per_cell,
-                                    const index_type* row_nodes, long long rows, const int* row_length,
-                                    index_type* ptr)
+long long interpolation_row_offsets(const Executor& exec, const CoarseLatticeView& view,
+                                    const long long* owner, const index_type* row_nodes, long long rows,
+                                    const int* row_length, index_type* ptr)
 {
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(ptr, 0, sizeof(index_type), stream_of(exec)));
     if (rows == 0) return 0;
-    row_lengths_kernel<<<grid_for(rows), block_size, 0, stream_of(exec)>>>(owner, nodes_per_cell, row_nodes,
+    row_lengths_kernel<<<grid_for(rows), block_size, 0, stream_of(exec)>>>(view, owner, row_nodes,
                                                                             rows, row_length, ptr + 1);
     GPUFEM_CUDA_CHECK_LAUNCH();
     inclusive_scan(exec, ptr + 1, rows);

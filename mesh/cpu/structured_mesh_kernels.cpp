@@ -8,7 +8,7 @@ void fill_structured_mesh(const Executor&, const StructuredGrid& grid, const int
                           index_type* cells)
 {
     // The threads write the pages first (the arrays come unwritten: HostVector).
-    chunked_for(grid.num_points(), [&](long long p) {
+    if (coordinates) chunked_for(grid.num_points(), [&](long long p) {
         long long at[3];
         grid.point(p, at);
         for (int axis = 0; axis < 3; ++axis) coordinates[3 * p + axis] = grid.position(axis, at[axis]);
@@ -25,6 +25,12 @@ void fill_structured_mesh(const Executor&, const StructuredGrid& grid, const int
                                                               grid.k * corner[2] + offset[2]));
         }
     });
+}
+
+void nested_box_parents(const Executor&, const StructuredGrid& fine, const StructuredGrid& coarse,
+                        index_type* parent, std::uint8_t* child)
+{
+    chunked_for(fine.num_boxes(), [&](long long b) { nested_box_parent(fine, coarse, b, parent[b], child[b]); });
 }
 
 }  // namespace gpufem::kernels::cpu

@@ -33,6 +33,13 @@ __global__ void cells_kernel(StructuredGrid grid, const int* __restrict__ patter
                                                         grid.k * corner[2] + offset[2]));
 }
 
+__global__ void nested_box_parents_kernel(StructuredGrid fine, StructuredGrid coarse, index_type* __restrict__ parent,
+                                          std::uint8_t* __restrict__ child)
+{
+    const long long b = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (b < fine.num_boxes()) nested_box_parent(fine, coarse, b, parent[b], child[b]);
+}
+
 }  // namespace
 
 void fill_structured_mesh(const Executor& exec, const StructuredGrid& grid, const int* patterns,
@@ -43,7 +50,7 @@ void fill_structured_mesh(const Executor& exec, const StructuredGrid& grid, cons
     const long long points = grid.num_points();
     const long long per_box = static_cast<long long>(cells_per_box) * nodes_per_cell;
     const long long entries = grid.num_boxes() * per_box;
-    if (points > 0) {
+    if (points > 0 && coordinates) {
         coordinates_kernel<<<grid_for(points), block_size, 0, stream>>>(grid, coordinates);
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
@@ -51,6 +58,16 @@ void fill_structured_mesh(const Executor& exec, const StructuredGrid& grid, cons
         cells_kernel<<<grid_for(entries), block_size, 0, stream>>>(grid, patterns, per_box, cells);
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
+}
+
+void nested_box_parents(const Executor& exec, const StructuredGrid& fine, const StructuredGrid& coarse,
+                        index_type* parent, std::uint8_t* child)
+{
+    const long long boxes = fine.num_boxes();
+    if (boxes == 0) return;
+    nested_box_parents_kernel<<<grid_for(boxes), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        fine, coarse, parent, child);
+    GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace gpufem::kernels::cuda

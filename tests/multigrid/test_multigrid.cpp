@@ -543,14 +543,17 @@ double dense_difference(const Csr<double>& got, const Csr<double>& expected, dou
 TEST(Pmg, ElementCoarseOperatorsEqualTheGalerkinProductOfTheSystemMatrix)
 {
     // Dirichlet on part of the boundary (the elimination's edges), a varying kappa, and once a
-    // convection term (non-symmetric element matrices).
+    // convection term (non-symmetric element matrices). Degree 1: a generated grid's h-level
+    // (4 boxes per unit length, coarsened to 2).
     for (const auto& [elements, degree] :
          {std::pair<std::string, int>{"triangle", 2}, std::pair<std::string, int>{"quadrilateral", 3},
           std::pair<std::string, int>{"quadrilateral", 4}, std::pair<std::string, int>{"tetrahedron", 2},
-          std::pair<std::string, int>{"tetrahedron", 4}, std::pair<std::string, int>{"hexahedron", 2}}) {
+          std::pair<std::string, int>{"tetrahedron", 4}, std::pair<std::string, int>{"hexahedron", 2},
+          std::pair<std::string, int>{"quadrilateral", 1}, std::pair<std::string, int>{"hexahedron", 1}}) {
         const bool cube = elements == "tetrahedron" || elements == "hexahedron";
         CaseSpec spec = parse_case_text(test::partial_dirichlet_case(cube ? "unit_cube" : "unit_square", elements,
-                                                                     cube ? 0.5 : 0.25, degree, "backend: cpu"),
+                                                                     cube && degree > 1 ? 0.5 : 0.25, degree,
+                                                                     "backend: cpu"),
                                         "p", "");
         if (elements == "quadrilateral" && degree == 3) spec.problem.convection = {1.0, 0.5};
         const std::string what = fmt::format("{} degree {}", elements, degree);
@@ -591,6 +594,123 @@ TEST(Pmg, ElementCoarseOperatorsEqualTheGalerkinProductOfTheSystemMatrix)
                 }
             }
     }
+}
+
+/// A first-order case on a generated shape: partial Dirichlet where the shape has named sides,
+/// else Dirichlet on its whole boundary.
+std::string grid_case(const std::string& shape, const std::string& elements, double size, int degree = 1)
+{
+    if (shape != "l_shape") return test::partial_dirichlet_case(shape, elements, size, degree, "backend: cpu");
+    return fmt::format("mesh: {{shape: {}, elements: {}, size: {}}}\ndegree: {}\nproblem: {{kappa: \"1 + x*y\", f: 1, "
+                       "dirichlet: {{boundary: 0}}}}\nbackend: cpu\n",
+                       shape, elements, size, degree);
+}
+
+/// Generated grids of even boxes per unit length: shape, elements, size.
+const std::tuple<std::string, std::string, double> grids_with_an_h_level[] = {
+    {"unit_square", "quadrilateral", 1.0 / 8}, {"l_shape", "quadrilateral", 0.25}, {"unit_cube", "hexahedron", 0.25}};
+
+TEST(Pmg, GridTransferNestsTheCellsAndReproducesMultilinearFunctions)
+{
+    for (const auto& [shape, elements, size] : grids_with_an_h_level) {
+        const std::string what = shape + " " + elements;
+        CaseSpec spec = parse_case_text(grid_case(shape, elements, size), "p", "");
+        const CaseMesh mesh = load_case_mesh(spec, cpu());
+        ASSERT_TRUE(can_coarsen_grid(mesh.mesh)) << what;
+        const GridCoarsening coarse = coarsen_grid(mesh.mesh, cpu());
+        const int dim = mesh.mesh.dim, npc = mesh.mesh.nodes_per_cell;
+        const long long n = mesh.mesh.generated_grid.boxes_per_unit;
+        EXPECT_EQ(coarse.coarse_boxes_per_unit, n / 2) << what;
+        EXPECT_EQ(coarse.children, 1 << dim) << what;
+        const std::vector<index_type> parent = coarse.parent.to_host();
+        const std::vector<std::uint8_t> child = coarse.child.to_host();
+        const std::vector<index_type> coarse_cells = coarse.coarse_cells.to_host();
+        const std::size_t coarse_count = coarse_cells.size() / npc;
+        ASSERT_EQ(coarse_count * coarse.children, static_cast<std::size_t>(mesh.mesh.num_cells())) << what;
+        // Every coarse cell has each child index once.
+        std::vector<int> seen(coarse_count * coarse.children, 0);
+        for (std::size_t e = 0; e < parent.size(); ++e) ++seen[static_cast<std::size_t>(parent[e]) * coarse.children + child[e]];
+        EXPECT_EQ(*std::min_element(seen.begin(), seen.end()), 1) << what;
+        EXPECT_EQ(*std::max_element(seen.begin(), seen.end()), 1) << what;
+
+        const Csr<double> p = grid_interpolation<double>(mesh.mesh, coarse, cpu());
+        ASSERT_EQ(p.rows, mesh.mesh.num_nodes()) << what;
+        ASSERT_EQ(p.cols, coarse.coarse_nodes) << what;
+        const HostMatrix h = test::to_host(p);
+        // Each coarse node is the fine node of its own row of one entry 1.
+        std::vector<index_type> node_of_column(static_cast<std::size_t>(h.cols), -1);
+        for (index_type i = 0; i < h.rows; ++i)
+            if (h.ptr[i + 1] - h.ptr[i] == 1 && h.val[h.ptr[i]] == 1.0) node_of_column[h.col[h.ptr[i]]] = i;
+        ASSERT_EQ(std::count(node_of_column.begin(), node_of_column.end(), -1), 0) << what;
+        // Each child lies in its parent: its centroid inside the parent's box.
+        const auto& xyz = mesh.mesh.coordinates;
+        for (std::size_t e = 0; e < parent.size(); ++e)
+            for (int axis = 0; axis < dim; ++axis) {
+                double lo = 1e9, hi = -1e9, centre = 0;
+                for (int m = 0; m < npc; ++m) {
+                    const double x = xyz[3 * node_of_column[coarse_cells[parent[e] * npc + m]] + axis];
+                    lo = std::min(lo, x);
+                    hi = std::max(hi, x);
+                    centre += xyz[3 * mesh.mesh.cells[e * npc + m] + axis] / npc;
+                }
+                ASSERT_GT(centre, lo) << what << " cell " << e;
+                ASSERT_LT(centre, hi) << what << " cell " << e;
+            }
+        // A function bilinear in every pair of axes comes out exactly at every fine node.
+        const auto f = [&](index_type node) {
+            const double x = xyz[3 * node], y = xyz[3 * node + 1], z = xyz[3 * node + 2];
+            return 1 + 2 * x - 3 * y + 0.5 * z + 4 * x * y - y * z + 2 * x * z;
+        };
+        for (index_type i = 0; i < h.rows; ++i) {
+            double value = 0;
+            for (index_type k = h.ptr[i]; k < h.ptr[i + 1]; ++k) value += h.val[k] * f(node_of_column[h.col[k]]);
+            EXPECT_NEAR(value, f(i), 1e-12) << what << " node " << i;
+        }
+        // As the first transfer of pmg at degree 1.
+        const std::vector<Csr<double>> chain = pmg_interpolations<double>(mesh.mesh, cpu());
+        ASSERT_EQ(chain.size(), 1u) << what;
+        EXPECT_EQ(test::to_host(chain[0]).col, h.col) << what;
+    }
+    // Not offered: an odd number of boxes, triangles, the second order.
+    for (const std::string text : {grid_case("unit_square", "quadrilateral", 1.0 / 7), grid_case("unit_square", "triangle", 1.0 / 8),
+                                   grid_case("unit_square", "quadrilateral", 1.0 / 8, 2)}) {
+        const CaseMesh mesh = load_case_mesh(parse_case_text(text, "p", ""), cpu());
+        EXPECT_FALSE(can_coarsen_grid(mesh.mesh)) << text;
+        EXPECT_THROW(coarsen_grid(mesh.mesh, cpu()), std::invalid_argument);
+    }
+}
+
+TEST(Pmg, GridLevelUnderLmaConvergesWithoutTheFinestMatrixIndependentlyOfTheMesh)
+{
+    // Q1 hexahedra, lma: pmg's h-level (no matrix assembled) against Jacobi's solution; the
+    // iterations stay bounded over three sizes.
+    std::vector<int> its;
+    for (const double size : {1.0 / 8, 1.0 / 16, 1.0 / 32}) {
+        CaseSpec spec = parse_case_text(poisson_case("hexahedron", size, 0, 1, "format: lma"), "p", "");
+        spec.solver.preconditioner = PreconditionerKind::pmg;
+        spec.solver.tolerance = 1e-10;
+        const ExecPtr exec = make_executor(spec.backend);
+        const CaseMesh mesh = load_case_mesh(spec, exec);
+        const auto disc = make_discretisation<double>(spec, mesh);
+        const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
+        EXPECT_TRUE(static_cast<bool>(system.pmg_coarse_operators)) << size;
+        EXPECT_EQ(system.preconditioner_matrix(), nullptr) << size;
+        const SystemSolution<double> solved = solve_system(system, spec.solver);
+        ASSERT_TRUE(solved.result.converged()) << size << ": " << solved.result.message;
+        EXPECT_EQ(solved.preconditioner["coarse_operators"], "element galerkin");
+        its.push_back(solved.result.iterations);
+        CaseSpec jacobi = spec;
+        jacobi.format = "csr";
+        jacobi.solver.preconditioner = PreconditionerKind::jacobi;
+        const auto reference = solve_case<double>(jacobi);
+        std::vector<double> x;
+        for (double v : solved.x.to_host()) x.push_back(v);
+        EXPECT_LT(test::max_relative_difference(x, reference.second), 1e-8) << size;
+    }
+    std::cout << "pmg h-level, Q1 hexahedra n = 8, 16, 32: " << its[0] << ", " << its[1] << ", " << its[2]
+              << " iterations\n";
+    EXPECT_LE(*std::max_element(its.begin(), its.end()), 14);
+    EXPECT_LE(its.back(), its.front() + its.front() / 4 + 1);
 }
 
 TEST(Pmg, MatrixFreeFormatsSetUpWithoutTheFinestMatrix)

@@ -394,6 +394,59 @@ TEST(AmgGpu, PmgTransfersAndCoarseSpacesBuiltOnTheDeviceEqualTheCpus)
         }
 }
 
+TEST(AmgGpu, PmgGridLevelOnTheDeviceMatchesTheCpu)
+{
+    GPUFEM_REQUIRE_GPU();
+    // First-order quadrilaterals and hexahedra under lma (symmetric storage for the cube): the
+    // coarser grid, its transfer and its operator from the element matrices, and the solve.
+    for (const auto& [shape, elements, size, symmetric] :
+         {std::tuple<std::string, std::string, double, bool>{"unit_square", "quadrilateral", 1.0 / 64, false},
+          std::tuple<std::string, std::string, double, bool>{"unit_cube", "hexahedron", 1.0 / 16, true}}) {
+        const std::string text = test::partial_dirichlet_case(
+            shape, elements, size, 1,
+            std::string("format: lma\nsolver: {preconditioner: pmg, tolerance: 1e-10}\n") +
+                (symmetric ? "format_options: {lma: {symmetric: true}}\n" : ""));
+        const std::string what = shape + " " + elements;
+        int iterations[2] = {0, 0};
+        std::vector<double> solutions[2];
+        HostMatrix transfers[2], operators[2];
+        std::vector<index_type> parents[2], coarse_cells[2];
+        std::vector<std::uint8_t> children[2];
+        for (int k = 0; k < 2; ++k) {
+            CaseSpec spec = parse_case_text(text, "p", "");
+            spec.backend = k == 0 ? BackendChoice::cpu : BackendChoice::cuda;
+            const ExecPtr exec = make_executor(spec.backend);
+            const CaseMesh mesh = load_case_mesh(spec, exec);
+            const GridCoarsening coarse = coarsen_grid(mesh.mesh, exec);
+            parents[k] = coarse.parent.to_host();
+            children[k] = coarse.child.to_host();
+            coarse_cells[k] = coarse.coarse_cells.to_host();
+            const auto disc = make_discretisation<double>(spec, mesh);
+            const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
+            ASSERT_TRUE(static_cast<bool>(system.pmg_coarse_operators)) << what;
+            const std::vector<Csr<double>> ops = system.pmg_coarse_operators(exec);  // from the lma storage
+            ASSERT_EQ(ops.size(), 1u) << what;
+            operators[k] = test::to_host(ops[0]);
+            transfers[k] = test::to_host(disc->pmg_interpolations(exec).at(0));
+            const SystemSolution<double> solved = solve_system(system, spec.solver);
+            ASSERT_TRUE(solved.result.converged()) << what << ": " << solved.result.message;
+            EXPECT_EQ(solved.preconditioner["coarse_operators"], "element galerkin");
+            iterations[k] = solved.result.iterations;
+            solutions[k] = solved.x.to_host();
+        }
+        EXPECT_EQ(parents[1], parents[0]) << what;
+        EXPECT_EQ(children[1], children[0]) << what;
+        EXPECT_EQ(coarse_cells[1], coarse_cells[0]) << what;
+        EXPECT_EQ(transfers[1].ptr, transfers[0].ptr) << what;
+        EXPECT_EQ(transfers[1].col, transfers[0].col) << what;
+        EXPECT_EQ(transfers[1].val, transfers[0].val) << what;
+        expect_same_pattern_close_values(operators[1], operators[0], 1e-12, what + ", coarse operator");
+        EXPECT_NEAR(iterations[1], iterations[0], 1) << what;
+        EXPECT_LE(iterations[1], 14) << what;
+        EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8) << what;
+    }
+}
+
 TEST(AmgGpu, FloatHierarchyConverges)
 {
     GPUFEM_REQUIRE_GPU();

@@ -119,6 +119,7 @@ output:
           "--set format=sellp", "--set format=staircase", "--set format=cusparse",
           "--set format=cusparse-sell", "--set format=lma",
           "--set format=lma --set format_options.lma.symmetric=true",
+          "--set format=lma --set format_options.lma.symmetric=true --set solver.preconditioner=pmg",
           "--set solver.preconditioner=jacobi --set solver.method=bicgstab",
           "--set solver.preconditioner=amg", "--set precision=float --set solver.tolerance=1e-6",
           "--set degree=2 --set mesh.size=0.025", "--set degree=2 --set mesh.size=0.025 --set solver.preconditioner=pmg",

@@ -59,7 +59,8 @@ TEST(MemoryEstimate, WithinTwentyPercentOfTheMeasuredHostPeakForEveryFormat)
           "--set format=sellp", "--set format=staircase", "--set format=lma",
           "--set format=lma --set format_options.lma.symmetric=true",
           "--set solver.preconditioner=jacobi --set solver.method=bicgstab",
-          "--set solver.preconditioner=amg", "--set precision=float --set solver.tolerance=1e-6",
+          "--set solver.preconditioner=amg", "--set format=lma --set solver.preconditioner=pmg",
+          "--set precision=float --set solver.tolerance=1e-6",
           "--set degree=2 --set mesh.size=0.03125"}) {
         SCOPED_TRACE(args);
         const nlohmann::json report = run_memory(dir, file, args);
