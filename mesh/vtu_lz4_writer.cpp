@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -99,37 +100,59 @@ std::vector<VtuArray> grid_arrays(vtkUnstructuredGrid* grid)
     return arrays;
 }
 
-/// Compresses every block of every array with `threads` host threads (0: all).
-void compress(std::vector<VtuArray>& arrays, const std::function<void(double)>& on_progress,
-              int threads = 0)
+/// Every block of the arrays, in the file's order (array by array).
+struct BlockTask {
+    std::size_t array, block;
+};
+
+/// The arrays' blocks as tasks (sizing each array's block list).
+std::vector<BlockTask> block_tasks(std::vector<VtuArray>& arrays)
 {
-    struct Task {
-        std::size_t array, block;
-    };
-    std::vector<Task> tasks;
+    std::vector<BlockTask> tasks;
     for (std::size_t a = 0; a < arrays.size(); ++a) {
         const std::size_t count = (arrays[a].bytes + block_bytes - 1) / block_bytes;
         arrays[a].blocks.resize(count);
         for (std::size_t b = 0; b < count; ++b) tasks.push_back({a, b});
     }
+    return tasks;
+}
+
+/// Compresses one block into array.blocks[block]; leaves it empty when LZ4 or the allocation
+/// fails (no exception leaves: it runs inside parallel regions).
+void compress_block(VtuArray& array, std::size_t block) noexcept
+{
+    const std::size_t begin = block * block_bytes;
+    const std::size_t bytes = std::min(block_bytes, array.bytes - begin);
+    std::vector<char>& out = array.blocks[block];
+    try {
+        out.resize(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(bytes))));
+        const int written = LZ4_compress_default(array.data + begin, out.data(), static_cast<int>(bytes),
+                                                 static_cast<int>(out.size()));
+        out.resize(static_cast<std::size_t>(written > 0 ? written : 0));
+    } catch (...) {
+        std::vector<char>().swap(out);
+    }
+}
+
+/// Throws when a compressed block came out empty (compress_block's failure).
+void check_block(const VtuArray& array, const std::vector<char>& block)
+{
+    if (block.empty())
+        throw std::runtime_error("LZ4 could not compress a block of '" + array.name +
+                                 "' (or its buffer could not be allocated)");
+}
+
+/// Compresses every block of every array with `threads` host threads (0: all).
+void compress(std::vector<VtuArray>& arrays, const std::function<void(double)>& on_progress,
+              int threads = 0)
+{
+    const std::vector<BlockTask> tasks = block_tasks(arrays);
     std::atomic<std::size_t> done{0};
     const long long total = static_cast<long long>(tasks.size());
     const int team = threads > 0 ? threads : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team)
     for (long long t = 0; t < total; ++t) {
-        VtuArray& array = arrays[tasks[t].array];
-        const std::size_t begin = tasks[t].block * block_bytes;
-        const std::size_t bytes = std::min(block_bytes, array.bytes - begin);
-        std::vector<char>& out = array.blocks[tasks[t].block];
-        try {  // no exception may leave the parallel region: an empty block reports it below
-            out.resize(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(bytes))));
-            const int written = LZ4_compress_default(array.data + begin, out.data(),
-                                                     static_cast<int>(bytes),
-                                                     static_cast<int>(out.size()));
-            out.resize(static_cast<std::size_t>(written > 0 ? written : 0));
-        } catch (...) {
-            std::vector<char>().swap(out);
-        }
+        compress_block(arrays[tasks[t].array], tasks[t].block);
         const std::size_t finished = ++done;
         if (on_progress && omp_get_thread_num() == 0)
             on_progress(0.9 * static_cast<double>(finished) / static_cast<double>(total));
@@ -137,9 +160,7 @@ void compress(std::vector<VtuArray>& arrays, const std::function<void(double)>& 
     for (VtuArray& array : arrays) {
         array.sizes.clear();
         for (const std::vector<char>& block : array.blocks) {
-            if (block.empty())
-                throw std::runtime_error("LZ4 could not compress a block of '" + array.name +
-                                         "' (or its buffer could not be allocated)");
+            check_block(array, block);
             array.sizes.push_back(block.size());
         }
     }
@@ -268,6 +289,13 @@ public:
 
     /// Writes the arrays' block headers and blocks at base + their offsets (blocks freed).
     void arrays(std::vector<VtuArray>& arrays, std::uint64_t base) { write_arrays(fd_, arrays, base, file_); }
+    /// Compresses the arrays' blocks with `threads` host threads while this thread writes them,
+    /// in the file's order, as they come (each array placed from `end` on, then its block
+    /// header written; blocks freed once written): the time is the slower of compressing and
+    /// writing, not their sum. Sets the arrays' offsets and sizes; returns the new end.
+    /// on_progress (may be empty) gets the fraction written.
+    std::uint64_t compress_and_write(std::vector<VtuArray>& arrays, std::uint64_t base, std::uint64_t end,
+                                     int threads, const std::function<void(double)>& on_progress);
     /// The head, padded with whitespace to `room` bytes ending in the appended data's `_`, at
     /// the start; the tail after the appended data's `end` bytes.
     void head_and_tail(std::string head, std::uint64_t room, std::uint64_t end)
@@ -292,6 +320,56 @@ private:
     std::filesystem::path file_;
     int fd_ = -1;
 };
+
+std::uint64_t OutputFile::compress_and_write(std::vector<VtuArray>& arrays, std::uint64_t base,
+                                             std::uint64_t end, int threads,
+                                             const std::function<void(double)>& on_progress)
+{
+    const std::vector<BlockTask> tasks = block_tasks(arrays);
+    const std::size_t total = tasks.size();
+    const std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[total]);
+    for (std::size_t t = 0; t < total; ++t) done[t].store(false, std::memory_order_relaxed);
+    std::atomic<bool> stop{false};  // the writer failed: the rest need not be compressed
+    std::exception_ptr failure;
+    // The compressing team on its own thread (OpenMP's), this thread the writer.
+    std::thread team([&] {
+        const int size = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(size)
+        for (long long t = 0; t < static_cast<long long>(total); ++t) {
+            if (!stop.load(std::memory_order_relaxed)) compress_block(arrays[tasks[t].array], tasks[t].block);
+            done[t].store(true, std::memory_order_release);
+            done[t].notify_one();
+        }
+    });
+    try {
+        std::size_t t = 0;
+        for (VtuArray& array : arrays) {
+            array.offset = end;
+            array.sizes.clear();
+            std::uint64_t at = base + end + (3 + array.blocks.size()) * sizeof(std::uint64_t);
+            for (std::vector<char>& block : array.blocks) {
+                done[t].wait(false, std::memory_order_acquire);
+                ++t;
+                check_block(array, block);
+                write_at(fd_, block.data(), block.size(), at, file_);
+                at += block.size();
+                array.sizes.push_back(block.size());
+                std::vector<char>().swap(block);
+                if (on_progress) on_progress(0.95 * static_cast<double>(t) / static_cast<double>(total));
+            }
+            const std::vector<std::uint64_t> header = block_header(array);
+            write_at(fd_, reinterpret_cast<const char*>(header.data()), header.size() * sizeof(std::uint64_t),
+                     base + end, file_);
+            end += appended_bytes(array);
+        }
+    } catch (...) {
+        failure = std::current_exception();
+        stop.store(true, std::memory_order_relaxed);
+    }
+    team.join();
+    if (failure) std::rethrow_exception(failure);
+    return end;
+}
 
 }  // namespace
 
@@ -326,6 +404,7 @@ struct VtuLz4Prewrite::Written {
     std::vector<VtuArray> arrays;
     std::uint64_t end = 0;  ///< appended bytes so far
     std::unique_ptr<OutputFile> out;
+    double grid_seconds = 0, write_seconds = 0;  ///< the thread's steps: the grid, its arrays compressed and written
 };
 
 VtuLz4Prewrite::VtuLz4Prewrite(std::filesystem::path file,
@@ -338,14 +417,21 @@ VtuLz4Prewrite::VtuLz4Prewrite(std::filesystem::path file,
         bool grid_ready = false;
         try {
             Written& w = *written_;
+            const auto since = [](std::chrono::steady_clock::time_point& t) {
+                const auto now = std::chrono::steady_clock::now();
+                const double seconds = std::chrono::duration<double>(now - t).count();
+                t = now;
+                return seconds;
+            };
+            auto step = std::chrono::steady_clock::now();
             w.grid.TakeReference(make_grid());
             w.arrays = grid_arrays(w.grid.Get());
+            w.grid_seconds = since(step);
             grid_ready = true;
             made->set_value();
-            compress(w.arrays, {}, threads);
-            w.end = place_arrays(w.arrays, 0);
             w.out = std::make_unique<OutputFile>(file_);
-            w.out->arrays(w.arrays, head_room);
+            w.end = w.out->compress_and_write(w.arrays, head_room, 0, threads, {});
+            w.write_seconds = since(step);
         } catch (...) {
             failure_ = std::current_exception();
             if (!grid_ready) made->set_exception(failure_);
@@ -372,7 +458,9 @@ VtuLz4Prewrite::~VtuLz4Prewrite()
 void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress)
 {
     if (finished_ || !thread_.joinable()) throw std::logic_error("VtuLz4Prewrite::finish called twice");
+    const auto joined = std::chrono::steady_clock::now();
     thread_.join();
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - joined).count();
     grid_made_.get();  // without a grid there is nothing to fall back on: its error
     Written& w = *written_;
     const auto fall_back = [&] {  // the whole file again, in one go
@@ -392,9 +480,7 @@ void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress)
     check_names(all, file_);
     for (VtuArray& array : all)
         if (!written.contains(array_key(array))) added.push_back(array);
-    compress(added, on_progress);
-    w.end = place_arrays(added, w.end);
-    w.out->arrays(added, head_room);
+    w.end = w.out->compress_and_write(added, head_room, w.end, 0, on_progress);
     // The head names every array at its offset, in the file's order.
     std::vector<VtuArray> described;
     for (const VtuArray& array : all) {
@@ -411,8 +497,9 @@ void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress)
     w.out->head_and_tail(head, head_room, w.end);
     w.out->close();
     finished_ = true;
-    spdlog::info("VTU (LZ4): {:.0f} MB, the mesh written during the run, the fields in {:.3f} s",
-                 static_cast<double>(head_room + w.end) / 1e6,
+    spdlog::info("VTU (LZ4): {:.0f} MB, the mesh written during the run (its grid made in {:.3f} s, compressed "
+                 "and written in {:.3f} s; {:.3f} s waited for at the end), the fields in {:.3f} s",
+                 static_cast<double>(head_room + w.end) / 1e6, w.grid_seconds, w.write_seconds, waited,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (on_progress) on_progress(1.0);
 }

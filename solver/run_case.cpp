@@ -100,7 +100,9 @@ EarlyOutputs start_early_outputs(const CaseSpec& spec, const RunOptions& options
         return early;
     early.outputs = std::make_unique<StagedOutputs>(output_folder(spec, options));
     early.vtu = early.outputs->stage("result.vtu");
-    const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 2);
+    // Three quarters of the host's threads compress (the device does the run's work meanwhile;
+    // one more thread writes what they compressed).
+    const int threads = std::max(1, 3 * static_cast<int>(std::thread::hardware_concurrency()) / 4);
     early.prewrite = start_vtu_prewrite(early.vtu, mesh, threads);
     return early;
 }
