@@ -25,10 +25,21 @@ public:
     GmshSession(const GmshSession&) = delete;
     GmshSession& operator=(const GmshSession&) = delete;
 
+    /// The process's OpenMP thread count before the session: gmsh::initialize sets it to
+    /// Gmsh's General.NumThreads (1), so the host's threads are read here, not from OpenMP.
+    int host_threads() const { return omp_threads_; }
+
 private:
     std::unique_lock<std::mutex> lock_;
     int omp_threads_;  ///< OpenMP threads before Gmsh took over (restored on destruction)
 };
+
+/// The threads Gmsh meshes on when `requested` are asked for (0: all of the host's, as the
+/// session found them before Gmsh set OpenMP to its own one).
+inline int gmsh_meshing_threads(int requested, const GmshSession& session)
+{
+    return requested == 0 ? session.host_threads() : requested;
+}
 
 /// Runs one Gmsh step (gmsh::open, mesh generation, refinement) with Gmsh's errors logged
 /// rather than thrown, and then throws MeshSourceError("<context>: Gmsh error: ...") with the

@@ -222,13 +222,14 @@ Mesh load_file(const MeshSpec& spec)
 /// Gmsh's parallel Delaunay (HXT), gpufem's default 3D algorithm.
 constexpr double gmsh_hxt_algorithm_3d = 10;
 
-/// Lets Gmsh mesh on spec.gmsh_threads threads (0: the host's), volumes with HXT; called
-/// before the script is read, so that a Mesh.Algorithm3D the script sets wins.
-void use_parallel_meshing(const MeshSpec& spec)
+/// Lets Gmsh mesh on spec.gmsh_threads threads (0: the host's, as the session found them),
+/// volumes with HXT; called before the script is read, so that a Mesh.Algorithm3D the script
+/// sets wins.
+void use_parallel_meshing(const MeshSpec& spec, const GmshSession& session)
 {
     // HXT on several threads inserts points in an order that varies from run to run (the
     // unit cube at h = 0.08: 9,571-9,703 tetrahedra on 2 threads, 9,615 every time on 1).
-    const int threads = spec.gmsh_threads == 0 ? host_threads() : spec.gmsh_threads;
+    const int threads = gmsh_meshing_threads(spec.gmsh_threads, session);
     gmsh::option::setNumber("General.NumThreads", threads);
     gmsh::option::setNumber("Mesh.Algorithm3D", gmsh_hxt_algorithm_3d);
 }
@@ -253,7 +254,7 @@ Mesh load_geo(const MeshSpec& spec)
     GmshSession session;
     const auto start = std::chrono::steady_clock::now();
     try {
-        use_parallel_meshing(spec);
+        use_parallel_meshing(spec, session);
         run_gmsh_step(context, [&] { gmsh::open(spec.path); });
         const int dim = gmsh::model::getDimension();
         if (dim < 2)

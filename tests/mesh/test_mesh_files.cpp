@@ -1,9 +1,11 @@
 // Reading .msh files (MSH 2.2 / 4.1, ASCII / binary) and meshing .geo files.
 #include <fstream>
+#include <iostream>
 #include <numbers>
 
 #include <gmsh.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include "mesh/gmsh_extract.hpp"
 #include "mesh/gmsh_session.hpp"
@@ -283,6 +285,25 @@ TEST(GeoFiles, TheDefaultGmshThreadsMakeTheSameTetrahedraEveryTime)
         EXPECT_EQ(first.cells, other.cells) << "meshing " << again + 2;
         EXPECT_EQ(first.coordinates, other.coordinates) << "meshing " << again + 2;
     }
+}
+
+TEST(GeoFiles, AllThreadsMeansTheHostsNotTheOneGmshGivesOpenMp)
+{
+    // gmsh::initialize sets OpenMP's thread count to Gmsh's General.NumThreads (1): inside a
+    // session "all of the host's threads" (gmsh_threads: 0) must come from before it. (They
+    // came from OpenMP inside the session, so gmsh_threads: 0 meshed on one thread.)
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(3);
+    {
+        const GmshSession session;
+        EXPECT_EQ(session.host_threads(), 3);
+        EXPECT_EQ(gmsh_meshing_threads(0, session), 3);
+        EXPECT_EQ(gmsh_meshing_threads(1, session), 1);
+        EXPECT_EQ(gmsh_meshing_threads(5, session), 5);
+        std::cout << "OpenMP threads inside the session: " << omp_get_max_threads() << "\n";
+    }
+    EXPECT_EQ(omp_get_max_threads(), 3) << "the session gives the threads back";
+    omp_set_num_threads(before);
 }
 
 TEST(MshFiles, MissingBrokenAndMisusedFilesAreNamed)
