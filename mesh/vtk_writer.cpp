@@ -210,15 +210,15 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
         }
         connectivity->SetNumberOfValues(static_cast<vtkIdType>(mesh.cells.size()));
         Id* to = connectivity->GetPointer(0);
-        if (mesh.degree == 1) {
-            std::copy(mesh.cells.begin(), mesh.cells.end(), to);
-            return;
-        }
-        // Lagrange cells: VTK orders the high-order nodes differently (in a 1.0 file).
-        const std::vector<int>& gmsh_node = vtk_file_node_order(mesh.cell_type, mesh.degree);
-        for (std::size_t c = 0; c < static_cast<std::size_t>(cells); ++c) {
-            const index_type* from = &mesh.cells[c * npc];
-            for (int i = 0; i < npc; ++i) to[c * npc + i] = from[gmsh_node[i]];
+        // Lagrange cells: VTK orders the high-order nodes differently (in a 1.0 file). By the
+        // host's threads (42.5M P2 tetrahedra: 425M entries).
+        std::vector<int> gmsh_node(static_cast<std::size_t>(npc));
+        for (int i = 0; i < npc; ++i) gmsh_node[i] = i;
+        if (mesh.degree > 1) gmsh_node = vtk_file_node_order(mesh.cell_type, mesh.degree);
+#pragma omp parallel for schedule(static)
+        for (vtkIdType c = 0; c < cells; ++c) {
+            const index_type* from = &mesh.cells[static_cast<std::size_t>(c) * npc];
+            for (int i = 0; i < npc; ++i) to[c * npc + i] = static_cast<Id>(from[gmsh_node[i]]);
         }
     };
     if (mesh.finite_volumes_only()) {
