@@ -1,12 +1,14 @@
 #pragma once
 // Internal to assembly/: the kernels that build p-multigrid's transfers between the Lagrange
-// spaces of one mesh (lagrange_interpolation.cpp), declared once for both backends.
+// spaces of one mesh, and from a nested coarser grid (lagrange_interpolation.cpp), declared
+// once for both backends.
 //
 // The degree-c space of a degree-k mesh (c dividing k) has as its nodes the mesh nodes on each
 // cell's degree-c lattice, numbered in node order. A row of the interpolation from it is read
 // off one cell around the row's node: the first cell that holds the node (the smallest
 // (cell, local node) slot, whatever the thread count or backend), whose degree-c basis at the
 // node's reference point gives the weights (conforming meshes give the same row from any cell).
+// From a nested coarser grid the same, the weights those of the cell's parent at the node.
 #include <cstdint>
 
 #include "linalg/backend_kernels.hpp"
