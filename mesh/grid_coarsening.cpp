@@ -1,5 +1,7 @@
 #include "mesh/grid_coarsening.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -11,7 +13,7 @@ namespace gpufem {
 
 bool can_coarsen_grid(const std::string& shape, long long boxes_per_unit, ElementType type, int degree)
 {
-    return !shape.empty() && degree == 1 && (type == ElementType::quadrilateral || type == ElementType::hexahedron) &&
+    return !shape.empty() && degree == 1 && type != ElementType::prism && type != ElementType::pyramid &&
            boxes_per_unit >= 4 && boxes_per_unit % 2 == 0;
 }
 
@@ -20,6 +22,47 @@ bool can_coarsen_grid(const Mesh& mesh)
     return !mesh.is_mixed() && can_coarsen_grid(mesh.generated_grid.shape, mesh.generated_grid.boxes_per_unit,
                                                 mesh.cell_type, mesh.degree);
 }
+
+namespace {
+
+/// The first-order basis of a cell with corners `corners` (dim coordinates each, box units)
+/// at point x: the bilinear / trilinear products for boxes, barycentric coordinates for
+/// simplices (dim + 1 corners).
+std::vector<double> corner_basis(const std::vector<std::array<double, 3>>& corners, bool simplex, int dim,
+                                 const std::array<double, 3>& x)
+{
+    const std::size_t n = corners.size();
+    std::vector<double> w(n, 1.0);
+    if (!simplex) {
+        for (std::size_t m = 0; m < n; ++m)
+            for (int a = 0; a < dim; ++a) w[m] *= 1 - std::abs(x[a] - corners[m][a]);
+        return w;
+    }
+    // x - v0 = sum_k lambda_k (v_k - v0), by Cramer's rule on the dim x dim system.
+    double j[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    double r[3] = {0, 0, 0};
+    for (int a = 0; a < dim; ++a) {
+        for (int k = 0; k < dim; ++k) j[a][k] = corners[static_cast<std::size_t>(k) + 1][a] - corners[0][a];
+        r[a] = x[a] - corners[0][a];
+    }
+    const auto det = [](const double m[3][3]) {
+        return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+               m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    };
+    const double d = det(j);
+    double sum = 0;
+    for (int k = 0; k < dim; ++k) {
+        double jk[3][3];
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) jk[a][b] = b == k ? (a < dim ? r[a] : 0.0) : j[a][b];
+        w[static_cast<std::size_t>(k) + 1] = det(jk) / d;
+        sum += w[static_cast<std::size_t>(k) + 1];
+    }
+    w[0] = 1 - sum;
+    return w;
+}
+
+}  // namespace
 
 GridCoarsening coarsen_grid(const Mesh& mesh, const ExecPtr& exec)
 {
@@ -31,44 +74,77 @@ GridCoarsening coarsen_grid(const Mesh& mesh, const ExecPtr& exec)
     const StructuredGrid coarse = box_grid(mesh.generated_grid.shape, mesh.generated_grid.boxes_per_unit / 2, 1);
     const int npc = mesh.nodes_per_cell;
     const int dim = fine.dim;
-    if (fine.num_boxes() != mesh.num_cells() || fine.num_points() != mesh.num_nodes())
+    const bool simplex = mesh.cell_type == ElementType::triangle || mesh.cell_type == ElementType::tetrahedron;
+    if (fine.num_boxes() == 0 || mesh.num_cells() % fine.num_boxes() != 0 || fine.num_points() != mesh.num_nodes())
         throw std::logic_error("coarsen_grid: mesh '" + mesh.source + "' does not match its generated grid");
+    const int per_box = static_cast<int>(mesh.num_cells() / fine.num_boxes());
 
-    // The cells' lattice offsets in Gmsh's order, read off the first cell (box 0's lowest
-    // corner is lattice point 0): every cell of the grid, fine or coarse, has the same.
-    std::vector<int> offsets(static_cast<std::size_t>(3 * npc));
-    for (int j = 0; j < npc; ++j) {
-        long long p[3];
-        fine.point(mesh.cells[static_cast<std::size_t>(j)], p);
-        for (int axis = 0; axis < 3; ++axis) offsets[3 * j + axis] = static_cast<int>(p[axis]);
-    }
+    // The box's cells' corners in Gmsh's order, read off the first box (its lowest corner is
+    // lattice point 0): every box of the grid, fine or coarse, has the same.
+    std::vector<int> offsets(static_cast<std::size_t>(3 * per_box * npc));
+    std::vector<std::vector<std::array<double, 3>>> corners(static_cast<std::size_t>(per_box));
+    for (int s = 0; s < per_box; ++s)
+        for (int j = 0; j < npc; ++j) {
+            long long p[3];
+            fine.point(mesh.cells[static_cast<std::size_t>(s) * npc + j], p);
+            std::array<double, 3> x{};
+            for (int axis = 0; axis < 3; ++axis) {
+                offsets[3 * (s * npc + j) + axis] = static_cast<int>(p[axis]);
+                x[axis] = static_cast<double>(p[axis]);
+            }
+            corners[static_cast<std::size_t>(s)].push_back(x);
+        }
 
     GridCoarsening out;
     out.coarse_nodes = coarse.num_points();
     out.coarse_boxes_per_unit = coarse.n;
     out.nodes_per_cell = npc;
-    out.children = 1 << dim;
-    // Child s's node j lies at (bit a of s + offset_a(j)) / 2 along axis a of the coarse box;
-    // the coarse node m's basis there is the product of 1 - |x_a - offset_a(m)|.
+    out.children = per_box << dim;
+    // Child type t = s 2^dim + bits: cell s of the fine box at the corner `bits` of the coarse
+    // box. Its nodes lie at (bits + corner) / 2 in the coarse box; the coarse cell S holding its
+    // centroid (they nest: the finer grid's cells split the coarser one's) gives the weights,
+    // its first-order basis there.
+    std::vector<int> coarse_cell_of_child(static_cast<std::size_t>(out.children), -1);
     out.weights.resize(static_cast<std::size_t>(out.children) * npc * npc);
-    for (int s = 0; s < out.children; ++s)
-        for (int j = 0; j < npc; ++j)
-            for (int m = 0; m < npc; ++m) {
-                double w = 1;
-                for (int axis = 0; axis < dim; ++axis) {
-                    const double x = 0.5 * (((s >> axis) & 1) + offsets[3 * j + axis]);
-                    w *= 1 - std::abs(x - offsets[3 * m + axis]);
-                }
-                out.weights[(static_cast<std::size_t>(s) * npc + j) * npc + m] = w;
+    for (int t = 0; t < out.children; ++t) {
+        const int s = t >> dim;
+        std::vector<std::array<double, 3>> nodes;
+        std::array<double, 3> centroid{};
+        for (int j = 0; j < npc; ++j) {
+            std::array<double, 3> x{};
+            for (int axis = 0; axis < dim; ++axis) {
+                x[axis] = 0.5 * (((t >> axis) & 1) + corners[static_cast<std::size_t>(s)][static_cast<std::size_t>(j)][axis]);
+                centroid[axis] += x[axis] / npc;
             }
+            nodes.push_back(x);
+        }
+        for (int c = 0; c < per_box && coarse_cell_of_child[static_cast<std::size_t>(t)] < 0; ++c) {
+            const std::vector<double> at_centroid = corner_basis(corners[static_cast<std::size_t>(c)], simplex, dim, centroid);
+            if (*std::min_element(at_centroid.begin(), at_centroid.end()) > 1e-9)
+                coarse_cell_of_child[static_cast<std::size_t>(t)] = c;
+        }
+        const int c = coarse_cell_of_child[static_cast<std::size_t>(t)];
+        if (c < 0) throw std::logic_error("coarsen_grid: a cell of the finer grid lies in no cell of the coarser one");
+        for (int j = 0; j < npc; ++j) {
+            const std::vector<double> w = corner_basis(corners[static_cast<std::size_t>(c)], simplex, dim, nodes[static_cast<std::size_t>(j)]);
+            for (int m = 0; m < npc; ++m) {
+                if (w[static_cast<std::size_t>(m)] < -1e-12)
+                    throw std::logic_error("coarsen_grid: a node of the finer grid lies outside its coarse cell");
+                out.weights[(static_cast<std::size_t>(t) * npc + j) * npc + m] =
+                    std::abs(w[static_cast<std::size_t>(m)]) < 1e-14 ? 0.0 : w[static_cast<std::size_t>(m)];
+            }
+        }
+    }
 
     const Executor& e = *exec;
     const Array<int> patterns = Array<int>::from_host(exec, offsets);
-    out.coarse_cells = Array<index_type>(exec, static_cast<std::size_t>(coarse.num_boxes()) * npc);
-    GPUFEM_DISPATCH(e, fill_structured_mesh(e, coarse, patterns.data(), 1, npc, nullptr, out.coarse_cells.data()));
-    out.parent = Array<index_type>(exec, static_cast<std::size_t>(fine.num_boxes()));
-    out.child = Array<std::uint8_t>(exec, static_cast<std::size_t>(fine.num_boxes()));
-    GPUFEM_DISPATCH(e, nested_box_parents(e, fine, coarse, out.parent.data(), out.child.data()));
+    const Array<int> coarse_cells_of_children = Array<int>::from_host(exec, coarse_cell_of_child);
+    out.coarse_cells = Array<index_type>(exec, static_cast<std::size_t>(coarse.num_boxes()) * per_box * npc);
+    GPUFEM_DISPATCH(e, fill_structured_mesh(e, coarse, patterns.data(), per_box, npc, nullptr, out.coarse_cells.data()));
+    out.parent = Array<index_type>(exec, static_cast<std::size_t>(mesh.num_cells()));
+    out.child = Array<std::uint8_t>(exec, static_cast<std::size_t>(mesh.num_cells()));
+    GPUFEM_DISPATCH(e, nested_box_parents(e, fine, coarse, per_box, coarse_cells_of_children.data(), out.parent.data(),
+                                          out.child.data()));
     return out;
 }
 

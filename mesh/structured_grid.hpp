@@ -81,19 +81,21 @@ struct StructuredGrid {
     }
 };
 
-/// The parent box and child index of box b of `fine` in `coarse` (see nested_box_parents).
-GPUFEM_HOST_DEVICE inline void nested_box_parent(const StructuredGrid& fine, const StructuredGrid& coarse, long long b,
+/// The parent cell and child index of cell c of `fine` in `coarse` (see nested_box_parents).
+GPUFEM_HOST_DEVICE inline void nested_box_parent(const StructuredGrid& fine, const StructuredGrid& coarse,
+                                                 int cells_per_box, const int* coarse_cell_of_child, long long c,
                                                  index_type& parent, std::uint8_t& child)
 {
     long long corner[3];
-    fine.box(b, corner);
+    fine.box(c / cells_per_box, corner);
     int bits = 0;
-    for (int axis = 0; axis < 3; ++axis) {
+    for (int axis = 0; axis < fine.dim; ++axis) {
         bits |= static_cast<int>(corner[axis] & 1) << axis;
         corner[axis] /= 2;
     }
-    parent = static_cast<index_type>(coarse.box_index(corner));
-    child = static_cast<std::uint8_t>(bits);
+    const int type = static_cast<int>(c % cells_per_box) << fine.dim | bits;
+    parent = static_cast<index_type>(coarse.box_index(corner) * cells_per_box + coarse_cell_of_child[type]);
+    child = static_cast<std::uint8_t>(type);
 }
 
 #define GPUFEM_STRUCTURED_MESH_KERNELS(PREFIX, BODY)                                         \
@@ -105,11 +107,14 @@ GPUFEM_HOST_DEVICE inline void nested_box_parent(const StructuredGrid& fine, con
                                      const int* patterns, int cells_per_box,                 \
                                      int nodes_per_cell, double* coordinates,                \
                                      index_type* cells) BODY                                 \
-    /** For a grid of one cell per box and the grid `coarse` of half its boxes per unit      \
-        length: parent[b] = the coarse box holding box b, child[b] = which of its 2^dim      \
-        boxes b is (bit a set: the upper half along axis a). */                              \
+    /** For a grid of cells_per_box cells per box and the grid `coarse` of half its boxes    \
+        per unit length: child[c] = the child type of cell c (its place s in its box, then   \
+        which of the coarse box's 2^dim boxes it is in: s 2^dim + bits, bit a set for the    \
+        upper half along axis a), parent[c] = the coarse cell holding it (the coarse box's    \
+        cell coarse_cell_of_child[child type], a table on exec). */                         \
     PREFIX void nested_box_parents(const Executor& exec, const StructuredGrid& fine,         \
-                                   const StructuredGrid& coarse, index_type* parent,         \
+                                   const StructuredGrid& coarse, int cells_per_box,          \
+                                   const int* coarse_cell_of_child, index_type* parent,      \
                                    std::uint8_t* child) BODY
 
 GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_STRUCTURED_MESH_KERNELS)

@@ -330,11 +330,13 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
         setup = std::max(setup, element_matrices + cell_map / 4);
         if (z.k == 1) {
             // A generated grid's h-level: the transfer and its transpose ((3/2)^d entries a
-            // row), the coarser grid's matrix (3^d entries in each of n / 2^d rows) and AMG
-            // below it (30%), the levels' vectors; its setup the coarse pattern and product.
+            // row on boxes, at most 2 on simplices), the coarser grid's matrix (3^d entries in
+            // each of n / 2^d rows on boxes; 7 or 15 on Kuhn's simplices) and AMG below it
+            // (30%), the levels' vectors; its setup the coarse pattern and product.
             const double per_entry = 4 + z.s, coarse_rows = z.n / std::pow(2.0, z.d);
-            const double coarse = coarse_rows * (std::pow(3.0, z.d) * per_entry + 4);
-            kept = 2 * z.n * std::pow(1.5, z.d) * per_entry + 1.3 * coarse + 8 * vector;
+            const double row = simplex ? (z.d == 3 ? 15.0 : 7.0) : std::pow(3.0, z.d);
+            const double coarse = coarse_rows * (row * per_entry + 4);
+            kept = 2 * z.n * (simplex ? 2.0 : std::pow(1.5, z.d)) * per_entry + 1.3 * coarse + 8 * vector;
             setup = std::max(element_matrices, 1.5 * coarse + 4 * z.c / std::pow(2.0, z.d) * z.p * z.p);
         }
     }

@@ -27,10 +27,12 @@ void fill_structured_mesh(const Executor&, const StructuredGrid& grid, const int
     });
 }
 
-void nested_box_parents(const Executor&, const StructuredGrid& fine, const StructuredGrid& coarse,
-                        index_type* parent, std::uint8_t* child)
+void nested_box_parents(const Executor&, const StructuredGrid& fine, const StructuredGrid& coarse, int cells_per_box,
+                        const int* coarse_cell_of_child, index_type* parent, std::uint8_t* child)
 {
-    chunked_for(fine.num_boxes(), [&](long long b) { nested_box_parent(fine, coarse, b, parent[b], child[b]); });
+    chunked_for(fine.num_boxes() * cells_per_box, [&](long long c) {
+        nested_box_parent(fine, coarse, cells_per_box, coarse_cell_of_child, c, parent[c], child[c]);
+    });
 }
 
 }  // namespace gpufem::kernels::cpu

@@ -33,11 +33,13 @@ __global__ void cells_kernel(StructuredGrid grid, const int* __restrict__ patter
                                                         grid.k * corner[2] + offset[2]));
 }
 
-__global__ void nested_box_parents_kernel(StructuredGrid fine, StructuredGrid coarse, index_type* __restrict__ parent,
-                                          std::uint8_t* __restrict__ child)
+__global__ void nested_box_parents_kernel(StructuredGrid fine, StructuredGrid coarse, int cells_per_box,
+                                          const int* __restrict__ coarse_cell_of_child,
+                                          index_type* __restrict__ parent, std::uint8_t* __restrict__ child)
 {
-    const long long b = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-    if (b < fine.num_boxes()) nested_box_parent(fine, coarse, b, parent[b], child[b]);
+    const long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (c < fine.num_boxes() * cells_per_box)
+        nested_box_parent(fine, coarse, cells_per_box, coarse_cell_of_child, c, parent[c], child[c]);
 }
 
 }  // namespace
@@ -61,12 +63,12 @@ void fill_structured_mesh(const Executor& exec, const StructuredGrid& grid, cons
 }
 
 void nested_box_parents(const Executor& exec, const StructuredGrid& fine, const StructuredGrid& coarse,
-                        index_type* parent, std::uint8_t* child)
+                        int cells_per_box, const int* coarse_cell_of_child, index_type* parent, std::uint8_t* child)
 {
-    const long long boxes = fine.num_boxes();
-    if (boxes == 0) return;
-    nested_box_parents_kernel<<<grid_for(boxes), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
-        fine, coarse, parent, child);
+    const long long cells = fine.num_boxes() * cells_per_box;
+    if (cells == 0) return;
+    nested_box_parents_kernel<<<grid_for(cells), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        fine, coarse, cells_per_box, coarse_cell_of_child, parent, child);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 

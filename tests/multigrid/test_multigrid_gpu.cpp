@@ -397,11 +397,13 @@ TEST(AmgGpu, PmgTransfersAndCoarseSpacesBuiltOnTheDeviceEqualTheCpus)
 TEST(AmgGpu, PmgGridLevelOnTheDeviceMatchesTheCpu)
 {
     GPUFEM_REQUIRE_GPU();
-    // First-order quadrilaterals and hexahedra under lma (symmetric storage for the cube): the
-    // coarser grid, its transfer and its operator from the element matrices, and the solve.
+    // First-order quadrilaterals, hexahedra and Kuhn tetrahedra under lma (symmetric storage
+    // for the cubes): the coarser grid, its transfer and its operator from the element
+    // matrices, and the solve.
     for (const auto& [shape, elements, size, symmetric] :
          {std::tuple<std::string, std::string, double, bool>{"unit_square", "quadrilateral", 1.0 / 64, false},
-          std::tuple<std::string, std::string, double, bool>{"unit_cube", "hexahedron", 1.0 / 16, true}}) {
+          std::tuple<std::string, std::string, double, bool>{"unit_cube", "hexahedron", 1.0 / 16, true},
+          std::tuple<std::string, std::string, double, bool>{"unit_cube", "tetrahedron", 1.0 / 16, true}}) {
         const std::string text = test::partial_dirichlet_case(
             shape, elements, size, 1,
             std::string("format: lma\nsolver: {preconditioner: pmg, tolerance: 1e-10}\n") +
