@@ -444,7 +444,12 @@ GPUFEM_HOST_DEVICE inline int refinement_choice(const index_type* points, int pa
                               long long num_cells, int points_per_cell, const int* pattern,  \
                               int patterns, int children, int nodes_per_child,               \
                               const int* diagonals, const double* coordinates,               \
-                              index_type* cells) BODY
+                              index_type* cells) BODY                                        \
+    /** choice[c] = the pattern fill_children takes for cell c. */                          \
+    PREFIX void refinement_choices(const Executor& exec, const index_type* lattice_cells,    \
+                                   long long num_cells, int points_per_cell, int patterns,   \
+                                   const int* diagonals, const double* coordinates,          \
+                                   std::uint8_t* choice) BODY
 
 GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_LATTICE_KERNELS)
 

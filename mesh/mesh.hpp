@@ -82,6 +82,17 @@ struct GeneratedGrid {
     long long boxes_per_unit = 0;
 };
 
+/// Where a mesh refined by gpufem came from (its last refinement of straight-sided
+/// first-order cells): the parent mesh's cells and each parent's refinement pattern, on an
+/// executor, for pmg's h-level (mesh/grid_coarsening). Child s of parent c is cell
+/// c children + s.
+struct RefinementParents {
+    Array<index_type> parent_cells;  ///< nodes_per_cell nodes of the parent mesh per parent
+    long long parent_nodes = 0;      ///< nodes of the parent mesh
+    Array<std::uint8_t> pattern;     ///< each parent's refinement pattern (tetrahedra: 0..2)
+    int children = 0;                ///< children per parent
+};
+
 /// An unstructured mesh: cells of one type, or (first order, finite volumes only) of several.
 /// Nodes are those used by the cells, numbered 0..n-1: in Gmsh tag order for meshes from Gmsh,
 /// along the grid (x fastest) for the shapes gpufem generates.
@@ -109,6 +120,8 @@ struct Mesh {
     std::shared_ptr<const MeshOnDevice> device;
     /// The box grid the shape generator made the mesh on; whoever changes the cells resets it.
     GeneratedGrid generated_grid;
+    /// The parent mesh of a first-order mesh refined by gpufem, or null; likewise reset.
+    std::shared_ptr<const RefinementParents> refined_from;
 
     index_type num_nodes() const { return static_cast<index_type>(coordinates.size() / 3); }
     index_type num_cells() const { return static_cast<index_type>(cells.size() / nodes_per_cell); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -281,6 +282,22 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
                                          lattice.coordinates.data(), refined.data()));
 
     Mesh out = derived_mesh(mesh, g);
+    if (g == 1 && !mesh.is_mixed()) {  // pmg's h-level: the parents and their patterns
+        auto parents = std::make_shared<RefinementParents>();
+        parents->parent_cells = mesh.device && exec->is_cuda()
+                                    ? mesh.device->cells.clone_to(exec)
+                                    : Array<index_type>::from_host(exec, std::span<const index_type>(
+                                                                             mesh.cells.data(), mesh.cells.size()));
+        parents->parent_nodes = mesh.num_nodes();
+        parents->children = children;
+        parents->pattern = Array<std::uint8_t>(exec, static_cast<std::size_t>(mesh.num_cells()));
+        GPUFEM_DISPATCH(*exec, refinement_choices(*exec, lattice.cells.data(), mesh.num_cells(),
+                                                  static_cast<int>(lattice.table->points.size()),
+                                                  static_cast<int>(pattern.children.size()),
+                                                  diagonals.empty() ? nullptr : diagonals_on_exec.data(),
+                                                  lattice.coordinates.data(), parents->pattern.data()));
+        out.refined_from = std::move(parents);
+    }
     out.cell_group.resize(static_cast<std::size_t>(cells));
     for (std::size_t c = 0; c < mesh.cell_group.size(); ++c)
         std::fill_n(out.cell_group.begin() + static_cast<std::ptrdiff_t>(c * children), children, mesh.cell_group[c]);

@@ -159,4 +159,13 @@ void fill_children(const Executor&, const index_type* lattice_cells, long long n
     });
 }
 
+void refinement_choices(const Executor&, const index_type* lattice_cells, long long num_cells, int points_per_cell,
+                        int patterns, const int* diagonals, const double* coordinates, std::uint8_t* choice)
+{
+    chunked_for(num_cells, [&](long long c) {
+        choice[c] = static_cast<std::uint8_t>(
+            refinement_choice(lattice_cells + c * points_per_cell, patterns, diagonals, coordinates));
+    });
+}
+
 }  // namespace gpufem::kernels::cpu

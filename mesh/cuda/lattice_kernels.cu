@@ -191,6 +191,16 @@ __global__ void children_kernel(const index_type* __restrict__ lattice_cells, lo
     for (int k = 0; k < nodes_per_child; ++k) out[k] = points[nodes[k]];
 }
 
+__global__ void choices_kernel(const index_type* __restrict__ lattice_cells, long long num_cells, int points_per_cell,
+                               int patterns, const int* __restrict__ diagonals, const double* __restrict__ coordinates,
+                               std::uint8_t* __restrict__ choice)
+{
+    const long long c = thread_index();
+    if (c < num_cells)
+        choice[c] = static_cast<std::uint8_t>(
+            refinement_choice(lattice_cells + c * points_per_cell, patterns, diagonals, coordinates));
+}
+
 /// In-place inclusive or exclusive sum of `count` ints.
 template <bool inclusive>
 void scan(const Executor& exec, index_type* data, long long count)
@@ -383,6 +393,16 @@ void fill_children(const Executor& exec, const index_type* lattice_cells, long l
     children_kernel<<<grid_for(count), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
         lattice_cells, num_cells, points_per_cell, pattern, patterns, children, nodes_per_child,
         diagonals, coordinates, cells);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+void refinement_choices(const Executor& exec, const index_type* lattice_cells, long long num_cells,
+                        int points_per_cell, int patterns, const int* diagonals, const double* coordinates,
+                        std::uint8_t* choice)
+{
+    if (num_cells == 0) return;
+    choices_kernel<<<grid_for(num_cells), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        lattice_cells, num_cells, points_per_cell, patterns, diagonals, coordinates, choice);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 

@@ -688,6 +688,42 @@ TEST(Pmg, GridTransferNestsTheCellsAndReproducesFirstOrderFunctions)
     }
 }
 
+TEST(Pmg, RefinedGmshMeshCoarsensToItsParentExactly)
+{
+    // Gmsh's tetrahedra refined on the device, first order: pmg's h-level is the parent mesh;
+    // the transfer reproduces linear functions and the coarse operator from the element
+    // matrices is R A P of the system's matrix.
+    const std::string text = fmt::format(
+        "mesh: {{geo: {}/cases/meshes/cube.geo, size: 0.25, refine: 1}}\nproblem: {{kappa: \"1 + x*y\", f: 1, "
+        "dirichlet: {{left: 0, right: 1}}}}\nbackend: cpu\n",
+        GPUFEM_SOURCE_DIR);
+    CaseSpec spec = parse_case_text(text, "p", "");
+    const CaseMesh mesh = load_case_mesh(spec, cpu());
+    ASSERT_TRUE(mesh.mesh.refined_from);
+    ASSERT_TRUE(can_coarsen_grid(mesh.mesh));
+    const auto disc = make_discretisation<double>(spec, mesh);
+    const std::vector<Csr<double>> chain = disc->pmg_interpolations(cpu());
+    ASSERT_EQ(chain.size(), 1u);
+    const HostMatrix h = test::to_host(chain[0]);
+    EXPECT_EQ(h.cols, mesh.mesh.refined_from->parent_nodes);
+    std::vector<index_type> node_of_column(static_cast<std::size_t>(h.cols), -1);
+    for (index_type i = 0; i < h.rows; ++i)
+        if (h.ptr[i + 1] - h.ptr[i] == 1 && h.val[h.ptr[i]] == 1.0) node_of_column[h.col[h.ptr[i]]] = i;
+    ASSERT_EQ(std::count(node_of_column.begin(), node_of_column.end(), -1), 0);
+    const auto& xyz = mesh.mesh.coordinates;
+    const auto f = [&](index_type n) { return 1 + 2 * xyz[3 * n] - 3 * xyz[3 * n + 1] + 0.5 * xyz[3 * n + 2]; };
+    for (index_type i = 0; i < h.rows; ++i) {
+        double value = 0;
+        for (index_type k = h.ptr[i]; k < h.ptr[i + 1]; ++k) value += h.val[k] * f(node_of_column[h.col[k]]);
+        EXPECT_NEAR(value, f(i), 1e-12) << "node " << i;
+    }
+    const LinearSystem<double> system = disc->assemble(cpu());
+    const std::vector<Csr<double>> operators = disc->pmg_coarse_operators(cpu());
+    ASSERT_EQ(operators.size(), 1u);
+    const Csr<double> rap = sparse_product(sparse_transpose(chain[0]), sparse_product(system.matrix, chain[0]));
+    EXPECT_LT(dense_difference(operators[0], rap, 1.0), 1e-12);
+}
+
 TEST(Pmg, GridLevelUnderLmaConvergesWithoutTheFinestMatrixIndependentlyOfTheMesh)
 {
     // First-order hexahedra and Kuhn tetrahedra, lma: pmg's h-level (no matrix assembled)
