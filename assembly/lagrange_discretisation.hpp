@@ -26,12 +26,14 @@ public:
     /// Formats whose registry entry holds ElementOperatorBuilders (lma).
     DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
                                            const FormatOptions& options) const override;
-    /// Degree k -> k/2 -> 1 or k -> 1 on the same mesh (assembly/lagrange_interpolation.hpp).
+    /// Degree k -> k/2 -> 1 or k -> 1 on the same mesh, then down the refinements by gpufem
+    /// of a refined mesh (assembly/lagrange_interpolation.hpp).
     std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const override;
-    /// Degree >= 2, or a generated grid's h-level (can_coarsen_grid).
+    /// Degree >= 2, or a generated grid's or refined mesh's h-level (can_coarsen_grid).
     bool has_pmg_coarse_operators() const override { return mesh_.degree > 1 || can_coarsen_grid(mesh_); }
-    /// Degree 1: the only level is the h-level.
-    bool pmg_levels_only_matrix_free() const override { return mesh_.degree == 1; }
+    /// Degree 1 on a generated grid: its one h-level (AMG coarsens an assembled matrix faster).
+    /// A refined mesh's levels go down every refinement: taken under every format.
+    bool pmg_levels_only_matrix_free() const override { return mesh_.degree == 1 && !mesh_.refined_from; }
     /// The element-wise Galerkin operators of assembly/pmg_coarse_operators.hpp (from op's
     /// storage when it is an lma operator with its cells in their own order).
     std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec,

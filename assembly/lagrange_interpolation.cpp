@@ -124,14 +124,14 @@ struct ReferenceOnExec {
 /// node, in order), each row read off the cell slot `owner` gives its node, the coarse nodes
 /// found through `view` (column: of the mesh nodes, p-coarsening; unused for h-coarsening).
 template <typename V>
-Csr<V> interpolation_rows(const Mesh& mesh, const CoarseLatticeView& view, const ReferenceOnExec& reference,
+Csr<V> interpolation_rows(const std::string& source, const CoarseLatticeView& view, const ReferenceOnExec& reference,
                           const index_type* column, long long columns, const Array<long long>& owner,
                           const index_type* row_nodes, long long rows, const std::string& what, const ExecPtr& exec)
 {
     const Executor& e = *exec;
     if (rows * reference.longest > std::numeric_limits<index_type>::max())
         throw std::overflow_error("lagrange_interpolation: up to " + std::to_string(rows * reference.longest) +
-                                  " entries of the " + what + " interpolation of mesh '" + mesh.source +
+                                  " entries of the " + what + " interpolation of mesh '" + source +
                                   "' do not fit 32-bit row offsets");
     Array<index_type> ptr(exec, static_cast<std::size_t>(rows) + 1);
     const long long nnz = GPUFEM_DISPATCH(
@@ -151,22 +151,65 @@ Csr<V> space_interpolation_rows(const Mesh& mesh, const index_type* cells, const
                                 const ExecPtr& exec)
 {
     const CoarseLatticeOnExec lattice(mesh, cells, space, exec);
-    return interpolation_rows<V>(mesh, lattice.view, ReferenceOnExec(space.weights, space.nodes_per_cell, exec),
+    return interpolation_rows<V>(mesh.source, lattice.view, ReferenceOnExec(space.weights, space.nodes_per_cell, exec),
                                  space.column.data(), static_cast<long long>(space.column_nodes.size()), owner,
                                  row_nodes, rows, "degree-" + std::to_string(space.degree), exec);
 }
 
-/// The first cell slot of every mesh node (see node_owner_slots), on exec.
-Array<long long> node_owners(const Mesh& mesh, const index_type* cells, const ExecPtr& exec)
+/// The cells of a mesh (or of a first-order level below it) as the kernels read them.
+CoarseLatticeView cells_view(const index_type* cells, long long num_cells, int nodes_per_cell, long long num_nodes)
 {
     CoarseLatticeView view;
     view.cells = cells;
-    view.num_cells = mesh.num_cells();
-    view.nodes_per_cell = mesh.nodes_per_cell;
-    view.num_nodes = mesh.num_nodes();
-    Array<long long> owner(exec, static_cast<std::size_t>(mesh.num_nodes()));
-    GPUFEM_DISPATCH(*exec, node_owner_slots(*exec, view, owner.data()));
+    view.num_cells = num_cells;
+    view.nodes_per_cell = nodes_per_cell;
+    view.num_nodes = num_nodes;
+    return view;
+}
+
+CoarseLatticeView cells_view(const Mesh& mesh, const index_type* cells)
+{
+    return cells_view(cells, mesh.num_cells(), mesh.nodes_per_cell, mesh.num_nodes());
+}
+
+/// The first cell slot of every node of the cells (see node_owner_slots), on exec.
+Array<long long> node_owners(const CoarseLatticeView& cells, const ExecPtr& exec)
+{
+    Array<long long> owner(exec, static_cast<std::size_t>(cells.num_nodes));
+    GPUFEM_DISPATCH(*exec, node_owner_slots(*exec, cells, owner.data()));
     return owner;
+}
+
+/// The interpolation from a coarser first-order mesh (`coarse`: the coarsening of `cells`,
+/// their nodes the rows) into the space of the first-order cells.
+template <typename V>
+Csr<V> coarsening_rows(const std::string& source, CoarseLatticeView view, const GridCoarsening& coarse,
+                       const ExecPtr& exec)
+{
+    const Array<long long> owner = node_owners(view, exec);
+    view.coarse_per_cell = coarse.nodes_per_cell;
+    view.coarse_cells = coarse.coarse_cells.data();
+    view.parent = coarse.parent.data();
+    view.child = coarse.child.data();
+    return interpolation_rows<V>(source, view, ReferenceOnExec(coarse.weights, coarse.nodes_per_cell, exec), nullptr,
+                                 coarse.coarse_nodes, owner, nullptr, view.num_nodes, "coarser mesh's", exec);
+}
+
+/// Appends to chain the transfers down the refinements by gpufem that made the first-order
+/// cells `level` (of `type`; `from`: the last refinement's parents, each holding the one
+/// before): to the parent mesh, then to its parent, ..., to the mesh gpufem refined first.
+template <typename V>
+void append_refinement_levels(std::vector<Csr<V>>& chain, ElementType type, CoarseLatticeView level,
+                              const RefinementParents* from, const std::string& source, const ExecPtr& exec)
+{
+    Array<index_type> cells;  // the current level's cells on exec (the first: the caller's)
+    for (; from; from = from->previous.get()) {
+        GridCoarsening coarse = parent_coarsening(type, level.num_cells, *from, exec);
+        chain.push_back(coarsening_rows<V>(source, level, coarse, exec));
+        cells = std::move(coarse.coarse_cells);
+        level = cells_view(cells.data(), static_cast<long long>(from->pattern.size()), level.nodes_per_cell,
+                           from->parent_nodes);
+    }
 }
 
 }  // namespace
@@ -182,26 +225,15 @@ Csr<V> lagrange_interpolation(const Mesh& mesh, int coarse_degree, const ExecPtr
 {
     const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
     const LagrangeCoarseSpace space = coarse_space_on(mesh, on_exec.cells, coarse_degree, exec, false);
-    return space_interpolation_rows<V>(mesh, on_exec.cells, space, node_owners(mesh, on_exec.cells, exec), nullptr,
-                                       mesh.num_nodes(), exec);
+    return space_interpolation_rows<V>(mesh, on_exec.cells, space, node_owners(cells_view(mesh, on_exec.cells), exec),
+                                       nullptr, mesh.num_nodes(), exec);
 }
 
 template <typename V>
 Csr<V> grid_interpolation(const Mesh& mesh, const GridCoarsening& coarse, const ExecPtr& exec)
 {
     const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
-    CoarseLatticeView view;
-    view.cells = on_exec.cells;
-    view.num_cells = mesh.num_cells();
-    view.nodes_per_cell = mesh.nodes_per_cell;
-    view.num_nodes = mesh.num_nodes();
-    view.coarse_per_cell = coarse.nodes_per_cell;
-    view.coarse_cells = coarse.coarse_cells.data();
-    view.parent = coarse.parent.data();
-    view.child = coarse.child.data();
-    return interpolation_rows<V>(mesh, view, ReferenceOnExec(coarse.weights, coarse.nodes_per_cell, exec), nullptr,
-                                 coarse.coarse_nodes, node_owners(mesh, on_exec.cells, exec), nullptr,
-                                 mesh.num_nodes(), "coarser grid's", exec);
+    return coarsening_rows<V>(mesh.source, cells_view(mesh, on_exec.cells), coarse, exec);
 }
 
 template <typename V>
@@ -209,23 +241,37 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
 {
     std::vector<Csr<V>> chain;
     if (mesh.degree <= 1) {
-        if (can_coarsen_grid(mesh)) chain.push_back(grid_interpolation<V>(mesh, coarsen_grid(mesh, exec), exec));
+        if (mesh.refined_from && can_coarsen_grid(mesh)) {
+            const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
+            append_refinement_levels(chain, mesh.cell_type, cells_view(mesh, on_exec.cells), mesh.refined_from.get(),
+                                     mesh.source, exec);
+        } else if (can_coarsen_grid(mesh)) {
+            chain.push_back(grid_interpolation<V>(mesh, coarsen_grid(mesh, exec), exec));
+        }
         return chain;
     }
     const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
-    const Array<long long> owner = node_owners(mesh, on_exec.cells, exec);
+    const Array<long long> owner = node_owners(cells_view(mesh, on_exec.cells), exec);
+    // Below degree 1, a mesh numbered from a first-order mesh refined by gpufem goes down its
+    // refinements (its vertices are that mesh's nodes): the degree-1 space's cells are needed.
+    const bool refinements = mesh.refined_from && !mesh.is_mixed();
     // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's
     // interpolation from that degree at the finer space's nodes (a lower-degree function is
     // represented exactly in every higher-degree space of the same mesh).
     LagrangeCoarseSpace finer;  // the previous degree's space (its column_nodes: the rows)
     for (const int degree : pmg_coarse_degrees(mesh.degree)) {
-        LagrangeCoarseSpace space = coarse_space_on(mesh, on_exec.cells, degree, exec, false);
+        LagrangeCoarseSpace space = coarse_space_on(mesh, on_exec.cells, degree, exec, refinements && degree == 1);
         const bool first = chain.empty();
         chain.push_back(space_interpolation_rows<V>(
             mesh, on_exec.cells, space, owner, first ? nullptr : finer.column_nodes.data(),
             first ? mesh.num_nodes() : static_cast<long long>(finer.column_nodes.size()), exec));
         finer = std::move(space);
     }
+    if (refinements && finer.degree == 1)
+        append_refinement_levels(chain, mesh.cell_type,
+                                 cells_view(finer.cells.data(), mesh.num_cells(), finer.nodes_per_cell,
+                                            static_cast<long long>(finer.column_nodes.size())),
+                                 mesh.refined_from.get(), mesh.source, exec);
     return chain;
 }
 

@@ -64,9 +64,11 @@ Csr<V> grid_interpolation(const Mesh& mesh, const GridCoarsening& coarse, const 
 
 /// The chain of p-multigrid transfers of the mesh, finest first: for each coarse degree of
 /// pmg_coarse_degrees(mesh.degree), the interpolation into the previous (finer) degree's
-/// space, in that space's numbering (rows of the first: mesh nodes). At degree 1: the
-/// transfer from the coarser grid (grid_interpolation) where can_coarsen_grid holds, else
-/// none.
+/// space, in that space's numbering (rows of the first: mesh nodes). Then, on a mesh gpufem
+/// refined (Mesh::refined_from, straight cells), the h-levels down every refinement: the
+/// degree-1 space into its parent mesh's, that into its parent's, ..., to the mesh gpufem
+/// refined first. On a generated grid of degree 1: the transfer from the coarser grid
+/// (grid_interpolation) where can_coarsen_grid holds. Otherwise nothing below degree 1.
 template <typename V>
 std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec);
 

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <span>
 #include <stdexcept>
 #include <string>
 
-#include "linalg/host_vector.hpp"
 #include "mesh/lagrange_basis.hpp"
+#include "mesh/lattice_kernels.hpp"
 #include "mesh/lattice_table.hpp"
 #include "mesh/structured_grid.hpp"
 #include "mesh/structured_shapes.hpp"
@@ -67,15 +66,17 @@ std::vector<double> corner_basis(const std::vector<std::array<double, 3>>& corne
     return w;
 }
 
-/// The coarsening of a mesh refined by gpufem to its parent mesh (Mesh::refined_from): child
-/// type t = pattern children + s, its nodes the parent's order-2 lattice points the pattern
-/// names, the weights the parent's first-order basis there.
-GridCoarsening parent_coarsening(const Mesh& mesh, const ExecPtr& exec)
+}  // namespace
+
+GridCoarsening parent_coarsening(ElementType type, long long num_cells, const RefinementParents& from,
+                                 const ExecPtr& exec)
 {
-    const RefinementParents& from = *mesh.refined_from;
-    const int npc = mesh.nodes_per_cell;
-    const RefinementPattern& pattern = refinement_pattern(mesh.cell_type, 1);
-    const std::vector<double> lattice = lagrange_reference_nodes(mesh.cell_type, 2);
+    const int npc = element_node_count(type);
+    if (from.children <= 0 || num_cells != static_cast<long long>(from.pattern.size()) * from.children ||
+        static_cast<long long>(from.parent_cells.size()) != static_cast<long long>(from.pattern.size()) * npc)
+        throw std::logic_error("parent_coarsening: the cells are not the children of the parents' refinement");
+    const RefinementPattern& pattern = refinement_pattern(type, 1);
+    const std::vector<double> lattice = lagrange_reference_nodes(type, 2);
     const int patterns = static_cast<int>(pattern.children.size());
     GridCoarsening out;
     out.coarse_nodes = from.parent_nodes;
@@ -83,7 +84,7 @@ GridCoarsening parent_coarsening(const Mesh& mesh, const ExecPtr& exec)
     out.children = patterns * from.children;
     out.weights.resize(static_cast<std::size_t>(out.children) * npc * npc);
     std::vector<double> basis, gradients;  // the first-order basis at every order-2 lattice point
-    lagrange_basis(mesh.cell_type, 1, lattice, basis, gradients);
+    lagrange_basis(type, 1, lattice, basis, gradients);
     for (int p = 0; p < patterns; ++p)
         for (int s = 0; s < from.children; ++s)
             for (int k = 0; k < npc; ++k) {
@@ -95,23 +96,58 @@ GridCoarsening parent_coarsening(const Mesh& mesh, const ExecPtr& exec)
                 }
             }
     out.coarse_cells = from.parent_cells.clone_to(exec);
-    // Each cell's parent and child type, on the host's threads from the parents' patterns.
-    const std::vector<std::uint8_t> chosen = from.pattern.to_host();
-    const long long cells = mesh.num_cells();
-    HostVector<index_type> parent(static_cast<std::size_t>(cells));
-    HostVector<std::uint8_t> child(static_cast<std::size_t>(cells));
-#pragma omp parallel for schedule(static)
-    for (long long c = 0; c < cells; ++c) {
-        parent[c] = static_cast<index_type>(c / from.children);
-        child[c] = static_cast<std::uint8_t>(chosen[static_cast<std::size_t>(c / from.children)] * from.children +
-                                             c % from.children);
-    }
-    out.parent = Array<index_type>::from_host(exec, std::span<const index_type>(parent.data(), parent.size()));
-    out.child = Array<std::uint8_t>::from_host(exec, std::span<const std::uint8_t>(child.data(), child.size()));
+    const Array<std::uint8_t> chosen = from.pattern.clone_to(exec);
+    out.parent = Array<index_type>(exec, static_cast<std::size_t>(num_cells));
+    out.child = Array<std::uint8_t>(exec, static_cast<std::size_t>(num_cells));
+    GPUFEM_DISPATCH(*exec, refinement_children(*exec, num_cells, from.children, chosen.data(), out.parent.data(),
+                                               out.child.data()));
     return out;
 }
 
-}  // namespace
+GridLevel grid_level(const Mesh& mesh)
+{
+    if (mesh.generated_grid.shape.empty() || mesh.is_mixed())
+        throw std::invalid_argument("grid_level: mesh '" + mesh.source + "' was not generated on a box grid by gpufem");
+    GridLevel level;
+    level.shape = mesh.generated_grid.shape;
+    level.boxes_per_unit = mesh.generated_grid.boxes_per_unit;
+    level.cell_type = mesh.cell_type;
+    level.nodes_per_cell = element_node_count(mesh.cell_type);
+    level.num_cells = mesh.num_cells();
+    const StructuredGrid grid = box_grid(level.shape, level.boxes_per_unit, mesh.degree);
+    const StructuredGrid vertices = box_grid(level.shape, level.boxes_per_unit, 1);
+    level.num_nodes = vertices.num_points();
+    if (grid.num_boxes() == 0 || level.num_cells % grid.num_boxes() != 0 || grid.num_points() != mesh.num_nodes())
+        throw std::logic_error("grid_level: mesh '" + mesh.source + "' does not match its generated grid");
+    const int per_box = static_cast<int>(level.num_cells / grid.num_boxes());
+    // Box 0's cells' corners (the first nodes of each cell, Gmsh's order), as vertex numbers.
+    for (int c = 0; c < per_box; ++c)
+        for (int j = 0; j < level.nodes_per_cell; ++j) {
+            long long p[3];
+            grid.point(mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell + j], p);
+            level.first_box.push_back(static_cast<index_type>(
+                vertices.point_index(p[0] / mesh.degree, p[1] / mesh.degree, p[2] / mesh.degree)));
+        }
+    return level;
+}
+
+GridLevel next_grid_level(const GridLevel& level, const GridCoarsening& coarse)
+{
+    GridLevel next = level;
+    next.boxes_per_unit = coarse.coarse_boxes_per_unit;
+    next.num_cells = static_cast<long long>(coarse.coarse_cells.size()) / coarse.nodes_per_cell;
+    next.num_nodes = coarse.coarse_nodes;
+    // The coarse grid's cells follow box 0's pattern (fill_structured_mesh), so box 0 of the
+    // coarser grid is read off its first cells.
+    const std::vector<index_type> cells = coarse.coarse_cells.to_host();
+    next.first_box.assign(cells.begin(), cells.begin() + static_cast<std::ptrdiff_t>(level.first_box.size()));
+    return next;
+}
+
+bool can_coarsen_grid(const GridLevel& level)
+{
+    return can_coarsen_grid(level.shape, level.boxes_per_unit, level.cell_type, 1);
+}
 
 GridCoarsening coarsen_grid(const Mesh& mesh, const ExecPtr& exec)
 {
@@ -119,15 +155,24 @@ GridCoarsening coarsen_grid(const Mesh& mesh, const ExecPtr& exec)
         throw std::invalid_argument("coarsen_grid: mesh '" + mesh.source +
                                     "' is neither a first-order grid of boxes generated by gpufem with an even "
                                     "number of boxes per unit length nor a first-order mesh refined by gpufem");
-    if (mesh.refined_from) return parent_coarsening(mesh, exec);
-    const StructuredGrid fine = box_grid(mesh.generated_grid.shape, mesh.generated_grid.boxes_per_unit, 1);
-    const StructuredGrid coarse = box_grid(mesh.generated_grid.shape, mesh.generated_grid.boxes_per_unit / 2, 1);
-    const int npc = mesh.nodes_per_cell;
+    if (mesh.refined_from) return parent_coarsening(mesh.cell_type, mesh.num_cells(), *mesh.refined_from, exec);
+    return coarsen_grid(grid_level(mesh), exec);
+}
+
+GridCoarsening coarsen_grid(const GridLevel& level, const ExecPtr& exec)
+{
+    if (!can_coarsen_grid(level))
+        throw std::invalid_argument("coarsen_grid: a grid of " + std::to_string(level.boxes_per_unit) +
+                                    " boxes per unit length has no coarser grid of half the boxes");
+    const StructuredGrid fine = box_grid(level.shape, level.boxes_per_unit, 1);
+    const StructuredGrid coarse = box_grid(level.shape, level.boxes_per_unit / 2, 1);
+    const int npc = level.nodes_per_cell;
     const int dim = fine.dim;
-    const bool simplex = mesh.cell_type == ElementType::triangle || mesh.cell_type == ElementType::tetrahedron;
-    if (fine.num_boxes() == 0 || mesh.num_cells() % fine.num_boxes() != 0 || fine.num_points() != mesh.num_nodes())
-        throw std::logic_error("coarsen_grid: mesh '" + mesh.source + "' does not match its generated grid");
-    const int per_box = static_cast<int>(mesh.num_cells() / fine.num_boxes());
+    const bool simplex = level.cell_type == ElementType::triangle || level.cell_type == ElementType::tetrahedron;
+    if (fine.num_boxes() == 0 || level.num_cells % fine.num_boxes() != 0 || fine.num_points() != level.num_nodes ||
+        static_cast<long long>(level.first_box.size()) != level.num_cells / fine.num_boxes() * npc)
+        throw std::logic_error("coarsen_grid: a grid level does not match its generated grid");
+    const int per_box = static_cast<int>(level.num_cells / fine.num_boxes());
 
     // The box's cells' corners in Gmsh's order, read off the first box (its lowest corner is
     // lattice point 0): every box of the grid, fine or coarse, has the same.
@@ -136,7 +181,7 @@ GridCoarsening coarsen_grid(const Mesh& mesh, const ExecPtr& exec)
     for (int s = 0; s < per_box; ++s)
         for (int j = 0; j < npc; ++j) {
             long long p[3];
-            fine.point(mesh.cells[static_cast<std::size_t>(s) * npc + j], p);
+            fine.point(level.first_box[static_cast<std::size_t>(s) * npc + j], p);
             std::array<double, 3> x{};
             for (int axis = 0; axis < 3; ++axis) {
                 offsets[3 * (s * npc + j) + axis] = static_cast<int>(p[axis]);
@@ -191,8 +236,8 @@ GridCoarsening coarsen_grid(const Mesh& mesh, const ExecPtr& exec)
     const Array<int> coarse_cells_of_children = Array<int>::from_host(exec, coarse_cell_of_child);
     out.coarse_cells = Array<index_type>(exec, static_cast<std::size_t>(coarse.num_boxes()) * per_box * npc);
     GPUFEM_DISPATCH(e, fill_structured_mesh(e, coarse, patterns.data(), per_box, npc, nullptr, out.coarse_cells.data()));
-    out.parent = Array<index_type>(exec, static_cast<std::size_t>(mesh.num_cells()));
-    out.child = Array<std::uint8_t>(exec, static_cast<std::size_t>(mesh.num_cells()));
+    out.parent = Array<index_type>(exec, static_cast<std::size_t>(level.num_cells));
+    out.child = Array<std::uint8_t>(exec, static_cast<std::size_t>(level.num_cells));
     GPUFEM_DISPATCH(e, nested_box_parents(e, fine, coarse, per_box, coarse_cells_of_children.data(), out.parent.data(),
                                           out.child.data()));
     return out;

@@ -449,7 +449,12 @@ GPUFEM_HOST_DEVICE inline int refinement_choice(const index_type* points, int pa
     PREFIX void refinement_choices(const Executor& exec, const index_type* lattice_cells,    \
                                    long long num_cells, int points_per_cell, int patterns,   \
                                    const int* diagonals, const double* coordinates,          \
-                                   std::uint8_t* choice) BODY
+                                   std::uint8_t* choice) BODY                                \
+    /** For the num_cells children of a refinement (children per parent, child s of parent  \
+        q is cell q children + s): parent[c] = q and child[c] = pattern[q] children + s. */   \
+    PREFIX void refinement_children(const Executor& exec, long long num_cells, int children, \
+                                    const std::uint8_t* pattern, index_type* parent,         \
+                                    std::uint8_t* child) BODY
 
 GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_LATTICE_KERNELS)
 

@@ -82,15 +82,18 @@ struct GeneratedGrid {
     long long boxes_per_unit = 0;
 };
 
-/// Where a mesh refined by gpufem came from (its last refinement of straight-sided
-/// first-order cells): the parent mesh's cells and each parent's refinement pattern, on an
-/// executor, for pmg's h-level (mesh/grid_coarsening). Child s of parent c is cell
-/// c children + s.
+/// Where a mesh refined by gpufem came from (a refinement of straight-sided first-order
+/// cells): the parent mesh's cells and each parent's refinement pattern, on an executor, for
+/// pmg's h-levels (mesh/grid_coarsening). Child s of parent c is cell c children + s. A mesh
+/// refined several times keeps every level: `previous` is the parent mesh's own parents.
 struct RefinementParents {
     Array<index_type> parent_cells;  ///< nodes_per_cell nodes of the parent mesh per parent
     long long parent_nodes = 0;      ///< nodes of the parent mesh
     Array<std::uint8_t> pattern;     ///< each parent's refinement pattern (tetrahedra: 0..2)
     int children = 0;                ///< children per parent
+    /// The refinement that made the parent mesh (its parents), or null: the mesh read or
+    /// meshed before gpufem refined it.
+    std::shared_ptr<const RefinementParents> previous;
 };
 
 /// An unstructured mesh: cells of one type, or (first order, finite volumes only) of several.
@@ -120,7 +123,10 @@ struct Mesh {
     std::shared_ptr<const MeshOnDevice> device;
     /// The box grid the shape generator made the mesh on; whoever changes the cells resets it.
     GeneratedGrid generated_grid;
-    /// The parent mesh of a first-order mesh refined by gpufem, or null; likewise reset.
+    /// The parent mesh of a first-order mesh refined by gpufem, or null; likewise reset. A
+    /// mesh of degree k numbered from such a mesh (mesh.refine with degree > 1 on straight
+    /// cells) keeps it too: its degree-1 nodes (the vertices, numbered in node order) are
+    /// that first-order mesh's nodes, so pmg's degree-1 level coarsens through it.
     std::shared_ptr<const RefinementParents> refined_from;
 
     index_type num_nodes() const { return static_cast<index_type>(coordinates.size() / 3); }

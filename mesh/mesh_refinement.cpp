@@ -290,6 +290,7 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
                                                                              mesh.cells.data(), mesh.cells.size()));
         parents->parent_nodes = mesh.num_nodes();
         parents->children = children;
+        parents->previous = mesh.refined_from;
         parents->pattern = Array<std::uint8_t>(exec, static_cast<std::size_t>(mesh.num_cells()));
         GPUFEM_DISPATCH(*exec, refinement_choices(*exec, lattice.cells.data(), mesh.num_cells(),
                                                   static_cast<int>(lattice.table->points.size()),
@@ -338,6 +339,9 @@ Mesh with_degree(const Mesh& mesh, int degree, const ExecPtr& exec)
     MeshLattice lattice = number_lattice(mesh, degree, exec);
     Mesh out = derived_mesh(mesh, degree);
     out.cell_group = mesh.cell_group;
+    // The vertices keep the first-order mesh's numbering (number_vertices: every node of a
+    // first-order mesh is a vertex, numbered in node order), so its parents still hold.
+    if (mesh.degree == 1) out.refined_from = mesh.refined_from;
     store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(lattice.cells), exec,
                           HostArrays::written);
     convert_boundaries(mesh, out, degree, [&](const BoundaryFacets& facets, const std::string& where) {

@@ -224,11 +224,12 @@ fv:                        (map, discretisation: fv only)
                            multigrid, one V-cycle per iteration, set up on the backend's
                            device; with lma the matrix is assembled as well for the setup) |
                            pmg (p-multigrid: degree k smoothed with the system's operator, then
-                           degree k/2 (even k >= 4) and 1 of the same mesh, amg below; degree 1:
-                           amg, or with lma on a generated grid with an even number of boxes
-                           per unit length the grid with half the boxes, on a mesh refined by
-                           gpufem its parent mesh, then amg; the coarser operators are R A P of
-                           the matrix, or with lma the same from the element matrices, so no
+                           degree k/2 (even k >= 4) and 1 of the same mesh; on a mesh refined by
+                           gpufem (straight cells) then its parent mesh, that one's parent, ...
+                           down every refinement; degree 1 otherwise: amg, or with lma on a
+                           generated grid with an even number of boxes per unit length the grid
+                           with half the boxes; amg below; the coarser operators are R A P of
+                           the matrix, or with lma the first from the element matrices, so no
                            matrix is assembled)
   tolerance: 1e-8          (number, 0 < tolerance < 1, default 1e-8) stop when
                            ||b - A x|| / ||b|| <= tolerance

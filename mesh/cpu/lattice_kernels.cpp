@@ -168,4 +168,14 @@ void refinement_choices(const Executor&, const index_type* lattice_cells, long l
     });
 }
 
+void refinement_children(const Executor&, long long num_cells, int children, const std::uint8_t* pattern,
+                         index_type* parent, std::uint8_t* child)
+{
+    chunked_for(num_cells, [&](long long c) {
+        const long long q = c / children;
+        parent[c] = static_cast<index_type>(q);
+        child[c] = static_cast<std::uint8_t>(pattern[q] * children + c % children);
+    });
+}
+
 }  // namespace gpufem::kernels::cpu

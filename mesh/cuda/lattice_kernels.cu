@@ -201,6 +201,16 @@ __global__ void choices_kernel(const index_type* __restrict__ lattice_cells, lon
             refinement_choice(lattice_cells + c * points_per_cell, patterns, diagonals, coordinates));
 }
 
+__global__ void refinement_children_kernel(long long num_cells, int children, const std::uint8_t* __restrict__ pattern,
+                                           index_type* __restrict__ parent, std::uint8_t* __restrict__ child)
+{
+    const long long c = thread_index();
+    if (c >= num_cells) return;
+    const long long q = c / children;
+    parent[c] = static_cast<index_type>(q);
+    child[c] = static_cast<std::uint8_t>(pattern[q] * children + c % children);
+}
+
 /// In-place inclusive or exclusive sum of `count` ints.
 template <bool inclusive>
 void scan(const Executor& exec, index_type* data, long long count)
@@ -403,6 +413,15 @@ void refinement_choices(const Executor& exec, const index_type* lattice_cells, l
     if (num_cells == 0) return;
     choices_kernel<<<grid_for(num_cells), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
         lattice_cells, num_cells, points_per_cell, patterns, diagonals, coordinates, choice);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+void refinement_children(const Executor& exec, long long num_cells, int children, const std::uint8_t* pattern,
+                         index_type* parent, std::uint8_t* child)
+{
+    if (num_cells == 0) return;
+    refinement_children_kernel<<<grid_for(num_cells), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        num_cells, children, pattern, parent, child);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 

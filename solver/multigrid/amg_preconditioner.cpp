@@ -96,9 +96,10 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const AmgOpt
     : exec_(a.executor()), name_("pmg"), rows_(a.rows()), options_(options), a_(&a)
 {
     given_operators_ = true;
-    if (prolongators.empty() || coarse_operators.size() != prolongators.size())
-        throw std::invalid_argument("pmg: one coarse operator per given interpolation is needed");
-    for (std::size_t l = 0; l < prolongators.size(); ++l)
+    if (prolongators.empty() || coarse_operators.empty() || coarse_operators.size() > prolongators.size())
+        throw std::invalid_argument("pmg: at least the first and at most one coarse operator per given "
+                                    "interpolation is needed");
+    for (std::size_t l = 0; l < coarse_operators.size(); ++l)
         if (coarse_operators[l].rows != prolongators[l].cols || coarse_operators[l].cols != prolongators[l].cols)
             throw std::invalid_argument("pmg: a coarse operator does not match its interpolation's columns");
     set_up(nullptr, &prolongators, &coarse_operators);
@@ -186,7 +187,7 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
                                                     aggregates);
         Csr<V> r = sparse_transpose(p);
         phase_done(2);
-        Csr<V> next = given_operators && geometric
+        Csr<V> next = given_operators && geometric && levels_.size() < given_operators->size()
                           ? taken_to(std::move((*given_operators)[levels_.size()]), exec_)
                           : sparse_product(r, sparse_product(*csr, p));
         phase_done(3);

@@ -48,10 +48,11 @@ public:
     /// sizes do not chain.
     AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>& matrix, const AmgOptions& options,
                       const std::vector<Csr<V>>* given_prolongators = nullptr);
-    /// p-multigrid without a's matrix: the given prolongators and, for each, the operator of
-    /// its coarse space (coarse_operators[l] for the columns of prolongators[l], e.g. the
-    /// element-wise Galerkin products of pmg_coarse_operators) instead of R A P; AMG below
-    /// the last. a needs only its diagonal and its products (any format, matrix-free
+    /// p-multigrid without a's matrix: the given prolongators and, for the first of them (at
+    /// least one, at most all), the operator of its coarse space (coarse_operators[l] for the
+    /// columns of prolongators[l], e.g. the element-wise Galerkin products of
+    /// pmg_coarse_operators) instead of R A P; the given levels after them R A P from the
+    /// level above; AMG below the last. a needs only its diagonal and its products (any format, matrix-free
     /// included). update() is not available on such a hierarchy.
     AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
                       const std::vector<Csr<V>>& prolongators, std::vector<Csr<V>> coarse_operators);

@@ -688,40 +688,101 @@ TEST(Pmg, GridTransferNestsTheCellsAndReproducesFirstOrderFunctions)
     }
 }
 
-TEST(Pmg, RefinedGmshMeshCoarsensToItsParentExactly)
+TEST(Pmg, RefinedGmshMeshCoarsensDownEveryRefinementExactly)
 {
-    // Gmsh's tetrahedra refined on the device, first order: pmg's h-level is the parent mesh;
-    // the transfer reproduces linear functions and the coarse operator from the element
-    // matrices is R A P of the system's matrix.
+    // Gmsh's tetrahedra refined twice by gpufem: pmg's levels below degree 1 are the parent
+    // mesh and its parent, the mesh Gmsh made (at degree 2 after the degree-1 space of the
+    // same mesh). Every transfer reproduces linear functions (the coarse nodes' positions read
+    // off the rows that copy a finer node), the last one's columns are the Gmsh mesh's nodes,
+    // and the first h-level's coarse operator from the element matrices is R A P of the
+    // system's matrix.
     const std::string text = fmt::format(
-        "mesh: {{geo: {}/cases/meshes/cube.geo, size: 0.25, refine: 1}}\nproblem: {{kappa: \"1 + x*y\", f: 1, "
+        "mesh: {{geo: {}/cases/meshes/cube.geo, size: 0.25, refine: 2}}\nproblem: {{kappa: \"1 + x*y\", f: 1, "
         "dirichlet: {{left: 0, right: 1}}}}\nbackend: cpu\n",
         GPUFEM_SOURCE_DIR);
-    CaseSpec spec = parse_case_text(text, "p", "");
-    const CaseMesh mesh = load_case_mesh(spec, cpu());
-    ASSERT_TRUE(mesh.mesh.refined_from);
-    ASSERT_TRUE(can_coarsen_grid(mesh.mesh));
-    const auto disc = make_discretisation<double>(spec, mesh);
-    const std::vector<Csr<double>> chain = disc->pmg_interpolations(cpu());
-    ASSERT_EQ(chain.size(), 1u);
-    const HostMatrix h = test::to_host(chain[0]);
-    EXPECT_EQ(h.cols, mesh.mesh.refined_from->parent_nodes);
-    std::vector<index_type> node_of_column(static_cast<std::size_t>(h.cols), -1);
-    for (index_type i = 0; i < h.rows; ++i)
-        if (h.ptr[i + 1] - h.ptr[i] == 1 && h.val[h.ptr[i]] == 1.0) node_of_column[h.col[h.ptr[i]]] = i;
-    ASSERT_EQ(std::count(node_of_column.begin(), node_of_column.end(), -1), 0);
-    const auto& xyz = mesh.mesh.coordinates;
-    const auto f = [&](index_type n) { return 1 + 2 * xyz[3 * n] - 3 * xyz[3 * n + 1] + 0.5 * xyz[3 * n + 2]; };
-    for (index_type i = 0; i < h.rows; ++i) {
-        double value = 0;
-        for (index_type k = h.ptr[i]; k < h.ptr[i + 1]; ++k) value += h.val[k] * f(node_of_column[h.col[k]]);
-        EXPECT_NEAR(value, f(i), 1e-12) << "node " << i;
+    for (const int degree : {1, 2}) {
+        CaseSpec spec = parse_case_text(text, "p", "");
+        spec.mesh.degree = degree;
+        const CaseMesh mesh = load_case_mesh(spec, cpu());
+        ASSERT_TRUE(mesh.mesh.refined_from) << degree;
+        ASSERT_TRUE(mesh.mesh.refined_from->previous) << degree;
+        EXPECT_FALSE(mesh.mesh.refined_from->previous->previous) << degree;
+        const auto disc = make_discretisation<double>(spec, mesh);
+        const std::vector<Csr<double>> chain = disc->pmg_interpolations(cpu());
+        ASSERT_EQ(chain.size(), degree == 1 ? 2u : 3u);
+        // The Gmsh mesh: 1/64 of the cells, its nodes the last level's columns.
+        EXPECT_EQ(static_cast<long long>(mesh.mesh.refined_from->previous->pattern.size()) * 64, mesh.mesh.num_cells());
+        EXPECT_EQ(chain.back().cols, mesh.mesh.refined_from->previous->parent_nodes) << degree;
+        EXPECT_EQ(chain[chain.size() - 2].cols, mesh.mesh.refined_from->parent_nodes) << degree;
+        std::vector<double> xyz(mesh.mesh.coordinates.begin(), mesh.mesh.coordinates.end());
+        for (std::size_t level = 0; level < chain.size(); ++level) {
+            const HostMatrix h = test::to_host(chain[level]);
+            ASSERT_EQ(static_cast<std::size_t>(h.rows) * 3, xyz.size()) << degree << " level " << level;
+            std::vector<index_type> node_of_column(static_cast<std::size_t>(h.cols), -1);
+            for (index_type i = 0; i < h.rows; ++i)
+                if (h.ptr[i + 1] - h.ptr[i] == 1 && h.val[h.ptr[i]] == 1.0) node_of_column[h.col[h.ptr[i]]] = i;
+            ASSERT_EQ(std::count(node_of_column.begin(), node_of_column.end(), -1), 0) << degree << " level " << level;
+            std::vector<double> coarse_xyz(static_cast<std::size_t>(h.cols) * 3);
+            for (index_type m = 0; m < h.cols; ++m)
+                for (int a = 0; a < 3; ++a) coarse_xyz[3 * m + a] = xyz[3 * static_cast<std::size_t>(node_of_column[m]) + a];
+            const auto f = [](const double* x) { return 1 + 2 * x[0] - 3 * x[1] + 0.5 * x[2]; };
+            for (index_type i = 0; i < h.rows; ++i) {
+                double value = 0;
+                for (index_type k = h.ptr[i]; k < h.ptr[i + 1]; ++k) value += h.val[k] * f(&coarse_xyz[3 * h.col[k]]);
+                ASSERT_NEAR(value, f(&xyz[3 * static_cast<std::size_t>(i)]), 1e-12)
+                    << "degree " << degree << ", level " << level << ", node " << i;
+            }
+            xyz = std::move(coarse_xyz);
+        }
+        if (degree != 1) continue;
+        const LinearSystem<double> system = disc->assemble(cpu());
+        const std::vector<Csr<double>> operators = disc->pmg_coarse_operators(cpu());
+        ASSERT_EQ(operators.size(), 1u);
+        const Csr<double> rap = sparse_product(sparse_transpose(chain[0]), sparse_product(system.matrix, chain[0]));
+        EXPECT_LT(dense_difference(operators[0], rap, 1.0), 1e-12);
     }
-    const LinearSystem<double> system = disc->assemble(cpu());
-    const std::vector<Csr<double>> operators = disc->pmg_coarse_operators(cpu());
-    ASSERT_EQ(operators.size(), 1u);
-    const Csr<double> rap = sparse_product(sparse_transpose(chain[0]), sparse_product(system.matrix, chain[0]));
-    EXPECT_LT(dense_difference(operators[0], rap, 1.0), 1e-12);
+}
+
+TEST(Pmg, RefinedGmshMeshLevelsSolveAsJacobiDoesUnderEveryOperator)
+{
+    // P1 and P2 on Gmsh's tetrahedra refined twice: pmg down the refinements, with the
+    // assembled matrix (R A P at every level) and matrix-free (lma: the first coarse level
+    // from the element matrices, R A P below), gives Jacobi's solution.
+    const std::string text = fmt::format(
+        "mesh: {{geo: {}/cases/meshes/cube.geo, size: 0.25, refine: 2}}\nproblem: {{kappa: \"1 + x*y\", f: 1, "
+        "dirichlet: {{left: 0, right: 1}}}}\nbackend: cpu\nsolver: {{tolerance: 1e-10}}\n",
+        GPUFEM_SOURCE_DIR);
+    for (const int degree : {1, 2})
+        for (const std::string format : {"csr", "lma"}) {
+            CaseSpec spec = parse_case_text(text, "p", "");
+            spec.mesh.degree = degree;
+            spec.format = format;
+            spec.solver.preconditioner = PreconditionerKind::pmg;
+            const ExecPtr exec = make_executor(spec.backend);
+            const CaseMesh mesh = load_case_mesh(spec, exec);
+            const auto disc = make_discretisation<double>(spec, mesh);
+            const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
+            const SystemSolution<double> solved = solve_system(system, spec.solver, disc.get());
+            const std::string what = "degree " + std::to_string(degree) + ", " + format;
+            ASSERT_TRUE(solved.result.converged()) << what << ": " << solved.result.message;
+            EXPECT_EQ(solved.preconditioner["degree_levels"], degree == 1 ? 2 : 3) << what;
+            EXPECT_EQ(solved.preconditioner["coarse_operators"], format == "lma" ? "element galerkin" : "galerkin (R A P)")
+                << what;
+            EXPECT_LE(solved.result.iterations, 12) << what;
+            // Jacobi on the same mesh (Gmsh's meshes of one input vary from load to load here).
+            CaseSpec jacobi = spec;
+            jacobi.format = "csr";
+            jacobi.solver.preconditioner = PreconditionerKind::jacobi;
+            const auto jacobi_disc = make_discretisation<double>(jacobi, mesh);
+            const SystemSolution<double> reference =
+                solve_system(build_case_system(exec, *jacobi_disc, jacobi), jacobi.solver, jacobi_disc.get());
+            ASSERT_TRUE(reference.result.converged()) << what;
+            std::vector<double> x, y;
+            for (double v : solved.x.to_host()) x.push_back(v);
+            for (double v : reference.x.to_host()) y.push_back(v);
+            EXPECT_LT(test::max_relative_difference(x, y), 1e-8) << what;
+            std::cout << "pmg down two refinements, " << what << ": " << solved.result.iterations << " iterations\n";
+        }
 }
 
 TEST(Pmg, GridLevelUnderLmaConvergesWithoutTheFinestMatrixIndependentlyOfTheMesh)

@@ -16,6 +16,7 @@
 #include "gpu_test.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
+#include "mesh/mesh_refinement.hpp"
 #include "random_values.hpp"
 #include "solver/case_file.hpp"
 #include "solver/krylov/krylov.hpp"
@@ -447,6 +448,52 @@ TEST(AmgGpu, PmgGridLevelOnTheDeviceMatchesTheCpu)
         EXPECT_LE(iterations[1], 14) << what;
         EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8) << what;
     }
+}
+
+TEST(AmgGpu, RefinedMeshLevelsOnTheDeviceMatchTheCpu)
+{
+    GPUFEM_REQUIRE_GPU();
+    // One Gmsh mesh of tetrahedra refined twice on each backend, P1 and P2: pmg's transfers
+    // down both refinements (the children's parents and types by the kernel
+    // refinement_children) identical, and the solves with csr and lma alike.
+    const std::string text = fmt::format(
+        "mesh: {{geo: {}/cases/meshes/cube.geo, size: 0.25}}\nproblem: {{kappa: \"1 + x*y\", f: 1, "
+        "dirichlet: {{left: 0, right: 1}}}}\nsolver: {{preconditioner: pmg, tolerance: 1e-10}}\n",
+        GPUFEM_SOURCE_DIR);
+    const CaseSpec base = parse_case_text(text, "p", "");
+    const CaseMesh gmsh = load_case_mesh(base, Executor::create_cpu());
+    for (const int degree : {1, 2})
+        for (const std::string format : {"csr", "lma"}) {
+            const std::string what = "degree " + std::to_string(degree) + ", " + format;
+            std::vector<HostMatrix> transfers[2];
+            std::vector<double> solutions[2];
+            int iterations[2] = {0, 0};
+            for (int k = 0; k < 2; ++k) {
+                CaseSpec spec = base;
+                spec.backend = k == 0 ? BackendChoice::cpu : BackendChoice::cuda;
+                spec.mesh.degree = degree;
+                spec.format = format;
+                const ExecPtr exec = make_executor(spec.backend);
+                CaseMesh mesh;
+                mesh.mesh = refine_and_number(gmsh.mesh, 2, degree, exec);
+                const auto disc = make_discretisation<double>(spec, mesh);
+                for (const Csr<double>& t : disc->pmg_interpolations(exec)) transfers[k].push_back(test::to_host(t));
+                const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
+                const SystemSolution<double> solved = solve_system(system, spec.solver, disc.get());
+                ASSERT_TRUE(solved.result.converged()) << what << ": " << solved.result.message;
+                EXPECT_EQ(solved.preconditioner["degree_levels"], degree == 1 ? 2 : 3) << what;
+                iterations[k] = solved.result.iterations;
+                solutions[k] = solved.x.to_host();
+            }
+            ASSERT_EQ(transfers[1].size(), transfers[0].size()) << what;
+            for (std::size_t l = 0; l < transfers[0].size(); ++l) {
+                EXPECT_EQ(transfers[1][l].ptr, transfers[0][l].ptr) << what << ", level " << l;
+                EXPECT_EQ(transfers[1][l].col, transfers[0][l].col) << what << ", level " << l;
+                EXPECT_EQ(transfers[1][l].val, transfers[0][l].val) << what << ", level " << l;
+            }
+            EXPECT_NEAR(iterations[1], iterations[0], 1) << what;
+            EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8) << what;
+        }
 }
 
 TEST(AmgGpu, FloatHierarchyConverges)
