@@ -365,8 +365,8 @@ std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoice
 std::vector<SolverBenchRow> run_solver_bench(const CaseSpec& spec, const SolverBenchOptions& options)
 {
     if (is_sweep(spec))
-        throw std::invalid_argument("bench solver: the case lists several degrees or refinements; "
-                                    "pick one with --set degree=N --set mesh.refine=M");
+        throw std::invalid_argument("bench solver: the case lists several degrees, refinements or kappas; "
+                                    "pick one with --set degree=N --set mesh.refine=M --set problem.kappa=...");
     if (options.iterations < 20) throw std::invalid_argument("bench solver: --iterations must be >= 20");
     if (options.repeats < 1) throw std::invalid_argument("bench solver: --repeats must be >= 1");
     RunOptions run_options;

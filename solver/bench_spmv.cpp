@@ -379,6 +379,9 @@ std::vector<SpmvBenchRow> run_spmv_bench(const CaseSpec& spec, const SpmvBenchOp
     run_options.output_dir = options.output_dir;
     const std::filesystem::path folder = output_folder(spec, run_options);
     if (!is_sweep(spec)) return bench_point(spec, options, exec, backend, copy_bw, folder);
+    if (spec.kappas.size() > 1)
+        throw std::invalid_argument("bench spmv: the case lists several kappas (the matrix's pattern and the "
+                                    "SpMV do not change with them); pick one with --set problem.kappa=...");
 
     std::vector<SpmvBenchRow> rows;
     for (const CaseSpec& point : expand_sweep(spec)) {

@@ -324,16 +324,26 @@ std::vector<double> read_convection(const CaseReader& reader, const CaseValue& v
     return b;
 }
 
-ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json& resolved)
+/// The most coefficients one case sweeps over.
+constexpr std::size_t max_kappas = 64;
+
+/// The problem section; kappas gets problem.kappa's expressions (several: a coefficient sweep,
+/// problem.kappa the first).
+ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json& resolved,
+                         std::vector<std::string>& kappas)
 {
     ProblemSpec problem;
     const std::vector<CaseValue> entries = reader.entries(value, problem_keys);
+    kappas = {problem.kappa};
     if (const CaseValue* kappa = find_entry(entries, "kappa")) {
-        problem.kappa = reader.to_expression(*kappa);
-        const Expression expression(problem.kappa);
-        if (expression.is_constant() && !(expression.evaluate(0.0, 0.0, 0.0) > 0.0)) {
-            reader.fail(*kappa, "expected kappa > 0, got '" + problem.kappa + "'");
+        kappas = reader.to_expression_list(*kappa, max_kappas);
+        for (std::size_t i = 0; i < kappas.size(); ++i) {
+            const Expression expression(kappas[i]);
+            if (expression.is_constant() && !(expression.evaluate(0.0, 0.0, 0.0) > 0.0))
+                reader.fail(*kappa, "expected kappa > 0, got '" + kappas[i] + "'" +
+                                        (kappas.size() > 1 ? " (entry " + std::to_string(i) + ")" : ""));
         }
+        problem.kappa = kappas.front();
     }
     if (const CaseValue* f = find_entry(entries, "f")) {
         problem.f = reader.to_expression(*f);
@@ -361,7 +371,7 @@ ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json&
             }
         }
     }
-    resolved = {{"kappa", problem.kappa},
+    resolved = {{"kappa", kappas.size() == 1 ? json(problem.kappa) : json(kappas)},
                 {"f", problem.f},
                 {"exact", problem.exact.empty() ? json(nullptr) : json(problem.exact)},
                 {"convection", problem.convection.empty() ? json(nullptr) : json(problem.convection)},
@@ -577,7 +587,7 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
         return entry ? *entry : CaseValue{std::string(key), std::string(key), YAML::Node(),
                                           YAML::Mark::null_mark()};
     };
-    if (!spec.matrix) spec.problem = read_problem(reader, section("problem"), resolved["problem"]);
+    if (!spec.matrix) spec.problem = read_problem(reader, section("problem"), resolved["problem"], spec.kappas);
     const CaseValue* discretisation = find_entry(entries, "discretisation");
     if (discretisation) {
         if (spec.matrix)
@@ -652,20 +662,25 @@ std::vector<CaseSpec> expand_sweep(const CaseSpec& spec)
 {
     std::vector<CaseSpec> runs;
     for (int degree : spec.degrees)
-        for (int refine : spec.refines) {
-            CaseSpec run = spec;
-            run.degrees = {degree};
-            run.mesh.degree = degree;
-            run.mesh.refine = refine;
-            if (spec.size_scales_with_degree) {
-                run.mesh.size = spec.mesh.size / spec.mesh.degree * degree;
-                run.resolved["mesh"]["size"] = run.mesh.size;
+        for (int refine : spec.refines)
+            for (std::size_t k = 0; k < spec.kappas.size(); ++k) {
+                CaseSpec run = spec;
+                run.degrees = {degree};
+                run.mesh.degree = degree;
+                run.mesh.refine = refine;
+                if (spec.size_scales_with_degree) {
+                    run.mesh.size = spec.mesh.size / spec.mesh.degree * degree;
+                    run.resolved["mesh"]["size"] = run.mesh.size;
+                }
+                run.refines = {refine};
+                run.resolved["degree"] = degree;
+                run.resolved["mesh"]["refine"] = refine;
+                run.problem.kappa = spec.kappas[k];
+                run.kappas = {spec.kappas[k]};
+                run.kappa_index = static_cast<int>(k);
+                if (!spec.matrix) run.resolved["problem"]["kappa"] = spec.kappas[k];
+                runs.push_back(std::move(run));
             }
-            run.refines = {refine};
-            run.resolved["degree"] = degree;
-            run.resolved["mesh"]["refine"] = refine;
-            runs.push_back(std::move(run));
-        }
     return runs;
 }
 

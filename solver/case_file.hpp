@@ -81,6 +81,11 @@ struct CaseSpec {
     std::optional<MatrixFileSpec> matrix;
     std::vector<int> degrees{1};      ///< degree: N or [N, ...] (a sweep when several)
     std::vector<int> refines{0};      ///< mesh.refine: N or [N, ...] (a sweep when several)
+    /// problem.kappa: an expression or a list of them (a coefficient sweep when several:
+    /// the points of one mesh and degree share the mesh and update one preconditioner
+    /// hierarchy); problem.kappa holds the first, or the point's own after expand_sweep.
+    std::vector<std::string> kappas{"1"};
+    int kappa_index = 0;              ///< the point's entry of the case's kappas (expand_sweep)
     bool size_scales_with_degree = false;  ///< mesh.size is multiplied by the degree (constant
                                            ///< unknowns across a degree sweep)
     ProblemSpec problem;
@@ -121,14 +126,15 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
                          const std::filesystem::path& base_dir,
                          const std::vector<std::string>& overrides = {});
 
-/// True when the case lists several degrees or refinement levels.
+/// True when the case lists several degrees, refinement levels or kappas.
 inline bool is_sweep(const CaseSpec& spec)
 {
-    return spec.degrees.size() > 1 || spec.refines.size() > 1;
+    return spec.degrees.size() > 1 || spec.refines.size() > 1 || spec.kappas.size() > 1;
 }
 
-/// One case per combination of degree and refinement level (degree-major), each with a
-/// single degree and refinement and its `resolved` updated.
+/// One case per combination of degree, refinement level and kappa (degree-major, kappa
+/// innermost: a mesh's coefficient points follow each other), each with a single degree,
+/// refinement and kappa (kappa_index its entry) and its `resolved` updated.
 std::vector<CaseSpec> expand_sweep(const CaseSpec& spec);
 
 /// The case-file reference (every key, its type, default and meaning), for --help and README.

@@ -241,6 +241,27 @@ std::string CaseReader::to_expression(const CaseValue& value) const
     return text;
 }
 
+std::vector<std::string> CaseReader::to_expression_list(const CaseValue& value, std::size_t max_entries) const
+{
+    if (!value.node.IsSequence()) return {to_expression(value)};
+    if (value.node.size() == 0) fail(value, "expected an expression or a non-empty list of expressions");
+    if (value.node.size() > max_entries)
+        fail(value, "a list of " + std::to_string(value.node.size()) + " entries; at most " +
+                        std::to_string(max_entries) + " are allowed");
+    std::vector<std::string> result;
+    std::size_t i = 0;
+    for (const YAML::Node& item : value.node) {
+        const CaseValue entry{value.path + "[" + std::to_string(i) + "]", value.key, item,
+                              item.Mark().is_null() ? value.mark : item.Mark()};
+        std::string text = to_expression(entry);
+        if (std::find(result.begin(), result.end(), text) != result.end())
+            fail(entry, "'" + text + "' is listed twice");
+        result.push_back(std::move(text));
+        ++i;
+    }
+    return result;
+}
+
 const CaseValue* find_entry(const std::vector<CaseValue>& entries, std::string_view key)
 {
     for (const CaseValue& entry : entries) {

@@ -61,6 +61,9 @@ public:
     /// A number or an expression of x, y, z, compiled to check it; returned as its text
     /// without surrounding white space.
     std::string to_expression(const CaseValue& value) const;
+    /// One expression or a non-empty list of distinct ones (a sweep axis), at most max_entries,
+    /// each as to_expression gives it.
+    std::vector<std::string> to_expression_list(const CaseValue& value, std::size_t max_entries) const;
 
 private:
     std::string file_;

@@ -152,8 +152,15 @@ degree: 1                  (integer 1..4 or a list of them, default 1) polynomia
                            results go to d<degree>_r<refine>/ with a result.pvd collection
 
 problem:                   (map) -div(kappa grad u) + b . grad u = f with boundary conditions
-  kappa: EXPR              (number or expression, default 1) diffusion coefficient; a constant
-                           must be > 0
+  kappa: EXPR              (number or expression, or a list of them, default 1) diffusion
+                           coefficient; a constant must be > 0. A list ([1, "1 + 100*x*y"]) is
+                           a coefficient sweep (up to 64 entries; with degree and refine lists,
+                           every combination): the points of one mesh and degree share the
+                           mesh, and with amg (or pmg on an assembled matrix) the first point's
+                           hierarchy is updated with each new kappa's values (its aggregates and
+                           transfers kept, the numeric setup again: the table's setup s with u);
+                           results go to d<degree>_r<refine>_k<entry>/. f, exact and the
+                           boundary conditions are the same for every entry
   f: EXPR                  (number or expression, default 0) right-hand side
   exact: EXPR              (expression, default none) exact solution: when given, the error
                            against it is reported and written next to u

@@ -299,14 +299,15 @@ int main(int argc, char** argv)
         options.started = started;
         if (!export_matrix.empty() && is_sweep(spec))
             throw std::invalid_argument("--export-matrix writes one system: run the sweep's points one "
-                                        "at a time (--set degree=N --set mesh.refine=N)");
+                                        "at a time (--set degree=N --set mesh.refine=N --set problem.kappa=...)");
         if (dry_run) {
             for (const CaseSpec& point : is_sweep(spec) ? expand_sweep(spec) : std::vector<CaseSpec>{spec}) {
                 const ExecPtr exec = make_executor(point.backend);
                 const MemoryEstimate estimate = estimate_case_memory(point, exec);
                 std::cout << "gpufem dry run: " << point.name;
                 if (is_sweep(spec))
-                    std::cout << " (degree " << point.mesh.degree << ", refine " << point.mesh.refine << ")";
+                    std::cout << " (degree " << point.mesh.degree << ", refine " << point.mesh.refine
+                              << (spec.kappas.size() > 1 ? ", kappa " + point.problem.kappa : std::string()) << ")";
                 std::cout << ", " << exec->device_name() << ", " << precision_name(point.precision)
                           << ", format " << point.format << "\n"
                           << memory_estimate_table(estimate);

@@ -18,6 +18,7 @@
 #include "solver/anderson_mixing.hpp"
 #include "solver/corrected_operator.hpp"
 #include "solver/format_choice.hpp"
+#include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/make_preconditioner.hpp"
 #include "solver/progress_line.hpp"
 #include "solver/solve_progress.hpp"
@@ -231,58 +232,40 @@ SolveOptions solve_options(const SolverSpec& solver)
     return options;
 }
 
+namespace {
+
+/// The kept hierarchy updated with the system's values (solve_system's kept), or null when
+/// there is none to update or it cannot be updated (then the caller sets up a new one).
 template <typename V>
-SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver,
-                               const Discretisation<V>* disc)
+Preconditioner<V>* updated_preconditioner(KeptPreconditionerOf<V>* kept, const DiscreteSystem<V>& system,
+                                          const SolverSpec& solver)
+{
+    if (!kept || !kept->preconditioner || !needs_assembled_matrix(solver.preconditioner)) return nullptr;
+    auto* amg = dynamic_cast<AmgPreconditioner<V>*>(kept->preconditioner.get());
+    const Csr<V>* matrix = system.preconditioner_matrix();
+    if (!amg || !matrix || system.pmg_coarse_operators) return nullptr;
+    try {
+        amg->update(*system.op.op, *matrix);
+    } catch (const std::exception& e) {
+        spdlog::info("preconditioner {}: the kept hierarchy was not updated ({}); setting it up again",
+                     amg->name(), e.what());
+        kept->preconditioner.reset();
+        return nullptr;
+    }
+    return amg;
+}
+
+/// solve_system after its preconditioner m (null: none) is ready: the solve, the correction's
+/// passes, the true residual, the solution back in the original numbering. start: when
+/// solve_system began (out.seconds counts from it).
+template <typename V>
+SystemSolution<V> solve_with(const DiscreteSystem<V>& system, const SolverSpec& solver, const Discretisation<V>* disc,
+                             const Preconditioner<V>* m, clock_type::time_point start, SystemSolution<V> out)
 {
     const LinearOperator<V>& a = *system.op.op;
     const ExecPtr& exec = a.executor();
-    spdlog::info("solving with {} ({}, preconditioner {}, tolerance {:.1e}, at most {} iterations)",
-                 method_name(solver.method), variant_name(solver.variant),
-                 preconditioner_name(solver.preconditioner), solver.tolerance, solver.max_iterations);
     const Array<V> b = reordered(system.op, system.rhs, false);
     Array<V> x = reordered(system.op, system.initial_guess, false);
-    SystemSolution<V> out;
-    const auto start = clock_type::now();
-    // pmg without the finest matrix: its coarse operators from the element matrices first,
-    // counted as part of the setup.
-    std::vector<Csr<V>> coarse_operators;
-    double element_galerkin_seconds = 0;
-    if (system.pmg_coarse_operators && solver.preconditioner == PreconditionerKind::pmg) {
-        coarse_operators = system.pmg_coarse_operators(exec);
-        exec->synchronize();
-        element_galerkin_seconds = seconds_since(start);
-    }
-    const bool element_galerkin = !coarse_operators.empty();
-    // Its transfers, when the system left them to the setup (make_pmg_interpolations).
-    std::vector<Csr<V>> made_interpolations;
-    const std::vector<Csr<V>>* interpolations = &system.pmg_interpolations;
-    double interpolation_seconds = 0;
-    if (solver.preconditioner == PreconditionerKind::pmg && system.pmg_interpolations.empty() &&
-        system.make_pmg_interpolations) {
-        const auto made = clock_type::now();
-        made_interpolations = system.make_pmg_interpolations(exec, system.op.permutation);
-        exec->synchronize();
-        interpolation_seconds = seconds_since(made);
-        interpolations = &made_interpolations;
-    }
-    const auto m = make_preconditioner(
-        PreconditionerSpec{solver.preconditioner, solver.amg}, a,
-        system.preconditioner_matrix(), interpolations, std::move(coarse_operators));
-    if (m) {
-        out.preconditioner = m->report();
-        // The setup's steps done before the hierarchy: counted in its setup time.
-        for (const auto& [phase, seconds] : {std::pair<const char*, double>{"element_galerkin", element_galerkin ? element_galerkin_seconds : 0.0},
-                                             std::pair<const char*, double>{"interpolation", interpolation_seconds}}) {
-            if (seconds <= 0 || !out.preconditioner.contains("setup_seconds")) continue;
-            out.preconditioner["setup_seconds"] = out.preconditioner["setup_seconds"].template get<double>() + seconds;
-            out.preconditioner["setup_phases"][phase] = seconds;
-        }
-        if (out.preconditioner.contains("setup_seconds"))
-            spdlog::info("preconditioner {}: set up in {:.3f} s{}", m->name(),
-                         out.preconditioner["setup_seconds"].template get<double>(),
-                         describe_levels(out.preconditioner));
-    }
     SolveOptions options = solve_options(solver);
     SolveProgress progress(solver.tolerance, solver.max_iterations);
     // Deferred correction (disc's passes), a fixed point x = G(x): G(x) solves A g = b(x), the
@@ -298,7 +281,7 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
         const ProgressLine line(phase, [&progress] { return progress.status(); });
         if (line.active())
             options.on_residual = [&progress](int k, double r) { progress.record(k, r); };
-        out.result = solve(solver.method, solver.variant, a, rhs, solution, options, m.get());
+        out.result = solve(solver.method, solver.variant, a, rhs, solution, options, m);
         exec->synchronize();
         out.pass_iterations.push_back(out.result.iterations);
     };
@@ -319,7 +302,7 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
             const ProgressLine line("solve (corrected operator)", [&progress] { return progress.status(); });
             if (line.active())
                 options.on_residual = [&progress](int k, double r) { progress.record(k, r); };
-            out.result = solve(KrylovMethod::bicgstab, solver.variant, corrected, corrected.rhs(), x, options, m.get());
+            out.result = solve(KrylovMethod::bicgstab, solver.variant, corrected, corrected.rhs(), x, options, m);
             exec->synchronize();
         }
         // b(0) - (A - C) x = b(x) - A x: the true residual is x's against its own corrected
@@ -402,6 +385,80 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     return out;
 }
 
+}  // namespace
+
+template <typename V>
+SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver,
+                               const Discretisation<V>* disc, KeptPreconditioner* kept_base)
+{
+    const LinearOperator<V>& a = *system.op.op;
+    const ExecPtr& exec = a.executor();
+    spdlog::info("solving with {} ({}, preconditioner {}, tolerance {:.1e}, at most {} iterations)",
+                 method_name(solver.method), variant_name(solver.variant),
+                 preconditioner_name(solver.preconditioner), solver.tolerance, solver.max_iterations);
+    SystemSolution<V> out;
+    const auto start = clock_type::now();
+    auto* kept = dynamic_cast<KeptPreconditionerOf<V>*>(kept_base);
+    if (kept_base && !kept) throw std::logic_error("solve_system: a kept preconditioner of another value type");
+    if (Preconditioner<V>* updated = updated_preconditioner(kept, system, solver)) {
+        out.preconditioner = updated->report();
+        const double initial = out.preconditioner.value("setup_seconds", 0.0);
+        const double seconds = static_cast<AmgPreconditioner<V>*>(updated)->update_seconds();
+        out.preconditioner["hierarchy"] = "updated";
+        out.preconditioner["initial_setup_seconds"] = initial;
+        out.preconditioner["setup_seconds"] = seconds;
+        if (out.preconditioner.contains("setup_phases"))
+            out.preconditioner["initial_setup_phases"] = std::move(out.preconditioner["setup_phases"]);
+        out.preconditioner.erase("setup_phases");
+        spdlog::info("preconditioner {}: hierarchy updated with the new values in {:.3f} s (its aggregates "
+                     "and transfers kept; set up in {:.3f} s){}", updated->name(), seconds, initial,
+                     describe_levels(out.preconditioner));
+        return solve_with(system, solver, disc, updated, start, std::move(out));
+    }
+    // pmg without the finest matrix: its coarse operators from the element matrices first,
+    // counted as part of the setup.
+    std::vector<Csr<V>> coarse_operators;
+    double element_galerkin_seconds = 0;
+    if (system.pmg_coarse_operators && solver.preconditioner == PreconditionerKind::pmg) {
+        coarse_operators = system.pmg_coarse_operators(exec);
+        exec->synchronize();
+        element_galerkin_seconds = seconds_since(start);
+    }
+    const bool element_galerkin = !coarse_operators.empty();
+    // Its transfers, when the system left them to the setup (make_pmg_interpolations).
+    std::vector<Csr<V>> made_interpolations;
+    const std::vector<Csr<V>>* interpolations = &system.pmg_interpolations;
+    double interpolation_seconds = 0;
+    if (solver.preconditioner == PreconditionerKind::pmg && system.pmg_interpolations.empty() &&
+        system.make_pmg_interpolations) {
+        const auto made = clock_type::now();
+        made_interpolations = system.make_pmg_interpolations(exec, system.op.permutation);
+        exec->synchronize();
+        interpolation_seconds = seconds_since(made);
+        interpolations = &made_interpolations;
+    }
+    std::unique_ptr<Preconditioner<V>> made = make_preconditioner(
+        PreconditionerSpec{solver.preconditioner, solver.amg}, a,
+        system.preconditioner_matrix(), interpolations, std::move(coarse_operators));
+    if (kept) kept->preconditioner = std::move(made);
+    Preconditioner<V>* m = kept ? kept->preconditioner.get() : made.get();
+    if (m) {
+        out.preconditioner = m->report();
+        // The setup's steps done before the hierarchy: counted in its setup time.
+        for (const auto& [phase, seconds] : {std::pair<const char*, double>{"element_galerkin", element_galerkin ? element_galerkin_seconds : 0.0},
+                                             std::pair<const char*, double>{"interpolation", interpolation_seconds}}) {
+            if (seconds <= 0 || !out.preconditioner.contains("setup_seconds")) continue;
+            out.preconditioner["setup_seconds"] = out.preconditioner["setup_seconds"].template get<double>() + seconds;
+            out.preconditioner["setup_phases"][phase] = seconds;
+        }
+        if (out.preconditioner.contains("setup_seconds"))
+            spdlog::info("preconditioner {}: set up in {:.3f} s{}", m->name(),
+                         out.preconditioner["setup_seconds"].template get<double>(),
+                         describe_levels(out.preconditioner));
+    }
+    return solve_with(system, solver, disc, m, start, std::move(out));
+}
+
 double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const CaseMesh& input,
                                const Array<float>& u)
 {
@@ -423,7 +480,7 @@ double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const 
     template DiscreteSystem<V> build_case_system(const ExecPtr&, const Discretisation<V>&,      \
                                                  const CaseSpec&);                              \
     template SystemSolution<V> solve_system(const DiscreteSystem<V>&, const SolverSpec&,          \
-                                            const Discretisation<V>*);
+                                            const Discretisation<V>*, KeptPreconditioner*);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

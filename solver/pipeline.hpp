@@ -49,6 +49,21 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
 /// The Krylov settings of the case (method and variant apart).
 SolveOptions solve_options(const SolverSpec& solver);
 
+/// A preconditioner kept from one solve for the next solve of a system with the same pattern
+/// (the points of a coefficient sweep on one mesh): solve_system stores the one it sets up
+/// here and, next time, updates its hierarchy with the new values instead of a new setup.
+class KeptPreconditioner {
+public:
+    virtual ~KeptPreconditioner() = default;
+};
+
+/// The kept preconditioner of value type V (solve_system's).
+template <typename V>
+class KeptPreconditionerOf final : public KeptPreconditioner {
+public:
+    std::unique_ptr<Preconditioner<V>> preconditioner;  ///< null: none kept yet
+};
+
 /// A solved system: the solution in the original numbering and the solver's account.
 template <typename V>
 struct SystemSolution {
@@ -85,9 +100,14 @@ double smallest_tolerance(Precision precision);
 /// correction_passes: the same operator and preconditioner, the right-hand side from the last
 /// solution, until the solution meets it to the tolerance); the result is the last solve's,
 /// SystemSolution::pass_iterations has every solve's iterations.
+/// With kept (a KeptPreconditionerOf<V>): an amg or pmg hierarchy kept there from an earlier
+/// solve of the same pattern is updated with this system's values (AmgPreconditioner::update:
+/// the aggregates and transfers kept, the numeric setup again; report "hierarchy": "updated",
+/// its setup_seconds the update's); otherwise, or when the update cannot be done (pmg with
+/// element-wise coarse operators, another size), the preconditioner is set up and kept there.
 template <typename V>
 SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver,
-                               const Discretisation<V>* disc = nullptr);
+                               const Discretisation<V>* disc = nullptr, KeptPreconditioner* kept = nullptr);
 
 /// ||b - A u|| / ||b|| of a float solution u (original numbering, on exec) against the case's
 /// system assembled again in double (csr): what the float solve's rounding leaves against the

@@ -36,7 +36,8 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
     report["reorder"] = r.reorder;
     if (!r.format_choice.is_null()) report["format_choice"] = r.format_choice;
     report["mesh"] = {{"source", r.mesh_source}, {"dim", r.dim},       {"cell_type", r.cell_type},
-                      {"nodes", r.nodes},        {"cells", r.cells},   {"boundary_groups", r.boundary_groups}};
+                      {"nodes", r.nodes},        {"cells", r.cells},   {"boundary_groups", r.boundary_groups},
+                      {"reused", r.mesh_reused}};
     report["unknowns"] = {{"count", r.rows}, {"on", r.unknowns_on}};
     if (!r.discretisation.is_null()) report["discretisation"] = r.discretisation;
     report["matrix"] = {

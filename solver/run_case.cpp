@@ -179,8 +179,15 @@ const PhaseEstimate* phase_estimate(const RunRecord& record, const std::string& 
 /// mesh -> discretisation -> system -> solve -> output, in precision V.
 template <typename V>
 void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& exec,
-                const CaseMesh& input, MemoryMeter& meter, RunRecord& record)
+                const CaseMesh& input, MemoryMeter& meter, RunRecord& record, SweepReuse* reuse)
 {
+    // A coefficient sweep's points keep one preconditioner of their value type.
+    KeptPreconditioner* kept = nullptr;
+    if (reuse) {
+        if (!dynamic_cast<KeptPreconditionerOf<V>*>(reuse->preconditioner.get()))
+            reuse->preconditioner = std::make_shared<KeptPreconditionerOf<V>>();
+        kept = reuse->preconditioner.get();
+    }
     const Mesh& mesh = input.mesh;
     EarlyOutputs early = start_early_outputs(spec, options, *exec, mesh);
     const auto disc = make_discretisation<V>(spec, input);
@@ -193,7 +200,7 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
         });
         record_system(system, record);
         solved = meter.measure("solve", [&] {
-            return in_phase("solve", [&] { return solve_system(system, spec.solver, disc.get()); },
+            return in_phase("solve", [&] { return solve_system(system, spec.solver, disc.get(), kept); },
                             phase_estimate(record, "solve"));
         });
         record_solve(spec, *system.op.op, solved, record);
@@ -269,12 +276,14 @@ std::filesystem::path output_folder(const CaseSpec& spec, const RunOptions& opti
     return folder / spec.name;
 }
 
-RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
+RunRecord run_case(const CaseSpec& spec, const RunOptions& options, SweepReuse* reuse)
 {
     RunRecord record;
+    const bool mesh_kept = reuse && reuse->mesh;
     // Gmsh's worker starts while the CUDA context is made.
-    if (!spec.matrix) prestart_mesh_worker(spec.mesh);
-    const ExecPtr exec = make_executor(spec.backend);
+    if (!spec.matrix && !mesh_kept) prestart_mesh_worker(spec.mesh);
+    const ExecPtr exec = reuse && reuse->exec ? reuse->exec : make_executor(spec.backend);
+    if (reuse) reuse->exec = exec;
     spdlog::debug("executor ready: {}", exec->device_name());
     record.backend = backend_name(exec->backend());
     record.device = exec->device_name();
@@ -308,24 +317,35 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
     }
     MemoryMeter meter(exec);
     record.time_startup = seconds_since(options.started);
-    const CaseMesh loaded =
-        meter.measure("mesh", [&] {
+    std::shared_ptr<const CaseMesh> input;
+    if (mesh_kept) {
+        input = reuse->mesh;
+        record.mesh_reused = true;
+        spdlog::info("mesh: the previous sweep point's ({} cells, {} nodes)", input->mesh.num_cells(),
+                     input->mesh.num_nodes());
+    } else {
+        input = std::make_shared<const CaseMesh>(meter.measure("mesh", [&] {
             return in_phase("mesh", [&] { return load_case_mesh(spec, exec); }, phase_estimate(record, "mesh"));
-        });
+        }));
+        if (reuse) reuse->mesh = input;
+    }
+    const CaseMesh& loaded = *input;
     const Mesh& mesh = loaded.mesh;
     if (!record.memory_estimate) estimate(mesh_counts(mesh));
     if (loaded.external) {
-        record.time_read = loaded.seconds;
+        record.time_read = mesh_kept ? 0.0 : loaded.seconds;
         record.mesh_source = mesh.source;
         if (spec.precision == Precision::float32) {
-            run_stages<float>(spec, options, exec, loaded, meter, record);
+            run_stages<float>(spec, options, exec, loaded, meter, record, reuse);
         } else {
-            run_stages<double>(spec, options, exec, loaded, meter, record);
+            run_stages<double>(spec, options, exec, loaded, meter, record, reuse);
         }
         return record;
     }
-    record.time_mesh = loaded.seconds;
-    record.time_mesh_parts = loaded.mesh.build_times;
+    if (!mesh_kept) {
+        record.time_mesh = loaded.seconds;
+        record.time_mesh_parts = loaded.mesh.build_times;
+    }
     record.mesh_source = mesh.source;
     record.dim = mesh.dim;
     record.cell_type = mesh.describe_cells();
@@ -334,9 +354,9 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options)
     record.boundary_groups = mesh.boundary_names();
 
     if (spec.precision == Precision::float32) {
-        run_stages<float>(spec, options, exec, loaded, meter, record);
+        run_stages<float>(spec, options, exec, loaded, meter, record, reuse);
     } else {
-        run_stages<double>(spec, options, exec, loaded, meter, record);
+        run_stages<double>(spec, options, exec, loaded, meter, record, reuse);
     }
     return record;
 }

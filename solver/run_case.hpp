@@ -3,6 +3,7 @@
 // RunRecord, then result.vtu, report.json and spmv_timings.csv.
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "solver/case_file.hpp"
@@ -39,8 +40,25 @@ std::filesystem::path output_folder(const CaseSpec& spec, const RunOptions& opti
 /// the counts of a generated shape without building it, or from the mesh Gmsh makes.
 MemoryEstimate estimate_case_memory(const CaseSpec& spec, const ExecPtr& exec);
 
+struct CaseMesh;
+class KeptPreconditioner;
+
+/// What consecutive points of a coefficient sweep (one mesh and degree, another kappa) share:
+/// run_sweep keeps one across them and drops it when the mesh changes.
+struct SweepReuse {
+    /// The executor of the first point: the next points run on it (the kept mesh's device
+    /// arrays and the hierarchy live on its device and stream).
+    ExecPtr exec;
+    /// The mesh the first of the points loaded (null: none yet): the next points take it.
+    std::shared_ptr<const CaseMesh> mesh;
+    /// The preconditioner the first point set up (solve_system's kept): the next points
+    /// update its hierarchy with their values (amg, and pmg with an assembled matrix).
+    std::shared_ptr<KeptPreconditioner> preconditioner;
+};
+
 /// Runs a case end to end and writes its outputs (staged, renamed at the end). Throws on
-/// errors; returns the record (record.solve tells whether it converged).
-RunRecord run_case(const CaseSpec& spec, const RunOptions& options);
+/// errors; returns the record (record.solve tells whether it converged). With reuse, the mesh
+/// and the preconditioner are taken from it when it holds them, and put there otherwise.
+RunRecord run_case(const CaseSpec& spec, const RunOptions& options, SweepReuse* reuse = nullptr);
 
 }  // namespace gpufem

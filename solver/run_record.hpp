@@ -45,6 +45,8 @@ struct RunRecord {
     // times (seconds)
     double time_mesh = 0;
     MeshBuildTimes time_mesh_parts;  ///< of time_mesh: in Gmsh, and gpufem's own
+    /// The mesh was the previous sweep point's (a coefficient sweep): not loaded, time_mesh 0.
+    bool mesh_reused = false;
     AssemblyTimes time_assembly;
     double time_operator = 0;
     double time_reorder = 0;         ///< of time_operator: the case's reordering

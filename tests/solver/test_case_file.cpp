@@ -545,6 +545,38 @@ TEST(CaseFile, DegreesAndRefinementsMaySweep)
                     {"case.yaml:2: degree: expected an integer > 0, got 'two'"});
 }
 
+TEST(CaseFile, KappaListsAreACoefficientSweep)
+{
+    const CaseSpec sweep = parse_case_text(
+        "mesh: {shape: unit_square, refine: [0, 1]}\nproblem: {kappa: [1, \" 1 + x*y \", exp(y)]}\n", "case.yaml", ".");
+    EXPECT_TRUE(gpufem::is_sweep(sweep));
+    EXPECT_EQ(sweep.kappas, (std::vector<std::string>{"1", "1 + x*y", "exp(y)"}));
+    EXPECT_EQ(sweep.problem.kappa, "1");
+    EXPECT_EQ(sweep.resolved["problem"]["kappa"], nlohmann::json::parse(R"j(["1", "1 + x*y", "exp(y)"])j"));
+    // kappa innermost: the points of one mesh follow each other.
+    const auto runs = gpufem::expand_sweep(sweep);
+    ASSERT_EQ(runs.size(), 6u);
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        EXPECT_EQ(runs[k].mesh.refine, static_cast<int>(k / 3)) << k;
+        EXPECT_EQ(runs[k].kappa_index, static_cast<int>(k % 3)) << k;
+        EXPECT_EQ(runs[k].problem.kappa, sweep.kappas[k % 3]) << k;
+        EXPECT_EQ(runs[k].kappas.size(), 1u) << k;
+        EXPECT_EQ(runs[k].resolved["problem"]["kappa"], sweep.kappas[k % 3]) << k;
+        EXPECT_FALSE(gpufem::is_sweep(runs[k])) << k;
+    }
+    const CaseSpec one = parse_case_text(minimal + "problem: {kappa: [2]}\n", "case.yaml", ".");
+    EXPECT_FALSE(gpufem::is_sweep(one));
+    EXPECT_EQ(one.problem.kappa, "2");
+    expect_contains(error_of(minimal + "problem: {kappa: []}\n"), {"problem.kappa", "non-empty list"});
+    expect_contains(error_of(minimal + "problem:\n  kappa: [1, -2]\n"),
+                    {"case.yaml:3: problem.kappa: expected kappa > 0, got '-2' (entry 1)"});
+    expect_contains(error_of(minimal + "problem:\n  kappa: [x, 1, x]\n"), {"problem.kappa[2]", "'x' is listed twice"});
+    expect_contains(error_of(minimal + "problem:\n  kappa: [1, t*x]\n"), {"problem.kappa[1]", "invalid expression 't*x'"});
+    std::string many = "problem:\n  kappa: [";
+    for (int k = 1; k <= 65; ++k) many += (k > 1 ? ", " : "") + std::to_string(k);
+    expect_contains(error_of(minimal + many + "]\n"), {"problem.kappa", "a list of 65 entries; at most 64"});
+}
+
 TEST(CaseFile, ReferenceDocumentsEveryKey)
 {
     const std::string reference = gpufem::case_file_reference();

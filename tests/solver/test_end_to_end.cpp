@@ -621,7 +621,7 @@ TEST(ShippedCases, EveryCaseInCasesRunsOnTheCpu)
     for (const auto& entry : std::filesystem::directory_iterator(std::string(GPUFEM_SOURCE_DIR) + "/cases")) {
         if (entry.path().extension() != ".yaml") continue;
         const std::string name = entry.path().stem().string();
-        const bool gpu_sized = name == "poisson_cube" || name == "bench_cube_4m" ||
+        const bool gpu_sized = name == "poisson_cube" || name == "bench_cube_4m" || name == "kappa_sweep_cube_4m" ||
                                name == "degree_sweep_quads_4m" || name == "bench_square_q2_4m" ||
                                name == "bench_cube_262k" || name == "convection_diffusion_4m" ||
                                name == "lma_sweep_quads_1m" || name == "lma_sweep_hexes_1m" ||
@@ -712,6 +712,73 @@ TEST(Sweep, RefinementSweepWritesTableCollectionAndRates)
     const std::string text((std::istreambuf_iterator<char>(pvd)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("d1_r2/result.vtu"), std::string::npos) << text;
     EXPECT_TRUE(std::filesystem::exists(out / "sweep.csv"));
+}
+
+TEST(Sweep, CoefficientSweepSharesTheMeshAndUpdatesTheHierarchy)
+{
+    // Three kappas on one mesh with AMG: the first point loads the mesh and sets up the
+    // hierarchy, the others take the mesh and update the hierarchy with their values; each
+    // point's solution equals a run of that kappa alone (its own setup) to the tolerance, in
+    // as many iterations (kappa = 2 scales the matrix: exactly the same hierarchy) or about.
+    test::TempDir dir;
+    const std::string text = R"yaml(mesh: {shape: unit_cube, elements: hexahedron, size: 0.1}
+problem:
+  kappa: ["1", "1 + 10*x*y", "2"]
+  f: "1 + x"
+  dirichlet: {left: 0, right: "y*z"}
+solver: {preconditioner: amg, tolerance: 1e-10}
+backend: cpu
+)yaml";
+    const auto file = dir.write("kappas.yaml", text);
+    const auto out = dir.path() / "sweep";
+    const auto r = test::run_gpufem("run " + file.string() + " -q -o " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("k1: kappa = 1 + 10*x*y"), std::string::npos) << r.output;
+    const auto report = test::read_json(out / "report.json");
+    ASSERT_EQ(report["sweep"].size(), 3u);
+    const char* kappas[] = {"1", "1 + 10*x*y", "2"};
+    for (int k = 0; k < 3; ++k) {
+        const auto& row = report["sweep"][k];
+        const std::string folder = "d1_r0_k" + std::to_string(k);
+        EXPECT_EQ(row["kappa"], kappas[k]);
+        EXPECT_EQ(row["folder"], folder);
+        EXPECT_EQ(row["mesh_reused"], k > 0) << k;
+        EXPECT_EQ(row["preconditioner"], k > 0 ? "updated" : "set up") << k;
+        const auto point = test::read_json(out / folder / "report.json");
+        EXPECT_EQ(point["case"]["problem"]["kappa"], kappas[k]);
+        EXPECT_EQ(point["mesh"]["reused"], k > 0) << k;
+        const auto& details = point["solver"]["preconditioner_details"];
+        EXPECT_EQ(details.value("hierarchy", ""), k > 0 ? "updated" : "") << k;
+        if (k > 0) EXPECT_GT(details["initial_setup_seconds"].get<double>(), 0.0);
+        // The same kappa alone, set up from scratch.
+        const auto alone = dir.path() / ("alone" + std::to_string(k));
+        const auto single = test::run_gpufem("run " + file.string() + " -q -o " + alone.string() +
+                                             " --set \"problem.kappa=" + kappas[k] + "\"");
+        ASSERT_EQ(single.exit_code, 0) << single.output;
+        const auto fresh = test::read_json(alone / "report.json");
+        EXPECT_FALSE(fresh["solver"]["preconditioner_details"].contains("hierarchy"));
+        const int updated_iterations = point["solver"]["iterations"].get<int>();
+        const int fresh_iterations = fresh["solver"]["iterations"].get<int>();
+        if (k == 2) {
+            EXPECT_EQ(updated_iterations, fresh_iterations);
+        } else {
+            EXPECT_NEAR(updated_iterations, fresh_iterations, 2) << k;
+        }
+        const auto compare = test::run_gpufem("compare " + (out / folder / "result.vtu").string() + " " +
+                                              (alone / "result.vtu").string() + " --tolerance 1e-8");
+        EXPECT_EQ(compare.exit_code, 0) << k << ": " << compare.output;
+    }
+    // The points differ: kappa = 2 halves kappa = 1's solution (f and the Dirichlet data kept).
+    const auto half = test::run_gpufem("compare " + (out / "d1_r0_k0" / "result.vtu").string() + " " +
+                                       (out / "d1_r0_k2" / "result.vtu").string() + " --tolerance 1e-3");
+    EXPECT_EQ(half.exit_code, 1) << half.output;
+    std::ifstream csv(out / "sweep.csv");
+    std::string header;
+    std::getline(csv, header);
+    EXPECT_NE(header.find("kappa"), std::string::npos) << header;
+    std::ifstream pvd(out / "result.pvd");
+    const std::string collection((std::istreambuf_iterator<char>(pvd)), std::istreambuf_iterator<char>());
+    EXPECT_NE(collection.find("d1_r0_k2/result.vtu"), std::string::npos) << collection;
 }
 
 TEST(Sweep, GmshMeshesAreTheSameInEveryRun)

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test.hpp"
+#include "random_values.hpp"
 #include "run_gpufem.hpp"
 
 using namespace gpufem;
@@ -93,6 +94,47 @@ solver:
 
 // The device side of the memory estimate: within 20% of the measured device peak (gpufem's
 // allocations) for every format on the device, and with multigrid.
+TEST(EndToEndGpu, CoefficientSweepUpdatesTheHierarchyOnTheDeviceAsOnTheCpu)
+{
+    // A kappa sweep with amg and with pmg (csr, degree 2) on both backends: on cuda the later
+    // points run on the first one's executor with its mesh and update its hierarchy; every
+    // point's solution equals the CPU's point to the tolerance.
+    GPUFEM_REQUIRE_GPU();
+    test::TempDir dir;
+    const auto file = dir.write("kappas.yaml", R"yaml(
+mesh: {shape: unit_cube, elements: hexahedron, size: 0.1}
+problem:
+  kappa: ["1", "1 + 10*x*y", "exp(2*z)"]
+  f: "1 + x"
+  dirichlet: {left: 0, right: "y*z"}
+solver: {preconditioner: amg, tolerance: 1e-10}
+)yaml");
+    for (const std::string extra : {"", "--set degree=2 --set solver.preconditioner=pmg"}) {
+        std::vector<std::vector<double>> solutions[2];
+        for (int b = 0; b < 2; ++b) {
+            const std::string backend = b == 0 ? "cpu" : "cuda";
+            const auto out = dir.path() / backend;
+            std::filesystem::remove_all(out);
+            const auto r = test::run_gpufem("run " + file.string() + " -q --backend " + backend + " -o " +
+                                            out.string() + " " + extra);
+            ASSERT_EQ(r.exit_code, 0) << backend << " " << extra << ": " << r.output;
+            const auto report = test::read_json(out / "report.json");
+            ASSERT_EQ(report["sweep"].size(), 3u);
+            for (int k = 0; k < 3; ++k) {
+                EXPECT_EQ(report["sweep"][k]["preconditioner"], k > 0 ? "updated" : "set up") << backend << " " << k;
+                const auto grid = test::read_vtu(out / ("d" + std::string(extra.empty() ? "1" : "2") + "_r0_k" +
+                                                        std::to_string(k)) / "result.vtu");
+                auto* u = grid->GetPointData()->GetArray("u");
+                std::vector<double> values;
+                for (vtkIdType i = 0; i < grid->GetNumberOfPoints(); ++i) values.push_back(u->GetTuple1(i));
+                solutions[b].push_back(std::move(values));
+            }
+        }
+        for (int k = 0; k < 3; ++k)
+            EXPECT_LT(test::max_relative_difference(solutions[1][k], solutions[0][k]), 1e-8) << extra << " k" << k;
+    }
+}
+
 TEST(EndToEndGpu, MemoryEstimateWithinTwentyPercentOfTheDevicePeak)
 {
     GPUFEM_REQUIRE_GPU();
