@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <random>
 
 #include "linalg/array.hpp"
+#include "linalg/host_vector.hpp"
 #include "random_csr.hpp"
 
 using namespace gpufem;
@@ -65,4 +67,25 @@ TEST(Executor, CudaRequestWithoutDeviceIsAClearError)
         EXPECT_TRUE(msg.find("device") != std::string::npos || msg.find("CUDA") != std::string::npos)
             << msg;
     }
+}
+
+TEST(HostVector, LargeArraysAreHugePageAlignedAndKeepTheirValuesAcrossGrowth)
+{
+    // Below large_host_bytes: the ordinary allocator; from it on: 2 MiB aligned (transparent
+    // huge pages where the kernel gives them). Growing across the threshold moves the values.
+    const std::size_t large = gpufem::large_host_bytes / sizeof(double);
+    gpufem::HostVector<double> v(1000);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.5 * static_cast<double>(i) + 1.0;
+    v.resize(large + 123);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % (std::size_t(2) << 20), 0u);
+    for (std::size_t i = 0; i < 1000; ++i) ASSERT_EQ(v[i], 0.5 * static_cast<double>(i) + 1.0) << i;
+    for (std::size_t i = 1000; i < v.size(); ++i) v[i] = static_cast<double>(i);
+    v.resize(3 * large);  // a large array moved into a larger one
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % (std::size_t(2) << 20), 0u);
+    for (std::size_t i = 1000; i < large + 123; i += 4099) ASSERT_EQ(v[i], static_cast<double>(i)) << i;
+    v.resize(10);
+    v.shrink_to_fit();  // back to the ordinary allocator
+    EXPECT_EQ(v[3], 2.5);
+    gpufem::HostVector<std::uint8_t> bytes(gpufem::large_host_bytes);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(bytes.data()) % (std::size_t(2) << 20), 0u);
 }
