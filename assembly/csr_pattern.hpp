@@ -1,6 +1,10 @@
 #pragma once
 // The CSR sparsity pattern of a finite-element matrix and the map from each cell's local
 // (i, j) entry to its position in the CSR arrays.
+#include <limits>
+#include <stdexcept>
+#include <string>
+
 #include "linalg/array.hpp"
 #include "linalg/backend_kernels.hpp"
 #include "linalg/types.hpp"
@@ -15,6 +19,18 @@ struct CsrPattern {
     Array<index_type> cell_to_csr;  ///< cells * npe * npe: CSR position of local entry (i, j)
     std::size_t nnz() const { return col_idx.size(); }
 };
+
+/// total, the pattern's counted non-zeros, as the CSR's 32-bit offsets hold it; throws
+/// std::overflow_error saying so, and what to use instead, when it does not fit.
+inline index_type checked_pattern_nnz(long long total)
+{
+    if (total > std::numeric_limits<index_type>::max())
+        throw std::overflow_error("the matrix has " + std::to_string(total) +
+                                  " non-zeros, past the 2,147,483,647 that gpufem's CSR holds (32-bit row "
+                                  "offsets; every assembled format is built from it); use format: lma "
+                                  "(matrix-free) with preconditioner pmg, jacobi or none, or a coarser mesh");
+    return checked_index(total, "non-zeros of the matrix");
+}
 
 #define GPUFEM_CSR_PATTERN_KERNELS(PREFIX, BODY)                                            \
     /** The pattern of cells (nodes_per_cell nodes each) on exec, built from the cells      \

@@ -312,6 +312,7 @@ int main(int argc, char** argv)
                           << ", format " << point.format << "\n"
                           << memory_estimate_table(estimate);
                 try {
+                    check_csr_limit(estimate);
                     check_memory_fits(estimate, *exec);
                     std::cout << "  fits the free memory\n";
                 } catch (const std::runtime_error& e) {

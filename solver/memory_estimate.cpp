@@ -171,6 +171,7 @@ MemoryEstimate estimate_fv_memory(const CaseSpec& spec, const MeshCounts& mesh, 
                          : mesh.cell_type == ElementType::prism || mesh.cell_type == ElementType::pyramid ? 5
                                                                          : 4;
     const double slots = c * faces;
+    e.assembles_csr = "finite volumes";
     e.matrix.rows = c;
     e.matrix.nnz = c * (faces + 1);  // at most: a boundary face has no neighbour
     e.matrix.max_row_length = faces + 1;
@@ -299,6 +300,11 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
         pmg_from_element_matrices(spec.solver.preconditioner, entry.matrix_free(),
                                   z.k >= 2 || can_coarsen_grid(mesh.shape, mesh.boxes_per_unit, mesh.cell_type, z.k));
     const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !entry.keeps_csr && !element_pmg;
+    if (!entry.matrix_free())
+        e.assembles_csr = spec.format == auto_format_name ? "format auto (its candidates are assembled)" : "format " + spec.format;
+    else if (spec.solver.preconditioner == PreconditionerKind::amg)
+        e.assembles_csr = "preconditioner amg (with format " + spec.format + " the matrix is assembled for its setup)";
+    e.nnz_exact = mesh.shape == "unit_square" || mesh.shape == "unit_cube" || mesh.shape == "l_shape";
     const double assembled_peak = assembled_peak_of(z.s);
     double assembly = 0;
     double system = 0;  // what the assembly leaves for the solve: operator, rhs, guess
@@ -350,8 +356,11 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     if (float32) {  // the float solution's residual against the system assembled in double
         MatrixShape in_double = m;
         in_double.value_bytes = 8;
+        // (A matrix-free format is built again in double instead: its storage twice the float's.)
         errors_executor = std::max(errors_executor,
-                                   vector + std::max(assembled_peak_of(8), csr_bytes(in_double) + 40 * z.n));
+                                   entry.matrix_free()
+                                       ? vector + inputs_of(8) + 2 * e.format.build_peak + 2 * vector
+                                       : vector + std::max(assembled_peak_of(8), csr_bytes(in_double) + 40 * z.n));
     }
     const double errors_host = (float32 ? 12 : 8) * z.n + 16 * z.n;
 
@@ -444,15 +453,34 @@ MemoryEstimate estimate_external_memory(const CaseSpec& spec, const Executor& ex
     return e;
 }
 
+void check_csr_limit(const MemoryEstimate& estimate)
+{
+    const double nnz = estimate.matrix.nnz;
+    if (estimate.assembles_csr.empty() || nnz <= csr_nnz_limit * (estimate.nnz_exact ? 1.0 : 1.2)) return;
+    const bool fv = estimate.assembles_csr == "finite volumes";
+    throw std::runtime_error(fmt::format(
+        "{}: the matrix has {}{:.4g} non-zeros ({:.4g} rows), past the 2,147,483,647 that gpufem's CSR "
+        "holds (32-bit row offsets; every assembled format is built from it); {}",
+        estimate.assembles_csr, estimate.nnz_exact ? "" : "about ", nnz, estimate.matrix.rows,
+        fv ? "use a coarser mesh.size or a smaller refine"
+           : "use format: lma (matrix-free: element matrices, no CSR) with preconditioner pmg, jacobi or none, "
+             "or a coarser mesh.size, a smaller refine or degree"));
+}
+
 void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec)
 {
     const bool matrix_case = estimate.mesh.dim == 0;
-    const auto suggestion = matrix_case
-                                ? "use precision: float or a format that stores less (csr); `gpufem "
-                                  "run --dry-run` prints the estimate of every phase"
-                                : "use a coarser mesh.size, a smaller refine or degree, precision: "
-                                  "float, or a format that stores less (csr); `gpufem run --dry-run` "
-                                  "prints the estimate of every phase";
+    // What stores less than the format in hand: csr than the padded formats, the matrix-free
+    // lma than any matrix.
+    const std::string smaller =
+        estimate.format_name == "lma" ? "" : estimate.format_name == "csr" ? "the matrix-free format lma" : "csr or the matrix-free lma";
+    const std::string store_less = smaller.empty() || matrix_case
+                                       ? (estimate.format_name == "csr" || estimate.format_name == "lma" ? "" : ", or format csr")
+                                       : ", or " + smaller;
+    const std::string suggestion =
+        (matrix_case ? "use precision: float" + store_less
+                     : "use a coarser mesh.size, a smaller refine or degree, precision: float" + store_less) +
+        "; `gpufem run --dry-run` prints the estimate of every phase";
     const double host_needed = estimate.peak_host() - estimate.baseline_host;
     const double host_free = static_cast<double>(available_host_bytes());
     if (host_needed > host_free) {

@@ -33,6 +33,10 @@ struct MemoryEstimate {
     FormatMemory format;          ///< the chosen format's memory for that matrix
     double baseline_host = 0;     ///< the process's resident set before the run's arrays
     std::vector<PhaseEstimate> phases;
+    /// What makes the run assemble the matrix in CSR ("format csr", "preconditioner amg", ...;
+    /// empty: it does not, or not surely: the matrix-free format with pmg).
+    std::string assembles_csr;
+    bool nnz_exact = false;       ///< matrix.nnz is the exact count (gpufem's generated shapes)
 
     /// The largest host and device figures over the phases.
     double peak_host() const;
@@ -58,6 +62,16 @@ MemoryEstimate estimate_external_memory(const CaseSpec& spec, const Executor& ex
 /// Throws std::runtime_error when the estimate does not fit what exec's memory and the host
 /// have free now (with the estimate, the free memory and what to change).
 void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec);
+
+/// gpufem's CSR (and every assembled format, built from it) has 32-bit row offsets: at most
+/// this many non-zeros.
+inline constexpr double csr_nnz_limit = 2147483647.0;
+
+/// Throws std::runtime_error, naming what assembles the matrix and what to use instead (the
+/// matrix-free lma), when the run would assemble a CSR matrix of more than csr_nnz_limit
+/// non-zeros: an exact count past it, or an estimate 20% past it (nearer, the assembly checks
+/// the exact count when it has it). Not a memory check: --no-memory-check does not skip it.
+void check_csr_limit(const MemoryEstimate& estimate);
 
 /// The sizes and the estimate as a table (--dry-run and the log).
 std::string memory_estimate_table(const MemoryEstimate& estimate);

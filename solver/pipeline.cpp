@@ -465,7 +465,11 @@ double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const 
     const auto disc = make_discretisation<double>(spec, input);
     FormatOptions options = spec.format_options;
     options.set_reordering(Reordering::none);  // u and b are in the original numbering
-    const DiscreteSystem<double> system = build_system(exec, *disc, format_registry().at("csr"), options);
+    // The case's own format when it is matrix-free (no CSR: past 2^31 non-zeros there is none),
+    // csr otherwise.
+    const FormatEntry& case_entry = format_registry().at(spec.format == auto_format_name ? "csr" : spec.format);
+    const DiscreteSystem<double> system =
+        build_system(exec, *disc, case_entry.matrix_free() ? case_entry : format_registry().at("csr"), options);
     const std::vector<float> single = u.to_host();
     const Array<double> x = Array<double>::from_host(exec, std::vector<double>(single.begin(), single.end()));
     // With a correction, the system u solves has the right-hand side corrected by u.

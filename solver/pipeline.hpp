@@ -110,8 +110,9 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
                                const Discretisation<V>* disc = nullptr, KeptPreconditioner* kept = nullptr);
 
 /// ||b - A u|| / ||b|| of a float solution u (original numbering, on exec) against the case's
-/// system assembled again in double (csr): what the float solve's rounding leaves against the
-/// double discrete problem, beside the float true residual.
+/// system assembled again in double (csr, or the case's format when it is matrix-free): what
+/// the float solve's rounding leaves against the double discrete problem, beside the float
+/// true residual.
 double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const CaseMesh& input,
                                const Array<float>& u);
 

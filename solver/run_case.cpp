@@ -248,6 +248,7 @@ void log_and_check_estimate(const MemoryEstimate& estimate, const Executor& exec
                  estimate.peak_host() / 1e9,
                  exec.is_cuda() ? fmt::format(", {:.3f} GB device peak", estimate.peak_device() / 1e9) : "",
                  estimate.matrix.nnz, estimate.format_name, estimate.format.stored / 1e9);
+    check_csr_limit(estimate);  // a limit of the format, not of the free memory: always
     try {
         check_memory_fits(estimate, exec);
     } catch (const std::runtime_error& e) {

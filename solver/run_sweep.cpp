@@ -151,7 +151,9 @@ void check_sweep_memory(const std::vector<CaseSpec>& points)
         try {
             const auto counts = predicted_mesh_counts(point.mesh);  // the size guard too
             if (!counts) continue;
-            check_memory_fits(estimate_memory(point, *counts, *exec, baseline_host), *exec);
+            const MemoryEstimate estimate = estimate_memory(point, *counts, *exec, baseline_host);
+            check_csr_limit(estimate);
+            check_memory_fits(estimate, *exec);
         } catch (const std::runtime_error& e) {
             throw std::runtime_error(fmt::format("sweep point degree {}, refine {}{} (nothing run): {}",
                                                  point.mesh.degree, point.mesh.refine,

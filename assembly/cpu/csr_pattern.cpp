@@ -60,7 +60,7 @@ CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
         length[r + 1] = static_cast<std::int64_t>(columns.size());
     });
     for (index_type r = 0; r < num_nodes; ++r) length[r + 1] += length[r];
-    const index_type nnz = checked_index(length[num_nodes], "matrix nnz");
+    const index_type nnz = checked_pattern_nnz(length[num_nodes]);
 
     CsrPattern pattern;
     pattern.rows = num_nodes;

@@ -233,7 +233,7 @@ CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
     GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&total, lengths.data() + rows, sizeof(long long),
                                       cudaMemcpyDeviceToHost, stream));
     exec->synchronize();
-    const index_type nnz = checked_index(total, "matrix nnz");
+    const index_type nnz = checked_pattern_nnz(total);
 
     CsrPattern pattern;
     pattern.rows = num_nodes;

@@ -323,6 +323,53 @@ TEST(EndToEnd, TrueResidualIsReportedAndAMissedToleranceIsStagnation)
     EXPECT_TRUE(report["solver"]["true_relative_residual_double"].is_null());  // no second system
 }
 
+TEST(EndToEnd, FloatMatrixFreeRunsMeasureTheDoubleResidualMatrixFree)
+{
+    // The float solution's residual against the double system: with lma the system in
+    // double is lma too (no CSR, which past 2^31 non-zeros does not exist); it agrees with
+    // the csr run's figure (the same discrete problem, solutions within the tolerance).
+    test::TempDir dir;
+    const std::string file = std::string(GPUFEM_SOURCE_DIR) + "/cases/poisson_square.yaml";
+    double in_double[2] = {0, 0};
+    int k = 0;
+    for (const std::string format : {"csr", "lma"}) {
+        const auto out = dir.path() / format;
+        const auto r = test::run_gpufem("run " + file + " --backend cpu -o " + out.string() +
+                                        " --set precision=float --set solver.tolerance=1e-5 --set format=" + format);
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const auto report = test::read_json(out / "report.json");
+        in_double[k++] = report["solver"]["true_relative_residual_double"].get<double>();
+        EXPECT_GT(in_double[k - 1], 0.0) << format;
+        EXPECT_LT(in_double[k - 1], 1e-4) << format;
+    }
+    EXPECT_NEAR(in_double[1], in_double[0], 0.5 * in_double[0]);
+}
+
+TEST(BadInput, CsrPastTwoToThe31NonZerosIsRefusedBeforeTheMesh)
+{
+    // scale_cube_100m's 2.74e9 non-zeros (an exact count: a generated cube) in an assembled
+    // format, or assembled for amg's setup, are refused before anything is generated, even
+    // without the memory check, naming what assembles and the matrix-free way out.
+    test::TempDir dir;
+    const std::string file = std::string(GPUFEM_SOURCE_DIR) + "/cases/scale_cube_100m.yaml";
+    for (const std::string extra : {"--set format=csr", "--set format=sellp --set solver.preconditioner=jacobi",
+                                    "--set solver.preconditioner=amg", "--set format=auto"}) {
+        const auto out = dir.path() / "out";
+        const auto r = test::run_gpufem("run " + file + " --backend cpu --no-memory-check -o " + out.string() + " " +
+                                        extra);
+        EXPECT_EQ(r.exit_code, 1) << extra << ": " << r.output;
+        EXPECT_NE(r.output.find("the matrix has 2.738e+09 non-zeros"), std::string::npos) << extra << ": " << r.output;
+        EXPECT_NE(r.output.find("use format: lma"), std::string::npos) << extra << ": " << r.output;
+        EXPECT_EQ(r.output.find("loading mesh"), std::string::npos) << extra << ": nothing is generated";
+        EXPECT_FALSE(std::filesystem::exists(out / "report.json")) << extra;
+    }
+    // The dry run says so too.
+    const auto dry = test::run_gpufem("run " + file + " --backend cpu --dry-run --set format=csr");
+    EXPECT_EQ(dry.exit_code, 0) << dry.output;
+    EXPECT_NE(dry.output.find("does not fit: format csr: the matrix has 2.738e+09 non-zeros"), std::string::npos)
+        << dry.output;
+}
+
 TEST(BadInput, ToleranceBelowTheUnitRoundoff)
 {
     expect_rejected("mesh:\n  shape: unit_square\nprecision: float\nsolver:\n  tolerance: 1e-14\n",
