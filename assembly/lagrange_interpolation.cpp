@@ -212,6 +212,24 @@ void append_refinement_levels(std::vector<Csr<V>>& chain, ElementType type, Coar
     }
 }
 
+/// Appends to chain the transfers down a generated grid's halvings from the first-order grid
+/// `level` (its cells `cells`, on exec): the grid of half the boxes, then of a quarter, ...,
+/// while the boxes per unit length stay even and at least 4 (can_coarsen_grid).
+template <typename V>
+void append_grid_levels(std::vector<Csr<V>>& chain, GridLevel level, CoarseLatticeView cells,
+                        const std::string& source, const ExecPtr& exec)
+{
+    Array<index_type> coarse_cells;  // the current level's cells on exec (the first: the caller's)
+    while (can_coarsen_grid(level)) {
+        GridCoarsening coarse = coarsen_grid(level, exec);
+        chain.push_back(coarsening_rows<V>(source, cells, coarse, exec));
+        GridLevel next = next_grid_level(level, coarse);
+        coarse_cells = std::move(coarse.coarse_cells);
+        cells = cells_view(coarse_cells.data(), next.num_cells, next.nodes_per_cell, next.num_nodes);
+        level = std::move(next);
+    }
+}
+
 }  // namespace
 
 LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, const ExecPtr& exec, bool with_cells)
@@ -246,7 +264,8 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
             append_refinement_levels(chain, mesh.cell_type, cells_view(mesh, on_exec.cells), mesh.refined_from.get(),
                                      mesh.source, exec);
         } else if (can_coarsen_grid(mesh)) {
-            chain.push_back(grid_interpolation<V>(mesh, coarsen_grid(mesh, exec), exec));
+            const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
+            append_grid_levels(chain, grid_level(mesh), cells_view(mesh, on_exec.cells), mesh.source, exec);
         }
         return chain;
     }
@@ -255,12 +274,17 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
     // Below degree 1, a mesh numbered from a first-order mesh refined by gpufem goes down its
     // refinements (its vertices are that mesh's nodes): the degree-1 space's cells are needed.
     const bool refinements = mesh.refined_from && !mesh.is_mixed();
+    // Likewise a generated grid goes down its halvings (its vertices numbered as the degree-1
+    // grid's nodes: grid_level).
+    const bool halvings = !refinements && !mesh.is_mixed() &&
+                          can_coarsen_grid(mesh.generated_grid.shape, mesh.generated_grid.boxes_per_unit, mesh.cell_type, 1);
     // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's
     // interpolation from that degree at the finer space's nodes (a lower-degree function is
     // represented exactly in every higher-degree space of the same mesh).
     LagrangeCoarseSpace finer;  // the previous degree's space (its column_nodes: the rows)
     for (const int degree : pmg_coarse_degrees(mesh.degree)) {
-        LagrangeCoarseSpace space = coarse_space_on(mesh, on_exec.cells, degree, exec, refinements && degree == 1);
+        LagrangeCoarseSpace space =
+            coarse_space_on(mesh, on_exec.cells, degree, exec, (refinements || halvings) && degree == 1);
         const bool first = chain.empty();
         chain.push_back(space_interpolation_rows<V>(
             mesh, on_exec.cells, space, owner, first ? nullptr : finer.column_nodes.data(),
@@ -272,6 +296,15 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
                                  cells_view(finer.cells.data(), mesh.num_cells(), finer.nodes_per_cell,
                                             static_cast<long long>(finer.column_nodes.size())),
                                  mesh.refined_from.get(), mesh.source, exec);
+    if (halvings && finer.degree == 1) {
+        const GridLevel level = grid_level(mesh);
+        if (level.num_nodes != static_cast<long long>(finer.column_nodes.size()))
+            throw std::logic_error("pmg_interpolations: the degree-1 space of mesh '" + mesh.source +
+                                   "' does not number its generated grid's vertices");
+        append_grid_levels(chain, level,
+                           cells_view(finer.cells.data(), mesh.num_cells(), finer.nodes_per_cell, level.num_nodes),
+                           mesh.source, exec);
+    }
     return chain;
 }
 

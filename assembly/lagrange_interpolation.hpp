@@ -67,8 +67,11 @@ Csr<V> grid_interpolation(const Mesh& mesh, const GridCoarsening& coarse, const 
 /// space, in that space's numbering (rows of the first: mesh nodes). Then, on a mesh gpufem
 /// refined (Mesh::refined_from, straight cells), the h-levels down every refinement: the
 /// degree-1 space into its parent mesh's, that into its parent's, ..., to the mesh gpufem
-/// refined first. On a generated grid of degree 1: the transfer from the coarser grid
-/// (grid_interpolation) where can_coarsen_grid holds. Otherwise nothing below degree 1.
+/// refined first. On a generated grid (degree 1, or below the degree-1 space of degree k):
+/// the transfers down the grid's halvings
+/// (grid_interpolation's, then from the grid of a quarter of the boxes, ..., while the boxes
+/// per unit length stay even and at least 4) where can_coarsen_grid holds. Otherwise nothing
+/// below degree 1.
 template <typename V>
 std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec);
 

@@ -138,9 +138,13 @@ GridLevel next_grid_level(const GridLevel& level, const GridCoarsening& coarse)
     next.num_cells = static_cast<long long>(coarse.coarse_cells.size()) / coarse.nodes_per_cell;
     next.num_nodes = coarse.coarse_nodes;
     // The coarse grid's cells follow box 0's pattern (fill_structured_mesh), so box 0 of the
-    // coarser grid is read off its first cells.
-    const std::vector<index_type> cells = coarse.coarse_cells.to_host();
-    next.first_box.assign(cells.begin(), cells.begin() + static_cast<std::ptrdiff_t>(level.first_box.size()));
+    // coarser grid is read off its first cells (only those come to the host).
+    next.first_box.resize(level.first_box.size());
+    if (coarse.coarse_cells.size() < next.first_box.size())
+        throw std::logic_error("next_grid_level: the coarser grid has fewer cells than one box");
+    static const ExecPtr host = Executor::create_cpu();
+    copy_bytes(*host, next.first_box.data(), *coarse.coarse_cells.executor(), coarse.coarse_cells.data(),
+               next.first_box.size() * sizeof(index_type));
     return next;
 }
 

@@ -231,13 +231,14 @@ fv:                        (map, discretisation: fv only)
                            multigrid, one V-cycle per iteration, set up on the backend's
                            device; with lma the matrix is assembled as well for the setup) |
                            pmg (p-multigrid: degree k smoothed with the system's operator, then
-                           degree k/2 (even k >= 4) and 1 of the same mesh; on a mesh refined by
-                           gpufem (straight cells) then its parent mesh, that one's parent, ...
-                           down every refinement; degree 1 otherwise: amg, or with lma on a
-                           generated grid with an even number of boxes per unit length the grid
-                           with half the boxes; amg below; the coarser operators are R A P of
-                           the matrix, or with lma the first from the element matrices, so no
-                           matrix is assembled)
+                           degree k/2 (even k >= 4) and 1 of the same mesh; then on a mesh refined
+                           by gpufem (straight cells) its parent mesh, that one's parent, ... down
+                           every refinement, and on a generated grid with an even number of boxes
+                           per unit length (at least 4) the grids of half, a quarter, ... of the
+                           boxes while the count stays even; at degree 1 on such a grid only with
+                           lma, otherwise amg; amg below; the coarser operators are R A P of the
+                           matrix, or with lma the first from the element matrices, so no matrix
+                           is assembled)
   tolerance: 1e-8          (number, 0 < tolerance < 1, default 1e-8) stop when
                            ||b - A x|| / ||b|| <= tolerance
   max_iterations: 10000    (integer > 0, default 10000) stop after this many iterations

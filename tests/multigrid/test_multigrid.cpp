@@ -497,7 +497,8 @@ TEST(Pmg, DegreeFourChainPassesThroughDegreeTwoAndComposesToTheDegreeOneInterpol
         CaseSpec spec = parse_case_text(poisson_case(elements, cube ? 0.5 : 0.25, 0, 4), "p", "");
         const CaseMesh mesh = load_case_mesh(spec, cpu());
         const std::vector<Csr<double>> chain = pmg_interpolations<double>(mesh.mesh, cpu());
-        ASSERT_EQ(chain.size(), 2u) << elements;
+        // 4 -> 2 -> 1, then the grid's halvings (4 boxes per unit length: one; 2: none).
+        ASSERT_EQ(chain.size(), cube ? 2u : 3u) << elements;
         const HostMatrix p42 = test::to_host(chain[0]), p21 = test::to_host(chain[1]);
         ASSERT_EQ(p42.rows, mesh.mesh.num_nodes());
         ASSERT_EQ(p21.rows, p42.cols);
@@ -564,9 +565,12 @@ TEST(Pmg, ElementCoarseOperatorsEqualTheGalerkinProductOfTheSystemMatrix)
         const LinearSystem<double> system = disc->assemble(cpu());
         const std::vector<Csr<double>> chain = disc->pmg_interpolations(cpu());
         const std::vector<Csr<double>> operators = disc->pmg_coarse_operators(cpu());
-        ASSERT_EQ(operators.size(), chain.size()) << what;
+        // One per degree level (degree 1: the first halving); the grid's further halvings
+        // (2D at degree >= 2: 4 boxes coarsened to 2) are R A P in the hierarchy.
+        ASSERT_EQ(operators.size(), degree > 1 ? pmg_coarse_degrees(degree).size() : 1u) << what;
+        ASSERT_LE(operators.size(), chain.size()) << what;
         Csr<double> finer = system.matrix.clone_to(cpu());
-        for (std::size_t l = 0; l < chain.size(); ++l) {
+        for (std::size_t l = 0; l < operators.size(); ++l) {
             Csr<double> rap = sparse_product(sparse_transpose(chain[l]), sparse_product(finer, chain[l]));
             ASSERT_EQ(operators[l].rows, rap.rows) << what;
             EXPECT_LT(dense_difference(operators[l], rap, 1.0), 1e-12) << what << ", level " << l + 1;
@@ -609,8 +613,8 @@ std::string grid_case(const std::string& shape, const std::string& elements, dou
 
 /// Generated grids of even boxes per unit length: shape, elements, size.
 const std::tuple<std::string, std::string, double> grids_with_an_h_level[] = {
-    {"unit_square", "quadrilateral", 1.0 / 8}, {"l_shape", "quadrilateral", 0.25}, {"unit_cube", "hexahedron", 0.25},
-    {"unit_square", "triangle", 1.0 / 8},      {"l_shape", "triangle", 0.25},      {"unit_cube", "tetrahedron", 0.25}};
+    {"unit_square", "quadrilateral", 1.0 / 8}, {"l_shape", "quadrilateral", 0.25}, {"unit_cube", "hexahedron", 0.125},
+    {"unit_square", "triangle", 1.0 / 8},      {"l_shape", "triangle", 0.25},      {"unit_cube", "tetrahedron", 0.125}};
 
 TEST(Pmg, GridTransferNestsTheCellsAndReproducesFirstOrderFunctions)
 {
@@ -674,11 +678,66 @@ TEST(Pmg, GridTransferNestsTheCellsAndReproducesFirstOrderFunctions)
             for (index_type k = h.ptr[i]; k < h.ptr[i + 1]; ++k) value += h.val[k] * f(node_of_column[h.col[k]]);
             EXPECT_NEAR(value, f(i), 1e-12) << what << " node " << i;
         }
-        // As the first transfer of pmg at degree 1.
+        // pmg at degree 1: this transfer first, then one per further halving while the boxes
+        // per unit length stay even and at least 4; each reproduces its level's linear
+        // functions (the coarse nodes' positions read off the rows that copy a finer node).
         const std::vector<Csr<double>> chain = pmg_interpolations<double>(mesh.mesh, cpu());
-        ASSERT_EQ(chain.size(), 1u) << what;
+        std::size_t halvings = 0;
+        for (long long m = n; m >= 4 && m % 2 == 0; m /= 2) ++halvings;
+        ASSERT_EQ(chain.size(), halvings) << what;
         EXPECT_EQ(test::to_host(chain[0]).col, h.col) << what;
+        std::vector<double> level_xyz(xyz.begin(), xyz.end());
+        for (std::size_t l = 0; l < chain.size(); ++l) {
+            const HostMatrix t = test::to_host(chain[l]);
+            ASSERT_EQ(static_cast<std::size_t>(t.rows) * 3, level_xyz.size()) << what << " level " << l;
+            std::vector<index_type> fine_of(static_cast<std::size_t>(t.cols), -1);
+            for (index_type i = 0; i < t.rows; ++i)
+                if (t.ptr[i + 1] - t.ptr[i] == 1 && t.val[t.ptr[i]] == 1.0) fine_of[t.col[t.ptr[i]]] = i;
+            ASSERT_EQ(std::count(fine_of.begin(), fine_of.end(), -1), 0) << what << " level " << l;
+            std::vector<double> coarse_xyz(static_cast<std::size_t>(t.cols) * 3);
+            for (index_type m = 0; m < t.cols; ++m)
+                for (int a = 0; a < 3; ++a) coarse_xyz[3 * m + a] = level_xyz[3 * static_cast<std::size_t>(fine_of[m]) + a];
+            const auto linear = [](const double* x) { return 1 + 2 * x[0] - 3 * x[1] + 0.5 * x[2]; };
+            for (index_type i = 0; i < t.rows; ++i) {
+                double value = 0;
+                for (index_type k = t.ptr[i]; k < t.ptr[i + 1]; ++k) value += t.val[k] * linear(&coarse_xyz[3 * t.col[k]]);
+                ASSERT_NEAR(value, linear(&level_xyz[3 * static_cast<std::size_t>(i)]), 1e-12)
+                    << what << " level " << l << " node " << i;
+            }
+            level_xyz = std::move(coarse_xyz);
+        }
     }
+    // Degree 2 and 3 on the same grids: the degree transfers, then the same halvings below the
+    // degree-1 space (its nodes the grid's vertices); every level reproduces linear functions.
+    for (const auto& [shape, elements, size] : grids_with_an_h_level)
+        for (const int degree : {2, 3}) {
+            const std::string what = shape + " " + elements + " degree " + std::to_string(degree);
+            const CaseMesh mesh = load_case_mesh(parse_case_text(grid_case(shape, elements, size, degree), "p", ""), cpu());
+            const std::vector<Csr<double>> chain = pmg_interpolations<double>(mesh.mesh, cpu());
+            std::size_t halvings = 0;
+            for (long long m = mesh.mesh.generated_grid.boxes_per_unit; m >= 4 && m % 2 == 0; m /= 2) ++halvings;
+            ASSERT_EQ(chain.size(), pmg_coarse_degrees(degree).size() + halvings) << what;
+            std::vector<double> level_xyz(mesh.mesh.coordinates.begin(), mesh.mesh.coordinates.end());
+            for (std::size_t l = 0; l < chain.size(); ++l) {
+                const HostMatrix t = test::to_host(chain[l]);
+                ASSERT_EQ(static_cast<std::size_t>(t.rows) * 3, level_xyz.size()) << what << " level " << l;
+                std::vector<index_type> fine_of(static_cast<std::size_t>(t.cols), -1);
+                for (index_type i = 0; i < t.rows; ++i)
+                    if (t.ptr[i + 1] - t.ptr[i] == 1 && t.val[t.ptr[i]] == 1.0) fine_of[t.col[t.ptr[i]]] = i;
+                ASSERT_EQ(std::count(fine_of.begin(), fine_of.end(), -1), 0) << what << " level " << l;
+                std::vector<double> coarse_xyz(static_cast<std::size_t>(t.cols) * 3);
+                for (index_type m = 0; m < t.cols; ++m)
+                    for (int a = 0; a < 3; ++a) coarse_xyz[3 * m + a] = level_xyz[3 * static_cast<std::size_t>(fine_of[m]) + a];
+                const auto linear = [](const double* x) { return 1 + 2 * x[0] - 3 * x[1] + 0.5 * x[2]; };
+                for (index_type i = 0; i < t.rows; ++i) {
+                    double value = 0;
+                    for (index_type k = t.ptr[i]; k < t.ptr[i + 1]; ++k) value += t.val[k] * linear(&coarse_xyz[3 * t.col[k]]);
+                    ASSERT_NEAR(value, linear(&level_xyz[3 * static_cast<std::size_t>(i)]), 1e-12)
+                        << what << " level " << l << " node " << i;
+                }
+                level_xyz = std::move(coarse_xyz);
+            }
+        }
     // Not offered: an odd number of boxes, the second order, a mesh from Gmsh.
     for (const std::string text : {grid_case("unit_square", "quadrilateral", 1.0 / 7), grid_case("unit_square", "triangle", 1.0 / 8, 2),
                                    std::string("mesh: {shape: disk, size: 0.2}\nproblem: {f: 1, dirichlet: {boundary: 0}}\n")}) {
