@@ -611,6 +611,33 @@ std::string grid_case(const std::string& shape, const std::string& elements, dou
                        shape, elements, size, degree);
 }
 
+/// Each transfer of a pmg chain (finest first, the first's rows the nodes at xyz: 3 per node)
+/// reproduces linear functions: the coarse nodes' positions are read off the rows that copy a
+/// finer node (one entry 1), which every coarse node must have.
+void expect_chain_reproduces_linear_functions(const std::vector<Csr<double>>& chain, std::vector<double> xyz,
+                                              const std::string& what)
+{
+    const auto linear = [](const double* x) { return 1 + 2 * x[0] - 3 * x[1] + 0.5 * x[2]; };
+    for (std::size_t l = 0; l < chain.size(); ++l) {
+        const HostMatrix t = test::to_host(chain[l]);
+        ASSERT_EQ(static_cast<std::size_t>(t.rows) * 3, xyz.size()) << what << " level " << l;
+        std::vector<index_type> fine_of(static_cast<std::size_t>(t.cols), -1);
+        for (index_type i = 0; i < t.rows; ++i)
+            if (t.ptr[i + 1] - t.ptr[i] == 1 && t.val[t.ptr[i]] == 1.0) fine_of[t.col[t.ptr[i]]] = i;
+        ASSERT_EQ(std::count(fine_of.begin(), fine_of.end(), -1), 0) << what << " level " << l;
+        std::vector<double> coarse_xyz(static_cast<std::size_t>(t.cols) * 3);
+        for (index_type m = 0; m < t.cols; ++m)
+            for (int a = 0; a < 3; ++a) coarse_xyz[3 * m + a] = xyz[3 * static_cast<std::size_t>(fine_of[m]) + a];
+        for (index_type i = 0; i < t.rows; ++i) {
+            double value = 0;
+            for (index_type k = t.ptr[i]; k < t.ptr[i + 1]; ++k) value += t.val[k] * linear(&coarse_xyz[3 * t.col[k]]);
+            ASSERT_NEAR(value, linear(&xyz[3 * static_cast<std::size_t>(i)]), 1e-12)
+                << what << " level " << l << " node " << i;
+        }
+        xyz = std::move(coarse_xyz);
+    }
+}
+
 /// Generated grids of even boxes per unit length: shape, elements, size.
 const std::tuple<std::string, std::string, double> grids_with_an_h_level[] = {
     {"unit_square", "quadrilateral", 1.0 / 8}, {"l_shape", "quadrilateral", 0.25}, {"unit_cube", "hexahedron", 0.125},
@@ -686,26 +713,7 @@ TEST(Pmg, GridTransferNestsTheCellsAndReproducesFirstOrderFunctions)
         for (long long m = n; m >= 4 && m % 2 == 0; m /= 2) ++halvings;
         ASSERT_EQ(chain.size(), halvings) << what;
         EXPECT_EQ(test::to_host(chain[0]).col, h.col) << what;
-        std::vector<double> level_xyz(xyz.begin(), xyz.end());
-        for (std::size_t l = 0; l < chain.size(); ++l) {
-            const HostMatrix t = test::to_host(chain[l]);
-            ASSERT_EQ(static_cast<std::size_t>(t.rows) * 3, level_xyz.size()) << what << " level " << l;
-            std::vector<index_type> fine_of(static_cast<std::size_t>(t.cols), -1);
-            for (index_type i = 0; i < t.rows; ++i)
-                if (t.ptr[i + 1] - t.ptr[i] == 1 && t.val[t.ptr[i]] == 1.0) fine_of[t.col[t.ptr[i]]] = i;
-            ASSERT_EQ(std::count(fine_of.begin(), fine_of.end(), -1), 0) << what << " level " << l;
-            std::vector<double> coarse_xyz(static_cast<std::size_t>(t.cols) * 3);
-            for (index_type m = 0; m < t.cols; ++m)
-                for (int a = 0; a < 3; ++a) coarse_xyz[3 * m + a] = level_xyz[3 * static_cast<std::size_t>(fine_of[m]) + a];
-            const auto linear = [](const double* x) { return 1 + 2 * x[0] - 3 * x[1] + 0.5 * x[2]; };
-            for (index_type i = 0; i < t.rows; ++i) {
-                double value = 0;
-                for (index_type k = t.ptr[i]; k < t.ptr[i + 1]; ++k) value += t.val[k] * linear(&coarse_xyz[3 * t.col[k]]);
-                ASSERT_NEAR(value, linear(&level_xyz[3 * static_cast<std::size_t>(i)]), 1e-12)
-                    << what << " level " << l << " node " << i;
-            }
-            level_xyz = std::move(coarse_xyz);
-        }
+        expect_chain_reproduces_linear_functions(chain, std::vector<double>(xyz.begin(), xyz.end()), what);
     }
     // Degree 2 and 3 on the same grids: the degree transfers, then the same halvings below the
     // degree-1 space (its nodes the grid's vertices); every level reproduces linear functions.
@@ -717,26 +725,8 @@ TEST(Pmg, GridTransferNestsTheCellsAndReproducesFirstOrderFunctions)
             std::size_t halvings = 0;
             for (long long m = mesh.mesh.generated_grid.boxes_per_unit; m >= 4 && m % 2 == 0; m /= 2) ++halvings;
             ASSERT_EQ(chain.size(), pmg_coarse_degrees(degree).size() + halvings) << what;
-            std::vector<double> level_xyz(mesh.mesh.coordinates.begin(), mesh.mesh.coordinates.end());
-            for (std::size_t l = 0; l < chain.size(); ++l) {
-                const HostMatrix t = test::to_host(chain[l]);
-                ASSERT_EQ(static_cast<std::size_t>(t.rows) * 3, level_xyz.size()) << what << " level " << l;
-                std::vector<index_type> fine_of(static_cast<std::size_t>(t.cols), -1);
-                for (index_type i = 0; i < t.rows; ++i)
-                    if (t.ptr[i + 1] - t.ptr[i] == 1 && t.val[t.ptr[i]] == 1.0) fine_of[t.col[t.ptr[i]]] = i;
-                ASSERT_EQ(std::count(fine_of.begin(), fine_of.end(), -1), 0) << what << " level " << l;
-                std::vector<double> coarse_xyz(static_cast<std::size_t>(t.cols) * 3);
-                for (index_type m = 0; m < t.cols; ++m)
-                    for (int a = 0; a < 3; ++a) coarse_xyz[3 * m + a] = level_xyz[3 * static_cast<std::size_t>(fine_of[m]) + a];
-                const auto linear = [](const double* x) { return 1 + 2 * x[0] - 3 * x[1] + 0.5 * x[2]; };
-                for (index_type i = 0; i < t.rows; ++i) {
-                    double value = 0;
-                    for (index_type k = t.ptr[i]; k < t.ptr[i + 1]; ++k) value += t.val[k] * linear(&coarse_xyz[3 * t.col[k]]);
-                    ASSERT_NEAR(value, linear(&level_xyz[3 * static_cast<std::size_t>(i)]), 1e-12)
-                        << what << " level " << l << " node " << i;
-                }
-                level_xyz = std::move(coarse_xyz);
-            }
+            expect_chain_reproduces_linear_functions(
+                chain, std::vector<double>(mesh.mesh.coordinates.begin(), mesh.mesh.coordinates.end()), what);
         }
     // Not offered: an odd number of boxes, the second order, a mesh from Gmsh.
     for (const std::string text : {grid_case("unit_square", "quadrilateral", 1.0 / 7), grid_case("unit_square", "triangle", 1.0 / 8, 2),
@@ -773,26 +763,9 @@ TEST(Pmg, RefinedGmshMeshCoarsensDownEveryRefinementExactly)
         EXPECT_EQ(static_cast<long long>(mesh.mesh.refined_from->previous->pattern.size()) * 64, mesh.mesh.num_cells());
         EXPECT_EQ(chain.back().cols, mesh.mesh.refined_from->previous->parent_nodes) << degree;
         EXPECT_EQ(chain[chain.size() - 2].cols, mesh.mesh.refined_from->parent_nodes) << degree;
-        std::vector<double> xyz(mesh.mesh.coordinates.begin(), mesh.mesh.coordinates.end());
-        for (std::size_t level = 0; level < chain.size(); ++level) {
-            const HostMatrix h = test::to_host(chain[level]);
-            ASSERT_EQ(static_cast<std::size_t>(h.rows) * 3, xyz.size()) << degree << " level " << level;
-            std::vector<index_type> node_of_column(static_cast<std::size_t>(h.cols), -1);
-            for (index_type i = 0; i < h.rows; ++i)
-                if (h.ptr[i + 1] - h.ptr[i] == 1 && h.val[h.ptr[i]] == 1.0) node_of_column[h.col[h.ptr[i]]] = i;
-            ASSERT_EQ(std::count(node_of_column.begin(), node_of_column.end(), -1), 0) << degree << " level " << level;
-            std::vector<double> coarse_xyz(static_cast<std::size_t>(h.cols) * 3);
-            for (index_type m = 0; m < h.cols; ++m)
-                for (int a = 0; a < 3; ++a) coarse_xyz[3 * m + a] = xyz[3 * static_cast<std::size_t>(node_of_column[m]) + a];
-            const auto f = [](const double* x) { return 1 + 2 * x[0] - 3 * x[1] + 0.5 * x[2]; };
-            for (index_type i = 0; i < h.rows; ++i) {
-                double value = 0;
-                for (index_type k = h.ptr[i]; k < h.ptr[i + 1]; ++k) value += h.val[k] * f(&coarse_xyz[3 * h.col[k]]);
-                ASSERT_NEAR(value, f(&xyz[3 * static_cast<std::size_t>(i)]), 1e-12)
-                    << "degree " << degree << ", level " << level << ", node " << i;
-            }
-            xyz = std::move(coarse_xyz);
-        }
+        expect_chain_reproduces_linear_functions(
+            chain, std::vector<double>(mesh.mesh.coordinates.begin(), mesh.mesh.coordinates.end()),
+            "degree " + std::to_string(degree));
         if (degree != 1) continue;
         const LinearSystem<double> system = disc->assemble(cpu());
         const std::vector<Csr<double>> operators = disc->pmg_coarse_operators(cpu());
