@@ -51,7 +51,6 @@ template <typename V>
 void keep_pmg_interpolations(DiscreteSystem<V>& system, const Discretisation<V>& disc,
                              const ExecPtr& exec, bool coarse_operators, bool deferred)
 {
-    if (!coarse_operators && disc.pmg_levels_only_matrix_free()) return;  // pmg is amg there
     if (deferred)
         system.make_pmg_interpolations = [&disc](const ExecPtr& on, const Array<index_type>& permutation) {
             return pmg_interpolations_in_order(disc, permutation, on);

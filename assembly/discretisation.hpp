@@ -125,10 +125,6 @@ public:
     /// Whether pmg_coarse_operators can build p-multigrid's coarse operators from the element
     /// matrices (no assembled finest matrix needed).
     virtual bool has_pmg_coarse_operators() const { return false; }
-    /// Whether pmg_interpolations' levels are taken only under a matrix-free operator (with
-    /// element-wise coarse operators): where they are a generated grid's h-level alone, which
-    /// AMG on an assembled matrix beats (it coarsens further per level and sets up faster).
-    virtual bool pmg_levels_only_matrix_free() const { return false; }
     /// The operators of the pmg_interpolations' coarse spaces, finest first, from the element
     /// matrices (assembly/pmg_coarse_operators.hpp), on exec; empty when not offered. op: the
     /// system's operator, whose stored element matrices are read when it keeps them (lma).
@@ -180,9 +176,7 @@ std::vector<Csr<V>> pmg_interpolations_in_order(const Discretisation<V>& disc,
 /// first's rows in the operator's numbering, and with coarse_operators the builder of their
 /// coarse spaces' operators from the element matrices (DiscreteSystem::pmg_coarse_operators).
 /// deferred: only their builder (DiscreteSystem::make_pmg_interpolations), for the solve to
-/// call as part of the setup. Nothing when the levels are taken only under a matrix-free
-/// operator (Discretisation::pmg_levels_only_matrix_free) and coarse_operators is false: pmg
-/// is then AMG on the assembled matrix.
+/// call as part of the setup.
 template <typename V>
 void keep_pmg_interpolations(DiscreteSystem<V>& system, const Discretisation<V>& disc,
                              const ExecPtr& exec, bool coarse_operators = false, bool deferred = false);

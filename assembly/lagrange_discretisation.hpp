@@ -31,9 +31,6 @@ public:
     std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const override;
     /// Degree >= 2, or a generated grid's or refined mesh's h-level (can_coarsen_grid).
     bool has_pmg_coarse_operators() const override { return mesh_.degree > 1 || can_coarsen_grid(mesh_); }
-    /// Degree 1 on a generated grid: its one h-level (AMG coarsens an assembled matrix faster).
-    /// A refined mesh's levels go down every refinement: taken under every format.
-    bool pmg_levels_only_matrix_free() const override { return mesh_.degree == 1 && !mesh_.refined_from; }
     /// The element-wise Galerkin operators of assembly/pmg_coarse_operators.hpp (from op's
     /// storage when it is an lma operator with its cells in their own order).
     std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec,

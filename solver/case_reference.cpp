@@ -235,10 +235,10 @@ fv:                        (map, discretisation: fv only)
                            by gpufem (straight cells) its parent mesh, that one's parent, ... down
                            every refinement, and on a generated grid with an even number of boxes
                            per unit length (at least 4) the grids of half, a quarter, ... of the
-                           boxes while the count stays even; at degree 1 on such a grid only with
-                           lma, otherwise amg; amg below; the coarser operators are R A P of the
-                           matrix, or with lma the first from the element matrices, so no matrix
-                           is assembled)
+                           boxes while the count stays even; amg below (at degree 1 on other
+                           meshes pmg is amg); the coarser operators are R A P of the matrix, or
+                           with lma the first from the element matrices, so no matrix is
+                           assembled)
   tolerance: 1e-8          (number, 0 < tolerance < 1, default 1e-8) stop when
                            ||b - A x|| / ||b|| <= tolerance
   max_iterations: 10000    (integer > 0, default 10000) stop after this many iterations
