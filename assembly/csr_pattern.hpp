@@ -28,7 +28,8 @@ inline index_type checked_pattern_nnz(long long total)
         throw std::overflow_error("the matrix has " + std::to_string(total) +
                                   " non-zeros, past the 2,147,483,647 that gpufem's CSR holds (32-bit row "
                                   "offsets; every assembled format is built from it); use format: lma "
-                                  "(matrix-free) with preconditioner pmg, jacobi or none, or a coarser mesh");
+                                  "(matrix-free) with preconditioner jacobi, none, or pmg (at degree >= 2, "
+                                  "on a generated grid or on a mesh refined by gpufem), or a coarser mesh");
     return checked_index(total, "non-zeros of the matrix");
 }
 

@@ -331,6 +331,7 @@ MeshCounts mesh_counts(const Mesh& mesh)
     for (const BoundaryFacets& facets : mesh.boundaries)
         counts.facet_entries += static_cast<double>(facets.connectivity.size());
     counts.on_device = mesh.device != nullptr;
+    counts.refined = mesh.refined_from != nullptr;
     return counts;
 }
 

@@ -53,6 +53,7 @@ struct MeshCounts {
     bool on_device = false;     ///< also written on the CUDA executor (generated shapes)
     bool mixed = false;         ///< cells of several types (Mesh::cell_types; cell_type the widest)
     int faces_per_cell = 0;     ///< the most faces (2D: edges) of a cell; 0 when not known
+    bool refined = false;       ///< refined by gpufem from first-order cells (Mesh::refined_from)
 };
 
 /// The counts of the mesh load_mesh would generate for spec, computed without building it;

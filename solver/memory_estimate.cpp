@@ -298,13 +298,20 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     const bool element_pmg =
         spec.format != auto_format_name &&
         pmg_from_element_matrices(spec.solver.preconditioner, entry.matrix_free(),
-                                  z.k >= 2 || can_coarsen_grid(mesh.shape, mesh.boxes_per_unit, mesh.cell_type, z.k));
+                                  z.k >= 2 || mesh.refined ||
+                                      can_coarsen_grid(mesh.shape, mesh.boxes_per_unit, mesh.cell_type, z.k));
     const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !entry.keeps_csr && !element_pmg;
     if (!entry.matrix_free())
         e.assembles_csr = spec.format == auto_format_name ? "format auto (its candidates are assembled)" : "format " + spec.format;
-    else if (spec.solver.preconditioner == PreconditionerKind::amg)
-        e.assembles_csr = "preconditioner amg (with format " + spec.format + " the matrix is assembled for its setup)";
-    e.nnz_exact = mesh.shape == "unit_square" || mesh.shape == "unit_cube" || mesh.shape == "l_shape";
+    else if (keep_matrix)
+        e.assembles_csr = "preconditioner " + std::string(preconditioner_name(spec.solver.preconditioner)) +
+                          " (with format " + spec.format + " the matrix is assembled for its setup" +
+                          (spec.solver.preconditioner == PreconditionerKind::pmg
+                               ? ": at degree 1 on a mesh with no coarser grid or parent mesh, pmg is amg"
+                               : "") +
+                          ")";
+    // Exact for the unit square and cube (the l-shape's count adds three squares: an upper bound).
+    e.nnz_exact = mesh.shape == "unit_square" || mesh.shape == "unit_cube";
     const double assembled_peak = assembled_peak_of(z.s);
     double assembly = 0;
     double system = 0;  // what the assembly leaves for the solve: operator, rhs, guess
@@ -473,8 +480,9 @@ void check_csr_limit(const MemoryEstimate& estimate)
         "holds (32-bit row offsets; every assembled format is built from it); {}",
         estimate.assembles_csr, estimate.nnz_exact ? "" : "about ", nnz, estimate.matrix.rows,
         fv ? "use a coarser mesh.size or a smaller refine"
-           : "use format: lma (matrix-free: element matrices, no CSR) with preconditioner pmg, jacobi or none, "
-             "or a coarser mesh.size, a smaller refine or degree"));
+           : "use format: lma (matrix-free: element matrices, no CSR) with preconditioner jacobi, none, or pmg "
+             "(at degree >= 2, on a generated grid or on a mesh refined by gpufem), or a coarser mesh.size, a "
+             "smaller refine or degree"));
 }
 
 void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec)

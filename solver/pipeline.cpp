@@ -244,6 +244,13 @@ Preconditioner<V>* updated_preconditioner(KeptPreconditionerOf<V>* kept, const D
     auto* amg = dynamic_cast<AmgPreconditioner<V>*>(kept->preconditioner.get());
     const Csr<V>* matrix = system.preconditioner_matrix();
     if (!amg || !matrix || system.pmg_coarse_operators) return nullptr;
+    // The hierarchy's aggregates and transfers are in the numbering of the system it was set
+    // up for: the same format (and so the same reordering of the same pattern) only.
+    if (kept->format != system.format || kept->permuted != !system.op.permutation.empty()) {
+        spdlog::info("preconditioner {}: the kept hierarchy was set up for format {}, this system is in {}; "
+                     "setting it up again", amg->name(), kept->format, system.format);
+        return nullptr;
+    }
     try {
         amg->update(*system.op.op, *matrix);
     } catch (const std::exception& e) {
@@ -255,17 +262,17 @@ Preconditioner<V>* updated_preconditioner(KeptPreconditionerOf<V>* kept, const D
     return amg;
 }
 
-/// solve_system after its preconditioner m (null: none) is ready: the solve, the correction's
-/// passes, the true residual, the solution back in the original numbering. start: when
-/// solve_system began (out.seconds counts from it).
+/// solve_system after its preconditioner m (null: none) is ready: the solve of b (the
+/// right-hand side) from x (the initial guess), both in the operator's numbering, the
+/// correction's passes, the true residual, the solution back in the original numbering.
+/// start: when solve_system's timing began (out.seconds counts from it).
 template <typename V>
 SystemSolution<V> solve_with(const DiscreteSystem<V>& system, const SolverSpec& solver, const Discretisation<V>* disc,
-                             const Preconditioner<V>* m, clock_type::time_point start, SystemSolution<V> out)
+                             const Preconditioner<V>* m, clock_type::time_point start, SystemSolution<V> out,
+                             const Array<V>& b, Array<V> x)
 {
     const LinearOperator<V>& a = *system.op.op;
     const ExecPtr& exec = a.executor();
-    const Array<V> b = reordered(system.op, system.rhs, false);
-    Array<V> x = reordered(system.op, system.initial_guess, false);
     SolveOptions options = solve_options(solver);
     SolveProgress progress(solver.tolerance, solver.max_iterations);
     // Deferred correction (disc's passes), a fixed point x = G(x): G(x) solves A g = b(x), the
@@ -396,6 +403,8 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     spdlog::info("solving with {} ({}, preconditioner {}, tolerance {:.1e}, at most {} iterations)",
                  method_name(solver.method), variant_name(solver.variant),
                  preconditioner_name(solver.preconditioner), solver.tolerance, solver.max_iterations);
+    const Array<V> b = reordered(system.op, system.rhs, false);
+    Array<V> x = reordered(system.op, system.initial_guess, false);
     SystemSolution<V> out;
     const auto start = clock_type::now();
     auto* kept = dynamic_cast<KeptPreconditionerOf<V>*>(kept_base);
@@ -413,8 +422,11 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
         spdlog::info("preconditioner {}: hierarchy updated with the new values in {:.3f} s (its aggregates "
                      "and transfers kept; set up in {:.3f} s){}", updated->name(), seconds, initial,
                      describe_levels(out.preconditioner));
-        return solve_with(system, solver, disc, updated, start, std::move(out));
+        return solve_with(system, solver, disc, updated, start, std::move(out), b, std::move(x));
     }
+    // A kept hierarchy that could not be updated goes before the new one is built (not two at
+    // the peak).
+    if (kept) kept->preconditioner.reset();
     // pmg without the finest matrix: its coarse operators from the element matrices first,
     // counted as part of the setup.
     std::vector<Csr<V>> coarse_operators;
@@ -440,7 +452,11 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     std::unique_ptr<Preconditioner<V>> made = make_preconditioner(
         PreconditionerSpec{solver.preconditioner, solver.amg}, a,
         system.preconditioner_matrix(), interpolations, std::move(coarse_operators));
-    if (kept) kept->preconditioner = std::move(made);
+    if (kept) {
+        kept->preconditioner = std::move(made);
+        kept->format = system.format;
+        kept->permuted = !system.op.permutation.empty();
+    }
     Preconditioner<V>* m = kept ? kept->preconditioner.get() : made.get();
     if (m) {
         out.preconditioner = m->report();
@@ -456,7 +472,7 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
                          out.preconditioner["setup_seconds"].template get<double>(),
                          describe_levels(out.preconditioner));
     }
-    return solve_with(system, solver, disc, m, start, std::move(out));
+    return solve_with(system, solver, disc, m, start, std::move(out), b, std::move(x));
 }
 
 double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const CaseMesh& input,

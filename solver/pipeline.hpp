@@ -62,6 +62,10 @@ template <typename V>
 class KeptPreconditionerOf final : public KeptPreconditioner {
 public:
     std::unique_ptr<Preconditioner<V>> preconditioner;  ///< null: none kept yet
+    /// The system's format and whether it renumbered the unknowns when the hierarchy was set
+    /// up: a system in another format (format: auto may choose another) is set up again.
+    std::string format;
+    bool permuted = false;
 };
 
 /// A solved system: the solution in the original numbering and the solver's account.

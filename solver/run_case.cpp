@@ -240,8 +240,11 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
     record.memory_measured = meter.phases();
 }
 
-/// Logs the estimate's peaks and stops (or, unchecked, warns) when it does not fit.
-void log_and_check_estimate(const MemoryEstimate& estimate, const Executor& exec, bool check)
+/// Logs the estimate's peaks and stops (or, unchecked, warns) when it does not fit. A
+/// coefficient sweep's later points (mesh_kept) skip the memory check: their first point passed
+/// it with the same sizes, and the free memory now excludes the kept mesh and hierarchy that
+/// the estimate counts again.
+void log_and_check_estimate(const MemoryEstimate& estimate, const Executor& exec, bool check, bool mesh_kept)
 {
     spdlog::info("memory estimate: {:.3f} GB host peak{}; matrix about {:.4g} non-zeros, format "
                  "{} {:.3f} GB",
@@ -249,6 +252,7 @@ void log_and_check_estimate(const MemoryEstimate& estimate, const Executor& exec
                  exec.is_cuda() ? fmt::format(", {:.3f} GB device peak", estimate.peak_device() / 1e9) : "",
                  estimate.matrix.nnz, estimate.format_name, estimate.format.stored / 1e9);
     check_csr_limit(estimate);  // a limit of the format, not of the free memory: always
+    if (mesh_kept) return;
     try {
         check_memory_fits(estimate, exec);
     } catch (const std::runtime_error& e) {
@@ -307,12 +311,12 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options, SweepReuse* 
     const double baseline_host = static_cast<double>(resident_host_bytes());
     const auto estimate = [&](const MeshCounts& counts) {
         record.memory_estimate = estimate_memory(spec, counts, *exec, baseline_host);
-        log_and_check_estimate(*record.memory_estimate, *exec, options.check_memory);
+        log_and_check_estimate(*record.memory_estimate, *exec, options.check_memory, mesh_kept);
     };
     if (spec.matrix) {
         // A matrix case: from the Matrix Market header, before the file is read.
         record.memory_estimate = estimate_external_memory(spec, *exec, baseline_host);
-        log_and_check_estimate(*record.memory_estimate, *exec, options.check_memory);
+        log_and_check_estimate(*record.memory_estimate, *exec, options.check_memory, mesh_kept);
     } else if (const auto predicted = predicted_mesh_counts(spec.mesh)) {
         estimate(*predicted);
     }
