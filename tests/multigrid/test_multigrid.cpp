@@ -1001,5 +1001,54 @@ TEST(AmgSolve, ReportNamesLevelsAndSetupTime)
     EXPECT_LT(amg.operator_complexity(), 2.0);
 }
 
+
+TEST(AmgSolve, KeptHierarchyIsUpdatedOnlyForTheSameFormat)
+{
+    // solve_system with a kept preconditioner: the first solve sets up and keeps it; a system of
+    // new values in the same format updates it (same iterations as a fresh setup for a scaled
+    // kappa: 2 kappa gives the same hierarchy); one in a format that renumbers the unknowns
+    // (bdia after rcm) sets up again, as does pmg with element-wise coarse operators (lma).
+    const std::string text = "mesh: {shape: unit_cube, elements: hexahedron, size: 0.125}\n"
+                             "problem: {kappa: \"1 + x*y\", f: 1, dirichlet: {left: 0, right: 1}}\n"
+                             "solver: {preconditioner: amg, tolerance: 1e-10}\nbackend: cpu\n";
+    const ExecPtr exec = cpu();
+    const auto solve_with_kept = [&](const std::string& format, const std::string& kappa, PreconditionerKind kind,
+                                     KeptPreconditioner* kept) {
+        CaseSpec spec = parse_case_text(text, "p", "", {"format=" + format, "problem.kappa=" + kappa});
+        spec.solver.preconditioner = kind;
+        if (format == "bdia") spec.format_options.set_reordering(Reordering::rcm);
+        const CaseMesh mesh = load_case_mesh(spec, exec);
+        const auto disc = make_discretisation<double>(spec, mesh);
+        const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
+        SystemSolution<double> solved = solve_system(system, spec.solver, disc.get(), kept);
+        EXPECT_TRUE(solved.result.converged()) << format << " " << kappa << ": " << solved.result.message;
+        return solved;
+    };
+    KeptPreconditionerOf<double> kept;
+    const SystemSolution<double> first = solve_with_kept("csr", "1 + x*y", PreconditionerKind::amg, &kept);
+    EXPECT_FALSE(first.preconditioner.contains("hierarchy"));
+    ASSERT_TRUE(kept.preconditioner);
+    EXPECT_EQ(kept.format, "csr");
+    const SystemSolution<double> scaled = solve_with_kept("csr", "2 + 2*x*y", PreconditionerKind::amg, &kept);
+    EXPECT_EQ(scaled.preconditioner.value("hierarchy", ""), "updated");
+    EXPECT_EQ(scaled.result.iterations, first.result.iterations);
+    const SystemSolution<double> other = solve_with_kept("csr", "exp(x)", PreconditionerKind::amg, &kept);
+    EXPECT_EQ(other.preconditioner.value("hierarchy", ""), "updated");
+    const SystemSolution<double> fresh = solve_with_kept("csr", "exp(x)", PreconditionerKind::amg, nullptr);
+    EXPECT_NEAR(other.result.iterations, fresh.result.iterations, 2);
+    EXPECT_LT(test::max_relative_difference(other.x.to_host(), fresh.x.to_host()), 1e-8);
+    // Renumbered by another format: set up again, and kept for that format from now on.
+    const SystemSolution<double> renumbered = solve_with_kept("bdia", "exp(x)", PreconditionerKind::amg, &kept);
+    EXPECT_FALSE(renumbered.preconditioner.contains("hierarchy"));
+    EXPECT_EQ(kept.format, "bdia");
+    EXPECT_TRUE(kept.permuted);
+    EXPECT_LT(test::max_relative_difference(renumbered.x.to_host(), fresh.x.to_host()), 1e-8);
+    // pmg from the element matrices cannot be updated: set up again every time.
+    KeptPreconditionerOf<double> element;
+    solve_with_kept("lma", "1 + x*y", PreconditionerKind::pmg, &element);
+    const SystemSolution<double> again = solve_with_kept("lma", "exp(x)", PreconditionerKind::pmg, &element);
+    EXPECT_FALSE(again.preconditioner.contains("hierarchy"));
+}
+
 }  // namespace
 }  // namespace gpufem
