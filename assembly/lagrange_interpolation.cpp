@@ -230,6 +230,34 @@ void append_grid_levels(std::vector<Csr<V>>& chain, GridLevel level, CoarseLatti
     }
 }
 
+/// Whether the mesh has levels below its degree-1 space: the refinements by gpufem that made
+/// its first-order cells (Mesh::refined_from; a degree-k mesh numbered from them keeps them),
+/// or a generated grid's halvings.
+bool has_h_levels(const Mesh& mesh)
+{
+    return !mesh.is_mixed() &&
+           (mesh.refined_from ||
+            can_coarsen_grid(mesh.generated_grid.shape, mesh.generated_grid.boxes_per_unit, mesh.cell_type, 1));
+}
+
+/// Appends the transfers below the mesh's degree-1 space, whose cells are `level` (its nodes:
+/// the mesh's vertices in node order; has_h_levels must hold): down the refinements, or down
+/// the grid's halvings.
+template <typename V>
+void append_h_levels(std::vector<Csr<V>>& chain, const Mesh& mesh, const CoarseLatticeView& level,
+                     const ExecPtr& exec)
+{
+    if (mesh.refined_from) {
+        append_refinement_levels(chain, mesh.cell_type, level, mesh.refined_from.get(), mesh.source, exec);
+        return;
+    }
+    const GridLevel grid = grid_level(mesh);
+    if (grid.num_nodes != level.num_nodes)
+        throw std::logic_error("pmg_interpolations: the degree-1 space of mesh '" + mesh.source +
+                               "' does not number its generated grid's vertices");
+    append_grid_levels(chain, grid, level, mesh.source, exec);
+}
+
 }  // namespace
 
 LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, const ExecPtr& exec, bool with_cells)
@@ -258,53 +286,36 @@ template <typename V>
 std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
 {
     std::vector<Csr<V>> chain;
+    const bool h_levels = has_h_levels(mesh);
     if (mesh.degree <= 1) {
-        if (mesh.refined_from && can_coarsen_grid(mesh)) {
+        if (h_levels) {
             const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
-            append_refinement_levels(chain, mesh.cell_type, cells_view(mesh, on_exec.cells), mesh.refined_from.get(),
-                                     mesh.source, exec);
-        } else if (can_coarsen_grid(mesh)) {
-            const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
-            append_grid_levels(chain, grid_level(mesh), cells_view(mesh, on_exec.cells), mesh.source, exec);
+            append_h_levels(chain, mesh, cells_view(mesh, on_exec.cells), exec);
         }
         return chain;
     }
     const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
     const Array<long long> owner = node_owners(cells_view(mesh, on_exec.cells), exec);
-    // Below degree 1, a mesh numbered from a first-order mesh refined by gpufem goes down its
-    // refinements (its vertices are that mesh's nodes): the degree-1 space's cells are needed.
-    const bool refinements = mesh.refined_from && !mesh.is_mixed();
-    // Likewise a generated grid goes down its halvings (its vertices numbered as the degree-1
-    // grid's nodes: grid_level).
-    const bool halvings = !refinements && !mesh.is_mixed() &&
-                          can_coarsen_grid(mesh.generated_grid.shape, mesh.generated_grid.boxes_per_unit, mesh.cell_type, 1);
+    // Below degree 1 the h-levels start from the degree-1 space's cells (its nodes are the
+    // vertices: the refined mesh's nodes, or the grid's points, in node order).
     // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's
     // interpolation from that degree at the finer space's nodes (a lower-degree function is
     // represented exactly in every higher-degree space of the same mesh).
     LagrangeCoarseSpace finer;  // the previous degree's space (its column_nodes: the rows)
     for (const int degree : pmg_coarse_degrees(mesh.degree)) {
         LagrangeCoarseSpace space =
-            coarse_space_on(mesh, on_exec.cells, degree, exec, (refinements || halvings) && degree == 1);
+            coarse_space_on(mesh, on_exec.cells, degree, exec, h_levels && degree == 1);
         const bool first = chain.empty();
         chain.push_back(space_interpolation_rows<V>(
             mesh, on_exec.cells, space, owner, first ? nullptr : finer.column_nodes.data(),
             first ? mesh.num_nodes() : static_cast<long long>(finer.column_nodes.size()), exec));
         finer = std::move(space);
     }
-    if (refinements && finer.degree == 1)
-        append_refinement_levels(chain, mesh.cell_type,
-                                 cells_view(finer.cells.data(), mesh.num_cells(), finer.nodes_per_cell,
-                                            static_cast<long long>(finer.column_nodes.size())),
-                                 mesh.refined_from.get(), mesh.source, exec);
-    if (halvings && finer.degree == 1) {
-        const GridLevel level = grid_level(mesh);
-        if (level.num_nodes != static_cast<long long>(finer.column_nodes.size()))
-            throw std::logic_error("pmg_interpolations: the degree-1 space of mesh '" + mesh.source +
-                                   "' does not number its generated grid's vertices");
-        append_grid_levels(chain, level,
-                           cells_view(finer.cells.data(), mesh.num_cells(), finer.nodes_per_cell, level.num_nodes),
-                           mesh.source, exec);
-    }
+    if (h_levels && finer.degree == 1)
+        append_h_levels(chain, mesh,
+                        cells_view(finer.cells.data(), mesh.num_cells(), finer.nodes_per_cell,
+                                   static_cast<long long>(finer.column_nodes.size())),
+                        exec);
     return chain;
 }
 

@@ -489,12 +489,12 @@ void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec)
 {
     const bool matrix_case = estimate.mesh.dim == 0;
     // What stores less than the format in hand: csr than the padded formats, the matrix-free
-    // lma than any matrix.
-    const std::string smaller =
-        estimate.format_name == "lma" ? "" : estimate.format_name == "csr" ? "the matrix-free format lma" : "csr or the matrix-free lma";
-    const std::string store_less = smaller.empty() || matrix_case
-                                       ? (estimate.format_name == "csr" || estimate.format_name == "lma" ? "" : ", or format csr")
-                                       : ", or " + smaller;
+    // lma (not for a matrix case) than any matrix.
+    std::string store_less;
+    if (estimate.format_name != "csr" && estimate.format_name != "lma")
+        store_less = matrix_case ? ", or format csr" : ", or format csr or the matrix-free lma";
+    else if (estimate.format_name == "csr" && !matrix_case)
+        store_less = ", or the matrix-free format lma";
     const std::string suggestion =
         (matrix_case ? "use precision: float" + store_less
                      : "use a coarser mesh.size, a smaller refine or degree, precision: float" + store_less) +

@@ -237,8 +237,8 @@ namespace {
 /// The kept hierarchy updated with the system's values (solve_system's kept), or null when
 /// there is none to update or it cannot be updated (then the caller sets up a new one).
 template <typename V>
-Preconditioner<V>* updated_preconditioner(KeptPreconditionerOf<V>* kept, const DiscreteSystem<V>& system,
-                                          const SolverSpec& solver)
+AmgPreconditioner<V>* updated_preconditioner(KeptPreconditionerOf<V>* kept, const DiscreteSystem<V>& system,
+                                             const SolverSpec& solver)
 {
     if (!kept || !kept->preconditioner || !needs_assembled_matrix(solver.preconditioner)) return nullptr;
     auto* amg = dynamic_cast<AmgPreconditioner<V>*>(kept->preconditioner.get());
@@ -256,7 +256,6 @@ Preconditioner<V>* updated_preconditioner(KeptPreconditionerOf<V>* kept, const D
     } catch (const std::exception& e) {
         spdlog::info("preconditioner {}: the kept hierarchy was not updated ({}); setting it up again",
                      amg->name(), e.what());
-        kept->preconditioner.reset();
         return nullptr;
     }
     return amg;
@@ -396,7 +395,7 @@ SystemSolution<V> solve_with(const DiscreteSystem<V>& system, const SolverSpec& 
 
 template <typename V>
 SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver,
-                               const Discretisation<V>* disc, KeptPreconditioner* kept_base)
+                               const Discretisation<V>* disc, KeptPreconditionerOf<V>* kept)
 {
     const LinearOperator<V>& a = *system.op.op;
     const ExecPtr& exec = a.executor();
@@ -407,12 +406,10 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     Array<V> x = reordered(system.op, system.initial_guess, false);
     SystemSolution<V> out;
     const auto start = clock_type::now();
-    auto* kept = dynamic_cast<KeptPreconditionerOf<V>*>(kept_base);
-    if (kept_base && !kept) throw std::logic_error("solve_system: a kept preconditioner of another value type");
-    if (Preconditioner<V>* updated = updated_preconditioner(kept, system, solver)) {
+    if (AmgPreconditioner<V>* updated = updated_preconditioner(kept, system, solver)) {
         out.preconditioner = updated->report();
         const double initial = out.preconditioner.value("setup_seconds", 0.0);
-        const double seconds = static_cast<AmgPreconditioner<V>*>(updated)->update_seconds();
+        const double seconds = updated->update_seconds();
         out.preconditioner["hierarchy"] = "updated";
         out.preconditioner["initial_setup_seconds"] = initial;
         out.preconditioner["setup_seconds"] = seconds;
@@ -500,7 +497,7 @@ double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const 
     template DiscreteSystem<V> build_case_system(const ExecPtr&, const Discretisation<V>&,      \
                                                  const CaseSpec&);                              \
     template SystemSolution<V> solve_system(const DiscreteSystem<V>&, const SolverSpec&,          \
-                                            const Discretisation<V>*, KeptPreconditioner*);
+                                            const Discretisation<V>*, KeptPreconditionerOf<V>*);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

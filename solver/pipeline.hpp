@@ -104,14 +104,14 @@ double smallest_tolerance(Precision precision);
 /// correction_passes: the same operator and preconditioner, the right-hand side from the last
 /// solution, until the solution meets it to the tolerance); the result is the last solve's,
 /// SystemSolution::pass_iterations has every solve's iterations.
-/// With kept (a KeptPreconditionerOf<V>): an amg or pmg hierarchy kept there from an earlier
+/// With kept: an amg or pmg hierarchy kept there from an earlier
 /// solve of the same pattern is updated with this system's values (AmgPreconditioner::update:
 /// the aggregates and transfers kept, the numeric setup again; report "hierarchy": "updated",
 /// its setup_seconds the update's); otherwise, or when the update cannot be done (pmg with
 /// element-wise coarse operators, another size), the preconditioner is set up and kept there.
 template <typename V>
 SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec& solver,
-                               const Discretisation<V>* disc = nullptr, KeptPreconditioner* kept = nullptr);
+                               const Discretisation<V>* disc = nullptr, KeptPreconditionerOf<V>* kept = nullptr);
 
 /// ||b - A u|| / ||b|| of a float solution u (original numbering, on exec) against the case's
 /// system assembled again in double (csr, or the case's format when it is matrix-free): what

@@ -182,11 +182,14 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
                 const CaseMesh& input, MemoryMeter& meter, RunRecord& record, SweepReuse* reuse)
 {
     // A coefficient sweep's points keep one preconditioner of their value type.
-    KeptPreconditioner* kept = nullptr;
+    KeptPreconditionerOf<V>* kept = nullptr;
     if (reuse) {
-        if (!dynamic_cast<KeptPreconditionerOf<V>*>(reuse->preconditioner.get()))
-            reuse->preconditioner = std::make_shared<KeptPreconditionerOf<V>>();
-        kept = reuse->preconditioner.get();
+        kept = dynamic_cast<KeptPreconditionerOf<V>*>(reuse->preconditioner.get());
+        if (!kept) {
+            auto made = std::make_shared<KeptPreconditionerOf<V>>();
+            kept = made.get();
+            reuse->preconditioner = std::move(made);
+        }
     }
     const Mesh& mesh = input.mesh;
     EarlyOutputs early = start_early_outputs(spec, options, *exec, mesh);

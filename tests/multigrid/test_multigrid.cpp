@@ -1013,7 +1013,7 @@ TEST(AmgSolve, KeptHierarchyIsUpdatedOnlyForTheSameFormat)
                              "solver: {preconditioner: amg, tolerance: 1e-10}\nbackend: cpu\n";
     const ExecPtr exec = cpu();
     const auto solve_with_kept = [&](const std::string& format, const std::string& kappa, PreconditionerKind kind,
-                                     KeptPreconditioner* kept) {
+                                     KeptPreconditionerOf<double>* kept) {
         CaseSpec spec = parse_case_text(text, "p", "", {"format=" + format, "problem.kappa=" + kappa});
         spec.solver.preconditioner = kind;
         if (format == "bdia") spec.format_options.set_reordering(Reordering::rcm);
