@@ -4,9 +4,11 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <variant>
 
 #include "linalg/array.hpp"
 #include "linalg/backend_kernels.hpp"
+#include "linalg/csr.hpp"
 #include "linalg/types.hpp"
 
 namespace gpufem {
@@ -19,6 +21,19 @@ struct CsrPattern {
     Array<index_type> cell_to_csr;  ///< cells * npe * npe: CSR position of local entry (i, j)
     std::size_t nnz() const { return col_idx.size(); }
 };
+
+/// Pattern of an n x n FE matrix past 2^31 - 1 entries: 64-bit row offsets, 32-bit columns,
+/// no cell-to-CSR map (100M hexahedra would need 51 GB for it; the assembly searches each
+/// entry's row instead).
+struct WideCsrPattern {
+    index_type rows = 0;
+    Array<wide_offset_type> row_ptr;  ///< rows + 1
+    Array<index_type> col_idx;        ///< sorted within each row
+    std::size_t nnz() const { return col_idx.size(); }
+};
+
+/// A pattern with 32-bit offsets (and positions) or with 64-bit offsets.
+using AnyCsrPattern = std::variant<CsrPattern, WideCsrPattern>;
 
 /// total, the pattern's counted non-zeros, as the CSR's 32-bit offsets hold it; throws
 /// std::overflow_error saying so, and what to use instead, when it does not fit.
@@ -39,15 +54,27 @@ inline index_type checked_pattern_nnz(long long total)
         global sort: peak memory about col_idx twice plus the node-to-cell lists. cpu:       \
         per row, gather, std::sort and unique (twice: lengths, then columns). cuda: one warp \
         per row keeps the first occurrence of each node; CUB segmented sort of the rows.     \
-        Positions: binary search of column j in row i. */                                    \
+        Positions: binary search of column j in row i. Throws std::overflow_error (checked_  \
+        pattern_nnz) past 2^31 - 1 entries. */                                               \
     PREFIX CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,           \
                                         const Array<index_type>& cells,                      \
-                                        int nodes_per_cell) BODY
+                                        int nodes_per_cell) BODY                             \
+    /** The same pattern, counted once: with 32-bit offsets and positions (CsrPattern) when  \
+        its entries fit them and not wide, else with 64-bit offsets and no positions          \
+        (WideCsrPattern). */                                                                 \
+    PREFIX AnyCsrPattern build_any_csr_pattern(const ExecPtr& exec, index_type num_nodes,    \
+                                               const Array<index_type>& cells,               \
+                                               int nodes_per_cell, bool wide) BODY
 
 GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_CSR_PATTERN_KERNELS)
 
 /// Builds the pattern on the executor that holds cells.
 CsrPattern build_csr_pattern(index_type num_nodes, const Array<index_type>& cells,
                              int nodes_per_cell);
+
+/// build_any_csr_pattern on the executor that holds cells: 64-bit offsets when wide or
+/// when the entries pass 2^31 - 1, else 32-bit offsets with cell_to_csr.
+AnyCsrPattern build_any_csr_pattern(index_type num_nodes, const Array<index_type>& cells,
+                                    int nodes_per_cell, bool wide);
 
 }  // namespace gpufem

@@ -13,6 +13,9 @@ namespace gpufem {
         zeroed. The pattern is kept (eliminated entries stay as explicit zeros), the matrix   \
         stays symmetric. */                                                                   \
     PREFIX void apply_dirichlet(const Executor& exec, Csr<V>& a, const std::uint8_t* mask,    \
+                                const V* g, V* rhs) BODY                                     \
+    /** The same for a matrix with 64-bit row offsets. */                                     \
+    PREFIX void apply_dirichlet(const Executor& exec, WideCsr<V>& a, const std::uint8_t* mask, \
                                 const V* g, V* rhs) BODY
 
 GPUFEM_DECLARE_KERNELS(GPUFEM_DIRICHLET_KERNELS)

@@ -4,6 +4,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "linalg/reordering.hpp"
 
 namespace gpufem {
@@ -25,6 +27,11 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
         system.format = format.name;
         if (keep_matrix) {
             LinearSystem<V> assembled = disc.assemble(exec);
+            if (assembled.wide_matrix)
+                throw std::runtime_error(fmt::format(
+                    "the assembled matrix for the preconditioner has {} non-zeros, past the 2,147,483,647 "
+                    "its 32-bit row offsets hold; use a preconditioner that needs no assembled matrix "
+                    "(jacobi, none, or pmg where it has coarser levels)", assembled.wide_matrix->nnz()));
             AssemblyTimes& t = system.assembly_times;  // the matrix for the preconditioner
             t.geometry += assembled.times.geometry;
             t.coefficients += assembled.times.coefficients;
@@ -35,7 +42,9 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
         }
         return system;
     }
-    return convert_system(disc.assemble(exec), format, options, keep_matrix);
+    const bool wide = format.asks_wide_offsets && format.asks_wide_offsets(options);
+    return convert_system(disc.assemble(exec, wide ? CsrOffsets::wide : CsrOffsets::fit), format, options,
+                          keep_matrix);
 }
 
 template <typename V>
@@ -70,12 +79,23 @@ DiscreteSystem<V> convert_system(LinearSystem<V> assembled, const FormatEntry& f
 {
     DiscreteSystem<V> system;
     system.format = format.name;
-    system.matrix = MatrixStats{assembled.matrix.rows, assembled.matrix.nnz(), row_stats(assembled.matrix)};
     system.rhs = std::move(assembled.rhs);
     system.initial_guess = std::move(assembled.initial_guess);
     system.dirichlet_count = assembled.dirichlet_count;
     system.assembly_times = assembled.times;
     const auto start = std::chrono::steady_clock::now();
+    if (assembled.wide_matrix) {
+        // 64-bit offsets: the formats that take them, no copy for a preconditioner (amg reads
+        // 32-bit offsets; pmg builds its coarse operators from the element matrices).
+        const WideCsr<V>& a = *assembled.wide_matrix;
+        system.matrix = MatrixStats{a.rows, a.nnz(), row_stats(a)};
+        system.wide_offsets = true;
+        system.op = build_format(format, std::move(*assembled.wide_matrix), options);
+        system.operator_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return system;
+    }
+    system.matrix = MatrixStats{assembled.matrix.rows, assembled.matrix.nnz(), row_stats(assembled.matrix)};
     // A kept matrix is copied only when the format does not keep the CSR arrays itself
     // (LinearOperator::stored_csr): csr, csr-scalar and cusparse share theirs.
     std::optional<Csr<V>> kept;

@@ -62,6 +62,10 @@ struct DiscreteSystem {
     AssemblyTimes assembly_times;
     double operator_seconds = 0;     ///< conversion into the format (0 when assembly built it)
     std::optional<MatrixStats> matrix;  ///< when a matrix was assembled (not matrix-free)
+    /// The operator's matrix has 64-bit row offsets (past 2^31 - 1 entries, or asked for):
+    /// it keeps no CSR a preconditioner could read (stored_csr), so pmg takes its coarse
+    /// operators from the element matrices as for a matrix-free format, and amg is refused.
+    bool wide_offsets = false;
     /// The assembled matrix in the operator's numbering, kept beside the operator when a
     /// preconditioner is built from it (AMG) and the operator does not hold it itself; empty
     /// otherwise. preconditioner_matrix() gives whichever holds it.
@@ -110,8 +114,12 @@ public:
     virtual const Mesh& mesh() const = 0;
     /// The unknowns of its systems.
     virtual UnknownSpace unknowns() const = 0;
-    /// The assembled system (CSR matrix, right-hand side, initial guess) on exec.
-    virtual LinearSystem<V> assemble(const ExecPtr& exec) const = 0;
+    /// The assembled system (CSR matrix, right-hand side, initial guess) on exec; offsets:
+    /// fit gives LinearSystem::wide_matrix only past 2^31 - 1 entries (where the
+    /// discretisation can assemble one: finite elements), wide always.
+    virtual LinearSystem<V> assemble(const ExecPtr& exec, CsrOffsets offsets) const = 0;
+    /// assemble(exec, CsrOffsets::fit).
+    LinearSystem<V> assemble(const ExecPtr& exec) const { return assemble(exec, CsrOffsets::fit); }
     /// The system with the matrix-free operator of format (a matrix_free() registry entry)
     /// on exec, without an assembled matrix. Throws std::invalid_argument when this
     /// discretisation does not offer that format.

@@ -218,7 +218,7 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
 }
 
 template <typename V>
-LinearSystem<V> FiniteVolumeDiscretisation<V>::assemble(const ExecPtr& exec) const
+LinearSystem<V> FiniteVolumeDiscretisation<V>::assemble(const ExecPtr& exec, CsrOffsets offsets) const
 {
     const State& s = state(exec);
     State& kept = *state_;
@@ -274,6 +274,7 @@ LinearSystem<V> FiniteVolumeDiscretisation<V>::assemble(const ExecPtr& exec) con
     system.initial_guess = Array<V>(exec, static_cast<std::size_t>(n));
     fill(system.initial_guess, V(0));
     system.dirichlet_count = s.dirichlet_faces;
+    if (offsets == CsrOffsets::wide) widen_offsets(system);
     return system;
 }
 

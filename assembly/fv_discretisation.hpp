@@ -59,7 +59,8 @@ public:
     /// The matrix (one row per cell, columns increasing) and the right-hand side without the
     /// explicit correction. Throws naming the key on bad coefficients or groups, the cell on a
     /// degenerate cell, and on incompatible pure-Neumann data.
-    LinearSystem<V> assemble(const ExecPtr& exec) const override;
+    using Discretisation<V>::assemble;
+    LinearSystem<V> assemble(const ExecPtr& exec, CsrOffsets offsets) const override;
     /// Throws: finite volumes have no element matrices.
     DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
                                            const FormatOptions& options) const override;

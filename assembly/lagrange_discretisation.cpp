@@ -36,9 +36,9 @@ UnknownSpace LagrangeDiscretisation<V>::unknowns() const
 }
 
 template <typename V>
-LinearSystem<V> LagrangeDiscretisation<V>::assemble(const ExecPtr& exec) const
+LinearSystem<V> LagrangeDiscretisation<V>::assemble(const ExecPtr& exec, CsrOffsets offsets) const
 {
-    return assemble_poisson<V>(exec, mesh_, problem_);
+    return assemble_poisson<V>(exec, mesh_, problem_, offsets);
 }
 
 template <typename V>

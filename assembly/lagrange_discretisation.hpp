@@ -22,7 +22,8 @@ public:
     const Mesh& mesh() const override { return mesh_; }
     /// The mesh's nodes.
     UnknownSpace unknowns() const override;
-    LinearSystem<V> assemble(const ExecPtr& exec) const override;
+    using Discretisation<V>::assemble;
+    LinearSystem<V> assemble(const ExecPtr& exec, CsrOffsets offsets) const override;
     /// Formats whose registry entry holds ElementOperatorBuilders (lma).
     DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
                                            const FormatOptions& options) const override;

@@ -68,7 +68,7 @@ UnknownSpace ExternalSystemDiscretisation<V>::unknowns() const
 }
 
 template <typename V>
-LinearSystem<V> ExternalSystemDiscretisation<V>::assemble(const ExecPtr& exec) const
+LinearSystem<V> ExternalSystemDiscretisation<V>::assemble(const ExecPtr& exec, CsrOffsets offsets) const
 {
     const auto start = std::chrono::steady_clock::now();
     const Csr<double>& a = system_->matrix;
@@ -89,6 +89,7 @@ LinearSystem<V> ExternalSystemDiscretisation<V>::assemble(const ExecPtr& exec) c
     exec->synchronize();
     // The upload is the whole "assembly" of a read system.
     out.times.values = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (offsets == CsrOffsets::wide) widen_offsets(out);
     return out;
 }
 

@@ -42,7 +42,8 @@ public:
     UnknownSpace unknowns() const override;
     /// A and b in V on exec; initial guess 0; no Dirichlet rows (the file's system is taken
     /// as it is).
-    LinearSystem<V> assemble(const ExecPtr& exec) const override;
+    using Discretisation<V>::assemble;
+    LinearSystem<V> assemble(const ExecPtr& exec, CsrOffsets offsets) const override;
     /// Throws std::invalid_argument: a matrix file has no element matrices.
     DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
                                            const FormatOptions& options) const override;

@@ -1,6 +1,8 @@
 #pragma once
 // Assembly of -div(kappa grad u) = f with Dirichlet and Neumann conditions into a CSR system
 // on one executor (pattern, values and boundary elimination all on that executor).
+#include <optional>
+
 #include "assembly/element_data.hpp"
 #include "assembly/problem_spec.hpp"
 #include "linalg/csr.hpp"
@@ -19,10 +21,19 @@ struct AssemblyTimes {
     double total() const { return geometry + coefficients + pattern + values + boundary; }
 };
 
+/// The row offsets an assembled matrix gets.
+enum class CsrOffsets {
+    fit,   ///< 32-bit while its entries fit them, 64-bit past 2^31 - 1 (LinearSystem::wide_matrix)
+    wide,  ///< 64-bit at any size (format_options.csr.offsets: 64)
+};
+
 /// The assembled system A u = b with Dirichlet rows eliminated symmetrically.
 template <typename V>
 struct LinearSystem {
-    Csr<V> matrix;
+    Csr<V> matrix;  ///< the matrix with 32-bit offsets; empty (0 x 0) when wide_matrix holds it
+    /// The matrix with 64-bit row offsets: past 2^31 - 1 entries, or when asked for
+    /// (CsrOffsets::wide); only formats that take one are built from it.
+    std::optional<WideCsr<V>> wide_matrix;
     Array<V> rhs;
     Array<V> initial_guess;  ///< Dirichlet values on constrained nodes, 0 elsewhere
     index_type dirichlet_count = 0;
@@ -55,7 +66,16 @@ ElementData<V> make_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
 /// Assembles the problem on exec with Lagrange elements of the mesh's order (mesh.degree:
 /// isoparametric, the cells' high-order nodes define the geometry). Throws naming the problem
 /// key on bad coefficients or unknown physical groups.
+/// offsets: CsrOffsets::fit gives LinearSystem::matrix while the pattern's entries fit 32-bit
+/// offsets and wide_matrix past them (counted once, in the pattern); wide always wide_matrix.
 template <typename V>
-LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem);
+LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
+                                 CsrOffsets offsets = CsrOffsets::fit);
+
+/// system's matrix with 64-bit row offsets (a copy of the 32-bit one's offsets widened, on its
+/// executor; the columns and values moved): for discretisations that assemble 32-bit
+/// offsets only, when 64-bit ones are asked for. Nothing when it has them already.
+template <typename V>
+void widen_offsets(LinearSystem<V>& system);
 
 }  // namespace gpufem

@@ -1,18 +1,21 @@
 #pragma once
 // CSR (compressed sparse row) matrix and its statistics.
 #include <cstddef>
+#include <cstdint>
 
 #include "linalg/array.hpp"
 #include "linalg/types.hpp"
 
 namespace gpufem {
 
-/// A square or rectangular sparse matrix in CSR form; all arrays on one executor.
-template <typename V>
+/// A square or rectangular sparse matrix in CSR form; all arrays on one executor. O: the type
+/// of the row offsets (index_type; wide_offset_type for a matrix of more than 2^31 - 1
+/// entries, see WideCsr).
+template <typename V, typename O = index_type>
 struct Csr {
     index_type rows = 0;
     index_type cols = 0;
-    Array<index_type> row_ptr;  ///< rows + 1 offsets into col_idx / values
+    Array<O> row_ptr;           ///< rows + 1 offsets into col_idx / values
     Array<index_type> col_idx;  ///< column of each stored entry, sorted within a row
     Array<V> values;            ///< value of each stored entry
 
@@ -28,6 +31,11 @@ struct Csr {
     }
 };
 
+/// A CSR matrix with 64-bit row offsets and 32-bit columns: a matrix of more than 2^31 - 1
+/// stored entries (3D Q1 at 100M unknowns has 2.7e9). Only some formats take it (csr).
+template <typename V>
+using WideCsr = Csr<V, wide_offset_type>;
+
 /// Row-length statistics of a CSR matrix (entries per row).
 struct RowStats {
     index_type min = 0;
@@ -36,12 +44,12 @@ struct RowStats {
 };
 
 /// Computes min / mean / max stored entries per row (reads row_ptr on the host).
-template <typename V>
-RowStats row_stats(const Csr<V>& matrix);
+template <typename V, typename O>
+RowStats row_stats(const Csr<V, O>& matrix);
 
 /// Minimal bytes one y = A x must move through memory: row_ptr, col_idx and values once,
 /// x once (cols entries) and y written once (rows entries); y read too when beta != 0.
-template <typename V>
-std::size_t csr_spmv_min_bytes(const Csr<V>& matrix, bool reads_y);
+template <typename V, typename O>
+std::size_t csr_spmv_min_bytes(const Csr<V, O>& matrix, bool reads_y);
 
 }  // namespace gpufem

@@ -32,6 +32,15 @@ FormatBuild<V> build_csr(Csr<V> matrix, const FormatOptions& options)
 }
 
 template <typename V>
+FormatBuild<V> build_wide_csr(WideCsr<V> matrix, const FormatOptions& options)
+{
+    const auto start = std::chrono::steady_clock::now();
+    return wrap<V>(std::make_unique<CsrTunedOperator<V, wide_offset_type>>(std::move(matrix),
+                                                                           options.get<CsrOptions>("csr")),
+                   start);
+}
+
+template <typename V>
 FormatBuild<V> build_csr_scalar(Csr<V> matrix, const FormatOptions&)
 {
     const auto start = std::chrono::steady_clock::now();
@@ -57,12 +66,17 @@ CsrOptions parse_csr_options(const OptionReader& reader)
                                      std::to_string(o.block));
     }
     if (reader.has("tune")) o.tune = reader.get_bool("tune");
+    if (reader.has("offsets")) {
+        static constexpr std::string_view choices[] = {"auto", "64"};
+        o.wide_offsets = reader.get_choice("offsets", choices) == "64";
+    }
     return o;
 }
 
 nlohmann::json csr_options_json(const CsrOptions& o)
 {
-    return {{"coop", o.coop}, {"repeat", o.repeat}, {"block", o.block}, {"tune", o.tune}};
+    return {{"coop", o.coop}, {"repeat", o.repeat}, {"block", o.block}, {"tune", o.tune},
+            {"offsets", o.wide_offsets ? "64" : "auto"}};
 }
 
 }  // namespace
@@ -77,9 +91,13 @@ FormatEntry csr_format_entry()
         {{"coop", "rule", "threads per row, a power of two <= 32 (default: the fixed rule)"},
          {"repeat", "rule", "rows per thread group (default: the fixed rule)"},
          {"block", "rule", "threads per block, a multiple of 32 <= 512 (the kernel is compiled for at most 512) (default: the fixed rule, 128)"},
-         {"tune", "true", "tune coop/repeat/block over the first SpMVs (cuda, when none is given)"}},
+         {"tune", "true", "tune coop/repeat/block over the first SpMVs (cuda, when none is given)"},
+         {"offsets", "auto", "row offsets: auto (32-bit, 64-bit past 2^31 - 1 non-zeros) or 64 (always)"}},
         parse_csr_options, csr_options_json);
     e.keeps_csr = true;
+    e.build_wide_float = build_wide_csr<float>;
+    e.build_wide_double = build_wide_csr<double>;
+    e.asks_wide_offsets = [](const FormatOptions& options) { return options.get<CsrOptions>("csr").wide_offsets; };
     return e;
 }
 

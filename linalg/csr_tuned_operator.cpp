@@ -6,8 +6,8 @@
 
 namespace gpufem {
 
-template <typename V>
-CsrTunedOperator<V>::CsrTunedOperator(Csr<V> matrix, const CsrOptions& options)
+template <typename V, typename O>
+CsrTunedOperator<V, O>::CsrTunedOperator(Csr<V, O> matrix, const CsrOptions& options)
     : matrix_(std::move(matrix))
 {
     const Executor& exec = *matrix_.executor();
@@ -29,19 +29,20 @@ CsrTunedOperator<V>::CsrTunedOperator(Csr<V> matrix, const CsrOptions& options)
     }
 }
 
-template <typename V>
-std::string CsrTunedOperator<V>::parameters() const
+template <typename V, typename O>
+std::string CsrTunedOperator<V, O>::parameters() const
 {
-    if (!tuner_) return fmt::format("{} ({})", to_string(params_), origin_);
+    const char* offsets = std::is_same_v<O, index_type> ? "" : ", 64-bit row offsets";
+    if (!tuner_) return fmt::format("{} ({}){}", to_string(params_), origin_, offsets);
     if (!tuner_->done())
-        return fmt::format("{} (tuning, {} SpMVs measured; {} was {})", to_string(params_),
-                           tuner_->trials(), origin_, to_string(fixed_));
-    return fmt::format("{} (tuned over {} SpMVs; {} was {})", to_string(params_), tuner_->trials(),
-                       origin_, to_string(fixed_));
+        return fmt::format("{} (tuning, {} SpMVs measured; {} was {}){}", to_string(params_),
+                           tuner_->trials(), origin_, to_string(fixed_), offsets);
+    return fmt::format("{} (tuned over {} SpMVs; {} was {}){}", to_string(params_), tuner_->trials(),
+                       origin_, to_string(fixed_), offsets);
 }
 
-template <typename V>
-void CsrTunedOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const
+template <typename V, typename O>
+void CsrTunedOperator<V, O>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const
 {
     const Executor& exec = *matrix_.executor();
     if (!exec.is_cuda()) {
@@ -65,5 +66,7 @@ void CsrTunedOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V
 
 template class CsrTunedOperator<float>;
 template class CsrTunedOperator<double>;
+template class CsrTunedOperator<float, wide_offset_type>;
+template class CsrTunedOperator<double, wide_offset_type>;
 
 }  // namespace gpufem

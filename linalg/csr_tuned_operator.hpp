@@ -2,6 +2,7 @@
 // The `csr` format: CSR applied with the parametrised kernel of 000_…, parameters from the
 // fixed rule (or the case), optionally refined by the run-time tuner over the first SpMVs.
 #include <memory>
+#include <type_traits>
 
 #include "linalg/csr.hpp"
 #include "linalg/csr_tuning.hpp"
@@ -17,13 +18,17 @@ struct CsrOptions {
     int repeat = 0;     ///< rows per thread group
     int block = 0;      ///< threads per block, a multiple of 32 <= 512 (the kernel's launch bound)
     bool tune = true;   ///< run-time tuner over the first SpMVs (000_… §6) when none is given
+    /// 64-bit row offsets at any size (offsets: 64); by default (auto) only for a matrix past
+    /// 2^31 - 1 entries, which 32-bit offsets cannot address.
+    bool wide_offsets = false;
 };
 
 /// CSR with coop / repeat / block parameters. On the CPU it applies the reference loop.
-template <typename V>
+/// O: the row offsets' type (wide_offset_type: a matrix past 2^31 - 1 entries, WideCsr).
+template <typename V, typename O = index_type>
 class CsrTunedOperator final : public LinearOperator<V> {
 public:
-    CsrTunedOperator(Csr<V> matrix, const CsrOptions& options);
+    CsrTunedOperator(Csr<V, O> matrix, const CsrOptions& options);
 
     index_type rows() const override { return matrix_.rows; }
     index_type cols() const override { return matrix_.cols; }
@@ -33,7 +38,13 @@ public:
     std::size_t spmv_min_bytes() const override { return csr_spmv_min_bytes(matrix_, false); }
     /// The parameters in use and how they were chosen.
     std::string parameters() const override;
-    const Csr<V>* stored_csr() const override { return &matrix_; }
+    /// The matrix, for a preconditioner built from it; none with 64-bit offsets (WideCsr:
+    /// what reads a stored CSR takes 32-bit offsets).
+    const Csr<V>* stored_csr() const override
+    {
+        if constexpr (std::is_same_v<O, index_type>) return &matrix_;
+        else return nullptr;
+    }
     /// Current kernel parameters.
     const CsrParams& params() const { return params_; }
     /// True while the tuner is still trying parameters.
@@ -45,7 +56,7 @@ protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;
 
 private:
-    Csr<V> matrix_;
+    Csr<V, O> matrix_;
     CsrParams fixed_;                         ///< fixed rule or case-file parameters
     std::string origin_;                      ///< "fixed rule" / "case file"
     mutable CsrParams params_;

@@ -94,6 +94,36 @@ FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const Form
     return build;
 }
 
+std::string wide_csr_format_names()
+{
+    std::string names;
+    for (const FormatEntry& entry : assembled_formats().entries())
+        if (entry.takes_wide_csr()) names += (names.empty() ? "" : ", ") + entry.name;
+    return names;
+}
+
+template <typename V>
+FormatBuild<V> build_format(const FormatEntry& format, WideCsr<V> matrix, const FormatOptions& options)
+{
+    const ExecPtr exec = matrix.executor();
+    if (!format.takes_wide_csr())
+        throw std::invalid_argument(fmt::format(
+            "format '{}' takes matrices of at most 2,147,483,647 non-zeros (32-bit row offsets), and this "
+            "one has {}; use format {} (64-bit row offsets) or lma (matrix-free)",
+            format.name, matrix.nnz(), wide_csr_format_names()));
+    format.require(exec->backend());
+    if (options.reordering() != Reordering::none)
+        throw std::invalid_argument(fmt::format(
+            "reorder: {} is not available for a matrix of {} non-zeros (past 2^31 - 1: the "
+            "reordering's permutation works on 32-bit offsets); use reorder: none",
+            enum_name(reordering_names, options.reordering()), matrix.nnz()));
+    Array<V> diagonal(exec, static_cast<std::size_t>(matrix.rows));
+    GPUFEM_DISPATCH(*exec, csr_diagonal(*exec, matrix, diagonal.data()));
+    FormatBuild<V> build = format.wide_csr_builder<V>()(std::move(matrix), options);
+    build.op->set_diagonal(std::move(diagonal));
+    return build;
+}
+
 template <typename V>
 FormatBuild<V> build_format(const std::string& name, Csr<V> matrix, const FormatOptions& options)
 {
@@ -136,6 +166,8 @@ template void prepend_reordering(FormatBuild<double>&, ReorderedMatrix<double>&)
 template FormatBuild<float> build_format(const std::string&, Csr<float>, const FormatOptions&);
 template FormatBuild<double> build_format(const std::string&, Csr<double>, const FormatOptions&);
 template FormatBuild<float> build_format(const FormatEntry&, Csr<float>, const FormatOptions&);
+template FormatBuild<float> build_format(const FormatEntry&, WideCsr<float>, const FormatOptions&);
+template FormatBuild<double> build_format(const FormatEntry&, WideCsr<double>, const FormatOptions&);
 template FormatBuild<double> build_format(const FormatEntry&, Csr<double>, const FormatOptions&);
 
 }  // namespace gpufem

@@ -34,6 +34,15 @@ struct FormatBuild {
 template <typename V>
 FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const FormatOptions& options);
 
+/// The same for a matrix with 64-bit row offsets (more than 2^31 - 1 entries): only formats
+/// that take one (FormatEntry::takes_wide_csr); no reordering (options.reordering() must be
+/// none). Throws std::invalid_argument naming the format and what takes such a matrix.
+template <typename V>
+FormatBuild<V> build_format(const FormatEntry& format, WideCsr<V> matrix, const FormatOptions& options);
+
+/// The names of the formats that take a matrix past 2^31 - 1 entries, for messages.
+std::string wide_csr_format_names();
+
 /// A matrix reordered symmetrically (FormatOptions::reordering's step, also used by format:
 /// auto to reorder once for all its candidates).
 template <typename V>

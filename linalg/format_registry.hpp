@@ -27,6 +27,10 @@ struct FormatBuild;
 template <typename V>
 using CsrFormatBuilder = FormatBuild<V> (*)(Csr<V> matrix, const FormatOptions& options);
 
+/// Builds the format from a CSR matrix with 64-bit row offsets (more than 2^31 - 1 entries).
+template <typename V>
+using WideCsrFormatBuilder = FormatBuild<V> (*)(WideCsr<V> matrix, const FormatOptions& options);
+
 /// One configuration of a format for benchmarks: a label ("lma-colour-sym") and the options.
 struct FormatVariant {
     std::string label;
@@ -75,6 +79,13 @@ struct FormatEntry {
     /// Built from CSR (assembled formats); null for matrix-free formats.
     CsrFormatBuilder<float> build_float = nullptr;
     CsrFormatBuilder<double> build_double = nullptr;
+    /// Formats that also take a matrix past 2^31 - 1 entries (WideCsr, 64-bit row offsets):
+    /// its builders; null for the others, which refuse such a matrix.
+    WideCsrFormatBuilder<float> build_wide_float = nullptr;
+    WideCsrFormatBuilder<double> build_wide_double = nullptr;
+    /// Whether its options ask for 64-bit row offsets at any size (csr's offsets: 64);
+    /// empty: only past 2^31 - 1 entries.
+    std::function<bool(const FormatOptions& options)> asks_wide_offsets;
     /// Matrix-free formats: the builder the discretisation calls (its type is the
     /// discretisation's business, see assembly/format_registry.hpp); empty otherwise.
     std::any build_from_discretisation;
@@ -103,6 +114,15 @@ struct FormatEntry {
     bool available_on(Backend backend) const { return backend == Backend::cuda ? on_cuda : on_cpu; }
     /// Throws std::invalid_argument "format 'x' needs the cuda backend" unless backend has it.
     void require(Backend backend) const;
+    /// True when it takes a matrix with 64-bit row offsets (build_wide_*).
+    bool takes_wide_csr() const { return build_wide_double != nullptr; }
+    /// The builder from 64-bit offsets for value type V (null when it has none).
+    template <typename V>
+    WideCsrFormatBuilder<V> wide_csr_builder() const
+    {
+        if constexpr (std::is_same_v<V, float>) return build_wide_float;
+        else return build_wide_double;
+    }
     /// The CSR builder for value type V (null for matrix-free formats).
     template <typename V>
     CsrFormatBuilder<V> csr_builder() const

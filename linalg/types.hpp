@@ -10,6 +10,9 @@ namespace gpufem {
 /// Index type of rows, columns, nodes and elements (int32: up to 2^31-1 entries per array).
 using index_type = std::int32_t;
 
+/// Row offsets of a CSR matrix past 2^31 - 1 stored entries (its columns stay index_type).
+using wide_offset_type = std::int64_t;
+
 /// Throws a clear error when a count no longer fits in index_type.
 inline index_type checked_index(std::int64_t value, const std::string& what)
 {

@@ -339,10 +339,13 @@ std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoice
             } else {
                 format.format->require(exec->backend());
                 if (!assembled) assembled.emplace(disc->assemble(exec));
-                LinearSystem<V> copy{assembled->matrix.clone_to(exec),
-                                     assembled->rhs.clone_to(exec),
-                                     assembled->initial_guess.clone_to(exec),
-                                     assembled->dirichlet_count, assembled->times};
+                LinearSystem<V> copy;
+                if (assembled->wide_matrix) copy.wide_matrix = assembled->wide_matrix->clone_to(exec);
+                else copy.matrix = assembled->matrix.clone_to(exec);
+                copy.rhs = assembled->rhs.clone_to(exec);
+                copy.initial_guess = assembled->initial_guess.clone_to(exec);
+                copy.dirichlet_count = assembled->dirichlet_count;
+                copy.times = assembled->times;
                 system.emplace(convert_system(std::move(copy), *format.format, format.options,
                                               keep_matrix));
             }

@@ -241,6 +241,11 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
     const auto bench = [&]<typename V>(V) {
         const auto disc = make_discretisation<V>(spec, loaded);
         const LinearSystem<V> system = disc->assemble(exec);
+        if (system.wide_matrix)
+            throw std::runtime_error(fmt::format(
+                "the matrix has {} non-zeros, past 2,147,483,647: the SpMV benchmark compares formats built "
+                "from 32-bit row offsets; use a smaller case (gpufem run times csr with 64-bit offsets)",
+                system.wide_matrix->nnz()));
         n = system.matrix.rows, nnz = system.matrix.nnz();
         if (options.csr_sweep)
             sweep = run_csr_sweep<V>(system.matrix, options);

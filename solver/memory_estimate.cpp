@@ -263,7 +263,7 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     // format: auto builds assembled formats (flags of csr's entry).
     const FormatEntry& entry = format_registry().at(spec.format == auto_format_name ? "csr" : spec.format);
     e.format = format_memory_estimate(spec.format, m, spec.format_options);
-    const double csr = csr_bytes(m);
+    const double csr = csr_bytes(m) + (e.wide_offsets ? 4 * (m.rows + 1) : 0.0);
     const double vector = z.n * z.s;
 
     const auto [mesh_host, mesh_device] = mesh_bytes(mesh, cuda);
@@ -274,7 +274,12 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     const double stride = (z.d == 2 ? 4 : 7) + (spec.problem.convection.empty() ? 0 : z.d);
     const double scratch =
         cuda && z.k >= 2 ? std::min(z.c, std::floor(2097152 / z.q)) * z.q * stride * z.s : 0;
-    const double cell_map = 4 * z.c * z.p * z.p;
+    // Past 2^31 - 1 entries (or with csr's offsets: 64) a format that takes 64-bit offsets
+    // holds the matrix: no cell-to-CSR map (the assembly searches the rows), 8-byte offsets.
+    e.wide_offsets = !entry.matrix_free() && entry.takes_wide_csr() &&
+                     ((entry.asks_wide_offsets && entry.asks_wide_offsets(spec.format_options)) ||
+                      m.nnz > csr_nnz_limit);
+    const double cell_map = e.wide_offsets ? 0.0 : 4 * z.c * z.p * z.p;
     // Element geometry and coefficients with values of s bytes.
     const auto inputs_of = [&](double s) {
         const double geometry = 3 * z.n * s + 4 * z.c * z.p;
@@ -291,15 +296,23 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
         const double boundary = 2 * z.n * s + z.n + (s == 4 ? 24 * z.n : 0) + 4 * mesh.facet_entries;
         const double pattern_build =
             cuda ? 12 * m.nnz + 12 * z.n : 4 * m.nnz + 24 * z.n + 4 * z.c * z.p + cell_map;
-        return inputs_of(s) + std::max(csr_bytes(shape) + cell_map + boundary, pattern_build);
+        const double offsets = e.wide_offsets ? 4 * (m.rows + 1) : 0.0;
+        return inputs_of(s) + std::max(csr_bytes(shape) + offsets + cell_map + boundary, pattern_build);
     };
     // pmg from the element matrices (matrix-free formats, degree >= 2 or a generated grid's
     // h-level): no matrix is assembled and kept; its setup holds every cell's element matrix once.
+    // So is a matrix with 64-bit offsets (no CSR for the Galerkin products).
+    const bool element_coarse_operators =
+        z.k >= 2 || can_coarsen_grid(mesh.shape, mesh.boxes_per_unit, mesh.cell_type, z.k);
     const bool element_pmg =
-        spec.format != auto_format_name &&
-        pmg_from_element_matrices(spec.solver.preconditioner, entry.matrix_free(),
-                                  z.k >= 2 || mesh.refined ||
-                                      can_coarsen_grid(mesh.shape, mesh.boxes_per_unit, mesh.cell_type, z.k));
+        (spec.format != auto_format_name || e.wide_offsets) &&
+        pmg_from_element_matrices(spec.solver.preconditioner, entry.matrix_free() || e.wide_offsets,
+                                  element_coarse_operators || (mesh.refined && entry.matrix_free()));
+    if (e.wide_offsets && needs_assembled_matrix(spec.solver.preconditioner) && !element_pmg)
+        e.wide_refusal = fmt::format(
+            "preconditioner {} reads the matrix with 32-bit row offsets; use jacobi, none, or pmg (at degree "
+            ">= 2, or at degree 1 on a generated grid: coarse operators from the element matrices)",
+            preconditioner_name(spec.solver.preconditioner));
     const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !entry.keeps_csr && !element_pmg;
     if (!entry.matrix_free())
         e.assembles_csr = spec.format == auto_format_name ? "format auto (its candidates are assembled)" : "format " + spec.format;
@@ -474,15 +487,21 @@ void check_csr_limit(const MemoryEstimate& estimate)
 {
     const double nnz = estimate.matrix.nnz;
     if (estimate.assembles_csr.empty() || nnz <= csr_nnz_limit * (estimate.nnz_exact ? 1.0 : 1.2)) return;
+    if (estimate.wide_offsets && estimate.wide_refusal.empty()) return;
     const bool fv = estimate.assembles_csr == "finite volumes";
+    if (estimate.wide_offsets)
+        throw std::runtime_error(fmt::format(
+            "{}: the matrix has {}{:.4g} non-zeros ({:.4g} rows), past 2,147,483,647: csr holds it with 64-bit "
+            "row offsets, but {}", estimate.assembles_csr, estimate.nnz_exact ? "" : "about ", nnz,
+            estimate.matrix.rows, estimate.wide_refusal));
     throw std::runtime_error(fmt::format(
-        "{}: the matrix has {}{:.4g} non-zeros ({:.4g} rows), past the 2,147,483,647 that gpufem's CSR "
-        "holds (32-bit row offsets; every assembled format is built from it); {}",
+        "{}: the matrix has {}{:.4g} non-zeros ({:.4g} rows), past the 2,147,483,647 that 32-bit row offsets "
+        "hold; {}",
         estimate.assembles_csr, estimate.nnz_exact ? "" : "about ", nnz, estimate.matrix.rows,
         fv ? "use a coarser mesh.size or a smaller refine"
-           : "use format: lma (matrix-free: element matrices, no CSR) with preconditioner jacobi, none, or pmg "
-             "(at degree >= 2, on a generated grid or on a mesh refined by gpufem), or a coarser mesh.size, a "
-             "smaller refine or degree"));
+           : "use format: csr (64-bit row offsets past that) or lma (matrix-free: element matrices, no CSR), "
+             "with preconditioner jacobi, none, or pmg (at degree >= 2, on a generated grid or, with lma, on a "
+             "mesh refined by gpufem), or a coarser mesh.size, a smaller refine or degree"));
 }
 
 void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec)
@@ -536,9 +555,10 @@ std::string memory_estimate_table(const MemoryEstimate& e)
     s += fmt::format("  {:<24} {} rows, about {:.4g} non-zeros ({:.1f} per row, longest {})\n",
                      "matrix (estimated)", m.rows, m.nnz, m.rows > 0 ? m.nnz / m.rows : 0.0,
                      m.max_row_length);
-    s += fmt::format("  {:<24} {:.3f} GB stored, {:.3f} GB while it is built{}\n", "format",
+    s += fmt::format("  {:<24} {:.3f} GB stored, {:.3f} GB while it is built{}{}\n", "format",
                      gigabytes(e.format.stored), gigabytes(e.format.build_peak),
-                     e.format.host > 0 ? fmt::format(", {:.3f} GB on the host", gigabytes(e.format.host)) : "");
+                     e.format.host > 0 ? fmt::format(", {:.3f} GB on the host", gigabytes(e.format.host)) : "",
+                     e.wide_offsets ? "; 64-bit row offsets" : "");
     s += fmt::format("  {:<24} {:>10} {:>10}\n", "peak memory (GB)", "host", cuda ? "device" : "");
     for (const PhaseEstimate& p : e.phases)
         s += cuda ? fmt::format("  {:<24} {:>10.3f} {:>10.3f}\n", p.phase, gigabytes(p.host), gigabytes(p.device))
@@ -561,7 +581,7 @@ nlohmann::json memory_report(const MemoryEstimate& e, const std::vector<PhaseMem
     }
     return {{"unit", "bytes"},
             {"baseline_host", e.baseline_host},
-            {"matrix_estimate", {{"rows", e.matrix.rows}, {"nnz", e.matrix.nnz},
+            {"matrix_estimate", {{"rows", e.matrix.rows}, {"nnz", e.matrix.nnz}, {"wide_offsets", e.wide_offsets},
                                  {"longest_row", e.matrix.max_row_length}}},
             {"format_estimate", {{"stored", e.format.stored}, {"build_peak", e.format.build_peak},
                                  {"host", e.format.host}}},

@@ -37,6 +37,12 @@ struct MemoryEstimate {
     /// empty: it does not, or not surely: the matrix-free format with pmg).
     std::string assembles_csr;
     bool nnz_exact = false;       ///< matrix.nnz is the exact count (gpufem's generated shapes)
+    /// The format holds the matrix with 64-bit row offsets (csr past csr_nnz_limit, or asked
+    /// for): no cell-to-CSR map, pmg's coarse operators from the element matrices.
+    bool wide_offsets = false;
+    /// Why the run cannot use a matrix with 64-bit offsets (its preconditioner reads 32-bit
+    /// ones); empty when it can. Thrown by check_csr_limit past the limit.
+    std::string wide_refusal;
 
     /// The largest host and device figures over the phases.
     double peak_host() const;
@@ -63,14 +69,15 @@ MemoryEstimate estimate_external_memory(const CaseSpec& spec, const Executor& ex
 /// have free now (with the estimate, the free memory and what to change).
 void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec);
 
-/// gpufem's CSR (and every assembled format, built from it) has 32-bit row offsets: at most
-/// this many non-zeros.
+/// gpufem's CSR with 32-bit row offsets (and every assembled format but csr, built from it)
+/// holds at most this many non-zeros; csr takes 64-bit offsets past it (WideCsr).
 inline constexpr double csr_nnz_limit = 2147483647.0;
 
-/// Throws std::runtime_error, naming what assembles the matrix and what to use instead (the
-/// matrix-free lma), when the run would assemble a CSR matrix of more than csr_nnz_limit
-/// non-zeros: an exact count past it, or an estimate 20% past it (nearer, the assembly checks
-/// the exact count when it has it). Not a memory check: --no-memory-check does not skip it.
+/// Throws std::runtime_error, naming what assembles the matrix and what to use instead (csr
+/// with 64-bit offsets, the matrix-free lma), when the run would assemble a CSR matrix of
+/// more than csr_nnz_limit non-zeros for a format or preconditioner that reads 32-bit offsets
+/// only: an exact count past it, or an estimate 20% past it (nearer, the assembly checks the
+/// exact count when it has it). Not a memory check: --no-memory-check does not skip it.
 void check_csr_limit(const MemoryEstimate& estimate);
 
 /// The sizes and the estimate as a table (--dry-run and the log).

@@ -161,6 +161,40 @@ std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, con
     return std::make_unique<LagrangeDiscretisation<V>>(input.mesh, spec.problem);
 }
 
+namespace {
+
+/// format: auto's choice past 2^31 - 1 entries: the first format with 64-bit row offsets
+/// on the backend, without a trial (no other holds the matrix).
+const FormatEntry& wide_offsets_format(const Executor& exec)
+{
+    for (const FormatEntry& entry : format_registry().entries())
+        if (entry.takes_wide_csr() && entry.available_on(exec.backend())) {
+            spdlog::info("format auto: past 2^31 - 1 non-zeros only format {} (64-bit row offsets) holds "
+                         "the matrix: no other candidate", entry.name);
+            return entry;
+        }
+    throw std::logic_error("format auto: no format takes 64-bit row offsets");
+}
+
+/// Throws when the preconditioner needs a CSR with 32-bit offsets that a system with 64-bit
+/// ones does not keep: amg, and pmg where it is amg (no coarser level from the elements).
+template <typename V>
+void refuse_wide_preconditioner(const DiscreteSystem<V>& system, PreconditionerKind preconditioner,
+                                bool element_pmg, const Discretisation<V>& disc)
+{
+    const bool pmg_from_elements =
+        preconditioner == PreconditionerKind::pmg && (element_pmg || disc.has_pmg_coarse_operators());
+    if (!needs_assembled_matrix(preconditioner) || pmg_from_elements) return;
+    throw std::runtime_error(fmt::format(
+        "preconditioner {}: the matrix has {} non-zeros and 64-bit row offsets (past 2,147,483,647, or "
+        "format_options.csr.offsets: 64), which its setup does not read; use preconditioner jacobi, none, "
+        "or pmg (at degree >= 2, or at degree 1 on a generated grid: coarse operators from the element "
+        "matrices)",
+        preconditioner_name(preconditioner), system.matrix ? system.matrix->nnz : 0));
+}
+
+}  // namespace
+
 template <typename V>
 DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>& disc,
                                     const CaseSpec& spec)
@@ -180,29 +214,37 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
             const ProgressLine line("assembly", [] { return ProgressStatus{}; });
             return disc.assemble(exec);
         }();
-        std::optional<ReorderedMatrix<V>> reordering;  // the case's, done once for every candidate
-        const FormatChoice choice = [&] {
-            const ProgressLine line("format auto", [] { return ProgressStatus{}; });
-            return choose_format(assembled, spec, reordering);
-        }();
-        spdlog::info("{}", choice.table());
-        FormatOptions options = spec.format_options;
-        options.set_reordering(Reordering::none);
-        built.emplace(convert_system(std::move(assembled), format_registry().at(choice.format), options,
-                                     keep_matrix));
-        // The reordering's time is in format_choice_seconds (done inside the choice): not added
-        // to operator_seconds again; op.reorder_seconds still reports it.
-        if (reordering) prepend_reordering(built->op, *reordering);
-        built->format_choice = choice.to_json();
-        built->format_choice_seconds = choice.seconds;
+        if (assembled.wide_matrix) {
+            built.emplace(convert_system(std::move(assembled), wide_offsets_format(*exec), spec.format_options,
+                                         keep_matrix));
+        } else {
+            std::optional<ReorderedMatrix<V>> reordering;  // the case's, done once for every candidate
+            const FormatChoice choice = [&] {
+                const ProgressLine line("format auto", [] { return ProgressStatus{}; });
+                return choose_format(assembled, spec, reordering);
+            }();
+            spdlog::info("{}", choice.table());
+            FormatOptions options = spec.format_options;
+            options.set_reordering(Reordering::none);
+            built.emplace(convert_system(std::move(assembled), format_registry().at(choice.format), options,
+                                         keep_matrix));
+            // The reordering's time is in format_choice_seconds (done inside the choice): not added
+            // to operator_seconds again; op.reorder_seconds still reports it.
+            if (reordering) prepend_reordering(built->op, *reordering);
+            built->format_choice = choice.to_json();
+            built->format_choice_seconds = choice.seconds;
+        }
     } else {
         const ProgressLine line("assembly", [] { return ProgressStatus{}; });
         built.emplace(build_system(exec, disc, format_registry().at(spec.format), spec.format_options,
                                    keep_matrix));
     }
     DiscreteSystem<V> system = std::move(*built);
+    if (system.wide_offsets) refuse_wide_preconditioner(system, spec.solver.preconditioner, element_pmg, disc);
+    // 64-bit offsets keep no CSR for pmg's Galerkin products: its coarse operators come from
+    // the element matrices, as for a matrix-free format.
     if (spec.solver.preconditioner == PreconditionerKind::pmg)
-        keep_pmg_interpolations(system, disc, exec, element_pmg, /*deferred=*/true);
+        keep_pmg_interpolations(system, disc, exec, element_pmg || system.wide_offsets, /*deferred=*/true);
     if (system.matrix) {
         spdlog::info("assembled {} unknowns, {} non-zeros in {:.3f} s", system.matrix->rows,
                      system.matrix->nnz, system.assembly_times.total());

@@ -47,6 +47,7 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
         {"bytes_stored", r.bytes_stored},
         {"spmv_min_bytes", r.spmv_min_bytes},
         {"dirichlet_rows", r.dirichlet_rows}};
+    if (r.nnz > 0) report["matrix"]["row_offset_bits"] = r.wide_offsets ? 64 : 32;  // an assembled matrix's
     const double total = r.time_read + r.time_mesh + r.time_assembly.total() + r.time_format_choice +
                          r.time_operator + r.time_solve + r.time_errors + r.time_output + r.time_export;
     report["times"] = {{"read", r.time_read},

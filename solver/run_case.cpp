@@ -46,6 +46,7 @@ void record_system(const DiscreteSystem<V>& system, RunRecord& record)
     if (system.matrix) {
         record.nnz = system.matrix->nnz;
         record.row_stats = system.matrix->row_stats;
+        record.wide_offsets = system.wide_offsets;
     }
     record.dirichlet_rows = system.dirichlet_count;
     record.bytes_stored = op.bytes_stored();
@@ -151,6 +152,11 @@ void export_system(const CaseSpec& spec, const Discretisation<V>& disc, const Ex
                    const Array<V>& x, const std::filesystem::path& dir)
 {
     LinearSystem<V> system = disc.assemble(exec);
+    if (system.wide_matrix)
+        throw std::runtime_error(fmt::format(
+            "--export-matrix: the matrix has {} non-zeros, past 2,147,483,647; gpufem does not write "
+            "Matrix Market files of that size (the solution and report are written)",
+            system.wide_matrix->nnz()));
     // With a correction (finite volumes), x solves the system whose right-hand side x corrects.
     if (disc.correction_passes() > 0) system.rhs = disc.corrected_rhs(x);
     StagedOutputs outputs(dir);

@@ -39,6 +39,7 @@ struct RunRecord {
     index_type rows = 0;
     std::size_t nnz = 0;
     RowStats row_stats;
+    bool wide_offsets = false;  ///< the matrix has 64-bit row offsets (report: matrix.row_offset_bits 64)
     std::size_t bytes_stored = 0;
     std::size_t spmv_min_bytes = 0;
     index_type dirichlet_rows = 0;

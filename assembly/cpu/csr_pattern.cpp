@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "linalg/cpu/chunked_loops.hpp"
@@ -43,41 +45,57 @@ void row_columns(index_type r, const NodeCells& adjacency, const index_type* con
     columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
 }
 
-}  // namespace
+/// The cells around each node and the inclusive sums of the row lengths (num_nodes + 1).
+struct RowCounts {
+    NodeCells adjacency;
+    std::vector<std::int64_t> lengths;
+    std::int64_t total() const { return lengths.back(); }
+};
 
-CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
-                             const Array<index_type>& cells, int npe)
+RowCounts count_rows(index_type num_nodes, const index_type* conn, std::size_t num_cells, int npe)
 {
-    const std::size_t num_cells = cells.size() / npe;
-    const index_type* conn = cells.data();
-    const NodeCells adjacency = node_cells(num_nodes, conn, num_cells, npe);
-
-    // Row lengths, then offsets, then the columns: each row from the cells around its node.
-    std::vector<std::int64_t> length(static_cast<std::size_t>(num_nodes) + 1, 0);
+    RowCounts counts{node_cells(num_nodes, conn, num_cells, npe),
+                     std::vector<std::int64_t>(static_cast<std::size_t>(num_nodes) + 1, 0)};
     chunked_for(num_nodes, [&](long long r) {
         thread_local std::vector<index_type> columns;
-        row_columns(static_cast<index_type>(r), adjacency, conn, npe, columns);
-        length[r + 1] = static_cast<std::int64_t>(columns.size());
+        row_columns(static_cast<index_type>(r), counts.adjacency, conn, npe, columns);
+        counts.lengths[r + 1] = static_cast<std::int64_t>(columns.size());
     });
-    for (index_type r = 0; r < num_nodes; ++r) length[r + 1] += length[r];
-    const index_type nnz = checked_pattern_nnz(length[num_nodes]);
+    for (index_type r = 0; r < num_nodes; ++r) counts.lengths[r + 1] += counts.lengths[r];
+    return counts;
+}
 
-    CsrPattern pattern;
-    pattern.rows = num_nodes;
-    pattern.row_ptr = Array<index_type>(exec, num_nodes + 1);
-    pattern.col_idx = Array<index_type>(exec, nnz);
-    pattern.cell_to_csr = Array<index_type>(exec, num_cells * npe * npe);
-    index_type* ptr = pattern.row_ptr.data();
-    index_type* col = pattern.col_idx.data();
-    std::transform(length.begin(), length.end(), ptr,
-                   [](std::int64_t v) { return static_cast<index_type>(v); });
+/// Offsets of type O (index_type only after checked_pattern_nnz) and each row's columns.
+template <typename O>
+std::pair<Array<O>, Array<index_type>> fill_rows(const ExecPtr& exec, index_type num_nodes,
+                                                 const index_type* conn, int npe, const RowCounts& counts)
+{
+    Array<O> row_ptr(exec, static_cast<std::size_t>(num_nodes) + 1);
+    Array<index_type> col_idx(exec, static_cast<std::size_t>(counts.total()));
+    O* ptr = row_ptr.data();
+    index_type* col = col_idx.data();
+    std::transform(counts.lengths.begin(), counts.lengths.end(), ptr,
+                   [](std::int64_t v) { return static_cast<O>(v); });
     chunked_for(num_nodes, [&](long long r) {
         thread_local std::vector<index_type> columns;
-        row_columns(static_cast<index_type>(r), adjacency, conn, npe, columns);
+        row_columns(static_cast<index_type>(r), counts.adjacency, conn, npe, columns);
         std::copy(columns.begin(), columns.end(), col + ptr[r]);
     });
+    return {std::move(row_ptr), std::move(col_idx)};
+}
 
-    // Position of each local entry (i, j): binary search of column j in row i.
+/// The narrow pattern with the position of each local entry (i, j): binary search of column
+/// j in row i.
+CsrPattern with_positions(const ExecPtr& exec, index_type num_nodes, const index_type* conn,
+                          std::size_t num_cells, int npe, std::pair<Array<index_type>, Array<index_type>> arrays)
+{
+    CsrPattern pattern;
+    pattern.rows = num_nodes;
+    pattern.row_ptr = std::move(arrays.first);
+    pattern.col_idx = std::move(arrays.second);
+    pattern.cell_to_csr = Array<index_type>(exec, num_cells * npe * npe);
+    const index_type* ptr = pattern.row_ptr.data();
+    const index_type* col = pattern.col_idx.data();
     index_type* pos = pattern.cell_to_csr.data();
     chunked_for(static_cast<long long>(num_cells), [&](long long e) {
         for (int i = 0; i < npe; ++i) {
@@ -89,6 +107,36 @@ CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
             }
         }
     });
+    return pattern;
+}
+
+}  // namespace
+
+CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
+                             const Array<index_type>& cells, int npe)
+{
+    const std::size_t num_cells = cells.size() / npe;
+    const index_type* conn = cells.data();
+    const RowCounts counts = count_rows(num_nodes, conn, num_cells, npe);
+    checked_pattern_nnz(counts.total());
+    return with_positions(exec, num_nodes, conn, num_cells, npe,
+                          fill_rows<index_type>(exec, num_nodes, conn, npe, counts));
+}
+
+AnyCsrPattern build_any_csr_pattern(const ExecPtr& exec, index_type num_nodes,
+                                    const Array<index_type>& cells, int npe, bool wide)
+{
+    const std::size_t num_cells = cells.size() / npe;
+    const index_type* conn = cells.data();
+    const RowCounts counts = count_rows(num_nodes, conn, num_cells, npe);
+    if (!wide && counts.total() <= std::numeric_limits<index_type>::max())
+        return with_positions(exec, num_nodes, conn, num_cells, npe,
+                              fill_rows<index_type>(exec, num_nodes, conn, npe, counts));
+    auto [row_ptr, col_idx] = fill_rows<wide_offset_type>(exec, num_nodes, conn, npe, counts);
+    WideCsrPattern pattern;
+    pattern.rows = num_nodes;
+    pattern.row_ptr = std::move(row_ptr);
+    pattern.col_idx = std::move(col_idx);
     return pattern;
 }
 

@@ -1,25 +1,26 @@
 #include "assembly/dirichlet.hpp"
 
 namespace gpufem::kernels::cpu {
+namespace {
 
-template <typename V>
-void apply_dirichlet(const Executor&, Csr<V>& a, const std::uint8_t* mask, const V* g, V* rhs)
+template <typename V, typename O>
+void eliminate(Csr<V, O>& a, const std::uint8_t* mask, const V* g, V* rhs)
 {
-    const index_type* ptr = a.row_ptr.data();
+    const O* ptr = a.row_ptr.data();
     const index_type* col = a.col_idx.data();
     V* val = a.values.data();
 #pragma omp parallel for schedule(static)
     for (index_type i = 0; i < a.rows; ++i) {
         if (mask[i]) {
             V diag = 0;
-            for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+            for (O k = ptr[i]; k < ptr[i + 1]; ++k) {
                 if (col[k] == i) diag = val[k];
                 else val[k] = 0;
             }
             rhs[i] = diag * g[i];
         } else {
             V sum = 0;
-            for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+            for (O k = ptr[i]; k < ptr[i + 1]; ++k) {
                 if (mask[col[k]]) {
                     sum += val[k] * g[col[k]];
                     val[k] = 0;
@@ -28,6 +29,20 @@ void apply_dirichlet(const Executor&, Csr<V>& a, const std::uint8_t* mask, const
             rhs[i] -= sum;
         }
     }
+}
+
+}  // namespace
+
+template <typename V>
+void apply_dirichlet(const Executor&, Csr<V>& a, const std::uint8_t* mask, const V* g, V* rhs)
+{
+    eliminate(a, mask, g, rhs);
+}
+
+template <typename V>
+void apply_dirichlet(const Executor&, WideCsr<V>& a, const std::uint8_t* mask, const V* g, V* rhs)
+{
+    eliminate(a, mask, g, rhs);
 }
 
 GPUFEM_INSTANTIATE_KERNELS(GPUFEM_DIRICHLET_KERNELS)

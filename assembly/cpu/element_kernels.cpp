@@ -87,29 +87,62 @@ void element_matrices(const Executor&, const ElementData<V>& data, V* ke, V* fe)
     compute_cells(data, 0, data.num_cells, ke, fe);
 }
 
-template <typename V>
-void assemble_csr(const Executor&, const ElementData<V>& data, const index_type* cell_to_csr,
-                  V* values, V* rhs)
+namespace {
+
+/// Element matrices of batches of cells computed in parallel, then handed to add(e, ke, fe)
+/// cell by cell in cell order (sequential: the readable reference, no races, a fixed order of
+/// summation).
+template <typename V, typename Add>
+void for_each_cell_matrix(const ElementData<V>& data, Add&& add)
 {
-    // Element matrices of a batch of cells in parallel, then a sequential scatter: the
-    // readable reference (no races, fixed summation order).
     const std::size_t n = data.nodes_per_cell;
     const index_type batch =
         static_cast<index_type>(std::max<std::size_t>(1, scatter_batch_entries / (n * n)));
     std::vector<V> ke(std::min<std::size_t>(batch, data.num_cells) * n * n);
     std::vector<V> fe(std::min<std::size_t>(batch, data.num_cells) * n);
-    const index_type* cells = data.cells.data();
     for (index_type begin = 0; begin < data.num_cells; begin += batch) {
         const index_type end = std::min(data.num_cells, begin + batch);
         compute_cells(data, begin, end, ke.data(), fe.data());
         for (index_type e = begin; e < end; ++e) {
             const std::size_t local = e - begin;
-            const index_type* pos = cell_to_csr + static_cast<std::size_t>(e) * n * n;
-            const index_type* nodes = cells + static_cast<std::size_t>(e) * n;
-            for (std::size_t k = 0; k < n * n; ++k) values[pos[k]] += ke[local * n * n + k];
-            for (std::size_t i = 0; i < n; ++i) rhs[nodes[i]] += fe[local * n + i];
+            add(e, ke.data() + local * n * n, fe.data() + local * n);
         }
     }
+}
+
+}  // namespace
+
+template <typename V>
+void assemble_csr(const Executor&, const ElementData<V>& data, const index_type* cell_to_csr,
+                  V* values, V* rhs)
+{
+    const std::size_t n = data.nodes_per_cell;
+    const index_type* cells = data.cells.data();
+    for_each_cell_matrix(data, [&](index_type e, const V* ke, const V* fe) {
+        const index_type* pos = cell_to_csr + static_cast<std::size_t>(e) * n * n;
+        const index_type* nodes = cells + static_cast<std::size_t>(e) * n;
+        for (std::size_t k = 0; k < n * n; ++k) values[pos[k]] += ke[k];
+        for (std::size_t i = 0; i < n; ++i) rhs[nodes[i]] += fe[i];
+    });
+}
+
+template <typename V>
+void assemble_wide_csr(const Executor&, const ElementData<V>& data, const wide_offset_type* row_ptr,
+                       const index_type* col_idx, V* values, V* rhs)
+{
+    // As assemble_csr; each entry's position found in its row.
+    const std::size_t n = data.nodes_per_cell;
+    const index_type* cells = data.cells.data();
+    for_each_cell_matrix(data, [&](index_type e, const V* ke, const V* fe) {
+        const index_type* nodes = cells + static_cast<std::size_t>(e) * n;
+        for (std::size_t i = 0; i < n; ++i) {
+            const index_type* row_begin = col_idx + row_ptr[nodes[i]];
+            const index_type* row_end = col_idx + row_ptr[nodes[i] + 1];
+            for (std::size_t j = 0; j < n; ++j)
+                values[std::lower_bound(row_begin, row_end, nodes[j]) - col_idx] += ke[i * n + j];
+            rhs[nodes[i]] += fe[i];
+        }
+    });
 }
 
 template <typename V>

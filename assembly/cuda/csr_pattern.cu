@@ -1,4 +1,5 @@
 #include <cstdint>
+#include <limits>
 
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
@@ -134,10 +135,11 @@ __global__ void row_lengths_kernel(index_type rows, int npe, const index_type* _
 }
 
 /// The distinct columns of each row, unsorted, at the row's offset in `columns`.
+template <typename O>
 __global__ void row_columns_kernel(index_type rows, int npe, const index_type* __restrict__ cells,
                                    const unsigned long long* __restrict__ offsets,
                                    const index_type* __restrict__ node_cells,
-                                   const index_type* __restrict__ row_ptr,
+                                   const O* __restrict__ row_ptr,
                                    index_type* __restrict__ columns)
 {
     __shared__ int tables[block_size / 32][hash_slots];
@@ -150,12 +152,13 @@ __global__ void row_columns_kernel(index_type rows, int npe, const index_type* _
                            [&](index_type value, long long slot) { out[slot] = value; });
 }
 
-/// row_ptr from the 64-bit inclusive sums of the row lengths.
-__global__ void narrow_offsets_kernel(index_type count, const long long* __restrict__ wide,
-                                      index_type* __restrict__ narrow)
+/// row_ptr (offsets of type O) from the 64-bit inclusive sums of the row lengths.
+template <typename O>
+__global__ void narrow_offsets_kernel(std::size_t count, const long long* __restrict__ wide,
+                                      O* __restrict__ narrow)
 {
-    const index_type t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < count) narrow[t] = static_cast<index_type>(wide[t]);
+    const std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (t < count) narrow[t] = static_cast<O>(wide[t]);
 }
 
 /// Position of each local entry (i, j) in the CSR arrays: binary search in the row.
@@ -179,91 +182,124 @@ __global__ void cell_to_csr_kernel(std::size_t num_entries, int npe,
     pos[k] = lo;
 }
 
-}  // namespace
+/// The rows and columns of a pattern, with offsets of type O, before any positions.
+template <typename O>
+struct PatternArrays {
+    Array<O> row_ptr;
+    Array<index_type> col_idx;
+};
 
-CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
-                             const Array<index_type>& cells, int npe)
+/// The cells around each node and the length of each row: the first half of a pattern.
+struct RowCounts {
+    Array<unsigned long long> offsets;  ///< rows + 1: where each node's cells start
+    Array<index_type> node_cells;       ///< the cells around each node
+    Array<long long> lengths;           ///< rows + 1: inclusive sums of the row lengths
+    long long total = 0;                ///< the pattern's entries
+};
+
+RowCounts count_rows(const ExecPtr& exec, index_type num_nodes, const Array<index_type>& cells, int npe)
 {
     auto stream = static_cast<cudaStream_t>(exec->stream());
     const std::size_t num_cells = cells.size() / npe;
     const std::size_t entries = num_cells * npe;
     const std::size_t rows = static_cast<std::size_t>(num_nodes);
+    RowCounts counts;
 
     // The cells around each node.
-    Array<unsigned long long> offsets(exec, rows + 1), cursor(exec, rows + 1);
-    Array<index_type> node_cells(exec, entries);
-    GPUFEM_CUDA_CHECK(cudaMemsetAsync(offsets.data(), 0, (rows + 1) * sizeof(unsigned long long), stream));
+    counts.offsets = Array<unsigned long long>(exec, rows + 1);
+    Array<unsigned long long> cursor(exec, rows + 1);
+    counts.node_cells = Array<index_type>(exec, entries);
+    unsigned long long* offsets = counts.offsets.data();
+    GPUFEM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, (rows + 1) * sizeof(unsigned long long), stream));
     if (entries > 0) {
-        count_node_cells_kernel<<<grid_for(entries), block_size, 0, stream>>>(entries, cells.data(),
-                                                                               offsets.data());
+        count_node_cells_kernel<<<grid_for(entries), block_size, 0, stream>>>(entries, cells.data(), offsets);
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
     std::size_t scan_bytes = 0;
-    GPUFEM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, offsets.data(),
-                                                    offsets.data(), rows + 1, stream));
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, offsets, offsets, rows + 1, stream));
     Array<char> scan_temp(exec, scan_bytes);
-    GPUFEM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_temp.data(), scan_bytes, offsets.data(),
-                                                    offsets.data(), rows + 1, stream));
-    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(cursor.data(), offsets.data(),
-                                      (rows + 1) * sizeof(unsigned long long),
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_temp.data(), scan_bytes, offsets, offsets,
+                                                    rows + 1, stream));
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(cursor.data(), offsets, (rows + 1) * sizeof(unsigned long long),
                                       cudaMemcpyDeviceToDevice, stream));
     if (entries > 0) {
         fill_node_cells_kernel<<<grid_for(entries), block_size, 0, stream>>>(
-            entries, npe, cells.data(), cursor.data(), node_cells.data());
+            entries, npe, cells.data(), cursor.data(), counts.node_cells.data());
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
     cursor = Array<unsigned long long>();
 
-    // Row lengths (64-bit sums: nnz is checked before it is narrowed), then the columns.
-    Array<long long> lengths(exec, rows + 1);
-    GPUFEM_CUDA_CHECK(cudaMemsetAsync(lengths.data(), 0, (rows + 1) * sizeof(long long), stream));
-    const unsigned warp_blocks = grid_for(rows * 32);
+    // Row lengths (64-bit sums: nnz is checked before it is narrowed).
+    counts.lengths = Array<long long>(exec, rows + 1);
+    long long* lengths = counts.lengths.data();
+    GPUFEM_CUDA_CHECK(cudaMemsetAsync(lengths, 0, (rows + 1) * sizeof(long long), stream));
     if (rows > 0) {
-        row_lengths_kernel<<<warp_blocks, block_size, 0, stream>>>(
-            num_nodes, npe, cells.data(), offsets.data(), node_cells.data(), lengths.data());
+        row_lengths_kernel<<<grid_for(rows * 32), block_size, 0, stream>>>(
+            num_nodes, npe, cells.data(), offsets, counts.node_cells.data(), lengths);
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
     std::size_t sum_bytes = 0;
-    GPUFEM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, sum_bytes, lengths.data(),
-                                                    lengths.data(), rows + 1, stream));
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, sum_bytes, lengths, lengths, rows + 1, stream));
     if (sum_bytes > scan_temp.size()) scan_temp = Array<char>(exec, sum_bytes);
-    GPUFEM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_temp.data(), sum_bytes, lengths.data(),
-                                                    lengths.data(), rows + 1, stream));
-    long long total = 0;
-    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&total, lengths.data() + rows, sizeof(long long),
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_temp.data(), sum_bytes, lengths, lengths,
+                                                    rows + 1, stream));
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&counts.total, lengths + rows, sizeof(long long),
                                       cudaMemcpyDeviceToHost, stream));
     exec->synchronize();
-    const index_type nnz = checked_pattern_nnz(total);
+    return counts;
+}
 
+/// The second half: offsets of type O (index_type only after checked_pattern_nnz) and the
+/// sorted columns of each row; frees counts as it goes.
+template <typename O>
+PatternArrays<O> fill_rows(const ExecPtr& exec, index_type num_nodes, const Array<index_type>& cells,
+                           int npe, RowCounts counts)
+{
+    auto stream = static_cast<cudaStream_t>(exec->stream());
+    const std::size_t rows = static_cast<std::size_t>(num_nodes);
+    const auto nnz = static_cast<std::size_t>(counts.total);
+    PatternArrays<O> pattern;
+    pattern.row_ptr = Array<O>(exec, rows + 1);
+    narrow_offsets_kernel<<<grid_for(rows + 1), block_size, 0, stream>>>(
+        rows + 1, counts.lengths.data(), pattern.row_ptr.data());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    exec->synchronize();
+    counts.lengths = Array<long long>();
+    Array<index_type> unsorted(exec, nnz);
+    if (rows > 0) {
+        row_columns_kernel<<<grid_for(rows * 32), block_size, 0, stream>>>(
+            num_nodes, npe, cells.data(), counts.offsets.data(), counts.node_cells.data(),
+            pattern.row_ptr.data(), unsorted.data());
+        GPUFEM_CUDA_CHECK_LAUNCH();
+    }
+    exec->synchronize();
+    counts.offsets = Array<unsigned long long>();
+    counts.node_cells = Array<index_type>();
+    pattern.col_idx = Array<index_type>(exec, nnz);
+    // CUB's item count is 64-bit: a wide pattern sorts in one call too.
+    const auto items = static_cast<long long>(nnz);
+    std::size_t sort_bytes = 0;
+    GPUFEM_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(
+        nullptr, sort_bytes, unsorted.data(), pattern.col_idx.data(), items, num_nodes,
+        pattern.row_ptr.data(), pattern.row_ptr.data() + 1, stream));
+    Array<char> sort_temp(exec, sort_bytes);
+    GPUFEM_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(
+        sort_temp.data(), sort_bytes, unsorted.data(), pattern.col_idx.data(), items, num_nodes,
+        pattern.row_ptr.data(), pattern.row_ptr.data() + 1, stream));
+    exec->synchronize();  // unsorted and sort_temp are freed here
+    return pattern;
+}
+
+/// The narrow pattern from its arrays, with the position of every local entry.
+CsrPattern with_positions(const ExecPtr& exec, index_type num_nodes, const Array<index_type>& cells,
+                          int npe, PatternArrays<index_type> arrays)
+{
+    auto stream = static_cast<cudaStream_t>(exec->stream());
+    const std::size_t num_cells = cells.size() / npe;
     CsrPattern pattern;
     pattern.rows = num_nodes;
-    pattern.row_ptr = Array<index_type>(exec, rows + 1);
-    narrow_offsets_kernel<<<grid_for(rows + 1), block_size, 0, stream>>>(
-        num_nodes + 1, lengths.data(), pattern.row_ptr.data());
-    GPUFEM_CUDA_CHECK_LAUNCH();
-    lengths = Array<long long>();
-    {
-        Array<index_type> unsorted(exec, nnz);
-        if (rows > 0) {
-            row_columns_kernel<<<warp_blocks, block_size, 0, stream>>>(
-                num_nodes, npe, cells.data(), offsets.data(), node_cells.data(),
-                pattern.row_ptr.data(), unsorted.data());
-            GPUFEM_CUDA_CHECK_LAUNCH();
-        }
-        offsets = Array<unsigned long long>();
-        node_cells = Array<index_type>();
-        pattern.col_idx = Array<index_type>(exec, nnz);
-        std::size_t sort_bytes = 0;
-        GPUFEM_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(
-            nullptr, sort_bytes, unsorted.data(), pattern.col_idx.data(), nnz, num_nodes,
-            pattern.row_ptr.data(), pattern.row_ptr.data() + 1, stream));
-        Array<char> sort_temp(exec, sort_bytes);
-        GPUFEM_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(
-            sort_temp.data(), sort_bytes, unsorted.data(), pattern.col_idx.data(), nnz, num_nodes,
-            pattern.row_ptr.data(), pattern.row_ptr.data() + 1, stream));
-        exec->synchronize();  // unsorted and sort_temp are freed here
-    }
-
+    pattern.row_ptr = std::move(arrays.row_ptr);
+    pattern.col_idx = std::move(arrays.col_idx);
     const std::size_t local_entries = num_cells * npe * npe;
     pattern.cell_to_csr = Array<index_type>(exec, local_entries);
     if (local_entries > 0) {
@@ -273,6 +309,33 @@ CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
     exec->synchronize();
+    return pattern;
+}
+
+}  // namespace
+
+CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
+                             const Array<index_type>& cells, int npe)
+{
+    RowCounts counts = count_rows(exec, num_nodes, cells, npe);
+    checked_pattern_nnz(counts.total);
+    return with_positions(exec, num_nodes, cells, npe,
+                          fill_rows<index_type>(exec, num_nodes, cells, npe, std::move(counts)));
+}
+
+AnyCsrPattern build_any_csr_pattern(const ExecPtr& exec, index_type num_nodes,
+                                    const Array<index_type>& cells, int npe, bool wide)
+{
+    RowCounts counts = count_rows(exec, num_nodes, cells, npe);
+    if (!wide && counts.total <= std::numeric_limits<index_type>::max())
+        return with_positions(exec, num_nodes, cells, npe,
+                              fill_rows<index_type>(exec, num_nodes, cells, npe, std::move(counts)));
+    PatternArrays<wide_offset_type> arrays =
+        fill_rows<wide_offset_type>(exec, num_nodes, cells, npe, std::move(counts));
+    WideCsrPattern pattern;
+    pattern.rows = num_nodes;
+    pattern.row_ptr = std::move(arrays.row_ptr);
+    pattern.col_idx = std::move(arrays.col_idx);
     return pattern;
 }
 

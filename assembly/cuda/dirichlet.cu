@@ -7,8 +7,8 @@ namespace {
 constexpr int block_size = 256;
 
 /// One thread per row (rows are short in FE matrices).
-template <typename V>
-__global__ void apply_dirichlet_kernel(index_type rows, const index_type* __restrict__ ptr,
+template <typename V, typename O>
+__global__ void apply_dirichlet_kernel(index_type rows, const O* __restrict__ ptr,
                                        const index_type* __restrict__ col, V* __restrict__ val,
                                        const std::uint8_t* __restrict__ mask,
                                        const V* __restrict__ g, V* __restrict__ rhs)
@@ -17,14 +17,14 @@ __global__ void apply_dirichlet_kernel(index_type rows, const index_type* __rest
     if (i >= rows) return;
     if (mask[i]) {
         V diag = 0;
-        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+        for (O k = ptr[i]; k < ptr[i + 1]; ++k) {
             if (col[k] == i) diag = val[k];
             else val[k] = 0;
         }
         rhs[i] = diag * g[i];
     } else {
         V sum = 0;
-        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+        for (O k = ptr[i]; k < ptr[i + 1]; ++k) {
             if (mask[col[k]]) {
                 sum += val[k] * g[col[k]];
                 val[k] = 0;
@@ -34,16 +34,28 @@ __global__ void apply_dirichlet_kernel(index_type rows, const index_type* __rest
     }
 }
 
-}  // namespace
-
-template <typename V>
-void apply_dirichlet(const Executor& exec, Csr<V>& a, const std::uint8_t* mask, const V* g, V* rhs)
+template <typename V, typename O>
+void eliminate(const Executor& exec, Csr<V, O>& a, const std::uint8_t* mask, const V* g, V* rhs)
 {
     if (a.rows == 0) return;
     apply_dirichlet_kernel<<<(a.rows + block_size - 1) / block_size, block_size, 0,
                              static_cast<cudaStream_t>(exec.stream())>>>(
         a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), mask, g, rhs);
     GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+template <typename V>
+void apply_dirichlet(const Executor& exec, Csr<V>& a, const std::uint8_t* mask, const V* g, V* rhs)
+{
+    eliminate(exec, a, mask, g, rhs);
+}
+
+template <typename V>
+void apply_dirichlet(const Executor& exec, WideCsr<V>& a, const std::uint8_t* mask, const V* g, V* rhs)
+{
+    eliminate(exec, a, mask, g, rhs);
 }
 
 GPUFEM_INSTANTIATE_KERNELS(GPUFEM_DIRICHLET_KERNELS)

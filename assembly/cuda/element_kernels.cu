@@ -57,8 +57,15 @@ void assemble_csr(const Executor& exec, const ElementData<V>& data, const index_
                   V* values, V* rhs)
 {
     launch_element_kernels(exec, data,
-                           CsrSink<V>{cell_to_csr, data.cells.data(), values, rhs,
-                                      data.nodes_per_cell});
+                           CsrSink<V>{{data.cells.data(), rhs, data.nodes_per_cell}, cell_to_csr, values});
+}
+
+template <typename V>
+void assemble_wide_csr(const Executor& exec, const ElementData<V>& data, const wide_offset_type* row_ptr,
+                       const index_type* col_idx, V* values, V* rhs)
+{
+    launch_element_kernels(exec, data,
+                           WideCsrSink<V>{{data.cells.data(), rhs, data.nodes_per_cell}, row_ptr, col_idx, values});
 }
 
 template <typename V>
@@ -66,8 +73,8 @@ void element_matrices_interleaved(const Executor& exec, const ElementData<V>& da
                                   bool symmetric, V* matrices, V* rhs)
 {
     launch_element_kernels(exec, data,
-                           InterleavedSink<V>{matrices, data.cells.data(), rhs, data.nodes_per_cell,
-                                              stride, symmetric});
+                           InterleavedSink<V>{{data.cells.data(), rhs, data.nodes_per_cell}, matrices, stride,
+                                              symmetric});
 }
 
 GPUFEM_INSTANTIATE_KERNELS(GPUFEM_ELEMENT_KERNELS)

@@ -29,25 +29,13 @@ struct StoreSink {
     }
 };
 
-/// Adds K_e into CSR values through cell_to_csr (cells * npe * npe positions) and f_e into
-/// rhs at the cell's nodes, with atomicAdd.
+/// Adds f_e into rhs at the cell's nodes with atomicAdd: the loads of the sinks below.
 template <typename V>
-struct CsrSink {
-    const index_type* cell_to_csr;
+struct AtomicLoads {
     const index_type* cells;
-    V* values;
     V* rhs;
     int npe;
 
-    /// Entries (i, jc + jj), jj < count <= JT, of cell e.
-    template <int JT>
-    __device__ void add_row(index_type e, int i, int jc, int count, const V* row) const
-    {
-        const index_type* pos = cell_to_csr + (static_cast<long long>(e) * npe + i) * npe + jc;
-#pragma unroll
-        for (int jj = 0; jj < JT; ++jj)
-            if (jj < count) atomicAdd(values + pos[jj], row[jj]);
-    }
     /// Load entry i of cell e.
     __device__ void add_load(index_type e, int i, V value) const
     {
@@ -55,14 +43,59 @@ struct CsrSink {
     }
 };
 
+/// Adds K_e into CSR values through cell_to_csr (cells * npe * npe positions) and f_e into
+/// rhs at the cell's nodes, with atomicAdd.
+template <typename V>
+struct CsrSink : AtomicLoads<V> {
+    const index_type* cell_to_csr;
+    V* values;
+
+    /// Entries (i, jc + jj), jj < count <= JT, of cell e.
+    template <int JT>
+    __device__ void add_row(index_type e, int i, int jc, int count, const V* row) const
+    {
+        const int npe = this->npe;
+        const index_type* pos = cell_to_csr + (static_cast<long long>(e) * npe + i) * npe + jc;
+#pragma unroll
+        for (int jj = 0; jj < JT; ++jj)
+            if (jj < count) atomicAdd(values + pos[jj], row[jj]);
+    }
+};
+
+/// Adds K_e into the values of a CSR with 64-bit row offsets (no cell_to_csr map: each
+/// column found in its row by binary search) and f_e into rhs, with atomicAdd.
+template <typename V>
+struct WideCsrSink : AtomicLoads<V> {
+    const wide_offset_type* row_ptr;
+    const index_type* col_idx;
+    V* values;
+
+    /// Entries (i, jc + jj), jj < count <= JT, of cell e.
+    template <int JT>
+    __device__ void add_row(index_type e, int i, int jc, int count, const V* row) const
+    {
+        const index_type* nodes = this->cells + static_cast<long long>(e) * this->npe;
+        const index_type r = nodes[i];
+        const wide_offset_type first = row_ptr[r], last = row_ptr[r + 1];
+#pragma unroll
+        for (int jj = 0; jj < JT; ++jj) {
+            if (jj >= count) continue;
+            const index_type column = nodes[jc + jj];
+            wide_offset_type lo = first, hi = last;
+            while (lo < hi) {
+                const wide_offset_type mid = lo + (hi - lo) / 2;
+                if (col_idx[mid] < column) lo = mid + 1; else hi = mid;
+            }
+            atomicAdd(values + lo, row[jj]);
+        }
+    }
+};
+
 /// Stores K_e in the lma format's interleaved layout (entry k of cell e at k * stride + e,
 /// symmetric: the packed upper triangle only) and adds f_e into rhs with atomicAdd.
 template <typename V>
-struct InterleavedSink {
+struct InterleavedSink : AtomicLoads<V> {
     V* matrices;
-    const index_type* cells;
-    V* rhs;
-    int npe;
     index_type stride;
     bool symmetric;
 
@@ -74,13 +107,8 @@ struct InterleavedSink {
         for (int jj = 0; jj < JT; ++jj) {
             const int j = jc + jj;
             if (jj >= count || (symmetric && j < i)) continue;
-            matrices[static_cast<long long>(lma_entry_index(npe, symmetric, i, j)) * stride + e] = row[jj];
+            matrices[static_cast<long long>(lma_entry_index(this->npe, symmetric, i, j)) * stride + e] = row[jj];
         }
-    }
-    /// Load entry i of cell e.
-    __device__ void add_load(index_type e, int i, V value) const
-    {
-        atomicAdd(rhs + cells[static_cast<long long>(e) * npe + i], value);
     }
 };
 

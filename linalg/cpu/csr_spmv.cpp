@@ -2,34 +2,61 @@
 #include "linalg/cpu/chunked_loops.hpp"
 
 namespace gpufem::kernels::cpu {
+namespace {
 
-template <typename V>
-void csr_spmv(const Executor&, const Csr<V>& a, V alpha, const V* x, V beta, V* y)
+template <typename V, typename O>
+void spmv(const Csr<V, O>& a, V alpha, const V* x, V beta, V* y)
 {
-    const index_type* ptr = a.row_ptr.data();
+    const O* ptr = a.row_ptr.data();
     const index_type* col = a.col_idx.data();
     const V* val = a.values.data();
     // Rows in chunks handed out on demand: a thread slowed by another process does fewer.
     chunked_for(a.rows, [&](long long row) {
         V sum = 0;
-        for (index_type k = ptr[row]; k < ptr[row + 1]; ++k) sum += val[k] * x[col[k]];
+        for (O k = ptr[row]; k < ptr[row + 1]; ++k) sum += val[k] * x[col[k]];
         y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
     });
 }
 
-template <typename V>
-void csr_diagonal(const Executor&, const Csr<V>& a, V* d)
+template <typename V, typename O>
+void diagonal(const Csr<V, O>& a, V* d)
 {
-    const index_type* ptr = a.row_ptr.data();
+    const O* ptr = a.row_ptr.data();
     const index_type* col = a.col_idx.data();
     const V* val = a.values.data();
 #pragma omp parallel for schedule(static)
     for (index_type row = 0; row < a.rows; ++row) {
         V diag = 0;
-        for (index_type k = ptr[row]; k < ptr[row + 1]; ++k)
+        for (O k = ptr[row]; k < ptr[row + 1]; ++k)
             if (col[k] == row) diag += val[k];
         d[row] = diag;
     }
+}
+
+}  // namespace
+
+template <typename V>
+void csr_spmv(const Executor&, const Csr<V>& a, V alpha, const V* x, V beta, V* y)
+{
+    spmv(a, alpha, x, beta, y);
+}
+
+template <typename V>
+void csr_diagonal(const Executor&, const Csr<V>& a, V* d)
+{
+    diagonal(a, d);
+}
+
+template <typename V>
+void csr_spmv(const Executor&, const WideCsr<V>& a, V alpha, const V* x, V beta, V* y)
+{
+    spmv(a, alpha, x, beta, y);
+}
+
+template <typename V>
+void csr_diagonal(const Executor&, const WideCsr<V>& a, V* d)
+{
+    diagonal(a, d);
 }
 
 GPUFEM_INSTANTIATE_KERNELS(GPUFEM_CSR_KERNELS)

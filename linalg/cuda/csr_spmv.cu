@@ -6,37 +6,35 @@ namespace {
 
 constexpr int block_size = 256;
 
-template <typename V>
+template <typename V, typename O>
 __global__ void __launch_bounds__(block_size)
-    csr_spmv_scalar_kernel(index_type rows, const index_type* __restrict__ ptr,
+    csr_spmv_scalar_kernel(index_type rows, const O* __restrict__ ptr,
                            const index_type* __restrict__ col, const V* __restrict__ val,
                            V alpha, const V* __restrict__ x, V beta, V* __restrict__ y)
 {
     const index_type row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= rows) return;
     V sum = 0;
-    for (index_type k = ptr[row]; k < ptr[row + 1]; ++k) sum += val[k] * __ldg(x + col[k]);
+    for (O k = ptr[row]; k < ptr[row + 1]; ++k) sum += val[k] * __ldg(x + col[k]);
     y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
 
-template <typename V>
+template <typename V, typename O>
 __global__ void __launch_bounds__(block_size)
-    csr_diagonal_kernel(index_type rows, const index_type* __restrict__ ptr,
+    csr_diagonal_kernel(index_type rows, const O* __restrict__ ptr,
                         const index_type* __restrict__ col, const V* __restrict__ val,
                         V* __restrict__ d)
 {
     const index_type row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= rows) return;
     V diag = 0;
-    for (index_type k = ptr[row]; k < ptr[row + 1]; ++k)
+    for (O k = ptr[row]; k < ptr[row + 1]; ++k)
         if (col[k] == row) diag += val[k];
     d[row] = diag;
 }
 
-}  // namespace
-
-template <typename V>
-void csr_diagonal(const Executor& exec, const Csr<V>& a, V* d)
+template <typename V, typename O>
+void diagonal(const Executor& exec, const Csr<V, O>& a, V* d)
 {
     if (a.rows == 0) return;
     const unsigned grid = (a.rows + block_size - 1) / block_size;
@@ -45,14 +43,40 @@ void csr_diagonal(const Executor& exec, const Csr<V>& a, V* d)
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-template <typename V>
-void csr_spmv(const Executor& exec, const Csr<V>& a, V alpha, const V* x, V beta, V* y)
+template <typename V, typename O>
+void spmv(const Executor& exec, const Csr<V, O>& a, V alpha, const V* x, V beta, V* y)
 {
     if (a.rows == 0) return;
     const unsigned grid = (a.rows + block_size - 1) / block_size;
     csr_spmv_scalar_kernel<<<grid, block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
         a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), alpha, x, beta, y);
     GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+template <typename V>
+void csr_diagonal(const Executor& exec, const Csr<V>& a, V* d)
+{
+    diagonal(exec, a, d);
+}
+
+template <typename V>
+void csr_spmv(const Executor& exec, const Csr<V>& a, V alpha, const V* x, V beta, V* y)
+{
+    spmv(exec, a, alpha, x, beta, y);
+}
+
+template <typename V>
+void csr_diagonal(const Executor& exec, const WideCsr<V>& a, V* d)
+{
+    diagonal(exec, a, d);
+}
+
+template <typename V>
+void csr_spmv(const Executor& exec, const WideCsr<V>& a, V alpha, const V* x, V beta, V* y)
+{
+    spmv(exec, a, alpha, x, beta, y);
 }
 
 GPUFEM_INSTANTIATE_KERNELS(GPUFEM_CSR_KERNELS)

@@ -6,9 +6,9 @@ namespace {
 
 /// 000_… Figure 3: a block processes repeat * blockDim / COOP consecutive rows, COOP threads
 /// per row reading adjacent entries, reduced with shuffles inside the COOP-wide group.
-template <int COOP, typename V>
+template <int COOP, typename V, typename O>
 __global__ void __launch_bounds__(512)
-    csr_coop_kernel(index_type rows, int repeat, const index_type* __restrict__ ptr,
+    csr_coop_kernel(index_type rows, int repeat, const O* __restrict__ ptr,
                     const index_type* __restrict__ col, const V* __restrict__ val, V alpha,
                     const V* __restrict__ x, V beta, V* __restrict__ y)
 {
@@ -21,9 +21,9 @@ __global__ void __launch_bounds__(512)
     long long row = static_cast<long long>(blockIdx.x) * repeat * groups + group;
     for (int r = 0; r < repeat; ++r, row += groups) {
         if (row >= rows) return;
-        const index_type begin = ptr[row], end = ptr[row + 1];
+        const O begin = ptr[row], end = ptr[row + 1];
         V sum = 0;
-        for (index_type k = begin + lane; k < end; k += COOP) sum += val[k] * __ldg(x + col[k]);
+        for (O k = begin + lane; k < end; k += COOP) sum += val[k] * __ldg(x + col[k]);
 #pragma unroll
         for (int offset = COOP / 2; offset > 0; offset /= 2)
             sum += __shfl_down_sync(mask, sum, offset, COOP);
@@ -31,20 +31,18 @@ __global__ void __launch_bounds__(512)
     }
 }
 
-template <int COOP, typename V>
-void launch(cudaStream_t stream, const CsrParams& p, const Csr<V>& a, V alpha, const V* x,
+template <int COOP, typename V, typename O>
+void launch(cudaStream_t stream, const CsrParams& p, const Csr<V, O>& a, V alpha, const V* x,
             V beta, V* y)
 {
     const long long grid = csr_grid_size(a.rows, p);
-    csr_coop_kernel<COOP, V><<<static_cast<unsigned>(grid), p.block, 0, stream>>>(
+    csr_coop_kernel<COOP, V, O><<<static_cast<unsigned>(grid), p.block, 0, stream>>>(
         a.rows, p.repeat, a.row_ptr.data(), a.col_idx.data(), a.values.data(), alpha, x, beta, y);
 }
 
-}  // namespace
-
-template <typename V>
-void csr_spmv_params(const Executor& exec, const CsrParams& p, const Csr<V>& a, V alpha,
-                     const V* x, V beta, V* y)
+template <typename V, typename O>
+void spmv_params(const Executor& exec, const CsrParams& p, const Csr<V, O>& a, V alpha,
+                 const V* x, V beta, V* y)
 {
     if (a.rows == 0) return;
     auto stream = static_cast<cudaStream_t>(exec.stream());
@@ -58,6 +56,22 @@ void csr_spmv_params(const Executor& exec, const CsrParams& p, const Csr<V>& a, 
     default: throw std::invalid_argument("csr: coop must be a power of two from 1 to 32");
     }
     GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+template <typename V>
+void csr_spmv_params(const Executor& exec, const CsrParams& p, const Csr<V>& a, V alpha,
+                     const V* x, V beta, V* y)
+{
+    spmv_params(exec, p, a, alpha, x, beta, y);
+}
+
+template <typename V>
+void csr_spmv_params(const Executor& exec, const CsrParams& p, const WideCsr<V>& a, V alpha,
+                     const V* x, V beta, V* y)
+{
+    spmv_params(exec, p, a, alpha, x, beta, y);
 }
 
 GPUFEM_INSTANTIATE_KERNELS(GPUFEM_CSR_TUNED_KERNELS)

@@ -6,6 +6,7 @@
 
 #include <random>
 #include <string>
+#include <variant>
 
 #include "assembly/csr_pattern.hpp"
 #include "assembly/element_data.hpp"
@@ -141,6 +142,22 @@ TEST(AssemblyGpuMesh, ShapesGeneratedOnTheDeviceEqualTheHostMesh)
         }
 }
 
+namespace {
+
+/// A problem with random coefficients, Dirichlet on two groups and Neumann on a third, for
+/// the whole-system comparisons.
+ProblemSpec random_system_problem(std::mt19937& rng)
+{
+    ProblemSpec p;
+    p.kappa = random_coefficient(rng, "A + sin(B*x*y)");
+    p.f = random_coefficient(rng, "A + B*x - C*y*z");
+    p.dirichlet = {{"left", "x + y"}, {"bottom", "1"}};
+    p.neumann = {{"right", random_coefficient(rng, "A*y + B")}};
+    return p;
+}
+
+}  // namespace
+
 TEST(AssemblyGpuPattern, PatternIdenticalToCpu)
 {
     GPUFEM_REQUIRE_GPU();
@@ -162,21 +179,29 @@ TEST(AssemblyGpuPattern, PatternIdenticalToCpu)
             EXPECT_EQ(pg.row_ptr.to_host(), pc.row_ptr.to_host()) << what;
             EXPECT_EQ(pg.col_idx.to_host(), pc.col_idx.to_host()) << what;
             EXPECT_EQ(pg.cell_to_csr.to_host(), pc.cell_to_csr.to_host()) << what;
+            // 64-bit offsets (a pattern past 2^31 - 1 entries; asked for here): as on the CPU,
+            // and the 32-bit pattern's rows and columns.
+            const auto wc = std::get<WideCsrPattern>(build_any_csr_pattern(
+                mesh.num_nodes(), Array<index_type>::from_host(cpu, mesh.cells), npe, true));
+            const auto wg = std::get<WideCsrPattern>(build_any_csr_pattern(
+                mesh.num_nodes(), Array<index_type>::from_host(gpu, mesh.cells), npe, true));
+            EXPECT_EQ(wg.row_ptr.to_host(), wc.row_ptr.to_host()) << what;
+            const auto ptr = pc.row_ptr.to_host();
+            EXPECT_EQ(wg.row_ptr.to_host(), std::vector<wide_offset_type>(ptr.begin(), ptr.end())) << what;
+            EXPECT_EQ(wg.col_idx.to_host(), pc.col_idx.to_host()) << what;
         }
 }
 
 TYPED_TEST(AssemblyGpu, AssembledSystemMatchesCpu)
 {
+    // With 32-bit offsets (a cell-to-CSR map) and with 64-bit ones (each entry's position
+    // searched in its row); both scatter with atomics on the device.
     GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     const auto cpu = Executor::create_cpu(), gpu = Executor::create_cuda();
     const unsigned seed = test::random_seed();
     std::mt19937 rng(seed);
-    ProblemSpec p;
-    p.kappa = random_coefficient(rng, "A + sin(B*x*y)");
-    p.f = random_coefficient(rng, "A + B*x - C*y*z");
-    p.dirichlet = {{"left", "x + y"}, {"bottom", "1"}};
-    p.neumann = {{"right", random_coefficient(rng, "A*y + B")}};
+    ProblemSpec p = random_system_problem(rng);
     for (ElementType type : all_types)
         for (int order = 1; order <= 3; ++order) {
             const double tol = sizeof(V) == 4 ? 1e-5 * order : 1e-12;
@@ -194,5 +219,14 @@ TYPED_TEST(AssemblyGpu, AssembledSystemMatchesCpu)
             EXPECT_LT(max_rel_diff(sg.rhs.to_host(), sc.rhs.to_host()), tol) << what;
             EXPECT_EQ(sg.initial_guess.to_host(), sc.initial_guess.to_host()) << what;
             EXPECT_EQ(sg.dirichlet_count, sc.dirichlet_count) << what;
+            const auto wc = assemble_poisson<V>(cpu, mesh, p, CsrOffsets::wide);
+            const auto wg = assemble_poisson<V>(gpu, mesh, p, CsrOffsets::wide);
+            ASSERT_TRUE(wc.wide_matrix && wg.wide_matrix && !sg.wide_matrix) << what;
+            EXPECT_EQ(wg.wide_matrix->row_ptr.to_host(), wc.wide_matrix->row_ptr.to_host()) << what;
+            EXPECT_EQ(wg.wide_matrix->col_idx.to_host(), sc.matrix.col_idx.to_host()) << what;
+            EXPECT_LT(max_rel_diff(wg.wide_matrix->values.to_host(), wc.wide_matrix->values.to_host()), tol) << what;
+            EXPECT_LT(max_rel_diff(wg.wide_matrix->values.to_host(), sc.matrix.values.to_host()), tol) << what;
+            EXPECT_LT(max_rel_diff(wg.rhs.to_host(), sc.rhs.to_host()), tol) << what;
+            EXPECT_EQ(wg.dirichlet_count, sc.dirichlet_count) << what;
         }
 }

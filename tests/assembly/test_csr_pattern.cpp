@@ -4,8 +4,10 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <variant>
 
 #include "assembly/csr_pattern.hpp"
+#include "assembly/poisson_assembly.hpp"
 #include "high_order_meshes.hpp"
 #include "simple_meshes.hpp"
 #include "tests/random_values.hpp"
@@ -73,4 +75,54 @@ TEST(CsrPattern, EqualsBruteForcePairSetAndMapsEveryLocalEntry)
                     ASSERT_EQ(col[at], mesh.cells[e * npe + j]);
                 }
     }
+}
+
+TEST(CsrPattern, WideOffsetsGiveTheSamePatternAndSystem)
+{
+    // 64-bit offsets (what a matrix past 2^31 - 1 entries gets; asked for here on small meshes):
+    // the same rows and columns as 32-bit ones, and the assembly, which searches each row
+    // instead of reading a cell-to-CSR map, the same values bit for bit (sums in the same order).
+    const auto exec = Executor::create_cpu();
+    const unsigned seed = test::random_seed();
+    for (const Mesh& mesh : pattern_meshes(seed)) {
+        SCOPED_TRACE(std::string(element_type_name(mesh.cell_type)) + " order " + std::to_string(mesh.degree) +
+                     " seed " + std::to_string(seed));
+        const auto cells = Array<index_type>::from_host(exec, mesh.cells);
+        const AnyCsrPattern fit = build_any_csr_pattern(mesh.num_nodes(), cells, mesh.nodes_per_cell, false);
+        const AnyCsrPattern wide = build_any_csr_pattern(mesh.num_nodes(), cells, mesh.nodes_per_cell, true);
+        ASSERT_TRUE(std::holds_alternative<CsrPattern>(fit));
+        ASSERT_TRUE(std::holds_alternative<WideCsrPattern>(wide));
+        const auto narrow_ptr = std::get<CsrPattern>(fit).row_ptr.to_host();
+        EXPECT_EQ(std::get<WideCsrPattern>(wide).row_ptr.to_host(),
+                  std::vector<wide_offset_type>(narrow_ptr.begin(), narrow_ptr.end()));
+        EXPECT_EQ(std::get<WideCsrPattern>(wide).col_idx.to_host(), std::get<CsrPattern>(fit).col_idx.to_host());
+        EXPECT_EQ(std::get<CsrPattern>(fit).cell_to_csr.to_host(),
+                  build_csr_pattern(mesh.num_nodes(), cells, mesh.nodes_per_cell).cell_to_csr.to_host());
+    }
+    ProblemSpec problem;
+    problem.kappa = "1 + x*y";
+    problem.f = "x - 2*y";
+    problem.dirichlet = {{"left", "x + y"}, {"bottom", "1"}};
+    problem.neumann = {{"right", "y"}};
+    for (ElementType type : {ElementType::triangle, ElementType::quadrilateral, ElementType::tetrahedron,
+                             ElementType::hexahedron})
+        for (int order = 1; order <= 3; ++order) {
+            const bool plane = element_dimension(type) == 2;
+            const Mesh mesh = test::unit_box_mesh(type, order, plane ? 0.25 : 0.5);
+            problem.convection = order == 2 ? std::vector<double>(mesh.dim, 0.5) : std::vector<double>{};
+            const std::string what = std::string(element_type_name(type)) + " order " + std::to_string(order);
+            LinearSystem<double> narrow = assemble_poisson<double>(exec, mesh, problem, CsrOffsets::fit);
+            const LinearSystem<double> wide = assemble_poisson<double>(exec, mesh, problem, CsrOffsets::wide);
+            ASSERT_FALSE(narrow.wide_matrix) << what;
+            ASSERT_TRUE(wide.wide_matrix) << what;
+            EXPECT_EQ(wide.matrix.nnz(), 0u) << what;
+            EXPECT_GT(wide.dirichlet_count, 0) << what;
+            EXPECT_EQ(wide.rhs.to_host(), narrow.rhs.to_host()) << what;
+            EXPECT_EQ(wide.initial_guess.to_host(), narrow.initial_guess.to_host()) << what;
+            widen_offsets(narrow);  // the discretisations without a wide assembly of their own
+            ASSERT_TRUE(narrow.wide_matrix) << what;
+            EXPECT_EQ(wide.wide_matrix->row_ptr.to_host(), narrow.wide_matrix->row_ptr.to_host()) << what;
+            EXPECT_EQ(wide.wide_matrix->col_idx.to_host(), narrow.wide_matrix->col_idx.to_host()) << what;
+            EXPECT_EQ(wide.wide_matrix->values.to_host(), narrow.wide_matrix->values.to_host()) << what;
+        }
 }

@@ -66,6 +66,15 @@ Csr<V> to_csr(const HostCsr<V>& m, const ExecPtr& exec)
                   Array<index_type>::from_host(exec, m.col), Array<V>::from_host(exec, m.val)};
 }
 
+/// Uploads host arrays as a Csr with 64-bit row offsets on exec.
+template <typename V>
+WideCsr<V> to_wide_csr(const HostCsr<V>& m, const ExecPtr& exec)
+{
+    return WideCsr<V>{m.rows, m.cols,
+                      Array<wide_offset_type>::from_host(exec, std::vector<wide_offset_type>(m.ptr.begin(), m.ptr.end())),
+                      Array<index_type>::from_host(exec, m.col), Array<V>::from_host(exec, m.val)};
+}
+
 /// y = alpha A x + beta y in long double, the oracle.
 template <typename V>
 std::vector<long double> dense_reference(const HostCsr<V>& m, V alpha, const std::vector<V>& x, V beta,

@@ -4,6 +4,7 @@
 
 #include "linalg/format_build.hpp"
 #include "random_csr.hpp"
+#include "random_values.hpp"
 
 using namespace gpufem;
 
@@ -33,6 +34,61 @@ TYPED_TEST(CsrSpmvCpu, MatchesLongDoubleReference)
             EXPECT_LT(test::relative_max_error(y.to_host(), test::dense_reference(m, V(1), xh, V(0), yh)), tol);
         }
     }
+}
+
+TYPED_TEST(CsrSpmvCpu, WideOffsetsMatchTheLongDoubleReference)
+{
+    // 64-bit row offsets (a matrix past 2^31 - 1 entries; here small, the same arrays widened):
+    // the same products and diagonal as 32-bit offsets, 4 more bytes a row, and no stored CSR
+    // for a preconditioner to read.
+    using V = TypeParam;
+    const double tol = sizeof(V) == 4 ? 1e-5 : 1e-13;
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    const auto exec = Executor::create_cpu();
+    const FormatEntry& csr = assembled_formats().at("csr");
+    for (const auto& [rows, cols, len] : {std::tuple{1, 1, 1}, std::tuple{97, 131, 9}, std::tuple{1000, 1000, 40}}) {
+        const auto m = test::random_csr<V>(rows, cols, len, rng, 17, std::min(cols, 500));
+        const auto xh = test::random_vector<V>(cols, rng), yh = test::random_vector<V>(rows, rng);
+        const FormatBuild<V> narrow = build_format<V>(csr, test::to_csr(m, exec), {});
+        const FormatBuild<V> wide = build_format<V>(csr, test::to_wide_csr(m, exec), {});
+        const auto x = Array<V>::from_host(exec, xh);
+        auto y = Array<V>::from_host(exec, yh);
+        wide.op->apply(V(1.5), x, V(-0.5), y);
+        EXPECT_LT(test::relative_max_error(y.to_host(), test::dense_reference(m, V(1.5), xh, V(-0.5), yh)), tol)
+            << rows << "x" << cols << ", seed " << seed;
+        if (rows == cols) {
+            EXPECT_EQ(wide.op->diagonal().to_host(), narrow.op->diagonal().to_host()) << "seed " << seed;
+        }
+        EXPECT_EQ(wide.op->bytes_stored(), narrow.op->bytes_stored() + 4 * (static_cast<std::size_t>(rows) + 1));
+        EXPECT_EQ(wide.op->stored_csr(), nullptr);
+        EXPECT_NE(narrow.op->stored_csr(), nullptr);
+        EXPECT_NE(wide.op->parameters().find("64-bit row offsets"), std::string::npos) << wide.op->parameters();
+        EXPECT_EQ(row_stats(test::to_wide_csr(m, exec)).max, row_stats(test::to_csr(m, exec)).max);
+    }
+}
+
+TEST(CsrSpmv, WideOffsetsAreRefusedByTheFormatsThatReadThirtyTwoBits)
+{
+    std::mt19937 rng(test::random_seed());
+    const auto exec = Executor::create_cpu();
+    const auto m = test::random_csr<double>(40, 40, 5, rng);
+    EXPECT_EQ(wide_csr_format_names(), "csr");
+    for (const std::string name : {"csr-scalar", "ell", "sellp", "bdia", "staircase"}) {
+        try {
+            build_format<double>(assembled_formats().at(name), test::to_wide_csr(m, exec), {});
+            ADD_FAILURE() << name << " took 64-bit offsets";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("format '" + name + "' takes matrices of at most 2,147,483,647"),
+                      std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("use format csr (64-bit row offsets) or lma"), std::string::npos)
+                << e.what();
+        }
+    }
+    FormatOptions reordered;
+    reordered.set_reordering(Reordering::rcm);
+    EXPECT_THROW(build_format<double>(assembled_formats().at("csr"), test::to_wide_csr(m, exec), reordered),
+                 std::invalid_argument);
 }
 
 TEST(CsrSpmv, BetaZeroIgnoresNanInY)

@@ -5,6 +5,7 @@
 
 #include "gpu_test.hpp"
 #include "linalg/blas1.hpp"
+#include "linalg/csr_tuned_operator.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/interval_timer.hpp"
 #include "random_csr.hpp"
@@ -77,6 +78,43 @@ TYPED_TEST(LinalgGpu, SpmvFormatsMatchCpu)
             op->apply(V(0.75), xg, V(2), yg);
             EXPECT_LT(test::relative_max_error(yg.to_host(), expect), tol)
                 << format << " " << rows << "x" << cols;
+        }
+    }
+}
+
+TYPED_TEST(LinalgGpu, WideOffsetsMatchCpu)
+{
+    // csr with 64-bit row offsets on the device, every coop width and the tuner, against the
+    // CPU's 32-bit product; its diagonal equal to the 32-bit one's.
+    GPUFEM_REQUIRE_GPU();
+    using V = TypeParam;
+    const double tol = sizeof(V) == 4 ? 2e-5 : 1e-13;
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    const auto cpu = Executor::create_cpu();
+    const auto gpu = Executor::create_cuda();
+    const FormatEntry& csr = assembled_formats().at("csr");
+    for (const auto& [rows, len, long_every] : {std::tuple{1, 1, 0}, std::tuple{33333, 30, 1000},
+                                                std::tuple{200000, 27, 0}}) {
+        const auto m = test::random_csr<V>(rows, rows, len, rng, long_every, 3000);
+        const auto xh = test::random_vector<V>(rows, rng), yh = test::random_vector<V>(rows, rng);
+        const auto ref = build_format<V>(csr, test::to_csr(m, cpu), {});
+        const auto xc = Array<V>::from_host(cpu, xh);
+        auto yc = Array<V>::from_host(cpu, yh);
+        ref.op->apply(V(0.75), xc, V(2), yc);
+        const auto expect = yc.to_host();
+        for (const int coop : {0, 1, 2, 4, 8, 16, 32}) {
+            FormatOptions options;
+            options.set("csr", CsrOptions{.coop = coop});
+            const auto wide = build_format<V>(csr, test::to_wide_csr(m, gpu), options);
+            const auto xg = Array<V>::from_host(gpu, xh);
+            for (int repeat = 0; repeat < (coop == 0 ? 40 : 1); ++repeat) {  // coop 0: the tuner's trials
+                auto yg = Array<V>::from_host(gpu, yh);
+                wide.op->apply(V(0.75), xg, V(2), yg);
+                EXPECT_LT(test::relative_max_error(yg.to_host(), expect), tol)
+                    << "coop " << coop << " " << rows << " rows, " << wide.op->parameters() << ", seed " << seed;
+            }
+            EXPECT_EQ(wide.op->diagonal().to_host(), ref.op->diagonal().to_host()) << "seed " << seed;
         }
     }
 }

@@ -165,7 +165,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
         "problem": {"kappa": "1", "f": "0", "exact": null, "convection": null, "dirichlet": [],
                     "neumann": []},
         "format": "csr",
-        "format_options": {"csr": {"coop": 0, "repeat": 0, "block": 0, "tune": true},
+        "format_options": {"csr": {"coop": 0, "repeat": 0, "block": 0, "tune": true, "offsets": "auto"},
                            "sellp": {"slice": 32, "threads_per_row": 0, "sigma": 1},
                            "bdia": {"max_bytes": 0},
                            "staircase": {"alpha": 0.01, "slice_height": 32, "streams": true,

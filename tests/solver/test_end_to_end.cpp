@@ -347,29 +347,76 @@ TEST(EndToEnd, FloatMatrixFreeRunsMeasureTheDoubleResidualMatrixFree)
 
 TEST(BadInput, CsrPastTwoToThe31NonZerosIsRefusedBeforeTheMesh)
 {
-    // scale_cube_100m's 2.7e9 non-zeros (an exact count: a generated cube) in an assembled
-    // format, or assembled for amg's setup, are refused before anything is generated, even
-    // without the memory check, naming what assembles and the matrix-free way out.
+    // scale_cube_100m's 2.7e9 non-zeros (an exact count: a generated cube) in a format that
+    // reads 32-bit row offsets, or with csr's 64-bit ones for amg's setup, or assembled for
+    // amg beside lma, are refused before anything is generated, even without the memory
+    // check, naming what assembles and the ways out.
     test::TempDir dir;
     const std::string file = std::string(GPUFEM_SOURCE_DIR) + "/cases/scale_cube_100m.yaml";
-    for (const std::string extra : {"--set format=csr", "--set format=sellp --set solver.preconditioner=jacobi",
-                                    "--set solver.preconditioner=amg", "--set format=auto"}) {
+    const std::string past = "non-zeros (1.005e+08 rows), past ";
+    for (const auto& [extra, message] :
+         {std::pair<std::string, std::string>{"--set format=sellp --set solver.preconditioner=jacobi",
+                                              "past the 2,147,483,647 that 32-bit row offsets hold; use format: csr "
+                                              "(64-bit row offsets past that) or lma"},
+          {"--set solver.preconditioner=amg", "past the 2,147,483,647 that 32-bit row offsets hold; use format: csr"},
+          {"--set format=csr --set solver.preconditioner=amg",
+           "past 2,147,483,647: csr holds it with 64-bit row offsets, but preconditioner amg reads the matrix with "
+           "32-bit row offsets; use jacobi, none, or pmg"},
+          {"--set format=auto --set solver.preconditioner=amg", "csr holds it with 64-bit row offsets, but"}}) {
         const auto out = dir.path() / "out";
         const auto r = test::run_gpufem("run " + file + " --backend cpu --no-memory-check -o " + out.string() + " " +
                                         extra);
         EXPECT_EQ(r.exit_code, 1) << extra << ": " << r.output;
-        EXPECT_NE(r.output.find("non-zeros (1.005e+08 rows), past the 2,147,483,647 that gpufem's CSR holds"),
-                  std::string::npos)
-            << extra << ": " << r.output;
-        EXPECT_NE(r.output.find("use format: lma"), std::string::npos) << extra << ": " << r.output;
+        EXPECT_NE(r.output.find(past), std::string::npos) << extra << ": " << r.output;
+        EXPECT_NE(r.output.find(message), std::string::npos) << extra << ": " << r.output;
         EXPECT_EQ(r.output.find("loading mesh"), std::string::npos) << extra << ": nothing is generated";
         EXPECT_FALSE(std::filesystem::exists(out / "report.json")) << extra;
     }
-    // The dry run says so too.
-    const auto dry = test::run_gpufem("run " + file + " --backend cpu --dry-run --set format=csr");
+    // The dry run says so too; csr with pmg (coarse operators from the element matrices) or
+    // jacobi takes the matrix with 64-bit row offsets.
+    const auto dry = test::run_gpufem("run " + file + " --backend cpu --dry-run --set format=sellp");
     EXPECT_EQ(dry.exit_code, 0) << dry.output;
-    EXPECT_NE(dry.output.find("does not fit: format csr: the matrix has 2.7"), std::string::npos)
-        << dry.output;
+    EXPECT_NE(dry.output.find("does not fit: format sellp: the matrix has 2.7"), std::string::npos) << dry.output;
+    for (const std::string preconditioner : {"pmg", "jacobi"}) {
+        const auto wide = test::run_gpufem("run " + file + " --backend cpu --dry-run --set format=csr "
+                                           "--set solver.preconditioner=" + preconditioner);
+        EXPECT_EQ(wide.exit_code, 0) << wide.output;
+        EXPECT_NE(wide.output.find("; 64-bit row offsets"), std::string::npos) << wide.output;
+        EXPECT_EQ(wide.output.find(past), std::string::npos) << wide.output;
+    }
+}
+
+TEST(EndToEnd, SixtyFourBitRowOffsetsSolveAsThirtyTwo)
+{
+    // format_options.csr.offsets: 64 (what a matrix past 2^31 - 1 entries gets; asked for on a
+    // small case): the same solution in as many iterations with jacobi and with pmg (degree 2:
+    // its coarse operators from the element matrices instead of the CSR's Galerkin product),
+    // report.json saying 64; amg, which reads 32-bit offsets, refused naming what works.
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    for (const std::string preconditioner : {"jacobi", "pmg"}) {
+        const std::string common = " -q --set degree=2 --set solver.preconditioner=" + preconditioner;
+        const auto narrow = dir.path() / ("narrow_" + preconditioner), wide = dir.path() / ("wide_" + preconditioner);
+        ASSERT_EQ(test::run_gpufem("run " + file.string() + common + " -o " + narrow.string()).exit_code, 0);
+        const auto r = test::run_gpufem("run " + file.string() + common + " --set format_options.csr.offsets=64 -o " +
+                                        wide.string());
+        ASSERT_EQ(r.exit_code, 0) << preconditioner << ": " << r.output;
+        const auto a = test::read_json(narrow / "report.json"), b = test::read_json(wide / "report.json");
+        EXPECT_EQ(a["matrix"]["row_offset_bits"], 32);
+        EXPECT_EQ(b["matrix"]["row_offset_bits"], 64);
+        EXPECT_EQ(a["matrix"]["nnz"], b["matrix"]["nnz"]);
+        EXPECT_EQ(b["matrix"]["bytes_stored"].get<long long>(),
+                  a["matrix"]["bytes_stored"].get<long long>() + 4 * (a["matrix"]["rows"].get<long long>() + 1));
+        EXPECT_LE(std::abs(a["solver"]["iterations"].get<int>() - b["solver"]["iterations"].get<int>()), 1)
+            << preconditioner;
+        const auto cmp = test::run_gpufem("compare " + (narrow / "result.vtu").string() + " " +
+                                          (wide / "result.vtu").string() + " --tolerance 1e-8");
+        EXPECT_EQ(cmp.exit_code, 0) << preconditioner << ": " << cmp.output;
+    }
+    expect_rejected(std::string(sine_case) + "format_options:\n  offsets: 64\n",
+                    {"preconditioner amg: the matrix has", "64-bit row offsets",
+                     "use preconditioner jacobi, none, or pmg"},
+                    "--set solver.preconditioner=amg");
 }
 
 TEST(BadInput, ToleranceBelowTheUnitRoundoff)
