@@ -21,6 +21,11 @@ struct DirichletNodes {
 const BoundaryFacets& condition_facets(const Mesh& mesh, const std::string& group,
                                        const char* kind);
 
+/// A boundary group's facets by shape: the group itself, or for a group of triangles and
+/// quadrilaterals (BoundaryFacets::mixed_triangles, a mixed mesh's boundary) its triangles
+/// and its quadrilaterals as two groups of one shape each (either may be empty).
+std::vector<BoundaryFacets> facets_by_shape(const BoundaryFacets& facets);
+
 /// Checks that every group named by a boundary condition is a boundary group of the mesh,
 /// and that no Neumann group lies wholly on Dirichlet nodes (its flux would be dropped);
 /// throws std::runtime_error naming the condition, the group and the groups that exist.

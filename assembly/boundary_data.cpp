@@ -37,17 +37,19 @@ DirichletData<V> dirichlet_data(const ExecPtr& exec, const Mesh& mesh, const dou
     std::vector<std::uint8_t> constrained(mesh.num_nodes(), 0);
     for (const auto& bc : conditions) {
         const BoundaryFacets& facets = condition_facets(mesh, bc.group, "dirichlet");
-        for (index_type node : facets.connectivity) constrained[node] = 1;
+        std::vector<index_type> facet_nodes;  // without the -1 that ends a mixed group's triangles
+        facet_nodes.reserve(facets.connectivity.size());
+        for (index_type node : facets.connectivity)
+            if (node >= 0) facet_nodes.push_back(node), constrained[node] = 1;
         const Expression g(bc.expression);
         const Array<ExprInstruction> program = program_on(exec, g);
-        const Array<index_type> nodes = Array<index_type>::from_host(exec, facets.connectivity);
+        const Array<index_type> nodes = Array<index_type>::from_host(exec, facet_nodes);
         const long long failed = GPUFEM_DISPATCH(
             *exec, set_dirichlet_values(*exec, program.data(), coordinates, nodes.data(),
                                         static_cast<index_type>(nodes.size()), out.mask.data(),
                                         out.values.data()));
         if (failed >= 0) {
-            const double* x =
-                &mesh.coordinates[3 * static_cast<std::size_t>(facets.connectivity[failed])];
+            const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(facet_nodes[failed])];
             throw std::runtime_error(fmt::format(
                 "problem.dirichlet.{} = '{}' is not finite at ({:.6g}, {:.6g}, {:.6g})", bc.group,
                 bc.expression, x[0], x[1], x[2]));
@@ -63,36 +65,38 @@ void add_neumann_load(const Mesh& mesh, const double* coordinates,
 {
     const ExecPtr& exec = rhs.executor();
     for (const auto& bc : conditions) {
-        const BoundaryFacets& facets = condition_facets(mesh, bc.group, "neumann");
-        const ReferenceElement ref =
-            make_reference_element(facets.type, facets.degree, 2 * facets.degree + 1);
-        if (ref.nodes != facets.nodes_per_facet)
-            throw std::runtime_error(fmt::format(
-                "problem.neumann.{}: facets of mesh {} have {} nodes, a {} of order {} has {}",
-                bc.group, mesh.source, facets.nodes_per_facet, element_type_name(facets.type),
-                facets.degree, ref.nodes));
-        const Array<double> weights = Array<double>::from_host(exec, ref.rule.weights);
-        const Array<double> values = Array<double>::from_host(exec, ref.values);
-        const Array<double> gradients = Array<double>::from_host(exec, ref.gradients);
-        const FacetTables tables{ref.dim, ref.nodes, ref.num_points(), weights.data(),
-                                 values.data(), gradients.data()};
-        const Expression g(bc.expression);
-        const Array<ExprInstruction> program = program_on(exec, g);
-        const Array<index_type> nodes = Array<index_type>::from_host(exec, facets.connectivity);
-        const long long failed = GPUFEM_DISPATCH(
-            *exec, add_neumann_load(*exec, program.data(), coordinates, nodes.data(),
-                                    static_cast<index_type>(facets.size()), tables, rhs.data()));
-        if (failed >= 0) {
-            // The point again on the host, from the host tables, for the message.
-            const FacetTables host{ref.dim, ref.nodes, ref.num_points(), ref.rule.weights.data(),
-                                   ref.values.data(), ref.gradients.data()};
-            double x[3];
-            facet_point(host, mesh.coordinates.data(),
-                        &facets.connectivity[(failed / tables.num_points) * ref.nodes],
-                        static_cast<int>(failed % tables.num_points), x);
-            throw std::runtime_error(fmt::format(
-                "problem.neumann.{} = '{}' is not finite at ({:.6g}, {:.6g}, {:.6g})", bc.group,
-                bc.expression, x[0], x[1], x[2]));
+        for (const BoundaryFacets& facets : facets_by_shape(condition_facets(mesh, bc.group, "neumann"))) {
+            if (facets.size() == 0) continue;
+            const ReferenceElement ref =
+                make_reference_element(facets.type, facets.degree, 2 * facets.degree + 1);
+            if (ref.nodes != facets.nodes_per_facet)
+                throw std::runtime_error(fmt::format(
+                    "problem.neumann.{}: facets of mesh {} have {} nodes, a {} of order {} has {}",
+                    bc.group, mesh.source, facets.nodes_per_facet, element_type_name(facets.type),
+                    facets.degree, ref.nodes));
+            const Array<double> weights = Array<double>::from_host(exec, ref.rule.weights);
+            const Array<double> values = Array<double>::from_host(exec, ref.values);
+            const Array<double> gradients = Array<double>::from_host(exec, ref.gradients);
+            const FacetTables tables{ref.dim, ref.nodes, ref.num_points(), weights.data(),
+                                     values.data(), gradients.data()};
+            const Expression g(bc.expression);
+            const Array<ExprInstruction> program = program_on(exec, g);
+            const Array<index_type> nodes = Array<index_type>::from_host(exec, facets.connectivity);
+            const long long failed = GPUFEM_DISPATCH(
+                *exec, add_neumann_load(*exec, program.data(), coordinates, nodes.data(),
+                                        static_cast<index_type>(facets.size()), tables, rhs.data()));
+            if (failed >= 0) {
+                // The point again on the host, from the host tables, for the message.
+                const FacetTables host{ref.dim, ref.nodes, ref.num_points(), ref.rule.weights.data(),
+                                       ref.values.data(), ref.gradients.data()};
+                double x[3];
+                facet_point(host, mesh.coordinates.data(),
+                            &facets.connectivity[(failed / tables.num_points) * ref.nodes],
+                            static_cast<int>(failed % tables.num_points), x);
+                throw std::runtime_error(fmt::format(
+                    "problem.neumann.{} = '{}' is not finite at ({:.6g}, {:.6g}, {:.6g})", bc.group,
+                    bc.expression, x[0], x[1], x[2]));
+            }
         }
     }
 }

@@ -22,13 +22,18 @@ namespace gpufem {
         element_matrices, adding with atomicAdd. */                                          \
     PREFIX void assemble_csr(const Executor& exec, const ElementData<V>& data,               \
                              const index_type* cell_to_csr, V* values, V* rhs) BODY          \
-    /** assemble_csr into a matrix with 64-bit row offsets (past 2^31 - 1 entries), which    \
-        has no cell_to_csr map: each entry (i, j) finds column j in row i by binary search   \
-        (col_idx sorted within rows). cpu: as assemble_csr. cuda: the same kernels, adding   \
-        with atomicAdd. */                                                                   \
-    PREFIX void assemble_wide_csr(const Executor& exec, const ElementData<V>& data,          \
-                                  const wide_offset_type* row_ptr, const index_type* col_idx, \
-                                  V* values, V* rhs) BODY                                    \
+    /** assemble_csr without a cell_to_csr map: each entry (i, j) finds column j in row i by  \
+        binary search (col_idx sorted within rows): for matrices with 64-bit row offsets     \
+        (past 2^31 - 1 entries, where the map would be as large as the matrix) and for the   \
+        cells of one type of a mesh of several. cpu: as assemble_csr. cuda: the same kernels, \
+        adding with atomicAdd. */                                                            \
+    PREFIX void assemble_csr_searched(const Executor& exec, const ElementData<V>& data,      \
+                                      const index_type* row_ptr, const index_type* col_idx,  \
+                                      V* values, V* rhs) BODY                                \
+    /** The same into 64-bit row offsets. */                                                 \
+    PREFIX void assemble_csr_searched(const Executor& exec, const ElementData<V>& data,      \
+                                      const wide_offset_type* row_ptr,                       \
+                                      const index_type* col_idx, V* values, V* rhs) BODY     \
     /** Every cell's element matrix straight into the lma format's interleaved layout with  \
         the cells in their own order: entry k of cell e at matrices[k stride + e], k over    \
         the row-major matrix or, symmetric, its upper triangle packed by rows                \

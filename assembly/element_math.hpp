@@ -95,6 +95,8 @@ inline void dispatch_element_type(ElementType type, Fn&& fn)
     case ElementType::quadrilateral: fn.template operator()<4, 2>(); return;
     case ElementType::tetrahedron: fn.template operator()<4, 3>(); return;
     case ElementType::hexahedron: fn.template operator()<8, 3>(); return;
+    case ElementType::prism: fn.template operator()<6, 3>(); return;
+    case ElementType::pyramid: fn.template operator()<5, 3>(); return;
     default: break;
     }
     throw std::invalid_argument(std::string("no element kernel for cell type ") +

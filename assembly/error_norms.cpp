@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "assembly/cell_blocks.hpp"
 #include "assembly/element_data.hpp"
 #include "assembly/expression_kernels.hpp"
 #include "assembly/quadrature.hpp"
@@ -18,15 +19,24 @@ NodalErrors compute_errors(const Mesh& mesh, const Array<V>& u, const Expression
     if (u.size() != static_cast<std::size_t>(mesh.num_nodes()))
         throw std::invalid_argument("compute_errors: one value per node expected");
     const ExecPtr& exec = u.executor();
-    // Exact to degree 2k+2 with the fewest points (the integrands are smooth: negative
-    // weights do no harm; on tetrahedra 35 points instead of 64 at P2).
-    const ReferenceElement ref = make_reference_element(
-        mesh.cell_type, mesh.degree, fewest_points_rule(mesh.cell_type, 2 * mesh.degree + 2));
-    const ElementData<double> geometry = make_geometry_data<double>(exec, mesh, ref);
     const Array<ExprInstruction> program = program_on(exec, exact);
-
-    const ErrorSums sums = GPUFEM_DISPATCH(
-        *exec, error_integrals(*exec, program.data(), geometry, u.data()));
+    // The integrals over the mesh, or over each cell type's block of a mesh of several types.
+    ErrorSums sums;
+    ElementData<double> geometry;
+    const auto integrate = [&](const Mesh& cells) {
+        // Exact to degree 2k+2 with the fewest points (the integrands are smooth: negative
+        // weights do no harm; on tetrahedra 35 points instead of 64 at P2).
+        const ReferenceElement ref = make_reference_element(
+            cells.cell_type, cells.degree, fewest_points_rule(cells.cell_type, 2 * cells.degree + 2));
+        geometry = make_geometry_data<double>(exec, cells, ref);
+        const ErrorSums part = GPUFEM_DISPATCH(*exec, error_integrals(*exec, program.data(), geometry, u.data()));
+        sums.l2 += part.l2;
+        sums.h1 += part.h1;
+        sums.l2_exact += part.l2_exact;
+    };
+    if (!mesh.is_mixed()) integrate(mesh);
+    else
+        for (const CellBlock& block : cell_blocks(mesh)) integrate(block.mesh);
     const index_type n = mesh.num_nodes();
     Array<double> exact_values(exec, n), error(exec, n);
     NodalErrors result;

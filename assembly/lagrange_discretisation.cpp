@@ -16,11 +16,10 @@ template <typename V>
 LagrangeDiscretisation<V>::LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem)
     : mesh_(mesh), problem_(problem)
 {
-    if (mesh.finite_volumes_only())
+    if (mesh.first_order_only() && mesh.degree != 1)
         throw std::runtime_error(fmt::format(
-            "mesh {}: finite elements need one cell type among triangles, quadrilaterals, "
-            "tetrahedra and hexahedra, and its cells are {}; run it with discretisation: fv",
-            mesh.source, mesh.describe_cells()));
+            "mesh {}: its cells ({}) take degree 1 only; higher degrees need one cell type among "
+            "triangles, quadrilaterals, tetrahedra and hexahedra", mesh.source, mesh.describe_cells()));
 }
 
 template <typename V>
@@ -46,6 +45,10 @@ DiscreteSystem<V> LagrangeDiscretisation<V>::assemble_matrix_free(const ExecPtr&
                                                                   const FormatEntry& format,
                                                                   const FormatOptions& options) const
 {
+    if (mesh_.is_mixed())
+        throw std::invalid_argument(fmt::format(
+            "format '{}': mesh {} has cells of several types ({}), which the matrix-free element operators "
+            "do not take yet; use an assembled format (csr, ...)", format.name, mesh_.source, mesh_.describe_cells()));
     const auto* builders = std::any_cast<ElementOperatorBuilders>(&format.build_from_discretisation);
     if (!builders)
         throw std::invalid_argument("format '" + format.name +

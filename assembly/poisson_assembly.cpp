@@ -1,11 +1,13 @@
 #include "assembly/poisson_assembly.hpp"
 
 #include <chrono>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
 #include "assembly/boundary_conditions.hpp"
 #include "assembly/boundary_data.hpp"
+#include "assembly/cell_blocks.hpp"
 #include "assembly/csr_pattern.hpp"
 #include "assembly/dirichlet.hpp"
 #include "assembly/element_data.hpp"
@@ -27,7 +29,9 @@ double elapsed(const Executor& exec, std::chrono::steady_clock::time_point start
 
 int assembly_quadrature_degree(ElementType type, int order)
 {
-    const bool box = type == ElementType::quadrilateral || type == ElementType::hexahedron;
+    const bool box = type == ElementType::quadrilateral || type == ElementType::hexahedron ||
+                     type == ElementType::prism;
+    if (type == ElementType::pyramid) return 2 * order + 2;  // a rational basis: one more point a direction
     return box ? 2 * order + 1 : 2 * order;
 }
 
@@ -77,43 +81,59 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     LinearSystem<V> system;
     const index_type n = mesh.num_nodes();
 
-    const ElementData<V> data = timed_problem_element_data<V>(exec, mesh, problem, system.times);
+    // The element data of the mesh, or of each cell type's block of a mesh of several types.
+    std::vector<ElementData<V>> blocks;
+    if (!mesh.is_mixed()) {
+        blocks.push_back(timed_problem_element_data<V>(exec, mesh, problem, system.times));
+    } else {
+        for (const CellBlock& block : cell_blocks(mesh)) {
+            AssemblyTimes times;
+            blocks.push_back(timed_problem_element_data<V>(exec, block.mesh, problem, times));
+            system.times.geometry += times.geometry;
+            system.times.coefficients += times.coefficients;
+        }
+    }
 
     auto start = clock::now();
-    AnyCsrPattern any_pattern =
-        build_any_csr_pattern(n, data.cells, mesh.nodes_per_cell, offsets == CsrOffsets::wide);
+    // A mixed mesh's pattern from its cells padded to one row length (same pairs of nodes).
+    const Array<index_type> padded =
+        mesh.is_mixed() ? Array<index_type>::from_host(exec, padded_cells(mesh)) : Array<index_type>();
+    AnyCsrPattern any_pattern = build_any_csr_pattern(n, mesh.is_mixed() ? padded : blocks.front().cells,
+                                                      mesh.nodes_per_cell, offsets == CsrOffsets::wide);
     system.times.pattern = elapsed(*exec, start);
 
     start = clock::now();
     system.rhs = Array<V>(exec, n);
     fill(system.rhs, V(0));
-    if (auto* pattern = std::get_if<CsrPattern>(&any_pattern)) {
-        system.matrix.values = Array<V>(exec, pattern->nnz());
-        fill(system.matrix.values, V(0));
-        GPUFEM_DISPATCH(*exec, assemble_csr(*exec, data, pattern->cell_to_csr.data(),
-                                            system.matrix.values.data(), system.rhs.data()));
-        system.matrix.rows = n;
-        system.matrix.cols = n;
-        system.matrix.row_ptr = std::move(pattern->row_ptr);
-        system.matrix.col_idx = std::move(pattern->col_idx);
-    } else {
-        WideCsrPattern& wide = std::get<WideCsrPattern>(any_pattern);
-        WideCsr<V>& matrix = system.wide_matrix.emplace();
-        matrix.values = Array<V>(exec, wide.nnz());
+    // Each block's element matrices into the matrix: through the cell-to-CSR map of a mesh of
+    // one type, else by searching each entry's row.
+    const auto add_blocks = [&](auto& matrix, auto& pattern) {
+        matrix.values = Array<V>(exec, pattern.nnz());
         fill(matrix.values, V(0));
-        GPUFEM_DISPATCH(*exec, assemble_wide_csr(*exec, data, wide.row_ptr.data(), wide.col_idx.data(),
-                                                 matrix.values.data(), system.rhs.data()));
+        for (const ElementData<V>& data : blocks) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(pattern)>, CsrPattern>) {
+                if (!mesh.is_mixed()) {
+                    GPUFEM_DISPATCH(*exec, assemble_csr(*exec, data, pattern.cell_to_csr.data(),
+                                                        matrix.values.data(), system.rhs.data()));
+                    continue;
+                }
+            }
+            GPUFEM_DISPATCH(*exec, assemble_csr_searched(*exec, data, pattern.row_ptr.data(), pattern.col_idx.data(),
+                                                         matrix.values.data(), system.rhs.data()));
+        }
         matrix.rows = n;
         matrix.cols = n;
-        matrix.row_ptr = std::move(wide.row_ptr);
-        matrix.col_idx = std::move(wide.col_idx);
-    }
+        matrix.row_ptr = std::move(pattern.row_ptr);
+        matrix.col_idx = std::move(pattern.col_idx);
+    };
+    if (auto* pattern = std::get_if<CsrPattern>(&any_pattern)) add_blocks(system.matrix, *pattern);
+    else add_blocks(system.wide_matrix.emplace(), std::get<WideCsrPattern>(any_pattern));
     any_pattern = CsrPattern{};  // the cell-to-CSR map goes before the boundary data
     system.times.values = elapsed(*exec, start);
 
     start = clock::now();
     Array<double> coordinate_storage;
-    const double* coordinates = double_coordinates(mesh, data, coordinate_storage);
+    const double* coordinates = double_coordinates(mesh, blocks.front(), coordinate_storage);
     add_neumann_load(mesh, coordinates, problem.neumann, system.rhs);
     DirichletData<V> dirichlet = dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet);
     system.dirichlet_count = dirichlet.count;

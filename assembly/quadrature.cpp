@@ -196,8 +196,37 @@ QuadratureRule quadrature_rule(ElementType type, int degree)
                                   {1.0 / 24, 1.0 / 24, 1.0 / 24, 1.0 / 24}};
         }
         return collapsed_gauss_jacobi(3, degree);
-    case ElementType::prism:
-    case ElementType::pyramid: break;  // finite volumes only: no Lagrange spaces
+    case ElementType::prism: {
+        // The triangle's rule times Gauss in w on [-1, 1].
+        const QuadratureRule base = quadrature_rule(ElementType::triangle, degree);
+        const QuadratureRule line = tensor_gauss(1, n_gauss);
+        QuadratureRule rule;
+        rule.dim = 3;
+        for (int l = 0; l < line.size(); ++l)
+            for (int b = 0; b < base.size(); ++b) {
+                rule.points.insert(rule.points.end(), {base.points[2 * b], base.points[2 * b + 1], line.points[l]});
+                rule.weights.push_back(base.weights[b] * line.weights[l]);
+            }
+        return rule;
+    }
+    case ElementType::pyramid: {
+        // Collapsed onto the cube: u = a (1 - w), v = b (1 - w), a, b Gauss on [-1, 1], w = (1 + t) / 2
+        // with t Gauss-Jacobi for the collapse's Jacobian (1 - w)^2 = (1 - t)^2 / 4 (and dw = dt / 2).
+        std::vector<double> a, wa, t, wt;
+        gauss_jacobi(n_gauss, 0, a, wa);
+        gauss_jacobi(n_gauss + 1, 2, t, wt);
+        QuadratureRule rule;
+        rule.dim = 3;
+        for (std::size_t k = 0; k < t.size(); ++k) {
+            const double w = 0.5 * (1 + t[k]);
+            for (std::size_t j = 0; j < a.size(); ++j)
+                for (std::size_t i = 0; i < a.size(); ++i) {
+                    rule.points.insert(rule.points.end(), {a[i] * (1 - w), a[j] * (1 - w), w});
+                    rule.weights.push_back(wa[i] * wa[j] * wt[k] / 8);
+                }
+        }
+        return rule;
+    }
     }
     throw std::invalid_argument("quadrature_rule: unknown element type");
 }

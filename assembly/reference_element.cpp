@@ -52,8 +52,50 @@ void lagrange1_basis(ElementType type, const double* xi, double* N, double* dN)
         }
         return;
     }
-    case ElementType::prism:
-    case ElementType::pyramid: break;  // finite volumes only: no Lagrange spaces
+    case ElementType::prism: {
+        // The triangle's basis in (u, v) times the line's in w (bottom w = -1, top w = 1).
+        const double u = xi[0], v = xi[1], w = xi[2];
+        const double t[3] = {1 - u - v, u, v};
+        const double dt[3][2] = {{-1, -1}, {1, 0}, {0, 1}};
+        for (int level = 0; level < 2; ++level) {
+            const double s = level == 0 ? 0.5 * (1 - w) : 0.5 * (1 + w);
+            const double ds = level == 0 ? -0.5 : 0.5;
+            for (int a = 0; a < 3; ++a) {
+                const int i = 3 * level + a;
+                N[i] = t[a] * s;
+                dN[3 * i + 0] = dt[a][0] * s;
+                dN[3 * i + 1] = dt[a][1] * s;
+                dN[3 * i + 2] = t[a] * ds;
+            }
+        }
+        return;
+    }
+    case ElementType::pyramid: {
+        // The rational first-order basis, conforming with P1 tetrahedra on the triangular faces
+        // and Q1 hexahedra on the base: the apex's is w; base corner (s, t) in {-1, 1}^2:
+        // (1 - w + s u)(1 - w + t v) / (4 (1 - w)), bilinear on the base. Singular only at the
+        // apex, where no quadrature point lies: there the base corners' values are their limit
+        // 0 and their gradients the limit along the axis, (s, t, -1) / 4.
+        const double u = xi[0], v = xi[1], w = xi[2];
+        const double r = 1 - w;
+        const double corner[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+        for (int i = 0; i < 4; ++i) {
+            const double s = corner[i][0], t = corner[i][1];
+            if (r <= 0) {
+                N[i] = 0;
+                dN[3 * i + 0] = 0.25 * s, dN[3 * i + 1] = 0.25 * t, dN[3 * i + 2] = -0.25;
+                continue;
+            }
+            const double a = r + s * u, b = r + t * v;
+            N[i] = a * b / (4 * r);
+            dN[3 * i + 0] = s * b / (4 * r);
+            dN[3 * i + 1] = t * a / (4 * r);
+            dN[3 * i + 2] = (-(a + b) * r + a * b) / (4 * r * r);
+        }
+        N[4] = w;
+        dN[12] = 0, dN[13] = 0, dN[14] = 1;
+        return;
+    }
     }
     throw std::invalid_argument("lagrange1_basis: unknown element type");
 }
@@ -68,8 +110,8 @@ std::vector<double> reference_nodes(ElementType type)
     case ElementType::hexahedron:
         return {-1, -1, -1, 1, -1, -1, 1, 1, -1, -1, 1, -1,
                 -1, -1, 1,  1, -1, 1,  1, 1, 1,  -1, 1, 1};
-    case ElementType::prism:
-    case ElementType::pyramid: break;  // finite volumes only: no Lagrange spaces
+    case ElementType::prism: return {0, 0, -1, 1, 0, -1, 0, 1, -1, 0, 0, 1, 1, 0, 1, 0, 1, 1};
+    case ElementType::pyramid: return {-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0, 0, 0, 1};
     }
     throw std::invalid_argument("reference_nodes: unknown element type");
 }

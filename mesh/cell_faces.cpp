@@ -119,7 +119,7 @@ CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<in
 {
     if (mesh.dim != 2 && mesh.dim != 3)
         throw MeshSourceError("mesh '" + mesh.source + "': face adjacency needs a 2D or 3D mesh");
-    const bool by_shape = mesh.finite_volumes_only();
+    const bool by_shape = mesh.first_order_only();
     if (by_shape && mesh.degree != 1)
         throw MeshSourceError("mesh '" + mesh.source + "': the face adjacency of meshes with prisms, pyramids "
                               "or several cell types needs first-order cells (its cells: " +

@@ -53,7 +53,8 @@ std::vector<std::pair<int, LagrangeElement>> cell_types_of(int dim, const std::s
                                   "and pyramids");
         if (types.size() > 1 && element->degree != 1)
             throw MeshSourceError("mesh '" + source + "' mixes " + gmsh_types_plural(types) +
-                                  "; gpufem reads meshes of several cell types of order 1 only");
+                                  "; gpufem reads meshes of several cell types of order 1 only (degree 1, "
+                                  "no mesh.refine, straight-sided cells)");
         out.emplace_back(type, *element);
     }
     return out;
@@ -159,7 +160,7 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
                                       "; its facets must be " +
                                       facet_description(mesh.dim, mesh.degree));
             if (facet_type != 0 && facet_type != types[k]) {
-                if (!mesh.finite_volumes_only())
+                if (!mesh.first_order_only())
                     throw MeshSourceError(where + " mixes " + gmsh_types_plural({facet_type, types[k]}) +
                                           "; gpufem needs one facet type per boundary group");
                 facets.mixed_triangles = true;

@@ -13,8 +13,7 @@
 namespace gpufem {
 
 /// Element shapes gpufem handles (degree-1 node sets; node order as Gmsh's, which for these
-/// first-order shapes equals VTK's except the prism's). Prisms and pyramids: first order and
-/// finite volumes only.
+/// first-order shapes equals VTK's except the prism's). Prisms and pyramids: first order only.
 enum class ElementType { line, triangle, quadrilateral, tetrahedron, hexahedron, prism, pyramid };
 /// Number of ElementType values (tables indexed by the type).
 inline constexpr int element_type_count = 7;
@@ -96,7 +95,7 @@ struct RefinementParents {
     std::shared_ptr<const RefinementParents> previous;
 };
 
-/// An unstructured mesh: cells of one type, or (first order, finite volumes only) of several.
+/// An unstructured mesh: cells of one type, or (first order) of several.
 /// Nodes are those used by the cells, numbered 0..n-1: in Gmsh tag order for meshes from Gmsh,
 /// along the grid (x fastest) for the shapes gpufem generates.
 struct Mesh {
@@ -133,9 +132,10 @@ struct Mesh {
     index_type num_cells() const { return static_cast<index_type>(cells.size() / nodes_per_cell); }
     /// Whether the cells are of several types (cell_types).
     bool is_mixed() const { return !cell_types.empty(); }
-    /// Whether only finite volumes take this mesh (cells of several types, or prisms or
-    /// pyramids: first order, walked by their shapes, no Lagrange spaces, no refinement).
-    bool finite_volumes_only() const
+    /// Whether the mesh stays first order: cells of several types, or prisms or pyramids
+    /// (walked by their shapes; first-order finite elements and finite volumes take them, no
+    /// refinement and no higher degree yet).
+    bool first_order_only() const
     {
         return is_mixed() || cell_type == ElementType::prism || cell_type == ElementType::pyramid;
     }

@@ -353,10 +353,11 @@ Mesh load_gmsh_mesh(const MeshSpec& spec)
 Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec)
 {
     if (spec.gmsh_nodes) return coarse;
-    if (coarse.finite_volumes_only() && (spec.refine > 0 || spec.degree != coarse.degree))
+    if (coarse.first_order_only() && (spec.refine > 0 || spec.degree != coarse.degree))
         throw MeshSourceError("mesh '" + coarse.source + "': mesh.refine and degrees above 1 need one cell "
                               "type among triangles, quadrilaterals, tetrahedra and hexahedra, and its cells "
-                              "are " + coarse.describe_cells() + " (mesh it finer in Gmsh instead)");
+                              "are " + coarse.describe_cells() + " (mesh it finer in Gmsh instead; degree 1 "
+                              "takes it)");
     const auto start = std::chrono::steady_clock::now();
     const ExecPtr on = exec ? exec : Executor::create_cpu();
     const int g = coarse.degree;

@@ -221,7 +221,7 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
             for (int i = 0; i < npc; ++i) to[c * npc + i] = static_cast<Id>(from[gmsh_node[i]]);
         }
     };
-    if (mesh.finite_volumes_only()) {
+    if (mesh.first_order_only()) {
         set_cells_by_type(*grid, mesh);
     } else {
         if (ids_fit_32_bits(mesh)) {

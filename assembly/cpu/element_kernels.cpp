@@ -126,11 +126,12 @@ void assemble_csr(const Executor&, const ElementData<V>& data, const index_type*
     });
 }
 
-template <typename V>
-void assemble_wide_csr(const Executor&, const ElementData<V>& data, const wide_offset_type* row_ptr,
-                       const index_type* col_idx, V* values, V* rhs)
+namespace {
+
+/// assemble_csr_searched over offsets of type O.
+template <typename V, typename O>
+void assemble_searched(const ElementData<V>& data, const O* row_ptr, const index_type* col_idx, V* values, V* rhs)
 {
-    // As assemble_csr; each entry's position found in its row.
     const std::size_t n = data.nodes_per_cell;
     const index_type* cells = data.cells.data();
     for_each_cell_matrix(data, [&](index_type e, const V* ke, const V* fe) {
@@ -143,6 +144,22 @@ void assemble_wide_csr(const Executor&, const ElementData<V>& data, const wide_o
             rhs[nodes[i]] += fe[i];
         }
     });
+}
+
+}  // namespace
+
+template <typename V>
+void assemble_csr_searched(const Executor&, const ElementData<V>& data, const index_type* row_ptr,
+                           const index_type* col_idx, V* values, V* rhs)
+{
+    assemble_searched(data, row_ptr, col_idx, values, rhs);
+}
+
+template <typename V>
+void assemble_csr_searched(const Executor&, const ElementData<V>& data, const wide_offset_type* row_ptr,
+                           const index_type* col_idx, V* values, V* rhs)
+{
+    assemble_searched(data, row_ptr, col_idx, values, rhs);
 }
 
 template <typename V>

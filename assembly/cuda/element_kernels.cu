@@ -61,11 +61,21 @@ void assemble_csr(const Executor& exec, const ElementData<V>& data, const index_
 }
 
 template <typename V>
-void assemble_wide_csr(const Executor& exec, const ElementData<V>& data, const wide_offset_type* row_ptr,
-                       const index_type* col_idx, V* values, V* rhs)
+void assemble_csr_searched(const Executor& exec, const ElementData<V>& data, const index_type* row_ptr,
+                           const index_type* col_idx, V* values, V* rhs)
 {
     launch_element_kernels(exec, data,
-                           WideCsrSink<V>{{data.cells.data(), rhs, data.nodes_per_cell}, row_ptr, col_idx, values});
+                           SearchedCsrSink<V, index_type>{{data.cells.data(), rhs, data.nodes_per_cell},
+                                                          row_ptr, col_idx, values});
+}
+
+template <typename V>
+void assemble_csr_searched(const Executor& exec, const ElementData<V>& data, const wide_offset_type* row_ptr,
+                           const index_type* col_idx, V* values, V* rhs)
+{
+    launch_element_kernels(exec, data,
+                           SearchedCsrSink<V, wide_offset_type>{{data.cells.data(), rhs, data.nodes_per_cell},
+                                                                row_ptr, col_idx, values});
 }
 
 template <typename V>

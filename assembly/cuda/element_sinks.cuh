@@ -62,11 +62,11 @@ struct CsrSink : AtomicLoads<V> {
     }
 };
 
-/// Adds K_e into the values of a CSR with 64-bit row offsets (no cell_to_csr map: each
-/// column found in its row by binary search) and f_e into rhs, with atomicAdd.
-template <typename V>
-struct WideCsrSink : AtomicLoads<V> {
-    const wide_offset_type* row_ptr;
+/// Adds K_e into CSR values with no cell_to_csr map (each column found in its row by binary
+/// search; offsets of type O) and f_e into rhs, with atomicAdd.
+template <typename V, typename O>
+struct SearchedCsrSink : AtomicLoads<V> {
+    const O* row_ptr;
     const index_type* col_idx;
     V* values;
 
@@ -76,14 +76,14 @@ struct WideCsrSink : AtomicLoads<V> {
     {
         const index_type* nodes = this->cells + static_cast<long long>(e) * this->npe;
         const index_type r = nodes[i];
-        const wide_offset_type first = row_ptr[r], last = row_ptr[r + 1];
+        const O first = row_ptr[r], last = row_ptr[r + 1];
 #pragma unroll
         for (int jj = 0; jj < JT; ++jj) {
             if (jj >= count) continue;
             const index_type column = nodes[jc + jj];
-            wide_offset_type lo = first, hi = last;
+            O lo = first, hi = last;
             while (lo < hi) {
-                const wide_offset_type mid = lo + (hi - lo) / 2;
+                const O mid = lo + (hi - lo) / 2;
                 if (col_idx[mid] < column) lo = mid + 1; else hi = mid;
             }
             atomicAdd(values + lo, row[jj]);

@@ -54,6 +54,9 @@ inline double reference_monomial_integral(ElementType type, int a, int b, int c)
     case ElementType::hexahedron: return line(a) * line(b) * line(c);
     case ElementType::triangle: return fact(a) * fact(b) / fact(a + b + 2);
     case ElementType::tetrahedron: return fact(a) * fact(b) * fact(c) / fact(a + b + c + 3);
+    case ElementType::prism: return fact(a) * fact(b) / fact(a + b + 2) * line(c);
+    case ElementType::pyramid:  // the square of half-width 1 - z at height z
+        return line(a) * line(b) * fact(c) * fact(a + b + 2) / fact(a + b + c + 3);
     }
     return 0;
 }

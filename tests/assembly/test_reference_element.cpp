@@ -15,7 +15,8 @@ using test::reference_monomial_integral;
 TEST(Quadrature, IntegratesMonomialsExactlyUpToItsDegree)
 {
     for (ElementType type : {ElementType::line, ElementType::triangle, ElementType::quadrilateral,
-                             ElementType::tetrahedron, ElementType::hexahedron}) {
+                             ElementType::tetrahedron, ElementType::hexahedron, ElementType::prism,
+                             ElementType::pyramid}) {
         const int dim = element_dimension(type);
         for (int degree = 0; degree <= 11; ++degree) {
             const QuadratureRule rule = quadrature_rule(type, degree);
@@ -40,7 +41,8 @@ TEST(Quadrature, IntegratesMonomialsExactlyUpToItsDegree)
 TEST(ReferenceElement, BasisIsNodalAndGradientsMatchDifferences)
 {
     for (ElementType type : {ElementType::line, ElementType::triangle, ElementType::quadrilateral,
-                             ElementType::tetrahedron, ElementType::hexahedron}) {
+                             ElementType::tetrahedron, ElementType::hexahedron, ElementType::prism,
+                             ElementType::pyramid}) {
         const int dim = element_dimension(type), n = element_node_count(type);
         const auto nodes = reference_nodes(type);
         std::vector<double> N(n), dN(n * dim), Np(n), Nm(n), scratch(n * dim);
@@ -62,10 +64,12 @@ TEST(ReferenceElement, BasisIsNodalAndGradientsMatchDifferences)
 
 TEST(ReferenceElement, BasisMatchesGmsh)
 {
-    // Gmsh element types: 1 line, 2 triangle, 3 quadrangle, 4 tetrahedron, 5 hexahedron.
+    // Gmsh element types: 1 line, 2 triangle, 3 quadrangle, 4 tetrahedron, 5 hexahedron,
+    // 6 prism, 7 pyramid (its rational first-order basis too).
     const std::pair<ElementType, int> types[] = {
         {ElementType::line, 1},        {ElementType::triangle, 2},    {ElementType::quadrilateral, 3},
-        {ElementType::tetrahedron, 4}, {ElementType::hexahedron, 5}};
+        {ElementType::tetrahedron, 4}, {ElementType::hexahedron, 5},  {ElementType::prism, 6},
+        {ElementType::pyramid, 7}};
     gmsh::initialize();
     gmsh::option::setNumber("General.Terminal", 0);
     for (const auto& [type, gmsh_type] : types) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test.hpp"
+#include "mixed_mesh_geometries.hpp"
 #include "random_values.hpp"
 #include "run_gpufem.hpp"
 
@@ -88,6 +89,44 @@ solver:
                             gpu.report["solver"]["iterations"].get<int>(), precision == "double" ? 2 : 10)
                     << extra;
             }
+        }
+    }
+}
+
+TEST(EndToEndGpu, MixedMeshesSolveAsOnTheCpu)
+{
+    // First-order elements on prisms alone and on prisms + tetrahedra + pyramids + hexahedra
+    // (one element kernel a type, the pattern of the whole mesh, Neumann on mixed facets), in
+    // both precisions and with 64-bit row offsets: the CPU's solution.
+    GPUFEM_REQUIRE_GPU();
+    test::TempDir dir;
+    dir.write("four.geo", test::cube_four_types(10));
+    dir.write("prisms.geo", test::cube_prisms(6));
+    for (const std::string geo : {"four.geo", "prisms.geo"}) {
+        const auto file = dir.write("case.yaml", "mesh:\n  geo: " + (dir.path() / geo).string() + R"yaml(
+problem:
+  kappa: "1 + x*y*z"
+  f: "1 + sin(3*x)"
+  dirichlet:
+    left: "y"
+    front: 0
+  neumann:
+    bottom: "x*y"
+solver:
+  tolerance: 1e-10
+)yaml");
+        const BackendRun cpu = run_backend(dir, file, "cpu", "");
+        ASSERT_FALSE(cpu.u.empty()) << geo;
+        for (const std::string extra : {"", "--set precision=float --set solver.tolerance=1e-5",
+                                        "--set format_options.csr.offsets=64", "--set solver.preconditioner=amg"}) {
+            const BackendRun gpu = run_backend(dir, file, "cuda", extra);
+            ASSERT_EQ(cpu.u.size(), gpu.u.size()) << geo << " " << extra;
+            double diff = 0, scale = 0;
+            for (std::size_t i = 0; i < cpu.u.size(); ++i) {
+                diff = std::max(diff, std::abs(cpu.u[i] - gpu.u[i]));
+                scale = std::max(scale, std::abs(cpu.u[i]));
+            }
+            EXPECT_LT(diff / scale, extra.find("float") != std::string::npos ? 1e-3 : 1e-8) << geo << " " << extra;
         }
     }
 }

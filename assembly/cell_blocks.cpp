@@ -1,0 +1,54 @@
+#include "assembly/cell_blocks.hpp"
+
+#include <string>
+
+namespace gpufem {
+
+std::vector<CellBlock> cell_blocks(const Mesh& mesh)
+{
+    std::vector<CellBlock> blocks;
+    const index_type cells = mesh.num_cells();
+    const int stride = mesh.nodes_per_cell;
+    for (int t = 0; t < element_type_count; ++t) {
+        const auto type = static_cast<ElementType>(t);
+        if (!mesh.is_mixed() && type != mesh.cell_type) continue;
+        CellBlock block;
+        for (index_type c = 0; c < cells; ++c)
+            if (mesh.type_of_cell(c) == type) block.cells.push_back(c);
+        if (block.cells.empty()) continue;
+        Mesh& m = block.mesh;
+        m.dim = mesh.dim;
+        m.coordinates = mesh.coordinates;
+        m.cell_type = type;
+        m.degree = mesh.degree;
+        m.nodes_per_cell = mesh.is_mixed() ? element_node_count(type) : stride;
+        m.cells.resize(block.cells.size() * static_cast<std::size_t>(m.nodes_per_cell));
+        m.cell_group.reserve(block.cells.size());
+        for (std::size_t k = 0; k < block.cells.size(); ++k) {
+            const std::size_t c = static_cast<std::size_t>(block.cells[k]);
+            for (int i = 0; i < m.nodes_per_cell; ++i)
+                m.cells[k * m.nodes_per_cell + i] = mesh.cells[c * stride + i];
+            if (!mesh.cell_group.empty()) m.cell_group.push_back(mesh.cell_group[c]);
+        }
+        m.subdomains = mesh.subdomains;
+        m.source = mesh.is_mixed() ? mesh.source + " (its " + element_type_plural(type) + ", numbered among themselves)"
+                                   : mesh.source;
+        blocks.push_back(std::move(block));
+    }
+    return blocks;
+}
+
+HostVector<index_type> padded_cells(const Mesh& mesh)
+{
+    HostVector<index_type> cells(mesh.cells.begin(), mesh.cells.end());
+    if (!mesh.is_mixed()) return cells;
+    const std::size_t stride = static_cast<std::size_t>(mesh.nodes_per_cell);
+    for (index_type c = 0; c < mesh.num_cells(); ++c) {
+        const std::size_t row = static_cast<std::size_t>(c) * stride;
+        for (std::size_t i = static_cast<std::size_t>(element_node_count(mesh.type_of_cell(c))); i < stride; ++i)
+            cells[row + i] = cells[row];
+    }
+    return cells;
+}
+
+}  // namespace gpufem

@@ -1,0 +1,30 @@
+#pragma once
+// A mesh of several cell types (Mesh::cell_types) as one block of cells per type, each a
+// first-order mesh of that type alone over the same nodes: what the single-type element code
+// (geometry, coefficients, element kernels, error integrals) runs on, block by block, while
+// the pattern, the boundary conditions and the solution stay those of the whole mesh.
+#include <vector>
+
+#include "mesh/mesh.hpp"
+
+namespace gpufem {
+
+/// The cells of one type of a mesh.
+struct CellBlock {
+    /// Those cells (their own nodes_per_cell, unpadded), every node of the mesh (a copy of
+    /// its coordinates, the numbering unchanged), their subdomain tags; no boundary groups
+    /// (the whole mesh's apply). Its source names the mesh and the type.
+    Mesh mesh;
+    std::vector<index_type> cells;  ///< each block cell's number in the whole mesh
+};
+
+/// One block per cell type present in a mixed mesh, in ElementType order; a mesh of one type
+/// is one block (a copy of it without its boundary groups).
+std::vector<CellBlock> cell_blocks(const Mesh& mesh);
+
+/// The mesh's cells with every row of a mixed mesh padded to nodes_per_cell by repeating the
+/// cell's first node instead of -1: the same pairs of nodes as the cells themselves, so the
+/// CSR pattern of the whole mesh comes from one uniform array.
+HostVector<index_type> padded_cells(const Mesh& mesh);
+
+}  // namespace gpufem
