@@ -35,7 +35,9 @@ __global__ void fill_node_cells_kernel(std::size_t entries, int npe,
 
 /// The candidates of a row are the nodes of the cells around it, cell by cell; candidate p
 /// (cell a = p / npe of the row's list, local node p % npe) counts once: when no earlier cell
-/// of the list holds the same node (the nodes of one cell are distinct). One warp per row.
+/// of the list, and no earlier node of its own cell, holds the same node (a mixed mesh's
+/// padded rows repeat a node; a cell padded so appears in its node's list more than once).
+/// One warp per row.
 struct RowCandidates {
     const index_type* cells;
     const index_type* row_cells;  ///< the cells around the row's node
@@ -53,6 +55,10 @@ struct RowCandidates {
             for (int j = 0; j < npe; ++j)
                 if (nodes[j] == value) return false;
         }
+        // Nor earlier in its own cell (a mixed mesh's rows repeat their first node).
+        const index_type* own = cells + static_cast<std::size_t>(row_cells[p / npe]) * npe;
+        for (int j = 0; j < p % npe; ++j)
+            if (own[j] == value) return false;
         return true;
     }
 };

@@ -4,7 +4,10 @@
 // and coefficients, float and double.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <unistd.h>
 #include <string>
 #include <variant>
 
@@ -14,6 +17,7 @@
 #include "assembly/poisson_assembly.hpp"
 #include "mesh/mesh_source.hpp"
 #include "gpu_test.hpp"
+#include "tests/solver/mixed_mesh_geometries.hpp"
 #include "high_order_meshes.hpp"
 #include "simple_meshes.hpp"
 #include "random_values.hpp"
@@ -190,6 +194,53 @@ TEST(AssemblyGpuPattern, PatternIdenticalToCpu)
             EXPECT_EQ(wg.row_ptr.to_host(), std::vector<wide_offset_type>(ptr.begin(), ptr.end())) << what;
             EXPECT_EQ(wg.col_idx.to_host(), pc.col_idx.to_host()) << what;
         }
+}
+
+TEST(AssemblyGpuMixed, MixedMeshesAssembleAsOnTheCpu)
+{
+    // Gmsh's meshes of prisms and of four cell types: the whole mesh's pattern from its padded
+    // cells (each row's columns distinct: the padding repeats a node) and every block's
+    // element matrices, on the device as on the CPU.
+    GPUFEM_REQUIRE_GPU();
+    const auto cpu = Executor::create_cpu(), gpu = Executor::create_cuda();
+    const auto folder = std::filesystem::temp_directory_path() / ("gpufem_mixed_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(folder);
+    ProblemSpec p;
+    p.kappa = "1 + x*y*z";
+    p.f = "1 + sin(3*x)";
+    p.dirichlet = {{"left", "y"}};
+    p.neumann = {{"bottom", "x*y"}};
+    for (const auto& [name, text] : {std::pair<std::string, std::string>{"four", test::cube_four_types(10)},
+                                     {"prisms", test::cube_prisms(5)}}) {
+        const auto geo = folder / (name + ".geo");
+        std::ofstream(geo) << text;
+        MeshSpec spec;
+        spec.kind = MeshSpec::Kind::geo;
+        spec.path = geo.string();
+        const Mesh mesh = load_mesh(spec, gpu);
+        for (const CsrOffsets offsets : {CsrOffsets::fit, CsrOffsets::wide}) {
+            const auto sc = assemble_poisson<double>(cpu, mesh, p, offsets);
+            const auto sg = assemble_poisson<double>(gpu, mesh, p, offsets);
+            const std::string what = name + (offsets == CsrOffsets::wide ? " 64-bit" : " 32-bit");
+            const auto columns = [&](const auto& a) { return a.col_idx.to_host(); };
+            const auto values = [&](const auto& a) { return a.values.to_host(); };
+            if (offsets == CsrOffsets::fit) {
+                const auto ptr = sg.matrix.row_ptr.to_host(), col = columns(sg.matrix);
+                EXPECT_EQ(ptr, sc.matrix.row_ptr.to_host()) << what;
+                EXPECT_EQ(col, columns(sc.matrix)) << what;
+                for (std::size_t r = 0; r + 1 < ptr.size(); ++r)
+                    for (index_type k = ptr[r] + 1; k < ptr[r + 1]; ++k)
+                        ASSERT_LT(col[k - 1], col[k]) << what << ": row " << r << " repeats a column";
+                EXPECT_LT(max_rel_diff(values(sg.matrix), values(sc.matrix)), 1e-12) << what;
+            } else {
+                EXPECT_EQ(sg.wide_matrix->row_ptr.to_host(), sc.wide_matrix->row_ptr.to_host()) << what;
+                EXPECT_EQ(columns(*sg.wide_matrix), columns(*sc.wide_matrix)) << what;
+                EXPECT_LT(max_rel_diff(values(*sg.wide_matrix), values(*sc.wide_matrix)), 1e-12) << what;
+            }
+            EXPECT_LT(max_rel_diff(sg.rhs.to_host(), sc.rhs.to_host()), 1e-12) << what;
+        }
+    }
+    std::filesystem::remove_all(folder);
 }
 
 TYPED_TEST(AssemblyGpu, AssembledSystemMatchesCpu)
