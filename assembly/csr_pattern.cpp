@@ -10,10 +10,10 @@ CsrPattern build_csr_pattern(index_type num_nodes, const Array<index_type>& cell
 }
 
 AnyCsrPattern build_any_csr_pattern(index_type num_nodes, const Array<index_type>& cells,
-                                    int nodes_per_cell, bool wide)
+                                    int nodes_per_cell, bool wide, bool positions)
 {
     const ExecPtr& exec = cells.executor();
-    return GPUFEM_DISPATCH(*exec, build_any_csr_pattern(exec, num_nodes, cells, nodes_per_cell, wide));
+    return GPUFEM_DISPATCH(*exec, build_any_csr_pattern(exec, num_nodes, cells, nodes_per_cell, wide, positions));
 }
 
 }  // namespace gpufem

@@ -59,12 +59,13 @@ inline index_type checked_pattern_nnz(long long total)
     PREFIX CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,           \
                                         const Array<index_type>& cells,                      \
                                         int nodes_per_cell) BODY                             \
-    /** The same pattern, counted once: with 32-bit offsets and positions (CsrPattern) when  \
-        its entries fit them and not wide, else with 64-bit offsets and no positions          \
-        (WideCsrPattern). */                                                                 \
+    /** The same pattern, counted once: with 32-bit offsets (CsrPattern; its cell_to_csr     \
+        only with positions, else empty) when its entries fit them and not wide, else with    \
+        64-bit offsets and no positions (WideCsrPattern). */                                  \
     PREFIX AnyCsrPattern build_any_csr_pattern(const ExecPtr& exec, index_type num_nodes,    \
                                                const Array<index_type>& cells,               \
-                                               int nodes_per_cell, bool wide) BODY
+                                               int nodes_per_cell, bool wide,                \
+                                               bool positions) BODY
 
 GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_CSR_PATTERN_KERNELS)
 
@@ -73,8 +74,9 @@ CsrPattern build_csr_pattern(index_type num_nodes, const Array<index_type>& cell
                              int nodes_per_cell);
 
 /// build_any_csr_pattern on the executor that holds cells: 64-bit offsets when wide or
-/// when the entries pass 2^31 - 1, else 32-bit offsets with cell_to_csr.
+/// when the entries pass 2^31 - 1, else 32-bit offsets, with cell_to_csr when positions (an
+/// assembly that searches each entry's row, e.g. a mesh of several cell types, needs none).
 AnyCsrPattern build_any_csr_pattern(index_type num_nodes, const Array<index_type>& cells,
-                                    int nodes_per_cell, bool wide);
+                                    int nodes_per_cell, bool wide, bool positions = true);
 
 }  // namespace gpufem

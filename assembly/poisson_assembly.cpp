@@ -99,7 +99,8 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     const Array<index_type> padded =
         mesh.is_mixed() ? Array<index_type>::from_host(exec, padded_cells(mesh)) : Array<index_type>();
     AnyCsrPattern any_pattern = build_any_csr_pattern(n, mesh.is_mixed() ? padded : blocks.front().cells,
-                                                      mesh.nodes_per_cell, offsets == CsrOffsets::wide);
+                                                      mesh.nodes_per_cell, offsets == CsrOffsets::wide,
+                                                      /*positions=*/!mesh.is_mixed());
     system.times.pattern = elapsed(*exec, start);
 
     start = clock::now();

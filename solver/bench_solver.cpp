@@ -357,7 +357,8 @@ std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoice
             spdlog::warn("format {}: {}", format.label, refused.what());
             continue;
         }
-        if (pmg) keep_pmg_interpolations(*system, *disc, exec);
+        // 64-bit offsets keep no CSR for pmg's products: its coarse operators from the elements.
+        if (pmg) keep_pmg_interpolations(*system, *disc, exec, system->wide_offsets && disc->has_pmg_coarse_operators());
         bench_format(format.label, *system, choices, spec, bench, copy_bw, rows);
     }
     return rows;

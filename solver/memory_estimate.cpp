@@ -255,6 +255,8 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     z.d = mesh.dim;
     const bool simplex = mesh.cell_type == ElementType::triangle || mesh.cell_type == ElementType::tetrahedron;
     z.q = z.k == 1 && simplex ? z.d + 1 : std::pow(z.k + 1.0, z.d);
+    // Pyramids (a mixed mesh may hold them) take 36 points at degree 1 (assembly_quadrature_degree).
+    if (mesh.mixed || mesh.cell_type == ElementType::pyramid) z.q = std::max(z.q, 36.0);
     const bool float32 = z.s == 4;
 
     e.matrix = estimated_matrix_shape(mesh, z.s);
@@ -263,7 +265,15 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     // format: auto builds assembled formats (flags of csr's entry).
     const FormatEntry& entry = format_registry().at(spec.format == auto_format_name ? "csr" : spec.format);
     e.format = format_memory_estimate(spec.format, m, spec.format_options);
-    const double csr = csr_bytes(m) + (e.wide_offsets ? 4 * (m.rows + 1) : 0.0);
+    // Past 2^31 - 1 entries (or with csr's offsets: 64) a format that takes 64-bit offsets
+    // holds the matrix: no cell-to-CSR map (the assembly searches the rows), 8-byte offsets.
+    e.wide_offsets = !entry.matrix_free() && entry.takes_wide_csr() &&
+                     ((entry.asks_wide_offsets && entry.asks_wide_offsets(spec.format_options)) ||
+                      m.nnz > csr_nnz_limit);
+    const double wide_extra = e.wide_offsets ? 4 * (m.rows + 1) : 0.0;
+    e.format.stored += wide_extra;
+    e.format.build_peak += wide_extra;
+    const double csr = csr_bytes(m) + wide_extra;
     const double vector = z.n * z.s;
 
     const auto [mesh_host, mesh_device] = mesh_bytes(mesh, cuda);
@@ -274,12 +284,9 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     const double stride = (z.d == 2 ? 4 : 7) + (spec.problem.convection.empty() ? 0 : z.d);
     const double scratch =
         cuda && z.k >= 2 ? std::min(z.c, std::floor(2097152 / z.q)) * z.q * stride * z.s : 0;
-    // Past 2^31 - 1 entries (or with csr's offsets: 64) a format that takes 64-bit offsets
-    // holds the matrix: no cell-to-CSR map (the assembly searches the rows), 8-byte offsets.
-    e.wide_offsets = !entry.matrix_free() && entry.takes_wide_csr() &&
-                     ((entry.asks_wide_offsets && entry.asks_wide_offsets(spec.format_options)) ||
-                      m.nnz > csr_nnz_limit);
-    const double cell_map = e.wide_offsets ? 0.0 : 4 * z.c * z.p * z.p;
+    // No cell-to-CSR map with 64-bit offsets, nor for a mesh of several types (both search
+    // each entry's row).
+    const double cell_map = e.wide_offsets || mesh.mixed ? 0.0 : 4 * z.c * z.p * z.p;
     // Element geometry and coefficients with values of s bytes.
     const auto inputs_of = [&](double s) {
         const double geometry = 3 * z.n * s + 4 * z.c * z.p;
@@ -296,8 +303,7 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
         const double boundary = 2 * z.n * s + z.n + (s == 4 ? 24 * z.n : 0) + 4 * mesh.facet_entries;
         const double pattern_build =
             cuda ? 12 * m.nnz + 12 * z.n : 4 * m.nnz + 24 * z.n + 4 * z.c * z.p + cell_map;
-        const double offsets = e.wide_offsets ? 4 * (m.rows + 1) : 0.0;
-        return inputs_of(s) + std::max(csr_bytes(shape) + offsets + cell_map + boundary, pattern_build);
+        return inputs_of(s) + std::max(csr_bytes(shape) + wide_extra + cell_map + boundary, pattern_build);
     };
     // pmg from the element matrices (matrix-free formats, degree >= 2 or a generated grid's
     // h-level): no matrix is assembled and kept; its setup holds every cell's element matrix once.
@@ -307,12 +313,16 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     const bool element_pmg =
         (spec.format != auto_format_name || e.wide_offsets) &&
         pmg_from_element_matrices(spec.solver.preconditioner, entry.matrix_free() || e.wide_offsets,
-                                  element_coarse_operators || (mesh.refined && entry.matrix_free()));
+                                  element_coarse_operators || mesh.refined);
     if (e.wide_offsets && needs_assembled_matrix(spec.solver.preconditioner) && !element_pmg)
         e.wide_refusal = fmt::format(
             "preconditioner {} reads the matrix with 32-bit row offsets; use jacobi, none, or pmg (at degree "
-            ">= 2, or at degree 1 on a generated grid: coarse operators from the element matrices)",
+            ">= 2, or at degree 1 on a generated grid or a mesh refined by gpufem: coarse operators from the "
+            "element matrices)",
             preconditioner_name(spec.solver.preconditioner));
+    else if (e.wide_offsets && spec.format_options.reordering() != Reordering::none)
+        e.wide_refusal = fmt::format("reorder: {} permutes matrices with 32-bit row offsets only; use reorder: none",
+                                     enum_name(reordering_names, spec.format_options.reordering()));
     const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !entry.keeps_csr && !element_pmg;
     if (!entry.matrix_free())
         e.assembles_csr = spec.format == auto_format_name ? "format auto (its candidates are assembled)" : "format " + spec.format;
@@ -551,7 +561,8 @@ std::string memory_estimate_table(const MemoryEstimate& e)
         s += fmt::format("  {:<24} from a Matrix Market header (the mesh phase reads the files)\n", "system");
     else
         s += fmt::format("  {:<24} {} cells ({}, degree {}), {} nodes\n", "mesh", e.mesh.cells,
-                         element_type_name(e.mesh.cell_type), e.mesh.degree, e.mesh.nodes);
+                         e.mesh.mixed ? "several types" : element_type_name(e.mesh.cell_type), e.mesh.degree,
+                         e.mesh.nodes);
     s += fmt::format("  {:<24} {} rows, about {:.4g} non-zeros ({:.1f} per row, longest {})\n",
                      "matrix (estimated)", m.rows, m.nnz, m.rows > 0 ? m.nnz / m.rows : 0.0,
                      m.max_row_length);

@@ -188,8 +188,8 @@ void refuse_wide_preconditioner(const DiscreteSystem<V>& system, PreconditionerK
     throw std::runtime_error(fmt::format(
         "preconditioner {}: the matrix has {} non-zeros and 64-bit row offsets (past 2,147,483,647, or "
         "format_options.csr.offsets: 64), which its setup does not read; use preconditioner jacobi, none, "
-        "or pmg (at degree >= 2, or at degree 1 on a generated grid: coarse operators from the element "
-        "matrices)",
+        "or pmg (at degree >= 2, or at degree 1 on a generated grid or a mesh refined by gpufem: coarse "
+        "operators from the element matrices)",
         preconditioner_name(preconditioner), system.matrix ? system.matrix->nnz : 0));
 }
 
@@ -210,9 +210,13 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
     const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !element_pmg;
     if (spec.format == auto_format_name) {
         // Assembled once; each candidate format is built from a copy and timed.
+        // 64-bit offsets where a candidate's options ask for them (csr's offsets: 64).
+        bool wide = false;
+        for (const FormatEntry& entry : format_registry().entries())
+            wide = wide || (entry.asks_wide_offsets && entry.asks_wide_offsets(spec.format_options));
         LinearSystem<V> assembled = [&] {
             const ProgressLine line("assembly", [] { return ProgressStatus{}; });
-            return disc.assemble(exec);
+            return disc.assemble(exec, wide ? CsrOffsets::wide : CsrOffsets::fit);
         }();
         if (assembled.wide_matrix) {
             built.emplace(convert_system(std::move(assembled), wide_offsets_format(*exec), spec.format_options,

@@ -84,15 +84,17 @@ std::pair<Array<O>, Array<index_type>> fill_rows(const ExecPtr& exec, index_type
     return {std::move(row_ptr), std::move(col_idx)};
 }
 
-/// The narrow pattern with the position of each local entry (i, j): binary search of column
-/// j in row i.
+/// The narrow pattern with, when positions, the position of each local entry (i, j): binary
+/// search of column j in row i.
 CsrPattern with_positions(const ExecPtr& exec, index_type num_nodes, const index_type* conn,
-                          std::size_t num_cells, int npe, std::pair<Array<index_type>, Array<index_type>> arrays)
+                          std::size_t num_cells, int npe, std::pair<Array<index_type>, Array<index_type>> arrays,
+                          bool positions = true)
 {
     CsrPattern pattern;
     pattern.rows = num_nodes;
     pattern.row_ptr = std::move(arrays.first);
     pattern.col_idx = std::move(arrays.second);
+    if (!positions) return pattern;
     pattern.cell_to_csr = Array<index_type>(exec, num_cells * npe * npe);
     const index_type* ptr = pattern.row_ptr.data();
     const index_type* col = pattern.col_idx.data();
@@ -124,14 +126,14 @@ CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
 }
 
 AnyCsrPattern build_any_csr_pattern(const ExecPtr& exec, index_type num_nodes,
-                                    const Array<index_type>& cells, int npe, bool wide)
+                                    const Array<index_type>& cells, int npe, bool wide, bool positions)
 {
     const std::size_t num_cells = cells.size() / npe;
     const index_type* conn = cells.data();
     const RowCounts counts = count_rows(num_nodes, conn, num_cells, npe);
     if (!wide && counts.total() <= std::numeric_limits<index_type>::max())
         return with_positions(exec, num_nodes, conn, num_cells, npe,
-                              fill_rows<index_type>(exec, num_nodes, conn, npe, counts));
+                              fill_rows<index_type>(exec, num_nodes, conn, npe, counts), positions);
     auto [row_ptr, col_idx] = fill_rows<wide_offset_type>(exec, num_nodes, conn, npe, counts);
     WideCsrPattern pattern;
     pattern.rows = num_nodes;

@@ -160,7 +160,7 @@ __global__ void row_columns_kernel(index_type rows, int npe, const index_type* _
 
 /// row_ptr (offsets of type O) from the 64-bit inclusive sums of the row lengths.
 template <typename O>
-__global__ void narrow_offsets_kernel(std::size_t count, const long long* __restrict__ wide,
+__global__ void row_offsets_from_sums_kernel(std::size_t count, const long long* __restrict__ wide,
                                       O* __restrict__ narrow)
 {
     const std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
@@ -266,7 +266,7 @@ PatternArrays<O> fill_rows(const ExecPtr& exec, index_type num_nodes, const Arra
     const auto nnz = static_cast<std::size_t>(counts.total);
     PatternArrays<O> pattern;
     pattern.row_ptr = Array<O>(exec, rows + 1);
-    narrow_offsets_kernel<<<grid_for(rows + 1), block_size, 0, stream>>>(
+    row_offsets_from_sums_kernel<<<grid_for(rows + 1), block_size, 0, stream>>>(
         rows + 1, counts.lengths.data(), pattern.row_ptr.data());
     GPUFEM_CUDA_CHECK_LAUNCH();
     exec->synchronize();
@@ -296,9 +296,9 @@ PatternArrays<O> fill_rows(const ExecPtr& exec, index_type num_nodes, const Arra
     return pattern;
 }
 
-/// The narrow pattern from its arrays, with the position of every local entry.
+/// The narrow pattern from its arrays, with the position of every local entry when positions.
 CsrPattern with_positions(const ExecPtr& exec, index_type num_nodes, const Array<index_type>& cells,
-                          int npe, PatternArrays<index_type> arrays)
+                          int npe, PatternArrays<index_type> arrays, bool positions = true)
 {
     auto stream = static_cast<cudaStream_t>(exec->stream());
     const std::size_t num_cells = cells.size() / npe;
@@ -306,6 +306,7 @@ CsrPattern with_positions(const ExecPtr& exec, index_type num_nodes, const Array
     pattern.rows = num_nodes;
     pattern.row_ptr = std::move(arrays.row_ptr);
     pattern.col_idx = std::move(arrays.col_idx);
+    if (!positions) return pattern;
     const std::size_t local_entries = num_cells * npe * npe;
     pattern.cell_to_csr = Array<index_type>(exec, local_entries);
     if (local_entries > 0) {
@@ -330,12 +331,12 @@ CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
 }
 
 AnyCsrPattern build_any_csr_pattern(const ExecPtr& exec, index_type num_nodes,
-                                    const Array<index_type>& cells, int npe, bool wide)
+                                    const Array<index_type>& cells, int npe, bool wide, bool positions)
 {
     RowCounts counts = count_rows(exec, num_nodes, cells, npe);
     if (!wide && counts.total <= std::numeric_limits<index_type>::max())
         return with_positions(exec, num_nodes, cells, npe,
-                              fill_rows<index_type>(exec, num_nodes, cells, npe, std::move(counts)));
+                              fill_rows<index_type>(exec, num_nodes, cells, npe, std::move(counts)), positions);
     PatternArrays<wide_offset_type> arrays =
         fill_rows<wide_offset_type>(exec, num_nodes, cells, npe, std::move(counts));
     WideCsrPattern pattern;

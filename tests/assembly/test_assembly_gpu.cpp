@@ -17,7 +17,7 @@
 #include "assembly/poisson_assembly.hpp"
 #include "mesh/mesh_source.hpp"
 #include "gpu_test.hpp"
-#include "tests/solver/mixed_mesh_geometries.hpp"
+#include "tests/mixed_mesh_geometries.hpp"
 #include "high_order_meshes.hpp"
 #include "simple_meshes.hpp"
 #include "random_values.hpp"

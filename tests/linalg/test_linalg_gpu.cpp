@@ -5,6 +5,7 @@
 
 #include "gpu_test.hpp"
 #include "linalg/blas1.hpp"
+#include "linalg/csr_kernels.hpp"
 #include "linalg/csr_tuned_operator.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/interval_timer.hpp"
@@ -116,6 +117,12 @@ TYPED_TEST(LinalgGpu, WideOffsetsMatchCpu)
             }
             EXPECT_EQ(wide.op->diagonal().to_host(), ref.op->diagonal().to_host()) << "seed " << seed;
         }
+        // The plain one-thread-a-row kernel over 64-bit offsets.
+        const WideCsr<V> a = test::to_wide_csr(m, gpu);
+        const auto xg = Array<V>::from_host(gpu, xh);
+        auto yg = Array<V>::from_host(gpu, yh);
+        kernels::cuda::csr_spmv(*gpu, a, V(0.75), xg.data(), V(2), yg.data());
+        EXPECT_LT(test::relative_max_error(yg.to_host(), expect), tol) << "scalar kernel, seed " << seed;
     }
 }
 

@@ -413,7 +413,7 @@ TEST(EndToEnd, SixtyFourBitRowOffsetsSolveAsThirtyTwo)
                                           (wide / "result.vtu").string() + " --tolerance 1e-8");
         EXPECT_EQ(cmp.exit_code, 0) << preconditioner << ": " << cmp.output;
     }
-    expect_rejected(std::string(sine_case) + "format_options:\n  offsets: 64\n",
+    expect_rejected(std::string(sine_case) + "format_options:\n  csr:\n    offsets: 64\n",
                     {"preconditioner amg: the matrix has", "64-bit row offsets",
                      "use preconditioner jacobi, none, or pmg"},
                     "--set solver.preconditioner=amg");

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test.hpp"
-#include "mixed_mesh_geometries.hpp"
+#include "tests/mixed_mesh_geometries.hpp"
 #include "random_values.hpp"
 #include "run_gpufem.hpp"
 
@@ -95,24 +95,26 @@ solver:
 
 TEST(EndToEndGpu, MixedMeshesSolveAsOnTheCpu)
 {
-    // First-order elements on prisms alone and on prisms + tetrahedra + pyramids + hexahedra
-    // (one element kernel a type, the pattern of the whole mesh, Neumann on mixed facets), in
-    // both precisions and with 64-bit row offsets: the CPU's solution.
+    // First-order elements on triangles + quadrilaterals, prisms alone and prisms + tetrahedra
+    // + pyramids + hexahedra (one element kernel a type, the pattern of the whole mesh,
+    // Neumann on the cubes' left: triangles and quadrilaterals), in both precisions, with
+    // 64-bit row offsets and with AMG: the CPU's solution.
     GPUFEM_REQUIRE_GPU();
     test::TempDir dir;
     dir.write("four.geo", test::cube_four_types(10));
     dir.write("prisms.geo", test::cube_prisms(6));
-    for (const std::string geo : {"four.geo", "prisms.geo"}) {
+    dir.write("square.geo", test::square_triangles_quadrilaterals(16));
+    for (const std::string geo : {"four.geo", "prisms.geo", "square.geo"}) {
+        const bool plane = geo == "square.geo";
         const auto file = dir.write("case.yaml", "mesh:\n  geo: " + (dir.path() / geo).string() + R"yaml(
 problem:
   kappa: "1 + x*y*z"
   f: "1 + sin(3*x)"
   dirichlet:
-    left: "y"
-    front: 0
+    right: "y"
+    top: 0
   neumann:
-    bottom: "x*y"
-solver:
+)yaml" + std::string(plane ? "    left: \"x*y\"\n" : "    left: \"x*y\"\n    bottom: 1\n") + R"yaml(solver:
   tolerance: 1e-10
 )yaml");
         const BackendRun cpu = run_backend(dir, file, "cpu", "");

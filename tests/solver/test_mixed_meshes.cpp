@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "mixed_mesh_geometries.hpp"
+#include "tests/mixed_mesh_geometries.hpp"
 #include "run_gpufem.hpp"
 
 using namespace gpufem;
@@ -50,16 +50,18 @@ TEST(MixedMeshes, FirstOrderElementsReproduceALinearSolutionAcrossEveryCellType)
     dir.write("prisms.geo", test::cube_prisms(4));
     dir.write("square.geo", test::square_triangles_quadrilaterals(8));
     const std::string cube_u = "1 + x + 2*y - 3*z";
+    const std::vector<std::string> cube_dirichlet = {"right", "front", "back", "top"};
     for (const auto& [name, geo, sides] :
-         {std::tuple<std::string, std::string, std::vector<std::string>>{"four", "four.geo", cube_sides},
-          {"prisms", "prisms.geo", cube_sides},
+         {std::tuple<std::string, std::string, std::vector<std::string>>{"four", "four.geo", cube_dirichlet},
+          {"prisms", "prisms.geo", cube_dirichlet},
           {"square", "square.geo", {"left", "right", "top", "bottom"}}}) {
         const bool plane = name == "square";
         const std::string u = plane ? "1 + x - 2*y" : cube_u;
-        // The cubes' bottom (z = 0) takes the flux -du/dz = 3 as a Neumann condition, on mixed
-        // facets (triangles of the prisms).
+        // The cubes take their outward fluxes as Neumann conditions on the left (x = 0: -1;
+        // on the four-type cube a group of triangles, the tetrahedra's, and quadrilaterals,
+        // the prisms' and hexahedra's) and the bottom (z = 0: 3; the prisms' triangles).
         const auto report = run_case(dir, name, mixed_case((dir.path() / geo).string(), u, "0", sides,
-                                                           plane ? "" : "  neumann:\n    bottom: 3\n"));
+                                                           plane ? "" : "  neumann:\n    left: -1\n    bottom: 3\n"));
         ASSERT_FALSE(report.is_null()) << name;
         EXPECT_LT(report["errors"]["max_nodal"].get<double>(), 1e-9) << name;
         EXPECT_LT(report["errors"]["l2"].get<double>(), 1e-9) << name;
@@ -113,8 +115,8 @@ TEST(MixedMeshes, WhatTheyDoNotTakeYetIsRefusedByName)
     dir.write("four.geo", test::cube_four_types(4));
     const auto file = dir.write("four.yaml", mixed_case((dir.path() / "four.geo").string(), "x", "0", cube_sides));
     for (const auto& [args, message] :
-         {std::pair<std::string, std::string>{"--set degree=2", "degree 1"},
-          {"--set mesh.refine=1", "degree 1"},
+         {std::pair<std::string, std::string>{"--set degree=2", "several cell types of order 1 only (degree 1, no mesh.refine"},
+          {"--set mesh.refine=1", "several cell types of order 1 only (degree 1, no mesh.refine"},
           {"--set format=lma", "has cells of several types (mixed: "}}) {
         const auto out = dir.path() / "out";
         const auto r = test::run_gpufem("run " + file.string() + " -o " + out.string() + " " + args);
