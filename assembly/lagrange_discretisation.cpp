@@ -45,10 +45,6 @@ DiscreteSystem<V> LagrangeDiscretisation<V>::assemble_matrix_free(const ExecPtr&
                                                                   const FormatEntry& format,
                                                                   const FormatOptions& options) const
 {
-    if (mesh_.is_mixed())
-        throw std::invalid_argument(fmt::format(
-            "format '{}': mesh {} has cells of several types ({}), which the matrix-free element operators "
-            "do not take yet; use an assembled format (csr, ...)", format.name, mesh_.source, mesh_.describe_cells()));
     const auto* builders = std::any_cast<ElementOperatorBuilders>(&format.build_from_discretisation);
     if (!builders)
         throw std::invalid_argument("format '" + format.name +

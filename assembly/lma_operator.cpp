@@ -164,13 +164,22 @@ void LmaOperator<V>::eliminate_dirichlet(const Array<V>& g, Array<V>& rhs) const
     if (g.size() != static_cast<std::size_t>(num_nodes_) || rhs.size() != g.size())
         throw std::invalid_argument("LmaOperator::eliminate_dirichlet: vectors need one value per node");
     if (mask_.empty()) return;
+    lift_dirichlet(g, rhs);
+    GPUFEM_DISPATCH(*exec_, lma_dirichlet_rows(*exec_, num_nodes_, mask_.data(),
+                                               this->diagonal_.data(), g.data(), rhs.data()));
+}
+
+template <typename V>
+void LmaOperator<V>::lift_dirichlet(const Array<V>& g, Array<V>& rhs) const
+{
+    if (g.size() != static_cast<std::size_t>(num_nodes_) || rhs.size() != g.size())
+        throw std::invalid_argument("LmaOperator::lift_dirichlet: vectors need one value per node");
+    if (mask_.empty()) return;
     const Executor& exec = *exec_;
     const LmaArgs<V> a = args();
     for (int c = 0; c < num_colours(); ++c)
         GPUFEM_DISPATCH(exec, lma_dirichlet_lift(exec, a, colour_begin_[c], colour_end_[c],
                                                  g.data(), rhs.data()));
-    GPUFEM_DISPATCH(exec, lma_dirichlet_rows(exec, num_nodes_, mask_.data(),
-                                             this->diagonal_.data(), g.data(), rhs.data()));
 }
 
 template <typename V>

@@ -78,6 +78,9 @@ public:
     /// rhs_i = a_ii g_i; on the others rhs_i -= sum over Dirichlet j of a_ij g_j, the a_ij of
     /// the full (not eliminated) operator. g: one value per node (only Dirichlet ones read).
     void eliminate_dirichlet(const Array<V>& g, Array<V>& rhs) const;
+    /// Its first half alone: rhs_i -= sum over Dirichlet j of a_ij g_j on the rows that are
+    /// not Dirichlet (what several operators of one matrix add up, MixedLmaOperator).
+    void lift_dirichlet(const Array<V>& g, Array<V>& rhs) const;
 
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;

@@ -1,13 +1,17 @@
 #include "assembly/lma_system.hpp"
 
 #include <chrono>
+#include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "assembly/boundary_conditions.hpp"
 #include "assembly/boundary_data.hpp"
+#include "assembly/cell_blocks.hpp"
 #include "assembly/element_data.hpp"
 #include "assembly/element_kernels.hpp"
 #include "assembly/lma_kernels.hpp"
+#include "assembly/mixed_lma_operator.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/blas1.hpp"
 
@@ -36,54 +40,80 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
     const auto build_start = clock_type::now();
     LmaSystem<V> system;
     const index_type n = mesh.num_nodes();
-    const int npe = mesh.nodes_per_cell;
-
-    const ElementData<V> data = timed_problem_element_data<V>(exec, mesh, problem, system.times);
-
-    auto start = clock_type::now();
-    const std::size_t cells = mesh.num_cells();
     system.rhs = Array<V>(exec, n);
     fill(system.rhs, V(0));
-    // The atomic scatter keeps the cells in their own order: the element kernels write
-    // straight into the operator's interleaved layout (no cell-major copy: 52 GB for 100M
-    // hexahedra). The colour variant orders the cells by colour first, from a cell-major copy.
-    const bool interleaved = lma.scatter == LmaScatter::atomic;
-    Array<V> ke;
-    InterleavedElementMatrices<V> matrices;
-    if (interleaved) {
-        const index_type stride = lma_stride(static_cast<index_type>(cells));
-        matrices.values = Array<V>(exec, static_cast<std::size_t>(stride) * lma_entries_per_cell(npe, lma.symmetric));
-        fill(matrices.values, V(0));  // the padding slots past the cells
-        GPUFEM_DISPATCH(*exec, element_matrices_interleaved(*exec, data, stride, lma.symmetric,
-                                                            matrices.values.data(), system.rhs.data()));
+    Array<std::uint8_t> mask;
+    std::vector<std::unique_ptr<LmaOperator<V>>> operators;
+    std::vector<ElementType> types;
+
+    // One operator per cell type's block (a mesh of one type: the mesh itself), all adding
+    // their loads into the one right-hand side; the boundary data with the first block's
+    // geometry on the executor.
+    const auto add_block = [&](const Mesh& cells_mesh) {
+        const int npe = cells_mesh.nodes_per_cell;
+        AssemblyTimes times;
+        const ElementData<V> data = timed_problem_element_data<V>(exec, cells_mesh, problem, times);
+        system.times.geometry += times.geometry;
+        system.times.coefficients += times.coefficients;
+
+        auto start = clock_type::now();
+        const std::size_t cells = cells_mesh.num_cells();
+        // The atomic scatter keeps the cells in their own order: the element kernels write
+        // straight into the operator's interleaved layout (no cell-major copy: 52 GB for 100M
+        // hexahedra). The colour variant orders the cells by colour first, from a cell-major copy.
+        const bool interleaved = lma.scatter == LmaScatter::atomic;
+        Array<V> ke;
+        InterleavedElementMatrices<V> matrices;
+        if (interleaved) {
+            const index_type stride = lma_stride(static_cast<index_type>(cells));
+            matrices.values = Array<V>(exec, static_cast<std::size_t>(stride) * lma_entries_per_cell(npe, lma.symmetric));
+            fill(matrices.values, V(0));  // the padding slots past the cells
+            GPUFEM_DISPATCH(*exec, element_matrices_interleaved(*exec, data, stride, lma.symmetric,
+                                                                matrices.values.data(), system.rhs.data()));
+        } else {
+            ke = Array<V>(exec, cells * npe * npe);
+            Array<V> fe(exec, cells * npe);
+            GPUFEM_DISPATCH(*exec, element_matrices(*exec, data, ke.data(), fe.data()));
+            GPUFEM_DISPATCH(*exec, lma_scatter_loads(*exec, static_cast<index_type>(cells), npe,
+                                                     data.cells.data(), fe.data(), system.rhs.data()));
+        }
+        system.times.values += elapsed(*exec, start);
+
+        if (operators.empty()) {
+            start = clock_type::now();
+            Array<double> coordinate_storage;
+            const double* coordinates = double_coordinates(mesh, data, coordinate_storage);
+            DirichletData<V> dirichlet = dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet);
+            system.dirichlet_count = dirichlet.count;
+            if (dirichlet.count > 0) mask = std::move(dirichlet.mask);
+            system.initial_guess = std::move(dirichlet.values);
+            add_neumann_load(mesh, coordinates, problem.neumann, system.rhs);
+            system.times.boundary += elapsed(*exec, start);
+        }
+        start = clock_type::now();
+        operators.push_back(interleaved
+                                ? make_lma_operator<V>(exec, data.cells, npe, n, std::move(matrices), mask, lma)
+                                : make_lma_operator<V>(exec, data.cells, npe, n, ke, mask, lma));
+        types.push_back(cells_mesh.cell_type);
+        system.times.pattern += elapsed(*exec, start);
+    };
+    if (!mesh.is_mixed()) {
+        add_block(mesh);
     } else {
-        ke = Array<V>(exec, cells * npe * npe);
-        Array<V> fe(exec, cells * npe);
-        GPUFEM_DISPATCH(*exec, element_matrices(*exec, data, ke.data(), fe.data()));
-        GPUFEM_DISPATCH(*exec, lma_scatter_loads(*exec, static_cast<index_type>(cells), npe,
-                                                 data.cells.data(), fe.data(), system.rhs.data()));
+        for (const CellBlock& block : cell_blocks(mesh)) add_block(block.mesh);
     }
-    system.times.values = elapsed(*exec, start);
 
-    start = clock_type::now();
-    Array<double> coordinate_storage;
-    const double* coordinates = double_coordinates(mesh, data, coordinate_storage);
-    DirichletData<V> dirichlet = dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet);
-    system.dirichlet_count = dirichlet.count;
-    const Array<std::uint8_t> mask =
-        dirichlet.count > 0 ? std::move(dirichlet.mask) : Array<std::uint8_t>();
-    auto op = interleaved ? make_lma_operator<V>(exec, data.cells, npe, n, std::move(matrices), mask, lma)
-                          : make_lma_operator<V>(exec, data.cells, npe, n, ke, mask, lma);
-    ke = Array<V>();  // the operator holds its own interleaved copy
-    system.times.pattern = elapsed(*exec, start);
+    const auto start = clock_type::now();
+    if (operators.size() == 1) {
+        operators.front()->eliminate_dirichlet(system.initial_guess, system.rhs);
+        system.format.op = std::move(operators.front());
+    } else {
+        auto op = std::make_unique<MixedLmaOperator<V>>(std::move(operators), std::move(types), mask.clone_to(exec));
+        op->eliminate_dirichlet(system.initial_guess, system.rhs);
+        system.format.op = std::move(op);
+    }
+    system.times.boundary += elapsed(*exec, start);
 
-    start = clock_type::now();
-    add_neumann_load(mesh, coordinates, problem.neumann, system.rhs);
-    system.initial_guess = std::move(dirichlet.values);
-    op->eliminate_dirichlet(system.initial_guess, system.rhs);
-    system.times.boundary = elapsed(*exec, start);
-
-    system.format.op = std::move(op);
     system.format.convert_seconds = elapsed(*exec, build_start);
     if (lma.scatter == LmaScatter::colour) system.format.host_steps = "element colouring (greedy)";
     return system;

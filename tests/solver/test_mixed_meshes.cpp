@@ -116,12 +116,45 @@ TEST(MixedMeshes, WhatTheyDoNotTakeYetIsRefusedByName)
     const auto file = dir.write("four.yaml", mixed_case((dir.path() / "four.geo").string(), "x", "0", cube_sides));
     for (const auto& [args, message] :
          {std::pair<std::string, std::string>{"--set degree=2", "several cell types of order 1 only (degree 1, no mesh.refine"},
-          {"--set mesh.refine=1", "several cell types of order 1 only (degree 1, no mesh.refine"},
-          {"--set format=lma", "has cells of several types (mixed: "}}) {
+          {"--set mesh.refine=1", "several cell types of order 1 only (degree 1, no mesh.refine"}}) {
         const auto out = dir.path() / "out";
         const auto r = test::run_gpufem("run " + file.string() + " -o " + out.string() + " " + args);
         EXPECT_EQ(r.exit_code, 1) << args << ": " << r.output;
         EXPECT_NE(r.output.find(message), std::string::npos) << args << ": " << r.output;
         EXPECT_FALSE(std::filesystem::exists(out / "report.json")) << args;
+    }
+}
+
+TEST(MixedMeshes, MatrixFreeElementMatricesGiveTheAssembledSolution)
+{
+    // lma on a mesh of several types: one operator per type summed (MixedLmaOperator), its
+    // Dirichlet elimination with the summed diagonal; both scatters, both storages, against
+    // csr, on the four-type cube and triangles + quadrilaterals.
+    test::TempDir dir;
+    dir.write("four.geo", test::cube_four_types(6));
+    dir.write("square.geo", test::square_triangles_quadrilaterals(12));
+    for (const std::string geo : {"four", "square"}) {
+        const bool plane = geo == "square";
+        const auto file = dir.write(geo + ".yaml", mixed_case((dir.path() / (geo + ".geo")).string(),
+                                                              plane ? "sin(x)*y" : "sin(x)*y*z", "1 + x",
+                                                              plane ? std::vector<std::string>{"left", "top"}
+                                                                    : std::vector<std::string>{"right", "front"},
+                                                              "  neumann:\n    bottom: \"x\"\n"));
+        const auto ref = dir.path() / (geo + "_csr");
+        ASSERT_EQ(test::run_gpufem("run " + file.string() + " -q -o " + ref.string()).exit_code, 0);
+        for (const std::string options : {"--set format_options.lma.scatter=atomic",
+                                          "--set format_options.lma.scatter=colour --set format_options.lma.symmetric=true"}) {
+            const auto out = dir.path() / (geo + "_lma");
+            const auto r = test::run_gpufem("run " + file.string() + " -q --set format=lma " + options + " -o " +
+                                            out.string());
+            ASSERT_EQ(r.exit_code, 0) << geo << " " << options << ":\n" << r.output;
+            const auto cmp = test::run_gpufem("compare " + (ref / "result.vtu").string() + " " +
+                                              (out / "result.vtu").string() + " --tolerance 1e-8");
+            EXPECT_EQ(cmp.exit_code, 0) << geo << " " << options << ": " << cmp.output;
+            const auto report = test::read_json(out / "report.json");
+            EXPECT_EQ(report["format"], "lma");
+            EXPECT_NE(report["format_parameters"].dump().find(plane ? "triangles: " : "pyramids: "), std::string::npos)
+                << report["format_parameters"].dump();
+        }
     }
 }
