@@ -22,8 +22,9 @@ namespace gpufem {
 /// over the cells into their parent cells, P_s the coarse cell's basis at child s's nodes (the
 /// columns of grid_interpolation), where can_coarsen_grid holds; else empty. With stored, the system's lma operator with its cells in their own
 /// order (the atomic scatter), K_e are read from its storage; otherwise the element matrices
-/// of all cells are made once (as much memory as the lma format's own storage) and freed
-/// before returning.
+/// of all cells are made once and freed before returning: stored as that storage's symmetric
+/// variant (an LmaOperator of its own; 36 values a hexahedron) when there is no convection
+/// term, else cell-major in full.
 template <typename V>
 std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
                                          const ProblemSpec& problem,

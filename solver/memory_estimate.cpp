@@ -372,7 +372,14 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
         // own order), and the coarse patterns' cell maps.
         const bool from_storage =
             spec.format == "lma" && spec.format_options.get<LmaOptions>("lma").scatter == LmaScatter::atomic;
-        const double element_matrices = from_storage ? 0 : inputs_of(z.s) + z.c * z.p * (z.p + 1) * z.s;
+        // Otherwise stored as lma's symmetric variant (its values, interleaved connectivity, diagonal
+        // and the loads it writes), or cell-major in full with a convection term (and the loads).
+        const double p = z.p;
+        const double element_matrices =
+            from_storage ? 0
+            : spec.problem.convection.empty()
+                ? inputs_of(z.s) + z.c * (p * (p + 1) / 2 * z.s + 4 * p) + 2 * vector
+                : inputs_of(z.s) + z.c * p * (p + 1) * z.s;
         setup = std::max(setup, element_matrices + cell_map / 4);
         if (z.k == 1) {
             // A generated grid's h-level: the transfer and its transpose ((3/2)^d entries a

@@ -800,7 +800,8 @@ TEST(Pmg, RefinedGmshMeshLevelsSolveAsJacobiDoesUnderEveryOperator)
             EXPECT_EQ(solved.preconditioner["degree_levels"], degree == 1 ? 2 : 3) << what;
             EXPECT_EQ(solved.preconditioner["coarse_operators"], format == "lma" ? "element galerkin" : "galerkin (R A P)")
                 << what;
-            EXPECT_LE(solved.result.iterations, 12) << what;
+            // 12 on most of Gmsh's meshes of this input, 13 on some (they vary from load to load).
+            EXPECT_LE(solved.result.iterations, 13) << what;
             // Jacobi on the same mesh (Gmsh's meshes of one input vary from load to load here).
             CaseSpec jacobi = spec;
             jacobi.format = "csr";
