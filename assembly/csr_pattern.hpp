@@ -32,6 +32,13 @@ struct WideCsrPattern {
     std::size_t nnz() const { return col_idx.size(); }
 };
 
+/// The row offsets a pattern gets.
+enum class PatternOffsets {
+    narrow,  ///< 32-bit; std::overflow_error (checked_pattern_nnz) past 2^31 - 1 entries
+    fit,     ///< 32-bit while its entries fit them, else 64-bit
+    wide,    ///< 64-bit
+};
+
 /// A pattern with 32-bit offsets (and positions) or with 64-bit offsets.
 using AnyCsrPattern = std::variant<CsrPattern, WideCsrPattern>;
 
@@ -54,22 +61,19 @@ inline index_type checked_pattern_nnz(long long total)
         global sort: peak memory about col_idx twice plus the node-to-cell lists. cpu:       \
         per row, gather, std::sort and unique (twice: lengths, then columns). cuda: one warp \
         per row keeps the first occurrence of each node; CUB segmented sort of the rows.     \
-        Positions: binary search of column j in row i. Throws std::overflow_error (checked_  \
-        pattern_nnz) past 2^31 - 1 entries. */                                               \
-    PREFIX CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,           \
-                                        const Array<index_type>& cells,                      \
-                                        int nodes_per_cell) BODY                             \
-    /** The same pattern, counted once: with 32-bit offsets (CsrPattern; its cell_to_csr     \
-        only with positions, else empty) when its entries fit them and not wide, else with    \
-        64-bit offsets and no positions (WideCsrPattern). */                                  \
+        Positions: binary search of column j in row i.                                       \
+        Counted once: with 32-bit offsets (CsrPattern; its cell_to_csr only with positions,  \
+        else empty) when its entries fit them and offsets allow, else with 64-bit offsets    \
+        and no positions (WideCsrPattern). */                                                \
     PREFIX AnyCsrPattern build_any_csr_pattern(const ExecPtr& exec, index_type num_nodes,    \
                                                const Array<index_type>& cells,               \
-                                               int nodes_per_cell, bool wide,                \
+                                               int nodes_per_cell, PatternOffsets offsets,   \
                                                bool positions) BODY
 
 GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_CSR_PATTERN_KERNELS)
 
-/// Builds the pattern on the executor that holds cells.
+/// Builds the pattern with 32-bit offsets and positions on the executor that holds cells;
+/// std::overflow_error past 2^31 - 1 entries.
 CsrPattern build_csr_pattern(index_type num_nodes, const Array<index_type>& cells,
                              int nodes_per_cell);
 

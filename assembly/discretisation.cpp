@@ -42,7 +42,7 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
         }
         return system;
     }
-    const bool wide = format.asks_wide_offsets && format.asks_wide_offsets(options);
+    const bool wide = format.wide_offsets_asked(options);
     return convert_system(disc.assemble(exec, wide ? CsrOffsets::wide : CsrOffsets::fit), format, options,
                           keep_matrix);
 }

@@ -8,6 +8,7 @@
 #include "assembly/element_galerkin_kernels.hpp"
 #include "assembly/element_kernels.hpp"
 #include "assembly/lagrange_interpolation.hpp"
+#include "assembly/lma_system.hpp"
 #include "mesh/grid_coarsening.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/blas1.hpp"
@@ -30,27 +31,16 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
     Array<V> ke;
     Array<std::uint8_t> mask;
     // Without a usable storage, symmetric element matrices (no convection) are stored as the lma
-    // format's atomic, symmetric variant keeps them, read below as if given: 36 instead of 64
-    // values a hexahedron (100M Q1 cells: 29 GB instead of 51 GB beside a 64-bit CSR).
-    std::unique_ptr<LmaOperator<V>> own_storage;
+    // format's atomic, symmetric variant keeps them (its system, built here), read below as if
+    // given: 36 instead of 64 values a hexahedron (100M Q1 cells: 29 GB instead of 51 GB beside
+    // a 64-bit CSR).
+    std::unique_ptr<LinearOperator<V>> own_storage;
     if (!from_storage && problem.convection.empty()) {
-        const ElementData<V> cell_data = make_problem_element_data<V>(exec, mesh, problem);
-        Array<double> coordinate_storage;
-        const double* coordinates = double_coordinates(mesh, cell_data, coordinate_storage);
-        if (!problem.dirichlet.empty())
-            mask = std::move(dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet).mask);
-        const index_type stride = lma_stride(cells);
-        InterleavedElementMatrices<V> matrices;
-        matrices.values = Array<V>(exec, static_cast<std::size_t>(stride) * lma_entries_per_cell(npe, true));
-        fill(matrices.values, V(0));
-        Array<V> loads(exec, static_cast<std::size_t>(mesh.num_nodes()));  // written, not used
-        fill(loads, V(0));
-        GPUFEM_DISPATCH(e, element_matrices_interleaved(e, cell_data, stride, true, matrices.values.data(),
-                                                        loads.data()));
-        own_storage = make_lma_operator<V>(exec, cell_data.cells, npe, mesh.num_nodes(), std::move(matrices), mask,
-                                           LmaOptions{LmaScatter::atomic, true, LmaKernel::automatic});
-        stored = own_storage.get();
-        from_storage = true;
+        own_storage = std::move(
+            assemble_lma_system<V>(exec, mesh, problem, LmaOptions{LmaScatter::atomic, true, LmaKernel::automatic})
+                .format.op);
+        stored = dynamic_cast<const LmaOperator<V>*>(own_storage.get());
+        from_storage = stored != nullptr;
     }
     if (!from_storage) {
         data.emplace(make_problem_element_data<V>(exec, mesh, problem));

@@ -106,14 +106,14 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     start = clock::now();
     system.rhs = Array<V>(exec, n);
     fill(system.rhs, V(0));
-    // Each block's element matrices into the matrix: through the cell-to-CSR map of a mesh of
-    // one type, else by searching each entry's row.
+    // Each block's element matrices into the matrix: through the cell-to-CSR map where the
+    // pattern has one (a mesh of one type, 32-bit offsets), else by searching each entry's row.
     const auto add_blocks = [&](auto& matrix, auto& pattern) {
         matrix.values = Array<V>(exec, pattern.nnz());
         fill(matrix.values, V(0));
         for (const ElementData<V>& data : blocks) {
             if constexpr (std::is_same_v<std::decay_t<decltype(pattern)>, CsrPattern>) {
-                if (!mesh.is_mixed()) {
+                if (!pattern.cell_to_csr.empty()) {
                     GPUFEM_DISPATCH(*exec, assemble_csr(*exec, data, pattern.cell_to_csr.data(),
                                                         matrix.values.data(), system.rhs.data()));
                     continue;

@@ -114,6 +114,11 @@ struct FormatEntry {
     bool available_on(Backend backend) const { return backend == Backend::cuda ? on_cuda : on_cpu; }
     /// Throws std::invalid_argument "format 'x' needs the cuda backend" unless backend has it.
     void require(Backend backend) const;
+    /// Whether options ask this format for 64-bit row offsets at any size (asks_wide_offsets).
+    bool wide_offsets_asked(const FormatOptions& options) const
+    {
+        return asks_wide_offsets && asks_wide_offsets(options);
+    }
     /// True when it takes a matrix with 64-bit row offsets (build_wide_*).
     bool takes_wide_csr() const { return build_wide_double != nullptr; }
     /// The builder from 64-bit offsets for value type V (null when it has none).

@@ -268,7 +268,7 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     // Past 2^31 - 1 entries (or with csr's offsets: 64) a format that takes 64-bit offsets
     // holds the matrix: no cell-to-CSR map (the assembly searches the rows), 8-byte offsets.
     e.wide_offsets = !entry.matrix_free() && entry.takes_wide_csr() &&
-                     ((entry.asks_wide_offsets && entry.asks_wide_offsets(spec.format_options)) ||
+                     (entry.wide_offsets_asked(spec.format_options) ||
                       m.nnz > csr_nnz_limit);
     const double wide_extra = e.wide_offsets ? 4 * (m.rows + 1) : 0.0;
     e.format.stored += wide_extra;
@@ -315,11 +315,8 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
         pmg_from_element_matrices(spec.solver.preconditioner, entry.matrix_free() || e.wide_offsets,
                                   element_coarse_operators || mesh.refined);
     if (e.wide_offsets && needs_assembled_matrix(spec.solver.preconditioner) && !element_pmg)
-        e.wide_refusal = fmt::format(
-            "preconditioner {} reads the matrix with 32-bit row offsets; use jacobi, none, or pmg (at degree "
-            ">= 2, or at degree 1 on a generated grid or a mesh refined by gpufem: coarse operators from the "
-            "element matrices)",
-            preconditioner_name(spec.solver.preconditioner));
+        e.wide_refusal = fmt::format("preconditioner {} reads the matrix with 32-bit row offsets; use {}",
+                                     preconditioner_name(spec.solver.preconditioner), wide_offsets_preconditioners);
     else if (e.wide_offsets && spec.format_options.reordering() != Reordering::none)
         e.wide_refusal = fmt::format("reorder: {} permutes matrices with 32-bit row offsets only; use reorder: none",
                                      enum_name(reordering_names, spec.format_options.reordering()));

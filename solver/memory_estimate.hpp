@@ -73,6 +73,12 @@ void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec);
 /// holds at most this many non-zeros; csr takes 64-bit offsets past it (WideCsr).
 inline constexpr double csr_nnz_limit = 2147483647.0;
 
+/// The preconditioners a matrix with 64-bit row offsets takes (none reads its offsets), for
+/// messages.
+inline constexpr const char* wide_offsets_preconditioners =
+    "jacobi, none, or pmg (at degree >= 2, or at degree 1 on a generated grid or a mesh refined by gpufem: "
+    "coarse operators from the element matrices)";
+
 /// Throws std::runtime_error, naming what assembles the matrix and what to use instead (csr
 /// with 64-bit offsets, the matrix-free lma), when the run would assemble a CSR matrix of
 /// more than csr_nnz_limit non-zeros for a format or preconditioner that reads 32-bit offsets

@@ -18,6 +18,7 @@
 #include "solver/anderson_mixing.hpp"
 #include "solver/corrected_operator.hpp"
 #include "solver/format_choice.hpp"
+#include "solver/memory_estimate.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/make_preconditioner.hpp"
 #include "solver/progress_line.hpp"
@@ -187,10 +188,8 @@ void refuse_wide_preconditioner(const DiscreteSystem<V>& system, PreconditionerK
     if (!needs_assembled_matrix(preconditioner) || pmg_from_elements) return;
     throw std::runtime_error(fmt::format(
         "preconditioner {}: the matrix has {} non-zeros and 64-bit row offsets (past 2,147,483,647, or "
-        "format_options.csr.offsets: 64), which its setup does not read; use preconditioner jacobi, none, "
-        "or pmg (at degree >= 2, or at degree 1 on a generated grid or a mesh refined by gpufem: coarse "
-        "operators from the element matrices)",
-        preconditioner_name(preconditioner), system.matrix ? system.matrix->nnz : 0));
+        "format_options.csr.offsets: 64), which its setup does not read; use preconditioner {}",
+        preconditioner_name(preconditioner), system.matrix ? system.matrix->nnz : 0, wide_offsets_preconditioners));
 }
 
 }  // namespace
@@ -213,7 +212,7 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
         // 64-bit offsets where a candidate's options ask for them (csr's offsets: 64).
         bool wide = false;
         for (const FormatEntry& entry : format_registry().entries())
-            wide = wide || (entry.asks_wide_offsets && entry.asks_wide_offsets(spec.format_options));
+            wide = wide || entry.wide_offsets_asked(spec.format_options);
         LinearSystem<V> assembled = [&] {
             const ProgressLine line("assembly", [] { return ProgressStatus{}; });
             return disc.assemble(exec, wide ? CsrOffsets::wide : CsrOffsets::fit);

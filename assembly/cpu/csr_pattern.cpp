@@ -88,7 +88,7 @@ std::pair<Array<O>, Array<index_type>> fill_rows(const ExecPtr& exec, index_type
 /// search of column j in row i.
 CsrPattern with_positions(const ExecPtr& exec, index_type num_nodes, const index_type* conn,
                           std::size_t num_cells, int npe, std::pair<Array<index_type>, Array<index_type>> arrays,
-                          bool positions = true)
+                          bool positions)
 {
     CsrPattern pattern;
     pattern.rows = num_nodes;
@@ -114,24 +114,15 @@ CsrPattern with_positions(const ExecPtr& exec, index_type num_nodes, const index
 
 }  // namespace
 
-CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
-                             const Array<index_type>& cells, int npe)
-{
-    const std::size_t num_cells = cells.size() / npe;
-    const index_type* conn = cells.data();
-    const RowCounts counts = count_rows(num_nodes, conn, num_cells, npe);
-    checked_pattern_nnz(counts.total());
-    return with_positions(exec, num_nodes, conn, num_cells, npe,
-                          fill_rows<index_type>(exec, num_nodes, conn, npe, counts));
-}
-
 AnyCsrPattern build_any_csr_pattern(const ExecPtr& exec, index_type num_nodes,
-                                    const Array<index_type>& cells, int npe, bool wide, bool positions)
+                                    const Array<index_type>& cells, int npe, PatternOffsets offsets,
+                                    bool positions)
 {
     const std::size_t num_cells = cells.size() / npe;
     const index_type* conn = cells.data();
     const RowCounts counts = count_rows(num_nodes, conn, num_cells, npe);
-    if (!wide && counts.total() <= std::numeric_limits<index_type>::max())
+    if (offsets == PatternOffsets::narrow) checked_pattern_nnz(counts.total());
+    if (offsets != PatternOffsets::wide && counts.total() <= std::numeric_limits<index_type>::max())
         return with_positions(exec, num_nodes, conn, num_cells, npe,
                               fill_rows<index_type>(exec, num_nodes, conn, npe, counts), positions);
     auto [row_ptr, col_idx] = fill_rows<wide_offset_type>(exec, num_nodes, conn, npe, counts);

@@ -298,7 +298,7 @@ PatternArrays<O> fill_rows(const ExecPtr& exec, index_type num_nodes, const Arra
 
 /// The narrow pattern from its arrays, with the position of every local entry when positions.
 CsrPattern with_positions(const ExecPtr& exec, index_type num_nodes, const Array<index_type>& cells,
-                          int npe, PatternArrays<index_type> arrays, bool positions = true)
+                          int npe, PatternArrays<index_type> arrays, bool positions)
 {
     auto stream = static_cast<cudaStream_t>(exec->stream());
     const std::size_t num_cells = cells.size() / npe;
@@ -321,20 +321,13 @@ CsrPattern with_positions(const ExecPtr& exec, index_type num_nodes, const Array
 
 }  // namespace
 
-CsrPattern build_csr_pattern(const ExecPtr& exec, index_type num_nodes,
-                             const Array<index_type>& cells, int npe)
-{
-    RowCounts counts = count_rows(exec, num_nodes, cells, npe);
-    checked_pattern_nnz(counts.total);
-    return with_positions(exec, num_nodes, cells, npe,
-                          fill_rows<index_type>(exec, num_nodes, cells, npe, std::move(counts)));
-}
-
 AnyCsrPattern build_any_csr_pattern(const ExecPtr& exec, index_type num_nodes,
-                                    const Array<index_type>& cells, int npe, bool wide, bool positions)
+                                    const Array<index_type>& cells, int npe, PatternOffsets offsets,
+                                    bool positions)
 {
     RowCounts counts = count_rows(exec, num_nodes, cells, npe);
-    if (!wide && counts.total <= std::numeric_limits<index_type>::max())
+    if (offsets == PatternOffsets::narrow) checked_pattern_nnz(counts.total);
+    if (offsets != PatternOffsets::wide && counts.total <= std::numeric_limits<index_type>::max())
         return with_positions(exec, num_nodes, cells, npe,
                               fill_rows<index_type>(exec, num_nodes, cells, npe, std::move(counts)), positions);
     PatternArrays<wide_offset_type> arrays =
