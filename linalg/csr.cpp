@@ -1,4 +1,5 @@
 #include "linalg/csr.hpp"
+#include "linalg/csr_kernels.hpp"
 
 #include <algorithm>
 
@@ -7,17 +8,9 @@ namespace gpufem {
 template <typename V, typename O>
 RowStats row_stats(const Csr<V, O>& matrix)
 {
-    RowStats stats;
-    if (matrix.rows == 0) return stats;
-    const auto ptr = matrix.row_ptr.to_host();
-    stats.min = static_cast<index_type>(ptr[1] - ptr[0]);
-    for (index_type i = 0; i < matrix.rows; ++i) {
-        const auto len = static_cast<index_type>(ptr[i + 1] - ptr[i]);
-        stats.min = std::min(stats.min, len);
-        stats.max = std::max(stats.max, len);
-    }
-    stats.mean = static_cast<double>(ptr[matrix.rows]) / matrix.rows;
-    return stats;
+    if (matrix.rows == 0) return {};
+    const Executor& exec = *matrix.executor();
+    return GPUFEM_DISPATCH(exec, csr_row_stats(exec, matrix));
 }
 
 template <typename V, typename O>

@@ -43,7 +43,7 @@ struct RowStats {
     index_type max = 0;
 };
 
-/// Computes min / mean / max stored entries per row (reads row_ptr on the host).
+/// Computes min / mean / max stored entries per row where the matrix is (csr_row_stats).
 template <typename V, typename O>
 RowStats row_stats(const Csr<V, O>& matrix);
 

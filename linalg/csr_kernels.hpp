@@ -18,7 +18,12 @@ namespace gpufem {
     PREFIX void csr_spmv(const Executor& exec, const WideCsr<V>& a, V alpha, const V* x,     \
                          V beta, V* y) BODY                                                  \
     /** csr_diagonal of a matrix with 64-bit row offsets. */                                \
-    PREFIX void csr_diagonal(const Executor& exec, const WideCsr<V>& a, V* d) BODY
+    PREFIX void csr_diagonal(const Executor& exec, const WideCsr<V>& a, V* d) BODY           \
+    /** Entries per row: min, mean, max, from the row offsets where they are (cuda: one      \
+        pass of atomics over the rows, two numbers back; no host copy of the offsets). */    \
+    PREFIX RowStats csr_row_stats(const Executor& exec, const Csr<V>& a) BODY                \
+    /** csr_row_stats of a matrix with 64-bit row offsets. */                                \
+    PREFIX RowStats csr_row_stats(const Executor& exec, const WideCsr<V>& a) BODY
 
 /// CSR kernels only the device has (cuda/csr_tuned.cu).
 #define GPUFEM_CSR_TUNED_KERNELS(V, PREFIX, BODY)                                            \

@@ -1,4 +1,6 @@
 #include "linalg/csr_kernels.hpp"
+
+#include <algorithm>
 #include "linalg/cpu/chunked_loops.hpp"
 
 namespace gpufem::kernels::cpu {
@@ -33,7 +35,35 @@ void diagonal(const Csr<V, O>& a, V* d)
     }
 }
 
+template <typename V, typename O>
+RowStats stats(const Csr<V, O>& a)
+{
+    RowStats s;
+    if (a.rows == 0) return s;
+    const O* ptr = a.row_ptr.data();
+    s.min = static_cast<index_type>(ptr[1] - ptr[0]);
+    for (index_type i = 0; i < a.rows; ++i) {
+        const auto length = static_cast<index_type>(ptr[i + 1] - ptr[i]);
+        s.min = std::min(s.min, length);
+        s.max = std::max(s.max, length);
+    }
+    s.mean = static_cast<double>(ptr[a.rows]) / a.rows;
+    return s;
+}
+
 }  // namespace
+
+template <typename V>
+RowStats csr_row_stats(const Executor&, const Csr<V>& a)
+{
+    return stats(a);
+}
+
+template <typename V>
+RowStats csr_row_stats(const Executor&, const WideCsr<V>& a)
+{
+    return stats(a);
+}
 
 template <typename V>
 void csr_spmv(const Executor&, const Csr<V>& a, V alpha, const V* x, V beta, V* y)

@@ -117,6 +117,13 @@ TYPED_TEST(LinalgGpu, WideOffsetsMatchCpu)
             }
             EXPECT_EQ(wide.op->diagonal().to_host(), ref.op->diagonal().to_host()) << "seed " << seed;
         }
+        // The row statistics on the device, both offset widths, as on the CPU.
+        const RowStats on_cpu = row_stats(test::to_csr(m, cpu));
+        for (const RowStats on_gpu : {row_stats(test::to_csr(m, gpu)), row_stats(test::to_wide_csr(m, gpu))}) {
+            EXPECT_EQ(on_gpu.min, on_cpu.min) << rows << " rows, seed " << seed;
+            EXPECT_EQ(on_gpu.max, on_cpu.max) << rows << " rows, seed " << seed;
+            EXPECT_DOUBLE_EQ(on_gpu.mean, on_cpu.mean) << rows << " rows, seed " << seed;
+        }
         // The plain one-thread-a-row kernel over 64-bit offsets.
         const WideCsr<V> a = test::to_wide_csr(m, gpu);
         const auto xg = Array<V>::from_host(gpu, xh);
