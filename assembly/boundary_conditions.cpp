@@ -46,14 +46,18 @@ std::vector<BoundaryFacets> facets_by_shape(const BoundaryFacets& facets)
     if (!facets.mixed_triangles) return {facets};
     BoundaryFacets triangles = facets, quadrilaterals = facets;
     triangles.type = ElementType::triangle;
-    triangles.nodes_per_facet = 3;
+    triangles.nodes_per_facet = lagrange_node_count(ElementType::triangle, facets.degree);
     triangles.mixed_triangles = quadrilaterals.mixed_triangles = false;
     triangles.connectivity.clear();
     quadrilaterals.connectivity.clear();
+    const int per_triangle = triangles.nodes_per_facet, per_quadrilateral = facets.nodes_per_facet;
     for (std::size_t f = 0; f < facets.size(); ++f) {
         const index_type* nodes = &facets.connectivity[f * facets.nodes_per_facet];
-        if (nodes[3] < 0) triangles.connectivity.insert(triangles.connectivity.end(), nodes, nodes + 3);
-        else quadrilaterals.connectivity.insert(quadrilaterals.connectivity.end(), nodes, nodes + 4);
+        // A triangle's row ends with -1 after its nodes (fewer than a quadrilateral's).
+        if (nodes[per_triangle] < 0)
+            triangles.connectivity.insert(triangles.connectivity.end(), nodes, nodes + per_triangle);
+        else
+            quadrilaterals.connectivity.insert(quadrilaterals.connectivity.end(), nodes, nodes + per_quadrilateral);
     }
     return {std::move(triangles), std::move(quadrilaterals)};
 }

@@ -21,7 +21,7 @@ std::vector<CellBlock> cell_blocks(const Mesh& mesh)
         m.coordinates = mesh.coordinates;
         m.cell_type = type;
         m.degree = mesh.degree;
-        m.nodes_per_cell = mesh.is_mixed() ? element_node_count(type) : stride;
+        m.nodes_per_cell = mesh.is_mixed() ? lagrange_node_count(type, mesh.degree) : stride;
         m.cells.resize(block.cells.size() * static_cast<std::size_t>(m.nodes_per_cell));
         m.cell_group.reserve(block.cells.size());
         for (std::size_t k = 0; k < block.cells.size(); ++k) {
@@ -45,7 +45,7 @@ HostVector<index_type> padded_cells(const Mesh& mesh)
     const std::size_t stride = static_cast<std::size_t>(mesh.nodes_per_cell);
     for (index_type c = 0; c < mesh.num_cells(); ++c) {
         const std::size_t row = static_cast<std::size_t>(c) * stride;
-        for (std::size_t i = static_cast<std::size_t>(element_node_count(mesh.type_of_cell(c))); i < stride; ++i)
+        for (std::size_t i = static_cast<std::size_t>(lagrange_node_count(mesh.type_of_cell(c), mesh.degree)); i < stride; ++i)
             cells[row + i] = cells[row];
     }
     return cells;

@@ -1,6 +1,6 @@
 #pragma once
 // A mesh of several cell types (Mesh::cell_types) as one block of cells per type, each a
-// first-order mesh of that type alone over the same nodes: what the single-type element code
+// mesh of that type alone over the same nodes: what the single-type element code
 // (geometry, coefficients, element kernels, error integrals) runs on, block by block, while
 // the pattern, the boundary conditions and the solution stay those of the whole mesh.
 #include <vector>

@@ -8,6 +8,7 @@
 
 #include "assembly/lagrange_interpolation.hpp"
 #include "assembly/pmg_coarse_operators.hpp"
+#include "mesh/mesh_source.hpp"
 #include "assembly/format_registry.hpp"
 
 namespace gpufem {
@@ -16,10 +17,7 @@ template <typename V>
 LagrangeDiscretisation<V>::LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem)
     : mesh_(mesh), problem_(problem)
 {
-    if (mesh.first_order_only() && mesh.degree != 1)
-        throw std::runtime_error(fmt::format(
-            "mesh {}: its cells ({}) take degree 1 only; higher degrees need one cell type among "
-            "triangles, quadrilaterals, tetrahedra and hexahedra", mesh.source, mesh.describe_cells()));
+    check_degree_for_cells(mesh, mesh.degree);  // a MeshSourceError, a std::runtime_error
 }
 
 template <typename V>

@@ -31,7 +31,10 @@ public:
     /// of a refined mesh (assembly/lagrange_interpolation.hpp).
     std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const override;
     /// Degree >= 2, or a generated grid's or refined mesh's h-level (can_coarsen_grid).
-    bool has_pmg_coarse_operators() const override { return mesh_.degree > 1 || can_coarsen_grid(mesh_); }
+    bool has_pmg_coarse_operators() const override
+    {
+        return !mesh_.is_mixed() && (mesh_.degree > 1 || can_coarsen_grid(mesh_));  // mixed: no levels yet
+    }
     /// The element-wise Galerkin operators of assembly/pmg_coarse_operators.hpp (from op's
     /// storage when it is an lma operator with its cells in their own order).
     std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec,

@@ -286,6 +286,8 @@ template <typename V>
 std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
 {
     std::vector<Csr<V>> chain;
+    // A mesh of several cell types has no coarser levels yet (pmg is AMG on its operator).
+    if (mesh.is_mixed()) return chain;
     const bool h_levels = has_h_levels(mesh);
     if (mesh.degree <= 1) {
         if (h_levels) {

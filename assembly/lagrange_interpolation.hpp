@@ -71,7 +71,7 @@ Csr<V> grid_interpolation(const Mesh& mesh, const GridCoarsening& coarse, const 
 /// the transfers down the grid's halvings
 /// (grid_interpolation's, then from the grid of a quarter of the boxes, ..., while the boxes
 /// per unit length stay even and at least 4) where can_coarsen_grid holds. Otherwise nothing
-/// below degree 1.
+/// below degree 1. A mesh of several cell types: no transfers (pmg is AMG on its operator).
 template <typename V>
 std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec);
 

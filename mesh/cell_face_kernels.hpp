@@ -85,7 +85,7 @@ GPUFEM_HOST_DEVICE inline long long facet_face_number(const LatticeFacetView& fa
     face_corner(g, facets.corners, low, near, far);
     const long long e = find_key(keys.edges, keys.num_edges, edge_key(g[low], g[near]));
     if (e < 0) return -facet_edge_not_a_cell_edge;
-    const long long face = find_key(keys.faces, keys.num_faces, face_key(e, g[far]));
+    const long long face = find_key(keys.faces, keys.num_faces, face_key(e, g[far], facets.corners == 4));
     return face < 0 ? -facet_not_a_cell_face : face;
 }
 

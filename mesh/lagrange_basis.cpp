@@ -1,5 +1,6 @@
 #include "mesh/lagrange_basis.hpp"
 
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -17,8 +18,99 @@ namespace {
 /// "triangles of order 3": names the element in errors.
 std::string element_text(ElementType type, int order)
 {
-    return gmsh_type_plural(gmsh_element_type(type, order)) +
-           (order == 1 ? " of order 1" : std::string());
+    return std::string(element_type_plural(type)) + " of order " + std::to_string(order);
+}
+
+/// The MSH type whose basis is the Lagrange basis of this shape and order: the complete
+/// Lagrange types gpufem reads, and for pyramids of order 2..4 Gmsh's complete pyramids
+/// (14, 30 and 55 nodes), which gpufem numbers itself but does not read.
+int basis_gmsh_type(ElementType type, int order)
+{
+    constexpr int pyramids[4] = {7, 14, 118, 119};
+    if (type == ElementType::pyramid && order >= 1 && order <= 4) return pyramids[order - 1];
+    return gmsh_element_type(type, order);
+}
+
+/// The one-dimensional Lagrange polynomial of node l among order + 1 equispaced nodes of
+/// [-1, 1], and its derivative, at w.
+void line_lagrange(int order, int l, double w, double& value, double& derivative)
+{
+    const auto node = [&](int i) { return -1.0 + 2.0 * i / order; };
+    value = 1.0;
+    derivative = 0.0;
+    for (int i = 0; i <= order; ++i) {
+        if (i == l) continue;
+        const double scale = 1.0 / (node(l) - node(i));
+        derivative = derivative * (w - node(i)) * scale + value * scale;
+        value *= (w - node(i)) * scale;
+    }
+}
+
+/// gpufem's prism of order >= 2 (Gmsh 4.8 has no prism basis above order 2): the 6 corners
+/// in Gmsh's order, then the other lattice points by level (w), row (v), column (u); the
+/// triangle's index (in Gmsh's node order of the order-k triangle) and the level of each.
+struct PrismNodes {
+    std::vector<double> reference;  ///< 3 per node
+    std::vector<int> triangle_node, level;
+};
+
+const PrismNodes& prism_nodes(int order)
+{
+    static std::mutex mutex;
+    static std::map<int, PrismNodes> known;
+    const std::vector<double> triangle = lagrange_reference_nodes(ElementType::triangle, order);
+    const std::lock_guard lock(mutex);
+    auto found = known.find(order);
+    if (found != known.end()) return found->second;
+    PrismNodes nodes;
+    const auto add = [&](int x, int y, int z) {
+        int a = -1;
+        for (std::size_t j = 0; j < triangle.size() / 2; ++j)
+            if (std::lround(triangle[2 * j] * order) == x && std::lround(triangle[2 * j + 1] * order) == y)
+                a = static_cast<int>(j);
+        if (a < 0) throw std::logic_error("prism_nodes: a lattice point off the triangle's nodes");
+        nodes.reference.insert(nodes.reference.end(), {static_cast<double>(x) / order,
+                                                       static_cast<double>(y) / order,
+                                                       2.0 * z / order - 1.0});
+        nodes.triangle_node.push_back(a);
+        nodes.level.push_back(z);
+    };
+    const int corner[6][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}};
+    for (const auto& c : corner) add(c[0] * order, c[1] * order, c[2] * order);
+    for (int z = 0; z <= order; ++z)
+        for (int y = 0; y <= order; ++y)
+            for (int x = 0; x + y <= order; ++x) {
+                const bool is_corner = (z == 0 || z == order) && ((x == 0 && y == 0) || (x == order) || (y == order));
+                if (!is_corner) add(x, y, z);
+            }
+    return known.emplace(order, std::move(nodes)).first->second;
+}
+
+/// The prism's basis of order >= 2: the order-k triangle's (from Gmsh) times the line's.
+void prism_basis(int order, const std::vector<double>& points, std::vector<double>& values,
+                 std::vector<double>& gradients)
+{
+    const PrismNodes& nodes = prism_nodes(order);
+    const std::size_t count = points.size() / 3, n = nodes.level.size();
+    std::vector<double> in_plane(2 * count), triangle_values, triangle_gradients;
+    for (std::size_t p = 0; p < count; ++p) {
+        in_plane[2 * p] = points[3 * p];
+        in_plane[2 * p + 1] = points[3 * p + 1];
+    }
+    lagrange_basis(ElementType::triangle, order, in_plane, triangle_values, triangle_gradients);
+    const std::size_t nt = static_cast<std::size_t>(lagrange_node_count(ElementType::triangle, order));
+    values.assign(count * n, 0.0);
+    gradients.assign(3 * count * n, 0.0);
+    for (std::size_t p = 0; p < count; ++p)
+        for (std::size_t j = 0; j < n; ++j) {
+            double line = 0.0, line_derivative = 0.0;
+            line_lagrange(order, nodes.level[j], points[3 * p + 2], line, line_derivative);
+            const std::size_t a = p * nt + static_cast<std::size_t>(nodes.triangle_node[j]);
+            values[p * n + j] = triangle_values[a] * line;
+            gradients[3 * (p * n + j)] = triangle_gradients[2 * a] * line;
+            gradients[3 * (p * n + j) + 1] = triangle_gradients[2 * a + 1] * line;
+            gradients[3 * (p * n + j) + 2] = triangle_values[a] * line_derivative;
+        }
 }
 
 /// One Gmsh function space ("Lagrange" or "GradLagrange") of an MSH element type at points
@@ -46,7 +138,14 @@ std::vector<double> gmsh_basis(int gmsh_type, const std::vector<double>& local,
 void lagrange_basis(ElementType type, int order, const std::vector<double>& points,
                     std::vector<double>& values, std::vector<double>& gradients)
 {
-    const int gmsh_type = gmsh_element_type(type, order);  // checks the order
+    if (type == ElementType::prism && order >= 2 && order <= 4) {
+        if (points.size() % 3 != 0)
+            throw std::invalid_argument("Lagrange basis of prisms: " + std::to_string(points.size()) +
+                                        " point coordinates are not a multiple of 3");
+        prism_basis(order, points, values, gradients);
+        return;
+    }
+    const int gmsh_type = basis_gmsh_type(type, order);  // checks the order
     const std::string context = "Lagrange basis of " + element_text(type, order);
     const std::size_t dim = static_cast<std::size_t>(element_dimension(type));
     if (points.size() % dim != 0)
@@ -80,7 +179,8 @@ namespace {
 /// The reference nodes as Gmsh gives them (a Gmsh session per call).
 std::vector<double> gmsh_reference_nodes(ElementType type, int order)
 {
-    const int gmsh_type = gmsh_element_type(type, order);  // checks the order
+    if (type == ElementType::prism && order >= 2 && order <= 4) return prism_nodes(order).reference;
+    const int gmsh_type = basis_gmsh_type(type, order);  // checks the order
     std::string name;
     int dim = 0, gmsh_order = 0, nodes = 0, primary = 0;
     std::vector<double> coordinates;

@@ -1,6 +1,8 @@
 #pragma once
 // Lagrange basis functions of any supported order on the reference shapes, from the Gmsh SDK
-// (getBasisFunctions), in Gmsh's node order — the order of Mesh::cells. Each call holds the
+// (getBasisFunctions), in Gmsh's node order — the order of Mesh::cells. Prisms of order 2..4
+// are gpufem's own (Gmsh 4.8 has none above order 2): the order-k triangle's basis times the
+// line's, their nodes the 6 corners in Gmsh's order, then the others by level, row, column. Each call holds the
 // Gmsh library briefly (a GmshSession, serialised process-wide): do not call these while
 // holding a GmshSession yourself.
 #include <vector>

@@ -13,9 +13,14 @@
 // Rows of the matrix thus refer to nearby numbers (the vertices' order, Gmsh's or the
 // refinement's, is kept). Edges and faces are numbered in increasing key order; the key of an
 // edge is (lower vertex, higher vertex), that of a face (its edge from the lowest vertex to
-// the lower of that vertex's neighbours in the face, the other neighbour), so a vertex's
-// edges, and its faces, are consecutive. Shared points get one number and one position
-// whichever cell they are seen from.
+// the lower of that vertex's neighbours in the face, the other neighbour, and whether the face
+// is a quadrilateral), so a vertex's edges, and its faces, are consecutive. Shared points get
+// one number and one position whichever cell they are seen from.
+//
+// A mesh of several cell types (or of prisms, whose faces are triangles and quadrilaterals)
+// is numbered block by block, one block per cell type, over one set of edges, faces and cells:
+// each block's view says where its cells' edge and face slots start and its first cell among
+// all blocks' cells, and faces (cells) whose numbers of points differ are counted by offsets.
 #include <cstdint>
 
 #include "linalg/backend_kernels.hpp"
@@ -24,12 +29,18 @@
 
 namespace gpufem {
 
+/// The most blocks (cell types) a mesh is numbered in (LatticeKeyPoints).
+inline constexpr int lattice_blocks_max = 8;
+
 /// The cells of a mesh as the lattice kernels read them (on the kernels' executor).
 struct LatticeMeshView {
     const index_type* cells = nullptr;  ///< nodes_per_cell nodes per cell, Gmsh order
     long long num_cells = 0;
     int nodes_per_cell = 0;
     const index_type* vertex_of_node = nullptr;  ///< vertex number of each corner node, -1
+    long long first_cell = 0;      ///< the block's first cell among all blocks' cells
+    long long edge_slot_base = 0;  ///< the block's first edge slot (cell, local edge)
+    long long face_slot_base = 0;  ///< the block's first face slot (cell, local face)
 };
 
 /// A LatticeTable on the kernels' executor (see lattice_table.hpp).
@@ -45,6 +56,18 @@ struct LatticeShapeView {
     const int* edge_of_pair = nullptr;  ///< [8 a + b]: the local edge joining vertices a, b
 };
 
+/// The points inside each face and each cell: a number per entity, or offsets (the points
+/// inside the entities before each) where they differ.
+struct LatticePointCounts {
+    int face_points = 0;      ///< points inside each face (without face_offset)
+    int interior_points = 0;  ///< points inside each cell (without cell_offset)
+    const long long* face_offset = nullptr;  ///< faces + 1, or null: the points inside the
+                                             ///< faces before each face (faces of two kinds)
+    const long long* cell_offset = nullptr;  ///< cells + 1, or null: the points inside the
+                                             ///< cells before each cell position (cells of
+                                             ///< several types)
+};
+
 /// The global entities of a mesh's lattice and where each vertex's numbers start.
 struct LatticeEntities {
     const index_type* cell_edges = nullptr;  ///< num_edges per cell: global edge numbers
@@ -56,18 +79,23 @@ struct LatticeEntities {
     const index_type* cell_position = nullptr;  ///< per cell: its position among the cells
                                                 ///< ordered by lowest vertex (null: no interior)
     long long vertices = 0, edges = 0, faces = 0;
-    int face_points = 0;      ///< interior points per face
-    int interior_points = 0;  ///< interior points per cell
+    LatticePointCounts inside;  ///< the points inside each face and each cell
 
     /// The first number after vertex v's own point and its edges' points.
     GPUFEM_HOST_DEVICE long long after_edges(long long v, int m) const
     {
         return vertex_start[v] + 1 + static_cast<long long>(first_edge[v + 1] - first_edge[v]) * (m - 1);
     }
+    /// The points inside faces first_face[v] .. f - 1.
+    GPUFEM_HOST_DEVICE long long face_points_from(long long v, long long f) const
+    {
+        return inside.face_offset ? inside.face_offset[f] - inside.face_offset[first_face[v]]
+                                  : (f - first_face[v]) * static_cast<long long>(inside.face_points);
+    }
     /// The first number after those and v's faces' points.
     GPUFEM_HOST_DEVICE long long after_faces(long long v, int m) const
     {
-        return after_edges(v, m) + static_cast<long long>(first_face[v + 1] - first_face[v]) * face_points;
+        return after_edges(v, m) + face_points_from(v, first_face[v + 1]);
     }
     /// Number of edge e's point t - 1 (0..m-2), e's lower vertex `low`.
     GPUFEM_HOST_DEVICE long long edge_number(long long low, long long e, int point, int m) const
@@ -77,7 +105,15 @@ struct LatticeEntities {
     /// Number of face f's interior point `local`, f's lowest vertex `low`.
     GPUFEM_HOST_DEVICE long long face_number(long long low, long long f, int local, int m) const
     {
-        return after_edges(low, m) + (f - first_face[low]) * face_points + local;
+        return after_edges(low, m) + face_points_from(low, f) + local;
+    }
+    /// Number of the interior point `local` of the cell at `position`, its lowest vertex low.
+    GPUFEM_HOST_DEVICE long long interior_number(long long low, long long position, int local, int m) const
+    {
+        const long long before =
+            inside.cell_offset ? inside.cell_offset[position] - inside.cell_offset[first_cell[low]]
+                               : (position - first_cell[low]) * static_cast<long long>(inside.interior_points);
+        return after_faces(low, m) + before + local;
     }
 };
 
@@ -102,11 +138,15 @@ GPUFEM_HOST_DEVICE inline void face_corner(const long long* g, int n, int& low, 
 }
 
 /// Key of a face: the number of its edge from the lowest vertex to the lower neighbour << 32
-/// | the other neighbour's vertex number.
-GPUFEM_HOST_DEVICE inline std::uint64_t face_key(long long edge, long long far_vertex)
+/// | 2^31 for a quadrilateral | the other neighbour's vertex number (below 2^31).
+GPUFEM_HOST_DEVICE inline std::uint64_t face_key(long long edge, long long far_vertex, bool quadrilateral)
 {
-    return static_cast<std::uint64_t>(edge) << 32 | static_cast<std::uint64_t>(far_vertex);
+    return static_cast<std::uint64_t>(edge) << 32 | (quadrilateral ? std::uint64_t(1) << 31 : 0) |
+           static_cast<std::uint64_t>(far_vertex);
 }
+
+/// Whether a face_key is a quadrilateral's.
+GPUFEM_HOST_DEVICE inline bool face_key_is_quadrilateral(std::uint64_t key) { return (key >> 31 & 1) != 0; }
 
 /// The canonical number (0 .. m-2) of the point s steps from vertex a on edge (a, b).
 GPUFEM_HOST_DEVICE inline int edge_point(long long a, long long b, int s, int m)
@@ -146,6 +186,18 @@ GPUFEM_HOST_DEVICE inline int quadrilateral_face_point(const long long* g, int s
     return (a - 1) + (m - 1) * (b - 1);
 }
 
+/// The slot of local edge e of the block's cell c (entities.cell_edges, the edge owners).
+GPUFEM_HOST_DEVICE inline long long edge_slot(const LatticeMeshView& mesh, const LatticeShapeView& shape, long long c, int e)
+{
+    return mesh.edge_slot_base + c * shape.num_edges + e;
+}
+
+/// The slot of local face f of the block's cell c.
+GPUFEM_HOST_DEVICE inline long long face_slot(const LatticeMeshView& mesh, const LatticeShapeView& shape, long long c, int f)
+{
+    return mesh.face_slot_base + c * shape.num_faces + f;
+}
+
 /// The global vertex number of local node `local` of cell c.
 GPUFEM_HOST_DEVICE inline long long cell_vertex(const LatticeMeshView& mesh, long long c, int local)
 {
@@ -165,7 +217,7 @@ GPUFEM_HOST_DEVICE inline std::uint64_t cell_face_key(const LatticeMeshView& mes
     int low = 0, near = 0, far = 0;
     face_corner(g, n, low, near, far);
     const int edge = shape.edge_of_pair[8 * local[low] + local[near]];
-    return face_key(entities.cell_edges[c * shape.num_edges + edge], g[far]);
+    return face_key(entities.cell_edges[edge_slot(mesh, shape, c, edge)], g[far], n == 4);
 }
 
 /// The lowest of `n` vertex numbers.
@@ -198,15 +250,12 @@ GPUFEM_HOST_DEVICE inline long long lattice_point_number(const LatticeMeshView& 
     if (p[0] == 0) return entities.vertex_start[cell_vertex(mesh, c, p[1])];
     if (p[0] == shape.dim) {
         const long long low = cell_lowest_vertex(mesh, c, corners);
-        return entities.after_faces(low, m) +
-               static_cast<long long>(entities.cell_position[c] - entities.first_cell[low]) *
-                   entities.interior_points +
-               p[4];
+        return entities.interior_number(low, entities.cell_position[mesh.first_cell + c], p[4], m);
     }
     if (p[0] == 1) {
         const int* e = shape.edges + 2 * p[1];
         const long long a = cell_vertex(mesh, c, e[0]), b = cell_vertex(mesh, c, e[1]);
-        return entities.edge_number(a < b ? a : b, entities.cell_edges[c * shape.num_edges + p[1]],
+        return entities.edge_number(a < b ? a : b, entities.cell_edges[edge_slot(mesh, shape, c, p[1])],
                                     edge_point(a, b, p[2], m), m);
     }
     const int* f = shape.faces + 4 * p[1];
@@ -215,7 +264,7 @@ GPUFEM_HOST_DEVICE inline long long lattice_point_number(const LatticeMeshView& 
     for (int k = 0; k < n; ++k) g[k] = cell_vertex(mesh, c, f[k]);
     const int local = n == 4 ? quadrilateral_face_point(g, p[2], p[3], m)
                              : triangle_face_point(g, p[2], p[3], m);
-    return entities.face_number(lowest(g, n), entities.cell_faces[c * shape.num_faces + p[1]], local, m);
+    return entities.face_number(lowest(g, n), entities.cell_faces[face_slot(mesh, shape, c, p[1])], local, m);
 }
 
 /// The facets of one boundary group as the lattice kernels read them.
@@ -256,6 +305,27 @@ GPUFEM_HOST_DEVICE inline long long find_key(const std::uint64_t* keys, long lon
     return at < n && keys[at] == key ? at : -1;
 }
 
+/// What lattice_point_offsets counts per key: faces (a triangle's or a quadrilateral's points,
+/// by face_key_is_quadrilateral), or cells (keys lattice_cell_keys: the points of the block
+/// holding the cell, blocks starting at block_start among all blocks' cells).
+struct LatticeKeyPoints {
+    bool faces = true;
+    int triangle_points = 0, quadrilateral_points = 0;
+    int blocks = 0;
+    long long block_start[lattice_blocks_max] = {};
+    int block_points[lattice_blocks_max] = {};
+
+    /// The points counted for `key`.
+    GPUFEM_HOST_DEVICE int points(std::uint64_t key) const
+    {
+        if (faces) return face_key_is_quadrilateral(key) ? quadrilateral_points : triangle_points;
+        const long long cell = static_cast<long long>(key & 0xffffffffULL);
+        int block = 0;
+        while (block + 1 < blocks && block_start[block + 1] <= cell) ++block;
+        return block_points[block];
+    }
+};
+
 /// Vertex v's first edge, face and cell: the first of the sorted keys whose lower (lowest)
 /// vertex is v or above (faces through their edge; no cell keys: 0).
 GPUFEM_HOST_DEVICE inline void vertex_firsts(long long v, const std::uint64_t* edge_keys,
@@ -273,15 +343,16 @@ GPUFEM_HOST_DEVICE inline void vertex_firsts(long long v, const std::uint64_t* e
 
 /// The size of vertex v's block of numbers (v < V; 0 for v = V).
 GPUFEM_HOST_DEVICE inline long long vertex_block_size(long long v, long long vertices, int m,
-                                                      int face_points, int interior_points,
+                                                      const LatticePointCounts& counts,
                                                       const index_type* first_edge,
                                                       const index_type* first_face,
                                                       const index_type* first_cell)
 {
     if (v >= vertices) return 0;
+    const long long f0 = first_face[v], f1 = first_face[v + 1], c0 = first_cell[v], c1 = first_cell[v + 1];
     return 1 + static_cast<long long>(first_edge[v + 1] - first_edge[v]) * (m - 1) +
-           static_cast<long long>(first_face[v + 1] - first_face[v]) * face_points +
-           static_cast<long long>(first_cell[v + 1] - first_cell[v]) * interior_points;
+           (counts.face_offset ? counts.face_offset[f1] - counts.face_offset[f0] : (f1 - f0) * counts.face_points) +
+           (counts.cell_offset ? counts.cell_offset[c1] - counts.cell_offset[c0] : (c1 - c0) * counts.interior_points);
 }
 
 /// Why a boundary facet is not a face of the cells (facet_point_number's negative results).
@@ -334,7 +405,7 @@ GPUFEM_HOST_DEVICE inline long long facet_point_number(const LatticeFacetView& f
     face_corner(g, facets.corners, low, near, far);
     const long long e = find_key(keys.edges, keys.num_edges, edge_key(g[low], g[near]));
     if (e < 0) return -facet_edge_not_a_cell_edge;
-    const long long face = find_key(keys.faces, keys.num_faces, face_key(e, g[far]));
+    const long long face = find_key(keys.faces, keys.num_faces, face_key(e, g[far], facets.corners == 4));
     if (face < 0) return -facet_not_a_cell_face;
     const int local = facets.corners == 4 ? quadrilateral_face_point(g, p[2], p[3], m)
                                           : triangle_face_point(g, p[2], p[3], m);
@@ -344,7 +415,8 @@ GPUFEM_HOST_DEVICE inline long long facet_point_number(const LatticeFacetView& f
 /// Whether cell c writes the position of its lattice point q: points inside the cell always,
 /// edge and face points when c is their entity's first slot (owner), vertices never (they
 /// are copied from their nodes).
-GPUFEM_HOST_DEVICE inline bool writes_lattice_point(const LatticeShapeView& shape,
+GPUFEM_HOST_DEVICE inline bool writes_lattice_point(const LatticeMeshView& mesh,
+                                                    const LatticeShapeView& shape,
                                                     const LatticeEntities& entities,
                                                     const index_type* edge_owner,
                                                     const index_type* face_owner, long long c, int q)
@@ -352,11 +424,11 @@ GPUFEM_HOST_DEVICE inline bool writes_lattice_point(const LatticeShapeView& shap
     const int* p = shape.points + 5 * q;
     if (p[0] == shape.dim) return true;
     if (p[0] == 1) {
-        const long long slot = c * shape.num_edges + p[1];
+        const long long slot = edge_slot(mesh, shape, c, p[1]);
         return edge_owner[entities.cell_edges[slot]] == slot;
     }
     if (p[0] == 2) {
-        const long long slot = c * shape.num_faces + p[1];
+        const long long slot = face_slot(mesh, shape, c, p[1]);
         return face_owner[entities.cell_faces[slot]] == slot;
     }
     return false;
@@ -389,27 +461,27 @@ GPUFEM_HOST_DEVICE inline int refinement_choice(const index_type* points, int pa
     PREFIX long long number_vertices(const Executor& exec, const index_type* cells,          \
                                      long long num_cells, int nodes_per_cell, int corners,   \
                                      long long num_nodes, index_type* vertex_of_node) BODY   \
-    /** keys[c * num_edges + e] = edge_key of local edge e of cell c. */                      \
+    /** keys[edge_slot(c, e)] = edge_key of local edge e of the block's cell c. */            \
     PREFIX void lattice_edge_keys(const Executor& exec, const LatticeMeshView& mesh,         \
                                   const LatticeShapeView& shape, std::uint64_t* keys) BODY   \
-    /** keys[c * num_faces + f] = face_key of local face f of cell c (entities.cell_edges    \
-        set). */                                                                             \
+    /** keys[face_slot(c, f)] = face_key of local face f of the block's cell c              \
+        (entities.cell_edges set). */                                                        \
     PREFIX void lattice_face_keys(const Executor& exec, const LatticeMeshView& mesh,         \
                                   const LatticeShapeView& shape,                             \
                                   const LatticeEntities& entities, std::uint64_t* keys) BODY \
-    /** keys[c] = the lowest vertex of cell c << 32 | c. */                                \
+    /** keys[first_cell + c] = the lowest vertex of the block's cell c << 32 | first_cell + c. */ \
     PREFIX void lattice_cell_keys(const Executor& exec, const LatticeMeshView& mesh,         \
                                   int corners, std::uint64_t* keys) BODY                     \
     /** For every vertex v (and v = V): first_edge, first_face and first_cell (the first of   \
         the sorted keys whose lower/lowest vertex is v or above; cell_keys may be null:       \
         first_cell 0), then vertex_start = the exclusive sums of each vertex's block size (1 \
-        + its edges (m - 1) + its faces face_points + its cells interior_points). Returns    \
+        + its edges (m - 1) + its faces' and its cells' points, vertex_block_size). Returns  \
         the total. */                                                                         \
     PREFIX long long lattice_vertex_blocks(const Executor& exec, long long vertices,         \
                                            const std::uint64_t* edge_keys, long long edges,  \
                                            const std::uint64_t* face_keys, long long faces,  \
                                            const std::uint64_t* cell_keys, long long cells,  \
-                                           int m, int face_points, int interior_points,      \
+                                           int m, const LatticePointCounts& counts,          \
                                            index_type* first_edge, index_type* first_face,   \
                                            index_type* first_cell, long long* vertex_start) BODY \
     /** Numbers the distinct keys (below 2^key_bits) in increasing order:                    \
@@ -419,6 +491,11 @@ GPUFEM_HOST_DEVICE inline int refinement_choice(const index_type* points, int pa
                                      long long count, int key_bits,                          \
                                      index_type* entity_of_slot, std::uint64_t* unique_keys, \
                                      index_type* owner) BODY                                 \
+    /** offsets[i] = the sum of points(keys[j]) over j < i, for i = 0..count (sorted        \
+        distinct keys of faces or cells: LatticeEntities::face_offset, cell_offset). */        \
+    PREFIX void lattice_point_offsets(const Executor& exec, const std::uint64_t* keys,       \
+                                      long long count, const LatticeKeyPoints& per_key,      \
+                                      long long* offsets) BODY                               \
     /** lattice_cells[c * num_points + q] = lattice_point_number(c, q); coordinates (3 per   \
         point) of every point: vertices copied from their node, the others as                \
         sum_j basis[q * nodes_per_cell + j] x_j over the cell's nodes, written by the first   \

@@ -36,9 +36,19 @@ std::vector<std::array<int, 3>> vertex_coordinates(ElementType type, int m)
         return {{0, 0, 0}, {m, 0, 0}, {m, m, 0}, {0, m, 0},
                 {0, 0, m}, {m, 0, m}, {m, m, m}, {0, m, m}};
     case ElementType::prism:
-    case ElementType::pyramid: break;  // finite volumes only: no Lagrange spaces
+        return {{0, 0, 0}, {m, 0, 0}, {0, m, 0}, {0, 0, m}, {m, 0, m}, {0, m, m}};
+    case ElementType::pyramid:  // the reference pyramid scaled by m: base [-m, m]^2, apex m
+        return {{-m, -m, 0}, {m, -m, 0}, {m, m, 0}, {-m, m, 0}, {0, 0, m}};
     }
     throw std::logic_error("vertex_coordinates: unknown shape");
+}
+
+/// A reference coordinate of a Gmsh node times the order, as the integer lattice coordinate.
+int lattice_coordinate(double x)
+{
+    const int at = static_cast<int>(std::lround(x));
+    if (std::abs(x - at) > 1e-9) throw std::logic_error("lattice_points: a Lagrange node off the lattice");
+    return at;
 }
 
 /// The lattice points of order m in Gmsh's node order (m <= 4) or lexicographically.
@@ -52,13 +62,23 @@ std::vector<std::array<int, 3>> lattice_points(ElementType type, int m)
             std::array<int, 3> at{0, 0, 0};
             for (int i = 0; i < dim; ++i) {
                 const double u = reference[q * dim + i];
-                const double x = is_simplex(type) ? m * u : m * (u + 1.0) / 2.0;
-                at[i] = static_cast<int>(std::lround(x));
-                if (std::abs(x - at[i]) > 1e-9)
-                    throw std::logic_error("lattice_points: a Lagrange node off the lattice");
+                const bool simplex_axis = is_simplex(type) || type == ElementType::pyramid ||
+                                          (type == ElementType::prism && i < 2);
+                at[i] = lattice_coordinate(simplex_axis ? m * u : m * (u + 1.0) / 2.0);
             }
             points.push_back(at);
         }
+        return points;
+    }
+    if (type == ElementType::prism || type == ElementType::pyramid) {
+        for (int z = 0; z <= m; ++z)
+            for (int y = 0; y <= m; ++y)
+                for (int x = 0; x <= m; ++x) {
+                    if (type == ElementType::prism && x + y <= m) points.push_back({x, y, z});
+                    const int n = m - z;  // the pyramid's layer z: (n + 1)^2 points
+                    if (type == ElementType::pyramid && x <= n && y <= n)
+                        points.push_back({2 * x - n, 2 * y - n, z});
+                }
         return points;
     }
     const int nz = dim == 3 ? m : 0, ny = dim >= 2 ? m : 0;
@@ -87,6 +107,16 @@ void shape_entities(ElementType type, LatticeTable& table)
     const int dim = element_dimension(type);
     const auto corners = vertex_coordinates(type, 1);
     const int n = static_cast<int>(corners.size());
+    if (type == ElementType::prism) {
+        table.edges = {{0, 1}, {0, 2}, {1, 2}, {3, 4}, {3, 5}, {4, 5}, {0, 3}, {1, 4}, {2, 5}};
+        table.faces = {{0, 1, 2, -1}, {3, 4, 5, -1}, {0, 1, 4, 3}, {1, 2, 5, 4}, {2, 0, 3, 5}};
+        return;
+    }
+    if (type == ElementType::pyramid) {
+        table.edges = {{0, 1}, {1, 2}, {2, 3}, {0, 3}, {0, 4}, {1, 4}, {2, 4}, {3, 4}};
+        table.faces = {{0, 1, 2, 3}, {0, 1, 4, -1}, {1, 2, 4, -1}, {2, 3, 4, -1}, {3, 0, 4, -1}};
+        return;
+    }
     if (is_simplex(type)) {
         for (int a = 0; a < n; ++a)
             for (int b = a + 1; b < n; ++b) table.edges.push_back({a, b});
@@ -189,6 +219,67 @@ LatticePoint box_point(const LatticeTable& table, const std::array<int, 3>& at, 
     return point;
 }
 
+/// Describes one point of a prism or pyramid by where it lies in the scaled reference shape
+/// (vertex_coordinates, affine to the reference coordinates): on a vertex, inside an edge
+/// (steps from its first vertex), inside a face (a triangle's weights of its vertices 1 and
+/// 2; a quadrilateral's steps from its vertex 0 toward vertices 1 and 3), or inside.
+LatticePoint solid_point(const LatticeTable& table, const std::array<int, 3>& at, int m)
+{
+    const auto v = vertex_coordinates(table.type, m);
+    using Vec = std::array<double, 3>;
+    const auto vec = [](const std::array<int, 3>& a) { return Vec{double(a[0]), double(a[1]), double(a[2])}; };
+    const auto sub = [](const Vec& a, const Vec& b) { return Vec{a[0] - b[0], a[1] - b[1], a[2] - b[2]}; };
+    const auto dot = [](const Vec& a, const Vec& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; };
+    const Vec p = vec(at);
+    const auto steps = [&](double fraction) { return static_cast<int>(std::lround(fraction * m)); };
+    // p = a + s (b - a) + t (c - a): (s, t) by least squares, and whether p lies there.
+    const auto in_plane = [&](const Vec& a, const Vec& b, const Vec& c, double& s, double& t) {
+        const Vec e = sub(b, a), f = sub(c, a), d = sub(p, a);
+        const double ee = dot(e, e), ef = dot(e, f), ff = dot(f, f), de = dot(d, e), df = dot(d, f);
+        const double det = ee * ff - ef * ef;
+        s = (de * ff - df * ef) / det;
+        t = (df * ee - de * ef) / det;
+        const Vec r = sub(d, Vec{s * e[0] + t * f[0], s * e[1] + t * f[1], s * e[2] + t * f[2]});
+        return dot(r, r) < 1e-18;
+    };
+    constexpr double inside = 1e-12;
+    LatticePoint point;
+    for (std::size_t k = 0; k < v.size(); ++k)
+        if (v[k] == at) {
+            point.dim = 0;
+            point.entity = static_cast<int>(k);
+            return point;
+        }
+    for (std::size_t e = 0; e < table.edges.size(); ++e) {
+        const Vec a = vec(v[table.edges[e][0]]), b = vec(v[table.edges[e][1]]);
+        const Vec d = sub(p, a), along = sub(b, a);
+        const double s = dot(d, along) / dot(along, along);
+        const Vec r = sub(d, Vec{s * along[0], s * along[1], s * along[2]});
+        if (dot(r, r) < 1e-18 && s > inside && s < 1 - inside) {
+            point.dim = 1;
+            point.entity = static_cast<int>(e);
+            point.s = steps(s);
+            return point;
+        }
+    }
+    for (std::size_t f = 0; f < table.faces.size(); ++f) {
+        const auto& face = table.faces[f];
+        const bool quadrilateral = face[3] >= 0;
+        double s = 0, t = 0;
+        if (!in_plane(vec(v[face[0]]), vec(v[face[1]]), vec(v[quadrilateral ? face[3] : face[2]]), s, t)) continue;
+        const bool within = quadrilateral ? s > inside && s < 1 - inside && t > inside && t < 1 - inside
+                                          : s > inside && t > inside && s + t < 1 - inside;
+        if (!within) continue;
+        point.dim = 2;
+        point.entity = static_cast<int>(f);
+        point.s = steps(s);
+        point.t = steps(t);
+        return point;
+    }
+    point.dim = 3;
+    return point;
+}
+
 LatticeTable build_table(ElementType type, int m)
 {
     LatticeTable table;
@@ -198,7 +289,9 @@ LatticeTable build_table(ElementType type, int m)
     const int dim = element_dimension(type);
     table.coordinates = lattice_points(type, m);
     for (const auto& at : table.coordinates) {
-        LatticePoint point = is_simplex(type) || type == ElementType::line
+        LatticePoint point = type == ElementType::prism || type == ElementType::pyramid
+                                 ? solid_point(table, at, m)
+                             : is_simplex(type) || type == ElementType::line
                                  ? simplex_point(table, at, dim, m)
                                  : box_point(table, at, dim, m);
         if (point.dim == dim) {
@@ -297,9 +390,9 @@ std::vector<ChildFrame> child_frames(ElementType type, int diagonal)
         return frames;
     }
     case ElementType::prism:
-    case ElementType::pyramid: break;  // finite volumes only: no Lagrange spaces
+    case ElementType::pyramid: break;  // not refined (yet)
     }
-    throw std::logic_error("child_frames: unknown shape");
+    throw std::logic_error(std::string("child_frames: no refinement of ") + element_type_plural(type));
 }
 
 RefinementPattern build_pattern(ElementType type, int g)
@@ -342,6 +435,19 @@ RefinementPattern build_pattern(ElementType type, int g)
 }
 
 }  // namespace
+
+std::vector<double> lattice_reference_point(ElementType type, const std::array<int, 3>& at, int m)
+{
+    const int dim = element_dimension(type);
+    std::vector<double> reference;
+    for (int i = 0; i < dim; ++i) {
+        const double u = static_cast<double>(at[i]) / m;
+        const bool simplex_axis = is_simplex(type) || type == ElementType::pyramid ||
+                                  (type == ElementType::prism && i < 2);
+        reference.push_back(simplex_axis ? u : 2.0 * u - 1.0);
+    }
+    return reference;
+}
 
 int LatticeTable::edge_between(int a, int b) const
 {

@@ -30,7 +30,10 @@ struct LatticeTable {
     std::vector<LatticePoint> points;       ///< in Gmsh's node order of the order-m element
     std::vector<std::array<int, 3>> coordinates;  ///< integer lattice coordinates of each
                                             ///< point (0..m per axis; simplices: x_i >= 0,
-                                            ///< sum <= m; boxes: [0, m]^d)
+                                            ///< sum <= m; boxes: [0, m]^d; prisms: the
+                                            ///< triangle's times [0, m]; pyramids: the
+                                            ///< reference pyramid scaled by m, layer z of
+                                            ///< [z - m, m - z]^2 in steps of 2)
     std::vector<std::array<int, 2>> edges;  ///< every edge, as two local vertices
     std::vector<std::array<int, 4>> faces;  ///< every 2D face (the element itself when it is
                                             ///< 2D) as local vertices in cyclic order; the
@@ -47,9 +50,13 @@ struct LatticeTable {
     int face_points(bool quadrilateral) const;
 };
 
-/// The table of `type` (line, triangle, quadrilateral, tetrahedron, hexahedron) at order m
-/// (1..8); built from lagrange_reference_nodes once per shape and order, then remembered.
+/// The table of `type` (any shape) at order m (1..8); built from lagrange_reference_nodes once
+/// per shape and order, then remembered. Prisms have triangular and quadrilateral faces.
 const LatticeTable& lattice_table(ElementType type, int m);
+
+/// The reference coordinates (Gmsh's reference shape, element_dimension values) of the
+/// lattice point with integer coordinates `at` (LatticeTable::coordinates) of order m.
+std::vector<double> lattice_reference_point(ElementType type, const std::array<int, 3>& at, int m);
 
 /// Uniform refinement of one shape: 2^dim children, each an affine image of the reference
 /// element with half its size. children[p][c][q] is the parent's lattice point of order 2g
@@ -64,7 +71,8 @@ struct RefinementPattern {
     std::vector<std::array<int, 2>> diagonals;            ///< tetrahedra: one per pattern
 };
 
-/// The refinement pattern of `type` at order g (1..4), remembered.
+/// The refinement pattern of `type` at order g (1..4), remembered; lines, triangles,
+/// quadrilaterals, tetrahedra and hexahedra (std::logic_error for prisms and pyramids).
 const RefinementPattern& refinement_pattern(ElementType type, int g);
 
 }  // namespace gpufem

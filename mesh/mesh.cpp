@@ -75,14 +75,13 @@ int lagrange_node_count(ElementType type, int order)
     case ElementType::quadrilateral: return (k + 1) * (k + 1);
     case ElementType::tetrahedron: return (k + 1) * (k + 2) * (k + 3) / 6;
     case ElementType::hexahedron: return (k + 1) * (k + 1) * (k + 1);
-    case ElementType::prism:
-    case ElementType::pyramid:
-        if (k == 1) return element_node_count(type);
-        throw std::invalid_argument(std::string("lagrange_node_count: gpufem reads ") + element_type_name(type) +
-                                    "s of order 1 only");
+    case ElementType::prism: return (k + 1) * (k + 1) * (k + 2) / 2;
+    case ElementType::pyramid: return (k + 1) * (k + 2) * (2 * k + 3) / 6;
     }
     throw std::invalid_argument("lagrange_node_count: unknown element type");
 }
+
+int max_lagrange_degree(ElementType type) { return type == ElementType::pyramid ? 2 : 4; }
 
 std::string Mesh::describe_cells() const
 {

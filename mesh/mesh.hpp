@@ -13,7 +13,7 @@
 namespace gpufem {
 
 /// Element shapes gpufem handles (degree-1 node sets; node order as Gmsh's, which for these
-/// first-order shapes equals VTK's except the prism's). Prisms and pyramids: first order only.
+/// first-order shapes equals VTK's except the prism's).
 enum class ElementType { line, triangle, quadrilateral, tetrahedron, hexahedron, prism, pyramid };
 /// Number of ElementType values (tables indexed by the type).
 inline constexpr int element_type_count = 7;
@@ -27,8 +27,13 @@ int element_dimension(ElementType type);
 /// Number of nodes of the first-order shape.
 int element_node_count(ElementType type);
 /// Number of nodes of the complete Lagrange element of this shape and order (1..4):
-/// (k+1)(k+2)/2, (k+1)^2, (k+1)(k+2)(k+3)/6, (k+1)^3; lines k+1.
+/// (k+1)(k+2)/2, (k+1)^2, (k+1)(k+2)(k+3)/6, (k+1)^3, prisms (k+1)^2(k+2)/2, pyramids
+/// (k+1)(k+2)(2k+3)/6; lines k+1.
 int lagrange_node_count(ElementType type, int order);
+
+/// The highest Lagrange degree gpufem takes on a shape: 4, pyramids 2 (VTK has no Lagrange
+/// pyramid to write them above order 2).
+int max_lagrange_degree(ElementType type);
 
 /// A named physical group as defined in the Gmsh model.
 struct PhysicalGroup {
@@ -45,7 +50,7 @@ struct BoundaryFacets {
     int nodes_per_facet = 2;
     std::vector<index_type> connectivity;  ///< nodes_per_facet node indices per facet
     /// Triangles and quadrilaterals in one group (a mixed mesh's boundary): type
-    /// quadrilateral, and a triangle's 4th node -1.
+    /// quadrilateral, and a triangle's row its nodes, then -1 (its 4th at order 1).
     bool mixed_triangles = false;
     std::size_t size() const { return connectivity.size() / nodes_per_facet; }
 };
@@ -106,10 +111,10 @@ struct Mesh {
                                        ///< nodes of that order, in Gmsh's node order
     int nodes_per_cell = 0;
     HostVector<index_type> cells;      ///< nodes_per_cell node indices per cell
-    /// A mesh of several first-order cell types: each cell's ElementType (its number). Then
-    /// nodes_per_cell is the most corners of those types, a cell's row of `cells` holds its
-    /// corners and -1 after them, and cell_type is the type with the most corners. Empty:
-    /// every cell is a cell_type.
+    /// A mesh of several cell types: each cell's ElementType (its number). Then
+    /// nodes_per_cell is the most nodes of those types at the mesh's degree, a cell's row of
+    /// `cells` holds its nodes and -1 after them, and cell_type is the type with the most
+    /// nodes. Empty: every cell is a cell_type.
     HostVector<std::uint8_t> cell_types;
     std::vector<int> cell_group;       ///< physical tag of each cell's subdomain (0 if none)
     std::vector<PhysicalGroup> subdomains;   ///< physical groups of dimension dim
@@ -132,9 +137,9 @@ struct Mesh {
     index_type num_cells() const { return static_cast<index_type>(cells.size() / nodes_per_cell); }
     /// Whether the cells are of several types (cell_types).
     bool is_mixed() const { return !cell_types.empty(); }
-    /// Whether the mesh stays first order: cells of several types, or prisms or pyramids
-    /// (walked by their shapes; first-order finite elements and finite volumes take them, no
-    /// refinement and no higher degree yet).
+    /// Whether the mesh's cells are of several types, or prisms or pyramids: walked by their
+    /// shapes, read from Gmsh at order 1 only, given degrees by gpufem's numbering (prisms
+    /// 1..4, pyramids 1..2), not refined.
     bool first_order_only() const
     {
         return is_mixed() || cell_type == ElementType::prism || cell_type == ElementType::pyramid;

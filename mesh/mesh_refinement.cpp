@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -31,92 +32,175 @@ ElementType facet_shape(const Mesh& mesh)
     return mesh.cell_type == ElementType::hexahedron ? ElementType::quadrilateral : ElementType::triangle;
 }
 
-/// A mesh's lattice of order m: every point numbered, placed, and each cell's list of them,
-/// with what the boundary facets need to be numbered alike (on the executor).
-struct MeshLattice {
+/// The cells of one type as number_lattice walks them: all the mesh's cells, or for a mesh of
+/// several types that type's rows (gathered), with where its slots start (LatticeMeshView).
+struct LatticeBlock {
+    ElementType type = ElementType::triangle;
     const LatticeTable* table = nullptr;
+    std::unique_ptr<ShapeOnExec> shape;
+    Array<index_type> own_cells;      ///< a mixed mesh's rows of this type, on the executor
+    std::vector<index_type> of_mesh;  ///< a mixed mesh: each block cell's number in the mesh
+    LatticeMeshView view;
+    int corners = 0;
+    Array<index_type> lattice_cells;  ///< table->points.size() numbers per block cell
+};
+
+/// A mesh's lattice of order m: every point numbered, placed, and each cell's list of them
+/// (per block), with what the boundary facets need to be numbered alike (on the executor).
+struct MeshLattice {
+    int order = 1;
     long long points = 0;
+    std::vector<LatticeBlock> blocks;  ///< one per cell type, in ElementType order
     LatticeEntities counts;           ///< counts and vertex blocks (no cell arrays: freed)
-    Array<index_type> cells;          ///< table->points.size() numbers per cell
     Array<double> coordinates;        ///< 3 per point
     Array<index_type> vertex_of_node;
     Array<std::uint64_t> edge_keys, face_keys;  ///< sorted: an entity's number is its position
     Array<index_type> first_edge, first_face, first_cell;  ///< counts' vertex blocks
-    Array<long long> vertex_start;
+    Array<long long> vertex_start, face_offset, cell_offset;
 };
 
-/// The values of the mesh's order-g basis at the table's points ([q][j]); identity when the
-/// orders agree (a copy, bit for bit).
-std::vector<double> lattice_basis(const Mesh& mesh, const LatticeTable& table)
+/// The values of a mesh's order-g basis (g = degree, npc nodes) at the table's points
+/// ([q][j]); identity when the orders agree (a copy, bit for bit).
+std::vector<double> lattice_basis(ElementType type, int degree, int npc, const LatticeTable& table)
 {
-    const int npc = mesh.nodes_per_cell;
     const std::size_t points = table.points.size();
     std::vector<double> values(points * npc, 0.0);
-    if (table.order == mesh.degree) {
+    if (table.order == degree) {
         for (std::size_t q = 0; q < points; ++q) values[q * npc + q] = 1.0;
         return values;
     }
-    const int dim = element_dimension(mesh.cell_type);
-    const bool simplex = mesh.cell_type == ElementType::triangle || mesh.cell_type == ElementType::tetrahedron;
     std::vector<double> reference;
-    for (const auto& at : table.coordinates)
-        for (int i = 0; i < dim; ++i) {
-            const double u = static_cast<double>(at[i]) / table.order;
-            reference.push_back(simplex ? u : 2.0 * u - 1.0);
-        }
+    for (const auto& at : table.coordinates) {
+        const std::vector<double> u = lattice_reference_point(type, at, table.order);
+        reference.insert(reference.end(), u.begin(), u.end());
+    }
     std::vector<double> gradients;
-    lagrange_basis(mesh.cell_type, mesh.degree, reference, values, gradients);
+    lagrange_basis(type, degree, reference, values, gradients);
     for (double& v : values)
         if (std::abs(v) < 1e-14) v = 0.0;  // exact zeros: other nodes do not move the point
     return values;
 }
 
+/// The blocks of a mesh (one, or one per cell type of a mixed mesh of order 1).
+std::vector<LatticeBlock> lattice_blocks(const Mesh& mesh, const index_type* cells, int m, const ExecPtr& exec)
+{
+    std::vector<LatticeBlock> blocks;
+    for (int t = 0; t < element_type_count; ++t) {
+        const auto type = static_cast<ElementType>(t);
+        if (!mesh.is_mixed() && type != mesh.cell_type) continue;
+        LatticeBlock block;
+        block.type = type;
+        block.table = &lattice_table(type, m);
+        block.corners = element_node_count(type);
+        if (mesh.is_mixed()) {
+            std::vector<index_type> rows;
+            for (index_type c = 0; c < mesh.num_cells(); ++c)
+                if (mesh.type_of_cell(c) == type) {
+                    block.of_mesh.push_back(c);
+                    const index_type* row = &mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell];
+                    rows.insert(rows.end(), row, row + block.corners);
+                }
+            if (block.of_mesh.empty()) continue;
+            block.own_cells = Array<index_type>::from_host(exec, rows);
+            block.view = LatticeMeshView{block.own_cells.data(), static_cast<long long>(block.of_mesh.size()),
+                                         block.corners, nullptr};
+        } else {
+            block.view = LatticeMeshView{cells, mesh.num_cells(), mesh.nodes_per_cell, nullptr};
+        }
+        blocks.push_back(std::move(block));
+    }
+    return blocks;
+}
+
 MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec)
 {
     MeshLattice lattice;
-    const LatticeTable& table = lattice_table(mesh.cell_type, m);
-    lattice.table = &table;
+    lattice.order = m;
     const MeshOnExec input(mesh, exec);
     const long long num_cells = mesh.num_cells(), num_nodes = mesh.num_nodes();
     const int dim = element_dimension(mesh.cell_type);
-    const bool quadrilateral_faces = mesh.cell_type == ElementType::hexahedron;
-    const int face_points = dim == 3 ? table.face_points(quadrilateral_faces) : 0;
-    const ShapeOnExec shape(table, dim == 3 && face_points > 0, exec);
+    lattice.blocks = lattice_blocks(mesh, input.cells, m, exec);
+    auto& blocks = lattice.blocks;
+
+    // What the faces and cells hold: a number each, or offsets where they differ.
+    const int triangle_points = (m - 1) * (m - 2) / 2, quadrilateral_points = (m - 1) * (m - 1);
+    bool triangles = false, quadrilaterals = false;
+    for (const LatticeBlock& block : blocks)
+        for (const auto& face : block.table->faces) (face[3] >= 0 ? quadrilaterals : triangles) = true;
+    const bool with_faces = dim == 3 && ((triangles && triangle_points > 0) || (quadrilaterals && quadrilateral_points > 0));
+    const bool interiors = std::any_of(blocks.begin(), blocks.end(),
+                                       [](const LatticeBlock& b) { return b.table->interior_points > 0; });
+    LatticePointCounts inside;
+    inside.face_points = quadrilaterals ? quadrilateral_points : triangle_points;
+    inside.interior_points = blocks.front().table->interior_points;
 
     Array<index_type> vertex_of_node(exec, static_cast<std::size_t>(num_nodes));
-    LatticeMeshView view{input.cells, num_cells, mesh.nodes_per_cell, vertex_of_node.data()};
     LatticeEntities& counts = lattice.counts;
+    // A mixed mesh's rows hold its corners, then -1 (skipped).
     counts.vertices = GPUFEM_DISPATCH(*exec, number_vertices(*exec, input.cells, num_cells,
                                                             mesh.nodes_per_cell,
-                                                            element_node_count(mesh.cell_type),
+                                                            mesh.is_mixed() ? mesh.nodes_per_cell
+                                                                            : element_node_count(mesh.cell_type),
                                                             num_nodes, vertex_of_node.data()));
     checked_index(counts.vertices, "vertices of mesh '" + mesh.source + "'");
+    long long edge_slots = 0, face_slots = 0, cells_before = 0;
+    for (LatticeBlock& block : blocks) {
+        block.shape = std::make_unique<ShapeOnExec>(*block.table, with_faces, exec);
+        block.view.vertex_of_node = vertex_of_node.data();
+        block.view.first_cell = cells_before;
+        block.view.edge_slot_base = edge_slots;
+        block.view.face_slot_base = face_slots;
+        cells_before += block.view.num_cells;
+        edge_slots += m > 1 ? block.view.num_cells * block.shape->view.num_edges : 0;
+        face_slots += with_faces ? block.view.num_cells * block.shape->view.num_faces : 0;
+    }
 
     // Edges (when they hold points), then faces (3D, when they hold points).
-    const long long edge_slots = m > 1 ? num_cells * shape.view.num_edges : 0;
     EntityNumbers edges(exec, edge_slots, "cell edges of mesh '" + mesh.source + "'");
     if (edge_slots > 0) {
-        GPUFEM_DISPATCH(*exec, lattice_edge_keys(*exec, view, shape.view, edges.slot_keys.data()));
+        for (const LatticeBlock& block : blocks)
+            GPUFEM_DISPATCH(*exec, lattice_edge_keys(*exec, block.view, block.shape->view, edges.slot_keys.data()));
         counts.edges = edges.number(exec, 32 + bits_for(counts.vertices));
     }
     counts.cell_edges = edges.of_slot.data();
-    const long long face_slots = shape.view.num_faces > 0 ? num_cells * shape.view.num_faces : 0;
     EntityNumbers faces(exec, face_slots, "cell faces of mesh '" + mesh.source + "'");
     if (face_slots > 0) {
-        GPUFEM_DISPATCH(*exec, lattice_face_keys(*exec, view, shape.view, counts, faces.slot_keys.data()));
+        for (const LatticeBlock& block : blocks)
+            GPUFEM_DISPATCH(*exec, lattice_face_keys(*exec, block.view, block.shape->view, counts,
+                                                     faces.slot_keys.data()));
         counts.faces = faces.number(exec, 32 + bits_for(counts.edges));
+        if (triangles && quadrilaterals) {
+            LatticeKeyPoints per_face;
+            per_face.triangle_points = triangle_points;
+            per_face.quadrilateral_points = quadrilateral_points;
+            lattice.face_offset = Array<long long>(exec, static_cast<std::size_t>(counts.faces + 1));
+            GPUFEM_DISPATCH(*exec, lattice_point_offsets(*exec, faces.keys.data(), counts.faces, per_face,
+                                                         lattice.face_offset.data()));
+            inside.face_offset = lattice.face_offset.data();
+        }
     }
     counts.cell_faces = faces.of_slot.data();
-    counts.face_points = face_points;
-    counts.interior_points = table.interior_points;
     // Cells ordered by their lowest vertex (their interior points join that vertex's block).
-    const int corners = element_node_count(mesh.cell_type);
-    const bool interiors = table.interior_points > 0;
     EntityNumbers ordered_cells(exec, interiors ? num_cells : 0, "cells of mesh '" + mesh.source + "'");
     if (interiors && num_cells > 0) {
-        GPUFEM_DISPATCH(*exec, lattice_cell_keys(*exec, view, corners, ordered_cells.slot_keys.data()));
+        for (const LatticeBlock& block : blocks)
+            GPUFEM_DISPATCH(*exec, lattice_cell_keys(*exec, block.view, block.corners, ordered_cells.slot_keys.data()));
         ordered_cells.number(exec, 32 + bits_for(counts.vertices));
+        if (blocks.size() > 1) {
+            LatticeKeyPoints per_cell;
+            per_cell.faces = false;
+            per_cell.blocks = static_cast<int>(blocks.size());
+            for (std::size_t b = 0; b < blocks.size(); ++b) {
+                per_cell.block_start[b] = blocks[b].view.first_cell;
+                per_cell.block_points[b] = blocks[b].table->interior_points;
+            }
+            lattice.cell_offset = Array<long long>(exec, static_cast<std::size_t>(num_cells + 1));
+            GPUFEM_DISPATCH(*exec, lattice_point_offsets(*exec, ordered_cells.keys.data(), num_cells, per_cell,
+                                                         lattice.cell_offset.data()));
+            inside.cell_offset = lattice.cell_offset.data();
+        }
     }
+    counts.inside = inside;
     const auto per_vertex = static_cast<std::size_t>(counts.vertices + 1);
     lattice.first_edge = Array<index_type>(exec, per_vertex);
     lattice.first_face = Array<index_type>(exec, per_vertex);
@@ -125,25 +209,33 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec)
     lattice.points = GPUFEM_DISPATCH(
         *exec, lattice_vertex_blocks(*exec, counts.vertices, edges.keys.data(), counts.edges,
                                      faces.keys.data(), counts.faces,
-                                     interiors ? ordered_cells.keys.data() : nullptr, num_cells, m,
-                                     face_points, table.interior_points, lattice.first_edge.data(),
-                                     lattice.first_face.data(), lattice.first_cell.data(),
-                                     lattice.vertex_start.data()));
+                                     interiors ? ordered_cells.keys.data() : nullptr, num_cells, m, inside,
+                                     lattice.first_edge.data(), lattice.first_face.data(),
+                                     lattice.first_cell.data(), lattice.vertex_start.data()));
     counts.vertex_start = lattice.vertex_start.data();
     counts.first_edge = lattice.first_edge.data();
     counts.first_face = lattice.first_face.data();
     counts.first_cell = lattice.first_cell.data();
     counts.cell_position = interiors ? ordered_cells.of_slot.data() : nullptr;
     checked_index(lattice.points, "nodes of order " + std::to_string(m) + " of mesh '" + mesh.source + "'");
-    checked_index(num_cells * static_cast<long long>(table.points.size()),
-                  "cell node entries of order " + std::to_string(m) + " of mesh '" + mesh.source + "'");
 
-    const Array<double> basis = Array<double>::from_host(exec, lattice_basis(mesh, table));
-    lattice.cells = Array<index_type>(exec, static_cast<std::size_t>(num_cells) * table.points.size());
     lattice.coordinates = Array<double>(exec, 3 * static_cast<std::size_t>(lattice.points));
-    GPUFEM_DISPATCH(*exec, fill_lattice(*exec, view, corners, shape.view, counts, basis.data(), input.coordinates,
-                                        num_nodes, edges.owner.data(), faces.owner.data(),
-                                        lattice.cells.data(), lattice.coordinates.data()));
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+        LatticeBlock& block = blocks[b];
+        const std::size_t points = block.table->points.size();
+        checked_index(block.view.num_cells * static_cast<long long>(points),
+                      "cell node entries of order " + std::to_string(m) + " of mesh '" + mesh.source + "'");
+        // A mixed mesh's rows are of order 1 (check_input).
+        const int degree = mesh.is_mixed() ? 1 : mesh.degree;
+        const Array<double> basis = Array<double>::from_host(
+            exec, lattice_basis(block.type, degree, block.view.nodes_per_cell, *block.table));
+        block.lattice_cells = Array<index_type>(exec, static_cast<std::size_t>(block.view.num_cells) * points);
+        // The vertices' positions are copied from their nodes once (the first block).
+        GPUFEM_DISPATCH(*exec, fill_lattice(*exec, block.view, block.corners, block.shape->view, counts,
+                                            basis.data(), input.coordinates, b == 0 ? num_nodes : 0,
+                                            edges.owner.data(), faces.owner.data(),
+                                            block.lattice_cells.data(), lattice.coordinates.data()));
+    }
     lattice.vertex_of_node = std::move(vertex_of_node);
     lattice.edge_keys = std::move(edges.keys);
     lattice.face_keys = std::move(faces.keys);
@@ -154,11 +246,12 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec)
 /// The lattice points of order m of every facet of one boundary group (the facet shape's
 /// Gmsh order; lexicographic past order 4), numbered as the cells' lattice, on the executor;
 /// throws MeshSourceError naming the first facet that is not a face of the cells.
+/// `numbers`: each facet's number in its group for the message (empty: its position).
 Array<index_type> facet_lattice(const BoundaryFacets& facets, const Mesh& mesh,
                                 const MeshLattice& lattice, const ExecPtr& exec,
-                                const std::string& where)
+                                const std::string& where, const std::vector<std::size_t>& numbers = {})
 {
-    const LatticeTable& table = lattice_table(facets.type, lattice.table->order);
+    const LatticeTable& table = lattice_table(facets.type, lattice.order);
     const ShapeOnExec shape(table, true, exec);
     const Array<index_type> on_exec =
         exec->is_cuda() ? Array<index_type>::from_host(exec, facets.connectivity) : Array<index_type>();
@@ -172,7 +265,8 @@ Array<index_type> facet_lattice(const BoundaryFacets& facets, const Mesh& mesh,
         *exec, fill_facet_lattice(*exec, view, lattice.vertex_of_node.data(), mesh.num_nodes(),
                                   shape.view, lattice.counts, keys, out.data()));
     if (failure >= 0) {
-        const std::string facet = where + ": facet " + std::to_string(failure / 4);
+        const auto at = static_cast<std::size_t>(failure / 4);
+        const std::string facet = where + ": facet " + std::to_string(numbers.empty() ? at : numbers[at]);
         switch (failure % 4) {
         case facet_corner_not_a_vertex:
             throw MeshSourceError(facet + " has a corner that is no cell's corner");
@@ -184,6 +278,38 @@ Array<index_type> facet_lattice(const BoundaryFacets& facets, const Mesh& mesh,
     return out;
 }
 
+/// facet_lattice of a group, on the host; a group of triangles and quadrilaterals (of order
+/// 1) as two, merged into rows of a quadrilateral's points, a triangle's ending with -1.
+std::vector<index_type> facet_lattice_rows(const BoundaryFacets& facets, const Mesh& mesh,
+                                           const MeshLattice& lattice, const ExecPtr& exec,
+                                           const std::string& where)
+{
+    if (!facets.mixed_triangles) return facet_lattice(facets, mesh, lattice, exec, where).to_host();
+    BoundaryFacets shaped[2];  // triangles, quadrilaterals
+    std::vector<std::size_t> numbers[2];
+    for (int k = 0; k < 2; ++k) {
+        shaped[k].type = k == 0 ? ElementType::triangle : ElementType::quadrilateral;
+        shaped[k].nodes_per_facet = k == 0 ? 3 : 4;
+    }
+    for (std::size_t f = 0; f < facets.size(); ++f) {
+        const index_type* nodes = &facets.connectivity[f * facets.nodes_per_facet];
+        const int k = nodes[3] < 0 ? 0 : 1;
+        shaped[k].connectivity.insert(shaped[k].connectivity.end(), nodes, nodes + shaped[k].nodes_per_facet);
+        numbers[k].push_back(f);
+    }
+    const std::size_t stride = lattice_table(ElementType::quadrilateral, lattice.order).points.size();
+    std::vector<index_type> rows(facets.size() * stride, -1);
+    for (int k = 0; k < 2; ++k) {
+        if (numbers[k].empty()) continue;
+        const std::vector<index_type> points = facet_lattice(shaped[k], mesh, lattice, exec, where, numbers[k]).to_host();
+        const std::size_t per = points.size() / numbers[k].size();
+        for (std::size_t i = 0; i < numbers[k].size(); ++i)
+            std::copy_n(points.begin() + static_cast<std::ptrdiff_t>(i * per), per,
+                        rows.begin() + static_cast<std::ptrdiff_t>(numbers[k][i] * stride));
+    }
+    return rows;
+}
+
 /// The new mesh's header: everything but nodes, cells and boundaries.
 Mesh derived_mesh(const Mesh& mesh, int degree)
 {
@@ -192,6 +318,14 @@ Mesh derived_mesh(const Mesh& mesh, int degree)
     out.cell_type = mesh.cell_type;
     out.degree = degree;
     out.nodes_per_cell = lagrange_node_count(mesh.cell_type, degree);
+    if (mesh.is_mixed()) {  // the most nodes of the types present
+        out.cell_types = mesh.cell_types;
+        out.nodes_per_cell = 0;
+        for (int t = 0; t < element_type_count; ++t)
+            if (std::find(mesh.cell_types.begin(), mesh.cell_types.end(), static_cast<std::uint8_t>(t)) !=
+                mesh.cell_types.end())
+                out.nodes_per_cell = std::max(out.nodes_per_cell, lagrange_node_count(static_cast<ElementType>(t), degree));
+    }
     out.subdomains = mesh.subdomains;
     out.ignored_boundaries = mesh.ignored_boundaries;
     out.source = mesh.source;
@@ -238,6 +372,7 @@ void convert_boundaries(const Mesh& mesh, Mesh& out, int degree, Convert&& conve
             converted.type = facets.type;
             converted.degree = degree;
             converted.nodes_per_facet = lagrange_node_count(facets.type, degree);
+            converted.mixed_triangles = facets.mixed_triangles;
             converted.connectivity = convert(facets, where);
             out.boundaries.push_back(std::move(converted));
         } catch (const MeshSourceError& e) {
@@ -249,18 +384,54 @@ void convert_boundaries(const Mesh& mesh, Mesh& out, int degree, Convert&& conve
 /// Throws unless the mesh is one these functions handle.
 void check_input(const Mesh& mesh, const std::string& what)
 {
+    if (mesh.is_mixed()) {  // rows of corners, -1 after them
+        if (mesh.degree != 1 || element_dimension(mesh.cell_type) != mesh.dim ||
+            mesh.nodes_per_cell != element_node_count(mesh.cell_type) ||
+            mesh.cell_types.size() != static_cast<std::size_t>(mesh.num_cells()))
+            throw std::invalid_argument(what + ": mesh '" + mesh.source + "' of several cell types is not of order 1");
+        return;
+    }
     if (mesh.degree < 1 || mesh.degree > 4 || element_dimension(mesh.cell_type) != mesh.dim ||
         mesh.nodes_per_cell != lagrange_node_count(mesh.cell_type, mesh.degree))
         throw std::invalid_argument(what + ": mesh '" + mesh.source + "' is not a mesh of complete Lagrange cells of order 1..4");
+}
+
+/// The lattice's cells into the mesh: the one block's array, or a mixed mesh's blocks merged
+/// into its padded rows (on the host; no device copy).
+void store_lattice(Mesh& out, MeshLattice&& lattice, const ExecPtr& exec)
+{
+    if (lattice.blocks.size() == 1 && lattice.blocks.front().of_mesh.empty()) {
+        store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(lattice.blocks.front().lattice_cells),
+                              exec, HostArrays::written);
+        return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    out.coordinates.resize(lattice.coordinates.size());
+    copy_bytes(*host_executor(), out.coordinates.data(), *exec, lattice.coordinates.data(), lattice.coordinates.bytes());
+    const std::size_t stride = static_cast<std::size_t>(out.nodes_per_cell);
+    out.cells.assign(out.cell_types.size() * stride, -1);
+    for (const LatticeBlock& block : lattice.blocks) {
+        const std::vector<index_type> cells = block.lattice_cells.to_host();
+        const std::size_t per = block.table->points.size();
+        for (std::size_t i = 0; i < block.of_mesh.size(); ++i)
+            std::copy_n(cells.begin() + static_cast<std::ptrdiff_t>(i * per), per,
+                        out.cells.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(block.of_mesh[i]) * stride));
+    }
+    out.build_times.host_copy += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 /// refine_uniformly, the host arrays written or only sized.
 Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
 {
     check_input(mesh, "refine_uniformly");
+    if (mesh.first_order_only())
+        throw std::invalid_argument("refine_uniformly: mesh '" + mesh.source + "' has " + mesh.describe_cells() +
+                                    " cells; gpufem refines triangles, quadrilaterals, tetrahedra and hexahedra");
     const int g = mesh.degree;
     const RefinementPattern& pattern = refinement_pattern(mesh.cell_type, g);
     MeshLattice lattice = number_lattice(mesh, 2 * g, exec);
+    Array<index_type>& lattice_cells = lattice.blocks.front().lattice_cells;
+    const int points_per_cell = static_cast<int>(lattice.blocks.front().table->points.size());
     const int children = static_cast<int>(pattern.children.front().size());
     const int nodes_per_child = lagrange_node_count(mesh.cell_type, g);
     const long long cells = static_cast<long long>(mesh.num_cells()) * children;
@@ -274,8 +445,7 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
     const Array<int> flat_on_exec = Array<int>::from_host(exec, flat);
     const Array<int> diagonals_on_exec = Array<int>::from_host(exec, diagonals);
     Array<index_type> refined(exec, static_cast<std::size_t>(cells * nodes_per_child));
-    GPUFEM_DISPATCH(*exec, fill_children(*exec, lattice.cells.data(), mesh.num_cells(),
-                                         static_cast<int>(lattice.table->points.size()),
+    GPUFEM_DISPATCH(*exec, fill_children(*exec, lattice_cells.data(), mesh.num_cells(), points_per_cell,
                                          flat_on_exec.data(), static_cast<int>(pattern.children.size()),
                                          children, nodes_per_child,
                                          diagonals.empty() ? nullptr : diagonals_on_exec.data(),
@@ -292,8 +462,7 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
         parents->children = children;
         parents->previous = mesh.refined_from;
         parents->pattern = Array<std::uint8_t>(exec, static_cast<std::size_t>(mesh.num_cells()));
-        GPUFEM_DISPATCH(*exec, refinement_choices(*exec, lattice.cells.data(), mesh.num_cells(),
-                                                  static_cast<int>(lattice.table->points.size()),
+        GPUFEM_DISPATCH(*exec, refinement_choices(*exec, lattice_cells.data(), mesh.num_cells(), points_per_cell,
                                                   static_cast<int>(pattern.children.size()),
                                                   diagonals.empty() ? nullptr : diagonals_on_exec.data(),
                                                   lattice.coordinates.data(), parents->pattern.data()));
@@ -302,7 +471,7 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
     out.cell_group.resize(static_cast<std::size_t>(cells));
     for (std::size_t c = 0; c < mesh.cell_group.size(); ++c)
         std::fill_n(out.cell_group.begin() + static_cast<std::ptrdiff_t>(c * children), children, mesh.cell_group[c]);
-    lattice.cells = Array<index_type>();  // before the host copies: less memory at the peak
+    lattice_cells = Array<index_type>();  // before the host copies: less memory at the peak
     store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(refined), exec, host);
 
     const RefinementPattern& facet_pattern = refinement_pattern(facet_shape(mesh), g);
@@ -342,11 +511,10 @@ Mesh with_degree(const Mesh& mesh, int degree, const ExecPtr& exec)
     // The vertices keep the first-order mesh's numbering (number_vertices: every node of a
     // first-order mesh is a vertex, numbered in node order), so its parents still hold.
     if (mesh.degree == 1) out.refined_from = mesh.refined_from;
-    store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(lattice.cells), exec,
-                          HostArrays::written);
     convert_boundaries(mesh, out, degree, [&](const BoundaryFacets& facets, const std::string& where) {
-        return facet_lattice(facets, mesh, lattice, exec, where).to_host();
+        return facet_lattice_rows(facets, mesh, lattice, exec, where);
     });
+    store_lattice(out, std::move(lattice), exec);
     return out;
 }
 

@@ -109,11 +109,26 @@ bool model_is_curved()
     return false;
 }
 
+/// Whether the current model's cells are of one type among triangles, quadrilaterals,
+/// tetrahedra and hexahedra: the cells gpufem reads at any order (several types, prisms and
+/// pyramids only at order 1).
+bool model_cells_take_any_order()
+{
+    std::vector<int> types;
+    gmsh::model::mesh::getElementTypes(types, gmsh::model::getDimension());
+    constexpr int triangle = 2, quadrilateral = 3, tetrahedron = 4, hexahedron = 5;  // MSH types
+    return types.size() == 1 && (types[0] == triangle || types[0] == quadrilateral ||
+                                 types[0] == tetrahedron || types[0] == hexahedron);
+}
+
 /// The order of the cells Gmsh gives gpufem (see MeshSpec::geometry_order); `file_order` is
 /// the order of a .msh file's cells (0 for meshes Gmsh makes). With spec.gmsh_nodes, the degree.
+/// Cells of several types, prisms and pyramids stay straight-sided (order 1): gpufem reads
+/// them at order 1 only and places their higher-degree nodes itself.
 int gmsh_cell_order(const MeshSpec& spec, int file_order, const std::string& context)
 {
     if (spec.gmsh_nodes) return spec.degree;
+    if (spec.geometry_order == 0 && file_order <= 1 && !model_cells_take_any_order()) return 1;
     if (spec.geometry_order != 0) {
         if (spec.geometry_order < 1 || spec.geometry_order > max_mesh_order)
             throw MeshSourceError(context + ": geometry_order must be between 1 and " +
@@ -350,14 +365,29 @@ Mesh load_gmsh_mesh(const MeshSpec& spec)
     throw MeshSourceError("load_mesh: unknown mesh source kind");
 }
 
+void check_degree_for_cells(const Mesh& mesh, int degree)
+{
+    for (int t = 0; t < element_type_count; ++t) {
+        const auto type = static_cast<ElementType>(t);
+        const bool present = mesh.is_mixed() ? std::find(mesh.cell_types.begin(), mesh.cell_types.end(),
+                                                         static_cast<std::uint8_t>(t)) != mesh.cell_types.end()
+                                             : type == mesh.cell_type;
+        if (present && degree > max_lagrange_degree(type))
+            throw MeshSourceError("mesh '" + mesh.source + "': its cells (" + mesh.describe_cells() + ") take degrees 1 to " +
+                                  std::to_string(max_lagrange_degree(type)) + " (" + element_type_plural(type) +
+                                  "; VTK has no Lagrange pyramid to write higher ones), and problem.degree is " +
+                                  std::to_string(degree));
+    }
+}
+
 Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec)
 {
     if (spec.gmsh_nodes) return coarse;
-    if (coarse.first_order_only() && (spec.refine > 0 || spec.degree != coarse.degree))
-        throw MeshSourceError("mesh '" + coarse.source + "': mesh.refine and degrees above 1 need one cell "
-                              "type among triangles, quadrilaterals, tetrahedra and hexahedra, and its cells "
-                              "are " + coarse.describe_cells() + " (mesh it finer in Gmsh instead; degree 1 "
-                              "takes it)");
+    if (coarse.first_order_only() && spec.refine > 0)
+        throw MeshSourceError("mesh '" + coarse.source + "': mesh.refine needs one cell type among triangles, "
+                              "quadrilaterals, tetrahedra and hexahedra, and its cells are " +
+                              coarse.describe_cells() + " (mesh it finer in Gmsh instead)");
+    check_degree_for_cells(coarse, spec.degree);
     const auto start = std::chrono::steady_clock::now();
     const ExecPtr on = exec ? exec : Executor::create_cpu();
     const int g = coarse.degree;

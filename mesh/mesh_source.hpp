@@ -75,6 +75,10 @@ Mesh load_gmsh_mesh(const MeshSpec& spec);
 /// build_times.refinement.
 Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec);
 
+/// Throws MeshSourceError naming the mesh and the shape unless every cell type of the mesh
+/// takes `degree` (max_lagrange_degree).
+void check_degree_for_cells(const Mesh& mesh, int degree);
+
 /// Reads or generates the mesh. Throws std::runtime_error naming the file, shape or group
 /// on any problem (missing file, Gmsh error, no cells, mixed cell types, ...). A shape gpufem
 /// generates is also written on `device` when that is a CUDA executor (Mesh::device).

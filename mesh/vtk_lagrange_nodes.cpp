@@ -14,6 +14,7 @@
 #include <vtkLagrangeQuadrilateral.h>
 #include <vtkLagrangeTetra.h>
 #include <vtkLagrangeTriangle.h>
+#include <vtkLagrangeWedge.h>
 #include <vtkNew.h>
 #include <vtkPoints.h>
 #include <vtkSmartPointer.h>
@@ -60,11 +61,16 @@ std::vector<double> vtk_parametric_nodes(ElementType type, int n)
         cell = hex;
         break;
     }
+    case ElementType::prism: {
+        auto wedge = vtkSmartPointer<vtkLagrangeWedge>::New();
+        wedge->SetUniformOrderFromNumPoints(n);
+        cell = wedge;
+        break;
+    }
     case ElementType::line:
         throw std::invalid_argument("vtk_lagrange_node_order: lines are not written as cells");
-    case ElementType::prism:
     case ElementType::pyramid:
-        throw std::invalid_argument("vtk_lagrange_node_order: prisms and pyramids are first-order cells");
+        throw std::invalid_argument("vtk_lagrange_node_order: VTK has no Lagrange pyramid");
     }
     size_cell(*cell, n);
     cell->Initialize();  // simplices take their order from the number of points
@@ -73,7 +79,8 @@ std::vector<double> vtk_parametric_nodes(ElementType type, int n)
 }
 
 /// Gmsh's reference node coordinates in VTK's parametric domain (3 per node): unchanged for
-/// simplices (both use the unit simplex), [-1,1]^d mapped to [0,1]^d for boxes.
+/// simplices (both use the unit simplex), [-1,1]^d mapped to [0,1]^d for boxes and for the
+/// prism's height.
 std::vector<double> gmsh_nodes_in_vtk_domain(ElementType type, int order)
 {
     const std::vector<double> gmsh = lagrange_reference_nodes(type, order);
@@ -83,7 +90,8 @@ std::vector<double> gmsh_nodes_in_vtk_domain(ElementType type, int order)
     std::vector<double> nodes(3 * n, 0.0);
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t c = 0; c < dim; ++c)
-            nodes[3 * i + c] = box ? 0.5 * (gmsh[dim * i + c] + 1.0) : gmsh[dim * i + c];
+            nodes[3 * i + c] = box || (type == ElementType::prism && c == 2) ? 0.5 * (gmsh[dim * i + c] + 1.0)
+                                                                             : gmsh[dim * i + c];
     return nodes;
 }
 
@@ -124,11 +132,35 @@ int vtk_lagrange_cell_type(ElementType type)
     case ElementType::quadrilateral: return VTK_LAGRANGE_QUADRILATERAL;
     case ElementType::tetrahedron: return VTK_LAGRANGE_TETRAHEDRON;
     case ElementType::hexahedron: return VTK_LAGRANGE_HEXAHEDRON;
+    case ElementType::prism: return VTK_LAGRANGE_WEDGE;
     case ElementType::line:
-    case ElementType::prism:
     case ElementType::pyramid: break;
     }
-    throw std::invalid_argument("vtk_lagrange_cell_type: lines, prisms and pyramids are not written as Lagrange cells");
+    throw std::invalid_argument("vtk_lagrange_cell_type: lines and pyramids are not written as Lagrange cells");
+}
+
+const std::vector<int>& vtk_quadratic_pyramid_node_order()
+{
+    static const std::vector<int> order = [] {
+        // VTK's 13 nodes: the corners, then the midpoints of its edges in this order.
+        constexpr int edges[8][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 4}, {1, 4}, {2, 4}, {3, 4}};
+        const std::vector<double> nodes = lagrange_reference_nodes(ElementType::pyramid, 2);
+        std::vector<int> found{0, 1, 2, 3, 4};
+        for (const auto& edge : edges) {
+            int match = -1;
+            for (std::size_t j = 0; j < nodes.size() / 3; ++j) {
+                double distance = 0;
+                for (int c = 0; c < 3; ++c)
+                    distance = std::max(distance, std::abs(nodes[3 * j + c] - 0.5 * (nodes[3 * edge[0] + c] +
+                                                                                       nodes[3 * edge[1] + c])));
+                if (distance < 1e-9) match = static_cast<int>(j);
+            }
+            if (match < 0) throw std::logic_error("VTK node order of the quadratic pyramid: an edge without a midpoint node");
+            found.push_back(match);
+        }
+        return found;
+    }();
+    return order;
 }
 
 const std::vector<int>& vtk_file_node_order(ElementType type, int order)

@@ -10,6 +10,9 @@
 
 #include <unistd.h>
 
+#include <string>
+#include <vector>
+
 #include <vtkCallbackCommand.h>
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
@@ -55,7 +58,7 @@ void check_mesh(const Mesh& mesh)
     if (mesh.degree < 1 || mesh.degree > 4)
         throw std::invalid_argument("write_vtu: mesh '" + mesh.source + "' has order " +
                                     std::to_string(mesh.degree) + " (valid: 1 to 4)");
-    if (mesh.nodes_per_cell != lagrange_node_count(mesh.cell_type, mesh.degree))
+    if (!mesh.is_mixed() && mesh.nodes_per_cell != lagrange_node_count(mesh.cell_type, mesh.degree))
         throw std::invalid_argument("write_vtu: mesh '" + mesh.source + "' has " +
                                     std::to_string(mesh.nodes_per_cell) + " nodes per " +
                                     element_type_name(mesh.cell_type) + " of order " +
@@ -65,13 +68,12 @@ void check_mesh(const Mesh& mesh)
                                     "' has a partial node or cell");
     const index_type nodes = mesh.num_nodes();
     if (mesh.is_mixed()) {
-        if (mesh.cell_types.size() != static_cast<std::size_t>(mesh.num_cells()) || mesh.degree != 1)
+        if (mesh.cell_types.size() != static_cast<std::size_t>(mesh.num_cells()))
             throw std::invalid_argument("write_vtu: mixed mesh '" + mesh.source + "' has " +
                                         std::to_string(mesh.cell_types.size()) + " cell types for " +
-                                        std::to_string(mesh.num_cells()) + " cells of order " +
-                                        std::to_string(mesh.degree));
+                                        std::to_string(mesh.num_cells()) + " cells");
         for (index_type c = 0; c < mesh.num_cells(); ++c) {
-            const int corners = element_node_count(mesh.type_of_cell(c));
+            const int corners = lagrange_node_count(mesh.type_of_cell(c), mesh.degree);
             for (int i = 0; i < mesh.nodes_per_cell; ++i) {
                 const index_type n = mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell + i];
                 if (i < corners ? (n < 0 || n >= nodes) : n != -1)
@@ -148,30 +150,70 @@ int vtk_corner(ElementType type, int i)
     return type == ElementType::prism ? wedge[i] : i;
 }
 
-/// Sets a first-order grid's cells of several types (or prisms, pyramids): a type per cell, offsets by
-/// each cell's corners, the connectivity in VTK's corner order.
+/// How a cell of one type and order is written: its VTK type and, for each of its VTK points,
+/// the local node that is that point.
+struct VtkCellNodes {
+    int type = 0;
+    std::vector<int> nodes;
+};
+
+/// Order 1: the first-order VTK cell; above: the Lagrange cell (pyramids of order 2: the
+/// quadratic pyramid, without the base's centre).
+VtkCellNodes vtk_cell_nodes(ElementType type, int degree)
+{
+    VtkCellNodes cell;
+    if (degree == 1) {
+        cell.type = vtk_cell_type(type);
+        for (int i = 0; i < element_node_count(type); ++i) cell.nodes.push_back(vtk_corner(type, i));
+    } else if (type == ElementType::pyramid) {
+        if (degree != 2)
+            throw std::invalid_argument("write_vtu: pyramids of order " + std::to_string(degree) +
+                                        " (VTK has no Lagrange pyramid; gpufem writes order 1 and 2)");
+        cell.type = VTK_QUADRATIC_PYRAMID;
+        cell.nodes = vtk_quadratic_pyramid_node_order();
+    } else {
+        cell.type = vtk_lagrange_cell_type(type);
+        cell.nodes = vtk_file_node_order(type, degree);
+    }
+    return cell;
+}
+
+/// Sets a grid's cells of several types (or prisms, pyramids): a type per cell, offsets by
+/// each cell's points, the connectivity in VTK's order.
 void set_cells_by_type(vtkUnstructuredGrid& grid, const Mesh& mesh)
 {
     const vtkIdType cells = mesh.num_cells();
     const int npc = mesh.nodes_per_cell;
+    std::vector<VtkCellNodes> of_type(element_type_count);
+    for (int t = 0; t < element_type_count; ++t)
+        if (element_dimension(static_cast<ElementType>(t)) == mesh.dim)
+            try {
+                of_type[static_cast<std::size_t>(t)] = vtk_cell_nodes(static_cast<ElementType>(t), mesh.degree);
+            } catch (const std::invalid_argument&) {  // a type the mesh may not hold
+            }
+    const auto cell_nodes = [&](ElementType type) -> const VtkCellNodes& {
+        const VtkCellNodes& cell = of_type[static_cast<std::size_t>(type)];
+        if (cell.nodes.empty()) vtk_cell_nodes(type, mesh.degree);  // throws the reason
+        return cell;
+    };
     vtkNew<vtkUnsignedCharArray> types;
     types->SetNumberOfValues(cells);
     vtkNew<vtkTypeInt64Array> offsets, connectivity;
     offsets->SetNumberOfValues(cells + 1);
     std::int64_t end = 0;
     for (vtkIdType c = 0; c < cells; ++c) {
-        const ElementType type = mesh.type_of_cell(static_cast<index_type>(c));
-        types->SetValue(c, static_cast<unsigned char>(vtk_cell_type(type)));
+        const VtkCellNodes& cell = cell_nodes(mesh.type_of_cell(static_cast<index_type>(c)));
+        types->SetValue(c, static_cast<unsigned char>(cell.type));
         offsets->SetValue(c, end);
-        end += element_node_count(type);
+        end += static_cast<std::int64_t>(cell.nodes.size());
     }
     offsets->SetValue(cells, end);
     connectivity->SetNumberOfValues(end);
     auto* to = connectivity->GetPointer(0);
     for (vtkIdType c = 0; c < cells; ++c) {
-        const ElementType type = mesh.type_of_cell(static_cast<index_type>(c));
+        const VtkCellNodes& cell = of_type[static_cast<std::size_t>(mesh.type_of_cell(static_cast<index_type>(c)))];
         const index_type* from = &mesh.cells[static_cast<std::size_t>(c) * npc];
-        for (int i = 0; i < element_node_count(type); ++i) *to++ = from[vtk_corner(type, i)];
+        for (const int i : cell.nodes) *to++ = from[i];
     }
     vtkNew<vtkCellArray> cell_array;
     cell_array->SetData(offsets, connectivity);

@@ -16,9 +16,11 @@ long long number_vertices(const Executor&, const index_type* cells, long long nu
 {
     std::fill(vertex_of_node, vertex_of_node + num_nodes, -1);
     chunked_for(num_cells, [&](long long c) {
-        for (int k = 0; k < corners; ++k)  // cells share corners: marked atomically
-            std::atomic_ref<index_type>(vertex_of_node[cells[c * nodes_per_cell + k]])
-                .store(0, std::memory_order_relaxed);
+        for (int k = 0; k < corners; ++k) {  // cells share corners: marked atomically
+            const index_type node = cells[c * nodes_per_cell + k];
+            if (node >= 0)  // a mixed mesh's rows end with -1
+                std::atomic_ref<index_type>(vertex_of_node[node]).store(0, std::memory_order_relaxed);
+        }
     });
     long long count = 0;
     for (long long n = 0; n < num_nodes; ++n)
@@ -31,7 +33,7 @@ void lattice_edge_keys(const Executor&, const LatticeMeshView& mesh, const Latti
 {
     chunked_for(mesh.num_cells, [&](long long c) {
         for (int e = 0; e < shape.num_edges; ++e)
-            keys[c * shape.num_edges + e] = edge_key(cell_vertex(mesh, c, shape.edges[2 * e]),
+            keys[edge_slot(mesh, shape, c, e)] = edge_key(cell_vertex(mesh, c, shape.edges[2 * e]),
                                                      cell_vertex(mesh, c, shape.edges[2 * e + 1]));
     });
 }
@@ -41,22 +43,22 @@ void lattice_face_keys(const Executor&, const LatticeMeshView& mesh, const Latti
 {
     chunked_for(mesh.num_cells, [&](long long c) {
         for (int f = 0; f < shape.num_faces; ++f)
-            keys[c * shape.num_faces + f] = cell_face_key(mesh, shape, entities, c, f);
+            keys[face_slot(mesh, shape, c, f)] = cell_face_key(mesh, shape, entities, c, f);
     });
 }
 
 void lattice_cell_keys(const Executor&, const LatticeMeshView& mesh, int corners, std::uint64_t* keys)
 {
     chunked_for(mesh.num_cells, [&](long long c) {
-        keys[c] = static_cast<std::uint64_t>(cell_lowest_vertex(mesh, c, corners)) << 32 |
-                  static_cast<std::uint64_t>(c);
+        keys[mesh.first_cell + c] = static_cast<std::uint64_t>(cell_lowest_vertex(mesh, c, corners)) << 32 |
+                                    static_cast<std::uint64_t>(mesh.first_cell + c);
     });
 }
 
 long long lattice_vertex_blocks(const Executor&, long long vertices, const std::uint64_t* edge_keys,
                                 long long edges, const std::uint64_t* face_keys, long long faces,
                                 const std::uint64_t* cell_keys, long long cells, int m,
-                                int face_points, int interior_points, index_type* first_edge,
+                                const LatticePointCounts& counts, index_type* first_edge,
                                 index_type* first_face, index_type* first_cell,
                                 long long* vertex_start)
 {
@@ -67,10 +69,20 @@ long long lattice_vertex_blocks(const Executor&, long long vertices, const std::
     long long total = 0;
     for (long long v = 0; v <= vertices; ++v) {
         vertex_start[v] = total;
-        total += vertex_block_size(v, vertices, m, face_points, interior_points, first_edge,
-                                   first_face, first_cell);
+        total += vertex_block_size(v, vertices, m, counts, first_edge, first_face, first_cell);
     }
     return total;
+}
+
+void lattice_point_offsets(const Executor&, const std::uint64_t* keys, long long count,
+                           const LatticeKeyPoints& per_key, long long* offsets)
+{
+    long long total = 0;
+    for (long long i = 0; i < count; ++i) {
+        offsets[i] = total;
+        total += per_key.points(keys[i]);
+    }
+    offsets[count] = total;
 }
 
 long long number_entities(const Executor&, const std::uint64_t* keys, long long count, int,
@@ -111,7 +123,7 @@ void fill_lattice(const Executor&, const LatticeMeshView& mesh, int corners, con
         for (int q = 0; q < shape.num_points; ++q) {
             const long long number = lattice_point_number(mesh, shape, entities, corners, c, q);
             lattice_cells[c * shape.num_points + q] = static_cast<index_type>(number);
-            if (!writes_lattice_point(shape, entities, edge_owner, face_owner, c, q)) continue;
+            if (!writes_lattice_point(mesh, shape, entities, edge_owner, face_owner, c, q)) continue;
             const double* weights = basis + static_cast<long long>(q) * npc;
             for (int axis = 0; axis < 3; ++axis) {
                 double x = 0.0;

@@ -21,7 +21,8 @@ __global__ void mark_corners_kernel(const index_type* __restrict__ cells, long l
 {
     const long long t = thread_index();
     if (t >= num_cells * corners) return;
-    flags[cells[(t / corners) * nodes_per_cell + t % corners]] = 1;  // same value: no race
+    const index_type node = cells[(t / corners) * nodes_per_cell + t % corners];
+    if (node >= 0) flags[node] = 1;  // same value: no race; a mixed mesh's rows end with -1
 }
 
 __global__ void vertex_numbers_kernel(long long num_nodes, const int* __restrict__ flags,
@@ -39,8 +40,8 @@ __global__ void edge_keys_kernel(LatticeMeshView mesh, LatticeShapeView shape,
     if (t >= mesh.num_cells * shape.num_edges) return;
     const long long c = t / shape.num_edges;
     const int e = static_cast<int>(t % shape.num_edges);
-    keys[t] = edge_key(cell_vertex(mesh, c, shape.edges[2 * e]),
-                       cell_vertex(mesh, c, shape.edges[2 * e + 1]));
+    keys[mesh.edge_slot_base + t] = edge_key(cell_vertex(mesh, c, shape.edges[2 * e]),
+                                             cell_vertex(mesh, c, shape.edges[2 * e + 1]));
 }
 
 __global__ void face_keys_kernel(LatticeMeshView mesh, LatticeShapeView shape,
@@ -48,16 +49,16 @@ __global__ void face_keys_kernel(LatticeMeshView mesh, LatticeShapeView shape,
 {
     const long long t = thread_index();
     if (t >= mesh.num_cells * shape.num_faces) return;
-    keys[t] = cell_face_key(mesh, shape, entities, t / shape.num_faces,
-                            static_cast<int>(t % shape.num_faces));
+    keys[mesh.face_slot_base + t] = cell_face_key(mesh, shape, entities, t / shape.num_faces,
+                                                  static_cast<int>(t % shape.num_faces));
 }
 
 __global__ void cell_keys_kernel(LatticeMeshView mesh, int corners, std::uint64_t* __restrict__ keys)
 {
     const long long c = thread_index();
     if (c < mesh.num_cells)
-        keys[c] = static_cast<std::uint64_t>(cell_lowest_vertex(mesh, c, corners)) << 32 |
-                  static_cast<std::uint64_t>(c);
+        keys[mesh.first_cell + c] = static_cast<std::uint64_t>(cell_lowest_vertex(mesh, c, corners)) << 32 |
+                                    static_cast<std::uint64_t>(mesh.first_cell + c);
 }
 
 __global__ void vertex_firsts_kernel(long long vertices, const std::uint64_t* __restrict__ edge_keys,
@@ -73,7 +74,7 @@ __global__ void vertex_firsts_kernel(long long vertices, const std::uint64_t* __
                       first_face, first_cell);
 }
 
-__global__ void vertex_sizes_kernel(long long vertices, int m, int face_points, int interior_points,
+__global__ void vertex_sizes_kernel(long long vertices, int m, LatticePointCounts counts,
                                     const index_type* __restrict__ first_edge,
                                     const index_type* __restrict__ first_face,
                                     const index_type* __restrict__ first_cell,
@@ -81,8 +82,14 @@ __global__ void vertex_sizes_kernel(long long vertices, int m, int face_points, 
 {
     const long long v = thread_index();
     if (v <= vertices)
-        sizes[v] = vertex_block_size(v, vertices, m, face_points, interior_points, first_edge,
-                                     first_face, first_cell);
+        sizes[v] = vertex_block_size(v, vertices, m, counts, first_edge, first_face, first_cell);
+}
+
+__global__ void key_points_kernel(const std::uint64_t* __restrict__ keys, long long count,
+                                  LatticeKeyPoints per_key, long long* __restrict__ points)
+{
+    const long long i = thread_index();
+    if (i <= count) points[i] = i < count ? per_key.points(keys[i]) : 0;
 }
 
 __global__ void iota_kernel(long long count, index_type* __restrict__ slots)
@@ -147,7 +154,7 @@ __global__ void lattice_points_kernel(LatticeMeshView mesh, int corners, Lattice
     const int q = static_cast<int>(t % shape.num_points);
     const long long number = lattice_point_number(mesh, shape, entities, corners, c, q);
     lattice_cells[t] = static_cast<index_type>(number);
-    if (!writes_lattice_point(shape, entities, edge_owner, face_owner, c, q)) return;
+    if (!writes_lattice_point(mesh, shape, entities, edge_owner, face_owner, c, q)) return;
     const int npc = mesh.nodes_per_cell;
     const index_type* nodes = mesh.cells + c * npc;
     const double* weights = basis + static_cast<long long>(q) * npc;
@@ -297,7 +304,7 @@ void lattice_cell_keys(const Executor& exec, const LatticeMeshView& mesh, int co
 long long lattice_vertex_blocks(const Executor& exec, long long vertices, const std::uint64_t* edge_keys,
                                 long long edges, const std::uint64_t* face_keys, long long faces,
                                 const std::uint64_t* cell_keys, long long cells, int m,
-                                int face_points, int interior_points, index_type* first_edge,
+                                const LatticePointCounts& counts, index_type* first_edge,
                                 index_type* first_face, index_type* first_cell,
                                 long long* vertex_start)
 {
@@ -307,7 +314,7 @@ long long lattice_vertex_blocks(const Executor& exec, long long vertices, const 
         first_cell);
     GPUFEM_CUDA_CHECK_LAUNCH();
     vertex_sizes_kernel<<<grid_for(vertices + 1), block_size, 0, stream>>>(
-        vertices, m, face_points, interior_points, first_edge, first_face, first_cell, vertex_start);
+        vertices, m, counts, first_edge, first_face, first_cell, vertex_start);
     GPUFEM_CUDA_CHECK_LAUNCH();
     std::size_t bytes = 0;
     GPUFEM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, vertex_start, vertex_start,
@@ -318,6 +325,18 @@ long long lattice_vertex_blocks(const Executor& exec, long long vertices, const 
                                                         vertex_start, vertices + 1, stream));
     }
     return last_value(exec, vertex_start, vertices + 1);
+}
+
+void lattice_point_offsets(const Executor& exec, const std::uint64_t* keys, long long count,
+                           const LatticeKeyPoints& per_key, long long* offsets)
+{
+    auto stream = static_cast<cudaStream_t>(exec.stream());
+    key_points_kernel<<<grid_for(count + 1), block_size, 0, stream>>>(keys, count, per_key, offsets);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    std::size_t bytes = 0;
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, offsets, offsets, count + 1, stream));
+    DeviceBuffer temp(exec, bytes);
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.as<void>(), bytes, offsets, offsets, count + 1, stream));
 }
 
 long long number_entities(const Executor& exec, const std::uint64_t* keys, long long count,

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "mesh/mesh_source.hpp"
 #include "tests/mesh/mesh_test_support.hpp"
@@ -50,6 +51,33 @@ inline MeshSpec box_geo_spec(const std::filesystem::path& geo, double h, int k, 
     spec.degree = k;
     spec.refine = r;
     return spec;
+}
+
+/// Local edges and faces of each shape (Gmsh's vertex order), written here independently of
+/// the implementation's tables.
+inline std::vector<std::vector<int>> local_edges(ElementType type)
+{
+    switch (type) {
+    case ElementType::tetrahedron: return {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+    case ElementType::hexahedron:
+        return {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6}, {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+    case ElementType::prism: return {{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 5}, {5, 3}, {0, 3}, {1, 4}, {2, 5}};
+    case ElementType::pyramid: return {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 4}, {1, 4}, {2, 4}, {3, 4}};
+    case ElementType::triangle: return {{0, 1}, {1, 2}, {2, 0}};
+    case ElementType::quadrilateral: return {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+    default: return {};
+    }
+}
+inline std::vector<std::vector<int>> local_faces(ElementType type)
+{
+    switch (type) {
+    case ElementType::tetrahedron: return {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}};
+    case ElementType::hexahedron:
+        return {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
+    case ElementType::prism: return {{0, 1, 2}, {3, 4, 5}, {0, 1, 4, 3}, {1, 2, 5, 4}, {2, 0, 3, 5}};
+    case ElementType::pyramid: return {{0, 1, 2, 3}, {0, 1, 4}, {1, 2, 4}, {2, 3, 4}, {3, 0, 4}};
+    default: return {};
+    }
 }
 
 }  // namespace gpufem::test

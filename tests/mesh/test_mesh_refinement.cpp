@@ -22,6 +22,8 @@
 namespace gpufem {
 namespace {
 
+using test::local_edges;
+using test::local_faces;
 using test::node;
 using test::TempFolder;
 
@@ -37,30 +39,6 @@ const ElementType cell_types[] = {ElementType::triangle, ElementType::quadrilate
 bool is_box(ElementType type)
 {
     return type == ElementType::quadrilateral || type == ElementType::hexahedron;
-}
-
-/// Local edges and faces of each shape (Gmsh's vertex order), written here independently of
-/// the implementation's tables.
-std::vector<std::vector<int>> local_edges(ElementType type)
-{
-    switch (type) {
-    case ElementType::triangle: return {{0, 1}, {1, 2}, {2, 0}};
-    case ElementType::quadrilateral: return {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
-    case ElementType::tetrahedron: return {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
-    case ElementType::hexahedron:
-        return {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6},
-                {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
-    default: return {};
-    }
-}
-std::vector<std::vector<int>> local_faces(ElementType type)
-{
-    switch (type) {
-    case ElementType::tetrahedron: return {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}};
-    case ElementType::hexahedron:
-        return {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
-    default: return {};
-    }
 }
 
 /// Vertices, edges, faces (3D) and cells of a mesh's first-order topology, counted on the host.

@@ -3,17 +3,24 @@
 // multiply-adds), the same boundary groups, and the device copy equal to the host arrays.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <utility>
+
 #include "gpu_test.hpp"
 #include "mesh/mesh_refinement.hpp"
 #include "mesh/mesh_source.hpp"
+#include "mesh/mesh_worker.hpp"
 #include "tests/mesh/mesh_refinement_support.hpp"
+#include "tests/mixed_mesh_geometries.hpp"
 
 namespace gpufem {
 namespace {
 
-/// Expects two meshes to be identical, and the CUDA one's device arrays to equal its host's.
+/// Expects two meshes to be identical, and the CUDA one's device arrays (a mesh of one cell
+/// type) to equal its host's.
 void expect_identical(const Mesh& cpu, const Mesh& cuda)
 {
+    EXPECT_EQ(cpu.cell_types, cuda.cell_types);
     ASSERT_EQ(cpu.degree, cuda.degree);
     ASSERT_EQ(cpu.cells.size(), cuda.cells.size());
     for (std::size_t i = 0; i < cpu.cells.size(); ++i) ASSERT_EQ(cpu.cells[i], cuda.cells[i]) << i;
@@ -24,6 +31,7 @@ void expect_identical(const Mesh& cpu, const Mesh& cuda)
     ASSERT_EQ(cpu.boundaries.size(), cuda.boundaries.size());
     for (std::size_t b = 0; b < cpu.boundaries.size(); ++b)
         EXPECT_EQ(cpu.boundaries[b].connectivity, cuda.boundaries[b].connectivity) << b;
+    if (cuda.is_mixed()) return;  // merged on the host, no device copy
     ASSERT_NE(cuda.device, nullptr);
     const std::vector<index_type> cells = cuda.device->cells.to_host();
     const std::vector<double> coordinates = cuda.device->coordinates.to_host();
@@ -51,6 +59,29 @@ TEST(RefinementGpu, CudaRefinesAndNumbersAsTheCpu)
             expect_identical(on_cpu, on_cuda);
             for (int k = 1; k <= 4; ++k)
                 expect_identical(with_degree(on_cpu, k, cpu), with_degree(on_cuda, k, cuda));
+        }
+    }
+}
+
+TEST(RefinementGpu, CudaNumbersPrismsPyramidsAndMixedMeshesAsTheCpu)
+{
+    // Faces of two kinds (offsets by face), cells of several types (blocks, offsets by cell).
+    GPUFEM_REQUIRE_GPU();
+    const test::MeshWorkerForTest worker;  // Gmsh's pyramids need a fresh Gmsh
+    const ExecPtr cpu = Executor::create_cpu(), cuda = Executor::create_cuda();
+    test::TempFolder folder;
+    const auto write = [&](const std::string& name, const std::string& text) {
+        const auto path = folder.path() / name;
+        std::ofstream(path) << text;
+        return path;
+    };
+    for (const auto& [geo, highest] : {std::pair{write("prisms.geo", test::cube_prisms(4)), 4},
+                                       std::pair{write("four.geo", test::cube_four_types(6)), 2},
+                                       std::pair{write("square.geo", test::square_triangles_quadrilaterals(6)), 4}}) {
+        const Mesh linear = load_mesh_isolated(test::box_geo_spec(geo, 0, 1));
+        for (int k = 2; k <= highest; ++k) {
+            SCOPED_TRACE(geo.filename().string() + " degree " + std::to_string(k));
+            expect_identical(with_degree(linear, k, cpu), with_degree(linear, k, cuda));
         }
     }
 }

@@ -14,6 +14,7 @@
 #include <vtkHigherOrderQuadrilateral.h>
 #include <vtkHigherOrderTetra.h>
 #include <vtkHigherOrderTriangle.h>
+#include <vtkHigherOrderWedge.h>
 #include <vtkNew.h>
 #include <vtkPointData.h>
 #include <vtkUnstructuredGrid.h>
@@ -118,7 +119,8 @@ std::pair<std::vector<double>, std::vector<double>> random_affine(int dim, bool 
     return {A, b};
 }
 
-/// A random point in VTK's parametric domain of the shape ([0,1]^d boxes, unit simplices).
+/// A random point in VTK's parametric domain of the shape ([0,1]^d boxes, unit simplices,
+/// wedges).
 std::array<double, 3> random_parametric(ElementType type, std::mt19937& rng)
 {
     std::uniform_real_distribution<double> u(0.0, 1.0);
@@ -126,7 +128,7 @@ std::array<double, 3> random_parametric(ElementType type, std::mt19937& rng)
     std::array<double, 3> p{};
     do {
         for (int c = 0; c < dim; ++c) p[c] = u(rng);
-    } while (!is_box(type) && p[0] + p[1] + p[2] > 1.0);
+    } while (!is_box(type) && p[0] + p[1] + p[2] > 1.0);  // the wedge: r + s <= 1 too
     return p;
 }
 
@@ -137,13 +139,16 @@ int vtk_order(vtkCell* cell)
     if (auto* c = vtkHigherOrderTetra::SafeDownCast(cell)) return static_cast<int>(c->GetOrder());
     if (auto* c = vtkHigherOrderQuadrilateral::SafeDownCast(cell)) return c->GetOrder(0);
     if (auto* c = vtkHigherOrderHexahedron::SafeDownCast(cell)) return c->GetOrder(0);
+    if (auto* c = vtkHigherOrderWedge::SafeDownCast(cell)) return c->GetOrder(0);
+    if (cell->GetCellType() == VTK_QUADRATIC_PYRAMID) return 2;
     return -1;
 }
 
 /// Writes the mesh with u = p at its nodes, reads it back with VTK and returns the largest
 /// difference between p and VTK's interpolation of u at random points of every cell (the
-/// points placed by VTK's own geometric map of the cell). Also checks cell types and orders.
-double vtk_interpolation_error(const Mesh& mesh, const Polynomial& p, std::mt19937& rng)
+/// points placed by VTK's own geometric map of the cell; `at_nodes`: at VTK's own nodes
+/// instead, where it interpolates any function). Also checks cell types and orders.
+double vtk_interpolation_error(const Mesh& mesh, const Polynomial& p, std::mt19937& rng, bool at_nodes = false)
 {
     TempFolder folder;
     std::vector<double> u(mesh.num_nodes());
@@ -164,16 +169,21 @@ double vtk_interpolation_error(const Mesh& mesh, const Polynomial& p, std::mt199
     std::vector<double> weights(mesh.nodes_per_cell);
     for (vtkIdType c = 0; c < grid->GetNumberOfCells(); ++c) {
         vtkCell* cell = grid->GetCell(c);
-        EXPECT_EQ(cell->GetCellType(), vtk_lagrange_cell_type(mesh.cell_type));
+        // Pyramids of order 2: VTK's quadratic pyramid (13 of the 14 nodes).
+        const bool pyramid = mesh.cell_type == ElementType::pyramid;
+        EXPECT_EQ(cell->GetCellType(), pyramid ? VTK_QUADRATIC_PYRAMID : vtk_lagrange_cell_type(mesh.cell_type));
         EXPECT_EQ(vtk_order(cell), mesh.degree);
-        EXPECT_EQ(cell->GetNumberOfPoints(), mesh.nodes_per_cell);
-        for (int sample = 0; sample < 10; ++sample) {
-            const std::array<double, 3> r = random_parametric(mesh.cell_type, rng);
+        EXPECT_EQ(cell->GetNumberOfPoints(), pyramid ? 13 : mesh.nodes_per_cell);
+        const int samples = at_nodes ? cell->GetNumberOfPoints() : 10;
+        for (int sample = 0; sample < samples; ++sample) {
+            std::array<double, 3> r{};
+            if (at_nodes) std::copy_n(cell->GetParametricCoords() + 3 * sample, 3, r.begin());
+            else r = random_parametric(mesh.cell_type, rng);
             double x[3];
             int sub_id = 0;
             cell->EvaluateLocation(sub_id, r.data(), x, weights.data());
             double interpolated = 0;
-            for (int i = 0; i < mesh.nodes_per_cell; ++i)
+            for (int i = 0; i < cell->GetNumberOfPoints(); ++i)
                 interpolated += weights[i] * values->GetTuple1(cell->GetPointId(i));
             error = std::max(error, std::abs(interpolated - p(x)));
         }
@@ -230,6 +240,29 @@ INSTANTIATE_TEST_SUITE_P(AllShapesAndOrders, VtkLagrangeTest,
                              name << info.param;
                              return name.str();
                          });
+
+TEST(VtkLagrange, WedgesAndQuadraticPyramidsInterpolateTheirPolynomials)
+{
+    // gpufem's own prisms of order 2..4 as VTK's Lagrange wedges: VTK's interpolation of a
+    // polynomial of total degree k in a general affine cell is the polynomial. Order-2
+    // pyramids as its quadratic pyramids: VTK's 13 functions do not hold every quadratic (its
+    // values inside the cell are an approximation), so there the polynomial is checked at VTK's
+    // own nodes (each the node gpufem put there).
+    for (const auto& [type, k] : {std::pair{ElementType::prism, 2}, std::pair{ElementType::prism, 3},
+                                  std::pair{ElementType::prism, 4}, std::pair{ElementType::pyramid, 2}}) {
+        SCOPED_TRACE(std::string(element_type_name(type)) + " order " + std::to_string(k));
+        const std::vector<int>& order = type == ElementType::prism ? vtk_lagrange_node_order(type, k)
+                                                                   : vtk_quadratic_pyramid_node_order();
+        EXPECT_EQ(std::set<int>(order.begin(), order.end()).size(), order.size());
+        std::mt19937 rng(101 * k + static_cast<int>(type));
+        for (int trial = 0; trial < 2; ++trial) {
+            const auto [A, b] = random_affine(3, false, rng);
+            EXPECT_LT(vtk_interpolation_error(single_cell(type, k, A, b), Polynomial(3, k, false, rng), rng,
+                                              type == ElementType::pyramid),
+                      1e-10);
+        }
+    }
+}
 
 TEST(VtkLagrange, NodeCountMustMatchTheOrder)
 {

@@ -95,8 +95,8 @@ solver:
 
 TEST(EndToEndGpu, MixedMeshesSolveAsOnTheCpu)
 {
-    // First-order elements on triangles + quadrilaterals, prisms alone and prisms + tetrahedra
-    // + pyramids + hexahedra (one element kernel a type, the pattern of the whole mesh,
+    // Elements of degree 1 to 3 on triangles + quadrilaterals, prisms alone and prisms +
+    // tetrahedra + pyramids + hexahedra (one element kernel a type, the pattern of the whole mesh,
     // Neumann on the cubes' left: triangles and quadrilaterals), in both precisions, with
     // 64-bit row offsets, with AMG and matrix-free (lma, one operator a type): the CPU's solution.
     GPUFEM_REQUIRE_GPU();
@@ -104,7 +104,9 @@ TEST(EndToEndGpu, MixedMeshesSolveAsOnTheCpu)
     dir.write("four.geo", test::cube_four_types(10));
     dir.write("prisms.geo", test::cube_prisms(6));
     dir.write("square.geo", test::square_triangles_quadrilaterals(16));
-    for (const std::string geo : {"four.geo", "prisms.geo", "square.geo"}) {
+    // Degree 1, and the highest each takes at this size: prisms 3, the four types 2.
+    for (const auto& [geo, degree] : {std::pair<std::string, int>{"four.geo", 1}, {"prisms.geo", 1}, {"square.geo", 1},
+                                      {"four.geo", 2}, {"prisms.geo", 3}, {"square.geo", 3}}) {
         const bool plane = geo == "square.geo";
         const auto file = dir.write("case.yaml", "mesh:\n  geo: " + (dir.path() / geo).string() + R"yaml(
 problem:
@@ -116,20 +118,21 @@ problem:
   neumann:
 )yaml" + std::string(plane ? "    left: \"x*y\"\n" : "    left: \"x*y\"\n    bottom: 1\n") + R"yaml(solver:
   tolerance: 1e-10
-)yaml");
+degree: )yaml" + std::to_string(degree) + "\n");
         const BackendRun cpu = run_backend(dir, file, "cpu", "");
         ASSERT_FALSE(cpu.u.empty()) << geo;
         for (const std::string extra : {"", "--set precision=float --set solver.tolerance=1e-5",
                                         "--set format_options.csr.offsets=64", "--set solver.preconditioner=amg",
                                         "--set format=lma", "--set format=lma --set format_options.lma.scatter=colour"}) {
             const BackendRun gpu = run_backend(dir, file, "cuda", extra);
-            ASSERT_EQ(cpu.u.size(), gpu.u.size()) << geo << " " << extra;
+            ASSERT_EQ(cpu.u.size(), gpu.u.size()) << geo << " degree " << degree << " " << extra;
             double diff = 0, scale = 0;
             for (std::size_t i = 0; i < cpu.u.size(); ++i) {
                 diff = std::max(diff, std::abs(cpu.u[i] - gpu.u[i]));
                 scale = std::max(scale, std::abs(cpu.u[i]));
             }
-            EXPECT_LT(diff / scale, extra.find("float") != std::string::npos ? 1e-3 : 1e-8) << geo << " " << extra;
+            EXPECT_LT(diff / scale, extra.find("float") != std::string::npos ? 1e-3 : 1e-8)
+                << geo << " degree " << degree << " " << extra;
         }
     }
 }
