@@ -307,10 +307,13 @@ LatticeTable build_table(ElementType type, int m)
 /// midpoints they join (01-23, 02-13, 03-12): RefinementPattern's patterns, in this order.
 constexpr int octahedron_diagonals[3][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 3, 1, 2}};
 
-/// A child as a frame in the parent's order-2 lattice: a corner and dim edge vectors.
+/// A child as a frame in the parent's order-2 lattice: a corner and dim edge vectors (the
+/// images of the child's lattice origin and unit steps), and its shape (the parent's unless
+/// said: a pyramid's tetrahedra).
 struct ChildFrame {
     std::array<int, 3> corner;
     std::vector<std::array<int, 3>> edges;
+    ElementType type = ElementType::line;  ///< line: the parent's shape
 };
 
 std::array<int, 3> plus(const std::array<int, 3>& a, const std::array<int, 3>& b)
@@ -389,8 +392,36 @@ std::vector<ChildFrame> child_frames(ElementType type, int diagonal)
         }
         return frames;
     }
-    case ElementType::prism:
-    case ElementType::pyramid: break;  // not refined (yet)
+    case ElementType::prism:  // the triangle's 4 children in each of the 2 layers
+        for (int layer = 0; layer < 2; ++layer) {
+            frames.push_back({{0, 0, layer}, {x, y, z}});
+            frames.push_back({{1, 0, layer}, {x, y, z}});
+            frames.push_back({{0, 1, layer}, {x, y, z}});
+            frames.push_back({{1, 1, layer}, {{-1, 0, 0}, {0, -1, 0}, z}});
+        }
+        return frames;
+    case ElementType::pyramid: {
+        // In the pyramid's order-2 lattice (base [-2, 2]^2, apex (0, 0, 2)): 4 pyramids on the
+        // base's quarters with their apexes halfway up the parent's edges to the apex, the top
+        // pyramid, the inverted one between them (apex at the base's centre), and 4
+        // tetrahedra, one under each base edge.
+        for (const auto& quarter : {std::array<int, 3>{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}})
+            frames.push_back({quarter, {x, y, z}});
+        frames.push_back({{0, 0, 1}, {x, y, z}});
+        frames.push_back({{0, 0, 1}, {x, {0, -1, 0}, {0, 0, -1}}});
+        const std::array<int, 3> centre{0, 0, 0};
+        const std::array<std::array<int, 3>, 4> base_corner{{{-2, -2, 0}, {2, -2, 0}, {2, 2, 0}, {-2, 2, 0}}};
+        for (int k = 0; k < 4; ++k) {
+            const auto& a = base_corner[k];
+            const auto& b = base_corner[(k + 1) % 4];
+            const std::array<int, 3> middle{(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, 0};
+            const std::array<int, 3> up_a{a[0] / 2, a[1] / 2, 1}, up_b{b[0] / 2, b[1] / 2, 1};
+            std::vector<std::array<int, 3>> edges{minus(middle, centre), minus(up_a, centre), minus(up_b, centre)};
+            if (determinant(edges) < 0) std::swap(edges[1], edges[2]);
+            frames.push_back({centre, edges, ElementType::tetrahedron});
+        }
+        return frames;
+    }
     }
     throw std::logic_error(std::string("child_frames: no refinement of ") + element_type_plural(type));
 }
@@ -401,17 +432,19 @@ RefinementPattern build_pattern(ElementType type, int g)
     pattern.type = type;
     pattern.order = g;
     const LatticeTable& parent = lattice_table(type, 2 * g);
-    const LatticeTable& child = lattice_table(type, g);
     const int dim = element_dimension(type);
     const int patterns = type == ElementType::tetrahedron ? 3 : 1;
     for (int p = 0; p < patterns; ++p) {
         std::vector<std::vector<int>> children;
         for (const ChildFrame& frame : child_frames(type, p)) {
+            const ElementType child_type = frame.type == ElementType::line ? type : frame.type;
+            const LatticeTable& child = lattice_table(child_type, g);
+            if (p == 0) pattern.child_types.push_back(child_type);
             std::vector<int> nodes;
             for (const auto& at : child.coordinates) {
                 // Child point at (integer coordinates of order g) -> g corner + sum at_i edge_i
-                // in the parent's lattice of order 2g; simplices use Cartesian coordinates,
-                // boxes [0, g]^d, both affine in `at`.
+                // in the parent's lattice of order 2g; every shape's lattice coordinates are
+                // affine in the reference coordinates (LatticeTable::coordinates).
                 std::array<int, 3> point = scaled(g, frame.corner);
                 for (int i = 0; i < dim; ++i) point = plus(point, scaled(at[i], frame.edges[i]));
                 const int index = parent.point_at(point);

@@ -58,8 +58,8 @@ const LatticeTable& lattice_table(ElementType type, int m);
 /// lattice point with integer coordinates `at` (LatticeTable::coordinates) of order m.
 std::vector<double> lattice_reference_point(ElementType type, const std::array<int, 3>& at, int m);
 
-/// Uniform refinement of one shape: 2^dim children, each an affine image of the reference
-/// element with half its size. children[p][c][q] is the parent's lattice point of order 2g
+/// Uniform refinement of one shape: its children, each an affine image of a reference element
+/// with half its size. children[p][c][q] is the parent's lattice point of order 2g
 /// (its index in lattice_table(type, 2g)) that is node q of child c, in Gmsh's node order of
 /// the order-g child; every child has the parent's orientation. Tetrahedra have three
 /// patterns, one per diagonal of the inner octahedron (diagonals[p], two lattice points of
@@ -68,11 +68,13 @@ struct RefinementPattern {
     ElementType type = ElementType::triangle;
     int order = 1;  ///< g, the order of parent and children
     std::vector<std::vector<std::vector<int>>> children;  ///< [pattern][child][node]
+    std::vector<ElementType> child_types;                 ///< each child's shape
     std::vector<std::array<int, 2>> diagonals;            ///< tetrahedra: one per pattern
 };
 
-/// The refinement pattern of `type` at order g (1..4), remembered; lines, triangles,
-/// quadrilaterals, tetrahedra and hexahedra (std::logic_error for prisms and pyramids).
+/// The refinement pattern of `type` at order g (1..4), remembered: 2^dim children of the
+/// parent's shape; prisms 8 (the triangle's 4 in 2 layers); pyramids 6 pyramids (4 on the
+/// base's quarters, the top one, the inverted one between them) and 4 tetrahedra.
 const RefinementPattern& refinement_pattern(ElementType type, int g);
 
 }  // namespace gpufem

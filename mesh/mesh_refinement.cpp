@@ -420,13 +420,152 @@ void store_lattice(Mesh& out, MeshLattice&& lattice, const ExecPtr& exec)
     out.build_times.host_copy += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+/// The children of one block's cells of one shape (fill_children's rows on the host).
+struct ChildRows {
+    ElementType type = ElementType::triangle;
+    int per_parent = 0;  ///< children of this shape per parent
+    int nodes = 0;       ///< nodes per child
+    std::vector<index_type> rows;
+};
+
+/// Each block's children, one ChildRows per child shape of its pattern, and for every child
+/// of the pattern: which ChildRows holds it and its rank there.
+struct BlockChildren {
+    std::vector<ChildRows> shapes;
+    std::vector<std::pair<int, int>> of_child;
+};
+
+BlockChildren block_children(const LatticeBlock& block, const MeshLattice& lattice, const ExecPtr& exec)
+{
+    const RefinementPattern& pattern = refinement_pattern(block.type, 1);
+    BlockChildren out;
+    std::vector<std::vector<int>> by_shape;  // child indices of each shape, in pattern order
+    for (std::size_t s = 0; s < pattern.child_types.size(); ++s) {
+        std::size_t k = 0;
+        while (k < out.shapes.size() && out.shapes[k].type != pattern.child_types[s]) ++k;
+        if (k == out.shapes.size()) {
+            out.shapes.push_back({pattern.child_types[s], 0, element_node_count(pattern.child_types[s]), {}});
+            by_shape.emplace_back();
+        }
+        out.of_child.emplace_back(static_cast<int>(k), static_cast<int>(by_shape[k].size()));
+        by_shape[k].push_back(static_cast<int>(s));
+    }
+    std::vector<int> diagonals;
+    for (const auto& d : pattern.diagonals) diagonals.insert(diagonals.end(), d.begin(), d.end());
+    const Array<int> diagonals_on_exec = Array<int>::from_host(exec, diagonals);
+    const int patterns = static_cast<int>(pattern.children.size());
+    for (std::size_t k = 0; k < out.shapes.size(); ++k) {
+        ChildRows& shape = out.shapes[k];
+        shape.per_parent = static_cast<int>(by_shape[k].size());
+        std::vector<int> flat;
+        for (const auto& p : pattern.children)
+            for (const int s : by_shape[k]) flat.insert(flat.end(), p[s].begin(), p[s].end());
+        const Array<int> flat_on_exec = Array<int>::from_host(exec, flat);
+        Array<index_type> rows(exec, static_cast<std::size_t>(block.view.num_cells) * shape.per_parent * shape.nodes);
+        GPUFEM_DISPATCH(*exec, fill_children(*exec, block.lattice_cells.data(), block.view.num_cells,
+                                             static_cast<int>(block.table->points.size()), flat_on_exec.data(),
+                                             patterns, shape.per_parent, shape.nodes,
+                                             diagonals.empty() ? nullptr : diagonals_on_exec.data(),
+                                             lattice.coordinates.data(), rows.data()));
+        shape.rows = rows.to_host();
+    }
+    return out;
+}
+
+/// A facet group's order-2 lattice rows (facet_lattice_rows) split into the facets' children
+/// (lines into 2, triangles and quadrilaterals into 4; in a group of triangles and
+/// quadrilaterals, a triangle's rows end with -1).
+std::vector<index_type> split_facets(const BoundaryFacets& facets, const std::vector<index_type>& lattice_rows)
+{
+    const auto& own = refinement_pattern(facets.type, 1).children.front();
+    const auto& triangle = refinement_pattern(ElementType::triangle, 1).children.front();
+    const int triangle_points = lagrange_node_count(ElementType::triangle, 2);
+    const std::size_t per = facets.size() == 0 ? 0 : lattice_rows.size() / facets.size();
+    const int stride = facets.nodes_per_facet;  // of order 1: the children's too
+    std::vector<index_type> out;
+    for (std::size_t f = 0; f < facets.size(); ++f) {
+        const index_type* row = &lattice_rows[f * per];
+        const bool is_triangle = facets.mixed_triangles && row[triangle_points] < 0;
+        for (const auto& child : is_triangle ? triangle : own) {
+            for (const int q : child) out.push_back(row[q]);
+            for (std::size_t pad = child.size(); pad < static_cast<std::size_t>(stride); ++pad) out.push_back(-1);
+        }
+    }
+    return out;
+}
+
+/// refine_once of a mesh of prisms, pyramids or several cell types (of order 1): each block's
+/// children per child shape (a pyramid's are pyramids and tetrahedra), merged on the host into
+/// the refined mesh's rows, parent by parent, each parent's children in its pattern's order
+/// (no device copy).
+Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec)
+{
+    if (mesh.degree != 1)
+        throw std::invalid_argument("refine_uniformly: mesh '" + mesh.source + "' of " + mesh.describe_cells() +
+                                    " is not of order 1");
+    MeshLattice lattice = number_lattice(mesh, 2, exec);
+    std::vector<BlockChildren> children;
+    std::vector<int> block_of(static_cast<std::size_t>(mesh.num_cells()), 0);
+    std::vector<index_type> local_of(static_cast<std::size_t>(mesh.num_cells()));
+    long long cells = 0;
+    std::vector<bool> present(element_type_count, false);
+    for (std::size_t b = 0; b < lattice.blocks.size(); ++b) {
+        const LatticeBlock& block = lattice.blocks[b];
+        children.push_back(block_children(block, lattice, exec));
+        for (index_type i = 0; i < static_cast<index_type>(block.view.num_cells); ++i) {
+            const index_type c = block.of_mesh.empty() ? i : block.of_mesh[static_cast<std::size_t>(i)];
+            block_of[static_cast<std::size_t>(c)] = static_cast<int>(b);
+            local_of[static_cast<std::size_t>(c)] = i;
+        }
+        cells += block.view.num_cells * static_cast<long long>(children.back().of_child.size());
+        for (const ChildRows& shape : children.back().shapes) present[static_cast<std::size_t>(shape.type)] = true;
+    }
+    checked_index(cells, "cells of mesh '" + mesh.source + "' refined");
+
+    Mesh out = derived_mesh(mesh, 1);
+    out.cell_types.clear();
+    int kinds = 0, stride = 0;
+    for (int t = 0; t < element_type_count; ++t)
+        if (present[static_cast<std::size_t>(t)]) {
+            ++kinds;
+            if (element_node_count(static_cast<ElementType>(t)) > stride) {
+                stride = element_node_count(static_cast<ElementType>(t));
+                out.cell_type = static_cast<ElementType>(t);
+            }
+        }
+    out.nodes_per_cell = stride;
+    checked_index(cells * stride, "cell node entries of mesh '" + mesh.source + "' refined");
+    out.cells.assign(static_cast<std::size_t>(cells * stride), -1);
+    if (kinds > 1) out.cell_types.resize(static_cast<std::size_t>(cells));
+    out.cell_group.resize(static_cast<std::size_t>(cells));
+    std::size_t next = 0;
+    for (index_type c = 0; c < mesh.num_cells(); ++c) {
+        const BlockChildren& block = children[static_cast<std::size_t>(block_of[static_cast<std::size_t>(c)])];
+        const std::size_t i = static_cast<std::size_t>(local_of[static_cast<std::size_t>(c)]);
+        for (const auto& [k, rank] : block.of_child) {
+            const ChildRows& shape = block.shapes[static_cast<std::size_t>(k)];
+            const index_type* row = &shape.rows[(i * shape.per_parent + static_cast<std::size_t>(rank)) * shape.nodes];
+            std::copy_n(row, shape.nodes, out.cells.begin() + static_cast<std::ptrdiff_t>(next * stride));
+            if (kinds > 1) out.cell_types[next] = static_cast<std::uint8_t>(shape.type);
+            out.cell_group[next] = mesh.cell_group.empty() ? 0 : mesh.cell_group[static_cast<std::size_t>(c)];
+            ++next;
+        }
+    }
+    const auto start = std::chrono::steady_clock::now();
+    out.coordinates.resize(lattice.coordinates.size());
+    copy_bytes(*host_executor(), out.coordinates.data(), *exec, lattice.coordinates.data(), lattice.coordinates.bytes());
+    out.build_times.host_copy += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    convert_boundaries(mesh, out, 1, [&](const BoundaryFacets& facets, const std::string& where) {
+        return split_facets(facets, facet_lattice_rows(facets, mesh, lattice, exec, where));
+    });
+    return out;
+}
+
 /// refine_uniformly, the host arrays written or only sized.
 Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
 {
     check_input(mesh, "refine_uniformly");
-    if (mesh.first_order_only())
-        throw std::invalid_argument("refine_uniformly: mesh '" + mesh.source + "' has " + mesh.describe_cells() +
-                                    " cells; gpufem refines triangles, quadrilaterals, tetrahedra and hexahedra");
+    if (mesh.first_order_only()) return refine_by_blocks(mesh, exec);
     const int g = mesh.degree;
     const RefinementPattern& pattern = refinement_pattern(mesh.cell_type, g);
     MeshLattice lattice = number_lattice(mesh, 2 * g, exec);

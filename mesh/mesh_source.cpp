@@ -383,17 +383,17 @@ void check_degree_for_cells(const Mesh& mesh, int degree)
 Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec)
 {
     if (spec.gmsh_nodes) return coarse;
-    if (coarse.first_order_only() && spec.refine > 0)
-        throw MeshSourceError("mesh '" + coarse.source + "': mesh.refine needs one cell type among triangles, "
-                              "quadrilaterals, tetrahedra and hexahedra, and its cells are " +
-                              coarse.describe_cells() + " (mesh it finer in Gmsh instead)");
     check_degree_for_cells(coarse, spec.degree);
     const auto start = std::chrono::steady_clock::now();
     const ExecPtr on = exec ? exec : Executor::create_cpu();
     const int g = coarse.degree;
     const double dim = coarse.dim;
+    // A pyramid splits into 10 cells (6 pyramids, 4 tetrahedra), the other shapes into 2^dim.
+    const bool pyramids = coarse.cell_type == ElementType::pyramid ||
+                          std::find(coarse.cell_types.begin(), coarse.cell_types.end(),
+                                    static_cast<std::uint8_t>(ElementType::pyramid)) != coarse.cell_types.end();
     check_mesh_estimate(coarse.source, spec.refine, [&](int r) {
-        const double split = std::pow(2.0, dim * r);
+        const double split = std::pow(pyramids ? 10.0 : std::pow(2.0, dim), r);
         const double cells = static_cast<double>(coarse.num_cells()) * split;
         const double nodes = static_cast<double>(coarse.num_nodes()) * split *
                              std::pow(static_cast<double>(spec.degree) / g, dim);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <unistd.h>
@@ -38,6 +39,13 @@ public:
     const std::filesystem::path& path() const { return path_; }
     /// A path inside the folder.
     std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+    /// Writes `text` into the folder as `name`; its path.
+    std::filesystem::path write(const std::string& name, const std::string& text) const
+    {
+        const auto path = path_ / name;
+        std::ofstream(path) << text;
+        return path;
+    }
 
 private:
     std::filesystem::path path_;

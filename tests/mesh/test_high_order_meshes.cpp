@@ -1,6 +1,8 @@
 // High-order meshes (spec.degree 1..4): node counts, node placement in Gmsh's reference order,
 // boundary facets of the cells' order, curved boundaries, .msh files of other orders, errors.
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <array>
 #include <cmath>
 #include <fstream>
@@ -423,3 +425,19 @@ TEST(HighOrderFiles, MixedOrdersAndIncompleteElementsAreRejected)
 
 }  // namespace
 }  // namespace gpufem
+
+TEST(GmshSessions, LeaveTheEnvironmentAsItWas)
+{
+    // gmsh::initialize appends the executable's folder to PATH and PYTHONPATH each time; a
+    // process opening thousands of sessions (a basis per call) grew PATH past what a child
+    // process may be given, and the mesh worker could no longer be started (E2BIG).
+    const char* path = std::getenv("PATH");
+    const std::string before = path != nullptr ? path : "";
+    const bool python_set = std::getenv("PYTHONPATH") != nullptr;
+    for (int i = 0; i < 50; ++i) {
+        const gpufem::GmshSession session;
+    }
+    const char* after = std::getenv("PATH");
+    EXPECT_EQ(after != nullptr ? std::string(after) : std::string(), before);
+    EXPECT_EQ(std::getenv("PYTHONPATH") != nullptr, python_set);
+}

@@ -16,8 +16,8 @@
 namespace gpufem {
 namespace {
 
-/// Expects two meshes to be identical, and the CUDA one's device arrays (a mesh of one cell
-/// type) to equal its host's.
+/// Expects two meshes to be identical, and the CUDA one's device arrays (where it has them) to
+/// equal its host's.
 void expect_identical(const Mesh& cpu, const Mesh& cuda)
 {
     EXPECT_EQ(cpu.cell_types, cuda.cell_types);
@@ -31,7 +31,7 @@ void expect_identical(const Mesh& cpu, const Mesh& cuda)
     ASSERT_EQ(cpu.boundaries.size(), cuda.boundaries.size());
     for (std::size_t b = 0; b < cpu.boundaries.size(); ++b)
         EXPECT_EQ(cpu.boundaries[b].connectivity, cuda.boundaries[b].connectivity) << b;
-    if (cuda.is_mixed()) return;  // merged on the host, no device copy
+    if (cuda.first_order_only() && !cuda.device) return;  // prisms, pyramids, mixed: merged on the host
     ASSERT_NE(cuda.device, nullptr);
     const std::vector<index_type> cells = cuda.device->cells.to_host();
     const std::vector<double> coordinates = cuda.device->coordinates.to_host();
@@ -63,26 +63,28 @@ TEST(RefinementGpu, CudaRefinesAndNumbersAsTheCpu)
     }
 }
 
-TEST(RefinementGpu, CudaNumbersPrismsPyramidsAndMixedMeshesAsTheCpu)
+TEST(RefinementGpu, CudaNumbersAndRefinesPrismsPyramidsAndMixedMeshesAsTheCpu)
 {
-    // Faces of two kinds (offsets by face), cells of several types (blocks, offsets by cell).
+    // Faces of two kinds (offsets by face), cells of several types (blocks, offsets by cell),
+    // their refinement (children per shape, merged on the host).
     GPUFEM_REQUIRE_GPU();
     const test::MeshWorkerForTest worker;  // Gmsh's pyramids need a fresh Gmsh
     const ExecPtr cpu = Executor::create_cpu(), cuda = Executor::create_cuda();
     test::TempFolder folder;
-    const auto write = [&](const std::string& name, const std::string& text) {
-        const auto path = folder.path() / name;
-        std::ofstream(path) << text;
-        return path;
-    };
-    for (const auto& [geo, highest] : {std::pair{write("prisms.geo", test::cube_prisms(4)), 4},
-                                       std::pair{write("four.geo", test::cube_four_types(6)), 2},
-                                       std::pair{write("square.geo", test::square_triangles_quadrilaterals(6)), 4}}) {
+    for (const auto& [geo, highest] : {std::pair{folder.write("prisms.geo", test::cube_prisms(4)), 4},
+                                       std::pair{folder.write("four.geo", test::cube_four_types(6)), 2},
+                                       std::pair{folder.write("square.geo", test::square_triangles_quadrilaterals(6)), 4}}) {
         const Mesh linear = load_mesh_isolated(test::box_geo_spec(geo, 0, 1));
         for (int k = 2; k <= highest; ++k) {
             SCOPED_TRACE(geo.filename().string() + " degree " + std::to_string(k));
             expect_identical(with_degree(linear, k, cpu), with_degree(linear, k, cuda));
         }
+        // Refined twice (prisms into 8, pyramids into 6 pyramids and 4 tetrahedra), then degree 2.
+        SCOPED_TRACE(geo.filename().string() + " refined");
+        const Mesh on_cpu = refine_uniformly(refine_uniformly(linear, cpu), cpu);
+        const Mesh on_cuda = refine_uniformly(refine_uniformly(linear, cuda), cuda);
+        expect_identical(on_cpu, on_cuda);
+        expect_identical(with_degree(on_cpu, 2, cpu), with_degree(on_cuda, 2, cuda));
     }
 }
 

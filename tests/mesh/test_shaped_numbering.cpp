@@ -2,8 +2,10 @@
 // 5): the lattice tables of prisms and pyramids, node counts against the closed form of the
 // topology (every shared edge and face, triangular or quadrilateral, numbered once), every
 // node where its cell's first-order map puts it, and boundary facets (triangles and
-// quadrilaterals in one group) made of their cells' nodes.
+// quadrilaterals in one group) made of their cells' nodes; their uniform refinement.
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -161,14 +163,9 @@ TEST(ShapedNumbering, PrismsPyramidsAndMixedMeshesNumberEverySharedPointOnce)
     // Meshed as gpufem meshes (in its worker: Gmsh's pyramids need a fresh Gmsh).
     const test::MeshWorkerForTest worker;
     TempFolder folder;
-    const auto write = [&](const std::string& name, const std::string& text) {
-        const auto path = folder.path() / name;
-        std::ofstream(path) << text;
-        return path;
-    };
-    const auto prisms = write("prisms.geo", test::cube_prisms(3));
-    const auto four = write("four.geo", test::cube_four_types(6));
-    const auto square = write("square.geo", test::square_triangles_quadrilaterals(5));
+    const auto prisms = folder.write("prisms.geo", test::cube_prisms(3));
+    const auto four = folder.write("four.geo", test::cube_four_types(6));
+    const auto square = folder.write("square.geo", test::square_triangles_quadrilaterals(5));
     for (const auto& [geo, highest] : {std::pair{prisms, 4}, std::pair{four, 2}, std::pair{square, 4}}) {
         const Mesh linear = load_mesh_isolated(test::box_geo_spec(geo, 0, 1));
         ASSERT_TRUE(linear.first_order_only() || linear.is_mixed()) << geo;
@@ -184,9 +181,100 @@ TEST(ShapedNumbering, PrismsPyramidsAndMixedMeshesNumberEverySharedPointOnce)
             EXPECT_TRUE(ours.ignored_boundaries.empty());
         }
     }
-    // Pyramids take degrees 1 and 2 only, refinement no mesh of these shapes.
+    // Pyramids take degrees 1 and 2 only.
     EXPECT_THROW(load_mesh_isolated(test::box_geo_spec(four, 0, 3)), MeshSourceError);
-    EXPECT_THROW(load_mesh_isolated(test::box_geo_spec(prisms, 0, 2, 1)), MeshSourceError);
+}
+
+namespace {
+
+/// Children of one cell of the shape under uniform refinement, by child shape.
+std::map<ElementType, long long> children_of(ElementType type)
+{
+    if (type == ElementType::pyramid) return {{ElementType::pyramid, 6}, {ElementType::tetrahedron, 4}};
+    return {{type, element_dimension(type) == 2 ? 4 : 8}};
+}
+
+/// Expects every child's nodes to be points of its parent's order-2 lattice (placed by the
+/// parent's first-order map), each child's corners distinct.
+void expect_children_on_parent_lattices(const Mesh& fine, const Mesh& coarse)
+{
+    index_type next = 0;
+    std::map<ElementType, std::vector<double>> first_order;  // at the order-2 lattice, [q][j]
+    for (index_type c = 0; c < coarse.num_cells(); ++c) {
+        const ElementType type = coarse.type_of_cell(c);
+        const int corners = element_node_count(type);
+        if (!first_order.count(type)) {
+            std::vector<double> gradients;
+            lagrange_basis(type, 1, lagrange_reference_nodes(type, 2), first_order[type], gradients);
+        }
+        const std::vector<double>& values = first_order[type];
+        const index_type* parent = &coarse.cells[static_cast<std::size_t>(c) * coarse.nodes_per_cell];
+        std::vector<std::array<double, 3>> lattice;
+        for (std::size_t q = 0; q < values.size() / corners; ++q) {
+            std::array<double, 3> x{};
+            for (int j = 0; j < corners; ++j)
+                for (int axis = 0; axis < 3; ++axis) x[axis] += values[q * corners + j] * node(coarse, parent[j])[axis];
+            lattice.push_back(x);
+        }
+        long long count = 0;
+        for (const auto& [shape, n] : children_of(type)) count += n;
+        for (long long s = 0; s < count; ++s, ++next) {
+            const ElementType child = fine.type_of_cell(next);
+            const index_type* row = &fine.cells[static_cast<std::size_t>(next) * fine.nodes_per_cell];
+            const std::set<index_type> distinct(row, row + element_node_count(child));
+            ASSERT_EQ(distinct.size(), static_cast<std::size_t>(element_node_count(child))) << "child " << next;
+            EXPECT_EQ(fine.cell_group[static_cast<std::size_t>(next)], coarse.cell_group[static_cast<std::size_t>(c)]);
+            for (int k = 0; k < element_node_count(child); ++k) {
+                bool found = false;
+                for (const auto& x : lattice) {
+                    double d = 0;
+                    for (int axis = 0; axis < 3; ++axis) d = std::max(d, std::abs(x[axis] - node(fine, row[k])[axis]));
+                    found = found || d < 1e-12;
+                }
+                ASSERT_TRUE(found) << "child " << next << " node " << k << " is off parent " << c << "'s lattice";
+            }
+        }
+    }
+    EXPECT_EQ(next, fine.num_cells());
+}
+
+}  // namespace
+
+TEST(ShapedRefinement, PrismsPyramidsAndMixedMeshesSplitIntoTheirChildren)
+{
+    // Prisms into 8 prisms, pyramids into 6 pyramids and 4 tetrahedra, the other shapes as
+    // alone; every child on its parent's order-2 lattice, the nodes those lattices' points
+    // (each shared point once: the closed form of the order-2 nodes), boundary facets (groups
+    // of triangles and quadrilaterals) split and made of the children's nodes; refined twice,
+    // then given degree 2.
+    const test::MeshWorkerForTest worker;
+    TempFolder folder;
+    for (const auto& geo : {folder.write("prisms.geo", test::cube_prisms(2)), folder.write("four.geo", test::cube_four_types(6)),
+                            folder.write("square.geo", test::square_triangles_quadrilaterals(4))}) {
+        SCOPED_TRACE(geo.filename().string());
+        const Mesh coarse = load_mesh_isolated(test::box_geo_spec(geo, 0, 1));
+        const Mesh once = load_mesh_isolated(test::box_geo_spec(geo, 0, 1, 1));
+        std::map<ElementType, long long> expected, found;
+        for (index_type c = 0; c < coarse.num_cells(); ++c)
+            for (const auto& [shape, n] : children_of(coarse.type_of_cell(c))) expected[shape] += n;
+        for (index_type c = 0; c < once.num_cells(); ++c) ++found[once.type_of_cell(c)];
+        EXPECT_EQ(found, expected);
+        EXPECT_EQ(static_cast<long long>(once.num_nodes()), closed_form_nodes(coarse, 2));
+        expect_children_on_parent_lattices(once, coarse);
+        expect_facets_of_cells(once);
+        EXPECT_TRUE(once.ignored_boundaries.empty());
+        ASSERT_EQ(once.boundaries.size(), coarse.boundaries.size());
+        for (std::size_t g = 0; g < once.boundaries.size(); ++g)
+            EXPECT_EQ(once.boundaries[g].size(), (coarse.dim == 2 ? 2 : 4) * coarse.boundaries[g].size())
+                << once.boundaries[g].group.name;
+        const Mesh twice = load_mesh_isolated(test::box_geo_spec(geo, 0, 1, 2));
+        EXPECT_EQ(static_cast<long long>(twice.num_nodes()), closed_form_nodes(once, 2));
+        expect_children_on_parent_lattices(twice, once);
+        const Mesh raised = load_mesh_isolated(test::box_geo_spec(geo, 0, 2, 1));
+        EXPECT_EQ(static_cast<long long>(raised.num_nodes()), closed_form_nodes(once, 2));
+        expect_nodes_placed(raised, once);
+        expect_facets_of_cells(raised);
+    }
 }
 
 }  // namespace gpufem

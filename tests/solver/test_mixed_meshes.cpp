@@ -118,7 +118,7 @@ TEST(MixedMeshes, WhatTheyDoNotTakeYetIsRefusedByName)
     const auto file = dir.write("four.yaml", mixed_case((dir.path() / "four.geo").string(), "x", "0", cube_sides));
     for (const auto& [args, message] :
          {std::pair<std::string, std::string>{"--set degree=3", "take degrees 1 to 2 (pyramids"},
-          {"--set mesh.refine=1", "mesh.refine needs one cell type among triangles, quadrilaterals"}}) {
+          {"--set degree=4 --set mesh.refine=1", "take degrees 1 to 2 (pyramids"}}) {
         const auto out = dir.path() / "out";
         const auto r = test::run_gpufem("run " + file.string() + " -o " + out.string() + " " + args);
         EXPECT_EQ(r.exit_code, 1) << args << ": " << r.output;
@@ -225,6 +225,43 @@ TEST(MixedMeshes, HigherDegreesConvergeAtTheirRates)
         EXPECT_GT(h1_rate, k - 0.3) << kind << " degree " << k << ": " << h1[0] << " -> " << h1[1];
         EXPECT_LT(h1_rate, k + 0.5) << kind << " degree " << k;
     }
+}
+
+TEST(MixedMeshes, RefinedByGpufemTheyConvergeAtTheirRates)
+{
+    // Gmsh's coarse mesh refined by gpufem (prisms into 8, pyramids into 6 pyramids and 4
+    // tetrahedra): the cells halve exactly, so the rates are those of the degree from the
+    // first refinement on (L2 k + 1, H1 k), and a polynomial of the degree stays exact.
+    test::TempDir dir;
+    dir.write("four.geo", test::cube_four_types(6));
+    dir.write("prisms.geo", test::cube_prisms(2));
+    const std::string u3 = "sin(pi*x)*sin(pi*y)*exp(z)", f3 = "(2*pi^2 - 1)*sin(pi*x)*sin(pi*y)*exp(z)";
+    for (const auto& [name, k] : {std::pair<std::string, int>{"four", 1}, {"four", 2}, {"prisms", 3}}) {
+        std::vector<double> l2, h1;
+        for (int r = 0; r <= 2; ++r) {
+            const auto report = run_case(dir, name + std::to_string(k) + "_r" + std::to_string(r),
+                                         mixed_case((dir.path() / (name + ".geo")).string(), u3, f3, {"boundary"},
+                                                    "degree: " + std::to_string(k) + "\n"),
+                                         "--set mesh.refine=" + std::to_string(r));
+            ASSERT_FALSE(report.is_null()) << name << " refine " << r;
+            l2.push_back(report["errors"]["l2"].get<double>());
+            h1.push_back(report["errors"]["h1_semi"].get<double>());
+        }
+        const double l2_rate = std::log2(l2[1] / l2[2]), h1_rate = std::log2(h1[1] / h1[2]);
+        EXPECT_GT(l2_rate, k + 1 - 0.25) << name << " degree " << k << ": " << l2[1] << " -> " << l2[2];
+        EXPECT_LT(l2_rate, k + 1 + 0.4) << name << " degree " << k;
+        EXPECT_GT(h1_rate, k - 0.2) << name << " degree " << k << ": " << h1[1] << " -> " << h1[2];
+        EXPECT_LT(h1_rate, k + 0.4) << name << " degree " << k;
+    }
+    const PolynomialCase p = polynomial_of_degree(2, false);
+    const auto report = run_case(dir, "four_polynomial",
+                                 mixed_case((dir.path() / "four.geo").string(), p.u, p.f, {"right", "front", "back", "top"},
+                                            "  neumann:\n    left: \"" + p.left_flux + "\"\n    bottom: \"" + p.bottom_flux +
+                                                "\"\ndegree: 2\n"),
+                                 "--set mesh.refine=1");
+    ASSERT_FALSE(report.is_null());
+    EXPECT_LT(report["errors"]["max_nodal"].get<double>(), 1e-8);
+    EXPECT_NE(report["mesh"]["cell_type"].get<std::string>().find("pyramids"), std::string::npos);
 }
 
 TEST(MixedMeshes, MatrixFreeElementMatricesGiveTheAssembledSolution)
