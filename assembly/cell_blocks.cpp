@@ -38,17 +38,4 @@ std::vector<CellBlock> cell_blocks(const Mesh& mesh)
     return blocks;
 }
 
-HostVector<index_type> padded_cells(const Mesh& mesh)
-{
-    HostVector<index_type> cells(mesh.cells.begin(), mesh.cells.end());
-    if (!mesh.is_mixed()) return cells;
-    const std::size_t stride = static_cast<std::size_t>(mesh.nodes_per_cell);
-    for (index_type c = 0; c < mesh.num_cells(); ++c) {
-        const std::size_t row = static_cast<std::size_t>(c) * stride;
-        for (std::size_t i = static_cast<std::size_t>(lagrange_node_count(mesh.type_of_cell(c), mesh.degree)); i < stride; ++i)
-            cells[row + i] = cells[row];
-    }
-    return cells;
-}
-
 }  // namespace gpufem

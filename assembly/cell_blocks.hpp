@@ -22,9 +22,4 @@ struct CellBlock {
 /// is one block (a copy of it without its boundary groups).
 std::vector<CellBlock> cell_blocks(const Mesh& mesh);
 
-/// The mesh's cells with every row of a mixed mesh padded to nodes_per_cell by repeating the
-/// cell's first node instead of -1: the same pairs of nodes as the cells themselves, so the
-/// CSR pattern of the whole mesh comes from one uniform array.
-HostVector<index_type> padded_cells(const Mesh& mesh);
-
 }  // namespace gpufem

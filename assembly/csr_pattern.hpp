@@ -56,7 +56,8 @@ inline index_type checked_pattern_nnz(long long total)
 }
 
 #define GPUFEM_CSR_PATTERN_KERNELS(PREFIX, BODY)                                            \
-    /** The pattern of cells (nodes_per_cell nodes each) on exec, built from the cells      \
+    /** The pattern of cells (nodes_per_cell nodes each; -1 entries, a mixed mesh's padding, \
+        are no node) on exec, built from the cells                                           \
         around each node (row r: the distinct nodes of the cells around node r), with no     \
         global sort: peak memory about col_idx twice plus the node-to-cell lists. cpu:       \
         per row, gather, std::sort and unique (twice: lengths, then columns). cuda: one warp \

@@ -1,6 +1,7 @@
 #include "assembly/poisson_assembly.hpp"
 
 #include <chrono>
+#include <span>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -95,10 +96,11 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     }
 
     auto start = clock::now();
-    // A mixed mesh's pattern from its cells padded to one row length (same pairs of nodes).
-    const Array<index_type> padded =
-        mesh.is_mixed() ? Array<index_type>::from_host(exec, padded_cells(mesh)) : Array<index_type>();
-    AnyCsrPattern any_pattern = build_any_csr_pattern(n, mesh.is_mixed() ? padded : blocks.front().cells,
+    // A mixed mesh's pattern from its rows (each type's nodes, then -1: no node).
+    const Array<index_type> rows =
+        mesh.is_mixed() ? Array<index_type>::from_host(exec, std::span<const index_type>(mesh.cells.data(), mesh.cells.size()))
+                        : Array<index_type>();
+    AnyCsrPattern any_pattern = build_any_csr_pattern(n, mesh.is_mixed() ? rows : blocks.front().cells,
                                                       mesh.nodes_per_cell, offsets == CsrOffsets::wide,
                                                       /*positions=*/!mesh.is_mixed());
     system.times.pattern = elapsed(*exec, start);

@@ -23,12 +23,13 @@ NodeCells node_cells(index_type num_nodes, const index_type* conn, std::size_t n
     NodeCells adjacency;
     adjacency.offsets.assign(static_cast<std::size_t>(num_nodes) + 1, 0);
     const std::size_t entries = num_cells * npe;
-    for (std::size_t k = 0; k < entries; ++k) ++adjacency.offsets[conn[k] + 1];
+    for (std::size_t k = 0; k < entries; ++k)
+        if (conn[k] >= 0) ++adjacency.offsets[conn[k] + 1];  // -1: a mixed mesh's padding
     for (index_type r = 0; r < num_nodes; ++r) adjacency.offsets[r + 1] += adjacency.offsets[r];
-    adjacency.cells.resize(entries);
+    adjacency.cells.resize(static_cast<std::size_t>(adjacency.offsets.back()));
     std::vector<std::int64_t> cursor(adjacency.offsets.begin(), adjacency.offsets.end() - 1);
     for (std::size_t k = 0; k < entries; ++k)
-        adjacency.cells[cursor[conn[k]]++] = static_cast<index_type>(k / npe);
+        if (conn[k] >= 0) adjacency.cells[cursor[conn[k]]++] = static_cast<index_type>(k / npe);
     return adjacency;
 }
 
@@ -43,6 +44,7 @@ void row_columns(index_type r, const NodeCells& adjacency, const index_type* con
     }
     std::sort(columns.begin(), columns.end());
     columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+    if (!columns.empty() && columns.front() < 0) columns.erase(columns.begin());  // padding
 }
 
 /// The cells around each node and the inclusive sums of the row lengths (num_nodes + 1).
@@ -103,6 +105,10 @@ CsrPattern with_positions(const ExecPtr& exec, index_type num_nodes, const index
         for (int i = 0; i < npe; ++i) {
             const index_type row = conn[e * npe + i];
             for (int j = 0; j < npe; ++j) {
+                if (row < 0 || conn[e * npe + j] < 0) {  // padding
+                    pos[(e * npe + i) * npe + j] = -1;
+                    continue;
+                }
                 const index_type* found =
                     std::lower_bound(col + ptr[row], col + ptr[row + 1], conn[e * npe + j]);
                 pos[(e * npe + i) * npe + j] = static_cast<index_type>(found - col);

@@ -14,12 +14,13 @@ constexpr int block_size = 256;
 
 unsigned grid_for(std::size_t n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
 
-/// counts[v + 1] = number of cells around node v (counts zeroed, n + 1 entries).
+/// counts[v + 1] = number of cells around node v (counts zeroed, n + 1 entries); entries -1
+/// (a mixed mesh's rows end with them) belong to no node.
 __global__ void count_node_cells_kernel(std::size_t entries, const index_type* __restrict__ cells,
                                         unsigned long long* __restrict__ counts)
 {
     const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (k < entries) atomicAdd(&counts[cells[k] + 1], 1ULL);
+    if (k < entries && cells[k] >= 0) atomicAdd(&counts[cells[k] + 1], 1ULL);
 }
 
 /// The cells around each node, from the offsets (inclusive sums of the counts): cursor starts
@@ -30,14 +31,13 @@ __global__ void fill_node_cells_kernel(std::size_t entries, int npe,
                                        index_type* __restrict__ node_cells)
 {
     const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (k < entries) node_cells[atomicAdd(&cursor[cells[k]], 1ULL)] = static_cast<index_type>(k / npe);
+    if (k < entries && cells[k] >= 0) node_cells[atomicAdd(&cursor[cells[k]], 1ULL)] = static_cast<index_type>(k / npe);
 }
 
 /// The candidates of a row are the nodes of the cells around it, cell by cell; candidate p
-/// (cell a = p / npe of the row's list, local node p % npe) counts once: when no earlier cell
-/// of the list, and no earlier node of its own cell, holds the same node (a mixed mesh's
-/// padded rows repeat a node; a cell padded so appears in its node's list more than once).
-/// One warp per row.
+/// (cell a = p / npe of the row's list, local node p % npe) counts once: when it is a node
+/// (not a mixed mesh's padding, -1) and no earlier cell of the list, and no earlier node of its
+/// own cell, holds the same node. One warp per row.
 struct RowCandidates {
     const index_type* cells;
     const index_type* row_cells;  ///< the cells around the row's node
@@ -50,12 +50,13 @@ struct RowCandidates {
     }
     __device__ bool first(long long p, index_type value) const
     {
+        if (value < 0) return false;
         for (long long a = 0; a < p / npe; ++a) {
             const index_type* nodes = cells + static_cast<std::size_t>(row_cells[a]) * npe;
             for (int j = 0; j < npe; ++j)
                 if (nodes[j] == value) return false;
         }
-        // Nor earlier in its own cell (a mixed mesh's rows repeat their first node).
+        // Nor earlier in its own cell.
         const index_type* own = cells + static_cast<std::size_t>(row_cells[p / npe]) * npe;
         for (int j = 0; j < p % npe; ++j)
             if (own[j] == value) return false;
@@ -65,14 +66,16 @@ struct RowCandidates {
 
 /// Walks the candidates of the warp's row 32 at a time; calls visit(value, slot) on the lane of
 /// every candidate p for which is_new(p, value) holds, slot = the number of those before it.
-/// Returns their count.
+/// Returns their count, or -1 once more than `limit` were found before a batch.
 template <typename IsNew, typename Visit>
-__device__ long long for_each_new(const RowCandidates& row, IsNew&& is_new, Visit&& visit)
+__device__ long long for_each_new(const RowCandidates& row, IsNew&& is_new, Visit&& visit,
+                                  long long limit = std::numeric_limits<long long>::max())
 {
     const int lane = threadIdx.x % 32;
     const long long total = row.count * row.npe;
     long long found = 0;
     for (long long base = 0; base < total; base += 32) {
+        if (found > limit) return -1;  // warp-uniform: found comes from the ballots
         const long long p = base + lane;
         index_type value = 0;
         bool fresh = false;
@@ -100,28 +103,32 @@ constexpr int hash_slots = 1024;
 /// As for_each_unique, through a hash set of the row's columns in shared memory (`table`,
 /// hash_slots ints of this warp): each candidate is inserted once (linear probing, atomicCAS);
 /// the lane whose insertion succeeds visits it. O(candidates) instead of for_each_unique's
-/// O(candidates x earlier nodes); rows with more than hash_slots / 2 candidates take
-/// for_each_unique. The slots differ from for_each_unique's, the set of columns does not (it
-/// is sorted afterwards).
+/// O(candidates x earlier nodes). Rows of more than hash_slots / 2 candidates try it too (a
+/// mixed mesh's padded rows hold many -1s, and many candidates repeat): when more than 3/4 of
+/// the slots would fill, the row is walked again by for_each_unique (whose visits overwrite
+/// every slot). The slots differ from for_each_unique's, the set of columns does not (it is
+/// sorted afterwards).
 template <typename Visit>
 __device__ long long for_each_unique_hashed(const RowCandidates& row, int* table, Visit&& visit)
 {
     const long long total = row.count * row.npe;
-    if (total > hash_slots / 2) return for_each_unique(row, visit);
     int size = 64;
-    while (size < 2 * total) size *= 2;
+    while (size < 2 * total && size < hash_slots) size *= 2;
+    // Below the limit before a batch, at most 32 more: the table never fills.
+    const long long limit = 2 * total <= size ? total : size * 3 / 4 - 32;
     for (int i = threadIdx.x % 32; i < size; i += 32) table[i] = -1;
     __syncwarp();
     const unsigned mask = static_cast<unsigned>(size - 1);
     const long long found = for_each_new(row, [&](long long, index_type value) {
+        if (value < 0) return false;  // padding
         for (unsigned h = (static_cast<unsigned>(value) * 2654435761u) & mask;; h = (h + 1) & mask) {
             const int old = atomicCAS(&table[h], -1, value);
             if (old == -1) return true;
             if (old == value) return false;
         }
-    }, visit);
+    }, visit, limit);
     __syncwarp();  // the table is cleared for the warp's next row only after every lane is done
-    return found;
+    return found >= 0 ? found : for_each_unique(row, visit);
 }
 
 /// lengths[r + 1] = the number of distinct columns of row r (one warp per row).
@@ -180,6 +187,10 @@ __global__ void cell_to_csr_kernel(std::size_t num_entries, int npe,
     const int local = static_cast<int>(k % (npe * npe));
     const index_type row = cells[e * npe + local / npe];
     const index_type col = cells[e * npe + local % npe];
+    if (row < 0 || col < 0) {  // padding
+        pos[k] = -1;
+        return;
+    }
     index_type lo = row_ptr[row], hi = row_ptr[row + 1];
     while (lo < hi) {
         const index_type mid = lo + (hi - lo) / 2;
