@@ -93,14 +93,15 @@ std::vector<LatticeBlock> lattice_blocks(const Mesh& mesh, const index_type* cel
         block.table = &lattice_table(type, m);
         block.corners = element_node_count(type);
         if (mesh.is_mixed()) {
-            std::vector<index_type> rows;
             for (index_type c = 0; c < mesh.num_cells(); ++c)
-                if (mesh.type_of_cell(c) == type) {
-                    block.of_mesh.push_back(c);
-                    const index_type* row = &mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell];
-                    rows.insert(rows.end(), row, row + block.corners);
-                }
+                if (mesh.type_of_cell(c) == type) block.of_mesh.push_back(c);
             if (block.of_mesh.empty()) continue;
+            std::vector<index_type> rows(block.of_mesh.size() * static_cast<std::size_t>(block.corners));
+            const long long count = static_cast<long long>(block.of_mesh.size());
+#pragma omp parallel for schedule(static)
+            for (long long i = 0; i < count; ++i)
+                std::copy_n(&mesh.cells[static_cast<std::size_t>(block.of_mesh[i]) * mesh.nodes_per_cell], block.corners,
+                            rows.begin() + static_cast<std::ptrdiff_t>(i * block.corners));
             block.own_cells = Array<index_type>::from_host(exec, rows);
             block.view = LatticeMeshView{block.own_cells.data(), static_cast<long long>(block.of_mesh.size()),
                                          block.corners, nullptr};
@@ -413,7 +414,9 @@ void store_lattice(Mesh& out, MeshLattice&& lattice, const ExecPtr& exec)
     for (const LatticeBlock& block : lattice.blocks) {
         const std::vector<index_type> cells = block.lattice_cells.to_host();
         const std::size_t per = block.table->points.size();
-        for (std::size_t i = 0; i < block.of_mesh.size(); ++i)
+        const long long count = static_cast<long long>(block.of_mesh.size());
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < count; ++i)
             std::copy_n(cells.begin() + static_cast<std::ptrdiff_t>(i * per), per,
                         out.cells.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(block.of_mesh[i]) * stride));
     }
@@ -538,10 +541,17 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec)
     out.cells.assign(static_cast<std::size_t>(cells * stride), -1);
     if (kinds > 1) out.cell_types.resize(static_cast<std::size_t>(cells));
     out.cell_group.resize(static_cast<std::size_t>(cells));
-    std::size_t next = 0;
+    // Each parent's first child (by the host's threads: 500k parents, a few million entries).
+    std::vector<long long> first_child(static_cast<std::size_t>(mesh.num_cells()) + 1, 0);
+    for (index_type c = 0; c < mesh.num_cells(); ++c)
+        first_child[static_cast<std::size_t>(c) + 1] =
+            first_child[static_cast<std::size_t>(c)] +
+            static_cast<long long>(children[static_cast<std::size_t>(block_of[static_cast<std::size_t>(c)])].of_child.size());
+#pragma omp parallel for schedule(static)
     for (index_type c = 0; c < mesh.num_cells(); ++c) {
         const BlockChildren& block = children[static_cast<std::size_t>(block_of[static_cast<std::size_t>(c)])];
         const std::size_t i = static_cast<std::size_t>(local_of[static_cast<std::size_t>(c)]);
+        std::size_t next = static_cast<std::size_t>(first_child[static_cast<std::size_t>(c)]);
         for (const auto& [k, rank] : block.of_child) {
             const ChildRows& shape = block.shapes[static_cast<std::size_t>(k)];
             const index_type* row = &shape.rows[(i * shape.per_parent + static_cast<std::size_t>(rank)) * shape.nodes];
