@@ -54,7 +54,7 @@ std::vector<std::pair<int, LagrangeElement>> cell_types_of(int dim, const std::s
         if (types.size() > 1 && element->degree != 1)
             throw MeshSourceError("mesh '" + source + "' mixes " + gmsh_types_plural(types) +
                                   "; gpufem reads meshes of several cell types of order 1 only (straight-sided "
-                                  "cells; problem.degree gives them higher degrees, no mesh.refine)");
+                                  "cells; degree and mesh.refine apply to them as read)");
         out.emplace_back(type, *element);
     }
     return out;

@@ -90,7 +90,6 @@ std::vector<LatticeBlock> lattice_blocks(const Mesh& mesh, const index_type* cel
         if (!mesh.is_mixed() && type != mesh.cell_type) continue;
         LatticeBlock block;
         block.type = type;
-        block.table = &lattice_table(type, m);
         block.corners = element_node_count(type);
         if (mesh.is_mixed()) {
             for (index_type c = 0; c < mesh.num_cells(); ++c)
@@ -108,6 +107,7 @@ std::vector<LatticeBlock> lattice_blocks(const Mesh& mesh, const index_type* cel
         } else {
             block.view = LatticeMeshView{cells, mesh.num_cells(), mesh.nodes_per_cell, nullptr};
         }
+        block.table = &lattice_table(type, m);  // only for the types present
         blocks.push_back(std::move(block));
     }
     return blocks;
@@ -395,6 +395,9 @@ void check_input(const Mesh& mesh, const std::string& what)
     if (mesh.degree < 1 || mesh.degree > 4 || element_dimension(mesh.cell_type) != mesh.dim ||
         mesh.nodes_per_cell != lagrange_node_count(mesh.cell_type, mesh.degree))
         throw std::invalid_argument(what + ": mesh '" + mesh.source + "' is not a mesh of complete Lagrange cells of order 1..4");
+    if (mesh.first_order_only() && mesh.degree != 1)  // their facet groups are read at order 1
+        throw std::invalid_argument(what + ": mesh '" + mesh.source + "' of " + mesh.describe_cells() +
+                                    " is numbered and refined from order 1 only");
 }
 
 /// The lattice's cells into the mesh: the one block's array, or a mixed mesh's blocks merged

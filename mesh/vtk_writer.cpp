@@ -193,7 +193,10 @@ void set_cells_by_type(vtkUnstructuredGrid& grid, const Mesh& mesh)
             }
     const auto cell_nodes = [&](ElementType type) -> const VtkCellNodes& {
         const VtkCellNodes& cell = of_type[static_cast<std::size_t>(type)];
-        if (cell.nodes.empty()) vtk_cell_nodes(type, mesh.degree);  // throws the reason
+        if (cell.nodes.empty()) {
+            vtk_cell_nodes(type, mesh.degree);  // throws the reason
+            throw std::logic_error(std::string("write_vtu: no VTK cell for ") + element_type_plural(type));
+        }
         return cell;
     };
     vtkNew<vtkUnsignedCharArray> types;

@@ -255,8 +255,10 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     z.d = mesh.dim;
     const bool simplex = mesh.cell_type == ElementType::triangle || mesh.cell_type == ElementType::tetrahedron;
     z.q = z.k == 1 && simplex ? z.d + 1 : std::pow(z.k + 1.0, z.d);
-    // Pyramids (a mixed mesh may hold them) take 36 points at degree 1 (assembly_quadrature_degree).
-    if (mesh.mixed || mesh.cell_type == ElementType::pyramid) z.q = std::max(z.q, 36.0);
+    // Pyramids (a mixed mesh may hold them): n^2 (n + 1) points, n = k + 2 (36 at degree 1, 80
+    // at 2: assembly_quadrature_degree 2k + 2).
+    if (mesh.mixed || mesh.cell_type == ElementType::pyramid)
+        z.q = std::max(z.q, std::pow(z.k + 2.0, 2) * (z.k + 3.0));
     const bool float32 = z.s == 4;
 
     e.matrix = estimated_matrix_shape(mesh, z.s);
@@ -308,8 +310,9 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     // pmg from the element matrices (matrix-free formats, degree >= 2 or a generated grid's
     // h-level): no matrix is assembled and kept; its setup holds every cell's element matrix once.
     // So is a matrix with 64-bit offsets (no CSR for the Galerkin products).
+    // (A mesh of several cell types has no coarser levels: its pmg is AMG on the matrix.)
     const bool element_coarse_operators =
-        z.k >= 2 || can_coarsen_grid(mesh.shape, mesh.boxes_per_unit, mesh.cell_type, z.k);
+        !mesh.mixed && (z.k >= 2 || can_coarsen_grid(mesh.shape, mesh.boxes_per_unit, mesh.cell_type, z.k));
     const bool element_pmg =
         (spec.format != auto_format_name || e.wide_offsets) &&
         pmg_from_element_matrices(spec.solver.preconditioner, entry.matrix_free() || e.wide_offsets,

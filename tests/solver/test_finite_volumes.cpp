@@ -408,26 +408,20 @@ TEST(FiniteVolumes, SecondOrderOnMixedMeshes)
     }
 }
 
-TEST(FiniteVolumes, MixedMeshesAreRefusedWhereOneCellTypeIsNeeded)
+TEST(FiniteVolumes, MixedMeshesRefineByGpufemAtTheSecondOrderRate)
 {
+    // Triangles + quadrilaterals refined by gpufem (each into 4, the quadrilaterals' children
+    // quadrilaterals): the cell-centred scheme keeps its second order across the refinements;
+    // finite elements of degree 2 take the same mesh (test_mixed_meshes has their rates).
     test::TempFolder folder;
     const auto geo = test::write_mixed_box(folder.path(), 2, 0.1);
-    const std::string base = "mesh: {geo: " + geo.filename().string() + "}\n" + manufactured(2, "rest", "left");
-    // Finite elements (the default) take it at degree 1 (test_mixed_meshes), not above.
-    try {
-        run_fv_case(base + "degree: 2\n", cpu(), folder.path(), false);
-        ADD_FAILURE() << "finite elements of degree 2 accepted a mixed mesh";
-    } catch (const std::runtime_error& e) {
-        EXPECT_NE(std::string(e.what()).find("degree 1"), std::string::npos) << e.what();
-    }
-    std::string refined = base + "discretisation: fv\n";
-    refined.replace(refined.find("}"), 1, ", refine: 1}");
-    try {
-        run_fv_case(refined, cpu(), folder.path(), false);
-        ADD_FAILURE() << "mesh.refine accepted a mixed mesh";
-    } catch (const std::runtime_error& e) {
-        EXPECT_NE(std::string(e.what()).find("mesh.refine"), std::string::npos) << e.what();
-    }
+    const std::string base = "mesh: {geo: " + geo.filename().string() + ", refine: R}\n" + manufactured(2, "rest", "left");
+    expect_rate_two(errors_over_refinement(base + "discretisation: fv\n", 3, folder.path()), "fv mixed refined");
+    std::string raised = base + "degree: 2\n";
+    raised.replace(raised.find("refine: R"), 9, "refine: 0");
+    const auto run = run_fv_case(raised, cpu(), folder.path());
+    EXPECT_TRUE(run->solved.result.converged()) << run->solved.result.message;
+    EXPECT_LT(run->output.errors->l2, 1e-4);
 }
 
 TEST(FiniteVolumes, ImplicitAndDeferredCorrectionsReachTheSameSolution)
