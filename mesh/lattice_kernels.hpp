@@ -527,6 +527,12 @@ GPUFEM_HOST_DEVICE inline int refinement_choice(const index_type* points, int pa
                                    long long num_cells, int points_per_cell, int patterns,   \
                                    const int* diagonals, const double* coordinates,          \
                                    std::uint8_t* choice) BODY                                \
+    /** Row i of `from` (row from_rows[i], or i when null; from_stride entries a row) into row \
+        to_rows[i] (or i) of `to`: its first `width` entries, then -1 up to to_stride (a     \
+        mixed mesh's padding), for i < rows: the gathers and scatters of a mesh's blocks. */  \
+    PREFIX void copy_rows(const Executor& exec, const index_type* from, int from_stride,     \
+                          const index_type* from_rows, index_type* to, int to_stride,        \
+                          const index_type* to_rows, long long rows, int width) BODY         \
     /** For the num_cells children of a refinement (children per parent, child s of parent  \
         q is cell q children + s): parent[c] = q and child[c] = pattern[q] children + s. */   \
     PREFIX void refinement_children(const Executor& exec, long long num_cells, int children, \

@@ -40,6 +40,7 @@ struct LatticeBlock {
     std::unique_ptr<ShapeOnExec> shape;
     Array<index_type> own_cells;      ///< a mixed mesh's rows of this type, on the executor
     std::vector<index_type> of_mesh;  ///< a mixed mesh: each block cell's number in the mesh
+    Array<index_type> of_mesh_on_exec;  ///< the same on the executor
     LatticeMeshView view;
     int corners = 0;
     Array<index_type> lattice_cells;  ///< table->points.size() numbers per block cell
@@ -95,13 +96,12 @@ std::vector<LatticeBlock> lattice_blocks(const Mesh& mesh, const index_type* cel
             for (index_type c = 0; c < mesh.num_cells(); ++c)
                 if (mesh.type_of_cell(c) == type) block.of_mesh.push_back(c);
             if (block.of_mesh.empty()) continue;
-            std::vector<index_type> rows(block.of_mesh.size() * static_cast<std::size_t>(block.corners));
+            // This type's rows, gathered on the executor (its corners: the mesh is of order 1).
             const long long count = static_cast<long long>(block.of_mesh.size());
-#pragma omp parallel for schedule(static)
-            for (long long i = 0; i < count; ++i)
-                std::copy_n(&mesh.cells[static_cast<std::size_t>(block.of_mesh[i]) * mesh.nodes_per_cell], block.corners,
-                            rows.begin() + static_cast<std::ptrdiff_t>(i * block.corners));
-            block.own_cells = Array<index_type>::from_host(exec, rows);
+            block.of_mesh_on_exec = Array<index_type>::from_host(exec, block.of_mesh);
+            block.own_cells = Array<index_type>(exec, block.of_mesh.size() * static_cast<std::size_t>(block.corners));
+            GPUFEM_DISPATCH(*exec, copy_rows(*exec, cells, mesh.nodes_per_cell, block.of_mesh_on_exec.data(),
+                                             block.own_cells.data(), block.corners, nullptr, count, block.corners));
             block.view = LatticeMeshView{block.own_cells.data(), static_cast<long long>(block.of_mesh.size()),
                                          block.corners, nullptr};
         } else {
@@ -400,8 +400,8 @@ void check_input(const Mesh& mesh, const std::string& what)
                                     " is numbered and refined from order 1 only");
 }
 
-/// The lattice's cells into the mesh: the one block's array, or a mixed mesh's blocks merged
-/// into its padded rows (on the host; no device copy).
+/// The lattice's cells into the mesh: the one block's array, or a mixed mesh's blocks
+/// scattered into its padded rows on the executor (each type's nodes, then -1).
 void store_lattice(Mesh& out, MeshLattice&& lattice, const ExecPtr& exec)
 {
     if (lattice.blocks.size() == 1 && lattice.blocks.front().of_mesh.empty()) {
@@ -409,29 +409,22 @@ void store_lattice(Mesh& out, MeshLattice&& lattice, const ExecPtr& exec)
                               exec, HostArrays::written);
         return;
     }
-    const auto start = std::chrono::steady_clock::now();
-    out.coordinates.resize(lattice.coordinates.size());
-    copy_bytes(*host_executor(), out.coordinates.data(), *exec, lattice.coordinates.data(), lattice.coordinates.bytes());
-    const std::size_t stride = static_cast<std::size_t>(out.nodes_per_cell);
-    out.cells.assign(out.cell_types.size() * stride, -1);
+    const int stride = out.nodes_per_cell;
+    Array<index_type> cells(exec, out.cell_types.size() * static_cast<std::size_t>(stride));
     for (const LatticeBlock& block : lattice.blocks) {
-        const std::vector<index_type> cells = block.lattice_cells.to_host();
-        const std::size_t per = block.table->points.size();
-        const long long count = static_cast<long long>(block.of_mesh.size());
-#pragma omp parallel for schedule(static)
-        for (long long i = 0; i < count; ++i)
-            std::copy_n(cells.begin() + static_cast<std::ptrdiff_t>(i * per), per,
-                        out.cells.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(block.of_mesh[i]) * stride));
+        const int per = static_cast<int>(block.table->points.size());
+        GPUFEM_DISPATCH(*exec, copy_rows(*exec, block.lattice_cells.data(), per, nullptr, cells.data(), stride,
+                                         block.of_mesh_on_exec.data(), static_cast<long long>(block.of_mesh.size()), per));
     }
-    out.build_times.host_copy += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(cells), exec, HostArrays::written);
 }
 
-/// The children of one block's cells of one shape (fill_children's rows on the host).
+/// The children of one block's cells of one shape (fill_children's rows, on the executor).
 struct ChildRows {
     ElementType type = ElementType::triangle;
     int per_parent = 0;  ///< children of this shape per parent
     int nodes = 0;       ///< nodes per child
-    std::vector<index_type> rows;
+    Array<index_type> rows;
 };
 
 /// Each block's children, one ChildRows per child shape of its pattern, and for every child
@@ -473,7 +466,7 @@ BlockChildren block_children(const LatticeBlock& block, const MeshLattice& latti
                                              patterns, shape.per_parent, shape.nodes,
                                              diagonals.empty() ? nullptr : diagonals_on_exec.data(),
                                              lattice.coordinates.data(), rows.data()));
-        shape.rows = rows.to_host();
+        shape.rows = std::move(rows);
     }
     return out;
 }
@@ -501,10 +494,10 @@ std::vector<index_type> split_facets(const BoundaryFacets& facets, const std::ve
 }
 
 /// refine_once of a mesh of prisms, pyramids or several cell types (of order 1): each block's
-/// children per child shape (a pyramid's are pyramids and tetrahedra), merged on the host into
-/// the refined mesh's rows, parent by parent, each parent's children in its pattern's order
-/// (no device copy).
-Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec)
+/// children per child shape (a pyramid's are pyramids and tetrahedra), scattered on the
+/// executor into the refined mesh's rows, parent by parent, each parent's children in its
+/// pattern's order (the destinations, types and groups made by the host's threads).
+Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
 {
     if (mesh.degree != 1)
         throw std::invalid_argument("refine_uniformly: mesh '" + mesh.source + "' of " + mesh.describe_cells() +
@@ -541,7 +534,6 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec)
         }
     out.nodes_per_cell = stride;
     checked_index(cells * stride, "cell node entries of mesh '" + mesh.source + "' refined");
-    out.cells.assign(static_cast<std::size_t>(cells * stride), -1);
     if (kinds > 1) out.cell_types.resize(static_cast<std::size_t>(cells));
     out.cell_group.resize(static_cast<std::size_t>(cells));
     // Each parent's first child (by the host's threads: 500k parents, a few million entries).
@@ -550,27 +542,39 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec)
         first_child[static_cast<std::size_t>(c) + 1] =
             first_child[static_cast<std::size_t>(c)] +
             static_cast<long long>(children[static_cast<std::size_t>(block_of[static_cast<std::size_t>(c)])].of_child.size());
+    // Where each block's children go (destination rows per shape), and their types and groups.
+    std::vector<std::vector<std::vector<index_type>>> destination(lattice.blocks.size());
+    for (std::size_t b = 0; b < lattice.blocks.size(); ++b)
+        for (const ChildRows& shape : children[b].shapes)
+            destination[b].emplace_back(static_cast<std::size_t>(lattice.blocks[b].view.num_cells) * shape.per_parent);
 #pragma omp parallel for schedule(static)
     for (index_type c = 0; c < mesh.num_cells(); ++c) {
-        const BlockChildren& block = children[static_cast<std::size_t>(block_of[static_cast<std::size_t>(c)])];
+        const std::size_t b = static_cast<std::size_t>(block_of[static_cast<std::size_t>(c)]);
+        const BlockChildren& block = children[b];
         const std::size_t i = static_cast<std::size_t>(local_of[static_cast<std::size_t>(c)]);
         std::size_t next = static_cast<std::size_t>(first_child[static_cast<std::size_t>(c)]);
         for (const auto& [k, rank] : block.of_child) {
             const ChildRows& shape = block.shapes[static_cast<std::size_t>(k)];
-            const index_type* row = &shape.rows[(i * shape.per_parent + static_cast<std::size_t>(rank)) * shape.nodes];
-            std::copy_n(row, shape.nodes, out.cells.begin() + static_cast<std::ptrdiff_t>(next * stride));
+            destination[b][static_cast<std::size_t>(k)][i * shape.per_parent + static_cast<std::size_t>(rank)] =
+                static_cast<index_type>(next);
             if (kinds > 1) out.cell_types[next] = static_cast<std::uint8_t>(shape.type);
             out.cell_group[next] = mesh.cell_group.empty() ? 0 : mesh.cell_group[static_cast<std::size_t>(c)];
             ++next;
         }
     }
-    const auto start = std::chrono::steady_clock::now();
-    out.coordinates.resize(lattice.coordinates.size());
-    copy_bytes(*host_executor(), out.coordinates.data(), *exec, lattice.coordinates.data(), lattice.coordinates.bytes());
-    out.build_times.host_copy += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Array<index_type> rows(exec, static_cast<std::size_t>(cells * stride));
+    for (std::size_t b = 0; b < lattice.blocks.size(); ++b)
+        for (std::size_t k = 0; k < children[b].shapes.size(); ++k) {
+            const ChildRows& shape = children[b].shapes[k];
+            const Array<index_type> to = Array<index_type>::from_host(exec, destination[b][k]);
+            GPUFEM_DISPATCH(*exec, copy_rows(*exec, shape.rows.data(), shape.nodes, nullptr, rows.data(), stride,
+                                             to.data(), static_cast<long long>(destination[b][k].size()), shape.nodes));
+        }
+    children.clear();  // before the host copies: less memory at the peak
     convert_boundaries(mesh, out, 1, [&](const BoundaryFacets& facets, const std::string& where) {
         return split_facets(facets, facet_lattice_rows(facets, mesh, lattice, exec, where));
     });
+    store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(rows), exec, host);
     return out;
 }
 
@@ -578,7 +582,7 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec)
 Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
 {
     check_input(mesh, "refine_uniformly");
-    if (mesh.first_order_only()) return refine_by_blocks(mesh, exec);
+    if (mesh.first_order_only()) return refine_by_blocks(mesh, exec, host);
     const int g = mesh.degree;
     const RefinementPattern& pattern = refinement_pattern(mesh.cell_type, g);
     MeshLattice lattice = number_lattice(mesh, 2 * g, exec);

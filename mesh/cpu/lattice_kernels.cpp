@@ -180,6 +180,16 @@ void refinement_choices(const Executor&, const index_type* lattice_cells, long l
     });
 }
 
+void copy_rows(const Executor&, const index_type* from, int from_stride, const index_type* from_rows,
+               index_type* to, int to_stride, const index_type* to_rows, long long rows, int width)
+{
+    chunked_for(rows, [&](long long i) {
+        const index_type* in = from + (from_rows ? from_rows[i] : i) * static_cast<long long>(from_stride);
+        index_type* out = to + (to_rows ? to_rows[i] : i) * static_cast<long long>(to_stride);
+        for (int q = 0; q < to_stride; ++q) out[q] = q < width ? in[q] : -1;
+    });
+}
+
 void refinement_children(const Executor&, long long num_cells, int children, const std::uint8_t* pattern,
                          index_type* parent, std::uint8_t* child)
 {

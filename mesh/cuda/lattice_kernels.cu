@@ -208,6 +208,19 @@ __global__ void choices_kernel(const index_type* __restrict__ lattice_cells, lon
             refinement_choice(lattice_cells + c * points_per_cell, patterns, diagonals, coordinates));
 }
 
+/// One thread per output entry.
+__global__ void copy_rows_kernel(const index_type* __restrict__ from, int from_stride,
+                                 const index_type* __restrict__ from_rows, index_type* __restrict__ to,
+                                 int to_stride, const index_type* __restrict__ to_rows, long long rows, int width)
+{
+    const long long t = thread_index();
+    if (t >= rows * to_stride) return;
+    const long long i = t / to_stride;
+    const int q = static_cast<int>(t % to_stride);
+    const long long in = from_rows ? from_rows[i] : i, out = to_rows ? to_rows[i] : i;
+    to[out * to_stride + q] = q < width ? from[in * from_stride + q] : -1;
+}
+
 __global__ void refinement_children_kernel(long long num_cells, int children, const std::uint8_t* __restrict__ pattern,
                                            index_type* __restrict__ parent, std::uint8_t* __restrict__ child)
 {
@@ -432,6 +445,16 @@ void refinement_choices(const Executor& exec, const index_type* lattice_cells, l
     if (num_cells == 0) return;
     choices_kernel<<<grid_for(num_cells), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
         lattice_cells, num_cells, points_per_cell, patterns, diagonals, coordinates, choice);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+void copy_rows(const Executor& exec, const index_type* from, int from_stride, const index_type* from_rows,
+               index_type* to, int to_stride, const index_type* to_rows, long long rows, int width)
+{
+    const long long count = rows * to_stride;
+    if (count == 0) return;
+    copy_rows_kernel<<<grid_for(count), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        from, from_stride, from_rows, to, to_stride, to_rows, rows, width);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
