@@ -66,6 +66,17 @@ struct LatticePointCounts {
     const long long* cell_offset = nullptr;  ///< cells + 1, or null: the points inside the
                                              ///< cells before each cell position (cells of
                                              ///< several types)
+
+    /// The points inside faces f0 .. f1 - 1 (in key order).
+    GPUFEM_HOST_DEVICE long long in_faces(long long f0, long long f1) const
+    {
+        return face_offset ? face_offset[f1] - face_offset[f0] : (f1 - f0) * static_cast<long long>(face_points);
+    }
+    /// The points inside the cells at positions c0 .. c1 - 1.
+    GPUFEM_HOST_DEVICE long long in_cells(long long c0, long long c1) const
+    {
+        return cell_offset ? cell_offset[c1] - cell_offset[c0] : (c1 - c0) * static_cast<long long>(interior_points);
+    }
 };
 
 /// The global entities of a mesh's lattice and where each vertex's numbers start.
@@ -86,16 +97,10 @@ struct LatticeEntities {
     {
         return vertex_start[v] + 1 + static_cast<long long>(first_edge[v + 1] - first_edge[v]) * (m - 1);
     }
-    /// The points inside faces first_face[v] .. f - 1.
-    GPUFEM_HOST_DEVICE long long face_points_from(long long v, long long f) const
-    {
-        return inside.face_offset ? inside.face_offset[f] - inside.face_offset[first_face[v]]
-                                  : (f - first_face[v]) * static_cast<long long>(inside.face_points);
-    }
     /// The first number after those and v's faces' points.
     GPUFEM_HOST_DEVICE long long after_faces(long long v, int m) const
     {
-        return after_edges(v, m) + face_points_from(v, first_face[v + 1]);
+        return after_edges(v, m) + inside.in_faces(first_face[v], first_face[v + 1]);
     }
     /// Number of edge e's point t - 1 (0..m-2), e's lower vertex `low`.
     GPUFEM_HOST_DEVICE long long edge_number(long long low, long long e, int point, int m) const
@@ -105,15 +110,12 @@ struct LatticeEntities {
     /// Number of face f's interior point `local`, f's lowest vertex `low`.
     GPUFEM_HOST_DEVICE long long face_number(long long low, long long f, int local, int m) const
     {
-        return after_edges(low, m) + face_points_from(low, f) + local;
+        return after_edges(low, m) + inside.in_faces(first_face[low], f) + local;
     }
     /// Number of the interior point `local` of the cell at `position`, its lowest vertex low.
     GPUFEM_HOST_DEVICE long long interior_number(long long low, long long position, int local, int m) const
     {
-        const long long before =
-            inside.cell_offset ? inside.cell_offset[position] - inside.cell_offset[first_cell[low]]
-                               : (position - first_cell[low]) * static_cast<long long>(inside.interior_points);
-        return after_faces(low, m) + before + local;
+        return after_faces(low, m) + inside.in_cells(first_cell[low], position) + local;
     }
 };
 
@@ -349,10 +351,8 @@ GPUFEM_HOST_DEVICE inline long long vertex_block_size(long long v, long long ver
                                                       const index_type* first_cell)
 {
     if (v >= vertices) return 0;
-    const long long f0 = first_face[v], f1 = first_face[v + 1], c0 = first_cell[v], c1 = first_cell[v + 1];
     return 1 + static_cast<long long>(first_edge[v + 1] - first_edge[v]) * (m - 1) +
-           (counts.face_offset ? counts.face_offset[f1] - counts.face_offset[f0] : (f1 - f0) * counts.face_points) +
-           (counts.cell_offset ? counts.cell_offset[c1] - counts.cell_offset[c0] : (c1 - c0) * counts.interior_points);
+           counts.in_faces(first_face[v], first_face[v + 1]) + counts.in_cells(first_cell[v], first_cell[v + 1]);
 }
 
 /// Why a boundary facet is not a face of the cells (facet_point_number's negative results).

@@ -43,6 +43,13 @@ std::vector<std::array<int, 3>> vertex_coordinates(ElementType type, int m)
     throw std::logic_error("vertex_coordinates: unknown shape");
 }
 
+/// Whether reference axis i of the shape is the lattice's times 1/m (simplices, the pyramid,
+/// the prism's triangle) rather than [-1, 1] for [0, m] (boxes, the prism's height).
+bool unit_axis(ElementType type, int i)
+{
+    return is_simplex(type) || type == ElementType::pyramid || (type == ElementType::prism && i < 2);
+}
+
 /// A reference coordinate of a Gmsh node times the order, as the integer lattice coordinate.
 int lattice_coordinate(double x)
 {
@@ -62,9 +69,7 @@ std::vector<std::array<int, 3>> lattice_points(ElementType type, int m)
             std::array<int, 3> at{0, 0, 0};
             for (int i = 0; i < dim; ++i) {
                 const double u = reference[q * dim + i];
-                const bool simplex_axis = is_simplex(type) || type == ElementType::pyramid ||
-                                          (type == ElementType::prism && i < 2);
-                at[i] = lattice_coordinate(simplex_axis ? m * u : m * (u + 1.0) / 2.0);
+                at[i] = lattice_coordinate(unit_axis(type, i) ? m * u : m * (u + 1.0) / 2.0);
             }
             points.push_back(at);
         }
@@ -475,9 +480,7 @@ std::vector<double> lattice_reference_point(ElementType type, const std::array<i
     std::vector<double> reference;
     for (int i = 0; i < dim; ++i) {
         const double u = static_cast<double>(at[i]) / m;
-        const bool simplex_axis = is_simplex(type) || type == ElementType::pyramid ||
-                                  (type == ElementType::prism && i < 2);
-        reference.push_back(simplex_axis ? u : 2.0 * u - 1.0);
+        reference.push_back(unit_axis(type, i) ? u : 2.0 * u - 1.0);
     }
     return reference;
 }

@@ -1,5 +1,6 @@
 #include "mesh/mesh.hpp"
 
+#include <algorithm>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -82,6 +83,12 @@ int lagrange_node_count(ElementType type, int order)
 }
 
 int max_lagrange_degree(ElementType type) { return type == ElementType::pyramid ? 2 : 4; }
+
+bool Mesh::has_cells_of(ElementType type) const
+{
+    if (cell_types.empty()) return type == cell_type && num_cells() > 0;
+    return std::find(cell_types.begin(), cell_types.end(), static_cast<std::uint8_t>(type)) != cell_types.end();
+}
 
 std::string Mesh::describe_cells() const
 {

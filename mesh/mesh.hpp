@@ -144,6 +144,8 @@ struct Mesh {
     {
         return is_mixed() || cell_type == ElementType::prism || cell_type == ElementType::pyramid;
     }
+    /// Whether some cell of the mesh is a `type`.
+    bool has_cells_of(ElementType type) const;
     /// The type of cell c.
     ElementType type_of_cell(index_type c) const
     {

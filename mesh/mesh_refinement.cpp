@@ -85,6 +85,10 @@ std::vector<double> lattice_basis(ElementType type, int degree, int npc, const L
 /// The blocks of a mesh (one, or one per cell type of a mixed mesh of order 1).
 std::vector<LatticeBlock> lattice_blocks(const Mesh& mesh, const index_type* cells, int m, const ExecPtr& exec)
 {
+    std::vector<std::vector<index_type>> of_type(element_type_count);  // a mixed mesh's cells by type
+    if (mesh.is_mixed())
+        for (index_type c = 0; c < mesh.num_cells(); ++c)
+            of_type[static_cast<std::size_t>(mesh.type_of_cell(c))].push_back(c);
     std::vector<LatticeBlock> blocks;
     for (int t = 0; t < element_type_count; ++t) {
         const auto type = static_cast<ElementType>(t);
@@ -93,8 +97,7 @@ std::vector<LatticeBlock> lattice_blocks(const Mesh& mesh, const index_type* cel
         block.type = type;
         block.corners = element_node_count(type);
         if (mesh.is_mixed()) {
-            for (index_type c = 0; c < mesh.num_cells(); ++c)
-                if (mesh.type_of_cell(c) == type) block.of_mesh.push_back(c);
+            block.of_mesh = std::move(of_type[static_cast<std::size_t>(t)]);
             if (block.of_mesh.empty()) continue;
             // This type's rows, gathered on the executor (its corners: the mesh is of order 1).
             const long long count = static_cast<long long>(block.of_mesh.size());
@@ -124,7 +127,8 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec)
     auto& blocks = lattice.blocks;
 
     // What the faces and cells hold: a number each, or offsets where they differ.
-    const int triangle_points = (m - 1) * (m - 2) / 2, quadrilateral_points = (m - 1) * (m - 1);
+    const int triangle_points = blocks.front().table->face_points(false);
+    const int quadrilateral_points = blocks.front().table->face_points(true);
     bool triangles = false, quadrilaterals = false;
     for (const LatticeBlock& block : blocks)
         for (const auto& face : block.table->faces) (face[3] >= 0 ? quadrilaterals : triangles) = true;
@@ -323,8 +327,7 @@ Mesh derived_mesh(const Mesh& mesh, int degree)
         out.cell_types = mesh.cell_types;
         out.nodes_per_cell = 0;
         for (int t = 0; t < element_type_count; ++t)
-            if (std::find(mesh.cell_types.begin(), mesh.cell_types.end(), static_cast<std::uint8_t>(t)) !=
-                mesh.cell_types.end())
+            if (mesh.has_cells_of(static_cast<ElementType>(t)))
                 out.nodes_per_cell = std::max(out.nodes_per_cell, lagrange_node_count(static_cast<ElementType>(t), degree));
     }
     out.subdomains = mesh.subdomains;

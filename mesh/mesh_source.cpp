@@ -369,10 +369,7 @@ void check_degree_for_cells(const Mesh& mesh, int degree)
 {
     for (int t = 0; t < element_type_count; ++t) {
         const auto type = static_cast<ElementType>(t);
-        const bool present = mesh.is_mixed() ? std::find(mesh.cell_types.begin(), mesh.cell_types.end(),
-                                                         static_cast<std::uint8_t>(t)) != mesh.cell_types.end()
-                                             : type == mesh.cell_type;
-        if (present && degree > max_lagrange_degree(type))
+        if (mesh.has_cells_of(type) && degree > max_lagrange_degree(type))
             throw MeshSourceError("mesh '" + mesh.source + "': its cells (" + mesh.describe_cells() + ") take degrees 1 to " +
                                   std::to_string(max_lagrange_degree(type)) + " (" + element_type_plural(type) +
                                   "; VTK has no Lagrange pyramid to write higher ones), and problem.degree is " +
@@ -389,9 +386,7 @@ Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec)
     const int g = coarse.degree;
     const double dim = coarse.dim;
     // A pyramid splits into 10 cells (6 pyramids, 4 tetrahedra), the other shapes into 2^dim.
-    const bool pyramids = coarse.cell_type == ElementType::pyramid ||
-                          std::find(coarse.cell_types.begin(), coarse.cell_types.end(),
-                                    static_cast<std::uint8_t>(ElementType::pyramid)) != coarse.cell_types.end();
+    const bool pyramids = coarse.has_cells_of(ElementType::pyramid);
     check_mesh_estimate(coarse.source, spec.refine, [&](int r) {
         const double split = std::pow(pyramids ? 10.0 : std::pow(2.0, dim), r);
         const double cells = static_cast<double>(coarse.num_cells()) * split;

@@ -184,20 +184,12 @@ void set_cells_by_type(vtkUnstructuredGrid& grid, const Mesh& mesh)
 {
     const vtkIdType cells = mesh.num_cells();
     const int npc = mesh.nodes_per_cell;
-    std::vector<VtkCellNodes> of_type(element_type_count);
+    std::vector<VtkCellNodes> of_type(element_type_count);  // the types the mesh holds
     for (int t = 0; t < element_type_count; ++t)
-        if (element_dimension(static_cast<ElementType>(t)) == mesh.dim)
-            try {
-                of_type[static_cast<std::size_t>(t)] = vtk_cell_nodes(static_cast<ElementType>(t), mesh.degree);
-            } catch (const std::invalid_argument&) {  // a type the mesh may not hold
-            }
-    const auto cell_nodes = [&](ElementType type) -> const VtkCellNodes& {
-        const VtkCellNodes& cell = of_type[static_cast<std::size_t>(type)];
-        if (cell.nodes.empty()) {
-            vtk_cell_nodes(type, mesh.degree);  // throws the reason
-            throw std::logic_error(std::string("write_vtu: no VTK cell for ") + element_type_plural(type));
-        }
-        return cell;
+        if (mesh.has_cells_of(static_cast<ElementType>(t)))
+            of_type[static_cast<std::size_t>(t)] = vtk_cell_nodes(static_cast<ElementType>(t), mesh.degree);
+    const auto cell_nodes = [&](index_type c) -> const VtkCellNodes& {
+        return of_type[static_cast<std::size_t>(mesh.type_of_cell(c))];
     };
     vtkNew<vtkUnsignedCharArray> types;
     types->SetNumberOfValues(cells);
@@ -205,7 +197,7 @@ void set_cells_by_type(vtkUnstructuredGrid& grid, const Mesh& mesh)
     offsets->SetNumberOfValues(cells + 1);
     std::int64_t end = 0;
     for (vtkIdType c = 0; c < cells; ++c) {
-        const VtkCellNodes& cell = cell_nodes(mesh.type_of_cell(static_cast<index_type>(c)));
+        const VtkCellNodes& cell = cell_nodes(static_cast<index_type>(c));
         types->SetValue(c, static_cast<unsigned char>(cell.type));
         offsets->SetValue(c, end);
         end += static_cast<std::int64_t>(cell.nodes.size());
@@ -214,7 +206,7 @@ void set_cells_by_type(vtkUnstructuredGrid& grid, const Mesh& mesh)
     connectivity->SetNumberOfValues(end);
     auto* to = connectivity->GetPointer(0);
     for (vtkIdType c = 0; c < cells; ++c) {
-        const VtkCellNodes& cell = of_type[static_cast<std::size_t>(mesh.type_of_cell(static_cast<index_type>(c)))];
+        const VtkCellNodes& cell = cell_nodes(static_cast<index_type>(c));
         const index_type* from = &mesh.cells[static_cast<std::size_t>(c) * npc];
         for (const int i : cell.nodes) *to++ = from[i];
     }
