@@ -119,7 +119,7 @@ std::size_t vector_bytes_per_iteration(KrylovMethod method, KrylovVariant varian
 template <typename V>
 SolveResult solve(KrylovMethod method, KrylovVariant variant, const LinearOperator<V>& a,
                   const Array<V>& b, Array<V>& x, const SolveOptions& options,
-                  const Preconditioner<V>* m)
+                  const Preconditioner<V>* m, const Communicator& comm)
 {
     if (b.size() != static_cast<std::size_t>(a.rows()) || x.size() != b.size())
         throw std::invalid_argument("solve: vector sizes do not match the operator");
@@ -129,16 +129,16 @@ SolveResult solve(KrylovMethod method, KrylovVariant variant, const LinearOperat
     if (m && (m->size() != a.rows() || m->executor()->backend() != a.executor()->backend()))
         throw std::invalid_argument("solve: the preconditioner does not match the operator");
     if (method == KrylovMethod::cg)
-        return variant == KrylovVariant::reference ? reference_cg(a, b, x, options, m)
-                                                   : merged_cg(a, b, x, options, m);
-    return variant == KrylovVariant::reference ? reference_bicgstab(a, b, x, options, m)
-                                               : merged_bicgstab(a, b, x, options, m);
+        return variant == KrylovVariant::reference ? reference_cg(a, b, x, options, m, comm)
+                                                   : merged_cg(a, b, x, options, m, comm);
+    return variant == KrylovVariant::reference ? reference_bicgstab(a, b, x, options, m, comm)
+                                               : merged_bicgstab(a, b, x, options, m, comm);
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                                  \
     template SolveResult solve(KrylovMethod, KrylovVariant, const LinearOperator<V>&,         \
                                const Array<V>&, Array<V>&, const SolveOptions&,              \
-                               const Preconditioner<V>*);
+                               const Preconditioner<V>*, const Communicator&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

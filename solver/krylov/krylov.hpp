@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "linalg/communicator.hpp"
 #include "linalg/interval_timer.hpp"
 #include "linalg/linear_operator.hpp"
 #include "linalg/named_enum.hpp"
@@ -133,10 +134,13 @@ inline int spmvs_per_iteration(KrylovMethod method) { return method == KrylovMet
 /// preconditioner m (null: none; CG: left, M symmetric positive definite; BiCGSTAB: right,
 /// x = M^-1 y). CG needs a symmetric positive definite A; BiCGSTAB any non-singular A.
 /// Breakdowns (CG: p.Ap <= 0; BiCGSTAB: rho = 0, rhat.v = 0, omega = 0) and NaN/Inf are
-/// reported with the iteration number and a hint.
+/// reported with the iteration number and a hint. comm: the processes a distributed system
+/// spans (a, b, x and m hold this process's rows); every dot product and norm is summed over
+/// them, and the merged variant splits its fused reductions at the all-reduce. On one process
+/// (serial_communicator) nothing changes.
 template <typename V>
 SolveResult solve(KrylovMethod method, KrylovVariant variant, const LinearOperator<V>& a,
                   const Array<V>& b, Array<V>& x, const SolveOptions& options,
-                  const Preconditioner<V>* m = nullptr);
+                  const Preconditioner<V>* m = nullptr, const Communicator& comm = serial_communicator());
 
 }  // namespace gpufem

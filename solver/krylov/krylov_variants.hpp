@@ -9,19 +9,23 @@ namespace gpufem {
 /// CG with one library call per vector operation (LibraryBlas), every dot to the host.
 template <typename V>
 SolveResult reference_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                         const SolveOptions& options, const Preconditioner<V>* m);
+                         const SolveOptions& options, const Preconditioner<V>* m,
+                         const Communicator& comm);
 /// BiCGSTAB in the same style (003_… Figure 1, right).
 template <typename V>
 SolveResult reference_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                               const SolveOptions& options, const Preconditioner<V>* m);
+                               const SolveOptions& options, const Preconditioner<V>* m,
+                         const Communicator& comm);
 /// CG with the fused kernels of merged_kernels.hpp, the scalars on the device.
 template <typename V>
 SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                      const SolveOptions& options, const Preconditioner<V>* m);
+                      const SolveOptions& options, const Preconditioner<V>* m,
+                         const Communicator& comm);
 /// BiCGSTAB with the fused kernels (003_… §3.3), the scalars on the device.
 template <typename V>
 SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                            const SolveOptions& options, const Preconditioner<V>* m);
+                            const SolveOptions& options, const Preconditioner<V>* m,
+                         const Communicator& comm);
 
 /// Why an iteration stopped early, as the solvers detect it (shared by host and device code).
 enum class StopReason : int {

@@ -2,7 +2,9 @@
 // Kernels of the merged CG and BiCGSTAB (003_… §3.2–3.3): vector updates fused with the first
 // stage of the dot products that follow them, one reduction finishing several dots at once,
 // and the scalar step (merged_scalars.hpp) done where the reduction ends, so that alpha, beta,
-// omega and the convergence test never leave the device. Declared once, implemented in
+// omega and the convergence test never leave the device. On several processes each reduction
+// is split (MergedWorkspace::split): the kernel leaves this process's totals, the communicator
+// adds them, and scalar_step runs on its own. Declared once, implemented in
 // cpu/merged_kernels.cpp and cuda/merged_kernels.cu. Every iteration kernel returns at once
 // when the state says the solve has stopped (the host finds out later).
 //
@@ -12,6 +14,7 @@
 
 #include "linalg/backend_kernels.hpp"
 #include "linalg/executor.hpp"
+#include "linalg/host_device.hpp"
 #include "solver/krylov/merged_scalars.hpp"
 
 namespace gpufem {
@@ -22,11 +25,27 @@ struct MergedWorkspace {
     double* history = nullptr;       ///< ||r_k|| / ||b||, max_iterations + 1 entries
     double* partials = nullptr;      ///< per-block partial sums: max_dots * grid
     unsigned* counter = nullptr;     ///< blocks finished in the current reduction (0 between)
+    /// This process's totals of the last reduction (max_dots entries), written instead of the
+    /// scalar step when split: the communicator adds them over the processes, then the
+    /// scalar_step kernel runs on them.
+    double* sums = nullptr;
+    /// Reductions end in sums, not in the scalar step (several processes); false on one
+    /// process, where the last block runs the step itself at no extra cost.
+    bool split = false;
     int grid = 1;                    ///< blocks of every reduction (fixed: deterministic sums)
 };
 
 /// Most dot products one fused reduction finishes.
 inline constexpr int max_dots = 4;
+
+/// What a fused reduction does with its finished totals (sums, scalar_step_sums(step) of
+/// them): the scalar step at once on one process, or, split, leave them in ws.sums for the
+/// all-reduce. Shared by both backends' kernels.
+GPUFEM_HOST_DEVICE inline void finish_reduction(const MergedWorkspace& ws, ScalarStep step, const double* sums)
+{
+    if (!ws.split) return scalar_step(*ws.state, step, sums, ws.history);
+    for (int k = 0; k < scalar_step_sums(step); ++k) ws.sums[k] = sums[k];
+}
 
 #define GPUFEM_MERGED_KERNELS(V, PREFIX, BODY)                                                  \
     /* result[k] = x[k] . y[k], k < count <= max_dots, into device (host for cpu) memory. */    \
@@ -77,5 +96,12 @@ inline constexpr int max_dots = 4;
                                    const V* s, const V* t, V* x, V* r) BODY
 
 GPUFEM_DECLARE_KERNELS(GPUFEM_MERGED_KERNELS)
+
+/// The scalar step on its own, on the totals in ws.sums (after the communicator added them
+/// over the processes); a no-op once the solve has stopped, except for the start steps.
+#define GPUFEM_SCALAR_STEP_KERNELS(PREFIX, BODY)                                                \
+    PREFIX void scalar_step(const Executor& exec, const MergedWorkspace& ws, ScalarStep step) BODY
+
+GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_SCALAR_STEP_KERNELS)
 
 }  // namespace gpufem

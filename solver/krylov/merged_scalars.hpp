@@ -2,7 +2,8 @@
 // The scalar step of the merged solvers: what the last block of a fused reduction does with
 // the finished dot products (alpha, beta, omega, the residual, convergence and breakdown
 // checks). Written once for both backends: the CPU kernels call it after their loops, the
-// CUDA kernels from the last block of the grid.
+// CUDA kernels from the last block of the grid — or, when the sums must first be added over
+// several processes, a kernel of its own after the all-reduce (ScalarStep, scalar_step).
 #include <cmath>
 
 #include "linalg/host_device.hpp"
@@ -155,4 +156,57 @@ GPUFEM_HOST_DEVICE inline void bicgstab_finish(KrylovScalars& s, double rhat_r, 
 }
 
 }  // namespace merged
+
+/// The scalar step a fused reduction ends in, named so that it can run apart from the kernel
+/// whose sums it takes: on several processes the sums are all-reduced between the two.
+enum class ScalarStep : int {
+    cg_start,         ///< sums r.z, r.r, b.b: merged::start
+    cg_alpha,         ///< sums p.q: merged::cg_alpha
+    cg_finish,        ///< sums r.z, r.r: merged::cg_finish
+    residual,         ///< sums r.r: merged::finish_iteration (CG with a general M)
+    cg_beta_start,    ///< sums r.z: merged::cg_beta at the start
+    cg_beta,          ///< sums r.z: merged::cg_beta
+    bicgstab_start,   ///< sums r.r, b.b: merged::start with rho = r.r
+    bicgstab_alpha,   ///< sums rhat.v: merged::bicgstab_alpha
+    bicgstab_omega,   ///< sums t.s, t.t, s.s: merged::bicgstab_omega
+    bicgstab_finish,  ///< sums rhat.r, r.r: merged::bicgstab_finish
+};
+
+/// How many sums the step takes.
+GPUFEM_HOST_DEVICE inline int scalar_step_sums(ScalarStep step)
+{
+    switch (step) {
+    case ScalarStep::cg_start:
+    case ScalarStep::bicgstab_omega: return 3;
+    case ScalarStep::cg_finish:
+    case ScalarStep::bicgstab_start:
+    case ScalarStep::bicgstab_finish: return 2;
+    default: return 1;
+    }
+}
+
+/// Whether the step starts a solve (it runs whatever the state; the others only while it runs).
+GPUFEM_HOST_DEVICE inline bool starts_solve(ScalarStep step)
+{
+    return step == ScalarStep::cg_start || step == ScalarStep::bicgstab_start;
+}
+
+/// Runs step on the finished sums (scalar_step_sums(step) of them, totals over every process).
+GPUFEM_HOST_DEVICE inline void scalar_step(KrylovScalars& s, ScalarStep step, const double* sums,
+                                           double* history)
+{
+    switch (step) {
+    case ScalarStep::cg_start: return merged::start(s, sums[1], sums[0], sums[2], history);
+    case ScalarStep::cg_alpha: return merged::cg_alpha(s, sums[0]);
+    case ScalarStep::cg_finish: return merged::cg_finish(s, sums[0], sums[1], history);
+    case ScalarStep::residual: return merged::finish_iteration(s, sums[0], history);
+    case ScalarStep::cg_beta_start: return merged::cg_beta(s, sums[0], true);
+    case ScalarStep::cg_beta: return merged::cg_beta(s, sums[0], false);
+    case ScalarStep::bicgstab_start: return merged::start(s, sums[0], sums[0], sums[1], history);
+    case ScalarStep::bicgstab_alpha: return merged::bicgstab_alpha(s, sums[0]);
+    case ScalarStep::bicgstab_omega: return merged::bicgstab_omega(s, sums[0], sums[1], sums[2]);
+    case ScalarStep::bicgstab_finish: return merged::bicgstab_finish(s, sums[0], sums[1], history);
+    }
+}
+
 }  // namespace gpufem

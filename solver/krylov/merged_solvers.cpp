@@ -2,7 +2,9 @@
 // is the fused kernels of merged_kernels.hpp with the scalars kept on the device. The host
 // queues batches of check_every iterations (optionally replayed from a CUDA graph) and reads
 // the state through the IterationRunner's mailbox, keeping one batch in flight while the
-// solve is far from converging.
+// solve is far from converging. On several processes every fused reduction is followed by the
+// communicator's all-reduce of its totals and the scalar step (MergedSetup::finish), all
+// queued on the stream like the kernels.
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -227,10 +229,11 @@ SolveOptions loop_options(const SolveOptions& options, const LinearOperator<V>& 
 template <typename V>
 struct MergedSetup {
     MergedSetup(const LinearOperator<V>& a, const Preconditioner<V>* m, std::size_t n,
-                const SolveOptions& options)
+                const SolveOptions& options, const Communicator& comm)
         : d(m && m->inverse_diagonal() ? m->inverse_diagonal()->data() : nullptr),
           general(m && !m->inverse_diagonal()),
-          buffers(a.executor(), n, options.tolerance, options.max_iterations),
+          comm(comm),
+          buffers(a.executor(), n, options.tolerance, options.max_iterations, comm.reduces()),
           runner(make_iteration_runner(a.executor())),
           use_graph(graph_wanted(*a.executor(), options, n)),
           timing(make_spmv_timing(a.executor(), options, use_graph)),
@@ -244,9 +247,19 @@ struct MergedSetup {
         runner->post_state(buffers.workspace().state, 0);
         return runner->wait_state(0);
     }
+    /// After a kernel whose reduction ends in step: on several processes its totals are
+    /// summed over them and the step runs on its own; on one the kernel has done it.
+    void finish(const Executor& e, ScalarStep step) const
+    {
+        const MergedWorkspace& ws = buffers.workspace();
+        if (!ws.split) return;
+        comm.all_reduce_sum(e, ws.sums, scalar_step_sums(step));
+        GPUFEM_DISPATCH(e, scalar_step(e, ws, step));
+    }
 
     const V* d;    ///< the diagonal M^-1, or nullptr
     bool general;  ///< M applied between the kernels
+    const Communicator& comm;
     MergedBuffers buffers;
     std::unique_ptr<IterationRunner> runner;
     bool use_graph;
@@ -259,12 +272,12 @@ struct MergedSetup {
 
 template <typename V>
 SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                      const SolveOptions& options, const Preconditioner<V>* m)
+                      const SolveOptions& options, const Preconditioner<V>* m, const Communicator& comm)
 {
     const ExecPtr& exec = a.executor();
     const Executor& e = *exec;
     const std::size_t n = b.size();
-    MergedSetup<V> setup(a, m, n, options);
+    MergedSetup<V> setup(a, m, n, options, comm);
     const MergedWorkspace& ws = setup.buffers.workspace();
     const V* d = setup.d;
     const bool general = setup.general;
@@ -272,9 +285,11 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
 
     a.apply(x, r);
     GPUFEM_DISPATCH(e, cg_start(e, ws, n, b.data(), d, r.data(), p.data()));
+    setup.finish(e, ScalarStep::cg_start);
     if (general) {  // z0 = M^-1 r0, rho = r0.z0, p = z0
         m->apply(r, z);
         GPUFEM_DISPATCH(e, cg_rho(e, ws, n, r.data(), z.data(), true));
+        setup.finish(e, ScalarStep::cg_beta_start);
         GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
     }
     const KrylovScalars started = setup.started();
@@ -286,21 +301,25 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
         {
             ScopedInterval t(setup.reduction);
             GPUFEM_DISPATCH(e, cg_alpha(e, ws, n, p.data(), q.data()));
+            setup.finish(e, ScalarStep::cg_alpha);
         }
         if (!general) {
             ScopedInterval t(setup.vector);
             GPUFEM_DISPATCH(e, cg_update_xr(e, ws, n, p.data(), q.data(), d, x.data(), r.data()));
+            setup.finish(e, ScalarStep::cg_finish);
             GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, r.data(), d, p.data()));
             return;
         }
         {
             ScopedInterval t(setup.vector);  // the preconditioner's apply counts as vector work
             GPUFEM_DISPATCH(e, cg_update_xr_residual(e, ws, n, p.data(), q.data(), x.data(), r.data()));
+            setup.finish(e, ScalarStep::residual);
             m->apply(r, z);
         }
         {
             ScopedInterval t(setup.reduction);
             GPUFEM_DISPATCH(e, cg_rho(e, ws, n, r.data(), z.data(), false));
+            setup.finish(e, ScalarStep::cg_beta);
         }
         ScopedInterval t(setup.vector);
         GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
@@ -313,12 +332,13 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
 
 template <typename V>
 SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                            const SolveOptions& options, const Preconditioner<V>* m)
+                            const SolveOptions& options, const Preconditioner<V>* m,
+                            const Communicator& comm)
 {
     const ExecPtr& exec = a.executor();
     const Executor& e = *exec;
     const std::size_t n = b.size();
-    MergedSetup<V> setup(a, m, n, options);
+    MergedSetup<V> setup(a, m, n, options, comm);
     const MergedWorkspace& ws = setup.buffers.workspace();
     const V* d = setup.d;
     const bool general = setup.general;
@@ -331,6 +351,7 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
 
     a.apply(x, r);
     GPUFEM_DISPATCH(e, bicgstab_start(e, ws, n, b.data(), r.data(), rhat.data(), p.data(), v.data()));
+    setup.finish(e, ScalarStep::bicgstab_start);
     const KrylovScalars started = setup.started();
     const auto spmv = [&](const Array<V>& in, Array<V>& out) {
         ScopedInterval timed(setup.timing.timer);
@@ -346,6 +367,7 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
         {
             ScopedInterval timed(reduction);
             GPUFEM_DISPATCH(e, bicgstab_alpha(e, ws, n, rhat.data(), v.data()));
+            setup.finish(e, ScalarStep::bicgstab_alpha);
         }
         {
             ScopedInterval timed(vector);
@@ -356,10 +378,12 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
         {
             ScopedInterval timed(reduction);
             GPUFEM_DISPATCH(e, bicgstab_omega(e, ws, n, s.data(), t.data()));
+            setup.finish(e, ScalarStep::bicgstab_omega);
         }
         ScopedInterval timed(vector);
         GPUFEM_DISPATCH(e, bicgstab_update_xr(e, ws, n, rhat.data(), phat.data(), shat.data(),
                                             s.data(), t.data(), x.data(), r.data()));
+        setup.finish(e, ScalarStep::bicgstab_finish);
     };
     const LoopOutcome out = run_iterations(exec, *setup.runner, ws, started,
                                            loop_options(options, a, m), setup.use_graph,
@@ -369,9 +393,11 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
 
 #define GPUFEM_INSTANTIATE(V)                                                                   \
     template SolveResult merged_cg(const LinearOperator<V>&, const Array<V>&, Array<V>&,        \
-                                   const SolveOptions&, const Preconditioner<V>*);              \
+                                   const SolveOptions&, const Preconditioner<V>*,               \
+                                   const Communicator&);                                        \
     template SolveResult merged_bicgstab(const LinearOperator<V>&, const Array<V>&, Array<V>&,  \
-                                         const SolveOptions&, const Preconditioner<V>*);
+                                         const SolveOptions&, const Preconditioner<V>*,         \
+                                         const Communicator&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

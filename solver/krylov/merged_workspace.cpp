@@ -13,11 +13,14 @@ int merged_grid(const Executor& exec, std::size_t n)
 }
 
 MergedBuffers::MergedBuffers(const ExecPtr& exec, std::size_t n, double tolerance,
-                             int max_iterations)
+                             int max_iterations, bool split)
     : state_(exec, sizeof(KrylovScalars)),
       history_(exec, static_cast<std::size_t>(max_iterations) + 1),
-      counter_(Array<unsigned>::from_host(exec, std::vector<unsigned>{0u}))
+      counter_(Array<unsigned>::from_host(exec, std::vector<unsigned>{0u})),
+      sums_(exec, max_dots)
 {
+    ws_.split = split;
+    ws_.sums = sums_.data();
     ws_.grid = merged_grid(*exec, n);
     partials_ = Array<double>(exec, static_cast<std::size_t>(max_dots) * ws_.grid);
     KrylovScalars initial;

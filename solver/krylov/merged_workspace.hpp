@@ -1,6 +1,7 @@
 #pragma once
 // MergedBuffers: the device memory behind a MergedWorkspace (state, residual history,
-// per-block partial sums, the reduction counter), sized for one merged solve.
+// per-block partial sums, the reduction counter, the totals handed to the communicator), sized
+// for one merged solve.
 #include <cstdint>
 #include <vector>
 
@@ -16,8 +17,10 @@ int merged_grid(const Executor& exec, std::size_t n);
 /// Owns the buffers of one merged solve and hands out their MergedWorkspace view.
 class MergedBuffers {
 public:
-    /// State initialised with tolerance and max_iterations (history has max_iterations + 1).
-    MergedBuffers(const ExecPtr& exec, std::size_t n, double tolerance, int max_iterations);
+    /// State initialised with tolerance and max_iterations (history has max_iterations + 1);
+    /// split: the reductions end in MergedWorkspace::sums for an all-reduce.
+    MergedBuffers(const ExecPtr& exec, std::size_t n, double tolerance, int max_iterations,
+                  bool split = false);
     const MergedWorkspace& workspace() const { return ws_; }
     /// ||r_k|| / ||b|| for k = 0..iterations (waits for the device).
     std::vector<double> history(int iterations) const;
@@ -27,6 +30,7 @@ private:
     Array<double> history_;
     Array<double> partials_;
     Array<unsigned> counter_;
+    Array<double> sums_;
     MergedWorkspace ws_;
 };
 

@@ -18,8 +18,8 @@ template <typename V>
 class ReferenceRun {
 public:
     ReferenceRun(KrylovMethod method, const LinearOperator<V>& a, const SolveOptions& options,
-                 const Preconditioner<V>* m)
-        : method_(method), a_(a), options_(options), m_(m), blas_(a.executor())
+                 const Preconditioner<V>* m, const Communicator& comm)
+        : method_(method), a_(a), options_(options), m_(m), comm_(comm), blas_(a.executor())
     {
         if (options.phases) {
             spmv_timer_ = options.phases->spmv;
@@ -54,18 +54,21 @@ public:
         ScopedInterval t(spmv_timer_);
         a_.apply(in, out);
     }
-    /// x . y on the host, timed as a reduction.
+    /// x . y on the host (summed over the processes), timed as a reduction.
     double dot(const Array<V>& x, const Array<V>& y)
     {
         ScopedInterval t(reduction_timer_);
         ++result_.host_reads;
-        return blas_.dot(x, y);
+        return sum_over_processes(comm_, blas_.dot(x, y));
     }
+    /// ||x|| on the host: the library's own norm on one process, the root of the summed
+    /// squares of the processes' norms on several.
     double nrm2(const Array<V>& x)
     {
         ScopedInterval t(reduction_timer_);
         ++result_.host_reads;
-        return blas_.nrm2(x);
+        const double local = blas_.nrm2(x);
+        return comm_.reduces() ? std::sqrt(sum_over_processes(comm_, local * local)) : local;
     }
 
     /// Records ||b|| and ||r0||; false when the solve is already over (result() says why).
@@ -137,6 +140,7 @@ private:
     const LinearOperator<V>& a_;
     const SolveOptions& options_;
     const Preconditioner<V>* m_;
+    const Communicator& comm_;
     LibraryBlas<V> blas_;
     std::unique_ptr<IntervalTimer> own_timer_;
     IntervalTimer* spmv_timer_ = nullptr;
@@ -149,11 +153,11 @@ private:
 
 template <typename V>
 SolveResult reference_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                         const SolveOptions& options, const Preconditioner<V>* m)
+                         const SolveOptions& options, const Preconditioner<V>* m, const Communicator& comm)
 {
     const ExecPtr& exec = a.executor();
     const std::size_t n = b.size();
-    ReferenceRun<V> run(KrylovMethod::cg, a, options, m);
+    ReferenceRun<V> run(KrylovMethod::cg, a, options, m, comm);
     const LibraryBlas<V>& blas = run.blas();
     Array<V> r(exec, n), p(exec, n), q(exec, n), z_own(exec, run.preconditioned() ? n : 0);
     Array<V>& z = run.preconditioned() ? z_own : r;
@@ -211,11 +215,11 @@ SolveResult reference_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>
 
 template <typename V>
 SolveResult reference_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
-                               const SolveOptions& options, const Preconditioner<V>* m)
+                               const SolveOptions& options, const Preconditioner<V>* m, const Communicator& comm)
 {
     const ExecPtr& exec = a.executor();
     const std::size_t n = b.size();
-    ReferenceRun<V> run(KrylovMethod::bicgstab, a, options, m);
+    ReferenceRun<V> run(KrylovMethod::bicgstab, a, options, m, comm);
     const LibraryBlas<V>& blas = run.blas();
     const bool preconditioned = run.preconditioned();
     Array<V> r(exec, n), rhat(exec, n), p(exec, n), v(exec, n), s(exec, n), t(exec, n);
@@ -303,10 +307,11 @@ SolveResult reference_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Ar
 
 #define GPUFEM_INSTANTIATE(V)                                                                   \
     template SolveResult reference_cg(const LinearOperator<V>&, const Array<V>&, Array<V>&,     \
-                                      const SolveOptions&, const Preconditioner<V>*);           \
+                                      const SolveOptions&, const Preconditioner<V>*,            \
+                                      const Communicator&);                                     \
     template SolveResult reference_bicgstab(const LinearOperator<V>&, const Array<V>&,          \
                                             Array<V>&, const SolveOptions&,                     \
-                                            const Preconditioner<V>*);
+                                            const Preconditioner<V>*, const Communicator&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

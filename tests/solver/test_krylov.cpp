@@ -1,6 +1,7 @@
 // CG and BiCGSTAB, reference and merged, on the CPU (the merged kernels' CPU reference).
 #include <gtest/gtest.h>
 
+#include "solver/communicator_checks.hpp"
 #include "solver/krylov_checks.hpp"
 #include "linalg/host_threads.hpp"
 #include "solver/krylov/merged_kernels.hpp"
@@ -248,4 +249,14 @@ TEST(Krylov, MultiDotEqualsSeparateDots)
             EXPECT_NEAR(result[k], expect, 1e-12 * n);
         }
     }
+}
+
+TYPED_TEST(Krylov, SplitReductionsGiveTheFusedSolveBitForBit)
+{
+    check_split_reductions_change_nothing<TypeParam>(Executor::create_cpu(), random_seed());
+}
+
+TEST(Krylov, TwoRanksSolveTheirBlocksAsOneRankSolvesTheWhole)
+{
+    check_two_ranks_solve_as_one<double>(Executor::create_cpu(), random_seed());
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test.hpp"
+#include "solver/communicator_checks.hpp"
 #include "solver/krylov_checks.hpp"
 #include "linalg/csr_tuned_operator.hpp"
 #include "linalg/reordering.hpp"
@@ -201,4 +202,16 @@ TEST(KrylovGpu, MergedCgWithJacobiAgreesOnEveryFormat)
             EXPECT_LT(relative_difference(x.to_host(), csr_x), 1e-7);
         }
     }
+}
+
+TYPED_TEST(KrylovGpu, SplitReductionsGiveTheFusedSolveBitForBit)
+{
+    GPUFEM_REQUIRE_GPU();
+    check_split_reductions_change_nothing<TypeParam>(Executor::create_cuda(), random_seed());
+}
+
+TEST(KrylovGpu, TwoRanksSolveTheirBlocksAsOneRankSolvesTheWhole)
+{
+    GPUFEM_REQUIRE_GPU();
+    check_two_ranks_solve_as_one<double>(Executor::create_cuda(), random_seed());
 }

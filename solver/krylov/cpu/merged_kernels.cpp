@@ -1,7 +1,7 @@
 // The merged solver kernels on the host: each one pass over the rows in fixed chunks handed
 // out on demand (linalg/cpu/chunked_loops.hpp: dots accumulated in double, per chunk, added in
 // chunk order, so the results do not depend on the thread count), then the scalar step of
-// merged_scalars.hpp. The readable reference for cuda/merged_kernels.cu.
+// merged_scalars.hpp (or, split, the totals left for the all-reduce: finish_reduction). The readable reference for cuda/merged_kernels.cu.
 #include "solver/krylov/merged_kernels.hpp"
 
 #include "linalg/cpu/chunked_loops.hpp"
@@ -67,7 +67,7 @@ void cg_start(const Executor&, const MergedWorkspace& ws, std::size_t n, const V
         acc[1] += double(ri) * double(ri);
         acc[2] += double(b[i]) * double(b[i]);
     });
-    merged::start(*ws.state, s[1], s[0], s[2], ws.history);
+    finish_reduction(ws, ScalarStep::cg_start, s.data());
 }
 
 template <typename V>
@@ -77,7 +77,7 @@ void cg_alpha(const Executor&, const MergedWorkspace& ws, std::size_t n, const V
     const Sums1 pq = chunked_sums<1>(static_cast<index>(n), [&](index i, Sums1& acc) {
         acc[0] += double(p[i]) * double(q[i]);
     });
-    merged::cg_alpha(*ws.state, pq[0]);
+    finish_reduction(ws, ScalarStep::cg_alpha, pq.data());
 }
 
 template <typename V>
@@ -93,7 +93,7 @@ void cg_update_xr(const Executor&, const MergedWorkspace& ws, std::size_t n, con
         acc[0] += double(ri) * double(precondition(dinv, i, ri));
         acc[1] += double(ri) * double(ri);
     });
-    merged::cg_finish(*ws.state, s[0], s[1], ws.history);
+    finish_reduction(ws, ScalarStep::cg_finish, s.data());
 }
 
 template <typename V>
@@ -108,7 +108,7 @@ void cg_update_xr_residual(const Executor&, const MergedWorkspace& ws, std::size
         r[i] = ri;
         acc[0] += double(ri) * double(ri);
     });
-    merged::finish_iteration(*ws.state, rr[0], ws.history);
+    finish_reduction(ws, ScalarStep::residual, rr.data());
 }
 
 template <typename V>
@@ -119,7 +119,7 @@ void cg_rho(const Executor&, const MergedWorkspace& ws, std::size_t n, const V* 
     const Sums1 rz = chunked_sums<1>(static_cast<index>(n), [&](index i, Sums1& acc) {
         acc[0] += double(r[i]) * double(z[i]);
     });
-    merged::cg_beta(*ws.state, rz[0], start);
+    finish_reduction(ws, start ? ScalarStep::cg_beta_start : ScalarStep::cg_beta, rz.data());
 }
 
 template <typename V>
@@ -145,7 +145,7 @@ void bicgstab_start(const Executor&, const MergedWorkspace& ws, std::size_t n, c
         acc[0] += double(ri) * double(ri);
         acc[1] += double(b[i]) * double(b[i]);
     });
-    merged::start(*ws.state, s[0], s[0], s[1], ws.history);
+    finish_reduction(ws, ScalarStep::bicgstab_start, s.data());
 }
 
 template <typename V>
@@ -170,7 +170,7 @@ void bicgstab_alpha(const Executor&, const MergedWorkspace& ws, std::size_t n, c
     const Sums1 rv = chunked_sums<1>(static_cast<index>(n), [&](index i, Sums1& acc) {
         acc[0] += double(rhat[i]) * double(v[i]);
     });
-    merged::bicgstab_alpha(*ws.state, rv[0]);
+    finish_reduction(ws, ScalarStep::bicgstab_alpha, rv.data());
 }
 
 template <typename V>
@@ -196,7 +196,7 @@ void bicgstab_omega(const Executor&, const MergedWorkspace& ws, std::size_t n, c
         acc[1] += double(t[i]) * double(t[i]);
         acc[2] += double(s[i]) * double(s[i]);
     });
-    merged::bicgstab_omega(*ws.state, d[0], d[1], d[2]);
+    finish_reduction(ws, ScalarStep::bicgstab_omega, d.data());
 }
 
 template <typename V>
@@ -213,10 +213,16 @@ void bicgstab_update_xr(const Executor&, const MergedWorkspace& ws, std::size_t 
         acc[0] += double(rhat[i]) * double(ri);
         acc[1] += double(ri) * double(ri);
     });
-    merged::bicgstab_finish(*ws.state, d[0], d[1], ws.history);
+    finish_reduction(ws, ScalarStep::bicgstab_finish, d.data());
 }
 
 GPUFEM_INSTANTIATE_KERNELS(GPUFEM_MERGED_KERNELS)
+
+void scalar_step(const Executor&, const MergedWorkspace& ws, ScalarStep step)
+{
+    if (!starts_solve(step) && !running(ws)) return;
+    gpufem::scalar_step(*ws.state, step, ws.sums, ws.history);
+}
 
 }  // namespace kernels::cpu
 }  // namespace gpufem

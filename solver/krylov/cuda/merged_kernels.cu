@@ -2,7 +2,8 @@
 // (ws.grid blocks of 256 threads: the same partial sums every run, so results are bitwise
 // reproducible); a kernel that ends in dot products adds its values per block (CUB), writes
 // one partial per block, and the last block to finish (atomic ticket) adds the partials in a
-// fixed order and does the scalar step of merged_scalars.hpp in thread 0. No host round trip.
+// fixed order and does the scalar step of merged_scalars.hpp in thread 0 (split: leaves the
+// totals for the all-reduce, and scalar_step_kernel runs the step after it). No host round trip.
 #include <climits>
 
 #include <cub/block/block_reduce.cuh>
@@ -130,7 +131,7 @@ __global__ void __launch_bounds__(block_size)
         s.v[1] += double(ri) * double(ri);
         s.v[2] += double(b[i]) * double(b[i]);
     }
-    if (grid_reduce(s, ws)) merged::start(*ws.state, s.v[1], s.v[0], s.v[2], ws.history);
+    if (grid_reduce(s, ws)) finish_reduction(ws, ScalarStep::cg_start, s.v);
 }
 
 template <typename V>
@@ -141,7 +142,7 @@ __global__ void __launch_bounds__(block_size)
     if (!running(ws)) return;
     Sums<1> s{};
     GPUFEM_ROWS(i, n) s.v[0] += double(p[i]) * double(q[i]);
-    if (grid_reduce(s, ws)) merged::cg_alpha(*ws.state, s.v[0]);
+    if (grid_reduce(s, ws)) finish_reduction(ws, ScalarStep::cg_alpha, s.v);
 }
 
 template <typename V>
@@ -161,7 +162,7 @@ __global__ void __launch_bounds__(block_size)
         s.v[0] += double(ri) * double(precondition(dinv, i, ri));
         s.v[1] += double(ri) * double(ri);
     }
-    if (grid_reduce(s, ws)) merged::cg_finish(*ws.state, s.v[0], s.v[1], ws.history);
+    if (grid_reduce(s, ws)) finish_reduction(ws, ScalarStep::cg_finish, s.v);
 }
 
 template <typename V>
@@ -179,7 +180,7 @@ __global__ void __launch_bounds__(block_size)
         r[i] = ri;
         s.v[0] += double(ri) * double(ri);
     }
-    if (grid_reduce(s, ws)) merged::finish_iteration(*ws.state, s.v[0], ws.history);
+    if (grid_reduce(s, ws)) finish_reduction(ws, ScalarStep::residual, s.v);
 }
 
 template <typename V>
@@ -190,7 +191,8 @@ __global__ void __launch_bounds__(block_size)
     if (!running(ws)) return;
     Sums<1> s{};
     GPUFEM_ROWS(i, n) s.v[0] += double(r[i]) * double(z[i]);
-    if (grid_reduce(s, ws)) merged::cg_beta(*ws.state, s.v[0], start);
+    if (grid_reduce(s, ws))
+        finish_reduction(ws, start ? ScalarStep::cg_beta_start : ScalarStep::cg_beta, s.v);
 }
 
 template <typename V>
@@ -220,7 +222,7 @@ __global__ void __launch_bounds__(block_size)
         s.v[0] += double(ri) * double(ri);
         s.v[1] += double(b[i]) * double(b[i]);
     }
-    if (grid_reduce(s, ws)) merged::start(*ws.state, s.v[0], s.v[0], s.v[1], ws.history);
+    if (grid_reduce(s, ws)) finish_reduction(ws, ScalarStep::bicgstab_start, s.v);
 }
 
 template <typename V>
@@ -247,7 +249,7 @@ __global__ void __launch_bounds__(block_size)
     if (!running(ws)) return;
     Sums<1> s{};
     GPUFEM_ROWS(i, n) s.v[0] += double(rhat[i]) * double(v[i]);
-    if (grid_reduce(s, ws)) merged::bicgstab_alpha(*ws.state, s.v[0]);
+    if (grid_reduce(s, ws)) finish_reduction(ws, ScalarStep::bicgstab_alpha, s.v);
 }
 
 template <typename V>
@@ -279,7 +281,7 @@ __global__ void __launch_bounds__(block_size)
         sums.v[1] += ti * ti;
         sums.v[2] += si * si;
     }
-    if (grid_reduce(sums, ws)) merged::bicgstab_omega(*ws.state, sums.v[0], sums.v[1], sums.v[2]);
+    if (grid_reduce(sums, ws)) finish_reduction(ws, ScalarStep::bicgstab_omega, sums.v);
 }
 
 template <typename V>
@@ -300,10 +302,16 @@ __global__ void __launch_bounds__(block_size)
         sums.v[0] += double(rhat[i]) * double(ri);
         sums.v[1] += double(ri) * double(ri);
     }
-    if (grid_reduce(sums, ws)) merged::bicgstab_finish(*ws.state, sums.v[0], sums.v[1], ws.history);
+    if (grid_reduce(sums, ws)) finish_reduction(ws, ScalarStep::bicgstab_finish, sums.v);
 }
 
 #undef GPUFEM_ROWS
+
+__global__ void scalar_step_kernel(MergedWorkspace ws, ScalarStep step)
+{
+    if (!starts_solve(step) && !running(ws)) return;
+    gpufem::scalar_step(*ws.state, step, ws.sums, ws.history);
+}
 
 template <int K, typename V>
 void launch_multi_dot(const Executor& exec, const MergedWorkspace& ws, std::size_t n,
@@ -443,5 +451,11 @@ void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws, std::si
 #undef GPUFEM_LAUNCH
 
 GPUFEM_INSTANTIATE_KERNELS(GPUFEM_MERGED_KERNELS)
+
+void scalar_step(const Executor& exec, const MergedWorkspace& ws, ScalarStep step)
+{
+    scalar_step_kernel<<<1, 1, 0, stream_of(exec)>>>(ws, step);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
 
 }  // namespace gpufem::kernels::cuda
