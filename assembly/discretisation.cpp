@@ -1,5 +1,7 @@
 #include "assembly/discretisation.hpp"
 
+#include "assembly/operator_levels.hpp"
+
 #include <chrono>
 #include <optional>
 #include <stdexcept>
@@ -11,20 +13,20 @@
 namespace gpufem {
 
 template <typename V>
-DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& disc,
-                               const FormatEntry& format, const FormatOptions& options,
-                               bool keep_matrix)
+DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& disc, const OperatorChoice& choice,
+                               const FormatOptions& options, bool keep_matrix)
 {
-    format.require(exec->backend());
-    if (format.matrix_free()) {
+    choice.entry().require(exec->backend());
+    if (const OperatorLevelEntry* level = choice.level) {
         if (options.reordering() != Reordering::none)
             throw std::invalid_argument(
                 "reorder: " + std::string(enum_name(reordering_names, options.reordering())) +
-                " applies to the assembled formats; format " + format.name +
+                " applies to the assembled formats; format " + level->name +
                 " is matrix-free and works in the mesh's numbering of its element matrices "
                 "(use reorder: none, or an assembled format)");
-        DiscreteSystem<V> system = disc.assemble_matrix_free(exec, format, options);
-        system.format = format.name;
+        DiscreteSystem<V> system = disc.assemble_matrix_free(exec, *level, options);
+        system.format = level->name;
+        system.discretisation = &disc;
         if (keep_matrix) {
             LinearSystem<V> assembled = disc.assemble(exec);
             if (assembled.wide_matrix)
@@ -42,9 +44,12 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
         }
         return system;
     }
+    const FormatEntry& format = *choice.format;
     const bool wide = format.wide_offsets_asked(options);
-    return convert_system(disc.assemble(exec, wide ? CsrOffsets::wide : CsrOffsets::fit), format, options,
-                          keep_matrix);
+    DiscreteSystem<V> system =
+        convert_system(disc.assemble(exec, wide ? CsrOffsets::wide : CsrOffsets::fit), format, options, keep_matrix);
+    system.discretisation = &disc;
+    return system;
 }
 
 template <typename V>
@@ -54,23 +59,6 @@ std::vector<Csr<V>> pmg_interpolations_in_order(const Discretisation<V>& disc,
     std::vector<Csr<V>> transfers = disc.pmg_interpolations(exec);
     if (!transfers.empty() && !permutation.empty()) transfers[0] = permute_rows(transfers[0], permutation);
     return transfers;
-}
-
-template <typename V>
-void keep_pmg_interpolations(DiscreteSystem<V>& system, const Discretisation<V>& disc,
-                             const ExecPtr& exec, bool coarse_operators, bool deferred)
-{
-    if (deferred)
-        system.make_pmg_interpolations = [&disc](const ExecPtr& on, const Array<index_type>& permutation) {
-            return pmg_interpolations_in_order(disc, permutation, on);
-        };
-    else
-        system.pmg_interpolations = pmg_interpolations_in_order(disc, system.op.permutation, exec);
-    if (coarse_operators) {
-        // The operator object outlives moves of the system (it is held by pointer).
-        const LinearOperator<V>* op = system.op.op.get();
-        system.pmg_coarse_operators = [&disc, op](const ExecPtr& on) { return disc.pmg_coarse_operators(on, op); };
-    }
 }
 
 template <typename V>
@@ -116,17 +104,13 @@ template std::vector<Csr<float>> pmg_interpolations_in_order(const Discretisatio
                                                               const Array<index_type>&, const ExecPtr&);
 template std::vector<Csr<double>> pmg_interpolations_in_order(const Discretisation<double>&,
                                                                const Array<index_type>&, const ExecPtr&);
-template void keep_pmg_interpolations(DiscreteSystem<float>&, const Discretisation<float>&,
-                                      const ExecPtr&, bool, bool);
-template void keep_pmg_interpolations(DiscreteSystem<double>&, const Discretisation<double>&,
-                                      const ExecPtr&, bool, bool);
 template DiscreteSystem<float> convert_system(LinearSystem<float>, const FormatEntry&,
                                               const FormatOptions&, bool);
 template DiscreteSystem<double> convert_system(LinearSystem<double>, const FormatEntry&,
                                                const FormatOptions&, bool);
-template DiscreteSystem<float> build_system(const ExecPtr&, const Discretisation<float>&,
-                                            const FormatEntry&, const FormatOptions&, bool);
-template DiscreteSystem<double> build_system(const ExecPtr&, const Discretisation<double>&,
-                                             const FormatEntry&, const FormatOptions&, bool);
+template DiscreteSystem<float> build_system(const ExecPtr&, const Discretisation<float>&, const OperatorChoice&,
+                                            const FormatOptions&, bool);
+template DiscreteSystem<double> build_system(const ExecPtr&, const Discretisation<double>&, const OperatorChoice&,
+                                             const FormatOptions&, bool);
 
 }  // namespace gpufem

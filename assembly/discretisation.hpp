@@ -4,7 +4,6 @@
 // describes its unknowns — how many, where they live, how a solution is written to the VTU and
 // how its error against an exact solution is measured. Finite elements today
 // (lagrange_discretisation.hpp); finite volumes, with unknowns on cells, plug in beside them.
-#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <span>
@@ -46,6 +45,10 @@ struct MatrixStats {
     RowStats row_stats;    ///< entries per row: min, mean, max
 };
 
+template <typename V>
+class Discretisation;
+struct OperatorLevelEntry;
+
 /// A linear system ready for the solver: the operator in its format (with the numbering it
 /// works in, see FormatBuild::permutation), and the right-hand side and initial guess in the
 /// original numbering of the unknowns.
@@ -70,21 +73,14 @@ struct DiscreteSystem {
     /// preconditioner is built from it (AMG) and the operator does not hold it itself; empty
     /// otherwise. preconditioner_matrix() gives whichever holds it.
     std::optional<Csr<V>> assembled;
-    /// p-multigrid's transfers (Discretisation::pmg_interpolations, the first's rows in the
-    /// operator's numbering), kept for preconditioner pmg; empty otherwise.
-    std::vector<Csr<V>> pmg_interpolations;
-    /// Builds the operators of those transfers' coarse spaces from the element matrices
-    /// (Discretisation::pmg_coarse_operators) on an executor, when pmg is set up without the
-    /// finest matrix (called by the solve, as part of the preconditioner's setup); empty
-    /// otherwise. It refers to the discretisation, which must outlive the system's solves.
-    std::function<std::vector<Csr<V>>(const ExecPtr&)> pmg_coarse_operators;
-    /// Builds the transfers themselves (pmg_interpolations_in_order with the permutation it is
-    /// given: the system's op.permutation) when pmg_interpolations is empty: the solve then
-    /// makes them as part of the preconditioner's setup, timed there (on the host for the most
-    /// part: 3-4 s at 42M P2 unknowns were once spent unaccounted between the assembly and the
-    /// solve). Refers to the discretisation like pmg_coarse_operators.
-    std::function<std::vector<Csr<V>>(const ExecPtr&, const Array<index_type>& permutation)>
-        make_pmg_interpolations;
+    /// The discretisation that built the system, whose spaces and element matrices a
+    /// preconditioner's setup may draw on (p-multigrid); it must outlive the system's solves.
+    /// Null for a system built without one.
+    const Discretisation<V>* discretisation = nullptr;
+    /// A preconditioner's coarse operators come from the element matrices
+    /// (Discretisation::pmg_coarse_operators) instead of the assembled matrix, which the
+    /// system then does not keep (matrix-free operators, 64-bit row offsets).
+    bool coarse_from_elements = false;
 
     /// The assembled matrix in the operator's numbering for a preconditioner: the kept copy,
     /// or the operator's own CSR arrays (csr, csr-scalar, cusparse), or nullptr.
@@ -120,10 +116,10 @@ public:
     virtual LinearSystem<V> assemble(const ExecPtr& exec, CsrOffsets offsets) const = 0;
     /// assemble(exec, CsrOffsets::fit).
     LinearSystem<V> assemble(const ExecPtr& exec) const { return assemble(exec, CsrOffsets::fit); }
-    /// The system with the matrix-free operator of format (a matrix_free() registry entry)
-    /// on exec, without an assembled matrix. Throws std::invalid_argument when this
-    /// discretisation does not offer that format.
-    virtual DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
+    /// The system with the operator of an operator level built without an assembled matrix
+    /// (assembly/operator_levels.hpp) on exec. Throws std::invalid_argument when this
+    /// discretisation does not offer that level.
+    virtual DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const OperatorLevelEntry& level,
                                                    const FormatOptions& options) const = 0;
     /// p-multigrid's transfers from lower-degree spaces of the same mesh, finest first (the
     /// first's rows: this discretisation's unknowns in the original numbering), on exec; at
@@ -165,29 +161,11 @@ public:
     virtual void corrected_rhs_into(const Array<V>& u, Array<V>& out) const { out = corrected_rhs(u); }
 };
 
-/// The system of disc in format on exec: the assembled matrix converted by the registry's
-/// builder, or the discretisation's matrix-free operator. The one place that chooses.
-/// keep_matrix: also keep the assembled matrix in the operator's numbering
-/// (DiscreteSystem::assembled; a matrix-free format then assembles it as well).
-template <typename V>
-DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& disc,
-                               const FormatEntry& format, const FormatOptions& options,
-                               bool keep_matrix = false);
-
 /// disc's p-multigrid transfers (Discretisation::pmg_interpolations) with the first's rows in
 /// the operator's numbering: permuted by the system's reordering (empty: none).
 template <typename V>
 std::vector<Csr<V>> pmg_interpolations_in_order(const Discretisation<V>& disc,
                                                 const Array<index_type>& permutation, const ExecPtr& exec);
-
-/// Keeps disc's p-multigrid transfers in system (DiscreteSystem::pmg_interpolations), the
-/// first's rows in the operator's numbering, and with coarse_operators the builder of their
-/// coarse spaces' operators from the element matrices (DiscreteSystem::pmg_coarse_operators).
-/// deferred: only their builder (DiscreteSystem::make_pmg_interpolations), for the solve to
-/// call as part of the setup.
-template <typename V>
-void keep_pmg_interpolations(DiscreteSystem<V>& system, const Discretisation<V>& disc,
-                             const ExecPtr& exec, bool coarse_operators = false, bool deferred = false);
 
 /// The system of an assembled matrix converted into the assembled format (the matrix is
 /// moved into the format unless keep_matrix; build_system's second branch).

@@ -11,6 +11,7 @@
 #include "assembly/element_data.hpp"
 #include "assembly/expression_kernels.hpp"
 #include "assembly/fv_kernels.hpp"
+#include "assembly/operator_levels.hpp"
 #include "linalg/blas1.hpp"
 #include "mesh/cell_faces.hpp"
 
@@ -287,10 +288,10 @@ int FiniteVolumeDiscretisation<V>::correction_passes() const
 }
 
 template <typename V>
-DiscreteSystem<V> FiniteVolumeDiscretisation<V>::assemble_matrix_free(const ExecPtr&, const FormatEntry& format,
+DiscreteSystem<V> FiniteVolumeDiscretisation<V>::assemble_matrix_free(const ExecPtr&, const OperatorLevelEntry& level,
                                                                       const FormatOptions&) const
 {
-    throw std::invalid_argument("format '" + format.name +
+    throw std::invalid_argument("format '" + level.name +
                                 "' is matrix-free (element matrices); finite volumes take an assembled format");
 }
 

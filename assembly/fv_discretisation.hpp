@@ -62,7 +62,7 @@ public:
     using Discretisation<V>::assemble;
     LinearSystem<V> assemble(const ExecPtr& exec, CsrOffsets offsets) const override;
     /// Throws: finite volumes have no element matrices.
-    DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
+    DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const OperatorLevelEntry& level,
                                            const FormatOptions& options) const override;
     /// None: one unknown per cell has no lower degree.
     std::vector<Csr<V>> pmg_interpolations(const ExecPtr&) const override { return {}; }

@@ -9,7 +9,7 @@
 #include "assembly/lagrange_interpolation.hpp"
 #include "assembly/pmg_coarse_operators.hpp"
 #include "mesh/mesh_source.hpp"
-#include "assembly/format_registry.hpp"
+#include "assembly/operator_levels.hpp"
 
 namespace gpufem {
 
@@ -40,18 +40,12 @@ LinearSystem<V> LagrangeDiscretisation<V>::assemble(const ExecPtr& exec, CsrOffs
 
 template <typename V>
 DiscreteSystem<V> LagrangeDiscretisation<V>::assemble_matrix_free(const ExecPtr& exec,
-                                                                  const FormatEntry& format,
+                                                                  const OperatorLevelEntry& level,
                                                                   const FormatOptions& options) const
 {
-    const auto* builders = std::any_cast<ElementOperatorBuilders>(&format.build_from_discretisation);
-    if (!builders)
-        throw std::invalid_argument("format '" + format.name +
-                                    "' is not available for finite elements");
-    if constexpr (std::is_same_v<V, float>) {
-        return builders->build_float(exec, mesh_, problem_, options);
-    } else {
-        return builders->build_double(exec, mesh_, problem_, options);
-    }
+    const ElementOperatorBuilder<V> build = level.builder<V>();
+    if (!build) throw std::invalid_argument("format '" + level.name + "' is not available for finite elements");
+    return build(exec, mesh_, problem_, options);
 }
 
 template <typename V>

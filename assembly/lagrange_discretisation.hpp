@@ -24,8 +24,8 @@ public:
     UnknownSpace unknowns() const override;
     using Discretisation<V>::assemble;
     LinearSystem<V> assemble(const ExecPtr& exec, CsrOffsets offsets) const override;
-    /// Formats whose registry entry holds ElementOperatorBuilders (lma).
-    DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
+    /// The operator of an element-matrix level (lma), built by the level's builder.
+    DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const OperatorLevelEntry& level,
                                            const FormatOptions& options) const override;
     /// Degree k -> k/2 -> 1 or k -> 1 on the same mesh, then down the refinements by gpufem
     /// of a refined mesh (assembly/lagrange_interpolation.hpp).

@@ -1,5 +1,7 @@
 #include "assembly/matrix_file_system.hpp"
 
+#include "assembly/operator_levels.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -94,10 +96,10 @@ LinearSystem<V> ExternalSystemDiscretisation<V>::assemble(const ExecPtr& exec, C
 }
 
 template <typename V>
-DiscreteSystem<V> ExternalSystemDiscretisation<V>::assemble_matrix_free(const ExecPtr&, const FormatEntry& format,
+DiscreteSystem<V> ExternalSystemDiscretisation<V>::assemble_matrix_free(const ExecPtr&, const OperatorLevelEntry& level,
                                                                         const FormatOptions&) const
 {
-    throw std::invalid_argument("format " + format.name + " is matrix-free: it needs a mesh's element "
+    throw std::invalid_argument("format " + level.name + " is matrix-free: it needs a mesh's element "
                                 "matrices, and " + system_->file.filename().string() +
                                 " is an assembled matrix; use an assembled format");
 }

@@ -45,7 +45,7 @@ public:
     using Discretisation<V>::assemble;
     LinearSystem<V> assemble(const ExecPtr& exec, CsrOffsets offsets) const override;
     /// Throws std::invalid_argument: a matrix file has no element matrices.
-    DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const FormatEntry& format,
+    DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const OperatorLevelEntry& level,
                                            const FormatOptions& options) const override;
     /// None: there is no mesh to coarsen in degree (pmg is amg here).
     std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const override;

@@ -260,6 +260,9 @@ FormatEntry bdia_format_entry()
         {{"max_bytes", "free", "refuse when the band needs more bytes (default: the free memory)"}},
         parse_bdia_options, bdia_options_json);
     e.orders_on_host = true;
+    e.limit_bytes = [](FormatOptions& options, std::size_t max_bytes) {
+        if (options.get<BdiaOptions>("bdia").max_bytes == 0) options.set("bdia", BdiaOptions{max_bytes});
+    };
     e.memory = [](const MatrixShape& m, const FormatOptions&) {
         // The band of every 256-row slab (its width taken as the matrix's), the diagonal and
         // the permutation; the build holds the matrix and its permuted copy at once.

@@ -95,6 +95,7 @@ FormatEntry csr_format_entry()
          {"offsets", "auto", "row offsets: auto (32-bit, 64-bit past 2^31 - 1 non-zeros) or 64 (always)"}},
         parse_csr_options, csr_options_json);
     e.keeps_csr = true;
+    e.baseline = true;
     e.build_wide_float = build_wide_csr<float>;
     e.build_wide_double = build_wide_csr<double>;
     e.asks_wide_offsets = [](const FormatOptions& options) { return options.get<CsrOptions>("csr").wide_offsets; };
@@ -106,6 +107,7 @@ FormatEntry csr_scalar_format_entry()
     FormatEntry e = assembled_format_entry("csr-scalar", "CSR, one thread per row",
                                            build_csr_scalar<float>, build_csr_scalar<double>);
     e.keeps_csr = true;
+    e.auto_candidate = false;  // csr's tuned kernel is never slower
     return e;
 }
 

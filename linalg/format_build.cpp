@@ -71,9 +71,6 @@ template <typename V>
 FormatBuild<V> build_format(const FormatEntry& format, Csr<V> matrix, const FormatOptions& options)
 {
     const ExecPtr exec = matrix.executor();
-    if (format.matrix_free())
-        throw std::invalid_argument("format '" + format.name +
-                                    "' is matrix-free: the discretisation builds it, not a matrix");
     format.require(exec->backend());
     // The case's reordering first (timed as part of the conversion), then the format's own.
     std::optional<ReorderedMatrix<V>> reordered;

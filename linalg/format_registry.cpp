@@ -37,7 +37,17 @@ const FormatRegistry& assembled_formats()
     return registry;
 }
 
-void FormatEntry::require(Backend backend) const
+const FormatEntry& baseline_format()
+{
+    static const FormatEntry& baseline = [] () -> const FormatEntry& {
+        for (const FormatEntry& entry : assembled_formats().entries())
+            if (entry.baseline) return entry;
+        throw std::logic_error("format registry: no baseline format");
+    }();
+    return baseline;
+}
+
+void OperatorEntryBase::require(Backend backend) const
 {
     if (!available_on(backend))
         throw std::invalid_argument(fmt::format("format '{}' needs the {} backend", name,
@@ -59,7 +69,7 @@ double symmetric_permutation_bytes(const MatrixShape& m)
     return csr_bytes(m) + m.nnz * (8 + m.value_bytes + (m.on_device ? 8 : 0)) + 16 * m.rows;
 }
 
-FormatMemory FormatEntry::estimate_memory(const MatrixShape& shape, const FormatOptions& options) const
+FormatMemory OperatorEntryBase::estimate_memory(const MatrixShape& shape, const FormatOptions& options) const
 {
     if (memory) return memory(shape, options);
     // As csr: the matrix and its diagonal, built in place.
@@ -79,41 +89,14 @@ FormatEntry assembled_format_entry(std::string name, std::string summary,
     return e;
 }
 
-void FormatRegistry::add(FormatEntry entry)
-{
-    if (find(entry.name)) throw std::logic_error("format '" + entry.name + "' registered twice");
-    entries_.push_back(std::move(entry));
-}
-
-const FormatEntry* FormatRegistry::find(std::string_view name) const
-{
-    for (const FormatEntry& entry : entries_)
-        if (entry.name == name) return &entry;
-    return nullptr;
-}
-
-const FormatEntry& FormatRegistry::at(std::string_view name) const
-{
-    if (const FormatEntry* entry = find(name)) return *entry;
-    throw std::invalid_argument(fmt::format("unknown format '{}' (known: {})", name, joined_names()));
-}
-
-std::vector<std::string> FormatRegistry::names() const
-{
-    std::vector<std::string> names;
-    for (const FormatEntry& entry : entries_) names.push_back(entry.name);
-    return names;
-}
-
 std::vector<std::string> FormatRegistry::names_on(Backend backend) const
 {
     std::vector<std::string> names;
-    for (const FormatEntry& entry : entries_)
+    for (const FormatEntry& entry : entries())
         if (entry.available_on(backend)) names.push_back(entry.name);
     return names;
 }
 
-std::string FormatRegistry::joined_names() const { return fmt::format("{}", fmt::join(names(), ", ")); }
 
 int read_power_of_two(const OptionReader& reader, std::string_view key, int max)
 {

@@ -4,10 +4,9 @@
 // Case validation, `gpufem run --help`, the README's case reference and the benchmarks'
 // format lists all come from it; nothing else lists format names.
 //
-// Formats built from an assembled CSR matrix live in linalg/ (assembled_formats()); formats a
-// discretisation builds without assembling a matrix (matrix-free, e.g. lma) are added by
-// assembly/ (see assembly/format_registry.hpp), which knows the mesh.
-#include <any>
+// These are the storage formats of an assembled CSR matrix (assembled_formats()). Operators
+// a discretisation builds without assembling a matrix are operator levels, registered apart in
+// assembly/operator_levels.hpp; a case's `format:` names either (assembly/operator_choice.hpp).
 #include <functional>
 #include <string>
 #include <string_view>
@@ -17,6 +16,7 @@
 #include "linalg/csr.hpp"
 #include "linalg/executor.hpp"
 #include "linalg/format_options.hpp"
+#include "linalg/named_registry.hpp"
 
 namespace gpufem {
 
@@ -69,14 +69,36 @@ struct FormatMemory {
     double host = 0;        ///< host memory of its host steps (orderings), beside the executor's
 };
 
-/// One registered format.
-struct FormatEntry {
+/// What every operator a case's `format:` can name registers, whether it stores the assembled
+/// matrix (FormatEntry) or is built without one (an operator level, assembly/operator_levels.hpp):
+/// its name, help, backends, options, benchmark variants and memory.
+struct OperatorEntryBase {
     std::string name;     ///< as in the case file: format: <name>
     std::string summary;  ///< what it is, for the reference (may span lines)
     bool on_cpu = true;   ///< the cpu backend has it
     bool on_cuda = true;  ///< the cuda backend has it
     FormatOptionCodec options;  ///< its keys under format_options.<name> (none: empty)
-    /// Built from CSR (assembled formats); null for matrix-free formats.
+    /// Optional: the variants a benchmark name <name><suffix> stands for (e.g. lma-all:
+    /// both scatters and storages), from the case's options; throws std::invalid_argument on
+    /// a bad suffix. Empty: no variants (only its plain name).
+    std::function<std::vector<FormatVariant>(std::string_view suffix, const FormatOptions& base)>
+        variants;
+    /// The suffix the benchmarks' default list uses ("" = the plain name).
+    std::string bench_default_suffix;
+    /// Its memory, estimated from the matrix's shape and its options (the memory estimate of
+    /// `gpufem run`); empty: that of csr.
+    std::function<FormatMemory(const MatrixShape& shape, const FormatOptions& options)> memory;
+
+    /// The memory estimate (memory, or csr's when it has none).
+    FormatMemory estimate_memory(const MatrixShape& shape, const FormatOptions& options) const;
+    /// True when backend has it.
+    bool available_on(Backend backend) const { return backend == Backend::cuda ? on_cuda : on_cpu; }
+    /// Throws std::invalid_argument "format 'x' needs the cuda backend" unless backend has it.
+    void require(Backend backend) const;
+};
+
+/// One registered storage format of the assembled matrix: built from CSR.
+struct FormatEntry : OperatorEntryBase {
     CsrFormatBuilder<float> build_float = nullptr;
     CsrFormatBuilder<double> build_double = nullptr;
     /// Formats that also take a matrix past 2^31 - 1 entries (WideCsr, 64-bit row offsets):
@@ -86,34 +108,24 @@ struct FormatEntry {
     /// Whether its options ask for 64-bit row offsets at any size (csr's offsets: 64);
     /// empty: only past 2^31 - 1 entries.
     std::function<bool(const FormatOptions& options)> asks_wide_offsets;
-    /// Matrix-free formats: the builder the discretisation calls (its type is the
-    /// discretisation's business, see assembly/format_registry.hpp); empty otherwise.
-    std::any build_from_discretisation;
-    /// Optional: the variants a benchmark name <name><suffix> stands for (e.g. lma-all:
-    /// both scatters and storages), from the case's options; throws std::invalid_argument on
-    /// a bad suffix. Empty: the format has no variants (only its plain name).
-    std::function<std::vector<FormatVariant>(std::string_view suffix, const FormatOptions& base)>
-        variants;
-    /// The suffix the benchmarks' default list uses ("" = the plain name).
-    std::string bench_default_suffix;
     /// The built operator keeps the CSR arrays it was built from, in the same numbering
     /// (LinearOperator::stored_csr), so nothing needs a second copy of the matrix.
     bool keeps_csr = false;
     /// Its conversion orders the rows on the host (a Cuthill-McKee ordering of the pattern):
     /// costly on large matrices (format: auto tries it only when that can pay off).
     bool orders_on_host = false;
-    /// Its memory, estimated from the matrix's shape and the format's options (the memory
-    /// estimate of `gpufem run`); empty: that of csr.
-    std::function<FormatMemory(const MatrixShape& shape, const FormatOptions& options)> memory;
+    /// format: auto tries it (false for a format that can never win, e.g. a plain reference
+    /// kernel beside its tuned version).
+    bool auto_candidate = true;
+    /// Optional: sets options so that the format refuses to store a matrix in more than
+    /// max_bytes, unless the case set its own limit (bdia's band). format: auto uses it to
+    /// skip a format that cannot win, and its memory estimate leaves such a format out.
+    std::function<void(FormatOptions& options, std::size_t max_bytes)> limit_bytes;
+    /// The assembled matrix as it is (no conversion): the format runs fall back to where
+    /// theirs cannot be used (format: auto's iteration estimate, the double-precision residual
+    /// of a float solve). Exactly one format is the baseline.
+    bool baseline = false;
 
-    /// The memory estimate of the format (memory, or csr's when it has none).
-    FormatMemory estimate_memory(const MatrixShape& shape, const FormatOptions& options) const;
-    /// True when a discretisation builds it without an assembled matrix.
-    bool matrix_free() const { return build_double == nullptr; }
-    /// True when backend has it.
-    bool available_on(Backend backend) const { return backend == Backend::cuda ? on_cuda : on_cpu; }
-    /// Throws std::invalid_argument "format 'x' needs the cuda backend" unless backend has it.
-    void require(Backend backend) const;
     /// Whether options ask this format for 64-bit row offsets at any size (asks_wide_offsets).
     bool wide_offsets_asked(const FormatOptions& options) const
     {
@@ -128,7 +140,7 @@ struct FormatEntry {
         if constexpr (std::is_same_v<V, float>) return build_wide_float;
         else return build_wide_double;
     }
-    /// The CSR builder for value type V (null for matrix-free formats).
+    /// The CSR builder for value type V.
     template <typename V>
     CsrFormatBuilder<V> csr_builder() const
     {
@@ -142,27 +154,16 @@ FormatEntry assembled_format_entry(std::string name, std::string summary,
                                    CsrFormatBuilder<float> build_float,
                                    CsrFormatBuilder<double> build_double);
 
-/// A list of formats with lookup by name.
-class FormatRegistry {
+/// The assembled formats, with lookup by name.
+class FormatRegistry : public NamedRegistry<FormatEntry> {
 public:
-    /// Adds a format; throws std::logic_error when the name is taken.
-    void add(FormatEntry entry);
-    /// The format named name, or nullptr.
-    const FormatEntry* find(std::string_view name) const;
-    /// The format named name; throws std::invalid_argument listing the known names.
-    const FormatEntry& at(std::string_view name) const;
-    /// Every format, in registration order (the order benchmarks list them).
-    const std::vector<FormatEntry>& entries() const { return entries_; }
-    /// Their names, in the same order.
-    std::vector<std::string> names() const;
+    FormatRegistry() : NamedRegistry<FormatEntry>("format") {}
     /// The names of the formats backend has.
     std::vector<std::string> names_on(Backend backend) const;
-    /// "csr, ell, ..." for messages.
-    std::string joined_names() const;
-
-private:
-    std::vector<FormatEntry> entries_;
 };
+
+/// The baseline format (FormatEntry::baseline: csr).
+const FormatEntry& baseline_format();
 
 /// The formats linalg builds from an assembled CSR matrix (csr, csr-scalar, ell, ellr, sellp,
 /// bdia, staircase, cusparse, cusparse-sell), registered in linalg/format_registry.cpp.

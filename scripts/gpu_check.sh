@@ -21,9 +21,11 @@
 #   scripts/gpu_check.sh memory  the memory estimate against the measured peaks: the GPU test
 #                                (every format), then GPU-sized cases (report.json "memory"),
 #                                as a table
-#   scripts/gpu_check.sh compare bench spmv (bench_cube_4m) and bench solver (bench_cube_262k)
-#                                with this build and with bundle/bin/gpufem_old (an earlier
-#                                build packed as gpufem_old), in the same run
+#   scripts/gpu_check.sh compare bench spmv (bench_cube_4m), bench solver (bench_cube_262k; and
+#                                bench_cube_4m with pmg and jacobi) and three runs of
+#                                bench_cube_4m with pmg, with this build and with
+#                                bundle/bin/gpufem_old (an earlier build packed as gpufem_old),
+#                                in the same run
 #   scripts/gpu_check.sh refine  gpufem's refinement and node numbering on the device (the GPU
 #                                test, sanitizers) and the mesh phase of Gmsh meshes refined
 #                                there: refined_ball_p2, refined_cube_tets_p2, as a table
@@ -306,7 +308,27 @@ PY
       run $prog bench solver cases/bench_cube_262k.yaml --backend cuda -o /tmp/gpufem_runs/solver_$prog \
         -m cg,bicgstab -p none,jacobi 2>&1 | grep -v "\[info\]"
       cp /tmp/gpufem_runs/solver_$prog/bench_solver.json "$OUT/bench_solver_$prog.json" 2>/dev/null
+      echo "== $prog: bench solver bench_cube_4m, CG with pmg and with jacobi"
+      run $prog bench solver cases/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/solver4m_$prog \
+        -m cg -p pmg,jacobi 2>&1 | grep -v "\[info\]"
+      cp /tmp/gpufem_runs/solver4m_$prog/bench_solver.json "$OUT/bench_solver_4m_$prog.json" 2>/dev/null
+      echo "== $prog: run bench_cube_4m with pmg (report.json phases)"
+      for k in 1 2 3; do
+        run $prog run cases/bench_cube_4m.yaml --backend cuda -q -o /tmp/gpufem_runs/pmg4m_$prog \
+          --set solver.preconditioner=pmg > /dev/null 2>&1 || echo "exit $?"
+        cp /tmp/gpufem_runs/pmg4m_$prog/report.json "$OUT/pmg4m_${prog}_$k.json" 2>/dev/null
+      done
     done
+    python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+print(f"{'run':<22}{'its':>5}{'assembly':>10}{'setup':>9}{'solve':>9}{'total':>8}")
+for f in sorted(glob.glob(os.path.join(sys.argv[1], 'pmg4m_*.json'))):
+    r = json.load(open(f)); t = r['times']
+    assembly = t['assembly']['total'] if isinstance(t.get('assembly'), dict) else t.get('assembly', 0)
+    print(f"{os.path.basename(f)[6:-5]:<22}{r['solver']['iterations']:>5}{assembly:>10.4f}"
+          f"{t.get('preconditioner_setup', 0):>9.4f}{t['solve']:>9.4f}{t['total']:>8.3f}")
+PY
+    tar czf "$OUT/pmg4m_reports.tgz" -C "$OUT" $(cd "$OUT" && ls pmg4m_*.json) && rm -f "$OUT"/pmg4m_*.json
   elif [[ $stage == solvers ]]; then
     run_tests 300 30 test_krylov_gpu test_krylov
     echo "== compute-sanitizer"

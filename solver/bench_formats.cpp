@@ -2,38 +2,35 @@
 
 #include <stdexcept>
 
-#include "assembly/format_registry.hpp"
 
 namespace gpufem {
 namespace {
 
-/// The entries of format for the variant suffix ("" = the plain format).
-std::vector<BenchFormat> expand(const FormatEntry& format, std::string_view suffix,
-                                const FormatOptions& base)
+/// The entries of choice for the variant suffix ("" = the plain format).
+std::vector<BenchFormat> expand(const OperatorChoice& choice, std::string_view suffix, const FormatOptions& base)
 {
-    if (!format.variants) return {{&format, format.name, base}};
+    const OperatorEntryBase& entry = choice.entry();
+    if (!entry.variants) return {{choice, entry.name, base}};
     std::vector<BenchFormat> out;
-    for (FormatVariant& v : format.variants(suffix, base))
-        out.push_back({&format, std::move(v.label), std::move(v.options)});
+    for (FormatVariant& v : entry.variants(suffix, base)) out.push_back({choice, std::move(v.label), std::move(v.options)});
     return out;
 }
 
-/// The registry entry name stands for and the variant suffix after its name.
-std::pair<const FormatEntry*, std::string_view> resolve(const FormatRegistry& registry,
-                                                        std::string_view name)
+/// The format or level name stands for and the variant suffix after its name.
+std::pair<OperatorChoice, std::string_view> resolve(std::string_view name)
 {
-    if (const FormatEntry* exact = registry.find(name)) return {exact, ""};
-    const FormatEntry* best = nullptr;
-    for (const FormatEntry& format : registry.entries()) {
-        const std::size_t n = format.name.size();
-        if (!format.variants || name.size() <= n || name.substr(0, n) != format.name) continue;
+    if (const OperatorChoice exact = lookup_operator(name); exact.format || exact.level) return {exact, ""};
+    std::string_view best;
+    for (const OperatorEntryBase& entry : operator_entries()) {
+        const std::size_t n = entry.name.size();
+        if (!entry.variants || name.size() <= n || name.substr(0, n) != entry.name) continue;
         if (name[n] != '-' && name[n] != ':') continue;
-        if (!best || n > best->name.size()) best = &format;
+        if (n > best.size()) best = entry.name;
     }
-    if (!best)
+    if (best.empty())
         throw std::invalid_argument("unknown format '" + std::string(name) + "' (known: " +
-                                    registry.joined_names() + ", and variants such as lma-all)");
-    return {best, name.substr(best->name.size())};
+                                    joined_operator_names() + ", and variants such as lma-all)");
+    return {lookup_operator(best), name.substr(best.size())};
 }
 
 }  // namespace
@@ -41,19 +38,18 @@ std::pair<const FormatEntry*, std::string_view> resolve(const FormatRegistry& re
 std::vector<BenchFormat> bench_formats(const std::vector<std::string>& names,
                                        const FormatOptions& base, Backend backend)
 {
-    const FormatRegistry& registry = format_registry();
     std::vector<BenchFormat> out;
     if (names.empty()) {
-        for (const FormatEntry& format : registry.entries()) {
-            if (!format.available_on(backend)) continue;
-            for (BenchFormat& f : expand(format, format.bench_default_suffix, base))
+        for (const OperatorEntryBase& entry : operator_entries()) {
+            if (!entry.available_on(backend)) continue;
+            for (BenchFormat& f : expand(lookup_operator(entry.name), entry.bench_default_suffix, base))
                 out.push_back(std::move(f));
         }
         return out;
     }
     for (const std::string& name : names) {
-        const auto [format, suffix] = resolve(registry, name);
-        for (BenchFormat& f : expand(*format, suffix, base)) out.push_back(std::move(f));
+        const auto [choice, suffix] = resolve(name);
+        for (BenchFormat& f : expand(choice, suffix, base)) out.push_back(std::move(f));
     }
     return out;
 }

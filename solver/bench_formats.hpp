@@ -5,13 +5,13 @@
 #include <vector>
 
 #include "linalg/executor.hpp"
-#include "linalg/format_registry.hpp"
+#include "assembly/operator_levels.hpp"
 
 namespace gpufem {
 
 /// One entry of a benchmark's format list.
 struct BenchFormat {
-    const FormatEntry* format = nullptr;  ///< the registry entry
+    OperatorChoice choice;                ///< the format or operator level
     std::string label;                    ///< as printed ("sellp", "lma-colour-sym:twin")
     FormatOptions options;                ///< the case's options with the variant's applied
 };

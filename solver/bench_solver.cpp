@@ -15,7 +15,6 @@
 #include "solver/pipeline.hpp"
 #include "solver/krylov/krylov.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
-#include "solver/multigrid/make_preconditioner.hpp"
 #include "solver/output_files.hpp"
 #include "solver/run_case.hpp"
 
@@ -76,26 +75,27 @@ double sum(const std::vector<double>& v)
 }
 
 template <typename V>
-SolverBenchRow measure(const std::string& format, KrylovMethod method, PreconditionerKind pre,
-                       KrylovVariant variant, const LinearOperator<V>& a, const Csr<V>* matrix,
-                       const std::vector<Csr<V>>* interpolations, const Array<V>& b,
+SolverBenchRow measure(const std::string& format, KrylovMethod method, const PreconditionerEntry& pre,
+                       KrylovVariant variant, const DiscreteSystem<V>& system, const Array<V>& b,
                        const CaseSpec& spec, const SolverBenchOptions& bench, double copy_bw)
 {
+    const LinearOperator<V>& a = *system.op.op;
     SolverBenchRow row;
     row.format = format;
     row.method = method_name(method);
-    row.preconditioner = preconditioner_name(pre);
+    row.preconditioner = pre.name;
     row.variant = variant_name(variant);
     SolveOptions options = solve_options(spec.solver);
     options.time_spmv = false;
     a.executor()->synchronize();
     const auto setup_start = std::chrono::steady_clock::now();
-    const auto preconditioner =
-        make_preconditioner(PreconditionerSpec{pre, spec.solver.amg}, a, matrix, interpolations);
+    const SetUpPreconditioner<V> preconditioner = pre.build(
+        PreconditionerSetup<V>{a, system.preconditioner_matrix(), system.discretisation, system.op.permutation,
+                               system.coarse_from_elements, spec.solver});
     a.executor()->synchronize();
     row.setup_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
-    const Preconditioner<V>* m = preconditioner.get();
+    const Preconditioner<V>* m = preconditioner.preconditioner.get();
     const int long_run = bench.iterations;
     const int short_run = std::max(5, bench.iterations / 4);
 
@@ -140,10 +140,9 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, Precondit
     row.solve_seconds = to_tolerance.seconds;
     if (to_tolerance.status == SolveStatus::converged)
         row.time_to_solution = row.setup_seconds + row.solve_seconds;
-    if (auto* multigrid = dynamic_cast<AmgPreconditioner<V>*>(preconditioner.get()); multigrid && matrix) {
-        multigrid->update(a, *matrix);  // the numeric setup alone (the same values here)
-        row.update_seconds = multigrid->update_seconds();
-    }
+    // The numeric setup alone (the same values here), where the preconditioner can update.
+    if (Preconditioner<V>* kept = preconditioner.preconditioner.get(); kept && kept->update(a, system.preconditioner_matrix()))
+        row.update_seconds = kept->update_seconds();
     const auto* amg = dynamic_cast<const AmgPreconditioner<V>*>(m);
     if (amg && variant == KrylovVariant::merged) {  // the cycle is the same for both variants
         Array<V> z(a.executor(), b.size());
@@ -258,7 +257,7 @@ nlohmann::json row_json(const SolverBenchRow& r)
 struct BenchChoices {
     std::vector<BenchFormat> formats;
     std::vector<KrylovMethod> methods;
-    std::vector<PreconditionerKind> preconditioners;
+    std::vector<const PreconditionerEntry*> preconditioners;
 };
 
 BenchChoices bench_choices(const CaseSpec& spec, const SolverBenchOptions& bench, Backend backend)
@@ -275,7 +274,7 @@ BenchChoices bench_choices(const CaseSpec& spec, const SolverBenchOptions& bench
         if (spec.problem.convection.empty()) c.methods.push_back(KrylovMethod::cg);
         c.methods.push_back(KrylovMethod::bicgstab);
     }
-    for (const auto& p : bench.preconditioners) c.preconditioners.push_back(parse_preconditioner(p));
+    for (const auto& p : bench.preconditioners) c.preconditioners.push_back(&preconditioner_registry().at(p));
     if (c.preconditioners.empty()) c.preconditioners.push_back(spec.solver.preconditioner);
     return c;
 }
@@ -288,21 +287,18 @@ void bench_format(const std::string& label, const DiscreteSystem<V>& system,
 {
     const Array<V> b = reordered(system.op, system.rhs, false);
     for (KrylovMethod method : choices.methods)
-        for (PreconditionerKind pre : choices.preconditioners) {
+        for (const PreconditionerEntry* pre : choices.preconditioners) {
             SolverBenchRow reference;
             for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged}) {
-                spdlog::info("{} {} {} {}", label, method_name(method), preconditioner_name(pre),
+                spdlog::info("{} {} {} {}", label, method_name(method), pre->name,
                              variant_name(variant));
                 SolverBenchRow row;
                 try {
-                    row = measure<V>(label, method, pre, variant, *system.op.op,
-                                     system.preconditioner_matrix(),
-                                     &system.pmg_interpolations,
-                                     b, spec, bench, copy_bw);
+                    row = measure<V>(label, method, *pre, variant, system, b, spec, bench, copy_bw);
                 } catch (const std::exception& e) {
                     row.format = label;
                     row.method = method_name(method);
-                    row.preconditioner = preconditioner_name(pre);
+                    row.preconditioner = pre->name;
                     row.variant = variant_name(variant);
                     row.error = e.what();
                 }
@@ -325,19 +321,19 @@ std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoice
     const auto disc = make_discretisation<V>(spec, input);
     std::optional<LinearSystem<V>> assembled;  // assembled once, converted for each format
     std::vector<SolverBenchRow> rows;
-    bool keep_matrix = false, pmg = false;
-    for (PreconditionerKind pre : choices.preconditioners) {
-        keep_matrix = keep_matrix || needs_assembled_matrix(pre);
-        pmg = pmg || pre == PreconditionerKind::pmg;
+    bool keep_matrix = false, element_operators = false;
+    for (const PreconditionerEntry* pre : choices.preconditioners) {
+        keep_matrix = keep_matrix || pre->needs.assembled_matrix;
+        element_operators = element_operators || pre->needs.element_operators;
     }
     for (const BenchFormat& format : choices.formats) {
         std::optional<DiscreteSystem<V>> system;
         try {
-            if (format.format->matrix_free()) {
+            if (format.choice.matrix_free()) {
                 system.emplace(
-                    build_system(exec, *disc, *format.format, format.options, keep_matrix));
+                    build_system(exec, *disc, format.choice, format.options, keep_matrix));
             } else {
-                format.format->require(exec->backend());
+                format.choice.entry().require(exec->backend());
                 if (!assembled) assembled.emplace(disc->assemble(exec));
                 LinearSystem<V> copy;
                 if (assembled->wide_matrix) copy.wide_matrix = assembled->wide_matrix->clone_to(exec);
@@ -346,7 +342,7 @@ std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoice
                 copy.initial_guess = assembled->initial_guess.clone_to(exec);
                 copy.dirichlet_count = assembled->dirichlet_count;
                 copy.times = assembled->times;
-                system.emplace(convert_system(std::move(copy), *format.format, format.options,
+                system.emplace(convert_system(std::move(copy), *format.choice.format, format.options,
                                               keep_matrix));
             }
         } catch (const std::exception& refused) {
@@ -358,7 +354,8 @@ std::vector<SolverBenchRow> bench_system(const CaseSpec& spec, const BenchChoice
             continue;
         }
         // 64-bit offsets keep no CSR for pmg's products: its coarse operators from the elements.
-        if (pmg) keep_pmg_interpolations(*system, *disc, exec, system->wide_offsets && disc->has_pmg_coarse_operators());
+        system->discretisation = disc.get();
+        system->coarse_from_elements = element_operators && system->wide_offsets && disc->has_pmg_coarse_operators();
         bench_format(format.label, *system, choices, spec, bench, copy_bw, rows);
     }
     return rows;

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "assembly/format_registry.hpp"
+#include "assembly/operator_levels.hpp"
 #include "linalg/bdia.hpp"
 #include "linalg/blas1.hpp"
 #include "linalg/format_build.hpp"
@@ -33,11 +33,11 @@ std::vector<BenchFormat> bench_entries(const SpmvBenchOptions& options, const Fo
                                        const ExecPtr& exec)
 {
     std::vector<BenchFormat> entries = bench_formats(options.formats, base, exec->backend());
-    const FormatEntry& csr = format_registry().at("csr");
+    const FormatEntry& csr = baseline_format();
     std::stable_partition(entries.begin(), entries.end(),
-                          [&](const BenchFormat& f) { return f.format == &csr && f.label == csr.name; });
-    if (entries.empty() || entries.front().format != &csr)
-        entries.insert(entries.begin(), {&csr, csr.name, base});
+                          [&](const BenchFormat& f) { return f.choice.format == &csr && f.label == csr.name; });
+    if (entries.empty() || entries.front().choice.format != &csr)
+        entries.insert(entries.begin(), BenchFormat{OperatorChoice{&csr, nullptr}, csr.name, base});
     return entries;
 }
 
@@ -84,9 +84,9 @@ void measure_format(const BenchFormat& entry, const SpmvBenchOptions& options, c
                     std::vector<V>& reference, SpmvBenchRow& row)
 {
     const FormatBuild<V> built =
-        entry.format->matrix_free()
-            ? std::move(build_system(exec, disc, *entry.format, entry.options).op)
-            : build_format<V>(*entry.format, matrix.clone_to(exec), entry.options);
+        entry.choice.matrix_free()
+            ? std::move(build_system(exec, disc, entry.choice, entry.options).op)
+            : build_format<V>(*entry.choice.format, matrix.clone_to(exec), entry.options);
     const LinearOperator<V>& op = *built.op;
     row.convert_seconds = built.convert_seconds;
     row.host_steps = built.host_steps;
@@ -150,7 +150,7 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
         row.refine = spec.mesh.refine;
         row.unknowns = matrix.rows;
         row.format = entry.label;
-        row.matrix_free = entry.format->matrix_free();
+        row.matrix_free = entry.choice.matrix_free();
         spdlog::info("bench spmv: {}", entry.label);
         try {
             measure_format(entry, options, exec, disc, matrix, xs, copy_bw, is_reference, reference, row);

@@ -15,7 +15,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "assembly/expression.hpp"
-#include "assembly/format_registry.hpp"
+#include "assembly/operator_levels.hpp"
 #include "solver/case_overrides.hpp"
 #include "solver/case_reader.hpp"
 #include "solver/format_choice.hpp"
@@ -397,10 +397,11 @@ OutputSpec read_output(const CaseReader& reader, const CaseValue& value, json& r
 }
 
 /// The fv map; resolved gets its JSON with defaults. The correction's default depends on the
-/// preconditioner: implicit with amg (a handful of iterations, each applying the correction),
-/// deferred otherwise (Jacobi's hundreds of iterations are cheaper on the plain matrix).
+/// preconditioner: implicit with multigrid (a handful of iterations, each applying the
+/// correction), deferred otherwise (Jacobi's hundreds of iterations are cheaper on the plain
+/// matrix).
 FvOptions read_fv(const CaseReader& reader, const CaseValue& value, json& resolved,
-                  PreconditionerKind preconditioner)
+                  const PreconditionerEntry& preconditioner)
 {
     FvOptions fv;
     const std::vector<CaseValue> entries = reader.entries(value, fv_keys);
@@ -416,8 +417,7 @@ FvOptions read_fv(const CaseReader& reader, const CaseValue& value, json& resolv
     }
     // The limiter makes the correction non-linear in u: only deferred passes can take it.
     const bool limited = fv.correction_limit < 1.0;
-    fv.correction = limited || preconditioner != PreconditionerKind::amg ? FvCorrection::deferred
-                                                                          : FvCorrection::implicit;
+    fv.correction = limited || !preconditioner.multigrid ? FvCorrection::deferred : FvCorrection::implicit;
     if (const CaseValue* correction = find_entry(entries, "correction")) {
         fv.correction = reader.to_enum(*correction, fv_correction_names);
         if (fv.correction == FvCorrection::implicit && limited)
@@ -493,7 +493,9 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
         solver.variant = reader.to_enum(*variant, krylov_variant_names);
     }
     if (const CaseValue* preconditioner = find_entry(entries, "preconditioner")) {
-        solver.preconditioner = reader.to_enum(*preconditioner, preconditioner_names);
+        const std::vector<std::string> names = preconditioner_registry().names();
+        const std::vector<std::string_view> choices(names.begin(), names.end());
+        solver.preconditioner = &preconditioner_registry().at(reader.to_choice(*preconditioner, choices));
     }
     if (const CaseValue* check_every = find_entry(entries, "check_every")) {
         solver.check_every = reader.to_int(*check_every, 1);
@@ -513,7 +515,7 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
                           amg_resolved);
     resolved = {{"method", method_name(solver.method)},
                 {"variant", variant_name(solver.variant)},
-                {"preconditioner", preconditioner_name(solver.preconditioner)},
+                {"preconditioner", solver.preconditioner->name},
                 {"tolerance", solver.tolerance},
                 {"max_iterations", solver.max_iterations},
                 {"check_every", solver.check_every},
@@ -601,15 +603,15 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
         reader.fail(*find_entry(entries, "degree"), "finite volumes have one unknown per cell: "
                     "degree must be 1 (or left out) with discretisation: fv");
     if (const CaseValue* format = find_entry(entries, "format")) {
-        std::vector<std::string> names = format_registry().names();
+        std::vector<std::string> names = operator_names();
         names.emplace_back(auto_format_name);
         const std::vector<std::string_view> choices(names.begin(), names.end());
         spec.format = reader.to_choice(*format, choices);
     }
-    if (fv && spec.format != auto_format_name && format_registry().at(spec.format).matrix_free())
+    if (fv && spec.format != auto_format_name && find_operator(spec.format).matrix_free())
         reader.fail(*find_entry(entries, "format"), "format " + spec.format + " is matrix-free (element "
                     "matrices); finite volumes take an assembled format");
-    if (spec.matrix && spec.format != auto_format_name && format_registry().at(spec.format).matrix_free())
+    if (spec.matrix && spec.format != auto_format_name && find_operator(spec.format).matrix_free())
         reader.fail(*find_entry(entries, "format"), "format " + spec.format + " is matrix-free: it needs a "
                     "mesh's element matrices; a matrix case takes an assembled format");
     if (const CaseValue* iterations = find_entry(entries, "auto_iterations")) {
@@ -623,12 +625,12 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
     if (const CaseValue* reorder = find_entry(entries, "reorder")) {
         spec.format_options.set_reordering(reader.to_enum(*reorder, reordering_names));
         if (spec.format_options.reordering() != Reordering::none && spec.format != auto_format_name &&
-            format_registry().at(spec.format).matrix_free())
+            find_operator(spec.format).matrix_free())
             reader.fail(*reorder, "reorder applies to the assembled formats; format " + spec.format +
                                       " is matrix-free (its element matrices keep the mesh's numbering)");
     }
     spec.solver = read_solver(reader, section("solver"), resolved["solver"]);
-    if (fv) spec.fv = read_fv(reader, section("fv"), resolved["fv"], spec.solver.preconditioner);
+    if (fv) spec.fv = read_fv(reader, section("fv"), resolved["fv"], *spec.solver.preconditioner);
     if (const CaseValue* precision = find_entry(entries, "precision")) {
         spec.precision = reader.to_enum(*precision, precision_names);
     }
@@ -637,9 +639,10 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
         spec.backend = reader.to_enum(*backend, backend_choice_names);
     }
 
-    if (fv && spec.solver.preconditioner == PreconditionerKind::pmg)
+    if (fv && spec.solver.preconditioner->needs.space_hierarchy)
         reader.fail(find_entry(entries, "solver") ? *find_entry(entries, "solver") : section("solver"),
-                    "preconditioner pmg needs Lagrange elements of degree >= 2; finite volumes: use amg");
+                    "preconditioner " + spec.solver.preconditioner->name +
+                        " needs Lagrange elements of degree >= 2; finite volumes: use amg");
     if (!spec.matrix) {
         resolved["degree"] = spec.degrees.size() == 1 ? json(spec.mesh.degree) : json(spec.degrees);
         resolved["discretisation"] = enum_name(discretisation_names, spec.discretisation);

@@ -17,6 +17,7 @@
 #include "mesh/vtk_writer.hpp"
 #include "solver/krylov/krylov.hpp"
 #include "solver/multigrid/amg_options.hpp"
+#include "solver/preconditioners/preconditioner_registry.hpp"
 
 namespace gpufem {
 
@@ -43,7 +44,8 @@ inline const char* backend_choice_name(BackendChoice b)
 struct SolverSpec {
     KrylovMethod method = KrylovMethod::cg;
     KrylovVariant variant = KrylovVariant::merged;
-    PreconditionerKind preconditioner = PreconditionerKind::none;
+    /// solver.preconditioner: an entry of preconditioner_registry() (default none).
+    const PreconditionerEntry* preconditioner = &default_preconditioner();
     double tolerance = 1e-8;              ///< relative residual ||b - A x|| / ||b||
     int max_iterations = 10000;
     int check_every = 10;                 ///< merged: iterations between host residual reads
@@ -93,7 +95,7 @@ struct CaseSpec {
     /// volumes, options in fv).
     DiscretisationKind discretisation = DiscretisationKind::fe;
     FvOptions fv;
-    std::string format = "csr";       ///< a name of format_registry() (assembly/format_registry.hpp),
+    std::string format = "csr";       ///< a format or operator level (find_operator, assembly/operator_levels.hpp),
                                       ///< or "auto" (solver/format_choice.hpp)
     FormatOptions format_options;     ///< each format's own options, parsed by the format, and
                                       ///< the reordering (case key reorder)

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "assembly/format_registry.hpp"
+#include "assembly/operator_levels.hpp"
 
 namespace gpufem {
 namespace {
@@ -78,7 +78,7 @@ private:
     std::vector<CaseValue> values_;
 };
 
-std::vector<std::string_view> option_keys(const FormatEntry& format)
+std::vector<std::string_view> option_keys(const OperatorEntryBase& format)
 {
     std::vector<std::string_view> keys;
     for (const FormatOptionInfo& info : format.options.keys) keys.push_back(info.key);
@@ -90,10 +90,10 @@ std::vector<std::string_view> option_keys(const FormatEntry& format)
 FormatOptions read_format_options(const CaseReader& reader, const CaseValue& value,
                                   nlohmann::json& resolved)
 {
-    const FormatRegistry& registry = format_registry();
+    const auto registry = operator_entries();
     // Allowed: each format's name (its own map) and, deprecated, any format's option key.
     std::vector<std::string> allowed_text;
-    for (const FormatEntry& format : registry.entries()) {
+    for (const OperatorEntryBase& format : registry) {
         if (format.options.keys.empty()) continue;
         allowed_text.push_back(format.name);
         for (const FormatOptionInfo& info : format.options.keys)
@@ -106,12 +106,12 @@ FormatOptions read_format_options(const CaseReader& reader, const CaseValue& val
     std::map<std::string, const CaseValue*> nested;      // format -> its map
     const std::vector<CaseValue> entries = reader.entries(value, allowed);
     for (const CaseValue& entry : entries) {
-        if (const FormatEntry* format = registry.find(entry.key)) {
-            nested[format->name] = &entry;
+        if (const OperatorChoice named = lookup_operator(entry.key); named.format || named.level) {
+            nested[named.name()] = &entry;
             continue;
         }
         std::vector<std::string> owners;
-        for (const FormatEntry& format : registry.entries()) {
+        for (const OperatorEntryBase& format : registry) {
             const auto keys = option_keys(format);
             if (std::find(keys.begin(), keys.end(), entry.key) == keys.end()) continue;
             flat[format.name].push_back(entry);
@@ -124,7 +124,7 @@ FormatOptions read_format_options(const CaseReader& reader, const CaseValue& val
 
     FormatOptions options;
     resolved = nlohmann::json::object();
-    for (const FormatEntry& format : registry.entries()) {
+    for (const OperatorEntryBase& format : registry) {
         if (format.options.keys.empty()) continue;
         const auto n = nested.find(format.name);
         const auto f = flat.find(format.name);

@@ -1,12 +1,12 @@
 // case_file_reference(): the documentation of every case-file key (also in the README). The
-// format part is generated from the format registry.
+// format and preconditioner parts are generated from their registries.
 #include "solver/case_file.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "assembly/format_registry.hpp"
+#include "assembly/operator_levels.hpp"
 
 namespace gpufem {
 namespace {
@@ -31,14 +31,27 @@ std::string wrap(const std::string& text, std::size_t indent, std::size_t width)
     return out + line;
 }
 
+/// The solver's `preconditioner` entry, from the preconditioner registry.
+std::string preconditioner_reference()
+{
+    constexpr std::size_t column = 27, width = 96;
+    const PreconditionerRegistry& registry = preconditioner_registry();
+    std::string choices;
+    for (const PreconditionerEntry& p : registry.entries())
+        choices += (choices.empty() ? "" : " | ") + p.name + (p.summary.empty() ? "" : " (" + p.summary + ")");
+    const std::string key = "  preconditioner: " + default_preconditioner().name;
+    return fmt::format("{:<{}}", key, column) +
+           wrap("(string, default " + default_preconditioner().name + ") " + choices, column, width) + "\n";
+}
+
 /// The `format` and `format_options` entries, from the registry.
 std::string format_reference()
 {
     constexpr std::size_t column = 27, width = 96;
     std::string s = "format: csr                (string, default csr) storage format of the matrix:\n";
     std::size_t name_width = 0;
-    for (const FormatEntry& f : format_registry().entries()) name_width = std::max(name_width, f.name.size());
-    for (const FormatEntry& f : format_registry().entries()) {
+    for (const OperatorEntryBase& f : operator_entries()) name_width = std::max(name_width, f.name.size());
+    for (const OperatorEntryBase& f : operator_entries()) {
         const std::string name = fmt::format("{:<{}} ", f.name, name_width);
         s += std::string(column, ' ') + name + wrap(f.summary, column + name_width + 1, width) + "\n";
     }
@@ -63,7 +76,7 @@ std::string format_reference()
          "                           (the flat keys of earlier versions, format_options: {slice: "
          "64},\n"
          "                           are still read, with a warning)\n";
-    for (const FormatEntry& f : format_registry().entries()) {
+    for (const OperatorEntryBase& f : operator_entries()) {
         if (f.options.keys.empty()) continue;
         s += "  " + f.name + ":\n";
         for (const FormatOptionInfo& o : f.options.keys) {
@@ -226,20 +239,7 @@ fv:                        (map, discretisation: fv only)
                            products, scalars kept on the device, the host reading the residual
                            every check_every iterations | reference: one library call per
                            vector operation (cuBLAS on the GPU), every dot read by the host
-  preconditioner: none     (string, default none) none | jacobi (diagonal scaling, taken from
-                           the format, lma included) | amg (smoothed-aggregation algebraic
-                           multigrid, one V-cycle per iteration, set up on the backend's
-                           device; with lma the matrix is assembled as well for the setup) |
-                           pmg (p-multigrid: degree k smoothed with the system's operator, then
-                           degree k/2 (even k >= 4) and 1 of the same mesh; then on a mesh refined
-                           by gpufem (straight cells) its parent mesh, that one's parent, ... down
-                           every refinement, and on a generated grid with an even number of boxes
-                           per unit length (at least 4) the grids of half, a quarter, ... of the
-                           boxes while the count stays even; amg below (at degree 1 on other
-                           meshes pmg is amg); the coarser operators are R A P of the matrix, or
-                           with lma the first from the element matrices, so no matrix is
-                           assembled)
-  tolerance: 1e-8          (number, 0 < tolerance < 1, default 1e-8) stop when
+)REF" + preconditioner_reference() + R"REF(  tolerance: 1e-8          (number, 0 < tolerance < 1, default 1e-8) stop when
                            ||b - A x|| / ||b|| <= tolerance
   max_iterations: 10000    (integer > 0, default 10000) stop after this many iterations
   check_every: 10          (integer > 0, default 10) merged on cuda: iterations between two

@@ -8,12 +8,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "assembly/format_registry.hpp"
+#include "assembly/operator_levels.hpp"
 #include "linalg/bdia.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
 #include "solver/bench_common.hpp"
-#include "solver/multigrid/make_preconditioner.hpp"
 #include "solver/pipeline.hpp"
 
 namespace gpufem {
@@ -66,14 +65,10 @@ double median_spmv_seconds(const LinearOperator<V>& op, const std::vector<Array<
 double spmvs_per_solver_iteration(const SolverSpec& solver)
 {
     double spmvs = spmvs_per_iteration(solver.method);
-    if (solver.preconditioner == PreconditionerKind::amg || solver.preconditioner == PreconditionerKind::pmg)
-        spmvs *= 1 + 2 * solver.amg.degree + 1;
+    if (solver.preconditioner->fine_applies) spmvs *= 1 + solver.preconditioner->fine_applies(solver);
     return spmvs;
 }
 
-/// Iterations multigrid is assumed to take (measured: 12-17 on the shipped cases at 1e-8 to
-/// 1e-10); its setup is too expensive to run for an estimate.
-constexpr double assumed_multigrid_iterations = 15;
 /// Iterations of each run that estimates the rest, and the most they take together.
 constexpr int estimate_iterations = 60;
 constexpr int estimate_limit = 200;
@@ -94,9 +89,9 @@ double expected_iterations(const LinearSystem<V>& system, const LinearOperator<V
         source = "auto_iterations";
         return spec.auto_iterations;
     }
-    if (solver.preconditioner == PreconditionerKind::amg || solver.preconditioner == PreconditionerKind::pmg) {
-        source = fmt::format("assumed for {}", preconditioner_name(solver.preconditioner));
-        return assumed_multigrid_iterations;
+    if (solver.preconditioner->assumed_iterations > 0) {
+        source = fmt::format("assumed for {}", solver.preconditioner->name);
+        return solver.preconditioner->assumed_iterations;
     }
     // CG's residual falls fastest (or even rises) in its first iterations, then settles to
     // the rate its condition sets: the rate is taken over the second half of a run of
@@ -107,11 +102,13 @@ double expected_iterations(const LinearSystem<V>& system, const LinearOperator<V
     options.time_spmv = false;
     options.on_residual = nullptr;
     Array<V> x = system.initial_guess.clone_to(op.executor());
-    const auto m = make_preconditioner<V>(PreconditionerSpec{solver.preconditioner, solver.amg}, op, nullptr);
+    // Only preconditioners measured by a short run come here (no hierarchy to set up).
+    const SetUpPreconditioner<V> m = solver.preconditioner->build(
+        PreconditionerSetup<V>{op, nullptr, nullptr, Array<index_type>{}, false, solver});
     int iterations = 0;
     double residual = 1, rate = 1;
     while (true) {
-        const SolveResult r = solve(solver.method, solver.variant, op, system.rhs, x, options, m.get());
+        const SolveResult r = solve(solver.method, solver.variant, op, system.rhs, x, options, m.preconditioner.get());
         iterations += r.iterations;
         residual = r.relative_residual;
         if (r.converged() || r.iterations == 0) {
@@ -139,7 +136,7 @@ std::vector<const FormatEntry*> auto_format_candidates(Backend backend)
 {
     std::vector<const FormatEntry*> out;
     for (const FormatEntry& entry : assembled_formats().entries())
-        if (entry.available_on(backend) && entry.name != "csr-scalar") out.push_back(&entry);
+        if (entry.available_on(backend) && entry.auto_candidate) out.push_back(&entry);
     return out;
 }
 
@@ -194,10 +191,12 @@ FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
         options.set_reordering(Reordering::none);
     }
     const Csr<V>& a = system.matrix;
-    // A band that stores more than band_limit x the CSR's bytes cannot win a bandwidth-bound
-    // SpMV: bdia is told to refuse it (after its ordering) unless the case set its own limit.
-    if (options.get<BdiaOptions>("bdia").max_bytes == 0)
-        options.set("bdia", BdiaOptions{static_cast<std::size_t>(band_limit * static_cast<double>(a.bytes_stored()))});
+    // A format that stores more than band_limit x the CSR's bytes cannot win a bandwidth-bound
+    // SpMV: those that can tell (bdia's band) are told to refuse it (after their ordering)
+    // unless the case set its own limit.
+    for (const FormatEntry& entry : assembled_formats().entries())
+        if (entry.limit_bytes)
+            entry.limit_bytes(options, static_cast<std::size_t>(band_limit * static_cast<double>(a.bytes_stored())));
     std::vector<Array<V>> x;
     for (int c = 0; c < x_copies; ++c)
         x.push_back(Array<V>::from_host(exec, std::vector<V>(static_cast<std::size_t>(a.cols), V(1 + c))));
@@ -207,11 +206,11 @@ FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
     const auto try_format = [&](const FormatEntry& entry, FormatCandidate& c) {
         try {
             FormatBuild<V> b = build_format(entry, a.clone_to(exec), options);
-            // csr is the assembled matrix itself: no conversion to count.
-            c.convert_seconds = entry.name == "csr" ? 0.0 : b.convert_seconds;
+            // The baseline is the assembled matrix itself: no conversion to count.
+            c.convert_seconds = entry.baseline ? 0.0 : b.convert_seconds;
             c.spmv_seconds = median_spmv_seconds(*b.op, x, y, fastest);
             fastest = std::min(fastest, c.spmv_seconds);
-            if (entry.name == "csr") csr.emplace(std::move(b));
+            if (entry.baseline) csr.emplace(std::move(b));
         } catch (const std::exception& e) {
             c.error = e.what();
         }
@@ -225,9 +224,10 @@ FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
     }
     if (!csr) {
         std::string why;
-        for (const FormatCandidate& c : choice.candidates)
-            if (c.format == "csr") why = c.error;
-        throw std::runtime_error("format auto: csr, which the iteration estimate runs on, could not be built: " + why);
+        for (std::size_t i = 0; i < candidates.size(); ++i)
+            if (candidates[i]->baseline) why = choice.candidates[i].error;
+        throw std::runtime_error("format auto: " + baseline_format().name +
+                                 ", which the iteration estimate runs on, could not be built: " + why);
     }
     // The estimate runs in the (reordered) matrix's numbering.
     LinearSystem<V> in_order;

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "assembly/format_registry.hpp"
+#include "assembly/operator_levels.hpp"
 #include "assembly/lma_operator.hpp"
 #include "assembly/pattern_estimate.hpp"
 #include "linalg/host_memory.hpp"
@@ -15,7 +15,6 @@
 #include "mesh/grid_coarsening.hpp"
 #include "mesh/mesh_entities.hpp"
 #include "solver/format_choice.hpp"
-#include "solver/multigrid/make_preconditioner.hpp"
 
 namespace gpufem {
 namespace {
@@ -41,36 +40,15 @@ struct Sizes {
     int d = 2;
 };
 
-/// Vectors of the Krylov solver (merged or reference; the preconditioner's own apart).
+/// Vectors of the Krylov solver (merged or reference; the preconditioner's own apart): z
+/// for a preconditioner applied on its own in merged CG, M^-1 p and M^-1 s in BiCGSTAB.
 double krylov_vectors(const SolverSpec& solver)
 {
-    const bool preconditioned = solver.preconditioner != PreconditionerKind::none;
-    const bool multigrid = solver.preconditioner == PreconditionerKind::amg ||
-                           solver.preconditioner == PreconditionerKind::pmg;
+    const PreconditionerEntry& m = *solver.preconditioner;
+    const bool preconditioned = !m.identity;
     if (solver.method == KrylovMethod::bicgstab) return preconditioned ? 8 : 6;
-    if (solver.variant == KrylovVariant::merged) return multigrid ? 4 : 3;
+    if (solver.variant == KrylovVariant::merged) return preconditioned && !m.diagonal ? 4 : 3;
     return preconditioned ? 4 : 3;
-}
-
-/// The preconditioner's kept data and the extra its setup holds at once (rough for the
-/// multigrid hierarchies, from measured runs: AMG's coarse levels and transfers about 30% of
-/// the fine matrix, p-multigrid's lower degrees and transfers 25%). Their setups' sparse
-/// products: on the CPU another 35% / 20% of the fine matrix; on CUDA (gpufem's hash
-/// product: the product itself and its row counts, no library buffers) 45% / 50%, measured on
-/// the 4M and 64M Q1 cubes (AMG: 44%) and the 4M Q4 square (p-multigrid: 48%) on an H100.
-std::pair<double, double> preconditioner_bytes(const SolverSpec& solver, const MatrixShape& m)
-{
-    const double vector = m.rows * m.value_bytes;
-    const auto product = [&](double host_share, double device_share) {
-        return (m.on_device ? device_share : host_share) * csr_bytes(m);
-    };
-    switch (solver.preconditioner) {
-    case PreconditionerKind::none: return {0, 0};
-    case PreconditionerKind::jacobi: return {vector, vector};
-    case PreconditionerKind::amg: return {0.3 * csr_bytes(m) + 6 * vector, product(0.35, 0.45)};
-    case PreconditionerKind::pmg: return {0.25 * csr_bytes(m) + 8 * vector, product(0.2, 0.5)};
-    }
-    return {0, 0};
 }
 
 }  // namespace
@@ -107,15 +85,15 @@ FormatMemory format_memory_estimate(const std::string& name, const MatrixShape& 
     if (name == auto_format_name) {
         for (const FormatEntry* entry :
              auto_format_candidates(m.on_device ? Backend::cuda : Backend::cpu)) {
-            // bdia refuses a band that does not fit (then it is not a candidate): left out.
-            if (entry->name == "bdia") continue;
+            // A format told to refuse a matrix it stores poorly (bdia's band) is left out.
+            if (entry->limit_bytes) continue;
             const FormatMemory one = entry->estimate_memory(m, options);
             f.stored = std::max(f.stored, one.stored);
             f.build_peak = std::max(f.build_peak, one.build_peak + csr_bytes(m));
             f.host = std::max(f.host, one.host);
         }
     } else {
-        f = format_registry().at(name).estimate_memory(m, options);
+        f = find_operator(name).entry().estimate_memory(m, options);
     }
     if (options.reordering() != Reordering::none) {
         f.build_peak = std::max(f.build_peak, csr_bytes(m) + symmetric_permutation_bytes(m));
@@ -197,12 +175,9 @@ MemoryEstimate estimate_fv_memory(const CaseSpec& spec, const MeshCounts& mesh, 
     const double face_keys = 28 * slots + (through_edges ? 32 * c * edges_per_cell : 0);
     const double assembled = csr + 2 * vector;
     const double assembly = state + std::max(face_keys, assembled);
-    const double system = e.format.stored + 2 * vector + (needs_assembled_matrix(spec.solver.preconditioner) ? csr : 0);
-    auto [kept, setup] = preconditioner_bytes(spec.solver, m);
-    if (spec.solver.preconditioner == PreconditionerKind::amg) {
-        kept += 60 * c;
-        setup += 40 * c;
-    }
+    const PreconditionerEntry& preconditioner = *spec.solver.preconditioner;
+    const double system = e.format.stored + 2 * vector + (preconditioner.needs.assembled_matrix ? csr : 0);
+    const auto [kept, setup] = preconditioner.memory(m, true);
     const double krylov = krylov_vectors(spec.solver) * vector + 8.0 * (spec.solver.max_iterations + 1);
     // The correction: gradients (3 doubles a cell), its right-hand sides and reorderings
     // (implicit: b(0) twice and an apply's temporaries; deferred: the passes' vectors and
@@ -264,14 +239,14 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     e.matrix = estimated_matrix_shape(mesh, z.s);
     e.matrix.on_device = cuda;
     const MatrixShape& m = e.matrix;
-    // format: auto builds assembled formats (flags of csr's entry).
-    const FormatEntry& entry = format_registry().at(spec.format == auto_format_name ? "csr" : spec.format);
+    // format: auto builds assembled formats (flags of the baseline's entry).
+    const OperatorChoice entry =
+        spec.format == auto_format_name ? OperatorChoice{&baseline_format(), nullptr} : find_operator(spec.format);
     e.format = format_memory_estimate(spec.format, m, spec.format_options);
     // Past 2^31 - 1 entries (or with csr's offsets: 64) a format that takes 64-bit offsets
     // holds the matrix: no cell-to-CSR map (the assembly searches the rows), 8-byte offsets.
-    e.wide_offsets = !entry.matrix_free() && entry.takes_wide_csr() &&
-                     (entry.wide_offsets_asked(spec.format_options) ||
-                      m.nnz > csr_nnz_limit);
+    e.wide_offsets = entry.format && entry.format->takes_wide_csr() &&
+                     (entry.format->wide_offsets_asked(spec.format_options) || m.nnz > csr_nnz_limit);
     const double wide_extra = e.wide_offsets ? 4 * (m.rows + 1) : 0.0;
     e.format.stored += wide_extra;
     e.format.build_peak += wide_extra;
@@ -313,24 +288,26 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     // (A mesh of several cell types has no coarser levels: its pmg is AMG on the matrix.)
     const bool element_coarse_operators =
         !mesh.mixed && (z.k >= 2 || can_coarsen_grid(mesh.shape, mesh.boxes_per_unit, mesh.cell_type, z.k));
+    const PreconditionerEntry& preconditioner = *spec.solver.preconditioner;
     const bool element_pmg =
         (spec.format != auto_format_name || e.wide_offsets) &&
-        pmg_from_element_matrices(spec.solver.preconditioner, entry.matrix_free() || e.wide_offsets,
-                                  element_coarse_operators || mesh.refined);
-    if (e.wide_offsets && needs_assembled_matrix(spec.solver.preconditioner) && !element_pmg)
+        preconditioner.coarse_from_elements(element_coarse_operators || mesh.refined,
+                                            entry.matrix_free() || e.wide_offsets);
+    if (e.wide_offsets && preconditioner.keeps_matrix(element_pmg))
         e.wide_refusal = fmt::format("preconditioner {} reads the matrix with 32-bit row offsets; use {}",
-                                     preconditioner_name(spec.solver.preconditioner), wide_offsets_preconditioners);
+                                     preconditioner.name, wide_offsets_preconditioners);
     else if (e.wide_offsets && spec.format_options.reordering() != Reordering::none)
         e.wide_refusal = fmt::format("reorder: {} permutes matrices with 32-bit row offsets only; use reorder: none",
                                      enum_name(reordering_names, spec.format_options.reordering()));
-    const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !entry.keeps_csr && !element_pmg;
+    const bool keep_matrix = preconditioner.keeps_matrix(element_pmg) && !(entry.format && entry.format->keeps_csr);
     if (!entry.matrix_free())
         e.assembles_csr = spec.format == auto_format_name ? "format auto (its candidates are assembled)" : "format " + spec.format;
     else if (keep_matrix)
-        e.assembles_csr = "preconditioner " + std::string(preconditioner_name(spec.solver.preconditioner)) +
-                          " (with format " + spec.format + " the matrix is assembled for its setup" +
-                          (spec.solver.preconditioner == PreconditionerKind::pmg
-                               ? ": at degree 1 on a mesh with no coarser grid or parent mesh, pmg is amg"
+        e.assembles_csr = "preconditioner " + preconditioner.name + " (with format " + spec.format +
+                          " the matrix is assembled for its setup" +
+                          (preconditioner.needs.space_hierarchy
+                               ? ": at degree 1 on a mesh with no coarser grid or parent mesh, " +
+                                     preconditioner.name + " is amg"
                                : "") +
                           ")";
     // Exact for the unit square and cube (the l-shape's count adds three squares: an upper bound).
@@ -356,8 +333,8 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     // Solve: the system, the right-hand side and guess in the operator's numbering, the
     // Krylov vectors, the preconditioner, the residual history; then the true residual and
     // the solution back in the original numbering.
-    auto [kept, setup] = preconditioner_bytes(spec.solver, m);
-    if (!element_pmg && spec.solver.preconditioner == PreconditionerKind::pmg &&
+    auto [kept, setup] = preconditioner.memory(m, false);
+    if (!element_pmg && preconditioner.needs.space_hierarchy &&
         can_coarsen_grid(mesh.shape, mesh.boxes_per_unit, mesh.cell_type, 1)) {
         // A generated grid's halvings below degree 1 on an assembled matrix: their transfers and
         // transposes ((3/2)^d entries a row on boxes, at most 2 on simplices) over the
@@ -370,8 +347,7 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     if (element_pmg) {
         // The element matrices and data (none when read from the lma storage: cells in their
         // own order), and the coarse patterns' cell maps.
-        const bool from_storage =
-            spec.format == "lma" && spec.format_options.get<LmaOptions>("lma").scatter == LmaScatter::atomic;
+        const bool from_storage = entry.level && entry.level->keeps_element_matrices_with(spec.format_options);
         // Otherwise stored as lma's symmetric variant (its values, interleaved connectivity, diagonal
         // and the loads it writes), or cell-major in full with a convection term (and the loads).
         const double p = z.p;
@@ -477,10 +453,11 @@ MemoryEstimate estimate_external_memory(const CaseSpec& spec, const Executor& ex
     const double kept_host = csr_double + 8 * rows;
     const double read = file_bytes + 16 * nnz + kept_host;
     // Assembly: the CSR in V and b on the executor, then the conversion.
-    const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner);
+    const PreconditionerEntry& preconditioner = *spec.solver.preconditioner;
+    const bool keep_matrix = preconditioner.needs.assembled_matrix;
     const double conversion = std::max(csr + 2 * vector, e.format.build_peak + 2 * vector) + (keep_matrix ? csr : 0);
     const double system = e.format.stored + 2 * vector + (keep_matrix ? csr : 0);
-    auto [kept, setup] = preconditioner_bytes(spec.solver, m);
+    const auto [kept, setup] = preconditioner.memory(m, false);
     const double krylov = krylov_vectors(spec.solver) * vector + 8.0 * (spec.solver.max_iterations + 1);
     const double solve = system + 2 * vector + kept + std::max(setup, krylov);
     const double base = baseline_host + kept_host;
@@ -524,13 +501,16 @@ void check_csr_limit(const MemoryEstimate& estimate)
 void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec)
 {
     const bool matrix_case = estimate.mesh.dim == 0;
-    // What stores less than the format in hand: csr than the padded formats, the matrix-free
-    // lma (not for a matrix case) than any matrix.
+    // What stores less than the format in hand: the baseline (csr) than the padded formats,
+    // the matrix-free levels (not for a matrix case) than any matrix.
+    const std::string baseline = baseline_format().name;
+    const std::string levels = operator_levels().joined_names(" or ");
+    const OperatorChoice in_hand = lookup_operator(estimate.format_name);
     std::string store_less;
-    if (estimate.format_name != "csr" && estimate.format_name != "lma")
-        store_less = matrix_case ? ", or format csr" : ", or format csr or the matrix-free lma";
-    else if (estimate.format_name == "csr" && !matrix_case)
-        store_less = ", or the matrix-free format lma";
+    if (estimate.format_name != baseline && !in_hand.matrix_free())
+        store_less = matrix_case ? ", or format " + baseline : ", or format " + baseline + " or the matrix-free " + levels;
+    else if (in_hand.format && in_hand.format->baseline && !matrix_case)
+        store_less = ", or the matrix-free format " + levels;
     const std::string suggestion =
         (matrix_case ? "use precision: float" + store_less
                      : "use a coarser mesh.size, a smaller refine or degree, precision: float" + store_less) +

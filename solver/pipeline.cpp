@@ -9,7 +9,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "assembly/format_registry.hpp"
+#include "assembly/operator_levels.hpp"
 #include "assembly/fv_discretisation.hpp"
 #include "assembly/lagrange_discretisation.hpp"
 #include "linalg/blas1.hpp"
@@ -19,8 +19,6 @@
 #include "solver/corrected_operator.hpp"
 #include "solver/format_choice.hpp"
 #include "solver/memory_estimate.hpp"
-#include "solver/multigrid/amg_preconditioner.hpp"
-#include "solver/multigrid/make_preconditioner.hpp"
 #include "solver/progress_line.hpp"
 #include "solver/solve_progress.hpp"
 
@@ -168,7 +166,7 @@ namespace {
 /// on the backend, without a trial (no other holds the matrix).
 const FormatEntry& wide_offsets_format(const Executor& exec)
 {
-    for (const FormatEntry& entry : format_registry().entries())
+    for (const FormatEntry& entry : assembled_formats().entries())
         if (entry.takes_wide_csr() && entry.available_on(exec.backend())) {
             spdlog::info("format auto: past 2^31 - 1 non-zeros only format {} (64-bit row offsets) holds "
                          "the matrix: no other candidate", entry.name);
@@ -180,16 +178,13 @@ const FormatEntry& wide_offsets_format(const Executor& exec)
 /// Throws when the preconditioner needs a CSR with 32-bit offsets that a system with 64-bit
 /// ones does not keep: amg, and pmg where it is amg (no coarser level from the elements).
 template <typename V>
-void refuse_wide_preconditioner(const DiscreteSystem<V>& system, PreconditionerKind preconditioner,
-                                bool element_pmg, const Discretisation<V>& disc)
+void refuse_wide_preconditioner(const DiscreteSystem<V>& system, const PreconditionerEntry& preconditioner)
 {
-    const bool pmg_from_elements =
-        preconditioner == PreconditionerKind::pmg && (element_pmg || disc.has_pmg_coarse_operators());
-    if (!needs_assembled_matrix(preconditioner) || pmg_from_elements) return;
+    if (!preconditioner.keeps_matrix(system.coarse_from_elements)) return;
     throw std::runtime_error(fmt::format(
         "preconditioner {}: the matrix has {} non-zeros and 64-bit row offsets (past 2,147,483,647, or "
         "format_options.csr.offsets: 64), which its setup does not read; use preconditioner {}",
-        preconditioner_name(preconditioner), system.matrix ? system.matrix->nnz : 0, wide_offsets_preconditioners));
+        preconditioner.name, system.matrix ? system.matrix->nnz : 0, wide_offsets_preconditioners));
 }
 
 }  // namespace
@@ -202,16 +197,17 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
                  disc.describe());
     std::optional<DiscreteSystem<V>> built;
     // format: auto chooses after the assembly: its candidates keep the matrix for multigrid.
-    const bool element_pmg =
+    const PreconditionerEntry& preconditioner = *spec.solver.preconditioner;
+    const bool coarse_from_elements =
         spec.format != auto_format_name &&
-        pmg_from_element_matrices(spec.solver.preconditioner, format_registry().at(spec.format).matrix_free(),
-                                  disc.has_pmg_coarse_operators());
-    const bool keep_matrix = needs_assembled_matrix(spec.solver.preconditioner) && !element_pmg;
+        preconditioner.coarse_from_elements(disc.has_pmg_coarse_operators(),
+                                            find_operator(spec.format).matrix_free());
+    const bool keep_matrix = preconditioner.keeps_matrix(coarse_from_elements);
     if (spec.format == auto_format_name) {
         // Assembled once; each candidate format is built from a copy and timed.
         // 64-bit offsets where a candidate's options ask for them (csr's offsets: 64).
         bool wide = false;
-        for (const FormatEntry& entry : format_registry().entries())
+        for (const FormatEntry& entry : assembled_formats().entries())
             wide = wide || entry.wide_offsets_asked(spec.format_options);
         LinearSystem<V> assembled = [&] {
             const ProgressLine line("assembly", [] { return ProgressStatus{}; });
@@ -229,7 +225,7 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
             spdlog::info("{}", choice.table());
             FormatOptions options = spec.format_options;
             options.set_reordering(Reordering::none);
-            built.emplace(convert_system(std::move(assembled), format_registry().at(choice.format), options,
+            built.emplace(convert_system(std::move(assembled), assembled_formats().at(choice.format), options,
                                          keep_matrix));
             // The reordering's time is in format_choice_seconds (done inside the choice): not added
             // to operator_seconds again; op.reorder_seconds still reports it.
@@ -239,15 +235,17 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
         }
     } else {
         const ProgressLine line("assembly", [] { return ProgressStatus{}; });
-        built.emplace(build_system(exec, disc, format_registry().at(spec.format), spec.format_options,
+        built.emplace(build_system(exec, disc, find_operator(spec.format), spec.format_options,
                                    keep_matrix));
     }
     DiscreteSystem<V> system = std::move(*built);
-    if (system.wide_offsets) refuse_wide_preconditioner(system, spec.solver.preconditioner, element_pmg, disc);
+    system.discretisation = &disc;
     // 64-bit offsets keep no CSR for pmg's Galerkin products: its coarse operators come from
     // the element matrices, as for a matrix-free format.
-    if (spec.solver.preconditioner == PreconditionerKind::pmg)
-        keep_pmg_interpolations(system, disc, exec, element_pmg || system.wide_offsets, /*deferred=*/true);
+    system.coarse_from_elements =
+        coarse_from_elements ||
+        (system.wide_offsets && preconditioner.coarse_from_elements(disc.has_pmg_coarse_operators(), true));
+    if (system.wide_offsets) refuse_wide_preconditioner(system, preconditioner);
     if (system.matrix) {
         spdlog::info("assembled {} unknowns, {} non-zeros in {:.3f} s", system.matrix->rows,
                      system.matrix->nnz, system.assembly_times.total());
@@ -279,31 +277,40 @@ SolveOptions solve_options(const SolverSpec& solver)
 
 namespace {
 
-/// The kept hierarchy updated with the system's values (solve_system's kept), or null when
-/// there is none to update or it cannot be updated (then the caller sets up a new one).
+/// The kept preconditioner updated with the system's values (solve_system's kept), or null
+/// when there is none to update or it cannot be updated (then the caller sets up a new one).
 template <typename V>
-AmgPreconditioner<V>* updated_preconditioner(KeptPreconditionerOf<V>* kept, const DiscreteSystem<V>& system,
-                                             const SolverSpec& solver)
+Preconditioner<V>* updated_preconditioner(KeptPreconditionerOf<V>* kept, const DiscreteSystem<V>& system)
 {
-    if (!kept || !kept->preconditioner || !needs_assembled_matrix(solver.preconditioner)) return nullptr;
-    auto* amg = dynamic_cast<AmgPreconditioner<V>*>(kept->preconditioner.get());
-    const Csr<V>* matrix = system.preconditioner_matrix();
-    if (!amg || !matrix || system.pmg_coarse_operators) return nullptr;
-    // The hierarchy's aggregates and transfers are in the numbering of the system it was set
-    // up for: the same format (and so the same reordering of the same pattern) only.
+    if (!kept || !kept->preconditioner) return nullptr;
+    Preconditioner<V>* m = kept->preconditioner.get();
+    // Its set-up state is in the numbering of the system it was set up for: the same format
+    // (and so the same reordering of the same pattern) only.
     if (kept->format != system.format || kept->permuted != !system.op.permutation.empty()) {
         spdlog::info("preconditioner {}: the kept hierarchy was set up for format {}, this system is in {}; "
-                     "setting it up again", amg->name(), kept->format, system.format);
+                     "setting it up again", m->name(), kept->format, system.format);
         return nullptr;
     }
     try {
-        amg->update(*system.op.op, *matrix);
+        return m->update(*system.op.op, system.preconditioner_matrix()) ? m : nullptr;
     } catch (const std::exception& e) {
         spdlog::info("preconditioner {}: the kept hierarchy was not updated ({}); setting it up again",
-                     amg->name(), e.what());
+                     m->name(), e.what());
         return nullptr;
     }
-    return amg;
+}
+
+/// The report of a kept preconditioner after its update: the update's time as its setup time,
+/// the first setup's kept beside it.
+nlohmann::json updated_report(const nlohmann::json& report, double update_seconds)
+{
+    nlohmann::json out = report;
+    out["hierarchy"] = "updated";
+    out["initial_setup_seconds"] = report.value("setup_seconds", 0.0);
+    out["setup_seconds"] = update_seconds;
+    if (out.contains("setup_phases")) out["initial_setup_phases"] = std::move(out["setup_phases"]);
+    out.erase("setup_phases");
+    return out;
 }
 
 /// solve_system after its preconditioner m (null: none) is ready: the solve of b (the
@@ -443,68 +450,38 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
                                const Discretisation<V>* disc, KeptPreconditionerOf<V>* kept)
 {
     const LinearOperator<V>& a = *system.op.op;
-    const ExecPtr& exec = a.executor();
+    const PreconditionerEntry& entry = *solver.preconditioner;
     spdlog::info("solving with {} ({}, preconditioner {}, tolerance {:.1e}, at most {} iterations)",
-                 method_name(solver.method), variant_name(solver.variant),
-                 preconditioner_name(solver.preconditioner), solver.tolerance, solver.max_iterations);
+                 method_name(solver.method), variant_name(solver.variant), entry.name, solver.tolerance,
+                 solver.max_iterations);
     const Array<V> b = reordered(system.op, system.rhs, false);
     Array<V> x = reordered(system.op, system.initial_guess, false);
     SystemSolution<V> out;
     const auto start = clock_type::now();
-    if (AmgPreconditioner<V>* updated = updated_preconditioner(kept, system, solver)) {
-        out.preconditioner = updated->report();
-        const double initial = out.preconditioner.value("setup_seconds", 0.0);
-        const double seconds = updated->update_seconds();
-        out.preconditioner["hierarchy"] = "updated";
-        out.preconditioner["initial_setup_seconds"] = initial;
-        out.preconditioner["setup_seconds"] = seconds;
-        if (out.preconditioner.contains("setup_phases"))
-            out.preconditioner["initial_setup_phases"] = std::move(out.preconditioner["setup_phases"]);
-        out.preconditioner.erase("setup_phases");
+    if (Preconditioner<V>* updated = updated_preconditioner(kept, system)) {
+        out.preconditioner = updated_report(updated->report(), updated->update_seconds());
         spdlog::info("preconditioner {}: hierarchy updated with the new values in {:.3f} s (its aggregates "
-                     "and transfers kept; set up in {:.3f} s){}", updated->name(), seconds, initial,
+                     "and transfers kept; set up in {:.3f} s){}", updated->name(), updated->update_seconds(),
+                     out.preconditioner["initial_setup_seconds"].template get<double>(),
                      describe_levels(out.preconditioner));
         return solve_with(system, solver, disc, updated, start, std::move(out), b, std::move(x));
     }
     // A kept hierarchy that could not be updated goes before the new one is built (not two at
     // the peak).
     if (kept) kept->preconditioner.reset();
-    // pmg without the finest matrix: its coarse operators from the element matrices first,
-    // counted as part of the setup.
-    std::vector<Csr<V>> coarse_operators;
-    double element_galerkin_seconds = 0;
-    if (system.pmg_coarse_operators && solver.preconditioner == PreconditionerKind::pmg) {
-        coarse_operators = system.pmg_coarse_operators(exec);
-        exec->synchronize();
-        element_galerkin_seconds = seconds_since(start);
-    }
-    const bool element_galerkin = !coarse_operators.empty();
-    // Its transfers, when the system left them to the setup (make_pmg_interpolations).
-    std::vector<Csr<V>> made_interpolations;
-    const std::vector<Csr<V>>* interpolations = &system.pmg_interpolations;
-    double interpolation_seconds = 0;
-    if (solver.preconditioner == PreconditionerKind::pmg && system.pmg_interpolations.empty() &&
-        system.make_pmg_interpolations) {
-        const auto made = clock_type::now();
-        made_interpolations = system.make_pmg_interpolations(exec, system.op.permutation);
-        exec->synchronize();
-        interpolation_seconds = seconds_since(made);
-        interpolations = &made_interpolations;
-    }
-    std::unique_ptr<Preconditioner<V>> made = make_preconditioner(
-        PreconditionerSpec{solver.preconditioner, solver.amg}, a,
-        system.preconditioner_matrix(), interpolations, std::move(coarse_operators));
+    SetUpPreconditioner<V> made = entry.build(PreconditionerSetup<V>{
+        a, system.preconditioner_matrix(), system.discretisation, system.op.permutation,
+        system.coarse_from_elements, solver});
     if (kept) {
-        kept->preconditioner = std::move(made);
+        kept->preconditioner = std::move(made.preconditioner);
         kept->format = system.format;
         kept->permuted = !system.op.permutation.empty();
     }
-    Preconditioner<V>* m = kept ? kept->preconditioner.get() : made.get();
+    Preconditioner<V>* m = kept ? kept->preconditioner.get() : made.preconditioner.get();
     if (m) {
         out.preconditioner = m->report();
         // The setup's steps done before the hierarchy: counted in its setup time.
-        for (const auto& [phase, seconds] : {std::pair<const char*, double>{"element_galerkin", element_galerkin ? element_galerkin_seconds : 0.0},
-                                             std::pair<const char*, double>{"interpolation", interpolation_seconds}}) {
+        for (const auto& [phase, seconds] : made.steps) {
             if (seconds <= 0 || !out.preconditioner.contains("setup_seconds")) continue;
             out.preconditioner["setup_seconds"] = out.preconditioner["setup_seconds"].template get<double>() + seconds;
             out.preconditioner["setup_phases"][phase] = seconds;
@@ -523,11 +500,12 @@ double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const 
     const auto disc = make_discretisation<double>(spec, input);
     FormatOptions options = spec.format_options;
     options.set_reordering(Reordering::none);  // u and b are in the original numbering
-    // The case's own format when it is matrix-free (no CSR: past 2^31 non-zeros there is none),
-    // csr otherwise.
-    const FormatEntry& case_entry = format_registry().at(spec.format == auto_format_name ? "csr" : spec.format);
-    const DiscreteSystem<double> system =
-        build_system(exec, *disc, case_entry.matrix_free() ? case_entry : format_registry().at("csr"), options);
+    // The case's own operator when it is matrix-free (no CSR: past 2^31 non-zeros there is
+    // none), the baseline format otherwise.
+    const OperatorChoice case_operator =
+        spec.format == auto_format_name ? OperatorChoice{} : find_operator(spec.format);
+    const DiscreteSystem<double> system = build_system(
+        exec, *disc, case_operator.matrix_free() ? case_operator : OperatorChoice{&baseline_format(), nullptr}, options);
     const std::vector<float> single = u.to_host();
     const Array<double> x = Array<double>::from_host(exec, std::vector<double>(single.begin(), single.end()));
     // With a correction, the system u solves has the right-hand side corrected by u.

@@ -40,7 +40,7 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec = nullptr);
 template <typename V>
 std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, const CaseMesh& input);
 
-/// The system in the case's format (format_registry()) with its options and reordering; with
+/// The system in the case's format (a format or operator level: find_operator) with its options and reordering; with
 /// format: auto, in the format choose_format picks (DiscreteSystem::format, format_choice).
 template <typename V>
 DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>& disc,
@@ -105,7 +105,7 @@ double smallest_tolerance(Precision precision);
 /// solution, until the solution meets it to the tolerance); the result is the last solve's,
 /// SystemSolution::pass_iterations has every solve's iterations.
 /// With kept: an amg or pmg hierarchy kept there from an earlier
-/// solve of the same pattern is updated with this system's values (AmgPreconditioner::update:
+/// solve of the same pattern is updated with this system's values (Preconditioner::update, AMG:
 /// the aggregates and transfers kept, the numeric setup again; report "hierarchy": "updated",
 /// its setup_seconds the update's); otherwise, or when the update cannot be done (pmg with
 /// element-wise coarse operators, another size), the preconditioner is set up and kept there.

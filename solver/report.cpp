@@ -82,7 +82,7 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                             {"result_vtu_bytes", r.solution_file_bytes}};
     report["solver"] = {{"method", method_name(spec.solver.method)},
                         {"variant", variant_name(spec.solver.variant)},
-                        {"preconditioner", preconditioner_name(spec.solver.preconditioner)},
+                        {"preconditioner", spec.solver.preconditioner->name},
                         {"tolerance", spec.solver.tolerance},
                         {"max_iterations", spec.solver.max_iterations},
                         {"status", solve_status_name(r.solve.status)},
@@ -177,7 +177,7 @@ std::string make_summary(const CaseSpec& spec, const RunRecord& r)
                                      r.time_assembly.boundary));
     row("solver", fmt::format("{} {} (preconditioner {}{})", method_name(spec.solver.method),
                               variant_name(spec.solver.variant),
-                              preconditioner_name(spec.solver.preconditioner),
+                              spec.solver.preconditioner->name,
                               r.solve.graph_used ? ", CUDA graph" : ""));
     row("solve time", fmt::format("{:.4f} s, {} iterations, {:.3e} s/iteration", r.time_solve,
                                   r.solve.iterations, r.seconds_per_iteration()));

@@ -2,7 +2,8 @@
 // Preconditioners as operators: z = M^-1 r on the system operator's executor. CG and BiCGSTAB
 // (reference and merged) take any Preconditioner; a diagonal one (Jacobi) is folded into the
 // merged kernels' fused updates, any other runs as its own apply between them. This is the
-// interface multigrid plugs into.
+// interface multigrid plugs into; the preconditioners a case can name are registered in
+// solver/preconditioners/preconditioner_registry.hpp.
 #include <array>
 #include <cstddef>
 #include <memory>
@@ -13,28 +14,8 @@
 #include "linalg/array.hpp"
 #include "linalg/library_blas.hpp"
 #include "linalg/linear_operator.hpp"
-#include "linalg/named_enum.hpp"
 
 namespace gpufem {
-
-/// The preconditioners a case can name (solver.preconditioner).
-enum class PreconditionerKind { none, jacobi, amg, pmg };
-/// Their names, as in the case file.
-inline constexpr std::array<EnumName<PreconditionerKind>, 4> preconditioner_names{
-    {{PreconditionerKind::none, "none"},
-     {PreconditionerKind::jacobi, "jacobi"},
-     {PreconditionerKind::amg, "amg"},
-     {PreconditionerKind::pmg, "pmg"}}};
-/// "none", "jacobi", "amg", "pmg"
-inline const char* preconditioner_name(PreconditionerKind kind)
-{
-    return enum_name(preconditioner_names, kind).data();
-}
-/// The inverse of preconditioner_name; throws std::invalid_argument listing the choices.
-inline PreconditionerKind parse_preconditioner(const std::string& name)
-{
-    return parse_enum(preconditioner_names, name, "preconditioner");
-}
 
 /// z = M^-1 r for some M approximating the operator A it was built for.
 template <typename V>
@@ -61,6 +42,13 @@ public:
     /// What report.json records of it beyond its name (setup time, levels, ...); empty for
     /// preconditioners with nothing to add.
     virtual nlohmann::json report() const { return nlohmann::json::object(); }
+    /// Takes the new values of an operator with the same pattern and numbering (the next point
+    /// of a coefficient sweep), a the new operator and matrix its entries in CSR (null when the
+    /// system keeps none), keeping what depends on the pattern only; false when it cannot (it
+    /// is then set up again). Throws when the update itself fails.
+    virtual bool update(const LinearOperator<V>& /*a*/, const Csr<V>* /*matrix*/) { return false; }
+    /// Wall time of the last update (0: none).
+    virtual double update_seconds() const { return 0; }
 };
 
 /// Jacobi: M = diag(A), from the diagonal the operator carries (every built format does).

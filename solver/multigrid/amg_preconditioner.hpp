@@ -83,8 +83,16 @@ public:
     /// the update itself fails (e.g. a zero diagonal) the hierarchy is dropped and apply()
     /// throws until the preconditioner is set up again.
     void update(const LinearOperator<V>& a, const Csr<V>& matrix);
+    /// update(a, *matrix) where the hierarchy can take it: false without a matrix or on a
+    /// hierarchy of element-wise coarse operators (no level-0 matrix to update from).
+    bool update(const LinearOperator<V>& a, const Csr<V>* matrix) override
+    {
+        if (!matrix || given_operators_) return false;
+        update(a, *matrix);
+        return true;
+    }
     /// Wall time of the last update (0: none).
-    double update_seconds() const { return update_seconds_; }
+    double update_seconds() const override { return update_seconds_; }
     /// Runs `repeats` V-cycles z = M^-1 r with every phase of every level between timer
     /// marks (CUDA events on the GPU) and returns each phase's median time, finest level
     /// first. For benchmarks: the marks cost a little and prevent graph capture.

@@ -398,7 +398,7 @@ TEST(AmgSolve, IterationsStayBoundedUnderRefinementForQ1HexesAndP1P2Tetrahedra)
 TEST(AmgSolve, PreconditionedSolutionEqualsUnpreconditionedAndEveryFormatServesAsLevelOperator)
 {
     CaseSpec plain = parse_case_text(poisson_case("quadrilateral", 1.0 / 40, 0, 2), "amg", "");
-    plain.solver.preconditioner = PreconditionerKind::none;
+    plain.solver.preconditioner = &preconditioner_registry().at("none");
     plain.solver.tolerance = 1e-11;
     const auto reference = solve_case<double>(plain);
     int amg_iterations = -1;
@@ -789,7 +789,7 @@ TEST(Pmg, RefinedGmshMeshLevelsSolveAsJacobiDoesUnderEveryOperator)
             CaseSpec spec = parse_case_text(text, "p", "");
             spec.mesh.degree = degree;
             spec.format = format;
-            spec.solver.preconditioner = PreconditionerKind::pmg;
+            spec.solver.preconditioner = &preconditioner_registry().at("pmg");
             const ExecPtr exec = make_executor(spec.backend);
             const CaseMesh mesh = load_case_mesh(spec, exec);
             const auto disc = make_discretisation<double>(spec, mesh);
@@ -805,7 +805,7 @@ TEST(Pmg, RefinedGmshMeshLevelsSolveAsJacobiDoesUnderEveryOperator)
             // Jacobi on the same mesh (Gmsh's meshes of one input vary from load to load here).
             CaseSpec jacobi = spec;
             jacobi.format = "csr";
-            jacobi.solver.preconditioner = PreconditionerKind::jacobi;
+            jacobi.solver.preconditioner = &preconditioner_registry().at("jacobi");
             const auto jacobi_disc = make_discretisation<double>(jacobi, mesh);
             const SystemSolution<double> reference =
                 solve_system(build_case_system(exec, *jacobi_disc, jacobi), jacobi.solver, jacobi_disc.get());
@@ -826,13 +826,13 @@ TEST(Pmg, GridLevelUnderLmaConvergesWithoutTheFinestMatrixIndependentlyOfTheMesh
         std::vector<int> its;
         for (const double size : {1.0 / 8, 1.0 / 16, 1.0 / 32}) {
             CaseSpec spec = parse_case_text(poisson_case(elements, size, 0, 1, "format: lma"), "p", "");
-            spec.solver.preconditioner = PreconditionerKind::pmg;
+            spec.solver.preconditioner = &preconditioner_registry().at("pmg");
             spec.solver.tolerance = 1e-10;
             const ExecPtr exec = make_executor(spec.backend);
             const CaseMesh mesh = load_case_mesh(spec, exec);
             const auto disc = make_discretisation<double>(spec, mesh);
             const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
-            EXPECT_TRUE(static_cast<bool>(system.pmg_coarse_operators)) << elements << " " << size;
+            EXPECT_TRUE(system.coarse_from_elements) << elements << " " << size;
             EXPECT_EQ(system.preconditioner_matrix(), nullptr) << elements << " " << size;
             const SystemSolution<double> solved = solve_system(system, spec.solver);
             ASSERT_TRUE(solved.result.converged()) << elements << " " << size << ": " << solved.result.message;
@@ -840,7 +840,7 @@ TEST(Pmg, GridLevelUnderLmaConvergesWithoutTheFinestMatrixIndependentlyOfTheMesh
             its.push_back(solved.result.iterations);
             CaseSpec jacobi = spec;
             jacobi.format = "csr";
-            jacobi.solver.preconditioner = PreconditionerKind::jacobi;
+            jacobi.solver.preconditioner = &preconditioner_registry().at("jacobi");
             const auto reference = solve_case<double>(jacobi);
             std::vector<double> x;
             for (double v : solved.x.to_host()) x.push_back(v);
@@ -859,7 +859,7 @@ TEST(Pmg, MatrixFreeFormatsSetUpWithoutTheFinestMatrix)
     // assembled) and needs as many iterations as csr's R A P, to the same solution; ell keeps
     // a copy of the CSR for R A P.
     CaseSpec base = parse_case_text(poisson_case("quadrilateral", 1.0 / 16, 0, 4), "p", "");
-    base.solver.preconditioner = PreconditionerKind::pmg;
+    base.solver.preconditioner = &preconditioner_registry().at("pmg");
     base.solver.tolerance = 1e-11;
     const ExecPtr exec = make_executor(base.backend);
     const CaseMesh mesh = load_case_mesh(base, exec);
@@ -871,7 +871,7 @@ TEST(Pmg, MatrixFreeFormatsSetUpWithoutTheFinestMatrix)
         spec.format = format;
         const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
         const bool element = format == "lma";
-        EXPECT_EQ(static_cast<bool>(system.pmg_coarse_operators), element) << format;
+        EXPECT_EQ(system.coarse_from_elements, element) << format;
         EXPECT_EQ(system.preconditioner_matrix() != nullptr, !element) << format;
         const SystemSolution<double> solved = solve_system(system, spec.solver);
         ASSERT_TRUE(solved.result.converged()) << format;
@@ -896,12 +896,12 @@ TEST(Pmg, NeedsFewerIterationsThanAmgForHighDegreesAndGivesTheSameSolution)
           std::tuple<std::string, double, int>{"quadrilateral", 1.0 / 12, 4},
           std::tuple<std::string, double, int>{"tetrahedron", 0.25, 3}}) {
         CaseSpec plain = parse_case_text(poisson_case(elements, size, 0, degree), "p", "");
-        plain.solver.preconditioner = PreconditionerKind::jacobi;
+        plain.solver.preconditioner = &preconditioner_registry().at("jacobi");
         plain.solver.tolerance = 1e-11;
         const auto reference = solve_case<double>(plain);
         CaseSpec amg = plain, pmg = plain;
-        amg.solver.preconditioner = PreconditionerKind::amg;
-        pmg.solver.preconditioner = PreconditionerKind::pmg;
+        amg.solver.preconditioner = &preconditioner_registry().at("amg");
+        pmg.solver.preconditioner = &preconditioner_registry().at("pmg");
         const auto with_amg = solve_case<double>(amg);
         for (const std::string format : {"csr", "staircase", "lma"}) {
             CaseSpec spec = pmg;
@@ -1013,7 +1013,7 @@ TEST(AmgSolve, KeptHierarchyIsUpdatedOnlyForTheSameFormat)
                              "problem: {kappa: \"1 + x*y\", f: 1, dirichlet: {left: 0, right: 1}}\n"
                              "solver: {preconditioner: amg, tolerance: 1e-10}\nbackend: cpu\n";
     const ExecPtr exec = cpu();
-    const auto solve_with_kept = [&](const std::string& format, const std::string& kappa, PreconditionerKind kind,
+    const auto solve_with_kept = [&](const std::string& format, const std::string& kappa, const PreconditionerEntry* kind,
                                      KeptPreconditionerOf<double>* kept) {
         CaseSpec spec = parse_case_text(text, "p", "", {"format=" + format, "problem.kappa=" + kappa});
         spec.solver.preconditioner = kind;
@@ -1026,28 +1026,28 @@ TEST(AmgSolve, KeptHierarchyIsUpdatedOnlyForTheSameFormat)
         return solved;
     };
     KeptPreconditionerOf<double> kept;
-    const SystemSolution<double> first = solve_with_kept("csr", "1 + x*y", PreconditionerKind::amg, &kept);
+    const SystemSolution<double> first = solve_with_kept("csr", "1 + x*y", &preconditioner_registry().at("amg"), &kept);
     EXPECT_FALSE(first.preconditioner.contains("hierarchy"));
     ASSERT_TRUE(kept.preconditioner);
     EXPECT_EQ(kept.format, "csr");
-    const SystemSolution<double> scaled = solve_with_kept("csr", "2 + 2*x*y", PreconditionerKind::amg, &kept);
+    const SystemSolution<double> scaled = solve_with_kept("csr", "2 + 2*x*y", &preconditioner_registry().at("amg"), &kept);
     EXPECT_EQ(scaled.preconditioner.value("hierarchy", ""), "updated");
     EXPECT_EQ(scaled.result.iterations, first.result.iterations);
-    const SystemSolution<double> other = solve_with_kept("csr", "exp(x)", PreconditionerKind::amg, &kept);
+    const SystemSolution<double> other = solve_with_kept("csr", "exp(x)", &preconditioner_registry().at("amg"), &kept);
     EXPECT_EQ(other.preconditioner.value("hierarchy", ""), "updated");
-    const SystemSolution<double> fresh = solve_with_kept("csr", "exp(x)", PreconditionerKind::amg, nullptr);
+    const SystemSolution<double> fresh = solve_with_kept("csr", "exp(x)", &preconditioner_registry().at("amg"), nullptr);
     EXPECT_NEAR(other.result.iterations, fresh.result.iterations, 2);
     EXPECT_LT(test::max_relative_difference(other.x.to_host(), fresh.x.to_host()), 1e-8);
     // Renumbered by another format: set up again, and kept for that format from now on.
-    const SystemSolution<double> renumbered = solve_with_kept("bdia", "exp(x)", PreconditionerKind::amg, &kept);
+    const SystemSolution<double> renumbered = solve_with_kept("bdia", "exp(x)", &preconditioner_registry().at("amg"), &kept);
     EXPECT_FALSE(renumbered.preconditioner.contains("hierarchy"));
     EXPECT_EQ(kept.format, "bdia");
     EXPECT_TRUE(kept.permuted);
     EXPECT_LT(test::max_relative_difference(renumbered.x.to_host(), fresh.x.to_host()), 1e-8);
     // pmg from the element matrices cannot be updated: set up again every time.
     KeptPreconditionerOf<double> element;
-    solve_with_kept("lma", "1 + x*y", PreconditionerKind::pmg, &element);
-    const SystemSolution<double> again = solve_with_kept("lma", "exp(x)", PreconditionerKind::pmg, &element);
+    solve_with_kept("lma", "1 + x*y", &preconditioner_registry().at("pmg"), &element);
+    const SystemSolution<double> again = solve_with_kept("lma", "exp(x)", &preconditioner_registry().at("pmg"), &element);
     EXPECT_FALSE(again.preconditioner.contains("hierarchy"));
 }
 

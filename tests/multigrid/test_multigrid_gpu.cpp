@@ -324,9 +324,9 @@ TEST(AmgGpu, ElementCoarseOperatorsAndTheMatrixFreePmgMatchTheCpu)
             const auto disc = make_discretisation<double>(spec, mesh);
             for (const Csr<double>& op : disc->pmg_coarse_operators(exec)) operators[k].push_back(test::to_host(op));
             const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
-            ASSERT_TRUE(static_cast<bool>(system.pmg_coarse_operators)) << what;
+            ASSERT_TRUE(system.coarse_from_elements) << what;
             // From the lma operator's storage (the solve's path).
-            for (const Csr<double>& op : system.pmg_coarse_operators(exec)) stored[k].push_back(test::to_host(op));
+            for (const Csr<double>& op : disc->pmg_coarse_operators(exec, system.op.op.get())) stored[k].push_back(test::to_host(op));
             const SystemSolution<double> solved = solve_system(system, spec.solver);
             ASSERT_TRUE(solved.result.converged()) << what << ": " << solved.result.message;
             EXPECT_EQ(solved.preconditioner["coarse_operators"], "element galerkin");
@@ -426,8 +426,8 @@ TEST(AmgGpu, PmgGridLevelOnTheDeviceMatchesTheCpu)
             coarse_cells[k] = coarse.coarse_cells.to_host();
             const auto disc = make_discretisation<double>(spec, mesh);
             const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
-            ASSERT_TRUE(static_cast<bool>(system.pmg_coarse_operators)) << what;
-            const std::vector<Csr<double>> ops = system.pmg_coarse_operators(exec);  // from the lma storage
+            ASSERT_TRUE(system.coarse_from_elements) << what;
+            const std::vector<Csr<double>> ops = disc->pmg_coarse_operators(exec, system.op.op.get());  // from the lma storage
             ASSERT_EQ(ops.size(), 1u) << what;
             operators[k] = test::to_host(ops[0]);
             transfers[k] = test::to_host(disc->pmg_interpolations(exec).at(0));

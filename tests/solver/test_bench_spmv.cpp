@@ -44,7 +44,7 @@ TEST(BenchFormats, NamesExpandAgainstTheCaseOptions)
     const auto plain = bench_formats({"csr-scalar", "sellp"}, base, Backend::cpu);
     ASSERT_EQ(plain.size(), 2u);
     EXPECT_EQ(plain[0].label, "csr-scalar");
-    EXPECT_EQ(plain[1].format->name, "sellp");
+    EXPECT_EQ(plain[1].choice.name(), "sellp");
     EXPECT_THROW(bench_formats({"lmax"}, base, Backend::cpu), std::invalid_argument);
     EXPECT_THROW(bench_formats({"sellp-all"}, base, Backend::cpu), std::invalid_argument);
     EXPECT_THROW(bench_formats({"lma-diagonal"}, base, Backend::cpu), std::invalid_argument);
@@ -53,8 +53,8 @@ TEST(BenchFormats, NamesExpandAgainstTheCaseOptions)
     const auto defaults = bench_formats({}, base, Backend::cpu);
     std::size_t lma = 0;
     for (const auto& f : defaults) {
-        EXPECT_TRUE(f.format->on_cpu) << f.label;
-        lma += f.format->matrix_free();
+        EXPECT_TRUE(f.choice.entry().on_cpu) << f.label;
+        lma += f.choice.matrix_free();
     }
     EXPECT_EQ(lma, 4u);
 }

@@ -399,7 +399,7 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
         minimal + "solver:\n  preconditioner: amg\n  amg: {strength_threshold: 0.1, smoother: jacobi, "
                   "degree: 3, coarse_size: 100, max_levels: 4, aggregation: distance1}\n",
         "case.yaml", "");
-    EXPECT_EQ(spec.solver.preconditioner, gpufem::PreconditionerKind::amg);
+    EXPECT_EQ(spec.solver.preconditioner, &preconditioner_registry().at("amg"));
     EXPECT_DOUBLE_EQ(spec.solver.amg.strength_threshold, 0.1);
     EXPECT_EQ(spec.solver.amg.smoother, gpufem::AmgSmoother::jacobi);
     EXPECT_EQ(spec.solver.amg.degree, 3);

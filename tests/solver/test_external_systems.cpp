@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "assembly/format_registry.hpp"
+#include "assembly/operator_levels.hpp"
 #include "linalg/matrix_market.hpp"
 #include "linalg/reordering.hpp"
 #include "run_gpufem.hpp"

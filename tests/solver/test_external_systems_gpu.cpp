@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "assembly/format_registry.hpp"
+#include "assembly/operator_levels.hpp"
 #include "gpu_test.hpp"
 #include "linalg/matrix_market.hpp"
 #include "solver/format_choice.hpp"

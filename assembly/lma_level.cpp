@@ -1,10 +1,10 @@
-// The `lma` format in the registry: its options (format_options.lma), the builder the
-// finite-element discretisation calls, and the variants benchmarks expand
-// (lma[-atomic|-colour|-all][-sym|-full][:KERNEL|:all]).
+// The element-matrix level `lma` in the operator level registry: its options
+// (format_options.lma), the builder the finite-element discretisation calls, and the variants
+// benchmarks expand (lma[-atomic|-colour|-all][-sym|-full][:KERNEL|:all]).
 #include <sstream>
 #include <stdexcept>
 
-#include "assembly/format_registry.hpp"
+#include "assembly/operator_levels.hpp"
 #include "assembly/lma_system.hpp"
 
 namespace gpufem {
@@ -114,9 +114,9 @@ std::vector<FormatVariant> lma_variants(std::string_view suffix, const FormatOpt
 
 }  // namespace
 
-FormatEntry lma_format_entry()
+OperatorLevelEntry lma_level_entry()
 {
-    FormatEntry e;
+    OperatorLevelEntry e;
     e.name = "lma";
     e.summary = "matrix-free: element matrices kept, y = sum_e P_e^T K_e P_e x (000_… §8.2)";
     e.options = option_codec<LmaOptions>(
@@ -129,7 +129,13 @@ FormatEntry lma_format_entry()
                             "once); auto: cell up to 8 nodes per cell, twin for symmetric "
                             "storage with atomics from 27, tile otherwise"}},
         parse_lma_options, lma_options_json);
-    e.build_from_discretisation = ElementOperatorBuilders{build_lma<float>, build_lma<double>};
+    e.build_float = build_lma<float>;
+    e.build_double = build_lma<double>;
+    // The atomic scatter keeps the element matrices in the mesh's cell order; the colour
+    // scatter reorders them by colour.
+    e.keeps_element_matrices = [](const FormatOptions& options) {
+        return options.get<LmaOptions>("lma").scatter == LmaScatter::atomic;
+    };
     e.variants = lma_variants;
     e.bench_default_suffix = "-all";
     e.memory = [](const MatrixShape& m, const FormatOptions& options) {

@@ -1,0 +1,41 @@
+#pragma once
+// What the multigrid preconditioners' entries share: their setup with an allocation failure
+// reported as the hierarchy's, their cost per apply, and their memory model.
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "solver/preconditioners/preconditioner_registry.hpp"
+
+namespace gpufem {
+
+/// build() with an allocation failure reported as the hierarchy of name's: the rows (and
+/// non-zeros) it was built for and what to change; other errors pass through.
+template <typename V, typename Build>
+SetUpPreconditioner<V> set_up_multigrid(const char* name, const LinearOperator<V>& op, const Csr<V>* matrix,
+                                        Build&& build)
+{
+    try {
+        return build();
+    } catch (const std::runtime_error& e) {
+        if (!std::strstr(e.what(), "out of memory") && !std::strstr(e.what(), "insufficient resources"))
+            throw;
+        throw std::runtime_error(fmt::format(
+            "preconditioner {}: the hierarchy of the {} rows{} does not fit beside the system "
+            "({}); use solver.preconditioner: jacobi, a smaller mesh, or a larger device",
+            name, op.rows(), matrix ? fmt::format(" and {} non-zeros", matrix->nnz()) : std::string(), e.what()));
+    }
+}
+
+/// Operator applications of one cycle on the finest level: the smoother's steps before and
+/// after the coarse correction (solver.amg.degree each) and the residual.
+int multigrid_fine_applies(const SolverSpec& solver);
+
+/// A multigrid hierarchy's memory: kept_share of the fine matrix's CSR plus vectors of the
+/// cycle, and the setup's sparse products (host_share / device_share of the fine CSR on the
+/// CPU / a device), measured on the shipped cases.
+PreconditionerMemory multigrid_memory(const MatrixShape& m, double kept_share, double vectors,
+                                      double host_share, double device_share);
+
+}  // namespace gpufem
