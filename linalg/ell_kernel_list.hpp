@@ -1,6 +1,6 @@
 // ELL kernels (cpu: plain loops; cuda: the device versions noted).
-// A kernel list (see linalg/backend_kernels.hpp): linalg/ell.hpp declares it for both backends
-// through linalg/declare_kernels.hpp. No include guard, no includes: it is read twice.
+// A kernel list (linalg/backend_kernels.hpp), declared for both backends by linalg/ell.hpp. No
+// include guard, no includes: it is read once per backend namespace.
 
 /// Writes the length of every row to row_len (rows entries) and returns the longest.
 /// cuda: a length kernel and a CUB max-reduction; the width is read back.
