@@ -121,7 +121,12 @@ namespace gpufem::detail {
 // GPUFEM_DECLARE_KERNELS, GPUFEM_DECLARE_PLAIN_KERNELS or GPUFEM_DECLARE_OVERLOADS (one
 // backend: GPUFEM_CPU_KERNELS / GPUFEM_CUDA_KERNELS) and instantiated with
 // GPUFEM_INSTANTIATE_KERNELS. solver/krylov/merged_kernels.hpp still uses them; they go when it
-// has a list file. Write no new use: a list file as above replaces each of them.
+// has a list file. Write no new use. A family moves to a list file so: the macro's body,
+// without its backslashes, becomes FAMILY_kernel_list.hpp, each /* */ comment a /// comment,
+// PREFIX `template <typename V>` (GPUFEM_KERNEL_INLINE in a list not templated on V) and BODY
+// GPUFEM_KERNEL_BODY; GPUFEM_DECLARE_KERNELS(LIST) becomes the GPUFEM_KERNEL_LIST define and
+// the include of declare_kernels.hpp; GPUFEM_INSTANTIATE_KERNELS(LIST) in cpu/ and cuda/
+// becomes GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(...) with the templates' names.
 
 /// The CPU part of a list templated on V (inside namespace kernels::cpu).
 #define GPUFEM_CPU_KERNELS(LIST) LIST(V, template <typename V>, ;)
