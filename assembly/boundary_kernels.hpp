@@ -23,24 +23,8 @@ struct FacetTables {
     const double* gradients = nullptr;
 };
 
-#define GPUFEM_BOUNDARY_KERNELS(V, PREFIX, BODY)                                             \
-    /** For k < n with node = nodes[k]: value = program at coordinates[3 node ..] (double),   \
-        mask[node] = 1, values[node] = value (a node listed twice gets the same value, so    \
-        the order of writes does not matter). Returns the first k whose value is not         \
-        finite, or -1. */                                                                     \
-    PREFIX long long set_dirichlet_values(const Executor& exec, const ExprInstruction* program, \
-                                          const double* coordinates, const index_type* nodes,   \
-                                          index_type n, std::uint8_t* mask, V* values) BODY     \
-    /** rhs[node_i] += sum_q w_q |J_q| g(x_q) N_i(q) over the facets (nodes_per_facet node    \
-        indices each in facet_nodes) of an isoparametric Lagrange facet map. Returns the      \
-        first facet * num_points + q where g is not finite (rhs is then partly updated), or   \
-        -1. cpu: facets in order (deterministic); cuda: one thread per facet, atomic adds     \
-        (as the element scatter). */                                                         \
-    PREFIX long long add_neumann_load(const Executor& exec, const ExprInstruction* program,  \
-                                      const double* coordinates, const index_type* facet_nodes, \
-                                      index_type num_facets, const FacetTables& tables, V* rhs) BODY
-
-GPUFEM_DECLARE_KERNELS(GPUFEM_BOUNDARY_KERNELS)
+#define GPUFEM_KERNEL_LIST "assembly/boundary_kernel_list.hpp"
+#include "linalg/declare_kernels.hpp"
 
 /// Position x and measure |J| (length or area element) of quadrature point q of a facet with
 /// the given node indices (shared by both backends and the error messages).

@@ -55,23 +55,8 @@ inline index_type checked_pattern_nnz(long long total)
     return checked_index(total, "non-zeros of the matrix");
 }
 
-#define GPUFEM_CSR_PATTERN_KERNELS(PREFIX, BODY)                                            \
-    /** The pattern of cells (nodes_per_cell nodes each; -1 entries, a mixed mesh's padding, \
-        are no node) on exec, built from the cells                                           \
-        around each node (row r: the distinct nodes of the cells around node r), with no     \
-        global sort: peak memory about col_idx twice plus the node-to-cell lists. cpu:       \
-        per row, gather, std::sort and unique (twice: lengths, then columns). cuda: one warp \
-        per row keeps the first occurrence of each node; CUB segmented sort of the rows.     \
-        Positions: binary search of column j in row i.                                       \
-        Counted once: with 32-bit offsets (CsrPattern; its cell_to_csr only with positions,  \
-        else empty) when its entries fit them and offsets allow, else with 64-bit offsets    \
-        and no positions (WideCsrPattern). */                                                \
-    PREFIX AnyCsrPattern build_any_csr_pattern(const ExecPtr& exec, index_type num_nodes,    \
-                                               const Array<index_type>& cells,               \
-                                               int nodes_per_cell, PatternOffsets offsets,   \
-                                               bool positions) BODY
-
-GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_CSR_PATTERN_KERNELS)
+#define GPUFEM_KERNEL_LIST "assembly/csr_pattern_kernel_list.hpp"
+#include "linalg/declare_kernels.hpp"
 
 /// Builds the pattern with 32-bit offsets and positions on the executor that holds cells;
 /// std::overflow_error past 2^31 - 1 entries.

@@ -24,33 +24,8 @@ struct ErrorSums {
     double l2_exact = 0;  ///< sum of w u^2
 };
 
-#define GPUFEM_EXPRESSION_KERNELS(V, PREFIX, BODY)                                           \
-    /** out[e * num_points + q] = program at the physical position of quadrature point q    \
-        of cell e (sum_i N_i(q) x_i over the cell's nodes, from geometry's coordinates and  \
-        tables, in double). Returns the flat index of the first value that fails check, or -1.     \
-        cpu: cells in parallel; cuda: one thread per point. */                              \
-    PREFIX long long evaluate_at_quadrature_points(                                          \
-        const Executor& exec, const ExprInstruction* program,                                  \
-        const ElementData<double>& geometry, ValueCheck check, V* out) BODY                  \
-    /** out[k] = program at coordinates[3 * points[k] ..] for k < n (points == nullptr:     \
-        point k itself). Returns the first k whose value fails check, or -1. */             \
-    PREFIX long long evaluate_at_points(const Executor& exec, const ExprInstruction* program, \
-                                        const V* coordinates, const index_type* points,      \
-                                        index_type n, ValueCheck check, V* out) BODY         \
-    /** The error integrals of the nodal solution u against program over the cells of       \
-        geometry (its reference tables: the error quadrature), the exact gradient by        \
-        forward-mode differentiation of program. Per-cell sums, then a deterministic        \
-        reduction (cpu: in cell order; cuda: CUB's reduction, same order on every run).     \
-        cuda: one thread per cell. */                                                       \
-    PREFIX ErrorSums error_integrals(const Executor& exec, const ExprInstruction* program,    \
-                                     const ElementData<double>& geometry, const V* u) BODY   \
-    /** exact[i] = program at node i of coordinates (3 per node), error[i] = u[i] - exact[i] \
-        for i < n; returns max |error| (NaN if any error is NaN). */                         \
-    PREFIX double nodal_errors(const Executor& exec, const ExprInstruction* program,         \
-                               const double* coordinates, index_type n, const V* u,          \
-                               double* exact, double* error) BODY
-
-GPUFEM_DECLARE_KERNELS(GPUFEM_EXPRESSION_KERNELS)
+#define GPUFEM_KERNEL_LIST "assembly/expression_kernel_list.hpp"
+#include "linalg/declare_kernels.hpp"
 
 /// The expression's program uploaded to exec (a few hundred bytes), for the kernels above.
 inline Array<ExprInstruction> program_on(const ExecPtr& exec, const Expression& expression)

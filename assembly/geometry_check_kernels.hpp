@@ -19,12 +19,8 @@ struct JacobianSigns {
     long long first_degenerate = -1;  ///< cell * num_points + q of the lowest bad point
 };
 
-#define GPUFEM_GEOMETRY_CHECK_KERNELS(V, PREFIX, BODY)                                        \
-    /** det J at every quadrature point of every cell of a (element kernels' geometry).       \
-        cpu: cells in parallel; cuda: one thread per cell, atomics for counts and firsts. */  \
-    PREFIX JacobianSigns jacobian_signs(const Executor& exec, const ElementArgs<V>& a) BODY
-
-GPUFEM_DECLARE_KERNELS(GPUFEM_GEOMETRY_CHECK_KERNELS)
+#define GPUFEM_KERNEL_LIST "assembly/geometry_check_kernel_list.hpp"
+#include "linalg/declare_kernels.hpp"
 
 /// Sign class of one cell (shared by both backends): +1 or -1 when det J has that sign at
 /// every quadrature point, 0 otherwise; bad_point gets the first point where det J is zero,

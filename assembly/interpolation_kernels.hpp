@@ -42,42 +42,8 @@ struct ReferenceInterpolationView {
     const int* row_length = nullptr;  ///< (children x) npc: the weights of each row above 1e-14
 };
 
-#define GPUFEM_COARSE_LATTICE_KERNELS(PREFIX, BODY)                                          \
-    /** column[n] = the number of mesh node n among the nodes on some cell's degree-c        \
-        positions, in node order, or -1; returns how many there are. */                     \
-    PREFIX long long number_coarse_nodes(const Executor& exec, const CoarseLatticeView& view, \
-                                         index_type* column) BODY                            \
-    /** column_nodes[column[n]] = n for every numbered mesh node n. */                       \
-    PREFIX void list_coarse_nodes(const Executor& exec, const index_type* column,             \
-                                  long long num_nodes, index_type* column_nodes) BODY        \
-    /** coarse_cells[e ncl + m] = column[cells[e npc + fine_local[m]]]. */                   \
-    PREFIX void coarse_cell_nodes(const Executor& exec, const CoarseLatticeView& view,       \
-                                  const index_type* column, index_type* coarse_cells) BODY   \
-    /** owner[n] = the smallest slot e npc + j with cells[e npc + j] = n, or -1 for a node   \
-        in no cell. */                                                                       \
-    PREFIX void node_owner_slots(const Executor& exec, const CoarseLatticeView& view,         \
-                                 long long* owner) BODY                                      \
-    /** ptr[0] = 0, ptr[i + 1] = ptr[i] + the length of row i: the owner's local row of      \
-        row_nodes[i] (row_nodes null: i itself), 0 for a node in no cell; returns ptr[rows]  \
-        (the caller makes sure it fits index_type). */                                       \
-    PREFIX long long interpolation_row_offsets(const Executor& exec, const CoarseLatticeView& view, \
-                                               const long long* owner, const index_type* row_nodes, \
-                                               long long rows, const int* row_length,        \
-                                               index_type* ptr) BODY
-
-GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_COARSE_LATTICE_KERNELS)
-
-#define GPUFEM_INTERPOLATION_KERNELS(V, PREFIX, BODY)                                         \
-    /** The entries of the rows laid out by interpolation_row_offsets: row i's weights above  \
-        1e-14 from its owner's local row, columns column[cells[owner cell, fine_local[m]]]    \
-        (h-coarsening: coarse_cells[parent of the owner cell, m]; column unused), sorted. */  \
-    PREFIX void interpolation_entries(const Executor& exec, const CoarseLatticeView& view,    \
-                                      const ReferenceInterpolationView& reference,            \
-                                      const long long* owner, const index_type* row_nodes,    \
-                                      long long rows, const index_type* column,               \
-                                      const index_type* ptr, index_type* col, V* val) BODY
-
-GPUFEM_DECLARE_KERNELS(GPUFEM_INTERPOLATION_KERNELS)
+#define GPUFEM_KERNEL_LIST "assembly/interpolation_kernel_list.hpp"
+#include "linalg/declare_kernels.hpp"
 
 /// Whether an interpolation weight is kept as an entry (the kernels' one test).
 GPUFEM_HOST_DEVICE inline bool interpolation_weight_kept(double w) { return w > 1e-14 || w < -1e-14; }

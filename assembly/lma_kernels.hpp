@@ -92,68 +92,7 @@ struct LmaArgs {
     const V* matrices;                 ///< interleaved element matrices
 };
 
-/// The LMA kernels. cuda: the same contracts, asynchronous on the executor's stream;
-/// lma_apply_cells launches the kernel named (see LmaKernel), the others use one thread per
-/// slot entry, cell, (cell, row) or node.
-#define GPUFEM_LMA_KERNELS(V, PREFIX, BODY)                                                  \
-    /** out (interleaved, stride slots) from cell-major ke (npe * npe per cell, row-major):  \
-        slot p takes cell order[p], or zeros where order[p] < 0 (padding); order null: cell  \
-        p for p < cells. Symmetric: only i <= j kept. */                                     \
-    PREFIX void lma_interleave(const Executor& exec, index_type stride, int npe,             \
-                               bool symmetric, const index_type* order, index_type cells,    \
-                               const V* ke, V* out) BODY                                     \
-    /** diag[node] += K_e(i, i) for every cell at positions [begin, end) and local i with    \
-        that node, Dirichlet nodes included (the assembled diagonal, once diag starts at     \
-        zero). */                                                                            \
-    PREFIX void lma_diagonal(const Executor& exec, const LmaArgs<V>& a, index_type begin,    \
-                             index_type end, V* diag) BODY                                   \
-    /** y = beta y (beta == 0: y = 0 whatever it held), then y_d += alpha diag_d x_d on the  \
-        dirichlet_count Dirichlet nodes d listed in dirichlet (their rows are a_dd e_d). */   \
-    PREFIX void lma_prepare(const Executor& exec, index_type num_nodes, V alpha, const V* x, \
-                            V beta, V* y, const index_type* dirichlet,                       \
-                            index_type dirichlet_count, const V* diag) BODY                  \
-    /** Prepares the apply kernel for a's npe and storage (CUDA: raises its shared-memory    \
-        limit where it needs more than 48 KB; throws if the device cannot give it). Called   \
-        once when the operator is built, since an apply may be captured in a CUDA graph.     \
-        CPU: nothing. */                                                                     \
-    PREFIX void lma_configure(const Executor& exec, const LmaArgs<V>& a,                     \
-                              LmaKernel kernel) BODY                                         \
-    /** For the cells at positions [begin, end): y += alpha P^T K_e P (x with Dirichlet      \
-        nodes zeroed), Dirichlet rows skipped. atomic: cells may share nodes (sequential on  \
-        the CPU); otherwise they must not (the colour variant: cells in parallel). kernel is \
-        resolved (not automatic); the CPU ignores it. */                                     \
-    PREFIX void lma_apply_cells(const Executor& exec, const LmaArgs<V>& a, index_type begin, \
-                                index_type end, V alpha, const V* x, V* y, bool atomic,      \
-                                LmaKernel kernel) BODY                                       \
-    /** Dirichlet lifting for the cells at [begin, end): rhs[n_i] -= sum over Dirichlet      \
-        local j of K_e(i, j) g[node j], for the free rows i (the eliminated columns moved to \
-        the right side). */                                                                  \
-    PREFIX void lma_dirichlet_lift(const Executor& exec, const LmaArgs<V>& a,                \
-                                   index_type begin, index_type end, const V* g,             \
-                                   V* rhs) BODY                                              \
-    /** rhs_i = diag_i g_i on masked rows (the eliminated rows' right side), others          \
-        unchanged. */                                                                        \
-    PREFIX void lma_dirichlet_rows(const Executor& exec, index_type num_nodes,               \
-                                   const std::uint8_t* mask, const V* diag, const V* g,      \
-                                   V* rhs) BODY                                              \
-    /** rhs[cells[e * npe + i]] += fe[e * npe + i] for all num_cells cells (cell-major       \
-        element loads scattered; sequential on the CPU, atomics on CUDA). */                 \
-    PREFIX void lma_scatter_loads(const Executor& exec, index_type num_cells, int npe,       \
-                                  const index_type* cells, const V* fe, V* rhs) BODY
-
-GPUFEM_DECLARE_KERNELS(GPUFEM_LMA_KERNELS)
-
-/// The LMA kernels on the connectivity only.
-#define GPUFEM_LMA_CONNECTIVITY_KERNELS(PREFIX, BODY)                                         \
-    /** out[i stride + p] = node i of cell order[p] (cells: npe nodes per cell, cell-major), \
-        stored as ~node where mask[node] != 0 (mask may be null: no Dirichlet nodes), and -1 \
-        where order[p] < 0 (padding); order null: cell p for p < num_cells. All arrays on    \
-        exec. */                                                                             \
-    PREFIX void lma_interleave_connectivity(const Executor& exec, index_type stride, int npe, \
-                                            const index_type* order, index_type num_cells,    \
-                                            const index_type* cells, const std::uint8_t* mask, \
-                                            index_type* out) BODY
-
-GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_LMA_CONNECTIVITY_KERNELS)
+#define GPUFEM_KERNEL_LIST "assembly/lma_kernel_list.hpp"
+#include "linalg/declare_kernels.hpp"
 
 }  // namespace gpufem

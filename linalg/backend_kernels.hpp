@@ -1,33 +1,54 @@
 #pragma once
 // Declared once, everywhere: how a kernel family is declared for both backends, how its
-// explicit instantiations and its "built without CUDA" stand-ins are generated from that one
+// explicit instantiations and its "built without CUDA" stand-ins come from that one
 // declaration, and how a call site picks the executor's backend. The only place that looks
 // at GPUFEM_WITH_CUDA (0 or 1, a compile definition the gpufem_linalg target exports).
 //
-// A family is ONE list macro in its header, taking the value type, a prefix and a body:
+// A family's kernels are ordinary declarations, each with its /// comment, in a list file
+// next to the family's header, FAMILY_kernel_list.hpp. It has no include guard and includes
+// nothing: it is read twice, once in each backend's namespace. Every declaration ends with
+// GPUFEM_KERNEL_BODY instead of the semicolon:
 //
-//   #define GPUFEM_ELL_KERNELS(V, PREFIX, BODY)
-//       /** Writes the length of every row to row_len and returns the longest. */
-//       PREFIX index_type ell_row_lengths(const Executor& exec, const Csr<V>& a,
-//                                         index_type* row_len) BODY
-//       ...                                      (every line continued with a backslash)
-//   GPUFEM_DECLARE_KERNELS(GPUFEM_ELL_KERNELS)   // in the header, inside namespace gpufem
+//   /// Writes the length of every row to row_len (rows entries) and returns the longest.
+//   /// cuda: a length kernel and a CUB max-reduction; the width is read back.
+//   template <typename V>
+//   index_type ell_row_lengths(const Executor& exec, const Csr<V>& a, index_type* row_len)
+//       GPUFEM_KERNEL_BODY
 //
-// and each backend's file instantiates the same list for float and double, inside its own
-// namespace (gpufem::kernels::cpu or gpufem::kernels::cuda):
+// The family's header declares the list for both backends, inside namespace gpufem:
 //
-//   GPUFEM_INSTANTIATE_KERNELS(GPUFEM_ELL_KERNELS)
+//   #define GPUFEM_KERNEL_LIST "linalg/ell_kernel_list.hpp"
+//   #include "linalg/declare_kernels.hpp"
 //
-// Doc comments inside a list are /* */ (a // comment would swallow the continued lines).
-// A list of kernels not templated on V takes (PREFIX, BODY) and is declared with
-// GPUFEM_DECLARE_PLAIN_KERNELS; a list of per-type overloads takes (V, PREFIX, BODY) and is
-// declared with GPUFEM_DECLARE_OVERLOADS. Kernels only one backend has are declared with
-// GPUFEM_CPU_KERNELS / GPUFEM_CUDA_KERNELS inside that backend's namespace, or, when not
-// templated, written there once with GPUFEM_CUDA_INLINE and GPUFEM_CUDA_BODY. No list may
-// carry default arguments (they cannot appear in explicit instantiations).
+// declare_kernels.hpp reads the list in namespace kernels::cpu, where GPUFEM_KERNEL_BODY is
+// `;`, and in kernels::cuda, where it is `;` when CUDA is built and otherwise a definition that
+// throws "gpufem was built without CUDA" (so no stub file repeats the signatures).
 //
-// When CUDA is not built, the kernels::cuda declarations become definitions that throw
-// "gpufem was built without CUDA", so no stub file repeats them.
+// Each backend's file defines the templates in its own namespace (gpufem::kernels::cpu or
+// gpufem::kernels::cuda) and instantiates them for float and double by name; the signatures
+// come from the declarations (decltype), so they are not written again:
+//
+//   GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(ell_row_lengths, ell_fill, ell_spmv)
+//
+// What a list may hold:
+// - templates over the value type, `template <typename V>`, instantiated with
+//   GPUFEM_INSTANTIATE_FOR_VALUE_TYPES;
+// - templates over the value type and a CSR matrix's row offset type O (Csr<V, O>, or a
+//   const O* row_ptr), `template <typename V, typename O>`, for a kernel that takes 32-bit
+//   (index_type) and 64-bit (wide_offset_type) offsets alike; instantiated for both with
+//   GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES;
+// - functions that are not templates, starting with GPUFEM_KERNEL_INLINE (the throwing
+//   stand-in defined in a header must be inline); they need no instantiation.
+// One declaration per name: decltype(name<float>) names one function only when the name is
+// not overloaded (a kernel for both offset widths takes O instead). No default arguments (a
+// list is declared twice).
+//
+// Kernels only one backend has are declared directly in that backend's namespace: in
+// kernels::cpu as ordinary declarations; in kernels::cuda ending with GPUFEM_CUDA_BODY (a
+// noexcept release function: GPUFEM_CUDA_NOTHROW_BODY) and, when not a template, starting
+// with GPUFEM_CUDA_INLINE. Their templates are instantiated in the backend's file as above.
+//
+// Call sites use GPUFEM_DISPATCH(exec, kernel(exec, ...)).
 #include <stdexcept>
 
 #include "linalg/executor.hpp"
@@ -53,6 +74,59 @@ namespace gpufem::detail {
 #define GPUFEM_CUDA_NOTHROW_BODY {}
 #define GPUFEM_CUDA_INLINE inline
 #endif
+
+/// Explicit instantiations, for float and double, of kernels templated on the value type,
+/// by name, in the backend's own file and namespace:
+/// GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(ell_row_lengths, ell_fill, ell_spmv).
+#define GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(...)                                              \
+    GPUFEM_FOR_EACH(GPUFEM_DETAIL_INSTANTIATE_V, __VA_ARGS__)
+
+/// Explicit instantiations of kernels templated on the value type V and the row offset type
+/// O, by name: V float or double, O index_type or wide_offset_type.
+#define GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(...)                                   \
+    GPUFEM_FOR_EACH(GPUFEM_DETAIL_INSTANTIATE_V_O, __VA_ARGS__)
+
+/// One explicit instantiation, its type taken from the declaration in scope.
+#define GPUFEM_DETAIL_INSTANTIATE(name, ...) template decltype(name<__VA_ARGS__>) name<__VA_ARGS__>;
+#define GPUFEM_DETAIL_INSTANTIATE_V(name)                                                    \
+    GPUFEM_DETAIL_INSTANTIATE(name, float) GPUFEM_DETAIL_INSTANTIATE(name, double)
+#define GPUFEM_DETAIL_INSTANTIATE_V_O(name)                                                  \
+    GPUFEM_DETAIL_INSTANTIATE(name, float, ::gpufem::index_type)                             \
+    GPUFEM_DETAIL_INSTANTIATE(name, double, ::gpufem::index_type)                            \
+    GPUFEM_DETAIL_INSTANTIATE(name, float, ::gpufem::wide_offset_type)                       \
+    GPUFEM_DETAIL_INSTANTIATE(name, double, ::gpufem::wide_offset_type)
+
+/// GPUFEM_FOR_EACH(M, a, b, c) is M(a) M(b) M(c), for up to 40 arguments: each rescan of
+/// GPUFEM_DETAIL_EXPAND peels one argument off.
+#define GPUFEM_FOR_EACH(M, ...)                                                              \
+    __VA_OPT__(GPUFEM_DETAIL_EXPAND(GPUFEM_DETAIL_FOR_EACH(M, __VA_ARGS__)))
+#define GPUFEM_DETAIL_FOR_EACH(M, first, ...)                                                \
+    M(first) __VA_OPT__(GPUFEM_DETAIL_FOR_EACH_AGAIN GPUFEM_DETAIL_PARENS(M, __VA_ARGS__))
+#define GPUFEM_DETAIL_FOR_EACH_AGAIN() GPUFEM_DETAIL_FOR_EACH
+#define GPUFEM_DETAIL_PARENS ()
+#define GPUFEM_DETAIL_EXPAND(...) GPUFEM_DETAIL_X1(GPUFEM_DETAIL_X1(GPUFEM_DETAIL_X1(__VA_ARGS__)))
+#define GPUFEM_DETAIL_X1(...) GPUFEM_DETAIL_X2(GPUFEM_DETAIL_X2(GPUFEM_DETAIL_X2(__VA_ARGS__)))
+#define GPUFEM_DETAIL_X2(...) GPUFEM_DETAIL_X3(GPUFEM_DETAIL_X3(GPUFEM_DETAIL_X3(__VA_ARGS__)))
+#define GPUFEM_DETAIL_X3(...) __VA_ARGS__
+
+/// Calls a kernel of the executor's backend: GPUFEM_DISPATCH(exec, ell_fill(exec, a, ell))
+/// is ::gpufem::kernels::cuda::ell_fill(exec, a, ell) on a CUDA executor and
+/// ::gpufem::kernels::cpu::ell_fill(exec, a, ell) otherwise; an expression with the kernel's
+/// result. exec is an Executor (not a pointer); it is evaluated twice.
+#define GPUFEM_DISPATCH(exec, call)                                                          \
+    ((exec).is_cuda() ? ::gpufem::kernels::cuda::call : ::gpufem::kernels::cpu::call)
+
+// Deprecated: a family written as one list macro, LIST(V, PREFIX, BODY) (LIST(PREFIX, BODY)
+// when not templated) with /* */ doc comments on backslash-continued lines, declared with
+// GPUFEM_DECLARE_KERNELS, GPUFEM_DECLARE_PLAIN_KERNELS or GPUFEM_DECLARE_OVERLOADS (one
+// backend: GPUFEM_CPU_KERNELS / GPUFEM_CUDA_KERNELS) and instantiated with
+// GPUFEM_INSTANTIATE_KERNELS. solver/krylov/merged_kernels.hpp still uses them; they go when it
+// has a list file. Write no new use. A family moves to a list file so: the macro's body,
+// without its backslashes, becomes FAMILY_kernel_list.hpp, each /* */ comment a /// comment,
+// PREFIX `template <typename V>` (GPUFEM_KERNEL_INLINE in a list not templated on V) and BODY
+// GPUFEM_KERNEL_BODY; GPUFEM_DECLARE_KERNELS(LIST) becomes the GPUFEM_KERNEL_LIST define and
+// the include of declare_kernels.hpp; GPUFEM_INSTANTIATE_KERNELS(LIST) in cpu/ and cuda/
+// becomes GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(...) with the templates' names.
 
 /// The CPU part of a list templated on V (inside namespace kernels::cpu).
 #define GPUFEM_CPU_KERNELS(LIST) LIST(V, template <typename V>, ;)
@@ -91,10 +165,3 @@ namespace gpufem::detail {
 /// Explicit instantiations of a list templated on V for float and double, in the backend's
 /// own file and namespace.
 #define GPUFEM_INSTANTIATE_KERNELS(LIST) LIST(float, template, ;) LIST(double, template, ;)
-
-/// Calls a kernel of the executor's backend: GPUFEM_DISPATCH(exec, ell_fill(exec, a, ell))
-/// is ::gpufem::kernels::cuda::ell_fill(exec, a, ell) on a CUDA executor and
-/// ::gpufem::kernels::cpu::ell_fill(exec, a, ell) otherwise; an expression with the kernel's
-/// result. exec is an Executor (not a pointer); it is evaluated twice.
-#define GPUFEM_DISPATCH(exec, call)                                                          \
-    ((exec).is_cuda() ? ::gpufem::kernels::cuda::call : ::gpufem::kernels::cpu::call)

@@ -50,21 +50,7 @@ struct Ell {
 template <typename V>
 Ell<V> convert_to_ell(const Csr<V>& matrix, bool row_lengths);
 
-/// ELL kernels (cpu: plain loops; cuda: the device versions noted).
-#define GPUFEM_ELL_KERNELS(V, PREFIX, BODY)                                                  \
-    /** Writes the length of every row to row_len (rows entries) and returns the longest.    \
-        cuda: a length kernel and a CUB max-reduction; the width is read back. */            \
-    PREFIX index_type ell_row_lengths(const Executor& exec, const Csr<V>& a,                \
-                                      index_type* row_len) BODY                             \
-    /** Fills ell.col_idx / ell.values (allocated, width * stride) from a, padding included. \
-        cuda: one thread per padded row writes its column of entries (coalesced). */         \
-    PREFIX void ell_fill(const Executor& exec, const Csr<V>& a, Ell<V>& ell) BODY            \
-    /** y = alpha A x + beta y over the ELL layout (stops at row_len when present);          \
-        beta == 0 ignores y's contents. cuda: one thread per row, column-major reads, x      \
-        through the read-only cache. */                                                      \
-    PREFIX void ell_spmv(const Executor& exec, const Ell<V>& a, V alpha, const V* x, V beta, \
-                         V* y) BODY
-
-GPUFEM_DECLARE_KERNELS(GPUFEM_ELL_KERNELS)
+#define GPUFEM_KERNEL_LIST "linalg/ell_kernel_list.hpp"
+#include "linalg/declare_kernels.hpp"
 
 }  // namespace gpufem

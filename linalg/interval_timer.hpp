@@ -23,11 +23,8 @@ public:
     virtual const char* clock() const = 0;
 };
 
-#define GPUFEM_INTERVAL_TIMER_KERNELS(PREFIX, BODY)                                         \
-    /** A timer on exec: cpu a steady clock, cuda events in exec's stream. */                \
-    PREFIX std::unique_ptr<IntervalTimer> make_interval_timer(const ExecPtr& exec) BODY
-
-GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_INTERVAL_TIMER_KERNELS)
+#define GPUFEM_KERNEL_LIST "linalg/interval_timer_kernel_list.hpp"
+#include "linalg/declare_kernels.hpp"
 
 /// The timer suited to exec.
 std::unique_ptr<IntervalTimer> make_interval_timer(const ExecPtr& exec);

@@ -37,39 +37,40 @@ private:
     void* handle_ = nullptr;  ///< cublasHandle_t on CUDA
 };
 
-/// cuBLAS calls (kernels::cuda only), overloads for float and double: cuBLAS has one routine
-/// per type. Each runs on the handle's stream; dot and nrm2 return to the host.
-#define GPUFEM_CUBLAS_CALLS(V, PREFIX, BODY)                                                 \
-    /** x . y (cublas<t>dot), returned in double */                                          \
-    PREFIX double cublas_dot(void* handle, std::size_t n, const V* x, const V* y) BODY       \
-    /** ||x||_2 (cublas<t>nrm2) */                                                           \
-    PREFIX double cublas_nrm2(void* handle, std::size_t n, const V* x) BODY                  \
-    /** y += alpha x (cublas<t>axpy) */                                                      \
-    PREFIX void cublas_axpy(void* handle, std::size_t n, V alpha, const V* x, V* y) BODY     \
-    /** x = alpha x (cublas<t>scal) */                                                       \
-    PREFIX void cublas_scal(void* handle, std::size_t n, V alpha, V* x) BODY                 \
-    /** y = x (cublas<t>copy) */                                                             \
-    PREFIX void cublas_copy(void* handle, std::size_t n, const V* x, V* y) BODY              \
-    /** y = diag(d) x (cublas<t>dgmm on an n x 1 matrix) */                                  \
-    PREFIX void cublas_dgmm(void* handle, std::size_t n, const V* d, const V* x, V* y) BODY
-
-/// Library-call kernels only the CPU has (the plain-loop stand-in for cublas<t>dgmm).
-#define GPUFEM_LIBRARY_BLAS_CPU_KERNELS(V, PREFIX, BODY)                                     \
-    /** y[i] = d[i] x[i] */                                                                  \
-    PREFIX void diag_multiply(const Executor& exec, std::size_t n, const V* d, const V* x,   \
-                              V* y) BODY
-
 namespace kernels::cuda {
 /// A cuBLAS handle bound to exec's stream (destroy with cublas_destroy).
 GPUFEM_CUDA_INLINE void* cublas_create(const Executor& exec) GPUFEM_CUDA_BODY
 /// Releases a handle from cublas_create.
 GPUFEM_CUDA_INLINE void cublas_destroy(void* handle) noexcept GPUFEM_CUDA_NOTHROW_BODY
-GPUFEM_CUBLAS_CALLS(float, GPUFEM_CUDA_INLINE, GPUFEM_CUDA_BODY)
-GPUFEM_CUBLAS_CALLS(double, GPUFEM_CUDA_INLINE, GPUFEM_CUDA_BODY)
+
+// cuBLAS calls (kernels::cuda only), for float and double: each calls cuBLAS's routine for
+// V. Each runs on the handle's stream; dot and nrm2 return to the host.
+
+/// x . y (cublas<t>dot), returned in double
+template <typename V>
+double cublas_dot(void* handle, std::size_t n, const V* x, const V* y) GPUFEM_CUDA_BODY
+/// ||x||_2 (cublas<t>nrm2)
+template <typename V>
+double cublas_nrm2(void* handle, std::size_t n, const V* x) GPUFEM_CUDA_BODY
+/// y += alpha x (cublas<t>axpy)
+template <typename V>
+void cublas_axpy(void* handle, std::size_t n, V alpha, const V* x, V* y) GPUFEM_CUDA_BODY
+/// x = alpha x (cublas<t>scal)
+template <typename V>
+void cublas_scal(void* handle, std::size_t n, V alpha, V* x) GPUFEM_CUDA_BODY
+/// y = x (cublas<t>copy)
+template <typename V>
+void cublas_copy(void* handle, std::size_t n, const V* x, V* y) GPUFEM_CUDA_BODY
+/// y = diag(d) x (cublas<t>dgmm on an n x 1 matrix)
+template <typename V>
+void cublas_dgmm(void* handle, std::size_t n, const V* d, const V* x, V* y) GPUFEM_CUDA_BODY
 }  // namespace kernels::cuda
 
 namespace kernels::cpu {
-GPUFEM_CPU_KERNELS(GPUFEM_LIBRARY_BLAS_CPU_KERNELS)
+/// y[i] = d[i] x[i]: the plain-loop stand-in for cublas<t>dgmm, a library-call kernel only
+/// the CPU has.
+template <typename V>
+void diag_multiply(const Executor& exec, std::size_t n, const V* d, const V* x, V* y);
 }  // namespace kernels::cpu
 
 }  // namespace gpufem

@@ -81,21 +81,8 @@ struct StaircaseStreams {
     static constexpr int kMaxStreams = 32;
 };
 
-/// Staircase kernels (cpu: the readable reference of the layout; cuda: on exec's stream).
-#define GPUFEM_STAIRCASE_KERNELS(V, PREFIX, BODY)                                            \
-    /** Writes permuted's rows into a's slices (a's arrays and groups sized already),        \
-        padding included. */                                                                 \
-    PREFIX void staircase_fill(const Executor& exec, const Csr<V>& permuted,                 \
-                               StaircaseMatrix<V>& a) BODY                                   \
-    /** y = alpha A x + beta y in the new order (beta == 0 ignores y, NaNs included). cpu:   \
-        streams ignored. cuda with streams: one kernel per group, each on its own stream,    \
-        forked from and joined back to exec's stream with events (so the result is ordered   \
-        on exec's stream like any kernel); with streams == nullptr: one launch covering      \
-        every group, on exec's stream. */                                                    \
-    PREFIX void staircase_spmv(const Executor& exec, const StaircaseMatrix<V>& a, V alpha,   \
-                               const V* x, V beta, V* y, const StaircaseStreams* streams) BODY
-
-GPUFEM_DECLARE_KERNELS(GPUFEM_STAIRCASE_KERNELS)
+#define GPUFEM_KERNEL_LIST "linalg/staircase_kernel_list.hpp"
+#include "linalg/declare_kernels.hpp"
 
 namespace kernels::cuda {
 /// Creates min(groups, kMaxStreams) non-blocking streams and their events on exec's device.

@@ -42,6 +42,6 @@ long long add_neumann_load(const Executor&, const ExprInstruction* program,
     return -1;
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_BOUNDARY_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(set_dirichlet_values, add_neumann_load)
 
 }  // namespace gpufem::kernels::cpu

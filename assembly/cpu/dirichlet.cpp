@@ -33,18 +33,12 @@ void eliminate(Csr<V, O>& a, const std::uint8_t* mask, const V* g, V* rhs)
 
 }  // namespace
 
-template <typename V>
-void apply_dirichlet(const Executor&, Csr<V>& a, const std::uint8_t* mask, const V* g, V* rhs)
+template <typename V, typename O>
+void apply_dirichlet(const Executor&, Csr<V, O>& a, const std::uint8_t* mask, const V* g, V* rhs)
 {
     eliminate(a, mask, g, rhs);
 }
 
-template <typename V>
-void apply_dirichlet(const Executor&, WideCsr<V>& a, const std::uint8_t* mask, const V* g, V* rhs)
-{
-    eliminate(a, mask, g, rhs);
-}
-
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_DIRICHLET_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(apply_dirichlet)
 
 }  // namespace gpufem::kernels::cpu

@@ -73,6 +73,6 @@ void element_galerkin_add_stored(const Executor&, index_type cells, const LmaArg
     galerkin_cells(cells, stored.npe, ncl, StoredElements<V>{stored}, p, coarsening, cell_to_csr, values);
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_ELEMENT_GALERKIN_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(element_galerkin_add, element_galerkin_add_stored)
 
 }  // namespace gpufem::kernels::cpu

@@ -148,15 +148,8 @@ void assemble_searched(const ElementData<V>& data, const O* row_ptr, const index
 
 }  // namespace
 
-template <typename V>
-void assemble_csr_searched(const Executor&, const ElementData<V>& data, const index_type* row_ptr,
-                           const index_type* col_idx, V* values, V* rhs)
-{
-    assemble_searched(data, row_ptr, col_idx, values, rhs);
-}
-
-template <typename V>
-void assemble_csr_searched(const Executor&, const ElementData<V>& data, const wide_offset_type* row_ptr,
+template <typename V, typename O>
+void assemble_csr_searched(const Executor&, const ElementData<V>& data, const O* row_ptr,
                            const index_type* col_idx, V* values, V* rhs)
 {
     assemble_searched(data, row_ptr, col_idx, values, rhs);
@@ -190,6 +183,7 @@ void element_matrices_interleaved(const Executor&, const ElementData<V>& data, i
     }
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_ELEMENT_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(element_matrices, assemble_csr, element_matrices_interleaved)
+GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(assemble_csr_searched)
 
 }  // namespace gpufem::kernels::cpu

@@ -96,6 +96,7 @@ double nodal_errors(const Executor&, const ExprInstruction* program, const doubl
     return max_error;
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_EXPRESSION_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
+    evaluate_at_quadrature_points, evaluate_at_points, error_integrals, nodal_errors)
 
 }  // namespace gpufem::kernels::cpu

@@ -91,6 +91,6 @@ FvErrorSums fv_errors(const Executor&, const ExprInstruction* program, const dou
     return sums;
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_FV_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fv_assemble, fv_corrected_rhs, fv_face_fluxes, fv_errors)
 
 }  // namespace gpufem::kernels::cpu

@@ -27,6 +27,6 @@ JacobianSigns jacobian_signs(const Executor&, const ElementArgs<V>& a)
     return out;
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_GEOMETRY_CHECK_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(jacobian_signs)
 
 }  // namespace gpufem::kernels::cpu

@@ -107,6 +107,6 @@ void interpolation_entries(const Executor&, const CoarseLatticeView& view,
     });
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_INTERPOLATION_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(interpolation_entries)
 
 }  // namespace gpufem::kernels::cpu

@@ -131,7 +131,9 @@ void lma_scatter_loads(const Executor&, index_type num_cells, int npe, const ind
     for (std::size_t k = 0; k < count; ++k) rhs[cells[k]] += fe[k];
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_LMA_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
+    lma_interleave, lma_diagonal, lma_prepare, lma_configure, lma_apply_cells, lma_dirichlet_lift,
+    lma_dirichlet_rows, lma_scatter_loads)
 
 void lma_interleave_connectivity(const Executor&, index_type stride, int npe, const index_type* order,
                                  index_type num_cells, const index_type* cells,

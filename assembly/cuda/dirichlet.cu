@@ -46,18 +46,12 @@ void eliminate(const Executor& exec, Csr<V, O>& a, const std::uint8_t* mask, con
 
 }  // namespace
 
-template <typename V>
-void apply_dirichlet(const Executor& exec, Csr<V>& a, const std::uint8_t* mask, const V* g, V* rhs)
+template <typename V, typename O>
+void apply_dirichlet(const Executor& exec, Csr<V, O>& a, const std::uint8_t* mask, const V* g, V* rhs)
 {
     eliminate(exec, a, mask, g, rhs);
 }
 
-template <typename V>
-void apply_dirichlet(const Executor& exec, WideCsr<V>& a, const std::uint8_t* mask, const V* g, V* rhs)
-{
-    eliminate(exec, a, mask, g, rhs);
-}
-
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_DIRICHLET_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(apply_dirichlet)
 
 }  // namespace gpufem::kernels::cuda

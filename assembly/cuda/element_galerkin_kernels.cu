@@ -109,6 +109,6 @@ void element_galerkin_add(const Executor& exec, index_type cells, int npe, int n
                             cell_to_csr, values);
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_ELEMENT_GALERKIN_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(element_galerkin_add, element_galerkin_add_stored)
 
 }  // namespace gpufem::kernels::cuda

@@ -60,22 +60,13 @@ void assemble_csr(const Executor& exec, const ElementData<V>& data, const index_
                            CsrSink<V>{{data.cells.data(), rhs, data.nodes_per_cell}, cell_to_csr, values});
 }
 
-template <typename V>
-void assemble_csr_searched(const Executor& exec, const ElementData<V>& data, const index_type* row_ptr,
+template <typename V, typename O>
+void assemble_csr_searched(const Executor& exec, const ElementData<V>& data, const O* row_ptr,
                            const index_type* col_idx, V* values, V* rhs)
 {
     launch_element_kernels(exec, data,
-                           SearchedCsrSink<V, index_type>{{data.cells.data(), rhs, data.nodes_per_cell},
-                                                          row_ptr, col_idx, values});
-}
-
-template <typename V>
-void assemble_csr_searched(const Executor& exec, const ElementData<V>& data, const wide_offset_type* row_ptr,
-                           const index_type* col_idx, V* values, V* rhs)
-{
-    launch_element_kernels(exec, data,
-                           SearchedCsrSink<V, wide_offset_type>{{data.cells.data(), rhs, data.nodes_per_cell},
-                                                                row_ptr, col_idx, values});
+                           SearchedCsrSink<V, O>{{data.cells.data(), rhs, data.nodes_per_cell}, row_ptr,
+                                                 col_idx, values});
 }
 
 template <typename V>
@@ -87,6 +78,7 @@ void element_matrices_interleaved(const Executor& exec, const ElementData<V>& da
                                               symmetric});
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_ELEMENT_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(element_matrices, assemble_csr, element_matrices_interleaved)
+GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(assemble_csr_searched)
 
 }  // namespace gpufem::kernels::cuda

@@ -163,6 +163,7 @@ double nodal_errors(const Executor& exec, const ExprInstruction* program,
     return host;
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_EXPRESSION_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
+    evaluate_at_quadrature_points, evaluate_at_points, error_integrals, nodal_errors)
 
 }  // namespace gpufem::kernels::cuda

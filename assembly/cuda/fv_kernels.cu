@@ -221,6 +221,6 @@ FvErrorSums fv_errors(const Executor& exec, const ExprInstruction* program, cons
     return {host[0], host[1], host[2], host[3], host[4], host[5]};
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_FV_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fv_assemble, fv_corrected_rhs, fv_face_fluxes, fv_errors)
 
 }  // namespace gpufem::kernels::cuda

@@ -58,6 +58,6 @@ JacobianSigns jacobian_signs(const Executor& exec, const ElementArgs<V>& a)
     return out;
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_GEOMETRY_CHECK_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(jacobian_signs)
 
 }  // namespace gpufem::kernels::cuda

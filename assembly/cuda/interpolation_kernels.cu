@@ -186,6 +186,6 @@ void interpolation_entries(const Executor& exec, const CoarseLatticeView& view,
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_INTERPOLATION_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(interpolation_entries)
 
 }  // namespace gpufem::kernels::cuda

@@ -349,7 +349,9 @@ void lma_scatter_loads(const Executor& exec, index_type num_cells, int npe, cons
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_LMA_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
+    lma_interleave, lma_diagonal, lma_prepare, lma_configure, lma_apply_cells, lma_dirichlet_lift,
+    lma_dirichlet_rows, lma_scatter_loads)
 
 namespace {
 

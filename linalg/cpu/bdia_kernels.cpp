@@ -90,6 +90,6 @@ std::size_t bdia_available_bytes(const Executor&)
     return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size) / 2;
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_BDIA_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(bdia_slab_bands, bdia_fill, bdia_spmv)
 
 }  // namespace gpufem::kernels::cpu

@@ -2,58 +2,39 @@
 #include "linalg/cpu/chunked_loops.hpp"
 
 namespace gpufem::kernels::cpu {
-namespace {
 
 template <typename V>
-void fill_impl(std::size_t n, V value, V* x)
+void fill(const Executor&, std::size_t n, V value, V* x)
 {
     chunked_for(static_cast<long long>(n), [&](long long i) { x[i] = value; });
 }
 
 template <typename V>
-void axpy_impl(std::size_t n, V alpha, const V* x, V* y)
+void axpy(const Executor&, std::size_t n, V alpha, const V* x, V* y)
 {
     chunked_for(static_cast<long long>(n), [&](long long i) { y[i] += alpha * x[i]; });
 }
 
 template <typename V>
-void xpay_impl(std::size_t n, const V* x, V beta, V* y)
+void xpay(const Executor&, std::size_t n, const V* x, V beta, V* y)
 {
     chunked_for(static_cast<long long>(n), [&](long long i) { y[i] = x[i] + beta * y[i]; });
 }
 
 template <typename V>
-void scale_impl(std::size_t n, V alpha, V* x)
+void scale(const Executor&, std::size_t n, V alpha, V* x)
 {
     chunked_for(static_cast<long long>(n), [&](long long i) { x[i] *= alpha; });
 }
 
 template <typename V>
-double dot_impl(std::size_t n, const V* x, const V* y)
+double dot(const Executor&, std::size_t n, const V* x, const V* y)
 {
     return chunked_sums<1>(static_cast<long long>(n), [&](long long i, std::array<double, 1>& s) {
         s[0] += static_cast<double>(x[i]) * y[i];
     })[0];
 }
 
-}  // namespace
-
-#define GPUFEM_DEFINE_BLAS1(V)                                                                  \
-    void fill(const Executor&, std::size_t n, V value, V* x) { fill_impl(n, value, x); }        \
-    void axpy(const Executor&, std::size_t n, V alpha, const V* x, V* y)                        \
-    {                                                                                           \
-        axpy_impl(n, alpha, x, y);                                                              \
-    }                                                                                           \
-    void xpay(const Executor&, std::size_t n, const V* x, V beta, V* y)                         \
-    {                                                                                           \
-        xpay_impl(n, x, beta, y);                                                               \
-    }                                                                                           \
-    void scale(const Executor&, std::size_t n, V alpha, V* x) { scale_impl(n, alpha, x); }      \
-    double dot(const Executor&, std::size_t n, const V* x, const V* y)                          \
-    {                                                                                           \
-        return dot_impl(n, x, y);                                                               \
-    }
-GPUFEM_DEFINE_BLAS1(float)
-GPUFEM_DEFINE_BLAS1(double)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fill, axpy, xpay, scale, dot)
 
 }  // namespace gpufem::kernels::cpu

@@ -53,42 +53,24 @@ RowStats stats(const Csr<V, O>& a)
 
 }  // namespace
 
-template <typename V>
-RowStats csr_row_stats(const Executor&, const Csr<V>& a)
+template <typename V, typename O>
+RowStats csr_row_stats(const Executor&, const Csr<V, O>& a)
 {
     return stats(a);
 }
 
-template <typename V>
-RowStats csr_row_stats(const Executor&, const WideCsr<V>& a)
-{
-    return stats(a);
-}
-
-template <typename V>
-void csr_spmv(const Executor&, const Csr<V>& a, V alpha, const V* x, V beta, V* y)
+template <typename V, typename O>
+void csr_spmv(const Executor&, const Csr<V, O>& a, V alpha, const V* x, V beta, V* y)
 {
     spmv(a, alpha, x, beta, y);
 }
 
-template <typename V>
-void csr_diagonal(const Executor&, const Csr<V>& a, V* d)
+template <typename V, typename O>
+void csr_diagonal(const Executor&, const Csr<V, O>& a, V* d)
 {
     diagonal(a, d);
 }
 
-template <typename V>
-void csr_spmv(const Executor&, const WideCsr<V>& a, V alpha, const V* x, V beta, V* y)
-{
-    spmv(a, alpha, x, beta, y);
-}
-
-template <typename V>
-void csr_diagonal(const Executor&, const WideCsr<V>& a, V* d)
-{
-    diagonal(a, d);
-}
-
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_CSR_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(csr_spmv, csr_diagonal, csr_row_stats)
 
 }  // namespace gpufem::kernels::cpu

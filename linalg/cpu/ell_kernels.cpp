@@ -60,6 +60,6 @@ void ell_spmv(const Executor&, const Ell<V>& a, V alpha, const V* x, V beta, V* 
     }
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_ELL_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(ell_row_lengths, ell_fill, ell_spmv)
 
 }  // namespace gpufem::kernels::cpu

@@ -9,6 +9,6 @@ void diag_multiply(const Executor&, std::size_t n, const V* d, const V* x, V* y)
     for (std::size_t i = 0; i < n; ++i) y[i] = d[i] * x[i];
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_LIBRARY_BLAS_CPU_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(diag_multiply)
 
 }  // namespace gpufem::kernels::cpu

@@ -59,6 +59,6 @@ void permute_vector(const Executor&, index_type n, const index_type* perm, const
     }
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_REORDERING_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(permute_symmetric, permute_vector)
 
 }  // namespace gpufem::kernels::cpu

@@ -123,6 +123,6 @@ void sellp_spmv(const Executor&, const Sellp<V>& a, V alpha, const V* x, V beta,
     }
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_SELLP_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(sellp_sort_rows, sellp_slice_pointers, sellp_fill, sellp_spmv)
 
 }  // namespace gpufem::kernels::cpu

@@ -58,6 +58,6 @@ void staircase_spmv(const Executor&, const StaircaseMatrix<V>& a, V alpha, const
     }
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_STAIRCASE_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(staircase_fill, staircase_spmv)
 
 }  // namespace gpufem::kernels::cpu

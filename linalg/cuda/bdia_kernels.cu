@@ -192,6 +192,6 @@ std::size_t bdia_available_bytes(const Executor& exec)
     return free_bytes;
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_BDIA_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(bdia_slab_bands, bdia_fill, bdia_spmv)
 
 }  // namespace gpufem::kernels::cuda

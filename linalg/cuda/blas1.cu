@@ -104,28 +104,36 @@ double dot_impl(const Executor& exec, std::size_t n, const V* x, const V* y)
         GPUFEM_CUDA_CHECK_LAUNCH();                                                   \
     } while (0)
 
-#define GPUFEM_DEFINE_BLAS1(V)                                                           \
-    void fill(const Executor& exec, std::size_t n, V value, V* x)                        \
-    {                                                                                    \
-        GPUFEM_LAUNCH_ELEMENTWISE(fill_kernel<V>, n, value, x);                          \
-    }                                                                                    \
-    void axpy(const Executor& exec, std::size_t n, V alpha, const V* x, V* y)            \
-    {                                                                                    \
-        GPUFEM_LAUNCH_ELEMENTWISE(axpy_kernel<V>, n, alpha, x, y);                       \
-    }                                                                                    \
-    void xpay(const Executor& exec, std::size_t n, const V* x, V beta, V* y)             \
-    {                                                                                    \
-        GPUFEM_LAUNCH_ELEMENTWISE(xpay_kernel<V>, n, x, beta, y);                        \
-    }                                                                                    \
-    void scale(const Executor& exec, std::size_t n, V alpha, V* x)                       \
-    {                                                                                    \
-        GPUFEM_LAUNCH_ELEMENTWISE(scale_kernel<V>, n, alpha, x);                         \
-    }                                                                                    \
-    double dot(const Executor& exec, std::size_t n, const V* x, const V* y)              \
-    {                                                                                    \
-        return dot_impl(exec, n, x, y);                                                  \
-    }
-GPUFEM_DEFINE_BLAS1(float)
-GPUFEM_DEFINE_BLAS1(double)
+template <typename V>
+void fill(const Executor& exec, std::size_t n, V value, V* x)
+{
+    GPUFEM_LAUNCH_ELEMENTWISE(fill_kernel<V>, n, value, x);
+}
+
+template <typename V>
+void axpy(const Executor& exec, std::size_t n, V alpha, const V* x, V* y)
+{
+    GPUFEM_LAUNCH_ELEMENTWISE(axpy_kernel<V>, n, alpha, x, y);
+}
+
+template <typename V>
+void xpay(const Executor& exec, std::size_t n, const V* x, V beta, V* y)
+{
+    GPUFEM_LAUNCH_ELEMENTWISE(xpay_kernel<V>, n, x, beta, y);
+}
+
+template <typename V>
+void scale(const Executor& exec, std::size_t n, V alpha, V* x)
+{
+    GPUFEM_LAUNCH_ELEMENTWISE(scale_kernel<V>, n, alpha, x);
+}
+
+template <typename V>
+double dot(const Executor& exec, std::size_t n, const V* x, const V* y)
+{
+    return dot_impl(exec, n, x, y);
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fill, axpy, xpay, scale, dot)
 
 }  // namespace gpufem::kernels::cuda

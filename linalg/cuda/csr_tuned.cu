@@ -60,20 +60,13 @@ void spmv_params(const Executor& exec, const CsrParams& p, const Csr<V, O>& a, V
 
 }  // namespace
 
-template <typename V>
-void csr_spmv_params(const Executor& exec, const CsrParams& p, const Csr<V>& a, V alpha,
+template <typename V, typename O>
+void csr_spmv_params(const Executor& exec, const CsrParams& p, const Csr<V, O>& a, V alpha,
                      const V* x, V beta, V* y)
 {
     spmv_params(exec, p, a, alpha, x, beta, y);
 }
 
-template <typename V>
-void csr_spmv_params(const Executor& exec, const CsrParams& p, const WideCsr<V>& a, V alpha,
-                     const V* x, V beta, V* y)
-{
-    spmv_params(exec, p, a, alpha, x, beta, y);
-}
-
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_CSR_TUNED_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(csr_spmv_params)
 
 }  // namespace gpufem::kernels::cuda

@@ -123,6 +123,6 @@ void ell_spmv(const Executor& exec, const Ell<V>& a, V alpha, const V* x, V beta
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_ELL_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(ell_row_lengths, ell_fill, ell_spmv)
 
 }  // namespace gpufem::kernels::cuda

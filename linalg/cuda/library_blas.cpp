@@ -88,6 +88,17 @@ void check(cublasStatus_t status, const char* what)
 
 cublasHandle_t to_handle(void* handle) { return static_cast<cublasHandle_t>(handle); }
 
+/// for_float or for_double, as V is: the cuBLAS routine (or its name) for V.
+template <typename V, typename F, typename D>
+auto by_type(F for_float, D for_double)
+{
+    static_assert(std::is_same_v<V, float> || std::is_same_v<V, double>, "cuBLAS: float or double");
+    if constexpr (std::is_same_v<V, float>)
+        return for_float;
+    else
+        return for_double;
+}
+
 int to_int(std::size_t n)
 {
     if (n > static_cast<std::size_t>(INT_MAX))
@@ -108,63 +119,54 @@ void* cublas_create(const Executor& exec)
 
 void cublas_destroy(void* handle) noexcept { cublas().destroy(to_handle(handle)); }
 
-double cublas_dot(void* h, std::size_t n, const float* x, const float* y)
+template <typename V>
+double cublas_dot(void* h, std::size_t n, const V* x, const V* y)
 {
-    float result = 0;
-    check(cublas().sdot(to_handle(h), to_int(n), x, 1, y, 1, &result), "Sdot");
+    V result = 0;
+    check(by_type<V>(cublas().sdot, cublas().ddot)(to_handle(h), to_int(n), x, 1, y, 1, &result),
+          by_type<V>("Sdot", "Ddot"));
     return result;
 }
-double cublas_dot(void* h, std::size_t n, const double* x, const double* y)
+
+template <typename V>
+double cublas_nrm2(void* h, std::size_t n, const V* x)
 {
-    double result = 0;
-    check(cublas().ddot(to_handle(h), to_int(n), x, 1, y, 1, &result), "Ddot");
+    V result = 0;
+    check(by_type<V>(cublas().snrm2, cublas().dnrm2)(to_handle(h), to_int(n), x, 1, &result),
+          by_type<V>("Snrm2", "Dnrm2"));
     return result;
 }
-double cublas_nrm2(void* h, std::size_t n, const float* x)
+
+template <typename V>
+void cublas_axpy(void* h, std::size_t n, V alpha, const V* x, V* y)
 {
-    float result = 0;
-    check(cublas().snrm2(to_handle(h), to_int(n), x, 1, &result), "Snrm2");
-    return result;
+    check(by_type<V>(cublas().saxpy, cublas().daxpy)(to_handle(h), to_int(n), &alpha, x, 1, y, 1),
+          by_type<V>("Saxpy", "Daxpy"));
 }
-double cublas_nrm2(void* h, std::size_t n, const double* x)
+
+template <typename V>
+void cublas_scal(void* h, std::size_t n, V alpha, V* x)
 {
-    double result = 0;
-    check(cublas().dnrm2(to_handle(h), to_int(n), x, 1, &result), "Dnrm2");
-    return result;
+    check(by_type<V>(cublas().sscal, cublas().dscal)(to_handle(h), to_int(n), &alpha, x, 1),
+          by_type<V>("Sscal", "Dscal"));
 }
-void cublas_axpy(void* h, std::size_t n, float alpha, const float* x, float* y)
+
+template <typename V>
+void cublas_copy(void* h, std::size_t n, const V* x, V* y)
 {
-    check(cublas().saxpy(to_handle(h), to_int(n), &alpha, x, 1, y, 1), "Saxpy");
+    check(by_type<V>(cublas().scopy, cublas().dcopy)(to_handle(h), to_int(n), x, 1, y, 1),
+          by_type<V>("Scopy", "Dcopy"));
 }
-void cublas_axpy(void* h, std::size_t n, double alpha, const double* x, double* y)
-{
-    check(cublas().daxpy(to_handle(h), to_int(n), &alpha, x, 1, y, 1), "Daxpy");
-}
-void cublas_scal(void* h, std::size_t n, float alpha, float* x)
-{
-    check(cublas().sscal(to_handle(h), to_int(n), &alpha, x, 1), "Sscal");
-}
-void cublas_scal(void* h, std::size_t n, double alpha, double* x)
-{
-    check(cublas().dscal(to_handle(h), to_int(n), &alpha, x, 1), "Dscal");
-}
-void cublas_copy(void* h, std::size_t n, const float* x, float* y)
-{
-    check(cublas().scopy(to_handle(h), to_int(n), x, 1, y, 1), "Scopy");
-}
-void cublas_copy(void* h, std::size_t n, const double* x, double* y)
-{
-    check(cublas().dcopy(to_handle(h), to_int(n), x, 1, y, 1), "Dcopy");
-}
-void cublas_dgmm(void* h, std::size_t n, const float* d, const float* x, float* y)
+
+template <typename V>
+void cublas_dgmm(void* h, std::size_t n, const V* d, const V* x, V* y)
 {
     const int m = to_int(n);
-    check(cublas().sdgmm(to_handle(h), CUBLAS_SIDE_LEFT, m, 1, x, m, d, 1, y, m), "Sdgmm");
+    check(by_type<V>(cublas().sdgmm, cublas().ddgmm)(to_handle(h), CUBLAS_SIDE_LEFT, m, 1, x, m, d, 1, y, m),
+          by_type<V>("Sdgmm", "Ddgmm"));
 }
-void cublas_dgmm(void* h, std::size_t n, const double* d, const double* x, double* y)
-{
-    const int m = to_int(n);
-    check(cublas().ddgmm(to_handle(h), CUBLAS_SIDE_LEFT, m, 1, x, m, d, 1, y, m), "Ddgmm");
-}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
+    cublas_dot, cublas_nrm2, cublas_axpy, cublas_scal, cublas_copy, cublas_dgmm)
 
 }  // namespace gpufem::kernels::cuda

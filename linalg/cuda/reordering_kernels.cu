@@ -130,6 +130,6 @@ void permute_vector(const Executor& exec, index_type n, const index_type* perm, 
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_REORDERING_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(permute_symmetric, permute_vector)
 
 }  // namespace gpufem::kernels::cuda

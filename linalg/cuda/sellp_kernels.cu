@@ -250,6 +250,6 @@ void sellp_spmv(const Executor& exec, const Sellp<V>& a, V alpha, const V* x, V 
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_SELLP_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(sellp_sort_rows, sellp_slice_pointers, sellp_fill, sellp_spmv)
 
 }  // namespace gpufem::kernels::cuda

@@ -233,6 +233,6 @@ void destroy_staircase_streams(StaircaseStreams& s) noexcept
     s.fork = nullptr;
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_STAIRCASE_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(staircase_fill, staircase_spmv)
 
 }  // namespace gpufem::kernels::cuda

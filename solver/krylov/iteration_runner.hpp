@@ -30,10 +30,8 @@ public:
     virtual const std::string& graph_failure() const = 0;
 };
 
-#define GPUFEM_ITERATION_RUNNER_KERNELS(PREFIX, BODY)                                           \
-    /* The runner of the backend (cuda: pinned mailbox, events, graphs; cpu: plain calls). */   \
-    PREFIX std::unique_ptr<IterationRunner> make_iteration_runner(const ExecPtr& exec) BODY
-GPUFEM_DECLARE_PLAIN_KERNELS(GPUFEM_ITERATION_RUNNER_KERNELS)
+#define GPUFEM_KERNEL_LIST "solver/krylov/iteration_runner_kernel_list.hpp"
+#include "linalg/declare_kernels.hpp"
 
 /// The runner suited to exec.
 std::unique_ptr<IterationRunner> make_iteration_runner(const ExecPtr& exec);

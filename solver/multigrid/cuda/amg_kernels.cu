@@ -777,6 +777,8 @@ Csr<V> amg_transpose(const Executor& exec, const Csr<V>& a)
     return t;
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_AMG_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
+    amg_strength, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
+    amg_chebyshev_step, amg_start_vector, amg_residual, amg_dense_matvec, amg_spgemm, amg_transpose)
 
 }  // namespace gpufem::kernels::cuda

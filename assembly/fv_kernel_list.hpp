@@ -1,0 +1,47 @@
+// Finite-volume kernels: the cells' geometry and the matrix pattern (not templated), then
+// the assembly, the corrections, the face fluxes and the errors.
+// A kernel list (linalg/backend_kernels.hpp), declared for both backends by
+// assembly/fv_kernels.hpp. No include guard, no includes: it is read once per backend namespace.
+
+/// centroid (3 per cell) and volume of every cell of mesh (fv_cell_shape); returns the
+/// first cell whose volume is not > 0, or -1.
+GPUFEM_KERNEL_INLINE long long fv_cell_geometry(const Executor& exec, const FvMeshView& mesh,
+                                                double* centroid, double* volume) GPUFEM_KERNEL_BODY
+
+/// row_ptr (num_cells + 1) of the matrix: 1 + the neighbours of each cell (the pinned
+/// cell: 1; its neighbours lose it). Returns the non-zeros.
+GPUFEM_KERNEL_INLINE long long fv_row_offsets(const Executor& exec, const FvMeshView& mesh,
+                                              long long pinned, index_type* row_ptr)
+    GPUFEM_KERNEL_BODY
+
+/// The largest angle (degrees) between a face's normal and d (centroid to centroid, or
+/// to the boundary face's centre) over all faces: 0 on orthogonal meshes.
+GPUFEM_KERNEL_INLINE double fv_max_nonorthogonality(
+    const Executor& exec, const FvMeshView& mesh) GPUFEM_KERNEL_BODY
+
+/// Columns (increasing) and values of every row (row_ptr from fv_row_offsets) and the
+/// right-hand side without the explicit correction: f V + the boundary terms (the
+/// pinned cell's too: the caller checks the data's balance, then zeroes it).
+template <typename V>
+void fv_assemble(const Executor& exec, const FvMeshView& mesh, const FvProblemView& problem,
+                 const index_type* row_ptr, index_type* cols, V* values, V* rhs) GPUFEM_KERNEL_BODY
+
+/// rhs = base + the explicit non-orthogonal corrections of u (the pinned cell: 0);
+/// gradient: 3 per cell, written (the least-squares cell gradients of u).
+template <typename V>
+void fv_corrected_rhs(const Executor& exec, const FvMeshView& mesh, const FvProblemView& problem,
+                      const V* u, const V* base, double* gradient, V* rhs) GPUFEM_KERNEL_BODY
+
+/// flux[slot] = the outward flux (diffusion, correction with gradient unless null, and
+/// convection) through each face of each cell for the solution u.
+template <typename V>
+void fv_face_fluxes(const Executor& exec, const FvMeshView& mesh, const FvProblemView& problem,
+                    const V* u, const double* gradient, double* flux) GPUFEM_KERNEL_BODY
+
+/// exact[c] = program at the centroid + shift_exact (program null: 0), error[c] = u[c]
+/// + shift_u - exact[c] (either output may be null), and the sums over the cells in
+/// cell order (cuda: CUB's reductions, the same order on every run).
+template <typename V>
+FvErrorSums fv_errors(const Executor& exec, const ExprInstruction* program, const double* centroid,
+                      const double* volume, long long n, const V* u, double shift_u,
+                      double shift_exact, double* exact, double* error) GPUFEM_KERNEL_BODY

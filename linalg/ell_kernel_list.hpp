@@ -1,0 +1,21 @@
+// ELL kernels (cpu: plain loops; cuda: the device versions noted).
+// A kernel list (linalg/backend_kernels.hpp), declared for both backends by linalg/ell.hpp. No
+// include guard, no includes: it is read once per backend namespace.
+
+/// Writes the length of every row to row_len (rows entries) and returns the longest.
+/// cuda: a length kernel and a CUB max-reduction; the width is read back.
+template <typename V>
+index_type ell_row_lengths(const Executor& exec, const Csr<V>& a, index_type* row_len)
+    GPUFEM_KERNEL_BODY
+
+/// Fills ell.col_idx / ell.values (allocated, width * stride) from a, padding included.
+/// cuda: one thread per padded row writes its column of entries (coalesced).
+template <typename V>
+void ell_fill(const Executor& exec, const Csr<V>& a, Ell<V>& ell) GPUFEM_KERNEL_BODY
+
+/// y = alpha A x + beta y over the ELL layout (stops at row_len when present);
+/// beta == 0 ignores y's contents. cuda: one thread per row, column-major reads, x
+/// through the read-only cache.
+template <typename V>
+void ell_spmv(const Executor& exec, const Ell<V>& a, V alpha, const V* x, V beta, V* y)
+    GPUFEM_KERNEL_BODY
