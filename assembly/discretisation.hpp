@@ -147,7 +147,7 @@ public:
     /// (finite volumes' deferred non-orthogonal correction); 0 for a linear system solved once.
     virtual int correction_passes() const { return 0; }
     /// The corrected right-hand side is affine in u, b(u) = b(0) + C u, and should be solved
-    /// with the system in one Krylov solve of A - C (solver/corrected_operator.hpp) instead of
+    /// with the system in one Krylov solve of A - C (solver/run/corrected_operator.hpp) instead of
     /// passes; only asked when correction_passes() > 0.
     virtual bool correction_is_affine() const { return false; }
     /// The right-hand side of the next pass from the solution u of the last (original

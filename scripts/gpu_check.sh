@@ -79,7 +79,7 @@ sanitize() {  # tool, test program, gtest filter (skipped when the bundle lacks 
     run_tests 400 40 test_linalg test_linalg_gpu test_assembly test_assembly_gpu \
       test_expression_gpu test_lma_gpu test_mesh test_solver test_krylov test_krylov_gpu \
       test_end_to_end test_end_to_end_gpu test_bench_spmv test_multigrid test_multigrid_gpu \
-      test_mesh_gpu
+      test_mesh_gpu test_external_systems_gpu test_finite_volumes_gpu
     echo "== compute-sanitizer"
     sanitize memcheck test_assembly_gpu '*'
     sanitize memcheck test_expression_gpu '*'
@@ -87,7 +87,8 @@ sanitize() {  # tool, test program, gtest filter (skipped when the bundle lacks 
     sanitize memcheck test_linalg_gpu '*Blas1*:*Timer*:*RoundTrip*:*Reorder*:*Bdia*:*Staircase*:*Ell*:*Sell*'
     sanitize racecheck test_linalg_gpu '*Blas1*:*Bdia*'
     sanitize synccheck test_linalg_gpu '*Bdia*:*Sell*'
-    sanitize memcheck test_krylov_gpu '*VariantsAgree*:*MultiDot*'
+    sanitize memcheck test_krylov_gpu '*VariantsAgree*:*MultiDot*:*SplitReductions*:*TwoRanks*'
+    sanitize racecheck test_krylov_gpu 'KrylovGpu/1.SplitReductions*'
     sanitize racecheck test_krylov_gpu 'KrylovGpu/1.VariantsAgreeOnSpdSystem'
   elif [[ $stage == refine ]]; then
     # gpufem's refinement and node numbering on the device: CPU = CUDA, sanitizers, and the

@@ -1,6 +1,6 @@
 // Smoothed-aggregation AMG in the registry: set up from the assembled matrix in the
 // operator's numbering (solver/multigrid/amg_preconditioner.hpp), options under solver.amg.
-#include "solver/case_file.hpp"
+#include "solver/case/case_file.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/preconditioners/multigrid_setup.hpp"
 

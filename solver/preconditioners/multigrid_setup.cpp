@@ -1,6 +1,6 @@
 #include "solver/preconditioners/multigrid_setup.hpp"
 
-#include "solver/case_file.hpp"
+#include "solver/case/case_file.hpp"
 
 namespace gpufem {
 

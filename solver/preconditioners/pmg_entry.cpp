@@ -3,7 +3,7 @@
 // or, where the operator keeps none, the element matrices' Galerkin products; AMG below.
 #include <chrono>
 
-#include "solver/case_file.hpp"
+#include "solver/case/case_file.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/preconditioners/multigrid_setup.hpp"
 

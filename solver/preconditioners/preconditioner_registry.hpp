@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "assembly/discretisation.hpp"
+#include "linalg/named_registry.hpp"
 #include "solver/krylov/preconditioner.hpp"
 
 namespace gpufem {
@@ -122,23 +123,12 @@ struct PreconditionerEntry {
 };
 
 /// The preconditioners, with lookup by name.
-class PreconditionerRegistry {
+class PreconditionerRegistry : public NamedRegistry<PreconditionerEntry> {
 public:
-    /// Adds one; throws std::logic_error when the name is taken.
+    PreconditionerRegistry() : NamedRegistry<PreconditionerEntry>("preconditioner") {}
+    /// Adds an entry; throws std::logic_error when its name is taken or it lacks a builder or
+    /// its memory.
     void add(PreconditionerEntry entry);
-    /// The one named name, or nullptr.
-    const PreconditionerEntry* find(std::string_view name) const;
-    /// The one named name; throws std::invalid_argument listing the names.
-    const PreconditionerEntry& at(std::string_view name) const;
-    /// Every entry, in registration order (the reference's and the benchmarks' order).
-    const std::vector<PreconditionerEntry>& entries() const { return entries_; }
-    /// Their names, in the same order.
-    std::vector<std::string> names() const;
-    /// "none | jacobi | ..." for messages.
-    std::string joined_names(std::string_view separator = " | ") const;
-
-private:
-    std::vector<PreconditionerEntry> entries_;
 };
 
 /// Every preconditioner gpufem has.

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "solver/case_file.hpp"
+#include "solver/case/case_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

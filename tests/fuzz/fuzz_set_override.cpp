@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "solver/case_file.hpp"
+#include "solver/case/case_file.hpp"
 
 namespace {
 

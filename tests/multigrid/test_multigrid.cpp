@@ -16,13 +16,13 @@
 #include "random_values.hpp"
 #include "assembly/lagrange_interpolation.hpp"
 #include "assembly/lma_system.hpp"
-#include "solver/case_file.hpp"
+#include "solver/case/case_file.hpp"
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/chebyshev.hpp"
 #include "solver/multigrid/dense_inverse.hpp"
 #include "solver/krylov/krylov.hpp"
-#include "solver/pipeline.hpp"
+#include "solver/run/pipeline.hpp"
 
 namespace gpufem {
 namespace {

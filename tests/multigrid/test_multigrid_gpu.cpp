@@ -18,11 +18,11 @@
 #include "linalg/reordering.hpp"
 #include "mesh/mesh_refinement.hpp"
 #include "random_values.hpp"
-#include "solver/case_file.hpp"
+#include "solver/case/case_file.hpp"
 #include "solver/krylov/krylov.hpp"
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
-#include "solver/pipeline.hpp"
+#include "solver/run/pipeline.hpp"
 
 namespace gpufem {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "assembly/fv_discretisation.hpp"
-#include "solver/case_file.hpp"
-#include "solver/pipeline.hpp"
+#include "solver/case/case_file.hpp"
+#include "solver/run/pipeline.hpp"
 #include "tests/mesh/mesh_test_support.hpp"
 
 namespace gpufem::test {

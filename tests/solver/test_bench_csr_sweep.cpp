@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "solver/bench_csr_sweep.hpp"
-#include "solver/bench_spmv.hpp"
-#include "solver/case_file.hpp"
+#include "solver/bench/bench_csr_sweep.hpp"
+#include "solver/bench/bench_spmv.hpp"
+#include "solver/case/case_file.hpp"
 
 using namespace gpufem;
 namespace fs = std::filesystem;

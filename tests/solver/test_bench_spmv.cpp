@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "assembly/lma_operator.hpp"
-#include "solver/bench_formats.hpp"
-#include "solver/bench_spmv.hpp"
-#include "solver/case_file.hpp"
+#include "solver/bench/bench_formats.hpp"
+#include "solver/bench/bench_spmv.hpp"
+#include "solver/case/case_file.hpp"
 
 using namespace gpufem;
 namespace fs = std::filesystem;

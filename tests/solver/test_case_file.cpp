@@ -15,7 +15,7 @@
 #include "linalg/csr_tuned_operator.hpp"
 #include "linalg/sellp.hpp"
 #include "linalg/staircase.hpp"
-#include "solver/case_file.hpp"
+#include "solver/case/case_file.hpp"
 
 namespace {
 

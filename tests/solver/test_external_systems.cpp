@@ -12,8 +12,8 @@
 #include "linalg/matrix_market.hpp"
 #include "linalg/reordering.hpp"
 #include "run_gpufem.hpp"
-#include "solver/format_choice.hpp"
-#include "solver/pipeline.hpp"
+#include "solver/run/format_choice.hpp"
+#include "solver/run/pipeline.hpp"
 #include "external_system_test_support.hpp"
 
 using namespace gpufem;

@@ -7,8 +7,8 @@
 #include "assembly/operator_levels.hpp"
 #include "gpu_test.hpp"
 #include "linalg/matrix_market.hpp"
-#include "solver/format_choice.hpp"
-#include "solver/pipeline.hpp"
+#include "solver/run/format_choice.hpp"
+#include "solver/run/pipeline.hpp"
 #include "external_system_test_support.hpp"
 
 using namespace gpufem;

@@ -13,7 +13,7 @@
 #include "assembly/fv_discretisation.hpp"
 #include "mesh/cell_faces.hpp"
 #include "mesh/cell_shapes.hpp"
-#include "solver/anderson_mixing.hpp"
+#include "solver/run/anderson_mixing.hpp"
 #include "../assembly/simple_meshes.hpp"
 #include "../mesh/mesh_test_support.hpp"
 #include "fv_test_support.hpp"

@@ -7,9 +7,9 @@
 #include <string>
 #include <thread>
 
-#include "solver/phase_errors.hpp"
-#include "solver/progress_line.hpp"
-#include "solver/solve_progress.hpp"
+#include "solver/run/phase_errors.hpp"
+#include "solver/run/progress_line.hpp"
+#include "solver/run/solve_progress.hpp"
 
 using namespace gpufem;
 

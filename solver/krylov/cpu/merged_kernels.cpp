@@ -216,7 +216,9 @@ void bicgstab_update_xr(const Executor&, const MergedWorkspace& ws, std::size_t 
     finish_reduction(ws, ScalarStep::bicgstab_finish, d.data());
 }
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_MERGED_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(multi_dot, invert_diagonal, cg_start, cg_alpha, cg_update_xr, cg_update_xr_residual, cg_rho, cg_update_p,
+                                  bicgstab_start, bicgstab_update_p, bicgstab_alpha, bicgstab_update_s, bicgstab_omega,
+                                  bicgstab_update_xr)
 
 void scalar_step(const Executor&, const MergedWorkspace& ws, ScalarStep step)
 {

@@ -450,7 +450,9 @@ void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws, std::si
 
 #undef GPUFEM_LAUNCH
 
-GPUFEM_INSTANTIATE_KERNELS(GPUFEM_MERGED_KERNELS)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(multi_dot, invert_diagonal, cg_start, cg_alpha, cg_update_xr, cg_update_xr_residual, cg_rho, cg_update_p,
+                                  bicgstab_start, bicgstab_update_p, bicgstab_alpha, bicgstab_update_s, bicgstab_omega,
+                                  bicgstab_update_xr)
 
 void scalar_step(const Executor& exec, const MergedWorkspace& ws, ScalarStep step)
 {

@@ -1,0 +1,31 @@
+#include "solver/bench/bench_common.hpp"
+
+#include <algorithm>
+
+#include "linalg/array.hpp"
+#include "linalg/interval_timer.hpp"
+
+namespace gpufem {
+
+double median(std::vector<double> values)
+{
+    if (values.empty()) return 0.0;
+    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+    return values[values.size() / 2];
+}
+
+double measure_copy_bandwidth(const ExecPtr& exec)
+{
+    const std::size_t bytes = exec->is_cuda() ? (std::size_t(1) << 30) : (std::size_t(1) << 28);
+    Array<char> a(exec, bytes), b(exec, bytes);
+    copy_bytes(*exec, b.data(), *exec, a.data(), bytes);  // first touch / warm-up
+    auto timer = make_interval_timer(exec);
+    for (int i = 0; i < 20; ++i) {
+        timer->start();
+        copy_bytes(*exec, i % 2 ? a.data() : b.data(), *exec, i % 2 ? b.data() : a.data(), bytes);
+        timer->stop();
+    }
+    return 2.0 * bytes / median(timer->seconds());
+}
+
+}  // namespace gpufem

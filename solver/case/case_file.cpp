@@ -1,0 +1,710 @@
+// The case file: YAML text -> overrides -> a validated CaseSpec and its resolved JSON.
+#include "solver/case/case_file.hpp"
+#include "solver/case/case_format_options.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <span>
+#include <sstream>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
+
+#include "assembly/expression.hpp"
+#include "assembly/operator_levels.hpp"
+#include "solver/case/case_overrides.hpp"
+#include "solver/case/case_reader.hpp"
+#include "solver/run/format_choice.hpp"
+
+namespace gpufem {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Alias = std::pair<std::string_view, std::string_view>;
+
+constexpr std::string_view top_keys[] = {"mesh",      "matrix",  "degree",         "problem",
+                                         "discretisation", "fv",
+                                         "format",    "reorder", "auto_iterations", "format_options", "solver",
+                                         "precision", "backend", "output"};
+constexpr std::string_view output_keys[] = {"compression", "write"};
+constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
+                                          "elements", "size", "refine",
+                                          "size_scales_with_degree", "allow_commands",
+                                          "time_limit", "geometry_order", "gmsh_threads"};
+constexpr std::string_view matrix_keys[] = {"file", "rhs"};
+constexpr std::string_view booleans[] = {"true", "false"};
+constexpr std::string_view mesh_sources[] = {"file", "geo", "shape"};
+constexpr std::string_view shapes[] = {"unit_square", "unit_cube", "l_shape", "disk"};
+constexpr std::string_view elements_2d[] = {"triangle", "quadrilateral"};
+constexpr std::string_view elements_3d[] = {"tetrahedron", "hexahedron"};
+constexpr std::string_view element_names[] = {"triangle", "quadrilateral", "tetrahedron",
+                                              "hexahedron"};
+constexpr Alias element_aliases[] = {
+    {"tri", "triangle"}, {"quad", "quadrilateral"}, {"tet", "tetrahedron"}, {"hex", "hexahedron"}};
+constexpr std::string_view problem_keys[] = {"kappa", "f", "exact", "convection", "dirichlet",
+                                             "neumann"};
+constexpr std::string_view solver_keys[] = {"method",         "variant",     "preconditioner",
+                                            "tolerance",      "max_iterations", "check_every",
+                                            "cuda_graph",     "time_spmv",   "amg"};
+constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
+                                         "coarse_size",        "max_levels", "cycle",
+                                         "aggregation"};
+
+constexpr std::string_view fv_keys[] = {"nonorthogonal_correctors", "correction_limit", "correction"};
+
+constexpr double default_shape_size = 0.1;
+
+/// Counts the documents of a YAML stream (the events themselves are not kept).
+class DocumentCounter : public YAML::EventHandler {
+public:
+    int documents = 0;
+    YAML::Mark second;  ///< where the second document starts
+    void OnDocumentStart(const YAML::Mark& mark) override
+    {
+        if (++documents == 2) second = mark;
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+};
+
+/// The only YAML document of text (a null node when there is none). Not YAML::LoadAll: on a
+/// token that starts no node (a ',' outside [ ] or { }) yaml-cpp 0.7's LoadAll loops forever
+/// adding null documents (yaml-cpp issue 1040, found by fuzzing); the documents are counted
+/// here with a stop at the second.
+YAML::Node load_document(const std::string& text, const std::string& name)
+{
+    YAML::Node document;
+    DocumentCounter counter;
+    try {
+        document = YAML::Load(text);
+        std::istringstream stream(text);
+        YAML::Parser parser(stream);
+        while (counter.documents < 2 && parser.HandleNextDocument(counter)) {
+        }
+    } catch (const YAML::Exception& error) {
+        if (error.mark.is_null()) {
+            throw CaseError(name + ": invalid YAML: " + error.msg);
+        }
+        // YAML indents with spaces; a tab near the error is the usual cause.
+        std::string hint;
+        std::size_t line = 1, tab_line = 0;
+        for (char c : text) {
+            if (c == '\t') {
+                tab_line = line;
+                break;
+            }
+            line += c == '\n';
+        }
+        if (tab_line > 0 && tab_line <= static_cast<std::size_t>(error.mark.line) + 2)
+            hint = "; line " + std::to_string(tab_line) +
+                   " has a tab character: YAML indents with spaces only";
+        throw CaseError(name + ":" + std::to_string(error.mark.line + 1) + ": invalid YAML: " +
+                        error.msg + " (column " + std::to_string(error.mark.column + 1) + ")" +
+                        hint);
+    }
+    if (counter.documents > 1 && document.IsNull())
+        throw CaseError(name + ":" + std::to_string(counter.second.line + 1) +
+                        ": invalid YAML: this line starts no key or value (a ',' outside [ ] or "
+                        "{ }?) (column " + std::to_string(counter.second.column + 1) + ")");
+    if (counter.documents > 1) {
+        throw CaseError(name + ":" + std::to_string(counter.second.line + 1) +
+                        ": a case file holds one YAML document; found a second one");
+    }
+    return document;
+}
+
+/// text relative to base_dir unless absolute, normalised ("cases/./a.msh" -> "cases/a.msh").
+std::string resolve_path(const std::string& text, const fs::path& base_dir)
+{
+    fs::path path(text);
+    if (path.is_relative() && !base_dir.empty()) {
+        path = base_dir / path;
+    }
+    return path.lexically_normal().string();
+}
+
+/// True for the built-in shapes that are volumes.
+bool is_3d_shape(const std::string& shape)
+{
+    return shape == "unit_cube";
+}
+
+/// The mesh source and the list of refinement levels (one entry unless the case sweeps).
+struct MeshEntry {
+    MeshSpec mesh;
+    std::vector<int> refines;
+    bool size_scales_with_degree = false;
+};
+
+/// The mesh map: one source, its options, defaults filled in; resolved gets its JSON.
+MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::path& base_dir,
+                   json& resolved)
+{
+    const std::vector<CaseValue> entries = reader.entries(value, mesh_keys);
+    const CaseValue* source = nullptr;
+    for (const CaseValue& entry : entries) {
+        if (std::find(std::begin(mesh_sources), std::end(mesh_sources), entry.key) ==
+            std::end(mesh_sources)) {
+            continue;
+        }
+        if (source != nullptr) {
+            reader.fail(entry, "'" + source->key + "' and '" + entry.key +
+                                   "' are both given; expected exactly one of file, geo, shape");
+        }
+        source = &entry;
+    }
+    if (source == nullptr) {
+        reader.fail(value, "expected exactly one of file, geo, shape (e.g. mesh: {shape: unit_square})");
+    }
+
+    MeshSpec mesh;
+    resolved = json::object();
+    if (source->key == "shape") {
+        mesh.kind = MeshSpec::Kind::shape;
+        mesh.shape = reader.to_choice(*source, shapes);
+        mesh.size = default_shape_size;
+        mesh.elements = is_3d_shape(mesh.shape) ? "hexahedron" : "quadrilateral";
+        resolved["shape"] = mesh.shape;
+    } else {
+        mesh.kind = source->key == "file" ? MeshSpec::Kind::file : MeshSpec::Kind::geo;
+        const std::string text = reader.to_scalar(*source, "a file path");
+        mesh.path = resolve_path(text, base_dir);
+        std::error_code error;
+        if (!fs::is_regular_file(mesh.path, error)) {
+            const std::string resolved_note = mesh.path == text ? "" : " (resolved to '" + mesh.path + "')";
+            reader.fail(*source, "file '" + text + "' not found" + resolved_note);
+        }
+        resolved[source->key] = mesh.path;
+    }
+
+    if (const CaseValue* elements = find_entry(entries, "elements")) {
+        if (mesh.kind != MeshSpec::Kind::shape) {
+            reader.fail(*elements, "only valid with mesh.shape (a mesh file brings its own elements)");
+        }
+        mesh.elements = reader.to_choice(*elements, element_names, element_aliases);
+        const bool is_3d = is_3d_shape(mesh.shape);
+        const std::span<const std::string_view> fitting =
+            is_3d ? std::span<const std::string_view>(elements_3d)
+                  : std::span<const std::string_view>(elements_2d);
+        if (std::find(fitting.begin(), fitting.end(), mesh.elements) == fitting.end()) {
+            reader.fail(*elements, "'" + mesh.elements + "' does not fit the " + (is_3d ? "3D" : "2D") +
+                                       " shape '" + mesh.shape + "' (use " + std::string(fitting[0]) + " or " +
+                                       std::string(fitting[1]) + ")");
+        }
+    }
+    if (const CaseValue* size = find_entry(entries, "size")) {
+        if (mesh.kind == MeshSpec::Kind::file) {
+            reader.fail(*size, "only valid with mesh.geo or mesh.shape");
+        }
+        mesh.size = reader.to_double(*size, "a number > 0");
+        if (mesh.size <= 0.0) {
+            reader.fail(*size, "expected a number > 0, got '" + size->node.Scalar() + "'");
+        }
+    }
+    std::vector<int> refines{0};
+    if (const CaseValue* refine = find_entry(entries, "refine")) {
+        refines = reader.to_int_list(*refine, 0, 10);
+    }
+    mesh.refine = refines.front();
+    bool scales = false;
+    if (const CaseValue* flag = find_entry(entries, "size_scales_with_degree")) {
+        if (mesh.kind == MeshSpec::Kind::file) reader.fail(*flag, "only valid with mesh.geo or mesh.shape");
+        scales = reader.to_choice(*flag, booleans) == "true";
+    }
+
+    if (const CaseValue* flag = find_entry(entries, "allow_commands")) {
+        if (mesh.kind != MeshSpec::Kind::geo) reader.fail(*flag, "only valid with mesh.geo");
+        mesh.allow_commands = reader.to_choice(*flag, booleans) == "true";
+        resolved["allow_commands"] = mesh.allow_commands;
+    }
+
+    if (const CaseValue* limit = find_entry(entries, "time_limit")) {
+        mesh.time_limit = reader.to_double(*limit, "seconds > 0");
+        if (!(mesh.time_limit > 0.0) || !std::isfinite(mesh.time_limit))
+            reader.fail(*limit, "expected seconds > 0, got '" + limit->node.Scalar() + "'");
+        resolved["time_limit"] = mesh.time_limit;
+    }
+
+    if (const CaseValue* threads = find_entry(entries, "gmsh_threads")) {
+        if (!mesh_needs_gmsh(mesh)) reader.fail(*threads, "only valid with meshes from Gmsh (file, geo, shape: disk)");
+        mesh.gmsh_threads = reader.to_int(*threads, 0);
+        resolved["gmsh_threads"] = mesh.gmsh_threads;
+    }
+
+    if (const CaseValue* order = find_entry(entries, "geometry_order")) {
+        if (mesh.kind == MeshSpec::Kind::shape && mesh.shape != "disk")
+            reader.fail(*order, "only valid with meshes from Gmsh (file, geo, shape: disk): gpufem "
+                                "generates '" + mesh.shape + "' straight-sided");
+        mesh.geometry_order = reader.to_int(*order, 1);
+        if (mesh.geometry_order > 4) reader.fail(*order, "expected an integer from 1 to 4");
+        resolved["geometry_order"] = mesh.geometry_order;
+    }
+
+    if (mesh.kind == MeshSpec::Kind::shape) {
+        resolved["elements"] = mesh.elements;
+    }
+    if (mesh.kind != MeshSpec::Kind::file) {
+        resolved["size"] = mesh.size > 0.0 ? json(mesh.size) : json(nullptr);
+    }
+    resolved["refine"] = refines.size() == 1 ? json(refines.front()) : json(refines);
+    resolved["size_scales_with_degree"] = scales;
+    return {mesh, refines, scales};
+}
+
+/// A path key of the matrix map: resolved against the case's folder, the file checked.
+fs::path read_matrix_path(const CaseReader& reader, const CaseValue& value, const fs::path& base_dir)
+{
+    const std::string text = reader.to_scalar(value, "a file path");
+    const std::string path = resolve_path(text, base_dir);
+    std::error_code error;
+    if (!fs::is_regular_file(path, error))
+        reader.fail(value, "file '" + text + "' not found" +
+                               (path == text ? "" : " (resolved to '" + path + "')"));
+    return path;
+}
+
+/// The matrix map (an external system instead of a mesh); resolved gets its JSON.
+MatrixFileSpec read_matrix(const CaseReader& reader, const CaseValue& value, const fs::path& base_dir,
+                           json& resolved)
+{
+    const std::vector<CaseValue> entries = reader.entries(value, matrix_keys);
+    const CaseValue* file = find_entry(entries, "file");
+    if (file == nullptr)
+        reader.fail(value, "expected the key 'file' (a Matrix Market file: matrix: {file: A.mtx})");
+    MatrixFileSpec matrix;
+    matrix.file = read_matrix_path(reader, *file, base_dir);
+    if (const CaseValue* rhs = find_entry(entries, "rhs")) matrix.rhs = read_matrix_path(reader, *rhs, base_dir);
+    resolved = {{"file", matrix.file.string()},
+                {"rhs", matrix.rhs.empty() ? json(nullptr) : json(matrix.rhs.string())}};
+    return matrix;
+}
+
+/// The boundary conditions of a dirichlet or neumann map, in written order.
+std::vector<BoundaryCondition> read_conditions(const CaseReader& reader, const CaseValue& value,
+                                               json& resolved)
+{
+    std::vector<BoundaryCondition> conditions;
+    resolved = json::array();
+    for (const CaseValue& entry : reader.entries(value, {})) {
+        if (entry.key.empty()) {
+            reader.fail(entry, "empty physical group name");
+        }
+        conditions.push_back({entry.key, reader.to_expression(entry)});
+        resolved.push_back({{"group", entry.key}, {"expression", conditions.back().expression}});
+    }
+    return conditions;
+}
+
+/// The problem map: every expression compiled; resolved gets its JSON.
+/// problem.convection: a list of 2 or 3 numbers, the constant velocity b.
+std::vector<double> read_convection(const CaseReader& reader, const CaseValue& value)
+{
+    const std::string expected = "a list of 2 or 3 numbers (the velocity b: [bx, by] or [bx, by, bz])";
+    if (!value.node.IsSequence() || value.node.size() < 2 || value.node.size() > 3) {
+        reader.fail(value, "expected " + expected);
+    }
+    std::vector<double> b;
+    for (std::size_t i = 0; i < value.node.size(); ++i) {
+        const CaseValue component{value.path, value.key, value.node[i], value.mark};
+        b.push_back(reader.to_double(component, expected));
+    }
+    return b;
+}
+
+/// The most coefficients one case sweeps over.
+constexpr std::size_t max_kappas = 64;
+
+/// The problem section; kappas gets problem.kappa's expressions (several: a coefficient sweep,
+/// problem.kappa the first).
+ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json& resolved,
+                         std::vector<std::string>& kappas)
+{
+    ProblemSpec problem;
+    const std::vector<CaseValue> entries = reader.entries(value, problem_keys);
+    kappas = {problem.kappa};
+    if (const CaseValue* kappa = find_entry(entries, "kappa")) {
+        kappas = reader.to_expression_list(*kappa, max_kappas);
+        for (std::size_t i = 0; i < kappas.size(); ++i) {
+            const Expression expression(kappas[i]);
+            if (expression.is_constant() && !(expression.evaluate(0.0, 0.0, 0.0) > 0.0))
+                reader.fail(*kappa, "expected kappa > 0, got '" + kappas[i] + "'" +
+                                        (kappas.size() > 1 ? " (entry " + std::to_string(i) + ")" : ""));
+        }
+        problem.kappa = kappas.front();
+    }
+    if (const CaseValue* f = find_entry(entries, "f")) {
+        problem.f = reader.to_expression(*f);
+    }
+    if (const CaseValue* exact = find_entry(entries, "exact")) {
+        problem.exact = reader.to_expression(*exact);
+    }
+    if (const CaseValue* convection = find_entry(entries, "convection")) {
+        problem.convection = read_convection(reader, *convection);
+    }
+    json dirichlet = json::array();
+    json neumann = json::array();
+    if (const CaseValue* entry = find_entry(entries, "dirichlet")) {
+        problem.dirichlet = read_conditions(reader, *entry, dirichlet);
+    }
+    if (const CaseValue* entry = find_entry(entries, "neumann")) {
+        problem.neumann = read_conditions(reader, *entry, neumann);
+        for (const CaseValue& condition : reader.entries(*entry, {})) {
+            for (const BoundaryCondition& other : problem.dirichlet) {
+                if (other.group == condition.key) {
+                    reader.fail(condition, "group '" + condition.key +
+                                               "' also has a Dirichlet condition (problem.dirichlet." +
+                                               condition.key + "); give one condition per group");
+                }
+            }
+        }
+    }
+    resolved = {{"kappa", kappas.size() == 1 ? json(problem.kappa) : json(kappas)},
+                {"f", problem.f},
+                {"exact", problem.exact.empty() ? json(nullptr) : json(problem.exact)},
+                {"convection", problem.convection.empty() ? json(nullptr) : json(problem.convection)},
+                {"dirichlet", dirichlet},
+                {"neumann", neumann}};
+    return problem;
+}
+
+/// The output map; resolved gets its JSON with defaults.
+OutputSpec read_output(const CaseReader& reader, const CaseValue& value, json& resolved)
+{
+    OutputSpec output;
+    const std::vector<CaseValue> entries = reader.entries(value, output_keys);
+    if (const CaseValue* compression = find_entry(entries, "compression")) {
+        output.compression = reader.to_enum(*compression, vtu_compression_names);
+    }
+    if (const CaseValue* write = find_entry(entries, "write")) {
+        output.write_solution = reader.to_choice(*write, booleans) == "true";
+    }
+    resolved = {{"compression", enum_name(vtu_compression_names, output.compression)},
+                {"write", output.write_solution}};
+    return output;
+}
+
+/// The fv map; resolved gets its JSON with defaults. The correction's default depends on the
+/// preconditioner: implicit with multigrid (a handful of iterations, each applying the
+/// correction), deferred otherwise (Jacobi's hundreds of iterations are cheaper on the plain
+/// matrix).
+FvOptions read_fv(const CaseReader& reader, const CaseValue& value, json& resolved,
+                  const PreconditionerEntry& preconditioner)
+{
+    FvOptions fv;
+    const std::vector<CaseValue> entries = reader.entries(value, fv_keys);
+    if (const CaseValue* correctors = find_entry(entries, "nonorthogonal_correctors")) {
+        fv.nonorthogonal_correctors = reader.to_int(*correctors, 0);
+        if (fv.nonorthogonal_correctors > 200) reader.fail(*correctors, "expected an integer from 0 to 200");
+    }
+    if (const CaseValue* limit = find_entry(entries, "correction_limit")) {
+        const std::string expected = "a number from 0 to 1";
+        fv.correction_limit = reader.to_double(*limit, expected);
+        if (!(fv.correction_limit >= 0.0 && fv.correction_limit <= 1.0))
+            reader.fail(*limit, "expected " + expected + ", got '" + limit->node.Scalar() + "'");
+    }
+    // The limiter makes the correction non-linear in u: only deferred passes can take it.
+    const bool limited = fv.correction_limit < 1.0;
+    fv.correction = limited || !preconditioner.multigrid ? FvCorrection::deferred : FvCorrection::implicit;
+    if (const CaseValue* correction = find_entry(entries, "correction")) {
+        fv.correction = reader.to_enum(*correction, fv_correction_names);
+        if (fv.correction == FvCorrection::implicit && limited)
+            reader.fail(*correction, "implicit needs the unlimited correction (correction_limit: 1); "
+                                     "a limited one is non-linear: use deferred");
+    }
+    resolved = {{"nonorthogonal_correctors", fv.nonorthogonal_correctors},
+                {"correction_limit", fv.correction_limit},
+                {"correction", enum_name(fv_correction_names, fv.correction)}};
+    return fv;
+}
+
+/// The solver.amg map; resolved gets its JSON with defaults.
+AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& resolved)
+{
+    AmgOptions amg;
+    const std::vector<CaseValue> entries = reader.entries(value, amg_keys);
+    if (const CaseValue* theta = find_entry(entries, "strength_threshold")) {
+        const std::string expected = "a number >= 0 and < 1";
+        amg.strength_threshold = reader.to_double(*theta, expected);
+        if (!(amg.strength_threshold >= 0.0 && amg.strength_threshold < 1.0))
+            reader.fail(*theta, "expected " + expected + ", got '" + theta->node.Scalar() + "'");
+    }
+    if (const CaseValue* smoother = find_entry(entries, "smoother")) {
+        amg.smoother = reader.to_enum(*smoother, amg_smoother_names);
+    }
+    if (const CaseValue* degree = find_entry(entries, "degree")) {
+        amg.degree = reader.to_int(*degree, 1);
+        if (amg.degree > 10) reader.fail(*degree, "expected an integer from 1 to 10");
+    }
+    if (const CaseValue* coarse = find_entry(entries, "coarse_size")) {
+        amg.coarse_size = reader.to_int(*coarse, 1);
+        if (amg.coarse_size > 2048) reader.fail(*coarse, "expected an integer from 1 to 2048");
+    }
+    if (const CaseValue* levels = find_entry(entries, "max_levels")) {
+        amg.max_levels = reader.to_int(*levels, 1);
+    }
+    if (const CaseValue* cycle = find_entry(entries, "cycle")) {
+        amg.cycle = reader.to_enum(*cycle, amg_cycle_names);
+    }
+    if (const CaseValue* aggregation = find_entry(entries, "aggregation")) {
+        amg.aggregation = reader.to_enum(*aggregation, amg_aggregation_names);
+    }
+    resolved = {{"strength_threshold", amg.strength_threshold},
+                {"smoother", enum_name(amg_smoother_names, amg.smoother)},
+                {"degree", amg.degree},
+                {"coarse_size", amg.coarse_size},
+                {"max_levels", amg.max_levels},
+                {"cycle", enum_name(amg_cycle_names, amg.cycle)},
+                {"aggregation", enum_name(amg_aggregation_names, amg.aggregation)}};
+    return amg;
+}
+
+/// The solver map; resolved gets its JSON with defaults.
+SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& resolved)
+{
+    SolverSpec solver;
+    const std::vector<CaseValue> entries = reader.entries(value, solver_keys);
+    if (const CaseValue* method = find_entry(entries, "method")) {
+        solver.method = reader.to_enum(*method, krylov_method_names);
+    }
+    if (const CaseValue* tolerance = find_entry(entries, "tolerance")) {
+        const std::string expected = "a number > 0 and < 1";
+        solver.tolerance = reader.to_double(*tolerance, expected);
+        if (!(solver.tolerance > 0.0 && solver.tolerance < 1.0)) {
+            reader.fail(*tolerance, "expected " + expected + ", got '" + tolerance->node.Scalar() + "'");
+        }
+    }
+    if (const CaseValue* max_iterations = find_entry(entries, "max_iterations")) {
+        solver.max_iterations = reader.to_int(*max_iterations, 1);
+    }
+    if (const CaseValue* variant = find_entry(entries, "variant")) {
+        solver.variant = reader.to_enum(*variant, krylov_variant_names);
+    }
+    if (const CaseValue* preconditioner = find_entry(entries, "preconditioner")) {
+        const std::vector<std::string> names = preconditioner_registry().names();
+        const std::vector<std::string_view> choices(names.begin(), names.end());
+        solver.preconditioner = &preconditioner_registry().at(reader.to_choice(*preconditioner, choices));
+    }
+    if (const CaseValue* check_every = find_entry(entries, "check_every")) {
+        solver.check_every = reader.to_int(*check_every, 1);
+    }
+    if (const CaseValue* graph = find_entry(entries, "cuda_graph")) {
+        solver.cuda_graph = reader.to_enum(*graph, graph_mode_names);
+    }
+    if (const CaseValue* time_spmv = find_entry(entries, "time_spmv")) {
+        solver.time_spmv = reader.to_choice(*time_spmv, booleans) == "true";
+    }
+    json amg_resolved;
+    const CaseValue* amg = find_entry(entries, "amg");
+    solver.amg = read_amg(reader,
+                          amg ? *amg
+                              : CaseValue{value.path + ".amg", "amg", YAML::Node(),
+                                          YAML::Mark::null_mark()},
+                          amg_resolved);
+    resolved = {{"method", method_name(solver.method)},
+                {"variant", variant_name(solver.variant)},
+                {"preconditioner", solver.preconditioner->name},
+                {"tolerance", solver.tolerance},
+                {"max_iterations", solver.max_iterations},
+                {"check_every", solver.check_every},
+                {"cuda_graph", graph_mode_name(solver.cuda_graph)},
+                {"time_spmv", solver.time_spmv},
+                {"amg", amg_resolved}};
+    return solver;
+}
+
+}  // namespace
+
+CaseSpec parse_case_text(const std::string& text, const std::string& name,
+                         const std::filesystem::path& base_dir,
+                         const std::vector<std::string>& overrides)
+{
+    std::vector<CaseOverride> parsed;
+    for (const std::string& override : overrides) {
+        parsed.push_back(parse_override(override));
+    }
+    YAML::Node root = load_document(text, name);
+    if (root.IsNull()) {
+        throw CaseError(name + ": the case file is empty; it needs at least a mesh (e.g. "
+                               "mesh: {shape: unit_square})");
+    }
+    if (!root.IsMap()) {
+        throw CaseError(name + ":" + std::to_string(root.Mark().line + 1) +
+                        ": expected a map of keys (" + join_names(top_keys) +
+                        ") at the top level, got " + (root.IsSequence() ? "a list" : "a scalar"));
+    }
+    for (const CaseOverride& override : parsed) {
+        apply_override(root, override);
+    }
+
+    const CaseReader reader(name, parsed);
+    const CaseValue top{"", "", root, root.Mark()};
+    const std::vector<CaseValue> entries = reader.entries(top, top_keys);
+
+    CaseSpec spec;
+    spec.name = fs::path(name).stem().string();
+    json resolved = json::object();
+
+    const CaseValue* mesh = find_entry(entries, "mesh");
+    const CaseValue* matrix = find_entry(entries, "matrix");
+    if (mesh == nullptr && matrix == nullptr) {
+        reader.fail(CaseValue{"mesh", "mesh", YAML::Node(), root.Mark()},
+                    "required key missing; give one of file, geo, shape (e.g. mesh: {shape: "
+                    "unit_square}), or an external system: matrix: {file: A.mtx}");
+    }
+    if (matrix != nullptr) {
+        // An external system: no mesh, no PDE; a key that only a mesh case reads is an error.
+        for (const std::string_view key : {"mesh", "degree", "problem"})
+            if (const CaseValue* other = find_entry(entries, key))
+                reader.fail(*other, "'" + std::string(key) + "' is not used with matrix: the "
+                                    "system comes from the matrix file (remove one of the two)");
+        spec.matrix = read_matrix(reader, *matrix, base_dir, resolved["matrix"]);
+    } else {
+        MeshEntry mesh_entry = read_mesh(reader, *mesh, base_dir, resolved["mesh"]);
+        spec.mesh = mesh_entry.mesh;
+        spec.refines = mesh_entry.refines;
+        spec.size_scales_with_degree = mesh_entry.size_scales_with_degree;
+    }
+
+    if (const CaseValue* degree = find_entry(entries, "degree")) {
+        spec.degrees = reader.to_int_list(*degree, 1, 4);
+    }
+    spec.mesh.degree = spec.degrees.front();
+    if (spec.size_scales_with_degree) spec.mesh.size *= spec.mesh.degree;
+    // An absent section reads as an empty one: all its defaults.
+    const auto section = [&entries](std::string_view key) {
+        const CaseValue* entry = find_entry(entries, key);
+        return entry ? *entry : CaseValue{std::string(key), std::string(key), YAML::Node(),
+                                          YAML::Mark::null_mark()};
+    };
+    if (!spec.matrix) spec.problem = read_problem(reader, section("problem"), resolved["problem"], spec.kappas);
+    const CaseValue* discretisation = find_entry(entries, "discretisation");
+    if (discretisation) {
+        if (spec.matrix)
+            reader.fail(*discretisation, "not used with matrix: the system comes from the matrix file");
+        spec.discretisation = reader.to_enum(*discretisation, discretisation_names);
+    }
+    const bool fv = spec.discretisation == DiscretisationKind::fv;
+    if (const CaseValue* options = find_entry(entries, "fv"); options && !fv)
+        reader.fail(*options, "only used with discretisation: fv");
+    if (fv && (spec.degrees.size() != 1 || spec.degrees.front() != 1))
+        reader.fail(*find_entry(entries, "degree"), "finite volumes have one unknown per cell: "
+                    "degree must be 1 (or left out) with discretisation: fv");
+    if (const CaseValue* format = find_entry(entries, "format")) {
+        std::vector<std::string> names = operator_names();
+        names.emplace_back(auto_format_name);
+        const std::vector<std::string_view> choices(names.begin(), names.end());
+        spec.format = reader.to_choice(*format, choices);
+    }
+    if (fv && spec.format != auto_format_name && find_operator(spec.format).matrix_free())
+        reader.fail(*find_entry(entries, "format"), "format " + spec.format + " is matrix-free (element "
+                    "matrices); finite volumes take an assembled format");
+    if (spec.matrix && spec.format != auto_format_name && find_operator(spec.format).matrix_free())
+        reader.fail(*find_entry(entries, "format"), "format " + spec.format + " is matrix-free: it needs a "
+                    "mesh's element matrices; a matrix case takes an assembled format");
+    if (const CaseValue* iterations = find_entry(entries, "auto_iterations")) {
+        if (spec.format != auto_format_name)
+            reader.fail(*iterations, "only used with format: auto (the iterations its choice counts "
+                                     "conversions against)");
+        spec.auto_iterations = reader.to_int(*iterations, 1);
+    }
+    spec.format_options =
+        read_format_options(reader, section("format_options"), resolved["format_options"]);
+    if (const CaseValue* reorder = find_entry(entries, "reorder")) {
+        spec.format_options.set_reordering(reader.to_enum(*reorder, reordering_names));
+        if (spec.format_options.reordering() != Reordering::none && spec.format != auto_format_name &&
+            find_operator(spec.format).matrix_free())
+            reader.fail(*reorder, "reorder applies to the assembled formats; format " + spec.format +
+                                      " is matrix-free (its element matrices keep the mesh's numbering)");
+    }
+    spec.solver = read_solver(reader, section("solver"), resolved["solver"]);
+    if (fv) spec.fv = read_fv(reader, section("fv"), resolved["fv"], *spec.solver.preconditioner);
+    if (const CaseValue* precision = find_entry(entries, "precision")) {
+        spec.precision = reader.to_enum(*precision, precision_names);
+    }
+    spec.output = read_output(reader, section("output"), resolved["output"]);
+    if (const CaseValue* backend = find_entry(entries, "backend")) {
+        spec.backend = reader.to_enum(*backend, backend_choice_names);
+    }
+
+    if (fv && spec.solver.preconditioner->needs.space_hierarchy)
+        reader.fail(find_entry(entries, "solver") ? *find_entry(entries, "solver") : section("solver"),
+                    "preconditioner " + spec.solver.preconditioner->name +
+                        " needs Lagrange elements of degree >= 2; finite volumes: use amg");
+    if (!spec.matrix) {
+        resolved["degree"] = spec.degrees.size() == 1 ? json(spec.mesh.degree) : json(spec.degrees);
+        resolved["discretisation"] = enum_name(discretisation_names, spec.discretisation);
+    }
+    resolved["format"] = spec.format;
+    resolved["reorder"] = enum_name(reordering_names, spec.format_options.reordering());
+    resolved["precision"] = precision_name(spec.precision);
+    resolved["backend"] = backend_choice_name(spec.backend);
+    spec.resolved = std::move(resolved);
+    return spec;
+}
+
+void set_backend(CaseSpec& spec, BackendChoice backend)
+{
+    spec.backend = backend;
+    spec.resolved["backend"] = backend_choice_name(backend);
+}
+
+std::vector<CaseSpec> expand_sweep(const CaseSpec& spec)
+{
+    std::vector<CaseSpec> runs;
+    for (int degree : spec.degrees)
+        for (int refine : spec.refines)
+            for (std::size_t k = 0; k < spec.kappas.size(); ++k) {
+                CaseSpec run = spec;
+                run.degrees = {degree};
+                run.mesh.degree = degree;
+                run.mesh.refine = refine;
+                if (spec.size_scales_with_degree) {
+                    run.mesh.size = spec.mesh.size / spec.mesh.degree * degree;
+                    run.resolved["mesh"]["size"] = run.mesh.size;
+                }
+                run.refines = {refine};
+                run.resolved["degree"] = degree;
+                run.resolved["mesh"]["refine"] = refine;
+                run.problem.kappa = spec.kappas[k];
+                run.kappas = {spec.kappas[k]};
+                run.kappa_index = static_cast<int>(k);
+                if (!spec.matrix) run.resolved["problem"]["kappa"] = spec.kappas[k];
+                runs.push_back(std::move(run));
+            }
+    return runs;
+}
+
+CaseSpec parse_case_file(const std::filesystem::path& path, const std::vector<std::string>& overrides)
+{
+    std::error_code error;
+    if (!fs::exists(path, error)) {
+        throw CaseError("case file '" + path.string() + "' not found");
+    }
+    if (fs::is_directory(path, error)) {
+        throw CaseError("case file '" + path.string() + "' is a directory");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw CaseError("cannot read case file '" + path.string() + "'");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    CaseSpec spec = parse_case_text(text.str(), path.string(), path.parent_path(), overrides);
+    spec.case_path = path;
+    return spec;
+}
+
+}  // namespace gpufem

@@ -1,0 +1,57 @@
+#pragma once
+// The commands of the gpufem program: each registers its subcommand and options with CLI11 and
+// returns what runs it; main() only dispatches to the one parsed.
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "solver/case/case_file.hpp"
+
+namespace gpufem {
+
+/// What every command shares: the program's arguments and start, the names --backend takes,
+/// and the --backend / --threads values the commands write into.
+struct CommandContext {
+    char** argv = nullptr;
+    std::chrono::steady_clock::time_point started;
+    std::vector<std::string> backend_names;  ///< auto, cpu, cuda
+    std::string backend;                     ///< --backend ("": the case's)
+    int threads = 0;                         ///< --threads (0: the default)
+};
+
+/// A registered command: its CLI11 subcommand and what runs it once parsed (returns the exit
+/// code).
+struct Command {
+    CLI::App* app = nullptr;
+    std::function<int()> run;
+    bool host_threads = true;  ///< takes -j/--threads (it runs on the CPU backend's threads)
+};
+
+/// "a,b,,c" -> {"a", "b", "c"}: a comma-separated command-line list.
+std::vector<std::string> split_list(const std::string& text);
+
+/// The case file read and validated, then --backend applied (when given) over its backend.
+CaseSpec parse_with_backend(const std::string& file, const std::vector<std::string>& overrides,
+                            const std::string& backend);
+
+/// Whether the case's kernels run on the CPU backend (auto: when no CUDA device is visible).
+/// Only such runs re-execute gpufem for passively waiting OpenMP threads
+/// (ensure_passive_thread_wait): a second load of the program's libraries costs 0.15-0.25 s,
+/// a loss to a GPU run, whose host threads mostly wait for the device anyway.
+bool solves_on_cpu(const CaseSpec& spec);
+
+/// body(), with any exception reported as "gpufem: error: ..." and exit code 1.
+int run_reporting_errors(const std::function<int()>& body);
+
+/// `gpufem run`: a case file end to end (or its sweep, or its dry run).
+Command add_run_command(CLI::App& app, CommandContext& context);
+/// `gpufem compare`: a field of two result.vtu files.
+Command add_compare_command(CLI::App& app);
+/// `gpufem bench spmv`, `bench solver` and `bench mtx`, under bench.
+std::vector<Command> add_bench_commands(CLI::App& bench, CommandContext& context);
+
+}  // namespace gpufem

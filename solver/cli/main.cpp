@@ -1,0 +1,71 @@
+// gpufem: the command line. Each command registers itself (solver/cli/); main parses and
+// dispatches to the one given.
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include "linalg/host_threads.hpp"
+#include "mesh/mesh_worker.hpp"
+#include "solver/cli/command.hpp"
+#include "solver/run/interrupt_cleanup.hpp"
+#include "solver/run/run_case.hpp"
+
+namespace {
+
+/// The program that runs Gmsh: gpufem-mesh-worker next to this program when it is there (it
+/// starts without gpufem's CUDA and VTK libraries), else this program (--mesh-worker).
+std::string mesh_worker_program()
+{
+    std::error_code error;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+    if (!error) {
+        const std::filesystem::path worker = self.parent_path() / "gpufem-mesh-worker";
+        if (::access(worker.c_str(), X_OK) == 0) return worker.string();
+    }
+    return "/proc/self/exe";
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    using namespace gpufem;
+    CommandContext context;
+    context.argv = argv;
+    context.started = std::chrono::steady_clock::now();
+    if (argc == 2 && std::string(argv[1]) == mesh_worker_argument) return run_mesh_worker();
+    install_interrupt_cleanup();
+    set_mesh_worker(mesh_worker_program());
+    CLI::App app{"gpufem: finite-element Poisson solver for NVIDIA GPUs (CPU fallback).\n"
+                 "Solves -div(kappa grad u) = f from a YAML case file and writes result.vtu,\n"
+                 "report.json and spmv_timings.csv."};
+    app.require_subcommand(1);
+    for (const auto& entry : backend_choice_names) context.backend_names.emplace_back(entry.name);
+    app.set_version_flag("--version", "gpufem 0.1.0");
+
+    std::vector<Command> commands{add_run_command(app, context), add_compare_command(app)};
+    CLI::App* bench = app.add_subcommand("bench", "Benchmarks on a case's matrix");
+    bench->require_subcommand(1);
+    for (Command& command : add_bench_commands(*bench, context)) commands.push_back(std::move(command));
+    const std::string threads_help =
+        "Threads of the CPU backend (default: the CPUs of the process's affinity mask, or "
+        "OMP_NUM_THREADS)";
+    for (const Command& command : commands)
+        if (command.host_threads)
+            command.app->add_option("-j,--threads", context.threads, threads_help)->check(CLI::Range(1, 4096));
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // --help and --version exit 0; a bad command line is an error like any bad input.
+        return app.exit(e) == 0 ? exit_ok : exit_error;
+    }
+    if (context.threads > 0) set_host_threads(context.threads);
+    for (const Command& command : commands)
+        if (command.app->parsed()) return command.run();
+    return exit_error;
+}

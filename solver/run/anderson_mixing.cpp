@@ -1,0 +1,84 @@
+#include "solver/run/anderson_mixing.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "linalg/blas1.hpp"
+
+namespace gpufem {
+namespace {
+
+/// Solves the small symmetric system m gamma = r (Gaussian elimination with partial
+/// pivoting); a pivot below tiny leaves its unknown 0.
+std::vector<double> solve_small(std::vector<std::vector<double>> m, std::vector<double> r, double tiny)
+{
+    const std::size_t n = r.size();
+    for (std::size_t k = 0; k < n; ++k) {
+        std::size_t p = k;
+        for (std::size_t i = k + 1; i < n; ++i)
+            if (std::abs(m[i][k]) > std::abs(m[p][k])) p = i;
+        std::swap(m[k], m[p]);
+        std::swap(r[k], r[p]);
+        if (!(std::abs(m[k][k]) > tiny)) {
+            m[k].assign(n, 0.0);
+            m[k][k] = 1.0;
+            r[k] = 0.0;
+            continue;
+        }
+        for (std::size_t i = k + 1; i < n; ++i) {
+            const double factor = m[i][k] / m[k][k];
+            for (std::size_t j = k; j < n; ++j) m[i][j] -= factor * m[k][j];
+            r[i] -= factor * r[k];
+        }
+    }
+    std::vector<double> x(n, 0.0);
+    for (std::size_t k = n; k-- > 0;) {
+        double sum = r[k];
+        for (std::size_t j = k + 1; j < n; ++j) sum -= m[k][j] * x[j];
+        x[k] = sum / m[k][k];
+    }
+    return x;
+}
+
+}  // namespace
+
+template <typename V>
+Array<V> AndersonMixing<V>::next(const Array<V>& x, const Array<V>& g)
+{
+    const ExecPtr& exec = g.executor();
+    Array<V> f = g.clone_to(exec);
+    axpy(V(-1), x, f);  // f = g - x
+    if (depth_ > 0 && !last_f_.empty()) {
+        Array<V> df = f.clone_to(exec), dg = g.clone_to(exec);
+        axpy(V(-1), last_f_, df);
+        axpy(V(-1), last_g_, dg);
+        df_.push_back(std::move(df));
+        dg_.push_back(std::move(dg));
+        if (static_cast<int>(df_.size()) > depth_) {
+            df_.pop_front();
+            dg_.pop_front();
+        }
+    }
+    last_f_ = f.clone_to(exec);
+    last_g_ = g.clone_to(exec);
+    Array<V> out = g.clone_to(exec);
+    if (df_.empty()) return out;
+    const std::size_t m = df_.size();
+    std::vector<std::vector<double>> normal(m, std::vector<double>(m, 0.0));
+    std::vector<double> rhs(m, 0.0);
+    double trace = 0.0;
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = i; j < m; ++j) normal[i][j] = normal[j][i] = dot(df_[i], df_[j]);
+        rhs[i] = dot(df_[i], f);
+        trace += normal[i][i];
+    }
+    for (std::size_t i = 0; i < m; ++i) normal[i][i] += 1e-12 * trace;  // Tikhonov: dependent steps
+    const std::vector<double> gamma = solve_small(normal, rhs, 1e-14 * trace);
+    for (std::size_t i = 0; i < m; ++i) axpy(static_cast<V>(-gamma[i]), dg_[i], out);
+    return out;
+}
+
+template class AndersonMixing<float>;
+template class AndersonMixing<double>;
+
+}  // namespace gpufem

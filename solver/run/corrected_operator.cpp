@@ -1,0 +1,45 @@
+#include "solver/run/corrected_operator.hpp"
+
+#include "linalg/blas1.hpp"
+#include "linalg/reordering.hpp"
+
+namespace gpufem {
+
+template <typename V>
+CorrectedOperator<V>::CorrectedOperator(const DiscreteSystem<V>& system, const Discretisation<V>& disc)
+    : system_(system), disc_(disc), a_(*system.op.op)
+{
+    Array<V> zero(a_.executor(), static_cast<std::size_t>(a_.rows()));
+    fill(zero, V(0));
+    at_zero_ = disc_.corrected_rhs(zero);
+    rhs_ = reordered(system_.op, at_zero_, false);
+}
+
+template <typename V>
+void CorrectedOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const
+{
+    // y = alpha (A x - P C P^T x) + beta y, C x = b(P^T x) - b(0); P the format's renumbering.
+    const Array<index_type>& perm = system_.op.permutation;
+    const std::size_t n = x.size();
+    const Array<V>* original = &x;
+    if (!perm.empty()) {
+        if (x_original_.size() != n) x_original_ = Array<V>(x.executor(), n);
+        permute_vector(perm, x, x_original_, true);
+        original = &x_original_;
+    }
+    disc_.corrected_rhs_into(*original, correction_);
+    axpy(V(-1), at_zero_, correction_);
+    const Array<V>* cx = &correction_;
+    if (!perm.empty()) {
+        if (permuted_.size() != n) permuted_ = Array<V>(x.executor(), n);
+        permute_vector(perm, correction_, permuted_, false);
+        cx = &permuted_;
+    }
+    a_.apply(alpha, x, beta, y);
+    axpy(-alpha, *cx, y);
+}
+
+template class CorrectedOperator<float>;
+template class CorrectedOperator<double>;
+
+}  // namespace gpufem
