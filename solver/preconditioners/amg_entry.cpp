@@ -38,16 +38,9 @@ PreconditionerMemory amg_memory(const MatrixShape& m, bool finite_volumes)
 
 PreconditionerEntry amg_preconditioner_entry()
 {
-    PreconditionerEntry entry;
-    entry.name = "amg";
-    entry.summary = "smoothed-aggregation algebraic multigrid, one V-cycle per iteration, set up on the "
-                    "backend's device; with lma the matrix is assembled as well for the setup";
-    entry.needs.assembled_matrix = true;
-    entry.multigrid = true;
-    // Measured: 12-17 iterations on the shipped cases at 1e-8 to 1e-10; a setup is too
-    // expensive to run for format: auto's estimate.
-    entry.assumed_iterations = 15;
-    entry.fine_applies = multigrid_fine_applies;
+    PreconditionerEntry entry = multigrid_entry(
+        "amg", "smoothed-aggregation algebraic multigrid, one V-cycle per iteration, set up on the "
+               "backend's device; with lma the matrix is assembled as well for the setup");
     entry.build_float = build_amg<float>;
     entry.build_double = build_amg<double>;
     entry.memory = amg_memory;

@@ -28,9 +28,10 @@ SetUpPreconditioner<V> set_up_multigrid(const char* name, const LinearOperator<V
     }
 }
 
-/// Operator applications of one cycle on the finest level: the smoother's steps before and
-/// after the coarse correction (solver.amg.degree each) and the residual.
-int multigrid_fine_applies(const SolverSpec& solver);
+/// An entry of a multigrid preconditioner: the multigrid flag, the iterations format: auto
+/// assumes for it, one cycle's applications on the finest level, and the assembled matrix
+/// its setup reads; the caller adds its builders, memory and further needs.
+PreconditionerEntry multigrid_entry(std::string name, std::string summary);
 
 /// A multigrid hierarchy's memory: kept_share of the fine matrix's CSR plus vectors of the
 /// cycle, and the setup's sparse products (host_share / device_share of the fine CSR on the

@@ -55,23 +55,16 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
 
 PreconditionerEntry pmg_preconditioner_entry()
 {
-    PreconditionerEntry entry;
-    entry.name = "pmg";
-    entry.summary =
+    PreconditionerEntry entry = multigrid_entry(
+        "pmg",
         "p-multigrid: degree k smoothed with the system's operator, then degree k/2 (even k >= 4) and 1 of "
         "the same mesh; then on a mesh refined by gpufem (straight cells) its parent mesh, that one's "
         "parent, ... down every refinement, and on a generated grid with an even number of boxes per unit "
         "length (at least 4) the grids of half, a quarter, ... of the boxes while the count stays even; amg "
         "below (at degree 1 on other meshes pmg is amg); the coarser operators are R A P of the matrix, or "
-        "with lma the first from the element matrices, so no matrix is assembled";
-    entry.needs.assembled_matrix = true;
+        "with lma the first from the element matrices, so no matrix is assembled");
     entry.needs.space_hierarchy = true;
     entry.needs.element_operators = true;
-    entry.multigrid = true;
-    // Measured: 12-17 iterations on the shipped cases at 1e-8 to 1e-10; a setup is too
-    // expensive to run for format: auto's estimate.
-    entry.assumed_iterations = 15;
-    entry.fine_applies = multigrid_fine_applies;
     entry.build_float = build_pmg<float>;
     entry.build_double = build_pmg<double>;
     // The lower degrees' operators and transfers keep about 25% of the fine matrix; the

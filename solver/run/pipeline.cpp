@@ -229,7 +229,6 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
 {
     spdlog::info("assembling on {} ({}): {}", backend_name(exec->backend()), exec->device_name(),
                  disc.describe());
-    std::optional<DiscreteSystem<V>> built;
     // format: auto chooses after the assembly: its candidates keep the matrix for multigrid.
     const PreconditionerEntry& preconditioner = *spec.solver.preconditioner;
     const bool coarse_from_elements =
@@ -237,14 +236,11 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
         preconditioner.coarse_from_elements(disc.has_pmg_coarse_operators(),
                                             find_operator(spec.format).matrix_free());
     const bool keep_matrix = preconditioner.keeps_matrix(coarse_from_elements);
-    if (spec.format == auto_format_name) {
-        built.emplace(build_auto_format_system(exec, disc, spec, keep_matrix));
-    } else {
+    DiscreteSystem<V> system = [&] {
+        if (spec.format == auto_format_name) return build_auto_format_system(exec, disc, spec, keep_matrix);
         const ProgressLine line("assembly", [] { return ProgressStatus{}; });
-        built.emplace(build_system(exec, disc, find_operator(spec.format), spec.format_options,
-                                   keep_matrix));
-    }
-    DiscreteSystem<V> system = std::move(*built);
+        return build_system(exec, disc, find_operator(spec.format), spec.format_options, keep_matrix);
+    }();
     system.discretisation = &disc;
     // 64-bit offsets keep no CSR for pmg's Galerkin products: its coarse operators come from
     // the element matrices, as for a matrix-free format.
