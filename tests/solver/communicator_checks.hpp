@@ -5,6 +5,7 @@
 // - a system of two uncoupled blocks solved by two ranks (threads exchanging their sums
 //   through a test communicator), each holding one block, gives the one-rank solve of the
 //   whole system.
+#include <algorithm>
 #include <barrier>
 #include <mutex>
 #include <thread>
@@ -138,8 +139,8 @@ void check_split_reductions_change_nothing(const ExecPtr& exec, unsigned seed)
 }
 
 /// Two ranks, each holding one of two uncoupled blocks, solve as one rank solves the whole
-/// block-diagonal system: the same iterations (+-1: the sums are grouped differently) and the
-/// same solution to the tolerance's reach.
+/// block-diagonal system: the same iterations (CG +-1, BiCGSTAB within a tenth: the sums are
+/// grouped differently) and the same solution to the tolerance's reach.
 template <typename V>
 void check_two_ranks_solve_as_one(const ExecPtr& exec, unsigned seed)
 {
@@ -197,7 +198,11 @@ void check_two_ranks_solve_as_one(const ExecPtr& exec, unsigned seed)
                 ASSERT_EQ(errors[1], "");
                 for (const auto& [result, x] : parts) {
                     EXPECT_TRUE(result.converged()) << result.message;
-                    EXPECT_LE(std::abs(result.iterations - one.iterations), cg ? 1 : 2);
+                    // BiCGSTAB's residual is not monotone: a different grouping of the sums can
+                    // move the step that first crosses the tolerance by a few iterations.
+                    const int slack = cg ? 1 : std::max(2, one.iterations / 10);
+                    EXPECT_LE(std::abs(result.iterations - one.iterations), slack)
+                        << "one rank took " << one.iterations << " iterations";
                     EXPECT_EQ(result.residual_history.size(), std::size_t(result.iterations) + 1);
                 }
                 EXPECT_EQ(parts[0].first.iterations, parts[1].first.iterations) << "the ranks stopped apart";
