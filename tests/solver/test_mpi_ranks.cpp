@@ -1,0 +1,181 @@
+// The MPI communicator under mpirun (ctest runs this program on 1, 2, 3 and 4 ranks): sums and
+// neighbour messages reach every rank, and ranks that each hold one block of a block-diagonal
+// system solve as one rank solves the whole — the one-rank solve is the oracle.
+#include <cmath>
+#include <iostream>
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "linalg/mpi_communicator.hpp"
+#include "random_values.hpp"
+#include "solver/communicator_checks.hpp"
+
+namespace gpufem::test {
+namespace {
+
+const MpiCommunicator& world()
+{
+    static const MpiCommunicator comm;
+    return comm;
+}
+
+/// A seed drawn on rank 0 (printed there) and shared with every rank through the sum.
+unsigned shared_seed()
+{
+    double seed = world().rank() == 0 ? static_cast<double>(random_seed()) : 0.0;
+    world().all_reduce_sum(*Executor::create_cpu(), &seed, 1);
+    return static_cast<unsigned>(seed);
+}
+
+/// Integer values (so that every order of the sum is exact) of rank r.
+std::vector<double> rank_values(unsigned seed, int r, int count)
+{
+    std::vector<double> v = random_vector<double>(static_cast<std::size_t>(count), seed + 101 * r);
+    for (double& x : v) x = std::round(x * 1e6);
+    return v;
+}
+
+TEST(MpiRanks, SumsAreTheSumsOfEveryRanksValues)
+{
+    const unsigned seed = shared_seed();
+    const int count = 37;
+    std::vector<double> mine = rank_values(seed, world().rank(), count);
+    world().all_reduce_sum(*Executor::create_cpu(), mine.data(), count);
+    std::vector<double> expected(count, 0.0);
+    for (int r = 0; r < world().size(); ++r) {
+        const std::vector<double> theirs = rank_values(seed, r, count);
+        for (int k = 0; k < count; ++k) expected[k] += theirs[k];
+    }
+    EXPECT_EQ(mine, expected);
+    EXPECT_EQ(sum_over_processes(world(), 1.5), 1.5 * world().size());
+    EXPECT_EQ(world().reduces(), world().size() > 1);
+}
+
+/// The message rank `from` sends rank `to`: its length and values say who sent it to whom.
+std::vector<double> message(int from, int to, unsigned seed)
+{
+    const std::size_t length = static_cast<std::size_t>((from * 7 + to * 3 + seed) % 50);  // 0 .. 49
+    std::vector<double> m(length);
+    for (std::size_t k = 0; k < length; ++k) m[k] = 1000.0 * from + 10.0 * to + static_cast<double>(k);
+    return m;
+}
+
+TEST(MpiRanks, ExchangeDeliversEveryNeighboursMessage)
+{
+    const unsigned seed = shared_seed();
+    const int me = world().rank(), n = world().size();
+    std::vector<std::vector<double>> out(n), in(n);
+    std::vector<ExchangeMessage> sends, receives;
+    for (int peer = 0; peer < n; ++peer) {  // every rank, itself included
+        out[peer] = message(me, peer, seed);
+        in[peer].assign(message(peer, me, seed).size(), -1.0);
+        sends.push_back({peer, out[peer].data(), out[peer].size() * sizeof(double)});
+        receives.push_back({peer, in[peer].data(), in[peer].size() * sizeof(double)});
+    }
+    world().exchange(*Executor::create_cpu(), sends, receives);
+    for (int peer = 0; peer < n; ++peer) EXPECT_EQ(in[peer], message(peer, me, seed)) << "from rank " << peer;
+}
+
+/// A copy of a on exec.
+template <typename V>
+Csr<V> copy_of(const ExecPtr& exec, const Csr<V>& a)
+{
+    return Csr<V>{a.rows, a.cols, a.row_ptr.clone_to(exec), a.col_idx.clone_to(exec), a.values.clone_to(exec)};
+}
+
+/// diag(blocks) as one CSR matrix on exec.
+template <typename V>
+Csr<V> block_diagonal_of(const ExecPtr& exec, const std::vector<Csr<V>>& blocks)
+{
+    Csr<V> whole = copy_of(exec, blocks[0]);
+    for (std::size_t b = 1; b < blocks.size(); ++b) whole = block_diagonal(exec, whole, blocks[b]);
+    return whole;
+}
+
+TEST(MpiRanks, RanksSolveTheirBlocksAsOneRankSolvesTheWhole)
+{
+    const unsigned seed = shared_seed();
+    const ExecPtr exec = Executor::create_cpu();
+    const int me = world().rank(), n = world().size();
+    for (KrylovMethod method : {KrylovMethod::cg, KrylovMethod::bicgstab}) {
+        const bool cg = method == KrylovMethod::cg;
+        std::vector<Csr<double>> blocks;
+        std::vector<std::vector<double>> rhs;
+        for (int r = 0; r < n; ++r) {
+            blocks.push_back(grid_matrix<double>(exec, 20, 15 + 2 * r, cg ? 0 : 0.5, cg ? 0 : 0.3, 0.01, 0.3, seed + r));
+            rhs.push_back(random_vector<double>(static_cast<std::size_t>(blocks.back().rows), seed + 50 + r));
+        }
+        std::vector<double> b_all;
+        for (const auto& part : rhs) b_all.insert(b_all.end(), part.begin(), part.end());
+        const auto whole = build_format<double>("csr", block_diagonal_of(exec, blocks), {});
+        const auto own = build_format<double>("csr", copy_of(exec, blocks[me]), {});
+        for (KrylovVariant variant : {KrylovVariant::merged, KrylovVariant::reference}) {
+            SCOPED_TRACE(fmt::format("{} {}", method_name(method), variant_name(variant)));
+            SolveOptions options;
+            options.tolerance = 1e-10;
+            options.max_iterations = 5000;
+            options.graph = GraphMode::off;
+            const auto solve_with = [&](const LinearOperator<double>& a, const std::vector<double>& b,
+                                        const Communicator& comm) {
+                const auto m = make_test_preconditioner(TestPreconditioner::jacobi, a);
+                Array<double> x(exec, b.size());
+                fill(x, 0.0);
+                const SolveResult result = solve(method, variant, a, Array<double>::from_host(exec, b), x, options,
+                                                 m.get(), comm);
+                return std::make_pair(result, x.to_host());
+            };
+            const auto [one, x_one] = solve_with(*whole.op, b_all, serial_communicator());
+            const auto [mine, x_mine] = solve_with(*own.op, rhs[me], world());
+            ASSERT_TRUE(one.converged()) << one.message;
+            EXPECT_TRUE(mine.converged()) << mine.message;
+            const int slack = cg ? 1 : std::max(2, one.iterations / 10);
+            EXPECT_LE(std::abs(mine.iterations - one.iterations), slack) << "one rank: " << one.iterations;
+            // Every rank stops at the same iteration with the same history.
+            double spread = mine.iterations * (me + 1.0);
+            world().all_reduce_sum(*exec, &spread, 1);
+            EXPECT_EQ(spread, mine.iterations * n * (n + 1) / 2.0) << "the ranks stopped apart";
+            const std::size_t offset = std::accumulate(rhs.begin(), rhs.begin() + me, std::size_t(0),
+                                                       [](std::size_t s, const auto& p) { return s + p.size(); });
+            const std::vector<double> x_part(x_one.begin() + offset, x_one.begin() + offset + x_mine.size());
+            EXPECT_LT(relative_difference(x_mine, x_part), 1e-8);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace gpufem::test
+
+namespace {
+
+/// The failures of a rank other than 0, each line marked with the rank.
+class RankFailurePrinter final : public ::testing::EmptyTestEventListener {
+public:
+    explicit RankFailurePrinter(int rank) : rank_(rank) {}
+    void OnTestPartResult(const ::testing::TestPartResult& result) override
+    {
+        if (result.failed())
+            std::cout << "[rank " << rank_ << "] " << (result.file_name() ? result.file_name() : "?") << ":"
+                      << result.line_number() << ": " << result.summary() << std::endl;
+    }
+
+private:
+    int rank_;
+};
+
+}  // namespace
+
+/// MPI around GoogleTest: every rank runs every test; rank 0 prints the usual report, the
+/// other ranks their failures.
+int main(int argc, char** argv)
+{
+    gpufem::MpiSession mpi(argc, argv);
+    ::testing::InitGoogleTest(&argc, argv);
+    const int rank = gpufem::test::world().rank();
+    if (rank != 0) {
+        auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+        delete listeners.Release(listeners.default_result_printer());
+        listeners.Append(new RankFailurePrinter(rank));
+    }
+    return RUN_ALL_TESTS();
+}
