@@ -81,6 +81,12 @@ MpiCommunicator::MpiCommunicator() : handle_(std::make_unique<Handle>())
     check(MPI_Comm_dup(MPI_COMM_WORLD, &handle_->comm), "MPI_Comm_dup");
     check(MPI_Comm_rank(handle_->comm, &rank_), "MPI_Comm_rank");
     check(MPI_Comm_size(handle_->comm, &size_), "MPI_Comm_size");
+    MPI_Comm node = MPI_COMM_NULL;
+    check(MPI_Comm_split_type(handle_->comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+          "MPI_Comm_split_type");
+    MPI_Comm_rank(node, &node_rank_);
+    MPI_Comm_size(node, &node_size_);
+    MPI_Comm_free(&node);
 }
 
 MpiCommunicator::~MpiCommunicator()
@@ -133,6 +139,11 @@ void MpiCommunicator::exchange(const Executor& exec, std::span<const ExchangeMes
 void MpiCommunicator::barrier() const
 {
     check(MPI_Barrier(handle_->comm), "MPI_Barrier");
+}
+
+void MpiCommunicator::broadcast(void* data, std::size_t bytes, int root) const
+{
+    check(MPI_Bcast(data, message_count(bytes), MPI_BYTE, root, handle_->comm), "MPI_Bcast");
 }
 
 }  // namespace gpufem

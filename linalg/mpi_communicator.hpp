@@ -49,12 +49,20 @@ public:
                   std::span<const ExchangeMessage> receives) const override;
     /// Waits until every rank has arrived (for tests and phase timing).
     void barrier() const;
+    /// The bytes at data (host memory) of rank root, copied to every rank's data.
+    void broadcast(void* data, std::size_t bytes, int root) const;
+    /// This rank's number among the ranks on its node (the GPU it takes), 0 .. node size - 1.
+    int node_rank() const { return node_rank_; }
+    /// The ranks on this rank's node.
+    int node_size() const { return node_size_; }
 
 private:
     struct Handle;
     std::unique_ptr<Handle> handle_;
     int rank_ = 0;
     int size_ = 1;
+    int node_rank_ = 0;
+    int node_size_ = 1;
 };
 
 }  // namespace gpufem

@@ -1,13 +1,15 @@
-// The MPI communicator under mpirun (ctest runs this program on 1, 2, 3 and 4 ranks): sums and
-// neighbour messages reach every rank, and ranks that each hold one block of a block-diagonal
-// system solve as one rank solves the whole — the one-rank solve is the oracle.
+// The MPI communicator under mpirun (ctest runs this program on 1, 2, 3 and 4 ranks), and the
+// NCCL one where every rank of a node has a GPU: sums and neighbour messages reach every rank,
+// and ranks that each hold one block of a block-diagonal system solve as one rank solves the
+// whole — the one-rank solve is the oracle.
 #include <cmath>
 #include <iostream>
 #include <numeric>
+#include <optional>
 
 #include <gtest/gtest.h>
 
-#include "linalg/mpi_communicator.hpp"
+#include "linalg/nccl_communicator.hpp"
 #include "random_values.hpp"
 #include "solver/communicator_checks.hpp"
 
@@ -36,20 +38,51 @@ std::vector<double> rank_values(unsigned seed, int r, int count)
     return v;
 }
 
-TEST(MpiRanks, SumsAreTheSumsOfEveryRanksValues)
+/// Where a rank's data lives and the communicator that joins the ranks.
+struct RankSetup {
+    ExecPtr exec;
+    const Communicator* comm = nullptr;
+};
+
+/// The host and MPI.
+RankSetup mpi_setup() { return {Executor::create_cpu(), &world()}; }
+
+/// This rank's GPU (its number on the node) and NCCL, or nothing when the node has fewer GPUs
+/// than ranks (every machine without a GPU).
+std::optional<RankSetup> nccl_setup()
 {
-    const unsigned seed = shared_seed();
+    if (Executor::cuda_device_count() < world().node_size()) return std::nullopt;
+    // Made once and kept to the end of the process (CUDA may be gone by static destruction).
+    static const NcclCommunicator* nccl = new NcclCommunicator(world(), world().node_rank());
+    return RankSetup{Executor::create_cuda(world().node_rank()), nccl};
+}
+
+void check_sums(const RankSetup& on, unsigned seed)
+{
     const int count = 37;
-    std::vector<double> mine = rank_values(seed, world().rank(), count);
-    world().all_reduce_sum(*Executor::create_cpu(), mine.data(), count);
+    auto mine = Array<double>::from_host(on.exec, rank_values(seed, on.comm->rank(), count));
+    on.comm->all_reduce_sum(*on.exec, mine.data(), count);
     std::vector<double> expected(count, 0.0);
-    for (int r = 0; r < world().size(); ++r) {
+    for (int r = 0; r < on.comm->size(); ++r) {
         const std::vector<double> theirs = rank_values(seed, r, count);
         for (int k = 0; k < count; ++k) expected[k] += theirs[k];
     }
-    EXPECT_EQ(mine, expected);
-    EXPECT_EQ(sum_over_processes(world(), 1.5), 1.5 * world().size());
-    EXPECT_EQ(world().reduces(), world().size() > 1);
+    EXPECT_EQ(mine.to_host(), expected);
+    EXPECT_EQ(sum_over_processes(*on.comm, 1.5), 1.5 * on.comm->size());
+    EXPECT_EQ(on.comm->reduces(), on.comm->size() > 1);
+}
+
+TEST(MpiRanks, SumsAreTheSumsOfEveryRanksValues)
+{
+    check_sums(mpi_setup(), shared_seed());
+}
+
+TEST(NcclRanks, SumsAreTheSumsOfEveryRanksValues)
+{
+    const unsigned seed = shared_seed();
+    const auto on = nccl_setup();
+    if (!on) GTEST_SKIP() << "fewer GPUs than ranks on this node";
+    check_sums(*on, seed);
 }
 
 /// The message rank `from` sends rank `to`: its length and values say who sent it to whom.
@@ -61,20 +94,34 @@ std::vector<double> message(int from, int to, unsigned seed)
     return m;
 }
 
-TEST(MpiRanks, ExchangeDeliversEveryNeighboursMessage)
+void check_exchange(const RankSetup& on, unsigned seed)
 {
-    const unsigned seed = shared_seed();
-    const int me = world().rank(), n = world().size();
-    std::vector<std::vector<double>> out(n), in(n);
+    const int me = on.comm->rank(), n = on.comm->size();
+    std::vector<Array<double>> out, in;
     std::vector<ExchangeMessage> sends, receives;
     for (int peer = 0; peer < n; ++peer) {  // every rank, itself included
-        out[peer] = message(me, peer, seed);
-        in[peer].assign(message(peer, me, seed).size(), -1.0);
+        out.push_back(Array<double>::from_host(on.exec, message(me, peer, seed)));
+        in.push_back(Array<double>::from_host(on.exec, std::vector<double>(message(peer, me, seed).size(), -1.0)));
+    }
+    for (int peer = 0; peer < n; ++peer) {
         sends.push_back({peer, out[peer].data(), out[peer].size() * sizeof(double)});
         receives.push_back({peer, in[peer].data(), in[peer].size() * sizeof(double)});
     }
-    world().exchange(*Executor::create_cpu(), sends, receives);
-    for (int peer = 0; peer < n; ++peer) EXPECT_EQ(in[peer], message(peer, me, seed)) << "from rank " << peer;
+    on.comm->exchange(*on.exec, sends, receives);
+    for (int peer = 0; peer < n; ++peer) EXPECT_EQ(in[peer].to_host(), message(peer, me, seed)) << "from rank " << peer;
+}
+
+TEST(MpiRanks, ExchangeDeliversEveryNeighboursMessage)
+{
+    check_exchange(mpi_setup(), shared_seed());
+}
+
+TEST(NcclRanks, ExchangeDeliversEveryNeighboursMessage)
+{
+    const unsigned seed = shared_seed();
+    const auto on = nccl_setup();
+    if (!on) GTEST_SKIP() << "fewer GPUs than ranks on this node";
+    check_exchange(*on, seed);
 }
 
 /// A copy of a on exec.
@@ -93,11 +140,11 @@ Csr<V> block_diagonal_of(const ExecPtr& exec, const std::vector<Csr<V>>& blocks)
     return whole;
 }
 
-TEST(MpiRanks, RanksSolveTheirBlocksAsOneRankSolvesTheWhole)
+void check_blocks_solve_as_one(const RankSetup& on, unsigned seed)
 {
-    const unsigned seed = shared_seed();
-    const ExecPtr exec = Executor::create_cpu();
-    const int me = world().rank(), n = world().size();
+    const ExecPtr& exec = on.exec;
+    const Communicator& comm = *on.comm;
+    const int me = comm.rank(), n = comm.size();
     for (KrylovMethod method : {KrylovMethod::cg, KrylovMethod::bicgstab}) {
         const bool cg = method == KrylovMethod::cg;
         std::vector<Csr<double>> blocks;
@@ -126,14 +173,14 @@ TEST(MpiRanks, RanksSolveTheirBlocksAsOneRankSolvesTheWhole)
                 return std::make_pair(result, x.to_host());
             };
             const auto [one, x_one] = solve_with(*whole.op, b_all, serial_communicator());
-            const auto [mine, x_mine] = solve_with(*own.op, rhs[me], world());
+            const auto [mine, x_mine] = solve_with(*own.op, rhs[me], comm);
             ASSERT_TRUE(one.converged()) << one.message;
             EXPECT_TRUE(mine.converged()) << mine.message;
             const int slack = cg ? 1 : std::max(2, one.iterations / 10);
             EXPECT_LE(std::abs(mine.iterations - one.iterations), slack) << "one rank: " << one.iterations;
             // Every rank stops at the same iteration with the same history.
             double spread = mine.iterations * (me + 1.0);
-            world().all_reduce_sum(*exec, &spread, 1);
+            comm.all_reduce_sum(*Executor::create_cpu(), &spread, 1);
             EXPECT_EQ(spread, mine.iterations * n * (n + 1) / 2.0) << "the ranks stopped apart";
             const std::size_t offset = std::accumulate(rhs.begin(), rhs.begin() + me, std::size_t(0),
                                                        [](std::size_t s, const auto& p) { return s + p.size(); });
@@ -141,6 +188,19 @@ TEST(MpiRanks, RanksSolveTheirBlocksAsOneRankSolvesTheWhole)
             EXPECT_LT(relative_difference(x_mine, x_part), 1e-8);
         }
     }
+}
+
+TEST(MpiRanks, RanksSolveTheirBlocksAsOneRankSolvesTheWhole)
+{
+    check_blocks_solve_as_one(mpi_setup(), shared_seed());
+}
+
+TEST(NcclRanks, RanksSolveTheirBlocksAsOneRankSolvesTheWhole)
+{
+    const unsigned seed = shared_seed();
+    const auto on = nccl_setup();
+    if (!on) GTEST_SKIP() << "fewer GPUs than ranks on this node";
+    check_blocks_solve_as_one(*on, seed);
 }
 
 }  // namespace
