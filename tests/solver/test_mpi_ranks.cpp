@@ -57,6 +57,15 @@ std::optional<RankSetup> nccl_setup()
     return RankSetup{Executor::create_cuda(world().node_rank()), nccl};
 }
 
+/// check on every rank's GPU through NCCL, or skipped where the node lacks GPUs.
+void on_gpus(void (*check)(const RankSetup&, unsigned))
+{
+    const unsigned seed = shared_seed();
+    const auto on = nccl_setup();
+    if (!on) GTEST_SKIP() << "fewer GPUs than ranks on this node";
+    check(*on, seed);
+}
+
 void check_sums(const RankSetup& on, unsigned seed)
 {
     const int count = 37;
@@ -79,10 +88,7 @@ TEST(MpiRanks, SumsAreTheSumsOfEveryRanksValues)
 
 TEST(NcclRanks, SumsAreTheSumsOfEveryRanksValues)
 {
-    const unsigned seed = shared_seed();
-    const auto on = nccl_setup();
-    if (!on) GTEST_SKIP() << "fewer GPUs than ranks on this node";
-    check_sums(*on, seed);
+    on_gpus(check_sums);
 }
 
 /// The message rank `from` sends rank `to`: its length and values say who sent it to whom.
@@ -118,10 +124,7 @@ TEST(MpiRanks, ExchangeDeliversEveryNeighboursMessage)
 
 TEST(NcclRanks, ExchangeDeliversEveryNeighboursMessage)
 {
-    const unsigned seed = shared_seed();
-    const auto on = nccl_setup();
-    if (!on) GTEST_SKIP() << "fewer GPUs than ranks on this node";
-    check_exchange(*on, seed);
+    on_gpus(check_exchange);
 }
 
 /// A copy of a on exec.
@@ -197,10 +200,7 @@ TEST(MpiRanks, RanksSolveTheirBlocksAsOneRankSolvesTheWhole)
 
 TEST(NcclRanks, RanksSolveTheirBlocksAsOneRankSolvesTheWhole)
 {
-    const unsigned seed = shared_seed();
-    const auto on = nccl_setup();
-    if (!on) GTEST_SKIP() << "fewer GPUs than ranks on this node";
-    check_blocks_solve_as_one(*on, seed);
+    on_gpus(check_blocks_solve_as_one);
 }
 
 }  // namespace
