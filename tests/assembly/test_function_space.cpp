@@ -1,5 +1,6 @@
 // Spaces apart from the mesh: the layout of owned and ghost unknowns, the mesh's own spaces,
 // and the lower-degree Lagrange spaces p-multigrid coarsens through.
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -7,6 +8,7 @@
 
 #include "assembly/function_space.hpp"
 #include "assembly/lagrange_space.hpp"
+#include "assembly/part_numbering.hpp"
 #include "high_order_meshes.hpp"
 
 namespace gpufem {
@@ -99,6 +101,82 @@ TEST(FunctionSpace, LowerDegreeSpacesNumberTheirNodesAndCarryTheirDofMap)
         const Mesh quadratic = unit_box_mesh(type, 2, cube ? 0.5 : 0.25);
         check_lower_degree_space(quadratic, 1);
         EXPECT_THROW(lagrange_space(quadratic, 3, cpu()), std::invalid_argument);
+    }
+}
+
+/// The nodes of part p's cells.
+std::set<index_type> nodes_of_part(const Mesh& mesh, const CellPartition& partition, int p)
+{
+    std::set<index_type> nodes;
+    for (index_type c = 0; c < mesh.num_cells(); ++c)
+        if (partition.part[c] == p)
+            for (int j = 0; j < mesh.nodes_per_cell; ++j) nodes.insert(mesh.cells[c * mesh.nodes_per_cell + j]);
+    return nodes;
+}
+
+/// Ghost values after the halo plans' messages, on the host: each owner's sent values land
+/// in the receiving part's ghost block of that owner.
+std::vector<std::vector<double>> exchanged(const std::vector<PartNumbering>& numbering,
+                                           const std::vector<HaloPlan>& plans)
+{
+    std::vector<std::vector<double>> values;
+    for (const PartNumbering& n : numbering) {
+        std::vector<double>& v = values.emplace_back(n.global.size(), -1.0);
+        for (index_type l = 0; l < n.layout.owned; ++l) v[l] = 0.5 * n.global[l] + 3;
+    }
+    for (std::size_t q = 0; q < plans.size(); ++q)
+        for (const HaloPlan::Send& send : plans[q].sends) {
+            const DofLayout& to = numbering[send.peer].layout;
+            std::size_t block = 0;
+            while (to.ghost_blocks[block].owner != static_cast<int>(q)) ++block;
+            EXPECT_EQ(send.local.size(), static_cast<std::size_t>(to.ghost_blocks[block].count));
+            for (std::size_t k = 0; k < send.local.size(); ++k)
+                values[send.peer][to.ghost_begin(block) + k] = values[q][send.local[k]];
+        }
+    return values;
+}
+
+TEST(PartNumbering, OwnedFirstThenGhostsByOwnerEveryNodeOwnedOnceAndTheHaloFillsTheGhosts)
+{
+    for (const ElementType type : {ElementType::tetrahedron, ElementType::hexahedron, ElementType::triangle}) {
+        const Mesh mesh = unit_box_mesh(type, 2, element_dimension(type) == 3 ? 0.25 : 0.1);
+        for (int parts = 1; parts <= 4; ++parts) {
+            SCOPED_TRACE(std::string(element_type_name(type)) + ", " + std::to_string(parts) + " parts");
+            const CellPartition partition = partition_cells(mesh, parts);
+            const std::vector<int> owners = node_owners(mesh, partition);
+            std::vector<PartNumbering> numbering;
+            std::vector<int> owned_times(mesh.num_nodes(), 0);
+            bool any_ghosts = false;
+            for (int p = 0; p < parts; ++p) {
+                const PartNumbering& n = numbering.emplace_back(part_node_numbering(mesh, partition, owners, p));
+                const std::set<index_type> nodes = nodes_of_part(mesh, partition, p);
+                ASSERT_EQ(std::set<index_type>(n.global.begin(), n.global.end()), nodes);
+                ASSERT_EQ(n.layout.size(), static_cast<index_type>(n.global.size()));
+                EXPECT_TRUE(std::is_sorted(n.global.begin(), n.global.begin() + n.layout.owned));
+                for (index_type l = 0; l < n.layout.owned; ++l) {
+                    EXPECT_EQ(owners[n.global[l]], p);
+                    ++owned_times[n.global[l]];
+                }
+                for (std::size_t b = 0; b < n.layout.ghost_blocks.size(); ++b) {
+                    const GhostBlock& block = n.layout.ghost_blocks[b];
+                    if (b > 0) EXPECT_LT(n.layout.ghost_blocks[b - 1].owner, block.owner);
+                    EXPECT_NE(block.owner, p);
+                    const auto first = n.global.begin() + n.layout.ghost_begin(b);
+                    EXPECT_TRUE(std::is_sorted(first, first + block.count));
+                    for (auto g = first; g != first + block.count; ++g) EXPECT_EQ(owners[*g], block.owner);
+                }
+                // The lowest part holding a node owns it: part 0 has no ghosts.
+                if (p == 0) EXPECT_FALSE(n.layout.has_ghosts());
+                any_ghosts = any_ghosts || n.layout.has_ghosts();
+            }
+            EXPECT_EQ(any_ghosts, parts > 1);
+            for (index_type node = 0; node < mesh.num_nodes(); ++node)
+                ASSERT_EQ(owned_times[node], 1) << "node " << node << " owned " << owned_times[node] << " times";
+            const std::vector<std::vector<double>> values = exchanged(numbering, halo_plans(numbering));
+            for (int p = 0; p < parts; ++p)
+                for (std::size_t l = 0; l < values[p].size(); ++l)
+                    ASSERT_EQ(values[p][l], 0.5 * numbering[p].global[l] + 3) << "part " << p << " unknown " << l;
+        }
     }
 }
 
