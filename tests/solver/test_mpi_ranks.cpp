@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include "assembly/part_numbering.hpp"
 #include "linalg/nccl_communicator.hpp"
+#include "mesh/mesh_source.hpp"
 #include "random_values.hpp"
 #include "solver/communicator_checks.hpp"
 
@@ -201,6 +203,58 @@ TEST(MpiRanks, RanksSolveTheirBlocksAsOneRankSolvesTheWhole)
 TEST(NcclRanks, RanksSolveTheirBlocksAsOneRankSolvesTheWhole)
 {
     on_gpus(check_blocks_solve_as_one);
+}
+
+/// A value only the owner of global node g computes.
+double owner_value(index_type g) { return 0.25 * g - 7; }
+
+/// Each rank, holding one part of a METIS partition of a degree-2 tetrahedral cube, fills
+/// its owned nodes; after one exchange along the halo plan its ghosts hold their owners'
+/// values.
+void check_halo_round_trip(const RankSetup& on, unsigned /*seed*/)
+{
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::shape;
+    spec.shape = "unit_cube";
+    spec.elements = "tetrahedron";
+    spec.size = 0.25;
+    spec.degree = 2;
+    const Mesh mesh = load_mesh(spec);
+    const int me = on.comm->rank(), n = on.comm->size();
+    const CellPartition partition = partition_cells(mesh, n);
+    const std::vector<int> owners = node_owners(mesh, partition);
+    std::vector<PartNumbering> numbering;
+    for (int p = 0; p < n; ++p) numbering.push_back(part_node_numbering(mesh, partition, owners, p));
+    const HaloPlan plan = halo_plans(numbering)[me];
+    const PartNumbering& mine = numbering[me];
+    std::vector<double> start(mine.global.size(), -1.0);
+    for (index_type l = 0; l < mine.layout.owned; ++l) start[l] = owner_value(mine.global[l]);
+    Array<double> values = Array<double>::from_host(on.exec, start);
+    std::vector<Array<double>> packed;
+    std::vector<ExchangeMessage> sends, receives;
+    for (const HaloPlan::Send& send : plan.sends) {
+        std::vector<double> out;
+        for (index_type l : send.local) out.push_back(start[l]);
+        packed.push_back(Array<double>::from_host(on.exec, out));
+        sends.push_back({send.peer, packed.back().data(), out.size() * sizeof(double)});
+    }
+    for (std::size_t b = 0; b < plan.receives.size(); ++b)
+        receives.push_back({plan.receives[b].owner, values.data() + mine.layout.ghost_begin(b),
+                            static_cast<std::size_t>(plan.receives[b].count) * sizeof(double)});
+    on.comm->exchange(*on.exec, sends, receives);
+    const std::vector<double> after = values.to_host();
+    for (std::size_t l = 0; l < after.size(); ++l)
+        ASSERT_EQ(after[l], owner_value(mine.global[l])) << "rank " << me << " unknown " << l;
+}
+
+TEST(MpiRanks, HaloExchangeFillsEveryGhostWithItsOwnersValue)
+{
+    check_halo_round_trip(mpi_setup(), shared_seed());
+}
+
+TEST(NcclRanks, HaloExchangeFillsEveryGhostWithItsOwnersValue)
+{
+    on_gpus(check_halo_round_trip);
 }
 
 }  // namespace
