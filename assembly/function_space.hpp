@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "linalg/halo.hpp"
 #include "linalg/types.hpp"
 
 namespace gpufem {
@@ -22,12 +23,6 @@ enum class UnknownLocation {
 
 /// "nodes", "cells", "rows" (report.json's unknowns.on).
 const char* unknown_location_name(UnknownLocation location);
-
-/// A run of ghost unknowns that one other process owns.
-struct GhostBlock {
-    int owner = 0;          ///< the owning process's rank
-    index_type count = 0;   ///< how many consecutive ghosts it owns
-};
 
 /// How a space's unknowns are numbered on this process: 0..owned-1 are owned here (the rows
 /// of this process's part of a system), owned..size()-1 are ghosts, in blocks by owner rank

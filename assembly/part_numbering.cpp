@@ -7,13 +7,26 @@
 namespace gpufem {
 namespace {
 
-/// The nodes of `part`'s cells, each once, in increasing order.
-std::vector<index_type> part_nodes(const Mesh& mesh, const CellPartition& partition, int part)
+/// Whether cell c holds a node that part owns.
+bool holds_owned_node(const Mesh& mesh, index_type c, const std::vector<int>& owners, int part)
+{
+    const int npc = mesh.nodes_per_cell;
+    for (int j = 0; j < npc; ++j) {
+        const index_type node = mesh.cells[static_cast<std::size_t>(c) * npc + j];
+        if (node >= 0 && owners[static_cast<std::size_t>(node)] == part) return true;
+    }
+    return false;
+}
+
+/// The nodes `part` holds, each once, in increasing order: those of its own cells (its
+/// output) and of every cell around a node it owns (the columns of its rows).
+std::vector<index_type> part_nodes(const Mesh& mesh, const CellPartition& partition, const std::vector<int>& owners,
+                                   int part)
 {
     std::vector<char> used(static_cast<std::size_t>(mesh.num_nodes()), 0);
     const int npc = mesh.nodes_per_cell;
     for (index_type c = 0; c < mesh.num_cells(); ++c) {
-        if (partition.part[static_cast<std::size_t>(c)] != part) continue;
+        if (partition.part[static_cast<std::size_t>(c)] != part && !holds_owned_node(mesh, c, owners, part)) continue;
         for (int j = 0; j < npc; ++j) {
             const index_type node = mesh.cells[static_cast<std::size_t>(c) * npc + j];
             if (node >= 0) used[static_cast<std::size_t>(node)] = 1;  // -1: past a mixed cell's nodes
@@ -44,7 +57,7 @@ std::vector<int> node_owners(const Mesh& mesh, const CellPartition& partition)
 PartNumbering part_node_numbering(const Mesh& mesh, const CellPartition& partition, const std::vector<int>& owners,
                                   int part)
 {
-    const std::vector<index_type> nodes = part_nodes(mesh, partition, part);
+    const std::vector<index_type> nodes = part_nodes(mesh, partition, owners, part);
     PartNumbering numbering;
     numbering.part = part;
     for (index_type node : nodes)

@@ -36,6 +36,10 @@ public:
     /// all_reduce_sum, and the merged solvers split each fused reduction at it. False for one
     /// process, where the solvers keep their fused kernels.
     virtual bool reduces() const { return size() > 1; }
+    /// Whether device data moves in the executor's stream order without host
+    /// synchronisation (then an iteration that crosses processes can be captured in a CUDA
+    /// graph). False unless an implementation says so.
+    virtual bool stream_ordered() const { return false; }
     /// values[0 .. count) replaced by their sums over every process, in place, in exec's
     /// memory (device memory for a CUDA executor), ordered with exec's other work: no host
     /// synchronisation on a device, so a solver iteration stays capturable in a CUDA graph.
@@ -54,6 +58,7 @@ public:
     int rank() const override { return 0; }
     int size() const override { return 1; }
     std::string describe() const override { return "one process"; }
+    bool stream_ordered() const override { return true; }
     void all_reduce_sum(const Executor&, double*, int) const override {}
     void exchange(const Executor& exec, std::span<const ExchangeMessage> sends,
                   std::span<const ExchangeMessage> receives) const override;

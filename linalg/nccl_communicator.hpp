@@ -22,6 +22,8 @@ public:
 
     int rank() const override { return mpi_.rank(); }
     int size() const override { return mpi_.size(); }
+    /// Device data moves on the executor's stream.
+    bool stream_ordered() const override { return true; }
     /// "NCCL, N ranks (one GPU each)".
     std::string describe() const override;
     /// ncclAllReduce in place on exec's stream (a CUDA executor of this rank's device); a host

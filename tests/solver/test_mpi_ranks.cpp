@@ -10,8 +10,11 @@
 #include <gtest/gtest.h>
 
 #include "assembly/part_numbering.hpp"
+#include "linalg/distributed_operator.hpp"
 #include "linalg/nccl_communicator.hpp"
 #include "mesh/mesh_source.hpp"
+#include "solver/case/case_file.hpp"
+#include "solver/run/pipeline.hpp"
 #include "random_values.hpp"
 #include "solver/communicator_checks.hpp"
 
@@ -255,6 +258,118 @@ TEST(MpiRanks, HaloExchangeFillsEveryGhostWithItsOwnersValue)
 TEST(NcclRanks, HaloExchangeFillsEveryGhostWithItsOwnersValue)
 {
     on_gpus(check_halo_round_trip);
+}
+
+/// A Poisson problem of degree-2 tetrahedra on the unit cube, assembled whole on every rank
+/// (the one-rank oracle), and this rank's part of it.
+struct PartSystem {
+    LinearSystem<double> whole;
+    PartNumbering mine;
+    HaloPlan plan;
+    Csr<double> rows;  ///< the owned rows in the rank's local numbering, on the rank's executor
+};
+
+PartSystem part_system(const RankSetup& on)
+{
+    const CaseSpec spec = parse_case_text(R"(
+mesh: {shape: unit_cube, elements: tetrahedron, size: 0.25}
+degree: 2
+problem: {kappa: "1 + x*y", f: "1 + z", dirichlet: {boundary: "x*x + y"}}
+backend: cpu
+)", "distributed", "");
+    const CaseMesh input = load_case_mesh(spec, Executor::create_cpu());
+    const auto disc = make_discretisation<double>(spec, input);
+    PartSystem part{disc->assemble(Executor::create_cpu()), {}, {}, {}};
+    const Mesh& mesh = input.mesh;
+    const int me = on.comm->rank();
+    const CellPartition partition = partition_cells(mesh, on.comm->size());
+    const std::vector<int> owners = node_owners(mesh, partition);
+    std::vector<PartNumbering> numbering;
+    for (int p = 0; p < on.comm->size(); ++p) numbering.push_back(part_node_numbering(mesh, partition, owners, p));
+    part.plan = halo_plans(numbering)[me];
+    part.mine = numbering[me];
+    std::vector<index_type> local_of(static_cast<std::size_t>(mesh.num_nodes()), -1);
+    for (std::size_t l = 0; l < part.mine.global.size(); ++l) local_of[part.mine.global[l]] = static_cast<index_type>(l);
+    const std::vector<index_type> ptr = part.whole.matrix.row_ptr.to_host(), col = part.whole.matrix.col_idx.to_host();
+    const std::vector<double> val = part.whole.matrix.values.to_host();
+    std::vector<index_type> p{0}, c;
+    std::vector<double> v;
+    for (index_type l = 0; l < part.mine.layout.owned; ++l) {
+        const index_type g = part.mine.global[l];
+        for (index_type k = ptr[g]; k < ptr[g + 1]; ++k) {
+            EXPECT_GE(local_of[col[k]], 0) << "row " << g << " reaches node " << col[k] << ", which rank " << me
+                                           << " does not hold";
+            c.push_back(local_of[col[k]]);
+            v.push_back(val[k]);
+        }
+        p.push_back(static_cast<index_type>(c.size()));
+    }
+    part.rows = Csr<double>{part.mine.layout.owned, part.mine.layout.size(), Array<index_type>::from_host(on.exec, p),
+                            Array<index_type>::from_host(on.exec, c), Array<double>::from_host(on.exec, v)};
+    return part;
+}
+
+/// The owned entries of a global vector.
+std::vector<double> owned_part(const PartNumbering& mine, const std::vector<double>& global)
+{
+    std::vector<double> out;
+    for (index_type l = 0; l < mine.layout.owned; ++l) out.push_back(global[mine.global[l]]);
+    return out;
+}
+
+/// Each rank applies and solves its rows of a finite element system (METIS partition, owned
+/// and ghost nodes, a halo) as one rank does the whole: the product to rounding, CG and
+/// BiCGSTAB with Jacobi to the iteration (+-1) and the solution to 1e-8.
+void check_distributed_fe_system(const RankSetup& on, unsigned seed)
+{
+    PartSystem part = part_system(on);
+    const index_type owned = part.mine.layout.owned;
+    SplitRows<double> split = split_owned_columns(part.rows, part.mine.layout.ghosts());
+    auto local = build_format<double>("csr", std::move(split.local), {});
+    const DistributedOperator<double> a(std::move(local.op), std::move(split.nonlocal), part.plan, *on.comm);
+    const auto whole = build_format<double>("csr", std::move(part.whole.matrix), {});
+    // The product: y = A x for random x.
+    const std::vector<double> x = random_vector<double>(static_cast<std::size_t>(whole.op->rows()), seed);
+    Array<double> y_whole(Executor::create_cpu(), x.size());
+    whole.op->apply(Array<double>::from_host(Executor::create_cpu(), x), y_whole);
+    Array<double> y(on.exec, static_cast<std::size_t>(owned));
+    a.apply(Array<double>::from_host(on.exec, owned_part(part.mine, x)), y);
+    EXPECT_LT(max_relative_difference(y.to_host(), owned_part(part.mine, y_whole.to_host())), 1e-13);
+    const std::vector<double> b = part.whole.rhs.to_host(), guess = part.whole.initial_guess.to_host();
+    for (KrylovMethod method : {KrylovMethod::cg, KrylovMethod::bicgstab})
+        for (KrylovVariant variant : {KrylovVariant::merged, KrylovVariant::reference}) {
+            SCOPED_TRACE(fmt::format("{} {}", method_name(method), variant_name(variant)));
+            SolveOptions options;
+            options.tolerance = 1e-10;
+            options.max_iterations = 2000;
+            options.graph = GraphMode::off;
+            const auto solve_with = [&](const LinearOperator<double>& op, const std::vector<double>& rhs,
+                                        const std::vector<double>& start, const Communicator& comm) {
+                const auto m = make_test_preconditioner(TestPreconditioner::jacobi, op);
+                Array<double> u = Array<double>::from_host(op.executor(), start);
+                const SolveResult result = solve(method, variant, op, Array<double>::from_host(op.executor(), rhs), u,
+                                                 options, m.get(), comm);
+                return std::make_pair(result, u.to_host());
+            };
+            const auto [one, u_one] = solve_with(*whole.op, b, guess, serial_communicator());
+            const auto [mine, u_mine] =
+                solve_with(a, owned_part(part.mine, b), owned_part(part.mine, guess), *on.comm);
+            ASSERT_TRUE(one.converged()) << one.message;
+            EXPECT_TRUE(mine.converged()) << mine.message;
+            EXPECT_LE(std::abs(mine.iterations - one.iterations), method == KrylovMethod::cg ? 1 : 3)
+                << "one rank: " << one.iterations;
+            EXPECT_LT(max_relative_difference(u_mine, owned_part(part.mine, u_one)), 1e-8);
+        }
+}
+
+TEST(MpiRanks, ADistributedFiniteElementSystemSolvesAsOnOneRank)
+{
+    check_distributed_fe_system(mpi_setup(), shared_seed());
+}
+
+TEST(NcclRanks, ADistributedFiniteElementSystemSolvesAsOnOneRank)
+{
+    on_gpus(check_distributed_fe_system);
 }
 
 }  // namespace

@@ -1,0 +1,62 @@
+#pragma once
+// A matrix whose rows are split among ranks, applied by one rank to its part: the rank owns
+// some rows (and the matching unknowns); the columns of those rows are either owned here (the
+// local block, in any registered format) or ghosts owned elsewhere (the non-local block, CSR
+// over the ghost columns). y = A x fetches the ghost values of x through the halo, applies the
+// local block, then adds the non-local block's product.
+#include <memory>
+
+#include "linalg/csr.hpp"
+#include "linalg/halo.hpp"
+#include "linalg/linear_operator.hpp"
+
+namespace gpufem {
+
+/// A rank's rows split by their columns: owned columns (0 .. owned - 1) and ghost columns
+/// (renumbered 0 .. ghosts - 1).
+template <typename V>
+struct SplitRows {
+    Csr<V> local;     ///< owned rows x owned columns
+    Csr<V> nonlocal;  ///< owned rows x ghost columns
+};
+
+/// rows (owned rows, columns in the rank's local numbering: owned first, then `ghosts`
+/// ghosts) split into its local and non-local blocks, on rows' executor (split on the host).
+template <typename V>
+SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type ghosts);
+
+/// One rank's part of a distributed matrix: vectors hold this rank's owned values only.
+template <typename V>
+class DistributedOperator final : public LinearOperator<V> {
+public:
+    /// local: the owned x owned block in any format, with its diagonal attached (becomes the
+    /// operator's, for Jacobi); nonlocal: owned x ghost columns; halo: how the ghosts arrive,
+    /// through comm (which must outlive the operator).
+    DistributedOperator(std::unique_ptr<LinearOperator<V>> local, Csr<V> nonlocal, const HaloPlan& halo,
+                        const Communicator& comm);
+
+    index_type rows() const override { return local_->rows(); }
+    index_type cols() const override { return local_->cols(); }
+    const ExecPtr& executor() const override { return local_->executor(); }
+    /// The local block's format.
+    std::string format() const override { return local_->format(); }
+    std::size_t bytes_stored() const override;
+    std::size_t spmv_min_bytes() const override;
+    std::string parameters() const override;
+    /// Capturable when the local block is and the communicator moves data in stream order.
+    bool graph_capturable() const override;
+    /// The halo's bytes sent per product.
+    std::size_t halo_bytes() const { return halo_.bytes_sent(); }
+
+protected:
+    void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;
+
+private:
+    std::unique_ptr<LinearOperator<V>> local_;
+    std::unique_ptr<LinearOperator<V>> nonlocal_;
+    HaloExchange<V> halo_;
+    const Communicator& comm_;
+    mutable Array<V> ghosts_;
+};
+
+}  // namespace gpufem
