@@ -148,6 +148,24 @@ Csr<V> block_diagonal_of(const ExecPtr& exec, const std::vector<Csr<V>>& blocks)
     return whole;
 }
 
+/// A Jacobi-preconditioned solve of op u = rhs from start (host vectors) to 1e-10 through comm:
+/// the result and u on the host.
+std::pair<SolveResult, std::vector<double>> jacobi_solve(KrylovMethod method, KrylovVariant variant,
+                                                         const LinearOperator<double>& op,
+                                                         const std::vector<double>& rhs,
+                                                         const std::vector<double>& start, const Communicator& comm)
+{
+    SolveOptions options;
+    options.tolerance = 1e-10;
+    options.max_iterations = 5000;
+    options.graph = GraphMode::off;
+    const auto m = make_test_preconditioner(TestPreconditioner::jacobi, op);
+    Array<double> u = Array<double>::from_host(op.executor(), start);
+    const SolveResult result =
+        solve(method, variant, op, Array<double>::from_host(op.executor(), rhs), u, options, m.get(), comm);
+    return {result, u.to_host()};
+}
+
 void check_blocks_solve_as_one(const RankSetup& on, unsigned seed)
 {
     const ExecPtr& exec = on.exec;
@@ -167,21 +185,10 @@ void check_blocks_solve_as_one(const RankSetup& on, unsigned seed)
         const auto own = build_format<double>("csr", copy_of(exec, blocks[me]), {});
         for (KrylovVariant variant : {KrylovVariant::merged, KrylovVariant::reference}) {
             SCOPED_TRACE(fmt::format("{} {}", method_name(method), variant_name(variant)));
-            SolveOptions options;
-            options.tolerance = 1e-10;
-            options.max_iterations = 5000;
-            options.graph = GraphMode::off;
-            const auto solve_with = [&](const LinearOperator<double>& a, const std::vector<double>& b,
-                                        const Communicator& comm) {
-                const auto m = make_test_preconditioner(TestPreconditioner::jacobi, a);
-                Array<double> x(exec, b.size());
-                fill(x, 0.0);
-                const SolveResult result = solve(method, variant, a, Array<double>::from_host(exec, b), x, options,
-                                                 m.get(), comm);
-                return std::make_pair(result, x.to_host());
-            };
-            const auto [one, x_one] = solve_with(*whole.op, b_all, serial_communicator());
-            const auto [mine, x_mine] = solve_with(*own.op, rhs[me], comm);
+            const auto [one, x_one] =
+                jacobi_solve(method, variant, *whole.op, b_all, std::vector<double>(b_all.size()), serial_communicator());
+            const auto [mine, x_mine] =
+                jacobi_solve(method, variant, *own.op, rhs[me], std::vector<double>(rhs[me].size()), comm);
             ASSERT_TRUE(one.converged()) << one.message;
             EXPECT_TRUE(mine.converged()) << mine.message;
             const int slack = cg ? 1 : std::max(2, one.iterations / 10);
@@ -339,21 +346,9 @@ void check_distributed_fe_system(const RankSetup& on, unsigned seed)
     for (KrylovMethod method : {KrylovMethod::cg, KrylovMethod::bicgstab})
         for (KrylovVariant variant : {KrylovVariant::merged, KrylovVariant::reference}) {
             SCOPED_TRACE(fmt::format("{} {}", method_name(method), variant_name(variant)));
-            SolveOptions options;
-            options.tolerance = 1e-10;
-            options.max_iterations = 2000;
-            options.graph = GraphMode::off;
-            const auto solve_with = [&](const LinearOperator<double>& op, const std::vector<double>& rhs,
-                                        const std::vector<double>& start, const Communicator& comm) {
-                const auto m = make_test_preconditioner(TestPreconditioner::jacobi, op);
-                Array<double> u = Array<double>::from_host(op.executor(), start);
-                const SolveResult result = solve(method, variant, op, Array<double>::from_host(op.executor(), rhs), u,
-                                                 options, m.get(), comm);
-                return std::make_pair(result, u.to_host());
-            };
-            const auto [one, u_one] = solve_with(*whole.op, b, guess, serial_communicator());
+            const auto [one, u_one] = jacobi_solve(method, variant, *whole.op, b, guess, serial_communicator());
             const auto [mine, u_mine] =
-                solve_with(a, owned_part(part.mine, b), owned_part(part.mine, guess), *on.comm);
+                jacobi_solve(method, variant, a, owned_part(part.mine, b), owned_part(part.mine, guess), *on.comm);
             ASSERT_TRUE(one.converged()) << one.message;
             EXPECT_TRUE(mine.converged()) << mine.message;
             EXPECT_LE(std::abs(mine.iterations - one.iterations), method == KrylovMethod::cg ? 1 : 3)
