@@ -34,6 +34,9 @@
 #                                passes, CG), and
 #                                bench spmv (every format, % of copy) and the staircase sweep on
 #                                its matrix
+#   scripts/gpu_check.sh ranks   several GPUs of one machine: test_mpi_ranks under mpirun, one
+#                                rank per GPU (NCCL and MPI paths), on 1 rank and on every GPU,
+#                                and under compute-sanitizer (memcheck) on every GPU
 #   scripts/gpu_check.sh formats issue 14: reordering, format auto and matrix cases on cuda
 #                                (test_external_systems_gpu), bench spmv with and without rcm on
 #                                the structured cube and Gmsh P1/P2 tetrahedra, format auto's
@@ -446,6 +449,18 @@ PY
         grep -v "\[info\]" | head -30
       cp /tmp/gpufem_runs/sweep/csr_sweep.json "$OUT/csr_sweep.json" 2>/dev/null
     fi
+  elif [[ $stage == ranks ]]; then
+    gpus=$(nvidia-smi -L | wc -l)
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+    mpi() { local n=$1; shift; timeout 300 /usr/bin/mpirun -np "$n" --oversubscribe --bind-to none \
+              -x LD_LIBRARY_PATH=/tmp/bundle/lib:/usr/local/cuda/lib64 -x NCCL_NVLS_ENABLE=0 "$@"; }
+    for n in 1 "$gpus"; do
+      echo "-- test_mpi_ranks on $n ranks"
+      (cd /tmp && mpi "$n" /tmp/bundle/bin/test_mpi_ranks --gtest_brief=1 2>&1 | tail -25)
+    done
+    echo "-- memcheck, $gpus ranks"
+    (cd /tmp && mpi "$gpus" compute-sanitizer --tool memcheck --print-limit 10 /tmp/bundle/bin/test_mpi_ranks \
+       --gtest_filter='NcclRanks.*' --gtest_brief=1 2>&1 | tail -20)
   else
     for c in ${GPU_CHECK_CASES:-poisson_square poisson_cube}; do
       for b in cuda cpu; do
