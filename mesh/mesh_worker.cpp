@@ -490,6 +490,28 @@ std::string time_limit_message(const MeshSpec& spec, const std::string& name, bo
     return text.str();
 }
 
+/// The worker's meshing: the sandbox entered (its input files opened into `inputs` first)
+/// unless spec allows commands, then load_gmsh_mesh; `out` gets the script_read note.
+Mesh load_in_sandbox(const MeshSpec& spec, Channel& out, std::optional<SandboxedInputs>& inputs)
+{
+    GmshReadOptions read;
+    if (spec.allow_commands) {
+        spdlog::debug("mesh worker: mesh.allow_commands: true: Gmsh runs without the sandbox");
+    } else {
+        inputs.emplace(spec);
+        spdlog::debug(enter_worker_sandbox(inputs->reads()));
+        read = inputs->read_options();
+    }
+    read.script_read = [&out] {
+        try {
+            Sender<Channel>{out}.value(WorkerReply::script_read);
+        } catch (const ChannelClosed&) {
+            // gpufem is gone or stopped waiting; the reply fails the same way.
+        }
+    };
+    return load_gmsh_mesh(spec, read);
+}
+
 }  // namespace
 
 void prestart_mesh_worker(const MeshSpec& spec)
@@ -586,22 +608,7 @@ int run_mesh_worker()
     std::optional<SandboxedInputs> inputs;
     try {
         set_host_threads(threads);
-        GmshReadOptions read;
-        if (spec.allow_commands) {
-            spdlog::debug("mesh worker: mesh.allow_commands: true: Gmsh runs without the sandbox");
-        } else {
-            inputs.emplace(spec);
-            spdlog::debug(enter_worker_sandbox(inputs->reads()));
-            read = inputs->read_options();
-        }
-        read.script_read = [&out] {
-            try {
-                Sender<Channel>{out}.value(WorkerReply::script_read);
-            } catch (const ChannelClosed&) {
-                // gpufem is gone or stopped waiting; the reply below fails the same way.
-            }
-        };
-        mesh = load_gmsh_mesh(spec, read);
+        mesh = load_in_sandbox(spec, out, inputs);
     } catch (const std::bad_alloc&) {
         reply = WorkerReply::out_of_memory;
         message = "out of memory";
