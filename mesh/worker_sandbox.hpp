@@ -7,8 +7,9 @@
 // - no new privileges (prctl PR_SET_NO_NEW_PRIVS);
 // - seccomp (libseccomp): starting a program or a new process ends the worker with SIGSYS
 //   (threads are allowed); opening a file for writing, creating, deleting, renaming or
-//   changing a file fails with EACCES/EPERM, as do sockets and the system calls a process
-//   never needs for meshing (mount, ptrace, io_uring, ...);
+//   changing a file fails with EACCES/EPERM, as do sockets, pushing input into the terminal
+//   (TIOCSTI) and the system calls a process never needs for meshing (mount, ptrace,
+//   io_uring, ...);
 // - Landlock (where the kernel has it): files can be opened for reading only when they are
 //   among the readable files given, and nothing can be written or created anywhere. Files
 //   already open (the reply pipe, standard error) are kept.

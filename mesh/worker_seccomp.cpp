@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <seccomp.h>
 
 #include "mesh/gmsh_session.hpp"
@@ -71,6 +72,16 @@ void allow_threads_only(void* filter)
     add_rule(filter, SCMP_ACT_ERRNO(ENOSYS), "clone3");
 }
 
+/// ioctl requests that push input into a terminal (a program the user's shell would run once
+/// gpufem ends) or drive the console, on the standard error gpufem shares: EPERM.
+void refuse_terminal_injection(void* filter)
+{
+    for (const unsigned long long request : {TIOCSTI, TIOCLINUX}) {
+        const scmp_arg_cmp is_request{1, SCMP_CMP_MASKED_EQ, 0xffffffffULL, request};
+        add_rule(filter, SCMP_ACT_ERRNO(EPERM), "ioctl", 1, &is_request);
+    }
+}
+
 }  // namespace
 
 void install_worker_seccomp_filter()
@@ -86,6 +97,7 @@ void install_worker_seccomp_filter()
     add_rule(filter.get(), SCMP_ACT_ERRNO(ENOSYS), "openat2");  // its flags are in memory
     for (const char* name : file_changing_calls) add_rule(filter.get(), SCMP_ACT_ERRNO(EPERM), name);
     for (const char* name : foreign_calls) add_rule(filter.get(), SCMP_ACT_ERRNO(EPERM), name);
+    refuse_terminal_injection(filter.get());
     const int loaded = seccomp_load(filter.get());
     if (loaded != 0)
         throw MeshSourceError(std::string("mesh worker sandbox: cannot load the seccomp filter: ") +

@@ -2,10 +2,12 @@
 // friendly input guard bypassed (GPUFEM_TEST_BYPASS_MESH_INPUT_GUARD), runs in the real
 // gpufem-mesh-worker and must never create a marker file, delete or change a victim file or
 // show a secret file's content; each run ends in a clear error. Also: a script loop stops at
-// mesh.script_time_limit, the worker dies with its parent, and the cases' .geo files mesh
-// the same in the sandboxed worker as in this process.
+// mesh.script_time_limit, the worker dies with its parent, the cases' .geo files mesh the
+// same in the sandboxed worker as without the sandbox, and seccomp and Landlock each hold alone.
+#include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,13 +15,16 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_worker.hpp"
+#include "mesh/worker_sandbox.hpp"
 #include "tests/mesh/mesh_test_support.hpp"
 
 namespace gpufem {
@@ -369,6 +374,72 @@ TEST(WorkerSandbox, CaseGeometriesMeshAsBefore)
         spec.size = 0.25;
         expect_same_mesh_in_worker(spec);
     }
+}
+
+}  // namespace
+}  // namespace gpufem
+
+namespace gpufem {
+namespace {
+
+/// Runs `body` in a child process and returns its wait status (the sandbox is for good, so it
+/// is never entered in the test process itself).
+int in_child(const std::function<int()>& body)
+{
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(body());
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return status;
+}
+
+TEST(WorkerSandbox, SeccompAloneRefusesWritesAndProcessesButNotThreads)
+{
+    // The seccomp layer on its own, as on a kernel without Landlock.
+    test::TempFolder folder;
+    const fs::path victim = folder.write("victim.txt", "victim content\n");
+    const fs::path marker = folder / "marker";
+    const int status = in_child([&] {
+        install_worker_seccomp_filter();
+        if (::open(marker.c_str(), O_WRONLY | O_CREAT, 0644) >= 0 || errno != EACCES) return 10;
+        if (::open(victim.c_str(), O_RDWR) >= 0 || errno != EACCES) return 11;
+        if (::unlink(victim.c_str()) == 0 || errno != EPERM) return 12;
+        if (::rename(victim.c_str(), marker.c_str()) == 0 || errno != EPERM) return 13;
+        if (::socket(AF_INET, SOCK_STREAM, 0) >= 0 || errno != EPERM) return 14;
+        const int readable = ::open(victim.c_str(), O_RDONLY);
+        if (readable < 0) return 15;
+        ::close(readable);
+        int value = 0;
+        std::thread([&value] { value = 1; }).join();  // threads are allowed
+        if (value != 1) return 16;
+        ::fork();  // ends the process with SIGSYS
+        return 17;
+    });
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
+        << (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : "signal");
+    EXPECT_EQ(content_of(victim), "victim content\n");
+    EXPECT_FALSE(fs::exists(marker));
+}
+
+TEST(WorkerSandbox, LandlockAloneConfinesReadsToTheInput)
+{
+    if (landlock_abi_version() == 0) GTEST_SKIP() << "the kernel has no Landlock";
+    test::TempFolder folder;
+    const fs::path input = folder.write("input.geo", "Point(1) = {0, 0, 0};\n");
+    const fs::path secret = folder.write("secret.txt", "SECRET_TOKEN_71\n");
+    const int status = in_child([&] {
+        const int fd = ::open(input.c_str(), O_RDONLY);
+        if (restrict_files_with_landlock(SandboxReads{{fd}}) == 0) return 20;
+        const int again = ::open(("/proc/self/fd/" + std::to_string(fd)).c_str(), O_RDONLY);
+        if (again < 0) return 21;  // the input, reopened as Gmsh does
+        if (::open(secret.c_str(), O_RDONLY) >= 0 || errno != EACCES) return 22;
+        if (::open((folder / "new").c_str(), O_WRONLY | O_CREAT, 0644) >= 0) return 23;
+        if (::unlink(secret.c_str()) == 0) return 24;
+        return 0;
+    });
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : "signal");
+    EXPECT_TRUE(fs::exists(secret));
 }
 
 }  // namespace
