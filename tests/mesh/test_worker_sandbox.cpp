@@ -153,7 +153,9 @@ TEST(WorkerSandbox, FilesAreNeverWrittenOrDeleted)
     const HostileSetting setting;
     for (const std::string script : {
              "Printf(\"pwned\") > \"{MARKER}\";", "Printf(\"pwned\") >> \"{VICTIM}\";",
-             "Save \"{MARKER}\";", "Save \"{VICTIM}\";", "Print \"{MARKER}\";"}) {
+             "Save \"{MARKER}\";", "Save \"{VICTIM}\";", "Print \"{MARKER}\";",
+             // Commands of later Gmsh versions (unknown to 4.8, an error there).
+             "DeleteFile \"{VICTIM}\";", "RenameFile \"{VICTIM}\" \"{MARKER}\";"}) {
         SCOPED_TRACE(script);
         const std::string message = run_hostile_geo(setting, square_geo + script);
         EXPECT_NE(message.find("Gmsh error"), std::string::npos) << message;
@@ -180,7 +182,7 @@ TEST(WorkerSandbox, FilesOutsideTheInputAreNeverRead)
         SCOPED_TRACE(script);
         // Without Landlock (an older kernel) reads are not confined: only the friendly guard
         // refuses these.
-        run_hostile_geo(setting, script);
+        EXPECT_NE(run_hostile_geo(setting, script), "");
     }
 }
 
