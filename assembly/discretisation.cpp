@@ -11,6 +11,22 @@
 #include "linalg/reordering.hpp"
 
 namespace gpufem {
+namespace {
+
+/// A system has one row per unknown its discretisation's space owns here (ghosts are not
+/// rows); anything else is a discretisation's bug, caught before a solve reads past a vector.
+template <typename V>
+DiscreteSystem<V> checked_rows(DiscreteSystem<V> system, const Discretisation<V>& disc)
+{
+    const index_type owned = disc.space().layout.owned;
+    if (system.rhs.size() != static_cast<std::size_t>(owned))
+        throw std::logic_error(fmt::format("{}: its system has {} rows, its space ({}) owns {} unknowns",
+                                           disc.describe(), system.rhs.size(), disc.space().describe(), owned));
+    system.discretisation = &disc;
+    return system;
+}
+
+}  // namespace
 
 template <typename V>
 DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& disc, const OperatorChoice& choice,
@@ -26,7 +42,6 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
                 "(use reorder: none, or an assembled format)");
         DiscreteSystem<V> system = disc.assemble_matrix_free(exec, *level, options);
         system.format = level->name;
-        system.discretisation = &disc;
         if (keep_matrix) {
             LinearSystem<V> assembled = disc.assemble(exec);
             if (assembled.wide_matrix)
@@ -42,14 +57,13 @@ DiscreteSystem<V> build_system(const ExecPtr& exec, const Discretisation<V>& dis
             t.boundary += assembled.times.boundary;
             system.assembled = std::move(assembled.matrix);
         }
-        return system;
+        return checked_rows(std::move(system), disc);
     }
     const FormatEntry& format = *choice.format;
     const bool wide = format.wide_offsets_asked(options);
-    DiscreteSystem<V> system =
-        convert_system(disc.assemble(exec, wide ? CsrOffsets::wide : CsrOffsets::fit), format, options, keep_matrix);
-    system.discretisation = &disc;
-    return system;
+    return checked_rows(
+        convert_system(disc.assemble(exec, wide ? CsrOffsets::wide : CsrOffsets::fit), format, options, keep_matrix),
+        disc);
 }
 
 template <typename V>

@@ -1,8 +1,8 @@
 #pragma once
 // The discretisation boundary: a discretisation turns a mesh and a problem into a linear
 // system (the operator in a chosen format, the right-hand side, an initial guess) and
-// describes its unknowns — how many, where they live, how a solution is written to the VTU and
-// how its error against an exact solution is measured. Finite elements today
+// describes its unknowns (a space: assembly/function_space.hpp), how a solution is written to
+// the VTU and how its error against an exact solution is measured. Finite elements today
 // (lagrange_discretisation.hpp); finite volumes, with unknowns on cells, plug in beside them.
 #include <optional>
 #include <stdexcept>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "assembly/error_norms.hpp"
+#include "assembly/function_space.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/format_build.hpp"
 #include <nlohmann/json.hpp>
@@ -18,25 +19,6 @@
 #include "mesh/vtk_writer.hpp"
 
 namespace gpufem {
-
-/// Where the unknowns of a system live.
-enum class UnknownLocation {
-    nodes,  ///< the mesh's Lagrange nodes (vertices and high-order nodes): VTU point data
-    cells,  ///< one per cell (cell-centred finite volumes): VTU cell data
-    rows,   ///< the rows of an external matrix (no mesh): written as Matrix Market
-};
-
-/// "nodes", "cells", "rows" (report.json's unknowns.on).
-inline const char* unknown_location_name(UnknownLocation location)
-{
-    return location == UnknownLocation::nodes ? "nodes" : location == UnknownLocation::cells ? "cells" : "rows";
-}
-
-/// The unknowns of a system.
-struct UnknownSpace {
-    UnknownLocation location = UnknownLocation::nodes;  ///< what one value belongs to
-    index_type count = 0;                               ///< how many (the system's rows)
-};
 
 /// Statistics of an assembled matrix.
 struct MatrixStats {
@@ -108,8 +90,8 @@ public:
     virtual std::string describe() const = 0;
     /// The mesh it discretises.
     virtual const Mesh& mesh() const = 0;
-    /// The unknowns of its systems.
-    virtual UnknownSpace unknowns() const = 0;
+    /// The space of its systems' unknowns (the rows of its systems, in its numbering).
+    virtual const FunctionSpace& space() const = 0;
     /// The assembled system (CSR matrix, right-hand side, initial guess) on exec; offsets:
     /// fit gives LinearSystem::wide_matrix only past 2^31 - 1 entries (where the
     /// discretisation can assemble one: finite elements), wide always.
@@ -137,7 +119,7 @@ public:
     {
         return {};
     }
-    /// The output of a solution u (unknowns().count values in the original numbering, on the
+    /// The output of a solution u (space().size() values in the original numbering, on the
     /// executor that solved): its fields and, when the problem has an exact solution, the
     /// exact values, the error and the error norms, computed on u's executor.
     virtual SolutionOutput solution_output(const Array<V>& u) const = 0;

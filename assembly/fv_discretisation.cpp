@@ -72,7 +72,7 @@ struct FiniteVolumeDiscretisation<V>::State {
 template <typename V>
 FiniteVolumeDiscretisation<V>::FiniteVolumeDiscretisation(const Mesh& mesh, const ProblemSpec& problem,
                                                           const FvOptions& options)
-    : mesh_(mesh), problem_(problem), options_(options)
+    : mesh_(mesh), space_(cell_space(mesh)), problem_(problem), options_(options)
 {
 }
 
@@ -88,12 +88,6 @@ std::string FiniteVolumeDiscretisation<V>::describe() const
         return "cell-centred finite volumes (two-point flux, non-orthogonal correction solved with the system)";
     return fmt::format("cell-centred finite volumes (two-point flux, at most {} deferred non-orthogonal corrector{})",
                        options_.nonorthogonal_correctors, options_.nonorthogonal_correctors == 1 ? "" : "s");
-}
-
-template <typename V>
-UnknownSpace FiniteVolumeDiscretisation<V>::unknowns() const
-{
-    return {UnknownLocation::cells, mesh_.num_cells()};
 }
 
 template <typename V>

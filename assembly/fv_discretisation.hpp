@@ -54,8 +54,8 @@ public:
 
     std::string describe() const override;
     const Mesh& mesh() const override { return mesh_; }
-    /// One per cell.
-    UnknownSpace unknowns() const override;
+    /// The cell space of the mesh: one unknown per cell.
+    const FunctionSpace& space() const override { return space_; }
     /// The matrix (one row per cell, columns increasing) and the right-hand side without the
     /// explicit correction. Throws naming the key on bad coefficients or groups, the cell on a
     /// degenerate cell, and on incompatible pure-Neumann data.
@@ -95,6 +95,7 @@ private:
     const State& state(const ExecPtr& exec) const;
 
     const Mesh& mesh_;
+    FunctionSpace space_;
     const ProblemSpec& problem_;
     FvOptions options_;
     mutable std::unique_ptr<State> state_;

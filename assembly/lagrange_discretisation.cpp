@@ -15,7 +15,7 @@ namespace gpufem {
 
 template <typename V>
 LagrangeDiscretisation<V>::LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem)
-    : mesh_(mesh), problem_(problem)
+    : mesh_(mesh), space_(isoparametric_space(mesh)), problem_(problem)
 {
     check_degree_for_cells(mesh, mesh.degree);  // a MeshSourceError, a std::runtime_error
 }
@@ -23,13 +23,7 @@ LagrangeDiscretisation<V>::LagrangeDiscretisation(const Mesh& mesh, const Proble
 template <typename V>
 std::string LagrangeDiscretisation<V>::describe() const
 {
-    return fmt::format("Lagrange finite elements of degree {}", mesh_.degree);
-}
-
-template <typename V>
-UnknownSpace LagrangeDiscretisation<V>::unknowns() const
-{
-    return {UnknownLocation::nodes, mesh_.num_nodes()};
+    return fmt::format("Lagrange finite elements of degree {}", space_.degree);
 }
 
 template <typename V>

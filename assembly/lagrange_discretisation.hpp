@@ -1,7 +1,7 @@
 #pragma once
 // Lagrange finite elements (P1-P4 / Q1-Q4, isoparametric) on the mesh's own nodes: the
-// unknowns are the mesh's Lagrange nodes (vertices and Gmsh's high-order nodes, mesh.degree =
-// the degree), the system is assemble_poisson's (or a matrix-free operator built from the
+// space is the mesh's isoparametric space (assembly/function_space.hpp: its unknowns are the
+// mesh's Lagrange nodes, vertices and Gmsh's high-order nodes, at the mesh's order), the system is assemble_poisson's (or a matrix-free operator built from the
 // element matrices), a solution is VTU point data and its errors are integrated cell by cell.
 #include "assembly/discretisation.hpp"
 #include "assembly/problem_spec.hpp"
@@ -20,8 +20,8 @@ public:
 
     std::string describe() const override;
     const Mesh& mesh() const override { return mesh_; }
-    /// The mesh's nodes.
-    UnknownSpace unknowns() const override;
+    /// The isoparametric Lagrange space of the mesh: its nodes.
+    const FunctionSpace& space() const override { return space_; }
     using Discretisation<V>::assemble;
     LinearSystem<V> assemble(const ExecPtr& exec, CsrOffsets offsets) const override;
     /// The operator of an element-matrix level (lma), built by the level's builder.
@@ -33,7 +33,7 @@ public:
     /// Degree >= 2, or a generated grid's or refined mesh's h-level (can_coarsen_grid).
     bool has_pmg_coarse_operators() const override
     {
-        return !mesh_.is_mixed() && (mesh_.degree > 1 || can_coarsen_grid(mesh_));  // mixed: no levels yet
+        return !mesh_.is_mixed() && (space_.degree > 1 || can_coarsen_grid(mesh_));  // mixed: no levels yet
     }
     /// The element-wise Galerkin operators of assembly/pmg_coarse_operators.hpp (from op's
     /// storage when it is an lma operator with its cells in their own order).
@@ -44,6 +44,7 @@ public:
 
 private:
     const Mesh& mesh_;
+    FunctionSpace space_;
     const ProblemSpec& problem_;
 };
 

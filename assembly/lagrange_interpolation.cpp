@@ -34,70 +34,76 @@ std::vector<int> coarse_local_nodes(ElementType type, int k, int c)
 }
 
 /// The degree-c positions of a space on exec, and the view the kernels read.
-struct CoarseLatticeOnExec {
+struct SubspaceOnExec {
     Array<int> fine_local;
     CoarseLatticeView view;
 
-    CoarseLatticeOnExec(const Mesh& mesh, const index_type* cells, const LagrangeCoarseSpace& space,
+    SubspaceOnExec(const Mesh& mesh, const index_type* cells, const LagrangeSpace& space,
                         const ExecPtr& exec)
-        : fine_local(Array<int>::from_host(exec, space.fine_local))
+        : fine_local(Array<int>::from_host(exec, space.embedding.fine_local))
     {
         view.cells = cells;
         view.num_cells = mesh.num_cells();
         view.nodes_per_cell = mesh.nodes_per_cell;
         view.num_nodes = mesh.num_nodes();
         view.fine_local = fine_local.data();
-        view.coarse_per_cell = space.nodes_per_cell;
+        view.coarse_per_cell = space.dofs_per_cell;
     }
 };
 
-/// The degree-c space of mesh, whose cells are `cells` on exec (see lagrange_coarse_space).
-LagrangeCoarseSpace coarse_space_on(const Mesh& mesh, const index_type* cells, int c, const ExecPtr& exec,
-                                    bool with_cells)
+/// How the degree-c element sits in the degree-k element of `type` (c dividing k).
+LagrangeEmbedding lagrange_embedding(ElementType type, int k, int c)
 {
-    const int k = mesh.degree;
-    if (c < 1 || k % c != 0)
-        throw std::invalid_argument("lagrange_interpolation: degree " + std::to_string(c) +
-                                    " does not divide the mesh's degree " + std::to_string(k));
-    const int npc = mesh.nodes_per_cell;
-    const int dim = element_dimension(mesh.cell_type);
-    const std::vector<int> coarse_of = coarse_local_nodes(mesh.cell_type, k, c);
-    LagrangeCoarseSpace space;
-    space.degree = c;
-    std::vector<int>& fine_of = space.fine_local;  // local degree-k index of each degree-c node
+    const int dim = element_dimension(type);
+    const std::vector<int> coarse_of = coarse_local_nodes(type, k, c);
+    const int npc = static_cast<int>(coarse_of.size());
+    LagrangeEmbedding embedding;
+    std::vector<int>& fine_of = embedding.fine_local;  // local degree-k index of each degree-c node
     for (int j = 0; j < npc; ++j)
         if (coarse_of[j] >= 0) {
             if (static_cast<int>(fine_of.size()) <= coarse_of[j]) fine_of.resize(coarse_of[j] + 1, -1);
             fine_of[coarse_of[j]] = j;
         }
     const int ncl = static_cast<int>(fine_of.size());
-    space.nodes_per_cell = ncl;
-
     // The degree-c basis at each degree-k reference node, once per local node.
-    const std::vector<double> xi = lagrange_reference_nodes(mesh.cell_type, k);
-    space.weights.assign(static_cast<std::size_t>(npc) * ncl, 0.0);
+    const std::vector<double> xi = lagrange_reference_nodes(type, k);
+    embedding.weights.assign(static_cast<std::size_t>(npc) * ncl, 0.0);
     if (c == 1) {
         std::vector<double> gradients(static_cast<std::size_t>(ncl) * dim);
         for (int j = 0; j < npc; ++j)
-            lagrange1_basis(mesh.cell_type, &xi[static_cast<std::size_t>(j) * dim],
-                            &space.weights[static_cast<std::size_t>(j) * ncl], gradients.data());
+            lagrange1_basis(type, &xi[static_cast<std::size_t>(j) * dim],
+                            &embedding.weights[static_cast<std::size_t>(j) * ncl], gradients.data());
     } else {
         std::vector<double> gradients;
-        lagrange_basis(mesh.cell_type, c, xi, space.weights, gradients);
+        lagrange_basis(type, c, xi, embedding.weights, gradients);
     }
+    return embedding;
+}
 
-    // The coarse nodes numbered in node order, on exec.
+/// The degree-c space of mesh, whose cells are `cells` on exec (see lagrange_space): its
+/// unknowns numbered in node order on exec, and its dof map when asked for.
+LagrangeSpace space_on(const Mesh& mesh, const index_type* cells, int c, const ExecPtr& exec, bool with_dof_map)
+{
+    const int k = mesh.degree;
+    if (c < 1 || k % c != 0)
+        throw std::invalid_argument("lagrange_interpolation: degree " + std::to_string(c) +
+                                    " does not divide the mesh's degree " + std::to_string(k));
+    LagrangeSpace space;
+    space.embedding = lagrange_embedding(mesh.cell_type, k, c);
+    const int ncl = static_cast<int>(space.embedding.fine_local.size());
+    space.dofs_per_cell = ncl;
     const Executor& e = *exec;
-    const CoarseLatticeOnExec lattice(mesh, cells, space, exec);
+    const SubspaceOnExec subspace(mesh, cells, space, exec);
     const std::size_t n = static_cast<std::size_t>(mesh.num_nodes());
-    space.column = Array<index_type>(exec, n);
-    const long long columns = GPUFEM_DISPATCH(e, number_coarse_nodes(e, lattice.view, space.column.data()));
-    space.column_nodes = Array<index_type>(exec, static_cast<std::size_t>(columns));
-    GPUFEM_DISPATCH(e, list_coarse_nodes(e, space.column.data(), static_cast<long long>(n), space.column_nodes.data()));
-    if (with_cells) {
-        space.cells = Array<index_type>(exec, static_cast<std::size_t>(mesh.num_cells()) * ncl);
-        GPUFEM_DISPATCH(e, coarse_cell_nodes(e, lattice.view, space.column.data(), space.cells.data()));
+    space.node_dofs = Array<index_type>(exec, n);
+    const long long dofs = GPUFEM_DISPATCH(e, number_coarse_nodes(e, subspace.view, space.node_dofs.data()));
+    space.dof_nodes = Array<index_type>(exec, static_cast<std::size_t>(dofs));
+    GPUFEM_DISPATCH(e, list_coarse_nodes(e, space.node_dofs.data(), static_cast<long long>(n), space.dof_nodes.data()));
+    if (with_dof_map) {
+        space.cell_dofs = Array<index_type>(exec, static_cast<std::size_t>(mesh.num_cells()) * ncl);
+        GPUFEM_DISPATCH(e, coarse_cell_nodes(e, subspace.view, space.node_dofs.data(), space.cell_dofs.data()));
     }
+    space.space = {UnknownLocation::nodes, &mesh, c, owned_layout(static_cast<index_type>(dofs))};
     return space;
 }
 
@@ -146,14 +152,14 @@ Csr<V> interpolation_rows(const std::string& source, const CoarseLatticeView& vi
 
 /// The interpolation from the degree-c `space` (see interpolation_rows).
 template <typename V>
-Csr<V> space_interpolation_rows(const Mesh& mesh, const index_type* cells, const LagrangeCoarseSpace& space,
+Csr<V> space_interpolation_rows(const Mesh& mesh, const index_type* cells, const LagrangeSpace& space,
                                 const Array<long long>& owner, const index_type* row_nodes, long long rows,
                                 const ExecPtr& exec)
 {
-    const CoarseLatticeOnExec lattice(mesh, cells, space, exec);
-    return interpolation_rows<V>(mesh.source, lattice.view, ReferenceOnExec(space.weights, space.nodes_per_cell, exec),
-                                 space.column.data(), static_cast<long long>(space.column_nodes.size()), owner,
-                                 row_nodes, rows, "degree-" + std::to_string(space.degree), exec);
+    const SubspaceOnExec lattice(mesh, cells, space, exec);
+    return interpolation_rows<V>(mesh.source, lattice.view, ReferenceOnExec(space.embedding.weights, space.dofs_per_cell, exec),
+                                 space.node_dofs.data(), static_cast<long long>(space.dof_nodes.size()), owner,
+                                 row_nodes, rows, "degree-" + std::to_string(space.degree()), exec);
 }
 
 /// The cells of a mesh (or of a first-order level below it) as the kernels read them.
@@ -260,17 +266,17 @@ void append_h_levels(std::vector<Csr<V>>& chain, const Mesh& mesh, const CoarseL
 
 }  // namespace
 
-LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, const ExecPtr& exec, bool with_cells)
+LagrangeSpace lagrange_space(const Mesh& mesh, int c, const ExecPtr& exec, bool with_dof_map)
 {
     const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
-    return coarse_space_on(mesh, on_exec.cells, c, exec, with_cells);
+    return space_on(mesh, on_exec.cells, c, exec, with_dof_map);
 }
 
 template <typename V>
 Csr<V> lagrange_interpolation(const Mesh& mesh, int coarse_degree, const ExecPtr& exec)
 {
     const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
-    const LagrangeCoarseSpace space = coarse_space_on(mesh, on_exec.cells, coarse_degree, exec, false);
+    const LagrangeSpace space = space_on(mesh, on_exec.cells, coarse_degree, exec, false);
     return space_interpolation_rows<V>(mesh, on_exec.cells, space, node_owners(cells_view(mesh, on_exec.cells), exec),
                                        nullptr, mesh.num_nodes(), exec);
 }
@@ -303,20 +309,20 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
     // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's
     // interpolation from that degree at the finer space's nodes (a lower-degree function is
     // represented exactly in every higher-degree space of the same mesh).
-    LagrangeCoarseSpace finer;  // the previous degree's space (its column_nodes: the rows)
+    LagrangeSpace finer;  // the previous degree's space (its column_nodes: the rows)
     for (const int degree : pmg_coarse_degrees(mesh.degree)) {
-        LagrangeCoarseSpace space =
-            coarse_space_on(mesh, on_exec.cells, degree, exec, h_levels && degree == 1);
+        LagrangeSpace space =
+            space_on(mesh, on_exec.cells, degree, exec, h_levels && degree == 1);
         const bool first = chain.empty();
         chain.push_back(space_interpolation_rows<V>(
-            mesh, on_exec.cells, space, owner, first ? nullptr : finer.column_nodes.data(),
-            first ? mesh.num_nodes() : static_cast<long long>(finer.column_nodes.size()), exec));
+            mesh, on_exec.cells, space, owner, first ? nullptr : finer.dof_nodes.data(),
+            first ? mesh.num_nodes() : static_cast<long long>(finer.dof_nodes.size()), exec));
         finer = std::move(space);
     }
-    if (h_levels && finer.degree == 1)
+    if (h_levels && finer.degree() == 1)
         append_h_levels(chain, mesh,
-                        cells_view(finer.cells.data(), mesh.num_cells(), finer.nodes_per_cell,
-                                   static_cast<long long>(finer.column_nodes.size())),
+                        cells_view(finer.cell_dofs.data(), mesh.num_cells(), finer.dofs_per_cell,
+                                   static_cast<long long>(finer.dof_nodes.size())),
                         exec);
     return chain;
 }

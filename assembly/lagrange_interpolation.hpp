@@ -1,33 +1,16 @@
 #pragma once
 // Interpolation between Lagrange spaces of lower degree and the mesh's own degree on the same
-// mesh: the transfers of p-multigrid (degree k -> k/2 -> 1, or k -> 1).
+// mesh (assembly/lagrange_space.hpp): the transfers of p-multigrid (degree k -> k/2 -> 1, or
+// k -> 1), and below degree 1 the transfers down the mesh hierarchy.
 #include <vector>
 
 #include "linalg/csr.hpp"
+#include "assembly/lagrange_space.hpp"
 #include "linalg/array.hpp"
 #include "mesh/grid_coarsening.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
-
-/// The degree-c Lagrange space of a degree-k mesh (c dividing k): its nodes are the mesh
-/// nodes on each cell's degree-c lattice (c = 1: the vertices), numbered in node order.
-struct LagrangeCoarseSpace {
-    int degree = 1;
-    int nodes_per_cell = 0;              ///< degree-c nodes per cell (ncl)
-    Array<index_type> column_nodes;      ///< mesh node of each coarse node
-    Array<index_type> column;            ///< coarse node of each mesh node, -1 for none
-    Array<index_type> cells;             ///< cells x ncl: each cell's coarse nodes
-    std::vector<int> fine_local;         ///< degree-k local index of each local coarse node
-    /// The reference interpolation, npc x ncl row-major: the degree-c basis functions at the
-    /// degree-k reference nodes (the same for every cell: Lagrange spaces on one mesh).
-    std::vector<double> weights;
-};
-
-/// The degree-c space of mesh (see LagrangeCoarseSpace), its arrays on exec and made there;
-/// without with_cells its `cells` stay empty (the interpolation does not need them). Throws
-/// std::invalid_argument when c does not divide the mesh's degree.
-LagrangeCoarseSpace lagrange_coarse_space(const Mesh& mesh, int c, const ExecPtr& exec, bool with_cells = true);
 
 /// P (mesh nodes x coarse nodes) from the degree-c space into the mesh's degree-k space, c
 /// dividing k: the coarse nodes are the mesh nodes on the degree-c lattice of some cell

@@ -51,7 +51,7 @@ std::shared_ptr<const ExternalSystem> read_external_system(const std::filesystem
 
 template <typename V>
 ExternalSystemDiscretisation<V>::ExternalSystemDiscretisation(std::shared_ptr<const ExternalSystem> system)
-    : system_(std::move(system))
+    : system_(std::move(system)), space_(row_space(system_->matrix.rows))
 {
     mesh_.source = "matrix file " + system_->file.string();
 }
@@ -61,12 +61,6 @@ std::string ExternalSystemDiscretisation<V>::describe() const
 {
     return fmt::format("external system {} ({} rows, {} non-zeros)", system_->file.filename().string(),
                        system_->matrix.rows, system_->matrix.nnz());
-}
-
-template <typename V>
-UnknownSpace ExternalSystemDiscretisation<V>::unknowns() const
-{
-    return {UnknownLocation::rows, system_->matrix.rows};
 }
 
 template <typename V>

@@ -39,7 +39,7 @@ public:
     /// An empty mesh: the system has none.
     const Mesh& mesh() const override { return mesh_; }
     /// The matrix's rows (UnknownLocation::rows).
-    UnknownSpace unknowns() const override;
+    const FunctionSpace& space() const override { return space_; }
     /// A and b in V on exec; initial guess 0; no Dirichlet rows (the file's system is taken
     /// as it is).
     using Discretisation<V>::assemble;
@@ -59,6 +59,7 @@ public:
 private:
     std::shared_ptr<const ExternalSystem> system_;
     Mesh mesh_;
+    FunctionSpace space_;
 };
 
 }  // namespace gpufem

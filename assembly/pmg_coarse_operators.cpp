@@ -81,9 +81,8 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
         return out;
     }
     for (const int degree : pmg_coarse_degrees(mesh.degree)) {
-        const LagrangeCoarseSpace space = lagrange_coarse_space(mesh, degree, exec);
-        add_level(static_cast<index_type>(space.column_nodes.size()), space.cells, space.nodes_per_cell,
-                  space.weights, CellCoarsening{});
+        const LagrangeSpace space = lagrange_space(mesh, degree, exec);
+        add_level(space.size(), space.cell_dofs, space.dofs_per_cell, space.embedding.weights, CellCoarsening{});
     }
     return out;
 }

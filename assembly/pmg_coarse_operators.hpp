@@ -15,7 +15,7 @@ namespace gpufem {
 /// For each degree c of pmg_coarse_degrees(mesh.degree), finest first: A_c = sum_e P^T K_e P,
 /// K_e the problem's degree-k element matrices (as the system's) with the Dirichlet nodes'
 /// rows and columns eliminated as the system does (diagonal kept), P the reference
-/// interpolation from degree c (lagrange_coarse_space), in the numbering of that degree's
+/// interpolation from degree c (assembly/lagrange_space.hpp), in the numbering of that degree's
 /// space (the columns of the matching pmg_interpolations transfer), on exec: the Galerkin
 /// product R A P of the system's matrix A with the interpolation from degree c, without A.
 /// At degree 1: the operator of the coarser grid (mesh/grid_coarsening), sum_e P_s^T K_e P_s

@@ -41,7 +41,7 @@ struct GridLevel {
 
 /// The first-order grid of a mesh gpufem generated (degree k: its vertices, numbered as the
 /// degree-1 mesh of the same grid numbers its nodes, which is how the degree-1 space of
-/// lagrange_coarse_space numbers them). Throws std::invalid_argument for other meshes.
+/// assembly/lagrange_space.hpp numbers them). Throws std::invalid_argument for other meshes.
 GridLevel grid_level(const Mesh& mesh);
 
 /// The grid below `level` that coarsen_grid(level) made as `coarse`.

@@ -200,7 +200,7 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
     const Mesh& mesh = input.mesh;
     EarlyOutputs early = start_early_outputs(spec, options, *exec, mesh);
     const auto disc = make_discretisation<V>(spec, input);
-    record.unknowns_on = unknown_location_name(disc->unknowns().location);
+    record.unknowns_on = unknown_location_name(disc->space().location);
     SystemSolution<V> solved;
     {
         const DiscreteSystem<V> system = meter.measure("assembly", [&] {

@@ -384,11 +384,11 @@ TEST(AmgGpu, PmgTransfersAndCoarseSpacesBuiltOnTheDeviceEqualTheCpus)
                 same(degree_one_interpolation<double>(*mesh, gpu), degree_one_interpolation<double>(on_host.mesh, host),
                      what + ", degree one");
                 for (const int c : pmg_coarse_degrees(degree)) {
-                    const LagrangeCoarseSpace a = lagrange_coarse_space(*mesh, c, gpu);
-                    const LagrangeCoarseSpace b = lagrange_coarse_space(on_host.mesh, c, host);
-                    EXPECT_EQ(a.column.to_host(), b.column.to_host()) << what << ", degree-" << c << " columns";
-                    EXPECT_EQ(a.column_nodes.to_host(), b.column_nodes.to_host()) << what << ", degree-" << c << " nodes";
-                    EXPECT_EQ(a.cells.to_host(), b.cells.to_host()) << what << ", degree-" << c << " cells";
+                    const LagrangeSpace a = lagrange_space(*mesh, c, gpu);
+                    const LagrangeSpace b = lagrange_space(on_host.mesh, c, host);
+                    EXPECT_EQ(a.node_dofs.to_host(), b.node_dofs.to_host()) << what << ", degree-" << c << " numbering";
+                    EXPECT_EQ(a.dof_nodes.to_host(), b.dof_nodes.to_host()) << what << ", degree-" << c << " nodes";
+                    EXPECT_EQ(a.cell_dofs.to_host(), b.cell_dofs.to_host()) << what << ", degree-" << c << " dof map";
                 }
             }
             EXPECT_TRUE(on_gpu.mesh.device) << "the generated shape should keep a device copy";

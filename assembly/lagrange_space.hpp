@@ -1,0 +1,45 @@
+#pragma once
+// Lagrange spaces of a lower degree on a mesh of order k: p-multigrid's coarse spaces. A
+// degree-c space (c dividing k) has as its unknowns the mesh nodes on each cell's degree-c
+// nodes (c = 1: the vertices), numbered in node order, and its own dof map; its functions are
+// represented exactly in the mesh's own space (the embedding).
+#include <vector>
+
+#include "assembly/function_space.hpp"
+#include "linalg/array.hpp"
+#include "mesh/mesh.hpp"
+
+namespace gpufem {
+
+/// How a degree-c space sits inside the mesh's degree-k space, the same for every cell
+/// (Lagrange spaces on one mesh).
+struct LagrangeEmbedding {
+    /// For each local unknown of the degree-c element, the local node of the degree-k element
+    /// at the same reference point.
+    std::vector<int> fine_local;
+    /// The reference interpolation, npc x ncl row-major: the degree-c basis functions at the
+    /// degree-k reference nodes.
+    std::vector<double> weights;
+};
+
+/// A Lagrange space of degree c on a mesh of order k, c dividing k.
+struct LagrangeSpace {
+    FunctionSpace space;            ///< nodes, degree c, its unknowns all owned on one process
+    int dofs_per_cell = 0;          ///< degree-c unknowns per cell (ncl)
+    Array<index_type> cell_dofs;    ///< the dof map: cells x ncl, each cell's unknowns
+    Array<index_type> dof_nodes;    ///< the mesh node of each unknown
+    Array<index_type> node_dofs;    ///< the unknown of each mesh node, -1 for none
+    LagrangeEmbedding embedding;    ///< its place in the mesh's own space
+
+    /// The space's degree c.
+    int degree() const { return space.degree; }
+    /// Its unknowns on this process.
+    index_type size() const { return space.size(); }
+};
+
+/// The degree-c space of mesh, its arrays on exec and made there; without with_dof_map its
+/// cell_dofs stay empty (an interpolation does not need them). Throws std::invalid_argument
+/// when c does not divide the mesh's degree.
+LagrangeSpace lagrange_space(const Mesh& mesh, int c, const ExecPtr& exec, bool with_dof_map = true);
+
+}  // namespace gpufem

@@ -1,0 +1,96 @@
+#include "assembly/part_numbering.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace gpufem {
+namespace {
+
+/// The nodes of `part`'s cells, each once, in increasing order.
+std::vector<index_type> part_nodes(const Mesh& mesh, const CellPartition& partition, int part)
+{
+    std::vector<char> used(static_cast<std::size_t>(mesh.num_nodes()), 0);
+    const int npc = mesh.nodes_per_cell;
+    for (index_type c = 0; c < mesh.num_cells(); ++c) {
+        if (partition.part[static_cast<std::size_t>(c)] != part) continue;
+        for (int j = 0; j < npc; ++j) {
+            const index_type node = mesh.cells[static_cast<std::size_t>(c) * npc + j];
+            if (node >= 0) used[static_cast<std::size_t>(node)] = 1;  // -1: past a mixed cell's nodes
+        }
+    }
+    std::vector<index_type> nodes;
+    for (std::size_t n = 0; n < used.size(); ++n)
+        if (used[n]) nodes.push_back(static_cast<index_type>(n));
+    return nodes;
+}
+
+}  // namespace
+
+std::vector<int> node_owners(const Mesh& mesh, const CellPartition& partition)
+{
+    std::vector<int> owner(static_cast<std::size_t>(mesh.num_nodes()), partition.parts);
+    const int npc = mesh.nodes_per_cell;
+    for (index_type c = 0; c < mesh.num_cells(); ++c) {
+        const int part = partition.part[static_cast<std::size_t>(c)];
+        for (int j = 0; j < npc; ++j) {
+            const index_type node = mesh.cells[static_cast<std::size_t>(c) * npc + j];
+            if (node >= 0) owner[static_cast<std::size_t>(node)] = std::min(owner[static_cast<std::size_t>(node)], part);
+        }
+    }
+    return owner;
+}
+
+PartNumbering part_node_numbering(const Mesh& mesh, const CellPartition& partition, const std::vector<int>& owners,
+                                  int part)
+{
+    const std::vector<index_type> nodes = part_nodes(mesh, partition, part);
+    PartNumbering numbering;
+    numbering.part = part;
+    for (index_type node : nodes)
+        if (owners[static_cast<std::size_t>(node)] == part) numbering.global.push_back(node);
+    numbering.layout.owned = static_cast<index_type>(numbering.global.size());
+    // Ghosts by owner: a stable sort of the rest by owner keeps each block in global order.
+    std::vector<index_type> ghosts;
+    for (index_type node : nodes)
+        if (owners[static_cast<std::size_t>(node)] != part) ghosts.push_back(node);
+    std::stable_sort(ghosts.begin(), ghosts.end(), [&](index_type a, index_type b) {
+        return owners[static_cast<std::size_t>(a)] < owners[static_cast<std::size_t>(b)];
+    });
+    for (std::size_t g = 0; g < ghosts.size(); ++g) {
+        const int owner = owners[static_cast<std::size_t>(ghosts[g])];
+        if (numbering.layout.ghost_blocks.empty() || numbering.layout.ghost_blocks.back().owner != owner)
+            numbering.layout.ghost_blocks.push_back({owner, 0});
+        ++numbering.layout.ghost_blocks.back().count;
+        numbering.global.push_back(ghosts[g]);
+    }
+    return numbering;
+}
+
+std::vector<HaloPlan> halo_plans(const std::vector<PartNumbering>& numbering)
+{
+    std::vector<HaloPlan> plans(numbering.size());
+    // The local number of each owned global unknown, per part.
+    std::vector<std::unordered_map<index_type, index_type>> local_of(numbering.size());
+    for (std::size_t p = 0; p < numbering.size(); ++p)
+        for (index_type l = 0; l < numbering[p].layout.owned; ++l) local_of[p].emplace(numbering[p].global[l], l);
+    for (std::size_t p = 0; p < numbering.size(); ++p) {
+        const DofLayout& layout = numbering[p].layout;
+        plans[p].receives = layout.ghost_blocks;
+        for (std::size_t b = 0; b < layout.ghost_blocks.size(); ++b) {
+            const GhostBlock& block = layout.ghost_blocks[b];
+            HaloPlan::Send send{static_cast<int>(p), {}};
+            const index_type begin = layout.ghost_begin(b);
+            for (index_type g = begin; g < begin + block.count; ++g) {
+                const auto found = local_of[static_cast<std::size_t>(block.owner)].find(numbering[p].global[g]);
+                if (found == local_of[static_cast<std::size_t>(block.owner)].end())
+                    throw std::logic_error("halo_plans: a ghost's owner does not own it");
+                send.local.push_back(found->second);
+            }
+            plans[static_cast<std::size_t>(block.owner)].sends.push_back(std::move(send));
+        }
+    }
+    return plans;
+}
+
+}  // namespace gpufem

@@ -1,0 +1,79 @@
+#include "linalg/nccl_communicator.hpp"
+
+#include <stdexcept>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include "linalg/cuda/cuda_check.hpp"
+
+namespace gpufem {
+namespace {
+
+/// Throws naming the NCCL call when it failed.
+void check(ncclResult_t result, const char* call)
+{
+    if (result != ncclSuccess)
+        throw std::runtime_error(std::string("NCCL: ") + call + " failed: " + ncclGetErrorString(result));
+}
+
+/// The executor's stream, after checking that it drives this rank's device.
+cudaStream_t stream_of(const Executor& exec, int device)
+{
+    if (exec.device_id() != device)
+        throw std::logic_error("NCCL communicator of device " + std::to_string(device) +
+                               " used with an executor of device " + std::to_string(exec.device_id()));
+    return static_cast<cudaStream_t>(exec.stream());
+}
+
+}  // namespace
+
+struct NcclCommunicator::Handle {
+    ncclComm_t comm = nullptr;
+    int device = 0;
+};
+
+NcclCommunicator::NcclCommunicator(const MpiCommunicator& mpi, int device)
+    : mpi_(mpi), handle_(std::make_unique<Handle>())
+{
+    handle_->device = device;
+    ncclUniqueId id{};
+    if (mpi.rank() == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    mpi.broadcast(&id, sizeof(id), 0);
+    GPUFEM_CUDA_CHECK(cudaSetDevice(device));
+    check(ncclCommInitRank(&handle_->comm, mpi.size(), id, mpi.rank()), "ncclCommInitRank");
+}
+
+NcclCommunicator::~NcclCommunicator()
+{
+    if (handle_->comm) ncclCommDestroy(handle_->comm);
+}
+
+std::string NcclCommunicator::describe() const
+{
+    return "NCCL, " + std::to_string(size()) + (size() == 1 ? " rank" : " ranks") + " (one GPU each)";
+}
+
+void NcclCommunicator::all_reduce_sum(const Executor& exec, double* values, int count) const
+{
+    if (!exec.is_cuda()) return mpi_.all_reduce_sum(exec, values, count);
+    if (count <= 0) return;
+    check(ncclAllReduce(values, values, static_cast<std::size_t>(count), ncclDouble, ncclSum, handle_->comm,
+                        stream_of(exec, handle_->device)),
+          "ncclAllReduce");
+}
+
+void NcclCommunicator::exchange(const Executor& exec, std::span<const ExchangeMessage> sends,
+                                std::span<const ExchangeMessage> receives) const
+{
+    if (!exec.is_cuda()) return mpi_.exchange(exec, sends, receives);
+    const cudaStream_t stream = stream_of(exec, handle_->device);
+    check(ncclGroupStart(), "ncclGroupStart");
+    for (const ExchangeMessage& r : receives)
+        check(ncclRecv(r.data, r.bytes, ncclUint8, r.peer, handle_->comm, stream), "ncclRecv");
+    for (const ExchangeMessage& s : sends)
+        check(ncclSend(s.data, s.bytes, ncclUint8, s.peer, handle_->comm, stream), "ncclSend");
+    check(ncclGroupEnd(), "ncclGroupEnd");
+}
+
+}  // namespace gpufem

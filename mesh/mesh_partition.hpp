@@ -1,0 +1,29 @@
+#pragma once
+// The partition of a mesh's cells among the ranks of a run: METIS's k-way partition of the
+// cells' face-adjacency graph (two cells are neighbours when they share a face), so that each
+// rank holds a compact, balanced piece and few faces cross between pieces.
+#include <vector>
+
+#include "linalg/types.hpp"
+#include "mesh/mesh.hpp"
+
+namespace gpufem {
+
+/// Which part (rank) holds each cell of a mesh.
+struct CellPartition {
+    int parts = 1;
+    std::vector<int> part;                  ///< per cell: its part, 0 .. parts - 1
+    std::vector<index_type> cells_per_part;  ///< per part: its cells
+    long long edge_cut = 0;                 ///< faces between cells of different parts
+
+    /// The largest part's cells over the mean (1: perfectly balanced).
+    double imbalance() const;
+};
+
+/// The cells of mesh in `parts` parts: every cell in part 0 for one part, otherwise METIS's
+/// k-way partition of the face-adjacency graph (a fixed seed: the same mesh always gives the
+/// same partition). Throws std::invalid_argument for fewer than one part or more parts than
+/// cells, std::runtime_error when METIS fails.
+CellPartition partition_cells(const Mesh& mesh, int parts);
+
+}  // namespace gpufem

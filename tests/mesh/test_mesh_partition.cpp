@@ -1,0 +1,61 @@
+// The partition of a mesh's cells among ranks: every cell in one part, balanced parts, the
+// edge cut counted from the face adjacency, the same partition every time.
+#include <gtest/gtest.h>
+
+#include "mesh/cell_faces.hpp"
+#include "mesh/mesh_partition.hpp"
+#include "mesh_test_support.hpp"
+
+namespace gpufem {
+namespace {
+
+/// The faces between cells of different parts, counted from the face adjacency.
+long long faces_between_parts(const Mesh& mesh, const std::vector<int>& part)
+{
+    const std::vector<int> no_groups;
+    const CellFaces faces = cell_faces(mesh, Executor::create_cpu(), &no_groups);
+    const std::vector<index_type> across = faces.neighbour.to_host();
+    long long cut = 0;
+    for (std::size_t slot = 0; slot < across.size(); ++slot) {
+        const index_type c = static_cast<index_type>(slot / faces.faces_per_cell), other = across[slot];
+        if (other > c && part[c] != part[other]) ++cut;
+    }
+    return cut;
+}
+
+TEST(MeshPartition, EveryCellInOneBalancedPartAndTheCutCounted)
+{
+    for (const auto& [shape, elements] : {std::pair{"unit_cube", "tetrahedron"}, std::pair{"unit_cube", "hexahedron"},
+                                          std::pair{"unit_square", "triangle"}, std::pair{"unit_square", "quadrilateral"}}) {
+        const Mesh mesh = test::load_shape_mesh(shape, elements, std::string(shape) == "unit_cube" ? 0.125 : 0.05, 2);
+        for (int parts = 1; parts <= 4; ++parts) {
+            SCOPED_TRACE(std::string(elements) + ", " + std::to_string(parts) + " parts");
+            const CellPartition p = partition_cells(mesh, parts);
+            ASSERT_EQ(p.part.size(), static_cast<std::size_t>(mesh.num_cells()));
+            std::vector<index_type> count(parts, 0);
+            for (int owner : p.part) {
+                ASSERT_GE(owner, 0);
+                ASSERT_LT(owner, parts);
+                ++count[owner];
+            }
+            EXPECT_EQ(count, p.cells_per_part);
+            for (index_type n : count) EXPECT_GT(n, 0);
+            EXPECT_LT(p.imbalance(), 1.1);
+            EXPECT_EQ(p.edge_cut, faces_between_parts(mesh, p.part));
+            if (parts > 1) EXPECT_GT(p.edge_cut, 0);
+            // A compact partition: the cut is a small share of the faces (a random one cuts most).
+            EXPECT_LT(p.edge_cut, mesh.num_cells() / (mesh.dim == 3 ? 2 : 4));
+            EXPECT_EQ(partition_cells(mesh, parts).part, p.part) << "not deterministic";
+        }
+    }
+}
+
+TEST(MeshPartition, RefusesImpossiblePartCounts)
+{
+    const Mesh mesh = test::load_shape_mesh("unit_square", "quadrilateral", 0.5);
+    EXPECT_THROW(partition_cells(mesh, 0), std::invalid_argument);
+    EXPECT_THROW(partition_cells(mesh, static_cast<int>(mesh.num_cells()) + 1), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gpufem
