@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string_view>
+#include <vector>
 
+#include "mesh/geo_lexer.hpp"
 #include "mesh/gmsh_session.hpp"
 
 namespace gpufem {
@@ -23,8 +27,91 @@ std::string first_line_of(const std::string& text)
     return line;
 }
 
-bool is_identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+/// The end of every refusal: what gpufem refuses and how to allow it.
+constexpr const char* refusal_advice =
+    "gpufem does not let a mesh input run programs, write or read other files or end the "
+    "program (refused: System, SystemCall, NonBlockingSystemCall, OnelabRun, Save, Print, "
+    "Printf > FILE, Exit, Abort, Include, Merge, MergeWithBoundingBox, ShapeFromFile, "
+    "ListFromFile, SendToServer, StringToName, Sleep, CreateDir, options naming files or "
+    "programs, %n formats); if you trust the file, set mesh.allow_commands: true in the case";
+
+/// Throws the refusal of `what` at `line` of the file named `file`.
+[[noreturn]] void refuse(const std::string& file, int line, const std::string& what)
+{
+    throw MeshSourceError(file + " line " + std::to_string(line) + ": " + what + " is refused: " +
+                          refusal_advice);
+}
+
+/// Whether `format` holds a %n conversion (printf's "write the count to memory").
+bool has_count_conversion(const std::string& format)
+{
+    for (std::size_t i = 0; i < format.size(); ++i) {
+        if (format[i] != '%') continue;
+        std::size_t j = i + 1;
+        while (j < format.size() && std::string_view("-+ #0'*.123456789hlLqjzt").find(format[j]) !=
+                                        std::string_view::npos)
+            ++j;
+        if (j < format.size() && format[j] == 'n') return true;
+        i = j;  // "%%" and the conversion's letter skipped
+    }
+    return false;
+}
+
+/// Whether tokens[i] is a refused command, or a refused option (a name after '.'); a name
+/// before '.' is an option category (Print.Format), not a command.
+bool is_refused_name(const std::vector<GeoToken>& tokens, std::size_t i)
+{
+    const GeoToken& token = tokens[i];
+    if (i + 1 < tokens.size() && tokens[i + 1].kind == GeoToken::Kind::symbol && tokens[i + 1].text == ".")
+        return false;
+    if (token.after_dot)
+        return std::any_of(std::begin(geo_refused_option_parts), std::end(geo_refused_option_parts),
+                           [&](const char* part) { return token.text.find(part) != std::string::npos; });
+    return std::find(std::begin(geo_refused_commands), std::end(geo_refused_commands), token.text) !=
+           std::end(geo_refused_commands);
+}
+
+/// Whether tokens[i] is Printf whose parenthesis is followed by '>' (Printf(...) > FILE).
+bool is_printf_to_file(const std::vector<GeoToken>& tokens, std::size_t i)
+{
+    if (tokens[i].kind != GeoToken::Kind::name || tokens[i].after_dot || tokens[i].text != "Printf") return false;
+    int depth = 0;
+    for (std::size_t j = i + 1; j < tokens.size(); ++j) {
+        if (tokens[j].kind != GeoToken::Kind::symbol) continue;
+        if (tokens[j].text == "(") ++depth;
+        if (tokens[j].text == ")" && --depth == 0)
+            return j + 1 < tokens.size() && tokens[j + 1].kind == GeoToken::Kind::symbol &&
+                   tokens[j + 1].text == ">";
+    }
+    return false;
+}
+
+/// The script's text; a file that cannot be read is left to Gmsh to report.
+std::string text_of(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+/// Checks the script at `path`, named `file` in messages (see check_geo_commands).
+void check_script(const std::string& path, const std::string& file)
+{
+    std::vector<GeoToken> tokens;
+    try {
+        tokens = lex_geo(text_of(path));
+    } catch (const GeoLexError& error) {
+        refuse(file, error.line, error.reason);
+    }
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        const GeoToken& token = tokens[i];
+        if (token.kind == GeoToken::Kind::string && has_count_conversion(token.text))
+            refuse(file, token.line, "a %n format (it makes printf write to memory)");
+        if (token.kind != GeoToken::Kind::name) continue;
+        if (is_refused_name(tokens, i))
+            refuse(file, token.line, "'" + token.text + "'" + (token.after_dot ? " (an option naming a file or program)" : ""));
+        if (is_printf_to_file(tokens, i)) refuse(file, token.line, "'Printf(...) > FILE' (it writes a file)");
+    }
+}
 
 }  // namespace
 
@@ -46,54 +133,17 @@ void check_msh_header(const std::string& path)
                               "(a .geo script goes under mesh.geo)");
 }
 
-void check_geo_commands(const std::string& path)
+void check_geo_commands(const std::string& path) { check_script(path, "geometry file '" + path + "'"); }
+
+void check_sidecar_options(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    int line = 1;
-    for (std::size_t i = 0; i < text.size();) {
-        const char c = text[i];
-        if (c == '\n') {
-            ++line;
-            ++i;
-        } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-            while (i < text.size() && text[i] != '\n') ++i;
-        } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
-            i += 2;
-            while (i < text.size() && !(text[i] == '*' && i + 1 < text.size() && text[i + 1] == '/')) {
-                line += text[i] == '\n';
-                ++i;
-            }
-            i += 2;
-        } else if (c == '"') {
-            for (++i; i < text.size() && text[i] != '"'; ++i) {
-                if (text[i] == '\\') ++i;
-                else line += text[i] == '\n';
-            }
-            ++i;
-        } else if (is_identifier_start(c)) {
-            const std::size_t start = i;
-            while (i < text.size() && is_identifier_char(text[i])) ++i;
-            // A name after '.' is an option (Mesh.SaveAll), not a command.
-            std::size_t before = start;
-            while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\t')) --before;
-            if (before > 0 && text[before - 1] == '.') continue;
-            const std::string_view word(text.data() + start, i - start);
-            const auto refused = std::find(std::begin(geo_refused_commands),
-                                           std::end(geo_refused_commands), word);
-            if (refused != std::end(geo_refused_commands))
-                throw MeshSourceError(
-                    "geometry file '" + path + "' line " + std::to_string(line) + ": '" +
-                    std::string(word) +
-                    "' is refused: gpufem does not let a mesh input run commands, write or read "
-                    "other files or end the program (refused: System, SystemCall, "
-                    "NonBlockingSystemCall, OnelabRun, Save, Print, Exit, Abort, Include, Merge, "
-                    "Sleep, CreateDir, DeleteFile, RenameFile); if you trust the file, set "
-                    "mesh.allow_commands: true in the case");
-        } else {
-            ++i;
-        }
-    }
+    const std::string options = path + ".opt";
+    std::error_code error;
+    if (!std::filesystem::exists(options, error)) return;
+    check_script(options, "options file '" + options + "' (Gmsh reads it after '" + path +
+                              "' as a script)");
 }
+
+bool mesh_input_guard_bypassed() { return std::getenv("GPUFEM_TEST_BYPASS_MESH_INPUT_GUARD") != nullptr; }
 
 }  // namespace gpufem

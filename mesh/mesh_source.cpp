@@ -204,8 +204,17 @@ Mesh timed_extract(const std::string& source, int degree, std::chrono::steady_cl
     return mesh;
 }
 
+/// Has Gmsh read the input as `read` says (the options file after it), as one step.
+void open_in_gmsh(const MeshSpec& spec, const GmshReadOptions& read, const std::string& context)
+{
+    run_gmsh_step(context, [&] {
+        gmsh::open(read.open_path.empty() ? spec.path : read.open_path);
+        if (!read.options_path.empty()) gmsh::merge(read.options_path);
+    });
+}
+
 /// Reads a .msh file (any MSH version Gmsh reads), optionally refined.
-Mesh load_file(const MeshSpec& spec)
+Mesh load_file(const MeshSpec& spec, const GmshReadOptions& read)
 {
     const std::string context = "mesh file '" + spec.path + "'";
     check_readable(spec.path, "mesh file");
@@ -217,11 +226,14 @@ Mesh load_file(const MeshSpec& spec)
     if (spec.size != 0.0)
         throw MeshSourceError(context + ": a mesh size (" + size_text(spec.size) +
                               ") cannot be applied to a mesh file; use refine, or a .geo file");
-    check_msh_header(spec.path);
+    if (!mesh_input_guard_bypassed()) {
+        check_msh_header(spec.path);
+        check_sidecar_options(spec.path);
+    }
     GmshSession session;
     const auto start = std::chrono::steady_clock::now();
     try {
-        run_gmsh_step(context, [&] { gmsh::open(spec.path); });
+        open_in_gmsh(spec, read, context);
         gmsh_refinement(spec, context);
         std::vector<std::string> details;
         add_order_detail(spec.degree, details);
@@ -251,7 +263,7 @@ void use_parallel_meshing(const MeshSpec& spec, const GmshSession& session)
 
 /// Meshes a .geo file in its own dimension; `size` caps the element size (Mesh.MeshSizeMax,
 /// finer sizes set in the file are kept), then refines.
-Mesh load_geo(const MeshSpec& spec)
+Mesh load_geo(const MeshSpec& spec, const GmshReadOptions& read)
 {
     const std::string context = "geometry file '" + spec.path + "'";
     check_readable(spec.path, "geometry file");
@@ -260,7 +272,10 @@ Mesh load_geo(const MeshSpec& spec)
     if (spec.size < 0.0 || !std::isfinite(spec.size))
         throw MeshSourceError(context + ": the mesh size must be positive (got " +
                               size_text(spec.size) + ")");
-    if (!spec.allow_commands) check_geo_commands(spec.path);
+    if (!spec.allow_commands && !mesh_input_guard_bypassed()) {
+        check_geo_commands(spec.path);
+        check_sidecar_options(spec.path);
+    }
     std::vector<std::string> details;
     if (spec.size > 0.0) details.push_back(size_text(spec.size));
     if (spec.size > 0.0 || spec.refine > 0) details.push_back("refine " + std::to_string(spec.refine));
@@ -270,7 +285,8 @@ Mesh load_geo(const MeshSpec& spec)
     const auto start = std::chrono::steady_clock::now();
     try {
         use_parallel_meshing(spec, session);
-        run_gmsh_step(context, [&] { gmsh::open(spec.path); });
+        open_in_gmsh(spec, read, context);
+        if (read.script_read) read.script_read();
         const int dim = gmsh::model::getDimension();
         if (dim < 2)
             throw MeshSourceError(context + " defines no surface or volume to mesh");
@@ -355,11 +371,11 @@ bool mesh_needs_gmsh(const MeshSpec& spec)
     return spec.kind != MeshSpec::Kind::shape || !is_generated_shape(spec.shape);
 }
 
-Mesh load_gmsh_mesh(const MeshSpec& spec)
+Mesh load_gmsh_mesh(const MeshSpec& spec, const GmshReadOptions& read)
 {
     switch (spec.kind) {
-    case MeshSpec::Kind::file: return load_file(spec);
-    case MeshSpec::Kind::geo: return load_geo(spec);
+    case MeshSpec::Kind::file: return load_file(spec, read);
+    case MeshSpec::Kind::geo: return load_geo(spec, read);
     case MeshSpec::Kind::shape: return load_shape(spec, nullptr);
     }
     throw MeshSourceError("load_mesh: unknown mesh source kind");

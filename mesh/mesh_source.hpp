@@ -1,5 +1,6 @@
 #pragma once
 // Building or reading a mesh through the Gmsh SDK.
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -24,6 +25,8 @@ struct MeshSpec {
                                   ///< (see mesh_input_guard.hpp); refused by default
     double time_limit = 1800;  ///< seconds Gmsh may take to read or mesh it (in the mesh
                                ///< worker: it is ended after that, and the run fails)
+    double script_time_limit = 60;  ///< geo only: seconds Gmsh may take to evaluate the script
+                                    ///< (before meshing; a loop ends there), within time_limit
     /// Threads of Gmsh's meshing (HXT's volumes): 1 (default) makes the same mesh every run;
     /// more (0: the host's) are faster on large volumes but HXT's mesh then varies.
     int gmsh_threads = 1;
@@ -64,10 +67,20 @@ std::optional<MeshCounts> predicted_mesh_counts(const MeshSpec& spec);
 /// The counts of a mesh.
 MeshCounts mesh_counts(const Mesh& mesh);
 
+/// How load_gmsh_mesh has Gmsh read a mesh input (the sandboxed mesh worker's files: see
+/// worker_inputs.hpp); by default Gmsh opens spec.path itself.
+struct GmshReadOptions {
+    std::string open_path;     ///< the path Gmsh opens in place of spec.path ("" = spec.path)
+    std::string options_path;  ///< an options file merged after it, as Gmsh merges FILE.opt
+                               ///< after FILE ("" = none besides Gmsh's own)
+    std::function<void()> script_read;  ///< geo: called once Gmsh has evaluated the script
+};
+
 /// The part of load_mesh that goes through Gmsh (what the mesh worker runs): the mesh read or
 /// made by Gmsh, unrefined, its cells of the geometric order, numbered as Gmsh numbers them
-/// (all of load_mesh's work when spec.gmsh_nodes is set). Throws as load_mesh.
-Mesh load_gmsh_mesh(const MeshSpec& spec);
+/// (all of load_mesh's work when spec.gmsh_nodes is set), the input read as `read` says.
+/// Throws as load_mesh.
+Mesh load_gmsh_mesh(const MeshSpec& spec, const GmshReadOptions& read = {});
 
 /// The rest of load_mesh for a mesh from load_gmsh_mesh: `spec.refine` uniform refinements and
 /// the nodes of `spec.degree`, numbered by gpufem, on `exec` (the CPU when null), after a size

@@ -17,7 +17,9 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
+#include <spdlog/cfg/env.h>
+#include <spdlog/spdlog.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +27,8 @@
 #include "linalg/host_memory.hpp"
 #include "linalg/host_threads.hpp"
 #include "mesh/gmsh_session.hpp"
+#include "mesh/worker_inputs.hpp"
+#include "mesh/worker_sandbox.hpp"
 
 extern char** environ;
 
@@ -32,12 +36,16 @@ namespace gpufem {
 namespace {
 
 /// Reply codes of the worker.
-enum class WorkerReply : std::uint8_t { mesh = 0, error = 1, out_of_memory = 2 };
+/// script_read comes first, for a .geo, once Gmsh has evaluated the script (before meshing).
+enum class WorkerReply : std::uint8_t { mesh = 0, error = 1, out_of_memory = 2, script_read = 3 };
 
 /// Raised when the other end of the pipe closed early.
 struct ChannelClosed {};
-/// Raised when the worker did not answer before the deadline.
-struct TimedOut {};
+/// Raised when the worker did not answer before the deadline; `script` when that was the
+/// deadline of evaluating a .geo script (mesh.script_time_limit).
+struct TimedOut {
+    bool script = false;
+};
 
 /// Whole writes and reads of bytes over a file descriptor.
 class Channel {
@@ -56,7 +64,12 @@ public:
         }
     }
     /// Reads wait at most until the deadline (none by default); past it they throw TimedOut.
-    void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+    /// `script`: the deadline is mesh.script_time_limit's (TimedOut says so).
+    void set_deadline(std::chrono::steady_clock::time_point deadline, bool script = false)
+    {
+        deadline_ = deadline;
+        script_deadline_ = script;
+    }
 
     void read_bytes(void* data, std::size_t bytes)
     {
@@ -78,7 +91,7 @@ private:
         for (;;) {
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                 deadline_ - std::chrono::steady_clock::now());
-            if (left.count() <= 0) throw TimedOut{};
+            if (left.count() <= 0) throw TimedOut{script_deadline_};
             pollfd ready{fd_, POLLIN, 0};
             const int waited = ::poll(&ready, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
             if (waited > 0) return;
@@ -88,6 +101,7 @@ private:
 
     int fd_;
     std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+    bool script_deadline_ = false;
 };
 
 /// Collects bytes instead of writing them (a request kept to compare with a later one).
@@ -308,36 +322,66 @@ bool write_request(int fd, const std::string& request)
     return written;
 }
 
+/// In the child of fork (only async-signal-safe calls): dies with its parent (SIGKILL when the
+/// thread that started it ends, and at once if the parent already ended before prctl), takes
+/// the two pipe ends as standard input and output and runs the worker; when it cannot, writes
+/// errno to `failure_fd` and exits.
+[[noreturn]] void exec_worker(pid_t parent, int request_fd, int reply_fd, int failure_fd, char* const argv[])
+{
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
+    if (::dup2(request_fd, STDIN_FILENO) >= 0 && ::dup2(reply_fd, STDOUT_FILENO) >= 0)
+        ::execve(argv[0], argv, environ);
+    const int error = errno;
+    [[maybe_unused]] const ssize_t written = ::write(failure_fd, &error, sizeof(error));
+    ::_exit(127);
+}
+
+/// The errno a child of exec_worker wrote on `failure_fd` (its write end closed here), 0 when
+/// the exec succeeded (the pipe closed on exec without a word).
+int exec_failure(OwnedFd failure_read)
+{
+    int error = 0;
+    ssize_t got = 0;
+    do {
+        got = ::read(failure_read.fd, &error, sizeof(error));
+    } while (got < 0 && errno == EINTR);
+    return got == static_cast<ssize_t>(sizeof(error)) ? error : 0;
+}
+
 /// Starts `executable` as a mesh worker, its standard input and output on two new pipes, and
-/// sends it `request` (request_bytes); its request pipe is then closed.
+/// sends it `request` (request_bytes); its request pipe is then closed. The worker is killed
+/// when this process (precisely: the calling thread) ends, so that it never outlives gpufem.
 WorkerProcess start_worker(const std::string& executable, std::string request)
 {
     const std::string what = worker_name(executable);
-    int to_worker[2], from_worker[2];
+    int to_worker[2], from_worker[2], failure[2];
     if (::pipe2(to_worker, O_CLOEXEC) != 0)
         throw MeshSourceError(what + ": cannot create a pipe: " + std::strerror(errno));
     OwnedFd request_read{to_worker[0]}, request_write{to_worker[1]};
     if (::pipe2(from_worker, O_CLOEXEC) != 0)
         throw MeshSourceError(what + ": cannot create a pipe: " + std::strerror(errno));
     OwnedFd reply_read{from_worker[0]}, reply_write{from_worker[1]};
+    if (::pipe2(failure, O_CLOEXEC) != 0)
+        throw MeshSourceError(what + ": cannot create a pipe: " + std::strerror(errno));
+    OwnedFd failure_read{failure[0]}, failure_write{failure[1]};
 
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, request_read.fd, STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, reply_write.fd, STDOUT_FILENO);
     std::string argument = mesh_worker_argument;
     std::string program = executable;
     char* argv[] = {program.data(), argument.data(), nullptr};
-    pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0)
-        throw MeshSourceError(what + " could not be started: " + std::strerror(spawned));
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) throw MeshSourceError(what + " could not be started: " + std::strerror(errno));
+    if (pid == 0) exec_worker(parent, request_read.fd, reply_write.fd, failure_write.fd, argv);
     request_read.reset();
     reply_write.reset();
+    failure_write.reset();
     WorkerProcess worker;
     worker.executable = executable;
     worker.pid = pid;
+    if (const int error = exec_failure(std::move(failure_read)); error != 0) {
+        worker.wait();
+        throw MeshSourceError(what + " could not be started: " + std::strerror(error));
+    }
     worker.reply_read = std::move(reply_read);
     worker.sent = write_request(request_write.fd, request);
     worker.request = std::move(request);
@@ -351,7 +395,11 @@ std::string describe_exit(int status)
         const int signal = WTERMSIG(status);
         std::string text = "was ended by signal " + std::to_string(signal) + " (" +
                            strsignal(signal) + ")";
-        if (signal == SIGKILL)
+        if (signal == SIGSYS)
+            text += ": the mesh input tried to run a program or start a process, which the mesh "
+                    "worker's sandbox forbids (if you trust the file, set mesh.allow_commands: "
+                    "true in the case)";
+        else if (signal == SIGKILL)
             text += ": most likely the kernel's out-of-memory killer; the mesh needs more memory "
                     "than this machine has";
         else if (signal == SIGABRT || signal == SIGSEGV || signal == SIGBUS)
@@ -381,6 +429,87 @@ WorkerProcess take_prestarted_worker(const std::string& executable, const std::s
     }
     if (!taken || taken->executable != executable || taken->request != request) return {};
     return std::move(*taken);
+}
+
+/// The worker's answer: its reply code and the mesh or the error message.
+struct WorkerAnswer {
+    WorkerReply reply = WorkerReply::error;
+    std::string message;
+    Mesh mesh;
+};
+
+/// `seconds` after `start`.
+std::chrono::steady_clock::time_point after(std::chrono::steady_clock::time_point start, double seconds)
+{
+    return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(seconds));
+}
+
+/// Whether the script limit (not the whole time limit) bounds the evaluation of the script.
+bool script_limit_binds(const MeshSpec& spec)
+{
+    return spec.kind == MeshSpec::Kind::geo && spec.script_time_limit < spec.time_limit;
+}
+
+/// Reads the worker's answer from `fd`. A .geo script must be evaluated (the worker's
+/// script_read) within mesh.script_time_limit, everything within mesh.time_limit; past a limit
+/// TimedOut names it.
+WorkerAnswer receive_answer(int fd, const MeshSpec& spec)
+{
+    const auto start = std::chrono::steady_clock::now();
+    Channel in(fd);
+    Receiver receiver{in};
+    WorkerAnswer answer;
+    const bool script_limit = script_limit_binds(spec);
+    in.set_deadline(after(start, script_limit ? spec.script_time_limit : spec.time_limit), script_limit);
+    receiver.value(answer.reply);
+    if (answer.reply == WorkerReply::script_read) {
+        in.set_deadline(after(start, spec.time_limit), false);
+        receiver.value(answer.reply);
+    }
+    if (answer.reply == WorkerReply::mesh)
+        transfer_mesh(receiver, answer.mesh);
+    else
+        receiver.text(answer.message);
+    return answer;
+}
+
+/// The message for a worker stopped at a time limit: which limit, its value and the key.
+std::string time_limit_message(const MeshSpec& spec, const std::string& name, bool script)
+{
+    std::ostringstream text;
+    if (script)
+        text << "meshing " << name << ": Gmsh did not finish evaluating the script within "
+             << "mesh.script_time_limit (" << spec.script_time_limit << " s) and was stopped "
+             << "(a loop or a Sleep in the script?); if the script needs longer, raise "
+                "mesh.script_time_limit";
+    else
+        text << "meshing " << name << ": Gmsh did not finish within mesh.time_limit ("
+             << spec.time_limit << " s) and was stopped; a smaller mesh (larger mesh.size, "
+                "fewer refinements) or a larger mesh.time_limit";
+    return text.str();
+}
+
+/// The worker's meshing: the sandbox entered (its input files opened into `inputs` first)
+/// unless spec allows commands, then load_gmsh_mesh; `out` gets the script_read note.
+Mesh load_in_sandbox(const MeshSpec& spec, Channel& out, std::optional<SandboxedInputs>& inputs)
+{
+    GmshReadOptions read;
+    if (spec.allow_commands) {
+        spdlog::debug("mesh worker: mesh.allow_commands: true: Gmsh runs without the sandbox");
+    } else {
+        inputs.emplace(spec);
+        spdlog::debug(enter_worker_sandbox(inputs->reads()));
+        read = inputs->read_options();
+    }
+    read.script_read = [&out] {
+        try {
+            Sender<Channel>{out}.value(WorkerReply::script_read);
+        } catch (const ChannelClosed&) {
+            // gpufem is gone or stopped waiting; the reply fails the same way.
+        }
+    };
+    return load_gmsh_mesh(spec, read);
 }
 
 }  // namespace
@@ -422,30 +551,18 @@ Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, in
     WorkerProcess worker = take_prestarted_worker(executable, request);
     if (worker.pid <= 0) worker = start_worker(executable, request);
     const pid_t pid = worker.pid;
-    const bool sent = worker.sent;
     OwnedFd reply_read = std::move(worker.reply_read);
-    WorkerReply reply = WorkerReply::error;
-    std::string message;
-    Mesh mesh;
-    bool received = sent;
-    bool timed_out = false;
-    if (sent) {
+    WorkerAnswer answer;
+    bool received = worker.sent;
+    std::optional<TimedOut> timed_out;
+    if (worker.sent) {
         try {
-            Channel in(reply_read.fd);
-            in.set_deadline(std::chrono::steady_clock::now() +
-                            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                std::chrono::duration<double>(spec.time_limit)));
-            Receiver receiver{in};
-            receiver.value(reply);
-            if (reply == WorkerReply::mesh)
-                transfer_mesh(receiver, mesh);
-            else
-                receiver.text(message);
+            answer = receive_answer(reply_read.fd, spec);
         } catch (const ChannelClosed&) {
             received = false;
-        } catch (const TimedOut&) {
+        } catch (const TimedOut& limit) {
             received = false;
-            timed_out = true;
+            timed_out = limit;
             ::kill(pid, SIGKILL);
         }
     }
@@ -453,22 +570,17 @@ Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, in
     const int status = worker.wait();
     const std::string name = spec.kind == MeshSpec::Kind::shape ? "shape " + spec.shape
                                                                 : "'" + spec.path + "'";
-    if (timed_out) {
-        std::ostringstream text;
-        text << "meshing " << name << ": Gmsh did not finish within mesh.time_limit ("
-             << spec.time_limit << " s) and was stopped; a smaller mesh (larger mesh.size, "
-                "fewer refinements) or a larger time_limit";
-        throw MeshSourceError(text.str());
-    }
+    if (timed_out) throw MeshSourceError(time_limit_message(spec, name, timed_out->script));
     if (!received)
         throw MeshSourceError("meshing " + name + ": " + what + " " + describe_exit(status));
-    if (reply == WorkerReply::out_of_memory) throw std::bad_alloc();
-    if (reply != WorkerReply::mesh) throw MeshSourceError(message);
-    return mesh;
+    if (answer.reply == WorkerReply::out_of_memory) throw std::bad_alloc();
+    if (answer.reply != WorkerReply::mesh) throw MeshSourceError(answer.message);
+    return std::move(answer.mesh);
 }
 
 int run_mesh_worker()
 {
+    spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug, inherited from gpufem: the debug lines
     // The reply goes to the original standard output; whatever a library prints there from
     // now on goes to standard error instead of into the reply.
     const int reply_fd = ::dup(STDOUT_FILENO);
@@ -493,15 +605,16 @@ int run_mesh_worker()
     WorkerReply reply = WorkerReply::mesh;
     std::string message;
     Mesh mesh;
+    std::optional<SandboxedInputs> inputs;
     try {
         set_host_threads(threads);
-        mesh = load_gmsh_mesh(spec);
+        mesh = load_in_sandbox(spec, out, inputs);
     } catch (const std::bad_alloc&) {
         reply = WorkerReply::out_of_memory;
         message = "out of memory";
     } catch (const std::exception& error) {
         reply = WorkerReply::error;
-        message = error.what();
+        message = inputs ? inputs->named(error.what()) : error.what();
     }
     try {
         Sender sender{out};

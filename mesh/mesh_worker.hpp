@@ -9,7 +9,12 @@
 // - a crash or out-of-memory inside Gmsh (its OpenMP meshing aborts the process) ends the worker,
 //   not the run, and is reported as an error naming the mesh;
 // - the worker's address space is limited to the machine's physical memory, so that a mesh too
-//   large for the machine fails instead of driving the host into swap.
+//   large for the machine fails instead of driving the host into swap;
+// - Gmsh evaluates .geo scripts, which can run programs and read, write and delete files: the
+//   worker puts itself in an operating-system sandbox (worker_sandbox.hpp) before Gmsh reads
+//   anything, unless the case sets mesh.allow_commands; a script is stopped after
+//   mesh.script_time_limit, meshing after mesh.time_limit;
+// - the worker is killed when gpufem ends (its parent-death signal), even by SIGKILL.
 #include <string>
 
 #include "mesh/mesh.hpp"
@@ -39,14 +44,18 @@ void prestart_mesh_worker(const MeshSpec& spec);
 /// (finish_gmsh_mesh: refinement and node numbering on `device`) in this process.
 Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device = nullptr);
 
-/// Loads the Gmsh part of the mesh of `spec` (load_gmsh_mesh) in a worker started from `executable` (an absolute path, normally
-/// /proc/self/exe) with `threads` host threads for Gmsh. Throws MeshSourceError with the
-/// worker's message, or naming the signal that ended it; std::bad_alloc when it ran out of
-/// memory.
+/// Loads the Gmsh part of the mesh of `spec` (load_gmsh_mesh) in a worker started from
+/// `executable` (an absolute path, normally /proc/self/exe) with `threads` host threads for
+/// Gmsh. Throws MeshSourceError with the worker's message, naming the signal that ended it
+/// (SIGSYS: the sandbox stopped a program's start) or the time limit it passed; std::bad_alloc
+/// when it ran out of memory. The worker gets SIGKILL when the calling thread ends: call it
+/// from a thread that outlives the load (gpufem's main thread).
 Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads);
 
-/// The worker's side: reads the request from standard input, writes the mesh or the error to
-/// standard output. Returns the process exit code (0, or 1 when the request could not be read).
+/// The worker's side: reads the request from standard input, enters the sandbox (unless the
+/// request allows commands), writes the mesh or the error to standard output (and, for a
+/// .geo, a note once the script is evaluated). Returns the process exit code (0, or 1 when the
+/// request could not be read).
 int run_mesh_worker();
 
 }  // namespace gpufem

@@ -36,7 +36,7 @@ constexpr std::string_view output_keys[] = {"compression", "write"};
 constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
                                           "elements", "size", "refine",
                                           "size_scales_with_degree", "allow_commands",
-                                          "time_limit", "geometry_order", "gmsh_threads"};
+                                          "time_limit", "script_time_limit", "geometry_order", "gmsh_threads"};
 constexpr std::string_view matrix_keys[] = {"file", "rhs"};
 constexpr std::string_view booleans[] = {"true", "false"};
 constexpr std::string_view mesh_sources[] = {"file", "geo", "shape"};
@@ -149,6 +149,41 @@ struct MeshEntry {
     bool size_scales_with_degree = false;
 };
 
+/// A number of seconds > 0 (a time limit).
+double read_seconds(const CaseReader& reader, const CaseValue& limit)
+{
+    const double seconds = reader.to_double(limit, "seconds > 0");
+    if (!(seconds > 0.0) || !std::isfinite(seconds))
+        reader.fail(limit, "expected seconds > 0, got '" + limit.node.Scalar() + "'");
+    return seconds;
+}
+
+/// The mesh keys of the Gmsh process: allow_commands, time_limit, script_time_limit and
+/// gmsh_threads, into `mesh` (whose source is read) and `resolved`.
+void read_gmsh_process(const CaseReader& reader, const std::vector<CaseValue>& entries, MeshSpec& mesh,
+                       json& resolved)
+{
+    if (const CaseValue* flag = find_entry(entries, "allow_commands")) {
+        if (mesh.kind != MeshSpec::Kind::geo) reader.fail(*flag, "only valid with mesh.geo");
+        mesh.allow_commands = reader.to_choice(*flag, booleans) == "true";
+        resolved["allow_commands"] = mesh.allow_commands;
+    }
+    if (const CaseValue* limit = find_entry(entries, "time_limit")) {
+        mesh.time_limit = read_seconds(reader, *limit);
+        resolved["time_limit"] = mesh.time_limit;
+    }
+    if (const CaseValue* limit = find_entry(entries, "script_time_limit")) {
+        if (mesh.kind != MeshSpec::Kind::geo) reader.fail(*limit, "only valid with mesh.geo");
+        mesh.script_time_limit = read_seconds(reader, *limit);
+        resolved["script_time_limit"] = mesh.script_time_limit;
+    }
+    if (const CaseValue* threads = find_entry(entries, "gmsh_threads")) {
+        if (!mesh_needs_gmsh(mesh)) reader.fail(*threads, "only valid with meshes from Gmsh (file, geo, shape: disk)");
+        mesh.gmsh_threads = reader.to_int(*threads, 0);
+        resolved["gmsh_threads"] = mesh.gmsh_threads;
+    }
+}
+
 /// The mesh map: one source, its options, defaults filled in; resolved gets its JSON.
 MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::path& base_dir,
                    json& resolved)
@@ -225,24 +260,7 @@ MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::
         scales = reader.to_choice(*flag, booleans) == "true";
     }
 
-    if (const CaseValue* flag = find_entry(entries, "allow_commands")) {
-        if (mesh.kind != MeshSpec::Kind::geo) reader.fail(*flag, "only valid with mesh.geo");
-        mesh.allow_commands = reader.to_choice(*flag, booleans) == "true";
-        resolved["allow_commands"] = mesh.allow_commands;
-    }
-
-    if (const CaseValue* limit = find_entry(entries, "time_limit")) {
-        mesh.time_limit = reader.to_double(*limit, "seconds > 0");
-        if (!(mesh.time_limit > 0.0) || !std::isfinite(mesh.time_limit))
-            reader.fail(*limit, "expected seconds > 0, got '" + limit->node.Scalar() + "'");
-        resolved["time_limit"] = mesh.time_limit;
-    }
-
-    if (const CaseValue* threads = find_entry(entries, "gmsh_threads")) {
-        if (!mesh_needs_gmsh(mesh)) reader.fail(*threads, "only valid with meshes from Gmsh (file, geo, shape: disk)");
-        mesh.gmsh_threads = reader.to_int(*threads, 0);
-        resolved["gmsh_threads"] = mesh.gmsh_threads;
-    }
+    read_gmsh_process(reader, entries, mesh, resolved);
 
     if (const CaseValue* order = find_entry(entries, "geometry_order")) {
         if (mesh.kind == MeshSpec::Kind::shape && mesh.shape != "disk")

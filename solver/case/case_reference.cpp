@@ -138,10 +138,15 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            then varies by a few cells from run to run
   time_limit: 1800         (seconds > 0) how long Gmsh may read, mesh and refine (files, .geo
                            files, the disk): it runs in a separate process, ended after that
-  allow_commands: false    (boolean, geo only) let the .geo script run System, SystemCall,
-                           OnelabRun, Save, Print, Exit, Abort, Include, Merge, Sleep and file
-                           commands. Refused by default (named with their line): a mesh input
-                           must not run programs, write files or end gpufem. A file: must be a
+  script_time_limit: 60    (seconds > 0, geo only) how long Gmsh may evaluate the .geo script
+                           before meshing (a loop in it is stopped there); within time_limit
+  allow_commands: false    (boolean, geo only) run Gmsh outside its sandbox and let the .geo
+                           script run System, SystemCall, OnelabRun, Save, Print, Printf > FILE,
+                           Exit, Abort, Include, Merge, ListFromFile, ShapeFromFile, Sleep, file
+                           commands and options naming files or programs (a warning says so).
+                           By default Gmsh runs in a sandbox (no programs, no writes, reads of
+                           the mesh files only) and these are refused, named with their line;
+                           so is a FILE.opt beside the file that uses them. A file: must be a
                            Gmsh mesh (first line $MeshFormat); it is never read as a script
 
 matrix:                    (map, instead of mesh) an external linear system A x = b from Matrix

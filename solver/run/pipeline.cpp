@@ -135,6 +135,10 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec)
         return out;
     }
     spdlog::info("case {}: loading mesh", spec.name);
+    if (spec.mesh.allow_commands)
+        spdlog::warn("mesh.allow_commands: true: Gmsh evaluates '{}' outside the mesh worker's "
+                     "sandbox; the script may run programs and read, write and delete files",
+                     spec.mesh.path);
     const auto start = clock_type::now();
     CaseMesh out{Mesh{}, nullptr, 0.0};
     {

@@ -125,3 +125,68 @@ TEST(MeshInputGuard, AllowedCommandsRun)
     EXPECT_GT(mesh.num_cells(), 0);
     EXPECT_TRUE(fs::exists(marker));
 }
+
+TEST(MeshInputGuard, StringsAndCommentsAreLexedAsGmshLexesThem)
+{
+    // Gmsh's strings have no escapes and may be single-quoted: each line below runs System in
+    // Gmsh, and the guard names it (the old lexer saw it inside a string or a comment).
+    const Folder folder;
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::geo;
+    for (const std::string& hiding : std::vector<std::string>{
+             "s = \"a\\\"; System \"touch x\"; t = \"b\";", "s = 'a\"'; System \"touch x\"; t = '\"';",
+             "s = '//'; System \"touch x\";", "s = '/*'; System \"touch x\"; t = '*/';"}) {
+        SCOPED_TRACE(hiding);
+        spec.path = folder.write("hiding.geo", std::string(square_geo) + hiding + "\n").string();
+        EXPECT_NE(error_of(spec).find("line 6: 'System' is refused"), std::string::npos) << error_of(spec);
+    }
+}
+
+TEST(MeshInputGuard, FileCommandsOptionsAndFormatsAreRefused)
+{
+    const Folder folder;
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::geo;
+    const std::vector<std::pair<std::string, std::string>> refused = {
+        {"Printf(\"x\") > \"out.txt\";", "'Printf(...) > FILE'"},
+        {"Printf(\"x %g\", 1) >> \"out.txt\";", "'Printf(...) > FILE'"},
+        {"General.TmpFileName = \"victim\";", "'TmpFileName' (an option naming a file or program)"},
+        {"Print.ParameterCommand = \"x\";", "'ParameterCommand'"},
+        {"x() = ListFromFile[\"secret\"];", "'ListFromFile'"},
+        {"MergeWithBoundingBox \"a.geo\";", "'MergeWithBoundingBox'"},
+        {"v() = ShapeFromFile(\"a.step\");", "'ShapeFromFile'"},
+        {"StringToName[StrCat(\"Sys\", \"tem\")] \"touch x\";", "'StringToName'"},
+        {"Printf(\"%n\", 1);", "a %n format"},
+        {"s = '%-08.3n';", "a %n format"},
+        {"s = \"" + std::string(1100, 'a') + "\";", "a string longer than Gmsh's 1023 characters"},
+        {std::string("s = 1;") + '\0' + "System \"x\";", "a NUL byte"}};
+    for (const auto& [line, named] : refused) {
+        SCOPED_TRACE(line.substr(0, 60));
+        spec.path = folder.write("refused.geo", std::string(square_geo) + line + "\n").string();
+        const std::string message = error_of(spec);
+        EXPECT_NE(message.find("line 6: " + named), std::string::npos) << message;
+        EXPECT_NE(message.find("mesh.allow_commands: true"), std::string::npos) << message;
+    }
+    // Formats and options that write nothing are accepted.
+    spec.path = folder.write("fine.geo", std::string(square_geo) +
+                                             "Printf(\"%g done\", 1);\nMesh.SaveAll = 0;\nPrint.Width = 640;\n")
+                    .string();
+    EXPECT_NO_THROW(load_mesh(spec));
+}
+
+TEST(MeshInputGuard, SidecarOptionsFileIsChecked)
+{
+    // Gmsh merges FILE.opt after FILE as a script: it is checked as one, and merged when fine.
+    const Folder folder;
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::geo;
+    spec.path = folder.write("part.geo", square_geo).string();
+    folder.write("part.geo.opt", "Mesh.ElementOrder = 1;\nSystem \"touch x\";\n");
+    const std::string message = error_of(spec);
+    EXPECT_NE(message.find("options file '" + spec.path + ".opt' (Gmsh reads it after '" + spec.path +
+                           "' as a script) line 2: 'System' is refused"),
+              std::string::npos)
+        << message;
+    folder.write("part.geo.opt", "Mesh.ElementOrder = 1;\n");
+    EXPECT_NO_THROW(load_mesh(spec));
+}

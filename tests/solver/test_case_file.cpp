@@ -446,6 +446,17 @@ TEST(CaseFile, MeshTimeLimit)
                     {"case.yaml:3: mesh.time_limit"});
 }
 
+TEST(CaseFile, MeshScriptTimeLimit)
+{
+    const std::string geo = "mesh:\n  geo: " + std::string(GPUFEM_SOURCE_DIR) + "/cases/meshes/cube.geo\n";
+    EXPECT_EQ(parse_case_text(geo, "case.yaml", "").mesh.script_time_limit, 60.0);
+    EXPECT_EQ(parse_case_text(geo + "  script_time_limit: 5\n", "case.yaml", "").mesh.script_time_limit, 5.0);
+    expect_contains(error_of(geo + "  script_time_limit: -1\n"),
+                    {"case.yaml:3: mesh.script_time_limit", "expected seconds > 0, got '-1'"});
+    expect_contains(error_of("mesh:\n  shape: disk\n  script_time_limit: 5\n"),
+                    {"case.yaml:3: mesh.script_time_limit", "only valid with mesh.geo"});
+}
+
 TEST(CaseFile, MeshGeometryOrder)
 {
     EXPECT_EQ(parse_case_text(minimal, "case.yaml", "").mesh.geometry_order, 0);  // the default rule
