@@ -59,6 +59,8 @@ index_type check_parts_reach_dirichlet(const CaseSpec& spec, const Mesh& mesh, c
 {
     const MeshParts parts = faces ? parts_through_faces(mesh, *faces) : parts_through_nodes(mesh);
     if (parts.count <= 1) return parts.count;
+    if (faces && spec.discretisation != DiscretisationKind::fv)  // finite elements: joined through nodes
+        return check_parts_reach_dirichlet(spec, mesh, nullptr);
     const char* joined = faces ? "faces" : "nodes";
     if (spec.problem.dirichlet.empty())
         throw MeshSourceError(fmt::format(
@@ -86,11 +88,11 @@ MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const 
     if (mesh.num_cells() == 0) return out;
     check_mesh_coordinates(mesh);
     out.quality = check_cell_quality(mesh);
-    const bool fv = spec.discretisation == DiscretisationKind::fv;
     if (face_adjacency_supported(mesh)) {
         const FaceSlots faces = face_slots(mesh, exec ? exec : Executor::create_cpu());
         out.conformity = check_mesh_conformity(mesh, faces);
-        out.parts = check_parts_reach_dirichlet(spec, mesh, fv ? &faces : nullptr);
+        // Through faces first: one part there is one part through nodes too.
+        out.parts = check_parts_reach_dirichlet(spec, mesh, &faces);
     } else {
         spdlog::debug("mesh: conformity not checked (no face adjacency for {}, order {})", mesh.describe_cells(),
                       mesh.degree);

@@ -28,9 +28,10 @@ MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const 
 
 /// Throws MeshSourceError naming the first part of the domain that no Dirichlet condition
 /// reaches (finite elements: cells joined through nodes, a part reached by a node of a
-/// Dirichlet facet; finite volumes, given faces: cells joined through faces, a part reached by
-/// a boundary face of a Dirichlet group), or when a problem without Dirichlet conditions has
-/// several parts. Returns the number of parts.
+/// Dirichlet facet; finite volumes: cells joined through faces, a part reached by a boundary
+/// face of a Dirichlet group), or when a problem without Dirichlet conditions has several
+/// parts. faces: the face adjacency (null: none; finite volumes then join cells through
+/// nodes). Returns the number of parts.
 index_type check_parts_reach_dirichlet(const CaseSpec& spec, const Mesh& mesh, const FaceSlots* faces);
 
 }  // namespace gpufem

@@ -202,3 +202,13 @@ TEST(MeshParts, SeparatePartsAreFound)
     EXPECT_EQ(parts_through_faces(corner, face_slots(corner, Executor::create_cpu())).count, 2);
     EXPECT_TRUE(contains(part_text(apart, parts_through_nodes(apart), 1), "part of 1 cells")) << part_text(apart, parts_through_nodes(apart), 1);
 }
+
+TEST(MeshConformity, FaceOfThreeCellsIsRefused)
+{
+    // Three triangles on the edge 0-1.
+    const Mesh mesh = make_mesh(ElementType::triangle, {0, 0, 0, 1, 0, 0, 0.5, 1, 0, 0.5, -1, 0, 0.5, 2, 0},
+                                {0, 1, 2, 1, 0, 3, 0, 1, 4});
+    const std::string message = check_message(mesh);
+    EXPECT_TRUE(contains(message, "shared by three or more cells")) << message;
+    EXPECT_TRUE(contains(message, "nodes at (")) << message;
+}
