@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -14,19 +15,26 @@
 namespace gpufem {
 namespace {
 
+/// Sorts a face's 2 to 4 nodes in place (insertion sort).
+void sort_nodes(index_type* nodes, int n)
+{
+    for (int i = 1; i < n; ++i)
+        for (int j = i; j > 0 && nodes[j] < nodes[j - 1]; --j) std::swap(nodes[j], nodes[j - 1]);
+}
+
 /// Whether slot s's face and the face of the cell across it that points back hold the same
 /// corners.
 bool face_matches_across(const FaceSlots& faces, long long s)
 {
     const long long other = faces.neighbour[static_cast<std::size_t>(s)];
     const long long c = s / faces.faces_per_cell;
-    index_type mine[4], theirs[4];
+    index_type mine[4] = {0, 0, 0, 0}, theirs[4] = {0, 0, 0, 0};
     const int n = faces.face_nodes(s, mine);
-    std::sort(mine, mine + n);
+    sort_nodes(mine, n);
     for (int f = 0; f < faces.shape(other).faces; ++f) {
         const long long t = other * faces.faces_per_cell + f;
         if (faces.neighbour[static_cast<std::size_t>(t)] != c || faces.face_nodes(t, theirs) != n) continue;
-        std::sort(theirs, theirs + n);
+        sort_nodes(theirs, n);
         if (std::equal(mine, mine + n, theirs)) return true;
     }
     return false;
@@ -83,6 +91,7 @@ ConformityReport check_mesh_conformity(const Mesh& mesh, const FaceSlots& faces)
     check_matching_faces(mesh, faces);
     check_hanging_nodes(mesh, faces);
     if (mesh.dim == 2) check_no_overlap_2d(mesh, faces);
+    else check_no_fold_3d(mesh, faces);
     return out;
 }
 

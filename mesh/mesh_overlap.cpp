@@ -1,6 +1,7 @@
 #include "mesh/mesh_overlap.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -107,7 +108,48 @@ long long first_overwound_node(const Mesh& mesh, const FaceSlots& faces, const s
     return -1;
 }
 
+/// The centre of cell c's corners.
+std::array<double, 3> corner_centre(const Mesh& mesh, const FaceSlots& faces, long long c)
+{
+    std::array<double, 3> centre{0, 0, 0};
+    const int corners = faces.shape(c).corners;
+    for (int k = 0; k < corners; ++k)
+        for (int d = 0; d < 3; ++d) centre[static_cast<std::size_t>(d)] += at(mesh, row_of(mesh, c)[k])[d] / corners;
+    return centre;
+}
+
+/// Which side of the plane through a face's first three nodes x lies on (+1, -1, 0).
+int side_of_face(const Mesh& mesh, const index_type* face, const std::array<double, 3>& x)
+{
+    const double *a = at(mesh, face[0]), *b = at(mesh, face[1]), *c = at(mesh, face[2]);
+    const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    const double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+    const double s = n[0] * (x[0] - a[0]) + n[1] * (x[1] - a[1]) + n[2] * (x[2] - a[2]);
+    return (s > 0) - (s < 0);
+}
+
 }  // namespace
+
+std::optional<Overlap> find_fold_3d(const Mesh& mesh, const FaceSlots& faces)
+{
+    const long long slots = static_cast<long long>(faces.neighbour.size());
+    long long first = std::numeric_limits<long long>::max();
+#pragma omp parallel for reduction(min : first) schedule(static)
+    for (long long s = 0; s < slots; ++s) {
+        const long long c = s / faces.faces_per_cell, other = faces.neighbour[static_cast<std::size_t>(s)];
+        if (other <= c) continue;
+        index_type face[4] = {0, 0, 0, 0};
+        faces.face_nodes(s, face);
+        if (side_of_face(mesh, face, corner_centre(mesh, faces, c)) *
+                side_of_face(mesh, face, corner_centre(mesh, faces, other)) >= 0)
+            first = std::min(first, s);
+    }
+    if (first == std::numeric_limits<long long>::max()) return std::nullopt;
+    Overlap out;
+    out.cell = first / faces.faces_per_cell;
+    out.other = faces.neighbour[static_cast<std::size_t>(first)];
+    return out;
+}
 
 std::optional<Overlap> find_overlap_2d(const Mesh& mesh, const FaceSlots& faces)
 {
@@ -142,6 +184,16 @@ void check_no_overlap_2d(const Mesh& mesh, const FaceSlots& faces)
     throw MeshSourceError(fmt::format(
         "mesh {} is tangled: the cells around node {} at {} overlap (their angles there add up to "
         "more than a full turn; {})", mesh.source, overlap->node, node_position_text(mesh, overlap->node), counts));
+}
+
+void check_no_fold_3d(const Mesh& mesh, const FaceSlots& faces)
+{
+    const std::optional<Overlap> fold = find_fold_3d(mesh, faces);
+    if (fold)
+        throw MeshSourceError(fmt::format(
+            "mesh {} is tangled: {} overlaps {}: their corners' centres lie on the same side of the "
+            "face they share (a cell on top of another, or a node moved past its neighbours)",
+            mesh.source, cell_text(mesh, fold->cell), cell_text(mesh, fold->other)));
 }
 
 }  // namespace gpufem

@@ -3,7 +3,8 @@
 // as it was drawn, so a valid mesh may hold cells of both orientations, and only overlap is an
 // error. Two cells that share an edge must lie on its two sides (each traverses it the other
 // way relative to its own orientation), and the angles of the cells around a node add up to
-// 2 pi inside the mesh and to at most 2 pi on its boundary.
+// 2 pi inside the mesh and to at most 2 pi on its boundary. In 3D, two cells sharing a face
+// must lie on its two sides.
 #include <optional>
 
 #include "mesh/face_slots.hpp"
@@ -25,5 +26,12 @@ std::optional<Overlap> find_overlap_2d(const Mesh& mesh, const FaceSlots& faces)
 /// Throws MeshSourceError naming the mesh, the cells and their nodes (or the node) when the
 /// cells of a 2D mesh overlap ("tangled").
 void check_no_overlap_2d(const Mesh& mesh, const FaceSlots& faces);
+
+/// 3D: the first pair of cells sharing a face whose corners' centres lie on the same side of
+/// it (one cell folded over or lying on the other), or none.
+std::optional<Overlap> find_fold_3d(const Mesh& mesh, const FaceSlots& faces);
+
+/// Throws MeshSourceError naming the mesh and both cells when find_fold_3d finds a pair.
+void check_no_fold_3d(const Mesh& mesh, const FaceSlots& faces);
 
 }  // namespace gpufem

@@ -212,3 +212,12 @@ TEST(MeshConformity, FaceOfThreeCellsIsRefused)
     EXPECT_TRUE(contains(message, "shared by three or more cells")) << message;
     EXPECT_TRUE(contains(message, "nodes at (")) << message;
 }
+
+TEST(MeshConformity, TetrahedronOnTopOfAnotherIsRefused)
+{
+    // Two tetrahedra on the same side of the face 0-1-2 they share.
+    const Mesh mesh = make_mesh(ElementType::tetrahedron, {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.2, 0.2, 0.5},
+                                {0, 1, 2, 3, 0, 1, 2, 4});
+    const std::string message = check_message(mesh);
+    EXPECT_TRUE(contains(message, "test mesh is tangled: cell 0")) << message;
+}
