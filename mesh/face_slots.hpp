@@ -14,6 +14,8 @@ struct FaceSlots {
     const Mesh* mesh = nullptr;
     int faces_per_cell = 0;
     std::vector<index_type> neighbour;  ///< per slot: the cell across, or -1
+    long long interior_faces = 0;       ///< faces of two cells (each counted once)
+    long long boundary_faces = 0;       ///< faces of one cell
     CellShapes shapes = cell_shapes();
 
     /// The shape of cell c.

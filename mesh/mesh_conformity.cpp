@@ -57,12 +57,16 @@ FaceSlots face_slots(const Mesh& mesh, const ExecPtr& exec)
     out.mesh = &mesh;
     out.faces_per_cell = adjacency.faces_per_cell;
     out.neighbour = adjacency.neighbour.to_host();
+    out.interior_faces = adjacency.interior_faces;
+    out.boundary_faces = adjacency.boundary_faces;
     return out;
 }
 
 void check_matching_faces(const Mesh& mesh, const FaceSlots& faces)
 {
-    if (mesh.dim != 3) return;  // 2D faces are edges, matched by both corners
+    // 2D faces are edges, matched by both corners; tetrahedra's and hexahedra's alone meet
+    // faces of their own kind, whose three lowest corners fix the face.
+    if (mesh.dim != 3 || !mesh.first_order_only()) return;
     const long long slots = static_cast<long long>(faces.neighbour.size());
     long long first = std::numeric_limits<long long>::max();
 #pragma omp parallel for reduction(min : first) schedule(static)
@@ -79,15 +83,7 @@ void check_matching_faces(const Mesh& mesh, const FaceSlots& faces)
 
 ConformityReport check_mesh_conformity(const Mesh& mesh, const FaceSlots& faces)
 {
-    ConformityReport out;
-    out.checked = true;
-    const long long slots = static_cast<long long>(faces.neighbour.size());
-    for (long long s = 0; s < slots; ++s) {
-        if (!faces.is_face(s)) continue;
-        if (faces.neighbour[static_cast<std::size_t>(s)] < 0) ++out.boundary_faces;
-        else ++out.interior_faces;
-    }
-    out.interior_faces /= 2;
+    ConformityReport out{true, faces.interior_faces, faces.boundary_faces};
     check_matching_faces(mesh, faces);
     check_hanging_nodes(mesh, faces);
     if (mesh.dim == 2) check_no_overlap_2d(mesh, faces);

@@ -36,7 +36,8 @@ struct ConformityReport {
 ConformityReport check_mesh_conformity(const Mesh& mesh, const FaceSlots& faces);
 
 /// Throws MeshSourceError when two cells that share a face hold it with different corners
-/// (3D: faces are matched by three corners, so a quadrilateral can meet a triangle).
+/// (3D meshes with faces of both kinds: faces are matched by three corners, so a
+/// quadrilateral can meet a triangle).
 void check_matching_faces(const Mesh& mesh, const FaceSlots& faces);
 
 }  // namespace gpufem

@@ -132,6 +132,10 @@ int side_of_face(const Mesh& mesh, const index_type* face, const std::array<doub
 
 std::optional<Overlap> find_fold_3d(const Mesh& mesh, const FaceSlots& faces)
 {
+    const long long cells = mesh.num_cells();
+    std::vector<std::array<double, 3>> centre(static_cast<std::size_t>(cells));
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < cells; ++c) centre[static_cast<std::size_t>(c)] = corner_centre(mesh, faces, c);
     const long long slots = static_cast<long long>(faces.neighbour.size());
     long long first = std::numeric_limits<long long>::max();
 #pragma omp parallel for reduction(min : first) schedule(static)
@@ -140,8 +144,8 @@ std::optional<Overlap> find_fold_3d(const Mesh& mesh, const FaceSlots& faces)
         if (other <= c) continue;
         index_type face[4] = {0, 0, 0, 0};
         faces.face_nodes(s, face);
-        if (side_of_face(mesh, face, corner_centre(mesh, faces, c)) *
-                side_of_face(mesh, face, corner_centre(mesh, faces, other)) >= 0)
+        if (side_of_face(mesh, face, centre[static_cast<std::size_t>(c)]) *
+                side_of_face(mesh, face, centre[static_cast<std::size_t>(other)]) >= 0)
             first = std::min(first, s);
     }
     if (first == std::numeric_limits<long long>::max()) return std::nullopt;

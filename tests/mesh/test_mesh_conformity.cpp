@@ -4,6 +4,10 @@
 // node; cells of both orientations that do not overlap pass; separate parts are found.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -220,4 +224,33 @@ TEST(MeshConformity, TetrahedronOnTopOfAnotherIsRefused)
                                 {0, 1, 2, 3, 0, 1, 2, 4});
     const std::string message = check_message(mesh);
     EXPECT_TRUE(contains(message, "test mesh is tangled: cell 0")) << message;
+}
+
+TEST(MeshChecksTiming, DISABLED_MultiMillionCellGrids)
+{
+    // The cost of every check on generated grids (GPUFEM_TIMING_N boxes a side, default 160:
+    // 4.1M hexahedra, 24.6M tetrahedra); run with --gtest_also_run_disabled_tests.
+    const char* n_text = std::getenv("GPUFEM_TIMING_N");
+    const int n = n_text ? std::atoi(n_text) : 160;
+    const auto seconds = [](auto&& work) {
+        const auto start = std::chrono::steady_clock::now();
+        const std::clock_t cpu = std::clock();
+        work();
+        return std::array<double, 2>{std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                                     double(std::clock() - cpu) / CLOCKS_PER_SEC};
+    };
+    for (ElementType type : {ElementType::hexahedron, ElementType::tetrahedron, ElementType::quadrilateral}) {
+        const int side = type == ElementType::quadrilateral ? n * 12 : (type == ElementType::tetrahedron ? n / 2 : n);
+        const Mesh mesh = grid_mesh(type, side, 0.1);
+        FaceSlots faces;
+        const auto coords = seconds([&] { check_mesh_coordinates(mesh); });
+        const auto quality = seconds([&] { check_cell_quality(mesh); });
+        const auto adjacency = seconds([&] { faces = face_slots(mesh, Executor::create_cpu()); });
+        const auto conformity = seconds([&] { check_mesh_conformity(mesh, faces); });
+        const auto parts = seconds([&] { EXPECT_EQ(parts_through_faces(mesh, faces).count, 1); });
+        std::printf("%s: %d cells; wall (cpu) s: coordinates %.3f (%.3f), quality %.3f (%.3f), face adjacency %.3f "
+                    "(%.3f), conformity %.3f (%.3f), parts %.3f (%.3f)\n",
+                    element_type_plural(type), mesh.num_cells(), coords[0], coords[1], quality[0], quality[1],
+                    adjacency[0], adjacency[1], conformity[0], conformity[1], parts[0], parts[1]);
+    }
 }
