@@ -4,7 +4,7 @@
 // of three cells, no hanging node (a node of some cells lying on a face of another that
 // does not have it: the cells on the two sides of that face are not joined, and the solution
 // is wrong with no other sign), and no overlapping cells (in 2D whatever each cell's
-// orientation; in 3D two cells on one side of the face they share). The face matching is the
+// orientation; in tetrahedral meshes two cells on one side of the face they share). The face matching is the
 // face adjacency's (cell_faces, on the executor: one sort); the geometric tests walk the
 // boundary faces and the cells once on the host.
 #include <vector>
@@ -31,7 +31,7 @@ struct ConformityReport {
 };
 
 /// Throws MeshSourceError naming the mesh, the cells, the face and the node when the mesh
-/// is not conforming (see the file comment), or when cells overlap (2D: whatever their orientation; 3D: across a face). faces: the mesh's
+/// is not conforming (see the file comment), or when cells overlap (2D: whatever their orientation; tetrahedra: across a face). faces: the mesh's
 /// face adjacency (face_slots).
 ConformityReport check_mesh_conformity(const Mesh& mesh, const FaceSlots& faces);
 

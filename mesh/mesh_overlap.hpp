@@ -28,7 +28,8 @@ std::optional<Overlap> find_overlap_2d(const Mesh& mesh, const FaceSlots& faces)
 void check_no_overlap_2d(const Mesh& mesh, const FaceSlots& faces);
 
 /// 3D: the first pair of cells sharing a face whose corners' centres lie on the same side of
-/// it (one cell folded over or lying on the other), or none.
+/// it (one cell folded over or lying on the other), or none. Exact for tetrahedra; a valid
+/// non-convex cell of another shape can hold its centre beyond a face.
 std::optional<Overlap> find_fold_3d(const Mesh& mesh, const FaceSlots& faces);
 
 /// Throws MeshSourceError naming the mesh and both cells when find_fold_3d finds a pair.
