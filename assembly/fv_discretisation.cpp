@@ -14,6 +14,7 @@
 #include "assembly/operator_levels.hpp"
 #include "linalg/blas1.hpp"
 #include "mesh/cell_faces.hpp"
+#include "mesh/mesh_quality.hpp"
 
 namespace gpufem {
 namespace {
@@ -121,6 +122,7 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
 
     // Geometry: the face adjacency, centroids and volumes on the executor.
     auto start = clock_type::now();
+    check_mesh_coordinates(mesh);  // finite, and 2D in a plane z = const, as for finite elements
     s->faces = cell_faces(mesh, exec, &marked);
     for (std::size_t k = 0; k < marked.size(); ++k) {
         const auto g = static_cast<std::size_t>(marked[k]);

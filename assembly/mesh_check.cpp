@@ -9,56 +9,31 @@
 #include <fmt/format.h>
 
 #include "assembly/geometry_check_kernels.hpp"
+#include "mesh/cell_description.hpp"
+#include "mesh/mesh_conformity.hpp"
+#include "mesh/mesh_overlap.hpp"
+#include "mesh/mesh_quality.hpp"
 
 namespace gpufem {
 namespace {
 
-/// "cell 12 (counted from 0; nodes at (0, 0, 0), (0.5, 0, 0), ...)": a cell and the positions
-/// of its first nodes (its vertices come first), which name it whatever the file's numbering.
-std::string cell_text(const Mesh& mesh, long long cell)
+/// Whether the cells of a 2D mesh whose det J has both signs overlap: each cell's orientation
+/// is its own (Gmsh orients each surface as it was drawn); only overlap is an error. Meshes
+/// without a face adjacency count as overlapping, as before.
+bool cells_overlap_2d(const Mesh& mesh, const ExecPtr& exec)
 {
-    std::string nodes;
-    const int shown = std::min(mesh.nodes_per_cell, 4);
-    for (int i = 0; i < shown; ++i) {
-        const double* x =
-            &mesh.coordinates[3 * static_cast<std::size_t>(
-                                      mesh.cells[static_cast<std::size_t>(cell) * mesh.nodes_per_cell + i])];
-        nodes += fmt::format("{}({:.6g}, {:.6g}, {:.6g})", i ? ", " : "", x[0], x[1], x[2]);
-    }
-    if (shown < mesh.nodes_per_cell) nodes += ", ...";
-    return fmt::format("cell {} (counted from 0; nodes at {})", cell, nodes);
+    if (!face_adjacency_supported(mesh)) return true;
+    return find_overlap_2d(mesh, face_slots(mesh, exec)).has_value();
 }
 
-/// Finite coordinates, and z = const in 2D.
-void check_coordinates(const Mesh& mesh)
+/// The advice for a degenerate or folded cell: Gmsh's curved cells of order 2 and above fold
+/// where a boundary curves sharply, and straight cells of the same mesh run.
+std::string folded_advice(const Mesh& mesh)
 {
-    const long long n = mesh.num_nodes();
-    const double* x = mesh.coordinates.data();
-    long long first_bad = std::numeric_limits<long long>::max();
-    double largest = 0;
-#pragma omp parallel for reduction(min : first_bad) reduction(max : largest) schedule(static)
-    for (long long i = 0; i < n; ++i)
-        for (int d = 0; d < 3; ++d) {
-            if (!std::isfinite(x[3 * i + d])) first_bad = std::min(first_bad, i);
-            else largest = std::max(largest, std::abs(x[3 * i + d]));
-        }
-    if (first_bad < n)
-        throw std::runtime_error(fmt::format(
-            "mesh {}: node {} has a coordinate that is not finite ({}, {}, {})", mesh.source,
-            first_bad, x[3 * first_bad], x[3 * first_bad + 1], x[3 * first_bad + 2]));
-    if (mesh.dim != 2 || n == 0) return;
-    const double z0 = x[2], tolerance = 1e-10 * std::max(1.0, largest);
-    long long off_plane = std::numeric_limits<long long>::max();
-#pragma omp parallel for reduction(min : off_plane) schedule(static)
-    for (long long i = 0; i < n; ++i)
-        if (std::abs(x[3 * i + 2] - z0) > tolerance) off_plane = std::min(off_plane, i);
-    if (off_plane < n)
-        throw std::runtime_error(fmt::format(
-            "mesh {} is 2D but does not lie in a plane z = const (node 0 at z = {}, node {} at "
-            "({}, {}, {})): gpufem solves 2D problems in the xy-plane and would solve this one on "
-            "its projection; move the mesh into a plane z = const",
-            mesh.source, z0, off_plane, x[3 * off_plane], x[3 * off_plane + 1],
-            x[3 * off_plane + 2]));
+    if (mesh.degree == 1) return "";
+    return fmt::format("; the cells are of order {}: if they are Gmsh's curved cells, mesh.geometry_order: 1 "
+                       "runs them as straight-sided cells (or refine the mesh near curved boundaries)",
+                       mesh.degree);
 }
 
 }  // namespace
@@ -66,7 +41,7 @@ void check_coordinates(const Mesh& mesh)
 template <typename V>
 void check_mesh_geometry(const Mesh& mesh, const ElementData<V>& data)
 {
-    check_coordinates(mesh);
+    check_mesh_coordinates(mesh);
     const ExecPtr& exec = data.coordinates.executor();
     const ElementArgs<V> args = data.args();
     const JacobianSigns signs = GPUFEM_DISPATCH(*exec, jacobian_signs(*exec, args));
@@ -74,11 +49,11 @@ void check_mesh_geometry(const Mesh& mesh, const ElementData<V>& data)
         const long long cell = signs.first_degenerate / data.num_points;
         throw std::runtime_error(fmt::format(
             "mesh {}: {} is degenerate or folded: det J is zero, not finite or changes sign at "
-            "quadrature point {} (cells with a consistent sign: {} positive, {} negative)",
+            "quadrature point {} (cells with a consistent sign: {} positive, {} negative){}",
             mesh.source, cell_text(mesh, cell), signs.first_degenerate % data.num_points,
-            signs.positive, signs.negative));
+            signs.positive, signs.negative, folded_advice(mesh)));
     }
-    if (signs.positive > 0 && signs.negative > 0) {
+    if (signs.positive > 0 && signs.negative > 0 && (mesh.dim != 2 || cells_overlap_2d(mesh, exec))) {
         const bool fewer_negative = signs.negative <= signs.positive;
         const long long cell = fewer_negative ? signs.first_negative : signs.first_positive;
         throw std::runtime_error(fmt::format(

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh/cell_description.hpp"
 #include "mesh/cell_face_kernels.hpp"
 #include "mesh/cell_shapes.hpp"
 #include "mesh/gmsh_session.hpp"
@@ -144,9 +145,9 @@ CellFaces cell_faces(const Mesh& mesh, const ExecPtr& exec, const std::vector<in
                                  second.data()));
     if (shared >= 0) {
         const index_type slot = sides.owner.to_host()[static_cast<std::size_t>(shared)];
-        throw MeshSourceError("mesh '" + mesh.source + "': face " +
-                              std::to_string(slot % out.faces_per_cell) + " of cell " +
-                              std::to_string(slot / out.faces_per_cell) +
+        throw MeshSourceError("mesh '" + mesh.source + "' is not conforming: face " +
+                              std::to_string(slot % out.faces_per_cell) + " of " +
+                              cell_text(mesh, slot / out.faces_per_cell) +
                               " is shared by three or more cells (not a manifold mesh)");
     }
     out.neighbour = Array<index_type>(exec, static_cast<std::size_t>(sides.slots));

@@ -19,6 +19,7 @@
 #include "solver/run/corrected_operator.hpp"
 #include "solver/run/format_choice.hpp"
 #include "solver/run/memory_estimate.hpp"
+#include "solver/run/mesh_validation.hpp"
 #include "solver/run/progress_line.hpp"
 #include "solver/run/solve_progress.hpp"
 
@@ -152,6 +153,8 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec)
                      ignored.name, ignored.reason);
     spdlog::info("mesh: {} cells ({}), {} nodes ({:.3f} s)", mesh.num_cells(),
                  mesh.describe_cells(), mesh.num_nodes(), out.seconds);
+    // Checked before anything is assembled; the checks are part of the mesh phase's time.
+    out.seconds += validate_case_mesh(spec, mesh, exec).seconds;
     return out;
 }
 

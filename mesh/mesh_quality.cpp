@@ -1,0 +1,162 @@
+#include "mesh/mesh_quality.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "mesh/cell_description.hpp"
+#include "mesh/cell_shapes.hpp"
+#include "mesh/gmsh_session.hpp"
+
+namespace gpufem {
+namespace {
+
+/// Area (2D) or volume of the ideal cell of each shape with longest edge 1, by ElementType:
+/// the equilateral triangle, the square, the regular tetrahedron, the cube, the prism of
+/// equilateral triangles and square sides, the pyramid of edges 1.
+constexpr double ideal_measure[element_type_count] = {1.0, 0.4330127018922193, 1.0, 0.11785113019775792,
+                                                      1.0, 0.4330127018922193, 0.23570226039551584};
+
+/// A cell's corner positions.
+struct Corners {
+    double x[8][3];
+    int n = 0;
+};
+
+Corners corners_of(const Mesh& mesh, const CellShape& shape, long long c)
+{
+    Corners out;
+    out.n = shape.corners;
+    const index_type* row = &mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell];
+    for (int k = 0; k < shape.corners; ++k)
+        for (int d = 0; d < 3; ++d) out.x[k][d] = mesh.coordinates[3 * static_cast<std::size_t>(row[k]) + d];
+    return out;
+}
+
+double distance(const double* a, const double* b)
+{
+    return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/// The longest edge of a cell: 2D its faces, 3D the sides of its faces.
+double longest_edge(const Corners& p, const CellShape& shape)
+{
+    double longest = 0;
+    for (int f = 0; f < shape.faces; ++f) {
+        const int* fc = shape.face_corners[f];
+        const int n = fc[2] < 0 ? 2 : (fc[3] < 0 ? 3 : 4);
+        for (int k = 0; k < (n == 2 ? 1 : n); ++k) longest = std::max(longest, distance(p.x[fc[k]], p.x[fc[(k + 1) % n]]));
+    }
+    return longest;
+}
+
+/// |det(a - o, b - o, c - o)| / 6: the volume of the tetrahedron o a b c.
+double tetrahedron_volume(const double* o, const double* a, const double* b, const double* c)
+{
+    const double u[3] = {a[0] - o[0], a[1] - o[1], a[2] - o[2]};
+    const double v[3] = {b[0] - o[0], b[1] - o[1], b[2] - o[2]};
+    const double w[3] = {c[0] - o[0], c[1] - o[1], c[2] - o[2]};
+    return std::abs(u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+                    u[2] * (v[0] * w[1] - v[1] * w[0])) / 6;
+}
+
+/// A straight cell's area (2D: corners in cyclic order) or volume (3D: tetrahedra from the
+/// corners' centre to its faces' triangles, a fan from each face's first corner).
+double cell_measure(const Corners& p, const CellShape& shape, int dim)
+{
+    if (dim == 2) {
+        double twice = 0;
+        for (int k = 0; k < p.n; ++k) {
+            const double* a = p.x[k];
+            const double* b = p.x[(k + 1) % p.n];
+            twice += a[0] * b[1] - a[1] * b[0];
+        }
+        return std::abs(twice) / 2;
+    }
+    double centre[3] = {0, 0, 0};
+    for (int k = 0; k < p.n; ++k)
+        for (int d = 0; d < 3; ++d) centre[d] += p.x[k][d] / p.n;
+    double volume = 0;
+    for (int f = 0; f < shape.faces; ++f) {
+        const int* fc = shape.face_corners[f];
+        const int n = fc[3] < 0 ? 3 : 4;
+        for (int k = 1; k + 1 < n; ++k) volume += tetrahedron_volume(centre, p.x[fc[0]], p.x[fc[k]], p.x[fc[k + 1]]);
+    }
+    return volume;
+}
+
+}  // namespace
+
+void check_mesh_coordinates(const Mesh& mesh)
+{
+    const long long n = mesh.num_nodes();
+    const double* x = mesh.coordinates.data();
+    long long first_bad = std::numeric_limits<long long>::max();
+    double largest = 0;
+#pragma omp parallel for reduction(min : first_bad) reduction(max : largest) schedule(static)
+    for (long long i = 0; i < n; ++i)
+        for (int d = 0; d < 3; ++d) {
+            if (!std::isfinite(x[3 * i + d])) first_bad = std::min(first_bad, i);
+            else largest = std::max(largest, std::abs(x[3 * i + d]));
+        }
+    if (first_bad < n)
+        throw MeshSourceError(fmt::format("mesh {}: node {} has a coordinate that is not finite ({}, {}, {})",
+                                          mesh.source, first_bad, x[3 * first_bad], x[3 * first_bad + 1],
+                                          x[3 * first_bad + 2]));
+    if (mesh.dim != 2 || n == 0) return;
+    const double z0 = x[2], tolerance = 1e-10 * std::max(1.0, largest);
+    long long off_plane = std::numeric_limits<long long>::max();
+#pragma omp parallel for reduction(min : off_plane) schedule(static)
+    for (long long i = 0; i < n; ++i)
+        if (std::abs(x[3 * i + 2] - z0) > tolerance) off_plane = std::min(off_plane, i);
+    if (off_plane < n)
+        throw MeshSourceError(fmt::format(
+            "mesh {} is 2D but does not lie in a plane z = const (node 0 at z = {}, node {} at "
+            "({}, {}, {})): gpufem solves 2D problems in the xy-plane and would solve this one on "
+            "its projection; move the mesh into a plane z = const",
+            mesh.source, z0, off_plane, x[3 * off_plane], x[3 * off_plane + 1], x[3 * off_plane + 2]));
+}
+
+std::vector<double> cell_qualities(const Mesh& mesh)
+{
+    const long long n = mesh.num_cells();
+    std::vector<double> quality(static_cast<std::size_t>(n));
+    const CellShapes shapes = cell_shapes();
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < n; ++c) {
+        const ElementType type = mesh.type_of_cell(static_cast<index_type>(c));
+        const CellShape& shape = shapes.of_type[static_cast<int>(type)];
+        const Corners p = corners_of(mesh, shape, c);
+        const double edge = longest_edge(p, shape);
+        const double scale = ideal_measure[static_cast<int>(type)] * std::pow(edge, element_dimension(type));
+        const double q = scale > 0 ? cell_measure(p, shape, element_dimension(type)) / scale : 0.0;
+        quality[static_cast<std::size_t>(c)] = std::isfinite(q) ? q : 0.0;
+    }
+    return quality;
+}
+
+QualitySummary check_cell_quality(const Mesh& mesh, const QualityLimits& limits)
+{
+    const std::vector<double> quality = cell_qualities(mesh);
+    QualitySummary out;
+    for (std::size_t c = 0; c < quality.size(); ++c) {
+        if (out.worst_cell < 0 || quality[c] < out.worst) {
+            out.worst = quality[c];
+            out.worst_cell = static_cast<long long>(c);
+        }
+        out.poor += quality[c] < limits.warn;
+    }
+    if (out.worst_cell >= 0 && out.worst < limits.refuse)
+        throw MeshSourceError(fmt::format(
+            "mesh {}: {} is a sliver or degenerate: its {} is {:.3g} of an ideal cell's with the "
+            "same longest edge (at least {:.0e} is taken; {} cells are below {:.0e}); its entries "
+            "would swamp the system. Remesh it (Gmsh's Mesh.OptimizeNetgen = 1 removes most slivers "
+            "of its 3D mesher)",
+            mesh.source, cell_text(mesh, out.worst_cell), mesh.dim == 2 ? "area" : "volume", out.worst,
+            limits.refuse, out.poor, limits.warn));
+    return out;
+}
+
+}  // namespace gpufem

@@ -1,0 +1,115 @@
+#include "solver/run/mesh_validation.hpp"
+
+#include <chrono>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "mesh/gmsh_session.hpp"
+#include "mesh/mesh_parts.hpp"
+
+namespace gpufem {
+namespace {
+
+/// The nodes of the facets of the problem's Dirichlet groups (groups the mesh lacks are left
+/// to the boundary conditions' own error) and the conditions' names.
+std::vector<char> dirichlet_nodes(const CaseSpec& spec, const Mesh& mesh, std::string& names)
+{
+    std::vector<char> marked(static_cast<std::size_t>(mesh.num_nodes()), 0);
+    for (const BoundaryCondition& bc : spec.problem.dirichlet) {
+        names += (names.empty() ? "" : ", ") + bc.group;
+        const BoundaryFacets* facets = mesh.find_boundary(bc.group);
+        if (!facets) continue;
+        for (const index_type v : facets->connectivity)
+            if (v >= 0) marked[static_cast<std::size_t>(v)] = 1;
+    }
+    return marked;
+}
+
+/// Whether each part has a cell reached by a Dirichlet node (faces: by a boundary face whose
+/// nodes all are).
+std::vector<char> reached_parts(const Mesh& mesh, const MeshParts& parts, const std::vector<char>& marked,
+                                const FaceSlots* faces)
+{
+    std::vector<char> reached(static_cast<std::size_t>(parts.count), 0);
+    if (faces) {
+        const long long slots = static_cast<long long>(faces->neighbour.size());
+        for (long long s = 0; s < slots; ++s) {
+            if (!faces->is_boundary(s)) continue;
+            index_type nodes[4];
+            const int n = faces->face_nodes(s, nodes);
+            bool all = true;
+            for (int k = 0; k < n; ++k) all = all && marked[static_cast<std::size_t>(nodes[k])];
+            if (all) reached[static_cast<std::size_t>(parts.of_cell[static_cast<std::size_t>(s / faces->faces_per_cell)])] = 1;
+        }
+        return reached;
+    }
+    const long long cells = mesh.num_cells();
+    for (long long c = 0; c < cells; ++c) {
+        const index_type* row = &mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell];
+        for (int k = 0; k < mesh.nodes_per_cell && row[k] >= 0; ++k)
+            if (marked[static_cast<std::size_t>(row[k])]) reached[static_cast<std::size_t>(parts.of_cell[static_cast<std::size_t>(c)])] = 1;
+    }
+    return reached;
+}
+
+}  // namespace
+
+index_type check_parts_reach_dirichlet(const CaseSpec& spec, const Mesh& mesh, const FaceSlots* faces)
+{
+    const MeshParts parts = faces ? parts_through_faces(mesh, *faces) : parts_through_nodes(mesh);
+    if (parts.count <= 1) return parts.count;
+    if (faces && spec.discretisation != DiscretisationKind::fv)  // finite elements: joined through nodes
+        return check_parts_reach_dirichlet(spec, mesh, nullptr);
+    const char* joined = faces ? "faces" : "nodes";
+    if (spec.problem.dirichlet.empty())
+        throw MeshSourceError(fmt::format(
+            "mesh {}: the domain falls into {} parts that share no {}, and the problem has no Dirichlet "
+            "condition: each part's solution is fixed only up to its own constant (the second is a {}); "
+            "give every part a Dirichlet condition, or solve the parts separately",
+            mesh.source, parts.count, joined, part_text(mesh, parts, 1)));
+    std::string names;
+    const std::vector<char> reached = reached_parts(mesh, parts, dirichlet_nodes(spec, mesh, names), faces);
+    for (index_type p = 0; p < parts.count; ++p)
+        if (!reached[static_cast<std::size_t>(p)])
+            throw MeshSourceError(fmt::format(
+                "mesh {}: a floating {}: it shares no {} with the rest of the domain and no Dirichlet "
+                "condition (problem.dirichlet: {}) reaches it, so its solution is fixed only up to a "
+                "constant and the solver would stagnate or break down; give it a Dirichlet condition, "
+                "or join it to the domain ({} parts in all)",
+                mesh.source, part_text(mesh, parts, p), joined, names, parts.count));
+    return parts.count;
+}
+
+MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec)
+{
+    const auto start = std::chrono::steady_clock::now();
+    MeshValidation out;
+    if (mesh.num_cells() == 0) return out;
+    check_mesh_coordinates(mesh);
+    out.quality = check_cell_quality(mesh);
+    if (face_adjacency_supported(mesh)) {
+        const FaceSlots faces = face_slots(mesh, exec ? exec : Executor::create_cpu());
+        out.conformity = check_mesh_conformity(mesh, faces);
+        // Through faces first: one part there is one part through nodes too.
+        out.parts = check_parts_reach_dirichlet(spec, mesh, &faces);
+    } else {
+        spdlog::debug("mesh: conformity not checked (no face adjacency for {}, order {})", mesh.describe_cells(),
+                      mesh.degree);
+        out.parts = check_parts_reach_dirichlet(spec, mesh, nullptr);
+    }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const QualityLimits limits;
+    if (out.quality.poor > 0)
+        spdlog::warn("mesh: {} cells have a quality below {:.0e} (area or volume against an ideal cell's with "
+                     "the same longest edge), the worst {:.3g} (cell {}); such cells slow the solver and "
+                     "spoil the accuracy", out.quality.poor, limits.warn, out.quality.worst, out.quality.worst_cell);
+    spdlog::info("mesh checks: {}, worst cell quality {:.3g}, {} part{} ({:.3f} s)",
+                 out.conformity.checked ? fmt::format("conforming ({} interior, {} boundary faces)",
+                                                      out.conformity.interior_faces, out.conformity.boundary_faces)
+                                        : std::string("conformity not checked"),
+                 out.quality.worst, out.parts, out.parts == 1 ? "" : "s", out.seconds);
+    return out;
+}
+
+}  // namespace gpufem

@@ -1,0 +1,37 @@
+#pragma once
+// The case's mesh checked before assembly, the same for finite elements and finite volumes:
+// coordinates (finite; 2D meshes flat), the cells' quality (slivers refused, poor cells
+// counted in a warning), conformity (faces of two cells with the same corners, no hanging
+// node, no overlap in 2D) and, where the problem has Dirichlet conditions, every connected
+// part of the domain reached by one. A bad mesh stops the run with the file, cell and node
+// named, before anything is assembled or written.
+#include "linalg/executor.hpp"
+#include "mesh/mesh.hpp"
+#include "mesh/mesh_conformity.hpp"
+#include "mesh/mesh_quality.hpp"
+#include "solver/case/case_file.hpp"
+
+namespace gpufem {
+
+/// What the checks found, for the log.
+struct MeshValidation {
+    QualitySummary quality;
+    ConformityReport conformity;
+    index_type parts = 1;  ///< connected parts of the domain (as the discretisation couples cells)
+    double seconds = 0;
+};
+
+/// Checks the case's mesh (see the file comment); the face matching runs on exec (null: the
+/// CPU). Throws MeshSourceError naming the mesh, the cell, its face and the node; logs a
+/// warning for poor cells and a line with what was checked.
+MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec);
+
+/// Throws MeshSourceError naming the first part of the domain that no Dirichlet condition
+/// reaches (finite elements: cells joined through nodes, a part reached by a node of a
+/// Dirichlet facet; finite volumes: cells joined through faces, a part reached by a boundary
+/// face of a Dirichlet group), or when a problem without Dirichlet conditions has several
+/// parts. faces: the face adjacency (null: none; finite volumes then join cells through
+/// nodes). Returns the number of parts.
+index_type check_parts_reach_dirichlet(const CaseSpec& spec, const Mesh& mesh, const FaceSlots* faces);
+
+}  // namespace gpufem

@@ -1,0 +1,114 @@
+// The mesh checks before assembly through the gpufem program, for finite elements and finite
+// volumes: hanging nodes, floating parts and (finite volumes) 2D meshes off their plane are
+// refused with the file, cell and node named and exit 1; a valid mesh whose surfaces are
+// oriented differently is solved exactly by both.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "run_gpufem.hpp"
+
+using namespace gpufem;
+
+namespace {
+
+/// A 2D Gmsh 2.2 mesh: nodes (x y z per node), boundary lines of physical group 1 "boundary",
+/// quadrilaterals (or triangles, 3 nodes each) with their physical group (2 "domain", 3 "island").
+std::string msh(const std::vector<std::array<double, 3>>& nodes, const std::vector<std::array<int, 2>>& lines,
+                const std::vector<std::vector<int>>& cells, const std::vector<int>& groups)
+{
+    std::string out = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n3\n1 1 \"boundary\"\n2 2 \"domain\"\n"
+                      "2 3 \"island\"\n$EndPhysicalNames\n$Nodes\n" + std::to_string(nodes.size()) + "\n";
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        out += std::to_string(i + 1) + " " + std::to_string(nodes[i][0]) + " " + std::to_string(nodes[i][1]) + " " +
+               std::to_string(nodes[i][2]) + "\n";
+    out += "$EndNodes\n$Elements\n" + std::to_string(lines.size() + cells.size()) + "\n";
+    int tag = 1;
+    for (const auto& [a, b] : lines) out += std::to_string(tag++) + " 1 2 1 1 " + std::to_string(a) + " " + std::to_string(b) + "\n";
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+        out += std::to_string(tag++) + (cells[c].size() == 4 ? " 3 2 " : " 2 2 ") + std::to_string(groups[c]) + " " +
+               std::to_string(groups[c]);
+        for (const int v : cells[c]) out += " " + std::to_string(v);
+        out += "\n";
+    }
+    return out + "$EndElements\n";
+}
+
+/// A case on the mesh file: u = x + 2y, Dirichlet on "boundary", finite elements or volumes.
+std::string linear_case(const std::string& mesh, bool fv)
+{
+    return "mesh:\n  file: " + mesh + "\ndiscretisation: " + (fv ? "fv" : "fe") +
+           "\nproblem:\n  f: 0\n  exact: \"x + 2*y\"\n  dirichlet:\n    boundary: \"x + 2*y\"\n"
+           "solver:\n  tolerance: 1e-12\nbackend: cpu\n";
+}
+
+/// Runs the case; its result (exit code and output) and the output folder's path.
+test::CommandResult run_case(const test::TempDir& dir, const std::string& yaml, const std::string& name)
+{
+    const auto file = dir.write(name + ".yaml", yaml);
+    return test::run_gpufem("run " + file.string() + " --output " + (dir.path() / name).string());
+}
+
+/// Runs the case for finite elements and finite volumes; both must fail with exit 1, the
+/// message parts and no output.
+void expect_refused(const std::string& mesh_text, const std::vector<std::string>& parts)
+{
+    for (const bool fv : {false, true}) {
+        SCOPED_TRACE(fv ? "finite volumes" : "finite elements");
+        test::TempDir dir;
+        const auto mesh = dir.write("bad.msh", mesh_text);
+        const auto r = run_case(dir, linear_case(mesh.string(), fv), "bad");
+        EXPECT_EQ(r.exit_code, 1) << r.output;
+        for (const std::string& part : parts)
+            EXPECT_NE(r.output.find(part), std::string::npos) << "missing '" << part << "' in:\n" << r.output;
+        EXPECT_FALSE(std::filesystem::exists(dir.path() / "bad" / "report.json")) << "output written";
+    }
+}
+
+}  // namespace
+
+TEST(MeshValidation, HangingNodeIsRefused)
+{
+    // A quadrilateral of height 2 beside two of height 1: node 7 (1, 1) hangs on its edge.
+    const std::string mesh = msh({{0, 0, 0}, {1, 0, 0}, {1, 2, 0}, {0, 2, 0}, {2, 0, 0}, {2, 1, 0}, {1, 1, 0}, {2, 2, 0}},
+                                 {{1, 2}, {2, 5}, {5, 6}, {6, 8}, {8, 3}, {3, 4}, {4, 1}},
+                                 {{1, 2, 3, 4}, {2, 5, 6, 7}, {7, 6, 8, 3}}, {2, 2, 2});
+    expect_refused(mesh, {"bad.msh", "is not conforming: node 6 at (1, 1, 0)", "hanging node",
+                          "cell 0 (counted from 0; nodes at (0, 0, 0), (1, 0, 0), (1, 2, 0), (0, 2, 0))"});
+}
+
+TEST(MeshValidation, FloatingPartIsNamed)
+{
+    // The unit square with the condition on its boundary, and a square apart from it ("island").
+    const std::string mesh = msh({{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {2, 0, 0}, {3, 0, 0}, {3, 1, 0}, {2, 1, 0}},
+                                 {{1, 2}, {2, 3}, {3, 4}, {4, 1}}, {{1, 2, 3, 4}, {5, 6, 7, 8}}, {2, 3});
+    expect_refused(mesh, {"bad.msh", "a floating part of 1 cells (subdomain 'island'; first cell 1",
+                          "problem.dirichlet: boundary", "2 parts in all"});
+}
+
+TEST(MeshValidation, FiniteVolumesRefuseMeshesOffTheirPlane)
+{
+    const std::string mesh = msh({{0, 0, 0}, {1, 0, 0}, {1, 1, 0.3}, {0, 1, 0}}, {{1, 2}, {2, 3}, {3, 4}, {4, 1}},
+                                 {{1, 2, 3}, {1, 3, 4}}, {2, 2});
+    expect_refused(mesh, {"bad.msh", "is 2D but does not lie in a plane z = const"});
+}
+
+TEST(MeshValidation, SurfacesOfBothOrientationsAreSolvedExactly)
+{
+    // Two unit squares side by side, the right one's corners clockwise (a surface drawn the other
+    // way round); refined twice, u = x + 2y is reproduced by both discretisations.
+    const std::string mesh = msh({{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {2, 0, 0}, {2, 1, 0}},
+                                 {{1, 2}, {2, 5}, {5, 6}, {6, 3}, {3, 4}, {4, 1}}, {{1, 2, 3, 4}, {2, 3, 6, 5}}, {2, 2});
+    for (const bool fv : {false, true}) {
+        SCOPED_TRACE(fv ? "finite volumes" : "finite elements");
+        test::TempDir dir;
+        const auto file = dir.write("both.msh", mesh);
+        std::string yaml = linear_case(file.string(), fv);
+        yaml.replace(yaml.find("\ndiscretisation"), 0, "\n  refine: 2");
+        const auto r = run_case(dir, yaml, "both");
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const auto report = test::read_json(dir.path() / "both" / "report.json");
+        EXPECT_LT(report["errors"]["l2"].get<double>(), 1e-9) << r.output;
+    }
+}
