@@ -21,7 +21,8 @@ struct MeshValidation {
     double seconds = 0;
 };
 
-/// Checks the case's mesh (see the file comment); the face matching runs on exec (null: the
+/// Checks the case's mesh (see the file comment), unless gpufem generated it (a shape: valid by
+/// construction); the face matching runs on exec (null: the
 /// CPU). Throws MeshSourceError naming the mesh, the cell, its face and the node; logs a
 /// warning for poor cells and a line with what was checked.
 MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec);
