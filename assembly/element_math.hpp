@@ -85,20 +85,27 @@ GPUFEM_HOST_DEVICE inline void element_stiffness_load(const ElementArgs<V>& a, i
             for (int j = 0; j < i; ++j) ke[i * NPE + j] = ke[j * NPE + i];
 }
 
+/// Calls fn.template operator()<NPE, DIM>() when a shape's corners and dimension are NPE
+/// and DIM; whether it did.
+template <int NPE, int DIM, typename Fn>
+inline bool call_for_size(int corners, int dim, Fn& fn)
+{
+    if (corners != NPE || dim != DIM) return false;
+    fn.template operator()<NPE, DIM>();
+    return true;
+}
+
 /// Calls fn.template operator()<NPE, DIM>() for the degree-1 element of this type
-/// (compile-time sizes).
+/// (compile-time sizes: the shape's corners and dimension). The element kernels are compiled
+/// for these sizes: a shape of new sizes adds its pair here.
 template <typename Fn>
 inline void dispatch_element_type(ElementType type, Fn&& fn)
 {
-    switch (type) {
-    case ElementType::triangle: fn.template operator()<3, 2>(); return;
-    case ElementType::quadrilateral: fn.template operator()<4, 2>(); return;
-    case ElementType::tetrahedron: fn.template operator()<4, 3>(); return;
-    case ElementType::hexahedron: fn.template operator()<8, 3>(); return;
-    case ElementType::prism: fn.template operator()<6, 3>(); return;
-    case ElementType::pyramid: fn.template operator()<5, 3>(); return;
-    default: break;
-    }
+    const int corners = element_node_count(type), dim = element_dimension(type);
+    if (call_for_size<3, 2>(corners, dim, fn) || call_for_size<4, 2>(corners, dim, fn) ||
+        call_for_size<4, 3>(corners, dim, fn) || call_for_size<8, 3>(corners, dim, fn) ||
+        call_for_size<6, 3>(corners, dim, fn) || call_for_size<5, 3>(corners, dim, fn))
+        return;
     throw std::invalid_argument(std::string("no element kernel for cell type ") +
                                 element_type_name(type));
 }

@@ -159,7 +159,7 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
     view.nodes_per_cell = mesh.nodes_per_cell;
     view.dim = element_dimension(mesh.cell_type);
     view.faces_per_cell = s->faces.faces_per_cell;
-    view.shapes = cell_shapes();
+    view.shapes = kernel_shapes();
     view.cell_type = mesh.cell_type;
     if (mesh.is_mixed()) {
         s->cell_types = Array<std::uint8_t>::from_host(

@@ -18,7 +18,7 @@
 #include "assembly/expression_program.hpp"
 #include "linalg/host_device.hpp"
 #include "linalg/types.hpp"
-#include "mesh/cell_shapes.hpp"
+#include "mesh/kernel_shapes.hpp"
 
 namespace gpufem {
 
@@ -30,7 +30,7 @@ struct FvMeshView {
     int nodes_per_cell = 0;
     int dim = 2;             ///< 2 or 3
     int faces_per_cell = 0;  ///< face slots per cell: the most faces of any cell (3 to 6)
-    CellShapes shapes;       ///< corners and faces of every cell type
+    KernelShapes shapes;       ///< corners and faces of every cell type
     const std::uint8_t* cell_types = nullptr;  ///< each cell's ElementType number, or null:
     ElementType cell_type = ElementType::triangle;  ///< every cell's type
     const index_type* neighbour = nullptr;  ///< per slot c * faces_per_cell + f, or -1
@@ -69,7 +69,7 @@ struct FvProblemView {
 };
 
 /// The corners and faces of cell c (its faces are slots 0 to faces - 1).
-GPUFEM_HOST_DEVICE inline const CellShape& fv_shape(const FvMeshView& mesh, long long c)
+GPUFEM_HOST_DEVICE inline const KernelShape& fv_shape(const FvMeshView& mesh, long long c)
 {
     return shape_of_cell(mesh.shapes, mesh.cell_types, mesh.cell_type, c);
 }
@@ -158,7 +158,7 @@ GPUFEM_HOST_DEVICE inline void fv_face_raw(const FvMeshView& mesh, long long c, 
 GPUFEM_HOST_DEVICE inline void fv_cell_shape(const FvMeshView& mesh, long long c, double* centroid,
                                              double& volume)
 {
-    const CellShape& shape = fv_shape(mesh, c);
+    const KernelShape& shape = fv_shape(mesh, c);
     double apex[3] = {0, 0, 0};
     for (int k = 0; k < shape.corners; ++k) {
         double x[3];

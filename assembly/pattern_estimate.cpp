@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mesh/shapes/cell_shape.hpp"
+
 namespace gpufem {
 namespace {
 
@@ -15,10 +17,7 @@ constexpr double tetrahedron_nnz[4][4] = {
 constexpr double triangle_longest[4] = {7, 19, 37, 61};
 constexpr double tetrahedron_longest[4] = {15, 65, 175, 369};
 
-bool is_simplex(ElementType type)
-{
-    return type == ElementType::triangle || type == ElementType::tetrahedron;
-}
+bool is_simplex(ElementType type) { return cell_shape(type).simplex; }
 
 /// Non-zeros per row in the interior of a large structured mesh.
 double mean_row_length(ElementType type, int k, int dim)

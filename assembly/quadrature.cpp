@@ -1,5 +1,6 @@
 #include "assembly/quadrature.hpp"
 
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -98,6 +99,73 @@ QuadratureRule collapsed_gauss_jacobi(int dim, int degree)
     return rule;
 }
 
+/// Gauss points per direction of a tensor rule exact to degree.
+int gauss_points(int degree) { return degree / 2 + 1; }
+
+QuadratureRule line_rule(int degree) { return tensor_gauss(1, gauss_points(degree)); }
+QuadratureRule quadrilateral_rule(int degree) { return tensor_gauss(2, gauss_points(degree)); }
+QuadratureRule hexahedron_rule(int degree) { return tensor_gauss(3, gauss_points(degree)); }
+
+QuadratureRule triangle_rule(int degree)
+{
+    if (degree <= 1) return QuadratureRule{2, {1.0 / 3, 1.0 / 3}, {0.5}};
+    if (degree == 2)
+        return QuadratureRule{2, {1.0 / 6, 1.0 / 6, 2.0 / 3, 1.0 / 6, 1.0 / 6, 2.0 / 3},
+                              {1.0 / 6, 1.0 / 6, 1.0 / 6}};
+    return collapsed_gauss_jacobi(2, degree);
+}
+
+QuadratureRule tetrahedron_rule(int degree)
+{
+    if (degree <= 1) return QuadratureRule{3, {0.25, 0.25, 0.25}, {1.0 / 6}};
+    if (degree == 2) {
+        const double a = 0.5854101966249685, b = 0.1381966011250105;
+        return QuadratureRule{3, {b, b, b, a, b, b, b, a, b, b, b, a},
+                              {1.0 / 24, 1.0 / 24, 1.0 / 24, 1.0 / 24}};
+    }
+    return collapsed_gauss_jacobi(3, degree);
+}
+
+/// The triangle's rule times Gauss in w on [-1, 1].
+QuadratureRule prism_rule(int degree)
+{
+    const QuadratureRule base = triangle_rule(degree);
+    const QuadratureRule line = tensor_gauss(1, gauss_points(degree));
+    QuadratureRule rule;
+    rule.dim = 3;
+    for (int l = 0; l < line.size(); ++l)
+        for (int b = 0; b < base.size(); ++b) {
+            rule.points.insert(rule.points.end(), {base.points[2 * b], base.points[2 * b + 1], line.points[l]});
+            rule.weights.push_back(base.weights[b] * line.weights[l]);
+        }
+    return rule;
+}
+
+/// Collapsed onto the cube: u = a (1 - w), v = b (1 - w), a, b Gauss on [-1, 1], w = (1 + t) / 2
+/// with t Gauss-Jacobi for the collapse's Jacobian (1 - w)^2 = (1 - t)^2 / 4 (and dw = dt / 2).
+QuadratureRule pyramid_rule(int degree)
+{
+    const int n_gauss = gauss_points(degree);
+    std::vector<double> a, wa, t, wt;
+    gauss_jacobi(n_gauss, 0, a, wa);
+    gauss_jacobi(n_gauss + 1, 2, t, wt);
+    QuadratureRule rule;
+    rule.dim = 3;
+    for (std::size_t k = 0; k < t.size(); ++k) {
+        const double w = 0.5 * (1 + t[k]);
+        for (std::size_t j = 0; j < a.size(); ++j)
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                rule.points.insert(rule.points.end(), {a[i] * (1 - w), a[j] * (1 - w), w});
+                rule.weights.push_back(wa[i] * wa[j] * wt[k] / 8);
+            }
+    }
+    return rule;
+}
+
+/// Each shape's rule maker, in ElementType order: a new shape adds its line here.
+constexpr std::array<QuadratureRule (*)(int), element_type_count> rule_makers = {
+    line_rule, triangle_rule, quadrilateral_rule, tetrahedron_rule, hexahedron_rule, prism_rule, pyramid_rule};
+
 }  // namespace
 
 void gauss_jacobi(int n, int alpha, std::vector<double>& x, std::vector<double>& w)
@@ -177,58 +245,9 @@ QuadratureRule fewest_points_rule(ElementType type, int degree)
 QuadratureRule quadrature_rule(ElementType type, int degree)
 {
     if (degree < 0) throw std::invalid_argument("quadrature degree must be >= 0");
-    const int n_gauss = degree / 2 + 1;
-    switch (type) {
-    case ElementType::line: return tensor_gauss(1, n_gauss);
-    case ElementType::quadrilateral: return tensor_gauss(2, n_gauss);
-    case ElementType::hexahedron: return tensor_gauss(3, n_gauss);
-    case ElementType::triangle:
-        if (degree <= 1) return QuadratureRule{2, {1.0 / 3, 1.0 / 3}, {0.5}};
-        if (degree == 2)
-            return QuadratureRule{2, {1.0 / 6, 1.0 / 6, 2.0 / 3, 1.0 / 6, 1.0 / 6, 2.0 / 3},
-                                  {1.0 / 6, 1.0 / 6, 1.0 / 6}};
-        return collapsed_gauss_jacobi(2, degree);
-    case ElementType::tetrahedron:
-        if (degree <= 1) return QuadratureRule{3, {0.25, 0.25, 0.25}, {1.0 / 6}};
-        if (degree == 2) {
-            const double a = 0.5854101966249685, b = 0.1381966011250105;
-            return QuadratureRule{3, {b, b, b, a, b, b, b, a, b, b, b, a},
-                                  {1.0 / 24, 1.0 / 24, 1.0 / 24, 1.0 / 24}};
-        }
-        return collapsed_gauss_jacobi(3, degree);
-    case ElementType::prism: {
-        // The triangle's rule times Gauss in w on [-1, 1].
-        const QuadratureRule base = quadrature_rule(ElementType::triangle, degree);
-        const QuadratureRule line = tensor_gauss(1, n_gauss);
-        QuadratureRule rule;
-        rule.dim = 3;
-        for (int l = 0; l < line.size(); ++l)
-            for (int b = 0; b < base.size(); ++b) {
-                rule.points.insert(rule.points.end(), {base.points[2 * b], base.points[2 * b + 1], line.points[l]});
-                rule.weights.push_back(base.weights[b] * line.weights[l]);
-            }
-        return rule;
-    }
-    case ElementType::pyramid: {
-        // Collapsed onto the cube: u = a (1 - w), v = b (1 - w), a, b Gauss on [-1, 1], w = (1 + t) / 2
-        // with t Gauss-Jacobi for the collapse's Jacobian (1 - w)^2 = (1 - t)^2 / 4 (and dw = dt / 2).
-        std::vector<double> a, wa, t, wt;
-        gauss_jacobi(n_gauss, 0, a, wa);
-        gauss_jacobi(n_gauss + 1, 2, t, wt);
-        QuadratureRule rule;
-        rule.dim = 3;
-        for (std::size_t k = 0; k < t.size(); ++k) {
-            const double w = 0.5 * (1 + t[k]);
-            for (std::size_t j = 0; j < a.size(); ++j)
-                for (std::size_t i = 0; i < a.size(); ++i) {
-                    rule.points.insert(rule.points.end(), {a[i] * (1 - w), a[j] * (1 - w), w});
-                    rule.weights.push_back(wa[i] * wa[j] * wt[k] / 8);
-                }
-        }
-        return rule;
-    }
-    }
-    throw std::invalid_argument("quadrature_rule: unknown element type");
+    const auto t = static_cast<std::size_t>(type);
+    if (t >= rule_makers.size()) throw std::invalid_argument("quadrature_rule: unknown element type");
+    return rule_makers[t](degree);
 }
 
 }  // namespace gpufem

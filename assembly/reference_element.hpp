@@ -9,10 +9,10 @@
 namespace gpufem {
 
 /// Degree-1 Lagrange basis at one reference point: values[nodes] and gradients[nodes*dim]
-/// (node order as Gmsh's).
+/// (node order as Gmsh's); the shape's linear_basis (mesh/shapes/cell_shape.hpp).
 void lagrange1_basis(ElementType type, const double* xi, double* values, double* gradients);
 
-/// Reference coordinates of the degree-1 nodes (nodes*dim values, Gmsh's order).
+/// Reference coordinates of the degree-1 nodes (the shape's reference_corners, Gmsh's order).
 std::vector<double> reference_nodes(ElementType type);
 
 /// Basis values and gradients of the order-k Lagrange element tabulated at the points of a

@@ -26,7 +26,7 @@ GPUFEM_KERNEL_INLINE void cell_face_vertex_keys(const Executor& exec, const Latt
 
 /// keys[c * faces_per_cell + f] = shaped_face_key of slot f of cell c.
 GPUFEM_KERNEL_INLINE void shaped_face_keys(const Executor& exec, const ShapedCellsView& mesh,
-                                           const CellShapes& shapes, int dim, int bits,
+                                           const KernelShapes& shapes, int dim, int bits,
                                            std::uint64_t* keys) GPUFEM_KERNEL_BODY
 
 /// group_of_slot[owner[e]] = group for the face e of every facet whose face has one

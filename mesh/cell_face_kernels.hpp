@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "linalg/backend_kernels.hpp"
-#include "mesh/cell_shapes.hpp"
+#include "mesh/kernel_shapes.hpp"
 #include "mesh/lattice_kernels.hpp"
 
 namespace gpufem {
@@ -47,10 +47,10 @@ struct ShapedCellsView {
 /// Key of slot f of cell c of a shaped mesh: 2D the edge_key of the edge, 3D the
 /// face_vertex_key of the face (bits per vertex); past the cell's own faces a key of its own
 /// (bit 63 and the slot: above every real key, never shared).
-GPUFEM_HOST_DEVICE inline std::uint64_t shaped_face_key(const ShapedCellsView& mesh, const CellShapes& shapes,
+GPUFEM_HOST_DEVICE inline std::uint64_t shaped_face_key(const ShapedCellsView& mesh, const KernelShapes& shapes,
                                                         int dim, int bits, long long c, int f)
 {
-    const CellShape& shape = shape_of_cell(shapes, mesh.types, mesh.type, c);
+    const KernelShape& shape = shape_of_cell(shapes, mesh.types, mesh.type, c);
     if (f >= shape.faces)
         return (std::uint64_t{1} << 63) | static_cast<std::uint64_t>(c * mesh.faces_per_cell + f);
     const index_type* nodes = mesh.cells + c * mesh.nodes_per_cell;

@@ -6,7 +6,7 @@
 
 #include "mesh/cell_description.hpp"
 #include "mesh/cell_face_kernels.hpp"
-#include "mesh/cell_shapes.hpp"
+#include "mesh/kernel_shapes.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_entities.hpp"
 
@@ -99,7 +99,7 @@ NumberedSides shaped_sides(const Mesh& mesh, const ExecPtr& exec)
                                   "cell types (its cells: " + mesh.describe_cells() +
                                   ") handles fewer than 2^21 (2,097,152)");
     }
-    const CellShapes shapes = cell_shapes();
+    const KernelShapes shapes = kernel_shapes();
     for (const std::uint8_t t : mesh.cell_types) out.padding += out.faces_per_cell - shapes.of_type[t].faces;
     const MeshOnExec input(mesh, exec);
     const Array<std::uint8_t> types = Array<std::uint8_t>::from_host(

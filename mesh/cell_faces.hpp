@@ -11,7 +11,7 @@
 namespace gpufem {
 
 /// What lies across every face of every cell, on an executor. The faces of cell c are the
-/// slots c * faces_per_cell + f, local face f of its shape (cell_shapes.hpp); slots past a
+/// slots c * faces_per_cell + f, local face f of its shape (kernel_shapes.hpp); slots past a
 /// cell's own faces (mixed meshes) hold nothing.
 struct CellFaces {
     int faces_per_cell = 0;  ///< the most faces (2D: edges) of any cell

@@ -4,7 +4,7 @@
 // -1, with the corners of each slot's face.
 #include <vector>
 
-#include "mesh/cell_shapes.hpp"
+#include "mesh/kernel_shapes.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
@@ -16,10 +16,10 @@ struct FaceSlots {
     std::vector<index_type> neighbour;  ///< per slot: the cell across, or -1
     long long interior_faces = 0;       ///< faces of two cells (each counted once)
     long long boundary_faces = 0;       ///< faces of one cell
-    CellShapes shapes = cell_shapes();
+    KernelShapes shapes = kernel_shapes();
 
     /// The shape of cell c.
-    const CellShape& shape(long long c) const
+    const KernelShape& shape(long long c) const
     {
         return shapes.of_type[static_cast<int>(mesh->type_of_cell(static_cast<index_type>(c)))];
     }

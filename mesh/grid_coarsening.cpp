@@ -9,6 +9,7 @@
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/lattice_kernels.hpp"
 #include "mesh/lattice_table.hpp"
+#include "mesh/shapes/cell_shape.hpp"
 #include "mesh/structured_grid.hpp"
 #include "mesh/structured_shapes.hpp"
 
@@ -16,8 +17,7 @@ namespace gpufem {
 
 bool can_coarsen_grid(const std::string& shape, long long boxes_per_unit, ElementType type, int degree)
 {
-    return !shape.empty() && degree == 1 && type != ElementType::prism && type != ElementType::pyramid &&
-           boxes_per_unit >= 4 && boxes_per_unit % 2 == 0;
+    return !shape.empty() && degree == 1 && !cell_shape(type).grid_box_cells.empty() && boxes_per_unit >= 4 && boxes_per_unit % 2 == 0;
 }
 
 bool can_coarsen_grid(const Mesh& mesh)
@@ -172,7 +172,7 @@ GridCoarsening coarsen_grid(const GridLevel& level, const ExecPtr& exec)
     const StructuredGrid coarse = box_grid(level.shape, level.boxes_per_unit / 2, 1);
     const int npc = level.nodes_per_cell;
     const int dim = fine.dim;
-    const bool simplex = level.cell_type == ElementType::triangle || level.cell_type == ElementType::tetrahedron;
+    const bool simplex = cell_shape(level.cell_type).simplex;
     if (fine.num_boxes() == 0 || level.num_cells % fine.num_boxes() != 0 || fine.num_points() != level.num_nodes ||
         static_cast<long long>(level.first_box.size()) != level.num_cells / fine.num_boxes() * npc)
         throw std::logic_error("coarsen_grid: a grid level does not match its generated grid");

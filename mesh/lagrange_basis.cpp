@@ -11,6 +11,7 @@
 
 #include "mesh/gmsh_element_types.hpp"
 #include "mesh/gmsh_session.hpp"
+#include "mesh/shapes/cell_shape.hpp"
 
 namespace gpufem {
 namespace {
@@ -21,14 +22,16 @@ std::string element_text(ElementType type, int order)
     return std::string(element_type_plural(type)) + " of order " + std::to_string(order);
 }
 
-/// The MSH type whose basis is the Lagrange basis of this shape and order: the complete
-/// Lagrange types gpufem reads, and for pyramids of order 2..4 Gmsh's complete pyramids
-/// (14, 30 and 55 nodes), which gpufem numbers itself but does not read.
+/// The MSH type whose basis is the Lagrange basis of this shape and order (the shape's
+/// gmsh_basis_types: the complete Lagrange types gpufem reads, and for pyramids of order 2..4
+/// Gmsh's complete pyramids, which gpufem numbers itself but does not read).
 int basis_gmsh_type(ElementType type, int order)
 {
-    constexpr int pyramids[4] = {7, 14, 118, 119};
-    if (type == ElementType::pyramid && order >= 1 && order <= 4) return pyramids[order - 1];
-    return gmsh_element_type(type, order);
+    const ShapeTraits& shape = cell_shape(type);
+    if (order >= 1 && order <= static_cast<int>(shape.gmsh_basis_types.size()) &&
+        shape.gmsh_basis_types[static_cast<std::size_t>(order - 1)] >= 0)
+        return shape.gmsh_basis_types[static_cast<std::size_t>(order - 1)];
+    return gmsh_element_type(type, order);  // throws, naming the shape and order
 }
 
 /// The one-dimensional Lagrange polynomial of node l among order + 1 equispaced nodes of

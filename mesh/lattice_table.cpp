@@ -9,6 +9,7 @@
 #include <string>
 
 #include "mesh/lagrange_basis.hpp"
+#include "mesh/shapes/cell_shape.hpp"
 
 namespace gpufem {
 namespace {
@@ -17,38 +18,21 @@ namespace {
 /// meshes) are enumerated lexicographically, as only gpufem reads them.
 constexpr int highest_gmsh_order = 4;
 
-bool is_simplex(ElementType type)
-{
-    return type == ElementType::triangle || type == ElementType::tetrahedron;
-}
+bool is_simplex(ElementType type) { return cell_shape(type).simplex; }
 
 /// The integer coordinates of each vertex of the shape at lattice order m, in Gmsh's vertex
-/// order (simplices: 0, m e_1, ..., m e_d; boxes: the corners of [0, m]^d, counter-clockwise
-/// in z = 0, then z = m).
+/// order (the shape's lattice corners times m).
 std::vector<std::array<int, 3>> vertex_coordinates(ElementType type, int m)
 {
-    switch (type) {
-    case ElementType::line: return {{0, 0, 0}, {m, 0, 0}};
-    case ElementType::triangle: return {{0, 0, 0}, {m, 0, 0}, {0, m, 0}};
-    case ElementType::quadrilateral: return {{0, 0, 0}, {m, 0, 0}, {m, m, 0}, {0, m, 0}};
-    case ElementType::tetrahedron: return {{0, 0, 0}, {m, 0, 0}, {0, m, 0}, {0, 0, m}};
-    case ElementType::hexahedron:
-        return {{0, 0, 0}, {m, 0, 0}, {m, m, 0}, {0, m, 0},
-                {0, 0, m}, {m, 0, m}, {m, m, m}, {0, m, m}};
-    case ElementType::prism:
-        return {{0, 0, 0}, {m, 0, 0}, {0, m, 0}, {0, 0, m}, {m, 0, m}, {0, m, m}};
-    case ElementType::pyramid:  // the reference pyramid scaled by m: base [-m, m]^2, apex m
-        return {{-m, -m, 0}, {m, -m, 0}, {m, m, 0}, {-m, m, 0}, {0, 0, m}};
-    }
-    throw std::logic_error("vertex_coordinates: unknown shape");
+    std::vector<std::array<int, 3>> corners;
+    for (const LatticeVector& corner : cell_shape(type).lattice_corners)
+        corners.push_back({m * corner[0], m * corner[1], m * corner[2]});
+    return corners;
 }
 
 /// Whether reference axis i of the shape is the lattice's times 1/m (simplices, the pyramid,
 /// the prism's triangle) rather than [-1, 1] for [0, m] (boxes, the prism's height).
-bool unit_axis(ElementType type, int i)
-{
-    return is_simplex(type) || type == ElementType::pyramid || (type == ElementType::prism && i < 2);
-}
+bool unit_axis(ElementType type, int i) { return !cell_shape(type).symmetric_axes[static_cast<std::size_t>(i)]; }
 
 /// A reference coordinate of a Gmsh node times the order, as the integer lattice coordinate.
 int lattice_coordinate(double x)
@@ -106,56 +90,12 @@ std::vector<int> weights(const std::array<int, 3>& at, int dim, int m)
     return w;
 }
 
-/// Every edge and 2D face of the shape (local vertices; faces cyclic).
+/// Every edge and 2D face of the shape (local vertices; faces cyclic), from its table.
 void shape_entities(ElementType type, LatticeTable& table)
 {
-    const int dim = element_dimension(type);
-    const auto corners = vertex_coordinates(type, 1);
-    const int n = static_cast<int>(corners.size());
-    if (type == ElementType::prism) {
-        table.edges = {{0, 1}, {0, 2}, {1, 2}, {3, 4}, {3, 5}, {4, 5}, {0, 3}, {1, 4}, {2, 5}};
-        table.faces = {{0, 1, 2, -1}, {3, 4, 5, -1}, {0, 1, 4, 3}, {1, 2, 5, 4}, {2, 0, 3, 5}};
-        return;
-    }
-    if (type == ElementType::pyramid) {
-        table.edges = {{0, 1}, {1, 2}, {2, 3}, {0, 3}, {0, 4}, {1, 4}, {2, 4}, {3, 4}};
-        table.faces = {{0, 1, 2, 3}, {0, 1, 4, -1}, {1, 2, 4, -1}, {2, 3, 4, -1}, {3, 0, 4, -1}};
-        return;
-    }
-    if (is_simplex(type)) {
-        for (int a = 0; a < n; ++a)
-            for (int b = a + 1; b < n; ++b) table.edges.push_back({a, b});
-        for (int a = 0; a < n; ++a)
-            for (int b = a + 1; b < n; ++b)
-                for (int c = b + 1; c < n; ++c) table.faces.push_back({a, b, c, -1});
-        return;
-    }
-    // Boxes: edges join corners differing along one axis; faces are the box's sides, their
-    // corners cyclic in (p, q), the two free axes p < q.
-    for (int a = 0; a < n; ++a)
-        for (int b = a + 1; b < n; ++b) {
-            int differ = 0;
-            for (int i = 0; i < 3; ++i) differ += corners[a][i] != corners[b][i];
-            if (differ == 1) table.edges.push_back({a, b});
-        }
-    if (dim < 2) return;
-    const auto corner_at = [&](const std::array<int, 3>& at) {
-        return static_cast<int>(std::find(corners.begin(), corners.end(), at) - corners.begin());
-    };
-    for (int fixed = (dim == 3 ? 0 : 2); fixed < 3; ++fixed)
-        for (int side = 0; side < (dim == 3 ? 2 : 1); ++side) {
-            const int p = fixed == 0 ? 1 : 0, q = fixed == 2 ? 1 : 2;
-            std::array<int, 4> face{};
-            const int cyclic[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
-            for (int k = 0; k < 4; ++k) {
-                std::array<int, 3> at{0, 0, 0};
-                if (dim == 3) at[fixed] = side;
-                at[p] = cyclic[k][0];
-                at[q] = cyclic[k][1];
-                face[k] = corner_at(at);
-            }
-            table.faces.push_back(face);
-        }
+    const ShapeTraits& shape = cell_shape(type);
+    table.edges.assign(shape.edges.begin(), shape.edges.end());
+    table.faces.assign(shape.faces.begin(), shape.faces.end());
 }
 
 /// Describes one point of a simplex: its support (vertices with a positive weight).
@@ -291,14 +231,14 @@ LatticeTable build_table(ElementType type, int m)
     table.type = type;
     table.order = m;
     shape_entities(type, table);
-    const int dim = element_dimension(type);
+    const ShapeTraits& shape = cell_shape(type);
+    const int dim = shape.dim;
     table.coordinates = lattice_points(type, m);
     for (const auto& at : table.coordinates) {
-        LatticePoint point = type == ElementType::prism || type == ElementType::pyramid
-                                 ? solid_point(table, at, m)
-                             : is_simplex(type) || type == ElementType::line
-                                 ? simplex_point(table, at, dim, m)
-                                 : box_point(table, at, dim, m);
+        // Prisms and pyramids (neither simplex nor box) by where the point lies in the shape.
+        LatticePoint point = !shape.simplex && !shape.box      ? solid_point(table, at, m)
+                             : shape.simplex || shape.dim == 1 ? simplex_point(table, at, dim, m)
+                                                               : box_point(table, at, dim, m);
         if (point.dim == dim) {
             point.interior = table.interior_points++;
             if (dim == 3) point.entity = 0;
@@ -312,124 +252,11 @@ LatticeTable build_table(ElementType type, int m)
 /// midpoints they join (01-23, 02-13, 03-12): RefinementPattern's patterns, in this order.
 constexpr int octahedron_diagonals[3][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 3, 1, 2}};
 
-/// A child as a frame in the parent's order-2 lattice: a corner and dim edge vectors (the
-/// images of the child's lattice origin and unit steps), and its shape (the parent's unless
-/// said: a pyramid's tetrahedra).
-struct ChildFrame {
-    std::array<int, 3> corner;
-    std::vector<std::array<int, 3>> edges;
-    ElementType type = ElementType::line;  ///< line: the parent's shape
-};
-
 std::array<int, 3> plus(const std::array<int, 3>& a, const std::array<int, 3>& b)
 {
     return {a[0] + b[0], a[1] + b[1], a[2] + b[2]};
 }
-std::array<int, 3> minus(const std::array<int, 3>& a, const std::array<int, 3>& b)
-{
-    return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-}
 std::array<int, 3> scaled(int s, const std::array<int, 3>& a) { return {s * a[0], s * a[1], s * a[2]}; }
-
-int determinant(const std::vector<std::array<int, 3>>& e)
-{
-    return e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
-           e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
-           e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
-}
-
-/// The children of the shape (order-2 lattice frames); for tetrahedra, the 4 corner children
-/// followed by the 4 of the octahedron split along `diagonal` (0: 01-23, 1: 02-13, 2: 03-12).
-std::vector<ChildFrame> child_frames(ElementType type, int diagonal)
-{
-    const std::array<int, 3> o{0, 0, 0}, x{1, 0, 0}, y{0, 1, 0}, z{0, 0, 1};
-    std::vector<ChildFrame> frames;
-    switch (type) {
-    case ElementType::line: return {{o, {x}}, {x, {x}}};
-    case ElementType::quadrilateral:
-        for (int j = 0; j < 2; ++j)
-            for (int i = 0; i < 2; ++i) frames.push_back({{i, j, 0}, {x, y}});
-        return frames;
-    case ElementType::hexahedron:
-        for (int k = 0; k < 2; ++k)
-            for (int j = 0; j < 2; ++j)
-                for (int i = 0; i < 2; ++i) frames.push_back({{i, j, k}, {x, y, z}});
-        return frames;
-    case ElementType::triangle:
-        return {{o, {x, y}}, {x, {x, y}}, {y, {x, y}}, {{1, 1, 0}, {{-1, 0, 0}, {0, -1, 0}}}};
-    case ElementType::tetrahedron: {
-        for (const auto& corner : {o, x, y, z}) frames.push_back({corner, {x, y, z}});
-        // Midpoints of the 6 edges (order-2 lattice): index ab for a < b.
-        const std::array<std::array<int, 3>, 4> v{o, scaled(2, x), scaled(2, y), scaled(2, z)};
-        const auto mid = [&](int a, int b) {
-            const auto s = plus(v[a], v[b]);
-            return std::array<int, 3>{s[0] / 2, s[1] / 2, s[2] / 2};
-        };
-        const int* d = octahedron_diagonals[diagonal];
-        const auto p = mid(d[0], d[1]), q = mid(d[2], d[3]);
-        // The other four midpoints in a cycle: consecutive ones share a vertex of the parent.
-        std::vector<std::array<int, 2>> ring;
-        for (int a = 0; a < 4; ++a)
-            for (int b = a + 1; b < 4; ++b) {
-                const bool diag = (a == d[0] && b == d[1]) || (a == d[2] && b == d[3]);
-                if (!diag) ring.push_back({a, b});
-            }
-        std::vector<std::array<int, 2>> cycle{ring[0]};
-        std::vector<bool> used(ring.size(), false);
-        used[0] = true;
-        while (cycle.size() < ring.size())
-            for (std::size_t r = 0; r < ring.size(); ++r) {
-                const auto& last = cycle.back();
-                const bool shares = ring[r][0] == last[0] || ring[r][0] == last[1] ||
-                                    ring[r][1] == last[0] || ring[r][1] == last[1];
-                if (!used[r] && shares) {
-                    cycle.push_back(ring[r]);
-                    used[r] = true;
-                    break;
-                }
-            }
-        for (std::size_t k = 0; k < 4; ++k) {
-            const auto a = mid(cycle[k][0], cycle[k][1]);
-            const auto b = mid(cycle[(k + 1) % 4][0], cycle[(k + 1) % 4][1]);
-            std::vector<std::array<int, 3>> edges{minus(q, p), minus(a, p), minus(b, p)};
-            if (determinant(edges) < 0) std::swap(edges[1], edges[2]);
-            frames.push_back({p, edges});
-        }
-        return frames;
-    }
-    case ElementType::prism:  // the triangle's 4 children in each of the 2 layers
-        for (int layer = 0; layer < 2; ++layer) {
-            frames.push_back({{0, 0, layer}, {x, y, z}});
-            frames.push_back({{1, 0, layer}, {x, y, z}});
-            frames.push_back({{0, 1, layer}, {x, y, z}});
-            frames.push_back({{1, 1, layer}, {{-1, 0, 0}, {0, -1, 0}, z}});
-        }
-        return frames;
-    case ElementType::pyramid: {
-        // In the pyramid's order-2 lattice (base [-2, 2]^2, apex (0, 0, 2)): 4 pyramids on the
-        // base's quarters with their apexes halfway up the parent's edges to the apex, the top
-        // pyramid, the inverted one between them (apex at the base's centre), and 4
-        // tetrahedra, one under each base edge.
-        for (const auto& quarter : {std::array<int, 3>{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}})
-            frames.push_back({quarter, {x, y, z}});
-        frames.push_back({{0, 0, 1}, {x, y, z}});
-        frames.push_back({{0, 0, 1}, {x, {0, -1, 0}, {0, 0, -1}}});
-        const std::array<int, 3> centre{0, 0, 0};
-        const std::array<std::array<int, 3>, 4> base_corner{{{-2, -2, 0}, {2, -2, 0}, {2, 2, 0}, {-2, 2, 0}}};
-        for (int k = 0; k < 4; ++k) {
-            const auto& a = base_corner[k];
-            const auto& b = base_corner[(k + 1) % 4];
-            const std::array<int, 3> middle{(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, 0};
-            const std::array<int, 3> up_a{a[0] / 2, a[1] / 2, 1}, up_b{b[0] / 2, b[1] / 2, 1};
-            std::vector<std::array<int, 3>> edges{minus(middle, centre), minus(up_a, centre), minus(up_b, centre)};
-            if (determinant(edges) < 0) std::swap(edges[1], edges[2]);
-            frames.push_back({centre, edges, ElementType::tetrahedron});
-        }
-        return frames;
-    }
-    }
-    throw std::logic_error(std::string("child_frames: no refinement of ") + element_type_plural(type));
-}
 
 RefinementPattern build_pattern(ElementType type, int g)
 {
@@ -437,11 +264,11 @@ RefinementPattern build_pattern(ElementType type, int g)
     pattern.type = type;
     pattern.order = g;
     const LatticeTable& parent = lattice_table(type, 2 * g);
-    const int dim = element_dimension(type);
-    const int patterns = type == ElementType::tetrahedron ? 3 : 1;
-    for (int p = 0; p < patterns; ++p) {
+    const ShapeTraits& shape = cell_shape(type);
+    const int dim = shape.dim;
+    for (int p = 0; p < shape.refinement_patterns; ++p) {
         std::vector<std::vector<int>> children;
-        for (const ChildFrame& frame : child_frames(type, p)) {
+        for (const LatticeFrame& frame : shape.pattern_children(p)) {
             const ElementType child_type = frame.type == ElementType::line ? type : frame.type;
             const LatticeTable& child = lattice_table(child_type, g);
             if (p == 0) pattern.child_types.push_back(child_type);

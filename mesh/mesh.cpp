@@ -5,84 +5,28 @@
 #include <stdexcept>
 #include <string>
 
+#include "mesh/shapes/cell_shape.hpp"
+
 namespace gpufem {
 
-const char* element_type_name(ElementType type)
-{
-    switch (type) {
-    case ElementType::line: return "line";
-    case ElementType::triangle: return "triangle";
-    case ElementType::quadrilateral: return "quadrilateral";
-    case ElementType::tetrahedron: return "tetrahedron";
-    case ElementType::hexahedron: return "hexahedron";
-    case ElementType::prism: return "prism";
-    case ElementType::pyramid: return "pyramid";
-    }
-    throw std::invalid_argument("element_type_name: unknown element type");
-}
+const char* element_type_name(ElementType type) { return cell_shape(type).name; }
 
-const char* element_type_plural(ElementType type)
-{
-    switch (type) {
-    case ElementType::line: return "lines";
-    case ElementType::triangle: return "triangles";
-    case ElementType::quadrilateral: return "quadrilaterals";
-    case ElementType::tetrahedron: return "tetrahedra";
-    case ElementType::hexahedron: return "hexahedra";
-    case ElementType::prism: return "prisms";
-    case ElementType::pyramid: return "pyramids";
-    }
-    throw std::invalid_argument("element_type_plural: unknown element type");
-}
+const char* element_type_plural(ElementType type) { return cell_shape(type).plural; }
 
-int element_dimension(ElementType type)
-{
-    switch (type) {
-    case ElementType::line: return 1;
-    case ElementType::triangle:
-    case ElementType::quadrilateral: return 2;
-    case ElementType::tetrahedron:
-    case ElementType::hexahedron:
-    case ElementType::prism:
-    case ElementType::pyramid: return 3;
-    }
-    throw std::invalid_argument("element_dimension: unknown element type");
-}
+int element_dimension(ElementType type) { return cell_shape(type).dim; }
 
-int element_node_count(ElementType type)
-{
-    switch (type) {
-    case ElementType::line: return 2;
-    case ElementType::triangle: return 3;
-    case ElementType::quadrilateral: return 4;
-    case ElementType::tetrahedron: return 4;
-    case ElementType::hexahedron: return 8;
-    case ElementType::prism: return 6;
-    case ElementType::pyramid: return 5;
-    }
-    throw std::invalid_argument("element_node_count: unknown element type");
-}
+int element_node_count(ElementType type) { return cell_shape(type).corners; }
 
 int lagrange_node_count(ElementType type, int order)
 {
-    if (order < 1 || order > 4)
+    const ShapeTraits& shape = cell_shape(type);
+    if (order < 1 || order > static_cast<int>(shape.lagrange_nodes.size()))
         throw std::invalid_argument(std::string("lagrange_node_count: order ") +
-                                    std::to_string(order) + " of " + element_type_name(type) +
-                                    "s is outside 1..4");
-    const int k = order;
-    switch (type) {
-    case ElementType::line: return k + 1;
-    case ElementType::triangle: return (k + 1) * (k + 2) / 2;
-    case ElementType::quadrilateral: return (k + 1) * (k + 1);
-    case ElementType::tetrahedron: return (k + 1) * (k + 2) * (k + 3) / 6;
-    case ElementType::hexahedron: return (k + 1) * (k + 1) * (k + 1);
-    case ElementType::prism: return (k + 1) * (k + 1) * (k + 2) / 2;
-    case ElementType::pyramid: return (k + 1) * (k + 2) * (2 * k + 3) / 6;
-    }
-    throw std::invalid_argument("lagrange_node_count: unknown element type");
+                                    std::to_string(order) + " of " + shape.name + "s is outside 1..4");
+    return shape.lagrange_nodes[static_cast<std::size_t>(order - 1)];
 }
 
-int max_lagrange_degree(ElementType type) { return type == ElementType::pyramid ? 2 : 4; }
+int max_lagrange_degree(ElementType type) { return cell_shape(type).max_degree; }
 
 bool Mesh::has_cells_of(ElementType type) const
 {

@@ -1,5 +1,5 @@
 #pragma once
-// Mesh: nodes, cells of one type, named physical groups and their boundary facets (host data).
+// Mesh: nodes, cells of one type or of several (mixed), physical groups, boundary facets (host).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -12,8 +12,8 @@
 
 namespace gpufem {
 
-/// Element shapes gpufem handles (degree-1 node sets; node order as Gmsh's, which for these
-/// first-order shapes equals VTK's except the prism's).
+/// Cell shapes gpufem handles, each described by its table cell_shape(type) (corners, faces,
+/// node counts, basis, Gmsh and VTK numbers: mesh/shapes/cell_shape.hpp), read by these below.
 enum class ElementType { line, triangle, quadrilateral, tetrahedron, hexahedron, prism, pyramid };
 /// Number of ElementType values (tables indexed by the type).
 inline constexpr int element_type_count = 7;
@@ -100,7 +100,7 @@ struct RefinementParents {
     std::shared_ptr<const RefinementParents> previous;
 };
 
-/// An unstructured mesh: cells of one type, or (first order) of several.
+/// An unstructured mesh: cells of one type, or of several (a mixed mesh, cell_types).
 /// Nodes are those used by the cells, numbered 0..n-1: in Gmsh tag order for meshes from Gmsh,
 /// along the grid (x fastest) for the shapes gpufem generates.
 struct Mesh {

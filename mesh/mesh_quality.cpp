@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "mesh/cell_description.hpp"
-#include "mesh/cell_shapes.hpp"
+#include "mesh/kernel_shapes.hpp"
 #include "mesh/gmsh_session.hpp"
 
 namespace gpufem {
@@ -25,7 +25,7 @@ struct Corners {
     int n = 0;
 };
 
-Corners corners_of(const Mesh& mesh, const CellShape& shape, long long c)
+Corners corners_of(const Mesh& mesh, const KernelShape& shape, long long c)
 {
     Corners out;
     out.n = shape.corners;
@@ -41,7 +41,7 @@ double distance(const double* a, const double* b)
 }
 
 /// The longest edge of a cell: 2D its faces, 3D the sides of its faces.
-double longest_edge(const Corners& p, const CellShape& shape)
+double longest_edge(const Corners& p, const KernelShape& shape)
 {
     double longest = 0;
     for (int f = 0; f < shape.faces; ++f) {
@@ -64,7 +64,7 @@ double tetrahedron_volume(const double* o, const double* a, const double* b, con
 
 /// A straight cell's area (2D: corners in cyclic order) or volume (3D: tetrahedra from the
 /// corners' centre to its faces' triangles, a fan from each face's first corner).
-double cell_measure(const Corners& p, const CellShape& shape, int dim)
+double cell_measure(const Corners& p, const KernelShape& shape, int dim)
 {
     if (dim == 2) {
         double twice = 0;
@@ -123,11 +123,11 @@ std::vector<double> cell_qualities(const Mesh& mesh)
 {
     const long long n = mesh.num_cells();
     std::vector<double> quality(static_cast<std::size_t>(n));
-    const CellShapes shapes = cell_shapes();
+    const KernelShapes shapes = kernel_shapes();
 #pragma omp parallel for schedule(static)
     for (long long c = 0; c < n; ++c) {
         const ElementType type = mesh.type_of_cell(static_cast<index_type>(c));
-        const CellShape& shape = shapes.of_type[static_cast<int>(type)];
+        const KernelShape& shape = shapes.of_type[static_cast<int>(type)];
         const Corners p = corners_of(mesh, shape, c);
         const double edge = longest_edge(p, shape);
         const double scale = ideal_measure[static_cast<int>(type)] * std::pow(edge, element_dimension(type));

@@ -11,7 +11,7 @@
 #include <gmsh.h>
 
 #include "linalg/host_threads.hpp"
-#include "mesh/cell_shapes.hpp"
+#include "mesh/kernel_shapes.hpp"
 #include "mesh/gmsh_extract.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/gmsh_shapes.hpp"

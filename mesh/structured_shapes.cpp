@@ -7,6 +7,7 @@
 
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/mesh_size_guard.hpp"
+#include "mesh/shapes/cell_shape.hpp"
 #include "mesh/structured_grid.hpp"
 
 namespace gpufem {
@@ -45,14 +46,14 @@ struct Frame {
 NodePattern node_pattern(ElementType type, int k, const std::vector<double>& reference,
                          const Frame& frame)
 {
-    const int dim = element_dimension(type);
-    const bool box = type == ElementType::line || type == ElementType::quadrilateral ||
-                     type == ElementType::hexahedron;
+    const ShapeTraits& shape = cell_shape(type);
+    const int dim = shape.dim;
     NodePattern pattern;
     for (std::size_t q = 0; q < reference.size() / dim; ++q) {
         Lattice offset = static_cast<long long>(k) * frame.corner;
         for (int i = 0; i < dim; ++i) {
-            const double u = box ? (reference[q * dim + i] + 1.0) / 2.0 : reference[q * dim + i];
+            const double u = shape.symmetric_axes[static_cast<std::size_t>(i)] ? (reference[q * dim + i] + 1.0) / 2.0
+                                                                                : reference[q * dim + i];
             const long long steps = std::llround(k * u);
             if (std::abs(k * u - static_cast<double>(steps)) > 1e-9)
                 throw std::logic_error("node_pattern: a Lagrange node off the lattice");
@@ -63,30 +64,22 @@ NodePattern node_pattern(ElementType type, int k, const std::vector<double>& ref
     return pattern;
 }
 
-/// The cells that fill one box, as frames: one box, 2 triangles (diagonal from the lower-left
-/// corner), or the 6 tetrahedra of Kuhn's split (one per order of the axes, vertices along the
-/// path (0,0,0) -> (1,1,1); odd orders with vertices 1 and 2 swapped, so det J > 0).
+/// The cells that fill one box, as frames: the shape's grid_box_cells (one box, 2 triangles
+/// split along the diagonal from the lower-left corner, or the 6 tetrahedra of Kuhn's split).
 std::vector<Frame> box_cells(ElementType type)
 {
-    const Lattice o{0, 0, 0}, x = unit(0), y = unit(1), z = unit(2);
-    switch (type) {
-    case ElementType::quadrilateral: return {{o, {x, y}}};
-    case ElementType::hexahedron: return {{o, {x, y, z}}};
-    case ElementType::triangle: return {{o, {x, x + y}}, {o, {x + y, y}}};
-    case ElementType::tetrahedron: {
-        std::vector<Frame> tets;
-        const int orders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-        const bool odd[6] = {false, true, true, false, false, true};
-        for (int t = 0; t < 6; ++t) {
-            const Lattice p1 = unit(orders[t][0]);
-            const Lattice p2 = p1 + unit(orders[t][1]);
-            const Lattice p3 = p2 + unit(orders[t][2]);
-            tets.push_back(odd[t] ? Frame{o, {p2, p1, p3}} : Frame{o, {p1, p2, p3}});
+    const ShapeTraits& shape = cell_shape(type);
+    if (shape.grid_box_cells.empty()) throw std::logic_error("box_cells: not a cell type of a generated shape");
+    std::vector<Frame> frames;
+    for (const LatticeFrame& cell : shape.grid_box_cells) {
+        Frame frame{{cell.corner[0], cell.corner[1], cell.corner[2]}, {}};
+        for (int i = 0; i < shape.dim; ++i) {
+            const LatticeVector& e = cell.edges[static_cast<std::size_t>(i)];
+            frame.edges.push_back({e[0], e[1], e[2]});
         }
-        return tets;
+        frames.push_back(frame);
     }
-    default: throw std::logic_error("box_cells: not a cell type of a generated shape");
-    }
+    return frames;
 }
 
 /// The facets of the box cells on the box face x[axis] = side (0 or 1), as frames: a line
@@ -97,15 +90,15 @@ std::vector<Frame> box_facets(ElementType cell_type, int axis, int side)
     const Lattice corner = static_cast<long long>(side) * unit(axis);
     if (element_dimension(cell_type) == 2) return {{corner, {unit(1 - axis)}}};
     const Lattice b = unit(axis == 0 ? 1 : 0), c = unit(axis == 2 ? 1 : 2);
-    if (cell_type == ElementType::hexahedron) return {{corner, {b, c}}};
+    if (cell_shape(cell_type).box) return {{corner, {b, c}}};
     return {{corner, {b, b + c}}, {corner, {b + c, c}}};
 }
 
-/// The shape of a facet of a cell type.
+/// The shape of a facet of a generated cell type (all its facets have one shape).
 ElementType facet_type(ElementType cell_type)
 {
-    if (element_dimension(cell_type) == 2) return ElementType::line;
-    return cell_type == ElementType::hexahedron ? ElementType::quadrilateral : ElementType::triangle;
+    const ShapeTraits& shape = cell_shape(cell_type);
+    return shape.dim == 2 ? ElementType::line : shape.face_type(0);
 }
 
 /// A side of the domain made of box faces: the plane x[axis] = plane (in box units) with the

@@ -10,16 +10,14 @@
 
 #include <vtkCellType.h>
 #include <vtkIdList.h>
-#include <vtkLagrangeHexahedron.h>
-#include <vtkLagrangeQuadrilateral.h>
-#include <vtkLagrangeTetra.h>
-#include <vtkLagrangeTriangle.h>
-#include <vtkLagrangeWedge.h>
+#include <vtkCell.h>
+#include <vtkHigherOrderHexahedron.h>
 #include <vtkNew.h>
 #include <vtkPoints.h>
 #include <vtkSmartPointer.h>
 
 #include "mesh/lagrange_basis.hpp"
+#include "mesh/shapes/cell_shape.hpp"
 
 namespace gpufem {
 namespace {
@@ -45,33 +43,11 @@ void size_cell(vtkCell& cell, int n)
 /// points, in VTK's point order.
 std::vector<double> vtk_parametric_nodes(ElementType type, int n)
 {
-    vtkSmartPointer<vtkCell> cell;
-    switch (type) {
-    case ElementType::triangle: cell = vtkSmartPointer<vtkLagrangeTriangle>::New(); break;
-    case ElementType::tetrahedron: cell = vtkSmartPointer<vtkLagrangeTetra>::New(); break;
-    case ElementType::quadrilateral: {
-        auto quad = vtkSmartPointer<vtkLagrangeQuadrilateral>::New();
-        quad->SetUniformOrderFromNumPoints(n);
-        cell = quad;
-        break;
-    }
-    case ElementType::hexahedron: {
-        auto hex = vtkSmartPointer<vtkLagrangeHexahedron>::New();
-        hex->SetUniformOrderFromNumPoints(n);
-        cell = hex;
-        break;
-    }
-    case ElementType::prism: {
-        auto wedge = vtkSmartPointer<vtkLagrangeWedge>::New();
-        wedge->SetUniformOrderFromNumPoints(n);
-        cell = wedge;
-        break;
-    }
-    case ElementType::line:
-        throw std::invalid_argument("vtk_lagrange_node_order: lines are not written as cells");
-    case ElementType::pyramid:
-        throw std::invalid_argument("vtk_lagrange_node_order: VTK has no Lagrange pyramid");
-    }
+    const ShapeTraits& shape = cell_shape(type);
+    if (!shape.make_vtk_lagrange_cell)
+        throw std::invalid_argument(std::string("vtk_lagrange_node_order: VTK has no Lagrange cell of ") +
+                                    shape.plural);
+    const auto cell = vtkSmartPointer<vtkCell>::Take(shape.make_vtk_lagrange_cell(n));
     size_cell(*cell, n);
     cell->Initialize();  // simplices take their order from the number of points
     const double* coordinates = cell->GetParametricCoords();
@@ -84,14 +60,13 @@ std::vector<double> vtk_parametric_nodes(ElementType type, int n)
 std::vector<double> gmsh_nodes_in_vtk_domain(ElementType type, int order)
 {
     const std::vector<double> gmsh = lagrange_reference_nodes(type, order);
-    const std::size_t dim = static_cast<std::size_t>(element_dimension(type));
-    const bool box = type == ElementType::quadrilateral || type == ElementType::hexahedron;
+    const ShapeTraits& shape = cell_shape(type);
+    const std::size_t dim = static_cast<std::size_t>(shape.dim);
     const std::size_t n = gmsh.size() / dim;
     std::vector<double> nodes(3 * n, 0.0);
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t c = 0; c < dim; ++c)
-            nodes[3 * i + c] = box || (type == ElementType::prism && c == 2) ? 0.5 * (gmsh[dim * i + c] + 1.0)
-                                                                             : gmsh[dim * i + c];
+            nodes[3 * i + c] = shape.symmetric_axes[c] ? 0.5 * (gmsh[dim * i + c] + 1.0) : gmsh[dim * i + c];
     return nodes;
 }
 
@@ -123,44 +98,53 @@ std::vector<int> match_nodes(ElementType type, int order)
     return gmsh_node;
 }
 
+/// The local nodes of the degree-2 element at VTK's quadratic cell's points: the corners, then
+/// the node at the midpoint of each of the shape's vtk_quadratic_edges.
+std::vector<int> quadratic_nodes(ElementType type)
+{
+    const ShapeTraits& shape = cell_shape(type);
+    if (shape.vtk_quadratic_type < 0)
+        throw std::invalid_argument(std::string("vtk_quadratic_node_order: VTK's quadratic cells do not stand for ") +
+                                    shape.plural);
+    const std::vector<double> nodes = lagrange_reference_nodes(type, 2);
+    const std::size_t dim = static_cast<std::size_t>(shape.dim);
+    std::vector<int> found;
+    for (int i = 0; i < shape.corners; ++i) found.push_back(i);
+    for (const auto& edge : shape.vtk_quadratic_edges) {
+        int match = -1;
+        for (std::size_t j = 0; j < nodes.size() / dim; ++j) {
+            double distance = 0;
+            for (std::size_t c = 0; c < dim; ++c)
+                distance = std::max(distance, std::abs(nodes[dim * j + c] - 0.5 * (nodes[dim * edge[0] + c] +
+                                                                                 nodes[dim * edge[1] + c])));
+            if (distance < 1e-9) match = static_cast<int>(j);
+        }
+        if (match < 0)
+            throw std::logic_error(std::string("VTK node order of the quadratic ") + shape.name +
+                                   ": an edge without a midpoint node");
+        found.push_back(match);
+    }
+    return found;
+}
+
 }  // namespace
 
 int vtk_lagrange_cell_type(ElementType type)
 {
-    switch (type) {
-    case ElementType::triangle: return VTK_LAGRANGE_TRIANGLE;
-    case ElementType::quadrilateral: return VTK_LAGRANGE_QUADRILATERAL;
-    case ElementType::tetrahedron: return VTK_LAGRANGE_TETRAHEDRON;
-    case ElementType::hexahedron: return VTK_LAGRANGE_HEXAHEDRON;
-    case ElementType::prism: return VTK_LAGRANGE_WEDGE;
-    case ElementType::line:
-    case ElementType::pyramid: break;
-    }
-    throw std::invalid_argument("vtk_lagrange_cell_type: lines and pyramids are not written as Lagrange cells");
+    const ShapeTraits& shape = cell_shape(type);
+    if (shape.vtk_lagrange_type < 0)
+        throw std::invalid_argument("vtk_lagrange_cell_type: lines and pyramids are not written as Lagrange cells");
+    return shape.vtk_lagrange_type;
 }
 
-const std::vector<int>& vtk_quadratic_pyramid_node_order()
+const std::vector<int>& vtk_quadratic_node_order(ElementType type)
 {
-    static const std::vector<int> order = [] {
-        // VTK's 13 nodes: the corners, then the midpoints of its edges in this order.
-        constexpr int edges[8][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 4}, {1, 4}, {2, 4}, {3, 4}};
-        const std::vector<double> nodes = lagrange_reference_nodes(ElementType::pyramid, 2);
-        std::vector<int> found{0, 1, 2, 3, 4};
-        for (const auto& edge : edges) {
-            int match = -1;
-            for (std::size_t j = 0; j < nodes.size() / 3; ++j) {
-                double distance = 0;
-                for (int c = 0; c < 3; ++c)
-                    distance = std::max(distance, std::abs(nodes[3 * j + c] - 0.5 * (nodes[3 * edge[0] + c] +
-                                                                                       nodes[3 * edge[1] + c])));
-                if (distance < 1e-9) match = static_cast<int>(j);
-            }
-            if (match < 0) throw std::logic_error("VTK node order of the quadratic pyramid: an edge without a midpoint node");
-            found.push_back(match);
-        }
-        return found;
-    }();
-    return order;
+    static std::mutex mutex;
+    static std::map<ElementType, std::vector<int>> cache;
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(type);
+    if (it == cache.end()) it = cache.emplace(type, quadratic_nodes(type)).first;
+    return it->second;
 }
 
 const std::vector<int>& vtk_file_node_order(ElementType type, int order)

@@ -6,15 +6,18 @@
 
 namespace gpufem {
 
-/// The VTK Lagrange cell type of a 2D or 3D shape: VTK_LAGRANGE_TRIANGLE (69),
-/// _QUADRILATERAL (70), _TETRAHEDRON (71), _HEXAHEDRON (72) or _WEDGE (73). Throws
-/// std::invalid_argument for lines and pyramids (VTK 9.1 has no Lagrange pyramid).
+/// The VTK Lagrange cell type of a 2D or 3D shape (its table's vtk_lagrange_type):
+/// VTK_LAGRANGE_TRIANGLE (69), _QUADRILATERAL (70), _TETRAHEDRON (71), _HEXAHEDRON (72) or
+/// _WEDGE (73). Throws std::invalid_argument for lines and pyramids (VTK 9.1 has no Lagrange
+/// pyramid).
 int vtk_lagrange_cell_type(ElementType type);
 
-/// The 13 nodes of VTK_QUADRATIC_PYRAMID (corners, then the midpoints of edges 01 12 23 30
-/// 04 14 24 34) as local nodes of gpufem's order-2 pyramid (Gmsh's 14 nodes; the base's
-/// centre is not among them): how a degree-2 pyramid is written.
-const std::vector<int>& vtk_quadratic_pyramid_node_order();
+/// For a shape without a VTK Lagrange cell: VTK's quadratic cell's points (the corners, then
+/// the midpoints of the table's vtk_quadratic_edges) as local nodes of the degree-2 element,
+/// how such a cell of degree 2 is written (the pyramid: VTK_QUADRATIC_PYRAMID's 13 points, not
+/// the base's centre); remembered per shape (must not be called while holding a
+/// GmshSession). Throws std::invalid_argument for a shape without such a cell.
+const std::vector<int>& vtk_quadratic_node_order(ElementType type);
 
 /// VTK's node order of a Lagrange cell of this shape and order (1..4) in terms of Gmsh's:
 /// entry i is the Gmsh local node (the position in a Mesh cell) that is VTK's point i.

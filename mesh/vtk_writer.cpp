@@ -31,26 +31,12 @@
 #include <vtkUnstructuredGrid.h>
 #include <vtkXMLUnstructuredGridWriter.h>
 
+#include "mesh/shapes/cell_shape.hpp"
 #include "mesh/vtk_lagrange_nodes.hpp"
 #include "mesh/vtu_lz4_writer.hpp"
 
 namespace gpufem {
 namespace {
-
-/// The VTK cell type of a first-order gpufem shape (same node order).
-int vtk_cell_type(ElementType type)
-{
-    switch (type) {
-    case ElementType::line: return VTK_LINE;
-    case ElementType::triangle: return VTK_TRIANGLE;
-    case ElementType::quadrilateral: return VTK_QUAD;
-    case ElementType::tetrahedron: return VTK_TETRA;
-    case ElementType::hexahedron: return VTK_HEXAHEDRON;
-    case ElementType::prism: return VTK_WEDGE;
-    case ElementType::pyramid: return VTK_PYRAMID;
-    }
-    throw std::invalid_argument("write_vtu: unknown cell type");
-}
 
 /// Throws std::invalid_argument if the mesh's arrays are inconsistent.
 void check_mesh(const Mesh& mesh)
@@ -141,15 +127,6 @@ bool ids_fit_32_bits(const Mesh& mesh)
     return mesh.cells.size() < static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
 }
 
-/// Gmsh's node i of a first-order cell of this type in VTK's order: the same, except the
-/// prism, whose bottom triangle VTK lists the other way round (its normal pointing away from
-/// the top).
-int vtk_corner(ElementType type, int i)
-{
-    static constexpr int wedge[6] = {0, 2, 1, 3, 5, 4};
-    return type == ElementType::prism ? wedge[i] : i;
-}
-
 /// How a cell of one type and order is written: its VTK type and, for each of its VTK points,
 /// the local node that is that point.
 struct VtkCellNodes {
@@ -157,22 +134,24 @@ struct VtkCellNodes {
     std::vector<int> nodes;
 };
 
-/// Order 1: the first-order VTK cell; above: the Lagrange cell (pyramids of order 2: the
-/// quadratic pyramid, without the base's centre).
+/// Order 1: the first-order VTK cell (its corners in VTK's order); above: the Lagrange cell,
+/// or for a shape without one (pyramids) VTK's quadratic cell at order 2.
 VtkCellNodes vtk_cell_nodes(ElementType type, int degree)
 {
+    const ShapeTraits& shape = cell_shape(type);
     VtkCellNodes cell;
     if (degree == 1) {
-        cell.type = vtk_cell_type(type);
-        for (int i = 0; i < element_node_count(type); ++i) cell.nodes.push_back(vtk_corner(type, i));
-    } else if (type == ElementType::pyramid) {
-        if (degree != 2)
-            throw std::invalid_argument("write_vtu: pyramids of order " + std::to_string(degree) +
-                                        " (VTK has no Lagrange pyramid; gpufem writes order 1 and 2)");
-        cell.type = VTK_QUADRATIC_PYRAMID;
-        cell.nodes = vtk_quadratic_pyramid_node_order();
+        cell.type = shape.vtk_type;
+        cell.nodes.assign(shape.vtk_corner_order.begin(), shape.vtk_corner_order.end());
+    } else if (shape.vtk_lagrange_type < 0) {
+        if (degree != 2 || shape.vtk_quadratic_type < 0)
+            throw std::invalid_argument(std::string("write_vtu: ") + shape.plural + " of order " +
+                                        std::to_string(degree) + " (VTK has no Lagrange " + shape.name +
+                                        "; gpufem writes order 1 and 2)");
+        cell.type = shape.vtk_quadratic_type;
+        cell.nodes = vtk_quadratic_node_order(type);
     } else {
-        cell.type = vtk_lagrange_cell_type(type);
+        cell.type = shape.vtk_lagrange_type;
         cell.nodes = vtk_file_node_order(type, degree);
     }
     return cell;
@@ -272,7 +251,7 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
         }
         // VTK infers the Lagrange order from the number of points per cell (uniform orders
         // need no HigherOrderDegrees array).
-        grid->SetCells(mesh.degree == 1 ? vtk_cell_type(mesh.cell_type) : vtk_lagrange_cell_type(mesh.cell_type),
+        grid->SetCells(mesh.degree == 1 ? cell_shape(mesh.cell_type).vtk_type : vtk_lagrange_cell_type(mesh.cell_type),
                        cell_array);
     }
 

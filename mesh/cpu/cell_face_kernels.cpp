@@ -45,7 +45,7 @@ void cell_face_vertex_keys(const Executor&, const LatticeMeshView& mesh, const L
     });
 }
 
-void shaped_face_keys(const Executor&, const ShapedCellsView& mesh, const CellShapes& shapes, int dim, int bits,
+void shaped_face_keys(const Executor&, const ShapedCellsView& mesh, const KernelShapes& shapes, int dim, int bits,
                       std::uint64_t* keys)
 {
     chunked_for(mesh.num_cells, [&](long long c) {

@@ -65,7 +65,7 @@ __global__ void boundary_faces_kernel(LatticeFacetView facets, const index_type*
         atomicAdd(inside + 1, 1ULL);  // a facet listed twice is no overlap
 }
 
-__global__ void shaped_face_keys_kernel(ShapedCellsView mesh, CellShapes shapes, int dim, int bits,
+__global__ void shaped_face_keys_kernel(ShapedCellsView mesh, KernelShapes shapes, int dim, int bits,
                                         std::uint64_t* __restrict__ keys)
 {
     const long long t = thread_index();
@@ -136,7 +136,7 @@ void cell_face_vertex_keys(const Executor& exec, const LatticeMeshView& mesh, co
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-void shaped_face_keys(const Executor& exec, const ShapedCellsView& mesh, const CellShapes& shapes, int dim, int bits,
+void shaped_face_keys(const Executor& exec, const ShapedCellsView& mesh, const KernelShapes& shapes, int dim, int bits,
                       std::uint64_t* keys)
 {
     const long long count = mesh.num_cells * mesh.faces_per_cell;

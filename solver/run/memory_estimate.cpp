@@ -14,6 +14,7 @@
 #include "linalg/matrix_market.hpp"
 #include "mesh/grid_coarsening.hpp"
 #include "mesh/mesh_entities.hpp"
+#include "mesh/shapes/cell_shape.hpp"
 #include "solver/run/format_choice.hpp"
 
 namespace gpufem {
@@ -143,11 +144,7 @@ MemoryEstimate estimate_fv_memory(const CaseSpec& spec, const MeshCounts& mesh, 
     e.baseline_host = baseline_host;
     const double c = mesh.cells, nodes = mesh.nodes, v = mesh.nodes_per_cell;
     const double s = spec.precision == Precision::float32 ? 4 : 8;
-    const double faces = mesh.faces_per_cell > 0                        ? mesh.faces_per_cell
-                         : mesh.cell_type == ElementType::triangle      ? 3
-                         : mesh.cell_type == ElementType::hexahedron    ? 6
-                         : mesh.cell_type == ElementType::prism || mesh.cell_type == ElementType::pyramid ? 5
-                                                                         : 4;
+    const double faces = mesh.faces_per_cell > 0 ? mesh.faces_per_cell : cell_shape(mesh.cell_type).side_count();
     const double slots = c * faces;
     e.assembles_csr = "finite volumes";
     e.matrix.rows = c;
@@ -228,7 +225,7 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, boo
     z.s = spec.precision == Precision::float32 ? 4 : 8;
     z.k = std::clamp(mesh.degree, 1, 4);
     z.d = mesh.dim;
-    const bool simplex = mesh.cell_type == ElementType::triangle || mesh.cell_type == ElementType::tetrahedron;
+    const bool simplex = cell_shape(mesh.cell_type).simplex;
     z.q = z.k == 1 && simplex ? z.d + 1 : std::pow(z.k + 1.0, z.d);
     // Pyramids (a mixed mesh may hold them): n^2 (n + 1) points, n = k + 2 (36 at degree 1, 80
     // at 2: assembly_quadrature_degree 2k + 2).

@@ -252,7 +252,7 @@ TEST(VtkLagrange, WedgesAndQuadraticPyramidsInterpolateTheirPolynomials)
                                   std::pair{ElementType::prism, 4}, std::pair{ElementType::pyramid, 2}}) {
         SCOPED_TRACE(std::string(element_type_name(type)) + " order " + std::to_string(k));
         const std::vector<int>& order = type == ElementType::prism ? vtk_lagrange_node_order(type, k)
-                                                                   : vtk_quadratic_pyramid_node_order();
+                                                                   : vtk_quadratic_node_order(type);
         EXPECT_EQ(std::set<int>(order.begin(), order.end()).size(), order.size());
         std::mt19937 rng(101 * k + static_cast<int>(type));
         for (int trial = 0; trial < 2; ++trial) {

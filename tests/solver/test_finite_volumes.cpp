@@ -12,7 +12,7 @@
 
 #include "assembly/fv_discretisation.hpp"
 #include "mesh/cell_faces.hpp"
-#include "mesh/cell_shapes.hpp"
+#include "mesh/kernel_shapes.hpp"
 #include "solver/run/anderson_mixing.hpp"
 #include "../assembly/simple_meshes.hpp"
 #include "../mesh/mesh_test_support.hpp"
@@ -321,7 +321,7 @@ TEST(FiniteVolumes, MixedMeshesHoldEveryCellTypeAndConserve)
         // Every cell's own faces: twice the interior faces plus the boundary ones; the
         // boundary faces all in a group (left or rest).
         const CellFaces faces = cell_faces(mesh, cpu());
-        const CellShapes shapes = cell_shapes();
+        const KernelShapes shapes = kernel_shapes();
         long long own = 0;
         for (index_type c = 0; c < mesh.num_cells(); ++c) own += shapes.of_type[static_cast<int>(mesh.type_of_cell(c))].faces;
         EXPECT_EQ(own, 2 * faces.interior_faces + faces.boundary_faces);
