@@ -16,6 +16,7 @@
 
 #include "assembly/expression.hpp"
 #include "assembly/operator_levels.hpp"
+#include "linalg/file_kind.hpp"
 #include "solver/case/case_overrides.hpp"
 #include "solver/case/case_reader.hpp"
 #include "solver/run/format_choice.hpp"
@@ -182,10 +183,9 @@ MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::
         mesh.kind = source->key == "file" ? MeshSpec::Kind::file : MeshSpec::Kind::geo;
         const std::string text = reader.to_scalar(*source, "a file path");
         mesh.path = resolve_path(text, base_dir);
-        std::error_code error;
-        if (!fs::is_regular_file(mesh.path, error)) {
+        if (const std::string problem = not_a_regular_file(mesh.path); !problem.empty()) {
             const std::string resolved_note = mesh.path == text ? "" : " (resolved to '" + mesh.path + "')";
-            reader.fail(*source, "file '" + text + "' not found" + resolved_note);
+            reader.fail(*source, "file '" + text + "' " + problem + resolved_note);
         }
         resolved[source->key] = mesh.path;
     }
@@ -269,10 +269,8 @@ fs::path read_matrix_path(const CaseReader& reader, const CaseValue& value, cons
 {
     const std::string text = reader.to_scalar(value, "a file path");
     const std::string path = resolve_path(text, base_dir);
-    std::error_code error;
-    if (!fs::is_regular_file(path, error))
-        reader.fail(value, "file '" + text + "' not found" +
-                               (path == text ? "" : " (resolved to '" + path + "')"));
+    if (const std::string problem = not_a_regular_file(path); !problem.empty())
+        reader.fail(value, "file '" + text + "' " + problem + (path == text ? "" : " (resolved to '" + path + "')"));
     return path;
 }
 
@@ -689,13 +687,8 @@ std::vector<CaseSpec> expand_sweep(const CaseSpec& spec)
 
 CaseSpec parse_case_file(const std::filesystem::path& path, const std::vector<std::string>& overrides)
 {
-    std::error_code error;
-    if (!fs::exists(path, error)) {
-        throw CaseError("case file '" + path.string() + "' not found");
-    }
-    if (fs::is_directory(path, error)) {
-        throw CaseError("case file '" + path.string() + "' is a directory");
-    }
+    if (const std::string problem = not_a_regular_file(path); !problem.empty())
+        throw CaseError("case file '" + path.string() + "' " + problem);
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         throw CaseError("cannot read case file '" + path.string() + "'");
