@@ -564,10 +564,17 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
     }
     if (matrix != nullptr) {
         // An external system: no mesh, no PDE; a key that only a mesh case reads is an error.
+        // A --set that brought the matrix is blamed, not the case file's line of the other key.
+        const CaseOverride* matrix_set = reader.override_within("matrix");
         for (const std::string_view key : {"mesh", "degree", "problem"})
-            if (const CaseValue* other = find_entry(entries, key))
-                reader.fail(*other, "'" + std::string(key) + "' is not used with matrix: the "
-                                    "system comes from the matrix file (remove one of the two)");
+            if (const CaseValue* other = find_entry(entries, key)) {
+                const std::string problem = "the system comes from the matrix file (remove one of the two)";
+                if (matrix_set && !reader.override_within(other->path))
+                    throw CaseError("--set " + matrix_set->text + ": the case also gives '" + std::string(key) +
+                                    "' (" + reader.where(other->path, other->mark) + "), which is not used with "
+                                    "matrix: " + problem);
+                reader.fail(*other, "'" + std::string(key) + "' is not used with matrix: " + problem);
+            }
         spec.matrix = read_matrix(reader, *matrix, base_dir, resolved["matrix"]);
     } else {
         MeshEntry mesh_entry = read_mesh(reader, *mesh, base_dir, resolved["mesh"]);

@@ -70,7 +70,7 @@ std::string overflow_message(const SolveData& data)
 {
     const bool single = sizeof(V) == 4;
     return fmt::format("the right-hand side and initial guess are finite (max |b| = {:.3e}), so "
-                       "either the matrix holds NaN or Inf, or the values overflowed {}'s range "
+                       "either the matrix holds NaN or Inf, or the values (or the solution) overflowed {}'s range "
                        "(about {:.1e}): scale your data (kappa, f, the boundary values or the "
                        "matrix file) nearer to 1{}",
                        data.rhs_largest, single ? "float" : "double",

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "linalg/blas1.hpp"
 #include "linalg/scaled_norms.hpp"
 #include "solver/krylov/equilibration.hpp"
 #include "solver/krylov/krylov_variants.hpp"
@@ -146,6 +147,11 @@ SolveResult solve_scaled(KrylovMethod method, KrylovVariant variant, const Linea
     scale_by_power_of_two(-k, x);
     result.rhs_norm = std::ldexp(result.rhs_norm, -k);
     result.initial_residual = std::ldexp(result.initial_residual, -k);
+    if (result.status != SolveStatus::not_finite && !std::isfinite(max_abs(x))) {
+        // Solved, but the solution itself lies beyond V's range.
+        result.status = SolveStatus::not_finite;
+        result.message = "the solution is finite only in scaled form";
+    }
     return result;
 }
 
