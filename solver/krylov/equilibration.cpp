@@ -60,9 +60,12 @@ std::string not_finite_data_message(const SolveData& data, const Array<V>& b, co
     const bool rhs = !std::isfinite(data.rhs_largest);
     const long long row = first_not_finite(rhs ? b : x);
     return fmt::format("data not finite: the {} has NaN or Inf{} (check the case's expressions "
-                       "and files)",
+                       "and files{})",
                        rhs ? "right-hand side" : "initial guess",
-                       row >= 0 ? fmt::format(" (first at row {})", row) : std::string());
+                       row >= 0 ? fmt::format(" (first at row {})", row) : std::string(),
+                       sizeof(V) == 4 ? "; float holds magnitudes up to 3.4e38: use precision: double for "
+                                        "larger data"
+                                      : "");
 }
 
 template <typename V>

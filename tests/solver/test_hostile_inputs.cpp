@@ -242,3 +242,17 @@ TEST(HostileInputs, SetErrorsNameTheSetOptionNotACaseFileLine)
         EXPECT_NE(r.output.find("error: --set " + set + ":"), std::string::npos) << r.output;
     }
 }
+
+TEST(HostileInputs, FloatWarnsAboutCaseDataOutsideItsRange)
+{
+    test::TempDir dir;
+    const auto r = run_case(dir, "float", shape_case("1e-300", "fe", "none"),
+                            "--set precision=float --set solver.tolerance=1e-6");
+    EXPECT_NE(r.output.find("precision float: problem.f holds 1e-300, outside float's range"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("use precision: double"), std::string::npos) << r.output;
+    const auto ordinary = run_case(dir, "ordinary", shape_case("1", "fe", "none"),
+                                   "--set precision=float --set solver.tolerance=1e-6");
+    EXPECT_EQ(ordinary.exit_code, 0) << ordinary.output;
+    EXPECT_EQ(ordinary.output.find("outside float's range"), std::string::npos) << ordinary.output;
+}
