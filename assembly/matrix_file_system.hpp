@@ -40,7 +40,8 @@ public:
     const Mesh& mesh() const override { return mesh_; }
     /// The matrix's rows (UnknownLocation::rows).
     const FunctionSpace& space() const override { return space_; }
-    /// A and b in V on exec; initial guess 0; no Dirichlet rows (the file's system is taken
+    /// A and b in V on exec (both scaled by 2^scale_exponent: the solution is the same); initial
+    /// guess 0; no Dirichlet rows (the file's system is taken
     /// as it is).
     using Discretisation<V>::assemble;
     LinearSystem<V> assemble(const ExecPtr& exec, CsrOffsets offsets) const override;
@@ -55,9 +56,14 @@ public:
 
     /// The system as read.
     const ExternalSystem& system() const { return *system_; }
+    /// The power of two A and b are scaled by in V (0 when A is inside V's safe band), and
+    /// warnings for values outside V's range ("warnings", each a sentence).
+    nlohmann::json report() const override;
 
 private:
     std::shared_ptr<const ExternalSystem> system_;
+    int scale_exponent_ = 0;              ///< A and b are assembled as 2^scale_exponent_ A, b
+    std::vector<std::string> warnings_;   ///< values V cannot hold
     Mesh mesh_;
     FunctionSpace space_;
 };

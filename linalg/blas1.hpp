@@ -59,11 +59,20 @@ double dot(const Array<V>& x, const Array<V>& y)
     return GPUFEM_DISPATCH(e, dot(e, x.size(), x.data(), y.data()));
 }
 
-/// ||x||_2
+/// ||x||_2 (its square accumulated in double: it underflows below about 1e-160 and
+/// overflows above 1e154 for double data; scaled_nrm2 in linalg/scaled_norms.hpp does not)
 template <typename V>
 double nrm2(const Array<V>& x)
 {
     return std::sqrt(dot(x, x));
+}
+
+/// max |x[i]|: NaN when an entry is NaN, infinity when one is infinite (a test of finiteness)
+template <typename V>
+double max_abs(const Array<V>& x)
+{
+    const Executor& e = *x.executor();
+    return GPUFEM_DISPATCH(e, max_abs(e, x.size(), x.data()));
 }
 
 }  // namespace gpufem

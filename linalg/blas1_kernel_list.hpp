@@ -22,3 +22,7 @@ void scale(const Executor& exec, std::size_t n, V alpha, V* x) GPUFEM_KERNEL_BOD
 /// x . y, accumulated in double
 template <typename V>
 double dot(const Executor& exec, std::size_t n, const V* x, const V* y) GPUFEM_KERNEL_BODY
+
+/// max |x[i]| (0 for n = 0); NaN when an entry is NaN, infinity when one is infinite
+template <typename V>
+double max_abs(const Executor& exec, std::size_t n, const V* x) GPUFEM_KERNEL_BODY

@@ -8,6 +8,7 @@
 #include "linalg/matrix_market.hpp"
 
 #include "linalg/host_memory.hpp"
+#include "linalg/write_errors.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -45,6 +46,7 @@ constexpr std::size_t min_chunk_bytes = 4096;  // smaller files are parsed by fe
 
 [[noreturn]] void fail_io(const std::filesystem::path& file, const char* action)
 {
+    if (disk_full(errno)) throw std::runtime_error(write_error_message(file, errno));
     throw std::runtime_error(fmt::format("cannot {} {}: {}", action, file.string(), std::strerror(errno)));
 }
 
@@ -94,6 +96,14 @@ public:
         if (::close(fd) != 0) fail_io(path_, "write");
     }
     int fd() const { return fd_; }
+    /// The file's size in bytes; the largest size_t for what is not a regular file (a pipe's
+    /// size is unknown).
+    std::size_t size() const
+    {
+        struct stat info {};
+        if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) return static_cast<std::size_t>(-1);
+        return static_cast<std::size_t>(info.st_size);
+    }
 
 private:
     std::filesystem::path path_;
@@ -508,21 +518,28 @@ private:
     const char* line_ = nullptr;
 };
 
+/// Throws MatrixMarketError when the header announces more data lines than the file_bytes of
+/// its file can hold: each data line takes at least a few bytes ("1 1\n", "1 1 1\n", "1\n"),
+/// the last one possibly without its newline, so a huge count with little text fails before
+/// anything is allocated or estimated.
+void check_entry_room(const MatrixMarketHeader& header, std::size_t file_bytes, const std::filesystem::path& path)
+{
+    const std::int64_t line_bytes =
+        !header.coordinate ? 2 : header.field == MatrixMarketField::pattern ? 4 : 6;
+    const auto left = static_cast<std::int64_t>(file_bytes - std::min(file_bytes, header.data_offset));
+    const std::int64_t room = (left + 1) / line_bytes;
+    if (header.entries > room)
+        fail_at(path, header.data_line - 1,
+                fmt::format("malformed size line: it announces {} entries, more than the file can hold (the "
+                            "{} bytes after it hold at most {}, each taking at least {} bytes)",
+                            header.entries, left, room, line_bytes));
+}
+
 /// The header of a file in memory, and the check of its entry count against its size.
 MatrixMarketHeader checked_header(std::string_view text, const std::filesystem::path& path)
 {
     const MatrixMarketHeader header = *parse_header(text, true, path);
-    // Each data line takes at least this many bytes ("1 1\n", "1 1 1\n", "1\n"), the last
-    // one possibly without its newline: a huge count with little text fails before allocating.
-    const std::int64_t line_bytes =
-        !header.coordinate ? 2 : header.field == MatrixMarketField::pattern ? 4 : 6;
-    const auto left = static_cast<std::int64_t>(text.size() - header.data_offset);
-    const std::int64_t room = (left + 1) / line_bytes;
-    if (header.entries > room)
-        fail_at(path, header.data_line - 1,
-                fmt::format("the size line announces {} entries, but the {} bytes after it hold at most {} "
-                            "(each takes at least {} bytes)",
-                            header.entries, left, room, line_bytes));
+    check_entry_room(header, text.size(), path);
     return header;
 }
 
@@ -787,7 +804,10 @@ MatrixMarketHeader read_matrix_market_header(const std::filesystem::path& path)
         const std::size_t got = file.read(text.data() + had, want - had);
         text.resize(had + got);
         const bool complete = had + got < want;
-        if (auto header = parse_header(text, complete, path)) return *header;
+        if (auto header = parse_header(text, complete, path)) {
+            check_entry_room(*header, complete ? text.size() : file.size(), path);
+            return *header;
+        }
         want *= 2;
     }
 }

@@ -52,7 +52,8 @@ struct MatrixMarketHeader {
     std::size_t data_offset = 0;   ///< byte offset of the first data line
 };
 
-/// Reads only the banner, comments and size line (cheap: for sizes and memory estimates).
+/// Reads only the banner, comments and size line (cheap: for sizes and memory estimates), and
+/// checks that the file is large enough for the entries the size line announces.
 /// Throws MatrixMarketError for a malformed or unsupported banner or size line, and
 /// std::runtime_error naming the path when the file cannot be read.
 MatrixMarketHeader read_matrix_market_header(const std::filesystem::path& path);

@@ -10,6 +10,7 @@
 
 #include <gmsh.h>
 
+#include "linalg/file_kind.hpp"
 #include "linalg/host_threads.hpp"
 #include "mesh/kernel_shapes.hpp"
 #include "mesh/gmsh_extract.hpp"
@@ -31,11 +32,8 @@ void check_readable(const std::string& path, const std::string& what)
 {
     namespace fs = std::filesystem;
     if (path.empty()) throw MeshSourceError(what + ": no path given");
-    std::error_code error;
-    const fs::file_status status = fs::status(path, error);
-    if (!fs::exists(status)) throw MeshSourceError(what + " '" + path + "' not found");
-    if (fs::is_directory(status))
-        throw MeshSourceError(what + " '" + path + "' is a folder, not a file");
+    if (const std::string problem = not_a_regular_file(path); !problem.empty())
+        throw MeshSourceError(what + " '" + path + "' " + problem);
     if (!std::ifstream(path)) throw MeshSourceError(what + " '" + path + "' cannot be read");
     const std::string extension = std::filesystem::path(path).extension().string();
     if (extension == ".gz" || extension == ".bz2" || extension == ".xz" || extension == ".zip")

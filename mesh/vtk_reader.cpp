@@ -10,12 +10,14 @@
 #include <vtkUnstructuredGrid.h>
 #include <vtkXMLUnstructuredGridReader.h>
 
+#include "linalg/file_kind.hpp"
+
 namespace gpufem {
 
 VtuPointData read_vtu_point_data(const std::filesystem::path& path)
 {
-    if (!std::filesystem::is_regular_file(path))
-        throw std::runtime_error("result file '" + path.string() + "' not found");
+    if (const std::string problem = not_a_regular_file(path); !problem.empty())
+        throw std::runtime_error("result file '" + path.string() + "' " + problem);
     auto reader = vtkSmartPointer<vtkXMLUnstructuredGridReader>::New();
     reader->SetFileName(path.c_str());
     reader->Update();

@@ -1,6 +1,7 @@
 #include "mesh/vtk_writer.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <limits>
 #include <set>
@@ -32,6 +33,7 @@
 #include <vtkXMLUnstructuredGridWriter.h>
 
 #include "mesh/shapes/cell_shape.hpp"
+#include "linalg/write_errors.hpp"
 #include "mesh/vtk_lagrange_nodes.hpp"
 #include "mesh/vtu_lz4_writer.hpp"
 
@@ -281,16 +283,19 @@ protected:
 };
 vtkStandardNewMacro(VersionOneWriter);
 
-/// A short description of a VTK writer error code (the enum is header-only; its string
-/// table lives in a library gpufem does not link).
-std::string vtk_error_text(unsigned long code)
+/// The message for a VTK writer's error code on path: codes below FirstVTKErrorCode are the
+/// system's errno (28: the disk is full); the enum is header-only, its string table in a
+/// library gpufem does not link.
+std::string vtk_write_error(const std::filesystem::path& path, unsigned long code)
 {
     switch (code) {
-    case vtkErrorCode::CannotOpenFileError: return "cannot open the file";
-    case vtkErrorCode::OutOfDiskSpaceError: return "out of disk space";
-    case vtkErrorCode::NoFileNameError: return "no file name";
-    default: return "VTK writer error " + std::to_string(code);
+    case vtkErrorCode::CannotOpenFileError: return write_error_message(path, 0, "cannot open the file");
+    case vtkErrorCode::OutOfDiskSpaceError: return write_error_message(path, ENOSPC);
+    case vtkErrorCode::NoFileNameError: return write_error_message(path, 0, "no file name");
+    default: break;
     }
+    if (code > 0 && code < vtkErrorCode::FirstVTKErrorCode) return write_error_message(path, static_cast<int>(code));
+    return write_error_message(path, 0, "VTK writer error " + std::to_string(code));
 }
 
 /// Renames the finished temporary file to its final name (removing it if that fails).
@@ -399,8 +404,7 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
     const unsigned long code = writer->GetErrorCode();
     if (written == 0 || code != vtkErrorCode::NoError) {
         fs::remove(temporary, error);
-        throw std::runtime_error("cannot write '" + path.string() + "': " +
-                                 vtk_error_text(code));
+        throw std::runtime_error(vtk_write_error(path, code));
     }
     rename_into_place(temporary, path);
 }

@@ -28,6 +28,8 @@
 #include <vtkUnsignedCharArray.h>
 #include <vtkUnstructuredGrid.h>
 
+#include "linalg/write_errors.hpp"
+
 namespace gpufem {
 namespace {
 
@@ -220,9 +222,8 @@ void write_at(int fd, const char* data, std::size_t bytes, std::uint64_t offset,
         const ssize_t written = ::pwrite(fd, data, bytes, static_cast<off_t>(offset));
         if (written < 0 && errno == EINTR) continue;
         if (written <= 0)
-            throw std::runtime_error("cannot write '" + file.string() + "': writing failed (" +
-                                     std::string(written < 0 ? std::strerror(errno) : "nothing written") +
-                                     "; disk full?)");
+            throw std::runtime_error(written < 0 ? write_error_message(file, errno, "writing failed")
+                                                 : write_error_message(file, 0, "nothing was written"));
         data += written;
         bytes -= static_cast<std::size_t>(written);
         offset += static_cast<std::uint64_t>(written);
@@ -277,8 +278,7 @@ public:
     {
         fd_ = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd_ < 0)
-            throw std::runtime_error("cannot write '" + file_.string() + "': cannot open the file (" +
-                                     std::strerror(errno) + ")");
+            throw std::runtime_error(write_error_message(file_, errno, "cannot open the file"));
     }
     ~OutputFile()
     {
@@ -312,8 +312,7 @@ public:
         const int fd = fd_;
         fd_ = -1;
         if (::close(fd) != 0)
-            throw std::runtime_error("cannot write '" + file_.string() + "': closing failed (" +
-                                     std::strerror(errno) + "; disk full?)");
+            throw std::runtime_error(write_error_message(file_, errno, "closing failed"));
     }
 
 private:

@@ -1,3 +1,7 @@
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include "linalg/blas1_kernels.hpp"
 #include "linalg/cpu/chunked_loops.hpp"
 
@@ -35,6 +39,29 @@ double dot(const Executor&, std::size_t n, const V* x, const V* y)
     })[0];
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fill, axpy, xpay, scale, dot)
+template <typename V>
+double max_abs(const Executor&, std::size_t n, const V* x)
+{
+    // One maximum per chunk, combined in chunk order; a NaN wins over every number.
+    const long long count = static_cast<long long>(n);
+    const long long chunks = (count + loop_chunk - 1) / loop_chunk;
+    std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
+#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
+    for (long long c = 0; c < chunks; ++c) {
+        double largest = 0.0;
+        const long long end = std::min(c * loop_chunk + loop_chunk, count);
+        for (long long i = c * loop_chunk; i < end; ++i) {
+            const double a = std::abs(static_cast<double>(x[i]));
+            if (a > largest || std::isnan(a)) largest = std::isnan(largest) ? largest : a;
+        }
+        partial[static_cast<std::size_t>(c)] = largest;
+    }
+    double total = 0.0;
+    for (const double largest : partial)
+        if (largest > total || std::isnan(largest)) total = std::isnan(total) ? total : largest;
+    return total;
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fill, axpy, xpay, scale, dot, max_abs)
 
 }  // namespace gpufem::kernels::cpu

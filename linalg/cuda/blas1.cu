@@ -77,22 +77,88 @@ __global__ void __launch_bounds__(block_size) dot_final_kernel(int count, double
     if (threadIdx.x == 0) partial[count] = sum;
 }
 
-template <typename V>
-double dot_impl(const Executor& exec, std::size_t n, const V* x, const V* y)
+/// NaN-propagating maximum of two magnitudes.
+__device__ double max_nan(double a, double b)
 {
-    if (n == 0) return 0.0;
-    const int blocks =
-        static_cast<int>(std::min<std::size_t>((n + block_size - 1) / block_size, max_reduce_blocks));
-    auto* partial = static_cast<double*>(exec.scratch((max_reduce_blocks + 1) * sizeof(double)));
-    dot_partial_kernel<<<blocks, block_size, 0, stream_of(exec)>>>(n, x, y, partial);
-    GPUFEM_CUDA_CHECK_LAUNCH();
-    dot_final_kernel<<<1, block_size, 0, stream_of(exec)>>>(blocks, partial);
+    return (isnan(a) || a > b) ? a : b;
+}
+
+/// max_nan as a reduction operator for cub.
+struct MaxNan {
+    __device__ double operator()(double a, double b) const { return max_nan(a, b); }
+};
+
+/// First stage of max_abs: each block writes the largest magnitude of its grid-stride share.
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    max_abs_partial_kernel(std::size_t n, const V* __restrict__ x, double* __restrict__ partial)
+{
+    using BlockReduce = cub::BlockReduce<double, block_size>;
+    __shared__ typename BlockReduce::TempStorage storage;
+    double largest = 0.0;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        largest = max_nan(fabs(static_cast<double>(x[i])), largest);
+    largest = BlockReduce(storage).Reduce(largest, MaxNan{});
+    if (threadIdx.x == 0) partial[blockIdx.x] = largest;
+}
+
+/// Second stage of max_abs: one block combines the partial maxima.
+__global__ void __launch_bounds__(block_size) max_abs_final_kernel(int count, double* partial)
+{
+    using BlockReduce = cub::BlockReduce<double, block_size>;
+    __shared__ typename BlockReduce::TempStorage storage;
+    double largest = 0.0;
+    for (int i = threadIdx.x; i < count; i += block_size) largest = max_nan(partial[i], largest);
+    largest = BlockReduce(storage).Reduce(largest, MaxNan{});
+    if (threadIdx.x == 0) partial[count] = largest;
+}
+
+/// Blocks of a two-stage reduction over n entries.
+int reduce_blocks(std::size_t n)
+{
+    return static_cast<int>(std::min<std::size_t>((n + block_size - 1) / block_size, max_reduce_blocks));
+}
+
+/// The partial results' buffer of a two-stage reduction (its total after the last block).
+double* reduce_scratch(const Executor& exec)
+{
+    return static_cast<double*>(exec.scratch((max_reduce_blocks + 1) * sizeof(double)));
+}
+
+/// The total a two-stage reduction left at partial[blocks], read on the host.
+double read_reduced(const Executor& exec, const double* partial, int blocks)
+{
     GPUFEM_CUDA_CHECK_LAUNCH();
     double result = 0.0;
     GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&result, partial + blocks, sizeof(double),
                                       cudaMemcpyDeviceToHost, stream_of(exec)));
     GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
     return result;
+}
+
+template <typename V>
+double max_abs_impl(const Executor& exec, std::size_t n, const V* x)
+{
+    if (n == 0) return 0.0;
+    const int blocks = reduce_blocks(n);
+    double* partial = reduce_scratch(exec);
+    max_abs_partial_kernel<<<blocks, block_size, 0, stream_of(exec)>>>(n, x, partial);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    max_abs_final_kernel<<<1, block_size, 0, stream_of(exec)>>>(blocks, partial);
+    return read_reduced(exec, partial, blocks);
+}
+
+template <typename V>
+double dot_impl(const Executor& exec, std::size_t n, const V* x, const V* y)
+{
+    if (n == 0) return 0.0;
+    const int blocks = reduce_blocks(n);
+    double* partial = reduce_scratch(exec);
+    dot_partial_kernel<<<blocks, block_size, 0, stream_of(exec)>>>(n, x, y, partial);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    dot_final_kernel<<<1, block_size, 0, stream_of(exec)>>>(blocks, partial);
+    return read_reduced(exec, partial, blocks);
 }
 
 }  // namespace
@@ -134,6 +200,12 @@ double dot(const Executor& exec, std::size_t n, const V* x, const V* y)
     return dot_impl(exec, n, x, y);
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fill, axpy, xpay, scale, dot)
+template <typename V>
+double max_abs(const Executor& exec, std::size_t n, const V* x)
+{
+    return max_abs_impl(exec, n, x);
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fill, axpy, xpay, scale, dot, max_abs)
 
 }  // namespace gpufem::kernels::cuda

@@ -16,6 +16,7 @@
 
 #include "assembly/expression.hpp"
 #include "assembly/operator_levels.hpp"
+#include "linalg/file_kind.hpp"
 #include "solver/case/case_overrides.hpp"
 #include "solver/case/case_reader.hpp"
 #include "solver/run/format_choice.hpp"
@@ -217,10 +218,9 @@ MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::
         mesh.kind = source->key == "file" ? MeshSpec::Kind::file : MeshSpec::Kind::geo;
         const std::string text = reader.to_scalar(*source, "a file path");
         mesh.path = resolve_path(text, base_dir);
-        std::error_code error;
-        if (!fs::is_regular_file(mesh.path, error)) {
+        if (const std::string problem = not_a_regular_file(mesh.path); !problem.empty()) {
             const std::string resolved_note = mesh.path == text ? "" : " (resolved to '" + mesh.path + "')";
-            reader.fail(*source, "file '" + text + "' not found" + resolved_note);
+            reader.fail(*source, "file '" + text + "' " + problem + resolved_note);
         }
         resolved[source->key] = mesh.path;
     }
@@ -287,10 +287,8 @@ fs::path read_matrix_path(const CaseReader& reader, const CaseValue& value, cons
 {
     const std::string text = reader.to_scalar(value, "a file path");
     const std::string path = resolve_path(text, base_dir);
-    std::error_code error;
-    if (!fs::is_regular_file(path, error))
-        reader.fail(value, "file '" + text + "' not found" +
-                               (path == text ? "" : " (resolved to '" + path + "')"));
+    if (const std::string problem = not_a_regular_file(path); !problem.empty())
+        reader.fail(value, "file '" + text + "' " + problem + (path == text ? "" : " (resolved to '" + path + "')"));
     return path;
 }
 
@@ -584,10 +582,17 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
     }
     if (matrix != nullptr) {
         // An external system: no mesh, no PDE; a key that only a mesh case reads is an error.
+        // A --set that brought the matrix is blamed, not the case file's line of the other key.
+        const CaseOverride* matrix_set = reader.override_within("matrix");
         for (const std::string_view key : {"mesh", "degree", "problem"})
-            if (const CaseValue* other = find_entry(entries, key))
-                reader.fail(*other, "'" + std::string(key) + "' is not used with matrix: the "
-                                    "system comes from the matrix file (remove one of the two)");
+            if (const CaseValue* other = find_entry(entries, key)) {
+                const std::string problem = "the system comes from the matrix file (remove one of the two)";
+                if (matrix_set && !reader.override_within(other->path))
+                    throw CaseError("--set " + matrix_set->text + ": the case also gives '" + std::string(key) +
+                                    "' (" + reader.where(other->path, other->mark) + "), which is not used with "
+                                    "matrix: " + problem);
+                reader.fail(*other, "'" + std::string(key) + "' is not used with matrix: " + problem);
+            }
         spec.matrix = read_matrix(reader, *matrix, base_dir, resolved["matrix"]);
     } else {
         MeshEntry mesh_entry = read_mesh(reader, *mesh, base_dir, resolved["mesh"]);
@@ -707,13 +712,8 @@ std::vector<CaseSpec> expand_sweep(const CaseSpec& spec)
 
 CaseSpec parse_case_file(const std::filesystem::path& path, const std::vector<std::string>& overrides)
 {
-    std::error_code error;
-    if (!fs::exists(path, error)) {
-        throw CaseError("case file '" + path.string() + "' not found");
-    }
-    if (fs::is_directory(path, error)) {
-        throw CaseError("case file '" + path.string() + "' is a directory");
-    }
+    if (const std::string problem = not_a_regular_file(path); !problem.empty())
+        throw CaseError("case file '" + path.string() + "' " + problem);
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         throw CaseError("cannot read case file '" + path.string() + "'");

@@ -103,6 +103,17 @@ std::string CaseReader::where(const std::string& path, const YAML::Mark& mark) c
     return file_ + ":" + std::to_string(mark.line + 1);
 }
 
+const CaseOverride* CaseReader::override_within(const std::string& path) const
+{
+    for (auto it = overrides_.rbegin(); it != overrides_.rend(); ++it) {
+        const std::string& key = it->key;
+        if (key == path || (key.size() > path.size() && key.compare(0, path.size(), path) == 0 &&
+                            key[path.size()] == '.'))
+            return &*it;
+    }
+    return nullptr;
+}
+
 void CaseReader::fail(const CaseValue& value, const std::string& problem) const
 {
     const std::string location = where(value.path, value.mark);

@@ -30,6 +30,9 @@ public:
     /// "<file>:<line>", "<file>" when the position is unknown, or "--set key=value" when the
     /// key path is (inside) one that an override set.
     std::string where(const std::string& path, const YAML::Mark& mark) const;
+    /// The last override that set path or a key inside it (--set matrix.file=... for
+    /// "matrix"); null when none did.
+    const CaseOverride* override_within(const std::string& path) const;
     /// Throws the CaseError for a problem with this value.
     [[noreturn]] void fail(const CaseValue& value, const std::string& problem) const;
 

@@ -1,10 +1,14 @@
 #include "solver/krylov/krylov.hpp"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "linalg/blas1.hpp"
+#include "linalg/scaled_norms.hpp"
+#include "solver/krylov/equilibration.hpp"
 #include "solver/krylov/krylov_variants.hpp"
 
 namespace gpufem {
@@ -52,11 +56,10 @@ std::string stop_message(KrylovMethod method, StopReason reason, int k, double v
                            "solver.preconditioner: jacobi",
                            k, value);
     case StopReason::not_finite:
-        return fmt::format("{} produced a non-finite value ({}) at iteration {}: NaN/Inf in the "
-                           "matrix, right-hand side or initial guess, or overflow{}",
-                           method_name(method), value, k,
-                           method == KrylovMethod::cg ? "; if the system is non-symmetric, try "
-                                                        "solver.method: bicgstab"
+        // The solve's caller (solve) adds whether the data was finite.
+        return fmt::format("{} produced a non-finite value ({}) at iteration {}{}", method_name(method), value, k,
+                           method == KrylovMethod::cg ? " (if the system is non-symmetric, try "
+                                                        "solver.method: bicgstab)"
                                                       : "");
     }
     return "unknown stop reason";
@@ -116,6 +119,44 @@ std::size_t vector_bytes_per_iteration(KrylovMethod method, KrylovVariant varian
     return vectors * unit;
 }
 
+namespace {
+
+/// solve's Krylov iterations on the data as given.
+template <typename V>
+SolveResult solve_as_given(KrylovMethod method, KrylovVariant variant, const LinearOperator<V>& a,
+                           const Array<V>& b, Array<V>& x, const SolveOptions& options,
+                           const Preconditioner<V>* m, const Communicator& comm)
+{
+    if (method == KrylovMethod::cg)
+        return variant == KrylovVariant::reference ? reference_cg(a, b, x, options, m, comm)
+                                                   : merged_cg(a, b, x, options, m, comm);
+    return variant == KrylovVariant::reference ? reference_bicgstab(a, b, x, options, m, comm)
+                                               : merged_bicgstab(a, b, x, options, m, comm);
+}
+
+/// solve_as_given on 2^k b from 2^k x, x scaled back by 2^-k, the result's sizes too.
+template <typename V>
+SolveResult solve_scaled(KrylovMethod method, KrylovVariant variant, const LinearOperator<V>& a,
+                         const Array<V>& b, Array<V>& x, const SolveOptions& options,
+                         const Preconditioner<V>* m, const Communicator& comm, int k)
+{
+    Array<V> scaled_b = b.clone_to(b.executor());
+    scale_by_power_of_two(k, scaled_b);
+    scale_by_power_of_two(k, x);
+    SolveResult result = solve_as_given(method, variant, a, scaled_b, x, options, m, comm);
+    scale_by_power_of_two(-k, x);
+    result.rhs_norm = std::ldexp(result.rhs_norm, -k);
+    result.initial_residual = std::ldexp(result.initial_residual, -k);
+    if (result.status != SolveStatus::not_finite && !std::isfinite(max_abs(x))) {
+        // Solved, but the solution itself lies beyond V's range.
+        result.status = SolveStatus::not_finite;
+        result.message = "the solution is finite only in scaled form";
+    }
+    return result;
+}
+
+}  // namespace
+
 template <typename V>
 SolveResult solve(KrylovMethod method, KrylovVariant variant, const LinearOperator<V>& a,
                   const Array<V>& b, Array<V>& x, const SolveOptions& options,
@@ -128,11 +169,20 @@ SolveResult solve(KrylovMethod method, KrylovVariant variant, const LinearOperat
         throw std::invalid_argument("solve: max_iterations must be >= 1");
     if (m && (m->size() != a.rows() || m->executor()->backend() != a.executor()->backend()))
         throw std::invalid_argument("solve: the preconditioner does not match the operator");
-    if (method == KrylovMethod::cg)
-        return variant == KrylovVariant::reference ? reference_cg(a, b, x, options, m, comm)
-                                                   : merged_cg(a, b, x, options, m, comm);
-    return variant == KrylovVariant::reference ? reference_bicgstab(a, b, x, options, m, comm)
-                                               : merged_bicgstab(a, b, x, options, m, comm);
+    const SolveData data = measure_solve_data(b, x, comm);
+    if (!data.finite()) {
+        SolveResult result;
+        result.status = SolveStatus::not_finite;
+        result.rhs_norm = data.rhs_largest;
+        result.relative_residual = std::numeric_limits<double>::quiet_NaN();
+        result.message = not_finite_data_message(data, b, x);
+        return result;
+    }
+    SolveResult result = data.exponent == 0
+                             ? solve_as_given(method, variant, a, b, x, options, m, comm)
+                             : solve_scaled(method, variant, a, b, x, options, m, comm, data.exponent);
+    if (result.status == SolveStatus::not_finite) result.message += ": " + overflow_message<V>(data);
+    return result;
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                                  \

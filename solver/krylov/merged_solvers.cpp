@@ -129,7 +129,7 @@ SolveResult make_result(KrylovMethod method, const KrylovScalars& s, const Merge
         result.status = SolveStatus::not_finite;
         result.iterations = s.stop_iteration;
         result.message = s.stop_iteration == 0
-                             ? "initial residual is not finite (NaN/Inf in the matrix, rhs or guess)"
+                             ? "the initial residual is not finite"
                              : stop_message(method, reason, s.stop_iteration, s.stop_value);
         break;
     default:

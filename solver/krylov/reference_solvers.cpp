@@ -79,7 +79,7 @@ public:
         if (!std::isfinite(r_norm) || !std::isfinite(rhs_norm)) {
             result_.residual_history = {r_norm};
             return finish(SolveStatus::not_finite,
-                          "initial residual is not finite (NaN/Inf in the matrix, rhs or guess)");
+                          "the initial residual is not finite");
         }
         if (rhs_norm == 0.0) {
             result_.residual_history = {0.0};

@@ -22,10 +22,13 @@ std::vector<double> dense_inverse(const Csr<V>& a)
     const std::size_t nn = static_cast<std::size_t>(n), width = 2 * nn;
     // [A | I], reduced to [I | A^-1] row by row.
     std::vector<double> m(nn * width, 0.0);
-    double scale = 0;
+    // Each column's largest entry: a pivot is measured against its own column, so that the
+    // unknowns of a small coefficient beside a large one (a contrast of 1e12) are kept.
+    std::vector<double> column_scale(nn, 0.0);
     for (index_type i = 0; i < n; ++i) {
         for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
             m[static_cast<std::size_t>(i) * width + static_cast<std::size_t>(col[k])] += val[k];
+            double& scale = column_scale[static_cast<std::size_t>(col[k])];
             scale = std::max(scale, std::abs(static_cast<double>(val[k])));
         }
         m[static_cast<std::size_t>(i) * width + nn + static_cast<std::size_t>(i)] = 1;
@@ -40,7 +43,8 @@ std::vector<double> dense_inverse(const Csr<V>& a)
             if (!used[i] && (pivot < 0 || std::abs(m[i * width + j]) >
                                               std::abs(m[static_cast<std::size_t>(pivot) * width + j])))
                 pivot = static_cast<std::ptrdiff_t>(i);
-        if (pivot < 0 || !(std::abs(m[static_cast<std::size_t>(pivot) * width + j]) > 1e-12 * scale))
+        if (pivot < 0 ||
+            !(std::abs(m[static_cast<std::size_t>(pivot) * width + j]) > dense_pivot_drop * column_scale[j]))
             continue;
         const std::size_t p = static_cast<std::size_t>(pivot);
         used[p] = 1;

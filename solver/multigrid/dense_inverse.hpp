@@ -10,10 +10,14 @@ namespace gpufem {
 /// The largest matrix dense_inverse accepts (its cost grows as n^3).
 inline constexpr index_type dense_inverse_limit = 2048;
 
+/// A pivot below this fraction of its column's largest entry in a is taken for zero.
+inline constexpr double dense_pivot_drop = 1e-12;
+
 /// The inverse of the square matrix a (row-major, n x n, in double) by Gauss-Jordan
 /// elimination with partial pivoting on the host. When the largest pivot left in a column is
-/// below 1e-12 times the largest entry of a (a singular matrix, e.g. the coarse operator of a
-/// pure Neumann problem), that direction is dropped: the result is then a generalised inverse
+/// below dense_pivot_drop times the largest entry of that column of a (a singular matrix,
+/// e.g. the coarse operator of a pure Neumann problem), that direction is dropped. Measured
+/// per column, a coefficient contrast (1e12 between regions) keeps every direction: the result is then a generalised inverse
 /// (for a consistent right-hand side it gives a solution). Throws std::invalid_argument when a
 /// has more than dense_inverse_limit rows.
 template <typename V>

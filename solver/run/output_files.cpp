@@ -1,10 +1,12 @@
 #include "solver/run/output_files.hpp"
 
+#include <cerrno>
 #include <fstream>
 #include <stdexcept>
 
 #include <unistd.h>
 
+#include "linalg/write_errors.hpp"
 #include "mesh/vtk_writer.hpp"
 #include "solver/run/interrupt_cleanup.hpp"
 
@@ -47,10 +49,12 @@ std::filesystem::path StagedOutputs::stage(const std::string& name)
 void StagedOutputs::write_text(const std::string& name, const std::string& text)
 {
     const auto temp = stage(name);
+    errno = 0;
     std::ofstream out(temp, std::ios::binary);
     out << text;
     out.close();
-    if (!out) throw std::runtime_error("cannot write '" + (dir_ / name).string() + "'");
+    // errno holds the failed system call's reason (a full disk) where the stream had one.
+    if (!out) throw std::runtime_error(write_error_message(dir_ / name, errno));
 }
 
 void StagedOutputs::commit()

@@ -13,6 +13,7 @@
 #include "assembly/fv_discretisation.hpp"
 #include "assembly/lagrange_discretisation.hpp"
 #include "linalg/blas1.hpp"
+#include "linalg/scaled_norms.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh_worker.hpp"
 #include "solver/run/anderson_mixing.hpp"
@@ -22,6 +23,7 @@
 #include "solver/run/mesh_validation.hpp"
 #include "solver/run/progress_line.hpp"
 #include "solver/run/solve_progress.hpp"
+#include "solver/run/system_checks.hpp"
 
 namespace gpufem {
 namespace {
@@ -46,17 +48,20 @@ void check_true_residual(const LinearOperator<V>& a, const Array<V>& b, const Ar
     if (!(result.rhs_norm > 0)) return;  // ||b||, as the solver computed it
     Array<V> r = b.clone_to(b.executor());
     a.apply(V(-1), x, V(1), r);
-    result.true_relative_residual = std::sqrt(dot(r, r)) / result.rhs_norm;
+    // Scaled: the residual of tiny (or huge) data would underflow (overflow) as a sum of squares.
+    result.true_relative_residual = scaled_nrm2(r) / result.rhs_norm;
     if (result.status == SolveStatus::converged &&
         !(result.true_relative_residual <= true_residual_slack * tolerance)) {
         result.status = SolveStatus::stagnated;
         result.message = fmt::format(
             "the recursive residual reached {:.3e} but the true residual ||b - A u|| / ||b|| of "
             "the solution is {:.3e}, more than {} x the tolerance {:.1e}: rounding in {} "
-            "arithmetic keeps the solution from the tolerance; use precision: double or a "
-            "looser tolerance",
+            "arithmetic keeps the solution from the tolerance; {}",
             result.relative_residual, result.true_relative_residual, true_residual_slack,
-            tolerance, sizeof(V) == 4 ? "float" : "double");
+            tolerance, sizeof(V) == 4 ? "float" : "double",
+            sizeof(V) == 4 ? "use precision: double or a looser tolerance"
+                           : "loosen the tolerance (or improve the matrix's conditioning: a "
+                             "preconditioner, or coefficients of less contrast)");
     }
 }
 
@@ -79,6 +84,8 @@ std::string describe_levels(const nlohmann::json& report)
 /// non-orthogonality, a pure-Neumann problem's treatment).
 void log_discretisation_report(const nlohmann::json& report)
 {
+    if (report.is_object() && report.contains("warnings"))
+        for (const auto& warning : report["warnings"]) spdlog::warn("{}", warning.get<std::string>());
     if (!report.is_object() || !report.contains("max_nonorthogonality_degrees")) return;
     const double angle = report["max_nonorthogonality_degrees"].get<double>();
     spdlog::info("finite volumes: {} interior and {} boundary faces, non-orthogonality up to {:.1f} degrees",
@@ -263,6 +270,7 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
                      disc.mesh().num_cells(), system.assembly_times.total());
     }
     log_discretisation_report(disc.report());
+    check_system_diagonal(system, disc, spec.solver);
     if (system.dirichlet_count == 0 && disc.space().location == UnknownLocation::nodes)
         spdlog::warn("no Dirichlet condition: the matrix is singular; a Krylov solver finds a "
                      "solution only if the data are compatible, defined up to a constant");
@@ -370,8 +378,8 @@ struct SolveRun {
         corrected = corrected_rhs(x);
         Array<V> residual = corrected.clone_to(a().executor());
         a().apply(V(-1), x, V(1), residual);
-        const double size = nrm2(corrected);
-        return size > 0 ? nrm2(residual) / size : 0.0;
+        const double size = scaled_nrm2(corrected);
+        return size > 0 ? scaled_nrm2(residual) / size : 0.0;
     }
 };
 
@@ -394,7 +402,7 @@ bool solve_implicit_correction(SolveRun<V>& run, Array<V>& x, Array<V>& correcte
         out.correction = "implicit";
         out.result.message = fmt::format("converged in {} BiCGSTAB iterations on the corrected operator "
                                          "A - C (fv.correction: implicit)", out.result.iterations);
-        const double size = nrm2(corrected_b);
+        const double size = scaled_nrm2(corrected_b);
         out.correction_change = size > 0 && out.result.true_relative_residual >= 0
                                     ? out.result.true_relative_residual * out.result.rhs_norm / size
                                     : 0.0;
@@ -434,7 +442,7 @@ double solve_deferred_correction(SolveRun<V>& run, const Array<V>& b, Array<V>& 
         change = run.correction_residual(x, corrected_b);
         if (change <= goal) {
             met = true;  // x solves its corrected system
-            run.out.result.rhs_norm = nrm2(corrected_b);
+            run.out.result.rhs_norm = scaled_nrm2(corrected_b);
             break;
         }
         Array<V> g = x.clone_to(x.executor());
@@ -570,9 +578,9 @@ double true_residual_in_double(const ExecPtr& exec, const CaseSpec& spec, const 
     const Array<double> x = Array<double>::from_host(exec, std::vector<double>(single.begin(), single.end()));
     // With a correction, the system u solves has the right-hand side corrected by u.
     Array<double> r = disc->correction_passes() > 0 ? disc->corrected_rhs(x) : system.rhs.clone_to(exec);
-    const double rhs_norm = std::sqrt(dot(r, r));
+    const double rhs_norm = scaled_nrm2(r);
     system.op.op->apply(-1.0, x, 1.0, r);
-    return rhs_norm > 0 ? std::sqrt(dot(r, r)) / rhs_norm : 0.0;
+    return rhs_norm > 0 ? scaled_nrm2(r) / rhs_norm : 0.0;
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                                     \

@@ -15,6 +15,7 @@
 #include "linalg/matrix_market.hpp"
 #include "mesh/mesh_worker.hpp"
 #include "mesh/vtk_writer.hpp"
+#include "solver/run/float_range.hpp"
 #include "solver/run/memory_meter.hpp"
 #include "solver/run/output_files.hpp"
 #include "solver/run/phase_errors.hpp"
@@ -314,6 +315,8 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options, SweepReuse* 
     if (spec.precision == Precision::float32 && spec.solver.tolerance < 1e-6)
         spdlog::warn("solver.tolerance {:.1e} is below what float arithmetic can reach; the "
                      "solve may stop at max_iterations", spec.solver.tolerance);
+    if (spec.precision == Precision::float32 && !spec.matrix)
+        for (const std::string& warning : float_range_warnings(spec.problem)) spdlog::warn("{}", warning);
 
     // The memory estimate, before anything large is allocated: from the counts of a shape
     // gpufem generates, or (Gmsh meshes) once the mesh is there.

@@ -1,6 +1,8 @@
 // CUDA kernels against the CPU reference on fresh random inputs (label gpu).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <random>
 
 #include "gpu_test.hpp"
@@ -45,6 +47,13 @@ TYPED_TEST(LinalgGpu, Blas1MatchesCpu)
         auto xg = Array<V>::from_host(gpu, xh), yg = Array<V>::from_host(gpu, yh);
         EXPECT_NEAR(dot(xg, yg), dot(xc, yc), 1e-12 * n) << n;
         EXPECT_NEAR(nrm2(xg), nrm2(xc), 1e-12 * n) << n;
+        EXPECT_EQ(max_abs(xg), max_abs(xc)) << n;
+        // A NaN anywhere wins, even beside an infinity.
+        auto bad = xh;
+        bad[n / 2] = std::numeric_limits<V>::infinity();
+        EXPECT_TRUE(std::isinf(max_abs(Array<V>::from_host(gpu, bad)))) << n;
+        bad[n - 1] = std::numeric_limits<V>::quiet_NaN();
+        EXPECT_TRUE(std::isnan(max_abs(Array<V>::from_host(gpu, bad)))) << n;
         axpy(V(0.25), xc, yc), axpy(V(0.25), xg, yg);
         xpay(xc, V(-1.5), yc), xpay(xg, V(-1.5), yg);
         scale(V(2), yc), scale(V(2), yg);

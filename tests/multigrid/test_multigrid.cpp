@@ -297,6 +297,31 @@ TEST(Chebyshev, LambdaMaxEstimateWithinFivePercentOfTheDenseEigenvalue)
     }
 }
 
+TEST(DenseInverse, KeepsEveryDirectionOfAHighContrastMatrix)
+{
+    // A path Laplacian whose first half has kappa 1e12 and second half 1 (Dirichlet at both
+    // ends): the small half's pivots are far below the largest entry but not below their own
+    // columns', so the inverse is whole: A A^-1 = I.
+    const index_type n = 20;
+    std::vector<double> m(static_cast<std::size_t>(n * n), 0.0);
+    for (index_type e = 0; e <= n; ++e) {  // edge e joins nodes e - 1 and e
+        const double kappa = e < n / 2 ? 1e12 : 1.0;
+        for (const index_type i : {e - 1, e})
+            if (i >= 0 && i < n) m[i * n + i] += kappa;
+        if (e >= 1 && e < n) m[(e - 1) * n + e] = m[e * n + e - 1] = -kappa;
+    }
+    std::vector<index_type> ptr{0}, col;
+    for (index_type i = 0; i < n; ++i) {
+        for (index_type j = 0; j < n; ++j) col.push_back(j);
+        ptr.push_back(static_cast<index_type>(col.size()));
+    }
+    const Csr<double> a{n, n, Array<index_type>::from_host(cpu(), ptr), Array<index_type>::from_host(cpu(), col),
+                        Array<double>::from_host(cpu(), m)};
+    const auto id = test::dense_product(m, dense_inverse(a), n, n, n);
+    for (index_type i = 0; i < n; ++i)
+        for (index_type j = 0; j < n; ++j) EXPECT_NEAR(id[i * n + j], i == j ? 1.0 : 0.0, 1e-6) << i << " " << j;
+}
+
 TEST(DenseInverse, InvertsSymmetricAndNonSymmetricMatricesAndSolvesSingularConsistentSystems)
 {
     const unsigned seed = test::random_seed();
