@@ -117,6 +117,7 @@ FormatEntry cusparse_format_entry()
                                            build_cusparse<float>, build_cusparse<double>);
     e.on_cpu = false;
     e.keeps_csr = true;
+    e.vendor_baseline = true;
     e.memory = [](const MatrixShape& m, const FormatOptions&) {
         // The CSR and diagonal, cuSPARSE's SpMV buffer (small), and scratch x and y at build.
         const double stored = csr_bytes(m) + m.rows * m.value_bytes;

@@ -125,6 +125,9 @@ struct FormatEntry : OperatorEntryBase {
     /// theirs cannot be used (format: auto's iteration estimate, the double-precision residual
     /// of a float solve). Exactly one format is the baseline.
     bool baseline = false;
+    /// The vendor library's SpMV (cuSPARSE's CSR) that the SpMV benchmark's speedups are
+    /// measured against. At most one format is the vendor baseline.
+    bool vendor_baseline = false;
 
     /// Whether options ask this format for 64-bit row offsets at any size (asks_wide_offsets).
     bool wide_offsets_asked(const FormatOptions& options) const

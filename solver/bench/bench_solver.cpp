@@ -74,6 +74,127 @@ double sum(const std::vector<double>& v)
     return s;
 }
 
+/// One configuration's solves: the method, variant, operator, preconditioner and right-hand
+/// side every timing of measure shares.
+template <typename V>
+struct BenchSolves {
+    KrylovMethod method;
+    KrylovVariant variant;
+    const LinearOperator<V>& a;
+    const Preconditioner<V>* m;
+    const Array<V>& b;
+    SolveOptions options;
+    int long_run = 0;   ///< iterations of the long timed solves
+    int short_run = 0;  ///< iterations of the short ones (their difference gives one iteration)
+    int repeats = 1;
+
+    /// A timed solve of iterations iterations (to tolerance when given) with options o.
+    Timed once(const SolveOptions& o, int iterations, double tolerance = 1e-300) const
+    {
+        return timed_solve(method, variant, a, m, b, o, iterations, tolerance);
+    }
+    /// The median of repeats such solves.
+    Timed median_of(const SolveOptions& o, int iterations) const
+    {
+        return median_solve(method, variant, a, m, b, o, iterations, repeats);
+    }
+};
+
+/// The preconditioner set up for the system, its setup's wall time in row.
+template <typename V>
+SetUpPreconditioner<V> timed_setup(const PreconditionerEntry& pre, const DiscreteSystem<V>& system,
+                                   const CaseSpec& spec, SolverBenchRow& row)
+{
+    const LinearOperator<V>& a = *system.op.op;
+    a.executor()->synchronize();
+    const auto setup_start = std::chrono::steady_clock::now();
+    SetUpPreconditioner<V> preconditioner = pre.build(
+        PreconditionerSetup<V>{a, system.preconditioner_matrix(), system.discretisation, system.op.permutation,
+                               system.coarse_from_elements, spec.solver});
+    a.executor()->synchronize();
+    row.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
+    return preconditioner;
+}
+
+/// Seconds per iteration from a long and a short run (after a warm-up: the csr tuner settles,
+/// the caches and the allocator are warm), and whether a CUDA graph replayed them.
+template <typename V>
+void time_iterations(const BenchSolves<V>& run, SolverBenchRow& row)
+{
+    run.once(run.options, std::min(run.long_run, 30));
+    const Timed t_long = run.median_of(run.options, run.long_run);
+    const Timed t_short = run.median_of(run.options, run.short_run);
+    if (t_long.status == SolveStatus::breakdown || t_long.status == SolveStatus::not_finite)
+        row.error = fmt::format("stopped after {} iterations ({})", t_long.iterations,
+                                solve_status_name(t_long.status));
+    row.seconds_per_iteration =
+        t_long.iterations > t_short.iterations
+            ? (t_long.seconds - t_short.seconds) / (t_long.iterations - t_short.iterations)
+            : t_long.seconds / std::max(1, t_long.iterations);
+    row.graph = t_long.graph;
+}
+
+/// The split of an iteration: every SpMV, update and reduction between events (graph off);
+/// and the bytes an iteration moves against the copy bandwidth.
+template <typename V>
+void time_phases(const BenchSolves<V>& run, double copy_bw, SolverBenchRow& row)
+{
+    const auto spmv = make_interval_timer(run.a.executor());
+    const auto vector = make_interval_timer(run.a.executor());
+    const auto reduction = make_interval_timer(run.a.executor());
+    SolverPhaseTimers phases{spmv.get(), vector.get(), reduction.get()};
+    SolveOptions phased = run.options;
+    phased.phases = &phases;
+    const Timed t_phased = run.once(phased, run.short_run);
+    const double its = std::max(1, t_phased.iterations);
+    row.spmv_seconds = sum(spmv->seconds()) / its;
+    row.vector_seconds = sum(vector->seconds()) / its;
+    row.reduction_seconds = sum(reduction->seconds()) / its;
+    row.bytes_per_iteration =
+        static_cast<std::size_t>(spmvs_per_iteration(run.method)) * run.a.spmv_min_bytes() +
+        vector_bytes_per_iteration(run.method, run.variant, traffic_of(run.m), run.b.size(), sizeof(V));
+    if (row.seconds_per_iteration > 0) {
+        row.gbps = row.bytes_per_iteration / row.seconds_per_iteration * 1e-9;
+        row.percent_of_copy = 100.0 * row.bytes_per_iteration / row.seconds_per_iteration / copy_bw;
+    }
+}
+
+/// Time to solution: the case's tolerance from x = 0, the setup added.
+template <typename V>
+void time_to_solution(const BenchSolves<V>& run, const SolverSpec& solver, SolverBenchRow& row)
+{
+    const Timed to_tolerance = run.once(run.options, solver.max_iterations, solver.tolerance);
+    row.iterations_to_tolerance = to_tolerance.iterations;
+    row.solve_seconds = to_tolerance.seconds;
+    if (to_tolerance.status == SolveStatus::converged) row.time_to_solution = row.setup_seconds + row.solve_seconds;
+}
+
+/// An AMG preconditioner's V-cycle, level by level (median of 20), in row and the log.
+template <typename V>
+void time_amg_cycle(const AmgPreconditioner<V>& amg, const Array<V>& b, SolverBenchRow& row)
+{
+    Array<V> z(b.executor(), b.size());
+    row.amg_cycle = nlohmann::json::array();
+    std::string lines;
+    for (const AmgCyclePhase& p : amg.time_cycle(b, z, 20)) {
+        row.amg_cycle.push_back({{"level", p.level}, {"phase", p.phase}, {"seconds", p.seconds}});
+        lines += fmt::format("\n  level {} {:<13} {:>9.1f} us", p.level, p.phase, p.seconds * 1e6);
+    }
+    spdlog::info("{} V-cycle, {} levels (median of 20):{}", amg.name(), amg.levels().size(), lines);
+}
+
+/// What per-SpMV events cost the merged solvers (both without graph), in percent.
+template <typename V>
+double timing_overhead_percent(const BenchSolves<V>& run)
+{
+    SolveOptions off = run.options, on = run.options;
+    off.graph = on.graph = GraphMode::off;
+    on.time_spmv = true;
+    const Timed t_off = run.median_of(off, run.long_run);
+    const Timed t_on = run.median_of(on, run.long_run);
+    return 100.0 * (t_on.seconds - t_off.seconds) / t_off.seconds;
+}
+
 template <typename V>
 SolverBenchRow measure(const std::string& format, KrylovMethod method, const PreconditionerEntry& pre,
                        KrylovVariant variant, const DiscreteSystem<V>& system, const Array<V>& b,
@@ -87,83 +208,19 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, const Pre
     row.variant = variant_name(variant);
     SolveOptions options = solve_options(spec.solver);
     options.time_spmv = false;
-    a.executor()->synchronize();
-    const auto setup_start = std::chrono::steady_clock::now();
-    const SetUpPreconditioner<V> preconditioner = pre.build(
-        PreconditionerSetup<V>{a, system.preconditioner_matrix(), system.discretisation, system.op.permutation,
-                               system.coarse_from_elements, spec.solver});
-    a.executor()->synchronize();
-    row.setup_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
+    const SetUpPreconditioner<V> preconditioner = timed_setup(pre, system, spec, row);
     const Preconditioner<V>* m = preconditioner.preconditioner.get();
-    const int long_run = bench.iterations;
-    const int short_run = std::max(5, bench.iterations / 4);
-
-    // Warm-up: the csr tuner settles, the caches and the allocator are warm.
-    timed_solve(method, variant, a, m, b, options, std::min(long_run, 30));
-    const Timed t_long = median_solve(method, variant, a, m, b, options, long_run, bench.repeats);
-    const Timed t_short = median_solve(method, variant, a, m, b, options, short_run, bench.repeats);
-    if (t_long.status == SolveStatus::breakdown || t_long.status == SolveStatus::not_finite)
-        row.error = fmt::format("stopped after {} iterations ({})", t_long.iterations,
-                                solve_status_name(t_long.status));
-    row.seconds_per_iteration =
-        t_long.iterations > t_short.iterations
-            ? (t_long.seconds - t_short.seconds) / (t_long.iterations - t_short.iterations)
-            : t_long.seconds / std::max(1, t_long.iterations);
-    row.graph = t_long.graph;
-
-    // The split: every SpMV, update and reduction between events (graph off).
-    const auto spmv = make_interval_timer(a.executor());
-    const auto vector = make_interval_timer(a.executor());
-    const auto reduction = make_interval_timer(a.executor());
-    SolverPhaseTimers phases{spmv.get(), vector.get(), reduction.get()};
-    SolveOptions phased = options;
-    phased.phases = &phases;
-    const Timed t_phased = timed_solve(method, variant, a, m, b, phased, short_run);
-    const double its = std::max(1, t_phased.iterations);
-    row.spmv_seconds = sum(spmv->seconds()) / its;
-    row.vector_seconds = sum(vector->seconds()) / its;
-    row.reduction_seconds = sum(reduction->seconds()) / its;
-
-    row.bytes_per_iteration =
-        static_cast<std::size_t>(spmvs_per_iteration(method)) * a.spmv_min_bytes() +
-        vector_bytes_per_iteration(method, variant, traffic_of(m), b.size(), sizeof(V));
-    if (row.seconds_per_iteration > 0) {
-        row.gbps = row.bytes_per_iteration / row.seconds_per_iteration * 1e-9;
-        row.percent_of_copy = 100.0 * row.bytes_per_iteration / row.seconds_per_iteration / copy_bw;
-    }
-
-    // Time to solution: the case's tolerance from x = 0, the setup added.
-    const Timed to_tolerance = timed_solve(method, variant, a, m, b, options,
-                                           spec.solver.max_iterations, spec.solver.tolerance);
-    row.iterations_to_tolerance = to_tolerance.iterations;
-    row.solve_seconds = to_tolerance.seconds;
-    if (to_tolerance.status == SolveStatus::converged)
-        row.time_to_solution = row.setup_seconds + row.solve_seconds;
+    const BenchSolves<V> run{method, variant, a, m, b, options, bench.iterations, std::max(5, bench.iterations / 4),
+                             bench.repeats};
+    time_iterations(run, row);
+    time_phases(run, copy_bw, row);
+    time_to_solution(run, spec.solver, row);
     // The numeric setup alone (the same values here), where the preconditioner can update.
     if (Preconditioner<V>* kept = preconditioner.preconditioner.get(); kept && kept->update(a, system.preconditioner_matrix()))
         row.update_seconds = kept->update_seconds();
     const auto* amg = dynamic_cast<const AmgPreconditioner<V>*>(m);
-    if (amg && variant == KrylovVariant::merged) {  // the cycle is the same for both variants
-        Array<V> z(a.executor(), b.size());
-        row.amg_cycle = nlohmann::json::array();
-        std::string lines;
-        for (const AmgCyclePhase& p : amg->time_cycle(b, z, 20)) {
-            row.amg_cycle.push_back({{"level", p.level}, {"phase", p.phase}, {"seconds", p.seconds}});
-            lines += fmt::format("\n  level {} {:<13} {:>9.1f} us", p.level, p.phase, p.seconds * 1e6);
-        }
-        spdlog::info("{} V-cycle, {} levels (median of 20):{}", amg->name(), amg->levels().size(),
-                     lines);
-    }
-
-    if (variant == KrylovVariant::merged) {  // what per-SpMV events cost (both without graph)
-        SolveOptions off = options, on = options;
-        off.graph = on.graph = GraphMode::off;
-        on.time_spmv = true;
-        const Timed t_off = median_solve(method, variant, a, m, b, off, long_run, bench.repeats);
-        const Timed t_on = median_solve(method, variant, a, m, b, on, long_run, bench.repeats);
-        row.timing_overhead_percent = 100.0 * (t_on.seconds - t_off.seconds) / t_off.seconds;
-    }
+    if (amg && variant == KrylovVariant::merged) time_amg_cycle(*amg, b, row);  // the same for both variants
+    if (variant == KrylovVariant::merged) row.timing_overhead_percent = timing_overhead_percent(run);
     return row;
 }
 

@@ -122,7 +122,7 @@ void compare_rows(std::vector<SpmvBenchRow>& rows)
 {
     double cusparse_seconds = 0;
     for (const auto& r : rows)
-        if (r.format == "cusparse" && r.error.empty()) cusparse_seconds = r.median_seconds;
+        if (r.vendor_baseline && r.error.empty()) cusparse_seconds = r.median_seconds;
     const double csr_seconds = rows.empty() || !rows.front().error.empty() ? 0 : rows.front().median_seconds;
     for (std::size_t k = 0; k < rows.size(); ++k) {
         SpmvBenchRow& r = rows[k];
@@ -151,6 +151,7 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
         row.unknowns = matrix.rows;
         row.format = entry.label;
         row.matrix_free = entry.choice.matrix_free();
+        row.vendor_baseline = entry.choice.format && entry.choice.format->vendor_baseline;
         spdlog::info("bench spmv: {}", entry.label);
         try {
             measure_format(entry, options, exec, disc, matrix, xs, copy_bw, is_reference, reference, row);
@@ -225,19 +226,20 @@ std::string csv(const std::vector<SpmvBenchRow>& rows)
     return text;
 }
 
-/// One case (no sweep): assemble, benchmark (or, with options.csr_sweep, sweep the csr
-/// kernel's parameters: no rows), print, write into folder.
-std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptions& options,
-                                      const ExecPtr& exec, const std::string& backend,
-                                      double copy_bw, const std::filesystem::path& folder)
-{
-    const CaseMesh loaded = load_case_mesh(spec);
-    const Mesh& mesh = loaded.mesh;
+/// What one case's benchmark measured: the format rows, or a sweep's results, and the matrix's size.
+struct PointResults {
     std::vector<SpmvBenchRow> rows;
     CsrSweepResult sweep;
     StaircaseSweepResult staircase;
     index_type n = 0;
     std::size_t nnz = 0;
+};
+
+/// Assembles the case's matrix in its precision and runs the benchmark or the sweep asked for.
+PointResults measure_point(const CaseSpec& spec, const SpmvBenchOptions& options, const ExecPtr& exec,
+                           const CaseMesh& loaded, double copy_bw)
+{
+    PointResults out;
     const auto bench = [&]<typename V>(V) {
         const auto disc = make_discretisation<V>(spec, loaded);
         const LinearSystem<V> system = disc->assemble(exec);
@@ -246,43 +248,37 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
                 "the matrix has {} non-zeros, past 2,147,483,647: the SpMV benchmark compares formats built "
                 "from 32-bit row offsets; use a smaller case (gpufem run times csr with 64-bit offsets)",
                 system.wide_matrix->nnz()));
-        n = system.matrix.rows, nnz = system.matrix.nnz();
+        out.n = system.matrix.rows, out.nnz = system.matrix.nnz();
         if (options.csr_sweep)
-            sweep = run_csr_sweep<V>(system.matrix, options);
+            out.sweep = run_csr_sweep<V>(system.matrix, options);
         else if (options.staircase_sweep)
-            staircase = run_staircase_sweep<V>(system.matrix, options, copy_bw);
+            out.staircase = run_staircase_sweep<V>(system.matrix, options, copy_bw);
         else
-            rows = bench_typed<V>(spec, options, exec, *disc, system.matrix, copy_bw);
+            out.rows = bench_typed<V>(spec, options, exec, *disc, system.matrix, copy_bw);
     };
     if (spec.precision == Precision::float32) {
         bench(float{});
     } else {
         bench(double{});
     }
+    return out;
+}
 
-    const std::string matrix_line = fmt::format(
-        "{} ({}), {}, {} rows, {} non-zeros ({:.1f} per row), {}, {} int32\n"
-        "device {}; copy bandwidth (read + write) {:.1f} GB/s",
-        spec.name, mesh.source, spec.matrix ? "external system" : fmt::format("degree {}", spec.mesh.degree), n, nnz, double(nnz) / std::max<index_type>(n, 1),
-        precision_name(spec.precision), backend, exec->device_name(), copy_bw * 1e-9);
-    if (options.staircase_sweep) {
-        write_staircase_sweep(staircase, "Staircase SELL experiments (004_…): " + matrix_line + "\n",
-                              {{"case", spec.resolved},
-                               {"device", exec->device_name()},
-                               {"backend", backend},
-                               {"precision", precision_name(spec.precision)}},
-                              folder);
-        return rows;
-    }
-    if (options.csr_sweep) {
-        write_csr_sweep(sweep, "CSR parameter sweep (000_… §5-6): " + matrix_line + "\n",
-                        {{"case", spec.resolved},
-                         {"device", exec->device_name()},
-                         {"backend", backend},
-                         {"precision", precision_name(spec.precision)}},
-                        copy_bw, folder);
-        return rows;
-    }
+/// The run's settings every output of the point records.
+nlohmann::json point_settings(const CaseSpec& spec, const ExecPtr& exec, const std::string& backend)
+{
+    return {{"case", spec.resolved},
+            {"device", exec->device_name()},
+            {"backend", backend},
+            {"precision", precision_name(spec.precision)}};
+}
+
+/// Prints the format table and writes bench_spmv.csv and bench_spmv.json into folder.
+void write_format_rows(const SpmvBenchOptions& options, const PointResults& point,
+                       nlohmann::json json, const std::string& matrix_line, double copy_bw,
+                       const std::filesystem::path& folder)
+{
+    const std::vector<SpmvBenchRow>& rows = point.rows;
     const std::string header = fmt::format(
         "SpMV benchmark: {}; median of {} SpMVs after {} warm-up, x rotated over copies; CG it/s: "
         "merged CG, {} iterations\n",
@@ -293,24 +289,47 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
             fmt::print("  {}: {}{}\n", r.format, r.parameters,
                        r.host_steps.empty() ? "" : " [host: " + r.host_steps + "]");
     std::fflush(stdout);
-
-    nlohmann::json json = {{"case", spec.resolved},
-                           {"device", exec->device_name()},
-                           {"backend", backend},
-                           {"precision", precision_name(spec.precision)},
-                           {"rows", n},
-                           {"nnz", nnz},
-                           {"copy_bandwidth_GBps", copy_bw * 1e-9},
-                           {"repeats", options.repeats},
-                           {"cg_iterations", options.cg_iterations},
-                           {"formats", nlohmann::json::array()}};
+    json["rows"] = point.n;
+    json["nnz"] = point.nnz;
+    json["copy_bandwidth_GBps"] = copy_bw * 1e-9;
+    json["repeats"] = options.repeats;
+    json["cg_iterations"] = options.cg_iterations;
+    json["formats"] = nlohmann::json::array();
     for (const auto& r : rows) json["formats"].push_back(row_json(r));
     StagedOutputs outputs(folder);
     outputs.write_text("bench_spmv.csv", csv(rows));
     outputs.write_text("bench_spmv.json", json.dump(2) + "\n");
     outputs.commit();
     spdlog::info("wrote bench_spmv.csv, bench_spmv.json to {}", outputs.dir().string());
-    return rows;
+}
+
+/// One case (no sweep): assemble, benchmark (or, with options.csr_sweep, sweep the csr
+/// kernel's parameters: no rows), print, write into folder.
+std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptions& options,
+                                      const ExecPtr& exec, const std::string& backend,
+                                      double copy_bw, const std::filesystem::path& folder)
+{
+    const CaseMesh loaded = load_case_mesh(spec);
+    const PointResults point = measure_point(spec, options, exec, loaded, copy_bw);
+    const index_type n = point.n;
+    const std::size_t nnz = point.nnz;
+    const std::string matrix_line = fmt::format(
+        "{} ({}), {}, {} rows, {} non-zeros ({:.1f} per row), {}, {} int32\n"
+        "device {}; copy bandwidth (read + write) {:.1f} GB/s",
+        spec.name, loaded.mesh.source, spec.matrix ? "external system" : fmt::format("degree {}", spec.mesh.degree), n, nnz, double(nnz) / std::max<index_type>(n, 1),
+        precision_name(spec.precision), backend, exec->device_name(), copy_bw * 1e-9);
+    if (options.staircase_sweep) {
+        write_staircase_sweep(point.staircase, "Staircase SELL experiments (004_…): " + matrix_line + "\n",
+                              point_settings(spec, exec, backend), folder);
+        return point.rows;
+    }
+    if (options.csr_sweep) {
+        write_csr_sweep(point.sweep, "CSR parameter sweep (000_… §5-6): " + matrix_line + "\n",
+                        point_settings(spec, exec, backend), copy_bw, folder);
+        return point.rows;
+    }
+    write_format_rows(options, point, point_settings(spec, exec, backend), matrix_line, copy_bw, folder);
+    return point.rows;
 }
 
 }  // namespace

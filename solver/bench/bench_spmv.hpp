@@ -38,6 +38,7 @@ struct SpmvBenchRow {
     std::string parameters;
     std::string host_steps;
     bool matrix_free = false;         ///< an lma variant (not an assembled format)
+    bool vendor_baseline = false;     ///< the vendor's SpMV the speedups are measured against
     std::size_t bytes_stored = 0;
     std::size_t min_bytes = 0;
     double convert_seconds = 0;       ///< from CSR; lma: the whole build from the mesh

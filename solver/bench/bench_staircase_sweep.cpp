@@ -31,6 +31,18 @@ double time_operator(const LinearOperator<V>& op, const std::vector<Array<V>>& x
     return median(timer->seconds());
 }
 
+/// How many rows have each length (index: entries in the row), from the row offsets.
+std::vector<long long> rows_with_length(const std::vector<index_type>& row_ptr)
+{
+    std::vector<long long> counts;
+    for (std::size_t i = 0; i + 1 < row_ptr.size(); ++i) {
+        const auto length = static_cast<std::size_t>(row_ptr[i + 1] - row_ptr[i]);
+        if (counts.size() <= length) counts.resize(length + 1, 0);
+        ++counts[length];
+    }
+    return counts;
+}
+
 }  // namespace
 
 std::vector<double> staircase_sweep_alphas() { return {0.0, 0.001, 0.01, 0.05, 0.1, 0.2}; }
@@ -50,11 +62,7 @@ StaircaseSweepResult run_staircase_sweep(const Csr<V>& matrix, const SpmvBenchOp
     r.repeats = options.repeats;
     r.copy_bw = copy_bw;
     const std::vector<index_type> row_ptr = matrix.row_ptr.to_host();
-    for (index_type i = 0; i < matrix.rows; ++i) {
-        const auto length = static_cast<std::size_t>(row_ptr[i + 1] - row_ptr[i]);
-        if (r.rows_with_length.size() <= length) r.rows_with_length.resize(length + 1, 0);
-        ++r.rows_with_length[length];
-    }
+    r.rows_with_length = rows_with_length(row_ptr);
     const auto xs = bench_inputs<V>(exec, static_cast<std::size_t>(matrix.cols));
     Array<V> y(exec, static_cast<std::size_t>(matrix.rows));
     const auto record = [&](StaircaseSweepRow row, const LinearOperator<V>& op) {
@@ -121,8 +129,7 @@ std::string staircase_sweep_report(const StaircaseSweepResult& r, const std::str
             text += fmt::format("{:>6}", sh);
             const auto cell = [&](const std::string& format, double alpha) {
                 for (const auto& t : r.timings)
-                    if (t.format == format && t.cuthill_mckee == cm && t.slice_height == sh &&
-                        (format != "staircase" || t.alpha == alpha))
+                    if (t.format == format && t.cuthill_mckee == cm && t.slice_height == sh && t.alpha == alpha)
                         return fmt::format("{:>17}", fmt::format("{:.1f} ({:.0f})", t.percent_of_copy, t.median_seconds * 1e6));
                 return fmt::format("{:>17}", "-");
             };

@@ -150,46 +150,10 @@ struct MeshEntry {
     bool size_scales_with_degree = false;
 };
 
-/// A number of seconds > 0 (a time limit).
-double read_seconds(const CaseReader& reader, const CaseValue& limit)
+/// The one source key of the mesh map (file, geo or shape); fails on none or several.
+const CaseValue& find_mesh_source(const CaseReader& reader, const CaseValue& value,
+                                  const std::vector<CaseValue>& entries)
 {
-    const double seconds = reader.to_double(limit, "seconds > 0");
-    if (!(seconds > 0.0) || !std::isfinite(seconds))
-        reader.fail(limit, "expected seconds > 0, got '" + limit.node.Scalar() + "'");
-    return seconds;
-}
-
-/// The mesh keys of the Gmsh process: allow_commands, time_limit, script_time_limit and
-/// gmsh_threads, into `mesh` (whose source is read) and `resolved`.
-void read_gmsh_process(const CaseReader& reader, const std::vector<CaseValue>& entries, MeshSpec& mesh,
-                       json& resolved)
-{
-    if (const CaseValue* flag = find_entry(entries, "allow_commands")) {
-        if (mesh.kind != MeshSpec::Kind::geo) reader.fail(*flag, "only valid with mesh.geo");
-        mesh.allow_commands = reader.to_choice(*flag, booleans) == "true";
-        resolved["allow_commands"] = mesh.allow_commands;
-    }
-    if (const CaseValue* limit = find_entry(entries, "time_limit")) {
-        mesh.time_limit = read_seconds(reader, *limit);
-        resolved["time_limit"] = mesh.time_limit;
-    }
-    if (const CaseValue* limit = find_entry(entries, "script_time_limit")) {
-        if (mesh.kind != MeshSpec::Kind::geo) reader.fail(*limit, "only valid with mesh.geo");
-        mesh.script_time_limit = read_seconds(reader, *limit);
-        resolved["script_time_limit"] = mesh.script_time_limit;
-    }
-    if (const CaseValue* threads = find_entry(entries, "gmsh_threads")) {
-        if (!mesh_needs_gmsh(mesh)) reader.fail(*threads, "only valid with meshes from Gmsh (file, geo, shape: disk)");
-        mesh.gmsh_threads = reader.to_int(*threads, 0);
-        resolved["gmsh_threads"] = mesh.gmsh_threads;
-    }
-}
-
-/// The mesh map: one source, its options, defaults filled in; resolved gets its JSON.
-MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::path& base_dir,
-                   json& resolved)
-{
-    const std::vector<CaseValue> entries = reader.entries(value, mesh_keys);
     const CaseValue* source = nullptr;
     for (const CaseValue& entry : entries) {
         if (std::find(std::begin(mesh_sources), std::end(mesh_sources), entry.key) ==
@@ -205,26 +169,37 @@ MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::
     if (source == nullptr) {
         reader.fail(value, "expected exactly one of file, geo, shape (e.g. mesh: {shape: unit_square})");
     }
+    return *source;
+}
 
+/// The mesh's source: a built-in shape (with its default size and elements) or a file whose
+/// path is resolved against base_dir and checked.
+MeshSpec read_mesh_source(const CaseReader& reader, const CaseValue& source, const fs::path& base_dir,
+                          json& resolved)
+{
     MeshSpec mesh;
-    resolved = json::object();
-    if (source->key == "shape") {
+    if (source.key == "shape") {
         mesh.kind = MeshSpec::Kind::shape;
-        mesh.shape = reader.to_choice(*source, shapes);
+        mesh.shape = reader.to_choice(source, shapes);
         mesh.size = default_shape_size;
         mesh.elements = is_3d_shape(mesh.shape) ? "hexahedron" : "quadrilateral";
         resolved["shape"] = mesh.shape;
-    } else {
-        mesh.kind = source->key == "file" ? MeshSpec::Kind::file : MeshSpec::Kind::geo;
-        const std::string text = reader.to_scalar(*source, "a file path");
-        mesh.path = resolve_path(text, base_dir);
-        if (const std::string problem = not_a_regular_file(mesh.path); !problem.empty()) {
-            const std::string resolved_note = mesh.path == text ? "" : " (resolved to '" + mesh.path + "')";
-            reader.fail(*source, "file '" + text + "' " + problem + resolved_note);
-        }
-        resolved[source->key] = mesh.path;
+        return mesh;
     }
+    mesh.kind = source.key == "file" ? MeshSpec::Kind::file : MeshSpec::Kind::geo;
+    const std::string text = reader.to_scalar(source, "a file path");
+    mesh.path = resolve_path(text, base_dir);
+    if (const std::string problem = not_a_regular_file(mesh.path); !problem.empty()) {
+        const std::string resolved_note = mesh.path == text ? "" : " (resolved to '" + mesh.path + "')";
+        reader.fail(source, "file '" + text + "' " + problem + resolved_note);
+    }
+    resolved[source.key] = mesh.path;
+    return mesh;
+}
 
+/// mesh.elements (a shape's, fitting its dimension) and mesh.size (geo and shape only).
+void read_mesh_elements_and_size(const CaseReader& reader, const std::vector<CaseValue>& entries, MeshSpec& mesh)
+{
     if (const CaseValue* elements = find_entry(entries, "elements")) {
         if (mesh.kind != MeshSpec::Kind::shape) {
             reader.fail(*elements, "only valid with mesh.shape (a mesh file brings its own elements)");
@@ -249,6 +224,60 @@ MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::
             reader.fail(*size, "expected a number > 0, got '" + size->node.Scalar() + "'");
         }
     }
+}
+
+/// A number of seconds > 0 (a time limit).
+double read_seconds(const CaseReader& reader, const CaseValue& limit)
+{
+    const double seconds = reader.to_double(limit, "seconds > 0");
+    if (!(seconds > 0.0) || !std::isfinite(seconds))
+        reader.fail(limit, "expected seconds > 0, got '" + limit.node.Scalar() + "'");
+    return seconds;
+}
+
+/// The options of meshes Gmsh reads or makes: allow_commands, time_limit, script_time_limit,
+/// gmsh_threads and geometry_order, each checked against the source.
+void read_gmsh_options(const CaseReader& reader, const std::vector<CaseValue>& entries, MeshSpec& mesh,
+                       json& resolved)
+{
+    if (const CaseValue* flag = find_entry(entries, "allow_commands")) {
+        if (mesh.kind != MeshSpec::Kind::geo) reader.fail(*flag, "only valid with mesh.geo");
+        mesh.allow_commands = reader.to_choice(*flag, booleans) == "true";
+        resolved["allow_commands"] = mesh.allow_commands;
+    }
+    if (const CaseValue* limit = find_entry(entries, "time_limit")) {
+        mesh.time_limit = read_seconds(reader, *limit);
+        resolved["time_limit"] = mesh.time_limit;
+    }
+    if (const CaseValue* limit = find_entry(entries, "script_time_limit")) {
+        if (mesh.kind != MeshSpec::Kind::geo) reader.fail(*limit, "only valid with mesh.geo");
+        mesh.script_time_limit = read_seconds(reader, *limit);
+        resolved["script_time_limit"] = mesh.script_time_limit;
+    }
+    if (const CaseValue* threads = find_entry(entries, "gmsh_threads")) {
+        if (!mesh_needs_gmsh(mesh)) reader.fail(*threads, "only valid with meshes from Gmsh (file, geo, shape: disk)");
+        mesh.gmsh_threads = reader.to_int(*threads, 0);
+        resolved["gmsh_threads"] = mesh.gmsh_threads;
+    }
+    if (const CaseValue* order = find_entry(entries, "geometry_order")) {
+        if (mesh.kind == MeshSpec::Kind::shape && mesh.shape != "disk")
+            reader.fail(*order, "only valid with meshes from Gmsh (file, geo, shape: disk): gpufem "
+                                "generates '" + mesh.shape + "' straight-sided");
+        mesh.geometry_order = reader.to_int(*order, 1);
+        if (mesh.geometry_order > 4) reader.fail(*order, "expected an integer from 1 to 4");
+        resolved["geometry_order"] = mesh.geometry_order;
+    }
+}
+
+/// The mesh map: one source, its options, defaults filled in; resolved gets its JSON.
+MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::path& base_dir,
+                   json& resolved)
+{
+    const std::vector<CaseValue> entries = reader.entries(value, mesh_keys);
+    const CaseValue& source = find_mesh_source(reader, value, entries);
+    resolved = json::object();
+    MeshSpec mesh = read_mesh_source(reader, source, base_dir, resolved);
+    read_mesh_elements_and_size(reader, entries, mesh);
     std::vector<int> refines{0};
     if (const CaseValue* refine = find_entry(entries, "refine")) {
         refines = reader.to_int_list(*refine, 0, 10);
@@ -259,18 +288,7 @@ MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::
         if (mesh.kind == MeshSpec::Kind::file) reader.fail(*flag, "only valid with mesh.geo or mesh.shape");
         scales = reader.to_choice(*flag, booleans) == "true";
     }
-
-    read_gmsh_process(reader, entries, mesh, resolved);
-
-    if (const CaseValue* order = find_entry(entries, "geometry_order")) {
-        if (mesh.kind == MeshSpec::Kind::shape && mesh.shape != "disk")
-            reader.fail(*order, "only valid with meshes from Gmsh (file, geo, shape: disk): gpufem "
-                                "generates '" + mesh.shape + "' straight-sided");
-        mesh.geometry_order = reader.to_int(*order, 1);
-        if (mesh.geometry_order > 4) reader.fail(*order, "expected an integer from 1 to 4");
-        resolved["geometry_order"] = mesh.geometry_order;
-    }
-
+    read_gmsh_options(reader, entries, mesh, resolved);
     if (mesh.kind == MeshSpec::Kind::shape) {
         resolved["elements"] = mesh.elements;
     }
@@ -543,14 +561,13 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
 
 }  // namespace
 
-CaseSpec parse_case_text(const std::string& text, const std::string& name,
-                         const std::filesystem::path& base_dir,
-                         const std::vector<std::string>& overrides)
+namespace {
+
+/// The case's YAML document with the overrides applied; throws CaseError when it is empty or
+/// not a map.
+YAML::Node load_case_root(const std::string& text, const std::string& name,
+                          const std::vector<CaseOverride>& overrides)
 {
-    std::vector<CaseOverride> parsed;
-    for (const std::string& override : overrides) {
-        parsed.push_back(parse_override(override));
-    }
     YAML::Node root = load_document(text, name);
     if (root.IsNull()) {
         throw CaseError(name + ": the case file is empty; it needs at least a mesh (e.g. "
@@ -561,18 +578,24 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
                         ": expected a map of keys (" + join_names(top_keys) +
                         ") at the top level, got " + (root.IsSequence() ? "a list" : "a scalar"));
     }
-    for (const CaseOverride& override : parsed) {
+    for (const CaseOverride& override : overrides) {
         apply_override(root, override);
     }
+    return root;
+}
 
-    const CaseReader reader(name, parsed);
-    const CaseValue top{"", "", root, root.Mark()};
-    const std::vector<CaseValue> entries = reader.entries(top, top_keys);
+/// A top-level section; an absent one reads as an empty one: all its defaults.
+CaseValue section_of(const std::vector<CaseValue>& entries, std::string_view key)
+{
+    const CaseValue* entry = find_entry(entries, key);
+    return entry ? *entry : CaseValue{std::string(key), std::string(key), YAML::Node(), YAML::Mark::null_mark()};
+}
 
-    CaseSpec spec;
-    spec.name = fs::path(name).stem().string();
-    json resolved = json::object();
-
+/// Where the system comes from: the mesh map, or the matrix map of an external system (then
+/// no key that only a mesh case reads).
+void read_system_source(const CaseReader& reader, const std::vector<CaseValue>& entries, const YAML::Node& root,
+                        const fs::path& base_dir, CaseSpec& spec, json& resolved)
+{
     const CaseValue* mesh = find_entry(entries, "mesh");
     const CaseValue* matrix = find_entry(entries, "matrix");
     if (mesh == nullptr && matrix == nullptr) {
@@ -581,7 +604,6 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
                     "unit_square}), or an external system: matrix: {file: A.mtx}");
     }
     if (matrix != nullptr) {
-        // An external system: no mesh, no PDE; a key that only a mesh case reads is an error.
         // A --set that brought the matrix is blamed, not the case file's line of the other key.
         const CaseOverride* matrix_set = reader.override_within("matrix");
         for (const std::string_view key : {"mesh", "degree", "problem"})
@@ -594,27 +616,31 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
                 reader.fail(*other, "'" + std::string(key) + "' is not used with matrix: " + problem);
             }
         spec.matrix = read_matrix(reader, *matrix, base_dir, resolved["matrix"]);
-    } else {
-        MeshEntry mesh_entry = read_mesh(reader, *mesh, base_dir, resolved["mesh"]);
-        spec.mesh = mesh_entry.mesh;
-        spec.refines = mesh_entry.refines;
-        spec.size_scales_with_degree = mesh_entry.size_scales_with_degree;
+        return;
     }
+    MeshEntry mesh_entry = read_mesh(reader, *mesh, base_dir, resolved["mesh"]);
+    spec.mesh = mesh_entry.mesh;
+    spec.refines = mesh_entry.refines;
+    spec.size_scales_with_degree = mesh_entry.size_scales_with_degree;
+}
 
+/// degree (the mesh's size scaled by it when asked) and the problem of a mesh case.
+void read_degree_and_problem(const CaseReader& reader, const std::vector<CaseValue>& entries, CaseSpec& spec,
+                             json& resolved)
+{
     if (const CaseValue* degree = find_entry(entries, "degree")) {
         spec.degrees = reader.to_int_list(*degree, 1, 4);
     }
     spec.mesh.degree = spec.degrees.front();
     if (spec.size_scales_with_degree) spec.mesh.size *= spec.mesh.degree;
-    // An absent section reads as an empty one: all its defaults.
-    const auto section = [&entries](std::string_view key) {
-        const CaseValue* entry = find_entry(entries, key);
-        return entry ? *entry : CaseValue{std::string(key), std::string(key), YAML::Node(),
-                                          YAML::Mark::null_mark()};
-    };
-    if (!spec.matrix) spec.problem = read_problem(reader, section("problem"), resolved["problem"], spec.kappas);
-    const CaseValue* discretisation = find_entry(entries, "discretisation");
-    if (discretisation) {
+    if (!spec.matrix) spec.problem = read_problem(reader, section_of(entries, "problem"), resolved["problem"], spec.kappas);
+}
+
+/// discretisation (not with a matrix), and what finite volumes refuse: an fv map without
+/// them, a degree other than 1.
+void read_discretisation(const CaseReader& reader, const std::vector<CaseValue>& entries, CaseSpec& spec)
+{
+    if (const CaseValue* discretisation = find_entry(entries, "discretisation")) {
         if (spec.matrix)
             reader.fail(*discretisation, "not used with matrix: the system comes from the matrix file");
         spec.discretisation = reader.to_enum(*discretisation, discretisation_names);
@@ -625,16 +651,23 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
     if (fv && (spec.degrees.size() != 1 || spec.degrees.front() != 1))
         reader.fail(*find_entry(entries, "degree"), "finite volumes have one unknown per cell: "
                     "degree must be 1 (or left out) with discretisation: fv");
+}
+
+/// format (a registered format or level, or auto; matrix-free levels need a finite-element
+/// mesh) and auto_iterations.
+void read_format_choice(const CaseReader& reader, const std::vector<CaseValue>& entries, CaseSpec& spec)
+{
     if (const CaseValue* format = find_entry(entries, "format")) {
         std::vector<std::string> names = operator_names();
         names.emplace_back(auto_format_name);
         const std::vector<std::string_view> choices(names.begin(), names.end());
         spec.format = reader.to_choice(*format, choices);
     }
-    if (fv && spec.format != auto_format_name && find_operator(spec.format).matrix_free())
+    const bool matrix_free = spec.format != auto_format_name && find_operator(spec.format).matrix_free();
+    if (spec.discretisation == DiscretisationKind::fv && matrix_free)
         reader.fail(*find_entry(entries, "format"), "format " + spec.format + " is matrix-free (element "
                     "matrices); finite volumes take an assembled format");
-    if (spec.matrix && spec.format != auto_format_name && find_operator(spec.format).matrix_free())
+    if (spec.matrix && matrix_free)
         reader.fail(*find_entry(entries, "format"), "format " + spec.format + " is matrix-free: it needs a "
                     "mesh's element matrices; a matrix case takes an assembled format");
     if (const CaseValue* iterations = find_entry(entries, "auto_iterations")) {
@@ -643,8 +676,14 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
                                      "conversions against)");
         spec.auto_iterations = reader.to_int(*iterations, 1);
     }
+}
+
+/// format_options and reorder (the assembled formats only).
+void read_format_settings(const CaseReader& reader, const std::vector<CaseValue>& entries, CaseSpec& spec,
+                          json& resolved)
+{
     spec.format_options =
-        read_format_options(reader, section("format_options"), resolved["format_options"]);
+        read_format_options(reader, section_of(entries, "format_options"), resolved["format_options"]);
     if (const CaseValue* reorder = find_entry(entries, "reorder")) {
         spec.format_options.set_reordering(reader.to_enum(*reorder, reordering_names));
         if (spec.format_options.reordering() != Reordering::none && spec.format != auto_format_name &&
@@ -652,20 +691,32 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
             reader.fail(*reorder, "reorder applies to the assembled formats; format " + spec.format +
                                       " is matrix-free (its element matrices keep the mesh's numbering)");
     }
-    spec.solver = read_solver(reader, section("solver"), resolved["solver"]);
-    if (fv) spec.fv = read_fv(reader, section("fv"), resolved["fv"], *spec.solver.preconditioner);
+}
+
+/// solver, fv, precision, output and backend; finite volumes refuse a preconditioner that
+/// needs a hierarchy of Lagrange spaces.
+void read_run_settings(const CaseReader& reader, const std::vector<CaseValue>& entries, CaseSpec& spec,
+                       json& resolved)
+{
+    const bool fv = spec.discretisation == DiscretisationKind::fv;
+    spec.solver = read_solver(reader, section_of(entries, "solver"), resolved["solver"]);
+    if (fv) spec.fv = read_fv(reader, section_of(entries, "fv"), resolved["fv"], *spec.solver.preconditioner);
     if (const CaseValue* precision = find_entry(entries, "precision")) {
         spec.precision = reader.to_enum(*precision, precision_names);
     }
-    spec.output = read_output(reader, section("output"), resolved["output"]);
+    spec.output = read_output(reader, section_of(entries, "output"), resolved["output"]);
     if (const CaseValue* backend = find_entry(entries, "backend")) {
         spec.backend = reader.to_enum(*backend, backend_choice_names);
     }
-
     if (fv && spec.solver.preconditioner->needs.space_hierarchy)
-        reader.fail(find_entry(entries, "solver") ? *find_entry(entries, "solver") : section("solver"),
+        reader.fail(section_of(entries, "solver"),
                     "preconditioner " + spec.solver.preconditioner->name +
                         " needs Lagrange elements of degree >= 2; finite volumes: use amg");
+}
+
+/// The resolved case's top-level choices.
+void resolve_choices(const CaseSpec& spec, json& resolved)
+{
     if (!spec.matrix) {
         resolved["degree"] = spec.degrees.size() == 1 ? json(spec.mesh.degree) : json(spec.degrees);
         resolved["discretisation"] = enum_name(discretisation_names, spec.discretisation);
@@ -674,6 +725,33 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
     resolved["reorder"] = enum_name(reordering_names, spec.format_options.reordering());
     resolved["precision"] = precision_name(spec.precision);
     resolved["backend"] = backend_choice_name(spec.backend);
+}
+
+}  // namespace
+
+CaseSpec parse_case_text(const std::string& text, const std::string& name,
+                         const std::filesystem::path& base_dir,
+                         const std::vector<std::string>& overrides)
+{
+    std::vector<CaseOverride> parsed;
+    for (const std::string& override : overrides) {
+        parsed.push_back(parse_override(override));
+    }
+    const YAML::Node root = load_case_root(text, name, parsed);
+    const CaseReader reader(name, parsed);
+    const CaseValue top{"", "", root, root.Mark()};
+    const std::vector<CaseValue> entries = reader.entries(top, top_keys);
+
+    CaseSpec spec;
+    spec.name = fs::path(name).stem().string();
+    json resolved = json::object();
+    read_system_source(reader, entries, root, base_dir, spec, resolved);
+    read_degree_and_problem(reader, entries, spec, resolved);
+    read_discretisation(reader, entries, spec);
+    read_format_choice(reader, entries, spec);
+    read_format_settings(reader, entries, spec, resolved);
+    read_run_settings(reader, entries, spec, resolved);
+    resolve_choices(spec, resolved);
     spec.resolved = std::move(resolved);
     return spec;
 }

@@ -87,16 +87,21 @@ std::string format_reference()
     return s + "\n";
 }
 
-}  // namespace
-
-std::string case_file_reference()
+/// The reference's opening: what a case file is.
+std::string reference_introduction()
 {
     return R"REF(Case file reference (YAML)
 
 A case file is one YAML map. Only `mesh` (or `matrix`) is required; every other key has a
 default. Unknown keys, wrong types and bad values are errors that name the file, the line and
 the key.
+)REF";
+}
 
+/// The `mesh` map.
+std::string mesh_reference()
+{
+    return R"REF(
 mesh:                      (map, required) where the mesh comes from: exactly one of file, geo, shape
   file: PATH               (string) a Gmsh .msh file; relative paths are relative to the case
                            file's folder; the file must exist
@@ -148,7 +153,13 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            the mesh files only) and these are refused, named with their line;
                            so is a FILE.opt beside the file that uses them. A file: must be a
                            Gmsh mesh (first line $MeshFormat); it is never read as a script
+)REF";
+}
 
+/// The `matrix` map (an external system).
+std::string matrix_reference()
+{
+    return R"REF(
 matrix:                    (map, instead of mesh) an external linear system A x = b from Matrix
                            Market files; every format, solver, preconditioner, precision and
                            benchmark works on it; the solution is written as solution.mtx and
@@ -159,7 +170,13 @@ matrix:                    (map, instead of mesh) an external linear system A x 
   rhs: PATH                (string, default none) b: an array (n x 1) or coordinate vector; none:
                            b = A 1, and the error of the solution against 1 is reported (errors:
                            l2 = ||u - 1||_2, max_nodal = max |u_i - 1|, relative to sqrt(n))
+)REF";
+}
 
+/// `degree` and the `problem` map.
+std::string problem_reference()
+{
+    return R"REF(
 degree: 1                  (integer 1..4 or a list of them, default 1) polynomial degree of the
                            Lagrange elements (P1-P4 on simplices, Q1-Q4 on boxes; isoparametric;
                            the nodes numbered by gpufem from the mesh's vertices, edges, faces
@@ -200,7 +217,13 @@ problem:                   (map) -div(kappa grad u) + b . grad u = f with bounda
   be written unquoted.
   Group names are checked against the mesh when the case runs; a physical group without a
   name in the mesh file is called group<tag> (group5 for tag 5).
+)REF";
+}
 
+/// `discretisation` and the `fv` map.
+std::string discretisation_reference()
+{
+    return R"REF(
 discretisation: fe         (string, default fe) fe: Lagrange finite elements of the given degree
                            | fv: cell-centred finite volumes, one unknown per cell (degree 1;
                            triangles, quadrilaterals, tetrahedra, hexahedra): the two-point flux
@@ -237,14 +260,26 @@ fv:                        (map, discretisation: fv only)
                            corrected right-hand side to solver.tolerance; Gmsh triangles and
                            tetrahedra take 15-25 solves
 
-)REF" + format_reference() + R"REF(solver:                    (map) the Krylov solver
+)REF";
+}
+
+/// The `solver` map before the preconditioners (method, variant).
+std::string solver_reference()
+{
+    return R"REF(solver:                    (map) the Krylov solver
   method: cg               (string, default cg) cg (symmetric positive definite systems) |
                            bicgstab (any non-singular system, e.g. with problem.convection)
   variant: merged          (string, default merged) merged: vector updates fused with the dot
                            products, scalars kept on the device, the host reading the residual
                            every check_every iterations | reference: one library call per
                            vector operation (cuBLAS on the GPU), every dot read by the host
-)REF" + preconditioner_reference() + R"REF(  tolerance: 1e-8          (number, 0 < tolerance < 1, default 1e-8) stop when
+)REF";
+}
+
+/// The `solver` map after the preconditioners (tolerance to amg).
+std::string solver_settings_reference()
+{
+    return R"REF(  tolerance: 1e-8          (number, 0 < tolerance < 1, default 1e-8) stop when
                            ||b - A x|| / ||b|| <= tolerance
   max_iterations: 10000    (integer > 0, default 10000) stop after this many iterations
   check_every: 10          (integer > 0, default 10) merged on cuda: iterations between two
@@ -276,7 +311,13 @@ fv:                        (map, discretisation: fv only)
                            makes aggregates of a root and its neighbours, about 4 nodes on 2D
                            triangles against 10: fewer iterations, more levels and denser
                            coarse operators (too dense in 3D)
+)REF";
+}
 
+/// `precision`, `backend`, `output`, the overrides and an example.
+std::string run_settings_reference()
+{
+    return R"REF(
 precision: double          (string, default double) double | float: value type of the matrix,
                            vectors and solver
 
@@ -304,6 +345,15 @@ Example:
     dirichlet: {boundary: 0}
   solver: {tolerance: 1e-10}
 )REF";
+}
+
+}  // namespace
+
+std::string case_file_reference()
+{
+    return reference_introduction() + mesh_reference() + matrix_reference() + problem_reference() +
+           discretisation_reference() + format_reference() + solver_reference() + preconditioner_reference() +
+           solver_settings_reference() + run_settings_reference();
 }
 
 }  // namespace gpufem

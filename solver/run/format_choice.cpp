@@ -175,14 +175,17 @@ nlohmann::json FormatChoice::to_json() const
             {"candidates", rows}};
 }
 
+namespace {
+
+/// The case's reordering once, for every candidate (it does not change the choice); the
+/// options the candidates are built with (no reordering left, and the limits of the formats
+/// that can refuse a matrix: one that stores more than band_limit x the CSR's bytes cannot win
+/// a bandwidth-bound SpMV, so those that can tell, bdia's band, refuse it after their ordering,
+/// unless the case set its own limit).
 template <typename V>
-FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
-                           std::optional<ReorderedMatrix<V>>& reordering)
+FormatOptions reorder_once(LinearSystem<V>& system, const CaseSpec& spec,
+                           std::optional<ReorderedMatrix<V>>& reordering, FormatChoice& choice)
 {
-    const auto start = clock_type::now();
-    const ExecPtr exec = system.matrix.executor();
-    FormatChoice choice;
-    // The case's reordering once, for every candidate (it does not change the choice).
     FormatOptions options = spec.format_options;
     if (options.reordering() != Reordering::none) {
         reordering = reorder_matrix(std::move(system.matrix), options.reordering());
@@ -190,46 +193,57 @@ FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
         choice.reorder_seconds = reordering->seconds;
         options.set_reordering(Reordering::none);
     }
-    const Csr<V>& a = system.matrix;
-    // A format that stores more than band_limit x the CSR's bytes cannot win a bandwidth-bound
-    // SpMV: those that can tell (bdia's band) are told to refuse it (after their ordering)
-    // unless the case set its own limit.
+    const double csr_bytes = static_cast<double>(system.matrix.bytes_stored());
     for (const FormatEntry& entry : assembled_formats().entries())
-        if (entry.limit_bytes)
-            entry.limit_bytes(options, static_cast<std::size_t>(band_limit * static_cast<double>(a.bytes_stored())));
-    std::vector<Array<V>> x;
-    for (int c = 0; c < x_copies; ++c)
-        x.push_back(Array<V>::from_host(exec, std::vector<V>(static_cast<std::size_t>(a.cols), V(1 + c))));
-    Array<V> y(exec, static_cast<std::size_t>(a.rows));
-    double fastest = std::numeric_limits<double>::infinity();
-    std::optional<FormatBuild<V>> csr;  // the short run for the estimate uses it
-    const auto try_format = [&](const FormatEntry& entry, FormatCandidate& c) {
+        if (entry.limit_bytes) entry.limit_bytes(options, static_cast<std::size_t>(band_limit * csr_bytes));
+    return options;
+}
+
+/// Builds and times the candidates on one matrix, keeping the fastest SpMV so far and the
+/// baseline's build (the iteration estimate's short run uses it).
+template <typename V>
+class CandidateTrials {
+public:
+    CandidateTrials(const Csr<V>& a, FormatOptions options)
+        : a_(a), options_(std::move(options)), y_(a.executor(), static_cast<std::size_t>(a.rows))
+    {
+        for (int c = 0; c < x_copies; ++c)
+            x_.push_back(Array<V>::from_host(a.executor(), std::vector<V>(static_cast<std::size_t>(a.cols), V(1 + c))));
+    }
+    /// Builds entry's format and times its SpMV into c (its error when it cannot be built).
+    void run(const FormatEntry& entry, FormatCandidate& c)
+    {
         try {
-            FormatBuild<V> b = build_format(entry, a.clone_to(exec), options);
+            FormatBuild<V> b = build_format(entry, a_.clone_to(a_.executor()), options_);
             // The baseline is the assembled matrix itself: no conversion to count.
             c.convert_seconds = entry.baseline ? 0.0 : b.convert_seconds;
-            c.spmv_seconds = median_spmv_seconds(*b.op, x, y, fastest);
-            fastest = std::min(fastest, c.spmv_seconds);
-            if (entry.baseline) csr.emplace(std::move(b));
+            c.spmv_seconds = median_spmv_seconds(*b.op, x_, y_, fastest_);
+            fastest_ = std::min(fastest_, c.spmv_seconds);
+            if (entry.baseline) baseline_.emplace(std::move(b));
         } catch (const std::exception& e) {
             c.error = e.what();
         }
-    };
-    // Formats converted on the device first; those that order on the host after the estimate.
-    const std::vector<const FormatEntry*> candidates = auto_format_candidates(exec->backend());
-    choice.candidates.resize(candidates.size());
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-        choice.candidates[i].format = candidates[i]->name;
-        if (!candidates[i]->orders_on_host) try_format(*candidates[i], choice.candidates[i]);
     }
-    if (!csr) {
-        std::string why;
-        for (std::size_t i = 0; i < candidates.size(); ++i)
-            if (candidates[i]->baseline) why = choice.candidates[i].error;
-        throw std::runtime_error("format auto: " + baseline_format().name +
-                                 ", which the iteration estimate runs on, could not be built: " + why);
-    }
-    // The estimate runs in the (reordered) matrix's numbering.
+    double fastest() const { return fastest_; }
+    /// The baseline's build (null until it was built).
+    const FormatBuild<V>* baseline() const { return baseline_ ? &*baseline_ : nullptr; }
+
+private:
+    const Csr<V>& a_;
+    FormatOptions options_;
+    std::vector<Array<V>> x_;
+    Array<V> y_;
+    double fastest_ = std::numeric_limits<double>::infinity();
+    std::optional<FormatBuild<V>> baseline_;
+};
+
+/// The iterations the case's solve is expected to take, estimated on the baseline's operator
+/// in the (reordered) matrix's numbering.
+template <typename V>
+double expected_iterations_in_order(const LinearSystem<V>& system, const std::optional<ReorderedMatrix<V>>& reordering,
+                                 const LinearOperator<V>& op, const CaseSpec& spec, std::string& source)
+{
+    const ExecPtr exec = system.matrix.executor();
     LinearSystem<V> in_order;
     in_order.rhs = system.rhs.clone_to(exec);
     in_order.initial_guess = system.initial_guess.clone_to(exec);
@@ -237,19 +251,23 @@ FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
         permute_vector(reordering->permutation, system.rhs, in_order.rhs, false);
         permute_vector(reordering->permutation, system.initial_guess, in_order.initial_guess, false);
     }
-    choice.expected_iterations = expected_iterations(in_order, *csr->op, spec, choice.iterations_source);
-    choice.expected_spmvs = choice.expected_iterations * spmvs_per_solver_iteration(spec.solver);
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-        if (!candidates[i]->orders_on_host) continue;
-        const double least = host_ordering_seconds_per_nnz * static_cast<double>(a.nnz());
-        if (least >= choice.expected_spmvs * fastest) {
-            choice.candidates[i].error = fmt::format(
-                "not tried: its host ordering (at least {:.3f} s) cannot pay off within {} SpMVs "
-                "of {:.1f} us", least, choice.expected_spmvs, fastest * 1e6);
-            continue;
-        }
-        try_format(*candidates[i], choice.candidates[i]);
-    }
+    return expected_iterations(in_order, op, spec, source);
+}
+
+/// Throws when the baseline, which the iteration estimate runs on, could not be built.
+void require_baseline(bool built, const std::vector<const FormatEntry*>& candidates, const FormatChoice& choice)
+{
+    if (built) return;
+    std::string why;
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+        if (candidates[i]->baseline) why = choice.candidates[i].error;
+    throw std::runtime_error("format auto: " + baseline_format().name +
+                             ", which the iteration estimate runs on, could not be built: " + why);
+}
+
+/// The candidate with the least expected time (conversion and the expected SpMVs).
+void pick_fastest(FormatChoice& choice)
+{
     double best = std::numeric_limits<double>::infinity();
     for (FormatCandidate& c : choice.candidates) {
         if (!c.error.empty()) continue;
@@ -259,6 +277,41 @@ FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
             choice.format = c.format;
         }
     }
+}
+
+}  // namespace
+
+template <typename V>
+FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
+                           std::optional<ReorderedMatrix<V>>& reordering)
+{
+    const auto start = clock_type::now();
+    FormatChoice choice;
+    FormatOptions options = reorder_once(system, spec, reordering, choice);
+    CandidateTrials<V> trials(system.matrix, std::move(options));
+    // Formats converted on the device first; those that order on the host after the estimate.
+    const std::vector<const FormatEntry*> candidates = auto_format_candidates(system.matrix.executor()->backend());
+    choice.candidates.resize(candidates.size());
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        choice.candidates[i].format = candidates[i]->name;
+        if (!candidates[i]->orders_on_host) trials.run(*candidates[i], choice.candidates[i]);
+    }
+    require_baseline(trials.baseline() != nullptr, candidates, choice);
+    choice.expected_iterations =
+        expected_iterations_in_order(system, reordering, *trials.baseline()->op, spec, choice.iterations_source);
+    choice.expected_spmvs = choice.expected_iterations * spmvs_per_solver_iteration(spec.solver);
+    const double least = host_ordering_seconds_per_nnz * static_cast<double>(system.matrix.nnz());
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        if (!candidates[i]->orders_on_host) continue;
+        if (least >= choice.expected_spmvs * trials.fastest()) {
+            choice.candidates[i].error = fmt::format(
+                "not tried: its host ordering (at least {:.3f} s) cannot pay off within {} SpMVs "
+                "of {:.1f} us", least, choice.expected_spmvs, trials.fastest() * 1e6);
+            continue;
+        }
+        trials.run(*candidates[i], choice.candidates[i]);
+    }
+    pick_fastest(choice);
     choice.seconds = seconds_since(start);
     return choice;
 }

@@ -2,80 +2,37 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "assembly/fe_memory_estimate.hpp"
+#include "assembly/fv_memory_estimate.hpp"
+#include "assembly/matrix_file_memory_estimate.hpp"
 #include "assembly/operator_levels.hpp"
-#include "assembly/lma_operator.hpp"
-#include "assembly/pattern_estimate.hpp"
 #include "linalg/host_memory.hpp"
-#include "linalg/matrix_market.hpp"
-#include "mesh/grid_coarsening.hpp"
-#include "mesh/mesh_entities.hpp"
-#include "mesh/shapes/cell_shape.hpp"
 #include "solver/run/format_choice.hpp"
 
 namespace gpufem {
 namespace {
 
-/// True when an expression is a plain number (kept as one value, not per quadrature point).
-bool is_number(const std::string& text)
-{
-    char* end = nullptr;
-    std::strtod(text.c_str(), &end);
-    return end != text.c_str() && *end == '\0';
-}
-
 double gigabytes(double bytes) { return bytes / 1e9; }
 
-/// The sizes the model is written in (bytes apart from counts).
-struct Sizes {
-    double n = 0;   ///< nodes = unknowns
-    double c = 0;   ///< cells
-    double p = 0;   ///< nodes per cell
-    double s = 8;   ///< value size
-    double q = 0;   ///< assembly quadrature points per cell
-    int k = 1;
-    int d = 2;
-};
+/// The value size of the case's precision.
+double value_bytes(const CaseSpec& spec) { return spec.precision == Precision::float32 ? 4 : 8; }
 
-/// Vectors of the Krylov solver (merged or reference; the preconditioner's own apart): z
-/// for a preconditioner applied on its own in merged CG, M^-1 p and M^-1 s in BiCGSTAB.
-double krylov_vectors(const SolverSpec& solver)
+/// The Krylov solver's vectors (merged or reference; the preconditioner's own apart) of
+/// vector bytes each, and the residual history: z for a preconditioner applied on its own in
+/// merged CG, M^-1 p and M^-1 s in BiCGSTAB.
+double krylov_bytes(const SolverSpec& solver, double vector)
 {
     const PreconditionerEntry& m = *solver.preconditioner;
     const bool preconditioned = !m.identity;
-    if (solver.method == KrylovMethod::bicgstab) return preconditioned ? 8 : 6;
-    if (solver.variant == KrylovVariant::merged) return preconditioned && !m.diagonal ? 4 : 3;
-    return preconditioned ? 4 : 3;
+    double vectors = preconditioned ? 4 : 3;
+    if (solver.method == KrylovMethod::bicgstab) vectors = preconditioned ? 8 : 6;
+    else if (solver.variant == KrylovVariant::merged) vectors = preconditioned && !m.diagonal ? 4 : 3;
+    return vectors * vector + 8.0 * (solver.max_iterations + 1);
 }
-
-}  // namespace
-
-double MemoryEstimate::peak_host() const
-{
-    double peak = 0;
-    for (const PhaseEstimate& p : phases) peak = std::max(peak, p.host);
-    return peak;
-}
-
-double MemoryEstimate::peak_device() const
-{
-    double peak = 0;
-    for (const PhaseEstimate& p : phases) peak = std::max(peak, p.device);
-    return peak;
-}
-
-const PhaseEstimate& MemoryEstimate::peak_phase(bool device) const
-{
-    return *std::max_element(phases.begin(), phases.end(), [&](const auto& a, const auto& b) {
-        return device ? a.device < b.device : a.host < b.host;
-    });
-}
-
-namespace {
 
 /// The memory of format name for a matrix of shape m (auto: the largest of the formats it
 /// tries, each built while the CSR it starts from is kept), with the case's reordering.
@@ -103,312 +60,178 @@ FormatMemory format_memory_estimate(const std::string& name, const MatrixShape& 
     return f;
 }
 
-}  // namespace
-
-namespace {
-
-/// The mesh's bytes: on the host, coordinates (3 doubles per node), cells, their groups and
-/// the boundary facets (generated shapes grow these lists: up to 1.5 x); on a CUDA device
-/// the coordinates and cells of meshes made or refined there.
-std::pair<double, double> mesh_bytes(const MeshCounts& mesh, bool cuda)
-{
-    const double nodes = mesh.nodes, cells = mesh.cells, per_cell = mesh.nodes_per_cell;
-    const bool generated = !mesh.shape.empty();  // written on the device as it is generated
-    const double host = 24 * nodes + 4 * cells * per_cell + 4 * cells +
-                        4 * mesh.facet_entries * (generated ? 1.5 : 1.0);
-    const double device = cuda && (mesh.on_device || generated) ? 24 * nodes + 4 * cells * per_cell : 0;
-    return {host, device};
-}
-
-/// Host bytes of result.vtu's mesh written during a CUDA run (start_vtu_prewrite): VTK's
-/// offsets, types and groups, and the compressed blocks in flight (about half the raw arrays
-/// at most); 0 when the run writes no LZ4 result.vtu.
-double prewrite_host_bytes(const CaseSpec& spec, const MeshCounts& mesh)
-{
-    if (!spec.output.write_solution || spec.output.compression != VtuCompression::lz4) return 0;
-    return 9 * mesh.cells + 0.5 * (24 * mesh.nodes + 4 * mesh.cells * mesh.nodes_per_cell);
-}
-
-/// The finite-volume run's estimate (one unknown per cell): the mesh, the face adjacency (its
-/// keys sorted once), the cells' geometry and coefficients, a row per cell with the cell and
-/// its face neighbours, and the correction's gradients. The preconditioner's arrays per row
-/// weigh more than the finite elements' (5 entries a row on tetrahedra, 27 on Q1 hexahedra):
-/// AMG keeps P and R of about 3 entries a row (60 bytes per cell) and its setup's aggregation
-/// works on another 40 bytes per cell. Calibrated on `fv_cube_tets_4m` (H100).
-MemoryEstimate estimate_fv_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda, double baseline_host)
+/// An estimate of spec with no phases yet: its matrix of shape m and the format's memory.
+MemoryEstimate start_estimate(const CaseSpec& spec, const MatrixShape& m, bool cuda, double baseline_host)
 {
     MemoryEstimate e;
-    e.mesh = mesh;
-    e.format_name = spec.format;
     e.cuda = cuda;
+    e.format_name = spec.format;
     e.baseline_host = baseline_host;
-    const double c = mesh.cells, nodes = mesh.nodes, v = mesh.nodes_per_cell;
-    const double s = spec.precision == Precision::float32 ? 4 : 8;
-    const double faces = mesh.faces_per_cell > 0 ? mesh.faces_per_cell : cell_shape(mesh.cell_type).side_count();
-    const double slots = c * faces;
-    e.assembles_csr = "finite volumes";
-    e.matrix.rows = c;
-    e.matrix.nnz = c * (faces + 1);  // at most: a boundary face has no neighbour
-    e.matrix.max_row_length = faces + 1;
-    e.matrix.padded_row_length = faces + 1;
-    e.matrix.band_width = c;
-    e.matrix.value_bytes = s;
+    e.matrix = m;
     e.matrix.on_device = cuda;
-    const MatrixShape& m = e.matrix;
-    e.format = format_memory_estimate(spec.format, m, spec.format_options);
-    const double csr = csr_bytes(m);
-    const double vector = c * s;
+    e.format = format_memory_estimate(spec.format, e.matrix, spec.format_options);
+    return e;
+}
 
-    const auto [mesh_host, mesh_on_device] = mesh_bytes(mesh, cuda);
-    // The discretisation's own copy of the mesh where it is not on the device yet, centroids,
-    // volumes, kappa and f per cell, the right-hand side without correction; the faces'
-    // neighbours and groups.
-    const double own_mesh = cuda && mesh_on_device == 0 ? 24 * nodes + 4 * c * v : 0;
-    const double state = own_mesh + 48 * c + vector + 8 * slots;
-    // Keys, their sorted copy and slot indices while the faces are numbered; 3D meshes of more
-    // than 2^21 vertices key their faces through the numbered edges, which are sorted first.
-    const double edges_per_cell = mesh.cell_type == ElementType::hexahedron ? 12 : 6;
-    const bool through_edges = mesh.dim == 3 && bits_for(static_cast<long long>(nodes)) > 21;
-    const double face_keys = 28 * slots + (through_edges ? 32 * c * edges_per_cell : 0);
-    const double assembled = csr + 2 * vector;
-    const double assembly = state + std::max(face_keys, assembled);
+/// The choices of spec every discretisation's model reads, the preconditioner's memory for
+/// the estimate's matrix (finite_volumes: a row per cell) included.
+MemoryChoices case_choices(const CaseSpec& spec, const MemoryEstimate& e, bool finite_volumes)
+{
     const PreconditionerEntry& preconditioner = *spec.solver.preconditioner;
-    const double system = e.format.stored + 2 * vector + (preconditioner.needs.assembled_matrix ? csr : 0);
-    const auto [kept, setup] = preconditioner.memory(m, true);
-    const double krylov = krylov_vectors(spec.solver) * vector + 8.0 * (spec.solver.max_iterations + 1);
-    // The correction: gradients (3 doubles a cell), its right-hand sides and reorderings
-    // (implicit: b(0) twice and an apply's temporaries; deferred: the passes' vectors and
-    // Anderson's 2 x 5 history).
-    const bool corrected = spec.fv.nonorthogonal_correctors > 0 &&
-                           (mesh.mixed || (mesh.cell_type != ElementType::quadrilateral &&
-                                           mesh.cell_type != ElementType::hexahedron));
-    const double correction =
-        !corrected ? 0 : 24 * c + (spec.fv.correction == FvCorrection::implicit ? 6 : 14) * vector;
-    const double solve = state + system + 2 * vector + kept + std::max(setup, krylov) + correction;
-    const double fields = spec.problem.exact.empty() ? 1 : 3;
-    const double errors = state + system + vector + 24 * c + 8 * fields * c;
-    double output = 8 * c * fields + 9 * c;
-    if (spec.output.write_solution) output += 24 * nodes + 8 * c * fields + 4 * c * v + 9 * c + 4e6;
-    const double base = baseline_host + mesh_host;
-    if (cuda) {
-        const double prewrite = prewrite_host_bytes(spec, mesh);
-        e.phases = {{"mesh", base, mesh_on_device},
-                    {"assembly", base + prewrite, mesh_on_device + assembly},
-                    {"solve", base + prewrite, mesh_on_device + solve},
-                    {"errors", base + 9 * c + 8 * fields * c, mesh_on_device + errors},
-                    {"output", base + output, mesh_on_device + state + system + vector}};
-    } else {
-        e.phases = {{"mesh", base, 0},
-                    {"assembly", base + assembly, 0},
-                    {"solve", base + solve, 0},
-                    {"errors", base + errors + 8 * fields * c, 0},
-                    {"output", base + state + system + vector + output, 0}};
-    }
+    MemoryChoices c;
+    c.cuda = e.cuda;
+    c.value_bytes = value_bytes(spec);
+    c.format = e.format;
+    c.keep_matrix = preconditioner.needs.assembled_matrix;
+    c.space_hierarchy = preconditioner.needs.space_hierarchy;
+    const auto [kept, setup] = preconditioner.memory(e.matrix, finite_volumes);
+    c.preconditioner_kept = kept;
+    c.preconditioner_setup = setup;
+    c.write_solution = spec.output.write_solution;
+    c.compressed_output = spec.output.compression == VtuCompression::lz4;
+    return c;
+}
+
+/// The phases: the discretisation's pieces beside the baseline and its mesh, and the solve's
+/// own (the system, the right-hand side and guess in the operator's numbering, the
+/// preconditioner, the Krylov vectors and history) on the executor.
+std::vector<PhaseEstimate> sum_phases(const DiscretisationMemory& d, const SolverSpec& solver, bool cuda,
+                                      double baseline_host)
+{
+    const double solve = d.system + 2 * d.vector + d.kept + std::max(d.setup, krylov_bytes(solver, d.vector));
+    const PhaseBytes on_executor = cuda ? PhaseBytes{0, solve} : PhaseBytes{solve, 0};
+    const auto phase = [&](const char* name, const PhaseBytes& piece, const PhaseBytes& more = {}) {
+        return PhaseEstimate{name, baseline_host + d.mesh.host + piece.host + more.host,
+                             d.mesh.device + piece.device + more.device};
+    };
+    return {phase("mesh", d.loading), phase("assembly", d.assembly), phase("solve", d.resident, on_executor),
+            phase("errors", d.errors), phase("output", d.output)};
+}
+
+/// What to do when the finite elements' CSR would pass csr_nnz_limit.
+constexpr const char* fe_csr_limit_advice =
+    "use format: csr (64-bit row offsets past that) or lma (matrix-free: element matrices, no CSR), "
+    "with preconditioner jacobi, none, or pmg (at degree >= 2, on a generated grid or, with lma, on a "
+    "mesh refined by gpufem), or a coarser mesh.size, a smaller refine or degree";
+
+/// Whether the operator holds the matrix with 64-bit row offsets (past csr_nnz_limit, or asked
+/// for by its options), and sets the bytes that adds to its memory.
+void choose_wide_offsets(const CaseSpec& spec, const OperatorChoice& entry, MemoryEstimate& e, MemoryChoices& c)
+{
+    // Past 2^31 - 1 entries (or with csr's offsets: 64) a format that takes 64-bit offsets
+    // holds the matrix: no cell-to-CSR map (the assembly searches the rows), 8-byte offsets.
+    e.wide_offsets = entry.format && entry.format->takes_wide_csr() &&
+                     (entry.format->wide_offsets_asked(spec.format_options) || e.matrix.nnz > csr_nnz_limit);
+    c.wide_offsets = e.wide_offsets;
+    c.wide_extra = e.wide_offsets ? 4 * (e.matrix.rows + 1) : 0.0;
+    e.format.stored += c.wide_extra;
+    e.format.build_peak += c.wide_extra;
+    c.format = e.format;
+}
+
+/// Why the run cannot use a matrix with 64-bit row offsets (empty when it can).
+std::string wide_refusal(const CaseSpec& spec, const MemoryEstimate& e, bool element_pmg)
+{
+    const PreconditionerEntry& preconditioner = *spec.solver.preconditioner;
+    if (e.wide_offsets && preconditioner.keeps_matrix(element_pmg))
+        return fmt::format("preconditioner {} reads the matrix with 32-bit row offsets; use {}",
+                           preconditioner.name, wide_offsets_preconditioners);
+    if (e.wide_offsets && spec.format_options.reordering() != Reordering::none)
+        return fmt::format("reorder: {} permutes matrices with 32-bit row offsets only; use reorder: none",
+                           enum_name(reordering_names, spec.format_options.reordering()));
+    return {};
+}
+
+/// What makes a finite-element run assemble its matrix in CSR (empty: nothing, surely).
+std::string fe_assembles_csr(const CaseSpec& spec, const OperatorChoice& entry, bool keep_matrix)
+{
+    const PreconditionerEntry& preconditioner = *spec.solver.preconditioner;
+    if (!entry.matrix_free())
+        return spec.format == auto_format_name ? "format auto (its candidates are assembled)" : "format " + spec.format;
+    if (!keep_matrix) return {};
+    return "preconditioner " + preconditioner.name + " (with format " + spec.format +
+           " the matrix is assembled for its setup" +
+           (preconditioner.needs.space_hierarchy
+                ? ": at degree 1 on a mesh with no coarser grid or parent mesh, " + preconditioner.name + " is amg"
+                : "") +
+           ")";
+}
+
+/// The finite-element run's choices: the operator's entry (format: auto builds assembled
+/// formats: flags of the baseline's entry), 64-bit offsets, pmg from the element matrices
+/// (matrix-free formats or 64-bit offsets: no CSR for the Galerkin products) and the matrix
+/// kept for the preconditioner.
+MemoryChoices fe_choices(const CaseSpec& spec, const MeshCounts& mesh, MemoryEstimate& e)
+{
+    const OperatorChoice entry =
+        spec.format == auto_format_name ? OperatorChoice{&baseline_format(), nullptr} : find_operator(spec.format);
+    const PreconditionerEntry& preconditioner = *spec.solver.preconditioner;
+    MemoryChoices c = case_choices(spec, e, false);
+    choose_wide_offsets(spec, entry, e, c);
+    c.matrix_free = entry.matrix_free();
+    c.element_pmg = (spec.format != auto_format_name || e.wide_offsets) &&
+                    preconditioner.coarse_from_elements(fe_offers_element_coarse_operators(mesh),
+                                                        c.matrix_free || e.wide_offsets);
+    c.element_matrices_stored = entry.level && entry.level->keeps_element_matrices_with(spec.format_options);
+    c.keep_matrix = preconditioner.keeps_matrix(c.element_pmg) && !(entry.format && entry.format->keeps_csr);
+    e.wide_refusal = wide_refusal(spec, e, c.element_pmg);
+    e.assembles_csr = fe_assembles_csr(spec, entry, c.keep_matrix);
+    e.csr_limit_advice = fe_csr_limit_advice;
+    return c;
+}
+
+/// The finite-element run's estimate.
+MemoryEstimate estimate_fe_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda, double baseline_host)
+{
+    const FeMatrixEstimate matrix = fe_matrix_estimate(mesh, value_bytes(spec));
+    MemoryEstimate e = start_estimate(spec, matrix.shape, cuda, baseline_host);
+    e.mesh = mesh;
+    e.nnz_exact = matrix.nnz_exact;
+    const MemoryChoices c = fe_choices(spec, mesh, e);
+    e.phases = sum_phases(fe_memory(mesh, spec.problem, e.matrix, c), spec.solver, cuda, baseline_host);
+    return e;
+}
+
+/// The finite-volume run's estimate (one unknown per cell; the matrix always assembled).
+MemoryEstimate estimate_fv_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda, double baseline_host)
+{
+    MemoryEstimate e = start_estimate(spec, fv_matrix_shape(mesh, value_bytes(spec)), cuda, baseline_host);
+    e.mesh = mesh;
+    e.assembles_csr = "finite volumes";
+    e.csr_limit_advice = "use a coarser mesh.size or a smaller refine";
+    const MemoryChoices c = case_choices(spec, e, true);
+    e.phases = sum_phases(fv_memory(mesh, spec.problem, spec.fv, e.matrix, c), spec.solver, cuda, baseline_host);
     return e;
 }
 
 }  // namespace
+
+double MemoryEstimate::peak_host() const
+{
+    double peak = 0;
+    for (const PhaseEstimate& p : phases) peak = std::max(peak, p.host);
+    return peak;
+}
+
+double MemoryEstimate::peak_device() const
+{
+    double peak = 0;
+    for (const PhaseEstimate& p : phases) peak = std::max(peak, p.device);
+    return peak;
+}
+
+const PhaseEstimate& MemoryEstimate::peak_phase(bool device) const
+{
+    return *std::max_element(phases.begin(), phases.end(), [&](const auto& a, const auto& b) {
+        return device ? a.device < b.device : a.host < b.host;
+    });
+}
 
 MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, bool cuda,
                                double baseline_host)
 {
     if (spec.discretisation == DiscretisationKind::fv) return estimate_fv_memory(spec, mesh, cuda, baseline_host);
-    MemoryEstimate e;
-    e.mesh = mesh;
-    e.format_name = spec.format;
-    e.cuda = cuda;
-    e.baseline_host = baseline_host;
-    Sizes z;
-    z.n = mesh.nodes;
-    z.c = mesh.cells;
-    z.p = mesh.nodes_per_cell;
-    z.s = spec.precision == Precision::float32 ? 4 : 8;
-    z.k = std::clamp(mesh.degree, 1, 4);
-    z.d = mesh.dim;
-    const bool simplex = cell_shape(mesh.cell_type).simplex;
-    z.q = z.k == 1 && simplex ? z.d + 1 : std::pow(z.k + 1.0, z.d);
-    // Pyramids (a mixed mesh may hold them): n^2 (n + 1) points, n = k + 2 (36 at degree 1, 80
-    // at 2: assembly_quadrature_degree 2k + 2).
-    if (mesh.mixed || mesh.cell_type == ElementType::pyramid)
-        z.q = std::max(z.q, std::pow(z.k + 2.0, 2) * (z.k + 3.0));
-    const bool float32 = z.s == 4;
-
-    e.matrix = estimated_matrix_shape(mesh, z.s);
-    e.matrix.on_device = cuda;
-    const MatrixShape& m = e.matrix;
-    // format: auto builds assembled formats (flags of the baseline's entry).
-    const OperatorChoice entry =
-        spec.format == auto_format_name ? OperatorChoice{&baseline_format(), nullptr} : find_operator(spec.format);
-    e.format = format_memory_estimate(spec.format, m, spec.format_options);
-    // Past 2^31 - 1 entries (or with csr's offsets: 64) a format that takes 64-bit offsets
-    // holds the matrix: no cell-to-CSR map (the assembly searches the rows), 8-byte offsets.
-    e.wide_offsets = entry.format && entry.format->takes_wide_csr() &&
-                     (entry.format->wide_offsets_asked(spec.format_options) || m.nnz > csr_nnz_limit);
-    const double wide_extra = e.wide_offsets ? 4 * (m.rows + 1) : 0.0;
-    e.format.stored += wide_extra;
-    e.format.build_peak += wide_extra;
-    const double csr = csr_bytes(m) + wide_extra;
-    const double vector = z.n * z.s;
-
-    const auto [mesh_host, mesh_device] = mesh_bytes(mesh, cuda);
-
-    // Assembly, on the executor: the element geometry (coordinates in V, cells), coefficients
-    // at the quadrature points, the cell-to-CSR map, the matrix, rhs and Dirichlet data; the
-    // high-order CUDA kernels' scratch stays until the run ends.
-    const double stride = (z.d == 2 ? 4 : 7) + (spec.problem.convection.empty() ? 0 : z.d);
-    const double scratch =
-        cuda && z.k >= 2 ? std::min(z.c, std::floor(2097152 / z.q)) * z.q * stride * z.s : 0;
-    // No cell-to-CSR map with 64-bit offsets, nor for a mesh of several types (both search
-    // each entry's row).
-    const double cell_map = e.wide_offsets || mesh.mixed ? 0.0 : 4 * z.c * z.p * z.p;
-    // Element geometry and coefficients with values of s bytes.
-    const auto inputs_of = [&](double s) {
-        const double geometry = 3 * z.n * s + 4 * z.c * z.p;
-        const double coefficients =
-            z.c * z.q * s *
-            ((is_number(spec.problem.kappa) ? 0 : 1) + (is_number(spec.problem.f) ? 0 : 1) +
-             static_cast<double>(spec.problem.convection.size()));
-        return geometry + coefficients;
-    };
-    // The assembly of the CSR system with values of s bytes, at its peak.
-    const auto assembled_peak_of = [&](double s) {
-        MatrixShape shape = m;
-        shape.value_bytes = s;
-        const double boundary = 2 * z.n * s + z.n + (s == 4 ? 24 * z.n : 0) + 4 * mesh.facet_entries;
-        const double pattern_build =
-            cuda ? 12 * m.nnz + 12 * z.n : 4 * m.nnz + 24 * z.n + 4 * z.c * z.p + cell_map;
-        return inputs_of(s) + std::max(csr_bytes(shape) + wide_extra + cell_map + boundary, pattern_build);
-    };
-    // pmg from the element matrices (matrix-free formats, degree >= 2 or a generated grid's
-    // h-level): no matrix is assembled and kept; its setup holds every cell's element matrix once.
-    // So is a matrix with 64-bit offsets (no CSR for the Galerkin products).
-    // (A mesh of several cell types has no coarser levels: its pmg is AMG on the matrix.)
-    const bool element_coarse_operators =
-        !mesh.mixed && (z.k >= 2 || can_coarsen_grid(mesh.shape, mesh.boxes_per_unit, mesh.cell_type, z.k));
-    const PreconditionerEntry& preconditioner = *spec.solver.preconditioner;
-    const bool element_pmg =
-        (spec.format != auto_format_name || e.wide_offsets) &&
-        preconditioner.coarse_from_elements(element_coarse_operators || mesh.refined,
-                                            entry.matrix_free() || e.wide_offsets);
-    if (e.wide_offsets && preconditioner.keeps_matrix(element_pmg))
-        e.wide_refusal = fmt::format("preconditioner {} reads the matrix with 32-bit row offsets; use {}",
-                                     preconditioner.name, wide_offsets_preconditioners);
-    else if (e.wide_offsets && spec.format_options.reordering() != Reordering::none)
-        e.wide_refusal = fmt::format("reorder: {} permutes matrices with 32-bit row offsets only; use reorder: none",
-                                     enum_name(reordering_names, spec.format_options.reordering()));
-    const bool keep_matrix = preconditioner.keeps_matrix(element_pmg) && !(entry.format && entry.format->keeps_csr);
-    if (!entry.matrix_free())
-        e.assembles_csr = spec.format == auto_format_name ? "format auto (its candidates are assembled)" : "format " + spec.format;
-    else if (keep_matrix)
-        e.assembles_csr = "preconditioner " + preconditioner.name + " (with format " + spec.format +
-                          " the matrix is assembled for its setup" +
-                          (preconditioner.needs.space_hierarchy
-                               ? ": at degree 1 on a mesh with no coarser grid or parent mesh, " +
-                                     preconditioner.name + " is amg"
-                               : "") +
-                          ")";
-    // Exact for the unit square and cube (the l-shape's count adds three squares: an upper bound).
-    e.nnz_exact = mesh.shape == "unit_square" || mesh.shape == "unit_cube";
-    const double assembled_peak = assembled_peak_of(z.s);
-    double assembly = 0;
-    double system = 0;  // what the assembly leaves for the solve: operator, rhs, guess
-    if (entry.matrix_free()) {
-        // Element matrices from the element kernels, no CSR (one more assembled for multigrid).
-        assembly = inputs_of(z.s) + e.format.build_peak + vector + z.n;
-        system = e.format.stored + 2 * vector;
-        if (keep_matrix) {
-            assembly = std::max(assembly, e.format.stored + assembled_peak);
-            system += csr;
-        }
-    } else {
-        // The host steps of a conversion (orderings) come before its executor peak.
-        const double conversion = e.format.build_peak + 2 * vector + (keep_matrix ? csr : 0);
-        assembly = std::max({assembled_peak, conversion, cuda ? 0.0 : csr + 2 * vector + e.format.host});
-        system = e.format.stored + 2 * vector + (keep_matrix ? csr : 0);
-    }
-
-    // Solve: the system, the right-hand side and guess in the operator's numbering, the
-    // Krylov vectors, the preconditioner, the residual history; then the true residual and
-    // the solution back in the original numbering.
-    auto [kept, setup] = preconditioner.memory(m, false);
-    if (!element_pmg && preconditioner.needs.space_hierarchy &&
-        can_coarsen_grid(mesh.shape, mesh.boxes_per_unit, mesh.cell_type, 1)) {
-        // A generated grid's halvings below degree 1 on an assembled matrix: their transfers and
-        // transposes ((3/2)^d entries a row on boxes, at most 2 on simplices) over the
-        // degree-1 rows (the vertices) and the coarser grids' (1/2^d fewer each), as measured
-        // (H200, 64.5M Q1 with csr: 51.4 GB against amg's 45.7).
-        const double vertices = z.n / std::pow(static_cast<double>(z.k), z.d);
-        const double levels = 1 / (1 - std::pow(0.5, z.d));
-        kept += 2 * vertices * levels * (simplex ? 2.0 : std::pow(1.5, z.d)) * (4 + z.s);
-    }
-    if (element_pmg) {
-        // The element matrices and data (none when read from the lma storage: cells in their
-        // own order), and the coarse patterns' cell maps.
-        const bool from_storage = entry.level && entry.level->keeps_element_matrices_with(spec.format_options);
-        // Otherwise stored as lma's symmetric variant (its values, interleaved connectivity, diagonal
-        // and the loads it writes), or cell-major in full with a convection term (and the loads).
-        const double p = z.p;
-        const double element_matrices =
-            from_storage ? 0
-            : spec.problem.convection.empty()
-                ? inputs_of(z.s) + z.c * (p * (p + 1) / 2 * z.s + 4 * p) + 2 * vector
-                : inputs_of(z.s) + z.c * p * (p + 1) * z.s;
-        setup = std::max(setup, element_matrices + cell_map / 4);
-        if (z.k == 1) {
-            // A generated grid's h-level: the transfer and its transpose ((3/2)^d entries a
-            // row on boxes, at most 2 on simplices), the coarser grid's matrix (3^d entries in
-            // each of n / 2^d rows on boxes; 7 or 15 on Kuhn's simplices) and AMG below it
-            // (30%), the levels' vectors; its setup the coarse pattern and product.
-            const double per_entry = 4 + z.s, coarse_rows = z.n / std::pow(2.0, z.d);
-            const double row = simplex ? (z.d == 3 ? 15.0 : 7.0) : std::pow(3.0, z.d);
-            const double coarse = coarse_rows * (row * per_entry + 4);
-            kept = 2 * z.n * (simplex ? 2.0 : std::pow(1.5, z.d)) * per_entry + 1.3 * coarse + 8 * vector;
-            setup = std::max(element_matrices, 1.5 * coarse + 4 * z.c / std::pow(2.0, z.d) * z.p * z.p);
-        }
-    }
-    const double krylov = krylov_vectors(spec.solver) * vector + 8.0 * (spec.solver.max_iterations + 1);
-    const double solve = system + 2 * vector + kept + std::max(setup, krylov);
-
-    // Errors: the solution, a second geometry and the exact values at the nodes on the
-    // executor; host copies of the point fields.
-    const double fields = spec.problem.exact.empty() ? 1 : 3;
-    double errors_executor = vector + 24 * z.n + 4 * z.c * z.p + std::max(24 * z.c, 16 * z.n);
-    if (float32) {  // the float solution's residual against the system assembled in double
-        MatrixShape in_double = m;
-        in_double.value_bytes = 8;
-        // (A matrix-free format is built again in double instead: its storage twice the float's.)
-        errors_executor = std::max(errors_executor,
-                                   entry.matrix_free()
-                                       ? vector + inputs_of(8) + 2 * e.format.build_peak + 2 * vector
-                                       : vector + std::max(assembled_peak_of(8), csr_bytes(in_double) + 40 * z.n));
-    }
-    const double errors_host = (float32 ? 12 : 8) * z.n + 16 * z.n;
-
-    // Output (host): the point fields, VTK's offsets, types and groups (connectivity too
-    // beyond order 1), and the compressed blocks, which are about as large as the raw arrays.
-    double output = 8 * z.n * fields + 9 * z.c + (z.k >= 2 ? 4 * z.c * z.p : 0);
-    if (spec.output.write_solution) output += 24 * z.n + 8 * z.n * fields + 4 * z.c * z.p + 9 * z.c + 4e6;
-
-    const double base = baseline_host + mesh_host;
-    if (cuda) {
-        const double prewrite = prewrite_host_bytes(spec, mesh);
-        e.phases = {
-            {"mesh", base, mesh_device},
-            {"assembly", base + prewrite + e.format.host + 2 * z.n, mesh_device + scratch + assembly},
-            {"solve", base + prewrite, mesh_device + scratch + solve},
-            {"errors", base + 9 * z.c + errors_host, mesh_device + scratch + errors_executor},
-            {"output", base + output, mesh_device + scratch + vector},
-        };
-    } else {
-        e.phases = {
-            {"mesh", base, 0},
-            {"assembly", base + z.n + assembly, 0},
-            {"solve", base + solve, 0},
-            {"errors", base + errors_executor + 8 * fields * z.n + 16 * z.n, 0},
-            {"output", base + vector + output, 0},
-        };
-    }
-    return e;
+    return estimate_fe_memory(spec, mesh, cuda, baseline_host);
 }
 
 MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, const Executor& exec,
@@ -419,58 +242,10 @@ MemoryEstimate estimate_memory(const CaseSpec& spec, const MeshCounts& mesh, con
 
 MemoryEstimate estimate_external_memory(const CaseSpec& spec, const Executor& exec, double baseline_host)
 {
-    const MatrixMarketHeader header = read_matrix_market_header(spec.matrix->file);
-    const double rows = static_cast<double>(header.rows);
-    const double entries = static_cast<double>(header.entries);
-    const double file_bytes = static_cast<double>(std::filesystem::file_size(spec.matrix->file));
-    const bool symmetric = header.symmetry != MatrixMarketSymmetry::general;
-    MemoryEstimate e;
-    e.cuda = exec.is_cuda();
-    e.format_name = spec.format;
-    e.baseline_host = baseline_host;
-    const double s = spec.precision == Precision::float32 ? 4 : 8;
-    const double nnz = symmetric ? 2 * entries : entries;  // the halves expanded (at most)
-    e.matrix.rows = rows;
-    e.matrix.nnz = nnz;
-    e.matrix.max_row_length = rows > 0 ? std::ceil(std::min(rows, 4 * nnz / rows)) : 0;  // not known before reading
-    e.matrix.padded_row_length = rows > 0 ? 1.5 * nnz / rows : 0;
-    e.matrix.band_width = rows;
-    e.matrix.value_bytes = s;
-    e.matrix.on_device = e.cuda;
-    const MatrixShape& m = e.matrix;
-    e.format = format_memory_estimate(spec.format, m, spec.format_options);
-    const double csr = csr_bytes(m);
-    MatrixShape in_double = m;
-    in_double.value_bytes = 8;
-    const double csr_double = csr_bytes(in_double);
-    const double vector = rows * s;
-
-    // Reading (host): the file's text, the parsed entries (row, column, value) and the CSR in
-    // double, with b; the CSR and b stay for the run.
-    const double kept_host = csr_double + 8 * rows;
-    const double read = file_bytes + 16 * nnz + kept_host;
-    // Assembly: the CSR in V and b on the executor, then the conversion.
-    const PreconditionerEntry& preconditioner = *spec.solver.preconditioner;
-    const bool keep_matrix = preconditioner.needs.assembled_matrix;
-    const double conversion = std::max(csr + 2 * vector, e.format.build_peak + 2 * vector) + (keep_matrix ? csr : 0);
-    const double system = e.format.stored + 2 * vector + (keep_matrix ? csr : 0);
-    const auto [kept, setup] = preconditioner.memory(m, false);
-    const double krylov = krylov_vectors(spec.solver) * vector + 8.0 * (spec.solver.max_iterations + 1);
-    const double solve = system + 2 * vector + kept + std::max(setup, krylov);
-    const double base = baseline_host + kept_host;
-    if (e.cuda) {
-        e.phases = {{"mesh", baseline_host + read, 0},
-                    {"assembly", base + e.format.host + (s == 4 ? csr : 0), conversion},
-                    {"solve", base, solve},
-                    {"errors", base + 16 * rows, vector + (s == 4 ? csr_double + 3 * 8 * rows : 0)},
-                    {"output", base + 40 * rows, vector}};
-    } else {
-        e.phases = {{"mesh", baseline_host + read, 0},
-                    {"assembly", base + conversion + e.format.host, 0},
-                    {"solve", base + solve, 0},
-                    {"errors", base + vector + 16 * rows, 0},
-                    {"output", base + vector + 40 * rows, 0}};
-    }
+    const MatrixFileEstimate file = matrix_file_estimate(spec.matrix->file, value_bytes(spec));
+    MemoryEstimate e = start_estimate(spec, file.shape, exec.is_cuda(), baseline_host);
+    const MemoryChoices c = case_choices(spec, e, false);
+    e.phases = sum_phases(matrix_file_memory(file, c), spec.solver, e.cuda, baseline_host);
     return e;
 }
 
@@ -479,7 +254,6 @@ void check_csr_limit(const MemoryEstimate& estimate)
     const double nnz = estimate.matrix.nnz;
     if (estimate.assembles_csr.empty() || nnz <= csr_nnz_limit * (estimate.nnz_exact ? 1.0 : 1.2)) return;
     if (estimate.wide_offsets && estimate.wide_refusal.empty()) return;
-    const bool fv = estimate.assembles_csr == "finite volumes";
     if (estimate.wide_offsets)
         throw std::runtime_error(fmt::format(
             "{}: the matrix has {}{:.4g} non-zeros ({:.4g} rows), past 2,147,483,647: csr holds it with 64-bit "
@@ -489,10 +263,7 @@ void check_csr_limit(const MemoryEstimate& estimate)
         "{}: the matrix has {}{:.4g} non-zeros ({:.4g} rows), past the 2,147,483,647 that 32-bit row offsets "
         "hold; {}",
         estimate.assembles_csr, estimate.nnz_exact ? "" : "about ", nnz, estimate.matrix.rows,
-        fv ? "use a coarser mesh.size or a smaller refine"
-           : "use format: csr (64-bit row offsets past that) or lma (matrix-free: element matrices, no CSR), "
-             "with preconditioner jacobi, none, or pmg (at degree >= 2, on a generated grid or, with lma, on a "
-             "mesh refined by gpufem), or a coarser mesh.size, a smaller refine or degree"));
+        estimate.csr_limit_advice));
 }
 
 void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec)
@@ -503,10 +274,11 @@ void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec)
     const std::string baseline = baseline_format().name;
     const std::string levels = operator_levels().joined_names(" or ");
     const OperatorChoice in_hand = lookup_operator(estimate.format_name);
+    const bool is_baseline = in_hand.format && in_hand.format->baseline;
     std::string store_less;
-    if (estimate.format_name != baseline && !in_hand.matrix_free())
+    if (!is_baseline && !in_hand.matrix_free())
         store_less = matrix_case ? ", or format " + baseline : ", or format " + baseline + " or the matrix-free " + levels;
-    else if (in_hand.format && in_hand.format->baseline && !matrix_case)
+    else if (is_baseline && !matrix_case)
         store_less = ", or the matrix-free format " + levels;
     const std::string suggestion =
         (matrix_case ? "use precision: float" + store_less

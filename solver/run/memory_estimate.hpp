@@ -2,8 +2,11 @@
 // The memory a run will need, phase by phase, on the host and on the device, estimated from
 // the case and the mesh's counts before the arrays are allocated; checked against what is
 // free (a run that would not fit stops before it starts) and printed by `gpufem run --dry-run`.
-// The model, array by array, is in memory_estimate.cpp; report.json holds it beside what
-// each phase really used (memory_meter.hpp).
+// Each discretisation's model, array by array, is beside it in assembly/ (fe_memory_estimate,
+// fv_memory_estimate, matrix_file_memory_estimate); the formats, levels and preconditioners
+// give theirs through their registry entries; this file chooses from the entries and adds the
+// pieces up. report.json holds the estimate beside what each phase really used
+// (memory_meter.hpp).
 #include <string>
 #include <vector>
 
@@ -43,6 +46,8 @@ struct MemoryEstimate {
     /// Why the run cannot use a matrix with 64-bit offsets (its preconditioner reads 32-bit
     /// ones); empty when it can. Thrown by check_csr_limit past the limit.
     std::string wide_refusal;
+    /// What to change when the CSR would pass csr_nnz_limit (the discretisation's advice).
+    std::string csr_limit_advice;
 
     /// The largest host and device figures over the phases.
     double peak_host() const;

@@ -16,13 +16,10 @@
 #include "linalg/scaled_norms.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh_worker.hpp"
-#include "solver/run/anderson_mixing.hpp"
-#include "solver/run/corrected_operator.hpp"
+#include "solver/run/fv_correction.hpp"
 #include "solver/run/format_choice.hpp"
 #include "solver/run/memory_estimate.hpp"
 #include "solver/run/mesh_validation.hpp"
-#include "solver/run/progress_line.hpp"
-#include "solver/run/solve_progress.hpp"
 #include "solver/run/system_checks.hpp"
 
 namespace gpufem {
@@ -30,39 +27,9 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-/// Steps the deferred correction's Anderson mixing combines.
-constexpr int anderson_depth = 5;
-
 double seconds_since(clock_type::time_point start)
 {
     return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
-/// The true residual ||b - A x|| / ||b|| of the solution into result; a converged solve
-/// whose true residual misses the tolerance by more than true_residual_slack becomes
-/// stagnated (the recursive residual drifted from the true one by rounding).
-template <typename V>
-void check_true_residual(const LinearOperator<V>& a, const Array<V>& b, const Array<V>& x,
-                         double tolerance, SolveResult& result)
-{
-    if (!(result.rhs_norm > 0)) return;  // ||b||, as the solver computed it
-    Array<V> r = b.clone_to(b.executor());
-    a.apply(V(-1), x, V(1), r);
-    // Scaled: the residual of tiny (or huge) data would underflow (overflow) as a sum of squares.
-    result.true_relative_residual = scaled_nrm2(r) / result.rhs_norm;
-    if (result.status == SolveStatus::converged &&
-        !(result.true_relative_residual <= true_residual_slack * tolerance)) {
-        result.status = SolveStatus::stagnated;
-        result.message = fmt::format(
-            "the recursive residual reached {:.3e} but the true residual ||b - A u|| / ||b|| of "
-            "the solution is {:.3e}, more than {} x the tolerance {:.1e}: rounding in {} "
-            "arithmetic keeps the solution from the tolerance; {}",
-            result.relative_residual, result.true_relative_residual, true_residual_slack,
-            tolerance, sizeof(V) == 4 ? "float" : "double",
-            sizeof(V) == 4 ? "use precision: double or a looser tolerance"
-                           : "loosen the tolerance (or improve the matrix's conditioning: a "
-                             "preconditioner, or coefficients of less contrast)");
-    }
 }
 
 /// ", 4 levels (rows 4173281 / 160000 / ...), operator complexity 1.21" from a preconditioner's
@@ -330,157 +297,6 @@ nlohmann::json updated_report(const nlohmann::json& report, double update_second
     return out;
 }
 
-/// What the solves of one solve_system share: the system, the settings, the preconditioner,
-/// the progress display, and the account being written (out).
-template <typename V>
-struct SolveRun {
-    const DiscreteSystem<V>& system;
-    const SolverSpec& solver;
-    const Discretisation<V>* disc;
-    const Preconditioner<V>* m;
-    SystemSolution<V>& out;
-    SolveOptions options;
-    SolveProgress progress;
-
-    SolveRun(const DiscreteSystem<V>& system, const SolverSpec& solver, const Discretisation<V>* disc,
-             const Preconditioner<V>* m, SystemSolution<V>& out)
-        : system(system), solver(solver), disc(disc), m(m), out(out), options(solve_options(solver)),
-          progress(solver.tolerance, solver.max_iterations)
-    {
-    }
-    const LinearOperator<V>& a() const { return *system.op.op; }
-    /// One Krylov solve of op (method) for rhs from solution to tolerance, shown as phase; the
-    /// result into out.result.
-    void krylov(KrylovMethod method, const LinearOperator<V>& op, const Array<V>& rhs, Array<V>& solution,
-                double tolerance, const std::string& phase)
-    {
-        options.tolerance = tolerance;
-        const ProgressLine line(phase, [this] { return progress.status(); });
-        if (line.active()) options.on_residual = [this](int k, double r) { progress.record(k, r); };
-        out.result = solve(method, solver.variant, op, rhs, solution, options, m);
-        op.executor()->synchronize();
-    }
-    /// A solve of the system with the case's method, its iterations recorded.
-    void pass(const Array<V>& rhs, Array<V>& solution, double tolerance, const std::string& phase)
-    {
-        krylov(solver.method, a(), rhs, solution, tolerance, phase);
-        out.pass_iterations.push_back(out.result.iterations);
-    }
-    /// The right-hand side disc corrects with x, in the operator's numbering.
-    Array<V> corrected_rhs(const Array<V>& x) const
-    {
-        return reordered(system.op, disc->corrected_rhs(reordered(system.op, x, true)), false);
-    }
-    /// x's residual ||b(x) - A x|| / ||b(x)|| against its own corrected right-hand side
-    /// (returned in corrected).
-    double correction_residual(const Array<V>& x, Array<V>& corrected) const
-    {
-        corrected = corrected_rhs(x);
-        Array<V> residual = corrected.clone_to(a().executor());
-        a().apply(V(-1), x, V(1), residual);
-        const double size = scaled_nrm2(corrected);
-        return size > 0 ? scaled_nrm2(residual) / size : 0.0;
-    }
-};
-
-/// An affine correction solved with the system: one BiCGSTAB solve of A - C (not symmetric),
-/// preconditioned as A. True when it converged (out complete but for its time and solution);
-/// otherwise x is the initial guess again and out says why the deferred passes follow.
-template <typename V>
-bool solve_implicit_correction(SolveRun<V>& run, Array<V>& x, Array<V>& corrected_b)
-{
-    SystemSolution<V>& out = run.out;
-    const CorrectedOperator<V> corrected(run.system, *run.disc);
-    run.krylov(KrylovMethod::bicgstab, corrected, corrected.rhs(), x, run.solver.tolerance,
-               "solve (corrected operator)");
-    // b(0) - (A - C) x = b(x) - A x: the true residual is x's against its own corrected
-    // right-hand side, so one evaluation of b(x) serves both figures.
-    corrected_b = run.corrected_rhs(x);
-    check_true_residual(run.a(), corrected_b, x, run.solver.tolerance, out.result);
-    if (out.result.status == SolveStatus::converged) {
-        out.pass_iterations = {out.result.iterations};
-        out.correction = "implicit";
-        out.result.message = fmt::format("converged in {} BiCGSTAB iterations on the corrected operator "
-                                         "A - C (fv.correction: implicit)", out.result.iterations);
-        const double size = scaled_nrm2(corrected_b);
-        out.correction_change = size > 0 && out.result.true_relative_residual >= 0
-                                    ? out.result.true_relative_residual * out.result.rhs_norm / size
-                                    : 0.0;
-        spdlog::info("non-orthogonal correction solved with the system (fv.correction: implicit): "
-                     "{} BiCGSTAB iterations on A - C; the solution's residual against its own "
-                     "corrected right-hand side is {:.2e}", out.result.iterations, out.correction_change);
-        return true;
-    }
-    spdlog::warn("fv.correction: implicit: BiCGSTAB on the corrected operator did not converge "
-                 "({}); the deferred correction's passes run instead", out.result.message);
-    out.correction = "deferred (implicit did not converge after " + std::to_string(out.result.iterations) +
-                     " iterations)";
-    x = reordered(run.system.op, run.system.initial_guess, false);
-    corrected_b = Array<V>();
-    return false;
-}
-
-/// Deferred correction (disc's passes) after a first solve to 1e-2, a fixed point x = G(x):
-/// G(x) solves A g = b(x), the right-hand side the discretisation corrects with x (same
-/// operator and preconditioner, warm-started from x). It is done when x meets its own b(x) to
-/// the tolerance (a smaller change of b the solver cannot tell from its own error). The
-/// iterates are Anderson-mixed (depth 5: a few passes where the plain iteration takes tens,
-/// and convergent where it would diverge); each solve before the last needs to gain only two
-/// decades on the residual x leaves against b(x); if the passes run out, one solve to the
-/// tolerance ends. Returns ||b(x) - A x|| / ||b(x)|| of the last corrected right-hand side
-/// (corrected_b).
-template <typename V>
-double solve_deferred_correction(SolveRun<V>& run, const Array<V>& b, Array<V>& x, Array<V>& corrected_b)
-{
-    const double goal = run.solver.tolerance;
-    const int passes = run.disc->correction_passes();
-    run.pass(b, x, std::max(goal, 1e-2), "solve");
-    double change = 0.0;
-    AndersonMixing<V> mixing(anderson_depth);
-    bool met = false;  // x solves the system it ends with, to the tolerance
-    for (int pass = 1; pass <= passes && run.out.result.status == SolveStatus::converged; ++pass) {
-        change = run.correction_residual(x, corrected_b);
-        if (change <= goal) {
-            met = true;  // x solves its corrected system
-            run.out.result.rhs_norm = scaled_nrm2(corrected_b);
-            break;
-        }
-        Array<V> g = x.clone_to(x.executor());
-        run.pass(corrected_b, g, std::max(goal, 0.01 * change), "correction " + std::to_string(pass));
-        // A failed solve ends the passes with its own iterate (reported as it is).
-        x = run.out.result.status == SolveStatus::converged ? mixing.next(x, g) : std::move(g);
-    }
-    if (!met && run.out.result.status == SolveStatus::converged) {
-        corrected_b = run.corrected_rhs(x);
-        run.pass(corrected_b, x, goal, "solve");
-        Array<V> next;  // where the last solve leaves x against its own corrected system
-        change = run.correction_residual(x, next);
-    }
-    return change;
-}
-
-/// The account of a deferred correction: every solve's iterations together, the message, the
-/// log line.
-template <typename V>
-void report_deferred_correction(SystemSolution<V>& out, double change, double tolerance)
-{
-    int total = 0;
-    for (int iterations : out.pass_iterations) total += iterations;
-    out.result.iterations = total;
-    if (out.result.status == SolveStatus::converged)
-        out.result.message = fmt::format("converged in {} iterations over {} solves (the non-orthogonal "
-                                         "correction's passes)", total, out.pass_iterations.size());
-    out.correction_change = change;
-    spdlog::log(change <= tolerance ? spdlog::level::info : spdlog::level::warn,
-                "non-orthogonal correction: {} solve{} (iterations {}); the solution's residual "
-                "against its own corrected right-hand side is {:.2e}{}", out.pass_iterations.size(),
-                out.pass_iterations.size() == 1 ? "" : "s", fmt::format("{}", fmt::join(out.pass_iterations, " + ")),
-                change, change <= tolerance
-                            ? " (converged)"
-                            : ", above the tolerance: fv.nonorthogonal_correctors ran out before the "
-                              "correction converged (raise it, or bound it with fv.correction_limit)");
-}
-
 /// solve_system after its preconditioner m (null: none) is ready: the solve of b (the
 /// right-hand side) from x (the initial guess), both in the operator's numbering, with the
 /// discretisation's correction when it has one (implicit, else deferred passes), the true
@@ -493,15 +309,12 @@ SystemSolution<V> solve_with(const DiscreteSystem<V>& system, const SolverSpec& 
 {
     SolveRun<V> run(system, solver, disc, m, out);
     Array<V> corrected_b;  // the corrected right-hand side x was last measured against
-    const bool corrected = disc && disc->correction_passes() > 0;
-    if (corrected && disc->correction_is_affine() && solve_implicit_correction(run, x, corrected_b)) {
-        out.seconds = seconds_since(start);
-        out.x = reordered(system.op, x, true);
-        return out;
-    }
-    if (corrected) {
-        if (out.correction.empty()) out.correction = "deferred";
-        report_deferred_correction(out, solve_deferred_correction(run, b, x, corrected_b), solver.tolerance);
+    if (disc && disc->correction_passes() > 0) {
+        if (solve_with_correction(run, b, x, corrected_b) == CorrectionSolve::implicit) {
+            out.seconds = seconds_since(start);
+            out.x = reordered(system.op, x, true);
+            return out;
+        }
     } else {
         run.pass(b, x, solver.tolerance, "solve");
     }

@@ -183,63 +183,82 @@ const PhaseEstimate* phase_estimate(const RunRecord& record, const std::string& 
     return nullptr;
 }
 
-/// mesh -> discretisation -> system -> solve -> output, in precision V.
+/// The preconditioner a coefficient sweep's points keep, of value type V (null outside a sweep).
 template <typename V>
-void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& exec,
-                const CaseMesh& input, MemoryMeter& meter, RunRecord& record, SweepReuse* reuse)
+KeptPreconditionerOf<V>* kept_preconditioner(SweepReuse* reuse)
 {
-    // A coefficient sweep's points keep one preconditioner of their value type.
-    KeptPreconditionerOf<V>* kept = nullptr;
-    if (reuse) {
-        kept = dynamic_cast<KeptPreconditionerOf<V>*>(reuse->preconditioner.get());
-        if (!kept) {
-            auto made = std::make_shared<KeptPreconditionerOf<V>>();
-            kept = made.get();
-            reuse->preconditioner = std::move(made);
-        }
-    }
-    const Mesh& mesh = input.mesh;
-    EarlyOutputs early = start_early_outputs(spec, options, *exec, mesh);
-    const auto disc = make_discretisation<V>(spec, input);
-    record.unknowns_on = unknown_location_name(disc->space().location);
-    SystemSolution<V> solved;
-    {
-        const DiscreteSystem<V> system = meter.measure("assembly", [&] {
-            return in_phase("assembly", [&] { return build_case_system(exec, *disc, spec); },
-                            phase_estimate(record, "assembly"));
-        });
-        record_system(system, record);
-        solved = meter.measure("solve", [&] {
-            return in_phase("solve", [&] { return solve_system(system, spec.solver, disc.get(), kept); },
-                            phase_estimate(record, "solve"));
-        });
-        record_solve(spec, *system.op.op, solved, record);
-        record.discretisation = disc->report();
-    }
-    if (!options.export_matrix_dir.empty()) {
-        const auto export_start = clock_type::now();
-        in_phase("export", [&] { export_system(spec, *disc, exec, solved.x, options.export_matrix_dir); });
-        record.time_export = seconds_since(export_start);
-    }
+    if (!reuse) return nullptr;
+    auto* kept = dynamic_cast<KeptPreconditionerOf<V>*>(reuse->preconditioner.get());
+    if (kept) return kept;
+    auto made = std::make_shared<KeptPreconditionerOf<V>>();
+    kept = made.get();
+    reuse->preconditioner = std::move(made);
+    return kept;
+}
+
+/// The assembly and solve phases: the system of disc is built, recorded, solved and freed.
+template <typename V>
+SystemSolution<V> assemble_and_solve(const CaseSpec& spec, const ExecPtr& exec, const Discretisation<V>& disc,
+                                     MemoryMeter& meter, RunRecord& record, KeptPreconditionerOf<V>* kept)
+{
+    const DiscreteSystem<V> system = meter.measure("assembly", [&] {
+        return in_phase("assembly", [&] { return build_case_system(exec, disc, spec); },
+                        phase_estimate(record, "assembly"));
+    });
+    record_system(system, record);
+    SystemSolution<V> solved = meter.measure("solve", [&] {
+        return in_phase("solve", [&] { return solve_system(system, spec.solver, &disc, kept); },
+                        phase_estimate(record, "solve"));
+    });
+    record_solve(spec, *system.op.op, solved, record);
+    record.discretisation = disc.report();
+    return solved;
+}
+
+/// The errors phase: the solution's fields and error norms (a float solution also checked
+/// against the system in double).
+template <typename V>
+SolutionOutput compute_errors(const CaseSpec& spec, const ExecPtr& exec, const CaseMesh& input,
+                              const Discretisation<V>& disc, const Array<V>& x, MemoryMeter& meter,
+                              RunRecord& record)
+{
     const auto start = clock_type::now();
     std::optional<SolutionOutput> computed;
     {
         const ProgressLine line("errors", [] { return ProgressStatus{}; });
         computed.emplace(meter.measure("errors", [&] {
             return in_phase("errors", [&] {
-                // A float solution is also checked against the system in double (issue 16).
                 if constexpr (std::is_same_v<V, float>)
-                    record.true_relative_residual_double = true_residual_in_double(exec, spec, input, solved.x);
-                return disc->solution_output(solved.x);
+                    record.true_relative_residual_double = true_residual_in_double(exec, spec, input, x);
+                return disc.solution_output(x);
             }, phase_estimate(record, "errors"));
         }));
     }
     if (record.true_relative_residual_double >= 0)
         spdlog::info("true residual of the float solution against the system in double: {:.3e}",
                      record.true_relative_residual_double);
-    const SolutionOutput& solution = *computed;
-    record.errors = solution.errors;
+    record.errors = computed->errors;
     record.time_errors = seconds_since(start);
+    return std::move(*computed);
+}
+
+/// mesh -> discretisation -> system -> solve -> output, in precision V.
+template <typename V>
+void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& exec,
+                const CaseMesh& input, MemoryMeter& meter, RunRecord& record, SweepReuse* reuse)
+{
+    KeptPreconditionerOf<V>* kept = kept_preconditioner<V>(reuse);
+    const Mesh& mesh = input.mesh;
+    EarlyOutputs early = start_early_outputs(spec, options, *exec, mesh);
+    const auto disc = make_discretisation<V>(spec, input);
+    record.unknowns_on = unknown_location_name(disc->space().location);
+    const SystemSolution<V> solved = assemble_and_solve(spec, exec, *disc, meter, record, kept);
+    if (!options.export_matrix_dir.empty()) {
+        const auto export_start = clock_type::now();
+        in_phase("export", [&] { export_system(spec, *disc, exec, solved.x, options.export_matrix_dir); });
+        record.time_export = seconds_since(export_start);
+    }
+    const SolutionOutput solution = compute_errors(spec, exec, input, *disc, solved.x, meter, record);
     if (options.write_outputs) {
         // report.json is written inside the output phase, so it carries that phase's memory
         // as measured up to the report itself (the VTU, the larger part, is written by then).
@@ -248,6 +267,17 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
                  phase_estimate(record, "output"));
     }
     record.memory_measured = meter.phases();
+}
+
+/// run_stages in the case's precision.
+void run_in_precision(const CaseSpec& spec, const RunOptions& options, const ExecPtr& exec, const CaseMesh& input,
+                      MemoryMeter& meter, RunRecord& record, SweepReuse* reuse)
+{
+    if (spec.precision == Precision::float32) {
+        run_stages<float>(spec, options, exec, input, meter, record, reuse);
+    } else {
+        run_stages<double>(spec, options, exec, input, meter, record, reuse);
+    }
 }
 
 /// Logs the estimate's peaks and stops (or, unchecked, warns) when it does not fit. A
@@ -291,20 +321,23 @@ std::filesystem::path output_folder(const CaseSpec& spec, const RunOptions& opti
     return folder / spec.name;
 }
 
-RunRecord run_case(const CaseSpec& spec, const RunOptions& options, SweepReuse* reuse)
+namespace {
+
+/// The run's executor (a sweep's previous one when kept); Gmsh's worker starts while the CUDA
+/// context is made.
+ExecPtr run_executor(const CaseSpec& spec, SweepReuse* reuse, bool mesh_kept)
 {
-    RunRecord record;
-    const bool mesh_kept = reuse && reuse->mesh;
-    // Gmsh's worker starts while the CUDA context is made.
     if (!spec.matrix && !mesh_kept) prestart_mesh_worker(spec.mesh);
     const ExecPtr exec = reuse && reuse->exec ? reuse->exec : make_executor(spec.backend);
     if (reuse) reuse->exec = exec;
     spdlog::debug("executor ready: {}", exec->device_name());
-    record.backend = backend_name(exec->backend());
-    record.device = exec->device_name();
-    record.precision = precision_name(spec.precision);
-    record.format = spec.format;
-    record.reorder = enum_name(reordering_names, spec.format_options.reordering());
+    return exec;
+}
+
+/// Throws when the tolerance is below the precision's unit roundoff; warns when float
+/// arithmetic is unlikely to reach it.
+void check_tolerance(const CaseSpec& spec)
+{
     if (spec.solver.tolerance < smallest_tolerance(spec.precision))
         throw std::runtime_error(fmt::format(
             "solver.tolerance {:.1e} is below the unit roundoff of {} arithmetic ({:.2e}): no "
@@ -317,64 +350,84 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options, SweepReuse* 
                      "solve may stop at max_iterations", spec.solver.tolerance);
     if (spec.precision == Precision::float32 && !spec.matrix)
         for (const std::string& warning : float_range_warnings(spec.problem)) spdlog::warn("{}", warning);
+}
 
-    // The memory estimate, before anything large is allocated: from the counts of a shape
-    // gpufem generates, or (Gmsh meshes) once the mesh is there.
-    const double baseline_host = static_cast<double>(resident_host_bytes());
-    const auto estimate = [&](const MeshCounts& counts) {
-        record.memory_estimate = estimate_memory(spec, counts, *exec, baseline_host);
-        log_and_check_estimate(*record.memory_estimate, *exec, options.check_memory, mesh_kept);
-    };
-    if (spec.matrix) {
-        // A matrix case: from the Matrix Market header, before the file is read.
-        record.memory_estimate = estimate_external_memory(spec, *exec, baseline_host);
-        log_and_check_estimate(*record.memory_estimate, *exec, options.check_memory, mesh_kept);
-    } else if (const auto predicted = predicted_mesh_counts(spec.mesh)) {
-        estimate(*predicted);
-    }
-    MemoryMeter meter(exec);
-    record.time_startup = seconds_since(options.started);
-    std::shared_ptr<const CaseMesh> input;
-    if (mesh_kept) {
-        input = reuse->mesh;
+/// The memory estimate before anything large is allocated: a matrix case's from its header,
+/// a generated shape's from its counts; false when it waits for the mesh (Gmsh meshes).
+bool estimate_before_mesh(const CaseSpec& spec, const RunOptions& options, const Executor& exec,
+                          double baseline_host, bool mesh_kept, RunRecord& record)
+{
+    if (spec.matrix)
+        record.memory_estimate = estimate_external_memory(spec, exec, baseline_host);
+    else if (const auto predicted = predicted_mesh_counts(spec.mesh))
+        record.memory_estimate = estimate_memory(spec, *predicted, exec, baseline_host);
+    else
+        return false;
+    log_and_check_estimate(*record.memory_estimate, exec, options.check_memory, mesh_kept);
+    return true;
+}
+
+/// The mesh phase: the case's mesh loaded (or a sweep's previous point's).
+std::shared_ptr<const CaseMesh> run_mesh_phase(const CaseSpec& spec, const ExecPtr& exec, MemoryMeter& meter,
+                                               RunRecord& record, SweepReuse* reuse)
+{
+    if (reuse && reuse->mesh) {
         record.mesh_reused = true;
-        spdlog::info("mesh: the previous sweep point's ({} cells, {} nodes)", input->mesh.num_cells(),
-                     input->mesh.num_nodes());
-    } else {
-        input = std::make_shared<const CaseMesh>(meter.measure("mesh", [&] {
-            return in_phase("mesh", [&] { return load_case_mesh(spec, exec); }, phase_estimate(record, "mesh"));
-        }));
-        if (reuse) reuse->mesh = input;
+        spdlog::info("mesh: the previous sweep point's ({} cells, {} nodes)", reuse->mesh->mesh.num_cells(),
+                     reuse->mesh->mesh.num_nodes());
+        return reuse->mesh;
     }
-    const CaseMesh& loaded = *input;
+    auto input = std::make_shared<const CaseMesh>(meter.measure("mesh", [&] {
+        return in_phase("mesh", [&] { return load_case_mesh(spec, exec); }, phase_estimate(record, "mesh"));
+    }));
+    if (reuse) reuse->mesh = input;
+    return input;
+}
+
+/// The mesh's figures in the record (a read system's reading time only).
+void record_mesh(const CaseMesh& loaded, bool mesh_kept, RunRecord& record)
+{
     const Mesh& mesh = loaded.mesh;
-    if (!record.memory_estimate) estimate(mesh_counts(mesh));
+    record.mesh_source = mesh.source;
     if (loaded.external) {
         record.time_read = mesh_kept ? 0.0 : loaded.seconds;
-        record.mesh_source = mesh.source;
-        if (spec.precision == Precision::float32) {
-            run_stages<float>(spec, options, exec, loaded, meter, record, reuse);
-        } else {
-            run_stages<double>(spec, options, exec, loaded, meter, record, reuse);
-        }
-        return record;
+        return;
     }
     if (!mesh_kept) {
         record.time_mesh = loaded.seconds;
         record.time_mesh_parts = loaded.mesh.build_times;
     }
-    record.mesh_source = mesh.source;
     record.dim = mesh.dim;
     record.cell_type = mesh.describe_cells();
     record.nodes = mesh.num_nodes();
     record.cells = mesh.num_cells();
     record.boundary_groups = mesh.boundary_names();
+}
 
-    if (spec.precision == Precision::float32) {
-        run_stages<float>(spec, options, exec, loaded, meter, record, reuse);
-    } else {
-        run_stages<double>(spec, options, exec, loaded, meter, record, reuse);
+}  // namespace
+
+RunRecord run_case(const CaseSpec& spec, const RunOptions& options, SweepReuse* reuse)
+{
+    RunRecord record;
+    const bool mesh_kept = reuse && reuse->mesh;
+    const ExecPtr exec = run_executor(spec, reuse, mesh_kept);
+    record.backend = backend_name(exec->backend());
+    record.device = exec->device_name();
+    record.precision = precision_name(spec.precision);
+    record.format = spec.format;
+    record.reorder = enum_name(reordering_names, spec.format_options.reordering());
+    check_tolerance(spec);
+    const double baseline_host = static_cast<double>(resident_host_bytes());
+    const bool estimated = estimate_before_mesh(spec, options, *exec, baseline_host, mesh_kept, record);
+    MemoryMeter meter(exec);
+    record.time_startup = seconds_since(options.started);
+    const std::shared_ptr<const CaseMesh> input = run_mesh_phase(spec, exec, meter, record, reuse);
+    if (!estimated) {
+        record.memory_estimate = estimate_memory(spec, mesh_counts(input->mesh), *exec, baseline_host);
+        log_and_check_estimate(*record.memory_estimate, *exec, options.check_memory, mesh_kept);
     }
+    record_mesh(*input, mesh_kept, record);
+    run_in_precision(spec, options, exec, *input, meter, record, reuse);
     return record;
 }
 

@@ -174,24 +174,29 @@ void check_sweep_memory(const std::vector<CaseSpec>& points, bool check_memory)
     }
 }
 
-}  // namespace
+/// The sweep's row of point run (its record not yet filled).
+SweepRow sweep_row(const CaseSpec& run, bool kappas)
+{
+    SweepRow row;
+    row.degree = run.mesh.degree;
+    row.refine = run.mesh.refine;
+    row.kappa_index = run.kappa_index;
+    row.kappa = run.problem.kappa;
+    row.kappas = kappas;
+    return row;
+}
 
-std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options)
+/// Runs every point in order, each into its own folder; the points of one mesh and degree
+/// (consecutive: kappa is the innermost axis) share it. A failed point marks the sweep
+/// incomplete and rethrows.
+std::vector<SweepRow> run_points(const CaseSpec& spec, const std::vector<CaseSpec>& points, const RunOptions& options)
 {
     const auto folder = output_folder(spec, options);
-    const std::vector<CaseSpec> points = expand_sweep(spec);
-    check_sweep_memory(points, options.check_memory);
     std::vector<SweepRow> rows;
     const bool kappas = spec.kappas.size() > 1;
-    // The points of one mesh and degree (consecutive: kappa is the innermost axis) share it.
     SweepReuse reuse;
     for (const CaseSpec& run : points) {
-        SweepRow row;
-        row.degree = run.mesh.degree;
-        row.refine = run.mesh.refine;
-        row.kappa_index = run.kappa_index;
-        row.kappa = run.problem.kappa;
-        row.kappas = kappas;
+        SweepRow row = sweep_row(run, kappas);
         if (!rows.empty() && (rows.back().degree != row.degree || rows.back().refine != row.refine))
             reuse = SweepReuse{};  // another mesh: the last one's arrays go before it is made
         spdlog::info("sweep: degree {}, refine {}{}", run.mesh.degree, run.mesh.refine,
@@ -206,38 +211,44 @@ std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options)
         }
         rows.push_back(std::move(row));
     }
-    if (options.write_outputs) {
-        std::error_code ignored;  // a mark left by an earlier, failed sweep into this folder
-        std::filesystem::remove(folder / sweep_incomplete_file, ignored);
-    }
-    fill_rates(rows);
+    return rows;
+}
 
-    nlohmann::json table = nlohmann::json::array();
+/// One point in report.json's sweep table.
+nlohmann::json sweep_point_json(const SweepRow& r)
+{
+    const RunRecord& rec = r.record;
+    const double its = rec.time_solve > 0 ? rec.solve.iterations / rec.time_solve : 0.0;
+    return {{"degree", r.degree},
+            {"refine", r.refine},
+            {"kappa", r.kappa},
+            {"folder", sweep_point_folder(r)},
+            {"mesh_reused", rec.mesh_reused},
+            {"preconditioner_setup_seconds", rec.time_preconditioner_setup},
+            {"preconditioner", preconditioner_origin(rec)},
+            {"cells", rec.cells},
+            {"unknowns", rec.rows},
+            {"nnz", rec.nnz},
+            {"nnz_per_row", rec.row_stats.mean},
+            {"iterations", rec.solve.iterations},
+            {"converged", rec.solve.converged()},
+            {"assembly_seconds", rec.time_assembly.total()},
+            {"solve_seconds", rec.time_solve},
+            {"cg_iterations_per_second", its},
+            {"l2_error", rec.errors ? nlohmann::json(rec.errors->l2) : nlohmann::json(nullptr)},
+            {"l2_rate", r.l2_rate},
+            {"h1_error", has_h1(rec) ? nlohmann::json(rec.errors->h1_semi) : nlohmann::json(nullptr)},
+            {"h1_rate", r.h1_rate}};
+}
+
+/// sweep.csv: its header and one line per point.
+std::string sweep_csv(const std::vector<SweepRow>& rows)
+{
     std::string csv = "degree,refine,kappa,cells,unknowns,nnz,nnz_per_row,iterations,converged,assembly_s,"
                       "preconditioner_setup_s,preconditioner,solve_s,cg_iterations_per_s,l2_error,l2_rate,h1_error,h1_rate\n";
     for (const SweepRow& r : rows) {
         const RunRecord& rec = r.record;
         const double its = rec.time_solve > 0 ? rec.solve.iterations / rec.time_solve : 0.0;
-        table.push_back({{"degree", r.degree},
-                         {"refine", r.refine},
-                         {"kappa", r.kappa},
-                         {"folder", sweep_point_folder(r)},
-                         {"mesh_reused", rec.mesh_reused},
-                         {"preconditioner_setup_seconds", rec.time_preconditioner_setup},
-                         {"preconditioner", preconditioner_origin(rec)},
-                         {"cells", rec.cells},
-                         {"unknowns", rec.rows},
-                         {"nnz", rec.nnz},
-                         {"nnz_per_row", rec.row_stats.mean},
-                         {"iterations", rec.solve.iterations},
-                         {"converged", rec.solve.converged()},
-                         {"assembly_seconds", rec.time_assembly.total()},
-                         {"solve_seconds", rec.time_solve},
-                         {"cg_iterations_per_second", its},
-                         {"l2_error", rec.errors ? nlohmann::json(rec.errors->l2) : nlohmann::json(nullptr)},
-                         {"l2_rate", r.l2_rate},
-                         {"h1_error", has_h1(rec) ? nlohmann::json(rec.errors->h1_semi) : nlohmann::json(nullptr)},
-                         {"h1_rate", r.h1_rate}});
         csv += fmt::format("{},{},\"{}\",{},{},{},{:.2f},{},{},{:.6e},{:.6e},{},{:.6e},{:.1f},{},{:.3f},{},{:.3f}\n",
                            r.degree, r.refine, csv_quoted(r.kappa), rec.cells, rec.rows, rec.nnz,
                            rec.row_stats.mean, rec.solve.iterations, rec.solve.converged(),
@@ -246,17 +257,39 @@ std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options)
                            rec.errors ? fmt::format("{:.6e}", rec.errors->l2) : "", r.l2_rate,
                            has_h1(rec) ? fmt::format("{:.6e}", rec.errors->h1_semi) : "", r.h1_rate);
     }
+    return csv;
+}
+
+/// The sweep's own files: result.pvd, sweep.csv and report.json with every point.
+void write_sweep_outputs(const CaseSpec& spec, const std::filesystem::path& folder, const std::vector<SweepRow>& rows)
+{
+    nlohmann::json table = nlohmann::json::array();
+    for (const SweepRow& r : rows) table.push_back(sweep_point_json(r));
+    StagedOutputs outputs(folder);
+    outputs.write_text("result.pvd", pvd(rows));
+    outputs.write_text("sweep.csv", sweep_csv(rows));
+    outputs.write_text("report.json", nlohmann::json{{"case", spec.resolved},
+                                                     {"case_file", spec.case_path.string()},
+                                                     {"sweep", table}}
+                                              .dump(2) +
+                                          "\n");
+    outputs.commit();
+}
+
+}  // namespace
+
+std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options)
+{
+    const auto folder = output_folder(spec, options);
+    const std::vector<CaseSpec> points = expand_sweep(spec);
+    check_sweep_memory(points, options.check_memory);
+    std::vector<SweepRow> rows = run_points(spec, points, options);
     if (options.write_outputs) {
-        StagedOutputs outputs(folder);
-        outputs.write_text("result.pvd", pvd(rows));
-        outputs.write_text("sweep.csv", csv);
-        outputs.write_text("report.json", nlohmann::json{{"case", spec.resolved},
-                                                         {"case_file", spec.case_path.string()},
-                                                         {"sweep", table}}
-                                                  .dump(2) +
-                                              "\n");
-        outputs.commit();
+        std::error_code ignored;  // a mark left by an earlier, failed sweep into this folder
+        std::filesystem::remove(folder / sweep_incomplete_file, ignored);
     }
+    fill_rates(rows);
+    if (options.write_outputs) write_sweep_outputs(spec, folder, rows);
     return rows;
 }
 

@@ -39,12 +39,16 @@ TEST(Registries, AFormatOrALevelIsFoundByTheNameACaseGives)
 
 TEST(Registries, OneBaselineAndTheFlagsFormatAutoReads)
 {
-    int baselines = 0;
+    int baselines = 0, vendor_baselines = 0;
     for (const FormatEntry& f : assembled_formats().entries()) {
         baselines += f.baseline;
+        vendor_baselines += f.vendor_baseline;
         EXPECT_TRUE(f.build_float && f.build_double) << f.name;
     }
     EXPECT_EQ(baselines, 1);
+    // The SpMV benchmark's speedups are against one vendor SpMV: cuSPARSE's CSR.
+    EXPECT_EQ(vendor_baselines, 1);
+    EXPECT_TRUE(assembled_formats().at("cusparse").vendor_baseline);
     EXPECT_FALSE(assembled_formats().at("csr-scalar").auto_candidate);
     // bdia can be told to refuse a band past a byte limit, unless the case set its own.
     const FormatEntry& bdia = assembled_formats().at("bdia");

@@ -1,0 +1,40 @@
+#include "solver/run/solve_run.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "linalg/blas1.hpp"
+
+namespace gpufem {
+
+template <typename V>
+void check_true_residual(const LinearOperator<V>& a, const Array<V>& b, const Array<V>& x,
+                         double tolerance, SolveResult& result)
+{
+    if (!(result.rhs_norm > 0)) return;  // ||b||, as the solver computed it
+    Array<V> r = b.clone_to(b.executor());
+    a.apply(V(-1), x, V(1), r);
+    // Scaled: the residual of tiny (or huge) data would underflow (overflow) as a sum of squares.
+    result.true_relative_residual = scaled_nrm2(r) / result.rhs_norm;
+    if (result.status == SolveStatus::converged &&
+        !(result.true_relative_residual <= true_residual_slack * tolerance)) {
+        result.status = SolveStatus::stagnated;
+        result.message = fmt::format(
+            "the recursive residual reached {:.3e} but the true residual ||b - A u|| / ||b|| of "
+            "the solution is {:.3e}, more than {} x the tolerance {:.1e}: rounding in {} "
+            "arithmetic keeps the solution from the tolerance; {}",
+            result.relative_residual, result.true_relative_residual, true_residual_slack,
+            tolerance, sizeof(V) == 4 ? "float" : "double",
+            sizeof(V) == 4 ? "use precision: double or a looser tolerance"
+                           : "loosen the tolerance (or improve the matrix's conditioning: a "
+                             "preconditioner, or coefficients of less contrast)");
+    }
+}
+
+template void check_true_residual(const LinearOperator<float>&, const Array<float>&, const Array<float>&, double,
+                                  SolveResult&);
+template void check_true_residual(const LinearOperator<double>&, const Array<double>&, const Array<double>&, double,
+                                  SolveResult&);
+
+}  // namespace gpufem
