@@ -22,18 +22,24 @@ index_type HaloPlan::sent() const
 
 template <typename V>
 HaloExchange<V>::HaloExchange(const HaloPlan& plan, const ExecPtr& exec, const Communicator& comm)
-    : comm_(comm), exec_(exec), receives_(plan.receives), ghost_count_(plan.ghosts())
+    : comm_(comm), exec_(exec), ghost_count_(plan.ghosts())
 {
     std::vector<index_type> gather;
     gather.reserve(static_cast<std::size_t>(plan.sent()));
-    send_offsets_.push_back(0);
-    for (const HaloPlan::Send& send : plan.sends) {
-        send_peers_.push_back(send.peer);
-        gather.insert(gather.end(), send.local.begin(), send.local.end());
-        send_offsets_.push_back(static_cast<index_type>(gather.size()));
-    }
+    for (const HaloPlan::Send& send : plan.sends) gather.insert(gather.end(), send.local.begin(), send.local.end());
     gather_ = Array<index_type>::from_host(exec, gather);
     send_buffer_ = Array<V>(exec, gather.size());
+    std::size_t at = 0;
+    for (const HaloPlan::Send& send : plan.sends) {
+        sends_.push_back({send.peer, send_buffer_.data() + at, send.local.size() * sizeof(V)});
+        at += send.local.size();
+    }
+    index_type ghost = 0;
+    for (const GhostBlock& block : plan.receives) {
+        receives_.push_back({block.owner, nullptr, static_cast<std::size_t>(block.count) * sizeof(V)});
+        receive_offsets_.push_back(ghost);
+        ghost += block.count;
+    }
 }
 
 template <typename V>
@@ -46,16 +52,8 @@ void HaloExchange<V>::update(const Array<V>& owned, Array<V>& ghosts) const
     if (!gather_.empty())
         GPUFEM_DISPATCH(e, permute_vector(e, static_cast<index_type>(gather_.size()), gather_.data(), owned.data(),
                                           send_buffer_.data(), false));
-    std::vector<ExchangeMessage> sends, receives;
-    for (std::size_t s = 0; s < send_peers_.size(); ++s)
-        sends.push_back({send_peers_[s], send_buffer_.data() + send_offsets_[s],
-                         static_cast<std::size_t>(send_offsets_[s + 1] - send_offsets_[s]) * sizeof(V)});
-    index_type at = 0;
-    for (const GhostBlock& block : receives_) {
-        receives.push_back({block.owner, ghosts.data() + at, static_cast<std::size_t>(block.count) * sizeof(V)});
-        at += block.count;
-    }
-    comm_.exchange(e, sends, receives);
+    for (std::size_t r = 0; r < receives_.size(); ++r) receives_[r].data = ghosts.data() + receive_offsets_[r];
+    comm_.exchange(e, sends_, receives_);
 }
 
 template class HaloExchange<float>;

@@ -57,9 +57,11 @@ private:
     ExecPtr exec_;
     Array<index_type> gather_;       ///< owned index of each value sent, neighbour by neighbour
     mutable Array<V> send_buffer_;
-    std::vector<int> send_peers_;
-    std::vector<index_type> send_offsets_;  ///< each neighbour's slice of send_buffer_
-    std::vector<GhostBlock> receives_;
+    std::vector<ExchangeMessage> sends_;  ///< each neighbour's slice of send_buffer_
+    /// Each owner's ghost block; its data is set to the ghost vector's block on each update
+    /// (the messages are made once, so that an update allocates nothing).
+    mutable std::vector<ExchangeMessage> receives_;
+    std::vector<index_type> receive_offsets_;  ///< each block's first ghost
     index_type ghost_count_ = 0;
 };
 
