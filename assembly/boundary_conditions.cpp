@@ -66,15 +66,19 @@ void check_boundary_groups(const Mesh& mesh, const ProblemSpec& problem)
 {
     for (const auto& bc : problem.dirichlet) condition_facets(mesh, bc.group, "dirichlet");
     for (const auto& bc : problem.neumann) condition_facets(mesh, bc.group, "neumann");
-    if (problem.dirichlet.empty() || problem.neumann.empty()) return;
+    for (const auto& bc : problem.robin) condition_facets(mesh, bc.group, "robin");
+    if (problem.dirichlet.empty() || (problem.neumann.empty() && problem.robin.empty())) return;
     // A Neumann facet whose nodes are all Dirichlet nodes adds nothing (its rows are replaced
     // by the Dirichlet values): a Neumann group lying on a Dirichlet group would be dropped.
     std::vector<std::uint8_t> fixed(static_cast<std::size_t>(mesh.num_nodes()), 0);
     for (const auto& bc : problem.dirichlet)
         for (index_type node : condition_facets(mesh, bc.group, "dirichlet").connectivity)
             if (node >= 0) fixed[node] = 1;  // a mixed group's triangles end with -1
-    for (const auto& bc : problem.neumann) {
-        const BoundaryFacets& group = condition_facets(mesh, bc.group, "neumann");
+    std::vector<std::pair<const char*, std::string>> loaded;  // the conditions that add a flux
+    for (const auto& bc : problem.neumann) loaded.emplace_back("neumann", bc.group);
+    for (const auto& bc : problem.robin) loaded.emplace_back("robin", bc.group);
+    for (const auto& [kind, name] : loaded) {
+        const BoundaryFacets& group = condition_facets(mesh, name, kind);
         std::size_t covered = 0;
         for (const BoundaryFacets& facets : facets_by_shape(group))
             for (std::size_t f = 0; f < facets.size(); ++f) {
@@ -85,10 +89,10 @@ void check_boundary_groups(const Mesh& mesh, const ProblemSpec& problem)
             }
         if (covered > 0 && covered == group.size())
             throw std::runtime_error(fmt::format(
-                "problem.neumann.{}: every facet of group '{}' lies on nodes that Dirichlet "
+                "problem.{}.{}: every facet of group '{}' lies on nodes that Dirichlet "
                 "conditions fix (problem.dirichlet: {}), so its flux would be ignored; remove "
                 "the group from one of the two conditions",
-                bc.group, bc.group, fmt::join(group_names(problem.dirichlet), ", ")));
+                kind, name, name, fmt::join(group_names(problem.dirichlet), ", ")));
     }
 }
 

@@ -15,8 +15,8 @@ struct DirichletNodes {
     index_type count = 0;
 };
 
-/// The facets of the boundary group a condition names; kind is "dirichlet" or "neumann" for
-/// the message. Throws std::runtime_error naming the condition when the mesh has no such
+/// The facets of the boundary group a condition names; kind is "dirichlet", "neumann" or
+/// "robin" for the message. Throws std::runtime_error naming the condition when the mesh has no such
 /// boundary group (with the reason when it was ignored, or the groups that exist).
 const BoundaryFacets& condition_facets(const Mesh& mesh, const std::string& group,
                                        const char* kind);
@@ -27,7 +27,7 @@ const BoundaryFacets& condition_facets(const Mesh& mesh, const std::string& grou
 std::vector<BoundaryFacets> facets_by_shape(const BoundaryFacets& facets);
 
 /// Checks that every group named by a boundary condition is a boundary group of the mesh,
-/// and that no Neumann group lies wholly on Dirichlet nodes (its flux would be dropped);
+/// and that no Neumann or Robin group lies wholly on Dirichlet nodes (its flux would be dropped);
 /// throws std::runtime_error naming the condition, the group and the groups that exist.
 void check_boundary_groups(const Mesh& mesh, const ProblemSpec& problem);
 

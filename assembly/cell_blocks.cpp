@@ -38,4 +38,12 @@ std::vector<CellBlock> cell_blocks(const Mesh& mesh)
     return blocks;
 }
 
+Array<index_type> block_cell_map(const ExecPtr& exec, const Mesh& mesh, const CellBlock& block)
+{
+    std::vector<index_type> map(static_cast<std::size_t>(mesh.num_cells()), -1);
+    for (std::size_t k = 0; k < block.cells.size(); ++k)
+        map[static_cast<std::size_t>(block.cells[k])] = static_cast<index_type>(k);
+    return Array<index_type>::from_host(exec, map);
+}
+
 }  // namespace gpufem

@@ -5,6 +5,7 @@
 // the pattern, the boundary conditions and the solution stay those of the whole mesh.
 #include <vector>
 
+#include "linalg/array.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
@@ -21,5 +22,9 @@ struct CellBlock {
 /// One block per cell type present in a mixed mesh, in ElementType order; a mesh of one type
 /// is one block (a copy of it without its boundary groups).
 std::vector<CellBlock> cell_blocks(const Mesh& mesh);
+
+/// One entry per cell of the mesh, on exec: the cell's number in the block (its place in
+/// block.cells), -1 for the cells of other blocks.
+Array<index_type> block_cell_map(const ExecPtr& exec, const Mesh& mesh, const CellBlock& block);
 
 }  // namespace gpufem

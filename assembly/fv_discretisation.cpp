@@ -12,6 +12,7 @@
 #include "assembly/expression_kernels.hpp"
 #include "assembly/fv_kernels.hpp"
 #include "assembly/operator_levels.hpp"
+#include "assembly/robin_data.hpp"
 #include "linalg/blas1.hpp"
 #include "mesh/cell_faces.hpp"
 #include "mesh/mesh_quality.hpp"
@@ -105,20 +106,27 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
     std::vector<ExprInstruction> code;
     std::vector<int> marked;
     std::vector<std::string> named(mesh.boundaries.size());
-    const auto add = [&](const BoundaryCondition& bc, FvBoundaryKind kind, const char* key) {
-        const BoundaryFacets& facets = condition_facets(mesh, bc.group, key);
+    const auto add_program = [&](const std::string& text) {
+        const int offset = static_cast<int>(code.size());
+        const Expression expr(text);
+        code.insert(code.end(), expr.program().code.begin(), expr.program().code.end());
+        return offset;
+    };
+    const auto add = [&](const std::string& group, const std::string& text, FvBoundaryKind kind, const char* key) {
+        const BoundaryFacets& facets = condition_facets(mesh, group, key);
         const auto g = static_cast<std::size_t>(&facets - mesh.boundaries.data());
         if (!named[g].empty())
             throw std::runtime_error(fmt::format("problem.{}.{}: group '{}' already has a condition ({})",
-                                                 key, bc.group, bc.group, named[g]));
-        named[g] = fmt::format("problem.{}.{}", key, bc.group);
-        Expression expr(bc.expression);
-        conditions[g] = {kind, static_cast<int>(code.size())};
-        code.insert(code.end(), expr.program().code.begin(), expr.program().code.end());
+                                                 key, group, group, named[g]));
+        named[g] = fmt::format("problem.{}.{}", key, group);
+        conditions[g] = {kind, add_program(text)};
         marked.push_back(static_cast<int>(g));
+        return g;
     };
-    for (const BoundaryCondition& bc : problem_.dirichlet) add(bc, FvBoundaryKind::dirichlet, "dirichlet");
-    for (const BoundaryCondition& bc : problem_.neumann) add(bc, FvBoundaryKind::neumann, "neumann");
+    for (const BoundaryCondition& bc : problem_.dirichlet) add(bc.group, bc.expression, FvBoundaryKind::dirichlet, "dirichlet");
+    for (const BoundaryCondition& bc : problem_.neumann) add(bc.group, bc.expression, FvBoundaryKind::neumann, "neumann");
+    for (const RobinCondition& bc : problem_.robin)
+        conditions[add(bc.group, bc.h, FvBoundaryKind::robin, "robin")].second = add_program(bc.u_inf);
 
     // Geometry: the face adjacency, centroids and volumes on the executor.
     auto start = clock_type::now();
@@ -201,7 +209,12 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
     problem.programs = s->programs.data();
     problem.limit = options_.correction_limit;
     if (!problem_.exact.empty()) s->exact = program_on(exec, Expression(problem_.exact));
-    if (s->dirichlet_faces == 0) {
+    if (!problem_.robin.empty()) {  // h >= 0 and finite, u_inf finite (the facets' quadrature points)
+        Array<double> loads(exec, static_cast<std::size_t>(mesh.num_nodes()));
+        const MeshOnExec on_exec(mesh, exec);
+        robin_facets(mesh, on_exec.coordinates, problem_.robin, loads);
+    }
+    if (s->dirichlet_faces == 0 && problem_.robin.empty()) {
         if (!b.empty())
             throw std::runtime_error(
                 "problem: finite volumes with convection need a Dirichlet condition (a pure-Neumann "

@@ -10,6 +10,9 @@
 //       the face), 1 / kappa_f = l / kappa_P + (1 - l) / kappa_N, l = (x_f - x_P).S / d.S;
 //   Dirichlet, d = x_f - x_P: the same with u_N = u_b(x_f), kappa_f = kappa_P, grad_f = grad_P;
 //   Neumann (and faces in no group, g = 0): flux out of P = -g(x_f) |S|;
+//   Robin, -kappa du/dn = h (u - u_inf): the two-point flux to the face value u_f equals
+//       h |S| (u_f - u_inf), so with c = kappa_P |S|^2 / d.S and H = h(x_f) |S| the flux out
+//       of P is c H / (c + H) (u_P - u_inf) (and H / (c + H) of the explicit correction);
 //   convection b (upwind): b.S u_P when b.S > 0, else b.S u_N (Dirichlet: u_b; Neumann: u_P).
 // The row of P: sum of the fluxes out = f(x_P) V_P.
 #include <cmath>
@@ -44,13 +47,15 @@ enum class FvBoundaryKind : int {
     zero_flux = 0,  ///< no condition: homogeneous Neumann
     dirichlet = 1,  ///< u = value(x_f)
     neumann = 2,    ///< kappa du/dn = value(x_f), n outward
+    robin = 3,      ///< -kappa du/dn = h(x_f) (u - u_inf(x_f)), n outward
 };
 
 /// The condition on one boundary group: its kind and where its expression starts in
 /// FvProblemView::programs.
 struct FvCondition {
     FvBoundaryKind kind = FvBoundaryKind::zero_flux;
-    int program = -1;  ///< offset of the value's program (ends with ExprOp::end)
+    int program = -1;  ///< offset of the value's program (ends with ExprOp::end); Robin: h's
+    int second = -1;   ///< Robin: offset of u_inf's program
 };
 
 /// The problem as the finite-volume kernels read it.
@@ -208,6 +213,23 @@ GPUFEM_HOST_DEVICE inline double fv_boundary_value(const FvProblemView& problem,
     return evaluate_program(problem.programs + condition.program, x[0], x[1], x[2]);
 }
 
+/// A Robin face's share of its two-point flux, c H / (c + H) = coefficient * robin_share,
+/// robin_share = H / (c + H), H = h(x_f) |S|, c = coefficient = kappa |S|^2 / d.S.
+GPUFEM_HOST_DEVICE inline double fv_robin_share(const FvProblemView& problem, const FvCondition& condition,
+                                                const double* centre, double coefficient, double s2)
+{
+    const double transfer = evaluate_program(problem.programs + condition.program, centre[0], centre[1], centre[2]) *
+                            ::sqrt(s2);
+    return transfer > 0.0 ? transfer / (coefficient + transfer) : 0.0;
+}
+
+/// A Robin face's ambient value u_inf(x_f).
+GPUFEM_HOST_DEVICE inline double fv_robin_ambient(const FvProblemView& problem, const FvCondition& condition,
+                                                  const double* centre)
+{
+    return evaluate_program(problem.programs + condition.second, centre[0], centre[1], centre[2]);
+}
+
 /// The explicit non-orthogonal correction kappa_f k . grad_f (gradient: 3 per cell, or null:
 /// none), limited by problem.limit against the implicit part `implicit` = coefficient *
 /// (u_N - u_P) (OpenFOAM's limited scheme).
@@ -298,6 +320,10 @@ GPUFEM_HOST_DEVICE inline FvFaceTerms fv_face_terms(const FvMeshView& mesh, cons
         const double ub = fv_boundary_value(problem, g.condition, g.centre);
         terms.diagonal = coefficient + (convective > 0 ? convective : 0.0);
         terms.rhs = coefficient * ub - (convective < 0 ? convective * ub : 0.0);
+    } else if (g.condition.kind == FvBoundaryKind::robin) {  // convection carries u_P, as Neumann's
+        const double transfer = coefficient * fv_robin_share(problem, g.condition, g.centre, coefficient, g.s2);
+        terms.diagonal = transfer + convective;
+        terms.rhs = transfer * fv_robin_ambient(problem, g.condition, g.centre);
     } else {  // Neumann or no condition: the given flux; convection carries u_P either way
         terms.diagonal = convective;
         if (g.condition.kind == FvBoundaryKind::neumann)
@@ -350,13 +376,18 @@ GPUFEM_HOST_DEVICE inline double fv_face_correction(const FvMeshView& mesh, cons
                                                     const U* u)
 {
     const FvFaceGeometry g = fv_face_geometry(mesh, problem, c, f);
-    double other;
+    double other, share = 1.0;  // a Robin face takes the share H / (c + H) of its correction
     const double* grad_n;
     if (g.neighbour >= 0) {
         other = static_cast<double>(u[g.neighbour]);
         grad_n = gradient + 3 * static_cast<long long>(g.neighbour);
     } else if (g.condition.kind == FvBoundaryKind::dirichlet) {
         other = fv_boundary_value(problem, g.condition, g.centre);
+        grad_n = gradient + 3 * c;
+    } else if (g.condition.kind == FvBoundaryKind::robin) {
+        const double coefficient = g.kappa * g.s2 / g.ds;
+        share = fv_robin_share(problem, g.condition, g.centre, coefficient, g.s2);
+        other = (1.0 - share) * static_cast<double>(u[c]) + share * fv_robin_ambient(problem, g.condition, g.centre);
         grad_n = gradient + 3 * c;
     } else {
         return 0.0;
@@ -367,7 +398,7 @@ GPUFEM_HOST_DEVICE inline double fv_face_correction(const FvMeshView& mesh, cons
         grad[a] = (1.0 - g.l) * gradient[3 * c + a] + g.l * grad_n[a];
     }
     const double implicit = g.kappa * g.s2 / g.ds * (other - static_cast<double>(u[c]));
-    return fv_correction(problem, g.kappa, k, grad, implicit);
+    return share * fv_correction(problem, g.kappa, k, grad, implicit);
 }
 
 /// Writes row c (fv_row) into CSR arrays at row_ptr[c] and its right-hand side.
@@ -442,12 +473,17 @@ GPUFEM_HOST_DEVICE inline void fv_cell_gradient(const FvMeshView& mesh, const Fv
                 du = fv_boundary_value(problem, condition, centre) - up;
             } else {
                 // The known normal derivative g / kappa_P as the equation n . grad u = q,
-                // written as a difference along the face's normal distance.
+                // written as a difference along the face's normal distance. Robin:
+                // kappa q = -h (u_f - u_inf) with u_f = u_P + along q.
                 const double s = ::sqrt(fv_dot(area, area));
                 const double along = fv_dot(d, area) / s;
-                const double q = condition.kind == FvBoundaryKind::neumann
-                                     ? fv_boundary_value(problem, condition, centre) / problem.kappa[c]
-                                     : 0.0;
+                double q = 0.0;
+                if (condition.kind == FvBoundaryKind::neumann) {
+                    q = fv_boundary_value(problem, condition, centre) / problem.kappa[c];
+                } else if (condition.kind == FvBoundaryKind::robin) {
+                    const double h = fv_boundary_value(problem, condition, centre);
+                    q = -h * (up - fv_robin_ambient(problem, condition, centre)) / (problem.kappa[c] + h * along);
+                }
                 for (int a = 0; a < 3; ++a) d[a] = along * area[a] / s;
                 du = along * q;
             }

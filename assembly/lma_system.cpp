@@ -13,6 +13,7 @@
 #include "assembly/lma_kernels.hpp"
 #include "assembly/mixed_lma_operator.hpp"
 #include "assembly/poisson_assembly.hpp"
+#include "assembly/robin_data.hpp"
 #include "linalg/blas1.hpp"
 
 namespace gpufem {
@@ -45,18 +46,22 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
     Array<std::uint8_t> mask;
     std::vector<std::unique_ptr<LmaOperator<V>>> operators;
     std::vector<ElementType> types;
+    // The Robin facets' matrices (their loads into rhs), added to their cells' element matrices.
+    auto start = clock_type::now();
+    const RobinFacets robin = located_robin_facets(mesh, problem.robin, system.rhs);
+    system.times.boundary += elapsed(*exec, start);
 
     // One operator per cell type's block (a mesh of one type: the mesh itself), all adding
     // their loads into the one right-hand side; the boundary data with the first block's
     // geometry on the executor.
-    const auto add_block = [&](const Mesh& cells_mesh) {
+    const auto add_block = [&](const Mesh& cells_mesh, const index_type* cell_map) {
         const int npe = cells_mesh.nodes_per_cell;
         AssemblyTimes times;
         const ElementData<V> data = timed_problem_element_data<V>(exec, cells_mesh, problem, times);
         system.times.geometry += times.geometry;
         system.times.coefficients += times.coefficients;
 
-        auto start = clock_type::now();
+        start = clock_type::now();
         const std::size_t cells = cells_mesh.num_cells();
         // The atomic scatter keeps the cells in their own order: the element kernels write
         // straight into the operator's interleaved layout (no cell-major copy: 52 GB for 100M
@@ -70,10 +75,12 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
             fill(matrices.values, V(0));  // the padding slots past the cells
             GPUFEM_DISPATCH(*exec, element_matrices_interleaved(*exec, data, stride, lma.symmetric,
                                                                 matrices.values.data(), system.rhs.data()));
+            add_robin_to_cells(robin, cell_map, npe, stride, lma.symmetric, matrices.values);
         } else {
             ke = Array<V>(exec, cells * npe * npe);
             Array<V> fe(exec, cells * npe);
             GPUFEM_DISPATCH(*exec, element_matrices(*exec, data, ke.data(), fe.data()));
+            add_robin_to_cells(robin, cell_map, npe, 0, false, ke);
             GPUFEM_DISPATCH(*exec, lma_scatter_loads(*exec, static_cast<index_type>(cells), npe,
                                                      data.cells.data(), fe.data(), system.rhs.data()));
         }
@@ -98,12 +105,15 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
         system.times.pattern += elapsed(*exec, start);
     };
     if (!mesh.is_mixed()) {
-        add_block(mesh);
+        add_block(mesh, nullptr);
     } else {
-        for (const CellBlock& block : cell_blocks(mesh)) add_block(block.mesh);
+        for (const CellBlock& block : cell_blocks(mesh)) {
+            const Array<index_type> cell_map = robin.empty() ? Array<index_type>() : block_cell_map(exec, mesh, block);
+            add_block(block.mesh, cell_map.data());
+        }
     }
 
-    const auto start = clock_type::now();
+    start = clock_type::now();
     if (operators.size() == 1) {
         operators.front()->eliminate_dirichlet(system.initial_guess, system.rhs);
         system.format.op = std::move(operators.front());

@@ -11,6 +11,7 @@
 #include "assembly/lma_system.hpp"
 #include "mesh/grid_coarsening.hpp"
 #include "assembly/poisson_assembly.hpp"
+#include "assembly/robin_data.hpp"
 #include "linalg/blas1.hpp"
 
 namespace gpufem {
@@ -47,6 +48,11 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
         ke = Array<V>(exec, static_cast<std::size_t>(cells) * npe * npe);
         Array<V> fe(exec, static_cast<std::size_t>(cells) * npe);
         GPUFEM_DISPATCH(e, element_matrices(e, *data, ke.data(), fe.data()));
+        if (!problem.robin.empty()) {  // the Robin term in the cells' matrices, as the system's
+            Array<V> loads(exec, static_cast<std::size_t>(mesh.num_nodes()));
+            fill(loads, V(0));
+            add_robin_to_cells(located_robin_facets(mesh, problem.robin, loads), nullptr, npe, 0, false, ke);
+        }
         // The system's Dirichlet nodes (every node of a Dirichlet group's facets): eliminated
         // from the element matrices as the system eliminates them.
         Array<double> coordinate_storage;

@@ -14,6 +14,7 @@
 #include "assembly/element_data.hpp"
 #include "assembly/element_kernels.hpp"
 #include "assembly/mesh_check.hpp"
+#include "assembly/robin_data.hpp"
 #include "linalg/blas1.hpp"
 
 namespace gpufem {
@@ -138,6 +139,9 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     Array<double> coordinate_storage;
     const double* coordinates = double_coordinates(mesh, blocks.front(), coordinate_storage);
     add_neumann_load(mesh, coordinates, problem.neumann, system.rhs);
+    const RobinFacets robin = robin_facets(mesh, coordinates, problem.robin, system.rhs);
+    if (system.wide_matrix) add_robin_to_csr(robin, *system.wide_matrix);
+    else add_robin_to_csr(robin, system.matrix);
     DirichletData<V> dirichlet = dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet);
     system.dirichlet_count = dirichlet.count;
     if (dirichlet.count > 0) {

@@ -1,6 +1,6 @@
 #pragma once
-// The PDE data of a case: -div(kappa grad u) + b . grad u = f with Dirichlet and Neumann
-// conditions.
+// The PDE data of a case: -div(kappa grad u) + b . grad u = f with Dirichlet, Neumann and
+// Robin conditions.
 #include <string>
 #include <vector>
 
@@ -13,6 +13,15 @@ struct BoundaryCondition {
     std::string expression;
 };
 
+/// A Robin condition on one named physical group: -kappa du/dn = h (u - u_inf) (outward
+/// normal; a convective heat transfer with coefficient h >= 0 to an ambient value u_inf), h and
+/// u_inf expressions of x, y, z.
+struct RobinCondition {
+    std::string group;
+    std::string h;
+    std::string u_inf = "0";
+};
+
 /// Coefficients and boundary data, all as expression texts (see Expression).
 struct ProblemSpec {
     std::string kappa = "1";
@@ -23,6 +32,7 @@ struct ProblemSpec {
     std::vector<double> convection;
     std::vector<BoundaryCondition> dirichlet;  ///< in case-file order; later groups win on shared nodes
     std::vector<BoundaryCondition> neumann;
+    std::vector<RobinCondition> robin;         ///< in case-file order; one condition per group
 };
 
 }  // namespace gpufem

@@ -49,7 +49,8 @@ constexpr std::string_view element_names[] = {"triangle", "quadrilateral", "tetr
 constexpr Alias element_aliases[] = {
     {"tri", "triangle"}, {"quad", "quadrilateral"}, {"tet", "tetrahedron"}, {"hex", "hexahedron"}};
 constexpr std::string_view problem_keys[] = {"kappa", "f", "exact", "convection", "dirichlet",
-                                             "neumann"};
+                                             "neumann", "robin"};
+constexpr std::string_view robin_keys[] = {"h", "u_inf"};
 constexpr std::string_view solver_keys[] = {"method",         "variant",     "preconditioner",
                                             "tolerance",      "max_iterations", "check_every",
                                             "cuda_graph",     "time_spmv",   "amg"};
@@ -342,6 +343,37 @@ std::vector<BoundaryCondition> read_conditions(const CaseReader& reader, const C
     return conditions;
 }
 
+/// The robin map (group -> {h, u_inf}), in written order; a group may not have another
+/// condition too.
+std::vector<RobinCondition> read_robin(const CaseReader& reader, const CaseValue& value, const ProblemSpec& problem,
+                                       json& resolved)
+{
+    std::vector<RobinCondition> conditions;
+    resolved = json::array();
+    for (const CaseValue& entry : reader.entries(value, {})) {
+        if (entry.key.empty()) reader.fail(entry, "empty physical group name");
+        for (const auto* others : {&problem.dirichlet, &problem.neumann})
+            for (const BoundaryCondition& other : *others)
+                if (other.group == entry.key)
+                    reader.fail(entry, "group '" + entry.key + "' also has a " +
+                                           (others == &problem.dirichlet ? "Dirichlet" : "Neumann") +
+                                           " condition; give one condition per group");
+        if (!entry.node.IsMap())
+            reader.fail(entry, "expected a map {h: H, u_inf: U} (-kappa du/dn = h (u - u_inf))");
+        const std::vector<CaseValue> keys = reader.entries(entry, robin_keys);
+        const CaseValue* h = find_entry(keys, "h");
+        if (h == nullptr) reader.fail(entry, "expected the key 'h' (the transfer coefficient, >= 0)");
+        RobinCondition bc{entry.key, reader.to_expression(*h), "0"};
+        if (const CaseValue* u_inf = find_entry(keys, "u_inf")) bc.u_inf = reader.to_expression(*u_inf);
+        const Expression coefficient(bc.h);
+        if (coefficient.is_constant() && !(coefficient.evaluate(0, 0, 0) >= 0))
+            reader.fail(*h, "expected h >= 0, got '" + bc.h + "'");
+        conditions.push_back(bc);
+        resolved.push_back({{"group", bc.group}, {"h", bc.h}, {"u_inf", bc.u_inf}});
+    }
+    return conditions;
+}
+
 /// The problem map: every expression compiled; resolved gets its JSON.
 /// problem.convection: a list of 2 or 3 numbers, the constant velocity b.
 std::vector<double> read_convection(const CaseReader& reader, const CaseValue& value)
@@ -405,12 +437,15 @@ ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json&
             }
         }
     }
+    json robin = json::array();
+    if (const CaseValue* entry = find_entry(entries, "robin")) problem.robin = read_robin(reader, *entry, problem, robin);
     resolved = {{"kappa", kappas.size() == 1 ? json(problem.kappa) : json(kappas)},
                 {"f", problem.f},
                 {"exact", problem.exact.empty() ? json(nullptr) : json(problem.exact)},
                 {"convection", problem.convection.empty() ? json(nullptr) : json(problem.convection)},
                 {"dirichlet", dirichlet},
-                {"neumann", neumann}};
+                {"neumann", neumann},
+                {"robin", robin}};
     return problem;
 }
 

@@ -208,6 +208,11 @@ problem:                   (map) -div(kappa grad u) + b . grad u = f with bounda
                            written last wins
   neumann:                 (map group -> expression, default none) kappa du/dn = value (outward
     GROUP: EXPR            normal) on each named group; a group may not have both conditions
+  robin:                   (map group -> {h, u_inf}, default none) -kappa du/dn = h (u - u_inf)
+    GROUP: {h: H, u_inf: U} (outward normal): a convective transfer with coefficient h >= 0 to
+                           the ambient value u_inf (default 0), each a number or expression; in
+                           the operator of every format (lma and pmg's coarse levels too) and
+                           in finite volumes; one condition per group
   Expressions are functions of x, y, z written for muParser, e.g. "sin(pi*x)*sin(pi*y)",
   "1 + x^2", "x < 0.5 ? 1 : 2"; constants pi and e; operators + - * / ^ < <= > >= == != &&
   || and c ? a : b; functions sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh

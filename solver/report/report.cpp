@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "solver/report/run_record.hpp"
 
@@ -182,6 +183,27 @@ void summary_row(std::string& s, const std::string& key, const std::string& valu
     s += fmt::format("  {:<24} {}\n", key, value);
 }
 
+/// "dirichlet: left, bottom; neumann: top; robin: wall (h 25, u_inf 293)": the problem's
+/// boundary conditions by kind, or "" without any.
+std::string conditions_text(const ProblemSpec& problem)
+{
+    std::string text;
+    const auto add = [&](const char* kind, const std::vector<std::string>& items) {
+        if (items.empty()) return;
+        text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", kind, fmt::join(items, ", "));
+    };
+    std::vector<std::string> items;
+    for (const BoundaryCondition& c : problem.dirichlet) items.push_back(c.group);
+    add("dirichlet", items);
+    items.clear();
+    for (const BoundaryCondition& c : problem.neumann) items.push_back(c.group);
+    add("neumann", items);
+    items.clear();
+    for (const RobinCondition& c : problem.robin) items.push_back(fmt::format("{} (h {}, u_inf {})", c.group, c.h, c.u_inf));
+    add("robin", items);
+    return text;
+}
+
 /// The summary's run, system and time lines up to the solve.
 void summarise_setup(const CaseSpec& spec, const RunRecord& r, std::string& s)
 {
@@ -192,6 +214,8 @@ void summarise_setup(const CaseSpec& spec, const RunRecord& r, std::string& s)
         summary_row(s, "system", fmt::format("{}, read in {:.4f} s", r.mesh_source, r.time_read));
     else
         summary_row(s, "mesh", fmt::format("{} cells ({}), {} nodes, from {}", r.cells, r.cell_type, r.nodes, r.mesh_source));
+    if (const std::string conditions = conditions_text(spec.problem); !spec.matrix && !conditions.empty())
+        summary_row(s, "boundary conditions", conditions);
     summary_row(s, "unknowns / nnz", fmt::format("{} / {} (per row {} / {:.1f} / {})", r.rows, r.nnz,
                                       r.row_stats.min, r.row_stats.mean, r.row_stats.max));
     if (!r.format_choice.is_null())

@@ -40,6 +40,10 @@ std::vector<std::string> float_range_warnings(const ProblemSpec& problem)
         {"problem.kappa", problem.kappa}, {"problem.f", problem.f}, {"problem.exact", problem.exact}};
     for (const BoundaryCondition& c : problem.dirichlet) expressions.push_back({"problem.dirichlet." + c.group, c.expression});
     for (const BoundaryCondition& c : problem.neumann) expressions.push_back({"problem.neumann." + c.group, c.expression});
+    for (const RobinCondition& c : problem.robin) {
+        expressions.push_back({"problem.robin." + c.group + ".h", c.h});
+        expressions.push_back({"problem.robin." + c.group + ".u_inf", c.u_inf});
+    }
     std::vector<std::string> warnings;
     for (const auto& [key, text] : expressions)
         if (const std::string literal = literal_outside_float(text); !literal.empty())

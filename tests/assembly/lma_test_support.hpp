@@ -201,7 +201,8 @@ void check_lma_random_against_cpu(const ExecPtr& exec, const Mesh& mesh,
 }
 
 /// The problem of the LMA system tests: variable kappa and f, Dirichlet on two groups
-/// (non-zero values, shared corner nodes), Neumann on a third.
+/// (non-zero values, shared corner nodes), Neumann on a third, Robin on a fourth (its matrix
+/// in the element matrices of the cells along it).
 inline ProblemSpec lma_system_problem()
 {
     ProblemSpec problem;
@@ -209,6 +210,7 @@ inline ProblemSpec lma_system_problem()
     problem.f = "1 + x - 2*y";
     problem.dirichlet = {{"left", "1 + x + y"}, {"bottom", "2 - x"}};
     problem.neumann = {{"right", "1 + y"}};
+    problem.robin = {{"top", "2 + x", "1 - y"}};
     return problem;
 }
 

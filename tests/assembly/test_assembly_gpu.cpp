@@ -1,6 +1,6 @@
 // CUDA assembly against the CPU reference (label gpu): element matrices of every type and
-// order 1-4 with and without a convection term, pattern, and the whole system with Dirichlet
-// and Neumann conditions (orders 1-3, order 2 with convection), on freshly randomised meshes
+// order 1-4 with and without a convection term, pattern, and the whole system with Dirichlet,
+// Neumann and Robin conditions (orders 1-3, order 2 with convection), on freshly randomised meshes
 // and coefficients, float and double.
 #include <gtest/gtest.h>
 
@@ -157,6 +157,7 @@ ProblemSpec random_system_problem(std::mt19937& rng)
     p.f = random_coefficient(rng, "A + B*x - C*y*z");
     p.dirichlet = {{"left", "x + y"}, {"bottom", "1"}};
     p.neumann = {{"right", random_coefficient(rng, "A*y + B")}};
+    p.robin = {{"top", random_coefficient(rng, "A + B*x*x"), random_coefficient(rng, "A - B*y")}};
     return p;
 }
 
@@ -210,6 +211,7 @@ TEST(AssemblyGpuMixed, MixedMeshesAssembleAsOnTheCpu)
     p.f = "1 + sin(3*x)";
     p.dirichlet = {{"left", "y"}};
     p.neumann = {{"bottom", "x*y"}};
+    p.robin = {{"top", "2 + x", "1 + y"}};  // quadrilaterals on the four types' top, triangles on the prisms'
     for (const auto& [name, text] : {std::pair<std::string, std::string>{"four", test::cube_four_types(10)},
                                      {"prisms", test::cube_prisms(5)}}) {
         const auto geo = folder / (name + ".geo");

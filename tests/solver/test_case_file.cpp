@@ -163,7 +163,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
         "degree": 1,
         "discretisation": "fe",
         "problem": {"kappa": "1", "f": "0", "exact": null, "convection": null, "dirichlet": [],
-                    "neumann": []},
+                    "neumann": [], "robin": []},
         "format": "csr",
         "format_options": {"csr": {"coop": 0, "repeat": 0, "block": 0, "tune": true, "offsets": "auto"},
                            "sellp": {"slice": 32, "threads_per_row": 0, "sigma": 1},

@@ -60,6 +60,7 @@ TEST(FiniteVolumesGpu, EveryKernelMatchesTheCpu)
         problem.f = fmt::format("{}*cos(x) + y", coefficient(rng));
         problem.dirichlet = {{"right", fmt::format("{}*y", coefficient(rng))}, {"top", "1"}};
         problem.neumann = {{"left", fmt::format("{}*x - y", coefficient(rng))}};
+        problem.robin = {{"bottom", fmt::format("{} + x*x", coefficient(rng)), fmt::format("{} - x", coefficient(rng))}};
         problem.convection = element_dimension(type) == 2 ? std::vector<double>{coefficient(rng), -1.0}
                                                           : std::vector<double>{coefficient(rng), -1.0, 0.5};
         for (const bool convection : {false, true}) {
