@@ -9,47 +9,10 @@
 
 #include <fmt/format.h>
 
+#include "assembly/coefficients.hpp"
 #include "assembly/expression_kernels.hpp"
 
 namespace gpufem {
-namespace {
-
-/// A coefficient on exec: one value when constant, else its value at every quadrature point
-/// of geometry (double positions; null only when expr is constant), evaluated there; throws naming key, the point and the cell at the first value
-/// that fails check.
-template <typename V>
-Array<V> coefficient_values(const ExecPtr& exec, const Mesh& mesh, const ReferenceElement& ref,
-                            const ElementData<double>* geometry, const Expression& expr,
-                            ValueCheck check, const char* key)
-{
-    const auto fail = [&](double value, std::optional<std::pair<index_type, int>> where) {
-        const std::string what =
-            check == ValueCheck::positive ? "; kappa must be positive and finite" : "";
-        if (!where)
-            throw std::runtime_error(fmt::format("problem.{} = '{}' is {} everywhere{}", key,
-                                                 expr.text(), value, what));
-        const auto p = quadrature_point(mesh, ref, where->first, where->second);
-        throw std::runtime_error(fmt::format(
-            "problem.{} = '{}' is {} at ({:.6g}, {:.6g}, {:.6g}) (quadrature point {} of cell {}){}",
-            key, expr.text(), expr.evaluate(p[0], p[1], p[2]), p[0], p[1], p[2], where->second,
-            where->first, what));
-    };
-    const ExpressionProgram& program = expr.program();
-    if (program.constant) {
-        if (!passes(check, program.constant_value)) fail(program.constant_value, std::nullopt);
-        return Array<V>::from_host(exec, std::vector<V>{static_cast<V>(program.constant_value)});
-    }
-    Array<V> values(exec, static_cast<std::size_t>(geometry->num_cells) * geometry->num_points);
-    const Array<ExprInstruction> code = program_on(exec, expr);
-    const long long first = GPUFEM_DISPATCH(
-        *exec, evaluate_at_quadrature_points(*exec, code.data(), *geometry, check, values.data()));
-    if (first >= 0)
-        fail(0.0, std::pair<index_type, int>(static_cast<index_type>(first / geometry->num_points),
-                                             static_cast<int>(first % geometry->num_points)));
-    return values;
-}
-
-}  // namespace
 
 std::vector<double> checked_convection(const std::vector<double>& convection, int dim)
 {
@@ -126,45 +89,72 @@ ElementData<V> make_geometry_data(const ExecPtr& exec, const Mesh& mesh,
 }
 
 template <typename V>
-ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh,
-                                 const ReferenceElement& ref, const Expression& kappa,
-                                 const Expression& f, const std::vector<double>& convection)
+ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh, const ReferenceElement& ref,
+                                 const ProblemSpec& problem)
 {
     ElementData<V> data = make_geometry_data<V>(exec, mesh, ref);
-    add_coefficients(data, mesh, ref, kappa, f, convection);
+    add_coefficients(data, mesh, ref, problem);
     return data;
 }
 
 template <typename V>
-void add_coefficients(ElementData<V>& data, const Mesh& mesh, const ReferenceElement& ref,
-                      const Expression& kappa, const Expression& f,
-                      const std::vector<double>& convection)
+ElementData<V> make_element_data(const ExecPtr& exec, const Mesh& mesh, const ReferenceElement& ref,
+                                 const Expression& kappa, const Expression& f, const std::vector<double>& convection)
 {
-    std::vector<double> velocity = checked_convection(convection, mesh.dim);
+    ProblemSpec problem;
+    problem.kappa = kappa.text();
+    problem.f = f.text();
+    problem.convection = convection;
+    return make_element_data<V>(exec, mesh, ref, problem);
+}
+
+template <typename V>
+void add_coefficients(ElementData<V>& data, const Mesh& mesh, const ReferenceElement& ref, const ProblemSpec& problem)
+{
     const ExecPtr& exec = data.coordinates.executor();
-    // Quadrature positions in double whatever V is (the values are rounded to V once).
+    const MeshCoefficient kappa = mesh_coefficient(mesh, problem, CoefficientKind::kappa);
+    const MeshCoefficient f = mesh_coefficient(mesh, problem, CoefficientKind::f);
+    const MeshCoefficient reaction = mesh_coefficient(mesh, problem, CoefficientKind::reaction);
+    const MeshCoefficient velocity = mesh_coefficient(mesh, problem, CoefficientKind::convection);
+    // Quadrature positions in double whatever V is (the values are rounded to V once), and
+    // the cells' regions, made only when some coefficient varies.
+    const bool varies = !kappa.constant() || !f.constant() || (!reaction.empty() && !reaction.constant()) ||
+                        (!velocity.empty() && !velocity.constant());
     std::optional<ElementData<double>> double_geometry;
-    if constexpr (!std::is_same_v<V, double>) {
-        if (!kappa.program().constant || !f.program().constant)
+    Array<int> regions;
+    CoefficientPoints at;
+    if (varies) {
+        const ElementData<double>* geometry = nullptr;
+        if constexpr (std::is_same_v<V, double>) {
+            geometry = &data;
+        } else {
             double_geometry = make_geometry_data<double>(exec, mesh, ref);
+            geometry = &*double_geometry;
+        }
+        regions = cell_regions(exec, mesh);
+        at = CoefficientPoints{geometry->args(), nullptr, mesh.num_cells(), ref.num_points(), regions.data()};
     }
-    const ElementData<double>* geometry = nullptr;
-    if constexpr (std::is_same_v<V, double>) geometry = &data;
-    else if (double_geometry) geometry = &*double_geometry;
-    data.kappa = coefficient_values<V>(exec, mesh, ref, geometry, kappa, ValueCheck::positive,
-                                       "kappa");
-    data.f = coefficient_values<V>(exec, mesh, ref, geometry, f, ValueCheck::finite, "f");
-    data.convection = std::move(velocity);
+    const auto place = [&](long long k) {
+        const index_type e = static_cast<index_type>(k / ref.num_points());
+        const int q = static_cast<int>(k % ref.num_points());
+        const auto p = quadrature_point(mesh, ref, e, q);
+        return PointPlace{{p[0], p[1], p[2]}, fmt::format("quadrature point {} of cell {}", q, e)};
+    };
+    data.kappa = evaluate_coefficient<V>(exec, kappa, at, place);
+    data.kappa_components = kappa.components;
+    data.f = evaluate_coefficient<V>(exec, f, at, place);
+    data.reaction = reaction.empty() ? Array<V>() : evaluate_coefficient<V>(exec, reaction, at, place);
+    data.velocity = velocity.empty() ? Array<V>() : evaluate_coefficient<V>(exec, velocity, at, place);
 }
 
 template ElementData<float> make_geometry_data(const ExecPtr&, const Mesh&,
                                                const ReferenceElement&);
 template ElementData<double> make_geometry_data(const ExecPtr&, const Mesh&,
                                                 const ReferenceElement&);
-template void add_coefficients(ElementData<float>&, const Mesh&, const ReferenceElement&,
-                               const Expression&, const Expression&, const std::vector<double>&);
-template void add_coefficients(ElementData<double>&, const Mesh&, const ReferenceElement&,
-                               const Expression&, const Expression&, const std::vector<double>&);
+template void add_coefficients(ElementData<float>&, const Mesh&, const ReferenceElement&, const ProblemSpec&);
+template void add_coefficients(ElementData<double>&, const Mesh&, const ReferenceElement&, const ProblemSpec&);
+template ElementData<float> make_element_data(const ExecPtr&, const Mesh&, const ReferenceElement&, const ProblemSpec&);
+template ElementData<double> make_element_data(const ExecPtr&, const Mesh&, const ReferenceElement&, const ProblemSpec&);
 template ElementData<float> make_element_data(const ExecPtr&, const Mesh&, const ReferenceElement&,
                                               const Expression&, const Expression&,
                                               const std::vector<double>&);

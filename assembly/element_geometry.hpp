@@ -9,24 +9,29 @@
 namespace gpufem {
 
 /// Values stored per quadrature point: the packed symmetric DIM x DIM matrix
-/// G = w |det J| kappa J^-1 J^-T (DIM(DIM+1)/2 values, rows of the upper triangle:
-/// 2D G00 G01 G11, 3D G00 G01 G02 G11 G12 G22), then w |det J| f, then with convection the
-/// reference-frame velocity beta = w |det J| J^-1 b (DIM values).
+/// G = w |det J| J^-1 kappa J^-T (DIM(DIM+1)/2 values, rows of the upper triangle:
+/// 2D G00 G01 G11, 3D G00 G01 G02 G11 G12 G22), then w |det J| f, then with the lower-order
+/// terms the reference-frame velocity beta = w |det J| J^-1 b (DIM values, zero without
+/// convection) and w |det J| c (zero without reaction).
 template <int DIM>
-GPUFEM_HOST_DEVICE constexpr int geometry_stride(bool convection)
+GPUFEM_HOST_DEVICE constexpr int geometry_stride(bool lower_order)
 {
-    return DIM * (DIM + 1) / 2 + 1 + (convection ? DIM : 0);
+    return DIM * (DIM + 1) / 2 + 1 + (lower_order ? DIM + 1 : 0);
 }
 /// Position of w |det J| f among a point's factors.
 template <int DIM>
 inline constexpr int geometry_load_slot = DIM * (DIM + 1) / 2;
-/// Position of beta (with convection) among a point's factors.
+/// Position of beta (with the lower-order terms) among a point's factors.
 template <int DIM>
 inline constexpr int geometry_convection_slot = DIM * (DIM + 1) / 2 + 1;
+/// Position of w |det J| c (with the lower-order terms) among a point's factors.
+template <int DIM>
+inline constexpr int geometry_reaction_slot = DIM * (DIM + 1) / 2 + 1 + DIM;
 
-/// Writes the geometry_stride<DIM>(a.has_convection) factors of point q of cell e to out.
-/// With them, K_ij = sum_q (dN_i^T G_q + N_i beta_q^T) dN_j, f_i = sum_q (w |det J| f)_q N_i,
-/// N and dN the reference values and gradients at q (b . grad_x N_j = (J^-1 b) . dN_j).
+/// Writes the geometry_stride<DIM>(a.has_lower_order) factors of point q of cell e to out.
+/// With them, K_ij = sum_q (dN_i^T G_q + N_i beta_q^T) dN_j + (w |det J| c)_q N_i N_j,
+/// f_i = sum_q (w |det J| f)_q N_i, N and dN the reference values and gradients at q
+/// (b . grad_x N_j = (J^-1 b) . dN_j).
 template <int DIM, typename V>
 GPUFEM_HOST_DEVICE inline void point_geometry(const ElementArgs<V>& a, index_type e, int q,
                                               V* out)
@@ -38,21 +43,34 @@ GPUFEM_HOST_DEVICE inline void point_geometry(const ElementArgs<V>& a, index_typ
     const V det = invert_jacobian<DIM>(J, inv);
     const V w = a.weights[q] * (det < 0 ? -det : det);
     const long long qe = static_cast<long long>(e) * a.num_points + q;
-    const V wk = w * a.kappa[a.kappa_stride * qe];
     int s = 0;
-    for (int c = 0; c < DIM; ++c)
-        for (int c2 = c; c2 < DIM; ++c2) {
-            V g = 0;
-            for (int d = 0; d < DIM; ++d) g += inv[c][d] * inv[c2][d];
-            out[s++] = wk * g;
-        }
+    if (a.kappa_components == 1) {
+        const V wk = w * a.kappa[a.kappa_stride * qe];
+        for (int c = 0; c < DIM; ++c)
+            for (int c2 = c; c2 < DIM; ++c2) {
+                V g = 0;
+                for (int d = 0; d < DIM; ++d) g += inv[c][d] * inv[c2][d];
+                out[s++] = wk * g;
+            }
+    } else {
+        V K[DIM][DIM];
+        weighted_kappa<DIM>(a, qe, w, K);
+        for (int c = 0; c < DIM; ++c)
+            for (int c2 = c; c2 < DIM; ++c2) {
+                V g = 0;
+                for (int d = 0; d < DIM; ++d)
+                    for (int d2 = 0; d2 < DIM; ++d2) g += inv[c][d] * K[d][d2] * inv[c2][d2];
+                out[s++] = g;
+            }
+    }
     out[geometry_load_slot<DIM>] = w * a.f[a.f_stride * qe];
-    if (!a.has_convection) return;
+    if (!a.has_lower_order) return;
     for (int c = 0; c < DIM; ++c) {
         V beta = 0;
-        for (int d = 0; d < DIM; ++d) beta += inv[c][d] * a.convection[d];
+        for (int d = 0; d < DIM; ++d) beta += inv[c][d] * velocity_at(a, qe, d);
         out[geometry_convection_slot<DIM> + c] = w * beta;
     }
+    out[geometry_reaction_slot<DIM>] = w * reaction_at(a, qe);
 }
 
 /// h = G v for the packed symmetric G of point_geometry.
@@ -70,12 +88,13 @@ GPUFEM_HOST_DEVICE inline void apply_packed(const V* G, const V* v, V (&h)[DIM])
 }
 
 /// h = G dN_i + N_i beta at one point, from the factors geo of point_geometry (beta only
-/// when CONVECTION): entry (i, j) of the element matrix gains h . dN_j there.
-template <int DIM, bool CONVECTION, typename V>
+/// when LOWER): entry (i, j) of the element matrix gains h . dN_j there (and, when LOWER,
+/// N_i (w |det J| c) N_j).
+template <int DIM, bool LOWER, typename V>
 GPUFEM_HOST_DEVICE inline void row_vector(const V* geo, const V* dN_i, V N_i, V (&h)[DIM])
 {
     apply_packed<DIM>(geo, dN_i, h);
-    if constexpr (CONVECTION)
+    if constexpr (LOWER)
         for (int c = 0; c < DIM; ++c) h[c] += N_i * geo[geometry_convection_slot<DIM> + c];
 }
 

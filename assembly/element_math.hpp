@@ -1,5 +1,5 @@
 #pragma once
-// The degree-1 element matrix and load of -div(kappa grad u) + b . grad u = f for one cell,
+// The degree-1 element matrix and load of -div(kappa grad u) + b . grad u + c u = f for one cell,
 // the whole element matrix in registers (small NPE only), written once for both backends
 // (host loops in cpu/, one thread per cell in cuda/). Higher orders: element_geometry.hpp.
 #include <stdexcept>
@@ -12,10 +12,11 @@
 namespace gpufem {
 
 /// Computes ke (NPE x NPE, row-major) and fe (NPE) of cell e of a degree-1 mesh:
-/// ke_ij = sum_q w_q |det J| (kappa_q (J^-T dN_i) . (J^-T dN_j) + N_i b . (J^-T dN_j)) (test
-/// function i, trial j), fe_i = sum_q w_q |det J| f_q N_i. The b term is compiled in with
-/// CONVECTION (every entry computed); without it the upper triangle is computed and mirrored.
-template <int NPE, int DIM, bool CONVECTION, typename V>
+/// ke_ij = sum_q w_q |det J| ((J^-T dN_i) . kappa (J^-T dN_j) + N_i b . (J^-T dN_j) + c N_i N_j)
+/// (test function i, trial j), fe_i = sum_q w_q |det J| f_q N_i. The lower-order terms (b, c)
+/// are compiled in with LOWER (every entry computed); without them the upper triangle is
+/// computed and mirrored.
+template <int NPE, int DIM, bool LOWER, typename V>
 GPUFEM_HOST_DEVICE inline void element_stiffness_load(const ElementArgs<V>& a, index_type e,
                                                       V* ke, V* fe)
 {
@@ -23,7 +24,7 @@ GPUFEM_HOST_DEVICE inline void element_stiffness_load(const ElementArgs<V>& a, i
     // accumulators for hexahedra) leaves no room for them, so there they are re-read per point.
     const index_type* nodes = a.cells + static_cast<long long>(e) * NPE;
     V x[NPE][DIM];
-    if constexpr (!CONVECTION)
+    if constexpr (!LOWER)
         for (int i = 0; i < NPE; ++i)
             for (int d = 0; d < DIM; ++d)
                 x[i][d] = a.coordinates[3 * static_cast<long long>(nodes[i]) + d];
@@ -34,7 +35,7 @@ GPUFEM_HOST_DEVICE inline void element_stiffness_load(const ElementArgs<V>& a, i
         const V* dN = a.gradients + q * NPE * DIM;
         // J[d][c] = d x_d / d xi_c
         V J[DIM][DIM];
-        if constexpr (CONVECTION) {
+        if constexpr (LOWER) {
             cell_jacobian<DIM>(NPE, nodes, a.coordinates, dN, J);
         } else {
             for (int d = 0; d < DIM; ++d)
@@ -48,10 +49,9 @@ GPUFEM_HOST_DEVICE inline void element_stiffness_load(const ElementArgs<V>& a, i
         const V det = invert_jacobian<DIM>(J, inv);
         const V w = a.weights[q] * (det < 0 ? -det : det);
         const long long qe = static_cast<long long>(e) * a.num_points + q;
-        const V wk = w * a.kappa[a.kappa_stride * qe];
         const V wf = w * a.f[a.f_stride * qe];
 
-        // Physical gradients: g_i[d] = sum_c inv[c][d] dN_i[c]
+        // Physical gradients: g_i[d] = sum_c inv[c][d] dN_i[c].
         V g[NPE][DIM];
         for (int i = 0; i < NPE; ++i)
             for (int d = 0; d < DIM; ++d) {
@@ -59,28 +59,43 @@ GPUFEM_HOST_DEVICE inline void element_stiffness_load(const ElementArgs<V>& a, i
                 for (int c = 0; c < DIM; ++c) s += inv[c][d] * dN[i * DIM + c];
                 g[i][d] = s;
             }
+        const bool tensor = a.kappa_components > 1;
+        const V wk = tensor ? V(0) : w * a.kappa[a.kappa_stride * qe];
+        V K[DIM][DIM];  // w kappa, a tensor's only
+        if (tensor) weighted_kappa<DIM>(a, qe, w, K);
         for (int i = 0; i < NPE; ++i) {
             const V n_i = a.values[q * NPE + i];
-            if constexpr (CONVECTION) {
-                // ke_ij += (wk g_i + w N_i b) . g_j: diffusion and convection in one dot.
+            V kg[DIM];  // w kappa g_i
+            for (int d = 0; d < DIM; ++d) {
+                if (!tensor) {
+                    kg[d] = wk * g[i][d];
+                    continue;
+                }
+                V s = 0;
+                for (int c = 0; c < DIM; ++c) s += K[d][c] * g[i][c];
+                kg[d] = s;
+            }
+            if constexpr (LOWER) {
+                // ke_ij += (w kappa g_i + w N_i b) . g_j + w c N_i N_j.
                 V h[DIM];
-                for (int d = 0; d < DIM; ++d) h[d] = wk * g[i][d] + w * n_i * a.convection[d];
+                for (int d = 0; d < DIM; ++d) h[d] = kg[d] + w * n_i * velocity_at(a, qe, d);
+                const V wc = w * reaction_at(a, qe) * n_i;
                 for (int j = 0; j < NPE; ++j) {
                     V s = 0;
                     for (int d = 0; d < DIM; ++d) s += h[d] * g[j][d];
-                    ke[i * NPE + j] += s;
+                    ke[i * NPE + j] += s + wc * a.values[q * NPE + j];
                 }
             } else {
                 for (int j = i; j < NPE; ++j) {
                     V s = 0;
-                    for (int d = 0; d < DIM; ++d) s += g[i][d] * g[j][d];
-                    ke[i * NPE + j] += wk * s;
+                    for (int d = 0; d < DIM; ++d) s += (tensor ? kg[d] : g[i][d]) * g[j][d];
+                    ke[i * NPE + j] += tensor ? s : wk * s;
                 }
             }
             fe[i] += wf * n_i;
         }
     }
-    if constexpr (!CONVECTION)
+    if constexpr (!LOWER)
         for (int i = 0; i < NPE; ++i)
             for (int j = 0; j < i; ++j) ke[i * NPE + j] = ke[j * NPE + i];
 }
@@ -110,12 +125,12 @@ inline void dispatch_element_type(ElementType type, Fn&& fn)
                                 element_type_name(type));
 }
 
-/// Calls fn.template operator()<CONVECTION>() with CONVECTION = convection != 0: the flag
-/// becomes a compile-time choice of kernel, taken once per launch.
+/// Calls fn.template operator()<LOWER>() with LOWER = lower_order != 0 (a convection or a
+/// reaction term): the flag becomes a compile-time choice of kernel, taken once per launch.
 template <typename Fn>
-inline void dispatch_convection(int convection, Fn&& fn)
+inline void dispatch_lower_order(int lower_order, Fn&& fn)
 {
-    if (convection) fn.template operator()<true>();
+    if (lower_order) fn.template operator()<true>();
     else fn.template operator()<false>();
 }
 

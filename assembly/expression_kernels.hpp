@@ -15,6 +15,7 @@ enum class ValueCheck : int {
     none = 0,      ///< anything
     finite = 1,    ///< finite values
     positive = 2,  ///< finite values > 0
+    nonnegative = 3,  ///< finite values >= 0
 };
 
 /// Squared error integrals summed over the cells (see compute_errors).
@@ -38,6 +39,7 @@ GPUFEM_HOST_DEVICE inline bool passes(ValueCheck check, double value)
 {
     if (check == ValueCheck::none) return true;
     if (!(value - value == 0.0)) return false;  // NaN or infinite
+    if (check == ValueCheck::nonnegative) return value >= 0.0;
     return check != ValueCheck::positive || value > 0.0;
 }
 

@@ -64,8 +64,9 @@ FeMemoryModel::FeMemoryModel(const MeshCounts& mesh, const ProblemSpec& problem,
     if (mesh.mixed || mesh.cell_type == ElementType::pyramid) q_ = std::max(q_, std::pow(k_ + 2.0, 2) * (k_ + 3.0));
     vector_ = n_ * s_;
     csr_ = csr_bytes(m) + choices.wide_extra;
-    // Coordinates in V, the quadrature points' data per cell (with the convection's d values).
-    const double stride = (d_ == 2 ? 4 : 7) + (problem.convection.empty() ? 0 : d_);
+    // Coordinates in V, the quadrature points' data per cell (with the lower-order terms' d + 1
+    // values).
+    const double stride = (d_ == 2 ? 4 : 7) + (has_convection(problem) || has_reaction(problem) ? d_ + 1 : 0);
     scratch_ = choices.cuda && k_ >= 2 ? std::min(cells_, std::floor(2097152 / q_)) * q_ * stride * s_ : 0;
     // No cell-to-CSR map with 64-bit offsets, nor for a mesh of several types (both search
     // each entry's row).
@@ -76,10 +77,18 @@ FeMemoryModel::FeMemoryModel(const MeshCounts& mesh, const ProblemSpec& problem,
 double FeMemoryModel::inputs(double s) const
 {
     const double geometry = 3 * n_ * s + 4 * cells_ * p_;
-    const double coefficients =
-        cells_ * q_ * s *
-        ((is_constant_expression(problem_.kappa) ? 0 : 1) + (is_constant_expression(problem_.f) ? 0 : 1) +
-         static_cast<double>(problem_.convection.size()));
+    // Values per point: kappa's (a tensor's d (d + 1) / 2), f, c and b's d where they vary.
+    const bool tensor = !problem_.kappa_tensor.empty() ||
+                        std::any_of(problem_.kappa_regions.begin(), problem_.kappa_regions.end(),
+                                    [](const RegionValue& r) { return r.components.size() > 1; });
+    const bool kappa_varies = tensor || !problem_.kappa_regions.empty() || !is_constant_expression(problem_.kappa);
+    const bool f_varies = !problem_.f_regions.empty() || !is_constant_expression(problem_.f);
+    const bool c_varies = !problem_.reaction_regions.empty() || !is_constant_expression(problem_.reaction);
+    const double convection = !problem_.convection_field.empty() || !problem_.convection_regions.empty()
+                                  ? d_ : static_cast<double>(problem_.convection.size());
+    const double coefficients = cells_ * q_ * s *
+                                ((kappa_varies ? (tensor ? d_ * (d_ + 1) / 2 : 1) : 0) + (f_varies ? 1 : 0) +
+                                 (c_varies ? 1 : 0) + convection);
     return geometry + coefficients;
 }
 
@@ -122,7 +131,7 @@ double FeMemoryModel::system() const
 double FeMemoryModel::element_matrices() const
 {
     if (c_.element_matrices_stored) return 0;
-    if (problem_.convection.empty()) return inputs(s_) + cells_ * (p_ * (p_ + 1) / 2 * s_ + 4 * p_) + 2 * vector_;
+    if (!has_convection(problem_)) return inputs(s_) + cells_ * (p_ * (p_ + 1) / 2 * s_ + 4 * p_) + 2 * vector_;
     return inputs(s_) + cells_ * p_ * (p_ + 1) * s_;
 }
 

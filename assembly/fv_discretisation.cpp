@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "assembly/boundary_conditions.hpp"
+#include "assembly/coefficients.hpp"
 #include "assembly/element_data.hpp"
 #include "assembly/expression_kernels.hpp"
 #include "assembly/fv_kernels.hpp"
@@ -27,25 +28,27 @@ double seconds_since(clock_type::time_point start)
     return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-/// A cell coefficient at the centroids on exec, checked; throws naming problem.key and the cell.
-Array<double> cell_values(const ExecPtr& exec, const Mesh& mesh, const Array<double>& centroid,
-                          const std::string& text, ValueCheck check, const char* key)
+/// A coefficient of the problem at the cells' centroids on exec: one value per cell (b: dim per
+/// cell; a constant b: its one point's), empty when the problem has none. Throws naming the
+/// key and the cell where a value fails its check, and for an anisotropic kappa.
+Array<double> cell_coefficient(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem, CoefficientKind kind,
+                               const Array<double>& centroid, const Array<int>& regions)
 {
-    const Expression expr(text);
-    const Array<ExprInstruction> code = program_on(exec, expr);
-    Array<double> values(exec, static_cast<std::size_t>(mesh.num_cells()));
-    const long long first = GPUFEM_DISPATCH(
-        *exec, evaluate_at_points<double>(*exec, code.data(), centroid.data(), nullptr,
-                                          mesh.num_cells(), check, values.data()));
-    if (first >= 0) {
-        const std::vector<double> c = centroid.to_host();
-        const double* x = c.data() + 3 * first;
-        throw std::runtime_error(fmt::format(
-            "problem.{} = '{}' is {} at ({:.6g}, {:.6g}, {:.6g}) (centroid of cell {}){}", key, text,
-            expr.evaluate(x[0], x[1], x[2]), x[0], x[1], x[2], first,
-            check == ValueCheck::positive ? "; kappa must be positive and finite" : ""));
-    }
-    return values;
+    const MeshCoefficient c = mesh_coefficient(mesh, problem, kind);
+    if (c.empty()) return {};
+    if (kind == CoefficientKind::kappa && c.components > 1)
+        throw std::runtime_error("problem.kappa: finite volumes take a scalar kappa (per region or not); an "
+                                 "anisotropic kappa needs discretisation: fe");
+    const CoefficientPoints at{{}, centroid.data(), mesh.num_cells(), 1, regions.data()};
+    const auto place = [&](long long k) {
+        const std::vector<double> x = centroid.to_host();
+        return PointPlace{{x[3 * k], x[3 * k + 1], x[3 * k + 2]}, fmt::format("centroid of cell {}", k)};
+    };
+    Array<double> values = evaluate_coefficient<double>(exec, c, at, place);
+    if (!c.constant() || kind == CoefficientKind::convection) return values;
+    Array<double> per_cell(exec, static_cast<std::size_t>(mesh.num_cells()));  // the kernels read one per cell
+    fill(per_cell, c.constant_values()[0]);
+    return per_cell;
 }
 
 }  // namespace
@@ -57,8 +60,9 @@ struct FiniteVolumeDiscretisation<V>::State {
     CellFaces faces;
     Array<index_type> own_cells;
     Array<std::uint8_t> cell_types;  ///< mixed meshes: each cell's type, on the executor
+    Array<int> regions;              ///< each cell's region when kappa is given per region
     Array<double> own_coordinates;
-    Array<double> centroid, volume, kappa, source;
+    Array<double> centroid, volume, kappa, source, reaction, velocity;
     Array<ExprInstruction> programs;
     Array<FvCondition> conditions;
     Array<ExprInstruction> exact;  ///< empty without an exact solution
@@ -183,6 +187,10 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
         throw std::runtime_error(fmt::format("mesh {}: cell {} has no volume (degenerate cell)", mesh.source, bad));
     view.centroid = s->centroid.data();
     view.volume = s->volume.data();
+    if (!problem_.kappa_regions.empty()) {  // interfaces where kappa may jump
+        s->regions = cell_regions(exec, mesh);
+        view.region = s->regions.data();
+    }
     s->report.interior_faces = s->faces.interior_faces;
     s->report.boundary_faces = s->faces.boundary_faces;
     s->report.max_nonorthogonality = GPUFEM_DISPATCH(*exec, fv_max_nonorthogonality(*exec, view));
@@ -195,16 +203,25 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
 
     // Coefficients at the centroids, boundary conditions per group.
     start = clock_type::now();
-    s->kappa = cell_values(exec, mesh, s->centroid, problem_.kappa, ValueCheck::positive, "kappa");
-    s->source = cell_values(exec, mesh, s->centroid, problem_.f, ValueCheck::finite, "f");
+    const Array<int> regions = s->regions.empty() ? cell_regions(exec, mesh) : s->regions.clone_to(exec);
+    s->kappa = cell_coefficient(exec, mesh, problem_, CoefficientKind::kappa, s->centroid, regions);
+    s->source = cell_coefficient(exec, mesh, problem_, CoefficientKind::f, s->centroid, regions);
+    s->reaction = cell_coefficient(exec, mesh, problem_, CoefficientKind::reaction, s->centroid, regions);
+    s->velocity = cell_coefficient(exec, mesh, problem_, CoefficientKind::convection, s->centroid, regions);
     if (code.empty()) code.push_back(ExprInstruction{});
     s->programs = Array<ExprInstruction>::from_host(exec, code);
     s->conditions = Array<FvCondition>::from_host(exec, conditions);
     FvProblemView& problem = s->problem;
     problem.kappa = s->kappa.data();
     problem.source = s->source.data();
-    const std::vector<double> b = checked_convection(problem_.convection, view.dim);
-    for (std::size_t a = 0; a < b.size(); ++a) problem.convection[a] = b[a];
+    problem.reaction = s->reaction.empty() ? nullptr : s->reaction.data();
+    problem.velocity_components = view.dim;
+    if (s->velocity.size() == static_cast<std::size_t>(view.dim)) {  // a constant b
+        const std::vector<double> b = s->velocity.to_host();
+        for (int a = 0; a < view.dim; ++a) problem.convection[a] = b[static_cast<std::size_t>(a)];
+    } else if (!s->velocity.empty()) {
+        problem.velocity = s->velocity.data();
+    }
     problem.conditions = s->conditions.data();
     problem.programs = s->programs.data();
     problem.limit = options_.correction_limit;
@@ -214,8 +231,8 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
         const MeshOnExec on_exec(mesh, exec);
         robin_facets(mesh, on_exec.coordinates, problem_.robin, loads);
     }
-    if (s->dirichlet_faces == 0 && problem_.robin.empty()) {
-        if (!b.empty())
+    if (s->dirichlet_faces == 0 && !fixed_without_dirichlet(problem_)) {
+        if (has_convection(problem_))
             throw std::runtime_error(
                 "problem: finite volumes with convection need a Dirichlet condition (a pure-Neumann "
                 "problem with convection has no constant null space to fix)");

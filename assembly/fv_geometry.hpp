@@ -13,7 +13,10 @@
 //   Robin, -kappa du/dn = h (u - u_inf): the two-point flux to the face value u_f equals
 //       h |S| (u_f - u_inf), so with c = kappa_P |S|^2 / d.S and H = h(x_f) |S| the flux out
 //       of P is c H / (c + H) (u_P - u_inf) (and H / (c + H) of the explicit correction);
-//   convection b (upwind): b.S u_P when b.S > 0, else b.S u_N (Dirichlet: u_b; Neumann: u_P).
+//   convection b (upwind): b.S u_P when b.S > 0, else b.S u_N (Dirichlet: u_b; Neumann: u_P);
+//       b on a face: the mean of its cells' values at their centroids (one cell's on the
+//       boundary), or the constant b;
+//   reaction c: c_P V_P on the diagonal.
 // The row of P: sum of the fluxes out = f(x_P) V_P.
 #include <cmath>
 #include <cstdint>
@@ -40,6 +43,9 @@ struct FvMeshView {
     const int* group = nullptr;           ///< per slot: boundary group index, or -1
     const double* centroid = nullptr;     ///< 3 per cell (after fv_cell_geometry)
     const double* volume = nullptr;       ///< per cell
+    /// Each cell's physical tag (its region), or null: a face between two regions is an
+    /// interface, across which the cell gradients take the face value of the flux.
+    const int* region = nullptr;
 };
 
 /// How a boundary group's faces are treated.
@@ -62,7 +68,10 @@ struct FvCondition {
 struct FvProblemView {
     const double* kappa = nullptr;   ///< per cell, at the centroid (> 0)
     const double* source = nullptr;  ///< f per cell, at the centroid
-    double convection[3] = {0, 0, 0};
+    double convection[3] = {0, 0, 0};  ///< a constant b (velocity null)
+    const double* velocity = nullptr;   ///< b per cell at the centroid (dim per cell), or null
+    int velocity_components = 3;        ///< b's components per cell (the mesh's dimension)
+    const double* reaction = nullptr;   ///< c per cell at the centroid, or null: none
     const FvCondition* conditions = nullptr;  ///< per boundary group of the mesh
     const ExprInstruction* programs = nullptr;
     /// The cell whose value is fixed to 0 (a singular pure-Neumann problem), or -1. Its row
@@ -304,13 +313,27 @@ GPUFEM_HOST_DEVICE inline double fv_face_nonorthogonality(const FvMeshView& mesh
     return ::acos(cosine) * 57.29577951308232;
 }
 
+/// b . S on the face of cell c with outward area vector `area` (neighbour: the cell across, or
+/// -1): the constant b, or the mean of the two cells' b (cell c's on the boundary).
+GPUFEM_HOST_DEVICE inline double fv_face_convection(const FvProblemView& problem, long long c, index_type neighbour,
+                                                   const double* area)
+{
+    if (!problem.velocity) return fv_dot(problem.convection, area);
+    const int dim = problem.velocity_components;
+    const double* b = problem.velocity + dim * c;
+    const double* n = neighbour < 0 ? b : problem.velocity + dim * static_cast<long long>(neighbour);
+    double flux = 0.0;
+    for (int a = 0; a < dim; ++a) flux += 0.5 * (b[a] + n[a]) * area[a];
+    return flux;
+}
+
 /// The implicit terms and the data of face f of cell c: what it adds to the row of c.
 GPUFEM_HOST_DEVICE inline FvFaceTerms fv_face_terms(const FvMeshView& mesh, const FvProblemView& problem,
                                                     long long c, int f)
 {
     const FvFaceGeometry g = fv_face_geometry(mesh, problem, c, f);
     FvFaceTerms terms;
-    const double convective = fv_dot(problem.convection, g.area);
+    const double convective = fv_face_convection(problem, c, g.neighbour, g.area);
     const double coefficient = g.kappa * g.s2 / g.ds;
     if (g.neighbour >= 0) {
         terms.neighbour = g.neighbour;
@@ -343,7 +366,7 @@ GPUFEM_HOST_DEVICE inline int fv_row(const FvMeshView& mesh, const FvProblemView
 {
     int length = 1;
     cols[0] = static_cast<index_type>(c);
-    values[0] = 0.0;
+    values[0] = problem.reaction ? problem.reaction[c] * mesh.volume[c] : 0.0;
     rhs = problem.source[c] * mesh.volume[c];
     for (int f = 0, faces = fv_shape(mesh, c).faces; f < faces; ++f) {
         const FvFaceTerms terms = fv_face_terms(mesh, problem, c, f);
@@ -445,10 +468,31 @@ GPUFEM_HOST_DEVICE inline void fv_cell_fluxes(const FvMeshView& mesh, const FvPr
     for (int f = fv_shape(mesh, c).faces; f < mesh.faces_per_cell; ++f) flux[c * mesh.faces_per_cell + f] = 0.0;
 }
 
-/// The least-squares gradient of u in cell c (weights 1 / |d|^2) from its neighbours, its
-/// Dirichlet faces (their boundary values) and its other boundary faces (the known normal
-/// derivative: g / kappa on Neumann faces, 0 on faces without a condition); 0 where the
-/// directions do not span the space (a degenerate cell).
+/// The step from cell c's centroid to its neighbour n's across face f, as cell c's gradient
+/// sees it: d = x_N - x_P, and across a region interface (kappa may jump there, and the normal
+/// derivative with it: kappa_P du/dn = kappa_N du/dn, the tangential ones continuous)
+/// d + (kappa_P / kappa_N - 1) dn n, dn = n . (x_N - x_f), n the face's unit normal, so that
+/// u_N - u_P = grad_P u . d holds for a solution linear on each side.
+GPUFEM_HOST_DEVICE inline void fv_neighbour_step(const FvMeshView& mesh, const FvProblemView& problem, long long c,
+                                                 int f, index_type n, double* d)
+{
+    const double* xn = mesh.centroid + 3 * static_cast<long long>(n);
+    for (int a = 0; a < 3; ++a) d[a] = xn[a] - mesh.centroid[3 * c + a];
+    if (!mesh.region || mesh.region[n] == mesh.region[c]) return;
+    double area[3], centre[3], beyond[3];
+    fv_face(mesh, c, f, area, centre);
+    const double s = ::sqrt(fv_dot(area, area));
+    for (int a = 0; a < 3; ++a) beyond[a] = xn[a] - centre[a];
+    const double dn = fv_dot(beyond, area) / s;
+    const double factor = (problem.kappa[c] / problem.kappa[n] - 1.0) * dn / s;
+    for (int a = 0; a < 3; ++a) d[a] += factor * area[a];
+}
+
+/// The least-squares gradient of u in cell c (weights 1 / |d|^2) from its neighbours (the
+/// steps of fv_neighbour_step), its Dirichlet faces (their boundary values) and its other
+/// boundary faces (the known normal derivative: g / kappa on Neumann faces, the Robin
+/// condition's, 0 on faces without a condition); 0 where the directions do not span the space
+/// (a degenerate cell).
 template <typename U>
 GPUFEM_HOST_DEVICE inline void fv_cell_gradient(const FvMeshView& mesh, const FvProblemView& problem,
                                                 const U* u, long long c, double* grad)
@@ -460,8 +504,11 @@ GPUFEM_HOST_DEVICE inline void fv_cell_gradient(const FvMeshView& mesh, const Fv
         const long long slot = c * mesh.faces_per_cell + f;
         const index_type n = mesh.neighbour[slot];
         double d[3], du;
+        double w = 0;
         if (n >= 0) {
-            for (int a = 0; a < 3; ++a) d[a] = mesh.centroid[3 * static_cast<long long>(n) + a] - xp[a];
+            fv_neighbour_step(mesh, problem, c, f, n, d);
+            for (int a = 0; a < 3; ++a) w += (mesh.centroid[3 * static_cast<long long>(n) + a] - xp[a]) *
+                                             (mesh.centroid[3 * static_cast<long long>(n) + a] - xp[a]);
             du = static_cast<double>(u[n]) - up;
         } else {
             const int group = mesh.group[slot];
@@ -488,7 +535,7 @@ GPUFEM_HOST_DEVICE inline void fv_cell_gradient(const FvMeshView& mesh, const Fv
                 du = along * q;
             }
         }
-        const double w = 1.0 / fv_dot(d, d);
+        w = 1.0 / (w > 0 ? w : fv_dot(d, d));
         for (int a = 0; a < 3; ++a) {
             r[a] += w * d[a] * du;
             for (int b = 0; b < 3; ++b) m[a][b] += w * d[a] * d[b];

@@ -34,7 +34,7 @@ template <typename V>
 LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
                                  const LmaOptions& lma)
 {
-    if (lma.symmetric && !problem.convection.empty())
+    if (lma.symmetric && has_convection(problem))
         throw std::invalid_argument("format_options.lma.symmetric: the convection term makes the "
                                     "element matrices non-symmetric; use symmetric: false");
     check_boundary_groups(mesh, problem);

@@ -36,7 +36,7 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
     // given: 36 instead of 64 values a hexahedron (100M Q1 cells: 29 GB instead of 51 GB beside
     // a 64-bit CSR).
     std::unique_ptr<LinearOperator<V>> own_storage;
-    if (!from_storage && problem.convection.empty()) {
+    if (!from_storage && !has_convection(problem)) {
         own_storage = std::move(
             assemble_lma_system<V>(exec, mesh, problem, LmaOptions{LmaScatter::atomic, true, LmaKernel::automatic})
                 .format.op);

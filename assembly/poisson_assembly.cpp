@@ -53,8 +53,7 @@ ElementData<V> make_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
                                          const ProblemSpec& problem)
 {
     const ReferenceElement ref = assembly_reference_element(mesh);
-    return make_element_data<V>(exec, mesh, ref, Expression(problem.kappa), Expression(problem.f),
-                                problem.convection);
+    return make_element_data<V>(exec, mesh, ref, problem);
 }
 
 template <typename V>
@@ -68,8 +67,7 @@ ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
     check_mesh_geometry(mesh, data);
     times.geometry = elapsed(*exec, start);
     start = clock::now();
-    add_coefficients(data, mesh, ref, Expression(problem.kappa), Expression(problem.f),
-                     problem.convection);
+    add_coefficients(data, mesh, ref, problem);
     times.coefficients = elapsed(*exec, start);
     return data;
 }

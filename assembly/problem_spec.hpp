@@ -1,6 +1,6 @@
 #pragma once
-// The PDE data of a case: -div(kappa grad u) + b . grad u = f with Dirichlet, Neumann and
-// Robin conditions.
+// The PDE data of a case: -div(kappa grad u) + b . grad u + c u = f with Dirichlet, Neumann
+// and Robin conditions; kappa, f, c and b each one expression everywhere or one per region.
 #include <string>
 #include <vector>
 
@@ -22,17 +22,57 @@ struct RobinCondition {
     std::string u_inf = "0";
 };
 
-/// Coefficients and boundary data, all as expression texts (see Expression).
+/// A coefficient's value on one region (a physical group of the mesh's dimension): its
+/// components' expressions (a scalar: one; a velocity: one per dimension; a symmetric tensor:
+/// its upper triangle by rows, xx xy yy or xx xy xz yy yz zz).
+struct RegionValue {
+    std::string region;
+    std::vector<std::string> components;
+};
+
+/// Coefficients and boundary data, all as expression texts (see Expression). A coefficient's
+/// map of regions, when given, replaces its value everywhere: every cell must then lie in one
+/// of the regions it names (assembly/coefficients.hpp).
 struct ProblemSpec {
     std::string kappa = "1";
+    /// kappa as a symmetric tensor everywhere (xx xy yy, or xx xy xz yy yz zz); empty: the
+    /// scalar kappa.
+    std::vector<std::string> kappa_tensor;
+    std::vector<RegionValue> kappa_regions;  ///< kappa per region (scalars or tensors)
     std::string f = "0";
+    std::vector<RegionValue> f_regions;
+    /// c of the reaction term c u (>= 0); "0" and no regions: none.
+    std::string reaction = "0";
+    std::vector<RegionValue> reaction_regions;
     std::string exact;                         ///< optional exact solution ("" = none)
     /// Constant convection velocity b (2 or 3 components; empty = no convection term). The
     /// term b . grad u makes the operator non-symmetric (solve with BiCGSTAB).
     std::vector<double> convection;
+    /// b as expressions (one per dimension), in place of convection; empty: convection's.
+    std::vector<std::string> convection_field;
+    std::vector<RegionValue> convection_regions;  ///< b per region
     std::vector<BoundaryCondition> dirichlet;  ///< in case-file order; later groups win on shared nodes
     std::vector<BoundaryCondition> neumann;
     std::vector<RobinCondition> robin;         ///< in case-file order; one condition per group
 };
+
+/// Whether the problem has a convection term b . grad u.
+inline bool has_convection(const ProblemSpec& p)
+{
+    return !p.convection.empty() || !p.convection_field.empty() || !p.convection_regions.empty();
+}
+
+/// Whether the problem may have a reaction term c u (c given other than as the constant "0").
+inline bool has_reaction(const ProblemSpec& p)
+{
+    return p.reaction != "0" || !p.reaction_regions.empty();
+}
+
+/// Whether something besides Dirichlet conditions fixes the solution's constant: a Robin
+/// condition or a reaction term.
+inline bool fixed_without_dirichlet(const ProblemSpec& p)
+{
+    return !p.robin.empty() || has_reaction(p);
+}
 
 }  // namespace gpufem

@@ -15,12 +15,12 @@ constexpr std::size_t scatter_batch_entries = std::size_t(1) << 21;
 
 /// The element of cell e of any order, the readable reference: geometric factors at every
 /// quadrature point, then every entry as a sum over the points,
-/// K_ij = sum_q (dN_i^T G_q + N_i beta_q^T) dN_j (beta: the convection, if any),
-/// f_i = sum_q (w |det J| f)_q N_i. geo: nq * geometry_stride scratch.
+/// K_ij = sum_q (dN_i^T G_q + N_i beta_q^T) dN_j + (w |det J| c)_q N_i N_j (beta and c: the
+/// lower-order terms, if any), f_i = sum_q (w |det J| f)_q N_i. geo: nq * geometry_stride scratch.
 template <int DIM, typename V>
 void element_any_order(const ElementArgs<V>& a, index_type e, std::vector<V>& geo, V* ke, V* fe)
 {
-    const int stride = geometry_stride<DIM>(a.has_convection);
+    const int stride = geometry_stride<DIM>(a.has_lower_order);
     const int n = a.nodes_per_cell, nq = a.num_points;
     for (int q = 0; q < nq; ++q) point_geometry<DIM>(a, e, q, &geo[q * stride]);
     std::fill(ke, ke + n * n, V(0));
@@ -32,12 +32,13 @@ void element_any_order(const ElementArgs<V>& a, index_type e, std::vector<V>& ge
         for (int i = 0; i < n; ++i) {
             V h[DIM];
             apply_packed<DIM>(G, dN + i * DIM, h);  // diffusion: G dN_i
-            if (a.has_convection)                   // convection: N_i (J^-1 b) w |det J|
+            if (a.has_lower_order)                  // convection: N_i (J^-1 b) w |det J|
                 for (int c = 0; c < DIM; ++c) h[c] += N[i] * G[geometry_convection_slot<DIM> + c];
+            const V reaction = a.has_lower_order ? N[i] * G[geometry_reaction_slot<DIM>] : V(0);
             for (int j = 0; j < n; ++j) {
                 V s = 0;
                 for (int d = 0; d < DIM; ++d) s += h[d] * dN[j * DIM + d];
-                ke[i * n + j] += s;
+                ke[i * n + j] += a.has_lower_order ? s + reaction * N[j] : s;
             }
             fe[i] += G[geometry_load_slot<DIM>] * N[i];
         }
@@ -53,11 +54,11 @@ void compute_cells(const ElementData<V>& data, index_type begin, index_type end,
     const ElementArgs<V> a = data.args();
     if (data.degree == 1) {
         dispatch_element_type(data.type, [&]<int NPE, int DIM>() {
-            dispatch_convection(a.has_convection, [&]<bool CONVECTION>() {
+            dispatch_lower_order(a.has_lower_order, [&]<bool LOWER>() {
 #pragma omp parallel for schedule(static)
                 for (index_type e = begin; e < end; ++e) {
                     const std::size_t local = e - begin;
-                    element_stiffness_load<NPE, DIM, CONVECTION>(a, e, ke + local * NPE * NPE,
+                    element_stiffness_load<NPE, DIM, LOWER>(a, e, ke + local * NPE * NPE,
                                                                  fe + local * NPE);
                 }
             });
@@ -69,7 +70,7 @@ void compute_cells(const ElementData<V>& data, index_type begin, index_type end,
 #pragma omp parallel
         {
             std::vector<V> geo(static_cast<std::size_t>(a.num_points) *
-                               geometry_stride<DIM>(a.has_convection));
+                               geometry_stride<DIM>(a.has_lower_order));
 #pragma omp for schedule(dynamic, 16)
             for (index_type e = begin; e < end; ++e) {
                 const std::size_t local = e - begin;

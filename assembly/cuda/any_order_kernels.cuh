@@ -3,12 +3,12 @@
 // cell). Once per call, the reference gradients are rearranged component-major with padded
 // rows, [q][c][j] (j < padded_nodes(npe), zeros past npe), followed by the values [q][i].
 // Then per batch of cells:
-//  1. geometry: one thread per (cell, quadrature point) writes w |det J| kappa J^-1 J^-T
-//     (packed symmetric), w |det J| f and, with convection, beta = w |det J| J^-1 b to a
-//     device scratch array (element_geometry.hpp);
+//  1. geometry: one thread per (cell, quadrature point) writes w |det J| J^-1 kappa J^-T
+//     (packed symmetric), w |det J| f and, with the lower-order terms, beta = w |det J| J^-1 b
+//     and w |det J| c to a device scratch array (element_geometry.hpp);
 //  2. rows: one thread per (cell, local row i) computes row i of K_e in chunks of
 //     row_chunk columns, K_ij = sum_q sum_c h_c(q) dN_j,c(q) with h = G_q dN_i(q) (+ N_i(q)
-//     beta_q with convection: the inner loop is the same either way), handing each chunk to
+//     beta_q, and N_i(q) (w |det J| c)_q N_j(q), with the lower-order terms), handing each chunk to
 //     the sink (stored, or atomically added into CSR), then f_i = sum_q (w |det J| f)_q N_i(q).
 // The table is staged in shared memory when it fits in shared_table_limit bytes; otherwise
 // it is read from global memory (L1). Either way the loads of dN_j,c(q) are warp-uniform (a
@@ -85,18 +85,18 @@ __global__ void __launch_bounds__(any_order_block)
     const index_type local = static_cast<index_type>(t / a.num_points);
     const int q = static_cast<int>(t - static_cast<long long>(local) * a.num_points);
     if (begin + local >= end) return;
-    const int stride = geometry_stride<DIM>(a.has_convection);
+    const int stride = geometry_stride<DIM>(a.has_lower_order);
     point_geometry<DIM>(a, begin + local, q, geo + t * stride);
 }
 
 /// acc[jj] = K_i,(jc+jj) for jj < JT of one cell (TAIL: the last chunk, npe - jc < JT
 /// columns; the padding zeros make the extra accumulators 0). N: the values [q][i]
-/// (read only with CONVECTION).
-template <int DIM, int JT, bool TAIL, bool CONVECTION, typename V>
+/// (read only with LOWER: the convection and reaction terms).
+template <int DIM, int JT, bool TAIL, bool LOWER, typename V>
 __device__ inline void accumulate_row_chunk(int npe, int padded, int nq, const V* __restrict__ geo,
                                             const V* dN, const V* N, int i, int jc, V (&acc)[JT])
 {
-    constexpr int stride = geometry_stride<DIM>(CONVECTION), width = vector_width<V>;
+    constexpr int stride = geometry_stride<DIM>(LOWER), width = vector_width<V>;
 #pragma unroll
     for (int jj = 0; jj < JT; ++jj) acc[jj] = V(0);
     const int count = npe - jc;
@@ -105,8 +105,14 @@ __device__ inline void accumulate_row_chunk(int npe, int padded, int nq, const V
         V own[DIM], h[DIM], n_i = 0;
 #pragma unroll
         for (int c = 0; c < DIM; ++c) own[c] = dq[c * padded + i];
-        if constexpr (CONVECTION) n_i = N[q * npe + i];
-        row_vector<DIM, CONVECTION>(geo + q * stride, own, n_i, h);
+        if constexpr (LOWER) {
+            n_i = N[q * npe + i];
+            const V reaction = n_i * geo[q * stride + geometry_reaction_slot<DIM>];
+#pragma unroll
+            for (int jj = 0; jj < JT; ++jj)
+                if (!TAIL || jj < count) acc[jj] += reaction * N[q * npe + jc + jj];
+        }
+        row_vector<DIM, LOWER>(geo + q * stride, own, n_i, h);
 #pragma unroll
         for (int c = 0; c < DIM; ++c) {
             const V* row = dq + c * padded + jc;
@@ -123,13 +129,13 @@ __device__ inline void accumulate_row_chunk(int npe, int padded, int nq, const V
 }
 
 /// Step 2: one thread per (cell, row) of cells [begin, end); geo holds their points' factors
-/// (with beta when CONVECTION), table the reference table of row_table_kernel.
-template <int DIM, bool SHARED, bool CONVECTION, typename V, typename Sink>
+/// (with beta and c when LOWER), table the reference table of row_table_kernel.
+template <int DIM, bool SHARED, bool LOWER, typename V, typename Sink>
 __global__ void __launch_bounds__(any_order_block, row_min_blocks<V>)
     any_order_rows_kernel(ElementArgs<V> a, index_type begin, index_type end,
                           const V* __restrict__ geo, const V* __restrict__ table, Sink sink)
 {
-    constexpr int stride = geometry_stride<DIM>(CONVECTION);
+    constexpr int stride = geometry_stride<DIM>(LOWER);
     const int npe = a.nodes_per_cell, nq = a.num_points, padded = padded_nodes(npe);
     const V* dN = table;
     if constexpr (SHARED) {
@@ -151,13 +157,11 @@ __global__ void __launch_bounds__(any_order_block, row_min_blocks<V>)
     V acc[row_chunk];
     int jc = 0;
     for (; jc + row_chunk <= npe; jc += row_chunk) {
-        accumulate_row_chunk<DIM, row_chunk, false, CONVECTION>(npe, padded, nq, g, dN, N, i, jc,
-                                                                acc);
+        accumulate_row_chunk<DIM, row_chunk, false, LOWER>(npe, padded, nq, g, dN, N, i, jc, acc);
         sink.template add_row<row_chunk>(e, i, jc, row_chunk, acc);
     }
     if (jc < npe) {
-        accumulate_row_chunk<DIM, row_chunk, true, CONVECTION>(npe, padded, nq, g, dN, N, i, jc,
-                                                               acc);
+        accumulate_row_chunk<DIM, row_chunk, true, LOWER>(npe, padded, nq, g, dN, N, i, jc, acc);
         sink.template add_row<row_chunk>(e, i, jc, npe - jc, acc);
     }
     V load = 0;
@@ -175,15 +179,15 @@ inline std::size_t shared_table_bytes(const Executor& exec)
     return std::min<std::size_t>(shared_table_limit, static_cast<std::size_t>(optin));
 }
 
-/// The row kernel for the table in shared memory or not, with the convection term or not.
+/// The row kernel for the table in shared memory or not, with the lower-order terms or not.
 template <int DIM, typename V, typename Sink>
-auto select_rows_kernel(bool shared, bool convection)
+auto select_rows_kernel(bool shared, bool lower_order)
 {
     if (shared)
-        return convection ? any_order_rows_kernel<DIM, true, true, V, Sink>
-                          : any_order_rows_kernel<DIM, true, false, V, Sink>;
-    return convection ? any_order_rows_kernel<DIM, false, true, V, Sink>
-                      : any_order_rows_kernel<DIM, false, false, V, Sink>;
+        return lower_order ? any_order_rows_kernel<DIM, true, true, V, Sink>
+                           : any_order_rows_kernel<DIM, true, false, V, Sink>;
+    return lower_order ? any_order_rows_kernel<DIM, false, true, V, Sink>
+                       : any_order_rows_kernel<DIM, false, false, V, Sink>;
 }
 
 /// Builds the table, then runs both steps over all cells in batches of
@@ -197,7 +201,7 @@ void launch_any_order(const Executor& exec, const ElementData<V>& data, const Si
         return static_cast<unsigned>((n + any_order_block - 1) / any_order_block);
     };
     dispatch_dimension(a.dim, [&]<int DIM>() {
-        const int stride = geometry_stride<DIM>(a.has_convection);
+        const int stride = geometry_stride<DIM>(a.has_lower_order);
         const std::size_t nq = a.num_points, npe = a.nodes_per_cell;
         const int padded = padded_nodes(a.nodes_per_cell);
         const std::size_t table_size = nq * DIM * padded + nq * npe;
@@ -212,7 +216,7 @@ void launch_any_order(const Executor& exec, const ElementData<V>& data, const Si
             exec.scratch(static_cast<std::size_t>(batch) * nq * stride * sizeof(V)));
         const std::size_t table_bytes = table_size * sizeof(V);
         const bool shared = table_bytes <= shared_table_bytes(exec);
-        const auto rows_kernel = select_rows_kernel<DIM, V, Sink>(shared, a.has_convection);
+        const auto rows_kernel = select_rows_kernel<DIM, V, Sink>(shared, a.has_lower_order);
         const std::size_t rows_shared_bytes = shared ? table_bytes : 0;
         if (rows_shared_bytes > 48 * 1024)
             GPUFEM_CUDA_CHECK(cudaFuncSetAttribute(rows_kernel,

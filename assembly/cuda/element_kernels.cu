@@ -9,15 +9,15 @@ namespace {
 
 constexpr int cell_block = 128;
 
-/// Degree 1: one thread per cell, the whole element matrix in registers (the convection
-/// term compiled in or out: CONVECTION).
-template <int NPE, int DIM, bool CONVECTION, typename V, typename Sink>
+/// Degree 1: one thread per cell, the whole element matrix in registers (the lower-order
+/// terms compiled in or out: LOWER).
+template <int NPE, int DIM, bool LOWER, typename V, typename Sink>
 __global__ void __launch_bounds__(cell_block) degree1_cell_kernel(ElementArgs<V> a, Sink sink)
 {
     const index_type e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= a.num_cells) return;
     V k[NPE * NPE], f[NPE];
-    element_stiffness_load<NPE, DIM, CONVECTION>(a, e, k, f);
+    element_stiffness_load<NPE, DIM, LOWER>(a, e, k, f);
 #pragma unroll
     for (int i = 0; i < NPE; ++i) {
         sink.template add_row<NPE>(e, i, 0, NPE, k + i * NPE);
@@ -36,8 +36,8 @@ void launch_element_kernels(const Executor& exec, const ElementData<V>& data, co
     auto stream = static_cast<cudaStream_t>(exec.stream());
     const unsigned grid = (a.num_cells + cell_block - 1) / cell_block;
     dispatch_element_type(data.type, [&]<int NPE, int DIM>() {
-        dispatch_convection(a.has_convection, [&]<bool CONVECTION>() {
-            degree1_cell_kernel<NPE, DIM, CONVECTION, V, Sink>
+        dispatch_lower_order(a.has_lower_order, [&]<bool LOWER>() {
+            degree1_cell_kernel<NPE, DIM, LOWER, V, Sink>
                 <<<grid, cell_block, 0, stream>>>(a, sink);
         });
     });

@@ -17,6 +17,7 @@
 #include "assembly/expression.hpp"
 #include "assembly/operator_levels.hpp"
 #include "linalg/file_kind.hpp"
+#include "solver/case/case_coefficients.hpp"
 #include "solver/case/case_overrides.hpp"
 #include "solver/case/case_reader.hpp"
 #include "solver/run/format_choice.hpp"
@@ -49,7 +50,7 @@ constexpr std::string_view element_names[] = {"triangle", "quadrilateral", "tetr
 constexpr Alias element_aliases[] = {
     {"tri", "triangle"}, {"quad", "quadrilateral"}, {"tet", "tetrahedron"}, {"hex", "hexahedron"}};
 constexpr std::string_view problem_keys[] = {"kappa", "f", "exact", "convection", "dirichlet",
-                                             "neumann", "robin"};
+                                             "neumann", "robin", "c"};
 constexpr std::string_view robin_keys[] = {"h", "u_inf"};
 constexpr std::string_view solver_keys[] = {"method",         "variant",     "preconditioner",
                                             "tolerance",      "max_iterations", "check_every",
@@ -374,22 +375,6 @@ std::vector<RobinCondition> read_robin(const CaseReader& reader, const CaseValue
     return conditions;
 }
 
-/// The problem map: every expression compiled; resolved gets its JSON.
-/// problem.convection: a list of 2 or 3 numbers, the constant velocity b.
-std::vector<double> read_convection(const CaseReader& reader, const CaseValue& value)
-{
-    const std::string expected = "a list of 2 or 3 numbers (the velocity b: [bx, by] or [bx, by, bz])";
-    if (!value.node.IsSequence() || value.node.size() < 2 || value.node.size() > 3) {
-        reader.fail(value, "expected " + expected);
-    }
-    std::vector<double> b;
-    for (std::size_t i = 0; i < value.node.size(); ++i) {
-        const CaseValue component{value.path, value.key, value.node[i], value.mark};
-        b.push_back(reader.to_double(component, expected));
-    }
-    return b;
-}
-
 /// The most coefficients one case sweeps over.
 constexpr std::size_t max_kappas = 64;
 
@@ -401,25 +386,18 @@ ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json&
     ProblemSpec problem;
     const std::vector<CaseValue> entries = reader.entries(value, problem_keys);
     kappas = {problem.kappa};
-    if (const CaseValue* kappa = find_entry(entries, "kappa")) {
-        kappas = reader.to_expression_list(*kappa, max_kappas);
-        for (std::size_t i = 0; i < kappas.size(); ++i) {
-            const Expression expression(kappas[i]);
-            if (expression.is_constant() && !(expression.evaluate(0.0, 0.0, 0.0) > 0.0))
-                reader.fail(*kappa, "expected kappa > 0, got '" + kappas[i] + "'" +
-                                        (kappas.size() > 1 ? " (entry " + std::to_string(i) + ")" : ""));
-        }
-        problem.kappa = kappas.front();
-    }
-    if (const CaseValue* f = find_entry(entries, "f")) {
-        problem.f = reader.to_expression(*f);
-    }
+    resolved = {{"kappa", problem.kappa}, {"f", problem.f}, {"c", problem.reaction}, {"convection", nullptr}};
+    if (const CaseValue* kappa = find_entry(entries, "kappa"))
+        resolved["kappa"] = read_kappa(reader, *kappa, problem, kappas, max_kappas);
+    if (const CaseValue* f = find_entry(entries, "f"))
+        resolved["f"] = read_scalar_coefficient(reader, *f, problem.f, problem.f_regions, false);
+    if (const CaseValue* c = find_entry(entries, "c"))
+        resolved["c"] = read_scalar_coefficient(reader, *c, problem.reaction, problem.reaction_regions, true);
     if (const CaseValue* exact = find_entry(entries, "exact")) {
         problem.exact = reader.to_expression(*exact);
     }
-    if (const CaseValue* convection = find_entry(entries, "convection")) {
-        problem.convection = read_convection(reader, *convection);
-    }
+    if (const CaseValue* convection = find_entry(entries, "convection"))
+        resolved["convection"] = gpufem::read_convection(reader, *convection, problem);
     json dirichlet = json::array();
     json neumann = json::array();
     if (const CaseValue* entry = find_entry(entries, "dirichlet")) {
@@ -439,13 +417,10 @@ ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json&
     }
     json robin = json::array();
     if (const CaseValue* entry = find_entry(entries, "robin")) problem.robin = read_robin(reader, *entry, problem, robin);
-    resolved = {{"kappa", kappas.size() == 1 ? json(problem.kappa) : json(kappas)},
-                {"f", problem.f},
-                {"exact", problem.exact.empty() ? json(nullptr) : json(problem.exact)},
-                {"convection", problem.convection.empty() ? json(nullptr) : json(problem.convection)},
-                {"dirichlet", dirichlet},
-                {"neumann", neumann},
-                {"robin", robin}};
+    resolved["exact"] = problem.exact.empty() ? json(nullptr) : json(problem.exact);
+    resolved["dirichlet"] = dirichlet;
+    resolved["neumann"] = neumann;
+    resolved["robin"] = robin;
     return problem;
 }
 
@@ -817,7 +792,7 @@ std::vector<CaseSpec> expand_sweep(const CaseSpec& spec)
                 run.problem.kappa = spec.kappas[k];
                 run.kappas = {spec.kappas[k]};
                 run.kappa_index = static_cast<int>(k);
-                if (!spec.matrix) run.resolved["problem"]["kappa"] = spec.kappas[k];
+                if (!spec.matrix && spec.kappas.size() > 1) run.resolved["problem"]["kappa"] = spec.kappas[k];
                 runs.push_back(std::move(run));
             }
     return runs;

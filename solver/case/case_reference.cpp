@@ -186,9 +186,17 @@ degree: 1                  (integer 1..4 or a list of them, default 1) polynomia
                            (degree, mesh, unknowns, nnz, iterations, times, errors and rates);
                            results go to d<degree>_r<refine>/ with a result.pvd collection
 
-problem:                   (map) -div(kappa grad u) + b . grad u = f with boundary conditions
-  kappa: EXPR              (number or expression, or a list of them, default 1) diffusion
-                           coefficient; a constant must be > 0. A list ([1, "1 + 100*x*y"]) is
+problem:                   (map) -div(kappa grad u) + b . grad u + c u = f with boundary
+                           conditions. kappa, f, c and convection may each be given per region:
+                           a map from physical groups of the mesh's dimension (volumes in 3D,
+                           surfaces in 2D) to values, {steel: 50, insulation: "0.04*(1 + x)"};
+                           every cell must then lie in a region the map names (else an error
+                           names the groups left out and their cells)
+  kappa: EXPR              (number or expression, a list of them, a tensor or a map of regions,
+                           default 1) diffusion coefficient; a constant must be > 0. A tensor
+                           {xx: A, xy: B, yy: C} (3D also xz, yz, zz; off-diagonals default 0):
+                           an anisotropic kappa, symmetric positive definite everywhere (finite
+                           elements only), everywhere or as a region's value. A list ([1, "1 + 100*x*y"]) is
                            a coefficient sweep (up to 64 entries; with degree and refine lists,
                            every combination): the points of one mesh and degree share the
                            mesh, and with amg (or pmg on an assembled matrix) the first point's
@@ -196,13 +204,15 @@ problem:                   (map) -div(kappa grad u) + b . grad u = f with bounda
                            transfers kept, the numeric setup again: the table's setup s with u);
                            results go to d<degree>_r<refine>_k<entry>/. f, exact and the
                            boundary conditions are the same for every entry
-  f: EXPR                  (number or expression, default 0) right-hand side
+  f: EXPR                  (number or expression, or a map of regions, default 0) right-hand side
+  c: EXPR                  (number or expression, or a map of regions, default 0) reaction
+                           coefficient c >= 0 of the term c u
   exact: EXPR              (expression, default none) exact solution: when given, the error
                            against it is reported and written next to u
-  convection: [BX, BY(, BZ)] (list of numbers, default none) constant velocity b of a
-                           convection term b . grad u (one component per mesh dimension; a
-                           third 0 is allowed in 2D). The operator is then non-symmetric:
-                           use solver.method: bicgstab
+  convection: [BX, BY(, BZ)] (list of numbers or expressions, or a map of regions to such
+                           lists, default none) velocity b of a convection term b . grad u (one
+                           component per mesh dimension; a third 0 is allowed in 2D). The
+                           operator is then non-symmetric: use solver.method: bicgstab
   dirichlet:               (map group -> expression, default none) u = value on each named
     GROUP: EXPR            boundary physical group; on nodes shared by several groups the one
                            written last wins

@@ -40,6 +40,17 @@ std::vector<std::string> float_range_warnings(const ProblemSpec& problem)
         {"problem.kappa", problem.kappa}, {"problem.f", problem.f}, {"problem.exact", problem.exact}};
     for (const BoundaryCondition& c : problem.dirichlet) expressions.push_back({"problem.dirichlet." + c.group, c.expression});
     for (const BoundaryCondition& c : problem.neumann) expressions.push_back({"problem.neumann." + c.group, c.expression});
+    const auto add_regions = [&](const std::string& key, const std::vector<RegionValue>& regions) {
+        for (const RegionValue& r : regions)
+            for (const std::string& text : r.components) expressions.push_back({key + "." + r.region, text});
+    };
+    add_regions("problem.kappa", problem.kappa_regions);
+    add_regions("problem.f", problem.f_regions);
+    add_regions("problem.c", problem.reaction_regions);
+    add_regions("problem.convection", problem.convection_regions);
+    for (const std::string& text : problem.kappa_tensor) expressions.push_back({"problem.kappa", text});
+    for (const std::string& text : problem.convection_field) expressions.push_back({"problem.convection", text});
+    expressions.push_back({"problem.c", problem.reaction});
     for (const RobinCondition& c : problem.robin) {
         expressions.push_back({"problem.robin." + c.group + ".h", c.h});
         expressions.push_back({"problem.robin." + c.group + ".u_inf", c.u_inf});

@@ -238,7 +238,7 @@ DiscreteSystem<V> build_case_system(const ExecPtr& exec, const Discretisation<V>
     }
     log_discretisation_report(disc.report());
     check_system_diagonal(system, disc, spec.solver);
-    if (system.dirichlet_count == 0 && spec.problem.robin.empty() && disc.space().location == UnknownLocation::nodes)
+    if (system.dirichlet_count == 0 && !fixed_without_dirichlet(spec.problem) && disc.space().location == UnknownLocation::nodes)
         spdlog::warn("no Dirichlet condition: the matrix is singular; a Krylov solver finds a "
                      "solution only if the data are compatible, defined up to a constant");
     const LinearOperator<V>& op = *system.op.op;

@@ -4,6 +4,8 @@
 // and coefficients, float and double.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -77,6 +79,21 @@ std::vector<double> convection_velocity(int dim)
     return {b, b + dim};
 }
 
+/// The element matrices and loads of the same data on the CPU (dc) and the device (dg) agree
+/// to tol.
+template <typename V>
+void expect_element_matrices_match(const ElementData<V>& dc, const ElementData<V>& dg, double tol,
+                                   const std::string& what)
+{
+    const auto cpu = dc.cells.executor(), gpu = dg.cells.executor();
+    const std::size_t n = dc.nodes_per_cell, cells = dc.num_cells;
+    Array<V> kc(cpu, n * n * cells), fc(cpu, n * cells), kg(gpu, n * n * cells), fg(gpu, n * cells);
+    kernels::cpu::element_matrices(*cpu, dc, kc.data(), fc.data());
+    kernels::cuda::element_matrices(*gpu, dg, kg.data(), fg.data());
+    EXPECT_LT(max_rel_diff(kg.to_host(), kc.to_host()), tol) << what;
+    EXPECT_LT(max_rel_diff(fg.to_host(), fc.to_host()), tol) << what;
+}
+
 }  // namespace
 
 template <typename V>
@@ -104,20 +121,45 @@ TYPED_TEST(AssemblyGpu, ElementMatricesMatchCpuForEveryTypeAndOrder)
                 // b of the convection term (the full, non-symmetric element matrix)
                 const std::vector<double> b =
                     with_convection ? convection_velocity(mesh.dim) : std::vector<double>{};
-                const auto dc = make_element_data<V>(cpu, mesh, ref, kappa, f, b);
-                const auto dg = make_element_data<V>(gpu, mesh, ref, kappa, f, b);
-                const std::size_t n = mesh.nodes_per_cell, cells = mesh.num_cells();
-                Array<V> kc(cpu, n * n * cells), fc(cpu, n * cells), kg(gpu, n * n * cells),
-                    fg(gpu, n * cells);
-                kernels::cpu::element_matrices(*cpu, dc, kc.data(), fc.data());
-                kernels::cuda::element_matrices(*gpu, dg, kg.data(), fg.data());
                 const std::string what = std::string(element_type_name(type)) + " order " +
                                          std::to_string(order) +
                                          (with_convection ? " convection" : "") + " seed " +
                                          std::to_string(seed);
-                EXPECT_LT(max_rel_diff(kg.to_host(), kc.to_host()), tol) << what;
-                EXPECT_LT(max_rel_diff(fg.to_host(), fc.to_host()), tol) << what;
+                expect_element_matrices_match(make_element_data<V>(cpu, mesh, ref, kappa, f, b),
+                                              make_element_data<V>(gpu, mesh, ref, kappa, f, b), tol, what);
             }
+}
+
+TYPED_TEST(AssemblyGpu, ElementMatricesWithATensorKappaReactionAndVelocityFieldMatchCpu)
+{
+    // kappa a symmetric positive definite tensor of expressions, c u and b . grad u with b
+    // given by expressions: the full element matrix of every type and order.
+    GPUFEM_REQUIRE_GPU();
+    using V = TypeParam;
+    const auto cpu = Executor::create_cpu(), gpu = Executor::create_cuda();
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    for (ElementType type : all_types)
+        for (int order = 1; order <= 4; ++order) {
+            const double tol = sizeof(V) == 4 ? 1e-5 * order : 1e-12;
+            const Mesh mesh = random_mesh(type, order, rng());
+            const ReferenceElement ref = make_reference_element(type, order, assembly_quadrature_degree(type, order));
+            ProblemSpec p;
+            const std::string off = random_coefficient(rng, "0.1*A*x"), diagonal = random_coefficient(rng, "B + x*x");
+            p.kappa_tensor = mesh.dim == 2 ? std::vector<std::string>{diagonal, off, "2"}
+                                           : std::vector<std::string>{diagonal, off, "0.1", "2", off, "C"};
+            p.f = random_coefficient(rng, "sin(A*x)*cos(B*y) + C*z");
+            p.reaction = random_coefficient(rng, "A + B*y*y");
+            p.convection_field = {random_coefficient(rng, "A*y"), "-x", "0.5"};
+            p.convection_field.resize(static_cast<std::size_t>(mesh.dim));
+            for (const bool lower : {false, true}) {
+                ProblemSpec q = p;
+                if (!lower) q.reaction = "0", q.convection_field.clear();
+                expect_element_matrices_match(make_element_data<V>(cpu, mesh, ref, q), make_element_data<V>(gpu, mesh, ref, q),
+                                              tol, fmt::format("{} order {}{} seed {}", element_type_name(type), order,
+                                                               lower ? " reaction and convection" : "", seed));
+            }
+        }
 }
 
 TEST(AssemblyGpuMesh, ShapesGeneratedOnTheDeviceEqualTheHostMesh)

@@ -162,7 +162,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
                  "size_scales_with_degree": false},
         "degree": 1,
         "discretisation": "fe",
-        "problem": {"kappa": "1", "f": "0", "exact": null, "convection": null, "dirichlet": [],
+        "problem": {"kappa": "1", "f": "0", "c": "0", "exact": null, "convection": null, "dirichlet": [],
                     "neumann": [], "robin": []},
         "format": "csr",
         "format_options": {"csr": {"coop": 0, "repeat": 0, "block": 0, "tune": true, "offsets": "auto"},
@@ -369,8 +369,10 @@ TEST(CaseFile, WrongTypesNameKeyLineAndExpectation)
                      "max_iterations, check_every, cuda_graph, time_spmv, amg, got 'cg'"});
     expect_contains(error_of("mesh:\n  shape: unit_square\n  size: -0.1\n"),
                     {"case.yaml:3: mesh.size: expected a number > 0, got '-0.1'"});
-    expect_contains(error_of(minimal + "problem:\n  f: {a: 1}\n"),
-                    {"case.yaml:3: problem.f: expected a number or an expression of x, y, z, got a map"});
+    expect_contains(error_of(minimal + "problem:\n  f: [1, 2]\n"),
+                    {"case.yaml:3: problem.f: expected a number or an expression of x, y, z, got a list"});
+    expect_contains(error_of(minimal + "problem:\n  f: {a: [1]}\n"),
+                    {"case.yaml:3: problem.f.a: expected a number or an expression of x, y, z, got a list"});
 }
 
 TEST(CaseFile, BadChoicesListTheValidOnes)

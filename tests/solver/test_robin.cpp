@@ -15,21 +15,21 @@
 #include <fmt/format.h>
 
 #include "assembly/lma_system.hpp"
+#include "case_runs.hpp"
 #include "fv_test_support.hpp"
 #include "random_values.hpp"
 #include "solver/multigrid/aggregation.hpp"
 #include "tests/mixed_mesh_geometries.hpp"
 
 using namespace gpufem;
+using test::error_of;
+using test::errors_at;
+using test::expect_rates;
+using test::expect_says;
 using test::run_fv_case;
+using test::solution_of;
 
 namespace {
-
-const ExecPtr& cpu()
-{
-    static const ExecPtr exec = Executor::create_cpu();
-    return exec;
-}
 
 /// u = cos(pi x) e^y, kappa = 1 + x y on the unit square: Robin on top (h = 2 + x) and right
 /// (h = 3), and on left (h = 1) and bottom (h = 5) too when robin_everywhere, else Dirichlet
@@ -61,35 +61,6 @@ std::string problem_3d()
            "    back: {h: 4, u_inf: \"" + u + "*(1 + (1 + x*y*z)/4)\"}\n"
            "    right: {h: 1, u_inf: \"" + u + " - (1 + x*y*z)*pi*sin(pi*x)*exp(y)*cos(z)\"}\n"
            "  dirichlet: {left: \"" + u + "\", front: \"" + u + "\", bottom: \"" + u + "\"}\n";
-}
-
-/// The errors of a case run at each value of the placeholder SIZE (or R) in `yaml`.
-std::vector<ErrorNorms> errors_at(const std::string& yaml, const std::string& placeholder,
-                                  const std::vector<std::string>& values, const std::filesystem::path& dir = {})
-{
-    std::vector<ErrorNorms> errors;
-    for (const std::string& value : values) {
-        std::string text = yaml;
-        text.replace(text.find(placeholder), placeholder.size(), value);
-        const auto run = run_fv_case(text, cpu(), dir);
-        EXPECT_TRUE(run->solved.result.converged()) << run->solved.result.message;
-        errors.push_back(*run->output.errors);
-    }
-    return errors;
-}
-
-/// Expects L2 rate k + 1 and H1 rate k (+- 0.25) between successive halvings of h (FV: the
-/// cell-centred L2 at rate 2, no H1).
-void expect_rates(const std::vector<ErrorNorms>& e, int k, const std::string& what, bool h1 = true)
-{
-    for (std::size_t i = 1; i < e.size(); ++i) {
-        const double l2 = std::log2(e[i - 1].l2 / e[i].l2);
-        const double rate_h1 = h1 ? std::log2(e[i - 1].h1_semi / e[i].h1_semi) : 0.0;
-        std::cout << fmt::format("[ rate     ] {} level {}: L2 {:.3e} (rate {:.2f})", what, i, e[i].l2, l2)
-                  << (h1 ? fmt::format("  H1 {:.3e} (rate {:.2f})", e[i].h1_semi, rate_h1) : "") << "\n";
-        EXPECT_NEAR(l2, h1 ? k + 1 : 2, 0.25) << what << " level " << i;
-        if (h1) EXPECT_NEAR(rate_h1, k, 0.25) << what << " level " << i;
-    }
 }
 
 /// A generated shape's case at mesh.size SIZE and the given degree.
@@ -176,14 +147,6 @@ TEST(Robin, FiniteVolumeRates)
 
 namespace {
 
-/// The solution of a case (host copy).
-std::vector<double> solution_of(const std::string& yaml, const std::filesystem::path& dir = {})
-{
-    const auto run = run_fv_case(yaml, cpu(), dir);
-    EXPECT_TRUE(run->solved.result.converged()) << run->solved.result.message;
-    return run->solved.x.to_host();
-}
-
 /// The operators every Robin case below is solved with besides csr + amg.
 const std::vector<std::string> operator_variants = {
     "format: lma\nsolver: {tolerance: 1e-12, preconditioner: pmg}\n",
@@ -223,9 +186,9 @@ double operator_difference(const Csr<double>& a, const Csr<double>& b, unsigned 
 {
     const std::vector<double> x = test::random_vector<double>(static_cast<std::size_t>(a.cols), seed);
     const auto apply = [&](const Csr<double>& m) {
-        const auto op = build_format<double>("csr", m.clone_to(cpu()), FormatOptions{}).op;
-        Array<double> y(cpu(), static_cast<std::size_t>(m.rows));
-        op->apply(Array<double>::from_host(cpu(), x), y);
+        const auto op = build_format<double>("csr", m.clone_to(test::cpu_executor()), FormatOptions{}).op;
+        Array<double> y(test::cpu_executor(), static_cast<std::size_t>(m.rows));
+        op->apply(Array<double>::from_host(test::cpu_executor(), x), y);
         return y.to_host();
     };
     return test::max_relative_difference(apply(a), apply(b));
@@ -243,19 +206,19 @@ TEST(Robin, PmgCoarseOperatorsAreGalerkinProductsOfTheSystemWithTheTerm)
                                             problem_2d(false) + "backend: cpu\n",
                                         "robin.yaml", "");
         if (convection) spec.problem.convection = {1.0, -0.5};
-        const CaseMesh mesh = load_case_mesh(spec, cpu());
+        const CaseMesh mesh = load_case_mesh(spec, test::cpu_executor());
         const auto disc = make_discretisation<double>(spec, mesh);
-        const LinearSystem<double> system = disc->assemble(cpu());
-        const std::vector<Csr<double>> chain = disc->pmg_interpolations(cpu());
+        const LinearSystem<double> system = disc->assemble(test::cpu_executor());
+        const std::vector<Csr<double>> chain = disc->pmg_interpolations(test::cpu_executor());
         std::vector<std::vector<Csr<double>>> candidates;
-        candidates.push_back(disc->pmg_coarse_operators(cpu()));
+        candidates.push_back(disc->pmg_coarse_operators(test::cpu_executor()));
         if (!convection) {
-            const LmaSystem<double> lma = assemble_lma_system<double>(cpu(), mesh.mesh, spec.problem, LmaOptions{});
-            candidates.push_back(disc->pmg_coarse_operators(cpu(), lma.format.op.get()));
+            const LmaSystem<double> lma = assemble_lma_system<double>(test::cpu_executor(), mesh.mesh, spec.problem, LmaOptions{});
+            candidates.push_back(disc->pmg_coarse_operators(test::cpu_executor(), lma.format.op.get()));
         }
         for (const std::vector<Csr<double>>& operators : candidates) {
             ASSERT_FALSE(operators.empty());
-            Csr<double> finer = system.matrix.clone_to(cpu());
+            Csr<double> finer = system.matrix.clone_to(test::cpu_executor());
             for (std::size_t l = 0; l < operators.size(); ++l) {
                 Csr<double> rap = sparse_product(sparse_transpose(chain[l]), sparse_product(finer, chain[l]));
                 EXPECT_LT(operator_difference(operators[l], rap, seed + static_cast<unsigned>(l)), 1e-12)
@@ -265,26 +228,6 @@ TEST(Robin, PmgCoarseOperatorsAreGalerkinProductsOfTheSystemWithTheTerm)
         }
     }
 }
-
-namespace {
-
-/// The message of the error a case gives when read or run (FE or, with fv, finite volumes).
-std::string error_of(const std::string& yaml)
-{
-    try {
-        run_fv_case(yaml, cpu(), {}, false);
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "accepted";
-}
-
-void expect_says(const std::string& message, const std::vector<std::string>& parts)
-{
-    for (const std::string& part : parts) EXPECT_NE(message.find(part), std::string::npos) << message;
-}
-
-}  // namespace
 
 TEST(Robin, BadConditionsAreRefused)
 {

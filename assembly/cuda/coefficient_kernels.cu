@@ -1,0 +1,69 @@
+#include "assembly/coefficient_kernels.hpp"
+#include "assembly/cuda/first_failure.hpp"
+#include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda/launch_shape.cuh"
+
+namespace gpufem::kernels::cuda {
+namespace {
+
+using gpufem::cuda::block_size;
+using gpufem::cuda::FirstFailure;
+using gpufem::cuda::grid_for;
+using gpufem::cuda::thread_index;
+
+cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
+
+/// One thread per point of every cell; the cells of other regions return at once.
+template <typename V>
+__global__ void piece_kernel(const ExprInstruction* __restrict__ program, CoefficientPoints at, int tag,
+                             int components, int component, ValueCheck check, V* __restrict__ out,
+                             unsigned long long* first_failure)
+{
+    const long long k = thread_index();
+    if (k >= at.num_cells * at.per_cell) return;
+    const long long c = k / at.per_cell;
+    if (tag >= 0 && at.region && at.region[c] != tag) return;
+    double p[3];
+    coefficient_point(at, c, static_cast<int>(k - c * at.per_cell), p);
+    const V value = static_cast<V>(evaluate_program(program, p[0], p[1], p[2]));
+    out[k * components + component] = value;
+    if (!passes(check, static_cast<double>(value))) atomicMin(first_failure, static_cast<unsigned long long>(k));
+}
+
+template <typename V>
+__global__ void indefinite_kernel(const V* __restrict__ values, long long points, int dim,
+                                  unsigned long long* first_failure)
+{
+    const long long k = thread_index();
+    if (k < points && !positive_definite_tensor(values + k * (dim * (dim + 1) / 2), dim))
+        atomicMin(first_failure, static_cast<unsigned long long>(k));
+}
+
+}  // namespace
+
+template <typename V>
+long long evaluate_coefficient_piece(const Executor& exec, const ExprInstruction* program, const CoefficientPoints& at,
+                                     int tag, int components, int component, ValueCheck check, V* out)
+{
+    const long long points = at.num_cells * at.per_cell;
+    if (points == 0) return -1;
+    FirstFailure first(exec);
+    piece_kernel<V><<<grid_for(points), block_size, 0, stream_of(exec)>>>(program, at, tag, components, component,
+                                                                           check, out, first.device());
+    GPUFEM_CUDA_CHECK(cudaGetLastError());
+    return first.fetch();
+}
+
+template <typename V>
+long long first_indefinite_tensor(const Executor& exec, const V* values, long long points, int dim)
+{
+    if (points == 0) return -1;
+    FirstFailure first(exec);
+    indefinite_kernel<V><<<grid_for(points), block_size, 0, stream_of(exec)>>>(values, points, dim, first.device());
+    GPUFEM_CUDA_CHECK(cudaGetLastError());
+    return first.fetch();
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(evaluate_coefficient_piece, first_indefinite_tensor)
+
+}  // namespace gpufem::kernels::cuda
