@@ -4,7 +4,9 @@
 
 namespace gpufem {
 
-std::vector<CellBlock> cell_blocks(const Mesh& mesh)
+std::vector<CellBlock> cell_blocks(const Mesh& mesh) { return cell_blocks(mesh, {}); }
+
+std::vector<CellBlock> cell_blocks(const Mesh& mesh, const std::vector<std::uint8_t>& keep)
 {
     std::vector<CellBlock> blocks;
     const index_type cells = mesh.num_cells();
@@ -14,7 +16,8 @@ std::vector<CellBlock> cell_blocks(const Mesh& mesh)
         if (!mesh.is_mixed() && type != mesh.cell_type) continue;
         CellBlock block;
         for (index_type c = 0; c < cells; ++c)
-            if (mesh.type_of_cell(c) == type) block.cells.push_back(c);
+            if (mesh.type_of_cell(c) == type && (keep.empty() || keep[static_cast<std::size_t>(c)]))
+                block.cells.push_back(c);
         if (block.cells.empty()) continue;
         Mesh& m = block.mesh;
         m.dim = mesh.dim;

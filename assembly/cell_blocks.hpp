@@ -3,6 +3,7 @@
 // mesh of that type alone over the same nodes: what the single-type element code
 // (geometry, coefficients, element kernels, error integrals) runs on, block by block, while
 // the pattern, the boundary conditions and the solution stay those of the whole mesh.
+#include <cstdint>
 #include <vector>
 
 #include "linalg/array.hpp"
@@ -22,6 +23,10 @@ struct CellBlock {
 /// One block per cell type present in a mixed mesh, in ElementType order; a mesh of one type
 /// is one block (a copy of it without its boundary groups).
 std::vector<CellBlock> cell_blocks(const Mesh& mesh);
+
+/// cell_blocks of the cells with keep[c] != 0 alone (one entry per cell of the mesh; empty:
+/// every cell); no block for a type none of whose cells is kept.
+std::vector<CellBlock> cell_blocks(const Mesh& mesh, const std::vector<std::uint8_t>& keep);
 
 /// One entry per cell of the mesh, on exec: the cell's number in the block (its place in
 /// block.cells), -1 for the cells of other blocks.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "assembly/error_norms.hpp"
+#include "assembly/flux_report.hpp"
 #include "assembly/function_space.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/format_build.hpp"
@@ -73,11 +74,14 @@ struct DiscreteSystem {
     }
 };
 
-/// A solution as written out: VTU fields and, with an exact solution, the errors.
+/// A solution as written out: VTU fields and, with an exact solution, the errors; with flux
+/// output its fluxes, integrals and balance (the fields flux_x, flux_y, flux_z among the
+/// point and cell fields).
 struct SolutionOutput {
     std::vector<MeshField> point_fields;
     std::vector<MeshField> cell_fields;
     std::optional<ErrorNorms> errors;
+    std::optional<FluxReport> fluxes;
 };
 
 /// Mesh + problem -> linear system; solution -> output fields and errors.
@@ -125,6 +129,10 @@ public:
     virtual SolutionOutput solution_output(const Array<V>& u) const = 0;
     /// What it wants to say in report.json ("discretisation"), or null.
     virtual nlohmann::json report() const { return nullptr; }
+    /// Whether solution_output computes the fluxes (SolutionOutput::fluxes and the flux
+    /// fields; on by default), where the discretisation can.
+    void set_flux_output(bool on) { flux_output_ = on; }
+    bool flux_output() const { return flux_output_; }
     /// Solves after the first whose right-hand side depends on the previous solution
     /// (finite volumes' deferred non-orthogonal correction); 0 for a linear system solved once.
     virtual int correction_passes() const { return 0; }
@@ -141,6 +149,9 @@ public:
     /// corrected_rhs(u) into out (resized when its size differs): an implementation may keep
     /// its scratch, so repeated calls (a corrected operator's products) allocate nothing.
     virtual void corrected_rhs_into(const Array<V>& u, Array<V>& out) const { out = corrected_rhs(u); }
+
+private:
+    bool flux_output_ = true;
 };
 
 /// disc's p-multigrid transfers (Discretisation::pmg_interpolations) with the first's rows in

@@ -20,6 +20,11 @@ double prewrite_host_bytes(const MemoryChoices& choices, const MeshCounts& mesh)
     return 9 * mesh.cells + 0.5 * (24 * mesh.nodes + 4 * mesh.cells * mesh.nodes_per_cell);
 }
 
+double flux_field_bytes(const MemoryChoices& choices, const MeshCounts& mesh)
+{
+    return choices.fluxes ? 8.0 * mesh.dim * (mesh.nodes + mesh.cells) : 0.0;
+}
+
 bool is_constant_expression(const std::string& text)
 {
     char* end = nullptr;

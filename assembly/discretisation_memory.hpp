@@ -30,6 +30,7 @@ struct MemoryChoices {
     double preconditioner_kept = 0;   ///< the preconditioner entry's memory: kept for the solve
     double preconditioner_setup = 0;  ///< and held at once by its setup
     bool write_solution = true;   ///< result.vtu is written
+    bool fluxes = false;          ///< the solution's fluxes and flux fields are computed
     bool compressed_output = false;   ///< result.vtu is compressed (CUDA runs write its mesh early)
 };
 
@@ -57,6 +58,10 @@ PhaseBytes mesh_memory(const MeshCounts& mesh, bool cuda);
 /// offsets, types and groups, and the compressed blocks in flight (about half the raw arrays
 /// at most); 0 when the run writes no compressed result.vtu.
 double prewrite_host_bytes(const MemoryChoices& choices, const MeshCounts& mesh);
+
+/// Host bytes of the flux fields (the mesh's dimension's components at the nodes and per
+/// cell, in double); 0 without output.fluxes.
+double flux_field_bytes(const MemoryChoices& choices, const MeshCounts& mesh);
 
 /// True when an expression is a plain number (kept as one value, not per quadrature point).
 bool is_constant_expression(const std::string& text);

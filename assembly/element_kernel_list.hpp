@@ -41,3 +41,12 @@ template <typename V>
 void element_matrices_interleaved(const Executor& exec, const ElementData<V>& data,
                                   index_type stride, bool symmetric, V* matrices, V* rhs)
     GPUFEM_KERNEL_BODY
+
+/// residual[node_i] += (K_e u_e - f_e)_i for every cell e and each of its nodes with
+/// mask[node_i] != 0 (mask null: every node): the unconstrained system's residual at those
+/// nodes, u one value per node (a Dirichlet group's flux). cpu: batches of cells computed in
+/// parallel, added in cell order; cuda: the element_matrices kernels with a residual sink,
+/// atomic adds.
+template <typename V>
+void element_residual(const Executor& exec, const ElementData<V>& data, const V* u, const std::uint8_t* mask,
+                      double* residual) GPUFEM_KERNEL_BODY

@@ -27,6 +27,8 @@ private:
     double element_matrices() const;
     std::pair<double, double> hierarchy() const;
     double errors_on_executor() const;
+    PhaseBytes fluxes() const;
+    double flux_fields() const;
     double output_host() const;
 
     const MeshCounts& mesh_;
@@ -180,13 +182,27 @@ double FeMemoryModel::errors_on_executor() const
                                 : vector_ + std::max(assembled_peak(8), csr_bytes(in_double) + 40 * n_));
 }
 
+/// The fluxes (with output.fluxes; else nothing): on the executor the node sums, the
+/// residual, a block's cell means and integrals, its coefficients at the quadrature points and
+/// at the nodes, the Neumann and Robin groups' loads and products; on the host the cells' means
+/// and integrals, the node sums brought back and the flux fields.
+PhaseBytes FeMemoryModel::fluxes() const
+{
+    if (!c_.fluxes) return {};
+    const double executor = 57 * n_ + 3 * vector_ + 64 * cells_ + (2 * q_ + p_) * cells_ * s_;
+    return {128 * cells_ + 64 * n_ + flux_fields(), executor};
+}
+
+/// The flux fields (host): d components at the nodes and per cell.
+double FeMemoryModel::flux_fields() const { return flux_field_bytes(c_, mesh_); }
+
 /// Output (host): the point fields, VTK's offsets, types and groups (connectivity too beyond
 /// order 1), and the compressed blocks, which are about as large as the raw arrays.
 double FeMemoryModel::output_host() const
 {
     const double fields = problem_.exact.empty() ? 1 : 3;
-    double output = 8 * n_ * fields + 9 * cells_ + (k_ >= 2 ? 4 * cells_ * p_ : 0);
-    if (c_.write_solution) output += 24 * n_ + 8 * n_ * fields + 4 * cells_ * p_ + 9 * cells_ + 4e6;
+    double output = 8 * n_ * fields + flux_fields() + 9 * cells_ + (k_ >= 2 ? 4 * cells_ * p_ : 0);
+    if (c_.write_solution) output += 24 * n_ + 8 * n_ * fields + flux_fields() + 4 * cells_ * p_ + 9 * cells_ + 4e6;
     return output;
 }
 
@@ -198,15 +214,17 @@ DiscretisationMemory FeMemoryModel::memory() const
     d.vector = vector_;
     std::tie(d.kept, d.setup) = hierarchy();
     const double fields = problem_.exact.empty() ? 1 : 3;
+    const PhaseBytes flux = fluxes();
     if (c_.cuda) {
         const double prewrite = prewrite_host_bytes(c_, mesh_);
         d.assembly = {prewrite + c_.format.host + 2 * n_, scratch_ + assembly()};
         d.resident = {prewrite, scratch_};
-        d.errors = {9 * cells_ + (s_ == 4 ? 12 : 8) * n_ + 16 * n_, scratch_ + errors_on_executor()};
+        d.errors = {9 * cells_ + (s_ == 4 ? 12 : 8) * n_ + 16 * n_ + flux.host,
+                    scratch_ + std::max(errors_on_executor(), flux.device)};
         d.output = {output_host(), scratch_ + vector_};
     } else {
         d.assembly = {n_ + assembly(), 0};
-        d.errors = {errors_on_executor() + 8 * fields * n_ + 16 * n_, 0};
+        d.errors = {std::max(errors_on_executor(), flux.device) + flux.host + 8 * fields * n_ + 16 * n_, 0};
         d.output = {vector_ + output_host(), 0};
     }
     return d;

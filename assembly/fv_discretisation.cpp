@@ -408,6 +408,87 @@ nlohmann::json FiniteVolumeDiscretisation<V>::report() const
     return out;
 }
 
+namespace {
+
+/// The outward fluxes through each condition's group, in the order the conditions are given
+/// (Dirichlet, Neumann, Robin), and through the boundary faces in none ("none").
+std::vector<GroupFlux> fv_group_fluxes(const Mesh& mesh, const ProblemSpec& problem, const std::vector<double>& face,
+                                       const std::vector<index_type>& neighbour, const std::vector<int>& group)
+{
+    std::vector<std::pair<std::string, std::string>> named;
+    for (const BoundaryCondition& bc : problem.dirichlet) named.emplace_back(bc.group, "dirichlet");
+    for (const BoundaryCondition& bc : problem.neumann) named.emplace_back(bc.group, "neumann");
+    for (const RobinCondition& bc : problem.robin) named.emplace_back(bc.group, "robin");
+    std::vector<double> by_group(mesh.boundaries.size() + 1, 0.0);
+    std::vector<char> conditioned(mesh.boundaries.size(), 0);
+    for (const auto& [name, kind] : named)
+        conditioned[static_cast<std::size_t>(&condition_facets(mesh, name, kind.c_str()) - mesh.boundaries.data())] = 1;
+    bool others = false;
+    for (std::size_t slot = 0; slot < face.size(); ++slot) {
+        if (neighbour[slot] >= 0) continue;
+        const int g = group[slot];
+        const bool free_face = g < 0 || !conditioned[static_cast<std::size_t>(g)];
+        if (free_face && face[slot] == 0.0) continue;  // padding slots, faces without flux
+        others = others || free_face;
+        by_group[free_face ? mesh.boundaries.size() : static_cast<std::size_t>(g)] += face[slot];
+    }
+    std::vector<GroupFlux> out;
+    for (const auto& [name, kind] : named)
+        out.push_back({name, kind, by_group[static_cast<std::size_t>(&condition_facets(mesh, name, kind.c_str()) - mesh.boundaries.data())]});
+    if (others) out.push_back({"(boundary faces in no condition's group)", "none", by_group.back()});
+    return out;
+}
+
+/// The mean over the cells around each node of their values (3 per cell), weighted by their
+/// volumes.
+std::vector<double> fv_node_average(const Mesh& mesh, const std::vector<double>& per_cell, const std::vector<double>& volume)
+{
+    std::vector<double> sum(3 * static_cast<std::size_t>(mesh.num_nodes()), 0.0), weight(sum.size() / 3, 0.0);
+    for (std::size_t c = 0; c < volume.size(); ++c)
+        for (int k = 0; k < mesh.nodes_per_cell; ++k) {
+            const index_type node = mesh.cells[c * static_cast<std::size_t>(mesh.nodes_per_cell) + static_cast<std::size_t>(k)];
+            if (node < 0) continue;
+            for (int d = 0; d < 3; ++d) sum[3 * static_cast<std::size_t>(node) + d] += volume[c] * per_cell[3 * c + d];
+            weight[static_cast<std::size_t>(node)] += volume[c];
+        }
+    return node_means(std::move(sum), weight);
+}
+
+}  // namespace
+
+template <typename V>
+SolutionFluxes FiniteVolumeDiscretisation<V>::fluxes(const Array<V>& u, double shift_u) const
+{
+    const State& s = state(u.executor());
+    const ExecPtr& exec = u.executor();
+    const std::size_t n = static_cast<std::size_t>(mesh_.num_cells());
+    SolutionFluxes out;
+    out.report.method = "finite volumes: the scheme's face fluxes (diffusion with its correction, and the upwind "
+                        "convective flux) summed over each group's faces";
+    out.report.groups = fv_group_fluxes(mesh_, problem_, face_fluxes(u, correction_passes() > 0),
+                                        s.faces.neighbour.to_host(), s.faces.group.to_host());
+    Array<double> gradient(exec, 3 * n);
+    Array<V> zeros(exec, n), scratch(exec, n);
+    fill(zeros, V(0));
+    GPUFEM_DISPATCH(*exec, fv_corrected_rhs<V>(*exec, s.mesh, s.problem, u.data(), zeros.data(), gradient.data(),
+                                               scratch.data()));
+    const std::vector<double> grad = gradient.to_host(), kappa = s.kappa.to_host(), volume = s.volume.to_host(),
+                              source = s.source.to_host(), reaction = s.reaction.to_host();
+    const std::vector<V> uh = u.to_host();
+    std::vector<double> flux(3 * n), integrals(5 * n);
+    for (std::size_t c = 0; c < n; ++c) {
+        for (int d = 0; d < 3; ++d) flux[3 * c + d] = -kappa[c] * grad[3 * c + d];
+        const double value = static_cast<double>(uh[c]) + shift_u;
+        const double cu = reaction.empty() ? 0.0 : reaction[c] * static_cast<double>(uh[c]);
+        const double entries[5] = {volume[c], volume[c] * value, volume[c] * source[c], volume[c] * cu, 0.0};
+        std::copy(entries, entries + 5, integrals.begin() + static_cast<long>(5 * c));
+    }
+    out.report.regions = region_integrals(mesh_, integrals);
+    out.point_fields = flux_fields(mesh_.dim, fv_node_average(mesh_, flux, volume));
+    out.cell_fields = flux_fields(mesh_.dim, flux);
+    return out;
+}
+
 template <typename V>
 SolutionOutput FiniteVolumeDiscretisation<V>::solution_output(const Array<V>& u) const
 {
@@ -432,6 +513,12 @@ SolutionOutput FiniteVolumeDiscretisation<V>::solution_output(const Array<V>& u)
         sums = errors(shift_u, has_exact ? -sums.exact / sums.volume : 0.0);
     }
     SolutionOutput out;
+    if (this->flux_output()) {
+        SolutionFluxes fluxes = this->fluxes(u, shift_u);
+        for (MeshField& field : fluxes.point_fields) out.point_fields.push_back(std::move(field));
+        for (MeshField& field : fluxes.cell_fields) out.cell_fields.push_back(std::move(field));
+        out.fluxes = std::move(fluxes.report);
+    }
     const HostVector<V> uh = u.to_host_vector();
     HostVector<double> values(uh.size());
     const long long count = static_cast<long long>(uh.size());

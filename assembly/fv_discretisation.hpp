@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "assembly/discretisation.hpp"
+#include "assembly/fe_fluxes.hpp"
 #include "assembly/problem_spec.hpp"
 #include "linalg/named_enum.hpp"
 
@@ -87,6 +88,11 @@ public:
     std::vector<double> centroids() const;
     /// What assembly found (after assemble).
     FvMeshReport mesh_report() const;
+    /// The fluxes of the solution u (shifted by shift_u for the integrals of u): the flux out
+    /// through each condition's group (the scheme's face fluxes, convection included), the
+    /// regions' integrals (midpoint rule), -kappa grad u per cell (the least-squares gradient)
+    /// and at the nodes (the mean over the cells around a node, weighted by their volumes).
+    SolutionFluxes fluxes(const Array<V>& u, double shift_u) const;
     /// The method, its options and mesh_report() (when assembled), for report.json.
     nlohmann::json report() const override;
 

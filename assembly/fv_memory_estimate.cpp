@@ -54,6 +54,16 @@ double correction_bytes(const MeshCounts& mesh, const FvOptions& options, double
     return 24 * mesh.cells + (options.correction == FvCorrection::implicit ? 6 : 14) * vector;
 }
 
+/// The fluxes (with output.fluxes; else nothing): on the executor the gradients and the
+/// face fluxes with a scratch vector; on the host the face fluxes, neighbours and groups, the
+/// cells' data, means and integrals, the node sums and the flux fields.
+PhaseBytes flux_bytes(const MeshCounts& mesh, const MemoryChoices& c, double vector)
+{
+    if (!c.fluxes) return {};
+    const double cells = mesh.cells, slots = cells * faces_per_cell(mesh), nodes = mesh.nodes;
+    return {16 * slots + 150 * cells + 56 * nodes + vector + flux_field_bytes(c, mesh), 24 * cells + 8 * slots + 2 * vector};
+}
+
 }  // namespace
 
 MatrixShape fv_matrix_shape(const MeshCounts& mesh, double value_bytes)
@@ -85,19 +95,21 @@ DiscretisationMemory fv_memory(const MeshCounts& mesh, const ProblemSpec& proble
     const double assembly = state + assembly_bytes(mesh, csr, vector);
     const double resident = state + correction_bytes(mesh, options, vector);
     const double fields = problem.exact.empty() ? 1 : 3;
-    const double errors = state + d.system + vector + 24 * cells + 8 * fields * cells;
-    double output = 8 * cells * fields + 9 * cells;
-    if (c.write_solution) output += 24 * mesh.nodes + 8 * cells * fields + 4 * cells * v + 9 * cells + 4e6;
+    const PhaseBytes flux = flux_bytes(mesh, c, vector);
+    const double flux_fields = flux_field_bytes(c, mesh);
+    const double errors = state + d.system + vector + std::max(24 * cells + 8 * fields * cells, flux.device);
+    double output = 8 * cells * fields + flux_fields + 9 * cells;
+    if (c.write_solution) output += 24 * mesh.nodes + 8 * cells * fields + flux_fields + 4 * cells * v + 9 * cells + 4e6;
     if (c.cuda) {
         const double prewrite = prewrite_host_bytes(c, mesh);
         d.assembly = {prewrite, assembly};
         d.resident = {prewrite, resident};
-        d.errors = {9 * cells + 8 * fields * cells, errors};
+        d.errors = {9 * cells + 8 * fields * cells + flux.host, errors};
         d.output = {output, state + d.system + vector};
     } else {
         d.assembly = {assembly, 0};
         d.resident = {resident, 0};
-        d.errors = {errors + 8 * fields * cells, 0};
+        d.errors = {errors + 8 * fields * cells + flux.host, 0};
         d.output = {state + d.system + vector + output, 0};
     }
     return d;

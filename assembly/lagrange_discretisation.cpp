@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "assembly/fe_fluxes.hpp"
 #include "assembly/lagrange_interpolation.hpp"
 #include "assembly/pmg_coarse_operators.hpp"
 #include "mesh/mesh_source.hpp"
@@ -64,6 +65,12 @@ SolutionOutput LagrangeDiscretisation<V>::solution_output(const Array<V>& u) con
         out.point_fields.push_back({"u", std::move(uh)});  // no second host copy
     else
         out.point_fields.push_back({"u", HostVector<double>(uh.begin(), uh.end())});
+    if (this->flux_output()) {
+        SolutionFluxes fluxes = fe_fluxes(mesh_, problem_, u);
+        for (MeshField& field : fluxes.point_fields) out.point_fields.push_back(std::move(field));
+        for (MeshField& field : fluxes.cell_fields) out.cell_fields.push_back(std::move(field));
+        out.fluxes = std::move(fluxes.report);
+    }
     if (problem_.exact.empty()) return out;
     NodalErrors errors = compute_errors(mesh_, u, Expression(problem_.exact));
     out.errors = errors.norms;

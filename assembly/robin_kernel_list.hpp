@@ -51,3 +51,9 @@ void add_facet_matrices_to_cells(const Executor& exec, const FacetMatrices& face
                                  const index_type* owner, const index_type* local,
                                  const index_type* cell_map, int npe, index_type stride,
                                  bool symmetric, V* matrices) GPUFEM_KERNEL_BODY
+
+/// y[node_i] += sum_j m_ij u[node_j] for every facet (its matrix m and nodes): the Robin
+/// term's product with a solution. cpu: facets in order; cuda: one thread per facet,
+/// atomic adds.
+template <typename V>
+void add_facet_products(const Executor& exec, const FacetMatrices& facets, const V* u, double* y) GPUFEM_KERNEL_BODY

@@ -10,6 +10,7 @@
 #include "assembly/expression_program.hpp"
 #include "assembly/lma_kernels.hpp"
 #include "linalg/backend_kernels.hpp"
+#include "linalg/host_device.hpp"
 #include "linalg/types.hpp"
 #include "mesh/kernel_shapes.hpp"
 
@@ -21,6 +22,17 @@ struct FacetMatrices {
     int nodes_per_facet = 0;
     const index_type* nodes = nullptr;  ///< nodes_per_facet per facet
     const double* values = nullptr;     ///< nodes_per_facet^2 per facet, row-major
+
+    /// Row i of facet k's matrix times u at the facet's nodes.
+    template <typename V>
+    GPUFEM_HOST_DEVICE double row_product(long long k, int i, const V* u) const
+    {
+        const index_type* at = nodes + k * nodes_per_facet;
+        const double* row = values + (k * nodes_per_facet + i) * nodes_per_facet;
+        double sum = 0;
+        for (int j = 0; j < nodes_per_facet; ++j) sum += row[j] * static_cast<double>(u[at[j]]);
+        return sum;
+    }
 };
 
 /// Corners per facet key (a quadrilateral's four; shorter facets padded with

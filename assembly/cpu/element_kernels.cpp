@@ -184,7 +184,24 @@ void element_matrices_interleaved(const Executor&, const ElementData<V>& data, i
     }
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(element_matrices, assemble_csr, element_matrices_interleaved)
+template <typename V>
+void element_residual(const Executor&, const ElementData<V>& data, const V* u, const std::uint8_t* mask,
+                      double* residual)
+{
+    const std::size_t n = data.nodes_per_cell;
+    const index_type* cells = data.cells.data();
+    for_each_cell_matrix(data, [&](index_type e, const V* ke, const V* fe) {
+        const index_type* nodes = cells + static_cast<std::size_t>(e) * n;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (mask && !mask[nodes[i]]) continue;
+            double s = -static_cast<double>(fe[i]);
+            for (std::size_t j = 0; j < n; ++j) s += static_cast<double>(ke[i * n + j]) * static_cast<double>(u[nodes[j]]);
+            residual[nodes[i]] += s;
+        }
+    });
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(element_matrices, assemble_csr, element_matrices_interleaved, element_residual)
 GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(assemble_csr_searched)
 
 }  // namespace gpufem::kernels::cpu

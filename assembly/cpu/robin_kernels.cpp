@@ -86,7 +86,15 @@ void add_facet_matrices_to_cells(const Executor&, const FacetMatrices& facets, c
     }
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(robin_facet_terms, add_facet_matrices_to_cells)
+template <typename V>
+void add_facet_products(const Executor&, const FacetMatrices& facets, const V* u, double* y)
+{
+    const int npf = facets.nodes_per_facet;
+    for (index_type k = 0; k < facets.count; ++k)
+        for (int i = 0; i < npf; ++i) y[facets.nodes[static_cast<long long>(k) * npf + i]] += facets.row_product(k, i, u);
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(robin_facet_terms, add_facet_matrices_to_cells, add_facet_products)
 GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(add_facet_matrices_csr)
 
 }  // namespace gpufem::kernels::cpu

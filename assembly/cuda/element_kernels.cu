@@ -78,7 +78,14 @@ void element_matrices_interleaved(const Executor& exec, const ElementData<V>& da
                                               symmetric});
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(element_matrices, assemble_csr, element_matrices_interleaved)
+template <typename V>
+void element_residual(const Executor& exec, const ElementData<V>& data, const V* u, const std::uint8_t* mask,
+                      double* residual)
+{
+    launch_element_kernels(exec, data, ResidualSink<V>{data.cells.data(), data.nodes_per_cell, u, mask, residual});
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(element_matrices, assemble_csr, element_matrices_interleaved, element_residual)
 GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(assemble_csr_searched)
 
 }  // namespace gpufem::kernels::cuda

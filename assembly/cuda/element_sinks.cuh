@@ -112,4 +112,34 @@ struct InterleavedSink : AtomicLoads<V> {
     }
 };
 
+/// Adds the residual K_e u_e - f_e into residual at the cell's nodes with mask[node] != 0 (mask
+/// null: every node), with atomicAdd (in double).
+template <typename V>
+struct ResidualSink {
+    const index_type* cells;
+    int npe;
+    const V* u;
+    const std::uint8_t* mask;
+    double* residual;
+
+    /// Entries (i, jc + jj), jj < count <= JT, of cell e, times u, into row i's residual.
+    template <int JT>
+    __device__ void add_row(index_type e, int i, int jc, int count, const V* row) const
+    {
+        const index_type* nodes = cells + static_cast<long long>(e) * npe;
+        if (mask && !mask[nodes[i]]) return;
+        double s = 0;
+#pragma unroll
+        for (int jj = 0; jj < JT; ++jj)
+            if (jj < count) s += static_cast<double>(row[jj]) * static_cast<double>(u[nodes[jc + jj]]);
+        atomicAdd(residual + nodes[i], s);
+    }
+    /// Load entry i of cell e, subtracted.
+    __device__ void add_load(index_type e, int i, V value) const
+    {
+        const index_type node = cells[static_cast<long long>(e) * npe + i];
+        if (!mask || mask[node]) atomicAdd(residual + node, -static_cast<double>(value));
+    }
+};
+
 }  // namespace gpufem::kernels::cuda

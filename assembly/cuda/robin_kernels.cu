@@ -118,7 +118,24 @@ __global__ void cells_add_kernel(FacetMatrices facets, const index_type* __restr
         }
 }
 
+template <typename V>
+__global__ void products_kernel(FacetMatrices facets, const V* __restrict__ u, double* __restrict__ y)
+{
+    const long long k = thread_index();
+    if (k >= facets.count) return;
+    for (int i = 0; i < facets.nodes_per_facet; ++i)
+        atomicAdd(y + facets.nodes[k * facets.nodes_per_facet + i], facets.row_product(k, i, u));
+}
+
 }  // namespace
+
+template <typename V>
+void add_facet_products(const Executor& exec, const FacetMatrices& facets, const V* u, double* y)
+{
+    if (facets.count == 0) return;
+    products_kernel<V><<<grid_for(facets.count), block_size, 0, stream_of(exec)>>>(facets, u, y);
+    GPUFEM_CUDA_CHECK(cudaGetLastError());
+}
 
 template <typename V>
 long long robin_facet_terms(const Executor& exec, const ExprInstruction* h, const ExprInstruction* u_inf,
@@ -179,7 +196,7 @@ void add_facet_matrices_to_cells(const Executor& exec, const FacetMatrices& face
     GPUFEM_CUDA_CHECK(cudaGetLastError());
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(robin_facet_terms, add_facet_matrices_to_cells)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(robin_facet_terms, add_facet_matrices_to_cells, add_facet_products)
 GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(add_facet_matrices_csr)
 
 }  // namespace gpufem::kernels::cuda

@@ -34,7 +34,8 @@ constexpr std::string_view top_keys[] = {"mesh",      "matrix",  "degree",      
                                          "discretisation", "fv",
                                          "format",    "reorder", "auto_iterations", "format_options", "solver",
                                          "precision", "backend", "output"};
-constexpr std::string_view output_keys[] = {"compression", "write"};
+constexpr std::string_view output_keys[] = {"compression", "write", "fluxes"};
+constexpr std::string_view auto_booleans[] = {"auto", "true", "false"};
 constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
                                           "elements", "size", "refine",
                                           "size_scales_with_degree", "allow_commands",
@@ -424,8 +425,9 @@ ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json&
     return problem;
 }
 
-/// The output map; resolved gets its JSON with defaults.
-OutputSpec read_output(const CaseReader& reader, const CaseValue& value, json& resolved)
+/// The output map; resolved gets its JSON with defaults. fluxes need a mesh (has_mesh: not a
+/// matrix case).
+OutputSpec read_output(const CaseReader& reader, const CaseValue& value, bool has_mesh, json& resolved)
 {
     OutputSpec output;
     const std::vector<CaseValue> entries = reader.entries(value, output_keys);
@@ -435,8 +437,16 @@ OutputSpec read_output(const CaseReader& reader, const CaseValue& value, json& r
     if (const CaseValue* write = find_entry(entries, "write")) {
         output.write_solution = reader.to_choice(*write, booleans) == "true";
     }
+    output.fluxes = output.write_solution && has_mesh;
+    if (const CaseValue* fluxes = find_entry(entries, "fluxes")) {
+        const std::string choice = reader.to_choice(*fluxes, auto_booleans);
+        if (choice == "true" && !has_mesh)
+            reader.fail(*fluxes, "a system read from a matrix file has no mesh to take fluxes on (use auto or false)");
+        if (choice != "auto") output.fluxes = choice == "true";
+    }
     resolved = {{"compression", enum_name(vtu_compression_names, output.compression)},
-                {"write", output.write_solution}};
+                {"write", output.write_solution},
+                {"fluxes", output.fluxes}};
     return output;
 }
 
@@ -714,7 +724,7 @@ void read_run_settings(const CaseReader& reader, const std::vector<CaseValue>& e
     if (const CaseValue* precision = find_entry(entries, "precision")) {
         spec.precision = reader.to_enum(*precision, precision_names);
     }
-    spec.output = read_output(reader, section_of(entries, "output"), resolved["output"]);
+    spec.output = read_output(reader, section_of(entries, "output"), !spec.matrix, resolved["output"]);
     if (const CaseValue* backend = find_entry(entries, "backend")) {
         spec.backend = reader.to_enum(*backend, backend_choice_names);
     }

@@ -58,6 +58,9 @@ struct SolverSpec {
 struct OutputSpec {
     VtuCompression compression = VtuCompression::lz4;  ///< of result.vtu
     bool write_solution = true;  ///< false: no result.vtu (benchmarks, timing runs)
+    /// The fluxes, integrals and balance of the solution and the flux fields (output.fluxes:
+    /// auto is write_solution).
+    bool fluxes = true;
 };
 
 /// An external linear system (the case's `matrix` map) in place of a mesh and a PDE.

@@ -344,6 +344,15 @@ output:                    (map) what the run writes besides report.json and spm
                            (lz4: fast; zlib: smaller, several times slower; none: raw)
   write: true              (boolean, default true) false: no result.vtu (benchmarks, timing
                            runs); report.json and spmv_timings.csv are still written
+  fluxes: auto             (auto | true | false, default auto: as write) the flux -kappa grad u
+                           (flux_x, flux_y, flux_z in result.vtu: each cell's mean, and at the
+                           nodes the mean of their cells' values, weighted by |det J| there;
+                           finite volumes: the cells' gradients, volume-weighted at the nodes),
+                           the flux out through each boundary group with a condition (Dirichlet
+                           groups: the residual of the unconstrained system at their nodes), each
+                           region's integrals of u, f, c u and b . grad u, and the balance of the
+                           boundary fluxes against the source, in report.json ("fluxes") and the
+                           summary
 
 Overrides: --set KEY=VALUE sets a value before validation, with a dotted key
 (mesh.refine=3, solver.tolerance=1e-10, problem.dirichlet.left=0, "problem.f=sin(x)");

@@ -161,6 +161,7 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
                       {"GFLOPs", median > 0 ? 2.0 * r.nnz / median * 1e-9 : 0.0}};
     if (r.memory_estimate) report["memory"] = memory_report(*r.memory_estimate, r.memory_measured);
     report_errors(spec, r, report);
+    if (r.fluxes) report["fluxes"] = r.fluxes->to_json();
     return report;
 }
 
@@ -289,6 +290,8 @@ std::string make_summary(const CaseSpec& spec, const RunRecord& r)
     summarise_setup(spec, r, s);
     summarise_solve(spec, r, s);
     summarise_errors(spec, r, s);
+    if (r.fluxes)
+        for (const auto& [key, text] : r.fluxes->summary()) summary_row(s, key, text);
     summary_row(s, "output time", fmt::format("{:.4f} s", r.time_output));
     return s;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "assembly/error_norms.hpp"
+#include "assembly/flux_report.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/csr.hpp"
 #include "solver/case/case_file.hpp"
@@ -79,6 +80,8 @@ struct RunRecord {
     int spmvs_per_iteration = 1;     ///< 2 for BiCGSTAB
     // accuracy
     std::optional<ErrorNorms> errors;
+    /// The solution's boundary fluxes, region integrals and balance (output.fluxes).
+    std::optional<FluxReport> fluxes;
     // memory (bytes): the estimate made before the arrays, and each phase's measured peak
     std::optional<MemoryEstimate> memory_estimate;
     std::vector<PhaseMemory> memory_measured;

@@ -88,6 +88,7 @@ MemoryChoices case_choices(const CaseSpec& spec, const MemoryEstimate& e, bool f
     c.preconditioner_kept = kept;
     c.preconditioner_setup = setup;
     c.write_solution = spec.output.write_solution;
+    c.fluxes = spec.output.fluxes;
     c.compressed_output = spec.output.compression == VtuCompression::lz4;
     return c;
 }

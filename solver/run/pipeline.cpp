@@ -136,9 +136,13 @@ template <typename V>
 std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, const CaseMesh& input)
 {
     if (input.external) return std::make_unique<ExternalSystemDiscretisation<V>>(input.external);
+    std::unique_ptr<Discretisation<V>> disc;
     if (spec.discretisation == DiscretisationKind::fv)
-        return std::make_unique<FiniteVolumeDiscretisation<V>>(input.mesh, spec.problem, spec.fv);
-    return std::make_unique<LagrangeDiscretisation<V>>(input.mesh, spec.problem);
+        disc = std::make_unique<FiniteVolumeDiscretisation<V>>(input.mesh, spec.problem, spec.fv);
+    else
+        disc = std::make_unique<LagrangeDiscretisation<V>>(input.mesh, spec.problem);
+    disc->set_flux_output(spec.output.fluxes);
+    return disc;
 }
 
 namespace {

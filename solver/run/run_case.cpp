@@ -238,6 +238,7 @@ SolutionOutput compute_errors(const CaseSpec& spec, const ExecPtr& exec, const C
         spdlog::info("true residual of the float solution against the system in double: {:.3e}",
                      record.true_relative_residual_double);
     record.errors = computed->errors;
+    record.fluxes = computed->fluxes;
     record.time_errors = seconds_since(start);
     return std::move(*computed);
 }

@@ -181,7 +181,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
         "precision": "double",
         "reorder": "none",
         "backend": "auto",
-        "output": {"compression": "lz4", "write": true}})");
+        "output": {"compression": "lz4", "write": true, "fluxes": true}})");
     EXPECT_EQ(spec.resolved, expected) << spec.resolved.dump(2);
 }
 
@@ -717,6 +717,19 @@ TEST(CaseFile, OutputSectionIsReadAndChecked)
     expect_contains(error_of(minimal + "output: {compression: gzip}\n"),
                     {"case.yaml:2: output.compression", "lz4, zlib, none"});
     expect_contains(error_of(minimal + "output: {writes: false}\n"), {"unknown key 'writes'"});
+}
+
+TEST(CaseFile, OutputFluxesFollowWriteUnlessChosen)
+{
+    const std::string minimal = "mesh: {shape: unit_square}\n";
+    EXPECT_TRUE(parse_case_text(minimal, "case.yaml", ".").output.fluxes);
+    EXPECT_FALSE(parse_case_text(minimal + "output: {write: false}\n", "case.yaml", ".").output.fluxes);
+    const CaseSpec chosen = parse_case_text(minimal + "output: {write: false, fluxes: true}\n", "case.yaml", ".");
+    EXPECT_TRUE(chosen.output.fluxes);
+    EXPECT_EQ(chosen.resolved["output"]["fluxes"], true);
+    EXPECT_FALSE(parse_case_text(minimal + "output: {fluxes: false}\n", "case.yaml", ".").output.fluxes);
+    expect_contains(error_of(minimal + "output: {fluxes: sometimes}\n"),
+                    {"case.yaml:2: output.fluxes", "auto, true, false"});
 }
 
 TEST(CaseFile, BackendOverrideKeepsTheFileValidated)

@@ -121,6 +121,7 @@ TEST(ExternalSystem, BadInputIsAClearErrorWithNothingWritten)
         {"matrix: {file: missing.mtx}\n", {"case.yaml:1", "matrix.file", "missing.mtx' not found"}},
         {"matrix: {file: ok.mtx}\nmesh: {shape: unit_square}\n", {"case.yaml:2", "'mesh' is not used with matrix"}},
         {"matrix: {file: ok.mtx}\nformat: lma\n", {"lma", "matrix-free"}},
+        {"matrix: {file: ok.mtx}\noutput: {fluxes: true}\n", {"case.yaml:2", "output.fluxes", "no mesh"}},
         {"mesh: {shape: unit_square}\nformat: lma\nreorder: rcm\n", {"case.yaml:3", "reorder", "matrix-free"}},
         {"mesh: {shape: unit_square}\nauto_iterations: 10\n", {"case.yaml:2", "only used with format: auto"}},
         {"mesh: {shape: unit_square}\nreorder: metis\n", {"case.yaml:2", "reorder", "rcm"}},

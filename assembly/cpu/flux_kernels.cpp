@@ -1,0 +1,34 @@
+#include "assembly/flux_kernels.hpp"
+
+namespace gpufem::kernels::cpu {
+
+template <typename V>
+void cell_flux_integrals(const Executor&, const ElementData<V>& data, const V* u, double* mean_flux, double* integrals)
+{
+    const ElementArgs<V> a = data.args();
+    dispatch_dimension(a.dim, [&]<int DIM>() {
+#pragma omp parallel for schedule(static)
+        for (index_type e = 0; e < a.num_cells; ++e)
+            cell_flux_and_integrals<DIM>(a, e, u, mean_flux + 3 * static_cast<long long>(e),
+                                         integrals + 5 * static_cast<long long>(e));
+    });
+}
+
+template <typename V>
+void node_flux_sums(const Executor&, const ElementData<V>& data, const V* u, double* sum, double* weight)
+{
+    const ElementArgs<V> a = data.args();
+    dispatch_dimension(a.dim, [&]<int DIM>() {
+        for (index_type e = 0; e < a.num_cells; ++e)
+            for (int k = 0; k < a.num_points; ++k) {
+                const PointSolution p = point_flux<DIM>(a, e, k, u);
+                const long long node = a.cells[static_cast<long long>(e) * a.nodes_per_cell + k];
+                for (int d = 0; d < 3; ++d) sum[3 * node + d] += p.measure * p.flux[d];
+                weight[node] += p.measure;
+            }
+    });
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(cell_flux_integrals, node_flux_sums)
+
+}  // namespace gpufem::kernels::cpu

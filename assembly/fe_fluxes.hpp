@@ -1,0 +1,42 @@
+#pragma once
+// The fluxes of a finite-element solution: the field -kappa grad u_h per cell (its mean over
+// the cell) and at the nodes (local averaging: at each node the mean of its cells' values
+// there, weighted by |det J| at the node), the flux out through each boundary group with a
+// condition, each region's integrals of u and the data, all computed on u's executor. A
+// Dirichlet group's flux is the consistent, residual-based one: the sum over the group's nodes
+// of (A u - b)_i, A and b the system before the Dirichlet rows are replaced, so that the
+// boundary fluxes balance the source to the solver's tolerance.
+#include <vector>
+
+#include "assembly/flux_report.hpp"
+#include "assembly/problem_spec.hpp"
+#include "linalg/array.hpp"
+#include "mesh/mesh.hpp"
+#include "mesh/vtk_writer.hpp"
+
+namespace gpufem {
+
+/// The flux fields and the report of a solution.
+struct SolutionFluxes {
+    std::vector<MeshField> point_fields;  ///< flux_x, flux_y (, flux_z): node averages
+    std::vector<MeshField> cell_fields;   ///< flux_x, flux_y (, flux_z): cell means
+    FluxReport report;
+};
+
+/// The fluxes of the Lagrange solution u (one value per mesh node, on its executor) of problem
+/// on mesh (any order, mixed meshes block by block).
+template <typename V>
+SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u);
+
+/// The regions' integrals from each cell's integrals (5 per cell: volume, u, f, c u,
+/// b . grad u) summed by the cell's region (mesh.cell_group; named by mesh.subdomains).
+std::vector<RegionIntegrals> region_integrals(const Mesh& mesh, const std::vector<double>& per_cell);
+
+/// The means sum[3 i ..] / weight[i] (0 where weight[i] is 0): the flux at the nodes from its
+/// weighted sums.
+std::vector<double> node_means(std::vector<double> sum, const std::vector<double>& weight);
+
+/// The flux fields flux_x, flux_y (, flux_z) of dim components from 3 values per item.
+std::vector<MeshField> flux_fields(int dim, const std::vector<double>& flux);
+
+}  // namespace gpufem

@@ -1,0 +1,74 @@
+#pragma once
+// Flux kernels: declared once, implemented in cpu/flux_kernels.cpp and cuda/flux_kernels.cu on
+// top of point_flux (below), the flux of a finite-element solution at one point of one cell.
+#include "assembly/element_data.hpp"
+#include "assembly/jacobian.hpp"
+#include "linalg/backend_kernels.hpp"
+
+namespace gpufem {
+
+#define GPUFEM_KERNEL_LIST "assembly/flux_kernel_list.hpp"
+#include "linalg/declare_kernels.hpp"
+
+/// What a solution is at one point of a cell: its value, its gradient and the flux
+/// -kappa grad u_h (the third components 0 in 2D), and |det J| there.
+struct PointSolution {
+    double value = 0;
+    double gradient[3] = {0, 0, 0};
+    double flux[3] = {0, 0, 0};
+    double measure = 0;
+};
+
+/// The solution u (one value per node) at point q of cell e of a (isoparametric: J from all
+/// the cell's nodes), kappa at the point from a's coefficients.
+template <int DIM, typename V, typename U>
+GPUFEM_HOST_DEVICE inline PointSolution point_flux(const ElementArgs<V>& a, index_type e, int q, const U* u)
+{
+    const int n = a.nodes_per_cell;
+    const index_type* nodes = a.cells + static_cast<long long>(e) * n;
+    const V* dN = a.gradients + static_cast<long long>(q) * n * DIM;
+    V J[DIM][DIM], inv[DIM][DIM];
+    cell_jacobian<DIM>(n, nodes, a.coordinates, dN, J);
+    const V det = invert_jacobian<DIM>(J, inv);
+    PointSolution p;
+    p.measure = static_cast<double>(det < 0 ? -det : det);
+    double reference[DIM] = {};
+    for (int i = 0; i < n; ++i) {
+        const double ui = static_cast<double>(u[nodes[i]]);
+        p.value += static_cast<double>(a.values[q * n + i]) * ui;
+        for (int c = 0; c < DIM; ++c) reference[c] += static_cast<double>(dN[i * DIM + c]) * ui;
+    }
+    for (int d = 0; d < DIM; ++d)
+        for (int c = 0; c < DIM; ++c) p.gradient[d] += static_cast<double>(inv[c][d]) * reference[c];
+    V K[DIM][DIM];
+    weighted_kappa<DIM>(a, static_cast<long long>(e) * a.num_points + q, V(1), K);
+    for (int d = 0; d < DIM; ++d)
+        for (int c = 0; c < DIM; ++c) p.flux[d] -= static_cast<double>(K[d][c]) * p.gradient[c];
+    return p;
+}
+
+/// Cell e's mean flux (3 values) and its integrals (volume, u, f, c u, b . grad u) over a's
+/// quadrature points.
+template <int DIM, typename V, typename U>
+GPUFEM_HOST_DEVICE inline void cell_flux_and_integrals(const ElementArgs<V>& a, index_type e, const U* u,
+                                                       double* mean_flux, double* integrals)
+{
+    double sums[5] = {0, 0, 0, 0, 0}, flux[3] = {0, 0, 0};
+    for (int q = 0; q < a.num_points; ++q) {
+        const PointSolution p = point_flux<DIM>(a, e, q, u);
+        const long long qe = static_cast<long long>(e) * a.num_points + q;
+        const double w = static_cast<double>(a.weights[q]) * p.measure;
+        double convection = 0;
+        for (int d = 0; d < DIM; ++d) convection += static_cast<double>(velocity_at(a, qe, d)) * p.gradient[d];
+        sums[0] += w;
+        sums[1] += w * p.value;
+        sums[2] += w * static_cast<double>(a.f[a.f_stride * qe]);
+        sums[3] += w * static_cast<double>(reaction_at(a, qe)) * p.value;
+        sums[4] += w * convection;
+        for (int d = 0; d < 3; ++d) flux[d] += w * p.flux[d];
+    }
+    for (int d = 0; d < 3; ++d) mean_flux[d] = sums[0] > 0 ? flux[d] / sums[0] : 0.0;
+    for (int k = 0; k < 5; ++k) integrals[k] = sums[k];
+}
+
+}  // namespace gpufem

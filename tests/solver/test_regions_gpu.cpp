@@ -1,0 +1,71 @@
+// Coefficients per region, a tensor kappa, the reaction term, a convection velocity given by
+// expressions and Robin conditions on CUDA against the CPU (label gpu): whole cases through
+// the pipeline (finite elements assembled and matrix-free, finite volumes) reach the CPU's
+// solution, flux fields and boundary fluxes.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "fv_test_support.hpp"
+#include "gpu_test.hpp"
+#include "random_values.hpp"
+#include "region_cases.hpp"
+
+using namespace gpufem;
+
+namespace {
+
+/// A case's solution, flux fields and boundary fluxes on exec (host copies).
+struct Outcome {
+    std::vector<double> u, flux_points, flux_cells, group_fluxes;
+};
+
+Outcome outcome_on(const ExecPtr& exec, const std::string& yaml, const std::filesystem::path& dir)
+{
+    const auto run = test::run_fv_case(yaml, exec, dir);
+    EXPECT_TRUE(run->solved.result.converged()) << run->solved.result.message;
+    Outcome out;
+    out.u = run->solved.x.to_host();
+    const auto append = [](const std::vector<MeshField>& fields, std::vector<double>& to) {
+        for (const MeshField& f : fields)
+            if (f.name.rfind("flux_", 0) == 0) to.insert(to.end(), f.values.begin(), f.values.end());
+    };
+    append(run->output.point_fields, out.flux_points);
+    append(run->output.cell_fields, out.flux_cells);
+    if (run->output.fluxes)
+        for (const GroupFlux& g : run->output.fluxes->groups) out.group_fluxes.push_back(g.flux);
+    return out;
+}
+
+}  // namespace
+
+TEST(RegionsGpu, CasesWithEveryKindOfCoefficientGiveTheCpuSolution)
+{
+    GPUFEM_REQUIRE_GPU();
+    const test::MeshWorkerForTest worker;
+    test::TempFolder folder;
+    const ExecPtr cpu = Executor::create_cpu(), cuda = Executor::create_cuda();
+    const std::string square = test::write_halves_geo(folder.path(), 2, 0.1, true);
+    const std::string cube = test::write_halves_geo(folder.path(), 3, 0.25);
+    const std::string problem = "problem:\n  kappa: {soft: {xx: \"1 + x\", xy: 0.2, yy: 2}, hard: 10}\n"
+                                "  f: {soft: \"sin(3*x)\", hard: \"1 + y\"}\n  c: {soft: 0.5, hard: \"x*x\"}\n"
+                                "  convection: {soft: [y, \"-x\"], hard: [1, 0.5]}\n"
+                                "  robin: {boundary: {h: \"2 + x\", u_inf: \"1 - y\"}}\n";
+    const std::string fv_problem = "problem:\n  kappa: {soft: 1, hard: \"10 + x\"}\n  f: {soft: \"sin(3*x)\", hard: \"1 + y\"}\n"
+                                   "  c: {soft: 0.5, hard: \"x*x\"}\n  convection: [y, \"-x\"]\n"
+                                   "  robin: {boundary: {h: \"2 + x\", u_inf: \"1 - y\"}}\n";
+    const std::string solver = "solver: {method: bicgstab, tolerance: 1e-12}\n";
+    for (const std::string& yaml :
+         {"mesh: {geo: " + square + "}\ndegree: 3\n" + problem + solver,
+          "mesh: {geo: " + square + "}\ndegree: 2\nformat: lma\n" + problem + solver,
+          "mesh: {geo: " + square + "}\ndiscretisation: fv\n" + fv_problem + solver,
+          "mesh: {geo: " + cube + "}\ndegree: 2\n" + test::piecewise_problem(3) + "solver: {tolerance: 1e-12}\n",
+          "mesh: {geo: " + cube + "}\ndiscretisation: fv\n" + test::piecewise_problem(3) + "solver: {tolerance: 1e-12}\n"}) {
+        const Outcome host = outcome_on(cpu, yaml, folder.path()), device = outcome_on(cuda, yaml, folder.path());
+        EXPECT_LT(test::max_relative_difference(device.u, host.u), 1e-9) << yaml;
+        EXPECT_LT(test::max_relative_difference(device.flux_points, host.flux_points), 1e-8) << yaml;
+        EXPECT_LT(test::max_relative_difference(device.flux_cells, host.flux_cells), 1e-8) << yaml;
+        ASSERT_EQ(device.group_fluxes.size(), host.group_fluxes.size()) << yaml;
+        EXPECT_LT(test::max_relative_difference(device.group_fluxes, host.group_fluxes), 1e-8) << yaml;
+    }
+}
