@@ -23,7 +23,10 @@ std::string version_text()
         text += fmt::format("CUDA {}; {} GPU{}\n", cuda::runtime_versions(), devices, devices == 1 ? "" : "s");
         for (int d = 0; d < devices; ++d) {
             const std::string reason = cuda::unusable_reason(d);
-            text += fmt::format("  GPU {}: {}\n", d, reason.empty() ? cuda::device_name(d) + ": runs this build" : reason);
+            if (reason.empty())
+                text += fmt::format("  GPU {}: {}: runs this build\n", d, cuda::device_name(d));
+            else
+                text += "  " + reason + "\n";
         }
     }
     text += fmt::format("Libraries: {}", GPUFEM_LIBRARY_VERSIONS);
