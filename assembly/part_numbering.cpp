@@ -5,9 +5,7 @@
 #include <unordered_map>
 
 namespace gpufem {
-namespace {
 
-/// Whether cell c holds a node that part owns.
 bool holds_owned_node(const Mesh& mesh, index_type c, const std::vector<int>& owners, int part)
 {
     const int npc = mesh.nodes_per_cell;
@@ -17,6 +15,8 @@ bool holds_owned_node(const Mesh& mesh, index_type c, const std::vector<int>& ow
     }
     return false;
 }
+
+namespace {
 
 /// The nodes `part` holds, each once, in increasing order: those of its own cells (its
 /// output) and of every cell around a node it owns (the columns of its rows).
