@@ -9,13 +9,19 @@ namespace {
 std::vector<index_type> part_cells(const Mesh& whole, const CellPartition& partition, const std::vector<int>& owners,
                                    int part, index_type& own)
 {
+    // 1: the part's own, 2: around a node it owns, 0: neither (decided cell by cell in parallel).
+    std::vector<char> kind(static_cast<std::size_t>(whole.num_cells()));
+#pragma omp parallel for schedule(static)
+    for (index_type c = 0; c < whole.num_cells(); ++c)
+        kind[static_cast<std::size_t>(c)] = partition.part[static_cast<std::size_t>(c)] == part ? 1
+                                            : holds_owned_node(whole, c, owners, part)      ? 2
+                                                                                            : 0;
     std::vector<index_type> cells;
-    for (index_type c = 0; c < whole.num_cells(); ++c)
-        if (partition.part[static_cast<std::size_t>(c)] == part) cells.push_back(c);
-    own = static_cast<index_type>(cells.size());
-    for (index_type c = 0; c < whole.num_cells(); ++c)
-        if (partition.part[static_cast<std::size_t>(c)] != part && holds_owned_node(whole, c, owners, part))
-            cells.push_back(c);
+    for (char wanted : {1, 2}) {
+        for (index_type c = 0; c < whole.num_cells(); ++c)
+            if (kind[static_cast<std::size_t>(c)] == wanted) cells.push_back(c);
+        if (wanted == 1) own = static_cast<index_type>(cells.size());
+    }
     return cells;
 }
 

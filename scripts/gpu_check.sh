@@ -468,17 +468,27 @@ PY
     done
     echo "-- memcheck, $gpus ranks"
     (cd /tmp && mpi "$gpus" compute-sanitizer --tool memcheck --print-limit 10 /tmp/bundle/bin/test_mpi_ranks \
-       --gtest_filter='NcclRanks.*' --gtest_brief=1 2>&1 | tail -20)
+       --gtest_filter='NcclRanks.*' --gtest_brief=1 > "$OUT/memcheck_ranks.txt" 2>&1)
+    grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck_ranks.txt"
     echo "== poisson_cube with jacobi on 1 and $gpus GPUs"
     for n in 1 "$gpus"; do
       mpi "$n" /tmp/bundle/bin/gpufem run cases/poisson_cube.yaml --backend cuda -q -o /tmp/gpufem_runs/pc_$n \
         --set solver.preconditioner=jacobi 2>&1 | grep -E "unknowns|solve time|status|error|L2" 
       cp /tmp/gpufem_runs/pc_$n/report.json "$OUT/poisson_cube_np$n.json" 2>/dev/null
     done
+    nvidia-smi topo -m
+    echo "== poisson_cube on $gpus GPUs: graph off (SpMV times), MPI instead of NCCL, NCCL's transports"
+    mpi "$gpus" -x NCCL_DEBUG=INFO /tmp/bundle/bin/gpufem run cases/poisson_cube.yaml --backend cuda -q \
+      -o /tmp/gpufem_runs/pc_nograph --set solver.preconditioner=jacobi --set solver.cuda_graph=off 2>&1 | \
+      grep -E "solve time|SpMV|via|NCCL version" | sort | uniq -c | head -20
+    cp /tmp/gpufem_runs/pc_nograph/report.json "$OUT/poisson_cube_nograph.json" 2>/dev/null
+    mpi "$gpus" -x GPUFEM_DEVICE_COMMUNICATOR=mpi /tmp/bundle/bin/gpufem run cases/poisson_cube.yaml --backend cuda \
+      -q -o /tmp/gpufem_runs/pc_mpi --set solver.preconditioner=jacobi 2>&1 | grep -E "solve time|status|error  "
+    cp /tmp/gpufem_runs/pc_mpi/report.json "$OUT/poisson_cube_mpi.json" 2>/dev/null
     for h in ${DIST_SIZES:-0.00625 0.004}; do
       for n in $(seq 1 "$gpus"); do
         mpi "$n" /tmp/bundle/bin/gpufem run cases/bench_cube_4m.yaml --backend cuda -q -o /tmp/gpufem_runs/d_$n \
-          --set solver.preconditioner=jacobi --set mesh.size=$h --set output.write_solution=false > "$OUT/log_h${h}_np$n.txt" 2>&1 ||
+          --set solver.preconditioner=jacobi --set mesh.size=$h --set output.write=false > "$OUT/log_h${h}_np$n.txt" 2>&1 ||
           echo "h $h np $n: exit $? ($(tail -3 "$OUT/log_h${h}_np$n.txt"))"
         cp /tmp/gpufem_runs/d_$n/report.json "$OUT/dist_h${h}_np$n.json" 2>/dev/null
       done

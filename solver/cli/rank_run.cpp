@@ -2,6 +2,7 @@
 // device from its number on the node, the communicators, the run across ranks, and failures
 // that stop every rank instead of leaving them waiting.
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -30,6 +31,16 @@ ExecPtr rank_executor(const CaseSpec& spec, const MpiCommunicator& world, int th
     return make_executor(spec.backend);  // throws for backend cuda without a device
 }
 
+/// Whether GPUs exchange through NCCL (the default) or through MPI with host staging
+/// (GPUFEM_DEVICE_COMMUNICATOR=mpi: to compare the two, or where NCCL cannot run).
+bool nccl_wanted()
+{
+    const char* choice = std::getenv("GPUFEM_DEVICE_COMMUNICATOR");
+    if (!choice || std::string(choice) == "nccl") return true;
+    if (std::string(choice) == "mpi") return false;
+    throw std::invalid_argument("GPUFEM_DEVICE_COMMUNICATOR=" + std::string(choice) + ": expected nccl or mpi");
+}
+
 /// The case read and checked on every rank (the same file, the same verdict); only rank 0
 /// prints why it is refused.
 std::optional<CaseSpec> read_case(const RankRunArguments& args, const MpiCommunicator& world, CommandContext& context)
@@ -52,7 +63,7 @@ int run_rank(const CaseSpec& spec, const RankRunArguments& args, const MpiCommun
     try {
         const ExecPtr exec = rank_executor(spec, world, context.threads);
         std::unique_ptr<NcclCommunicator> nccl;
-        if (exec->is_cuda()) nccl = std::make_unique<NcclCommunicator>(world, exec->device_id());
+        if (exec->is_cuda() && nccl_wanted()) nccl = std::make_unique<NcclCommunicator>(world, exec->device_id());
         RunOptions options;
         options.output_dir = args.output_dir;
         options.started = context.started;
