@@ -17,7 +17,9 @@ void check_true_residual(const LinearOperator<V>& a, const Array<V>& b, const Ar
     a.apply(V(-1), x, V(1), r);
     // Scaled: the residual of tiny (or huge) data would underflow (overflow) as a sum of squares.
     const double mine = scaled_nrm2(r);
-    result.true_relative_residual = std::sqrt(sum_over_processes(comm, mine * mine)) / result.rhs_norm;
+    // One process: the scaled norm as it is (its square overflows for huge data).
+    const double norm = comm.size() == 1 ? mine : std::sqrt(sum_over_processes(comm, mine * mine));
+    result.true_relative_residual = norm / result.rhs_norm;
     if (result.status == SolveStatus::converged &&
         !(result.true_relative_residual <= true_residual_slack * tolerance)) {
         result.status = SolveStatus::stagnated;
