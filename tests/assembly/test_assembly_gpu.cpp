@@ -79,14 +79,10 @@ std::vector<double> convection_velocity(int dim)
 
 }  // namespace
 
-template <typename V>
-class AssemblyGpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(AssemblyGpu, ValueTypes);
+GPUFEM_GPU_TYPED_SUITE(AssemblyGpu);
 
 TYPED_TEST(AssemblyGpu, ElementMatricesMatchCpuForEveryTypeAndOrder)
 {
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     const auto cpu = Executor::create_cpu(), gpu = Executor::create_cuda();
     const unsigned seed = test::random_seed();
@@ -247,7 +243,6 @@ TYPED_TEST(AssemblyGpu, AssembledSystemMatchesCpu)
 {
     // With 32-bit offsets (a cell-to-CSR map) and with 64-bit ones (each entry's position
     // searched in its row); both scatter with atomics on the device.
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     const auto cpu = Executor::create_cpu(), gpu = Executor::create_cuda();
     const unsigned seed = test::random_seed();
