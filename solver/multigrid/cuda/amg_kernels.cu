@@ -13,7 +13,7 @@
 
 #include "linalg/cuda/cuda_check.hpp"
 #include "linalg/cuda/cusparse_check.hpp"
-#include "linalg/cuda/device_buffer.hpp"
+#include "linalg/cuda/kernel_prelude.cuh"
 #include "solver/multigrid/amg_kernels.hpp"
 #include "solver/multigrid/cuda/hash_product.cuh"
 #include "solver/multigrid/cuda/radix_transpose.cuh"
@@ -21,17 +21,7 @@
 namespace gpufem::kernels::cuda {
 namespace {
 
-constexpr int block_size = 256;
-
-using gpufem::cuda::DeviceBuffer;
 using gpufem::cuda::value_type_of;
-
-unsigned grid_for(std::int64_t threads)
-{
-    return static_cast<unsigned>((threads + block_size - 1) / block_size);
-}
-
-cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
 /// Scratch of the executor split into n flags followed by room for their sum and CUB's
 /// temporary storage (no allocation per call: setup calls these once per round).
