@@ -26,16 +26,7 @@ using namespace gpufem;
 
 namespace {
 
-template <typename V>
-double max_rel_diff(const std::vector<V>& a, const std::vector<V>& b)
-{
-    double diff = 0, scale = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        diff = std::max(diff, std::abs(double(a[i]) - double(b[i])));
-        scale = std::max(scale, std::abs(double(b[i])));
-    }
-    return diff / std::max(scale, 1e-300);
-}
+using test::max_rel_diff;
 
 constexpr ElementType all_types[] = {ElementType::triangle, ElementType::quadrilateral,
                                      ElementType::tetrahedron, ElementType::hexahedron};
