@@ -165,14 +165,7 @@ __global__ void join_kernel(index_type n, const index_type* __restrict__ row_ptr
 {
     const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    index_type a = in[i];
-    if (a == -1) {
-        for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
-            if (strong[k] && in[col_idx[k]] >= 0) {
-                a = in[col_idx[k]];
-                break;
-            }
-    }
+    const index_type a = joined_aggregate(i, row_ptr, col_idx, strong, in);
     out[i] = a;
     unassigned[i] = a == -1 ? 1 : 0;
 }
