@@ -2,9 +2,7 @@
 // rounding on fresh random inputs, with the x window in shared memory and from global memory.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <limits>
-#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
