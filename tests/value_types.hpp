@@ -19,7 +19,7 @@ constexpr double tolerance(double single = 1e-5, double in_double = 1e-13)
 
 /// Declares the typed suite `Suite` (a fixture with nothing in it), run with every value type;
 /// its tests are TYPED_TEST(Suite, Name) with the value type as TypeParam.
-#define GPUFEM_VALUE_TYPED_SUITE(Suite)          \
+#define GPUFEM_VALUE_TYPED_SUITE(Suite)      \
     template <typename V>                    \
     class Suite : public ::testing::Test {}; \
     TYPED_TEST_SUITE(Suite, ::gpufem::test::ValueTypes)
