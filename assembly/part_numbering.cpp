@@ -1,13 +1,11 @@
 #include "assembly/part_numbering.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace gpufem {
-namespace {
 
-/// Whether cell c holds a node that part owns.
 bool holds_owned_node(const Mesh& mesh, index_type c, const std::vector<int>& owners, int part)
 {
     const int npc = mesh.nodes_per_cell;
@@ -18,6 +16,8 @@ bool holds_owned_node(const Mesh& mesh, index_type c, const std::vector<int>& ow
     return false;
 }
 
+namespace {
+
 /// The nodes `part` holds, each once, in increasing order: those of its own cells (its
 /// output) and of every cell around a node it owns (the columns of its rows).
 std::vector<index_type> part_nodes(const Mesh& mesh, const CellPartition& partition, const std::vector<int>& owners,
@@ -25,11 +25,13 @@ std::vector<index_type> part_nodes(const Mesh& mesh, const CellPartition& partit
 {
     std::vector<char> used(static_cast<std::size_t>(mesh.num_nodes()), 0);
     const int npc = mesh.nodes_per_cell;
+#pragma omp parallel for schedule(static)
     for (index_type c = 0; c < mesh.num_cells(); ++c) {
         if (partition.part[static_cast<std::size_t>(c)] != part && !holds_owned_node(mesh, c, owners, part)) continue;
         for (int j = 0; j < npc; ++j) {
             const index_type node = mesh.cells[static_cast<std::size_t>(c) * npc + j];
-            if (node >= 0) used[static_cast<std::size_t>(node)] = 1;  // -1: past a mixed cell's nodes
+            // -1: past a mixed cell's nodes; every writer stores the same 1.
+            if (node >= 0) std::atomic_ref<char>(used[static_cast<std::size_t>(node)]).store(1, std::memory_order_relaxed);
         }
     }
     std::vector<index_type> nodes;
@@ -83,10 +85,14 @@ PartNumbering part_node_numbering(const Mesh& mesh, const CellPartition& partiti
 std::vector<HaloPlan> halo_plans(const std::vector<PartNumbering>& numbering)
 {
     std::vector<HaloPlan> plans(numbering.size());
-    // The local number of each owned global unknown, per part.
-    std::vector<std::unordered_map<index_type, index_type>> local_of(numbering.size());
-    for (std::size_t p = 0; p < numbering.size(); ++p)
-        for (index_type l = 0; l < numbering[p].layout.owned; ++l) local_of[p].emplace(numbering[p].global[l], l);
+    // The local number of each owned global unknown, in one array over every part (each
+    // unknown has one owner).
+    index_type globals = 0;
+    for (const PartNumbering& part : numbering)
+        for (index_type g : part.global) globals = std::max(globals, g + 1);
+    std::vector<index_type> owned_local(static_cast<std::size_t>(globals), -1);
+    for (const PartNumbering& part : numbering)
+        for (index_type l = 0; l < part.layout.owned; ++l) owned_local[static_cast<std::size_t>(part.global[l])] = l;
     for (std::size_t p = 0; p < numbering.size(); ++p) {
         const DofLayout& layout = numbering[p].layout;
         plans[p].receives = layout.ghost_blocks;
@@ -95,10 +101,9 @@ std::vector<HaloPlan> halo_plans(const std::vector<PartNumbering>& numbering)
             HaloPlan::Send send{static_cast<int>(p), {}};
             const index_type begin = layout.ghost_begin(b);
             for (index_type g = begin; g < begin + block.count; ++g) {
-                const auto found = local_of[static_cast<std::size_t>(block.owner)].find(numbering[p].global[g]);
-                if (found == local_of[static_cast<std::size_t>(block.owner)].end())
-                    throw std::logic_error("halo_plans: a ghost's owner does not own it");
-                send.local.push_back(found->second);
+                const index_type local = owned_local[static_cast<std::size_t>(numbering[p].global[g])];
+                if (local < 0) throw std::logic_error("halo_plans: a ghost's owner does not own it");
+                send.local.push_back(local);
             }
             plans[static_cast<std::size_t>(block.owner)].sends.push_back(std::move(send));
         }

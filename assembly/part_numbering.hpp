@@ -14,6 +14,9 @@ namespace gpufem {
 /// that hold the node (a fixed rule every rank can apply alone).
 std::vector<int> node_owners(const Mesh& mesh, const CellPartition& partition);
 
+/// Whether cell c of mesh holds a node that part owns (owners: node_owners).
+bool holds_owned_node(const Mesh& mesh, index_type c, const std::vector<int>& owners, int part);
+
 /// One part's unknowns of the mesh's isoparametric space: the nodes of its own cells (what it
 /// writes) and of every cell around a node it owns (the columns of the rows it owns).
 struct PartNumbering {

@@ -21,7 +21,8 @@ struct SplitRows {
 };
 
 /// rows (owned rows, columns in the rank's local numbering: owned first, then `ghosts`
-/// ghosts) split into its local and non-local blocks, on rows' executor (split on the host).
+/// ghosts) split into its local and non-local blocks, on rows' executor (each row's entries
+/// in their order).
 template <typename V>
 SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type ghosts);
 

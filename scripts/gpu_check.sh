@@ -34,9 +34,14 @@
 #                                passes, CG), and
 #                                bench spmv (every format, % of copy) and the staircase sweep on
 #                                its matrix
-#   scripts/gpu_check.sh ranks   several GPUs of one machine: test_mpi_ranks under mpirun, one
-#                                rank per GPU (NCCL and MPI paths), on 1 rank and on every GPU,
-#                                and under compute-sanitizer (memcheck) on every GPU
+#   scripts/gpu_check.sh distributed  gpufem run under mpirun, one rank per GPU: test_mpi_ranks
+#                                (NCCL and MPI paths) on 1 and every GPU and its memcheck,
+#                                poisson_cube on every GPU against one (iterations, errors),
+#                                then strong scaling of CG + Jacobi on a Q1 cube (DIST_SIZES:
+#                                mesh sizes h) on 1, 2, ... every GPU, phases from report.json,
+#                                as a table. NCCL from the machine (its Python's nvidia-nccl
+#                                wheel) when the bundle has none
+#   scripts/gpu_check.sh ranks   the same as distributed
 #   scripts/gpu_check.sh formats issue 14: reordering, format auto and matrix cases on cuda
 #                                (test_external_systems_gpu), bench spmv with and without rcm on
 #                                the structured cube and Gmsh P1/P2 tetrahedra, format auto's
@@ -449,18 +454,55 @@ PY
         grep -v "\[info\]" | head -30
       cp /tmp/gpufem_runs/sweep/csr_sweep.json "$OUT/csr_sweep.json" 2>/dev/null
     fi
-  elif [[ $stage == ranks ]]; then
+  elif [[ $stage == distributed || $stage == ranks ]]; then
     gpus=$(nvidia-smi -L | wc -l)
+    nccl=$(dirname "$(ls /tmp/bundle/lib/libnccl.so.2 2>/dev/null || find / -name libnccl.so.2 -path '*nvidia*' 2>/dev/null | head -1)")
+    echo "NCCL from $nccl"
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+    libs=/tmp/bundle/lib:/usr/local/cuda/lib64:$nccl
     mpi() { local n=$1; shift; timeout 300 /usr/bin/mpirun -np "$n" --oversubscribe --bind-to none \
-              -x LD_LIBRARY_PATH=/tmp/bundle/lib:/usr/local/cuda/lib64 -x NCCL_NVLS_ENABLE=0 "$@"; }
+              -x LD_LIBRARY_PATH=$libs -x NCCL_NVLS_ENABLE=0 "$@"; }
     for n in 1 "$gpus"; do
       echo "-- test_mpi_ranks on $n ranks"
       (cd /tmp && mpi "$n" /tmp/bundle/bin/test_mpi_ranks --gtest_brief=1 2>&1 | tail -25)
     done
     echo "-- memcheck, $gpus ranks"
-    (cd /tmp && mpi "$gpus" compute-sanitizer --tool memcheck --print-limit 10 /tmp/bundle/bin/test_mpi_ranks \
-       --gtest_filter='NcclRanks.*' --gtest_brief=1 2>&1 | tail -20)
+    (cd /tmp && mpi "$gpus" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 10 /tmp/bundle/bin/test_mpi_ranks \
+       --gtest_filter='NcclRanks.*' --gtest_brief=1 > "$OUT/memcheck_ranks.txt" 2>&1)
+    grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck_ranks.txt"
+    echo "== poisson_cube with jacobi on 1 and $gpus GPUs"
+    for n in 1 "$gpus"; do
+      mpi "$n" /tmp/bundle/bin/gpufem run cases/poisson_cube.yaml --backend cuda -q -o /tmp/gpufem_runs/pc_$n \
+        --set solver.preconditioner=jacobi 2>&1 | grep -E "unknowns|solve time|status|error|L2" 
+      cp /tmp/gpufem_runs/pc_$n/report.json "$OUT/poisson_cube_np$n.json" 2>/dev/null
+    done
+    nvidia-smi topo -m
+    echo "== poisson_cube on $gpus GPUs: graph off (SpMV times), MPI instead of NCCL, NCCL's transports"
+    mpi "$gpus" -x NCCL_DEBUG=INFO /tmp/bundle/bin/gpufem run cases/poisson_cube.yaml --backend cuda -q \
+      -o /tmp/gpufem_runs/pc_nograph --set solver.preconditioner=jacobi --set solver.cuda_graph=off 2>&1 | \
+      grep -E "solve time|SpMV|via|NCCL version" | sort | uniq -c | head -20
+    cp /tmp/gpufem_runs/pc_nograph/report.json "$OUT/poisson_cube_nograph.json" 2>/dev/null
+    mpi "$gpus" -x GPUFEM_DEVICE_COMMUNICATOR=mpi /tmp/bundle/bin/gpufem run cases/poisson_cube.yaml --backend cuda \
+      -q -o /tmp/gpufem_runs/pc_mpi --set solver.preconditioner=jacobi 2>&1 | grep -E "solve time|status|error  "
+    cp /tmp/gpufem_runs/pc_mpi/report.json "$OUT/poisson_cube_mpi.json" 2>/dev/null
+    for h in ${DIST_SIZES:-0.00625 0.004}; do
+      for n in $(seq 1 "$gpus"); do
+        mpi "$n" /tmp/bundle/bin/gpufem run cases/bench_cube_4m.yaml --backend cuda -q -o /tmp/gpufem_runs/d_$n \
+          --set solver.preconditioner=jacobi --set mesh.size=$h --set output.write=false > "$OUT/log_h${h}_np$n.txt" 2>&1 ||
+          echo "h $h np $n: exit $? ($(tail -3 "$OUT/log_h${h}_np$n.txt"))"
+        cp /tmp/gpufem_runs/d_$n/report.json "$OUT/dist_h${h}_np$n.json" 2>/dev/null
+      done
+    done
+    python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+print(f"{'run':<22}{'rows':>11}{'its':>6}{'mesh':>8}{'asm':>8}{'op':>8}{'solve':>8}{'us/it':>8}{'wall':>8}")
+for f in sorted(glob.glob(os.path.join(sys.argv[1], 'dist_*.json'))):
+    r = json.load(open(f)); t = r['times']; its = r['solver']['iterations']
+    solve = t.get('solve', 0)
+    print(f"{os.path.basename(f)[5:-5]:<22}{r['matrix']['rows']:>11}{its:>6}{t.get('mesh',0):>8.3f}"
+          f"{t['assembly']['total']:>8.3f}{t['format_conversion']:>8.3f}{solve:>8.3f}"
+          f"{1e6*(solve - t['preconditioner_setup'])/max(its,1):>8.1f}{t['wall']:>8.3f}")
+PY
   else
     for c in ${GPU_CHECK_CASES:-poisson_square poisson_cube}; do
       for b in cuda cpu; do

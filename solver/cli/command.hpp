@@ -47,6 +47,21 @@ bool solves_on_cpu(const CaseSpec& spec);
 /// body(), with any exception reported as "gpufem: error: ..." and exit code 1.
 int run_reporting_errors(const std::function<int()>& body);
 
+/// What `gpufem run` passes a run on several ranks.
+struct RankRunArguments {
+    std::string case_file;
+    std::vector<std::string> overrides;
+    std::string output_dir;
+    std::string export_matrix;
+};
+
+/// Whether this process is one of several ranks (started by mpirun or srun with more than one).
+bool several_ranks();
+
+/// `gpufem run` as one rank of several: the case across the ranks, one GPU (or the host's
+/// share) each; the exit code, the same on every rank (a failure after the start stops all).
+int run_as_rank(const RankRunArguments& args, CommandContext& context);
+
 /// `gpufem run`: a case file end to end (or its sweep, or its dry run).
 Command add_run_command(CLI::App& app, CommandContext& context);
 /// `gpufem compare`: a field of two result.vtu files.

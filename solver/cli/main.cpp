@@ -2,6 +2,7 @@
 // dispatches to the one given.
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "linalg/host_threads.hpp"
+#include "linalg/mpi_communicator.hpp"
 #include "mesh/mesh_worker.hpp"
 #include "solver/cli/command.hpp"
 #include "solver/run/interrupt_cleanup.hpp"
@@ -38,6 +40,9 @@ int main(int argc, char** argv)
     context.argv = argv;
     context.started = std::chrono::steady_clock::now();
     if (argc == 2 && std::string(argv[1]) == mesh_worker_argument) return run_mesh_worker();
+    // One rank of several (mpirun, srun): MPI for the process's lifetime.
+    std::optional<MpiSession> mpi;
+    if (launched_by_mpi()) mpi.emplace(argc, argv);
     install_interrupt_cleanup();
     set_mesh_worker(mesh_worker_program());
     CLI::App app{"gpufem: finite-element Poisson solver for NVIDIA GPUs (CPU fallback).\n"
