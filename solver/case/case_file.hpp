@@ -139,7 +139,7 @@ inline bool is_sweep(const CaseSpec& spec)
 /// refinement and kappa (kappa_index its entry) and its `resolved` updated.
 std::vector<CaseSpec> expand_sweep(const CaseSpec& spec);
 
-/// The case-file reference (every key, its type, default and meaning), for --help and README.
+/// The case-file reference (every key, its type, default and meaning), for --help and docs/case-reference.md.
 std::string case_file_reference();
 
 }  // namespace gpufem

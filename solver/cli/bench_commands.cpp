@@ -58,10 +58,10 @@ Command add_spmv(CLI::App& bench, CommandContext& context)
     sub->add_option("-s,--set", args->overrides, "Override a case key (as for run)");
     sub->add_flag("--csr-sweep", args->options.csr_sweep,
                   "Instead of the formats: time every csr coop x repeat x block combination "
-                  "and compare the fixed rule and the tuner with the best (000_…); cuda "
+                  "and compare the fixed rule and the tuner with the best (Reguly & Giles 2012); cuda "
                   "backend only; writes csr_sweep.csv and csr_sweep.json");
     sub->add_flag("--staircase-sweep", args->options.staircase_sweep,
-                  "Instead of the formats: 004_…'s experiments on the case's matrix: staircase over "
+                  "Instead of the formats: Wikberg 2025's experiments on the case's matrix: staircase over "
                   "alpha x slice height (32-1024, blocks of slice-height threads) with and without "
                   "Cuthill-McKee order, cuSPARSE SELL on the same row order, the row-length histogram; "
                   "cuda backend only; writes staircase_sweep.csv, .json and .txt");

@@ -12,6 +12,7 @@
 #include "linalg/host_threads.hpp"
 #include "linalg/mpi_communicator.hpp"
 #include "mesh/mesh_worker.hpp"
+#include "solver/build_info.hpp"
 #include "solver/cli/command.hpp"
 #include "solver/run/interrupt_cleanup.hpp"
 #include "solver/run/run_case.hpp"
@@ -50,7 +51,8 @@ int main(int argc, char** argv)
                  "report.json and spmv_timings.csv."};
     app.require_subcommand(1);
     for (const auto& entry : backend_choice_names) context.backend_names.emplace_back(entry.name);
-    app.set_version_flag("--version", "gpufem 0.1.0");
+    app.set_version_flag("--version", [] { return version_text(); },
+                         "Print the version, the CUDA architectures built, the GPUs and the libraries' versions");
 
     std::vector<Command> commands{add_run_command(app, context), add_compare_command(app)};
     CLI::App* bench = app.add_subcommand("bench", "Benchmarks on a case's matrix");
