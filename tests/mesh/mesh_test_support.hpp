@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include <unistd.h>
@@ -63,6 +64,30 @@ inline Mesh load_shape_mesh(const std::string& shape, const std::string& element
     spec.degree = degree;
     spec.refine = refine;
     return load_mesh(spec);
+}
+
+/// A mesh file's or a .geo script's mesh (`kind`), of degree `degree`, refined `refine` times.
+inline Mesh load_path_mesh(MeshSpec::Kind kind, const std::filesystem::path& path, int degree = 1,
+                           int refine = 0)
+{
+    MeshSpec spec;
+    spec.kind = kind;
+    spec.path = path.string();
+    spec.degree = degree;
+    spec.refine = refine;
+    return load_mesh(spec);
+}
+
+/// The message of the runtime_error that `f` throws ("" if none).
+template <typename F>
+std::string error_of(F&& f)
+{
+    try {
+        f();
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "";
 }
 
 using Vec3 = std::array<double, 3>;
