@@ -1,9 +1,14 @@
 #include "assembly/part_mesh.hpp"
 
+#include <atomic>
 #include <stdexcept>
+
+#include "linalg/cpu/chunked_loops.hpp"
 
 namespace gpufem {
 namespace {
+
+using kernels::cpu::chunked_for;
 
 /// The part's own cells, then the other cells around its owned nodes (global numbers).
 std::vector<index_type> part_cells(const Mesh& whole, const CellPartition& partition, const std::vector<int>& owners,
@@ -117,13 +122,14 @@ OwnPiece own_piece(const PartMesh& part)
 {
     const Mesh& mesh = part.mesh;
     const int npc = mesh.nodes_per_cell;
+    const long long entries = static_cast<long long>(part.own_cells) * npc;
     std::vector<index_type> piece_of(static_cast<std::size_t>(mesh.num_nodes()), -1);
+    // Every writer of a node stores the same 0 (-1 entries: past a mixed cell's nodes).
+    chunked_for(entries, [&](long long k) {
+        const index_type node = mesh.cells[static_cast<std::size_t>(k)];
+        if (node >= 0) std::atomic_ref<index_type>(piece_of[static_cast<std::size_t>(node)]).store(0, std::memory_order_relaxed);
+    });
     OwnPiece piece;
-    const std::size_t entries = static_cast<std::size_t>(part.own_cells) * npc;
-    for (std::size_t k = 0; k < entries; ++k) {
-        const index_type node = mesh.cells[k];
-        if (node >= 0 && piece_of[static_cast<std::size_t>(node)] < 0) piece_of[static_cast<std::size_t>(node)] = 0;
-    }
     for (std::size_t n = 0; n < piece_of.size(); ++n)
         if (piece_of[n] == 0) {
             piece_of[n] = static_cast<index_type>(piece.nodes.size());
@@ -136,10 +142,15 @@ OwnPiece own_piece(const PartMesh& part)
     out.nodes_per_cell = npc;
     out.source = mesh.source;
     out.coordinates.resize(piece.nodes.size() * 3);
-    for (std::size_t k = 0; k < piece.nodes.size(); ++k)
-        for (int d = 0; d < 3; ++d) out.coordinates[3 * k + d] = mesh.coordinates[3 * static_cast<std::size_t>(piece.nodes[k]) + d];
-    out.cells.resize(entries);
-    for (std::size_t k = 0; k < entries; ++k) out.cells[k] = mesh.cells[k] < 0 ? -1 : piece_of[static_cast<std::size_t>(mesh.cells[k])];
+    chunked_for(static_cast<long long>(piece.nodes.size()), [&](long long k) {
+        for (int d = 0; d < 3; ++d)
+            out.coordinates[3 * k + d] = mesh.coordinates[3 * static_cast<std::size_t>(piece.nodes[k]) + d];
+    });
+    out.cells.resize(static_cast<std::size_t>(entries));
+    chunked_for(entries, [&](long long k) {
+        const index_type node = mesh.cells[static_cast<std::size_t>(k)];
+        out.cells[static_cast<std::size_t>(k)] = node < 0 ? -1 : piece_of[static_cast<std::size_t>(node)];
+    });
     if (mesh.is_mixed()) out.cell_types.assign(mesh.cell_types.begin(), mesh.cell_types.begin() + part.own_cells);
     if (!mesh.cell_group.empty()) out.cell_group.assign(mesh.cell_group.begin(), mesh.cell_group.begin() + part.own_cells);
     return piece;

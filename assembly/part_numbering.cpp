@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <stdexcept>
+#include <string>
+
+#include "linalg/rank_messages.hpp"
 
 namespace gpufem {
 
@@ -109,6 +112,46 @@ std::vector<HaloPlan> halo_plans(const std::vector<PartNumbering>& numbering)
         }
     }
     return plans;
+}
+
+HaloPlan halo_plan_from_owners(const Communicator& host, const PartNumbering& numbering)
+{
+    const int ranks = host.size(), me = host.rank();
+    const DofLayout& layout = numbering.layout;
+    HaloPlan plan;
+    plan.receives = layout.ghost_blocks;
+    // asking[r * ranks + o]: the ghosts rank r holds that rank o owns.
+    std::vector<double> mine(static_cast<std::size_t>(ranks), 0.0);
+    for (const GhostBlock& block : layout.ghost_blocks) mine[static_cast<std::size_t>(block.owner)] += block.count;
+    const std::vector<double> asking = gather_on_every_rank(host, mine);
+    std::vector<ExchangeMessage> sends, receives;
+    for (std::size_t b = 0; b < layout.ghost_blocks.size(); ++b) {
+        // A send's data is only read.
+        auto* first = const_cast<index_type*>(numbering.global.data() + layout.ghost_begin(b));
+        sends.push_back({layout.ghost_blocks[b].owner, first, layout.ghost_blocks[b].count * sizeof(index_type)});
+    }
+    std::vector<std::vector<index_type>> asked(static_cast<std::size_t>(ranks));
+    for (int r = 0; r < ranks; ++r) {
+        const auto count = static_cast<std::size_t>(asking[static_cast<std::size_t>(r * ranks + me)]);
+        if (count == 0) continue;
+        asked[static_cast<std::size_t>(r)].resize(count);
+        receives.push_back({r, asked[static_cast<std::size_t>(r)].data(), count * sizeof(index_type)});
+    }
+    host.exchange(*Executor::create_cpu(), sends, receives);
+    const auto owned_begin = numbering.global.begin(), owned_end = owned_begin + layout.owned;
+    for (int r = 0; r < ranks; ++r) {
+        if (asked[static_cast<std::size_t>(r)].empty()) continue;
+        HaloPlan::Send send{r, {}};
+        for (index_type g : asked[static_cast<std::size_t>(r)]) {
+            const auto at = std::lower_bound(owned_begin, owned_end, g);
+            if (at == owned_end || *at != g)
+                throw std::logic_error("halo_plan_from_owners: rank " + std::to_string(r) + " asked rank " +
+                                       std::to_string(me) + " for an unknown it does not own");
+            send.local.push_back(static_cast<index_type>(at - owned_begin));
+        }
+        plan.sends.push_back(std::move(send));
+    }
+    return plan;
 }
 
 }  // namespace gpufem

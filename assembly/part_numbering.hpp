@@ -36,4 +36,11 @@ PartNumbering part_node_numbering(const Mesh& mesh, const CellPartition& partiti
 /// of part p): its receives are the part's ghost blocks.
 std::vector<HaloPlan> halo_plans(const std::vector<PartNumbering>& numbering);
 
+/// The halo plan of this rank's part from its numbering alone, each rank passing its own
+/// (collective over host): every rank sends the owners of its ghosts their global numbers,
+/// and each owner finds them among its owned unknowns (in global order). The plan halo_plans
+/// makes from every part's numbering. Throws std::logic_error when a rank is asked for an
+/// unknown it does not own.
+HaloPlan halo_plan_from_owners(const Communicator& host, const PartNumbering& numbering);
+
 }  // namespace gpufem

@@ -130,6 +130,17 @@ nlohmann::json parallel_section(const std::vector<double>& all, const RankGroup&
 
 }  // namespace
 
+WholeMeshFacts whole_mesh_facts(const Mesh& whole, const CellPartition& partition)
+{
+    WholeMeshFacts facts{whole.source, whole.dim, whole.describe_cells(), whole.num_nodes(), whole.num_cells(),
+                         whole.boundary_names(), whole.build_times, {}};
+    facts.partition.parts = partition.parts;
+    facts.partition.cells_per_part = partition.cells_per_part;
+    facts.partition.edge_cut = partition.edge_cut;
+    facts.partition.method = partition.method;
+    return facts;
+}
+
 std::string piece_file_name(int rank)
 {
     return fmt::format("result_{}.vtu", rank);
@@ -137,7 +148,7 @@ std::string piece_file_name(int rank)
 
 template <typename V>
 void account_for_ranks(const CaseSpec& spec, const RankGroup& group, const PartPayload& part,
-                       const DistributedSystem<V>& system, const Mesh* whole, const CellPartition* partition,
+                       const DistributedSystem<V>& system, const WholeMeshFacts* whole,
                        const SolutionOutput& piece, const RunOptions& options, DistributedAccount& account)
 {
     const std::vector<double> all = gather_on_every_rank(group.host, rank_figures(account.mine, part, system, piece));
@@ -152,11 +163,11 @@ void account_for_ranks(const CaseSpec& spec, const RankGroup& group, const PartP
     r.errors = global_errors(all, !spec.problem.exact.empty());
     r.spmvs_per_iteration = spmvs_per_iteration(spec.solver.method);
     if (whole) {
-        r.mesh_source = whole->source, r.dim = whole->dim, r.cell_type = whole->describe_cells();
-        r.nodes = whole->num_nodes(), r.cells = whole->num_cells(), r.boundary_groups = whole->boundary_names();
-        r.time_mesh_parts = whole->build_times;
+        r.mesh_source = whole->source, r.dim = whole->dim, r.cell_type = whole->cells;
+        r.nodes = static_cast<index_type>(whole->num_nodes), r.cells = static_cast<index_type>(whole->num_cells);
+        r.boundary_groups = whole->boundary_groups, r.time_mesh_parts = whole->build_times;
     }
-    account.parallel = parallel_section(all, group, partition);
+    account.parallel = parallel_section(all, group, whole ? &whole->partition : nullptr);
     r.time_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - options.started).count();
     const std::vector<double> owned = column(all, f_owned);
     if (group.host.rank() == 0)
@@ -174,7 +185,7 @@ nlohmann::json make_distributed_report(const CaseSpec& spec, const DistributedAc
 
 #define GPUFEM_INSTANTIATE(V)                                                                                      \
     template void account_for_ranks(const CaseSpec&, const RankGroup&, const PartPayload&,                        \
-                                    const DistributedSystem<V>&, const Mesh*, const CellPartition*,                \
+                                    const DistributedSystem<V>&, const WholeMeshFacts*,                                     \
                                     const SolutionOutput&, const RunOptions&, DistributedAccount&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)

@@ -4,6 +4,7 @@
 // "parallel" section (per-rank phases as min / max / mean, halo bytes, load balance, the
 // partition's cut).
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,22 @@ struct RankPhases {
     double output = 0;     ///< the ghosts of u and the rank's piece
 };
 
+/// What rank 0 reports of the whole mesh and its partition (the whole mesh itself may never
+/// have been built: generated box shapes are made part by part).
+struct WholeMeshFacts {
+    std::string source;
+    int dim = 0;
+    std::string cells;  ///< the cells' description (Mesh::describe_cells)
+    long long num_nodes = 0;
+    long long num_cells = 0;
+    std::vector<std::string> boundary_groups;
+    MeshBuildTimes build_times;
+    CellPartition partition;  ///< its sizes and cut (the per-cell parts may be left out)
+};
+
+/// The facts of a whole mesh and its partition.
+WholeMeshFacts whole_mesh_facts(const Mesh& whole, const CellPartition& partition);
+
 /// What the ranks measured and what is reported.
 struct DistributedAccount {
     RankPhases mine;
@@ -38,11 +55,11 @@ struct DistributedAccount {
 std::string piece_file_name(int rank);
 
 /// Gathers every rank's phases and sizes (collective) into account.record and
-/// account.parallel. whole and partition: rank 0's (null elsewhere); piece: this rank's output
+/// account.parallel. whole: rank 0's (null elsewhere); piece: this rank's output
 /// (its error norms, when the case has an exact solution).
 template <typename V>
 void account_for_ranks(const CaseSpec& spec, const RankGroup& group, const PartPayload& part,
-                       const DistributedSystem<V>& system, const Mesh* whole, const CellPartition* partition,
+                       const DistributedSystem<V>& system, const WholeMeshFacts* whole,
                        const SolutionOutput& piece, const RunOptions& options, DistributedAccount& account);
 
 /// report.json of a distributed run: make_report's, with the "parallel" section.

@@ -4,14 +4,20 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <numeric>
+#include <span>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "assembly/boundary_conditions.hpp"
+#include "assembly/grid_part.hpp"
 #include "assembly/lagrange_discretisation.hpp"
 #include "assembly/operator_levels.hpp"
 #include "linalg/rank_messages.hpp"
+#include "mesh/grid_blocks.hpp"
 #include "mesh/mesh_partition.hpp"
+#include "mesh/shape_grid.hpp"
 #include "mesh/pvtu_writer.hpp"
 #include "mesh/vtk_writer.hpp"
 #include "solver/preconditioners/preconditioner_registry.hpp"
@@ -32,10 +38,19 @@ double seconds_since(clock_type::time_point start)
     return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-/// Rank 0's mesh, partitioned, with each rank's part as a message.
+/// The log line of a partition.
+void log_partition(const CellPartition& partition, double seconds)
+{
+    spdlog::info("partitioned {} cells into {} parts ({}): {}imbalance {:.3f} ({:.3f} s)",
+                 std::accumulate(partition.cells_per_part.begin(), partition.cells_per_part.end(), 0LL),
+                 partition.parts, partition.method,
+                 partition.edge_cut >= 0 ? fmt::format("{} faces cut, ", partition.edge_cut) : "",
+                 partition.imbalance(), seconds);
+}
+
+/// Rank 0's facts of the whole mesh and its partition, with each rank's part as a message.
 struct Partitioned {
-    CaseMesh whole;
-    CellPartition partition;
+    WholeMeshFacts facts;
     std::vector<std::vector<std::byte>> messages;
 };
 
@@ -43,35 +58,57 @@ struct Partitioned {
 /// rank's part, numbering and halo packed.
 Partitioned partition_case(const CaseSpec& spec, const ExecPtr& exec, int ranks, RankPhases& phases)
 {
-    Partitioned out{load_case_mesh(spec, exec), {}, {}};
-    phases.mesh = out.whole.seconds;
+    const CaseMesh whole = load_case_mesh(spec, exec);
+    phases.mesh = whole.seconds;
     const auto start = clock_type::now();
-    const Mesh& mesh = out.whole.mesh;
-    out.partition = partition_cells(mesh, ranks);
-    const std::vector<int> owners = node_owners(mesh, out.partition);
+    const Mesh& mesh = whole.mesh;
+    check_boundary_groups(mesh, spec.problem);
+    const CellPartition partition = partition_cells(mesh, ranks);
+    Partitioned out{whole_mesh_facts(mesh, partition), {}};
+    const std::vector<int> owners = node_owners(mesh, partition);
     std::vector<PartNumbering> numbering;
-    for (int p = 0; p < ranks; ++p) numbering.push_back(part_node_numbering(mesh, out.partition, owners, p));
+    for (int p = 0; p < ranks; ++p) numbering.push_back(part_node_numbering(mesh, partition, owners, p));
     std::vector<HaloPlan> plans = halo_plans(numbering);
     for (int p = 0; p < ranks; ++p) {
         const auto r = static_cast<std::size_t>(p);
-        PartPayload payload{part_mesh(mesh, out.partition, owners, numbering[r]), std::move(numbering[r]),
+        PartPayload payload{part_mesh(mesh, partition, owners, numbering[r]), std::move(numbering[r]),
                             std::move(plans[r])};
         out.messages.push_back(pack_part(payload));
     }
     phases.partition = seconds_since(start);
-    spdlog::info("partitioned {} cells into {} parts ({}): {}imbalance {:.3f} ({:.3f} s)", mesh.num_cells(), ranks,
-                 out.partition.method,
-                 out.partition.edge_cut >= 0 ? fmt::format("{} faces cut, ", out.partition.edge_cut) : "",
-                 out.partition.imbalance(), phases.partition);
+    log_partition(out.facts.partition, phases.partition);
     return out;
 }
 
-/// Every rank's part: rank 0 partitions (a failure there, such as bad input, is reported to
-/// every rank before anything is sent) and sends each rank its own.
-PartPayload receive_part(const CaseSpec& spec, const RankGroup& group, std::optional<Partitioned>& whole,
+/// Throws StoppedOnEveryRank on every rank when any rank's failure is set (collective): the
+/// lowest rank that failed reports its message.
+void stop_if_any_failed(const Communicator& host, const std::exception_ptr& failure)
+{
+    const double mine = failure ? 1.0 : 0.0;
+    const std::vector<double> failed = gather_on_every_rank(host, std::span<const double>(&mine, 1));
+    const auto first = std::find(failed.begin(), failed.end(), 1.0);
+    if (first == failed.end()) return;
+    const int reporter = static_cast<int>(first - failed.begin());
+    std::string message = fmt::format("rank {} stopped the run", reporter);
+    if (failure) {
+        try {
+            std::rethrow_exception(failure);
+        } catch (const std::exception& e) {
+            message = e.what();
+        } catch (...) {
+            message = "an unknown error";
+        }
+    }
+    throw StoppedOnEveryRank(message, host.rank() == reporter);
+}
+
+/// Every rank's part, cut by rank 0 from the whole mesh (a failure there, such as bad input,
+/// is reported to every rank before anything is sent) and sent to each rank.
+PartPayload receive_part(const CaseSpec& spec, const RankGroup& group, std::optional<WholeMeshFacts>& facts,
                          RankPhases& phases)
 {
     std::exception_ptr failure;
+    std::optional<Partitioned> whole;
     if (group.host.rank() == 0) {
         try {
             whole.emplace(partition_case(spec, group.exec, group.host.size(), phases));
@@ -79,21 +116,66 @@ PartPayload receive_part(const CaseSpec& spec, const RankGroup& group, std::opti
             failure = std::current_exception();
         }
     }
-    if (any_rank(group.host, failure != nullptr)) {
-        if (!failure) throw StoppedOnEveryRank("rank 0 stopped the run", false);
-        try {
-            std::rethrow_exception(failure);
-        } catch (const std::exception& e) {
-            throw StoppedOnEveryRank(e.what(), true);
-        }
-    }
+    stop_if_any_failed(group.host, failure);
     const auto start = clock_type::now();
     std::vector<std::vector<std::byte>> messages;
-    if (whole) messages = std::move(whole->messages);
+    if (whole) {
+        messages = std::move(whole->messages);
+        facts = std::move(whole->facts);
+    }
     const std::vector<std::byte> mine = scatter_from_root(group.host, std::move(messages));
     PartPayload part = unpack_part(mine);
     phases.scatter = seconds_since(start);
     return part;
+}
+
+/// This rank's part of a generated box shape, made here: no rank builds the whole mesh and
+/// nothing is sent but the halo's numbers. A failure on any rank (bad input) stops every rank.
+PartPayload generate_part(const CaseSpec& spec, const ShapeGrid& shape, const RankGroup& group,
+                          std::optional<WholeMeshFacts>& facts, RankPhases& phases)
+{
+    auto start = clock_type::now();
+    std::exception_ptr failure;
+    GridBlocks blocks;
+    GridPart made;
+    try {
+        blocks = grid_blocks(shape.grid, group.host.size());
+        made = grid_part(shape, blocks, group.host.rank());
+        check_boundary_groups(made.part.mesh, spec.problem);
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    stop_if_any_failed(group.host, failure);
+    phases.mesh = seconds_since(start);
+    start = clock_type::now();
+    HaloPlan halo = halo_plan_from_owners(group.host, made.numbering);
+    phases.partition = seconds_since(start);
+    if (group.host.rank() == 0) {
+        const Mesh& part = made.part.mesh;
+        facts = WholeMeshFacts{shape.source, shape.grid.dim, part.describe_cells(), shape.grid.num_points(),
+                               shape.num_cells(), part.boundary_names(), {}, block_summary(shape, blocks)};
+        facts->build_times.gpufem = phases.mesh;
+        spdlog::info("mesh: {} cells ({}), {} nodes, generated part by part on {} ranks ({:.3f} s)", facts->num_cells,
+                     facts->cells, facts->num_nodes, group.host.size(), phases.mesh);
+        log_partition(facts->partition, phases.partition);
+    }
+    return PartPayload{std::move(made.part), std::move(made.numbering), std::move(halo)};
+}
+
+/// This rank's part: generated here for a box shape gpufem generates, else cut from the
+/// whole mesh by rank 0. facts: set on rank 0.
+PartPayload obtain_part(const CaseSpec& spec, const RankGroup& group, std::optional<WholeMeshFacts>& facts,
+                        RankPhases& phases)
+{
+    std::optional<ShapeGrid> shape;
+    std::exception_ptr failure;
+    try {
+        shape = box_shape_grid(spec.mesh);
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    stop_if_any_failed(group.host, failure);
+    return shape ? generate_part(spec, *shape, group, facts, phases) : receive_part(spec, group, facts, phases);
 }
 
 /// The preconditioner of the case on the distributed operator (one that works across ranks).
@@ -139,17 +221,25 @@ HostVector<double> values_with_ghosts(const DistributedSystem<V>& system, const 
 }
 
 /// The rank's piece: its own cells with u (and, with an exact solution, u_exact and the
-/// error) and the rank as a cell field, written to result_<rank>.vtu (staged) unless the case
-/// writes no solution. Returns the
-/// piece's error norms (their squares summed over ranks by the caller).
+/// error, evaluated on the executor) and the rank as a cell field, written to result_<rank>.vtu
+/// (staged) unless the case writes no solution. Returns the piece's fields and error norms
+/// (their squares summed over ranks by the caller); nothing when there is nothing to write or
+/// measure.
 SolutionOutput write_piece(const CaseSpec& spec, const PartPayload& part, const RankGroup& group,
                            const HostVector<double>& local, StagedOutputs& outputs)
 {
+    const bool exact = !spec.problem.exact.empty();
+    if (!spec.output.write_solution && !exact) return {};
     const OwnPiece piece = own_piece(part.part);
-    std::vector<double> u(piece.nodes.size());
+    HostVector<double> u(piece.nodes.size());
+#pragma omp parallel for schedule(static)
     for (std::size_t k = 0; k < u.size(); ++k) u[k] = local[static_cast<std::size_t>(piece.nodes[k])];
-    const LagrangeDiscretisation<double> disc(piece.mesh, spec.problem);
-    SolutionOutput out = disc.solution_output(Array<double>::from_host(group.exec, u));
+    SolutionOutput out;
+    if (exact)
+        out = LagrangeDiscretisation<double>(piece.mesh, spec.problem)
+                  .solution_output(Array<double>::from_host(group.exec, std::span<const double>(u.data(), u.size())));
+    else
+        out.point_fields.push_back({"u", std::move(u)});
     HostVector<double> rank(static_cast<std::size_t>(part.part.own_cells), static_cast<double>(group.host.rank()));
     out.cell_fields.emplace_back("rank", std::move(rank));
     if (spec.output.write_solution)
@@ -187,8 +277,8 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     DistributedAccount account;
     RankPhases& phases = account.mine;
     phases.startup = seconds_since(options.started);
-    std::optional<Partitioned> whole;
-    const PartPayload part = receive_part(spec, group, whole, phases);
+    std::optional<WholeMeshFacts> whole;
+    const PartPayload part = obtain_part(spec, group, whole, phases);
     DistributedSystem<V> system = build_distributed_system<V>(group.exec, part, spec, group.device);
     phases.assembly = system.assembly_times.total();
     phases.operator_build = system.operator_seconds;
@@ -199,8 +289,7 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     StagedOutputs pieces(output_folder(spec, options));
     const SolutionOutput piece = write_piece(spec, part, group, local, pieces);
     phases.output = seconds_since(start);
-    account_for_ranks(spec, group, part, system, whole ? &whole->whole.mesh : nullptr,
-                      whole ? &whole->partition : nullptr, piece, options, account);
+    account_for_ranks(spec, group, part, system, whole ? &*whole : nullptr, piece, options, account);
     finish_outputs(spec, group, piece, pieces, account);
     return account.record;
 }

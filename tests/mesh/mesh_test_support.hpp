@@ -53,8 +53,9 @@ private:
 };
 
 /// A built-in shape's mesh (elements "" and size 0: the shape's defaults).
-inline Mesh load_shape_mesh(const std::string& shape, const std::string& elements, double size,
-                            int degree = 1, int refine = 0)
+/// The spec of a built-in shape.
+inline MeshSpec shape_spec(const std::string& shape, const std::string& elements, double size, int degree = 1,
+                           int refine = 0)
 {
     MeshSpec spec;
     spec.kind = MeshSpec::Kind::shape;
@@ -63,7 +64,13 @@ inline Mesh load_shape_mesh(const std::string& shape, const std::string& element
     spec.size = size;
     spec.degree = degree;
     spec.refine = refine;
-    return load_mesh(spec);
+    return spec;
+}
+
+inline Mesh load_shape_mesh(const std::string& shape, const std::string& elements, double size,
+                            int degree = 1, int refine = 0)
+{
+    return load_mesh(shape_spec(shape, elements, size, degree, refine));
 }
 
 /// A mesh file's or a .geo script's mesh (`kind`), of degree `degree`, refined `refine` times.

@@ -164,12 +164,18 @@ TEST(DistributedRun, TheReferenceVariantToo)
                            "--set solver.variant=reference", {2, 4});
 }
 
+/// Writes yaml as dir/name and runs it on `ranks` ranks, quiet, output to dir/out.
+CommandResult run_case_on_ranks(int ranks, TempDir& dir, const std::string& name, const std::string& yaml)
+{
+    const auto file = dir.write(name, yaml);
+    return run_on_ranks(ranks, "run " + file.string() + " -q -o " + (dir.path() / "out").string());
+}
+
 TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)
 {
     TempDir dir;
-    const auto file = dir.write("amg.yaml", "mesh: {shape: unit_square, size: 0.1}\nsolver: {preconditioner: amg}\n"
+    const CommandResult r = run_case_on_ranks(3, dir, "amg.yaml", "mesh: {shape: unit_square, size: 0.1}\nsolver: {preconditioner: amg}\n"
                                             "backend: cpu\n");
-    const CommandResult r = run_on_ranks(3, "run " + file.string() + " -q -o " + (dir.path() / "out").string());
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("solver.preconditioner amg"), std::string::npos) << r.output;
     EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "result.pvtu"));
@@ -178,12 +184,28 @@ TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)
 TEST(DistributedRun, BadMeshInputOnRankZeroStopsEveryRankBeforeAnythingIsSent)
 {
     TempDir dir;
-    const auto file = dir.write("missing.yaml", "mesh: {file: " + (dir.path() / "nowhere.msh").string() +
+    const CommandResult r = run_case_on_ranks(3, dir, "missing.yaml", "mesh: {file: " + (dir.path() / "nowhere.msh").string() +
                                                     "}\nsolver: {preconditioner: jacobi}\nbackend: cpu\n");
-    const CommandResult r = run_on_ranks(3, "run " + file.string() + " -q -o " + (dir.path() / "out").string());
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("nowhere.msh"), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("MPI_ABORT"), std::string::npos) << "a clean stop, not an abort: " << r.output;
+}
+
+TEST(DistributedRun, ABadGroupOfAGeneratedShapeStopsEveryRankWithOneMessage)
+{
+    // Every rank makes its own part of the cube and finds the same bad condition: one message
+    // (from rank 0), exit code 1, no abort.
+    TempDir dir;
+    const CommandResult r = run_case_on_ranks(3, dir, "group.yaml", "mesh: {shape: unit_cube, size: 0.2}\n"
+                                              "problem: {f: 1, dirichlet: {lid: 0}}\n"
+                                              "solver: {preconditioner: jacobi}\nbackend: cpu\n");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    const std::string named = "no boundary physical group named 'lid'";
+    const std::size_t first = r.output.find(named);
+    EXPECT_NE(first, std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find(named, first + 1), std::string::npos) << "reported more than once: " << r.output;
+    EXPECT_EQ(r.output.find("MPI_ABORT"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "out"));
 }
 
 TEST(DistributedRun, ARankThatFailsMidRunStopsEveryRankWithoutOutput)
@@ -191,10 +213,9 @@ TEST(DistributedRun, ARankThatFailsMidRunStopsEveryRankWithoutOutput)
     // kappa is NaN where x > 0.8: only the ranks holding such cells fail, while the others
     // wait for them in the halo exchange; all must stop (the launcher's timeout says a hang).
     TempDir dir;
-    const auto file = dir.write("nan.yaml", "mesh: {shape: unit_cube, elements: tetrahedron, size: 0.1}\n"
+    const CommandResult r = run_case_on_ranks(4, dir, "nan.yaml", "mesh: {shape: unit_cube, elements: tetrahedron, size: 0.1}\n"
                                             "problem: {kappa: \"x > 0.8 ? sqrt(-1) : 1\", f: 1, dirichlet: {boundary: 0}}\n"
                                             "solver: {preconditioner: jacobi}\nbackend: cpu\n");
-    const CommandResult r = run_on_ranks(4, "run " + file.string() + " -q -o " + (dir.path() / "out").string());
     EXPECT_NE(r.exit_code, 0) << r.output;
     EXPECT_NE(r.exit_code, 124) << "the ranks hung until the timeout: " << r.output;
     EXPECT_NE(r.output.find("kappa must be positive"), std::string::npos) << r.output;
