@@ -74,8 +74,10 @@ bool DistributedOperator<V>::graph_capturable() const
 template <typename V>
 void DistributedOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const
 {
-    halo_.update(x, ghosts_);
+    // The halo moves while the local block is multiplied; the ghost columns follow.
+    halo_.start(x, ghosts_);
     local_->apply(alpha, x, beta, y);
+    halo_.finish();
     if (!ghosts_.empty()) nonlocal_->apply(alpha, ghosts_, V(1), y);
 }
 
