@@ -2,6 +2,7 @@
 // device from its number on the node, the communicators, the run across ranks, and failures
 // that stop every rank instead of leaving them waiting.
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -57,20 +58,21 @@ std::optional<CaseSpec> read_case(const RankRunArguments& args, const MpiCommuni
     }
 }
 
-/// The run on this rank; a failure after the ranks started working together stops them all.
-int run_rank(const CaseSpec& spec, const RankRunArguments& args, const MpiCommunicator& world, CommandContext& context)
+/// body on this rank's group (its executor; NCCL between GPUs); a failure after the ranks
+/// started working together stops them all.
+int on_rank_group(const CaseSpec& spec, const MpiCommunicator& world, CommandContext& context, const RankBody& body)
 {
     try {
         const ExecPtr exec = rank_executor(spec, world, context.threads);
         std::unique_ptr<NcclCommunicator> nccl;
-        if (exec->is_cuda() && nccl_wanted()) nccl = std::make_unique<NcclCommunicator>(world, exec->device_id());
-        RunOptions options;
-        options.output_dir = args.output_dir;
-        options.started = context.started;
+        if (exec->is_cuda() && nccl_wanted()) {
+            const auto start = std::chrono::steady_clock::now();
+            nccl = std::make_unique<NcclCommunicator>(world, exec->device_id());
+            spdlog::info("{} joined ({:.3f} s)", nccl->describe(),
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        }
         const RankGroup group{world, nccl ? static_cast<const Communicator&>(*nccl) : world, exec};
-        const RunRecord record = run_distributed_case(spec, options, group);
-        if (world.rank() == 0) std::cout << make_summary(spec, record);
-        return record.solve.converged() ? exit_ok : exit_not_converged;
+        return body(spec, group);
     } catch (const StoppedOnEveryRank& e) {
         if (e.here()) std::cerr << "gpufem: error: " << e.what() << "\n";
         return exit_error;
@@ -82,14 +84,26 @@ int run_rank(const CaseSpec& spec, const RankRunArguments& args, const MpiCommun
 
 }  // namespace
 
-int run_as_rank(const RankRunArguments& args, CommandContext& context)
+int as_rank(const RankRunArguments& args, CommandContext& context, const RankBody& body)
 {
     const MpiCommunicator world;
     if (world.rank() != 0) spdlog::set_level(spdlog::level::err);
     spdlog::set_pattern(fmt::format("[%H:%M:%S.%e] [rank {}] [%^%l%$] %v", world.rank()));
     const std::optional<CaseSpec> spec = read_case(args, world, context);
     if (!spec) return exit_error;
-    return run_rank(*spec, args, world, context);
+    return on_rank_group(*spec, world, context, body);
+}
+
+int run_as_rank(const RankRunArguments& args, CommandContext& context)
+{
+    return as_rank(args, context, [&](const CaseSpec& spec, const RankGroup& group) {
+        RunOptions options;
+        options.output_dir = args.output_dir;
+        options.started = context.started;
+        const RunRecord record = run_distributed_case(spec, options, group);
+        if (group.host.rank() == 0) std::cout << make_summary(spec, record);
+        return record.solve.converged() ? exit_ok : exit_not_converged;
+    });
 }
 
 bool several_ranks()

@@ -296,6 +296,13 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
 
 }  // namespace
 
+PartPayload part_of_rank(const CaseSpec& spec, const RankGroup& group)
+{
+    std::optional<WholeMeshFacts> facts;
+    RankPhases phases;
+    return obtain_part(spec, group, facts, phases);
+}
+
 void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
 {
     const auto refuse = [](const std::string& what) {

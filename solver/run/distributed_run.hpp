@@ -8,6 +8,8 @@
 
 #include "solver/run/run_case.hpp"
 
+#include "solver/run/part_payload.hpp"
+
 namespace gpufem {
 
 class Communicator;
@@ -36,6 +38,11 @@ struct RankGroup {
 /// ranks does not do: a matrix file, finite volumes, a matrix-free or auto format, a
 /// preconditioner that needs more than the diagonal, a sweep, --export-matrix.
 void check_distributed_case(const CaseSpec& spec, const RunOptions& options);
+
+/// This rank's part of the case's mesh, its numbering and halo: generated here for a built-in
+/// box shape, else cut by rank 0 from the whole mesh and sent (collective). Throws
+/// StoppedOnEveryRank on every rank for bad input.
+PartPayload part_of_rank(const CaseSpec& spec, const RankGroup& group);
 
 /// Runs spec across the ranks of group (see the header comment); every rank calls it. Returns
 /// the run's record (the same solve account on every rank; the totals on rank 0). Throws on a

@@ -223,4 +223,34 @@ TEST(DistributedRun, ARankThatFailsMidRunStopsEveryRankWithoutOutput)
 }
 
 }  // namespace
+
+TEST(DistributedRun, BenchSpmvTimesEachRanksProductAndItsParts)
+{
+    TempDir dir;
+    const auto file = dir.write("bench.yaml", "mesh: {shape: unit_cube, elements: tetrahedron, size: 0.1}\n"
+                                              "problem: {f: 1, dirichlet: {boundary: 0}}\n"
+                                              "solver: {preconditioner: jacobi}\nformat: ell\nbackend: cpu\n");
+    const CommandResult r =
+        run_on_ranks(3, "bench spmv " + file.string() + " -n 50 -w 2 -o " + (dir.path() / "out").string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("slowest"), std::string::npos) << r.output;
+    const nlohmann::json bench = read_json(dir.path() / "out" / "bench_ranks.json");
+    EXPECT_EQ(bench["format"], "ell");
+    ASSERT_EQ(bench["per_rank"].size(), 3u);
+    long long owned = 0;
+    for (const nlohmann::json& rank : bench["per_rank"]) {
+        owned += rank["owned_rows"].get<long long>();
+        EXPECT_GT(rank["ghosts"].get<long long>(), 0);
+        for (const char* time : {"local_seconds", "halo_seconds", "nonlocal_seconds", "product_seconds",
+                                 "all_reduce_seconds"})
+            EXPECT_GT(rank[time].get<double>(), 0) << time;
+        EXPECT_GE(rank["hidden_share"].get<double>(), 0);
+        EXPECT_LE(rank["hidden_share"].get<double>(), 1);
+    }
+    EXPECT_EQ(owned, 11 * 11 * 11);  // every node of the 10^3 grid owned once
+    const CommandResult refused = run_on_ranks(2, "bench solver " + file.string());
+    EXPECT_EQ(refused.exit_code, 1) << refused.output;
+    EXPECT_NE(refused.output.find("bench solver runs on one rank"), std::string::npos) << refused.output;
+}
+
 }  // namespace gpufem::test
