@@ -62,15 +62,15 @@ std::vector<std::pair<std::string, std::string>> FluxReport::summary() const
 {
     std::string fluxes, integrals;
     for (const GroupFlux& g : groups)
-        fluxes += fmt::format("{}{} ({}) {:.6e}", fluxes.empty() ? "" : ", ", g.group, g.condition, g.flux);
+        fluxes += fmt::format("{}{} ({}) {:.7g}", fluxes.empty() ? "" : ", ", g.group, g.condition, g.flux);
     for (const RegionIntegrals& r : regions)
-        integrals += fmt::format("{}{}: int u {:.6e}, int f {:.6e}", integrals.empty() ? "" : "; ",
+        integrals += fmt::format("{}{}: int u {:.7g}, int f {:.7g}", integrals.empty() ? "" : "; ",
                                  r.region.empty() ? "(no region)" : r.region, r.u, r.source);
     std::vector<std::pair<std::string, std::string>> lines;
     if (!fluxes.empty()) lines.emplace_back("boundary fluxes (out)", fluxes);
     lines.emplace_back("regions", integrals);
     lines.emplace_back("conservation",
-                       fmt::format("boundary {:.6e} = source {:.6e} - reaction {:.6e} - convection {:.6e}, "
+                       fmt::format("boundary {:.7g} = source {:.7g} - reaction {:.7g} - convection {:.7g}, "
                                    "imbalance {:.3e} (relative {:.3e})",
                                    boundary_total(), total(&RegionIntegrals::source), total(&RegionIntegrals::reaction),
                                    total(&RegionIntegrals::convection), imbalance(), relative_imbalance()));

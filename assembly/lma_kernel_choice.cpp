@@ -36,7 +36,7 @@ LmaKernel lma_kernel_from_name(const std::string& name)
 LmaKernel lma_resolve_kernel(LmaKernel kernel, int npe, bool symmetric, bool colour)
 {
     if (kernel != LmaKernel::automatic) return kernel;
-    // From the H100 degree sweeps (FP64, about 1M unknowns; README): up to npe 8 one cell per
+    // From the H100 degree sweeps (FP64, about 1M unknowns; docs/performance.md): up to npe 8 one cell per
     // thread streams best; beyond, a tile of cells per block with rows spread over its
     // threads. Symmetric storage from npe 27 (3D Q2 and up) needs twin, whose second reads
     // hit L1 (tile's come from DRAM once a tile's packed matrices outgrow the caches); the

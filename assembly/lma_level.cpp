@@ -118,7 +118,7 @@ OperatorLevelEntry lma_level_entry()
 {
     OperatorLevelEntry e;
     e.name = "lma";
-    e.summary = "matrix-free: element matrices kept, y = sum_e P_e^T K_e P_e x (000_… §8.2)";
+    e.summary = "matrix-free: element matrices kept, y = sum_e P_e^T K_e P_e x (Reguly & Giles 2012)";
     e.options = option_codec<LmaOptions>(
         {{"scatter", "atomic", "add element results with atomics, or `colour` (one launch per "
                                "element colour, no atomics, bitwise reproducible)"},

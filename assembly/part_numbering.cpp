@@ -1,13 +1,14 @@
 #include "assembly/part_numbering.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
-#include <unordered_map>
+#include <string>
+
+#include "linalg/rank_messages.hpp"
 
 namespace gpufem {
-namespace {
 
-/// Whether cell c holds a node that part owns.
 bool holds_owned_node(const Mesh& mesh, index_type c, const std::vector<int>& owners, int part)
 {
     const int npc = mesh.nodes_per_cell;
@@ -18,6 +19,8 @@ bool holds_owned_node(const Mesh& mesh, index_type c, const std::vector<int>& ow
     return false;
 }
 
+namespace {
+
 /// The nodes `part` holds, each once, in increasing order: those of its own cells (its
 /// output) and of every cell around a node it owns (the columns of its rows).
 std::vector<index_type> part_nodes(const Mesh& mesh, const CellPartition& partition, const std::vector<int>& owners,
@@ -25,11 +28,13 @@ std::vector<index_type> part_nodes(const Mesh& mesh, const CellPartition& partit
 {
     std::vector<char> used(static_cast<std::size_t>(mesh.num_nodes()), 0);
     const int npc = mesh.nodes_per_cell;
+#pragma omp parallel for schedule(static)
     for (index_type c = 0; c < mesh.num_cells(); ++c) {
         if (partition.part[static_cast<std::size_t>(c)] != part && !holds_owned_node(mesh, c, owners, part)) continue;
         for (int j = 0; j < npc; ++j) {
             const index_type node = mesh.cells[static_cast<std::size_t>(c) * npc + j];
-            if (node >= 0) used[static_cast<std::size_t>(node)] = 1;  // -1: past a mixed cell's nodes
+            // -1: past a mixed cell's nodes; every writer stores the same 1.
+            if (node >= 0) std::atomic_ref<char>(used[static_cast<std::size_t>(node)]).store(1, std::memory_order_relaxed);
         }
     }
     std::vector<index_type> nodes;
@@ -83,10 +88,14 @@ PartNumbering part_node_numbering(const Mesh& mesh, const CellPartition& partiti
 std::vector<HaloPlan> halo_plans(const std::vector<PartNumbering>& numbering)
 {
     std::vector<HaloPlan> plans(numbering.size());
-    // The local number of each owned global unknown, per part.
-    std::vector<std::unordered_map<index_type, index_type>> local_of(numbering.size());
-    for (std::size_t p = 0; p < numbering.size(); ++p)
-        for (index_type l = 0; l < numbering[p].layout.owned; ++l) local_of[p].emplace(numbering[p].global[l], l);
+    // The local number of each owned global unknown, in one array over every part (each
+    // unknown has one owner).
+    index_type globals = 0;
+    for (const PartNumbering& part : numbering)
+        for (index_type g : part.global) globals = std::max(globals, g + 1);
+    std::vector<index_type> owned_local(static_cast<std::size_t>(globals), -1);
+    for (const PartNumbering& part : numbering)
+        for (index_type l = 0; l < part.layout.owned; ++l) owned_local[static_cast<std::size_t>(part.global[l])] = l;
     for (std::size_t p = 0; p < numbering.size(); ++p) {
         const DofLayout& layout = numbering[p].layout;
         plans[p].receives = layout.ghost_blocks;
@@ -95,15 +104,54 @@ std::vector<HaloPlan> halo_plans(const std::vector<PartNumbering>& numbering)
             HaloPlan::Send send{static_cast<int>(p), {}};
             const index_type begin = layout.ghost_begin(b);
             for (index_type g = begin; g < begin + block.count; ++g) {
-                const auto found = local_of[static_cast<std::size_t>(block.owner)].find(numbering[p].global[g]);
-                if (found == local_of[static_cast<std::size_t>(block.owner)].end())
-                    throw std::logic_error("halo_plans: a ghost's owner does not own it");
-                send.local.push_back(found->second);
+                const index_type local = owned_local[static_cast<std::size_t>(numbering[p].global[g])];
+                if (local < 0) throw std::logic_error("halo_plans: a ghost's owner does not own it");
+                send.local.push_back(local);
             }
             plans[static_cast<std::size_t>(block.owner)].sends.push_back(std::move(send));
         }
     }
     return plans;
+}
+
+HaloPlan halo_plan_from_owners(const Communicator& host, const PartNumbering& numbering)
+{
+    const int ranks = host.size(), me = host.rank();
+    const DofLayout& layout = numbering.layout;
+    HaloPlan plan;
+    plan.receives = layout.ghost_blocks;
+    // asking[r * ranks + o]: the ghosts rank r holds that rank o owns.
+    std::vector<double> mine(static_cast<std::size_t>(ranks), 0.0);
+    for (const GhostBlock& block : layout.ghost_blocks) mine[static_cast<std::size_t>(block.owner)] += block.count;
+    const std::vector<double> asking = gather_on_every_rank(host, mine);
+    std::vector<ExchangeMessage> sends, receives;
+    for (std::size_t b = 0; b < layout.ghost_blocks.size(); ++b) {
+        // A send's data is only read.
+        auto* first = const_cast<index_type*>(numbering.global.data() + layout.ghost_begin(b));
+        sends.push_back({layout.ghost_blocks[b].owner, first, layout.ghost_blocks[b].count * sizeof(index_type)});
+    }
+    std::vector<std::vector<index_type>> asked(static_cast<std::size_t>(ranks));
+    for (int r = 0; r < ranks; ++r) {
+        const auto count = static_cast<std::size_t>(asking[static_cast<std::size_t>(r * ranks + me)]);
+        if (count == 0) continue;
+        asked[static_cast<std::size_t>(r)].resize(count);
+        receives.push_back({r, asked[static_cast<std::size_t>(r)].data(), count * sizeof(index_type)});
+    }
+    host.exchange(*Executor::create_cpu(), sends, receives);
+    const auto owned_begin = numbering.global.begin(), owned_end = owned_begin + layout.owned;
+    for (int r = 0; r < ranks; ++r) {
+        if (asked[static_cast<std::size_t>(r)].empty()) continue;
+        HaloPlan::Send send{r, {}};
+        for (index_type g : asked[static_cast<std::size_t>(r)]) {
+            const auto at = std::lower_bound(owned_begin, owned_end, g);
+            if (at == owned_end || *at != g)
+                throw std::logic_error("halo_plan_from_owners: rank " + std::to_string(r) + " asked rank " +
+                                       std::to_string(me) + " for an unknown it does not own");
+            send.local.push_back(static_cast<index_type>(at - owned_begin));
+        }
+        plan.sends.push_back(std::move(send));
+    }
+    return plan;
 }
 
 }  // namespace gpufem

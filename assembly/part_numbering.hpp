@@ -14,6 +14,9 @@ namespace gpufem {
 /// that hold the node (a fixed rule every rank can apply alone).
 std::vector<int> node_owners(const Mesh& mesh, const CellPartition& partition);
 
+/// Whether cell c of mesh holds a node that part owns (owners: node_owners).
+bool holds_owned_node(const Mesh& mesh, index_type c, const std::vector<int>& owners, int part);
+
 /// One part's unknowns of the mesh's isoparametric space: the nodes of its own cells (what it
 /// writes) and of every cell around a node it owns (the columns of the rows it owns).
 struct PartNumbering {
@@ -32,5 +35,12 @@ PartNumbering part_node_numbering(const Mesh& mesh, const CellPartition& partiti
 /// The halo plan (linalg/halo.hpp) of every part from every part's numbering (numbering[p]
 /// of part p): its receives are the part's ghost blocks.
 std::vector<HaloPlan> halo_plans(const std::vector<PartNumbering>& numbering);
+
+/// The halo plan of this rank's part from its numbering alone, each rank passing its own
+/// (collective over host): every rank sends the owners of its ghosts their global numbers,
+/// and each owner finds them among its owned unknowns (in global order). The plan halo_plans
+/// makes from every part's numbering. Throws std::logic_error when a rank is asked for an
+/// unknown it does not own.
+HaloPlan halo_plan_from_owners(const Communicator& host, const PartNumbering& numbering);
 
 }  // namespace gpufem

@@ -254,7 +254,7 @@ nlohmann::json bdia_options_json(const BdiaOptions& o) { return {{"max_bytes", o
 
 FormatEntry bdia_format_entry()
 {
-    FormatEntry e = assembled_format_entry("bdia", "banded storage after reverse Cuthill-McKee (002_…)",
+    FormatEntry e = assembled_format_entry("bdia", "banded storage after reverse Cuthill-McKee (Wang et al. 2013)",
                                            build_bdia<float>, build_bdia<double>);
     e.options = option_codec<BdiaOptions>(
         {{"max_bytes", "free", "refuse when the band needs more bytes (default: the free memory)"}},

@@ -6,6 +6,7 @@
 // on the host and NCCL on the devices are implementations of one small interface. On one
 // process (serial_communicator) every operation is a no-op and costs nothing.
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -19,6 +20,20 @@ struct ExchangeMessage {
     int peer = 0;
     void* data = nullptr;  ///< read for a send, written for a receive
     std::size_t bytes = 0;
+};
+
+/// A neighbour exchange in two steps, so that the executor's other work runs while the
+/// messages move: start queues the sends and receives after the work queued so far, finish
+/// makes the work queued after it see the received data. Made once for a halo (its streams,
+/// events, requests and host buffers) and used for every update; one exchange in flight at a
+/// time, and the buffers untouched between start and finish.
+class OverlappedExchange {
+public:
+    virtual ~OverlappedExchange() = default;
+    /// Queues every message of sends and receives (buffers in the executor's memory).
+    virtual void start(std::span<const ExchangeMessage> sends, std::span<const ExchangeMessage> receives) = 0;
+    /// Completes the exchange started last.
+    virtual void finish() = 0;
 };
 
 /// The processes of a run and the collective operations between them.
@@ -49,6 +64,9 @@ public:
     /// when the work queued after the call runs.
     virtual void exchange(const Executor& exec, std::span<const ExchangeMessage> sends,
                           std::span<const ExchangeMessage> receives) const = 0;
+    /// An exchange on exec that overlaps the work queued between its start and finish (the
+    /// communicator must outlive it). By default its start does the whole exchange.
+    virtual std::unique_ptr<OverlappedExchange> overlapped_exchange(const ExecPtr& exec) const;
 };
 
 /// The communicator of a run on one process: rank 0 of 1, sums are already total, and there

@@ -31,5 +31,15 @@ void memcpy_device(void* dst, const void* src, std::size_t bytes, void* stream);
 void memset_zero(void* dst, std::size_t bytes, void* stream);
 /// Free and total memory of a device in bytes (cudaMemGetInfo).
 void memory_info(int device, std::size_t& free_bytes, std::size_t& total_bytes);
+/// Why a device cannot run this build's kernels (its compute capability is not among the
+/// architectures built, or its driver is too old for their PTX), naming both; "" when it can.
+/// A kernel compiled as every other is looked up on the device, once per device and process
+/// (this makes the device's CUDA context).
+std::string unusable_reason(int device);
+/// The architectures this build's kernels were compiled for, in words ("sm_80, sm_90 and PTX
+/// compute_90"); "" without CUDA.
+std::string built_architectures();
+/// The CUDA runtime's and the driver's versions ("runtime 13.0, driver 13.0"); "" without CUDA.
+std::string runtime_versions();
 
 }  // namespace gpufem::cuda

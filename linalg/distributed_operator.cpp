@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "linalg/csr_operator.hpp"
+#include "linalg/split_kernels.hpp"
 
 namespace gpufem {
 
@@ -12,27 +13,25 @@ template <typename V>
 SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type ghosts)
 {
     const ExecPtr& exec = rows.executor();
+    const Executor& e = *exec;
     const index_type owned = rows.rows;
     if (rows.cols != owned + ghosts)
         throw std::invalid_argument("split_owned_columns: the rows' columns are not the owned and ghost unknowns");
-    const std::vector<index_type> ptr = rows.row_ptr.to_host(), col = rows.col_idx.to_host();
-    const std::vector<V> val = rows.values.to_host();
-    std::vector<index_type> lp{0}, lc, np{0}, nc;
-    std::vector<V> lv, nv;
-    for (index_type i = 0; i < owned; ++i) {
-        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
-            const bool here = col[k] < owned;
-            (here ? lc : nc).push_back(here ? col[k] : col[k] - owned);
-            (here ? lv : nv).push_back(val[k]);
-        }
-        lp.push_back(static_cast<index_type>(lc.size()));
-        np.push_back(static_cast<index_type>(nc.size()));
-    }
-    const auto upload = [&](index_type cols, const auto& p, const auto& c, const auto& v) {
-        return Csr<V>{owned, cols, Array<index_type>::from_host(exec, p), Array<index_type>::from_host(exec, c),
-                      Array<V>::from_host(exec, v)};
-    };
-    return {upload(owned, lp, lc, lv), upload(ghosts, np, nc, nv)};
+    const auto offsets = static_cast<std::size_t>(owned) + 1;
+    Array<index_type> local_ptr(exec, offsets), nonlocal_ptr(exec, offsets);
+    GPUFEM_DISPATCH(e, split_row_offsets(e, rows, local_ptr.data(), nonlocal_ptr.data()));
+    index_type local_nnz = 0, nonlocal_nnz = 0;
+    const ExecPtr host = Executor::create_cpu();
+    copy_bytes(*host, &local_nnz, e, local_ptr.data() + owned, sizeof(index_type));
+    copy_bytes(*host, &nonlocal_nnz, e, nonlocal_ptr.data() + owned, sizeof(index_type));
+    SplitRows<V> out{Csr<V>{owned, owned, std::move(local_ptr), Array<index_type>(exec, local_nnz),
+                            Array<V>(exec, local_nnz)},
+                     Csr<V>{owned, ghosts, std::move(nonlocal_ptr), Array<index_type>(exec, nonlocal_nnz),
+                            Array<V>(exec, nonlocal_nnz)}};
+    GPUFEM_DISPATCH(e, split_rows(e, rows, out.local.row_ptr.data(), out.local.col_idx.data(),
+                                  out.local.values.data(), out.nonlocal.row_ptr.data(),
+                                  out.nonlocal.col_idx.data(), out.nonlocal.values.data()));
+    return out;
 }
 
 template <typename V>
@@ -75,8 +74,10 @@ bool DistributedOperator<V>::graph_capturable() const
 template <typename V>
 void DistributedOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const
 {
-    halo_.update(x, ghosts_);
+    // The halo moves while the local block is multiplied; the ghost columns follow.
+    halo_.start(x, ghosts_);
     local_->apply(alpha, x, beta, y);
+    halo_.finish();
     if (!ghosts_.empty()) nonlocal_->apply(alpha, ghosts_, V(1), y);
 }
 

@@ -21,7 +21,8 @@ struct SplitRows {
 };
 
 /// rows (owned rows, columns in the rank's local numbering: owned first, then `ghosts`
-/// ghosts) split into its local and non-local blocks, on rows' executor (split on the host).
+/// ghosts) split into its local and non-local blocks, on rows' executor (each row's entries
+/// in their order).
 template <typename V>
 SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type ghosts);
 
@@ -47,6 +48,14 @@ public:
     bool graph_capturable() const override;
     /// The halo's bytes sent per product.
     std::size_t halo_bytes() const { return halo_.bytes_sent(); }
+    /// The owned x owned block (for benchmarks of the product's parts).
+    const LinearOperator<V>& local_block() const { return *local_; }
+    /// The owned x ghost block.
+    const LinearOperator<V>& nonlocal_block() const { return *nonlocal_; }
+    /// The ghosts' exchange.
+    const HaloExchange<V>& halo() const { return halo_; }
+    /// The ghost values the last product received.
+    Array<V>& ghost_values() const { return ghosts_; }
 
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;

@@ -60,6 +60,8 @@ std::shared_ptr<const Executor> Executor::create_cuda(int device)
         throw std::runtime_error(
             fmt::format("CUDA device {} requested but {} device(s) are present", device, count));
     }
+    if (const std::string reason = cuda::unusable_reason(device); !reason.empty())
+        throw std::runtime_error(reason);
     void* stream = cuda::create_stream(device);
     cuda::prepare_host_copies(device);
     return std::shared_ptr<const Executor>(new Executor(

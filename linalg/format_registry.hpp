@@ -1,7 +1,7 @@
 #pragma once
 // The format registry: every storage format registers once — its name, help text, options
 // (parsed and validated by the format), the backends that have it and how it is built.
-// Case validation, `gpufem run --help`, the README's case reference and the benchmarks'
+// Case validation, `gpufem run --help`, docs/case-reference.md and the benchmarks'
 // format lists all come from it; nothing else lists format names.
 //
 // These are the storage formats of an assembled CSR matrix (assembled_formats()). Operators

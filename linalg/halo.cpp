@@ -22,7 +22,7 @@ index_type HaloPlan::sent() const
 
 template <typename V>
 HaloExchange<V>::HaloExchange(const HaloPlan& plan, const ExecPtr& exec, const Communicator& comm)
-    : comm_(comm), exec_(exec), ghost_count_(plan.ghosts())
+    : exec_(exec), ghost_count_(plan.ghosts()), overlapped_(comm.overlapped_exchange(exec))
 {
     std::vector<index_type> gather;
     gather.reserve(static_cast<std::size_t>(plan.sent()));
@@ -45,6 +45,13 @@ HaloExchange<V>::HaloExchange(const HaloPlan& plan, const ExecPtr& exec, const C
 template <typename V>
 void HaloExchange<V>::update(const Array<V>& owned, Array<V>& ghosts) const
 {
+    start(owned, ghosts);
+    finish();
+}
+
+template <typename V>
+void HaloExchange<V>::start(const Array<V>& owned, Array<V>& ghosts) const
+{
     if (ghosts.size() != static_cast<std::size_t>(ghost_count_))
         throw std::invalid_argument("HaloExchange::update: the ghost vector's length is not the halo's");
     const Executor& e = *exec_;
@@ -53,7 +60,13 @@ void HaloExchange<V>::update(const Array<V>& owned, Array<V>& ghosts) const
         GPUFEM_DISPATCH(e, permute_vector(e, static_cast<index_type>(gather_.size()), gather_.data(), owned.data(),
                                           send_buffer_.data(), false));
     for (std::size_t r = 0; r < receives_.size(); ++r) receives_[r].data = ghosts.data() + receive_offsets_[r];
-    comm_.exchange(e, sends_, receives_);
+    overlapped_->start(sends_, receives_);
+}
+
+template <typename V>
+void HaloExchange<V>::finish() const
+{
+    overlapped_->finish();
 }
 
 template class HaloExchange<float>;

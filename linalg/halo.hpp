@@ -47,13 +47,17 @@ public:
     /// ghosts (plan.ghosts() values) from the owners' values; owned: this rank's owned
     /// values (at least every index the plan sends). Ordered on the executor.
     void update(const Array<V>& owned, Array<V>& ghosts) const;
+    /// The first half of update: the values to send gathered, the messages started beside
+    /// the executor's later work. ghosts must not be read, nor owned written, until finish.
+    void start(const Array<V>& owned, Array<V>& ghosts) const;
+    /// The second half of update: the work queued after it sees the ghosts.
+    void finish() const;
     /// Bytes sent per update.
     std::size_t bytes_sent() const { return send_buffer_.size() * sizeof(V); }
     /// The ghost values an update writes.
     index_type ghosts() const { return ghost_count_; }
 
 private:
-    const Communicator& comm_;
     ExecPtr exec_;
     Array<index_type> gather_;       ///< owned index of each value sent, neighbour by neighbour
     mutable Array<V> send_buffer_;
@@ -63,6 +67,7 @@ private:
     mutable std::vector<ExchangeMessage> receives_;
     std::vector<index_type> receive_offsets_;  ///< each block's first ghost
     index_type ghost_count_ = 0;
+    std::unique_ptr<OverlappedExchange> overlapped_;  ///< the messages, beside other work
 };
 
 }  // namespace gpufem

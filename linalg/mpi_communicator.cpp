@@ -46,6 +46,64 @@ struct HostStaging {
 
 }  // namespace
 
+struct MpiCommunicator::Handle {
+    MPI_Comm comm = MPI_COMM_NULL;
+};
+
+namespace {
+
+/// Non-blocking receives and sends posted at start (device data staged through host buffers
+/// kept from one exchange to the next), completed at finish.
+class MpiOverlappedExchange final : public OverlappedExchange {
+public:
+    MpiOverlappedExchange(MPI_Comm comm, ExecPtr exec) : comm_(comm), exec_(std::move(exec)) {}
+
+    void start(std::span<const ExchangeMessage> sends, std::span<const ExchangeMessage> receives) override
+    {
+        constexpr int tag = 8;
+        receives_.assign(receives.begin(), receives.end());
+        received_.resize(receives.size());
+        sent_.resize(sends.size());
+        requests_.clear();
+        for (std::size_t m = 0; m < receives.size(); ++m)
+            check(MPI_Irecv(host_buffer(receives[m], received_[m], false), message_count(receives[m].bytes), MPI_BYTE,
+                            receives[m].peer, tag, comm_, &requests_.emplace_back()),
+                  "MPI_Irecv");
+        for (std::size_t m = 0; m < sends.size(); ++m)
+            check(MPI_Isend(host_buffer(sends[m], sent_[m], true), message_count(sends[m].bytes), MPI_BYTE,
+                            sends[m].peer, tag, comm_, &requests_.emplace_back()),
+                  "MPI_Isend");
+    }
+
+    void finish() override
+    {
+        check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+        requests_.clear();
+        if (!exec_->is_cuda()) return;
+        for (std::size_t m = 0; m < receives_.size(); ++m)
+            copy_bytes(*exec_, receives_[m].data, *Executor::create_cpu(), received_[m].data(), receives_[m].bytes);
+    }
+
+private:
+    /// The host memory MPI uses for message m: its own on the host, else `buffer` (filled
+    /// from the device when `read`, after the executor's queued work).
+    void* host_buffer(const ExchangeMessage& m, std::vector<char>& buffer, bool read) const
+    {
+        if (!exec_->is_cuda()) return m.data;
+        buffer.resize(m.bytes);
+        if (read && m.bytes) copy_bytes(*Executor::create_cpu(), buffer.data(), *exec_, m.data, m.bytes);
+        return buffer.data();
+    }
+
+    MPI_Comm comm_;
+    ExecPtr exec_;
+    std::vector<ExchangeMessage> receives_;
+    std::vector<std::vector<char>> received_, sent_;
+    std::vector<MPI_Request> requests_;
+};
+
+}  // namespace
+
 bool launched_by_mpi()
 {
     for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
@@ -71,10 +129,6 @@ void MpiSession::abort_all(int code)
     MPI_Abort(MPI_COMM_WORLD, code);
     std::_Exit(code);
 }
-
-struct MpiCommunicator::Handle {
-    MPI_Comm comm = MPI_COMM_NULL;
-};
 
 MpiCommunicator::MpiCommunicator() : handle_(std::make_unique<Handle>())
 {
@@ -134,6 +188,11 @@ void MpiCommunicator::exchange(const Executor& exec, std::span<const ExchangeMes
     for (std::size_t m = 0; m < receives.size(); ++m)
         if (received[m] != receives[m].data)
             copy_bytes(exec, receives[m].data, *Executor::create_cpu(), received[m], receives[m].bytes);
+}
+
+std::unique_ptr<OverlappedExchange> MpiCommunicator::overlapped_exchange(const ExecPtr& exec) const
+{
+    return std::make_unique<MpiOverlappedExchange>(handle_->comm, exec);
 }
 
 void MpiCommunicator::barrier() const

@@ -47,6 +47,9 @@ public:
     /// through the host after the executor's queued work.
     void exchange(const Executor& exec, std::span<const ExchangeMessage> sends,
                   std::span<const ExchangeMessage> receives) const override;
+    /// Receives and sends posted at start and completed at finish, so that host work between
+    /// them overlaps the messages (device data staged through the host).
+    std::unique_ptr<OverlappedExchange> overlapped_exchange(const ExecPtr& exec) const override;
     /// Waits until every rank has arrived (for tests and phase timing).
     void barrier() const;
     /// The bytes at data (host memory) of rank root, copied to every rank's data.

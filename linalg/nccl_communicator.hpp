@@ -33,6 +33,10 @@ public:
     /// executor's messages go through MPI.
     void exchange(const Executor& exec, std::span<const ExchangeMessage> sends,
                   std::span<const ExchangeMessage> receives) const override;
+    /// The group on a high-priority stream forked from exec's and joined back at finish, so
+    /// that the work queued between start and finish runs beside the messages (also in a
+    /// CUDA graph); a host executor's messages go through MPI.
+    std::unique_ptr<OverlappedExchange> overlapped_exchange(const ExecPtr& exec) const override;
 
 private:
     struct Handle;

@@ -23,4 +23,9 @@ void NcclCommunicator::exchange(const Executor&, std::span<const ExchangeMessage
 {
 }
 
+std::unique_ptr<OverlappedExchange> NcclCommunicator::overlapped_exchange(const ExecPtr& exec) const
+{
+    return mpi_.overlapped_exchange(exec);
+}
+
 }  // namespace gpufem

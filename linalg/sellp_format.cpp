@@ -207,7 +207,7 @@ FormatMemory sliced_memory(const MatrixShape& m, double slice, double t, bool so
 
 FormatEntry sellp_format_entry()
 {
-    FormatEntry e = assembled_format_entry("sellp", "SELL-P: slices of rows, t threads per row (003_…)",
+    FormatEntry e = assembled_format_entry("sellp", "SELL-P: slices of rows, t threads per row (Anzt et al. 2015)",
                                            build_sellp<float>, build_sellp<double>);
     e.options = option_codec<SellpOptions>(
         {{"slice", "32", "rows per slice"},

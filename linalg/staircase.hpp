@@ -1,7 +1,7 @@
 #pragma once
-// Staircase SELL (../shared/papers/004_… §4.3): the layout, the host-side index structure
-// (row order and groups) and the kernels over it, declared once and implemented in cpu/ and
-// cuda/.
+// Staircase SELL (Wikberg 2025, 004_… §4.3; docs/references.md): the layout, the host-side
+// index structure (row order and groups) and the kernels over it, declared once and
+// implemented in cpu/ and cuda/.
 //
 // The matrix is renumbered symmetrically (rows and columns) by the permutation sigma: the
 // Cuthill–McKee order, then a stable sort by row length (CM order breaks ties). The rows of

@@ -1,5 +1,5 @@
-// Staircase SELL (../shared/papers/004_… §4.3): the index structure, the conversion from CSR
-// and the operator.
+// Staircase SELL (Wikberg 2025, 004_… §4.3; docs/references.md): the index structure, the
+// conversion from CSR and the operator.
 //
 // Conversion (build_staircase_format):
 //   host:   download row_ptr / col_idx, Cuthill–McKee order (Boost.Graph, not reversed, as in
@@ -265,7 +265,7 @@ nlohmann::json staircase_options_json(const StaircaseOptions& o)
 FormatEntry staircase_format_entry()
 {
     FormatEntry e = assembled_format_entry(
-        "staircase", "Staircase SELL: Cuthill-McKee, rows grouped by length (004_…)",
+        "staircase", "Staircase SELL: Cuthill-McKee, rows grouped by length (Wikberg 2025)",
         build_staircase<float>, build_staircase<double>);
     e.options = option_codec<StaircaseOptions>(
         {{"alpha", "0.01", "merge row-length groups smaller than alpha * rows, in [0, 1)"},

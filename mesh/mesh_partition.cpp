@@ -18,8 +18,33 @@ struct DualGraph {
     std::vector<idx_t> neighbours;
 };
 
+/// The mesh's cells by their corners only (a first-order mesh on the same nodes): the face
+/// adjacency is a matter of corners, and is found for first-order cells of every shape.
+Mesh corner_mesh(const Mesh& mesh)
+{
+    Mesh corners;
+    corners.dim = mesh.dim;
+    corners.cell_type = mesh.cell_type;
+    corners.cell_types = mesh.cell_types;
+    corners.coordinates = mesh.coordinates;
+    int npc = 0;
+    for (int t = 0; t < element_type_count; ++t)
+        if (mesh.has_cells_of(static_cast<ElementType>(t)))
+            npc = std::max(npc, element_node_count(static_cast<ElementType>(t)));
+    corners.nodes_per_cell = npc;
+    corners.cells.assign(static_cast<std::size_t>(mesh.num_cells()) * npc, -1);
+    for (index_type c = 0; c < mesh.num_cells(); ++c) {
+        const int count = element_node_count(mesh.type_of_cell(c));
+        for (int j = 0; j < count; ++j)
+            corners.cells[static_cast<std::size_t>(c) * npc + j] =
+                mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell + j];
+    }
+    return corners;
+}
+
 DualGraph dual_graph(const Mesh& mesh)
 {
+    if (mesh.degree > 1) return dual_graph(corner_mesh(mesh));
     const std::vector<int> no_groups;  // boundary groups play no part in the adjacency
     const CellFaces faces = cell_faces(mesh, Executor::create_cpu(), &no_groups);
     const std::vector<index_type> across = faces.neighbour.to_host();
@@ -67,7 +92,65 @@ std::vector<int> metis_parts(DualGraph& graph, int parts)
     return std::vector<int>(part.begin(), part.end());
 }
 
+/// Each cell's centre (the mean of its nodes), 3 per cell.
+std::vector<double> cell_centres(const Mesh& mesh)
+{
+    const int npc = mesh.nodes_per_cell;
+    std::vector<double> centre(3 * static_cast<std::size_t>(mesh.num_cells()), 0.0);
+#pragma omp parallel for schedule(static)
+    for (index_type c = 0; c < mesh.num_cells(); ++c) {
+        int count = 0;
+        for (int j = 0; j < npc; ++j) {
+            const index_type node = mesh.cells[static_cast<std::size_t>(c) * npc + j];
+            if (node < 0) continue;
+            ++count;
+            for (int d = 0; d < 3; ++d) centre[3 * static_cast<std::size_t>(c) + d] += mesh.coordinates[3 * static_cast<std::size_t>(node) + d];
+        }
+        for (int d = 0; d < 3; ++d) centre[3 * static_cast<std::size_t>(c) + d] /= count;
+    }
+    return centre;
+}
+
+/// Recursive coordinate bisection of cells[begin, end) into parts first_part .. first_part +
+/// parts - 1: split across the widest extent of their centres, the cell counts in proportion
+/// to the parts on each side.
+void bisect(const std::vector<double>& centre, std::vector<index_type>& cells, std::size_t begin, std::size_t end,
+            int first_part, int parts, std::vector<int>& part)
+{
+    if (parts == 1) {
+        for (std::size_t k = begin; k < end; ++k) part[static_cast<std::size_t>(cells[k])] = first_part;
+        return;
+    }
+    double low[3] = {1e300, 1e300, 1e300}, high[3] = {-1e300, -1e300, -1e300};
+    for (std::size_t k = begin; k < end; ++k)
+        for (int d = 0; d < 3; ++d) {
+            const double x = centre[3 * static_cast<std::size_t>(cells[k]) + d];
+            low[d] = std::min(low[d], x), high[d] = std::max(high[d], x);
+        }
+    int axis = 0;
+    for (int d = 1; d < 3; ++d)
+        if (high[d] - low[d] > high[axis] - low[axis]) axis = d;
+    const int left = parts / 2;
+    const std::size_t middle = begin + (end - begin) * left / parts;
+    std::nth_element(cells.begin() + begin, cells.begin() + middle, cells.begin() + end, [&](index_type a, index_type b) {
+        const double xa = centre[3 * static_cast<std::size_t>(a) + axis], xb = centre[3 * static_cast<std::size_t>(b) + axis];
+        return xa < xb || (xa == xb && a < b);
+    });
+    bisect(centre, cells, begin, middle, first_part, left, part);
+    bisect(centre, cells, middle, end, first_part + left, parts - left, part);
+}
+
 }  // namespace
+
+std::vector<int> coordinate_bisection(const Mesh& mesh, int parts)
+{
+    const std::vector<double> centre = cell_centres(mesh);
+    std::vector<index_type> cells(static_cast<std::size_t>(mesh.num_cells()));
+    for (std::size_t c = 0; c < cells.size(); ++c) cells[c] = static_cast<index_type>(c);
+    std::vector<int> part(cells.size(), 0);
+    bisect(centre, cells, 0, cells.size(), 0, parts, part);
+    return part;
+}
 
 double CellPartition::imbalance() const
 {
@@ -88,9 +171,16 @@ CellPartition partition_cells(const Mesh& mesh, int parts)
     partition.parts = parts;
     if (parts == 1) {
         partition.part.assign(static_cast<std::size_t>(cells), 0);
+    } else if (!mesh.generated_grid.shape.empty()) {
+        // A box grid: boxes of cells by their coordinates, in linear time (METIS on tens of
+        // millions of cells would take longer than the solve); the cut is not counted.
+        partition.part = coordinate_bisection(mesh, parts);
+        partition.method = "coordinate bisection of the generated grid";
+        partition.edge_cut = -1;
     } else {
         DualGraph graph = dual_graph(mesh);
         partition.part = metis_parts(graph, parts);
+        partition.method = "METIS k-way, cell face graph";
         partition.edge_cut = count_edge_cut(graph, partition.part);
     }
     partition.cells_per_part.assign(static_cast<std::size_t>(parts), 0);

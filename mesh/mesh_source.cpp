@@ -346,6 +346,14 @@ std::optional<MeshCounts> predicted_mesh_counts(const MeshSpec& spec)
     return shape_mesh_counts(request, spec.refine, spec.degree, checked_shape_source(spec, request));
 }
 
+std::optional<ShapeGrid> box_shape_grid(const MeshSpec& spec)
+{
+    if (spec.kind != MeshSpec::Kind::shape || !is_generated_shape(spec.shape)) return std::nullopt;
+    const ShapeRequest request = resolve_shape(spec.shape, spec.elements, spec.size);
+    if (box_grid(request.shape, 1, 1).notch) return std::nullopt;
+    return make_shape_grid(request, spec.refine, spec.degree, checked_shape_source(spec, request));
+}
+
 MeshCounts mesh_counts(const Mesh& mesh)
 {
     MeshCounts counts;

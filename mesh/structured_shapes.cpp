@@ -1,10 +1,12 @@
 #include "mesh/structured_shapes.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
 
+#include "mesh/gmsh_session.hpp"
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/mesh_size_guard.hpp"
 #include "mesh/shapes/cell_shape.hpp"
@@ -157,10 +159,23 @@ long long checked_boxes_per_unit(const ShapeRequest& request, int refine, int de
     return static_cast<long long>(n0) << refine;
 }
 
-/// The facets of one boundary group: those of the sides for which `takes` holds.
+/// A range of boxes: those whose lowest corner lies in [lo, hi) (box units, per axis).
+struct BoxWindow {
+    long long lo[3];
+    long long hi[3];
+};
+
+/// The window of every box of grid.
+BoxWindow whole_window(const StructuredGrid& grid)
+{
+    return {{0, 0, 0}, {grid.boxes[0], grid.boxes[1], grid.boxes[2]}};
+}
+
+/// The facets of one boundary group: those of the sides for which `takes` holds, on the boxes
+/// of window.
 template <typename Takes>
 BoundaryFacets side_facets(const StructuredGrid& grid, ElementType cell_type, const PhysicalGroup& group,
-                           Takes&& takes)
+                           const BoxWindow& window, Takes&& takes)
 {
     BoundaryFacets facets;
     facets.group = group;
@@ -174,10 +189,13 @@ BoundaryFacets side_facets(const StructuredGrid& grid, ElementType cell_type, co
         for (const Frame& frame : box_facets(cell_type, side.axis, side.side))
             patterns.push_back(node_pattern(facets.type, grid.k, reference, frame));
         const int b = side.axis == 0 ? 1 : 0, c = side.axis == 2 ? 1 : 2;
-        for (long long v = side.lo[1]; v < side.hi[1]; ++v)
-            for (long long u = side.lo[0]; u < side.hi[0]; ++u) {
+        const long long across = side.side == 1 ? side.plane - 1 : side.plane;
+        if (across < window.lo[side.axis] || across >= window.hi[side.axis]) continue;
+        const long long v_end = grid.dim == 3 ? std::min(side.hi[1], window.hi[c]) : side.hi[1];
+        for (long long v = grid.dim == 3 ? std::max(side.lo[1], window.lo[c]) : side.lo[1]; v < v_end; ++v)
+            for (long long u = std::max(side.lo[0], window.lo[b]); u < std::min(side.hi[0], window.hi[b]); ++u) {
                 Lattice box{0, 0, 0};
-                box[side.axis] = side.side == 1 ? side.plane - 1 : side.plane;
+                box[side.axis] = across;
                 box[b] = u;
                 if (grid.dim == 3) box[c] = v;
                 const Lattice base = static_cast<long long>(grid.k) * box;
@@ -194,6 +212,43 @@ BoundaryFacets side_facets(const StructuredGrid& grid, ElementType cell_type, co
 double side_position(const StructuredGrid& grid, const BoxSide& side)
 {
     return grid.origin[side.axis] + static_cast<double>(side.plane) / static_cast<double>(grid.n);
+}
+
+/// The boundary groups of a generated shape on the boxes of window: the shape's planes, then
+/// every side as 'boundary'.
+std::vector<BoundaryFacets> boundary_groups(const StructuredGrid& grid, const std::string& shape, ElementType type,
+                                            const BoxWindow& window)
+{
+    std::vector<BoundaryFacets> groups;
+    int tag = 1;
+    for (const PlaneGroup& plane : shape_plane_groups(shape)) {
+        groups.push_back(side_facets(
+            grid, type, PhysicalGroup{plane.name, grid.dim - 1, tag++}, window, [&](const BoxSide& side) {
+                return side.axis == plane.axis && std::abs(side_position(grid, side) - plane.value) < 1e-12;
+            }));
+        const bool whole = window.lo[0] == 0 && window.hi[0] == grid.boxes[0] && window.lo[1] == 0 &&
+                           window.hi[1] == grid.boxes[1] && window.lo[2] == 0 && window.hi[2] == grid.boxes[2];
+        if (whole && groups.back().connectivity.empty())
+            throw std::logic_error("generate_shape_mesh: no side in the plane of group '" + std::string(plane.name) +
+                                   "'");
+    }
+    groups.push_back(side_facets(grid, type, PhysicalGroup{"boundary", grid.dim - 1, tag}, window,
+                                 [](const BoxSide&) { return true; }));
+    return groups;
+}
+
+/// The cells of a box as lattice offsets (3 ints per node, cell after cell), the same for
+/// every box; per_box: the cells of a box.
+std::vector<int> box_patterns(ElementType type, int degree, int& per_box)
+{
+    std::vector<int> patterns;
+    const std::vector<double> reference = lagrange_reference_nodes(type, degree);
+    const std::vector<Frame> frames = box_cells(type);
+    for (const Frame& frame : frames)
+        for (const Lattice& offset : node_pattern(type, degree, reference, frame))
+            for (long long component : offset) patterns.push_back(static_cast<int>(component));
+    per_box = static_cast<int>(frames.size());
+    return patterns;
 }
 
 }  // namespace
@@ -259,14 +314,8 @@ Mesh generate_shape_mesh(const ShapeRequest& request, int refine, int degree,
     mesh.nodes_per_cell = lagrange_node_count(type, degree);
     mesh.source = source;
 
-    // The cells of a box as lattice offsets (3 ints per node), the same for every box.
-    std::vector<int> patterns;
-    const std::vector<double> reference = lagrange_reference_nodes(type, degree);
-    const std::vector<Frame> frames = box_cells(type);
-    for (const Frame& frame : frames)
-        for (const Lattice& offset : node_pattern(type, degree, reference, frame))
-            for (long long component : offset) patterns.push_back(static_cast<int>(component));
-    const int per_box = static_cast<int>(frames.size());
+    int per_box = 0;
+    const std::vector<int> patterns = box_patterns(type, degree, per_box);
     const long long points = checked_index(grid.num_points(), "nodes of " + source);
     const long long boxes = grid.num_boxes();
     const long long entries = boxes * per_box * mesh.nodes_per_cell;
@@ -300,22 +349,31 @@ Mesh generate_shape_mesh(const ShapeRequest& request, int refine, int degree,
     mesh.subdomains = {PhysicalGroup{"domain", grid.dim, 1}};
     mesh.cell_group.assign(static_cast<std::size_t>(cell_count), 1);
 
-    // Boundary groups: the shape's planes, then every side as 'boundary'.
-    int tag = 1;
-    for (const PlaneGroup& plane : shape_plane_groups(request.shape)) {
-        BoundaryFacets facets = side_facets(
-            grid, type, PhysicalGroup{plane.name, grid.dim - 1, tag++}, [&](const BoxSide& side) {
-                return side.axis == plane.axis &&
-                       std::abs(side_position(grid, side) - plane.value) < 1e-12;
-            });
-        if (facets.connectivity.empty())
-            throw std::logic_error("generate_shape_mesh: no side in the plane of group '" +
-                                   std::string(plane.name) + "'");
-        mesh.boundaries.push_back(std::move(facets));
-    }
-    mesh.boundaries.push_back(side_facets(grid, type, PhysicalGroup{"boundary", grid.dim - 1, tag},
-                                          [](const BoxSide&) { return true; }));
+    mesh.boundaries = boundary_groups(grid, request.shape, type, whole_window(grid));
     return mesh;
+}
+
+ShapeGrid make_shape_grid(const ShapeRequest& request, int refine, int degree, const std::string& source)
+{
+    const long long n0 = static_cast<long long>(std::ceil(1.0 / request.size - 1e-9));
+    const StructuredGrid unit_grid = box_grid(request.shape, 1, 1);
+    const double points = std::pow(static_cast<double>(n0) * std::pow(2.0, refine) * degree + 1, unit_grid.dim);
+    if (!(points < 2147483647.0))
+        throw MeshSourceError(source + ": " + std::to_string(static_cast<long long>(points)) +
+                              " nodes would not fit 32-bit indices");
+    ShapeGrid out;
+    out.grid = box_grid(request.shape, n0 << refine, degree);
+    out.shape = request.shape;
+    out.type = request.elements;
+    out.patterns = box_patterns(request.elements, degree, out.cells_per_box);
+    out.nodes_per_cell = lagrange_node_count(request.elements, degree);
+    out.source = source;
+    return out;
+}
+
+std::vector<BoundaryFacets> shape_boundaries(const ShapeGrid& shape, const long long lo[3], const long long hi[3])
+{
+    return boundary_groups(shape.grid, shape.shape, shape.type, BoxWindow{{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}});
 }
 
 }  // namespace gpufem

@@ -6,6 +6,7 @@
 #include "mesh/gmsh_shapes.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh.hpp"
+#include "mesh/shape_grid.hpp"
 #include "mesh/structured_grid.hpp"
 
 namespace gpufem {
@@ -29,6 +30,11 @@ MeshCounts shape_mesh_counts(const ShapeRequest& request, int refine, int degree
 
 Mesh generate_shape_mesh(const ShapeRequest& request, int refine, int degree,
                          const std::string& source, const ExecPtr& device);
+
+/// The grid of a generated shape and its cells' node patterns (mesh/shape_grid.hpp), without
+/// making the mesh; throws MeshSourceError naming source when its nodes would not fit 32-bit
+/// indices.
+ShapeGrid make_shape_grid(const ShapeRequest& request, int refine, int degree, const std::string& source);
 
 /// The box grid of a generated shape with n boxes per unit length, order k.
 StructuredGrid box_grid(const std::string& shape, long long n, int k);

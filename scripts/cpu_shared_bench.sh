@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CPU backend on a shared machine (issue 12): CG on cases/poisson_square.yaml at degree 2,
+# The CPU backend on a shared machine: CG on cases/examples/01_poisson_square.yaml at degree 2,
 # h = 0.004 (251,001 unknowns), with 1 and 2 threads, on a quiet machine and beside a process
 # that keeps one core busy, with OpenMP's idle threads sleeping (gpufem's default) and spinning
 # (OMP_WAIT_POLICY=active). Prints the median seconds per CG iteration of REPEATS runs each.
@@ -13,7 +13,7 @@ trap 'rm -rf "$out"; [[ -n ${busy:-} ]] && kill "$busy" 2>/dev/null || true' EXI
 per_iteration() {  # policy threads -> median s/iteration
   local policy=$1 threads=$2 times=()
   for ((k = 0; k < repeats; ++k)); do
-    OMP_WAIT_POLICY=$policy "$gpufem" run "$here/cases/poisson_square.yaml" --backend cpu -q \
+    OMP_WAIT_POLICY=$policy "$gpufem" run "$here/cases/examples/01_poisson_square.yaml" --backend cpu -q \
       --threads "$threads" -o "$out/run" --set degree=2 --set mesh.size=0.004 \
       --set output.write=false > /dev/null
     times+=("$(/usr/bin/python3 -c "import json; print(json.load(open('$out/run/report.json'))['solver']['seconds_per_iteration'])")")

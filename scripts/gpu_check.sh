@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# GPU checks for a lent GPU machine (see README "Running on a GPU machine"), in two stages
-# so that each fits one call:
+# GPU checks on a machine with an NVIDIA GPU (docs/development.md), in stages so that each
+# fits in a few minutes:
 #   scripts/gpu_check.sh tests   every test program, compute-sanitizer on the kernels
 #   scripts/gpu_check.sh cases   the cases on both backends, formats, the SpMV benchmark
 #   scripts/gpu_check.sh solvers the Krylov tests and sanitizers, the solver benchmark
@@ -15,6 +15,9 @@
 #                                against Jacobi on bench_cube_4m, degree_sweep_quads_4m, P2
 #                                tetrahedra and refined Q1/P1/P2 cubes (iterations, setup,
 #                                solve), as a table
+#   scripts/gpu_check.sh benchmarks  every case of cases/benchmarks on cuda (output.write false):
+#                                unknowns, iterations, phase times and peak device memory, as
+#                                the table of docs/performance.md; report.json of each to $OUT
 #   scripts/gpu_check.sh wall    what a user waits for: time(1) around gpufem run against
 #                                report.json's startup, phases and wall (fv_cube_tets_4m,
 #                                bench_cube_4m with AMG; three runs each)
@@ -29,30 +32,41 @@
 #   scripts/gpu_check.sh refine  gpufem's refinement and node numbering on the device (the GPU
 #                                test, sanitizers) and the mesh phase of Gmsh meshes refined
 #                                there: refined_ball_p2, refined_cube_tets_p2, as a table
-#   scripts/gpu_check.sh fv      issue 13: the finite-volume GPU tests and sanitizers, then
+#   scripts/gpu_check.sh fv      the finite-volume GPU tests and sanitizers, then
 #                                fv_cube_tets_4m and fv_mixed_cube on cuda (phases, row lengths,
 #                                passes, CG), and
 #                                bench spmv (every format, % of copy) and the staircase sweep on
 #                                its matrix
-#   scripts/gpu_check.sh ranks   several GPUs of one machine: test_mpi_ranks under mpirun, one
-#                                rank per GPU (NCCL and MPI paths), on 1 rank and on every GPU,
-#                                and under compute-sanitizer (memcheck) on every GPU
-#   scripts/gpu_check.sh formats issue 14: reordering, format auto and matrix cases on cuda
+#   scripts/gpu_check.sh distributed  gpufem run under mpirun, one rank per GPU: test_mpi_ranks
+#                                (NCCL and MPI paths) on 1 and every GPU and its memcheck,
+#                                poisson_cube on every GPU against one (iterations, errors),
+#                                then strong scaling of CG + Jacobi on a Q1 cube (DIST_SIZES:
+#                                mesh sizes h) on 1, 2, ... every GPU, phases from report.json,
+#                                as a table. NCCL from the machine (its Python's nvidia-nccl
+#                                wheel) when the bundle has none
+#   scripts/gpu_check.sh ranks   the same as distributed
+#   scripts/gpu_check.sh formats reordering, format auto and matrix cases on cuda
 #                                (test_external_systems_gpu), bench spmv with and without rcm on
 #                                the structured cube and Gmsh P1/P2 tetrahedra, format auto's
 #                                choice on four matrices against the bench's fastest, a system
 #                                exported and read back as Matrix Market, the CSR sweep
 # Expects the bundle made by
-#   ../shared/tools/bundle .device/gpufem.tar.xz build/gpufem build/gpufem-mesh-worker build/test_*
-# (75 MB with every test program, past the 64 MiB a device call carries: for the tests stage
-# pack the *_gpu programs, test_end_to_end and test_mesh in two bundles and run it twice).
-# and writes logs and reports under $OUT (default ./gpu_out).
+#   scripts/bundle.sh .device/gpufem.tar.xz build/gpufem build/gpufem-mesh-worker build/test_*
+# (BUNDLE names another; with every test program it is about 75 MB: a bundle may hold a part of
+# them, the stage runs those it holds), run from the repository root (it reads cases/), and
+# writes logs and reports under $OUT (default ./gpu_out).
 set -uo pipefail
 stage=${1:-tests}
 OUT=${OUT:-$PWD/gpu_out}
 mkdir -p "$OUT" /tmp/gpufem_runs
 tar xJf "${BUNDLE:-.device/gpufem.tar.xz}" -C /tmp
 run() { /tmp/bundle/run "$@"; }
+# The case file of a case name: cases/benchmarks/NAME.yaml, or the example cases/examples/NN_NAME.yaml.
+case_path() {
+  local found=(cases/benchmarks/$1.yaml cases/examples/[0-9][0-9]_$1.yaml)
+  for f in "${found[@]}"; do [[ -f $f ]] && { echo "$f"; return; }; done
+  echo "cases/$1.yaml"  # not shipped: the error names it
+}
 export GPUFEM_EXECUTABLE="/tmp/bundle/run gpufem"
 run_tests() {  # time limit, lines of output kept, test programs (those in the bundle)
   local limit=$1 lines=$2; shift 2
@@ -66,7 +80,7 @@ run_tests() {  # time limit, lines of output kept, test programs (those in the b
 }
 report_run() {  # prefix, name, case, extra arguments: report.json to $OUT/<prefix>_<name>.json
   local prefix=$1 name=$2 case=$3; shift 3
-  run gpufem run cases/$case.yaml --backend cuda -q -o /tmp/gpufem_runs/$name "$@" > /dev/null 2>&1 ||
+  run gpufem run $(case_path $case) --backend cuda -q -o /tmp/gpufem_runs/$name "$@" > /dev/null 2>&1 ||
     echo "$name: exit $?"
   cp /tmp/gpufem_runs/$name/report.json "$OUT/${prefix}_$name.json" 2>/dev/null
 }
@@ -146,17 +160,40 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], 'fv_*.json'))):
           f"errors {t['errors']:.3f}, output {t['output']:.3f}, total {t['total']:.2f}; L2 {r.get('errors', {}).get('l2')}")
 PY
     echo "== row lengths (fv_cube_tets_4m)"
-    run gpufem bench spmv cases/fv_cube_tets_4m.yaml --backend cuda -o /tmp/gpufem_runs/fvbench \
+    run gpufem bench spmv $(case_path fv_cube_tets_4m) --backend cuda -o /tmp/gpufem_runs/fvbench \
       --formats csr,csr-scalar,ell,ellr,sellp,staircase,cusparse,cusparse-sell 2>&1 | grep -v "\[info\]"
     cp /tmp/gpufem_runs/fvbench/bench_spmv.json "$OUT/fv_bench_spmv.json" 2>/dev/null
-    run gpufem bench spmv cases/fv_cube_tets_4m.yaml --backend cuda -o /tmp/gpufem_runs/fvsweep \
+    run gpufem bench spmv $(case_path fv_cube_tets_4m) --backend cuda -o /tmp/gpufem_runs/fvsweep \
       --staircase-sweep 2>&1 | grep -v "\[info\]"
     cp /tmp/gpufem_runs/fvsweep/staircase_sweep.* "$OUT/" 2>/dev/null
+  elif [[ $stage == benchmarks ]]; then
+    for c in cases/benchmarks/*.yaml; do
+      name=$(basename "$c" .yaml)
+      run gpufem run "$c" --backend cuda -q --set output.write=false -o /tmp/gpufem_runs/bench_$name \
+        > /tmp/log_$name.txt 2>&1 || { echo "$name: exit $?"; tail -3 /tmp/log_$name.txt; }
+      cp /tmp/gpufem_runs/bench_$name/report.json "$OUT/benchmark_$name.json" 2>/dev/null
+    done
+    python3 - /tmp/gpufem_runs <<'PY'
+import glob, json, os, sys
+print("| case | unknowns | iterations | mesh s | assembly s | solve s (setup) | wall s | peak GPU GB |")
+print("|---|---:|---|---:|---:|---|---:|---:|")
+for folder in sorted(glob.glob(os.path.join(sys.argv[1], "bench_*"))):
+    name = os.path.basename(folder)[len("bench_"):]
+    reports = [json.load(open(f)) for f in sorted(glob.glob(folder + "/*/report.json"))] or \
+              [json.load(open(folder + "/report.json"))]
+    t = [r["times"] for r in reports]
+    print("| %s | %s | %s | %.3f | %.3f | %s | %.2f | %.2f |" % (
+        name, " / ".join("{:,}".format(r["unknowns"]["count"]) for r in reports),
+        " / ".join("%s %d" % (r["solver"]["preconditioner"], r["solver"]["iterations"]) for r in reports),
+        max(x["mesh"] for x in t), max(x["assembly"]["total"] for x in t),
+        " / ".join("%.3f (%.3f)" % (x["solve"], x["preconditioner_setup"]) for x in t),
+        max(x["wall"] for x in t), max(r["memory"]["peak_measured"]["device"] for r in reports) / 1e9))
+PY
   elif [[ $stage == wall ]]; then
     # Prompt to prompt (time(1)) against report.json's startup, phases (total) and wall.
     for c in fv_cube_tets_4m bench_cube_4m; do
       for i in 1 2 3; do
-        /usr/bin/time -f "$c: time(1) %e s" /tmp/bundle/run gpufem run cases/$c.yaml --backend cuda -q \
+        /usr/bin/time -f "$c: time(1) %e s" /tmp/bundle/run gpufem run $(case_path $c) --backend cuda -q \
           -o /tmp/gpufem_runs/wall_$c --set solver.preconditioner=amg > /dev/null 2> /tmp/gpufem_runs/time.txt
         tail -1 /tmp/gpufem_runs/time.txt
         python3 -c "import json,sys; t = json.load(open(sys.argv[1]))['times']; print('  startup %.3f, phases %.3f, wall %.3f (mesh %.3f, solve %.3f)' % (t['startup'], t['total'], t['wall'], t['mesh'], t['solve']))" /tmp/gpufem_runs/wall_$c/report.json
@@ -173,7 +210,7 @@ PY
     memory_run cube_64m scale_cube_q1_64m
     memory_run cube_64m_amg scale_cube_q1_64m --set solver.preconditioner=amg
     memory_run fv_tets_4m fv_cube_tets_4m
-    run gpufem run cases/scale_cube_q1_64m.yaml --backend cuda --dry-run --set mesh.refine=1 2>&1 | tail -12
+    run gpufem run $(case_path scale_cube_q1_64m) --backend cuda --dry-run --set mesh.refine=1 2>&1 | tail -12
     python3 - "$OUT" <<'PY'
 import glob, json, os, sys
 print(f"{'case':<16}{'unknowns':>11}{'host est':>10}{'host':>10}{'dev est':>10}{'device':>10}  GB, peaks")
@@ -212,7 +249,7 @@ PY
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 20 > /tmp/mem_$name.txt &
       local sampler=$!
       local start=$(date +%s.%N)
-      run $prog run cases/$case.yaml --backend cuda -q -o /tmp/gpufem_runs/$name "$@" > /tmp/log_$name.txt 2>&1 ||
+      run $prog run $(case_path $case) --backend cuda -q -o /tmp/gpufem_runs/$name "$@" > /tmp/log_$name.txt 2>&1 ||
         { echo "$name failed"; tail -5 /tmp/log_$name.txt; }
       local end=$(date +%s.%N)
       kill $sampler; wait $sampler 2>/dev/null
@@ -245,7 +282,7 @@ PY
     sanitize racecheck test_multigrid_gpu '*Aggregates*'
     amg_run() {  # name, case, extra arguments
       local name=$1 case=$2; shift 2
-      run gpufem run cases/$case.yaml --backend cuda -q -o /tmp/gpufem_runs/$name --set output.write=false "$@" \
+      run gpufem run $(case_path $case) --backend cuda -q -o /tmp/gpufem_runs/$name --set output.write=false "$@" \
         > /tmp/log_$name.txt 2>&1 || { echo "$name failed"; tail -3 /tmp/log_$name.txt; }
       for f in /tmp/gpufem_runs/$name/report.json /tmp/gpufem_runs/$name/*/report.json; do
         [[ -f $f ]] || continue
@@ -305,20 +342,20 @@ PY
   elif [[ $stage == compare ]]; then
     for prog in gpufem_old gpufem; do
       echo "== $prog: bench spmv bench_cube_4m"
-      run $prog bench spmv cases/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/spmv_$prog 2>&1 | \
+      run $prog bench spmv $(case_path bench_cube_4m) --backend cuda -o /tmp/gpufem_runs/spmv_$prog 2>&1 | \
         grep -v "\[info\]"
       cp /tmp/gpufem_runs/spmv_$prog/bench_spmv.json "$OUT/bench_spmv_$prog.json" 2>/dev/null
       echo "== $prog: bench solver bench_cube_262k"
-      run $prog bench solver cases/bench_cube_262k.yaml --backend cuda -o /tmp/gpufem_runs/solver_$prog \
+      run $prog bench solver $(case_path bench_cube_262k) --backend cuda -o /tmp/gpufem_runs/solver_$prog \
         -m cg,bicgstab -p none,jacobi 2>&1 | grep -v "\[info\]"
       cp /tmp/gpufem_runs/solver_$prog/bench_solver.json "$OUT/bench_solver_$prog.json" 2>/dev/null
       echo "== $prog: bench solver bench_cube_4m, CG with pmg and with jacobi"
-      run $prog bench solver cases/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/solver4m_$prog \
+      run $prog bench solver $(case_path bench_cube_4m) --backend cuda -o /tmp/gpufem_runs/solver4m_$prog \
         -m cg -p pmg,jacobi 2>&1 | grep -v "\[info\]"
       cp /tmp/gpufem_runs/solver4m_$prog/bench_solver.json "$OUT/bench_solver_4m_$prog.json" 2>/dev/null
       echo "== $prog: run bench_cube_4m with pmg (report.json phases)"
       for k in 1 2 3; do
-        run $prog run cases/bench_cube_4m.yaml --backend cuda -q -o /tmp/gpufem_runs/pmg4m_$prog \
+        run $prog run $(case_path bench_cube_4m) --backend cuda -q -o /tmp/gpufem_runs/pmg4m_$prog \
           --set solver.preconditioner=pmg > /dev/null 2>&1 || echo "exit $?"
         cp /tmp/gpufem_runs/pmg4m_$prog/report.json "$OUT/pmg4m_${prog}_$k.json" 2>/dev/null
       done
@@ -341,7 +378,7 @@ PY
     sanitize synccheck test_krylov_gpu '*MultiDot*'
     echo "== convection case, cuda against cpu"
     for b in cuda cpu; do
-      run gpufem run cases/convection_diffusion.yaml --backend $b -q -o /tmp/gpufem_runs/conv_$b 2>&1 | tail -14
+      run gpufem run $(case_path convection_diffusion) --backend $b -q -o /tmp/gpufem_runs/conv_$b 2>&1 | tail -14
     done
     run gpufem compare /tmp/gpufem_runs/conv_cpu/result.vtu /tmp/gpufem_runs/conv_cuda/result.vtu
     echo "== poisson_cube: merged CG variants on cuda"
@@ -349,22 +386,22 @@ PY
                  "--set format=lma --set solver.preconditioner=jacobi" \
                  "--set solver.method=bicgstab" "--set precision=float --set solver.tolerance=1e-6"; do
       echo "-- $extra"
-      run gpufem run cases/poisson_cube.yaml --backend cuda -q -o /tmp/gpufem_runs/cube $extra 2>&1 | \
+      run gpufem run $(case_path poisson_cube) --backend cuda -q -o /tmp/gpufem_runs/cube $extra 2>&1 | \
         grep -E "solver|solve time|SpMV|error  "
     done
     echo "== bench solver"
-    run gpufem bench solver cases/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/bs4m \
+    run gpufem bench solver $(case_path bench_cube_4m) --backend cuda -o /tmp/gpufem_runs/bs4m \
       -f csr,ell,cusparse-sell -m cg -p none,jacobi 2>&1 | grep -v "\[info\]"
     cp /tmp/gpufem_runs/bs4m/bench_solver.json "$OUT/bench_solver_cube_4m.json" 2>/dev/null
     for graph in auto off; do
-      run gpufem bench solver cases/bench_cube_262k.yaml --backend cuda -o /tmp/gpufem_runs/bs262k \
+      run gpufem bench solver $(case_path bench_cube_262k) --backend cuda -o /tmp/gpufem_runs/bs262k \
         -f csr -m cg,bicgstab -i 300 --set solver.cuda_graph=$graph 2>&1 | grep -v "\[info\]"
       cp /tmp/gpufem_runs/bs262k/bench_solver.json "$OUT/bench_solver_cube_262k_graph_$graph.json" 2>/dev/null
     done
-    run gpufem bench solver cases/convection_diffusion_4m.yaml --backend cuda \
+    run gpufem bench solver $(case_path convection_diffusion_4m) --backend cuda \
       -o /tmp/gpufem_runs/bsconv -f csr,sellp -p none,jacobi 2>&1 | grep -v "\[info\]"
     cp /tmp/gpufem_runs/bsconv/bench_solver.json "$OUT/bench_solver_convection_4m.json" 2>/dev/null
-    run gpufem bench solver cases/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/bs4mf \
+    run gpufem bench solver $(case_path bench_cube_4m) --backend cuda -o /tmp/gpufem_runs/bs4mf \
       -f csr -m cg,bicgstab --set precision=float 2>&1 | grep -v "\[info\]"
   elif [[ $stage == formats ]]; then
     run_tests 300 20 test_external_systems_gpu test_linalg_gpu
@@ -387,7 +424,7 @@ PY
     export_case() {  # name, extra arguments: the Gmsh tetrahedral cube exported, then a matrix case
       local name=$1; shift
       echo "== export $name"
-      run gpufem run cases/gmsh_cube_tets.yaml --backend cuda -o /tmp/gpufem_runs/$name \
+      run gpufem run $(case_path gmsh_cube_tets) --backend cuda -o /tmp/gpufem_runs/$name \
         --set output.write=false --export-matrix /tmp/${name}_mtx "$@" > /tmp/log_$name.txt 2>&1
       grep -E "unknowns|mesh time|solve time|status|error  " /tmp/log_$name.txt
       cp /tmp/gpufem_runs/$name/report.json "$OUT/$name.json" 2>/dev/null
@@ -410,11 +447,11 @@ PY
     }
     if [[ ${FORMATS_PART:-} == 3 ]]; then  # format auto again (after its estimate changed)
       run_tests 600 6 test_end_to_end_gpu
-      auto cube4m cases/bench_cube_4m.yaml
-      auto cube4m_amg cases/bench_cube_4m.yaml --set solver.preconditioner=amg
-      auto quads_q4 cases/degree_sweep_quads_4m.yaml --set degree=4 --set solver.tolerance=1e-8
-      auto tet2 cases/gmsh_cube_tets.yaml --set degree=2
-      auto tet2_rcm cases/gmsh_cube_tets.yaml --set degree=2 --set reorder=rcm
+      auto cube4m $(case_path bench_cube_4m)
+      auto cube4m_amg $(case_path bench_cube_4m) --set solver.preconditioner=amg
+      auto quads_q4 $(case_path degree_sweep_quads_4m) --set degree=4 --set solver.tolerance=1e-8
+      auto tet2 $(case_path gmsh_cube_tets) --set degree=2
+      auto tet2_rcm $(case_path gmsh_cube_tets) --set degree=2 --set reorder=rcm
       return 0 2>/dev/null || exit 0
     fi
     if [[ ${FORMATS_PART:-} == 4 ]]; then  # P2 tetrahedra past 4M rows, with and without rcm
@@ -434,38 +471,75 @@ PY
       auto $t /tmp/${t}_matrix.yaml
     done
     if [[ ${FORMATS_PART:-1} == 1 ]]; then
-      bench cube4m cases/bench_cube_4m.yaml
-      bench cube4m_rcm cases/bench_cube_4m.yaml --set reorder=rcm
-      auto cube4m cases/bench_cube_4m.yaml
-      auto cube4m_amg cases/bench_cube_4m.yaml --set solver.preconditioner=amg
+      bench cube4m $(case_path bench_cube_4m)
+      bench cube4m_rcm $(case_path bench_cube_4m) --set reorder=rcm
+      auto cube4m $(case_path bench_cube_4m)
+      auto cube4m_amg $(case_path bench_cube_4m) --set solver.preconditioner=amg
     fi
     if [[ ${FORMATS_PART:-2} == 2 ]]; then
       auto tet2_rcm /tmp/tet2_matrix.yaml --set reorder=rcm
-      [[ ${FORMATS_PART:-} == 2 ]] && auto cube4m cases/bench_cube_4m.yaml
-      bench quads_q4 cases/degree_sweep_quads_4m.yaml --set degree=4
-      auto quads_q4 cases/degree_sweep_quads_4m.yaml --set degree=4 --set solver.tolerance=1e-8
+      [[ ${FORMATS_PART:-} == 2 ]] && auto cube4m $(case_path bench_cube_4m)
+      bench quads_q4 $(case_path degree_sweep_quads_4m) --set degree=4
+      auto quads_q4 $(case_path degree_sweep_quads_4m) --set degree=4 --set solver.tolerance=1e-8
       echo "== csr sweep"
-      run gpufem bench spmv cases/bench_cube_4m.yaml --backend cuda --csr-sweep -o /tmp/gpufem_runs/sweep 2>&1 | \
+      run gpufem bench spmv $(case_path bench_cube_4m) --backend cuda --csr-sweep -o /tmp/gpufem_runs/sweep 2>&1 | \
         grep -v "\[info\]" | head -30
       cp /tmp/gpufem_runs/sweep/csr_sweep.json "$OUT/csr_sweep.json" 2>/dev/null
     fi
-  elif [[ $stage == ranks ]]; then
+  elif [[ $stage == distributed || $stage == ranks ]]; then
     gpus=$(nvidia-smi -L | wc -l)
+    nccl=$(dirname "$(ls /tmp/bundle/lib/libnccl.so.2 2>/dev/null || find / -name libnccl.so.2 -path '*nvidia*' 2>/dev/null | head -1)")
+    echo "NCCL from $nccl"
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+    libs=/tmp/bundle/lib:/usr/local/cuda/lib64:$nccl
     mpi() { local n=$1; shift; timeout 300 /usr/bin/mpirun -np "$n" --oversubscribe --bind-to none \
-              -x LD_LIBRARY_PATH=/tmp/bundle/lib:/usr/local/cuda/lib64 -x NCCL_NVLS_ENABLE=0 "$@"; }
+              -x LD_LIBRARY_PATH=$libs -x NCCL_NVLS_ENABLE=0 "$@"; }
     for n in 1 "$gpus"; do
       echo "-- test_mpi_ranks on $n ranks"
       (cd /tmp && mpi "$n" /tmp/bundle/bin/test_mpi_ranks --gtest_brief=1 2>&1 | tail -25)
     done
     echo "-- memcheck, $gpus ranks"
-    (cd /tmp && mpi "$gpus" compute-sanitizer --tool memcheck --print-limit 10 /tmp/bundle/bin/test_mpi_ranks \
-       --gtest_filter='NcclRanks.*' --gtest_brief=1 2>&1 | tail -20)
+    (cd /tmp && mpi "$gpus" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 10 /tmp/bundle/bin/test_mpi_ranks \
+       --gtest_filter='NcclRanks.*' --gtest_brief=1 > "$OUT/memcheck_ranks.txt" 2>&1)
+    grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck_ranks.txt"
+    echo "== poisson_cube with jacobi on 1 and $gpus GPUs"
+    for n in 1 "$gpus"; do
+      mpi "$n" /tmp/bundle/bin/gpufem run $(case_path poisson_cube) --backend cuda -q -o /tmp/gpufem_runs/pc_$n \
+        --set solver.preconditioner=jacobi 2>&1 | grep -E "unknowns|solve time|status|error|L2" 
+      cp /tmp/gpufem_runs/pc_$n/report.json "$OUT/poisson_cube_np$n.json" 2>/dev/null
+    done
+    nvidia-smi topo -m
+    echo "== poisson_cube on $gpus GPUs: graph off (SpMV times), MPI instead of NCCL, NCCL's transports"
+    mpi "$gpus" -x NCCL_DEBUG=INFO /tmp/bundle/bin/gpufem run $(case_path poisson_cube) --backend cuda -q \
+      -o /tmp/gpufem_runs/pc_nograph --set solver.preconditioner=jacobi --set solver.cuda_graph=off 2>&1 | \
+      grep -E "solve time|SpMV|via|NCCL version" | sort | uniq -c | head -20
+    cp /tmp/gpufem_runs/pc_nograph/report.json "$OUT/poisson_cube_nograph.json" 2>/dev/null
+    mpi "$gpus" -x GPUFEM_DEVICE_COMMUNICATOR=mpi /tmp/bundle/bin/gpufem run $(case_path poisson_cube) --backend cuda \
+      -q -o /tmp/gpufem_runs/pc_mpi --set solver.preconditioner=jacobi 2>&1 | grep -E "solve time|status|error  "
+    cp /tmp/gpufem_runs/pc_mpi/report.json "$OUT/poisson_cube_mpi.json" 2>/dev/null
+    for h in ${DIST_SIZES:-0.00625 0.004}; do
+      for n in $(seq 1 "$gpus"); do
+        mpi "$n" /tmp/bundle/bin/gpufem run $(case_path bench_cube_4m) --backend cuda -q -o /tmp/gpufem_runs/d_$n \
+          --set solver.preconditioner=jacobi --set mesh.size=$h --set output.write=false > "$OUT/log_h${h}_np$n.txt" 2>&1 ||
+          echo "h $h np $n: exit $? ($(tail -3 "$OUT/log_h${h}_np$n.txt"))"
+        cp /tmp/gpufem_runs/d_$n/report.json "$OUT/dist_h${h}_np$n.json" 2>/dev/null
+      done
+    done
+    python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+print(f"{'run':<22}{'rows':>11}{'its':>6}{'mesh':>8}{'asm':>8}{'op':>8}{'solve':>8}{'us/it':>8}{'wall':>8}")
+for f in sorted(glob.glob(os.path.join(sys.argv[1], 'dist_*.json'))):
+    r = json.load(open(f)); t = r['times']; its = r['solver']['iterations']
+    solve = t.get('solve', 0)
+    print(f"{os.path.basename(f)[5:-5]:<22}{r['matrix']['rows']:>11}{its:>6}{t.get('mesh',0):>8.3f}"
+          f"{t['assembly']['total']:>8.3f}{t['format_conversion']:>8.3f}{solve:>8.3f}"
+          f"{1e6*(solve - t['preconditioner_setup'])/max(its,1):>8.1f}{t['wall']:>8.3f}")
+PY
   else
     for c in ${GPU_CHECK_CASES:-poisson_square poisson_cube}; do
       for b in cuda cpu; do
         echo "== case $c on $b"
-        run gpufem run cases/$c.yaml --backend $b -q -o /tmp/gpufem_runs/${c}_$b 2>&1 | tail -16
+        run gpufem run $(case_path $c) --backend $b -q -o /tmp/gpufem_runs/${c}_$b 2>&1 | tail -16
         [[ $c == poisson_cube ]] && cp /tmp/gpufem_runs/${c}_$b/report.json "$OUT/${c}_$b.json" 2>/dev/null
       done
       echo "== $c: cuda against cpu"
@@ -475,19 +549,19 @@ PY
     for extra in "--set format=csr-scalar" "--set format=cusparse" "--set format=sellp" \
                  "--set format=staircase" "--set precision=float --set solver.tolerance=1e-6"; do
       echo "-- $extra"
-      run gpufem run cases/poisson_cube.yaml --backend cuda -q -o /tmp/gpufem_runs/extra $extra 2>&1 | \
+      run gpufem run $(case_path poisson_cube) --backend cuda -q -o /tmp/gpufem_runs/extra $extra 2>&1 | \
         grep -E "precision|assembly time|solve time|SpMV|error  "
     done
     echo "== degree sweeps on cuda"
-    run gpufem run cases/ball_curved.yaml --backend cuda -q -o /tmp/gpufem_runs/ball 2>&1 | tail -4
-    run gpufem run cases/degree_sweep_quads_4m.yaml --backend cuda -q -o /tmp/gpufem_runs/sweep4m 2>&1 | tail -6
+    run gpufem run $(case_path curved_ball) --backend cuda -q -o /tmp/gpufem_runs/ball 2>&1 | tail -4
+    run gpufem run $(case_path degree_sweep_quads_4m) --backend cuda -q -o /tmp/gpufem_runs/sweep4m 2>&1 | tail -6
     cp /tmp/gpufem_runs/sweep4m/report.json "$OUT/sweep4m.json" 2>/dev/null
     for d in 1 2 3 4; do
       python3 -c "import json,sys; r=json.load(open('/tmp/gpufem_runs/sweep4m/d${d}_r0/report.json')); a=r['times']['assembly']; print('degree $d: cells', r['mesh']['cells'], 'values', a['values'], 's ->', '%.3g' % (r['mesh']['cells']/a['values']), 'cells/s; pattern', a['pattern'], 's; format', r['format_parameters'])" 2>&1
     done
     echo "== bench spmv"
     for extra in "" "--set precision=float"; do
-      run gpufem bench spmv cases/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/bench $extra 2>&1 | \
+      run gpufem bench spmv $(case_path bench_cube_4m) --backend cuda -o /tmp/gpufem_runs/bench $extra 2>&1 | \
         grep -v "\[info\]"
       cp /tmp/gpufem_runs/bench/bench_spmv.json "$OUT/bench_spmv${extra:+_float}.json" 2>/dev/null
     done

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# LMA on a GPU machine (issue 5): the LMA GPU tests (with compute-sanitizer on the apply
+# LMA on a GPU machine: the LMA GPU tests (with compute-sanitizer on the apply
 # kernels), the apply kernels side by side at 2D Q3 / 3D Q3, and the degree sweeps of
-# 000_… Figures 17-18 (Q1-Q4, 2D and 3D, about 1M unknowns, FP64 and FP32): bytes per row,
+# Reguly & Giles 2012, Figures 17-18 (Q1-Q4, 2D and 3D, about 1M unknowns, FP64 and FP32): bytes per row,
 # SpMV time, % of copy bandwidth and CG iterations per second of the assembled formats and
 # the lma variants. About 4-5 minutes on an H100.
 # Expects the bundle extracted at /tmp/bundle, made by
-#   ../shared/tools/bundle .device/gpufem.tar.xz build/gpufem build/test_lma_gpu
+#   scripts/bundle.sh .device/gpufem.tar.xz build/gpufem build/test_lma_gpu
 # and run from the repository root (it reads cases/). Writes under $OUT (default ./gpu_out):
 # log.txt (everything printed), sweep_{2d,3d}_{double,float}.csv (every row of every sweep
 # point) and kernels_{2d,3d}.csv.
@@ -29,7 +29,7 @@ assembled=csr,ellr,sellp,staircase,cusparse,cusparse-sell
   echo "== every apply kernel, FP64: 2D Q3 and 3D Q3 (about 1M unknowns)"
   for c in "quads 2d" "hexes 3d"; do
     set -- $c
-    run gpufem bench spmv cases/lma_sweep_$1_1m.yaml --backend cuda --set degree=3 \
+    run gpufem bench spmv cases/benchmarks/lma_sweep_$1_1m.yaml --backend cuda --set degree=3 \
       --set mesh.size=$([[ $2 == 2d ]] && echo 0.001 || echo 0.01) \
       -f csr,cusparse-sell,lma-all:all -o $runs/kernels_$2 2>&1 | grep -v "\[info\]"
     cp $runs/kernels_$2/bench_spmv.csv "$OUT/kernels_$2.csv" 2>/dev/null
@@ -38,7 +38,7 @@ assembled=csr,ellr,sellp,staircase,cusparse,cusparse-sell
     for c in "quads 2d" "hexes 3d"; do
       set -- $c
       echo "== degree sweep $2, $precision: assembled formats against lma (auto kernel)"
-      run gpufem bench spmv cases/lma_sweep_$1_1m.yaml --backend cuda --set precision=$precision \
+      run gpufem bench spmv cases/benchmarks/lma_sweep_$1_1m.yaml --backend cuda --set precision=$precision \
         -f $assembled,lma-all -o $runs/sweep_$2_$precision 2>&1 | grep -v "\[info\]"
       cp $runs/sweep_$2_$precision/bench_sweep.csv "$OUT/sweep_$2_$precision.csv" 2>/dev/null
     done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# AddressSanitizer + UndefinedBehaviorSanitizer and libFuzzer (README "Sanitisers and fuzzing").
+# AddressSanitizer + UndefinedBehaviorSanitizer and libFuzzer (docs/development.md).
 #   scripts/sanitize.sh build    clang build of the CPU backend with both sanitizers and the
 #                                fuzz targets, in ./build-sanitize (installs clang, libomp-dev)
 #   scripts/sanitize.sh tests    the test suite under the sanitizers (GPU tests skip)
@@ -23,10 +23,10 @@ case $stage in
     cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DGPUFEM_SANITIZE=ON -DGPUFEM_FUZZ=ON -DGPUFEM_ENABLE_CUDA=OFF
-    cmake --build "$dir" -j "${GPUFEM_BUILD_JOBS:-2}"
+    cmake --build "$dir" -j "${GPUFEM_BUILD_JOBS:-$("$here/scripts/build_jobs.sh")}"
     ;;
   tests)
-    ctest --test-dir "$dir" -LE gpu -j "${GPUFEM_BUILD_JOBS:-2}" --output-on-failure
+    ctest --test-dir "$dir" -LE gpu -j "${GPUFEM_BUILD_JOBS:-$("$here/scripts/build_jobs.sh")}" --output-on-failure
     ;;
   fuzz)
     seconds=${2:-600}

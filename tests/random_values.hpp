@@ -45,4 +45,16 @@ inline double max_relative_difference(const std::vector<double>& a, const std::v
     return scale > 0 ? diff / scale : diff;
 }
 
+/// max |a - b| / max |b| over two equally long vectors of any value type (0 / 0 is 0).
+template <typename V>
+double max_rel_diff(const std::vector<V>& a, const std::vector<V>& b)
+{
+    double diff = 0, scale = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        diff = std::max(diff, std::abs(double(a[i]) - double(b[i])));
+        scale = std::max(scale, std::abs(double(b[i])));
+    }
+    return diff / std::max(scale, 1e-300);
+}
+
 }  // namespace gpufem::test

@@ -1,17 +1,12 @@
 #include "assembly/coefficient_kernels.hpp"
 #include "assembly/cuda/first_failure.hpp"
 #include "linalg/cuda/cuda_check.hpp"
-#include "linalg/cuda/launch_shape.cuh"
+#include "linalg/cuda/kernel_prelude.cuh"
 
 namespace gpufem::kernels::cuda {
 namespace {
 
-using gpufem::cuda::block_size;
 using gpufem::cuda::FirstFailure;
-using gpufem::cuda::grid_for;
-using gpufem::cuda::thread_index;
-
-cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
 /// One thread per point of every cell; the cells of other regions return at once.
 template <typename V>

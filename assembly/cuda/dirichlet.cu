@@ -14,24 +14,7 @@ __global__ void apply_dirichlet_kernel(index_type rows, const O* __restrict__ pt
                                        const V* __restrict__ g, V* __restrict__ rhs)
 {
     const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= rows) return;
-    if (mask[i]) {
-        V diag = 0;
-        for (O k = ptr[i]; k < ptr[i + 1]; ++k) {
-            if (col[k] == i) diag = val[k];
-            else val[k] = 0;
-        }
-        rhs[i] = diag * g[i];
-    } else {
-        V sum = 0;
-        for (O k = ptr[i]; k < ptr[i + 1]; ++k) {
-            if (mask[col[k]]) {
-                sum += val[k] * g[col[k]];
-                val[k] = 0;
-            }
-        }
-        rhs[i] -= sum;
-    }
+    if (i < rows) eliminate_dirichlet_row(i, ptr, col, val, mask, g, rhs);
 }
 
 template <typename V, typename O>

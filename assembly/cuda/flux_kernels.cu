@@ -1,15 +1,9 @@
 #include "assembly/flux_kernels.hpp"
 #include "linalg/cuda/cuda_check.hpp"
-#include "linalg/cuda/launch_shape.cuh"
+#include "linalg/cuda/kernel_prelude.cuh"
 
 namespace gpufem::kernels::cuda {
 namespace {
-
-using gpufem::cuda::block_size;
-using gpufem::cuda::grid_for;
-using gpufem::cuda::thread_index;
-
-cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
 template <int DIM, typename V>
 __global__ void cell_kernel(ElementArgs<V> a, const V* __restrict__ u, double* __restrict__ mean_flux,

@@ -5,19 +5,12 @@
 #include "assembly/cuda/first_failure.hpp"
 #include "assembly/fv_kernels.hpp"
 #include "linalg/cuda/cuda_check.hpp"
-#include "linalg/cuda/device_buffer.hpp"
-#include "linalg/cuda/launch_shape.cuh"
+#include "linalg/cuda/kernel_prelude.cuh"
 
 namespace gpufem::kernels::cuda {
 namespace {
 
-using gpufem::cuda::block_size;
-using gpufem::cuda::grid_for;
-using gpufem::cuda::thread_index;
-using gpufem::cuda::DeviceBuffer;
 using gpufem::cuda::FirstFailure;
-
-cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
 __global__ void cell_geometry_kernel(FvMeshView mesh, double* __restrict__ centroid,
                                      double* __restrict__ volume, unsigned long long* first_bad)

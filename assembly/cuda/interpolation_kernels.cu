@@ -4,18 +4,10 @@
 
 #include "assembly/interpolation_kernels.hpp"
 #include "linalg/cuda/cuda_check.hpp"
-#include "linalg/cuda/device_buffer.hpp"
-#include "linalg/cuda/launch_shape.cuh"
+#include "linalg/cuda/kernel_prelude.cuh"
 
 namespace gpufem::kernels::cuda {
 namespace {
-
-using gpufem::cuda::block_size;
-using gpufem::cuda::DeviceBuffer;
-using gpufem::cuda::grid_for;
-using gpufem::cuda::thread_index;
-
-cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
 /// a[i] = a[0] + ... + a[i] over n entries in place.
 void inclusive_scan(const Executor& exec, index_type* a, long long n)

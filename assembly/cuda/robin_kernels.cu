@@ -3,17 +3,12 @@
 #include "assembly/cuda/first_failure.hpp"
 #include "assembly/robin_kernels.hpp"
 #include "linalg/cuda/cuda_check.hpp"
-#include "linalg/cuda/launch_shape.cuh"
+#include "linalg/cuda/kernel_prelude.cuh"
 
 namespace gpufem::kernels::cuda {
 namespace {
 
-using gpufem::cuda::block_size;
 using gpufem::cuda::FirstFailure;
-using gpufem::cuda::grid_for;
-using gpufem::cuda::thread_index;
-
-cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
 /// One thread per facet: its matrix in global memory (npf^2 doubles), its load by atomics.
 template <typename V>

@@ -1,6 +1,7 @@
-// A long thin channel [0, 2000] x [0, 1] for the banded format (bdia, 002_…): meshed by Gmsh
-// into unstructured triangles, its matrix has a narrow band after reverse Cuthill-McKee (a
-// few elements across, so each RCM level set is a few dozen nodes), whatever its length.
+// A long thin channel [0, 2000] x [0, 1] for the banded format (bdia; Wang, Ren & Tian 2013):
+// meshed by Gmsh into unstructured triangles, its matrix has a narrow band after reverse
+// Cuthill-McKee (a few elements across, so each RCM level set is a few dozen nodes), whatever
+// its length.
 // The channel is cut into N segments of 25 x 1: Gmsh meshes 2D surfaces one after the other,
 // and short ones take half the time of one long surface (2.6 s against 5.3 s for 150k
 // triangles on one thread). lc is a coarse default; the case's mesh.size (Mesh.MeshSizeMax)

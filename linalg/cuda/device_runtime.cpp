@@ -3,11 +3,24 @@
 #include <algorithm>
 #include <cstring>
 #include <future>
+#include <map>
 #include <mutex>
 
 #include <cuda_runtime.h>
+#include <fmt/format.h>
 
+#include "linalg/cuda/architecture_probe.hpp"
 #include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda_architectures.hpp"
+
+// CMake's CUDA architecture list this file was compiled with (every kernel is), and whether
+// CMake took it from the configuring machine's GPU (native).
+#ifndef GPUFEM_CUDA_ARCHITECTURES
+#define GPUFEM_CUDA_ARCHITECTURES ""
+#endif
+#ifndef GPUFEM_CUDA_ARCHITECTURES_NATIVE
+#define GPUFEM_CUDA_ARCHITECTURES_NATIVE 0
+#endif
 
 namespace gpufem::cuda {
 
@@ -36,6 +49,42 @@ int multiprocessor_count(int device)
     int count = 0;
     GPUFEM_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
     return count;
+}
+
+std::string built_architectures() { return describe_cuda_architectures(GPUFEM_CUDA_ARCHITECTURES); }
+
+std::string runtime_versions()
+{
+    int runtime = 0, driver = 0;
+    cudaRuntimeGetVersion(&runtime);
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+    cudaGetLastError();
+    const auto version = [](int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); };
+    return "runtime " + version(runtime) + ", driver " + (driver > 0 ? version(driver) : std::string("none"));
+}
+
+std::string unusable_reason(int device)
+{
+    static std::mutex mutex;
+    static std::map<int, std::string> reasons;
+    const std::lock_guard lock(mutex);
+    if (const auto found = reasons.find(device); found != reasons.end()) return found->second;
+    std::string reason;
+    const cudaError_t err = probe_kernel_image(device);
+    if (err != cudaSuccess) {
+        cudaGetLastError();  // not sticky, but leave no error behind
+        cudaDeviceProp prop{};
+        if (cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
+            reason = unusable_gpu_message(device, prop.name, prop.major, prop.minor, GPUFEM_CUDA_ARCHITECTURES,
+                                          GPUFEM_CUDA_ARCHITECTURES_NATIVE != 0,
+                                          std::string("CUDA: ") + cudaGetErrorString(err));
+        } else {
+            reason = fmt::format("GPU {} cannot run gpufem's kernels (CUDA: {})", device, cudaGetErrorString(err));
+        }
+        cudaGetLastError();
+    }
+    reasons[device] = reason;
+    return reason;
 }
 
 void* create_stream(int device)

@@ -1,15 +1,9 @@
 #include "linalg/cuda/cuda_check.hpp"
-#include "linalg/cuda/device_buffer.hpp"
-#include "linalg/cuda/launch_shape.cuh"
+#include "linalg/cuda/kernel_prelude.cuh"
 #include "mesh/cell_face_kernels.hpp"
 
 namespace gpufem::kernels::cuda {
 namespace {
-
-using gpufem::cuda::block_size;
-using gpufem::cuda::grid_for;
-using gpufem::cuda::thread_index;
-using gpufem::cuda::DeviceBuffer;
 
 __global__ void fill_kernel(long long n, index_type value, index_type* __restrict__ out)
 {
@@ -90,7 +84,7 @@ __global__ void face_vertex_keys_kernel(LatticeMeshView mesh, LatticeShapeView s
 unsigned long long read_word(const Executor& exec, const unsigned long long* word)
 {
     unsigned long long value = 0;
-    auto stream = static_cast<cudaStream_t>(exec.stream());
+    auto stream = stream_of(exec);
     GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&value, word, sizeof(value), cudaMemcpyDeviceToHost, stream));
     GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream));
     return value;
@@ -101,7 +95,7 @@ unsigned long long read_word(const Executor& exec, const unsigned long long* wor
 long long second_face_slots(const Executor& exec, const index_type* of_slot, long long slots,
                             const index_type* owner, long long count, index_type* second)
 {
-    auto stream = static_cast<cudaStream_t>(exec.stream());
+    auto stream = stream_of(exec);
     if (count > 0) {
         fill_kernel<<<grid_for(count), block_size, 0, stream>>>(count, -1, second);
         GPUFEM_CUDA_CHECK_LAUNCH();
@@ -121,7 +115,7 @@ void face_neighbours(const Executor& exec, const index_type* of_slot, long long 
                      index_type* neighbour, int* group_of_slot)
 {
     if (slots == 0) return;
-    neighbours_kernel<<<grid_for(slots), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+    neighbours_kernel<<<grid_for(slots), block_size, 0, stream_of(exec)>>>(
         of_slot, slots, owner, second, faces_per_cell, neighbour, group_of_slot);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
@@ -131,7 +125,7 @@ void cell_face_vertex_keys(const Executor& exec, const LatticeMeshView& mesh, co
 {
     const long long count = mesh.num_cells * shape.num_faces;
     if (count == 0) return;
-    face_vertex_keys_kernel<<<grid_for(count), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+    face_vertex_keys_kernel<<<grid_for(count), block_size, 0, stream_of(exec)>>>(
         mesh, shape, bits, keys);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
@@ -141,7 +135,7 @@ void shaped_face_keys(const Executor& exec, const ShapedCellsView& mesh, const K
 {
     const long long count = mesh.num_cells * mesh.faces_per_cell;
     if (count == 0) return;
-    shaped_face_keys_kernel<<<grid_for(count), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+    shaped_face_keys_kernel<<<grid_for(count), block_size, 0, stream_of(exec)>>>(
         mesh, shapes, dim, bits, keys);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
@@ -154,7 +148,7 @@ long long mark_boundary_faces(const Executor& exec, const LatticeFacetView& face
 {
     interior = overwritten = 0;
     if (facets.num_facets == 0) return -1;
-    auto stream = static_cast<cudaStream_t>(exec.stream());
+    auto stream = stream_of(exec);
     DeviceBuffer failure(exec, 3 * sizeof(unsigned long long));  // first failure, two counts
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(failure.as<void>(), 0xff, sizeof(unsigned long long), stream));
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(failure.as<unsigned long long>() + 1, 0, 2 * sizeof(unsigned long long), stream));

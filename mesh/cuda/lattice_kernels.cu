@@ -4,17 +4,11 @@
 #include <cub/device/device_scan.cuh>
 
 #include "linalg/cuda/cuda_check.hpp"
-#include "linalg/cuda/device_buffer.hpp"
-#include "linalg/cuda/launch_shape.cuh"
+#include "linalg/cuda/kernel_prelude.cuh"
 #include "mesh/lattice_kernels.hpp"
 
 namespace gpufem::kernels::cuda {
 namespace {
-
-using gpufem::cuda::block_size;
-using gpufem::cuda::grid_for;
-using gpufem::cuda::thread_index;
-using gpufem::cuda::DeviceBuffer;
 
 __global__ void mark_corners_kernel(const index_type* __restrict__ cells, long long num_cells,
                                     int nodes_per_cell, int corners, int* __restrict__ flags)
@@ -235,7 +229,7 @@ __global__ void refinement_children_kernel(long long num_cells, int children, co
 template <bool inclusive>
 void scan(const Executor& exec, index_type* data, long long count)
 {
-    auto stream = static_cast<cudaStream_t>(exec.stream());
+    auto stream = stream_of(exec);
     std::size_t bytes = 0;
     if constexpr (inclusive) {
         GPUFEM_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, data, data, count, stream));
@@ -254,8 +248,8 @@ T last_value(const Executor& exec, const T* data, long long count)
 {
     T value{};
     GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&value, data + count - 1, sizeof(T), cudaMemcpyDeviceToHost,
-                                      static_cast<cudaStream_t>(exec.stream())));
-    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(exec.stream())));
+                                      stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
     return value;
 }
 
@@ -266,7 +260,7 @@ long long number_vertices(const Executor& exec, const index_type* cells, long lo
                           index_type* vertex_of_node)
 {
     if (num_nodes == 0) return 0;
-    auto stream = static_cast<cudaStream_t>(exec.stream());
+    auto stream = stream_of(exec);
     DeviceBuffer flags(exec, num_nodes * sizeof(int));
     DeviceBuffer scanned(exec, num_nodes * sizeof(index_type));
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(flags.as<int>(), 0, num_nodes * sizeof(int), stream));
@@ -290,7 +284,7 @@ void lattice_edge_keys(const Executor& exec, const LatticeMeshView& mesh,
 {
     const long long count = mesh.num_cells * shape.num_edges;
     if (count == 0) return;
-    edge_keys_kernel<<<grid_for(count), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+    edge_keys_kernel<<<grid_for(count), block_size, 0, stream_of(exec)>>>(
         mesh, shape, keys);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
@@ -301,7 +295,7 @@ void lattice_face_keys(const Executor& exec, const LatticeMeshView& mesh,
 {
     const long long count = mesh.num_cells * shape.num_faces;
     if (count == 0) return;
-    face_keys_kernel<<<grid_for(count), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+    face_keys_kernel<<<grid_for(count), block_size, 0, stream_of(exec)>>>(
         mesh, shape, entities, keys);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
@@ -309,7 +303,7 @@ void lattice_face_keys(const Executor& exec, const LatticeMeshView& mesh,
 void lattice_cell_keys(const Executor& exec, const LatticeMeshView& mesh, int corners, std::uint64_t* keys)
 {
     if (mesh.num_cells == 0) return;
-    cell_keys_kernel<<<grid_for(mesh.num_cells), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+    cell_keys_kernel<<<grid_for(mesh.num_cells), block_size, 0, stream_of(exec)>>>(
         mesh, corners, keys);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
@@ -321,7 +315,7 @@ long long lattice_vertex_blocks(const Executor& exec, long long vertices, const 
                                 index_type* first_face, index_type* first_cell,
                                 long long* vertex_start)
 {
-    auto stream = static_cast<cudaStream_t>(exec.stream());
+    auto stream = stream_of(exec);
     vertex_firsts_kernel<<<grid_for(vertices + 1), block_size, 0, stream>>>(
         vertices, edge_keys, edges, face_keys, faces, cell_keys, cells, first_edge, first_face,
         first_cell);
@@ -343,7 +337,7 @@ long long lattice_vertex_blocks(const Executor& exec, long long vertices, const 
 void lattice_point_offsets(const Executor& exec, const std::uint64_t* keys, long long count,
                            const LatticeKeyPoints& per_key, long long* offsets)
 {
-    auto stream = static_cast<cudaStream_t>(exec.stream());
+    auto stream = stream_of(exec);
     key_points_kernel<<<grid_for(count + 1), block_size, 0, stream>>>(keys, count, per_key, offsets);
     GPUFEM_CUDA_CHECK_LAUNCH();
     std::size_t bytes = 0;
@@ -357,7 +351,7 @@ long long number_entities(const Executor& exec, const std::uint64_t* keys, long 
                           index_type* owner)
 {
     if (count == 0) return 0;
-    auto stream = static_cast<cudaStream_t>(exec.stream());
+    auto stream = stream_of(exec);
     DeviceBuffer sorted(exec, count * sizeof(std::uint64_t));
     DeviceBuffer slots_in(exec, count * sizeof(index_type));
     DeviceBuffer slots(exec, count * sizeof(index_type));
@@ -394,7 +388,7 @@ void fill_lattice(const Executor& exec, const LatticeMeshView& mesh, int corners
                   const index_type* edge_owner, const index_type* face_owner,
                   index_type* lattice_cells, double* coordinates)
 {
-    auto stream = static_cast<cudaStream_t>(exec.stream());
+    auto stream = stream_of(exec);
     if (num_nodes > 0) {
         vertex_coordinates_kernel<<<grid_for(num_nodes), block_size, 0, stream>>>(
             num_nodes, mesh.vertex_of_node, entities.vertex_start, node_coordinates, coordinates);
@@ -415,7 +409,7 @@ long long fill_facet_lattice(const Executor& exec, const LatticeFacetView& facet
 {
     const long long count = facets.num_facets * shape.num_points;
     if (count == 0) return -1;
-    auto stream = static_cast<cudaStream_t>(exec.stream());
+    auto stream = stream_of(exec);
     DeviceBuffer failure(exec, sizeof(unsigned long long));
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(failure.as<void>(), 0xff, sizeof(unsigned long long), stream));
     facet_points_kernel<<<grid_for(count), block_size, 0, stream>>>(
@@ -432,7 +426,7 @@ void fill_children(const Executor& exec, const index_type* lattice_cells, long l
 {
     const long long count = num_cells * children;
     if (count == 0) return;
-    children_kernel<<<grid_for(count), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+    children_kernel<<<grid_for(count), block_size, 0, stream_of(exec)>>>(
         lattice_cells, num_cells, points_per_cell, pattern, patterns, children, nodes_per_child,
         diagonals, coordinates, cells);
     GPUFEM_CUDA_CHECK_LAUNCH();
@@ -443,7 +437,7 @@ void refinement_choices(const Executor& exec, const index_type* lattice_cells, l
                         std::uint8_t* choice)
 {
     if (num_cells == 0) return;
-    choices_kernel<<<grid_for(num_cells), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+    choices_kernel<<<grid_for(num_cells), block_size, 0, stream_of(exec)>>>(
         lattice_cells, num_cells, points_per_cell, patterns, diagonals, coordinates, choice);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
@@ -453,7 +447,7 @@ void copy_rows(const Executor& exec, const index_type* from, int from_stride, co
 {
     const long long count = rows * to_stride;
     if (count == 0) return;
-    copy_rows_kernel<<<grid_for(count), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+    copy_rows_kernel<<<grid_for(count), block_size, 0, stream_of(exec)>>>(
         from, from_stride, from_rows, to, to_stride, to_rows, rows, width);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
@@ -462,7 +456,7 @@ void refinement_children(const Executor& exec, long long num_cells, int children
                          index_type* parent, std::uint8_t* child)
 {
     if (num_cells == 0) return;
-    refinement_children_kernel<<<grid_for(num_cells), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+    refinement_children_kernel<<<grid_for(num_cells), block_size, 0, stream_of(exec)>>>(
         num_cells, children, pattern, parent, child);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }

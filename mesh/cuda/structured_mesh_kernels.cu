@@ -1,12 +1,9 @@
 #include "linalg/cuda/cuda_check.hpp"
-#include "linalg/cuda/launch_shape.cuh"
+#include "linalg/cuda/kernel_prelude.cuh"
 #include "mesh/structured_grid.hpp"
 
 namespace gpufem::kernels::cuda {
 namespace {
-
-using gpufem::cuda::block_size;
-using gpufem::cuda::grid_for;
 
 /// One thread per lattice point.
 __global__ void coordinates_kernel(StructuredGrid grid, double* __restrict__ coordinates)
@@ -48,7 +45,7 @@ void fill_structured_mesh(const Executor& exec, const StructuredGrid& grid, cons
                           int cells_per_box, int nodes_per_cell, double* coordinates,
                           index_type* cells)
 {
-    auto stream = static_cast<cudaStream_t>(exec.stream());
+    auto stream = stream_of(exec);
     const long long points = grid.num_points();
     const long long per_box = static_cast<long long>(cells_per_box) * nodes_per_cell;
     const long long entries = grid.num_boxes() * per_box;
@@ -67,7 +64,7 @@ void nested_box_parents(const Executor& exec, const StructuredGrid& fine, const 
 {
     const long long cells = fine.num_boxes() * cells_per_box;
     if (cells == 0) return;
-    nested_box_parents_kernel<<<grid_for(cells), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+    nested_box_parents_kernel<<<grid_for(cells), block_size, 0, stream_of(exec)>>>(
         fine, coarse, cells_per_box, coarse_cell_of_child, parent, child);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }

@@ -31,13 +31,6 @@ void linear_basis(const double* xi, double* N, double* dN)
     box_linear_basis(3, reference_corners, xi, N, dN);
 }
 
-vtkCell* make_vtk_lagrange_cell(int points)
-{
-    auto* cell = vtkLagrangeHexahedron::New();
-    cell->SetUniformOrderFromNumPoints(points);
-    return cell;
-}
-
 }  // namespace
 
 constinit const ShapeTraits hexahedron_shape = {
@@ -61,7 +54,7 @@ constinit const ShapeTraits hexahedron_shape = {
     .vtk_type = VTK_HEXAHEDRON,
     .vtk_corner_order = vtk_corners,
     .vtk_lagrange_type = VTK_LAGRANGE_HEXAHEDRON,
-    .make_vtk_lagrange_cell = make_vtk_lagrange_cell,
+    .make_vtk_lagrange_cell = make_uniform_order_cell<vtkLagrangeHexahedron>,
     .vtk_quadratic_type = -1,
     .vtk_quadratic_edges = {},
     .grid_box_cells = grid_box_cells,

@@ -43,13 +43,6 @@ void linear_basis(const double* xi, double* N, double* dN)
     }
 }
 
-vtkCell* make_vtk_lagrange_cell(int points)
-{
-    auto* cell = vtkLagrangeWedge::New();
-    cell->SetUniformOrderFromNumPoints(points);
-    return cell;
-}
-
 }  // namespace
 
 constinit const ShapeTraits prism_shape = {
@@ -73,7 +66,7 @@ constinit const ShapeTraits prism_shape = {
     .vtk_type = VTK_WEDGE,
     .vtk_corner_order = vtk_corners,
     .vtk_lagrange_type = VTK_LAGRANGE_WEDGE,
-    .make_vtk_lagrange_cell = make_vtk_lagrange_cell,
+    .make_vtk_lagrange_cell = make_uniform_order_cell<vtkLagrangeWedge>,
     .vtk_quadratic_type = -1,
     .vtk_quadratic_edges = {},
     .grid_box_cells = {},

@@ -24,13 +24,6 @@ void linear_basis(const double* xi, double* N, double* dN)
     box_linear_basis(2, reference_corners, xi, N, dN);
 }
 
-vtkCell* make_vtk_lagrange_cell(int points)
-{
-    auto* cell = vtkLagrangeQuadrilateral::New();
-    cell->SetUniformOrderFromNumPoints(points);
-    return cell;
-}
-
 }  // namespace
 
 constinit const ShapeTraits quadrilateral_shape = {
@@ -54,7 +47,7 @@ constinit const ShapeTraits quadrilateral_shape = {
     .vtk_type = VTK_QUAD,
     .vtk_corner_order = vtk_corners,
     .vtk_lagrange_type = VTK_LAGRANGE_QUADRILATERAL,
-    .make_vtk_lagrange_cell = make_vtk_lagrange_cell,
+    .make_vtk_lagrange_cell = make_uniform_order_cell<vtkLagrangeQuadrilateral>,
     .vtk_quadratic_type = -1,
     .vtk_quadratic_edges = {},
     .grid_box_cells = grid_box_cells,

@@ -39,4 +39,14 @@ inline void box_linear_basis(int dim, std::span<const double> corners, const dou
     }
 }
 
+/// A shape's VtkLagrangeCellMaker: a new VTK Lagrange cell of class Cell (the shape's file
+/// includes its header), its order set from its number of points.
+template <typename Cell>
+vtkCell* make_uniform_order_cell(int points)
+{
+    auto* cell = Cell::New();
+    cell->SetUniformOrderFromNumPoints(points);
+    return cell;
+}
+
 }  // namespace gpufem

@@ -231,13 +231,13 @@ std::string csr_sweep_report(const CsrSweepResult& r, const std::string& header,
                                         r.combinations.size());
     };
     t += fmt::format("best: {}, {:.2f} us\n", to_string(r.best().params), r.best().median_seconds * 1e6);
-    t += fmt::format("paper rule: {}, {}, {:.1f}% of the best (000_…: {:.0f}% of the optimum on average over its "
+    t += fmt::format("paper rule: {}, {}, {:.1f}% of the best (Reguly & Giles 2012: {:.0f}% of the optimum on average over its "
                      "15 training matrices, {:.0f}% over all 44, single precision; similar in double)\n",
                      to_string(r.paper_rule.params), where(r.paper_rule), r.percent_of_best(r.paper_rule),
                      paper_fixed_rule_training, paper_fixed_rule_all);
     t += fmt::format("fixed rule (the operator's start: the paper's coop, repeat 1): {}, {}, {:.1f}% of the best\n",
                      to_string(r.fixed_rule.params), where(r.fixed_rule), r.percent_of_best(r.fixed_rule));
-    t += fmt::format("tuner: {}, {}, {:.1f}% of the best after {} SpMVs (000_…: within {:.0f}% of the "
+    t += fmt::format("tuner: {}, {}, {:.1f}% of the best after {} SpMVs (Reguly & Giles 2012: within {:.0f}% of the "
                      "exhaustive search, i.e. >= {:.0f}%)\n  {}\n",
                      to_string(r.tuner.params), where(r.tuner), r.percent_of_best(r.tuner), r.tuner_spmvs,
                      paper_tuner_within, 100.0 - paper_tuner_within, r.tuner_description);
@@ -269,7 +269,7 @@ void write_csr_sweep(const CsrSweepResult& r, const std::string& header, const n
     json["paper"] = {{"fixed_rule_percent_of_optimum_training", paper_fixed_rule_training},
                      {"fixed_rule_percent_of_optimum_all", paper_fixed_rule_all},
                      {"tuner_within_percent_of_optimum", paper_tuner_within},
-                     {"source", "000_… §6: single precision, 15 training / 44 test matrices; "
+                     {"source", "Reguly & Giles 2012, section 6: single precision, 15 training / 44 test matrices; "
                                 "similar figures in double"}};
     json["combinations"] = nlohmann::json::array();
     for (const CsrSweepTiming& t : r.combinations) json["combinations"].push_back(timing_json(t, r, copy_bw));

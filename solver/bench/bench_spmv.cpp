@@ -319,12 +319,12 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
         spec.name, loaded.mesh.source, spec.matrix ? "external system" : fmt::format("degree {}", spec.mesh.degree), n, nnz, double(nnz) / std::max<index_type>(n, 1),
         precision_name(spec.precision), backend, exec->device_name(), copy_bw * 1e-9);
     if (options.staircase_sweep) {
-        write_staircase_sweep(point.staircase, "Staircase SELL experiments (004_…): " + matrix_line + "\n",
+        write_staircase_sweep(point.staircase, "Staircase SELL experiments (Wikberg 2025): " + matrix_line + "\n",
                               point_settings(spec, exec, backend), folder);
         return point.rows;
     }
     if (options.csr_sweep) {
-        write_csr_sweep(point.sweep, "CSR parameter sweep (000_… §5-6): " + matrix_line + "\n",
+        write_csr_sweep(point.sweep, "CSR parameter sweep (Reguly & Giles 2012, sections 5-6): " + matrix_line + "\n",
                         point_settings(spec, exec, backend), copy_bw, folder);
         return point.rows;
     }

@@ -442,7 +442,8 @@ OutputSpec read_output(const CaseReader& reader, const CaseValue& value, bool ha
         const std::string choice = reader.to_choice(*fluxes, auto_booleans);
         if (choice == "true" && !has_mesh)
             reader.fail(*fluxes, "a system read from a matrix file has no mesh to take fluxes on (use auto or false)");
-        if (choice != "auto") output.fluxes = choice == "true";
+        output.fluxes_chosen = choice != "auto";
+        if (output.fluxes_chosen) output.fluxes = choice == "true";
     }
     resolved = {{"compression", enum_name(vtu_compression_names, output.compression)},
                 {"write", output.write_solution},

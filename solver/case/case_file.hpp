@@ -61,6 +61,7 @@ struct OutputSpec {
     /// The fluxes, integrals and balance of the solution and the flux fields (output.fluxes:
     /// auto is write_solution).
     bool fluxes = true;
+    bool fluxes_chosen = false;  ///< output.fluxes given as true or false (not auto)
 };
 
 /// An external linear system (the case's `matrix` map) in place of a mesh and a PDE.
@@ -142,7 +143,7 @@ inline bool is_sweep(const CaseSpec& spec)
 /// refinement and kappa (kappa_index its entry) and its `resolved` updated.
 std::vector<CaseSpec> expand_sweep(const CaseSpec& spec);
 
-/// The case-file reference (every key, its type, default and meaning), for --help and README.
+/// The case-file reference (every key, its type, default and meaning), for --help and docs/case-reference.md.
 std::string case_file_reference();
 
 }  // namespace gpufem

@@ -1,4 +1,4 @@
-// case_file_reference(): the documentation of every case-file key (also in the README). The
+// case_file_reference(): the documentation of every case-file key (also in docs/case-reference.md). The
 // format and preconditioner parts are generated from their registries.
 #include "solver/case/case_file.hpp"
 

@@ -6,6 +6,7 @@
 
 #include "linalg/host_threads.hpp"
 #include "solver/bench/bench_matrix_market.hpp"
+#include "solver/bench/bench_ranks.hpp"
 #include "solver/bench/bench_solver.hpp"
 #include "solver/bench/bench_spmv.hpp"
 #include "solver/cli/command.hpp"
@@ -44,7 +45,9 @@ Command add_spmv(CLI::App& bench, CommandContext& context)
     CLI::App* sub = bench.add_subcommand(
         "spmv", "Every sparse format on the case's matrix: bytes, conversion time, SpMV time "
                 "(median, CUDA events), GFLOP/s, GB/s, % of the measured copy bandwidth, speedup "
-                "over cuSPARSE, break-even SpMVs; writes bench_spmv.csv and bench_spmv.json");
+                "over cuSPARSE, break-even SpMVs; writes bench_spmv.csv and bench_spmv.json. Under "
+                "mpirun: the case's format across the ranks, per rank the local block, the halo, the "
+                "ghost columns, the overlapped product and the all-reduce; writes bench_ranks.json");
     sub->add_option("case", args->case_file, "The YAML case file")->required();
     sub->add_option("-f,--formats", args->formats, "Comma-separated formats (default: all the backend offers)");
     sub->add_option("-n,--repeats", args->options.repeats, "Timed SpMVs per format (>= 50)")
@@ -58,19 +61,24 @@ Command add_spmv(CLI::App& bench, CommandContext& context)
     sub->add_option("-s,--set", args->overrides, "Override a case key (as for run)");
     sub->add_flag("--csr-sweep", args->options.csr_sweep,
                   "Instead of the formats: time every csr coop x repeat x block combination "
-                  "and compare the fixed rule and the tuner with the best (000_…); cuda "
+                  "and compare the fixed rule and the tuner with the best (Reguly & Giles 2012); cuda "
                   "backend only; writes csr_sweep.csv and csr_sweep.json");
     sub->add_flag("--staircase-sweep", args->options.staircase_sweep,
-                  "Instead of the formats: 004_…'s experiments on the case's matrix: staircase over "
+                  "Instead of the formats: Wikberg 2025's experiments on the case's matrix: staircase over "
                   "alpha x slice height (32-1024, blocks of slice-height threads) with and without "
                   "Cuthill-McKee order, cuSPARSE SELL on the same row order, the row-length histogram; "
                   "cuda backend only; writes staircase_sweep.csv, .json and .txt");
     return {sub, [args, &context] {
-                return run_case_bench(context, args->case_file, args->overrides, [&](const CaseSpec& spec) {
-                    args->options.formats = split_list(args->formats);
-                    args->options.output_dir = args->output;
-                    run_spmv_bench(spec, args->options);
-                });
+                args->options.formats = split_list(args->formats);
+                args->options.output_dir = args->output;
+                if (several_ranks())
+                    return as_rank({args->case_file, args->overrides, args->output, ""}, context,
+                                   [&](const CaseSpec& spec, const RankGroup& group) {
+                                       run_rank_spmv_bench(spec, args->options, group);
+                                       return exit_ok;
+                                   });
+                return run_case_bench(context, args->case_file, args->overrides,
+                                      [&](const CaseSpec& spec) { run_spmv_bench(spec, args->options); });
             }};
 }
 
@@ -104,6 +112,15 @@ Command add_solver(CLI::App& bench, CommandContext& context)
     sub->add_option("-b,--backend", context.backend, "auto | cpu | cuda")->check(CLI::IsMember(context.backend_names));
     sub->add_option("-s,--set", args->overrides, "Override a case key (as for run)");
     return {sub, [args, &context] {
+                if (several_ranks())
+                    return as_rank({args->case_file, args->overrides, args->output, ""}, context,
+                                   [](const CaseSpec&, const RankGroup& group) -> int {
+                                       throw StoppedOnEveryRank(
+                                           "bench solver runs on one rank; under mpirun, time the solve with "
+                                           "gpufem run (report.json's parallel section) and the product with "
+                                           "gpufem bench spmv",
+                                           group.host.rank() == 0);
+                                   });
                 return run_case_bench(context, args->case_file, args->overrides, [&](const CaseSpec& spec) {
                     args->options.formats = split_list(args->formats);
                     args->options.methods = split_list(args->methods);

@@ -47,6 +47,33 @@ bool solves_on_cpu(const CaseSpec& spec);
 /// body(), with any exception reported as "gpufem: error: ..." and exit code 1.
 int run_reporting_errors(const std::function<int()>& body);
 
+/// What `gpufem run` passes a run on several ranks.
+struct RankRunArguments {
+    std::string case_file;
+    std::vector<std::string> overrides;
+    std::string output_dir;
+    std::string export_matrix;
+};
+
+/// Whether this process is one of several ranks (started by mpirun or srun with more than one).
+bool several_ranks();
+
+struct RankGroup;  // solver/run/distributed_run.hpp
+
+/// What a command does on one rank of several: the case (read and checked on every rank) and
+/// the rank's group; returns the exit code.
+using RankBody = std::function<int(const CaseSpec&, const RankGroup&)>;
+
+/// body as one rank of several: the case read on every rank (args.case_file with
+/// args.overrides; refused with one message when a run across ranks cannot do it), the rank's
+/// executor (GPU node_rank modulo the node's GPUs, or the host's share of the cores) and
+/// communicators (NCCL between GPUs); a failure after the start stops every rank.
+int as_rank(const RankRunArguments& args, CommandContext& context, const RankBody& body);
+
+/// `gpufem run` as one rank of several: the case across the ranks, one GPU (or the host's
+/// share) each; the exit code, the same on every rank (a failure after the start stops all).
+int run_as_rank(const RankRunArguments& args, CommandContext& context);
+
 /// `gpufem run`: a case file end to end (or its sweep, or its dry run).
 Command add_run_command(CLI::App& app, CommandContext& context);
 /// `gpufem compare`: a field of two result.vtu files.

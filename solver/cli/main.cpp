@@ -2,6 +2,7 @@
 // dispatches to the one given.
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <unistd.h>
@@ -9,7 +10,9 @@
 #include <CLI/CLI.hpp>
 
 #include "linalg/host_threads.hpp"
+#include "linalg/mpi_communicator.hpp"
 #include "mesh/mesh_worker.hpp"
+#include "solver/build_info.hpp"
 #include "solver/cli/command.hpp"
 #include "solver/run/interrupt_cleanup.hpp"
 #include "solver/run/run_case.hpp"
@@ -38,6 +41,9 @@ int main(int argc, char** argv)
     context.argv = argv;
     context.started = std::chrono::steady_clock::now();
     if (argc == 2 && std::string(argv[1]) == mesh_worker_argument) return run_mesh_worker();
+    // One rank of several (mpirun, srun): MPI for the process's lifetime.
+    std::optional<MpiSession> mpi;
+    if (launched_by_mpi()) mpi.emplace(argc, argv);
     install_interrupt_cleanup();
     set_mesh_worker(mesh_worker_program());
     CLI::App app{"gpufem: finite-element Poisson solver for NVIDIA GPUs (CPU fallback).\n"
@@ -45,7 +51,8 @@ int main(int argc, char** argv)
                  "report.json and spmv_timings.csv."};
     app.require_subcommand(1);
     for (const auto& entry : backend_choice_names) context.backend_names.emplace_back(entry.name);
-    app.set_version_flag("--version", "gpufem 0.1.0");
+    app.set_version_flag("--version", [] { return version_text(); },
+                         "Print the version, the CUDA architectures built, the GPUs and the libraries' versions");
 
     std::vector<Command> commands{add_run_command(app, context), add_compare_command(app)};
     CLI::App* bench = app.add_subcommand("bench", "Benchmarks on a case's matrix");

@@ -59,6 +59,8 @@ int run(const RunArguments& args, CommandContext& context)
     spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug: the debug lines too
     if (args.quiet) spdlog::set_level(spdlog::level::warn);
     set_progress_settings(terminal_progress_settings(args.quiet));
+    if (several_ranks() && !args.dry_run)
+        return run_as_rank({args.case_file, args.overrides, args.output_dir, args.export_matrix}, context);
     return run_reporting_errors([&]() -> int {
         const CaseSpec spec = parse_with_backend(args.case_file, args.overrides, context.backend);
         if (solves_on_cpu(spec)) ensure_passive_thread_wait(context.argv);

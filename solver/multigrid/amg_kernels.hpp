@@ -47,6 +47,23 @@ GPUFEM_HOST_DEVICE inline std::uint64_t mis_tuple(index_type i, MisState s)
            static_cast<std::uint32_t>(i);
 }
 
+/// The aggregate node i has after one joining round: its own (in[i]) if it has one, else that
+/// of its first strong neighbour in a root's aggregate (in[j] >= 0), else -1 (still
+/// unassigned). The same on both backends.
+GPUFEM_HOST_DEVICE inline index_type joined_aggregate(index_type i, const index_type* row_ptr, const index_type* col_idx,
+                                                      const std::uint8_t* strong, const index_type* in)
+{
+    index_type a = in[i];
+    if (a == -1) {
+        for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+            if (strong[k] && in[col_idx[k]] >= 0) {
+                a = in[col_idx[k]];
+                break;
+            }
+    }
+    return a;
+}
+
 /// A fixed pseudo-random value in [-1, 1) for index i (the Lanczos start vector), the same on
 /// both backends.
 GPUFEM_HOST_DEVICE inline double hashed_unit(index_type i)

@@ -9,6 +9,7 @@ PreconditionerEntry identity_preconditioner_entry()
     entry.name = "none";
     entry.summary = "";  // the reference lists it bare
     entry.identity = true;
+    entry.across_ranks = true;
     entry.memory = [](const MatrixShape&, bool) { return PreconditionerMemory{}; };
     return entry;
 }

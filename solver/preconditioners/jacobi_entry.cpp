@@ -21,6 +21,7 @@ PreconditionerEntry jacobi_preconditioner_entry()
     entry.name = "jacobi";
     entry.summary = "diagonal scaling, taken from the format, lma included";
     entry.diagonal = true;
+    entry.across_ranks = true;
     entry.build_float = build_jacobi<float>;
     entry.build_double = build_jacobi<double>;
     // The inverse diagonal, and the diagonal it is taken from.

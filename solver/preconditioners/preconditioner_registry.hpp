@@ -85,6 +85,9 @@ struct PreconditionerEntry {
     /// apply and assumes assumed_iterations instead of measuring a short run; the
     /// finite-volume correction is solved implicitly with it by default.
     bool multigrid = false;
+    /// It works on a system whose rows are split among ranks (gpufem run under mpirun): it
+    /// needs nothing but the operator's diagonal, or nothing at all.
+    bool across_ranks = false;
     /// Iterations format: auto assumes for a solve with it (0: measured by a short run).
     double assumed_iterations = 0;
     /// Operator applications on the finest level per apply (0: none), from the solver's options.

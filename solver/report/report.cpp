@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "solver/build_info.hpp"
 #include "solver/report/run_record.hpp"
 
 namespace gpufem {
@@ -139,7 +140,7 @@ nlohmann::json make_report(const CaseSpec& spec, const RunRecord& r)
 {
     const double median = r.median_spmv_seconds();
     json report;
-    report["gpufem_version"] = "0.1.0";
+    report["gpufem_version"] = gpufem_version();
     report["case_file"] = spec.case_path.string();
     report["case"] = spec.resolved;
     report["backend"] = r.backend;

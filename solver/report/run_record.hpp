@@ -91,7 +91,7 @@ struct RunRecord {
     double seconds_per_iteration() const;
 };
 
-/// report.json for a run (schema in the README).
+/// report.json for a run (its keys: docs/outputs.md).
 nlohmann::json make_report(const CaseSpec& spec, const RunRecord& record);
 
 /// spmv_timings.csv: iteration,format,seconds

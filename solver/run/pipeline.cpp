@@ -13,6 +13,7 @@
 #include "assembly/fv_discretisation.hpp"
 #include "assembly/lagrange_discretisation.hpp"
 #include "linalg/blas1.hpp"
+#include "linalg/device_runtime.hpp"
 #include "linalg/scaled_norms.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh_worker.hpp"
@@ -83,7 +84,15 @@ bool uses_cuda(BackendChoice backend)
 
 ExecPtr make_executor(BackendChoice backend)
 {
-    if (uses_cuda(backend)) return Executor::create_cuda(0);
+    if (uses_cuda(backend)) {
+        // A GPU this build has no code for (another architecture): an error for cuda, the CPU
+        // with a warning for auto.
+        const std::string unusable = cuda::unusable_reason(0);
+        if (unusable.empty()) return Executor::create_cuda(0);
+        if (backend == BackendChoice::cuda) throw std::runtime_error(unusable);
+        spdlog::warn("{}; backend auto runs on the CPU", unusable);
+        return Executor::create_cpu();
+    }
     if (backend == BackendChoice::cpu) return Executor::create_cpu();
     if (backend == BackendChoice::cuda)
         throw std::runtime_error(Executor::cuda_built()

@@ -14,12 +14,14 @@
 
 namespace gpufem {
 
-/// The executor of the case's backend (auto: cuda when a device is present); throws when
-/// cuda is asked for and not there.
+/// The executor of the case's backend (auto: cuda when a device is present and this build runs
+/// on it, else the CPU, with a warning when a device was there); throws when cuda is asked for
+/// and not there or not runnable (the message names the GPU's compute capability and the
+/// architectures built).
 ExecPtr make_executor(BackendChoice backend);
 
-/// Whether make_executor(backend) gives a CUDA executor (cpu: never; auto and cuda: when a
-/// CUDA device is visible).
+/// Whether a CUDA device is visible to make_executor(backend) (cpu: never). Does not make the
+/// device's context: whether this build runs on the device is found by make_executor.
 bool uses_cuda(BackendChoice backend);
 
 /// The case's input and how long it took (logs it and warns on refined tetrahedra): its mesh,

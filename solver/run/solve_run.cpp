@@ -10,13 +10,16 @@ namespace gpufem {
 
 template <typename V>
 void check_true_residual(const LinearOperator<V>& a, const Array<V>& b, const Array<V>& x,
-                         double tolerance, SolveResult& result)
+                         double tolerance, SolveResult& result, const Communicator& comm)
 {
     if (!(result.rhs_norm > 0)) return;  // ||b||, as the solver computed it
     Array<V> r = b.clone_to(b.executor());
     a.apply(V(-1), x, V(1), r);
     // Scaled: the residual of tiny (or huge) data would underflow (overflow) as a sum of squares.
-    result.true_relative_residual = scaled_nrm2(r) / result.rhs_norm;
+    const double mine = scaled_nrm2(r);
+    // One process: the scaled norm as it is (its square overflows for huge data).
+    const double norm = comm.size() == 1 ? mine : std::sqrt(sum_over_processes(comm, mine * mine));
+    result.true_relative_residual = norm / result.rhs_norm;
     if (result.status == SolveStatus::converged &&
         !(result.true_relative_residual <= true_residual_slack * tolerance)) {
         result.status = SolveStatus::stagnated;
@@ -33,8 +36,8 @@ void check_true_residual(const LinearOperator<V>& a, const Array<V>& b, const Ar
 }
 
 template void check_true_residual(const LinearOperator<float>&, const Array<float>&, const Array<float>&, double,
-                                  SolveResult&);
+                                  SolveResult&, const Communicator&);
 template void check_true_residual(const LinearOperator<double>&, const Array<double>&, const Array<double>&, double,
-                                  SolveResult&);
+                                  SolveResult&, const Communicator&);
 
 }  // namespace gpufem

@@ -18,7 +18,8 @@ namespace gpufem {
 /// stagnated (the recursive residual drifted from the true one by rounding).
 template <typename V>
 void check_true_residual(const LinearOperator<V>& a, const Array<V>& b, const Array<V>& x,
-                         double tolerance, SolveResult& result);
+                         double tolerance, SolveResult& result,
+                         const Communicator& comm = serial_communicator());
 
 /// What the solves of one solve_system share: the system, the settings, the preconditioner,
 /// the progress display, and the account being written (out).

@@ -3,6 +3,9 @@
 // exact integrals of monomials over the reference shapes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,6 +14,37 @@
 #include "assembly/poisson_assembly.hpp"
 
 namespace gpufem::test {
+
+/// The assembled patch test's residual A u - rhs (rhs empty: zero) at the nodes on no boundary
+/// facet: the largest |(A u - rhs)_i| there, the largest |rhs_i| + sum_k |a_ik u_k| over all
+/// rows, and how many interior nodes there are.
+struct PatchResidual {
+    double worst = 0, scale = 0;
+    int interior = 0;
+};
+
+inline PatchResidual interior_residual(const Mesh& mesh, const Csr<double>& matrix, const std::vector<double>& u,
+                                       const std::vector<double>& rhs = {})
+{
+    const auto ptr = matrix.row_ptr.to_host(), col = matrix.col_idx.to_host();
+    const auto val = matrix.values.to_host();
+    std::set<index_type> boundary;
+    for (const BoundaryFacets& facets : mesh.boundaries)
+        boundary.insert(facets.connectivity.begin(), facets.connectivity.end());
+    PatchResidual r;
+    for (index_type i = 0; i < mesh.num_nodes(); ++i) {
+        double y = rhs.empty() ? 0.0 : -rhs[i], row_scale = rhs.empty() ? 0.0 : std::abs(rhs[i]);
+        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+            y += val[k] * u[col[k]];
+            row_scale += std::abs(val[k] * u[col[k]]);
+        }
+        r.scale = std::max(r.scale, row_scale);
+        if (boundary.count(i)) continue;
+        ++r.interior;
+        r.worst = std::max(r.worst, std::abs(y));
+    }
+    return r;
+}
 
 /// Element matrices (row-major per cell) and loads of every cell of a mesh.
 struct ElementResult {

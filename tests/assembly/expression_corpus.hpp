@@ -1,6 +1,6 @@
 #pragma once
 // Expressions that together use every operator, function, constant and form of the ternary the
-// README lists, with stock muParser (its own built-in functions) as the oracle, and random
+// case reference lists, with stock muParser (its own built-in functions) as the oracle, and random
 // points to evaluate them at.
 #include <cmath>
 #include <random>

@@ -44,8 +44,9 @@ inline std::array<double, 3> to_unit_cell(ElementType type, const double* xi)
 
 /// The unit square (2D types) or unit cube (3D types) with cells of this type and order and
 /// element size h, as gpufem generates it (a structured grid; simplices split each box), with
-/// the shape's boundary groups (left, right, bottom, top; front, back in 3D; boundary).
-inline Mesh unit_box_mesh(ElementType type, int order, double h)
+/// the shape's boundary groups (left, right, bottom, top; front, back in 3D; boundary), refined
+/// `refine` times.
+inline Mesh unit_box_mesh(ElementType type, int order, double h, int refine = 0)
 {
     MeshSpec spec;
     spec.kind = MeshSpec::Kind::shape;
@@ -53,7 +54,22 @@ inline Mesh unit_box_mesh(ElementType type, int order, double h)
     spec.elements = element_type_name(type);
     spec.size = h;
     spec.degree = order;
+    spec.refine = refine;
     return load_mesh(spec);
+}
+
+/// Moves every node by one global multilinear map of the unit box (x + 0.3 x y + 0.1 x y z,
+/// y - 0.2 x y + 0.2 y z, z + 0.25 x z): a grid's boxes become general quadrilaterals and
+/// hexahedra (not parallelograms) with multilinear maps.
+inline void map_multilinearly(Mesh& m)
+{
+    for (index_type i = 0; i < m.num_nodes(); ++i) {
+        double* x = &m.coordinates[3 * static_cast<std::size_t>(i)];
+        const double x0 = x[0], y0 = x[1], z0 = x[2];
+        x[0] = x0 + 0.3 * x0 * y0 + 0.1 * x0 * y0 * z0;
+        x[1] = y0 - 0.2 * x0 * y0 + 0.2 * y0 * z0;
+        x[2] = z0 + 0.25 * x0 * z0;
+    }
 }
 
 /// Moves every node by a uniform random offset in [-amplitude, amplitude] per coordinate

@@ -71,18 +71,6 @@ LmaProblem<V> make_lma_problem(const ExecPtr& exec, const Mesh& mesh, bool diric
     return p;
 }
 
-/// max |a - b| / max |b|
-template <typename V>
-double max_rel_diff(const std::vector<V>& a, const std::vector<V>& b)
-{
-    double diff = 0, scale = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        diff = std::max(diff, std::abs(double(a[i]) - double(b[i])));
-        scale = std::max(scale, std::abs(double(b[i])));
-    }
-    return diff / std::max(scale, 1e-300);
-}
-
 /// Applies op and the reference with the same alpha, x, beta, y (beta == 0: y full of NaN)
 /// and expects the results to agree to rounding.
 template <typename V>

@@ -28,16 +28,7 @@ using namespace gpufem;
 
 namespace {
 
-template <typename V>
-double max_rel_diff(const std::vector<V>& a, const std::vector<V>& b)
-{
-    double diff = 0, scale = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        diff = std::max(diff, std::abs(double(a[i]) - double(b[i])));
-        scale = std::max(scale, std::abs(double(b[i])));
-    }
-    return diff / std::max(scale, 1e-300);
-}
+using test::max_rel_diff;
 
 constexpr ElementType all_types[] = {ElementType::triangle, ElementType::quadrilateral,
                                      ElementType::tetrahedron, ElementType::hexahedron};
@@ -96,14 +87,10 @@ void expect_element_matrices_match(const ElementData<V>& dc, const ElementData<V
 
 }  // namespace
 
-template <typename V>
-class AssemblyGpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(AssemblyGpu, ValueTypes);
+GPUFEM_GPU_TYPED_SUITE(AssemblyGpu);
 
 TYPED_TEST(AssemblyGpu, ElementMatricesMatchCpuForEveryTypeAndOrder)
 {
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     const auto cpu = Executor::create_cpu(), gpu = Executor::create_cuda();
     const unsigned seed = test::random_seed();
@@ -291,7 +278,6 @@ TYPED_TEST(AssemblyGpu, AssembledSystemMatchesCpu)
 {
     // With 32-bit offsets (a cell-to-CSR map) and with 64-bit ones (each entry's position
     // searched in its row); both scatter with atomics on the device.
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     const auto cpu = Executor::create_cpu(), gpu = Executor::create_cuda();
     const unsigned seed = test::random_seed();

@@ -1,6 +1,7 @@
 #pragma once
 // Random test data for linalg tests: vectors and CSR matrices with chosen row lengths.
 #include <algorithm>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -52,6 +53,43 @@ HostCsr<V> random_csr(index_type rows, index_type cols, int max_len, std::mt1993
         for (index_type j : c) {
             m.col.push_back(j);
             m.val.push_back(static_cast<V>(val_dist(rng)));
+        }
+        m.ptr.push_back(static_cast<index_type>(m.col.size()));
+    }
+    return m;
+}
+
+/// Grid stencil of radius r on nx x ny x nz nodes with shuffled numbering (an FE-like pattern:
+/// the coupling of Q1 elements for r = 1, Q2-like for r = 2), random values in [-1, 1], each
+/// diagonal entry shifted by `diagonal` (10: a dominant diagonal).
+template <typename V>
+HostCsr<V> shuffled_stencil(index_type nx, index_type ny, index_type nz, int r, std::mt19937& rng,
+                            double diagonal = 0.0)
+{
+    const index_type n = nx * ny * nz;
+    std::vector<index_type> label(n);
+    std::iota(label.begin(), label.end(), 0);
+    std::shuffle(label.begin(), label.end(), rng);
+    std::vector<std::vector<index_type>> cols(n);
+    for (index_type z = 0; z < nz; ++z)
+        for (index_type y = 0; y < ny; ++y)
+            for (index_type x = 0; x < nx; ++x)
+                for (int dz = (nz > 1 ? -r : 0); dz <= (nz > 1 ? r : 0); ++dz)
+                    for (int dy = -r; dy <= r; ++dy)
+                        for (int dx = -r; dx <= r; ++dx) {
+                            const index_type X = x + dx, Y = y + dy, Z = z + dz;
+                            if (X < 0 || Y < 0 || Z < 0 || X >= nx || Y >= ny || Z >= nz) continue;
+                            cols[label[(z * ny + y) * nx + x]].push_back(label[(Z * ny + Y) * nx + X]);
+                        }
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    HostCsr<V> m;
+    m.rows = m.cols = n;
+    m.ptr.push_back(0);
+    for (index_type i = 0; i < n; ++i) {
+        std::sort(cols[i].begin(), cols[i].end());
+        for (index_type c : cols[i]) {
+            m.col.push_back(c);
+            m.val.push_back(static_cast<V>(c == i ? diagonal + dist(rng) : dist(rng)));
         }
         m.ptr.push_back(static_cast<index_type>(m.col.size()));
     }

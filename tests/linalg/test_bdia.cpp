@@ -13,6 +13,7 @@
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
 #include "random_csr.hpp"
+#include "value_types.hpp"
 
 namespace gpufem {
 namespace {
@@ -29,41 +30,6 @@ HostCsr<double> from_rows(index_type n, const std::vector<std::vector<std::pair<
         for (auto [c, v] : row) {
             m.col.push_back(c);
             m.val.push_back(v);
-        }
-        m.ptr.push_back(static_cast<index_type>(m.col.size()));
-    }
-    return m;
-}
-
-/// Grid stencil of radius r on nx x ny (x nz) nodes with shuffled numbering: the coupling of
-/// Q1 (r = 1) or Q2-like (r = 2) elements, random values, a dominant diagonal.
-template <typename V>
-HostCsr<V> fe_like(index_type nx, index_type ny, index_type nz, int r, std::mt19937& rng)
-{
-    const index_type n = nx * ny * nz;
-    std::vector<index_type> label(n);
-    std::iota(label.begin(), label.end(), 0);
-    std::shuffle(label.begin(), label.end(), rng);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    std::vector<std::vector<index_type>> cols(n);
-    for (index_type z = 0; z < nz; ++z)
-        for (index_type y = 0; y < ny; ++y)
-            for (index_type x = 0; x < nx; ++x)
-                for (int dz = (nz > 1 ? -r : 0); dz <= (nz > 1 ? r : 0); ++dz)
-                    for (int dy = -r; dy <= r; ++dy)
-                        for (int dx = -r; dx <= r; ++dx) {
-                            const index_type X = x + dx, Y = y + dy, Z = z + dz;
-                            if (X < 0 || Y < 0 || Z < 0 || X >= nx || Y >= ny || Z >= nz) continue;
-                            cols[label[(z * ny + y) * nx + x]].push_back(label[(Z * ny + Y) * nx + X]);
-                        }
-    HostCsr<V> m;
-    m.rows = m.cols = n;
-    m.ptr.push_back(0);
-    for (index_type i = 0; i < n; ++i) {
-        std::sort(cols[i].begin(), cols[i].end());
-        for (index_type c : cols[i]) {
-            m.col.push_back(c);
-            m.val.push_back(static_cast<V>(c == i ? 10.0 + dist(rng) : dist(rng)));
         }
         m.ptr.push_back(static_cast<index_type>(m.col.size()));
     }
@@ -116,12 +82,6 @@ std::vector<V> apply_in_original_numbering(const FormatBuild<V>& f, V alpha, con
     return y_old.to_host();
 }
 
-template <typename V>
-double tolerance()
-{
-    return sizeof(V) == 4 ? 2e-5 : 1e-13;
-}
-
 /// Builds the format, checks what it reports, and its SpMV against the long-double
 /// reference in the original numbering. Returns true when RCM numbering was chosen.
 template <typename V>
@@ -162,7 +122,7 @@ bool check_format_spmv(const std::string& name, const HostCsr<V>& m, std::mt1993
         if (beta == V(0)) y_in.assign(m.rows, std::numeric_limits<V>::quiet_NaN());
         const auto result = apply_in_original_numbering(f, alpha, x, beta, y_in);
         const auto expected = test::dense_reference(m, alpha, x, beta, y);
-        EXPECT_LE(test::relative_max_error(result, expected), tolerance<V>())
+        EXPECT_LE(test::relative_max_error(result, expected), test::tolerance<V>(2e-5))
             << "alpha " << alpha << " beta " << beta;
     }
     return rcm;
@@ -239,12 +199,12 @@ TEST(Bdia, LayoutHasOneBandPerSlab)
 TEST(Bdia, SpmvEqualsCsrOnFeLikeMatrices)
 {
     std::mt19937 rng(32);
-    EXPECT_TRUE(check_format_spmv("2d-q1-like", fe_like<double>(37, 23, 1, 1, rng), rng));
-    check_format_spmv("2d-q1-like", fe_like<float>(29, 31, 1, 1, rng), rng);
-    check_format_spmv("2d-q2-like", fe_like<double>(19, 17, 1, 2, rng), rng);
-    check_format_spmv("2d-q2-like", fe_like<float>(13, 21, 1, 2, rng), rng);
-    check_format_spmv("3d-q1-like", fe_like<double>(9, 8, 7, 1, rng), rng);
-    check_format_spmv("3d-q1-like", fe_like<float>(7, 6, 11, 1, rng), rng);
+    EXPECT_TRUE(check_format_spmv("2d-q1-like", test::shuffled_stencil<double>(37, 23, 1, 1, rng, 10.0), rng));
+    check_format_spmv("2d-q1-like", test::shuffled_stencil<float>(29, 31, 1, 1, rng, 10.0), rng);
+    check_format_spmv("2d-q2-like", test::shuffled_stencil<double>(19, 17, 1, 2, rng, 10.0), rng);
+    check_format_spmv("2d-q2-like", test::shuffled_stencil<float>(13, 21, 1, 2, rng, 10.0), rng);
+    check_format_spmv("3d-q1-like", test::shuffled_stencil<double>(9, 8, 7, 1, rng, 10.0), rng);
+    check_format_spmv("3d-q1-like", test::shuffled_stencil<float>(7, 6, 11, 1, rng, 10.0), rng);
 }
 
 TEST(Bdia, SpmvEqualsCsrOnRandomBandedMatrices)
@@ -297,7 +257,7 @@ TEST(Bdia, EmptyMatrix)
 TEST(Bdia, RefusesWhenTheBandExceedsTheLimit)
 {
     std::mt19937 rng(34);
-    const auto m = fe_like<double>(30, 30, 1, 1, rng);
+    const auto m = test::shuffled_stencil<double>(30, 30, 1, 1, rng, 10.0);
     const auto exec = Executor::create_cpu();
     BdiaOptions options;
     options.max_bytes = 64 * 1024;

@@ -2,9 +2,7 @@
 // rounding on fresh random inputs, with the x window in shared memory and from global memory.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <limits>
-#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -20,46 +18,6 @@ namespace gpufem {
 namespace {
 
 using test::HostCsr;
-
-/// Grid stencil of radius r on nx x ny x nz nodes, numbering shuffled (an FE-like pattern).
-template <typename V>
-HostCsr<V> shuffled_stencil(index_type nx, index_type ny, index_type nz, int r, std::mt19937& rng)
-{
-    const index_type n = nx * ny * nz;
-    std::vector<index_type> label(n);
-    std::iota(label.begin(), label.end(), 0);
-    std::shuffle(label.begin(), label.end(), rng);
-    std::vector<std::vector<index_type>> cols(n);
-    for (index_type z = 0; z < nz; ++z)
-        for (index_type y = 0; y < ny; ++y)
-            for (index_type x = 0; x < nx; ++x)
-                for (int dz = (nz > 1 ? -r : 0); dz <= (nz > 1 ? r : 0); ++dz)
-                    for (int dy = -r; dy <= r; ++dy)
-                        for (int dx = -r; dx <= r; ++dx) {
-                            const index_type X = x + dx, Y = y + dy, Z = z + dz;
-                            if (X < 0 || Y < 0 || Z < 0 || X >= nx || Y >= ny || Z >= nz) continue;
-                            cols[label[(z * ny + y) * nx + x]].push_back(label[(Z * ny + Y) * nx + X]);
-                        }
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    HostCsr<V> m;
-    m.rows = m.cols = n;
-    m.ptr.push_back(0);
-    for (index_type i = 0; i < n; ++i) {
-        std::sort(cols[i].begin(), cols[i].end());
-        for (index_type c : cols[i]) {
-            m.col.push_back(c);
-            m.val.push_back(static_cast<V>(dist(rng)));
-        }
-        m.ptr.push_back(static_cast<index_type>(m.col.size()));
-    }
-    return m;
-}
-
-template <typename V>
-double tolerance()
-{
-    return sizeof(V) == 4 ? 2e-5 : 1e-13;
-}
 
 /// Same layout on both executors (bit for bit), SpMV on the device equal to the CPU's with
 /// the default shared-memory cap, with every slab on the global path, and with a cap that
@@ -103,7 +61,7 @@ void check_against_cpu(const std::string& name, const HostCsr<V>& m, std::mt1993
             const auto x_dev = Array<V>::from_host(gpu, x);
             auto y_dev = Array<V>::from_host(gpu, y);
             kernels::cuda::bdia_spmv(*gpu, b_gpu, alpha, x_dev.data(), beta, y_dev.data(), cap);
-            EXPECT_LE(test::relative_max_error(y_dev.to_host(), y_cpu), tolerance<V>())
+            EXPECT_LE(test::relative_max_error(y_dev.to_host(), y_cpu), test::tolerance<V>(2e-5))
                 << "cap " << cap << " alpha " << alpha << " beta " << beta;
         }
     }
@@ -113,19 +71,19 @@ void check_against_cpu(const std::string& name, const HostCsr<V>& m, std::mt1993
     Array<V> y_cpu(cpu, m.rows), y_gpu(gpu, m.rows);
     f_cpu.op->apply(Array<V>::from_host(cpu, x), y_cpu);
     f_gpu.op->apply(Array<V>::from_host(gpu, x), y_gpu);
-    EXPECT_LE(test::relative_max_error(y_gpu.to_host(), y_cpu.to_host()), tolerance<V>());
+    EXPECT_LE(test::relative_max_error(y_gpu.to_host(), y_cpu.to_host()), test::tolerance<V>(2e-5));
 }
 
 TEST(BdiaGpu, MatchesCpuOnFeLikeMatrices)
 {
     GPUFEM_REQUIRE_GPU();
     std::mt19937 rng(test::random_seed());
-    check_against_cpu("2d-q1-like", shuffled_stencil<double>(61, 47, 1, 1, rng), rng);
-    check_against_cpu("2d-q1-like", shuffled_stencil<float>(53, 41, 1, 1, rng), rng);
-    check_against_cpu("2d-q2-like", shuffled_stencil<double>(29, 33, 1, 2, rng), rng);
-    check_against_cpu("3d-q1-like", shuffled_stencil<double>(13, 11, 9, 1, rng), rng);
-    check_against_cpu("3d-q1-like", shuffled_stencil<float>(9, 14, 10, 1, rng), rng);
-    check_against_cpu("strip", shuffled_stencil<double>(3001, 7, 1, 1, rng), rng);
+    check_against_cpu("2d-q1-like", test::shuffled_stencil<double>(61, 47, 1, 1, rng), rng);
+    check_against_cpu("2d-q1-like", test::shuffled_stencil<float>(53, 41, 1, 1, rng), rng);
+    check_against_cpu("2d-q2-like", test::shuffled_stencil<double>(29, 33, 1, 2, rng), rng);
+    check_against_cpu("3d-q1-like", test::shuffled_stencil<double>(13, 11, 9, 1, rng), rng);
+    check_against_cpu("3d-q1-like", test::shuffled_stencil<float>(9, 14, 10, 1, rng), rng);
+    check_against_cpu("strip", test::shuffled_stencil<double>(3001, 7, 1, 1, rng), rng);
 }
 
 TEST(BdiaGpu, MatchesCpuOnRandomMatrices)
@@ -147,7 +105,7 @@ TEST(BdiaGpu, RefusesWhenTheBandExceedsTheLimit)
     BdiaOptions options;
     options.max_bytes = 4096;
     try {
-        build_bdia_format(test::to_csr(shuffled_stencil<double>(40, 40, 1, 1, rng), gpu), options);
+        build_bdia_format(test::to_csr(test::shuffled_stencil<double>(40, 40, 1, 1, rng), gpu), options);
         FAIL() << "expected std::invalid_argument";
     } catch (const std::invalid_argument& e) {
         EXPECT_EQ(std::string(e.what()).rfind("format 'bdia': band of half width ", 0), 0u) << e.what();

@@ -5,13 +5,11 @@
 
 #include "linalg/blas1.hpp"
 #include "random_csr.hpp"
+#include "value_types.hpp"
 
 using namespace gpufem;
 
-template <typename V>
-class Blas1Cpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(Blas1Cpu, ValueTypes);
+GPUFEM_VALUE_TYPED_SUITE(Blas1Cpu);
 
 TYPED_TEST(Blas1Cpu, OperationsMatchScalarLoops)
 {

@@ -3,35 +3,34 @@
 #include <random>
 
 #include "linalg/format_build.hpp"
-#include "random_csr.hpp"
 #include "random_values.hpp"
+#include "spmv_checks.hpp"
+#include "value_types.hpp"
 
 using namespace gpufem;
 
-template <typename V>
-class CsrSpmvCpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(CsrSpmvCpu, ValueTypes);
+namespace {
+
+/// Sizes that are not multiples of a block, every 17th row long (up to 500 entries).
+const std::vector<test::RandomSize> sizes{{1, 1, 1, 17, 1}, {97, 131, 9, 17, 131}, {1000, 1000, 40, 17, 500}};
+
+}  // namespace
+
+GPUFEM_VALUE_TYPED_SUITE(CsrSpmvCpu);
 
 TYPED_TEST(CsrSpmvCpu, MatchesLongDoubleReference)
 {
     using V = TypeParam;
-    const double tol = sizeof(V) == 4 ? 1e-5 : 1e-13;
+    const double tol = test::tolerance<V>();
     std::mt19937 rng(11);
     const auto exec = Executor::create_cpu();
-    for (const auto& [rows, cols, len] : {std::tuple{1, 1, 1}, std::tuple{97, 131, 9},
-                                          std::tuple{1000, 1000, 40}}) {
-        const auto m = test::random_csr<V>(rows, cols, len, rng, 17, std::min(cols, 500));
-        const auto xh = test::random_vector<V>(cols, rng), yh = test::random_vector<V>(rows, rng);
+    for (const test::RandomSize& size : sizes) {
+        const auto c = test::random_spmv_case<V>(size, rng);
         for (const std::string format : {"csr", "csr-scalar"}) {
-            const auto op = build_format<V>(format, test::to_csr(m, exec), {}).op;
-            const auto x = Array<V>::from_host(exec, xh);
-            auto y = Array<V>::from_host(exec, yh);
-            op->apply(V(1.5), x, V(-0.5), y);
-            EXPECT_LT(test::relative_max_error(y.to_host(), test::dense_reference(m, V(1.5), xh, V(-0.5), yh)), tol)
-                << format << " " << rows << "x" << cols;
-            op->apply(x, y);
-            EXPECT_LT(test::relative_max_error(y.to_host(), test::dense_reference(m, V(1), xh, V(0), yh)), tol);
+            const auto op = build_format<V>(format, test::to_csr(c.m, exec), {}).op;
+            EXPECT_LT(test::reference_error(*op, c.m, V(1.5), c.x, V(-0.5), c.y), tol)
+                << format << " " << size.rows << "x" << size.cols;
+            EXPECT_LT(test::reference_error(*op, c.m, V(1), c.x, V(0), c.y), tol);
         }
     }
 }
@@ -42,20 +41,17 @@ TYPED_TEST(CsrSpmvCpu, WideOffsetsMatchTheLongDoubleReference)
     // the same products and diagonal as 32-bit offsets, 4 more bytes a row, and no stored CSR
     // for a preconditioner to read.
     using V = TypeParam;
-    const double tol = sizeof(V) == 4 ? 1e-5 : 1e-13;
+    const double tol = test::tolerance<V>();
     const unsigned seed = test::random_seed();
     std::mt19937 rng(seed);
     const auto exec = Executor::create_cpu();
     const FormatEntry& csr = assembled_formats().at("csr");
-    for (const auto& [rows, cols, len] : {std::tuple{1, 1, 1}, std::tuple{97, 131, 9}, std::tuple{1000, 1000, 40}}) {
-        const auto m = test::random_csr<V>(rows, cols, len, rng, 17, std::min(cols, 500));
-        const auto xh = test::random_vector<V>(cols, rng), yh = test::random_vector<V>(rows, rng);
+    for (const test::RandomSize& size : sizes) {
+        const auto [m, xh, yh] = test::random_spmv_case<V>(size, rng);
+        const index_type rows = size.rows, cols = size.cols;
         const FormatBuild<V> narrow = build_format<V>(csr, test::to_csr(m, exec), {});
         const FormatBuild<V> wide = build_format<V>(csr, test::to_wide_csr(m, exec), {});
-        const auto x = Array<V>::from_host(exec, xh);
-        auto y = Array<V>::from_host(exec, yh);
-        wide.op->apply(V(1.5), x, V(-0.5), y);
-        EXPECT_LT(test::relative_max_error(y.to_host(), test::dense_reference(m, V(1.5), xh, V(-0.5), yh)), tol)
+        EXPECT_LT(test::reference_error(*wide.op, m, V(1.5), xh, V(-0.5), yh), tol)
             << rows << "x" << cols << ", seed " << seed;
         if (rows == cols) {
             EXPECT_EQ(wide.op->diagonal().to_host(), narrow.op->diagonal().to_host()) << "seed " << seed;
@@ -97,10 +93,7 @@ TEST(CsrSpmv, BetaZeroIgnoresNanInY)
     const auto exec = Executor::create_cpu();
     const auto m = test::random_csr<double>(50, 50, 5, rng);
     const auto op = build_format<double>("csr", test::to_csr(m, exec), {}).op;
-    const auto x = Array<double>::from_host(exec, test::random_vector<double>(50, rng));
-    auto y = Array<double>::from_host(exec, std::vector<double>(50, std::nan("")));
-    op->apply(x, y);
-    for (double v : y.to_host()) EXPECT_FALSE(std::isnan(v));
+    EXPECT_EQ(test::nans_in_product(*op, test::random_vector<double>(50, rng)), 0u);
 }
 
 TEST(CsrSpmv, StatsAndBytes)

@@ -8,7 +8,8 @@
 
 #include "linalg/ell.hpp"
 #include "linalg/format_build.hpp"
-#include "random_csr.hpp"
+#include "spmv_checks.hpp"
+#include "value_types.hpp"
 
 using namespace gpufem;
 
@@ -92,34 +93,25 @@ TEST(Ell, OperatorReportsBytesAndParameters)
     EXPECT_EQ(ellr.op->spmv_min_bytes(), 5u * 12 + 12 + 32 + 24);
 }
 
-template <typename V>
-class EllSpmvCpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(EllSpmvCpu, ValueTypes);
+GPUFEM_VALUE_TYPED_SUITE(EllSpmvCpu);
 
 TYPED_TEST(EllSpmvCpu, MatchesLongDoubleReference)
 {
     using V = TypeParam;
-    const double tol = sizeof(V) == 4 ? 1e-5 : 1e-13;
+    const double tol = test::tolerance<V>();
     std::mt19937 rng(21);
     const auto exec = Executor::create_cpu();
     // Sizes that are not multiples of 32, empty rows, a few very long rows.
-    for (const auto& [rows, cols, len, long_every] :
-         {std::tuple{1, 1, 1, 0}, std::tuple{31, 40, 3, 0}, std::tuple{97, 131, 9, 0},
-          std::tuple{1000, 1000, 30, 0}, std::tuple{2049, 1500, 12, 400}}) {
-        const auto m = test::random_csr<V>(rows, cols, len, rng, long_every, std::min(cols, 700));
-        const auto xh = test::random_vector<V>(cols, rng), yh = test::random_vector<V>(rows, rng);
+    for (const test::RandomSize& size :
+         {test::RandomSize{1, 1, 1}, test::RandomSize{31, 40, 3}, test::RandomSize{97, 131, 9},
+          test::RandomSize{1000, 1000, 30}, test::RandomSize{2049, 1500, 12, 400, 700}}) {
+        const auto c = test::random_spmv_case<V>(size, rng);
         for (const std::string format : {"ell", "ellr"}) {
-            const auto build = build_format<V>(format, test::to_csr(m, exec), {});
-            const auto x = Array<V>::from_host(exec, xh);
+            const auto build = build_format<V>(format, test::to_csr(c.m, exec), {});
             for (const auto& [alpha, beta] : {std::pair{V(1), V(0)}, std::pair{V(1.5), V(-0.5)},
                                               std::pair{V(0), V(2)}, std::pair{V(-2), V(1)}}) {
-                auto y = Array<V>::from_host(exec, yh);
-                build.op->apply(alpha, x, beta, y);
-                EXPECT_LT(test::relative_max_error(
-                              y.to_host(), test::dense_reference(m, alpha, xh, beta, yh)),
-                          tol)
-                    << format << " " << rows << "x" << cols << " alpha " << alpha << " beta "
+                EXPECT_LT(test::reference_error(*build.op, c.m, alpha, c.x, beta, c.y), tol)
+                    << format << " " << size.rows << "x" << size.cols << " alpha " << alpha << " beta "
                     << beta;
             }
         }
@@ -133,20 +125,14 @@ TEST(EllSpmv, BetaZeroIgnoresNanInY)
     const auto m = test::random_csr<double>(70, 50, 6, rng);
     for (const std::string format : {"ell", "ellr"}) {
         const auto build = build_format<double>(format, test::to_csr(m, exec), {});
-        const auto x = Array<double>::from_host(exec, test::random_vector<double>(50, rng));
-        auto y = Array<double>::from_host(exec, std::vector<double>(70, std::nan("")));
-        build.op->apply(x, y);
-        for (double v : y.to_host()) EXPECT_FALSE(std::isnan(v)) << format;
+        EXPECT_EQ(test::nans_in_product(*build.op, test::random_vector<double>(50, rng)), 0u) << format;
     }
 }
 
 TEST(EllSpmv, EmptyMatricesAndRows)
 {
     const auto exec = Executor::create_cpu();
-    test::HostCsr<double> none;  // 5 x 3, nothing stored
-    none.rows = 5;
-    none.cols = 3;
-    none.ptr.assign(6, 0);
+    const auto none = test::empty_csr<double>(5, 3);
     for (const std::string format : {"ell", "ellr"}) {
         const auto build = build_format<double>(format, test::to_csr(none, exec), {});
         EXPECT_EQ(build.op->bytes_stored(), format == "ell" ? 0u : 5u * 4);

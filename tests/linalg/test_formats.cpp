@@ -7,18 +7,16 @@
 #include "format_battery.hpp"
 #include "linalg/csr_tuning.hpp"
 #include "random_values.hpp"
+#include "value_types.hpp"
 
 using namespace gpufem;
 
-template <typename V>
-class FormatsCpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(FormatsCpu, ValueTypes);
+GPUFEM_VALUE_TYPED_SUITE(FormatsCpu);
 
 TYPED_TEST(FormatsCpu, EveryFormatMatchesTheLongDoubleReference)
 {
     using V = TypeParam;
-    const double tol = sizeof(V) == 4 ? 1e-5 : 1e-13;
+    const double tol = test::tolerance<V>();
     std::mt19937 rng(test::random_seed());
     const auto exec = Executor::create_cpu();
     for (const auto& m : test::format_battery<V>(rng)) {

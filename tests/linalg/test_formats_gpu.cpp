@@ -9,16 +9,12 @@
 
 using namespace gpufem;
 
-template <typename V>
-class FormatsGpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(FormatsGpu, ValueTypes);
+GPUFEM_GPU_TYPED_SUITE(FormatsGpu);
 
 TYPED_TEST(FormatsGpu, EveryFormatMatchesTheCpuReference)
 {
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
-    const double tol = sizeof(V) == 4 ? 2e-5 : 1e-13;
+    const double tol = test::tolerance<V>(2e-5);
     std::mt19937 rng(test::random_seed());
     const auto gpu = Executor::create_cuda();
     for (const auto& m : test::format_battery<V>(rng, true)) {

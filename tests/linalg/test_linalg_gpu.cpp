@@ -11,19 +11,15 @@
 #include "linalg/csr_tuned_operator.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/interval_timer.hpp"
-#include "random_csr.hpp"
 #include "random_values.hpp"
+#include "spmv_checks.hpp"
 
 using namespace gpufem;
 
-template <typename V>
-class LinalgGpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(LinalgGpu, ValueTypes);
+GPUFEM_GPU_TYPED_SUITE(LinalgGpu);
 
 TYPED_TEST(LinalgGpu, ArraysRoundTripThroughDevice)
 {
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     std::mt19937 rng(test::random_seed());
     const auto gpu = Executor::create_cuda();
@@ -35,7 +31,6 @@ TYPED_TEST(LinalgGpu, ArraysRoundTripThroughDevice)
 
 TYPED_TEST(LinalgGpu, Blas1MatchesCpu)
 {
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     std::mt19937 rng(test::random_seed());
     const auto cpu = Executor::create_cpu();
@@ -65,29 +60,19 @@ TYPED_TEST(LinalgGpu, Blas1MatchesCpu)
 
 TYPED_TEST(LinalgGpu, SpmvFormatsMatchCpu)
 {
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
-    const double tol = sizeof(V) == 4 ? 2e-5 : 1e-13;
     std::mt19937 rng(test::random_seed());
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
-    for (const auto& [rows, cols, len, long_every] :
-         {std::tuple{1, 1, 1, 0}, std::tuple{1001, 999, 12, 0}, std::tuple{33333, 40000, 30, 1000},
-          std::tuple{200000, 200000, 27, 0}}) {
-        const auto m = test::random_csr<V>(rows, cols, len, rng, long_every, 3000);
-        const auto xh = test::random_vector<V>(cols, rng), yh = test::random_vector<V>(rows, rng);
-        const auto ref_op = build_format<V>("csr", test::to_csr(m, cpu), {}).op;
-        const auto xc = Array<V>::from_host(cpu, xh);
-        auto yc = Array<V>::from_host(cpu, yh);
-        ref_op->apply(V(0.75), xc, V(2), yc);
-        const auto expect = yc.to_host();
+    for (const test::RandomSize& size : {test::RandomSize{1, 1, 1}, test::RandomSize{1001, 999, 12},
+                                         test::RandomSize{33333, 40000, 30, 1000, 3000},
+                                         test::RandomSize{200000, 200000, 27}}) {
+        const auto c = test::random_spmv_case<V>(size, rng);
+        const auto ref_op = build_format<V>("csr", test::to_csr(c.m, cpu), {}).op;
         for (const std::string format : {"csr", "csr-scalar", "cusparse"}) {
-            const auto op = build_format<V>(format, test::to_csr(m, gpu), {}).op;
-            const auto xg = Array<V>::from_host(gpu, xh);
-            auto yg = Array<V>::from_host(gpu, yh);
-            op->apply(V(0.75), xg, V(2), yg);
-            EXPECT_LT(test::relative_max_error(yg.to_host(), expect), tol)
-                << format << " " << rows << "x" << cols;
+            const auto op = build_format<V>(format, test::to_csr(c.m, gpu), {}).op;
+            EXPECT_LT(test::device_error(*ref_op, *op, V(0.75), c.x, V(2), c.y), test::tolerance<V>(2e-5))
+                << format << " " << size.rows << "x" << size.cols;
         }
     }
 }
@@ -96,9 +81,8 @@ TYPED_TEST(LinalgGpu, WideOffsetsMatchCpu)
 {
     // csr with 64-bit row offsets on the device, every coop width and the tuner, against the
     // CPU's 32-bit product; its diagonal equal to the 32-bit one's.
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
-    const double tol = sizeof(V) == 4 ? 2e-5 : 1e-13;
+    const double tol = test::tolerance<V>(2e-5);
     const unsigned seed = test::random_seed();
     std::mt19937 rng(seed);
     const auto cpu = Executor::create_cpu();

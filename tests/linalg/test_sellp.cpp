@@ -8,7 +8,8 @@
 
 #include "linalg/format_build.hpp"
 #include "linalg/sellp.hpp"
-#include "random_csr.hpp"
+#include "spmv_checks.hpp"
+#include "value_types.hpp"
 
 using namespace gpufem;
 
@@ -140,37 +141,28 @@ TEST(Sellp, OperatorReportsBytesAndParameters)
     EXPECT_EQ(sorted.op->bytes_stored(), 4u * 4 + 16u * 12 + 5u * 4);
 }
 
-template <typename V>
-class SellpSpmvCpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(SellpSpmvCpu, ValueTypes);
+GPUFEM_VALUE_TYPED_SUITE(SellpSpmvCpu);
 
 TYPED_TEST(SellpSpmvCpu, MatchesLongDoubleReference)
 {
     using V = TypeParam;
-    const double tol = sizeof(V) == 4 ? 1e-5 : 1e-13;
+    const double tol = test::tolerance<V>();
     std::mt19937 rng(31);
     const auto exec = Executor::create_cpu();
-    for (const auto& [rows, cols, len, long_every] :
-         {std::tuple{1, 1, 1, 0}, std::tuple{37, 40, 5, 0}, std::tuple{1000, 999, 30, 0},
-          std::tuple{2051, 1500, 12, 300}}) {
-        const auto m = test::random_csr<V>(rows, cols, len, rng, long_every, std::min(cols, 700));
-        const auto xh = test::random_vector<V>(cols, rng), yh = test::random_vector<V>(rows, rng);
-        const auto x = Array<V>::from_host(exec, xh);
+    for (const test::RandomSize& size :
+         {test::RandomSize{1, 1, 1}, test::RandomSize{37, 40, 5}, test::RandomSize{1000, 999, 30},
+          test::RandomSize{2051, 1500, 12, 300, 700}}) {
+        const auto c = test::random_spmv_case<V>(size, rng);
         for (const auto& [slice, threads, sigma] :
              {std::tuple{32, 0, 1}, std::tuple{32, 1, 1}, std::tuple{32, 4, 1},
               std::tuple{7, 2, 1}, std::tuple{1, 1, 1}, std::tuple{32, 8, 64},
               std::tuple{16, 32, 1000}, std::tuple{3, 16, 5}}) {
-            const auto build = build_format<V>("sellp", test::to_csr(m, exec),
+            const auto build = build_format<V>("sellp", test::to_csr(c.m, exec),
                                                sellp_options(slice, threads, sigma));
             for (const auto& [alpha, beta] : {std::pair{V(1), V(0)}, std::pair{V(1.5), V(-0.5)},
                                               std::pair{V(0), V(2)}}) {
-                auto y = Array<V>::from_host(exec, yh);
-                build.op->apply(alpha, x, beta, y);
-                EXPECT_LT(test::relative_max_error(
-                              y.to_host(), test::dense_reference(m, alpha, xh, beta, yh)),
-                          tol)
-                    << rows << "x" << cols << " " << build.op->parameters() << " alpha "
+                EXPECT_LT(test::reference_error(*build.op, c.m, alpha, c.x, beta, c.y), tol)
+                    << size.rows << "x" << size.cols << " " << build.op->parameters() << " alpha "
                     << alpha << " beta " << beta;
             }
         }
@@ -184,19 +176,13 @@ TEST(SellpSpmv, BetaZeroIgnoresNanInY)
     const auto m = test::random_csr<double>(70, 50, 6, rng);
     const auto build =
         build_format<double>("sellp", test::to_csr(m, exec), sellp_options(8, 2, 16));
-    const auto x = Array<double>::from_host(exec, test::random_vector<double>(50, rng));
-    auto y = Array<double>::from_host(exec, std::vector<double>(70, std::nan("")));
-    build.op->apply(x, y);
-    for (double v : y.to_host()) EXPECT_FALSE(std::isnan(v));
+    EXPECT_EQ(test::nans_in_product(*build.op, test::random_vector<double>(50, rng)), 0u);
 }
 
 TEST(SellpSpmv, EmptyMatrices)
 {
     const auto exec = Executor::create_cpu();
-    test::HostCsr<double> none;  // 5 x 3, nothing stored
-    none.rows = 5;
-    none.cols = 3;
-    none.ptr.assign(6, 0);
+    const auto none = test::empty_csr<double>(5, 3);
     const auto build =
         build_format<double>("sellp", test::to_csr(none, exec), sellp_options(4, 2, 4));
     const auto x = Array<double>::from_host(exec, std::vector<double>{1.0, 2.0, 3.0});

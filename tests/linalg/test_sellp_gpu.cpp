@@ -10,8 +10,8 @@
 #include "gpu_test.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/sellp.hpp"
-#include "random_csr.hpp"
 #include "random_values.hpp"
+#include "spmv_checks.hpp"
 
 using namespace gpufem;
 
@@ -30,14 +30,10 @@ const std::vector<std::tuple<int, int, int, int>> sizes{
 
 }  // namespace
 
-template <typename V>
-class SellpGpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(SellpGpu, ValueTypes);
+GPUFEM_GPU_TYPED_SUITE(SellpGpu);
 
 TYPED_TEST(SellpGpu, ConversionGivesTheCpuLayout)
 {
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     std::mt19937 rng(test::random_seed());
     const auto cpu = Executor::create_cpu();
@@ -65,21 +61,14 @@ TYPED_TEST(SellpGpu, ConversionGivesTheCpuLayout)
 
 TYPED_TEST(SellpGpu, SpmvMatchesCpu)
 {
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
-    const double tol = sizeof(V) == 4 ? 2e-5 : 1e-13;
     std::mt19937 rng(test::random_seed());
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
-    for (const auto& [rows, cols, len, long_every] :
-         {std::tuple{1, 1, 1, 0}, std::tuple{1001, 999, 12, 0}, std::tuple{33333, 40000, 30, 5000},
-          std::tuple{200003, 200003, 27, 0}}) {
-        const auto m = test::random_csr<V>(rows, cols, len, rng, long_every, 2000);
-        const auto xh = test::random_vector<V>(cols, rng), yh = test::random_vector<V>(rows, rng);
-        const auto xc = Array<V>::from_host(cpu, xh);
-        const auto xg = Array<V>::from_host(gpu, xh);
+    for (const test::RandomSize& size : test::device_spmv_sizes) {
+        const auto c = test::random_spmv_case<V>(size, rng);
         // The CPU reference of every format is the CSR loop (cusparse-sell has no CPU build).
-        const auto ref = build_format<V>("csr", test::to_csr(m, cpu), {});
+        const auto ref = build_format<V>("csr", test::to_csr(c.m, cpu), {});
         const std::vector<std::tuple<std::string, int, int, int>> formats{
             {"sellp", 32, 0, 1},  {"sellp", 32, 1, 1},  {"sellp", 32, 2, 1},
             {"sellp", 32, 4, 1},  {"sellp", 32, 8, 1},  {"sellp", 32, 16, 256},
@@ -87,14 +76,10 @@ TYPED_TEST(SellpGpu, SpmvMatchesCpu)
             {"sellp", 64, 2, 512}, {"cusparse-sell", 32, 0, 1}, {"cusparse-sell", 7, 0, 1}};
         for (const auto& [format, slice, threads, sigma] : formats) {
             const auto dev =
-                build_format<V>(format, test::to_csr(m, gpu), sellp_options(slice, threads, sigma));
+                build_format<V>(format, test::to_csr(c.m, gpu), sellp_options(slice, threads, sigma));
             for (const auto& [alpha, beta] : {std::pair{V(1), V(0)}, std::pair{V(0.75), V(2)}}) {
-                auto yc = Array<V>::from_host(cpu, yh);
-                auto yg = Array<V>::from_host(gpu, yh);
-                ref.op->apply(alpha, xc, beta, yc);
-                dev.op->apply(alpha, xg, beta, yg);
-                EXPECT_LT(test::relative_max_error(yg.to_host(), yc.to_host()), tol)
-                    << format << " " << dev.op->parameters() << " " << rows << "x" << cols
+                EXPECT_LT(test::device_error(*ref.op, *dev.op, alpha, c.x, beta, c.y), test::tolerance<V>(2e-5))
+                    << format << " " << dev.op->parameters() << " " << size.rows << "x" << size.cols
                     << " beta " << beta;
             }
         }
@@ -103,7 +88,6 @@ TYPED_TEST(SellpGpu, SpmvMatchesCpu)
 
 TYPED_TEST(SellpGpu, OperatorsReportLikeTheCpu)
 {
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     std::mt19937 rng(test::random_seed());
     const auto cpu = Executor::create_cpu();
@@ -133,10 +117,7 @@ TEST(SellpGpuEdge, BetaZeroIgnoresNanInY)
     for (const std::string format : {"sellp", "cusparse-sell"}) {
         const auto build =
             build_format<double>(format, test::to_csr(m, gpu), sellp_options(32, 2, 64));
-        const auto x = Array<double>::from_host(gpu, test::random_vector<double>(900, rng));
-        auto y = Array<double>::from_host(gpu, std::vector<double>(1000, std::nan("")));
-        build.op->apply(x, y);
-        for (double v : y.to_host()) ASSERT_FALSE(std::isnan(v)) << format;
+        EXPECT_EQ(test::nans_in_product(*build.op, test::random_vector<double>(900, rng)), 0u) << format;
     }
 }
 
@@ -144,10 +125,7 @@ TEST(SellpGpuEdge, EmptyMatrices)
 {
     GPUFEM_REQUIRE_GPU();
     const auto gpu = Executor::create_cuda();
-    test::HostCsr<double> none;  // 5 x 3, nothing stored
-    none.rows = 5;
-    none.cols = 3;
-    none.ptr.assign(6, 0);
+    const auto none = test::empty_csr<double>(5, 3);
     for (const std::string format : {"sellp", "cusparse-sell", "ell", "ellr"}) {
         const auto build = build_format<double>(format, test::to_csr(none, gpu), {});
         const auto x = Array<double>::from_host(gpu, std::vector<double>{1.0, 2.0, 3.0});

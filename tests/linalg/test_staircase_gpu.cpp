@@ -9,21 +9,17 @@
 #include "gpu_test.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/staircase.hpp"
-#include "random_csr.hpp"
 #include "random_values.hpp"
+#include "spmv_checks.hpp"
 
 using namespace gpufem;
 
-template <typename V>
-class StaircaseGpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(StaircaseGpu, ValueTypes);
+GPUFEM_GPU_TYPED_SUITE(StaircaseGpu);
 
 TYPED_TEST(StaircaseGpu, MatchesCpuWithAndWithoutStreams)
 {
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
-    const double tol = sizeof(V) == 4 ? 1e-5 : 1e-13;
+    const double tol = test::tolerance<V>();
     const unsigned s = test::random_seed();
     std::mt19937 rng(s);
     const auto cpu = Executor::create_cpu();
@@ -48,15 +44,8 @@ TYPED_TEST(StaircaseGpu, MatchesCpuWithAndWithoutStreams)
                 ASSERT_EQ(dev.permutation.to_host(), perm) << what;
                 EXPECT_EQ(dev.op->bytes_stored(), ref.op->bytes_stored()) << what;
                 EXPECT_EQ(dev.op->spmv_min_bytes(), ref.op->spmv_min_bytes()) << what;
-                for (const auto& [a, b] : {std::pair{V(1), V(0)}, std::pair{V(-0.75), V(2)}}) {
-                    const auto xc = Array<V>::from_host(cpu, xh);
-                    auto yc = Array<V>::from_host(cpu, yh);
-                    ref.op->apply(a, xc, b, yc);
-                    const auto xg = Array<V>::from_host(gpu, xh);
-                    auto yg = Array<V>::from_host(gpu, yh);
-                    dev.op->apply(a, xg, b, yg);
-                    EXPECT_LT(test::relative_max_error(yg.to_host(), yc.to_host()), tol) << what;
-                }
+                for (const auto& [a, b] : {std::pair{V(1), V(0)}, std::pair{V(-0.75), V(2)}})
+                    EXPECT_LT(test::device_error(*ref.op, *dev.op, a, xh, b, yh), tol) << what;
             }
         }
     }
@@ -64,7 +53,6 @@ TYPED_TEST(StaircaseGpu, MatchesCpuWithAndWithoutStreams)
 
 TYPED_TEST(StaircaseGpu, LayoutIsTheSameAsOnTheCpu)
 {
-    GPUFEM_REQUIRE_GPU();
     using V = TypeParam;
     const unsigned s = test::random_seed();
     SCOPED_TRACE("seed " + std::to_string(s));

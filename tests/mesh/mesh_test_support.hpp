@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include <unistd.h>
@@ -52,8 +53,9 @@ private:
 };
 
 /// A built-in shape's mesh (elements "" and size 0: the shape's defaults).
-inline Mesh load_shape_mesh(const std::string& shape, const std::string& elements, double size,
-                            int degree = 1, int refine = 0)
+/// The spec of a built-in shape.
+inline MeshSpec shape_spec(const std::string& shape, const std::string& elements, double size, int degree = 1,
+                           int refine = 0)
 {
     MeshSpec spec;
     spec.kind = MeshSpec::Kind::shape;
@@ -62,7 +64,37 @@ inline Mesh load_shape_mesh(const std::string& shape, const std::string& element
     spec.size = size;
     spec.degree = degree;
     spec.refine = refine;
+    return spec;
+}
+
+inline Mesh load_shape_mesh(const std::string& shape, const std::string& elements, double size,
+                            int degree = 1, int refine = 0)
+{
+    return load_mesh(shape_spec(shape, elements, size, degree, refine));
+}
+
+/// A mesh file's or a .geo script's mesh (`kind`), of degree `degree`, refined `refine` times.
+inline Mesh load_path_mesh(MeshSpec::Kind kind, const std::filesystem::path& path, int degree = 1,
+                           int refine = 0)
+{
+    MeshSpec spec;
+    spec.kind = kind;
+    spec.path = path.string();
+    spec.degree = degree;
+    spec.refine = refine;
     return load_mesh(spec);
+}
+
+/// The message of the runtime_error that `f` throws ("" if none).
+template <typename F>
+std::string error_of(F&& f)
+{
+    try {
+        f();
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "";
 }
 
 using Vec3 = std::array<double, 3>;

@@ -24,6 +24,7 @@
 namespace gpufem {
 namespace {
 
+using test::error_of;
 using test::expect_facets_in_cells;
 using test::expect_nodes_at_reference_positions;
 using test::lagrange_nodes;
@@ -40,24 +41,7 @@ Mesh load_shape(const std::string& shape, const std::string& elements, double si
 
 Mesh load_path(MeshSpec::Kind kind, const std::filesystem::path& path, int order, int refine = 0)
 {
-    MeshSpec spec;
-    spec.kind = kind;
-    spec.path = path.string();
-    spec.degree = order;
-    spec.refine = refine;
-    return load_mesh(spec);
-}
-
-/// The message of the runtime_error that `f` throws ("" if none).
-template <typename F>
-std::string error_of(F&& f)
-{
-    try {
-        f();
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "";
+    return test::load_path_mesh(kind, path, order, refine);
 }
 
 /// One small straight-sided shape meshed with one cell type.

@@ -15,6 +15,7 @@
 namespace gpufem {
 namespace {
 
+using test::error_of;
 using test::facets_measure;
 using test::mesh_measure;
 using test::TempFolder;
@@ -73,23 +74,7 @@ void write_msh(const std::filesystem::path& path, double version, bool binary)
 
 Mesh load_file(const std::filesystem::path& path, int refine = 0)
 {
-    MeshSpec spec;
-    spec.kind = MeshSpec::Kind::file;
-    spec.path = path.string();
-    spec.refine = refine;
-    return load_mesh(spec);
-}
-
-/// The message of the runtime_error that `f` throws ("" if none).
-template <typename F>
-std::string error_of(F&& f)
-{
-    try {
-        f();
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "";
+    return test::load_path_mesh(MeshSpec::Kind::file, path, 1, refine);
 }
 
 void expect_same_groups(const PhysicalGroup& a, const PhysicalGroup& b)

@@ -14,6 +14,7 @@ namespace gpufem {
 namespace {
 
 using test::cell_jacobians;
+using test::error_of;
 using test::facets_measure;
 using test::mesh_measure;
 using test::node;
@@ -180,18 +181,6 @@ Mesh load_shape(const std::string& shape, const std::string& elements = "", doub
                 int refine = 0)
 {
     return test::load_shape_mesh(shape, elements, size, 1, refine);
-}
-
-/// The message of the runtime_error that `f` throws ("" if none).
-template <typename F>
-std::string error_of(F&& f)
-{
-    try {
-        f();
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "";
 }
 
 TEST(Shapes, DefaultsAndSource)

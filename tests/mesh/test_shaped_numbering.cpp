@@ -1,8 +1,8 @@
-// gpufem's degree-k nodes on prisms, pyramids and meshes of several cell types (issue 11, item
-// 5): the lattice tables of prisms and pyramids, node counts against the closed form of the
-// topology (every shared edge and face, triangular or quadrilateral, numbered once), every
-// node where its cell's first-order map puts it, and boundary facets (triangles and
-// quadrilaterals in one group) made of their cells' nodes; their uniform refinement.
+// gpufem's degree-k nodes on prisms, pyramids and meshes of several cell types: the lattice tables
+// of prisms and pyramids, node counts against the closed form of the topology (every shared edge
+// and face, triangular or quadrilateral, numbered once), every node where its cell's first-order
+// map puts it, and boundary facets (triangles and quadrilaterals in one group) made of their cells'
+// nodes; their uniform refinement.
 #include <algorithm>
 #include <array>
 #include <cmath>

@@ -368,7 +368,8 @@ void expect_same_mesh_in_worker(MeshSpec spec)
 TEST(WorkerSandbox, CaseGeometriesMeshAsBefore)
 {
     // (Not cube.geo: Gmsh's HXT volumes vary by a few cells from run to run.)
-    for (const std::string name : {"plate_with_hole.geo", "square_mixed.geo", "cube_layers.geo", "cube_prisms.geo"}) {
+    for (const std::string name : {"plate_with_hole.geo", "square_mixed.geo", "cube_layers.geo", "cube_prisms.geo",
+                                   "heat_sink.geo", "square.geo"}) {
         SCOPED_TRACE(name);
         MeshSpec spec;
         spec.kind = MeshSpec::Kind::geo;

@@ -61,7 +61,7 @@ inline void expect_rates(const std::vector<ErrorNorms>& e, int k, const std::str
 }
 
 /// The message of the error a case gives when read or assembled ("accepted" when none).
-inline std::string error_of(const std::string& yaml, const std::filesystem::path& dir = {})
+inline std::string case_error_of(const std::string& yaml, const std::filesystem::path& dir = {})
 {
     try {
         run_fv_case(yaml, cpu_executor(), dir, false);

@@ -1,7 +1,7 @@
 // Behaviour unchanged: every shipped case (at a CPU size) and the cross product of formats,
 // methods, variants, preconditioners and precisions on two small cases give the same iteration
 // counts and the same solution (u within 1e-12 relative) as the recording in
-// tests/solver/data/behaviour_baseline.json, made before the architecture redesign (issue 10).
+// tests/solver/data/behaviour_baseline.json, made before the architecture was redesigned.
 //
 // Re-record (only when a change of results is intended, and say why in the commit):
 //   GPUFEM_RECORD_BASELINE=1 build/test_behaviour_baseline
@@ -32,21 +32,21 @@ void PrintTo(const BaselineRun& run, std::ostream* os) { *os << run.name; }
 std::vector<BaselineRun> shipped_runs()
 {
     return {
-        {"ball_curved", "cases/ball_curved.yaml", {"mesh.size=0.5"}},
-        {"bdia_channel", "cases/bdia_channel.yaml", {"mesh.size=0.5", "degree=1"}},
-        {"bench_cube_262k", "cases/bench_cube_262k.yaml", {"mesh.size=0.25"}},
-        {"bench_cube_4m", "cases/bench_cube_4m.yaml", {"mesh.size=0.2"}},
-        {"bench_square_q2_4m", "cases/bench_square_q2_4m.yaml", {"mesh.size=0.1"}},
-        {"convection_diffusion", "cases/convection_diffusion.yaml", {"mesh.size=0.1"}},
-        {"convection_diffusion_4m", "cases/convection_diffusion_4m.yaml", {"mesh.size=0.05"}},
-        {"degree_sweep_quads", "cases/degree_sweep_quads.yaml", {"mesh.refine=[0,1]"}},
-        {"degree_sweep_quads_4m", "cases/degree_sweep_quads_4m.yaml", {"mesh.size=0.05"}},
-        {"lma_sweep_hexes_1m", "cases/lma_sweep_hexes_1m.yaml", {"mesh.size=0.25", "format=lma"}},
-        {"lma_sweep_quads_1m", "cases/lma_sweep_quads_1m.yaml", {"mesh.size=0.1", "format=lma"}},
-        {"lshape", "cases/lshape.yaml", {"mesh.size=0.1"}},
-        {"plate_with_hole", "cases/plate_with_hole.yaml", {"mesh.size=0.1"}},
-        {"poisson_cube", "cases/poisson_cube.yaml", {"mesh.size=0.2"}},
-        {"poisson_square", "cases/poisson_square.yaml", {"mesh.size=0.1"}},
+        {"ball_curved", "cases/examples/07_curved_ball.yaml", {"mesh.size=0.5"}},
+        {"bdia_channel", "cases/benchmarks/bdia_channel.yaml", {"mesh.size=0.5", "degree=1"}},
+        {"bench_cube_262k", "cases/benchmarks/bench_cube_262k.yaml", {"mesh.size=0.25"}},
+        {"bench_cube_4m", "cases/benchmarks/bench_cube_4m.yaml", {"mesh.size=0.2"}},
+        {"bench_square_q2_4m", "cases/benchmarks/bench_square_q2_4m.yaml", {"mesh.size=0.1"}},
+        {"convection_diffusion", "cases/examples/03_convection_diffusion.yaml", {"mesh.size=0.1"}},
+        {"convection_diffusion_4m", "cases/benchmarks/convection_diffusion_4m.yaml", {"mesh.size=0.05"}},
+        {"degree_sweep_quads", "cases/examples/04_degree_sweep.yaml", {"mesh.refine=[0,1]"}},
+        {"degree_sweep_quads_4m", "cases/benchmarks/degree_sweep_quads_4m.yaml", {"mesh.size=0.05"}},
+        {"lma_sweep_hexes_1m", "cases/benchmarks/lma_sweep_hexes_1m.yaml", {"mesh.size=0.25", "format=lma"}},
+        {"lma_sweep_quads_1m", "cases/benchmarks/lma_sweep_quads_1m.yaml", {"mesh.size=0.1", "format=lma"}},
+        {"lshape", "cases/examples/02_lshape.yaml", {"mesh.size=0.1"}},
+        {"plate_with_hole", "cases/examples/05_plate_with_hole.yaml", {"mesh.size=0.1"}},
+        {"poisson_cube", "cases/benchmarks/poisson_cube.yaml", {"mesh.size=0.2"}},
+        {"poisson_square", "cases/examples/01_poisson_square.yaml", {"mesh.size=0.1"}},
     };
 }
 
@@ -67,7 +67,7 @@ std::vector<BaselineRun> cross_runs()
                         std::string name = "square_" + format + "_" + method + "_" + variant + "_" +
                                            pre + "_" + precision;
                         std::replace(name.begin(), name.end(), '-', '_');
-                        runs.push_back({name, "cases/poisson_square.yaml",
+                        runs.push_back({name, "cases/examples/01_poisson_square.yaml",
                                         {"mesh.size=0.125", "degree=2", "format=" + format,
                                          std::string("solver.method=") + method,
                                          std::string("solver.variant=") + variant,
@@ -80,23 +80,23 @@ std::vector<BaselineRun> cross_runs()
             for (const char* precision : {"double", "float"}) {
                 std::string name = "convection_" + format + "_" + variant + "_" + precision;
                 std::replace(name.begin(), name.end(), '-', '_');
-                runs.push_back({name, "cases/convection_diffusion.yaml",
+                runs.push_back({name, "cases/examples/03_convection_diffusion.yaml",
                                 {"mesh.size=0.125", "format=" + format,
                                  std::string("solver.variant=") + variant,
                                  "solver.preconditioner=jacobi", std::string("precision=") + precision,
                                  "solver.tolerance=1e-6", "solver.max_iterations=3000"}});
             }
     // The format options that change the arithmetic.
-    runs.push_back({"square_lma_symmetric_colour", "cases/poisson_square.yaml",
+    runs.push_back({"square_lma_symmetric_colour", "cases/examples/01_poisson_square.yaml",
                     {"mesh.size=0.125", "degree=3", "format=lma", "format_options.symmetric=true",
                      "format_options.scatter=colour"}});
-    runs.push_back({"square_sellp_sigma", "cases/poisson_square.yaml",
+    runs.push_back({"square_sellp_sigma", "cases/examples/01_poisson_square.yaml",
                     {"mesh.size=0.125", "degree=3", "format=sellp", "format_options.sigma=8",
                      "format_options.threads_per_row=4", "format_options.slice=16"}});
-    runs.push_back({"square_staircase_alpha", "cases/poisson_square.yaml",
+    runs.push_back({"square_staircase_alpha", "cases/examples/01_poisson_square.yaml",
                     {"mesh.size=0.125", "degree=3", "format=staircase", "format_options.alpha=0.2",
                      "format_options.slice_height=8"}});
-    runs.push_back({"square_csr_fixed", "cases/poisson_square.yaml",
+    runs.push_back({"square_csr_fixed", "cases/examples/01_poisson_square.yaml",
                     {"mesh.size=0.125", "degree=3", "format=csr", "format_options.coop=4",
                      "format_options.repeat=2", "format_options.block=64"}});
     return runs;

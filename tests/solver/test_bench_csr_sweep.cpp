@@ -96,12 +96,12 @@ TEST(CsrSweep, RefusedOnTheCpuBeforeAnyMesh)
 
 TEST(BdiaChannel, ShippedCaseIsAcceptedByBdiaWithItsBandFlops)
 {
-    // cases/bdia_channel.yaml at a CPU size (2 elements across, P2): bdia takes its matrix,
+    // cases/benchmarks/bdia_channel.yaml at a CPU size (2 elements across, P2): bdia takes its matrix,
     // agrees with csr, and reports band GFLOP/s (2 n d, band zeros included) above its 2 nnz
     // figure.
     std::random_device device;
     const fs::path dir = fs::temp_directory_path() / ("gpufem_bdia_channel_" + std::to_string(device()));
-    CaseSpec spec = parse_case_file(fs::path(GPUFEM_SOURCE_DIR) / "cases/bdia_channel.yaml",
+    CaseSpec spec = parse_case_file(fs::path(GPUFEM_SOURCE_DIR) / "cases/benchmarks/bdia_channel.yaml",
                                     {"mesh.size=0.5", "degree=2"});
     set_backend(spec, BackendChoice::cpu);
     EXPECT_EQ(spec.format, "bdia");

@@ -12,6 +12,7 @@
 
 #include "assembly/lma_operator.hpp"
 #include "linalg/bdia.hpp"
+#include "mesh/mesh_source.hpp"
 #include "linalg/csr_tuned_operator.hpp"
 #include "linalg/sellp.hpp"
 #include "linalg/staircase.hpp"
@@ -618,15 +619,20 @@ TEST(CaseFile, ReferenceExampleParses)
     EXPECT_DOUBLE_EQ(spec.solver.tolerance, 1e-10);
 }
 
-TEST(CaseFile, ReadmeHoldsTheReference)
+TEST(CaseFile, DocsHoldTheReference)
 {
-    // The README's case reference is the text `gpufem run --help` prints (the formats and
-    // their options come from the registry): regenerate it when this fails.
-    std::ifstream in(std::string(GPUFEM_SOURCE_DIR) + "/README.md");
-    std::stringstream readme;
-    readme << in.rdbuf();
-    EXPECT_NE(readme.str().find("```\n" + gpufem::case_file_reference() + "```\n"), std::string::npos)
-        << "README.md's case reference differs from case_file_reference()";
+    // docs/case-reference.md holds the text `gpufem run --help` prints: the case-file keys (the
+    // formats and their options come from the registry) and the built-in shapes. When this
+    // fails, regenerate the page with scripts/case_reference.sh.
+    std::ifstream in(std::string(GPUFEM_SOURCE_DIR) + "/docs/case-reference.md");
+    std::stringstream page;
+    page << in.rdbuf();
+    EXPECT_NE(page.str().find("```\n" + gpufem::case_file_reference() + "```\n"), std::string::npos)
+        << "docs/case-reference.md's case reference differs from case_file_reference(): run "
+           "scripts/case_reference.sh";
+    EXPECT_NE(page.str().find("```\n" + gpufem::describe_shapes() + "```\n"), std::string::npos)
+        << "docs/case-reference.md's built-in shapes differ from describe_shapes(): run "
+           "scripts/case_reference.sh";
 }
 
 TEST(CaseFile, ExpressionTextIsTrimmed)

@@ -16,6 +16,7 @@
 #include "linalg/format_build.hpp"
 #include "mesh/mesh_source.hpp"
 #include "solver/krylov/cg.hpp"
+#include "tests/assembly/high_order_meshes.hpp"
 #include "tests/mesh/mesh_refinement_support.hpp"
 
 using namespace gpufem;
@@ -88,20 +89,6 @@ ProblemSpec mixed_3d()
     return p;
 }
 
-/// The unit square (2D types) or cube (3D types) meshed by Gmsh with cells of `type` and
-/// `order`, size h, refined `refine` times.
-Mesh unit_box(ElementType type, int order, double h, int refine = 0)
-{
-    MeshSpec spec;
-    spec.kind = MeshSpec::Kind::shape;
-    spec.shape = element_dimension(type) == 2 ? "unit_square" : "unit_cube";
-    spec.elements = element_type_name(type);
-    spec.size = h;
-    spec.refine = refine;
-    spec.degree = order;
-    return load_mesh(spec);
-}
-
 /// Solves on three meshes of sizes h0, h0/2, h0/4 and expects L2 rate k+1 and H1 rate k
 /// (+- 0.25). Structured boxes: n = 1/h cells per side. Triangles: uniformly refined (nested).
 /// Tetrahedra: meshed anew with the size halved (Gmsh's refinement of a tetrahedron splits it
@@ -113,7 +100,7 @@ void expect_order_k_rates(ElementType type, int order, double h0, const ProblemS
     for (int level = 0; level < 3; ++level) {
         const bool refine = type == ElementType::triangle;
         const Mesh mesh =
-            unit_box(type, order, refine ? h0 : h0 / (1 << level), refine ? level : 0);
+            test::unit_box_mesh(type, order, refine ? h0 : h0 / (1 << level), refine ? level : 0);
         errors.push_back(solve_cpu(mesh, problem));
         h.push_back(h0 / (1 << level));
     }
@@ -278,15 +265,9 @@ TEST(Convergence, DegreeKPolynomialsAreReproducedExactly)
                              ElementType::tetrahedron, ElementType::hexahedron}) {
         const bool plane = element_dimension(type) == 2;
         for (int k = 1; k <= (plane ? 4 : 3); ++k) {
-            Mesh mesh = unit_box(type, k, plane ? 0.3 : 0.5);
+            Mesh mesh = test::unit_box_mesh(type, k, plane ? 0.3 : 0.5);
             if (type == ElementType::quadrilateral || type == ElementType::hexahedron)
-                for (index_type i = 0; i < mesh.num_nodes(); ++i) {
-                    double* x = &mesh.coordinates[3 * static_cast<std::size_t>(i)];
-                    const double x0 = x[0], y0 = x[1], z0 = x[2];
-                    x[0] = x0 + 0.3 * x0 * y0 + 0.1 * x0 * y0 * z0;
-                    x[1] = y0 - 0.2 * x0 * y0 + 0.2 * y0 * z0;
-                    x[2] = z0 + 0.25 * x0 * z0;
-                }
+                test::map_multilinearly(mesh);
             const ErrorNorms e = solve_polynomial(mesh, k);
             EXPECT_LT(e.max_nodal, 1e-10) << element_type_name(type) << " order " << k;
             EXPECT_LT(e.l2, 1e-10 * e.l2_exact) << element_type_name(type) << " order " << k;

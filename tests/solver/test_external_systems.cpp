@@ -1,5 +1,6 @@
-// Issue 14 end to end on the CPU backend: systems exported as Matrix Market and read back as
-// matrix cases, the reordering option for every assembled format, and format: auto.
+// Matrix Market systems, reordering and format: auto end to end on the CPU backend: systems
+// exported as Matrix Market and read back as matrix cases, the reordering option for every
+// assembled format, and format: auto.
 #include <gtest/gtest.h>
 
 #include <cmath>

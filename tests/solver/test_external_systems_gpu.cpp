@@ -1,5 +1,5 @@
-// Issue 14 on the CUDA backend against the CPU reference: the reordering for every CUDA format,
-// format: auto, and a matrix case read from Matrix Market.
+// Reordering, format: auto and matrix cases on the CUDA backend against the CPU reference: the
+// reordering for every CUDA format, format: auto, and a matrix case read from Matrix Market.
 #include <gtest/gtest.h>
 
 #include <cmath>

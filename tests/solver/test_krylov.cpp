@@ -5,16 +5,14 @@
 #include "solver/krylov_checks.hpp"
 #include "linalg/host_threads.hpp"
 #include "solver/krylov/merged_kernels.hpp"
+#include "value_types.hpp"
 
 using namespace gpufem;
 using namespace gpufem::test;
 
 namespace {
 
-template <typename V>
-class Krylov : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(Krylov, ValueTypes);
+GPUFEM_VALUE_TYPED_SUITE(Krylov);
 
 }  // namespace
 

@@ -15,23 +15,18 @@ using namespace gpufem::test;
 
 namespace {
 
-template <typename V>
-class KrylovGpu : public ::testing::Test {};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(KrylovGpu, ValueTypes);
+GPUFEM_GPU_TYPED_SUITE(KrylovGpu);
 
 }  // namespace
 
 TYPED_TEST(KrylovGpu, VariantsAgreeOnSpdSystem)
 {
-    GPUFEM_REQUIRE_GPU();
     const auto exec = Executor::create_cuda();
     check_variants_agree<TypeParam>(exec, grid_matrix<TypeParam>(exec, 60, 50, 0, 0, 0.05), true);
 }
 
 TYPED_TEST(KrylovGpu, VariantsAgreeOnBadlyScaledSpdSystem)
 {
-    GPUFEM_REQUIRE_GPU();
     const auto exec = Executor::create_cuda();
     const double spread = sizeof(TypeParam) == 8 ? 1.0 : 0.5;
     check_variants_agree<TypeParam>(exec, grid_matrix<TypeParam>(exec, 40, 40, 0, 0, 0, spread), true,
@@ -40,14 +35,12 @@ TYPED_TEST(KrylovGpu, VariantsAgreeOnBadlyScaledSpdSystem)
 
 TYPED_TEST(KrylovGpu, VariantsAgreeOnNonSymmetricSystem)
 {
-    GPUFEM_REQUIRE_GPU();
     const auto exec = Executor::create_cuda();
     check_variants_agree<TypeParam>(exec, grid_matrix<TypeParam>(exec, 70, 40, 1.2, -0.7), false);
 }
 
 TYPED_TEST(KrylovGpu, ReportsBreakdownsAndBadData)
 {
-    GPUFEM_REQUIRE_GPU();
     check_breakdowns<TypeParam>(Executor::create_cuda());
 }
 
@@ -206,7 +199,6 @@ TEST(KrylovGpu, MergedCgWithJacobiAgreesOnEveryFormat)
 
 TYPED_TEST(KrylovGpu, SplitReductionsGiveTheFusedSolveBitForBit)
 {
-    GPUFEM_REQUIRE_GPU();
     check_split_reductions_change_nothing<TypeParam>(Executor::create_cuda(), random_seed());
 }
 

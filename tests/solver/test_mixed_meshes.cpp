@@ -1,6 +1,6 @@
-// Finite elements on meshes of prisms, pyramids and several cell types (issue 11, item 5):
-// conforming across the types (a polynomial of the degree exactly), the optimal rates at
-// degree 1 and above, and what they do not take yet refused by name.
+// Finite elements on meshes of prisms, pyramids and several cell types: conforming across the types
+// (a polynomial of the degree exactly), the optimal rates at degree 1 and above, and what they do
+// not take yet refused by name.
 #include <gtest/gtest.h>
 
 #include <cmath>

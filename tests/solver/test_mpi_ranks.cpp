@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "assembly/grid_part.hpp"
 #include "assembly/part_numbering.hpp"
 #include "linalg/distributed_operator.hpp"
 #include "linalg/nccl_communicator.hpp"
@@ -257,6 +258,40 @@ TEST(MpiRanks, HaloExchangeFillsEveryGhostWithItsOwnersValue)
 TEST(NcclRanks, HaloExchangeFillsEveryGhostWithItsOwnersValue)
 {
     on_gpus(check_halo_round_trip);
+}
+
+TEST(MpiRanks, AHaloPlanFromTheOwnersEqualsThePlanOfEveryPartsNumbering)
+{
+    // Each rank makes its own part of generated grids; the plan its owners answer with is the
+    // one every part's numbering gives on one process.
+    const int me = world().rank(), n = world().size();
+    for (const char* elements : {"tetrahedron", "hexahedron"})
+        for (int degree : {1, 3}) {
+            SCOPED_TRACE(std::string(elements) + " order " + std::to_string(degree));
+            MeshSpec spec;
+            spec.kind = MeshSpec::Kind::shape;
+            spec.shape = "unit_cube";
+            spec.elements = elements;
+            spec.size = 0.2;
+            spec.degree = degree;
+            const ShapeGrid grid = *box_shape_grid(spec);
+            const GridBlocks blocks = grid_blocks(grid.grid, n);
+            std::vector<PartNumbering> numbering;
+            for (int p = 0; p < n; ++p) numbering.push_back(grid_part(grid, blocks, p).numbering);
+            const HaloPlan expected = halo_plans(numbering)[me];
+            const HaloPlan plan = halo_plan_from_owners(world(), numbering[me]);
+            ASSERT_EQ(plan.receives.size(), expected.receives.size());
+            for (std::size_t b = 0; b < plan.receives.size(); ++b) {
+                EXPECT_EQ(plan.receives[b].owner, expected.receives[b].owner);
+                EXPECT_EQ(plan.receives[b].count, expected.receives[b].count);
+            }
+            ASSERT_EQ(plan.sends.size(), expected.sends.size());
+            for (std::size_t s = 0; s < plan.sends.size(); ++s) {
+                EXPECT_EQ(plan.sends[s].peer, expected.sends[s].peer);
+                EXPECT_EQ(plan.sends[s].local, expected.sends[s].local);
+            }
+            if (n > 1) EXPECT_FALSE(plan.sends.empty());
+        }
 }
 
 /// A Poisson problem of degree-2 tetrahedra on the unit cube, assembled whole on every rank

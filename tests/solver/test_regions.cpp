@@ -19,7 +19,7 @@
 #include "region_cases.hpp"
 
 using namespace gpufem;
-using test::error_of;
+using test::case_error_of;
 using test::expect_rates;
 using test::expect_says;
 using test::run_fv_case;
@@ -159,29 +159,29 @@ TEST(Regions, MapsThatDoNotFitTheMeshAreRefused)
     const std::string mesh = "mesh: {geo: " + test::write_halves_geo(folder.path(), 2, 0.25) + "}\n";
     const std::string dirichlet = "  dirichlet: {boundary: 0}\n";
     for (const std::string fv : {"", "discretisation: fv\n"}) {
-        expect_says(error_of(mesh + fv + "problem:\n  kappa: {soft: 1}\n" + dirichlet, folder.path()),
+        expect_says(case_error_of(mesh + fv + "problem:\n  kappa: {soft: 1}\n" + dirichlet, folder.path()),
                     {"problem.kappa: ", "cells of mesh", "lie in no region the map names", "in 'hard'"});
-        expect_says(error_of(mesh + fv + "problem:\n  f: {soft: 1, steel: 2}\n" + dirichlet, folder.path()),
+        expect_says(case_error_of(mesh + fv + "problem:\n  f: {soft: 1, steel: 2}\n" + dirichlet, folder.path()),
                     {"problem.f.steel: mesh", "no physical group 'steel' of dimension 2", "its regions: soft, hard"});
-        expect_says(error_of(mesh + fv + "problem:\n  c: {soft: \"x - 0.25\", hard: 1}\n" + dirichlet, folder.path()),
+        expect_says(case_error_of(mesh + fv + "problem:\n  c: {soft: \"x - 0.25\", hard: 1}\n" + dirichlet, folder.path()),
                     {"problem.c.soft = 'x - 0.25' is -", "c must be >= 0"});
-        expect_says(error_of(mesh + fv + "problem:\n  kappa: {soft: 1, hard: \"x - 0.75\"}\n" + dirichlet, folder.path()),
+        expect_says(case_error_of(mesh + fv + "problem:\n  kappa: {soft: 1, hard: \"x - 0.75\"}\n" + dirichlet, folder.path()),
                     {"problem.kappa.hard = 'x - 0.75' is -", "kappa must be positive"});
     }
-    expect_says(error_of(mesh + "problem:\n  kappa: {xx: 1, xy: 2, yy: 1}\n" + dirichlet, folder.path()),
+    expect_says(case_error_of(mesh + "problem:\n  kappa: {xx: 1, xy: 2, yy: 1}\n" + dirichlet, folder.path()),
                 {"problem.kappa = (1, 2, 1) is not positive definite"});
-    expect_says(error_of(mesh + "problem:\n  kappa: {soft: 1, hard: {xx: 1, xy: \"2*x\", yy: 1}}\n" + dirichlet, folder.path()),
+    expect_says(case_error_of(mesh + "problem:\n  kappa: {soft: 1, hard: {xx: 1, xy: \"2*x\", yy: 1}}\n" + dirichlet, folder.path()),
                 {"problem.kappa is not positive definite at (", "cell"});
-    expect_says(error_of(mesh + "problem:\n  kappa: {xx: 1, yy: 1, zz: 2}\n" + dirichlet, folder.path()),
+    expect_says(case_error_of(mesh + "problem:\n  kappa: {xx: 1, yy: 1, zz: 2}\n" + dirichlet, folder.path()),
                 {"problem.kappa", "zz", "2D"});
-    expect_says(error_of(mesh + "discretisation: fv\nproblem:\n  kappa: {xx: 1, yy: 2}\n" + dirichlet, folder.path()),
+    expect_says(case_error_of(mesh + "discretisation: fv\nproblem:\n  kappa: {xx: 1, yy: 2}\n" + dirichlet, folder.path()),
                 {"problem.kappa: finite volumes take a scalar kappa"});
-    expect_says(error_of(mesh + "problem:\n  kappa: {xx: 1, xy: 0.1}\n" + dirichlet, folder.path()),
+    expect_says(case_error_of(mesh + "problem:\n  kappa: {xx: 1, xy: 0.1}\n" + dirichlet, folder.path()),
                 {"problem.kappa", "needs xx and yy"});
-    expect_says(error_of(mesh + "problem:\n  c: -1\n" + dirichlet, folder.path()), {"problem.c: expected c >= 0, got '-1'"});
-    expect_says(error_of(mesh + "problem:\n  convection: {soft: [1, 0], hard: [1]}\n" + dirichlet, folder.path()),
+    expect_says(case_error_of(mesh + "problem:\n  c: -1\n" + dirichlet, folder.path()), {"problem.c: expected c >= 0, got '-1'"});
+    expect_says(case_error_of(mesh + "problem:\n  convection: {soft: [1, 0], hard: [1]}\n" + dirichlet, folder.path()),
                 {"problem.convection.hard", "list of 2 or 3"});
-    expect_says(error_of("mesh: {shape: unit_cube, size: 0.5}\nproblem:\n  convection: [1, \"x\"]\n" + dirichlet),
+    expect_says(case_error_of("mesh: {shape: unit_cube, size: 0.5}\nproblem:\n  convection: [1, \"x\"]\n" + dirichlet),
                 {"problem.convection", "3D mesh needs 3 components"});
 }
 

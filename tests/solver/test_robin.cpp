@@ -22,7 +22,7 @@
 #include "tests/mixed_mesh_geometries.hpp"
 
 using namespace gpufem;
-using test::error_of;
+using test::case_error_of;
 using test::errors_at;
 using test::expect_rates;
 using test::expect_says;
@@ -233,21 +233,21 @@ TEST(Robin, BadConditionsAreRefused)
 {
     const std::string mesh = "mesh: {shape: unit_square, elements: triangle, size: 0.25}\n";
     for (const std::string& fv : {"", "discretisation: fv\n"}) {
-        expect_says(error_of(mesh + fv + "problem: {robin: {wall: {h: 25, u_inf: 293}}}\n"),
+        expect_says(case_error_of(mesh + fv + "problem: {robin: {wall: {h: 25, u_inf: 293}}}\n"),
                     {"problem.robin.wall", "no boundary physical group named 'wall'", "left"});
-        expect_says(error_of(mesh + fv + "problem: {robin: {top: {h: \"x - 0.5\", u_inf: 1}}}\n"),
+        expect_says(case_error_of(mesh + fv + "problem: {robin: {top: {h: \"x - 0.5\", u_inf: 1}}}\n"),
                     {"problem.robin.top.h = 'x - 0.5' is -", "h must be >= 0"});
-        expect_says(error_of(mesh + fv + "problem: {robin: {top: {h: 1, u_inf: \"1/(x - x)\"}}}\n"),
+        expect_says(case_error_of(mesh + fv + "problem: {robin: {top: {h: 1, u_inf: \"1/(x - x)\"}}}\n"),
                     {"problem.robin.top.u_inf = '1/(x - x)'", "must be finite"});
     }
-    expect_says(error_of(mesh + "problem: {robin: {top: {h: -2, u_inf: 1}}}\n"),
+    expect_says(case_error_of(mesh + "problem: {robin: {top: {h: -2, u_inf: 1}}}\n"),
                 {"fv_test.yaml:2: problem.robin.top.h: expected h >= 0, got '-2'"});
-    expect_says(error_of(mesh + "problem: {robin: {top: {u_inf: 1}}}\n"), {"problem.robin.top", "expected the key 'h'"});
-    expect_says(error_of(mesh + "problem: {robin: {top: {h: 1, t_inf: 1}}}\n"), {"problem.robin.top.t_inf", "u_inf"});
-    expect_says(error_of(mesh + "problem: {robin: {top: 3}}\n"), {"problem.robin.top", "expected a map {h: H, u_inf: U}"});
-    expect_says(error_of(mesh + "problem: {dirichlet: {top: 0}, robin: {top: {h: 1}}}\n"),
+    expect_says(case_error_of(mesh + "problem: {robin: {top: {u_inf: 1}}}\n"), {"problem.robin.top", "expected the key 'h'"});
+    expect_says(case_error_of(mesh + "problem: {robin: {top: {h: 1, t_inf: 1}}}\n"), {"problem.robin.top.t_inf", "u_inf"});
+    expect_says(case_error_of(mesh + "problem: {robin: {top: 3}}\n"), {"problem.robin.top", "expected a map {h: H, u_inf: U}"});
+    expect_says(case_error_of(mesh + "problem: {dirichlet: {top: 0}, robin: {top: {h: 1}}}\n"),
                 {"problem.robin.top", "also has a Dirichlet condition"});
-    expect_says(error_of(mesh + "problem: {dirichlet: {boundary: 0}, robin: {top: {h: 1}}}\n"),
+    expect_says(case_error_of(mesh + "problem: {dirichlet: {boundary: 0}, robin: {top: {h: 1}}}\n"),
                 {"problem.robin.top", "lies on nodes that Dirichlet conditions fix"});
 }
 

@@ -73,15 +73,8 @@ index_type amg_aggregate_join(const Executor&, index_type n, const index_type* r
                               const index_type* in, index_type* out)
 {
     const auto sums = chunked_sums<1>(n, [&](long long i, std::array<double, 1>& s) {
-        index_type a = in[i];
-        if (a == -1) {
-            for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
-                if (strong[k] && in[col_idx[k]] >= 0) {
-                    a = in[col_idx[k]];
-                    break;
-                }
-            if (a == -1) s[0] += 1;
-        }
+        const index_type a = joined_aggregate(static_cast<index_type>(i), row_ptr, col_idx, strong, in);
+        if (a == -1) s[0] += 1;
         out[i] = a;
     });
     return static_cast<index_type>(sums[0]);

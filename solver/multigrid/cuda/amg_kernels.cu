@@ -13,7 +13,7 @@
 
 #include "linalg/cuda/cuda_check.hpp"
 #include "linalg/cuda/cusparse_check.hpp"
-#include "linalg/cuda/device_buffer.hpp"
+#include "linalg/cuda/kernel_prelude.cuh"
 #include "solver/multigrid/amg_kernels.hpp"
 #include "solver/multigrid/cuda/hash_product.cuh"
 #include "solver/multigrid/cuda/radix_transpose.cuh"
@@ -21,17 +21,7 @@
 namespace gpufem::kernels::cuda {
 namespace {
 
-constexpr int block_size = 256;
-
-using gpufem::cuda::DeviceBuffer;
 using gpufem::cuda::value_type_of;
-
-unsigned grid_for(std::int64_t threads)
-{
-    return static_cast<unsigned>((threads + block_size - 1) / block_size);
-}
-
-cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
 /// Scratch of the executor split into n flags followed by room for their sum and CUB's
 /// temporary storage (no allocation per call: setup calls these once per round).
@@ -175,14 +165,7 @@ __global__ void join_kernel(index_type n, const index_type* __restrict__ row_ptr
 {
     const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    index_type a = in[i];
-    if (a == -1) {
-        for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
-            if (strong[k] && in[col_idx[k]] >= 0) {
-                a = in[col_idx[k]];
-                break;
-            }
-    }
+    const index_type a = joined_aggregate(i, row_ptr, col_idx, strong, in);
     out[i] = a;
     unassigned[i] = a == -1 ? 1 : 0;
 }

@@ -1,0 +1,270 @@
+#include "assembly/grid_part.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+#include "linalg/cpu/chunked_loops.hpp"
+
+namespace gpufem {
+namespace {
+
+using kernels::cpu::chunked_for;
+
+/// A box of lattice points numbered x fastest: a part's scratch numbering of the points it
+/// may hold.
+struct LatticeBox {
+    std::array<long long, 3> lo{0, 0, 0};
+    std::array<long long, 3> size{1, 1, 1};
+
+    long long count() const { return size[0] * size[1] * size[2]; }
+    long long index(const long long p[3]) const
+    {
+        return (p[0] - lo[0]) + size[0] * ((p[1] - lo[1]) + size[1] * (p[2] - lo[2]));
+    }
+    bool holds(const long long p[3]) const
+    {
+        for (int a = 0; a < 3; ++a)
+            if (p[a] < lo[a] || p[a] >= lo[a] + size[a]) return false;
+        return true;
+    }
+    /// The point of scratch number w.
+    void point(long long w, long long p[3]) const
+    {
+        p[0] = lo[0] + w % size[0];
+        p[1] = lo[1] + (w / size[0]) % size[1];
+        p[2] = lo[2] + w / (size[0] * size[1]);
+    }
+};
+
+/// What a part works on: its block's boxes, the window of boxes it may hold cells of (its
+/// block and the layer just above it along each axis: the nodes on its upper faces are its
+/// own), the lattice points of the window and the lowest block of each of their coordinates.
+struct PartFrame {
+    const ShapeGrid* shape = nullptr;
+    std::array<int, 3> block{0, 0, 0};
+    long long own_lo[3], own_hi[3], window_lo[3], window_hi[3];
+    LatticeBox lattice;
+    LatticeBox owned;  ///< the lattice points the part owns
+    std::array<std::vector<int>, 3> lowest;  ///< per axis, per window coordinate: the lowest block
+
+    /// The owner of lattice point p of the window.
+    int owner(const GridBlocks& blocks, const long long p[3]) const
+    {
+        return blocks.part_of({lowest[0][static_cast<std::size_t>(p[0] - lattice.lo[0])],
+                               lowest[1][static_cast<std::size_t>(p[1] - lattice.lo[1])],
+                               lowest[2][static_cast<std::size_t>(p[2] - lattice.lo[2])]});
+    }
+    /// Lattice point of node j of cell s of the box with lowest corner `corner`.
+    void node_point(const long long corner[3], int s, int j, long long p[3]) const
+    {
+        const int* offset = &shape->patterns[3 * (static_cast<std::size_t>(s) * shape->nodes_per_cell + j)];
+        for (int a = 0; a < 3; ++a) p[a] = shape->grid.k * corner[a] + offset[a];
+    }
+};
+
+PartFrame part_frame(const ShapeGrid& shape, const GridBlocks& blocks, int part)
+{
+    const StructuredGrid& g = shape.grid;
+    PartFrame f;
+    f.shape = &shape;
+    f.block = blocks.block_of(part);
+    for (int a = 0; a < 3; ++a) {
+        const std::vector<long long>& cuts = blocks.cuts[static_cast<std::size_t>(a)];
+        const auto q = static_cast<std::size_t>(f.block[static_cast<std::size_t>(a)]);
+        f.own_lo[a] = cuts[q];
+        f.own_hi[a] = cuts[q + 1];
+        f.window_lo[a] = f.own_lo[a];
+        f.window_hi[a] = std::min(g.boxes[a], f.own_hi[a] + 1);
+        const bool flat = a >= g.dim;
+        f.lattice.lo[a] = flat ? 0 : f.window_lo[a] * g.k;
+        f.lattice.size[a] = flat ? 1 : (f.window_hi[a] - f.window_lo[a]) * g.k + 1;
+        std::vector<int>& lowest = f.lowest[static_cast<std::size_t>(a)];
+        for (long long i = 0; i < f.lattice.size[a]; ++i)
+            lowest.push_back(flat ? 0 : blocks.lowest_block(a, f.lattice.lo[a] + i, g.k));
+        // The coordinates whose lowest block is the part's: one run.
+        const auto first = std::find(lowest.begin(), lowest.end(), f.block[static_cast<std::size_t>(a)]);
+        const auto count = std::count(lowest.begin(), lowest.end(), f.block[static_cast<std::size_t>(a)]);
+        f.owned.lo[a] = f.lattice.lo[a] + (first - lowest.begin());
+        f.owned.size[a] = count;
+    }
+    return f;
+}
+
+/// The boxes of [lo, hi) in the grid's order (x fastest), as (corner, box number) calls.
+template <typename Body>
+void for_boxes(const StructuredGrid& g, const long long lo[3], const long long hi[3], Body&& body)
+{
+    for (long long z = lo[2]; z < hi[2]; ++z)
+        for (long long y = lo[1]; y < hi[1]; ++y)
+            for (long long x = lo[0]; x < hi[0]; ++x) {
+                const long long corner[3] = {x, y, z};
+                body(corner, g.box_index(corner));
+            }
+}
+
+/// The cells of the window's boxes above the block that hold a node the part owns, in the
+/// whole mesh's order: (box corner, cell in box) pairs.
+std::vector<std::pair<std::array<long long, 3>, int>> cells_above(const PartFrame& f)
+{
+    std::vector<std::pair<std::array<long long, 3>, int>> cells;
+    const ShapeGrid& shape = *f.shape;
+    for_boxes(shape.grid, f.window_lo, f.window_hi, [&](const long long corner[3], long long) {
+        bool own = true;
+        for (int a = 0; a < 3; ++a) own = own && corner[a] < f.own_hi[a];
+        if (own) return;
+        for (int s = 0; s < shape.cells_per_box; ++s)
+            for (int j = 0; j < shape.nodes_per_cell; ++j) {
+                long long p[3];
+                f.node_point(corner, s, j, p);
+                if (f.owned.holds(p)) {
+                    cells.push_back({{corner[0], corner[1], corner[2]}, s});
+                    break;
+                }
+            }
+    });
+    return cells;
+}
+
+/// Numbers the part's nodes: local[w] for window point w (-1: not held); the owned points
+/// first in global order, then the ghosts by owner part, each block in global order.
+void number_nodes(const PartFrame& f, const GridBlocks& blocks,
+                  const std::vector<std::pair<std::array<long long, 3>, int>>& above, std::vector<index_type>& local,
+                  PartNumbering& numbering)
+{
+    const StructuredGrid& g = f.shape->grid;
+    const long long owned = f.owned.count();
+    numbering.layout.owned = static_cast<index_type>(owned);
+    numbering.global.assign(static_cast<std::size_t>(owned), 0);
+    local.assign(static_cast<std::size_t>(f.lattice.count()), -1);
+    chunked_for(owned, [&](long long o) {
+        long long p[3];
+        f.owned.point(o, p);
+        local[static_cast<std::size_t>(f.lattice.index(p))] = static_cast<index_type>(o);
+        numbering.global[static_cast<std::size_t>(o)] = static_cast<index_type>(g.point_index(p[0], p[1], p[2]));
+    });
+    // Ghosts: the points of the block's boxes the part does not own (its lower faces) and the
+    // other nodes of the cells above it, marked -2.
+    LatticeBox own_points;
+    for (int a = 0; a < 3; ++a) {
+        own_points.lo[a] = a < g.dim ? f.own_lo[a] * g.k : 0;
+        own_points.size[a] = a < g.dim ? (f.own_hi[a] - f.own_lo[a]) * g.k + 1 : 1;
+    }
+    chunked_for(own_points.count(), [&](long long w) {
+        long long p[3];
+        own_points.point(w, p);
+        index_type& l = local[static_cast<std::size_t>(f.lattice.index(p))];
+        if (l == -1) l = -2;
+    });
+    for (const auto& [corner, s] : above)
+        for (int j = 0; j < f.shape->nodes_per_cell; ++j) {
+            long long p[3];
+            f.node_point(corner.data(), s, j, p);
+            index_type& l = local[static_cast<std::size_t>(f.lattice.index(p))];
+            if (l == -1) l = -2;
+        }
+    std::vector<std::vector<long long>> by_owner(static_cast<std::size_t>(blocks.parts()));
+    for (long long w = 0; w < f.lattice.count(); ++w)
+        if (local[static_cast<std::size_t>(w)] == -2) {
+            long long p[3];
+            f.lattice.point(w, p);
+            by_owner[static_cast<std::size_t>(f.owner(blocks, p))].push_back(w);
+        }
+    for (int owner = 0; owner < blocks.parts(); ++owner) {
+        const std::vector<long long>& ghosts = by_owner[static_cast<std::size_t>(owner)];
+        if (ghosts.empty()) continue;
+        if (owner == numbering.part) throw std::logic_error("grid_part: a ghost the part owns");
+        numbering.layout.ghost_blocks.push_back({owner, static_cast<index_type>(ghosts.size())});
+        for (long long w : ghosts) {
+            long long p[3];
+            f.lattice.point(w, p);
+            local[static_cast<std::size_t>(w)] = static_cast<index_type>(numbering.global.size());
+            numbering.global.push_back(static_cast<index_type>(g.point_index(p[0], p[1], p[2])));
+        }
+    }
+}
+
+/// The part's cells: its block's (every box's cells) in the whole mesh's order, then `above`.
+void fill_cells(const PartFrame& f, const std::vector<std::pair<std::array<long long, 3>, int>>& above,
+                const std::vector<index_type>& local, PartMesh& part)
+{
+    const ShapeGrid& shape = *f.shape;
+    const int per_box = shape.cells_per_box, npc = shape.nodes_per_cell;
+    const long long nx = f.own_hi[0] - f.own_lo[0], ny = f.own_hi[1] - f.own_lo[1];
+    const long long own_boxes = nx * ny * (f.own_hi[2] - f.own_lo[2]);
+    const std::size_t own_cells = static_cast<std::size_t>(own_boxes) * per_box;
+    const std::size_t cells = own_cells + above.size();
+    part.own_cells = static_cast<index_type>(own_cells);
+    part.global_cells.resize(cells);
+    part.mesh.cells.resize(cells * npc);
+    const auto write_cell = [&](std::size_t c, const long long corner[3], int s) {
+        part.global_cells[c] = static_cast<index_type>(shape.grid.box_index(corner) * per_box + s);
+        for (int j = 0; j < npc; ++j) {
+            long long p[3];
+            f.node_point(corner, s, j, p);
+            part.mesh.cells[c * npc + j] = local[static_cast<std::size_t>(f.lattice.index(p))];
+        }
+    };
+    chunked_for(own_boxes, [&](long long r) {
+        const long long corner[3] = {f.own_lo[0] + r % nx, f.own_lo[1] + (r / nx) % ny, f.own_lo[2] + r / (nx * ny)};
+        for (int s = 0; s < per_box; ++s) write_cell(static_cast<std::size_t>(r) * per_box + s, corner, s);
+    });
+    for (std::size_t c = 0; c < above.size(); ++c) write_cell(own_cells + c, above[c].first.data(), above[c].second);
+}
+
+/// The boundary groups' facets on the window whose nodes the part holds, renumbered.
+std::vector<BoundaryFacets> part_boundaries(const PartFrame& f, const std::vector<index_type>& local)
+{
+    std::vector<BoundaryFacets> groups = shape_boundaries(*f.shape, f.window_lo, f.window_hi);
+    for (BoundaryFacets& group : groups) {
+        std::vector<index_type> kept;
+        const int npf = group.nodes_per_facet;
+        std::vector<index_type> row(static_cast<std::size_t>(npf));
+        for (std::size_t facet = 0; facet < group.size(); ++facet) {
+            bool held = true;
+            for (int j = 0; j < npf && held; ++j) {
+                long long p[3];
+                f.shape->grid.point(group.connectivity[facet * npf + j], p);
+                const index_type l = f.lattice.holds(p) ? local[static_cast<std::size_t>(f.lattice.index(p))] : -1;
+                row[static_cast<std::size_t>(j)] = l;
+                held = l >= 0;
+            }
+            if (held) kept.insert(kept.end(), row.begin(), row.end());
+        }
+        group.connectivity.assign(kept.begin(), kept.end());
+    }
+    return groups;
+}
+
+}  // namespace
+
+GridPart grid_part(const ShapeGrid& shape, const GridBlocks& blocks, int part)
+{
+    if (part < 0 || part >= blocks.parts()) throw std::logic_error("grid_part: no such part");
+    const PartFrame f = part_frame(shape, blocks, part);
+    const auto above = cells_above(f);
+    GridPart out;
+    out.numbering.part = part;
+    std::vector<index_type> local;
+    number_nodes(f, blocks, above, local, out.numbering);
+    Mesh& mesh = out.part.mesh;
+    mesh.dim = shape.grid.dim;
+    mesh.cell_type = shape.type;
+    mesh.degree = shape.grid.k;
+    mesh.nodes_per_cell = shape.nodes_per_cell;
+    mesh.source = shape.source;
+    mesh.subdomains = {PhysicalGroup{"domain", shape.grid.dim, 1}};
+    fill_cells(f, above, local, out.part);
+    mesh.cell_group.assign(out.part.global_cells.size(), 1);
+    const std::vector<index_type>& global = out.numbering.global;
+    mesh.coordinates.resize(3 * global.size());
+    chunked_for(static_cast<long long>(global.size()), [&](long long l) {
+        long long p[3];
+        shape.grid.point(global[static_cast<std::size_t>(l)], p);
+        for (int a = 0; a < 3; ++a) mesh.coordinates[3 * static_cast<std::size_t>(l) + a] = shape.grid.position(a, p[a]);
+    });
+    mesh.boundaries = part_boundaries(f, local);
+    return out;
+}
+
+}  // namespace gpufem

@@ -1,0 +1,91 @@
+// Device split of owned rows into owned and ghost columns: one thread per row counts its
+// entries of each kind, an exclusive scan (cub::DeviceScan) makes the offsets, and one thread
+// per row copies its entries in their order.
+#include <cub/device/device_scan.cuh>
+
+#include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda/device_buffer.hpp"
+#include "linalg/split_kernels.hpp"
+
+namespace gpufem::kernels::cuda {
+namespace {
+
+using gpufem::cuda::DeviceBuffer;
+
+constexpr int block_size = 256;
+
+unsigned grid_for(index_type n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
+
+__global__ void count_kernel(index_type rows, const index_type* __restrict__ ptr, const index_type* __restrict__ col,
+                             index_type* local_count, index_type* nonlocal_count)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > rows) return;
+    if (i == rows) {  // the scans' last entries: the totals
+        local_count[rows] = nonlocal_count[rows] = 0;
+        return;
+    }
+    index_type here = 0;
+    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) here += col[k] < rows;
+    local_count[i] = here;
+    nonlocal_count[i] = ptr[i + 1] - ptr[i] - here;
+}
+
+template <typename V>
+__global__ void split_kernel(index_type rows, const index_type* __restrict__ ptr, const index_type* __restrict__ col,
+                             const V* __restrict__ val, const index_type* __restrict__ local_ptr,
+                             index_type* __restrict__ local_col, V* __restrict__ local_val,
+                             const index_type* __restrict__ nonlocal_ptr, index_type* __restrict__ nonlocal_col,
+                             V* __restrict__ nonlocal_val)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    index_type l = local_ptr[i], g = nonlocal_ptr[i];
+    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+        const index_type c = col[k];
+        if (c < rows) {
+            local_col[l] = c, local_val[l++] = val[k];
+        } else {
+            nonlocal_col[g] = c - rows, nonlocal_val[g++] = val[k];
+        }
+    }
+}
+
+/// In-place exclusive scan of n values.
+void exclusive_scan(const Executor& exec, index_type* values, index_type n)
+{
+    const auto stream = static_cast<cudaStream_t>(exec.stream());
+    std::size_t bytes = 0;
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, values, n, stream));
+    DeviceBuffer temp(exec, bytes);
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.as<void>(), bytes, values, n, stream));
+    exec.synchronize();  // temp is freed on return
+}
+
+}  // namespace
+
+template <typename V>
+void split_row_offsets(const Executor& exec, const Csr<V>& a, index_type* local_ptr, index_type* nonlocal_ptr)
+{
+    const auto stream = static_cast<cudaStream_t>(exec.stream());
+    count_kernel<<<grid_for(a.rows + 1), block_size, 0, stream>>>(a.rows, a.row_ptr.data(), a.col_idx.data(),
+                                                                   local_ptr, nonlocal_ptr);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    exclusive_scan(exec, local_ptr, a.rows + 1);
+    exclusive_scan(exec, nonlocal_ptr, a.rows + 1);
+}
+
+template <typename V>
+void split_rows(const Executor& exec, const Csr<V>& a, const index_type* local_ptr, index_type* local_col, V* local_val,
+                const index_type* nonlocal_ptr, index_type* nonlocal_col, V* nonlocal_val)
+{
+    if (a.rows == 0) return;
+    split_kernel<V><<<grid_for(a.rows), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), local_ptr, local_col, local_val, nonlocal_ptr,
+        nonlocal_col, nonlocal_val);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows)
+
+}  // namespace gpufem::kernels::cuda

@@ -1,0 +1,24 @@
+#pragma once
+// Host data between the ranks of a run, through a Communicator's exchange and sums: one
+// message from rank 0 to each rank (the parts of a mesh), and small per-rank values gathered
+// on every rank (phase times for the report).
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "linalg/communicator.hpp"
+
+namespace gpufem {
+
+/// On rank 0, per_rank[r] is the message for rank r (its own included); every rank returns
+/// its message. Messages of any size (sent in pieces below MPI's 2^31 - 1 bytes). Collective.
+std::vector<std::byte> scatter_from_root(const Communicator& comm, std::vector<std::vector<std::byte>> per_rank);
+
+/// The values of every rank, rank by rank (values.size() each, the same on every rank), on
+/// every rank. Collective; meant for a few values per rank.
+std::vector<double> gather_on_every_rank(const Communicator& comm, std::span<const double> values);
+
+/// Whether any rank passes true. Collective.
+bool any_rank(const Communicator& comm, bool mine);
+
+}  // namespace gpufem

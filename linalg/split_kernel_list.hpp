@@ -1,0 +1,18 @@
+// The split of a rank's owned rows into the owned columns and the ghost columns
+// (linalg/distributed_operator.hpp's split_owned_columns), on the rows' executor.
+// A kernel list (linalg/backend_kernels.hpp), declared for both backends by
+// linalg/split_kernels.hpp. No include guard, no includes: it is read once per backend
+// namespace.
+
+/// The row offsets of both blocks: local_ptr over the entries of columns < a.rows (the owned
+/// ones), nonlocal_ptr over the others; each a.rows + 1 long, in exec's memory.
+template <typename V>
+void split_row_offsets(const Executor& exec, const Csr<V>& a, index_type* local_ptr,
+                       index_type* nonlocal_ptr) GPUFEM_KERNEL_BODY
+
+/// Copies each row's entries into its block (in their order within the row), the ghost
+/// columns renumbered from 0 (column - a.rows); offsets from split_row_offsets.
+template <typename V>
+void split_rows(const Executor& exec, const Csr<V>& a, const index_type* local_ptr, index_type* local_col,
+                V* local_val, const index_type* nonlocal_ptr, index_type* nonlocal_col,
+                V* nonlocal_val) GPUFEM_KERNEL_BODY

@@ -1,0 +1,114 @@
+// `gpufem run` as one rank of several (mpirun -np N gpufem run case.yaml, N > 1): the rank's
+// device from its number on the node, the communicators, the run across ranks, and failures
+// that stop every rank instead of leaving them waiting.
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "linalg/host_threads.hpp"
+#include "linalg/mpi_communicator.hpp"
+#include "linalg/nccl_communicator.hpp"
+#include "solver/cli/command.hpp"
+#include "solver/run/distributed_run.hpp"
+#include "solver/run/pipeline.hpp"
+
+namespace gpufem {
+namespace {
+
+/// The rank's executor: GPU node_rank modulo the node's GPUs when the case runs on CUDA, else
+/// the host with its cores shared among the node's ranks.
+ExecPtr rank_executor(const CaseSpec& spec, const MpiCommunicator& world, int threads)
+{
+    if (uses_cuda(spec.backend)) return Executor::create_cuda(world.node_rank() % Executor::cuda_device_count());
+    if (threads == 0) {
+        const int cores = static_cast<int>(std::thread::hardware_concurrency());
+        set_host_threads(std::max(1, cores / std::max(1, world.node_size())));
+    }
+    return make_executor(spec.backend);  // throws for backend cuda without a device
+}
+
+/// Whether GPUs exchange through NCCL (the default) or through MPI with host staging
+/// (GPUFEM_DEVICE_COMMUNICATOR=mpi: to compare the two, or where NCCL cannot run).
+bool nccl_wanted()
+{
+    const char* choice = std::getenv("GPUFEM_DEVICE_COMMUNICATOR");
+    if (!choice || std::string(choice) == "nccl") return true;
+    if (std::string(choice) == "mpi") return false;
+    throw std::invalid_argument("GPUFEM_DEVICE_COMMUNICATOR=" + std::string(choice) + ": expected nccl or mpi");
+}
+
+/// The case read and checked on every rank (the same file, the same verdict); only rank 0
+/// prints why it is refused.
+std::optional<CaseSpec> read_case(const RankRunArguments& args, const MpiCommunicator& world, CommandContext& context)
+{
+    try {
+        CaseSpec spec = parse_with_backend(args.case_file, args.overrides, context.backend);
+        RunOptions options;
+        options.export_matrix_dir = args.export_matrix;
+        check_distributed_case(spec, options);
+        return spec;
+    } catch (const std::exception& e) {
+        if (world.rank() == 0) std::cerr << "gpufem: error: " << e.what() << "\n";
+        return std::nullopt;
+    }
+}
+
+/// body on this rank's group (its executor; NCCL between GPUs); a failure after the ranks
+/// started working together stops them all.
+int on_rank_group(const CaseSpec& spec, const MpiCommunicator& world, CommandContext& context, const RankBody& body)
+{
+    try {
+        const ExecPtr exec = rank_executor(spec, world, context.threads);
+        std::unique_ptr<NcclCommunicator> nccl;
+        if (exec->is_cuda() && nccl_wanted()) {
+            const auto start = std::chrono::steady_clock::now();
+            nccl = std::make_unique<NcclCommunicator>(world, exec->device_id());
+            spdlog::info("{} joined ({:.3f} s)", nccl->describe(),
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        }
+        const RankGroup group{world, nccl ? static_cast<const Communicator&>(*nccl) : world, exec};
+        return body(spec, group);
+    } catch (const StoppedOnEveryRank& e) {
+        if (e.here()) std::cerr << "gpufem: error: " << e.what() << "\n";
+        return exit_error;
+    } catch (const std::exception& e) {
+        std::cerr << "gpufem: error: rank " << world.rank() << " of " << world.size() << ": " << e.what() << "\n";
+        MpiSession::abort_all(exit_error);
+    }
+}
+
+}  // namespace
+
+int as_rank(const RankRunArguments& args, CommandContext& context, const RankBody& body)
+{
+    const MpiCommunicator world;
+    if (world.rank() != 0) spdlog::set_level(spdlog::level::err);
+    spdlog::set_pattern(fmt::format("[%H:%M:%S.%e] [rank {}] [%^%l%$] %v", world.rank()));
+    const std::optional<CaseSpec> spec = read_case(args, world, context);
+    if (!spec) return exit_error;
+    return on_rank_group(*spec, world, context, body);
+}
+
+int run_as_rank(const RankRunArguments& args, CommandContext& context)
+{
+    return as_rank(args, context, [&](const CaseSpec& spec, const RankGroup& group) {
+        RunOptions options;
+        options.output_dir = args.output_dir;
+        options.started = context.started;
+        const RunRecord record = run_distributed_case(spec, options, group);
+        if (group.host.rank() == 0) std::cout << make_summary(spec, record);
+        return record.solve.converged() ? exit_ok : exit_not_converged;
+    });
+}
+
+bool several_ranks()
+{
+    return launched_by_mpi() && MpiCommunicator().size() > 1;
+}
+
+}  // namespace gpufem

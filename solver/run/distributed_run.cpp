@@ -1,0 +1,337 @@
+#include "solver/run/distributed_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <numeric>
+#include <span>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "assembly/boundary_conditions.hpp"
+#include "assembly/grid_part.hpp"
+#include "assembly/lagrange_discretisation.hpp"
+#include "assembly/operator_levels.hpp"
+#include "linalg/rank_messages.hpp"
+#include "mesh/grid_blocks.hpp"
+#include "mesh/mesh_partition.hpp"
+#include "mesh/shape_grid.hpp"
+#include "mesh/pvtu_writer.hpp"
+#include "mesh/vtk_writer.hpp"
+#include "solver/preconditioners/preconditioner_registry.hpp"
+#include "solver/run/distributed_report.hpp"
+#include "solver/run/distributed_system.hpp"
+#include "solver/run/format_choice.hpp"
+#include "solver/run/output_files.hpp"
+#include "solver/run/pipeline.hpp"
+#include "solver/run/solve_run.hpp"
+
+namespace gpufem {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start)
+{
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+/// The log line of a partition.
+void log_partition(const CellPartition& partition, double seconds)
+{
+    spdlog::info("partitioned {} cells into {} parts ({}): {}imbalance {:.3f} ({:.3f} s)",
+                 std::accumulate(partition.cells_per_part.begin(), partition.cells_per_part.end(), 0LL),
+                 partition.parts, partition.method,
+                 partition.edge_cut >= 0 ? fmt::format("{} faces cut, ", partition.edge_cut) : "",
+                 partition.imbalance(), seconds);
+}
+
+/// Rank 0's facts of the whole mesh and its partition, with each rank's part as a message.
+struct Partitioned {
+    WholeMeshFacts facts;
+    std::vector<std::vector<std::byte>> messages;
+};
+
+/// Rank 0: the case's mesh loaded (and checked), its cells partitioned among the ranks, each
+/// rank's part, numbering and halo packed.
+Partitioned partition_case(const CaseSpec& spec, const ExecPtr& exec, int ranks, RankPhases& phases)
+{
+    const CaseMesh whole = load_case_mesh(spec, exec);
+    phases.mesh = whole.seconds;
+    const auto start = clock_type::now();
+    const Mesh& mesh = whole.mesh;
+    check_boundary_groups(mesh, spec.problem);
+    const CellPartition partition = partition_cells(mesh, ranks);
+    Partitioned out{whole_mesh_facts(mesh, partition), {}};
+    const std::vector<int> owners = node_owners(mesh, partition);
+    std::vector<PartNumbering> numbering;
+    for (int p = 0; p < ranks; ++p) numbering.push_back(part_node_numbering(mesh, partition, owners, p));
+    std::vector<HaloPlan> plans = halo_plans(numbering);
+    for (int p = 0; p < ranks; ++p) {
+        const auto r = static_cast<std::size_t>(p);
+        PartPayload payload{part_mesh(mesh, partition, owners, numbering[r]), std::move(numbering[r]),
+                            std::move(plans[r])};
+        out.messages.push_back(pack_part(payload));
+    }
+    phases.partition = seconds_since(start);
+    log_partition(out.facts.partition, phases.partition);
+    return out;
+}
+
+/// Throws StoppedOnEveryRank on every rank when any rank's failure is set (collective): the
+/// lowest rank that failed reports its message.
+void stop_if_any_failed(const Communicator& host, const std::exception_ptr& failure)
+{
+    const double mine = failure ? 1.0 : 0.0;
+    const std::vector<double> failed = gather_on_every_rank(host, std::span<const double>(&mine, 1));
+    const auto first = std::find(failed.begin(), failed.end(), 1.0);
+    if (first == failed.end()) return;
+    const int reporter = static_cast<int>(first - failed.begin());
+    std::string message = fmt::format("rank {} stopped the run", reporter);
+    if (failure) {
+        try {
+            std::rethrow_exception(failure);
+        } catch (const std::exception& e) {
+            message = e.what();
+        } catch (...) {
+            message = "an unknown error";
+        }
+    }
+    throw StoppedOnEveryRank(message, host.rank() == reporter);
+}
+
+/// Every rank's part, cut by rank 0 from the whole mesh (a failure there, such as bad input,
+/// is reported to every rank before anything is sent) and sent to each rank.
+PartPayload receive_part(const CaseSpec& spec, const RankGroup& group, std::optional<WholeMeshFacts>& facts,
+                         RankPhases& phases)
+{
+    std::exception_ptr failure;
+    std::optional<Partitioned> whole;
+    if (group.host.rank() == 0) {
+        try {
+            whole.emplace(partition_case(spec, group.exec, group.host.size(), phases));
+        } catch (...) {
+            failure = std::current_exception();
+        }
+    }
+    stop_if_any_failed(group.host, failure);
+    const auto start = clock_type::now();
+    std::vector<std::vector<std::byte>> messages;
+    if (whole) {
+        messages = std::move(whole->messages);
+        facts = std::move(whole->facts);
+    }
+    const std::vector<std::byte> mine = scatter_from_root(group.host, std::move(messages));
+    PartPayload part = unpack_part(mine);
+    phases.scatter = seconds_since(start);
+    return part;
+}
+
+/// This rank's part of a generated box shape, made here: no rank builds the whole mesh and
+/// nothing is sent but the halo's numbers. A failure on any rank (bad input) stops every rank.
+PartPayload generate_part(const CaseSpec& spec, const ShapeGrid& shape, const RankGroup& group,
+                          std::optional<WholeMeshFacts>& facts, RankPhases& phases)
+{
+    auto start = clock_type::now();
+    std::exception_ptr failure;
+    GridBlocks blocks;
+    GridPart made;
+    try {
+        blocks = grid_blocks(shape.grid, group.host.size());
+        made = grid_part(shape, blocks, group.host.rank());
+        check_boundary_groups(made.part.mesh, spec.problem);
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    stop_if_any_failed(group.host, failure);
+    phases.mesh = seconds_since(start);
+    start = clock_type::now();
+    HaloPlan halo = halo_plan_from_owners(group.host, made.numbering);
+    phases.partition = seconds_since(start);
+    if (group.host.rank() == 0) {
+        const Mesh& part = made.part.mesh;
+        facts = WholeMeshFacts{shape.source, shape.grid.dim, part.describe_cells(), shape.grid.num_points(),
+                               shape.num_cells(), part.boundary_names(), {}, block_summary(shape, blocks)};
+        facts->build_times.gpufem = phases.mesh;
+        spdlog::info("mesh: {} cells ({}), {} nodes, generated part by part on {} ranks ({:.3f} s)", facts->num_cells,
+                     facts->cells, facts->num_nodes, group.host.size(), phases.mesh);
+        log_partition(facts->partition, phases.partition);
+    }
+    return PartPayload{std::move(made.part), std::move(made.numbering), std::move(halo)};
+}
+
+/// This rank's part: generated here for a box shape gpufem generates, else cut from the
+/// whole mesh by rank 0. facts: set on rank 0.
+PartPayload obtain_part(const CaseSpec& spec, const RankGroup& group, std::optional<WholeMeshFacts>& facts,
+                        RankPhases& phases)
+{
+    std::optional<ShapeGrid> shape;
+    std::exception_ptr failure;
+    try {
+        shape = box_shape_grid(spec.mesh);
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    stop_if_any_failed(group.host, failure);
+    return shape ? generate_part(spec, *shape, group, facts, phases) : receive_part(spec, group, facts, phases);
+}
+
+/// The preconditioner of the case on the distributed operator (one that works across ranks).
+template <typename V>
+SetUpPreconditioner<V> distributed_preconditioner(const CaseSpec& spec, const DistributedSystem<V>& system)
+{
+    static const Array<index_type> no_permutation;
+    return spec.solver.preconditioner->build(
+        PreconditionerSetup<V>{*system.op, nullptr, nullptr, no_permutation, false, spec.solver});
+}
+
+/// The solve of the rank's rows with the others', timed; x: the solution (operator order).
+template <typename V>
+SolveResult solve_across_ranks(const CaseSpec& spec, const DistributedSystem<V>& system, const RankGroup& group,
+                               Array<V>& x, RankPhases& phases)
+{
+    auto start = clock_type::now();
+    const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system);
+    phases.setup = seconds_since(start);
+    start = clock_type::now();
+    x = system.initial_guess.clone_to(group.exec);
+    SolveResult result = solve(spec.solver.method, spec.solver.variant, *system.op, system.rhs, x,
+                               solve_options(spec.solver), m.preconditioner.get(), group.device);
+    check_true_residual(*system.op, system.rhs, x, spec.solver.tolerance, result, group.device);
+    phases.solve = seconds_since(start);
+    return result;
+}
+
+/// This rank's values of every node it holds (owned and ghosts, part order), on the host.
+template <typename V>
+HostVector<double> values_with_ghosts(const DistributedSystem<V>& system, const PartPayload& part,
+                                      const RankGroup& group, const Array<V>& x)
+{
+    const Array<V> owned = in_part_order(system, x);
+    Array<V> ghosts(group.exec, static_cast<std::size_t>(part.halo.ghosts()));
+    const HaloExchange<V> halo(part.halo, group.exec, group.device);
+    halo.update(owned, ghosts);
+    const std::vector<V> a = owned.to_host(), b = ghosts.to_host();
+    HostVector<double> out(a.size() + b.size());
+    std::copy(a.begin(), a.end(), out.begin());
+    std::copy(b.begin(), b.end(), out.begin() + static_cast<std::ptrdiff_t>(a.size()));
+    return out;
+}
+
+/// The rank's piece: its own cells with u (and, with an exact solution, u_exact and the
+/// error, evaluated on the executor) and the rank as a cell field, written to result_<rank>.vtu
+/// (staged) unless the case writes no solution. Returns the piece's fields and error norms
+/// (their squares summed over ranks by the caller); nothing when there is nothing to write or
+/// measure.
+SolutionOutput write_piece(const CaseSpec& spec, const PartPayload& part, const RankGroup& group,
+                           const HostVector<double>& local, StagedOutputs& outputs)
+{
+    const bool exact = !spec.problem.exact.empty();
+    if (!spec.output.write_solution && !exact) return {};
+    const OwnPiece piece = own_piece(part.part);
+    HostVector<double> u(piece.nodes.size());
+#pragma omp parallel for schedule(static)
+    for (std::size_t k = 0; k < u.size(); ++k) u[k] = local[static_cast<std::size_t>(piece.nodes[k])];
+    SolutionOutput out;
+    if (exact) {
+        LagrangeDiscretisation<double> disc(piece.mesh, spec.problem);
+        disc.set_flux_output(spec.output.fluxes);
+        out = disc.solution_output(Array<double>::from_host(group.exec, std::span<const double>(u.data(), u.size())));
+    }
+    else
+        out.point_fields.push_back({"u", std::move(u)});
+    HostVector<double> rank(static_cast<std::size_t>(part.part.own_cells), static_cast<double>(group.host.rank()));
+    out.cell_fields.emplace_back("rank", std::move(rank));
+    if (spec.output.write_solution)
+        write_vtu(outputs.stage(piece_file_name(group.host.rank())), piece.mesh, out.point_fields,
+                  out.cell_fields, spec.output.compression);
+    return out;
+}
+
+/// The run's output once every piece is written: result.pvtu, report.json and
+/// spmv_timings.csv (rank 0), all renamed into place after every rank's piece is.
+void finish_outputs(const CaseSpec& spec, const RankGroup& group, const SolutionOutput& piece,
+                    StagedOutputs& pieces, const DistributedAccount& account)
+{
+    if (any_rank(group.host, false)) return;  // every rank's piece is staged
+    pieces.commit();
+    any_rank(group.host, false);  // and renamed into place
+    if (group.host.rank() != 0) return;
+    StagedOutputs outputs(pieces.dir());
+    std::vector<std::string> files, point_names, cell_names;
+    for (int r = 0; r < group.host.size(); ++r) files.push_back(piece_file_name(r));
+    for (const MeshField& f : piece.point_fields) point_names.push_back(f.name);
+    for (const MeshField& f : piece.cell_fields) cell_names.push_back(f.name);
+    if (spec.output.write_solution) write_pvtu(outputs.stage("result.pvtu"), files, point_names, cell_names);
+    outputs.write_text("spmv_timings.csv", make_spmv_csv(account.record));
+    outputs.write_text("report.json", make_distributed_report(spec, account).dump(2) + "\n");
+    outputs.commit();
+    spdlog::info("wrote {}report.json, spmv_timings.csv to {}",
+                 spec.output.write_solution ? fmt::format("result.pvtu ({} pieces), ", files.size()) : "",
+                 outputs.dir().string());
+}
+
+template <typename V>
+RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankGroup& group)
+{
+    DistributedAccount account;
+    RankPhases& phases = account.mine;
+    phases.startup = seconds_since(options.started);
+    std::optional<WholeMeshFacts> whole;
+    const PartPayload part = obtain_part(spec, group, whole, phases);
+    DistributedSystem<V> system = build_distributed_system<V>(group.exec, part, spec, group.device);
+    phases.assembly = system.assembly_times.total();
+    phases.operator_build = system.operator_seconds;
+    Array<V> x;
+    account.record.solve = solve_across_ranks(spec, system, group, x, phases);
+    const auto start = clock_type::now();
+    const HostVector<double> local = values_with_ghosts(system, part, group, x);
+    StagedOutputs pieces(output_folder(spec, options));
+    const SolutionOutput piece = write_piece(spec, part, group, local, pieces);
+    phases.output = seconds_since(start);
+    account_for_ranks(spec, group, part, system, whole ? &*whole : nullptr, piece, options, account);
+    finish_outputs(spec, group, piece, pieces, account);
+    return account.record;
+}
+
+}  // namespace
+
+PartPayload part_of_rank(const CaseSpec& spec, const RankGroup& group)
+{
+    std::optional<WholeMeshFacts> facts;
+    RankPhases phases;
+    return obtain_part(spec, group, facts, phases);
+}
+
+void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
+{
+    const auto refuse = [](const std::string& what) {
+        throw std::invalid_argument(what + " (under mpirun with more than one rank)");
+    };
+    if (spec.matrix) refuse("matrix: a Matrix Market system is solved on one rank only");
+    if (spec.discretisation != DiscretisationKind::fe) refuse("discretisation: fv runs on one rank only");
+    if (spec.format == auto_format_name) refuse("format: auto is not chosen across ranks; name a format");
+    if (find_operator(spec.format).matrix_free()) refuse("format " + spec.format + ": element matrices run on one rank only; use an assembled format");
+    if (!spec.solver.preconditioner->across_ranks)
+        refuse("solver.preconditioner " + spec.solver.preconditioner->name +
+               ": only jacobi or none work across ranks so far");
+    if (!options.export_matrix_dir.empty()) refuse("--export-matrix writes one rank's system only");
+    if (spec.output.fluxes && spec.output.fluxes_chosen)
+        refuse("output.fluxes: the fluxes are computed on one rank only; use output.fluxes: auto or false");
+}
+
+RunRecord run_distributed_case(const CaseSpec& spec, const RunOptions& options, const RankGroup& group)
+{
+    check_distributed_case(spec, options);
+    CaseSpec across = spec;
+    if (across.output.fluxes) {
+        spdlog::info("fluxes: computed on one rank only, left out under mpirun");
+        across.output.fluxes = false;
+    }
+    return across.precision == Precision::float32 ? run_ranks<float>(across, options, group)
+                                                  : run_ranks<double>(across, options, group);
+}
+
+}  // namespace gpufem

@@ -1,0 +1,158 @@
+#include "solver/run/distributed_system.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "assembly/boundary_data.hpp"
+#include "assembly/dirichlet.hpp"
+#include "assembly/lagrange_discretisation.hpp"
+#include "linalg/format_build.hpp"
+#include "linalg/reordering.hpp"
+
+namespace gpufem {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+/// The first `count` entries of v, on its executor.
+template <typename T>
+Array<T> leading(const Array<T>& v, std::size_t count)
+{
+    Array<T> out(v.executor(), count);
+    if (count > 0) copy_bytes(*out.executor(), out.data(), *v.executor(), v.data(), count * sizeof(T));
+    return out;
+}
+
+/// Rows 0 .. rows - 1 of a (every column kept), on a's executor.
+template <typename V>
+Csr<V> leading_rows(const Csr<V>& a, index_type rows)
+{
+    index_type entries = 0;
+    copy_bytes(*Executor::create_cpu(), &entries, *a.executor(), a.row_ptr.data() + rows, sizeof(index_type));
+    return Csr<V>{rows, a.cols, leading(a.row_ptr, static_cast<std::size_t>(rows) + 1),
+                  leading(a.col_idx, static_cast<std::size_t>(entries)),
+                  leading(a.values, static_cast<std::size_t>(entries))};
+}
+
+/// Every local unknown's Dirichlet mask and value as its owner has them: the owned ones as
+/// assembled here, the ghosts' through the halo (a ghost on a Dirichlet face that no facet of
+/// this part holds is constrained on its owner only). On the host.
+template <typename V>
+void owners_dirichlet(const PartPayload& part, const Communicator& comm, const DirichletData<V>& here,
+                      std::vector<std::uint8_t>& mask, std::vector<V>& values)
+{
+    const ExecPtr host = Executor::create_cpu();
+    const index_type owned = part.numbering.layout.owned, ghosts = part.numbering.layout.ghosts();
+    mask = here.mask.to_host();
+    values = here.values.to_host();
+    std::vector<V> owned_mask(mask.begin(), mask.begin() + owned);
+    const HaloExchange<V> halo(part.halo, host, comm);
+    Array<V> ghost_mask(host, static_cast<std::size_t>(ghosts)), ghost_values(host, static_cast<std::size_t>(ghosts));
+    halo.update(Array<V>::from_host(host, owned_mask), ghost_mask);
+    halo.update(Array<V>::from_host(host, std::vector<V>(values.begin(), values.begin() + owned)), ghost_values);
+    for (index_type g = 0; g < ghosts; ++g) {
+        mask[static_cast<std::size_t>(owned + g)] = ghost_mask.data()[g] != V(0);
+        values[static_cast<std::size_t>(owned + g)] = ghost_values.data()[g];
+    }
+}
+
+/// The owned rows of the assembled part with the ghosts' Dirichlet columns eliminated (the
+/// elimination is idempotent on what the assembly already eliminated); rhs cut to the owned
+/// rows and corrected.
+template <typename V>
+Csr<V> owned_rows(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec, const Communicator& comm,
+                  LinearSystem<V>& system)
+{
+    const index_type owned = part.numbering.layout.owned;
+    if (system.wide_matrix)
+        throw std::runtime_error("a rank's rows have more than 2^31 - 1 non-zeros: run on more ranks");
+    Csr<V> rows = leading_rows(system.matrix, owned);
+    system.rhs = leading(system.rhs, static_cast<std::size_t>(owned));
+    const MeshOnExec mesh(part.part.mesh, exec);
+    const DirichletData<V> here = dirichlet_data<V>(exec, part.part.mesh, mesh.coordinates, spec.problem.dirichlet);
+    std::vector<std::uint8_t> mask;
+    std::vector<V> values;
+    owners_dirichlet(part, comm, here, mask, values);
+    system.dirichlet_count = static_cast<index_type>(std::count(mask.begin(), mask.begin() + owned, 1));
+    const Array<std::uint8_t> mask_on = Array<std::uint8_t>::from_host(exec, mask);
+    const Array<V> values_on = Array<V>::from_host(exec, values);
+    GPUFEM_DISPATCH(*exec, apply_dirichlet(*exec, rows, mask_on.data(), values_on.data(), system.rhs.data()));
+    system.initial_guess = leading(system.initial_guess, static_cast<std::size_t>(owned));
+    return rows;
+}
+
+/// The halo plan with the owned unknowns it sends renumbered to the operator's order.
+HaloPlan renumbered_halo(const HaloPlan& plan, const Array<index_type>& permutation)
+{
+    if (permutation.empty()) return plan;
+    const std::vector<index_type> perm = permutation.to_host();
+    std::vector<index_type> new_of(perm.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) new_of[static_cast<std::size_t>(perm[i])] = static_cast<index_type>(i);
+    HaloPlan out = plan;
+    for (HaloPlan::Send& send : out.sends)
+        for (index_type& l : send.local) l = new_of[static_cast<std::size_t>(l)];
+    return out;
+}
+
+/// v in the permuted order (a copy when there is no permutation).
+template <typename V>
+Array<V> permuted(const Array<index_type>& permutation, const Array<V>& v, bool back)
+{
+    if (permutation.empty()) return v.clone_to(v.executor());
+    Array<V> out(v.executor(), v.size());
+    permute_vector(permutation, v, out, back);
+    return out;
+}
+
+double seconds_since(clock_type::time_point start)
+{
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+}  // namespace
+
+template <typename V>
+DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
+                                              const Communicator& comm)
+{
+    DistributedSystem<V> out;
+    const LagrangeDiscretisation<V> disc(part.part.mesh, spec.problem);
+    LinearSystem<V> system = disc.assemble(exec);
+    out.assembly_times = system.times;
+    exec->synchronize();
+    const auto start = clock_type::now();
+    Csr<V> rows = owned_rows(exec, part, spec, comm, system);
+    out.row_stats = row_stats(rows);
+    SplitRows<V> split = split_owned_columns(rows, part.numbering.layout.ghosts());
+    out.local_nnz = static_cast<std::size_t>(split.local.nnz());
+    out.nonlocal_nnz = static_cast<std::size_t>(split.nonlocal.nnz());
+    FormatBuild<V> local = build_format<V>(spec.format, std::move(split.local), spec.format_options);
+    out.permutation = std::move(local.permutation);
+    if (!out.permutation.empty()) split.nonlocal = permute_rows(split.nonlocal, out.permutation);
+    out.format_parameters = local.op->parameters();
+    out.op = std::make_unique<DistributedOperator<V>>(std::move(local.op), std::move(split.nonlocal),
+                                                      renumbered_halo(part.halo, out.permutation), comm);
+    out.rhs = permuted(out.permutation, system.rhs, false);
+    out.initial_guess = permuted(out.permutation, system.initial_guess, false);
+    out.dirichlet_rows = system.dirichlet_count;
+    exec->synchronize();
+    out.operator_seconds = seconds_since(start);
+    return out;
+}
+
+template <typename V>
+Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v)
+{
+    return permuted(system.permutation, v, true);
+}
+
+#define GPUFEM_INSTANTIATE(V)                                                                                \
+    template DistributedSystem<V> build_distributed_system(const ExecPtr&, const PartPayload&, const CaseSpec&, \
+                                                           const Communicator&);                            \
+    template Array<V> in_part_order(const DistributedSystem<V>&, const Array<V>&);
+GPUFEM_INSTANTIATE(float)
+GPUFEM_INSTANTIATE(double)
+#undef GPUFEM_INSTANTIATE
+
+}  // namespace gpufem

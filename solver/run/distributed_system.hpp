@@ -1,0 +1,43 @@
+#pragma once
+// One rank's part of a distributed finite element system: its rows assembled on its device
+// from its part of the mesh, the Dirichlet columns of ghosts eliminated as on one rank, and
+// the rows split into a local block (in the case's format) and a non-local one behind a halo.
+#include <memory>
+#include <string>
+
+#include "assembly/poisson_assembly.hpp"
+#include "linalg/distributed_operator.hpp"
+#include "solver/case/case_file.hpp"
+#include "solver/run/part_payload.hpp"
+
+namespace gpufem {
+
+/// A rank's rows of the system, in the numbering its operator works in.
+template <typename V>
+struct DistributedSystem {
+    std::unique_ptr<DistributedOperator<V>> op;
+    /// The operator's numbering of the owned unknowns (new -> part-local index); empty when
+    /// the local block's format keeps the part's order.
+    Array<index_type> permutation;
+    Array<V> rhs;            ///< the owned rows' right-hand side, in the operator's numbering
+    Array<V> initial_guess;  ///< Dirichlet values on constrained rows, 0 elsewhere; likewise
+    AssemblyTimes assembly_times;  ///< assembling the part (its ghost cells included)
+    double operator_seconds = 0;   ///< ghost Dirichlet columns, the split, the local format
+    std::size_t local_nnz = 0;     ///< stored entries of the owned rows' owned columns
+    std::size_t nonlocal_nnz = 0;  ///< and of their ghost columns
+    index_type dirichlet_rows = 0;  ///< constrained owned rows
+    RowStats row_stats;             ///< entries per owned row, both blocks together
+    std::string format_parameters;
+};
+
+/// The system of part (see the header comment) on exec, its halo through comm. The case's
+/// format stores the local block (its own reordering, if any, renumbers the owned unknowns).
+template <typename V>
+DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
+                                              const Communicator& comm);
+
+/// The owned part of v (in the operator's numbering) in the part's local order.
+template <typename V>
+Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v);
+
+}  // namespace gpufem

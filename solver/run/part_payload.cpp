@@ -1,0 +1,148 @@
+#include "solver/run/part_payload.hpp"
+
+#include "linalg/byte_stream.hpp"
+
+namespace gpufem {
+namespace {
+
+void pack_group(ByteWriter& out, const PhysicalGroup& group)
+{
+    out.text(group.name);
+    out.value(group.dim);
+    out.value(group.tag);
+}
+
+PhysicalGroup unpack_group(ByteReader& in)
+{
+    PhysicalGroup group;
+    group.name = in.text();
+    group.dim = in.value<int>();
+    group.tag = in.value<int>();
+    return group;
+}
+
+void pack_boundary(ByteWriter& out, const BoundaryFacets& facets)
+{
+    pack_group(out, facets.group);
+    out.value(facets.type);
+    out.value(facets.degree);
+    out.value(facets.nodes_per_facet);
+    out.values(facets.connectivity);
+    out.value(facets.mixed_triangles);
+}
+
+BoundaryFacets unpack_boundary(ByteReader& in)
+{
+    BoundaryFacets facets;
+    facets.group = unpack_group(in);
+    facets.type = in.value<ElementType>();
+    facets.degree = in.value<int>();
+    facets.nodes_per_facet = in.value<int>();
+    in.values(facets.connectivity);
+    facets.mixed_triangles = in.value<bool>();
+    return facets;
+}
+
+/// The mesh's host data (not its device copy, grid or refinement history, which stay with the
+/// whole mesh on rank 0).
+void pack_mesh(ByteWriter& out, const Mesh& mesh)
+{
+    out.value(mesh.dim);
+    out.values(mesh.coordinates);
+    out.value(mesh.cell_type);
+    out.value(mesh.degree);
+    out.value(mesh.nodes_per_cell);
+    out.values(mesh.cells);
+    out.values(mesh.cell_types);
+    out.values(mesh.cell_group);
+    out.value<std::uint64_t>(mesh.subdomains.size());
+    for (const PhysicalGroup& group : mesh.subdomains) pack_group(out, group);
+    out.value<std::uint64_t>(mesh.boundaries.size());
+    for (const BoundaryFacets& facets : mesh.boundaries) pack_boundary(out, facets);
+    out.value<std::uint64_t>(mesh.ignored_boundaries.size());
+    for (const IgnoredGroup& ignored : mesh.ignored_boundaries) {
+        out.text(ignored.name);
+        out.text(ignored.reason);
+    }
+    out.text(mesh.source);
+}
+
+Mesh unpack_mesh(ByteReader& in)
+{
+    Mesh mesh;
+    mesh.dim = in.value<int>();
+    in.values(mesh.coordinates);
+    mesh.cell_type = in.value<ElementType>();
+    mesh.degree = in.value<int>();
+    mesh.nodes_per_cell = in.value<int>();
+    in.values(mesh.cells);
+    in.values(mesh.cell_types);
+    in.values(mesh.cell_group);
+    for (auto n = in.value<std::uint64_t>(); n > 0; --n) mesh.subdomains.push_back(unpack_group(in));
+    for (auto n = in.value<std::uint64_t>(); n > 0; --n) mesh.boundaries.push_back(unpack_boundary(in));
+    for (auto n = in.value<std::uint64_t>(); n > 0; --n) {
+        IgnoredGroup ignored;
+        ignored.name = in.text();
+        ignored.reason = in.text();
+        mesh.ignored_boundaries.push_back(std::move(ignored));
+    }
+    mesh.source = in.text();
+    return mesh;
+}
+
+void pack_halo(ByteWriter& out, const HaloPlan& halo)
+{
+    out.value<std::uint64_t>(halo.sends.size());
+    for (const HaloPlan::Send& send : halo.sends) {
+        out.value(send.peer);
+        out.values(send.local);
+    }
+    out.values(halo.receives);
+}
+
+HaloPlan unpack_halo(ByteReader& in)
+{
+    HaloPlan halo;
+    for (auto n = in.value<std::uint64_t>(); n > 0; --n) {
+        HaloPlan::Send send;
+        send.peer = in.value<int>();
+        in.values(send.local);
+        halo.sends.push_back(std::move(send));
+    }
+    in.values(halo.receives);
+    return halo;
+}
+
+}  // namespace
+
+std::vector<std::byte> pack_part(const PartPayload& payload)
+{
+    ByteWriter out;
+    pack_mesh(out, payload.part.mesh);
+    out.value(payload.part.own_cells);
+    out.values(payload.part.global_cells);
+    out.value(payload.numbering.part);
+    out.value(payload.numbering.layout.owned);
+    out.values(payload.numbering.layout.ghost_blocks);
+    out.values(payload.numbering.global);
+    pack_halo(out, payload.halo);
+    return std::move(out.bytes());
+}
+
+PartPayload unpack_part(std::span<const std::byte> bytes)
+{
+    ByteReader in(bytes);
+    PartPayload payload;
+    payload.part.mesh = unpack_mesh(in);
+    payload.part.own_cells = in.value<index_type>();
+    in.values(payload.part.global_cells);
+    payload.numbering.part = in.value<int>();
+    payload.numbering.layout.owned = in.value<index_type>();
+    in.values(payload.numbering.layout.ghost_blocks);
+    in.values(payload.numbering.global);
+    payload.halo = unpack_halo(in);
+    if (!in.done()) throw std::runtime_error("a rank's part of the mesh has bytes past its end");
+    return payload;
+}
+
+}  // namespace gpufem

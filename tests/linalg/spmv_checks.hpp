@@ -1,0 +1,96 @@
+#pragma once
+// The checks the format tests share: random matrices with the x and y to multiply, one product
+// against the long-double reference or against the CPU's, and beta = 0 ignoring y.
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "linalg/linear_operator.hpp"
+#include "random_csr.hpp"
+
+namespace gpufem::test {
+
+/// A random matrix as random_csr makes it: rows, cols, the longest row, every how many rows a
+/// long row comes (0: none) and its length.
+struct RandomSize {
+    index_type rows = 0, cols = 0;
+    int max_len = 0, long_every = 0, long_len = 0;
+};
+
+/// A matrix with the x and y of y = alpha A x + beta y.
+template <typename V>
+struct SpmvCase {
+    HostCsr<V> m;
+    std::vector<V> x, y;
+};
+
+/// The matrix of `size`, then x (cols) and y (rows), drawn from rng in that order.
+template <typename V>
+SpmvCase<V> random_spmv_case(const RandomSize& size, std::mt19937& rng)
+{
+    SpmvCase<V> c;
+    c.m = random_csr<V>(size.rows, size.cols, size.max_len, rng, size.long_every, size.long_len);
+    c.x = random_vector<V>(static_cast<std::size_t>(size.cols), rng);
+    c.y = random_vector<V>(static_cast<std::size_t>(size.rows), rng);
+    return c;
+}
+
+/// The sizes the device's SpMVs are checked on against the CPU's: one entry, sizes that are
+/// not multiples of a block, rows of 2000 entries, and 200003 rows.
+inline const std::vector<RandomSize> device_spmv_sizes{
+    {1, 1, 1}, {1001, 999, 12}, {33333, 40000, 30, 5000, 2000}, {200003, 200003, 27}};
+
+/// y = alpha A x + beta y through op (in its own numbering) from host x and y.
+template <typename V>
+std::vector<V> apply_operator(const LinearOperator<V>& op, V alpha, const std::vector<V>& x, V beta,
+                              const std::vector<V>& y)
+{
+    const auto xa = Array<V>::from_host(op.executor(), x);
+    auto ya = Array<V>::from_host(op.executor(), y);
+    op.apply(alpha, xa, beta, ya);
+    return ya.to_host();
+}
+
+/// alpha A x + beta y through op against the long-double reference of m (relative_max_error).
+template <typename V>
+double reference_error(const LinearOperator<V>& op, const HostCsr<V>& m, V alpha, const std::vector<V>& x,
+                       V beta, const std::vector<V>& y)
+{
+    return relative_max_error(apply_operator(op, alpha, x, beta, y), dense_reference(m, alpha, x, beta, y));
+}
+
+/// alpha A x + beta y through a device operator against the same through a CPU one
+/// (relative_max_error).
+template <typename V>
+double device_error(const LinearOperator<V>& on_cpu, const LinearOperator<V>& on_device, V alpha,
+                    const std::vector<V>& x, V beta, const std::vector<V>& y)
+{
+    return relative_max_error(apply_operator(on_device, alpha, x, beta, y),
+                              apply_operator(on_cpu, alpha, x, beta, y));
+}
+
+/// y = A x into a y full of NaN (beta = 0 must ignore y): how many NaN come out.
+template <typename V>
+std::size_t nans_in_product(const LinearOperator<V>& op, const std::vector<V>& x)
+{
+    const std::vector<V> nan_y(static_cast<std::size_t>(op.rows()), std::nan(""));
+    const auto xa = Array<V>::from_host(op.executor(), x);
+    auto y = Array<V>::from_host(op.executor(), nan_y);
+    op.apply(xa, y);
+    std::size_t nans = 0;
+    for (V v : y.to_host()) nans += std::isnan(v) ? 1 : 0;
+    return nans;
+}
+
+/// A rows x cols matrix with nothing stored.
+template <typename V>
+HostCsr<V> empty_csr(index_type rows, index_type cols)
+{
+    HostCsr<V> m;
+    m.rows = rows;
+    m.cols = cols;
+    m.ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+    return m;
+}
+
+}  // namespace gpufem::test
