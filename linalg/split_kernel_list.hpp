@@ -16,3 +16,9 @@ template <typename V>
 void split_rows(const Executor& exec, const Csr<V>& a, const index_type* local_ptr, index_type* local_col,
                 V* local_val, const index_type* nonlocal_ptr, index_type* nonlocal_col,
                 V* nonlocal_val) GPUFEM_KERNEL_BODY
+
+/// y[rows[k]] += alpha (a x)[k] for every row k of a: a block kept for the rows that hold
+/// entries only (rows[k]: the owned row of a's row k; distinct), x its ghost values.
+template <typename V>
+void add_compressed_rows(const Executor& exec, const Csr<V>& a, const index_type* rows, V alpha, const V* x,
+                         V* y) GPUFEM_KERNEL_BODY
