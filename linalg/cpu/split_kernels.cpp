@@ -51,6 +51,20 @@ void add_compressed_rows(const Executor&, const Csr<V>& a, const index_type* row
     }
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, add_compressed_rows)
+template <typename V>
+void mask_to_values(const Executor&, index_type n, const std::uint8_t* mask, V* out)
+{
+#pragma omp parallel for schedule(static)
+    for (index_type i = 0; i < n; ++i) out[i] = mask[i] ? V(1) : V(0);
+}
+
+template <typename V>
+void values_to_mask(const Executor&, index_type n, const V* in, std::uint8_t* mask)
+{
+#pragma omp parallel for schedule(static)
+    for (index_type i = 0; i < n; ++i) mask[i] = in[i] != V(0);
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, add_compressed_rows, mask_to_values, values_to_mask)
 
 }  // namespace gpufem::kernels::cpu

@@ -11,6 +11,7 @@
 #include "assembly/lagrange_discretisation.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
+#include "linalg/split_kernels.hpp"
 
 namespace gpufem {
 namespace {
@@ -43,33 +44,25 @@ Csr<V> leading_rows(const Csr<V>& a, index_type rows)
 }
 
 /// The ghosts' Dirichlet mask and values as their owners have them, written over the ghost
-/// entries of here (on its executor): the owned entries as assembled here are sent through a
-/// halo on the host (a ghost on a Dirichlet face that no facet of this part holds is
-/// constrained on its owner only). Only the ghost entries travel back to the device.
+/// entries of here: the owned entries as assembled here go through the halo on here's
+/// executor (a ghost on a Dirichlet face that no facet of this part holds is constrained on
+/// its owner only).
 template <typename V>
 void owners_dirichlet(const PartPayload& part, const Communicator& comm, DirichletData<V>& here)
 {
-    const ExecPtr host = Executor::create_cpu();
     const index_type owned = part.numbering.layout.owned, ghosts = part.numbering.layout.ghosts();
     if (ghosts == 0 && part.halo.sends.empty()) return;
-    const std::vector<std::uint8_t> mask = here.mask.to_host();
-    const std::vector<V> values = here.values.to_host();
-    Array<V> owned_mask(host, static_cast<std::size_t>(owned)), owned_values(host, static_cast<std::size_t>(owned));
-#pragma omp parallel for schedule(static)
-    for (index_type i = 0; i < owned; ++i) {
-        owned_mask.data()[i] = mask[static_cast<std::size_t>(i)] ? V(1) : V(0);
-        owned_values.data()[i] = values[static_cast<std::size_t>(i)];
-    }
-    const HaloExchange<V> halo(part.halo, host, comm);
-    Array<V> ghost_mask(host, static_cast<std::size_t>(ghosts)), ghost_values(host, static_cast<std::size_t>(ghosts));
+    const ExecPtr& exec = here.values.executor();
+    const Executor& e = *exec;
+    Array<V> owned_mask(exec, static_cast<std::size_t>(owned));
+    GPUFEM_DISPATCH(e, mask_to_values(e, owned, here.mask.data(), owned_mask.data()));
+    const HaloExchange<V> halo(part.halo, exec, comm);
+    Array<V> ghost_mask(exec, static_cast<std::size_t>(ghosts)), ghost_values(exec, static_cast<std::size_t>(ghosts));
     halo.update(owned_mask, ghost_mask);
-    halo.update(owned_values, ghost_values);
-    if (ghosts == 0) return;
-    std::vector<std::uint8_t> ghost_flags(static_cast<std::size_t>(ghosts));
-    for (index_type g = 0; g < ghosts; ++g) ghost_flags[static_cast<std::size_t>(g)] = ghost_mask.data()[g] != V(0);
-    const Executor& e = *here.mask.executor();
-    copy_bytes(e, here.mask.data() + owned, *host, ghost_flags.data(), ghost_flags.size());
-    copy_bytes(e, here.values.data() + owned, *host, ghost_values.data(), ghost_flags.size() * sizeof(V));
+    halo.update(here.values, ghost_values);  // reads the owned entries only
+    GPUFEM_DISPATCH(e, values_to_mask(e, ghosts, ghost_mask.data(), here.mask.data() + owned));
+    if (ghosts > 0) copy_bytes(e, here.values.data() + owned, e, ghost_values.data(), ghost_values.bytes());
+    e.synchronize();  // the temporaries go out of scope
 }
 
 /// The owned rows of the assembled part with the ghosts' Dirichlet columns eliminated (the
