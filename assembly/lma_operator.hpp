@@ -1,6 +1,6 @@
 #pragma once
-// The `lma` format: the local matrix approach (000_… §8.2). Element matrices are kept as
-// computed, element-interleaved (see lma_kernels.hpp), and applied as
+// The `lma` format: the local matrix approach (Reguly & Giles 2012, §8.2). Element matrices
+// are kept as computed, element-interleaved (see lma_kernels.hpp), and applied as
 // y = alpha P^T K_e P x + beta y, with atomics or one launch per element colour.
 #include <cstdint>
 #include <memory>

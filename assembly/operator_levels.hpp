@@ -6,7 +6,8 @@
 // (FormatEntry), a level what a level is (OperatorLevelEntry), each in its own registry; a
 // case's `format:` names either, and find_operator says which.
 //
-// Adding a level: its entry function in its own file and one line in operator_levels.cpp.
+// Adding a level: its entry function in its own file, its declaration and r.add line in
+// operator_levels.cpp, its sources in assembly/CMakeLists.txt (docs/architecture.md).
 #include <functional>
 #include <string>
 #include <string_view>

@@ -1,15 +1,15 @@
 #pragma once
-// bDIA (002_…): banded storage of a (bandwidth-reduced) square matrix. 002_… keeps one band of
-// d diagonals for the whole matrix, n x d column-major, every entry of the band stored (zeros
-// included) so that rows read consecutive values and consecutive windows of x. Here the band
-// is chosen per slab of bdia_slab rows (the rows one CUDA block computes): slab s stores the
-// diagonals offset[s] .. offset[s] + width[s] - 1 of its rows, column-major (entry k of row
-// r0 + t at slab_ptr[s] + k * bdia_slab + t). Every row of a slab reads the same diagonals,
-// so the slab's x window is the contiguous range [r0 + offset[s], r0 + bdia_slab - 1 +
-// offset[s] + width[s]) of bdia_slab + width[s] - 1 entries, which the CUDA kernel stages in
-// shared memory. After RCM the band is narrow where the level sets are small and wide in
-// the middle of the domain; a width per slab stores what each part needs instead of the
-// widest band everywhere (measured on shuffled 9-point and 27-point grids: 60-70% of it).
+// bDIA (Wang, Ren & Tian 2013): banded storage of a (bandwidth-reduced) square matrix. The
+// paper keeps one band of d diagonals for the whole matrix, n x d column-major, every entry of
+// the band stored (zeros included) so that rows read consecutive values and consecutive windows
+// of x. Here the band is chosen per slab of bdia_slab rows (the rows one CUDA block computes):
+// slab s stores the diagonals offset[s] .. offset[s] + width[s] - 1 of its rows, column-major
+// (entry k of row r0 + t at slab_ptr[s] + k * bdia_slab + t). Every row of a slab reads the
+// same diagonals, so the slab's x window is the contiguous range [r0 + offset[s], r0 +
+// bdia_slab - 1 + offset[s] + width[s]) of bdia_slab + width[s] - 1 entries, which the CUDA
+// kernel stages in shared memory. After RCM the band is narrow where the level sets are small
+// and wide in the middle of the domain; a width per slab stores what each part needs instead of
+// the widest band everywhere (measured on shuffled 9-point and 27-point grids: 60-70% of it).
 // Declared here once; implemented in cpu/bdia_kernels.cpp and cuda/bdia_kernels.cu.
 #include <cstddef>
 #include <cstdint>
@@ -80,9 +80,9 @@ template <typename V>
 FormatBuild<V> build_bdia_format(Csr<V> matrix, const BdiaOptions& options);
 
 /// Band entries one SpMV of a `bdia` operator (built by build_bdia_format) multiplies: for
-/// every row its slab's width, band zeros included (002_…'s n * d, and 000_…'s flop count
-/// 2 n d with d per slab; the padding rows of the last slab left out). 0 for an operator of
-/// any other format.
+/// every row its slab's width, band zeros included (the n * d of Wang, Ren & Tian 2013, and
+/// the flop count 2 n d of Reguly & Giles 2012 with d per slab; the padding rows of the last
+/// slab left out). 0 for an operator of any other format.
 template <typename V>
 std::int64_t bdia_band_entries(const LinearOperator<V>& op);
 

@@ -1,5 +1,5 @@
-// The bdia format (002_…): reverse Cuthill–McKee renumbering (kept unless the matrix's own
-// numbering needs no larger band), then the bands of the matrix in that numbering
+// The bdia format (Wang, Ren & Tian 2013): reverse Cuthill–McKee renumbering (kept unless the
+// matrix's own numbering needs no larger band), then the bands of the matrix in that numbering
 // (linalg/bdia.hpp); conversion dispatched to the executor's backend, the operator over the
 // layout, and the builder.
 #include <algorithm>

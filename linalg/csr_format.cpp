@@ -1,5 +1,5 @@
-// The CSR formats of the registry: csr (the parametrised kernel of 000_…), csr-scalar and the
-// vendor's cusparse.
+// The CSR formats of the registry: csr (the parametrised kernel of Reguly & Giles 2012),
+// csr-scalar and the vendor's cusparse.
 #include <chrono>
 #include <climits>
 

@@ -10,9 +10,9 @@ namespace gpufem {
 #include "linalg/declare_kernels.hpp"
 
 namespace kernels::cuda {
-/// The parametrised kernel of 000_… (coop threads per row, repeat rows per group), over
-/// 32-bit or 64-bit row offsets (O = wide_offset_type: a matrix past 2^31 - 1 entries); the
-/// device only has it (cuda/csr_tuned.cu).
+/// The parametrised kernel of Reguly & Giles 2012 (coop threads per row, repeat rows per
+/// group), over 32-bit or 64-bit row offsets (O = wide_offset_type: a matrix past 2^31 - 1
+/// entries); the device only has it (cuda/csr_tuned.cu).
 template <typename V, typename O>
 void csr_spmv_params(const Executor& exec, const CsrParams& params, const Csr<V, O>& a, V alpha,
                      const V* x, V beta, V* y) GPUFEM_CUDA_BODY

@@ -1,6 +1,7 @@
 #pragma once
-// The `csr` format: CSR applied with the parametrised kernel of 000_…, parameters from the
-// fixed rule (or the case), optionally refined by the run-time tuner over the first SpMVs.
+// The `csr` format: CSR applied with the parametrised kernel of Reguly & Giles 2012, parameters
+// from the fixed rule (or the case), optionally refined by the run-time tuner over the first
+// SpMVs.
 #include <memory>
 #include <type_traits>
 
@@ -17,7 +18,7 @@ struct CsrOptions {
     int coop = 0;       ///< threads per row, a power of two <= 32
     int repeat = 0;     ///< rows per thread group
     int block = 0;      ///< threads per block, a multiple of 32 <= 512 (the kernel's launch bound)
-    bool tune = true;   ///< run-time tuner over the first SpMVs (000_… §6) when none is given
+    bool tune = true;   ///< run-time tuner over the first SpMVs (Reguly & Giles 2012, §6) when none is given
     /// 64-bit row offsets at any size (offsets: 64); by default (auto) only for a matrix past
     /// 2^31 - 1 entries, which 32-bit offsets cannot address.
     bool wide_offsets = false;

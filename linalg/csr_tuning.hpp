@@ -1,6 +1,6 @@
 #pragma once
-// Parameters of the parametrised CSR SpMV of 000_… (coop threads per row, repeat rows per
-// thread group, block size), its fixed rule, and its run-time tuner (§6).
+// Parameters of the parametrised CSR SpMV of Reguly & Giles 2012 (coop threads per row, repeat
+// rows per thread group, block size), its fixed rule, and its run-time tuner (§6).
 #include <string>
 #include <vector>
 
@@ -17,12 +17,13 @@ struct CsrParams {
     bool operator==(const CsrParams&) const = default;
 };
 
-/// Blocks the kernel launches for these parameters (000_… equation 5).
+/// Blocks the kernel launches for these parameters (Reguly & Giles 2012, equation 5).
 long long csr_grid_size(index_type rows, const CsrParams& p);
 
-/// 000_…'s fixed rule (§5.4): block 128, coop the smallest power of two >= sqrt(mean row
-/// length) (at most 32), repeat as large as possible while at least min_blocks blocks are
-/// launched (min_blocks adapted to the device: a multiple of its SM count).
+/// The fixed rule of Reguly & Giles 2012 (§5.4): block 128, coop the smallest power of two >=
+/// sqrt(mean row length) (at most 32; the paper says larger than, which differs only when the
+/// root is a power of two), repeat as large as possible while at least min_blocks blocks are
+/// launched (the paper: 1500; here adapted to the device, a multiple of its SM count).
 CsrParams csr_paper_rule(index_type rows, std::size_t nnz, int min_blocks);
 
 /// The parameters the csr operator starts from: the paper's coop and block with repeat 1. On
@@ -35,7 +36,7 @@ CsrParams csr_fixed_rule(index_type rows, std::size_t nnz);
 /// "coop=4 repeat=2 block=128"
 std::string to_string(const CsrParams& p);
 
-/// The run-time tuner of 000_… §6, driven by one measured time per SpMV:
+/// The run-time tuner of Reguly & Giles 2012, §6, driven by one measured time per SpMV:
 ///  1. halve repeat (double the blocks): a change over 5% -> tune repeat in the better
 ///     direction (3); otherwise double coop with block 192 (2);
 ///  2. keep doubling coop while it helps, else try halving it;

@@ -35,6 +35,23 @@ SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type ghosts)
 }
 
 template <typename V>
+GhostRows<V> compress_ghost_rows(Csr<V> nonlocal)
+{
+    const ExecPtr exec = nonlocal.executor();
+    const std::vector<index_type> ptr = nonlocal.row_ptr.to_host();
+    std::vector<index_type> rows, compressed{0};
+    for (index_type i = 0; i < nonlocal.rows; ++i)
+        if (ptr[static_cast<std::size_t>(i) + 1] > ptr[static_cast<std::size_t>(i)]) {
+            rows.push_back(i);
+            compressed.push_back(ptr[static_cast<std::size_t>(i) + 1]);
+        }
+    // The entries stay where they are: the empty rows held none.
+    return {Csr<V>{static_cast<index_type>(rows.size()), nonlocal.cols, Array<index_type>::from_host(exec, compressed),
+                   std::move(nonlocal.col_idx), std::move(nonlocal.values)},
+            Array<index_type>::from_host(exec, rows)};
+}
+
+template <typename V>
 DistributedOperator<V>::DistributedOperator(std::unique_ptr<LinearOperator<V>> local, Csr<V> nonlocal,
                                             const HaloPlan& halo, const Communicator& comm)
     : local_(std::move(local)), halo_(halo, local_->executor(), comm), comm_(comm),
@@ -42,20 +59,24 @@ DistributedOperator<V>::DistributedOperator(std::unique_ptr<LinearOperator<V>> l
 {
     if (nonlocal.rows != local_->rows() || nonlocal.cols != halo.ghosts())
         throw std::invalid_argument("DistributedOperator: the non-local block is not owned rows x ghost columns");
-    nonlocal_ = std::make_unique<CsrOperator<V>>(std::move(nonlocal));
+    ghost_rows_ = compress_ghost_rows(std::move(nonlocal));
     if (!local_->diagonal().empty()) this->set_diagonal(local_->diagonal().clone_to(local_->executor()));
 }
 
 template <typename V>
 std::size_t DistributedOperator<V>::bytes_stored() const
 {
-    return local_->bytes_stored() + nonlocal_->bytes_stored() + ghosts_.size() * sizeof(V) + halo_.bytes_sent();
+    return local_->bytes_stored() + ghost_rows_.block.bytes_stored() + ghost_rows_.row_of.bytes() +
+           ghosts_.size() * sizeof(V) + halo_.bytes_sent();
 }
 
 template <typename V>
 std::size_t DistributedOperator<V>::spmv_min_bytes() const
 {
-    return local_->spmv_min_bytes() + nonlocal_->spmv_min_bytes();
+    // The ghost rows: their block, their row numbers, the ghosts, and y read and written there.
+    const auto touched = static_cast<std::size_t>(ghost_rows_.block.rows);
+    return local_->spmv_min_bytes() + ghost_rows_.block.bytes_stored() + ghost_rows_.row_of.bytes() +
+           ghosts_.size() * sizeof(V) + 2 * touched * sizeof(V);
 }
 
 template <typename V>
@@ -78,9 +99,20 @@ void DistributedOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Arra
     halo_.start(x, ghosts_);
     local_->apply(alpha, x, beta, y);
     halo_.finish();
-    if (!ghosts_.empty()) nonlocal_->apply(alpha, ghosts_, V(1), y);
+    apply_ghost_columns(alpha, y);
 }
 
+template <typename V>
+void DistributedOperator<V>::apply_ghost_columns(V alpha, Array<V>& y) const
+{
+    const GhostRows<V>& g = ghost_rows_;
+    if (g.block.rows == 0) return;
+    const Executor& e = *local_->executor();
+    GPUFEM_DISPATCH(e, add_compressed_rows(e, g.block, g.row_of.data(), alpha, ghosts_.data(), y.data()));
+}
+
+template GhostRows<float> compress_ghost_rows(Csr<float>);
+template GhostRows<double> compress_ghost_rows(Csr<double>);
 template SplitRows<float> split_owned_columns(const Csr<float>&, index_type);
 template SplitRows<double> split_owned_columns(const Csr<double>&, index_type);
 template class DistributedOperator<float>;

@@ -26,6 +26,18 @@ struct SplitRows {
 template <typename V>
 SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type ghosts);
 
+/// The ghost columns of the owned rows that have any: a block of those rows only (a rank's
+/// rows with ghost entries are the few along its part's boundary) and the owned row of each.
+template <typename V>
+struct GhostRows {
+    Csr<V> block;              ///< the rows with ghost entries x the ghosts
+    Array<index_type> row_of;  ///< the owned row of each of block's rows
+};
+
+/// nonlocal (owned rows x ghost columns) kept for its rows with entries only.
+template <typename V>
+GhostRows<V> compress_ghost_rows(Csr<V> nonlocal);
+
 /// One rank's part of a distributed matrix: vectors hold this rank's owned values only.
 template <typename V>
 class DistributedOperator final : public LinearOperator<V> {
@@ -50,8 +62,9 @@ public:
     std::size_t halo_bytes() const { return halo_.bytes_sent(); }
     /// The owned x owned block (for benchmarks of the product's parts).
     const LinearOperator<V>& local_block() const { return *local_; }
-    /// The owned x ghost block.
-    const LinearOperator<V>& nonlocal_block() const { return *nonlocal_; }
+    /// y += alpha times the ghost columns applied to the ghost values the last product
+    /// received (its rows with entries only).
+    void apply_ghost_columns(V alpha, Array<V>& y) const;
     /// The ghosts' exchange.
     const HaloExchange<V>& halo() const { return halo_; }
     /// The ghost values the last product received.
@@ -62,7 +75,7 @@ protected:
 
 private:
     std::unique_ptr<LinearOperator<V>> local_;
-    std::unique_ptr<LinearOperator<V>> nonlocal_;
+    GhostRows<V> ghost_rows_;
     HaloExchange<V> halo_;
     const Communicator& comm_;
     mutable Array<V> ghosts_;

@@ -1,8 +1,8 @@
 #pragma once
-// ELLPACK and ELLPACK-R (001_…): every row padded to the longest one, stored column-major so
-// that consecutive threads (rows) read consecutive addresses; ELLPACK-R adds the row lengths
-// and stops at them. The conversion from CSR and the SpMV are declared here once and
-// implemented in cpu/ell_kernels.cpp and cuda/ell_kernels.cu.
+// ELLPACK and ELLPACK-R (Vázquez et al. 2010, 2011): every row padded to the longest one,
+// stored column-major so that consecutive threads (rows) read consecutive addresses; ELLPACK-R
+// adds the row lengths and stops at them. The conversion from CSR and the SpMV are declared
+// here once and implemented in cpu/ell_kernels.cpp and cuda/ell_kernels.cu.
 #include <cstddef>
 #include <cstdint>
 

@@ -1,7 +1,7 @@
 #pragma once
 // LibraryBlas: vector operations as library calls, one call per operation (cuBLAS on the GPU,
-// plain loops on the CPU). The reference Krylov solvers are written with it, as in 003_…
-// Figure 1 (right); the merged solvers replace it with fused kernels.
+// plain loops on the CPU). The reference Krylov solvers are written with it, as in Anzt et al.
+// 2015, Figure 1 (right); the merged solvers replace it with fused kernels.
 #include <memory>
 
 #include "linalg/array.hpp"

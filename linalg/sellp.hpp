@@ -1,7 +1,7 @@
 #pragma once
-// SELL-P (003_… §3.1): sliced ELLPACK whose slices of b rows are each padded to the slice's
-// longest row rounded up to a multiple of t, the threads that share a row; optionally the
-// rows are first sorted by length within windows of sigma rows (SELL-C-sigma). The same
+// SELL-P (Anzt et al. 2015, §3.1): sliced ELLPACK whose slices of b rows are each padded to the
+// slice's longest row rounded up to a multiple of t, the threads that share a row; optionally
+// the rows are first sorted by length within windows of sigma rows (SELL-C-sigma). The same
 // layout with t = 1, sigma = 1 and padding column -1 is cuSPARSE's sliced ELL.
 // Conversion and SpMV are declared here once, implemented in cpu/ and cuda/sellp_kernels.
 #include <cstddef>
@@ -70,7 +70,7 @@ double sellp_padding_percent(const Sellp<V>& s);
 #define GPUFEM_KERNEL_LIST "linalg/sellp_kernel_list.hpp"
 #include "linalg/declare_kernels.hpp"
 
-/// Options of the `sellp` format (format_options.sellp, 003_… §3.1).
+/// Options of the `sellp` format (format_options.sellp, Anzt et al. 2015, §3.1).
 struct SellpOptions {
     index_type slice = 32;  ///< rows per slice (b)
     int threads_per_row = 0;  ///< t, a power of two <= 32 (0: sellp_auto_threads)

@@ -16,3 +16,17 @@ template <typename V>
 void split_rows(const Executor& exec, const Csr<V>& a, const index_type* local_ptr, index_type* local_col,
                 V* local_val, const index_type* nonlocal_ptr, index_type* nonlocal_col,
                 V* nonlocal_val) GPUFEM_KERNEL_BODY
+
+/// y[rows[k]] += alpha (a x)[k] for every row k of a: a block kept for the rows that hold
+/// entries only (rows[k]: the owned row of a's row k; distinct), x its ghost values.
+template <typename V>
+void add_compressed_rows(const Executor& exec, const Csr<V>& a, const index_type* rows, V alpha, const V* x,
+                         V* y) GPUFEM_KERNEL_BODY
+
+/// out[i] = 1 where mask[i] is set, 0 elsewhere, for i < n (a mask sent as values).
+template <typename V>
+void mask_to_values(const Executor& exec, index_type n, const std::uint8_t* mask, V* out) GPUFEM_KERNEL_BODY
+
+/// mask[i] = 1 where in[i] is not zero, 0 elsewhere, for i < n (values received as a mask).
+template <typename V>
+void values_to_mask(const Executor& exec, index_type n, const V* in, std::uint8_t* mask) GPUFEM_KERNEL_BODY

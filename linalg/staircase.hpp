@@ -1,5 +1,5 @@
 #pragma once
-// Staircase SELL (Wikberg 2025, 004_… §4.3; docs/references.md): the layout, the host-side
+// Staircase SELL (Wikberg 2025, §4.3; docs/references.md): the layout, the host-side
 // index structure (row order and groups) and the kernels over it, declared once and
 // implemented in cpu/ and cuda/.
 //
@@ -93,7 +93,7 @@ GPUFEM_CUDA_INLINE void destroy_staircase_streams(StaircaseStreams& streams) noe
     GPUFEM_CUDA_NOTHROW_BODY
 }  // namespace kernels::cuda
 
-/// Options of the `staircase` format (format_options.staircase, 004_… §4.3).
+/// Options of the `staircase` format (format_options.staircase, Wikberg 2025, §4.3).
 struct StaircaseOptions {
     double alpha = 0.01;      ///< merge row-length groups smaller than alpha * rows
     index_type slice_height = 32;  ///< rows per slice (sh)

@@ -1,4 +1,4 @@
-// Staircase SELL (Wikberg 2025, 004_… §4.3; docs/references.md): the index structure, the
+// Staircase SELL (Wikberg 2025, §4.3; docs/references.md): the index structure, the
 // conversion from CSR and the operator.
 //
 // Conversion (build_staircase_format):

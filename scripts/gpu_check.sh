@@ -520,7 +520,7 @@ PY
     for h in ${DIST_SIZES:-0.00625 0.004}; do
       for n in $(seq 1 "$gpus"); do
         mpi "$n" /tmp/bundle/bin/gpufem run $(case_path bench_cube_4m) --backend cuda -q -o /tmp/gpufem_runs/d_$n \
-          --set solver.preconditioner=jacobi --set mesh.size=$h --set output.write=false > "$OUT/log_h${h}_np$n.txt" 2>&1 ||
+          --set solver.preconditioner=jacobi --set format=csr --set mesh.size=$h --set output.write=false > "$OUT/log_h${h}_np$n.txt" 2>&1 ||
           echo "h $h np $n: exit $? ($(tail -3 "$OUT/log_h${h}_np$n.txt"))"
         cp /tmp/gpufem_runs/d_$n/report.json "$OUT/dist_h${h}_np$n.json" 2>/dev/null
       done

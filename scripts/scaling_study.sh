@@ -25,10 +25,10 @@ run_case() {
   local name=$1 ranks=$2 h=$3; shift 3
   local start=$(date +%s.%N)
   timeout 580 /usr/bin/mpirun -np "$ranks" --oversubscribe --bind-to none -x LD_LIBRARY_PATH=$libs -x NCCL_NVLS_ENABLE=0 \
-    /tmp/bundle/bin/gpufem run cases/benchmarks/bench_cube_4m.yaml --backend cuda -q -o /tmp/gpufem_runs/$name \
-    --set solver.preconditioner=jacobi --set mesh.size=$h "$@" > "$OUT/$name.log" 2>&1 ||
+    /tmp/bundle/bin/gpufem run cases/benchmarks/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/$name \
+    --set solver.preconditioner=jacobi --set format=csr --set mesh.size=$h "$@" > "$OUT/$name.log" 2>&1 ||
     echo "$name: exit $? ($(tail -2 "$OUT/$name.log"))"
-  echo "$name: prompt to prompt $(echo "$(date +%s.%N) - $start" | bc) s" >> "$OUT/prompt.txt"
+  echo "$name: prompt to prompt $(python3 -c "print(round($(date +%s.%N) - $start, 2))") s" >> "$OUT/prompt.txt"
   cp /tmp/gpufem_runs/$name/report.json "$OUT/$name.json" 2>/dev/null
 }
 weak_h() { python3 -c "print(1 / round(($1 * $2) ** (1 / 3) - 1))"; }
@@ -42,13 +42,13 @@ weak_h() { python3 -c "print(1 / round(($1 * $2) ** (1 / 3) - 1))"; }
         run_case one_mpirun 1 "${STRONG_H:-0.0025}" --set output.write=false
         start=$(date +%s.%N)
         LD_LIBRARY_PATH=$libs /tmp/bundle/bin/gpufem run cases/benchmarks/bench_cube_4m.yaml --backend cuda -q \
-          -o /tmp/gpufem_runs/one_plain --set solver.preconditioner=jacobi --set mesh.size="${STRONG_H:-0.0025}" \
+          -o /tmp/gpufem_runs/one_plain --set solver.preconditioner=jacobi --set format=csr --set mesh.size="${STRONG_H:-0.0025}" \
           --set output.write=false > "$OUT/one_plain.log" 2>&1 || echo "one_plain: exit $?"
-        echo "one_plain: prompt to prompt $(echo "$(date +%s.%N) - $start" | bc) s" >> "$OUT/prompt.txt"
+        echo "one_plain: prompt to prompt $(python3 -c "print(round($(date +%s.%N) - $start, 2))") s" >> "$OUT/prompt.txt"
         cp /tmp/gpufem_runs/one_plain/report.json "$OUT/one_plain.json" 2>/dev/null ;;
       big)
         if (( gpus >= ${BIG_MIN_GPUS:-4} )); then
-          run_case big_np$gpus "$gpus" "${BIG_H:-0.001575}" --set output.compression=none
+          run_case big_np$gpus "$gpus" "${BIG_H:-0.001575}"
           du -sh /tmp/gpufem_runs/big_np$gpus; ls /tmp/gpufem_runs/big_np$gpus | head
           rm -rf /tmp/gpufem_runs/big_np$gpus
         else

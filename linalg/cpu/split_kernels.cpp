@@ -37,6 +37,34 @@ void split_rows(const Executor&, const Csr<V>& a, const index_type* local_ptr, i
     }
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows)
+template <typename V>
+void add_compressed_rows(const Executor&, const Csr<V>& a, const index_type* rows, V alpha, const V* x, V* y)
+{
+    const index_type* ptr = a.row_ptr.data();
+    const index_type* col = a.col_idx.data();
+    const V* val = a.values.data();
+#pragma omp parallel for schedule(static)
+    for (index_type k = 0; k < a.rows; ++k) {
+        V sum = 0;
+        for (index_type e = ptr[k]; e < ptr[k + 1]; ++e) sum += val[e] * x[col[e]];
+        y[rows[k]] += alpha * sum;
+    }
+}
+
+template <typename V>
+void mask_to_values(const Executor&, index_type n, const std::uint8_t* mask, V* out)
+{
+#pragma omp parallel for schedule(static)
+    for (index_type i = 0; i < n; ++i) out[i] = mask[i] ? V(1) : V(0);
+}
+
+template <typename V>
+void values_to_mask(const Executor&, index_type n, const V* in, std::uint8_t* mask)
+{
+#pragma omp parallel for schedule(static)
+    for (index_type i = 0; i < n; ++i) mask[i] = in[i] != V(0);
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, add_compressed_rows, mask_to_values, values_to_mask)
 
 }  // namespace gpufem::kernels::cpu

@@ -1,5 +1,6 @@
 // Device bDIA (linalg/bdia.hpp): slab bands, fill, and the SpMV with each block's x window
-// staged in shared memory (002_… §3.2, §3.4), one block of bdia_slab threads per slab.
+// staged in shared memory (Wang, Ren & Tian 2013, §3.2, §3.4), one block of bdia_slab threads
+// per slab.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -75,14 +76,14 @@ __global__ void __launch_bounds__(slab)
 }
 
 /// y = alpha A x + beta y, one block per slab, one thread per row. Thread t of slab s computes
-/// row r0 + t from the slab's band (column-major: consecutive threads read consecutive
-/// values) and x[r0 + offset + t + k], k < width: the block's x window starts at
-/// r0 + offset and holds slab + width - 1 values. When it fits in window_capacity values of
-/// (dynamic) shared memory it is loaded once, coalesced, with zeros outside 0 .. rows-1
-/// (the virtual padding of 002_… §3.2), and thread t reads window[t + k]: consecutive
-/// threads hit consecutive banks. Otherwise x is read from global memory through the
-/// read-only cache, with each row's k range clipped to 0 .. rows-1. The branch is uniform
-/// in the block (it depends on the slab only), so the barrier is safe.
+/// row r0 + t from the slab's band (column-major: consecutive threads read consecutive values)
+/// and x[r0 + offset + t + k], k < width: the block's x window starts at r0 + offset and holds
+/// slab + width - 1 values. When it fits in window_capacity values of (dynamic) shared memory
+/// it is loaded once, coalesced, with zeros outside 0 .. rows-1 (the virtual padding of Wang,
+/// Ren & Tian 2013, §3.2), and thread t reads window[t + k]: consecutive threads hit
+/// consecutive banks. Otherwise x is read from global memory through the read-only cache, with
+/// each row's k range clipped to 0 .. rows-1. The branch is uniform in the block (it depends on
+/// the slab only), so the barrier is safe.
 template <typename V>
 __global__ void __launch_bounds__(slab)
     spmv_kernel(index_type rows, const std::int64_t* __restrict__ slab_ptr,

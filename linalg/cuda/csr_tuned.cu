@@ -4,8 +4,9 @@
 namespace gpufem::kernels::cuda {
 namespace {
 
-/// 000_… Figure 3: a block processes repeat * blockDim / COOP consecutive rows, COOP threads
-/// per row reading adjacent entries, reduced with shuffles inside the COOP-wide group.
+/// Reguly & Giles 2012, Figure 3: a block processes repeat * blockDim / COOP consecutive rows,
+/// COOP threads per row reading adjacent entries, reduced with shuffles inside the COOP-wide
+/// group.
 template <int COOP, typename V, typename O>
 __global__ void __launch_bounds__(512)
     csr_coop_kernel(index_type rows, int repeat, const O* __restrict__ ptr,

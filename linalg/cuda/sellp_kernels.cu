@@ -1,5 +1,5 @@
-// SELL-P on the device (003_… §3.1): conversion from CSR (optional CUB segmented sort of
-// the rows by length within sigma windows, slice widths, CUB scan of the slice sizes, a
+// SELL-P on the device (Anzt et al. 2015, §3.1): conversion from CSR (optional CUB segmented
+// sort of the rows by length within sigma windows, slice widths, CUB scan of the slice sizes, a
 // scatter kernel) and the SpMV with t threads per row and a shuffle reduction.
 #include <cstdint>
 #include <limits>

@@ -51,6 +51,32 @@ __global__ void split_kernel(index_type rows, const index_type* __restrict__ ptr
     }
 }
 
+template <typename V>
+__global__ void add_rows_kernel(index_type rows, const index_type* __restrict__ ptr, const index_type* __restrict__ col,
+                                const V* __restrict__ val, const index_type* __restrict__ row_of, V alpha,
+                                const V* __restrict__ x, V* __restrict__ y)
+{
+    const index_type k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= rows) return;
+    V sum = 0;
+    for (index_type e = ptr[k]; e < ptr[k + 1]; ++e) sum += val[e] * x[col[e]];
+    y[row_of[k]] += alpha * sum;
+}
+
+template <typename V>
+__global__ void mask_to_values_kernel(index_type n, const std::uint8_t* __restrict__ mask, V* __restrict__ out)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = mask[i] ? V(1) : V(0);
+}
+
+template <typename V>
+__global__ void values_to_mask_kernel(index_type n, const V* __restrict__ in, std::uint8_t* __restrict__ mask)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) mask[i] = in[i] != V(0);
+}
+
 /// In-place exclusive scan of n values.
 void exclusive_scan(const Executor& exec, index_type* values, index_type n)
 {
@@ -86,6 +112,31 @@ void split_rows(const Executor& exec, const Csr<V>& a, const index_type* local_p
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows)
+template <typename V>
+void add_compressed_rows(const Executor& exec, const Csr<V>& a, const index_type* rows, V alpha, const V* x, V* y)
+{
+    if (a.rows == 0) return;
+    add_rows_kernel<V><<<grid_for(a.rows), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), rows, alpha, x, y);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void mask_to_values(const Executor& exec, index_type n, const std::uint8_t* mask, V* out)
+{
+    if (n == 0) return;
+    mask_to_values_kernel<V><<<grid_for(n), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(n, mask, out);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void values_to_mask(const Executor& exec, index_type n, const V* in, std::uint8_t* mask)
+{
+    if (n == 0) return;
+    values_to_mask_kernel<V><<<grid_for(n), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(n, in, mask);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, add_compressed_rows, mask_to_values, values_to_mask)
 
 }  // namespace gpufem::kernels::cuda

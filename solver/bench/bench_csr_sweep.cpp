@@ -20,7 +20,7 @@ constexpr int sweep_max_repeat = 64;
 constexpr int sweep_max_warmup = 5;
 constexpr int coops[] = {1, 2, 4, 8, 16, 32};
 
-/// The paper's figures (000_… §6).
+/// The paper's figures (Reguly & Giles 2012, §6).
 constexpr double paper_fixed_rule_training = 84.0;  ///< % of optimum, 15 training matrices
 constexpr double paper_fixed_rule_all = 73.0;       ///< % of optimum, all 44 test matrices
 constexpr double paper_tuner_within = 2.0;          ///< % from the exhaustive search

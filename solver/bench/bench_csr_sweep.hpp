@@ -1,10 +1,10 @@
 #pragma once
-// `gpufem bench spmv --csr-sweep`: the exhaustive search of 000_… §5 over the parametrised
-// CSR kernel's coop x repeat x block space on the case's matrix, against the fixed rule
-// (§5.4) and the run-time tuner (§6) as linalg/csr_tuned_operator.hpp applies them, to check
-// the paper's claims on this device (the fixed rule 84% of the optimum on average over its 15
-// training matrices and 73% over all 44, single precision, "similar" in double; the tuner
-// within 2% of the exhaustive search).
+// `gpufem bench spmv --csr-sweep`: the exhaustive search of Reguly & Giles 2012 (§5) over the
+// parametrised CSR kernel's coop x repeat x block space on the case's matrix, against the fixed
+// rule (§5.4) and the run-time tuner (§6) as linalg/csr_tuned_operator.hpp applies them, to
+// check the paper's claims on this device (the fixed rule 84% of the optimum on average over
+// its 15 training matrices and 73% over all 44, single precision, "similar" in double; the
+// tuner within 2% of the exhaustive search).
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -50,13 +50,13 @@ struct CsrSweepTiming {
 struct CsrSweepResult {
     index_type rows = 0;
     std::size_t nnz = 0;
-    std::size_t min_bytes = 0;              ///< 000_… eq. 4, as the csr row of bench spmv
+    std::size_t min_bytes = 0;              ///< Reguly & Giles 2012, eq. 4, as the csr row of bench spmv
     int repeats = 0;                        ///< timed SpMVs per combination (median)
     int warmup = 0;                         ///< untimed SpMVs per combination
     std::size_t x_copies = 0;               ///< x vectors the timed SpMVs rotate over
     std::vector<CsrSweepTiming> combinations;  ///< every combination, fastest first
     CsrSweepTiming fixed_rule;              ///< the operator's parameters before tuning
-    CsrSweepTiming paper_rule;              ///< 000_…'s fixed rule (csr_paper_rule)
+    CsrSweepTiming paper_rule;              ///< Reguly & Giles 2012's fixed rule (csr_paper_rule)
     CsrSweepTiming tuner;                   ///< the tuner's final parameters
     int tuner_spmvs = 0;                    ///< SpMVs the operator ran until its tuner was done
     std::string tuner_description;          ///< the operator's parameters() once tuned

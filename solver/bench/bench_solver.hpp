@@ -2,7 +2,8 @@
 // `gpufem bench solver`: CG and BiCGSTAB, reference and merged, on the case's system in one or
 // more formats: time per iteration and its split (SpMV, vector updates, reductions), bytes per
 // iteration from the traffic model, GB/s against the copy bandwidth measured in the same run,
-// the merged variant's speedup (003_… Table 5), and what per-iteration SpMV timing costs.
+// the merged variant's speedup (Anzt et al. 2015, Table 5), and what per-iteration SpMV timing
+// costs.
 #include <filesystem>
 #include <string>
 

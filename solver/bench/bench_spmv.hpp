@@ -2,7 +2,7 @@
 // `gpufem bench spmv`: every sparse format (and the matrix-free lma variants) on the case's
 // matrix, against cuSPARSE and the device's copy bandwidth measured in the same run; for a
 // case that lists several degrees or refinements (a sweep), every point and a summary table
-// against the best assembled format (000_… Figures 17-18).
+// against the best assembled format (Reguly & Giles 2012, Figures 17-18).
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -23,7 +23,7 @@ struct SpmvBenchOptions {
     /// Instead of the format table: the exhaustive coop x repeat x block search of the csr
     /// kernel against its fixed rule and tuner (bench_csr_sweep.hpp); cuda backend only.
     bool csr_sweep = false;
-    /// Instead of the format table: 004_…'s staircase experiments (alpha x slice height, with
+    /// Instead of the format table: Wikberg 2025's staircase experiments (alpha x slice height, with
     /// and without Cuthill-McKee, cuSPARSE SELL on the staircase order; bench_staircase_sweep.hpp);
     /// cuda backend only.
     bool staircase_sweep = false;

@@ -1,5 +1,5 @@
 #pragma once
-// `gpufem bench spmv --staircase-sweep`: 004_…'s experiments on the case's matrix (finite-
+// `gpufem bench spmv --staircase-sweep`: Wikberg 2025's experiments on the case's matrix (finite-
 // volume matrices above all: 5-7 entries a row, a few distinct lengths): Staircase SELL over
 // alpha x slice height with blocks of slice-height threads as in the paper (up to 1024), with
 // and without the Cuthill-McKee order, and cuSPARSE's sliced ELL on the same staircase row

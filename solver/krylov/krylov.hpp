@@ -1,7 +1,8 @@
 #pragma once
 // Krylov solvers: CG and BiCGSTAB, each as a `reference` (one library call per vector
-// operation, 003_… Figure 1) and a `merged` variant (fused updates, multi-dot reductions,
-// scalars kept on the device, the host reading the residual every check_every iterations).
+// operation, Anzt et al. 2015, Figure 1) and a `merged` variant (fused updates, multi-dot
+// reductions, scalars kept on the device, the host reading the residual every check_every
+// iterations).
 #include <array>
 #include <functional>
 #include <string>
@@ -120,9 +121,9 @@ struct SolveResult {
 };
 
 /// Bytes one iteration moves outside the SpMV (vectors read and written, the traffic model of
-/// 003_… Table 1) for n unknowns of value_size bytes: e.g. merged BiCGSTAB 18n (14n read + 4n
-/// written), its reference 33n; CG merged 11n, reference 15n. A preconditioner adds its
-/// applies (a diagonal one fused into the merged kernels: its reads there) and the vectors
+/// Anzt et al. 2015, Table 1) for n unknowns of value_size bytes: e.g. merged BiCGSTAB 18n (14n
+/// read + 4n written), its reference 33n; CG merged 11n, reference 15n. A preconditioner adds
+/// its applies (a diagonal one fused into the merged kernels: its reads there) and the vectors
 /// around them.
 std::size_t vector_bytes_per_iteration(KrylovMethod method, KrylovVariant variant,
                                        const PreconditionerTraffic& preconditioner, std::size_t n,

@@ -11,7 +11,7 @@ template <typename V>
 SolveResult reference_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
                          const SolveOptions& options, const Preconditioner<V>* m,
                          const Communicator& comm);
-/// BiCGSTAB in the same style (003_… Figure 1, right).
+/// BiCGSTAB in the same style (Anzt et al. 2015, Figure 1, right).
 template <typename V>
 SolveResult reference_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
                                const SolveOptions& options, const Preconditioner<V>* m,
@@ -21,7 +21,7 @@ template <typename V>
 SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
                       const SolveOptions& options, const Preconditioner<V>* m,
                          const Communicator& comm);
-/// BiCGSTAB with the fused kernels (003_… §3.3), the scalars on the device.
+/// BiCGSTAB with the fused kernels (Anzt et al. 2015, §3.3), the scalars on the device.
 template <typename V>
 SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
                             const SolveOptions& options, const Preconditioner<V>* m,

@@ -1,10 +1,10 @@
 #pragma once
-// Kernels of the merged CG and BiCGSTAB (003_… §3.2–3.3): vector updates fused with the first
-// stage of the dot products that follow them, one reduction finishing several dots at once,
-// and the scalar step (merged_scalars.hpp) done where the reduction ends, so that alpha, beta,
-// omega and the convergence test never leave the device. On several processes each reduction
-// is split (MergedWorkspace::split): the kernel leaves this process's totals, the communicator
-// adds them, and scalar_step runs on its own. Declared once, implemented in
+// Kernels of the merged CG and BiCGSTAB (Anzt et al. 2015, §3.2–3.3): vector updates fused with
+// the first stage of the dot products that follow them, one reduction finishing several dots at
+// once, and the scalar step (merged_scalars.hpp) done where the reduction ends, so that alpha,
+// beta, omega and the convergence test never leave the device. On several processes each
+// reduction is split (MergedWorkspace::split): the kernel leaves this process's totals, the
+// communicator adds them, and scalar_step runs on its own. Declared once, implemented in
 // cpu/merged_kernels.cpp and cuda/merged_kernels.cu. Every iteration kernel returns at once
 // when the state says the solve has stopped (the host finds out later).
 //

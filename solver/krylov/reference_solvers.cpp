@@ -1,7 +1,7 @@
 // The reference CG and BiCGSTAB: every vector operation one library call (LibraryBlas: cuBLAS
 // on the GPU), every dot product returned to the host, the scalars computed there — the
-// library-style implementation of 003_… Figure 1 (right) that the merged variant is measured
-// against. Also the CPU reference of the merged kernels.
+// library-style implementation of Anzt et al. 2015, Figure 1 (right) that the merged variant is
+// measured against. Also the CPU reference of the merged kernels.
 #include <cmath>
 
 #include <fmt/format.h>

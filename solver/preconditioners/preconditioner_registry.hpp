@@ -6,7 +6,8 @@
 // benchmarks read these entries; none of them compares a preconditioner's name.
 //
 // Adding a preconditioner: its class (a Preconditioner, solver/krylov/preconditioner.hpp) and
-// an entry function in its own files, and one line in preconditioner_registry.cpp.
+// an entry function in its own files, their declaration and r.add line in
+// preconditioner_registry.cpp, its source in solver/CMakeLists.txt (docs/architecture.md).
 #include <memory>
 #include <string>
 #include <string_view>

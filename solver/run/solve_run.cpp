@@ -1,10 +1,14 @@
 #include "solver/run/solve_run.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <span>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "linalg/blas1.hpp"
+#include "linalg/rank_messages.hpp"
 
 namespace gpufem {
 
@@ -17,8 +21,16 @@ void check_true_residual(const LinearOperator<V>& a, const Array<V>& b, const Ar
     a.apply(V(-1), x, V(1), r);
     // Scaled: the residual of tiny (or huge) data would underflow (overflow) as a sum of squares.
     const double mine = scaled_nrm2(r);
-    // One process: the scaled norm as it is (its square overflows for huge data).
-    const double norm = comm.size() == 1 ? mine : std::sqrt(sum_over_processes(comm, mine * mine));
+    // Several processes: their norms scaled by the largest before they are squared and added,
+    // so that huge (or tiny) data neither overflows nor underflows there either.
+    double norm = mine;
+    if (comm.size() > 1) {
+        const std::vector<double> norms = gather_on_every_rank(comm, std::span<const double>(&mine, 1));
+        const double largest = *std::max_element(norms.begin(), norms.end());
+        double sum = 0;
+        for (double n : norms) sum += largest > 0 ? (n / largest) * (n / largest) : 0.0;
+        norm = largest * std::sqrt(sum);
+    }
     result.true_relative_residual = norm / result.rhs_norm;
     if (result.status == SolveStatus::converged &&
         !(result.true_relative_residual <= true_residual_slack * tolerance)) {

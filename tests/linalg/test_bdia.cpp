@@ -1,5 +1,6 @@
-// bdia (002_…) on the CPU: the layout on hand-made matrices, SpMV through the format (RCM
-// numbering) against the long-double CSR reference, and the refusal when the band is too big.
+// bdia (Wang, Ren & Tian 2013) on the CPU: the layout on hand-made matrices, SpMV through the
+// format (RCM numbering) against the long-double CSR reference, and the refusal when the band
+// is too big.
 #include <gtest/gtest.h>
 
 #include <cmath>

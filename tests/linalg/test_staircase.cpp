@@ -1,5 +1,5 @@
-// Staircase SELL (004_… §4.3) on the CPU: row order, grouping and merging (Algorithm 3), the
-// slice layout, and the SpMV in the new numbering against the CSR reference.
+// Staircase SELL (Wikberg 2025, §4.3) on the CPU: row order, grouping and merging
+// (Algorithm 3), the slice layout, and the SpMV in the new numbering against the CSR reference.
 #include <gtest/gtest.h>
 
 #include <algorithm>
