@@ -14,11 +14,16 @@ namespace gpufem {
 class NcclCommunicator final : public Communicator {
 public:
     /// Joins every rank of mpi (a collective call); `device` is this rank's CUDA device (the
-    /// one its executors drive). Throws when gpufem was built without CUDA.
+    /// one its executors drive). NCCL's own joining runs on a thread, so the caller goes on
+    /// with other work; the first sum or exchange waits for it and throws if it failed.
+    /// Throws when gpufem was built without CUDA.
     NcclCommunicator(const MpiCommunicator& mpi, int device);
     ~NcclCommunicator() override;
     NcclCommunicator(const NcclCommunicator&) = delete;
     NcclCommunicator& operator=(const NcclCommunicator&) = delete;
+
+    /// Waits until NCCL has joined the ranks; throws NCCL's error if it could not.
+    void wait_joined() const;
 
     int rank() const override { return mpi_.rank(); }
     int size() const override { return mpi_.size(); }

@@ -321,9 +321,16 @@ std::filesystem::path vtu_temporary_path(const std::filesystem::path& path)
 std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& path, const Mesh& mesh,
                                                    int threads)
 {
+    return start_vtu_prewrite(path, [&mesh]() -> const Mesh& { return mesh; }, threads);
+}
+
+std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& path,
+                                                   std::function<const Mesh&()> make_mesh, int threads)
+{
     return std::make_unique<VtuLz4Prewrite>(
         vtu_temporary_path(path),
-        [&mesh] {
+        [make_mesh = std::move(make_mesh)] {
+            const Mesh& mesh = make_mesh();
             check_mesh(mesh);  // on this thread too: it scans every cell entry
             vtkSmartPointer<vtkUnstructuredGrid> grid = make_grid(mesh, {}, {});
             grid->Register(nullptr);  // the reference the prewrite takes over

@@ -76,4 +76,9 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
 std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& path, const Mesh& mesh,
                                                    int threads);
 
+/// The same with the mesh made on the prewrite's thread too: make_mesh runs there first and
+/// returns the mesh to write, which must then live, unchanged, until write_vtu finishes.
+std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& path,
+                                                   std::function<const Mesh&()> make_mesh, int threads);
+
 }  // namespace gpufem

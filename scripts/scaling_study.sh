@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The scaling study of gpufem run under mpirun, one rank per GPU, in one call on a machine with
-# one or more NVIDIA GPUs (docs/several_gpus.md):
+# one or more NVIDIA GPUs (docs/several_gpus.md); FORMAT picks the stored format (default csr):
 #   strong  a fixed Q1 cube (STRONG_H, default 0.0025: 64.5M unknowns) with CG + Jacobi on
 #           1, 2, 4, ... every GPU
 #   weak    Q1 cubes of about WEAK_PER_GPU unknowns per GPU (default 32e6) on 1, 2, 4, ...
@@ -26,7 +26,7 @@ run_case() {
   local start=$(date +%s.%N)
   timeout 580 /usr/bin/mpirun -np "$ranks" --oversubscribe --bind-to none -x LD_LIBRARY_PATH=$libs -x NCCL_NVLS_ENABLE=0 \
     /tmp/bundle/bin/gpufem run cases/benchmarks/bench_cube_4m.yaml --backend cuda -o /tmp/gpufem_runs/$name \
-    --set solver.preconditioner=jacobi --set format=csr --set mesh.size=$h "$@" > "$OUT/$name.log" 2>&1 ||
+    --set solver.preconditioner=jacobi --set format=${FORMAT:-csr} --set mesh.size=$h "$@" > "$OUT/$name.log" 2>&1 ||
     echo "$name: exit $? ($(tail -2 "$OUT/$name.log"))"
   echo "$name: prompt to prompt $(python3 -c "print(round($(date +%s.%N) - $start, 2))") s" >> "$OUT/prompt.txt"
   cp /tmp/gpufem_runs/$name/report.json "$OUT/$name.json" 2>/dev/null
@@ -42,7 +42,7 @@ weak_h() { python3 -c "print(1 / round(($1 * $2) ** (1 / 3) - 1))"; }
         run_case one_mpirun 1 "${STRONG_H:-0.0025}" --set output.write=false
         start=$(date +%s.%N)
         LD_LIBRARY_PATH=$libs /tmp/bundle/bin/gpufem run cases/benchmarks/bench_cube_4m.yaml --backend cuda -q \
-          -o /tmp/gpufem_runs/one_plain --set solver.preconditioner=jacobi --set format=csr --set mesh.size="${STRONG_H:-0.0025}" \
+          -o /tmp/gpufem_runs/one_plain --set solver.preconditioner=jacobi --set format=${FORMAT:-csr} --set mesh.size="${STRONG_H:-0.0025}" \
           --set output.write=false > "$OUT/one_plain.log" 2>&1 || echo "one_plain: exit $?"
         echo "one_plain: prompt to prompt $(python3 -c "print(round($(date +%s.%N) - $start, 2))") s" >> "$OUT/prompt.txt"
         cp /tmp/gpufem_runs/one_plain/report.json "$OUT/one_plain.json" 2>/dev/null ;;
@@ -61,7 +61,7 @@ weak_h() { python3 -c "print(1 / round(($1 * $2) ** (1 / 3) - 1))"; }
 import glob, json, os, sys
 cols = ['startup', 'mesh', 'partition', 'scatter', 'assembly', 'operator', 'solve', 'output']
 print(f"{'run':<14}{'ranks':>6}{'rows':>11}{'its':>6}" + ''.join(f"{c[:8]:>9}" for c in cols) +
-      f"{'us/it':>8}{'halo MB':>9}{'wall':>8}")
+      f"{'us/it':>8}{'spmv us':>8}{'halo MB':>9}{'wall':>8}")
 for f in sorted(glob.glob(os.path.join(sys.argv[1], '*.json'))):
     r = json.load(open(f)); t = r['times']; its = r['solver']['iterations']; par = r.get('parallel', {})
     phases = par.get('phases', {})
@@ -73,6 +73,6 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], '*.json'))):
     solve = slowest('solve')
     print(f"{os.path.basename(f)[:-5]:<14}{par.get('ranks', 1):>6}{r['matrix']['rows']:>11}{its:>6}" +
           ''.join(f"{slowest(c):>9.3f}" for c in cols) +
-          f"{1e6 * solve / max(its, 1):>8.1f}{par.get('halo_bytes_per_product', 0) / 1e6:>9.2f}{t['wall']:>8.2f}")
+          f"{1e6 * solve / max(its, 1):>8.1f}{1e6 * r.get('spmv', {}).get('median_seconds', 0):>8.1f}{par.get('halo_bytes_per_product', 0) / 1e6:>9.2f}{t['wall']:>8.2f}")
 PY
 } 2>&1 | tee "$OUT/log_scaling.txt"

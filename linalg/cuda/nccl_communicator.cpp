@@ -1,10 +1,14 @@
 #include "linalg/nccl_communicator.hpp"
 
+#include <chrono>
 #include <cstdlib>
+#include <exception>
+#include <future>
 #include <stdexcept>
 
 #include <cuda_runtime.h>
 #include <nccl.h>
+#include <spdlog/spdlog.h>
 
 #include "linalg/cuda/cuda_check.hpp"
 
@@ -79,9 +83,23 @@ private:
 
 }  // namespace
 
+/// The NCCL communicator, joined on a thread of its own: ncclCommInitRank takes most of a
+/// second on a node of several GPUs, which the rank spends making its part of the mesh
+/// meanwhile. The first use waits for it (and rethrows its failure).
 struct NcclCommunicator::Handle {
-    ncclComm_t comm = nullptr;
     int device = 0;
+    mutable std::shared_future<ncclComm_t> joining;
+
+    ncclComm_t comm() const { return joining.get(); }
+    ~Handle()
+    {
+        if (!joining.valid()) return;
+        try {
+            if (ncclComm_t c = joining.get()) ncclCommDestroy(c);
+        } catch (const std::exception&) {
+            // The join failed: there is nothing to destroy, and the failure was reported at first use.
+        }
+    }
 };
 
 NcclCommunicator::NcclCommunicator(const MpiCommunicator& mpi, int device)
@@ -95,13 +113,23 @@ NcclCommunicator::NcclCommunicator(const MpiCommunicator& mpi, int device)
     ncclUniqueId id{};
     if (mpi.rank() == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
     mpi.broadcast(&id, sizeof(id), 0);
-    GPUFEM_CUDA_CHECK(cudaSetDevice(device));
-    check(ncclCommInitRank(&handle_->comm, mpi.size(), id, mpi.rank()), "ncclCommInitRank");
+    const int ranks = mpi.size(), rank = mpi.rank();
+    handle_->joining = std::async(std::launch::async, [device, ranks, rank, id] {
+                           const auto start = std::chrono::steady_clock::now();
+                           GPUFEM_CUDA_CHECK(cudaSetDevice(device));
+                           ncclComm_t comm = nullptr;
+                           check(ncclCommInitRank(&comm, ranks, id, rank), "ncclCommInitRank");
+                           spdlog::info("NCCL, {} ranks, joined on a thread of its own in {:.3f} s", ranks,
+                                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+                           return comm;
+                       }).share();
 }
 
-NcclCommunicator::~NcclCommunicator()
+NcclCommunicator::~NcclCommunicator() = default;
+
+void NcclCommunicator::wait_joined() const
 {
-    if (handle_->comm) ncclCommDestroy(handle_->comm);
+    handle_->comm();
 }
 
 std::string NcclCommunicator::describe() const
@@ -113,7 +141,7 @@ void NcclCommunicator::all_reduce_sum(const Executor& exec, double* values, int 
 {
     if (!exec.is_cuda()) return mpi_.all_reduce_sum(exec, values, count);
     if (count <= 0) return;
-    check(ncclAllReduce(values, values, static_cast<std::size_t>(count), ncclDouble, ncclSum, handle_->comm,
+    check(ncclAllReduce(values, values, static_cast<std::size_t>(count), ncclDouble, ncclSum, handle_->comm(),
                         stream_of(exec, handle_->device)),
           "ncclAllReduce");
 }
@@ -122,13 +150,13 @@ void NcclCommunicator::exchange(const Executor& exec, std::span<const ExchangeMe
                                 std::span<const ExchangeMessage> receives) const
 {
     if (!exec.is_cuda()) return mpi_.exchange(exec, sends, receives);
-    queue_group(handle_->comm, stream_of(exec, handle_->device), sends, receives);
+    queue_group(handle_->comm(), stream_of(exec, handle_->device), sends, receives);
 }
 
 std::unique_ptr<OverlappedExchange> NcclCommunicator::overlapped_exchange(const ExecPtr& exec) const
 {
     if (!exec->is_cuda()) return mpi_.overlapped_exchange(exec);
-    return std::make_unique<NcclOverlappedExchange>(handle_->comm, stream_of(*exec, handle_->device));
+    return std::make_unique<NcclOverlappedExchange>(handle_->comm(), stream_of(*exec, handle_->device));
 }
 
 }  // namespace gpufem

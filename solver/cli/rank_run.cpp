@@ -64,14 +64,12 @@ int on_rank_group(const CaseSpec& spec, const MpiCommunicator& world, CommandCon
 {
     try {
         const ExecPtr exec = rank_executor(spec, world, context.threads);
+        spdlog::info("rank on {} {:.3f} s after the command began", exec->device_name(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - context.started).count());
         std::unique_ptr<NcclCommunicator> nccl;
-        if (exec->is_cuda() && nccl_wanted()) {
-            const auto start = std::chrono::steady_clock::now();
-            nccl = std::make_unique<NcclCommunicator>(world, exec->device_id());
-            spdlog::info("{} joined ({:.3f} s)", nccl->describe(),
-                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        }
-        const RankGroup group{world, nccl ? static_cast<const Communicator&>(*nccl) : world, exec};
+        if (exec->is_cuda() && nccl_wanted()) nccl = std::make_unique<NcclCommunicator>(world, exec->device_id());
+        const RankGroup group{world, nccl ? static_cast<const Communicator&>(*nccl) : world, exec,
+                              world.node_size()};
         return body(spec, group);
     } catch (const StoppedOnEveryRank& e) {
         if (e.here()) std::cerr << "gpufem: error: " << e.what() << "\n";

@@ -6,6 +6,7 @@
 #include <exception>
 #include <numeric>
 #include <span>
+#include <thread>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -228,17 +229,60 @@ HostVector<double> values_with_ghosts(const DistributedSystem<V>& system, const 
     return out;
 }
 
-/// The rank's piece: its own cells with u (and, with an exact solution, u_exact and the
-/// error, evaluated on the executor) and the rank as a cell field, written to result_<rank>.vtu
-/// (staged) unless the case writes no solution. Returns the piece's fields and error norms
-/// (their squares summed over ranks by the caller); nothing when there is nothing to write or
-/// measure.
+/// The rank's piece of result.pvtu: its own cells cut from the part and, on a CUDA rank writing
+/// LZ4, their mesh written by the host's idle threads while the device assembles and solves
+/// (on four H200s with 64M unknowns per rank, writing the pieces afterwards took longer than
+/// the solve).
+class PieceOutput {
+public:
+    /// Starts the prewrite where it applies; the part must outlive this.
+    PieceOutput(const CaseSpec& spec, const PartPayload& part, const RankGroup& group, StagedOutputs& outputs)
+        : part_(part), compression_(spec.output.compression)
+    {
+        if (!spec.output.write_solution) return;
+        file_ = outputs.stage(piece_file_name(group.host.rank()));
+        if (!group.exec->is_cuda() || compression_ != VtuCompression::lz4) return;
+        const int cores = static_cast<int>(std::thread::hardware_concurrency());
+        const int threads = std::max(1, 3 * cores / 4 / std::max(1, group.ranks_on_node));
+        prewrite_ = start_vtu_prewrite(
+            file_, [this]() -> const Mesh& { return (piece_ = own_piece(part_.part)).mesh; }, threads);
+    }
+
+    /// The piece (once the prewrite's thread has cut it; rethrows that thread's failure).
+    const OwnPiece& piece()
+    {
+        if (prewrite_) prewrite_->grid();
+        else if (!cut_) piece_ = own_piece(part_.part);
+        cut_ = true;
+        return piece_;
+    }
+
+    /// Writes the piece with its fields (to the staged file; no file when the case writes no solution).
+    void write(const SolutionOutput& fields)
+    {
+        if (file_.empty()) return;
+        write_vtu(file_, piece().mesh, fields.point_fields, fields.cell_fields, compression_, {}, prewrite_.get());
+    }
+
+private:
+    const PartPayload& part_;
+    VtuCompression compression_;
+    std::filesystem::path file_;  ///< the staged piece; empty when the case writes no solution
+    OwnPiece piece_;
+    bool cut_ = false;
+    std::unique_ptr<VtuLz4Prewrite> prewrite_;
+};
+
+/// The rank's piece's fields: u (and, with an exact solution, u_exact and the error, evaluated
+/// on the executor) and the rank as a cell field, written to result_<rank>.vtu (staged) unless
+/// the case writes no solution. Returns the fields and error norms (their squares summed over
+/// ranks by the caller); nothing when there is nothing to write or measure.
 SolutionOutput write_piece(const CaseSpec& spec, const PartPayload& part, const RankGroup& group,
-                           const HostVector<double>& local, StagedOutputs& outputs)
+                           const HostVector<double>& local, PieceOutput& output)
 {
     const bool exact = !spec.problem.exact.empty();
     if (!spec.output.write_solution && !exact) return {};
-    const OwnPiece piece = own_piece(part.part);
+    const OwnPiece& piece = output.piece();
     HostVector<double> u(piece.nodes.size());
 #pragma omp parallel for schedule(static)
     for (std::size_t k = 0; k < u.size(); ++k) u[k] = local[static_cast<std::size_t>(piece.nodes[k])];
@@ -252,9 +296,7 @@ SolutionOutput write_piece(const CaseSpec& spec, const PartPayload& part, const 
         out.point_fields.push_back({"u", std::move(u)});
     HostVector<double> rank(static_cast<std::size_t>(part.part.own_cells), static_cast<double>(group.host.rank()));
     out.cell_fields.emplace_back("rank", std::move(rank));
-    if (spec.output.write_solution)
-        write_vtu(outputs.stage(piece_file_name(group.host.rank())), piece.mesh, out.point_fields,
-                  out.cell_fields, spec.output.compression);
+    output.write(out);
     return out;
 }
 
@@ -289,6 +331,8 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     phases.startup = seconds_since(options.started);
     std::optional<WholeMeshFacts> whole;
     const PartPayload part = obtain_part(spec, group, whole, phases);
+    StagedOutputs pieces(output_folder(spec, options));
+    PieceOutput piece_output(spec, part, group, pieces);
     DistributedSystem<V> system = build_distributed_system<V>(group.exec, part, spec, group.device);
     phases.assembly = system.assembly_times.total();
     phases.operator_build = system.operator_seconds;
@@ -297,8 +341,7 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     const auto start = clock_type::now();
     const HostVector<double> local = values_with_ghosts(system, part, group, x);
     const double gathered = seconds_since(start);
-    StagedOutputs pieces(output_folder(spec, options));
-    const SolutionOutput piece = write_piece(spec, part, group, local, pieces);
+    const SolutionOutput piece = write_piece(spec, part, group, local, piece_output);
     phases.output = seconds_since(start);
     spdlog::info("output of the part: u with its ghosts on the host {:.3f} s, the piece {:.3f} s", gathered,
                  phases.output - gathered);

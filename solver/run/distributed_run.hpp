@@ -32,6 +32,7 @@ struct RankGroup {
     const Communicator& host;
     const Communicator& device;
     ExecPtr exec;
+    int ranks_on_node = 1;  ///< the ranks sharing this rank's host (and its cores)
 };
 
 /// Throws std::invalid_argument naming the key when the case asks for what a run across

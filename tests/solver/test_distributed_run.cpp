@@ -4,6 +4,7 @@
 // one-rank solution (1e-10 relative, compared
 // point by point through the .pvtu read back by VTK) within one iteration; a case a run
 // across ranks cannot do yet is refused on every rank; a rank that fails stops them all.
+// With a CUDA device, ranks on the devices give the CPU's one-rank solution too.
 #include <cmath>
 #include <map>
 #include <random>
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <vtkXMLPUnstructuredGridReader.h>
 
+#include "gpu_test.hpp"
 #include "random_values.hpp"
 #include "region_cases.hpp"
 #include "run_gpufem.hpp"
@@ -165,6 +167,19 @@ TEST(DistributedRun, EachAssembledFormatStoresTheLocalBlock)
     for (const std::string format : {"csr", "ell", "ellr", "sellp", "staircase", "bdia"})
         check_against_one_rank({"tets_p1_" + format, "{shape: unit_cube, elements: tetrahedron, size: 0.15}", 1},
                                "boundary", "--set format=" + format, {3});
+}
+
+TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
+{
+    GPUFEM_REQUIRE_GPU();
+    // On the devices each rank's piece is written by host threads during the solve; the
+    // pieces must still hold the one-rank (CPU) solution at every point, every cell once.
+    check_against_one_rank({"hexes_p2_cuda", "{shape: unit_cube, size: 0.1}", 2}, "boundary", "--backend cuda",
+                           {2, 4});
+    TempDir geo;
+    geo.write("prisms.geo", cube_prisms(4));
+    check_against_one_rank({"prisms_p1_cuda", "{geo: " + (geo.path() / "prisms.geo").string() + "}", 1}, "top",
+                           "--backend cuda", {3});
 }
 
 TEST(DistributedRun, TheReferenceVariantToo)
