@@ -21,14 +21,17 @@ namespace gpufem {
 namespace {
 
 /// The rank's executor: GPU node_rank modulo the node's GPUs when the case runs on CUDA, else
-/// the host with its cores shared among the node's ranks.
+/// the host. Either way the host's cores are shared among the node's ranks (unless -j says
+/// otherwise): each rank's host work (its part of the mesh, its piece of the output, the
+/// staged copies) on every core of the node would oversubscribe them as many times as there
+/// are ranks.
 ExecPtr rank_executor(const CaseSpec& spec, const MpiCommunicator& world, int threads)
 {
-    if (uses_cuda(spec.backend)) return Executor::create_cuda(world.node_rank() % Executor::cuda_device_count());
     if (threads == 0) {
         const int cores = static_cast<int>(std::thread::hardware_concurrency());
         set_host_threads(std::max(1, cores / std::max(1, world.node_size())));
     }
+    if (uses_cuda(spec.backend)) return Executor::create_cuda(world.node_rank() % Executor::cuda_device_count());
     return make_executor(spec.backend);  // throws for backend cuda without a device
 }
 
