@@ -230,9 +230,8 @@ HostVector<double> values_with_ghosts(const DistributedSystem<V>& system, const 
 }
 
 /// The rank's piece of result.pvtu: its own cells cut from the part and, on a CUDA rank writing
-/// LZ4, their mesh written by the host's idle threads while the device assembles and solves
-/// (on four H200s with 64M unknowns per rank, writing the pieces afterwards took longer than
-/// the solve).
+/// LZ4, their mesh written by the host's idle threads while the device solves (on four H200s
+/// with 64M unknowns per rank, writing the pieces afterwards took longer than the solve).
 class PieceOutput {
 public:
     /// Starts the prewrite where it applies; the part must outlive this.
@@ -331,11 +330,13 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     phases.startup = seconds_since(options.started);
     std::optional<WholeMeshFacts> whole;
     const PartPayload part = obtain_part(spec, group, whole, phases);
-    StagedOutputs pieces(output_folder(spec, options));
-    PieceOutput piece_output(spec, part, group, pieces);
     DistributedSystem<V> system = build_distributed_system<V>(group.exec, part, spec, group.device);
     phases.assembly = system.assembly_times.total();
     phases.operator_build = system.operator_seconds;
+    // The piece's mesh is written while the devices solve (the host is idle then; earlier its
+    // threads slowed the rank's own host work down).
+    StagedOutputs pieces(output_folder(spec, options));
+    PieceOutput piece_output(spec, part, group, pieces);
     Array<V> x;
     account.record.solve = solve_across_ranks(spec, system, group, x, phases);
     const auto start = clock_type::now();
