@@ -1,4 +1,5 @@
 #include "linalg/executor.hpp"
+#include "linalg/device_preparation.hpp"
 #include "linalg/host_threads.hpp"
 
 #include <algorithm>
@@ -69,6 +70,14 @@ std::shared_ptr<const Executor> Executor::create_cuda(int device)
 }
 
 bool Executor::cuda_built() { return cuda::is_built(); }
+
+void prepare_cuda_device(int device)
+{
+    const int cuda_device_count = Executor::cuda_device_count();
+    if (device < 0 || device >= cuda_device_count) return;
+    cuda::unusable_reason(device);  // the context, and the verdict create_cuda reads back
+    cuda::prepare_host_copies(device);
+}
 
 int Executor::cuda_device_count()
 {

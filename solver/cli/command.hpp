@@ -4,6 +4,7 @@
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct CommandContext {
     std::vector<std::string> backend_names;  ///< auto, cpu, cuda
     std::string backend;                     ///< --backend ("": the case's)
     int threads = 0;                         ///< --threads (0: the default)
+    std::shared_future<void> rank_device;    ///< a rank's GPU being prepared (prepare_rank_device)
 };
 
 /// A registered command: its CLI11 subcommand and what runs it once parsed (returns the exit
@@ -57,6 +59,12 @@ struct RankRunArguments {
 
 /// Whether this process is one of several ranks (started by mpirun or srun with more than one).
 bool several_ranks();
+
+/// Called before MPI starts in a process the launcher started: prepares, on a thread, the GPU
+/// that a CUDA run of this rank will drive (its number on the node, from the launcher's
+/// environment, modulo the node's GPUs), so that the CUDA context is made while MPI starts.
+/// Empty when the launcher does not say the node rank or CUDA has no device.
+std::shared_future<void> prepare_rank_device();
 
 struct RankGroup;  // solver/run/distributed_run.hpp
 

@@ -43,7 +43,10 @@ int main(int argc, char** argv)
     if (argc == 2 && std::string(argv[1]) == mesh_worker_argument) return run_mesh_worker();
     // One rank of several (mpirun, srun): MPI for the process's lifetime.
     std::optional<MpiSession> mpi;
-    if (launched_by_mpi()) mpi.emplace(argc, argv);
+    if (launched_by_mpi()) {
+        context.rank_device = prepare_rank_device();
+        mpi.emplace(argc, argv);
+    }
     install_interrupt_cleanup();
     set_mesh_worker(mesh_worker_program());
     CLI::App app{"gpufem: finite-element Poisson solver for NVIDIA GPUs (CPU fallback).\n"

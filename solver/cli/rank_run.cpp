@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <thread>
 
 #include <spdlog/spdlog.h>
 
+#include "linalg/device_preparation.hpp"
 #include "linalg/host_threads.hpp"
 #include "linalg/mpi_communicator.hpp"
 #include "linalg/nccl_communicator.hpp"
@@ -25,8 +27,10 @@ namespace {
 /// otherwise): each rank's host work (its part of the mesh, its piece of the output, the
 /// staged copies) on every core of the node would oversubscribe them as many times as there
 /// are ranks.
-ExecPtr rank_executor(const CaseSpec& spec, const MpiCommunicator& world, int threads)
+ExecPtr rank_executor(const CaseSpec& spec, const MpiCommunicator& world, int threads,
+                      const std::shared_future<void>& prepared)
 {
+    if (prepared.valid()) prepared.wait();
     if (threads == 0) {
         const int cores = static_cast<int>(std::thread::hardware_concurrency());
         set_host_threads(std::max(1, cores / std::max(1, world.node_size())));
@@ -66,7 +70,7 @@ std::optional<CaseSpec> read_case(const RankRunArguments& args, const MpiCommuni
 int on_rank_group(const CaseSpec& spec, const MpiCommunicator& world, CommandContext& context, const RankBody& body)
 {
     try {
-        const ExecPtr exec = rank_executor(spec, world, context.threads);
+        const ExecPtr exec = rank_executor(spec, world, context.threads, context.rank_device);
         spdlog::info("rank on {} {:.3f} s after the command began", exec->device_name(),
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - context.started).count());
         std::unique_ptr<NcclCommunicator> nccl;
@@ -105,6 +109,21 @@ int run_as_rank(const RankRunArguments& args, CommandContext& context)
         if (group.host.rank() == 0) std::cout << make_summary(spec, record);
         return record.solve.converged() ? exit_ok : exit_not_converged;
     });
+}
+
+std::shared_future<void> prepare_rank_device()
+{
+    // Open MPI, MPICH and Intel MPI, Slurm.
+    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"}) {
+        const char* value = std::getenv(name);
+        if (!value) continue;
+        const int node_rank = std::atoi(value);
+        return std::async(std::launch::async, [node_rank] {
+                   const int devices = Executor::cuda_device_count();
+                   if (devices > 0) prepare_cuda_device(node_rank % devices);
+               }).share();
+    }
+    return {};
 }
 
 bool several_ranks()
