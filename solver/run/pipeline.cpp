@@ -125,7 +125,7 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec)
                      "sandbox; the script may run programs and read, write and delete files",
                      spec.mesh.path);
     const auto start = clock_type::now();
-    CaseMesh out{Mesh{}, nullptr, 0.0};
+    CaseMesh out;
     {
         const ProgressLine line("mesh", [] { return ProgressStatus{-1, -1, "Gmsh, extraction, refinement"}; });
         MeshCacheStatus cache;
