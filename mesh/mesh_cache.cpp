@@ -1,5 +1,6 @@
 #include "mesh/mesh_cache.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -7,7 +8,6 @@
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <random>
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -113,11 +113,12 @@ Mesh mesh_of_payload(const char* payload, std::size_t bytes)
     return mesh;
 }
 
-/// A temporary name beside `file`, unique to this process and call.
+/// A temporary name beside `file`, unique to this process and call (several processes may
+/// store the same mesh at once: each renames its own complete file).
 fs::path temporary_name(const fs::path& file)
 {
-    static std::mt19937_64 random{std::random_device{}()};
-    return fs::path(file.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(random() % 1000000007));
+    static std::atomic<unsigned> calls{0};
+    return fs::path(file.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(calls++));
 }
 
 /// Writes the cache file's bytes to `out`: the header, the payload and its checksum.

@@ -11,6 +11,11 @@
 // header's.
 const char* GetGmshVersion();
 
+// The gpufem version CMake configured (from git), for the key.
+#ifndef GPUFEM_CONFIGURED_VERSION
+#define GPUFEM_CONFIGURED_VERSION "unknown"
+#endif
+
 namespace gpufem {
 namespace {
 
@@ -58,7 +63,7 @@ std::string outside_input_used(const std::string& text)
     return "";
 }
 
-/// The key's inputs as text: the format, Gmsh's version, the files' digests and the spec's
+/// The key's inputs as text: the format, gpufem's and Gmsh's versions, the files' digests and the spec's
 /// fields that reach the mesh worker and can change the mesh.
 std::string key_material(const MeshSpec& spec, const Sha256Digest& mesh_file,
                          const std::optional<Sha256Digest>& options_file)
@@ -66,6 +71,7 @@ std::string key_material(const MeshSpec& spec, const Sha256Digest& mesh_file,
     std::ostringstream text;
     text.precision(17);
     text << "gpufem mesh cache format " << mesh_cache_format_version << "\n"
+         << "gpufem " << GPUFEM_CONFIGURED_VERSION << "\n"
          << "Gmsh " << gmsh_library_version() << "\n"
          << "kind " << (spec.kind == MeshSpec::Kind::geo ? "geo" : "file") << "\n"
          << "mesh file sha256 " << hex_digest(mesh_file) << "\n"
@@ -105,8 +111,8 @@ std::string gmsh_library_version() { return GetGmshVersion(); }
 
 MeshCacheLookup mesh_cache_key(const MeshSpec& spec)
 {
-    if (!spec.cache) return {std::nullopt, "mesh.cache: false"};
     if (spec.kind == MeshSpec::Kind::shape) return {std::nullopt, "a built-in shape has no mesh file to keep a cache beside"};
+    if (!spec.cache) return {std::nullopt, "mesh.cache: false"};
     if (spec.allow_commands)
         return {std::nullopt, "mesh.allow_commands: true lets the script read any file and run programs, which no cache key covers"};
     std::string script, options;

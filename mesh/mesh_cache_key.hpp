@@ -1,7 +1,7 @@
 #pragma once
 // The key of a mesh in the mesh cache (mesh_cache.hpp): a SHA-256 over everything Gmsh's part
-// of loading the mesh depends on. That is the cache's format version, the Gmsh library's
-// version, the mesh file's bytes, its sidecar FILE.opt's bytes (Gmsh merges it after the file;
+// of loading the mesh depends on. That is the cache's format version, gpufem's version (as
+// configured), the Gmsh library's version, the mesh file's bytes, its sidecar FILE.opt's bytes (Gmsh merges it after the file;
 // the sandboxed mesh worker reads exactly these two files: worker_inputs.hpp) and every field
 // of the MeshSpec that reaches the worker and can change the mesh. Not the path (a cache file
 // lies beside its mesh file) and not the time limits (they stop a run, never change a mesh).

@@ -1,11 +1,13 @@
 // The mesh cache: Gmsh's part of a mesh from a .geo or .msh file stored beside it, loaded
 // again while nothing it depends on changed (no Gmsh, no worker), made again on any change,
 // and never trusted when its file fails a check.
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -171,6 +173,7 @@ TEST(MeshCache, AHitStartsNoWorker)
     prestart_mesh_worker(spec);
     MeshCacheStatus status;
     const Mesh cached = load_mesh_isolated(spec, nullptr, &status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // time for a started worker's mark
     set_mesh_worker("");
     EXPECT_EQ(status.describe(), "hit");
     EXPECT_FALSE(fs::exists(mark)) << "a worker was started";
