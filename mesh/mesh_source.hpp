@@ -27,9 +27,15 @@ struct MeshSpec {
                                ///< worker: it is ended after that, and the run fails)
     double script_time_limit = 60;  ///< geo only: seconds Gmsh may take to evaluate the script
                                     ///< (before meshing; a loop ends there), within time_limit
-    /// Threads of Gmsh's meshing (HXT's volumes): 1 (default) makes the same mesh every run;
-    /// more (0: the host's) are faster on large volumes but HXT's mesh then varies.
+    /// Threads of Gmsh's meshing (HXT's volumes): 1 makes the same mesh every run; more (0:
+    /// the host's) are faster on large volumes but HXT's mesh then varies from run to run. 1
+    /// here, for callers without the cache; a case's mesh.gmsh_threads defaults to 0, its
+    /// cache keeping reruns identical.
     int gmsh_threads = 1;
+    /// files and .geo files: keep Gmsh's part of the mesh in a cache file beside the mesh file
+    /// and load it from there while nothing it depends on changed (mesh_cache.hpp). Off here;
+    /// a case's mesh.cache defaults to true.
+    bool cache = false;
     int degree = 1;          ///< element order 1..4 (the nodes are the unknowns): numbered by
                              ///< gpufem from the mesh's topology and placed by each cell's
                              ///< geometric map (mesh_refinement.hpp)

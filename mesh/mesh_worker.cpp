@@ -11,7 +11,6 @@
 #include <optional>
 #include <sstream>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,6 +26,8 @@
 #include "linalg/host_memory.hpp"
 #include "linalg/host_threads.hpp"
 #include "mesh/gmsh_session.hpp"
+#include "mesh/mesh_cache.hpp"
+#include "mesh/mesh_serialisation.hpp"
 #include "mesh/worker_inputs.hpp"
 #include "mesh/worker_sandbox.hpp"
 
@@ -104,72 +105,6 @@ private:
     bool script_deadline_ = false;
 };
 
-/// Collects bytes instead of writing them (a request kept to compare with a later one).
-struct ByteSink {
-    std::string bytes;
-    void write_bytes(const void* data, std::size_t count) { bytes.append(static_cast<const char*>(data), count); }
-};
-
-/// Writes values to a channel (a Channel or a ByteSink): the sending side of the transfer_*
-/// functions.
-template <typename Out>
-struct Sender {
-    Out& channel;
-    template <typename T>
-    void value(const T& v)
-    {
-        static_assert(std::is_trivially_copyable_v<T>);
-        channel.write_bytes(&v, sizeof(T));
-    }
-    template <typename List>
-    void count(const List& list)
-    {
-        value(static_cast<std::uint64_t>(list.size()));
-    }
-    /// A string or array: its length, then its bytes.
-    template <typename Vector>
-    void array(const Vector& v)
-    {
-        count(v);
-        channel.write_bytes(v.data(), v.size() * sizeof(v[0]));
-    }
-    void text(const std::string& v) { array(v); }
-};
-
-/// Reads values from a channel: the receiving side of the transfer_* functions.
-struct Receiver {
-    Channel& channel;
-    template <typename T>
-    void value(T& v)
-    {
-        static_assert(std::is_trivially_copyable_v<T>);
-        channel.read_bytes(&v, sizeof(T));
-    }
-    template <typename List>
-    void count(List& list)
-    {
-        std::uint64_t size = 0;
-        value(size);
-        list.resize(size);
-    }
-    template <typename Vector>
-    void array(Vector& v)
-    {
-        count(v);
-        channel.read_bytes(v.data(), v.size() * sizeof(v[0]));
-    }
-    void text(std::string& v) { array(v); }
-};
-
-/// The fields of a physical group, in one order for both sides.
-template <typename Io, typename Group>
-void transfer_group(Io& io, Group& group)
-{
-    io.text(group.name);
-    io.value(group.dim);
-    io.value(group.tag);
-}
-
 /// The request: the mesh source and the worker's thread count.
 template <typename Io, typename Spec, typename Threads>
 void transfer_spec(Io& io, Spec& spec, Threads& threads)
@@ -186,38 +121,6 @@ void transfer_spec(Io& io, Spec& spec, Threads& threads)
     io.value(spec.gmsh_nodes);
     io.value(spec.gmsh_threads);
     io.value(threads);
-}
-
-/// The mesh, every field, in one order for both sides (Mesh or const Mesh).
-template <typename Io, typename MeshT>
-void transfer_mesh(Io& io, MeshT& mesh)
-{
-    io.value(mesh.dim);
-    io.value(mesh.cell_type);
-    io.value(mesh.degree);
-    io.value(mesh.nodes_per_cell);
-    io.array(mesh.coordinates);
-    io.array(mesh.cells);
-    io.array(mesh.cell_types);
-    io.array(mesh.cell_group);
-    io.count(mesh.subdomains);
-    for (auto& group : mesh.subdomains) transfer_group(io, group);
-    io.count(mesh.boundaries);
-    for (auto& facets : mesh.boundaries) {
-        transfer_group(io, facets.group);
-        io.value(facets.type);
-        io.value(facets.degree);
-        io.value(facets.nodes_per_facet);
-        io.value(facets.mixed_triangles);
-        io.array(facets.connectivity);
-    }
-    io.count(mesh.ignored_boundaries);
-    for (auto& ignored : mesh.ignored_boundaries) {
-        io.text(ignored.name);
-        io.text(ignored.reason);
-    }
-    io.text(mesh.source);
-    io.value(mesh.build_times);
 }
 
 /// A file descriptor closed on scope exit.
@@ -518,6 +421,7 @@ void prestart_mesh_worker(const MeshSpec& spec)
 {
     const std::lock_guard lock(worker_mutex);
     if (worker_executable.empty() || !mesh_needs_gmsh(spec) || prestarted_worker) return;
+    if (mesh_cache_file_present(spec)) return;  // a hit needs no worker; a refused file's load starts one
     try {
         prestarted_worker.emplace(start_worker(worker_executable, request_bytes(spec, host_threads())));
     } catch (const MeshSourceError&) {
@@ -533,15 +437,21 @@ void set_mesh_worker(const std::string& executable)
     if (prestarted_worker && prestarted_worker->executable != executable) ended.swap(prestarted_worker);
 }
 
-Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device)
+Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device, MeshCacheStatus* cache)
 {
     std::string executable;
     {
         const std::lock_guard lock(worker_mutex);
         executable = worker_executable;
     }
-    if (executable.empty() || !mesh_needs_gmsh(spec)) return load_mesh(spec, device);
-    return finish_gmsh_mesh(load_mesh_in_worker(spec, executable, host_threads()), spec, device);
+    if (!mesh_needs_gmsh(spec)) {
+        if (cache) *cache = {MeshCacheStatus::Outcome::off, "", "a built-in shape", ""};
+        return load_mesh(spec, device);
+    }
+    Mesh coarse = cached_gmsh_mesh(spec, [&] {
+        return executable.empty() ? load_gmsh_mesh(spec) : load_mesh_in_worker(spec, executable, host_threads());
+    }, cache);
+    return finish_gmsh_mesh(std::move(coarse), spec, device);
 }
 
 Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads)

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "mesh/mesh.hpp"
+#include "mesh/mesh_cache.hpp"
 #include "mesh/mesh_source.hpp"
 
 namespace gpufem {
@@ -31,7 +32,8 @@ inline constexpr const char* mesh_worker_argument = "--mesh-worker";
 void set_mesh_worker(const std::string& executable);
 
 /// Starts meshing spec in a worker now, for a later load_mesh_isolated of the same spec, when
-/// that will need one (a worker is set and the mesh goes through Gmsh): the worker's start
+/// that will need one (a worker is set, the mesh goes through Gmsh and has no cache file):
+/// the worker's start
 /// (mostly loading Gmsh's libraries, ~0.1 s) and Gmsh's meshing overlap the caller's own
 /// start-up (e.g. creating the CUDA context). The next load of that spec (with the host's
 /// threads) takes its reply; a load of another spec ends it and starts its own, as does
@@ -41,8 +43,11 @@ void prestart_mesh_worker(const MeshSpec& spec);
 
 /// load_mesh(spec, device): the Gmsh part (load_gmsh_mesh) in a worker (with the host's
 /// threads) when one is set and the mesh goes through Gmsh (mesh_needs_gmsh), the rest
-/// (finish_gmsh_mesh: refinement and node numbering on `device`) in this process.
-Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device = nullptr);
+/// (finish_gmsh_mesh: refinement and node numbering on `device`) in this process. With
+/// spec.cache, the Gmsh part comes from its cache file when that matches, and no worker is
+/// started; else it is stored there (mesh_cache.hpp). `cache`, when given, gets what the
+/// cache did.
+Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device = nullptr, MeshCacheStatus* cache = nullptr);
 
 /// Loads the Gmsh part of the mesh of `spec` (load_gmsh_mesh) in a worker started from
 /// `executable` (an absolute path, normally /proc/self/exe) with `threads` host threads for

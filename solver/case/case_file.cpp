@@ -39,7 +39,8 @@ constexpr std::string_view auto_booleans[] = {"auto", "true", "false"};
 constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
                                           "elements", "size", "refine",
                                           "size_scales_with_degree", "allow_commands",
-                                          "time_limit", "script_time_limit", "geometry_order", "gmsh_threads"};
+                                          "time_limit", "script_time_limit", "geometry_order", "gmsh_threads",
+                                          "cache"};
 constexpr std::string_view matrix_keys[] = {"file", "rhs"};
 constexpr std::string_view booleans[] = {"true", "false"};
 constexpr std::string_view mesh_sources[] = {"file", "geo", "shape"};
@@ -257,6 +258,7 @@ void read_gmsh_options(const CaseReader& reader, const std::vector<CaseValue>& e
         mesh.script_time_limit = read_seconds(reader, *limit);
         resolved["script_time_limit"] = mesh.script_time_limit;
     }
+    if (mesh_needs_gmsh(mesh)) mesh.gmsh_threads = 0;  // all of the host's: the cache keeps reruns identical
     if (const CaseValue* threads = find_entry(entries, "gmsh_threads")) {
         if (!mesh_needs_gmsh(mesh)) reader.fail(*threads, "only valid with meshes from Gmsh (file, geo, shape: disk)");
         mesh.gmsh_threads = reader.to_int(*threads, 0);
@@ -269,6 +271,19 @@ void read_gmsh_options(const CaseReader& reader, const std::vector<CaseValue>& e
         mesh.geometry_order = reader.to_int(*order, 1);
         if (mesh.geometry_order > 4) reader.fail(*order, "expected an integer from 1 to 4");
         resolved["geometry_order"] = mesh.geometry_order;
+    }
+}
+
+/// mesh.cache: whether Gmsh's mesh of a file or .geo file is kept in the mesh cache (default
+/// true; built-in shapes are never cached, so the key changes nothing there).
+void read_mesh_cache(const CaseReader& reader, const std::vector<CaseValue>& entries, MeshSpec& mesh,
+                     json& resolved)
+{
+    mesh.cache = mesh.kind != MeshSpec::Kind::shape;
+    if (const CaseValue* flag = find_entry(entries, "cache")) {
+        const bool wanted = reader.to_choice(*flag, booleans) == "true";
+        mesh.cache = wanted && mesh.kind != MeshSpec::Kind::shape;
+        resolved["cache"] = wanted;
     }
 }
 
@@ -292,6 +307,7 @@ MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::
         scales = reader.to_choice(*flag, booleans) == "true";
     }
     read_gmsh_options(reader, entries, mesh, resolved);
+    read_mesh_cache(reader, entries, mesh, resolved);
     if (mesh.kind == MeshSpec::Kind::shape) {
         resolved["elements"] = mesh.elements;
     }

@@ -107,8 +107,8 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            file's folder; the file must exist
   geo: PATH                (string) a Gmsh .geo file, meshed by Gmsh; same path rules as file.
                            Volumes are meshed with Gmsh's HXT algorithm unless the file sets
-                           Mesh.Algorithm3D, on mesh.gmsh_threads threads (1: the same mesh
-                           every run)
+                           Mesh.Algorithm3D, on mesh.gmsh_threads threads (default all of
+                           the host's; 1: the same mesh every run)
   shape: NAME              (string) a built-in shape: unit_square | unit_cube | l_shape | disk
                            (unit_cube is 3D, the others 2D). gpufem generates unit_square,
                            unit_cube and l_shape itself: a grid of n = ceil(1/size) boxes per
@@ -137,10 +137,18 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            their maps place every node gpufem adds (refinement, degree)
   size_scales_with_degree: false  (boolean, geo and shape only) use size * degree as the element
                            size, so that a degree sweep keeps the number of unknowns about fixed
-  gmsh_threads: 1          (integer >= 0, Gmsh meshes only) threads Gmsh meshes on (.geo
-                           volumes: its HXT algorithm): 1 makes the same mesh every run; more
-                           (0: all of the host's) mesh large volumes faster, but HXT's mesh
-                           then varies by a few cells from run to run
+  gmsh_threads: 0          (integer >= 0, Gmsh meshes only) threads Gmsh meshes on (.geo
+                           volumes: its HXT algorithm); 0: all of the host's, fastest on large
+                           volumes, but a fresh HXT mesh then varies by a few cells from run to
+                           run (the mesh cache keeps reruns identical); 1 makes the same mesh
+                           every run, bit for bit
+  cache: true              (boolean; file and geo) keep Gmsh's mesh in .gpufem-cache/ beside the
+                           mesh file and load it from there on the next run, skipping Gmsh,
+                           while the file, its FILE.opt, Gmsh's version and the options that
+                           reach Gmsh (size, refine, degree, geometry_order, gmsh_threads) are
+                           unchanged; a damaged or mismatching cache file is refused with a
+                           warning and made again. false (or `gpufem run --no-mesh-cache`):
+                           neither read nor write it. Built-in shapes are never cached
   time_limit: 1800         (seconds > 0) how long Gmsh may read, mesh and refine (files, .geo
                            files, the disk): it runs in a separate process, ended after that
   script_time_limit: 60    (seconds > 0, geo only) how long Gmsh may evaluate the .geo script

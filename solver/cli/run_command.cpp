@@ -25,6 +25,7 @@ struct RunArguments {
     bool quiet = false;
     bool dry_run = false;
     bool no_memory_check = false;
+    bool no_mesh_cache = false;
     std::string export_matrix;
 };
 
@@ -52,6 +53,15 @@ int dry_run(const CaseSpec& spec)
     return exit_ok;
 }
 
+/// The case keys the arguments set: --set's, then mesh.cache=false for --no-mesh-cache (last,
+/// so that the flag wins).
+std::vector<std::string> case_overrides(const RunArguments& args)
+{
+    std::vector<std::string> overrides = args.overrides;
+    if (args.no_mesh_cache) overrides.push_back("mesh.cache=false");
+    return overrides;
+}
+
 /// The case (or its sweep) run with the parsed arguments.
 int run(const RunArguments& args, CommandContext& context)
 {
@@ -59,10 +69,11 @@ int run(const RunArguments& args, CommandContext& context)
     spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug: the debug lines too
     if (args.quiet) spdlog::set_level(spdlog::level::warn);
     set_progress_settings(terminal_progress_settings(args.quiet));
+    const std::vector<std::string> overrides = case_overrides(args);
     if (several_ranks() && !args.dry_run)
-        return run_as_rank({args.case_file, args.overrides, args.output_dir, args.export_matrix}, context);
+        return run_as_rank({args.case_file, overrides, args.output_dir, args.export_matrix}, context);
     return run_reporting_errors([&]() -> int {
-        const CaseSpec spec = parse_with_backend(args.case_file, args.overrides, context.backend);
+        const CaseSpec spec = parse_with_backend(args.case_file, overrides, context.backend);
         if (solves_on_cpu(spec)) ensure_passive_thread_wait(context.argv);
         RunOptions options;
         options.output_dir = args.output_dir;
@@ -113,6 +124,9 @@ Command add_run_command(CLI::App& app, CommandContext& context)
                         "Market into this folder");
     run_app->add_flag("--no-memory-check", args->no_memory_check,
                       "Run even when the memory estimate exceeds the free memory (warn only)");
+    run_app->add_flag("--no-mesh-cache", args->no_mesh_cache,
+                      "Neither read nor write the mesh cache (.gpufem-cache/ beside a .geo or .msh "
+                      "file): Gmsh meshes again; as mesh.cache: false");
     run_app->footer("\nCase file reference:\n" + case_file_reference() + "\nBuilt-in shapes:\n" +
                     describe_shapes() +
                     "\nExit codes: 0 converged, 1 error (nothing written), 2 outputs written but the "

@@ -30,7 +30,7 @@ void report_mesh_and_matrix(const RunRecord& r, json& report)
 {
     report["mesh"] = {{"source", r.mesh_source}, {"dim", r.dim},       {"cell_type", r.cell_type},
                       {"nodes", r.nodes},        {"cells", r.cells},   {"boundary_groups", r.boundary_groups},
-                      {"reused", r.mesh_reused}};
+                      {"reused", r.mesh_reused}, {"cache", r.mesh_cache}};
     report["unknowns"] = {{"count", r.rows}, {"on", r.unknowns_on}};
     if (!r.discretisation.is_null()) report["discretisation"] = r.discretisation;
     report["matrix"] = {

@@ -30,6 +30,9 @@ struct RunRecord {
     nlohmann::json format_choice;
     // mesh
     std::string mesh_source;
+    /// What the mesh cache did: "hit", "stored", "refused: WHY", "not stored: WHY", "off: WHY"
+    /// (MeshCacheStatus::describe); "" for a matrix case.
+    std::string mesh_cache;
     int dim = 0;
     std::string cell_type;
     index_type nodes = 0;

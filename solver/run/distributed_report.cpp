@@ -166,6 +166,7 @@ void account_for_ranks(const CaseSpec& spec, const RankGroup& group, const PartP
         r.mesh_source = whole->source, r.dim = whole->dim, r.cell_type = whole->cells;
         r.nodes = static_cast<index_type>(whole->num_nodes), r.cells = static_cast<index_type>(whole->num_cells);
         r.boundary_groups = whole->boundary_groups, r.time_mesh_parts = whole->build_times;
+        r.mesh_cache = whole->cache;
     }
     account.parallel = parallel_section(all, group, whole ? &whole->partition : nullptr);
     r.time_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - options.started).count();

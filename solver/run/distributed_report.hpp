@@ -39,6 +39,7 @@ struct WholeMeshFacts {
     std::vector<std::string> boundary_groups;
     MeshBuildTimes build_times;
     CellPartition partition;  ///< its sizes and cut (the per-cell parts may be left out)
+    std::string cache = "off: a built-in shape";  ///< what the mesh cache did (MeshCacheStatus::describe)
 };
 
 /// The facts of a whole mesh and its partition.

@@ -67,6 +67,7 @@ Partitioned partition_case(const CaseSpec& spec, const ExecPtr& exec, int ranks,
     check_boundary_groups(mesh, spec.problem);
     const CellPartition partition = partition_cells(mesh, ranks);
     Partitioned out{whole_mesh_facts(mesh, partition), {}};
+    out.facts.cache = whole.cache;
     const std::vector<int> owners = node_owners(mesh, partition);
     std::vector<PartNumbering> numbering;
     for (int p = 0; p < ranks; ++p) numbering.push_back(part_node_numbering(mesh, partition, owners, p));

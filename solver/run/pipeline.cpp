@@ -15,6 +15,7 @@
 #include "linalg/blas1.hpp"
 #include "linalg/device_runtime.hpp"
 #include "linalg/scaled_norms.hpp"
+#include "mesh/mesh_cache.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh_worker.hpp"
 #include "solver/run/fv_correction.hpp"
@@ -124,10 +125,12 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec)
                      "sandbox; the script may run programs and read, write and delete files",
                      spec.mesh.path);
     const auto start = clock_type::now();
-    CaseMesh out{Mesh{}, nullptr, 0.0};
+    CaseMesh out;
     {
         const ProgressLine line("mesh", [] { return ProgressStatus{-1, -1, "Gmsh, extraction, refinement"}; });
-        out.mesh = load_mesh_isolated(spec.mesh, exec);
+        MeshCacheStatus cache;
+        out.mesh = load_mesh_isolated(spec.mesh, exec, &cache);
+        out.cache = cache.describe();
     }
     out.seconds = seconds_since(start);
     const Mesh& mesh = out.mesh;

@@ -31,6 +31,7 @@ struct CaseMesh {
     Mesh mesh;
     std::shared_ptr<const ExternalSystem> external;  ///< matrix cases: A and b as read
     double seconds = 0;  ///< wall time of loading or generating the mesh (reading the files)
+    std::string cache;   ///< what the mesh cache did (MeshCacheStatus::describe); "" for a matrix
 };
 /// Loads or generates the case's mesh (mesh.degree's nodes), timed; a generated shape is also
 /// written on `exec` when that is a CUDA executor (assembly then uploads nothing). A matrix

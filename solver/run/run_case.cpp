@@ -394,6 +394,7 @@ void record_mesh(const CaseMesh& loaded, bool mesh_kept, RunRecord& record)
         record.time_read = mesh_kept ? 0.0 : loaded.seconds;
         return;
     }
+    record.mesh_cache = loaded.cache;
     if (!mesh_kept) {
         record.time_mesh = loaded.seconds;
         record.time_mesh_parts = loaded.mesh.build_times;

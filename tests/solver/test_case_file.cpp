@@ -475,11 +475,29 @@ TEST(CaseFile, MeshGeometryOrder)
 
 TEST(CaseFile, MeshGmshThreads)
 {
-    EXPECT_EQ(parse_case_text(minimal, "case.yaml", "").mesh.gmsh_threads, 1);  // the same mesh every run
+    // Meshes from Gmsh: all of the host's threads by default (the mesh cache repeats a mesh).
+    EXPECT_EQ(parse_case_text("mesh: {shape: disk}\n", "case.yaml", "").mesh.gmsh_threads, 0);
+    EXPECT_EQ(parse_case_text("mesh: {shape: disk, gmsh_threads: 1}\n", "case.yaml", "").mesh.gmsh_threads, 1);
     EXPECT_EQ(parse_case_text("mesh: {shape: disk, gmsh_threads: 0}\n", "case.yaml", "").mesh.gmsh_threads, 0);
     expect_contains(error_of("mesh:\n  shape: unit_cube\n  gmsh_threads: 4\n"),
                     {"case.yaml:3: mesh.gmsh_threads", "only valid with meshes from Gmsh"});
     expect_contains(error_of("mesh:\n  shape: disk\n  gmsh_threads: -1\n"), {"case.yaml:3: mesh.gmsh_threads"});
+}
+
+TEST_F(CaseFileTest, MeshCacheIsOnForMeshFilesUnlessTurnedOff)
+{
+    write("part.geo", "Point(1) = {0, 0, 0};\n");
+    const std::string geo = "mesh:\n  geo: part.geo\n";
+    EXPECT_TRUE(parse_case_text(geo, "case.yaml", dir_).mesh.cache);
+    EXPECT_FALSE(parse_case_text(geo + "  cache: false\n", "case.yaml", dir_).mesh.cache);
+    EXPECT_TRUE(parse_case_text(geo + "  cache: true\n", "case.yaml", dir_).mesh.cache);
+    EXPECT_FALSE(parse_case_text(geo, "case.yaml", dir_, {"mesh.cache=false"}).mesh.cache);  // --no-mesh-cache
+    // Built-in shapes are never cached; the key is accepted there so that --no-mesh-cache fits
+    // every case.
+    EXPECT_FALSE(parse_case_text("mesh: {shape: disk}\n", "case.yaml", "").mesh.cache);
+    EXPECT_FALSE(parse_case_text("mesh: {shape: disk, cache: true}\n", "case.yaml", "").mesh.cache);
+    EXPECT_FALSE(parse_case_text(minimal, "case.yaml", "", {"mesh.cache=false"}).mesh.cache);
+    expect_contains(error_of("mesh:\n  shape: disk\n  cache: maybe\n"), {"case.yaml:3: mesh.cache"});
 }
 
 TEST_F(CaseFileTest, MissingMeshFileNamesTheResolvedPath)

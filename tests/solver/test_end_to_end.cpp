@@ -899,17 +899,19 @@ backend: cpu
 
 TEST(Sweep, GmshMeshesAreTheSameInEveryRun)
 {
-    // A degree sweep meshes the .geo file once per point, each time in a fresh mesh worker.
-    // ball.geo asks for Gmsh's Delaunay (Mesh.Algorithm3D = 1, which gpufem keeps): every
-    // point of every run must get the same mesh. (With gpufem's default, HXT, the mesh varied
-    // by a few of 707 cells between runs on the 16-core GPU host, even on one thread.)
+    // A degree sweep meshes the .geo file once per point, each time in a fresh mesh worker
+    // (without the mesh cache, on one thread: Gmsh's own result is compared). ball.geo asks
+    // for Gmsh's Delaunay (Mesh.Algorithm3D = 1, which gpufem keeps): every point of every run
+    // must get the same mesh. (With gpufem's default, HXT, the mesh varied by a few of 707
+    // cells between runs on the 16-core GPU host, even on one thread.)
     test::TempDir dir;
     const std::string source = std::string(GPUFEM_SOURCE_DIR) + "/cases/examples/07_curved_ball.yaml";
     std::vector<nlohmann::json> reports;
     for (int run = 0; run < 2; ++run) {
         const auto out = dir.path() / ("run" + std::to_string(run));
         const auto r = test::run_gpufem("run " + source + " -q --backend cpu -j 1 --set mesh.size=0.4 "
-                                        "--set degree=[1,2] -o " + out.string());
+                                        "--set degree=[1,2] --set mesh.gmsh_threads=1 --no-mesh-cache -o " +
+                                        out.string());
         ASSERT_EQ(r.exit_code, 0) << r.output;
         for (const char* point : {"d1_r0", "d2_r0"})
             reports.push_back(test::read_json(out / point / "report.json"));
@@ -923,6 +925,42 @@ TEST(Sweep, GmshMeshesAreTheSameInEveryRun)
         EXPECT_GT(first["times"]["mesh_gmsh"].get<double>(), 0.0);
     }
     EXPECT_EQ(reports[0]["mesh"]["cells"], reports[1]["mesh"]["cells"]);  // d1 and d2
+}
+
+TEST(MeshCache, ASecondRunLoadsTheMeshFromTheCache)
+{
+    // The first run meshes the .geo and caches it beside the file, the second loads it from
+    // there (with another source term and solver: they do not reach Gmsh); with
+    // --no-mesh-cache or mesh.cache: false nothing is read or written.
+    test::TempDir dir;
+    dir.write("plate.geo", "lc = 0.3;\nPoint(1) = {0, 0, 0, lc}; Point(2) = {1, 0, 0, lc};\n"
+                           "Point(3) = {1, 1, 0, lc}; Point(4) = {0, 1, 0, lc};\n"
+                           "Line(1) = {1, 2}; Line(2) = {2, 3}; Line(3) = {3, 4}; Line(4) = {4, 1};\n"
+                           "Curve Loop(1) = {1, 2, 3, 4}; Plane Surface(1) = {1};\n"
+                           "Physical Surface(\"domain\") = {1}; Physical Curve(\"edge\") = {1, 2, 3, 4};\n");
+    const auto file = dir.write("plate.yaml", "mesh:\n  geo: plate.geo\nproblem:\n  f: 1\n"
+                                              "  dirichlet:\n    edge: 0\n");
+    const auto run = [&](const std::string& name, const std::string& flags) {
+        const auto out = dir.path() / name;
+        const auto r = test::run_gpufem("run " + file.string() + " --backend cpu -j 1 " + flags + " -o " + out.string());
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        return std::make_pair(r.output, test::read_json(out / "report.json"));
+    };
+    const auto [off_log, off] = run("off", "--no-mesh-cache");
+    EXPECT_EQ(off["mesh"]["cache"], "off: mesh.cache: false");
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / ".gpufem-cache")) << off_log;
+    const auto [first_log, first] = run("first", "");
+    EXPECT_EQ(first["mesh"]["cache"], "stored");
+    EXPECT_NE(first_log.find("mesh: cached to " + (dir.path() / ".gpufem-cache").string()), std::string::npos) << first_log;
+    const auto [second_log, second] = run("second", "--set problem.f=2 --set solver.method=bicgstab");
+    EXPECT_EQ(second["mesh"]["cache"], "hit");
+    EXPECT_NE(second_log.find("mesh: from the cache " + (dir.path() / ".gpufem-cache").string()), std::string::npos)
+        << second_log;
+    EXPECT_EQ(second["mesh"]["cells"], first["mesh"]["cells"]);
+    EXPECT_EQ(second["times"]["mesh_gmsh"], 0.0);
+    const auto [skipped_log, skipped] = run("skipped", "--set mesh.cache=false");
+    EXPECT_EQ(skipped["mesh"]["cache"], "off: mesh.cache: false");
+    EXPECT_EQ(skipped_log.find("from the cache"), std::string::npos) << skipped_log;
 }
 
 TEST(Sweep, AFailedPointIsMarkedAndTheCompletedOnesKept)

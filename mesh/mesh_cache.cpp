@@ -1,0 +1,266 @@
+#include "mesh/mesh_cache.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include "mesh/gmsh_session.hpp"
+#include "mesh/mesh_serialisation.hpp"
+#include "mesh/mesh_structure_check.hpp"
+
+namespace gpufem {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The first bytes of every cache file.
+constexpr char cache_magic[8] = {'G', 'P', 'U', 'F', 'E', 'M', 'M', 'C'};
+
+/// Writes bytes to a file and digests them as they go (the payload and its checksum).
+struct DigestingFileSink {
+    std::ofstream& out;
+    Sha256& sha;
+    void write_bytes(const void* data, std::size_t bytes)
+    {
+        out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+        sha.update(data, bytes);
+    }
+};
+
+/// Writes bytes to a file (the header).
+struct FileSink {
+    std::ofstream& out;
+    void write_bytes(const void* data, std::size_t bytes)
+    {
+        out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+    }
+};
+
+/// Seconds since `start`.
+double seconds_since(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// A file's bytes, uninitialised before they are read (a cache file holds hundreds of MB).
+struct FileBytes {
+    std::unique_ptr<char[]> data;
+    std::size_t size = 0;
+};
+
+/// The whole file at `path`, read at once. Throws MeshCacheRefused when it cannot be read.
+FileBytes read_whole_file(const fs::path& path)
+{
+    std::error_code error;
+    const auto size = fs::file_size(path, error);
+    if (error) throw MeshCacheRefused("it cannot be read: " + error.message());
+    std::ifstream in(path, std::ios::binary);
+    FileBytes bytes{std::make_unique_for_overwrite<char[]>(size), size};
+    in.read(bytes.data.get(), static_cast<std::streamsize>(size));
+    if (!in || static_cast<std::size_t>(in.gcount()) != size) throw MeshCacheRefused("it cannot be read whole");
+    return bytes;
+}
+
+/// The header of a cache file up to the payload's length, checked against `key`; returns the
+/// payload's length.
+std::uint64_t read_checked_header(Receiver<MemoryReader>& header, const MeshCacheKey& key)
+{
+    char magic[sizeof(cache_magic)] = {};
+    header.channel.read_bytes(magic, sizeof(magic));
+    if (std::memcmp(magic, cache_magic, sizeof(magic)) != 0)
+        throw MeshCacheRefused("it is not a gpufem mesh cache file (its first bytes are not GPUFEMMC)");
+    std::uint32_t version = 0;
+    header.value(version);
+    if (version != mesh_cache_format_version)
+        throw MeshCacheRefused("its format version is " + std::to_string(version) + "; this gpufem reads version " +
+                               std::to_string(mesh_cache_format_version));
+    Sha256Digest digest{};
+    header.value(digest);
+    std::string material;
+    header.text(material);
+    if (digest != key.digest)
+        throw MeshCacheRefused("it was written for another key (" + hex_digest(digest) + ", expected " +
+                               hex_digest(key.digest) + ")");
+    std::uint64_t payload = 0;
+    header.value(payload);
+    return payload;
+}
+
+/// The mesh of a payload whose checksum was verified, its structure checked.
+Mesh mesh_of_payload(const char* payload, std::size_t bytes)
+{
+    MemoryReader reader(payload, bytes);
+    Receiver receiver{reader};
+    Mesh mesh;
+    try {
+        transfer_mesh(receiver, mesh);
+        if (reader.readable_bytes() != 0)
+            throw MeshSourceError(std::to_string(reader.readable_bytes()) + " bytes follow the mesh");
+        check_mesh_structure(mesh);
+    } catch (const std::length_error& error) {
+        throw MeshCacheRefused(std::string("its mesh cannot be read: ") + error.what());
+    } catch (const MeshSourceError& error) {
+        throw MeshCacheRefused(std::string("its mesh is inconsistent: ") + error.what());
+    }
+    return mesh;
+}
+
+/// A temporary name beside `file`, unique to this process and call (several processes may
+/// store the same mesh at once: each renames its own complete file).
+fs::path temporary_name(const fs::path& file)
+{
+    static std::atomic<unsigned> calls{0};
+    return fs::path(file.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(calls++));
+}
+
+/// Writes the cache file's bytes to `out`: the header, the payload and its checksum.
+void write_cache_bytes(std::ofstream& out, const MeshCacheKey& key, const Mesh& mesh)
+{
+    ByteCounter counter;
+    Sender<ByteCounter> counting{counter};
+    transfer_mesh(counting, mesh);
+    FileSink file{out};
+    Sender header{file};
+    file.write_bytes(cache_magic, sizeof(cache_magic));
+    header.value(mesh_cache_format_version);
+    header.value(key.digest);
+    header.text(key.material);
+    header.value(counter.bytes);
+    Sha256 sha;
+    DigestingFileSink digesting{out, sha};
+    Sender payload{digesting};
+    transfer_mesh(payload, mesh);
+    header.value(sha.finish());
+}
+
+/// The mesh of the cache file of `key` when there is one that passes every check; a refused
+/// file is logged and noted in `status`.
+std::optional<Mesh> load_from_cache(const MeshCacheKey& key, MeshCacheStatus& status)
+{
+    std::error_code error;
+    if (!fs::exists(key.file, error)) return std::nullopt;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        Mesh mesh = read_mesh_cache_file(key);
+        const double seconds = seconds_since(start);
+        mesh.build_times = {0.0, seconds};
+        spdlog::info("mesh: from the cache {} ({} cells, {:.3f} s)", key.file.string(), mesh.num_cells(), seconds);
+        status.outcome = MeshCacheStatus::Outcome::hit;
+        return mesh;
+    } catch (const MeshCacheRefused& refused) {
+        spdlog::warn("mesh: the cache file {} is refused: {}; meshing again", key.file.string(), refused.what());
+        status.refused = refused.what();
+        return std::nullopt;
+    }
+}
+
+/// Stores `mesh` in the cache file of `key`; a failure is logged and noted in `status`.
+void store_in_cache(const MeshCacheKey& key, const Mesh& mesh, MeshCacheStatus& status)
+{
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        write_mesh_cache_file(key, mesh);
+        spdlog::info("mesh: cached to {} ({:.3f} s)", key.file.string(), seconds_since(start));
+        status.outcome = MeshCacheStatus::Outcome::stored;
+    } catch (const std::exception& error) {
+        spdlog::warn("mesh: the cache file {} cannot be written ({}); going on without the cache",
+                     key.file.string(), error.what());
+        status.outcome = MeshCacheStatus::Outcome::not_stored;
+        status.reason = error.what();
+    }
+}
+
+}  // namespace
+
+std::string MeshCacheStatus::describe() const
+{
+    if (!refused.empty() && outcome != Outcome::hit) return "refused: " + refused;
+    switch (outcome) {
+    case Outcome::hit: return "hit";
+    case Outcome::stored: return "stored";
+    case Outcome::not_stored: return "not stored: " + reason;
+    case Outcome::off: break;
+    }
+    return "off: " + reason;
+}
+
+Mesh read_mesh_cache_file(const MeshCacheKey& key)
+{
+    const FileBytes bytes = read_whole_file(key.file);
+    MemoryReader reader(bytes.data.get(), bytes.size);
+    Receiver header{reader};
+    std::uint64_t payload = 0;
+    try {
+        payload = read_checked_header(header, key);
+    } catch (const std::length_error&) {
+        throw MeshCacheRefused("it ends inside its header (" + std::to_string(bytes.size) + " bytes)");
+    }
+    const char* start = bytes.data.get() + (bytes.size - reader.readable_bytes());
+    Sha256Digest stored{};
+    if (reader.readable_bytes() < stored.size() || payload != reader.readable_bytes() - stored.size())
+        throw MeshCacheRefused("its payload length (" + std::to_string(payload) + " bytes) does not match the file's size (" +
+                               std::to_string(bytes.size) + " bytes)");
+    std::memcpy(stored.data(), start + payload, stored.size());
+    if (sha256_of(start, payload) != stored)
+        throw MeshCacheRefused("its checksum does not match its payload (the file is damaged)");
+    return mesh_of_payload(start, payload);
+}
+
+void write_mesh_cache_file(const MeshCacheKey& key, const Mesh& mesh)
+{
+    std::error_code error;
+    fs::create_directories(key.file.parent_path(), error);
+    if (error) throw std::runtime_error("cannot create the folder " + key.file.parent_path().string() + ": " + error.message());
+    const fs::path temporary = temporary_name(key.file);
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        if (!out) throw std::runtime_error("cannot create " + temporary.string() + ": " + std::strerror(errno));
+        write_cache_bytes(out, key, mesh);
+        out.close();
+        if (!out) {
+            fs::remove(temporary, error);
+            throw std::runtime_error("cannot write " + temporary.string() + " (disk full?)");
+        }
+    }
+    fs::rename(temporary, key.file, error);
+    if (error) {
+        fs::remove(temporary, error);
+        throw std::runtime_error("cannot rename the written file to " + key.file.string() + ": " + error.message());
+    }
+}
+
+Mesh cached_gmsh_mesh(const MeshSpec& spec, const std::function<Mesh()>& make, MeshCacheStatus* status)
+{
+    MeshCacheStatus own;
+    MeshCacheStatus& result = status ? *status : own;
+    result = {};
+    MeshCacheLookup lookup = mesh_cache_key(spec);
+    if (!lookup.key) {
+        result.reason = lookup.not_cached;
+        if (spec.cache) spdlog::info("mesh: not cached: {}", lookup.not_cached);
+        return make();
+    }
+    const MeshCacheKey& key = *lookup.key;
+    result.file = key.file.string();
+    if (std::optional<Mesh> cached = load_from_cache(key, result)) return std::move(*cached);
+    Mesh mesh = make();
+    store_in_cache(key, mesh, result);
+    return mesh;
+}
+
+bool mesh_cache_file_present(const MeshSpec& spec)
+{
+    const MeshCacheLookup lookup = mesh_cache_key(spec);
+    std::error_code error;
+    return lookup.key && fs::exists(lookup.key->file, error);
+}
+
+}  // namespace gpufem

@@ -1,0 +1,138 @@
+#include "mesh/mesh_cache_key.hpp"
+
+#include <array>
+#include <fstream>
+#include <sstream>
+
+#include "mesh/geo_lexer.hpp"
+
+// Gmsh's own version function: exported by the Gmsh library though gmsh.h leaves it out. It
+// gives the version of the library loaded at run time, where GMSH_API_VERSION gives the
+// header's.
+const char* GetGmshVersion();
+
+// The gpufem version CMake configured (from git), for the key.
+#ifndef GPUFEM_CONFIGURED_VERSION
+#define GPUFEM_CONFIGURED_VERSION "unknown"
+#endif
+
+namespace gpufem {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Names in a .geo script whose value comes from outside the script and its options file
+/// (environment, date, machine, other files, ONELAB parameters): a script using one is not
+/// cached. (Commands that read or run things are refused by the input guard and the sandbox.)
+constexpr const char* outside_input_names[] = {
+    "GetEnv", "Today", "Cpu", "Memory", "TotalMemory", "FileExists", "AbsolutePath", "DirName",
+    "CurrentDirectory", "CurrentDir", "GmshExecutableName", "GetNumber", "GetString",
+    "GetStringValue", "GetValue", "GetForced", "GetForcedStr", "OnelabAction"};
+
+/// The SHA-256 of the file at `path`, read in large pieces (appended to `text` when given), or
+/// nothing when it cannot be read.
+std::optional<Sha256Digest> file_digest(const fs::path& path, std::string* text = nullptr)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    Sha256 sha;
+    std::string piece(std::size_t{1} << 20, '\0');
+    while (in) {
+        in.read(piece.data(), static_cast<std::streamsize>(piece.size()));
+        const auto got = static_cast<std::size_t>(in.gcount());
+        sha.update(piece.data(), got);
+        if (text) text->append(piece.data(), got);
+    }
+    if (in.bad()) return std::nullopt;
+    return sha.finish();
+}
+
+/// The first name of outside_input_names that the script `text` uses (outside comments and
+/// strings, not as an option's name), or "". A script the lexer refuses is left to the input
+/// guard, which reports it when the mesh is loaded.
+std::string outside_input_used(const std::string& text)
+{
+    try {
+        for (const GeoToken& token : lex_geo(text)) {
+            if (token.kind != GeoToken::Kind::name || token.after_dot) continue;
+            for (const char* name : outside_input_names)
+                if (token.text == name) return name;
+        }
+    } catch (const GeoLexError&) {
+    }
+    return "";
+}
+
+/// The key's inputs as text: the format, gpufem's and Gmsh's versions, the files' digests and the spec's
+/// fields that reach the mesh worker and can change the mesh.
+std::string key_material(const MeshSpec& spec, const Sha256Digest& mesh_file,
+                         const std::optional<Sha256Digest>& options_file)
+{
+    std::ostringstream text;
+    text.precision(17);
+    text << "gpufem mesh cache format " << mesh_cache_format_version << "\n"
+         << "gpufem " << GPUFEM_CONFIGURED_VERSION << "\n"
+         << "Gmsh " << gmsh_library_version() << "\n"
+         << "kind " << (spec.kind == MeshSpec::Kind::geo ? "geo" : "file") << "\n"
+         << "mesh file sha256 " << hex_digest(mesh_file) << "\n"
+         << "options file " << (options_file ? "sha256 " + hex_digest(*options_file) : "none") << "\n"
+         << "shape " << spec.shape << "\n"
+         << "elements " << spec.elements << "\n"
+         << "size " << spec.size << "\n"
+         << "refine " << spec.refine << "\n"
+         << "degree " << spec.degree << "\n"
+         << "geometry_order " << spec.geometry_order << "\n"
+         << "gmsh_nodes " << spec.gmsh_nodes << "\n"
+         << "gmsh_threads " << spec.gmsh_threads << "\n"
+         << "allow_commands " << spec.allow_commands << "\n";
+    return text.str();
+}
+
+/// Where the cache file of `digest` goes: .gpufem-cache/NAME.<16 hex>.gpumesh beside the mesh
+/// file NAME.EXT.
+fs::path cache_file_path(const std::string& mesh_path, const Sha256Digest& digest)
+{
+    const fs::path mesh(mesh_path);
+    return mesh.parent_path() / ".gpufem-cache" /
+           (mesh.stem().string() + "." + hex_digest(digest, 8) + ".gpumesh");
+}
+
+/// The reason a script or options file `text` (named `what`) cannot be cached, or "".
+std::string uncachable_script(const std::string& text, const std::string& what)
+{
+    const std::string name = outside_input_used(text);
+    if (name.empty()) return "";
+    return what + " uses " + name + ", whose value comes from outside the file and which no cache key covers";
+}
+
+}  // namespace
+
+std::string gmsh_library_version() { return GetGmshVersion(); }
+
+MeshCacheLookup mesh_cache_key(const MeshSpec& spec)
+{
+    if (spec.kind == MeshSpec::Kind::shape) return {std::nullopt, "a built-in shape has no mesh file to keep a cache beside"};
+    if (!spec.cache) return {std::nullopt, "mesh.cache: false"};
+    if (spec.allow_commands)
+        return {std::nullopt, "mesh.allow_commands: true lets the script read any file and run programs, which no cache key covers"};
+    std::string script, options;
+    const auto mesh_digest = file_digest(spec.path, spec.kind == MeshSpec::Kind::geo ? &script : nullptr);
+    if (!mesh_digest) return {std::nullopt, "'" + spec.path + "' cannot be read"};
+    const std::string options_path = spec.path + ".opt";
+    std::optional<Sha256Digest> options_digest;
+    std::error_code error;
+    if (fs::is_regular_file(options_path, error)) {
+        options_digest = file_digest(options_path, &options);
+        if (!options_digest) return {std::nullopt, "'" + options_path + "' cannot be read"};
+    }
+    std::string refusal = uncachable_script(script, "'" + spec.path + "'");
+    if (refusal.empty()) refusal = uncachable_script(options, "'" + options_path + "'");
+    if (!refusal.empty()) return {std::nullopt, refusal};
+    MeshCacheKey key;
+    key.material = key_material(spec, *mesh_digest, options_digest);
+    key.digest = sha256_of(key.material.data(), key.material.size());
+    key.file = cache_file_path(spec.path, key.digest);
+    return {std::move(key), ""};
+}
+
+}  // namespace gpufem
