@@ -423,6 +423,14 @@ Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec)
     return mesh;
 }
 
+MeshSpec mesh_spec_for_path(const std::string& path)
+{
+    MeshSpec spec;
+    spec.kind = std::filesystem::path(path).extension() == ".geo" ? MeshSpec::Kind::geo : MeshSpec::Kind::file;
+    spec.path = path;
+    return spec;
+}
+
 Mesh load_mesh(const MeshSpec& spec, const ExecPtr& device)
 {
     if (!mesh_needs_gmsh(spec)) return load_shape(spec, device);

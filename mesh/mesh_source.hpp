@@ -59,6 +59,10 @@ struct MeshCounts {
     bool refined = false;       ///< refined by gpufem from first-order cells (Mesh::refined_from)
 };
 
+/// The spec of a mesh named only by its path: a `.geo` script, meshed with its own sizes, or
+/// else a mesh file; degree 1, no refinement, Gmsh's commands refused.
+MeshSpec mesh_spec_for_path(const std::string& path);
+
 /// The counts of the mesh load_mesh would generate for spec, computed without building it;
 /// nothing for meshes that come through Gmsh (their size is known once Gmsh made them).
 /// Throws MeshSourceError as load_mesh does when the mesh would not fit.

@@ -533,15 +533,21 @@ void set_mesh_worker(const std::string& executable)
     if (prestarted_worker && prestarted_worker->executable != executable) ended.swap(prestarted_worker);
 }
 
-Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device)
+Mesh load_gmsh_mesh_isolated(const MeshSpec& spec)
 {
     std::string executable;
     {
         const std::lock_guard lock(worker_mutex);
         executable = worker_executable;
     }
-    if (executable.empty() || !mesh_needs_gmsh(spec)) return load_mesh(spec, device);
-    return finish_gmsh_mesh(load_mesh_in_worker(spec, executable, host_threads()), spec, device);
+    if (executable.empty()) return load_gmsh_mesh(spec);
+    return load_mesh_in_worker(spec, executable, host_threads());
+}
+
+Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device)
+{
+    if (!mesh_needs_gmsh(spec)) return load_mesh(spec, device);
+    return finish_gmsh_mesh(load_gmsh_mesh_isolated(spec), spec, device);
 }
 
 Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads)

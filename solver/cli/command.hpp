@@ -78,6 +78,10 @@ int run_as_rank(const RankRunArguments& args, CommandContext& context);
 Command add_run_command(CLI::App& app, CommandContext& context);
 /// `gpufem compare`: a field of two result.vtu files.
 Command add_compare_command(CLI::App& app);
+/// `gpufem mesh-info`: what a mesh file holds (cells, nodes, groups, quality).
+Command add_mesh_info_command(CLI::App& app);
+/// `gpufem new-case`: a commented case file for a mesh.
+Command add_new_case_command(CLI::App& app);
 /// `gpufem bench spmv`, `bench solver` and `bench mtx`, under bench.
 std::vector<Command> add_bench_commands(CLI::App& bench, CommandContext& context);
 

@@ -1,0 +1,44 @@
+// `gpufem mesh-info`: what a mesh file holds (cells, nodes, groups, quality), for a user
+// starting from their own mesh; Gmsh reads it in the sandboxed mesh worker.
+#include <iostream>
+#include <memory>
+
+#include "mesh/mesh_summary.hpp"
+#include "solver/cli/command.hpp"
+#include "solver/report/mesh_summary_output.hpp"
+#include "solver/run/run_case.hpp"
+
+namespace gpufem {
+namespace {
+
+/// What `gpufem mesh-info` was given.
+struct MeshInfoArguments {
+    std::string file;
+    bool json = false;
+};
+
+int print_mesh_info(const MeshInfoArguments& args)
+{
+    const MeshSummary summary = summarise_mesh_file(args.file);
+    if (args.json)
+        std::cout << mesh_summary_json(args.file, summary).dump(2) << "\n";
+    else
+        std::cout << mesh_summary_text(args.file, summary);
+    return exit_ok;
+}
+
+}  // namespace
+
+Command add_mesh_info_command(CLI::App& app)
+{
+    auto args = std::make_shared<MeshInfoArguments>();
+    CLI::App* info_app = app.add_subcommand(
+        "mesh-info", "What a mesh holds: cells by type, nodes, geometric order, bounding box, physical groups "
+                     "with their sizes, and the cells' quality (Jacobian ratio, angles, inverted cells)");
+    info_app->add_option("file", args->file, "A Gmsh mesh file (.msh) or a Gmsh script (.geo, meshed as gpufem meshes it)")
+        ->required();
+    info_app->add_flag("--json", args->json, "Print the same as JSON, for scripts");
+    return {info_app, [args] { return run_reporting_errors([&] { return print_mesh_info(*args); }); }};
+}
+
+}  // namespace gpufem
