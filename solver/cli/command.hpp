@@ -78,6 +78,10 @@ int run_as_rank(const RankRunArguments& args, CommandContext& context);
 Command add_run_command(CLI::App& app, CommandContext& context);
 /// `gpufem compare`: a field of two result.vtu files.
 Command add_compare_command(CLI::App& app);
+/// Adds a command that reads a mesh file or a .geo (`name`, with `help`), its required FILE
+/// argument written into `file`.
+CLI::App* add_mesh_file_command(CLI::App& app, const std::string& name, const std::string& help, std::string& file);
+
 /// `gpufem mesh-info`: what a mesh file holds (cells, nodes, groups, quality).
 Command add_mesh_info_command(CLI::App& app);
 /// `gpufem new-case`: a commented case file for a mesh.

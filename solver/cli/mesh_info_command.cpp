@@ -32,11 +32,11 @@ int print_mesh_info(const MeshInfoArguments& args)
 Command add_mesh_info_command(CLI::App& app)
 {
     auto args = std::make_shared<MeshInfoArguments>();
-    CLI::App* info_app = app.add_subcommand(
-        "mesh-info", "What a mesh holds: cells by type, nodes, geometric order, bounding box, physical groups "
-                     "with their sizes, and the cells' quality (Jacobian ratio, angles, inverted cells)");
-    info_app->add_option("file", args->file, "A Gmsh mesh file (.msh) or a Gmsh script (.geo, meshed as gpufem meshes it)")
-        ->required();
+    CLI::App* info_app = add_mesh_file_command(
+        app, "mesh-info",
+        "What a mesh holds: cells by type, nodes, geometric order, bounding box, physical groups with their sizes, "
+        "and the cells' quality (Jacobian ratio, angles, inverted cells)",
+        args->file);
     info_app->add_flag("--json", args->json, "Print the same as JSON, for scripts");
     return {info_app, [args] { return run_reporting_errors([&] { return print_mesh_info(*args); }); }};
 }

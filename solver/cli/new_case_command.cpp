@@ -60,10 +60,10 @@ int write_new_case(const NewCaseArguments& args)
 Command add_new_case_command(CLI::App& app)
 {
     auto args = std::make_shared<NewCaseArguments>();
-    CLI::App* new_case_app = app.add_subcommand(
-        "new-case", "Write a commented case file for a mesh: its regions and boundary groups filled in, ready "
-                    "to edit and run");
-    new_case_app->add_option("file", args->file, "A Gmsh mesh file (.msh) or a Gmsh script (.geo)")->required();
+    CLI::App* new_case_app = add_mesh_file_command(
+        app, "new-case",
+        "Write a commented case file for a mesh: its regions and boundary groups filled in, ready to edit and run",
+        args->file);
     new_case_app->add_option("-o,--output", args->output, "Write the case to this file (default: standard output)");
     new_case_app->add_flag("--force", args->force, "Overwrite the output file when it exists");
     return {new_case_app, [args] { return run_reporting_errors([&] { return write_new_case(*args); }); }};

@@ -53,8 +53,8 @@ std::string quality_text(const MeshSummary& s)
         out += fmt::format("  dihedral angles   min {:.2f}, max {:.2f} degrees (tetrahedra)\n", s.tetrahedron_angles.min,
                            s.tetrahedron_angles.max);
     if (s.jacobian.non_positive == 0) return out + "  every cell has a positive Jacobian\n";
-    out += fmt::format("  {} cells have a non-positive Jacobian (inverted, folded or flat); the first:\n",
-                       s.jacobian.non_positive);
+    out += fmt::format("  {} {} a non-positive Jacobian (inverted, folded or flat); the first:\n", s.jacobian.non_positive,
+                       s.jacobian.non_positive == 1 ? "cell has" : "cells have");
     for (const std::string& cell : s.non_positive_cells) out += "    " + cell + "\n";
     return out;
 }
