@@ -101,6 +101,17 @@ std::vector<GroupSummary> MeshSummary::boundary_groups() const
     return out;
 }
 
+std::string cell_counts_text(const MeshSummary& summary)
+{
+    const auto counted = [](long long count, ElementType type) {
+        return std::to_string(count) + " " + (count == 1 ? element_type_name(type) : element_type_plural(type));
+    };
+    if (summary.cell_types.size() == 1) return counted(summary.cells, summary.cell_types[0].type);
+    std::string parts;
+    for (const CellTypeCount& t : summary.cell_types) parts += (parts.empty() ? "" : ", ") + counted(t.cells, t.type);
+    return std::to_string(summary.cells) + " cells (" + parts + ")";
+}
+
 MeshSummary summarise_mesh(const Mesh& mesh, int named_bad_cells)
 {
     MeshSummary out;

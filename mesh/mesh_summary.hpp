@@ -59,6 +59,9 @@ struct MeshSummary {
     std::vector<GroupSummary> boundary_groups() const;
 };
 
+/// "1964 triangles", "1 hexahedron", or for several types "120 cells (100 tetrahedra, 20 prisms)".
+std::string cell_counts_text(const MeshSummary& summary);
+
 /// The summary of `mesh`, naming at most `named_bad_cells` cells of non-positive Jacobian.
 /// The loops over cells and nodes use the host's threads.
 MeshSummary summarise_mesh(const Mesh& mesh, int named_bad_cells = 5);

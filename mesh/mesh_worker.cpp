@@ -183,6 +183,7 @@ void transfer_spec(Io& io, Spec& spec, Threads& threads)
     io.value(spec.allow_commands);
     io.value(spec.degree);
     io.value(spec.geometry_order);
+    io.value(spec.file_order);
     io.value(spec.gmsh_nodes);
     io.value(spec.gmsh_threads);
     io.value(threads);

@@ -11,6 +11,7 @@ namespace {
 
 using Point = std::array<double, 3>;
 
+/// The position of corner k of cell c.
 Point corner(const Mesh& mesh, long long c, int k)
 {
     const index_type node = mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell + k];
@@ -18,8 +19,10 @@ Point corner(const Mesh& mesh, long long c, int k)
     return {x[0], x[1], x[2]};
 }
 
+/// a - b.
 Point minus(const Point& a, const Point& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
 
+/// a . b.
 double dot(const Point& a, const Point& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 /// The angle between two vectors in degrees (0 when one of them vanishes).

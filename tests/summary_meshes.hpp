@@ -68,4 +68,13 @@ inline std::string oriented_and_folded_quadrilaterals_msh()
                     12, "1 3 2 7 1 1 2 3 4\n2 3 2 7 1 5 8 7 6\n3 3 2 7 1 9 10 12 11\n", 3);
 }
 
+/// One triangle of order 2 on the corners (0,0), (1,0), (0,1), its long edge's midpoint
+/// moved out by d = (0.1, 0.1): x = xi e1 + eta e2 + 4 xi eta d, so det J = 1 + 0.4 (xi + eta),
+/// 1 at the corner (0,0) and 1.4 on the long edge: Jacobian ratio 1 / 1.4 = 5 / 7.
+inline std::string curved_triangle_msh()
+{
+    return msh_file(2, "1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0.5 0 0\n5 0.6 0.6 0\n6 0 0.5 0\n", 6,
+                    "1 9 2 7 1 1 2 3 4 5 6\n", 1);
+}
+
 }  // namespace gpufem::test

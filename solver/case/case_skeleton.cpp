@@ -26,26 +26,25 @@ std::string names_text(const std::vector<GroupSummary>& groups)
 {
     std::string out;
     for (std::size_t k = 0; k < groups.size(); ++k)
-        out += (k == 0 ? "" : (k + 1 == groups.size() ? " and " : ", ")) + groups[k].name;
+        out += (k == 0 ? "" : (k + 1 == groups.size() ? " and " : ", ")) + yaml_scalar(groups[k].name);
     return out;
 }
 
+/// The comment at the top: how to run the case, and what the mesh holds.
 std::string header(const SkeletonMesh& mesh, const MeshSummary& s)
 {
-    std::string cells;
-    for (const CellTypeCount& t : s.cell_types)
-        cells += fmt::format("{}{} {}", cells.empty() ? "" : ", ", t.cells, element_type_plural(t.type));
     std::string out = "# A case for " + yaml_scalar(mesh.path) + ", written by gpufem new-case.\n" +
                       "# Edit the values, then run it: gpufem run CASE.yaml\n" +
                       "# Every key, its default and its checks: gpufem run --help (docs/case-reference.md).\n";
-    out += fmt::format("# The mesh: {}D, {} ({}), {} nodes of order {}.\n", s.dim, cells, s.cell_types.size() == 1 ? "one type" : "mixed",
-                       s.nodes, s.geometry_order);
+    out += fmt::format("# The mesh: {}D, {}, {} nodes of order {}.\n", s.dim, cell_counts_text(s), s.nodes,
+                       s.geometry_order);
     const std::vector<GroupSummary> regions = s.regions(), boundaries = s.boundary_groups();
     if (!regions.empty()) out += "# Regions: " + names_text(regions) + ".\n";
     if (!boundaries.empty()) out += "# Boundary groups: " + names_text(boundaries) + ".\n";
     return out;
 }
 
+/// mesh: and degree:, with the optional mesh keys as comments.
 std::string mesh_block(const SkeletonMesh& mesh)
 {
     std::string out = "mesh:\n";
@@ -86,6 +85,7 @@ std::string condition_lines(const MeshSummary& s)
     return out;
 }
 
+/// problem: the coefficients and the boundary conditions.
 std::string problem_block(const MeshSummary& s)
 {
     std::string out = line("problem:", "-div(kappa grad u) = f");
@@ -94,6 +94,7 @@ std::string problem_block(const MeshSummary& s)
     return out + condition_lines(s);
 }
 
+/// solver: CG with AMG, and output:.
 std::string solver_and_output_blocks()
 {
     return line("solver:") + line("  method: cg", "symmetric problems (bicgstab with convection)") +

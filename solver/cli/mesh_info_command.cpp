@@ -17,6 +17,7 @@ struct MeshInfoArguments {
     bool json = false;
 };
 
+/// Prints the summary of the file as text or JSON.
 int print_mesh_info(const MeshInfoArguments& args)
 {
     const MeshSummary summary = summarise_mesh_file(args.file);

@@ -38,6 +38,7 @@ SkeletonMesh skeleton_mesh(const NewCaseArguments& args)
     return mesh;
 }
 
+/// Writes the case to its file (refusing an existing one without --force) or prints it.
 int write_new_case(const NewCaseArguments& args)
 {
     if (!args.output.empty() && fs::exists(args.output) && !args.force)

@@ -1,20 +1,13 @@
 #include "solver/report/mesh_summary_output.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace gpufem {
 namespace {
 
-/// "1200 (1000 triangles, 200 quadrilaterals)", or "800 tetrahedra" for one type.
-std::string cells_text(const MeshSummary& s)
-{
-    if (s.cell_types.size() == 1) return fmt::format("{} {}", s.cells, element_type_plural(s.cell_types[0].type));
-    std::string parts;
-    for (const CellTypeCount& t : s.cell_types)
-        parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", t.cells, element_type_plural(t.type));
-    return fmt::format("{} ({})", s.cells, parts);
-}
-
+/// "[0, 2] x [0, 1] x [0, 0]".
 std::string box_text(const MeshSummary& s)
 {
     std::string out;
@@ -41,6 +34,7 @@ std::string groups_text(const MeshSummary& s)
     return out;
 }
 
+/// The Jacobian ratio, the angles, and the cells of non-positive Jacobian.
 std::string quality_text(const MeshSummary& s)
 {
     std::string out = "quality\n";
@@ -59,11 +53,13 @@ std::string quality_text(const MeshSummary& s)
     return out;
 }
 
+/// {cells, min_degrees, max_degrees}.
 nlohmann::json angles_json(const AngleRange& range)
 {
     return {{"cells", range.cells}, {"min_degrees", range.min}, {"max_degrees", range.max}};
 }
 
+/// The quality as quality_text gives it, under stable keys.
 nlohmann::json quality_json(const MeshSummary& s)
 {
     nlohmann::json bad = nlohmann::json::array();
@@ -82,7 +78,7 @@ std::string mesh_summary_text(const std::string& file, const MeshSummary& s)
 {
     std::string out = fmt::format("mesh                {}\n", file);
     out += fmt::format("dimension           {}\n", s.dim);
-    out += fmt::format("cells               {}\n", cells_text(s));
+    out += fmt::format("cells               {}\n", cell_counts_text(s));
     out += fmt::format("nodes               {}\n", s.nodes);
     out += fmt::format("geometry order      {}\n", s.geometry_order);
     out += fmt::format("bounding box        {}\n", box_text(s));

@@ -113,6 +113,17 @@ TEST(MeshSummary, RaisedCornerHalvesTheHexahedronsJacobianRatio)
     EXPECT_EQ(s.box_max[2], 2.0);
 }
 
+TEST(MeshSummary, CurvedCellOfAnOrder2FileKeepsItsOrder)
+{
+    const test::TempFolder folder;
+    const MeshSummary s = summarise_mesh_file(folder.write("curved.msh", test::curved_triangle_msh()).string());
+    EXPECT_EQ(s.geometry_order, 2);
+    EXPECT_EQ(s.nodes, 6);
+    EXPECT_DOUBLE_EQ(s.jacobian.min, 5.0 / 7.0);
+    EXPECT_DOUBLE_EQ(s.jacobian.max, 5.0 / 7.0);
+    EXPECT_EQ(cell_counts_text(s), "1 triangle");
+}
+
 TEST(MeshSummary, ClockwiseQuadrilateralIsValidAndAFoldedOneIsNot)
 {
     const test::TempFolder folder;
