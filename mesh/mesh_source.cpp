@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -115,7 +116,10 @@ bool model_cells_take_any_order()
 {
     std::vector<int> types;
     gmsh::model::mesh::getElementTypes(types, gmsh::model::getDimension());
-    return types.size() == 1 && lagrange_element_from_gmsh(types[0]).has_value();
+    if (types.size() != 1) return false;
+    const std::optional<LagrangeElement> element = lagrange_element_from_gmsh(types[0]);
+    return element && (element->type == ElementType::triangle || element->type == ElementType::quadrilateral ||
+                       element->type == ElementType::tetrahedron || element->type == ElementType::hexahedron);
 }
 
 /// The order of the cells Gmsh gives gpufem (see MeshSpec::geometry_order); `file_order` is

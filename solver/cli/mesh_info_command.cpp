@@ -1,7 +1,6 @@
 // `gpufem mesh-info`: what a mesh file holds (cells, nodes, groups, quality), for a user
 // starting from their own mesh; Gmsh reads it in the sandboxed mesh worker.
 #include <iostream>
-#include <memory>
 
 #include "mesh/mesh_summary.hpp"
 #include "solver/cli/command.hpp"
@@ -32,14 +31,14 @@ int print_mesh_info(const MeshInfoArguments& args)
 
 Command add_mesh_info_command(CLI::App& app)
 {
-    auto args = std::make_shared<MeshInfoArguments>();
-    CLI::App* info_app = add_mesh_file_command(
+    return mesh_file_command<MeshInfoArguments>(
         app, "mesh-info",
         "What a mesh holds: cells by type, nodes, geometric order, bounding box, physical groups with their sizes, "
         "and the cells' quality (Jacobian ratio, angles, inverted cells)",
-        args->file);
-    info_app->add_flag("--json", args->json, "Print the same as JSON, for scripts");
-    return {info_app, [args] { return run_reporting_errors([&] { return print_mesh_info(*args); }); }};
+        [](CLI::App& command, MeshInfoArguments& args) {
+            command.add_flag("--json", args.json, "Print the same as JSON, for scripts");
+        },
+        print_mesh_info);
 }
 
 }  // namespace gpufem

@@ -2,7 +2,6 @@
 // mesh in the sandboxed mesh worker to find its groups.
 #include <filesystem>
 #include <iostream>
-#include <memory>
 #include <stdexcept>
 
 #include "mesh/mesh_summary.hpp"
@@ -60,14 +59,14 @@ int write_new_case(const NewCaseArguments& args)
 
 Command add_new_case_command(CLI::App& app)
 {
-    auto args = std::make_shared<NewCaseArguments>();
-    CLI::App* new_case_app = add_mesh_file_command(
+    return mesh_file_command<NewCaseArguments>(
         app, "new-case",
         "Write a commented case file for a mesh: its regions and boundary groups filled in, ready to edit and run",
-        args->file);
-    new_case_app->add_option("-o,--output", args->output, "Write the case to this file (default: standard output)");
-    new_case_app->add_flag("--force", args->force, "Overwrite the output file when it exists");
-    return {new_case_app, [args] { return run_reporting_errors([&] { return write_new_case(*args); }); }};
+        [](CLI::App& command, NewCaseArguments& args) {
+            command.add_option("-o,--output", args.output, "Write the case to this file (default: standard output)");
+            command.add_flag("--force", args.force, "Overwrite the output file when it exists");
+        },
+        write_new_case);
 }
 
 }  // namespace gpufem
