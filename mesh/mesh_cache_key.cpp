@@ -6,9 +6,9 @@
 
 #include "mesh/geo_lexer.hpp"
 
-// Gmsh's own version function: exported by the Gmsh library though gmsh.h leaves it out. It
-// gives the version of the library loaded at run time, where GMSH_API_VERSION gives the
-// header's.
+// Gmsh's version function (declared in its CommandLine.h, exported by the library, left out
+// of gmsh.h): the version of the library loaded at run time, patch level included, where
+// gmsh.h's GMSH_API_VERSION names only its API's.
 const char* GetGmshVersion();
 
 // The gpufem version CMake configured (from git), for the key.
@@ -83,6 +83,7 @@ std::string key_material(const MeshSpec& spec, const Sha256Digest& mesh_file,
          << "degree " << spec.degree << "\n"
          << "geometry_order " << spec.geometry_order << "\n"
          << "gmsh_nodes " << spec.gmsh_nodes << "\n"
+         << "file_order " << spec.file_order << "\n"
          << "gmsh_threads " << spec.gmsh_threads << "\n"
          << "allow_commands " << spec.allow_commands << "\n";
     return text.str();

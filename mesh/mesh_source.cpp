@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "linalg/file_kind.hpp"
 #include "linalg/host_threads.hpp"
 #include "mesh/kernel_shapes.hpp"
+#include "mesh/gmsh_element_types.hpp"
 #include "mesh/gmsh_extract.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/gmsh_shapes.hpp"
@@ -108,15 +110,16 @@ bool model_is_curved()
 }
 
 /// Whether the current model's cells are of one type among triangles, quadrilaterals,
-/// tetrahedra and hexahedra: the cells gpufem reads at any order (several types, prisms and
-/// pyramids only at order 1).
+/// tetrahedra and hexahedra (of any order): the cells gpufem reads at any order (several
+/// types, prisms and pyramids only at order 1).
 bool model_cells_take_any_order()
 {
     std::vector<int> types;
     gmsh::model::mesh::getElementTypes(types, gmsh::model::getDimension());
-    constexpr int triangle = 2, quadrilateral = 3, tetrahedron = 4, hexahedron = 5;  // MSH types
-    return types.size() == 1 && (types[0] == triangle || types[0] == quadrilateral ||
-                                 types[0] == tetrahedron || types[0] == hexahedron);
+    if (types.size() != 1) return false;
+    const std::optional<LagrangeElement> element = lagrange_element_from_gmsh(types[0]);
+    return element && (element->type == ElementType::triangle || element->type == ElementType::quadrilateral ||
+                       element->type == ElementType::tetrahedron || element->type == ElementType::hexahedron);
 }
 
 /// The order of the cells Gmsh gives gpufem (see MeshSpec::geometry_order); `file_order` is
@@ -126,6 +129,7 @@ bool model_cells_take_any_order()
 int gmsh_cell_order(const MeshSpec& spec, int file_order, const std::string& context)
 {
     if (spec.gmsh_nodes) return spec.degree;
+    if (spec.file_order && file_order > 1 && model_cells_take_any_order()) return file_order;
     if (spec.geometry_order == 0 && file_order <= 1 && !model_cells_take_any_order()) return 1;
     if (spec.geometry_order != 0) {
         if (spec.geometry_order < 1 || spec.geometry_order > max_mesh_order)
@@ -421,6 +425,15 @@ Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec)
     if (on->is_cuda()) on->synchronize();
     mesh.build_times.refinement = seconds_since(start);
     return mesh;
+}
+
+MeshSpec mesh_spec_for_path(const std::string& path)
+{
+    MeshSpec spec;
+    spec.kind = std::filesystem::path(path).extension() == ".geo" ? MeshSpec::Kind::geo : MeshSpec::Kind::file;
+    spec.path = path;
+    spec.file_order = spec.kind == MeshSpec::Kind::file;
+    return spec;
 }
 
 Mesh load_mesh(const MeshSpec& spec, const ExecPtr& device)

@@ -44,6 +44,8 @@ struct MeshSpec {
                              ///< for geometries of lines and planes only; otherwise `degree`,
                              ///< at least 2 when refined: nodes on the curves and surfaces, or
                              ///< a high-order file's own)
+    bool file_order = false; ///< a mesh file's cells of one type at the file's own order,
+                             ///< whatever `degree` asks (gpufem mesh-info: the file as it is)
     bool gmsh_nodes = false; ///< tests only: refinement and high-order nodes by Gmsh, numbered as
                              ///< Gmsh numbers them (the reference gpufem's own are tested against)
 };
@@ -64,6 +66,10 @@ struct MeshCounts {
     int faces_per_cell = 0;     ///< the most faces (2D: edges) of a cell; 0 when not known
     bool refined = false;       ///< refined by gpufem from first-order cells (Mesh::refined_from)
 };
+
+/// The spec of a mesh named only by its path: a `.geo` script, meshed with its own sizes, or
+/// else a mesh file at its own order; degree 1, no refinement, Gmsh's commands refused.
+MeshSpec mesh_spec_for_path(const std::string& path);
 
 /// The counts of the mesh load_mesh would generate for spec, computed without building it;
 /// nothing for meshes that come through Gmsh (their size is known once Gmsh made them).

@@ -118,6 +118,7 @@ void transfer_spec(Io& io, Spec& spec, Threads& threads)
     io.value(spec.allow_commands);
     io.value(spec.degree);
     io.value(spec.geometry_order);
+    io.value(spec.file_order);
     io.value(spec.gmsh_nodes);
     io.value(spec.gmsh_threads);
     io.value(threads);
@@ -437,20 +438,24 @@ void set_mesh_worker(const std::string& executable)
     if (prestarted_worker && prestarted_worker->executable != executable) ended.swap(prestarted_worker);
 }
 
-Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device, MeshCacheStatus* cache)
+Mesh load_gmsh_mesh_isolated(const MeshSpec& spec)
 {
     std::string executable;
     {
         const std::lock_guard lock(worker_mutex);
         executable = worker_executable;
     }
+    if (executable.empty()) return load_gmsh_mesh(spec);
+    return load_mesh_in_worker(spec, executable, host_threads());
+}
+
+Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device, MeshCacheStatus* cache)
+{
     if (!mesh_needs_gmsh(spec)) {
         if (cache) *cache = {MeshCacheStatus::Outcome::off, "", "a built-in shape", ""};
         return load_mesh(spec, device);
     }
-    Mesh coarse = cached_gmsh_mesh(spec, [&] {
-        return executable.empty() ? load_gmsh_mesh(spec) : load_mesh_in_worker(spec, executable, host_threads());
-    }, cache);
+    Mesh coarse = cached_gmsh_mesh(spec, [&] { return load_gmsh_mesh_isolated(spec); }, cache);
     return finish_gmsh_mesh(std::move(coarse), spec, device);
 }
 

@@ -49,6 +49,11 @@ void prestart_mesh_worker(const MeshSpec& spec);
 /// cache did.
 Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device = nullptr, MeshCacheStatus* cache = nullptr);
 
+/// The Gmsh part of load_mesh alone (load_gmsh_mesh: the mesh as Gmsh reads or makes it,
+/// unrefined, its cells of their geometric order), in a worker when one is set; spec must go
+/// through Gmsh (a file or a .geo). Throws as load_mesh_in_worker.
+Mesh load_gmsh_mesh_isolated(const MeshSpec& spec);
+
 /// Loads the Gmsh part of the mesh of `spec` (load_gmsh_mesh) in a worker started from
 /// `executable` (an absolute path, normally /proc/self/exe) with `threads` host threads for
 /// Gmsh. Throws MeshSourceError with the worker's message, naming the signal that ended it

@@ -31,6 +31,14 @@ bool solves_on_cpu(const CaseSpec& spec)
     return spec.backend != BackendChoice::cuda && !uses_cuda(spec.backend);
 }
 
+CLI::App* add_mesh_file_command(CLI::App& app, const std::string& name, const std::string& help, std::string& file)
+{
+    CLI::App* command = app.add_subcommand(name, help);
+    command->add_option("file", file, "A Gmsh mesh file (.msh) or a Gmsh script (.geo, meshed as gpufem run meshes it)")
+        ->required();
+    return command;
+}
+
 int run_reporting_errors(const std::function<int()>& body)
 {
     try {

@@ -5,6 +5,7 @@
 #include <exception>
 #include <functional>
 #include <future>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,28 @@ int run_as_rank(const RankRunArguments& args, CommandContext& context);
 Command add_run_command(CLI::App& app, CommandContext& context);
 /// `gpufem compare`: a field of two result.vtu files.
 Command add_compare_command(CLI::App& app);
+/// Adds a command that reads a mesh file or a .geo (`name`, with `help`), its required FILE
+/// argument written into `file`.
+CLI::App* add_mesh_file_command(CLI::App& app, const std::string& name, const std::string& help, std::string& file);
+
+/// A command that reads a mesh file or a .geo: its FILE argument goes to Arguments::file,
+/// `options` adds the command's own options, and once parsed `body` runs with the arguments
+/// (errors reported as run_reporting_errors does).
+template <typename Arguments>
+Command mesh_file_command(CLI::App& app, const std::string& name, const std::string& help,
+                          const std::function<void(CLI::App&, Arguments&)>& options,
+                          const std::function<int(const Arguments&)>& body)
+{
+    auto args = std::make_shared<Arguments>();
+    CLI::App* command = add_mesh_file_command(app, name, help, args->file);
+    options(*command, *args);
+    return {command, [args, body] { return run_reporting_errors([&] { return body(*args); }); }};
+}
+
+/// `gpufem mesh-info`: what a mesh file holds (cells, nodes, groups, quality).
+Command add_mesh_info_command(CLI::App& app);
+/// `gpufem new-case`: a commented case file for a mesh.
+Command add_new_case_command(CLI::App& app);
 /// `gpufem bench spmv`, `bench solver` and `bench mtx`, under bench.
 std::vector<Command> add_bench_commands(CLI::App& bench, CommandContext& context);
 
