@@ -9,12 +9,14 @@
 #include <memory>
 #include <thread>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "linalg/device_preparation.hpp"
 #include "linalg/host_threads.hpp"
 #include "linalg/mpi_communicator.hpp"
 #include "linalg/nccl_communicator.hpp"
+#include "linalg/rank_messages.hpp"
 #include "solver/cli/command.hpp"
 #include "solver/run/distributed_run.hpp"
 #include "solver/run/pipeline.hpp"
@@ -39,14 +41,31 @@ ExecPtr rank_executor(const CaseSpec& spec, const MpiCommunicator& world, int th
     return make_executor(spec.backend);  // throws for backend cuda without a device
 }
 
-/// Whether GPUs exchange through NCCL (the default) or through MPI with host staging
-/// (GPUFEM_DEVICE_COMMUNICATOR=mpi: to compare the two, or where NCCL cannot run).
-bool nccl_wanted()
+/// GPUFEM_DEVICE_COMMUNICATOR: "nccl", "mpi", or "" when unset.
+std::string communicator_choice()
 {
     const char* choice = std::getenv("GPUFEM_DEVICE_COMMUNICATOR");
-    if (!choice || std::string(choice) == "nccl") return true;
-    if (std::string(choice) == "mpi") return false;
+    if (!choice) return "";
+    if (std::string(choice) == "nccl" || std::string(choice) == "mpi") return choice;
     throw std::invalid_argument("GPUFEM_DEVICE_COMMUNICATOR=" + std::string(choice) + ": expected nccl or mpi");
+}
+
+/// Whether the GPUs exchange through NCCL (the default) or through MPI with host staging
+/// (GPUFEM_DEVICE_COMMUNICATOR=mpi: to compare the two, or where NCCL cannot run). NCCL needs a
+/// GPU per rank: where some node has more ranks than GPUs (a test on a one-GPU machine) every
+/// rank goes through MPI, with a warning, or stops when NCCL was asked for by name.
+/// Collective: every rank reaches the same answer.
+bool use_nccl(const MpiCommunicator& world, const Executor& exec)
+{
+    const std::string choice = communicator_choice();
+    if (!exec.is_cuda() || choice == "mpi") return false;
+    const int gpus = Executor::cuda_device_count();
+    if (!any_rank(world, world.node_size() > gpus)) return true;
+    const std::string why = fmt::format("some node has more ranks than GPUs (this one: {} ranks, {} GPUs) and NCCL "
+                                        "needs a GPU per rank", world.node_size(), gpus);
+    if (choice == "nccl") throw StoppedOnEveryRank("GPUFEM_DEVICE_COMMUNICATOR=nccl: " + why, world.rank() == 0);
+    spdlog::warn("{}: the GPUs' data goes through MPI", why);
+    return false;
 }
 
 /// The case read and checked on every rank (the same file, the same verdict); only rank 0
@@ -74,7 +93,7 @@ int on_rank_group(const CaseSpec& spec, const MpiCommunicator& world, CommandCon
         spdlog::info("rank on {} {:.3f} s after the command began", exec->device_name(),
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - context.started).count());
         std::unique_ptr<NcclCommunicator> nccl;
-        if (exec->is_cuda() && nccl_wanted()) nccl = std::make_unique<NcclCommunicator>(world, exec->device_id());
+        if (use_nccl(world, *exec)) nccl = std::make_unique<NcclCommunicator>(world, exec->device_id());
         const RankGroup group{world, nccl ? static_cast<const Communicator&>(*nccl) : world, exec,
                               world.node_size()};
         return body(spec, group);
