@@ -956,6 +956,7 @@ TEST(MeshCache, ASecondRunLoadsTheMeshFromTheCache)
     EXPECT_EQ(second["mesh"]["cache"], "hit");
     EXPECT_NE(second_log.find("mesh: from the cache " + (dir.path() / ".gpufem-cache").string()), std::string::npos)
         << second_log;
+    EXPECT_NE(second_log.find("(Gmsh's mesh from the cache)"), std::string::npos) << second_log;  // the summary
     EXPECT_EQ(second["mesh"]["cells"], first["mesh"]["cells"]);
     EXPECT_EQ(second["times"]["mesh_gmsh"], 0.0);
     const auto [skipped_log, skipped] = run("skipped", "--set mesh.cache=false");
