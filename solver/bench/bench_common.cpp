@@ -4,8 +4,20 @@
 
 #include "linalg/array.hpp"
 #include "linalg/interval_timer.hpp"
+#include "solver/run/output_files.hpp"
+#include "solver/run/run_case.hpp"
 
 namespace gpufem {
+
+void write_bench_file(const CaseSpec& spec, const std::filesystem::path& output_dir, const std::string& name,
+                      const std::string& text)
+{
+    RunOptions run_options;
+    run_options.output_dir = output_dir;
+    StagedOutputs outputs(output_folder(spec, run_options));
+    outputs.write_text(name, text);
+    outputs.commit();
+}
 
 double median(std::vector<double> values)
 {

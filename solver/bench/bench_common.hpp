@@ -1,13 +1,16 @@
 #pragma once
-// Shared by the benchmarks: medians, the device's copy bandwidth measured in the run, and the
-// x vectors of timed SpMVs.
+// Shared by the benchmarks: medians, the device's copy bandwidth measured in the run, the
+// x vectors of timed SpMVs, and their files.
 #include <algorithm>
 #include <cstddef>
+#include <filesystem>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "linalg/array.hpp"
 #include "linalg/executor.hpp"
+#include "solver/case/case_file.hpp"
 
 namespace gpufem {
 
@@ -17,6 +20,11 @@ double median(std::vector<double> values);
 /// Copy bandwidth (bytes read + written per second), median of 20 copies of a buffer far
 /// larger than the caches (1 GiB on CUDA, 256 MiB on the CPU).
 double measure_copy_bandwidth(const ExecPtr& exec);
+
+/// Writes a benchmark's text file `name` into the case's output folder (output_dir, or the
+/// default beside the case), staged and renamed into place.
+void write_bench_file(const CaseSpec& spec, const std::filesystem::path& output_dir, const std::string& name,
+                      const std::string& text);
 
 /// The x vectors of timed SpMVs: enough copies of random values in [-1, 1] (fixed seed, the
 /// same inputs for every format and parameter set) to cycle through 256 MB, so x is not

@@ -143,11 +143,7 @@ void report_rows(const CaseSpec& spec, const SpmvBenchOptions& options, const Ra
                                     {"local_seconds", r.local_seconds}, {"halo_seconds", r.halo_seconds},
                                     {"nonlocal_seconds", r.nonlocal_seconds}, {"product_seconds", r.product_seconds},
                                     {"hidden_share", r.hidden_share()}, {"all_reduce_seconds", r.all_reduce_seconds}});
-    RunOptions run_options;
-    run_options.output_dir = options.output_dir;
-    StagedOutputs outputs(output_folder(spec, run_options));
-    outputs.write_text("bench_ranks.json", json.dump(2) + "\n");
-    outputs.commit();
+    write_bench_file(spec, options.output_dir, "bench_ranks.json", json.dump(2) + "\n");
 }
 
 template <typename V>

@@ -8,6 +8,7 @@
 #include "solver/bench/bench_matrix_market.hpp"
 #include "solver/bench/bench_ranks.hpp"
 #include "solver/bench/bench_solver.hpp"
+#include "solver/bench/bench_solver_ranks.hpp"
 #include "solver/bench/bench_spmv.hpp"
 #include "solver/cli/command.hpp"
 #include "solver/run/run_case.hpp"
@@ -112,22 +113,18 @@ Command add_solver(CLI::App& bench, CommandContext& context)
     sub->add_option("-b,--backend", context.backend, "auto | cpu | cuda")->check(CLI::IsMember(context.backend_names));
     sub->add_option("-s,--set", args->overrides, "Override a case key (as for run)");
     return {sub, [args, &context] {
+                args->options.formats = split_list(args->formats);
+                args->options.methods = split_list(args->methods);
+                args->options.preconditioners = split_list(args->preconditioners);
+                args->options.output_dir = args->output;
                 if (several_ranks())
                     return as_rank({args->case_file, args->overrides, args->output, ""}, context,
-                                   [](const CaseSpec&, const RankGroup& group) -> int {
-                                       throw StoppedOnEveryRank(
-                                           "bench solver runs on one rank; under mpirun, time the solve with "
-                                           "gpufem run (report.json's parallel section) and the product with "
-                                           "gpufem bench spmv",
-                                           group.host.rank() == 0);
+                                   [&](const CaseSpec& spec, const RankGroup& group) {
+                                       run_rank_solver_bench(spec, args->options, group);
+                                       return exit_ok;
                                    });
-                return run_case_bench(context, args->case_file, args->overrides, [&](const CaseSpec& spec) {
-                    args->options.formats = split_list(args->formats);
-                    args->options.methods = split_list(args->methods);
-                    args->options.preconditioners = split_list(args->preconditioners);
-                    args->options.output_dir = args->output;
-                    run_solver_bench(spec, args->options);
-                });
+                return run_case_bench(context, args->case_file, args->overrides,
+                                      [&](const CaseSpec& spec) { run_solver_bench(spec, args->options); });
             }};
 }
 

@@ -181,15 +181,6 @@ PartPayload obtain_part(const CaseSpec& spec, const RankGroup& group, std::optio
     return shape ? generate_part(spec, *shape, group, facts, phases) : receive_part(spec, group, facts, phases);
 }
 
-/// The preconditioner of the case on the distributed operator (one that works across ranks).
-template <typename V>
-SetUpPreconditioner<V> distributed_preconditioner(const CaseSpec& spec, const DistributedSystem<V>& system)
-{
-    static const Array<index_type> no_permutation;
-    return spec.solver.preconditioner->build(
-        PreconditionerSetup<V>{*system.op, nullptr, nullptr, no_permutation, false, spec.solver});
-}
-
 /// The solve of the rank's rows with the others', timed; x: the solution (operator order).
 template <typename V>
 SolveResult solve_across_ranks(const CaseSpec& spec, const DistributedSystem<V>& system, const RankGroup& group,

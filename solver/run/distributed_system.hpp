@@ -8,6 +8,7 @@
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/distributed_operator.hpp"
 #include "solver/case/case_file.hpp"
+#include "solver/preconditioners/preconditioner_registry.hpp"
 #include "solver/run/part_payload.hpp"
 
 namespace gpufem {
@@ -39,5 +40,14 @@ DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPay
 /// The owned part of v (in the operator's numbering) in the part's local order.
 template <typename V>
 Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v);
+
+/// The preconditioner of the case on the distributed operator (one that works across ranks).
+template <typename V>
+SetUpPreconditioner<V> distributed_preconditioner(const CaseSpec& spec, const DistributedSystem<V>& system)
+{
+    static const Array<index_type> no_permutation;
+    return spec.solver.preconditioner->build(
+        PreconditionerSetup<V>{*system.op, nullptr, nullptr, no_permutation, false, spec.solver});
+}
 
 }  // namespace gpufem
