@@ -109,9 +109,10 @@ void check_text_against_one_rank(const std::string& name, const std::string& tex
         ASSERT_EQ(r.exit_code, 0) << r.output;
         const nlohmann::json report = read_json(out / "report.json");
         // BiCGSTAB's residual is not monotone: the sums grouped by rank move its count (to 1e-12,
-        // on a convection problem, by up to about a sixth: 67 against 75 seen).
+        // on a convection problem, by up to about a fifth: 67 against 75 and 95 against 80
+        // seen); the solution is what must agree.
         EXPECT_NEAR(report["solver"]["iterations"].get<int>(), iterations,
-                    method == "cg" ? 1 : std::max(3, iterations / 6));
+                    method == "cg" ? 1 : std::max(3, iterations / 4));
         EXPECT_EQ(report["parallel"]["ranks"].get<int>(), ranks);
         EXPECT_LT(pieces_against_one_rank(dir.path() / "one", out), 1e-10);
     }
