@@ -22,9 +22,6 @@ public:
     NcclCommunicator(const NcclCommunicator&) = delete;
     NcclCommunicator& operator=(const NcclCommunicator&) = delete;
 
-    /// Waits until NCCL has joined the ranks; throws NCCL's error if it could not.
-    void wait_joined() const;
-
     int rank() const override { return mpi_.rank(); }
     int size() const override { return mpi_.size(); }
     /// Device data moves on the executor's stream.

@@ -14,8 +14,6 @@ NcclCommunicator::NcclCommunicator(const MpiCommunicator& mpi, int) : mpi_(mpi)
 
 NcclCommunicator::~NcclCommunicator() = default;
 
-void NcclCommunicator::wait_joined() const {}
-
 std::string NcclCommunicator::describe() const { return "NCCL (not built)"; }
 
 void NcclCommunicator::all_reduce_sum(const Executor&, double*, int) const {}

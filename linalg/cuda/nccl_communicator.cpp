@@ -127,11 +127,6 @@ NcclCommunicator::NcclCommunicator(const MpiCommunicator& mpi, int device)
 
 NcclCommunicator::~NcclCommunicator() = default;
 
-void NcclCommunicator::wait_joined() const
-{
-    handle_->comm();
-}
-
 std::string NcclCommunicator::describe() const
 {
     return "NCCL, " + std::to_string(size()) + (size() == 1 ? " rank" : " ranks") + " (one GPU each)";

@@ -19,6 +19,13 @@ void write_bench_file(const CaseSpec& spec, const std::filesystem::path& output_
     outputs.commit();
 }
 
+double total(const std::vector<double>& values)
+{
+    double s = 0;
+    for (double v : values) s += v;
+    return s;
+}
+
 double median(std::vector<double> values)
 {
     if (values.empty()) return 0.0;

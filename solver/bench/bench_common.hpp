@@ -14,6 +14,9 @@
 
 namespace gpufem {
 
+/// The sum of values (a timer's intervals).
+double total(const std::vector<double>& values);
+
 /// The median (upper median for an even count; 0 for none).
 double median(std::vector<double> values);
 

@@ -67,13 +67,6 @@ Timed median_solve(KrylovMethod method, KrylovVariant variant, const LinearOpera
     return last;
 }
 
-double sum(const std::vector<double>& v)
-{
-    double s = 0;
-    for (double e : v) s += e;
-    return s;
-}
-
 /// One configuration's solves: the method, variant, operator, preconditioner and right-hand
 /// side every timing of measure shares.
 template <typename V>
@@ -147,9 +140,9 @@ void time_phases(const BenchSolves<V>& run, double copy_bw, SolverBenchRow& row)
     phased.phases = &phases;
     const Timed t_phased = run.once(phased, run.short_run);
     const double its = std::max(1, t_phased.iterations);
-    row.spmv_seconds = sum(spmv->seconds()) / its;
-    row.vector_seconds = sum(vector->seconds()) / its;
-    row.reduction_seconds = sum(reduction->seconds()) / its;
+    row.spmv_seconds = total(spmv->seconds()) / its;
+    row.vector_seconds = total(vector->seconds()) / its;
+    row.reduction_seconds = total(reduction->seconds()) / its;
     row.bytes_per_iteration =
         static_cast<std::size_t>(spmvs_per_iteration(run.method)) * run.a.spmv_min_bytes() +
         vector_bytes_per_iteration(run.method, run.variant, traffic_of(run.m), run.b.size(), sizeof(V));

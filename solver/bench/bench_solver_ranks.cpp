@@ -54,13 +54,6 @@ struct RankSolves {
     }
 };
 
-double total(const std::vector<double>& v)
-{
-    double s = 0;
-    for (double e : v) s += e;
-    return s;
-}
-
 /// This rank's row.
 template <typename V>
 RankSolverRow measure_rank(const RankSolves<V>& run, const SolverBenchOptions& bench)
