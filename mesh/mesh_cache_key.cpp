@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "mesh/geo_lexer.hpp"
+#include "mesh/geo_references.hpp"
+#include "mesh/gmsh_session.hpp"
 
 // Gmsh's version function (declared in its CommandLine.h, exported by the library, left out
 // of gmsh.h): the version of the library loaded at run time, patch level included, where
@@ -65,8 +67,8 @@ std::string outside_input_used(const std::string& text)
 
 /// The key's inputs as text: the format, gpufem's and Gmsh's versions, the files' digests and the spec's
 /// fields that reach the mesh worker and can change the mesh.
-std::string key_material(const MeshSpec& spec, const Sha256Digest& mesh_file,
-                         const std::optional<Sha256Digest>& options_file)
+std::string key_material(const MeshSpec& spec, const std::vector<MeshInputFile>& files,
+                         const std::vector<Sha256Digest>& digests)
 {
     std::ostringstream text;
     text.precision(17);
@@ -74,9 +76,12 @@ std::string key_material(const MeshSpec& spec, const Sha256Digest& mesh_file,
          << "gpufem " << GPUFEM_CONFIGURED_VERSION << "\n"
          << "Gmsh " << gmsh_library_version() << "\n"
          << "kind " << (spec.kind == MeshSpec::Kind::geo ? "geo" : "file") << "\n"
-         << "mesh file sha256 " << hex_digest(mesh_file) << "\n"
-         << "options file " << (options_file ? "sha256 " + hex_digest(*options_file) : "none") << "\n"
-         << "shape " << spec.shape << "\n"
+         << "mesh file sha256 " << hex_digest(digests.front()) << "\n";
+    const fs::path folder = fs::path(spec.path).parent_path();
+    for (std::size_t i = 1; i < files.size(); ++i)  // FILE.opt and included files, by their names
+        text << "read file " << fs::path(files[i].path).lexically_relative(folder).string() << " sha256 "
+             << hex_digest(digests[i]) << "\n";
+    text << "shape " << spec.shape << "\n"
          << "elements " << spec.elements << "\n"
          << "size " << spec.size << "\n"
          << "refine " << spec.refine << "\n"
@@ -116,21 +121,24 @@ MeshCacheLookup mesh_cache_key(const MeshSpec& spec)
     if (!spec.cache) return {std::nullopt, "mesh.cache: false"};
     if (spec.allow_commands)
         return {std::nullopt, "mesh.allow_commands: true lets the script read any file and run programs, which no cache key covers"};
-    std::string script, options;
-    const auto mesh_digest = file_digest(spec.path, spec.kind == MeshSpec::Kind::geo ? &script : nullptr);
-    if (!mesh_digest) return {std::nullopt, "'" + spec.path + "' cannot be read"};
-    const std::string options_path = spec.path + ".opt";
-    std::optional<Sha256Digest> options_digest;
-    std::error_code error;
-    if (fs::is_regular_file(options_path, error)) {
-        options_digest = file_digest(options_path, &options);
-        if (!options_digest) return {std::nullopt, "'" + options_path + "' cannot be read"};
+    std::vector<MeshInputFile> files;
+    try {
+        files = mesh_input_files(spec.path, spec.kind == MeshSpec::Kind::geo);
+    } catch (const MeshSourceError& error) {
+        return {std::nullopt, error.what()};  // the input guard reports it when the mesh is loaded
     }
-    std::string refusal = uncachable_script(script, "'" + spec.path + "'");
-    if (refusal.empty()) refusal = uncachable_script(options, "'" + options_path + "'");
-    if (!refusal.empty()) return {std::nullopt, refusal};
+    std::vector<Sha256Digest> digests;
+    for (const MeshInputFile& file : files) {
+        std::string text;
+        const bool script = file.kind == MeshInputFile::Kind::script;
+        const auto digest = file_digest(file.path, script ? &text : nullptr);
+        if (!digest) return {std::nullopt, "'" + file.path + "' cannot be read"};
+        if (const std::string refusal = script ? uncachable_script(text, "'" + file.path + "'") : ""; !refusal.empty())
+            return {std::nullopt, refusal};
+        digests.push_back(*digest);
+    }
     MeshCacheKey key;
-    key.material = key_material(spec, *mesh_digest, options_digest);
+    key.material = key_material(spec, files, digests);
     key.digest = sha256_of(key.material.data(), key.material.size());
     key.file = cache_file_path(spec.path, key.digest);
     return {std::move(key), ""};

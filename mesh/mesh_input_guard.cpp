@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mesh/geo_lexer.hpp"
+#include "mesh/geo_references.hpp"
 #include "mesh/gmsh_session.hpp"
 
 namespace gpufem {
@@ -31,9 +32,10 @@ std::string first_line_of(const std::string& text)
 constexpr const char* refusal_advice =
     "gpufem does not let a mesh input run programs, write or read other files or end the "
     "program (refused: System, SystemCall, NonBlockingSystemCall, OnelabRun, Save, Print, "
-    "Printf > FILE, Exit, Abort, Include, Merge, MergeWithBoundingBox, ShapeFromFile, "
-    "ListFromFile, SendToServer, StringToName, Sleep, CreateDir, options naming files or "
-    "programs, %n formats); if you trust the file, set mesh.allow_commands: true in the case";
+    "Printf > FILE, Exit, Abort, MergeWithBoundingBox, ListFromFile, SendToServer, "
+    "StringToName, Sleep, CreateDir, options naming files or programs, %n formats; Include, Merge "
+    "and ShapeFromFile read only quoted files in the mesh input's folder); if you trust the "
+    "file, set mesh.allow_commands: true in the case";
 
 /// Throws the refusal of `what` at `line` of the file named `file`.
 [[noreturn]] void refuse(const std::string& file, int line, const std::string& what)
@@ -133,15 +135,35 @@ void check_msh_header(const std::string& path)
                               "(a .geo script goes under mesh.geo)");
 }
 
-void check_geo_commands(const std::string& path) { check_script(path, "geometry file '" + path + "'"); }
+namespace {
+
+/// Checks every file of `files` (mesh_input_files) after the input itself: scripts by
+/// check_script, meshes by their header.
+void check_read_files(const std::vector<MeshInputFile>& files)
+{
+    for (std::size_t i = 1; i < files.size(); ++i) {
+        const MeshInputFile& file = files[i];
+        if (file.kind == MeshInputFile::Kind::script)
+            check_script(file.path, !file.options_of.empty()
+                                        ? "options file '" + file.path + "' (Gmsh reads it after '" +
+                                              file.options_of + "' as a script)"
+                                        : "file '" + file.path + "' (read by " + file.origin + ")");
+        else if (file.kind == MeshInputFile::Kind::mesh)
+            check_msh_header(file.path);
+    }
+}
+
+}  // namespace
+
+void check_geo_commands(const std::string& path)
+{
+    check_script(path, "geometry file '" + path + "'");
+    check_read_files(mesh_input_files(path, true));
+}
 
 void check_sidecar_options(const std::string& path)
 {
-    const std::string options = path + ".opt";
-    std::error_code error;
-    if (!std::filesystem::exists(options, error)) return;
-    check_script(options, "options file '" + options + "' (Gmsh reads it after '" + path +
-                              "' as a script)");
+    check_read_files(mesh_input_files(path, false));
 }
 
 bool mesh_input_guard_bypassed() { return std::getenv("GPUFEM_TEST_BYPASS_MESH_INPUT_GUARD") != nullptr; }

@@ -19,7 +19,7 @@ void check_msh_header(const std::string& path);
 /// (StringToName makes a command name from a string).
 inline constexpr const char* geo_refused_commands[] = {
     "System", "SystemCall", "NonBlockingSystemCall", "OnelabRun", "Save", "Print", "Exit",
-    "Abort", "Include", "Merge", "MergeWithBoundingBox", "ShapeFromFile", "ListFromFile",
+    "Abort", "MergeWithBoundingBox", "ListFromFile",
     "SendToServer", "StringToName", "Sleep", "CreateDir", "DeleteFile", "RenameFile"};
 
 /// Parts of option names (General.TmpFileName, Print.ParameterCommand, Solver.Executable0)

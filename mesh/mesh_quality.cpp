@@ -153,7 +153,7 @@ QualitySummary check_cell_quality(const Mesh& mesh, const QualityLimits& limits)
             "mesh {}: {} is a sliver or degenerate: its {} is {:.3g} of an ideal cell's with the "
             "same longest edge (at least {:.0e} is taken; {} cells are below {:.0e}); its entries "
             "would swamp the system. Remesh it (Gmsh's Mesh.OptimizeNetgen = 1 removes most slivers "
-            "of its 3D mesher)",
+            "of its 3D mesher), or lower mesh.min_quality if the cell is meant",
             mesh.source, cell_text(mesh, out.worst_cell), mesh.dim == 2 ? "area" : "volume", out.worst,
             limits.refuse, out.poor, limits.warn));
     return out;

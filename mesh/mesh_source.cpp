@@ -206,12 +206,11 @@ Mesh timed_extract(const std::string& source, int degree, std::chrono::steady_cl
     return mesh;
 }
 
-/// Has Gmsh read the input as `read` says (the options file after it), as one step.
+/// Has Gmsh read the input as `read` says (Gmsh merges a FILE.opt beside it), as one step.
 void open_in_gmsh(const MeshSpec& spec, const GmshReadOptions& read, const std::string& context)
 {
     run_gmsh_step(context, [&] {
         gmsh::open(read.open_path.empty() ? spec.path : read.open_path);
-        if (!read.options_path.empty()) gmsh::merge(read.options_path);
     });
 }
 
@@ -275,8 +274,7 @@ Mesh load_geo(const MeshSpec& spec, const GmshReadOptions& read)
         throw MeshSourceError(context + ": the mesh size must be positive (got " +
                               size_text(spec.size) + ")");
     if (!spec.allow_commands && !mesh_input_guard_bypassed()) {
-        check_geo_commands(spec.path);
-        check_sidecar_options(spec.path);
+        check_geo_commands(spec.path);  // with its FILE.opt and the files it reads
     }
     std::vector<std::string> details;
     if (spec.size > 0.0) details.push_back(size_text(spec.size));

@@ -36,6 +36,10 @@ struct MeshSpec {
     /// and load it from there while nothing it depends on changed (mesh_cache.hpp). Off here;
     /// a case's mesh.cache defaults to true.
     bool cache = false;
+    /// Files and .geo files: a cell whose quality (mesh_quality.hpp) is below min_quality is
+    /// refused before assembly; those below warn_quality are counted in a warning.
+    double min_quality = 1e-8;
+    double warn_quality = 1e-3;  ///< see min_quality
     int degree = 1;          ///< element order 1..4 (the nodes are the unknowns): numbered by
                              ///< gpufem from the mesh's topology and placed by each cell's
                              ///< geometric map (mesh_refinement.hpp)
@@ -83,8 +87,6 @@ MeshCounts mesh_counts(const Mesh& mesh);
 /// worker_inputs.hpp); by default Gmsh opens spec.path itself.
 struct GmshReadOptions {
     std::string open_path;     ///< the path Gmsh opens in place of spec.path ("" = spec.path)
-    std::string options_path;  ///< an options file merged after it, as Gmsh merges FILE.opt
-                               ///< after FILE ("" = none besides Gmsh's own)
     std::function<void()> script_read;  ///< geo: called once Gmsh has evaluated the script
 };
 

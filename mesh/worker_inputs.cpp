@@ -5,15 +5,33 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "mesh/geo_references.hpp"
+#include "mesh/gmsh_session.hpp"
+
 namespace gpufem {
 namespace {
+
+namespace fs = std::filesystem;
 
 /// The descriptor of `path` opened for reading (-1 when it cannot be).
 int open_for_reading(const std::string& path)
 {
     std::error_code error;
-    if (path.empty() || !std::filesystem::is_regular_file(path, error)) return -1;
+    if (path.empty() || !fs::is_regular_file(path, error)) return -1;
     return ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+}
+
+/// Every file Gmsh reads for spec's input; the input and its FILE.opt when the list is refused.
+std::vector<std::string> files_to_read(const MeshSpec& spec)
+{
+    std::vector<std::string> paths;
+    try {
+        for (const MeshInputFile& file : mesh_input_files(spec.path, spec.kind == MeshSpec::Kind::geo))
+            paths.push_back(file.path);
+    } catch (const MeshSourceError&) {
+        paths = {spec.path, spec.path + ".opt"};
+    }
+    return paths;
 }
 
 /// Replaces every `from` in `text` by `to`.
@@ -28,40 +46,36 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 SandboxedInputs::SandboxedInputs(const MeshSpec& spec)
 {
     if (spec.kind == MeshSpec::Kind::shape) return;
-    input_ = {spec.path, open_for_reading(spec.path)};
-    if (input_.fd >= 0) options_ = {spec.path + ".opt", open_for_reading(spec.path + ".opt")};
+    const fs::path input = fs::absolute(spec.path);
+    folder_ = {input.parent_path().string(), ::open(input.parent_path().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)};
+    input_name_ = input.filename().string();
+    for (const std::string& path : files_to_read(spec))
+        if (const int fd = open_for_reading(path); fd >= 0) files_.push_back({path, fd});
 }
 
 SandboxedInputs::~SandboxedInputs()
 {
-    for (const Opened* opened : {&input_, &options_})
-        if (opened->fd >= 0) ::close(opened->fd);
+    if (folder_.fd >= 0) ::close(folder_.fd);
+    for (const Opened& opened : files_) ::close(opened.fd);
 }
 
 SandboxReads SandboxedInputs::reads() const
 {
     SandboxReads reads;
-    for (const Opened* opened : {&input_, &options_})
-        if (opened->fd >= 0) reads.files.push_back(opened->fd);
+    for (const Opened& opened : files_) reads.files.push_back(opened.fd);
     return reads;
 }
 
 GmshReadOptions SandboxedInputs::read_options() const
 {
     GmshReadOptions options;
-    if (input_.fd >= 0) options.open_path = input_.fd_path();
-    if (options_.fd >= 0) options.options_path = options_.fd_path();
+    if (folder_.fd >= 0) options.open_path = folder_.fd_path() + "/" + input_name_;
     return options;
 }
 
 std::string SandboxedInputs::named(std::string message) const
 {
-    // The larger descriptor first: /proc/self/fd/1 is a prefix of /proc/self/fd/12.
-    const bool options_first = options_.fd > input_.fd;
-    const Opened& first = options_first ? options_ : input_;
-    const Opened& second = options_first ? input_ : options_;
-    for (const Opened* opened : {&first, &second})
-        if (opened->fd >= 0) replace_all(message, opened->fd_path(), opened->path);
+    if (folder_.fd >= 0) replace_all(message, folder_.fd_path() + "/", folder_.path + "/");
     return message;
 }
 

@@ -1,10 +1,11 @@
 #pragma once
-// The mesh worker's input files inside its sandbox (worker_sandbox.hpp). They are opened
-// before the sandbox closes, and Gmsh reads them through /proc/self/fd/N paths: next to such a
-// path there is no FILE.opt, so Gmsh cannot merge an unchecked sidecar options file (it merges
-// FILE.opt after any FILE it opens, with no option to stop it); the sidecar, when there is
-// one, is opened too and merged explicitly, after the input guard checked it, as Gmsh would.
+// The mesh worker's input files inside its sandbox (worker_sandbox.hpp). Every file Gmsh reads
+// for the input (geo_references.hpp: the input, the FILE.opt Gmsh merges after a file, the
+// files a script includes or merges) is opened before the sandbox closes, and only those stay
+// readable. Gmsh opens the input through /proc/self/fd/D/NAME, D the input's folder opened
+// beforehand, so that it finds the included files by their relative names as usual.
 #include <string>
+#include <vector>
 
 #include "mesh/mesh_source.hpp"
 #include "mesh/worker_sandbox.hpp"
@@ -14,8 +15,9 @@ namespace gpufem {
 /// The opened input files of one mesh request (none for a shape), closed on destruction.
 class SandboxedInputs {
 public:
-    /// Opens spec's file and its sidecar FILE.opt, if any, for reading. A file that cannot be
-    /// opened is left out: Gmsh reports it by its name.
+    /// Opens spec's file, its folder and every file Gmsh reads for it (when that list cannot
+    /// be made, the input and its FILE.opt alone: the input guard has reported why). A file
+    /// that cannot be opened is left out: Gmsh reports it by its name.
     explicit SandboxedInputs(const MeshSpec& spec);
     ~SandboxedInputs();
     SandboxedInputs(const SandboxedInputs&) = delete;
@@ -25,17 +27,19 @@ public:
     SandboxReads reads() const;
     /// How load_gmsh_mesh has Gmsh read them.
     GmshReadOptions read_options() const;
-    /// `message` with the /proc/self/fd paths replaced by the files' own names.
+    /// `message` with the /proc/self/fd path of the folder replaced by the folder's own name.
     std::string named(std::string message) const;
 
 private:
-    /// One opened file: its name and descriptor.
+    /// One opened file or folder: its name and descriptor.
     struct Opened {
         std::string path;
         int fd = -1;
         std::string fd_path() const { return "/proc/self/fd/" + std::to_string(fd); }
     };
-    Opened input_, options_;
+    Opened folder_;              ///< the input's folder (O_PATH)
+    std::string input_name_;     ///< the input's file name in it
+    std::vector<Opened> files_;  ///< the readable files, the input first
 };
 
 }  // namespace gpufem

@@ -7,12 +7,6 @@ __global__ void architecture_probe_kernel() {}
 
 }  // namespace
 
-cudaError_t probe_kernel_image(int device)
-{
-    const cudaError_t set = cudaSetDevice(device);
-    if (set != cudaSuccess) return set;
-    cudaFuncAttributes attributes{};
-    return cudaFuncGetAttributes(&attributes, architecture_probe_kernel);
-}
+cudaError_t probe_kernel_image(int device) { return probe_image_of(device, architecture_probe_kernel); }
 
 }  // namespace gpufem::cuda

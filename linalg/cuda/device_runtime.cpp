@@ -63,26 +63,29 @@ std::string runtime_versions()
     return "runtime " + version(runtime) + ", driver " + (driver > 0 ? version(driver) : std::string("none"));
 }
 
+std::string probe_verdict(int device, cudaError_t probe, const std::string& cmake_list, bool native)
+{
+    if (probe == cudaSuccess) return "";
+    cudaGetLastError();  // not sticky, but leave no error behind
+    cudaDeviceProp prop{};
+    std::string verdict;
+    if (cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+        verdict = unusable_gpu_message(device, prop.name, prop.major, prop.minor, cmake_list, native,
+                                       std::string("CUDA: ") + cudaGetErrorString(probe));
+    else
+        verdict = fmt::format("GPU {} cannot run gpufem's kernels (CUDA: {})", device, cudaGetErrorString(probe));
+    cudaGetLastError();
+    return verdict;
+}
+
 std::string unusable_reason(int device)
 {
     static std::mutex mutex;
     static std::map<int, std::string> reasons;
     const std::lock_guard lock(mutex);
     if (const auto found = reasons.find(device); found != reasons.end()) return found->second;
-    std::string reason;
-    const cudaError_t err = probe_kernel_image(device);
-    if (err != cudaSuccess) {
-        cudaGetLastError();  // not sticky, but leave no error behind
-        cudaDeviceProp prop{};
-        if (cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
-            reason = unusable_gpu_message(device, prop.name, prop.major, prop.minor, GPUFEM_CUDA_ARCHITECTURES,
-                                          GPUFEM_CUDA_ARCHITECTURES_NATIVE != 0,
-                                          std::string("CUDA: ") + cudaGetErrorString(err));
-        } else {
-            reason = fmt::format("GPU {} cannot run gpufem's kernels (CUDA: {})", device, cudaGetErrorString(err));
-        }
-        cudaGetLastError();
-    }
+    const std::string reason = probe_verdict(device, probe_kernel_image(device), GPUFEM_CUDA_ARCHITECTURES,
+                                             GPUFEM_CUDA_ARCHITECTURES_NATIVE != 0);
     reasons[device] = reason;
     return reason;
 }

@@ -11,6 +11,7 @@
 #include <system_error>
 #include <utility>
 
+#include <fmt/format.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
@@ -40,7 +41,7 @@ constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
                                           "elements", "size", "refine",
                                           "size_scales_with_degree", "allow_commands",
                                           "time_limit", "script_time_limit", "geometry_order", "gmsh_threads",
-                                          "cache"};
+                                          "cache", "min_quality", "warn_quality"};
 constexpr std::string_view matrix_keys[] = {"file", "rhs"};
 constexpr std::string_view booleans[] = {"true", "false"};
 constexpr std::string_view mesh_sources[] = {"file", "geo", "shape"};
@@ -287,6 +288,33 @@ void read_mesh_cache(const CaseReader& reader, const std::vector<CaseValue>& ent
     }
 }
 
+/// mesh.min_quality and mesh.warn_quality (file and geo; gpufem's own shapes are not checked):
+/// 0 <= min_quality <= warn_quality <= 1.
+void read_quality_limits(const CaseReader& reader, const std::vector<CaseValue>& entries, MeshSpec& mesh,
+                         json& resolved)
+{
+    const auto read_limit = [&](const char* key, double& limit) {
+        const CaseValue* value = find_entry(entries, key);
+        if (!value) return;
+        if (mesh.kind == MeshSpec::Kind::shape)
+            reader.fail(*value, "only valid with mesh.file and mesh.geo: gpufem's own shapes are valid by "
+                                "construction and not checked");
+        limit = reader.to_double(*value, "a quality from 0 to 1");
+        if (!(limit >= 0.0 && limit <= 1.0))
+            reader.fail(*value, "expected a quality from 0 to 1 (area or volume against an ideal cell's with "
+                                "the same longest edge), got '" + value->node.Scalar() + "'");
+        resolved[key] = limit;
+    };
+    read_limit("min_quality", mesh.min_quality);
+    read_limit("warn_quality", mesh.warn_quality);
+    if (mesh.min_quality > mesh.warn_quality) {
+        const CaseValue* value = find_entry(entries, "min_quality");
+        if (!value) value = find_entry(entries, "warn_quality");
+        reader.fail(*value, fmt::format("mesh.min_quality ({:g}) must not exceed mesh.warn_quality ({:g})",
+                                        mesh.min_quality, mesh.warn_quality));
+    }
+}
+
 /// The mesh map: one source, its options, defaults filled in; resolved gets its JSON.
 MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::path& base_dir,
                    json& resolved)
@@ -308,6 +336,7 @@ MeshEntry read_mesh(const CaseReader& reader, const CaseValue& value, const fs::
     }
     read_gmsh_options(reader, entries, mesh, resolved);
     read_mesh_cache(reader, entries, mesh, resolved);
+    read_quality_limits(reader, entries, mesh, resolved);
     if (mesh.kind == MeshSpec::Kind::shape) {
         resolved["elements"] = mesh.elements;
     }

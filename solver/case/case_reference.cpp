@@ -149,17 +149,25 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            unchanged; a damaged or mismatching cache file is refused with a
                            warning and made again. false (or `gpufem run --no-mesh-cache`):
                            neither read nor write it. Built-in shapes are never cached
+  min_quality: 1e-8        (0..1; file and geo) refuse the mesh when a cell's quality (its area
+                           or volume against an ideal cell's with the same longest edge: 1 for
+                           an equilateral triangle or a cube, near 0 for a sliver) is below it,
+                           naming the cell; slivers' entries swamp the system. 0: refuse none
+  warn_quality: 1e-3       (0..1, at least min_quality; file and geo) count the cells below it
+                           in a warning with the worst one
   time_limit: 1800         (seconds > 0) how long Gmsh may read, mesh and refine (files, .geo
                            files, the disk): it runs in a separate process, ended after that
   script_time_limit: 60    (seconds > 0, geo only) how long Gmsh may evaluate the .geo script
                            before meshing (a loop in it is stopped there); within time_limit
   allow_commands: false    (boolean, geo only) run Gmsh outside its sandbox and let the .geo
                            script run System, SystemCall, OnelabRun, Save, Print, Printf > FILE,
-                           Exit, Abort, Include, Merge, ListFromFile, ShapeFromFile, Sleep, file
-                           commands and options naming files or programs (a warning says so).
-                           By default Gmsh runs in a sandbox (no programs, no writes, reads of
-                           the mesh files only) and these are refused, named with their line;
-                           so is a FILE.opt beside the file that uses them. A file: must be a
+                           Exit, Abort, ListFromFile, Sleep, file commands and options naming
+                           files or programs, and read files anywhere (a warning says so). By
+                           default Gmsh runs in a sandbox (no programs, no writes, reads of the
+                           mesh files only) and these are refused, named with their line; so is
+                           a FILE.opt beside the file that uses them. Include "f";, Merge "f";
+                           and ShapeFromFile("f") of a quoted name in the .geo file's folder (or
+                           below) are read, each file checked in turn and covered by the cache. A file: must be a
                            Gmsh mesh (first line $MeshFormat); it is never read as a script
 )REF";
 }

@@ -93,7 +93,8 @@ MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const 
         return out;
     }
     check_mesh_coordinates(mesh);
-    out.quality = check_cell_quality(mesh);
+    const QualityLimits limits{spec.mesh.min_quality, spec.mesh.warn_quality};
+    out.quality = check_cell_quality(mesh, limits);
     if (face_adjacency_supported(mesh)) {
         const FaceSlots faces = face_slots(mesh, exec ? exec : Executor::create_cpu());
         out.conformity = check_mesh_conformity(mesh, faces);
@@ -105,11 +106,11 @@ MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const 
         out.parts = check_parts_reach_dirichlet(spec, mesh, nullptr);
     }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const QualityLimits limits;
     if (out.quality.poor > 0)
         spdlog::warn("mesh: {} cells have a quality below {:.0e} (area or volume against an ideal cell's with "
                      "the same longest edge), the worst {:.3g} (cell {}); such cells slow the solver and "
-                     "spoil the accuracy", out.quality.poor, limits.warn, out.quality.worst, out.quality.worst_cell);
+                     "spoil the accuracy (mesh.warn_quality sets the bound)",
+                     out.quality.poor, limits.warn, out.quality.worst, out.quality.worst_cell);
     spdlog::info("mesh checks: {}, worst cell quality {:.3g}, {} part{} ({:.3f} s)",
                  out.conformity.checked ? fmt::format("conforming ({} interior, {} boundary faces)",
                                                       out.conformity.interior_faces, out.conformity.boundary_faces)

@@ -192,6 +192,21 @@ void expect_miss(const MeshSpec& changed, const std::string& what)
     EXPECT_EQ(load.status.outcome, MeshCacheStatus::Outcome::hit) << what;
 }
 
+TEST(MeshCache, AnIncludedFileIsPartOfTheKey)
+{
+    test::TempFolder folder;
+    folder.write("size.geo", "Mesh.MeshSizeMax = 0.3;\n");
+    const fs::path geo = folder.write("main.geo", "Include \"size.geo\";\n" + square_geo);
+    const MeshSpec spec = cached_spec(geo);
+    CountingLoad first;
+    first(spec);
+    ASSERT_EQ(first.status.outcome, MeshCacheStatus::Outcome::stored) << first.status.describe();
+    folder.write("size.geo", "Mesh.MeshSizeMax = 0.2;\n");
+    expect_miss(spec, "the included file changed");
+    folder.write("size.geo.opt", "Mesh.ElementOrder = 1;\n");
+    expect_miss(spec, "an options file beside the included file added");
+}
+
 TEST(MeshCache, EveryChangeIsAMiss)
 {
     test::TempFolder folder;

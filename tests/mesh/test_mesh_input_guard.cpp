@@ -78,7 +78,7 @@ TEST(MeshInputGuard, GeoCommandsAreRefusedWithTheirLine)
     spec.kind = MeshSpec::Kind::geo;
     for (const std::string& command : std::vector<std::string>{
              "System \"touch " + marker.string() + "\";", "SystemCall \"touch x\";",
-          "Save \"out.msh\";", "Exit;", "Abort;", "Include \"other.geo\";", "Merge \"m.msh\";"}) {
+          "Save \"out.msh\";", "Exit;", "Abort;"}) {
         SCOPED_TRACE(command);
         spec.path = folder.write("cmd.geo", std::string(square_geo) + "// System in a comment\n" +
                                                 "s = \"Exit in a string\";\n/* Save\n */\n" +
@@ -154,7 +154,6 @@ TEST(MeshInputGuard, FileCommandsOptionsAndFormatsAreRefused)
         {"Print.ParameterCommand = \"x\";", "'ParameterCommand'"},
         {"x() = ListFromFile[\"secret\"];", "'ListFromFile'"},
         {"MergeWithBoundingBox \"a.geo\";", "'MergeWithBoundingBox'"},
-        {"v() = ShapeFromFile(\"a.step\");", "'ShapeFromFile'"},
         {"StringToName[StrCat(\"Sys\", \"tem\")] \"touch x\";", "'StringToName'"},
         {"Printf(\"%n\", 1);", "a %n format"},
         {"s = '%-08.3n';", "a %n format"},
@@ -189,4 +188,59 @@ TEST(MeshInputGuard, SidecarOptionsFileIsChecked)
         << message;
     folder.write("part.geo.opt", "Mesh.ElementOrder = 1;\n");
     EXPECT_NO_THROW(load_mesh(spec));
+}
+
+TEST(MeshInputGuard, IncludedAndMergedFilesAreCheckedAndRead)
+{
+    // Include and Merge of quoted names in the input's folder are read as Gmsh reads them
+    // (relative to the file naming them); each file is checked like the input.
+    const Folder folder;
+    fs::create_directories(folder.path / "parts");
+    folder.write("parts/size.geo", "h = 0.25;\n");
+    folder.write("parts/square.geo", std::string(square_geo).substr(std::string(square_geo).find('\n') + 1));
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::geo;
+    spec.path = folder.write("main.geo", "Include \"parts/size.geo\";\nMerge \"parts/square.geo\";\n").string();
+    const Mesh fine = load_mesh(spec);
+    spec.path = folder.write("coarse.geo", std::string(square_geo)).string();
+    EXPECT_GT(fine.num_cells(), 2 * load_mesh(spec).num_cells());  // h = 0.25 from the included file
+    // What an included file, or the FILE.opt beside it, says is checked with its line.
+    spec.path = (folder.path / "main.geo").string();
+    folder.write("parts/size.geo", "h = 0.25;\nSystem \"touch x\";\n");
+    std::string message = error_of(spec);
+    EXPECT_NE(message.find("file '" + (folder.path / "parts/size.geo").string() + "' (read by '" + spec.path +
+                           "' line 1) line 2: 'System' is refused"),
+              std::string::npos)
+        << message;
+    folder.write("parts/size.geo", "h = 0.25;\n");
+    folder.write("parts/size.geo.opt", "Exit;\n");
+    message = error_of(spec);
+    EXPECT_NE(message.find("options file '" + (folder.path / "parts/size.geo.opt").string() + "'"), std::string::npos)
+        << message;
+    fs::remove(folder.path / "parts/size.geo.opt");
+    EXPECT_NO_THROW(load_mesh(spec));
+}
+
+TEST(MeshInputGuard, ReadFilesMustBeQuotedPresentAndInTheInputsFolder)
+{
+    const Folder folder;
+    const Folder elsewhere;
+    elsewhere.write("other.geo", "h = 0.25;\n");
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::geo;
+    const std::vector<std::pair<std::string, std::string>> refused = {
+        {"Include \"" + (elsewhere.path / "other.geo").string() + "\";", "lies outside the mesh input's folder"},
+        {"Include \"../" + elsewhere.path.filename().string() + "/other.geo\";", "lies outside the mesh input's folder"},
+        {"Include StrCat(\"oth\", \"er.geo\");", "Include must name its file by one quoted string"},
+        {"Merge \"missing.msh\";", "the file 'missing.msh' it reads does not exist"},
+        {"v() = ShapeFromFile(\"part.step\");", "the file 'part.step' it reads does not exist"},
+        {"Include \"parts\";", "'parts' is not a regular file"}};
+    fs::create_directories(folder.path / "parts");
+    for (const auto& [line, named] : refused) {
+        SCOPED_TRACE(line);
+        spec.path = folder.write("reads.geo", std::string(square_geo) + line + "\n").string();
+        const std::string message = error_of(spec);
+        EXPECT_NE(message.find("'" + spec.path + "' line 6: "), std::string::npos) << message;
+        EXPECT_NE(message.find(named), std::string::npos) << message;
+    }
 }

@@ -186,6 +186,31 @@ TEST(WorkerSandbox, FilesOutsideTheInputAreNeverRead)
     }
 }
 
+TEST(WorkerSandbox, IncludedFilesAreReadAndNoOtherFileOfTheFolder)
+{
+    const HostileSetting setting;
+    setting.case_folder.write("size.geo", "h = 0.25;\n");
+    setting.case_folder.write("hidden.geo", "h = 0.25;\n");
+    std::string sized = square_geo;  // the square with its size from the variable h
+    for (std::size_t at = sized.find("0.5}"); at != std::string::npos; at = sized.find("0.5}"))
+        sized.replace(at, 4, "h}");
+    const fs::path geo = setting.case_folder.write("sized.geo", "Include \"size.geo\";\n" + sized + "\n");
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::geo;
+    spec.path = geo.string();
+    const Mesh included = load_mesh_in_worker(spec, real_worker(), 1);
+    spec.path = setting.case_folder.write("plain.geo", square_geo + "\n").string();
+    EXPECT_GT(included.num_cells(), 2 * load_mesh_in_worker(spec, real_worker(), 1).num_cells());
+    // A name the script makes at run time is not among the files the sandbox lets Gmsh read,
+    // even in the input's own folder: h stays unknown.
+    const std::string message = run_hostile_geo(setting, "Include StrCat(\"hid\", \"den.geo\");\n" + sized);
+    if (landlock_abi_version() > 0) EXPECT_NE(message, "") << "hidden.geo was read";
+    // Outside the sandbox (mesh.allow_commands) the same script reads it and meshes.
+    spec.path = (setting.case_folder / "hostile.geo").string();
+    spec.allow_commands = true;
+    EXPECT_GT(load_mesh_in_worker(spec, real_worker(), 1).num_cells(), 0);
+}
+
 TEST(WorkerSandbox, SidecarOptionsAreNeverRunUnchecked)
 {
     const HostileSetting setting;

@@ -460,6 +460,23 @@ TEST(CaseFile, MeshScriptTimeLimit)
                     {"case.yaml:3: mesh.script_time_limit", "only valid with mesh.geo"});
 }
 
+TEST(CaseFile, MeshQualityBounds)
+{
+    const std::string geo = "mesh:\n  geo: " + std::string(GPUFEM_SOURCE_DIR) + "/cases/meshes/cube.geo\n";
+    const CaseSpec defaults = parse_case_text(geo, "case.yaml", "");
+    EXPECT_EQ(defaults.mesh.min_quality, 1e-8);
+    EXPECT_EQ(defaults.mesh.warn_quality, 1e-3);
+    const CaseSpec set = parse_case_text(geo + "  min_quality: 0\n  warn_quality: 0.01\n", "case.yaml", "");
+    EXPECT_EQ(set.mesh.min_quality, 0.0);
+    EXPECT_EQ(set.mesh.warn_quality, 0.01);
+    expect_contains(error_of(geo + "  min_quality: 1.5\n"),
+                    {"case.yaml:3: mesh.min_quality", "expected a quality from 0 to 1", "got '1.5'"});
+    expect_contains(error_of(geo + "  min_quality: 0.1\n  warn_quality: 0.01\n"),
+                    {"case.yaml:3: mesh.min_quality", "(0.1) must not exceed mesh.warn_quality (0.01)"});
+    expect_contains(error_of("mesh:\n  shape: unit_cube\n  warn_quality: 0.1\n"),
+                    {"case.yaml:3: mesh.warn_quality", "only valid with mesh.file and mesh.geo"});
+}
+
 TEST(CaseFile, MeshGeometryOrder)
 {
     EXPECT_EQ(parse_case_text(minimal, "case.yaml", "").mesh.geometry_order, 0);  // the default rule

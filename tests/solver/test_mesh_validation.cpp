@@ -112,3 +112,31 @@ TEST(MeshValidation, SurfacesOfBothOrientationsAreSolvedExactly)
         EXPECT_LT(report["errors"]["l2"].get<double>(), 1e-9) << r.output;
     }
 }
+
+TEST(MeshValidation, QualityBoundsAreCaseKeys)
+{
+    // The unit square cut at a node 1e-4 above its bottom edge: one thin triangle of quality
+    // about 1.2e-4 (its area against an equilateral triangle's with the same longest edge).
+    const std::string mesh = msh({{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0.5, 1e-4, 0}},
+                                 {{1, 2}, {2, 3}, {3, 4}, {4, 1}}, {{1, 2, 5}, {1, 5, 4}, {5, 2, 3}, {5, 3, 4}},
+                                 {2, 2, 2, 2});
+    test::TempDir dir;
+    const auto file = dir.write("thin.msh", mesh);
+    const auto with = [&](const std::string& keys) {
+        std::string yaml = linear_case(file.string(), false);
+        yaml.replace(yaml.find("\ndiscretisation"), 0, keys);
+        return yaml;
+    };
+    const auto by_default = run_case(dir, with(""), "default");
+    ASSERT_EQ(by_default.exit_code, 0) << by_default.output;
+    for (const char* part : {"1 cells have a quality below 1e-03", "the worst 0.000115 (cell 0)"})
+        EXPECT_NE(by_default.output.find(part), std::string::npos) << "missing '" << part << "' in:\n" << by_default.output;
+    const auto lowered = run_case(dir, with("\n  warn_quality: 1e-5"), "lowered");
+    ASSERT_EQ(lowered.exit_code, 0) << lowered.output;
+    EXPECT_EQ(lowered.output.find("have a quality below"), std::string::npos) << lowered.output;
+    const auto strict = run_case(dir, with("\n  min_quality: 1e-3"), "strict");
+    EXPECT_EQ(strict.exit_code, 1) << strict.output;
+    for (const char* part : {"thin.msh", "cell 0 (counted from 0", "is a sliver or degenerate", "mesh.min_quality"})
+        EXPECT_NE(strict.output.find(part), std::string::npos) << "missing '" << part << "' in:\n" << strict.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "strict" / "report.json"));
+}
