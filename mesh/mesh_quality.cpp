@@ -115,7 +115,9 @@ void check_mesh_coordinates(const Mesh& mesh)
         throw MeshSourceError(fmt::format(
             "mesh {} is 2D but does not lie in a plane z = const (node 0 at z = {}, node {} at "
             "({}, {}, {})): gpufem solves 2D problems in the xy-plane and would solve this one on "
-            "its projection; move the mesh into a plane z = const",
+            "its projection; move the mesh into a plane z = const. If it is a 3D model, the file holds "
+            "no volume cells: Gmsh saves only named parts, so name the volume too (Physical "
+            "Volume(\"...\") beside the Physical Surface groups)",
             mesh.source, z0, off_plane, x[3 * off_plane], x[3 * off_plane + 1], x[3 * off_plane + 2]));
 }
 

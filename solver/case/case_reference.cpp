@@ -139,14 +139,15 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            size, so that a degree sweep keeps the number of unknowns about fixed
   gmsh_threads: 0          (integer >= 0, Gmsh meshes only) threads Gmsh meshes on (.geo
                            volumes: its HXT algorithm); 0: all of the host's, fastest on large
-                           volumes, but a fresh HXT mesh then varies by a few cells from run to
-                           run (the mesh cache keeps reruns identical); 1 makes the same mesh
-                           every run, bit for bit
+                           volumes, but a fresh mesh then varies by a few cells from run to run
+                           (the mesh cache keeps reruns identical); 1 repeats most meshes bit
+                           for bit, and with Mesh.Algorithm3D = 1 (Delaunay) in the script
+                           every 3D one
   cache: true              (boolean; file and geo) keep Gmsh's mesh in .gpufem-cache/ beside the
                            mesh file and load it from there on the next run, skipping Gmsh,
-                           while the file, its FILE.opt, Gmsh's version and the options that
-                           reach Gmsh (size, refine, degree, geometry_order, gmsh_threads) are
-                           unchanged; a damaged or mismatching cache file is refused with a
+                           while the file, its FILE.opt, the files it includes or merges,
+                           Gmsh's version and the options that reach Gmsh (size, refine,
+                           degree, geometry_order, gmsh_threads) are unchanged; a damaged or mismatching cache file is refused with a
                            warning and made again. false (or `gpufem run --no-mesh-cache`):
                            neither read nor write it. Built-in shapes are never cached
   min_quality: 1e-8        (0..1; file and geo) refuse the mesh when a cell's quality (its area

@@ -5,6 +5,7 @@
 // mesh.script_time_limit, the worker dies with its parent, the cases' .geo files mesh the
 // same in the sandboxed worker as without the sandbox, and seccomp and Landlock each hold alone.
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <csignal>
 #include <functional>
@@ -209,6 +210,45 @@ TEST(WorkerSandbox, IncludedFilesAreReadAndNoOtherFileOfTheFolder)
     spec.path = (setting.case_folder / "hostile.geo").string();
     spec.allow_commands = true;
     EXPECT_GT(load_mesh_in_worker(spec, real_worker(), 1).num_cells(), 0);
+}
+
+TEST(WorkerSandbox, CadFilesBesideTheScriptAreMergedInTheSandbox)
+{
+    // A STEP file beside the script (written by Gmsh outside the sandbox), imported by Merge
+    // and by ShapeFromFile: OpenCASCADE reads it inside the sandbox.
+    const HostileSetting setting;
+    const fs::path maker = setting.case_folder.write(
+        "make.geo", "SetFactory(\"OpenCASCADE\");\nBox(1) = {0, 0, 0, 1, 1, 1};\nSave \"part.step\";\n"
+                    "Physical Volume(\"solid\") = {1};\n");
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::geo;
+    spec.path = maker.string();
+    spec.allow_commands = true;
+    load_mesh_in_worker(spec, real_worker(), 1);
+    ASSERT_TRUE(fs::is_regular_file(setting.case_folder / "part.step"));
+    spec.allow_commands = false;
+    for (const std::string& import : {std::string("Merge \"part.step\";\nv() = {1};"),
+                                      std::string("v() = ShapeFromFile(\"part.step\");")}) {
+        SCOPED_TRACE(import);
+        spec.path = setting.case_folder
+                        .write("import.geo", "SetFactory(\"OpenCASCADE\");\n" + import +
+                                                 "\nMesh.MeshSizeMax = 0.25;\nPhysical Volume(\"solid\") = {v(0)};\n")
+                        .string();
+        const Mesh mesh = load_mesh_in_worker(spec, real_worker(), 1);
+        EXPECT_GT(mesh.num_cells(), 50);
+        double volume = 0;  // the unit box, from its tetrahedra
+        for (index_type c = 0; c < mesh.num_cells(); ++c) {
+            const index_type* v = &mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell];
+            const double* p[4];
+            for (int k = 0; k < 4; ++k) p[k] = &mesh.coordinates[3 * static_cast<std::size_t>(v[k])];
+            const double a[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
+            const double b[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
+            const double d[3] = {p[3][0] - p[0][0], p[3][1] - p[0][1], p[3][2] - p[0][2]};
+            volume += std::abs(a[0] * (b[1] * d[2] - b[2] * d[1]) - a[1] * (b[0] * d[2] - b[2] * d[0]) +
+                               a[2] * (b[0] * d[1] - b[1] * d[0])) / 6;
+        }
+        EXPECT_NEAR(volume, 1.0, 1e-9);
+    }
 }
 
 TEST(WorkerSandbox, SidecarOptionsAreNeverRunUnchecked)
