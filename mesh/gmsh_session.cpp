@@ -143,6 +143,11 @@ void rethrow_as_mesh_error(const std::string& context)
         throw;
     } catch (const MeshSourceError&) {
         throw;
+    } catch (const std::bad_array_new_length&) {
+        // An array of a negative or overflowing length: a count read from a damaged file (Gmsh
+        // 4.8's MSH 2 reader), not memory running out.
+        throw MeshSourceError(context + ": Gmsh error: a count in the input is negative or too "
+                                        "large (a damaged file?)");
     } catch (const std::bad_alloc&) {
         throw;
     } catch (const std::string& message) {

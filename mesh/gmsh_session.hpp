@@ -58,7 +58,9 @@ void run_gmsh_step(const std::string& context, const std::function<void()>& step
 
 /// To be called inside a catch block: rethrows a MeshSourceError unchanged and turns anything
 /// else Gmsh or the standard library threw (Gmsh 4.8 throws std::string) into a
-/// MeshSourceError whose message starts with `context` (e.g. "mesh file 'a.msh'").
+/// MeshSourceError whose message starts with `context` (e.g. "mesh file 'a.msh'"). Only a
+/// std::bad_alloc that is memory running out passes on (std::bad_array_new_length, a damaged
+/// count, becomes an error).
 [[noreturn]] void rethrow_as_mesh_error(const std::string& context);
 
 }  // namespace gpufem

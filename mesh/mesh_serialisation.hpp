@@ -71,6 +71,9 @@ struct Sender {
     }
     void text(const std::string& v) { array(v); }
 };
+/// `Sender sender{channel}` (clang before 17 deduces no aggregate's template arguments).
+template <typename Out>
+Sender(Out&) -> Sender<Out>;
 
 /// Reads values from a channel (anything with read_bytes): the reading side of the transfer_*
 /// functions. A channel that knows how many bytes are left (MemoryReader) has every length
@@ -104,6 +107,9 @@ struct Receiver {
     }
     void text(std::string& v) { array(v); }
 };
+/// `Receiver receiver{channel}` (clang before 17 deduces no aggregate's template arguments).
+template <typename In>
+Receiver(In&) -> Receiver<In>;
 
 /// The fields of a physical group, in one order for both sides.
 template <typename Io, typename Group>

@@ -30,7 +30,7 @@ case $stage in
     ;;
   fuzz)
     seconds=${2:-600}
-    for target in case_file set_override msh matrix_market; do
+    for target in case_file set_override msh geo matrix_market; do
       mkdir -p "$dir/corpus/$target" "$dir/findings/$target"
       echo "== fuzz_$target for $seconds s"
       (cd "$dir/findings/$target" &&

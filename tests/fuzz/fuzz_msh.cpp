@@ -1,6 +1,6 @@
 // libFuzzer target: bytes given as a .msh file, loaded as `gpufem run` loads a mesh file: the
-// header check in this process, then Gmsh's reader and gpufem's extraction in the mesh worker
-// (`gpufem --mesh-worker`, the gpufem program next to this one, or $GPUFEM_MESH_WORKER).
+// header check, Gmsh's reader and gpufem's extraction in the mesh worker (gpufem-mesh-worker
+// next to this program, or $GPUFEM_MESH_WORKER), then the mesh's finishing in this process.
 // Any input must end in a mesh or a std::runtime_error naming the file; a crash, a sanitizer
 // report or a hang of this process, or another exception, is a finding. Gmsh's own reader
 // crashes on some inputs (Gmsh 4.8: a segfault in GModel::getMeshVertexByTag within 20
@@ -8,7 +8,6 @@
 // worker's sanitizer reports, if any, are on standard error.
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -18,13 +17,11 @@
 
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh_worker.hpp"
+#include "tests/fuzz/fuzz_worker.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***)
 {
-    const char* worker = std::getenv("GPUFEM_MESH_WORKER");
-    gpufem::set_mesh_worker(worker != nullptr ? worker
-                                              : (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "gpufem")
-                                                    .string());
+    gpufem::fuzz::use_sibling_mesh_worker();
     return 0;
 }
 

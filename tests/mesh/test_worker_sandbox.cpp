@@ -316,6 +316,28 @@ TEST(WorkerSandbox, FormatsThatCrashGmshAreErrors)
     EXPECT_NE(refused.find("a %n format"), std::string::npos) << refused;
 }
 
+TEST(WorkerSandbox, ADamagedCountIsAnErrorNotOutOfMemory)
+{
+    // An element type past int's range makes Gmsh 4.8's MSH 2 reader allocate an array of a
+    // negative length (std::bad_array_new_length, a std::bad_alloc): the damaged file is
+    // named, in the worker and without it, rather than reported as memory running out.
+    const test::TempFolder folder;
+    const fs::path msh = folder.write("damaged.msh",
+                                      "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n"
+                                      "3 0 1 0\n$EndNodes\n$Elements\n1\n1 17468245269455 0 0\n$EndElements\n");
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::file;
+    spec.path = msh.string();
+    const std::string expected = "mesh file '" + msh.string() + "': Gmsh error: a count in the input is negative";
+    EXPECT_NE(worker_message(spec).find(expected), std::string::npos) << worker_message(spec);
+    try {
+        load_gmsh_mesh(spec);
+        ADD_FAILURE() << "the damaged file was read";
+    } catch (const MeshSourceError& error) {
+        EXPECT_NE(std::string(error.what()).find(expected), std::string::npos) << error.what();
+    }
+}
+
 /// How long meshing `script` took and its message, with the script limit `seconds`.
 std::pair<double, std::string> timed_script(const HostileSetting& setting, const std::string& script, double seconds)
 {

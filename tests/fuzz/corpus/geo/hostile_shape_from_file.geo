@@ -1,0 +1,3 @@
+SetFactory("OpenCASCADE");
+v() = ShapeFromFile("@OUTSIDE@/evil.geo");
+
