@@ -7,6 +7,7 @@
 
 #include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_parts.hpp"
+#include "solver/run/mesh_check_record.hpp"
 
 namespace gpufem {
 namespace {
@@ -81,41 +82,78 @@ index_type check_parts_reach_dirichlet(const CaseSpec& spec, const Mesh& mesh, c
     return parts.count;
 }
 
-MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec)
+namespace {
+
+/// Runs the checks of validate_case_mesh on a mesh Gmsh made or read.
+MeshValidation check_gmsh_mesh(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec,
+                               const QualityLimits& limits)
 {
-    const auto start = std::chrono::steady_clock::now();
     MeshValidation out;
-    if (mesh.num_cells() == 0) return out;
-    if (spec.mesh.kind == MeshSpec::Kind::shape) {
-        // gpufem's own grids (and their uniform refinements) are conforming, connected and of
-        // fixed quality by construction: checking millions of their cells would only cost time.
-        spdlog::debug("mesh checks: skipped for a shape gpufem generated");
-        return out;
-    }
+    auto lap_start = std::chrono::steady_clock::now();
+    const auto lap = [&lap_start] {
+        const auto now = std::chrono::steady_clock::now();
+        const double seconds = std::chrono::duration<double>(now - lap_start).count();
+        lap_start = now;
+        return seconds;
+    };
     check_mesh_coordinates(mesh);
-    const QualityLimits limits{spec.mesh.min_quality, spec.mesh.warn_quality};
     out.quality = check_cell_quality(mesh, limits);
+    const double quality_seconds = lap();
     if (face_adjacency_supported(mesh)) {
         const FaceSlots faces = face_slots(mesh, exec ? exec : Executor::create_cpu());
+        const double faces_seconds = lap();
         out.conformity = check_mesh_conformity(mesh, faces);
+        const double conformity_seconds = lap();
         // Through faces first: one part there is one part through nodes too.
         out.parts = check_parts_reach_dirichlet(spec, mesh, &faces);
+        spdlog::debug("mesh checks' times: coordinates and quality {:.3f} s, face matching {:.3f} s, "
+                      "conformity {:.3f} s, parts {:.3f} s", quality_seconds, faces_seconds, conformity_seconds, lap());
     } else {
         spdlog::debug("mesh: conformity not checked (no face adjacency for {}, order {})", mesh.describe_cells(),
                       mesh.degree);
         out.parts = check_parts_reach_dirichlet(spec, mesh, nullptr);
     }
+    return out;
+}
+
+/// Whether `cache` read or wrote a cache file beside which the checks' verdict can be kept.
+bool has_cache_file(const MeshCacheStatus& cache)
+{
+    return !cache.file.empty() &&
+           (cache.outcome == MeshCacheStatus::Outcome::hit || cache.outcome == MeshCacheStatus::Outcome::stored);
+}
+
+}  // namespace
+
+MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec,
+                                  const MeshCacheStatus& cache)
+{
+    const auto start = std::chrono::steady_clock::now();
+    if (mesh.num_cells() == 0) return {};
+    if (spec.mesh.kind == MeshSpec::Kind::shape) {
+        // gpufem's own grids (and their uniform refinements) are conforming, connected and of
+        // fixed quality by construction: checking millions of their cells would only cost time.
+        spdlog::debug("mesh checks: skipped for a shape gpufem generated");
+        return {};
+    }
+    const QualityLimits limits{spec.mesh.min_quality, spec.mesh.warn_quality};
+    std::optional<MeshValidation> kept;
+    if (cache.outcome == MeshCacheStatus::Outcome::hit) kept = read_check_record(cache.file, mesh, limits);
+    MeshValidation out = kept ? *kept : check_gmsh_mesh(spec, mesh, exec, limits);
+    if (!kept && has_cache_file(cache) && !write_check_record(cache.file, mesh, limits, out))
+        spdlog::debug("mesh checks: verdict not kept beside {}", cache.file);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (out.quality.poor > 0)
         spdlog::warn("mesh: {} cells have a quality below {:.0e} (area or volume against an ideal cell's with "
                      "the same longest edge), the worst {:.3g} (cell {}); such cells slow the solver and "
                      "spoil the accuracy (mesh.warn_quality sets the bound)",
                      out.quality.poor, limits.warn, out.quality.worst, out.quality.worst_cell);
-    spdlog::info("mesh checks: {}, worst cell quality {:.3g}, {} part{} ({:.3f} s)",
+    spdlog::info("mesh checks: {}, worst cell quality {:.3g}, {} part{} ({:.3f} s{})",
                  out.conformity.checked ? fmt::format("conforming ({} interior, {} boundary faces)",
                                                       out.conformity.interior_faces, out.conformity.boundary_faces)
                                         : std::string("conformity not checked"),
-                 out.quality.worst, out.parts, out.parts == 1 ? "" : "s", out.seconds);
+                 out.quality.worst, out.parts, out.parts == 1 ? "" : "s", out.seconds,
+                 out.from_record ? ", as found when the cache file was made" : "");
     return out;
 }
 

@@ -7,6 +7,7 @@
 // named, before anything is assembled or written.
 #include "linalg/executor.hpp"
 #include "mesh/mesh.hpp"
+#include "mesh/mesh_cache.hpp"
 #include "mesh/mesh_conformity.hpp"
 #include "mesh/mesh_quality.hpp"
 #include "solver/case/case_file.hpp"
@@ -19,13 +20,16 @@ struct MeshValidation {
     ConformityReport conformity;
     index_type parts = 1;  ///< connected parts of the domain (as the discretisation couples cells)
     double seconds = 0;
+    bool from_record = false;  ///< the verdict kept beside the mesh cache file (mesh_check_record.hpp)
 };
 
 /// Checks the case's mesh (see the file comment), unless gpufem generated it (a shape: valid by
-/// construction); the face matching runs on exec (null: the
-/// CPU). Throws MeshSourceError naming the mesh, the cell, its face and the node; logs a
-/// warning for poor cells and a line with what was checked.
-MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec);
+/// construction) or `cache` loaded it from a cache file beside which the verdict is kept for
+/// the case's quality bounds; the face matching runs on exec (null: the CPU). Keeps the verdict
+/// beside a cache file hit or stored. Throws MeshSourceError naming the mesh, the cell, its face
+/// and the node; logs a warning for poor cells and a line with what was checked.
+MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec,
+                                  const MeshCacheStatus& cache = {});
 
 /// Throws MeshSourceError naming the first part of the domain that no Dirichlet condition
 /// reaches (finite elements: cells joined through nodes, a part reached by a node of a

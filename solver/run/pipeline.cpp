@@ -126,9 +126,9 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec)
                      spec.mesh.path);
     const auto start = clock_type::now();
     CaseMesh out;
+    MeshCacheStatus cache;
     {
         const ProgressLine line("mesh", [] { return ProgressStatus{-1, -1, "Gmsh, extraction, refinement"}; });
-        MeshCacheStatus cache;
         out.mesh = load_mesh_isolated(spec.mesh, exec, &cache);
         out.cache = cache.describe();
     }
@@ -140,7 +140,7 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec)
     spdlog::info("mesh: {} cells ({}), {} nodes ({:.3f} s)", mesh.num_cells(),
                  mesh.describe_cells(), mesh.num_nodes(), out.seconds);
     // Checked before anything is assembled; the checks are part of the mesh phase's time.
-    out.seconds += validate_case_mesh(spec, mesh, exec).seconds;
+    out.seconds += validate_case_mesh(spec, mesh, exec, cache).seconds;
     return out;
 }
 

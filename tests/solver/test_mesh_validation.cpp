@@ -4,6 +4,8 @@
 // oriented differently is solved exactly by both.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,14 @@ void expect_refused(const std::string& mesh_text, const std::vector<std::string>
     }
 }
 
+/// The unit square cut at a node 1e-4 above its bottom edge: one thin triangle of quality about
+/// 1.2e-4 (its area against an equilateral triangle's with the same longest edge).
+std::string thin_triangle_msh()
+{
+    return msh({{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0.5, 1e-4, 0}}, {{1, 2}, {2, 3}, {3, 4}, {4, 1}},
+               {{1, 2, 5}, {1, 5, 4}, {5, 2, 3}, {5, 3, 4}}, {2, 2, 2, 2});
+}
+
 }  // namespace
 
 TEST(MeshValidation, HangingNodeIsRefused)
@@ -115,13 +125,8 @@ TEST(MeshValidation, SurfacesOfBothOrientationsAreSolvedExactly)
 
 TEST(MeshValidation, QualityBoundsAreCaseKeys)
 {
-    // The unit square cut at a node 1e-4 above its bottom edge: one thin triangle of quality
-    // about 1.2e-4 (its area against an equilateral triangle's with the same longest edge).
-    const std::string mesh = msh({{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0.5, 1e-4, 0}},
-                                 {{1, 2}, {2, 3}, {3, 4}, {4, 1}}, {{1, 2, 5}, {1, 5, 4}, {5, 2, 3}, {5, 3, 4}},
-                                 {2, 2, 2, 2});
     test::TempDir dir;
-    const auto file = dir.write("thin.msh", mesh);
+    const auto file = dir.write("thin.msh", thin_triangle_msh());
     const auto with = [&](const std::string& keys) {
         std::string yaml = linear_case(file.string(), false);
         yaml.replace(yaml.find("\ndiscretisation"), 0, keys);
@@ -139,4 +144,44 @@ TEST(MeshValidation, QualityBoundsAreCaseKeys)
     for (const char* part : {"thin.msh", "cell 0 (counted from 0", "is a sliver or degenerate", "mesh.min_quality"})
         EXPECT_NE(strict.output.find(part), std::string::npos) << "missing '" << part << "' in:\n" << strict.output;
     EXPECT_FALSE(std::filesystem::exists(dir.path() / "strict" / "report.json"));
+}
+
+TEST(MeshValidation, TheVerdictOnACachedMeshIsKeptBesideItsCacheFile)
+{
+    // A thin triangle (quality 1.2e-4): its warning comes on every run, from the checks or,
+    // once the mesh is cached, from the verdict kept beside the cache file.
+    test::TempDir dir;
+    const auto file = dir.write("thin.msh", thin_triangle_msh());
+    const std::string yaml = linear_case(file.string(), false);
+    const std::string kept = "as found when the cache file was made";
+    const std::string warning = "the worst 0.000115 (cell 0)";
+    const auto first = run_case(dir, yaml, "first");
+    ASSERT_EQ(first.exit_code, 0) << first.output;
+    EXPECT_EQ(first.output.find(kept), std::string::npos) << first.output;
+    const auto second = run_case(dir, yaml, "second");
+    ASSERT_EQ(second.exit_code, 0) << second.output;
+    for (const std::string& part : {kept, warning})
+        EXPECT_NE(second.output.find(part), std::string::npos) << "missing '" << part << "' in:\n" << second.output;
+    // Other quality bounds check the mesh again.
+    std::string stricter = yaml;
+    stricter.replace(stricter.find("\ndiscretisation"), 0, "\n  warn_quality: 1e-2");
+    const auto third = run_case(dir, stricter, "third");
+    ASSERT_EQ(third.exit_code, 0) << third.output;
+    EXPECT_EQ(third.output.find(kept), std::string::npos) << third.output;
+    // A record that does not match its mesh is ignored.
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path() / ".gpufem-cache"))
+        if (entry.path().extension() == ".checks") {
+            std::string text;
+            {
+                std::ifstream in(entry.path());
+                std::getline(in, text);
+            }
+            const std::size_t cells = text.find("\"cells\":4");
+            ASSERT_NE(cells, std::string::npos) << text;
+            text.replace(cells, 9, "\"cells\":5");
+            std::ofstream(entry.path()) << text;
+        }
+    const auto fourth = run_case(dir, stricter, "fourth");
+    ASSERT_EQ(fourth.exit_code, 0) << fourth.output;
+    EXPECT_EQ(fourth.output.find(kept), std::string::npos) << fourth.output;
 }
