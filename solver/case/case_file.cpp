@@ -819,7 +819,28 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
     read_run_settings(reader, entries, spec, resolved);
     resolve_choices(spec, resolved);
     spec.resolved = std::move(resolved);
+    spec.key_locations = reader.locations();
     return spec;
+}
+
+std::string locate_case_error(const CaseSpec& spec, const std::string& message)
+{
+    std::size_t best = std::string::npos, best_length = 0;
+    std::string location;
+    for (const auto& [path, where] : spec.key_locations) {
+        if (path.find('.') == std::string::npos) continue;  // a key path, not a lone word
+        for (std::size_t at = message.find(path + ":"); at != std::string::npos; at = message.find(path + ":", at + 1)) {
+            if (at != 0 && (at < 2 || message.compare(at - 2, 2, ": ") != 0)) continue;
+            if (at < best || (at == best && path.size() > best_length)) {
+                best = at, best_length = path.size(), location = where;
+            }
+            break;
+        }
+    }
+    if (best == std::string::npos) return message;
+    const std::string prefix = location + ": ";
+    if (best >= prefix.size() && message.compare(best - prefix.size(), prefix.size(), prefix) == 0) return message;
+    return message.substr(0, best) + prefix + message.substr(best);
 }
 
 void set_backend(CaseSpec& spec, BackendChoice backend)

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,9 @@ struct CaseSpec {
     BackendChoice backend = BackendChoice::automatic;
     OutputSpec output;
     nlohmann::json resolved;          ///< the case as resolved (overrides and defaults applied)
+    /// Where each key was given ("problem.dirichlet.wall" -> "case.yaml:12", or "--set ..."),
+    /// for errors found after reading (a group the mesh lacks): see locate_case_error.
+    std::map<std::string, std::string> key_locations;
 };
 
 /// Sets the backend (the command line's --backend), after the case file's own value was
@@ -140,6 +144,11 @@ inline bool is_sweep(const CaseSpec& spec)
 
 /// One case per combination of degree, refinement level and kappa (degree-major, kappa
 /// innermost: a mesh's coefficient points follow each other), each with a single degree,
+/// `message` with the case file's line (or --set option) put before the first key path of
+/// spec.key_locations it names at its start or after ": " ("problem.dirichlet.wall: ..." becomes
+/// "case.yaml:12: problem.dirichlet.wall: ..."); unchanged when it names none or is located.
+std::string locate_case_error(const CaseSpec& spec, const std::string& message);
+
 /// refinement and kappa (kappa_index its entry) and its `resolved` updated.
 std::vector<CaseSpec> expand_sweep(const CaseSpec& spec);
 

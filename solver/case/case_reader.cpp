@@ -153,6 +153,7 @@ std::vector<CaseValue> CaseReader::entries(const CaseValue& map,
         if (!inserted) {
             fail(entry, "duplicate key (first given at line " + std::to_string(previous->second) + ")");
         }
+        locations_[entry.path] = where(entry.path, entry.mark);
         result.push_back(std::move(entry));
     }
     return result;

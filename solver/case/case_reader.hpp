@@ -2,6 +2,7 @@
 // Checked reads of a case file's YAML values; every error names where, the key path and why.
 #include <array>
 #include <span>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,9 +69,13 @@ public:
     /// each as to_expression gives it.
     std::vector<std::string> to_expression_list(const CaseValue& value, std::size_t max_entries) const;
 
+    /// Where each entry that entries() returned was given (its path -> where()).
+    const std::map<std::string, std::string>& locations() const { return locations_; }
+
 private:
     std::string file_;
     std::vector<CaseOverride> overrides_;
+    mutable std::map<std::string, std::string> locations_;
 };
 
 /// The entry with this key, or nullptr.

@@ -62,6 +62,34 @@ std::vector<std::string> case_overrides(const RunArguments& args)
     return overrides;
 }
 
+/// Runs the parsed case (or its sweep) as the arguments say.
+int run_parsed(const CaseSpec& spec, const RunArguments& args, CommandContext& context)
+{
+    if (solves_on_cpu(spec)) ensure_passive_thread_wait(context.argv);
+    RunOptions options;
+    options.output_dir = args.output_dir;
+    options.check_memory = !args.no_memory_check;
+    options.export_matrix_dir = args.export_matrix;
+    options.started = context.started;
+    if (!args.export_matrix.empty() && is_sweep(spec))
+        throw std::invalid_argument("--export-matrix writes one system: run the sweep's points one "
+                                    "at a time (--set degree=N --set mesh.refine=N --set problem.kappa=...)");
+    if (args.dry_run) return dry_run(spec);
+    if (is_sweep(spec)) {
+        const std::vector<SweepRow> rows = run_sweep(spec, options);
+        std::cout << "gpufem sweep: " << spec.name << " (" << rows.size() << " runs, "
+                  << (rows.empty() ? "" : rows.front().record.backend) << ", " << precision_name(spec.precision)
+                  << ", " << spec.format << ")\n"
+                  << sweep_table(rows);
+        for (const SweepRow& row : rows)
+            if (!row.record.solve.converged()) return exit_not_converged;
+        return exit_ok;
+    }
+    const RunRecord record = run_case(spec, options);
+    std::cout << make_summary(spec, record);
+    return record.solve.converged() ? exit_ok : exit_not_converged;
+}
+
 /// The case (or its sweep) run with the parsed arguments.
 int run(const RunArguments& args, CommandContext& context)
 {
@@ -74,29 +102,13 @@ int run(const RunArguments& args, CommandContext& context)
         return run_as_rank({args.case_file, overrides, args.output_dir, args.export_matrix}, context);
     return run_reporting_errors([&]() -> int {
         const CaseSpec spec = parse_with_backend(args.case_file, overrides, context.backend);
-        if (solves_on_cpu(spec)) ensure_passive_thread_wait(context.argv);
-        RunOptions options;
-        options.output_dir = args.output_dir;
-        options.check_memory = !args.no_memory_check;
-        options.export_matrix_dir = args.export_matrix;
-        options.started = context.started;
-        if (!args.export_matrix.empty() && is_sweep(spec))
-            throw std::invalid_argument("--export-matrix writes one system: run the sweep's points one "
-                                        "at a time (--set degree=N --set mesh.refine=N --set problem.kappa=...)");
-        if (args.dry_run) return dry_run(spec);
-        if (is_sweep(spec)) {
-            const std::vector<SweepRow> rows = run_sweep(spec, options);
-            std::cout << "gpufem sweep: " << spec.name << " (" << rows.size() << " runs, "
-                      << (rows.empty() ? "" : rows.front().record.backend) << ", " << precision_name(spec.precision)
-                      << ", " << spec.format << ")\n"
-                      << sweep_table(rows);
-            for (const SweepRow& row : rows)
-                if (!row.record.solve.converged()) return exit_not_converged;
-            return exit_ok;
+        try {
+            return run_parsed(spec, args, context);
+        } catch (const std::runtime_error& e) {
+            const std::string located = locate_case_error(spec, e.what());
+            if (located == e.what()) throw;
+            throw std::runtime_error(located);
         }
-        const RunRecord record = run_case(spec, options);
-        std::cout << make_summary(spec, record);
-        return record.solve.converged() ? exit_ok : exit_not_converged;
     });
 }
 

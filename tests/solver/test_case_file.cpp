@@ -810,3 +810,20 @@ TEST(CaseFile, ClearMessagesForTabsTernariesInSetAndUnknownFunctions)
     expect_contains(error_of(minimal + "problem:\n  f: \"foo(x) + sin(y)\"\n"),
                     {"problem.f", "unknown function 'foo'", "functions: sin cos"});
 }
+
+TEST(CaseFile, ErrorsFoundAfterReadingNameTheKeysLine)
+{
+    const CaseSpec spec = parse_case_text(
+        "mesh:\n  shape: unit_square\nproblem:\n  f: 1\n  dirichlet:\n    boundry: 0\n", "case.yaml", "");
+    const std::string found = "problem.dirichlet.boundry: mesh shape unit_square has no boundary group 'boundry'";
+    EXPECT_EQ(locate_case_error(spec, found), "case.yaml:6: " + found);
+    EXPECT_EQ(locate_case_error(spec, "sweep point degree 1, refine 0: " + found),
+              "sweep point degree 1, refine 0: case.yaml:6: " + found);
+    EXPECT_EQ(locate_case_error(spec, "case.yaml:6: " + found), "case.yaml:6: " + found);  // located once
+    EXPECT_EQ(locate_case_error(spec, "out of memory"), "out of memory");
+    EXPECT_EQ(locate_case_error(spec, "see xproblem.dirichlet.boundry: x"), "see xproblem.dirichlet.boundry: x");
+    const CaseSpec set = parse_case_text("mesh:\n  shape: unit_square\n", "case.yaml", "",
+                                         {"problem.dirichlet.wall=1"});
+    EXPECT_EQ(locate_case_error(set, "problem.dirichlet.wall: no such group"),
+              "--set problem.dirichlet.wall=1: problem.dirichlet.wall: no such group");
+}

@@ -185,3 +185,17 @@ TEST(MeshValidation, TheVerdictOnACachedMeshIsKeptBesideItsCacheFile)
     ASSERT_EQ(fourth.exit_code, 0) << fourth.output;
     EXPECT_EQ(fourth.output.find(kept), std::string::npos) << fourth.output;
 }
+
+TEST(MeshValidation, AGroupTheMeshLacksIsNamedWithTheCaseFilesLine)
+{
+    test::TempDir dir;
+    const auto file = dir.write("thin.msh", thin_triangle_msh());
+    std::string yaml = linear_case(file.string(), false);
+    yaml.replace(yaml.find("    boundary:"), 13, "    boundry:");
+    const auto r = run_case(dir, yaml, "typo");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("typo.yaml:8: problem.dirichlet.boundry: mesh"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("has no boundary physical group named 'boundry' (boundary groups: boundary)"),
+              std::string::npos)
+        << r.output;
+}
