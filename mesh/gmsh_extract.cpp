@@ -1,10 +1,13 @@
 #include "mesh/gmsh_extract.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <utility>
 
+#include <fmt/format.h>
 #include <gmsh.h>
+#include <spdlog/spdlog.h>
 
 #include "mesh/gmsh_element_types.hpp"
 #include "mesh/gmsh_node_numbering.hpp"
@@ -212,6 +215,45 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
 
 }  // namespace
 
+namespace {
+
+/// The times of an extraction's stages, for the debug log.
+struct StageLaps {
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    std::string text;
+    /// Ends the stage named `stage`.
+    void lap(const char* stage)
+    {
+        const auto now = std::chrono::steady_clock::now();
+        text += fmt::format("{}{} {:.3f} s", text.empty() ? "" : ", ", stage,
+                            std::chrono::duration<double>(now - last).count());
+        last = now;
+    }
+};
+
+/// The cells' groups (and, in a mixed mesh, types) from `raw`, repeated cells dropped.
+void set_groups_and_types(Mesh& mesh, RawCells& raw, const std::vector<std::uint8_t>& type_index,
+                          const std::vector<std::pair<int, LagrangeElement>>& types)
+{
+    if (types.size() == 1) {
+        mesh.cell_group = std::move(raw.group);
+        drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &mesh.cell_group);
+        return;
+    }
+    // Each cell's type rides along with its group through the removal of repeated cells.
+    std::vector<int> group_and_type(raw.group.size());
+    for (std::size_t c = 0; c < raw.group.size(); ++c) group_and_type[c] = raw.group[c] * 8 + type_index[c];
+    drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &group_and_type);
+    mesh.cell_group.resize(group_and_type.size());
+    mesh.cell_types.resize(group_and_type.size());
+    for (std::size_t c = 0; c < group_and_type.size(); ++c) {
+        mesh.cell_group[c] = group_and_type[c] >> 3;
+        mesh.cell_types[c] = static_cast<std::uint8_t>(types[static_cast<std::size_t>(group_and_type[c] & 7)].second.type);
+    }
+}
+
+}  // namespace
+
 int mesh_cell_order(const std::string& source)
 {
     return cell_types_of(top_dimension(source), source).front().second.degree;
@@ -235,8 +277,10 @@ Mesh extract_mesh(const std::string& source, int order)
     mesh.degree = widest.degree;
     mesh.nodes_per_cell = lagrange_node_count(mesh.cell_type, mesh.degree);
 
+    StageLaps laps;
     std::vector<std::uint8_t> type_index;
     RawCells raw = read_cells(mesh.dim, types, mesh.nodes_per_cell, types.size() > 1 ? &type_index : nullptr);
+    laps.lap("Gmsh's elements read");
     checked_index(static_cast<std::int64_t>(raw.group.size()),
                   "number of cells of mesh '" + source + "'");
     std::vector<std::size_t> used;  // the node tags without the padding
@@ -247,27 +291,15 @@ Mesh extract_mesh(const std::string& source, int order)
     }
     GmshNodeNumbering numbering(types.size() > 1 ? used : raw.node_tags, source);
     used = {};
+    laps.lap("nodes read and numbered");
     mesh.cells.resize(raw.node_tags.size());
     for (std::size_t i = 0; i < raw.node_tags.size(); ++i)
         mesh.cells[i] = raw.node_tags[i] == 0 ? -1 : numbering.index(raw.node_tags[i]);
     raw.node_tags = {};
     mesh.coordinates = numbering.take_coordinates();
-    if (types.size() > 1) {
-        // Each cell's type rides along with its group through the removal of repeated cells.
-        std::vector<int> group_and_type(raw.group.size());
-        for (std::size_t c = 0; c < raw.group.size(); ++c)
-            group_and_type[c] = raw.group[c] * 8 + type_index[c];
-        drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &group_and_type);
-        mesh.cell_group.resize(group_and_type.size());
-        mesh.cell_types.resize(group_and_type.size());
-        for (std::size_t c = 0; c < group_and_type.size(); ++c) {
-            mesh.cell_group[c] = group_and_type[c] >> 3;
-            mesh.cell_types[c] = static_cast<std::uint8_t>(types[static_cast<std::size_t>(group_and_type[c] & 7)].second.type);
-        }
-    } else {
-        mesh.cell_group = std::move(raw.group);
-        drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &mesh.cell_group);
-    }
+    laps.lap("cells numbered");
+    set_groups_and_types(mesh, raw, type_index, types);
+    laps.lap("repeated cells dropped");
 
     mesh.subdomains = physical_groups(mesh.dim);
     for (const PhysicalGroup& group : physical_groups(mesh.dim - 1)) {
@@ -278,6 +310,8 @@ Mesh extract_mesh(const std::string& source, int order)
             mesh.ignored_boundaries.push_back({group.name, e.what()});
         }
     }
+    laps.lap("boundary groups");
+    spdlog::debug("mesh extraction ({} cells): {}", mesh.num_cells(), laps.text);
     return mesh;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <parallel/algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -28,6 +29,24 @@ std::uint64_t hash_nodes(const std::vector<index_type>& nodes)
     return h;
 }
 
+/// The (hash of the sorted nodes, element) key of every element, on all threads.
+std::vector<std::pair<std::uint64_t, std::size_t>> element_keys(const index_type* connectivity, int npe,
+                                                                std::size_t count)
+{
+    std::vector<std::pair<std::uint64_t, std::size_t>> keys(count);
+    const auto elements = static_cast<long long>(count);
+#pragma omp parallel
+    {
+        std::vector<index_type> nodes;
+#pragma omp for schedule(static)
+        for (long long e = 0; e < elements; ++e) {
+            sorted_nodes(connectivity, npe, static_cast<std::size_t>(e), nodes);
+            keys[static_cast<std::size_t>(e)] = {hash_nodes(nodes), static_cast<std::size_t>(e)};
+        }
+    }
+    return keys;
+}
+
 }  // namespace
 
 template <typename Connectivity>
@@ -41,12 +60,8 @@ std::size_t drop_repeated_elements(Connectivity& connectivity, int nodes_per_ele
 
     // Sort (hash, element) pairs; only elements with equal hashes can repeat each other.
     std::vector<index_type> nodes, other;
-    std::vector<std::pair<std::uint64_t, std::size_t>> keys(count);
-    for (std::size_t e = 0; e < count; ++e) {
-        sorted_nodes(connectivity.data(), npe, e, nodes);
-        keys[e] = {hash_nodes(nodes), e};
-    }
-    std::sort(keys.begin(), keys.end());
+    std::vector<std::pair<std::uint64_t, std::size_t>> keys = element_keys(connectivity.data(), npe, count);
+    __gnu_parallel::sort(keys.begin(), keys.end());  // libstdc++'s OpenMP sort; the keys are distinct
 
     std::vector<char> repeated(count, 0);
     std::size_t removed = 0;
