@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include <gmsh.h>
+#include <omp.h>
 #include <spdlog/spdlog.h>
 
 #include "mesh/gmsh_element_types.hpp"
@@ -84,6 +85,40 @@ std::vector<PhysicalGroup> physical_groups(int dim)
     return groups;
 }
 
+/// The node tags of the cells of MSH type `type` on entity `tag`, fetched by Gmsh on all
+/// threads (its preallocated, task-parallel getElementsByType).
+std::vector<std::size_t> entity_cell_nodes(int type, int tag)
+{
+    std::vector<std::size_t> element_tags, node_tags;
+    gmsh::model::mesh::preallocateElementsByType(type, false, true, element_tags, node_tags, tag);
+    const long long tasks = std::max<long long>(1, std::min<long long>(omp_get_max_threads(),
+                                                    static_cast<long long>(node_tags.size() / 4096)));
+#pragma omp parallel for schedule(static, 1)
+    for (long long task = 0; task < tasks; ++task) {
+        std::vector<std::size_t> no_element_tags;  // not asked for: preallocated empty
+        gmsh::model::mesh::getElementsByType(type, no_element_tags, node_tags, tag, static_cast<std::size_t>(task),
+                                             static_cast<std::size_t>(tasks));
+    }
+    return node_tags;
+}
+
+/// Appends `nodes`, cells of `per_cell` node tags, to raw.node_tags, each padded with 0 to
+/// nodes_per_cell.
+void append_padded(RawCells& raw, std::vector<std::size_t>&& nodes, std::size_t per_cell, std::size_t nodes_per_cell)
+{
+    if (per_cell == nodes_per_cell) {
+        if (raw.node_tags.empty()) raw.node_tags = std::move(nodes);
+        else raw.node_tags.insert(raw.node_tags.end(), nodes.begin(), nodes.end());
+        return;
+    }
+    const std::size_t count = nodes.size() / per_cell;
+    for (std::size_t c = 0; c < count; ++c) {
+        raw.node_tags.insert(raw.node_tags.end(), nodes.begin() + static_cast<std::ptrdiff_t>(c * per_cell),
+                             nodes.begin() + static_cast<std::ptrdiff_t>((c + 1) * per_cell));
+        raw.node_tags.insert(raw.node_tags.end(), nodes_per_cell - per_cell, 0);
+    }
+}
+
 /// The cells of every entity of dimension dim, with the first physical group of their entity:
 /// cells of the given types (MSH numbers), each padded with 0 to nodes_per_cell node tags
 /// (Gmsh's tags start at 1); type_of_cell gets each cell's type (its index in gmsh_types).
@@ -93,30 +128,20 @@ RawCells read_cells(int dim, const std::vector<std::pair<int, LagrangeElement>>&
     RawCells raw;
     gmsh::vectorpair entities;
     gmsh::model::getEntities(entities, dim);
-    const std::size_t npc = static_cast<std::size_t>(nodes_per_cell);
     for (const auto& [d, tag] : entities) {
-        std::vector<int> types;
-        std::vector<std::vector<std::size_t>> element_tags, node_tags;
-        gmsh::model::mesh::getElements(types, element_tags, node_tags, d, tag);
-        std::vector<int> groups;
+        std::vector<int> types, groups;
+        gmsh::model::mesh::getElementTypes(types, d, tag);
         gmsh::model::getPhysicalGroupsForEntity(d, tag, groups);
         const int group = groups.empty() ? 0 : groups.front();
-        for (std::size_t k = 0; k < types.size(); ++k) {
+        for (const int type : types) {
             std::size_t index = 0;
-            while (index < gmsh_types.size() && gmsh_types[index].first != types[k]) ++index;
+            while (index < gmsh_types.size() && gmsh_types[index].first != type) ++index;
             if (index == gmsh_types.size()) continue;  // cell_types_of has listed every type
-            const std::size_t nodes = static_cast<std::size_t>(
+            const auto per_cell = static_cast<std::size_t>(
                 lagrange_node_count(gmsh_types[index].second.type, gmsh_types[index].second.degree));
-            const std::size_t count = node_tags[k].size() / nodes;
-            if (nodes == npc) {
-                raw.node_tags.insert(raw.node_tags.end(), node_tags[k].begin(), node_tags[k].end());
-            } else {
-                for (std::size_t c = 0; c < count; ++c) {
-                    raw.node_tags.insert(raw.node_tags.end(), node_tags[k].begin() + static_cast<std::ptrdiff_t>(c * nodes),
-                                         node_tags[k].begin() + static_cast<std::ptrdiff_t>((c + 1) * nodes));
-                    raw.node_tags.insert(raw.node_tags.end(), npc - nodes, 0);
-                }
-            }
+            std::vector<std::size_t> nodes = entity_cell_nodes(type, tag);
+            const std::size_t count = nodes.size() / per_cell;
+            append_padded(raw, std::move(nodes), per_cell, static_cast<std::size_t>(nodes_per_cell));
             raw.group.insert(raw.group.end(), count, group);
             if (type_of_cell) type_of_cell->insert(type_of_cell->end(), count, static_cast<std::uint8_t>(index));
         }
