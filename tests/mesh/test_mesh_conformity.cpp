@@ -4,14 +4,17 @@
 // node; cells of both orientations that do not overlap pass; separate parts are found.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "../assembly/simple_meshes.hpp"
+#include "random_values.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_conformity.hpp"
 #include "mesh/mesh_overlap.hpp"
@@ -205,6 +208,50 @@ TEST(MeshParts, SeparatePartsAreFound)
     EXPECT_EQ(parts_through_nodes(corner).count, 1);
     EXPECT_EQ(parts_through_faces(corner, face_slots(corner, Executor::create_cpu())).count, 2);
     EXPECT_TRUE(contains(part_text(apart, parts_through_nodes(apart), 1), "part of 1 cells")) << part_text(apart, parts_through_nodes(apart), 1);
+}
+
+TEST(MeshParts, PartsOnAllThreadsMatchASerialSearch)
+{
+    // A triangle grid with random cells removed (cutting it into pieces) and the rest shuffled:
+    // the parts found through faces on all threads equal those of a breadth-first search.
+    std::mt19937 rng(test::random_seed());
+    for (const double removed : {0.0, 0.3, 0.45, 0.6}) {
+        SCOPED_TRACE(removed);
+        const Mesh grid = grid_mesh(ElementType::tetrahedron, 24);
+        std::vector<index_type> keep;
+        std::bernoulli_distribution drop(removed);
+        for (index_type c = 0; c < grid.num_cells(); ++c)
+            if (!drop(rng)) keep.push_back(c);
+        std::shuffle(keep.begin(), keep.end(), rng);
+        Mesh mesh = grid;
+        mesh.cells.clear();
+        for (const index_type c : keep)
+            mesh.cells.insert(mesh.cells.end(), grid.cells.begin() + 4 * c, grid.cells.begin() + 4 * c + 4);
+        mesh.cell_group.assign(keep.size(), grid.cell_group.empty() ? 0 : grid.cell_group.front());
+        const FaceSlots faces = face_slots(mesh, Executor::create_cpu());
+        const MeshParts parts = parts_through_faces(mesh, faces);
+        // The reference: a breadth-first search from each unlabelled cell in cell order.
+        std::vector<index_type> label(keep.size(), -1);
+        index_type count = 0;
+        for (std::size_t start = 0; start < keep.size(); ++start) {
+            if (label[start] >= 0) continue;
+            std::vector<index_type> queue{static_cast<index_type>(start)};
+            label[start] = count;
+            for (std::size_t q = 0; q < queue.size(); ++q)
+                for (int f = 0; f < faces.faces_per_cell; ++f) {
+                    const index_type other = faces.neighbour[static_cast<std::size_t>(queue[q]) * faces.faces_per_cell + f];
+                    if (other >= 0 && label[static_cast<std::size_t>(other)] < 0) {
+                        label[static_cast<std::size_t>(other)] = count;
+                        queue.push_back(other);
+                    }
+                }
+            ++count;
+        }
+        EXPECT_EQ(parts.count, count);
+        EXPECT_EQ(parts.of_cell, label);
+        if (removed == 0.0) EXPECT_EQ(count, 1);
+        if (removed >= 0.45) EXPECT_GT(count, 10);
+    }
 }
 
 TEST(MeshConformity, FaceOfThreeCellsIsRefused)
