@@ -28,9 +28,11 @@ macro(gpufem_choose_cuda_architectures)
     endif()
   endif()
   if(CMAKE_CUDA_ARCHITECTURES STREQUAL "native" AND NOT GPUFEM_CUDA_DETECTED)
-    message(FATAL_ERROR "CMAKE_CUDA_ARCHITECTURES=native, but this machine has no GPU that nvcc finds: "
-                        "leave it out (the portable list ${GPUFEM_CUDA_PORTABLE_ARCHITECTURES} is built), or "
-                        "name the GPU's architecture, e.g. -DCMAKE_CUDA_ARCHITECTURES=89")
+    # nvcc cannot build for `native` without a GPU: the portable list instead, said aloud.
+    message(WARNING "CMAKE_CUDA_ARCHITECTURES=native, but this machine has no GPU that nvcc finds: "
+                    "building the portable list ${GPUFEM_CUDA_PORTABLE_ARCHITECTURES} instead (name the "
+                    "GPU's architecture to build for it alone, e.g. -DCMAKE_CUDA_ARCHITECTURES=89)")
+    set(CMAKE_CUDA_ARCHITECTURES "${GPUFEM_CUDA_PORTABLE_ARCHITECTURES}")
   endif()
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
     if(GPUFEM_CUDA_DETECTED AND NOT GPUFEM_CUDA_PORTABLE)
