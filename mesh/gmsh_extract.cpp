@@ -318,8 +318,12 @@ Mesh extract_mesh(const std::string& source, int order)
     used = {};
     laps.lap("nodes read and numbered");
     mesh.cells.resize(raw.node_tags.size());
-    for (std::size_t i = 0; i < raw.node_tags.size(); ++i)
-        mesh.cells[i] = raw.node_tags[i] == 0 ? -1 : numbering.index(raw.node_tags[i]);
+    const auto cell_tags = static_cast<long long>(raw.node_tags.size());
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < cell_tags; ++i) {
+        const std::size_t tag = raw.node_tags[static_cast<std::size_t>(i)];
+        mesh.cells[static_cast<std::size_t>(i)] = tag == 0 ? -1 : numbering.index(tag);
+    }
     raw.node_tags = {};
     mesh.coordinates = numbering.take_coordinates();
     laps.lap("cells numbered");

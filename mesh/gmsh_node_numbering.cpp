@@ -1,7 +1,9 @@
 #include "mesh/gmsh_node_numbering.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
+#include <parallel/algorithm>
 
 #include <gmsh.h>
 
@@ -21,9 +23,9 @@ GmshNodeNumbering::GmshNodeNumbering(const std::vector<std::size_t>& cell_node_t
     // Sort the model's nodes by tag (Gmsh returns them entity by entity).
     std::vector<std::size_t> order(total);
     std::iota(order.begin(), order.end(), std::size_t{0});
-    if (!std::is_sorted(tags.begin(), tags.end()))
-        std::sort(order.begin(), order.end(),
-                  [&](std::size_t a, std::size_t b) { return tags[a] < tags[b]; });
+    if (!std::is_sorted(tags.begin(), tags.end()))  // libstdc++'s OpenMP sort: tags are unique or refused below
+        __gnu_parallel::sort(order.begin(), order.end(),
+                             [&](std::size_t a, std::size_t b) { return tags[a] < tags[b] || (tags[a] == tags[b] && a < b); });
     sorted_tags_.resize(total);
     for (std::size_t i = 0; i < total; ++i) sorted_tags_[i] = tags[order[i]];
     for (std::size_t i = 1; i < total; ++i)
@@ -34,13 +36,18 @@ GmshNodeNumbering::GmshNodeNumbering(const std::vector<std::size_t>& cell_node_t
 
     // Mark the nodes the cells use, then number them in increasing tag order.
     compact_.assign(total, -1);
-    for (std::size_t tag : cell_node_tags) {
-        const std::ptrdiff_t pos = position(tag);
-        if (pos < 0)
-            throw MeshSourceError("mesh '" + source + "': a cell refers to node " +
-                                  std::to_string(tag) + ", which the file does not define");
-        compact_[static_cast<std::size_t>(pos)] = 0;
+    const auto cell_tags = static_cast<long long>(cell_node_tags.size());
+    long long undefined = cell_tags;  // the first tag the file does not define
+#pragma omp parallel for reduction(min : undefined) schedule(static)
+    for (long long i = 0; i < cell_tags; ++i) {
+        const std::ptrdiff_t pos = position(cell_node_tags[static_cast<std::size_t>(i)]);
+        if (pos < 0) undefined = std::min(undefined, i);
+        else std::atomic_ref<index_type>(compact_[static_cast<std::size_t>(pos)]).store(0, std::memory_order_relaxed);
     }
+    if (undefined < cell_tags)
+        throw MeshSourceError("mesh '" + source + "': a cell refers to node " +
+                              std::to_string(cell_node_tags[static_cast<std::size_t>(undefined)]) +
+                              ", which the file does not define");
     std::int64_t next = 0;
     for (std::size_t i = 0; i < total; ++i)
         if (compact_[i] == 0) compact_[i] = static_cast<index_type>(next++);
