@@ -93,12 +93,19 @@ std::vector<std::size_t> entity_cell_nodes(int type, int tag)
     gmsh::model::mesh::preallocateElementsByType(type, false, true, element_tags, node_tags, tag);
     const long long tasks = std::max<long long>(1, std::min<long long>(omp_get_max_threads(),
                                                     static_cast<long long>(node_tags.size() / 4096)));
+    std::string failure;  // an exception must not leave the parallel region
 #pragma omp parallel for schedule(static, 1)
     for (long long task = 0; task < tasks; ++task) {
         std::vector<std::size_t> no_element_tags;  // not asked for: preallocated empty
-        gmsh::model::mesh::getElementsByType(type, no_element_tags, node_tags, tag, static_cast<std::size_t>(task),
-                                             static_cast<std::size_t>(tasks));
+        try {
+            gmsh::model::mesh::getElementsByType(type, no_element_tags, node_tags, tag,
+                                                 static_cast<std::size_t>(task), static_cast<std::size_t>(tasks));
+        } catch (const std::exception& error) {
+#pragma omp critical(gpufem_entity_cell_nodes)
+            if (failure.empty()) failure = error.what();
+        }
     }
+    if (!failure.empty()) throw MeshSourceError("Gmsh could not give the cells of entity " + std::to_string(tag) + ": " + failure);
     return node_tags;
 }
 

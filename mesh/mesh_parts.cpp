@@ -19,6 +19,7 @@ namespace {
 class CellSets {
 public:
     explicit CellSets(long long n) : parent_(static_cast<std::size_t>(n)) { std::iota(parent_.begin(), parent_.end(), 0); }
+    /// The root (lowest cell) of c's set.
     index_type find(index_type c)
     {
         for (;;) {
@@ -29,6 +30,7 @@ public:
             c = g;
         }
     }
+    /// Joins the sets of a and b; safe from several threads at once.
     void join(index_type a, index_type b)
     {
         for (;;) {

@@ -142,13 +142,13 @@ inline bool is_sweep(const CaseSpec& spec)
     return spec.degrees.size() > 1 || spec.refines.size() > 1 || spec.kappas.size() > 1;
 }
 
-/// One case per combination of degree, refinement level and kappa (degree-major, kappa
-/// innermost: a mesh's coefficient points follow each other), each with a single degree,
 /// `message` with the case file's line (or --set option) put before the first key path of
 /// spec.key_locations it names at its start or after ": " ("problem.dirichlet.wall: ..." becomes
 /// "case.yaml:12: problem.dirichlet.wall: ..."); unchanged when it names none or is located.
 std::string locate_case_error(const CaseSpec& spec, const std::string& message);
 
+/// One case per combination of degree, refinement level and kappa (degree-major, kappa
+/// innermost: a mesh's coefficient points follow each other), each with a single degree,
 /// refinement and kappa (kappa_index its entry) and its `resolved` updated.
 std::vector<CaseSpec> expand_sweep(const CaseSpec& spec);
 

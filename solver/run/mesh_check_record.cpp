@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 namespace gpufem {
 namespace {
@@ -27,6 +28,12 @@ json record_identity(const std::string& cache_file, const Mesh& mesh, const Qual
 }
 
 }  // namespace
+
+void remove_check_record(const std::string& cache_file)
+{
+    std::error_code error;
+    std::filesystem::remove(record_path(cache_file), error);
+}
 
 std::optional<MeshValidation> read_check_record(const std::string& cache_file, const Mesh& mesh,
                                                 const QualityLimits& limits)
@@ -65,7 +72,8 @@ bool write_check_record(const std::string& cache_file, const Mesh& mesh, const Q
                          {"boundary_faces", checked.conformity.boundary_faces},
                          {"parts", checked.parts}};
     // Written whole under another name, then renamed: a reader never sees half a record.
-    const std::string path = record_path(cache_file), partial = path + ".partial";
+    const std::string path = record_path(cache_file),
+                      partial = path + ".partial." + std::to_string(static_cast<long long>(::getpid()));
     {
         std::ofstream out(partial, std::ios::trunc);
         out << record.dump();

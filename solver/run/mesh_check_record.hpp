@@ -17,6 +17,9 @@ namespace gpufem {
 std::optional<MeshValidation> read_check_record(const std::string& cache_file, const Mesh& mesh,
                                                 const QualityLimits& limits);
 
+/// Removes the record beside `cache_file`, if any (a cache file just made from a new mesh).
+void remove_check_record(const std::string& cache_file);
+
 /// Keeps `checked` beside `cache_file` (a mesh of one part only; returns false without writing
 /// otherwise, or when the file cannot be written: the run goes on without it).
 bool write_check_record(const std::string& cache_file, const Mesh& mesh, const QualityLimits& limits,

@@ -139,6 +139,7 @@ MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const 
     const QualityLimits limits{spec.mesh.min_quality, spec.mesh.warn_quality};
     std::optional<MeshValidation> kept;
     if (cache.outcome == MeshCacheStatus::Outcome::hit) kept = read_check_record(cache.file, mesh, limits);
+    if (cache.outcome == MeshCacheStatus::Outcome::stored) remove_check_record(cache.file);  // another mesh's
     MeshValidation out = kept ? *kept : check_gmsh_mesh(spec, mesh, exec, limits);
     if (!kept && has_cache_file(cache) && !write_check_record(cache.file, mesh, limits, out))
         spdlog::debug("mesh checks: verdict not kept beside {}", cache.file);

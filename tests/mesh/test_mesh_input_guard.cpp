@@ -244,3 +244,46 @@ TEST(MeshInputGuard, ReadFilesMustBeQuotedPresentAndInTheInputsFolder)
         EXPECT_NE(message.find(named), std::string::npos) << message;
     }
 }
+
+TEST(MeshInputGuard, AFileReadAsDataAndAsAScriptIsCheckedAsAScript)
+{
+    // Merged as CAD data first (in a branch Gmsh never takes), then included as a script: the
+    // stricter reading wins and its System is named.
+    const Folder folder;
+    folder.write("x.step", "System \"touch x\";\n");
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::geo;
+    spec.path = folder.write("twice.geo", std::string(square_geo) +
+                                              "If (0)\n  v() = ShapeFromFile(\"x.step\");\nEndIf\nInclude \"x.step\";\n")
+                    .string();
+    const std::string message = error_of(spec);
+    EXPECT_NE(message.find("x.step' (read by"), std::string::npos) << message;
+    EXPECT_NE(message.find("line 1: 'System' is refused"), std::string::npos) << message;
+}
+
+TEST(MeshInputGuard, HiddenFilesBackslashesAndOptionsFilesOutsideAreRefused)
+{
+    const Folder folder;
+    const Folder elsewhere;
+    fs::create_directories(folder.path / ".private");
+    folder.write(".private/a.geo", "h = 0.25;\n");
+    folder.write("in.geo", "h = 0.25;\n");
+    MeshSpec spec;
+    spec.kind = MeshSpec::Kind::geo;
+    for (const auto& [line, named] : std::vector<std::pair<std::string, std::string>>{
+             {"Include \".private/a.geo\";", "is a hidden file or lies in a hidden folder ('.private')"},
+             {"Include \"sub\\\\in.geo\";", "a file name with '\\' or a drive letter is refused"},
+             {"Include \"C:/in.geo\";", "a file name with '\\' or a drive letter is refused"}}) {
+        SCOPED_TRACE(line);
+        spec.path = folder.write("reads.geo", std::string(square_geo) + line + "\n").string();
+        const std::string message = error_of(spec);
+        EXPECT_NE(message.find("line 6: "), std::string::npos) << message;
+        EXPECT_NE(message.find(named), std::string::npos) << message;
+    }
+    // An included file's FILE.opt that links outside the folder.
+    const fs::path outside = elsewhere.write("outside.opt", "Mesh.ElementOrder = 1;\n");
+    fs::create_symlink(outside, folder.path / "in.geo.opt");
+    spec.path = folder.write("reads.geo", std::string(square_geo) + "Include \"in.geo\";\n").string();
+    const std::string message = error_of(spec);
+    EXPECT_NE(message.find("lies outside the mesh input's folder"), std::string::npos) << message;
+}
