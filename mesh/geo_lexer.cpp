@@ -1,6 +1,8 @@
 #include "mesh/geo_lexer.hpp"
 
 #include <cctype>
+#include <fstream>
+#include <iterator>
 
 namespace gpufem {
 namespace {
@@ -86,6 +88,12 @@ std::vector<GeoToken> lex_geo(const std::string& text)
         }
     }
     return tokens;
+}
+
+std::string script_text(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 }  // namespace gpufem

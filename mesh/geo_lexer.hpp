@@ -30,4 +30,7 @@ struct GeoLexError {
 /// The tokens of `text`. Throws GeoLexError.
 std::vector<GeoToken> lex_geo(const std::string& text);
 
+/// The whole text of the script at `path` ("" when it cannot be read: Gmsh reports that).
+std::string script_text(const std::string& path);
+
 }  // namespace gpufem

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 
 #include "mesh/geo_lexer.hpp"
@@ -28,13 +27,6 @@ constexpr ReadingCommand reading_commands[] = {
 /// Extensions Gmsh's Merge reads with a CAD or STL reader rather than as a script.
 constexpr const char* shape_data_extensions[] = {".step", ".stp", ".brep", ".brp", ".iges", ".igs", ".stl", ".xao",
                                                  ".STEP", ".STP", ".BREP", ".BRP", ".IGES", ".IGS", ".STL", ".XAO"};
-
-/// The whole text of a file ("" when it cannot be read: the reader reports it).
-std::string text_of(const fs::path& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 /// Whether the file at `path` starts with Gmsh's mesh header.
 bool starts_as_mesh(const fs::path& path)
@@ -130,7 +122,7 @@ private:
     static std::vector<GeoToken> lex_or_empty(const fs::path& script)
     {
         try {
-            return lex_geo(text_of(script));
+            return lex_geo(script_text(script.string()));
         } catch (const GeoLexError&) {
             return {};
         }

@@ -1,11 +1,9 @@
 #include "mesh/gmsh_extract.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <utility>
 
-#include <fmt/format.h>
 #include <gmsh.h>
 #include <omp.h>
 #include <spdlog/spdlog.h>
@@ -14,6 +12,7 @@
 #include "mesh/gmsh_node_numbering.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/repeated_elements.hpp"
+#include "mesh/stage_laps.hpp"
 
 namespace gpufem {
 namespace {
@@ -245,23 +244,6 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
     return facets;
 }
 
-}  // namespace
-
-namespace {
-
-/// The times of an extraction's stages, for the debug log.
-struct StageLaps {
-    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
-    std::string text;
-    /// Ends the stage named `stage`.
-    void lap(const char* stage)
-    {
-        const auto now = std::chrono::steady_clock::now();
-        text += fmt::format("{}{} {:.3f} s", text.empty() ? "" : ", ", stage,
-                            std::chrono::duration<double>(now - last).count());
-        last = now;
-    }
-};
 
 /// The cells' groups (and, in a mixed mesh, types) from `raw`, repeated cells dropped.
 void set_groups_and_types(Mesh& mesh, RawCells& raw, const std::vector<std::uint8_t>& type_index,

@@ -88,19 +88,12 @@ bool is_printf_to_file(const std::vector<GeoToken>& tokens, std::size_t i)
     return false;
 }
 
-/// The script's text; a file that cannot be read is left to Gmsh to report.
-std::string text_of(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 /// Checks the script at `path`, named `file` in messages (see check_geo_commands).
 void check_script(const std::string& path, const std::string& file)
 {
     std::vector<GeoToken> tokens;
     try {
-        tokens = lex_geo(text_of(path));
+        tokens = lex_geo(script_text(path));
     } catch (const GeoLexError& error) {
         refuse(file, error.line, error.reason);
     }

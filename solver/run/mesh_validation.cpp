@@ -7,6 +7,7 @@
 
 #include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_parts.hpp"
+#include "mesh/stage_laps.hpp"
 #include "solver/run/mesh_check_record.hpp"
 
 namespace gpufem {
@@ -89,25 +90,19 @@ MeshValidation check_gmsh_mesh(const CaseSpec& spec, const Mesh& mesh, const Exe
                                const QualityLimits& limits)
 {
     MeshValidation out;
-    auto lap_start = std::chrono::steady_clock::now();
-    const auto lap = [&lap_start] {
-        const auto now = std::chrono::steady_clock::now();
-        const double seconds = std::chrono::duration<double>(now - lap_start).count();
-        lap_start = now;
-        return seconds;
-    };
+    StageLaps laps;
     check_mesh_coordinates(mesh);
     out.quality = check_cell_quality(mesh, limits);
-    const double quality_seconds = lap();
+    laps.lap("coordinates and quality");
     if (face_adjacency_supported(mesh)) {
         const FaceSlots faces = face_slots(mesh, exec ? exec : Executor::create_cpu());
-        const double faces_seconds = lap();
+        laps.lap("face matching");
         out.conformity = check_mesh_conformity(mesh, faces);
-        const double conformity_seconds = lap();
+        laps.lap("conformity");
         // Through faces first: one part there is one part through nodes too.
         out.parts = check_parts_reach_dirichlet(spec, mesh, &faces);
-        spdlog::debug("mesh checks' times: coordinates and quality {:.3f} s, face matching {:.3f} s, "
-                      "conformity {:.3f} s, parts {:.3f} s", quality_seconds, faces_seconds, conformity_seconds, lap());
+        laps.lap("parts");
+        spdlog::debug("mesh checks' times: {}", laps.text);
     } else {
         spdlog::debug("mesh: conformity not checked (no face adjacency for {}, order {})", mesh.describe_cells(),
                       mesh.degree);

@@ -274,14 +274,20 @@ TEST(DistributedRun, ARankThatFailsMidRunStopsEveryRankWithoutOutput)
     EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "result.pvtu"));
 }
 
+/// The benchmarks' case: a 10^3-cell tetrahedral cube with Jacobi, in `format`, on the CPU.
+std::filesystem::path bench_case(const TempDir& dir, const std::string& format)
+{
+    return dir.write("bench.yaml", "mesh: {shape: unit_cube, elements: tetrahedron, size: 0.1}\n"
+                                   "problem: {f: 1, dirichlet: {boundary: 0}}\n"
+                                   "solver: {preconditioner: jacobi}\nformat: " + format + "\nbackend: cpu\n");
+}
+
 }  // namespace
 
 TEST(DistributedRun, BenchSpmvTimesEachRanksProductAndItsParts)
 {
     TempDir dir;
-    const auto file = dir.write("bench.yaml", "mesh: {shape: unit_cube, elements: tetrahedron, size: 0.1}\n"
-                                              "problem: {f: 1, dirichlet: {boundary: 0}}\n"
-                                              "solver: {preconditioner: jacobi}\nformat: ell\nbackend: cpu\n");
+    const auto file = bench_case(dir, "ell");
     const CommandResult r =
         run_on_ranks(3, "bench spmv " + file.string() + " -n 50 -w 2 -o " + (dir.path() / "out").string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -305,9 +311,7 @@ TEST(DistributedRun, BenchSpmvTimesEachRanksProductAndItsParts)
 TEST(DistributedRun, BenchSolverTimesEachRanksIterationAndItsParts)
 {
     TempDir dir;
-    const auto file = dir.write("bench.yaml", "mesh: {shape: unit_cube, elements: tetrahedron, size: 0.1}\n"
-                                              "problem: {f: 1, dirichlet: {boundary: 0}}\n"
-                                              "solver: {preconditioner: jacobi}\nformat: csr\nbackend: cpu\n");
+    const auto file = bench_case(dir, "csr");
     const CommandResult r =
         run_on_ranks(3, "bench solver " + file.string() + " -i 40 -n 2 -o " + (dir.path() / "out").string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
