@@ -771,7 +771,7 @@ TEST(Pmg, RefinedGmshMeshCoarsensDownEveryRefinementExactly)
     // and the first h-level's coarse operator from the element matrices is R A P of the
     // system's matrix.
     const std::string text = fmt::format(
-        "mesh: {{geo: {}/cases/meshes/cube.geo, size: 0.25, refine: 2}}\nproblem: {{kappa: \"1 + x*y\", f: 1, "
+        "mesh: {{geo: {}/cases/meshes/cube.geo, size: 0.25, refine: 2, gmsh_threads: 1}}\nproblem: {{kappa: \"1 + x*y\", f: 1, "
         "dirichlet: {{left: 0, right: 1}}}}\nbackend: cpu\n",
         GPUFEM_SOURCE_DIR);
     for (const int degree : {1, 2}) {
@@ -806,7 +806,7 @@ TEST(Pmg, RefinedGmshMeshLevelsSolveAsJacobiDoesUnderEveryOperator)
     // assembled matrix (R A P at every level) and matrix-free (lma: the first coarse level
     // from the element matrices, R A P below), gives Jacobi's solution.
     const std::string text = fmt::format(
-        "mesh: {{geo: {}/cases/meshes/cube.geo, size: 0.25, refine: 2}}\nproblem: {{kappa: \"1 + x*y\", f: 1, "
+        "mesh: {{geo: {}/cases/meshes/cube.geo, size: 0.25, refine: 2, gmsh_threads: 1}}\nproblem: {{kappa: \"1 + x*y\", f: 1, "
         "dirichlet: {{left: 0, right: 1}}}}\nbackend: cpu\nsolver: {{tolerance: 1e-10}}\n",
         GPUFEM_SOURCE_DIR);
     for (const int degree : {1, 2})
