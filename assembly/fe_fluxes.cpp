@@ -4,9 +4,12 @@
 #include <map>
 #include <optional>
 
+#include <spdlog/spdlog.h>
+
 #include "assembly/boundary_conditions.hpp"
 #include "assembly/boundary_data.hpp"
 #include "assembly/cell_blocks.hpp"
+#include "assembly/coefficients.hpp"
 #include "assembly/element_kernels.hpp"
 #include "assembly/flux_kernels.hpp"
 #include "assembly/poisson_assembly.hpp"
@@ -14,9 +17,13 @@
 #include "assembly/robin_kernels.hpp"
 #include "linalg/blas1.hpp"
 #include "mesh/lagrange_basis.hpp"
+#include "mesh/stage_laps.hpp"
 
 namespace gpufem {
 namespace {
+
+/// The flux fields' names by component.
+constexpr const char* flux_field_names[3] = {"flux_x", "flux_y", "flux_z"};
 
 /// The reference element whose points are the element's nodes (weights 1): the flux at the
 /// nodes. The pyramid's rational basis has no gradient at its apex: its points are moved
@@ -50,19 +57,32 @@ struct FluxBlocks {
     std::size_t cell(std::size_t b, std::size_t k) const { return mixed.empty() ? k : static_cast<std::size_t>(mixed[b].cells[k]); }
 };
 
+/// n values on exec: 1 for the first `ones`, 0 after.
+template <typename T>
+Array<T> prefix_mask(const ExecPtr& exec, std::size_t n, std::size_t ones)
+{
+    Array<T> mask(exec, n);
+    fill(mask, T(1));
+    if (ones >= n) return mask;
+    std::vector<T> host(n, T(0));
+    std::fill(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(ones), T(1));
+    return Array<T>::from_host(exec, host);
+}
+
 /// The Neumann and Robin groups' fluxes out of the domain (-int g; int h (u - u_inf)) into
 /// report, their facets' products M u added into residual and their loads into load, all on
-/// u's executor.
+/// u's executor; the fluxes summed over the first summed_nodes nodes.
 template <typename V>
 void natural_group_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u, const double* coordinates,
-                          Array<double>& residual, Array<V>& load, FluxReport& report)
+                          std::size_t summed_nodes, Array<double>& residual, Array<V>& load, FluxReport& report)
 {
     const ExecPtr& exec = u.executor();
     const std::size_t n = u.size();
-    Array<V> ones(exec, n), group_load(exec, n);
-    Array<double> all(exec, n), products(exec, n);
-    fill(ones, V(1));
-    fill(all, 1.0);
+    // The sums' weights: 1 on the nodes summed over, 0 on the others.
+    const Array<V> ones = prefix_mask<V>(exec, n, summed_nodes);
+    const Array<double> all = prefix_mask<double>(exec, n, summed_nodes);
+    Array<V> group_load(exec, n);
+    Array<double> products(exec, n);
     // The group's load: its integral, added into load.
     const auto take_load = [&] {
         const double total = dot(group_load, ones);
@@ -106,14 +126,20 @@ void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const 
                             const Array<V>& u, Array<double>& residual)
 {
     const ExecPtr& exec = u.executor();
-    std::vector<std::uint8_t> fixed(owner.size()), touching(static_cast<std::size_t>(mesh.num_cells()), 0);
-    for (std::size_t i = 0; i < owner.size(); ++i) fixed[i] = owner[i] >= 0;
-    const std::size_t stride = static_cast<std::size_t>(mesh.nodes_per_cell);
-    for (std::size_t c = 0; c < touching.size(); ++c)
-        for (std::size_t k = 0; k < stride && !touching[c]; ++k) {
+    const long long nodes = static_cast<long long>(owner.size()), cells = mesh.num_cells();
+    std::vector<std::uint8_t> fixed(owner.size()), touching(static_cast<std::size_t>(cells));
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < nodes; ++i) fixed[i] = owner[i] >= 0;
+    const long long stride = mesh.nodes_per_cell;
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < cells; ++c) {
+        std::uint8_t touches = 0;
+        for (long long k = 0; k < stride && !touches; ++k) {
             const index_type node = mesh.cells[c * stride + k];
-            touching[c] = node >= 0 && fixed[static_cast<std::size_t>(node)];
+            touches = node >= 0 && fixed[static_cast<std::size_t>(node)];
         }
+        touching[c] = touches;
+    }
     const Array<std::uint8_t> mask = Array<std::uint8_t>::from_host(exec, fixed);
     for (const CellBlock& block : cell_blocks(mesh, touching)) {
         const ElementData<V> data = make_problem_element_data<V>(exec, block.mesh, problem);
@@ -123,23 +149,24 @@ void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const 
 
 /// The Dirichlet groups' fluxes out of the domain, -sum (A u - b)_i over each group's nodes
 /// (owner: dirichlet_owners; residual: A u without the Neumann and Robin loads; load: those
-/// loads), put before the other groups in report.
+/// loads), summed over the first summed_nodes nodes, put before the other groups in report.
 template <typename V>
-void dirichlet_group_fluxes(const ProblemSpec& problem, const std::vector<int>& owner,
+void dirichlet_group_fluxes(const ProblemSpec& problem, const std::vector<int>& owner, std::size_t summed_nodes,
                             const std::vector<double>& residual, const std::vector<V>& load, FluxReport& report)
 {
     std::vector<double> flux(problem.dirichlet.size(), 0.0);
-    for (std::size_t i = 0; i < residual.size(); ++i)
+    for (std::size_t i = 0; i < std::min(summed_nodes, residual.size()); ++i)
         if (owner[i] >= 0) flux[static_cast<std::size_t>(owner[i])] -= residual[i] - static_cast<double>(load[i]);
     for (std::size_t g = 0; g < problem.dirichlet.size(); ++g)
         report.groups.insert(report.groups.begin() + static_cast<long>(g),
                              {problem.dirichlet[g].group, "dirichlet", flux[g]});
 }
 
-/// What one pass over the cells gives: each cell's mean flux and integrals (host, in the
-/// mesh's cell order), and on the executor the node sums of the flux with their weights.
+/// What one pass over the cells gives, on u's executor: each cell's mean flux (3 columns)
+/// and integrals (5 columns) in columns of mesh.num_cells() values in the mesh's cell order,
+/// and the node sums of the flux (3 per node) with their weights.
 struct CellPass {
-    std::vector<double> cell_flux, integrals;
+    Array<double> cell_flux, integrals;
     Array<double> node_sum, node_weight;
 };
 
@@ -148,23 +175,19 @@ template <typename V>
 CellPass cell_pass(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u)
 {
     const ExecPtr& exec = u.executor();
-    const std::size_t n = u.size();
+    const std::size_t n = u.size(), cells_total = static_cast<std::size_t>(mesh.num_cells());
     const FluxBlocks blocks(mesh);
-    CellPass pass{std::vector<double>(3 * static_cast<std::size_t>(mesh.num_cells())),
-                  std::vector<double>(5 * static_cast<std::size_t>(mesh.num_cells())),
+    CellPass pass{Array<double>(exec, 3 * cells_total), Array<double>(exec, 5 * cells_total),
                   Array<double>(exec, 3 * n), Array<double>(exec, n)};
     fill(pass.node_sum, 0.0), fill(pass.node_weight, 0.0);
     for (std::size_t b = 0; b < blocks.meshes.size(); ++b) {
         const Mesh& cells = *blocks.meshes[b];
-        const std::size_t count = static_cast<std::size_t>(cells.num_cells());
         const ElementData<V> data = make_problem_element_data<V>(exec, cells, problem);
-        Array<double> flux(exec, 3 * count), sums(exec, 5 * count);
-        GPUFEM_DISPATCH(*exec, cell_flux_integrals(*exec, data, u.data(), flux.data(), sums.data()));
-        const std::vector<double> f = flux.to_host(), s = sums.to_host();
-        for (std::size_t k = 0; k < count; ++k) {
-            std::copy_n(f.begin() + static_cast<long>(3 * k), 3, pass.cell_flux.begin() + static_cast<long>(3 * blocks.cell(b, k)));
-            std::copy_n(s.begin() + static_cast<long>(5 * k), 5, pass.integrals.begin() + static_cast<long>(5 * blocks.cell(b, k)));
-        }
+        const Array<index_type> cell_of =
+            blocks.mixed.empty() ? Array<index_type>() : Array<index_type>::from_host(exec, blocks.mixed[b].cells);
+        GPUFEM_DISPATCH(*exec, cell_flux_integrals(*exec, data, u.data(), cell_of.empty() ? nullptr : cell_of.data(),
+                                                   static_cast<long long>(cells_total), pass.cell_flux.data(),
+                                                   pass.integrals.data()));
         const ReferenceElement at_nodes = nodal_reference(cells.cell_type, cells.degree);
         ElementData<V> nodal = make_geometry_data<V>(exec, cells, at_nodes);
         add_coefficients(nodal, cells, at_nodes, problem);
@@ -173,17 +196,101 @@ CellPass cell_pass(const Mesh& mesh, const ProblemSpec& problem, const Array<V>&
     return pass;
 }
 
+/// The distinct subdomain tags of the mesh's cells in increasing order ({0} without groups).
+std::vector<int> region_tags(const Mesh& mesh)
+{
+    if (mesh.cell_group.empty()) return {0};
+    std::vector<int> tags;
+    const long long cells = static_cast<long long>(mesh.cell_group.size());
+#pragma omp parallel
+    {
+        std::vector<int> seen;  // cells of one region mostly follow each other
+#pragma omp for schedule(static) nowait
+        for (long long c = 0; c < cells; ++c) {
+            const int tag = mesh.cell_group[static_cast<std::size_t>(c)];
+            if (seen.empty() || (seen.back() != tag && std::find(seen.begin(), seen.end(), tag) == seen.end()))
+                seen.push_back(tag);
+        }
+#pragma omp critical
+        tags.insert(tags.end(), seen.begin(), seen.end());
+    }
+    std::sort(tags.begin(), tags.end());
+    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+    return tags;
+}
+
+/// Tag 0 and the tags of the mesh's subdomains (of its dimension), in increasing order.
+std::vector<int> subdomain_tags(const Mesh& mesh)
+{
+    std::vector<int> tags{0};
+    for (const PhysicalGroup& g : mesh.subdomains)
+        if (g.dim == mesh.dim) tags.push_back(g.tag);
+    std::sort(tags.begin(), tags.end());
+    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+    return tags;
+}
+
+/// The regions' integrals from each cell's integrals on the executor (5 columns of
+/// mesh.num_cells() values), summed there by the cells' subdomain tags over the first
+/// `summed` cells: for each tag the cells hold, or (every_subdomain) for subdomain_tags.
+std::vector<RegionIntegrals> device_region_integrals(const Mesh& mesh, const Array<double>& integrals,
+                                                     long long summed, bool every_subdomain)
+{
+    const ExecPtr& exec = integrals.executor();
+    const long long cells = mesh.num_cells();
+    const std::vector<int> tags = every_subdomain ? subdomain_tags(mesh) : region_tags(mesh);
+    const bool one_tag = !every_subdomain && tags.size() == 1;
+    const Array<int> regions = one_tag || mesh.cell_group.empty() ? Array<int>() : cell_regions(exec, mesh);
+    std::vector<RegionIntegrals> out;
+    for (const int tag : tags) {
+        double sums[5] = {0, 0, 0, 0, 0};
+        if (!regions.empty() || one_tag || tag == 0)
+            for (int k = 0; k < 5; ++k)
+                sums[k] = GPUFEM_DISPATCH(*exec, region_sum(*exec, summed, regions.empty() ? nullptr : regions.data(),
+                                                            tag, integrals.data() + k * cells));
+        RegionIntegrals r{region_name(mesh, tag), sums[0], sums[1], sums[2], sums[3], sums[4]};
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+/// Component d of the flux fields' columns of n values on the executor, copied to the host.
+HostVector<double> column_to_host(const Array<double>& columns, std::size_t n, int d)
+{
+    static const ExecPtr host = Executor::create_cpu();
+    HostVector<double> values(n);
+    if (n > 0)
+        copy_bytes(*host, values.data(), *columns.executor(), columns.data() + static_cast<std::size_t>(d) * n,
+                   n * sizeof(double));
+    return values;
+}
+
+/// The flux at the nodes, sum / weight per component (0 where the weight is 0), as dim fields.
+std::vector<MeshField> node_mean_fields(int dim, const Array<double>& sum, const Array<double>& weight)
+{
+    const HostVector<double> s = sum.to_host_vector(), w = weight.to_host_vector();
+    const long long n = static_cast<long long>(w.size());
+    std::vector<MeshField> fields;
+    for (int d = 0; d < dim; ++d) {
+        HostVector<double> values(w.size());
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < n; ++i) values[i] = w[i] > 0 ? s[3 * i + d] / w[i] : 0.0;
+        fields.emplace_back(flux_field_names[d], std::move(values));
+    }
+    return fields;
+}
+
 }  // namespace
 
 std::vector<MeshField> flux_fields(int dim, const std::vector<double>& flux)
 {
-    const char* names[3] = {"flux_x", "flux_y", "flux_z"};
     std::vector<MeshField> fields;
-    const std::size_t n = flux.size() / 3;
+    const long long n = static_cast<long long>(flux.size() / 3);
     for (int d = 0; d < dim; ++d) {
-        HostVector<double> values(n);
-        for (std::size_t i = 0; i < n; ++i) values[i] = flux[3 * i + static_cast<std::size_t>(d)];
-        fields.emplace_back(names[d], std::move(values));
+        HostVector<double> values(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < n; ++i) values[i] = flux[3 * i + d];
+        fields.emplace_back(flux_field_names[d], std::move(values));
     }
     return fields;
 }
@@ -213,37 +320,52 @@ std::vector<RegionIntegrals> region_integrals(const Mesh& mesh, const std::vecto
     }
     std::vector<RegionIntegrals> out;
     for (auto& [tag, r] : by_tag) {
-        if (tag != 0) r.region = std::to_string(tag);  // a group without a name
-        for (const PhysicalGroup& g : mesh.subdomains)
-            if (g.tag == tag && g.dim == mesh.dim) r.region = g.name;
+        r.region = region_name(mesh, tag);
         out.push_back(r);
     }
     return out;
 }
 
-template <typename V>
-SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u)
+std::string region_name(const Mesh& mesh, int tag)
 {
+    for (const PhysicalGroup& g : mesh.subdomains)
+        if (g.tag == tag && g.dim == mesh.dim) return g.name;
+    return tag != 0 ? std::to_string(tag) : std::string();  // a group without a name
+}
+
+template <typename V>
+SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u, FluxScope scope)
+{
+    const std::size_t summed_nodes = scope.owned_nodes >= 0 ? static_cast<std::size_t>(scope.owned_nodes) : u.size();
+    const long long summed_cells = scope.own_cells >= 0 ? scope.own_cells : mesh.num_cells();
     const ExecPtr& exec = u.executor();
-    CellPass pass = cell_pass(mesh, problem, u);
+    StageLaps laps;
+    const CellPass pass = cell_pass(mesh, problem, u);
+    laps.lap("cells");
     SolutionFluxes out;
     out.report.method = "finite elements: Dirichlet groups by the residual of the unconstrained system at their "
                         "nodes, Neumann -int g, Robin int h (u - u_inf)";
-    out.report.regions = region_integrals(mesh, pass.integrals);
+    out.report.regions = device_region_integrals(mesh, pass.integrals, summed_cells, scope.partial());
+    laps.lap("regions");
     Array<double> residual(exec, u.size());
     Array<V> load(exec, u.size());
     fill(residual, 0.0), fill(load, V(0));
     const std::vector<int> owner = dirichlet_owners(mesh, problem);
     if (!problem.dirichlet.empty()) add_dirichlet_residual(mesh, problem, owner, u, residual);
     const MeshOnExec on_exec(mesh, exec);
-    natural_group_fluxes(mesh, problem, u, on_exec.coordinates, residual, load, out.report);
-    if (!problem.dirichlet.empty()) dirichlet_group_fluxes(problem, owner, residual.to_host(), load.to_host(), out.report);
-    out.point_fields = flux_fields(mesh.dim, node_means(pass.node_sum.to_host(), pass.node_weight.to_host()));
-    out.cell_fields = flux_fields(mesh.dim, pass.cell_flux);
+    natural_group_fluxes(mesh, problem, u, on_exec.coordinates, summed_nodes, residual, load, out.report);
+    if (!problem.dirichlet.empty())
+        dirichlet_group_fluxes(problem, owner, summed_nodes, residual.to_host(), load.to_host(), out.report);
+    laps.lap("groups");
+    out.point_fields = node_mean_fields(mesh.dim, pass.node_sum, pass.node_weight);
+    for (int d = 0; d < mesh.dim; ++d)
+        out.cell_fields.emplace_back(flux_field_names[d], column_to_host(pass.cell_flux, static_cast<std::size_t>(mesh.num_cells()), d));
+    laps.lap("fields");
+    spdlog::debug("fluxes: {}", laps.text);
     return out;
 }
 
-template SolutionFluxes fe_fluxes(const Mesh&, const ProblemSpec&, const Array<float>&);
-template SolutionFluxes fe_fluxes(const Mesh&, const ProblemSpec&, const Array<double>&);
+template SolutionFluxes fe_fluxes(const Mesh&, const ProblemSpec&, const Array<float>&, FluxScope);
+template SolutionFluxes fe_fluxes(const Mesh&, const ProblemSpec&, const Array<double>&, FluxScope);
 
 }  // namespace gpufem

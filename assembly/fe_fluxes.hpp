@@ -6,6 +6,7 @@
 // Dirichlet group's flux is the consistent, residual-based one: the sum over the group's nodes
 // of (A u - b)_i, A and b the system before the Dirichlet rows are replaced, so that the
 // boundary fluxes balance the source to the solver's tolerance.
+#include <string>
 #include <vector>
 
 #include "assembly/flux_report.hpp"
@@ -23,14 +24,35 @@ struct SolutionFluxes {
     FluxReport report;
 };
 
+/// What of a mesh the fluxes' sums cover. The whole mesh by default; on one rank's part of
+/// a mesh (assembly/part_mesh.hpp) its owned nodes (numbered first) and its own cells
+/// (numbered first), so that the ranks' sums add up to the whole mesh's: a group's flux is a
+/// sum over its nodes (each node's value is complete where the part holds every cell around
+/// it, as it does around its owned nodes), a region's integrals a sum over its cells. A part's
+/// report lists every subdomain of mesh.subdomains (and tag 0), empty ones too, so that the
+/// ranks' lists match entry by entry.
+struct FluxScope {
+    index_type owned_nodes = -1;  ///< the nodes summed over are 0 .. owned_nodes - 1 (-1: all)
+    index_type own_cells = -1;    ///< the cells summed over are 0 .. own_cells - 1 (-1: all)
+
+    /// Whether the scope is a part of the mesh.
+    bool partial() const { return owned_nodes >= 0 || own_cells >= 0; }
+};
+
 /// The fluxes of the Lagrange solution u (one value per mesh node, on its executor) of problem
-/// on mesh (any order, mixed meshes block by block).
+/// on mesh (any order, mixed meshes block by block); the report's sums over scope. The
+/// fields cover every cell and node (a part's nodes that it does not own: only their cells
+/// held there).
 template <typename V>
-SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u);
+SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u, FluxScope scope = {});
 
 /// The regions' integrals from each cell's integrals (5 per cell: volume, u, f, c u,
 /// b . grad u) summed by the cell's region (mesh.cell_group; named by mesh.subdomains).
 std::vector<RegionIntegrals> region_integrals(const Mesh& mesh, const std::vector<double>& per_cell);
+
+/// The name of the region of subdomain tag `tag` (its physical group's name; the tag for a
+/// group without a name; "" for tag 0, cells in no group).
+std::string region_name(const Mesh& mesh, int tag);
 
 /// The means sum[3 i ..] / weight[i] (0 where weight[i] is 0): the flux at the nodes from its
 /// weighted sums.

@@ -4,13 +4,19 @@
 // assembly/flux_kernels.hpp. No include guard, no includes: it is read once per backend
 // namespace.
 
-/// For each cell c, from data's quadrature points (kappa, f, c and b there; u one value
-/// per node): mean_flux[3 c ..] = the mean over the cell of -kappa grad u_h (the third
-/// component 0 in 2D), and integrals[5 c ..] = its volume and the integrals of u_h, f,
-/// c u_h and b . grad u_h. cpu: cells in parallel; cuda: one thread per cell.
+/// For each cell e of data, from its quadrature points (kappa, f, c and b there; u one value
+/// per node), written at m = cell_of[e] (cell_of null: m = e) in columns of `stride` values:
+/// mean_flux[d stride + m] = the mean over the cell of component d of -kappa grad u_h (0 for
+/// d = 2 in 2D), and integrals[k stride + m] = its volume and the integrals of u_h, f, c u_h
+/// and b . grad u_h (k = 0..4). cpu: cells in parallel; cuda: one thread per cell.
 template <typename V>
-void cell_flux_integrals(const Executor& exec, const ElementData<V>& data, const V* u, double* mean_flux,
-                         double* integrals) GPUFEM_KERNEL_BODY
+void cell_flux_integrals(const Executor& exec, const ElementData<V>& data, const V* u, const index_type* cell_of,
+                         long long stride, double* mean_flux, double* integrals) GPUFEM_KERNEL_BODY
+
+/// The sum of values[c] over the n cells c with region[c] == tag (region null: over all n),
+/// in an order fixed by n alone (the same sum on every run).
+double region_sum(const Executor& exec, long long n, const int* region, int tag, const double* values)
+    GPUFEM_KERNEL_BODY
 
 /// For each cell and each of its nodes k (data's points are the reference nodes, kappa
 /// evaluated there): -kappa grad u_h of the cell at node k times w_k = |det J| there added

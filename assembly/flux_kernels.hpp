@@ -48,10 +48,10 @@ GPUFEM_HOST_DEVICE inline PointSolution point_flux(const ElementArgs<V>& a, inde
 }
 
 /// Cell e's mean flux (3 values) and its integrals (volume, u, f, c u, b . grad u) over a's
-/// quadrature points.
+/// quadrature points, value k at mean_flux[k stride] and integrals[k stride].
 template <int DIM, typename V, typename U>
 GPUFEM_HOST_DEVICE inline void cell_flux_and_integrals(const ElementArgs<V>& a, index_type e, const U* u,
-                                                       double* mean_flux, double* integrals)
+                                                       long long stride, double* mean_flux, double* integrals)
 {
     double sums[5] = {0, 0, 0, 0, 0}, flux[3] = {0, 0, 0};
     for (int q = 0; q < a.num_points; ++q) {
@@ -67,8 +67,8 @@ GPUFEM_HOST_DEVICE inline void cell_flux_and_integrals(const ElementArgs<V>& a, 
         sums[4] += w * convection;
         for (int d = 0; d < 3; ++d) flux[d] += w * p.flux[d];
     }
-    for (int d = 0; d < 3; ++d) mean_flux[d] = sums[0] > 0 ? flux[d] / sums[0] : 0.0;
-    for (int k = 0; k < 5; ++k) integrals[k] = sums[k];
+    for (int d = 0; d < 3; ++d) mean_flux[d * stride] = sums[0] > 0 ? flux[d] / sums[0] : 0.0;
+    for (int k = 0; k < 5; ++k) integrals[k * stride] = sums[k];
 }
 
 }  // namespace gpufem

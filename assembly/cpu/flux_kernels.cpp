@@ -3,15 +3,35 @@
 namespace gpufem::kernels::cpu {
 
 template <typename V>
-void cell_flux_integrals(const Executor&, const ElementData<V>& data, const V* u, double* mean_flux, double* integrals)
+void cell_flux_integrals(const Executor&, const ElementData<V>& data, const V* u, const index_type* cell_of,
+                         long long stride, double* mean_flux, double* integrals)
 {
     const ElementArgs<V> a = data.args();
     dispatch_dimension(a.dim, [&]<int DIM>() {
 #pragma omp parallel for schedule(static)
-        for (index_type e = 0; e < a.num_cells; ++e)
-            cell_flux_and_integrals<DIM>(a, e, u, mean_flux + 3 * static_cast<long long>(e),
-                                         integrals + 5 * static_cast<long long>(e));
+        for (index_type e = 0; e < a.num_cells; ++e) {
+            const long long m = cell_of ? cell_of[e] : e;
+            cell_flux_and_integrals<DIM>(a, e, u, stride, mean_flux + m, integrals + m);
+        }
     });
+}
+
+double region_sum(const Executor&, long long n, const int* region, int tag, const double* values)
+{
+    // Fixed chunks summed in parallel, then in chunk order: the same sum on any thread count.
+    constexpr long long chunks = 256;
+    double partial[chunks] = {};
+#pragma omp parallel for schedule(static)
+    for (long long k = 0; k < chunks; ++k) {
+        const long long first = n * k / chunks, last = n * (k + 1) / chunks;
+        double sum = 0;
+        for (long long c = first; c < last; ++c)
+            if (!region || region[c] == tag) sum += values[c];
+        partial[k] = sum;
+    }
+    double total = 0;
+    for (const double p : partial) total += p;
+    return total;
 }
 
 template <typename V>

@@ -1,3 +1,5 @@
+#include <cub/device/device_reduce.cuh>
+
 #include "assembly/flux_kernels.hpp"
 #include "linalg/cuda/cuda_check.hpp"
 #include "linalg/cuda/kernel_prelude.cuh"
@@ -6,12 +8,21 @@ namespace gpufem::kernels::cuda {
 namespace {
 
 template <int DIM, typename V>
-__global__ void cell_kernel(ElementArgs<V> a, const V* __restrict__ u, double* __restrict__ mean_flux,
-                            double* __restrict__ integrals)
+__global__ void cell_kernel(ElementArgs<V> a, const V* __restrict__ u, const index_type* __restrict__ cell_of,
+                            long long stride, double* __restrict__ mean_flux, double* __restrict__ integrals)
 {
     const long long e = thread_index();
-    if (e < a.num_cells)
-        cell_flux_and_integrals<DIM>(a, static_cast<index_type>(e), u, mean_flux + 3 * e, integrals + 5 * e);
+    if (e >= a.num_cells) return;
+    const long long m = cell_of ? cell_of[e] : e;
+    cell_flux_and_integrals<DIM>(a, static_cast<index_type>(e), u, stride, mean_flux + m, integrals + m);
+}
+
+/// masked[c] = values[c] where region[c] == tag (region null: everywhere), else 0.
+__global__ void mask_kernel(long long n, const int* __restrict__ region, int tag, const double* __restrict__ values,
+                            double* __restrict__ masked)
+{
+    const long long c = thread_index();
+    if (c < n) masked[c] = !region || region[c] == tag ? values[c] : 0.0;
 }
 
 template <int DIM, typename V>
@@ -31,14 +42,38 @@ __global__ void node_kernel(ElementArgs<V> a, const V* __restrict__ u, double* _
 }  // namespace
 
 template <typename V>
-void cell_flux_integrals(const Executor& exec, const ElementData<V>& data, const V* u, double* mean_flux, double* integrals)
+void cell_flux_integrals(const Executor& exec, const ElementData<V>& data, const V* u, const index_type* cell_of,
+                         long long stride, double* mean_flux, double* integrals)
 {
     const ElementArgs<V> a = data.args();
     if (a.num_cells == 0) return;
     dispatch_dimension(a.dim, [&]<int DIM>() {
-        cell_kernel<DIM, V><<<grid_for(a.num_cells), block_size, 0, stream_of(exec)>>>(a, u, mean_flux, integrals);
+        cell_kernel<DIM, V><<<grid_for(a.num_cells), block_size, 0, stream_of(exec)>>>(a, u, cell_of, stride,
+                                                                                     mean_flux, integrals);
     });
     GPUFEM_CUDA_CHECK(cudaGetLastError());
+}
+
+double region_sum(const Executor& exec, long long n, const int* region, int tag, const double* values)
+{
+    if (n == 0) return 0.0;
+    auto stream = stream_of(exec);
+    DeviceBuffer masked(exec, static_cast<std::size_t>(n) * sizeof(double));
+    DeviceBuffer total(exec, sizeof(double));
+    const double* input = values;
+    if (region) {
+        mask_kernel<<<grid_for(n), block_size, 0, stream>>>(n, region, tag, values, masked.as<double>());
+        GPUFEM_CUDA_CHECK_LAUNCH();
+        input = masked.as<double>();
+    }
+    std::size_t bytes = 0;
+    GPUFEM_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, input, total.as<double>(), n, stream));
+    DeviceBuffer temp(exec, bytes);
+    GPUFEM_CUDA_CHECK(cub::DeviceReduce::Sum(temp.as<void>(), bytes, input, total.as<double>(), n, stream));
+    double host = 0.0;
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&host, total.as<double>(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return host;
 }
 
 template <typename V>

@@ -27,6 +27,7 @@
 #include "solver/run/distributed_system.hpp"
 #include "solver/run/format_choice.hpp"
 #include "solver/run/output_files.hpp"
+#include "solver/run/part_fluxes.hpp"
 #include "solver/run/pipeline.hpp"
 #include "solver/run/solve_run.hpp"
 
@@ -264,27 +265,45 @@ private:
     std::unique_ptr<VtuLz4Prewrite> prewrite_;
 };
 
+/// A field over the part's nodes (part order) at the piece's nodes.
+HostVector<double> on_piece_nodes(const OwnPiece& piece, const HostVector<double>& part_values)
+{
+    HostVector<double> out(piece.nodes.size());
+    const long long n = static_cast<long long>(out.size());
+#pragma omp parallel for schedule(static)
+    for (long long k = 0; k < n; ++k) out[k] = part_values[static_cast<std::size_t>(piece.nodes[k])];
+    return out;
+}
+
+/// The part's flux fields on its piece (its nodes; its own cells, the part's first) added to out.
+void add_piece_fluxes(const SolutionFluxes& fluxes, const PartPayload& part, const OwnPiece& piece, SolutionOutput& out)
+{
+    for (const MeshField& f : fluxes.point_fields) out.point_fields.emplace_back(f.name, on_piece_nodes(piece, f.values));
+    const auto own = static_cast<std::ptrdiff_t>(part.part.own_cells);
+    for (const MeshField& f : fluxes.cell_fields)
+        out.cell_fields.emplace_back(f.name, HostVector<double>(f.values.begin(), f.values.begin() + own));
+}
+
 /// The rank's piece's fields: u (and, with an exact solution, u_exact and the error, evaluated
 /// on the executor) and the rank as a cell field, written to result_<rank>.vtu (staged) unless
-/// the case writes no solution. Returns the fields and error norms (their squares summed over
+/// the case writes no solution, with the part's flux fields when given. Returns the fields and error norms (their squares summed over
 /// ranks by the caller); nothing when there is nothing to write or measure.
 SolutionOutput write_piece(const CaseSpec& spec, const PartPayload& part, const RankGroup& group,
-                           const HostVector<double>& local, PieceOutput& output)
+                           const HostVector<double>& local, const SolutionFluxes* fluxes, PieceOutput& output)
 {
     const bool exact = !spec.problem.exact.empty();
     if (!spec.output.write_solution && !exact) return {};
     const OwnPiece& piece = output.piece();
-    HostVector<double> u(piece.nodes.size());
-#pragma omp parallel for schedule(static)
-    for (std::size_t k = 0; k < u.size(); ++k) u[k] = local[static_cast<std::size_t>(piece.nodes[k])];
+    HostVector<double> u = on_piece_nodes(piece, local);
     SolutionOutput out;
     if (exact) {
         LagrangeDiscretisation<double> disc(piece.mesh, spec.problem);
-        disc.set_flux_output(spec.output.fluxes);
+        disc.set_flux_output(false);  // the part's fluxes (fluxes) are the complete ones
         out = disc.solution_output(Array<double>::from_host(group.exec, std::span<const double>(u.data(), u.size())));
     }
     else
         out.point_fields.push_back({"u", std::move(u)});
+    if (fluxes) add_piece_fluxes(*fluxes, part, piece, out);
     HostVector<double> rank(static_cast<std::size_t>(part.part.own_cells), static_cast<double>(group.host.rank()));
     out.cell_fields.emplace_back("rank", std::move(rank));
     output.write(out);
@@ -334,11 +353,14 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     const auto start = clock_type::now();
     const HostVector<double> local = values_with_ghosts(system, part, group, x);
     const double gathered = seconds_since(start);
-    const SolutionOutput piece = write_piece(spec, part, group, local, piece_output);
+    std::optional<SolutionFluxes> fluxes;
+    if (spec.output.fluxes) fluxes = part_fluxes(spec, part, group.exec, group.host, group.device, local);
+    const SolutionOutput piece = write_piece(spec, part, group, local, fluxes ? &*fluxes : nullptr, piece_output);
     phases.output = seconds_since(start);
     spdlog::info("output of the part: u with its ghosts on the host {:.3f} s, the piece {:.3f} s", gathered,
                  phases.output - gathered);
     account_for_ranks(spec, group, part, system, whole ? &*whole : nullptr, piece, options, account);
+    if (fluxes) account.record.fluxes = fluxes->report;
     finish_outputs(spec, group, piece, pieces, account);
     return account.record;
 }
@@ -365,20 +387,13 @@ void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
         refuse("solver.preconditioner " + spec.solver.preconditioner->name +
                ": only jacobi or none work across ranks so far");
     if (!options.export_matrix_dir.empty()) refuse("--export-matrix writes one rank's system only");
-    if (spec.output.fluxes && spec.output.fluxes_chosen)
-        refuse("output.fluxes: the fluxes are computed on one rank only; use output.fluxes: auto or false");
 }
 
 RunRecord run_distributed_case(const CaseSpec& spec, const RunOptions& options, const RankGroup& group)
 {
     check_distributed_case(spec, options);
-    CaseSpec across = spec;
-    if (across.output.fluxes) {
-        spdlog::info("fluxes: computed on one rank only, left out under mpirun");
-        across.output.fluxes = false;
-    }
-    return across.precision == Precision::float32 ? run_ranks<float>(across, options, group)
-                                                  : run_ranks<double>(across, options, group);
+    return spec.precision == Precision::float32 ? run_ranks<float>(spec, options, group)
+                                                  : run_ranks<double>(spec, options, group);
 }
 
 }  // namespace gpufem

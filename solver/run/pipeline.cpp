@@ -5,6 +5,8 @@
 #include <limits>
 #include <optional>
 #include <utility>
+#include <memory>
+#include <span>
 
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -102,7 +104,20 @@ ExecPtr make_executor(BackendChoice backend)
     return Executor::create_cpu();
 }
 
-CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec)
+namespace {
+
+/// The mesh's coordinates and cells uploaded to exec (a Mesh::device).
+std::shared_ptr<const MeshOnDevice> device_copy(const Mesh& mesh, const ExecPtr& exec)
+{
+    auto copy = std::make_shared<MeshOnDevice>();
+    copy->coordinates = Array<double>::from_host(exec, std::span<const double>(mesh.coordinates.data(), mesh.coordinates.size()));
+    copy->cells = Array<index_type>::from_host(exec, std::span<const index_type>(mesh.cells.data(), mesh.cells.size()));
+    return copy;
+}
+
+}  // namespace
+
+CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec, MeshCopy copy)
 {
     if (spec.matrix) {
         spdlog::info("case {}: reading {}{}", spec.name, spec.matrix->file.string(),
@@ -131,6 +146,8 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec)
         const ProgressLine line("mesh", [] { return ProgressStatus{-1, -1, "Gmsh, extraction, refinement"}; });
         out.mesh = load_mesh_isolated(spec.mesh, exec, &cache);
         out.cache = cache.describe();
+        if (copy == MeshCopy::also_on_device && exec && exec->is_cuda() && !out.mesh.device)
+            out.mesh.device = device_copy(out.mesh, exec);
     }
     out.seconds = seconds_since(start);
     const Mesh& mesh = out.mesh;

@@ -33,10 +33,16 @@ struct CaseMesh {
     double seconds = 0;  ///< wall time of loading or generating the mesh (reading the files)
     std::string cache;   ///< what the mesh cache did (MeshCacheStatus::describe); "" for a matrix
 };
+/// Whether a mesh read from a file is also kept on a CUDA executor: a single-process run
+/// keeps it there for the mesh checks, assembly, fluxes and errors (each would otherwise
+/// upload it again); a rank that partitions the mesh does not hold the whole mesh there.
+enum class MeshCopy { host_only, also_on_device };
+
 /// Loads or generates the case's mesh (mesh.degree's nodes), timed; a generated shape is also
-/// written on `exec` when that is a CUDA executor (assembly then uploads nothing). A matrix
-/// case reads its Matrix Market files instead.
-CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec = nullptr);
+/// written on `exec` when that is a CUDA executor (assembly then uploads nothing), a mesh read
+/// from a file uploaded there when `copy` says so. A matrix case reads its Matrix Market files
+/// instead.
+CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec = nullptr, MeshCopy copy = MeshCopy::host_only);
 
 /// The discretisation of the case's problem on the loaded mesh (finite elements of the mesh's
 /// degree), or the external system of a matrix case; spec and input must outlive it.

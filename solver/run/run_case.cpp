@@ -379,7 +379,8 @@ std::shared_ptr<const CaseMesh> run_mesh_phase(const CaseSpec& spec, const ExecP
         return reuse->mesh;
     }
     auto input = std::make_shared<const CaseMesh>(meter.measure("mesh", [&] {
-        return in_phase("mesh", [&] { return load_case_mesh(spec, exec); }, phase_estimate(record, "mesh"));
+        return in_phase("mesh", [&] { return load_case_mesh(spec, exec, MeshCopy::also_on_device); },
+                        phase_estimate(record, "mesh"));
     }));
     if (reuse) reuse->mesh = input;
     return input;

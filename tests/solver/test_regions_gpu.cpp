@@ -21,6 +21,7 @@ namespace {
 /// A case's solution, flux fields and boundary fluxes on exec (host copies).
 struct Outcome {
     std::vector<double> u, flux_points, flux_cells, group_fluxes;
+    std::vector<double> region_integrals;  ///< volume, u, f, c u, b . grad u of each region
     double flux_scale = 0;  ///< the largest boundary flux or region's source integral
 };
 
@@ -50,8 +51,11 @@ Outcome outcome_on(const ExecPtr& exec, const std::string& yaml, const std::file
             out.group_fluxes.push_back(g.flux);
             out.flux_scale = std::max(out.flux_scale, std::abs(g.flux));
         }
-        for (const RegionIntegrals& r : run->output.fluxes->regions)
+        for (const RegionIntegrals& r : run->output.fluxes->regions) {
             out.flux_scale = std::max(out.flux_scale, std::abs(r.source));
+            out.region_integrals.insert(out.region_integrals.end(),
+                                        {r.volume, r.u, r.source, r.reaction, r.convection});
+        }
     }
     return out;
 }
@@ -87,5 +91,8 @@ TEST(RegionsGpu, CasesWithEveryKindOfCoefficientGiveTheCpuSolution)
         ASSERT_EQ(device.group_fluxes.size(), host.group_fluxes.size()) << yaml;
         EXPECT_GT(host.flux_scale, 0.0) << yaml;
         EXPECT_LT(difference_on_scale(device.group_fluxes, host.group_fluxes, host.flux_scale), 1e-8) << yaml;
+        ASSERT_EQ(device.region_integrals.size(), host.region_integrals.size()) << yaml;
+        EXPECT_EQ(host.region_integrals.size(), 10u) << yaml;  // two regions
+        EXPECT_LT(difference_on_scale(device.region_integrals, host.region_integrals, host.flux_scale), 1e-8) << yaml;
     }
 }
