@@ -267,3 +267,40 @@ TEST(Report, ASweepStoppedAtAFailedPointIsAClearError)
     EXPECT_EQ(result.exit_code, 1) << result.output;
     EXPECT_NE(result.output.find("point d2_r0: the solver broke down"), std::string::npos) << result.output;
 }
+
+TEST(ShippedStudies, EveryStudyRunsOnTheCpuAtItsSmallSize)
+{
+    // Every study of cases/studies states its purpose, its time and a CPU size; run at that
+    // size, every point runs, except those of a format the CPU backend lacks (cuSPARSE).
+    const fs::path root(GPUFEM_SOURCE_DIR);
+    test::TempDir dir;
+    int count = 0;
+    for (const auto& entry : fs::directory_iterator(root / "cases/studies")) {
+        if (entry.path().extension() != ".yaml") continue;
+        SCOPED_TRACE(entry.path().filename().string());
+        std::ifstream in(entry.path());
+        std::string extra, purpose;
+        for (std::string line; std::getline(in, line) && line.starts_with("#");) {
+            if (purpose.empty()) purpose = line;
+            if (line.starts_with("# Try on a CPU:")) extra = line.substr(std::string("# Try on a CPU:").size());
+        }
+        EXPECT_TRUE(purpose.find(", Fig") != std::string::npos || purpose.find(", Table") != std::string::npos)
+            << "the first line names its paper's figure or table: " << purpose;
+        ASSERT_FALSE(extra.empty()) << "no '# Try on a CPU:' line";
+        const fs::path out = dir.path() / entry.path().stem();
+        const auto r = test::run_gpufem("study " + entry.path().string() + " --backend cpu --no-plots -o " +
+                                        out.string() + extra);
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const nlohmann::json study = test::read_json(out / "study.json");
+        EXPECT_FALSE(study["paper"]["source"].get<std::string>().empty());
+        for (const nlohmann::json& row : study["points"]) {
+            const std::string status = row["status"];
+            if (status == "failed")
+                EXPECT_NE(row["reason"].get<std::string>().find("cuda"), std::string::npos) << row.dump();
+            else
+                EXPECT_TRUE(status == "done" || status == "not_converged") << row.dump();
+        }
+        ++count;
+    }
+    EXPECT_EQ(count, 5);
+}
