@@ -304,3 +304,11 @@ TEST(ShippedStudies, EveryStudyRunsOnTheCpuAtItsSmallSize)
     }
     EXPECT_EQ(count, 5);
 }
+
+TEST(StudyFile, DocsHoldTheReference)
+{
+    // docs/studies.md carries the text of `gpufem study --help`'s reference, metrics included.
+    const std::string page = read_text(fs::path(GPUFEM_SOURCE_DIR) / "docs/studies.md");
+    EXPECT_NE(page.find("```\n" + study_file_reference() + "```\n"), std::string::npos)
+        << "docs/studies.md does not hold the study file reference as gpufem prints it:\n" << study_file_reference();
+}
