@@ -3,6 +3,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "solver/report/plot_script.hpp"
@@ -39,9 +40,7 @@ std::filesystem::path write_run_report(const std::filesystem::path& dir, Reporte
                                        const std::filesystem::path& output)
 {
     const std::filesystem::path target = output.empty() ? dir / "report" : output;
-    std::string staging_name = target.filename().string() + ".staging";
-    staging_name.insert(0, ".");
-    const std::filesystem::path staging = target.parent_path() / staging_name;
+    const std::filesystem::path staging = target.parent_path() / fmt::format(".{}.staging", target.filename().string());
     try {
         run_plot_script(kind == ReportedFolder::sweep ? "sweep" : "run", dir, staging);
         if (!std::filesystem::is_regular_file(staging / "report.md"))

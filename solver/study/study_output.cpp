@@ -184,7 +184,7 @@ std::string points_section(const nlohmann::json& study, const StudyMetric& metri
     std::string out = "## Every point\n\n|";
     std::string rule = "|";
     for (const nlohmann::json& axis : study["axes"]) {
-        out += " " + axis["name"].get<std::string>() + " |";
+        out += fmt::format(" {} |", axis["name"].get<std::string>());
         rule += "---|";
     }
     out += fmt::format(" status | unknowns | nnz/row | iterations | {} ({}) |", metric.name, metric.unit);
@@ -199,8 +199,9 @@ std::string points_section(const nlohmann::json& study, const StudyMetric& metri
     std::string problems;
     for (const nlohmann::json& row : study["points"]) {
         out += "|";
-        for (const nlohmann::json& axis : study["axes"]) out += " " + row["labels"].value(axis["name"].get<std::string>(), std::string()) + " |";
-        out += " " + row.value("status", "") + " |";
+        for (const nlohmann::json& axis : study["axes"])
+            out += fmt::format(" {} |", row["labels"].value(axis["name"].get<std::string>(), std::string()));
+        out += fmt::format(" {} |", row.value("status", ""));
         if (point_finished(row)) {
             out += fmt::format(" {} | {:.1f} | {} | {:.4g} |", row.value("unknowns", 0), row.value("nnz_per_row", 0.0),
                                row.value("iterations", 0), metric_of(row, metric.name));

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include <fmt/format.h>
+
 namespace gpufem {
 namespace {
 
@@ -24,7 +26,7 @@ StudyPoint make_point(const StudySpec& spec, const std::vector<std::size_t>& at,
         const StudyAxisValue& value = spec.axes[a].values[at[a]];
         point.labels.push_back(value.label);
         point.overrides.insert(point.overrides.end(), value.overrides.begin(), value.overrides.end());
-        point.folder += (a ? "_" : "") + folder_safe(spec.axes[a].name) + "-" + folder_safe(value.label);
+        point.folder += fmt::format("{}{}-{}", a ? "_" : "", folder_safe(spec.axes[a].name), folder_safe(value.label));
     }
     point.overrides.insert(point.overrides.end(), spec.cli_overrides.begin(), spec.cli_overrides.end());
     return point;

@@ -80,19 +80,19 @@ double row_number(const nlohmann::json& row, const char* key)
 std::string study_csv(const nlohmann::json& study)
 {
     std::string out = "index";
-    for (const nlohmann::json& axis : study["axes"]) out += "," + csv_field(axis["name"].get<std::string>());
+    for (const nlohmann::json& axis : study["axes"]) out += fmt::format(",{}", csv_field(axis["name"].get<std::string>()));
     out += ",status,unknowns,nnz,iterations";
     for (const StudyMetric& metric : study_metrics().entries()) out += "," + metric.name;
     out += ",folder,reason\n";
     for (const nlohmann::json& row : study["points"]) {
         out += std::to_string(row.value("index", 0));
         for (const nlohmann::json& axis : study["axes"])
-            out += "," + csv_field(row["labels"].value(axis["name"].get<std::string>(), ""));
-        out += "," + row.value("status", "") + fmt::format(",{:.0f},{:.0f},{:.0f}", row_number(row, "unknowns"),
-                                                            row_number(row, "nnz"), row_number(row, "iterations"));
+            out += fmt::format(",{}", csv_field(row["labels"].value(axis["name"].get<std::string>(), "")));
+        out += fmt::format(",{},{:.0f},{:.0f},{:.0f}", row.value("status", ""), row_number(row, "unknowns"),
+                           row_number(row, "nnz"), row_number(row, "iterations"));
         for (const StudyMetric& metric : study_metrics().entries())
             out += fmt::format(",{:.6g}", row.contains("metrics") ? row["metrics"].value(metric.name, 0.0) : 0.0);
-        out += "," + csv_field(row.value("folder", "")) + "," + csv_field(row.value("reason", "")) + "\n";
+        out += fmt::format(",{},{}\n", csv_field(row.value("folder", "")), csv_field(row.value("reason", "")));
     }
     return out;
 }
