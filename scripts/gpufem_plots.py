@@ -286,7 +286,12 @@ def report_sweep(folder, out):
     report = read_json(os.path.join(folder, "report.json"))
     rows = report.get("sweep") or fail("%s: the sweep has no points" % os.path.join(folder, "report.json"))
     plots = [plot_errors(plt, rows, out), plot_sweep_times(plt, rows, out)]
+    first = os.path.join(folder, rows[0].get("folder", ""), "report.json")
+    run = read_json(first) if os.path.exists(first) else {}
     lines = ["# Sweep report: %s" % os.path.basename(report.get("case_file", folder)), "",
+             "Device: %s (%s backend), %s, format %s; gpufem %s." % (
+                 run.get("device", "?"), run.get("backend", "?"), run.get("precision", "?"), run.get("format", "?"),
+                 run.get("gpufem_version", "?")), "",
              "| point | unknowns | nnz/row | iterations | solve s | L2 error | L2 rate | H1 error | H1 rate |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:

@@ -231,7 +231,9 @@ TEST(Report, DrawsARunAndASweepAndRefusesAFailedRun)
     const auto sweep_report = test::run_gpufem("report " + (dir.path() / "sweep").string());
     ASSERT_EQ(sweep_report.exit_code, 0) << sweep_report.output;
     expect_plots(dir.path() / "sweep/report", {"errors.png", "times.png"});
-    EXPECT_NE(read_text(dir.path() / "sweep/report/report.md").find("| d2_r1 |"), std::string::npos);
+    const std::string sweep_md = read_text(dir.path() / "sweep/report/report.md");
+    EXPECT_NE(sweep_md.find("| d2_r1 |"), std::string::npos) << sweep_md;
+    EXPECT_NE(sweep_md.find("Device: CPU"), std::string::npos) << sweep_md;
 
     // A failed run leaves an empty folder (or none): a clear error, exit code 1, nothing written.
     fs::create_directories(dir.path() / "failed");
