@@ -1,5 +1,6 @@
 // `gpufem report DIR`: the plots and the one-page report of a run's, a sweep's or a study's
 // output folder.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -35,7 +36,8 @@ Command add_report_command(CLI::App& app)
     return {sub,
             [args] {
                 return run_reporting_errors([&] {
-                    std::cout << "gpufem report: wrote " << write_folder_report(args->folder, args->output).string() << "\n";
+                    const std::filesystem::path page = write_folder_report(args->folder, args->output);
+                    std::cout << "gpufem report: wrote " << page.string() << "\n";
                     return static_cast<int>(exit_ok);
                 });
             },

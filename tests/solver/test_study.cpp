@@ -244,6 +244,7 @@ TEST(Report, DrawsARunAndASweepAndRefusesAFailedRun)
     const auto missing = test::run_gpufem("report " + (dir.path() / "nowhere").string());
     EXPECT_EQ(missing.exit_code, 1);
     EXPECT_NE(missing.output.find("no such folder"), std::string::npos) << missing.output;
+    EXPECT_EQ(missing.output.find("wrote"), std::string::npos) << missing.output;
 }
 
 TEST(Report, AFailingPlotLeavesTheEarlierReportAndNoStagingFolder)
