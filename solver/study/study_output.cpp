@@ -96,47 +96,70 @@ std::string break_even(const nlohmann::json& row, const nlohmann::json& baseline
 
 namespace {
 
-/// How much better a is than b by the metric ("1.31x").
-std::string ratio(const StudyMetric& metric, double a, double b)
+/// How much better a is than b by the metric (1.31 for 31% better; 0 when either is missing).
+double lead(const StudyMetric& metric, double a, double b)
 {
-    if (a <= 0 || b <= 0) return "";
-    const double r = metric.higher_is_better ? a / b : b / a;
-    return fmt::format("{:.2f}x, {:.0f}% less time", r, 100.0 * (1.0 - 1.0 / r));
+    if (a <= 0 || b <= 0) return 0;
+    return metric.higher_is_better ? a / b : b / a;
+}
+
+/// Differences of a choice over the next below this are called a tie: timings vary by a few
+/// percent from run to run.
+constexpr double tie_lead = 1.05;
+
+/// One point's recommendation: the fastest choice, or either of the two when they are within
+/// tie_lead of each other.
+std::string point_recommendation(const std::string& best, const std::string& next, double r)
+{
+    if (r <= 0) return "use " + best;
+    if (r < tie_lead) return fmt::format("either {} or {} (within {:.0f}%)", best, next, 100.0 * (r - 1.0));
+    return fmt::format("use {}: {:.2f}x, {:.0f}% less time than {}", best, r, 100.0 * (1.0 - 1.0 / r), next);
+}
+
+/// The study's recommendation from how often each choice was the fastest.
+std::string study_recommendation(const std::map<std::string, int>& wins, int ran)
+{
+    std::string top;
+    for (const auto& [choice, count] : wins)
+        if (top.empty() || count > wins.at(top)) top = choice;
+    if (top.empty()) return "";
+    const int count = wins.at(top);
+    if (count == ran) return fmt::format("\n**Recommendation:** {}: the fastest at every point that ran ({}).\n", top, ran);
+    if (2 * count > ran)
+        return fmt::format("\n**Recommendation:** {}: the fastest at {} of the {} points that ran; the table names the others.\n",
+                           top, count, ran);
+    return fmt::format("\n**Recommendation:** no choice is the fastest at most points ({} at {} of {}): take each "
+                       "point's from the table.\n", top, count, ran);
 }
 
 /// The table of the fastest choice at each point, and the recommendation under it.
 std::string fastest_section(const nlohmann::json& study, const StudyMetric& metric)
 {
-    std::string out = fmt::format("## Fastest choice per point\n\nBy {} ({}, {} is better). The last column: "
-                                  "the SpMVs after which the fastest choice's dearer conversion has paid for "
-                                  "itself against the first choice's.\n\n| point | fastest | {} | next | ahead by | "
-                                  "recommendation | conversion repaid after (SpMVs) |\n|---|---|---|---|---|---|---|\n",
-                                  metric.name, metric.unit, metric.higher_is_better ? "higher" : "lower", metric.unit);
+    std::string out = fmt::format("## Fastest choice per point\n\nBy {} ({}, {} is better); a lead under {:.0f}% is "
+                                  "called a tie. The last column: the SpMVs after which the fastest choice's dearer "
+                                  "conversion has paid for itself against the first choice's.\n\n| point | fastest | {} | "
+                                  "next | ahead by | recommendation | conversion repaid after (SpMVs) |\n"
+                                  "|---|---|---|---|---|---|---|\n",
+                                  metric.name, metric.unit, metric.higher_is_better ? "higher" : "lower",
+                                  100.0 * (tie_lead - 1.0), metric.unit);
     std::map<std::string, int> wins;
     int ran = 0;
-    const std::vector<StudyGroup> groups = group_points(study);
-    for (const StudyGroup& group : groups) {
+    for (const StudyGroup& group : group_points(study)) {
         const auto [best, second] = best_two(group, metric);
         if (!best) {
             out += "| " + group.point + " | none ran | | | | | |\n";
             continue;
         }
-        const std::string choice = row_labels(study, *best, true, false);
-        const std::string next = second ? row_labels(study, *second, true, false) : "";
-        const std::string ahead = second ? ratio(metric, metric_of(*best, metric.name), metric_of(*second, metric.name)) : "";
+        const std::string choice = row_labels(study, *best, true, true);
+        const std::string next = second ? row_labels(study, *second, true, true) : "";
+        const double r = second ? lead(metric, metric_of(*best, metric.name), metric_of(*second, metric.name)) : 0;
         ++wins[choice];
         ++ran;
-        out += fmt::format("| {} | {} | {:.4g} | {} | {} | use {}{} | {} |\n", group.point, choice,
-                           metric_of(*best, metric.name), next, ahead, choice,
-                           ahead.empty() ? "" : ": " + ahead + " than " + next, break_even(*best, *group.rows.front()));
+        out += fmt::format("| {} | {} | {:.4g} | {} | {} | {} | {} |\n", group.point, choice, metric_of(*best, metric.name),
+                           next, r > 0 ? fmt::format("{:.2f}x", r) : "", point_recommendation(choice, next, r),
+                           break_even(*best, *group.rows.front()));
     }
-    std::string top;
-    for (const auto& [choice, count] : wins)
-        if (top.empty() || count > wins[top]) top = choice;
-    if (!top.empty())
-        out += fmt::format("\n**Recommendation:** {} is the fastest at {} of the {} points that ran{}.\n", top, wins[top], ran,
-                           wins[top] == ran ? "" : "; the table names the others");
-    return out;
+    return out + study_recommendation(wins, ran);
 }
 
 /// Whether a row's labels match a paper value's `at`.

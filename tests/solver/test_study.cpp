@@ -13,6 +13,7 @@
 
 #include "solver/case/case_file.hpp"
 #include "solver/run_gpufem.hpp"
+#include "solver/study/study_output.hpp"
 #include "solver/study/study_points.hpp"
 #include "solver/study/study_spec.hpp"
 
@@ -314,4 +315,33 @@ TEST(StudyFile, DocsHoldTheReference)
     const std::string page = read_text(fs::path(GPUFEM_SOURCE_DIR) / "docs/studies.md");
     EXPECT_NE(page.find("```\n" + study_file_reference() + "```\n"), std::string::npos)
         << "docs/studies.md does not hold the study file reference as gpufem prints it:\n" << study_file_reference();
+}
+
+TEST(StudyPage, NamesTheFastestChoiceTiesAndTheBreakEven)
+{
+    // study.md from a made-up record: at degree 1 ell is twice as fast (its conversion of 10 ms
+    // repaid after 100 SpMVs of 0.1 ms saved), at degree 2 the two are within 2%: a tie.
+    auto row = [](int index, const char* degree, const char* format, double its, double spmv, double conversion) {
+        return nlohmann::json{{"index", index}, {"labels", {{"degree", degree}, {"format", format}}},
+                              {"folder", std::string("points/") + degree + format}, {"status", "not_converged"},
+                              {"format", format}, {"format_parameters", ""}, {"unknowns", 100}, {"iterations", 10},
+                              {"metrics", {{"iterations_per_second", its}, {"spmv_seconds", spmv},
+                                           {"conversion_seconds", conversion}}}};
+    };
+    const nlohmann::json study{
+        {"title", "made up"}, {"device", "a device"}, {"copy_bandwidth_GBps", 100.0}, {"complete", true},
+        {"axes", {{{"name", "degree"}, {"labels", {"1", "2"}}, {"chosen", false}},
+                  {{"name", "format"}, {"labels", {"csr", "ell"}}, {"chosen", true}}}},
+        {"metric", {{"name", "iterations_per_second"}}},
+        {"paper", {{"source", ""}}},
+        {"points", {row(0, "1", "csr", 1000, 2e-4, 0), row(1, "1", "ell", 2000, 1e-4, 0.01),
+                    row(2, "2", "csr", 1000, 2e-4, 0), row(3, "2", "ell", 1020, 1.96e-4, 0.01)}}};
+    const std::string md = study_markdown(study, {"a.png"}, "");
+    for (const char* part : {"| degree 1 | format ell | 2000 | format csr | 2.00x | use format ell: 2.00x, 50% less "
+                             "time than format csr | 100 |",
+                             "| degree 2 | format ell | 1020 | format csr | 1.02x | either format ell or format csr "
+                             "(within 2%) | 2500 |",
+                             "**Recommendation:** format ell: the fastest at every point that ran (2).", "![a.png](a.png)",
+                             "a device", "100.0 GB/s"})
+        EXPECT_NE(md.find(part), std::string::npos) << part << "\n" << md;
 }
