@@ -3,10 +3,10 @@
 include(GNUInstallDirs)
 install(TARGETS gpufem gpufem-mesh-worker RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The cases keep their layout (the examples and benchmarks read ../meshes).
-install(DIRECTORY cases/examples cases/benchmarks cases/meshes
+install(DIRECTORY cases/examples cases/benchmarks cases/meshes cases/studies
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gpufem/cases
         FILES_MATCHING PATTERN "*.yaml" PATTERN "*.geo" PATTERN "*.msh")
-install(PROGRAMS scripts/render_case.py DESTINATION ${CMAKE_INSTALL_DATADIR}/gpufem/scripts)
+install(PROGRAMS scripts/render_case.py scripts/gpufem_plots.py DESTINATION ${CMAKE_INSTALL_DATADIR}/gpufem/scripts)
 install(FILES README.md CHANGELOG.md LICENSE CITATION.cff DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
         FILES_MATCHING PATTERN "*.md" PATTERN "*.png")

@@ -14,6 +14,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// A refined or generated mesh that would not fit the machine's memory or 32-bit indices
+/// (mesh_size_guard), thrown before anything is allocated.
+class MeshTooLargeError : public MeshSourceError {
+public:
+    using MeshSourceError::MeshSourceError;
+};
+
 /// Holds the Gmsh library (a process-wide singleton) for one reading or meshing job:
 /// serialises concurrent users, initialises Gmsh without command-line arguments or
 /// configuration files, silences its terminal output and makes its errors throw; finalises

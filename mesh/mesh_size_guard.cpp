@@ -39,7 +39,7 @@ void check_mesh_estimate(const std::string& context, int refine,
         if (e.nodes > 0) text << " with " << e.nodes << " nodes";
         text << " " << limits.str() << " are too many; use a larger mesh.size";
     }
-    throw MeshSourceError(text.str());
+    throw MeshTooLargeError(text.str());
 }
 
 }  // namespace gpufem

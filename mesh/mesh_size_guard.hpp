@@ -15,7 +15,7 @@ struct MeshEstimate {
     double host_bytes = 0;    ///< host memory needed to build and hold the mesh
 };
 
-/// Throws MeshSourceError naming `context` unless estimate(refine) fits: with the estimate and
+/// Throws MeshTooLargeError naming `context` unless estimate(refine) fits: with the estimate and
 /// the largest refinement that fits, or, when not even estimate(0) fits, asking for a larger
 /// mesh.size.
 void check_mesh_estimate(const std::string& context, int refine,

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ ccache
           libgmsh-dev libvtk9-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev
           libmuparser-dev libgtest-dev nlohmann-json3-dev libboost-graph-dev liblz4-dev
-          python3-meshio libopenmpi-dev openmpi-bin libmetis-dev libseccomp-dev libssl-dev pkg-config)
+          python3-meshio python3-matplotlib libopenmpi-dev openmpi-bin libmetis-dev libseccomp-dev libssl-dev pkg-config)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -109,6 +109,10 @@ Command mesh_file_command(CLI::App& app, const std::string& name, const std::str
 Command add_mesh_info_command(CLI::App& app);
 /// `gpufem new-case`: a commented case file for a mesh.
 Command add_new_case_command(CLI::App& app);
+/// `gpufem report`: the plots and report.md of a run's, a sweep's or a study's folder.
+Command add_report_command(CLI::App& app);
+/// `gpufem study`: every point of a study file, resumable, with study.json, .csv, .md and plots.
+Command add_study_command(CLI::App& app, CommandContext& context);
 /// `gpufem bench spmv`, `bench solver` and `bench mtx`, under bench.
 std::vector<Command> add_bench_commands(CLI::App& bench, CommandContext& context);
 

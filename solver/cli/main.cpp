@@ -58,7 +58,8 @@ int main(int argc, char** argv)
                          "Print the version, the CUDA architectures built, the GPUs and the libraries' versions");
 
     std::vector<Command> commands{add_run_command(app, context), add_compare_command(app),
-                                  add_mesh_info_command(app), add_new_case_command(app)};
+                                  add_mesh_info_command(app), add_new_case_command(app),
+                                  add_report_command(app), add_study_command(app, context)};
     CLI::App* bench = app.add_subcommand("bench", "Benchmarks on a case's matrix");
     bench->require_subcommand(1);
     for (Command& command : add_bench_commands(*bench, context)) commands.push_back(std::move(command));
