@@ -81,7 +81,7 @@ GPUFEM_HOST_DEVICE inline double hashed_unit(index_type i)
 /// opposite sign to the diagonal, else 0 (also for a zero diagonal). Only those couplings count:
 /// the positive couplings of high-degree elements (and of obtuse P1 cells) join nodes whose
 /// smooth error does not vary together, and aggregating over them coarsens the wrong way
-/// (measured on Gmsh's triangles and tetrahedra: 10-25% fewer AMG iterations at P2 and P3).
+/// (measured on Gmsh's triangles and tetrahedra: 8-24% fewer AMG iterations at P2 and P3).
 /// Computed the same way on both backends, so equal measures compare equal.
 template <typename V>
 GPUFEM_HOST_DEVICE inline double amg_coupling(V aij, V aii, V ajj)
