@@ -325,9 +325,8 @@ std::string solver_settings_reference()
                            once after the solve) for spmv_timings.csv
   amg:                     (map) smoothed-aggregation AMG (preconditioner amg, and pmg's levels)
     strength_threshold: 0.02 (number, 0 <= t < 1, default 0.02) a_ij is a strong coupling
-                           when -a_ij sign(a_ii) > t sqrt(|a_ii a_jj|) (couplings of the
-                           diagonal's sign never are), or when it is its row's (or column's)
-                           strongest; aggregates grow over strong couplings only
+                           when |a_ij| > t sqrt(|a_ii a_jj|), or when it is its row's (or
+                           column's) strongest; aggregates grow over strong couplings only
     smoother: chebyshev    (string, default chebyshev) chebyshev (polynomial in D^-1 A over
                            [lambda_max / 10, lambda_max], lambda_max = 1.1 x a 15-step Lanczos
                            estimate) | jacobi (damped, weight 4 / (3 lambda_max))

@@ -77,33 +77,22 @@ GPUFEM_HOST_DEVICE inline double hashed_unit(index_type i)
     return static_cast<double>(h) * (2.0 / 4294967296.0) - 1.0;
 }
 
-/// The strength measure of entry a_ij: -a_ij sign(a_ii) / sqrt(|a_ii a_jj|) when a_ij has the
-/// opposite sign to the diagonal, else 0 (also for a zero diagonal). Only those couplings count:
-/// the positive couplings of high-degree elements (and of obtuse P1 cells) join nodes whose
-/// smooth error does not vary together, and aggregating over them coarsens the wrong way
-/// (measured on Gmsh's triangles and tetrahedra: 8-24% fewer AMG iterations at P2 and P3).
-/// Computed the same way on both backends, so equal measures compare equal.
+/// The strength measure of entry a_ij: |a_ij| / sqrt(|a_ii a_jj|) (0 for a zero entry or a
+/// zero diagonal). Computed the same way on both backends, so equal measures compare equal.
 template <typename V>
 GPUFEM_HOST_DEVICE inline double amg_coupling(V aij, V aii, V ajj)
 {
-    const double value = aii < V(0) ? static_cast<double>(aij) : -static_cast<double>(aij);
+    const double value = aij < V(0) ? -static_cast<double>(aij) : static_cast<double>(aij);
     const double di = aii < V(0) ? -static_cast<double>(aii) : static_cast<double>(aii);
     const double dj = ajj < V(0) ? -static_cast<double>(ajj) : static_cast<double>(ajj);
     const double scale = di * dj;
     return value > 0 && scale > 0 ? value / sqrt(scale) : 0.0;
 }
 
-/// The weight of the prolongator's Jacobi smoothing, P = (I - omega D^-1 A) P0: 4 / (3 lambda)
-/// for lambda the Lanczos estimate of lambda_max(D^-1 A) itself, the weight that damps the top
-/// of the spectrum most (Vanek, Mandel and Brezina). The smoother's safety margin stays out of
-/// it: a weight 10% smaller left the aggregates' basis functions rougher and took 1-2 more
-/// iterations on Gmsh's triangles and tetrahedra.
-inline double amg_prolongator_weight(double lambda_max) { return 4.0 / (3.0 * lambda_max); }
-
 /// Whether a coupling of measure m between rows i and j is strong: above theta, or the
 /// strongest of row i or of row j (strongest_i, strongest_j: the rows' largest measures). So
-/// every row with a coupling of positive measure has a strong one whatever theta is (a
-/// threshold above all of a row's couplings would otherwise leave it out of every aggregate and of the coarse
+/// every row with a non-zero coupling has a strong one whatever theta is (a threshold above
+/// all of a row's couplings would otherwise leave it out of every aggregate and of the coarse
 /// correction), and the relation stays symmetric for a symmetric matrix.
 GPUFEM_HOST_DEVICE inline bool amg_is_strong(double m, double theta, double strongest_i,
                                              double strongest_j)

@@ -38,10 +38,9 @@ inline constexpr std::array<EnumName<AmgAggregation>, 2> amg_aggregation_names{
 
 /// The options of the AMG hierarchy and its cycle.
 struct AmgOptions {
-    /// Strength of connection: a_ij is strong when -a_ij sign(a_ii) > theta sqrt(|a_ii a_jj|)
-    /// (see amg_coupling). 0.02 keeps every coupling of Q1 hexahedra (the weakest, corners, is
-    /// 1/32 of the diagonal); couplings of the diagonal's sign (high-order elements, obtuse
-    /// cells) are never strong.
+    /// Strength of connection: a_ij is strong when |a_ij| > theta sqrt(|a_ii a_jj|). 0.02
+    /// keeps every coupling of Q1 hexahedra (the weakest, corners, is 1/32 of the diagonal)
+    /// and drops the weak positive couplings of high-order elements.
     double strength_threshold = 0.02;
     AmgSmoother smoother = AmgSmoother::chebyshev;
     /// Chebyshev: the polynomial degree (SpMVs per smoothing); jacobi: sweeps.

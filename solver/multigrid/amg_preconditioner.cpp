@@ -169,6 +169,7 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
             break;
         }
         summary.lambda_max = set_up_smoother(*level);
+        const double upper = chebyshev_margin * summary.lambda_max;
         summaries_.push_back(summary);
         phase_done(1);
         if (coarsest) {  // too large for a dense solve: smoothed only
@@ -182,8 +183,8 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
         }
         if (geometric) ++given_levels_;
         Csr<V> p = geometric ? (*given_prolongators)[levels_.size()].clone_to(exec_)
-                             : smoothed_prolongator(*csr, level->dinv,
-                                                    amg_prolongator_weight(summary.lambda_max), aggregates);
+                             : smoothed_prolongator(*csr, level->dinv, 4.0 / (3.0 * upper),
+                                                    aggregates);
         Csr<V> r = sparse_transpose(p);
         phase_done(2);
         Csr<V> next = given_operators && geometric && levels_.size() < given_operators->size()
@@ -270,10 +271,10 @@ void AmgPreconditioner<V>::update_levels(const LinearOperator<V>& a, const Csr<V
             break;
         }
         summaries_[l].lambda_max = set_up_smoother(level);
+        const double upper = chebyshev_margin * summaries_[l].lambda_max;
         if (!level.prolongation) break;  // a coarsest level that is only smoothed
         if (static_cast<int>(l) >= given_levels_) {  // AMG: P from the kept aggregates, new values
-            const double omega = amg_prolongator_weight(summaries_[l].lambda_max);
-            Csr<V> p = smoothed_prolongator(*csr, level.dinv, omega, aggregates_[l]);
+            Csr<V> p = smoothed_prolongator(*csr, level.dinv, 4.0 / (3.0 * upper), aggregates_[l]);
             Csr<V> r = sparse_transpose(p);
             level.prolongation = csr_operator(std::move(p));
             level.restriction = csr_operator(std::move(r));
