@@ -161,7 +161,7 @@ TEST(FiniteVolumes, VolumesAddUpAndFluxesAreConserved)
                                    ElementType::hexahedron}) {
         const int dim = element_dimension(type);
         // A jittered grid as a .msh-free mesh: through the discretisation directly.
-        Mesh mesh = test::grid_mesh(type, dim == 2 ? 12 : 5, 0.25, seed);
+        Mesh mesh = test::grid_mesh(type, dim == 2 ? 12 : 5, 0.2, seed);
         test::add_box_boundaries(mesh);
         mesh.source = "jittered grid";
         ProblemSpec problem;
