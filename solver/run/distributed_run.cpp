@@ -15,6 +15,7 @@
 #include "assembly/boundary_conditions.hpp"
 #include "assembly/grid_part.hpp"
 #include "assembly/lagrange_discretisation.hpp"
+#include "assembly/lma_operator.hpp"
 #include "assembly/operator_levels.hpp"
 #include "linalg/rank_messages.hpp"
 #include "mesh/grid_blocks.hpp"
@@ -382,7 +383,10 @@ void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
     if (spec.matrix) refuse("matrix: a Matrix Market system is solved on one rank only");
     if (spec.discretisation != DiscretisationKind::fe) refuse("discretisation: fv runs on one rank only");
     if (spec.format == auto_format_name) refuse("format: auto is not chosen across ranks; name a format");
-    if (find_operator(spec.format).matrix_free()) refuse("format " + spec.format + ": element matrices run on one rank only; use an assembled format");
+    if (find_operator(spec.format).matrix_free() &&
+        spec.format_options.get<LmaOptions>("lma").scatter != LmaScatter::atomic)
+        refuse("format_options.lma.scatter: colour runs on one rank only (its colours mix the cells applied before "
+               "and after the halo); use atomic");
     if (!spec.solver.preconditioner->across_ranks)
         refuse("solver.preconditioner " + spec.solver.preconditioner->name +
                ": only jacobi or none work across ranks so far");
