@@ -230,6 +230,31 @@ TEST(DistributedRun, TheMatrixFreeFormatAppliesTheCellsWithGhostsAfterTheHalo)
                                 "cg", lma, {2, 3}, dir);
 }
 
+TEST(DistributedRun, AGmshMeshIsRefinedPartByPart)
+{
+    // mesh.refine of a Gmsh mesh: rank 0 sends each rank the coarse cells within two layers of
+    // its own, each refines them; the refined pieces hold the one-rank solution.
+    TempDir dir;
+    const std::string problem = "problem:\n  kappa: {soft: 1, hard: \"10 + x\"}\n  f: {soft: \"sin(3*x)\", hard: \"1 + y\"}\n"
+                                "  dirichlet: {boundary: \"x + y*y\"}\n"
+                                "solver: {preconditioner: jacobi, tolerance: 1e-12, max_iterations: 20000}\nbackend: cpu\n";
+    const std::string tets = write_halves_geo(dir.path(), 3, 0.3);
+    check_text_against_one_rank("tets_refined", "mesh: {geo: " + tets + ", refine: 2, gmsh_threads: 1}\n" + problem, "cg",
+                                "", {2, 3, 4}, dir);
+    const nlohmann::json report = read_json(dir.path() / "np4" / "report.json");
+    EXPECT_NE(report["parallel"]["partition"]["method"].get<std::string>().find("each rank refining its own"),
+              std::string::npos) << report["parallel"]["partition"].dump();
+    EXPECT_EQ(report["mesh"]["cells"], read_json(dir.path() / "one" / "report.json")["mesh"]["cells"]);
+    const std::string quads = write_halves_geo(dir.path(), 2, 0.2, true);
+    check_text_against_one_rank("quads_refined_p2", "mesh: {geo: " + quads + ", refine: 2}\ndegree: 2\n" + problem, "cg",
+                                "", {3}, dir);
+    // Prisms refine block by block: rank 0 refines the whole mesh and cuts it as before.
+    TempDir geo;
+    geo.write("prisms.geo", cube_prisms(3));
+    check_against_one_rank({"prisms_refined", "{geo: " + (geo.path() / "prisms.geo").string() + ", refine: 1}", 1}, "top",
+                           "", {2});
+}
+
 TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
 {
     GPUFEM_REQUIRE_GPU();
