@@ -20,6 +20,7 @@
 #include "solver/cli/command.hpp"
 #include "solver/run/distributed_run.hpp"
 #include "solver/run/pipeline.hpp"
+#include "solver/run/run_sweep.hpp"
 
 namespace gpufem {
 namespace {
@@ -106,6 +107,30 @@ int on_rank_group(const CaseSpec& spec, const MpiCommunicator& world, CommandCon
     }
 }
 
+/// A sweep whose points each run across the ranks: every point's pieces and result.pvtu in
+/// its folder, the sweep's table, result.pvd (of the points' result.pvtu), sweep.csv and
+/// report.json from rank 0. No memory check before the points: the one-device estimate does
+/// not apply to a mesh split among the ranks.
+ExitCode sweep_across_ranks(const CaseSpec& spec, RunOptions options, const RankGroup& group)
+{
+    options.write_outputs = group.host.rank() == 0;  // the sweep's own files; every rank writes its pieces
+    options.check_memory = false;
+    SweepRunner runner;
+    runner.run = [&group](const CaseSpec& point, const RunOptions& point_options, SweepReuse*) {
+        return run_distributed_case(point, point_options, group);
+    };
+    runner.result_file = "result.pvtu";
+    runner.shares = false;
+    const std::vector<SweepRow> rows = run_sweep(spec, options, runner);
+    if (group.host.rank() == 0)
+        std::cout << "gpufem sweep: " << spec.name << " (" << rows.size() << " runs on " << group.host.size()
+                  << " ranks, " << precision_name(spec.precision) << ", " << spec.format << ")\n"
+                  << sweep_table(rows);
+    for (const SweepRow& row : rows)
+        if (!row.record.solve.converged()) return exit_not_converged;
+    return exit_ok;
+}
+
 }  // namespace
 
 int as_rank(const RankRunArguments& args, CommandContext& context, const RankBody& body)
@@ -124,6 +149,7 @@ int run_as_rank(const RankRunArguments& args, CommandContext& context)
         RunOptions options;
         options.output_dir = args.output_dir;
         options.started = context.started;
+        if (is_sweep(spec)) return sweep_across_ranks(spec, options, group);
         const RunRecord record = run_distributed_case(spec, options, group);
         if (group.host.rank() == 0) std::cout << make_summary(spec, record);
         return record.solve.converged() ? exit_ok : exit_not_converged;

@@ -51,14 +51,14 @@ void fill_rates(std::vector<SweepRow>& rows)
     }
 }
 
-std::string pvd(const std::vector<SweepRow>& rows)
+std::string pvd(const std::vector<SweepRow>& rows, const std::string& result_file)
 {
     std::string text = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
     for (std::size_t i = 0; i < rows.size(); ++i)
-        text += fmt::format("    <DataSet timestep=\"{}\" group=\"degree {} refine {}{}\" part=\"0\" file=\"{}/result.vtu\"/>\n",
+        text += fmt::format("    <DataSet timestep=\"{}\" group=\"degree {} refine {}{}\" part=\"0\" file=\"{}/{}\"/>\n",
                             i, rows[i].degree, rows[i].refine,
                             rows[i].kappas ? fmt::format(" kappa {}", rows[i].kappa_index) : "",
-                            sweep_point_folder(rows[i]));
+                            sweep_point_folder(rows[i]), result_file);
     return text + "  </Collection>\n</VTKFile>\n";
 }
 
@@ -189,7 +189,8 @@ SweepRow sweep_row(const CaseSpec& run, bool kappas)
 /// Runs every point in order, each into its own folder; the points of one mesh and degree
 /// (consecutive: kappa is the innermost axis) share it. A failed point marks the sweep
 /// incomplete and rethrows.
-std::vector<SweepRow> run_points(const CaseSpec& spec, const std::vector<CaseSpec>& points, const RunOptions& options)
+std::vector<SweepRow> run_points(const CaseSpec& spec, const std::vector<CaseSpec>& points, const RunOptions& options,
+                                 const SweepRunner& runner)
 {
     const auto folder = output_folder(spec, options);
     std::vector<SweepRow> rows;
@@ -204,7 +205,7 @@ std::vector<SweepRow> run_points(const CaseSpec& spec, const std::vector<CaseSpe
         RunOptions run_options = options;
         run_options.output_dir = folder / sweep_point_folder(row);
         try {
-            row.record = run_case(run, run_options, kappas ? &reuse : nullptr);
+            row.record = runner.run(run, run_options, kappas && runner.shares ? &reuse : nullptr);
         } catch (const std::exception& e) {
             mark_incomplete(spec, options, rows, row, e.what());
             throw;
@@ -261,12 +262,13 @@ std::string sweep_csv(const std::vector<SweepRow>& rows)
 }
 
 /// The sweep's own files: result.pvd, sweep.csv and report.json with every point.
-void write_sweep_outputs(const CaseSpec& spec, const std::filesystem::path& folder, const std::vector<SweepRow>& rows)
+void write_sweep_outputs(const CaseSpec& spec, const std::filesystem::path& folder, const std::vector<SweepRow>& rows,
+                         const std::string& result_file)
 {
     nlohmann::json table = nlohmann::json::array();
     for (const SweepRow& r : rows) table.push_back(sweep_point_json(r));
     StagedOutputs outputs(folder);
-    outputs.write_text("result.pvd", pvd(rows));
+    outputs.write_text("result.pvd", pvd(rows, result_file));
     outputs.write_text("sweep.csv", sweep_csv(rows));
     outputs.write_text("report.json", nlohmann::json{{"case", spec.resolved},
                                                      {"case_file", spec.case_path.string()},
@@ -278,18 +280,18 @@ void write_sweep_outputs(const CaseSpec& spec, const std::filesystem::path& fold
 
 }  // namespace
 
-std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options)
+std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options, const SweepRunner& runner)
 {
     const auto folder = output_folder(spec, options);
     const std::vector<CaseSpec> points = expand_sweep(spec);
     check_sweep_memory(points, options.check_memory);
-    std::vector<SweepRow> rows = run_points(spec, points, options);
+    std::vector<SweepRow> rows = run_points(spec, points, options, runner);
     if (options.write_outputs) {
         std::error_code ignored;  // a mark left by an earlier, failed sweep into this folder
         std::filesystem::remove(folder / sweep_incomplete_file, ignored);
     }
     fill_rates(rows);
-    if (options.write_outputs) write_sweep_outputs(spec, folder, rows);
+    if (options.write_outputs) write_sweep_outputs(spec, folder, rows, runner.result_file);
     return rows;
 }
 

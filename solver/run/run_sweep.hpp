@@ -1,6 +1,7 @@
 #pragma once
 // Sweeps: a case listing several degrees, refinement levels and/or kappas runs every
 // combination and prints one comparison table.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,17 @@ inline constexpr const char* sweep_incomplete_file = "sweep_incomplete.json";
 /// when the sweep lists several kappas.
 std::string sweep_point_folder(const SweepRow& row);
 
+/// How a sweep runs its points: run_case in this process by default, or across the ranks of a
+/// run under mpirun.
+struct SweepRunner {
+    /// Runs one point with its outputs in options.output_dir; reuse: what the points of one
+    /// mesh and degree share, or null when they share nothing.
+    std::function<RunRecord(const CaseSpec&, const RunOptions&, SweepReuse*)> run =
+        [](const CaseSpec& spec, const RunOptions& options, SweepReuse* reuse) { return run_case(spec, options, reuse); };
+    std::string result_file = "result.vtu";  ///< each point's solution, as result.pvd names it
+    bool shares = true;                      ///< whether points of one mesh share it (SweepReuse)
+};
+
 /// Runs every combination (outputs of each in <out>/d<degree>_r<refine>[_k<kappa>]/; the
 /// points of one mesh and degree that differ in kappa share the mesh and update the first
 /// one's preconditioner hierarchy: SweepReuse), then writes
@@ -35,7 +47,7 @@ std::string sweep_point_folder(const SweepRow& row);
 /// folders are kept, <out>/sweep_incomplete.json lists them with the failed point and its
 /// error, and the error is rethrown (no table, collection or report). A sweep that completes
 /// removes an earlier sweep_incomplete.json.
-std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options);
+std::vector<SweepRow> run_sweep(const CaseSpec& spec, const RunOptions& options, const SweepRunner& runner = {});
 
 /// The sweep table as text.
 std::string sweep_table(const std::vector<SweepRow>& rows);

@@ -6,6 +6,8 @@
 // across ranks cannot do yet is refused on every rank; a rank that fails stops them all.
 // With a CUDA device, ranks on the devices give the CPU's one-rank solution too.
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <string>
@@ -253,6 +255,40 @@ TEST(DistributedRun, AGmshMeshIsRefinedPartByPart)
     geo.write("prisms.geo", cube_prisms(3));
     check_against_one_rank({"prisms_refined", "{geo: " + (geo.path() / "prisms.geo").string() + ", refine: 1}", 1}, "top",
                            "", {2});
+}
+
+TEST(DistributedRun, ASweepRunsEachPointAcrossTheRanks)
+{
+    // Degrees, refinements and kappas: every point on the ranks, its folder with result.pvtu,
+    // and the sweep's table as one process gives it.
+    TempDir dir;
+    const auto file = dir.write("sweep.yaml", "mesh: {shape: unit_square, elements: triangle, size: 0.2, refine: [0, 1]}\n"
+                                              "degree: [1, 2]\n"
+                                              "problem:\n  kappa: [\"1 + x\", 2]\n  f: \"2*(1 + x) - 1\"\n"
+                                              "  exact: \"x*(1 - x) + y\"\n  dirichlet: {boundary: \"x*(1 - x) + y\"}\n"
+                                              "solver: {preconditioner: jacobi, tolerance: 1e-12}\nbackend: cpu\n");
+    const CommandResult one = run_gpufem("run " + file.string() + " -q -o " + (dir.path() / "one").string());
+    ASSERT_EQ(one.exit_code, 0) << one.output;
+    const CommandResult r = run_on_ranks(3, "run " + file.string() + " -q -o " + (dir.path() / "np3").string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("8 runs on 3 ranks"), std::string::npos) << r.output;
+    const nlohmann::json alone = read_json(dir.path() / "one" / "report.json")["sweep"];
+    const nlohmann::json ranks = read_json(dir.path() / "np3" / "report.json")["sweep"];
+    ASSERT_EQ(ranks.size(), alone.size());
+    ASSERT_EQ(ranks.size(), 8u);
+    for (std::size_t k = 0; k < alone.size(); ++k) {
+        SCOPED_TRACE(alone[k]["folder"].get<std::string>());
+        EXPECT_EQ(ranks[k]["folder"], alone[k]["folder"]);
+        EXPECT_EQ(ranks[k]["unknowns"], alone[k]["unknowns"]);
+        EXPECT_NEAR(ranks[k]["iterations"].get<int>(), alone[k]["iterations"].get<int>(), 1);
+        const double l2 = alone[k]["l2_error"].get<double>();
+        EXPECT_NEAR(ranks[k]["l2_error"].get<double>(), l2, 1e-6 * l2 + 1e-13);
+        const auto folder = dir.path() / "np3" / alone[k]["folder"].get<std::string>();
+        EXPECT_LT(pieces_against_one_rank(dir.path() / "one" / alone[k]["folder"].get<std::string>(), folder), 1e-10);
+    }
+    std::ifstream pvd(dir.path() / "np3" / "result.pvd");
+    const std::string collection((std::istreambuf_iterator<char>(pvd)), std::istreambuf_iterator<char>());
+    EXPECT_NE(collection.find("d2_r1_k1/result.pvtu"), std::string::npos) << collection;
 }
 
 TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
