@@ -55,6 +55,15 @@ std::vector<char> reached_parts(const Mesh& mesh, const MeshParts& parts, const 
     return reached;
 }
 
+/// What to try when a part is floating in a 3D mesh Gmsh made from a .geo on several threads:
+/// its parallel mesher now and then leaves a cell joined to the rest by corners or edges only.
+std::string gmsh_threads_hint(const CaseSpec& spec, const Mesh& mesh)
+{
+    if (spec.mesh.kind != MeshSpec::Kind::geo || spec.mesh.gmsh_threads == 1 || mesh.dim != 3) return "";
+    return "; Gmsh meshed it on several threads, which now and then leaves such a cell: mesh.gmsh_threads: 1 "
+           "meshes it on one";
+}
+
 }  // namespace
 
 index_type check_parts_reach_dirichlet(const CaseSpec& spec, const Mesh& mesh, const FaceSlots* faces)
@@ -78,8 +87,8 @@ index_type check_parts_reach_dirichlet(const CaseSpec& spec, const Mesh& mesh, c
                 "mesh {}: a floating {}: it shares no {} with the rest of the domain and no Dirichlet "
                 "condition (problem.dirichlet: {}) reaches it, so its solution is fixed only up to a "
                 "constant and the solver would stagnate or break down; give it a Dirichlet condition, "
-                "or join it to the domain ({} parts in all)",
-                mesh.source, part_text(mesh, parts, p), joined, names, parts.count));
+                "or join it to the domain ({} parts in all){}",
+                mesh.source, part_text(mesh, parts, p), joined, names, parts.count, gmsh_threads_hint(spec, mesh)));
     return parts.count;
 }
 
