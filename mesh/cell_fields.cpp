@@ -32,6 +32,7 @@ CellField element_data_field(const Mesh& mesh, const CellFieldRequest& r)
                                                     : fmt::format("its fields: {}", fmt::join(names, ", "))));
 }
 
+/// Whether v passes the check.
 bool passes(CellFieldCheck check, double v)
 {
     switch (check) {
@@ -42,6 +43,7 @@ bool passes(CellFieldCheck check, double v)
     return false;
 }
 
+/// What the check asks, for messages.
 const char* requirement(CellFieldCheck check)
 {
     switch (check) {

@@ -69,6 +69,7 @@ CellDataRef read_cell_data(const CaseReader& reader, const CaseValue& value)
     return data;
 }
 
+/// Cell data's JSON: {cell_data: NAME} and its file when given.
 json cell_data_json(const CellDataRef& data)
 {
     json out = {{"cell_data", data.field}};
