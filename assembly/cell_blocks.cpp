@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "mesh/cell_fields.hpp"
+
 namespace gpufem {
 
 std::vector<CellBlock> cell_blocks(const Mesh& mesh) { return cell_blocks(mesh, {}); }
@@ -34,6 +36,7 @@ std::vector<CellBlock> cell_blocks(const Mesh& mesh, const std::vector<std::uint
             if (!mesh.cell_group.empty()) m.cell_group.push_back(mesh.cell_group[c]);
         }
         m.subdomains = mesh.subdomains;
+        m.cell_fields = cell_fields_of(mesh.cell_fields, block.cells);
         m.source = mesh.is_mixed() ? mesh.source + " (its " + element_type_plural(type) + ", numbered among themselves)"
                                    : mesh.source;
         blocks.push_back(std::move(block));

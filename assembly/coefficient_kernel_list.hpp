@@ -15,6 +15,16 @@ long long evaluate_coefficient_piece(const Executor& exec, const ExprInstruction
                                      int component, ValueCheck check, V* out)
     GPUFEM_KERNEL_BODY
 
+/// For every cell c of the region `tag` (as evaluate_coefficient_piece) and each of its points
+/// q: out[(c * per_cell + q) * components + k] = values[c] (a coefficient given per cell,
+/// constant on it) for k the scalar's one component or a packed tensor's diagonal (xx, yy,
+/// zz: cell_value_component), 0 for a tensor's others. cpu: cells in parallel; cuda: one
+/// thread per point.
+template <typename V>
+void spread_cell_values(const Executor& exec, const double* values, const CoefficientPoints& at, int tag,
+                        int components, V* out)
+    GPUFEM_KERNEL_BODY
+
 /// The lowest k < points whose packed symmetric dim x dim tensor (values[k * (dim (dim +
 /// 1) / 2) ..]: xx xy yy, or xx xy xz yy yz zz) is not finite and positive definite, or -1.
 template <typename V>

@@ -39,6 +39,15 @@ GPUFEM_HOST_DEVICE inline bool positive_definite_tensor(const V* k, int dim)
     return a > 0 && minor2 > 0 && det > 0;
 }
 
+/// The share of a cell's value in component k of a coefficient of `components` (1: a scalar;
+/// 3 or 6: a packed symmetric tensor, xx xy yy or xx xy xz yy yz zz): 1 on the diagonal, else 0.
+GPUFEM_HOST_DEVICE inline double cell_value_component(int k, int components)
+{
+    if (components == 3) return k == 0 || k == 2 ? 1.0 : 0.0;
+    if (components == 6) return k == 0 || k == 3 || k == 5 ? 1.0 : 0.0;
+    return 1.0;
+}
+
 /// Position of point q of cell c of the points (the quadrature position, or the given point).
 GPUFEM_HOST_DEVICE inline void coefficient_point(const CoefficientPoints& at, long long c, int q, double (&p)[3])
 {

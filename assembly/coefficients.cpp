@@ -10,6 +10,7 @@
 
 #include "assembly/element_data.hpp"
 #include "assembly/expression.hpp"
+#include "mesh/cell_fields.hpp"
 
 namespace gpufem {
 namespace {
@@ -41,6 +42,30 @@ std::vector<std::string> global_components(const Mesh& mesh, const ProblemSpec& 
     }
     }
     return {};
+}
+
+/// The cell data a coefficient is given by everywhere (none for convection).
+CellDataRef global_data(const ProblemSpec& problem, CoefficientKind kind)
+{
+    switch (kind) {
+    case CoefficientKind::kappa: return problem.kappa_data;
+    case CoefficientKind::f: return problem.f_data;
+    case CoefficientKind::reaction: return problem.reaction_data;
+    case CoefficientKind::convection: return {};
+    }
+    return {};
+}
+
+/// A piece given by cell data: the mesh's field; throws when the mesh was loaded without it.
+CoefficientPiece data_piece(const Mesh& mesh, const std::string& key, int tag, const std::string& region,
+                            const CellDataRef& data)
+{
+    const CellField* field = find_cell_field(mesh, data.field, data.file);
+    if (!field || field->values.size() != static_cast<std::size_t>(mesh.num_cells()) * static_cast<std::size_t>(field->components))
+        throw std::runtime_error(fmt::format("problem.{}{}: mesh {} was loaded without its cell data '{}'{}", key,
+                                             region.empty() ? "" : "." + region, mesh.source, data.field,
+                                             data.file.empty() ? "" : " of " + data.file));
+    return {tag, region, {}, field};
 }
 
 /// The regions' map of a coefficient.
@@ -118,6 +143,7 @@ void shape_components(MeshCoefficient& c, int dim)
     c.components = tensor ? dim * (dim + 1) / 2 : c.kind == CoefficientKind::convection ? dim : 1;
     for (CoefficientPiece& piece : c.pieces) {
         std::vector<std::string>& k = piece.components;
+        if (piece.field) continue;  // one value per cell: the kernel puts it on a tensor's diagonal
         if (tensor && k.size() == 1) k = diagonal_tensor(k[0], dim);
         if (tensor && k.size() == 6) k = packed_tensor(c.name(piece, -1), k, dim);
         if (c.kind == CoefficientKind::convection && dim == 2 && k.size() == 3 && Expression(k[2]).is_constant() &&
@@ -133,7 +159,7 @@ void shape_components(MeshCoefficient& c, int dim)
 
 bool MeshCoefficient::constant() const
 {
-    if (pieces.size() != 1 || pieces.front().tag >= 0) return false;
+    if (pieces.size() != 1 || pieces.front().tag >= 0 || pieces.front().field) return false;
     for (const std::string& text : pieces.front().components)
         if (!Expression(text).is_constant()) return false;
     return true;
@@ -161,11 +187,17 @@ MeshCoefficient mesh_coefficient(const Mesh& mesh, const ProblemSpec& problem, C
     c.key = kind == CoefficientKind::kappa ? "kappa" : kind == CoefficientKind::f ? "f"
           : kind == CoefficientKind::reaction ? "c" : "convection";
     const std::vector<RegionValue>& regions = region_values(problem, kind);
-    if (regions.empty()) {
+    if (const CellDataRef data = global_data(problem, kind); regions.empty() && data.given()) {
+        c.pieces.push_back(data_piece(mesh, c.key, -1, "", data));
+    } else if (regions.empty()) {
         std::vector<std::string> global = global_components(mesh, problem, kind);
         if (!global.empty()) c.pieces.push_back({-1, "", std::move(global)});
     }
-    for (const RegionValue& r : regions) c.pieces.push_back({region_tag(mesh, c.key, r.region), r.region, r.components});
+    for (const RegionValue& r : regions) {
+        const int tag = region_tag(mesh, c.key, r.region);
+        c.pieces.push_back(r.data.given() ? data_piece(mesh, c.key, tag, r.region, r.data)
+                                          : CoefficientPiece{tag, r.region, r.components});
+    }
     if (c.pieces.empty()) return c;
     if (!regions.empty()) check_coverage(mesh, c);
     shape_components(c, mesh.dim);
@@ -215,7 +247,12 @@ Array<V> evaluate_coefficient(const ExecPtr& exec, const MeshCoefficient& c, con
     }
     const long long points = at.num_cells * at.per_cell;
     Array<V> out(exec, static_cast<std::size_t>(points * c.components));
-    for (const CoefficientPiece& piece : c.pieces)
+    for (const CoefficientPiece& piece : c.pieces) {
+        if (piece.field) {  // checked when the mesh was loaded (mesh/cell_fields.hpp)
+            const Array<double> values = Array<double>::from_host(exec, piece.field->values);
+            GPUFEM_DISPATCH(*exec, spread_cell_values(*exec, values.data(), at, piece.tag, c.components, out.data()));
+            continue;
+        }
         for (int k = 0; k < c.components; ++k) {
             const Expression expr(piece.components[k]);
             const Array<ExprInstruction> program = program_on(exec, expr);
@@ -227,6 +264,7 @@ Array<V> evaluate_coefficient(const ExecPtr& exec, const MeshCoefficient& c, con
                                                  piece.components[k], expr.evaluate(p.x[0], p.x[1], p.x[2]), p.x[0],
                                                  p.x[1], p.x[2], p.what, requirement(c)));
         }
+    }
     if (c.kind == CoefficientKind::kappa && c.components > 1) {
         const long long first = GPUFEM_DISPATCH(*exec, first_indefinite_tensor(*exec, out.data(), points, dim));
         if (first >= 0) {

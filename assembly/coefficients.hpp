@@ -19,11 +19,14 @@ namespace gpufem {
 enum class CoefficientKind { kappa, f, reaction, convection };
 
 /// One piece of a coefficient: the cells of a region (its physical tag and name) or every
-/// cell (tag -1), and its components' expressions.
+/// cell (tag -1), and its components' expressions, or the cell data its value is given by.
 struct CoefficientPiece {
     int tag = -1;
     std::string region;
     std::vector<std::string> components;
+    /// The per-cell field (one of the cell_fields of the mesh the coefficient was resolved
+    /// against) in place of components, or null.
+    const CellField* field = nullptr;
 };
 
 /// A coefficient of a problem resolved against a mesh; no pieces: the problem has none (no
@@ -46,7 +49,8 @@ struct MeshCoefficient {
 /// The coefficient of `kind` of the problem on the mesh. Throws std::runtime_error naming
 /// problem.KEY: a region that is not a physical group of the mesh's dimension (with those it
 /// has), cells in no region the map names (their groups and counts), a tensor with the wrong
-/// number of components, a constant kappa <= 0 or c < 0, a convection of the wrong size.
+/// number of components, a constant kappa <= 0 or c < 0, a convection of the wrong size, cell
+/// data the mesh was not loaded with (its fields are read and checked by the mesh loader).
 MeshCoefficient mesh_coefficient(const Mesh& mesh, const ProblemSpec& problem, CoefficientKind kind);
 
 /// Where point k of a CoefficientPoints lies, for messages: its position and what it is

@@ -83,9 +83,11 @@ double FeMemoryModel::inputs(double s) const
     const bool tensor = !problem_.kappa_tensor.empty() ||
                         std::any_of(problem_.kappa_regions.begin(), problem_.kappa_regions.end(),
                                     [](const RegionValue& r) { return r.components.size() > 1; });
-    const bool kappa_varies = tensor || !problem_.kappa_regions.empty() || !is_constant_expression(problem_.kappa);
-    const bool f_varies = !problem_.f_regions.empty() || !is_constant_expression(problem_.f);
-    const bool c_varies = !problem_.reaction_regions.empty() || !is_constant_expression(problem_.reaction);
+    const bool kappa_varies = tensor || !problem_.kappa_regions.empty() || problem_.kappa_data.given() ||
+                              !is_constant_expression(problem_.kappa);
+    const bool f_varies = !problem_.f_regions.empty() || problem_.f_data.given() || !is_constant_expression(problem_.f);
+    const bool c_varies = !problem_.reaction_regions.empty() || problem_.reaction_data.given() ||
+                          !is_constant_expression(problem_.reaction);
     const double convection = !problem_.convection_field.empty() || !problem_.convection_regions.empty()
                                   ? d_ : static_cast<double>(problem_.convection.size());
     const double coefficients = cells_ * q_ * s *

@@ -3,11 +3,13 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "assembly/boundary_conditions.hpp"
+#include "assembly/cell_data_requests.hpp"
 #include "assembly/coefficients.hpp"
 #include "assembly/element_data.hpp"
 #include "assembly/expression_kernels.hpp"
@@ -61,6 +63,7 @@ struct FiniteVolumeDiscretisation<V>::State {
     Array<index_type> own_cells;
     Array<std::uint8_t> cell_types;  ///< mixed meshes: each cell's type, on the executor
     Array<int> regions;              ///< each cell's region when kappa is given per region
+    Array<int> cell_sides;           ///< each cell's number when kappa is given as cell data
     Array<double> own_coordinates;
     Array<double> centroid, volume, kappa, source, reaction, velocity;
     Array<ExprInstruction> programs;
@@ -187,7 +190,12 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
         throw std::runtime_error(fmt::format("mesh {}: cell {} has no volume (degenerate cell)", mesh.source, bad));
     view.centroid = s->centroid.data();
     view.volume = s->volume.data();
-    if (!problem_.kappa_regions.empty()) {  // interfaces where kappa may jump
+    if (kappa_has_cell_data(problem_)) {  // kappa may jump across every face
+        std::vector<int> numbers(static_cast<std::size_t>(n));
+        std::iota(numbers.begin(), numbers.end(), 0);
+        s->cell_sides = Array<int>::from_host(exec, numbers);
+        view.region = s->cell_sides.data();
+    } else if (!problem_.kappa_regions.empty()) {  // interfaces where kappa may jump
         s->regions = cell_regions(exec, mesh);
         view.region = s->regions.data();
     }

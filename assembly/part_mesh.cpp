@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "linalg/cpu/chunked_loops.hpp"
+#include "mesh/cell_fields.hpp"
 
 namespace gpufem {
 namespace {
@@ -69,6 +70,7 @@ void copy_cells(const Mesh& whole, const std::vector<index_type>& cells, const s
         for (index_type c : cells) mesh.cell_types.push_back(whole.cell_types[static_cast<std::size_t>(c)]);
     if (!whole.cell_group.empty())
         for (index_type c : cells) mesh.cell_group.push_back(whole.cell_group[static_cast<std::size_t>(c)]);
+    mesh.cell_fields = cell_fields_of(whole.cell_fields, cells);
 }
 
 /// Whether every node of a facet row is held by the part (-1 entries aside).

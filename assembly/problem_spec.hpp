@@ -22,12 +22,22 @@ struct RobinCondition {
     std::string u_inf = "0";
 };
 
+/// A coefficient given as data: the per-cell field `field` of the mesh file's $ElementData
+/// (file "") or a cell array of the .vtu `file` on the same mesh (Mesh::cell_fields), constant
+/// on each cell.
+struct CellDataRef {
+    std::string field;  ///< "" = none
+    std::string file;   ///< "" = the mesh file; else the .vtu's path
+    bool given() const { return !field.empty(); }
+};
+
 /// A coefficient's value on one region (a physical group of the mesh's dimension): its
 /// components' expressions (a scalar: one; a velocity: one per dimension; a symmetric tensor:
 /// its upper triangle by rows, xx xy yy or xx xy xz yy yz zz).
 struct RegionValue {
     std::string region;
     std::vector<std::string> components;
+    CellDataRef data;  ///< given: the region's value is this cell data (components empty)
 };
 
 /// Coefficients and boundary data, all as expression texts (see Expression). A coefficient's
@@ -39,11 +49,14 @@ struct ProblemSpec {
     /// scalar kappa.
     std::vector<std::string> kappa_tensor;
     std::vector<RegionValue> kappa_regions;  ///< kappa per region (scalars or tensors)
+    CellDataRef kappa_data;                  ///< given: kappa everywhere is this cell data
     std::string f = "0";
     std::vector<RegionValue> f_regions;
+    CellDataRef f_data;
     /// c of the reaction term c u (>= 0); "0" and no regions: none.
     std::string reaction = "0";
     std::vector<RegionValue> reaction_regions;
+    CellDataRef reaction_data;
     std::string exact;                         ///< optional exact solution ("" = none)
     /// Constant convection velocity b (2 or 3 components; empty = no convection term). The
     /// term b . grad u makes the operator non-symmetric (solve with BiCGSTAB).
@@ -65,7 +78,7 @@ inline bool has_convection(const ProblemSpec& p)
 /// Whether the problem may have a reaction term c u (c given other than as the constant "0").
 inline bool has_reaction(const ProblemSpec& p)
 {
-    return p.reaction != "0" || !p.reaction_regions.empty();
+    return p.reaction != "0" || !p.reaction_regions.empty() || p.reaction_data.given();
 }
 
 /// Whether something besides Dirichlet conditions fixes the solution's constant: a Robin

@@ -8,6 +8,7 @@
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
+#include "mesh/gmsh_cell_data.hpp"
 #include "mesh/gmsh_element_types.hpp"
 #include "mesh/gmsh_node_numbering.hpp"
 #include "mesh/gmsh_session.hpp"
@@ -19,8 +20,9 @@ namespace {
 
 /// Cells of one type read from the Gmsh model: their node tags and physical group tags.
 struct RawCells {
-    std::vector<std::size_t> node_tags;  ///< nodes per cell, Gmsh node tags
-    std::vector<int> group;              ///< physical tag per cell (0 if none)
+    std::vector<std::size_t> node_tags;     ///< nodes per cell, Gmsh node tags
+    std::vector<int> group;                 ///< physical tag per cell (0 if none)
+    std::vector<std::size_t> element_tags;  ///< Gmsh element tag per cell, when asked for
 };
 
 /// The highest dimension (3 or 2) that has elements.
@@ -85,19 +87,20 @@ std::vector<PhysicalGroup> physical_groups(int dim)
 }
 
 /// The node tags of the cells of MSH type `type` on entity `tag`, fetched by Gmsh on all
-/// threads (its preallocated, task-parallel getElementsByType).
-std::vector<std::size_t> entity_cell_nodes(int type, int tag)
+/// threads (its preallocated, task-parallel getElementsByType); element_tags, when not null,
+/// gets their element tags.
+std::vector<std::size_t> entity_cell_nodes(int type, int tag, std::vector<std::size_t>* element_tags)
 {
-    std::vector<std::size_t> element_tags, node_tags;
-    gmsh::model::mesh::preallocateElementsByType(type, false, true, element_tags, node_tags, tag);
+    std::vector<std::size_t> no_element_tags, node_tags;  // not asked for: preallocated empty
+    std::vector<std::size_t>& elements = element_tags ? *element_tags : no_element_tags;
+    gmsh::model::mesh::preallocateElementsByType(type, element_tags != nullptr, true, elements, node_tags, tag);
     const long long tasks = std::max<long long>(1, std::min<long long>(omp_get_max_threads(),
                                                     static_cast<long long>(node_tags.size() / 4096)));
     std::string failure;  // an exception must not leave the parallel region
 #pragma omp parallel for schedule(static, 1)
     for (long long task = 0; task < tasks; ++task) {
-        std::vector<std::size_t> no_element_tags;  // not asked for: preallocated empty
         try {
-            gmsh::model::mesh::getElementsByType(type, no_element_tags, node_tags, tag,
+            gmsh::model::mesh::getElementsByType(type, elements, node_tags, tag,
                                                  static_cast<std::size_t>(task), static_cast<std::size_t>(tasks));
         } catch (const std::exception& error) {
 #pragma omp critical(gpufem_entity_cell_nodes)
@@ -127,9 +130,10 @@ void append_padded(RawCells& raw, std::vector<std::size_t>&& nodes, std::size_t 
 
 /// The cells of every entity of dimension dim, with the first physical group of their entity:
 /// cells of the given types (MSH numbers), each padded with 0 to nodes_per_cell node tags
-/// (Gmsh's tags start at 1); type_of_cell gets each cell's type (its index in gmsh_types).
+/// (Gmsh's tags start at 1); type_of_cell gets each cell's type (its index in gmsh_types);
+/// with element_tags, raw.element_tags gets each cell's element tag.
 RawCells read_cells(int dim, const std::vector<std::pair<int, LagrangeElement>>& gmsh_types,
-                    int nodes_per_cell, std::vector<std::uint8_t>* type_of_cell)
+                    int nodes_per_cell, std::vector<std::uint8_t>* type_of_cell, bool element_tags)
 {
     RawCells raw;
     gmsh::vectorpair entities;
@@ -145,7 +149,9 @@ RawCells read_cells(int dim, const std::vector<std::pair<int, LagrangeElement>>&
             if (index == gmsh_types.size()) continue;  // cell_types_of has listed every type
             const auto per_cell = static_cast<std::size_t>(
                 lagrange_node_count(gmsh_types[index].second.type, gmsh_types[index].second.degree));
-            std::vector<std::size_t> nodes = entity_cell_nodes(type, tag);
+            std::vector<std::size_t> tags;
+            std::vector<std::size_t> nodes = entity_cell_nodes(type, tag, element_tags ? &tags : nullptr);
+            raw.element_tags.insert(raw.element_tags.end(), tags.begin(), tags.end());
             const std::size_t count = nodes.size() / per_cell;
             append_padded(raw, std::move(nodes), per_cell, static_cast<std::size_t>(nodes_per_cell));
             raw.group.insert(raw.group.end(), count, group);
@@ -245,24 +251,27 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
 }
 
 
-/// The cells' groups (and, in a mixed mesh, types) from `raw`, repeated cells dropped.
+/// The cells' groups (and, in a mixed mesh, types; with raw.element_tags, their element tags
+/// into `element_tags`) from `raw`, repeated cells dropped.
 void set_groups_and_types(Mesh& mesh, RawCells& raw, const std::vector<std::uint8_t>& type_index,
-                          const std::vector<std::pair<int, LagrangeElement>>& types)
+                          const std::vector<std::pair<int, LagrangeElement>>& types,
+                          std::vector<std::size_t>& element_tags)
 {
-    if (types.size() == 1) {
-        mesh.cell_group = std::move(raw.group);
-        drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &mesh.cell_group);
-        return;
-    }
-    // Each cell's type rides along with its group through the removal of repeated cells.
-    std::vector<int> group_and_type(raw.group.size());
-    for (std::size_t c = 0; c < raw.group.size(); ++c) group_and_type[c] = raw.group[c] * 8 + type_index[c];
-    drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &group_and_type);
-    mesh.cell_group.resize(group_and_type.size());
-    mesh.cell_types.resize(group_and_type.size());
-    for (std::size_t c = 0; c < group_and_type.size(); ++c) {
-        mesh.cell_group[c] = group_and_type[c] >> 3;
-        mesh.cell_types[c] = static_cast<std::uint8_t>(types[static_cast<std::size_t>(group_and_type[c] & 7)].second.type);
+    // Each cell's number among those read rides along through the removal of repeated cells.
+    std::vector<int> origin(raw.group.size());
+    for (std::size_t c = 0; c < origin.size(); ++c) origin[c] = static_cast<int>(c);
+    drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &origin);
+    mesh.cell_group.resize(origin.size());
+    if (types.size() > 1) mesh.cell_types.resize(origin.size());
+    if (!raw.element_tags.empty()) element_tags.resize(origin.size());
+    const auto cells = static_cast<long long>(origin.size());
+#pragma omp parallel for schedule(static)
+    for (long long k = 0; k < cells; ++k) {
+        const auto c = static_cast<std::size_t>(k);
+        const auto from = static_cast<std::size_t>(origin[c]);
+        mesh.cell_group[c] = raw.group[from];
+        if (types.size() > 1) mesh.cell_types[c] = static_cast<std::uint8_t>(types[type_index[from]].second.type);
+        if (!raw.element_tags.empty()) element_tags[c] = raw.element_tags[from];
     }
 }
 
@@ -293,7 +302,8 @@ Mesh extract_mesh(const std::string& source, int order)
 
     StageLaps laps;
     std::vector<std::uint8_t> type_index;
-    RawCells raw = read_cells(mesh.dim, types, mesh.nodes_per_cell, types.size() > 1 ? &type_index : nullptr);
+    const bool views = gmsh_has_views();  // $ElementData needs each cell's element tag
+    RawCells raw = read_cells(mesh.dim, types, mesh.nodes_per_cell, types.size() > 1 ? &type_index : nullptr, views);
     laps.lap("Gmsh's elements read");
     checked_index(static_cast<std::int64_t>(raw.group.size()),
                   "number of cells of mesh '" + source + "'");
@@ -316,8 +326,10 @@ Mesh extract_mesh(const std::string& source, int order)
     raw.node_tags = {};
     mesh.coordinates = numbering.take_coordinates();
     laps.lap("cells numbered");
-    set_groups_and_types(mesh, raw, type_index, types);
+    std::vector<std::size_t> element_tags;
+    set_groups_and_types(mesh, raw, type_index, types, element_tags);
     laps.lap("repeated cells dropped");
+    if (views) mesh.cell_fields = gmsh_element_data(element_tags);
 
     mesh.subdomains = physical_groups(mesh.dim);
     for (const PhysicalGroup& group : physical_groups(mesh.dim - 1)) {

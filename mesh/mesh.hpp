@@ -100,6 +100,19 @@ struct RefinementParents {
     std::shared_ptr<const RefinementParents> previous;
 };
 
+/// A field given per cell with the mesh: a Gmsh file's $ElementData, or a .vtu file's cell
+/// array matched to the cells (mesh/cell_fields.hpp). Constant on each cell; a refined cell's
+/// children take its value, a part of the mesh its cells' values.
+struct CellField {
+    std::string name;
+    std::string file;    ///< the file it came from ("" = the mesh's own file)
+    int components = 1;  ///< values per cell
+    std::vector<double> values;  ///< components per cell, in the mesh's cell order
+    /// Cells the file gave no value for (their values NaN), and the first of them.
+    long long missing = 0;
+    long long first_missing = -1;
+};
+
 /// An unstructured mesh: cells of one type, or of several (a mixed mesh, cell_types).
 /// Nodes are those used by the cells, numbered 0..n-1: in Gmsh tag order for meshes from Gmsh,
 /// along the grid (x fastest) for the shapes gpufem generates.
@@ -120,6 +133,7 @@ struct Mesh {
     std::vector<PhysicalGroup> subdomains;   ///< physical groups of dimension dim
     std::vector<BoundaryFacets> boundaries;  ///< physical groups of dimension dim-1
     std::vector<IgnoredGroup> ignored_boundaries;  ///< groups of dimension dim-1 not usable
+    std::vector<CellField> cell_fields;      ///< per-cell data read with the mesh (may be empty)
     std::string source;                ///< where the mesh came from, for messages and reports
     MeshBuildTimes build_times;        ///< how long Gmsh and gpufem took to build it
     /// The same coordinates and cells on a device executor, or null. Whoever changes the host

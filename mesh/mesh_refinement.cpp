@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "linalg/array.hpp"
+#include "mesh/cell_fields.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/lattice_kernels.hpp"
@@ -539,6 +540,7 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
     checked_index(cells * stride, "cell node entries of mesh '" + mesh.source + "' refined");
     if (kinds > 1) out.cell_types.resize(static_cast<std::size_t>(cells));
     out.cell_group.resize(static_cast<std::size_t>(cells));
+    std::vector<index_type> parent(mesh.cell_fields.empty() ? 0 : static_cast<std::size_t>(cells));
     // Each parent's first child (by the host's threads: 500k parents, a few million entries).
     std::vector<long long> first_child(static_cast<std::size_t>(mesh.num_cells()) + 1, 0);
     for (index_type c = 0; c < mesh.num_cells(); ++c)
@@ -562,6 +564,7 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
                 static_cast<index_type>(next);
             if (kinds > 1) out.cell_types[next] = static_cast<std::uint8_t>(shape.type);
             out.cell_group[next] = mesh.cell_group.empty() ? 0 : mesh.cell_group[static_cast<std::size_t>(c)];
+            if (!parent.empty()) parent[next] = c;
             ++next;
         }
     }
@@ -573,6 +576,7 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
             GPUFEM_DISPATCH(*exec, copy_rows(*exec, shape.rows.data(), shape.nodes, nullptr, rows.data(), stride,
                                              to.data(), static_cast<long long>(destination[b][k].size()), shape.nodes));
         }
+    out.cell_fields = cell_fields_of(mesh.cell_fields, parent);
     children.clear();  // before the host copies: less memory at the peak
     convert_boundaries(mesh, out, 1, [&](const BoundaryFacets& facets, const std::string& where) {
         return split_facets(facets, facet_lattice_rows(facets, mesh, lattice, exec, where));
@@ -630,6 +634,11 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
     out.cell_group.resize(static_cast<std::size_t>(cells));
     for (std::size_t c = 0; c < mesh.cell_group.size(); ++c)
         std::fill_n(out.cell_group.begin() + static_cast<std::ptrdiff_t>(c * children), children, mesh.cell_group[c]);
+    if (!mesh.cell_fields.empty()) {  // child s of parent c is cell c children + s
+        std::vector<index_type> parent(static_cast<std::size_t>(cells));
+        for (long long i = 0; i < cells; ++i) parent[static_cast<std::size_t>(i)] = static_cast<index_type>(i / children);
+        out.cell_fields = cell_fields_of(mesh.cell_fields, parent);
+    }
     lattice_cells = Array<index_type>();  // before the host copies: less memory at the peak
     store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(refined), exec, host);
 
@@ -667,6 +676,7 @@ Mesh with_degree(const Mesh& mesh, int degree, const ExecPtr& exec)
     MeshLattice lattice = number_lattice(mesh, degree, exec);
     Mesh out = derived_mesh(mesh, degree);
     out.cell_group = mesh.cell_group;
+    out.cell_fields = mesh.cell_fields;
     // The vertices keep the first-order mesh's numbering (number_vertices: every node of a
     // first-order mesh is a vertex, numbered in node order), so its parents still hold.
     if (mesh.degree == 1) out.refined_from = mesh.refined_from;

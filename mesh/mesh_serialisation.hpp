@@ -149,6 +149,15 @@ void transfer_mesh(Io& io, MeshT& mesh)
         io.text(ignored.name);
         io.text(ignored.reason);
     }
+    io.count(mesh.cell_fields);
+    for (auto& field : mesh.cell_fields) {
+        io.text(field.name);
+        io.text(field.file);
+        io.value(field.components);
+        io.array(field.values);
+        io.value(field.missing);
+        io.value(field.first_missing);
+    }
     io.text(mesh.source);
     io.value(mesh.build_times);
 }

@@ -403,6 +403,7 @@ void check_degree_for_cells(const Mesh& mesh, int degree)
 
 Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec)
 {
+    resolve_cell_fields(coarse, spec.cell_fields);
     if (spec.gmsh_nodes) return coarse;
     check_degree_for_cells(coarse, spec.degree);
     const auto start = std::chrono::steady_clock::now();

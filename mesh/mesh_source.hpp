@@ -5,6 +5,7 @@
 #include <string>
 
 #include "linalg/executor.hpp"
+#include "mesh/cell_fields.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
@@ -50,6 +51,10 @@ struct MeshSpec {
                              ///< a high-order file's own)
     bool file_order = false; ///< a mesh file's cells of one type at the file's own order,
                              ///< whatever `degree` asks (gpufem mesh-info: the file as it is)
+    /// Files and .geo files: the per-cell fields the case uses (a mesh file's $ElementData, a
+    /// .vtu's cell arrays), resolved and checked before refinement (resolve_cell_fields); the
+    /// mesh keeps these alone.
+    std::vector<CellFieldRequest> cell_fields;
     bool gmsh_nodes = false; ///< tests only: refinement and high-order nodes by Gmsh, numbered as
                              ///< Gmsh numbers them (the reference gpufem's own are tested against)
 };
@@ -99,7 +104,8 @@ Mesh load_gmsh_mesh(const MeshSpec& spec, const GmshReadOptions& read = {});
 /// The rest of load_mesh for a mesh from load_gmsh_mesh: `spec.refine` uniform refinements and
 /// the nodes of `spec.degree`, numbered by gpufem, on `exec` (the CPU when null), after a size
 /// guard (MeshSourceError naming the largest refinement that fits). The time goes to
-/// build_times.refinement.
+/// build_times.refinement. spec.cell_fields are resolved first (MeshSourceError naming the
+/// key, file and field).
 Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec);
 
 /// Throws MeshSourceError naming the mesh and the shape unless every cell type of the mesh

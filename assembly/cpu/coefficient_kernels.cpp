@@ -27,6 +27,21 @@ long long evaluate_coefficient_piece(const Executor&, const ExprInstruction* pro
 }
 
 template <typename V>
+void spread_cell_values(const Executor&, const double* values, const CoefficientPoints& at, int tag, int components,
+                        V* out)
+{
+    const long long cells = at.num_cells;
+    const int per_cell = at.per_cell;
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < cells; ++c) {
+        if (tag >= 0 && at.region && at.region[c] != tag) continue;
+        for (int q = 0; q < per_cell; ++q)
+            for (int k = 0; k < components; ++k)
+                out[(c * per_cell + q) * components + k] = static_cast<V>(values[c] * cell_value_component(k, components));
+    }
+}
+
+template <typename V>
 long long first_indefinite_tensor(const Executor&, const V* values, long long points, int dim)
 {
     const int n = dim * (dim + 1) / 2;
@@ -35,6 +50,6 @@ long long first_indefinite_tensor(const Executor&, const V* values, long long po
     return -1;
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(evaluate_coefficient_piece, first_indefinite_tensor)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(evaluate_coefficient_piece, spread_cell_values, first_indefinite_tensor)
 
 }  // namespace gpufem::kernels::cpu

@@ -25,6 +25,19 @@ __global__ void piece_kernel(const ExprInstruction* __restrict__ program, Coeffi
     if (!passes(check, static_cast<double>(value))) atomicMin(first_failure, static_cast<unsigned long long>(k));
 }
 
+/// One thread per point of every cell, writing its components.
+template <typename V>
+__global__ void spread_kernel(const double* __restrict__ values, CoefficientPoints at, int tag, int components,
+                              V* __restrict__ out)
+{
+    const long long k = thread_index();
+    if (k >= at.num_cells * at.per_cell) return;
+    const long long c = k / at.per_cell;
+    if (tag >= 0 && at.region && at.region[c] != tag) return;
+    for (int j = 0; j < components; ++j)
+        out[k * components + j] = static_cast<V>(values[c] * cell_value_component(j, components));
+}
+
 template <typename V>
 __global__ void indefinite_kernel(const V* __restrict__ values, long long points, int dim,
                                   unsigned long long* first_failure)
@@ -50,6 +63,16 @@ long long evaluate_coefficient_piece(const Executor& exec, const ExprInstruction
 }
 
 template <typename V>
+void spread_cell_values(const Executor& exec, const double* values, const CoefficientPoints& at, int tag, int components,
+                        V* out)
+{
+    const long long points = at.num_cells * at.per_cell;
+    if (points == 0) return;
+    spread_kernel<V><<<grid_for(points), block_size, 0, stream_of(exec)>>>(values, at, tag, components, out);
+    GPUFEM_CUDA_CHECK(cudaGetLastError());
+}
+
+template <typename V>
 long long first_indefinite_tensor(const Executor& exec, const V* values, long long points, int dim)
 {
     if (points == 0) return -1;
@@ -59,6 +82,6 @@ long long first_indefinite_tensor(const Executor& exec, const V* values, long lo
     return first.fetch();
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(evaluate_coefficient_piece, first_indefinite_tensor)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(evaluate_coefficient_piece, spread_cell_values, first_indefinite_tensor)
 
 }  // namespace gpufem::kernels::cuda

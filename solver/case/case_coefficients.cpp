@@ -45,6 +45,38 @@ json tensor_json(const std::vector<std::string>& components)
     return out;
 }
 
+constexpr std::string_view cell_data_keys[] = {"cell_data", "file"};
+
+/// Whether value is a map naming cell data: {cell_data: NAME} or {cell_data: NAME, file: PATH}.
+bool is_cell_data_map(const CaseValue& value)
+{
+    return value.node.IsMap() && value.node["cell_data"].IsDefined();
+}
+
+/// A cell data map: the field's name, and the .vtu holding it ("" = the mesh file's own
+/// $ElementData; the path as written, resolved against the case's folder by the case reader).
+CellDataRef read_cell_data(const CaseReader& reader, const CaseValue& value)
+{
+    CellDataRef data;
+    for (const CaseValue& entry : reader.entries(value, cell_data_keys)) {
+        if (entry.key == "cell_data") data.field = reader.to_scalar(entry, "the name of a per-cell field");
+        else data.file = reader.to_scalar(entry, "a .vtu file on the same mesh");
+        if (entry.key == "file" && !data.file.ends_with(".vtu"))
+            reader.fail(entry, "expected a .vtu file (a cell array on the same mesh); the mesh file's own "
+                               "$ElementData needs no file");
+    }
+    if (data.field.empty()) reader.fail(value, "cell_data: expected the name of a per-cell field");
+    return data;
+}
+
+/// Cell data's JSON: {cell_data: NAME} and its file when given.
+json cell_data_json(const CellDataRef& data)
+{
+    json out = {{"cell_data", data.field}};
+    if (!data.file.empty()) out["file"] = data.file;
+    return out;
+}
+
 /// Fails unless a constant expression is > 0 (kappa) or >= 0 (c).
 void check_sign(const CaseReader& reader, const CaseValue& value, const std::string& text, bool strictly, const char* name)
 {
@@ -71,6 +103,10 @@ std::vector<std::string> read_vector(const CaseReader& reader, const CaseValue& 
 json read_kappa(const CaseReader& reader, const CaseValue& value, ProblemSpec& problem, std::vector<std::string>& kappas,
                 std::size_t max_kappas)
 {
+    if (is_cell_data_map(value)) {
+        problem.kappa_data = read_cell_data(reader, value);
+        return cell_data_json(problem.kappa_data);
+    }
     if (is_tensor_map(value)) {
         problem.kappa_tensor = read_tensor(reader, value);
         return tensor_json(problem.kappa_tensor);
@@ -79,7 +115,10 @@ json read_kappa(const CaseReader& reader, const CaseValue& value, ProblemSpec& p
         json out = json::object();
         for (const CaseValue& entry : reader.entries(value, {})) {
             RegionValue region{entry.key, {}};
-            if (is_tensor_map(entry)) {
+            if (is_cell_data_map(entry)) {
+                region.data = read_cell_data(reader, entry);
+                out[entry.key] = cell_data_json(region.data);
+            } else if (is_tensor_map(entry)) {
                 region.components = read_tensor(reader, entry);
                 out[entry.key] = tensor_json(region.components);
             } else {
@@ -103,8 +142,12 @@ json read_kappa(const CaseReader& reader, const CaseValue& value, ProblemSpec& p
 }
 
 json read_scalar_coefficient(const CaseReader& reader, const CaseValue& value, std::string& global,
-                             std::vector<RegionValue>& regions, bool nonnegative)
+                             std::vector<RegionValue>& regions, CellDataRef& data, bool nonnegative)
 {
+    if (is_cell_data_map(value)) {
+        data = read_cell_data(reader, value);
+        return cell_data_json(data);
+    }
     if (!value.node.IsMap()) {
         global = reader.to_expression(value);
         if (nonnegative) check_sign(reader, value, global, false, value.key.c_str());
@@ -112,6 +155,11 @@ json read_scalar_coefficient(const CaseReader& reader, const CaseValue& value, s
     }
     json out = json::object();
     for (const CaseValue& entry : reader.entries(value, {})) {
+        if (is_cell_data_map(entry)) {
+            regions.push_back({entry.key, {}, read_cell_data(reader, entry)});
+            out[entry.key] = cell_data_json(regions.back().data);
+            continue;
+        }
         const std::string text = reader.to_expression(entry);
         if (nonnegative) check_sign(reader, entry, text, false, value.key.c_str());
         regions.push_back({entry.key, {text}});

@@ -15,6 +15,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include "assembly/cell_data_requests.hpp"
 #include "assembly/expression.hpp"
 #include "assembly/operator_levels.hpp"
 #include "linalg/file_kind.hpp"
@@ -436,9 +437,10 @@ ProblemSpec read_problem(const CaseReader& reader, const CaseValue& value, json&
     if (const CaseValue* kappa = find_entry(entries, "kappa"))
         resolved["kappa"] = read_kappa(reader, *kappa, problem, kappas, max_kappas);
     if (const CaseValue* f = find_entry(entries, "f"))
-        resolved["f"] = read_scalar_coefficient(reader, *f, problem.f, problem.f_regions, false);
+        resolved["f"] = read_scalar_coefficient(reader, *f, problem.f, problem.f_regions, problem.f_data, false);
     if (const CaseValue* c = find_entry(entries, "c"))
-        resolved["c"] = read_scalar_coefficient(reader, *c, problem.reaction, problem.reaction_regions, true);
+        resolved["c"] = read_scalar_coefficient(reader, *c, problem.reaction, problem.reaction_regions, problem.reaction_data,
+                                               true);
     if (const CaseValue* exact = find_entry(entries, "exact")) {
         problem.exact = reader.to_expression(*exact);
     }
@@ -702,6 +704,25 @@ void read_degree_and_problem(const CaseReader& reader, const std::vector<CaseVal
     if (!spec.matrix) spec.problem = read_problem(reader, section_of(entries, "problem"), resolved["problem"], spec.kappas);
 }
 
+/// The problem's cell data: .vtu paths resolved against the case's folder, and the fields the
+/// mesh loader reads and checks with the mesh (spec.mesh.cell_fields); a built-in shape has none.
+void read_cell_data_requests(const CaseReader& reader, const std::vector<CaseValue>& entries, CaseSpec& spec,
+                             const fs::path& base_dir)
+{
+    ProblemSpec& p = spec.problem;
+    const auto resolve = [&](CellDataRef& data) {
+        if (!data.file.empty()) data.file = resolve_path(data.file, base_dir);
+    };
+    for (CellDataRef* data : {&p.kappa_data, &p.f_data, &p.reaction_data}) resolve(*data);
+    for (std::vector<RegionValue>* regions : {&p.kappa_regions, &p.f_regions, &p.reaction_regions})
+        for (RegionValue& r : *regions) resolve(r.data);
+    spec.mesh.cell_fields = cell_data_requests(p);
+    if (!spec.mesh.cell_fields.empty() && spec.mesh.kind == MeshSpec::Kind::shape)
+        reader.fail(section_of(entries, "problem"),
+                    "cell data (" + spec.mesh.cell_fields.front().key + ") comes with a mesh read by Gmsh (mesh.file, "
+                    "or mesh.geo with a .vtu file); the built-in shapes have none");
+}
+
 /// discretisation (not with a matrix), and what finite volumes refuse: an fv map without
 /// them, a degree other than 1.
 void read_discretisation(const CaseReader& reader, const std::vector<CaseValue>& entries, CaseSpec& spec)
@@ -813,6 +834,7 @@ CaseSpec parse_case_text(const std::string& text, const std::string& name,
     json resolved = json::object();
     read_system_source(reader, entries, root, base_dir, spec, resolved);
     read_degree_and_problem(reader, entries, spec, resolved);
+    if (!spec.matrix) read_cell_data_requests(reader, entries, spec, base_dir);
     read_discretisation(reader, entries, spec);
     read_format_choice(reader, entries, spec);
     read_format_settings(reader, entries, spec, resolved);

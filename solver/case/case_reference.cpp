@@ -208,7 +208,14 @@ problem:                   (map) -div(kappa grad u) + b . grad u + c u = f with 
                            a map from physical groups of the mesh's dimension (volumes in 3D,
                            surfaces in 2D) to values, {steel: 50, insulation: "0.04*(1 + x)"};
                            every cell must then lie in a region the map names (else an error
-                           names the groups left out and their cells)
+                           names the groups left out and their cells). kappa, f and c (or a
+                           region's value) may also be cell data, one value per cell:
+                           {cell_data: NAME} is the field NAME of the mesh file's $ElementData,
+                           {cell_data: NAME, file: F.vtu} a cell array of a .vtu on the same
+                           mesh (its cells matched by centroid, in any order; the cells as read,
+                           before mesh.refine, whose children take their parent's value); a
+                           mesh from mesh.file or mesh.geo only. Every cell needs a finite
+                           value (kappa > 0, c >= 0), one component
   kappa: EXPR              (number or expression, a list of them, a tensor or a map of regions,
                            default 1) diffusion coefficient; a constant must be > 0. A tensor
                            {xx: A, xy: B, yy: C} (3D also xz, yz, zz; off-diagonals default 0):

@@ -64,6 +64,13 @@ void pack_mesh(ByteWriter& out, const Mesh& mesh)
         out.text(ignored.name);
         out.text(ignored.reason);
     }
+    out.value<std::uint64_t>(mesh.cell_fields.size());
+    for (const CellField& field : mesh.cell_fields) {
+        out.text(field.name);
+        out.text(field.file);
+        out.value(field.components);
+        out.values(field.values);
+    }
     out.text(mesh.source);
 }
 
@@ -85,6 +92,14 @@ Mesh unpack_mesh(ByteReader& in)
         ignored.name = in.text();
         ignored.reason = in.text();
         mesh.ignored_boundaries.push_back(std::move(ignored));
+    }
+    for (auto n = in.value<std::uint64_t>(); n > 0; --n) {
+        CellField field;
+        field.name = in.text();
+        field.file = in.text();
+        field.components = in.value<int>();
+        in.values(field.values);
+        mesh.cell_fields.push_back(std::move(field));
     }
     mesh.source = in.text();
     return mesh;
