@@ -15,7 +15,7 @@ void cell_flux_integrals(const Executor& exec, const ElementData<V>& data, const
 
 /// The sum of values[c] over the n cells c with region[c] == tag (region null: over all n),
 /// in an order fixed by n alone (the same sum on every run).
-double region_sum(const Executor& exec, long long n, const int* region, int tag, const double* values)
+GPUFEM_KERNEL_INLINE double region_sum(const Executor& exec, long long n, const int* region, int tag, const double* values)
     GPUFEM_KERNEL_BODY
 
 /// For each cell and each of its nodes k (data's points are the reference nodes, kappa
