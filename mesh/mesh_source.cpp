@@ -14,7 +14,6 @@
 #include "linalg/file_kind.hpp"
 #include "linalg/host_threads.hpp"
 #include "mesh/kernel_shapes.hpp"
-#include "mesh/gmsh_element_types.hpp"
 #include "mesh/gmsh_cell_order.hpp"
 #include "mesh/gmsh_extract.hpp"
 #include "mesh/gmsh_mesh.hpp"
