@@ -32,7 +32,7 @@ double elapsed(const Executor& exec, clock_type::time_point start)
 
 template <typename V>
 LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
-                                 const LmaOptions& lma)
+                                 const LmaOptions& lma, const DirichletAdjustment<V>& adjust)
 {
     if (lma.symmetric && has_convection(problem))
         throw std::invalid_argument("format_options.lma.symmetric: the convection term makes the "
@@ -91,6 +91,7 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
             Array<double> coordinate_storage;
             const double* coordinates = double_coordinates(mesh, data, coordinate_storage);
             DirichletData<V> dirichlet = dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet);
+            if (adjust) adjust(dirichlet);
             system.dirichlet_count = dirichlet.count;
             if (dirichlet.count > 0) mask = std::move(dirichlet.mask);
             system.initial_guess = std::move(dirichlet.values);
@@ -130,9 +131,9 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
 }
 
 template LmaSystem<float> assemble_lma_system(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                              const LmaOptions&);
+                                              const LmaOptions&, const DirichletAdjustment<float>&);
 template LmaSystem<double> assemble_lma_system(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                               const LmaOptions&);
+                                               const LmaOptions&, const DirichletAdjustment<double>&);
 
 }  // namespace gpufem
 

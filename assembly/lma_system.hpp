@@ -2,6 +2,9 @@
 // The matrix-free (`lma`) system of a problem, built from the element matrices and loads
 // without forming the global matrix: the LMA operator, the eliminated right-hand side and the
 // initial guess, equal to what assemble_poisson gives with its CSR matrix.
+#include <functional>
+
+#include "assembly/boundary_data.hpp"
 #include "assembly/lma_operator.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "assembly/problem_spec.hpp"
@@ -26,14 +29,20 @@ struct LmaSystem {
     AssemblyTimes times;
 };
 
+/// Changes the Dirichlet data of the mesh's conditions before the operator is built (a rank's
+/// part: its ghosts' data as their owners have them); count must stay the masked nodes'.
+template <typename V>
+using DirichletAdjustment = std::function<void(DirichletData<V>&)>;
+
 /// Computes every cell's element matrix and load on exec (element kernels of the mesh's
 /// order), keeps the matrices as an LMA operator and scatters the loads, adds the Neumann
 /// load and eliminates the Dirichlet conditions: rhs_i = a_ii g_i on Dirichlet rows,
 /// rhs_i -= sum over Dirichlet j of a_ij g_j on the others (assemble_poisson's system, to
 /// rounding). Throws naming the problem key on bad coefficients or unknown groups, and for
-/// symmetric storage with a convection term (non-symmetric element matrices).
+/// symmetric storage with a convection term (non-symmetric element matrices). adjust, when
+/// given, changes the Dirichlet data first.
 template <typename V>
 LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
-                                 const LmaOptions& options);
+                                 const LmaOptions& options, const DirichletAdjustment<V>& adjust = {});
 
 }  // namespace gpufem

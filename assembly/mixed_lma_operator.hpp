@@ -34,6 +34,8 @@ public:
     /// "tetrahedra: ...; prisms: ..." (each block's parameters).
     std::string parameters() const override;
     bool graph_capturable() const override;
+    /// The blocks' operators, in the order given.
+    const std::vector<std::unique_ptr<LmaOperator<V>>>& blocks() const { return blocks_; }
     /// LmaOperator::eliminate_dirichlet for the sum: each block's lift, then the Dirichlet rows
     /// rhs_i = a_ii g_i with the summed diagonal.
     void eliminate_dirichlet(const Array<V>& g, Array<V>& rhs) const;

@@ -15,7 +15,7 @@ namespace gpufem {
 struct PartMesh {
     Mesh mesh;
     index_type own_cells = 0;
-    std::vector<index_type> global_cells;  ///< the whole mesh's number of each cell
+    std::vector<index_type> global_cells;  ///< the whole mesh's number of each cell (-1 past 2^31 - 1)
 };
 
 /// The mesh of numbering.part (see PartMesh) cut from the whole mesh: its own cells and the

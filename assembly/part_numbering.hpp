@@ -3,6 +3,7 @@
 // (mesh/mesh_partition.hpp): the part's owned unknowns first, then its ghosts grouped by the
 // rank that owns them (assembly/function_space.hpp's DofLayout), each with its global number
 // (the one-rank numbering, for output and for comparing with a one-rank run).
+#include <cstdint>
 #include <vector>
 
 #include "assembly/function_space.hpp"
@@ -42,5 +43,10 @@ std::vector<HaloPlan> halo_plans(const std::vector<PartNumbering>& numbering);
 /// makes from every part's numbering. Throws std::logic_error when a rank is asked for an
 /// unknown it does not own.
 HaloPlan halo_plan_from_owners(const Communicator& host, const PartNumbering& numbering);
+
+/// halo_plan_from_owners with each unknown named by a key instead of its global number (keys:
+/// one per unknown of layout, owned then ghosts; an owner's and a holder's copy of an unknown
+/// have the same key, and no two owned unknowns of a rank share one). Collective over host.
+HaloPlan halo_plan_from_keys(const Communicator& host, const DofLayout& layout, const std::vector<std::int64_t>& keys);
 
 }  // namespace gpufem

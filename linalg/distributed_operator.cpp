@@ -51,39 +51,74 @@ GhostRows<V> compress_ghost_rows(Csr<V> nonlocal)
             Array<index_type>::from_host(exec, rows)};
 }
 
+namespace {
+
+/// The assembled ghost columns: the owned rows' entries in ghost columns, kept for the rows
+/// that have any.
+template <typename V>
+class CsrGhostColumns final : public GhostColumns<V> {
+public:
+    explicit CsrGhostColumns(Csr<V> nonlocal) : rows_(compress_ghost_rows(std::move(nonlocal))) {}
+
+    void apply(V alpha, const Array<V>&, const Array<V>& ghosts, Array<V>& y) const override
+    {
+        if (rows_.block.rows == 0) return;
+        const Executor& e = *y.executor();
+        GPUFEM_DISPATCH(e, add_compressed_rows(e, rows_.block, rows_.row_of.data(), alpha, ghosts.data(), y.data()));
+    }
+    std::size_t bytes_stored() const override { return rows_.block.bytes_stored() + rows_.row_of.bytes(); }
+    /// The block, its row numbers, and y read and written on its rows.
+    std::size_t spmv_min_bytes() const override
+    {
+        return bytes_stored() + 2 * static_cast<std::size_t>(rows_.block.rows) * sizeof(V);
+    }
+
+private:
+    GhostRows<V> rows_;
+};
+
+}  // namespace
+
 template <typename V>
 DistributedOperator<V>::DistributedOperator(std::unique_ptr<LinearOperator<V>> local, Csr<V> nonlocal,
                                             const HaloPlan& halo, const Communicator& comm)
-    : local_(std::move(local)), halo_(halo, local_->executor(), comm), comm_(comm),
-      ghosts_(local_->executor(), static_cast<std::size_t>(halo.ghosts()))
+    : DistributedOperator(std::move(local), nullptr, halo, comm)
 {
     if (nonlocal.rows != local_->rows() || nonlocal.cols != halo.ghosts())
         throw std::invalid_argument("DistributedOperator: the non-local block is not owned rows x ghost columns");
-    ghost_rows_ = compress_ghost_rows(std::move(nonlocal));
+    ghost_part_ = std::make_unique<CsrGhostColumns<V>>(std::move(nonlocal));
+}
+
+template <typename V>
+DistributedOperator<V>::DistributedOperator(std::unique_ptr<LinearOperator<V>> local,
+                                            std::unique_ptr<GhostColumns<V>> ghost_part, const HaloPlan& halo,
+                                            const Communicator& comm)
+    : local_(std::move(local)), ghost_part_(std::move(ghost_part)), halo_(halo, local_->executor(), comm),
+      comm_(comm), ghosts_(local_->executor(), static_cast<std::size_t>(halo.ghosts()))
+{
     if (!local_->diagonal().empty()) this->set_diagonal(local_->diagonal().clone_to(local_->executor()));
 }
 
 template <typename V>
 std::size_t DistributedOperator<V>::bytes_stored() const
 {
-    return local_->bytes_stored() + ghost_rows_.block.bytes_stored() + ghost_rows_.row_of.bytes() +
-           ghosts_.size() * sizeof(V) + halo_.bytes_sent();
+    return local_->bytes_stored() + ghost_part_->bytes_stored() + ghosts_.size() * sizeof(V) + halo_.bytes_sent();
 }
 
 template <typename V>
 std::size_t DistributedOperator<V>::spmv_min_bytes() const
 {
-    // The ghost rows: their block, their row numbers, the ghosts, and y read and written there.
-    const auto touched = static_cast<std::size_t>(ghost_rows_.block.rows);
-    return local_->spmv_min_bytes() + ghost_rows_.block.bytes_stored() + ghost_rows_.row_of.bytes() +
-           ghosts_.size() * sizeof(V) + 2 * touched * sizeof(V);
+    return local_->spmv_min_bytes() + ghost_part_->spmv_min_bytes() + ghosts_.size() * sizeof(V);
 }
 
 template <typename V>
 std::string DistributedOperator<V>::parameters() const
 {
-    return fmt::format("{}{}{} ghosts, {} bytes sent per product", local_->parameters(),
-                       local_->parameters().empty() ? "" : "; ", ghosts_.size(), halo_.bytes_sent());
+    std::string out = local_->parameters();
+    const std::string ghost_part = ghost_part_->parameters();
+    if (!ghost_part.empty()) out += (out.empty() ? "" : "; ") + ghost_part;
+    return fmt::format("{}{}{} ghosts, {} bytes sent per product", out, out.empty() ? "" : "; ", ghosts_.size(),
+                       halo_.bytes_sent());
 }
 
 template <typename V>
@@ -99,16 +134,13 @@ void DistributedOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Arra
     halo_.start(x, ghosts_);
     local_->apply(alpha, x, beta, y);
     halo_.finish();
-    apply_ghost_columns(alpha, y);
+    apply_ghost_columns(alpha, x, y);
 }
 
 template <typename V>
-void DistributedOperator<V>::apply_ghost_columns(V alpha, Array<V>& y) const
+void DistributedOperator<V>::apply_ghost_columns(V alpha, const Array<V>& x, Array<V>& y) const
 {
-    const GhostRows<V>& g = ghost_rows_;
-    if (g.block.rows == 0) return;
-    const Executor& e = *local_->executor();
-    GPUFEM_DISPATCH(e, add_compressed_rows(e, g.block, g.row_of.data(), alpha, ghosts_.data(), y.data()));
+    ghost_part_->apply(alpha, x, ghosts_, y);
 }
 
 template GhostRows<float> compress_ghost_rows(Csr<float>);

@@ -3,10 +3,12 @@
 // some rows (and the matching unknowns); the columns of those rows are either owned here (the
 // local block, in any registered format) or ghosts owned elsewhere (the non-local block, CSR
 // over the ghost columns). y = A x fetches the ghost values of x through the halo, applies the
-// local block, then adds the non-local block's product.
+// local block, then adds the non-local block's product (or, for a matrix-free operator, the
+// cells that hold a ghost node: linalg/ghost_columns.hpp).
 #include <memory>
 
 #include "linalg/csr.hpp"
+#include "linalg/ghost_columns.hpp"
 #include "linalg/halo.hpp"
 #include "linalg/linear_operator.hpp"
 
@@ -47,6 +49,9 @@ public:
     /// through comm (which must outlive the operator).
     DistributedOperator(std::unique_ptr<LinearOperator<V>> local, Csr<V> nonlocal, const HaloPlan& halo,
                         const Communicator& comm);
+    /// local as above; ghost_part: what the rows add from the ghosts, applied after the halo.
+    DistributedOperator(std::unique_ptr<LinearOperator<V>> local, std::unique_ptr<GhostColumns<V>> ghost_part,
+                        const HaloPlan& halo, const Communicator& comm);
 
     index_type rows() const override { return local_->rows(); }
     index_type cols() const override { return local_->cols(); }
@@ -63,8 +68,8 @@ public:
     /// The owned x owned block (for benchmarks of the product's parts).
     const LinearOperator<V>& local_block() const { return *local_; }
     /// y += alpha times the ghost columns applied to the ghost values the last product
-    /// received (its rows with entries only).
-    void apply_ghost_columns(V alpha, Array<V>& y) const;
+    /// received (x: the owned values, which a matrix-free operator's boundary cells read too).
+    void apply_ghost_columns(V alpha, const Array<V>& x, Array<V>& y) const;
     /// The ghosts' exchange.
     const HaloExchange<V>& halo() const { return halo_; }
     /// The ghost values the last product received.
@@ -75,7 +80,7 @@ protected:
 
 private:
     std::unique_ptr<LinearOperator<V>> local_;
-    GhostRows<V> ghost_rows_;
+    std::unique_ptr<GhostColumns<V>> ghost_part_;
     HaloExchange<V> halo_;
     const Communicator& comm_;
     mutable Array<V> ghosts_;

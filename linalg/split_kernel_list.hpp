@@ -30,3 +30,18 @@ void mask_to_values(const Executor& exec, index_type n, const std::uint8_t* mask
 /// mask[i] = 1 where in[i] is not zero, 0 elsewhere, for i < n (values received as a mask).
 template <typename V>
 void values_to_mask(const Executor& exec, index_type n, const V* in, std::uint8_t* mask) GPUFEM_KERNEL_BODY
+
+// The boundary cells of a rank's matrix-free operator (cells with ghost nodes) read and write
+// a staging vector in the part's numbering (owned, then ghosts).
+
+/// to[at[k]] = from[at[k]] for k < n (the owned values the boundary cells read), and
+/// to[owned + g] = ghosts[g] for g < ghost_count.
+template <typename V>
+void stage_boundary_values(const Executor& exec, index_type n, const index_type* at, const V* from,
+                           index_type owned, index_type ghost_count, const V* ghosts, V* to) GPUFEM_KERNEL_BODY
+
+/// y[at[k]] += staged[at[k]] for k < n (at distinct, all below owned), then those entries and
+/// staged[owned .. owned + ghost_count) set to zero: the staging is clean for the next product.
+template <typename V>
+void add_boundary_rows(const Executor& exec, index_type n, const index_type* at, V* staged, index_type owned,
+                       index_type ghost_count, V* y) GPUFEM_KERNEL_BODY

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -504,6 +505,12 @@ Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device, MeshCacheSt
     }
     Mesh coarse = cached_gmsh_mesh(spec, [&] { return gmsh_mesh_isolated(spec); }, cache);
     return finish_gmsh_mesh(std::move(coarse), spec, device);
+}
+
+Mesh load_coarse_mesh_isolated(const MeshSpec& spec, MeshCacheStatus* cache)
+{
+    if (!mesh_needs_gmsh(spec)) throw std::invalid_argument("load_coarse_mesh_isolated: the mesh does not go through Gmsh");
+    return cached_gmsh_mesh(spec, [&] { return gmsh_mesh_isolated(spec); }, cache);
 }
 
 Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads)

@@ -49,6 +49,10 @@ void prestart_mesh_worker(const MeshSpec& spec);
 /// cache did.
 Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device = nullptr, MeshCacheStatus* cache = nullptr);
 
+/// load_mesh_isolated without finish_gmsh_mesh: the mesh as Gmsh made or read it (or its
+/// cache file), unrefined; spec must go through Gmsh. For runs whose ranks refine their parts.
+Mesh load_coarse_mesh_isolated(const MeshSpec& spec, MeshCacheStatus* cache = nullptr);
+
 /// The Gmsh part of load_mesh alone (load_gmsh_mesh: the mesh as Gmsh reads or makes it,
 /// unrefined, its cells of their geometric order), in a worker when one is set; spec must go
 /// through Gmsh (a file or a .geo). Throws as load_mesh_in_worker.

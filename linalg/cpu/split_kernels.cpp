@@ -65,6 +65,26 @@ void values_to_mask(const Executor&, index_type n, const V* in, std::uint8_t* ma
     for (index_type i = 0; i < n; ++i) mask[i] = in[i] != V(0);
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, add_compressed_rows, mask_to_values, values_to_mask)
+template <typename V>
+void stage_boundary_values(const Executor&, index_type n, const index_type* at, const V* from, index_type owned,
+                           index_type ghost_count, const V* ghosts, V* to)
+{
+    for (index_type k = 0; k < n; ++k) to[at[k]] = from[at[k]];
+    for (index_type g = 0; g < ghost_count; ++g) to[owned + g] = ghosts[g];
+}
+
+template <typename V>
+void add_boundary_rows(const Executor&, index_type n, const index_type* at, V* staged, index_type owned,
+                       index_type ghost_count, V* y)
+{
+    for (index_type k = 0; k < n; ++k) {
+        y[at[k]] += staged[at[k]];
+        staged[at[k]] = V(0);
+    }
+    for (index_type g = 0; g < ghost_count; ++g) staged[owned + g] = V(0);
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, add_compressed_rows, mask_to_values, values_to_mask,
+                                   stage_boundary_values, add_boundary_rows)
 
 }  // namespace gpufem::kernels::cpu

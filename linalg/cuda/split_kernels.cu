@@ -77,6 +77,33 @@ __global__ void values_to_mask_kernel(index_type n, const V* __restrict__ in, st
     if (i < n) mask[i] = in[i] != V(0);
 }
 
+template <typename V>
+__global__ void stage_kernel(index_type n, const index_type* __restrict__ at, const V* __restrict__ from,
+                             index_type owned, index_type ghost_count, const V* __restrict__ ghosts, V* __restrict__ to)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const index_type row = at[i];
+        to[row] = from[row];
+    } else if (i - n < ghost_count) {
+        to[owned + (i - n)] = ghosts[i - n];
+    }
+}
+
+template <typename V>
+__global__ void add_staged_kernel(index_type n, const index_type* __restrict__ at, V* __restrict__ staged,
+                                  index_type owned, index_type ghost_count, V* __restrict__ y)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const index_type row = at[i];
+        y[row] += staged[row];
+        staged[row] = V(0);
+    } else if (i - n < ghost_count) {
+        staged[owned + (i - n)] = V(0);
+    }
+}
+
 /// In-place exclusive scan of n values.
 void exclusive_scan(const Executor& exec, index_type* values, index_type n)
 {
@@ -137,6 +164,27 @@ void values_to_mask(const Executor& exec, index_type n, const V* in, std::uint8_
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, add_compressed_rows, mask_to_values, values_to_mask)
+template <typename V>
+void stage_boundary_values(const Executor& exec, index_type n, const index_type* at, const V* from, index_type owned,
+                           index_type ghost_count, const V* ghosts, V* to)
+{
+    if (n + ghost_count == 0) return;
+    stage_kernel<V><<<grid_for(n + ghost_count), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        n, at, from, owned, ghost_count, ghosts, to);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void add_boundary_rows(const Executor& exec, index_type n, const index_type* at, V* staged, index_type owned,
+                       index_type ghost_count, V* y)
+{
+    if (n + ghost_count == 0) return;
+    add_staged_kernel<V><<<grid_for(n + ghost_count), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+        n, at, staged, owned, ghost_count, y);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, add_compressed_rows, mask_to_values, values_to_mask,
+                                   stage_boundary_values, add_boundary_rows)
 
 }  // namespace gpufem::kernels::cuda

@@ -60,7 +60,7 @@ RankSpmvRow measure_rank(const DistributedSystem<V>& system, const RankGroup& gr
     const auto x = [&](int i) -> const Array<V>& { return xs[static_cast<std::size_t>(i) % xs.size()]; };
     row.local_seconds = timed(group, options, [&](int i) { op.local_block().apply(x(i), y); });
     row.halo_seconds = timed(group, options, [&](int i) { op.halo().update(x(i), ghosts); });
-    row.nonlocal_seconds = timed(group, options, [&](int) { op.apply_ghost_columns(V(1), y); });
+    row.nonlocal_seconds = timed(group, options, [&](int i) { op.apply_ghost_columns(V(1), x(i), y); });
     row.product_seconds = timed(group, options, [&](int i) { op.apply(x(i), y); });
     row.all_reduce_seconds = timed(group, options, [&](int) { group.device.all_reduce_sum(*group.exec, sums.data(), 3); });
     return row;

@@ -15,6 +15,7 @@
 #include "assembly/boundary_conditions.hpp"
 #include "assembly/grid_part.hpp"
 #include "assembly/lagrange_discretisation.hpp"
+#include "assembly/lma_operator.hpp"
 #include "assembly/operator_levels.hpp"
 #include "linalg/rank_messages.hpp"
 #include "mesh/grid_blocks.hpp"
@@ -28,6 +29,7 @@
 #include "solver/run/format_choice.hpp"
 #include "solver/run/output_files.hpp"
 #include "solver/run/part_fluxes.hpp"
+#include "solver/run/refined_parts.hpp"
 #include "solver/run/pipeline.hpp"
 #include "solver/run/solve_run.hpp"
 
@@ -55,17 +57,46 @@ void log_partition(const CellPartition& partition, double seconds)
 struct Partitioned {
     WholeMeshFacts facts;
     std::vector<std::vector<std::byte>> messages;
+    bool coarse = false;  ///< the messages are coarse layers each rank refines (refined_parts.hpp)
 };
+
+/// The partition of a coarse mesh whose ranks refine their parts: its facts scaled to the
+/// refined mesh's cells, and each rank's coarse cells.
+Partitioned partition_coarse(const CaseSpec& spec, const Mesh& coarse, int ranks)
+{
+    const CellPartition partition = partition_cells(coarse, ranks);
+    Partitioned out{whole_mesh_facts(coarse, partition), coarse_layers(coarse, partition), true};
+    const long long children = std::llround(std::pow(coarse.dim == 3 ? 8.0 : 4.0, spec.mesh.refine));
+    out.facts.num_cells *= children;
+    for (index_type& cells : out.facts.partition.cells_per_part) cells = static_cast<index_type>(cells * children);
+    if (out.facts.partition.edge_cut > 0)
+        out.facts.partition.edge_cut *= std::llround(std::pow(coarse.dim == 3 ? 4.0 : 2.0, spec.mesh.refine));
+    out.facts.partition.method += fmt::format(", of the {} coarse cells, each rank refining its own", coarse.num_cells());
+    return out;
+}
 
 /// Rank 0: the case's mesh loaded (and checked), its cells partitioned among the ranks, each
 /// rank's part, numbering and halo packed.
 Partitioned partition_case(const CaseSpec& spec, const ExecPtr& exec, int ranks, RankPhases& phases)
 {
-    const CaseMesh whole = load_case_mesh(spec, exec);
+    const bool by_parts = refined_by_parts(spec.mesh);
+    CaseMesh whole = load_case_mesh(spec, exec, MeshCopy::host_only, by_parts ? MeshStage::coarse : MeshStage::finished);
+    if (by_parts && !refines_parent_by_parent(whole.mesh)) {
+        // Prisms, pyramids and mixed meshes: refined here, then cut as any other mesh.
+        whole.mesh = finish_gmsh_mesh(std::move(whole.mesh), spec.mesh, exec);
+        whole.seconds += whole.mesh.build_times.refinement;
+    }
     phases.mesh = whole.seconds;
     const auto start = clock_type::now();
     const Mesh& mesh = whole.mesh;
     check_boundary_groups(mesh, spec.problem);
+    if (by_parts && refines_parent_by_parent(mesh)) {
+        Partitioned out = partition_coarse(spec, mesh, ranks);
+        out.facts.cache = whole.cache;
+        phases.partition = seconds_since(start);
+        log_partition(out.facts.partition, phases.partition);
+        return out;
+    }
     const CellPartition partition = partition_cells(mesh, ranks);
     Partitioned out{whole_mesh_facts(mesh, partition), {}};
     out.facts.cache = whole.cache;
@@ -106,6 +137,34 @@ void stop_if_any_failed(const Communicator& host, const std::exception_ptr& fail
     throw StoppedOnEveryRank(message, host.rank() == reporter);
 }
 
+/// This rank's part of the refined mesh from its coarse cells (refined_parts.hpp); a failure
+/// on any rank (a mesh too large for its memory) stops every rank. Rank 0's facts get the
+/// refined mesh's nodes.
+PartPayload refine_own_part(const CaseSpec& spec, const RankGroup& group, const CoarseLayer& layer,
+                            std::optional<WholeMeshFacts>& facts, RankPhases& phases)
+{
+    std::exception_ptr failure;
+    PartPayload part;
+    double refining = 0;
+    const auto start = clock_type::now();
+    try {
+        part = refined_part(layer, spec.mesh, group.exec, group.host, refining);
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    stop_if_any_failed(group.host, failure);
+    phases.mesh += refining;
+    phases.partition += seconds_since(start) - refining;
+    const double owned = part.numbering.layout.owned;
+    const std::vector<double> all = gather_on_every_rank(group.host, std::span<const double>(&owned, 1));
+    if (facts) {
+        facts->num_nodes = std::llround(std::accumulate(all.begin(), all.end(), 0.0));
+        facts->build_times.refinement = refining;
+    }
+    spdlog::info("refined the part: {} cells, {} owned nodes ({:.3f} s)", part.part.own_cells, owned, refining);
+    return part;
+}
+
 /// Every rank's part, cut by rank 0 from the whole mesh (a failure there, such as bad input,
 /// is reported to every rank before anything is sent) and sent to each rank.
 PartPayload receive_part(const CaseSpec& spec, const RankGroup& group, std::optional<WholeMeshFacts>& facts,
@@ -123,14 +182,15 @@ PartPayload receive_part(const CaseSpec& spec, const RankGroup& group, std::opti
     stop_if_any_failed(group.host, failure);
     const auto start = clock_type::now();
     std::vector<std::vector<std::byte>> messages;
+    const bool coarse = any_rank(group.host, whole && whole->coarse);
     if (whole) {
         messages = std::move(whole->messages);
         facts = std::move(whole->facts);
     }
     const std::vector<std::byte> mine = scatter_from_root(group.host, std::move(messages));
-    PartPayload part = unpack_part(mine);
     phases.scatter = seconds_since(start);
-    return part;
+    if (!coarse) return unpack_part(mine);
+    return refine_own_part(spec, group, unpack_coarse_layer(mine), facts, phases);
 }
 
 /// This rank's part of a generated box shape, made here: no rank builds the whole mesh and
@@ -382,7 +442,10 @@ void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
     if (spec.matrix) refuse("matrix: a Matrix Market system is solved on one rank only");
     if (spec.discretisation != DiscretisationKind::fe) refuse("discretisation: fv runs on one rank only");
     if (spec.format == auto_format_name) refuse("format: auto is not chosen across ranks; name a format");
-    if (find_operator(spec.format).matrix_free()) refuse("format " + spec.format + ": element matrices run on one rank only; use an assembled format");
+    if (find_operator(spec.format).matrix_free() &&
+        spec.format_options.get<LmaOptions>("lma").scatter != LmaScatter::atomic)
+        refuse("format_options.lma.scatter: colour runs on one rank only (its colours mix the cells applied before "
+               "and after the halo); use atomic");
     if (!spec.solver.preconditioner->across_ranks)
         refuse("solver.preconditioner " + spec.solver.preconditioner->name +
                ": only jacobi or none work across ranks so far");

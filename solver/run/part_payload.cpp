@@ -145,4 +145,26 @@ PartPayload unpack_part(std::span<const std::byte> bytes)
     return payload;
 }
 
+std::vector<std::byte> pack_coarse_layer(const CoarseLayer& layer)
+{
+    ByteWriter out;
+    pack_mesh(out, layer.mesh);
+    out.values(layer.global_cells);
+    out.values(layer.cell_part);
+    out.value(layer.parts);
+    return std::move(out.bytes());
+}
+
+CoarseLayer unpack_coarse_layer(std::span<const std::byte> bytes)
+{
+    ByteReader in(bytes);
+    CoarseLayer layer;
+    layer.mesh = unpack_mesh(in);
+    in.values(layer.global_cells);
+    in.values(layer.cell_part);
+    layer.parts = in.value<int>();
+    if (!in.done()) throw std::runtime_error("a rank's coarse cells have bytes past their end");
+    return layer;
+}
+
 }  // namespace gpufem

@@ -17,6 +17,21 @@ struct PartPayload {
     HaloPlan halo;
 };
 
+/// What rank 0 sends each rank when the ranks refine a coarse mesh part by part: the coarse
+/// cells within two layers of the rank's own (cells sharing a node with them, and the cells
+/// sharing a node with those), from which the rank's refined part and the owners of all its
+/// nodes follow (solver/run/refined_parts.hpp).
+struct CoarseLayer {
+    Mesh mesh;                             ///< those cells, their nodes in the whole mesh's order
+    std::vector<index_type> global_cells;  ///< each cell's number in the whole coarse mesh
+    std::vector<int> cell_part;            ///< each cell's part
+    int parts = 1;
+};
+
+/// The layer as bytes, and back (throws std::runtime_error when they are cut short).
+std::vector<std::byte> pack_coarse_layer(const CoarseLayer& layer);
+CoarseLayer unpack_coarse_layer(std::span<const std::byte> bytes);
+
 /// The payload as bytes (linalg/byte_stream.hpp).
 std::vector<std::byte> pack_part(const PartPayload& payload);
 

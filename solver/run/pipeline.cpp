@@ -117,7 +117,7 @@ std::shared_ptr<const MeshOnDevice> device_copy(const Mesh& mesh, const ExecPtr&
 
 }  // namespace
 
-CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec, MeshCopy copy)
+CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec, MeshCopy copy, MeshStage stage)
 {
     if (spec.matrix) {
         spdlog::info("case {}: reading {}{}", spec.name, spec.matrix->file.string(),
@@ -144,7 +144,8 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec, MeshCopy copy
     MeshCacheStatus cache;
     {
         const ProgressLine line("mesh", [] { return ProgressStatus{-1, -1, "Gmsh, extraction, refinement"}; });
-        out.mesh = load_mesh_isolated(spec.mesh, exec, &cache);
+        out.mesh = stage == MeshStage::finished ? load_mesh_isolated(spec.mesh, exec, &cache)
+                                                : load_coarse_mesh_isolated(spec.mesh, &cache);
         out.cache = cache.describe();
         if (copy == MeshCopy::also_on_device && exec && exec->is_cuda() && !out.mesh.device)
             out.mesh.device = device_copy(out.mesh, exec);
@@ -157,7 +158,8 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec, MeshCopy copy
     spdlog::info("mesh: {} cells ({}), {} nodes ({:.3f} s)", mesh.num_cells(),
                  mesh.describe_cells(), mesh.num_nodes(), out.seconds);
     // Checked before anything is assembled; the checks are part of the mesh phase's time.
-    out.seconds += validate_case_mesh(spec, mesh, exec, cache).seconds;
+    // (A coarse mesh's verdict is not kept beside the cache file: that is the finished mesh's.)
+    out.seconds += validate_case_mesh(spec, mesh, exec, stage == MeshStage::finished ? cache : MeshCacheStatus{}).seconds;
     return out;
 }
 

@@ -38,11 +38,16 @@ struct CaseMesh {
 /// upload it again); a rank that partitions the mesh does not hold the whole mesh there.
 enum class MeshCopy { host_only, also_on_device };
 
+/// How far a mesh from Gmsh is taken: finished (mesh.refine and mesh.degree's nodes applied),
+/// or coarse (as Gmsh made or read it: the ranks of a run refine their parts themselves).
+enum class MeshStage { finished, coarse };
+
 /// Loads or generates the case's mesh (mesh.degree's nodes), timed; a generated shape is also
 /// written on `exec` when that is a CUDA executor (assembly then uploads nothing), a mesh read
 /// from a file uploaded there when `copy` says so. A matrix case reads its Matrix Market files
-/// instead.
-CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec = nullptr, MeshCopy copy = MeshCopy::host_only);
+/// instead. MeshStage::coarse (a mesh through Gmsh only): checked, not refined or numbered.
+CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec = nullptr, MeshCopy copy = MeshCopy::host_only,
+                        MeshStage stage = MeshStage::finished);
 
 /// The discretisation of the case's problem on the loaded mesh (finite elements of the mesh's
 /// degree), or the external system of a matrix case; spec and input must outlive it.

@@ -205,6 +205,56 @@ TEST(DistributedRun, EachAssembledFormatStoresTheLocalBlock)
                                "boundary", "--set format=" + format, {3});
 }
 
+TEST(DistributedRun, TheMatrixFreeFormatAppliesTheCellsWithGhostsAfterTheHalo)
+{
+    // lma across ranks: the cells with owned nodes only while the halo moves, the others after
+    // it; against the one-rank assembled run (the same operator).
+    const std::string lma = "--set format=lma";
+    check_against_one_rank({"tets_p2_lma", "{shape: unit_cube, elements: tetrahedron, size: 0.2}", 2, "cg",
+                            "  neumann: {top: \"1\", back: \"x - y\"}\n"},
+                           "left", lma, {2, 3, 4});
+    check_against_one_rank({"quads_p3_lma", "{shape: unit_square, size: 0.1}", 3, "bicgstab", "  convection: [2, 1]\n"},
+                           "boundary", lma, {3});
+    check_against_one_rank({"hexes_p1_lma_symmetric", "{shape: unit_cube, size: 0.1}", 1}, "boundary",
+                           lma + " --set format_options.lma.symmetric=true", {2, 4});
+    TempDir geo;
+    geo.write("four.geo", cube_four_types(6));
+    check_against_one_rank({"mixed_p1_lma", "{geo: " + (geo.path() / "four.geo").string() + "}", 1}, "top", lma, {3});
+    TempDir dir;
+    const std::string halves = write_halves_geo(dir.path(), 2, 0.08);
+    check_text_against_one_rank("regions_robin_lma",
+                                "mesh: {geo: " + halves + "}\ndegree: 2\nproblem:\n"
+                                "  kappa: {soft: 1, hard: \"10 + x\"}\n  f: {soft: \"sin(3*x)\", hard: \"1 + y\"}\n"
+                                "  c: {soft: 0.5, hard: \"x*x\"}\n  robin: {boundary: {h: \"2 + x\", u_inf: \"1 - y\"}}\n"
+                                "solver: {preconditioner: jacobi, tolerance: 1e-12, max_iterations: 20000}\nbackend: cpu\n",
+                                "cg", lma, {2, 3}, dir);
+}
+
+TEST(DistributedRun, AGmshMeshIsRefinedPartByPart)
+{
+    // mesh.refine of a Gmsh mesh: rank 0 sends each rank the coarse cells within two layers of
+    // its own, each refines them; the refined pieces hold the one-rank solution.
+    TempDir dir;
+    const std::string problem = "problem:\n  kappa: {soft: 1, hard: \"10 + x\"}\n  f: {soft: \"sin(3*x)\", hard: \"1 + y\"}\n"
+                                "  dirichlet: {boundary: \"x + y*y\"}\n"
+                                "solver: {preconditioner: jacobi, tolerance: 1e-12, max_iterations: 20000}\nbackend: cpu\n";
+    const std::string tets = write_halves_geo(dir.path(), 3, 0.3);
+    check_text_against_one_rank("tets_refined", "mesh: {geo: " + tets + ", refine: 2, gmsh_threads: 1}\n" + problem, "cg",
+                                "", {2, 3, 4}, dir);
+    const nlohmann::json report = read_json(dir.path() / "np4" / "report.json");
+    EXPECT_NE(report["parallel"]["partition"]["method"].get<std::string>().find("each rank refining its own"),
+              std::string::npos) << report["parallel"]["partition"].dump();
+    EXPECT_EQ(report["mesh"]["cells"], read_json(dir.path() / "one" / "report.json")["mesh"]["cells"]);
+    const std::string quads = write_halves_geo(dir.path(), 2, 0.2, true);
+    check_text_against_one_rank("quads_refined_p2", "mesh: {geo: " + quads + ", refine: 2}\ndegree: 2\n" + problem, "cg",
+                                "", {3}, dir);
+    // Prisms refine block by block: rank 0 refines the whole mesh and cuts it as before.
+    TempDir geo;
+    geo.write("prisms.geo", cube_prisms(3));
+    check_against_one_rank({"prisms_refined", "{geo: " + (geo.path() / "prisms.geo").string() + ", refine: 1}", 1}, "top",
+                           "", {2});
+}
+
 TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
 {
     GPUFEM_REQUIRE_GPU();
@@ -216,6 +266,10 @@ TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
     geo.write("prisms.geo", cube_prisms(4));
     check_against_one_rank({"prisms_p1_cuda", "{geo: " + (geo.path() / "prisms.geo").string() + "}", 1}, "top",
                            "--backend cuda", {3});
+    // The matrix-free format's kernels on the device: the cells with ghosts staged after the halo.
+    check_against_one_rank({"tets_p2_lma_cuda", "{shape: unit_cube, elements: tetrahedron, size: 0.15}", 2, "cg",
+                            "  neumann: {top: \"1\"}\n"},
+                           "left", "--backend cuda --set format=lma", {2, 3});
 }
 
 TEST(DistributedRun, TheReferenceVariantToo)
@@ -261,6 +315,11 @@ TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("solver.preconditioner amg"), std::string::npos) << r.output;
     EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "result.pvtu"));
+    const CommandResult colour = run_case_on_ranks(2, dir, "colour.yaml", "mesh: {shape: unit_square, size: 0.1}\nformat: lma\n"
+                                                   "format_options: {lma: {scatter: colour}}\nsolver: {preconditioner: jacobi}\n"
+                                                   "backend: cpu\n");
+    EXPECT_EQ(colour.exit_code, 1) << colour.output;
+    EXPECT_NE(colour.output.find("format_options.lma.scatter: colour"), std::string::npos) << colour.output;
 }
 
 TEST(DistributedRun, BadMeshInputOnRankZeroStopsEveryRankBeforeAnythingIsSent)
