@@ -237,30 +237,36 @@ void write_mesh_cache_file(const MeshCacheKey& key, const Mesh& mesh)
     }
 }
 
-Mesh cached_gmsh_mesh(const MeshSpec& spec, const std::function<Mesh()>& make, MeshCacheStatus* status)
+Mesh cached_gmsh_mesh(const MeshSpec& spec, const std::function<GmshMesh()>& make, MeshCacheStatus* status)
 {
     MeshCacheStatus own;
     MeshCacheStatus& result = status ? *status : own;
     result = {};
-    MeshCacheLookup lookup = mesh_cache_key(spec);
+    const MeshCacheLookup lookup = mesh_cache_key(spec);
     if (!lookup.key) {
         result.reason = lookup.not_cached;
         if (spec.cache) spdlog::info("mesh: not cached: {}", lookup.not_cached);
-        return make();
+        return make().mesh;
     }
-    const MeshCacheKey& key = *lookup.key;
+    for (const MeshCacheKey* key : {&*lookup.key, &*lookup.degree_order_key}) {
+        result.file = key->file.string();
+        if (std::optional<Mesh> cached = load_from_cache(*key, result)) {
+            cached->source = gmsh_mesh_source(spec);  // stored by a run of maybe another degree
+            return std::move(*cached);
+        }
+    }
+    GmshMesh made = make();
+    const MeshCacheKey& key = lookup.key_for(made.order_from_degree);
     result.file = key.file.string();
-    if (std::optional<Mesh> cached = load_from_cache(key, result)) return std::move(*cached);
-    Mesh mesh = make();
-    store_in_cache(key, mesh, result);
-    return mesh;
+    store_in_cache(key, made.mesh, result);
+    return std::move(made.mesh);
 }
 
 bool mesh_cache_file_present(const MeshSpec& spec)
 {
     const MeshCacheLookup lookup = mesh_cache_key(spec);
     std::error_code error;
-    return lookup.key && fs::exists(lookup.key->file, error);
+    return lookup.key && (fs::exists(lookup.key->file, error) || fs::exists(lookup.degree_order_key->file, error));
 }
 
 }  // namespace gpufem

@@ -1,9 +1,11 @@
 #pragma once
 // The mesh cache: Gmsh's part of loading a mesh file or .geo file (what load_gmsh_mesh and the
-// mesh worker return, before gpufem's refinement and numbering) kept in a binary file beside
-// the mesh file, FOLDER/.gpufem-cache/NAME.<16 hex of the key>.gpumesh, and loaded from there
-// while nothing it depends on changed (the key: mesh_cache_key.hpp). A rerun with another
-// degree, solver or format then skips Gmsh, which takes minutes on large CAD parts.
+// mesh worker return, before gpufem's refinement and degree-k nodes) kept in a binary file
+// beside the mesh file, FOLDER/.gpufem-cache/NAME.<16 hex of the key>.gpumesh, and loaded from
+// there while nothing it depends on changed (the key: mesh_cache_key.hpp). A rerun, or one with
+// another degree, refinement, solver or format, then skips Gmsh, which takes minutes on large
+// CAD parts; only where the degree chooses the order of Gmsh's cells (curved geometry) does a
+// degree of another order mesh again.
 //
 // A cache file holds, in this order: the magic "GPUFEMMC", the format version (32 bits), the
 // key's SHA-256 (32 bytes), the key material as text (its length, 64 bits, then the text),
@@ -17,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "mesh/gmsh_mesh.hpp"
 #include "mesh/mesh.hpp"
 #include "mesh/mesh_cache_key.hpp"
 #include "mesh/mesh_source.hpp"
@@ -48,15 +51,16 @@ public:
 };
 
 /// Gmsh's part of loading `spec` from its cache file when one is there and passes every check,
-/// else from `make` (Gmsh, in the worker or in this process), then stored. Logs
-/// "mesh: from the cache FILE (N cells, T s)" on a hit, "mesh: cached to FILE (T s)" after a
-/// store, and a warning with the reason for a refused file or one that cannot be written. A hit's
-/// build_times are the reading time (gpufem), no Gmsh time. `status`, when given, gets what
-/// happened.
-Mesh cached_gmsh_mesh(const MeshSpec& spec, const std::function<Mesh()>& make, MeshCacheStatus* status = nullptr);
+/// else from `make` (Gmsh, in the worker or in this process), then stored under the key that
+/// applies to what `make` returned (MeshCacheLookup::key_for). Logs "mesh: from the cache FILE
+/// (N cells, T s)" on a hit, "mesh: cached to FILE (T s)" after a store, and a warning with the
+/// reason for a refused file or one that cannot be written. A hit's build_times are the reading
+/// time (gpufem), no Gmsh time, and its source names `spec` (gmsh_mesh_source). `status`, when
+/// given, gets what happened.
+Mesh cached_gmsh_mesh(const MeshSpec& spec, const std::function<GmshMesh()>& make, MeshCacheStatus* status = nullptr);
 
-/// Whether `spec` is cached and its cache file exists (not checked: a refused file is made
-/// again by the load), so that no mesh worker need be started ahead of the load.
+/// Whether `spec` is cached and a cache file of one of its keys exists (not checked: a refused
+/// file is made again by the load), so that no mesh worker need be started ahead of the load.
 bool mesh_cache_file_present(const MeshSpec& spec);
 
 /// The mesh in the cache file of `key`. Throws MeshCacheRefused naming the check that failed

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "mesh/geo_lexer.hpp"
+#include "mesh/gmsh_cell_order.hpp"
 #include "mesh/geo_references.hpp"
 #include "mesh/gmsh_session.hpp"
 
@@ -65,10 +66,11 @@ std::string outside_input_used(const std::string& text)
     return "";
 }
 
-/// The key's inputs as text: the format, gpufem's and Gmsh's versions, the files' digests and the spec's
-/// fields that reach the mesh worker and can change the mesh.
-std::string key_material(const MeshSpec& spec, const std::vector<MeshInputFile>& files,
-                         const std::vector<Sha256Digest>& digests)
+/// The key's inputs as text, but for the order of Gmsh's cells: the format, gpufem's and Gmsh's
+/// versions, the files' digests and the spec's fields that reach the mesh worker and can change
+/// Gmsh's mesh.
+std::string shared_key_material(const MeshSpec& spec, const std::vector<MeshInputFile>& files,
+                                const std::vector<Sha256Digest>& digests)
 {
     std::ostringstream text;
     text.precision(17);
@@ -84,13 +86,14 @@ std::string key_material(const MeshSpec& spec, const std::vector<MeshInputFile>&
     text << "shape " << spec.shape << "\n"
          << "elements " << spec.elements << "\n"
          << "size " << spec.size << "\n"
-         << "refine " << spec.refine << "\n"
-         << "degree " << spec.degree << "\n"
          << "geometry_order " << spec.geometry_order << "\n"
          << "gmsh_nodes " << spec.gmsh_nodes << "\n"
          << "file_order " << spec.file_order << "\n"
          << "gmsh_threads " << spec.gmsh_threads << "\n"
          << "allow_commands " << spec.allow_commands << "\n";
+    if (spec.gmsh_nodes)  // Gmsh refines and places every node
+        text << "refine " << spec.refine << "\n"
+             << "degree " << spec.degree << "\n";
     return text.str();
 }
 
@@ -101,6 +104,19 @@ fs::path cache_file_path(const std::string& mesh_path, const Sha256Digest& diges
     const fs::path mesh(mesh_path);
     return mesh.parent_path() / ".gpufem-cache" /
            (mesh.stem().string() + "." + hex_digest(digest, 8) + ".gpumesh");
+}
+
+/// The lookup of a spec that is not cached, and why.
+MeshCacheLookup uncached(std::string reason) { return {std::nullopt, std::nullopt, std::move(reason)}; }
+
+/// The key of `spec` whose inputs are `material`.
+MeshCacheKey key_of(const MeshSpec& spec, std::string material)
+{
+    MeshCacheKey key;
+    key.material = std::move(material);
+    key.digest = sha256_of(key.material.data(), key.material.size());
+    key.file = cache_file_path(spec.path, key.digest);
+    return key;
 }
 
 /// The reason a script or options file `text` (named `what`) cannot be cached, or "".
@@ -117,31 +133,30 @@ std::string gmsh_library_version() { return GetGmshVersion(); }
 
 MeshCacheLookup mesh_cache_key(const MeshSpec& spec)
 {
-    if (spec.kind == MeshSpec::Kind::shape) return {std::nullopt, "a built-in shape has no mesh file to keep a cache beside"};
-    if (!spec.cache) return {std::nullopt, "mesh.cache: false"};
+    if (spec.kind == MeshSpec::Kind::shape) return uncached("a built-in shape has no mesh file to keep a cache beside");
+    if (!spec.cache) return uncached("mesh.cache: false");
     if (spec.allow_commands)
-        return {std::nullopt, "mesh.allow_commands: true lets the script read any file and run programs, which no cache key covers"};
+        return uncached("mesh.allow_commands: true lets the script read any file and run programs, which no cache key covers");
     std::vector<MeshInputFile> files;
     try {
         files = mesh_input_files(spec.path, spec.kind == MeshSpec::Kind::geo);
     } catch (const MeshSourceError& error) {
-        return {std::nullopt, error.what()};  // the input guard reports it when the mesh is loaded
+        return uncached(error.what());  // the input guard reports it when the mesh is loaded
     }
     std::vector<Sha256Digest> digests;
     for (const MeshInputFile& file : files) {
         std::string text;
         const bool script = file.kind == MeshInputFile::Kind::script;
         const auto digest = file_digest(file.path, script ? &text : nullptr);
-        if (!digest) return {std::nullopt, "'" + file.path + "' cannot be read"};
+        if (!digest) return uncached("'" + file.path + "' cannot be read");
         if (const std::string refusal = script ? uncachable_script(text, "'" + file.path + "'") : ""; !refusal.empty())
-            return {std::nullopt, refusal};
+            return uncached(refusal);
         digests.push_back(*digest);
     }
-    MeshCacheKey key;
-    key.material = key_material(spec, files, digests);
-    key.digest = sha256_of(key.material.data(), key.material.size());
-    key.file = cache_file_path(spec.path, key.digest);
-    return {std::move(key), ""};
+    const std::string shared = shared_key_material(spec, files, digests);
+    return {key_of(spec, shared + "cells' order: Gmsh's own, whatever the degree\n"),
+            key_of(spec, shared + "cells' order: the degree's, " + std::to_string(degree_geometry_order(spec)) + "\n"),
+            ""};
 }
 
 }  // namespace gpufem

@@ -14,8 +14,9 @@
 #include "linalg/file_kind.hpp"
 #include "linalg/host_threads.hpp"
 #include "mesh/kernel_shapes.hpp"
-#include "mesh/gmsh_element_types.hpp"
+#include "mesh/gmsh_cell_order.hpp"
 #include "mesh/gmsh_extract.hpp"
+#include "mesh/gmsh_mesh.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/gmsh_shapes.hpp"
 #include "mesh/mesh_input_guard.hpp"
@@ -25,9 +26,6 @@
 
 namespace gpufem {
 namespace {
-
-/// Highest element order gpufem handles.
-constexpr int max_mesh_order = 4;
 
 /// Throws unless `path` names a readable regular file; `what` is "mesh file" or "geometry file".
 void check_readable(const std::string& path, const std::string& what)
@@ -92,78 +90,10 @@ void check_order(int order, const std::string& context)
                               ")");
 }
 
-/// Whether the current model has a curve or surface other than a straight line or a plane
-/// (Gmsh's types; a .msh file's discrete entities count as curved): only there do Gmsh's
-/// high-order nodes add anything to straight-sided cells.
-bool model_is_curved()
-{
-    for (int dim : {1, 2}) {
-        gmsh::vectorpair entities;
-        gmsh::model::getEntities(entities, dim);
-        for (const auto& [d, tag] : entities) {
-            std::string type;
-            gmsh::model::getType(d, tag, type);
-            if (type != (d == 1 ? "Line" : "Plane")) return true;
-        }
-    }
-    return false;
-}
-
-/// Whether the current model's cells are of one type among triangles, quadrilaterals,
-/// tetrahedra and hexahedra (of any order): the cells gpufem reads at any order (several
-/// types, prisms and pyramids only at order 1).
-bool model_cells_take_any_order()
-{
-    std::vector<int> types;
-    gmsh::model::mesh::getElementTypes(types, gmsh::model::getDimension());
-    if (types.size() != 1) return false;
-    const std::optional<LagrangeElement> element = lagrange_element_from_gmsh(types[0]);
-    return element && (element->type == ElementType::triangle || element->type == ElementType::quadrilateral ||
-                       element->type == ElementType::tetrahedron || element->type == ElementType::hexahedron);
-}
-
-/// The order of the cells Gmsh gives gpufem (see MeshSpec::geometry_order); `file_order` is
-/// the order of a .msh file's cells (0 for meshes Gmsh makes). With spec.gmsh_nodes, the degree.
-/// Cells of several types, prisms and pyramids stay straight-sided (order 1): gpufem reads
-/// them at order 1 only and places their higher-degree nodes itself.
-int gmsh_cell_order(const MeshSpec& spec, int file_order, const std::string& context)
-{
-    if (spec.gmsh_nodes) return spec.degree;
-    if (spec.file_order && file_order > 1 && model_cells_take_any_order()) return file_order;
-    if (spec.geometry_order == 0 && file_order <= 1 && !model_cells_take_any_order()) return 1;
-    if (spec.geometry_order != 0) {
-        if (spec.geometry_order < 1 || spec.geometry_order > max_mesh_order)
-            throw MeshSourceError(context + ": geometry_order must be between 1 and " +
-                                  std::to_string(max_mesh_order) + " (got " +
-                                  std::to_string(spec.geometry_order) + ")");
-        return spec.geometry_order;
-    }
-    // Straight-sided cells describe lines and planes exactly: gpufem places every other node.
-    if (file_order == 1 || !model_is_curved()) return 1;
-    // A refined mesh takes its new nodes from its parents' maps: at least order 2, so that
-    // it keeps following the curves (the degree-1 mesh made at the end has its vertices there).
-    return spec.refine > 0 ? std::max(spec.degree, 2) : spec.degree;
-}
-
 /// Refines with Gmsh (spec.gmsh_nodes only; gpufem refines every other mesh itself).
 void gmsh_refinement(const MeshSpec& spec, const std::string& context)
 {
     if (spec.gmsh_nodes) refine_mesh(spec.refine, context);
-}
-
-/// Gives the current model's mesh complete Lagrange elements of `order` (Gmsh's setOrder):
-/// high-order nodes on the geometry where Gmsh knows it (the curves and surfaces of shapes
-/// and .geo files), interpolated on the discrete entities of a .msh file; no high-order
-/// optimisation. A mesh already of that order is left as it is (a file's own high-order
-/// nodes are kept). `source` names the mesh in errors.
-void set_mesh_order(int order, const std::string& source)
-{
-    if (mesh_cell_order(source) == order) return;
-    gmsh::option::setNumber("Mesh.SecondOrderIncomplete", 0);  // complete Lagrange elements
-    gmsh::option::setNumber("Mesh.SecondOrderLinear", 0);      // nodes on the geometry
-    gmsh::option::setNumber("Mesh.HighOrderOptimize", 0);      // keep Gmsh's placement
-    run_gmsh_step("mesh '" + source + "', order " + std::to_string(order),
-                  [&] { gmsh::model::mesh::setOrder(order); });
 }
 
 /// `name` followed by its details in parentheses, "a.geo (h=0.2, refine 1, order 3)"; just
@@ -196,14 +126,18 @@ double seconds_since(std::chrono::steady_clock::time_point start)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// Extracts the current model's mesh, with the Gmsh time since `start` and the extraction's.
-Mesh timed_extract(const std::string& source, int degree, std::chrono::steady_clock::time_point start)
+/// Gives the current model's mesh the order gmsh_cell_order chooses (`file_order` as there)
+/// and extracts it, with the Gmsh time since `start` and the extraction's.
+GmshMesh ordered_extract(const MeshSpec& spec, int file_order, const std::string& source, const std::string& context,
+                         std::chrono::steady_clock::time_point start)
 {
+    const GmshCellOrder order = gmsh_cell_order(spec, file_order, context);
+    set_mesh_order(order.order, source);
     const double gmsh = seconds_since(start);
     const auto extraction = std::chrono::steady_clock::now();
-    Mesh mesh = extract_mesh(source, degree);
-    mesh.build_times = {gmsh, seconds_since(extraction)};
-    return mesh;
+    GmshMesh out{extract_mesh(source, order.order), order.from_degree};
+    out.mesh.build_times = {gmsh, seconds_since(extraction)};
+    return out;
 }
 
 /// Has Gmsh read the input as `read` says (Gmsh merges a FILE.opt beside it), as one step.
@@ -215,7 +149,7 @@ void open_in_gmsh(const MeshSpec& spec, const GmshReadOptions& read, const std::
 }
 
 /// Reads a .msh file (any MSH version Gmsh reads), optionally refined.
-Mesh load_file(const MeshSpec& spec, const GmshReadOptions& read)
+GmshMesh load_file(const MeshSpec& spec, const GmshReadOptions& read)
 {
     const std::string context = "mesh file '" + spec.path + "'";
     check_readable(spec.path, "mesh file");
@@ -236,12 +170,8 @@ Mesh load_file(const MeshSpec& spec, const GmshReadOptions& read)
     try {
         open_in_gmsh(spec, read, context);
         gmsh_refinement(spec, context);
-        std::vector<std::string> details;
-        add_order_detail(spec.degree, details);
-        const std::string source = described(spec.path, details);
-        const int order = gmsh_cell_order(spec, mesh_cell_order(source), context);
-        set_mesh_order(order, source);
-        return timed_extract(source, order, start);
+        const std::string source = gmsh_mesh_source(spec);
+        return ordered_extract(spec, mesh_cell_order(source), source, context, start);
     } catch (...) {
         rethrow_as_mesh_error(context);
     }
@@ -264,7 +194,7 @@ void use_parallel_meshing(const MeshSpec& spec, const GmshSession& session)
 
 /// Meshes a .geo file in its own dimension; `size` caps the element size (Mesh.MeshSizeMax,
 /// finer sizes set in the file are kept), then refines.
-Mesh load_geo(const MeshSpec& spec, const GmshReadOptions& read)
+GmshMesh load_geo(const MeshSpec& spec, const GmshReadOptions& read)
 {
     const std::string context = "geometry file '" + spec.path + "'";
     check_readable(spec.path, "geometry file");
@@ -276,11 +206,7 @@ Mesh load_geo(const MeshSpec& spec, const GmshReadOptions& read)
     if (!spec.allow_commands && !mesh_input_guard_bypassed()) {
         check_geo_commands(spec.path);  // with its FILE.opt and the files it reads
     }
-    std::vector<std::string> details;
-    if (spec.size > 0.0) details.push_back(size_text(spec.size));
-    if (spec.size > 0.0 || spec.refine > 0) details.push_back("refine " + std::to_string(spec.refine));
-    add_order_detail(spec.degree, details);
-    const std::string source = described(spec.path, details);
+    const std::string source = gmsh_mesh_source(spec);
     GmshSession session;
     const auto start = std::chrono::steady_clock::now();
     try {
@@ -293,9 +219,7 @@ Mesh load_geo(const MeshSpec& spec, const GmshReadOptions& read)
         if (spec.size > 0.0) gmsh::option::setNumber("Mesh.MeshSizeMax", spec.size);
         run_gmsh_step(context + ", meshing", [&] { gmsh::model::mesh::generate(dim); }, GmshLog::last_error);
         gmsh_refinement(spec, context);
-        const int order = gmsh_cell_order(spec, 0, context);
-        set_mesh_order(order, source);
-        return timed_extract(source, order, start);
+        return ordered_extract(spec, 0, source, context, start);
     } catch (...) {
         rethrow_as_mesh_error(context);
     }
@@ -315,8 +239,9 @@ std::string checked_shape_source(const MeshSpec& spec, const ShapeRequest& reque
     return source;
 }
 
-/// Builds, meshes and refines a built-in shape (generated ones also on `device`).
-Mesh load_shape(const MeshSpec& spec, const ExecPtr& device)
+/// Builds, meshes and refines a built-in shape (generated ones also on `device`, their order
+/// the degree gpufem numbered, not Gmsh's).
+GmshMesh load_shape(const MeshSpec& spec, const ExecPtr& device)
 {
     const ShapeRequest request = resolve_shape(spec.shape, spec.elements, spec.size);
     const std::string source = checked_shape_source(spec, request);
@@ -324,16 +249,14 @@ Mesh load_shape(const MeshSpec& spec, const ExecPtr& device)
         const auto start = std::chrono::steady_clock::now();
         Mesh mesh = generate_shape_mesh(request, spec.refine, spec.degree, source, device);
         mesh.build_times.gpufem = seconds_since(start);
-        return mesh;
+        return {std::move(mesh), false};
     }
     GmshSession session;
     const auto start = std::chrono::steady_clock::now();
     try {
         mesh_shape(request, source);
         gmsh_refinement(spec, source);
-        const int order = gmsh_cell_order(spec, 0, source);
-        set_mesh_order(order, source);
-        return timed_extract(source, order, start);
+        return ordered_extract(spec, 0, source, source, start);
     } catch (...) {
         rethrow_as_mesh_error(source);
     }
@@ -379,7 +302,7 @@ bool mesh_needs_gmsh(const MeshSpec& spec)
     return spec.kind != MeshSpec::Kind::shape || !is_generated_shape(spec.shape);
 }
 
-Mesh load_gmsh_mesh(const MeshSpec& spec, const GmshReadOptions& read)
+GmshMesh load_gmsh_mesh_and_order(const MeshSpec& spec, const GmshReadOptions& read)
 {
     switch (spec.kind) {
     case MeshSpec::Kind::file: return load_file(spec, read);
@@ -387,6 +310,22 @@ Mesh load_gmsh_mesh(const MeshSpec& spec, const GmshReadOptions& read)
     case MeshSpec::Kind::shape: return load_shape(spec, nullptr);
     }
     throw MeshSourceError("load_mesh: unknown mesh source kind");
+}
+
+Mesh load_gmsh_mesh(const MeshSpec& spec, const GmshReadOptions& read)
+{
+    return load_gmsh_mesh_and_order(spec, read).mesh;
+}
+
+std::string gmsh_mesh_source(const MeshSpec& spec)
+{
+    std::vector<std::string> details;
+    if (spec.kind == MeshSpec::Kind::geo) {
+        if (spec.size > 0.0) details.push_back(size_text(spec.size));
+        if (spec.size > 0.0 || spec.refine > 0) details.push_back("refine " + std::to_string(spec.refine));
+    }
+    add_order_detail(spec.degree, details);
+    return described(spec.path, details);
 }
 
 void check_degree_for_cells(const Mesh& mesh, int degree)
@@ -405,6 +344,9 @@ Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec)
 {
     resolve_cell_fields(coarse, spec.cell_fields);
     if (spec.gmsh_nodes) return coarse;
+    // Checked here too: a mesh from the cache did not pass load_gmsh_mesh's checks for this spec.
+    check_refine(spec.refine, "mesh '" + coarse.source + "'");
+    check_order(spec.degree, "mesh '" + coarse.source + "'");
     check_degree_for_cells(coarse, spec.degree);
     const auto start = std::chrono::steady_clock::now();
     const ExecPtr on = exec ? exec : Executor::create_cpu();
@@ -437,7 +379,7 @@ MeshSpec mesh_spec_for_path(const std::string& path)
 
 Mesh load_mesh(const MeshSpec& spec, const ExecPtr& device)
 {
-    if (!mesh_needs_gmsh(spec)) return load_shape(spec, device);
+    if (!mesh_needs_gmsh(spec)) return load_shape(spec, device).mesh;
     return finish_gmsh_mesh(load_gmsh_mesh(spec), spec, device);
 }
 

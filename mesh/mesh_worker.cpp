@@ -26,6 +26,7 @@
 
 #include "linalg/host_memory.hpp"
 #include "linalg/host_threads.hpp"
+#include "mesh/gmsh_mesh.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_cache.hpp"
 #include "mesh/mesh_serialisation.hpp"
@@ -123,6 +124,14 @@ void transfer_spec(Io& io, Spec& spec, Threads& threads)
     io.value(spec.gmsh_nodes);
     io.value(spec.gmsh_threads);
     io.value(threads);
+}
+
+/// The reply's mesh: Gmsh's mesh, then whether the degree chose its cells' order.
+template <typename Io, typename Made>
+void transfer_gmsh_mesh(Io& io, Made& made)
+{
+    transfer_mesh(io, made.mesh);
+    io.value(made.order_from_degree);
 }
 
 /// A file descriptor closed on scope exit.
@@ -340,7 +349,7 @@ WorkerProcess take_prestarted_worker(const std::string& executable, const std::s
 struct WorkerAnswer {
     WorkerReply reply = WorkerReply::error;
     std::string message;
-    Mesh mesh;
+    GmshMesh made;
 };
 
 /// `seconds` after `start`.
@@ -373,7 +382,7 @@ WorkerAnswer receive_answer(int fd, const MeshSpec& spec)
         receiver.value(answer.reply);
     }
     if (answer.reply == WorkerReply::mesh)
-        transfer_mesh(receiver, answer.mesh);
+        transfer_gmsh_mesh(receiver, answer.made);
     else
         receiver.text(answer.message);
     return answer;
@@ -397,7 +406,7 @@ std::string time_limit_message(const MeshSpec& spec, const std::string& name, bo
 
 /// The worker's meshing: the sandbox entered (its input files opened into `inputs` first)
 /// unless spec allows commands, then load_gmsh_mesh; `out` gets the script_read note.
-Mesh load_in_sandbox(const MeshSpec& spec, Channel& out, std::optional<SandboxedInputs>& inputs)
+GmshMesh load_in_sandbox(const MeshSpec& spec, Channel& out, std::optional<SandboxedInputs>& inputs)
 {
     GmshReadOptions read;
     if (spec.allow_commands) {
@@ -414,59 +423,11 @@ Mesh load_in_sandbox(const MeshSpec& spec, Channel& out, std::optional<Sandboxed
             // gpufem is gone or stopped waiting; the reply fails the same way.
         }
     };
-    return load_gmsh_mesh(spec, read);
+    return load_gmsh_mesh_and_order(spec, read);
 }
 
-}  // namespace
-
-void prestart_mesh_worker(const MeshSpec& spec)
-{
-    const std::lock_guard lock(worker_mutex);
-    if (worker_executable.empty() || !mesh_needs_gmsh(spec) || prestarted_worker) return;
-    if (mesh_cache_file_present(spec)) return;  // a hit needs no worker; a refused file's load starts one
-    try {
-        prestarted_worker.emplace(start_worker(worker_executable, request_bytes(spec, host_threads())));
-    } catch (const MeshSourceError&) {
-        // The load starts its own worker and reports the failure there.
-    }
-}
-
-void set_mesh_worker(const std::string& executable)
-{
-    std::optional<WorkerProcess> ended;  // ended outside the lock
-    const std::lock_guard lock(worker_mutex);
-    worker_executable = executable;
-    if (prestarted_worker && prestarted_worker->executable != executable) ended.swap(prestarted_worker);
-}
-
-Mesh load_gmsh_mesh_isolated(const MeshSpec& spec)
-{
-    std::string executable;
-    {
-        const std::lock_guard lock(worker_mutex);
-        executable = worker_executable;
-    }
-    if (executable.empty()) return load_gmsh_mesh(spec);
-    return load_mesh_in_worker(spec, executable, host_threads());
-}
-
-Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device, MeshCacheStatus* cache)
-{
-    if (!mesh_needs_gmsh(spec)) {
-        if (cache) *cache = {MeshCacheStatus::Outcome::off, "", "a built-in shape", ""};
-        return load_mesh(spec, device);
-    }
-    Mesh coarse = cached_gmsh_mesh(spec, [&] { return load_gmsh_mesh_isolated(spec); }, cache);
-    return finish_gmsh_mesh(std::move(coarse), spec, device);
-}
-
-Mesh load_coarse_mesh_isolated(const MeshSpec& spec, MeshCacheStatus* cache)
-{
-    if (!mesh_needs_gmsh(spec)) throw std::invalid_argument("load_coarse_mesh_isolated: the mesh does not go through Gmsh");
-    return cached_gmsh_mesh(spec, [&] { return load_gmsh_mesh_isolated(spec); }, cache);
-}
-
-Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads)
+/// load_mesh_in_worker, with whether the degree chose the cells' order.
+GmshMesh gmsh_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads)
 {
     const std::string what = worker_name(executable);
     const std::string request = request_bytes(spec, threads);
@@ -497,7 +458,64 @@ Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, in
         throw MeshSourceError("meshing " + name + ": " + what + " " + describe_exit(status));
     if (answer.reply == WorkerReply::out_of_memory) throw std::bad_alloc();
     if (answer.reply != WorkerReply::mesh) throw MeshSourceError(answer.message);
-    return std::move(answer.mesh);
+    return std::move(answer.made);
+}
+
+/// load_gmsh_mesh_isolated, with whether the degree chose the cells' order.
+GmshMesh gmsh_mesh_isolated(const MeshSpec& spec)
+{
+    std::string executable;
+    {
+        const std::lock_guard lock(worker_mutex);
+        executable = worker_executable;
+    }
+    if (executable.empty()) return load_gmsh_mesh_and_order(spec);
+    return gmsh_mesh_in_worker(spec, executable, host_threads());
+}
+
+}  // namespace
+
+void prestart_mesh_worker(const MeshSpec& spec)
+{
+    const std::lock_guard lock(worker_mutex);
+    if (worker_executable.empty() || !mesh_needs_gmsh(spec) || prestarted_worker) return;
+    if (mesh_cache_file_present(spec)) return;  // a hit needs no worker; a refused file's load starts one
+    try {
+        prestarted_worker.emplace(start_worker(worker_executable, request_bytes(spec, host_threads())));
+    } catch (const MeshSourceError&) {
+        // The load starts its own worker and reports the failure there.
+    }
+}
+
+void set_mesh_worker(const std::string& executable)
+{
+    std::optional<WorkerProcess> ended;  // ended outside the lock
+    const std::lock_guard lock(worker_mutex);
+    worker_executable = executable;
+    if (prestarted_worker && prestarted_worker->executable != executable) ended.swap(prestarted_worker);
+}
+
+Mesh load_gmsh_mesh_isolated(const MeshSpec& spec) { return gmsh_mesh_isolated(spec).mesh; }
+
+Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device, MeshCacheStatus* cache)
+{
+    if (!mesh_needs_gmsh(spec)) {
+        if (cache) *cache = {MeshCacheStatus::Outcome::off, "", "a built-in shape", ""};
+        return load_mesh(spec, device);
+    }
+    Mesh coarse = cached_gmsh_mesh(spec, [&] { return gmsh_mesh_isolated(spec); }, cache);
+    return finish_gmsh_mesh(std::move(coarse), spec, device);
+}
+
+Mesh load_coarse_mesh_isolated(const MeshSpec& spec, MeshCacheStatus* cache)
+{
+    if (!mesh_needs_gmsh(spec)) throw std::invalid_argument("load_coarse_mesh_isolated: the mesh does not go through Gmsh");
+    return cached_gmsh_mesh(spec, [&] { return gmsh_mesh_isolated(spec); }, cache);
+}
+
+Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads)
+{
+    return gmsh_mesh_in_worker(spec, executable, threads).mesh;
 }
 
 int run_mesh_worker()
@@ -526,11 +544,11 @@ int run_mesh_worker()
     }
     WorkerReply reply = WorkerReply::mesh;
     std::string message;
-    Mesh mesh;
+    GmshMesh made;
     std::optional<SandboxedInputs> inputs;
     try {
         set_host_threads(threads);
-        mesh = load_in_sandbox(spec, out, inputs);
+        made = load_in_sandbox(spec, out, inputs);
     } catch (const std::bad_alloc&) {
         reply = WorkerReply::out_of_memory;
         message = "out of memory";
@@ -542,7 +560,7 @@ int run_mesh_worker()
         Sender sender{out};
         sender.value(reply);
         if (reply == WorkerReply::mesh)
-            transfer_mesh(sender, mesh);
+            transfer_gmsh_mesh(sender, made);
         else
             sender.text(message);
     } catch (const ChannelClosed&) {

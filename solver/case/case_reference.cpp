@@ -146,9 +146,12 @@ mesh:                      (map, required) where the mesh comes from: exactly on
   cache: true              (boolean; file and geo) keep Gmsh's mesh in .gpufem-cache/ beside the
                            mesh file and load it from there on the next run, skipping Gmsh,
                            while the file, its FILE.opt, the files it includes or merges,
-                           Gmsh's version and the options that reach Gmsh (size, refine,
-                           degree, geometry_order, gmsh_threads) are unchanged; a damaged or mismatching cache file is refused with a
-                           warning and made again. false (or `gpufem run --no-mesh-cache`):
+                           Gmsh's version and the options that reach Gmsh (size,
+                           geometry_order, gmsh_threads) are unchanged; refine and degree are
+                           applied after loading, and change Gmsh's mesh only on curved
+                           geometry, where Gmsh's cells take the degree's order (at least 2
+                           when refined). A damaged or mismatching cache file is refused with
+                           a warning and made again. false (or `gpufem run --no-mesh-cache`):
                            neither read nor write it. Built-in shapes are never cached
   min_quality: 1e-8        (0..1; file and geo) refuse the mesh when a cell's quality (its area
                            or volume against an ideal cell's with the same longest edge: 1 for

@@ -11,67 +11,61 @@ namespace {
 
 using nlohmann::json;
 
-/// The record format; a record of another is ignored.
-constexpr int check_record_format = 1;
+/// The record format; a record of another is ignored (and replaced by the next write).
+constexpr int check_record_format = 2;
+
+/// The most verdicts a record keeps (the oldest go first): one per refinement, degree and
+/// quality bounds a case was run with.
+constexpr std::size_t max_verdicts = 16;
 
 /// The record's path beside the cache file.
 std::string record_path(const std::string& cache_file) { return cache_file + ".checks"; }
 
-/// What a record must match: the format, the cache file's size, the mesh's counts and the
-/// quality bounds.
-json record_identity(const std::string& cache_file, const Mesh& mesh, const QualityLimits& limits)
+/// What a verdict must match: the cache file's size, the final mesh's counts, the refinement
+/// and degree that made it from the cached mesh, and the quality bounds.
+json verdict_identity(const std::string& cache_file, const Mesh& mesh, const CheckedMeshSettings& settings)
 {
     std::error_code error;
     const auto bytes = std::filesystem::file_size(cache_file, error);
-    return {{"format", check_record_format}, {"cache_bytes", error ? 0 : bytes}, {"cells", mesh.num_cells()},
-            {"nodes", mesh.num_nodes()}, {"min_quality", limits.refuse}, {"warn_quality", limits.warn}};
+    return {{"cache_bytes", error ? 0 : bytes}, {"cells", mesh.num_cells()},   {"nodes", mesh.num_nodes()},
+            {"refine", settings.refine},        {"degree", settings.degree},   {"min_quality", settings.limits.refuse},
+            {"warn_quality", settings.limits.warn}};
 }
 
-}  // namespace
-
-void remove_check_record(const std::string& cache_file)
-{
-    std::error_code error;
-    std::filesystem::remove(record_path(cache_file), error);
-}
-
-std::optional<MeshValidation> read_check_record(const std::string& cache_file, const Mesh& mesh,
-                                                const QualityLimits& limits)
+/// The verdicts of the record beside `cache_file` (none when it is missing, unreadable or of
+/// another format).
+json read_verdicts(const std::string& cache_file)
 {
     std::ifstream in(record_path(cache_file));
-    if (!in) return std::nullopt;
+    if (!in) return json::array();
     try {
         const json record = json::parse(in);
-        if (record.at("identity") != record_identity(cache_file, mesh, limits) || record.at("parts").get<index_type>() != 1)
-            return std::nullopt;
-        MeshValidation checked;
-        checked.quality.worst = record.at("worst").get<double>();
-        checked.quality.worst_cell = record.at("worst_cell").get<long long>();
-        checked.quality.poor = record.at("poor").get<long long>();
-        checked.conformity.checked = record.at("conformity_checked").get<bool>();
-        checked.conformity.interior_faces = record.at("interior_faces").get<long long>();
-        checked.conformity.boundary_faces = record.at("boundary_faces").get<long long>();
-        checked.parts = 1;
-        checked.from_record = true;
-        return checked;
+        if (record.at("format") != check_record_format || !record.at("verdicts").is_array()) return json::array();
+        return record.at("verdicts");
     } catch (const json::exception&) {
-        return std::nullopt;
+        return json::array();
     }
 }
 
-bool write_check_record(const std::string& cache_file, const Mesh& mesh, const QualityLimits& limits,
-                        const MeshValidation& checked)
+/// The verdict `entry` of a record.
+MeshValidation verdict_of(const json& entry)
 {
-    if (checked.parts != 1) return false;
-    const json record = {{"identity", record_identity(cache_file, mesh, limits)},
-                         {"worst", checked.quality.worst},
-                         {"worst_cell", checked.quality.worst_cell},
-                         {"poor", checked.quality.poor},
-                         {"conformity_checked", checked.conformity.checked},
-                         {"interior_faces", checked.conformity.interior_faces},
-                         {"boundary_faces", checked.conformity.boundary_faces},
-                         {"parts", checked.parts}};
-    // Written whole under another name, then renamed: a reader never sees half a record.
+    MeshValidation checked;
+    checked.quality.worst = entry.at("worst").get<double>();
+    checked.quality.worst_cell = entry.at("worst_cell").get<long long>();
+    checked.quality.poor = entry.at("poor").get<long long>();
+    checked.conformity.checked = entry.at("conformity_checked").get<bool>();
+    checked.conformity.interior_faces = entry.at("interior_faces").get<long long>();
+    checked.conformity.boundary_faces = entry.at("boundary_faces").get<long long>();
+    checked.parts = 1;
+    checked.from_record = true;
+    return checked;
+}
+
+/// Writes `record` as the record beside `cache_file`: whole under another name, then renamed,
+/// so that a reader never sees half a record.
+bool write_record(const std::string& cache_file, const json& record)
+{
     const std::string path = record_path(cache_file),
                       partial = path + ".partial." + std::to_string(static_cast<long long>(::getpid()));
     {
@@ -83,6 +77,46 @@ bool write_check_record(const std::string& cache_file, const Mesh& mesh, const Q
     std::filesystem::rename(partial, path, error);
     if (error) std::filesystem::remove(partial, error);
     return !error;
+}
+
+}  // namespace
+
+void remove_check_record(const std::string& cache_file)
+{
+    std::error_code error;
+    std::filesystem::remove(record_path(cache_file), error);
+}
+
+std::optional<MeshValidation> read_check_record(const std::string& cache_file, const Mesh& mesh,
+                                                const CheckedMeshSettings& settings)
+{
+    const json identity = verdict_identity(cache_file, mesh, settings);
+    try {
+        for (const json& entry : read_verdicts(cache_file))
+            if (entry.at("identity") == identity && entry.at("parts").get<index_type>() == 1) return verdict_of(entry);
+    } catch (const json::exception&) {
+    }
+    return std::nullopt;
+}
+
+bool write_check_record(const std::string& cache_file, const Mesh& mesh, const CheckedMeshSettings& settings,
+                        const MeshValidation& checked)
+{
+    if (checked.parts != 1) return false;
+    const json identity = verdict_identity(cache_file, mesh, settings);
+    json verdicts = json::array();
+    for (const json& entry : read_verdicts(cache_file))  // the other settings' verdicts stay
+        if (!entry.contains("identity") || entry["identity"] != identity) verdicts.push_back(entry);
+    verdicts.push_back({{"identity", identity},
+                        {"worst", checked.quality.worst},
+                        {"worst_cell", checked.quality.worst_cell},
+                        {"poor", checked.quality.poor},
+                        {"conformity_checked", checked.conformity.checked},
+                        {"interior_faces", checked.conformity.interior_faces},
+                        {"boundary_faces", checked.conformity.boundary_faces},
+                        {"parts", checked.parts}});
+    if (verdicts.size() > max_verdicts) verdicts.erase(verdicts.begin(), verdicts.end() - max_verdicts);
+    return write_record(cache_file, {{"format", check_record_format}, {"verdicts", verdicts}});
 }
 
 }  // namespace gpufem

@@ -141,11 +141,12 @@ MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const 
         return {};
     }
     const QualityLimits limits{spec.mesh.min_quality, spec.mesh.warn_quality};
+    const CheckedMeshSettings settings{spec.mesh.refine, spec.mesh.degree, limits};
     std::optional<MeshValidation> kept;
-    if (cache.outcome == MeshCacheStatus::Outcome::hit) kept = read_check_record(cache.file, mesh, limits);
+    if (cache.outcome == MeshCacheStatus::Outcome::hit) kept = read_check_record(cache.file, mesh, settings);
     if (cache.outcome == MeshCacheStatus::Outcome::stored) remove_check_record(cache.file);  // another mesh's
     MeshValidation out = kept ? *kept : check_gmsh_mesh(spec, mesh, exec, limits);
-    if (!kept && has_cache_file(cache) && !write_check_record(cache.file, mesh, limits, out))
+    if (!kept && has_cache_file(cache) && !write_check_record(cache.file, mesh, settings, out))
         spdlog::debug("mesh checks: verdict not kept beside {}", cache.file);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (out.quality.poor > 0)
@@ -158,7 +159,7 @@ MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const 
                                                       out.conformity.interior_faces, out.conformity.boundary_faces)
                                         : std::string("conformity not checked"),
                  out.quality.worst, out.parts, out.parts == 1 ? "" : "s", out.seconds,
-                 out.from_record ? ", as found when the cache file was made" : "");
+                 out.from_record ? ", as found by an earlier run on the cached mesh" : "");
     return out;
 }
 

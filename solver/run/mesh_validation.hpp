@@ -25,7 +25,7 @@ struct MeshValidation {
 
 /// Checks the case's mesh (see the file comment), unless gpufem generated it (a shape: valid by
 /// construction) or `cache` loaded it from a cache file beside which the verdict is kept for
-/// the case's quality bounds; the face matching runs on exec (null: the CPU). Keeps the verdict
+/// the case's refinement, degree and quality bounds; the face matching runs on exec (null: the CPU). Keeps the verdict
 /// beside a cache file hit or stored. Throws MeshSourceError naming the mesh, the cell, its face
 /// and the node; logs a warning for poor cells and a line with what was checked.
 MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec,

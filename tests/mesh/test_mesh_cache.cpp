@@ -18,6 +18,7 @@
 #include "mesh/mesh_cache_key.hpp"
 #include "mesh/mesh_serialisation.hpp"
 #include "mesh/mesh_worker.hpp"
+#include "tests/mesh/mesh_cache_test_support.hpp"
 #include "tests/mesh/mesh_test_support.hpp"
 
 namespace gpufem {
@@ -64,62 +65,10 @@ $Elements
 $EndElements
 )";
 
-/// A cached spec of `kind` for the file at `path`, meshed on one thread.
-MeshSpec cached_spec(const fs::path& path, MeshSpec::Kind kind = MeshSpec::Kind::geo)
-{
-    MeshSpec spec;
-    spec.kind = kind;
-    spec.path = path.string();
-    spec.cache = true;
-    spec.gmsh_threads = 1;
-    return spec;
-}
-
-/// Loads Gmsh's part of `spec` through the cache, meshing in this process; counts the meshings.
-struct CountingLoad {
-    int meshings = 0;
-    MeshCacheStatus status;
-
-    Mesh operator()(const MeshSpec& spec)
-    {
-        return cached_gmsh_mesh(spec, [&] {
-            ++meshings;
-            return load_gmsh_mesh(spec);
-        }, &status);
-    }
-};
-
-/// Every byte transfer_mesh carries, apart from the build times.
-std::string mesh_bytes(Mesh mesh)
-{
-    mesh.build_times = {};
-    ByteSink sink;
-    Sender sender{sink};
-    transfer_mesh(sender, mesh);
-    return sink.bytes;
-}
-
-/// Expects the same mesh, field by field for a readable failure, then byte by byte.
-void expect_same_mesh(const Mesh& one, const Mesh& other)
-{
-    EXPECT_GT(one.num_cells(), 0);
-    EXPECT_EQ(one.coordinates, other.coordinates);
-    EXPECT_EQ(one.cells, other.cells);
-    EXPECT_EQ(one.cell_group, other.cell_group);
-    EXPECT_EQ(one.boundary_names(), other.boundary_names());
-    EXPECT_EQ(one.source, other.source);
-    EXPECT_TRUE(mesh_bytes(one) == mesh_bytes(other)) << "the meshes differ in some field";
-}
-
-/// The cache files in the cache folder beside `mesh_file`.
-std::vector<fs::path> cache_files(const fs::path& mesh_file)
-{
-    std::vector<fs::path> files;
-    std::error_code error;
-    for (const auto& entry : fs::directory_iterator(mesh_file.parent_path() / ".gpufem-cache", error))
-        files.push_back(entry.path());
-    return files;
-}
+using test::cache_files;
+using test::cached_spec;
+using test::CountingLoad;
+using test::expect_same_mesh;
 
 /// The cache file of `spec`.
 fs::path cache_file_of(const MeshSpec& spec)
@@ -224,8 +173,7 @@ TEST(MeshCache, EveryChangeIsAMiss)
     expect_miss(spec, "the sidecar options file changed");
     const std::vector<std::pair<std::string, std::function<void(MeshSpec&)>>> options = {
         {"size", [](MeshSpec& s) { s.size = 0.3; }},
-        {"refine", [](MeshSpec& s) { s.refine = 1; }},
-        {"degree", [](MeshSpec& s) { s.degree = 2; }},
+        {"size and degree", [](MeshSpec& s) { s.size = 0.35; s.degree = 2; }},
         {"geometry_order", [](MeshSpec& s) { s.geometry_order = 2; }},
         {"gmsh_nodes", [](MeshSpec& s) { s.gmsh_nodes = true; }},
         {"gmsh_threads", [](MeshSpec& s) { s.gmsh_threads = 2; }},
@@ -246,8 +194,6 @@ TEST(MeshCache, EveryFieldThatReachesGmshChangesTheKey)
         {"elements", [](MeshSpec& s) { s.elements = "quadrilateral"; }},
         {"shape", [](MeshSpec& s) { s.shape = "disk"; }},
         {"size", [](MeshSpec& s) { s.size = 0.25; }},
-        {"refine", [](MeshSpec& s) { s.refine = 2; }},
-        {"degree", [](MeshSpec& s) { s.degree = 3; }},
         {"geometry_order", [](MeshSpec& s) { s.geometry_order = 1; }},
         {"gmsh_nodes", [](MeshSpec& s) { s.gmsh_nodes = true; }},
         {"gmsh_threads", [](MeshSpec& s) { s.gmsh_threads = 0; }},
@@ -259,6 +205,7 @@ TEST(MeshCache, EveryFieldThatReachesGmshChangesTheKey)
         const MeshCacheLookup lookup = mesh_cache_key(changed);
         ASSERT_TRUE(lookup.key) << name;
         EXPECT_NE(lookup.key->digest, base) << name;
+        EXPECT_NE(lookup.degree_order_key->digest, mesh_cache_key(spec).degree_order_key->digest) << name;
     }
     MeshSpec limits = spec;  // time limits stop a run; they never change a mesh
     limits.time_limit = 5;

@@ -930,8 +930,9 @@ TEST(Sweep, GmshMeshesAreTheSameInEveryRun)
 
 TEST(MeshCache, ASecondRunLoadsTheMeshFromTheCache)
 {
-    // The first run meshes the .geo and caches it beside the file, the second loads it from
-    // there (with another source term and solver: they do not reach Gmsh); with
+    // The first run meshes the .geo and caches it beside the file, the second and third load it
+    // from there (with another source term and solver, then degree and refinement: they do not
+    // reach Gmsh); with
     // --no-mesh-cache or mesh.cache: false nothing is read or written.
     test::TempDir dir;
     dir.write("plate.geo", "lc = 0.3;\nPoint(1) = {0, 0, 0, lc}; Point(2) = {1, 0, 0, lc};\n"
@@ -960,6 +961,11 @@ TEST(MeshCache, ASecondRunLoadsTheMeshFromTheCache)
     EXPECT_NE(second_log.find("(Gmsh's mesh from the cache)"), std::string::npos) << second_log;  // the summary
     EXPECT_EQ(second["mesh"]["cells"], first["mesh"]["cells"]);
     EXPECT_EQ(second["times"]["mesh_gmsh"], 0.0);
+    // Another degree and a refinement are gpufem's work on Gmsh's mesh of straight-sided geometry.
+    const auto [finer_log, finer] = run("finer", "--set degree=2 --set mesh.refine=1");
+    EXPECT_EQ(finer["mesh"]["cache"], "hit") << finer_log;
+    EXPECT_EQ(finer["mesh"]["cells"], 4 * first["mesh"]["cells"].get<long long>());
+    EXPECT_EQ(finer["times"]["mesh_gmsh"], 0.0);
     const auto [skipped_log, skipped] = run("skipped", "--set mesh.cache=false");
     EXPECT_EQ(skipped["mesh"]["cache"], "off: mesh.cache: false");
     EXPECT_EQ(skipped_log.find("from the cache"), std::string::npos) << skipped_log;

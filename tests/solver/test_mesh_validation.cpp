@@ -153,7 +153,7 @@ TEST(MeshValidation, TheVerdictOnACachedMeshIsKeptBesideItsCacheFile)
     test::TempDir dir;
     const auto file = dir.write("thin.msh", thin_triangle_msh());
     const std::string yaml = linear_case(file.string(), false);
-    const std::string kept = "as found when the cache file was made";
+    const std::string kept = "as found by an earlier run on the cached mesh";
     const std::string warning = "the worst 0.000115 (cell 0)";
     const auto first = run_case(dir, yaml, "first");
     ASSERT_EQ(first.exit_code, 0) << first.output;
@@ -176,14 +176,38 @@ TEST(MeshValidation, TheVerdictOnACachedMeshIsKeptBesideItsCacheFile)
                 std::ifstream in(entry.path());
                 std::getline(in, text);
             }
-            const std::size_t cells = text.find("\"cells\":4");
-            ASSERT_NE(cells, std::string::npos) << text;
-            text.replace(cells, 9, "\"cells\":5");
+            ASSERT_NE(text.find("\"cells\":4"), std::string::npos) << text;
+            for (std::size_t cells = text.find("\"cells\":4"); cells != std::string::npos; cells = text.find("\"cells\":4"))
+                text.replace(cells, 9, "\"cells\":5");  // every verdict's
             std::ofstream(entry.path()) << text;
         }
     const auto fourth = run_case(dir, stricter, "fourth");
     ASSERT_EQ(fourth.exit_code, 0) << fourth.output;
     EXPECT_EQ(fourth.output.find(kept), std::string::npos) << fourth.output;
+}
+
+TEST(MeshValidation, AVerdictIsKeptForEachRefinementAndDegreeOfTheCachedMesh)
+{
+    // One cache file serves every refinement and degree of the thin-triangle mesh; the checks run
+    // on the refined mesh with the degree's nodes, so each keeps its own verdict beside it.
+    test::TempDir dir;
+    const auto file = dir.write("thin.msh", thin_triangle_msh());
+    const std::string yaml = linear_case(file.string(), false);
+    std::string refined = yaml;
+    refined.replace(refined.find("\ndiscretisation"), 0, "\n  refine: 1");
+    const std::string kept = "as found by an earlier run on the cached mesh";
+    const auto expect_run = [&](const std::string& case_text, const std::string& name, bool from_record) {
+        const auto r = run_case(dir, case_text, name);
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_EQ(r.output.find(kept) != std::string::npos, from_record) << name << ":\n" << r.output;
+        EXPECT_EQ(r.output.find("mesh: from the cache") != std::string::npos, name != "first") << name << ":\n" << r.output;
+    };
+    expect_run(yaml, "first", false);
+    expect_run(refined, "refined", false);
+    expect_run(refined, "refined_again", true);
+    expect_run("degree: 2\n" + yaml, "degree_2", false);
+    expect_run("degree: 2\n" + yaml, "degree_2_again", true);
+    expect_run(yaml, "first_again", true);
 }
 
 TEST(MeshValidation, AGroupTheMeshLacksIsNamedWithTheCaseFilesLine)
