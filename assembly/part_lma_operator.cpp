@@ -7,6 +7,7 @@
 
 #include "assembly/mixed_lma_operator.hpp"
 #include "linalg/split_kernels.hpp"
+#include "mesh/cell_fields.hpp"
 
 namespace gpufem {
 namespace {
@@ -141,7 +142,7 @@ bool holds_ghost(const Mesh& mesh, index_type c, index_type owned)
 }
 
 /// The mesh with the cells whose nodes are all owned first, then the others (each group in
-/// its order); every per-cell array follows. interior: the first group's size.
+/// its order); every per-cell array (types, groups, cell data) follows. interior: the first group's size.
 Mesh interior_cells_first(const Mesh& mesh, index_type owned, index_type& interior)
 {
     std::vector<index_type> order, later;
@@ -156,6 +157,7 @@ Mesh interior_cells_first(const Mesh& mesh, index_type owned, index_type& interi
         if (mesh.is_mixed()) out.cell_types[k] = mesh.cell_types[c];
         if (!mesh.cell_group.empty()) out.cell_group[k] = mesh.cell_group[c];
     }
+    out.cell_fields = cell_fields_of(mesh.cell_fields, order);
     out.device.reset();
     out.generated_grid = {};
     out.refined_from.reset();

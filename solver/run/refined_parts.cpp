@@ -11,6 +11,7 @@
 #include "assembly/part_numbering.hpp"
 #include "linalg/halo.hpp"
 #include "linalg/rank_messages.hpp"
+#include "mesh/cell_fields.hpp"
 
 namespace gpufem {
 namespace {
@@ -100,6 +101,7 @@ CoarseLayer layer_of(const Mesh& mesh, const NodeCells& around, const CellPartit
         if (!mesh.cell_group.empty()) out.cell_group.push_back(mesh.cell_group[static_cast<std::size_t>(c)]);
         for (std::size_t j = 0; j < npc; ++j) local[static_cast<std::size_t>(mesh.cells[c * npc + j])] = 0;
     }
+    out.cell_fields = cell_fields_of(mesh.cell_fields, layer.global_cells);
     index_type next = 0;
     for (std::size_t n = 0; n < local.size(); ++n)
         if (local[n] == 0) {
