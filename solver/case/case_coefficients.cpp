@@ -114,7 +114,7 @@ json read_kappa(const CaseReader& reader, const CaseValue& value, ProblemSpec& p
     if (value.node.IsMap()) {
         json out = json::object();
         for (const CaseValue& entry : reader.entries(value, {})) {
-            RegionValue region{entry.key, {}};
+            RegionValue region{entry.key, {}, {}};
             if (is_cell_data_map(entry)) {
                 region.data = read_cell_data(reader, entry);
                 out[entry.key] = cell_data_json(region.data);
@@ -162,7 +162,7 @@ json read_scalar_coefficient(const CaseReader& reader, const CaseValue& value, s
         }
         const std::string text = reader.to_expression(entry);
         if (nonnegative) check_sign(reader, entry, text, false, value.key.c_str());
-        regions.push_back({entry.key, {text}});
+        regions.push_back({entry.key, {text}, {}});
         out[entry.key] = text;
     }
     return out;
@@ -173,7 +173,7 @@ json read_convection(const CaseReader& reader, const CaseValue& value, ProblemSp
     if (value.node.IsMap()) {
         json out = json::object();
         for (const CaseValue& entry : reader.entries(value, {})) {
-            problem.convection_regions.push_back({entry.key, read_vector(reader, entry)});
+            problem.convection_regions.push_back({entry.key, read_vector(reader, entry), {}});
             out[entry.key] = problem.convection_regions.back().components;
         }
         return out;
