@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "assembly/mixed_lma_operator.hpp"
+#include "linalg/array_prefix.hpp"
 #include "linalg/split_kernels.hpp"
 #include "mesh/cell_fields.hpp"
 
@@ -31,15 +32,6 @@ std::size_t slot_bytes(const LmaOperator<V>& op, index_type cells)
     return n * (lma_entries_per_cell(a.npe, a.symmetric) * sizeof(V) + a.npe * (sizeof(index_type) + sizeof(V)));
 }
 
-/// The first `count` values of v, on its executor.
-template <typename T>
-Array<T> leading(const Array<T>& v, index_type count)
-{
-    Array<T> out(v.executor(), static_cast<std::size_t>(count));
-    if (count > 0) copy_bytes(*out.executor(), out.data(), *v.executor(), v.data(), out.bytes());
-    return out;
-}
-
 /// The cells whose nodes are all owned, applied beside the halo, with the Dirichlet rows.
 template <typename V>
 class LmaInteriorCells final : public LinearOperator<V> {
@@ -48,7 +40,7 @@ public:
                      index_type owned, Array<index_type> dirichlet)
         : whole_(std::move(whole)), blocks_(std::move(blocks)), owned_(owned), dirichlet_(std::move(dirichlet))
     {
-        this->set_diagonal(leading(whole_->diagonal(), owned));
+        this->set_diagonal(leading(whole_->diagonal(), static_cast<std::size_t>(owned)));
     }
 
     index_type rows() const override { return owned_; }
@@ -181,25 +173,23 @@ template <typename V>
 std::vector<BlockSlots<V>> split_slots(const Mesh& ordered, index_type interior, index_type owned,
                                        const LinearOperator<V>& op, std::vector<index_type>& after)
 {
-    std::vector<index_type> interior_of(element_type_count, 0), count_of(element_type_count, 0);
+    std::vector<index_type> split_of(element_type_count, 0), count_of(element_type_count, 0);
     for (index_type c = 0; c < ordered.num_cells(); ++c) {
         const auto t = static_cast<std::size_t>(ordered.type_of_cell(c));
-        interior_of[t] += c < interior;
+        split_of[t] += c < interior;
         ++count_of[t];
     }
+    for (index_type& split : split_of) split = split / lma_position_alignment * lma_position_alignment;
     std::vector<BlockSlots<V>> blocks;
     const std::vector<const LmaOperator<V>*> ops = type_operators(op);
-    for (int t = 0; t < element_type_count; ++t) {
-        if (count_of[t] == 0) continue;
-        const index_type split = interior_of[t] / lma_position_alignment * lma_position_alignment;
-        blocks.push_back({ops.at(blocks.size()), split, count_of[t]});
-    }
+    for (int t = 0; t < element_type_count; ++t)
+        if (count_of[t] > 0) blocks.push_back({ops.at(blocks.size()), split_of[t], count_of[t]});
     std::vector<index_type> seen(element_type_count, 0);
     std::vector<std::uint8_t> marked(static_cast<std::size_t>(owned), 0);
     const auto npc = static_cast<std::size_t>(ordered.nodes_per_cell);
     for (index_type c = 0; c < ordered.num_cells(); ++c) {
         const auto t = static_cast<std::size_t>(ordered.type_of_cell(c));
-        if (seen[t]++ < interior_of[t] / lma_position_alignment * lma_position_alignment) continue;
+        if (seen[t]++ < split_of[t]) continue;
         for (std::size_t k = 0; k < npc; ++k) {
             const index_type node = ordered.cells[static_cast<std::size_t>(c) * npc + k];
             if (node >= 0 && node < owned) marked[static_cast<std::size_t>(node)] = 1;
@@ -218,8 +208,8 @@ PartLmaSystem<V> assemble_part_lma_system(const ExecPtr& exec, const Mesh& mesh,
                                           const DirichletAdjustment<V>& owners_dirichlet)
 {
     if (options.scatter != LmaScatter::atomic)
-        throw std::invalid_argument("format_options.lma.scatter: colour runs on one rank only (its colours mix the "
-                                    "cells applied before and after the halo); use atomic across ranks");
+        throw std::invalid_argument("assemble_part_lma_system: the atomic scatter only (a colour mixes the cells "
+                                    "before and after the halo)");
     index_type interior = 0;
     const Mesh ordered = interior_cells_first(mesh, owned, interior);
     std::vector<std::uint8_t> mask;
@@ -244,8 +234,8 @@ PartLmaSystem<V> assemble_part_lma_system(const ExecPtr& exec, const Mesh& mesh,
     out.interior = std::make_unique<LmaInteriorCells<V>>(whole, blocks, owned, Array<index_type>::from_host(exec, dirichlet));
     out.boundary = std::make_unique<LmaBoundaryCells<V>>(whole, std::move(blocks), owned, ghosts,
                                                          Array<index_type>::from_host(exec, after));
-    out.rhs = leading(system.rhs, owned);
-    out.initial_guess = leading(system.initial_guess, owned);
+    out.rhs = leading(system.rhs, static_cast<std::size_t>(owned));
+    out.initial_guess = leading(system.initial_guess, static_cast<std::size_t>(owned));
     out.dirichlet_count = static_cast<index_type>(dirichlet.size());
     out.times = system.times;
     exec->synchronize();

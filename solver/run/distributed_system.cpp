@@ -11,6 +11,7 @@
 #include "assembly/lagrange_discretisation.hpp"
 #include "assembly/operator_levels.hpp"
 #include "assembly/part_lma_operator.hpp"
+#include "linalg/array_prefix.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
 #include "linalg/split_kernels.hpp"
@@ -23,15 +24,6 @@ using clock_type = std::chrono::steady_clock;
 double seconds_since(clock_type::time_point start)
 {
     return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
-/// The first `count` entries of v, on its executor.
-template <typename T>
-Array<T> leading(const Array<T>& v, std::size_t count)
-{
-    Array<T> out(v.executor(), count);
-    if (count > 0) copy_bytes(*out.executor(), out.data(), *v.executor(), v.data(), count * sizeof(T));
-    return out;
 }
 
 /// Rows 0 .. rows - 1 of a (every column kept), on a's executor.
