@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "linalg/rank_messages.hpp"
+#include "linalg/halo_plan_keys.hpp"
 
 namespace gpufem {
 
@@ -114,60 +114,16 @@ std::vector<HaloPlan> halo_plans(const std::vector<PartNumbering>& numbering)
     return plans;
 }
 
-namespace {
-
-/// The halo plan of a rank whose unknowns are named by keys (one per unknown of layout):
-/// every rank sends the owners of its ghosts their keys, and each owner finds them among its
-/// owned unknowns with find (key -> local number, or -1). Collective over host.
-template <typename Key, typename Find>
-HaloPlan plan_from_keys(const Communicator& host, const DofLayout& layout, const Key* keys, Find&& find)
-{
-    const int ranks = host.size(), me = host.rank();
-    HaloPlan plan;
-    plan.receives = layout.ghost_blocks;
-    // asking[r * ranks + o]: the ghosts rank r holds that rank o owns.
-    std::vector<double> mine(static_cast<std::size_t>(ranks), 0.0);
-    for (const GhostBlock& block : layout.ghost_blocks) mine[static_cast<std::size_t>(block.owner)] += block.count;
-    const std::vector<double> asking = gather_on_every_rank(host, mine);
-    std::vector<ExchangeMessage> sends, receives;
-    for (std::size_t b = 0; b < layout.ghost_blocks.size(); ++b) {
-        // A send's data is only read.
-        auto* first = const_cast<Key*>(keys + layout.ghost_begin(b));
-        sends.push_back({layout.ghost_blocks[b].owner, first, layout.ghost_blocks[b].count * sizeof(Key)});
-    }
-    std::vector<std::vector<Key>> asked(static_cast<std::size_t>(ranks));
-    for (int r = 0; r < ranks; ++r) {
-        const auto count = static_cast<std::size_t>(asking[static_cast<std::size_t>(r * ranks + me)]);
-        if (count == 0) continue;
-        asked[static_cast<std::size_t>(r)].resize(count);
-        receives.push_back({r, asked[static_cast<std::size_t>(r)].data(), count * sizeof(Key)});
-    }
-    host.exchange(*Executor::create_cpu(), sends, receives);
-    for (int r = 0; r < ranks; ++r) {
-        if (asked[static_cast<std::size_t>(r)].empty()) continue;
-        HaloPlan::Send send{r, {}};
-        for (Key key : asked[static_cast<std::size_t>(r)]) {
-            const index_type local = find(key);
-            if (local < 0)
-                throw std::logic_error("halo plan: rank " + std::to_string(r) + " asked rank " + std::to_string(me) +
-                                       " for an unknown it does not own");
-            send.local.push_back(local);
-        }
-        plan.sends.push_back(std::move(send));
-    }
-    return plan;
-}
-
-}  // namespace
-
 HaloPlan halo_plan_from_owners(const Communicator& host, const PartNumbering& numbering)
 {
     // The owned unknowns are in global order: a binary search finds each.
     const auto owned_begin = numbering.global.begin(), owned_end = owned_begin + numbering.layout.owned;
-    return plan_from_keys(host, numbering.layout, numbering.global.data(), [&](index_type g) -> index_type {
+    const auto find = [&](index_type g) -> index_type {
         const auto at = std::lower_bound(owned_begin, owned_end, g);
         return at == owned_end || *at != g ? -1 : static_cast<index_type>(at - owned_begin);
-    });
+    };
+    return halo_plan_from_names(host, numbering.layout.owned, numbering.layout.ghost_blocks, numbering.global.data(),
+                                find);
 }
 
 HaloPlan halo_plan_from_keys(const Communicator& host, const DofLayout& layout, const std::vector<std::int64_t>& keys)
@@ -176,10 +132,11 @@ HaloPlan halo_plan_from_keys(const Communicator& host, const DofLayout& layout, 
     owned.reserve(static_cast<std::size_t>(layout.owned));
     for (index_type l = 0; l < layout.owned; ++l) owned.emplace_back(keys[static_cast<std::size_t>(l)], l);
     std::sort(owned.begin(), owned.end());
-    return plan_from_keys(host, layout, keys.data(), [&](std::int64_t key) -> index_type {
+    const auto find = [&](std::int64_t key) -> index_type {
         const auto at = std::lower_bound(owned.begin(), owned.end(), std::pair<std::int64_t, index_type>(key, 0));
         return at == owned.end() || at->first != key ? -1 : at->second;
-    });
+    };
+    return halo_plan_from_names(host, layout.owned, layout.ghost_blocks, keys.data(), find);
 }
 
 }  // namespace gpufem

@@ -103,7 +103,7 @@ SetUpPreconditioner<V> timed_setup(const PreconditionerEntry& pre, const Discret
     const auto setup_start = std::chrono::steady_clock::now();
     SetUpPreconditioner<V> preconditioner = pre.build(
         PreconditionerSetup<V>{a, system.preconditioner_matrix(), system.discretisation, system.op.permutation,
-                               system.coarse_from_elements, spec.solver});
+                               system.coarse_from_elements, spec.solver, nullptr});
     a.executor()->synchronize();
     row.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
     return preconditioner;

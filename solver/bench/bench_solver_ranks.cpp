@@ -155,7 +155,7 @@ std::vector<RankSolverRow> bench_ranks(const CaseSpec& spec, const SolverBenchOp
 {
     const PartPayload part = part_of_rank(spec, group);
     const DistributedSystem<V> system = build_distributed_system<V>(group.exec, part, spec, group.device);
-    const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system);
+    const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system, group.host, group.device);
     const RankSolverRow mine = measure_rank(RankSolves<V>{spec, system, m.preconditioner.get(), group}, options);
     const std::vector<double> figures = figures_of(mine);
     const std::vector<double> all = gather_on_every_rank(group.host, figures);

@@ -61,7 +61,7 @@ constexpr std::string_view solver_keys[] = {"method",         "variant",     "pr
                                             "cuda_graph",     "time_spmv",   "amg"};
 constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
                                          "coarse_size",        "max_levels", "cycle",
-                                         "aggregation"};
+                                         "aggregation",        "gather_rows"};
 
 constexpr std::string_view fv_keys[] = {"nonorthogonal_correctors", "correction_limit", "correction"};
 
@@ -557,6 +557,9 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
     if (const CaseValue* levels = find_entry(entries, "max_levels")) {
         amg.max_levels = reader.to_int(*levels, 1);
     }
+    if (const CaseValue* gather = find_entry(entries, "gather_rows")) {
+        amg.gather_rows = reader.to_int(*gather, 1);
+    }
     if (const CaseValue* cycle = find_entry(entries, "cycle")) {
         amg.cycle = reader.to_enum(*cycle, amg_cycle_names);
     }
@@ -569,7 +572,8 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
                 {"coarse_size", amg.coarse_size},
                 {"max_levels", amg.max_levels},
                 {"cycle", enum_name(amg_cycle_names, amg.cycle)},
-                {"aggregation", enum_name(amg_aggregation_names, amg.aggregation)}};
+                {"aggregation", enum_name(amg_aggregation_names, amg.aggregation)},
+                {"gather_rows", amg.gather_rows}};
     return amg;
 }
 

@@ -353,6 +353,11 @@ std::string solver_settings_reference()
                            makes aggregates of a root and its neighbours, about 4 nodes on 2D
                            triangles against 10: fewer iterations, more levels and denser
                            coarse operators (too dense in 3D)
+    gather_rows: 200000    (integer > 0, default 200000) under mpirun: the levels below the
+                           first with at most this many rows in all are gathered onto every
+                           rank and set up and cycled there as on one process (a redundant
+                           coarse solve: no messages inside it); the levels above stay split
+                           among the ranks, each aggregating its own rows
 )REF";
 }
 

@@ -81,6 +81,13 @@ void amg_prolongator_fill(const Executor& exec, const Csr<V>& a, const index_typ
                           const V* dinv, V omega, const index_type* p_ptr, index_type* p_col,
                           V* p_val) GPUFEM_KERNEL_BODY
 
+/// p_{i, agg[i]} -= omega dinv[i] lumped[i] for every row i in an aggregate: P = (I - omega
+/// D^-1 A) P0 smoothed with A's owned block turned into the smoothing with that block plus
+/// diag(lumped) (a rank's couplings to other ranks' unknowns, lumped onto the diagonal).
+template <typename V>
+void amg_lump_into_prolongator(const Executor& exec, Csr<V>& p, const index_type* agg, const V* dinv, V omega,
+                               const V* lumped) GPUFEM_KERNEL_BODY
+
 /// One Chebyshev step: d = c_d d + c_r dinv (b - ax); x += d. With ax null the current
 /// x is taken as zero: d = c_r dinv b and x = d (x is not read).
 template <typename V>

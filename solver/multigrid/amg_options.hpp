@@ -53,6 +53,10 @@ struct AmgOptions {
     int max_levels = 25;
     AmgCycle cycle = AmgCycle::v;
     AmgAggregation aggregation = AmgAggregation::distance2;
+    /// Across ranks: a coarse level of at most this many rows in all, and every level below
+    /// it, is gathered onto every rank and cycled there as on one process (hypre's redundant
+    /// coarse solve, AmgX's consolidation); the levels above it stay distributed.
+    int gather_rows = 200000;
     /// Lanczos (Jacobi-preconditioned CG) steps of the lambda_max estimate on each level.
     int eigen_steps = 15;
 };

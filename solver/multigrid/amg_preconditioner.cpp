@@ -8,12 +8,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "linalg/csr_kernels.hpp"
-#include "linalg/csr_tuned_operator.hpp"
 #include "linalg/interval_timer.hpp"
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_kernels.hpp"
 #include "solver/multigrid/dense_inverse.hpp"
+#include "solver/multigrid/level_operators.hpp"
 
 namespace gpufem {
 
@@ -41,30 +40,6 @@ struct AmgPreconditioner<V>::PhaseTimers {
 };
 
 namespace {
-
-/// 1 / diag(op), checked (throws naming the row on a zero or non-finite entry).
-template <typename V>
-Array<V> inverse_diagonal_of(const LinearOperator<V>& op)
-{
-    const JacobiPreconditioner<V> jacobi(op);
-    return jacobi.inverse_diagonal()->clone_to(op.executor());
-}
-
-/// An operator in the registry's `csr` format with its fixed rule (no run-time tuner: each
-/// tuning SpMV waits for the previous one's time, and a V-cycle applies dozens of operators a
-/// few times each), with its diagonal attached.
-template <typename V>
-std::unique_ptr<LinearOperator<V>> csr_operator(Csr<V> matrix)
-{
-    const Executor& exec = *matrix.executor();
-    Array<V> diagonal(matrix.executor(), static_cast<std::size_t>(matrix.rows));
-    GPUFEM_DISPATCH(exec, csr_diagonal(exec, matrix, diagonal.data()));
-    CsrOptions options;
-    options.tune = false;
-    auto op = std::make_unique<CsrTunedOperator<V>>(std::move(matrix), options);
-    op->set_diagonal(std::move(diagonal));
-    return op;
-}
 
 /// m itself when it lives on exec's device, else a copy there.
 template <typename V>
@@ -191,11 +166,11 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
                           ? taken_to(std::move((*given_operators)[levels_.size()]), exec_)
                           : sparse_product(r, sparse_product(*csr, p));
         phase_done(3);
-        level->prolongation = csr_operator(std::move(p));
-        level->restriction = csr_operator(std::move(r));
+        level->prolongation = csr_level_operator(std::move(p));
+        level->restriction = csr_level_operator(std::move(r));
         levels_.push_back(std::move(level));
         aggregates_.push_back(std::move(aggregates));  // empty for a given prolongator
-        coarse_op = csr_operator(std::move(next));
+        coarse_op = csr_level_operator(std::move(next));
         csr = coarse_op->stored_csr();  // the operator keeps the matrix: no second copy
         phase_done(4);
     }
@@ -276,12 +251,12 @@ void AmgPreconditioner<V>::update_levels(const LinearOperator<V>& a, const Csr<V
         if (static_cast<int>(l) >= given_levels_) {  // AMG: P from the kept aggregates, new values
             Csr<V> p = smoothed_prolongator(*csr, level.dinv, 4.0 / (3.0 * upper), aggregates_[l]);
             Csr<V> r = sparse_transpose(p);
-            level.prolongation = csr_operator(std::move(p));
-            level.restriction = csr_operator(std::move(r));
+            level.prolongation = csr_level_operator(std::move(p));
+            level.restriction = csr_level_operator(std::move(r));
         }
         const Csr<V>& p = *level.prolongation->stored_csr();
         const Csr<V>& r = *level.restriction->stored_csr();
-        coarse_op = csr_operator(sparse_product(r, sparse_product(*csr, p)));
+        coarse_op = csr_level_operator(sparse_product(r, sparse_product(*csr, p)));
         csr = coarse_op->stored_csr();
     }
 }

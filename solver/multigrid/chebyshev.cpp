@@ -43,11 +43,14 @@ double tridiagonal_lambda_max(const std::vector<double>& d, const std::vector<do
 }
 
 template <typename V>
-double estimate_lambda_max(const LinearOperator<V>& a, const Array<V>& dinv, int steps)
+double estimate_lambda_max(const LinearOperator<V>& a, const Array<V>& dinv, int steps, const Communicator& comm)
 {
     const ExecPtr& exec = a.executor();
     const std::size_t n = static_cast<std::size_t>(a.rows());
-    if (n == 0) return 1;
+    if (n == 0 && !comm.reduces()) return 1;  // (a rank without rows still joins the sums)
+    const auto global_dot = [&comm](const Array<V>& x, const Array<V>& y) {
+        return sum_over_processes(comm, x.empty() ? 0.0 : static_cast<double>(dot(x, y)));
+    };
     // gpufem's BLAS-1 kernels, not a library handle: creating a cuBLAS handle per level cost
     // more than the steps themselves.
     const Executor& e = *exec;
@@ -60,20 +63,20 @@ double estimate_lambda_max(const LinearOperator<V>& a, const Array<V>& dinv, int
     };
     precondition();
     p.copy_from(z);
-    double rz = dot(r, z);
+    double rz = global_dot(r, z);
     const double rz0 = rz;
     std::vector<double> diag, off;
     double previous_alpha = 0, previous_beta = 0;
     for (int j = 0; j < steps && rz > 1e-28 * rz0 && std::isfinite(rz); ++j) {
         a.apply(p, q);
-        const double pq = dot(p, q);
+        const double pq = global_dot(p, q);
         if (!(pq > 0)) break;  // not positive definite along p: keep what we have
         const double alpha = rz / pq;
         diag.push_back(1 / alpha + (j > 0 ? previous_beta / previous_alpha : 0));
         if (j > 0) off.push_back(std::sqrt(previous_beta) / previous_alpha);
         axpy(static_cast<V>(-alpha), q, r);
         precondition();
-        const double rz_new = dot(r, z);
+        const double rz_new = global_dot(r, z);
         const double beta = rz_new / rz;
         xpay(z, static_cast<V>(beta), p);
         rz = rz_new;
@@ -128,8 +131,8 @@ void PolynomialSmoother<V>::smooth(const Array<V>& b, Array<V>& x, bool zero_gue
     }
 }
 
-template double estimate_lambda_max(const LinearOperator<float>&, const Array<float>&, int);
-template double estimate_lambda_max(const LinearOperator<double>&, const Array<double>&, int);
+template double estimate_lambda_max(const LinearOperator<float>&, const Array<float>&, int, const Communicator&);
+template double estimate_lambda_max(const LinearOperator<double>&, const Array<double>&, int, const Communicator&);
 template class PolynomialSmoother<float>;
 template class PolynomialSmoother<double>;
 

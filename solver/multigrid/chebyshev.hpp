@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "linalg/array.hpp"
+#include "linalg/communicator.hpp"
 #include "linalg/linear_operator.hpp"
 
 namespace gpufem {
@@ -13,9 +14,11 @@ namespace gpufem {
 /// the largest eigenvalue of the Lanczos tridiagonal matrix (bisection on its Sturm
 /// sequence). The start vector is fixed pseudo-random, so the estimate is the same every run
 /// and on both backends up to rounding. It lies below the true value and converges to it from
-/// below; callers add a safety margin.
+/// below; callers add a safety margin. For a distributed a (each rank's owned rows), comm sums
+/// the dot products over the ranks (collective: every rank calls it).
 template <typename V>
-double estimate_lambda_max(const LinearOperator<V>& a, const Array<V>& dinv, int steps);
+double estimate_lambda_max(const LinearOperator<V>& a, const Array<V>& dinv, int steps,
+                           const Communicator& comm = serial_communicator());
 
 /// The largest eigenvalue of the symmetric tridiagonal matrix with diagonal d and
 /// off-diagonal e (e.size() == d.size() - 1), by bisection to relative accuracy 1e-12.

@@ -2,6 +2,7 @@
 // operator's numbering (solver/multigrid/amg_preconditioner.hpp), options under solver.amg.
 #include "solver/case/case_file.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
+#include "solver/multigrid/distributed_amg.hpp"
 #include "solver/preconditioners/multigrid_setup.hpp"
 
 namespace gpufem {
@@ -10,6 +11,12 @@ namespace {
 template <typename V>
 SetUpPreconditioner<V> build_amg(const PreconditionerSetup<V>& setup)
 {
+    if (setup.distributed)
+        return set_up_multigrid<V>("amg", setup.op, nullptr, [&] {
+            SetUpPreconditioner<V> out;
+            out.preconditioner = std::make_unique<DistributedAmg<V>>(setup.op, *setup.distributed, setup.solver.amg);
+            return out;
+        });
     if (!setup.matrix)
         throw std::invalid_argument("preconditioner amg: needs the assembled matrix, which this system does not keep");
     return set_up_multigrid<V>("amg", setup.op, setup.matrix, [&] {
@@ -40,7 +47,10 @@ PreconditionerEntry amg_preconditioner_entry()
 {
     PreconditionerEntry entry = multigrid_entry(
         "amg", "smoothed-aggregation algebraic multigrid, one V-cycle per iteration, set up on the "
-               "backend's device; with lma the matrix is assembled as well for the setup");
+               "backend's device; with lma the matrix is assembled as well for the setup. Under "
+               "mpirun each rank aggregates its own rows and the small coarse levels are gathered "
+               "onto every rank (solver.amg.gather_rows)");
+    entry.across_ranks = true;
     entry.build_float = build_amg<float>;
     entry.build_double = build_amg<double>;
     entry.memory = amg_memory;

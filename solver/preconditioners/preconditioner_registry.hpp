@@ -23,6 +23,8 @@
 namespace gpufem {
 
 struct SolverSpec;
+template <typename V>
+struct DistributedRows;  // solver/multigrid/distributed_amg.hpp
 
 /// What a preconditioner's setup needs from the system beyond its operator.
 struct PreconditionerNeeds {
@@ -51,6 +53,9 @@ struct PreconditionerSetup {
     /// Coarse operators from the element matrices (DiscreteSystem::coarse_from_elements).
     bool coarse_from_elements;
     const SolverSpec& solver;      ///< the case's solver settings (the preconditioners' options)
+    /// Under mpirun with more than one rank: op is this rank's rows of the distributed system,
+    /// whose entries these are (matrix is then null); null on one process.
+    const DistributedRows<V>* distributed;
 };
 
 /// A preconditioner as set up, with the steps its setup did before building it.
@@ -87,7 +92,8 @@ struct PreconditionerEntry {
     /// finite-volume correction is solved implicitly with it by default.
     bool multigrid = false;
     /// It works on a system whose rows are split among ranks (gpufem run under mpirun): it
-    /// needs nothing but the operator's diagonal, or nothing at all.
+    /// needs nothing but the operator's diagonal, or its setup takes the ranks' rows
+    /// (PreconditionerSetup::distributed; an assembled format).
     bool across_ranks = false;
     /// Iterations format: auto assumes for a solve with it (0: measured by a short run).
     double assumed_iterations = 0;

@@ -242,14 +242,16 @@ PartPayload obtain_part(const CaseSpec& spec, const RankGroup& group, std::optio
     return shape ? generate_part(spec, *shape, group, facts, phases) : receive_part(spec, group, facts, phases);
 }
 
-/// The solve of the rank's rows with the others', timed; x: the solution (operator order).
+/// The solve of the rank's rows with the others', timed; x: the solution (operator order);
+/// report: the preconditioner's report.
 template <typename V>
 SolveResult solve_across_ranks(const CaseSpec& spec, const DistributedSystem<V>& system, const RankGroup& group,
-                               Array<V>& x, RankPhases& phases)
+                               Array<V>& x, RankPhases& phases, nlohmann::json& report)
 {
     auto start = clock_type::now();
-    const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system);
+    const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system, group.host, group.device);
     phases.setup = seconds_since(start);
+    if (m.preconditioner) report = m.preconditioner->report();
     start = clock_type::now();
     x = system.initial_guess.clone_to(group.exec);
     SolveResult result = solve(spec.solver.method, spec.solver.variant, *system.op, system.rhs, x,
@@ -409,7 +411,7 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     StagedOutputs pieces(output_folder(spec, options));
     PieceOutput piece_output(spec, part, group, pieces);
     Array<V> x;
-    account.record.solve = solve_across_ranks(spec, system, group, x, phases);
+    account.record.solve = solve_across_ranks(spec, system, group, x, phases, account.record.preconditioner);
     const auto start = clock_type::now();
     const HostVector<double> local = values_with_ghosts(system, part, group, x);
     const double gathered = seconds_since(start);
@@ -448,7 +450,10 @@ void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
                "and after the halo); use atomic");
     if (!spec.solver.preconditioner->across_ranks)
         refuse("solver.preconditioner " + spec.solver.preconditioner->name +
-               ": only jacobi or none work across ranks so far");
+               ": only amg, jacobi or none work across ranks so far");
+    if (spec.solver.preconditioner->needs.assembled_matrix && find_operator(spec.format).matrix_free())
+        refuse("solver.preconditioner " + spec.solver.preconditioner->name + " sets up from the assembled rows, "
+               "which format: " + spec.format + " does not keep across ranks; name an assembled format (csr, ell, ...)");
     if (!options.export_matrix_dir.empty()) refuse("--export-matrix writes one rank's system only");
 }
 

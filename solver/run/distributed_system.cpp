@@ -162,6 +162,10 @@ DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPay
     exec->synchronize();
     const double split_seconds = seconds_since(step);
     step = clock_type::now();
+    out.keeps_rows = spec.solver.preconditioner->needs.assembled_matrix;
+    // A format that keeps its CSR arrays lends them; the others' rows are copied first.
+    const bool lends_csr = find_operator(spec.format).format->keeps_csr;
+    if (out.keeps_rows && !lends_csr) out.local_rows = split.local.clone_to(exec);
     FormatBuild<V> local = build_format<V>(spec.format, std::move(split.local), spec.format_options);
     exec->synchronize();
     spdlog::info("operator of the part: owned and ghost columns split {:.3f} s, local block as {} {:.3f} s",
@@ -169,8 +173,18 @@ DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPay
     out.permutation = std::move(local.permutation);
     if (!out.permutation.empty()) split.nonlocal = permute_rows(split.nonlocal, out.permutation);
     out.format_parameters = local.op->parameters();
-    out.op = std::make_unique<DistributedOperator<V>>(std::move(local.op), std::move(split.nonlocal),
-                                                      renumbered_halo(part.halo, out.permutation), comm);
+    HaloPlan halo = renumbered_halo(part.halo, out.permutation);
+    const LinearOperator<V>& local_block = *local.op;
+    if (out.keeps_rows) {
+        if (!lends_csr && !out.permutation.empty()) out.local_rows = permute_symmetric(out.local_rows, out.permutation);
+        out.ghost_rows = split.nonlocal.clone_to(exec);
+        out.halo = halo;
+    }
+    out.op = std::make_unique<DistributedOperator<V>>(std::move(local.op), std::move(split.nonlocal), halo, comm);
+    if (out.keeps_rows && lends_csr) {
+        out.lent_rows = local_block.stored_csr();
+        if (!out.lent_rows) throw std::logic_error("format " + spec.format + " keeps no CSR arrays although it says it does");
+    }
     out.rhs = permuted(out.permutation, system.rhs, false);
     out.initial_guess = permuted(out.permutation, system.initial_guess, false);
     out.dirichlet_rows = system.dirichlet_count;

@@ -8,6 +8,7 @@
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/distributed_operator.hpp"
 #include "solver/case/case_file.hpp"
+#include "solver/multigrid/distributed_amg.hpp"
 #include "solver/preconditioners/preconditioner_registry.hpp"
 #include "solver/run/part_payload.hpp"
 
@@ -29,6 +30,14 @@ struct DistributedSystem {
     index_type dirichlet_rows = 0;  ///< constrained owned rows
     RowStats row_stats;             ///< entries per owned row, both blocks together
     std::string format_parameters;
+    /// For a preconditioner whose setup reads the entries (AMG): the owned rows' owned
+    /// columns (lent_rows: the local block's own CSR arrays where its format keeps them, else
+    /// local_rows, a copy) and ghost columns in CSR, and the halo, in the operator's numbering;
+    /// empty otherwise.
+    const Csr<V>* lent_rows = nullptr;
+    Csr<V> local_rows, ghost_rows;
+    HaloPlan halo;
+    bool keeps_rows = false;
 };
 
 /// The system of part (see the header comment) on exec, its halo through comm. The case's
@@ -41,13 +50,20 @@ DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPay
 template <typename V>
 Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v);
 
-/// The preconditioner of the case on the distributed operator (one that works across ranks).
+/// The preconditioner of the case on the distributed operator (one that works across ranks);
+/// host and device: the ranks for host data and for the operator's (collective).
 template <typename V>
-SetUpPreconditioner<V> distributed_preconditioner(const CaseSpec& spec, const DistributedSystem<V>& system)
+SetUpPreconditioner<V> distributed_preconditioner(const CaseSpec& spec, const DistributedSystem<V>& system,
+                                                  const Communicator& host, const Communicator& device)
 {
     static const Array<index_type> no_permutation;
+    if (!system.keeps_rows)
+        return spec.solver.preconditioner->build(
+            PreconditionerSetup<V>{*system.op, nullptr, nullptr, no_permutation, false, spec.solver, nullptr});
+    const Csr<V>& local = system.lent_rows ? *system.lent_rows : system.local_rows;
+    const DistributedRows<V> rows{local, system.ghost_rows, system.halo, host, device};
     return spec.solver.preconditioner->build(
-        PreconditionerSetup<V>{*system.op, nullptr, nullptr, no_permutation, false, spec.solver});
+        PreconditionerSetup<V>{*system.op, nullptr, nullptr, no_permutation, false, spec.solver, &rows});
 }
 
 }  // namespace gpufem

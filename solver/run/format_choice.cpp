@@ -104,7 +104,7 @@ double expected_iterations(const LinearSystem<V>& system, const LinearOperator<V
     Array<V> x = system.initial_guess.clone_to(op.executor());
     // Only preconditioners measured by a short run come here (no hierarchy to set up).
     const SetUpPreconditioner<V> m = solver.preconditioner->build(
-        PreconditionerSetup<V>{op, nullptr, nullptr, Array<index_type>{}, false, solver});
+        PreconditionerSetup<V>{op, nullptr, nullptr, Array<index_type>{}, false, solver, nullptr});
     int iterations = 0;
     double residual = 1, rate = 1;
     while (true) {

@@ -387,7 +387,7 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     if (kept) kept->preconditioner.reset();
     SetUpPreconditioner<V> made = entry.build(PreconditionerSetup<V>{
         a, system.preconditioner_matrix(), system.discretisation, system.op.permutation,
-        system.coarse_from_elements, solver});
+        system.coarse_from_elements, solver, nullptr});
     if (kept) {
         kept->preconditioner = std::move(made.preconditioner);
         kept->format = system.format;

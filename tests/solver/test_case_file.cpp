@@ -178,7 +178,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
                    "cuda_graph": "auto", "time_spmv": true,
                    "amg": {"strength_threshold": 0.02, "smoother": "chebyshev", "degree": 2,
                            "coarse_size": 500, "max_levels": 25, "cycle": "v",
-                           "aggregation": "distance2"}},
+                           "aggregation": "distance2", "gather_rows": 200000}},
         "precision": "double",
         "reorder": "none",
         "backend": "auto",
@@ -400,7 +400,7 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
 {
     const CaseSpec spec = parse_case_text(
         minimal + "solver:\n  preconditioner: amg\n  amg: {strength_threshold: 0.1, smoother: jacobi, "
-                  "degree: 3, coarse_size: 100, max_levels: 4, aggregation: distance1}\n",
+                  "degree: 3, coarse_size: 100, max_levels: 4, aggregation: distance1, gather_rows: 5000}\n",
         "case.yaml", "");
     EXPECT_EQ(spec.solver.preconditioner, &preconditioner_registry().at("amg"));
     EXPECT_DOUBLE_EQ(spec.solver.amg.strength_threshold, 0.1);
@@ -409,6 +409,7 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
     EXPECT_EQ(spec.solver.amg.coarse_size, 100);
     EXPECT_EQ(spec.solver.amg.max_levels, 4);
     EXPECT_EQ(spec.solver.amg.aggregation, gpufem::AmgAggregation::distance1);
+    EXPECT_EQ(spec.solver.amg.gather_rows, 5000);
     EXPECT_EQ(spec.resolved["solver"]["amg"]["smoother"], "jacobi");
     EXPECT_EQ(spec.resolved["solver"]["amg"]["aggregation"], "distance1");
     expect_contains(error_of(minimal + "solver:\n  amg:\n    aggregation: distance3\n"),
@@ -419,6 +420,8 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
                     {"case.yaml:4: solver.amg.strength_threshold: expected a number >= 0 and < 1"});
     expect_contains(error_of(minimal + "solver:\n  amg:\n    coarse_size: 5000\n"),
                     {"case.yaml:4: solver.amg.coarse_size: expected an integer from 1 to 2048"});
+    expect_contains(error_of(minimal + "solver:\n  amg:\n    gather_rows: 0\n"),
+                    {"case.yaml:4: solver.amg.gather_rows"});
     expect_contains(error_of(minimal + "solver:\n  amg:\n    levels: 3\n"),
                     {"case.yaml:4: solver.amg.levels", "strength_threshold, smoother, degree, "
                                                        "coarse_size, max_levels"});

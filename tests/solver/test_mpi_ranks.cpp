@@ -15,6 +15,8 @@
 #include "linalg/nccl_communicator.hpp"
 #include "mesh/mesh_source.hpp"
 #include "solver/case/case_file.hpp"
+#include "solver/multigrid/amg_preconditioner.hpp"
+#include "solver/multigrid/distributed_amg.hpp"
 #include "solver/run/pipeline.hpp"
 #include "random_values.hpp"
 #include "solver/communicator_checks.hpp"
@@ -392,6 +394,74 @@ TEST(MpiRanks, ADistributedFiniteElementSystemSolvesAsOnOneRank)
 TEST(NcclRanks, ADistributedFiniteElementSystemSolvesAsOnOneRank)
 {
     on_gpus(check_distributed_fe_system);
+}
+
+/// A CG solve of op u = rhs from start to 1e-10 with preconditioner m through comm.
+std::pair<SolveResult, std::vector<double>> preconditioned_solve(const LinearOperator<double>& op,
+                                                                 const Preconditioner<double>& m,
+                                                                 const std::vector<double>& rhs,
+                                                                 const std::vector<double>& start,
+                                                                 const Communicator& comm)
+{
+    SolveOptions options;
+    options.tolerance = 1e-10;
+    options.max_iterations = 500;
+    options.graph = GraphMode::off;
+    Array<double> u = Array<double>::from_host(op.executor(), start);
+    const SolveResult result = solve(KrylovMethod::cg, KrylovVariant::merged, op,
+                                     Array<double>::from_host(op.executor(), rhs), u, options, &m, comm);
+    return {result, u.to_host()};
+}
+
+/// AMG across the ranks of a METIS-partitioned P2 system: every distributed level's Galerkin
+/// operator equals R A P applied to a random vector (the product across ranks, with the
+/// prolongator rows the ghosts name, checked level by level), with coarse levels split among
+/// the ranks down to a small gathered one; CG with it converges to the one-rank solution with
+/// about the one-rank AMG's iterations.
+void check_distributed_amg(const RankSetup& on, unsigned seed)
+{
+    PartSystem part = part_system(on);
+    SplitRows<double> split = split_owned_columns(part.rows, part.mine.layout.ghosts());
+    const Csr<double> local_rows = split.local.clone_to(on.exec), ghost_rows = split.nonlocal.clone_to(on.exec);
+    auto local = build_format<double>("csr", std::move(split.local), {});
+    const DistributedOperator<double> a(std::move(local.op), std::move(split.nonlocal), part.plan, *on.comm);
+    const Csr<double> whole_matrix = part.whole.matrix.clone_to(Executor::create_cpu());
+    const auto whole = build_format<double>("csr", std::move(part.whole.matrix), {});
+    const DistributedRows<double> rows{local_rows, ghost_rows, part.plan, world(), *on.comm};
+    const std::vector<double> b = part.whole.rhs.to_host(), guess = part.whole.initial_guess.to_host();
+    AmgOptions one_rank;
+    const AmgPreconditioner<double> serial(*whole.op, whole_matrix, one_rank);
+    const auto [one, u_one] = preconditioned_solve(*whole.op, serial, b, guess, serial_communicator());
+    ASSERT_TRUE(one.converged()) << one.message;
+    for (int gather_rows : {4, 200000}) {
+        SCOPED_TRACE("gather_rows " + std::to_string(gather_rows));
+        AmgOptions options;
+        options.gather_rows = gather_rows;
+        const DistributedAmg<double> amg(a, rows, options);
+        if (gather_rows == 4) EXPECT_GE(amg.distributed_levels(), 2);
+        // Every distributed level has a coarser one, but the last when nothing was gathered.
+        const bool gathered = amg.report()["gathered"] != nullptr;
+        const int with_coarser = amg.distributed_levels() - (gathered ? 0 : 1);
+        EXPECT_GE(with_coarser, 1);
+        for (int l = 0; l < with_coarser; ++l)
+            EXPECT_LT(amg.galerkin_defect(static_cast<std::size_t>(l), seed), 1e-13) << "level " << l;
+        const auto [mine, u_mine] = preconditioned_solve(a, amg, owned_part(part.mine, b), owned_part(part.mine, guess),
+                                                         *on.comm);
+        EXPECT_TRUE(mine.converged()) << mine.message;
+        EXPECT_LE(std::abs(mine.iterations - one.iterations), 3)
+            << "one rank: " << one.iterations << ", " << on.comm->size() << " ranks: " << mine.iterations;
+        EXPECT_LT(max_relative_difference(u_mine, owned_part(part.mine, u_one)), 1e-8);
+    }
+}
+
+TEST(MpiRanks, AmgAcrossRanksMultipliesOutItsGalerkinLevelsAndSolvesAsOneRank)
+{
+    check_distributed_amg(mpi_setup(), shared_seed());
+}
+
+TEST(NcclRanks, AmgAcrossRanksMultipliesOutItsGalerkinLevelsAndSolvesAsOneRank)
+{
+    on_gpus(check_distributed_amg);
 }
 
 }  // namespace

@@ -226,6 +226,19 @@ void amg_start_vector(const Executor&, index_type n, V* x)
 }
 
 template <typename V>
+void amg_lump_into_prolongator(const Executor&, Csr<V>& p, const index_type* agg, const V* dinv, V omega,
+                               const V* lumped)
+{
+    const index_type* ptr = p.row_ptr.data();
+    const index_type* col = p.col_idx.data();
+    V* val = p.values.data();
+    chunked_for(p.rows, [&](long long i) {
+        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
+            if (col[k] == agg[i]) val[k] -= omega * dinv[i] * lumped[i];
+    });
+}
+
+template <typename V>
 void amg_residual(const Executor&, index_type n, const V* b, V* r)
 {
     chunked_for(n, [&](long long i) { r[i] = b[i] - r[i]; });
@@ -342,6 +355,7 @@ Csr<V> amg_transpose(const Executor&, const Csr<V>& a)
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
     amg_strength, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
-    amg_chebyshev_step, amg_start_vector, amg_residual, amg_dense_matvec, amg_spgemm, amg_transpose)
+    amg_chebyshev_step, amg_start_vector, amg_residual, amg_dense_matvec, amg_spgemm, amg_transpose,
+    amg_lump_into_prolongator)
 
 }  // namespace gpufem::kernels::cpu

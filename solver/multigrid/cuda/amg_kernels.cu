@@ -554,6 +554,28 @@ void amg_start_vector(const Executor& exec, index_type n, V* x)
 }
 
 template <typename V>
+__global__ void lump_into_prolongator_kernel(index_type rows, const index_type* __restrict__ ptr,
+                                             const index_type* __restrict__ col, V* __restrict__ val,
+                                             const index_type* __restrict__ agg, const V* __restrict__ dinv,
+                                             V omega, const V* __restrict__ lumped)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
+        if (col[k] == agg[i]) val[k] -= omega * dinv[i] * lumped[i];
+}
+
+template <typename V>
+void amg_lump_into_prolongator(const Executor& exec, Csr<V>& p, const index_type* agg, const V* dinv, V omega,
+                               const V* lumped)
+{
+    if (p.rows == 0) return;
+    lump_into_prolongator_kernel<V><<<grid_for(p.rows), block_size, 0, stream_of(exec)>>>(
+        p.rows, p.row_ptr.data(), p.col_idx.data(), p.values.data(), agg, dinv, omega, lumped);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
 void amg_residual(const Executor& exec, index_type n, const V* b, V* r)
 {
     if (n == 0) return;
@@ -762,6 +784,7 @@ Csr<V> amg_transpose(const Executor& exec, const Csr<V>& a)
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
     amg_strength, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
-    amg_chebyshev_step, amg_start_vector, amg_residual, amg_dense_matvec, amg_spgemm, amg_transpose)
+    amg_chebyshev_step, amg_start_vector, amg_residual, amg_dense_matvec, amg_spgemm, amg_transpose,
+    amg_lump_into_prolongator)
 
 }  // namespace gpufem::kernels::cuda

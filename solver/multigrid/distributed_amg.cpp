@@ -1,0 +1,307 @@
+#include "solver/multigrid/distributed_amg.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+#include "linalg/blas1.hpp"
+#include "linalg/distributed_operator.hpp"
+#include "linalg/rank_messages.hpp"
+#include "solver/multigrid/aggregation.hpp"
+#include "solver/multigrid/amg_kernels.hpp"
+#include "solver/multigrid/chebyshev.hpp"
+#include "solver/multigrid/distributed_levels.hpp"
+#include "solver/multigrid/level_operators.hpp"
+
+namespace gpufem {
+
+/// One distributed level: its operator (this rank's rows) and smoother, the local transfers to
+/// the next coarser level, and the cycle's work vectors (level 0 uses the caller's b and x).
+template <typename V>
+struct DistributedAmg<V>::Level {
+    std::unique_ptr<LinearOperator<V>> owned;  ///< coarse levels: the distributed Galerkin operator
+    const LinearOperator<V>* op = nullptr;
+    Array<V> dinv;
+    std::unique_ptr<PolynomialSmoother<V>> smoother;
+    std::unique_ptr<LinearOperator<V>> prolongation, restriction;  ///< null on a coarsest level
+    mutable Array<V> b, x, r, d;
+    mutable Array<V> below_b, below_x;  ///< this rank's coarse values when the level below is gathered
+};
+
+/// The rows the next level is built from.
+template <typename V>
+struct DistributedAmg<V>::Setup {
+    const LinearOperator<V>* op = nullptr;
+    const Csr<V>* local = nullptr;
+    const Csr<V>* nonlocal = nullptr;
+    const HaloPlan* halo = nullptr;
+    std::unique_ptr<LinearOperator<V>> next_op;  ///< the coarse operator made by the last level
+    Csr<V> nonlocal_kept;                        ///< a coarse level's ghost columns
+    HaloPlan halo_kept;                          ///< and its halo
+};
+
+namespace {
+
+/// f() on every rank; when it throws std::invalid_argument on any rank, every rank throws
+/// (the failing ranks their own message), so that none waits for the others.
+template <typename F>
+void together(const Communicator& host, F&& f)
+{
+    std::string message;
+    try {
+        f();
+    } catch (const std::invalid_argument& e) {
+        message = e.what();
+    }
+    if (any_rank(host, !message.empty()))
+        throw std::invalid_argument(message.empty() ? "AMG: the setup failed on another rank" : message);
+}
+
+double global_sum(const Communicator& host, double value) { return sum_over_processes(host, value); }
+
+}  // namespace
+
+template <typename V>
+DistributedAmg<V>::DistributedAmg(const LinearOperator<V>& a, const DistributedRows<V>& rows,
+                                  const AmgOptions& options)
+    : exec_(a.executor()), rows_(a.rows()), options_(options), host_(rows.host), device_(rows.device)
+{
+    if (rows.local.rows != a.rows() || rows.nonlocal.rows != a.rows() || rows.nonlocal.cols != rows.halo.ghosts())
+        throw std::invalid_argument("distributed AMG: the rows do not match the operator and its halo");
+    const auto start = std::chrono::steady_clock::now();
+    Setup setup;
+    setup.op = &a;
+    setup.local = &rows.local;
+    setup.nonlocal = &rows.nonlocal;
+    setup.halo = &rows.halo;
+    while (add_level(setup)) {
+    }
+    count_apply_bytes();
+    exec_->synchronize();
+    setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    spdlog::info("AMG across {} ranks: {} distributed levels, {} gathered onto every rank, setup {:.3f} s",
+                 host_.size(), levels_.size(), gathered_ ? gathered_->levels().size() : 0, setup_seconds_);
+}
+
+template <typename V>
+DistributedAmg<V>::~DistributedAmg() = default;
+
+template <typename V>
+bool DistributedAmg<V>::add_level(Setup& setup)
+{
+    auto level = std::make_unique<Level>();
+    level->owned = std::move(setup.next_op);
+    level->op = level->owned ? level->owned.get() : setup.op;
+    const LinearOperator<V>& op = *level->op;
+    const auto n = static_cast<std::size_t>(op.rows());
+    together(host_, [&] { level->dinv = inverse_diagonal_of(op); });
+    level->r = Array<V>(exec_, n);
+    level->d = Array<V>(exec_, n);
+    if (!levels_.empty()) {
+        level->b = Array<V>(exec_, n);
+        level->x = Array<V>(exec_, n);
+    }
+    const double global_rows = global_sum(host_, static_cast<double>(n));
+    AmgLevelSummary summary{static_cast<index_type>(global_rows),
+                            static_cast<std::size_t>(global_sum(host_, static_cast<double>(setup.local->nnz() +
+                                                                                              setup.nonlocal->nnz()))),
+                            0, 0};
+    summary.lambda_max = estimate_lambda_max(op, level->dinv, options_.eigen_steps, device_);
+    const double upper = chebyshev_margin * summary.lambda_max;
+    level->smoother = std::make_unique<PolynomialSmoother<V>>(op, level->dinv, upper, options_.degree,
+                                                              options_.smoother == AmgSmoother::jacobi);
+    const auto last = [&](const char* why) {
+        if (host_.rank() == 0)
+            spdlog::warn("AMG across ranks: coarsening stopped at {} rows ({}); the coarsest level is only smoothed",
+                         summary.rows, why);
+        summaries_.push_back(summary);
+        levels_.push_back(std::move(level));
+        return false;
+    };
+    if (static_cast<int>(levels_.size()) + 2 > options_.max_levels) return last("solver.amg.max_levels");
+    const Array<std::uint8_t> strong = strength_of_connection(*setup.local, op.diagonal(), options_.strength_threshold);
+    const Aggregates aggregates = aggregate(*setup.local, strong, options_.aggregation);
+    summary.mis_rounds = aggregates.rounds;
+    const std::vector<index_type> offsets = rank_offsets(host_, aggregates.count);
+    const index_type total = offsets.back();
+    if (total == 0 || static_cast<double>(total) > 0.8 * global_rows) return last("too few nodes aggregated");
+    const int me = host_.rank();
+    Csr<V> p = rank_prolongator(*setup.local, *setup.nonlocal, level->dinv, 4.0 / (3.0 * upper), aggregates);
+    Csr<V> r = sparse_transpose(p);
+    Csr<V> coarse_local = sparse_product(r, sparse_product(*setup.local, p));
+    const Csr<V> ghost_rows = ghost_prolongator_rows(p, offsets[static_cast<std::size_t>(me)], total, *setup.halo, host_);
+    Csr<V> wide{aggregates.count, total,
+                Array<index_type>::from_host(exec_, std::vector<index_type>(static_cast<std::size_t>(aggregates.count) + 1, 0)),
+                Array<index_type>(exec_, 0), Array<V>(exec_, 0)};
+    if (setup.nonlocal->nnz() > 0) wide = sparse_product(r, sparse_product(*setup.nonlocal, ghost_rows));
+    level->prolongation = csr_level_operator(std::move(p));
+    level->restriction = csr_level_operator(std::move(r));
+    summaries_.push_back(summary);
+    Level& made = *level;
+    levels_.push_back(std::move(level));
+    if (total <= options_.gather_rows) {
+        gathered_offsets_ = offsets;
+        gathered_op_ = csr_level_operator(gathered_matrix(coarse_local, wide, offsets, host_));
+        together(host_, [&] {
+            gathered_ = std::make_unique<AmgPreconditioner<V>>(*gathered_op_, *gathered_op_->stored_csr(), options_);
+        });
+        made.below_b = Array<V>(exec_, static_cast<std::size_t>(aggregates.count));
+        made.below_x = Array<V>(exec_, static_cast<std::size_t>(aggregates.count));
+        gathered_b_ = Array<V>(exec_, static_cast<std::size_t>(total));
+        gathered_x_ = Array<V>(exec_, static_cast<std::size_t>(total));
+        return false;
+    }
+    CoarseRows<V> coarse = split_coarse_rows(std::move(coarse_local), wide, offsets, host_);
+    setup.nonlocal_kept = coarse.nonlocal.clone_to(exec_);
+    setup.halo_kept = coarse.halo;
+    auto next = std::make_unique<DistributedOperator<V>>(csr_level_operator(std::move(coarse.local)),
+                                                         std::move(coarse.nonlocal), coarse.halo, device_);
+    setup.local = next->local_block().stored_csr();
+    setup.nonlocal = &setup.nonlocal_kept;
+    setup.halo = &setup.halo_kept;
+    setup.next_op = std::move(next);
+    return true;
+}
+
+template <typename V>
+void DistributedAmg<V>::count_apply_bytes()
+{
+    for (const auto& level : levels_) {
+        const std::size_t vector = level->dinv.bytes();
+        const int spmvs = level->smoother->spmvs(true) + level->smoother->spmvs(false) + 1;
+        apply_bytes_ += spmvs * level->op->spmv_min_bytes() + 6 * level->smoother->spmvs(false) * vector;
+        if (level->prolongation)
+            apply_bytes_ += level->prolongation->spmv_min_bytes() + level->restriction->spmv_min_bytes() + vector;
+    }
+    if (gathered_) apply_bytes_ += gathered_->apply_bytes() + 2 * gathered_b_.bytes();
+}
+
+template <typename V>
+void DistributedAmg<V>::cycle(std::size_t l, const Array<V>& b, Array<V>& x) const
+{
+    const Level& level = *levels_[l];
+    const Executor& exec = *exec_;
+    const index_type n = level.op->rows();
+    level.smoother->smooth(b, x, true, level.r, level.d);
+    if (level.prolongation) {
+        const bool gathered_below = l + 1 == levels_.size();
+        Array<V>& coarse_b = gathered_below ? level.below_b : levels_[l + 1]->b;
+        Array<V>& coarse_x = gathered_below ? level.below_x : levels_[l + 1]->x;
+        const int visits = options_.cycle == AmgCycle::w ? 2 : 1;
+        for (int visit = 0; visit < visits; ++visit) {
+            level.op->apply(x, level.r);
+            GPUFEM_DISPATCH(exec, amg_residual(exec, n, b.data(), level.r.data()));
+            level.restriction->apply(level.r, coarse_b);
+            if (gathered_below) gathered_solve(coarse_b, coarse_x);
+            else cycle(l + 1, coarse_b, coarse_x);
+            level.prolongation->apply(V(1), coarse_x, V(1), x);
+        }
+    }
+    level.smoother->smooth(b, x, false, level.r, level.d);
+}
+
+template <typename V>
+void DistributedAmg<V>::gather(const Array<V>& mine) const
+{
+    const Executor& e = *exec_;
+    const int me = host_.rank();
+    const auto first = static_cast<std::size_t>(gathered_offsets_[static_cast<std::size_t>(me)]);
+    const std::size_t bytes = mine.bytes();
+    if (bytes > 0) copy_bytes(e, gathered_b_.data() + first, e, mine.data(), bytes);
+    std::vector<ExchangeMessage> sends, receives;
+    for (int r = 0; r < host_.size(); ++r) {
+        if (r == me) continue;
+        const auto begin = static_cast<std::size_t>(gathered_offsets_[static_cast<std::size_t>(r)]);
+        const auto count = static_cast<std::size_t>(gathered_offsets_[static_cast<std::size_t>(r) + 1]) - begin;
+        if (bytes > 0) sends.push_back({r, gathered_b_.data() + first, bytes});
+        if (count > 0) receives.push_back({r, gathered_b_.data() + begin, count * sizeof(V)});
+    }
+    device_.exchange(e, sends, receives);
+}
+
+template <typename V>
+void DistributedAmg<V>::take_mine(Array<V>& x) const
+{
+    const Executor& e = *exec_;
+    const auto first = static_cast<std::size_t>(gathered_offsets_[static_cast<std::size_t>(host_.rank())]);
+    if (!x.empty()) copy_bytes(e, x.data(), e, gathered_x_.data() + first, x.bytes());
+}
+
+template <typename V>
+void DistributedAmg<V>::gathered_solve(const Array<V>& mine, Array<V>& x) const
+{
+    gather(mine);
+    gathered_->apply(gathered_b_, gathered_x_);
+    take_mine(x);
+}
+
+template <typename V>
+void DistributedAmg<V>::apply(const Array<V>& r, Array<V>& z) const
+{
+    cycle(0, r, z);
+}
+
+template <typename V>
+void DistributedAmg<V>::apply_coarse(std::size_t l, const Array<V>& y, Array<V>& out) const
+{
+    if (l + 1 < levels_.size()) {
+        levels_[l + 1]->op->apply(y, out);
+        return;
+    }
+    gather(y);
+    gathered_op_->apply(gathered_b_, gathered_x_);
+    take_mine(out);
+}
+
+template <typename V>
+double DistributedAmg<V>::galerkin_defect(std::size_t l, unsigned seed) const
+{
+    if (l >= levels_.size() || !levels_[l]->prolongation)
+        throw std::invalid_argument("galerkin_defect: the level has no coarser level");
+    const Level& level = *levels_[l];
+    const auto coarse = static_cast<std::size_t>(level.restriction->rows());
+    std::mt19937 random(seed + 7919u * static_cast<unsigned>(host_.rank()));
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    std::vector<V> values(coarse);
+    for (V& v : values) v = static_cast<V>(uniform(random));
+    const Array<V> y = Array<V>::from_host(exec_, values);
+    const auto fine = static_cast<std::size_t>(level.op->rows());
+    Array<V> py(exec_, fine), apy(exec_, fine), rapy(exec_, coarse), ay(exec_, coarse);
+    level.prolongation->apply(y, py);
+    level.op->apply(py, apy);
+    level.restriction->apply(apy, rapy);
+    apply_coarse(l, y, ay);
+    const double norm = global_sum(host_, coarse > 0 ? static_cast<double>(dot(ay, ay)) : 0.0);
+    axpy(V(-1), rapy, ay);
+    const double defect = global_sum(host_, coarse > 0 ? static_cast<double>(dot(ay, ay)) : 0.0);
+    return std::sqrt(defect / norm);
+}
+
+template <typename V>
+nlohmann::json DistributedAmg<V>::report() const
+{
+    nlohmann::json levels = nlohmann::json::array();
+    for (const AmgLevelSummary& s : summaries_)
+        levels.push_back({{"rows", s.rows}, {"nnz", s.nnz}, {"lambda_max", s.lambda_max},
+                          {"mis_rounds", s.mis_rounds}, {"distributed", true}});
+    nlohmann::json out = {{"setup_seconds", setup_seconds_},
+                          {"ranks", host_.size()},
+                          {"distributed_levels", levels},
+                          {"gather_rows", options_.gather_rows},
+                          {"aggregates", "within each rank"},
+                          {"smoother", std::string(enum_name(amg_smoother_names, options_.smoother))},
+                          {"degree", options_.degree},
+                          {"cycle", std::string(enum_name(amg_cycle_names, options_.cycle))},
+                          {"aggregation", std::string(enum_name(amg_aggregation_names, options_.aggregation))},
+                          {"strength_threshold", options_.strength_threshold}};
+    out["gathered"] = gathered_ ? gathered_->report() : nlohmann::json(nullptr);
+    return out;
+}
+
+template class DistributedAmg<float>;
+template class DistributedAmg<double>;
+
+}  // namespace gpufem

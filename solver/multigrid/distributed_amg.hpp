@@ -1,0 +1,105 @@
+#pragma once
+// Smoothed-aggregation AMG on a matrix whose rows are split among ranks (gpufem run under
+// mpirun). Each rank aggregates its own rows (aggregates do not cross ranks) and smooths its
+// prolongator with its owned block, the couplings to other ranks lumped onto the diagonal, so
+// P and R = P^T are local: restriction and prolongation send nothing. The Galerkin product
+// R A P is the ranks' together: each rank's rows of A P need the rows of P its ghost columns
+// name, exchanged once at setup. The coarse level is again a distributed operator (owned block
+// plus ghost columns, with its own halo), smoothed by Chebyshev on its diagonal like the fine
+// one, down to the first level with at most solver.amg.gather_rows rows in all: that one is
+// gathered onto every rank, which sets it up and cycles it as one process would (hypre's
+// redundant coarse solve), so the coarse levels, where messages would cost more than the
+// arithmetic, send nothing but one all-gather of their right-hand side per cycle.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "linalg/communicator.hpp"
+#include "linalg/csr.hpp"
+#include "linalg/halo.hpp"
+#include "solver/krylov/preconditioner.hpp"
+#include "solver/multigrid/amg_options.hpp"
+#include "solver/multigrid/amg_preconditioner.hpp"
+
+namespace gpufem {
+
+/// A rank's rows of a distributed matrix as a multigrid setup reads them, in the operator's
+/// numbering.
+template <typename V>
+struct DistributedRows {
+    const Csr<V>& local;           ///< owned rows x owned columns
+    const Csr<V>& nonlocal;        ///< owned rows x ghost columns
+    const HaloPlan& halo;          ///< how the ghosts arrive from their owners
+    const Communicator& host;      ///< the ranks, for the setup's host data
+    const Communicator& device;    ///< the ranks, for the cycle's data (the operator's communicator)
+};
+
+/// Smoothed-aggregation AMG across ranks, one V-cycle (or W-cycle) per apply; symmetric, so CG
+/// stays valid. Every call is collective: all ranks set it up and apply it together.
+template <typename V>
+class DistributedAmg final : public Preconditioner<V> {
+public:
+    /// The hierarchy of a (this rank's owned rows of the distributed operator, kept by
+    /// reference) whose entries rows holds. Throws std::invalid_argument on a zero or
+    /// non-finite diagonal (on every rank: the ranks fail together).
+    DistributedAmg(const LinearOperator<V>& a, const DistributedRows<V>& rows, const AmgOptions& options);
+    ~DistributedAmg() override;
+
+    const ExecPtr& executor() const override { return exec_; }
+    index_type size() const override { return rows_; }
+    std::string name() const override { return "amg"; }
+    /// One cycle from a zero guess.
+    void apply(const Array<V>& r, Array<V>& z) const override;
+    std::size_t apply_bytes() const override { return apply_bytes_; }
+    /// Not captured: the gathered level's exchange and the coarse halos are not stream-ordered
+    /// on every communicator.
+    bool graph_capturable() const override { return false; }
+    nlohmann::json report() const override;
+
+    /// The levels, finest first: rows and stored entries over all ranks (the gathered levels as
+    /// each rank holds them).
+    const std::vector<AmgLevelSummary>& levels() const { return summaries_; }
+    /// How many levels are split among the ranks (the rest are gathered).
+    int distributed_levels() const { return static_cast<int>(levels_.size()); }
+    /// Wall time of the setup (synchronised).
+    double setup_seconds() const { return setup_seconds_; }
+    /// The Galerkin defect of level l's coarse operator A_c (l < distributed_levels(), a level
+    /// with a coarser one): ||A_c y - R A P y|| / ||A_c y|| over all ranks for a random coarse
+    /// vector y drawn from seed. Collective; for tests.
+    double galerkin_defect(std::size_t l, unsigned seed) const;
+
+private:
+    struct Level;
+    struct Setup;
+    void cycle(std::size_t l, const Array<V>& b, Array<V>& x) const;
+    /// mine (this rank's values of the gathered level) and every other rank's into gathered_b_.
+    void gather(const Array<V>& mine) const;
+    /// This rank's values of gathered_x_ into x.
+    void take_mine(Array<V>& x) const;
+    /// The gathered levels' correction: mine gathered, cycled on every rank, and this rank's
+    /// part of the result in x.
+    void gathered_solve(const Array<V>& mine, Array<V>& x) const;
+    /// The coarse operator below level l applied to this rank's coarse values.
+    void apply_coarse(std::size_t l, const Array<V>& y, Array<V>& out) const;
+    /// Builds one level from setup's current rows; false when it is the coarsest.
+    bool add_level(Setup& setup);
+    void count_apply_bytes();
+
+    ExecPtr exec_;
+    index_type rows_ = 0;
+    AmgOptions options_;
+    const Communicator& host_;
+    const Communicator& device_;
+    std::vector<std::unique_ptr<Level>> levels_;
+    std::vector<AmgLevelSummary> summaries_;
+    std::unique_ptr<LinearOperator<V>> gathered_op_;         ///< the first gathered level (every rank)
+    std::unique_ptr<AmgPreconditioner<V>> gathered_;         ///< its hierarchy
+    std::vector<index_type> gathered_offsets_;               ///< each rank's first row of it
+    mutable Array<V> gathered_b_, gathered_x_;
+    std::size_t apply_bytes_ = 0;
+    double setup_seconds_ = 0;
+};
+
+}  // namespace gpufem

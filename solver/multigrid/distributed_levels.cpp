@@ -1,0 +1,267 @@
+#include "solver/multigrid/distributed_levels.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "linalg/blas1.hpp"
+#include "linalg/csr_tuned_operator.hpp"
+#include "linalg/halo_plan_keys.hpp"
+#include "linalg/rank_messages.hpp"
+#include "solver/multigrid/amg_kernels.hpp"
+
+namespace gpufem {
+namespace {
+
+/// The messages of data (one run of values per entry of peers' counts) as sends, or as
+/// receives, skipping empty runs (both sides know every run's size and skip alike).
+template <typename T>
+std::vector<ExchangeMessage> runs(std::vector<T>& data, const std::vector<std::pair<int, std::size_t>>& peers)
+{
+    std::vector<ExchangeMessage> out;
+    std::size_t at = 0;
+    for (const auto& [peer, count] : peers) {
+        if (count > 0) out.push_back({peer, data.data() + at, count * sizeof(T)});
+        at += count;
+    }
+    return out;
+}
+
+/// Host data between the ranks: send[s] to send_peers[s], recv[r] from recv_peers[r], each run
+/// as long as the peers' counts say.
+template <typename T>
+void exchange_runs(const Communicator& host, std::vector<T>& send, const std::vector<std::pair<int, std::size_t>>& to,
+                   std::vector<T>& receive, const std::vector<std::pair<int, std::size_t>>& from)
+{
+    host.exchange(*Executor::create_cpu(), runs(send, to), runs(receive, from));
+}
+
+/// A rank's rows on the host: each row's length, then every row's columns and values.
+template <typename V>
+struct HostRows {
+    std::vector<index_type> lengths, columns;
+    std::vector<V> values;
+};
+
+/// The rows of local (own columns, numbered from first) and wide (global columns) merged, each
+/// row in column order, with global columns.
+template <typename V>
+HostRows<V> merged_rows(const Csr<V>& local, const Csr<V>& wide, index_type first)
+{
+    const std::vector<index_type> lp = local.row_ptr.to_host(), lc = local.col_idx.to_host();
+    const std::vector<index_type> wp = wide.row_ptr.to_host(), wc = wide.col_idx.to_host();
+    const std::vector<V> lv = local.values.to_host(), wv = wide.values.to_host();
+    HostRows<V> out;
+    std::vector<std::pair<index_type, V>> row;
+    for (index_type i = 0; i < local.rows; ++i) {
+        row.clear();
+        for (index_type k = lp[i]; k < lp[i + 1]; ++k) row.emplace_back(lc[k] + first, lv[k]);
+        for (index_type k = wp[i]; k < wp[i + 1]; ++k) row.emplace_back(wc[k], wv[k]);
+        std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        out.lengths.push_back(static_cast<index_type>(row.size()));
+        for (const auto& [c, v] : row) {
+            out.columns.push_back(c);
+            out.values.push_back(v);
+        }
+    }
+    return out;
+}
+
+/// The rows of p the halo sends, neighbour after neighbour (S P for S the selection of those
+/// rows), on p's executor.
+template <typename V>
+Csr<V> sent_rows(const Csr<V>& p, const HaloPlan& halo)
+{
+    std::vector<index_type> selected;
+    for (const HaloPlan::Send& send : halo.sends) selected.insert(selected.end(), send.local.begin(), send.local.end());
+    const ExecPtr& exec = p.executor();
+    const auto count = static_cast<index_type>(selected.size());
+    if (count == 0)
+        return Csr<V>{0, p.cols, Array<index_type>::from_host(exec, std::vector<index_type>{0}),
+                      Array<index_type>(exec, 0), Array<V>(exec, 0)};
+    std::vector<index_type> offsets(selected.size() + 1);
+    std::iota(offsets.begin(), offsets.end(), index_type(0));
+    const Csr<V> selection{count, p.rows, Array<index_type>::from_host(exec, offsets),
+                           Array<index_type>::from_host(exec, selected),
+                           Array<V>::from_host(exec, std::vector<V>(selected.size(), V(1)))};
+    return sparse_product(selection, p);
+}
+
+}  // namespace
+
+std::vector<index_type> rank_offsets(const Communicator& host, index_type count)
+{
+    const double mine = static_cast<double>(count);
+    const std::vector<double> counts = gather_on_every_rank(host, std::span<const double>(&mine, 1));
+    std::vector<index_type> offsets(counts.size() + 1, 0);
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+        const double next = static_cast<double>(offsets[r]) + counts[r];
+        if (next > 2147483647.0) throw std::runtime_error("multigrid: a level has more than 2^31 - 1 rows in all");
+        offsets[r + 1] = static_cast<index_type>(next);
+    }
+    return offsets;
+}
+
+template <typename V>
+Csr<V> rank_prolongator(const Csr<V>& local, const Csr<V>& nonlocal, const Array<V>& dinv, double omega,
+                        const Aggregates& aggregates)
+{
+    Csr<V> p = smoothed_prolongator(local, dinv, omega, aggregates);
+    if (nonlocal.nnz() == 0) return p;
+    const ExecPtr& exec = local.executor();
+    Array<V> ones(exec, static_cast<std::size_t>(nonlocal.cols)), sums(exec, static_cast<std::size_t>(local.rows));
+    fill(ones, V(1));
+    CsrOptions options;
+    options.tune = false;
+    const CsrTunedOperator<V> ghost_columns(nonlocal.clone_to(exec), options);
+    ghost_columns.apply(ones, sums);
+    const Executor& e = *exec;
+    GPUFEM_DISPATCH(e, amg_lump_into_prolongator(e, p, aggregates.of_node.data(), dinv.data(), static_cast<V>(omega),
+                                                 sums.data()));
+    return p;
+}
+
+template <typename V>
+Csr<V> ghost_prolongator_rows(const Csr<V>& p, index_type first, index_type total, const HaloPlan& halo,
+                              const Communicator& host)
+{
+    // The rows sent, picked on p's executor (a selection matrix times P), so that only they
+    // come to the host.
+    const Csr<V> sent = sent_rows(p, halo);
+    const std::vector<index_type> ptr = sent.row_ptr.to_host(), col = sent.col_idx.to_host();
+    const std::vector<V> val = sent.values.to_host();
+    // What this rank sends: per neighbour the lengths, then the global columns and values, of
+    // the rows it holds as that neighbour's ghosts.
+    std::vector<index_type> lengths, columns;
+    std::vector<V> values;
+    std::vector<std::pair<int, std::size_t>> rows_to, entries_to;
+    std::size_t row = 0;
+    for (const HaloPlan::Send& send : halo.sends) {
+        std::size_t entries = 0;
+        for (std::size_t j = 0; j < send.local.size(); ++j, ++row) {
+            const index_type b = ptr[row], e = ptr[row + 1];
+            lengths.push_back(e - b);
+            for (index_type k = b; k < e; ++k) {
+                columns.push_back(col[static_cast<std::size_t>(k)] + first);
+                values.push_back(val[static_cast<std::size_t>(k)]);
+            }
+            entries += static_cast<std::size_t>(e - b);
+        }
+        rows_to.emplace_back(send.peer, send.local.size());
+        entries_to.emplace_back(send.peer, entries);
+    }
+    const index_type ghosts = halo.ghosts();
+    std::vector<std::pair<int, std::size_t>> rows_from;
+    for (const GhostBlock& block : halo.receives) rows_from.emplace_back(block.owner, static_cast<std::size_t>(block.count));
+    std::vector<index_type> ghost_ptr(static_cast<std::size_t>(ghosts) + 1, 0);
+    exchange_runs(host, lengths, rows_to, ghost_ptr, rows_from);  // lengths land at ghost_ptr[0 ..)
+    std::exclusive_scan(ghost_ptr.begin(), ghost_ptr.end(), ghost_ptr.begin(), index_type(0));
+    std::vector<std::pair<int, std::size_t>> entries_from;
+    std::size_t ghost = 0;
+    for (const GhostBlock& block : halo.receives) {
+        const std::size_t end = ghost + static_cast<std::size_t>(block.count);
+        entries_from.emplace_back(block.owner, static_cast<std::size_t>(ghost_ptr[end] - ghost_ptr[ghost]));
+        ghost = end;
+    }
+    std::vector<index_type> ghost_col(static_cast<std::size_t>(ghost_ptr.back()));
+    std::vector<V> ghost_val(ghost_col.size());
+    exchange_runs(host, columns, entries_to, ghost_col, entries_from);
+    exchange_runs(host, values, entries_to, ghost_val, entries_from);
+    const ExecPtr& exec = p.executor();
+    return Csr<V>{ghosts, total, Array<index_type>::from_host(exec, ghost_ptr), Array<index_type>::from_host(exec, ghost_col),
+                  Array<V>::from_host(exec, ghost_val)};
+}
+
+template <typename V>
+CoarseRows<V> split_coarse_rows(Csr<V> local, const Csr<V>& wide, const std::vector<index_type>& offsets,
+                                const Communicator& host)
+{
+    const int me = host.rank();
+    const index_type first = offsets[static_cast<std::size_t>(me)], owned = local.rows;
+    std::vector<index_type> col = wide.col_idx.to_host();
+    std::vector<index_type> ghosts = col;
+    std::sort(ghosts.begin(), ghosts.end());
+    ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+    for (index_type& c : col)  // a monotone renumbering: each row stays sorted
+        c = static_cast<index_type>(std::lower_bound(ghosts.begin(), ghosts.end(), c) - ghosts.begin());
+    std::vector<GhostBlock> blocks;
+    for (index_type g : ghosts) {
+        const int owner = static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), g) - offsets.begin()) - 1;
+        if (owner == me) throw std::logic_error("multigrid: a rank's ghost columns name its own coarse unknown");
+        if (blocks.empty() || blocks.back().owner != owner) blocks.push_back({owner, 0});
+        ++blocks.back().count;
+    }
+    std::vector<index_type> keys(static_cast<std::size_t>(owned));
+    std::iota(keys.begin(), keys.end(), first);
+    keys.insert(keys.end(), ghosts.begin(), ghosts.end());
+    HaloPlan halo = halo_plan_from_names(host, owned, blocks, keys.data(), [&](index_type key) -> index_type {
+        return key >= first && key < first + owned ? key - first : -1;
+    });
+    const ExecPtr& exec = local.executor();
+    Csr<V> nonlocal{owned, static_cast<index_type>(ghosts.size()), wide.row_ptr.clone_to(exec),
+                    Array<index_type>::from_host(exec, col), wide.values.clone_to(exec)};
+    return CoarseRows<V>{std::move(local), std::move(nonlocal), std::move(ghosts), std::move(halo)};
+}
+
+template <typename V>
+Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vector<index_type>& offsets,
+                       const Communicator& host)
+{
+    const int me = host.rank(), ranks = host.size();
+    const index_type first = offsets[static_cast<std::size_t>(me)];
+    const HostRows<V> merged = merged_rows(local, wide, first);
+    const std::vector<index_type>& lengths = merged.lengths;
+    const std::vector<index_type>& columns = merged.columns;
+    const std::vector<V>& values = merged.values;
+    const double mine = static_cast<double>(columns.size());
+    const std::vector<double> entries = gather_on_every_rank(host, std::span<const double>(&mine, 1));
+    // Every rank sends its rows to every other rank; they land in rank order.
+    const index_type total = offsets.back();
+    std::vector<std::size_t> entry_offsets(static_cast<std::size_t>(ranks) + 1, 0);
+    for (int r = 0; r < ranks; ++r) entry_offsets[r + 1] = entry_offsets[r] + static_cast<std::size_t>(entries[r]);
+    std::vector<index_type> all_lengths(static_cast<std::size_t>(total) + 1, 0), all_columns(entry_offsets.back());
+    std::vector<V> all_values(entry_offsets.back());
+    std::copy(lengths.begin(), lengths.end(), all_lengths.begin() + first);
+    std::copy(columns.begin(), columns.end(), all_columns.begin() + static_cast<std::ptrdiff_t>(entry_offsets[me]));
+    std::copy(values.begin(), values.end(), all_values.begin() + static_cast<std::ptrdiff_t>(entry_offsets[me]));
+    // The receives land in place: runs in rank order with this rank's own left out.
+    std::vector<ExchangeMessage> receives;
+    for (int r = 0; r < ranks; ++r) {
+        if (r == me) continue;
+        const auto rows = static_cast<std::size_t>(offsets[r + 1] - offsets[r]);
+        const std::size_t count = entry_offsets[r + 1] - entry_offsets[r];
+        if (rows > 0) receives.push_back({r, all_lengths.data() + offsets[r], rows * sizeof(index_type)});
+        if (count > 0) {
+            receives.push_back({r, all_columns.data() + entry_offsets[r], count * sizeof(index_type)});
+            receives.push_back({r, all_values.data() + entry_offsets[r], count * sizeof(V)});
+        }
+    }
+    std::vector<ExchangeMessage> sends;  // the same rows to every other rank (a send is only read)
+    for (int r = 0; r < ranks; ++r) {
+        if (r == me) continue;
+        if (!lengths.empty()) sends.push_back({r, const_cast<index_type*>(lengths.data()), lengths.size() * sizeof(index_type)});
+        if (!columns.empty()) {
+            sends.push_back({r, const_cast<index_type*>(columns.data()), columns.size() * sizeof(index_type)});
+            sends.push_back({r, const_cast<V*>(values.data()), values.size() * sizeof(V)});
+        }
+    }
+    host.exchange(*Executor::create_cpu(), sends, receives);
+    std::exclusive_scan(all_lengths.begin(), all_lengths.end(), all_lengths.begin(), index_type(0));
+    const ExecPtr& exec = local.executor();
+    return Csr<V>{total, total, Array<index_type>::from_host(exec, all_lengths),
+                  Array<index_type>::from_host(exec, all_columns), Array<V>::from_host(exec, all_values)};
+}
+
+#define GPUFEM_INSTANTIATE(V)                                                                                  \
+    template Csr<V> rank_prolongator(const Csr<V>&, const Csr<V>&, const Array<V>&, double, const Aggregates&); \
+    template Csr<V> ghost_prolongator_rows(const Csr<V>&, index_type, index_type, const HaloPlan&,             \
+                                           const Communicator&);                                                \
+    template CoarseRows<V> split_coarse_rows(Csr<V>, const Csr<V>&, const std::vector<index_type>&,              \
+                                             const Communicator&);                                              \
+    template Csr<V> gathered_matrix(const Csr<V>&, const Csr<V>&, const std::vector<index_type>&,               \
+                                    const Communicator&);
+GPUFEM_INSTANTIATE(float)
+GPUFEM_INSTANTIATE(double)
+#undef GPUFEM_INSTANTIATE
+
+}  // namespace gpufem

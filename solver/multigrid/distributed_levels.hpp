@@ -1,0 +1,61 @@
+#pragma once
+// The setup steps of a multigrid level whose rows are split among ranks
+// (solver/multigrid/distributed_amg.hpp): each rank's aggregates are its own, so its
+// prolongator P maps its owned fine rows to its own coarse unknowns, and the Galerkin product
+// R A P needs, beside its own P, the rows of P that its ghost columns name (exchanged once
+// through the level's halo). Coarse unknowns are numbered rank after rank: rank r's are
+// offsets[r] .. offsets[r + 1] - 1.
+#include <vector>
+
+#include "linalg/communicator.hpp"
+#include "linalg/csr.hpp"
+#include "linalg/halo.hpp"
+#include "solver/multigrid/aggregation.hpp"
+
+namespace gpufem {
+
+/// Each rank's first coarse unknown and, last, their total: count is this rank's (ranks + 1
+/// values, the same on every rank). Collective over host.
+std::vector<index_type> rank_offsets(const Communicator& host, index_type count);
+
+/// A rank's smoothed prolongator P = (I - omega D^-1 A_f) P0 for its aggregates, A_f its owned
+/// block local with the row sums of its ghost columns nonlocal added to the diagonal (so that
+/// a constant is still interpolated exactly: the couplings to other ranks' unknowns lumped
+/// onto the diagonal instead of dropped). dinv: 1 / diag(A). No copy of local is made.
+template <typename V>
+Csr<V> rank_prolongator(const Csr<V>& local, const Csr<V>& nonlocal, const Array<V>& dinv, double omega,
+                        const Aggregates& aggregates);
+
+/// The rows of the ranks' prolongators that this rank's ghosts name: row g of the result is
+/// ghost g's row of its owner's P, with global coarse columns (of total). p: this rank's P
+/// (owned rows x its own coarse unknowns, numbered from first). Collective over host; the
+/// result lives on p's executor.
+template <typename V>
+Csr<V> ghost_prolongator_rows(const Csr<V>& p, index_type first, index_type total, const HaloPlan& halo,
+                              const Communicator& host);
+
+/// A coarse level's rows as a distributed operator takes them: its owned columns, its ghost
+/// columns renumbered 0 .. ghosts - 1, the ghosts' global numbers and the halo that brings
+/// them.
+template <typename V>
+struct CoarseRows {
+    Csr<V> local;                         ///< owned x owned
+    Csr<V> nonlocal;                      ///< owned x ghosts
+    std::vector<index_type> ghost_global;  ///< increasing, so grouped by owner in rank order
+    HaloPlan halo;
+};
+
+/// local (owned x owned) and wide (owned x every coarse unknown, holding other ranks'
+/// columns only) as a coarse level's CoarseRows. Collective over host.
+template <typename V>
+CoarseRows<V> split_coarse_rows(Csr<V> local, const Csr<V>& wide, const std::vector<index_type>& offsets,
+                                const Communicator& host);
+
+/// The whole coarse matrix on every rank (offsets.back() rows, in the global numbering): each
+/// rank's rows are local (its own columns) and wide (the other ranks' columns). Collective over
+/// host; on local's executor.
+template <typename V>
+Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vector<index_type>& offsets,
+                       const Communicator& host);
+
+}  // namespace gpufem
