@@ -92,6 +92,13 @@ DistributedAmg<V>::~DistributedAmg() = default;
 template <typename V>
 bool DistributedAmg<V>::add_level(Setup& setup)
 {
+    auto mark = std::chrono::steady_clock::now();
+    const auto phase_done = [this, &mark](SetupPhase phase) {  // synchronised, summed over the levels
+        exec_->synchronize();
+        const auto now = std::chrono::steady_clock::now();
+        setup_phases_[static_cast<std::size_t>(phase)] += std::chrono::duration<double>(now - mark).count();
+        mark = now;
+    };
     auto level = std::make_unique<Level>();
     level->owned = std::move(setup.next_op);
     level->op = level->owned ? level->owned.get() : setup.op;
@@ -121,6 +128,7 @@ bool DistributedAmg<V>::add_level(Setup& setup)
         levels_.push_back(std::move(level));
         return false;
     };
+    phase_done(SetupPhase::smoother);
     if (static_cast<int>(levels_.size()) + 2 > options_.max_levels) return last("solver.amg.max_levels");
     const Array<std::uint8_t> strong = strength_of_connection(*setup.local, op.diagonal(), options_.strength_threshold);
     const Aggregates aggregates = aggregate(*setup.local, strong, options_.aggregation);
@@ -129,32 +137,53 @@ bool DistributedAmg<V>::add_level(Setup& setup)
     const index_type total = offsets.back();
     if (total == 0 || static_cast<double>(total) > 0.8 * global_rows) return last("too few nodes aggregated");
     const int me = host_.rank();
+    phase_done(SetupPhase::aggregation);
     Csr<V> p = rank_prolongator(*setup.local, *setup.nonlocal, level->dinv, 4.0 / (3.0 * upper), aggregates);
     Csr<V> r = sparse_transpose(p);
-    Csr<V> coarse_local = sparse_product(r, sparse_product(*setup.local, p));
+    phase_done(SetupPhase::prolongator);
     const Csr<V> ghost_rows = ghost_prolongator_rows(p, offsets[static_cast<std::size_t>(me)], total, *setup.halo, host_);
+    phase_done(SetupPhase::ghost_rows);
+    Csr<V> coarse_local = sparse_product(r, sparse_product(*setup.local, p));
     Csr<V> wide{aggregates.count, total,
                 Array<index_type>::from_host(exec_, std::vector<index_type>(static_cast<std::size_t>(aggregates.count) + 1, 0)),
                 Array<index_type>(exec_, 0), Array<V>(exec_, 0)};
     if (setup.nonlocal->nnz() > 0) wide = sparse_product(r, sparse_product(*setup.nonlocal, ghost_rows));
+    phase_done(SetupPhase::galerkin_product);
     level->prolongation = csr_level_operator(std::move(p));
     level->restriction = csr_level_operator(std::move(r));
     summaries_.push_back(summary);
     Level& made = *level;
     levels_.push_back(std::move(level));
     if (total <= options_.gather_rows) {
-        gathered_offsets_ = offsets;
-        gathered_op_ = csr_level_operator(gathered_matrix(coarse_local, wide, offsets, host_));
-        together(host_, [&] {
-            gathered_ = std::make_unique<AmgPreconditioner<V>>(*gathered_op_, *gathered_op_->stored_csr(), options_);
-        });
-        made.below_b = Array<V>(exec_, static_cast<std::size_t>(aggregates.count));
-        made.below_x = Array<V>(exec_, static_cast<std::size_t>(aggregates.count));
-        gathered_b_ = Array<V>(exec_, static_cast<std::size_t>(total));
-        gathered_x_ = Array<V>(exec_, static_cast<std::size_t>(total));
+        gather_below(made, coarse_local, wide, offsets);
+        phase_done(SetupPhase::gathered_levels);
         return false;
     }
-    CoarseRows<V> coarse = split_coarse_rows(std::move(coarse_local), wide, offsets, host_);
+    distribute_below(setup, std::move(coarse_local), wide, offsets);
+    phase_done(SetupPhase::coarse_halo);
+    return true;
+}
+
+template <typename V>
+void DistributedAmg<V>::gather_below(Level& level, const Csr<V>& local, const Csr<V>& wide,
+                                     const std::vector<index_type>& offsets)
+{
+    gathered_offsets_ = offsets;
+    gathered_op_ = csr_level_operator(gathered_matrix(local, wide, offsets, host_));
+    together(host_, [&] {
+        gathered_ = std::make_unique<AmgPreconditioner<V>>(*gathered_op_, *gathered_op_->stored_csr(), options_);
+    });
+    level.below_b = Array<V>(exec_, static_cast<std::size_t>(local.rows));
+    level.below_x = Array<V>(exec_, static_cast<std::size_t>(local.rows));
+    gathered_b_ = Array<V>(exec_, static_cast<std::size_t>(offsets.back()));
+    gathered_x_ = Array<V>(exec_, static_cast<std::size_t>(offsets.back()));
+}
+
+template <typename V>
+void DistributedAmg<V>::distribute_below(Setup& setup, Csr<V> local, const Csr<V>& wide,
+                                         const std::vector<index_type>& offsets)
+{
+    CoarseRows<V> coarse = split_coarse_rows(std::move(local), wide, offsets, host_);
     setup.nonlocal_kept = coarse.nonlocal.clone_to(exec_);
     setup.halo_kept = coarse.halo;
     auto next = std::make_unique<DistributedOperator<V>>(csr_level_operator(std::move(coarse.local)),
@@ -163,7 +192,6 @@ bool DistributedAmg<V>::add_level(Setup& setup)
     setup.nonlocal = &setup.nonlocal_kept;
     setup.halo = &setup.halo_kept;
     setup.next_op = std::move(next);
-    return true;
 }
 
 template <typename V>
@@ -287,7 +315,10 @@ nlohmann::json DistributedAmg<V>::report() const
     for (const AmgLevelSummary& s : summaries_)
         levels.push_back({{"rows", s.rows}, {"nnz", s.nnz}, {"lambda_max", s.lambda_max},
                           {"mis_rounds", s.mis_rounds}, {"distributed", true}});
+    nlohmann::json phases = nlohmann::json::object();
+    for (std::size_t i = 0; i < setup_phase_names.size(); ++i) phases[setup_phase_names[i]] = setup_phases_[i];
     nlohmann::json out = {{"setup_seconds", setup_seconds_},
+                          {"setup_phases", phases},
                           {"ranks", host_.size()},
                           {"distributed_levels", levels},
                           {"gather_rows", options_.gather_rows},

@@ -10,6 +10,7 @@
 // gathered onto every rank, which sets it up and cycles it as one process would (hypre's
 // redundant coarse solve), so the coarse levels, where messages would cost more than the
 // arithmetic, send nothing but one all-gather of their right-hand side per cycle.
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,6 +86,11 @@ private:
     void apply_coarse(std::size_t l, const Array<V>& y, Array<V>& out) const;
     /// Builds one level from setup's current rows; false when it is the coarsest.
     bool add_level(Setup& setup);
+    /// The coarse level below level (this rank's rows: local, its own columns, and wide, the
+    /// other ranks') gathered onto every rank and set up there.
+    void gather_below(Level& level, const Csr<V>& local, const Csr<V>& wide, const std::vector<index_type>& offsets);
+    /// The coarse level as a distributed operator, its rows the next level's setup reads.
+    void distribute_below(Setup& setup, Csr<V> local, const Csr<V>& wide, const std::vector<index_type>& offsets);
     void count_apply_bytes();
 
     ExecPtr exec_;
@@ -100,6 +106,12 @@ private:
     mutable Array<V> gathered_b_, gathered_x_;
     std::size_t apply_bytes_ = 0;
     double setup_seconds_ = 0;
+    /// The setup's steps (report.json setup_phases; rank 0's), in setup_phase_names order.
+    enum class SetupPhase { smoother, aggregation, prolongator, ghost_rows, galerkin_product, coarse_halo, gathered_levels };
+    static constexpr std::array<const char*, 7> setup_phase_names{
+        "diagonal_and_eigenvalue_estimate", "aggregation", "prolongator", "ghost_prolongator_rows",
+        "galerkin_product", "coarse_level_halo", "gathered_levels"};
+    std::array<double, 7> setup_phases_{};
 };
 
 }  // namespace gpufem

@@ -52,17 +52,18 @@ HostRows<V> merged_rows(const Csr<V>& local, const Csr<V>& wide, index_type firs
     const std::vector<index_type> wp = wide.row_ptr.to_host(), wc = wide.col_idx.to_host();
     const std::vector<V> lv = local.values.to_host(), wv = wide.values.to_host();
     HostRows<V> out;
-    std::vector<std::pair<index_type, V>> row;
+    out.lengths.reserve(static_cast<std::size_t>(local.rows));
+    out.columns.reserve(lc.size() + wc.size());
+    out.values.reserve(lc.size() + wc.size());
     for (index_type i = 0; i < local.rows; ++i) {
-        row.clear();
-        for (index_type k = lp[i]; k < lp[i + 1]; ++k) row.emplace_back(lc[k] + first, lv[k]);
-        for (index_type k = wp[i]; k < wp[i + 1]; ++k) row.emplace_back(wc[k], wv[k]);
-        std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-        out.lengths.push_back(static_cast<index_type>(row.size()));
-        for (const auto& [c, v] : row) {
-            out.columns.push_back(c);
-            out.values.push_back(v);
+        // Both parts are sorted: merge them.
+        index_type k = lp[i], w = wp[i];
+        while (k < lp[i + 1] || w < wp[i + 1]) {
+            const bool take_local = w == wp[i + 1] || (k < lp[i + 1] && lc[k] + first < wc[w]);
+            out.columns.push_back(take_local ? lc[k] + first : wc[w]);
+            out.values.push_back(take_local ? lv[k++] : wv[w++]);
         }
+        out.lengths.push_back(lp[i + 1] - lp[i] + wp[i + 1] - wp[i]);
     }
     return out;
 }
