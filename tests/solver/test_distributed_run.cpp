@@ -364,6 +364,9 @@ TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
     check_against_one_rank({"tets_p2_lma_cuda", "{shape: unit_cube, elements: tetrahedron, size: 0.15}", 2, "cg",
                             "  neumann: {top: \"1\"}\n"},
                            "left", "--backend cuda --set format=lma", {2, 3});
+    // AMG's setup and cycle on the devices, with coarse levels split among the ranks too.
+    check_amg_against_one_rank({"hexes_q1_amg_cuda", "{shape: unit_cube, size: 0.06}", 1},
+                               "--backend cuda --set solver.amg.gather_rows=20", {2, 3}, 0.2);
 }
 
 TEST(DistributedRun, TheReferenceVariantToo)
