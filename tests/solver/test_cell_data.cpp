@@ -16,6 +16,7 @@
 #include <vtkXMLPUnstructuredGridReader.h>
 
 #include "cell_data_meshes.hpp"
+#include "gpu_test.hpp"
 #include "mesh/cell_fields.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/point_matching.hpp"
@@ -57,6 +58,18 @@ double difference(const TempDir& dir, const std::string& a, const std::string& b
         scale = std::max(scale, std::abs(v->GetTuple1(i)));
     }
     return diff / scale;
+}
+
+/// max |u_a - u_b| of two finite-volume runs' cell field u (the same mesh).
+double cell_difference(const TempDir& dir, const std::string& a, const std::string& b)
+{
+    const auto first = read_vtu(dir.path() / a / "result.vtu"), second = read_vtu(dir.path() / b / "result.vtu");
+    vtkDataArray* u = first->GetCellData()->GetArray("u");
+    vtkDataArray* v = second->GetCellData()->GetArray("u");
+    if (!u || !v || u->GetNumberOfTuples() != v->GetNumberOfTuples()) return INFINITY;
+    double diff = 0;
+    for (vtkIdType i = 0; i < u->GetNumberOfTuples(); ++i) diff = std::max(diff, std::abs(u->GetTuple1(i) - v->GetTuple1(i)));
+    return diff;
 }
 
 /// Random kappa (in [0.01, 100]), f and c per region, a then b.
@@ -110,13 +123,7 @@ TEST(CellData, FiniteVolumesTakeEachCellsValue)
     CellDataFixture fx;
     run_case(fx.dir, "data", case_text(data_lines, "discretisation: fv\n"));
     run_case(fx.dir, "map", case_text(fx.maps(), "discretisation: fv\n"));
-    const auto first = read_vtu(fx.dir.path() / "data" / "result.vtu"), second = read_vtu(fx.dir.path() / "map" / "result.vtu");
-    vtkDataArray* u = first->GetCellData()->GetArray("u");
-    vtkDataArray* v = second->GetCellData()->GetArray("u");
-    ASSERT_TRUE(u && v);
-    double diff = 0;
-    for (vtkIdType i = 0; i < u->GetNumberOfTuples(); ++i) diff = std::max(diff, std::abs(u->GetTuple1(i) - v->GetTuple1(i)));
-    EXPECT_LE(diff, 1e-12);
+    EXPECT_LE(cell_difference(fx.dir, "data", "map"), 1e-12);
 }
 
 TEST(CellData, ARegionsValueMayBeCellData)
@@ -125,6 +132,25 @@ TEST(CellData, ARegionsValueMayBeCellData)
     run_case(fx.dir, "data", case_text(fmt::format("  kappa: {{a: {{cell_data: permeability}}, b: {:.17g}}}\n", fx.values.kappa[1])));
     run_case(fx.dir, "map", case_text(fx.values.map("kappa", fx.values.kappa)));
     EXPECT_LE(difference(fx.dir, "data", "map"), 1e-12);
+}
+
+TEST(CellData, TheDeviceSpreadsEachCellsValuesAsTheHostDoes)
+{
+    GPUFEM_REQUIRE_GPU();
+    // The cell values spread to the quadrature points (assembled and matrix-free, degrees 1 and
+    // 3) or taken per cell (finite volumes) on the device: the host's solution.
+    CellDataFixture fx;
+    const auto on_device = [](std::string text) {
+        text.replace(text.find("backend: cpu"), 12, "backend: cuda");
+        return text;
+    };
+    for (const std::string more : {"degree: 1\n", "degree: 3\n", "degree: 2\nformat: lma\n", "discretisation: fv\n"}) {
+        SCOPED_TRACE(more);
+        run_case(fx.dir, "host", case_text(data_lines, more));
+        run_case(fx.dir, "device", on_device(case_text(data_lines, more)));
+        const bool cells = more.find("fv") != std::string::npos;
+        EXPECT_LE(cells ? cell_difference(fx.dir, "device", "host") : difference(fx.dir, "device", "host"), 1e-10);
+    }
 }
 
 TEST(CellData, AVtuCellArrayInAnotherOrderMatchesTheCellsByCentroid)
