@@ -60,8 +60,6 @@ void together(const Communicator& host, F&& f)
         throw std::invalid_argument(message.empty() ? "AMG: the setup failed on another rank" : message);
 }
 
-double global_sum(const Communicator& host, double value) { return sum_over_processes(host, value); }
-
 }  // namespace
 
 template <typename V>
@@ -111,9 +109,9 @@ bool DistributedAmg<V>::add_level(Setup& setup)
         level->b = Array<V>(exec_, n);
         level->x = Array<V>(exec_, n);
     }
-    const double global_rows = global_sum(host_, static_cast<double>(n));
+    const double global_rows = sum_over_processes(host_, static_cast<double>(n));
     AmgLevelSummary summary{static_cast<index_type>(global_rows),
-                            static_cast<std::size_t>(global_sum(host_, static_cast<double>(setup.local->nnz() +
+                            static_cast<std::size_t>(sum_over_processes(host_, static_cast<double>(setup.local->nnz() +
                                                                                               setup.nonlocal->nnz()))),
                             0, 0};
     summary.lambda_max = estimate_lambda_max(op, level->dinv, options_.eigen_steps, device_);
@@ -183,10 +181,10 @@ template <typename V>
 void DistributedAmg<V>::distribute_below(Setup& setup, Csr<V> local, const Csr<V>& wide,
                                          const std::vector<index_type>& offsets)
 {
-    CoarseRows<V> coarse = split_coarse_rows(std::move(local), wide, offsets, host_);
+    CoarseGhosts<V> coarse = coarse_ghost_columns(wide, offsets, host_);
     setup.nonlocal_kept = coarse.nonlocal.clone_to(exec_);
     setup.halo_kept = coarse.halo;
-    auto next = std::make_unique<DistributedOperator<V>>(csr_level_operator(std::move(coarse.local)),
+    auto next = std::make_unique<DistributedOperator<V>>(csr_level_operator(std::move(local)),
                                                          std::move(coarse.nonlocal), coarse.halo, device_);
     setup.local = next->local_block().stored_csr();
     setup.nonlocal = &setup.nonlocal_kept;
@@ -302,9 +300,9 @@ double DistributedAmg<V>::galerkin_defect(std::size_t l, unsigned seed) const
     level.op->apply(py, apy);
     level.restriction->apply(apy, rapy);
     apply_coarse(l, y, ay);
-    const double norm = global_sum(host_, coarse > 0 ? static_cast<double>(dot(ay, ay)) : 0.0);
+    const double norm = sum_over_processes(host_, coarse > 0 ? static_cast<double>(dot(ay, ay)) : 0.0);
     axpy(V(-1), rapy, ay);
-    const double defect = global_sum(host_, coarse > 0 ? static_cast<double>(dot(ay, ay)) : 0.0);
+    const double defect = sum_over_processes(host_, coarse > 0 ? static_cast<double>(dot(ay, ay)) : 0.0);
     return std::sqrt(defect / norm);
 }
 

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "linalg/blas1.hpp"
-#include "linalg/csr_tuned_operator.hpp"
+#include "linalg/csr_kernels.hpp"
 #include "linalg/halo_plan_keys.hpp"
 #include "linalg/rank_messages.hpp"
 #include "solver/multigrid/amg_kernels.hpp"
@@ -110,13 +110,10 @@ Csr<V> rank_prolongator(const Csr<V>& local, const Csr<V>& nonlocal, const Array
     Csr<V> p = smoothed_prolongator(local, dinv, omega, aggregates);
     if (nonlocal.nnz() == 0) return p;
     const ExecPtr& exec = local.executor();
+    const Executor& e = *exec;
     Array<V> ones(exec, static_cast<std::size_t>(nonlocal.cols)), sums(exec, static_cast<std::size_t>(local.rows));
     fill(ones, V(1));
-    CsrOptions options;
-    options.tune = false;
-    const CsrTunedOperator<V> ghost_columns(nonlocal.clone_to(exec), options);
-    ghost_columns.apply(ones, sums);
-    const Executor& e = *exec;
+    GPUFEM_DISPATCH(e, csr_spmv(e, nonlocal, V(1), ones.data(), V(0), sums.data()));  // the ghost row sums
     GPUFEM_DISPATCH(e, amg_lump_into_prolongator(e, p, aggregates.of_node.data(), dinv.data(), static_cast<V>(omega),
                                                  sums.data()));
     return p;
@@ -174,11 +171,11 @@ Csr<V> ghost_prolongator_rows(const Csr<V>& p, index_type first, index_type tota
 }
 
 template <typename V>
-CoarseRows<V> split_coarse_rows(Csr<V> local, const Csr<V>& wide, const std::vector<index_type>& offsets,
-                                const Communicator& host)
+CoarseGhosts<V> coarse_ghost_columns(const Csr<V>& wide, const std::vector<index_type>& offsets,
+                                     const Communicator& host)
 {
     const int me = host.rank();
-    const index_type first = offsets[static_cast<std::size_t>(me)], owned = local.rows;
+    const index_type first = offsets[static_cast<std::size_t>(me)], owned = wide.rows;
     std::vector<index_type> col = wide.col_idx.to_host();
     std::vector<index_type> ghosts = col;
     std::sort(ghosts.begin(), ghosts.end());
@@ -198,10 +195,10 @@ CoarseRows<V> split_coarse_rows(Csr<V> local, const Csr<V>& wide, const std::vec
     HaloPlan halo = halo_plan_from_names(host, owned, blocks, keys.data(), [&](index_type key) -> index_type {
         return key >= first && key < first + owned ? key - first : -1;
     });
-    const ExecPtr& exec = local.executor();
+    const ExecPtr& exec = wide.row_ptr.executor();
     Csr<V> nonlocal{owned, static_cast<index_type>(ghosts.size()), wide.row_ptr.clone_to(exec),
                     Array<index_type>::from_host(exec, col), wide.values.clone_to(exec)};
-    return CoarseRows<V>{std::move(local), std::move(nonlocal), std::move(ghosts), std::move(halo)};
+    return CoarseGhosts<V>{std::move(nonlocal), std::move(halo)};
 }
 
 template <typename V>
@@ -209,7 +206,7 @@ Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vecto
                        const Communicator& host)
 {
     const int me = host.rank(), ranks = host.size();
-    const index_type first = offsets[static_cast<std::size_t>(me)];
+    const index_type first = offsets[static_cast<std::size_t>(me)], owned = wide.rows;
     const HostRows<V> merged = merged_rows(local, wide, first);
     const std::vector<index_type>& lengths = merged.lengths;
     const std::vector<index_type>& columns = merged.columns;
@@ -257,8 +254,8 @@ Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vecto
     template Csr<V> rank_prolongator(const Csr<V>&, const Csr<V>&, const Array<V>&, double, const Aggregates&); \
     template Csr<V> ghost_prolongator_rows(const Csr<V>&, index_type, index_type, const HaloPlan&,             \
                                            const Communicator&);                                                \
-    template CoarseRows<V> split_coarse_rows(Csr<V>, const Csr<V>&, const std::vector<index_type>&,              \
-                                             const Communicator&);                                              \
+    template CoarseGhosts<V> coarse_ghost_columns(const Csr<V>&, const std::vector<index_type>&,                 \
+                                                  const Communicator&);                                         \
     template Csr<V> gathered_matrix(const Csr<V>&, const Csr<V>&, const std::vector<index_type>&,               \
                                     const Communicator&);
 GPUFEM_INSTANTIATE(float)

@@ -34,22 +34,20 @@ template <typename V>
 Csr<V> ghost_prolongator_rows(const Csr<V>& p, index_type first, index_type total, const HaloPlan& halo,
                               const Communicator& host);
 
-/// A coarse level's rows as a distributed operator takes them: its owned columns, its ghost
-/// columns renumbered 0 .. ghosts - 1, the ghosts' global numbers and the halo that brings
-/// them.
+/// A coarse level's ghost columns as a distributed operator takes them: renumbered
+/// 0 .. ghosts - 1 (in increasing global order, so grouped by owner in rank order), and the
+/// halo that brings them.
 template <typename V>
-struct CoarseRows {
-    Csr<V> local;                         ///< owned x owned
-    Csr<V> nonlocal;                      ///< owned x ghosts
-    std::vector<index_type> ghost_global;  ///< increasing, so grouped by owner in rank order
+struct CoarseGhosts {
+    Csr<V> nonlocal;  ///< owned x ghosts
     HaloPlan halo;
 };
 
-/// local (owned x owned) and wide (owned x every coarse unknown, holding other ranks'
-/// columns only) as a coarse level's CoarseRows. Collective over host.
+/// The ghost columns of a rank's owned coarse rows from wide (owned rows x every coarse
+/// unknown, holding other ranks' columns only). Collective over host.
 template <typename V>
-CoarseRows<V> split_coarse_rows(Csr<V> local, const Csr<V>& wide, const std::vector<index_type>& offsets,
-                                const Communicator& host);
+CoarseGhosts<V> coarse_ghost_columns(const Csr<V>& wide, const std::vector<index_type>& offsets,
+                                     const Communicator& host);
 
 /// The whole coarse matrix on every rank (offsets.back() rows, in the global numbering): each
 /// rank's rows are local (its own columns) and wide (the other ranks' columns). Collective over
