@@ -14,6 +14,7 @@
 #include "assembly/flux_report.hpp"
 #include "assembly/function_space.hpp"
 #include "assembly/poisson_assembly.hpp"
+#include "assembly/rhs_correction.hpp"
 #include "linalg/format_build.hpp"
 #include <nlohmann/json.hpp>
 #include "mesh/mesh.hpp"
@@ -84,9 +85,10 @@ struct SolutionOutput {
     std::optional<FluxReport> fluxes;
 };
 
-/// Mesh + problem -> linear system; solution -> output fields and errors.
+/// Mesh + problem -> linear system; solution -> output fields and errors; a right-hand side
+/// that depends on the solution where the discretisation has one (finite volumes).
 template <typename V>
-class Discretisation {
+class Discretisation : public RhsCorrection<V> {
 public:
     virtual ~Discretisation() = default;
 
@@ -133,22 +135,11 @@ public:
     /// fields; on by default), where the discretisation can.
     void set_flux_output(bool on) { flux_output_ = on; }
     bool flux_output() const { return flux_output_; }
-    /// Solves after the first whose right-hand side depends on the previous solution
-    /// (finite volumes' deferred non-orthogonal correction); 0 for a linear system solved once.
-    virtual int correction_passes() const { return 0; }
-    /// The corrected right-hand side is affine in u, b(u) = b(0) + C u, and should be solved
-    /// with the system in one Krylov solve of A - C (solver/run/corrected_operator.hpp) instead of
-    /// passes; only asked when correction_passes() > 0.
-    virtual bool correction_is_affine() const { return false; }
-    /// The right-hand side of the next pass from the solution u of the last (original
-    /// numbering, on the executor that solved); only called when correction_passes() > 0.
-    virtual Array<V> corrected_rhs(const Array<V>& /*u*/) const
+    /// The corrected right-hand side (RhsCorrection) of a discretisation that solves once.
+    Array<V> corrected_rhs(const Array<V>& /*u*/) const override
     {
         throw std::logic_error("corrected_rhs: " + describe() + " solves once");
     }
-    /// corrected_rhs(u) into out (resized when its size differs): an implementation may keep
-    /// its scratch, so repeated calls (a corrected operator's products) allocate nothing.
-    virtual void corrected_rhs_into(const Array<V>& u, Array<V>& out) const { out = corrected_rhs(u); }
 
 private:
     bool flux_output_ = true;

@@ -1,5 +1,6 @@
 #include "assembly/fv_discretisation.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -17,6 +18,7 @@
 #include "assembly/operator_levels.hpp"
 #include "assembly/robin_data.hpp"
 #include "linalg/blas1.hpp"
+#include "linalg/rank_messages.hpp"
 #include "mesh/cell_faces.hpp"
 #include "mesh/mesh_quality.hpp"
 
@@ -51,6 +53,44 @@ Array<double> cell_coefficient(const ExecPtr& exec, const Mesh& mesh, const Prob
     Array<double> per_cell(exec, static_cast<std::size_t>(mesh.num_cells()));  // the kernels read one per cell
     fill(per_cell, c.constant_values()[0]);
     return per_cell;
+}
+
+/// The faces of a rank's own cells (the first `own` of mesh): the slots with a neighbour
+/// (each face between two cells is one on both ranks that own a side, or twice here), its
+/// boundary faces, and those on a Dirichlet group.
+struct OwnFaces {
+    long long neighbour_slots = 0;
+    long long boundary = 0;
+    long long dirichlet = 0;
+};
+
+OwnFaces own_faces(const Mesh& mesh, const CellFaces& faces, index_type own, const std::vector<FvCondition>& conditions)
+{
+    const std::vector<index_type> neighbour = faces.neighbour.to_host();
+    const std::vector<int> group = faces.group.to_host();
+    const KernelShapes shapes = kernel_shapes();
+    const std::uint8_t* types = mesh.is_mixed() ? mesh.cell_types.data() : nullptr;
+    OwnFaces out;
+    for (index_type c = 0; c < own; ++c)
+        for (int f = 0, n = shape_of_cell(shapes, types, mesh.cell_type, c).faces; f < n; ++f) {
+            const std::size_t slot = static_cast<std::size_t>(c) * static_cast<std::size_t>(faces.faces_per_cell) +
+                                     static_cast<std::size_t>(f);
+            if (neighbour[slot] >= 0) {
+                ++out.neighbour_slots;
+                continue;
+            }
+            ++out.boundary;
+            const int g = group[slot];
+            out.dirichlet += g >= 0 && conditions[static_cast<std::size_t>(g)].kind == FvBoundaryKind::dirichlet;
+        }
+    return out;
+}
+
+/// The largest of every rank's value.
+double largest_over_ranks(const Communicator& host, double mine)
+{
+    const std::vector<double> all = gather_on_every_rank(host, std::span<const double>(&mine, 1));
+    return *std::max_element(all.begin(), all.end());
 }
 
 }  // namespace
@@ -97,6 +137,16 @@ std::string FiniteVolumeDiscretisation<V>::describe() const
         return "cell-centred finite volumes (two-point flux, non-orthogonal correction solved with the system)";
     return fmt::format("cell-centred finite volumes (two-point flux, at most {} deferred non-orthogonal corrector{})",
                        options_.nonorthogonal_correctors, options_.nonorthogonal_correctors == 1 ? "" : "s");
+}
+
+template <typename V>
+void FiniteVolumeDiscretisation<V>::share_among_ranks(const FvRankShare& share)
+{
+    if (state_) throw std::logic_error("share_among_ranks after assembly");
+    if (!share.host || share.own_cells > mesh_.num_cells())
+        throw std::invalid_argument("share_among_ranks: no communicator, or more own cells than the mesh has");
+    share_ = share;
+    this->set_flux_output(false);
 }
 
 template <typename V>
@@ -201,7 +251,18 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
     }
     s->report.interior_faces = s->faces.interior_faces;
     s->report.boundary_faces = s->faces.boundary_faces;
-    s->report.max_nonorthogonality = GPUFEM_DISPATCH(*exec, fv_max_nonorthogonality(*exec, view));
+    if (share_.host) {  // the own cells' faces, counted over the ranks
+        const OwnFaces own = own_faces(mesh, s->faces, share_.own_cells, conditions);
+        s->report.interior_faces = std::llround(sum_over_processes(*share_.host, static_cast<double>(own.neighbour_slots)) / 2);
+        s->report.boundary_faces = std::llround(sum_over_processes(*share_.host, static_cast<double>(own.boundary)));
+        s->dirichlet_faces = static_cast<index_type>(own.dirichlet);
+        FvMeshView own_view = view;  // a ghost cell's faces beyond the share are not faces of the mesh
+        own_view.num_cells = share_.own_cells;
+        s->report.max_nonorthogonality =
+            largest_over_ranks(*share_.host, GPUFEM_DISPATCH(*exec, fv_max_nonorthogonality(*exec, own_view)));
+    } else {
+        s->report.max_nonorthogonality = GPUFEM_DISPATCH(*exec, fv_max_nonorthogonality(*exec, view));
+    }
     if (!(s->report.max_nonorthogonality < 89.0))
         throw std::runtime_error(fmt::format(
             "mesh {}: a face's normal and the line between its cells' centroids are {:.1f} degrees "
@@ -239,12 +300,13 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
         const MeshOnExec on_exec(mesh, exec);
         robin_facets(mesh, on_exec.coordinates, problem_.robin, loads);
     }
-    if (s->dirichlet_faces == 0 && !fixed_without_dirichlet(problem_)) {
+    const double dirichlet_faces = share_.host ? sum_over_processes(*share_.host, s->dirichlet_faces) : s->dirichlet_faces;
+    if (dirichlet_faces == 0 && !fixed_without_dirichlet(problem_)) {
         if (has_convection(problem_))
             throw std::runtime_error(
                 "problem: finite volumes with convection need a Dirichlet condition (a pure-Neumann "
                 "problem with convection has no constant null space to fix)");
-        problem.pinned = 0;
+        problem.pinned = share_.host ? share_.whole_first_cell : 0;
         s->report.pinned = true;
     }
     s->times.coefficients = seconds_since(start);
@@ -276,31 +338,7 @@ LinearSystem<V> FiniteVolumeDiscretisation<V>::assemble(const ExecPtr& exec, Csr
     exec->synchronize();
     system.times.values = seconds_since(start);
     start = clock_type::now();
-    if (s.problem.pinned >= 0 && n > 0) {
-        // A pure-Neumann problem: the data must balance (sum of f V + boundary fluxes = 0, up
-        // to the midpoint rule's error); what is left is removed evenly by volume, and the
-        // pinned cell's equation (the one that depends on the others) is dropped.
-        Array<V> ones(exec, static_cast<std::size_t>(n));
-        fill(ones, V(1));
-        const double net = dot(rhs, ones);
-        const double size = std::sqrt(static_cast<double>(n)) * nrm2(rhs);
-        const double relative = size > 0 ? std::abs(net) / size : 0.0;
-        if (relative > 1e-2)
-            throw std::runtime_error(fmt::format(
-                "problem: no Dirichlet condition, and the data do not balance: the sources and "
-                "boundary fluxes add up to {:.6g} ({:.2g} of their size); a pure-Neumann problem "
-                "needs int f dV + int g dS = 0", net, relative));
-        std::vector<double> v = s.volume.to_host();
-        double total = 0;
-        for (double x : v) total += x;
-        const std::vector<V> weights(v.begin(), v.end());
-        const Array<V> w = Array<V>::from_host(exec, weights);
-        axpy(static_cast<V>(-net / total), w, rhs);
-        const V zero(0);
-        copy_bytes(*exec, rhs.data() + s.problem.pinned, *Executor::create_cpu(), &zero, sizeof(V));
-        kept.report.imbalance = net;
-        kept.report.imbalance_relative = relative;
-    }
+    if (s.report.pinned) remove_imbalance(s, rhs, kept.report);
     kept.base_rhs = rhs.clone_to(exec);
     system.times.boundary = seconds_since(start);
     system.matrix = Csr<V>{static_cast<index_type>(n), static_cast<index_type>(n), std::move(row_ptr),
@@ -311,6 +349,74 @@ LinearSystem<V> FiniteVolumeDiscretisation<V>::assemble(const ExecPtr& exec, Csr
     system.dirichlet_count = s.dirichlet_faces;
     if (offsets == CsrOffsets::wide) widen_offsets(system);
     return system;
+}
+
+template <typename V>
+void FiniteVolumeDiscretisation<V>::remove_imbalance(const State& s, Array<V>& rhs, FvMeshReport& report) const
+{
+    // A pure-Neumann problem: the data must balance (sum of f V + boundary fluxes = 0, up to
+    // the midpoint rule's error); what is left is removed evenly by volume, and the pinned
+    // cell's equation (the one that depends on the others) is dropped. Across ranks the sums
+    // run over every rank's own rows.
+    const ExecPtr& exec = s.exec;
+    const index_type rows = share_.host ? share_.own_cells : static_cast<index_type>(mesh_.num_cells());
+    const std::vector<V> b = rhs.to_host();
+    const std::vector<double> volume = s.volume.to_host();
+    double sums[4] = {0, 0, 0, static_cast<double>(rows)};  // net, sum b^2, volume, rows
+    for (index_type c = 0; c < rows; ++c) {
+        const auto i = static_cast<std::size_t>(c);
+        sums[0] += static_cast<double>(b[i]);
+        sums[1] += static_cast<double>(b[i]) * static_cast<double>(b[i]);
+        sums[2] += volume[i];
+    }
+    if (share_.host && share_.host->reduces()) share_.host->all_reduce_sum(*Executor::create_cpu(), sums, 4);
+    const double net = sums[0];
+    const double size = std::sqrt(sums[3] * sums[1]);
+    const double relative = size > 0 ? std::abs(net) / size : 0.0;
+    if (relative > 1e-2)
+        throw std::runtime_error(fmt::format(
+            "problem: no Dirichlet condition, and the data do not balance: the sources and "
+            "boundary fluxes add up to {:.6g} ({:.2g} of their size); a pure-Neumann problem "
+            "needs int f dV + int g dS = 0", net, relative));
+    const std::vector<V> weights(volume.begin(), volume.end());
+    if (sums[2] > 0) axpy(static_cast<V>(-net / sums[2]), Array<V>::from_host(exec, weights), rhs);
+    if (s.problem.pinned >= 0 && s.problem.pinned < rows) {
+        const V zero(0);
+        copy_bytes(*exec, rhs.data() + s.problem.pinned, *Executor::create_cpu(), &zero, sizeof(V));
+    }
+    report.imbalance = net;
+    report.imbalance_relative = relative;
+}
+
+template <typename V>
+void FiniteVolumeDiscretisation<V>::correct(const State& s, const Array<V>& u, const Array<V>& base,
+                                            Array<double>& gradient, Array<V>& out) const
+{
+    const Executor& e = *s.exec;
+    GPUFEM_DISPATCH(e, fv_cell_gradients<V>(e, s.mesh, s.problem, u.data(), s.mesh.num_cells, gradient.data()));
+    GPUFEM_DISPATCH(e, fv_corrected_rows<V>(e, s.mesh, s.problem, u.data(), base.data(), gradient.data(),
+                                             s.mesh.num_cells, out.data()));
+}
+
+template <typename V>
+void FiniteVolumeDiscretisation<V>::own_gradients(const Array<V>& u, Array<double>& gradient) const
+{
+    const State& s = state(u.executor());
+    const Executor& e = *s.exec;
+    GPUFEM_DISPATCH(e, fv_cell_gradients<V>(e, s.mesh, s.problem, u.data(), share_.own_cells, gradient.data()));
+}
+
+template <typename V>
+void FiniteVolumeDiscretisation<V>::own_corrected_rhs(const Array<V>& u, const Array<double>& gradient,
+                                                      Array<V>& out) const
+{
+    const State& s = state(u.executor());
+    if (s.base_rhs.empty()) throw std::logic_error("own_corrected_rhs before assemble");
+    const Executor& e = *s.exec;
+    const auto rows = static_cast<std::size_t>(share_.own_cells);
+    if (out.size() != rows || out.executor() != s.exec) out = Array<V>(s.exec, rows);
+    GPUFEM_DISPATCH(e, fv_corrected_rows<V>(e, s.mesh, s.problem, u.data(), s.base_rhs.data(), gradient.data(),
+                                             share_.own_cells, out.data()));
 }
 
 template <typename V>
@@ -337,8 +443,7 @@ Array<V> FiniteVolumeDiscretisation<V>::corrected_rhs(const Array<V>& u) const
     if (s.base_rhs.empty()) throw std::logic_error("corrected_rhs before assemble");
     Array<double> gradient(exec, 3 * static_cast<std::size_t>(mesh_.num_cells()));
     Array<V> rhs(exec, static_cast<std::size_t>(mesh_.num_cells()));
-    GPUFEM_DISPATCH(*exec, fv_corrected_rhs<V>(*exec, s.mesh, s.problem, u.data(), s.base_rhs.data(),
-                                               gradient.data(), rhs.data()));
+    correct(s, u, s.base_rhs, gradient, rhs);
     return rhs;
 }
 
@@ -351,8 +456,7 @@ void FiniteVolumeDiscretisation<V>::corrected_rhs_into(const Array<V>& u, Array<
     const std::size_t n = static_cast<std::size_t>(mesh_.num_cells());
     if (s.gradient.size() != 3 * n) s.gradient = Array<double>(exec, 3 * n);
     if (out.size() != n || out.executor() != exec) out = Array<V>(exec, n);
-    GPUFEM_DISPATCH(*exec, fv_corrected_rhs<V>(*exec, s.mesh, s.problem, u.data(), s.base_rhs.data(),
-                                               s.gradient.data(), out.data()));
+    correct(s, u, s.base_rhs, s.gradient, out);
 }
 
 template <typename V>
@@ -365,8 +469,7 @@ std::vector<double> FiniteVolumeDiscretisation<V>::face_fluxes(const Array<V>& u
     if (corrected) {
         Array<V> scratch(exec, n);
         const Array<V> base = s.base_rhs.empty() ? Array<V>(exec, n) : s.base_rhs.clone_to(exec);
-        GPUFEM_DISPATCH(*exec, fv_corrected_rhs<V>(*exec, s.mesh, s.problem, u.data(), base.data(),
-                                                   gradient.data(), scratch.data()));
+        correct(s, u, base, gradient, scratch);
     }
     Array<double> flux(exec, n * static_cast<std::size_t>(s.mesh.faces_per_cell));
     GPUFEM_DISPATCH(*exec, fv_face_fluxes<V>(*exec, s.mesh, s.problem, u.data(),
@@ -478,8 +581,7 @@ SolutionFluxes FiniteVolumeDiscretisation<V>::fluxes(const Array<V>& u, double s
     Array<double> gradient(exec, 3 * n);
     Array<V> zeros(exec, n), scratch(exec, n);
     fill(zeros, V(0));
-    GPUFEM_DISPATCH(*exec, fv_corrected_rhs<V>(*exec, s.mesh, s.problem, u.data(), zeros.data(), gradient.data(),
-                                               scratch.data()));
+    correct(s, u, zeros, gradient, scratch);
     const std::vector<double> grad = gradient.to_host(), kappa = s.kappa.to_host(), volume = s.volume.to_host(),
                               source = s.source.to_host(), reaction = s.reaction.to_host();
     const std::vector<V> uh = u.to_host();
@@ -502,7 +604,8 @@ SolutionOutput FiniteVolumeDiscretisation<V>::solution_output(const Array<V>& u)
 {
     const State& s = state(u.executor());
     const ExecPtr& exec = u.executor();
-    const long long n = mesh_.num_cells();
+    const long long n = share_.host ? share_.own_cells : mesh_.num_cells();  // across ranks: the own cells
+    if (static_cast<long long>(u.size()) < n) throw std::invalid_argument("solution_output: fewer values than cells");
     const bool has_exact = !s.exact.empty();
     const ExprInstruction* program = has_exact ? s.exact.data() : nullptr;
     Array<double> exact(exec, has_exact ? static_cast<std::size_t>(n) : 0);
@@ -515,10 +618,15 @@ SolutionOutput FiniteVolumeDiscretisation<V>::solution_output(const Array<V>& u)
     };
     FvErrorSums sums = errors(0.0, 0.0);
     double shift_u = 0.0;
-    if (s.problem.pinned >= 0 && sums.volume > 0) {
-        // Defined up to a constant: the solution, and the exact one, at zero mean.
-        shift_u = -sums.u / sums.volume;
-        sums = errors(shift_u, has_exact ? -sums.exact / sums.volume : 0.0);
+    if (s.report.pinned) {
+        // Defined up to a constant: the solution, and the exact one, at zero mean (over every
+        // rank's cells).
+        double total[3] = {sums.volume, sums.u, sums.exact};
+        if (share_.host && share_.host->reduces()) share_.host->all_reduce_sum(*Executor::create_cpu(), total, 3);
+        if (total[0] > 0) {
+            shift_u = -total[1] / total[0];
+            sums = errors(shift_u, has_exact ? -total[2] / total[0] : 0.0);
+        }
     }
     SolutionOutput out;
     if (this->flux_output()) {
@@ -528,8 +636,8 @@ SolutionOutput FiniteVolumeDiscretisation<V>::solution_output(const Array<V>& u)
         out.fluxes = std::move(fluxes.report);
     }
     const HostVector<V> uh = u.to_host_vector();
-    HostVector<double> values(uh.size());
-    const long long count = static_cast<long long>(uh.size());
+    HostVector<double> values(static_cast<std::size_t>(n));
+    const long long count = n;
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < count; ++i) values[i] = static_cast<double>(uh[i]) + shift_u;
     out.cell_fields.push_back({"u", std::move(values)});

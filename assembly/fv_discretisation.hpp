@@ -8,6 +8,7 @@
 #include "assembly/discretisation.hpp"
 #include "assembly/fe_fluxes.hpp"
 #include "assembly/problem_spec.hpp"
+#include "linalg/communicator.hpp"
 #include "linalg/named_enum.hpp"
 
 namespace gpufem {
@@ -45,6 +46,17 @@ struct FvMeshReport {
     double imbalance_relative = 0;    ///< |imbalance| / (sqrt(n) ||b||)
 };
 
+/// A rank's share of a mesh whose cells are split among ranks: the mesh's first own_cells
+/// cells are the rank's (its rows), the rest its ghost cells, the face neighbours of its own
+/// that other ranks hold (assembly/fv_part.hpp).
+struct FvRankShare {
+    index_type own_cells = 0;
+    /// The local number of the whole mesh's cell 0 where this rank holds it (as its own or a
+    /// ghost), else -1: the cell a pure-Neumann problem fixes, as on one rank.
+    long long whole_first_cell = -1;
+    const Communicator* host = nullptr;  ///< the ranks, for sums and maxima of host values
+};
+
 /// The finite-volume discretisation of a problem on a mesh (both must outlive it).
 template <typename V>
 class FiniteVolumeDiscretisation final : public Discretisation<V> {
@@ -54,6 +66,13 @@ public:
     ~FiniteVolumeDiscretisation() override;
 
     std::string describe() const override;
+    /// Makes this the discretisation of one rank's share (before anything is assembled):
+    /// whether the problem is pure Neumann and how non-orthogonal the mesh is are decided over
+    /// every rank, the data's balance is summed over them, solution_output covers the own
+    /// cells (shifted by the global mean where pure Neumann; its error norms this rank's, whose
+    /// squares the caller sums), and fluxes are not computed. Collective from then on: the
+    /// first assemble, solution_output.
+    void share_among_ranks(const FvRankShare& share);
     const Mesh& mesh() const override { return mesh_; }
     /// The cell space of the mesh: one unknown per cell.
     const FunctionSpace& space() const override { return space_; }
@@ -80,6 +99,13 @@ public:
     /// Without allocating after the first call (the gradients' scratch is kept).
     void corrected_rhs_into(const Array<V>& u, Array<V>& out) const override;
 
+    /// Across ranks: the cell gradients (3 per cell of the share, written for its own cells)
+    /// of u, which holds every cell's value (own, then ghosts).
+    void own_gradients(const Array<V>& u, Array<double>& gradient) const;
+    /// Across ranks: the own cells' corrected right-hand side (their rows) of u, with gradient
+    /// holding the own cells' and the ghosts' gradients (the latter from their owners).
+    void own_corrected_rhs(const Array<V>& u, const Array<double>& gradient, Array<V>& out) const;
+
     /// The outward flux through every face of every cell (slot c * faces_per_cell + f) for
     /// the solution u, with the explicit correction of u when corrected (host copy).
     std::vector<double> face_fluxes(const Array<V>& u, bool corrected) const;
@@ -99,11 +125,17 @@ public:
 private:
     struct State;
     const State& state(const ExecPtr& exec) const;
+    /// Balances a pure-Neumann right-hand side (rows: the own cells) and fixes the pinned row.
+    void remove_imbalance(const State& s, Array<V>& rhs, FvMeshReport& report) const;
+    /// out = base + the corrections of u (every cell; gradient: scratch, 3 per cell).
+    void correct(const State& s, const Array<V>& u, const Array<V>& base, Array<double>& gradient,
+                 Array<V>& out) const;
 
     const Mesh& mesh_;
     FunctionSpace space_;
     const ProblemSpec& problem_;
     FvOptions options_;
+    FvRankShare share_;  ///< host null: the whole mesh on one rank
     mutable std::unique_ptr<State> state_;
 };
 

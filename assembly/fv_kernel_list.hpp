@@ -26,11 +26,18 @@ template <typename V>
 void fv_assemble(const Executor& exec, const FvMeshView& mesh, const FvProblemView& problem,
                  const index_type* row_ptr, index_type* cols, V* values, V* rhs) GPUFEM_KERNEL_BODY
 
-/// rhs = base + the explicit non-orthogonal corrections of u (the pinned cell: 0);
-/// gradient: 3 per cell, written (the least-squares cell gradients of u).
+/// gradient[3c ..] for the cells c < cells: the least-squares cell gradients of u (which
+/// holds every cell's value: a rank's ghost cells' too).
 template <typename V>
-void fv_corrected_rhs(const Executor& exec, const FvMeshView& mesh, const FvProblemView& problem,
-                      const V* u, const V* base, double* gradient, V* rhs) GPUFEM_KERNEL_BODY
+void fv_cell_gradients(const Executor& exec, const FvMeshView& mesh, const FvProblemView& problem,
+                       const V* u, long long cells, double* gradient) GPUFEM_KERNEL_BODY
+
+/// rhs[c] for the rows c < rows: base + the explicit non-orthogonal corrections of u with
+/// the cell gradients `gradient` (those of every cell a row's faces reach); the pinned
+/// cell's: 0.
+template <typename V>
+void fv_corrected_rows(const Executor& exec, const FvMeshView& mesh, const FvProblemView& problem,
+                       const V* u, const V* base, const double* gradient, long long rows, V* rhs) GPUFEM_KERNEL_BODY
 
 /// flux[slot] = the outward flux (diffusion, correction with gradient unless null, and
 /// convection) through each face of each cell for the solution u.

@@ -97,13 +97,11 @@ BoundaryFacets part_facets(const BoundaryFacets& group, const std::vector<index_
 
 }  // namespace
 
-PartMesh part_mesh(const Mesh& whole, const CellPartition& partition, const std::vector<int>& owners,
-                   const PartNumbering& numbering)
+Mesh cut_cells(const Mesh& whole, const std::vector<index_type>& cells, const std::vector<index_type>& nodes)
 {
-    PartMesh part;
-    part.global_cells = part_cells(whole, partition, owners, numbering.part, part.own_cells);
-    const std::vector<index_type> local = local_numbers(whole, numbering);
-    Mesh& mesh = part.mesh;
+    std::vector<index_type> local(static_cast<std::size_t>(whole.num_nodes()), -1);
+    for (std::size_t l = 0; l < nodes.size(); ++l) local[static_cast<std::size_t>(nodes[l])] = static_cast<index_type>(l);
+    Mesh mesh;
     mesh.dim = whole.dim;
     mesh.cell_type = whole.cell_type;
     mesh.degree = whole.degree;
@@ -111,12 +109,22 @@ PartMesh part_mesh(const Mesh& whole, const CellPartition& partition, const std:
     mesh.subdomains = whole.subdomains;
     mesh.ignored_boundaries = whole.ignored_boundaries;
     mesh.source = whole.source;
-    mesh.coordinates.resize(numbering.global.size() * 3);
-    for (std::size_t l = 0; l < numbering.global.size(); ++l)
+    mesh.coordinates.resize(nodes.size() * 3);
+    for (std::size_t l = 0; l < nodes.size(); ++l)
         for (int k = 0; k < 3; ++k)
-            mesh.coordinates[3 * l + k] = whole.coordinates[3 * static_cast<std::size_t>(numbering.global[l]) + k];
-    copy_cells(whole, part.global_cells, local, mesh);
-    for (const BoundaryFacets& group : whole.boundaries) mesh.boundaries.push_back(part_facets(group, local));
+            mesh.coordinates[3 * l + k] = whole.coordinates[3 * static_cast<std::size_t>(nodes[l]) + k];
+    copy_cells(whole, cells, local, mesh);
+    return mesh;
+}
+
+PartMesh part_mesh(const Mesh& whole, const CellPartition& partition, const std::vector<int>& owners,
+                   const PartNumbering& numbering)
+{
+    PartMesh part;
+    part.global_cells = part_cells(whole, partition, owners, numbering.part, part.own_cells);
+    part.mesh = cut_cells(whole, part.global_cells, numbering.global);
+    const std::vector<index_type> local = local_numbers(whole, numbering);
+    for (const BoundaryFacets& group : whole.boundaries) part.mesh.boundaries.push_back(part_facets(group, local));
     return part;
 }
 

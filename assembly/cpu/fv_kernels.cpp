@@ -54,11 +54,17 @@ void fv_assemble(const Executor&, const FvMeshView& mesh, const FvProblemView& p
 }
 
 template <typename V>
-void fv_corrected_rhs(const Executor&, const FvMeshView& mesh, const FvProblemView& problem,
-                      const V* u, const V* base, double* gradient, V* rhs)
+void fv_cell_gradients(const Executor&, const FvMeshView& mesh, const FvProblemView& problem, const V* u,
+                       long long cells, double* gradient)
 {
-    chunked_for(mesh.num_cells, [&](long long c) { fv_cell_gradient(mesh, problem, u, c, gradient + 3 * c); });
-    chunked_for(mesh.num_cells, [&](long long c) { rhs[c] = fv_corrected_row_rhs(mesh, problem, c, gradient, u, base); });
+    chunked_for(cells, [&](long long c) { fv_cell_gradient(mesh, problem, u, c, gradient + 3 * c); });
+}
+
+template <typename V>
+void fv_corrected_rows(const Executor&, const FvMeshView& mesh, const FvProblemView& problem, const V* u,
+                       const V* base, const double* gradient, long long rows, V* rhs)
+{
+    chunked_for(rows, [&](long long c) { rhs[c] = fv_corrected_row_rhs(mesh, problem, c, gradient, u, base); });
 }
 
 template <typename V>
@@ -91,6 +97,6 @@ FvErrorSums fv_errors(const Executor&, const ExprInstruction* program, const dou
     return sums;
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fv_assemble, fv_corrected_rhs, fv_face_fluxes, fv_errors)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fv_assemble, fv_cell_gradients, fv_corrected_rows, fv_face_fluxes, fv_errors)
 
 }  // namespace gpufem::kernels::cpu

@@ -56,20 +56,20 @@ __global__ void assemble_kernel(FvMeshView mesh, FvProblemView problem,
 }
 
 template <typename V>
-__global__ void gradient_kernel(FvMeshView mesh, FvProblemView problem, const V* __restrict__ u,
+__global__ void gradient_kernel(FvMeshView mesh, FvProblemView problem, const V* __restrict__ u, long long cells,
                                 double* __restrict__ gradient)
 {
     const long long c = thread_index();
-    if (c < mesh.num_cells) fv_cell_gradient(mesh, problem, u, c, gradient + 3 * c);
+    if (c < cells) fv_cell_gradient(mesh, problem, u, c, gradient + 3 * c);
 }
 
 template <typename V>
 __global__ void corrected_rhs_kernel(FvMeshView mesh, FvProblemView problem, const V* __restrict__ u,
                                      const V* __restrict__ base, const double* __restrict__ gradient,
-                                     V* __restrict__ rhs)
+                                     long long rows, V* __restrict__ rhs)
 {
     const long long c = thread_index();
-    if (c < mesh.num_cells) rhs[c] = fv_corrected_row_rhs(mesh, problem, c, gradient, u, base);
+    if (c < rows) rhs[c] = fv_corrected_row_rhs(mesh, problem, c, gradient, u, base);
 }
 
 template <typename V>
@@ -164,15 +164,21 @@ void fv_assemble(const Executor& exec, const FvMeshView& mesh, const FvProblemVi
 }
 
 template <typename V>
-void fv_corrected_rhs(const Executor& exec, const FvMeshView& mesh, const FvProblemView& problem,
-                      const V* u, const V* base, double* gradient, V* rhs)
+void fv_cell_gradients(const Executor& exec, const FvMeshView& mesh, const FvProblemView& problem, const V* u,
+                       long long cells, double* gradient)
 {
-    if (mesh.num_cells == 0) return;
-    auto stream = stream_of(exec);
-    gradient_kernel<V><<<grid_for(mesh.num_cells), block_size, 0, stream>>>(mesh, problem, u, gradient);
+    if (cells == 0) return;
+    gradient_kernel<V><<<grid_for(cells), block_size, 0, stream_of(exec)>>>(mesh, problem, u, cells, gradient);
     GPUFEM_CUDA_CHECK_LAUNCH();
-    corrected_rhs_kernel<V><<<grid_for(mesh.num_cells), block_size, 0, stream>>>(mesh, problem, u, base,
-                                                                                gradient, rhs);
+}
+
+template <typename V>
+void fv_corrected_rows(const Executor& exec, const FvMeshView& mesh, const FvProblemView& problem, const V* u,
+                       const V* base, const double* gradient, long long rows, V* rhs)
+{
+    if (rows == 0) return;
+    corrected_rhs_kernel<V><<<grid_for(rows), block_size, 0, stream_of(exec)>>>(mesh, problem, u, base, gradient,
+                                                                                rows, rhs);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
@@ -214,6 +220,6 @@ FvErrorSums fv_errors(const Executor& exec, const ExprInstruction* program, cons
     return {host[0], host[1], host[2], host[3], host[4], host[5]};
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fv_assemble, fv_corrected_rhs, fv_face_fluxes, fv_errors)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fv_assemble, fv_cell_gradients, fv_corrected_rows, fv_face_fluxes, fv_errors)
 
 }  // namespace gpufem::kernels::cuda

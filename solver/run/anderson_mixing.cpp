@@ -67,9 +67,17 @@ Array<V> AndersonMixing<V>::next(const Array<V>& x, const Array<V>& g)
     std::vector<std::vector<double>> normal(m, std::vector<double>(m, 0.0));
     std::vector<double> rhs(m, 0.0);
     double trace = 0.0;
+    // The normal equations' entries: this process's dot products, summed over the processes.
+    std::vector<double> sums;
     for (std::size_t i = 0; i < m; ++i) {
-        for (std::size_t j = i; j < m; ++j) normal[i][j] = normal[j][i] = dot(df_[i], df_[j]);
-        rhs[i] = dot(df_[i], f);
+        for (std::size_t j = i; j < m; ++j) sums.push_back(dot(df_[i], df_[j]));
+        sums.push_back(dot(df_[i], f));
+    }
+    if (comm_.reduces()) comm_.all_reduce_sum(*Executor::create_cpu(), sums.data(), static_cast<int>(sums.size()));
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = i; j < m; ++j) normal[i][j] = normal[j][i] = sums[k++];
+        rhs[i] = sums[k++];
         trace += normal[i][i];
     }
     for (std::size_t i = 0; i < m; ++i) normal[i][i] += 1e-12 * trace;  // Tikhonov: dependent steps

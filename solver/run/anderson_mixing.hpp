@@ -7,6 +7,7 @@
 #include <deque>
 
 #include "linalg/array.hpp"
+#include "linalg/communicator.hpp"
 
 namespace gpufem {
 
@@ -16,14 +17,16 @@ namespace gpufem {
 template <typename V>
 class AndersonMixing {
 public:
-    /// depth: how many earlier steps are combined (0: plain iteration, x_{k+1} = g_k).
-    explicit AndersonMixing(int depth) : depth_(depth) {}
+    /// depth: how many earlier steps are combined (0: plain iteration, x_{k+1} = g_k); comm:
+    /// the processes the vectors are split among (their dot products summed over them).
+    explicit AndersonMixing(int depth, const Communicator& comm = serial_communicator()) : depth_(depth), comm_(comm) {}
 
     /// The next iterate from x_k and g_k = G(x_k) (same executor and size).
     Array<V> next(const Array<V>& x, const Array<V>& g);
 
 private:
     int depth_;
+    const Communicator& comm_;
     std::deque<Array<V>> df_, dg_;  ///< f and g differences, newest last
     Array<V> last_f_, last_g_;
 };

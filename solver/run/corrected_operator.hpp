@@ -1,20 +1,23 @@
 #pragma once
 // A discretisation's corrected system as one linear operator: x -> A x - (b(x) - b(0)), with
-// b(x) = Discretisation::corrected_rhs(x) affine in x (finite volumes' explicit
+// b(x) = RhsCorrection::corrected_rhs(x) affine in x (finite volumes' explicit
 // non-orthogonal correction, unlimited), in the system operator's numbering. Solving
 // (A - C) x = b(0) with a Krylov method reaches the deferred correction's fixed point in one
 // solve (fv.correction: implicit); A's own preconditioner (AMG of the two-point matrix)
 // preconditions it. Non-symmetric: BiCGSTAB.
-#include "assembly/discretisation.hpp"
+#include "assembly/rhs_correction.hpp"
 #include "linalg/linear_operator.hpp"
 
 namespace gpufem {
 
-/// The corrected operator of disc's system (both must outlive it).
+/// The corrected operator of a system (everything passed must outlive it).
 template <typename V>
 class CorrectedOperator final : public LinearOperator<V> {
 public:
-    CorrectedOperator(const DiscreteSystem<V>& system, const Discretisation<V>& disc);
+    /// a: the system's operator; permutation: its numbering (new -> original; empty: none);
+    /// correction: b(u) in the original numbering (a rank's rows across ranks).
+    CorrectedOperator(const LinearOperator<V>& a, const Array<index_type>& permutation,
+                      const RhsCorrection<V>& correction);
 
     index_type rows() const override { return a_.rows(); }
     index_type cols() const override { return a_.cols(); }
@@ -31,9 +34,9 @@ protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;
 
 private:
-    const DiscreteSystem<V>& system_;
-    const Discretisation<V>& disc_;
     const LinearOperator<V>& a_;
+    const Array<index_type>& permutation_;
+    const RhsCorrection<V>& correction_source_;
     Array<V> at_zero_;  ///< b(0), original numbering
     Array<V> rhs_;      ///< b(0), the operator's numbering
     // Scratch of the products (kept: no allocation after the first).

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "assembly/boundary_conditions.hpp"
+#include "assembly/fv_part.hpp"
 #include "assembly/grid_part.hpp"
 #include "assembly/lagrange_discretisation.hpp"
 #include "assembly/lma_operator.hpp"
@@ -24,6 +25,7 @@
 #include "mesh/pvtu_writer.hpp"
 #include "mesh/vtk_writer.hpp"
 #include "solver/preconditioners/preconditioner_registry.hpp"
+#include "solver/run/distributed_fv.hpp"
 #include "solver/run/distributed_report.hpp"
 #include "solver/run/distributed_system.hpp"
 #include "solver/run/format_choice.hpp"
@@ -77,9 +79,31 @@ Partitioned partition_coarse(const CaseSpec& spec, const Mesh& coarse, int ranks
 
 /// Rank 0: the case's mesh loaded (and checked), its cells partitioned among the ranks, each
 /// rank's part, numbering and halo packed.
+/// The shares of a finite-volume case's mesh (assembly/fv_part.hpp), packed for each rank.
+Partitioned partition_fv_mesh(const Mesh& mesh, int ranks)
+{
+    const CellPartition partition = partition_cells(mesh, ranks);
+    Partitioned out{whole_mesh_facts(mesh, partition), {}};
+    const FvWholeFaces faces = fv_whole_faces(mesh);
+    std::vector<FvPart> shares;
+    std::vector<PartNumbering> numbering;
+    for (int p = 0; p < ranks; ++p) {
+        shares.push_back(fv_part(mesh, faces, partition, p));
+        numbering.push_back(shares.back().numbering);
+    }
+    std::vector<HaloPlan> plans = halo_plans(numbering);
+    for (int p = 0; p < ranks; ++p) {
+        const auto r = static_cast<std::size_t>(p);
+        PartPayload payload{std::move(shares[r].part), std::move(shares[r].numbering), std::move(plans[r])};
+        out.messages.push_back(pack_part(payload));
+    }
+    return out;
+}
+
 Partitioned partition_case(const CaseSpec& spec, const ExecPtr& exec, int ranks, RankPhases& phases)
 {
-    const bool by_parts = refined_by_parts(spec.mesh);
+    const bool fv = spec.discretisation == DiscretisationKind::fv;
+    const bool by_parts = !fv && refined_by_parts(spec.mesh);
     CaseMesh whole = load_case_mesh(spec, exec, MeshCopy::host_only, by_parts ? MeshStage::coarse : MeshStage::finished);
     if (by_parts && !refines_parent_by_parent(whole.mesh)) {
         // Prisms, pyramids and mixed meshes: refined here, then cut as any other mesh.
@@ -92,6 +116,13 @@ Partitioned partition_case(const CaseSpec& spec, const ExecPtr& exec, int ranks,
     check_boundary_groups(mesh, spec.problem);
     if (by_parts && refines_parent_by_parent(mesh)) {
         Partitioned out = partition_coarse(spec, mesh, ranks);
+        out.facts.cache = whole.cache;
+        phases.partition = seconds_since(start);
+        log_partition(out.facts.partition, phases.partition);
+        return out;
+    }
+    if (fv) {
+        Partitioned out = partition_fv_mesh(mesh, ranks);
         out.facts.cache = whole.cache;
         phases.partition = seconds_since(start);
         log_partition(out.facts.partition, phases.partition);
@@ -234,7 +265,8 @@ PartPayload obtain_part(const CaseSpec& spec, const RankGroup& group, std::optio
     std::optional<ShapeGrid> shape;
     std::exception_ptr failure;
     try {
-        shape = box_shape_grid(spec.mesh);
+        // Finite volumes' shares are cut from the whole mesh (its cells' faces find the ghosts).
+        if (spec.discretisation != DiscretisationKind::fv) shape = box_shape_grid(spec.mesh);
     } catch (...) {
         failure = std::current_exception();
     }
@@ -395,9 +427,56 @@ void finish_outputs(const CaseSpec& spec, const RankGroup& group, const Solution
                  outputs.dir().string());
 }
 
+/// The local number of the whole mesh's cell 0 in the part (-1: not held).
+long long whole_first_cell(const PartPayload& part)
+{
+    const std::vector<index_type>& global = part.numbering.global;
+    const auto at = std::find(global.begin(), global.end(), 0);
+    return at == global.end() ? -1 : at - global.begin();
+}
+
+/// run_ranks for finite volumes: the rank's share of the cells (its own, then its ghosts),
+/// its rows, the solve with the correction across ranks, its own cells' piece.
+template <typename V>
+RunRecord run_fv_ranks(const CaseSpec& spec, const RunOptions& options, const RankGroup& group)
+{
+    DistributedAccount account;
+    RankPhases& phases = account.mine;
+    phases.startup = seconds_since(options.started);
+    std::optional<WholeMeshFacts> whole;
+    const PartPayload part = obtain_part(spec, group, whole, phases);
+    FiniteVolumeDiscretisation<V> disc(part.part.mesh, spec.problem, spec.fv);
+    disc.share_among_ranks({part.part.own_cells, whole_first_cell(part), &group.host});
+    DistributedSystem<V> system = build_distributed_fv_system<V>(group.exec, part, spec, group.device, disc);
+    phases.assembly = system.assembly_times.total();
+    phases.operator_build = system.operator_seconds;
+    StagedOutputs pieces(output_folder(spec, options));
+    PieceOutput piece_output(spec, part, group, pieces);
+    SystemSolution<V> solved = solve_fv_across_ranks(spec, system, disc, part, group, phases);
+    const auto start = clock_type::now();
+    SolutionOutput piece = disc.solution_output(solved.x);
+    piece.cell_fields.emplace_back(
+        "rank", HostVector<double>(static_cast<std::size_t>(part.part.own_cells), static_cast<double>(group.host.rank())));
+    piece_output.write(piece);
+    phases.output = seconds_since(start);
+    RunRecord& r = account.record;
+    r.solve = solved.result;
+    r.preconditioner = solved.preconditioner;
+    r.pass_iterations = solved.pass_iterations;
+    r.correction = solved.correction;
+    r.correction_change = solved.correction_change;
+    r.discretisation = disc.report();
+    account_for_ranks(spec, group, part, system, whole ? &*whole : nullptr, piece, options, account);
+    r.unknowns_on = "cells";
+    if (r.correction == "implicit") r.spmvs_per_iteration = spmvs_per_iteration(KrylovMethod::bicgstab);
+    finish_outputs(spec, group, piece, pieces, account);
+    return r;
+}
+
 template <typename V>
 RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankGroup& group)
 {
+    if (spec.discretisation == DiscretisationKind::fv) return run_fv_ranks<V>(spec, options, group);
     DistributedAccount account;
     RankPhases& phases = account.mine;
     phases.startup = seconds_since(options.started);
@@ -442,8 +521,9 @@ void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
         throw std::invalid_argument(what + " (under mpirun with more than one rank)");
     };
     if (spec.matrix) refuse("matrix: a Matrix Market system is solved on one rank only");
-    if (spec.discretisation != DiscretisationKind::fe) refuse("discretisation: fv runs on one rank only");
     if (spec.format == auto_format_name) refuse("format: auto is not chosen across ranks; name a format");
+    if (spec.discretisation == DiscretisationKind::fv && spec.output.fluxes && spec.output.fluxes_chosen)
+        refuse("output.fluxes: the fluxes of finite volumes are computed on one rank only");
     if (find_operator(spec.format).matrix_free() &&
         spec.format_options.get<LmaOptions>("lma").scatter != LmaScatter::atomic)
         refuse("format_options.lma.scatter: colour runs on one rank only (its colours mix the cells applied before "

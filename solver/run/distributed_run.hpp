@@ -36,9 +36,9 @@ struct RankGroup {
 };
 
 /// Throws std::invalid_argument naming the key when the case asks for what a run across
-/// ranks does not do: a matrix file, finite volumes, a matrix-free or auto format, a
-/// preconditioner that needs more than the diagonal, a sweep, --export-matrix, output.fluxes:
-/// true (with auto the run leaves the fluxes out).
+/// ranks does not do: a matrix file, format: auto, a matrix-free format with a preconditioner
+/// that reads the assembled rows, a preconditioner that does not work across ranks, --export-matrix, finite volumes' output.fluxes: true (with auto the run
+/// leaves them out).
 void check_distributed_case(const CaseSpec& spec, const RunOptions& options);
 
 /// This rank's part of the case's mesh, its numbering and halo: generated here for a built-in

@@ -140,20 +140,16 @@ DistributedSystem<V> matrix_free_system(const ExecPtr& exec, const PartPayload& 
     return out;
 }
 
-}  // namespace
-
+/// The distributed system of the owned rows (owned columns, then the ghosts') with their
+/// right-hand side and initial guess: split into the local block, stored in the case's format,
+/// and the ghost columns behind the part's halo. start: when the operator's build began.
 template <typename V>
-DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
-                                              const Communicator& comm)
+DistributedSystem<V> from_owned_rows(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
+                                     const Communicator& comm, Csr<V> rows, const LinearSystem<V>& system,
+                                     clock_type::time_point start)
 {
-    if (find_operator(spec.format).matrix_free()) return matrix_free_system<V>(exec, part, spec, comm);
     DistributedSystem<V> out;
-    const LagrangeDiscretisation<V> disc(part.part.mesh, spec.problem);
-    LinearSystem<V> system = disc.assemble(exec);
     out.assembly_times = system.times;
-    exec->synchronize();
-    const auto start = clock_type::now();
-    Csr<V> rows = owned_rows(exec, part, spec, comm, system);
     out.row_stats = row_stats(rows);
     auto step = clock_type::now();
     SplitRows<V> split = split_owned_columns(rows, part.numbering.layout.ghosts());
@@ -193,6 +189,36 @@ DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPay
     return out;
 }
 
+}  // namespace
+
+template <typename V>
+DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
+                                              const Communicator& comm)
+{
+    if (find_operator(spec.format).matrix_free()) return matrix_free_system<V>(exec, part, spec, comm);
+    const LagrangeDiscretisation<V> disc(part.part.mesh, spec.problem);
+    LinearSystem<V> system = disc.assemble(exec);
+    exec->synchronize();
+    const auto start = clock_type::now();
+    Csr<V> rows = owned_rows(exec, part, spec, comm, system);
+    return from_owned_rows(exec, part, spec, comm, std::move(rows), system, start);
+}
+
+template <typename V>
+DistributedSystem<V> build_distributed_fv_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
+                                                 const Communicator& comm, const FiniteVolumeDiscretisation<V>& disc)
+{
+    LinearSystem<V> system = disc.assemble(exec);
+    exec->synchronize();
+    const auto start = clock_type::now();
+    if (system.wide_matrix) throw std::runtime_error("a rank's rows have more than 2^31 - 1 non-zeros: run on more ranks");
+    const index_type own = part.numbering.layout.owned;
+    Csr<V> rows = leading_rows(system.matrix, own);
+    system.rhs = leading(system.rhs, static_cast<std::size_t>(own));
+    system.initial_guess = leading(system.initial_guess, static_cast<std::size_t>(own));
+    return from_owned_rows(exec, part, spec, comm, std::move(rows), system, start);
+}
+
 template <typename V>
 Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v)
 {
@@ -202,6 +228,9 @@ Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v)
 #define GPUFEM_INSTANTIATE(V)                                                                                \
     template DistributedSystem<V> build_distributed_system(const ExecPtr&, const PartPayload&, const CaseSpec&, \
                                                            const Communicator&);                            \
+    template DistributedSystem<V> build_distributed_fv_system(const ExecPtr&, const PartPayload&, const CaseSpec&, \
+                                                              const Communicator&,                           \
+                                                              const FiniteVolumeDiscretisation<V>&);         \
     template Array<V> in_part_order(const DistributedSystem<V>&, const Array<V>&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)

@@ -1,10 +1,12 @@
 #pragma once
-// One rank's part of a distributed finite element system: its rows assembled on its device
-// from its part of the mesh, the Dirichlet columns of ghosts eliminated as on one rank, and
-// the rows split into a local block (in the case's format) and a non-local one behind a halo.
+// One rank's part of a distributed system: its rows assembled on its device from its part of
+// the mesh (finite elements: the Dirichlet columns of ghosts eliminated as on one rank;
+// finite volumes: the own cells' rows), and the rows split into a local block (in the case's
+// format) and a non-local one behind a halo.
 #include <memory>
 #include <string>
 
+#include "assembly/fv_discretisation.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/distributed_operator.hpp"
 #include "solver/case/case_file.hpp"
@@ -45,6 +47,13 @@ struct DistributedSystem {
 template <typename V>
 DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
                                               const Communicator& comm);
+
+/// The finite-volume system of part (a share cut by assembly/fv_part.hpp) from disc, the
+/// discretisation of its mesh shared among the ranks (FiniteVolumeDiscretisation::
+/// share_among_ranks): the own cells' rows, split and stored as build_distributed_system's.
+template <typename V>
+DistributedSystem<V> build_distributed_fv_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
+                                                 const Communicator& comm, const FiniteVolumeDiscretisation<V>& disc);
 
 /// The owned part of v (in the operator's numbering) in the part's local order.
 template <typename V>

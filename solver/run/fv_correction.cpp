@@ -25,19 +25,20 @@ template <typename V>
 bool solve_implicit_correction(SolveRun<V>& run, Array<V>& x, Array<V>& corrected_b)
 {
     SystemSolution<V>& out = run.out;
-    const CorrectedOperator<V> corrected(run.system, *run.disc);
+    const Array<V> initial = x.clone_to(x.executor());  // where the deferred passes start if this fails
+    const CorrectedOperator<V> corrected(run.a(), run.permutation, *run.correction);
     run.krylov(KrylovMethod::bicgstab, corrected, corrected.rhs(), x, run.solver.tolerance,
                "solve (corrected operator)");
     // b(0) - (A - C) x = b(x) - A x: the true residual is x's against its own corrected
     // right-hand side, so one evaluation of b(x) serves both figures.
     corrected_b = run.corrected_rhs(x);
-    check_true_residual(run.a(), corrected_b, x, run.solver.tolerance, out.result);
+    check_true_residual(run.a(), corrected_b, x, run.solver.tolerance, out.result, run.comm);
     if (out.result.status == SolveStatus::converged) {
         out.pass_iterations = {out.result.iterations};
         out.correction = "implicit";
         out.result.message = fmt::format("converged in {} BiCGSTAB iterations on the corrected operator "
                                          "A - C (fv.correction: implicit)", out.result.iterations);
-        const double size = scaled_nrm2(corrected_b);
+        const double size = run.norm(corrected_b);
         out.correction_change = size > 0 && out.result.true_relative_residual >= 0
                                     ? out.result.true_relative_residual * out.result.rhs_norm / size
                                     : 0.0;
@@ -50,7 +51,7 @@ bool solve_implicit_correction(SolveRun<V>& run, Array<V>& x, Array<V>& correcte
                  "({}); the deferred correction's passes run instead", out.result.message);
     out.correction = "deferred (implicit did not converge after " + std::to_string(out.result.iterations) +
                      " iterations)";
-    x = reordered(run.system.op, run.system.initial_guess, false);
+    x = initial.clone_to(initial.executor());
     corrected_b = Array<V>();
     return false;
 }
@@ -68,16 +69,16 @@ template <typename V>
 double solve_deferred_correction(SolveRun<V>& run, const Array<V>& b, Array<V>& x, Array<V>& corrected_b)
 {
     const double goal = run.solver.tolerance;
-    const int passes = run.disc->correction_passes();
+    const int passes = run.correction->correction_passes();
     run.pass(b, x, std::max(goal, 1e-2), "solve");
     double change = 0.0;
-    AndersonMixing<V> mixing(anderson_depth);
+    AndersonMixing<V> mixing(anderson_depth, run.comm);
     bool met = false;  // x solves the system it ends with, to the tolerance
     for (int pass = 1; pass <= passes && run.out.result.status == SolveStatus::converged; ++pass) {
         change = run.correction_residual(x, corrected_b);
         if (change <= goal) {
             met = true;  // x solves its corrected system
-            run.out.result.rhs_norm = scaled_nrm2(corrected_b);
+            run.out.result.rhs_norm = run.norm(corrected_b);
             break;
         }
         Array<V> g = x.clone_to(x.executor());
@@ -121,7 +122,7 @@ void report_deferred_correction(SystemSolution<V>& out, double change, double to
 template <typename V>
 CorrectionSolve solve_with_correction(SolveRun<V>& run, const Array<V>& b, Array<V>& x, Array<V>& corrected_b)
 {
-    if (run.disc->correction_is_affine() && solve_implicit_correction(run, x, corrected_b))
+    if (run.correction->correction_is_affine() && solve_implicit_correction(run, x, corrected_b))
         return CorrectionSolve::implicit;
     if (run.out.correction.empty()) run.out.correction = "deferred";
     report_deferred_correction(run.out, solve_deferred_correction(run, b, x, corrected_b), run.solver.tolerance);

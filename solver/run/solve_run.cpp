@@ -12,6 +12,16 @@
 
 namespace gpufem {
 
+double norm_over_processes(const Communicator& comm, double mine)
+{
+    if (comm.size() == 1) return mine;
+    const std::vector<double> norms = gather_on_every_rank(comm, std::span<const double>(&mine, 1));
+    const double largest = *std::max_element(norms.begin(), norms.end());
+    double sum = 0;
+    for (double n : norms) sum += largest > 0 ? (n / largest) * (n / largest) : 0.0;
+    return largest * std::sqrt(sum);
+}
+
 template <typename V>
 void check_true_residual(const LinearOperator<V>& a, const Array<V>& b, const Array<V>& x,
                          double tolerance, SolveResult& result, const Communicator& comm)
@@ -20,17 +30,7 @@ void check_true_residual(const LinearOperator<V>& a, const Array<V>& b, const Ar
     Array<V> r = b.clone_to(b.executor());
     a.apply(V(-1), x, V(1), r);
     // Scaled: the residual of tiny (or huge) data would underflow (overflow) as a sum of squares.
-    const double mine = scaled_nrm2(r);
-    // Several processes: their norms scaled by the largest before they are squared and added,
-    // so that huge (or tiny) data neither overflows nor underflows there either.
-    double norm = mine;
-    if (comm.size() > 1) {
-        const std::vector<double> norms = gather_on_every_rank(comm, std::span<const double>(&mine, 1));
-        const double largest = *std::max_element(norms.begin(), norms.end());
-        double sum = 0;
-        for (double n : norms) sum += largest > 0 ? (n / largest) * (n / largest) : 0.0;
-        norm = largest * std::sqrt(sum);
-    }
+    const double norm = norm_over_processes(comm, scaled_nrm2(r));
     result.true_relative_residual = norm / result.rhs_norm;
     if (result.status == SolveStatus::converged &&
         !(result.true_relative_residual <= true_residual_slack * tolerance)) {

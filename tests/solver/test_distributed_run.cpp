@@ -4,6 +4,7 @@
 // one-rank solution (1e-10 relative, compared
 // point by point through the .pvtu read back by VTK) within one iteration; a case a run
 // across ranks cannot do yet is refused on every rank; a rank that fails stops them all.
+// Finite volumes on tetrahedra, hexahedra and a mixed mesh give the one-rank cell values.
 // With a CUDA device, ranks on the devices give the CPU's one-rank solution too.
 #include <cmath>
 #include <fstream>
@@ -16,6 +17,9 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <vtkCell.h>
+#include <vtkCellData.h>
+#include <vtkIdList.h>
 #include <vtkXMLPUnstructuredGridReader.h>
 
 #include "gpu_test.hpp"
@@ -60,6 +64,24 @@ std::map<std::tuple<double, double, double>, double> u_by_point(vtkUnstructuredG
     return out;
 }
 
+/// A field by place (a point, or a cell's centre).
+using FieldByPlace = std::map<std::tuple<double, double, double>, double>;
+
+/// max |mine - reference| / max |reference| over every place of reference (infinite when mine
+/// misses one; the same number of places expected).
+double against_reference(const FieldByPlace& reference, const FieldByPlace& mine)
+{
+    EXPECT_EQ(mine.size(), reference.size()) << "places of the pieces, shared points once";
+    double diff = 0, scale = 0;
+    for (const auto& [place, u] : reference) {
+        scale = std::max(scale, std::abs(u));
+        const auto found = mine.find(place);
+        if (found == mine.end()) return INFINITY;
+        diff = std::max(diff, std::abs(found->second - u));
+    }
+    return diff / scale;
+}
+
 /// max |u_ranks - u_one| / max |u_one| over every point of the pieces; every point of the
 /// one-rank mesh must appear in some piece, and every cell exactly once.
 double pieces_against_one_rank(const std::filesystem::path& one, const std::filesystem::path& pieces,
@@ -68,16 +90,42 @@ double pieces_against_one_rank(const std::filesystem::path& one, const std::file
     const auto whole = read_vtu(one / "result.vtu");
     const auto joined = read_pvtu(pieces / "result.pvtu");
     EXPECT_EQ(joined->GetNumberOfCells(), whole->GetNumberOfCells());
-    const auto reference = u_by_point(*whole, field), mine = u_by_point(*joined, field);
-    EXPECT_EQ(mine.size(), reference.size()) << "points of the pieces, shared ones once";
-    double diff = 0, scale = 0;
-    for (const auto& [point, u] : reference) {
-        scale = std::max(scale, std::abs(u));
-        const auto found = mine.find(point);
-        if (found == mine.end()) return INFINITY;
-        diff = std::max(diff, std::abs(found->second - u));
+    return against_reference(u_by_point(*whole, field), u_by_point(*joined, field));
+}
+
+/// A cell field by each cell's centre (the mean of its points: the same numbers in a piece as
+/// in the whole mesh, whose cells keep their points' order).
+FieldByPlace cells_by_centre(vtkUnstructuredGrid& grid, const char* name)
+{
+    FieldByPlace out;
+    vtkDataArray* u = grid.GetCellData()->GetArray(name);
+    if (!u) {
+        ADD_FAILURE() << "no cell field " << name;
+        return out;
     }
-    return diff / scale;
+    for (vtkIdType c = 0; c < grid.GetNumberOfCells(); ++c) {
+        vtkIdList* points = grid.GetCell(c)->GetPointIds();
+        double centre[3] = {0, 0, 0};
+        for (vtkIdType k = 0; k < points->GetNumberOfIds(); ++k) {
+            double x[3];
+            grid.GetPoint(points->GetId(k), x);
+            for (int d = 0; d < 3; ++d) centre[d] += x[d];
+        }
+        const auto n = static_cast<double>(points->GetNumberOfIds());
+        out[{centre[0] / n, centre[1] / n, centre[2] / n}] = u->GetTuple1(c);
+    }
+    return out;
+}
+
+/// max |u_ranks - u_one| / max |u_one| over every cell (a cell field): every cell of the
+/// one-rank mesh in exactly one piece.
+double cells_against_one_rank(const std::filesystem::path& one, const std::filesystem::path& pieces,
+                              const char* field = "u")
+{
+    const auto whole = read_vtu(one / "result.vtu");
+    const auto joined = read_pvtu(pieces / "result.pvtu");
+    EXPECT_EQ(joined->GetNumberOfCells(), whole->GetNumberOfCells());
+    return against_reference(cells_by_centre(*whole, field), cells_by_centre(*joined, field));
 }
 
 /// The reports' fluxes against one rank's: every group's flux and every region's integrals,
@@ -290,6 +338,92 @@ TEST(DistributedRun, AmgAggregatesEachRanksRowsAndGathersTheCoarseLevels)
                                    "--set format=" + format, {3}, 0);
 }
 
+/// A finite-volume case (its YAML text) on one rank and on each of rank_counts: the same cell
+/// values (1e-10 relative: tolerance 1e-12), the same faces, error and correction, iterations
+/// within a quarter (BiCGSTAB's and the correction passes' counts move with the sums' order).
+void check_fv_against_one_rank(const std::string& name, const std::string& text, const std::vector<int>& rank_counts,
+                               TempDir& dir, const std::string& more_args = "")
+{
+    SCOPED_TRACE(name);
+    const auto file = dir.write(name + ".yaml", text);
+    const auto check = [&](int ranks, const nlohmann::json& report, const std::filesystem::path& out, int iterations) {
+        const nlohmann::json alone = read_json(dir.path() / "one" / "report.json");
+        EXPECT_NEAR(report["solver"]["iterations"].get<int>(), iterations, std::max(3, iterations / 4));
+        EXPECT_EQ(report["parallel"]["ranks"].get<int>(), ranks);
+        EXPECT_LT(cells_against_one_rank(dir.path() / "one", out), 1e-10);
+        for (const char* key : {"interior_faces", "boundary_faces", "pure_neumann"})
+            EXPECT_EQ(report["discretisation"][key], alone["discretisation"][key]) << key;
+        EXPECT_NEAR(report["discretisation"]["max_nonorthogonality_degrees"].get<double>(),
+                    alone["discretisation"]["max_nonorthogonality_degrees"].get<double>(), 1e-9);
+        const auto correction = [](const nlohmann::json& r) {
+            return r["solver"].contains("correction") ? r["solver"]["correction"] : nlohmann::json();
+        };
+        EXPECT_EQ(correction(report), correction(alone));
+        if (alone.contains("errors")) {
+            const double l2 = alone["errors"]["l2"].get<double>();
+            EXPECT_NEAR(report["errors"]["l2"].get<double>(), l2, 1e-8 * l2 + 1e-14);
+        }
+    };
+    run_against_one_rank(file, more_args, rank_counts, dir, check);
+}
+
+/// A finite-volume case on mesh with random coefficients, the Dirichlet data on group, more
+/// YAML in extra.
+std::string fv_case_text(const std::string& mesh, const std::string& group, const std::string& preconditioner,
+                         const std::string& extra = "")
+{
+    const unsigned seed = random_seed();
+    const std::vector<double> a = random_vector<double>(4, seed);
+    return fmt::format("mesh: {}\ndiscretisation: fv\nproblem:\n  kappa: \"1.5 + {:.6f}*x*y + 0.3*sin(3*z)\"\n"
+                       "  f: \"1 + {:.6f}*x - z\"\n  dirichlet: {{{}: \"{:.6f}*x*x + y + {:.6f}\"}}\n{}"
+                       "solver: {{preconditioner: {}, tolerance: 1e-12, max_iterations: 20000}}\nbackend: cpu\n",
+                       mesh, a[0], a[1], group, a[2], a[3], extra, preconditioner);
+}
+
+TEST(DistributedRun, FiniteVolumesOnTetrahedraWithTheCorrectionImplicitOrDeferred)
+{
+    // AMG: the correction solved with the system (BiCGSTAB on A - C, the ghosts' gradients
+    // exchanged in every product); Jacobi: deferred passes, Anderson-mixed over the ranks.
+    TempDir dir;
+    const std::string tets = "{shape: unit_cube, elements: tetrahedron, size: 0.1}";
+    check_fv_against_one_rank("fv_tets_amg", fv_case_text(tets, "left", "amg", "  neumann: {top: \"1 + x\"}\n"),
+                              {2, 3, 4}, dir);
+    check_fv_against_one_rank("fv_tets_jacobi", fv_case_text(tets, "boundary", "jacobi"), {3}, dir);
+    EXPECT_EQ(read_json(dir.path() / "np3" / "report.json")["solver"]["correction"], "deferred");
+}
+
+TEST(DistributedRun, FiniteVolumesOnHexahedraAndAMixedMesh)
+{
+    TempDir dir;
+    check_fv_against_one_rank("fv_hexes", fv_case_text("{shape: unit_cube, size: 0.08}", "boundary", "jacobi"), {2, 4},
+                              dir);
+    TempDir geo;
+    geo.write("four.geo", cube_four_types(6));
+    check_fv_against_one_rank("fv_mixed", fv_case_text("{geo: " + (geo.path() / "four.geo").string() + "}", "top", "amg"),
+                              {3}, dir);
+}
+
+TEST(DistributedRun, FiniteVolumesWithRegionsRobinAndPureNeumannData)
+{
+    // kappa jumping between two regions (harmonic faces, the gradients' interface steps across
+    // the ranks' boundary), Robin sides; and a pure-Neumann problem: cell 0 of the whole mesh
+    // fixed on the rank that holds it, the data balanced and the mean removed over every rank.
+    TempDir dir;
+    const std::string halves = write_halves_geo(dir.path(), 3, 0.12);
+    check_fv_against_one_rank("fv_regions_robin",
+                              "mesh: {geo: " + halves + "}\ndiscretisation: fv\nproblem:\n"
+                              "  kappa: {soft: 1, hard: \"10 + x\"}\n  f: {soft: \"sin(3*x)\", hard: \"1 + y\"}\n"
+                              "  robin: {boundary: {h: \"2 + x\", u_inf: \"1 - y\"}}\n"
+                              "solver: {preconditioner: amg, tolerance: 1e-12, max_iterations: 20000}\nbackend: cpu\n",
+                              {2, 3}, dir);
+    check_fv_against_one_rank("fv_pure_neumann",
+                              "mesh: {shape: unit_square, elements: triangle, size: 0.04}\ndiscretisation: fv\n"
+                              "problem:\n  kappa: \"1 + x\"\n  f: \"cos(pi*x)\"\n  neumann: {left: 1, right: -1}\n"
+                              "solver: {preconditioner: jacobi, tolerance: 1e-12, max_iterations: 20000}\nbackend: cpu\n",
+                              {2, 4}, dir);
+    EXPECT_TRUE(read_json(dir.path() / "np4" / "report.json")["discretisation"]["pure_neumann"].get<bool>());
+}
+
 TEST(DistributedRun, AGmshMeshIsRefinedPartByPart)
 {
     // mesh.refine of a Gmsh mesh: rank 0 sends each rank the coarse cells within two layers of
@@ -367,6 +501,13 @@ TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
     // AMG's setup and cycle on the devices, with coarse levels split among the ranks too.
     check_amg_against_one_rank({"hexes_q1_amg_cuda", "{shape: unit_cube, size: 0.06}", 1},
                                "--backend cuda --set solver.amg.gather_rows=20", {2, 3}, 0.2);
+    // Finite volumes on the devices: the ghosts' values and cell gradients through the halo in
+    // every product of the corrected operator (amg), and in the deferred passes (jacobi).
+    TempDir fv;
+    const std::string tets = "{shape: unit_cube, elements: tetrahedron, size: 0.1}";
+    check_fv_against_one_rank("fv_tets_amg_cuda", fv_case_text(tets, "left", "amg"), {2, 3}, fv, "--backend cuda");
+    check_fv_against_one_rank("fv_tets_jacobi_cuda", fv_case_text(tets, "boundary", "jacobi"), {2}, fv,
+                              "--backend cuda");
 }
 
 TEST(DistributedRun, TheReferenceVariantToo)
@@ -421,6 +562,14 @@ TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)
                                                    "backend: cpu\n");
     EXPECT_EQ(colour.exit_code, 1) << colour.output;
     EXPECT_NE(colour.output.find("format_options.lma.scatter: colour"), std::string::npos) << colour.output;
+    const std::string fv = "mesh: {shape: unit_square, size: 0.1}\ndiscretisation: fv\nsolver: {preconditioner: jacobi}\n"
+                           "backend: cpu\n";
+    const CommandResult fv_lma = run_case_on_ranks(2, dir, "fv_lma.yaml", fv + "format: lma\n");
+    EXPECT_EQ(fv_lma.exit_code, 1) << fv_lma.output;
+    EXPECT_NE(fv_lma.output.find("finite volumes take an assembled format"), std::string::npos) << fv_lma.output;
+    const CommandResult fv_fluxes = run_case_on_ranks(2, dir, "fv_fluxes.yaml", fv + "output: {fluxes: true}\n");
+    EXPECT_EQ(fv_fluxes.exit_code, 1) << fv_fluxes.output;
+    EXPECT_NE(fv_fluxes.output.find("output.fluxes: the fluxes of finite volumes"), std::string::npos) << fv_fluxes.output;
 }
 
 TEST(DistributedRun, BadMeshInputOnRankZeroStopsEveryRankBeforeAnythingIsSent)

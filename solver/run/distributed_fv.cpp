@@ -1,0 +1,118 @@
+#include "solver/run/distributed_fv.hpp"
+
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "linalg/executor.hpp"
+#include "solver/run/distributed_run.hpp"
+#include "solver/run/fv_correction.hpp"
+#include "solver/run/solve_run.hpp"
+
+namespace gpufem {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start)
+{
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+/// count values of from at dst[offset ..] (same executor).
+template <typename T>
+void place(const Array<T>& from, Array<T>& dst, std::size_t offset)
+{
+    if (from.empty()) return;
+    const Executor& e = *dst.executor();
+    copy_bytes(e, dst.data() + offset, e, from.data(), from.bytes());
+}
+
+}  // namespace
+
+HaloPlan widened_plan(const HaloPlan& plan, int width)
+{
+    HaloPlan out;
+    for (const HaloPlan::Send& send : plan.sends) {
+        HaloPlan::Send wide{send.peer, {}};
+        wide.local.reserve(send.local.size() * static_cast<std::size_t>(width));
+        for (index_type l : send.local)
+            for (int k = 0; k < width; ++k) wide.local.push_back(width * l + k);
+        out.sends.push_back(std::move(wide));
+    }
+    for (const GhostBlock& block : plan.receives) out.receives.push_back({block.owner, width * block.count});
+    return out;
+}
+
+template <typename V>
+FvRankCorrection<V>::FvRankCorrection(const FiniteVolumeDiscretisation<V>& disc, const HaloPlan& halo,
+                                      index_type own_cells, const ExecPtr& exec, const Communicator& comm)
+    : disc_(disc), own_(own_cells), values_(halo, exec, comm), gradients_(widened_plan(halo, 3), exec, comm),
+      all_(exec, static_cast<std::size_t>(own_cells + halo.ghosts())),
+      ghosts_(exec, static_cast<std::size_t>(halo.ghosts())),
+      gradient_(exec, 3 * static_cast<std::size_t>(own_cells + halo.ghosts())),
+      ghost_gradient_(exec, 3 * static_cast<std::size_t>(halo.ghosts()))
+{
+}
+
+template <typename V>
+void FvRankCorrection<V>::corrected_rhs_into(const Array<V>& u, Array<V>& out) const
+{
+    if (u.size() != static_cast<std::size_t>(own_)) throw std::logic_error("FvRankCorrection: not the own cells' values");
+    place(u, all_, 0);
+    values_.update(u, ghosts_);
+    place(ghosts_, all_, static_cast<std::size_t>(own_));
+    disc_.own_gradients(all_, gradient_);
+    gradients_.update(gradient_, ghost_gradient_);
+    place(ghost_gradient_, gradient_, 3 * static_cast<std::size_t>(own_));
+    disc_.own_corrected_rhs(all_, gradient_, out);
+}
+
+template <typename V>
+Array<V> FvRankCorrection<V>::corrected_rhs(const Array<V>& u) const
+{
+    Array<V> out;
+    corrected_rhs_into(u, out);
+    return out;
+}
+
+template <typename V>
+SystemSolution<V> solve_fv_across_ranks(const CaseSpec& spec, DistributedSystem<V>& system,
+                                        const FiniteVolumeDiscretisation<V>& disc, const PartPayload& part,
+                                        const RankGroup& group, RankPhases& phases)
+{
+    auto start = clock_type::now();
+    const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system, group.host, group.device);
+    phases.setup = seconds_since(start);
+    start = clock_type::now();
+    SystemSolution<V> out;
+    if (m.preconditioner) out.preconditioner = m.preconditioner->report();
+    const FvRankCorrection<V> correction(disc, part.halo, part.numbering.layout.owned, group.exec, group.device);
+    SolveRun<V> run(*system.op, system.permutation, spec.solver, &correction, m.preconditioner.get(), out,
+                    group.device);
+    Array<V> x = system.initial_guess.clone_to(group.exec);
+    Array<V> corrected_b;
+    bool finished = false;
+    if (disc.correction_passes() > 0)
+        finished = solve_with_correction(run, system.rhs, x, corrected_b) == CorrectionSolve::implicit;
+    else
+        run.pass(system.rhs, x, spec.solver.tolerance, "solve");
+    if (!finished)
+        check_true_residual(*system.op, corrected_b.empty() ? system.rhs : corrected_b, x, spec.solver.tolerance,
+                            out.result, group.device);
+    phases.solve = seconds_since(start);
+    out.seconds = phases.setup + phases.solve;
+    out.x = in_part_order(system, x);
+    return out;
+}
+
+#define GPUFEM_INSTANTIATE(V)                                                                                     \
+    template class FvRankCorrection<V>;                                                                          \
+    template SystemSolution<V> solve_fv_across_ranks(const CaseSpec&, DistributedSystem<V>&,                    \
+                                                     const FiniteVolumeDiscretisation<V>&, const PartPayload&,   \
+                                                     const RankGroup&, RankPhases&);
+GPUFEM_INSTANTIATE(float)
+GPUFEM_INSTANTIATE(double)
+#undef GPUFEM_INSTANTIATE
+
+}  // namespace gpufem
