@@ -61,7 +61,7 @@ constexpr std::string_view solver_keys[] = {"method",         "variant",     "pr
                                             "cuda_graph",     "time_spmv",   "amg"};
 constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
                                          "coarse_size",        "max_levels", "cycle",
-                                         "aggregation",        "gather_rows"};
+                                         "aggregation",        "gather_rows", "precision"};
 
 constexpr std::string_view fv_keys[] = {"nonorthogonal_correctors", "correction_limit", "correction"};
 
@@ -566,6 +566,9 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
     if (const CaseValue* aggregation = find_entry(entries, "aggregation")) {
         amg.aggregation = reader.to_enum(*aggregation, amg_aggregation_names);
     }
+    if (const CaseValue* precision = find_entry(entries, "precision")) {
+        amg.precision = reader.to_enum(*precision, amg_precision_names);
+    }
     resolved = {{"strength_threshold", amg.strength_threshold},
                 {"smoother", enum_name(amg_smoother_names, amg.smoother)},
                 {"degree", amg.degree},
@@ -573,7 +576,8 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
                 {"max_levels", amg.max_levels},
                 {"cycle", enum_name(amg_cycle_names, amg.cycle)},
                 {"aggregation", enum_name(amg_aggregation_names, amg.aggregation)},
-                {"gather_rows", amg.gather_rows}};
+                {"gather_rows", amg.gather_rows},
+                {"precision", enum_name(amg_precision_names, amg.precision)}};
     return amg;
 }
 

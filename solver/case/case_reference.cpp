@@ -358,6 +358,12 @@ std::string solver_settings_reference()
                            rank and set up and cycled there as on one process (a redundant
                            coarse solve: no messages inside it); the levels above stay split
                            among the ranks, each aggregating its own rows
+    precision: double      (string, default double) double | float: with precision: double,
+                           float stores the hierarchy (a float copy of the fine matrix, the
+                           coarse levels, transfers and smoothers) and runs its cycle in single
+                           precision inside the double Krylov method: half the bytes per cycle,
+                           the solution still to the double tolerance (amg and pmg from an
+                           assembled format, on one process)
 )REF";
 }
 

@@ -36,6 +36,16 @@ enum class AmgAggregation {
 inline constexpr std::array<EnumName<AmgAggregation>, 2> amg_aggregation_names{
     {{AmgAggregation::distance2, "distance2"}, {AmgAggregation::distance1, "distance1"}}};
 
+/// The precision the hierarchy is stored and cycled in.
+enum class AmgPrecision {
+    same,    ///< the system's (the case's precision)
+    single,  ///< float inside a double solver: the levels, transfers and smoothers in float, the
+             ///< fine level a float copy of the system's matrix (half the bytes a cycle moves)
+};
+/// Their names, as in the case file.
+inline constexpr std::array<EnumName<AmgPrecision>, 2> amg_precision_names{
+    {{AmgPrecision::same, "double"}, {AmgPrecision::single, "float"}}};
+
 /// The options of the AMG hierarchy and its cycle.
 struct AmgOptions {
     /// Strength of connection: a_ij is strong when |a_ij| > theta sqrt(|a_ii a_jj|). 0.02
@@ -57,6 +67,9 @@ struct AmgOptions {
     /// it, is gathered onto every rank and cycled there as on one process (hypre's redundant
     /// coarse solve, AmgX's consolidation); the levels above it stay distributed.
     int gather_rows = 200000;
+    /// double: as the system; float: the whole cycle in single precision inside the double
+    /// Krylov method (amg and pmg on one process, from an assembled matrix).
+    AmgPrecision precision = AmgPrecision::same;
     /// Lanczos (Jacobi-preconditioned CG) steps of the lambda_max estimate on each level.
     int eigen_steps = 15;
 };

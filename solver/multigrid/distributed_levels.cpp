@@ -206,7 +206,7 @@ Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vecto
                        const Communicator& host)
 {
     const int me = host.rank(), ranks = host.size();
-    const index_type first = offsets[static_cast<std::size_t>(me)], owned = wide.rows;
+    const index_type first = offsets[static_cast<std::size_t>(me)];
     const HostRows<V> merged = merged_rows(local, wide, first);
     const std::vector<index_type>& lengths = merged.lengths;
     const std::vector<index_type>& columns = merged.columns;

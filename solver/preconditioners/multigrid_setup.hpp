@@ -33,6 +33,13 @@ SetUpPreconditioner<V> set_up_multigrid(const char* name, const LinearOperator<V
 /// its setup reads; the caller adds its builders, memory and further needs.
 PreconditionerEntry multigrid_entry(std::string name, std::string summary);
 
+/// The hierarchy of a double system set up and cycled in float (solver.amg.precision:
+/// float): a float copy of setup.matrix as its fine level, transfers (pmg's interpolations in
+/// the operator's numbering; null for amg) rounded to float. Throws std::invalid_argument
+/// naming the key across ranks and without an assembled matrix.
+SetUpPreconditioner<double> float_hierarchy(const char* name, const PreconditionerSetup<double>& setup,
+                                            const std::vector<Csr<double>>* transfers);
+
 /// A multigrid hierarchy's memory: kept_share of the fine matrix's CSR plus vectors of the
 /// cycle, and the setup's sparse products (host_share / device_share of the fine CSR on the
 /// CPU / a device), measured on the shipped cases.

@@ -2,6 +2,7 @@
 // the first coarse levels of an AMG hierarchy, their operators R A P of the assembled matrix
 // or, where the operator keeps none, the element matrices' Galerkin products; AMG below.
 #include <chrono>
+#include <type_traits>
 
 #include "solver/case/case_file.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
@@ -35,6 +36,16 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
         transfers = timed_step(setup, out, "interpolation", [&] {
             return pmg_interpolations_in_order(*setup.disc, setup.permutation, exec);
         });
+    if constexpr (std::is_same_v<V, double>)
+        if (setup.solver.amg.precision == AmgPrecision::single) {
+            if (!coarse_operators.empty())
+                throw std::invalid_argument("solver.amg.precision: float (preconditioner pmg): the float hierarchy is "
+                                            "made from the assembled matrix, which this system does not keep; name an "
+                                            "assembled format (csr, ell, ...)");
+            SetUpPreconditioner<double> made = float_hierarchy("pmg", setup, &transfers);
+            made.steps = std::move(out.steps);
+            return made;
+        }
     if (!coarse_operators.empty())
         return set_up_multigrid<V>("pmg", setup.op, nullptr, [&] {
             out.preconditioner = std::make_unique<AmgPreconditioner<V>>(setup.op, setup.solver.amg, transfers,

@@ -21,6 +21,8 @@
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/chebyshev.hpp"
 #include "solver/multigrid/dense_inverse.hpp"
+#include "solver/multigrid/float_cycle.hpp"
+#include "linalg/precision.hpp"
 #include "solver/krylov/krylov.hpp"
 #include "solver/run/pipeline.hpp"
 
@@ -481,6 +483,82 @@ TEST(AmgSolve, FloatPrecisionAndBicgstabOnConvection)
     convection.problem.kappa = "0.05";
     convection.solver.method = KrylovMethod::bicgstab;
     EXPECT_LE(solve_case<double>(convection).first, 30);
+}
+
+TEST(AmgSolve, AFloatCycleInsideTheDoubleSolverReachesTheDoubleSolution)
+{
+    // solver.amg.precision: float: the hierarchy of a float copy of the matrix cycled in single
+    // precision inside double CG: the double tolerance is met, the solution is the double
+    // hierarchy's, in at most two iterations more (amg; pmg's given levels; a format that
+    // renumbers the rows).
+    struct Run { std::string elements; int degree; std::string preconditioner; std::string format; };
+    for (const Run& r : {Run{"hexahedron", 1, "amg", "csr"}, Run{"tetrahedron", 2, "amg", "staircase"},
+                         Run{"quadrilateral", 3, "pmg", "csr"}, Run{"tetrahedron", 2, "pmg", "ell"}}) {
+        SCOPED_TRACE(r.elements + " P" + std::to_string(r.degree) + " " + r.preconditioner + " " + r.format);
+        CaseSpec in_double = parse_case_text(poisson_case(r.elements, r.elements == "quadrilateral" ? 1.0 / 24 : 0.2, 0,
+                                                          r.degree, "format: " + r.format), "p", "");
+        in_double.solver.preconditioner = &preconditioner_registry().at(r.preconditioner);
+        in_double.solver.tolerance = 1e-10;
+        CaseSpec in_float = in_double;
+        in_float.solver.amg.precision = AmgPrecision::single;
+        const auto by_double = solve_case<double>(in_double);
+        const auto by_float = solve_case<double>(in_float);
+        EXPECT_LE(by_float.first, by_double.first + 2);
+        EXPECT_LT(test::max_relative_difference(by_float.second, by_double.second), 1e-8);
+    }
+}
+
+TEST(AmgSolve, AFloatHierarchyNeedsTheAssembledMatrix)
+{
+    // pmg on lma keeps no fine matrix to round: refused naming the key and what to change.
+    CaseSpec spec = parse_case_text(poisson_case("quadrilateral", 1.0 / 8, 0, 2, "format: lma"), "p", "");
+    spec.solver.preconditioner = &preconditioner_registry().at("pmg");
+    spec.solver.amg.precision = AmgPrecision::single;
+    try {
+        solve_case<double>(spec);
+        ADD_FAILURE() << "pmg in float on lma was not refused";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("solver.amg.precision: float (preconditioner pmg)"), std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("name an assembled format"), std::string::npos) << e.what();
+    }
+}
+
+TEST(AmgSolve, TheFloatCycleIsTheFloatHierarchyOfTheRoundedMatrix)
+{
+    // The oracle: a float AMG set up independently from the matrix rounded on the host, applied
+    // to the residual rounded on the host; the float cycle gives the same numbers (the CPU's
+    // setup is deterministic). Against the double cycle it differs at float's rounding level.
+    const unsigned seed = test::random_seed();
+    const ExecPtr exec = Executor::create_cpu();
+    const Csr<double> a = test::weighted_laplacian_3d<double>(exec, 14, 12, 10, seed);
+    const AmgOptions options;
+    auto fine = float_fine_operator(a);
+    auto inner = std::make_unique<AmgPreconditioner<float>>(*fine, *fine->stored_csr(), options);
+    const FloatCycle cycle(std::move(fine), std::move(inner));
+    const test::HostMatrix h = test::to_host(a);
+    std::vector<float> rounded_values(h.val.begin(), h.val.end());
+    const Csr<float> oracle_matrix{a.rows, a.cols, a.row_ptr.clone_to(exec), a.col_idx.clone_to(exec),
+                                   Array<float>::from_host(exec, rounded_values)};
+    const FormatBuild<float> oracle_op = build_format<float>("csr", oracle_matrix.clone_to(exec), FormatOptions{});
+    const AmgPreconditioner<float> oracle(*oracle_op.op, oracle_matrix, options);
+    const std::vector<double> r = test::random_vector<double>(static_cast<std::size_t>(a.rows), seed + 1);
+    Array<double> z(exec, r.size());
+    cycle.apply(Array<double>::from_host(exec, r), z);
+    const std::vector<float> rf(r.begin(), r.end());
+    Array<float> zf(exec, r.size());
+    oracle.apply(Array<float>::from_host(exec, rf), zf);
+    const std::vector<double> got = z.to_host();
+    const std::vector<float> want = zf.to_host();
+    for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], static_cast<double>(want[i])) << "row " << i;
+    const FormatBuild<double> double_op = build_format<double>("csr", a.clone_to(exec), FormatOptions{});
+    const AmgPreconditioner<double> in_double(*double_op.op, a, options);
+    Array<double> zd(exec, r.size());
+    in_double.apply(Array<double>::from_host(exec, r), zd);
+    const double difference = test::max_relative_difference(got, zd.to_host());
+    EXPECT_GT(difference, 1e-9);
+    EXPECT_LT(difference, 1e-4);
+    EXPECT_EQ(cycle.report()["precision"], "float");
 }
 
 TEST(Pmg, DegreeOneInterpolationReproducesLinearFunctionsAtEveryNode)

@@ -514,5 +514,36 @@ TEST(AmgGpu, FloatHierarchyConverges)
     EXPECT_LE(r.iterations, 12);
 }
 
+TEST(AmgGpu, AFloatCycleInADoubleSolveOnTheDeviceReachesTheCpuSolution)
+{
+    GPUFEM_REQUIRE_GPU();
+    // solver.amg.precision: float on the device (the float copy of the matrix, its hierarchy,
+    // the conversions in the merged CG's graph): the double tolerance met and the CPU's double
+    // solution reached, for amg and pmg.
+    for (const std::string preconditioner : {"amg", "pmg"}) {
+        const std::string text = test::partial_dirichlet_case(
+            "unit_cube", "hexahedron", 1.0 / 16, 2,
+            "solver: {preconditioner: " + preconditioner + ", tolerance: 1e-10, amg: {precision: float}}\n");
+        std::vector<double> solutions[2];
+        int iterations[2] = {0, 0};
+        for (int k = 0; k < 2; ++k) {
+            CaseSpec spec = parse_case_text(text, "p", "");
+            spec.backend = k == 0 ? BackendChoice::cpu : BackendChoice::cuda;
+            if (k == 0) spec.solver.amg.precision = AmgPrecision::same;
+            const ExecPtr exec = make_executor(spec.backend);
+            const CaseMesh mesh = load_case_mesh(spec, exec);
+            const auto disc = make_discretisation<double>(spec, mesh);
+            const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
+            const SystemSolution<double> solved = solve_system(system, spec.solver, disc.get());
+            ASSERT_TRUE(solved.result.converged()) << preconditioner << ": " << solved.result.message;
+            if (k == 1) EXPECT_EQ(solved.preconditioner["precision"], "float") << preconditioner;
+            iterations[k] = solved.result.iterations;
+            solutions[k] = solved.x.to_host();
+        }
+        EXPECT_LE(iterations[1], iterations[0] + 2) << preconditioner;
+        EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8) << preconditioner;
+    }
+}
+
 }  // namespace
 }  // namespace gpufem

@@ -178,7 +178,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
                    "cuda_graph": "auto", "time_spmv": true,
                    "amg": {"strength_threshold": 0.02, "smoother": "chebyshev", "degree": 2,
                            "coarse_size": 500, "max_levels": 25, "cycle": "v",
-                           "aggregation": "distance2", "gather_rows": 200000}},
+                           "aggregation": "distance2", "gather_rows": 200000, "precision": "double"}},
         "precision": "double",
         "reorder": "none",
         "backend": "auto",
@@ -400,7 +400,8 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
 {
     const CaseSpec spec = parse_case_text(
         minimal + "solver:\n  preconditioner: amg\n  amg: {strength_threshold: 0.1, smoother: jacobi, "
-                  "degree: 3, coarse_size: 100, max_levels: 4, aggregation: distance1, gather_rows: 5000}\n",
+                  "degree: 3, coarse_size: 100, max_levels: 4, aggregation: distance1, gather_rows: 5000, "
+                  "precision: float}\n",
         "case.yaml", "");
     EXPECT_EQ(spec.solver.preconditioner, &preconditioner_registry().at("amg"));
     EXPECT_DOUBLE_EQ(spec.solver.amg.strength_threshold, 0.1);
@@ -410,6 +411,10 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
     EXPECT_EQ(spec.solver.amg.max_levels, 4);
     EXPECT_EQ(spec.solver.amg.aggregation, gpufem::AmgAggregation::distance1);
     EXPECT_EQ(spec.solver.amg.gather_rows, 5000);
+    EXPECT_EQ(spec.solver.amg.precision, gpufem::AmgPrecision::single);
+    EXPECT_EQ(spec.resolved["solver"]["amg"]["precision"], "float");
+    expect_contains(error_of(minimal + "solver:\n  amg:\n    precision: half\n"),
+                    {"case.yaml:4: solver.amg.precision: expected one of double, float, got 'half'"});
     EXPECT_EQ(spec.resolved["solver"]["amg"]["smoother"], "jacobi");
     EXPECT_EQ(spec.resolved["solver"]["amg"]["aggregation"], "distance1");
     expect_contains(error_of(minimal + "solver:\n  amg:\n    aggregation: distance3\n"),

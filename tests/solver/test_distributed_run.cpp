@@ -567,6 +567,10 @@ TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)
     const CommandResult fv_lma = run_case_on_ranks(2, dir, "fv_lma.yaml", fv + "format: lma\n");
     EXPECT_EQ(fv_lma.exit_code, 1) << fv_lma.output;
     EXPECT_NE(fv_lma.output.find("finite volumes take an assembled format"), std::string::npos) << fv_lma.output;
+    const CommandResult single = run_case_on_ranks(2, dir, "float_amg.yaml", "mesh: {shape: unit_square, size: 0.1}\n"
+                                                   "solver: {preconditioner: amg, amg: {precision: float}}\nbackend: cpu\n");
+    EXPECT_EQ(single.exit_code, 1) << single.output;
+    EXPECT_NE(single.output.find("solver.amg.precision: float"), std::string::npos) << single.output;
     const CommandResult fv_fluxes = run_case_on_ranks(2, dir, "fv_fluxes.yaml", fv + "output: {fluxes: true}\n");
     EXPECT_EQ(fv_fluxes.exit_code, 1) << fv_fluxes.output;
     EXPECT_NE(fv_fluxes.output.find("output.fluxes: the fluxes of finite volumes"), std::string::npos) << fv_fluxes.output;
