@@ -108,10 +108,10 @@ PartNumbering share_numbering(const std::vector<index_type>& cells, index_type o
 
 }  // namespace
 
-FvWholeFaces fv_whole_faces(const Mesh& whole)
+FvWholeFaces fv_whole_faces(const Mesh& whole, const ExecPtr& exec)
 {
     const std::vector<int> no_groups;  // adjacency only: the shares' groups are checked where they are used
-    const CellFaces faces = cell_faces(whole, Executor::create_cpu(), &no_groups);
+    const CellFaces faces = cell_faces(whole, exec, &no_groups);
     FvWholeFaces out{faces.neighbour.to_host(), faces.faces_per_cell, {}};
     const NodeCells around = node_cells(whole);
     const KernelShapes shapes = kernel_shapes();

@@ -9,6 +9,7 @@
 
 #include "assembly/part_mesh.hpp"
 #include "assembly/part_numbering.hpp"
+#include "linalg/executor.hpp"
 #include "mesh/cell_faces.hpp"
 
 namespace gpufem {
@@ -21,8 +22,9 @@ struct FvWholeFaces {
     std::vector<std::vector<std::array<index_type, 2>>> facet_cells;
 };
 
-/// The face adjacency of whole (on the host's threads) and the cells of every boundary facet.
-FvWholeFaces fv_whole_faces(const Mesh& whole);
+/// The face adjacency of whole (found on exec, kept on the host) and the cells of every
+/// boundary facet.
+FvWholeFaces fv_whole_faces(const Mesh& whole, const ExecPtr& exec);
 
 /// One rank's share for finite volumes: part.mesh holds the own cells (whole-mesh order), then
 /// the ghost cells by owner rank (whole-mesh order within each owner), over the nodes they use

@@ -1,6 +1,9 @@
 #include "mesh/mesh_partition.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
+#include <utility>
 #include <stdexcept>
 #include <string>
 
@@ -140,6 +143,54 @@ void bisect(const std::vector<double>& centre, std::vector<index_type>& cells, s
     bisect(centre, cells, middle, end, first_part + left, parts - left, part);
 }
 
+/// The coarsest mesh a mesh refined by gpufem came from (its cells' corners, no coordinates),
+/// and how many cells of mesh each of its cells became; null when mesh was not refined by
+/// gpufem, or is mixed.
+std::optional<std::pair<Mesh, long long>> coarsest_ancestor(const Mesh& mesh)
+{
+    if (!mesh.refined_from || mesh.is_mixed()) return std::nullopt;
+    const RefinementParents* level = mesh.refined_from.get();
+    long long descendants = level->children;
+    while (level->previous) {
+        level = level->previous.get();
+        descendants *= level->children;
+    }
+    Mesh coarse;
+    coarse.dim = mesh.dim;
+    coarse.cell_type = mesh.cell_type;
+    coarse.degree = 1;
+    coarse.nodes_per_cell = element_node_count(mesh.cell_type);
+    coarse.source = mesh.source;
+    const std::vector<index_type> cells = level->parent_cells.to_host();
+    coarse.cells.assign(cells.begin(), cells.end());
+    coarse.coordinates.assign(3 * static_cast<std::size_t>(level->parent_nodes), 0.0);
+    if (coarse.num_cells() * descendants != mesh.num_cells()) return std::nullopt;
+    return std::make_pair(std::move(coarse), descendants);
+}
+
+/// METIS's parts of the coarsest ancestor's cells, each refined cell in its ancestor's part
+/// (child s of parent c is cell c children + s at every refinement, so cell k descends from
+/// coarse cell k / descendants); false when there is no such mesh or it has fewer cells than
+/// parts.
+bool partition_by_ancestors(const Mesh& mesh, int parts, CellPartition& partition)
+{
+    const auto ancestor = coarsest_ancestor(mesh);
+    if (!ancestor || ancestor->first.num_cells() < parts) return false;
+    const auto& [coarse, descendants] = *ancestor;
+    DualGraph graph = dual_graph(coarse);
+    const std::vector<int> coarse_part = metis_parts(graph, parts);
+    partition.part.resize(static_cast<std::size_t>(mesh.num_cells()));
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < mesh.num_cells(); ++c)
+        partition.part[static_cast<std::size_t>(c)] = coarse_part[static_cast<std::size_t>(c / descendants)];
+    // Each coarse face is cut into descendants^((dim - 1) / dim) faces of the refined mesh.
+    const double per_face = std::pow(static_cast<double>(descendants), (mesh.dim - 1.0) / mesh.dim);
+    partition.edge_cut = std::llround(static_cast<double>(count_edge_cut(graph, coarse_part)) * per_face);
+    partition.method = "METIS k-way of the " + std::to_string(coarse.num_cells()) +
+                       " cells gpufem refined, each refined cell with its parent";
+    return true;
+}
+
 }  // namespace
 
 std::vector<int> coordinate_bisection(const Mesh& mesh, int parts)
@@ -177,7 +228,7 @@ CellPartition partition_cells(const Mesh& mesh, int parts)
         partition.part = coordinate_bisection(mesh, parts);
         partition.method = "coordinate bisection of the generated grid";
         partition.edge_cut = -1;
-    } else {
+    } else if (!partition_by_ancestors(mesh, parts, partition)) {
         DualGraph graph = dual_graph(mesh);
         partition.part = metis_parts(graph, parts);
         partition.method = "METIS k-way, cell face graph";

@@ -23,8 +23,11 @@ struct CellPartition {
 };
 
 /// The cells of mesh in `parts` parts: every cell in part 0 for one part; a box grid gpufem
-/// generated (mesh.generated_grid) by coordinate_bisection; otherwise METIS's k-way partition
-/// of the face-adjacency graph (a fixed seed: the same mesh always gives the same partition). Throws std::invalid_argument for fewer than one part or more parts than
+/// generated (mesh.generated_grid) by coordinate_bisection; a mesh gpufem refined
+/// (mesh.refined_from) by METIS's partition of the mesh it started from, each refined cell in
+/// its ancestor's part (the coarse graph is partitioned in a moment where the refined one
+/// would take seconds); otherwise METIS's k-way partition of the face-adjacency graph (a fixed
+/// seed: the same mesh always gives the same partition). Throws std::invalid_argument for fewer than one part or more parts than
 /// cells, std::runtime_error when METIS fails.
 CellPartition partition_cells(const Mesh& mesh, int parts);
 

@@ -1,19 +1,13 @@
 #include "solver/multigrid/float_cycle.hpp"
 
-#include <stdexcept>
-
-#include "linalg/format_build.hpp"
-#include "linalg/format_options.hpp"
 #include "linalg/precision.hpp"
+#include "solver/multigrid/level_operators.hpp"
 
 namespace gpufem {
 
 std::unique_ptr<LinearOperator<float>> float_fine_operator(const Csr<double>& matrix)
 {
-    FormatBuild<float> built = build_format<float>("csr", rounded_to_float(matrix), FormatOptions{});
-    if (!built.permutation.empty() || !built.op->stored_csr())
-        throw std::logic_error("float_fine_operator: the csr format renumbered the rows or keeps no CSR arrays");
-    return std::move(built.op);
+    return csr_level_operator(rounded_to_float(matrix));
 }
 
 FloatCycle::FloatCycle(std::unique_ptr<LinearOperator<float>> fine, std::unique_ptr<Preconditioner<float>> inner)

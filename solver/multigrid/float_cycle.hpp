@@ -14,8 +14,9 @@
 namespace gpufem {
 
 /// The float copy of a double system's fine level for a float hierarchy: its matrix (in the
-/// operator's numbering) rounded to float and stored in the tuned CSR format, which keeps its
-/// CSR arrays for the setup (stored_csr).
+/// operator's numbering) rounded to float, as the hierarchy's other levels are stored (csr
+/// with its fixed rule: no run-time tuner, whose SpMVs would keep the solve out of a CUDA
+/// graph), keeping its CSR arrays for the setup (stored_csr).
 std::unique_ptr<LinearOperator<float>> float_fine_operator(const Csr<double>& matrix);
 
 /// A float preconditioner of a float copy of the system applied to a double system (see the

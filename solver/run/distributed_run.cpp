@@ -80,23 +80,32 @@ Partitioned partition_coarse(const CaseSpec& spec, const Mesh& coarse, int ranks
 /// Rank 0: the case's mesh loaded (and checked), its cells partitioned among the ranks, each
 /// rank's part, numbering and halo packed.
 /// The shares of a finite-volume case's mesh (assembly/fv_part.hpp), packed for each rank.
-Partitioned partition_fv_mesh(const Mesh& mesh, int ranks)
+Partitioned partition_fv_mesh(const Mesh& mesh, const ExecPtr& exec, int ranks)
 {
+    auto start = clock_type::now();
     const CellPartition partition = partition_cells(mesh, ranks);
+    const double partitioned = seconds_since(start);
+    start = clock_type::now();
     Partitioned out{whole_mesh_facts(mesh, partition), {}};
-    const FvWholeFaces faces = fv_whole_faces(mesh);
+    const FvWholeFaces faces = fv_whole_faces(mesh, exec);
+    const double adjacency = seconds_since(start);
+    start = clock_type::now();
     std::vector<FvPart> shares;
     std::vector<PartNumbering> numbering;
     for (int p = 0; p < ranks; ++p) {
         shares.push_back(fv_part(mesh, faces, partition, p));
         numbering.push_back(shares.back().numbering);
     }
+    const double cut = seconds_since(start);
+    start = clock_type::now();
     std::vector<HaloPlan> plans = halo_plans(numbering);
     for (int p = 0; p < ranks; ++p) {
         const auto r = static_cast<std::size_t>(p);
         PartPayload payload{std::move(shares[r].part), std::move(shares[r].numbering), std::move(plans[r])};
         out.messages.push_back(pack_part(payload));
     }
+    spdlog::info("finite-volume shares: partition {:.3f} s, the whole mesh's faces {:.3f} s, the shares cut {:.3f} s, "
+                 "halos and messages {:.3f} s", partitioned, adjacency, cut, seconds_since(start));
     return out;
 }
 
@@ -122,7 +131,7 @@ Partitioned partition_case(const CaseSpec& spec, const ExecPtr& exec, int ranks,
         return out;
     }
     if (fv) {
-        Partitioned out = partition_fv_mesh(mesh, ranks);
+        Partitioned out = partition_fv_mesh(mesh, exec, ranks);
         out.facts.cache = whole.cache;
         phases.partition = seconds_since(start);
         log_partition(out.facts.partition, phases.partition);

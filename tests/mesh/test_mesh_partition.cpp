@@ -64,6 +64,20 @@ TEST(MeshPartition, EveryCellInOneBalancedPartAndTheCutCounted)
     }
 }
 
+TEST(MeshPartition, AMeshGpufemRefinedIsCutAlongItsCoarseCells)
+{
+    // METIS partitions the mesh the refinement started from; every refined cell goes with its
+    // ancestor (the children of coarse cell k are cells k d .. k d + d - 1, d = 8 x 8 after two
+    // refinements of tetrahedra), the parts balanced and the cut counted exactly.
+    const Mesh mesh = test::load_path_mesh(MeshSpec::Kind::geo, GPUFEM_SOURCE_DIR "/cases/meshes/cube.geo", 1, 2);
+    ASSERT_TRUE(mesh.refined_from);
+    check_partitions(mesh);
+    const CellPartition p = partition_cells(mesh, 3);
+    EXPECT_NE(p.method.find("cells gpufem refined"), std::string::npos) << p.method;
+    constexpr std::size_t descendants = 64;
+    for (std::size_t c = 0; c < p.part.size(); ++c) ASSERT_EQ(p.part[c], p.part[c - c % descendants]) << "cell " << c;
+}
+
 TEST(MeshPartition, RefusesImpossiblePartCounts)
 {
     const Mesh mesh = test::load_shape_mesh("unit_square", "quadrilateral", 0.5);

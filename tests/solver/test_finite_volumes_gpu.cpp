@@ -102,7 +102,8 @@ TEST(FiniteVolumesGpu, AnUnstructuredCaseGivesTheCpuSolution)
             if (correction == "deferred") EXPECT_GT(device->solved.pass_iterations.size(), 2u);
             EXPECT_LT(max_difference(device->solved.x.to_host(), host->solved.x.to_host()), 1e-8) << correction;
             EXPECT_NEAR(device->output.errors->l2, host->output.errors->l2, 1e-6 * host->output.errors->l2);
-            EXPECT_EQ(device->output.cell_fields.size(), 3u);
+            // u, u_exact, the error and the flux -kappa grad u's components.
+            EXPECT_EQ(device->output.cell_fields.size(), 3u + static_cast<unsigned>(dim));
         }
     }
 }
