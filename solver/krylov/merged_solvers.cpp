@@ -208,17 +208,17 @@ bool capturable(const LinearOperator<V>& a, const Preconditioner<V>* m)
     return a.graph_capturable() && (!applied || m->graph_capturable());
 }
 
-/// The options the iteration loop runs with: after an expensive preconditioner (one apply
-/// moving more than four SpMVs' worth of bytes, e.g. a multigrid cycle) the state is read
-/// after every iteration, so that at most one iteration beyond convergence is queued instead of
-/// up to check_every - 1 (the read is pipelined with the next iteration and costs far less
-/// than one apply).
+/// The options the iteration loop runs with: after a preconditioner that costs more than the
+/// product (one apply moving more bytes than an SpMV: any multigrid cycle, a float one too)
+/// the state is read after every iteration, so that at most one iteration beyond convergence
+/// is queued instead of up to check_every - 1 (the read is pipelined with the next iteration
+/// and costs far less than one apply).
 template <typename V>
 SolveOptions loop_options(const SolveOptions& options, const LinearOperator<V>& a,
                           const Preconditioner<V>* m)
 {
     SolveOptions loop = options;
-    if (m && !m->inverse_diagonal() && m->apply_bytes() > 4 * a.spmv_min_bytes())
+    if (m && !m->inverse_diagonal() && m->apply_bytes() > a.spmv_min_bytes())
         loop.check_every = 1;
     return loop;
 }
