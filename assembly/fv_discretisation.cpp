@@ -8,6 +8,8 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <omp.h>
+#include <spdlog/spdlog.h>
 
 #include "assembly/boundary_conditions.hpp"
 #include "assembly/cell_data_requests.hpp"
@@ -530,19 +532,36 @@ std::vector<GroupFlux> fv_group_fluxes(const Mesh& mesh, const ProblemSpec& prob
     for (const BoundaryCondition& bc : problem.dirichlet) named.emplace_back(bc.group, "dirichlet");
     for (const BoundaryCondition& bc : problem.neumann) named.emplace_back(bc.group, "neumann");
     for (const RobinCondition& bc : problem.robin) named.emplace_back(bc.group, "robin");
-    std::vector<double> by_group(mesh.boundaries.size() + 1, 0.0);
+    const std::size_t groups = mesh.boundaries.size() + 1;  // the last: faces in no condition's group
     std::vector<char> conditioned(mesh.boundaries.size(), 0);
     for (const auto& [name, kind] : named)
         conditioned[static_cast<std::size_t>(&condition_facets(mesh, name, kind.c_str()) - mesh.boundaries.data())] = 1;
+    // Each thread sums its slots per group; the threads' sums are added in thread order.
+    std::vector<std::vector<double>> partial;
     bool others = false;
-    for (std::size_t slot = 0; slot < face.size(); ++slot) {
-        if (neighbour[slot] >= 0) continue;
-        const int g = group[slot];
-        const bool free_face = g < 0 || !conditioned[static_cast<std::size_t>(g)];
-        if (free_face && face[slot] == 0.0) continue;  // padding slots, faces without flux
-        others = others || free_face;
-        by_group[free_face ? mesh.boundaries.size() : static_cast<std::size_t>(g)] += face[slot];
+    const long long slots = static_cast<long long>(face.size());
+#pragma omp parallel reduction(|| : others)
+    {
+        std::vector<double> mine(groups, 0.0);
+#pragma omp for schedule(static)
+        for (long long slot = 0; slot < slots; ++slot) {
+            if (neighbour[static_cast<std::size_t>(slot)] >= 0) continue;
+            const int g = group[static_cast<std::size_t>(slot)];
+            const bool free_face = g < 0 || !conditioned[static_cast<std::size_t>(g)];
+            const double flux = face[static_cast<std::size_t>(slot)];
+            if (free_face && flux == 0.0) continue;  // padding slots, faces without flux
+            others = others || free_face;
+            mine[free_face ? groups - 1 : static_cast<std::size_t>(g)] += flux;
+        }
+#pragma omp for ordered schedule(static, 1)
+        for (int t = 0; t < omp_get_num_threads(); ++t) {
+#pragma omp ordered
+            partial.push_back(std::move(mine));
+        }
     }
+    std::vector<double> by_group(groups, 0.0);
+    for (const std::vector<double>& sums : partial)
+        for (std::size_t g = 0; g < groups; ++g) by_group[g] += sums[g];
     std::vector<GroupFlux> out;
     for (const auto& [name, kind] : named)
         out.push_back({name, kind, by_group[static_cast<std::size_t>(&condition_facets(mesh, name, kind.c_str()) - mesh.boundaries.data())]});
@@ -576,8 +595,15 @@ SolutionFluxes FiniteVolumeDiscretisation<V>::fluxes(const Array<V>& u, double s
     SolutionFluxes out;
     out.report.method = "finite volumes: the scheme's face fluxes (diffusion with its correction, and the upwind "
                         "convective flux) summed over each group's faces";
-    out.report.groups = fv_group_fluxes(mesh_, problem_, face_fluxes(u, correction_passes() > 0),
-                                        s.faces.neighbour.to_host(), s.faces.group.to_host());
+    auto start = clock_type::now();
+    std::vector<double> face = face_fluxes(u, correction_passes() > 0);
+    const std::vector<index_type> neighbour = s.faces.neighbour.to_host();
+    const std::vector<int> group = s.faces.group.to_host();
+    const double on_device = seconds_since(start);
+    start = clock_type::now();
+    out.report.groups = fv_group_fluxes(mesh_, problem_, face, neighbour, group);
+    const double summed = seconds_since(start);
+    start = clock_type::now();
     Array<double> gradient(exec, 3 * n);
     Array<V> zeros(exec, n), scratch(exec, n);
     fill(zeros, V(0));
@@ -585,7 +611,10 @@ SolutionFluxes FiniteVolumeDiscretisation<V>::fluxes(const Array<V>& u, double s
     const std::vector<double> grad = gradient.to_host(), kappa = s.kappa.to_host(), volume = s.volume.to_host(),
                               source = s.source.to_host(), reaction = s.reaction.to_host();
     const std::vector<V> uh = u.to_host();
+    const double gradients = seconds_since(start);
+    start = clock_type::now();
     std::vector<double> flux(3 * n), integrals(5 * n);
+#pragma omp parallel for schedule(static)
     for (std::size_t c = 0; c < n; ++c) {
         for (int d = 0; d < 3; ++d) flux[3 * c + d] = -kappa[c] * grad[3 * c + d];
         const double value = static_cast<double>(uh[c]) + shift_u;
@@ -594,8 +623,13 @@ SolutionFluxes FiniteVolumeDiscretisation<V>::fluxes(const Array<V>& u, double s
         std::copy(entries, entries + 5, integrals.begin() + static_cast<long>(5 * c));
     }
     out.report.regions = region_integrals(mesh_, integrals);
+    const double integrated = seconds_since(start);
+    start = clock_type::now();
     out.point_fields = flux_fields(mesh_.dim, fv_node_average(mesh_, flux, volume));
     out.cell_fields = flux_fields(mesh_.dim, flux);
+    spdlog::debug("finite-volume fluxes: face fluxes on the executor and to the host {:.3f} s, summed by group "
+                  "{:.3f} s, cell gradients {:.3f} s, region integrals {:.3f} s, flux fields {:.3f} s", on_device,
+                  summed, gradients, integrated, seconds_since(start));
     return out;
 }
 
@@ -604,6 +638,7 @@ SolutionOutput FiniteVolumeDiscretisation<V>::solution_output(const Array<V>& u)
 {
     const State& s = state(u.executor());
     const ExecPtr& exec = u.executor();
+    const auto started = clock_type::now();
     const long long n = share_.host ? share_.own_cells : mesh_.num_cells();  // across ranks: the own cells
     if (static_cast<long long>(u.size()) < n) throw std::invalid_argument("solution_output: fewer values than cells");
     const bool has_exact = !s.exact.empty();
@@ -629,6 +664,7 @@ SolutionOutput FiniteVolumeDiscretisation<V>::solution_output(const Array<V>& u)
         }
     }
     SolutionOutput out;
+    spdlog::debug("finite-volume errors: sums {:.3f} s", seconds_since(started));
     if (this->flux_output()) {
         SolutionFluxes fluxes = this->fluxes(u, shift_u);
         for (MeshField& field : fluxes.point_fields) out.point_fields.push_back(std::move(field));
