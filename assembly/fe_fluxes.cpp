@@ -302,28 +302,10 @@ std::vector<double> node_means(std::vector<double> sum, const std::vector<double
     return sum;
 }
 
-std::vector<RegionIntegrals> region_integrals(const Mesh& mesh, const std::vector<double>& per_cell)
+std::vector<RegionIntegrals> region_integrals(const Mesh& mesh, const Array<double>& integrals, long long summed,
+                                              bool every_subdomain)
 {
-    std::map<int, RegionIntegrals> by_tag;
-    const std::size_t cells = per_cell.size() / 5;
-    int last_tag = 0;
-    RegionIntegrals* last = nullptr;  // cells of one region mostly follow each other
-    for (std::size_t c = 0; c < cells; ++c) {
-        const int tag = mesh.cell_group.empty() ? 0 : mesh.cell_group[c];
-        if (!last || tag != last_tag) last = &by_tag[tag], last_tag = tag;
-        RegionIntegrals& r = *last;
-        r.volume += per_cell[5 * c];
-        r.u += per_cell[5 * c + 1];
-        r.source += per_cell[5 * c + 2];
-        r.reaction += per_cell[5 * c + 3];
-        r.convection += per_cell[5 * c + 4];
-    }
-    std::vector<RegionIntegrals> out;
-    for (auto& [tag, r] : by_tag) {
-        r.region = region_name(mesh, tag);
-        out.push_back(r);
-    }
-    return out;
+    return device_region_integrals(mesh, integrals, summed, every_subdomain);
 }
 
 std::string region_name(const Mesh& mesh, int tag)

@@ -46,9 +46,12 @@ struct FluxScope {
 template <typename V>
 SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u, FluxScope scope = {});
 
-/// The regions' integrals from each cell's integrals (5 per cell: volume, u, f, c u,
-/// b . grad u) summed by the cell's region (mesh.cell_group; named by mesh.subdomains).
-std::vector<RegionIntegrals> region_integrals(const Mesh& mesh, const std::vector<double>& per_cell);
+/// The regions' integrals from each cell's integrals on their executor (5 columns of
+/// mesh.num_cells() values: volume, u, f, c u, b . grad u), summed there by the cells' region
+/// (mesh.cell_group; named by mesh.subdomains) over the first `summed` cells: for each region
+/// the cells hold, or (every_subdomain) for every subdomain of the mesh.
+std::vector<RegionIntegrals> region_integrals(const Mesh& mesh, const Array<double>& integrals, long long summed,
+                                              bool every_subdomain = false);
 
 /// The name of the region of subdomain tag `tag` (its physical group's name; the tag for a
 /// group without a name; "" for tag 0, cells in no group).

@@ -608,28 +608,19 @@ SolutionFluxes FiniteVolumeDiscretisation<V>::fluxes(const Array<V>& u, double s
     Array<V> zeros(exec, n), scratch(exec, n);
     fill(zeros, V(0));
     correct(s, u, zeros, gradient, scratch);
-    const std::vector<double> grad = gradient.to_host(), kappa = s.kappa.to_host(), volume = s.volume.to_host(),
-                              source = s.source.to_host(), reaction = s.reaction.to_host();
-    const std::vector<V> uh = u.to_host();
-    const double gradients = seconds_since(start);
+    Array<double> flux(exec, 3 * n), integrals(exec, 5 * n);
+    const Executor& e = *exec;
+    GPUFEM_DISPATCH(e, fv_flux_integrals<V>(e, static_cast<long long>(n), s.problem, s.volume.data(), u.data(), shift_u,
+                                            gradient.data(), flux.data(), integrals.data()));
+    out.report.regions = region_integrals(mesh_, integrals, static_cast<long long>(n));
+    const double on_cells = seconds_since(start);
     start = clock_type::now();
-    std::vector<double> flux(3 * n), integrals(5 * n);
-#pragma omp parallel for schedule(static)
-    for (std::size_t c = 0; c < n; ++c) {
-        for (int d = 0; d < 3; ++d) flux[3 * c + d] = -kappa[c] * grad[3 * c + d];
-        const double value = static_cast<double>(uh[c]) + shift_u;
-        const double cu = reaction.empty() ? 0.0 : reaction[c] * static_cast<double>(uh[c]);
-        const double entries[5] = {volume[c], volume[c] * value, volume[c] * source[c], volume[c] * cu, 0.0};
-        std::copy(entries, entries + 5, integrals.begin() + static_cast<long>(5 * c));
-    }
-    out.report.regions = region_integrals(mesh_, integrals);
-    const double integrated = seconds_since(start);
-    start = clock_type::now();
-    out.point_fields = flux_fields(mesh_.dim, fv_node_average(mesh_, flux, volume));
-    out.cell_fields = flux_fields(mesh_.dim, flux);
+    const std::vector<double> flux_host = flux.to_host();
+    out.point_fields = flux_fields(mesh_.dim, fv_node_average(mesh_, flux_host, s.volume.to_host()));
+    out.cell_fields = flux_fields(mesh_.dim, flux_host);
     spdlog::debug("finite-volume fluxes: face fluxes on the executor and to the host {:.3f} s, summed by group "
-                  "{:.3f} s, cell gradients {:.3f} s, region integrals {:.3f} s, flux fields {:.3f} s", on_device,
-                  summed, gradients, integrated, seconds_since(start));
+                  "{:.3f} s, cell gradients, fluxes and region integrals {:.3f} s, flux fields {:.3f} s", on_device,
+                  summed, on_cells, seconds_since(start));
     return out;
 }
 

@@ -567,6 +567,23 @@ GPUFEM_HOST_DEVICE inline void fv_cell_gradient(const FvMeshView& mesh, const Fv
         grad[a] = (inv[a][0] * r[0] + inv[a][1] * r[1] + inv[a][2] * r[2]) / det;
 }
 
+/// Cell c's flux -kappa grad u (3 values at flux) and its integrals (5 columns of n values at
+/// integrals): V, V (u + shift_u), V f, V c u, 0.
+template <typename V>
+GPUFEM_HOST_DEVICE inline void fv_cell_flux_integrals(const FvProblemView& problem, const double* volume, const V* u,
+                                                      double shift_u, const double* gradient, long long c,
+                                                      long long n, double* flux, double* integrals)
+{
+    for (int d = 0; d < 3; ++d) flux[3 * c + d] = -problem.kappa[c] * gradient[3 * c + d];
+    const double value = static_cast<double>(u[c]);
+    const double v = volume[c];
+    integrals[c] = v;
+    integrals[n + c] = v * (value + shift_u);
+    integrals[2 * n + c] = v * problem.source[c];
+    integrals[3 * n + c] = problem.reaction ? v * problem.reaction[c] * value : 0.0;
+    integrals[4 * n + c] = 0.0;
+}
+
 /// The exact and computed values at cell c's centroid and their difference, each shifted
 /// (pure-Neumann solutions are compared at zero mean); the exact value is 0 without a program.
 struct FvCellError {

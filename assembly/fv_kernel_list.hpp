@@ -45,6 +45,13 @@ template <typename V>
 void fv_face_fluxes(const Executor& exec, const FvMeshView& mesh, const FvProblemView& problem,
                     const V* u, const double* gradient, double* flux) GPUFEM_KERNEL_BODY
 
+/// For the cells c < n: flux[3c ..] = -kappa_c gradient[3c ..], and the integrals in 5 columns
+/// of n values: V, V (u + shift_u), V f, V c u (0 without a reaction), 0 (no b . grad u term).
+template <typename V>
+void fv_flux_integrals(const Executor& exec, long long n, const FvProblemView& problem, const double* volume,
+                       const V* u, double shift_u, const double* gradient, double* flux, double* integrals)
+    GPUFEM_KERNEL_BODY
+
 /// exact[c] = program at the centroid + shift_exact (program null: 0), error[c] = u[c]
 /// + shift_u - exact[c] (either output may be null), and the sums over the cells in
 /// cell order (cuda: CUB's reductions, the same order on every run).

@@ -75,6 +75,15 @@ void fv_face_fluxes(const Executor&, const FvMeshView& mesh, const FvProblemView
 }
 
 template <typename V>
+void fv_flux_integrals(const Executor&, long long n, const FvProblemView& problem, const double* volume, const V* u,
+                       double shift_u, const double* gradient, double* flux, double* integrals)
+{
+    chunked_for(n, [&](long long c) {
+        fv_cell_flux_integrals(problem, volume, u, shift_u, gradient, c, n, flux, integrals);
+    });
+}
+
+template <typename V>
 FvErrorSums fv_errors(const Executor&, const ExprInstruction* program, const double* centroid,
                       const double* volume, long long n, const V* u, double shift_u,
                       double shift_exact, double* exact, double* error)
@@ -97,6 +106,7 @@ FvErrorSums fv_errors(const Executor&, const ExprInstruction* program, const dou
     return sums;
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fv_assemble, fv_cell_gradients, fv_corrected_rows, fv_face_fluxes, fv_errors)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fv_assemble, fv_cell_gradients, fv_corrected_rows, fv_face_fluxes,
+                                  fv_flux_integrals, fv_errors)
 
 }  // namespace gpufem::kernels::cpu

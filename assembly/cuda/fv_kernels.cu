@@ -101,6 +101,15 @@ __global__ void errors_kernel(const ExprInstruction* program, const double* __re
     terms[5 * n + c] = e;
 }
 
+template <typename V>
+__global__ void flux_integrals_kernel(long long n, FvProblemView problem, const double* __restrict__ volume,
+                                      const V* __restrict__ u, double shift_u, const double* __restrict__ gradient,
+                                      double* __restrict__ flux, double* __restrict__ integrals)
+{
+    const long long c = thread_index();
+    if (c < n) fv_cell_flux_integrals(problem, volume, u, shift_u, gradient, c, n, flux, integrals);
+}
+
 }  // namespace
 
 long long fv_cell_geometry(const Executor& exec, const FvMeshView& mesh, double* centroid, double* volume)
@@ -193,6 +202,16 @@ void fv_face_fluxes(const Executor& exec, const FvMeshView& mesh, const FvProble
 }
 
 template <typename V>
+void fv_flux_integrals(const Executor& exec, long long n, const FvProblemView& problem, const double* volume,
+                       const V* u, double shift_u, const double* gradient, double* flux, double* integrals)
+{
+    if (n == 0) return;
+    flux_integrals_kernel<V><<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, problem, volume, u, shift_u,
+                                                                              gradient, flux, integrals);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
 FvErrorSums fv_errors(const Executor& exec, const ExprInstruction* program, const double* centroid,
                       const double* volume, long long n, const V* u, double shift_u,
                       double shift_exact, double* exact, double* error)
@@ -220,6 +239,7 @@ FvErrorSums fv_errors(const Executor& exec, const ExprInstruction* program, cons
     return {host[0], host[1], host[2], host[3], host[4], host[5]};
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fv_assemble, fv_cell_gradients, fv_corrected_rows, fv_face_fluxes, fv_errors)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fv_assemble, fv_cell_gradients, fv_corrected_rows, fv_face_fluxes,
+                                  fv_flux_integrals, fv_errors)
 
 }  // namespace gpufem::kernels::cuda
