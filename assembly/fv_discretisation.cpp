@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
-#include <omp.h>
 #include <spdlog/spdlog.h>
 
 #include "assembly/boundary_conditions.hpp"
@@ -462,21 +461,31 @@ void FiniteVolumeDiscretisation<V>::corrected_rhs_into(const Array<V>& u, Array<
 }
 
 template <typename V>
+Array<double> FiniteVolumeDiscretisation<V>::cell_gradients(const State& s, const Array<V>& u) const
+{
+    Array<double> gradient(s.exec, 3 * static_cast<std::size_t>(s.mesh.num_cells));
+    const Executor& e = *s.exec;
+    GPUFEM_DISPATCH(e, fv_cell_gradients<V>(e, s.mesh, s.problem, u.data(), s.mesh.num_cells, gradient.data()));
+    return gradient;
+}
+
+template <typename V>
+std::vector<double> FiniteVolumeDiscretisation<V>::face_fluxes_with(const State& s, const Array<V>& u,
+                                                                    const double* gradient) const
+{
+    Array<double> flux(s.exec, static_cast<std::size_t>(s.mesh.num_cells) * static_cast<std::size_t>(s.mesh.faces_per_cell));
+    const Executor& e = *s.exec;
+    GPUFEM_DISPATCH(e, fv_face_fluxes<V>(e, s.mesh, s.problem, u.data(), gradient, flux.data()));
+    return flux.to_host();
+}
+
+template <typename V>
 std::vector<double> FiniteVolumeDiscretisation<V>::face_fluxes(const Array<V>& u, bool corrected) const
 {
     const State& s = state(u.executor());
-    const ExecPtr& exec = u.executor();
-    const auto n = static_cast<std::size_t>(mesh_.num_cells());
-    Array<double> gradient(exec, corrected ? 3 * n : 0);
-    if (corrected) {
-        Array<V> scratch(exec, n);
-        const Array<V> base = s.base_rhs.empty() ? Array<V>(exec, n) : s.base_rhs.clone_to(exec);
-        correct(s, u, base, gradient, scratch);
-    }
-    Array<double> flux(exec, n * static_cast<std::size_t>(s.mesh.faces_per_cell));
-    GPUFEM_DISPATCH(*exec, fv_face_fluxes<V>(*exec, s.mesh, s.problem, u.data(),
-                                             corrected ? gradient.data() : nullptr, flux.data()));
-    return flux.to_host();
+    if (!corrected) return face_fluxes_with(s, u, nullptr);
+    const Array<double> gradient = cell_gradients(s, u);
+    return face_fluxes_with(s, u, gradient.data());
 }
 
 template <typename V>
@@ -536,32 +545,16 @@ std::vector<GroupFlux> fv_group_fluxes(const Mesh& mesh, const ProblemSpec& prob
     std::vector<char> conditioned(mesh.boundaries.size(), 0);
     for (const auto& [name, kind] : named)
         conditioned[static_cast<std::size_t>(&condition_facets(mesh, name, kind.c_str()) - mesh.boundaries.data())] = 1;
-    // Each thread sums its slots per group; the threads' sums are added in thread order.
-    std::vector<std::vector<double>> partial;
-    bool others = false;
-    const long long slots = static_cast<long long>(face.size());
-#pragma omp parallel reduction(|| : others)
-    {
-        std::vector<double> mine(groups, 0.0);
-#pragma omp for schedule(static)
-        for (long long slot = 0; slot < slots; ++slot) {
-            if (neighbour[static_cast<std::size_t>(slot)] >= 0) continue;
-            const int g = group[static_cast<std::size_t>(slot)];
-            const bool free_face = g < 0 || !conditioned[static_cast<std::size_t>(g)];
-            const double flux = face[static_cast<std::size_t>(slot)];
-            if (free_face && flux == 0.0) continue;  // padding slots, faces without flux
-            others = others || free_face;
-            mine[free_face ? groups - 1 : static_cast<std::size_t>(g)] += flux;
-        }
-#pragma omp for ordered schedule(static, 1)
-        for (int t = 0; t < omp_get_num_threads(); ++t) {
-#pragma omp ordered
-            partial.push_back(std::move(mine));
-        }
-    }
     std::vector<double> by_group(groups, 0.0);
-    for (const std::vector<double>& sums : partial)
-        for (std::size_t g = 0; g < groups; ++g) by_group[g] += sums[g];
+    bool others = false;
+    for (std::size_t slot = 0; slot < face.size(); ++slot) {
+        if (neighbour[slot] >= 0) continue;
+        const int g = group[slot];
+        const bool free_face = g < 0 || !conditioned[static_cast<std::size_t>(g)];
+        if (free_face && face[slot] == 0.0) continue;  // padding slots, faces without flux
+        others = others || free_face;
+        by_group[free_face ? groups - 1 : static_cast<std::size_t>(g)] += face[slot];
+    }
     std::vector<GroupFlux> out;
     for (const auto& [name, kind] : named)
         out.push_back({name, kind, by_group[static_cast<std::size_t>(&condition_facets(mesh, name, kind.c_str()) - mesh.boundaries.data())]});
@@ -596,7 +589,8 @@ SolutionFluxes FiniteVolumeDiscretisation<V>::fluxes(const Array<V>& u, double s
     out.report.method = "finite volumes: the scheme's face fluxes (diffusion with its correction, and the upwind "
                         "convective flux) summed over each group's faces";
     auto start = clock_type::now();
-    std::vector<double> face = face_fluxes(u, correction_passes() > 0);
+    const Array<double> gradient = cell_gradients(s, u);  // the face fluxes' correction and the flux field's
+    const std::vector<double> face = face_fluxes_with(s, u, correction_passes() > 0 ? gradient.data() : nullptr);
     const std::vector<index_type> neighbour = s.faces.neighbour.to_host();
     const std::vector<int> group = s.faces.group.to_host();
     const double on_device = seconds_since(start);
@@ -604,10 +598,6 @@ SolutionFluxes FiniteVolumeDiscretisation<V>::fluxes(const Array<V>& u, double s
     out.report.groups = fv_group_fluxes(mesh_, problem_, face, neighbour, group);
     const double summed = seconds_since(start);
     start = clock_type::now();
-    Array<double> gradient(exec, 3 * n);
-    Array<V> zeros(exec, n), scratch(exec, n);
-    fill(zeros, V(0));
-    correct(s, u, zeros, gradient, scratch);
     Array<double> flux(exec, 3 * n), integrals(exec, 5 * n);
     const Executor& e = *exec;
     GPUFEM_DISPATCH(e, fv_flux_integrals<V>(e, static_cast<long long>(n), s.problem, s.volume.data(), u.data(), shift_u,
@@ -618,9 +608,9 @@ SolutionFluxes FiniteVolumeDiscretisation<V>::fluxes(const Array<V>& u, double s
     const std::vector<double> flux_host = flux.to_host();
     out.point_fields = flux_fields(mesh_.dim, fv_node_average(mesh_, flux_host, s.volume.to_host()));
     out.cell_fields = flux_fields(mesh_.dim, flux_host);
-    spdlog::debug("finite-volume fluxes: face fluxes on the executor and to the host {:.3f} s, summed by group "
-                  "{:.3f} s, cell gradients, fluxes and region integrals {:.3f} s, flux fields {:.3f} s", on_device,
-                  summed, on_cells, seconds_since(start));
+    spdlog::debug("finite-volume fluxes: cell gradients and face fluxes on the executor, to the host {:.3f} s, "
+                  "summed by group {:.3f} s, cell fluxes and region integrals {:.3f} s, flux fields {:.3f} s",
+                  on_device, summed, on_cells, seconds_since(start));
     return out;
 }
 

@@ -1,7 +1,6 @@
 #include "assembly/fv_part.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "linalg/executor.hpp"
 #include "mesh/kernel_shapes.hpp"
@@ -149,7 +148,7 @@ FvPart fv_part(const Mesh& whole, const FvWholeFaces& faces, const CellPartition
             local_node[n] = static_cast<index_type>(nodes.size());
             nodes.push_back(static_cast<index_type>(n));
         }
-    share.mesh = cut_cells(whole, share.global_cells, nodes);
+    share.mesh = cut_cells(whole, share.global_cells, nodes, local_node);
     for (std::size_t g = 0; g < whole.boundaries.size(); ++g) {
         const BoundaryFacets& group = whole.boundaries[g];
         BoundaryFacets kept = group;

@@ -97,10 +97,9 @@ BoundaryFacets part_facets(const BoundaryFacets& group, const std::vector<index_
 
 }  // namespace
 
-Mesh cut_cells(const Mesh& whole, const std::vector<index_type>& cells, const std::vector<index_type>& nodes)
+Mesh cut_cells(const Mesh& whole, const std::vector<index_type>& cells, const std::vector<index_type>& nodes,
+               const std::vector<index_type>& local)
 {
-    std::vector<index_type> local(static_cast<std::size_t>(whole.num_nodes()), -1);
-    for (std::size_t l = 0; l < nodes.size(); ++l) local[static_cast<std::size_t>(nodes[l])] = static_cast<index_type>(l);
     Mesh mesh;
     mesh.dim = whole.dim;
     mesh.cell_type = whole.cell_type;
@@ -122,8 +121,8 @@ PartMesh part_mesh(const Mesh& whole, const CellPartition& partition, const std:
 {
     PartMesh part;
     part.global_cells = part_cells(whole, partition, owners, numbering.part, part.own_cells);
-    part.mesh = cut_cells(whole, part.global_cells, numbering.global);
     const std::vector<index_type> local = local_numbers(whole, numbering);
+    part.mesh = cut_cells(whole, part.global_cells, numbering.global, local);
     for (const BoundaryFacets& group : whole.boundaries) part.mesh.boundaries.push_back(part_facets(group, local));
     return part;
 }

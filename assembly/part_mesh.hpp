@@ -29,8 +29,10 @@ PartMesh part_mesh(const Mesh& whole, const CellPartition& partition, const std:
 
 /// The cells of whole listed in cells (in that order, with their types, groups and cell
 /// fields) over the nodes listed in nodes (local node l: whole's node nodes[l]; every node of
-/// those cells among them), with whole's other attributes but no boundary groups.
-Mesh cut_cells(const Mesh& whole, const std::vector<index_type>& cells, const std::vector<index_type>& nodes);
+/// those cells among them; local: the inverse map, each whole node's local number or -1),
+/// with whole's other attributes but no boundary groups.
+Mesh cut_cells(const Mesh& whole, const std::vector<index_type>& cells, const std::vector<index_type>& nodes,
+               const std::vector<index_type>& local);
 
 /// The part's own cells and the nodes they use, renumbered 0 .. n - 1 in local order: what a
 /// rank writes as its piece of the output. nodes[k]: the part-mesh node of piece node k.

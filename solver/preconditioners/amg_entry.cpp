@@ -13,8 +13,8 @@ namespace {
 template <typename V>
 SetUpPreconditioner<V> build_amg(const PreconditionerSetup<V>& setup)
 {
-    if (setup.distributed && setup.solver.amg.precision == AmgPrecision::single && std::is_same_v<V, double>)
-        throw std::invalid_argument("solver.amg.precision: float (preconditioner amg) runs on one process so far");
+    if constexpr (std::is_same_v<V, double>)
+        if (setup.solver.amg.precision == AmgPrecision::single) return float_hierarchy("amg", setup, nullptr);
     if (setup.distributed)
         return set_up_multigrid<V>("amg", setup.op, nullptr, [&] {
             SetUpPreconditioner<V> out;
@@ -23,8 +23,6 @@ SetUpPreconditioner<V> build_amg(const PreconditionerSetup<V>& setup)
         });
     if (!setup.matrix)
         throw std::invalid_argument("preconditioner amg: needs the assembled matrix, which this system does not keep");
-    if constexpr (std::is_same_v<V, double>)
-        if (setup.solver.amg.precision == AmgPrecision::single) return float_hierarchy("amg", setup, nullptr);
     return set_up_multigrid<V>("amg", setup.op, setup.matrix, [&] {
         SetUpPreconditioner<V> out;
         out.preconditioner = std::make_unique<AmgPreconditioner<V>>(setup.op, *setup.matrix, setup.solver.amg);

@@ -27,8 +27,10 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
 {
     const ExecPtr& exec = setup.op.executor();
     SetUpPreconditioner<V> out;
+    // A float hierarchy (solver.amg.precision: float) is made from the assembled matrix only.
+    const bool in_float = std::is_same_v<V, double> && setup.solver.amg.precision == AmgPrecision::single;
     std::vector<Csr<V>> coarse_operators;
-    if (setup.coarse_from_elements && setup.disc)
+    if (setup.coarse_from_elements && setup.disc && !in_float)
         coarse_operators = timed_step(setup, out, "element_galerkin",
                                       [&] { return setup.disc->pmg_coarse_operators(exec, &setup.op); });
     std::vector<Csr<V>> transfers;
@@ -37,11 +39,7 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
             return pmg_interpolations_in_order(*setup.disc, setup.permutation, exec);
         });
     if constexpr (std::is_same_v<V, double>)
-        if (setup.solver.amg.precision == AmgPrecision::single) {
-            if (!coarse_operators.empty())
-                throw std::invalid_argument("solver.amg.precision: float (preconditioner pmg): the float hierarchy is "
-                                            "made from the assembled matrix, which this system does not keep; name an "
-                                            "assembled format (csr, ell, ...)");
+        if (in_float) {
             SetUpPreconditioner<double> made = float_hierarchy("pmg", setup, &transfers);
             made.steps = std::move(out.steps);
             return made;
