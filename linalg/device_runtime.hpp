@@ -23,8 +23,8 @@ void free(int device, void* ptr) noexcept;
 /// Copy kinds follow the two executors involved; host-destined copies are synchronous.
 void memcpy_to_device(void* dst, const void* src, std::size_t bytes, void* stream);
 void memcpy_to_host(void* dst, const void* src, std::size_t bytes, void* stream);
-/// Starts pinning, in the background, the host buffers through which large copies to the host
-/// go (memcpy_to_host waits for it); once per process, later calls do nothing.
+/// Starts pinning, in the background, the host buffers through which large copies to and from
+/// the host go (the first such copy waits for it); once per process, later calls do nothing.
 void prepare_host_copies(int device);
 void memcpy_device(void* dst, const void* src, std::size_t bytes, void* stream);
 /// Sets bytes of device memory to zero (ordered in the stream).

@@ -38,17 +38,19 @@ template <typename V>
 GhostRows<V> compress_ghost_rows(Csr<V> nonlocal)
 {
     const ExecPtr exec = nonlocal.executor();
-    const std::vector<index_type> ptr = nonlocal.row_ptr.to_host();
-    std::vector<index_type> rows, compressed{0};
-    for (index_type i = 0; i < nonlocal.rows; ++i)
-        if (ptr[static_cast<std::size_t>(i) + 1] > ptr[static_cast<std::size_t>(i)]) {
-            rows.push_back(i);
-            compressed.push_back(ptr[static_cast<std::size_t>(i) + 1]);
-        }
+    const Executor& e = *exec;
+    const auto rows = static_cast<std::size_t>(nonlocal.rows);
+    Array<index_type> at(exec, rows), ends(exec, rows + 1);
+    zero_bytes(e, ends.data(), sizeof(index_type));
+    const index_type count = GPUFEM_DISPATCH(e, nonempty_rows(e, nonlocal, at.data(), ends.data() + 1));
+    const auto kept = static_cast<std::size_t>(count);
+    Array<index_type> row_of(exec, kept), compressed(exec, kept + 1);
+    copy_bytes(e, row_of.data(), e, at.data(), kept * sizeof(index_type));
+    copy_bytes(e, compressed.data(), e, ends.data(), (kept + 1) * sizeof(index_type));
+    e.synchronize();  // at and ends are freed on return
     // The entries stay where they are: the empty rows held none.
-    return {Csr<V>{static_cast<index_type>(rows.size()), nonlocal.cols, Array<index_type>::from_host(exec, compressed),
-                   std::move(nonlocal.col_idx), std::move(nonlocal.values)},
-            Array<index_type>::from_host(exec, rows)};
+    return {Csr<V>{count, nonlocal.cols, std::move(compressed), std::move(nonlocal.col_idx), std::move(nonlocal.values)},
+            std::move(row_of)};
 }
 
 namespace {

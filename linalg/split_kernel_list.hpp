@@ -17,6 +17,11 @@ void split_rows(const Executor& exec, const Csr<V>& a, const index_type* local_p
                 V* local_val, const index_type* nonlocal_ptr, index_type* nonlocal_col,
                 V* nonlocal_val) GPUFEM_KERNEL_BODY
 
+/// The rows of a that hold entries, in row order: at[k] the row, end[k] its end offset in a
+/// (at and end have room for a.rows entries). Returns how many.
+template <typename V>
+index_type nonempty_rows(const Executor& exec, const Csr<V>& a, index_type* at, index_type* end) GPUFEM_KERNEL_BODY
+
 /// y[rows[k]] += alpha (a x)[k] for every row k of a: a block kept for the rows that hold
 /// entries only (rows[k]: the owned row of a's row k; distinct), x its ghost values.
 template <typename V>

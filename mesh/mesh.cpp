@@ -62,6 +62,14 @@ std::vector<std::string> Mesh::boundary_names() const
     return names;
 }
 
+std::shared_ptr<const MeshOnDevice> upload_mesh(const Mesh& mesh, const ExecPtr& exec)
+{
+    auto copy = std::make_shared<MeshOnDevice>();
+    copy->coordinates = Array<double>::from_host(exec, std::span<const double>(mesh.coordinates.data(), mesh.coordinates.size()));
+    copy->cells = Array<index_type>::from_host(exec, std::span<const index_type>(mesh.cells.data(), mesh.cells.size()));
+    return copy;
+}
+
 MeshOnExec::MeshOnExec(const Mesh& mesh, const ExecPtr& exec, Parts parts)
 {
     const bool with_coordinates = parts == Parts::cells_and_coordinates;

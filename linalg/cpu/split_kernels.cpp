@@ -38,6 +38,19 @@ void split_rows(const Executor&, const Csr<V>& a, const index_type* local_ptr, i
 }
 
 template <typename V>
+index_type nonempty_rows(const Executor&, const Csr<V>& a, index_type* at, index_type* end)
+{
+    const index_type* ptr = a.row_ptr.data();
+    index_type count = 0;
+    for (index_type i = 0; i < a.rows; ++i)
+        if (ptr[i + 1] > ptr[i]) {
+            at[count] = i;
+            end[count++] = ptr[i + 1];
+        }
+    return count;
+}
+
+template <typename V>
 void add_compressed_rows(const Executor&, const Csr<V>& a, const index_type* rows, V alpha, const V* x, V* y)
 {
     const index_type* ptr = a.row_ptr.data();
@@ -84,7 +97,7 @@ void add_boundary_rows(const Executor&, index_type n, const index_type* at, V* s
     for (index_type g = 0; g < ghost_count; ++g) staged[owned + g] = V(0);
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, add_compressed_rows, mask_to_values, values_to_mask,
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, nonempty_rows, add_compressed_rows, mask_to_values, values_to_mask,
                                    stage_boundary_values, add_boundary_rows)
 
 }  // namespace gpufem::kernels::cpu

@@ -127,17 +127,9 @@ void memory_info(int device, std::size_t& free_bytes, std::size_t& total_bytes)
     GPUFEM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
 }
 
-void memcpy_to_device(void* dst, const void* src, std::size_t bytes, void* stream)
-{
-    auto s = static_cast<cudaStream_t>(stream);
-    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));
-    // The host buffer may be freed right after: wait for the (pageable) copy.
-    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(s));
-}
-
 namespace {
 
-/// Copies of at least this many bytes to the host go through staging_buffers (below, the
+/// Copies of at least this many bytes to or from the host go through staging_buffers (below, the
 /// driver's pageable copy is as fast).
 constexpr std::size_t staged_copy_min_bytes = std::size_t{1} << 20;
 /// Size of each staging buffer, and of the chunks a staged copy moves through them: small
@@ -210,6 +202,16 @@ void parallel_memcpy(char* dst, const char* src, std::size_t bytes)
     }
 }
 
+/// A copy of fewer than staged_copy_min_bytes made directly and waited for (the host buffer
+/// may be freed right after); false, and nothing done, for a larger one.
+bool copied_unstaged(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t s)
+{
+    if (bytes >= staged_copy_min_bytes) return false;
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, s));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(s));
+    return true;
+}
+
 }  // namespace
 
 void prepare_host_copies(int device)
@@ -220,14 +222,34 @@ void prepare_host_copies(int device)
     staging.pinning = std::async(std::launch::async, [&staging, device] { staging.pin(device); });
 }
 
+void memcpy_to_device(void* dst, const void* src, std::size_t bytes, void* stream)
+{
+    auto s = static_cast<cudaStream_t>(stream);
+    if (copied_unstaged(dst, src, bytes, cudaMemcpyHostToDevice, s)) return;
+    // A large upload from pageable memory (a part's mesh: a gigabyte) goes through the driver's
+    // small pinned buffers on one thread; here the host threads fill one pinned buffer with
+    // chunk i while the other's chunk i - 1 travels.
+    StagingBuffers& staging = staging_buffers();
+    const std::lock_guard lock(staging.mutex);
+    staging.make();
+    auto* out = static_cast<char*>(dst);
+    const auto* in = static_cast<const char*>(src);
+    const std::size_t chunks = (bytes + staging_chunk_bytes - 1) / staging_chunk_bytes;
+    for (std::size_t i = 0; i < chunks; ++i) {
+        const std::size_t offset = i * staging_chunk_bytes, length = std::min(staging_chunk_bytes, bytes - offset);
+        auto* buffer = static_cast<char*>(staging.buffer[i % 2]);
+        if (i >= 2) GPUFEM_CUDA_CHECK(cudaEventSynchronize(staging.ready[i % 2]));  // chunk i - 2 has left it
+        parallel_memcpy(buffer, in + offset, length);
+        GPUFEM_CUDA_CHECK(cudaMemcpyAsync(out + offset, buffer, length, cudaMemcpyHostToDevice, s));
+        GPUFEM_CUDA_CHECK(cudaEventRecord(staging.ready[i % 2], s));
+    }
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(s));  // the buffers are free for the next copy
+}
+
 void memcpy_to_host(void* dst, const void* src, std::size_t bytes, void* stream)
 {
     auto s = static_cast<cudaStream_t>(stream);
-    if (bytes < staged_copy_min_bytes) {
-        GPUFEM_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
-        GPUFEM_CUDA_CHECK(cudaStreamSynchronize(s));
-        return;
-    }
+    if (copied_unstaged(dst, src, bytes, cudaMemcpyDeviceToHost, s)) return;
     // A large copy to pageable memory: the driver copies it through its own small pinned
     // buffers on one thread, taking the destination's page faults as it goes (about 1.2 GB/s
     // into fresh memory on the H100 host). Here chunk i arrives in one pinned buffer while the

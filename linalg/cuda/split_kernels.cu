@@ -51,6 +51,25 @@ __global__ void split_kernel(index_type rows, const index_type* __restrict__ ptr
     }
 }
 
+/// flag[i] = 1 where row i holds entries, for i < rows; flag[rows] = 0 (the scan's total).
+__global__ void nonempty_flag_kernel(index_type rows, const index_type* __restrict__ ptr, index_type* __restrict__ flag)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < rows) flag[i] = ptr[i + 1] > ptr[i];
+    else if (i == rows) flag[rows] = 0;
+}
+
+/// Each row with entries at its place among them (position: the flags' exclusive scan).
+__global__ void nonempty_scatter_kernel(index_type rows, const index_type* __restrict__ ptr,
+                                        const index_type* __restrict__ position, index_type* __restrict__ at,
+                                        index_type* __restrict__ end)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows || ptr[i + 1] == ptr[i]) return;
+    at[position[i]] = i;
+    end[position[i]] = ptr[i + 1];
+}
+
 template <typename V>
 __global__ void add_rows_kernel(index_type rows, const index_type* __restrict__ ptr, const index_type* __restrict__ col,
                                 const V* __restrict__ val, const index_type* __restrict__ row_of, V alpha,
@@ -140,6 +159,24 @@ void split_rows(const Executor& exec, const Csr<V>& a, const index_type* local_p
 }
 
 template <typename V>
+index_type nonempty_rows(const Executor& exec, const Csr<V>& a, index_type* at, index_type* end)
+{
+    if (a.rows == 0) return 0;
+    const auto stream = static_cast<cudaStream_t>(exec.stream());
+    DeviceBuffer position(exec, (static_cast<std::size_t>(a.rows) + 1) * sizeof(index_type));
+    auto* pos = position.as<index_type>();
+    nonempty_flag_kernel<<<grid_for(a.rows + 1), block_size, 0, stream>>>(a.rows, a.row_ptr.data(), pos);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    exclusive_scan(exec, pos, a.rows + 1);
+    nonempty_scatter_kernel<<<grid_for(a.rows), block_size, 0, stream>>>(a.rows, a.row_ptr.data(), pos, at, end);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    index_type count = 0;
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&count, pos + a.rows, sizeof(index_type), cudaMemcpyDeviceToHost, stream));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream));  // position is freed on return
+    return count;
+}
+
+template <typename V>
 void add_compressed_rows(const Executor& exec, const Csr<V>& a, const index_type* rows, V alpha, const V* x, V* y)
 {
     if (a.rows == 0) return;
@@ -184,7 +221,7 @@ void add_boundary_rows(const Executor& exec, index_type n, const index_type* at,
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, add_compressed_rows, mask_to_values, values_to_mask,
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, nonempty_rows, add_compressed_rows, mask_to_values, values_to_mask,
                                    stage_boundary_values, add_boundary_rows)
 
 }  // namespace gpufem::kernels::cuda

@@ -5,6 +5,7 @@
 #include <random>
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "linalg/blas1.hpp"
@@ -82,6 +83,10 @@ DistributedAmg<V>::DistributedAmg(const LinearOperator<V>& a, const DistributedR
     setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     spdlog::info("AMG across {} ranks: {} distributed levels, {} gathered onto every rank, setup {:.3f} s",
                  host_.size(), levels_.size(), gathered_ ? gathered_->levels().size() : 0, setup_seconds_);
+    std::string phases;
+    for (std::size_t i = 0; i < setup_phase_names.size(); ++i)
+        phases += fmt::format("{}{} {:.3f} s", i ? ", " : "", setup_phase_names[i], setup_phases_[i]);
+    spdlog::debug("AMG across ranks, setup: {}", phases);
 }
 
 template <typename V>

@@ -253,8 +253,11 @@ PartPayload generate_part(const CaseSpec& spec, const ShapeGrid& shape, const Ra
     } catch (...) {
         failure = std::current_exception();
     }
+    const double generated = seconds_since(start);
     stop_if_any_failed(group.host, failure);
     phases.mesh = seconds_since(start);
+    spdlog::info("the part generated: {} cells ({:.3f} s, then {:.3f} s until every rank had its part)",
+                 made.part.mesh.num_cells(), generated, phases.mesh - generated);
     start = clock_type::now();
     HaloPlan halo = halo_plan_from_owners(group.host, made.numbering);
     phases.partition = seconds_since(start);
@@ -285,6 +288,18 @@ PartPayload obtain_part(const CaseSpec& spec, const RankGroup& group, std::optio
     }
     stop_if_any_failed(group.host, failure);
     return shape ? generate_part(spec, *shape, group, facts, phases) : receive_part(spec, group, facts, phases);
+}
+
+/// The part with its mesh's cells and coordinates also on the rank's GPU (uploaded once, for
+/// the assembly, the Dirichlet data and the fluxes), the upload counted in the mesh phase.
+PartPayload part_on_device(PartPayload part, const RankGroup& group, RankPhases& phases)
+{
+    if (!group.exec->is_cuda() || part.part.mesh.device) return part;
+    const auto start = clock_type::now();
+    part.part.mesh.device = upload_mesh(part.part.mesh, group.exec);
+    phases.mesh += seconds_since(start);
+    spdlog::info("the part's mesh on the GPU ({:.3f} s)", seconds_since(start));
+    return part;
 }
 
 /// The solve of the rank's rows with the others', timed; x: the solution (operator order);
@@ -457,7 +472,7 @@ RunRecord run_fv_ranks(const CaseSpec& spec, const RunOptions& options, const Ra
     RankPhases& phases = account.mine;
     phases.startup = seconds_since(options.started);
     std::optional<WholeMeshFacts> whole;
-    const PartPayload part = obtain_part(spec, group, whole, phases);
+    const PartPayload part = part_on_device(obtain_part(spec, group, whole, phases), group, phases);
     FiniteVolumeDiscretisation<V> disc(part.part.mesh, spec.problem, spec.fv);
     disc.share_among_ranks({part.part.own_cells, whole_first_cell(part), &group.host});
     DistributedSystem<V> system = build_distributed_fv_system<V>(group.exec, part, spec, group.device, disc);
@@ -494,7 +509,7 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     RankPhases& phases = account.mine;
     phases.startup = seconds_since(options.started);
     std::optional<WholeMeshFacts> whole;
-    const PartPayload part = obtain_part(spec, group, whole, phases);
+    const PartPayload part = part_on_device(obtain_part(spec, group, whole, phases), group, phases);
     DistributedSystem<V> system = build_distributed_system<V>(group.exec, part, spec, group.device);
     phases.assembly = system.assembly_times.total();
     phases.operator_build = system.operator_seconds;

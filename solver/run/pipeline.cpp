@@ -104,19 +104,6 @@ ExecPtr make_executor(BackendChoice backend)
     return Executor::create_cpu();
 }
 
-namespace {
-
-/// The mesh's coordinates and cells uploaded to exec (a Mesh::device).
-std::shared_ptr<const MeshOnDevice> device_copy(const Mesh& mesh, const ExecPtr& exec)
-{
-    auto copy = std::make_shared<MeshOnDevice>();
-    copy->coordinates = Array<double>::from_host(exec, std::span<const double>(mesh.coordinates.data(), mesh.coordinates.size()));
-    copy->cells = Array<index_type>::from_host(exec, std::span<const index_type>(mesh.cells.data(), mesh.cells.size()));
-    return copy;
-}
-
-}  // namespace
-
 CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec, MeshCopy copy, MeshStage stage)
 {
     if (spec.matrix) {
@@ -148,7 +135,7 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec, MeshCopy copy
                                                 : load_coarse_mesh_isolated(spec.mesh, &cache);
         out.cache = cache.describe();
         if (copy == MeshCopy::also_on_device && exec && exec->is_cuda() && !out.mesh.device)
-            out.mesh.device = device_copy(out.mesh, exec);
+            out.mesh.device = upload_mesh(out.mesh, exec);
     }
     out.seconds = seconds_since(start);
     const Mesh& mesh = out.mesh;

@@ -9,6 +9,7 @@
 #include "linalg/blas1.hpp"
 #include "linalg/csr_kernels.hpp"
 #include "linalg/csr_tuned_operator.hpp"
+#include "linalg/distributed_operator.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/interval_timer.hpp"
 #include "random_values.hpp"
@@ -123,6 +124,41 @@ TYPED_TEST(LinalgGpu, WideOffsetsMatchCpu)
         auto yg = Array<V>::from_host(gpu, yh);
         kernels::cuda::csr_spmv(*gpu, a, V(0.75), xg.data(), V(2), yg.data());
         EXPECT_LT(test::relative_max_error(yg.to_host(), expect), tol) << "scalar kernel, seed " << seed;
+    }
+}
+
+TYPED_TEST(LinalgGpu, OwnedAndGhostColumnsSplitAndCompressAsOnTheCpu)
+{
+    // A rank's rows split into owned and ghost columns, and the ghost block kept for its rows
+    // with entries only (many rows without any), on the device as on the CPU.
+    using V = TypeParam;
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    const auto cpu = Executor::create_cpu();
+    const auto gpu = Executor::create_cuda();
+    for (const auto& [owned, ghosts] : {std::pair{1, 0}, std::pair{777, 50}, std::pair{100000, 3000}}) {
+        const auto m = test::random_csr<V>(owned, owned + ghosts, 12, rng);
+        SplitRows<V> on_cpu = split_owned_columns(test::to_csr(m, cpu), ghosts);
+        SplitRows<V> on_gpu = split_owned_columns(test::to_csr(m, gpu), ghosts);
+        for (auto [c, g] : {std::pair{&on_cpu.local, &on_gpu.local}, std::pair{&on_cpu.nonlocal, &on_gpu.nonlocal}}) {
+            EXPECT_EQ(g->row_ptr.to_host(), c->row_ptr.to_host()) << owned << " rows, seed " << seed;
+            EXPECT_EQ(g->col_idx.to_host(), c->col_idx.to_host()) << owned << " rows, seed " << seed;
+            EXPECT_EQ(g->values.to_host(), c->values.to_host()) << owned << " rows, seed " << seed;
+        }
+        const GhostRows<V> c = compress_ghost_rows(std::move(on_cpu.nonlocal));
+        const GhostRows<V> g = compress_ghost_rows(std::move(on_gpu.nonlocal));
+        EXPECT_EQ(g.row_of.to_host(), c.row_of.to_host()) << owned << " rows, seed " << seed;
+        EXPECT_EQ(g.block.row_ptr.to_host(), c.block.row_ptr.to_host()) << owned << " rows, seed " << seed;
+        // The CPU's rows: those with a ghost entry, each once, in order.
+        std::vector<index_type> expected;
+        for (index_type i = 0; i < owned; ++i)
+            for (index_type k = m.ptr[i]; k < m.ptr[i + 1]; ++k)
+                if (m.col[static_cast<std::size_t>(k)] >= owned) {
+                    expected.push_back(i);
+                    break;
+                }
+        EXPECT_EQ(c.row_of.to_host(), expected) << owned << " rows, seed " << seed;
+        EXPECT_EQ(c.block.rows, static_cast<index_type>(expected.size()));
     }
 }
 
