@@ -102,6 +102,14 @@ void amg_start_vector(const Executor& exec, index_type n, V* x) GPUFEM_KERNEL_BO
 template <typename V>
 void amg_residual(const Executor& exec, index_type n, const V* b, V* r) GPUFEM_KERNEL_BODY
 
+/// A rank's coarse rows with global columns: row i of local (its columns numbered from first)
+/// and of wide (global columns, none in local's range), both sorted, merged in column order
+/// into columns and values from local.row_ptr[i] + wide.row_ptr[i] on; lengths[i] the row's
+/// length.
+template <typename V>
+void amg_merge_global_rows(const Executor& exec, const Csr<V>& local, const Csr<V>& wide, index_type first,
+                           index_type* lengths, index_type* columns, V* values) GPUFEM_KERNEL_BODY
+
 /// y = M x for a dense row-major n x n matrix M.
 template <typename V>
 void amg_dense_matvec(const Executor& exec, index_type n, const V* m, const V* x, V* y)

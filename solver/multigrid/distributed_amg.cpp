@@ -172,7 +172,7 @@ void DistributedAmg<V>::gather_below(Level& level, const Csr<V>& local, const Cs
                                      const std::vector<index_type>& offsets)
 {
     gathered_offsets_ = offsets;
-    gathered_op_ = csr_level_operator(gathered_matrix(local, wide, offsets, host_));
+    gathered_op_ = csr_level_operator(gathered_matrix(local, wide, offsets, host_, device_));
     together(host_, [&] {
         gathered_ = std::make_unique<AmgPreconditioner<V>>(*gathered_op_, *gathered_op_->stored_csr(), options_);
     });

@@ -36,38 +36,6 @@ void exchange_runs(const Communicator& host, std::vector<T>& send, const std::ve
     host.exchange(*Executor::create_cpu(), runs(send, to), runs(receive, from));
 }
 
-/// A rank's rows on the host: each row's length, then every row's columns and values.
-template <typename V>
-struct HostRows {
-    std::vector<index_type> lengths, columns;
-    std::vector<V> values;
-};
-
-/// The rows of local (own columns, numbered from first) and wide (global columns) merged, each
-/// row in column order, with global columns.
-template <typename V>
-HostRows<V> merged_rows(const Csr<V>& local, const Csr<V>& wide, index_type first)
-{
-    const std::vector<index_type> lp = local.row_ptr.to_host(), lc = local.col_idx.to_host();
-    const std::vector<index_type> wp = wide.row_ptr.to_host(), wc = wide.col_idx.to_host();
-    const std::vector<V> lv = local.values.to_host(), wv = wide.values.to_host();
-    HostRows<V> out;
-    out.lengths.reserve(static_cast<std::size_t>(local.rows));
-    out.columns.reserve(lc.size() + wc.size());
-    out.values.reserve(lc.size() + wc.size());
-    for (index_type i = 0; i < local.rows; ++i) {
-        // Both parts are sorted: merge them.
-        index_type k = lp[i], w = wp[i];
-        while (k < lp[i + 1] || w < wp[i + 1]) {
-            const bool take_local = w == wp[i + 1] || (k < lp[i + 1] && lc[k] + first < wc[w]);
-            out.columns.push_back(take_local ? lc[k] + first : wc[w]);
-            out.values.push_back(take_local ? lv[k++] : wv[w++]);
-        }
-        out.lengths.push_back(lp[i + 1] - lp[i] + wp[i + 1] - wp[i]);
-    }
-    return out;
-}
-
 /// The rows of p the halo sends, neighbour after neighbour (S P for S the selection of those
 /// rows), on p's executor.
 template <typename V>
@@ -203,51 +171,45 @@ CoarseGhosts<V> coarse_ghost_columns(const Csr<V>& wide, const std::vector<index
 
 template <typename V>
 Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vector<index_type>& offsets,
-                       const Communicator& host)
+                       const Communicator& host, const Communicator& device)
 {
-    const int me = host.rank(), ranks = host.size();
-    const index_type first = offsets[static_cast<std::size_t>(me)];
-    const HostRows<V> merged = merged_rows(local, wide, first);
-    const std::vector<index_type>& lengths = merged.lengths;
-    const std::vector<index_type>& columns = merged.columns;
-    const std::vector<V>& values = merged.values;
-    const double mine = static_cast<double>(columns.size());
-    const std::vector<double> entries = gather_on_every_rank(host, std::span<const double>(&mine, 1));
-    // Every rank sends its rows to every other rank; they land in rank order.
-    const index_type total = offsets.back();
-    std::vector<std::size_t> entry_offsets(static_cast<std::size_t>(ranks) + 1, 0);
-    for (int r = 0; r < ranks; ++r) entry_offsets[r + 1] = entry_offsets[r] + static_cast<std::size_t>(entries[r]);
-    std::vector<index_type> all_lengths(static_cast<std::size_t>(total) + 1, 0), all_columns(entry_offsets.back());
-    std::vector<V> all_values(entry_offsets.back());
-    std::copy(lengths.begin(), lengths.end(), all_lengths.begin() + first);
-    std::copy(columns.begin(), columns.end(), all_columns.begin() + static_cast<std::ptrdiff_t>(entry_offsets[me]));
-    std::copy(values.begin(), values.end(), all_values.begin() + static_cast<std::ptrdiff_t>(entry_offsets[me]));
-    // The receives land in place: runs in rank order with this rank's own left out.
-    std::vector<ExchangeMessage> receives;
-    for (int r = 0; r < ranks; ++r) {
-        if (r == me) continue;
-        const auto rows = static_cast<std::size_t>(offsets[r + 1] - offsets[r]);
-        const std::size_t count = entry_offsets[r + 1] - entry_offsets[r];
-        if (rows > 0) receives.push_back({r, all_lengths.data() + offsets[r], rows * sizeof(index_type)});
-        if (count > 0) {
-            receives.push_back({r, all_columns.data() + entry_offsets[r], count * sizeof(index_type)});
-            receives.push_back({r, all_values.data() + entry_offsets[r], count * sizeof(V)});
-        }
-    }
-    std::vector<ExchangeMessage> sends;  // the same rows to every other rank (a send is only read)
-    for (int r = 0; r < ranks; ++r) {
-        if (r == me) continue;
-        if (!lengths.empty()) sends.push_back({r, const_cast<index_type*>(lengths.data()), lengths.size() * sizeof(index_type)});
-        if (!columns.empty()) {
-            sends.push_back({r, const_cast<index_type*>(columns.data()), columns.size() * sizeof(index_type)});
-            sends.push_back({r, const_cast<V*>(values.data()), values.size() * sizeof(V)});
-        }
-    }
-    host.exchange(*Executor::create_cpu(), sends, receives);
-    std::exclusive_scan(all_lengths.begin(), all_lengths.end(), all_lengths.begin(), index_type(0));
     const ExecPtr& exec = local.executor();
-    return Csr<V>{total, total, Array<index_type>::from_host(exec, all_lengths),
-                  Array<index_type>::from_host(exec, all_columns), Array<V>::from_host(exec, all_values)};
+    const Executor& e = *exec;
+    const int me = host.rank(), ranks = host.size();
+    const index_type first = offsets[static_cast<std::size_t>(me)], total = offsets.back();
+    const double mine = static_cast<double>(local.nnz() + wide.nnz());
+    const std::vector<double> entries = gather_on_every_rank(host, std::span<const double>(&mine, 1));
+    std::vector<std::size_t> at(static_cast<std::size_t>(ranks) + 1, 0);  // each rank's first entry
+    for (int r = 0; r < ranks; ++r) at[r + 1] = at[r] + static_cast<std::size_t>(entries[r]);
+    // This rank's rows land in place (global columns, each row in column order), then every
+    // rank sends them to every other, on the devices: the rows arrive in rank order.
+    Array<index_type> lengths(exec, static_cast<std::size_t>(total) + 1), columns(exec, at.back());
+    Array<V> values(exec, at.back());
+    GPUFEM_DISPATCH(e, amg_merge_global_rows(e, local, wide, first, lengths.data() + first,
+                                             columns.data() + at[static_cast<std::size_t>(me)],
+                                             values.data() + at[static_cast<std::size_t>(me)]));
+    std::vector<ExchangeMessage> sends, receives;
+    const auto rows_of = [&](int r, std::vector<ExchangeMessage>& into) {
+        const auto rows = static_cast<std::size_t>(offsets[r + 1] - offsets[r]), count = at[r + 1] - at[r];
+        if (rows > 0) into.push_back({r, lengths.data() + offsets[r], rows * sizeof(index_type)});
+        if (count > 0) {
+            into.push_back({r, columns.data() + at[r], count * sizeof(index_type)});
+            into.push_back({r, values.data() + at[r], count * sizeof(V)});
+        }
+    };
+    for (int r = 0; r < ranks; ++r) {
+        if (r == me) continue;
+        rows_of(r, receives);
+        std::vector<ExchangeMessage> mine_to_r;  // the same rows to every other rank (only read)
+        rows_of(me, mine_to_r);
+        for (ExchangeMessage m : mine_to_r) sends.push_back({r, m.data, m.bytes});
+    }
+    device.exchange(e, sends, receives);
+    // The row offsets from the lengths (a few hundred thousand: on the host).
+    std::vector<index_type> ptr(static_cast<std::size_t>(total) + 1, 0);
+    copy_bytes(*Executor::create_cpu(), ptr.data(), e, lengths.data(), static_cast<std::size_t>(total) * sizeof(index_type));
+    std::exclusive_scan(ptr.begin(), ptr.end(), ptr.begin(), index_type(0));
+    return Csr<V>{total, total, Array<index_type>::from_host(exec, ptr), std::move(columns), std::move(values)};
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                                                  \
@@ -257,7 +219,7 @@ Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vecto
     template CoarseGhosts<V> coarse_ghost_columns(const Csr<V>&, const std::vector<index_type>&,                 \
                                                   const Communicator&);                                         \
     template Csr<V> gathered_matrix(const Csr<V>&, const Csr<V>&, const std::vector<index_type>&,               \
-                                    const Communicator&);
+                                    const Communicator&, const Communicator&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

@@ -51,9 +51,9 @@ CoarseGhosts<V> coarse_ghost_columns(const Csr<V>& wide, const std::vector<index
 
 /// The whole coarse matrix on every rank (offsets.back() rows, in the global numbering): each
 /// rank's rows are local (its own columns) and wide (the other ranks' columns). Collective over
-/// host; on local's executor.
+/// host (the sizes) and device (the rows, in local's executor's memory); on local's executor.
 template <typename V>
 Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vector<index_type>& offsets,
-                       const Communicator& host);
+                       const Communicator& host, const Communicator& device);
 
 }  // namespace gpufem

@@ -245,6 +245,24 @@ void amg_residual(const Executor&, index_type n, const V* b, V* r)
 }
 
 template <typename V>
+void amg_merge_global_rows(const Executor&, const Csr<V>& local, const Csr<V>& wide, index_type first,
+                           index_type* lengths, index_type* columns, V* values)
+{
+    const index_type *lp = local.row_ptr.data(), *lc = local.col_idx.data();
+    const index_type *wp = wide.row_ptr.data(), *wc = wide.col_idx.data();
+    const V *lv = local.values.data(), *wv = wide.values.data();
+    chunked_for(local.rows, [&](long long i) {
+        index_type k = lp[i], w = wp[i], out = lp[i] + wp[i];
+        while (k < lp[i + 1] || w < wp[i + 1]) {
+            const bool take_local = w == wp[i + 1] || (k < lp[i + 1] && lc[k] + first < wc[w]);
+            columns[out] = take_local ? lc[k] + first : wc[w];
+            values[out++] = take_local ? lv[k++] : wv[w++];
+        }
+        lengths[i] = lp[i + 1] - lp[i] + wp[i + 1] - wp[i];
+    });
+}
+
+template <typename V>
 void amg_dense_matvec(const Executor&, index_type n, const V* m, const V* x, V* y)
 {
     chunked_for(n, [&](long long i) {
@@ -355,7 +373,7 @@ Csr<V> amg_transpose(const Executor&, const Csr<V>& a)
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
     amg_strength, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
-    amg_chebyshev_step, amg_start_vector, amg_residual, amg_dense_matvec, amg_spgemm, amg_transpose,
+    amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_dense_matvec, amg_spgemm, amg_transpose,
     amg_lump_into_prolongator)
 
 }  // namespace gpufem::kernels::cpu

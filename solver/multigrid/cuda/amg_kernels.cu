@@ -351,6 +351,26 @@ __global__ void residual_kernel(index_type n, const V* __restrict__ b, V* __rest
     if (i < n) r[i] = b[i] - r[i];
 }
 
+/// One thread per row: local's and wide's entries of the row merged in column order.
+template <typename V>
+__global__ void merge_global_rows_kernel(index_type rows, const index_type* __restrict__ lp,
+                                         const index_type* __restrict__ lc, const V* __restrict__ lv,
+                                         const index_type* __restrict__ wp, const index_type* __restrict__ wc,
+                                         const V* __restrict__ wv, index_type first, index_type* __restrict__ lengths,
+                                         index_type* __restrict__ columns, V* __restrict__ values)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    const index_type k_end = lp[i + 1], w_end = wp[i + 1];
+    index_type k = lp[i], w = wp[i], out = lp[i] + wp[i];
+    while (k < k_end || w < w_end) {
+        const bool take_local = w == w_end || (k < k_end && lc[k] + first < wc[w]);
+        columns[out] = take_local ? lc[k] + first : wc[w];
+        values[out++] = take_local ? lv[k++] : wv[w++];
+    }
+    lengths[i] = k_end - lp[i] + w_end - wp[i];
+}
+
 /// One warp per row of the dense matrix, summed in double.
 template <typename V>
 __global__ void dense_matvec_kernel(index_type n, const V* __restrict__ m,
@@ -584,6 +604,17 @@ void amg_residual(const Executor& exec, index_type n, const V* b, V* r)
 }
 
 template <typename V>
+void amg_merge_global_rows(const Executor& exec, const Csr<V>& local, const Csr<V>& wide, index_type first,
+                           index_type* lengths, index_type* columns, V* values)
+{
+    if (local.rows == 0) return;
+    merge_global_rows_kernel<V><<<grid_for(local.rows), block_size, 0, stream_of(exec)>>>(
+        local.rows, local.row_ptr.data(), local.col_idx.data(), local.values.data(), wide.row_ptr.data(),
+        wide.col_idx.data(), wide.values.data(), first, lengths, columns, values);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
 void amg_dense_matvec(const Executor& exec, index_type n, const V* m, const V* x, V* y)
 {
     if (n == 0) return;
@@ -784,7 +815,7 @@ Csr<V> amg_transpose(const Executor& exec, const Csr<V>& a)
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
     amg_strength, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
-    amg_chebyshev_step, amg_start_vector, amg_residual, amg_dense_matvec, amg_spgemm, amg_transpose,
+    amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_dense_matvec, amg_spgemm, amg_transpose,
     amg_lump_into_prolongator)
 
 }  // namespace gpufem::kernels::cuda
