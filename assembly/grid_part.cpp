@@ -107,25 +107,38 @@ void for_boxes(const StructuredGrid& g, const long long lo[3], const long long h
 }
 
 /// The cells of the window's boxes above the block that hold a node the part owns, in the
-/// whole mesh's order: (box corner, cell in box) pairs.
+/// whole mesh's order: (box corner, cell in box) pairs. Only the layer of boxes past the
+/// block's upper faces is visited (three slabs, one per axis), then sorted into the grid's order.
 std::vector<std::pair<std::array<long long, 3>, int>> cells_above(const PartFrame& f)
 {
-    std::vector<std::pair<std::array<long long, 3>, int>> cells;
+    std::vector<std::pair<long long, std::pair<std::array<long long, 3>, int>>> found;
     const ShapeGrid& shape = *f.shape;
-    for_boxes(shape.grid, f.window_lo, f.window_hi, [&](const long long corner[3], long long) {
-        bool own = true;
-        for (int a = 0; a < 3; ++a) own = own && corner[a] < f.own_hi[a];
-        if (own) return;
+    const auto visit = [&](const long long corner[3], long long box) {
         for (int s = 0; s < shape.cells_per_box; ++s)
             for (int j = 0; j < shape.nodes_per_cell; ++j) {
                 long long p[3];
                 f.node_point(corner, s, j, p);
                 if (f.owned.holds(p)) {
-                    cells.push_back({{corner[0], corner[1], corner[2]}, s});
+                    found.push_back({box * shape.cells_per_box + s, {{corner[0], corner[1], corner[2]}, s}});
                     break;
                 }
             }
-    });
+    };
+    // Slab a: boxes at or past the block's upper face along a, inside the block along the axes
+    // after a, anywhere in the window along the axes before it: disjoint, and together every
+    // window box outside the block.
+    for (int a = 0; a < 3; ++a) {
+        long long lo[3], hi[3];
+        for (int b = 0; b < 3; ++b) {
+            lo[b] = b == a ? f.own_hi[b] : f.window_lo[b];
+            hi[b] = b == a ? f.window_hi[b] : (b > a ? f.own_hi[b] : f.window_hi[b]);
+        }
+        if (lo[a] < hi[a]) for_boxes(shape.grid, lo, hi, visit);
+    }
+    std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::vector<std::pair<std::array<long long, 3>, int>> cells;
+    cells.reserve(found.size());
+    for (const auto& entry : found) cells.push_back(entry.second);
     return cells;
 }
 
@@ -238,7 +251,9 @@ void fill_cells(const PartFrame& f, const std::vector<std::pair<std::array<long 
 std::vector<BoundaryFacets> part_boundaries(const PartFrame& f, const HostVector<index_type>& local)
 {
     std::vector<BoundaryFacets> groups = shape_boundaries(*f.shape, f.window_lo, f.window_hi);
-    for (BoundaryFacets& group : groups) {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        BoundaryFacets& group = groups[g];
         std::vector<index_type> kept;
         const int npf = group.nodes_per_facet;
         std::vector<index_type> row(static_cast<std::size_t>(npf));
