@@ -8,10 +8,11 @@
 namespace gpufem {
 namespace {
 
-/// The cells through each node's corners (CSR: offsets per node, then the cells).
+/// The cells through each node's corners (CSR: offsets per node, then the cells in ascending
+/// order).
 struct NodeCells {
     std::vector<long long> offsets;
-    std::vector<index_type> cells;
+    HostVector<index_type> cells;
 };
 
 /// Corners of cell c of mesh (its first nodes).
@@ -25,17 +26,34 @@ NodeCells node_cells(const Mesh& mesh)
 {
     const KernelShapes shapes = kernel_shapes();
     const auto npc = static_cast<std::size_t>(mesh.nodes_per_cell);
+    const long long cells = mesh.num_cells();
     NodeCells out;
     out.offsets.assign(static_cast<std::size_t>(mesh.num_nodes()) + 1, 0);
-    for (index_type c = 0; c < mesh.num_cells(); ++c)
-        for (int k = 0, n = cell_corners(mesh, shapes, c); k < n; ++k)
-            ++out.offsets[static_cast<std::size_t>(mesh.cells[static_cast<std::size_t>(c) * npc + k]) + 1];
+    long long* count = out.offsets.data() + 1;
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < cells; ++c)
+        for (int k = 0, n = cell_corners(mesh, shapes, static_cast<index_type>(c)); k < n; ++k) {
+#pragma omp atomic
+            ++count[mesh.cells[static_cast<std::size_t>(c) * npc + k]];
+        }
     for (std::size_t i = 1; i < out.offsets.size(); ++i) out.offsets[i] += out.offsets[i - 1];
     out.cells.resize(static_cast<std::size_t>(out.offsets.back()));
     std::vector<long long> next(out.offsets.begin(), out.offsets.end() - 1);
-    for (index_type c = 0; c < mesh.num_cells(); ++c)
-        for (int k = 0, n = cell_corners(mesh, shapes, c); k < n; ++k)
-            out.cells[static_cast<std::size_t>(next[static_cast<std::size_t>(mesh.cells[static_cast<std::size_t>(c) * npc + k])]++)] = c;
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < cells; ++c)
+        for (int k = 0, n = cell_corners(mesh, shapes, static_cast<index_type>(c)); k < n; ++k) {
+            long long slot = 0;
+            long long& at = next[static_cast<std::size_t>(mesh.cells[static_cast<std::size_t>(c) * npc + k])];
+#pragma omp atomic capture
+            slot = at++;
+            out.cells[static_cast<std::size_t>(slot)] = static_cast<index_type>(c);
+        }
+    // The threads filled each node's run in any order: ascending, as one thread would.
+    const auto nodes = static_cast<long long>(out.offsets.size()) - 1;
+#pragma omp parallel for schedule(dynamic, 4096)
+    for (long long n = 0; n < nodes; ++n)
+        std::sort(out.cells.begin() + out.offsets[static_cast<std::size_t>(n)],
+                  out.cells.begin() + out.offsets[static_cast<std::size_t>(n) + 1]);
     return out;
 }
 
@@ -116,11 +134,15 @@ FvWholeFaces fv_whole_faces(const Mesh& whole, const ExecPtr& exec)
     const KernelShapes shapes = kernel_shapes();
     for (const BoundaryFacets& group : whole.boundaries) {
         std::vector<std::array<index_type, 2>> cells(group.size(), {-1, -1});
-        if (element_dimension(group.type) == whole.dim - 1)
-            for (std::size_t f = 0; f < group.size(); ++f) {
-                const index_type* facet = &group.connectivity[f * static_cast<std::size_t>(group.nodes_per_facet)];
-                cells[f] = cells_of_facet(whole, around, shapes, facet, facet_corners(group, facet));
+        if (element_dimension(group.type) == whole.dim - 1) {
+            const auto facets = static_cast<long long>(group.size());
+#pragma omp parallel for schedule(dynamic, 1024)
+            for (long long f = 0; f < facets; ++f) {
+                const index_type* facet =
+                    &group.connectivity[static_cast<std::size_t>(f) * static_cast<std::size_t>(group.nodes_per_facet)];
+                cells[static_cast<std::size_t>(f)] = cells_of_facet(whole, around, shapes, facet, facet_corners(group, facet));
             }
+        }
         out.facet_cells.push_back(std::move(cells));
     }
     return out;
