@@ -1,12 +1,16 @@
 #include "assembly/fv_part.hpp"
 
 #include <algorithm>
+#include <atomic>
 
+#include "linalg/cpu/chunked_loops.hpp"
 #include "linalg/executor.hpp"
 #include "mesh/kernel_shapes.hpp"
 
 namespace gpufem {
 namespace {
+
+using kernels::cpu::chunked_for;
 
 /// The cells through each node's corners (CSR: offsets per node, then the cells in ascending
 /// order).
@@ -83,25 +87,45 @@ std::array<index_type, 2> cells_of_facet(const Mesh& mesh, const NodeCells& arou
     return found;
 }
 
+/// The i in [0, n) with keep(i), in order: the range scanned in chunks by the host's threads.
+template <typename Keep>
+std::vector<index_type> ordered_selection(long long n, Keep&& keep)
+{
+    constexpr long long chunk = 1 << 16;
+    const long long chunks = (n + chunk - 1) / chunk;
+    std::vector<std::vector<index_type>> found(static_cast<std::size_t>(chunks));
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long k = 0; k < chunks; ++k)
+        for (long long i = k * chunk; i < std::min(n, (k + 1) * chunk); ++i)
+            if (keep(i)) found[static_cast<std::size_t>(k)].push_back(static_cast<index_type>(i));
+    std::vector<index_type> out;
+    for (const std::vector<index_type>& run : found) out.insert(out.end(), run.begin(), run.end());
+    return out;
+}
+
 /// The own cells of part, then its ghosts by owner (whole-mesh order within each); own: how
 /// many are its own.
 std::vector<index_type> share_cells(const FvWholeFaces& faces, const CellPartition& partition, int part, index_type& own)
 {
-    const auto n = static_cast<index_type>(partition.part.size());
-    std::vector<int> ghost_of(static_cast<std::size_t>(n), -1);  // the ghost's owner, -1: not a ghost
-    std::vector<index_type> cells;
-    for (index_type c = 0; c < n; ++c) {
-        if (partition.part[static_cast<std::size_t>(c)] != part) continue;
-        cells.push_back(c);
-        for (int f = 0; f < faces.faces_per_cell; ++f) {
-            const index_type m = faces.neighbour[static_cast<std::size_t>(c) * faces.faces_per_cell + f];
-            if (m >= 0 && partition.part[static_cast<std::size_t>(m)] != part)
-                ghost_of[static_cast<std::size_t>(m)] = partition.part[static_cast<std::size_t>(m)];
-        }
-    }
+    const auto n = static_cast<long long>(partition.part.size());
+    const auto part_of = [&](long long c) { return partition.part[static_cast<std::size_t>(c)]; };
+    std::vector<index_type> cells = ordered_selection(n, [&](long long c) { return part_of(c) == part; });
     own = static_cast<index_type>(cells.size());
+    HostVector<int> ghost_of(static_cast<std::size_t>(n));  // the ghost's owner, -1: not a ghost
+    chunked_for(n, [&](long long c) { ghost_of[static_cast<std::size_t>(c)] = -1; });
+    // Every writer of a ghost stores its owner.
+    chunked_for(static_cast<long long>(own), [&](long long k) {
+        const auto c = static_cast<std::size_t>(cells[static_cast<std::size_t>(k)]);
+        for (std::size_t f = 0; f < static_cast<std::size_t>(faces.faces_per_cell); ++f) {
+            const index_type m = faces.neighbour[c * static_cast<std::size_t>(faces.faces_per_cell) + f];
+            if (m >= 0 && part_of(m) != part)
+                std::atomic_ref<int>(ghost_of[static_cast<std::size_t>(m)]).store(part_of(m), std::memory_order_relaxed);
+        }
+    });
+    const std::vector<index_type> ghosts =
+        ordered_selection(n, [&](long long c) { return ghost_of[static_cast<std::size_t>(c)] >= 0; });
     for (int owner = 0; owner < partition.parts; ++owner)
-        for (index_type c = 0; c < n; ++c)
+        for (index_type c : ghosts)
             if (ghost_of[static_cast<std::size_t>(c)] == owner) cells.push_back(c);
     return cells;
 }
@@ -154,22 +178,28 @@ FvPart fv_part(const Mesh& whole, const FvWholeFaces& faces, const CellPartition
     PartMesh& share = out.part;
     share.global_cells = share_cells(faces, partition, part, share.own_cells);
     out.numbering = share_numbering(share.global_cells, share.own_cells, partition, part);
-    std::vector<index_type> local_cell(static_cast<std::size_t>(whole.num_cells()), -1);
-    for (std::size_t k = 0; k < share.global_cells.size(); ++k)
-        local_cell[static_cast<std::size_t>(share.global_cells[k])] = static_cast<index_type>(k);
-    std::vector<char> used(static_cast<std::size_t>(whole.num_nodes()), 0);
+    const std::vector<index_type>& cells = share.global_cells;
+    HostVector<index_type> local_cell(static_cast<std::size_t>(whole.num_cells()));
+    chunked_for(whole.num_cells(), [&](long long c) { local_cell[static_cast<std::size_t>(c)] = -1; });
+    chunked_for(static_cast<long long>(cells.size()), [&](long long k) {
+        local_cell[static_cast<std::size_t>(cells[static_cast<std::size_t>(k)])] = static_cast<index_type>(k);
+    });
+    HostVector<char> used(static_cast<std::size_t>(whole.num_nodes()));
+    chunked_for(whole.num_nodes(), [&](long long i) { used[static_cast<std::size_t>(i)] = 0; });
     const auto npc = static_cast<std::size_t>(whole.nodes_per_cell);
-    for (index_type c : share.global_cells)
-        for (std::size_t k = 0; k < npc; ++k) {
-            const index_type node = whole.cells[static_cast<std::size_t>(c) * npc + k];
-            if (node >= 0) used[static_cast<std::size_t>(node)] = 1;
+    // Every writer of a node stores the same 1.
+    chunked_for(static_cast<long long>(cells.size()), [&](long long k) {
+        for (std::size_t j = 0; j < npc; ++j) {
+            const index_type node = whole.cells[static_cast<std::size_t>(cells[static_cast<std::size_t>(k)]) * npc + j];
+            if (node >= 0) std::atomic_ref<char>(used[static_cast<std::size_t>(node)]).store(1, std::memory_order_relaxed);
         }
-    std::vector<index_type> nodes, local_node(used.size(), -1);
-    for (std::size_t n = 0; n < used.size(); ++n)
-        if (used[n]) {
-            local_node[n] = static_cast<index_type>(nodes.size());
-            nodes.push_back(static_cast<index_type>(n));
-        }
+    });
+    const std::vector<index_type> nodes =
+        ordered_selection(whole.num_nodes(), [&](long long i) { return used[static_cast<std::size_t>(i)] != 0; });
+    std::vector<index_type> local_node(used.size(), -1);
+    chunked_for(static_cast<long long>(nodes.size()), [&](long long k) {
+        local_node[static_cast<std::size_t>(nodes[static_cast<std::size_t>(k)])] = static_cast<index_type>(k);
+    });
     share.mesh = cut_cells(whole, share.global_cells, nodes, local_node);
     for (std::size_t g = 0; g < whole.boundaries.size(); ++g) {
         const BoundaryFacets& group = whole.boundaries[g];

@@ -60,16 +60,26 @@ void map_nodes(const index_type* src, int count, const std::vector<index_type>& 
 void copy_cells(const Mesh& whole, const std::vector<index_type>& cells, const std::vector<index_type>& local,
                 Mesh& mesh)
 {
-    const int npc = whole.nodes_per_cell;
-    std::vector<index_type> connectivity;
-    connectivity.reserve(cells.size() * static_cast<std::size_t>(npc));
-    for (index_type c : cells)
-        map_nodes(&whole.cells[static_cast<std::size_t>(c) * npc], npc, local, connectivity, "a cell");
-    mesh.cells.assign(connectivity.begin(), connectivity.end());
+    const auto npc = static_cast<std::size_t>(whole.nodes_per_cell);
+    mesh.cells.resize(cells.size() * npc);
+    std::atomic<bool> outside{false};  // a node the part does not hold: a logic error, reported after
+    chunked_for(static_cast<long long>(cells.size()), [&](long long k) {
+        const index_type* src = &whole.cells[static_cast<std::size_t>(cells[static_cast<std::size_t>(k)]) * npc];
+        index_type* dst = &mesh.cells[static_cast<std::size_t>(k) * npc];
+        for (std::size_t j = 0; j < npc; ++j) {
+            dst[j] = src[j] < 0 ? -1 : local[static_cast<std::size_t>(src[j])];
+            if (src[j] >= 0 && dst[j] < 0) outside.store(true, std::memory_order_relaxed);
+        }
+    });
+    if (outside) throw std::logic_error("part_mesh: a cell reaches a node the part does not hold");
     if (whole.is_mixed())
         for (index_type c : cells) mesh.cell_types.push_back(whole.cell_types[static_cast<std::size_t>(c)]);
-    if (!whole.cell_group.empty())
-        for (index_type c : cells) mesh.cell_group.push_back(whole.cell_group[static_cast<std::size_t>(c)]);
+    if (!whole.cell_group.empty()) {
+        mesh.cell_group.resize(cells.size());
+        chunked_for(static_cast<long long>(cells.size()), [&](long long k) {
+            mesh.cell_group[static_cast<std::size_t>(k)] = whole.cell_group[static_cast<std::size_t>(cells[static_cast<std::size_t>(k)])];
+        });
+    }
     mesh.cell_fields = cell_fields_of(whole.cell_fields, cells);
 }
 
@@ -109,9 +119,11 @@ Mesh cut_cells(const Mesh& whole, const std::vector<index_type>& cells, const st
     mesh.ignored_boundaries = whole.ignored_boundaries;
     mesh.source = whole.source;
     mesh.coordinates.resize(nodes.size() * 3);
-    for (std::size_t l = 0; l < nodes.size(); ++l)
-        for (int k = 0; k < 3; ++k)
-            mesh.coordinates[3 * l + k] = whole.coordinates[3 * static_cast<std::size_t>(nodes[l]) + k];
+    chunked_for(static_cast<long long>(nodes.size()), [&](long long l) {
+        for (std::size_t k = 0; k < 3; ++k)
+            mesh.coordinates[3 * static_cast<std::size_t>(l) + k] =
+                whole.coordinates[3 * static_cast<std::size_t>(nodes[static_cast<std::size_t>(l)]) + k];
+    });
     copy_cells(whole, cells, local, mesh);
     return mesh;
 }

@@ -90,10 +90,10 @@ Partitioned partition_fv_mesh(const Mesh& mesh, const ExecPtr& exec, int ranks)
     const FvWholeFaces faces = fv_whole_faces(mesh, exec);
     const double adjacency = seconds_since(start);
     start = clock_type::now();
-    // The shares are independent: cut (and packed) on the host's threads, one share each.
+    // Each share is cut by all the host's threads (its loops run over the whole mesh), one
+    // share after the other; then packed on the host's threads, one share each.
     std::vector<FvPart> shares(static_cast<std::size_t>(ranks));
     std::vector<PartNumbering> numbering(shares.size());
-#pragma omp parallel for schedule(dynamic, 1)
     for (int p = 0; p < ranks; ++p) {
         shares[static_cast<std::size_t>(p)] = fv_part(mesh, faces, partition, p);
         numbering[static_cast<std::size_t>(p)] = shares[static_cast<std::size_t>(p)].numbering;
