@@ -32,6 +32,8 @@ public:
     }
     /// A text: its length, then its characters.
     void text(const std::string& s) { values(s); }
+    /// Room for bytes in all (a large message is then written without reallocations).
+    void reserve(std::size_t bytes) { bytes_.reserve(bytes); }
     /// What was written.
     std::vector<std::byte>& bytes() { return bytes_; }
 

@@ -133,6 +133,14 @@ HaloPlan unpack_halo(ByteReader& in)
 std::vector<std::byte> pack_part(const PartPayload& payload)
 {
     ByteWriter out;
+    const Mesh& mesh = payload.part.mesh;
+    std::size_t facets = 0;
+    for (const BoundaryFacets& group : mesh.boundaries) facets += group.connectivity.size();
+    // The large arrays, and room for the rest.
+    out.reserve(sizeof(double) * mesh.coordinates.size() +
+                sizeof(index_type) * (mesh.cells.size() + facets + payload.part.global_cells.size() +
+                                      payload.numbering.global.size()) +
+                sizeof(int) * mesh.cell_group.size() + mesh.cell_types.size() + (std::size_t{1} << 20));
     pack_mesh(out, payload.part.mesh);
     out.value(payload.part.own_cells);
     out.values(payload.part.global_cells);
