@@ -16,6 +16,7 @@
 #include "assembly/robin_data.hpp"
 #include "assembly/robin_kernels.hpp"
 #include "linalg/blas1.hpp"
+#include "linalg/reordering_kernels.hpp"
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/stage_laps.hpp"
 
@@ -130,6 +131,14 @@ void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const 
     std::vector<std::uint8_t> fixed(owner.size()), touching(static_cast<std::size_t>(cells));
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < nodes; ++i) fixed[i] = owner[i] >= 0;
+    const Array<std::uint8_t> mask = Array<std::uint8_t>::from_host(exec, fixed);
+    if (!mesh.is_mixed() && mesh.device && mesh.device->cells.executor() == exec) {
+        // The mesh is on the device already: every cell's residual there (the mask keeps the
+        // Dirichlet rows) costs less than cutting and uploading the cells that touch them.
+        const ElementData<V> data = make_problem_element_data<V>(exec, mesh, problem);
+        GPUFEM_DISPATCH(*exec, element_residual(*exec, data, u.data(), mask.data(), residual.data()));
+        return;
+    }
     const long long stride = mesh.nodes_per_cell;
 #pragma omp parallel for schedule(static)
     for (long long c = 0; c < cells; ++c) {
@@ -140,7 +149,6 @@ void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const 
         }
         touching[c] = touches;
     }
-    const Array<std::uint8_t> mask = Array<std::uint8_t>::from_host(exec, fixed);
     for (const CellBlock& block : cell_blocks(mesh, touching)) {
         const ElementData<V> data = make_problem_element_data<V>(exec, block.mesh, problem);
         GPUFEM_DISPATCH(*exec, element_residual(*exec, data, u.data(), mask.data(), residual.data()));
@@ -150,13 +158,27 @@ void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const 
 /// The Dirichlet groups' fluxes out of the domain, -sum (A u - b)_i over each group's nodes
 /// (owner: dirichlet_owners; residual: A u without the Neumann and Robin loads; load: those
 /// loads), summed over the first summed_nodes nodes, put before the other groups in report.
+/// Only the Dirichlet nodes' values come to the host (picked on the executor), summed there
+/// in node order.
 template <typename V>
 void dirichlet_group_fluxes(const ProblemSpec& problem, const std::vector<int>& owner, std::size_t summed_nodes,
-                            const std::vector<double>& residual, const std::vector<V>& load, FluxReport& report)
+                            const Array<double>& residual, const Array<V>& load, FluxReport& report)
 {
+    const ExecPtr& exec = residual.executor();
+    std::vector<index_type> at;
+    for (std::size_t i = 0; i < std::min(summed_nodes, owner.size()); ++i)
+        if (owner[i] >= 0) at.push_back(static_cast<index_type>(i));
+    const auto count = static_cast<index_type>(at.size());
+    const Array<index_type> picked = Array<index_type>::from_host(exec, at);
+    Array<double> residual_at(exec, at.size());
+    Array<V> load_at(exec, at.size());
+    GPUFEM_DISPATCH(*exec, permute_vector(*exec, count, picked.data(), residual.data(), residual_at.data(), false));
+    GPUFEM_DISPATCH(*exec, permute_vector(*exec, count, picked.data(), load.data(), load_at.data(), false));
+    const std::vector<double> r = residual_at.to_host();
+    const std::vector<V> l = load_at.to_host();
     std::vector<double> flux(problem.dirichlet.size(), 0.0);
-    for (std::size_t i = 0; i < std::min(summed_nodes, residual.size()); ++i)
-        if (owner[i] >= 0) flux[static_cast<std::size_t>(owner[i])] -= residual[i] - static_cast<double>(load[i]);
+    for (std::size_t k = 0; k < at.size(); ++k)
+        flux[static_cast<std::size_t>(owner[static_cast<std::size_t>(at[k])])] -= r[k] - static_cast<double>(l[k]);
     for (std::size_t g = 0; g < problem.dirichlet.size(); ++g)
         report.groups.insert(report.groups.begin() + static_cast<long>(g),
                              {problem.dirichlet[g].group, "dirichlet", flux[g]});
@@ -333,12 +355,17 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     Array<V> load(exec, u.size());
     fill(residual, 0.0), fill(load, V(0));
     const std::vector<int> owner = dirichlet_owners(mesh, problem);
+    laps.lap("Dirichlet nodes");
     if (!problem.dirichlet.empty()) add_dirichlet_residual(mesh, problem, owner, u, residual);
+    exec->synchronize();  // the laps time what the device did
+    laps.lap("their residual");
     const MeshOnExec on_exec(mesh, exec);
     natural_group_fluxes(mesh, problem, u, on_exec.coordinates, summed_nodes, residual, load, out.report);
+    exec->synchronize();
+    laps.lap("natural groups");
     if (!problem.dirichlet.empty())
-        dirichlet_group_fluxes(problem, owner, summed_nodes, residual.to_host(), load.to_host(), out.report);
-    laps.lap("groups");
+        dirichlet_group_fluxes(problem, owner, summed_nodes, residual, load, out.report);
+    laps.lap("Dirichlet groups");
     out.point_fields = node_mean_fields(mesh.dim, pass.node_sum, pass.node_weight);
     for (int d = 0; d < mesh.dim; ++d)
         out.cell_fields.emplace_back(flux_field_names[d], column_to_host(pass.cell_flux, static_cast<std::size_t>(mesh.num_cells()), d));
