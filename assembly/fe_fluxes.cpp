@@ -128,7 +128,7 @@ void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const 
 {
     const ExecPtr& exec = u.executor();
     const long long nodes = static_cast<long long>(owner.size()), cells = mesh.num_cells();
-    std::vector<std::uint8_t> fixed(owner.size()), touching(static_cast<std::size_t>(cells));
+    std::vector<std::uint8_t> fixed(owner.size());
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < nodes; ++i) fixed[i] = owner[i] >= 0;
     const Array<std::uint8_t> mask = Array<std::uint8_t>::from_host(exec, fixed);
@@ -140,6 +140,7 @@ void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const 
         return;
     }
     const long long stride = mesh.nodes_per_cell;
+    std::vector<std::uint8_t> touching(static_cast<std::size_t>(cells));
 #pragma omp parallel for schedule(static)
     for (long long c = 0; c < cells; ++c) {
         std::uint8_t touches = 0;

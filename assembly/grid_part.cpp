@@ -280,7 +280,7 @@ GridPart grid_part(const ShapeGrid& shape, const GridBlocks& blocks, int part)
     if (part < 0 || part >= blocks.parts()) throw std::logic_error("grid_part: no such part");
     using clock = std::chrono::steady_clock;
     auto start = clock::now();
-    double step[6] = {};
+    double step[5] = {};
     const auto lap = [&](int k) {
         step[k] = std::chrono::duration<double>(clock::now() - start).count();
         start = clock::now();

@@ -188,21 +188,20 @@ Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vecto
     GPUFEM_DISPATCH(e, amg_merge_global_rows(e, local, wide, first, lengths.data() + first,
                                              columns.data() + at[static_cast<std::size_t>(me)],
                                              values.data() + at[static_cast<std::size_t>(me)]));
-    std::vector<ExchangeMessage> sends, receives;
-    const auto rows_of = [&](int r, std::vector<ExchangeMessage>& into) {
+    // Rank r's rows (its lengths, columns and values) as messages to or from peer.
+    const auto rows_of = [&](int r, int peer, std::vector<ExchangeMessage>& into) {
         const auto rows = static_cast<std::size_t>(offsets[r + 1] - offsets[r]), count = at[r + 1] - at[r];
-        if (rows > 0) into.push_back({r, lengths.data() + offsets[r], rows * sizeof(index_type)});
+        if (rows > 0) into.push_back({peer, lengths.data() + offsets[r], rows * sizeof(index_type)});
         if (count > 0) {
-            into.push_back({r, columns.data() + at[r], count * sizeof(index_type)});
-            into.push_back({r, values.data() + at[r], count * sizeof(V)});
+            into.push_back({peer, columns.data() + at[r], count * sizeof(index_type)});
+            into.push_back({peer, values.data() + at[r], count * sizeof(V)});
         }
     };
+    std::vector<ExchangeMessage> sends, receives;
     for (int r = 0; r < ranks; ++r) {
         if (r == me) continue;
-        rows_of(r, receives);
-        std::vector<ExchangeMessage> mine_to_r;  // the same rows to every other rank (only read)
-        rows_of(me, mine_to_r);
-        for (ExchangeMessage m : mine_to_r) sends.push_back({r, m.data, m.bytes});
+        rows_of(r, r, receives);
+        rows_of(me, r, sends);  // the same rows to every other rank (a send is only read)
     }
     device.exchange(e, sends, receives);
     // The row offsets from the lengths (a few hundred thousand: on the host).
