@@ -327,11 +327,31 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
     return chain;
 }
 
+template <typename V>
+std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec)
+{
+    std::vector<DegreeLevel<V>> levels;
+    if (mesh.is_mixed() || mesh.degree <= 1) return levels;
+    const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
+    const Array<long long> owner = node_owners(cells_view(mesh, on_exec.cells), exec);
+    for (const int degree : pmg_coarse_degrees(mesh.degree)) {
+        LagrangeSpace space = space_on(mesh, on_exec.cells, degree, exec, false);
+        const bool first = levels.empty();
+        Csr<V> transfer = space_interpolation_rows<V>(
+            mesh, on_exec.cells, space, owner, first ? nullptr : levels.back().dof_nodes.data(),
+            first ? mesh.num_nodes() : static_cast<long long>(levels.back().dof_nodes.size()), exec);
+        levels.push_back({std::move(transfer), std::move(space.dof_nodes), degree});
+    }
+    return levels;
+}
+
 template Csr<float> lagrange_interpolation(const Mesh&, int, const ExecPtr&);
 template Csr<double> lagrange_interpolation(const Mesh&, int, const ExecPtr&);
 template Csr<float> grid_interpolation(const Mesh&, const GridCoarsening&, const ExecPtr&);
 template Csr<double> grid_interpolation(const Mesh&, const GridCoarsening&, const ExecPtr&);
 template std::vector<Csr<float>> pmg_interpolations(const Mesh&, const ExecPtr&);
 template std::vector<Csr<double>> pmg_interpolations(const Mesh&, const ExecPtr&);
+template std::vector<DegreeLevel<float>> degree_levels(const Mesh&, const ExecPtr&);
+template std::vector<DegreeLevel<double>> degree_levels(const Mesh&, const ExecPtr&);
 
 }  // namespace gpufem

@@ -58,4 +58,19 @@ Csr<V> grid_interpolation(const Mesh& mesh, const GridCoarsening& coarse, const 
 template <typename V>
 std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec);
 
+/// One lower degree of p-multigrid on a mesh: the transfer into the next finer degree's space
+/// (as pmg_interpolations') and the mesh node of each of its unknowns.
+template <typename V>
+struct DegreeLevel {
+    Csr<V> transfer;              ///< finer space's unknowns x this degree's
+    Array<index_type> dof_nodes;  ///< the mesh node of each unknown of this degree
+    int degree = 1;
+};
+
+/// pmg_interpolations' lower-degree levels alone (no h-levels), finest first, with their
+/// unknowns' nodes: what p-multigrid across ranks numbers on each rank's part. Empty at
+/// degree 1 and on a mesh of several cell types.
+template <typename V>
+std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec);
+
 }  // namespace gpufem

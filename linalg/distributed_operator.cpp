@@ -12,23 +12,29 @@ namespace gpufem {
 template <typename V>
 SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type ghosts)
 {
+    return split_owned_columns(rows, rows.rows, ghosts);
+}
+
+template <typename V>
+SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type owned_columns, index_type ghosts)
+{
     const ExecPtr& exec = rows.executor();
     const Executor& e = *exec;
     const index_type owned = rows.rows;
-    if (rows.cols != owned + ghosts)
+    if (rows.cols != owned_columns + ghosts)
         throw std::invalid_argument("split_owned_columns: the rows' columns are not the owned and ghost unknowns");
     const auto offsets = static_cast<std::size_t>(owned) + 1;
     Array<index_type> local_ptr(exec, offsets), nonlocal_ptr(exec, offsets);
-    GPUFEM_DISPATCH(e, split_row_offsets(e, rows, local_ptr.data(), nonlocal_ptr.data()));
+    GPUFEM_DISPATCH(e, split_row_offsets(e, rows, owned_columns, local_ptr.data(), nonlocal_ptr.data()));
     index_type local_nnz = 0, nonlocal_nnz = 0;
     const ExecPtr host = Executor::create_cpu();
     copy_bytes(*host, &local_nnz, e, local_ptr.data() + owned, sizeof(index_type));
     copy_bytes(*host, &nonlocal_nnz, e, nonlocal_ptr.data() + owned, sizeof(index_type));
-    SplitRows<V> out{Csr<V>{owned, owned, std::move(local_ptr), Array<index_type>(exec, local_nnz),
+    SplitRows<V> out{Csr<V>{owned, owned_columns, std::move(local_ptr), Array<index_type>(exec, local_nnz),
                             Array<V>(exec, local_nnz)},
                      Csr<V>{owned, ghosts, std::move(nonlocal_ptr), Array<index_type>(exec, nonlocal_nnz),
                             Array<V>(exec, nonlocal_nnz)}};
-    GPUFEM_DISPATCH(e, split_rows(e, rows, out.local.row_ptr.data(), out.local.col_idx.data(),
+    GPUFEM_DISPATCH(e, split_rows(e, rows, owned_columns, out.local.row_ptr.data(), out.local.col_idx.data(),
                                   out.local.values.data(), out.nonlocal.row_ptr.data(),
                                   out.nonlocal.col_idx.data(), out.nonlocal.values.data()));
     return out;
@@ -149,6 +155,8 @@ template GhostRows<float> compress_ghost_rows(Csr<float>);
 template GhostRows<double> compress_ghost_rows(Csr<double>);
 template SplitRows<float> split_owned_columns(const Csr<float>&, index_type);
 template SplitRows<double> split_owned_columns(const Csr<double>&, index_type);
+template SplitRows<float> split_owned_columns(const Csr<float>&, index_type, index_type);
+template SplitRows<double> split_owned_columns(const Csr<double>&, index_type, index_type);
 template class DistributedOperator<float>;
 template class DistributedOperator<double>;
 

@@ -28,6 +28,11 @@ struct SplitRows {
 template <typename V>
 SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type ghosts);
 
+/// The same for rows whose owned columns are not as many as the rows (a transfer between two
+/// distributed spaces): columns 0 .. owned_columns - 1 local, the `ghosts` after them non-local.
+template <typename V>
+SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type owned_columns, index_type ghosts);
+
 /// The ghost columns of the owned rows that have any: a block of those rows only (a rank's
 /// rows with ghost entries are the few along its part's boundary) and the owned row of each.
 template <typename V>

@@ -4,16 +4,16 @@
 // linalg/split_kernels.hpp. No include guard, no includes: it is read once per backend
 // namespace.
 
-/// The row offsets of both blocks: local_ptr over the entries of columns < a.rows (the owned
+/// The row offsets of both blocks: local_ptr over the entries of columns < owned (the owned
 /// ones), nonlocal_ptr over the others; each a.rows + 1 long, in exec's memory.
 template <typename V>
-void split_row_offsets(const Executor& exec, const Csr<V>& a, index_type* local_ptr,
+void split_row_offsets(const Executor& exec, const Csr<V>& a, index_type owned, index_type* local_ptr,
                        index_type* nonlocal_ptr) GPUFEM_KERNEL_BODY
 
 /// Copies each row's entries into its block (in their order within the row), the ghost
-/// columns renumbered from 0 (column - a.rows); offsets from split_row_offsets.
+/// columns renumbered from 0 (column - owned); offsets from split_row_offsets.
 template <typename V>
-void split_rows(const Executor& exec, const Csr<V>& a, const index_type* local_ptr, index_type* local_col,
+void split_rows(const Executor& exec, const Csr<V>& a, index_type owned, const index_type* local_ptr, index_type* local_col,
                 V* local_val, const index_type* nonlocal_ptr, index_type* nonlocal_col,
                 V* nonlocal_val) GPUFEM_KERNEL_BODY
 

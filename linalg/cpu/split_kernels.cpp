@@ -4,21 +4,22 @@
 namespace gpufem::kernels::cpu {
 
 template <typename V>
-void split_row_offsets(const Executor&, const Csr<V>& a, index_type* local_ptr, index_type* nonlocal_ptr)
+void split_row_offsets(const Executor&, const Csr<V>& a, index_type owned, index_type* local_ptr,
+                       index_type* nonlocal_ptr)
 {
     const index_type* ptr = a.row_ptr.data();
     const index_type* col = a.col_idx.data();
     local_ptr[0] = nonlocal_ptr[0] = 0;
     for (index_type i = 0; i < a.rows; ++i) {
         index_type here = 0;
-        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) here += col[k] < a.rows;
+        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) here += col[k] < owned;
         local_ptr[i + 1] = local_ptr[i] + here;
         nonlocal_ptr[i + 1] = nonlocal_ptr[i] + (ptr[i + 1] - ptr[i] - here);
     }
 }
 
 template <typename V>
-void split_rows(const Executor&, const Csr<V>& a, const index_type* local_ptr, index_type* local_col, V* local_val,
+void split_rows(const Executor&, const Csr<V>& a, index_type owned, const index_type* local_ptr, index_type* local_col, V* local_val,
                 const index_type* nonlocal_ptr, index_type* nonlocal_col, V* nonlocal_val)
 {
     const index_type* ptr = a.row_ptr.data();
@@ -28,10 +29,10 @@ void split_rows(const Executor&, const Csr<V>& a, const index_type* local_ptr, i
     for (index_type i = 0; i < a.rows; ++i) {
         index_type l = local_ptr[i], g = nonlocal_ptr[i];
         for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
-            if (col[k] < a.rows) {
+            if (col[k] < owned) {
                 local_col[l] = col[k], local_val[l++] = val[k];
             } else {
-                nonlocal_col[g] = col[k] - a.rows, nonlocal_val[g++] = val[k];
+                nonlocal_col[g] = col[k] - owned, nonlocal_val[g++] = val[k];
             }
         }
     }

@@ -16,8 +16,8 @@ constexpr int block_size = 256;
 
 unsigned grid_for(index_type n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
 
-__global__ void count_kernel(index_type rows, const index_type* __restrict__ ptr, const index_type* __restrict__ col,
-                             index_type* local_count, index_type* nonlocal_count)
+__global__ void count_kernel(index_type rows, index_type owned, const index_type* __restrict__ ptr,
+                             const index_type* __restrict__ col, index_type* local_count, index_type* nonlocal_count)
 {
     const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i > rows) return;
@@ -26,13 +26,14 @@ __global__ void count_kernel(index_type rows, const index_type* __restrict__ ptr
         return;
     }
     index_type here = 0;
-    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) here += col[k] < rows;
+    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) here += col[k] < owned;
     local_count[i] = here;
     nonlocal_count[i] = ptr[i + 1] - ptr[i] - here;
 }
 
 template <typename V>
-__global__ void split_kernel(index_type rows, const index_type* __restrict__ ptr, const index_type* __restrict__ col,
+__global__ void split_kernel(index_type rows, index_type owned, const index_type* __restrict__ ptr,
+                             const index_type* __restrict__ col,
                              const V* __restrict__ val, const index_type* __restrict__ local_ptr,
                              index_type* __restrict__ local_col, V* __restrict__ local_val,
                              const index_type* __restrict__ nonlocal_ptr, index_type* __restrict__ nonlocal_col,
@@ -43,10 +44,10 @@ __global__ void split_kernel(index_type rows, const index_type* __restrict__ ptr
     index_type l = local_ptr[i], g = nonlocal_ptr[i];
     for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
         const index_type c = col[k];
-        if (c < rows) {
+        if (c < owned) {
             local_col[l] = c, local_val[l++] = val[k];
         } else {
-            nonlocal_col[g] = c - rows, nonlocal_val[g++] = val[k];
+            nonlocal_col[g] = c - owned, nonlocal_val[g++] = val[k];
         }
     }
 }
@@ -137,10 +138,11 @@ void exclusive_scan(const Executor& exec, index_type* values, index_type n)
 }  // namespace
 
 template <typename V>
-void split_row_offsets(const Executor& exec, const Csr<V>& a, index_type* local_ptr, index_type* nonlocal_ptr)
+void split_row_offsets(const Executor& exec, const Csr<V>& a, index_type owned, index_type* local_ptr,
+                       index_type* nonlocal_ptr)
 {
     const auto stream = static_cast<cudaStream_t>(exec.stream());
-    count_kernel<<<grid_for(a.rows + 1), block_size, 0, stream>>>(a.rows, a.row_ptr.data(), a.col_idx.data(),
+    count_kernel<<<grid_for(a.rows + 1), block_size, 0, stream>>>(a.rows, owned, a.row_ptr.data(), a.col_idx.data(),
                                                                    local_ptr, nonlocal_ptr);
     GPUFEM_CUDA_CHECK_LAUNCH();
     exclusive_scan(exec, local_ptr, a.rows + 1);
@@ -148,12 +150,13 @@ void split_row_offsets(const Executor& exec, const Csr<V>& a, index_type* local_
 }
 
 template <typename V>
-void split_rows(const Executor& exec, const Csr<V>& a, const index_type* local_ptr, index_type* local_col, V* local_val,
+void split_rows(const Executor& exec, const Csr<V>& a, index_type owned, const index_type* local_ptr,
+                index_type* local_col, V* local_val,
                 const index_type* nonlocal_ptr, index_type* nonlocal_col, V* nonlocal_val)
 {
     if (a.rows == 0) return;
     split_kernel<V><<<grid_for(a.rows), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
-        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), local_ptr, local_col, local_val, nonlocal_ptr,
+        a.rows, owned, a.row_ptr.data(), a.col_idx.data(), a.values.data(), local_ptr, local_col, local_val, nonlocal_ptr,
         nonlocal_col, nonlocal_val);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }

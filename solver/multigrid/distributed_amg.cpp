@@ -76,13 +76,17 @@ DistributedAmg<V>::DistributedAmg(const LinearOperator<V>& a, const DistributedR
     setup.local = &rows.local;
     setup.nonlocal = &rows.nonlocal;
     setup.halo = &rows.halo;
+    if (rows.spaces)
+        for (const PartSpace<V>& space : *rows.spaces) add_space_level(setup, space);
     while (add_level(setup)) {
     }
     count_apply_bytes();
     exec_->synchronize();
     setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    spdlog::info("AMG across {} ranks: {} distributed levels, {} gathered onto every rank, setup {:.3f} s",
-                 host_.size(), levels_.size(), gathered_ ? gathered_->levels().size() : 0, setup_seconds_);
+    spdlog::info("{} across {} ranks: {} distributed levels ({} of lower degree), {} gathered onto every rank, "
+                 "setup {:.3f} s",
+                 space_levels_ > 0 ? "pmg" : "AMG", host_.size(), levels_.size(), space_levels_,
+                 gathered_ ? gathered_->levels().size() : 0, setup_seconds_);
     std::string phases;
     for (std::size_t i = 0; i < setup_phase_names.size(); ++i)
         phases += fmt::format("{}{} {:.3f} s", i ? ", " : "", setup_phase_names[i], setup_phases_[i]);
@@ -93,15 +97,8 @@ template <typename V>
 DistributedAmg<V>::~DistributedAmg() = default;
 
 template <typename V>
-bool DistributedAmg<V>::add_level(Setup& setup)
+std::unique_ptr<typename DistributedAmg<V>::Level> DistributedAmg<V>::new_level(Setup& setup, AmgLevelSummary& summary)
 {
-    auto mark = std::chrono::steady_clock::now();
-    const auto phase_done = [this, &mark](SetupPhase phase) {  // synchronised, summed over the levels
-        exec_->synchronize();
-        const auto now = std::chrono::steady_clock::now();
-        setup_phases_[static_cast<std::size_t>(phase)] += std::chrono::duration<double>(now - mark).count();
-        mark = now;
-    };
     auto level = std::make_unique<Level>();
     level->owned = std::move(setup.next_op);
     level->op = level->owned ? level->owned.get() : setup.op;
@@ -115,14 +112,63 @@ bool DistributedAmg<V>::add_level(Setup& setup)
         level->x = Array<V>(exec_, n);
     }
     const double global_rows = sum_over_processes(host_, static_cast<double>(n));
-    AmgLevelSummary summary{static_cast<index_type>(global_rows),
-                            static_cast<std::size_t>(sum_over_processes(host_, static_cast<double>(setup.local->nnz() +
-                                                                                              setup.nonlocal->nnz()))),
-                            0, 0};
+    summary = AmgLevelSummary{static_cast<index_type>(global_rows),
+                              static_cast<std::size_t>(sum_over_processes(
+                                  host_, static_cast<double>(setup.local->nnz() + setup.nonlocal->nnz()))),
+                              0, 0};
     summary.lambda_max = estimate_lambda_max(op, level->dinv, options_.eigen_steps, device_);
     const double upper = chebyshev_margin * summary.lambda_max;
     level->smoother = std::make_unique<PolynomialSmoother<V>>(op, level->dinv, upper, options_.degree,
                                                               options_.smoother == AmgSmoother::jacobi);
+    return level;
+}
+
+template <typename V>
+void DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space)
+{
+    auto mark = std::chrono::steady_clock::now();
+    AmgLevelSummary summary;
+    auto level = new_level(setup, summary);
+    exec_->synchronize();
+    auto now = std::chrono::steady_clock::now();
+    setup_phases_[static_cast<std::size_t>(SetupPhase::smoother)] += std::chrono::duration<double>(now - mark).count();
+    mark = now;
+    SpaceTransfer<V> t = space_transfer(*setup.local, *setup.nonlocal, *setup.halo, space, host_);
+    level->prolongation = std::make_unique<DistributedOperator<V>>(
+        csr_level_operator(std::move(t.prolongation.local)), std::move(t.prolongation.nonlocal), space.halo, device_);
+    level->restriction = std::make_unique<DistributedOperator<V>>(
+        csr_level_operator(std::move(t.restriction.local)), std::move(t.restriction.nonlocal), *setup.halo, device_);
+    summaries_.push_back(summary);
+    levels_.push_back(std::move(level));
+    ++space_levels_;
+    setup.nonlocal_kept = t.coarse.nonlocal.clone_to(exec_);
+    setup.halo_kept = space.halo;
+    auto next = std::make_unique<DistributedOperator<V>>(csr_level_operator(std::move(t.coarse.local)),
+                                                         std::move(t.coarse.nonlocal), space.halo, device_);
+    setup.local = next->local_block().stored_csr();
+    setup.nonlocal = &setup.nonlocal_kept;
+    setup.halo = &setup.halo_kept;
+    setup.next_op = std::move(next);
+    exec_->synchronize();
+    setup_phases_[static_cast<std::size_t>(SetupPhase::space_levels)] +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - mark).count();
+}
+
+template <typename V>
+bool DistributedAmg<V>::add_level(Setup& setup)
+{
+    auto mark = std::chrono::steady_clock::now();
+    const auto phase_done = [this, &mark](SetupPhase phase) {  // synchronised, summed over the levels
+        exec_->synchronize();
+        const auto now = std::chrono::steady_clock::now();
+        setup_phases_[static_cast<std::size_t>(phase)] += std::chrono::duration<double>(now - mark).count();
+        mark = now;
+    };
+    AmgLevelSummary summary;
+    auto level = new_level(setup, summary);
+    const LinearOperator<V>& op = *level->op;
+    const double global_rows = summary.rows;
+    const double upper = chebyshev_margin * summary.lambda_max;
     const auto last = [&](const char* why) {
         if (host_.rank() == 0)
             spdlog::warn("AMG across ranks: coarsening stopped at {} rows ({}); the coarsest level is only smoothed",
@@ -323,6 +369,7 @@ nlohmann::json DistributedAmg<V>::report() const
     nlohmann::json out = {{"setup_seconds", setup_seconds_},
                           {"setup_phases", phases},
                           {"ranks", host_.size()},
+                          {"lower_degree_levels", space_levels_},
                           {"distributed_levels", levels},
                           {"gather_rows", options_.gather_rows},
                           {"aggregates", "within each rank"},

@@ -23,6 +23,7 @@
 #include "solver/krylov/preconditioner.hpp"
 #include "solver/multigrid/amg_options.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
+#include "solver/multigrid/part_space.hpp"
 
 namespace gpufem {
 
@@ -35,6 +36,9 @@ struct DistributedRows {
     const HaloPlan& halo;          ///< how the ghosts arrive from their owners
     const Communicator& host;      ///< the ranks, for the setup's host data
     const Communicator& device;    ///< the ranks, for the cycle's data (the operator's communicator)
+    /// p-multigrid: the part's lower-degree spaces, finest first, as the first coarse levels
+    /// (their Galerkin operators R A P), aggregation below them; null or empty: AMG alone.
+    const std::vector<PartSpace<V>>* spaces = nullptr;
 };
 
 /// Smoothed-aggregation AMG across ranks, one V-cycle (or W-cycle) per apply; symmetric, so CG
@@ -50,7 +54,7 @@ public:
 
     const ExecPtr& executor() const override { return exec_; }
     index_type size() const override { return rows_; }
-    std::string name() const override { return "amg"; }
+    std::string name() const override { return space_levels_ > 0 ? "pmg" : "amg"; }
     /// One cycle from a zero guess.
     void apply(const Array<V>& r, Array<V>& z) const override;
     std::size_t apply_bytes() const override { return apply_bytes_; }
@@ -84,8 +88,13 @@ private:
     void gathered_solve(const Array<V>& mine, Array<V>& x) const;
     /// The coarse operator below level l applied to this rank's coarse values.
     void apply_coarse(std::size_t l, const Array<V>& y, Array<V>& out) const;
+    /// A level on setup's current operator (its smoother, summary and work vectors), not yet
+    /// joined to a coarser one.
+    std::unique_ptr<Level> new_level(Setup& setup, AmgLevelSummary& summary);
     /// Builds one level from setup's current rows; false when it is the coarsest.
     bool add_level(Setup& setup);
+    /// Builds one level whose coarser level is the given space (p-multigrid).
+    void add_space_level(Setup& setup, const PartSpace<V>& space);
     /// The coarse level below level (this rank's rows: local, its own columns, and wide, the
     /// other ranks') gathered onto every rank and set up there.
     void gather_below(Level& level, const Csr<V>& local, const Csr<V>& wide, const std::vector<index_type>& offsets);
@@ -106,12 +115,15 @@ private:
     mutable Array<V> gathered_b_, gathered_x_;
     std::size_t apply_bytes_ = 0;
     double setup_seconds_ = 0;
+    int space_levels_ = 0;  ///< levels whose coarser level is a given space
     /// The setup's steps (report.json setup_phases; rank 0's), in setup_phase_names order.
-    enum class SetupPhase { smoother, aggregation, prolongator, ghost_rows, galerkin_product, coarse_halo, gathered_levels };
-    static constexpr std::array<const char*, 7> setup_phase_names{
-        "diagonal_and_eigenvalue_estimate", "aggregation", "prolongator", "ghost_prolongator_rows",
-        "galerkin_product", "coarse_level_halo", "gathered_levels"};
-    std::array<double, 7> setup_phases_{};
+    enum class SetupPhase {
+        smoother, space_levels, aggregation, prolongator, ghost_rows, galerkin_product, coarse_halo, gathered_levels
+    };
+    static constexpr std::array<const char*, 8> setup_phase_names{
+        "diagonal_and_eigenvalue_estimate", "lower_degree_levels", "aggregation", "prolongator",
+        "ghost_prolongator_rows", "galerkin_product", "coarse_level_halo", "gathered_levels"};
+    std::array<double, 8> setup_phases_{};
 };
 
 }  // namespace gpufem

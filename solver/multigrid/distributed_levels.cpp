@@ -56,6 +56,90 @@ Csr<V> sent_rows(const Csr<V>& p, const HaloPlan& halo)
     return sparse_product(selection, p);
 }
 
+/// The matrix with a single 1 in each row i, at column columns[i] (of cols), on exec: S A
+/// picks (and orders) rows of A, A S^T renumbers its columns.
+template <typename V>
+Csr<V> unit_rows(const std::vector<index_type>& columns, index_type cols, const ExecPtr& exec)
+{
+    std::vector<index_type> ptr(columns.size() + 1);
+    std::iota(ptr.begin(), ptr.end(), index_type(0));
+    return Csr<V>{static_cast<index_type>(columns.size()), cols, Array<index_type>::from_host(exec, ptr),
+                  Array<index_type>::from_host(exec, columns),
+                  Array<V>::from_host(exec, std::vector<V>(columns.size(), V(1)))};
+}
+
+/// Rows begin .. end - 1 of a, on a's executor.
+template <typename V>
+Csr<V> row_range(const Csr<V>& a, index_type begin, index_type end)
+{
+    std::vector<index_type> rows(static_cast<std::size_t>(end - begin));
+    std::iota(rows.begin(), rows.end(), begin);
+    return sparse_product(unit_rows<V>(rows, a.rows, a.executor()), a);
+}
+
+/// The rows of a, then those of b (as many columns), on a's executor.
+template <typename V>
+Csr<V> stacked(const Csr<V>& a, const Csr<V>& b)
+{
+    const ExecPtr& exec = a.executor();
+    std::vector<index_type> ptr = a.row_ptr.to_host();
+    const std::vector<index_type> tail = b.row_ptr.to_host();
+    const index_type shift = ptr.back();
+    for (std::size_t i = 1; i < tail.size(); ++i) ptr.push_back(tail[i] + shift);
+    const auto na = static_cast<std::size_t>(a.nnz()), nb = static_cast<std::size_t>(b.nnz());
+    Array<index_type> col(exec, na + nb);
+    Array<V> val(exec, na + nb);
+    const Executor& e = *exec;
+    if (na > 0) {
+        copy_bytes(e, col.data(), e, a.col_idx.data(), na * sizeof(index_type));
+        copy_bytes(e, val.data(), e, a.values.data(), na * sizeof(V));
+    }
+    if (nb > 0) {
+        copy_bytes(e, col.data() + na, *b.executor(), b.col_idx.data(), nb * sizeof(index_type));
+        copy_bytes(e, val.data() + na, *b.executor(), b.values.data(), nb * sizeof(V));
+    }
+    return Csr<V>{a.rows + b.rows, a.cols, Array<index_type>::from_host(exec, ptr), std::move(col), std::move(val)};
+}
+
+/// x + y (the same shape), as [I I] times x stacked on y.
+template <typename V>
+Csr<V> sum_of(const Csr<V>& x, const Csr<V>& y)
+{
+    const auto n = static_cast<std::size_t>(x.rows);
+    std::vector<index_type> ptr(n + 1), col(2 * n);
+    for (std::size_t i = 0; i <= n; ++i) ptr[i] = static_cast<index_type>(2 * i);
+    for (std::size_t i = 0; i < n; ++i) {
+        col[2 * i] = static_cast<index_type>(i);
+        col[2 * i + 1] = static_cast<index_type>(n + i);
+    }
+    const ExecPtr& exec = x.executor();
+    const Csr<V> both{x.rows, 2 * x.rows, Array<index_type>::from_host(exec, ptr), Array<index_type>::from_host(exec, col),
+                      Array<V>::from_host(exec, std::vector<V>(2 * n, V(1)))};
+    return sparse_product(both, stacked(x, y));
+}
+
+/// The global number of each of the space's unknowns (owned, then ghosts).
+template <typename V>
+std::vector<index_type> global_numbers(const PartSpace<V>& space, int rank)
+{
+    std::vector<index_type> out(static_cast<std::size_t>(space.owned));
+    std::iota(out.begin(), out.end(), space.offsets[static_cast<std::size_t>(rank)]);
+    out.insert(out.end(), space.ghost_global.begin(), space.ghost_global.end());
+    return out;
+}
+
+/// The total x (owned + ghosts) matrix that takes the space's global numbers back to its local ones.
+template <typename V>
+Csr<V> local_numbering(const std::vector<index_type>& global, index_type total, const ExecPtr& exec)
+{
+    std::vector<index_type> ptr(static_cast<std::size_t>(total) + 1, 0), col(global.size());
+    for (const index_type g : global) ptr[static_cast<std::size_t>(g) + 1] = 1;
+    std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
+    for (std::size_t i = 0; i < global.size(); ++i) col[static_cast<std::size_t>(ptr[static_cast<std::size_t>(global[i])])] = static_cast<index_type>(i);
+    return Csr<V>{total, static_cast<index_type>(global.size()), Array<index_type>::from_host(exec, ptr),
+                  Array<index_type>::from_host(exec, col), Array<V>::from_host(exec, std::vector<V>(global.size(), V(1)))};
+}
+
 }  // namespace
 
 std::vector<index_type> rank_offsets(const Communicator& host, index_type count)
@@ -211,6 +295,36 @@ Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vecto
     return Csr<V>{total, total, Array<index_type>::from_host(exec, ptr), std::move(columns), std::move(values)};
 }
 
+template <typename V>
+SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, const HaloPlan& halo,
+                                const PartSpace<V>& space, const Communicator& host)
+{
+    const ExecPtr& exec = local.executor();
+    const index_type fine = local.rows, fine_ghosts = halo.ghosts(), owned = space.owned;
+    const auto ghosts = static_cast<index_type>(space.ghost_global.size());
+    const Csr<V>& t = space.transfer;
+    if (t.rows != fine + fine_ghosts || t.cols != owned + ghosts || nonlocal.cols != fine_ghosts)
+        throw std::logic_error("p-multigrid across ranks: the transfer does not match the finer level and the space");
+    SpaceTransfer<V> out;
+    out.prolongation = split_owned_columns(row_range(t, 0, fine), owned, ghosts);
+    const Csr<V> r = row_range(sparse_transpose(t), 0, owned);  // R's owned rows, finer owned + ghost columns
+    // R A P with global coarse columns: this rank's rows of A P, the finer ghosts' rows of A P
+    // from their owners, and R's owned rows over both.
+    const std::vector<index_type> global = global_numbers(space, host.rank());
+    const index_type total = space.offsets.back();
+    const Csr<V> tg = sparse_product(t, unit_rows<V>(global, total, exec));
+    Csr<V> ap = sparse_product(local, row_range(tg, 0, fine));
+    if (nonlocal.nnz() > 0) ap = sum_of(ap, sparse_product(nonlocal, row_range(tg, fine, fine + fine_ghosts)));
+    const Csr<V> ap_ghosts = ghost_prolongator_rows(ap, 0, total, halo, host);
+    const Csr<V> coarse_global = sparse_product(r, stacked(ap, ap_ghosts));
+    const Csr<V> coarse = sparse_product(coarse_global, local_numbering<V>(global, total, exec));
+    if (coarse.nnz() != coarse_global.nnz())
+        throw std::logic_error("p-multigrid across ranks: R A P couples an owned coarse unknown to one the part does not hold");
+    out.coarse = split_owned_columns(coarse, ghosts);
+    out.restriction = split_owned_columns(r, fine, fine_ghosts);
+    return out;
+}
+
 #define GPUFEM_INSTANTIATE(V)                                                                                  \
     template Csr<V> rank_prolongator(const Csr<V>&, const Csr<V>&, const Array<V>&, double, const Aggregates&); \
     template Csr<V> ghost_prolongator_rows(const Csr<V>&, index_type, index_type, const HaloPlan&,             \
@@ -218,7 +332,9 @@ Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vecto
     template CoarseGhosts<V> coarse_ghost_columns(const Csr<V>&, const std::vector<index_type>&,                 \
                                                   const Communicator&);                                         \
     template Csr<V> gathered_matrix(const Csr<V>&, const Csr<V>&, const std::vector<index_type>&,               \
-                                    const Communicator&, const Communicator&);
+                                    const Communicator&, const Communicator&);                                  \
+    template SpaceTransfer<V> space_transfer(const Csr<V>&, const Csr<V>&, const HaloPlan&, const PartSpace<V>&, \
+                                             const Communicator&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

@@ -9,8 +9,10 @@
 
 #include "linalg/communicator.hpp"
 #include "linalg/csr.hpp"
+#include "linalg/distributed_operator.hpp"
 #include "linalg/halo.hpp"
 #include "solver/multigrid/aggregation.hpp"
+#include "solver/multigrid/part_space.hpp"
 
 namespace gpufem {
 
@@ -55,5 +57,24 @@ CoarseGhosts<V> coarse_ghost_columns(const Csr<V>& wide, const std::vector<index
 template <typename V>
 Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vector<index_type>& offsets,
                        const Communicator& host, const Communicator& device);
+
+/// A level of p-multigrid across ranks made from a given coarse space: the prolongation P
+/// (this rank's owned finer rows x owned and ghost coarse columns), the restriction R = P^T
+/// (owned coarse rows x owned and ghost finer columns) and the Galerkin operator R A P (owned
+/// coarse rows x owned and ghost coarse columns, the space's ghosts), each split into its
+/// local and non-local blocks.
+template <typename V>
+struct SpaceTransfer {
+    SplitRows<V> prolongation, restriction, coarse;
+};
+
+/// The level below the finer one whose owned rows are local (owned columns) and nonlocal
+/// (the ghosts of halo), for the coarse space (its transfer's rows: the finer owned unknowns,
+/// then halo's ghosts). The product needs, beside this rank's rows of A P, those of its finer
+/// ghosts (exchanged once through halo). Collective over host; on local's executor. Throws
+/// std::logic_error when R A P couples an owned coarse unknown to one the part does not hold.
+template <typename V>
+SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, const HaloPlan& halo,
+                                const PartSpace<V>& space, const Communicator& host);
 
 }  // namespace gpufem

@@ -6,6 +6,7 @@
 
 #include "solver/case/case_file.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
+#include "solver/multigrid/distributed_amg.hpp"
 #include "solver/preconditioners/multigrid_setup.hpp"
 
 namespace gpufem {
@@ -27,6 +28,11 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
 {
     const ExecPtr& exec = setup.op.executor();
     SetUpPreconditioner<V> out;
+    if (setup.distributed)  // the part's lower degrees (DistributedRows::spaces), aggregation below
+        return set_up_multigrid<V>("pmg", setup.op, nullptr, [&] {
+            out.preconditioner = std::make_unique<DistributedAmg<V>>(setup.op, *setup.distributed, setup.solver.amg);
+            return std::move(out);
+        });
     // A float hierarchy (solver.amg.precision: float) is made from the assembled matrix only.
     const bool in_float = std::is_same_v<V, double> && setup.solver.amg.precision == AmgPrecision::single;
     std::vector<Csr<V>> coarse_operators;
@@ -71,8 +77,11 @@ PreconditionerEntry pmg_preconditioner_entry()
         "parent, ... down every refinement, and on a generated grid with an even number of boxes per unit "
         "length (at least 4) the grids of half, a quarter, ... of the boxes while the count stays even; amg "
         "below (at degree 1 on other meshes pmg is amg); the coarser operators are R A P of the matrix, or "
-        "with lma the first from the element matrices, so no matrix is assembled");
+        "with lma the first from the element matrices, so no matrix is assembled. Under mpirun the lower "
+        "degrees of each rank's part (numbered across the ranks, Galerkin operators R A P), then amg across "
+        "ranks (the h-levels below degree 1 run on one rank only)");
     entry.needs.space_hierarchy = true;
+    entry.across_ranks = true;
     entry.needs.element_operators = true;
     entry.build_float = build_pmg<float>;
     entry.build_double = build_pmg<double>;

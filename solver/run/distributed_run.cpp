@@ -25,6 +25,7 @@
 #include "mesh/pvtu_writer.hpp"
 #include "mesh/vtk_writer.hpp"
 #include "solver/preconditioners/preconditioner_registry.hpp"
+#include "solver/run/part_spaces.hpp"
 #include "solver/run/distributed_fv.hpp"
 #include "solver/run/distributed_report.hpp"
 #include "solver/run/distributed_system.hpp"
@@ -305,11 +306,18 @@ PartPayload part_on_device(PartPayload part, const RankGroup& group, RankPhases&
 /// The solve of the rank's rows with the others', timed; x: the solution (operator order);
 /// report: the preconditioner's report.
 template <typename V>
-SolveResult solve_across_ranks(const CaseSpec& spec, const DistributedSystem<V>& system, const RankGroup& group,
-                               Array<V>& x, RankPhases& phases, nlohmann::json& report)
+SolveResult solve_across_ranks(const CaseSpec& spec, const PartPayload& part, const DistributedSystem<V>& system,
+                               const RankGroup& group, Array<V>& x, RankPhases& phases, nlohmann::json& report)
 {
     auto start = clock_type::now();
-    const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system, group.host, group.device);
+    std::vector<PartSpace<V>> spaces;
+    if (spec.solver.preconditioner->needs.space_hierarchy) {
+        spaces = part_spaces<V>(part, system.permutation, group.exec, group.host);
+        if (spaces.empty() && group.host.rank() == 0)
+            spdlog::info("preconditioner {}: no lower degree than the mesh's own across ranks, so amg alone",
+                         spec.solver.preconditioner->name);
+    }
+    const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system, group.host, group.device, &spaces);
     phases.setup = seconds_since(start);
     if (m.preconditioner) report = m.preconditioner->report();
     start = clock_type::now();
@@ -518,7 +526,7 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     StagedOutputs pieces(output_folder(spec, options));
     PieceOutput piece_output(spec, part, group, pieces);
     Array<V> x;
-    account.record.solve = solve_across_ranks(spec, system, group, x, phases, account.record.preconditioner);
+    account.record.solve = solve_across_ranks(spec, part, system, group, x, phases, account.record.preconditioner);
     const auto start = clock_type::now();
     const HostVector<double> local = values_with_ghosts(system, part, group, x);
     const double gathered = seconds_since(start);
@@ -558,7 +566,7 @@ void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
                "and after the halo); use atomic");
     if (!spec.solver.preconditioner->across_ranks)
         refuse("solver.preconditioner " + spec.solver.preconditioner->name +
-               ": only amg, jacobi or none work across ranks so far");
+               ": only amg, pmg, jacobi or none work across ranks so far");
     if (spec.solver.preconditioner->needs.assembled_matrix && find_operator(spec.format).matrix_free())
         refuse("solver.preconditioner " + spec.solver.preconditioner->name + " sets up from the assembled rows, "
                "which format: " + spec.format + " does not keep across ranks; name an assembled format (csr, ell, ...)");

@@ -61,16 +61,18 @@ Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v);
 
 /// The preconditioner of the case on the distributed operator (one that works across ranks);
 /// host and device: the ranks for host data and for the operator's (collective).
+/// spaces: p-multigrid's lower-degree spaces of the part (solver/run/part_spaces.hpp), or null.
 template <typename V>
 SetUpPreconditioner<V> distributed_preconditioner(const CaseSpec& spec, const DistributedSystem<V>& system,
-                                                  const Communicator& host, const Communicator& device)
+                                                  const Communicator& host, const Communicator& device,
+                                                  const std::vector<PartSpace<V>>* spaces = nullptr)
 {
     static const Array<index_type> no_permutation;
     if (!system.keeps_rows)
         return spec.solver.preconditioner->build(
             PreconditionerSetup<V>{*system.op, nullptr, nullptr, no_permutation, false, spec.solver, nullptr});
     const Csr<V>& local = system.lent_rows ? *system.lent_rows : system.local_rows;
-    const DistributedRows<V> rows{local, system.ghost_rows, system.halo, host, device};
+    const DistributedRows<V> rows{local, system.ghost_rows, system.halo, host, device, spaces};
     return spec.solver.preconditioner->build(
         PreconditionerSetup<V>{*system.op, nullptr, nullptr, no_permutation, false, spec.solver, &rows});
 }

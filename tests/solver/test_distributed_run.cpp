@@ -338,6 +338,36 @@ TEST(DistributedRun, AmgAggregatesEachRanksRowsAndGathersTheCoarseLevels)
                                    "--set format=" + format, {3}, 0);
 }
 
+/// The case c with p-multigrid on one rank and on each of rank_counts: the same solution, the
+/// iterations within 2 of one rank's, every lower degree a level across the ranks. The meshes
+/// have an odd number of boxes per side, so that one rank has no h-levels below degree 1
+/// either (across ranks, AMG takes over there).
+void check_pmg_against_one_rank(const Case& c, const std::vector<int>& rank_counts, int lower_degrees)
+{
+    SCOPED_TRACE(c.name);
+    TempDir dir;
+    std::string text = case_text(c, random_seed(), "boundary");
+    text.replace(text.find("preconditioner: jacobi"), 22, "preconditioner: pmg");
+    const auto file = dir.write(c.name + ".yaml", text);
+    const auto check = [&](int, const nlohmann::json& report, const std::filesystem::path& out, int iterations) {
+        EXPECT_NEAR(report["solver"]["iterations"].get<int>(), iterations, 2);
+        EXPECT_LT(pieces_against_one_rank(dir.path() / "one", out), 1e-9);
+        const nlohmann::json& details = report["solver"]["preconditioner_details"];
+        EXPECT_EQ(details["lower_degree_levels"].get<int>(), lower_degrees) << details.dump();
+        EXPECT_GE(details["distributed_levels"].size(), static_cast<std::size_t>(lower_degrees) + 1);
+    };
+    run_against_one_rank(file, "", rank_counts, dir, check);
+}
+
+TEST(DistributedRun, PmgNumbersEachLowerDegreeAcrossTheRanks)
+{
+    check_pmg_against_one_rank({"triangles_p3_pmg", "{shape: unit_square, elements: triangle, size: 0.0667}", 3},
+                               {2, 3}, 1);
+    check_pmg_against_one_rank({"quads_p4_pmg", "{shape: unit_square, size: 0.111}", 4}, {2, 4}, 2);
+    check_pmg_against_one_rank({"hexes_q2_pmg", "{shape: unit_cube, size: 0.143}", 2}, {3}, 1);
+    check_pmg_against_one_rank({"tets_p2_pmg", "{shape: unit_cube, elements: tetrahedron, size: 0.2}", 2}, {2, 4}, 1);
+}
+
 /// A finite-volume case (its YAML text) on one rank and on each of rank_counts: the same cell
 /// values (1e-10 relative: tolerance 1e-12), the same faces, error and correction, iterations
 /// within a quarter (BiCGSTAB's and the correction passes' counts move with the sums' order).

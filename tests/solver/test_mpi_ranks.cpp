@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "assembly/grid_part.hpp"
+#include "assembly/lagrange_interpolation.hpp"
+#include "assembly/part_mesh.hpp"
 #include "assembly/part_numbering.hpp"
 #include "linalg/distributed_operator.hpp"
 #include "linalg/nccl_communicator.hpp"
@@ -17,6 +19,7 @@
 #include "solver/case/case_file.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/distributed_amg.hpp"
+#include "solver/run/part_spaces.hpp"
 #include "solver/run/pipeline.hpp"
 #include "random_values.hpp"
 #include "solver/communicator_checks.hpp"
@@ -303,6 +306,8 @@ struct PartSystem {
     PartNumbering mine;
     HaloPlan plan;
     Csr<double> rows;  ///< the owned rows in the rank's local numbering, on the rank's executor
+    Mesh mesh;         ///< the whole mesh
+    PartMesh piece;    ///< this rank's part of it
 };
 
 PartSystem part_system(const RankSetup& on)
@@ -315,8 +320,8 @@ backend: cpu
 )", "distributed", "");
     const CaseMesh input = load_case_mesh(spec, Executor::create_cpu());
     const auto disc = make_discretisation<double>(spec, input);
-    PartSystem part{disc->assemble(Executor::create_cpu()), {}, {}, {}};
-    const Mesh& mesh = input.mesh;
+    PartSystem part{disc->assemble(Executor::create_cpu()), {}, {}, {}, input.mesh, {}};
+    const Mesh& mesh = part.mesh;
     const int me = on.comm->rank();
     const CellPartition partition = partition_cells(mesh, on.comm->size());
     const std::vector<int> owners = node_owners(mesh, partition);
@@ -324,6 +329,7 @@ backend: cpu
     for (int p = 0; p < on.comm->size(); ++p) numbering.push_back(part_node_numbering(mesh, partition, owners, p));
     part.plan = halo_plans(numbering)[me];
     part.mine = numbering[me];
+    part.piece = part_mesh(mesh, partition, owners, part.mine);
     std::vector<index_type> local_of(static_cast<std::size_t>(mesh.num_nodes()), -1);
     for (std::size_t l = 0; l < part.mine.global.size(); ++l) local_of[part.mine.global[l]] = static_cast<index_type>(l);
     const std::vector<index_type> ptr = part.whole.matrix.row_ptr.to_host(), col = part.whole.matrix.col_idx.to_host();
@@ -413,6 +419,39 @@ std::pair<SolveResult, std::vector<double>> preconditioned_solve(const LinearOpe
     return {result, u.to_host()};
 }
 
+/// The rank's rows of part as a distributed operator, beside the CSR blocks a multigrid setup
+/// reads (on the rank's executor).
+struct DistributedPart {
+    Csr<double> local_rows, ghost_rows;
+    std::unique_ptr<DistributedOperator<double>> a;
+};
+
+DistributedPart distributed_part(const PartSystem& part, const RankSetup& on)
+{
+    SplitRows<double> split = split_owned_columns(part.rows, part.mine.layout.ghosts());
+    DistributedPart out{split.local.clone_to(on.exec), split.nonlocal.clone_to(on.exec), nullptr};
+    auto local = build_format<double>("csr", std::move(split.local), {});
+    out.a = std::make_unique<DistributedOperator<double>>(std::move(local.op), std::move(split.nonlocal), part.plan,
+                                                          *on.comm);
+    return out;
+}
+
+/// CG with m on the rank's rows (a) converges to the solution of CG with serial on the whole
+/// system (1e-8), in the same iterations within slack.
+void expect_solves_as_one_rank(const PartSystem& part, const LinearOperator<double>& whole,
+                               const Preconditioner<double>& serial, const LinearOperator<double>& a,
+                               const Preconditioner<double>& m, const RankSetup& on, int slack)
+{
+    const std::vector<double> b = part.whole.rhs.to_host(), guess = part.whole.initial_guess.to_host();
+    const auto [one, u_one] = preconditioned_solve(whole, serial, b, guess, serial_communicator());
+    ASSERT_TRUE(one.converged()) << one.message;
+    const auto [mine, u_mine] = preconditioned_solve(a, m, owned_part(part.mine, b), owned_part(part.mine, guess), *on.comm);
+    EXPECT_TRUE(mine.converged()) << mine.message;
+    EXPECT_LE(std::abs(mine.iterations - one.iterations), slack)
+        << "one rank: " << one.iterations << ", " << on.comm->size() << " ranks: " << mine.iterations;
+    EXPECT_LT(max_relative_difference(u_mine, owned_part(part.mine, u_one)), 1e-8);
+}
+
 /// AMG across the ranks of a METIS-partitioned P2 system: every distributed level's Galerkin
 /// operator equals R A P applied to a random vector (the product across ranks, with the
 /// prolongator rows the ghosts name, checked level by level), with coarse levels split among
@@ -421,23 +460,16 @@ std::pair<SolveResult, std::vector<double>> preconditioned_solve(const LinearOpe
 void check_distributed_amg(const RankSetup& on, unsigned seed)
 {
     PartSystem part = part_system(on);
-    SplitRows<double> split = split_owned_columns(part.rows, part.mine.layout.ghosts());
-    const Csr<double> local_rows = split.local.clone_to(on.exec), ghost_rows = split.nonlocal.clone_to(on.exec);
-    auto local = build_format<double>("csr", std::move(split.local), {});
-    const DistributedOperator<double> a(std::move(local.op), std::move(split.nonlocal), part.plan, *on.comm);
+    const DistributedPart mine = distributed_part(part, on);
     const Csr<double> whole_matrix = part.whole.matrix.clone_to(Executor::create_cpu());
-    const auto whole = build_format<double>("csr", std::move(part.whole.matrix), {});
-    const DistributedRows<double> rows{local_rows, ghost_rows, part.plan, world(), *on.comm};
-    const std::vector<double> b = part.whole.rhs.to_host(), guess = part.whole.initial_guess.to_host();
-    AmgOptions one_rank;
-    const AmgPreconditioner<double> serial(*whole.op, whole_matrix, one_rank);
-    const auto [one, u_one] = preconditioned_solve(*whole.op, serial, b, guess, serial_communicator());
-    ASSERT_TRUE(one.converged()) << one.message;
+    const auto whole = build_format<double>("csr", part.whole.matrix.clone_to(Executor::create_cpu()), {});
+    const DistributedRows<double> rows{mine.local_rows, mine.ghost_rows, part.plan, world(), *on.comm};
+    const AmgPreconditioner<double> serial(*whole.op, whole_matrix, AmgOptions{});
     for (int gather_rows : {4, 200000}) {
         SCOPED_TRACE("gather_rows " + std::to_string(gather_rows));
         AmgOptions options;
         options.gather_rows = gather_rows;
-        const DistributedAmg<double> amg(a, rows, options);
+        const DistributedAmg<double> amg(*mine.a, rows, options);
         if (gather_rows == 4) EXPECT_GE(amg.distributed_levels(), 2);
         // Every distributed level has a coarser one, but the last when nothing was gathered.
         const bool gathered = amg.report()["gathered"] != nullptr;
@@ -445,12 +477,7 @@ void check_distributed_amg(const RankSetup& on, unsigned seed)
         EXPECT_GE(with_coarser, 1);
         for (int l = 0; l < with_coarser; ++l)
             EXPECT_LT(amg.galerkin_defect(static_cast<std::size_t>(l), seed), 1e-13) << "level " << l;
-        const auto [mine, u_mine] = preconditioned_solve(a, amg, owned_part(part.mine, b), owned_part(part.mine, guess),
-                                                         *on.comm);
-        EXPECT_TRUE(mine.converged()) << mine.message;
-        EXPECT_LE(std::abs(mine.iterations - one.iterations), 3)
-            << "one rank: " << one.iterations << ", " << on.comm->size() << " ranks: " << mine.iterations;
-        EXPECT_LT(max_relative_difference(u_mine, owned_part(part.mine, u_one)), 1e-8);
+        expect_solves_as_one_rank(part, *whole.op, serial, *mine.a, amg, on, 3);
     }
 }
 
@@ -462,6 +489,50 @@ TEST(MpiRanks, AmgAcrossRanksMultipliesOutItsGalerkinLevelsAndSolvesAsOneRank)
 TEST(NcclRanks, AmgAcrossRanksMultipliesOutItsGalerkinLevelsAndSolvesAsOneRank)
 {
     on_gpus(check_distributed_amg);
+}
+
+/// p-multigrid across the ranks of the METIS-partitioned P2 system: the part's degree-1 space
+/// numbered across the ranks (every vertex once), the degree-1 level's Galerkin operator equal
+/// to R A P applied to a random vector (the transfer's ghost columns and rows across ranks),
+/// and CG with it converging to the one-rank solution within 2 iterations of one rank's
+/// p-multigrid on the same lower degree.
+void check_distributed_pmg(const RankSetup& on, unsigned seed)
+{
+    PartSystem part = part_system(on);
+    const DistributedPart mine = distributed_part(part, on);
+    const PartPayload payload{part.piece, part.mine, part.plan};
+    const std::vector<PartSpace<double>> spaces = part_spaces<double>(payload, Array<index_type>(), on.exec, world());
+    ASSERT_EQ(spaces.size(), 1u);
+    std::vector<DegreeLevel<double>> one_rank_levels = degree_levels<double>(part.mesh, Executor::create_cpu());
+    ASSERT_EQ(one_rank_levels.size(), 1u);
+    const auto vertices = static_cast<index_type>(one_rank_levels[0].dof_nodes.size());
+    EXPECT_EQ(spaces[0].offsets.back(), vertices);
+    EXPECT_EQ(sum_over_processes(world(), static_cast<double>(spaces[0].owned)), static_cast<double>(vertices));
+    const DistributedRows<double> rows{mine.local_rows, mine.ghost_rows, part.plan, world(), *on.comm, &spaces};
+    AmgOptions options;
+    options.gather_rows = 4;  // the levels below the lower degree split among the ranks too
+    const DistributedAmg<double> pmg(*mine.a, rows, options);
+    EXPECT_EQ(pmg.name(), "pmg");
+    ASSERT_GE(pmg.distributed_levels(), 2);
+    EXPECT_EQ(pmg.levels()[1].rows, vertices);
+    EXPECT_LT(pmg.galerkin_defect(0, seed), 1e-13);
+    EXPECT_LT(pmg.galerkin_defect(1, seed + 1), 1e-13);
+    std::vector<Csr<double>> transfers;
+    transfers.push_back(std::move(one_rank_levels[0].transfer));
+    const Csr<double> whole_matrix = part.whole.matrix.clone_to(Executor::create_cpu());
+    const auto whole = build_format<double>("csr", part.whole.matrix.clone_to(Executor::create_cpu()), {});
+    const AmgPreconditioner<double> serial(*whole.op, whole_matrix, AmgOptions{}, &transfers);
+    expect_solves_as_one_rank(part, *whole.op, serial, *mine.a, pmg, on, 2);
+}
+
+TEST(MpiRanks, PmgAcrossRanksNumbersTheLowerDegreeAndSolvesAsOneRank)
+{
+    check_distributed_pmg(mpi_setup(), shared_seed());
+}
+
+TEST(NcclRanks, PmgAcrossRanksNumbersTheLowerDegreeAndSolvesAsOneRank)
+{
+    on_gpus(check_distributed_pmg);
 }
 
 }  // namespace
