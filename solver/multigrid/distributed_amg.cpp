@@ -76,14 +76,16 @@ DistributedAmg<V>::DistributedAmg(const LinearOperator<V>& a, const DistributedR
     setup.local = &rows.local;
     setup.nonlocal = &rows.nonlocal;
     setup.halo = &rows.halo;
+    bool more = true;  // false once a level was gathered
     if (rows.spaces)
-        for (const PartSpace<V>& space : *rows.spaces) add_space_level(setup, space);
-    while (add_level(setup)) {
+        for (const PartSpace<V>& space : *rows.spaces)
+            if (!(more = add_space_level(setup, space))) break;
+    while (more && add_level(setup)) {
     }
     count_apply_bytes();
     exec_->synchronize();
     setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    spdlog::info("{} across {} ranks: {} distributed levels ({} of lower degree), {} gathered onto every rank, "
+    spdlog::info("{} across {} ranks: {} distributed levels ({} to a lower degree or coarser grid), {} gathered onto every rank, "
                  "setup {:.3f} s",
                  space_levels_ > 0 ? "pmg" : "AMG", host_.size(), levels_.size(), space_levels_,
                  gathered_ ? gathered_->levels().size() : 0, setup_seconds_);
@@ -124,7 +126,7 @@ std::unique_ptr<typename DistributedAmg<V>::Level> DistributedAmg<V>::new_level(
 }
 
 template <typename V>
-void DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space)
+bool DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space)
 {
     auto mark = std::chrono::steady_clock::now();
     AmgLevelSummary summary;
@@ -139,19 +141,16 @@ void DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space)
     level->restriction = std::make_unique<DistributedOperator<V>>(
         csr_level_operator(std::move(t.restriction.local)), std::move(t.restriction.nonlocal), *setup.halo, device_);
     summaries_.push_back(summary);
+    Level& made = *level;
     levels_.push_back(std::move(level));
     ++space_levels_;
-    setup.nonlocal_kept = t.coarse.nonlocal.clone_to(exec_);
-    setup.halo_kept = space.halo;
-    auto next = std::make_unique<DistributedOperator<V>>(csr_level_operator(std::move(t.coarse.local)),
-                                                         std::move(t.coarse.nonlocal), space.halo, device_);
-    setup.local = next->local_block().stored_csr();
-    setup.nonlocal = &setup.nonlocal_kept;
-    setup.halo = &setup.halo_kept;
-    setup.next_op = std::move(next);
+    const bool gather = space.offsets.back() <= options_.gather_rows;
+    if (gather) gather_below(made, t.coarse_local, t.coarse_wide, space.offsets);
+    else distribute_below(setup, std::move(t.coarse_local), t.coarse_wide, space.offsets);
     exec_->synchronize();
     setup_phases_[static_cast<std::size_t>(SetupPhase::space_levels)] +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - mark).count();
+    return !gather;
 }
 
 template <typename V>
@@ -369,7 +368,7 @@ nlohmann::json DistributedAmg<V>::report() const
     nlohmann::json out = {{"setup_seconds", setup_seconds_},
                           {"setup_phases", phases},
                           {"ranks", host_.size()},
-                          {"lower_degree_levels", space_levels_},
+                          {"coarser_space_levels", space_levels_},
                           {"distributed_levels", levels},
                           {"gather_rows", options_.gather_rows},
                           {"aggregates", "within each rank"},

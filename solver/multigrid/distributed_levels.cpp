@@ -56,18 +56,6 @@ Csr<V> sent_rows(const Csr<V>& p, const HaloPlan& halo)
     return sparse_product(selection, p);
 }
 
-/// The matrix with a single 1 in each row i, at column columns[i] (of cols), on exec: S A
-/// picks (and orders) rows of A, A S^T renumbers its columns.
-template <typename V>
-Csr<V> unit_rows(const std::vector<index_type>& columns, index_type cols, const ExecPtr& exec)
-{
-    std::vector<index_type> ptr(columns.size() + 1);
-    std::iota(ptr.begin(), ptr.end(), index_type(0));
-    return Csr<V>{static_cast<index_type>(columns.size()), cols, Array<index_type>::from_host(exec, ptr),
-                  Array<index_type>::from_host(exec, columns),
-                  Array<V>::from_host(exec, std::vector<V>(columns.size(), V(1)))};
-}
-
 /// Rows begin .. end - 1 of a, on a's executor.
 template <typename V>
 Csr<V> row_range(const Csr<V>& a, index_type begin, index_type end)
@@ -128,19 +116,17 @@ std::vector<index_type> global_numbers(const PartSpace<V>& space, int rank)
     return out;
 }
 
-/// The total x (owned + ghosts) matrix that takes the space's global numbers back to its local ones.
-template <typename V>
-Csr<V> local_numbering(const std::vector<index_type>& global, index_type total, const ExecPtr& exec)
-{
-    std::vector<index_type> ptr(static_cast<std::size_t>(total) + 1, 0), col(global.size());
-    for (const index_type g : global) ptr[static_cast<std::size_t>(g) + 1] = 1;
-    std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
-    for (std::size_t i = 0; i < global.size(); ++i) col[static_cast<std::size_t>(ptr[static_cast<std::size_t>(global[i])])] = static_cast<index_type>(i);
-    return Csr<V>{total, static_cast<index_type>(global.size()), Array<index_type>::from_host(exec, ptr),
-                  Array<index_type>::from_host(exec, col), Array<V>::from_host(exec, std::vector<V>(global.size(), V(1)))};
-}
-
 }  // namespace
+
+template <typename V>
+Csr<V> unit_rows(const std::vector<index_type>& columns, index_type cols, const ExecPtr& exec)
+{
+    std::vector<index_type> ptr(columns.size() + 1);
+    std::iota(ptr.begin(), ptr.end(), index_type(0));
+    return Csr<V>{static_cast<index_type>(columns.size()), cols, Array<index_type>::from_host(exec, ptr),
+                  Array<index_type>::from_host(exec, columns),
+                  Array<V>::from_host(exec, std::vector<V>(columns.size(), V(1)))};
+}
 
 std::vector<index_type> rank_offsets(const Communicator& host, index_type count)
 {
@@ -303,25 +289,32 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
     const index_type fine = local.rows, fine_ghosts = halo.ghosts(), owned = space.owned;
     const auto ghosts = static_cast<index_type>(space.ghost_global.size());
     const Csr<V>& t = space.transfer;
-    if (t.rows != fine + fine_ghosts || t.cols != owned + ghosts || nonlocal.cols != fine_ghosts)
+    if (t.rows != fine || t.cols != owned + ghosts || nonlocal.cols != fine_ghosts)
         throw std::logic_error("p-multigrid across ranks: the transfer does not match the finer level and the space");
     SpaceTransfer<V> out;
-    out.prolongation = split_owned_columns(row_range(t, 0, fine), owned, ghosts);
-    const Csr<V> r = row_range(sparse_transpose(t), 0, owned);  // R's owned rows, finer owned + ghost columns
-    // R A P with global coarse columns: this rank's rows of A P, the finer ghosts' rows of A P
-    // from their owners, and R's owned rows over both.
-    const std::vector<index_type> global = global_numbers(space, host.rank());
-    const index_type total = space.offsets.back();
-    const Csr<V> tg = sparse_product(t, unit_rows<V>(global, total, exec));
-    Csr<V> ap = sparse_product(local, row_range(tg, 0, fine));
-    if (nonlocal.nnz() > 0) ap = sum_of(ap, sparse_product(nonlocal, row_range(tg, fine, fine + fine_ghosts)));
-    const Csr<V> ap_ghosts = ghost_prolongator_rows(ap, 0, total, halo, host);
-    const Csr<V> coarse_global = sparse_product(r, stacked(ap, ap_ghosts));
-    const Csr<V> coarse = sparse_product(coarse_global, local_numbering<V>(global, total, exec));
-    if (coarse.nnz() != coarse_global.nnz())
-        throw std::logic_error("p-multigrid across ranks: R A P couples an owned coarse unknown to one the part does not hold");
-    out.coarse = split_owned_columns(coarse, ghosts);
+    out.prolongation = split_owned_columns(t, owned, ghosts);
+    // P with global coarse columns: this rank's rows and, from their owners, its finer ghosts'.
+    const index_type first = space.offsets[static_cast<std::size_t>(host.rank())], total = space.offsets.back();
+    const Csr<V> p = sparse_product(t, unit_rows<V>(global_numbers(space, host.rank()), total, exec));
+    const Csr<V> p_ghosts = ghost_prolongator_rows(p, 0, total, halo, host);
+    // R = P^T: its owned rows over the finer owned and ghost unknowns, which hold every finer
+    // unknown that interpolates from an owned coarse one (checked: no entry of P is lost).
+    const Csr<V> r = row_range(sparse_transpose(stacked(p, p_ghosts)), first, first + owned);
+    const double kept = sum_over_processes(host, static_cast<double>(r.nnz()));
+    if (kept != sum_over_processes(host, static_cast<double>(p.nnz())))
+        throw std::logic_error("p-multigrid across ranks: a finer unknown that interpolates from a coarse one is "
+                               "neither owned nor a ghost of the coarse unknown's owner");
     out.restriction = split_owned_columns(r, fine, fine_ghosts);
+    // R A P: this rank's rows of A P, and its finer ghosts' from their owners.
+    Csr<V> ap = sparse_product(local, p);
+    if (nonlocal.nnz() > 0) ap = sum_of(ap, sparse_product(nonlocal, p_ghosts));
+    const Csr<V> coarse = sparse_product(r, stacked(ap, ghost_prolongator_rows(ap, 0, total, halo, host)));
+    // Own columns first (renumbered from 0), the others after them with their global numbers.
+    std::vector<index_type> to(static_cast<std::size_t>(total));
+    for (index_type g = 0; g < total; ++g) to[static_cast<std::size_t>(g)] = g >= first && g < first + owned ? g - first : owned + g;
+    SplitRows<V> split = split_owned_columns(sparse_product(coarse, unit_rows<V>(to, owned + total, exec)), owned, total);
+    out.coarse_local = std::move(split.local);
+    out.coarse_wide = std::move(split.nonlocal);
     return out;
 }
 
@@ -333,6 +326,7 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
                                                   const Communicator&);                                         \
     template Csr<V> gathered_matrix(const Csr<V>&, const Csr<V>&, const std::vector<index_type>&,               \
                                     const Communicator&, const Communicator&);                                  \
+    template Csr<V> unit_rows(const std::vector<index_type>&, index_type, const ExecPtr&);                      \
     template SpaceTransfer<V> space_transfer(const Csr<V>&, const Csr<V>&, const HaloPlan&, const PartSpace<V>&, \
                                              const Communicator&);
 GPUFEM_INSTANTIATE(float)

@@ -16,6 +16,11 @@
 
 namespace gpufem {
 
+/// The matrix with a single 1 in each row i, at column columns[i] (of cols), on exec: S A
+/// picks (and orders) rows of A, A S^T renumbers its columns.
+template <typename V>
+Csr<V> unit_rows(const std::vector<index_type>& columns, index_type cols, const ExecPtr& exec);
+
 /// Each rank's first coarse unknown and, last, their total: count is this rank's (ranks + 1
 /// values, the same on every rank). Collective over host.
 std::vector<index_type> rank_offsets(const Communicator& host, index_type count);
@@ -59,20 +64,21 @@ Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vecto
                        const Communicator& host, const Communicator& device);
 
 /// A level of p-multigrid across ranks made from a given coarse space: the prolongation P
-/// (this rank's owned finer rows x owned and ghost coarse columns), the restriction R = P^T
-/// (owned coarse rows x owned and ghost finer columns) and the Galerkin operator R A P (owned
-/// coarse rows x owned and ghost coarse columns, the space's ghosts), each split into its
-/// local and non-local blocks.
+/// (this rank's owned finer rows x owned and ghost coarse columns) and the restriction
+/// R = P^T (owned coarse rows x owned and ghost finer columns), each split into its local and
+/// non-local blocks, and the Galerkin operator R A P (owned coarse rows) as its own columns
+/// and the other ranks' (global numbers, as coarse_ghost_columns takes them).
 template <typename V>
 struct SpaceTransfer {
-    SplitRows<V> prolongation, restriction, coarse;
+    SplitRows<V> prolongation, restriction;
+    Csr<V> coarse_local, coarse_wide;
 };
 
 /// The level below the finer one whose owned rows are local (owned columns) and nonlocal
-/// (the ghosts of halo), for the coarse space (its transfer's rows: the finer owned unknowns,
-/// then halo's ghosts). The product needs, beside this rank's rows of A P, those of its finer
-/// ghosts (exchanged once through halo). Collective over host; on local's executor. Throws
-/// std::logic_error when R A P couples an owned coarse unknown to one the part does not hold.
+/// (the ghosts of halo), for the coarse space (its transfer's rows: the finer owned unknowns).
+/// The ghosts' rows of P and of A P come from their owners (through halo, once each).
+/// Collective over host; on local's executor. Throws std::logic_error when a finer unknown
+/// that interpolates from a coarse one is neither owned by nor a ghost of the coarse one's owner.
 template <typename V>
 SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, const HaloPlan& halo,
                                 const PartSpace<V>& space, const Communicator& host);

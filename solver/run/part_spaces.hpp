@@ -1,21 +1,26 @@
 #pragma once
-// p-multigrid's lower-degree spaces on one rank's part of a mesh (solver/multigrid/
-// part_space.hpp): each degree's unknowns numbered across the ranks, the ghosts' global
-// numbers from their owners, and the transfers in those numberings.
+// p-multigrid's coarser spaces on one rank's part of a mesh (solver/multigrid/part_space.hpp):
+// each lower degree's unknowns and, on a generated grid of boxes, each grid of half the boxes
+// below degree 1, numbered across the ranks, with the transfers from the next finer space.
 #include <vector>
 
 #include "linalg/communicator.hpp"
+#include "mesh/shape_grid.hpp"
 #include "solver/multigrid/part_space.hpp"
 #include "solver/run/part_payload.hpp"
 
 namespace gpufem {
 
-/// The part's lower-degree spaces, finest first (degree k/2 then 1 for even k >= 4, else 1),
-/// on exec; empty at degree 1 and on a mesh of several cell types. permutation: the operator's
-/// numbering of the owned nodes (new -> part-local; empty: the part's order), which the first
-/// transfer's rows follow. Collective over host.
+/// The part's coarser spaces, finest first, on exec: the lower degrees (k/2 then 1 for even
+/// k >= 4, else 1; none at degree 1 or on a mesh of several cell types); then, where the part
+/// was generated from shape (null: not) on quadrilaterals or hexahedra with an even number of
+/// boxes per unit length (at least 4), the grids of half the boxes while that number stays even
+/// and at least 4, as one rank's p-multigrid coarsens. Each grid point below degree 1 belongs
+/// to the rank owning the mesh node there. permutation: the operator's numbering of the owned
+/// nodes (new -> part-local; empty: the part's order), which the first transfer's rows follow.
+/// Collective over host.
 template <typename V>
 std::vector<PartSpace<V>> part_spaces(const PartPayload& part, const Array<index_type>& permutation,
-                                      const ExecPtr& exec, const Communicator& host);
+                                      const ShapeGrid* shape, const ExecPtr& exec, const Communicator& host);
 
 }  // namespace gpufem

@@ -338,13 +338,14 @@ TEST(DistributedRun, AmgAggregatesEachRanksRowsAndGathersTheCoarseLevels)
                                    "--set format=" + format, {3}, 0);
 }
 
-/// The case c with p-multigrid on one rank and on each of rank_counts: the same solution, the
-/// iterations within 2 of one rank's, every lower degree a level across the ranks. The meshes
-/// have an odd number of boxes per side, so that one rank has no h-levels below degree 1
-/// either (across ranks, AMG takes over there).
-void check_pmg_against_one_rank(const Case& c, const std::vector<int>& rank_counts, int lower_degrees)
+/// The case c with p-multigrid (more_args: further overrides) on one rank and on each of
+/// rank_counts: the same solution, the iterations within 2 of one rank's, `spaces` levels to
+/// a lower degree or a coarser grid across the ranks (the first level of at most
+/// solver.amg.gather_rows rows is gathered onto every rank, where AMG takes it).
+void check_pmg_against_one_rank(const Case& c, const std::string& more_args, const std::vector<int>& rank_counts,
+                                int spaces)
 {
-    SCOPED_TRACE(c.name);
+    SCOPED_TRACE(c.name + " " + more_args);
     TempDir dir;
     std::string text = case_text(c, random_seed(), "boundary");
     text.replace(text.find("preconditioner: jacobi"), 22, "preconditioner: pmg");
@@ -353,19 +354,29 @@ void check_pmg_against_one_rank(const Case& c, const std::vector<int>& rank_coun
         EXPECT_NEAR(report["solver"]["iterations"].get<int>(), iterations, 2);
         EXPECT_LT(pieces_against_one_rank(dir.path() / "one", out), 1e-9);
         const nlohmann::json& details = report["solver"]["preconditioner_details"];
-        EXPECT_EQ(details["lower_degree_levels"].get<int>(), lower_degrees) << details.dump();
-        EXPECT_GE(details["distributed_levels"].size(), static_cast<std::size_t>(lower_degrees) + 1);
+        EXPECT_EQ(details["coarser_space_levels"].get<int>(), spaces) << details.dump();
     };
-    run_against_one_rank(file, "", rank_counts, dir, check);
+    run_against_one_rank(file, more_args, rank_counts, dir, check);
 }
 
-TEST(DistributedRun, PmgNumbersEachLowerDegreeAcrossTheRanks)
+TEST(DistributedRun, PmgNumbersEachLowerDegreeAndCoarserGridAcrossTheRanks)
 {
-    check_pmg_against_one_rank({"triangles_p3_pmg", "{shape: unit_square, elements: triangle, size: 0.0667}", 3},
+    // Lower degrees only: an odd number of boxes per side (no grid below degree 1, on one rank
+    // either), or simplices (one rank coarsens their grid, the ranks take AMG there).
+    check_pmg_against_one_rank({"triangles_p3_pmg", "{shape: unit_square, elements: triangle, size: 0.0667}", 3}, "",
                                {2, 3}, 1);
-    check_pmg_against_one_rank({"quads_p4_pmg", "{shape: unit_square, size: 0.111}", 4}, {2, 4}, 2);
-    check_pmg_against_one_rank({"hexes_q2_pmg", "{shape: unit_cube, size: 0.143}", 2}, {3}, 1);
-    check_pmg_against_one_rank({"tets_p2_pmg", "{shape: unit_cube, elements: tetrahedron, size: 0.2}", 2}, {2, 4}, 1);
+    check_pmg_against_one_rank({"quads_p4_pmg", "{shape: unit_square, size: 0.112}", 4}, "", {2}, 1);
+    check_pmg_against_one_rank({"quads_p4_pmg", "{shape: unit_square, size: 0.112}", 4},
+                               "--set solver.amg.gather_rows=10", {2, 4}, 2);
+    check_pmg_against_one_rank({"tets_p2_pmg", "{shape: unit_cube, elements: tetrahedron, size: 0.2}", 2}, "", {2, 4}, 1);
+    // The grids of half the boxes below degree 1 (16 -> 8 -> 4 -> 2 boxes a side; 20 -> 10 -> 5),
+    // split among the ranks down to a few points each.
+    check_pmg_against_one_rank({"quads_q2_pmg", "{shape: unit_square, size: 0.0625}", 2},
+                               "--set solver.amg.gather_rows=10", {2, 3, 4}, 4);
+    check_pmg_against_one_rank({"hexes_q1_pmg", "{shape: unit_cube, size: 0.05}", 1}, "--set solver.amg.gather_rows=50",
+                               {2, 4}, 2);
+    check_pmg_against_one_rank({"hexes_q2_pmg", "{shape: unit_cube, size: 0.125}", 2},
+                               "--set solver.amg.gather_rows=10", {3}, 3);
 }
 
 /// A finite-volume case (its YAML text) on one rank and on each of rank_counts: the same cell

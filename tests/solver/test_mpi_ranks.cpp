@@ -501,7 +501,7 @@ void check_distributed_pmg(const RankSetup& on, unsigned seed)
     PartSystem part = part_system(on);
     const DistributedPart mine = distributed_part(part, on);
     const PartPayload payload{part.piece, part.mine, part.plan};
-    const std::vector<PartSpace<double>> spaces = part_spaces<double>(payload, Array<index_type>(), on.exec, world());
+    const std::vector<PartSpace<double>> spaces = part_spaces<double>(payload, Array<index_type>(), nullptr, on.exec, world());
     ASSERT_EQ(spaces.size(), 1u);
     std::vector<DegreeLevel<double>> one_rank_levels = degree_levels<double>(part.mesh, Executor::create_cpu());
     ASSERT_EQ(one_rank_levels.size(), 1u);
