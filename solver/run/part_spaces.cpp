@@ -278,6 +278,7 @@ std::vector<PartSpace<V>> grid_spaces(const PartPayload& part, const std::vector
     std::vector<PartSpace<V>> out;
     const GridBlocks blocks = grid_blocks(shape.grid, host.size());
     std::vector<Point> finer(nodes.size());
+#pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         long long p[3];
         shape.grid.point(part.numbering.global[static_cast<std::size_t>(nodes[i])], p);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <tuple>
 
 #include "gpu_test.hpp"
 #include "linalg/blas1.hpp"
@@ -159,6 +160,33 @@ TYPED_TEST(LinalgGpu, OwnedAndGhostColumnsSplitAndCompressAsOnTheCpu)
                 }
         EXPECT_EQ(c.row_of.to_host(), expected) << owned << " rows, seed " << seed;
         EXPECT_EQ(c.block.rows, static_cast<index_type>(expected.size()));
+    }
+}
+
+TYPED_TEST(LinalgGpu, RectangularRowsSplitAsOnTheCpu)
+{
+    // A transfer's rows (more or fewer owned columns than rows) split on the device as on the
+    // CPU, and the CPU's blocks hold exactly the entries below and past the owned columns.
+    using V = TypeParam;
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    const auto cpu = Executor::create_cpu();
+    const auto gpu = Executor::create_cuda();
+    for (const auto& [rows, owned, ghosts] : {std::tuple{500, 70, 9}, std::tuple{20000, 160000, 2500}}) {
+        const auto m = test::random_csr<V>(rows, owned + ghosts, 9, rng);
+        SplitRows<V> on_cpu = split_owned_columns(test::to_csr(m, cpu), owned, ghosts);
+        SplitRows<V> on_gpu = split_owned_columns(test::to_csr(m, gpu), owned, ghosts);
+        EXPECT_EQ(on_cpu.local.cols, owned);
+        EXPECT_EQ(on_cpu.nonlocal.cols, ghosts);
+        std::size_t below = 0;
+        for (const index_type c : m.col) below += c < owned;
+        EXPECT_EQ(static_cast<std::size_t>(on_cpu.local.nnz()), below) << "seed " << seed;
+        EXPECT_EQ(static_cast<std::size_t>(on_cpu.nonlocal.nnz()), m.col.size() - below) << "seed " << seed;
+        for (auto [c, g] : {std::pair{&on_cpu.local, &on_gpu.local}, std::pair{&on_cpu.nonlocal, &on_gpu.nonlocal}}) {
+            EXPECT_EQ(g->row_ptr.to_host(), c->row_ptr.to_host()) << rows << " rows, seed " << seed;
+            EXPECT_EQ(g->col_idx.to_host(), c->col_idx.to_host()) << rows << " rows, seed " << seed;
+            EXPECT_EQ(g->values.to_host(), c->values.to_host()) << rows << " rows, seed " << seed;
+        }
     }
 }
 

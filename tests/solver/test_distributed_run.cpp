@@ -542,6 +542,9 @@ TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
     // AMG's setup and cycle on the devices, with coarse levels split among the ranks too.
     check_amg_against_one_rank({"hexes_q1_amg_cuda", "{shape: unit_cube, size: 0.06}", 1},
                                "--backend cuda --set solver.amg.gather_rows=20", {2, 3}, 0.2);
+    // p-multigrid's lower degree and coarser grids on the devices, split among the ranks.
+    check_pmg_against_one_rank({"hexes_q2_pmg_cuda", "{shape: unit_cube, size: 0.125}", 2},
+                               "--backend cuda --set solver.amg.gather_rows=10", {2, 3}, 3);
     // Finite volumes on the devices: the ghosts' values and cell gradients through the halo in
     // every product of the corrected operator (amg), and in the deferred passes (jacobi).
     TempDir fv;
