@@ -10,6 +10,14 @@ GPUFEM_KERNEL_INLINE void amg_mis_init(const Executor& exec, index_type n,
                                        const index_type* row_ptr, const std::uint8_t* strong,
                                        MisState* state) GPUFEM_KERNEL_BODY
 
+/// columns[k] = map[columns[k]] for k < n: a matrix's columns renumbered in place.
+GPUFEM_KERNEL_INLINE void amg_map_columns(const Executor& exec, std::size_t n, const index_type* map,
+                                          index_type* columns) GPUFEM_KERNEL_BODY
+
+/// out[r] = ptr[r] - ptr[0] for r <= rows: the offsets of a run of rows, from 0.
+GPUFEM_KERNEL_INLINE void amg_rebase_offsets(const Executor& exec, index_type rows, const index_type* ptr,
+                                             index_type* out) GPUFEM_KERNEL_BODY
+
 /// tuple[i] = (state rank, hash(i), i) packed so that larger is preferred: selected >
 /// undecided > excluded/isolated, then the hash, then the index.
 GPUFEM_KERNEL_INLINE void amg_mis_tuples(const Executor& exec, index_type n, const MisState* state,
@@ -109,6 +117,18 @@ void amg_residual(const Executor& exec, index_type n, const V* b, V* r) GPUFEM_K
 template <typename V>
 void amg_merge_global_rows(const Executor& exec, const Csr<V>& local, const Csr<V>& wide, index_type first,
                            index_type* lengths, index_type* columns, V* values) GPUFEM_KERNEL_BODY
+
+/// The rows of [left | right] (right's columns shifted by shift, after left's in each row):
+/// row_ptr (left.rows + 1) the sums of both blocks' offsets, columns and values each row's.
+template <typename V>
+void amg_join_columns(const Executor& exec, const Csr<V>& left, const Csr<V>& right, index_type shift,
+                      index_type* row_ptr, index_type* columns, V* values) GPUFEM_KERNEL_BODY
+
+/// The row offsets of top's rows followed by bottom's (top.rows + bottom.rows + 1 values):
+/// top's, then bottom's past its first shifted by top's entries.
+template <typename V>
+void amg_stacked_offsets(const Executor& exec, const Csr<V>& top, const Csr<V>& bottom,
+                         index_type* row_ptr) GPUFEM_KERNEL_BODY
 
 /// y = M x for a dense row-major n x n matrix M.
 template <typename V>

@@ -78,8 +78,8 @@ DistributedAmg<V>::DistributedAmg(const LinearOperator<V>& a, const DistributedR
     setup.halo = &rows.halo;
     bool more = true;  // false once a level was gathered
     if (rows.spaces)
-        for (const PartSpace<V>& space : *rows.spaces)
-            if (!(more = add_space_level(setup, space))) break;
+        for (std::size_t s = 0; s < rows.spaces->size() && more; ++s)
+            more = add_space_level(setup, (*rows.spaces)[s], s + 1 == rows.spaces->size());
     while (more && add_level(setup)) {
     }
     count_apply_bytes();
@@ -126,7 +126,7 @@ std::unique_ptr<typename DistributedAmg<V>::Level> DistributedAmg<V>::new_level(
 }
 
 template <typename V>
-bool DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space)
+bool DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space, bool last)
 {
     auto mark = std::chrono::steady_clock::now();
     AmgLevelSummary summary;
@@ -144,7 +144,9 @@ bool DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space)
     Level& made = *level;
     levels_.push_back(std::move(level));
     ++space_levels_;
-    const bool gather = space.offsets.back() <= options_.gather_rows;
+    // The spaces stay split down to the last (as one rank's hierarchy has them); the last is
+    // gathered when small enough, its levels below made by AMG as on one rank.
+    const bool gather = last && space.offsets.back() <= options_.gather_rows;
     if (gather) gather_below(made, t.coarse_local, t.coarse_wide, space.offsets);
     else distribute_below(setup, std::move(t.coarse_local), t.coarse_wide, space.offsets);
     exec_->synchronize();

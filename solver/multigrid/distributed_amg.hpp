@@ -93,9 +93,9 @@ private:
     std::unique_ptr<Level> new_level(Setup& setup, AmgLevelSummary& summary);
     /// Builds one level from setup's current rows; false when it is the coarsest.
     bool add_level(Setup& setup);
-    /// Builds one level whose coarser level is the given space (p-multigrid); false when that
-    /// one was gathered (it is the last distributed level then).
-    bool add_space_level(Setup& setup, const PartSpace<V>& space);
+    /// Builds one level whose coarser level is the given space (p-multigrid; last: the last
+    /// space); false when that one was gathered (it is the last distributed level then).
+    bool add_space_level(Setup& setup, const PartSpace<V>& space, bool last);
     /// The coarse level below level (this rank's rows: local, its own columns, and wide, the
     /// other ranks') gathered onto every rank and set up there.
     void gather_below(Level& level, const Csr<V>& local, const Csr<V>& wide, const std::vector<index_type>& offsets);

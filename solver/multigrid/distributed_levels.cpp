@@ -4,10 +4,13 @@
 #include <numeric>
 #include <stdexcept>
 
+#include <spdlog/spdlog.h>
+
 #include "linalg/blas1.hpp"
 #include "linalg/csr_kernels.hpp"
 #include "linalg/halo_plan_keys.hpp"
 #include "linalg/rank_messages.hpp"
+#include "mesh/stage_laps.hpp"
 #include "solver/multigrid/amg_kernels.hpp"
 
 namespace gpufem {
@@ -58,11 +61,34 @@ Csr<V> sent_rows(const Csr<V>& p, const HaloPlan& halo)
 
 /// Rows begin .. end - 1 of a, on a's executor.
 template <typename V>
-Csr<V> row_range(const Csr<V>& a, index_type begin, index_type end)
+Csr<V> row_slice(const Csr<V>& a, index_type begin, index_type end)
 {
-    std::vector<index_type> rows(static_cast<std::size_t>(end - begin));
-    std::iota(rows.begin(), rows.end(), begin);
-    return sparse_product(unit_rows<V>(rows, a.rows, a.executor()), a);
+    const ExecPtr& exec = a.executor();
+    const Executor& e = *exec;
+    index_type bounds[2] = {0, 0};
+    copy_bytes(*Executor::create_cpu(), &bounds[0], e, a.row_ptr.data() + begin, sizeof(index_type));
+    copy_bytes(*Executor::create_cpu(), &bounds[1], e, a.row_ptr.data() + end, sizeof(index_type));
+    const auto nnz = static_cast<std::size_t>(bounds[1] - bounds[0]);
+    Array<index_type> ptr(exec, static_cast<std::size_t>(end - begin) + 1), col(exec, nnz);
+    Array<V> val(exec, nnz);
+    GPUFEM_DISPATCH(e, amg_rebase_offsets(e, end - begin, a.row_ptr.data() + begin, ptr.data()));
+    if (nnz > 0) {
+        copy_bytes(e, col.data(), e, a.col_idx.data() + bounds[0], nnz * sizeof(index_type));
+        copy_bytes(e, val.data(), e, a.values.data() + bounds[0], nnz * sizeof(V));
+    }
+    return Csr<V>{end - begin, a.cols, std::move(ptr), std::move(col), std::move(val)};
+}
+
+/// a with column c renumbered to[c] (of cols), on a's executor.
+template <typename V>
+Csr<V> renumbered_columns(const Csr<V>& a, const std::vector<index_type>& to, index_type cols)
+{
+    const ExecPtr& exec = a.executor();
+    const Executor& e = *exec;
+    const Array<index_type> map = Array<index_type>::from_host(exec, to);
+    Csr<V> out{a.rows, cols, a.row_ptr.clone_to(exec), a.col_idx.clone_to(exec), a.values.clone_to(exec)};
+    GPUFEM_DISPATCH(e, amg_map_columns(e, static_cast<std::size_t>(out.nnz()), map.data(), out.col_idx.data()));
+    return out;
 }
 
 /// The rows of a, then those of b (as many columns), on a's executor.
@@ -70,40 +96,33 @@ template <typename V>
 Csr<V> stacked(const Csr<V>& a, const Csr<V>& b)
 {
     const ExecPtr& exec = a.executor();
-    std::vector<index_type> ptr = a.row_ptr.to_host();
-    const std::vector<index_type> tail = b.row_ptr.to_host();
-    const index_type shift = ptr.back();
-    for (std::size_t i = 1; i < tail.size(); ++i) ptr.push_back(tail[i] + shift);
-    const auto na = static_cast<std::size_t>(a.nnz()), nb = static_cast<std::size_t>(b.nnz());
-    Array<index_type> col(exec, na + nb);
-    Array<V> val(exec, na + nb);
     const Executor& e = *exec;
+    const auto na = static_cast<std::size_t>(a.nnz()), nb = static_cast<std::size_t>(b.nnz());
+    Array<index_type> ptr(exec, static_cast<std::size_t>(a.rows + b.rows) + 1), col(exec, na + nb);
+    Array<V> val(exec, na + nb);
+    GPUFEM_DISPATCH(e, amg_stacked_offsets(e, a, b, ptr.data()));
     if (na > 0) {
         copy_bytes(e, col.data(), e, a.col_idx.data(), na * sizeof(index_type));
         copy_bytes(e, val.data(), e, a.values.data(), na * sizeof(V));
     }
     if (nb > 0) {
-        copy_bytes(e, col.data() + na, *b.executor(), b.col_idx.data(), nb * sizeof(index_type));
-        copy_bytes(e, val.data() + na, *b.executor(), b.values.data(), nb * sizeof(V));
+        copy_bytes(e, col.data() + na, e, b.col_idx.data(), nb * sizeof(index_type));
+        copy_bytes(e, val.data() + na, e, b.values.data(), nb * sizeof(V));
     }
-    return Csr<V>{a.rows + b.rows, a.cols, Array<index_type>::from_host(exec, ptr), std::move(col), std::move(val)};
+    return Csr<V>{a.rows + b.rows, a.cols, std::move(ptr), std::move(col), std::move(val)};
 }
 
-/// x + y (the same shape), as [I I] times x stacked on y.
+/// [left | right]: each row's entries of left, then right's with their columns after left's.
 template <typename V>
-Csr<V> sum_of(const Csr<V>& x, const Csr<V>& y)
+Csr<V> joined(const Csr<V>& left, const Csr<V>& right)
 {
-    const auto n = static_cast<std::size_t>(x.rows);
-    std::vector<index_type> ptr(n + 1), col(2 * n);
-    for (std::size_t i = 0; i <= n; ++i) ptr[i] = static_cast<index_type>(2 * i);
-    for (std::size_t i = 0; i < n; ++i) {
-        col[2 * i] = static_cast<index_type>(i);
-        col[2 * i + 1] = static_cast<index_type>(n + i);
-    }
-    const ExecPtr& exec = x.executor();
-    const Csr<V> both{x.rows, 2 * x.rows, Array<index_type>::from_host(exec, ptr), Array<index_type>::from_host(exec, col),
-                      Array<V>::from_host(exec, std::vector<V>(2 * n, V(1)))};
-    return sparse_product(both, stacked(x, y));
+    const ExecPtr& exec = left.executor();
+    const Executor& e = *exec;
+    const auto nnz = static_cast<std::size_t>(left.nnz() + right.nnz());
+    Array<index_type> ptr(exec, static_cast<std::size_t>(left.rows) + 1), col(exec, nnz);
+    Array<V> val(exec, nnz);
+    GPUFEM_DISPATCH(e, amg_join_columns(e, left, right, left.cols, ptr.data(), col.data(), val.data()));
+    return Csr<V>{left.rows, left.cols + right.cols, std::move(ptr), std::move(col), std::move(val)};
 }
 
 /// The global number of each of the space's unknowns (owned, then ghosts).
@@ -286,6 +305,11 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
                                 const PartSpace<V>& space, const Communicator& host)
 {
     const ExecPtr& exec = local.executor();
+    StageLaps laps;
+    const auto lap = [&](const char* stage) {
+        exec->synchronize();
+        laps.lap(stage);
+    };
     const index_type fine = local.rows, fine_ghosts = halo.ghosts(), owned = space.owned;
     const auto ghosts = static_cast<index_type>(space.ghost_global.size());
     const Csr<V>& t = space.transfer;
@@ -293,28 +317,32 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
         throw std::logic_error("p-multigrid across ranks: the transfer does not match the finer level and the space");
     SpaceTransfer<V> out;
     out.prolongation = split_owned_columns(t, owned, ghosts);
-    // P with global coarse columns: this rank's rows and, from their owners, its finer ghosts'.
+    // P with global coarse columns: this rank's rows, then its finer ghosts' from their owners.
     const index_type first = space.offsets[static_cast<std::size_t>(host.rank())], total = space.offsets.back();
-    const Csr<V> p = sparse_product(t, unit_rows<V>(global_numbers(space, host.rank()), total, exec));
-    const Csr<V> p_ghosts = ghost_prolongator_rows(p, 0, total, halo, host);
+    const Csr<V> p_mine = renumbered_columns(t, global_numbers(space, host.rank()), total);
+    const Csr<V> p = stacked(p_mine, ghost_prolongator_rows(p_mine, 0, total, halo, host));
+    lap("P");
     // R = P^T: its owned rows over the finer owned and ghost unknowns, which hold every finer
     // unknown that interpolates from an owned coarse one (checked: no entry of P is lost).
-    const Csr<V> r = row_range(sparse_transpose(stacked(p, p_ghosts)), first, first + owned);
-    const double kept = sum_over_processes(host, static_cast<double>(r.nnz()));
-    if (kept != sum_over_processes(host, static_cast<double>(p.nnz())))
+    const Csr<V> r = row_slice(sparse_transpose(p), first, first + owned);
+    if (sum_over_processes(host, static_cast<double>(r.nnz())) != sum_over_processes(host, static_cast<double>(p_mine.nnz())))
         throw std::logic_error("p-multigrid across ranks: a finer unknown that interpolates from a coarse one is "
                                "neither owned nor a ghost of the coarse unknown's owner");
     out.restriction = split_owned_columns(r, fine, fine_ghosts);
-    // R A P: this rank's rows of A P, and its finer ghosts' from their owners.
-    Csr<V> ap = sparse_product(local, p);
-    if (nonlocal.nnz() > 0) ap = sum_of(ap, sparse_product(nonlocal, p_ghosts));
+    lap("R");
+    // R A P over this rank's rows of A P and its finer ghosts' from their owners.
+    const Csr<V> ap = sparse_product(joined(local, nonlocal), p);
+    lap("A P");
     const Csr<V> coarse = sparse_product(r, stacked(ap, ghost_prolongator_rows(ap, 0, total, halo, host)));
+    lap("R A P");
     // Own columns first (renumbered from 0), the others after them with their global numbers.
     std::vector<index_type> to(static_cast<std::size_t>(total));
     for (index_type g = 0; g < total; ++g) to[static_cast<std::size_t>(g)] = g >= first && g < first + owned ? g - first : owned + g;
-    SplitRows<V> split = split_owned_columns(sparse_product(coarse, unit_rows<V>(to, owned + total, exec)), owned, total);
+    SplitRows<V> split = split_owned_columns(renumbered_columns(coarse, to, owned + total), owned, total);
     out.coarse_local = std::move(split.local);
     out.coarse_wide = std::move(split.nonlocal);
+    lap("split");
+    spdlog::debug("level below {} rows: {}", fine, laps.text);
     return out;
 }
 

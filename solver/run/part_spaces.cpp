@@ -2,13 +2,19 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
+#include <optional>
+#include <span>
 #include <numeric>
 #include <stdexcept>
 #include <utility>
 
+#include <spdlog/spdlog.h>
+
 #include "assembly/lagrange_interpolation.hpp"
 #include "linalg/halo_plan_keys.hpp"
 #include "mesh/grid_blocks.hpp"
+#include "mesh/stage_laps.hpp"
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/distributed_levels.hpp"
 
@@ -117,30 +123,33 @@ std::vector<PartSpace<V>> degree_spaces(const PartPayload& part, std::vector<ind
 
 /// The points of a generated grid's level below degree 1 (the grid of boxes / 2^level), each
 /// owned by the part that owns the mesh node there (GridBlocks::lowest_block per axis), numbered
-/// part after part, each part's in x-fastest order (the order of its mesh nodes).
+/// part after part, each part's in x-fastest order (the order of its mesh nodes). Per axis a
+/// table of each coordinate's block and place in it, so that a point's number is a few loads.
 class GridLevelNumbering {
 public:
-    GridLevelNumbering(const ShapeGrid& shape, const GridBlocks& blocks, int level)
-        : blocks_(blocks), dim_(shape.grid.dim), k_(shape.grid.k), step_((1LL << level) * shape.grid.k)
+    GridLevelNumbering(const ShapeGrid& shape, const GridBlocks& blocks, int level) : blocks_(blocks)
     {
-        for (int a = 0; a < 3; ++a) {
-            const long long points = a < dim_ ? (shape.grid.boxes[a] >> level) + 1 : 1;
-            auto& range = ranges_[static_cast<std::size_t>(a)];
-            range.assign(static_cast<std::size_t>(blocks.count[static_cast<std::size_t>(a)]), {0, -1});
+        const long long step = (1LL << level) * shape.grid.k;
+        for (std::size_t a = 0; a < 3; ++a) {
+            const long long points = static_cast<int>(a) < shape.grid.dim ? (shape.grid.boxes[a] >> level) + 1 : 1;
+            std::vector<long long> first(static_cast<std::size_t>(blocks.count[a]), -1);
             for (long long c = 0; c < points; ++c) {
-                auto& r = range[static_cast<std::size_t>(block(a, c))];
-                if (r.second < r.first) r.first = c;
-                r.second = c;
+                const int q = static_cast<int>(a) < shape.grid.dim
+                                  ? blocks.lowest_block(static_cast<int>(a), c * step, shape.grid.k) : 0;
+                if (first[static_cast<std::size_t>(q)] < 0) first[static_cast<std::size_t>(q)] = c;
+                block_[a].push_back(q);
+                place_[a].push_back(c - first[static_cast<std::size_t>(q)]);
             }
+            extent_[a].assign(first.size(), 0);
+            for (long long c = 0; c < points; ++c) ++extent_[a][static_cast<std::size_t>(block_[a][static_cast<std::size_t>(c)])];
+            first_[a] = std::move(first);
         }
         offsets_.assign(static_cast<std::size_t>(blocks.parts()) + 1, 0);
         for (int p = 0; p < blocks.parts(); ++p) {
-            const auto box = owned_box(p);
-            long long count = 1;
-            for (std::size_t a = 0; a < 3; ++a) count *= std::max(0LL, box[a].second - box[a].first + 1);
-            if (static_cast<double>(offsets_[static_cast<std::size_t>(p)]) + static_cast<double>(count) > 2147483647.0)
-                throw std::runtime_error("p-multigrid across ranks: a grid level has more than 2^31 - 1 points");
-            offsets_[static_cast<std::size_t>(p) + 1] = offsets_[static_cast<std::size_t>(p)] + static_cast<index_type>(count);
+            const std::array<long long, 3> e = extents(p);
+            const double next = static_cast<double>(offsets_[static_cast<std::size_t>(p)]) + static_cast<double>(e[0] * e[1] * e[2]);
+            if (next > 2147483647.0) throw std::runtime_error("p-multigrid across ranks: a grid level has more than 2^31 - 1 points");
+            offsets_[static_cast<std::size_t>(p) + 1] = static_cast<index_type>(next);
         }
     }
     /// Part p's first point and, last, the total.
@@ -149,38 +158,39 @@ public:
     index_type global(const Point& c) const
     {
         std::array<int, 3> q{};
-        for (int a = 0; a < 3; ++a) q[static_cast<std::size_t>(a)] = block(a, c[static_cast<std::size_t>(a)]);
+        std::array<long long, 3> at{};
+        for (std::size_t a = 0; a < 3; ++a) {
+            q[a] = block_[a][static_cast<std::size_t>(c[a])];
+            at[a] = place_[a][static_cast<std::size_t>(c[a])];
+        }
         const int p = blocks_.part_of(q);
-        const auto box = owned_box(p);
-        const long long nx = box[0].second - box[0].first + 1, ny = box[1].second - box[1].first + 1;
-        const long long local = (c[0] - box[0].first) + nx * ((c[1] - box[1].first) + ny * (c[2] - box[2].first));
-        return offsets_[static_cast<std::size_t>(p)] + static_cast<index_type>(local);
+        const long long nx = extent_[0][static_cast<std::size_t>(q[0])], ny = extent_[1][static_cast<std::size_t>(q[1])];
+        return offsets_[static_cast<std::size_t>(p)] + static_cast<index_type>(at[0] + nx * (at[1] + ny * at[2]));
     }
-    /// Part p's points in their order.
-    std::vector<Point> owned_points(int p) const
+    /// Part p's point number i (0 .. its count - 1), in its order.
+    Point owned_point(int p, long long i) const
     {
-        const auto box = owned_box(p);
-        std::vector<Point> out;
-        for (long long z = box[2].first; z <= box[2].second; ++z)
-            for (long long y = box[1].first; y <= box[1].second; ++y)
-                for (long long x = box[0].first; x <= box[0].second; ++x) out.push_back({x, y, z});
+        const std::array<int, 3> q = blocks_.block_of(p);
+        const std::array<long long, 3> e = extents(p);
+        const long long local[3] = {i % e[0], (i / e[0]) % e[1], i / (e[0] * e[1])};
+        Point out{};
+        for (std::size_t a = 0; a < 3; ++a) out[a] = first_[a][static_cast<std::size_t>(q[a])] + local[a];
         return out;
     }
 
 private:
-    int block(int a, long long c) const { return a < dim_ ? blocks_.lowest_block(a, c * step_, k_) : 0; }
-    std::array<std::pair<long long, long long>, 3> owned_box(int p) const
+    std::array<long long, 3> extents(int p) const
     {
         const std::array<int, 3> q = blocks_.block_of(p);
-        std::array<std::pair<long long, long long>, 3> box;
-        for (std::size_t a = 0; a < 3; ++a) box[a] = ranges_[a][static_cast<std::size_t>(q[a])];
-        return box;
+        return {extent_[0][static_cast<std::size_t>(q[0])], extent_[1][static_cast<std::size_t>(q[1])],
+                extent_[2][static_cast<std::size_t>(q[2])]};
     }
 
     GridBlocks blocks_;
-    int dim_, k_;
-    long long step_;  ///< mesh lattice points between two points of the level
-    std::array<std::vector<std::pair<long long, long long>>, 3> ranges_;  ///< per axis and block: its points
+    std::array<std::vector<int>, 3> block_;          ///< per axis: each coordinate's block
+    std::array<std::vector<long long>, 3> place_;    ///< and its place in that block's points
+    std::array<std::vector<long long>, 3> first_;    ///< per axis and block: its first coordinate
+    std::array<std::vector<long long>, 3> extent_;   ///< and how many it owns
     std::vector<index_type> offsets_;
 };
 
@@ -210,55 +220,83 @@ int corner_weights(const Point& f, int dim, std::array<std::pair<Point, double>,
     return count;
 }
 
-/// The grid level `coarse` as a space below the finer points (their level's coordinates, in
-/// the finer space's row order): row i the bilinear / trilinear interpolation at finer point i.
+/// The points of the columns that are not this rank's (owned: first .. first + owned - 1), each once, increasing.
+std::vector<index_type> other_columns(const index_type* col, std::size_t n, index_type first, index_type owned)
+{
+    std::vector<index_type> out;
+#pragma omp parallel
+    {
+        std::vector<index_type> mine;
+#pragma omp for schedule(static) nowait
+        for (std::size_t k = 0; k < n; ++k)
+            if (col[k] < first || col[k] >= first + owned) mine.push_back(col[k]);
+        std::sort(mine.begin(), mine.end());
+        mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+#pragma omp critical
+        out.insert(out.end(), mine.begin(), mine.end());
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+/// The grid level `coarse` as a space below the `rows` finer points (point_of(i): row i's, in
+/// its level's coordinates): row i the bilinear / trilinear interpolation at that point.
 /// Host threads; collective over host.
-template <typename V>
-PartSpace<V> grid_space(const std::vector<Point>& finer, const GridLevelNumbering& coarse, int dim,
+template <typename V, typename PointOf>
+PartSpace<V> grid_space(long long rows, PointOf&& point_of, const GridLevelNumbering& coarse, int dim,
                         const ExecPtr& exec, const Communicator& host)
 {
+    StageLaps laps;
     PartSpace<V> space;
     space.offsets = coarse.offsets();
     const index_type first = space.offsets[static_cast<std::size_t>(host.rank())];
     space.owned = space.offsets[static_cast<std::size_t>(host.rank()) + 1] - first;
-    const auto rows = static_cast<long long>(finer.size());
-    std::vector<index_type> ptr(finer.size() + 1, 0);
+    std::unique_ptr<index_type[]> ptr(new index_type[static_cast<std::size_t>(rows) + 1]);
+    ptr[0] = 0;
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < rows; ++i) {
+        const Point f = point_of(i);
         int count = 1;
-        for (int a = 0; a < dim; ++a) count *= finer[static_cast<std::size_t>(i)][static_cast<std::size_t>(a)] % 2 ? 2 : 1;
+        for (int a = 0; a < dim; ++a) count *= f[static_cast<std::size_t>(a)] % 2 ? 2 : 1;
         ptr[static_cast<std::size_t>(i) + 1] = count;
     }
-    std::inclusive_scan(ptr.begin(), ptr.end(), ptr.begin());
-    std::vector<index_type> col(static_cast<std::size_t>(ptr.back()));
-    std::vector<V> val(col.size());
+    std::inclusive_scan(ptr.get(), ptr.get() + rows + 1, ptr.get());
+    const auto nnz = static_cast<std::size_t>(ptr[static_cast<std::size_t>(rows)]);
+    std::unique_ptr<index_type[]> col(new index_type[nnz]);
+    std::unique_ptr<V[]> val(new V[nnz]);
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < rows; ++i) {
         std::array<std::pair<Point, double>, 8> entries;
-        const int count = corner_weights(finer[static_cast<std::size_t>(i)], dim, entries);
+        const int count = corner_weights(point_of(i), dim, entries);
         auto at = static_cast<std::size_t>(ptr[static_cast<std::size_t>(i)]);
         for (int e = 0; e < count; ++e, ++at) {
             col[at] = coarse.global(entries[static_cast<std::size_t>(e)].first);
             val[at] = static_cast<V>(entries[static_cast<std::size_t>(e)].second);
         }
     }
+    laps.lap("entries");
     // Columns: the owned points from 0, the others after them by increasing global number.
-    for (const index_type g : col)
-        if (g < first || g >= first + space.owned) space.ghost_global.push_back(g);
-    std::sort(space.ghost_global.begin(), space.ghost_global.end());
-    space.ghost_global.erase(std::unique(space.ghost_global.begin(), space.ghost_global.end()), space.ghost_global.end());
+    space.ghost_global = other_columns(col.get(), nnz, first, space.owned);
     const auto& ghosts = space.ghost_global;
 #pragma omp parallel for schedule(static)
-    for (std::size_t k = 0; k < col.size(); ++k) {
+    for (std::size_t k = 0; k < nnz; ++k) {
         const index_type g = col[k];
         col[k] = g >= first && g < first + space.owned
                      ? g - first
                      : space.owned + static_cast<index_type>(std::lower_bound(ghosts.begin(), ghosts.end(), g) - ghosts.begin());
     }
+    laps.lap("columns");
     ghost_halo(space, host);
+    laps.lap("halo");
     space.transfer = Csr<V>{static_cast<index_type>(rows), space.owned + static_cast<index_type>(ghosts.size()),
-                            Array<index_type>::from_host(exec, ptr), Array<index_type>::from_host(exec, col),
-                            Array<V>::from_host(exec, val)};
+                            Array<index_type>::from_host(exec, std::span<const index_type>(ptr.get(), static_cast<std::size_t>(rows) + 1)),
+                            Array<index_type>::from_host(exec, std::span<const index_type>(col.get(), nnz)),
+                            Array<V>::from_host(exec, std::span<const V>(val.get(), nnz))};
+    exec->synchronize();
+    laps.lap("upload");
+    spdlog::debug("coarser grid of {} points ({} owned, {} ghosts): {}", space.offsets.back(), space.owned,
+                  ghosts.size(), laps.text);
     return space;
 }
 
@@ -277,18 +315,24 @@ std::vector<PartSpace<V>> grid_spaces(const PartPayload& part, const std::vector
 {
     std::vector<PartSpace<V>> out;
     const GridBlocks blocks = grid_blocks(shape.grid, host.size());
-    std::vector<Point> finer(nodes.size());
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto vertex_of = [&](long long i) {  // the degree-1 space's row i: its node's grid point
         long long p[3];
-        shape.grid.point(part.numbering.global[static_cast<std::size_t>(nodes[i])], p);
-        finer[i] = {p[0] / shape.grid.k, p[1] / shape.grid.k, p[2] / shape.grid.k};
-    }
+        shape.grid.point(part.numbering.global[static_cast<std::size_t>(nodes[static_cast<std::size_t>(i)])], p);
+        return Point{p[0] / shape.grid.k, p[1] / shape.grid.k, p[2] / shape.grid.k};
+    };
+    std::optional<GridLevelNumbering> finer;
     long long n = shape.grid.n;
     for (int level = 1; n >= 4 && n % 2 == 0; ++level, n /= 2) {
-        const GridLevelNumbering coarse(shape, blocks, level);
-        out.push_back(grid_space<V>(finer, coarse, shape.grid.dim, exec, host));
-        finer = coarse.owned_points(host.rank());
+        GridLevelNumbering coarse(shape, blocks, level);
+        const auto rows = static_cast<long long>(out.empty() ? nodes.size() : out.back().owned);
+        if (!finer) {
+            out.push_back(grid_space<V>(rows, vertex_of, coarse, shape.grid.dim, exec, host));
+        } else {
+            const GridLevelNumbering& above = *finer;
+            const auto point_of = [&](long long i) { return above.owned_point(host.rank(), i); };
+            out.push_back(grid_space<V>(rows, point_of, coarse, shape.grid.dim, exec, host));
+        }
+        finer.emplace(std::move(coarse));
     }
     return out;
 }

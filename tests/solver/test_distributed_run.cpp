@@ -340,8 +340,8 @@ TEST(DistributedRun, AmgAggregatesEachRanksRowsAndGathersTheCoarseLevels)
 
 /// The case c with p-multigrid (more_args: further overrides) on one rank and on each of
 /// rank_counts: the same solution, the iterations within 2 of one rank's, `spaces` levels to
-/// a lower degree or a coarser grid across the ranks (the first level of at most
-/// solver.amg.gather_rows rows is gathered onto every rank, where AMG takes it).
+/// a lower degree or a coarser grid across the ranks (the last of them gathered onto every rank
+/// when it has at most solver.amg.gather_rows rows, AMG below it).
 void check_pmg_against_one_rank(const Case& c, const std::string& more_args, const std::vector<int>& rank_counts,
                                 int spaces)
 {
@@ -365,12 +365,10 @@ TEST(DistributedRun, PmgNumbersEachLowerDegreeAndCoarserGridAcrossTheRanks)
     // either), or simplices (one rank coarsens their grid, the ranks take AMG there).
     check_pmg_against_one_rank({"triangles_p3_pmg", "{shape: unit_square, elements: triangle, size: 0.0667}", 3}, "",
                                {2, 3}, 1);
-    check_pmg_against_one_rank({"quads_p4_pmg", "{shape: unit_square, size: 0.112}", 4}, "", {2}, 1);
-    check_pmg_against_one_rank({"quads_p4_pmg", "{shape: unit_square, size: 0.112}", 4},
-                               "--set solver.amg.gather_rows=10", {2, 4}, 2);
+    check_pmg_against_one_rank({"quads_p4_pmg", "{shape: unit_square, size: 0.112}", 4}, "", {2, 4}, 2);
     check_pmg_against_one_rank({"tets_p2_pmg", "{shape: unit_cube, elements: tetrahedron, size: 0.2}", 2}, "", {2, 4}, 1);
     // The grids of half the boxes below degree 1 (16 -> 8 -> 4 -> 2 boxes a side; 20 -> 10 -> 5),
-    // split among the ranks down to a few points each.
+    // split among the ranks down to a few points each, and AMG below split too.
     check_pmg_against_one_rank({"quads_q2_pmg", "{shape: unit_square, size: 0.0625}", 2},
                                "--set solver.amg.gather_rows=10", {2, 3, 4}, 4);
     check_pmg_against_one_rank({"hexes_q1_pmg", "{shape: unit_cube, size: 0.05}", 1}, "--set solver.amg.gather_rows=50",

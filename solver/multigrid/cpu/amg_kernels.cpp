@@ -11,6 +11,17 @@
 
 namespace gpufem::kernels::cpu {
 
+void amg_map_columns(const Executor&, std::size_t n, const index_type* map, index_type* columns)
+{
+    chunked_for(static_cast<long long>(n), [&](long long k) { columns[k] = map[columns[k]]; });
+}
+
+void amg_rebase_offsets(const Executor&, index_type rows, const index_type* ptr, index_type* out)
+{
+    const index_type base = ptr[0];
+    chunked_for(static_cast<long long>(rows) + 1, [&](long long r) { out[r] = ptr[r] - base; });
+}
+
 void amg_mis_init(const Executor&, index_type n, const index_type* row_ptr,
                   const std::uint8_t* strong, MisState* state)
 {
@@ -263,6 +274,30 @@ void amg_merge_global_rows(const Executor&, const Csr<V>& local, const Csr<V>& w
 }
 
 template <typename V>
+void amg_join_columns(const Executor&, const Csr<V>& left, const Csr<V>& right, index_type shift,
+                      index_type* row_ptr, index_type* columns, V* values)
+{
+    const index_type *lp = left.row_ptr.data(), *lc = left.col_idx.data();
+    const index_type *rp = right.row_ptr.data(), *rc = right.col_idx.data();
+    const V *lv = left.values.data(), *rv = right.values.data();
+    chunked_for(static_cast<long long>(left.rows) + 1, [&](long long i) { row_ptr[i] = lp[i] + rp[i]; });
+    chunked_for(left.rows, [&](long long i) {
+        index_type out = lp[i] + rp[i];
+        for (index_type k = lp[i]; k < lp[i + 1]; ++k, ++out) columns[out] = lc[k], values[out] = lv[k];
+        for (index_type k = rp[i]; k < rp[i + 1]; ++k, ++out) columns[out] = rc[k] + shift, values[out] = rv[k];
+    });
+}
+
+template <typename V>
+void amg_stacked_offsets(const Executor&, const Csr<V>& top, const Csr<V>& bottom, index_type* row_ptr)
+{
+    const index_type *tp = top.row_ptr.data(), *bp = bottom.row_ptr.data();
+    const index_type shift = tp[top.rows];
+    chunked_for(static_cast<long long>(top.rows) + 1, [&](long long i) { row_ptr[i] = tp[i]; });
+    chunked_for(bottom.rows, [&](long long i) { row_ptr[top.rows + 1 + i] = bp[i + 1] + shift; });
+}
+
+template <typename V>
 void amg_dense_matvec(const Executor&, index_type n, const V* m, const V* x, V* y)
 {
     chunked_for(n, [&](long long i) {
@@ -373,7 +408,7 @@ Csr<V> amg_transpose(const Executor&, const Csr<V>& a)
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
     amg_strength, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
-    amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_dense_matvec, amg_spgemm, amg_transpose,
-    amg_lump_into_prolongator)
+    amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_join_columns, amg_stacked_offsets,
+    amg_dense_matvec, amg_spgemm, amg_transpose, amg_lump_into_prolongator)
 
 }  // namespace gpufem::kernels::cpu

@@ -371,6 +371,47 @@ __global__ void merge_global_rows_kernel(index_type rows, const index_type* __re
     lengths[i] = k_end - lp[i] + w_end - wp[i];
 }
 
+/// columns[k] = map[columns[k]].
+__global__ void map_columns_kernel(std::size_t n, const index_type* __restrict__ map, index_type* __restrict__ columns)
+{
+    const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (k < n) columns[k] = map[columns[k]];
+}
+
+/// out[r] = ptr[r] - ptr[0] for r <= rows.
+__global__ void rebase_row_offsets_kernel(index_type rows, const index_type* __restrict__ ptr,
+                                          index_type* __restrict__ out)
+{
+    const index_type r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r <= rows) out[r] = ptr[r] - ptr[0];
+}
+
+/// One thread per row of [left | right]: its offset (and the last one), then its entries.
+template <typename V>
+__global__ void join_columns_kernel(index_type rows, const index_type* __restrict__ lp,
+                                    const index_type* __restrict__ lc, const V* __restrict__ lv,
+                                    const index_type* __restrict__ rp, const index_type* __restrict__ rc,
+                                    const V* __restrict__ rv, index_type shift, index_type* __restrict__ row_ptr,
+                                    index_type* __restrict__ columns, V* __restrict__ values)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > rows) return;
+    row_ptr[i] = lp[i] + rp[i];
+    if (i == rows) return;
+    index_type out = lp[i] + rp[i];
+    for (index_type k = lp[i]; k < lp[i + 1]; ++k, ++out) columns[out] = lc[k], values[out] = lv[k];
+    for (index_type k = rp[i]; k < rp[i + 1]; ++k, ++out) columns[out] = rc[k] + shift, values[out] = rv[k];
+}
+
+/// row_ptr[i] = top[i] for i <= top_rows; row_ptr[top_rows + 1 + j] = bottom[j + 1] + top[top_rows].
+__global__ void stacked_offsets_kernel(index_type top_rows, index_type bottom_rows, const index_type* __restrict__ top,
+                                       const index_type* __restrict__ bottom, index_type* __restrict__ row_ptr)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= top_rows) row_ptr[i] = top[i];
+    else if (i <= top_rows + bottom_rows) row_ptr[i] = bottom[i - top_rows] + top[top_rows];
+}
+
 /// One warp per row of the dense matrix, summed in double.
 template <typename V>
 __global__ void dense_matvec_kernel(index_type n, const V* __restrict__ m,
@@ -418,6 +459,20 @@ cusparseSpMatDescr_t csr_descriptor(const Csr<V>& a)
 }
 
 }  // namespace
+
+void amg_map_columns(const Executor& exec, std::size_t n, const index_type* map, index_type* columns)
+{
+    if (n == 0) return;
+    map_columns_kernel<<<static_cast<unsigned>((n + block_size - 1) / block_size), block_size, 0, stream_of(exec)>>>(
+        n, map, columns);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+void amg_rebase_offsets(const Executor& exec, index_type rows, const index_type* ptr, index_type* out)
+{
+    rebase_row_offsets_kernel<<<grid_for(rows + 1), block_size, 0, stream_of(exec)>>>(rows, ptr, out);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
 
 void amg_mis_init(const Executor& exec, index_type n, const index_type* row_ptr,
                   const std::uint8_t* strong, MisState* state)
@@ -611,6 +666,24 @@ void amg_merge_global_rows(const Executor& exec, const Csr<V>& local, const Csr<
     merge_global_rows_kernel<V><<<grid_for(local.rows), block_size, 0, stream_of(exec)>>>(
         local.rows, local.row_ptr.data(), local.col_idx.data(), local.values.data(), wide.row_ptr.data(),
         wide.col_idx.data(), wide.values.data(), first, lengths, columns, values);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void amg_join_columns(const Executor& exec, const Csr<V>& left, const Csr<V>& right, index_type shift,
+                      index_type* row_ptr, index_type* columns, V* values)
+{
+    join_columns_kernel<V><<<grid_for(left.rows + 1), block_size, 0, stream_of(exec)>>>(
+        left.rows, left.row_ptr.data(), left.col_idx.data(), left.values.data(), right.row_ptr.data(),
+        right.col_idx.data(), right.values.data(), shift, row_ptr, columns, values);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void amg_stacked_offsets(const Executor& exec, const Csr<V>& top, const Csr<V>& bottom, index_type* row_ptr)
+{
+    stacked_offsets_kernel<<<grid_for(top.rows + bottom.rows + 1), block_size, 0, stream_of(exec)>>>(
+        top.rows, bottom.rows, top.row_ptr.data(), bottom.row_ptr.data(), row_ptr);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
@@ -815,7 +888,7 @@ Csr<V> amg_transpose(const Executor& exec, const Csr<V>& a)
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
     amg_strength, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
-    amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_dense_matvec, amg_spgemm, amg_transpose,
-    amg_lump_into_prolongator)
+    amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_join_columns, amg_stacked_offsets,
+    amg_dense_matvec, amg_spgemm, amg_transpose, amg_lump_into_prolongator)
 
 }  // namespace gpufem::kernels::cuda
