@@ -18,6 +18,11 @@ GPUFEM_KERNEL_INLINE void amg_map_columns(const Executor& exec, std::size_t n, c
 GPUFEM_KERNEL_INLINE void amg_rebase_offsets(const Executor& exec, index_type rows, const index_type* ptr,
                                              index_type* out) GPUFEM_KERNEL_BODY
 
+/// The row offsets of the interpolation into the points of box (a finer grid level) from the
+/// grid of half its boxes (grid_corner_weights): row_ptr[0 .. box.count()]; returns the entries.
+GPUFEM_KERNEL_INLINE index_type amg_grid_transfer_offsets(const Executor& exec, GridBox box, int dim,
+                                                          index_type* row_ptr) GPUFEM_KERNEL_BODY
+
 /// tuple[i] = (state rank, hash(i), i) packed so that larger is preferred: selected >
 /// undecided > excluded/isolated, then the hash, then the index.
 GPUFEM_KERNEL_INLINE void amg_mis_tuples(const Executor& exec, index_type n, const MisState* state,
@@ -129,6 +134,12 @@ void amg_join_columns(const Executor& exec, const Csr<V>& left, const Csr<V>& ri
 template <typename V>
 void amg_stacked_offsets(const Executor& exec, const Csr<V>& top, const Csr<V>& bottom,
                          index_type* row_ptr) GPUFEM_KERNEL_BODY
+
+/// The entries of that interpolation (offsets from amg_grid_transfer_offsets): the corners'
+/// global numbers in coarse, and their weights.
+template <typename V>
+void amg_grid_transfer_entries(const Executor& exec, GridBox box, int dim, GridLevelView coarse,
+                               const index_type* row_ptr, index_type* columns, V* values) GPUFEM_KERNEL_BODY
 
 /// y = M x for a dense row-major n x n matrix M.
 template <typename V>

@@ -114,6 +114,87 @@ inline constexpr std::size_t amg_spgemm_block_nnz = 0;
 /// 64M-unknown cube), with a margin: the automatic block holds free memory / this products.
 inline constexpr std::size_t amg_spgemm_bytes_per_product = 120;
 
+/// A box of points of a grid level: its first point and its points per axis; point i in
+/// x-fastest order.
+struct GridBox {
+    long long lo[3] = {0, 0, 0};
+    long long extent[3] = {1, 1, 1};
+
+    GPUFEM_HOST_DEVICE long long count() const { return extent[0] * extent[1] * extent[2]; }
+    GPUFEM_HOST_DEVICE void point(long long i, long long p[3]) const
+    {
+        p[0] = lo[0] + i % extent[0];
+        p[1] = lo[1] + (i / extent[0]) % extent[1];
+        p[2] = lo[2] + i / (extent[0] * extent[1]);
+    }
+};
+
+/// A level of a generated grid of boxes split among ranks in blocks (p-multigrid across ranks):
+/// per axis each coordinate's block and its place in it, per axis and block how many points it
+/// owns, per part its first global number (the parts' points numbered part after part, each
+/// part's in x-fastest order); pointers in the kernel's backend's memory, all three axes given.
+struct GridLevelView {
+    int blocks[3] = {1, 1, 1};
+    const int* block[3] = {nullptr, nullptr, nullptr};
+    const index_type* place[3] = {nullptr, nullptr, nullptr};
+    const index_type* extent[3] = {nullptr, nullptr, nullptr};
+    const index_type* offsets = nullptr;
+
+    /// The global number of point c.
+    GPUFEM_HOST_DEVICE index_type global(const long long c[3]) const
+    {
+        int q[3];
+        index_type at[3];
+        for (int a = 0; a < 3; ++a) {
+            q[a] = block[a][c[a]];
+            at[a] = place[a][c[a]];
+        }
+        const int part = q[0] + blocks[0] * (q[1] + blocks[1] * q[2]);
+        return offsets[part] + at[0] + extent[0][q[0]] * (at[1] + extent[1][q[1]] * at[2]);
+    }
+};
+
+/// The interpolation at finer point f (its level's coordinates) from the corners of the box of
+/// the grid of half the boxes around it (one corner along an axis where f lies on that grid):
+/// the corners' coordinates and weights into corner and weight; returns how many.
+GPUFEM_HOST_DEVICE inline int grid_corner_weights(const long long f[3], int dim, long long corner[8][3],
+                                                  double weight[8])
+{
+    int count = 0;
+    for (int c = 0; c < (1 << dim); ++c) {
+        bool used = true;
+        double w = 1;
+        for (int a = 0; a < 3; ++a) {
+            const int up = a < dim ? (c >> a) & 1 : 0;
+            if (f[a] % 2 == 0) {
+                used = used && up == 0;
+                corner[count][a] = f[a] / 2;
+            } else {
+                corner[count][a] = (f[a] - 1) / 2 + up;
+                w *= 0.5;
+            }
+        }
+        if (used) weight[count++] = w;
+    }
+    return count;
+}
+
+/// Row i of the interpolation into box's points from the grid of half the boxes: its
+/// corners' global numbers in coarse and weights, from row_ptr[i] on.
+template <typename V>
+GPUFEM_HOST_DEVICE inline void grid_transfer_row(const GridBox& box, int dim, const GridLevelView& coarse, long long i,
+                                                 const index_type* row_ptr, index_type* columns, V* values)
+{
+    long long f[3], corner[8][3];
+    double weight[8];
+    box.point(i, f);
+    const int count = grid_corner_weights(f, dim, corner, weight);
+    for (int c = 0; c < count; ++c) {
+        columns[row_ptr[i] + c] = coarse.global(corner[c]);
+        values[row_ptr[i] + c] = static_cast<V>(weight[c]);
+    }
+}
+
 #define GPUFEM_KERNEL_LIST "solver/multigrid/amg_kernel_list.hpp"
 #include "linalg/declare_kernels.hpp"
 

@@ -16,12 +16,11 @@
 #include "mesh/grid_blocks.hpp"
 #include "mesh/stage_laps.hpp"
 #include "solver/multigrid/aggregation.hpp"
+#include "solver/multigrid/amg_kernels.hpp"
 #include "solver/multigrid/distributed_levels.hpp"
 
 namespace gpufem {
 namespace {
-
-using Point = std::array<long long, 3>;
 
 /// The global number, in the numbering that starts at first, of each ghost node's unknown
 /// (-1 where the ghost carries none): every rank names the unknowns on its owned nodes and
@@ -121,182 +120,161 @@ std::vector<PartSpace<V>> degree_spaces(const PartPayload& part, std::vector<ind
 }
 
 
-/// The points of a generated grid's level below degree 1 (the grid of boxes / 2^level), each
-/// owned by the part that owns the mesh node there (GridBlocks::lowest_block per axis), numbered
-/// part after part, each part's in x-fastest order (the order of its mesh nodes). Per axis a
-/// table of each coordinate's block and place in it, so that a point's number is a few loads.
+/// The points of a level of a generated grid (the grid of boxes / 2^level; level 0: the
+/// vertices), each owned by the part that owns the mesh node there (GridBlocks::lowest_block per
+/// axis), numbered part after part, each part's in x-fastest order (the order of its mesh
+/// nodes): the tables of GridLevelView, on the host.
 class GridLevelNumbering {
 public:
     GridLevelNumbering(const ShapeGrid& shape, const GridBlocks& blocks, int level) : blocks_(blocks)
     {
         const long long step = (1LL << level) * shape.grid.k;
         for (std::size_t a = 0; a < 3; ++a) {
-            const long long points = static_cast<int>(a) < shape.grid.dim ? (shape.grid.boxes[a] >> level) + 1 : 1;
-            std::vector<long long> first(static_cast<std::size_t>(blocks.count[a]), -1);
+            const bool axis = static_cast<int>(a) < shape.grid.dim;
+            const long long points = axis ? (shape.grid.boxes[a] >> level) + 1 : 1;
+            first_[a].assign(static_cast<std::size_t>(blocks.count[a]), -1);
+            extent_[a].assign(static_cast<std::size_t>(blocks.count[a]), 0);
             for (long long c = 0; c < points; ++c) {
-                const int q = static_cast<int>(a) < shape.grid.dim
-                                  ? blocks.lowest_block(static_cast<int>(a), c * step, shape.grid.k) : 0;
-                if (first[static_cast<std::size_t>(q)] < 0) first[static_cast<std::size_t>(q)] = c;
+                const int q = axis ? blocks.lowest_block(static_cast<int>(a), c * step, shape.grid.k) : 0;
+                auto& first = first_[a][static_cast<std::size_t>(q)];
+                if (first < 0) first = c;
                 block_[a].push_back(q);
-                place_[a].push_back(c - first[static_cast<std::size_t>(q)]);
+                place_[a].push_back(static_cast<index_type>(c - first));
+                ++extent_[a][static_cast<std::size_t>(q)];
             }
-            extent_[a].assign(first.size(), 0);
-            for (long long c = 0; c < points; ++c) ++extent_[a][static_cast<std::size_t>(block_[a][static_cast<std::size_t>(c)])];
-            first_[a] = std::move(first);
         }
         offsets_.assign(static_cast<std::size_t>(blocks.parts()) + 1, 0);
         for (int p = 0; p < blocks.parts(); ++p) {
-            const std::array<long long, 3> e = extents(p);
-            const double next = static_cast<double>(offsets_[static_cast<std::size_t>(p)]) + static_cast<double>(e[0] * e[1] * e[2]);
+            const double next = static_cast<double>(offsets_[static_cast<std::size_t>(p)]) + static_cast<double>(box(p).count());
             if (next > 2147483647.0) throw std::runtime_error("p-multigrid across ranks: a grid level has more than 2^31 - 1 points");
             offsets_[static_cast<std::size_t>(p) + 1] = static_cast<index_type>(next);
         }
     }
     /// Part p's first point and, last, the total.
     const std::vector<index_type>& offsets() const { return offsets_; }
-    /// The global number of point c (level coordinates).
-    index_type global(const Point& c) const
-    {
-        std::array<int, 3> q{};
-        std::array<long long, 3> at{};
-        for (std::size_t a = 0; a < 3; ++a) {
-            q[a] = block_[a][static_cast<std::size_t>(c[a])];
-            at[a] = place_[a][static_cast<std::size_t>(c[a])];
-        }
-        const int p = blocks_.part_of(q);
-        const long long nx = extent_[0][static_cast<std::size_t>(q[0])], ny = extent_[1][static_cast<std::size_t>(q[1])];
-        return offsets_[static_cast<std::size_t>(p)] + static_cast<index_type>(at[0] + nx * (at[1] + ny * at[2]));
-    }
-    /// Part p's point number i (0 .. its count - 1), in its order.
-    Point owned_point(int p, long long i) const
+    /// Part p's points.
+    GridBox box(int p) const
     {
         const std::array<int, 3> q = blocks_.block_of(p);
-        const std::array<long long, 3> e = extents(p);
-        const long long local[3] = {i % e[0], (i / e[0]) % e[1], i / (e[0] * e[1])};
-        Point out{};
-        for (std::size_t a = 0; a < 3; ++a) out[a] = first_[a][static_cast<std::size_t>(q[a])] + local[a];
+        GridBox out;
+        for (std::size_t a = 0; a < 3; ++a) {
+            out.lo[a] = first_[a][static_cast<std::size_t>(q[a])];
+            out.extent[a] = extent_[a][static_cast<std::size_t>(q[a])];
+        }
+        return out;
+    }
+    /// The view of the tables on the host.
+    GridLevelView view() const
+    {
+        GridLevelView v;
+        for (std::size_t a = 0; a < 3; ++a) {
+            v.blocks[a] = blocks_.count[a];
+            v.block[a] = block_[a].data();
+            v.place[a] = place_[a].data();
+            v.extent[a] = extent_[a].data();
+        }
+        v.offsets = offsets_.data();
+        return v;
+    }
+    /// The tables on exec, and their view there.
+    struct OnExec {
+        std::array<Array<int>, 3> block;
+        std::array<Array<index_type>, 3> place, extent;
+        Array<index_type> offsets;
+        GridLevelView view;
+    };
+    OnExec on(const ExecPtr& exec) const
+    {
+        OnExec out;
+        out.view = view();
+        for (std::size_t a = 0; a < 3; ++a) {
+            out.block[a] = Array<int>::from_host(exec, block_[a]);
+            out.place[a] = Array<index_type>::from_host(exec, place_[a]);
+            out.extent[a] = Array<index_type>::from_host(exec, extent_[a]);
+            out.view.block[a] = out.block[a].data();
+            out.view.place[a] = out.place[a].data();
+            out.view.extent[a] = out.extent[a].data();
+        }
+        out.offsets = Array<index_type>::from_host(exec, offsets_);
+        out.view.offsets = out.offsets.data();
         return out;
     }
 
 private:
-    std::array<long long, 3> extents(int p) const
-    {
-        const std::array<int, 3> q = blocks_.block_of(p);
-        return {extent_[0][static_cast<std::size_t>(q[0])], extent_[1][static_cast<std::size_t>(q[1])],
-                extent_[2][static_cast<std::size_t>(q[2])]};
-    }
-
     GridBlocks blocks_;
-    std::array<std::vector<int>, 3> block_;          ///< per axis: each coordinate's block
-    std::array<std::vector<long long>, 3> place_;    ///< and its place in that block's points
-    std::array<std::vector<long long>, 3> first_;    ///< per axis and block: its first coordinate
-    std::array<std::vector<long long>, 3> extent_;   ///< and how many it owns
+    std::array<std::vector<int>, 3> block_;               ///< per axis: each coordinate's block
+    std::array<std::vector<index_type>, 3> place_;        ///< and its place in that block's points
+    std::array<std::vector<long long>, 3> first_;         ///< per axis and block: its first coordinate
+    std::array<std::vector<index_type>, 3> extent_;       ///< and how many it owns
     std::vector<index_type> offsets_;
 };
 
-/// The entries of row f of the interpolation into the finer grid's point f (its level's
-/// coordinates) from the corners of the coarse box around it (one corner where f lies on the
-/// coarse grid along every axis), as (coarse point, weight) into out; returns how many.
-int corner_weights(const Point& f, int dim, std::array<std::pair<Point, double>, 8>& out)
+/// The coarse points the rows of finer's box interpolate from that another rank owns (those
+/// of the coarse box around finer's points outside [first, first + owned)), increasing.
+std::vector<index_type> ghost_points(const GridBox& finer, int dim, const GridLevelNumbering& coarse, index_type first,
+                                     index_type owned)
 {
-    int count = 0;
-    for (int corner = 0; corner < (1 << dim); ++corner) {
-        Point c{0, 0, 0};
-        double weight = 1;
-        bool used = true;
-        for (int a = 0; a < dim; ++a) {
-            const long long x = f[static_cast<std::size_t>(a)];
-            const int up = (corner >> a) & 1;
-            if (x % 2 == 0) {
-                used = used && up == 0;
-                c[static_cast<std::size_t>(a)] = x / 2;
-            } else {
-                c[static_cast<std::size_t>(a)] = (x - 1) / 2 + up;
-                weight *= 0.5;
-            }
-        }
-        if (used) out[static_cast<std::size_t>(count++)] = {c, weight};
+    GridBox around;
+    for (int a = 0; a < dim; ++a) {
+        around.lo[a] = finer.lo[a] / 2;
+        around.extent[a] = (finer.lo[a] + finer.extent[a]) / 2 - around.lo[a] + 1;
     }
-    return count;
-}
-
-/// The points of the columns that are not this rank's (owned: first .. first + owned - 1), each once, increasing.
-std::vector<index_type> other_columns(const index_type* col, std::size_t n, index_type first, index_type owned)
-{
+    const GridLevelView view = coarse.view();
     std::vector<index_type> out;
 #pragma omp parallel
     {
         std::vector<index_type> mine;
 #pragma omp for schedule(static) nowait
-        for (std::size_t k = 0; k < n; ++k)
-            if (col[k] < first || col[k] >= first + owned) mine.push_back(col[k]);
-        std::sort(mine.begin(), mine.end());
-        mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+        for (long long i = 0; i < around.count(); ++i) {
+            long long c[3];
+            around.point(i, c);
+            const index_type g = view.global(c);
+            if (g < first || g >= first + owned) mine.push_back(g);
+        }
 #pragma omp critical
         out.insert(out.end(), mine.begin(), mine.end());
     }
     std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
 }
 
-/// The grid level `coarse` as a space below the `rows` finer points (point_of(i): row i's, in
-/// its level's coordinates): row i the bilinear / trilinear interpolation at that point.
-/// Host threads; collective over host.
-template <typename V, typename PointOf>
-PartSpace<V> grid_space(long long rows, PointOf&& point_of, const GridLevelNumbering& coarse, int dim,
-                        const ExecPtr& exec, const Communicator& host)
+/// The grid level `coarse` as a space below the points of finer (a box of the next finer level,
+/// in x-fastest order): row i the bilinear / trilinear interpolation at its point i, made on
+/// exec. Collective over host.
+template <typename V>
+PartSpace<V> grid_space(const GridBox& finer, const GridLevelNumbering& coarse, int dim, const ExecPtr& exec,
+                        const Communicator& host)
 {
     StageLaps laps;
+    const Executor& e = *exec;
     PartSpace<V> space;
     space.offsets = coarse.offsets();
-    const index_type first = space.offsets[static_cast<std::size_t>(host.rank())];
+    const index_type first = space.offsets[static_cast<std::size_t>(host.rank())], total = space.offsets.back();
     space.owned = space.offsets[static_cast<std::size_t>(host.rank()) + 1] - first;
-    std::unique_ptr<index_type[]> ptr(new index_type[static_cast<std::size_t>(rows) + 1]);
-    ptr[0] = 0;
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < rows; ++i) {
-        const Point f = point_of(i);
-        int count = 1;
-        for (int a = 0; a < dim; ++a) count *= f[static_cast<std::size_t>(a)] % 2 ? 2 : 1;
-        ptr[static_cast<std::size_t>(i) + 1] = count;
-    }
-    std::inclusive_scan(ptr.get(), ptr.get() + rows + 1, ptr.get());
-    const auto nnz = static_cast<std::size_t>(ptr[static_cast<std::size_t>(rows)]);
-    std::unique_ptr<index_type[]> col(new index_type[nnz]);
-    std::unique_ptr<V[]> val(new V[nnz]);
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < rows; ++i) {
-        std::array<std::pair<Point, double>, 8> entries;
-        const int count = corner_weights(point_of(i), dim, entries);
-        auto at = static_cast<std::size_t>(ptr[static_cast<std::size_t>(i)]);
-        for (int e = 0; e < count; ++e, ++at) {
-            col[at] = coarse.global(entries[static_cast<std::size_t>(e)].first);
-            val[at] = static_cast<V>(entries[static_cast<std::size_t>(e)].second);
-        }
-    }
+    const auto rows = static_cast<index_type>(finer.count());
+    Array<index_type> ptr(exec, static_cast<std::size_t>(rows) + 1);
+    const index_type nnz = GPUFEM_DISPATCH(e, amg_grid_transfer_offsets(e, finer, dim, ptr.data()));
+    Array<index_type> col(exec, static_cast<std::size_t>(nnz));
+    Array<V> val(exec, static_cast<std::size_t>(nnz));
+    const GridLevelNumbering::OnExec tables = coarse.on(exec);
+    GPUFEM_DISPATCH(e, amg_grid_transfer_entries(e, finer, dim, tables.view, ptr.data(), col.data(), val.data()));
     laps.lap("entries");
     // Columns: the owned points from 0, the others after them by increasing global number.
-    space.ghost_global = other_columns(col.get(), nnz, first, space.owned);
-    const auto& ghosts = space.ghost_global;
-#pragma omp parallel for schedule(static)
-    for (std::size_t k = 0; k < nnz; ++k) {
-        const index_type g = col[k];
-        col[k] = g >= first && g < first + space.owned
-                     ? g - first
-                     : space.owned + static_cast<index_type>(std::lower_bound(ghosts.begin(), ghosts.end(), g) - ghosts.begin());
-    }
+    space.ghost_global = ghost_points(finer, dim, coarse, first, space.owned);
+    std::vector<index_type> local(static_cast<std::size_t>(total), -1);
+    for (index_type i = 0; i < space.owned; ++i) local[static_cast<std::size_t>(first + i)] = i;
+    for (std::size_t j = 0; j < space.ghost_global.size(); ++j)
+        local[static_cast<std::size_t>(space.ghost_global[j])] = space.owned + static_cast<index_type>(j);
+    const Array<index_type> map = Array<index_type>::from_host(exec, local);
+    GPUFEM_DISPATCH(e, amg_map_columns(e, static_cast<std::size_t>(nnz), map.data(), col.data()));
     laps.lap("columns");
     ghost_halo(space, host);
     laps.lap("halo");
-    space.transfer = Csr<V>{static_cast<index_type>(rows), space.owned + static_cast<index_type>(ghosts.size()),
-                            Array<index_type>::from_host(exec, std::span<const index_type>(ptr.get(), static_cast<std::size_t>(rows) + 1)),
-                            Array<index_type>::from_host(exec, std::span<const index_type>(col.get(), nnz)),
-                            Array<V>::from_host(exec, std::span<const V>(val.get(), nnz))};
+    space.transfer = Csr<V>{rows, space.owned + static_cast<index_type>(space.ghost_global.size()), std::move(ptr),
+                            std::move(col), std::move(val)};
     exec->synchronize();
-    laps.lap("upload");
-    spdlog::debug("coarser grid of {} points ({} owned, {} ghosts): {}", space.offsets.back(), space.owned,
-                  ghosts.size(), laps.text);
+    spdlog::debug("coarser grid of {} points ({} owned, {} ghosts): {}", total, space.owned, space.ghost_global.size(),
+                  laps.text);
     return space;
 }
 
@@ -307,32 +285,27 @@ bool coarsens(const ShapeGrid& shape)
     return !shape.grid.notch && shape.cells_per_box == 1 && shape.grid.n >= 4 && shape.grid.n % 2 == 0;
 }
 
-/// The grids of half the boxes below the degree-1 space whose owned unknowns lie on the part
-/// nodes `nodes` (in its row order).
+/// The grids of half the boxes below the degree-1 space, whose owned unknowns are the rank's
+/// vertices of the grid in x-fastest order (rows: the part nodes of its rows when its operator
+/// orders them otherwise: the first transfer's rows picked in that order).
 template <typename V>
-std::vector<PartSpace<V>> grid_spaces(const PartPayload& part, const std::vector<index_type>& nodes,
-                                      const ShapeGrid& shape, const ExecPtr& exec, const Communicator& host)
+std::vector<PartSpace<V>> grid_spaces(const std::vector<index_type>& rows, bool reordered, const ShapeGrid& shape,
+                                      const ExecPtr& exec, const Communicator& host)
 {
     std::vector<PartSpace<V>> out;
     const GridBlocks blocks = grid_blocks(shape.grid, host.size());
-    const auto vertex_of = [&](long long i) {  // the degree-1 space's row i: its node's grid point
-        long long p[3];
-        shape.grid.point(part.numbering.global[static_cast<std::size_t>(nodes[static_cast<std::size_t>(i)])], p);
-        return Point{p[0] / shape.grid.k, p[1] / shape.grid.k, p[2] / shape.grid.k};
-    };
-    std::optional<GridLevelNumbering> finer;
+    GridLevelNumbering finer(shape, blocks, 0);
+    if (finer.box(host.rank()).count() != static_cast<long long>(rows.size()))
+        throw std::logic_error("p-multigrid across ranks: the rank's vertices are not its block of the grid");
     long long n = shape.grid.n;
     for (int level = 1; n >= 4 && n % 2 == 0; ++level, n /= 2) {
         GridLevelNumbering coarse(shape, blocks, level);
-        const auto rows = static_cast<long long>(out.empty() ? nodes.size() : out.back().owned);
-        if (!finer) {
-            out.push_back(grid_space<V>(rows, vertex_of, coarse, shape.grid.dim, exec, host));
-        } else {
-            const GridLevelNumbering& above = *finer;
-            const auto point_of = [&](long long i) { return above.owned_point(host.rank(), i); };
-            out.push_back(grid_space<V>(rows, point_of, coarse, shape.grid.dim, exec, host));
-        }
-        finer.emplace(std::move(coarse));
+        out.push_back(grid_space<V>(finer.box(host.rank()), coarse, shape.grid.dim, exec, host));
+        finer = std::move(coarse);
+    }
+    if (reordered && !out.empty()) {
+        Csr<V>& first = out.front().transfer;
+        first = sparse_product(unit_rows<V>(rows, first.rows, exec), first);
     }
     return out;
 }
@@ -348,8 +321,11 @@ std::vector<PartSpace<V>> part_spaces(const PartPayload& part, const Array<index
     if (permutation.empty()) std::iota(rows.begin(), rows.end(), index_type(0));
     else rows = permutation.to_host();
     std::vector<PartSpace<V>> out = degree_spaces<V>(part, rows, exec, host);
+    // Below degree 1 the rows are the vertices in node order, the part's (x-fastest on its
+    // block), unless the operator reorders the degree-1 unknowns themselves.
+    const bool reordered = out.empty() && !permutation.empty();
     if (shape && coarsens(*shape))
-        for (PartSpace<V>& space : grid_spaces<V>(part, rows, *shape, exec, host)) out.push_back(std::move(space));
+        for (PartSpace<V>& space : grid_spaces<V>(rows, reordered, *shape, exec, host)) out.push_back(std::move(space));
     return out;
 }
 

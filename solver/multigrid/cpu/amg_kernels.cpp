@@ -22,6 +22,21 @@ void amg_rebase_offsets(const Executor&, index_type rows, const index_type* ptr,
     chunked_for(static_cast<long long>(rows) + 1, [&](long long r) { out[r] = ptr[r] - base; });
 }
 
+index_type amg_grid_transfer_offsets(const Executor&, GridBox box, int dim, index_type* row_ptr)
+{
+    const long long rows = box.count();
+    chunked_for(rows, [&](long long i) {
+        long long f[3];
+        box.point(i, f);
+        index_type count = 1;
+        for (int a = 0; a < dim; ++a) count *= f[a] % 2 ? 2 : 1;
+        row_ptr[i + 1] = count;
+    });
+    row_ptr[0] = 0;
+    for (long long i = 0; i < rows; ++i) row_ptr[i + 1] += row_ptr[i];
+    return row_ptr[rows];
+}
+
 void amg_mis_init(const Executor&, index_type n, const index_type* row_ptr,
                   const std::uint8_t* strong, MisState* state)
 {
@@ -298,6 +313,13 @@ void amg_stacked_offsets(const Executor&, const Csr<V>& top, const Csr<V>& botto
 }
 
 template <typename V>
+void amg_grid_transfer_entries(const Executor&, GridBox box, int dim, GridLevelView coarse, const index_type* row_ptr,
+                               index_type* columns, V* values)
+{
+    chunked_for(box.count(), [&](long long i) { grid_transfer_row(box, dim, coarse, i, row_ptr, columns, values); });
+}
+
+template <typename V>
 void amg_dense_matvec(const Executor&, index_type n, const V* m, const V* x, V* y)
 {
     chunked_for(n, [&](long long i) {
@@ -409,6 +431,6 @@ Csr<V> amg_transpose(const Executor&, const Csr<V>& a)
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
     amg_strength, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
     amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_join_columns, amg_stacked_offsets,
-    amg_dense_matvec, amg_spgemm, amg_transpose, amg_lump_into_prolongator)
+    amg_grid_transfer_entries, amg_dense_matvec, amg_spgemm, amg_transpose, amg_lump_into_prolongator)
 
 }  // namespace gpufem::kernels::cpu

@@ -371,6 +371,33 @@ __global__ void merge_global_rows_kernel(index_type rows, const index_type* __re
     lengths[i] = k_end - lp[i] + w_end - wp[i];
 }
 
+/// counts[i] = the entries of row i of the grid transfer; counts[rows] = 0.
+__global__ void grid_transfer_count_kernel(GridBox box, int dim, index_type* __restrict__ counts)
+{
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long rows = box.count();
+    if (i > rows) return;
+    if (i == rows) {
+        counts[rows] = 0;
+        return;
+    }
+    long long f[3];
+    box.point(i, f);
+    index_type count = 1;
+    for (int a = 0; a < dim; ++a) count *= f[a] % 2 ? 2 : 1;
+    counts[i] = count;
+}
+
+/// Row i of the grid transfer: its corners' global numbers and weights.
+template <typename V>
+__global__ void grid_transfer_fill_kernel(GridBox box, int dim, GridLevelView coarse,
+                                          const index_type* __restrict__ row_ptr, index_type* __restrict__ columns,
+                                          V* __restrict__ values)
+{
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < box.count()) grid_transfer_row(box, dim, coarse, i, row_ptr, columns, values);
+}
+
 /// columns[k] = map[columns[k]].
 __global__ void map_columns_kernel(std::size_t n, const index_type* __restrict__ map, index_type* __restrict__ columns)
 {
@@ -472,6 +499,14 @@ void amg_rebase_offsets(const Executor& exec, index_type rows, const index_type*
 {
     rebase_row_offsets_kernel<<<grid_for(rows + 1), block_size, 0, stream_of(exec)>>>(rows, ptr, out);
     GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+index_type amg_grid_transfer_offsets(const Executor& exec, GridBox box, int dim, index_type* row_ptr)
+{
+    const auto rows = static_cast<index_type>(box.count());
+    grid_transfer_count_kernel<<<grid_for(rows + 1), block_size, 0, stream_of(exec)>>>(box, dim, row_ptr);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    return exclusive_scan_total(exec, row_ptr, rows);
 }
 
 void amg_mis_init(const Executor& exec, index_type n, const index_type* row_ptr,
@@ -688,6 +723,17 @@ void amg_stacked_offsets(const Executor& exec, const Csr<V>& top, const Csr<V>& 
 }
 
 template <typename V>
+void amg_grid_transfer_entries(const Executor& exec, GridBox box, int dim, GridLevelView coarse,
+                               const index_type* row_ptr, index_type* columns, V* values)
+{
+    const auto rows = static_cast<index_type>(box.count());
+    if (rows == 0) return;
+    grid_transfer_fill_kernel<V><<<grid_for(rows), block_size, 0, stream_of(exec)>>>(box, dim, coarse, row_ptr,
+                                                                                     columns, values);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
 void amg_dense_matvec(const Executor& exec, index_type n, const V* m, const V* x, V* y)
 {
     if (n == 0) return;
@@ -889,6 +935,6 @@ Csr<V> amg_transpose(const Executor& exec, const Csr<V>& a)
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
     amg_strength, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
     amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_join_columns, amg_stacked_offsets,
-    amg_dense_matvec, amg_spgemm, amg_transpose, amg_lump_into_prolongator)
+    amg_grid_transfer_entries, amg_dense_matvec, amg_spgemm, amg_transpose, amg_lump_into_prolongator)
 
 }  // namespace gpufem::kernels::cuda
