@@ -14,6 +14,7 @@
 #include "solver/krylov/krylov.hpp"
 #include "solver/run/distributed_system.hpp"
 #include "solver/run/output_files.hpp"
+#include "solver/run/part_spaces.hpp"
 #include "solver/run/pipeline.hpp"
 #include "solver/run/run_case.hpp"
 
@@ -155,7 +156,9 @@ std::vector<RankSolverRow> bench_ranks(const CaseSpec& spec, const SolverBenchOp
 {
     const PartPayload part = part_of_rank(spec, group);
     const DistributedSystem<V> system = build_distributed_system<V>(group.exec, part, spec, group.device);
-    const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system, group.host, group.device);
+    const std::vector<PartSpace<V>> spaces =
+        preconditioner_spaces<V>(spec, part, system.permutation, group.exec, group.host);
+    const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system, group.host, group.device, &spaces);
     const RankSolverRow mine = measure_rank(RankSolves<V>{spec, system, m.preconditioner.get(), group}, options);
     const std::vector<double> figures = figures_of(mine);
     const std::vector<double> all = gather_on_every_rank(group.host, figures);

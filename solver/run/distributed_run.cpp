@@ -310,15 +310,8 @@ SolveResult solve_across_ranks(const CaseSpec& spec, const PartPayload& part, co
                                const RankGroup& group, Array<V>& x, RankPhases& phases, nlohmann::json& report)
 {
     auto start = clock_type::now();
-    std::vector<PartSpace<V>> spaces;
-    if (spec.solver.preconditioner->needs.space_hierarchy) {
-        // A generated box shape's part was generated as a block of its grid (generate_part).
-        const std::optional<ShapeGrid> shape = box_shape_grid(spec.mesh);
-        spaces = part_spaces<V>(part, system.permutation, shape ? &*shape : nullptr, group.exec, group.host);
-        if (spaces.empty() && group.host.rank() == 0)
-            spdlog::info("preconditioner {}: no coarser space of the mesh across ranks (one of degree 1 that is "
-                         "not a generated grid of boxes), so amg alone", spec.solver.preconditioner->name);
-    }
+    const std::vector<PartSpace<V>> spaces =
+        preconditioner_spaces<V>(spec, part, system.permutation, group.exec, group.host);
     const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system, group.host, group.device, &spaces);
     phases.setup = seconds_since(start);
     if (m.preconditioner) report = m.preconditioner->report();

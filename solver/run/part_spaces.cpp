@@ -329,9 +329,29 @@ std::vector<PartSpace<V>> part_spaces(const PartPayload& part, const Array<index
     return out;
 }
 
+template <typename V>
+std::vector<PartSpace<V>> preconditioner_spaces(const CaseSpec& spec, const PartPayload& part,
+                                                const Array<index_type>& permutation, const ExecPtr& exec,
+                                                const Communicator& host)
+{
+    if (!spec.solver.preconditioner->needs.space_hierarchy || spec.discretisation == DiscretisationKind::fv) return {};
+    const std::optional<ShapeGrid> shape = box_shape_grid(spec.mesh);
+    std::vector<PartSpace<V>> spaces = part_spaces<V>(part, permutation, shape ? &*shape : nullptr, exec, host);
+    if (spaces.empty() && host.rank() == 0)
+        spdlog::info("preconditioner {}: no coarser space of the mesh across ranks (one of degree 1 that is not a "
+                     "generated grid of boxes), so amg alone", spec.solver.preconditioner->name);
+    return spaces;
+}
+
 template std::vector<PartSpace<float>> part_spaces(const PartPayload&, const Array<index_type>&, const ShapeGrid*,
                                                    const ExecPtr&, const Communicator&);
 template std::vector<PartSpace<double>> part_spaces(const PartPayload&, const Array<index_type>&, const ShapeGrid*,
                                                     const ExecPtr&, const Communicator&);
+template std::vector<PartSpace<float>> preconditioner_spaces(const CaseSpec&, const PartPayload&,
+                                                             const Array<index_type>&, const ExecPtr&,
+                                                             const Communicator&);
+template std::vector<PartSpace<double>> preconditioner_spaces(const CaseSpec&, const PartPayload&,
+                                                              const Array<index_type>&, const ExecPtr&,
+                                                              const Communicator&);
 
 }  // namespace gpufem

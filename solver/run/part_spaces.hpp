@@ -6,6 +6,7 @@
 
 #include "linalg/communicator.hpp"
 #include "mesh/shape_grid.hpp"
+#include "solver/case/case_file.hpp"
 #include "solver/multigrid/part_space.hpp"
 #include "solver/run/part_payload.hpp"
 
@@ -22,5 +23,13 @@ namespace gpufem {
 template <typename V>
 std::vector<PartSpace<V>> part_spaces(const PartPayload& part, const Array<index_type>& permutation,
                                       const ShapeGrid* shape, const ExecPtr& exec, const Communicator& host);
+
+/// The part's coarser spaces when the case's preconditioner asks for them (p-multigrid with
+/// finite elements), else none; a part of a generated box shape is its block of the grid. Logs (rank 0) when there
+/// are none to give. Collective over host.
+template <typename V>
+std::vector<PartSpace<V>> preconditioner_spaces(const CaseSpec& spec, const PartPayload& part,
+                                                const Array<index_type>& permutation, const ExecPtr& exec,
+                                                const Communicator& host);
 
 }  // namespace gpufem
