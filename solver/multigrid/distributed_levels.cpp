@@ -59,38 +59,6 @@ Csr<V> sent_rows(const Csr<V>& p, const HaloPlan& halo)
     return sparse_product(selection, p);
 }
 
-/// Rows begin .. end - 1 of a, on a's executor.
-template <typename V>
-Csr<V> row_slice(const Csr<V>& a, index_type begin, index_type end)
-{
-    const ExecPtr& exec = a.executor();
-    const Executor& e = *exec;
-    index_type bounds[2] = {0, 0};
-    copy_bytes(*Executor::create_cpu(), &bounds[0], e, a.row_ptr.data() + begin, sizeof(index_type));
-    copy_bytes(*Executor::create_cpu(), &bounds[1], e, a.row_ptr.data() + end, sizeof(index_type));
-    const auto nnz = static_cast<std::size_t>(bounds[1] - bounds[0]);
-    Array<index_type> ptr(exec, static_cast<std::size_t>(end - begin) + 1), col(exec, nnz);
-    Array<V> val(exec, nnz);
-    GPUFEM_DISPATCH(e, amg_rebase_offsets(e, end - begin, a.row_ptr.data() + begin, ptr.data()));
-    if (nnz > 0) {
-        copy_bytes(e, col.data(), e, a.col_idx.data() + bounds[0], nnz * sizeof(index_type));
-        copy_bytes(e, val.data(), e, a.values.data() + bounds[0], nnz * sizeof(V));
-    }
-    return Csr<V>{end - begin, a.cols, std::move(ptr), std::move(col), std::move(val)};
-}
-
-/// a with column c renumbered to[c] (of cols), on a's executor.
-template <typename V>
-Csr<V> renumbered_columns(const Csr<V>& a, const std::vector<index_type>& to, index_type cols)
-{
-    const ExecPtr& exec = a.executor();
-    const Executor& e = *exec;
-    const Array<index_type> map = Array<index_type>::from_host(exec, to);
-    Csr<V> out{a.rows, cols, a.row_ptr.clone_to(exec), a.col_idx.clone_to(exec), a.values.clone_to(exec)};
-    GPUFEM_DISPATCH(e, amg_map_columns(e, static_cast<std::size_t>(out.nnz()), map.data(), out.col_idx.data()));
-    return out;
-}
-
 /// The rows of a, then those of b (as many columns), on a's executor.
 template <typename V>
 Csr<V> stacked(const Csr<V>& a, const Csr<V>& b)
@@ -145,6 +113,36 @@ Csr<V> unit_rows(const std::vector<index_type>& columns, index_type cols, const 
     return Csr<V>{static_cast<index_type>(columns.size()), cols, Array<index_type>::from_host(exec, ptr),
                   Array<index_type>::from_host(exec, columns),
                   Array<V>::from_host(exec, std::vector<V>(columns.size(), V(1)))};
+}
+
+template <typename V>
+Csr<V> row_slice(const Csr<V>& a, index_type begin, index_type end)
+{
+    const ExecPtr& exec = a.executor();
+    const Executor& e = *exec;
+    index_type bounds[2] = {0, 0};
+    copy_bytes(*Executor::create_cpu(), &bounds[0], e, a.row_ptr.data() + begin, sizeof(index_type));
+    copy_bytes(*Executor::create_cpu(), &bounds[1], e, a.row_ptr.data() + end, sizeof(index_type));
+    const auto nnz = static_cast<std::size_t>(bounds[1] - bounds[0]);
+    Array<index_type> ptr(exec, static_cast<std::size_t>(end - begin) + 1), col(exec, nnz);
+    Array<V> val(exec, nnz);
+    GPUFEM_DISPATCH(e, amg_rebase_offsets(e, end - begin, a.row_ptr.data() + begin, ptr.data()));
+    if (nnz > 0) {
+        copy_bytes(e, col.data(), e, a.col_idx.data() + bounds[0], nnz * sizeof(index_type));
+        copy_bytes(e, val.data(), e, a.values.data() + bounds[0], nnz * sizeof(V));
+    }
+    return Csr<V>{end - begin, a.cols, std::move(ptr), std::move(col), std::move(val)};
+}
+
+template <typename V>
+Csr<V> renumbered_columns(const Csr<V>& a, const std::vector<index_type>& to, index_type cols)
+{
+    const ExecPtr& exec = a.executor();
+    const Executor& e = *exec;
+    const Array<index_type> map = Array<index_type>::from_host(exec, to);
+    Csr<V> out{a.rows, cols, a.row_ptr.clone_to(exec), a.col_idx.clone_to(exec), a.values.clone_to(exec)};
+    GPUFEM_DISPATCH(e, amg_map_columns(e, static_cast<std::size_t>(out.nnz()), map.data(), out.col_idx.data()));
+    return out;
 }
 
 std::vector<index_type> rank_offsets(const Communicator& host, index_type count)
@@ -355,6 +353,8 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
     template Csr<V> gathered_matrix(const Csr<V>&, const Csr<V>&, const std::vector<index_type>&,               \
                                     const Communicator&, const Communicator&);                                  \
     template Csr<V> unit_rows(const std::vector<index_type>&, index_type, const ExecPtr&);                      \
+    template Csr<V> row_slice(const Csr<V>&, index_type, index_type);                                           \
+    template Csr<V> renumbered_columns(const Csr<V>&, const std::vector<index_type>&, index_type);              \
     template SpaceTransfer<V> space_transfer(const Csr<V>&, const Csr<V>&, const HaloPlan&, const PartSpace<V>&, \
                                              const Communicator&);
 GPUFEM_INSTANTIATE(float)

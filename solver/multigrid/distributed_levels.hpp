@@ -21,6 +21,15 @@ namespace gpufem {
 template <typename V>
 Csr<V> unit_rows(const std::vector<index_type>& columns, index_type cols, const ExecPtr& exec);
 
+/// Rows begin .. end - 1 of a, on a's executor.
+template <typename V>
+Csr<V> row_slice(const Csr<V>& a, index_type begin, index_type end);
+
+/// a with column c renumbered to[c] (of cols), on a's executor (rows keep their entries'
+/// order).
+template <typename V>
+Csr<V> renumbered_columns(const Csr<V>& a, const std::vector<index_type>& to, index_type cols);
+
 /// Each rank's first coarse unknown and, last, their total: count is this rank's (ranks + 1
 /// values, the same on every rank). Collective over host.
 std::vector<index_type> rank_offsets(const Communicator& host, index_type count);

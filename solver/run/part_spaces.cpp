@@ -92,8 +92,10 @@ std::vector<PartSpace<V>> degree_spaces(const PartPayload& part, std::vector<ind
 {
     std::vector<PartSpace<V>> out;
     const index_type owned_nodes = part.numbering.layout.owned;
+    std::vector<index_type> dof_nodes;
     for (DegreeLevel<V>& level : degree_levels<V>(part.part.mesh, exec)) {
-        const std::vector<index_type> dof_nodes = level.dof_nodes.to_host();
+        StageLaps laps;
+        dof_nodes = level.dof_nodes.to_host();
         PartSpace<V> space;
         space.degree = level.degree;
         std::vector<index_type> order;  // local unknown -> the level's unknown
@@ -102,23 +104,27 @@ std::vector<PartSpace<V>> degree_spaces(const PartPayload& part, std::vector<ind
         space.owned = static_cast<index_type>(order.size());
         space.offsets = rank_offsets(host, space.owned);
         number_ghosts(part, dof_nodes, space, order, host);
+        laps.lap("numbered");
         std::vector<index_type> local_of(order.size());
         for (std::size_t i = 0; i < order.size(); ++i) local_of[static_cast<std::size_t>(order[i])] = static_cast<index_type>(i);
-        const Csr<V> owned_rows = sparse_product(unit_rows<V>(rows, level.transfer.rows, exec), level.transfer);
-        const auto n = static_cast<index_type>(local_of.size());
-        space.transfer = sparse_product(owned_rows, unit_rows<V>(local_of, n, exec));
+        // The finer space's owned rows in its order: the leading rows unless reordered.
+        bool leading = true;
+        for (std::size_t i = 0; i < rows.size() && leading; ++i) leading = rows[i] == static_cast<index_type>(i);
+        const Csr<V> owned_rows = leading ? row_slice(level.transfer, 0, static_cast<index_type>(rows.size()))
+                                          : sparse_product(unit_rows<V>(rows, level.transfer.rows, exec), level.transfer);
+        space.transfer = renumbered_columns(owned_rows, local_of, static_cast<index_type>(local_of.size()));
+        exec->synchronize();
+        laps.lap("transfer");
+        spdlog::debug("degree-{} space of {} unknowns ({} owned, {} ghosts): {}", space.degree, space.offsets.back(),
+                      space.owned, space.ghost_global.size(), laps.text);
         rows = std::move(order);
         rows.resize(static_cast<std::size_t>(space.owned));
         out.push_back(std::move(space));
     }
-    // The last space's rows named by its unknowns' nodes.
-    if (!out.empty()) {
-        const std::vector<index_type> last_nodes = degree_levels<V>(part.part.mesh, exec).back().dof_nodes.to_host();
-        for (index_type& r : rows) r = last_nodes[static_cast<std::size_t>(r)];
-    }
+    if (!out.empty())  // the last space's rows named by its unknowns' nodes
+        for (index_type& r : rows) r = dof_nodes[static_cast<std::size_t>(r)];
     return out;
 }
-
 
 /// The points of a level of a generated grid (the grid of boxes / 2^level; level 0: the
 /// vertices), each owned by the part that owns the mesh node there (GridBlocks::lowest_block per
