@@ -19,6 +19,8 @@
 #include "solver/case/case_file.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/distributed_amg.hpp"
+#include "mesh/grid_blocks.hpp"
+#include "solver/run/distributed_system.hpp"
 #include "solver/run/part_spaces.hpp"
 #include "solver/run/pipeline.hpp"
 #include "random_values.hpp"
@@ -533,6 +535,78 @@ TEST(MpiRanks, PmgAcrossRanksNumbersTheLowerDegreeAndSolvesAsOneRank)
 TEST(NcclRanks, PmgAcrossRanksNumbersTheLowerDegreeAndSolvesAsOneRank)
 {
     on_gpus(check_distributed_pmg);
+}
+
+/// p-multigrid across the ranks of a generated Q2 cube, each rank's block of the grid made by
+/// the rank alone: the degree-1 space and the grids of 4 and 2 boxes a side are levels split
+/// among the ranks (numbered across them), each level's Galerkin operator equals R A P applied
+/// to a random vector, and CG with it converges to the one-rank solution within 2 iterations
+/// of one rank's p-multigrid with the same levels.
+void check_grid_pmg(const RankSetup& on, unsigned seed)
+{
+    const CaseSpec spec = parse_case_text(R"(
+mesh: {shape: unit_cube, size: 0.125}
+degree: 2
+problem: {kappa: "1 + x*y", f: "1 + z", dirichlet: {boundary: "x*x + y"}}
+solver: {preconditioner: pmg}
+backend: cpu
+)", "grid_pmg", "");
+    const ShapeGrid shape = *box_shape_grid(spec.mesh);
+    GridPart made = grid_part(shape, grid_blocks(shape.grid, world().size()), world().rank());
+    HaloPlan plan = halo_plan_from_owners(world(), made.numbering);
+    const PartPayload part{std::move(made.part), std::move(made.numbering), std::move(plan)};
+    const DistributedSystem<double> system = build_distributed_system<double>(on.exec, part, spec, *on.comm);
+    const std::vector<PartSpace<double>> spaces =
+        preconditioner_spaces<double>(spec, part, system.permutation, on.exec, world());
+    ASSERT_EQ(spaces.size(), 3u);
+    for (const PartSpace<double>& space : spaces) {  // interpolations: every row sums to 1
+        const std::vector<index_type> ptr = space.transfer.row_ptr.to_host();
+        const std::vector<double> val = space.transfer.values.to_host();
+        for (std::size_t i = 0; i + 1 < ptr.size(); ++i) {
+            double sum = 0;
+            for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) sum += val[static_cast<std::size_t>(k)];
+            ASSERT_NEAR(sum, 1.0, 1e-14) << "row " << i << " of the transfer to " << space.offsets.back() << " points";
+        }
+    }
+    EXPECT_EQ(spaces[0].offsets.back(), 729);  // 9^3 vertices, then 5^3 and 3^3 grid points
+    EXPECT_EQ(spaces[1].offsets.back(), 125);
+    EXPECT_EQ(spaces[2].offsets.back(), 27);
+    const Csr<double>& local = system.lent_rows ? *system.lent_rows : system.local_rows;
+    const DistributedRows<double> rows{local, system.ghost_rows, system.halo, world(), *on.comm, &spaces};
+    AmgOptions options;
+    options.gather_rows = 4;  // every grid split among the ranks
+    const DistributedAmg<double> pmg(*system.op, rows, options);
+    EXPECT_EQ(pmg.report()["coarser_space_levels"].get<int>(), 3);
+    for (std::size_t l = 0; l < 3; ++l)
+        EXPECT_LT(pmg.galerkin_defect(l, seed + static_cast<unsigned>(l)), 1e-13) << "level " << l;
+    // One rank: the whole mesh, its assembled system and p-multigrid's transfers.
+    const CaseMesh input = load_case_mesh(spec, Executor::create_cpu());
+    const auto disc = make_discretisation<double>(spec, input);
+    LinearSystem<double> whole = disc->assemble(Executor::create_cpu());
+    std::vector<Csr<double>> transfers = pmg_interpolations<double>(input.mesh, Executor::create_cpu());
+    ASSERT_EQ(transfers.size(), 3u);
+    const Csr<double> whole_matrix = whole.matrix.clone_to(Executor::create_cpu());
+    const auto whole_op = build_format<double>("csr", std::move(whole.matrix), {});
+    const AmgPreconditioner<double> serial(*whole_op.op, whole_matrix, AmgOptions{}, &transfers);
+    const std::vector<double> b = whole.rhs.to_host(), guess = whole.initial_guess.to_host();
+    const auto [one, u_one] = preconditioned_solve(*whole_op.op, serial, b, guess, serial_communicator());
+    ASSERT_TRUE(one.converged()) << one.message;
+    const auto [mine, u_mine] =
+        preconditioned_solve(*system.op, pmg, system.rhs.to_host(), system.initial_guess.to_host(), *on.comm);
+    EXPECT_TRUE(mine.converged()) << mine.message;
+    EXPECT_LE(std::abs(mine.iterations - one.iterations), 2)
+        << "one rank: " << one.iterations << ", " << on.comm->size() << " ranks: " << mine.iterations;
+    EXPECT_LT(max_relative_difference(u_mine, owned_part(part.numbering, u_one)), 1e-8);
+}
+
+TEST(MpiRanks, PmgAcrossRanksSplitsEveryCoarserGridOfAGeneratedCube)
+{
+    check_grid_pmg(mpi_setup(), shared_seed());
+}
+
+TEST(NcclRanks, PmgAcrossRanksSplitsEveryCoarserGridOfAGeneratedCube)
+{
+    on_gpus(check_grid_pmg);
 }
 
 }  // namespace
