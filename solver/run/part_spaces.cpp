@@ -23,18 +23,25 @@ namespace gpufem {
 namespace {
 
 /// The global number, in the numbering that starts at first, of each ghost node's unknown
-/// (-1 where the ghost carries none): every rank names the unknowns on its owned nodes and
-/// the part's halo brings the names to the nodes' other holders.
+/// (-1 where the ghost carries none): every rank names the unknowns on the owned nodes its halo
+/// sends (owned_nodes: the nodes of its unknowns, increasing) and the part's halo brings the
+/// names to the nodes' other holders.
 std::vector<double> ghost_names(const PartPayload& part, const std::vector<index_type>& owned_nodes,
                                 index_type first, const Communicator& host)
 {
     const ExecPtr cpu = Executor::create_cpu();
-    std::vector<double> named(static_cast<std::size_t>(part.numbering.layout.owned), -1.0);
-    for (std::size_t k = 0; k < owned_nodes.size(); ++k)
-        named[static_cast<std::size_t>(owned_nodes[k])] = static_cast<double>(first) + static_cast<double>(k);
-    const HaloExchange<double> halo(part.halo, cpu, host);
+    HaloPlan compact = part.halo;  // the same messages, read from the names of the nodes sent
+    std::vector<double> sent;
+    for (HaloPlan::Send& send : compact.sends)
+        for (index_type& node : send.local) {
+            const auto at = std::lower_bound(owned_nodes.begin(), owned_nodes.end(), node);
+            const bool named = at != owned_nodes.end() && *at == node;
+            sent.push_back(named ? static_cast<double>(first) + static_cast<double>(at - owned_nodes.begin()) : -1.0);
+            node = static_cast<index_type>(sent.size() - 1);
+        }
+    const HaloExchange<double> halo(compact, cpu, host);
     Array<double> ghosts(cpu, static_cast<std::size_t>(part.halo.ghosts()));
-    halo.update(Array<double>::from_host(cpu, named), ghosts);
+    halo.update(Array<double>::from_host(cpu, sent), ghosts);
     return ghosts.to_host();
 }
 
@@ -65,7 +72,8 @@ void number_ghosts(const PartPayload& part, const std::vector<index_type>& dof_n
                    std::vector<index_type>& order, const Communicator& host)
 {
     const index_type owned_nodes = part.numbering.layout.owned;
-    std::vector<index_type> named_nodes;
+    std::vector<index_type> named_nodes;  // increasing: the unknowns are numbered in node order
+    named_nodes.reserve(order.size());
     for (const index_type d : order) named_nodes.push_back(dof_nodes[static_cast<std::size_t>(d)]);
     const std::vector<double> names =
         ghost_names(part, named_nodes, space.offsets[static_cast<std::size_t>(host.rank())], host);
