@@ -590,10 +590,10 @@ CommandResult run_case_on_ranks(int ranks, TempDir& dir, const std::string& name
 TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)
 {
     TempDir dir;
-    const CommandResult r = run_case_on_ranks(3, dir, "pmg.yaml", "mesh: {shape: unit_square, size: 0.1}\ndegree: 2\n"
-                                              "solver: {preconditioner: pmg}\nbackend: cpu\n");
+    const CommandResult r = run_case_on_ranks(3, dir, "pmg_lma.yaml", "mesh: {shape: unit_square, size: 0.1}\ndegree: 2\n"
+                                              "format: lma\nsolver: {preconditioner: pmg}\nbackend: cpu\n");
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find("solver.preconditioner pmg"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("solver.preconditioner pmg sets up from the assembled rows"), std::string::npos) << r.output;
     EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "result.pvtu"));
     const CommandResult amg_lma = run_case_on_ranks(2, dir, "amg_lma.yaml", "mesh: {shape: unit_square, size: 0.1}\n"
                                                     "format: lma\nsolver: {preconditioner: amg}\nbackend: cpu\n");
