@@ -302,45 +302,36 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
         }
         return chain;
     }
-    const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
-    const Array<long long> owner = node_owners(cells_view(mesh, on_exec.cells), exec);
     // Below degree 1 the h-levels start from the degree-1 space's cells (its nodes are the
     // vertices: the refined mesh's nodes, or the grid's points, in node order).
-    // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's
-    // interpolation from that degree at the finer space's nodes (a lower-degree function is
-    // represented exactly in every higher-degree space of the same mesh).
-    LagrangeSpace finer;  // the previous degree's space (its column_nodes: the rows)
-    for (const int degree : pmg_coarse_degrees(mesh.degree)) {
-        LagrangeSpace space =
-            space_on(mesh, on_exec.cells, degree, exec, h_levels && degree == 1);
-        const bool first = chain.empty();
-        chain.push_back(space_interpolation_rows<V>(
-            mesh, on_exec.cells, space, owner, first ? nullptr : finer.dof_nodes.data(),
-            first ? mesh.num_nodes() : static_cast<long long>(finer.dof_nodes.size()), exec));
-        finer = std::move(space);
-    }
-    if (h_levels && finer.degree() == 1)
+    std::vector<DegreeLevel<V>> levels = degree_levels<V>(mesh, exec, h_levels);
+    for (DegreeLevel<V>& level : levels) chain.push_back(std::move(level.transfer));
+    const LagrangeSpace& coarsest = levels.back().space;
+    if (h_levels && coarsest.degree() == 1)
         append_h_levels(chain, mesh,
-                        cells_view(finer.cell_dofs.data(), mesh.num_cells(), finer.dofs_per_cell,
-                                   static_cast<long long>(finer.dof_nodes.size())),
+                        cells_view(coarsest.cell_dofs.data(), mesh.num_cells(), coarsest.dofs_per_cell,
+                                   static_cast<long long>(coarsest.dof_nodes.size())),
                         exec);
     return chain;
 }
 
 template <typename V>
-std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec)
+std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec, bool degree_one_dof_map)
 {
     std::vector<DegreeLevel<V>> levels;
     if (mesh.is_mixed() || mesh.degree <= 1) return levels;
     const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
     const Array<long long> owner = node_owners(cells_view(mesh, on_exec.cells), exec);
+    // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's
+    // interpolation from that degree at the finer space's nodes (a lower-degree function is
+    // represented exactly in every higher-degree space of the same mesh).
     for (const int degree : pmg_coarse_degrees(mesh.degree)) {
-        LagrangeSpace space = space_on(mesh, on_exec.cells, degree, exec, false);
+        LagrangeSpace space = space_on(mesh, on_exec.cells, degree, exec, degree_one_dof_map && degree == 1);
         const bool first = levels.empty();
         Csr<V> transfer = space_interpolation_rows<V>(
-            mesh, on_exec.cells, space, owner, first ? nullptr : levels.back().dof_nodes.data(),
-            first ? mesh.num_nodes() : static_cast<long long>(levels.back().dof_nodes.size()), exec);
-        levels.push_back({std::move(transfer), std::move(space.dof_nodes), degree});
+            mesh, on_exec.cells, space, owner, first ? nullptr : levels.back().space.dof_nodes.data(),
+            first ? mesh.num_nodes() : static_cast<long long>(levels.back().space.dof_nodes.size()), exec);
+        levels.push_back({std::move(transfer), std::move(space)});
     }
     return levels;
 }
@@ -351,7 +342,7 @@ template Csr<float> grid_interpolation(const Mesh&, const GridCoarsening&, const
 template Csr<double> grid_interpolation(const Mesh&, const GridCoarsening&, const ExecPtr&);
 template std::vector<Csr<float>> pmg_interpolations(const Mesh&, const ExecPtr&);
 template std::vector<Csr<double>> pmg_interpolations(const Mesh&, const ExecPtr&);
-template std::vector<DegreeLevel<float>> degree_levels(const Mesh&, const ExecPtr&);
-template std::vector<DegreeLevel<double>> degree_levels(const Mesh&, const ExecPtr&);
+template std::vector<DegreeLevel<float>> degree_levels(const Mesh&, const ExecPtr&, bool);
+template std::vector<DegreeLevel<double>> degree_levels(const Mesh&, const ExecPtr&, bool);
 
 }  // namespace gpufem

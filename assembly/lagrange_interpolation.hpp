@@ -59,18 +59,18 @@ template <typename V>
 std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec);
 
 /// One lower degree of p-multigrid on a mesh: the transfer into the next finer degree's space
-/// (as pmg_interpolations') and the mesh node of each of its unknowns.
+/// (as pmg_interpolations') and the degree's space (its unknowns' mesh nodes).
 template <typename V>
 struct DegreeLevel {
-    Csr<V> transfer;              ///< finer space's unknowns x this degree's
-    Array<index_type> dof_nodes;  ///< the mesh node of each unknown of this degree
-    int degree = 1;
+    Csr<V> transfer;      ///< finer space's unknowns x this degree's
+    LagrangeSpace space;  ///< this degree's space
 };
 
-/// pmg_interpolations' lower-degree levels alone (no h-levels), finest first, with their
-/// unknowns' nodes: what p-multigrid across ranks numbers on each rank's part. Empty at
+/// pmg_interpolations' lower-degree levels alone (no h-levels), finest first: what it starts
+/// from, and what p-multigrid across ranks numbers on each rank's part. The degree-1 space
+/// keeps its dof map when degree_one_dof_map (the h-levels start from its cells). Empty at
 /// degree 1 and on a mesh of several cell types.
 template <typename V>
-std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec);
+std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec, bool degree_one_dof_map = false);
 
 }  // namespace gpufem

@@ -13,8 +13,8 @@ void split_row_offsets(const Executor& exec, const Csr<V>& a, index_type owned, 
 /// Copies each row's entries into its block (in their order within the row), the ghost
 /// columns renumbered from 0 (column - owned); offsets from split_row_offsets.
 template <typename V>
-void split_rows(const Executor& exec, const Csr<V>& a, index_type owned, const index_type* local_ptr, index_type* local_col,
-                V* local_val, const index_type* nonlocal_ptr, index_type* nonlocal_col,
+void split_rows(const Executor& exec, const Csr<V>& a, index_type owned, const index_type* local_ptr,
+                index_type* local_col, V* local_val, const index_type* nonlocal_ptr, index_type* nonlocal_col,
                 V* nonlocal_val) GPUFEM_KERNEL_BODY
 
 /// The rows of a that hold entries, in row order: at[k] the row, end[k] its end offset in a

@@ -19,8 +19,8 @@ void split_row_offsets(const Executor&, const Csr<V>& a, index_type owned, index
 }
 
 template <typename V>
-void split_rows(const Executor&, const Csr<V>& a, index_type owned, const index_type* local_ptr, index_type* local_col, V* local_val,
-                const index_type* nonlocal_ptr, index_type* nonlocal_col, V* nonlocal_val)
+void split_rows(const Executor&, const Csr<V>& a, index_type owned, const index_type* local_ptr, index_type* local_col,
+                V* local_val, const index_type* nonlocal_ptr, index_type* nonlocal_col, V* nonlocal_val)
 {
     const index_type* ptr = a.row_ptr.data();
     const index_type* col = a.col_idx.data();

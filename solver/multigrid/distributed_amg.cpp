@@ -99,6 +99,15 @@ template <typename V>
 DistributedAmg<V>::~DistributedAmg() = default;
 
 template <typename V>
+void DistributedAmg<V>::phase_done(SetupPhase phase, std::chrono::steady_clock::time_point& mark)
+{
+    exec_->synchronize();
+    const auto now = std::chrono::steady_clock::now();
+    setup_phases_[static_cast<std::size_t>(phase)] += std::chrono::duration<double>(now - mark).count();
+    mark = now;
+}
+
+template <typename V>
 std::unique_ptr<typename DistributedAmg<V>::Level> DistributedAmg<V>::new_level(Setup& setup, AmgLevelSummary& summary)
 {
     auto level = std::make_unique<Level>();
@@ -131,10 +140,7 @@ bool DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space,
     auto mark = std::chrono::steady_clock::now();
     AmgLevelSummary summary;
     auto level = new_level(setup, summary);
-    exec_->synchronize();
-    auto now = std::chrono::steady_clock::now();
-    setup_phases_[static_cast<std::size_t>(SetupPhase::smoother)] += std::chrono::duration<double>(now - mark).count();
-    mark = now;
+    phase_done(SetupPhase::smoother, mark);
     SpaceTransfer<V> t = space_transfer(*setup.local, *setup.nonlocal, *setup.halo, space, host_);
     level->prolongation = std::make_unique<DistributedOperator<V>>(
         csr_level_operator(std::move(t.prolongation.local)), std::move(t.prolongation.nonlocal), space.halo, device_);
@@ -149,9 +155,7 @@ bool DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space,
     const bool gather = last && space.offsets.back() <= options_.gather_rows;
     if (gather) gather_below(made, t.coarse_local, t.coarse_wide, space.offsets);
     else distribute_below(setup, std::move(t.coarse_local), t.coarse_wide, space.offsets);
-    exec_->synchronize();
-    setup_phases_[static_cast<std::size_t>(SetupPhase::space_levels)] +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - mark).count();
+    phase_done(SetupPhase::space_levels, mark);
     return !gather;
 }
 
@@ -159,12 +163,6 @@ template <typename V>
 bool DistributedAmg<V>::add_level(Setup& setup)
 {
     auto mark = std::chrono::steady_clock::now();
-    const auto phase_done = [this, &mark](SetupPhase phase) {  // synchronised, summed over the levels
-        exec_->synchronize();
-        const auto now = std::chrono::steady_clock::now();
-        setup_phases_[static_cast<std::size_t>(phase)] += std::chrono::duration<double>(now - mark).count();
-        mark = now;
-    };
     AmgLevelSummary summary;
     auto level = new_level(setup, summary);
     const LinearOperator<V>& op = *level->op;
@@ -178,7 +176,7 @@ bool DistributedAmg<V>::add_level(Setup& setup)
         levels_.push_back(std::move(level));
         return false;
     };
-    phase_done(SetupPhase::smoother);
+    phase_done(SetupPhase::smoother, mark);
     if (static_cast<int>(levels_.size()) + 2 > options_.max_levels) return last("solver.amg.max_levels");
     const Array<std::uint8_t> strong = strength_of_connection(*setup.local, op.diagonal(), options_.strength_threshold);
     const Aggregates aggregates = aggregate(*setup.local, strong, options_.aggregation);
@@ -187,18 +185,18 @@ bool DistributedAmg<V>::add_level(Setup& setup)
     const index_type total = offsets.back();
     if (total == 0 || static_cast<double>(total) > 0.8 * global_rows) return last("too few nodes aggregated");
     const int me = host_.rank();
-    phase_done(SetupPhase::aggregation);
+    phase_done(SetupPhase::aggregation, mark);
     Csr<V> p = rank_prolongator(*setup.local, *setup.nonlocal, level->dinv, 4.0 / (3.0 * upper), aggregates);
     Csr<V> r = sparse_transpose(p);
-    phase_done(SetupPhase::prolongator);
+    phase_done(SetupPhase::prolongator, mark);
     const Csr<V> ghost_rows = ghost_prolongator_rows(p, offsets[static_cast<std::size_t>(me)], total, *setup.halo, host_);
-    phase_done(SetupPhase::ghost_rows);
+    phase_done(SetupPhase::ghost_rows, mark);
     Csr<V> coarse_local = sparse_product(r, sparse_product(*setup.local, p));
     Csr<V> wide{aggregates.count, total,
                 Array<index_type>::from_host(exec_, std::vector<index_type>(static_cast<std::size_t>(aggregates.count) + 1, 0)),
                 Array<index_type>(exec_, 0), Array<V>(exec_, 0)};
     if (setup.nonlocal->nnz() > 0) wide = sparse_product(r, sparse_product(*setup.nonlocal, ghost_rows));
-    phase_done(SetupPhase::galerkin_product);
+    phase_done(SetupPhase::galerkin_product, mark);
     level->prolongation = csr_level_operator(std::move(p));
     level->restriction = csr_level_operator(std::move(r));
     summaries_.push_back(summary);
@@ -206,11 +204,11 @@ bool DistributedAmg<V>::add_level(Setup& setup)
     levels_.push_back(std::move(level));
     if (total <= options_.gather_rows) {
         gather_below(made, coarse_local, wide, offsets);
-        phase_done(SetupPhase::gathered_levels);
+        phase_done(SetupPhase::gathered_levels, mark);
         return false;
     }
     distribute_below(setup, std::move(coarse_local), wide, offsets);
-    phase_done(SetupPhase::coarse_halo);
+    phase_done(SetupPhase::coarse_halo, mark);
     return true;
 }
 

@@ -9,8 +9,12 @@
 // one, down to the first level with at most solver.amg.gather_rows rows in all: that one is
 // gathered onto every rank, which sets it up and cycles it as one process would (hypre's
 // redundant coarse solve), so the coarse levels, where messages would cost more than the
-// arithmetic, send nothing but one all-gather of their right-hand side per cycle.
+// arithmetic, send nothing but one all-gather of their right-hand side per cycle. Given
+// p-multigrid's coarser spaces (DistributedRows::spaces), those are the first coarse levels:
+// their transfers reach other ranks' unknowns through halos (space_transfer in
+// solver/multigrid/distributed_levels.hpp), and aggregation goes on below the last.
 #include <array>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,8 +40,9 @@ struct DistributedRows {
     const HaloPlan& halo;          ///< how the ghosts arrive from their owners
     const Communicator& host;      ///< the ranks, for the setup's host data
     const Communicator& device;    ///< the ranks, for the cycle's data (the operator's communicator)
-    /// p-multigrid: the part's lower-degree spaces, finest first, as the first coarse levels
-    /// (their Galerkin operators R A P), aggregation below them; null or empty: AMG alone.
+    /// p-multigrid: the part's coarser spaces (lower degrees, coarser grids), finest first, as
+    /// the first coarse levels (their Galerkin operators R A P), aggregation below them; null
+    /// or empty: AMG alone.
     const std::vector<PartSpace<V>>* spaces = nullptr;
 };
 
@@ -125,6 +130,8 @@ private:
         "diagonal_and_eigenvalue_estimate", "coarser_space_levels", "aggregation", "prolongator",
         "ghost_prolongator_rows", "galerkin_product", "coarse_level_halo", "gathered_levels"};
     std::array<double, 8> setup_phases_{};
+    /// Adds the time since mark (the device synchronised) to phase; mark becomes now.
+    void phase_done(SetupPhase phase, std::chrono::steady_clock::time_point& mark);
 };
 
 }  // namespace gpufem

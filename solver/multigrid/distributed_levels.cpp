@@ -135,14 +135,14 @@ Csr<V> row_slice(const Csr<V>& a, index_type begin, index_type end)
 }
 
 template <typename V>
-Csr<V> renumbered_columns(const Csr<V>& a, const std::vector<index_type>& to, index_type cols)
+Csr<V> renumbered_columns(Csr<V> a, const std::vector<index_type>& to, index_type cols)
 {
-    const ExecPtr& exec = a.executor();
+    const ExecPtr exec = a.executor();
     const Executor& e = *exec;
     const Array<index_type> map = Array<index_type>::from_host(exec, to);
-    Csr<V> out{a.rows, cols, a.row_ptr.clone_to(exec), a.col_idx.clone_to(exec), a.values.clone_to(exec)};
-    GPUFEM_DISPATCH(e, amg_map_columns(e, static_cast<std::size_t>(out.nnz()), map.data(), out.col_idx.data()));
-    return out;
+    GPUFEM_DISPATCH(e, amg_map_columns(e, static_cast<std::size_t>(a.nnz()), map.data(), a.col_idx.data()));
+    a.cols = cols;
+    return a;
 }
 
 std::vector<index_type> rank_offsets(const Communicator& host, index_type count)
@@ -225,31 +225,38 @@ Csr<V> ghost_prolongator_rows(const Csr<V>& p, index_type first, index_type tota
                   Array<V>::from_host(exec, ghost_val)};
 }
 
-template <typename V>
-CoarseGhosts<V> coarse_ghost_columns(const Csr<V>& wide, const std::vector<index_type>& offsets,
-                                     const Communicator& host)
+HaloPlan ghost_halo(const Communicator& host, index_type owned, const std::vector<index_type>& offsets,
+                    const std::vector<index_type>& ghosts)
 {
     const int me = host.rank();
-    const index_type first = offsets[static_cast<std::size_t>(me)], owned = wide.rows;
-    std::vector<index_type> col = wide.col_idx.to_host();
-    std::vector<index_type> ghosts = col;
-    std::sort(ghosts.begin(), ghosts.end());
-    ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
-    for (index_type& c : col)  // a monotone renumbering: each row stays sorted
-        c = static_cast<index_type>(std::lower_bound(ghosts.begin(), ghosts.end(), c) - ghosts.begin());
+    const index_type first = offsets[static_cast<std::size_t>(me)];
     std::vector<GhostBlock> blocks;
-    for (index_type g : ghosts) {
+    for (const index_type g : ghosts) {
         const int owner = static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), g) - offsets.begin()) - 1;
-        if (owner == me) throw std::logic_error("multigrid: a rank's ghost columns name its own coarse unknown");
+        if (owner == me) throw std::logic_error("multigrid: a rank's ghosts name its own unknown");
         if (blocks.empty() || blocks.back().owner != owner) blocks.push_back({owner, 0});
         ++blocks.back().count;
     }
     std::vector<index_type> keys(static_cast<std::size_t>(owned));
     std::iota(keys.begin(), keys.end(), first);
     keys.insert(keys.end(), ghosts.begin(), ghosts.end());
-    HaloPlan halo = halo_plan_from_names(host, owned, blocks, keys.data(), [&](index_type key) -> index_type {
+    return halo_plan_from_names(host, owned, blocks, keys.data(), [&](index_type key) -> index_type {
         return key >= first && key < first + owned ? key - first : -1;
     });
+}
+
+template <typename V>
+CoarseGhosts<V> coarse_ghost_columns(const Csr<V>& wide, const std::vector<index_type>& offsets,
+                                     const Communicator& host)
+{
+    const index_type owned = wide.rows;
+    std::vector<index_type> col = wide.col_idx.to_host();
+    std::vector<index_type> ghosts = col;
+    std::sort(ghosts.begin(), ghosts.end());
+    ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+    for (index_type& c : col)  // a monotone renumbering: each row stays sorted
+        c = static_cast<index_type>(std::lower_bound(ghosts.begin(), ghosts.end(), c) - ghosts.begin());
+    HaloPlan halo = ghost_halo(host, owned, offsets, ghosts);
     const ExecPtr& exec = wide.row_ptr.executor();
     Csr<V> nonlocal{owned, static_cast<index_type>(ghosts.size()), wide.row_ptr.clone_to(exec),
                     Array<index_type>::from_host(exec, col), wide.values.clone_to(exec)};
@@ -317,7 +324,7 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
     out.prolongation = split_owned_columns(t, owned, ghosts);
     // P with global coarse columns: this rank's rows, then its finer ghosts' from their owners.
     const index_type first = space.offsets[static_cast<std::size_t>(host.rank())], total = space.offsets.back();
-    const Csr<V> p_mine = renumbered_columns(t, global_numbers(space, host.rank()), total);
+    const Csr<V> p_mine = renumbered_columns(t.clone_to(exec), global_numbers(space, host.rank()), total);
     const Csr<V> p = stacked(p_mine, ghost_prolongator_rows(p_mine, 0, total, halo, host));
     lap("P");
     // R = P^T: its owned rows over the finer owned and ghost unknowns, which hold every finer
@@ -331,12 +338,12 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
     // R A P over this rank's rows of A P and its finer ghosts' from their owners.
     const Csr<V> ap = sparse_product(joined(local, nonlocal), p);
     lap("A P");
-    const Csr<V> coarse = sparse_product(r, stacked(ap, ghost_prolongator_rows(ap, 0, total, halo, host)));
+    Csr<V> coarse = sparse_product(r, stacked(ap, ghost_prolongator_rows(ap, 0, total, halo, host)));
     lap("R A P");
     // Own columns first (renumbered from 0), the others after them with their global numbers.
     std::vector<index_type> to(static_cast<std::size_t>(total));
     for (index_type g = 0; g < total; ++g) to[static_cast<std::size_t>(g)] = g >= first && g < first + owned ? g - first : owned + g;
-    SplitRows<V> split = split_owned_columns(renumbered_columns(coarse, to, owned + total), owned, total);
+    SplitRows<V> split = split_owned_columns(renumbered_columns(std::move(coarse), to, owned + total), owned, total);
     out.coarse_local = std::move(split.local);
     out.coarse_wide = std::move(split.nonlocal);
     lap("split");
@@ -354,7 +361,7 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
                                     const Communicator&, const Communicator&);                                  \
     template Csr<V> unit_rows(const std::vector<index_type>&, index_type, const ExecPtr&);                      \
     template Csr<V> row_slice(const Csr<V>&, index_type, index_type);                                           \
-    template Csr<V> renumbered_columns(const Csr<V>&, const std::vector<index_type>&, index_type);              \
+    template Csr<V> renumbered_columns(Csr<V>, const std::vector<index_type>&, index_type);                     \
     template SpaceTransfer<V> space_transfer(const Csr<V>&, const Csr<V>&, const HaloPlan&, const PartSpace<V>&, \
                                              const Communicator&);
 GPUFEM_INSTANTIATE(float)

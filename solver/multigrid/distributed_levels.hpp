@@ -25,10 +25,16 @@ Csr<V> unit_rows(const std::vector<index_type>& columns, index_type cols, const 
 template <typename V>
 Csr<V> row_slice(const Csr<V>& a, index_type begin, index_type end);
 
-/// a with column c renumbered to[c] (of cols), on a's executor (rows keep their entries'
-/// order).
+/// a with column c renumbered to[c] (of cols), in place on a's executor (rows keep their
+/// entries' order).
 template <typename V>
-Csr<V> renumbered_columns(const Csr<V>& a, const std::vector<index_type>& to, index_type cols);
+Csr<V> renumbered_columns(Csr<V> a, const std::vector<index_type>& to, index_type cols);
+
+/// The halo of a rank with `owned` unknowns numbered rank after rank (rank r's from
+/// offsets[r]) and the ghosts of these global numbers (increasing), which their owners send.
+/// Collective over host.
+HaloPlan ghost_halo(const Communicator& host, index_type owned, const std::vector<index_type>& offsets,
+                    const std::vector<index_type>& ghosts);
 
 /// Each rank's first coarse unknown and, last, their total: count is this rank's (ranks + 1
 /// values, the same on every rank). Collective over host.

@@ -28,7 +28,7 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
 {
     const ExecPtr& exec = setup.op.executor();
     SetUpPreconditioner<V> out;
-    if (setup.distributed)  // the part's lower degrees (DistributedRows::spaces), aggregation below
+    if (setup.distributed)  // the part's coarser spaces (DistributedRows::spaces), aggregation below
         return set_up_multigrid<V>("pmg", setup.op, nullptr, [&] {
             out.preconditioner = std::make_unique<DistributedAmg<V>>(setup.op, *setup.distributed, setup.solver.amg);
             return std::move(out);

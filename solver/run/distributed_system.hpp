@@ -61,7 +61,7 @@ Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v);
 
 /// The preconditioner of the case on the distributed operator (one that works across ranks);
 /// host and device: the ranks for host data and for the operator's (collective).
-/// spaces: p-multigrid's lower-degree spaces of the part (solver/run/part_spaces.hpp), or null.
+/// spaces: p-multigrid's coarser spaces of the part (solver/run/part_spaces.hpp), or null.
 template <typename V>
 SetUpPreconditioner<V> distributed_preconditioner(const CaseSpec& spec, const DistributedSystem<V>& system,
                                                   const Communicator& host, const Communicator& device,

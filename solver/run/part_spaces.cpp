@@ -2,17 +2,14 @@
 
 #include <algorithm>
 #include <array>
-#include <memory>
-#include <optional>
-#include <span>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include <spdlog/spdlog.h>
 
 #include "assembly/lagrange_interpolation.hpp"
-#include "linalg/halo_plan_keys.hpp"
 #include "mesh/grid_blocks.hpp"
 #include "mesh/stage_laps.hpp"
 #include "solver/multigrid/aggregation.hpp"
@@ -45,26 +42,6 @@ std::vector<double> ghost_names(const PartPayload& part, const std::vector<index
     return ghosts.to_host();
 }
 
-/// The halo of a space whose ghosts (global numbers, increasing) follow its owned unknowns.
-template <typename V>
-void ghost_halo(PartSpace<V>& space, const Communicator& host)
-{
-    const index_type first = space.offsets[static_cast<std::size_t>(host.rank())];
-    std::vector<GhostBlock> blocks;
-    std::vector<index_type> keys(static_cast<std::size_t>(space.owned));
-    std::iota(keys.begin(), keys.end(), first);
-    for (const index_type global : space.ghost_global) {
-        const auto owner = static_cast<int>(
-            std::upper_bound(space.offsets.begin(), space.offsets.end(), global) - space.offsets.begin() - 1);
-        if (blocks.empty() || blocks.back().owner != owner) blocks.push_back({owner, 0});
-        ++blocks.back().count;
-        keys.push_back(global);
-    }
-    space.halo = halo_plan_from_names(host, space.owned, blocks, keys.data(), [&](index_type key) -> index_type {
-        return key >= first && key < first + space.owned ? key - first : -1;
-    });
-}
-
 /// A lower degree's ghosts (its unknowns on ghost nodes) by increasing global number and their
 /// halo; order (the owned unknowns) gets them appended.
 template <typename V>
@@ -89,7 +66,7 @@ void number_ghosts(const PartPayload& part, const std::vector<index_type>& dof_n
         space.ghost_global.push_back(global);
         order.push_back(dof);
     }
-    ghost_halo(space, host);
+    space.halo = ghost_halo(host, space.owned, space.offsets, space.ghost_global);
 }
 
 /// The lower-degree spaces of the part; rows: the part nodes of the finest space's owned
@@ -103,9 +80,9 @@ std::vector<PartSpace<V>> degree_spaces(const PartPayload& part, std::vector<ind
     std::vector<index_type> dof_nodes;
     for (DegreeLevel<V>& level : degree_levels<V>(part.part.mesh, exec)) {
         StageLaps laps;
-        dof_nodes = level.dof_nodes.to_host();
+        dof_nodes = level.space.dof_nodes.to_host();
         PartSpace<V> space;
-        space.degree = level.degree;
+        space.degree = level.space.degree();
         std::vector<index_type> order;  // local unknown -> the level's unknown
         for (std::size_t d = 0; d < dof_nodes.size(); ++d)
             if (dof_nodes[d] < owned_nodes) order.push_back(static_cast<index_type>(d));
@@ -118,9 +95,9 @@ std::vector<PartSpace<V>> degree_spaces(const PartPayload& part, std::vector<ind
         // The finer space's owned rows in its order: the leading rows unless reordered.
         bool leading = true;
         for (std::size_t i = 0; i < rows.size() && leading; ++i) leading = rows[i] == static_cast<index_type>(i);
-        const Csr<V> owned_rows = leading ? row_slice(level.transfer, 0, static_cast<index_type>(rows.size()))
+        Csr<V> owned_rows = leading ? row_slice(level.transfer, 0, static_cast<index_type>(rows.size()))
                                           : sparse_product(unit_rows<V>(rows, level.transfer.rows, exec), level.transfer);
-        space.transfer = renumbered_columns(owned_rows, local_of, static_cast<index_type>(local_of.size()));
+        space.transfer = renumbered_columns(std::move(owned_rows), local_of, static_cast<index_type>(local_of.size()));
         exec->synchronize();
         laps.lap("transfer");
         spdlog::debug("degree-{} space of {} unknowns ({} owned, {} ghosts): {}", space.degree, space.offsets.back(),
@@ -282,7 +259,7 @@ PartSpace<V> grid_space(const GridBox& finer, const GridLevelNumbering& coarse, 
     const Array<index_type> map = Array<index_type>::from_host(exec, local);
     GPUFEM_DISPATCH(e, amg_map_columns(e, static_cast<std::size_t>(nnz), map.data(), col.data()));
     laps.lap("columns");
-    ghost_halo(space, host);
+    space.halo = ghost_halo(host, space.owned, space.offsets, space.ghost_global);
     laps.lap("halo");
     space.transfer = Csr<V>{rows, space.owned + static_cast<index_type>(space.ghost_global.size()), std::move(ptr),
                             std::move(col), std::move(val)};

@@ -438,20 +438,36 @@ DistributedPart distributed_part(const PartSystem& part, const RankSetup& on)
     return out;
 }
 
-/// CG with m on the rank's rows (a) converges to the solution of CG with serial on the whole
-/// system (1e-8), in the same iterations within slack.
-void expect_solves_as_one_rank(const PartSystem& part, const LinearOperator<double>& whole,
-                               const Preconditioner<double>& serial, const LinearOperator<double>& a,
-                               const Preconditioner<double>& m, const RankSetup& on, int slack)
+/// A system as one rank solves it: its operator and right-hand side, initial guess.
+struct SystemToSolve {
+    const LinearOperator<double>& op;
+    std::vector<double> rhs, guess;
+};
+
+/// CG with m on the rank's rows (mine; its owned unknowns numbered by numbering) converges to
+/// the solution of CG with serial on the whole system (1e-8), in the same iterations within
+/// slack.
+void expect_solves_as_one_rank(const SystemToSolve& whole, const Preconditioner<double>& serial,
+                               const SystemToSolve& mine, const Preconditioner<double>& m,
+                               const PartNumbering& numbering, const RankSetup& on, int slack)
+{
+    const auto [one, u_one] = preconditioned_solve(whole.op, serial, whole.rhs, whole.guess, serial_communicator());
+    ASSERT_TRUE(one.converged()) << one.message;
+    const auto [ranks, u_mine] = preconditioned_solve(mine.op, m, mine.rhs, mine.guess, *on.comm);
+    EXPECT_TRUE(ranks.converged()) << ranks.message;
+    EXPECT_LE(std::abs(ranks.iterations - one.iterations), slack)
+        << "one rank: " << one.iterations << ", " << on.comm->size() << " ranks: " << ranks.iterations;
+    EXPECT_LT(max_relative_difference(u_mine, owned_part(numbering, u_one)), 1e-8);
+}
+
+/// CG with m on the rank's rows a of part against CG with serial on part's whole system.
+void expect_part_solves_as_one_rank(const PartSystem& part, const LinearOperator<double>& whole,
+                                    const Preconditioner<double>& serial, const LinearOperator<double>& a,
+                                    const Preconditioner<double>& m, const RankSetup& on, int slack)
 {
     const std::vector<double> b = part.whole.rhs.to_host(), guess = part.whole.initial_guess.to_host();
-    const auto [one, u_one] = preconditioned_solve(whole, serial, b, guess, serial_communicator());
-    ASSERT_TRUE(one.converged()) << one.message;
-    const auto [mine, u_mine] = preconditioned_solve(a, m, owned_part(part.mine, b), owned_part(part.mine, guess), *on.comm);
-    EXPECT_TRUE(mine.converged()) << mine.message;
-    EXPECT_LE(std::abs(mine.iterations - one.iterations), slack)
-        << "one rank: " << one.iterations << ", " << on.comm->size() << " ranks: " << mine.iterations;
-    EXPECT_LT(max_relative_difference(u_mine, owned_part(part.mine, u_one)), 1e-8);
+    expect_solves_as_one_rank({whole, b, guess}, serial, {a, owned_part(part.mine, b), owned_part(part.mine, guess)}, m,
+                              part.mine, on, slack);
 }
 
 /// AMG across the ranks of a METIS-partitioned P2 system: every distributed level's Galerkin
@@ -479,7 +495,7 @@ void check_distributed_amg(const RankSetup& on, unsigned seed)
         EXPECT_GE(with_coarser, 1);
         for (int l = 0; l < with_coarser; ++l)
             EXPECT_LT(amg.galerkin_defect(static_cast<std::size_t>(l), seed), 1e-13) << "level " << l;
-        expect_solves_as_one_rank(part, *whole.op, serial, *mine.a, amg, on, 3);
+        expect_part_solves_as_one_rank(part, *whole.op, serial, *mine.a, amg, on, 3);
     }
 }
 
@@ -507,7 +523,7 @@ void check_distributed_pmg(const RankSetup& on, unsigned seed)
     ASSERT_EQ(spaces.size(), 1u);
     std::vector<DegreeLevel<double>> one_rank_levels = degree_levels<double>(part.mesh, Executor::create_cpu());
     ASSERT_EQ(one_rank_levels.size(), 1u);
-    const auto vertices = static_cast<index_type>(one_rank_levels[0].dof_nodes.size());
+    const auto vertices = static_cast<index_type>(one_rank_levels[0].space.dof_nodes.size());
     EXPECT_EQ(spaces[0].offsets.back(), vertices);
     EXPECT_EQ(sum_over_processes(world(), static_cast<double>(spaces[0].owned)), static_cast<double>(vertices));
     const DistributedRows<double> rows{mine.local_rows, mine.ghost_rows, part.plan, world(), *on.comm, &spaces};
@@ -524,7 +540,7 @@ void check_distributed_pmg(const RankSetup& on, unsigned seed)
     const Csr<double> whole_matrix = part.whole.matrix.clone_to(Executor::create_cpu());
     const auto whole = build_format<double>("csr", part.whole.matrix.clone_to(Executor::create_cpu()), {});
     const AmgPreconditioner<double> serial(*whole.op, whole_matrix, AmgOptions{}, &transfers);
-    expect_solves_as_one_rank(part, *whole.op, serial, *mine.a, pmg, on, 2);
+    expect_part_solves_as_one_rank(part, *whole.op, serial, *mine.a, pmg, on, 2);
 }
 
 TEST(MpiRanks, PmgAcrossRanksNumbersTheLowerDegreeAndSolvesAsOneRank)
@@ -588,15 +604,9 @@ backend: cpu
     const Csr<double> whole_matrix = whole.matrix.clone_to(Executor::create_cpu());
     const auto whole_op = build_format<double>("csr", std::move(whole.matrix), {});
     const AmgPreconditioner<double> serial(*whole_op.op, whole_matrix, AmgOptions{}, &transfers);
-    const std::vector<double> b = whole.rhs.to_host(), guess = whole.initial_guess.to_host();
-    const auto [one, u_one] = preconditioned_solve(*whole_op.op, serial, b, guess, serial_communicator());
-    ASSERT_TRUE(one.converged()) << one.message;
-    const auto [mine, u_mine] =
-        preconditioned_solve(*system.op, pmg, system.rhs.to_host(), system.initial_guess.to_host(), *on.comm);
-    EXPECT_TRUE(mine.converged()) << mine.message;
-    EXPECT_LE(std::abs(mine.iterations - one.iterations), 2)
-        << "one rank: " << one.iterations << ", " << on.comm->size() << " ranks: " << mine.iterations;
-    EXPECT_LT(max_relative_difference(u_mine, owned_part(part.numbering, u_one)), 1e-8);
+    expect_solves_as_one_rank({*whole_op.op, whole.rhs.to_host(), whole.initial_guess.to_host()}, serial,
+                              {*system.op, system.rhs.to_host(), system.initial_guess.to_host()}, pmg, part.numbering,
+                              on, 2);
 }
 
 TEST(MpiRanks, PmgAcrossRanksSplitsEveryCoarserGridOfAGeneratedCube)
