@@ -132,9 +132,15 @@ public:
     /// What it wants to say in report.json ("discretisation"), or null.
     virtual nlohmann::json report() const { return nullptr; }
     /// Whether solution_output computes the fluxes (SolutionOutput::fluxes and the flux
-    /// fields; on by default), where the discretisation can.
-    void set_flux_output(bool on) { flux_output_ = on; }
+    /// fields; on by default), where the discretisation can, and whether the flux fields are
+    /// written as Float32 (MeshField::float32; by default).
+    void set_flux_output(bool on, bool float32_fields = true)
+    {
+        flux_output_ = on;
+        flux_fields_float32_ = float32_fields;
+    }
     bool flux_output() const { return flux_output_; }
+    bool flux_fields_float32() const { return flux_fields_float32_; }
     /// The corrected right-hand side (RhsCorrection) of a discretisation that solves once.
     Array<V> corrected_rhs(const Array<V>& /*u*/) const override
     {
@@ -143,6 +149,7 @@ public:
 
 private:
     bool flux_output_ = true;
+    bool flux_fields_float32_ = true;
 };
 
 /// disc's p-multigrid transfers (Discretisation::pmg_interpolations) with the first's rows in

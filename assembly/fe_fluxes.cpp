@@ -1,8 +1,6 @@
 #include "assembly/fe_fluxes.hpp"
 
 #include <algorithm>
-#include <map>
-#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -16,7 +14,6 @@
 #include "assembly/robin_data.hpp"
 #include "assembly/robin_kernels.hpp"
 #include "linalg/blas1.hpp"
-#include "linalg/reordering_kernels.hpp"
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/stage_laps.hpp"
 
@@ -64,10 +61,8 @@ Array<T> prefix_mask(const ExecPtr& exec, std::size_t n, std::size_t ones)
 {
     Array<T> mask(exec, n);
     fill(mask, T(1));
-    if (ones >= n) return mask;
-    std::vector<T> host(n, T(0));
-    std::fill(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(ones), T(1));
-    return Array<T>::from_host(exec, host);
+    if (ones < n) GPUFEM_DISPATCH(*exec, fill(*exec, n - ones, T(0), mask.data() + ones));
+    return mask;
 }
 
 /// The Neumann and Robin groups' fluxes out of the domain (-int g; int h (u - u_inf)) into
@@ -109,29 +104,37 @@ void natural_group_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Ar
     }
 }
 
-/// Each node's Dirichlet group (its index in problem.dirichlet; -1 for none): a node several
-/// groups fix belongs to the last, as its value does.
-std::vector<int> dirichlet_owners(const Mesh& mesh, const ProblemSpec& problem)
+/// The Dirichlet nodes on an executor: each node's group numbered from 1 (its index in
+/// problem.dirichlet plus 1; 0 for none; a node several groups fix is the last one's, as its
+/// value is) and the mask of the fixed nodes.
+struct DirichletOwners {
+    Array<int> group;
+    Array<std::uint8_t> mask;
+};
+
+/// The Dirichlet owners of the n nodes on exec: the groups' facet nodes marked there in order.
+DirichletOwners dirichlet_owners(const Mesh& mesh, const ProblemSpec& problem, const ExecPtr& exec, std::size_t n)
 {
-    std::vector<int> owner(static_cast<std::size_t>(mesh.num_nodes()), -1);
-    for (std::size_t g = 0; g < problem.dirichlet.size(); ++g)
-        for (index_type node : condition_facets(mesh, problem.dirichlet[g].group, "dirichlet").connectivity)
-            if (node >= 0) owner[static_cast<std::size_t>(node)] = static_cast<int>(g);
-    return owner;
+    DirichletOwners out{Array<int>(exec, n), Array<std::uint8_t>(exec, n)};
+    zero_bytes(*exec, out.group.data(), n * sizeof(int));
+    zero_bytes(*exec, out.mask.data(), n);
+    for (std::size_t g = 0; g < problem.dirichlet.size(); ++g) {
+        const std::vector<index_type>& nodes = condition_facets(mesh, problem.dirichlet[g].group, "dirichlet").connectivity;
+        const Array<index_type> on_exec = Array<index_type>::from_host(exec, nodes);
+        GPUFEM_DISPATCH(*exec, mark_dirichlet_group(*exec, on_exec.data(), static_cast<long long>(nodes.size()),
+                                                    static_cast<int>(g) + 1, out.group.data(), out.mask.data()));
+    }
+    return out;
 }
 
 /// A u - f of the cells that hold a Dirichlet node (the cells' part of the residual there)
-/// added into residual at the Dirichlet nodes: only those cells reach them.
+/// added into residual at the Dirichlet nodes (mask): only those cells reach them.
 template <typename V>
-void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const std::vector<int>& owner,
+void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const Array<std::uint8_t>& mask,
                             const Array<V>& u, Array<double>& residual)
 {
     const ExecPtr& exec = u.executor();
-    const long long nodes = static_cast<long long>(owner.size()), cells = mesh.num_cells();
-    std::vector<std::uint8_t> fixed(owner.size());
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < nodes; ++i) fixed[i] = owner[i] >= 0;
-    const Array<std::uint8_t> mask = Array<std::uint8_t>::from_host(exec, fixed);
+    const long long cells = mesh.num_cells();
     if (!mesh.is_mixed() && mesh.device && mesh.device->cells.executor() == exec) {
         // The mesh is on the device already: every cell's residual there (the mask keeps the
         // Dirichlet rows) costs less than cutting and uploading the cells that touch them.
@@ -139,6 +142,7 @@ void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const 
         GPUFEM_DISPATCH(*exec, element_residual(*exec, data, u.data(), mask.data(), residual.data()));
         return;
     }
+    const std::vector<std::uint8_t> fixed = mask.to_host();
     const long long stride = mesh.nodes_per_cell;
     std::vector<std::uint8_t> touching(static_cast<std::size_t>(cells));
 #pragma omp parallel for schedule(static)
@@ -157,32 +161,22 @@ void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const 
 }
 
 /// The Dirichlet groups' fluxes out of the domain, -sum (A u - b)_i over each group's nodes
-/// (owner: dirichlet_owners; residual: A u without the Neumann and Robin loads; load: those
-/// loads), summed over the first summed_nodes nodes, put before the other groups in report.
-/// Only the Dirichlet nodes' values come to the host (picked on the executor), summed there
-/// in node order.
+/// (residual: A u without the Neumann and Robin loads, which it loses here; load: those
+/// loads), summed on the executor over the first summed_nodes nodes, put before the other
+/// groups in report.
 template <typename V>
-void dirichlet_group_fluxes(const ProblemSpec& problem, const std::vector<int>& owner, std::size_t summed_nodes,
-                            const Array<double>& residual, const Array<V>& load, FluxReport& report)
+void dirichlet_group_fluxes(const ProblemSpec& problem, const DirichletOwners& owners, std::size_t summed_nodes,
+                            Array<double>& residual, const Array<V>& load, FluxReport& report)
 {
     const ExecPtr& exec = residual.executor();
-    std::vector<index_type> at;
-    for (std::size_t i = 0; i < std::min(summed_nodes, owner.size()); ++i)
-        if (owner[i] >= 0) at.push_back(static_cast<index_type>(i));
-    const auto count = static_cast<index_type>(at.size());
-    const Array<index_type> picked = Array<index_type>::from_host(exec, at);
-    Array<double> residual_at(exec, at.size());
-    Array<V> load_at(exec, at.size());
-    GPUFEM_DISPATCH(*exec, permute_vector(*exec, count, picked.data(), residual.data(), residual_at.data(), false));
-    GPUFEM_DISPATCH(*exec, permute_vector(*exec, count, picked.data(), load.data(), load_at.data(), false));
-    const std::vector<double> r = residual_at.to_host();
-    const std::vector<V> l = load_at.to_host();
-    std::vector<double> flux(problem.dirichlet.size(), 0.0);
-    for (std::size_t k = 0; k < at.size(); ++k)
-        flux[static_cast<std::size_t>(owner[static_cast<std::size_t>(at[k])])] -= r[k] - static_cast<double>(l[k]);
-    for (std::size_t g = 0; g < problem.dirichlet.size(); ++g)
-        report.groups.insert(report.groups.begin() + static_cast<long>(g),
-                             {problem.dirichlet[g].group, "dirichlet", flux[g]});
+    const auto n = static_cast<long long>(residual.size());
+    GPUFEM_DISPATCH(*exec, subtract_load(*exec, n, load.data(), residual.data()));
+    const long long summed = std::min(static_cast<long long>(summed_nodes), n);
+    for (std::size_t g = 0; g < problem.dirichlet.size(); ++g) {
+        const double flux = -GPUFEM_DISPATCH(*exec, region_sum(*exec, summed, owners.group.data(), static_cast<int>(g) + 1,
+                                                               residual.data()));
+        report.groups.insert(report.groups.begin() + static_cast<long>(g), {problem.dirichlet[g].group, "dirichlet", flux});
+    }
 }
 
 /// What one pass over the cells gives, on u's executor: each cell's mean flux (3 columns)
@@ -288,18 +282,16 @@ HostVector<double> column_to_host(const Array<double>& columns, std::size_t n, i
     return values;
 }
 
-/// The flux at the nodes, sum / weight per component (0 where the weight is 0), as dim fields.
+/// The flux at the nodes, sum / weight per component (0 where the weight is 0), as dim fields:
+/// divided on the executor, only the dim columns copied to the host.
 std::vector<MeshField> node_mean_fields(int dim, const Array<double>& sum, const Array<double>& weight)
 {
-    const HostVector<double> s = sum.to_host_vector(), w = weight.to_host_vector();
-    const long long n = static_cast<long long>(w.size());
+    const ExecPtr& exec = weight.executor();
+    const std::size_t n = weight.size();
+    Array<double> columns(exec, static_cast<std::size_t>(dim) * n);
+    GPUFEM_DISPATCH(*exec, node_flux_means(*exec, static_cast<long long>(n), dim, sum.data(), weight.data(), columns.data()));
     std::vector<MeshField> fields;
-    for (int d = 0; d < dim; ++d) {
-        HostVector<double> values(w.size());
-#pragma omp parallel for schedule(static)
-        for (long long i = 0; i < n; ++i) values[i] = w[i] > 0 ? s[3 * i + d] / w[i] : 0.0;
-        fields.emplace_back(flux_field_names[d], std::move(values));
-    }
+    for (int d = 0; d < dim; ++d) fields.emplace_back(flux_field_names[d], column_to_host(columns, n, d));
     return fields;
 }
 
@@ -355,9 +347,9 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     Array<double> residual(exec, u.size());
     Array<V> load(exec, u.size());
     fill(residual, 0.0), fill(load, V(0));
-    const std::vector<int> owner = dirichlet_owners(mesh, problem);
+    const DirichletOwners owners = dirichlet_owners(mesh, problem, exec, u.size());
     laps.lap("Dirichlet nodes");
-    if (!problem.dirichlet.empty()) add_dirichlet_residual(mesh, problem, owner, u, residual);
+    if (!problem.dirichlet.empty()) add_dirichlet_residual(mesh, problem, owners.mask, u, residual);
     exec->synchronize();  // the laps time what the device did
     laps.lap("their residual");
     const MeshOnExec on_exec(mesh, exec);
@@ -365,7 +357,7 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     exec->synchronize();
     laps.lap("natural groups");
     if (!problem.dirichlet.empty())
-        dirichlet_group_fluxes(problem, owner, summed_nodes, residual, load, out.report);
+        dirichlet_group_fluxes(problem, owners, summed_nodes, residual, load, out.report);
     laps.lap("Dirichlet groups");
     out.point_fields = node_mean_fields(mesh.dim, pass.node_sum, pass.node_weight);
     for (int d = 0; d < mesh.dim; ++d)

@@ -24,6 +24,13 @@ struct SolutionFluxes {
     FluxReport report;
 };
 
+/// Marks the flux fields to be written as Float32 (float32) or Float64.
+inline void set_flux_field_precision(SolutionFluxes& fluxes, bool float32)
+{
+    for (MeshField& f : fluxes.point_fields) f.float32 = float32;
+    for (MeshField& f : fluxes.cell_fields) f.float32 = float32;
+}
+
 /// What of a mesh the fluxes' sums cover. The whole mesh by default; on one rank's part of
 /// a mesh (assembly/part_mesh.hpp) its owned nodes (numbered first) and its own cells
 /// (numbered first), so that the ranks' sums add up to the whole mesh's: a group's flux is a

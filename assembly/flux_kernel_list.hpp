@@ -25,3 +25,17 @@ GPUFEM_KERNEL_INLINE double region_sum(const Executor& exec, long long n, const 
 template <typename V>
 void node_flux_sums(const Executor& exec, const ElementData<V>& data, const V* u, double* sum, double* weight)
     GPUFEM_KERNEL_BODY
+
+/// For each of the count facet nodes (negative entries skipped): owner[node] = group and
+/// mask[node] = 1. Called group after group, a node several groups fix is the last one's.
+GPUFEM_KERNEL_INLINE void mark_dirichlet_group(const Executor& exec, const index_type* nodes, long long count,
+                                               int group, int* owner, std::uint8_t* mask) GPUFEM_KERNEL_BODY
+
+/// residual[i] -= load[i] for the n nodes (the residual without the natural conditions' loads).
+template <typename V>
+void subtract_load(const Executor& exec, long long n, const V* load, double* residual) GPUFEM_KERNEL_BODY
+
+/// The flux at the n nodes from node_flux_sums: columns[d n + i] = sum[3 i + d] / weight[i]
+/// (0 where the weight is 0) for the dim components d.
+GPUFEM_KERNEL_INLINE void node_flux_means(const Executor& exec, long long n, int dim, const double* sum,
+                                          const double* weight, double* columns) GPUFEM_KERNEL_BODY

@@ -648,6 +648,7 @@ SolutionOutput FiniteVolumeDiscretisation<V>::solution_output(const Array<V>& u)
     spdlog::debug("finite-volume errors: sums {:.3f} s", seconds_since(started));
     if (this->flux_output()) {
         SolutionFluxes fluxes = this->fluxes(u, shift_u);
+        set_flux_field_precision(fluxes, this->flux_fields_float32());
         for (MeshField& field : fluxes.point_fields) out.point_fields.push_back(std::move(field));
         for (MeshField& field : fluxes.cell_fields) out.cell_fields.push_back(std::move(field));
         out.fluxes = std::move(fluxes.report);

@@ -67,6 +67,7 @@ SolutionOutput LagrangeDiscretisation<V>::solution_output(const Array<V>& u) con
         out.point_fields.push_back({"u", HostVector<double>(uh.begin(), uh.end())});
     if (this->flux_output()) {
         SolutionFluxes fluxes = fe_fluxes(mesh_, problem_, u);
+        set_flux_field_precision(fluxes, this->flux_fields_float32());
         for (MeshField& field : fluxes.point_fields) out.point_fields.push_back(std::move(field));
         for (MeshField& field : fluxes.cell_fields) out.cell_fields.push_back(std::move(field));
         out.fluxes = std::move(fluxes.report);

@@ -75,4 +75,12 @@ double max_abs(const Array<V>& x)
     return GPUFEM_DISPATCH(e, max_abs(e, x.size(), x.data()));
 }
 
+/// min |x[i]|: infinity for an empty x, NaN when an entry is NaN
+template <typename V>
+double min_abs(const Array<V>& x)
+{
+    const Executor& e = *x.executor();
+    return GPUFEM_DISPATCH(e, min_abs(e, x.size(), x.data()));
+}
+
 }  // namespace gpufem

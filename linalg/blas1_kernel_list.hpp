@@ -26,3 +26,7 @@ double dot(const Executor& exec, std::size_t n, const V* x, const V* y) GPUFEM_K
 /// max |x[i]| (0 for n = 0); NaN when an entry is NaN, infinity when one is infinite
 template <typename V>
 double max_abs(const Executor& exec, std::size_t n, const V* x) GPUFEM_KERNEL_BODY
+
+/// min |x[i]| (infinity for n = 0); NaN when an entry is NaN
+template <typename V>
+double min_abs(const Executor& exec, std::size_t n, const V* x) GPUFEM_KERNEL_BODY

@@ -17,15 +17,16 @@ std::string data_array(const std::string& type, const std::string& name, int com
 }  // namespace
 
 void write_pvtu(const std::filesystem::path& path, const std::vector<std::string>& pieces,
-                const std::vector<std::string>& point_fields, const std::vector<std::string>& cell_fields)
+                const std::vector<PvtuField>& point_fields, const std::vector<PvtuField>& cell_fields)
 {
     std::string xml = "<?xml version=\"1.0\"?>\n"
                       "<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
                       "header_type=\"UInt64\">\n"
                       "  <PUnstructuredGrid GhostLevel=\"0\">\n    <PPointData>\n";
-    for (const std::string& name : point_fields) xml += data_array("Float64", name);
+    const auto type = [](const PvtuField& f) { return f.float32 ? "Float32" : "Float64"; };
+    for (const PvtuField& f : point_fields) xml += data_array(type(f), f.name);
     xml += "    </PPointData>\n    <PCellData>\n" + data_array("Int32", "group");
-    for (const std::string& name : cell_fields) xml += data_array("Float64", name);
+    for (const PvtuField& f : cell_fields) xml += data_array(type(f), f.name);
     xml += "    </PCellData>\n    <PPoints>\n" + data_array("Float64", "", 3) + "    </PPoints>\n";
     for (const std::string& piece : pieces) xml += "    <Piece Source=\"" + piece + "\"/>\n";
     xml += "  </PUnstructuredGrid>\n</VTKFile>\n";

@@ -19,6 +19,7 @@
 #include <vtkCellData.h>
 #include <vtkCellType.h>
 #include <vtkDoubleArray.h>
+#include <vtkFloatArray.h>
 #include <vtkErrorCode.h>
 #include <vtkIdTypeArray.h>
 #include <vtkTypeInt32Array.h>
@@ -111,8 +112,9 @@ void check_fields(const std::vector<MeshField>& fields, std::size_t expected, co
 }
 
 /// A one-component double array viewing a field's values (no copy: VTK neither frees nor
-/// writes them; the field outlives the writer).
-vtkSmartPointer<vtkDoubleArray> field_array(const MeshField& field)
+/// writes them; the field outlives the writer). The LZ4 writer narrows it to Float32 itself
+/// where asked (lz4_narrowed).
+vtkSmartPointer<vtkDoubleArray> field_view(const MeshField& field)
 {
     auto array = vtkSmartPointer<vtkDoubleArray>::New();
     array->SetName(field.name.c_str());
@@ -120,6 +122,33 @@ vtkSmartPointer<vtkDoubleArray> field_array(const MeshField& field)
     array->SetArray(const_cast<double*>(field.values.data()),
                     static_cast<vtkIdType>(field.values.size()), 1);
     return array;
+}
+
+/// The field as VTK's writer writes it: the view of its values, or a Float32 copy when it is
+/// written as Float32.
+vtkSmartPointer<vtkDataArray> field_array(const MeshField& field)
+{
+    if (!field.float32) return field_view(field);
+    auto array = vtkSmartPointer<vtkFloatArray>::New();
+    array->SetName(field.name.c_str());
+    array->SetNumberOfComponents(1);
+    const auto n = static_cast<vtkIdType>(field.values.size());
+    array->SetNumberOfValues(n);
+    float* to = array->GetPointer(0);
+#pragma omp parallel for schedule(static)
+    for (vtkIdType i = 0; i < n; ++i) to[i] = static_cast<float>(field.values[static_cast<std::size_t>(i)]);
+    return array;
+}
+
+/// The keys ("PointData/name", "CellData/name") of the fields the LZ4 writer narrows to Float32.
+std::set<std::string> lz4_narrowed(const std::vector<MeshField>& point_fields, const std::vector<MeshField>& cell_fields)
+{
+    std::set<std::string> keys;
+    for (const MeshField& f : point_fields)
+        if (f.float32) keys.insert("PointData/" + f.name);
+    for (const MeshField& f : cell_fields)
+        if (f.float32) keys.insert("CellData/" + f.name);
+    return keys;
 }
 
 /// Whether the cells' offsets (the largest is the connectivity's length) fit 32-bit ids: then
@@ -196,11 +225,15 @@ void set_cells_by_type(vtkUnstructuredGrid& grid, const Mesh& mesh)
     grid.SetCells(types, cell_array);
 }
 
-/// The mesh and its fields as a VTK unstructured grid.
+/// The mesh and its fields as a VTK unstructured grid (views_only: every field as the view of
+/// its values, for the LZ4 writer that narrows the Float32 ones itself).
 vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
                                                const std::vector<MeshField>& point_fields,
-                                               const std::vector<MeshField>& cell_fields)
+                                               const std::vector<MeshField>& cell_fields, bool views_only = false)
 {
+    const auto as_array = [views_only](const MeshField& field) {
+        return views_only ? vtkSmartPointer<vtkDataArray>(field_view(field)) : field_array(field);
+    };
     const vtkIdType nodes = mesh.num_nodes(), cells = mesh.num_cells();
     const int npc = mesh.nodes_per_cell;
 
@@ -257,7 +290,7 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
                        cell_array);
     }
 
-    for (const MeshField& field : point_fields) grid->GetPointData()->AddArray(field_array(field));
+    for (const MeshField& field : point_fields) grid->GetPointData()->AddArray(as_array(field));
     vtkNew<vtkIntArray> group;
     group->SetName("group");
     group->SetNumberOfValues(cells);
@@ -266,7 +299,7 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
     for (vtkIdType c = 0; c < cells; ++c)
         group_of[c] = mesh.cell_group.empty() ? 0 : mesh.cell_group[static_cast<std::size_t>(c)];
     grid->GetCellData()->AddArray(group);
-    for (const MeshField& field : cell_fields) grid->GetCellData()->AddArray(field_array(field));
+    for (const MeshField& field : cell_fields) grid->GetCellData()->AddArray(as_array(field));
     return grid;
 }
 
@@ -366,16 +399,17 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
         vtkUnstructuredGrid* grid = prewrite->grid();
         if (grid->GetNumberOfPoints() != mesh.num_nodes() || grid->GetNumberOfCells() != mesh.num_cells())
             throw std::logic_error("write_vtu: the prewrite was started for another mesh");
-        for (const MeshField& field : point_fields) grid->GetPointData()->AddArray(field_array(field));
-        for (const MeshField& field : cell_fields) grid->GetCellData()->AddArray(field_array(field));
-        prewrite->finish(on_progress);  // removes the file when it fails
+        for (const MeshField& field : point_fields) grid->GetPointData()->AddArray(field_view(field));
+        for (const MeshField& field : cell_fields) grid->GetCellData()->AddArray(field_view(field));
+        prewrite->finish(on_progress, lz4_narrowed(point_fields, cell_fields));  // removes the file when it fails
         rename_into_place(temporary, path);
         return;
     }
-    const vtkSmartPointer<vtkUnstructuredGrid> grid = make_grid(mesh, point_fields, cell_fields);
-    if (compression == VtuCompression::lz4) {  // blocks compressed by the host's threads
+    const bool lz4 = compression == VtuCompression::lz4;
+    const vtkSmartPointer<vtkUnstructuredGrid> grid = make_grid(mesh, point_fields, cell_fields, lz4);
+    if (lz4) {  // blocks compressed by the host's threads
         try {
-            write_vtu_lz4(temporary, grid, on_progress);
+            write_vtu_lz4(temporary, grid, on_progress, lz4_narrowed(point_fields, cell_fields));
         } catch (...) {
             fs::remove(temporary, error);
             throw;

@@ -22,6 +22,9 @@ namespace gpufem {
 struct MeshField {
     std::string name;
     HostVector<double> values;
+    /// Written to the file as Float32 (the values stay double here): a derived field whose
+    /// accuracy float holds (the fluxes), at half the bytes.
+    bool float32 = false;
 
     MeshField(std::string field_name, HostVector<double> field_values)
         : name(std::move(field_name)), values(std::move(field_values))
@@ -58,6 +61,8 @@ std::filesystem::path vtu_temporary_path(const std::filesystem::path& path);
 /// 'group' (Int32, each cell's physical tag) is always written. Field sizes are checked
 /// (num_nodes / num_cells values). The file is written under a temporary name in the same
 /// folder and renamed, so a failure leaves no partial file.
+/// Fields marked float32 are written as Float32 (converted block by block as they are
+/// compressed with LZ4; through a converted copy for zlib and none), the others as Float64.
 /// The fields' and the coordinates' arrays are handed to VTK without copies. on_progress, if
 /// given, is called with the fraction written (VTK's progress events) on the calling thread.
 /// With prewrite (from start_vtu_prewrite for the same path and mesh, LZ4 only) the mesh's

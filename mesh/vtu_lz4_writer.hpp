@@ -20,9 +20,11 @@ namespace gpufem {
 
 /// Writes the grid's points, cells (connectivity, offsets, types), point data and cell data
 /// to `file`. on_progress (may be empty) gets the fraction done, from the calling thread.
+/// The double arrays named in `narrowed` ("PointData/name", "CellData/name") are written as
+/// Float32, converted block by block as they are compressed.
 /// Throws std::runtime_error naming the file when it cannot be written.
 void write_vtu_lz4(const std::filesystem::path& file, vtkUnstructuredGrid* grid,
-                   const std::function<void(double)>& on_progress);
+                   const std::function<void(double)>& on_progress, const std::set<std::string>& narrowed = {});
 
 /// The same file in two steps, so that a run's idle host threads write the mesh while the
 /// device solves: the constructor starts a thread that makes the grid (make_grid: the mesh's
@@ -46,9 +48,13 @@ public:
     /// rethrows make_grid's error).
     vtkUnstructuredGrid* grid() const;
     const std::filesystem::path& file() const { return file_; }
-    /// Writes the rest (if the thread failed, the whole file again with write_vtu_lz4).
+    /// Writes the rest (if the thread failed, the whole file again with write_vtu_lz4), the
+    /// added arrays named in `narrowed` as Float32 (as write_vtu_lz4).
     /// Throws std::runtime_error naming the file when it cannot be written.
-    void finish(const std::function<void(double)>& on_progress);
+    void finish(const std::function<void(double)>& on_progress, const std::set<std::string>& narrowed = {});
+    /// The host threads finish() compresses with (0, the default: OpenMP's less one, the
+    /// writing thread's core): a share of the cores where several processes write at once.
+    void set_finish_threads(int threads) { finish_threads_ = threads; }
 
 private:
     struct Written;
@@ -58,6 +64,7 @@ private:
     std::shared_future<void> grid_made_;  ///< ready once the thread has made the grid (or failed)
     std::thread thread_;
     bool finished_ = false;
+    int finish_threads_ = 0;
 };
 
 }  // namespace gpufem

@@ -49,6 +49,28 @@ void node_flux_sums(const Executor&, const ElementData<V>& data, const V* u, dou
     });
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(cell_flux_integrals, node_flux_sums)
+void mark_dirichlet_group(const Executor&, const index_type* nodes, long long count, int group, int* owner,
+                          std::uint8_t* mask)
+{
+#pragma omp parallel for schedule(static)
+    for (long long k = 0; k < count; ++k)
+        if (const index_type node = nodes[k]; node >= 0) owner[node] = group, mask[node] = 1;
+}
+
+template <typename V>
+void subtract_load(const Executor&, long long n, const V* load, double* residual)
+{
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; ++i) residual[i] -= static_cast<double>(load[i]);
+}
+
+void node_flux_means(const Executor&, long long n, int dim, const double* sum, const double* weight, double* columns)
+{
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; ++i)
+        for (int d = 0; d < dim; ++d) columns[d * n + i] = weight[i] > 0 ? sum[3 * i + d] / weight[i] : 0.0;
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(cell_flux_integrals, node_flux_sums, subtract_load)
 
 }  // namespace gpufem::kernels::cpu

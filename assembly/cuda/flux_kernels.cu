@@ -39,6 +39,30 @@ __global__ void node_kernel(ElementArgs<V> a, const V* __restrict__ u, double* _
     }
 }
 
+__global__ void mark_kernel(long long count, const index_type* __restrict__ nodes, int group, int* __restrict__ owner,
+                            std::uint8_t* __restrict__ mask)
+{
+    const long long k = thread_index();
+    if (k >= count) return;
+    if (const index_type node = nodes[k]; node >= 0) owner[node] = group, mask[node] = 1;
+}
+
+template <typename V>
+__global__ void subtract_kernel(long long n, const V* __restrict__ load, double* __restrict__ residual)
+{
+    const long long i = thread_index();
+    if (i < n) residual[i] -= static_cast<double>(load[i]);
+}
+
+__global__ void means_kernel(long long n, int dim, const double* __restrict__ sum, const double* __restrict__ weight,
+                             double* __restrict__ columns)
+{
+    const long long i = thread_index();
+    if (i >= n) return;
+    const double w = weight[i];
+    for (int d = 0; d < dim; ++d) columns[d * n + i] = w > 0 ? sum[3 * i + d] / w : 0.0;
+}
+
 }  // namespace
 
 template <typename V>
@@ -87,6 +111,29 @@ void node_flux_sums(const Executor& exec, const ElementData<V>& data, const V* u
     GPUFEM_CUDA_CHECK(cudaGetLastError());
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(cell_flux_integrals, node_flux_sums)
+void mark_dirichlet_group(const Executor& exec, const index_type* nodes, long long count, int group, int* owner,
+                          std::uint8_t* mask)
+{
+    if (count == 0) return;
+    mark_kernel<<<grid_for(count), block_size, 0, stream_of(exec)>>>(count, nodes, group, owner, mask);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void subtract_load(const Executor& exec, long long n, const V* load, double* residual)
+{
+    if (n == 0) return;
+    subtract_kernel<V><<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, load, residual);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+void node_flux_means(const Executor& exec, long long n, int dim, const double* sum, const double* weight, double* columns)
+{
+    if (n == 0) return;
+    means_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, dim, sum, weight, columns);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(cell_flux_integrals, node_flux_sums, subtract_load)
 
 }  // namespace gpufem::kernels::cuda

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "linalg/blas1_kernels.hpp"
@@ -39,29 +40,42 @@ double dot(const Executor&, std::size_t n, const V* x, const V* y)
     })[0];
 }
 
-template <typename V>
-double max_abs(const Executor&, std::size_t n, const V* x)
+/// The largest (Largest) or least magnitude of x, `start` for n = 0: one per chunk, combined
+/// in chunk order; a NaN wins over every number.
+template <bool Largest, typename V>
+double extreme_abs(std::size_t n, const V* x, double start)
 {
-    // One maximum per chunk, combined in chunk order; a NaN wins over every number.
+    const auto pick = [](double a, double best) {
+        const bool better = Largest ? a > best : a < best;
+        return (better || std::isnan(a)) && !std::isnan(best) ? a : best;
+    };
     const long long count = static_cast<long long>(n);
     const long long chunks = (count + loop_chunk - 1) / loop_chunk;
-    std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
+    std::vector<double> partial(static_cast<std::size_t>(chunks), start);
 #pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
     for (long long c = 0; c < chunks; ++c) {
-        double largest = 0.0;
+        double best = start;
         const long long end = std::min(c * loop_chunk + loop_chunk, count);
-        for (long long i = c * loop_chunk; i < end; ++i) {
-            const double a = std::abs(static_cast<double>(x[i]));
-            if (a > largest || std::isnan(a)) largest = std::isnan(largest) ? largest : a;
-        }
-        partial[static_cast<std::size_t>(c)] = largest;
+        for (long long i = c * loop_chunk; i < end; ++i) best = pick(std::abs(static_cast<double>(x[i])), best);
+        partial[static_cast<std::size_t>(c)] = best;
     }
-    double total = 0.0;
-    for (const double largest : partial)
-        if (largest > total || std::isnan(largest)) total = std::isnan(total) ? total : largest;
+    double total = start;
+    for (const double best : partial) total = pick(best, total);
     return total;
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fill, axpy, xpay, scale, dot, max_abs)
+template <typename V>
+double max_abs(const Executor&, std::size_t n, const V* x)
+{
+    return extreme_abs<true>(n, x, 0.0);
+}
+
+template <typename V>
+double min_abs(const Executor&, std::size_t n, const V* x)
+{
+    return extreme_abs<false>(n, x, std::numeric_limits<double>::infinity());
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fill, axpy, xpay, scale, dot, max_abs, min_abs)
 
 }  // namespace gpufem::kernels::cpu

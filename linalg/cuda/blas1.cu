@@ -1,6 +1,8 @@
 #include <algorithm>
+#include <limits>
 
 #include <cub/block/block_reduce.cuh>
+#include <cuda/std/limits>
 
 #include "linalg/blas1_kernels.hpp"
 #include "linalg/cuda/cuda_check.hpp"
@@ -77,41 +79,45 @@ __global__ void __launch_bounds__(block_size) dot_final_kernel(int count, double
     if (threadIdx.x == 0) partial[count] = sum;
 }
 
-/// NaN-propagating maximum of two magnitudes.
-__device__ double max_nan(double a, double b)
-{
-    return (isnan(a) || a > b) ? a : b;
-}
-
-/// max_nan as a reduction operator for cub.
-struct MaxNan {
-    __device__ double operator()(double a, double b) const { return max_nan(a, b); }
+/// The NaN-propagating maximum (Largest) or minimum of two magnitudes, as a reduction
+/// operator for cub; start: what an empty share gives.
+template <bool Largest>
+struct ExtremeNan {
+    __device__ double operator()(double a, double b) const
+    {
+        return (isnan(a) || (Largest ? a > b : a < b)) ? a : b;
+    }
+    __device__ static double start() { return Largest ? 0.0 : ::cuda::std::numeric_limits<double>::infinity(); }
 };
 
-/// First stage of max_abs: each block writes the largest magnitude of its grid-stride share.
-template <typename V>
+/// First stage of max_abs and min_abs: each block writes the extreme magnitude of its
+/// grid-stride share.
+template <bool Largest, typename V>
 __global__ void __launch_bounds__(block_size)
-    max_abs_partial_kernel(std::size_t n, const V* __restrict__ x, double* __restrict__ partial)
+    extreme_abs_partial_kernel(std::size_t n, const V* __restrict__ x, double* __restrict__ partial)
 {
     using BlockReduce = cub::BlockReduce<double, block_size>;
     __shared__ typename BlockReduce::TempStorage storage;
-    double largest = 0.0;
+    const ExtremeNan<Largest> pick;
+    double best = pick.start();
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x)
-        largest = max_nan(fabs(static_cast<double>(x[i])), largest);
-    largest = BlockReduce(storage).Reduce(largest, MaxNan{});
-    if (threadIdx.x == 0) partial[blockIdx.x] = largest;
+        best = pick(fabs(static_cast<double>(x[i])), best);
+    best = BlockReduce(storage).Reduce(best, pick);
+    if (threadIdx.x == 0) partial[blockIdx.x] = best;
 }
 
-/// Second stage of max_abs: one block combines the partial maxima.
-__global__ void __launch_bounds__(block_size) max_abs_final_kernel(int count, double* partial)
+/// Second stage: one block combines the partial extremes.
+template <bool Largest>
+__global__ void __launch_bounds__(block_size) extreme_abs_final_kernel(int count, double* partial)
 {
     using BlockReduce = cub::BlockReduce<double, block_size>;
     __shared__ typename BlockReduce::TempStorage storage;
-    double largest = 0.0;
-    for (int i = threadIdx.x; i < count; i += block_size) largest = max_nan(partial[i], largest);
-    largest = BlockReduce(storage).Reduce(largest, MaxNan{});
-    if (threadIdx.x == 0) partial[count] = largest;
+    const ExtremeNan<Largest> pick;
+    double best = pick.start();
+    for (int i = threadIdx.x; i < count; i += block_size) best = pick(partial[i], best);
+    best = BlockReduce(storage).Reduce(best, pick);
+    if (threadIdx.x == 0) partial[count] = best;
 }
 
 /// Blocks of a two-stage reduction over n entries.
@@ -137,15 +143,16 @@ double read_reduced(const Executor& exec, const double* partial, int blocks)
     return result;
 }
 
-template <typename V>
-double max_abs_impl(const Executor& exec, std::size_t n, const V* x)
+/// max |x| (Largest) or min |x| through the two-stage reduction; empty_value for n = 0.
+template <bool Largest, typename V>
+double extreme_abs_impl(const Executor& exec, std::size_t n, const V* x, double empty_value)
 {
-    if (n == 0) return 0.0;
+    if (n == 0) return empty_value;
     const int blocks = reduce_blocks(n);
     double* partial = reduce_scratch(exec);
-    max_abs_partial_kernel<<<blocks, block_size, 0, stream_of(exec)>>>(n, x, partial);
+    extreme_abs_partial_kernel<Largest><<<blocks, block_size, 0, stream_of(exec)>>>(n, x, partial);
     GPUFEM_CUDA_CHECK_LAUNCH();
-    max_abs_final_kernel<<<1, block_size, 0, stream_of(exec)>>>(blocks, partial);
+    extreme_abs_final_kernel<Largest><<<1, block_size, 0, stream_of(exec)>>>(blocks, partial);
     return read_reduced(exec, partial, blocks);
 }
 
@@ -203,9 +210,15 @@ double dot(const Executor& exec, std::size_t n, const V* x, const V* y)
 template <typename V>
 double max_abs(const Executor& exec, std::size_t n, const V* x)
 {
-    return max_abs_impl(exec, n, x);
+    return extreme_abs_impl<true>(exec, n, x, 0.0);
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fill, axpy, xpay, scale, dot, max_abs)
+template <typename V>
+double min_abs(const Executor& exec, std::size_t n, const V* x)
+{
+    return extreme_abs_impl<false>(exec, n, x, std::numeric_limits<double>::infinity());
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(fill, axpy, xpay, scale, dot, max_abs, min_abs)
 
 }  // namespace gpufem::kernels::cuda

@@ -36,7 +36,7 @@ constexpr std::string_view top_keys[] = {"mesh",      "matrix",  "degree",      
                                          "discretisation", "fv",
                                          "format",    "reorder", "auto_iterations", "format_options", "solver",
                                          "precision", "backend", "output"};
-constexpr std::string_view output_keys[] = {"compression", "write", "fluxes"};
+constexpr std::string_view output_keys[] = {"compression", "write", "fluxes", "flux_precision"};
 constexpr std::string_view auto_booleans[] = {"auto", "true", "false"};
 constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
                                           "elements", "size", "refine",
@@ -492,9 +492,12 @@ OutputSpec read_output(const CaseReader& reader, const CaseValue& value, bool ha
         output.fluxes_chosen = choice != "auto";
         if (output.fluxes_chosen) output.fluxes = choice == "true";
     }
+    if (const CaseValue* precision = find_entry(entries, "flux_precision"))
+        output.flux_precision = reader.to_enum(*precision, precision_names);
     resolved = {{"compression", enum_name(vtu_compression_names, output.compression)},
                 {"write", output.write_solution},
-                {"fluxes", output.fluxes}};
+                {"fluxes", output.fluxes},
+                {"flux_precision", enum_name(precision_names, output.flux_precision)}};
     return output;
 }
 

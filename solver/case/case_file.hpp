@@ -63,6 +63,7 @@ struct OutputSpec {
     /// auto is write_solution).
     bool fluxes = true;
     bool fluxes_chosen = false;  ///< output.fluxes given as true or false (not auto)
+    Precision flux_precision = Precision::float32;  ///< how result.vtu stores the flux fields
 };
 
 /// An external linear system (the case's `matrix` map) in place of a mesh and a PDE.

@@ -360,9 +360,10 @@ public:
         file_ = outputs.stage(piece_file_name(group.host.rank()));
         if (!group.exec->is_cuda() || compression_ != VtuCompression::lz4) return;
         const int cores = static_cast<int>(std::thread::hardware_concurrency());
-        const int threads = std::max(1, 3 * cores / 4 / std::max(1, group.ranks_on_node));
+        const int share = std::max(1, cores / std::max(1, group.ranks_on_node));
         prewrite_ = start_vtu_prewrite(
-            file_, [this]() -> const Mesh& { return (piece_ = own_piece(part_.part)).mesh; }, threads);
+            file_, [this]() -> const Mesh& { return (piece_ = own_piece(part_.part)).mesh; }, std::max(1, 3 * share / 4));
+        prewrite_->set_finish_threads(std::max(1, share - 1));  // the fields: this rank's share of the cores
     }
 
     /// The piece (once the prewrite's thread has cut it; rethrows that thread's failure).
@@ -400,21 +401,26 @@ HostVector<double> on_piece_nodes(const OwnPiece& piece, const HostVector<double
     return out;
 }
 
-/// The part's flux fields on its piece (its nodes; its own cells, the part's first) added to out.
-void add_piece_fluxes(const SolutionFluxes& fluxes, const PartPayload& part, const OwnPiece& piece, SolutionOutput& out)
+/// The part's flux fields moved onto its piece (its nodes; its own cells, the part's first:
+/// the cell fields cut in place) and added to out.
+void add_piece_fluxes(SolutionFluxes& fluxes, const PartPayload& part, const OwnPiece& piece, SolutionOutput& out)
 {
-    for (const MeshField& f : fluxes.point_fields) out.point_fields.emplace_back(f.name, on_piece_nodes(piece, f.values));
-    const auto own = static_cast<std::ptrdiff_t>(part.part.own_cells);
-    for (const MeshField& f : fluxes.cell_fields)
-        out.cell_fields.emplace_back(f.name, HostVector<double>(f.values.begin(), f.values.begin() + own));
+    for (const MeshField& f : fluxes.point_fields)
+        out.point_fields.emplace_back(f.name, on_piece_nodes(piece, f.values)).float32 = f.float32;
+    for (MeshField& f : fluxes.cell_fields) {
+        f.values.resize(static_cast<std::size_t>(part.part.own_cells));
+        out.cell_fields.push_back(std::move(f));
+    }
+    fluxes.point_fields.clear(), fluxes.cell_fields.clear();
 }
 
 /// The rank's piece's fields: u (and, with an exact solution, u_exact and the error, evaluated
 /// on the executor) and the rank as a cell field, written to result_<rank>.vtu (staged) unless
-/// the case writes no solution, with the part's flux fields when given. Returns the fields and error norms (their squares summed over
-/// ranks by the caller); nothing when there is nothing to write or measure.
+/// the case writes no solution, with the part's flux fields when given (moved out of fluxes).
+/// Returns the fields and error norms (their squares summed over ranks by the caller); nothing
+/// when there is nothing to write or measure.
 SolutionOutput write_piece(const CaseSpec& spec, const PartPayload& part, const RankGroup& group,
-                           const HostVector<double>& local, const SolutionFluxes* fluxes, PieceOutput& output)
+                           const HostVector<double>& local, SolutionFluxes* fluxes, PieceOutput& output)
 {
     const bool exact = !spec.problem.exact.empty();
     if (!spec.output.write_solution && !exact) return {};
@@ -429,8 +435,12 @@ SolutionOutput write_piece(const CaseSpec& spec, const PartPayload& part, const 
     else
         out.point_fields.push_back({"u", std::move(u)});
     if (fluxes) add_piece_fluxes(*fluxes, part, piece, out);
-    HostVector<double> rank(static_cast<std::size_t>(part.part.own_cells), static_cast<double>(group.host.rank()));
-    out.cell_fields.emplace_back("rank", std::move(rank));
+    HostVector<double> rank(static_cast<std::size_t>(part.part.own_cells));
+    const auto own = static_cast<long long>(rank.size());
+    const double me = group.host.rank();
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < own; ++c) rank[static_cast<std::size_t>(c)] = me;
+    out.cell_fields.emplace_back("rank", std::move(rank)).float32 = true;  // whole numbers: float holds them
     output.write(out);
     return out;
 }
@@ -445,11 +455,12 @@ void finish_outputs(const CaseSpec& spec, const RankGroup& group, const Solution
     any_rank(group.host, false);  // and renamed into place
     if (group.host.rank() != 0) return;
     StagedOutputs outputs(pieces.dir());
-    std::vector<std::string> files, point_names, cell_names;
+    std::vector<std::string> files;
+    std::vector<PvtuField> point_fields, cell_fields;
     for (int r = 0; r < group.host.size(); ++r) files.push_back(piece_file_name(r));
-    for (const MeshField& f : piece.point_fields) point_names.push_back(f.name);
-    for (const MeshField& f : piece.cell_fields) cell_names.push_back(f.name);
-    if (spec.output.write_solution) write_pvtu(outputs.stage("result.pvtu"), files, point_names, cell_names);
+    for (const MeshField& f : piece.point_fields) point_fields.push_back({f.name, f.float32});
+    for (const MeshField& f : piece.cell_fields) cell_fields.push_back({f.name, f.float32});
+    if (spec.output.write_solution) write_pvtu(outputs.stage("result.pvtu"), files, point_fields, cell_fields);
     outputs.write_text("spmv_timings.csv", make_spmv_csv(account.record));
     outputs.write_text("report.json", make_distributed_report(spec, account).dump(2) + "\n");
     outputs.commit();

@@ -159,7 +159,7 @@ std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, con
         disc = std::make_unique<FiniteVolumeDiscretisation<V>>(input.mesh, spec.problem, spec.fv);
     else
         disc = std::make_unique<LagrangeDiscretisation<V>>(input.mesh, spec.problem);
-    disc->set_flux_output(spec.output.fluxes);
+    disc->set_flux_output(spec.output.fluxes, spec.output.flux_precision == Precision::float32);
     return disc;
 }
 

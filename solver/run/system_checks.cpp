@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "linalg/blas1.hpp"
+
 namespace gpufem {
 namespace {
 
@@ -39,13 +41,12 @@ long long first_bad_diagonal(const std::vector<V>& d, bool zero_refused)
     return -1;
 }
 
-}  // namespace
-
+/// check_system_diagonal's host pass, once the device's reductions found a diagonal entry to
+/// report: names the row (in the discretisation's numbering), throws or warns.
 template <typename V>
-void check_system_diagonal(const DiscreteSystem<V>& system, const Discretisation<V>& disc, const SolverSpec& solver)
+void report_bad_diagonal(const DiscreteSystem<V>& system, const Discretisation<V>& disc, const SolverSpec& solver)
 {
     const LinearOperator<V>& op = *system.op.op;
-    if (op.diagonal().size() != static_cast<std::size_t>(op.rows())) return;
     const std::vector<V> d = op.diagonal().to_host();
     const std::vector<index_type> order = system.op.permutation.to_host();  // new -> old
     const auto original = [&](long long i) { return order.empty() ? i : static_cast<long long>(order[i]); };
@@ -80,6 +81,19 @@ void check_system_diagonal(const DiscreteSystem<V>& system, const Discretisation
         spdlog::warn("{} has a diagonal of {:.3e}, below {}'s unit roundoff times the largest ({:.3e}): "
                      "the system is nearly singular, and the solve may stagnate",
                      name_row(where, original(smallest)), least, sizeof(V) == 4 ? "float" : "double", largest);
+}
+
+}  // namespace
+
+template <typename V>
+void check_system_diagonal(const DiscreteSystem<V>& system, const Discretisation<V>& disc, const SolverSpec& solver)
+{
+    const LinearOperator<V>& op = *system.op.op;
+    if (op.diagonal().size() != static_cast<std::size_t>(op.rows()) || op.rows() == 0) return;
+    // Two reductions where the diagonal lives; it comes to the host only to name a row.
+    const double largest = max_abs(op.diagonal()), least = min_abs(op.diagonal());
+    if (std::isfinite(largest) && least > 0 && least >= std::numeric_limits<V>::epsilon() * largest) return;
+    report_bad_diagonal(system, disc, solver);
 }
 
 template void check_system_diagonal(const DiscreteSystem<float>&, const Discretisation<float>&, const SolverSpec&);

@@ -45,12 +45,16 @@ TYPED_TEST(LinalgGpu, Blas1MatchesCpu)
         EXPECT_NEAR(dot(xg, yg), dot(xc, yc), 1e-12 * n) << n;
         EXPECT_NEAR(nrm2(xg), nrm2(xc), 1e-12 * n) << n;
         EXPECT_EQ(max_abs(xg), max_abs(xc)) << n;
-        // A NaN anywhere wins, even beside an infinity.
+        EXPECT_EQ(min_abs(xg), min_abs(xc)) << n;
+        // A NaN anywhere wins, even beside an infinity (or a zero for the minimum).
         auto bad = xh;
         bad[n / 2] = std::numeric_limits<V>::infinity();
         EXPECT_TRUE(std::isinf(max_abs(Array<V>::from_host(gpu, bad)))) << n;
+        bad[0] = V(0);
+        EXPECT_EQ(min_abs(Array<V>::from_host(gpu, bad)), 0.0) << n;
         bad[n - 1] = std::numeric_limits<V>::quiet_NaN();
         EXPECT_TRUE(std::isnan(max_abs(Array<V>::from_host(gpu, bad)))) << n;
+        EXPECT_TRUE(std::isnan(min_abs(Array<V>::from_host(gpu, bad)))) << n;
         axpy(V(0.25), xc, yc), axpy(V(0.25), xg, yg);
         xpay(xc, V(-1.5), yc), xpay(xg, V(-1.5), yg);
         scale(V(2), yc), scale(V(2), yg);

@@ -35,6 +35,21 @@ TEST(ScaledNorms, MaxAbsFindsTheLargestAndPropagatesNanAndInf)
     EXPECT_EQ(max_abs(Array<float>(exec, 0)), 0.0);
 }
 
+TEST(ScaledNorms, MinAbsFindsTheLeastAndPropagatesNan)
+{
+    const auto exec = Executor::create_cpu();
+    const unsigned seed = test::random_seed();
+    std::vector<double> values = test::random_vector<double>(100003, seed);
+    double least = std::numeric_limits<double>::infinity();
+    for (double v : values) least = std::min(least, std::abs(v));
+    EXPECT_EQ(min_abs(Array<double>::from_host(exec, values)), least);
+    values[70000] = -0.0;
+    EXPECT_EQ(min_abs(Array<double>::from_host(exec, values)), 0.0);
+    values[99000] = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_TRUE(std::isnan(min_abs(Array<double>::from_host(exec, values))));
+    EXPECT_TRUE(std::isinf(min_abs(Array<float>(exec, 0))));
+}
+
 TEST(ScaledNorms, ScaledNormIsTheNormOfTheScaledVectorTimesTheScale)
 {
     const auto exec = Executor::create_cpu();

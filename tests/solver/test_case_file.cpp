@@ -182,7 +182,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
         "precision": "double",
         "reorder": "none",
         "backend": "auto",
-        "output": {"compression": "lz4", "write": true, "fluxes": true}})");
+        "output": {"compression": "lz4", "write": true, "fluxes": true, "flux_precision": "float"}})");
     EXPECT_EQ(spec.resolved, expected) << spec.resolved.dump(2);
 }
 
@@ -766,6 +766,12 @@ TEST(CaseFile, OutputSectionIsReadAndChecked)
     expect_contains(error_of(minimal + "output: {compression: gzip}\n"),
                     {"case.yaml:2: output.compression", "lz4, zlib, none"});
     expect_contains(error_of(minimal + "output: {writes: false}\n"), {"unknown key 'writes'"});
+    EXPECT_EQ(defaults.output.flux_precision, Precision::float32);
+    const CaseSpec full = parse_case_text(minimal + "output: {flux_precision: double}\n", "case.yaml", ".");
+    EXPECT_EQ(full.output.flux_precision, Precision::float64);
+    EXPECT_EQ(full.resolved["output"]["flux_precision"], "double");
+    expect_contains(error_of(minimal + "output: {flux_precision: half}\n"),
+                    {"case.yaml:2: output.flux_precision", "double, float"});
 }
 
 TEST(CaseFile, OutputFluxesFollowWriteUnlessChosen)

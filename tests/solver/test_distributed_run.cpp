@@ -19,6 +19,9 @@
 #include <gtest/gtest.h>
 #include <vtkCell.h>
 #include <vtkCellData.h>
+#include <vtkDataArray.h>
+#include <vtkPointData.h>
+#include <vtkType.h>
 #include <vtkIdList.h>
 #include <vtkXMLPUnstructuredGridReader.h>
 
@@ -177,11 +180,15 @@ using RanksCheck =
     std::function<void(int ranks, const nlohmann::json& report, const std::filesystem::path& out, int iterations)>;
 
 /// The case file on one rank (into dir/one) and on each of rank_counts (into dir/npN, with
-/// more_args), check called for each run across ranks.
-void run_against_one_rank(const std::filesystem::path& file, const std::string& more_args,
+/// more_args), check called for each run across ranks. The flux fields are written in double
+/// (output.flux_precision), so that they compare to the solver's tolerance.
+void run_against_one_rank(const std::filesystem::path& file, std::string more_args,
                           const std::vector<int>& rank_counts, TempDir& dir, const RanksCheck& check)
 {
-    const CommandResult one = run_gpufem(fmt::format("run {} -q -o {}", file.string(), (dir.path() / "one").string()));
+    const std::string in_double = "--set output.flux_precision=double";
+    more_args += " " + in_double;
+    const CommandResult one =
+        run_gpufem(fmt::format("run {} -q -o {} {}", file.string(), (dir.path() / "one").string(), in_double));
     ASSERT_EQ(one.exit_code, 0) << one.output;
     const int iterations = read_json(dir.path() / "one" / "report.json")["solver"]["iterations"];
     for (int ranks : rank_counts) {
@@ -585,6 +592,26 @@ CommandResult run_case_on_ranks(int ranks, TempDir& dir, const std::string& name
 {
     const auto file = dir.write(name, yaml);
     return run_on_ranks(ranks, "run " + file.string() + " -q -o " + (dir.path() / "out").string());
+}
+
+TEST(DistributedRun, FluxFieldsAreFloat32InThePiecesAndThePvtuUnlessDoubleIsAsked)
+{
+    TempDir dir;
+    const std::string text = "mesh: {shape: unit_square, size: 0.1}\nproblem: {f: \"1 + x\", dirichlet: {boundary: 0}}\n"
+                             "backend: cpu\n";
+    for (const char* precision : {"float", "double"}) {
+        SCOPED_TRACE(precision);
+        const CommandResult r = run_case_on_ranks(2, dir, "fluxes.yaml", text + "output: {flux_precision: " + precision + "}\n");
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const int type = std::string(precision) == "float" ? VTK_FLOAT : VTK_DOUBLE;
+        const auto joined = read_pvtu(dir.path() / "out" / "result.pvtu");
+        for (const char* name : {"flux_x", "flux_y"}) {
+            ASSERT_NE(joined->GetPointData()->GetArray(name), nullptr) << name;
+            EXPECT_EQ(joined->GetPointData()->GetArray(name)->GetDataType(), type) << name;
+            EXPECT_EQ(joined->GetCellData()->GetArray(name)->GetDataType(), type) << name;
+        }
+        EXPECT_EQ(joined->GetPointData()->GetArray("u")->GetDataType(), VTK_DOUBLE);
+    }
 }
 
 TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)

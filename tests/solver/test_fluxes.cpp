@@ -14,6 +14,11 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <vtkCellData.h>
+#include <vtkDataArray.h>
+#include <vtkPointData.h>
+#include <vtkType.h>
+#include <vtkUnstructuredGrid.h>
 
 #include "assembly/quadrature.hpp"
 #include "case_runs.hpp"
@@ -298,10 +303,29 @@ TEST(Fluxes, ReportSummaryAndResultHoldThem)
     EXPECT_EQ(report["fluxes"]["boundary"][0]["group"], "left");
     EXPECT_EQ(report["fluxes"]["boundary"][0]["condition"], "dirichlet");
     EXPECT_LT(std::abs(report["fluxes"]["relative_imbalance"].get<double>()), 1e-6);
+    // Float32 in the file by default (u stays Float64), Float64 when asked, with the same values.
     const auto grid = test::read_vtu(out / "result.vtu");
+    const auto doubled = dir.path() / "double";
+    const auto d = test::run_gpufem("run " + file.string() + " --backend cpu -q --set output.flux_precision=double -o " +
+                                    doubled.string());
+    ASSERT_EQ(d.exit_code, 0) << d.output;
+    const auto in_double = test::read_vtu(doubled / "result.vtu");
+    EXPECT_EQ(grid->GetPointData()->GetArray("u")->GetDataType(), VTK_DOUBLE);
     for (const char* name : {"flux_x", "flux_y"}) {
-        EXPECT_NE(grid->GetPointData()->GetArray(name), nullptr) << name;
-        EXPECT_NE(grid->GetCellData()->GetArray(name), nullptr) << name;
+        for (const bool points : {true, false}) {
+            const auto data = [&](vtkUnstructuredGrid& g) -> vtkFieldData& {
+                return points ? static_cast<vtkFieldData&>(*g.GetPointData()) : *g.GetCellData();
+            };
+            vtkDataArray* single = data(*grid).GetArray(name);
+            vtkDataArray* full = data(*in_double).GetArray(name);
+            ASSERT_NE(single, nullptr) << name;
+            ASSERT_NE(full, nullptr) << name;
+            EXPECT_EQ(single->GetDataType(), VTK_FLOAT) << name;
+            EXPECT_EQ(full->GetDataType(), VTK_DOUBLE) << name;
+            ASSERT_EQ(single->GetNumberOfTuples(), full->GetNumberOfTuples());
+            for (vtkIdType i = 0; i < full->GetNumberOfTuples(); ++i)
+                ASSERT_EQ(single->GetTuple1(i), static_cast<double>(static_cast<float>(full->GetTuple1(i)))) << name << " " << i;
+        }
     }
     const auto quiet = test::run_gpufem("run " + file.string() + " --backend cpu -q --set output.fluxes=false -o " +
                                         (dir.path() / "none").string());
