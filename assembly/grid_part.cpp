@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <future>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
 #include "linalg/cpu/chunked_loops.hpp"
+#include "mesh/stage_laps.hpp"
 
 namespace gpufem {
 namespace {
@@ -166,24 +168,50 @@ std::vector<std::vector<long long>> ghosts_by_owner(const PartFrame& f, const Gr
     return by_owner;
 }
 
+/// The part's arrays that are std::vectors (whose sizing fills them on one thread, page by
+/// page: 0.2 s of a 32M-cell part), sized on threads of their own while the part's parallel
+/// loops run: the owned nodes' global numbers (with room for every window point, so the ghosts
+/// append without a reallocation), each cell's global number and its subdomain (1).
+struct PartArrays {
+    std::future<std::vector<index_type>> global;
+    std::future<std::pair<std::vector<index_type>, std::vector<int>>> cells;
+};
+
+PartArrays part_arrays(const PartFrame& f, std::size_t cells)
+{
+    PartArrays out;
+    const auto owned = static_cast<std::size_t>(f.owned.count()), window = static_cast<std::size_t>(f.lattice.count());
+    out.global = std::async(std::launch::async, [owned, window] {
+        std::vector<index_type> global;
+        global.reserve(window);
+        global.resize(owned);
+        return global;
+    });
+    out.cells = std::async(std::launch::async, [cells] {
+        return std::pair{std::vector<index_type>(cells), std::vector<int>(cells, 1)};
+    });
+    return out;
+}
+
 /// Numbers the part's nodes: local[w] for window point w (-1: not held); the owned points
 /// first in global order, then the ghosts by owner part, each block in global order.
 void number_nodes(const PartFrame& f, const GridBlocks& blocks,
                   const std::vector<std::pair<std::array<long long, 3>, int>>& above, HostVector<index_type>& local,
-                  PartNumbering& numbering)
+                  PartNumbering& numbering, std::future<std::vector<index_type>>& global, StageLaps& laps)
 {
     const StructuredGrid& g = f.shape->grid;
     const long long owned = f.owned.count();
     numbering.layout.owned = static_cast<index_type>(owned);
-    numbering.global.assign(static_cast<std::size_t>(owned), 0);
     local.resize(static_cast<std::size_t>(f.lattice.count()));
     chunked_for(f.lattice.count(), [&](long long w) { local[static_cast<std::size_t>(w)] = -1; });
+    numbering.global = global.get();
     chunked_for(owned, [&](long long o) {
         long long p[3];
         f.owned.point(o, p);
         local[static_cast<std::size_t>(f.lattice.index(p))] = static_cast<index_type>(o);
         numbering.global[static_cast<std::size_t>(o)] = static_cast<index_type>(g.point_index(p[0], p[1], p[2]));
     });
+    laps.lap("owned");
     // Ghosts: the points of the block's boxes the part does not own (its lower faces) and the
     // other nodes of the cells above it, marked -2.
     LatticeBox own_points;
@@ -204,7 +232,9 @@ void number_nodes(const PartFrame& f, const GridBlocks& blocks,
             index_type& l = local[static_cast<std::size_t>(f.lattice.index(p))];
             if (l == -1) l = -2;
         }
+    laps.lap("marked");
     const std::vector<std::vector<long long>> by_owner = ghosts_by_owner(f, blocks, local);
+    laps.lap("ghosts found");
     for (int owner = 0; owner < blocks.parts(); ++owner) {
         const std::vector<long long>& ghosts = by_owner[static_cast<std::size_t>(owner)];
         if (ghosts.empty()) continue;
@@ -217,11 +247,13 @@ void number_nodes(const PartFrame& f, const GridBlocks& blocks,
             numbering.global.push_back(static_cast<index_type>(g.point_index(p[0], p[1], p[2])));
         }
     }
+    laps.lap("ghosts numbered");
 }
 
 /// The part's cells: its block's (every box's cells) in the whole mesh's order, then `above`.
 void fill_cells(const PartFrame& f, const std::vector<std::pair<std::array<long long, 3>, int>>& above,
-                const HostVector<index_type>& local, PartMesh& part)
+                const HostVector<index_type>& local, std::vector<index_type> global_cells, PartMesh& part,
+                StageLaps& laps)
 {
     const ShapeGrid& shape = *f.shape;
     const int per_box = shape.cells_per_box, npc = shape.nodes_per_cell;
@@ -230,8 +262,10 @@ void fill_cells(const PartFrame& f, const std::vector<std::pair<std::array<long 
     const std::size_t own_cells = static_cast<std::size_t>(own_boxes) * per_box;
     const std::size_t cells = own_cells + above.size();
     part.own_cells = static_cast<index_type>(own_cells);
-    part.global_cells.resize(cells);
+    if (global_cells.size() != cells) throw std::logic_error("grid_part: the cells' arrays were sized otherwise");
+    part.global_cells = std::move(global_cells);
     part.mesh.cells.resize(cells * npc);
+    laps.lap("cells sized");
     const auto write_cell = [&](std::size_t c, const long long corner[3], int s) {
         part.global_cells[c] = static_cast<index_type>(shape.grid.box_index(corner) * per_box + s);
         for (int j = 0; j < npc; ++j) {
@@ -287,11 +321,15 @@ GridPart grid_part(const ShapeGrid& shape, const GridBlocks& blocks, int part)
     };
     const PartFrame f = part_frame(shape, blocks, part);
     const auto above = cells_above(f);
+    long long own_boxes = 1;
+    for (int a = 0; a < 3; ++a) own_boxes *= f.own_hi[a] - f.own_lo[a];
+    PartArrays arrays = part_arrays(f, static_cast<std::size_t>(own_boxes * shape.cells_per_box) + above.size());
     lap(0);
     GridPart out;
     out.numbering.part = part;
     HostVector<index_type> local;
-    number_nodes(f, blocks, above, local, out.numbering);
+    StageLaps laps;
+    number_nodes(f, blocks, above, local, out.numbering, arrays.global, laps);
     lap(1);
     Mesh& mesh = out.part.mesh;
     mesh.dim = shape.grid.dim;
@@ -300,8 +338,11 @@ GridPart grid_part(const ShapeGrid& shape, const GridBlocks& blocks, int part)
     mesh.nodes_per_cell = shape.nodes_per_cell;
     mesh.source = shape.source;
     mesh.subdomains = {PhysicalGroup{"domain", shape.grid.dim, 1}};
-    fill_cells(f, above, local, out.part);
-    mesh.cell_group.assign(out.part.global_cells.size(), 1);
+    auto [global_cells, cell_group] = arrays.cells.get();
+    laps.lap("cell arrays");
+    fill_cells(f, above, local, std::move(global_cells), out.part, laps);
+    mesh.cell_group = std::move(cell_group);
+    laps.lap("cells");
     lap(2);
     const std::vector<index_type>& global = out.numbering.global;
     mesh.coordinates.resize(3 * global.size());
@@ -314,7 +355,7 @@ GridPart grid_part(const ShapeGrid& shape, const GridBlocks& blocks, int part)
     mesh.boundaries = part_boundaries(f, local);
     lap(4);
     spdlog::debug("grid part {}: cells above {:.3f} s, nodes numbered {:.3f} s, cells {:.3f} s, coordinates {:.3f} s, "
-                  "boundary groups {:.3f} s", part, step[0], step[1], step[2], step[3], step[4]);
+                  "boundary groups {:.3f} s ({})", part, step[0], step[1], step[2], step[3], step[4], laps.text);
     return out;
 }
 

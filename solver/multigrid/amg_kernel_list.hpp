@@ -14,6 +14,12 @@ GPUFEM_KERNEL_INLINE void amg_mis_init(const Executor& exec, index_type n,
 GPUFEM_KERNEL_INLINE void amg_map_columns(const Executor& exec, std::size_t n, const index_type* map,
                                           index_type* columns) GPUFEM_KERNEL_BODY
 
+/// columns[k] += inside when begin <= columns[k] < end, += outside otherwise (k < n): a
+/// matrix's columns moved in place, a range of them one way and the rest another.
+GPUFEM_KERNEL_INLINE void amg_shift_columns(const Executor& exec, std::size_t n, index_type begin, index_type end,
+                                            index_type inside, index_type outside,
+                                            index_type* columns) GPUFEM_KERNEL_BODY
+
 /// out[r] = ptr[r] - ptr[0] for r <= rows: the offsets of a run of rows, from 0.
 GPUFEM_KERNEL_INLINE void amg_rebase_offsets(const Executor& exec, index_type rows, const index_type* ptr,
                                              index_type* out) GPUFEM_KERNEL_BODY

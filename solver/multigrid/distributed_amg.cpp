@@ -11,6 +11,7 @@
 #include "linalg/blas1.hpp"
 #include "linalg/distributed_operator.hpp"
 #include "linalg/rank_messages.hpp"
+#include "mesh/stage_laps.hpp"
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_kernels.hpp"
 #include "solver/multigrid/chebyshev.hpp"
@@ -141,11 +142,17 @@ bool DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space,
     AmgLevelSummary summary;
     auto level = new_level(setup, summary);
     phase_done(SetupPhase::smoother, mark);
-    SpaceTransfer<V> t = space_transfer(*setup.local, *setup.nonlocal, *setup.halo, space, host_);
+    SpaceTransfer<V> t = space_transfer(*setup.local, *setup.nonlocal, *setup.halo, space, host_, device_);
+    StageLaps laps;
+    const auto lap = [&](const char* stage) {
+        exec_->synchronize();
+        laps.lap(stage);
+    };
     level->prolongation = std::make_unique<DistributedOperator<V>>(
         csr_level_operator(std::move(t.prolongation.local)), std::move(t.prolongation.nonlocal), space.halo, device_);
     level->restriction = std::make_unique<DistributedOperator<V>>(
         csr_level_operator(std::move(t.restriction.local)), std::move(t.restriction.nonlocal), *setup.halo, device_);
+    lap("P and R as operators");
     summaries_.push_back(summary);
     Level& made = *level;
     levels_.push_back(std::move(level));
@@ -155,6 +162,8 @@ bool DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space,
     const bool gather = last && space.offsets.back() <= options_.gather_rows;
     if (gather) gather_below(made, t.coarse_local, t.coarse_wide, space.offsets);
     else distribute_below(setup, std::move(t.coarse_local), t.coarse_wide, space.offsets);
+    lap(gather ? "gathered below" : "coarse operator");
+    spdlog::debug("level below {} rows, then: {}", made.op->rows(), laps.text);
     phase_done(SetupPhase::space_levels, mark);
     return !gather;
 }
@@ -189,7 +198,8 @@ bool DistributedAmg<V>::add_level(Setup& setup)
     Csr<V> p = rank_prolongator(*setup.local, *setup.nonlocal, level->dinv, 4.0 / (3.0 * upper), aggregates);
     Csr<V> r = sparse_transpose(p);
     phase_done(SetupPhase::prolongator, mark);
-    const Csr<V> ghost_rows = ghost_prolongator_rows(p, offsets[static_cast<std::size_t>(me)], total, *setup.halo, host_);
+    const Csr<V> ghost_rows = ghost_prolongator_rows(p, offsets[static_cast<std::size_t>(me)], total, *setup.halo,
+                                                          host_, device_);
     phase_done(SetupPhase::ghost_rows, mark);
     Csr<V> coarse_local = sparse_product(r, sparse_product(*setup.local, p));
     Csr<V> wide{aggregates.count, total,

@@ -176,53 +176,51 @@ Csr<V> rank_prolongator(const Csr<V>& local, const Csr<V>& nonlocal, const Array
 
 template <typename V>
 Csr<V> ghost_prolongator_rows(const Csr<V>& p, index_type first, index_type total, const HaloPlan& halo,
-                              const Communicator& host)
+                              const Communicator& host, const Communicator& device)
 {
-    // The rows sent, picked on p's executor (a selection matrix times P), so that only they
-    // come to the host.
-    const Csr<V> sent = sent_rows(p, halo);
-    const std::vector<index_type> ptr = sent.row_ptr.to_host(), col = sent.col_idx.to_host();
-    const std::vector<V> val = sent.values.to_host();
-    // What this rank sends: per neighbour the lengths, then the global columns and values, of
-    // the rows it holds as that neighbour's ghosts.
-    std::vector<index_type> lengths, columns;
-    std::vector<V> values;
-    std::vector<std::pair<int, std::size_t>> rows_to, entries_to;
-    std::size_t row = 0;
-    for (const HaloPlan::Send& send : halo.sends) {
-        std::size_t entries = 0;
-        for (std::size_t j = 0; j < send.local.size(); ++j, ++row) {
-            const index_type b = ptr[row], e = ptr[row + 1];
-            lengths.push_back(e - b);
-            for (index_type k = b; k < e; ++k) {
-                columns.push_back(col[static_cast<std::size_t>(k)] + first);
-                values.push_back(val[static_cast<std::size_t>(k)]);
-            }
-            entries += static_cast<std::size_t>(e - b);
-        }
-        rows_to.emplace_back(send.peer, send.local.size());
-        entries_to.emplace_back(send.peer, entries);
-    }
-    const index_type ghosts = halo.ghosts();
-    std::vector<std::pair<int, std::size_t>> rows_from;
+    // The rows sent, neighbour after neighbour, picked on p's executor (a selection matrix
+    // times P) with their global columns; only their offsets come to the host.
+    Csr<V> sent = sent_rows(p, halo);
+    const ExecPtr& exec = p.executor();
+    const Executor& e = *exec;
+    if (first != 0) GPUFEM_DISPATCH(e, amg_shift_columns(e, static_cast<std::size_t>(sent.nnz()), 0, 0, 0, first,
+                                                         sent.col_idx.data()));
+    const std::vector<index_type> sent_ptr = sent.row_ptr.to_host();
+    // Each row's length, neighbour after neighbour (on the host: one number per row).
+    std::vector<index_type> lengths(static_cast<std::size_t>(sent.rows));
+    for (std::size_t r = 0; r < lengths.size(); ++r) lengths[r] = sent_ptr[r + 1] - sent_ptr[r];
+    std::vector<std::pair<int, std::size_t>> rows_to, rows_from;
+    for (const HaloPlan::Send& send : halo.sends) rows_to.emplace_back(send.peer, send.local.size());
     for (const GhostBlock& block : halo.receives) rows_from.emplace_back(block.owner, static_cast<std::size_t>(block.count));
+    const index_type ghosts = halo.ghosts();
     std::vector<index_type> ghost_ptr(static_cast<std::size_t>(ghosts) + 1, 0);
     exchange_runs(host, lengths, rows_to, ghost_ptr, rows_from);  // lengths land at ghost_ptr[0 ..)
     std::exclusive_scan(ghost_ptr.begin(), ghost_ptr.end(), ghost_ptr.begin(), index_type(0));
-    std::vector<std::pair<int, std::size_t>> entries_from;
+    // The entries, straight into the ghost rows' arrays on the devices: per neighbour one run
+    // of columns and one of values (both sides skip an empty run alike).
+    Array<index_type> ghost_col(exec, static_cast<std::size_t>(ghost_ptr.back()));
+    Array<V> ghost_val(exec, ghost_col.size());
+    std::vector<ExchangeMessage> sends, receives;
+    const auto add = [](std::vector<ExchangeMessage>& into, int peer, index_type* col, V* val, index_type count) {
+        if (count == 0) return;
+        into.push_back({peer, col, static_cast<std::size_t>(count) * sizeof(index_type)});
+        into.push_back({peer, val, static_cast<std::size_t>(count) * sizeof(V)});
+    };
+    std::size_t row = 0;
+    for (const HaloPlan::Send& send : halo.sends) {
+        const index_type begin = sent_ptr[row], end = sent_ptr[row + send.local.size()];
+        add(sends, send.peer, sent.col_idx.data() + begin, sent.values.data() + begin, end - begin);
+        row += send.local.size();
+    }
     std::size_t ghost = 0;
     for (const GhostBlock& block : halo.receives) {
-        const std::size_t end = ghost + static_cast<std::size_t>(block.count);
-        entries_from.emplace_back(block.owner, static_cast<std::size_t>(ghost_ptr[end] - ghost_ptr[ghost]));
-        ghost = end;
+        const index_type begin = ghost_ptr[ghost], end = ghost_ptr[ghost + static_cast<std::size_t>(block.count)];
+        add(receives, block.owner, ghost_col.data() + begin, ghost_val.data() + begin, end - begin);
+        ghost += static_cast<std::size_t>(block.count);
     }
-    std::vector<index_type> ghost_col(static_cast<std::size_t>(ghost_ptr.back()));
-    std::vector<V> ghost_val(ghost_col.size());
-    exchange_runs(host, columns, entries_to, ghost_col, entries_from);
-    exchange_runs(host, values, entries_to, ghost_val, entries_from);
-    const ExecPtr& exec = p.executor();
-    return Csr<V>{ghosts, total, Array<index_type>::from_host(exec, ghost_ptr), Array<index_type>::from_host(exec, ghost_col),
-                  Array<V>::from_host(exec, ghost_val)};
+    device.exchange(e, sends, receives);
+    return Csr<V>{ghosts, total, Array<index_type>::from_host(exec, ghost_ptr), std::move(ghost_col),
+                  std::move(ghost_val)};
 }
 
 HaloPlan ghost_halo(const Communicator& host, index_type owned, const std::vector<index_type>& offsets,
@@ -307,7 +305,7 @@ Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vecto
 
 template <typename V>
 SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, const HaloPlan& halo,
-                                const PartSpace<V>& space, const Communicator& host)
+                                const PartSpace<V>& space, const Communicator& host, const Communicator& device)
 {
     const ExecPtr& exec = local.executor();
     StageLaps laps;
@@ -325,7 +323,7 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
     // P with global coarse columns: this rank's rows, then its finer ghosts' from their owners.
     const index_type first = space.offsets[static_cast<std::size_t>(host.rank())], total = space.offsets.back();
     const Csr<V> p_mine = renumbered_columns(t.clone_to(exec), global_numbers(space, host.rank()), total);
-    const Csr<V> p = stacked(p_mine, ghost_prolongator_rows(p_mine, 0, total, halo, host));
+    const Csr<V> p = stacked(p_mine, ghost_prolongator_rows(p_mine, 0, total, halo, host, device));
     lap("P");
     // R = P^T: its owned rows over the finer owned and ghost unknowns, which hold every finer
     // unknown that interpolates from an owned coarse one (checked: no entry of P is lost).
@@ -336,14 +334,20 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
     out.restriction = split_owned_columns(r, fine, fine_ghosts);
     lap("R");
     // R A P over this rank's rows of A P and its finer ghosts' from their owners.
-    const Csr<V> ap = sparse_product(joined(local, nonlocal), p);
+    const Csr<V> wide_a = joined(local, nonlocal);
+    lap("[A_local A_ghost]");
+    const Csr<V> ap = sparse_product(wide_a, p);
     lap("A P");
-    Csr<V> coarse = sparse_product(r, stacked(ap, ghost_prolongator_rows(ap, 0, total, halo, host)));
+    const Csr<V> ap_all = stacked(ap, ghost_prolongator_rows(ap, 0, total, halo, host, device));
+    lap("ghost rows of A P");
+    Csr<V> coarse = sparse_product(r, ap_all);
     lap("R A P");
     // Own columns first (renumbered from 0), the others after them with their global numbers.
-    std::vector<index_type> to(static_cast<std::size_t>(total));
-    for (index_type g = 0; g < total; ++g) to[static_cast<std::size_t>(g)] = g >= first && g < first + owned ? g - first : owned + g;
-    SplitRows<V> split = split_owned_columns(renumbered_columns(std::move(coarse), to, owned + total), owned, total);
+    const Executor& e = *exec;
+    GPUFEM_DISPATCH(e, amg_shift_columns(e, static_cast<std::size_t>(coarse.nnz()), first, first + owned, -first,
+                                         owned, coarse.col_idx.data()));
+    coarse.cols = owned + total;
+    SplitRows<V> split = split_owned_columns(coarse, owned, total);
     out.coarse_local = std::move(split.local);
     out.coarse_wide = std::move(split.nonlocal);
     lap("split");
@@ -354,7 +358,7 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
 #define GPUFEM_INSTANTIATE(V)                                                                                  \
     template Csr<V> rank_prolongator(const Csr<V>&, const Csr<V>&, const Array<V>&, double, const Aggregates&); \
     template Csr<V> ghost_prolongator_rows(const Csr<V>&, index_type, index_type, const HaloPlan&,             \
-                                           const Communicator&);                                                \
+                                           const Communicator&, const Communicator&);                           \
     template CoarseGhosts<V> coarse_ghost_columns(const Csr<V>&, const std::vector<index_type>&,                 \
                                                   const Communicator&);                                         \
     template Csr<V> gathered_matrix(const Csr<V>&, const Csr<V>&, const std::vector<index_type>&,               \
@@ -363,7 +367,7 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
     template Csr<V> row_slice(const Csr<V>&, index_type, index_type);                                           \
     template Csr<V> renumbered_columns(Csr<V>, const std::vector<index_type>&, index_type);                     \
     template SpaceTransfer<V> space_transfer(const Csr<V>&, const Csr<V>&, const HaloPlan&, const PartSpace<V>&, \
-                                             const Communicator&);
+                                             const Communicator&, const Communicator&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

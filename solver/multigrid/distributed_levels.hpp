@@ -50,11 +50,12 @@ Csr<V> rank_prolongator(const Csr<V>& local, const Csr<V>& nonlocal, const Array
 
 /// The rows of the ranks' prolongators that this rank's ghosts name: row g of the result is
 /// ghost g's row of its owner's P, with global coarse columns (of total). p: this rank's P
-/// (owned rows x its own coarse unknowns, numbered from first). Collective over host; the
-/// result lives on p's executor.
+/// (owned rows x its own coarse unknowns, numbered from first). The row lengths go over host,
+/// the entries over device in p's executor's memory (they never come to the host). Collective
+/// over both; the result lives on p's executor.
 template <typename V>
 Csr<V> ghost_prolongator_rows(const Csr<V>& p, index_type first, index_type total, const HaloPlan& halo,
-                              const Communicator& host);
+                              const Communicator& host, const Communicator& device);
 
 /// A coarse level's ghost columns as a distributed operator takes them: renumbered
 /// 0 .. ghosts - 1 (in increasing global order, so grouped by owner in rank order), and the
@@ -92,10 +93,11 @@ struct SpaceTransfer {
 /// The level below the finer one whose owned rows are local (owned columns) and nonlocal
 /// (the ghosts of halo), for the coarse space (its transfer's rows: the finer owned unknowns).
 /// The ghosts' rows of P and of A P come from their owners (through halo, once each).
-/// Collective over host; on local's executor. Throws std::logic_error when a finer unknown
-/// that interpolates from a coarse one is neither owned by nor a ghost of the coarse one's owner.
+/// Collective over host and device; on local's executor. Throws std::logic_error when a finer
+/// unknown that interpolates from a coarse one is neither owned by nor a ghost of the coarse
+/// one's owner.
 template <typename V>
 SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, const HaloPlan& halo,
-                                const PartSpace<V>& space, const Communicator& host);
+                                const PartSpace<V>& space, const Communicator& host, const Communicator& device);
 
 }  // namespace gpufem

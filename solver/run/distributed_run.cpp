@@ -312,8 +312,11 @@ SolveResult solve_across_ranks(const CaseSpec& spec, const PartPayload& part, co
     auto start = clock_type::now();
     const std::vector<PartSpace<V>> spaces =
         preconditioner_spaces<V>(spec, part, system.permutation, group.exec, group.host);
+    const double spaces_seconds = seconds_since(start);
     const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system, group.host, group.device, &spaces);
     phases.setup = seconds_since(start);
+    spdlog::debug("preconditioner setup: coarser spaces {:.3f} s, the rest {:.3f} s", spaces_seconds,
+                  phases.setup - spaces_seconds);
     if (m.preconditioner) report = m.preconditioner->report();
     start = clock_type::now();
     x = system.initial_guess.clone_to(group.exec);

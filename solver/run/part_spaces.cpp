@@ -277,16 +277,16 @@ bool coarsens(const ShapeGrid& shape)
 }
 
 /// The grids of half the boxes below the degree-1 space, whose owned unknowns are the rank's
-/// vertices of the grid in x-fastest order (rows: the part nodes of its rows when its operator
-/// orders them otherwise: the first transfer's rows picked in that order).
+/// vertices of the grid in x-fastest order (vertices: how many; rows: the part nodes of its
+/// rows when its operator orders them otherwise: the first transfer's rows picked in that order).
 template <typename V>
-std::vector<PartSpace<V>> grid_spaces(const std::vector<index_type>& rows, bool reordered, const ShapeGrid& shape,
-                                      const ExecPtr& exec, const Communicator& host)
+std::vector<PartSpace<V>> grid_spaces(index_type vertices, const std::vector<index_type>& rows, bool reordered,
+                                      const ShapeGrid& shape, const ExecPtr& exec, const Communicator& host)
 {
     std::vector<PartSpace<V>> out;
     const GridBlocks blocks = grid_blocks(shape.grid, host.size());
     GridLevelNumbering finer(shape, blocks, 0);
-    if (finer.box(host.rank()).count() != static_cast<long long>(rows.size()))
+    if (finer.box(host.rank()).count() != static_cast<long long>(vertices))
         throw std::logic_error("p-multigrid across ranks: the rank's vertices are not its block of the grid");
     long long n = shape.grid.n;
     for (int level = 1; n >= 4 && n % 2 == 0; ++level, n /= 2) {
@@ -308,15 +308,23 @@ std::vector<PartSpace<V>> part_spaces(const PartPayload& part, const Array<index
                                       const ShapeGrid* shape, const ExecPtr& exec, const Communicator& host)
 {
     if (part.part.mesh.is_mixed()) return {};
-    std::vector<index_type> rows(static_cast<std::size_t>(part.numbering.layout.owned));
-    if (permutation.empty()) std::iota(rows.begin(), rows.end(), index_type(0));
-    else rows = permutation.to_host();
+    // The finer rows in the operator's order: listed only where they are used (a lower degree
+    // or a reordering), not the tens of millions of 0, 1, 2, ... of a plain degree-1 part.
+    std::vector<index_type> rows;
+    if (!permutation.empty()) {
+        rows = permutation.to_host();
+    } else if (part.part.mesh.degree > 1) {
+        rows.resize(static_cast<std::size_t>(part.numbering.layout.owned));
+        std::iota(rows.begin(), rows.end(), index_type(0));
+    }
     std::vector<PartSpace<V>> out = degree_spaces<V>(part, rows, exec, host);
     // Below degree 1 the rows are the vertices in node order, the part's (x-fastest on its
     // block), unless the operator reorders the degree-1 unknowns themselves.
     const bool reordered = out.empty() && !permutation.empty();
     if (shape && coarsens(*shape))
-        for (PartSpace<V>& space : grid_spaces<V>(rows, reordered, *shape, exec, host)) out.push_back(std::move(space));
+        for (PartSpace<V>& space : grid_spaces<V>(rows.empty() ? part.numbering.layout.owned : static_cast<index_type>(rows.size()),
+                                                  rows, reordered, *shape, exec, host))
+            out.push_back(std::move(space));
     return out;
 }
 

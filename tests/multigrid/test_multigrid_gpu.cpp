@@ -21,6 +21,7 @@
 #include "solver/case/case_file.hpp"
 #include "solver/krylov/krylov.hpp"
 #include "solver/multigrid/aggregation.hpp"
+#include "solver/multigrid/amg_kernels.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/run/pipeline.hpp"
 
@@ -191,6 +192,45 @@ TEST(AmgGpu, RadixTransposeEqualsTheCpuTranspose)
     EXPECT_EQ(got.ptr, expected.ptr);
     EXPECT_EQ(got.col, expected.col);
     EXPECT_EQ(got.val, expected.val);
+}
+
+TEST(AmgGpu, JoinedBlocksAndShiftedColumnsEqualTheCpus)
+{
+    GPUFEM_REQUIRE_GPU();
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    const ExecPtr host = Executor::create_cpu(), device = Executor::create_cuda();
+    // [left | right] (a rank's owned and ghost columns side by side): empty rows on either
+    // side, rows longer than a warp's 32 lanes on both.
+    const index_type n = 900;
+    const HostMatrix left = random_sparse(n, 700, rng, [](index_type i) { return i % 17 == 0 ? 0 : i % 9 == 0 ? 70 : 27; });
+    const HostMatrix right = random_sparse(n, 300, rng, [](index_type i) { return i % 5 == 0 ? 0 : i % 23 == 0 ? 40 : 3; });
+    const auto joined_on = [&](const ExecPtr& exec) {
+        const Csr<double> l = upload(exec, left), r = upload(exec, right);
+        Array<index_type> ptr(exec, static_cast<std::size_t>(n) + 1), col(exec, left.col.size() + right.col.size());
+        Array<double> val(exec, col.size());
+        const Executor& e = *exec;
+        GPUFEM_DISPATCH(e, amg_join_columns(e, l, r, left.cols, ptr.data(), col.data(), val.data()));
+        return HostMatrix{n, left.cols + right.cols, ptr.to_host(), col.to_host(), val.to_host()};
+    };
+    const HostMatrix expected = joined_on(host), got = joined_on(device);
+    EXPECT_EQ(expected.col.size(), left.col.size() + right.col.size());
+    EXPECT_EQ(got.ptr, expected.ptr);
+    EXPECT_EQ(got.col, expected.col);
+    EXPECT_EQ(got.val, expected.val);
+    // A range of columns moved one way and the rest another (own columns first).
+    std::vector<index_type> columns(5000);
+    for (index_type& c : columns) c = static_cast<index_type>(rng() % 100000);
+    const auto shifted_on = [&](const ExecPtr& exec) {
+        Array<index_type> c = Array<index_type>::from_host(exec, columns);
+        const Executor& e = *exec;
+        GPUFEM_DISPATCH(e, amg_shift_columns(e, columns.size(), 40000, 60000, -40000, 20000, c.data()));
+        return c.to_host();
+    };
+    const std::vector<index_type> moved = shifted_on(host);
+    for (std::size_t k = 0; k < columns.size(); ++k)
+        ASSERT_EQ(moved[k], columns[k] >= 40000 && columns[k] < 60000 ? columns[k] - 40000 : columns[k] + 20000);
+    EXPECT_EQ(shifted_on(device), moved);
 }
 
 TEST(AmgGpu, HierarchiesAgreeAndPcgConvergesLikeTheCpuForEveryFormat)

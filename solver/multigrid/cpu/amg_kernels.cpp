@@ -16,6 +16,14 @@ void amg_map_columns(const Executor&, std::size_t n, const index_type* map, inde
     chunked_for(static_cast<long long>(n), [&](long long k) { columns[k] = map[columns[k]]; });
 }
 
+void amg_shift_columns(const Executor&, std::size_t n, index_type begin, index_type end, index_type inside,
+                       index_type outside, index_type* columns)
+{
+    chunked_for(static_cast<long long>(n), [&](long long k) {
+        columns[k] += columns[k] >= begin && columns[k] < end ? inside : outside;
+    });
+}
+
 void amg_rebase_offsets(const Executor&, index_type rows, const index_type* ptr, index_type* out)
 {
     const index_type base = ptr[0];

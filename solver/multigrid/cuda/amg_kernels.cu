@@ -405,6 +405,14 @@ __global__ void map_columns_kernel(std::size_t n, const index_type* __restrict__
     if (k < n) columns[k] = map[columns[k]];
 }
 
+/// columns[k] += inside within [begin, end), += outside elsewhere.
+__global__ void shift_columns_kernel(std::size_t n, index_type begin, index_type end, index_type inside,
+                                     index_type outside, index_type* __restrict__ columns)
+{
+    const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (k < n) columns[k] += columns[k] >= begin && columns[k] < end ? inside : outside;
+}
+
 /// out[r] = ptr[r] - ptr[0] for r <= rows.
 __global__ void rebase_row_offsets_kernel(index_type rows, const index_type* __restrict__ ptr,
                                           index_type* __restrict__ out)
@@ -421,13 +429,21 @@ __global__ void join_columns_kernel(index_type rows, const index_type* __restric
                                     const V* __restrict__ rv, index_type shift, index_type* __restrict__ row_ptr,
                                     index_type* __restrict__ columns, V* __restrict__ values)
 {
-    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    // One warp per row: its lanes copy consecutive entries (coalesced reads and writes).
+    const std::int64_t i = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const int lane = threadIdx.x & 31;
     if (i > rows) return;
-    row_ptr[i] = lp[i] + rp[i];
+    if (lane == 0) row_ptr[i] = lp[i] + rp[i];
     if (i == rows) return;
-    index_type out = lp[i] + rp[i];
-    for (index_type k = lp[i]; k < lp[i + 1]; ++k, ++out) columns[out] = lc[k], values[out] = lv[k];
-    for (index_type k = rp[i]; k < rp[i + 1]; ++k, ++out) columns[out] = rc[k] + shift, values[out] = rv[k];
+    const index_type out = lp[i] + rp[i], left = lp[i + 1] - lp[i];
+    for (index_type k = lane; k < left; k += 32) {
+        columns[out + k] = lc[lp[i] + k];
+        values[out + k] = lv[lp[i] + k];
+    }
+    for (index_type k = lane; k < rp[i + 1] - rp[i]; k += 32) {
+        columns[out + left + k] = rc[rp[i] + k] + shift;
+        values[out + left + k] = rv[rp[i] + k];
+    }
 }
 
 /// row_ptr[i] = top[i] for i <= top_rows; row_ptr[top_rows + 1 + j] = bottom[j + 1] + top[top_rows].
@@ -492,6 +508,15 @@ void amg_map_columns(const Executor& exec, std::size_t n, const index_type* map,
     if (n == 0) return;
     map_columns_kernel<<<static_cast<unsigned>((n + block_size - 1) / block_size), block_size, 0, stream_of(exec)>>>(
         n, map, columns);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+void amg_shift_columns(const Executor& exec, std::size_t n, index_type begin, index_type end, index_type inside,
+                       index_type outside, index_type* columns)
+{
+    if (n == 0) return;
+    shift_columns_kernel<<<static_cast<unsigned>((n + block_size - 1) / block_size), block_size, 0, stream_of(exec)>>>(
+        n, begin, end, inside, outside, columns);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
@@ -708,7 +733,9 @@ template <typename V>
 void amg_join_columns(const Executor& exec, const Csr<V>& left, const Csr<V>& right, index_type shift,
                       index_type* row_ptr, index_type* columns, V* values)
 {
-    join_columns_kernel<V><<<grid_for(left.rows + 1), block_size, 0, stream_of(exec)>>>(
+    const std::int64_t threads = (static_cast<std::int64_t>(left.rows) + 1) * 32;
+    join_columns_kernel<V><<<static_cast<unsigned>((threads + block_size - 1) / block_size), block_size, 0,
+                             stream_of(exec)>>>(
         left.rows, left.row_ptr.data(), left.col_idx.data(), left.values.data(), right.row_ptr.data(),
         right.col_idx.data(), right.values.data(), shift, row_ptr, columns, values);
     GPUFEM_CUDA_CHECK_LAUNCH();
