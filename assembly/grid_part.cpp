@@ -42,6 +42,20 @@ struct LatticeBox {
     }
 };
 
+/// Calls row(first, p) for each row of box (its points along x from lattice point p, numbered
+/// from first in the box's x-fastest order), the rows handed out to the host's threads: along a
+/// row every x-fastest numbering (the box's, the window's, the grid's) steps by one.
+template <typename Row>
+void for_rows(const LatticeBox& box, Row&& row)
+{
+    const long long rows = box.size[1] * box.size[2];
+#pragma omp parallel for schedule(dynamic, 64)
+    for (long long r = 0; r < rows; ++r) {
+        const long long p[3] = {box.lo[0], box.lo[1] + r % box.size[1], box.lo[2] + r / box.size[1]};
+        row(r * box.size[0], p);
+    }
+}
+
 /// What a part works on: its block's boxes, the window of boxes it may hold cells of (its
 /// block and the layer just above it along each axis: the nodes on its upper faces are its
 /// own), the lattice points of the window and the lowest block of each of their coordinates.
@@ -205,11 +219,13 @@ void number_nodes(const PartFrame& f, const GridBlocks& blocks,
     local.resize(static_cast<std::size_t>(f.lattice.count()));
     chunked_for(f.lattice.count(), [&](long long w) { local[static_cast<std::size_t>(w)] = -1; });
     numbering.global = global.get();
-    chunked_for(owned, [&](long long o) {
-        long long p[3];
-        f.owned.point(o, p);
-        local[static_cast<std::size_t>(f.lattice.index(p))] = static_cast<index_type>(o);
-        numbering.global[static_cast<std::size_t>(o)] = static_cast<index_type>(g.point_index(p[0], p[1], p[2]));
+    for_rows(f.owned, [&](long long first, const long long p[3]) {
+        const auto at = static_cast<std::size_t>(f.lattice.index(p));
+        const long long node = g.point_index(p[0], p[1], p[2]);
+        for (long long i = 0; i < f.owned.size[0]; ++i) {
+            local[at + static_cast<std::size_t>(i)] = static_cast<index_type>(first + i);
+            numbering.global[static_cast<std::size_t>(first + i)] = static_cast<index_type>(node + i);
+        }
     });
     laps.lap("owned");
     // Ghosts: the points of the block's boxes the part does not own (its lower faces) and the
@@ -274,10 +290,32 @@ void fill_cells(const PartFrame& f, const std::vector<std::pair<std::array<long 
             part.mesh.cells[c * npc + j] = local[static_cast<std::size_t>(f.lattice.index(p))];
         }
     };
-    chunked_for(own_boxes, [&](long long r) {
-        const long long corner[3] = {f.own_lo[0] + r % nx, f.own_lo[1] + (r / nx) % ny, f.own_lo[2] + r / (nx * ny)};
-        for (int s = 0; s < per_box; ++s) write_cell(static_cast<std::size_t>(r) * per_box + s, corner, s);
-    });
+    // The block's boxes row by row: node j of cell s of a box is a fixed step in the window's
+    // numbering from the box's lowest corner (delta), and the boxes of a row one box apart.
+    std::vector<long long> delta(static_cast<std::size_t>(per_box * npc));
+    for (int s = 0; s < per_box; ++s)
+        for (int j = 0; j < npc; ++j) {
+            const long long origin[3] = {0, 0, 0};
+            long long p[3];
+            f.node_point(origin, s, j, p);
+            delta[static_cast<std::size_t>(s * npc + j)] = p[0] + f.lattice.size[0] * (p[1] + f.lattice.size[1] * p[2]);
+        }
+    const long long k = shape.grid.k;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (long long r = 0; r < (nx > 0 ? own_boxes / nx : 0); ++r) {
+        long long corner[3] = {f.own_lo[0], f.own_lo[1] + r % ny, f.own_lo[2] + r / ny};
+        const long long lowest[3] = {k * corner[0], k * corner[1], k * corner[2]};
+        long long base = f.lattice.index(lowest);
+        const long long box = shape.grid.box_index(corner);
+        for (long long x = 0; x < nx; ++x, base += k) {
+            auto c = static_cast<std::size_t>((r * nx + x) * per_box);
+            for (int s = 0; s < per_box; ++s, ++c) {
+                part.global_cells[c] = static_cast<index_type>((box + x) * per_box + s);
+                for (int j = 0; j < npc; ++j)
+                    part.mesh.cells[c * npc + j] = local[static_cast<std::size_t>(base + delta[static_cast<std::size_t>(s * npc + j)])];
+            }
+        }
+    }
     for (std::size_t c = 0; c < above.size(); ++c) write_cell(own_cells + c, above[c].first.data(), above[c].second);
 }
 
@@ -346,10 +384,20 @@ GridPart grid_part(const ShapeGrid& shape, const GridBlocks& blocks, int part)
     lap(2);
     const std::vector<index_type>& global = out.numbering.global;
     mesh.coordinates.resize(3 * global.size());
-    chunked_for(static_cast<long long>(global.size()), [&](long long l) {
+    const auto place = [&](std::size_t l, const long long p[3]) {
+        for (int a = 0; a < 3; ++a) mesh.coordinates[3 * l + static_cast<std::size_t>(a)] = shape.grid.position(a, p[a]);
+    };
+    for_rows(f.owned, [&](long long first, const long long p[3]) {
+        for (long long i = 0; i < f.owned.size[0]; ++i) {
+            const long long q[3] = {p[0] + i, p[1], p[2]};
+            place(static_cast<std::size_t>(first + i), q);
+        }
+    });
+    chunked_for(static_cast<long long>(global.size()) - f.owned.count(), [&](long long ghost) {
+        const auto l = static_cast<std::size_t>(f.owned.count() + ghost);
         long long p[3];
-        shape.grid.point(global[static_cast<std::size_t>(l)], p);
-        for (int a = 0; a < 3; ++a) mesh.coordinates[3 * static_cast<std::size_t>(l) + a] = shape.grid.position(a, p[a]);
+        shape.grid.point(global[l], p);
+        place(l, p);
     });
     lap(3);
     mesh.boundaries = part_boundaries(f, local);
