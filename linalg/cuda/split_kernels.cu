@@ -1,6 +1,7 @@
-// Device split of owned rows into owned and ghost columns: one thread per row counts its
-// entries of each kind, an exclusive scan (cub::DeviceScan) makes the offsets, and one thread
-// per row copies its entries in their order.
+// Device split of owned rows into owned and ghost columns: one warp per row counts its
+// entries of each kind, an exclusive scan (cub::DeviceScan) makes the offsets, and one warp
+// per row copies its entries in their order (each step's 32 entries placed by ballots), so
+// that reads and writes are coalesced.
 #include <cub/device/device_scan.cuh>
 
 #include "linalg/cuda/cuda_check.hpp"
@@ -16,19 +17,31 @@ constexpr int block_size = 256;
 
 unsigned grid_for(index_type n) { return static_cast<unsigned>((n + block_size - 1) / block_size); }
 
+constexpr unsigned full_warp = 0xffffffffu;
+
+/// The warps of a launch of one warp per row (32 threads a row).
+unsigned warps_grid_for(index_type rows)
+{
+    return static_cast<unsigned>((static_cast<long long>(rows) * 32 + block_size - 1) / block_size);
+}
+
 __global__ void count_kernel(index_type rows, index_type owned, const index_type* __restrict__ ptr,
                              const index_type* __restrict__ col, index_type* local_count, index_type* nonlocal_count)
 {
-    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    const long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const int lane = static_cast<int>(threadIdx.x & 31);
     if (i > rows) return;
     if (i == rows) {  // the scans' last entries: the totals
-        local_count[rows] = nonlocal_count[rows] = 0;
+        if (lane == 0) local_count[rows] = nonlocal_count[rows] = 0;
         return;
     }
     index_type here = 0;
-    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) here += col[k] < owned;
-    local_count[i] = here;
-    nonlocal_count[i] = ptr[i + 1] - ptr[i] - here;
+    for (index_type k = ptr[i] + lane; k < ptr[i + 1]; k += 32) here += col[k] < owned;
+    for (int offset = 16; offset > 0; offset >>= 1) here += __shfl_xor_sync(full_warp, here, offset);
+    if (lane == 0) {
+        local_count[i] = here;
+        nonlocal_count[i] = ptr[i + 1] - ptr[i] - here;
+    }
 }
 
 template <typename V>
@@ -39,16 +52,29 @@ __global__ void split_kernel(index_type rows, index_type owned, const index_type
                              const index_type* __restrict__ nonlocal_ptr, index_type* __restrict__ nonlocal_col,
                              V* __restrict__ nonlocal_val)
 {
-    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= rows) return;
+    const long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    if (i >= rows) return;  // a whole warp: the ballots below see every lane
+    const unsigned below = (1u << lane) - 1u;
     index_type l = local_ptr[i], g = nonlocal_ptr[i];
-    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
-        const index_type c = col[k];
-        if (c < owned) {
-            local_col[l] = c, local_val[l++] = val[k];
-        } else {
-            nonlocal_col[g] = c - owned, nonlocal_val[g++] = val[k];
+    for (index_type k0 = ptr[i]; k0 < ptr[i + 1]; k0 += 32) {
+        const index_type k = k0 + lane;
+        const bool present = k < ptr[i + 1];
+        const index_type c = present ? col[k] : 0;
+        const bool mine = present && c < owned;
+        const unsigned local_lanes = __ballot_sync(full_warp, mine);
+        const unsigned ghost_lanes = __ballot_sync(full_warp, present && !mine);
+        if (mine) {
+            const index_type at = l + __popc(local_lanes & below);
+            local_col[at] = c;
+            local_val[at] = val[k];
+        } else if (present) {
+            const index_type at = g + __popc(ghost_lanes & below);
+            nonlocal_col[at] = c - owned;
+            nonlocal_val[at] = val[k];
         }
+        l += __popc(local_lanes);
+        g += __popc(ghost_lanes);
     }
 }
 
@@ -142,8 +168,8 @@ void split_row_offsets(const Executor& exec, const Csr<V>& a, index_type owned, 
                        index_type* nonlocal_ptr)
 {
     const auto stream = static_cast<cudaStream_t>(exec.stream());
-    count_kernel<<<grid_for(a.rows + 1), block_size, 0, stream>>>(a.rows, owned, a.row_ptr.data(), a.col_idx.data(),
-                                                                   local_ptr, nonlocal_ptr);
+    count_kernel<<<warps_grid_for(a.rows + 1), block_size, 0, stream>>>(a.rows, owned, a.row_ptr.data(),
+                                                                         a.col_idx.data(), local_ptr, nonlocal_ptr);
     GPUFEM_CUDA_CHECK_LAUNCH();
     exclusive_scan(exec, local_ptr, a.rows + 1);
     exclusive_scan(exec, nonlocal_ptr, a.rows + 1);
@@ -155,7 +181,7 @@ void split_rows(const Executor& exec, const Csr<V>& a, index_type owned, const i
                 const index_type* nonlocal_ptr, index_type* nonlocal_col, V* nonlocal_val)
 {
     if (a.rows == 0) return;
-    split_kernel<V><<<grid_for(a.rows), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+    split_kernel<V><<<warps_grid_for(a.rows), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
         a.rows, owned, a.row_ptr.data(), a.col_idx.data(), a.values.data(), local_ptr, local_col, local_val, nonlocal_ptr,
         nonlocal_col, nonlocal_val);
     GPUFEM_CUDA_CHECK_LAUNCH();

@@ -141,8 +141,10 @@ TYPED_TEST(LinalgGpu, OwnedAndGhostColumnsSplitAndCompressAsOnTheCpu)
     std::mt19937 rng(seed);
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
-    for (const auto& [owned, ghosts] : {std::pair{1, 0}, std::pair{777, 50}, std::pair{100000, 3000}}) {
-        const auto m = test::random_csr<V>(owned, owned + ghosts, 12, rng);
+    // Rows of up to 12 entries, and of up to 90 (a warp's several steps of 32).
+    for (const auto& [owned, ghosts, longest] :
+         {std::tuple{1, 0, 12}, std::tuple{777, 50, 90}, std::tuple{100000, 3000, 12}, std::tuple{5000, 4000, 90}}) {
+        const auto m = test::random_csr<V>(owned, owned + ghosts, longest, rng);
         SplitRows<V> on_cpu = split_owned_columns(test::to_csr(m, cpu), ghosts);
         SplitRows<V> on_gpu = split_owned_columns(test::to_csr(m, gpu), ghosts);
         for (auto [c, g] : {std::pair{&on_cpu.local, &on_gpu.local}, std::pair{&on_cpu.nonlocal, &on_gpu.nonlocal}}) {
