@@ -4,6 +4,7 @@
 // describes its unknowns (a space: assembly/function_space.hpp), how a solution is written to
 // the VTU and how its error against an exact solution is measured. Finite elements today
 // (lagrange_discretisation.hpp); finite volumes, with unknowns on cells, plug in beside them.
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <span>
@@ -141,15 +142,27 @@ public:
     }
     bool flux_output() const { return flux_output_; }
     bool flux_fields_float32() const { return flux_fields_float32_; }
+    /// Called by solution_output with the solution's point field as soon as it is on the host,
+    /// before the fields computed from it (the fluxes, the errors), so that its writing can
+    /// start meanwhile (where the discretisation's solution is a point field; none by default).
+    void set_solution_ready(std::function<void(const MeshField&)> ready) { solution_ready_ = std::move(ready); }
     /// The corrected right-hand side (RhsCorrection) of a discretisation that solves once.
     Array<V> corrected_rhs(const Array<V>& /*u*/) const override
     {
         throw std::logic_error("corrected_rhs: " + describe() + " solves once");
     }
 
+protected:
+    /// Hands u to the set_solution_ready callback, if any.
+    void solution_is_ready(const MeshField& u) const
+    {
+        if (solution_ready_) solution_ready_(u);
+    }
+
 private:
     bool flux_output_ = true;
     bool flux_fields_float32_ = true;
+    std::function<void(const MeshField&)> solution_ready_;
 };
 
 /// disc's p-multigrid transfers (Discretisation::pmg_interpolations) with the first's rows in

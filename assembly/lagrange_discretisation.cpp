@@ -65,6 +65,7 @@ SolutionOutput LagrangeDiscretisation<V>::solution_output(const Array<V>& u) con
         out.point_fields.push_back({"u", std::move(uh)});  // no second host copy
     else
         out.point_fields.push_back({"u", HostVector<double>(uh.begin(), uh.end())});
+    this->solution_is_ready(out.point_fields.front());  // its buffer stays put as fields are added
     if (this->flux_output()) {
         SolutionFluxes fluxes = fe_fluxes(mesh_, problem_, u);
         set_flux_field_precision(fluxes, this->flux_fields_float32());

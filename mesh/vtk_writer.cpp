@@ -372,6 +372,21 @@ std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& 
         threads);
 }
 
+void write_vtu_field_early(VtuLz4Prewrite& prewrite, const Mesh& mesh, const MeshField& field)
+{
+    if (field.name.empty() || field.values.size() != static_cast<std::size_t>(mesh.num_nodes()))
+        throw std::invalid_argument("write_vtu: point field '" + field.name + "' has " +
+                                    std::to_string(field.values.size()) + " values; the mesh has " +
+                                    std::to_string(mesh.num_nodes()) + " nodes");
+    vtkUnstructuredGrid* grid = prewrite.grid();
+    if (grid->GetNumberOfPoints() != mesh.num_nodes())
+        throw std::logic_error("write_vtu_field_early: the prewrite was started for another mesh");
+    grid->GetPointData()->AddArray(field_view(field));
+    std::set<std::string> narrowed;
+    if (field.float32) narrowed.insert("PointData/" + field.name);
+    prewrite.write_added(narrowed);
+}
+
 void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
                const std::vector<MeshField>& point_fields,
                const std::vector<MeshField>& cell_fields, VtuCompression compression,
@@ -399,8 +414,11 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
         vtkUnstructuredGrid* grid = prewrite->grid();
         if (grid->GetNumberOfPoints() != mesh.num_nodes() || grid->GetNumberOfCells() != mesh.num_cells())
             throw std::logic_error("write_vtu: the prewrite was started for another mesh");
-        for (const MeshField& field : point_fields) grid->GetPointData()->AddArray(field_view(field));
-        for (const MeshField& field : cell_fields) grid->GetCellData()->AddArray(field_view(field));
+        // A field written early (write_vtu_field_early) is in the grid already.
+        for (const MeshField& field : point_fields)
+            if (!grid->GetPointData()->HasArray(field.name.c_str())) grid->GetPointData()->AddArray(field_view(field));
+        for (const MeshField& field : cell_fields)
+            if (!grid->GetCellData()->HasArray(field.name.c_str())) grid->GetCellData()->AddArray(field_view(field));
         prewrite->finish(on_progress, lz4_narrowed(point_fields, cell_fields));  // removes the file when it fails
         rename_into_place(temporary, path);
         return;

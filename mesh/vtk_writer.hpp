@@ -81,6 +81,11 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
 std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& path, const Mesh& mesh,
                                                    int threads);
 
+/// Starts writing one point field of the mesh into the prewrite's file (on its thread) before
+/// the other fields exist: write_vtu, given the same field among its own, writes only the rest.
+/// The field's values must live, unchanged, until write_vtu finishes.
+void write_vtu_field_early(VtuLz4Prewrite& prewrite, const Mesh& mesh, const MeshField& field);
+
 /// The same with the mesh made on the prewrite's thread too: make_mesh runs there first and
 /// returns the mesh to write, which must then live, unchanged, until write_vtu finishes.
 std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& path,

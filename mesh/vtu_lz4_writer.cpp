@@ -451,6 +451,7 @@ struct VtuLz4Prewrite::Written {
     std::uint64_t end = 0;  ///< appended bytes so far
     std::unique_ptr<OutputFile> out;
     double grid_seconds = 0, write_seconds = 0;  ///< the thread's steps: the grid, its arrays compressed and written
+    double early_seconds = 0;                    ///< the arrays of write_added, compressed and written
 };
 
 VtuLz4Prewrite::VtuLz4Prewrite(std::filesystem::path file,
@@ -501,6 +502,44 @@ VtuLz4Prewrite::~VtuLz4Prewrite()
     }
 }
 
+namespace {
+
+/// The grid's arrays not among those written (in the file's order).
+std::vector<VtuArray> unwritten_arrays(vtkUnstructuredGrid* grid, const std::vector<VtuArray>& written_arrays,
+                                       const std::set<std::string>& narrowed)
+{
+    std::set<std::string> written;
+    for (const VtuArray& array : written_arrays) written.insert(array_key(array));
+    std::vector<VtuArray> added;
+    for (VtuArray& array : grid_arrays(grid, narrowed))
+        if (!written.contains(array_key(array))) added.push_back(std::move(array));
+    return added;
+}
+
+}  // namespace
+
+void VtuLz4Prewrite::write_added(const std::set<std::string>& narrowed)
+{
+    if (finished_ || !thread_.joinable()) throw std::logic_error("VtuLz4Prewrite::write_added after finish");
+    thread_.join();  // the mesh's arrays first (written during the run: no wait in practice)
+    if (failure_) return;  // finish() writes the whole file again
+    Written& w = *written_;
+    check_names(grid_arrays(w.grid.Get(), narrowed), file_);
+    // Described here, on the caller's thread: the grid's lists are not read while it adds more.
+    std::vector<VtuArray> added = unwritten_arrays(w.grid.Get(), w.arrays, narrowed);
+    thread_ = std::thread([this, added = std::move(added)]() mutable {
+        try {
+            Written& written = *written_;
+            const auto start = std::chrono::steady_clock::now();
+            written.end = written.out->compress_and_write(added, head_room, written.end, finish_threads_, {});
+            for (VtuArray& array : added) written.arrays.push_back(std::move(array));
+            written.early_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        } catch (...) {
+            failure_ = std::current_exception();
+        }
+    });
+}
+
 void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress, const std::set<std::string>& narrowed)
 {
     if (finished_ || !thread_.joinable()) throw std::logic_error("VtuLz4Prewrite::finish called twice");
@@ -520,12 +559,9 @@ void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress, cons
     }
     const auto start = std::chrono::steady_clock::now();
     // The arrays added since (the fields), in the file's order with the written ones.
-    std::set<std::string> written;
-    for (const VtuArray& array : w.arrays) written.insert(array_key(array));
-    std::vector<VtuArray> all = grid_arrays(w.grid.Get(), narrowed), added;
+    std::vector<VtuArray> all = grid_arrays(w.grid.Get(), narrowed);
     check_names(all, file_);
-    for (VtuArray& array : all)
-        if (!written.contains(array_key(array))) added.push_back(array);
+    std::vector<VtuArray> added = unwritten_arrays(w.grid.Get(), w.arrays, narrowed);
     w.end = w.out->compress_and_write(added, head_room, w.end, finish_threads_, on_progress);
     // The head names every array at its offset, in the file's order.
     std::vector<VtuArray> described;
@@ -544,8 +580,9 @@ void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress, cons
     w.out->close();
     finished_ = true;
     spdlog::info("VTU (LZ4): {:.0f} MB, the mesh written during the run (its grid made in {:.3f} s, compressed "
-                 "and written in {:.3f} s; {:.3f} s waited for at the end), the fields in {:.3f} s",
-                 static_cast<double>(head_room + w.end) / 1e6, w.grid_seconds, w.write_seconds, waited,
+                 "and written in {:.3f} s{}; {:.3f} s waited for at the end), the fields in {:.3f} s",
+                 static_cast<double>(head_room + w.end) / 1e6, w.grid_seconds, w.write_seconds,
+                 w.early_seconds > 0 ? fmt::format(", then the solution in {:.3f} s", w.early_seconds) : "", waited,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (on_progress) on_progress(1.0);
 }

@@ -252,6 +252,9 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
     const Mesh& mesh = input.mesh;
     EarlyOutputs early = start_early_outputs(spec, options, *exec, mesh);
     const auto disc = make_discretisation<V>(spec, input);
+    // The solution goes into result.vtu while the errors phase computes the fields after it.
+    if (early.prewrite)
+        disc->set_solution_ready([&early, &mesh](const MeshField& u) { write_vtu_field_early(*early.prewrite, mesh, u); });
     record.unknowns_on = unknown_location_name(disc->space().location);
     const SystemSolution<V> solved = assemble_and_solve(spec, exec, *disc, meter, record, kept);
     if (!options.export_matrix_dir.empty()) {
