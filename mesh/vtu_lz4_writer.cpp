@@ -521,13 +521,16 @@ std::vector<VtuArray> unwritten_arrays(vtkUnstructuredGrid* grid, const std::vec
 void VtuLz4Prewrite::write_added(const std::set<std::string>& narrowed)
 {
     if (finished_ || !thread_.joinable()) throw std::logic_error("VtuLz4Prewrite::write_added after finish");
-    thread_.join();  // the mesh's arrays first (written during the run: no wait in practice)
-    if (failure_) return;  // finish() writes the whole file again
+    grid_made_.get();  // the mesh's arrays are listed once the grid is made (rethrows its error)
     Written& w = *written_;
     check_names(grid_arrays(w.grid.Get(), narrowed), file_);
     // Described here, on the caller's thread: the grid's lists are not read while it adds more.
     std::vector<VtuArray> added = unwritten_arrays(w.grid.Get(), w.arrays, narrowed);
-    thread_ = std::thread([this, added = std::move(added)]() mutable {
+    // Written after the mesh's arrays by a thread that waits for them: the caller goes on.
+    std::thread before = std::move(thread_);
+    thread_ = std::thread([this, before = std::move(before), added = std::move(added)]() mutable {
+        before.join();
+        if (failure_) return;  // finish() writes the whole file again
         try {
             Written& written = *written_;
             const auto start = std::chrono::steady_clock::now();

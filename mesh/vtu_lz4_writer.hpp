@@ -49,9 +49,9 @@ public:
     vtkUnstructuredGrid* grid() const;
     const std::filesystem::path& file() const { return file_; }
     /// Writes the arrays added to the grid since the mesh (the solution, say, while the caller
-    /// computes the fields that follow it) on the prewrite's thread, once the mesh is written;
-    /// finish() writes the rest. Those named in `narrowed` as Float32. The arrays must stay as
-    /// they are until finish().
+    /// computes the fields that follow it) on a thread of the prewrite, after the mesh's, and
+    /// returns at once; finish() writes the rest. Those named in `narrowed` as Float32. The
+    /// arrays must stay as they are until finish().
     void write_added(const std::set<std::string>& narrowed = {});
     /// Writes the rest (if the thread failed, the whole file again with write_vtu_lz4), the
     /// added arrays named in `narrowed` as Float32 (as write_vtu_lz4).

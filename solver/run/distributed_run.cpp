@@ -350,6 +350,16 @@ HostVector<double> values_with_ghosts(const DistributedSystem<V>& system, const 
     return out;
 }
 
+/// A field over the part's nodes (part order) at the piece's nodes.
+HostVector<double> on_piece_nodes(const OwnPiece& piece, const HostVector<double>& part_values)
+{
+    HostVector<double> out(piece.nodes.size());
+    const long long n = static_cast<long long>(out.size());
+#pragma omp parallel for schedule(static)
+    for (long long k = 0; k < n; ++k) out[k] = part_values[static_cast<std::size_t>(piece.nodes[k])];
+    return out;
+}
+
 /// The rank's piece of result.pvtu: its own cells cut from the part and, on a CUDA rank writing
 /// LZ4, their mesh written by the host's idle threads while the device solves (on four H200s
 /// with 64M unknowns per rank, writing the pieces afterwards took longer than the solve).
@@ -378,6 +388,25 @@ public:
         return piece_;
     }
 
+    /// Starts writing u (the part's values, ghosts included, at the piece's nodes) into the
+    /// piece while the fluxes are computed, where the piece is prewritten; solution() hands it on.
+    void start_solution(const HostVector<double>& local)
+    {
+        if (!prewrite_ || file_.empty()) return;
+        solution_.emplace("u", on_piece_nodes(piece(), local));
+        write_vtu_field_early(*prewrite_, piece().mesh, *solution_);
+    }
+
+    /// u at the piece's nodes: the values being written (their buffer moves on unchanged), or
+    /// made now.
+    HostVector<double> solution(const HostVector<double>& local)
+    {
+        if (!solution_) return on_piece_nodes(piece(), local);
+        HostVector<double> values = std::move(solution_->values);
+        solution_.reset();
+        return values;
+    }
+
     /// Writes the piece with its fields (to the staged file; no file when the case writes no solution).
     void write(const SolutionOutput& fields)
     {
@@ -392,17 +421,8 @@ private:
     OwnPiece piece_;
     bool cut_ = false;
     std::unique_ptr<VtuLz4Prewrite> prewrite_;
+    std::optional<MeshField> solution_;  ///< u, being written early (start_solution)
 };
-
-/// A field over the part's nodes (part order) at the piece's nodes.
-HostVector<double> on_piece_nodes(const OwnPiece& piece, const HostVector<double>& part_values)
-{
-    HostVector<double> out(piece.nodes.size());
-    const long long n = static_cast<long long>(out.size());
-#pragma omp parallel for schedule(static)
-    for (long long k = 0; k < n; ++k) out[k] = part_values[static_cast<std::size_t>(piece.nodes[k])];
-    return out;
-}
 
 /// The part's flux fields moved onto its piece (its nodes; its own cells, the part's first:
 /// the cell fields cut in place) and added to out.
@@ -428,7 +448,7 @@ SolutionOutput write_piece(const CaseSpec& spec, const PartPayload& part, const 
     const bool exact = !spec.problem.exact.empty();
     if (!spec.output.write_solution && !exact) return {};
     const OwnPiece& piece = output.piece();
-    HostVector<double> u = on_piece_nodes(piece, local);
+    HostVector<double> u = output.solution(local);
     SolutionOutput out;
     if (exact) {
         LagrangeDiscretisation<double> disc(piece.mesh, spec.problem);
@@ -539,6 +559,9 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     const auto start = clock_type::now();
     const HostVector<double> local = values_with_ghosts(system, part, group, x);
     const double gathered = seconds_since(start);
+    // u goes into the piece while the fluxes are computed (with an exact solution, u comes
+    // from the piece's discretisation with the error, at the end).
+    if (spec.problem.exact.empty()) piece_output.start_solution(local);
     std::optional<SolutionFluxes> fluxes;
     if (spec.output.fluxes) fluxes = part_fluxes(spec, part, group.exec, group.host, group.device, local);
     const SolutionOutput piece = write_piece(spec, part, group, local, fluxes ? &*fluxes : nullptr, piece_output);
