@@ -67,6 +67,8 @@ struct PartFrame {
     LatticeBox owned;  ///< the lattice points the part owns
     std::array<std::vector<int>, 3> lowest;  ///< per axis, per window coordinate: the lowest block
 
+    /// The boxes of the part's block.
+    long long own_boxes() const { return (own_hi[0] - own_lo[0]) * (own_hi[1] - own_lo[1]) * (own_hi[2] - own_lo[2]); }
     /// The owner of lattice point p of the window.
     int owner(const GridBlocks& blocks, const long long p[3]) const
     {
@@ -274,12 +276,11 @@ void fill_cells(const PartFrame& f, const std::vector<std::pair<std::array<long 
     const ShapeGrid& shape = *f.shape;
     const int per_box = shape.cells_per_box, npc = shape.nodes_per_cell;
     const long long nx = f.own_hi[0] - f.own_lo[0], ny = f.own_hi[1] - f.own_lo[1];
-    const long long own_boxes = nx * ny * (f.own_hi[2] - f.own_lo[2]);
+    const long long own_boxes = f.own_boxes();
     const std::size_t own_cells = static_cast<std::size_t>(own_boxes) * per_box;
     const std::size_t cells = own_cells + above.size();
     part.own_cells = static_cast<index_type>(own_cells);
-    if (global_cells.size() != cells) throw std::logic_error("grid_part: the cells' arrays were sized otherwise");
-    part.global_cells = std::move(global_cells);
+    part.global_cells = std::move(global_cells);  // sized cells by part_arrays
     part.mesh.cells.resize(cells * npc);
     laps.lap("cells sized");
     const auto write_cell = [&](std::size_t c, const long long corner[3], int s) {
@@ -359,9 +360,7 @@ GridPart grid_part(const ShapeGrid& shape, const GridBlocks& blocks, int part)
     };
     const PartFrame f = part_frame(shape, blocks, part);
     const auto above = cells_above(f);
-    long long own_boxes = 1;
-    for (int a = 0; a < 3; ++a) own_boxes *= f.own_hi[a] - f.own_lo[a];
-    PartArrays arrays = part_arrays(f, static_cast<std::size_t>(own_boxes * shape.cells_per_box) + above.size());
+    PartArrays arrays = part_arrays(f, static_cast<std::size_t>(f.own_boxes() * shape.cells_per_box) + above.size());
     lap(0);
     GridPart out;
     out.numbering.part = part;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <system_error>
 #include <type_traits>
@@ -95,7 +96,7 @@ void check_mesh(const Mesh& mesh)
 
 /// Throws std::invalid_argument naming the first field with the wrong size, no name or a
 /// name used twice; `names` collects the names seen.
-void check_fields(const std::vector<MeshField>& fields, std::size_t expected, const char* kind,
+void check_fields(std::span<const MeshField> fields, std::size_t expected, const char* kind,
                   const char* per, std::set<std::string>& names)
 {
     for (const MeshField& field : fields) {
@@ -141,7 +142,7 @@ vtkSmartPointer<vtkDataArray> field_array(const MeshField& field)
 }
 
 /// The keys ("PointData/name", "CellData/name") of the fields the LZ4 writer narrows to Float32.
-std::set<std::string> lz4_narrowed(const std::vector<MeshField>& point_fields, const std::vector<MeshField>& cell_fields)
+std::set<std::string> lz4_narrowed(std::span<const MeshField> point_fields, std::span<const MeshField> cell_fields)
 {
     std::set<std::string> keys;
     for (const MeshField& f : point_fields)
@@ -374,17 +375,14 @@ std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& 
 
 void write_vtu_field_early(VtuLz4Prewrite& prewrite, const Mesh& mesh, const MeshField& field)
 {
-    if (field.name.empty() || field.values.size() != static_cast<std::size_t>(mesh.num_nodes()))
-        throw std::invalid_argument("write_vtu: point field '" + field.name + "' has " +
-                                    std::to_string(field.values.size()) + " values; the mesh has " +
-                                    std::to_string(mesh.num_nodes()) + " nodes");
+    const std::span<const MeshField> fields(&field, 1);
+    std::set<std::string> names;
+    check_fields(fields, static_cast<std::size_t>(mesh.num_nodes()), "point", "nodes", names);
     vtkUnstructuredGrid* grid = prewrite.grid();
     if (grid->GetNumberOfPoints() != mesh.num_nodes())
         throw std::logic_error("write_vtu_field_early: the prewrite was started for another mesh");
     grid->GetPointData()->AddArray(field_view(field));
-    std::set<std::string> narrowed;
-    if (field.float32) narrowed.insert("PointData/" + field.name);
-    prewrite.write_added(narrowed);
+    prewrite.write_added(lz4_narrowed(fields, {}));
 }
 
 void write_vtu(const std::filesystem::path& path, const Mesh& mesh,

@@ -414,8 +414,6 @@ std::uint64_t OutputFile::compress_and_write(std::vector<VtuArray>& arrays, std:
     return end;
 }
 
-}  // namespace
-
 /// Room for the XML head of the arrays: more than xml_head writes (its fixed text, and per
 /// array its line with the longest offset and the section tags around it).
 std::uint64_t head_room_for(const std::vector<VtuArray>& arrays)
@@ -424,6 +422,19 @@ std::uint64_t head_room_for(const std::vector<VtuArray>& arrays)
     for (const VtuArray& array : arrays) room += 256 + array.name.size();
     return room;
 }
+
+/// The arrays of `all` (a grid's, in the file's order) not among those written.
+std::vector<VtuArray> unwritten_arrays(const std::vector<VtuArray>& all, const std::vector<VtuArray>& written_arrays)
+{
+    std::set<std::string> written;
+    for (const VtuArray& array : written_arrays) written.insert(array_key(array));
+    std::vector<VtuArray> added;
+    for (const VtuArray& array : all)
+        if (!written.contains(array_key(array))) added.push_back(array);
+    return added;
+}
+
+}  // namespace
 
 void write_vtu_lz4(const std::filesystem::path& file, vtkUnstructuredGrid* grid,
                    const std::function<void(double)>& on_progress, const std::set<std::string>& narrowed)
@@ -502,30 +513,15 @@ VtuLz4Prewrite::~VtuLz4Prewrite()
     }
 }
 
-namespace {
-
-/// The grid's arrays not among those written (in the file's order).
-std::vector<VtuArray> unwritten_arrays(vtkUnstructuredGrid* grid, const std::vector<VtuArray>& written_arrays,
-                                       const std::set<std::string>& narrowed)
-{
-    std::set<std::string> written;
-    for (const VtuArray& array : written_arrays) written.insert(array_key(array));
-    std::vector<VtuArray> added;
-    for (VtuArray& array : grid_arrays(grid, narrowed))
-        if (!written.contains(array_key(array))) added.push_back(std::move(array));
-    return added;
-}
-
-}  // namespace
-
 void VtuLz4Prewrite::write_added(const std::set<std::string>& narrowed)
 {
     if (finished_ || !thread_.joinable()) throw std::logic_error("VtuLz4Prewrite::write_added after finish");
     grid_made_.get();  // the mesh's arrays are listed once the grid is made (rethrows its error)
     Written& w = *written_;
-    check_names(grid_arrays(w.grid.Get(), narrowed), file_);
     // Described here, on the caller's thread: the grid's lists are not read while it adds more.
-    std::vector<VtuArray> added = unwritten_arrays(w.grid.Get(), w.arrays, narrowed);
+    const std::vector<VtuArray> all = grid_arrays(w.grid.Get(), narrowed);
+    check_names(all, file_);
+    std::vector<VtuArray> added = unwritten_arrays(all, w.arrays);
     // Written after the mesh's arrays by a thread that waits for them: the caller goes on.
     std::thread before = std::move(thread_);
     thread_ = std::thread([this, before = std::move(before), added = std::move(added)]() mutable {
@@ -564,7 +560,7 @@ void VtuLz4Prewrite::finish(const std::function<void(double)>& on_progress, cons
     // The arrays added since (the fields), in the file's order with the written ones.
     std::vector<VtuArray> all = grid_arrays(w.grid.Get(), narrowed);
     check_names(all, file_);
-    std::vector<VtuArray> added = unwritten_arrays(w.grid.Get(), w.arrays, narrowed);
+    std::vector<VtuArray> added = unwritten_arrays(all, w.arrays);
     w.end = w.out->compress_and_write(added, head_room, w.end, finish_threads_, on_progress);
     // The head names every array at its offset, in the file's order.
     std::vector<VtuArray> described;
