@@ -136,6 +136,7 @@ OperatorLevelEntry lma_level_entry()
     e.keeps_element_matrices = [](const FormatOptions& options) {
         return options.get<LmaOptions>("lma").scatter == LmaScatter::atomic;
     };
+    e.across_ranks = true;
     e.variants = lma_variants;
     e.bench_default_suffix = "-all";
     e.memory = [](const MatrixShape& m, const FormatOptions& options) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "assembly/boundary_conditions.hpp"
+#include "assembly/phase_clock.hpp"
 #include "assembly/boundary_data.hpp"
 #include "assembly/cell_blocks.hpp"
 #include "assembly/element_data.hpp"
@@ -17,18 +18,6 @@
 #include "linalg/blas1.hpp"
 
 namespace gpufem {
-namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-/// Seconds since start after waiting for exec's queued work.
-double elapsed(const Executor& exec, clock_type::time_point start)
-{
-    exec.synchronize();
-    return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
-}  // namespace
 
 template <typename V>
 LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
@@ -38,7 +27,7 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
         throw std::invalid_argument("format_options.lma.symmetric: the convection term makes the "
                                     "element matrices non-symmetric; use symmetric: false");
     check_boundary_groups(mesh, problem);
-    const auto build_start = clock_type::now();
+    const auto build_start = phase_clock::now();
     LmaSystem<V> system;
     const index_type n = mesh.num_nodes();
     system.rhs = Array<V>(exec, n);
@@ -47,9 +36,9 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
     std::vector<std::unique_ptr<LmaOperator<V>>> operators;
     std::vector<ElementType> types;
     // The Robin facets' matrices (their loads into rhs), added to their cells' element matrices.
-    auto start = clock_type::now();
+    auto start = phase_clock::now();
     const RobinFacets robin = located_robin_facets(mesh, problem.robin, system.rhs);
-    system.times.boundary += elapsed(*exec, start);
+    system.times.boundary += phase_seconds(*exec, start);
 
     // One operator per cell type's block (a mesh of one type: the mesh itself), all adding
     // their loads into the one right-hand side; the boundary data with the first block's
@@ -61,7 +50,7 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
         system.times.geometry += times.geometry;
         system.times.coefficients += times.coefficients;
 
-        start = clock_type::now();
+        start = phase_clock::now();
         const std::size_t cells = cells_mesh.num_cells();
         // The atomic scatter keeps the cells in their own order: the element kernels write
         // straight into the operator's interleaved layout (no cell-major copy: 52 GB for 100M
@@ -84,10 +73,10 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
             GPUFEM_DISPATCH(*exec, lma_scatter_loads(*exec, static_cast<index_type>(cells), npe,
                                                      data.cells.data(), fe.data(), system.rhs.data()));
         }
-        system.times.values += elapsed(*exec, start);
+        system.times.values += phase_seconds(*exec, start);
 
         if (operators.empty()) {
-            start = clock_type::now();
+            start = phase_clock::now();
             Array<double> coordinate_storage;
             const double* coordinates = double_coordinates(mesh, data, coordinate_storage);
             DirichletData<V> dirichlet = dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet);
@@ -96,14 +85,14 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
             if (dirichlet.count > 0) mask = std::move(dirichlet.mask);
             system.initial_guess = std::move(dirichlet.values);
             add_neumann_load(mesh, coordinates, problem.neumann, system.rhs);
-            system.times.boundary += elapsed(*exec, start);
+            system.times.boundary += phase_seconds(*exec, start);
         }
-        start = clock_type::now();
+        start = phase_clock::now();
         operators.push_back(interleaved
                                 ? make_lma_operator<V>(exec, data.cells, npe, n, std::move(matrices), mask, lma)
                                 : make_lma_operator<V>(exec, data.cells, npe, n, ke, mask, lma));
         types.push_back(cells_mesh.cell_type);
-        system.times.pattern += elapsed(*exec, start);
+        system.times.pattern += phase_seconds(*exec, start);
     };
     if (!mesh.is_mixed()) {
         add_block(mesh, nullptr);
@@ -114,7 +103,7 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
         }
     }
 
-    start = clock_type::now();
+    start = phase_clock::now();
     if (operators.size() == 1) {
         operators.front()->eliminate_dirichlet(system.initial_guess, system.rhs);
         system.format.op = std::move(operators.front());
@@ -123,9 +112,9 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
         op->eliminate_dirichlet(system.initial_guess, system.rhs);
         system.format.op = std::move(op);
     }
-    system.times.boundary += elapsed(*exec, start);
+    system.times.boundary += phase_seconds(*exec, start);
 
-    system.format.convert_seconds = elapsed(*exec, build_start);
+    system.format.convert_seconds = phase_seconds(*exec, build_start);
     if (lma.scatter == LmaScatter::colour) system.format.host_steps = "element colouring (greedy)";
     return system;
 }

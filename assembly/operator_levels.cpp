@@ -6,12 +6,14 @@ namespace gpufem {
 
 // Each level's entry, defined in its own file.
 OperatorLevelEntry lma_level_entry();
+OperatorLevelEntry pa_level_entry();
 
 const OperatorLevelRegistry& operator_levels()
 {
     static const OperatorLevelRegistry registry = [] {
         OperatorLevelRegistry r("operator level");
         r.add(lma_level_entry());
+        r.add(pa_level_entry());
         return r;
     }();
     return registry;

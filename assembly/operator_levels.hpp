@@ -2,7 +2,7 @@
 // Operator levels: how far the operator is assembled. At the assembled level the matrix is
 // assembled into CSR and stored in a format of linalg's registry (assembled_formats()); the
 // levels registered here are built by the discretisation without an assembled matrix —
-// element matrices (lma) today, partial assembly next. A format registers what a format is
+// element matrices (lma) and partial assembly with sum factorisation (pa). A format registers what a format is
 // (FormatEntry), a level what a level is (OperatorLevelEntry), each in its own registry; a
 // case's `format:` names either, and find_operator says which.
 //
@@ -37,6 +37,8 @@ struct OperatorLevelEntry : OperatorEntryBase {
     /// the mesh's cell order, so that element-wise coarse operators are read from it rather
     /// than computed again (Discretisation::pmg_coarse_operators); null: never.
     bool (*keeps_element_matrices)(const FormatOptions& options) = nullptr;
+    /// Whether a run under mpirun builds it on each rank's part (split at the halo).
+    bool across_ranks = false;
 
     /// The builder for value type V.
     template <typename V>
@@ -55,7 +57,7 @@ struct OperatorLevelEntry : OperatorEntryBase {
 /// The operator levels, with lookup by name.
 using OperatorLevelRegistry = NamedRegistry<OperatorLevelEntry>;
 
-/// Every operator level built without an assembled matrix (lma).
+/// Every operator level built without an assembled matrix (lma, pa).
 const OperatorLevelRegistry& operator_levels();
 
 /// What a case's `format:` names: a storage format of the assembled matrix, or an operator

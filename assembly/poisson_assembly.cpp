@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "assembly/boundary_conditions.hpp"
+#include "assembly/phase_clock.hpp"
 #include "assembly/boundary_data.hpp"
 #include "assembly/cell_blocks.hpp"
 #include "assembly/csr_pattern.hpp"
@@ -18,16 +19,6 @@
 #include "linalg/blas1.hpp"
 
 namespace gpufem {
-namespace {
-
-/// Seconds since start after waiting for exec's queued work.
-double elapsed(const Executor& exec, std::chrono::steady_clock::time_point start)
-{
-    exec.synchronize();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 int assembly_quadrature_degree(ElementType type, int order)
 {
@@ -65,10 +56,10 @@ ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
     auto start = clock::now();
     ElementData<V> data = make_geometry_data<V>(exec, mesh, ref);
     check_mesh_geometry(mesh, data);
-    times.geometry = elapsed(*exec, start);
+    times.geometry = phase_seconds(*exec, start);
     start = clock::now();
     add_coefficients(data, mesh, ref, problem);
-    times.coefficients = elapsed(*exec, start);
+    times.coefficients = phase_seconds(*exec, start);
     return data;
 }
 
@@ -102,7 +93,7 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     AnyCsrPattern any_pattern = build_any_csr_pattern(n, mesh.is_mixed() ? rows : blocks.front().cells,
                                                       mesh.nodes_per_cell, offsets == CsrOffsets::wide,
                                                       /*positions=*/!mesh.is_mixed());
-    system.times.pattern = elapsed(*exec, start);
+    system.times.pattern = phase_seconds(*exec, start);
 
     start = clock::now();
     system.rhs = Array<V>(exec, n);
@@ -131,7 +122,7 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     if (auto* pattern = std::get_if<CsrPattern>(&any_pattern)) add_blocks(system.matrix, *pattern);
     else add_blocks(system.wide_matrix.emplace(), std::get<WideCsrPattern>(any_pattern));
     any_pattern = CsrPattern{};  // the cell-to-CSR map goes before the boundary data
-    system.times.values = elapsed(*exec, start);
+    system.times.values = phase_seconds(*exec, start);
 
     start = clock::now();
     Array<double> coordinate_storage;
@@ -151,7 +142,7 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
                                                    dirichlet.values.data(), system.rhs.data()));
     }
     system.initial_guess = std::move(dirichlet.values);
-    system.times.boundary = elapsed(*exec, start);
+    system.times.boundary = phase_seconds(*exec, start);
     return system;
 }
 

@@ -109,6 +109,7 @@ void measure_format(const BenchFormat& entry, const SpmvBenchOptions& options, c
     }
     row.median_seconds = median(timer->seconds());
     row.parameters = op.parameters();
+    row.gdofs = double(matrix.rows) / row.median_seconds * 1e-9;
     row.gflops = 2.0 * matrix.nnz() / row.median_seconds * 1e-9;
     row.band_gflops = 2.0 * double(bdia_band_entries(op)) / row.median_seconds * 1e-9;
     row.effective_gbps = row.min_bytes / row.median_seconds * 1e-9;
@@ -167,8 +168,8 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
 
 std::string table(const std::vector<SpmvBenchRow>& rows)
 {
-    std::string t = fmt::format("{:<22} {:>7} {:>9} {:>9} {:>9} {:>8} {:>9} {:>7} {:>6} {:>7} {:>10} {:>8} {:>8}\n",
-                                "format", "B/row", "MB stored", "convert s", "SpMV us", "GFLOP/s",
+    std::string t = fmt::format("{:<22} {:>7} {:>9} {:>9} {:>9} {:>7} {:>8} {:>9} {:>7} {:>6} {:>7} {:>10} {:>8} {:>8}\n",
+                                "format", "B/row", "MB stored", "convert s", "SpMV us", "GDOF/s", "GFLOP/s",
                                 "band GF/s", "GB/s", "% copy", "vs cuSP", "break-even", "CG it/s",
                                 "rel.err");
     for (const auto& r : rows) {
@@ -176,9 +177,9 @@ std::string table(const std::vector<SpmvBenchRow>& rows)
             t += fmt::format("{:<22} {}\n", r.format, r.error);
             continue;
         }
-        t += fmt::format("{:<22} {:>7.1f} {:>9.1f} {:>9.4f} {:>9.2f} {:>8.1f} {:>9} {:>7.1f} {:>6.1f} {:>7} {:>10} {:>8} {:>8.1e}\n",
+        t += fmt::format("{:<22} {:>7.1f} {:>9.1f} {:>9.4f} {:>9.2f} {:>7.2f} {:>8.1f} {:>9} {:>7.1f} {:>6.1f} {:>7} {:>10} {:>8} {:>8.1e}\n",
                          r.format, double(r.bytes_stored) / std::max<long long>(r.unknowns, 1),
-                         r.bytes_stored / 1e6, r.convert_seconds, r.median_seconds * 1e6, r.gflops,
+                         r.bytes_stored / 1e6, r.convert_seconds, r.median_seconds * 1e6, r.gdofs, r.gflops,
                          r.band_gflops > 0 ? fmt::format("{:.1f}", r.band_gflops) : "-", r.effective_gbps, r.percent_of_copy,
                          r.speedup_vs_cusparse > 0 ? fmt::format("{:.2f}x", r.speedup_vs_cusparse) : "-",
                          r.break_even_spmvs < 0 ? "never" : fmt::format("{:.0f}", std::ceil(r.break_even_spmvs)),
@@ -201,6 +202,7 @@ nlohmann::json row_json(const SpmvBenchRow& r)
             {"min_bytes", r.min_bytes},
             {"convert_seconds", r.convert_seconds},
             {"spmv_median_seconds", r.median_seconds},
+            {"gdofs", r.gdofs},
             {"gflops", r.gflops},
             {"band_gflops", r.band_gflops},
             {"effective_GBps", r.effective_gbps},

@@ -37,12 +37,13 @@ struct SpmvBenchRow {
     std::string format;
     std::string parameters;
     std::string host_steps;
-    bool matrix_free = false;         ///< an lma variant (not an assembled format)
+    bool matrix_free = false;         ///< an operator level (lma, pa), not an assembled format
     bool vendor_baseline = false;     ///< the vendor's SpMV the speedups are measured against
     std::size_t bytes_stored = 0;
     std::size_t min_bytes = 0;
     double convert_seconds = 0;       ///< from CSR; lma: the whole build from the mesh
     double median_seconds = 0;
+    double gdofs = 0;                 ///< unknowns per second of one apply, in billions
     double gflops = 0;                ///< 2 nnz of the assembled matrix per SpMV (lma too)
     double band_gflops = 0;           ///< bdia: 2 n d per SpMV, band zeros included (0 for others)
     double effective_gbps = 0;

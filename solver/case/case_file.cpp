@@ -763,11 +763,11 @@ void read_format_choice(const CaseReader& reader, const std::vector<CaseValue>& 
     }
     const bool matrix_free = spec.format != auto_format_name && find_operator(spec.format).matrix_free();
     if (spec.discretisation == DiscretisationKind::fv && matrix_free)
-        reader.fail(*find_entry(entries, "format"), "format " + spec.format + " is matrix-free (element "
-                    "matrices); finite volumes take an assembled format");
+        reader.fail(*find_entry(entries, "format"), "format " + spec.format + " is matrix-free (built from "
+                    "finite elements); finite volumes take an assembled format");
     if (spec.matrix && matrix_free)
         reader.fail(*find_entry(entries, "format"), "format " + spec.format + " is matrix-free: it needs a "
-                    "mesh's element matrices; a matrix case takes an assembled format");
+                    "mesh's elements; a matrix case takes an assembled format");
     if (const CaseValue* iterations = find_entry(entries, "auto_iterations")) {
         if (spec.format != auto_format_name)
             reader.fail(*iterations, "only used with format: auto (the iterations its choice counts "
@@ -787,7 +787,7 @@ void read_format_settings(const CaseReader& reader, const std::vector<CaseValue>
         if (spec.format_options.reordering() != Reordering::none && spec.format != auto_format_name &&
             find_operator(spec.format).matrix_free())
             reader.fail(*reorder, "reorder applies to the assembled formats; format " + spec.format +
-                                      " is matrix-free (its element matrices keep the mesh's numbering)");
+                                      " is matrix-free (it keeps the mesh's numbering)");
     }
 }
 

@@ -592,14 +592,16 @@ void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
     if (spec.format == auto_format_name) refuse("format: auto is not chosen across ranks; name a format");
     if (spec.discretisation == DiscretisationKind::fv && spec.output.fluxes && spec.output.fluxes_chosen)
         refuse("output.fluxes: the fluxes of finite volumes are computed on one rank only");
-    if (find_operator(spec.format).matrix_free() &&
-        spec.format_options.get<LmaOptions>("lma").scatter != LmaScatter::atomic)
+    const OperatorChoice choice = find_operator(spec.format);
+    if (choice.level && !choice.level->across_ranks)
+        refuse("format: " + spec.format + " runs on one rank only so far; use lma (matrix-free) or an assembled format");
+    if (choice.matrix_free() && spec.format_options.get<LmaOptions>("lma").scatter != LmaScatter::atomic)
         refuse("format_options.lma.scatter: colour runs on one rank only (its colours mix the cells applied before "
                "and after the halo); use atomic");
     if (!spec.solver.preconditioner->across_ranks)
         refuse("solver.preconditioner " + spec.solver.preconditioner->name +
                ": only amg, pmg, jacobi or none work across ranks so far");
-    if (spec.solver.preconditioner->needs.assembled_matrix && find_operator(spec.format).matrix_free())
+    if (spec.solver.preconditioner->needs.assembled_matrix && choice.matrix_free())
         refuse("solver.preconditioner " + spec.solver.preconditioner->name + " sets up from the assembled rows, "
                "which format: " + spec.format + " does not keep across ranks; name an assembled format (csr, ell, ...)");
     if (spec.solver.amg.precision == AmgPrecision::single && spec.precision == Precision::float64)

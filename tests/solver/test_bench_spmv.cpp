@@ -49,14 +49,16 @@ TEST(BenchFormats, NamesExpandAgainstTheCaseOptions)
     EXPECT_THROW(bench_formats({"sellp-all"}, base, Backend::cpu), std::invalid_argument);
     EXPECT_THROW(bench_formats({"lma-diagonal"}, base, Backend::cpu), std::invalid_argument);
 
-    // The default list: every format of the backend, lma as its four variants.
+    // The default list: every format of the backend, lma as its four variants, and pa.
     const auto defaults = bench_formats({}, base, Backend::cpu);
-    std::size_t lma = 0;
+    std::size_t lma = 0, pa = 0;
     for (const auto& f : defaults) {
         EXPECT_TRUE(f.choice.entry().on_cpu) << f.label;
-        lma += f.choice.matrix_free();
+        lma += f.choice.matrix_free() && f.choice.name() == "lma";
+        pa += f.choice.matrix_free() && f.choice.name() == "pa";
     }
     EXPECT_EQ(lma, 4u);
+    EXPECT_EQ(pa, 1u);
 }
 
 TEST(BenchSpmv, LmaDegreeSweepOnTheCpu)
@@ -78,20 +80,21 @@ backend: cpu
 )",
                                           "lma_sweep.yaml", "");
     SpmvBenchOptions options;
-    options.formats = {"csr", "ellr", "lma-all"};
+    options.formats = {"csr", "ellr", "lma-all", "pa"};
     options.repeats = 50;
     options.warmup = 1;
     options.cg_iterations = 5;
     options.output_dir = dir;
     const std::vector<SpmvBenchRow> rows = run_spmv_bench(spec, options);
-    ASSERT_EQ(rows.size(), 12u);  // 2 degrees x (csr, ellr, 4 lma variants)
+    ASSERT_EQ(rows.size(), 14u);  // 2 degrees x (csr, ellr, 4 lma variants, pa)
     for (const SpmvBenchRow& r : rows) {
         EXPECT_TRUE(r.error.empty()) << r.format << ": " << r.error;
         EXPECT_LT(r.max_rel_error, 1e-12) << r.format;
         EXPECT_GT(r.bytes_stored, 0u) << r.format;
         EXPECT_GT(r.median_seconds, 0.0) << r.format;
         EXPECT_GT(r.cg_iterations_per_second, 0.0) << r.format;
-        EXPECT_EQ(r.matrix_free, r.format.rfind("lma", 0) == 0) << r.format;
+        EXPECT_EQ(r.matrix_free, r.format.rfind("lma", 0) == 0 || r.format == "pa") << r.format;
+        EXPECT_NEAR(r.gdofs, r.unknowns / r.median_seconds * 1e-9, 1e-9 * r.gdofs) << r.format;
     }
     EXPECT_EQ(rows.front().degree, 1);
     EXPECT_EQ(rows.back().degree, 2);

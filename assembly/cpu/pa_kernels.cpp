@@ -1,0 +1,168 @@
+// The partial-assembly kernels on the CPU: the readable reference. An apply takes one cell at
+// a time: the reference gradients (and values) of x at the quadrature points by
+// one-dimensional contractions, the stored factors at each point, the transposed
+// contractions back to the nodes.
+#include <array>
+#include <vector>
+
+#include "assembly/pa_kernels.hpp"
+#include "assembly/pa_point_math.hpp"
+
+namespace gpufem::kernels::cpu {
+namespace {
+
+/// The tables applied along each direction: the derivative along derivative_dir, the basis
+/// along the others (derivative_dir < 0: the basis everywhere).
+template <typename V>
+std::array<const V*, 3> tables_for(const PaArgs<V>& a, int derivative_dir)
+{
+    std::array<const V*, 3> t{};
+    for (int c = 0; c < 3; ++c) t[c] = c == derivative_dir ? a.derivative : a.basis;
+    return t;
+}
+
+/// Contracts `in` along direction dir with the table (q1 x p1): forward, an extent of p1
+/// becomes q1 (out[.., q, ..] = sum_i T[q][i] in[.., i, ..]); transposed, q1 becomes p1
+/// (out[.., i, ..] = sum_q T[q][i] in[.., q, ..]). extent: the input's extent per direction
+/// (x fastest); updated to the output's.
+template <typename V>
+std::vector<V> contract(const PaArgs<V>& a, const V* table, bool transposed, int dir,
+                        std::array<int, 3>& extent, const std::vector<V>& in)
+{
+    const int from = extent[dir], to = transposed ? a.p1 : a.q1;
+    int inner = 1, outer = 1;
+    for (int c = 0; c < dir; ++c) inner *= extent[c];
+    for (int c = dir + 1; c < a.dim; ++c) outer *= extent[c];
+    std::vector<V> out(static_cast<std::size_t>(inner) * to * outer, V(0));
+    for (int o = 0; o < outer; ++o)
+        for (int t = 0; t < to; ++t)
+            for (int k = 0; k < from; ++k) {
+                const V w = transposed ? table[k * a.p1 + t] : table[t * a.p1 + k];
+                for (int i = 0; i < inner; ++i)
+                    out[(static_cast<std::size_t>(o) * to + t) * inner + i] +=
+                        w * in[(static_cast<std::size_t>(o) * from + k) * inner + i];
+            }
+    extent[dir] = to;
+    return out;
+}
+
+/// The tensor product of the tables (one per direction) applied to in: nodes to points, or
+/// transposed points to nodes.
+template <typename V>
+std::vector<V> tensor_apply(const PaArgs<V>& a, const std::array<const V*, 3>& tables, bool transposed,
+                            std::vector<V> values)
+{
+    std::array<int, 3> extent{1, 1, 1};
+    for (int c = 0; c < a.dim; ++c) extent[c] = transposed ? a.q1 : a.p1;
+    for (int c = 0; c < a.dim; ++c) values = contract(a, tables[c], transposed, c, extent, values);
+    return values;
+}
+
+/// Whether the stored node value is read under columns.
+bool reads(index_type stored, PaColumns columns)
+{
+    return (stored < 0) == (columns == PaColumns::dirichlet);
+}
+
+/// y[n_l] += alpha (K_e x_e)_l for cell e's free nodes l.
+template <typename V>
+void apply_cell(const PaArgs<V>& a, index_type e, V alpha, const V* x, V* y, PaColumns columns)
+{
+    const int npe = pa_nodes_per_cell(a), points = pa_points_per_cell(a);
+    const int packed = a.dim * (a.dim + 1) / 2;
+    const index_type* nodes = a.nodes + static_cast<long long>(e) * npe;
+    std::vector<V> xe(npe);
+    for (int l = 0; l < npe; ++l) xe[l] = reads(nodes[l], columns) ? x[nodes[l] < 0 ? ~nodes[l] : nodes[l]] : V(0);
+
+    std::vector<std::vector<V>> gradient(a.dim);
+    for (int c = 0; c < a.dim; ++c) gradient[c] = tensor_apply(a, tables_for(a, c), false, xe);
+    const std::vector<V> value = a.lower_order ? tensor_apply(a, tables_for(a, -1), false, xe) : std::vector<V>();
+
+    // At each point: G grad (one vector per direction) and beta . grad + (w |det J| c) u.
+    std::vector<std::vector<V>> flux(a.dim, std::vector<V>(points));
+    std::vector<V> source(points, V(0));
+    for (int q = 0; q < points; ++q) {
+        for (int c = 0, s = 0; c < a.dim; ++c)
+            for (int c2 = c; c2 < a.dim; ++c2, ++s) {
+                const V g = pa::factor(a, s, e, q);
+                flux[c][q] += g * gradient[c2][q];
+                if (c2 != c) flux[c2][q] += g * gradient[c][q];
+            }
+        if (!a.lower_order) continue;
+        for (int c = 0; c < a.dim; ++c) source[q] += pa::factor(a, packed + c, e, q) * gradient[c][q];
+        source[q] += pa::factor(a, packed + a.dim, e, q) * value[q];
+    }
+
+    std::vector<V> ye(npe, V(0));
+    for (int c = 0; c < a.dim; ++c) {
+        const std::vector<V> part = tensor_apply(a, tables_for(a, c), true, flux[c]);
+        for (int l = 0; l < npe; ++l) ye[l] += part[l];
+    }
+    if (a.lower_order) {
+        const std::vector<V> part = tensor_apply(a, tables_for(a, -1), true, source);
+        for (int l = 0; l < npe; ++l) ye[l] += part[l];
+    }
+    for (int l = 0; l < npe; ++l)
+        if (nodes[l] >= 0) y[nodes[l]] += alpha * ye[l];
+}
+
+template <int DIM, typename V>
+void point_factors_of(const ElementArgs<V>& a, const int* rule_of_lex, V* factors, V* loads)
+{
+    const int points = a.num_points;
+#pragma omp parallel for schedule(static)
+    for (index_type e = 0; e < a.num_cells; ++e)
+        for (int q = 0; q < points; ++q) pa::store_point_factors<DIM>(a, e, q, rule_of_lex[q], points, factors, loads);
+}
+
+}  // namespace
+
+void pa_lexicographic_nodes(const Executor&, index_type num_cells, int npe, const index_type* cells,
+                            const int* gmsh_of_lex, const std::uint8_t* mask, index_type* nodes)
+{
+#pragma omp parallel for schedule(static)
+    for (index_type e = 0; e < num_cells; ++e)
+        for (int l = 0; l < npe; ++l) {
+            const index_type node = cells[static_cast<std::size_t>(e) * npe + gmsh_of_lex[l]];
+            nodes[static_cast<std::size_t>(e) * npe + l] = mask && mask[node] ? ~node : node;
+        }
+}
+
+template <typename V>
+void pa_point_factors(const Executor&, const ElementArgs<V>& a, const int* rule_of_lex, V* factors, V* loads)
+{
+    if (a.dim == 2) point_factors_of<2>(a, rule_of_lex, factors, loads);
+    else point_factors_of<3>(a, rule_of_lex, factors, loads);
+}
+
+template <typename V>
+void pa_loads(const Executor&, const PaArgs<V>& a, const V* loads, V* rhs)
+{
+    const int npe = pa_nodes_per_cell(a);
+    for (index_type e = 0; e < a.cells; ++e)
+        for (int l = 0; l < npe; ++l) {
+            const index_type node = a.nodes[static_cast<long long>(e) * npe + l];
+            rhs[node < 0 ? ~node : node] += pa::cell_load(a, loads, e, l);
+        }
+}
+
+template <typename V>
+void pa_diagonal(const Executor&, const PaArgs<V>& a, V* diag)
+{
+    const int npe = pa_nodes_per_cell(a);
+    for (index_type e = 0; e < a.cells; ++e)
+        for (int l = 0; l < npe; ++l) {
+            const index_type node = a.nodes[static_cast<long long>(e) * npe + l];
+            diag[node < 0 ? ~node : node] += pa::cell_diagonal(a, e, l);
+        }
+}
+
+template <typename V>
+void pa_apply_cells(const Executor&, const PaArgs<V>& a, V alpha, const V* x, V* y, PaColumns columns)
+{
+    for (index_type e = 0; e < a.cells; ++e) apply_cell(a, e, alpha, x, y, columns);
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_loads, pa_diagonal, pa_apply_cells)
+
+}  // namespace gpufem::kernels::cpu

@@ -1,0 +1,36 @@
+// Kernels of the partial-assembly (pa) operator, see assembly/pa_kernels.hpp.
+// A kernel list (linalg/backend_kernels.hpp). No include guard, no includes: it is read once
+// per backend namespace. cuda: the same contracts, asynchronous on the executor's stream.
+
+/// nodes[e p1^dim + l] = cells[e npe + gmsh_of_lex[l]] for every cell e and lexicographic
+/// local node l, stored as ~node where mask[node] != 0 (mask null: none).
+GPUFEM_KERNEL_INLINE void pa_lexicographic_nodes(const Executor& exec, index_type num_cells, int npe,
+                                                 const index_type* cells, const int* gmsh_of_lex,
+                                                 const std::uint8_t* mask, index_type* nodes)
+    GPUFEM_KERNEL_BODY
+
+/// For every cell e and lexicographic point q (rule point rule_of_lex[q] of a's tables):
+/// the point's factors (see PaArgs::factors; a.has_lower_order decides the components) into
+/// factors[c cells points + e points + q], and w |det J| f into loads[e points + q].
+/// cpu: cells in parallel; cuda: one thread per (cell, point).
+template <typename V>
+void pa_point_factors(const Executor& exec, const ElementArgs<V>& a, const int* rule_of_lex,
+                      V* factors, V* loads) GPUFEM_KERNEL_BODY
+
+/// rhs[node] += sum_q loads[e points + q] N_l(q) for every cell e and local node l (Dirichlet
+/// nodes included: their rows are set later). cpu: sequential over cells; cuda: atomics.
+template <typename V>
+void pa_loads(const Executor& exec, const PaArgs<V>& a, const V* loads, V* rhs) GPUFEM_KERNEL_BODY
+
+/// diag[node] += K_e(l, l) for every cell e and local node l, Dirichlet nodes included (the
+/// assembled diagonal once diag starts at zero). cuda: one thread per (cell, node), atomics.
+template <typename V>
+void pa_diagonal(const Executor& exec, const PaArgs<V>& a, V* diag) GPUFEM_KERNEL_BODY
+
+/// y[n_l] += alpha (K_e x_e)_l for every cell e and free local node l (Dirichlet rows
+/// skipped), x_e the cell's values of x at the nodes columns selects (the others zero), by
+/// sum factorisation. cpu: sequential over cells; cuda: a block of threads per few cells, a
+/// thread per quadrature point, contractions through shared memory, atomics into y.
+template <typename V>
+void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, V alpha, const V* x, V* y,
+                    PaColumns columns) GPUFEM_KERNEL_BODY

@@ -1,0 +1,124 @@
+#include "assembly/pa_operator.hpp"
+
+#include <stdexcept>
+#include <vector>
+
+#include "assembly/lma_kernels.hpp"
+#include "linalg/blas1.hpp"
+
+namespace gpufem {
+namespace {
+
+/// The table as V on exec.
+template <typename V>
+Array<V> table_on(const ExecPtr& exec, const std::vector<double>& table)
+{
+    return Array<V>::from_host(exec, std::vector<V>(table.begin(), table.end()));
+}
+
+/// The nodes with a non-zero mask byte, ascending, on exec.
+Array<index_type> masked_nodes(const ExecPtr& exec, const Array<std::uint8_t>& mask)
+{
+    const std::vector<std::uint8_t> host = mask.to_host();
+    std::vector<index_type> nodes;
+    for (std::size_t i = 0; i < host.size(); ++i)
+        if (host[i]) nodes.push_back(static_cast<index_type>(i));
+    return Array<index_type>::from_host(exec, nodes);
+}
+
+}  // namespace
+
+template <typename V>
+PaOperator<V>::PaOperator(const ExecPtr& exec, const ElementData<V>& data, const PaTensorBasis& basis,
+                          const Array<std::uint8_t>& dirichlet_mask, Array<V>& rhs)
+    : exec_(exec), dim_(basis.dim), p1_(basis.p1), q1_(basis.q1), lower_order_(data.args().has_lower_order != 0),
+      num_cells_(data.num_cells), num_nodes_(data.num_nodes)
+{
+    const int npe = static_cast<int>(basis.gmsh_of_lex.size());
+    const int points = static_cast<int>(basis.rule_of_lex.size());
+    if (data.nodes_per_cell != npe || data.num_points != points || data.dim != dim_)
+        throw std::invalid_argument("PaOperator: the element data do not match the tensor basis");
+    if (!dirichlet_mask.empty() && dirichlet_mask.size() != static_cast<std::size_t>(num_nodes_))
+        throw std::invalid_argument("PaOperator: the Dirichlet mask needs one value per node");
+    if (rhs.size() != static_cast<std::size_t>(num_nodes_))
+        throw std::invalid_argument("PaOperator: the right-hand side needs one value per node");
+    const Executor& ex = *exec;
+    if (!dirichlet_mask.empty()) {
+        mask_ = dirichlet_mask.clone_to(exec);
+        dirichlet_ = masked_nodes(exec, mask_);
+    }
+    const Array<int> gmsh_of_lex = Array<int>::from_host(exec, basis.gmsh_of_lex);
+    nodes_ = Array<index_type>(exec, static_cast<std::size_t>(num_cells_) * npe);
+    GPUFEM_DISPATCH(ex, pa_lexicographic_nodes(ex, num_cells_, npe, data.cells.data(), gmsh_of_lex.data(),
+                                               mask_.empty() ? nullptr : mask_.data(), nodes_.data()));
+    basis_ = table_on<V>(exec, basis.basis);
+    derivative_ = table_on<V>(exec, basis.derivative);
+
+    const Array<int> rule_of_lex = Array<int>::from_host(exec, basis.rule_of_lex);
+    const std::size_t cell_points = static_cast<std::size_t>(num_cells_) * points;
+    factors_ = Array<V>(exec, cell_points * pa_point_components(dim_, lower_order_));
+    Array<V> loads(exec, cell_points);
+    GPUFEM_DISPATCH(ex, pa_point_factors(ex, data.args(), rule_of_lex.data(), factors_.data(), loads.data()));
+    const PaArgs<V> a = args();
+    GPUFEM_DISPATCH(ex, pa_loads(ex, a, loads.data(), rhs.data()));
+    this->diagonal_ = Array<V>(exec, num_nodes_);
+    fill(this->diagonal_, V(0));
+    GPUFEM_DISPATCH(ex, pa_diagonal(ex, a, this->diagonal_.data()));
+    exec->synchronize();  // the tables and loads above are freed on return
+}
+
+template <typename V>
+PaArgs<V> PaOperator<V>::args() const
+{
+    return {dim_, p1_, q1_, lower_order_, num_cells_, nodes_.data(), factors_.data(), basis_.data(),
+            derivative_.data()};
+}
+
+template <typename V>
+void PaOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const
+{
+    const Executor& exec = *exec_;
+    GPUFEM_DISPATCH(exec, lma_prepare(exec, num_nodes_, alpha, x.data(), beta, y.data(), dirichlet_.data(),
+                                      static_cast<index_type>(dirichlet_.size()), this->diagonal_.data()));
+    GPUFEM_DISPATCH(exec, pa_apply_cells(exec, args(), alpha, x.data(), y.data(), PaColumns::free));
+}
+
+template <typename V>
+void PaOperator<V>::eliminate_dirichlet(const Array<V>& g, Array<V>& rhs) const
+{
+    if (g.size() != static_cast<std::size_t>(num_nodes_) || rhs.size() != g.size())
+        throw std::invalid_argument("PaOperator::eliminate_dirichlet: vectors need one value per node");
+    if (mask_.empty()) return;
+    const Executor& exec = *exec_;
+    GPUFEM_DISPATCH(exec, pa_apply_cells(exec, args(), V(-1), g.data(), rhs.data(), PaColumns::dirichlet));
+    GPUFEM_DISPATCH(exec, lma_dirichlet_rows(exec, num_nodes_, mask_.data(), this->diagonal_.data(), g.data(),
+                                             rhs.data()));
+}
+
+template <typename V>
+std::size_t PaOperator<V>::bytes_stored() const
+{
+    return factors_.bytes() + nodes_.bytes() + basis_.bytes() + derivative_.bytes() + this->diagonal_.bytes() +
+           mask_.bytes() + dirichlet_.bytes();
+}
+
+template <typename V>
+std::size_t PaOperator<V>::spmv_min_bytes() const
+{
+    const std::size_t cell_nodes = nodes_.size();
+    std::size_t bytes = factors_.bytes() + cell_nodes * (sizeof(index_type) + sizeof(V)) +
+                        2 * static_cast<std::size_t>(num_nodes_) * sizeof(V);
+    return bytes + dirichlet_.size() * (sizeof(index_type) + 3 * sizeof(V));
+}
+
+template <typename V>
+std::string PaOperator<V>::parameters() const
+{
+    return "degree=" + std::to_string(p1_ - 1) + " points=" + std::to_string(q1_) + "^" + std::to_string(dim_) +
+           " factors=" + std::to_string(pa_point_components(dim_, lower_order_));
+}
+
+template class PaOperator<float>;
+template class PaOperator<double>;
+
+}  // namespace gpufem

@@ -1,0 +1,65 @@
+#pragma once
+// The `pa` level: partial assembly with sum factorisation on quadrilaterals and hexahedra.
+// Only the geometric and coefficient factors at the quadrature points are stored; each apply
+// recomputes the element actions from them with one-dimensional contractions (see
+// pa_kernels.hpp), so memory and traffic grow like the points, not like the element
+// matrices' k^{2d} entries.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "assembly/element_data.hpp"
+#include "assembly/pa_kernels.hpp"
+#include "assembly/pa_tensor_basis.hpp"
+#include "linalg/linear_operator.hpp"
+
+namespace gpufem {
+
+/// A = sum_e P_e^T K_e P_e applied by sum factorisation, Dirichlet nodes eliminated
+/// symmetrically (the operator of the assembled matrix after apply_dirichlet: masked rows and
+/// columns zero except a_ii). Its diagonal() is the assembled one (kept on Dirichlet rows).
+template <typename V>
+class PaOperator final : public LinearOperator<V> {
+public:
+    /// From the element data of a box mesh (geometry, coefficients at the rule's points, on
+    /// exec) and the element's tensor structure; dirichlet_mask: one byte per node, or
+    /// empty. Adds each cell's load into rhs (one value per node, on exec).
+    PaOperator(const ExecPtr& exec, const ElementData<V>& data, const PaTensorBasis& basis,
+               const Array<std::uint8_t>& dirichlet_mask, Array<V>& rhs);
+
+    index_type rows() const override { return num_nodes_; }
+    index_type cols() const override { return num_nodes_; }
+    const ExecPtr& executor() const override { return exec_; }
+    std::string format() const override { return "pa"; }
+    /// Factors, lexicographic nodes, tables, diagonal, mask and Dirichlet list.
+    std::size_t bytes_stored() const override;
+    /// Factors and node indices once, x gathered once per cell-node, y read and written once
+    /// (and the Dirichlet nodes' index, x, diagonal and y once).
+    std::size_t spmv_min_bytes() const override;
+    /// e.g. "degree=3 points=4^3 factors=6".
+    std::string parameters() const override;
+
+    /// The eliminated right-hand side from the unconstrained one: on Dirichlet rows
+    /// rhs_i = a_ii g_i; on the others rhs_i -= sum over Dirichlet j of a_ij g_j (the full
+    /// operator's a_ij). g: one value per node (only Dirichlet ones read).
+    void eliminate_dirichlet(const Array<V>& g, Array<V>& rhs) const;
+
+protected:
+    void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;
+
+private:
+    PaArgs<V> args() const;
+
+    ExecPtr exec_;
+    int dim_ = 0, p1_ = 0, q1_ = 0;
+    bool lower_order_ = false;
+    index_type num_cells_ = 0;
+    index_type num_nodes_ = 0;
+    Array<index_type> nodes_;     ///< [e][l] lexicographic, ~node if Dirichlet
+    Array<V> factors_;            ///< [c][e][q]
+    Array<V> basis_, derivative_; ///< q1 x p1 tables
+    Array<std::uint8_t> mask_;    ///< empty: no Dirichlet nodes
+    Array<index_type> dirichlet_; ///< the Dirichlet nodes, ascending
+};
+
+}  // namespace gpufem

@@ -1,0 +1,83 @@
+#pragma once
+// Shared by the partial-assembly tests: the pa system of a box mesh against the assembled CSR
+// system of the same problem (right-hand side, initial guess, diagonal, and the operator
+// applied to fresh random vectors), on one executor.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "assembly/pa_system.hpp"
+#include "assembly/poisson_assembly.hpp"
+#include "high_order_meshes.hpp"
+#include "lma_test_support.hpp"
+#include "linalg/format_build.hpp"
+#include "random_values.hpp"
+
+namespace gpufem::test {
+
+/// The coefficient sets the tests run: a scalar kappa alone; an anisotropic kappa with a
+/// variable convection field and a reaction term (non-symmetric operator).
+enum class PaTerms { diffusion, all };
+
+/// A problem on the unit box with non-zero Dirichlet data on two groups and a Neumann load on
+/// a third; with PaTerms::all also a tensor kappa, b and c varying in space.
+inline ProblemSpec pa_problem(int dim, PaTerms terms)
+{
+    ProblemSpec problem;
+    problem.kappa = "1 + x*y";
+    problem.f = "1 + x - 2*y";
+    problem.dirichlet = {{"left", "1 + x + y"}, {"bottom", "2 - x"}};
+    problem.neumann = {{"right", "1 + y"}};
+    if (terms == PaTerms::all) {
+        problem.kappa_tensor = dim == 2 ? std::vector<std::string>{"2 + x", "0.3*y", "1 + y"}
+                                        : std::vector<std::string>{"2 + x", "0.3*y", "0.1", "1 + y", "0.2*x", "1.5"};
+        problem.convection_field = dim == 2 ? std::vector<std::string>{"1 + y", "-0.5*x"}
+                                            : std::vector<std::string>{"1 + y", "-0.5*x", "0.25*z"};
+        problem.reaction = "0.5 + x*x";
+    }
+    return problem;
+}
+
+/// The unit box of this type and order, its nodes moved by a multilinear map and, when
+/// curved, jittered (cells with curved sides from order 2).
+inline Mesh pa_mesh(ElementType type, int order, bool curved, unsigned seed)
+{
+    Mesh mesh = unit_box_mesh(type, order, element_dimension(type) == 2 ? 0.25 : 0.5);
+    map_multilinearly(mesh);
+    if (curved) jitter_nodes(mesh, 0.02 / order, seed);
+    return mesh;
+}
+
+/// assemble_pa_system against assemble_poisson on exec for quadrilaterals and hexahedra of
+/// orders 1..4, straight and curved: same rhs and initial guess to rounding, same Dirichlet
+/// count, the diagonal equal to the eliminated matrix's, and y = alpha A x + beta y equal to
+/// the CSR SpMV's for random x and y.
+template <typename V>
+void check_pa_system_against_assembly(const ExecPtr& exec, PaTerms terms)
+{
+    const unsigned seed = random_seed();
+    unsigned next = seed;
+    const double tol = sizeof(V) == 4 ? 2e-5 : 1e-12;
+    for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron})
+        for (int order = 1; order <= 4; ++order)
+            for (bool curved : {false, true}) {
+                const Mesh mesh = pa_mesh(type, order, curved, next++);
+                const ProblemSpec problem = pa_problem(mesh.dim, terms);
+                const LinearSystem<V> assembled = assemble_poisson<V>(exec, mesh, problem);
+                const auto csr = build_format("csr", assembled.matrix.clone_to(exec), FormatOptions{}).op;
+                const PaSystem<V> pa = assemble_pa_system<V>(exec, mesh, problem);
+                const std::string what = std::string(element_type_name(type)) + " order " + std::to_string(order) +
+                                         (curved ? " curved " : " ") + pa.op->parameters() + " seed " +
+                                         std::to_string(seed);
+                EXPECT_LT(max_rel_diff(pa.rhs.to_host(), assembled.rhs.to_host()), tol) << what;
+                EXPECT_EQ(pa.initial_guess.to_host(), assembled.initial_guess.to_host()) << what;
+                EXPECT_EQ(pa.dirichlet_count, assembled.dirichlet_count) << what;
+                EXPECT_GT(pa.dirichlet_count, 0) << what;
+                EXPECT_LT(max_rel_diff(pa.op->diagonal().to_host(), csr->diagonal().to_host()), tol) << what;
+                expect_same_apply<V>(*pa.op, *csr, V(1.3), V(-0.7), next++, what);
+                expect_same_apply<V>(*pa.op, *csr, V(1), V(0), next++, what + " beta=0");
+            }
+}
+
+}  // namespace gpufem::test
