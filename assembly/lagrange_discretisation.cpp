@@ -53,7 +53,7 @@ template <typename V>
 std::vector<Csr<V>> LagrangeDiscretisation<V>::pmg_coarse_operators(const ExecPtr& exec,
                                                                     const LinearOperator<V>* op) const
 {
-    return gpufem::pmg_coarse_operators<V>(exec, mesh_, problem_, dynamic_cast<const LmaOperator<V>*>(op));
+    return gpufem::pmg_coarse_operators<V>(exec, mesh_, problem_, op);
 }
 
 template <typename V>

@@ -34,3 +34,15 @@ void pa_diagonal(const Executor& exec, const PaArgs<V>& a, V* diag) GPUFEM_KERNE
 template <typename V>
 void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, V alpha, const V* x, V* y,
                     PaColumns columns) GPUFEM_KERNEL_BODY
+
+/// p-multigrid's coarse operator from the operator's factors: values[cell_to_csr[E ncl^2 +
+/// i ncl + j]] += (P^T K~_e P)_ij for every cell e, as element_galerkin_add does
+/// (assembly/element_galerkin_kernels.hpp: E and P from coarsening), K~_e the cell's element
+/// matrix with the Dirichlet nodes' rows and columns zeroed but their diagonal kept; p:
+/// npe x ncl per child, rows in lexicographic node order. K~_e P is formed column by column
+/// by the cell's sum-factorised action. cpu: sequential over cells; cuda: a block per cell,
+/// atomics.
+template <typename V>
+void pa_element_galerkin(const Executor& exec, const PaArgs<V>& a, int ncl, const V* p,
+                         const CellCoarsening& coarsening, const index_type* cell_to_csr, V* values)
+    GPUFEM_KERNEL_BODY

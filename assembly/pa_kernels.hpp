@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "assembly/element_data.hpp"
+#include "assembly/element_galerkin_kernels.hpp"
 #include "linalg/backend_kernels.hpp"
 #include "linalg/executor.hpp"
 #include "linalg/host_device.hpp"

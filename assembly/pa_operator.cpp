@@ -35,6 +35,7 @@ PaOperator<V>::PaOperator(const ExecPtr& exec, const ElementData<V>& data, const
       num_cells_(data.num_cells), num_nodes_(data.num_nodes)
 {
     const int npe = static_cast<int>(basis.gmsh_of_lex.size());
+    gmsh_of_lex_ = basis.gmsh_of_lex;
     const int points = static_cast<int>(basis.rule_of_lex.size());
     if (data.nodes_per_cell != npe || data.num_points != points || data.dim != dim_)
         throw std::invalid_argument("PaOperator: the element data do not match the tensor basis");
@@ -93,6 +94,25 @@ void PaOperator<V>::eliminate_dirichlet(const Array<V>& g, Array<V>& rhs) const
     GPUFEM_DISPATCH(exec, pa_apply_cells(exec, args(), V(-1), g.data(), rhs.data(), PaColumns::dirichlet));
     GPUFEM_DISPATCH(exec, lma_dirichlet_rows(exec, num_nodes_, mask_.data(), this->diagonal_.data(), g.data(),
                                              rhs.data()));
+}
+
+template <typename V>
+void PaOperator<V>::add_element_galerkin(int ncl, const std::vector<double>& projections,
+                                         const CellCoarsening& coarsening, const index_type* cell_to_csr,
+                                         V* values) const
+{
+    const std::size_t npe = gmsh_of_lex_.size(), per_child = npe * ncl;
+    if (ncl <= 0 || projections.size() % per_child != 0)
+        throw std::invalid_argument("PaOperator::add_element_galerkin: projections are not npe x ncl per child");
+    std::vector<V> lexicographic(projections.size());  // rows in the operator's node order
+    for (std::size_t c = 0; c < projections.size() / per_child; ++c)
+        for (std::size_t l = 0; l < npe; ++l)
+            for (int j = 0; j < ncl; ++j)
+                lexicographic[c * per_child + l * ncl + j] =
+                    static_cast<V>(projections[c * per_child + gmsh_of_lex_[l] * ncl + j]);
+    const Array<V> p = Array<V>::from_host(exec_, lexicographic);
+    GPUFEM_DISPATCH(*exec_, pa_element_galerkin(*exec_, args(), ncl, p.data(), coarsening, cell_to_csr, values));
+    exec_->synchronize();  // p is freed on return
 }
 
 template <typename V>

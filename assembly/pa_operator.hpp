@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "assembly/element_data.hpp"
 #include "assembly/pa_kernels.hpp"
@@ -44,6 +45,19 @@ public:
     /// operator's a_ij). g: one value per node (only Dirichlet ones read).
     void eliminate_dirichlet(const Array<V>& g, Array<V>& rhs) const;
 
+    /// p-multigrid's coarse operator from the factors: adds (P^T K~_e P)_ij of every cell e
+    /// into values[cell_to_csr[E ncl^2 + i ncl + j]], as element_galerkin_add does
+    /// (assembly/element_galerkin_kernels.hpp): K~_e the cell's element matrix with Dirichlet
+    /// rows and columns zeroed but their diagonal kept, projections P (npe x ncl per child,
+    /// rows in the element's own node order) and E from coarsening. Arrays on executor().
+    void add_element_galerkin(int ncl, const std::vector<double>& projections, const CellCoarsening& coarsening,
+                              const index_type* cell_to_csr, V* values) const;
+    /// Whether the operator's cells are those of a mesh of this cell type and degree.
+    bool covers(int dim, int degree, index_type cells) const
+    {
+        return dim == dim_ && degree == p1_ - 1 && cells == num_cells_;
+    }
+
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;
 
@@ -60,6 +74,7 @@ private:
     Array<V> basis_, derivative_; ///< q1 x p1 tables
     Array<std::uint8_t> mask_;    ///< empty: no Dirichlet nodes
     Array<index_type> dirichlet_; ///< the Dirichlet nodes, ascending
+    std::vector<int> gmsh_of_lex_;  ///< the element's node at each lexicographic position
 };
 
 }  // namespace gpufem

@@ -9,6 +9,7 @@
 #include "assembly/element_kernels.hpp"
 #include "assembly/lagrange_interpolation.hpp"
 #include "assembly/lma_system.hpp"
+#include "assembly/pa_operator.hpp"
 #include "mesh/grid_coarsening.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "assembly/robin_data.hpp"
@@ -18,16 +19,19 @@ namespace gpufem {
 
 template <typename V>
 std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
-                                         const ProblemSpec& problem, const LmaOperator<V>* stored)
+                                         const ProblemSpec& problem, const LinearOperator<V>* fine)
 {
     std::vector<Csr<V>> out;
     if (mesh.degree <= 1 && !can_coarsen_grid(mesh)) return out;
     const Executor& e = *exec;
     const int npe = mesh.nodes_per_cell;
     const index_type cells = mesh.num_cells();
-    bool from_storage = stored && stored->cells_in_own_order() && stored->stored().npe == npe &&
-                        stored->executor()->backend() == exec->backend() &&
-                        stored->executor()->device_id() == exec->device_id();
+    const bool fine_here = fine && fine->executor()->backend() == exec->backend() &&
+                           fine->executor()->device_id() == exec->device_id();
+    const auto* stored = fine_here ? dynamic_cast<const LmaOperator<V>*>(fine) : nullptr;
+    const auto* factors = fine_here ? dynamic_cast<const PaOperator<V>*>(fine) : nullptr;
+    if (factors && !factors->covers(mesh.dim, mesh.degree, cells)) factors = nullptr;
+    bool from_storage = stored && stored->cells_in_own_order() && stored->stored().npe == npe;
     std::optional<ElementData<V>> data;
     Array<V> ke;
     Array<std::uint8_t> mask;
@@ -36,14 +40,14 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
     // given: 36 instead of 64 values a hexahedron (100M Q1 cells: 29 GB instead of 51 GB beside
     // a 64-bit CSR).
     std::unique_ptr<LinearOperator<V>> own_storage;
-    if (!from_storage && !has_convection(problem)) {
+    if (!from_storage && !factors && !has_convection(problem)) {
         own_storage = std::move(
             assemble_lma_system<V>(exec, mesh, problem, LmaOptions{LmaScatter::atomic, true, LmaKernel::automatic})
                 .format.op);
         stored = dynamic_cast<const LmaOperator<V>*>(own_storage.get());
         from_storage = stored != nullptr;
     }
-    if (!from_storage) {
+    if (!from_storage && !factors) {
         data.emplace(make_problem_element_data<V>(exec, mesh, problem));
         ke = Array<V>(exec, static_cast<std::size_t>(cells) * npe * npe);
         Array<V> fe(exec, static_cast<std::size_t>(cells) * npe);
@@ -70,7 +74,9 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
         fill(a.values, V(0));
         std::vector<V> weights(projections.begin(), projections.end());
         const Array<V> p = Array<V>::from_host(exec, weights);
-        if (from_storage) {
+        if (factors) {
+            factors->add_element_galerkin(ncl, projections, coarsening, pattern.cell_to_csr.data(), a.values.data());
+        } else if (from_storage) {
             GPUFEM_DISPATCH(e, element_galerkin_add_stored(e, cells, stored->stored(), ncl, p.data(), coarsening,
                                                            pattern.cell_to_csr.data(), a.values.data()));
         } else {
@@ -94,8 +100,8 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
 }
 
 template std::vector<Csr<float>> pmg_coarse_operators(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                                      const LmaOperator<float>*);
+                                                      const LinearOperator<float>*);
 template std::vector<Csr<double>> pmg_coarse_operators(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                                       const LmaOperator<double>*);
+                                                       const LinearOperator<double>*);
 
 }  // namespace gpufem

@@ -1,7 +1,7 @@
 #pragma once
 // p-multigrid's coarse operators without the degree-k matrix: each lower degree's operator
 // assembled from the cells' degree-k element matrices projected onto that degree (the
-// element-wise Galerkin product), so a matrix-free fine level (the lma format) needs no
+// element-wise Galerkin product), so a matrix-free fine level (lma, pa) needs no
 // assembled high-order matrix.
 #include <vector>
 
@@ -20,14 +20,16 @@ namespace gpufem {
 /// product R A P of the system's matrix A with the interpolation from degree c, without A.
 /// At degree 1: the operator of the coarser grid (mesh/grid_coarsening), sum_e P_s^T K_e P_s
 /// over the cells into their parent cells, P_s the coarse cell's basis at child s's nodes (the
-/// columns of grid_interpolation), where can_coarsen_grid holds; else empty. With stored, the system's lma operator with its cells in their own
-/// order (the atomic scatter), K_e are read from its storage; otherwise the element matrices
-/// of all cells are made once and freed before returning: stored as that storage's symmetric
-/// variant (an LmaOperator of its own; 36 values a hexahedron) when there is no convection
-/// term, else cell-major in full.
+/// columns of grid_interpolation), where can_coarsen_grid holds; else empty. fine: the
+/// system's operator. When it is an lma operator with its cells in their own order (the
+/// atomic scatter), K_e are read from its storage; when it is a pa operator of the mesh, each
+/// K_e P is computed from its quadrature-point factors by sum factorisation; otherwise the
+/// element matrices of all cells are made once and freed before returning: stored as lma's
+/// symmetric variant (an LmaOperator of its own; 36 values a hexahedron) when there is no
+/// convection term, else cell-major in full.
 template <typename V>
 std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
                                          const ProblemSpec& problem,
-                                         const LmaOperator<V>* stored = nullptr);
+                                         const LinearOperator<V>* fine = nullptr);
 
 }  // namespace gpufem

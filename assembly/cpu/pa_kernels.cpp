@@ -64,16 +64,12 @@ bool reads(index_type stored, PaColumns columns)
     return (stored < 0) == (columns == PaColumns::dirichlet);
 }
 
-/// y[n_l] += alpha (K_e x_e)_l for cell e's free nodes l.
+/// K_e xe for cell e (xe: its values at its nodes, lexicographic), by sum factorisation.
 template <typename V>
-void apply_cell(const PaArgs<V>& a, index_type e, V alpha, const V* x, V* y, PaColumns columns)
+std::vector<V> cell_action(const PaArgs<V>& a, index_type e, const std::vector<V>& xe)
 {
     const int npe = pa_nodes_per_cell(a), points = pa_points_per_cell(a);
     const int packed = a.dim * (a.dim + 1) / 2;
-    const index_type* nodes = a.nodes + static_cast<long long>(e) * npe;
-    std::vector<V> xe(npe);
-    for (int l = 0; l < npe; ++l) xe[l] = reads(nodes[l], columns) ? x[nodes[l] < 0 ? ~nodes[l] : nodes[l]] : V(0);
-
     std::vector<std::vector<V>> gradient(a.dim);
     for (int c = 0; c < a.dim; ++c) gradient[c] = tensor_apply(a, tables_for(a, c), false, xe);
     const std::vector<V> value = a.lower_order ? tensor_apply(a, tables_for(a, -1), false, xe) : std::vector<V>();
@@ -102,8 +98,41 @@ void apply_cell(const PaArgs<V>& a, index_type e, V alpha, const V* x, V* y, PaC
         const std::vector<V> part = tensor_apply(a, tables_for(a, -1), true, source);
         for (int l = 0; l < npe; ++l) ye[l] += part[l];
     }
+    return ye;
+}
+
+/// y[n_l] += alpha (K_e x_e)_l for cell e's free nodes l.
+template <typename V>
+void apply_cell(const PaArgs<V>& a, index_type e, V alpha, const V* x, V* y, PaColumns columns)
+{
+    const int npe = pa_nodes_per_cell(a);
+    const index_type* nodes = a.nodes + static_cast<long long>(e) * npe;
+    std::vector<V> xe(npe);
+    for (int l = 0; l < npe; ++l) xe[l] = reads(nodes[l], columns) ? x[nodes[l] < 0 ? ~nodes[l] : nodes[l]] : V(0);
+    const std::vector<V> ye = cell_action(a, e, xe);
     for (int l = 0; l < npe; ++l)
         if (nodes[l] >= 0) y[nodes[l]] += alpha * ye[l];
+}
+
+/// P^T K~_e P of cell e (ncl x ncl, row-major), K~_e its element matrix with the Dirichlet
+/// nodes' rows and columns zeroed but their diagonal kept; p: npe x ncl, lexicographic rows.
+template <typename V>
+std::vector<V> coarse_cell_matrix(const PaArgs<V>& a, index_type e, int ncl, const V* p)
+{
+    const int npe = pa_nodes_per_cell(a);
+    const index_type* nodes = a.nodes + static_cast<long long>(e) * npe;
+    std::vector<V> kp(static_cast<std::size_t>(npe) * ncl), column(npe);
+    for (int b = 0; b < ncl; ++b) {
+        for (int l = 0; l < npe; ++l) column[l] = nodes[l] < 0 ? V(0) : p[l * ncl + b];
+        const std::vector<V> ye = cell_action(a, e, column);
+        for (int l = 0; l < npe; ++l)
+            kp[static_cast<std::size_t>(l) * ncl + b] = nodes[l] < 0 ? pa::cell_diagonal(a, e, l) * p[l * ncl + b] : ye[l];
+    }
+    std::vector<V> out(static_cast<std::size_t>(ncl) * ncl, V(0));
+    for (int i = 0; i < ncl; ++i)
+        for (int j = 0; j < ncl; ++j)
+            for (int l = 0; l < npe; ++l) out[i * ncl + j] += p[l * ncl + i] * kp[static_cast<std::size_t>(l) * ncl + j];
+    return out;
 }
 
 template <int DIM, typename V>
@@ -163,6 +192,20 @@ void pa_apply_cells(const Executor&, const PaArgs<V>& a, V alpha, const V* x, V*
     for (index_type e = 0; e < a.cells; ++e) apply_cell(a, e, alpha, x, y, columns);
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_loads, pa_diagonal, pa_apply_cells)
+template <typename V>
+void pa_element_galerkin(const Executor&, const PaArgs<V>& a, int ncl, const V* p, const CellCoarsening& coarsening,
+                         const index_type* cell_to_csr, V* values)
+{
+    const int npe = pa_nodes_per_cell(a);
+    const std::size_t coarse = static_cast<std::size_t>(ncl) * ncl;
+    for (index_type e = 0; e < a.cells; ++e) {
+        const V* pe = p + static_cast<std::size_t>(coarsening.child_of(e)) * npe * ncl;
+        const std::vector<V> out = coarse_cell_matrix(a, e, ncl, pe);
+        const index_type* at = cell_to_csr + static_cast<std::size_t>(coarsening.coarse_cell(e)) * coarse;
+        for (std::size_t m = 0; m < coarse; ++m) values[at[m]] += out[m];
+    }
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_loads, pa_diagonal, pa_apply_cells, pa_element_galerkin)
 
 }  // namespace gpufem::kernels::cpu

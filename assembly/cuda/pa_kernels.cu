@@ -124,33 +124,27 @@ __device__ inline V point_step_2d(const PaArgs<V>& a, index_type e, int r, bool 
     return f[3 * n] * g[0] + f[4 * n] * g[1] + f[5 * n] * u;
 }
 
-/// 3D apply: P nodes and Q points per direction. Buffers are indexed i0 + Q (i1 + Q i2)
-/// whatever their extents, so a thread's own entry is at its index r.
+/// (K_e u) at this thread's node for the cell of this thread's slot, by sum factorisation
+/// (3D: P nodes and Q points per direction, a thread per point r = r0 + Q (r1 + Q r2)). u: the
+/// cell's value at the thread's node (0 on threads past the nodes); b: the cell's buffers,
+/// indexed i0 + Q (i1 + Q i2) whatever their extents, so a thread's own entry is at r; active:
+/// the slot holds a cell. Every thread of the block calls it (it has block barriers); the
+/// tables are in sB and sD. Returns 0 on threads past the nodes.
 template <int P, int Q, bool LOWER, typename V>
-__global__ void __launch_bounds__(cells_per_block<3, Q> * points_of<3, Q>)
-    apply_3d_kernel(PaArgs<V> a, V alpha, const V* __restrict__ x, V* __restrict__ y, PaColumns columns)
+__device__ V cell_action_3d(const PaArgs<V>& a, index_type e, int r, bool active, V u, const V* sB, const V* sD,
+                            V (&b)[7][points_of<3, Q>])
 {
-    constexpr int T = points_of<3, Q>, E = cells_per_block<3, Q>;
-    __shared__ V sB[Q * P], sD[Q * P];
-    __shared__ V buffers[E][7][T];
-    load_tables(a, sB, sD, Q * P);
-    const int slot = threadIdx.x / T, r = threadIdx.x % T;
     const int r0 = r % Q, r1 = (r / Q) % Q, r2 = r / (Q * Q);
-    const index_type e = static_cast<index_type>(blockIdx.x) * E + slot;
-    const bool active = e < a.cells;
     const bool is_node = r0 < P && r1 < P && r2 < P;
-    V(&b)[7][T] = buffers[slot];
-    index_type stored = -1;
-    if (active && is_node) stored = a.nodes[static_cast<long long>(e) * P * P * P + r0 + P * (r1 + P * r2)];
-    b[0][r] = active && is_node ? gathered(x, stored, columns) : V(0);
+    b[0][r] = u;
     __syncthreads();
     if (r1 < P && r2 < P) {  // along x: X = B u, Xd = D u
         V X = 0, Xd = 0;
 #pragma unroll
         for (int i = 0; i < P; ++i) {
-            const V u = b[0][i + Q * (r1 + Q * r2)];
-            X += sB[r0 * P + i] * u;
-            Xd += sD[r0 * P + i] * u;
+            const V xi = b[0][i + Q * (r1 + Q * r2)];
+            X += sB[r0 * P + i] * xi;
+            Xd += sD[r0 * P + i] * xi;
         }
         b[1][r] = X;
         b[2][r] = Xd;
@@ -171,17 +165,17 @@ __global__ void __launch_bounds__(cells_per_block<3, Q> * points_of<3, Q>)
     }
     __syncthreads();
     {  // along z: the reference gradient (and value) at the point, then the factors
-        V g[3] = {0, 0, 0}, u = 0;
+        V g[3] = {0, 0, 0}, value = 0;
 #pragma unroll
         for (int k = 0; k < P; ++k) {
             const int at = r0 + Q * (r1 + Q * k);
             g[0] += sB[r2 * P + k] * b[4][at];
             g[1] += sB[r2 * P + k] * b[5][at];
             g[2] += sD[r2 * P + k] * b[3][at];
-            if constexpr (LOWER) u += sB[r2 * P + k] * b[3][at];
+            if constexpr (LOWER) value += sB[r2 * P + k] * b[3][at];
         }
         V v[3];
-        const V s = point_step_3d<LOWER>(a, e, r, active, g, u, v);
+        const V s = point_step_3d<LOWER>(a, e, r, active, g, value, v);
         b[0][r] = v[0];
         b[1][r] = v[1];
         b[2][r] = v[2];
@@ -215,59 +209,50 @@ __global__ void __launch_bounds__(cells_per_block<3, Q> * points_of<3, Q>)
         b[1][r] = WXd;
     }
     __syncthreads();
-    if (is_node && active && stored >= 0) {  // back along x, into y
-        V sum = 0;
+    V sum = 0;
+    if (is_node) {  // back along x
 #pragma unroll
         for (int qx = 0; qx < Q; ++qx) {
             const int at = qx + Q * (r1 + Q * r2);
             sum += sB[qx * P + r0] * b[0][at] + sD[qx * P + r0] * b[1][at];
         }
-        atomicAdd(&y[stored], alpha * sum);
     }
+    return sum;
 }
 
-/// 2D apply, as the 3D one.
+
+/// The same in 2D (r = r0 + Q r1).
 template <int P, int Q, bool LOWER, typename V>
-__global__ void __launch_bounds__(cells_per_block<2, Q> * points_of<2, Q>)
-    apply_2d_kernel(PaArgs<V> a, V alpha, const V* __restrict__ x, V* __restrict__ y, PaColumns columns)
+__device__ V cell_action_2d(const PaArgs<V>& a, index_type e, int r, bool active, V u, const V* sB, const V* sD,
+                            V (&b)[5][points_of<2, Q>])
 {
-    constexpr int T = points_of<2, Q>, E = cells_per_block<2, Q>;
-    __shared__ V sB[Q * P], sD[Q * P];
-    __shared__ V buffers[E][5][T];
-    load_tables(a, sB, sD, Q * P);
-    const int slot = threadIdx.x / T, r = threadIdx.x % T;
     const int r0 = r % Q, r1 = r / Q;
-    const index_type e = static_cast<index_type>(blockIdx.x) * E + slot;
-    const bool active = e < a.cells;
     const bool is_node = r0 < P && r1 < P;
-    V(&b)[5][T] = buffers[slot];
-    index_type stored = -1;
-    if (active && is_node) stored = a.nodes[static_cast<long long>(e) * P * P + r0 + P * r1];
-    b[0][r] = active && is_node ? gathered(x, stored, columns) : V(0);
+    b[0][r] = u;
     __syncthreads();
     if (r1 < P) {  // along x
         V X = 0, Xd = 0;
 #pragma unroll
         for (int i = 0; i < P; ++i) {
-            const V u = b[0][i + Q * r1];
-            X += sB[r0 * P + i] * u;
-            Xd += sD[r0 * P + i] * u;
+            const V xi = b[0][i + Q * r1];
+            X += sB[r0 * P + i] * xi;
+            Xd += sD[r0 * P + i] * xi;
         }
         b[1][r] = X;
         b[2][r] = Xd;
     }
     __syncthreads();
     {  // along y, then the factors
-        V g[2] = {0, 0}, u = 0;
+        V g[2] = {0, 0}, value = 0;
 #pragma unroll
         for (int j = 0; j < P; ++j) {
             const int at = r0 + Q * j;
             g[0] += sB[r1 * P + j] * b[2][at];
             g[1] += sD[r1 * P + j] * b[1][at];
-            if constexpr (LOWER) u += sB[r1 * P + j] * b[1][at];
+            if constexpr (LOWER) value += sB[r1 * P + j] * b[1][at];
         }
         V v[2];
-        const V s = point_step_2d<LOWER>(a, e, r, active, g, u, v);
+        const V s = point_step_2d<LOWER>(a, e, r, active, g, value, v);
         b[0][r] = v[0];
         b[3][r] = v[1];
         if constexpr (LOWER) b[4][r] = s;
@@ -286,42 +271,116 @@ __global__ void __launch_bounds__(cells_per_block<2, Q> * points_of<2, Q>)
         b[2][r] = WXd;
     }
     __syncthreads();
-    if (is_node && active && stored >= 0) {  // back along x, into y
-        V sum = 0;
+    V sum = 0;
+    if (is_node) {  // back along x
 #pragma unroll
         for (int qx = 0; qx < Q; ++qx) {
             const int at = qx + Q * r1;
             sum += sB[qx * P + r0] * b[1][at] + sD[qx * P + r0] * b[2][at];
         }
-        atomicAdd(&y[stored], alpha * sum);
+    }
+    return sum;
+}
+
+/// Buffers per cell of the contractions.
+template <int DIM>
+constexpr int buffers_of = DIM == 2 ? 5 : 7;
+
+/// cell_action_2d or cell_action_3d.
+template <int DIM, int P, int Q, bool LOWER, typename V>
+__device__ V cell_action(const PaArgs<V>& a, index_type e, int r, bool active, V u, const V* sB, const V* sD,
+                         V (&b)[buffers_of<DIM>][points_of<DIM, Q>])
+{
+    if constexpr (DIM == 2) return cell_action_2d<P, Q, LOWER>(a, e, r, active, u, sB, sD, b);
+    else return cell_action_3d<P, Q, LOWER>(a, e, r, active, u, sB, sD, b);
+}
+
+/// The lexicographic node of point thread r (r0 + Q (r1 + Q r2)), or -1 past the nodes.
+template <int DIM, int P, int Q>
+__device__ inline int node_of_thread(int r)
+{
+    const int r0 = r % Q, r1 = (r / Q) % Q, r2 = DIM == 2 ? 0 : r / (Q * Q);
+    return r0 < P && r1 < P && r2 < P ? r0 + P * (r1 + P * r2) : -1;
+}
+
+/// The apply: a thread per quadrature point, cells_per_block cells to a block.
+template <int DIM, int P, int Q, bool LOWER, typename V>
+__global__ void __launch_bounds__(cells_per_block<DIM, Q> * points_of<DIM, Q>)
+    apply_kernel(PaArgs<V> a, V alpha, const V* __restrict__ x, V* __restrict__ y, PaColumns columns)
+{
+    constexpr int T = points_of<DIM, Q>, E = cells_per_block<DIM, Q>, N = DIM == 2 ? P * P : P * P * P;
+    __shared__ V sB[Q * P], sD[Q * P];
+    __shared__ V buffers[E][buffers_of<DIM>][T];
+    load_tables(a, sB, sD, Q * P);
+    const int slot = threadIdx.x / T, r = threadIdx.x % T;
+    const index_type e = static_cast<index_type>(blockIdx.x) * E + slot;
+    const bool active = e < a.cells;
+    const int l = active ? node_of_thread<DIM, P, Q>(r) : -1;
+    const index_type stored = l >= 0 ? a.nodes[static_cast<long long>(e) * N + l] : -1;
+    const V u = l >= 0 ? gathered(x, stored, columns) : V(0);
+    const V sum = cell_action<DIM, P, Q, LOWER>(a, e, r, active, u, sB, sD, buffers[slot]);
+    if (l >= 0 && stored >= 0) atomicAdd(&y[stored], alpha * sum);
+}
+
+/// p-multigrid's coarse operator of one cell per block (see pa_element_galerkin): K~_e P
+/// column by column into shared memory (kp, dynamic: ncl x nodes), then P^T (K~_e P).
+template <int DIM, int P, int Q, bool LOWER, typename V>
+__global__ void __launch_bounds__(points_of<DIM, Q>)
+    galerkin_kernel(PaArgs<V> a, int ncl, const V* __restrict__ p, CellCoarsening coarsening,
+                    const index_type* __restrict__ cell_to_csr, V* values)
+{
+    constexpr int T = points_of<DIM, Q>, N = DIM == 2 ? P * P : P * P * P;
+    __shared__ V sB[Q * P], sD[Q * P];
+    __shared__ V buffers[buffers_of<DIM>][T];
+    extern __shared__ unsigned char dynamic_shared[];
+    V* kp = reinterpret_cast<V*>(dynamic_shared);
+    load_tables(a, sB, sD, Q * P);
+    const int r = threadIdx.x;
+    const int node = node_of_thread<DIM, P, Q>(r);
+    const bool is_node = node >= 0;
+    const int l = is_node ? node : 0;
+    const index_type e = blockIdx.x;
+    const index_type stored = is_node ? a.nodes[static_cast<long long>(e) * N + l] : -1;
+    const V* pe = p + static_cast<long long>(coarsening.child_of(e)) * N * ncl;
+    const V diagonal = is_node && stored < 0 ? pa::cell_diagonal(a, e, l) : V(0);
+    for (int column = 0; column < ncl; ++column) {
+        const V u = is_node && stored >= 0 ? pe[l * ncl + column] : V(0);
+        const V y = cell_action<DIM, P, Q, LOWER>(a, e, r, true, u, sB, sD, buffers);
+        if (is_node) kp[column * N + l] = stored < 0 ? diagonal * pe[l * ncl + column] : y;
+        __syncthreads();  // the next column's first step overwrites the buffers; kp complete
+    }
+    const index_type* at = cell_to_csr + coarsening.coarse_cell(e) * ncl * ncl;
+    for (int m = r; m < ncl * ncl; m += T) {
+        const int i = m / ncl, j = m % ncl;
+        V sum = 0;
+        for (int n = 0; n < N; ++n) sum += pe[n * ncl + i] * kp[j * N + n];
+        atomicAdd(&values[at[m]], sum);
     }
 }
 
-/// Launches the apply for compile-time P = Q (the Gauss rule of the assembly has as many
-/// points per direction as nodes).
-template <int DIM, int P, bool LOWER, typename V>
-void launch_apply(const Executor& exec, const PaArgs<V>& a, V alpha, const V* x, V* y, PaColumns columns)
+/// Calls fn.template operator()<DIM, P, LOWER>() for a's dimension, nodes per direction
+/// (P = Q: the assembly's Gauss rule has as many points per direction as nodes) and
+/// lower-order terms; throws for sizes without a kernel.
+template <typename V, typename Fn>
+void with_kernel_sizes(const PaArgs<V>& a, Fn&& fn)
 {
-    constexpr int E = cells_per_block<DIM, P>;
-    const unsigned blocks = static_cast<unsigned>((static_cast<long long>(a.cells) + E - 1) / E);
-    const unsigned threads = E * points_of<DIM, P>;
-    if constexpr (DIM == 2)
-        apply_2d_kernel<P, P, LOWER><<<blocks, threads, 0, stream_of(exec)>>>(a, alpha, x, y, columns);
-    else
-        apply_3d_kernel<P, P, LOWER><<<blocks, threads, 0, stream_of(exec)>>>(a, alpha, x, y, columns);
-    GPUFEM_CUDA_CHECK_LAUNCH();
-}
-
-template <int DIM, bool LOWER, typename V>
-void apply_for_degree(const Executor& exec, const PaArgs<V>& a, V alpha, const V* x, V* y, PaColumns columns)
-{
-    switch (a.p1) {
-    case 2: return launch_apply<DIM, 2, LOWER>(exec, a, alpha, x, y, columns);
-    case 3: return launch_apply<DIM, 3, LOWER>(exec, a, alpha, x, y, columns);
-    case 4: return launch_apply<DIM, 4, LOWER>(exec, a, alpha, x, y, columns);
-    case 5: return launch_apply<DIM, 5, LOWER>(exec, a, alpha, x, y, columns);
-    default:
-        throw std::invalid_argument("format pa: no CUDA kernel for degree " + std::to_string(a.p1 - 1));
+    if (a.q1 != a.p1)
+        throw std::invalid_argument("format pa: the CUDA kernels take as many points as nodes per direction");
+    const auto for_degree = [&]<int DIM, bool LOWER>() {
+        switch (a.p1) {
+        case 2: return fn.template operator()<DIM, 2, LOWER>();
+        case 3: return fn.template operator()<DIM, 3, LOWER>();
+        case 4: return fn.template operator()<DIM, 4, LOWER>();
+        case 5: return fn.template operator()<DIM, 5, LOWER>();
+        default: throw std::invalid_argument("format pa: no CUDA kernel for degree " + std::to_string(a.p1 - 1));
+        }
+    };
+    if (a.dim == 2) {
+        if (a.lower_order) for_degree.template operator()<2, true>();
+        else for_degree.template operator()<2, false>();
+    } else {
+        if (a.lower_order) for_degree.template operator()<3, true>();
+        else for_degree.template operator()<3, false>();
     }
 }
 
@@ -371,17 +430,28 @@ template <typename V>
 void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, V alpha, const V* x, V* y, PaColumns columns)
 {
     if (a.cells == 0) return;
-    if (a.q1 != a.p1)
-        throw std::invalid_argument("format pa: the CUDA kernels take as many points as nodes per direction");
-    if (a.dim == 2) {
-        if (a.lower_order) apply_for_degree<2, true>(exec, a, alpha, x, y, columns);
-        else apply_for_degree<2, false>(exec, a, alpha, x, y, columns);
-    } else {
-        if (a.lower_order) apply_for_degree<3, true>(exec, a, alpha, x, y, columns);
-        else apply_for_degree<3, false>(exec, a, alpha, x, y, columns);
-    }
+    with_kernel_sizes(a, [&]<int DIM, int P, bool LOWER>() {
+        constexpr int E = cells_per_block<DIM, P>;
+        const unsigned blocks = static_cast<unsigned>((static_cast<long long>(a.cells) + E - 1) / E);
+        const unsigned threads = E * points_of<DIM, P>;
+        apply_kernel<DIM, P, P, LOWER><<<blocks, threads, 0, stream_of(exec)>>>(a, alpha, x, y, columns);
+        GPUFEM_CUDA_CHECK_LAUNCH();
+    });
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_loads, pa_diagonal, pa_apply_cells)
+template <typename V>
+void pa_element_galerkin(const Executor& exec, const PaArgs<V>& a, int ncl, const V* p, const CellCoarsening& coarsening,
+                         const index_type* cell_to_csr, V* values)
+{
+    if (a.cells == 0) return;
+    with_kernel_sizes(a, [&]<int DIM, int P, bool LOWER>() {
+        const std::size_t shared = sizeof(V) * ncl * pa_nodes_per_cell(a);
+        galerkin_kernel<DIM, P, P, LOWER><<<a.cells, points_of<DIM, P>, shared, stream_of(exec)>>>(
+            a, ncl, p, coarsening, cell_to_csr, values);
+        GPUFEM_CUDA_CHECK_LAUNCH();
+    });
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_loads, pa_diagonal, pa_apply_cells, pa_element_galerkin)
 
 }  // namespace gpufem::kernels::cuda

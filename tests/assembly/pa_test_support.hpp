@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "assembly/pa_system.hpp"
+#include "assembly/pmg_coarse_operators.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "high_order_meshes.hpp"
 #include "lma_test_support.hpp"
@@ -39,11 +40,11 @@ inline ProblemSpec pa_problem(int dim, PaTerms terms)
     return problem;
 }
 
-/// The unit box of this type and order, its nodes moved by a multilinear map and, when
-/// curved, jittered (cells with curved sides from order 2).
-inline Mesh pa_mesh(ElementType type, int order, bool curved, unsigned seed)
+/// The unit box of this type and order (element size h; 0: 0.25 in 2D, 0.5 in 3D), its nodes
+/// moved by a multilinear map and, when curved, jittered (cells with curved sides from order 2).
+inline Mesh pa_mesh(ElementType type, int order, bool curved, unsigned seed, double h = 0)
 {
-    Mesh mesh = unit_box_mesh(type, order, element_dimension(type) == 2 ? 0.25 : 0.5);
+    Mesh mesh = unit_box_mesh(type, order, h > 0 ? h : element_dimension(type) == 2 ? 0.25 : 0.5);
     map_multilinearly(mesh);
     if (curved) jitter_nodes(mesh, 0.02 / order, seed);
     return mesh;
@@ -78,6 +79,40 @@ void check_pa_system_against_assembly(const ExecPtr& exec, PaTerms terms)
                 expect_same_apply<V>(*pa.op, *csr, V(1.3), V(-0.7), next++, what);
                 expect_same_apply<V>(*pa.op, *csr, V(1), V(0), next++, what + " beta=0");
             }
+}
+
+}  // namespace gpufem::test
+
+namespace gpufem::test {
+
+/// p-multigrid's coarse operators computed from a pa operator's factors against those from
+/// element matrices made for them (pmg_coarse_operators without a fine operator), on exec, for
+/// quadrilaterals and hexahedra of orders 1..4 (order 1: the coarser grid), with the problem's
+/// terms: the same patterns and values to rounding.
+template <typename V>
+void check_pa_coarse_operators(const ExecPtr& exec, PaTerms terms)
+{
+    const unsigned seed = random_seed();
+    const double tol = sizeof(V) == 4 ? 2e-5 : 1e-12;
+    for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron})
+        for (int order = 1; order <= 4; ++order) {
+            // Order 1 coarsens the grid, which needs at least 4 boxes a direction.
+            const Mesh mesh = pa_mesh(type, order, order > 1, seed + order, order == 1 ? 0.25 : 0);
+            const ProblemSpec problem = pa_problem(mesh.dim, terms);
+            const PaSystem<V> pa = assemble_pa_system<V>(exec, mesh, problem);
+            const std::vector<Csr<V>> from_factors = pmg_coarse_operators<V>(exec, mesh, problem, pa.op.get());
+            const std::vector<Csr<V>> reference = pmg_coarse_operators<V>(exec, mesh, problem);
+            const std::string what = std::string(element_type_name(type)) + " order " + std::to_string(order) +
+                                     " seed " + std::to_string(seed);
+            ASSERT_EQ(from_factors.size(), reference.size()) << what;
+            EXPECT_FALSE(reference.empty()) << what;
+            for (std::size_t level = 0; level < reference.size(); ++level) {
+                EXPECT_EQ(from_factors[level].row_ptr.to_host(), reference[level].row_ptr.to_host()) << what;
+                EXPECT_EQ(from_factors[level].col_idx.to_host(), reference[level].col_idx.to_host()) << what;
+                EXPECT_LT(max_rel_diff(from_factors[level].values.to_host(), reference[level].values.to_host()), tol)
+                    << what << " level " << level;
+            }
+        }
 }
 
 }  // namespace gpufem::test

@@ -97,3 +97,9 @@ TEST(PaSystem, IsAnOperatorLevelThatRunsOnOneRank)
     EXPECT_FALSE(choice.level->keeps_element_matrices_with(FormatOptions{}));
     EXPECT_TRUE(find_operator("lma").level->across_ranks);
 }
+
+TEST(PaSystem, GivesPmgTheCoarseOperatorsOfTheElementMatrices)
+{
+    test::check_pa_coarse_operators<double>(Executor::create_cpu(), test::PaTerms::diffusion);
+    test::check_pa_coarse_operators<double>(Executor::create_cpu(), test::PaTerms::all);
+}

@@ -50,3 +50,11 @@ TEST(PaGpu, EqualsTheCpuOperator)
                 << what;
         }
 }
+
+TEST(PaGpu, GivesPmgTheCoarseOperatorsOfTheElementMatrices)
+{
+    GPUFEM_REQUIRE_GPU();
+    test::check_pa_coarse_operators<double>(Executor::create_cuda(0), test::PaTerms::diffusion);
+    test::check_pa_coarse_operators<double>(Executor::create_cuda(0), test::PaTerms::all);
+    test::check_pa_coarse_operators<float>(Executor::create_cuda(0), test::PaTerms::all);
+}
