@@ -786,6 +786,35 @@ TEST(EndToEnd, EveryFormatGivesTheCsrSolution)
     }
 }
 
+TEST(EndToEnd, PartialAssemblyGivesTheCsrSolutionAndRefusesTriangles)
+{
+    // format: pa through the whole run (its system, Jacobi and pmg, the output) on Q3
+    // quadrilaterals reaches csr's solution; a mesh of triangles exits 1 naming the format.
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    for (const std::string preconditioner : {"jacobi", "pmg"}) {
+        const std::string set = " -q --set degree=3 --set mesh.size=0.1 --set solver.preconditioner=" + preconditioner;
+        const auto ref = dir.path() / ("csr_" + preconditioner);
+        const auto out = dir.path() / ("pa_" + preconditioner);
+        ASSERT_EQ(test::run_gpufem("run " + file.string() + set + " -o " + ref.string()).exit_code, 0);
+        const auto r = test::run_gpufem("run " + file.string() + set + " --set format=pa -o " + out.string());
+        ASSERT_EQ(r.exit_code, 0) << preconditioner << ":\n" << r.output;
+        const auto cmp = test::run_gpufem("compare " + (ref / "result.vtu").string() + " " +
+                                          (out / "result.vtu").string() + " --tolerance 1e-8");
+        EXPECT_EQ(cmp.exit_code, 0) << preconditioner << ": " << cmp.output;
+        const auto report = test::read_json(out / "report.json");
+        EXPECT_EQ(report["format"], "pa");
+        EXPECT_EQ(report["solver"]["iterations"], test::read_json(ref / "report.json")["solver"]["iterations"])
+            << preconditioner;
+    }
+    const auto refused = dir.path() / "triangles";
+    const auto r = test::run_gpufem("run " + file.string() + " -q --set mesh.elements=triangle --set format=pa -o " +
+                                    refused.string());
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("format pa"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(refused / "result.vtu"));
+}
+
 TEST(BenchSpmv, PrintsTheTableAndWritesCsvAndJson)
 {
     test::TempDir dir;
