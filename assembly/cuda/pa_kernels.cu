@@ -124,18 +124,15 @@ __device__ inline V point_step_2d(const PaArgs<V>& a, index_type e, int r, bool 
     return f[3 * n] * g[0] + f[4 * n] * g[1] + f[5 * n] * u;
 }
 
-/// (K_e u) at this thread's node for the cell of this thread's slot, by sum factorisation
-/// (3D: P nodes and Q points per direction, a thread per point r = r0 + Q (r1 + Q r2)). u: the
-/// cell's value at the thread's node (0 on threads past the nodes); b: the cell's buffers,
-/// indexed i0 + Q (i1 + Q i2) whatever their extents, so a thread's own entry is at r; active:
-/// the slot holds a cell. Every thread of the block calls it (it has block barriers); the
-/// tables are in sB and sD. Returns 0 on threads past the nodes.
+/// The first half of a 3D cell action: the reference gradient g (and, with LOWER, the value)
+/// at this thread's point of u, the cell's values at the threads' nodes, by contractions along
+/// x, y, then z through the buffers b (indexed i0 + Q (i1 + Q i2) whatever their extents, so
+/// a thread's own entry is at r). Every thread of the block calls it (block barriers inside).
 template <int P, int Q, bool LOWER, typename V>
-__device__ V cell_action_3d(const PaArgs<V>& a, index_type e, int r, bool active, V u, const V* sB, const V* sD,
-                            V (&b)[7][points_of<3, Q>])
+__device__ void reference_gradient_3d(int r, V u, const V* sB, const V* sD, V (&b)[7][points_of<3, Q>], V (&g)[3],
+                                      V& value)
 {
     const int r0 = r % Q, r1 = (r / Q) % Q, r2 = r / (Q * Q);
-    const bool is_node = r0 < P && r1 < P && r2 < P;
     b[0][r] = u;
     __syncthreads();
     if (r1 < P && r2 < P) {  // along x: X = B u, Xd = D u
@@ -164,23 +161,30 @@ __device__ V cell_action_3d(const PaArgs<V>& a, index_type e, int r, bool active
         b[5][r] = XYd;
     }
     __syncthreads();
-    {  // along z: the reference gradient (and value) at the point, then the factors
-        V g[3] = {0, 0, 0}, value = 0;
+    g[0] = g[1] = g[2] = value = 0;
 #pragma unroll
-        for (int k = 0; k < P; ++k) {
-            const int at = r0 + Q * (r1 + Q * k);
-            g[0] += sB[r2 * P + k] * b[4][at];
-            g[1] += sB[r2 * P + k] * b[5][at];
-            g[2] += sD[r2 * P + k] * b[3][at];
-            if constexpr (LOWER) value += sB[r2 * P + k] * b[3][at];
-        }
-        V v[3];
-        const V s = point_step_3d<LOWER>(a, e, r, active, g, value, v);
-        b[0][r] = v[0];
-        b[1][r] = v[1];
-        b[2][r] = v[2];
-        if constexpr (LOWER) b[6][r] = s;
+    for (int k = 0; k < P; ++k) {
+        const int at = r0 + Q * (r1 + Q * k);
+        g[0] += sB[r2 * P + k] * b[4][at];
+        g[1] += sB[r2 * P + k] * b[5][at];
+        g[2] += sD[r2 * P + k] * b[3][at];
+        if constexpr (LOWER) value += sB[r2 * P + k] * b[3][at];
     }
+}
+
+/// The second half: from the point's v = G grad (and s = beta . grad + (w |det J| c) u) back to
+/// this thread's node by transposed contractions along z, y, then x; 0 on threads past the
+/// nodes. Block barriers inside.
+template <int P, int Q, bool LOWER, typename V>
+__device__ V transposed_contractions_3d(int r, const V (&v)[3], V s, const V* sB, const V* sD,
+                                        V (&b)[7][points_of<3, Q>])
+{
+    const int r0 = r % Q, r1 = (r / Q) % Q, r2 = r / (Q * Q);
+    const bool is_node = r0 < P && r1 < P && r2 < P;
+    b[0][r] = v[0];  // buffers 0-2 and 6 were last read before the first half's last barrier
+    b[1][r] = v[1];
+    b[2][r] = v[2];
+    if constexpr (LOWER) b[6][r] = s;
     __syncthreads();
     if (r2 < P) {  // back along z
         V WXdY = 0, WXYd = 0, WXY = 0;
@@ -220,6 +224,22 @@ __device__ V cell_action_3d(const PaArgs<V>& a, index_type e, int r, bool active
     return sum;
 }
 
+
+
+/// (K_e u) at this thread's node for the cell of this thread's slot, by sum factorisation
+/// (3D: P nodes and Q points per direction, a thread per point r = r0 + Q (r1 + Q r2)). u: the
+/// cell's value at the thread's node (0 on threads past the nodes); b: the cell's buffers;
+/// active: the slot holds a cell. Every thread of the block calls it (it has block barriers);
+/// the tables are in sB and sD. Returns 0 on threads past the nodes.
+template <int P, int Q, bool LOWER, typename V>
+__device__ V cell_action_3d(const PaArgs<V>& a, index_type e, int r, bool active, V u, const V* sB, const V* sD,
+                            V (&b)[7][points_of<3, Q>])
+{
+    V g[3], value, v[3];
+    reference_gradient_3d<P, Q, LOWER>(r, u, sB, sD, b, g, value);
+    const V s = point_step_3d<LOWER>(a, e, r, active, g, value, v);
+    return transposed_contractions_3d<P, Q, LOWER>(r, v, s, sB, sD, b);
+}
 
 /// The same in 2D (r = r0 + Q r1).
 template <int P, int Q, bool LOWER, typename V>
