@@ -25,7 +25,7 @@ struct MemoryChoices {
     bool matrix_free = false;     ///< an operator level (no assembled matrix unless keep_matrix)
     bool keep_matrix = false;     ///< the assembled CSR is kept beside the operator
     bool element_pmg = false;     ///< the preconditioner's coarse operators come from the elements
-    bool element_matrices_stored = false;  ///< the operator keeps them (no second copy)
+    bool element_matrices_stored = false;  ///< the operator gives pmg's coarse operators (no copy)
     bool space_hierarchy = false; ///< the preconditioner asks for the discretisation's coarser spaces
     double preconditioner_kept = 0;   ///< the preconditioner entry's memory: kept for the solve
     double preconditioner_setup = 0;  ///< and held at once by its setup

@@ -128,8 +128,8 @@ double FeMemoryModel::system() const
     return c_.format.stored + 2 * vector_ + (c_.keep_matrix ? csr_ : 0);
 }
 
-/// The element matrices and data pmg's coarse operators are computed from (none when read
-/// from the lma storage: cells in their own order). Otherwise stored as lma's symmetric variant
+/// The element matrices and data pmg's coarse operators are computed from (none when the
+/// operator gives them: the lma storage with cells in their own order, pa's factors). Otherwise stored as lma's symmetric variant
 /// (its values, interleaved connectivity, diagonal and the loads it writes), or cell-major in
 /// full with a convection term (and the loads).
 double FeMemoryModel::element_matrices() const

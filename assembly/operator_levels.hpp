@@ -33,9 +33,10 @@ using ElementOperatorBuilder = DiscreteSystem<V> (*)(const ExecPtr& exec, const 
 struct OperatorLevelEntry : OperatorEntryBase {
     ElementOperatorBuilder<float> build_float = nullptr;
     ElementOperatorBuilder<double> build_double = nullptr;
-    /// Whether, with these options, the built operator keeps every cell's element matrix in
-    /// the mesh's cell order, so that element-wise coarse operators are read from it rather
-    /// than computed again (Discretisation::pmg_coarse_operators); null: never.
+    /// Whether, with these options, the built operator gives p-multigrid's element-wise coarse
+    /// operators itself (Discretisation::pmg_coarse_operators): it keeps every cell's element
+    /// matrix in the mesh's cell order (lma, atomic scatter), or computes each cell's product
+    /// from what it stores (pa), so that no element matrices are made for them; null: never.
     bool (*keeps_element_matrices)(const FormatOptions& options) = nullptr;
     /// Whether a run under mpirun builds it on each rank's part (split at the halo).
     bool across_ranks = false;

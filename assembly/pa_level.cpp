@@ -34,6 +34,8 @@ OperatorLevelEntry pa_level_entry()
                 "the points, not like element matrices";
     e.build_float = build_pa<float>;
     e.build_double = build_pa<double>;
+    // pmg's first coarse operator comes from the point factors (PaOperator::add_element_galerkin).
+    e.keeps_element_matrices = [](const FormatOptions&) { return true; };
     e.memory = [](const MatrixShape& m, const FormatOptions&) {
         // A box of degree k has (k + 1)^d nodes and as many Gauss points: per point the packed
         // G (6 values in 3D; 3 in 2D bounded by the 3D figure) plus up to 4 lower-order

@@ -68,8 +68,8 @@ std::string format_reference()
          "                           (reverse Cuthill-McKee or Cuthill-McKee of its graph, Boost.Graph,\n"
          "                           on the host); the solver works in the new numbering, the solution\n"
          "                           is permuted back and times.reorder reports the cost; bdia and\n"
-         "                           staircase apply their own order after it. Not with lma (its\n"
-         "                           element matrices keep the mesh's numbering)\n";
+         "                           staircase apply their own order after it. Not with lma or pa\n"
+         "                           (matrix-free: they keep the mesh's numbering)\n";
     s += "format_options:            (map, all optional) each format's own options, under its "
          "name:\n"
          "                           format_options: {sellp: {slice: 64}, csr: {coop: 4}}\n"

@@ -51,7 +51,7 @@ PreconditionerEntry amg_preconditioner_entry()
 {
     PreconditionerEntry entry = multigrid_entry(
         "amg", "smoothed-aggregation algebraic multigrid, one V-cycle per iteration, set up on the "
-               "backend's device; with lma the matrix is assembled as well for the setup. Under "
+               "backend's device; with lma or pa the matrix is assembled as well for the setup. Under "
                "mpirun each rank aggregates its own rows and the small coarse levels are gathered "
                "onto every rank (solver.amg.gather_rows)");
     entry.across_ranks = true;

@@ -77,7 +77,7 @@ PreconditionerEntry pmg_preconditioner_entry()
         "parent, ... down every refinement, and on a generated grid with an even number of boxes per unit "
         "length (at least 4) the grids of half, a quarter, ... of the boxes while the count stays even; amg "
         "below (at degree 1 on other meshes pmg is amg); the coarser operators are R A P of the matrix, or "
-        "with lma the first from the element matrices, so no matrix is assembled. Under mpirun the same "
+        "with lma or pa the first from the element matrices (pa: from its factors), so no matrix is assembled. Under mpirun the same "
         "levels split among the ranks (each numbered across them, coarse operators R A P), the last gathered "
         "onto every rank when small; below degree 1 on other meshes amg across ranks");
     entry.needs.space_hierarchy = true;

@@ -94,7 +94,7 @@ TEST(PaSystem, IsAnOperatorLevelThatRunsOnOneRank)
     const OperatorChoice choice = find_operator("pa");
     ASSERT_TRUE(choice.matrix_free());
     EXPECT_FALSE(choice.level->across_ranks);
-    EXPECT_FALSE(choice.level->keeps_element_matrices_with(FormatOptions{}));
+    EXPECT_TRUE(choice.level->keeps_element_matrices_with(FormatOptions{}));  // pmg's from its factors
     EXPECT_TRUE(find_operator("lma").level->across_ranks);
 }
 

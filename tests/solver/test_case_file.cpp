@@ -380,7 +380,7 @@ TEST(CaseFile, BadChoicesListTheValidOnes)
 {
     expect_contains(error_of(minimal + "format: ellpack\n"),
                     {"case.yaml:2: format: expected one of csr, csr-scalar, ell, ellr, sellp, bdia, "
-                     "staircase, cusparse, cusparse-sell, lma, auto, got 'ellpack'"});
+                     "staircase, cusparse, cusparse-sell, lma, pa, auto, got 'ellpack'"});
     expect_contains(error_of(minimal + "precision: half\n"),
                     {"case.yaml:2: precision: expected one of double, float, got 'half'"});
     expect_contains(error_of(minimal + "backend: gpu\n"),
