@@ -112,13 +112,7 @@ void LmaOperator<V>::interleave_connectivity(const Array<index_type>& cells,
 template <typename V>
 void LmaOperator<V>::finish_setup(const Array<std::uint8_t>& dirichlet_mask)
 {
-    if (!dirichlet_mask.empty()) {
-        const std::vector<std::uint8_t> mask = dirichlet_mask.to_host();
-        std::vector<index_type> dirichlet;
-        for (index_type i = 0; i < num_nodes_; ++i)
-            if (mask[i]) dirichlet.push_back(i);
-        dirichlet_ = Array<index_type>::from_host(exec_, dirichlet);
-    }
+    if (!dirichlet_mask.empty()) dirichlet_ = masked_nodes(exec_, dirichlet_mask);
     const LmaArgs<V> a = args();
     GPUFEM_DISPATCH(*exec_, lma_configure(*exec_, a, kernel_));
     this->diagonal_ = Array<V>(exec_, num_nodes_);
@@ -207,6 +201,15 @@ std::string LmaOperator<V>::parameters() const
     return std::string("scatter=") + (options_.scatter == LmaScatter::atomic ? "atomic" : "colour") +
            " symmetric=" + (options_.symmetric ? "yes" : "no") + " kernel=" + kernel +
            " colours=" + std::to_string(num_colours()) + " npe=" + std::to_string(npe_);
+}
+
+Array<index_type> masked_nodes(const ExecPtr& exec, const Array<std::uint8_t>& mask)
+{
+    const std::vector<std::uint8_t> host = mask.to_host();
+    std::vector<index_type> nodes;
+    for (std::size_t i = 0; i < host.size(); ++i)
+        if (host[i]) nodes.push_back(static_cast<index_type>(i));
+    return Array<index_type>::from_host(exec, nodes);
 }
 
 template <typename V>

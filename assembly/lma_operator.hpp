@@ -109,6 +109,10 @@ private:
     std::vector<index_type> colour_begin_, colour_end_;  ///< each colour's slots
 };
 
+/// The nodes whose mask byte is non-zero, ascending, on exec: the Dirichlet rows a
+/// matrix-free operator (lma, pa) applies as a_dd x_d.
+Array<index_type> masked_nodes(const ExecPtr& exec, const Array<std::uint8_t>& mask);
+
 /// Builds the LMA operator on exec from the cell connectivity (npe nodes per cell, cell-major,
 /// on exec; copied into the operator's own interleaved order) and the element matrices as
 /// kernels::*::element_matrices writes them (cell-major, row-major per cell). dirichlet_mask:

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "assembly/lma_kernels.hpp"
+#include "assembly/lma_operator.hpp"
 #include "linalg/blas1.hpp"
 
 namespace gpufem {
@@ -14,16 +15,6 @@ template <typename V>
 Array<V> table_on(const ExecPtr& exec, const std::vector<double>& table)
 {
     return Array<V>::from_host(exec, std::vector<V>(table.begin(), table.end()));
-}
-
-/// The nodes with a non-zero mask byte, ascending, on exec.
-Array<index_type> masked_nodes(const ExecPtr& exec, const Array<std::uint8_t>& mask)
-{
-    const std::vector<std::uint8_t> host = mask.to_host();
-    std::vector<index_type> nodes;
-    for (std::size_t i = 0; i < host.size(); ++i)
-        if (host[i]) nodes.push_back(static_cast<index_type>(i));
-    return Array<index_type>::from_host(exec, nodes);
 }
 
 }  // namespace

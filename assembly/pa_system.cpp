@@ -29,22 +29,19 @@ void check_pa_applies(const Mesh& mesh, const ProblemSpec& problem)
 }  // namespace
 
 template <typename V>
-PaSystem<V> assemble_pa_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
-                               const DirichletAdjustment<V>& adjust)
+PaSystem<V> assemble_pa_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem)
 {
     check_pa_applies(mesh, problem);
     check_boundary_groups(mesh, problem);
-    const ReferenceElement ref = make_reference_element(mesh.cell_type, mesh.degree,
-                                                        assembly_quadrature_degree(mesh.cell_type, mesh.degree));
+    const ReferenceElement ref = assembly_reference_element(mesh);
     const PaTensorBasis basis = make_pa_tensor_basis(ref);
     PaSystem<V> system;
-    const ElementData<V> data = timed_problem_element_data<V>(exec, mesh, problem, system.times);
+    const ElementData<V> data = timed_problem_element_data<V>(exec, mesh, ref, problem, system.times);
 
     auto start = phase_clock::now();
     Array<double> coordinate_storage;
     const double* coordinates = double_coordinates(mesh, data, coordinate_storage);
     DirichletData<V> dirichlet = dirichlet_data<V>(exec, mesh, coordinates, problem.dirichlet);
-    if (adjust) adjust(dirichlet);
     system.dirichlet_count = dirichlet.count;
     Array<std::uint8_t> mask;
     if (dirichlet.count > 0) mask = std::move(dirichlet.mask);
@@ -64,9 +61,7 @@ PaSystem<V> assemble_pa_system(const ExecPtr& exec, const Mesh& mesh, const Prob
     return system;
 }
 
-template PaSystem<float> assemble_pa_system(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                            const DirichletAdjustment<float>&);
-template PaSystem<double> assemble_pa_system(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                             const DirichletAdjustment<double>&);
+template PaSystem<float> assemble_pa_system(const ExecPtr&, const Mesh&, const ProblemSpec&);
+template PaSystem<double> assemble_pa_system(const ExecPtr&, const Mesh&, const ProblemSpec&);
 
 }  // namespace gpufem

@@ -2,7 +2,7 @@
 // The partial-assembly (`pa`) system of a problem: the sum-factorised operator, the eliminated
 // right-hand side and the initial guess, equal to what assemble_poisson gives with its CSR
 // matrix.
-#include "assembly/lma_system.hpp"
+#include "assembly/poisson_assembly.hpp"
 #include "assembly/pa_operator.hpp"
 
 namespace gpufem {
@@ -24,9 +24,8 @@ struct PaSystem {
 /// points, the loads, the Neumann load and the Dirichlet elimination (assemble_poisson's
 /// system, to rounding). Throws std::invalid_argument naming the format for other cell
 /// types, mixed meshes and Robin conditions, and naming the problem key on bad coefficients or
-/// unknown groups. adjust, when given, changes the Dirichlet data first.
+/// unknown groups.
 template <typename V>
-PaSystem<V> assemble_pa_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
-                               const DirichletAdjustment<V>& adjust = {});
+PaSystem<V> assemble_pa_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem);
 
 }  // namespace gpufem

@@ -72,11 +72,14 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
         const std::size_t nnz = pattern.nnz();
         Csr<V> a{n, n, std::move(pattern.row_ptr), std::move(pattern.col_idx), Array<V>(exec, nnz)};
         fill(a.values, V(0));
+        if (factors) {  // its own copy, rows in its node order
+            factors->add_element_galerkin(ncl, projections, coarsening, pattern.cell_to_csr.data(), a.values.data());
+            out.push_back(std::move(a));
+            return;
+        }
         std::vector<V> weights(projections.begin(), projections.end());
         const Array<V> p = Array<V>::from_host(exec, weights);
-        if (factors) {
-            factors->add_element_galerkin(ncl, projections, coarsening, pattern.cell_to_csr.data(), a.values.data());
-        } else if (from_storage) {
+        if (from_storage) {
             GPUFEM_DISPATCH(e, element_galerkin_add_stored(e, cells, stored->stored(), ncl, p.data(), coarsening,
                                                            pattern.cell_to_csr.data(), a.values.data()));
         } else {

@@ -28,16 +28,11 @@ int assembly_quadrature_degree(ElementType type, int order)
     return box ? 2 * order + 1 : 2 * order;
 }
 
-namespace {
-
-/// The mesh's reference element with the assembly quadrature.
 ReferenceElement assembly_reference_element(const Mesh& mesh)
 {
     return make_reference_element(mesh.cell_type, mesh.degree,
                                   assembly_quadrature_degree(mesh.cell_type, mesh.degree));
 }
-
-}  // namespace
 
 template <typename V>
 ElementData<V> make_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
@@ -51,13 +46,18 @@ template <typename V>
 ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
                                           const ProblemSpec& problem, AssemblyTimes& times)
 {
-    using clock = std::chrono::steady_clock;
-    const ReferenceElement ref = assembly_reference_element(mesh);
-    auto start = clock::now();
+    return timed_problem_element_data<V>(exec, mesh, assembly_reference_element(mesh), problem, times);
+}
+
+template <typename V>
+ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh, const ReferenceElement& ref,
+                                          const ProblemSpec& problem, AssemblyTimes& times)
+{
+    auto start = phase_clock::now();
     ElementData<V> data = make_geometry_data<V>(exec, mesh, ref);
     check_mesh_geometry(mesh, data);
     times.geometry = phase_seconds(*exec, start);
-    start = clock::now();
+    start = phase_clock::now();
     add_coefficients(data, mesh, ref, problem);
     times.coefficients = phase_seconds(*exec, start);
     return data;
@@ -67,7 +67,7 @@ template <typename V>
 LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
                                  CsrOffsets offsets)
 {
-    using clock = std::chrono::steady_clock;
+    using clock = phase_clock;
     check_boundary_groups(mesh, problem);
     LinearSystem<V> system;
     const index_type n = mesh.num_nodes();
@@ -169,6 +169,10 @@ template ElementData<double> make_problem_element_data(const ExecPtr&, const Mes
 template ElementData<float> timed_problem_element_data(const ExecPtr&, const Mesh&,
                                                        const ProblemSpec&, AssemblyTimes&);
 template ElementData<double> timed_problem_element_data(const ExecPtr&, const Mesh&,
+                                                        const ProblemSpec&, AssemblyTimes&);
+template ElementData<float> timed_problem_element_data(const ExecPtr&, const Mesh&, const ReferenceElement&,
+                                                       const ProblemSpec&, AssemblyTimes&);
+template ElementData<double> timed_problem_element_data(const ExecPtr&, const Mesh&, const ReferenceElement&,
                                                         const ProblemSpec&, AssemblyTimes&);
 template LinearSystem<float> assemble_poisson(const ExecPtr&, const Mesh&, const ProblemSpec&, CsrOffsets);
 template LinearSystem<double> assemble_poisson(const ExecPtr&, const Mesh&, const ProblemSpec&, CsrOffsets);

@@ -47,6 +47,15 @@ template <typename V>
 ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
                                           const ProblemSpec& problem, AssemblyTimes& times);
 
+/// The same with the reference element given (assembly_reference_element of the mesh).
+template <typename V>
+ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh, const ReferenceElement& ref,
+                                          const ProblemSpec& problem, AssemblyTimes& times);
+
+/// The reference element the assembly tabulates for the mesh's cells: their type and order at
+/// assembly_quadrature_degree.
+ReferenceElement assembly_reference_element(const Mesh& mesh);
+
 /// Quadrature degree the stiffness and load use for cells of this type and Lagrange order k:
 /// 2k on simplices (exact for the stiffness of straight-sided cells with kappa of degree <= 2
 /// and for the load with f of degree <= k), 2k+1 on boxes (k+1 Gauss points per direction:

@@ -121,12 +121,14 @@ std::vector<V> coarse_cell_matrix(const PaArgs<V>& a, index_type e, int ncl, con
 {
     const int npe = pa_nodes_per_cell(a);
     const index_type* nodes = a.nodes + static_cast<long long>(e) * npe;
-    std::vector<V> kp(static_cast<std::size_t>(npe) * ncl), column(npe);
+    std::vector<V> kp(static_cast<std::size_t>(npe) * ncl), column(npe), diagonal(npe, V(0));
+    for (int l = 0; l < npe; ++l)
+        if (nodes[l] < 0) diagonal[l] = pa::cell_diagonal(a, e, l);  // a Dirichlet row keeps only it
     for (int b = 0; b < ncl; ++b) {
         for (int l = 0; l < npe; ++l) column[l] = nodes[l] < 0 ? V(0) : p[l * ncl + b];
         const std::vector<V> ye = cell_action(a, e, column);
         for (int l = 0; l < npe; ++l)
-            kp[static_cast<std::size_t>(l) * ncl + b] = nodes[l] < 0 ? pa::cell_diagonal(a, e, l) * p[l * ncl + b] : ye[l];
+            kp[static_cast<std::size_t>(l) * ncl + b] = nodes[l] < 0 ? diagonal[l] * p[l * ncl + b] : ye[l];
     }
     std::vector<V> out(static_cast<std::size_t>(ncl) * ncl, V(0));
     for (int i = 0; i < ncl; ++i)

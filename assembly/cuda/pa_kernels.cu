@@ -224,8 +224,6 @@ __device__ V transposed_contractions_3d(int r, const V (&v)[3], V s, const V* sB
     return sum;
 }
 
-
-
 /// (K_e u) at this thread's node for the cell of this thread's slot, by sum factorisation
 /// (3D: P nodes and Q points per direction, a thread per point r = r0 + Q (r1 + Q r2)). u: the
 /// cell's value at the thread's node (0 on threads past the nodes); b: the cell's buffers;
