@@ -3,6 +3,7 @@
 // the Neumann load, evaluated there from the expressions' programs (boundary_kernels.hpp).
 // The host versions in boundary_conditions.hpp are the readable reference and test oracle.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "assembly/element_data.hpp"
@@ -20,6 +21,11 @@ struct DirichletData {
     Array<V> values;
     index_type count = 0;
 };
+
+/// Changes the Dirichlet data of the mesh's conditions before an operator is built from them
+/// (a rank's part: its ghosts' data as their owners have them); count must stay the masked nodes'.
+template <typename V>
+using DirichletAdjustment = std::function<void(DirichletData<V>&)>;
 
 /// The mesh's node coordinates in double on data's executor: data's own array when V is
 /// double, otherwise uploaded into storage.

@@ -1,6 +1,7 @@
 #include "assembly/fe_fluxes.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -95,7 +96,7 @@ void natural_group_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Ar
         fill(products, 0.0);
         const RobinFacets facets = robin_facets(mesh, coordinates, {bc}, group_load);
         for (const RobinFacetBlock& block : facets.blocks) {
-            const FacetMatrices view{block.count(), block.nodes_per_facet, block.nodes.data(), block.matrices.data()};
+            const FacetMatrices view = facet_matrices(block);
             GPUFEM_DISPATCH(*exec, add_facet_products(*exec, view, u.data(), products.data()));
         }
         const double flux = dot(products, all) - take_load();
@@ -128,18 +129,19 @@ DirichletOwners dirichlet_owners(const Mesh& mesh, const ProblemSpec& problem, c
 }
 
 /// A u - f of the cells that hold a Dirichlet node (the cells' part of the residual there)
-/// added into residual at the Dirichlet nodes (mask): only those cells reach them.
+/// added into residual at the Dirichlet nodes (mask): only those cells reach them. whole: the
+/// problem's element data of the whole mesh on u's executor, or null.
 template <typename V>
 void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const Array<std::uint8_t>& mask,
-                            const Array<V>& u, Array<double>& residual)
+                            const Array<V>& u, const ElementData<V>* whole, Array<double>& residual)
 {
     const ExecPtr& exec = u.executor();
     const long long cells = mesh.num_cells();
-    if (!mesh.is_mixed() && mesh.device && mesh.device->cells.executor() == exec) {
-        // The mesh is on the device already: every cell's residual there (the mask keeps the
-        // Dirichlet rows) costs less than cutting and uploading the cells that touch them.
-        const ElementData<V> data = make_problem_element_data<V>(exec, mesh, problem);
-        GPUFEM_DISPATCH(*exec, element_residual(*exec, data, u.data(), mask.data(), residual.data()));
+    if (whole && mesh.device && mesh.device->cells.executor() == exec) {
+        // The mesh is on the device already: every cell's residual there (the element kernels
+        // compute only the Dirichlet rows) costs less than cutting and uploading the cells
+        // that touch them.
+        GPUFEM_DISPATCH(*exec, element_residual(*exec, *whole, u.data(), mask.data(), residual.data()));
         return;
     }
     const std::vector<std::uint8_t> fixed = mask.to_host();
@@ -187,30 +189,38 @@ struct CellPass {
     Array<double> node_sum, node_weight;
 };
 
-/// The cell pass of u, block by block on a mixed mesh.
+/// The cells' mean fluxes and integrals of u into pass, block by block on a mixed mesh
+/// (whole: the problem's element data of a mesh of one cell type, or null).
 template <typename V>
-CellPass cell_pass(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u)
+void add_cell_means(const FluxBlocks& blocks, const ProblemSpec& problem, const Array<V>& u,
+                    const ElementData<V>* whole, long long cells_total, CellPass& pass)
 {
     const ExecPtr& exec = u.executor();
-    const std::size_t n = u.size(), cells_total = static_cast<std::size_t>(mesh.num_cells());
-    const FluxBlocks blocks(mesh);
-    CellPass pass{Array<double>(exec, 3 * cells_total), Array<double>(exec, 5 * cells_total),
-                  Array<double>(exec, 3 * n), Array<double>(exec, n)};
-    fill(pass.node_sum, 0.0), fill(pass.node_weight, 0.0);
     for (std::size_t b = 0; b < blocks.meshes.size(); ++b) {
-        const Mesh& cells = *blocks.meshes[b];
-        const ElementData<V> data = make_problem_element_data<V>(exec, cells, problem);
+        std::optional<ElementData<V>> own;
+        const ElementData<V>& data =
+            whole ? *whole : own.emplace(make_problem_element_data<V>(exec, *blocks.meshes[b], problem));
         const Array<index_type> cell_of =
             blocks.mixed.empty() ? Array<index_type>() : Array<index_type>::from_host(exec, blocks.mixed[b].cells);
         GPUFEM_DISPATCH(*exec, cell_flux_integrals(*exec, data, u.data(), cell_of.empty() ? nullptr : cell_of.data(),
-                                                   static_cast<long long>(cells_total), pass.cell_flux.data(),
-                                                   pass.integrals.data()));
-        const ReferenceElement at_nodes = nodal_reference(cells.cell_type, cells.degree);
-        ElementData<V> nodal = make_geometry_data<V>(exec, cells, at_nodes);
-        add_coefficients(nodal, cells, at_nodes, problem);
-        GPUFEM_DISPATCH(*exec, node_flux_sums(*exec, nodal, u.data(), pass.node_sum.data(), pass.node_weight.data()));
+                                                   cells_total, pass.cell_flux.data(), pass.integrals.data()));
+        exec->synchronize();  // cell_of is freed
     }
-    return pass;
+}
+
+/// The flux's node sums of u and their weights into pass (the flux at each cell's nodes),
+/// block by block on a mixed mesh.
+template <typename V>
+void add_node_sums(const FluxBlocks& blocks, const ProblemSpec& problem, const Array<V>& u, CellPass& pass)
+{
+    const ExecPtr& exec = u.executor();
+    for (const Mesh* cells : blocks.meshes) {
+        const ReferenceElement at_nodes = nodal_reference(cells->cell_type, cells->degree);
+        ElementData<V> nodal = make_geometry_data<V>(exec, *cells, at_nodes);
+        add_coefficients(nodal, *cells, at_nodes, problem);
+        GPUFEM_DISPATCH(*exec, node_flux_sums(*exec, nodal, u.data(), pass.node_sum.data(), pass.node_weight.data()));
+        exec->synchronize();  // nodal is freed
+    }
 }
 
 /// The distinct subdomain tags of the mesh's cells in increasing order ({0} without groups).
@@ -337,8 +347,16 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     const long long summed_cells = scope.own_cells >= 0 ? scope.own_cells : mesh.num_cells();
     const ExecPtr& exec = u.executor();
     StageLaps laps;
-    const CellPass pass = cell_pass(mesh, problem, u);
-    laps.lap("cells");
+    const FluxBlocks blocks(mesh);
+    const std::size_t n = u.size(), cells_total = static_cast<std::size_t>(mesh.num_cells());
+    CellPass pass{Array<double>(exec, 3 * cells_total), Array<double>(exec, 5 * cells_total),
+                  Array<double>(exec, 3 * n), Array<double>(exec, n)};
+    // The problem's data at the assembly rule's points, made once for a mesh of one cell type
+    // (the cells' means and the Dirichlet residual), freed before the node sums make theirs.
+    std::optional<ElementData<V>> whole;
+    if (!mesh.is_mixed()) whole.emplace(make_problem_element_data<V>(exec, mesh, problem));
+    add_cell_means(blocks, problem, u, whole ? &*whole : nullptr, static_cast<long long>(cells_total), pass);
+    laps.lap("cell means");
     SolutionFluxes out;
     out.report.method = "finite elements: Dirichlet groups by the residual of the unconstrained system at their "
                         "nodes, Neumann -int g, Robin int h (u - u_inf)";
@@ -349,9 +367,14 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     fill(residual, 0.0), fill(load, V(0));
     const DirichletOwners owners = dirichlet_owners(mesh, problem, exec, u.size());
     laps.lap("Dirichlet nodes");
-    if (!problem.dirichlet.empty()) add_dirichlet_residual(mesh, problem, owners.mask, u, residual);
+    if (!problem.dirichlet.empty())
+        add_dirichlet_residual(mesh, problem, owners.mask, u, whole ? &*whole : nullptr, residual);
     exec->synchronize();  // the laps time what the device did
     laps.lap("their residual");
+    whole.reset();
+    fill(pass.node_sum, 0.0), fill(pass.node_weight, 0.0);
+    add_node_sums(blocks, problem, u, pass);
+    laps.lap("node sums");
     const MeshOnExec on_exec(mesh, exec);
     natural_group_fluxes(mesh, problem, u, on_exec.coordinates, summed_nodes, residual, load, out.report);
     exec->synchronize();

@@ -47,28 +47,44 @@ GPUFEM_HOST_DEVICE inline PointSolution point_flux(const ElementArgs<V>& a, inde
     return p;
 }
 
-/// Cell e's mean flux (3 values) and its integrals (volume, u, f, c u, b . grad u) over a's
-/// quadrature points, value k at mean_flux[k stride] and integrals[k stride].
+/// Number of sums a cell's pass accumulates over its points: the integrals of 1, u, f, c u and
+/// b . grad u, then the integral of the flux's three components.
+inline constexpr int cell_sum_count = 8;
+
+/// Point q of cell e added into a cell's sums (cell_sum_count values, see above).
+template <int DIM, typename V, typename U>
+GPUFEM_HOST_DEVICE inline void add_point_sums(const ElementArgs<V>& a, index_type e, int q, const U* u, double* sums)
+{
+    const PointSolution p = point_flux<DIM>(a, e, q, u);
+    const long long qe = static_cast<long long>(e) * a.num_points + q;
+    const double w = static_cast<double>(a.weights[q]) * p.measure;
+    double convection = 0;
+    for (int d = 0; d < DIM; ++d) convection += static_cast<double>(velocity_at(a, qe, d)) * p.gradient[d];
+    sums[0] += w;
+    sums[1] += w * p.value;
+    sums[2] += w * static_cast<double>(a.f[a.f_stride * qe]);
+    sums[3] += w * static_cast<double>(reaction_at(a, qe)) * p.value;
+    sums[4] += w * convection;
+    for (int d = 0; d < 3; ++d) sums[5 + d] += w * p.flux[d];
+}
+
+/// A cell's mean flux (3 values) and integrals (volume, u, f, c u, b . grad u) from its sums,
+/// value k at mean_flux[k stride] and integrals[k stride].
+GPUFEM_HOST_DEVICE inline void write_cell_sums(const double* sums, long long stride, double* mean_flux,
+                                               double* integrals)
+{
+    for (int d = 0; d < 3; ++d) mean_flux[d * stride] = sums[0] > 0 ? sums[5 + d] / sums[0] : 0.0;
+    for (int k = 0; k < 5; ++k) integrals[k * stride] = sums[k];
+}
+
+/// Cell e's mean flux and integrals over a's quadrature points (write_cell_sums' layout).
 template <int DIM, typename V, typename U>
 GPUFEM_HOST_DEVICE inline void cell_flux_and_integrals(const ElementArgs<V>& a, index_type e, const U* u,
                                                        long long stride, double* mean_flux, double* integrals)
 {
-    double sums[5] = {0, 0, 0, 0, 0}, flux[3] = {0, 0, 0};
-    for (int q = 0; q < a.num_points; ++q) {
-        const PointSolution p = point_flux<DIM>(a, e, q, u);
-        const long long qe = static_cast<long long>(e) * a.num_points + q;
-        const double w = static_cast<double>(a.weights[q]) * p.measure;
-        double convection = 0;
-        for (int d = 0; d < DIM; ++d) convection += static_cast<double>(velocity_at(a, qe, d)) * p.gradient[d];
-        sums[0] += w;
-        sums[1] += w * p.value;
-        sums[2] += w * static_cast<double>(a.f[a.f_stride * qe]);
-        sums[3] += w * static_cast<double>(reaction_at(a, qe)) * p.value;
-        sums[4] += w * convection;
-        for (int d = 0; d < 3; ++d) flux[d] += w * p.flux[d];
-    }
-    for (int d = 0; d < 3; ++d) mean_flux[d * stride] = sums[0] > 0 ? flux[d] / sums[0] : 0.0;
-    for (int k = 0; k < 5; ++k) integrals[k * stride] = sums[k];
+    double sums[cell_sum_count] = {};
+    for (int q = 0; q < a.num_points; ++q) add_point_sums<DIM>(a, e, q, u, sums);
+    write_cell_sums(sums, stride, mean_flux, integrals);
 }
 
 }  // namespace gpufem

@@ -6,6 +6,7 @@
 
 #include "assembly/operator_levels.hpp"
 #include "assembly/lma_system.hpp"
+#include "assembly/part_lma_operator.hpp"
 
 namespace gpufem {
 namespace {
@@ -112,6 +113,15 @@ std::vector<FormatVariant> lma_variants(std::string_view suffix, const FormatOpt
     return variants;
 }
 
+/// The LMA system of a rank's part (assembly/part_lma_operator.hpp).
+template <typename V>
+PartMatrixFreeSystem<V> build_part_lma(const ExecPtr& exec, const Mesh& mesh, index_type owned,
+                                       const ProblemSpec& problem, const FormatOptions& options,
+                                       const DirichletAdjustment<V>& owners_dirichlet)
+{
+    return assemble_part_lma_system<V>(exec, mesh, owned, problem, options.get<LmaOptions>("lma"), owners_dirichlet);
+}
+
 }  // namespace
 
 OperatorLevelEntry lma_level_entry()
@@ -136,7 +146,8 @@ OperatorLevelEntry lma_level_entry()
     e.keeps_element_matrices = [](const FormatOptions& options) {
         return options.get<LmaOptions>("lma").scatter == LmaScatter::atomic;
     };
-    e.across_ranks = true;
+    e.build_part_float = build_part_lma<float>;
+    e.build_part_double = build_part_lma<double>;
     e.variants = lma_variants;
     e.bench_default_suffix = "-all";
     e.memory = [](const MatrixShape& m, const FormatOptions& options) {

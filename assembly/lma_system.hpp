@@ -29,11 +29,6 @@ struct LmaSystem {
     AssemblyTimes times;
 };
 
-/// Changes the Dirichlet data of the mesh's conditions before the operator is built (a rank's
-/// part: its ghosts' data as their owners have them); count must stay the masked nodes'.
-template <typename V>
-using DirichletAdjustment = std::function<void(DirichletData<V>&)>;
-
 /// Computes every cell's element matrix and load on exec (element kernels of the mesh's
 /// order), keeps the matrices as an LMA operator and scatters the loads, adds the Neumann
 /// load and eliminates the Dirichlet conditions: rhs_i = a_ii g_i on Dirichlet rows,

@@ -14,7 +14,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "assembly/boundary_data.hpp"
 #include "assembly/discretisation.hpp"
+#include "assembly/part_system.hpp"
 #include "assembly/problem_spec.hpp"
 #include "linalg/format_registry.hpp"
 #include "mesh/mesh.hpp"
@@ -29,6 +31,14 @@ using ElementOperatorBuilder = DiscreteSystem<V> (*)(const ExecPtr& exec, const 
                                                      const ProblemSpec& problem,
                                                      const FormatOptions& options);
 
+/// Builds an operator level's system on one rank's part of a distributed problem (mesh: the
+/// part's mesh, nodes 0 .. owned - 1 owned), split at the halo (assembly/part_system.hpp);
+/// owners_dirichlet gives the ghosts' Dirichlet data as their owners have it.
+template <typename V>
+using PartOperatorBuilder = PartMatrixFreeSystem<V> (*)(const ExecPtr& exec, const Mesh& mesh, index_type owned,
+                                                        const ProblemSpec& problem, const FormatOptions& options,
+                                                        const DirichletAdjustment<V>& owners_dirichlet);
+
 /// One registered operator level: built by a discretisation from its elements.
 struct OperatorLevelEntry : OperatorEntryBase {
     ElementOperatorBuilder<float> build_float = nullptr;
@@ -38,8 +48,9 @@ struct OperatorLevelEntry : OperatorEntryBase {
     /// matrix in the mesh's cell order (lma, atomic scatter), or computes each cell's product
     /// from what it stores (pa), so that no element matrices are made for them; null: never.
     bool (*keeps_element_matrices)(const FormatOptions& options) = nullptr;
-    /// Whether a run under mpirun builds it on each rank's part (split at the halo).
-    bool across_ranks = false;
+    /// Its builders on a rank's part under mpirun; null: it runs on one rank only.
+    PartOperatorBuilder<float> build_part_float = nullptr;
+    PartOperatorBuilder<double> build_part_double = nullptr;
 
     /// The builder for value type V.
     template <typename V>
@@ -48,6 +59,15 @@ struct OperatorLevelEntry : OperatorEntryBase {
         if constexpr (std::is_same_v<V, float>) return build_float;
         else return build_double;
     }
+    /// The part builder for value type V (null where it runs on one rank only).
+    template <typename V>
+    PartOperatorBuilder<V> part_builder() const
+    {
+        if constexpr (std::is_same_v<V, float>) return build_part_float;
+        else return build_part_double;
+    }
+    /// Whether a run under mpirun builds it on each rank's part (split at the halo).
+    bool across_ranks() const { return build_part_double != nullptr; }
     /// Whether the operator built with options keeps the element matrices (see above).
     bool keeps_element_matrices_with(const FormatOptions& options) const
     {

@@ -27,13 +27,14 @@ void pa_loads(const Executor& exec, const PaArgs<V>& a, const V* loads, V* rhs) 
 template <typename V>
 void pa_diagonal(const Executor& exec, const PaArgs<V>& a, V* diag) GPUFEM_KERNEL_BODY
 
-/// y[n_l] += alpha (K_e x_e)_l for every cell e and free local node l (Dirichlet rows
-/// skipped), x_e the cell's values of x at the nodes columns selects (the others zero), by
-/// sum factorisation. cpu: sequential over cells; cuda: a block of threads per few cells, a
-/// thread per quadrature point, contractions through shared memory, atomics into y.
+/// y[n_l] += alpha (K_e x_e)_l for every cell e in [begin, end) and free local node l
+/// (Dirichlet rows skipped), x_e the cell's values of x at the nodes columns selects (the
+/// others zero), by sum factorisation. cpu: sequential over cells; cuda: a block of threads
+/// per few cells, a thread per quadrature point, contractions through shared memory, atomics
+/// into y.
 template <typename V>
-void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, V alpha, const V* x, V* y,
-                    PaColumns columns) GPUFEM_KERNEL_BODY
+void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, index_type begin, index_type end, V alpha,
+                    const V* x, V* y, PaColumns columns) GPUFEM_KERNEL_BODY
 
 /// p-multigrid's coarse operator from the operator's factors: values[cell_to_csr[E ncl^2 +
 /// i ncl + j]] += (P^T K~_e P)_ij for every cell e, as element_galerkin_add does

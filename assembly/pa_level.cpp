@@ -3,6 +3,7 @@
 #include "assembly/operator_levels.hpp"
 #include "assembly/phase_clock.hpp"
 #include "assembly/pa_system.hpp"
+#include "assembly/part_pa_operator.hpp"
 
 namespace gpufem {
 namespace {
@@ -22,6 +23,15 @@ DiscreteSystem<V> build_pa(const ExecPtr& exec, const Mesh& mesh, const ProblemS
     return system;
 }
 
+/// The pa system of a rank's part (assembly/part_pa_operator.hpp).
+template <typename V>
+PartMatrixFreeSystem<V> build_part_pa(const ExecPtr& exec, const Mesh& mesh, index_type owned,
+                                      const ProblemSpec& problem, const FormatOptions&,
+                                      const DirichletAdjustment<V>& owners_dirichlet)
+{
+    return assemble_part_pa_system<V>(exec, mesh, owned, problem, owners_dirichlet);
+}
+
 }  // namespace
 
 OperatorLevelEntry pa_level_entry()
@@ -36,6 +46,8 @@ OperatorLevelEntry pa_level_entry()
     e.build_double = build_pa<double>;
     // pmg's first coarse operator comes from the point factors (PaOperator::add_element_galerkin).
     e.keeps_element_matrices = [](const FormatOptions&) { return true; };
+    e.build_part_float = build_part_pa<float>;
+    e.build_part_double = build_part_pa<double>;
     e.memory = [](const MatrixShape& m, const FormatOptions&) {
         // A box of degree k has (k + 1)^d nodes and as many Gauss points: per point the packed
         // G (6 values in 3D; 3 in 2D bounded by the 3D figure) plus up to 4 lower-order

@@ -5,6 +5,7 @@
 
 #include "assembly/lma_kernels.hpp"
 #include "assembly/lma_operator.hpp"
+#include "assembly/robin_kernels.hpp"
 #include "linalg/blas1.hpp"
 
 namespace gpufem {
@@ -21,9 +22,9 @@ Array<V> table_on(const ExecPtr& exec, const std::vector<double>& table)
 
 template <typename V>
 PaOperator<V>::PaOperator(const ExecPtr& exec, const ElementData<V>& data, const PaTensorBasis& basis,
-                          const Array<std::uint8_t>& dirichlet_mask, Array<V>& rhs)
+                          const Array<std::uint8_t>& dirichlet_mask, Array<V>& rhs, RobinFacets robin)
     : exec_(exec), dim_(basis.dim), p1_(basis.p1), q1_(basis.q1), lower_order_(data.args().has_lower_order != 0),
-      num_cells_(data.num_cells), num_nodes_(data.num_nodes)
+      num_cells_(data.num_cells), num_nodes_(data.num_nodes), robin_(std::move(robin))
 {
     const int npe = static_cast<int>(basis.gmsh_of_lex.size());
     gmsh_of_lex_ = basis.gmsh_of_lex;
@@ -56,6 +57,8 @@ PaOperator<V>::PaOperator(const ExecPtr& exec, const ElementData<V>& data, const
     this->diagonal_ = Array<V>(exec, num_nodes_);
     fill(this->diagonal_, V(0));
     GPUFEM_DISPATCH(ex, pa_diagonal(ex, a, this->diagonal_.data()));
+    for (const RobinFacetBlock& block : robin_.blocks)
+        GPUFEM_DISPATCH(ex, add_facet_diagonal(ex, facet_matrices(block), this->diagonal_.data()));
     exec->synchronize();  // the tables and loads above are freed on return
 }
 
@@ -72,7 +75,39 @@ void PaOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) 
     const Executor& exec = *exec_;
     GPUFEM_DISPATCH(exec, lma_prepare(exec, num_nodes_, alpha, x.data(), beta, y.data(), dirichlet_.data(),
                                       static_cast<index_type>(dirichlet_.size()), this->diagonal_.data()));
-    GPUFEM_DISPATCH(exec, pa_apply_cells(exec, args(), alpha, x.data(), y.data(), PaColumns::free));
+    GPUFEM_DISPATCH(exec, pa_apply_cells(exec, args(), 0, num_cells_, alpha, x.data(), y.data(), PaColumns::free));
+    add_facets(alpha, x.data(), y.data());
+}
+
+template <typename V>
+void PaOperator<V>::add_facets(V alpha, const V* x, V* y) const
+{
+    const std::uint8_t* mask = mask_.empty() ? nullptr : mask_.data();
+    for (const RobinFacetBlock& block : robin_.blocks)
+        GPUFEM_DISPATCH(*exec_, add_facet_action(*exec_, facet_matrices(block), alpha, x, mask, false, y));
+}
+
+template <typename V>
+std::size_t PaOperator<V>::facet_bytes() const
+{
+    std::size_t bytes = 0;
+    for (const RobinFacetBlock& block : robin_.blocks)
+        bytes += block.matrices.bytes() + block.nodes.size() * (sizeof(index_type) + 2 * sizeof(V));
+    return bytes;
+}
+
+template <typename V>
+void PaOperator<V>::add_cells(V alpha, const V* x, V* y, index_type begin, index_type end) const
+{
+    GPUFEM_DISPATCH(*exec_, pa_apply_cells(*exec_, args(), begin, end, alpha, x, y, PaColumns::free));
+}
+
+template <typename V>
+std::size_t PaOperator<V>::cell_bytes(index_type cells) const
+{
+    const auto n = static_cast<std::size_t>(cells);
+    const std::size_t npe = gmsh_of_lex_.size(), points = static_cast<std::size_t>(q1_) * q1_ * (dim_ == 3 ? q1_ : 1);
+    return n * (points * pa_point_components(dim_, lower_order_) * sizeof(V) + npe * (sizeof(index_type) + sizeof(V)));
 }
 
 template <typename V>
@@ -82,7 +117,11 @@ void PaOperator<V>::eliminate_dirichlet(const Array<V>& g, Array<V>& rhs) const
         throw std::invalid_argument("PaOperator::eliminate_dirichlet: vectors need one value per node");
     if (mask_.empty()) return;
     const Executor& exec = *exec_;
-    GPUFEM_DISPATCH(exec, pa_apply_cells(exec, args(), V(-1), g.data(), rhs.data(), PaColumns::dirichlet));
+    GPUFEM_DISPATCH(exec,
+                    pa_apply_cells(exec, args(), 0, num_cells_, V(-1), g.data(), rhs.data(), PaColumns::dirichlet));
+    for (const RobinFacetBlock& block : robin_.blocks)
+        GPUFEM_DISPATCH(exec, add_facet_action(exec, facet_matrices(block), V(-1), g.data(), mask_.data(), true,
+                                               rhs.data()));
     GPUFEM_DISPATCH(exec, lma_dirichlet_rows(exec, num_nodes_, mask_.data(), this->diagonal_.data(), g.data(),
                                              rhs.data()));
 }
@@ -109,17 +148,17 @@ void PaOperator<V>::add_element_galerkin(int ncl, const std::vector<double>& pro
 template <typename V>
 std::size_t PaOperator<V>::bytes_stored() const
 {
-    return factors_.bytes() + nodes_.bytes() + basis_.bytes() + derivative_.bytes() + this->diagonal_.bytes() +
-           mask_.bytes() + dirichlet_.bytes();
+    std::size_t bytes = factors_.bytes() + nodes_.bytes() + basis_.bytes() + derivative_.bytes() +
+                        this->diagonal_.bytes() + mask_.bytes() + dirichlet_.bytes();
+    for (const RobinFacetBlock& block : robin_.blocks) bytes += block.matrices.bytes() + block.nodes.bytes();
+    return bytes;
 }
 
 template <typename V>
 std::size_t PaOperator<V>::spmv_min_bytes() const
 {
-    const std::size_t cell_nodes = nodes_.size();
-    std::size_t bytes = factors_.bytes() + cell_nodes * (sizeof(index_type) + sizeof(V)) +
-                        2 * static_cast<std::size_t>(num_nodes_) * sizeof(V);
-    return bytes + dirichlet_.size() * (sizeof(index_type) + 3 * sizeof(V));
+    return cell_bytes(num_cells_) + facet_bytes() + 2 * static_cast<std::size_t>(num_nodes_) * sizeof(V) +
+           dirichlet_.size() * (sizeof(index_type) + 3 * sizeof(V));
 }
 
 template <typename V>

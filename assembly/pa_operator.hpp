@@ -12,27 +12,30 @@
 #include "assembly/element_data.hpp"
 #include "assembly/pa_kernels.hpp"
 #include "assembly/pa_tensor_basis.hpp"
+#include "assembly/robin_data.hpp"
 #include "linalg/linear_operator.hpp"
 
 namespace gpufem {
 
-/// A = sum_e P_e^T K_e P_e applied by sum factorisation, Dirichlet nodes eliminated
-/// symmetrically (the operator of the assembled matrix after apply_dirichlet: masked rows and
-/// columns zero except a_ii). Its diagonal() is the assembled one (kept on Dirichlet rows).
+/// A = sum_e P_e^T K_e P_e (+ the Robin facets' boundary mass matrices) applied by sum
+/// factorisation, Dirichlet nodes eliminated symmetrically (the operator of the assembled
+/// matrix after apply_dirichlet: masked rows and columns zero except a_ii). Its diagonal() is
+/// the assembled one (kept on Dirichlet rows).
 template <typename V>
 class PaOperator final : public LinearOperator<V> {
 public:
     /// From the element data of a box mesh (geometry, coefficients at the rule's points, on
     /// exec) and the element's tensor structure; dirichlet_mask: one byte per node, or
-    /// empty. Adds each cell's load into rhs (one value per node, on exec).
+    /// empty; robin: the Robin facets with their matrices (applied facet by facet beside the
+    /// cells). Adds each cell's load into rhs (one value per node, on exec).
     PaOperator(const ExecPtr& exec, const ElementData<V>& data, const PaTensorBasis& basis,
-               const Array<std::uint8_t>& dirichlet_mask, Array<V>& rhs);
+               const Array<std::uint8_t>& dirichlet_mask, Array<V>& rhs, RobinFacets robin = {});
 
     index_type rows() const override { return num_nodes_; }
     index_type cols() const override { return num_nodes_; }
     const ExecPtr& executor() const override { return exec_; }
     std::string format() const override { return "pa"; }
-    /// Factors, lexicographic nodes, tables, diagonal, mask and Dirichlet list.
+    /// Factors, lexicographic nodes, tables, diagonal, mask, Dirichlet list and Robin facets.
     std::size_t bytes_stored() const override;
     /// Factors and node indices once, x gathered once per cell-node, y read and written once
     /// (and the Dirichlet nodes' index, x, diagonal and y once).
@@ -52,6 +55,18 @@ public:
     /// rows in the element's own node order) and E from coarsening. Arrays on executor().
     void add_element_galerkin(int ncl, const std::vector<double>& projections, const CellCoarsening& coarsening,
                               const index_type* cell_to_csr, V* values) const;
+    /// y += alpha K_e x_e over the cells [begin, end) of the mesh's order (Dirichlet rows and
+    /// columns skipped): a part of the operator's product (arrays of rows() values on executor()).
+    void add_cells(V alpha, const V* x, V* y, index_type begin, index_type end) const;
+    /// y += alpha M_f x_f over the Robin facets (free rows and columns): the rest of a product.
+    void add_facets(V alpha, const V* x, V* y) const;
+    /// What add_cells moves at least for `cells` cells: their factors and node indices, and x
+    /// gathered per cell node.
+    std::size_t cell_bytes(index_type cells) const;
+    /// What add_facets moves at least: the facets' matrices and nodes, x gathered per node.
+    std::size_t facet_bytes() const;
+    /// Whether the operator holds Robin facets (its element Galerkin products leave them out).
+    bool has_robin() const { return !robin_.empty(); }
     /// Whether the operator's cells are those of a mesh of this cell type and degree.
     bool covers(int dim, int degree, index_type cells) const
     {
@@ -75,6 +90,7 @@ private:
     Array<std::uint8_t> mask_;    ///< empty: no Dirichlet nodes
     Array<index_type> dirichlet_; ///< the Dirichlet nodes, ascending
     std::vector<int> gmsh_of_lex_;  ///< the element's node at each lexicographic position
+    RobinFacets robin_;             ///< the Robin facets and their matrices (empty: none)
 };
 
 }  // namespace gpufem

@@ -2,6 +2,7 @@
 // The partial-assembly (`pa`) system of a problem: the sum-factorised operator, the eliminated
 // right-hand side and the initial guess, equal to what assemble_poisson gives with its CSR
 // matrix.
+#include "assembly/boundary_data.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "assembly/pa_operator.hpp"
 
@@ -21,11 +22,12 @@ struct PaSystem {
 
 /// Builds the problem's sum-factorised system on exec for a mesh of quadrilaterals or
 /// hexahedra (one cell type, any supported degree): the factors at the assembly rule's
-/// points, the loads, the Neumann load and the Dirichlet elimination (assemble_poisson's
-/// system, to rounding). Throws std::invalid_argument naming the format for other cell
-/// types, mixed meshes and Robin conditions, and naming the problem key on bad coefficients or
-/// unknown groups.
+/// points, the loads, the Neumann load, the Robin facets' matrices and loads, and the
+/// Dirichlet elimination (assemble_poisson's system, to rounding). Throws
+/// std::invalid_argument naming the format for other cell types and mixed meshes, and naming
+/// the problem key on bad coefficients or unknown groups. adjust changes the Dirichlet data before the elimination (a rank's part).
 template <typename V>
-PaSystem<V> assemble_pa_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem);
+PaSystem<V> assemble_pa_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
+                               const DirichletAdjustment<V>& adjust = {});
 
 }  // namespace gpufem

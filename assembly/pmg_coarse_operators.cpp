@@ -30,7 +30,8 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
                            fine->executor()->device_id() == exec->device_id();
     const auto* stored = fine_here ? dynamic_cast<const LmaOperator<V>*>(fine) : nullptr;
     const auto* factors = fine_here ? dynamic_cast<const PaOperator<V>*>(fine) : nullptr;
-    if (factors && !factors->covers(mesh.dim, mesh.degree, cells)) factors = nullptr;
+    // pa's Galerkin products are its cells'; with Robin facets the element path below adds them.
+    if (factors && (!factors->covers(mesh.dim, mesh.degree, cells) || factors->has_robin())) factors = nullptr;
     bool from_storage = stored && stored->cells_in_own_order() && stored->stored().npe == npe;
     std::optional<ElementData<V>> data;
     Array<V> ke;

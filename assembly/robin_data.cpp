@@ -150,7 +150,7 @@ void locate_robin_facets(const Mesh& mesh, const std::vector<RobinCondition>& co
             block.owner = Array<index_type>(exec, static_cast<std::size_t>(block.count()));
             GPUFEM_DISPATCH(*exec, find_facet_owners(*exec, search, block.owner.data()));
             block.places = Array<index_type>(exec, block.nodes.size());
-            const FacetMatrices view{block.count(), block.nodes_per_facet, block.nodes.data(), block.matrices.data()};
+            const FacetMatrices view = facet_matrices(block);
             const long long failed = GPUFEM_DISPATCH(
                 *exec, facet_places(*exec, view, cells.cells, mesh.nodes_per_cell, block.owner.data(),
                                     block.places.data()));
@@ -178,7 +178,7 @@ void add_to_matrix(const RobinFacets& facets, Matrix& a)
 {
     const ExecPtr& exec = a.values.executor();
     for (const RobinFacetBlock& block : facets.blocks) {
-        const FacetMatrices view{block.count(), block.nodes_per_facet, block.nodes.data(), block.matrices.data()};
+        const FacetMatrices view = facet_matrices(block);
         GPUFEM_DISPATCH(*exec, add_facet_matrices_csr(*exec, view, a.row_ptr.data(), a.col_idx.data(), a.values.data()));
     }
 }
@@ -205,7 +205,7 @@ void add_robin_to_cells(const RobinFacets& facets, const index_type* cell_map, i
     if (!facets.located) throw std::logic_error("add_robin_to_cells: the facets' cells are not located");
     const ExecPtr& exec = matrices.executor();
     for (const RobinFacetBlock& block : facets.blocks) {
-        const FacetMatrices view{block.count(), block.nodes_per_facet, block.nodes.data(), block.matrices.data()};
+        const FacetMatrices view = facet_matrices(block);
         GPUFEM_DISPATCH(*exec, add_facet_matrices_to_cells(*exec, view, block.owner.data(), block.places.data(),
                                                            cell_map, npe, stride, symmetric, matrices.data()));
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "assembly/problem_spec.hpp"
+#include "assembly/robin_kernels.hpp"
 #include "linalg/array.hpp"
 #include "linalg/csr.hpp"
 #include "mesh/mesh.hpp"
@@ -23,6 +24,12 @@ struct RobinFacetBlock {
     Array<index_type> places;    ///< after locate_robin_facets: each node's place in its owner's row
     index_type count() const { return nodes_per_facet > 0 ? static_cast<index_type>(nodes.size() / nodes_per_facet) : 0; }
 };
+
+/// The kernels' view of a block's facets and matrices.
+inline FacetMatrices facet_matrices(const RobinFacetBlock& block)
+{
+    return {block.count(), block.nodes_per_facet, block.nodes.data(), block.matrices.data()};
+}
 
 /// Every Robin facet of a problem, block by block (a group, split by facet shape).
 struct RobinFacets {

@@ -52,6 +52,20 @@ void add_facet_matrices_to_cells(const Executor& exec, const FacetMatrices& face
                                  const index_type* cell_map, int npe, index_type stride,
                                  bool symmetric, V* matrices) GPUFEM_KERNEL_BODY
 
+/// y[node_i] += alpha sum_j m_ij x[node_j] for every facet and every row i whose node is free
+/// (mask[node_i] 0; mask null: every node), the sum over the free columns j (the Robin term of
+/// an operator with its Dirichlet rows and columns eliminated) or, dirichlet_columns, over the
+/// fixed ones (the lifting of the Dirichlet data). cpu: facets in order; cuda: one thread per
+/// facet, atomic adds.
+template <typename V>
+void add_facet_action(const Executor& exec, const FacetMatrices& facets, V alpha, const V* x,
+                      const std::uint8_t* mask, bool dirichlet_columns, V* y) GPUFEM_KERNEL_BODY
+
+/// diag[node_i] += m_ii for every facet (every node, fixed ones included). cpu: facets in
+/// order; cuda: one thread per facet, atomic adds.
+template <typename V>
+void add_facet_diagonal(const Executor& exec, const FacetMatrices& facets, V* diag) GPUFEM_KERNEL_BODY
+
 /// y[node_i] += sum_j m_ij u[node_j] for every facet (its matrix m and nodes): the Robin
 /// term's product with a solution. cpu: facets in order; cuda: one thread per facet,
 /// atomic adds.

@@ -33,6 +33,21 @@ struct FacetMatrices {
         for (int j = 0; j < nodes_per_facet; ++j) sum += row[j] * static_cast<double>(u[at[j]]);
         return sum;
     }
+    /// Row i of facet k's matrix times x at the facet's nodes that are free (mask[node] 0;
+    /// dirichlet_columns: at those that are fixed instead); mask null: every node free.
+    template <typename V>
+    GPUFEM_HOST_DEVICE double masked_row_product(long long k, int i, const V* x, const std::uint8_t* mask,
+                                                 bool dirichlet_columns) const
+    {
+        const index_type* at = nodes + k * nodes_per_facet;
+        const double* row = values + (k * nodes_per_facet + i) * nodes_per_facet;
+        double sum = 0;
+        for (int j = 0; j < nodes_per_facet; ++j) {
+            const bool fixed = mask && mask[at[j]];
+            if (fixed == dirichlet_columns) sum += row[j] * static_cast<double>(x[at[j]]);
+        }
+        return sum;
+    }
 };
 
 /// Corners per facet key (a quadrilateral's four; shorter facets padded with

@@ -2,7 +2,9 @@
 // Lagrange basis functions of any supported order on the reference shapes, from the Gmsh SDK
 // (getBasisFunctions), in Gmsh's node order — the order of Mesh::cells. Prisms of order 2..4
 // are gpufem's own (Gmsh 4.8 has none above order 2): the order-k triangle's basis times the
-// line's, their nodes the 6 corners in Gmsh's order, then the others by level, row, column. Each call holds the
+// line's, their nodes the 6 corners in Gmsh's order, then the others by level, row, column.
+// Quadrilaterals and hexahedra of order 2..4 are products of the line's polynomials at
+// Gmsh's nodes (the same functions, evaluated without Gmsh). Each call to Gmsh holds the
 // Gmsh library briefly (a GmshSession, serialised process-wide): do not call these while
 // holding a GmshSession yourself.
 #include <vector>

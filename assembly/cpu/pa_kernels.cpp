@@ -189,9 +189,10 @@ void pa_diagonal(const Executor&, const PaArgs<V>& a, V* diag)
 }
 
 template <typename V>
-void pa_apply_cells(const Executor&, const PaArgs<V>& a, V alpha, const V* x, V* y, PaColumns columns)
+void pa_apply_cells(const Executor&, const PaArgs<V>& a, index_type begin, index_type end, V alpha, const V* x, V* y,
+                    PaColumns columns)
 {
-    for (index_type e = 0; e < a.cells; ++e) apply_cell(a, e, alpha, x, y, columns);
+    for (index_type e = begin; e < end; ++e) apply_cell(a, e, alpha, x, y, columns);
 }
 
 template <typename V>

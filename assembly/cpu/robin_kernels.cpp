@@ -94,7 +94,30 @@ void add_facet_products(const Executor&, const FacetMatrices& facets, const V* u
         for (int i = 0; i < npf; ++i) y[facets.nodes[static_cast<long long>(k) * npf + i]] += facets.row_product(k, i, u);
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(robin_facet_terms, add_facet_matrices_to_cells, add_facet_products)
+template <typename V>
+void add_facet_action(const Executor&, const FacetMatrices& facets, V alpha, const V* x, const std::uint8_t* mask,
+                      bool dirichlet_columns, V* y)
+{
+    const int npf = facets.nodes_per_facet;
+    for (index_type k = 0; k < facets.count; ++k)
+        for (int i = 0; i < npf; ++i) {
+            const index_type node = facets.nodes[static_cast<long long>(k) * npf + i];
+            if (!mask || !mask[node])
+                y[node] += alpha * static_cast<V>(facets.masked_row_product(k, i, x, mask, dirichlet_columns));
+        }
+}
+
+template <typename V>
+void add_facet_diagonal(const Executor&, const FacetMatrices& facets, V* diag)
+{
+    const long long npf = facets.nodes_per_facet;
+    for (index_type k = 0; k < facets.count; ++k)
+        for (long long i = 0; i < npf; ++i)
+            diag[facets.nodes[k * npf + i]] += static_cast<V>(facets.values[(k * npf + i) * npf + i]);
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(robin_facet_terms, add_facet_matrices_to_cells, add_facet_products,
+                                   add_facet_action, add_facet_diagonal)
 GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(add_facet_matrices_csr)
 
 }  // namespace gpufem::kernels::cpu

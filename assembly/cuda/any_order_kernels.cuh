@@ -75,16 +75,17 @@ __global__ void __launch_bounds__(any_order_block)
     }
 }
 
-/// Step 1: geometric factors of points [0, (end - begin) * nq) of cells [begin, end).
+/// Step 1: geometric factors of points [0, (end - begin) * nq) of cells [begin, end) (of
+/// those with wanted[e] set, wanted non-null).
 template <int DIM, typename V>
 __global__ void __launch_bounds__(any_order_block)
     any_order_geometry_kernel(ElementArgs<V> a, index_type begin, index_type end,
-                              V* __restrict__ geo)
+                              const std::uint8_t* __restrict__ wanted, V* __restrict__ geo)
 {
     const long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     const index_type local = static_cast<index_type>(t / a.num_points);
     const int q = static_cast<int>(t - static_cast<long long>(local) * a.num_points);
-    if (begin + local >= end) return;
+    if (begin + local >= end || (wanted && !wanted[begin + local])) return;
     const int stride = geometry_stride<DIM>(a.has_lower_order);
     point_geometry<DIM>(a, begin + local, q, geo + t * stride);
 }
@@ -152,6 +153,8 @@ __global__ void __launch_bounds__(any_order_block, row_min_blocks<V>)
     const int i = static_cast<int>(t - static_cast<long long>(local) * npe);
     const index_type e = begin + local;
     if (e >= end) return;
+    if constexpr (requires { sink.needs_row(e, i); })
+        if (!sink.needs_row(e, i)) return;  // a residual wanted at some rows only
     const V* g = geo + static_cast<long long>(local) * nq * stride;
 
     V acc[row_chunk];
@@ -190,6 +193,14 @@ auto select_rows_kernel(bool shared, bool lower_order)
                        : any_order_rows_kernel<DIM, false, false, V, Sink>;
 }
 
+/// The cells a sink wants (one byte per cell: a residual at some rows only), or null for all.
+template <typename Sink>
+const std::uint8_t* cells_wanted_of(const Sink& sink)
+{
+    if constexpr (requires { sink.cells_wanted; }) return sink.cells_wanted;
+    else return nullptr;
+}
+
 /// Builds the table, then runs both steps over all cells in batches of
 /// geometry_batch_points points, on exec's stream, with the geometry in exec's scratch buffer.
 template <typename V, typename Sink>
@@ -200,6 +211,7 @@ void launch_any_order(const Executor& exec, const ElementData<V>& data, const Si
     const auto blocks = [](std::size_t n) {
         return static_cast<unsigned>((n + any_order_block - 1) / any_order_block);
     };
+    const std::uint8_t* wanted = cells_wanted_of(sink);
     dispatch_dimension(a.dim, [&]<int DIM>() {
         const int stride = geometry_stride<DIM>(a.has_lower_order);
         const std::size_t nq = a.num_points, npe = a.nodes_per_cell;
@@ -227,7 +239,7 @@ void launch_any_order(const Executor& exec, const ElementData<V>& data, const Si
             const std::size_t points = static_cast<std::size_t>(end - begin) * nq;
             const std::size_t rows = static_cast<std::size_t>(end - begin) * npe;
             any_order_geometry_kernel<DIM, V>
-                <<<blocks(points), any_order_block, 0, stream>>>(a, begin, end, geo);
+                <<<blocks(points), any_order_block, 0, stream>>>(a, begin, end, wanted, geo);
             GPUFEM_CUDA_CHECK_LAUNCH();
             rows_kernel<<<blocks(rows), any_order_block, rows_shared_bytes, stream>>>(
                 a, begin, end, geo, table.data(), sink);

@@ -3,6 +3,7 @@
 #include "assembly/element_kernels.hpp"
 #include "assembly/element_math.hpp"
 #include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda/kernel_prelude.cuh"
 
 namespace gpufem::kernels::cuda {
 namespace {
@@ -44,6 +45,17 @@ void launch_element_kernels(const Executor& exec, const ElementData<V>& data, co
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
+/// wanted[e] = 1 where cell e has a node in mask, else 0.
+__global__ void cells_touching_mask_kernel(index_type cells, int npe, const index_type* __restrict__ nodes,
+                                           const std::uint8_t* __restrict__ mask, std::uint8_t* __restrict__ wanted)
+{
+    const long long e = thread_index();
+    if (e >= cells) return;
+    std::uint8_t touches = 0;
+    for (int k = 0; k < npe && !touches; ++k) touches = mask[nodes[e * npe + k]];
+    wanted[e] = touches;
+}
+
 }  // namespace
 
 template <typename V>
@@ -82,7 +94,18 @@ template <typename V>
 void element_residual(const Executor& exec, const ElementData<V>& data, const V* u, const std::uint8_t* mask,
                       double* residual)
 {
-    launch_element_kernels(exec, data, ResidualSink<V>{data.cells.data(), data.nodes_per_cell, u, mask, residual});
+    ResidualSink<V> sink{data.cells.data(), data.nodes_per_cell, u, mask, residual};
+    // The any-order kernels (degree 2 and up) skip the cells without a masked node.
+    const bool filter = mask && data.degree >= 2 && data.num_cells > 0;
+    DeviceBuffer wanted(exec, filter ? static_cast<std::size_t>(data.num_cells) : 0);
+    if (filter) {
+        cells_touching_mask_kernel<<<grid_for(data.num_cells), block_size, 0, stream_of(exec)>>>(
+            data.num_cells, data.nodes_per_cell, data.cells.data(), mask, wanted.as<std::uint8_t>());
+        GPUFEM_CUDA_CHECK_LAUNCH();
+        sink.cells_wanted = wanted.as<std::uint8_t>();
+    }
+    launch_element_kernels(exec, data, sink);
+    exec.synchronize();  // wanted is freed on return
 }
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(element_matrices, assemble_csr, element_matrices_interleaved, element_residual)

@@ -121,13 +121,22 @@ struct ResidualSink {
     const V* u;
     const std::uint8_t* mask;
     double* residual;
+    /// The cells with a node in the mask (one byte per cell), or null: the others' geometry
+    /// is skipped.
+    const std::uint8_t* cells_wanted = nullptr;
 
+    /// Whether row i of cell e is wanted: its node is in the mask (the row kernel skips the
+    /// others, most of the cells at high degree).
+    __device__ bool needs_row(index_type e, int i) const
+    {
+        return !mask || mask[cells[static_cast<long long>(e) * npe + i]];
+    }
     /// Entries (i, jc + jj), jj < count <= JT, of cell e, times u, into row i's residual.
     template <int JT>
     __device__ void add_row(index_type e, int i, int jc, int count, const V* row) const
     {
+        if (!needs_row(e, i)) return;
         const index_type* nodes = cells + static_cast<long long>(e) * npe;
-        if (mask && !mask[nodes[i]]) return;
         double s = 0;
 #pragma unroll
         for (int jj = 0; jj < JT; ++jj)

@@ -63,6 +63,36 @@ __global__ void error_integrals_kernel(const ExprInstruction* __restrict__ progr
     for (int k = 0; k < 3; ++k) sums[static_cast<long long>(k) * g.num_cells + e] = s[k];
 }
 
+/// A warp per cell (the cells past largest_cell_in_registers nodes: 20 to 125 nodes, 27 to
+/// 216 points), point after point, its lanes over the cell's nodes: each reads a contiguous
+/// part of the point's rows of the reference tables (coalesced), the lanes' node sums are
+/// added across the warp, and every lane then has the point's terms (lane 0 writes the sums as
+/// error_integrals_kernel does).
+template <int DIM, typename V>
+__global__ void __launch_bounds__(block_size) warp_error_integrals_kernel(const ExprInstruction* __restrict__ program,
+                                                                          ElementArgs<double> g, const V* __restrict__ u,
+                                                                          double* __restrict__ sums)
+{
+    const long long e = blockIdx.x * static_cast<long long>(block_size / 32) + threadIdx.x / 32;
+    if (e >= g.num_cells) return;  // the whole warp
+    const int lane = static_cast<int>(threadIdx.x % 32), npe = g.nodes_per_cell;
+    const index_type* nodes = g.cells + e * npe;
+    const auto x = [&](int i, int c) { return g.coordinates[3 * static_cast<long long>(nodes[i]) + c]; };
+    const auto ui = [&](int i) { return static_cast<double>(u[nodes[i]]); };
+    double s[3] = {0, 0, 0};
+    for (int q = 0; q < g.num_points; ++q) {
+        PointNodeSums point;
+        add_point_node_sums<DIM>(g, npe, q, lane, 32, x, ui, point);
+#pragma unroll
+        for (int k = 0; k < PointNodeSums::count; ++k)
+            for (int offset = 16; offset > 0; offset /= 2)
+                point.v[k] += __shfl_xor_sync(0xffffffffu, point.v[k], offset);
+        add_point_error_terms<DIM>(program, g, q, point, s);
+    }
+    if (lane == 0)
+        for (int k = 0; k < 3; ++k) sums[static_cast<long long>(k) * g.num_cells + e] = s[k];
+}
+
 template <typename V>
 __global__ void nodal_errors_kernel(const ExprInstruction* __restrict__ program,
                                     const double* __restrict__ coordinates, index_type n,
@@ -120,8 +150,12 @@ ErrorSums error_integrals(const Executor& exec, const ExprInstruction* program,
     DeviceBuffer sums(exec, 3 * cells * sizeof(double));
     DeviceBuffer totals(exec, 3 * sizeof(double));
     dispatch_dimension(g.dim, [&]<int DIM>() {
-        error_integrals_kernel<DIM><<<grid_for(g.num_cells), block_size, 0, stream>>>(
-            program, g, u, sums.as<double>());
+        if (g.nodes_per_cell > largest_cell_in_registers)
+            warp_error_integrals_kernel<DIM><<<grid_for(static_cast<long long>(g.num_cells) * 32), block_size, 0,
+                                               stream>>>(program, g, u, sums.as<double>());
+        else
+            error_integrals_kernel<DIM><<<grid_for(g.num_cells), block_size, 0, stream>>>(
+                program, g, u, sums.as<double>());
     });
     GPUFEM_CUDA_CHECK_LAUNCH();
     std::size_t temp_bytes = 0;

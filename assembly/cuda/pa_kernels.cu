@@ -324,15 +324,16 @@ __device__ inline int node_of_thread(int r)
 /// The apply: a thread per quadrature point, cells_per_block cells to a block.
 template <int DIM, int P, int Q, bool LOWER, typename V>
 __global__ void __launch_bounds__(cells_per_block<DIM, Q> * points_of<DIM, Q>)
-    apply_kernel(PaArgs<V> a, V alpha, const V* __restrict__ x, V* __restrict__ y, PaColumns columns)
+    apply_kernel(PaArgs<V> a, index_type begin, index_type end, V alpha, const V* __restrict__ x, V* __restrict__ y,
+                 PaColumns columns)
 {
     constexpr int T = points_of<DIM, Q>, E = cells_per_block<DIM, Q>, N = DIM == 2 ? P * P : P * P * P;
     __shared__ V sB[Q * P], sD[Q * P];
     __shared__ V buffers[E][buffers_of<DIM>][T];
     load_tables(a, sB, sD, Q * P);
     const int slot = threadIdx.x / T, r = threadIdx.x % T;
-    const index_type e = static_cast<index_type>(blockIdx.x) * E + slot;
-    const bool active = e < a.cells;
+    const index_type e = begin + static_cast<index_type>(blockIdx.x) * E + slot;
+    const bool active = e < end;
     const int l = active ? node_of_thread<DIM, P, Q>(r) : -1;
     const index_type stored = l >= 0 ? a.nodes[static_cast<long long>(e) * N + l] : -1;
     const V u = l >= 0 ? gathered(x, stored, columns) : V(0);
@@ -445,14 +446,15 @@ void pa_diagonal(const Executor& exec, const PaArgs<V>& a, V* diag)
 }
 
 template <typename V>
-void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, V alpha, const V* x, V* y, PaColumns columns)
+void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, index_type begin, index_type end, V alpha, const V* x,
+                    V* y, PaColumns columns)
 {
-    if (a.cells == 0) return;
+    if (end <= begin) return;
     with_kernel_sizes(a, [&]<int DIM, int P, bool LOWER>() {
         constexpr int E = cells_per_block<DIM, P>;
-        const unsigned blocks = static_cast<unsigned>((static_cast<long long>(a.cells) + E - 1) / E);
+        const unsigned blocks = static_cast<unsigned>((static_cast<long long>(end - begin) + E - 1) / E);
         const unsigned threads = E * points_of<DIM, P>;
-        apply_kernel<DIM, P, P, LOWER><<<blocks, threads, 0, stream_of(exec)>>>(a, alpha, x, y, columns);
+        apply_kernel<DIM, P, P, LOWER><<<blocks, threads, 0, stream_of(exec)>>>(a, begin, end, alpha, x, y, columns);
         GPUFEM_CUDA_CHECK_LAUNCH();
     });
 }

@@ -122,7 +122,48 @@ __global__ void products_kernel(FacetMatrices facets, const V* __restrict__ u, d
         atomicAdd(y + facets.nodes[k * facets.nodes_per_facet + i], facets.row_product(k, i, u));
 }
 
+template <typename V>
+__global__ void action_kernel(FacetMatrices facets, V alpha, const V* __restrict__ x,
+                              const std::uint8_t* __restrict__ mask, bool dirichlet_columns, V* __restrict__ y)
+{
+    const long long k = thread_index();
+    if (k >= facets.count) return;
+    for (int i = 0; i < facets.nodes_per_facet; ++i) {
+        const index_type node = facets.nodes[k * facets.nodes_per_facet + i];
+        if (!mask || !mask[node])
+            atomicAdd(y + node, alpha * static_cast<V>(facets.masked_row_product(k, i, x, mask, dirichlet_columns)));
+    }
+}
+
+template <typename V>
+__global__ void facet_diagonal_kernel(FacetMatrices facets, V* __restrict__ diag)
+{
+    const long long k = thread_index();
+    if (k >= facets.count) return;
+    const long long npf = facets.nodes_per_facet;
+    for (long long i = 0; i < npf; ++i)
+        atomicAdd(diag + facets.nodes[k * npf + i], static_cast<V>(facets.values[(k * npf + i) * npf + i]));
+}
+
 }  // namespace
+
+template <typename V>
+void add_facet_action(const Executor& exec, const FacetMatrices& facets, V alpha, const V* x, const std::uint8_t* mask,
+                      bool dirichlet_columns, V* y)
+{
+    if (facets.count == 0) return;
+    action_kernel<V><<<grid_for(facets.count), block_size, 0, stream_of(exec)>>>(facets, alpha, x, mask,
+                                                                                dirichlet_columns, y);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void add_facet_diagonal(const Executor& exec, const FacetMatrices& facets, V* diag)
+{
+    if (facets.count == 0) return;
+    facet_diagonal_kernel<V><<<grid_for(facets.count), block_size, 0, stream_of(exec)>>>(facets, diag);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
 
 template <typename V>
 void add_facet_products(const Executor& exec, const FacetMatrices& facets, const V* u, double* y)
@@ -191,7 +232,8 @@ void add_facet_matrices_to_cells(const Executor& exec, const FacetMatrices& face
     GPUFEM_CUDA_CHECK(cudaGetLastError());
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(robin_facet_terms, add_facet_matrices_to_cells, add_facet_products)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(robin_facet_terms, add_facet_matrices_to_cells, add_facet_products,
+                                   add_facet_action, add_facet_diagonal)
 GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(add_facet_matrices_csr)
 
 }  // namespace gpufem::kernels::cuda

@@ -593,8 +593,9 @@ void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
     if (spec.discretisation == DiscretisationKind::fv && spec.output.fluxes && spec.output.fluxes_chosen)
         refuse("output.fluxes: the fluxes of finite volumes are computed on one rank only");
     const OperatorChoice choice = find_operator(spec.format);
-    if (choice.level && !choice.level->across_ranks)
-        refuse("format: " + spec.format + " runs on one rank only so far; use lma (matrix-free) or an assembled format");
+    if (choice.level && !choice.level->across_ranks())
+        refuse("format: " + spec.format + " runs on one rank only so far; use lma or pa (matrix-free) or an "
+               "assembled format");
     if (choice.matrix_free() && spec.format_options.get<LmaOptions>("lma").scatter != LmaScatter::atomic)
         refuse("format_options.lma.scatter: colour runs on one rank only (its colours mix the cells applied before "
                "and after the halo); use atomic");

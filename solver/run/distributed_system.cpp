@@ -10,7 +10,6 @@
 #include "assembly/dirichlet.hpp"
 #include "assembly/lagrange_discretisation.hpp"
 #include "assembly/operator_levels.hpp"
-#include "assembly/part_lma_operator.hpp"
 #include "linalg/array_prefix.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
@@ -114,26 +113,29 @@ Array<V> permuted(const Array<index_type>& permutation, const Array<V>& v, bool 
 }
 
 
-/// The matrix-free system of the part: the cells with owned nodes only applied while the
-/// halo moves, the cells with a ghost node after it (assembly/part_lma_operator.hpp).
+/// The matrix-free system of the part, built by the level's part builder: the cells with
+/// owned nodes only applied while the halo moves, the cells with a ghost node after it
+/// (assembly/part_system.hpp).
 template <typename V>
 DistributedSystem<V> matrix_free_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
-                                        const Communicator& comm)
+                                        const OperatorLevelEntry& level, const Communicator& comm)
 {
     DistributedSystem<V> out;
     const auto start = clock_type::now();
-    PartLmaSystem<V> lma = assemble_part_lma_system<V>(
-        exec, part.part.mesh, part.numbering.layout.owned, spec.problem, spec.format_options.get<LmaOptions>("lma"),
-        [&](DirichletData<V>& here) { owners_dirichlet(part, comm, here); });
-    out.assembly_times = lma.times;
-    out.format_parameters = lma.interior->parameters();
-    spdlog::info("operator of the part: {} cells before the halo, {} after it", lma.interior_cells,
-                 lma.boundary_cells);
-    out.op = std::make_unique<DistributedOperator<V>>(std::move(lma.interior), std::move(lma.boundary), part.halo,
-                                                      comm);
-    out.rhs = std::move(lma.rhs);
-    out.initial_guess = std::move(lma.initial_guess);
-    out.dirichlet_rows = lma.dirichlet_count;
+    const PartOperatorBuilder<V> build = level.part_builder<V>();
+    if (!build) throw std::invalid_argument("format " + level.name + " runs on one rank only");
+    PartMatrixFreeSystem<V> built =
+        build(exec, part.part.mesh, part.numbering.layout.owned, spec.problem, spec.format_options,
+              [&](DirichletData<V>& here) { owners_dirichlet(part, comm, here); });
+    out.assembly_times = built.times;
+    out.format_parameters = built.interior->parameters();
+    spdlog::info("operator of the part: {} cells before the halo, {} after it", built.interior_cells,
+                 built.boundary_cells);
+    out.op = std::make_unique<DistributedOperator<V>>(std::move(built.interior), std::move(built.boundary),
+                                                      part.halo, comm);
+    out.rhs = std::move(built.rhs);
+    out.initial_guess = std::move(built.initial_guess);
+    out.dirichlet_rows = built.dirichlet_count;
     exec->synchronize();
     // The element matrices are the operator: their time is the assembly's, as on one rank.
     out.operator_seconds = seconds_since(start) - out.assembly_times.total();
@@ -198,7 +200,8 @@ template <typename V>
 DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
                                               const Communicator& comm)
 {
-    if (find_operator(spec.format).matrix_free()) return matrix_free_system<V>(exec, part, spec, comm);
+    if (const OperatorChoice choice = find_operator(spec.format); choice.matrix_free())
+        return matrix_free_system<V>(exec, part, spec, *choice.level, comm);
     const LagrangeDiscretisation<V> disc(part.part.mesh, spec.problem);
     LinearSystem<V> system = disc.assemble(exec);
     exec->synchronize();

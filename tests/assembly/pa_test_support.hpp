@@ -18,11 +18,13 @@
 namespace gpufem::test {
 
 /// The coefficient sets the tests run: a scalar kappa alone; an anisotropic kappa with a
-/// variable convection field and a reaction term (non-symmetric operator).
-enum class PaTerms { diffusion, all };
+/// variable convection field and a reaction term (non-symmetric operator); a scalar kappa with
+/// a Robin group beside a Dirichlet one (facets with fixed and free nodes).
+enum class PaTerms { diffusion, all, robin };
 
 /// A problem on the unit box with non-zero Dirichlet data on two groups and a Neumann load on
-/// a third; with PaTerms::all also a tensor kappa, b and c varying in space.
+/// a third; with PaTerms::all also a tensor kappa, b and c varying in space; with
+/// PaTerms::robin a Robin condition on the top side (varying h and u_inf).
 inline ProblemSpec pa_problem(int dim, PaTerms terms)
 {
     ProblemSpec problem;
@@ -37,6 +39,7 @@ inline ProblemSpec pa_problem(int dim, PaTerms terms)
                                             : std::vector<std::string>{"1 + y", "-0.5*x", "0.25*z"};
         problem.reaction = "0.5 + x*x";
     }
+    if (terms == PaTerms::robin) problem.robin = {{"top", "2 + x", "1 - y"}};
     return problem;
 }
 

@@ -134,7 +134,8 @@ TYPED_TEST(AssemblyGpu, ElementMatricesWithATensorKappaReactionAndVelocityFieldM
             ProblemSpec p;
             const std::string off = random_coefficient(rng, "0.1*A*x"), diagonal = random_coefficient(rng, "B + x*x");
             p.kappa_tensor = mesh.dim == 2 ? std::vector<std::string>{diagonal, off, "2"}
-                                           : std::vector<std::string>{diagonal, off, "0.1", "2", off, "C"};
+                                           : std::vector<std::string>{diagonal, off, "0.1", "2", off,
+                                                                      random_coefficient(rng, "C + 0.5*z*z")};
             p.f = random_coefficient(rng, "sin(A*x)*cos(B*y) + C*z");
             p.reaction = random_coefficient(rng, "A + B*y*y");
             p.convection_field = {random_coefficient(rng, "A*y"), "-x", "0.5"};

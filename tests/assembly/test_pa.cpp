@@ -64,12 +64,17 @@ TEST(PaSystem, MatchesTheAssembledSystemWithTensorKappaConvectionAndReaction)
     test::check_pa_system_against_assembly<double>(Executor::create_cpu(), test::PaTerms::all);
 }
 
+TEST(PaSystem, MatchesTheAssembledSystemWithRobinFacets)
+{
+    test::check_pa_system_against_assembly<double>(Executor::create_cpu(), test::PaTerms::robin);
+}
+
 TEST(PaSystem, MatchesTheAssembledSystemFloat)
 {
     test::check_pa_system_against_assembly<float>(Executor::create_cpu(), test::PaTerms::diffusion);
 }
 
-TEST(PaSystem, RefusesRobinMixedMeshesAndSimplicesNamingTheFormat)
+TEST(PaSystem, RefusesMixedMeshesAndSimplicesNamingTheFormat)
 {
     const auto exec = Executor::create_cpu();
     ProblemSpec problem = test::pa_problem(2, test::PaTerms::diffusion);
@@ -84,18 +89,15 @@ TEST(PaSystem, RefusesRobinMixedMeshesAndSimplicesNamingTheFormat)
         }
     };
     expect_refusal(test::unit_box_mesh(ElementType::triangle, 2, 0.25), problem, "triangle");
-    ProblemSpec robin = problem;
-    robin.robin = {{"top", "2", "1"}};
-    expect_refusal(test::unit_box_mesh(ElementType::quadrilateral, 2, 0.25), robin, "robin");
 }
 
-TEST(PaSystem, IsAnOperatorLevelThatRunsOnOneRank)
+TEST(PaSystem, IsAnOperatorLevelThatRunsAcrossRanks)
 {
     const OperatorChoice choice = find_operator("pa");
     ASSERT_TRUE(choice.matrix_free());
-    EXPECT_FALSE(choice.level->across_ranks);
+    EXPECT_TRUE(choice.level->across_ranks());
     EXPECT_TRUE(choice.level->keeps_element_matrices_with(FormatOptions{}));  // pmg's from its factors
-    EXPECT_TRUE(find_operator("lma").level->across_ranks);
+    EXPECT_TRUE(find_operator("lma").level->across_ranks());
 }
 
 TEST(PaSystem, GivesPmgTheCoarseOperatorsOfTheElementMatrices)

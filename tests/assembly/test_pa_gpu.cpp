@@ -20,6 +20,13 @@ TEST(PaGpu, MatchesTheAssembledSystemWithTensorKappaConvectionAndReaction)
     test::check_pa_system_against_assembly<double>(Executor::create_cuda(0), test::PaTerms::all);
 }
 
+TEST(PaGpu, MatchesTheAssembledSystemWithRobinFacets)
+{
+    GPUFEM_REQUIRE_GPU();
+    test::check_pa_system_against_assembly<double>(Executor::create_cuda(0), test::PaTerms::robin);
+    test::check_pa_system_against_assembly<float>(Executor::create_cuda(0), test::PaTerms::robin);
+}
+
 TEST(PaGpu, MatchesTheAssembledSystemFloat)
 {
     GPUFEM_REQUIRE_GPU();

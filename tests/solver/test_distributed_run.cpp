@@ -303,6 +303,19 @@ TEST(DistributedRun, TheMatrixFreeFormatAppliesTheCellsWithGhostsAfterTheHalo)
                                 "cg", lma, {2, 3}, dir);
 }
 
+TEST(DistributedRun, SumFactorisationAppliesItsCellRangesBeforeAndAfterTheHalo)
+{
+    // pa across ranks: the part's cells ordered interior first, the two ranges of one operator
+    // applied before and after the halo; against the one-rank assembled run.
+    const std::string pa = "--set format=pa";
+    check_against_one_rank({"hexes_p3_pa", "{shape: unit_cube, size: 0.25}", 3, "cg",
+                            "  neumann: {top: \"1\", back: \"x - y\"}\n"},
+                           "left", pa, {2, 3, 4});
+    check_against_one_rank({"quads_p4_pa", "{shape: unit_square, size: 0.1}", 4, "bicgstab",
+                            "  convection: [2, 1]\n  c: 0.5\n  robin: {top: {h: \"2 + x\", u_inf: 1}}\n"},
+                           "left", pa, {3});
+}
+
 /// The case c with AMG (more_args: further overrides) on one rank and on each of rank_counts:
 /// the same solution to the tolerance's accuracy, and the iterations of one rank within 2 or
 /// share of them, although each rank aggregates only its own rows.
@@ -544,6 +557,9 @@ TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
     check_against_one_rank({"tets_p2_lma_cuda", "{shape: unit_cube, elements: tetrahedron, size: 0.15}", 2, "cg",
                             "  neumann: {top: \"1\"}\n"},
                            "left", "--backend cuda --set format=lma", {2, 3});
+    // Sum factorisation's two cell ranges on the device.
+    check_against_one_rank({"hexes_p3_pa_cuda", "{shape: unit_cube, size: 0.2}", 3, "cg", "  neumann: {top: \"1\"}\n"},
+                           "left", "--backend cuda --set format=pa", {2, 3});
     // AMG's setup and cycle on the devices, with coarse levels split among the ranks too.
     check_amg_against_one_rank({"hexes_q1_amg_cuda", "{shape: unit_cube, size: 0.06}", 1},
                                "--backend cuda --set solver.amg.gather_rows=20", {2, 3}, 0.2);

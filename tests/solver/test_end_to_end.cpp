@@ -789,15 +789,21 @@ TEST(EndToEnd, EveryFormatGivesTheCsrSolution)
 TEST(EndToEnd, PartialAssemblyGivesTheCsrSolutionAndRefusesTriangles)
 {
     // format: pa through the whole run (its system, Jacobi and pmg, the output) on Q3
-    // quadrilaterals reaches csr's solution; a mesh of triangles exits 1 naming the format.
+    // quadrilaterals reaches csr's solution, also with a Robin side (pmg's coarse operators
+    // then from element matrices); a mesh of triangles exits 1 naming the format.
     test::TempDir dir;
     const auto file = dir.write("sine.yaml", sine_case);
-    for (const std::string preconditioner : {"jacobi", "pmg"}) {
+    const auto robin = dir.write("robin.yaml", "mesh: {shape: unit_square, size: 0.1}\nproblem:\n  kappa: \"1 + x*y\"\n"
+                                               "  f: 1\n  dirichlet: {left: y}\n  robin: {top: {h: \"2 + x\", u_inf: 3}}\n"
+                                               "solver: {tolerance: 1e-10}\n");
+    for (const auto& [preconditioner, case_file] :
+         std::vector<std::pair<std::string, std::filesystem::path>>{{"jacobi", file}, {"pmg", file}, {"pmg", robin}}) {
         const std::string set = " -q --set degree=3 --set mesh.size=0.1 --set solver.preconditioner=" + preconditioner;
-        const auto ref = dir.path() / ("csr_" + preconditioner);
-        const auto out = dir.path() / ("pa_" + preconditioner);
-        ASSERT_EQ(test::run_gpufem("run " + file.string() + set + " -o " + ref.string()).exit_code, 0);
-        const auto r = test::run_gpufem("run " + file.string() + set + " --set format=pa -o " + out.string());
+        const std::string name = case_file.stem().string() + "_" + preconditioner;
+        const auto ref = dir.path() / ("csr_" + name);
+        const auto out = dir.path() / ("pa_" + name);
+        ASSERT_EQ(test::run_gpufem("run " + case_file.string() + set + " -o " + ref.string()).exit_code, 0);
+        const auto r = test::run_gpufem("run " + case_file.string() + set + " --set format=pa -o " + out.string());
         ASSERT_EQ(r.exit_code, 0) << preconditioner << ":\n" << r.output;
         const auto cmp = test::run_gpufem("compare " + (ref / "result.vtu").string() + " " +
                                           (out / "result.vtu").string() + " --tolerance 1e-8");
