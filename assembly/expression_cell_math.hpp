@@ -104,14 +104,15 @@ GPUFEM_HOST_DEVICE inline void cell_error_sums_of(const ExprInstruction* program
     }
 }
 
+/// The most nodes a cell may have for cell_error_sums to keep them in registers (the larger
+/// cells take a warp each on the device).
+inline constexpr int largest_cell_in_registers = 10;
+
 /// Adds cell e's squared-error integrals to sums (l2, h1, l2_exact): at every point of the
 /// geometry's quadrature, the exact value and gradient (forward-mode differentiation) of
 /// program against u_h = sum_i u_i N_i and its gradient through the isoparametric map. The
 /// common small cells (P1-P2 triangles and tetrahedra, Q1-Q2 quadrilaterals, Q1 hexahedra)
 /// keep their nodes in registers; the others read them again at every point.
-inline constexpr int largest_cell_in_registers = 10;
-
-/// See above.
 template <int DIM, typename V>
 GPUFEM_HOST_DEVICE inline void cell_error_sums(const ExprInstruction* program,
                                                const ElementArgs<double>& g, long long e,

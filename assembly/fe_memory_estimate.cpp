@@ -129,9 +129,9 @@ double FeMemoryModel::system() const
 }
 
 /// The element matrices and data pmg's coarse operators are computed from (none when the
-/// operator gives them: the lma storage with cells in their own order, pa's factors). Otherwise stored as lma's symmetric variant
-/// (its values, interleaved connectivity, diagonal and the loads it writes), or cell-major in
-/// full with a convection term (and the loads).
+/// operator gives them: the lma storage with cells in their own order, pa's factors).
+/// Otherwise stored as lma's symmetric variant (its values, interleaved connectivity, diagonal
+/// and the loads it writes), or cell-major in full with a convection term (and the loads).
 double FeMemoryModel::element_matrices() const
 {
     if (c_.element_matrices_stored) return 0;

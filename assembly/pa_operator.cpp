@@ -82,9 +82,15 @@ void PaOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) 
 template <typename V>
 void PaOperator<V>::add_facets(V alpha, const V* x, V* y) const
 {
+    facet_action(alpha, x, y, false);
+}
+
+template <typename V>
+void PaOperator<V>::facet_action(V alpha, const V* x, V* y, bool dirichlet_columns) const
+{
     const std::uint8_t* mask = mask_.empty() ? nullptr : mask_.data();
     for (const RobinFacetBlock& block : robin_.blocks)
-        GPUFEM_DISPATCH(*exec_, add_facet_action(*exec_, facet_matrices(block), alpha, x, mask, false, y));
+        GPUFEM_DISPATCH(*exec_, add_facet_action(*exec_, facet_matrices(block), alpha, x, mask, dirichlet_columns, y));
 }
 
 template <typename V>
@@ -105,9 +111,10 @@ void PaOperator<V>::add_cells(V alpha, const V* x, V* y, index_type begin, index
 template <typename V>
 std::size_t PaOperator<V>::cell_bytes(index_type cells) const
 {
-    const auto n = static_cast<std::size_t>(cells);
-    const std::size_t npe = gmsh_of_lex_.size(), points = static_cast<std::size_t>(q1_) * q1_ * (dim_ == 3 ? q1_ : 1);
-    return n * (points * pa_point_components(dim_, lower_order_) * sizeof(V) + npe * (sizeof(index_type) + sizeof(V)));
+    const PaArgs<V> a = args();
+    const std::size_t points = pa_points_per_cell(a), npe = pa_nodes_per_cell(a);
+    return static_cast<std::size_t>(cells) *
+           (points * pa_point_components(dim_, lower_order_) * sizeof(V) + npe * (sizeof(index_type) + sizeof(V)));
 }
 
 template <typename V>
@@ -119,9 +126,7 @@ void PaOperator<V>::eliminate_dirichlet(const Array<V>& g, Array<V>& rhs) const
     const Executor& exec = *exec_;
     GPUFEM_DISPATCH(exec,
                     pa_apply_cells(exec, args(), 0, num_cells_, V(-1), g.data(), rhs.data(), PaColumns::dirichlet));
-    for (const RobinFacetBlock& block : robin_.blocks)
-        GPUFEM_DISPATCH(exec, add_facet_action(exec, facet_matrices(block), V(-1), g.data(), mask_.data(), true,
-                                               rhs.data()));
+    facet_action(V(-1), g.data(), rhs.data(), true);
     GPUFEM_DISPATCH(exec, lma_dirichlet_rows(exec, num_nodes_, mask_.data(), this->diagonal_.data(), g.data(),
                                              rhs.data()));
 }

@@ -78,6 +78,8 @@ protected:
 
 private:
     PaArgs<V> args() const;
+    /// y += alpha M_f x_f over the Robin facets, free rows, free (or the Dirichlet) columns.
+    void facet_action(V alpha, const V* x, V* y, bool dirichlet_columns) const;
 
     ExecPtr exec_;
     int dim_ = 0, p1_ = 0, q1_ = 0;

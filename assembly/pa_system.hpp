@@ -25,7 +25,8 @@ struct PaSystem {
 /// points, the loads, the Neumann load, the Robin facets' matrices and loads, and the
 /// Dirichlet elimination (assemble_poisson's system, to rounding). Throws
 /// std::invalid_argument naming the format for other cell types and mixed meshes, and naming
-/// the problem key on bad coefficients or unknown groups. adjust changes the Dirichlet data before the elimination (a rank's part).
+/// the problem key on bad coefficients or unknown groups. adjust changes the Dirichlet data
+/// before the elimination (a rank's part).
 template <typename V>
 PaSystem<V> assemble_pa_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
                                const DirichletAdjustment<V>& adjust = {});

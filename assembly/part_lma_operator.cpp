@@ -1,8 +1,7 @@
 #include "assembly/part_lma_operator.hpp"
 
-#include <algorithm>
+#include <memory>
 #include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "assembly/mixed_lma_operator.hpp"

@@ -178,16 +178,13 @@ struct BasisTables {
     std::vector<double> values, gradients;
 };
 
-/// Gmsh's tables (values, and gradients with dim components) of the Lagrange basis at points.
+/// Gmsh's tables (values, and gradients with dim components) of the Lagrange basis at points
+/// (dim coordinates each).
 BasisTables gmsh_lagrange_tables(ElementType type, int order, const std::vector<double>& points)
 {
     const int gmsh_type = basis_gmsh_type(type, order);  // checks the order
     const std::string context = "Lagrange basis of " + element_text(type, order);
     const std::size_t dim = static_cast<std::size_t>(element_dimension(type));
-    if (points.size() % dim != 0)
-        throw std::invalid_argument(context + ": " + std::to_string(points.size()) +
-                                    " point coordinates are not a multiple of the dimension " +
-                                    std::to_string(dim));
     const std::size_t count = points.size() / dim;
     const std::size_t n = static_cast<std::size_t>(lagrange_node_count(type, order));
     BasisTables out;
@@ -215,19 +212,17 @@ BasisTables gmsh_lagrange_tables(ElementType type, int order, const std::vector<
 void lagrange_basis(ElementType type, int order, const std::vector<double>& points,
                     std::vector<double>& values, std::vector<double>& gradients)
 {
+    const std::size_t dim = static_cast<std::size_t>(element_dimension(type));
+    if (points.size() % dim != 0)
+        throw std::invalid_argument("Lagrange basis of " + element_text(type, order) + ": " +
+                                    std::to_string(points.size()) +
+                                    " point coordinates are not a multiple of the dimension " + std::to_string(dim));
     if (type == ElementType::prism && order >= 2 && order <= 4) {
-        if (points.size() % 3 != 0)
-            throw std::invalid_argument("Lagrange basis of prisms: " + std::to_string(points.size()) +
-                                        " point coordinates are not a multiple of 3");
         prism_basis(order, points, values, gradients);
         return;
     }
     const bool box = type == ElementType::quadrilateral || type == ElementType::hexahedron;
     if (box && order >= 2 && order <= 4) {
-        if (points.size() % static_cast<std::size_t>(element_dimension(type)) != 0)
-            throw std::invalid_argument("Lagrange basis of " + element_text(type, order) + ": " +
-                                        std::to_string(points.size()) + " point coordinates are not a multiple of " +
-                                        std::to_string(element_dimension(type)));
         box_basis(type, order, points, values, gradients);
         return;
     }

@@ -16,6 +16,10 @@ namespace {
 
 using gpufem::cuda::block_size;
 using gpufem::cuda::grid_for;
+using gpufem::cuda::lane_index;
+using gpufem::cuda::warp_grid_for;
+using gpufem::cuda::warp_index;
+using gpufem::cuda::warp_sum;
 using gpufem::cuda::DeviceBuffer;
 using gpufem::cuda::FirstFailure;
 
@@ -73,9 +77,9 @@ __global__ void __launch_bounds__(block_size) warp_error_integrals_kernel(const 
                                                                           ElementArgs<double> g, const V* __restrict__ u,
                                                                           double* __restrict__ sums)
 {
-    const long long e = blockIdx.x * static_cast<long long>(block_size / 32) + threadIdx.x / 32;
+    const long long e = warp_index();
     if (e >= g.num_cells) return;  // the whole warp
-    const int lane = static_cast<int>(threadIdx.x % 32), npe = g.nodes_per_cell;
+    const int lane = lane_index(), npe = g.nodes_per_cell;
     const index_type* nodes = g.cells + e * npe;
     const auto x = [&](int i, int c) { return g.coordinates[3 * static_cast<long long>(nodes[i]) + c]; };
     const auto ui = [&](int i) { return static_cast<double>(u[nodes[i]]); };
@@ -84,9 +88,7 @@ __global__ void __launch_bounds__(block_size) warp_error_integrals_kernel(const 
         PointNodeSums point;
         add_point_node_sums<DIM>(g, npe, q, lane, 32, x, ui, point);
 #pragma unroll
-        for (int k = 0; k < PointNodeSums::count; ++k)
-            for (int offset = 16; offset > 0; offset /= 2)
-                point.v[k] += __shfl_xor_sync(0xffffffffu, point.v[k], offset);
+        for (int k = 0; k < PointNodeSums::count; ++k) point.v[k] = warp_sum(point.v[k]);
         add_point_error_terms<DIM>(program, g, q, point, s);
     }
     if (lane == 0)
@@ -151,8 +153,8 @@ ErrorSums error_integrals(const Executor& exec, const ExprInstruction* program,
     DeviceBuffer totals(exec, 3 * sizeof(double));
     dispatch_dimension(g.dim, [&]<int DIM>() {
         if (g.nodes_per_cell > largest_cell_in_registers)
-            warp_error_integrals_kernel<DIM><<<grid_for(static_cast<long long>(g.num_cells) * 32), block_size, 0,
-                                               stream>>>(program, g, u, sums.as<double>());
+            warp_error_integrals_kernel<DIM><<<warp_grid_for(g.num_cells), block_size, 0, stream>>>(
+                program, g, u, sums.as<double>());
         else
             error_integrals_kernel<DIM><<<grid_for(g.num_cells), block_size, 0, stream>>>(
                 program, g, u, sums.as<double>());

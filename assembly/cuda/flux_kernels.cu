@@ -7,29 +7,20 @@
 namespace gpufem::kernels::cuda {
 namespace {
 
-/// Cells per block of the flux kernels: a warp per cell, its lanes over the cell's points
-/// (125 at Q4: one thread per cell would leave the device mostly idle).
-constexpr int cells_per_block = block_size / 32;
-
-/// Grid of the warp-per-cell kernels for n cells.
-unsigned warp_grid(long long n) { return static_cast<unsigned>((n + cells_per_block - 1) / cells_per_block); }
-
-/// The warp's cell (threadIdx.x / 32 of the block's cells_per_block).
-__device__ inline long long warp_cell() { return blockIdx.x * static_cast<long long>(cells_per_block) + threadIdx.x / 32; }
-
+// The cell and node kernels give each cell a warp, its lanes over the cell's points (125 at
+// Q4: one thread per cell would leave the device mostly idle).
 template <int DIM, typename V>
 __global__ void __launch_bounds__(block_size) cell_kernel(ElementArgs<V> a, const V* __restrict__ u,
                                                           const index_type* __restrict__ cell_of, long long stride,
                                                           double* __restrict__ mean_flux, double* __restrict__ integrals)
 {
-    const long long e = warp_cell();
+    const long long e = warp_index();
     if (e >= a.num_cells) return;  // the whole warp
-    const int lane = static_cast<int>(threadIdx.x % 32);
+    const int lane = lane_index();
     double sums[cell_sum_count] = {};
     for (int q = lane; q < a.num_points; q += 32) add_point_sums<DIM>(a, static_cast<index_type>(e), q, u, sums);
 #pragma unroll
-    for (int k = 0; k < cell_sum_count; ++k)
-        for (int offset = 16; offset > 0; offset /= 2) sums[k] += __shfl_down_sync(0xffffffffu, sums[k], offset);
+    for (int k = 0; k < cell_sum_count; ++k) sums[k] = warp_sum(sums[k]);
     if (lane != 0) return;
     const long long m = cell_of ? cell_of[e] : e;
     write_cell_sums(sums, stride, mean_flux + m, integrals + m);
@@ -47,9 +38,9 @@ template <int DIM, typename V>
 __global__ void __launch_bounds__(block_size) node_kernel(ElementArgs<V> a, const V* __restrict__ u,
                                                           double* __restrict__ sum, double* __restrict__ weight)
 {
-    const long long e = warp_cell();
+    const long long e = warp_index();
     if (e >= a.num_cells) return;
-    for (int k = static_cast<int>(threadIdx.x % 32); k < a.num_points; k += 32) {
+    for (int k = lane_index(); k < a.num_points; k += 32) {
         const PointSolution p = point_flux<DIM>(a, static_cast<index_type>(e), k, u);
         const long long node = a.cells[e * a.nodes_per_cell + k];
         for (int d = 0; d < 3; ++d) atomicAdd(sum + 3 * node + d, p.measure * p.flux[d]);
@@ -90,7 +81,7 @@ void cell_flux_integrals(const Executor& exec, const ElementData<V>& data, const
     const ElementArgs<V> a = data.args();
     if (a.num_cells == 0) return;
     dispatch_dimension(a.dim, [&]<int DIM>() {
-        cell_kernel<DIM, V><<<warp_grid(a.num_cells), block_size, 0, stream_of(exec)>>>(a, u, cell_of, stride,
+        cell_kernel<DIM, V><<<warp_grid_for(a.num_cells), block_size, 0, stream_of(exec)>>>(a, u, cell_of, stride,
                                                                                      mean_flux, integrals);
     });
     GPUFEM_CUDA_CHECK(cudaGetLastError());
@@ -124,7 +115,7 @@ void node_flux_sums(const Executor& exec, const ElementData<V>& data, const V* u
     const ElementArgs<V> a = data.args();
     if (a.num_cells == 0) return;
     dispatch_dimension(a.dim, [&]<int DIM>() {
-        node_kernel<DIM, V><<<warp_grid(a.num_cells), block_size, 0, stream_of(exec)>>>(a, u, sum, weight);
+        node_kernel<DIM, V><<<warp_grid_for(a.num_cells), block_size, 0, stream_of(exec)>>>(a, u, sum, weight);
     });
     GPUFEM_CUDA_CHECK(cudaGetLastError());
 }

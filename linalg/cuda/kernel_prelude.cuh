@@ -21,7 +21,11 @@ namespace gpufem::kernels::cuda {
 using gpufem::cuda::block_size;
 using gpufem::cuda::DeviceBuffer;
 using gpufem::cuda::grid_for;
+using gpufem::cuda::lane_index;
 using gpufem::cuda::stream_of;
 using gpufem::cuda::thread_index;
+using gpufem::cuda::warp_grid_for;
+using gpufem::cuda::warp_index;
+using gpufem::cuda::warp_sum;
 
 }  // namespace gpufem::kernels::cuda
