@@ -13,6 +13,7 @@
 #include "assembly/pa_kernels.hpp"
 #include "assembly/pa_tensor_basis.hpp"
 #include "assembly/robin_data.hpp"
+#include "linalg/float_copy.hpp"
 #include "linalg/linear_operator.hpp"
 
 namespace gpufem {
@@ -20,9 +21,10 @@ namespace gpufem {
 /// A = sum_e P_e^T K_e P_e (+ the Robin facets' boundary mass matrices) applied by sum
 /// factorisation, Dirichlet nodes eliminated symmetrically (the operator of the assembled
 /// matrix after apply_dirichlet: masked rows and columns zero except a_ii). Its diagonal() is
-/// the assembled one (kept on Dirichlet rows).
+/// the assembled one (kept on Dirichlet rows). Gives a float copy of itself for a multigrid
+/// cycle in single precision.
 template <typename V>
-class PaOperator final : public LinearOperator<V> {
+class PaOperator final : public LinearOperator<V>, public FloatCopyable {
 public:
     /// From the element data of a box mesh (geometry, coefficients at the rule's points, on
     /// exec) and the element's tensor structure; dirichlet_mask: one byte per node, or
@@ -42,6 +44,9 @@ public:
     std::size_t spmv_min_bytes() const override;
     /// e.g. "degree=3 points=4^3 factors=6".
     std::string parameters() const override;
+    /// The operator with its factors, tables, diagonal and (double) Robin matrices copied in
+    /// float: half the bytes of a product for a float multigrid cycle.
+    std::unique_ptr<LinearOperator<float>> float_copy() const override;
 
     /// The eliminated right-hand side from the unconstrained one: on Dirichlet rows
     /// rhs_i = a_ii g_i; on the others rhs_i -= sum over Dirichlet j of a_ij g_j (the full
@@ -77,6 +82,13 @@ protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;
 
 private:
+    template <typename W>
+    friend class PaOperator;
+    struct InPrecision {};
+    /// A copy of from in V's precision (float_copy).
+    template <typename W>
+    PaOperator(const PaOperator<W>& from, InPrecision);
+
     PaArgs<V> args() const;
     /// y += alpha M_f x_f over the Robin facets, free rows, free (or the Dirichlet) columns.
     void facet_action(V alpha, const V* x, V* y, bool dirichlet_columns) const;

@@ -1,5 +1,6 @@
 #include "solver/preconditioners/multigrid_setup.hpp"
 
+#include "linalg/float_copy.hpp"
 #include "linalg/precision.hpp"
 #include "solver/case/case_file.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
@@ -23,14 +24,47 @@ PreconditionerEntry multigrid_entry(std::string name, std::string summary)
     return entry;
 }
 
+namespace {
+
+/// The float hierarchy of a system without an assembled matrix: the operator's float copy
+/// smoothed on, the given transfers and coarse operators rounded; null when the operator
+/// makes no float copy or there are no coarse operators.
+std::unique_ptr<FloatCycle> matrix_free_float_cycle(const PreconditionerSetup<double>& setup,
+                                                    const std::vector<Csr<double>>& transfers,
+                                                    const std::vector<Csr<double>>& coarse_operators)
+{
+    if (coarse_operators.empty()) return nullptr;
+    std::unique_ptr<LinearOperator<float>> fine = float_copy_of(setup.op);
+    if (!fine) return nullptr;
+    std::vector<Csr<float>> rounded_transfers, rounded_operators;
+    for (const Csr<double>& p : transfers) rounded_transfers.push_back(rounded_to_float(p));
+    for (const Csr<double>& a : coarse_operators) rounded_operators.push_back(rounded_to_float(a));
+    auto inner = std::make_unique<AmgPreconditioner<float>>(*fine, setup.solver.amg, rounded_transfers,
+                                                            std::move(rounded_operators));
+    return std::make_unique<FloatCycle>(std::move(fine), std::move(inner));
+}
+
+}  // namespace
+
 SetUpPreconditioner<double> float_hierarchy(const char* name, const PreconditionerSetup<double>& setup,
-                                            const std::vector<Csr<double>>* transfers)
+                                            const std::vector<Csr<double>>* transfers,
+                                            std::vector<Csr<double>> coarse_operators)
 {
     const std::string key = fmt::format("solver.amg.precision: float (preconditioner {})", name);
     if (setup.distributed) throw std::invalid_argument(key + " runs on one process so far");
-    if (!setup.matrix)
-        throw std::invalid_argument(key + ": the float hierarchy is made from the assembled matrix, which this system "
-                                          "does not keep; name an assembled format (csr, ell, ...)");
+    if (!setup.matrix) {
+        return set_up_multigrid<double>(name, setup.op, nullptr, [&] {
+            SetUpPreconditioner<double> out;
+            if (transfers) out.preconditioner = matrix_free_float_cycle(setup, *transfers, coarse_operators);
+            coarse_operators.clear();
+            if (!out.preconditioner)
+                throw std::invalid_argument(key + ": the float hierarchy is made from the assembled matrix or from "
+                                                  "the operator's own copy in float (format pa with pmg), which this "
+                                                  "system does not have; name an assembled format (csr, ell, ...) "
+                                                  "or pa");
+            return out;
+        });
+    }
     return set_up_multigrid<double>(name, setup.op, setup.matrix, [&] {
         std::unique_ptr<LinearOperator<float>> fine = float_fine_operator(*setup.matrix);
         std::vector<Csr<float>> rounded;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <type_traits>
 
+#include "linalg/float_copy.hpp"
 #include "solver/case/case_file.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/distributed_amg.hpp"
@@ -33,10 +34,11 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
             out.preconditioner = std::make_unique<DistributedAmg<V>>(setup.op, *setup.distributed, setup.solver.amg);
             return std::move(out);
         });
-    // A float hierarchy (solver.amg.precision: float) is made from the assembled matrix only.
+    // A float hierarchy (solver.amg.precision: float) rounds the assembled matrix or, without
+    // one, the operator's float copy and these coarse operators (made in double).
     const bool in_float = std::is_same_v<V, double> && setup.solver.amg.precision == AmgPrecision::single;
     std::vector<Csr<V>> coarse_operators;
-    if (setup.coarse_from_elements && setup.disc && !in_float)
+    if (setup.coarse_from_elements && setup.disc && (!in_float || makes_float_copy(setup.op)))
         coarse_operators = timed_step(setup, out, "element_galerkin",
                                       [&] { return setup.disc->pmg_coarse_operators(exec, &setup.op); });
     std::vector<Csr<V>> transfers;
@@ -46,7 +48,7 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
         });
     if constexpr (std::is_same_v<V, double>)
         if (in_float) {
-            SetUpPreconditioner<double> made = float_hierarchy("pmg", setup, &transfers);
+            SetUpPreconditioner<double> made = float_hierarchy("pmg", setup, &transfers, std::move(coarse_operators));
             made.steps = std::move(out.steps);
             return made;
         }

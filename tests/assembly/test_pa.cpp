@@ -74,6 +74,11 @@ TEST(PaSystem, MatchesTheAssembledSystemFloat)
     test::check_pa_system_against_assembly<float>(Executor::create_cpu(), test::PaTerms::diffusion);
 }
 
+TEST(PaSystem, GivesAFloatCopyForAFloatMultigridCycle)
+{
+    test::check_pa_float_copy(Executor::create_cpu());
+}
+
 TEST(PaSystem, RefusesMixedMeshesAndSimplicesNamingTheFormat)
 {
     const auto exec = Executor::create_cpu();

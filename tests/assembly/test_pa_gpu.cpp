@@ -33,6 +33,12 @@ TEST(PaGpu, MatchesTheAssembledSystemFloat)
     test::check_pa_system_against_assembly<float>(Executor::create_cuda(0), test::PaTerms::all);
 }
 
+TEST(PaGpu, GivesAFloatCopyForAFloatMultigridCycle)
+{
+    GPUFEM_REQUIRE_GPU();
+    test::check_pa_float_copy(Executor::create_cuda(0));
+}
+
 TEST(PaGpu, EqualsTheCpuOperator)
 {
     GPUFEM_REQUIRE_GPU();

@@ -559,11 +559,13 @@ TEST(AmgGpu, AFloatCycleInADoubleSolveOnTheDeviceReachesTheCpuSolution)
     GPUFEM_REQUIRE_GPU();
     // solver.amg.precision: float on the device (the float copy of the matrix, its hierarchy,
     // the conversions in the merged CG's graph): the double tolerance met and the CPU's double
-    // solution reached, for amg and pmg.
-    for (const std::string preconditioner : {"amg", "pmg"}) {
+    // solution reached, for amg and pmg, and pmg on pa (the operator's float copy smooths).
+    for (const std::string variant : {"amg", "pmg", "pmg pa"}) {
+        const std::string preconditioner = variant.substr(0, 3);
         const std::string text = test::partial_dirichlet_case(
             "unit_cube", "hexahedron", 1.0 / 16, 2,
-            "solver: {preconditioner: " + preconditioner + ", tolerance: 1e-10, amg: {precision: float}}\n");
+            std::string(variant == "pmg pa" ? "format: pa\n" : "") + "solver: {preconditioner: " + preconditioner +
+                ", tolerance: 1e-10, amg: {precision: float}}\n");
         std::vector<double> solutions[2];
         int iterations[2] = {0, 0};
         for (int k = 0; k < 2; ++k) {
@@ -575,18 +577,18 @@ TEST(AmgGpu, AFloatCycleInADoubleSolveOnTheDeviceReachesTheCpuSolution)
             const auto disc = make_discretisation<double>(spec, mesh);
             const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
             const SystemSolution<double> solved = solve_system(system, spec.solver, disc.get());
-            ASSERT_TRUE(solved.result.converged()) << preconditioner << ": " << solved.result.message;
+            ASSERT_TRUE(solved.result.converged()) << variant << ": " << solved.result.message;
             if (k == 1) {
-                EXPECT_EQ(solved.preconditioner["precision"], "float") << preconditioner;
+                EXPECT_EQ(solved.preconditioner["precision"], "float") << variant;
                 // A cycle costs more than a product, even in float: the state is read after
                 // every iteration, so no batch of iterations runs past convergence.
-                EXPECT_GE(solved.result.host_reads, solved.result.iterations) << preconditioner;
+                EXPECT_GE(solved.result.host_reads, solved.result.iterations) << variant;
             }
             iterations[k] = solved.result.iterations;
             solutions[k] = solved.x.to_host();
         }
-        EXPECT_LE(iterations[1], iterations[0] + 2) << preconditioner;
-        EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8) << preconditioner;
+        EXPECT_LE(iterations[1], iterations[0] + 2) << variant;
+        EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8) << variant;
     }
 }
 

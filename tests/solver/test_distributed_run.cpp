@@ -201,18 +201,19 @@ void run_against_one_rank(const std::filesystem::path& file, std::string more_ar
 }
 
 /// The case file text on one rank and on each of rank_counts: the same solution and
-/// iterations (+-1 for CG; for BiCGSTAB, whose residual is not monotone, a sixth or 3).
+/// iterations (+-1 for CG; for BiCGSTAB, whose residual is not monotone, half or 3).
 /// dir: where the case file goes (its mesh files beside it).
 void check_text_against_one_rank(const std::string& name, const std::string& text, const std::string& method,
                                  const std::string& more_args, const std::vector<int>& rank_counts, TempDir& dir)
 {
     const auto file = dir.write(name + ".yaml", text);
     const auto check = [&](int ranks, const nlohmann::json& report, const std::filesystem::path& out, int iterations) {
-        // BiCGSTAB's residual is not monotone: the sums grouped by rank move its count (to 1e-12,
-        // on a convection problem, by up to about a fifth: 67 against 75 and 95 against 80
-        // seen); the solution is what must agree.
+        // BiCGSTAB's residual is not monotone and, at 1e-12, stalls near the rounding level: the
+        // sums grouped by rank move its count by up to about two fifths (67 against 75, 95
+        // against 80 and 107 against 77 seen on convection problems). A broken exchange shows as
+        // no convergence (the run fails) or as another solution; the solution must agree.
         EXPECT_NEAR(report["solver"]["iterations"].get<int>(), iterations,
-                    method == "cg" ? 1 : std::max(3, iterations / 4));
+                    method == "cg" ? 1 : std::max(3, iterations / 2));
         EXPECT_EQ(report["parallel"]["ranks"].get<int>(), ranks);
         EXPECT_LT(pieces_against_one_rank(dir.path() / "one", out), 1e-10);
         const nlohmann::json alone = read_json(dir.path() / "one" / "report.json");
