@@ -4,6 +4,7 @@
 
 #include "assembly/element_colouring.hpp"
 #include "linalg/blas1.hpp"
+#include "linalg/precision.hpp"
 
 namespace gpufem {
 
@@ -78,6 +79,32 @@ LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells,
     matrices_ = std::move(matrices.values);
     finish_setup(dirichlet_mask);
     exec->synchronize();
+}
+
+template <typename V>
+template <typename W>
+LmaOperator<V>::LmaOperator(const LmaOperator<W>& from, InPrecision)
+    : exec_(from.exec_), npe_(from.npe_), num_cells_(from.num_cells_), num_nodes_(from.num_nodes_),
+      stride_(from.stride_), options_(from.options_), kernel_(from.kernel_),
+      connectivity_(converted<index_type>(from.connectivity_)), matrices_(converted<V>(from.matrices_)),
+      mask_(converted<std::uint8_t>(from.mask_)), dirichlet_(converted<index_type>(from.dirichlet_)),
+      colour_begin_(from.colour_begin_), colour_end_(from.colour_end_)
+{
+    GPUFEM_DISPATCH(*exec_, lma_configure(*exec_, args(), kernel_));
+    this->diagonal_ = converted<V>(from.diagonal());
+    exec_->synchronize();
+}
+
+template <typename V>
+std::unique_ptr<LmaOperator<float>> LmaOperator<V>::lma_float_copy() const
+{
+    return std::unique_ptr<LmaOperator<float>>(new LmaOperator<float>(*this, typename LmaOperator<float>::InPrecision{}));
+}
+
+template <typename V>
+std::unique_ptr<LinearOperator<float>> LmaOperator<V>::float_copy() const
+{
+    return lma_float_copy();
 }
 
 template <typename V>

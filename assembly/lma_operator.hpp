@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "assembly/lma_kernels.hpp"
+#include "linalg/float_copy.hpp"
 #include "linalg/linear_operator.hpp"
 
 namespace gpufem {
@@ -36,7 +37,7 @@ struct InterleavedElementMatrices {
 /// assembled matrix after apply_dirichlet: masked rows and columns zero except a_ii). Its
 /// diagonal() is the assembled one, a_ii = sum_e K_e(i, i) (kept on Dirichlet rows too).
 template <typename V>
-class LmaOperator final : public LinearOperator<V> {
+class LmaOperator final : public LinearOperator<V>, public FloatCopyable {
 public:
     /// See make_lma_operator.
     LmaOperator(const ExecPtr& exec, const Array<index_type>& cells, int npe, index_type num_nodes,
@@ -59,6 +60,11 @@ public:
     std::size_t spmv_min_bytes() const override;
     /// e.g. "scatter=colour symmetric=no kernel=tile colours=4 npe=9".
     std::string parameters() const override;
+    /// The operator with its element matrices and diagonal rounded to float (the same cells,
+    /// order, kernel and Dirichlet nodes), for a float multigrid cycle.
+    std::unique_ptr<LinearOperator<float>> float_copy() const override;
+    /// float_copy as an LmaOperator (a mixed mesh's blocks).
+    std::unique_ptr<LmaOperator<float>> lma_float_copy() const;
 
     /// Number of colours (1 for the atomic variant).
     int num_colours() const { return static_cast<int>(colour_begin_.size()); }
@@ -86,6 +92,13 @@ protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;
 
 private:
+    template <typename W>
+    friend class LmaOperator;
+    struct InPrecision {};
+    /// A copy of from in V's precision (float_copy).
+    template <typename W>
+    LmaOperator(const LmaOperator<W>& from, InPrecision);
+
     LmaArgs<V> args() const;
     /// Sets num_cells_; throws on a connectivity or mask of the wrong size.
     void check_inputs(const Array<index_type>& cells, const Array<std::uint8_t>& dirichlet_mask);

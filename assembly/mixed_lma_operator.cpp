@@ -22,6 +22,15 @@ MixedLmaOperator<V>::MixedLmaOperator(std::vector<std::unique_ptr<LmaOperator<V>
 }
 
 template <typename V>
+std::unique_ptr<LinearOperator<float>> MixedLmaOperator<V>::float_copy() const
+{
+    std::vector<std::unique_ptr<LmaOperator<float>>> blocks;
+    for (const auto& block : blocks_) blocks.push_back(block->lma_float_copy());
+    Array<std::uint8_t> mask = mask_.empty() ? Array<std::uint8_t>() : mask_.clone_to(mask_.executor());
+    return std::make_unique<MixedLmaOperator<float>>(std::move(blocks), types_, std::move(mask));
+}
+
+template <typename V>
 std::size_t MixedLmaOperator<V>::bytes_stored() const
 {
     std::size_t bytes = this->diagonal_.bytes() + mask_.bytes();

@@ -16,7 +16,7 @@ namespace gpufem {
 /// P_e^T K_e P_e with the same Dirichlet mask): y = alpha A_1 x + beta y, then y += alpha A_b x
 /// for the others. Its diagonal is the blocks' sum, the assembled one.
 template <typename V>
-class MixedLmaOperator final : public LinearOperator<V> {
+class MixedLmaOperator final : public LinearOperator<V>, public FloatCopyable {
 public:
     /// blocks: at least one, equal sizes, one executor; types: each block's cell type (for
     /// parameters()); dirichlet_mask: the blocks' mask (one byte per node) or empty.
@@ -33,6 +33,9 @@ public:
     std::size_t spmv_min_bytes() const override;
     /// "tetrahedra: ...; prisms: ..." (each block's parameters).
     std::string parameters() const override;
+    /// Each block's float copy (LmaOperator::float_copy) in one operator, for a float
+    /// multigrid cycle.
+    std::unique_ptr<LinearOperator<float>> float_copy() const override;
     bool graph_capturable() const override;
     /// The blocks' operators, in the order given.
     const std::vector<std::unique_ptr<LmaOperator<V>>>& blocks() const { return blocks_; }

@@ -20,38 +20,14 @@ Array<V> table_on(const ExecPtr& exec, const std::vector<double>& table)
     return Array<V>::from_host(exec, std::vector<V>(table.begin(), table.end()));
 }
 
-/// A copy of from on its executor (empty when it is).
-template <typename T>
-Array<T> copied(const Array<T>& from)
-{
-    return from.empty() ? Array<T>() : from.clone_to(from.executor());
-}
-
-/// from in V's precision on its executor (rounded to float, or a plain copy).
-template <typename V, typename W>
-Array<V> in_precision(const Array<W>& from)
-{
-    if constexpr (std::is_same_v<V, W>) {
-        return copied(from);
-    } else if constexpr (std::is_same_v<V, float>) {
-        Array<float> out;
-        round_into(from, out);
-        return out;
-    } else {
-        Array<double> out;
-        widen_into(from, out);
-        return out;
-    }
-}
-
 /// A copy of the Robin facets (their matrices stay in double) on their executors.
 RobinFacets copy_of(const RobinFacets& from)
 {
     RobinFacets out;
     out.located = from.located;
     for (const RobinFacetBlock& block : from.blocks)
-        out.blocks.push_back({block.nodes_per_facet, copied(block.nodes), copied(block.matrices),
-                              copied(block.owner), copied(block.places)});
+        out.blocks.push_back({block.nodes_per_facet, converted<index_type>(block.nodes), converted<double>(block.matrices),
+                              converted<index_type>(block.owner), converted<index_type>(block.places)});
     return out;
 }
 
@@ -61,12 +37,12 @@ template <typename V>
 template <typename W>
 PaOperator<V>::PaOperator(const PaOperator<W>& from, InPrecision)
     : exec_(from.exec_), dim_(from.dim_), p1_(from.p1_), q1_(from.q1_), lower_order_(from.lower_order_),
-      num_cells_(from.num_cells_), num_nodes_(from.num_nodes_), nodes_(copied(from.nodes_)),
-      factors_(in_precision<V>(from.factors_)), basis_(in_precision<V>(from.basis_)),
-      derivative_(in_precision<V>(from.derivative_)), mask_(copied(from.mask_)),
-      dirichlet_(copied(from.dirichlet_)), gmsh_of_lex_(from.gmsh_of_lex_), robin_(copy_of(from.robin_))
+      num_cells_(from.num_cells_), num_nodes_(from.num_nodes_), nodes_(converted<index_type>(from.nodes_)),
+      factors_(converted<V>(from.factors_)), basis_(converted<V>(from.basis_)),
+      derivative_(converted<V>(from.derivative_)), mask_(converted<std::uint8_t>(from.mask_)),
+      dirichlet_(converted<index_type>(from.dirichlet_)), gmsh_of_lex_(from.gmsh_of_lex_), robin_(copy_of(from.robin_))
 {
-    this->diagonal_ = in_precision<V>(from.diagonal());
+    this->diagonal_ = converted<V>(from.diagonal());
     exec_->synchronize();
 }
 

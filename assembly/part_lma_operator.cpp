@@ -4,7 +4,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "assembly/mixed_lma_operator.hpp"
+#include "assembly/phase_clock.hpp"
 
 namespace gpufem {
 namespace {
@@ -74,16 +77,20 @@ PartMatrixFreeSystem<V> assemble_part_lma_system(const ExecPtr& exec, const Mesh
     if (options.scatter != LmaScatter::atomic)
         throw std::invalid_argument("assemble_part_lma_system: the atomic scatter only (a colour mixes the cells "
                                     "before and after the halo)");
+    StepLaps laps(*exec);
     index_type interior = 0;
     const Mesh ordered = interior_cells_first(mesh, owned, interior);
+    laps("cells ordered");
     std::vector<std::uint8_t> mask;
     const DirichletAdjustment<V> adjust = recorded_adjustment(owners_dirichlet, mask);
     LmaSystem<V> system = assemble_lma_system<V>(exec, ordered, problem, options, adjust);
+    laps("assembly");
     const std::shared_ptr<const LinearOperator<V>> whole(std::move(system.format.op));
 
     PartMatrixFreeSystem<V> out;
     std::vector<index_type> after;
     std::vector<BlockSlots<V>> blocks = split_slots(ordered, interior, owned, *whole, after);
+    laps("rows after the halo");
     PartCellBytes bytes;
     for (const BlockSlots<V>& b : blocks) {
         out.interior_cells += b.split;
@@ -100,7 +107,10 @@ PartMatrixFreeSystem<V> assemble_part_lma_system(const ExecPtr& exec, const Mesh
     };
     split_part_operator<V>(out, whole, apply, bytes, owned, mesh.num_nodes() - owned, owned_masked_rows(mask, owned),
                            after);
+    laps("split");
     keep_owned_rows(out, system.rhs, system.initial_guess, system.times, owned);
+    laps("owned rows kept");
+    spdlog::debug("the part's lma operator: {}", laps.text());
     return out;
 }
 

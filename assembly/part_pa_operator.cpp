@@ -4,8 +4,11 @@
 #include <memory>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "assembly/boundary_conditions.hpp"
 #include "assembly/pa_system.hpp"
+#include "assembly/phase_clock.hpp"
 
 namespace gpufem {
 namespace {
@@ -27,11 +30,14 @@ PartMatrixFreeSystem<V> assemble_part_pa_system(const ExecPtr& exec, const Mesh&
                                                 const ProblemSpec& problem,
                                                 const DirichletAdjustment<V>& owners_dirichlet)
 {
+    StepLaps laps(*exec);
     index_type interior = 0;
     const Mesh ordered = interior_cells_first(mesh, owned, interior);
+    laps("cells ordered");
     std::vector<std::uint8_t> mask;
     const DirichletAdjustment<V> adjust = recorded_adjustment(owners_dirichlet, mask);
     PaSystem<V> system = assemble_pa_system<V>(exec, ordered, problem, adjust);
+    laps("assembly");
     const std::shared_ptr<const PaOperator<V>> whole(std::move(system.op));
 
     PartMatrixFreeSystem<V> out;
@@ -48,9 +54,13 @@ PartMatrixFreeSystem<V> assemble_part_pa_system(const ExecPtr& exec, const Mesh&
     std::vector<index_type> after =
         owned_nodes_of_cells(ordered, owned, [interior](index_type c) { return c >= interior; });
     add_robin_rows(ordered, problem, owned, after);
+    laps("rows after the halo");
     split_part_operator<V>(out, whole, apply, bytes, owned, mesh.num_nodes() - owned, owned_masked_rows(mask, owned),
                            after);
+    laps("split");
     keep_owned_rows(out, system.rhs, system.initial_guess, system.times, owned);
+    laps("owned rows kept");
+    spdlog::debug("the part's pa operator: {}", laps.text());
     return out;
 }
 

@@ -1,6 +1,8 @@
 #include "assembly/part_system.hpp"
 
 #include <algorithm>
+#include <memory>
+#include <span>
 
 #include "assembly/lma_kernels.hpp"
 #include "linalg/array_prefix.hpp"
@@ -121,19 +123,47 @@ Mesh interior_cells_first(const Mesh& mesh, index_type owned, index_type& interi
     for (index_type c = 0; c < mesh.num_cells(); ++c) (holds_ghost(mesh, c, owned) ? later : order).push_back(c);
     interior = static_cast<index_type>(order.size());
     order.insert(order.end(), later.begin(), later.end());
-    Mesh out = mesh;
+    // Field by field: a copy of the whole Mesh copied its arrays element by element on one
+    // thread (76 ms for a part of 0.5M nodes on two cores), here the host's threads copy them.
+    Mesh out;
+    out.dim = mesh.dim;
+    out.cell_type = mesh.cell_type;
+    out.degree = mesh.degree;
+    out.nodes_per_cell = mesh.nodes_per_cell;
+    out.coordinates = HostVector<double>(mesh.coordinates.size());
+    const auto values = static_cast<long long>(mesh.coordinates.size());
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < values; ++i) out.coordinates[i] = mesh.coordinates[i];
     const auto npc = static_cast<std::size_t>(mesh.nodes_per_cell);
-    for (std::size_t k = 0; k < order.size(); ++k) {
-        const auto c = static_cast<std::size_t>(order[k]);
-        std::copy_n(&mesh.cells[c * npc], npc, &out.cells[k * npc]);
-        if (mesh.is_mixed()) out.cell_types[k] = mesh.cell_types[c];
-        if (!mesh.cell_group.empty()) out.cell_group[k] = mesh.cell_group[c];
+    const auto cells = static_cast<long long>(order.size());
+    out.cells = HostVector<index_type>(mesh.cells.size());
+#pragma omp parallel for schedule(static)
+    for (long long k = 0; k < cells; ++k)
+        std::copy_n(&mesh.cells[static_cast<std::size_t>(order[k]) * npc], npc, &out.cells[k * npc]);
+    if (mesh.is_mixed()) {
+        out.cell_types = HostVector<std::uint8_t>(order.size());
+        for (std::size_t k = 0; k < order.size(); ++k) out.cell_types[k] = mesh.cell_types[order[k]];
     }
+    if (!mesh.cell_group.empty()) {
+        out.cell_group.resize(order.size());
+        for (std::size_t k = 0; k < order.size(); ++k) out.cell_group[k] = mesh.cell_group[order[k]];
+    }
+    out.subdomains = mesh.subdomains;
+    out.boundaries = mesh.boundaries;
+    out.ignored_boundaries = mesh.ignored_boundaries;
     out.cell_fields = cell_fields_of(mesh.cell_fields, order);
-    out.device.reset();
-    out.generated_grid = {};
-    out.refined_from.reset();
-    return out;
+    out.source = mesh.source;
+    out.build_times = mesh.build_times;
+    if (mesh.device) {
+        // The device copy follows: the same coordinates (copied on the device), the cells in
+        // their new order, so that assembly uploads nothing from the host.
+        auto device = std::make_shared<MeshOnDevice>();
+        device->coordinates = mesh.device->coordinates.clone_to(mesh.device->coordinates.executor());
+        device->cells = Array<index_type>::from_host(mesh.device->cells.executor(),
+                                                     std::span<const index_type>(out.cells.data(), out.cells.size()));
+        out.device = std::move(device);
+    }
+    return out;  // no generated grid, no refinement parents: the cells are in another order
 }
 
 std::vector<index_type> owned_nodes_of_cells(const Mesh& mesh, index_type owned,

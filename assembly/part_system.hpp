@@ -83,8 +83,8 @@ void keep_owned_rows(PartMatrixFreeSystem<V>& out, const Array<V>& rhs, const Ar
 }
 
 /// The mesh with the cells whose nodes are all owned first, then the others (each group in
-/// its order); every per-cell array (types, groups, cell data) follows. interior: the first
-/// group's size.
+/// its order); every per-cell array (types, groups, cell data) and the device copy follow
+/// (the grid and refinement parents are dropped). interior: the first group's size.
 Mesh interior_cells_first(const Mesh& mesh, index_type owned, index_type& interior);
 
 /// The owned nodes (below owned) of the mesh's cells for which take(cell) holds, ascending.

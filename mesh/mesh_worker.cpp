@@ -318,7 +318,8 @@ std::string describe_exit(int status)
                     "than this machine has";
         else if (signal == SIGABRT || signal == SIGSEGV || signal == SIGBUS)
             text += ": Gmsh crashed, possibly out of memory (the worker may use at most the "
-                    "machine's physical memory)";
+                    "machine's physical memory), or in its meshing on several threads (try "
+                    "mesh.gmsh_threads: 1)";
         return text;
     }
     if (WIFEXITED(status)) return "ended with exit code " + std::to_string(WEXITSTATUS(status));

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <future>
 #include <stdexcept>
 
@@ -48,7 +49,9 @@ void queue_group(ncclComm_t comm, cudaStream_t stream, std::span<const ExchangeM
 /// as a multiprocessor frees up, rather than after the whole product queued beside them.
 class NcclOverlappedExchange final : public OverlappedExchange {
 public:
-    NcclOverlappedExchange(ncclComm_t comm, cudaStream_t main) : comm_(comm), main_(main)
+    /// comm: gives the communicator, asked for at the first start (so that making the
+    /// exchange does not wait for NCCL's join).
+    NcclOverlappedExchange(std::function<ncclComm_t()> comm, cudaStream_t main) : comm_(std::move(comm)), main_(main)
     {
         int least = 0, greatest = 0;
         GPUFEM_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
@@ -69,13 +72,13 @@ public:
     {
         GPUFEM_CUDA_CHECK(cudaEventRecord(fork_, main_));
         GPUFEM_CUDA_CHECK(cudaStreamWaitEvent(side_, fork_, 0));
-        queue_group(comm_, side_, sends, receives);
+        queue_group(comm_(), side_, sends, receives);
         GPUFEM_CUDA_CHECK(cudaEventRecord(join_, side_));
     }
     void finish() override { GPUFEM_CUDA_CHECK(cudaStreamWaitEvent(main_, join_, 0)); }
 
 private:
-    ncclComm_t comm_;
+    std::function<ncclComm_t()> comm_;
     cudaStream_t main_;
     cudaStream_t side_ = nullptr;
     cudaEvent_t fork_ = nullptr, join_ = nullptr;
@@ -89,8 +92,21 @@ private:
 struct NcclCommunicator::Handle {
     int device = 0;
     mutable std::shared_future<ncclComm_t> joining;
+    mutable bool used = false;
 
-    ncclComm_t comm() const { return joining.get(); }
+    /// The communicator; the first use logs how long it waited for the join (the phase it
+    /// falls in pays that time).
+    ncclComm_t comm() const
+    {
+        if (!used && joining.valid() && joining.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+            const auto start = std::chrono::steady_clock::now();
+            joining.wait();
+            spdlog::info("NCCL: the first exchange waited {:.3f} s for the ranks to join",
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        }
+        used = true;
+        return joining.get();
+    }
     ~Handle()
     {
         if (!joining.valid()) return;
@@ -151,7 +167,9 @@ void NcclCommunicator::exchange(const Executor& exec, std::span<const ExchangeMe
 std::unique_ptr<OverlappedExchange> NcclCommunicator::overlapped_exchange(const ExecPtr& exec) const
 {
     if (!exec->is_cuda()) return mpi_.overlapped_exchange(exec);
-    return std::make_unique<NcclOverlappedExchange>(handle_->comm(), stream_of(*exec, handle_->device));
+    const Handle* handle = handle_.get();
+    return std::make_unique<NcclOverlappedExchange>([handle] { return handle->comm(); },
+                                                    stream_of(*exec, handle_->device));
 }
 
 }  // namespace gpufem

@@ -363,8 +363,8 @@ std::string solver_settings_reference()
                            coarse levels, transfers and smoothers) and runs its cycle in single
                            precision inside the double Krylov method: half the bytes per cycle,
                            the solution still to the double tolerance (amg and pmg from an
-                           assembled format, or pmg with pa from pa's float copy; on one
-                           process)
+                           assembled format, or pmg with pa or lma from the operator's float
+                           copy; on one process)
 )REF";
 }
 

@@ -68,7 +68,7 @@ struct AmgOptions {
     /// coarse solve, AmgX's consolidation); the levels above it stay distributed.
     int gather_rows = 200000;
     /// double: as the system; float: the whole cycle in single precision inside the double
-    /// Krylov method (amg and pmg on one process, from an assembled matrix; pmg also from pa).
+    /// Krylov method (amg and pmg on one process, from an assembled matrix; pmg also from pa or lma).
     AmgPrecision precision = AmgPrecision::same;
     /// Lanczos (Jacobi-preconditioned CG) steps of the lambda_max estimate on each level.
     int eigen_steps = 15;

@@ -59,9 +59,9 @@ SetUpPreconditioner<double> float_hierarchy(const char* name, const Precondition
             coarse_operators.clear();
             if (!out.preconditioner)
                 throw std::invalid_argument(key + ": the float hierarchy is made from the assembled matrix or from "
-                                                  "the operator's own copy in float (format pa with pmg), which this "
-                                                  "system does not have; name an assembled format (csr, ell, ...) "
-                                                  "or pa");
+                                                  "the operator's own copy in float (pmg with pa or lma), which this "
+                                                  "system does not have; name an assembled format (csr, ell, ...), "
+                                                  "pa or lma");
             return out;
         });
     }

@@ -36,7 +36,7 @@ PreconditionerEntry multigrid_entry(std::string name, std::string summary);
 /// The hierarchy of a double system set up and cycled in float (solver.amg.precision:
 /// float): a float copy of setup.matrix as its fine level, transfers (pmg's interpolations in
 /// the operator's numbering; null for amg) rounded to float. Without the matrix, the
-/// operator's own float copy (a matrix-free format that makes one: pa) as the fine level and
+/// operator's own float copy (the matrix-free formats make one: pa, lma) as the fine level and
 /// coarse_operators (pmg's, from the element matrices, in double) rounded as the first coarse
 /// levels. Throws std::invalid_argument naming the key across ranks and where neither is there.
 SetUpPreconditioner<double> float_hierarchy(const char* name, const PreconditionerSetup<double>& setup,

@@ -115,10 +115,11 @@ Array<V> permuted(const Array<index_type>& permutation, const Array<V>& v, bool 
 
 /// The matrix-free system of the part, built by the level's part builder: the cells with
 /// owned nodes only applied while the halo moves, the cells with a ghost node after it
-/// (assembly/part_system.hpp).
+/// (assembly/part_system.hpp). Its halo through comm, the build's exchange through setup.
 template <typename V>
 DistributedSystem<V> matrix_free_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
-                                        const OperatorLevelEntry& level, const Communicator& comm)
+                                        const OperatorLevelEntry& level, const Communicator& comm,
+                                        const Communicator& setup)
 {
     DistributedSystem<V> out;
     const auto start = clock_type::now();
@@ -126,13 +127,15 @@ DistributedSystem<V> matrix_free_system(const ExecPtr& exec, const PartPayload& 
     if (!build) throw std::invalid_argument("format " + level.name + " runs on one rank only");
     PartMatrixFreeSystem<V> built =
         build(exec, part.part.mesh, part.numbering.layout.owned, spec.problem, spec.format_options,
-              [&](DirichletData<V>& here) { owners_dirichlet(part, comm, here); });
+              [&](DirichletData<V>& here) { owners_dirichlet(part, setup, here); });
     out.assembly_times = built.times;
     out.format_parameters = built.interior->parameters();
-    spdlog::info("operator of the part: {} cells before the halo, {} after it", built.interior_cells,
-                 built.boundary_cells);
+    const auto halo_start = clock_type::now();
     out.op = std::make_unique<DistributedOperator<V>>(std::move(built.interior), std::move(built.boundary),
                                                       part.halo, comm);
+    exec->synchronize();
+    spdlog::info("operator of the part: {} cells before the halo, {} after it (halo {:.3f} s)", built.interior_cells,
+                 built.boundary_cells, seconds_since(halo_start));
     out.rhs = std::move(built.rhs);
     out.initial_guess = std::move(built.initial_guess);
     out.dirichlet_rows = built.dirichlet_count;
@@ -198,15 +201,16 @@ DistributedSystem<V> from_owned_rows(const ExecPtr& exec, const PartPayload& par
 
 template <typename V>
 DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
-                                              const Communicator& comm)
+                                              const Communicator& comm, const Communicator* setup)
 {
+    const Communicator& setup_comm = setup ? *setup : comm;
     if (const OperatorChoice choice = find_operator(spec.format); choice.matrix_free())
-        return matrix_free_system<V>(exec, part, spec, *choice.level, comm);
+        return matrix_free_system<V>(exec, part, spec, *choice.level, comm, setup_comm);
     const LagrangeDiscretisation<V> disc(part.part.mesh, spec.problem);
     LinearSystem<V> system = disc.assemble(exec);
     exec->synchronize();
     const auto start = clock_type::now();
-    Csr<V> rows = owned_rows(exec, part, spec, comm, system);
+    Csr<V> rows = owned_rows(exec, part, spec, setup_comm, system);
     return from_owned_rows(exec, part, spec, comm, std::move(rows), system, start);
 }
 
@@ -233,7 +237,7 @@ Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v)
 
 #define GPUFEM_INSTANTIATE(V)                                                                                \
     template DistributedSystem<V> build_distributed_system(const ExecPtr&, const PartPayload&, const CaseSpec&, \
-                                                           const Communicator&);                            \
+                                                           const Communicator&, const Communicator*);       \
     template DistributedSystem<V> build_distributed_fv_system(const ExecPtr&, const PartPayload&, const CaseSpec&, \
                                                               const Communicator&,                           \
                                                               const FiniteVolumeDiscretisation<V>&);         \

@@ -44,9 +44,11 @@ struct DistributedSystem {
 
 /// The system of part (see the header comment) on exec, its halo through comm. The case's
 /// format stores the local block (its own reordering, if any, renumbers the owned unknowns).
+/// setup, when given, carries the build's one exchange (the ghosts' Dirichlet data from their
+/// owners) instead of comm: MPI there lets the build go on while NCCL is still joining.
 template <typename V>
 DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
-                                              const Communicator& comm);
+                                              const Communicator& comm, const Communicator* setup = nullptr);
 
 /// The finite-volume system of part (a share cut by assembly/fv_part.hpp) from disc, the
 /// discretisation of its mesh shared among the ranks (FiniteVolumeDiscretisation::

