@@ -27,6 +27,8 @@ struct MemoryChoices {
     bool element_pmg = false;     ///< the preconditioner's coarse operators come from the elements
     bool element_matrices_stored = false;  ///< the operator gives pmg's coarse operators (no copy)
     bool space_hierarchy = false; ///< the preconditioner asks for the discretisation's coarser spaces
+    /// A float multigrid cycle smooths with a float copy of the (matrix-free) operator.
+    bool float_operator_copy = false;
     double preconditioner_kept = 0;   ///< the preconditioner entry's memory: kept for the solve
     double preconditioner_setup = 0;  ///< and held at once by its setup
     bool write_solution = true;   ///< result.vtu is written

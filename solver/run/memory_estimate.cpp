@@ -175,6 +175,8 @@ MemoryChoices fe_choices(const CaseSpec& spec, const MeshCounts& mesh, MemoryEst
                                                         c.matrix_free || e.wide_offsets);
     c.element_matrices_stored = entry.level && entry.level->keeps_element_matrices_with(spec.format_options);
     c.keep_matrix = preconditioner.keeps_matrix(c.element_pmg) && !(entry.format && entry.format->keeps_csr);
+    c.float_operator_copy = c.matrix_free && c.element_pmg && spec.precision == Precision::float64 &&
+                            spec.solver.amg.precision == AmgPrecision::single;
     e.wide_refusal = wide_refusal(spec, e, c.element_pmg);
     e.assembles_csr = fe_assembles_csr(spec, entry, c.keep_matrix);
     e.csr_limit_advice = fe_csr_limit_advice;

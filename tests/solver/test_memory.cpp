@@ -172,6 +172,35 @@ backend: cpu
         }
 }
 
+TEST(MemoryEstimate, AFloatCycleCountsTheMatrixFreeOperatorsFloatCopy)
+{
+    // pmg in float on pa or lma keeps a float copy of the operator beside it: the solve's
+    // estimate grows by 0.55 of the operator's stored bytes (its values in half the bytes, its
+    // indices copied).
+    test::TempDir dir;
+    const auto file = dir.write("cube.yaml", R"yaml(
+mesh: {shape: unit_cube, elements: hexahedron, size: 0.125}
+degree: 3
+problem: {f: 1, dirichlet: {boundary: 0}}
+solver: {preconditioner: pmg, tolerance: 1e-8}
+backend: cpu
+)yaml");
+    for (const std::string format : {"pa", "lma"}) {
+        SCOPED_TRACE(format);
+        const nlohmann::json in_double = run_memory(dir, file, "--set format=" + format);
+        const nlohmann::json in_float = run_memory(dir, file, "--set format=" + format + " --set solver.amg.precision=float");
+        ASSERT_FALSE(in_double.is_null() || in_float.is_null());
+        EXPECT_EQ(in_float["solver"]["preconditioner_details"]["precision"], "float");
+        const double stored = in_double["memory"]["format_estimate"]["stored"].get<double>();
+        const auto solve = [](const nlohmann::json& r) {  // beside the process's own baseline
+            return r["memory"]["phases"]["solve"]["estimate"]["host"].get<double>() -
+                   r["memory"]["baseline_host"].get<double>();
+        };
+        EXPECT_GT(stored, 0);
+        EXPECT_NEAR(solve(in_float) - solve(in_double), 0.55 * stored, 0.05 * stored);
+    }
+}
+
 // A case far beyond the machine stops before anything is allocated or written, and says why.
 TEST(MemoryEstimate, ACaseThatCannotFitIsRefusedFirst)
 {
