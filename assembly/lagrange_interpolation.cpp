@@ -15,13 +15,16 @@ namespace gpufem {
 namespace {
 
 /// For each local node of the degree-k element: the local index of the degree-c node at the
-/// same reference point, or -1 (c divides k, so the degree-c nodes are among the degree-k ones).
+/// same lattice point, or -1 (c divides k, so the degree-c lattice is part of the degree-k
+/// one). Matched by the equispaced positions: a degree-c unknown sits on the mesh node of its
+/// lattice point (from degree 5 a GLL node, elsewhere than the degree-c node; the transfer
+/// still evaluates the degree-c basis where the degree-k nodes are).
 std::vector<int> coarse_local_nodes(ElementType type, int k, int c)
 {
     const int dim = element_dimension(type);
-    const std::vector<double> fine = lagrange_reference_nodes(type, k);
+    const std::vector<double> fine = equispaced_reference_nodes(type, k);
     const std::vector<double> coarse =
-        c == 1 ? reference_nodes(type) : lagrange_reference_nodes(type, c);
+        c == 1 ? reference_nodes(type) : equispaced_reference_nodes(type, c);
     const std::size_t nf = fine.size() / dim, nc = coarse.size() / dim;
     std::vector<int> match(nf, -1);
     for (std::size_t j = 0; j < nf; ++j)

@@ -1,7 +1,6 @@
 #include "assembly/pa_operator.hpp"
 
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 #include "assembly/lma_kernels.hpp"

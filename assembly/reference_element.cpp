@@ -27,8 +27,9 @@ ReferenceElement make_reference_element(ElementType type, int order, int quadrat
 
 ReferenceElement make_reference_element(ElementType type, int order, QuadratureRule rule)
 {
-    if (order < 1 || order > 4)
-        throw std::invalid_argument("make_reference_element: order must be 1..4 (got " +
+    if (order < 1 || order > max_lagrange_degree(type))
+        throw std::invalid_argument("make_reference_element: order of " + std::string(element_type_plural(type)) +
+                                    " must be 1.." + std::to_string(max_lagrange_degree(type)) + " (got " +
                                     std::to_string(order) + ")");
     ReferenceElement ref;
     ref.type = type;

@@ -1,6 +1,6 @@
 #pragma once
-// Reference elements of any order (P1-P4 simplices, Q1-Q4 boxes) tabulated at the points of a
-// quadrature rule.
+// Reference elements of any order (P1-P4 simplices, Q1-Q8 boxes, GLL nodes from Q5) tabulated
+// at the points of a quadrature rule.
 #include <vector>
 
 #include "assembly/quadrature.hpp"
@@ -28,7 +28,7 @@ struct ReferenceElement {
     int num_points() const { return rule.size(); }
 };
 
-/// Tabulates the Lagrange element of this shape and order (1..4) at a rule exact to
+/// Tabulates the Lagrange element of this shape and order (max_lagrange_degree) at a rule exact to
 /// quadrature_degree: order 1 from the hand-written lagrange1_basis, order >= 2 from the Gmsh
 /// basis (mesh/lagrange_basis.hpp).
 ReferenceElement make_reference_element(ElementType type, int order, int quadrature_degree);

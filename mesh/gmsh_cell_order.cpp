@@ -47,12 +47,16 @@ bool model_cells_take_any_order()
 
 int degree_geometry_order(const MeshSpec& spec)
 {
-    if (spec.gmsh_nodes) return spec.degree;
-    return spec.refine > 0 ? std::max(spec.degree, 2) : spec.degree;
+    const int degree = std::min(spec.degree, max_mesh_order);
+    if (spec.gmsh_nodes) return degree;
+    return spec.refine > 0 ? std::max(degree, 2) : degree;
 }
 
 GmshCellOrder gmsh_cell_order(const MeshSpec& spec, int file_order, const std::string& context)
 {
+    if (spec.gmsh_nodes && spec.degree > max_mesh_order)
+        throw MeshSourceError(context + ": gmsh_nodes places nodes of order 1 to " + std::to_string(max_mesh_order) +
+                              " (the degree is " + std::to_string(spec.degree) + "; leave gmsh_nodes out)");
     if (spec.gmsh_nodes) return {degree_geometry_order(spec), true};
     if (spec.file_order && file_order > 1 && model_cells_take_any_order()) return {file_order, false};
     if (spec.geometry_order == 0 && file_order <= 1 && !model_cells_take_any_order()) return {1, false};

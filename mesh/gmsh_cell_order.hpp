@@ -10,7 +10,8 @@
 
 namespace gpufem {
 
-/// Highest order of cells (and Lagrange degree) gpufem handles.
+/// Highest order of the cells gpufem reads or has Gmsh make (their geometry); higher degrees
+/// (boxes to max_element_degree) take their nodes from gpufem.
 inline constexpr int max_mesh_order = 4;
 
 /// The order of the cells Gmsh gives gpufem, and whether it came from the degree.

@@ -1,5 +1,6 @@
 #include "mesh/lagrange_basis.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -11,6 +12,7 @@
 #include <gmsh.h>
 
 #include "mesh/gmsh_element_types.hpp"
+#include "mesh/gll_points.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/shapes/cell_shape.hpp"
 
@@ -35,19 +37,27 @@ int basis_gmsh_type(ElementType type, int order)
     return gmsh_element_type(type, order);  // throws, naming the shape and order
 }
 
-/// The one-dimensional Lagrange polynomial of node l among order + 1 equispaced nodes of
-/// [-1, 1], and its derivative, at w.
-void line_lagrange(int order, int l, double w, double& value, double& derivative)
+/// The one-dimensional Lagrange polynomial of node l among `nodes` (positions on [-1, 1]), and
+/// its derivative, at w.
+void line_lagrange(const std::vector<double>& nodes, int l, double w, double& value, double& derivative)
 {
-    const auto node = [&](int i) { return -1.0 + 2.0 * i / order; };
+    const double at = nodes[static_cast<std::size_t>(l)];
     value = 1.0;
     derivative = 0.0;
-    for (int i = 0; i <= order; ++i) {
-        if (i == l) continue;
-        const double scale = 1.0 / (node(l) - node(i));
-        derivative = derivative * (w - node(i)) * scale + value * scale;
-        value *= (w - node(i)) * scale;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (static_cast<int>(i) == l) continue;
+        const double scale = 1.0 / (at - nodes[i]);
+        derivative = derivative * (w - nodes[i]) * scale + value * scale;
+        value *= (w - nodes[i]) * scale;
     }
+}
+
+/// The same among order + 1 equispaced nodes of [-1, 1].
+void line_lagrange(int order, int l, double w, double& value, double& derivative)
+{
+    std::vector<double> nodes(static_cast<std::size_t>(order + 1));
+    for (int i = 0; i <= order; ++i) nodes[static_cast<std::size_t>(i)] = -1.0 + 2.0 * i / order;
+    line_lagrange(nodes, l, w, value, derivative);
 }
 
 /// gpufem's prism of order >= 2 (Gmsh 4.8 has no prism basis above order 2): the 6 corners
@@ -117,25 +127,34 @@ void prism_basis(int order, const std::vector<double>& points, std::vector<doubl
         }
 }
 
-/// The quadrilateral's or hexahedron's basis of order >= 2: products of the line's Lagrange
-/// polynomials, each node's factors found from its reference coordinates (equispaced on
-/// [-1, 1] in Gmsh's node order). The same functions as Gmsh's, without its cost (it grows
-/// like the cube of the nodes: 40 ms for the Q4 hexahedron at its 125 points).
+/// The quadrilateral's or hexahedron's basis of order >= 2 (and the line's from degree 5):
+/// products of the line's Lagrange polynomials on line_node_positions(order), each node's
+/// factors found from its reference coordinates. Up to order 4 the same functions as Gmsh's,
+/// without its cost (it grows like the cube of the nodes: 40 ms for the Q4 hexahedron at its
+/// 125 points).
 void box_basis(ElementType type, int order, const std::vector<double>& points, std::vector<double>& values,
                std::vector<double>& gradients)
 {
     const std::size_t dim = static_cast<std::size_t>(element_dimension(type));
     const std::vector<double> nodes = lagrange_reference_nodes(type, order);
+    const std::vector<double> line_nodes = line_node_positions(order);
     const std::size_t n = nodes.size() / dim, count = points.size() / dim;
     std::vector<int> line_of(n * dim);  // each node's position on the line, per direction
-    for (std::size_t j = 0; j < n * dim; ++j) line_of[j] = static_cast<int>(std::lround((nodes[j] + 1.0) * order / 2.0));
+    for (std::size_t j = 0; j < n * dim; ++j) {
+        const auto nearest = std::min_element(line_nodes.begin(), line_nodes.end(), [&](double a, double b) {
+            return std::abs(a - nodes[j]) < std::abs(b - nodes[j]);
+        });
+        if (std::abs(*nearest - nodes[j]) > 1e-9)
+            throw std::logic_error("box_basis: a node of " + element_text(type, order) + " is off the line's nodes");
+        line_of[j] = static_cast<int>(nearest - line_nodes.begin());
+    }
     values.assign(count * n, 0.0);
     gradients.assign(dim * count * n, 0.0);
     std::vector<double> line(dim * (order + 1)), slope(dim * (order + 1));
     for (std::size_t p = 0; p < count; ++p) {
         for (std::size_t d = 0; d < dim; ++d)
             for (int l = 0; l <= order; ++l)
-                line_lagrange(order, l, points[dim * p + d], line[d * (order + 1) + l], slope[d * (order + 1) + l]);
+                line_lagrange(line_nodes, l, points[dim * p + d], line[d * (order + 1) + l], slope[d * (order + 1) + l]);
         for (std::size_t j = 0; j < n; ++j) {
             double value = 1.0, gradient[3] = {1.0, 1.0, 1.0};
             for (std::size_t d = 0; d < dim; ++d) {
@@ -222,7 +241,7 @@ void lagrange_basis(ElementType type, int order, const std::vector<double>& poin
         return;
     }
     const bool box = type == ElementType::quadrilateral || type == ElementType::hexahedron;
-    if (box && order >= 2 && order <= 4) {
+    if ((box && order >= 2 && order <= 4) || has_gll_nodes(type, order)) {
         box_basis(type, order, points, values, gradients);
         return;
     }
@@ -278,6 +297,16 @@ std::vector<double> gmsh_reference_nodes(ElementType type, int order)
 }  // namespace
 
 std::vector<double> lagrange_reference_nodes(ElementType type, int order)
+{
+    std::vector<double> nodes = equispaced_reference_nodes(type, order);
+    if (!has_gll_nodes(type, order)) return nodes;
+    // Equispaced node i of the line (-1 + 2 i / k) moves to GLL point i, on every axis.
+    const std::vector<double> line = gll_points(order + 1);
+    for (double& x : nodes) x = line[static_cast<std::size_t>(std::lround((x + 1.0) * order / 2.0))];
+    return nodes;
+}
+
+std::vector<double> equispaced_reference_nodes(ElementType type, int order)
 {
     // Asked for again and again (every mesh, every facet group): each shape and order is read
     // from Gmsh once per process.

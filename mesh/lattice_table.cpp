@@ -8,15 +8,20 @@
 #include <stdexcept>
 #include <string>
 
+#include "mesh/gll_points.hpp"
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/shapes/cell_shape.hpp"
 
 namespace gpufem {
 namespace {
 
-/// Highest order Gmsh's node order is read for; higher lattices (refinement of order 3-4
-/// meshes) are enumerated lexicographically, as only gpufem reads them.
+/// Highest order Gmsh's node order is read for (boxes: their highest degree); higher lattices
+/// (refinement of order 3-4 simplices, prisms and pyramids) are enumerated lexicographically,
+/// as only gpufem reads them.
 constexpr int highest_gmsh_order = 4;
+
+/// Whether the lattice of order m is in Gmsh's node order.
+bool gmsh_ordered(ElementType type, int m) { return m <= highest_gmsh_order || (cell_shape(type).box && m <= 8); }
 
 bool is_simplex(ElementType type) { return cell_shape(type).simplex; }
 
@@ -42,13 +47,13 @@ int lattice_coordinate(double x)
     return at;
 }
 
-/// The lattice points of order m in Gmsh's node order (m <= 4) or lexicographically.
+/// The lattice points of order m in Gmsh's node order (gmsh_ordered) or lexicographically.
 std::vector<std::array<int, 3>> lattice_points(ElementType type, int m)
 {
     const int dim = element_dimension(type);
     std::vector<std::array<int, 3>> points;
-    if (m <= highest_gmsh_order) {
-        const std::vector<double> reference = lagrange_reference_nodes(type, m);
+    if (gmsh_ordered(type, m)) {
+        const std::vector<double> reference = equispaced_reference_nodes(type, m);
         for (std::size_t q = 0; q < reference.size() / dim; ++q) {
             std::array<int, 3> at{0, 0, 0};
             for (int i = 0; i < dim; ++i) {
@@ -309,6 +314,25 @@ std::vector<double> lattice_reference_point(ElementType type, const std::array<i
         const double u = static_cast<double>(at[i]) / m;
         reference.push_back(unit_axis(type, i) ? u : 2.0 * u - 1.0);
     }
+    return reference;
+}
+
+std::vector<double> lattice_reference_nodes(ElementType type, int m)
+{
+    std::vector<double> nodes;
+    for (const auto& at : lattice_table(type, m).coordinates) {
+        const std::vector<double> u = lattice_reference_point(type, at, m);
+        nodes.insert(nodes.end(), u.begin(), u.end());
+    }
+    return nodes;
+}
+
+std::vector<double> element_reference_point(ElementType type, const std::array<int, 3>& at, int m)
+{
+    if (!has_gll_nodes(type, m)) return lattice_reference_point(type, at, m);
+    const std::vector<double> line = gll_points(m + 1);
+    std::vector<double> reference;
+    for (int i = 0; i < element_dimension(type); ++i) reference.push_back(line[static_cast<std::size_t>(at[i])]);
     return reference;
 }
 

@@ -26,14 +26,18 @@ const char* element_type_plural(ElementType type);
 int element_dimension(ElementType type);
 /// Number of nodes of the first-order shape.
 int element_node_count(ElementType type);
-/// Number of nodes of the complete Lagrange element of this shape and order (1..4):
+/// Number of nodes of the complete Lagrange element of this shape and order (1..8):
 /// (k+1)(k+2)/2, (k+1)^2, (k+1)(k+2)(k+3)/6, (k+1)^3, prisms (k+1)^2(k+2)/2, pyramids
 /// (k+1)(k+2)(2k+3)/6; lines k+1.
 int lagrange_node_count(ElementType type, int order);
 
-/// The highest Lagrange degree gpufem takes on a shape: 4, pyramids 2 (VTK has no Lagrange
-/// pyramid to write them above order 2).
+/// The highest Lagrange degree gpufem takes on a shape: lines, quadrilaterals and hexahedra 8
+/// (GLL nodes from degree 5, mesh/gll_points.hpp), simplices and prisms 4, pyramids 2 (VTK has
+/// no Lagrange pyramid to write them above order 2).
 int max_lagrange_degree(ElementType type);
+
+/// The highest Lagrange degree of any shape (max_lagrange_degree of the boxes).
+inline constexpr int max_element_degree = 8;
 
 /// A named physical group as defined in the Gmsh model.
 struct PhysicalGroup {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "linalg/array.hpp"
+#include "mesh/gll_points.hpp"
 #include "mesh/cell_fields.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/lagrange_basis.hpp"
@@ -62,18 +63,21 @@ struct MeshLattice {
 };
 
 /// The values of a mesh's order-g basis (g = degree, npc nodes) at the table's points
-/// ([q][j]); identity when the orders agree (a copy, bit for bit).
-std::vector<double> lattice_basis(ElementType type, int degree, int npc, const LatticeTable& table)
+/// ([q][j]), placed as the nodes of the element of the table's order (element_nodes: GLL on
+/// boxes from degree 5) or equispaced (refinement); identity when they are the mesh's own
+/// nodes (a copy, bit for bit).
+std::vector<double> lattice_basis(ElementType type, int degree, int npc, const LatticeTable& table, bool element_nodes)
 {
     const std::size_t points = table.points.size();
     std::vector<double> values(points * npc, 0.0);
-    if (table.order == degree) {
+    if (table.order == degree && (element_nodes || !has_gll_nodes(type, degree))) {
         for (std::size_t q = 0; q < points; ++q) values[q * npc + q] = 1.0;
         return values;
     }
     std::vector<double> reference;
     for (const auto& at : table.coordinates) {
-        const std::vector<double> u = lattice_reference_point(type, at, table.order);
+        const std::vector<double> u = element_nodes ? element_reference_point(type, at, table.order)
+                                                    : lattice_reference_point(type, at, table.order);
         reference.insert(reference.end(), u.begin(), u.end());
     }
     std::vector<double> gradients;
@@ -117,7 +121,9 @@ std::vector<LatticeBlock> lattice_blocks(const Mesh& mesh, const index_type* cel
     return blocks;
 }
 
-MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec)
+/// The mesh's lattice of order m, its points placed as the nodes of the order-m element
+/// (element_nodes: with_degree) or equispaced in each cell (refinement).
+MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool element_nodes = false)
 {
     MeshLattice lattice;
     lattice.order = m;
@@ -234,7 +240,7 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec)
         // A mixed mesh's rows are of order 1 (check_input).
         const int degree = mesh.is_mixed() ? 1 : mesh.degree;
         const Array<double> basis = Array<double>::from_host(
-            exec, lattice_basis(block.type, degree, block.view.nodes_per_cell, *block.table));
+            exec, lattice_basis(block.type, degree, block.view.nodes_per_cell, *block.table, element_nodes));
         block.lattice_cells = Array<index_type>(exec, static_cast<std::size_t>(block.view.num_cells) * points);
         // The vertices' positions are copied from their nodes once (the first block).
         GPUFEM_DISPATCH(*exec, fill_lattice(*exec, block.view, block.corners, block.shape->view, counts,
@@ -396,9 +402,11 @@ void check_input(const Mesh& mesh, const std::string& what)
             throw std::invalid_argument(what + ": mesh '" + mesh.source + "' of several cell types is not of order 1");
         return;
     }
-    if (mesh.degree < 1 || mesh.degree > 4 || element_dimension(mesh.cell_type) != mesh.dim ||
+    if (mesh.degree < 1 || mesh.degree > max_lagrange_degree(mesh.cell_type) ||
+        element_dimension(mesh.cell_type) != mesh.dim ||
         mesh.nodes_per_cell != lagrange_node_count(mesh.cell_type, mesh.degree))
-        throw std::invalid_argument(what + ": mesh '" + mesh.source + "' is not a mesh of complete Lagrange cells of order 1..4");
+        throw std::invalid_argument(what + ": mesh '" + mesh.source + "' is not a mesh of complete Lagrange cells of order 1.." +
+                                    std::to_string(max_lagrange_degree(mesh.cell_type)));
     if (mesh.first_order_only() && mesh.degree != 1)  // their facet groups are read at order 1
         throw std::invalid_argument(what + ": mesh '" + mesh.source + "' of " + mesh.describe_cells() +
                                     " is numbered and refined from order 1 only");
@@ -589,6 +597,9 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
 Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
 {
     check_input(mesh, "refine_uniformly");
+    if (mesh.degree >= first_gll_degree)  // the children's GLL nodes are not on the parent's lattice
+        throw std::invalid_argument("refine_uniformly: mesh '" + mesh.source + "' is of degree " +
+                                    std::to_string(mesh.degree) + "; refine at degree 1..4, then raise the degree");
     if (mesh.first_order_only()) return refine_by_blocks(mesh, exec, host);
     const int g = mesh.degree;
     const RefinementPattern& pattern = refinement_pattern(mesh.cell_type, g);
@@ -671,9 +682,14 @@ Mesh refine_uniformly(const Mesh& mesh, const ExecPtr& exec)
 Mesh with_degree(const Mesh& mesh, int degree, const ExecPtr& exec)
 {
     check_input(mesh, "with_degree");
-    if (degree < 1 || degree > 4)
-        throw std::invalid_argument("with_degree: degree " + std::to_string(degree) + " outside 1..4");
-    MeshLattice lattice = number_lattice(mesh, degree, exec);
+    for (int t = 0; t < element_type_count; ++t) {
+        const auto type = static_cast<ElementType>(t);
+        if (mesh.has_cells_of(type) && (degree < 1 || degree > max_lagrange_degree(type)))
+            throw std::invalid_argument("with_degree: degree " + std::to_string(degree) + " of " +
+                                        element_type_plural(type) + " outside 1.." +
+                                        std::to_string(max_lagrange_degree(type)));
+    }
+    MeshLattice lattice = number_lattice(mesh, degree, exec, true);
     Mesh out = derived_mesh(mesh, degree);
     out.cell_group = mesh.cell_group;
     out.cell_fields = mesh.cell_fields;

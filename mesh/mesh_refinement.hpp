@@ -17,10 +17,12 @@ namespace gpufem {
 /// whose facets are not faces of the cells moves to ignored_boundaries with the reason.
 Mesh refine_uniformly(const Mesh& mesh, const ExecPtr& exec);
 
-/// The mesh with cells of `degree` (1..4): its nodes are the lattice points of that degree,
-/// numbered from the topology and placed by each cell's map of the mesh's order g (degree ==
-/// g only renumbers; below g the geometry becomes that of degree-`degree` cells through
-/// those points). Boundary facets follow. Runs on `exec` as refine_uniformly.
+/// The mesh with cells of `degree` (1..4; lines, quadrilaterals and hexahedra 1..8): its
+/// nodes are the lattice points of that degree, numbered from the topology and placed by each
+/// cell's map of the mesh's order g at the degree-`degree` element's nodes (equispaced, GLL
+/// from degree 5 on boxes); degree == g only renumbers; below g the geometry becomes that of
+/// degree-`degree` cells through those points. Boundary facets follow. Runs on `exec` as
+/// refine_uniformly (which takes degrees 1..4 only).
 Mesh with_degree(const Mesh& mesh, int degree, const ExecPtr& exec);
 
 /// `refine` refinements, then the nodes of `degree` (with_degree) unless the mesh is already

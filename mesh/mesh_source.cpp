@@ -81,13 +81,13 @@ void refine_mesh(int refine, const std::string& context)
                       [] { gmsh::model::mesh::refine(); });
 }
 
-/// Throws unless the element order is one gpufem handles (1..4).
+/// Throws unless the element order is one gpufem handles (1..8; each shape's own limit is
+/// check_degree_for_cells').
 void check_order(int order, const std::string& context)
 {
-    if (order < 1 || order > max_mesh_order)
+    if (order < 1 || order > max_element_degree)
         throw MeshSourceError(context + ": element order must be between 1 and " +
-                              std::to_string(max_mesh_order) + " (got " + std::to_string(order) +
-                              ")");
+                              std::to_string(max_element_degree) + " (got " + std::to_string(order) + ")");
 }
 
 /// Refines with Gmsh (spec.gmsh_nodes only; gpufem refines every other mesh itself).
@@ -236,6 +236,10 @@ std::string checked_shape_source(const MeshSpec& spec, const ShapeRequest& reque
     const std::string source = described("shape " + request.shape, details);
     check_refine(spec.refine, source);
     check_order(spec.degree, source);
+    if (spec.degree > max_lagrange_degree(request.elements))
+        throw MeshSourceError(source + ": " + element_type_plural(request.elements) + " take degrees 1 to " +
+                              std::to_string(max_lagrange_degree(request.elements)) +
+                              " (degrees 5 to 8 are for quadrilaterals and hexahedra)");
     return source;
 }
 
@@ -335,8 +339,9 @@ void check_degree_for_cells(const Mesh& mesh, int degree)
         if (mesh.has_cells_of(type) && degree > max_lagrange_degree(type))
             throw MeshSourceError("mesh '" + mesh.source + "': its cells (" + mesh.describe_cells() + ") take degrees 1 to " +
                                   std::to_string(max_lagrange_degree(type)) + " (" + element_type_plural(type) +
-                                  "; VTK has no Lagrange pyramid to write higher ones), and problem.degree is " +
-                                  std::to_string(degree));
+                                  (type == ElementType::pyramid ? "; VTK has no Lagrange pyramid to write higher ones"
+                                                                : "; degrees 5 to 8 are for quadrilaterals and hexahedra") +
+                                  "), and the degree is " + std::to_string(degree));
     }
 }
 

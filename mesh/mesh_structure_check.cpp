@@ -29,7 +29,9 @@ void check_sizes(const Mesh& mesh)
     require(known_type(mesh.cell_type) && element_dimension(mesh.cell_type) == mesh.dim,
             "cell type " + std::to_string(static_cast<int>(mesh.cell_type)) + " does not fit dimension " +
                 std::to_string(mesh.dim));
-    require(mesh.degree >= 1 && mesh.degree <= 4, "cell order " + std::to_string(mesh.degree) + " (expected 1 to 4)");
+    const int highest = known_type(mesh.cell_type) ? max_lagrange_degree(mesh.cell_type) : 4;
+    require(mesh.degree >= 1 && mesh.degree <= highest,
+            "cell order " + std::to_string(mesh.degree) + " (expected 1 to " + std::to_string(highest) + ")");
     require(mesh.nodes_per_cell > 0 && mesh.cells.size() % static_cast<std::size_t>(mesh.nodes_per_cell) == 0,
             std::to_string(mesh.cells.size()) + " cell entries for " + std::to_string(mesh.nodes_per_cell) +
                 " nodes per cell");

@@ -19,6 +19,8 @@ struct StructuredGrid {
     long long boxes[3] = {1, 1, 1};         ///< boxes per axis of the bounding grid
     double origin[3] = {0.0, 0.0, 0.0};     ///< position of lattice point (0,0,0)
     bool notch = false;  ///< L-shape (2n x 2n boxes): the boxes with x >= n and y < n are out
+    /// From degree 5 (GLL nodes): the k + 1 nodes' positions along a box's edge, in [0, 1].
+    double gll_fractions[9] = {};
 
     /// Lattice steps per unit length.
     GPUFEM_HOST_DEVICE long long m() const { return k * n; }
@@ -74,10 +76,14 @@ struct StructuredGrid {
         p[1] = (index / nx) % ny;
         p[2] = index / (nx * ny);
     }
-    /// Position of lattice point p along an axis: origin + p / m (exact at the box corners).
+    /// Position of lattice point p along an axis: origin + p / m (exact at the box corners),
+    /// from degree 5 the GLL node's within its box.
     GPUFEM_HOST_DEVICE double position(int axis, long long p) const
     {
-        return axis < dim ? origin[axis] + static_cast<double>(p) / static_cast<double>(m()) : 0.0;
+        if (axis >= dim) return 0.0;
+        if (k < 5) return origin[axis] + static_cast<double>(p) / static_cast<double>(m());
+        const long long box = p / k;
+        return origin[axis] + (static_cast<double>(box) + gll_fractions[p % k]) / static_cast<double>(n);
     }
 };
 

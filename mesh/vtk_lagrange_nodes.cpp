@@ -17,6 +17,7 @@
 #include <vtkSmartPointer.h>
 
 #include "mesh/lagrange_basis.hpp"
+#include "mesh/lattice_table.hpp"
 #include "mesh/shapes/cell_shape.hpp"
 
 namespace gpufem {
@@ -54,12 +55,13 @@ std::vector<double> vtk_parametric_nodes(ElementType type, int n)
     return std::vector<double>(coordinates, coordinates + 3 * static_cast<std::size_t>(n));
 }
 
-/// Gmsh's reference node coordinates in VTK's parametric domain (3 per node): unchanged for
-/// simplices (both use the unit simplex), [-1,1]^d mapped to [0,1]^d for boxes and for the
-/// prism's height.
+/// The element's nodes, equispaced (Gmsh's up to order 4; a cell with GLL nodes is written
+/// interpolated to these, mesh/gll_output.hpp), in VTK's parametric domain (3 per node):
+/// unchanged for simplices (both use the unit simplex), [-1,1]^d mapped to [0,1]^d for boxes
+/// and for the prism's height.
 std::vector<double> gmsh_nodes_in_vtk_domain(ElementType type, int order)
 {
-    const std::vector<double> gmsh = lagrange_reference_nodes(type, order);
+    const std::vector<double> gmsh = lattice_reference_nodes(type, order);
     const ShapeTraits& shape = cell_shape(type);
     const std::size_t dim = static_cast<std::size_t>(shape.dim);
     const std::size_t n = gmsh.size() / dim;

@@ -36,6 +36,7 @@
 
 #include "mesh/shapes/cell_shape.hpp"
 #include "linalg/write_errors.hpp"
+#include "mesh/gll_output.hpp"
 #include "mesh/vtk_lagrange_nodes.hpp"
 #include "mesh/vtu_lz4_writer.hpp"
 
@@ -45,9 +46,9 @@ namespace {
 /// Throws std::invalid_argument if the mesh's arrays are inconsistent.
 void check_mesh(const Mesh& mesh)
 {
-    if (mesh.degree < 1 || mesh.degree > 4)
-        throw std::invalid_argument("write_vtu: mesh '" + mesh.source + "' has order " +
-                                    std::to_string(mesh.degree) + " (valid: 1 to 4)");
+    if (mesh.degree < 1 || mesh.degree > max_lagrange_degree(mesh.cell_type))
+        throw std::invalid_argument("write_vtu: mesh '" + mesh.source + "' has order " + std::to_string(mesh.degree) +
+                                    " (valid: 1 to " + std::to_string(max_lagrange_degree(mesh.cell_type)) + ")");
     if (!mesh.is_mixed() && mesh.nodes_per_cell != lagrange_node_count(mesh.cell_type, mesh.degree))
         throw std::invalid_argument("write_vtu: mesh '" + mesh.source + "' has " +
                                     std::to_string(mesh.nodes_per_cell) + " nodes per " +
@@ -385,10 +386,13 @@ void write_vtu_field_early(VtuLz4Prewrite& prewrite, const Mesh& mesh, const Mes
     prewrite.write_added(lz4_narrowed(fields, {}));
 }
 
-void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
-               const std::vector<MeshField>& point_fields,
-               const std::vector<MeshField>& cell_fields, VtuCompression compression,
-               const std::function<void(double)>& on_progress, VtuLz4Prewrite* prewrite)
+namespace {
+
+/// write_vtu with the mesh's nodes taken as VTK's (equispaced) Lagrange nodes.
+void write_vtu_as_given(const std::filesystem::path& path, const Mesh& mesh,
+                        const std::vector<MeshField>& point_fields, const std::vector<MeshField>& cell_fields,
+                        VtuCompression compression, const std::function<void(double)>& on_progress,
+                        VtuLz4Prewrite* prewrite)
 {
     namespace fs = std::filesystem;
     // With a prewrite its thread has checked the mesh (an error is rethrown by its grid()).
@@ -464,6 +468,22 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
         throw std::runtime_error(vtk_write_error(path, code));
     }
     rename_into_place(temporary, path);
+}
+
+}  // namespace
+
+void write_vtu(const std::filesystem::path& path, const Mesh& mesh, const std::vector<MeshField>& point_fields,
+               const std::vector<MeshField>& cell_fields, VtuCompression compression,
+               const std::function<void(double)>& on_progress, VtuLz4Prewrite* prewrite)
+{
+    if (!mesh_has_gll_nodes(mesh)) {
+        write_vtu_as_given(path, mesh, point_fields, cell_fields, compression, on_progress, prewrite);
+        return;
+    }
+    // VTK's Lagrange cells have equispaced nodes.
+    if (prewrite) throw std::logic_error("write_vtu: a mesh with GLL nodes is not prewritten");
+    const EquispacedOutput out = equispaced_output(mesh, point_fields);
+    write_vtu_as_given(path, out.mesh, out.point_fields, cell_fields, compression, on_progress, nullptr);
 }
 
 }  // namespace gpufem

@@ -55,9 +55,11 @@ inline constexpr std::array<EnumName<VtuCompression>, 3> vtu_compression_names{
 std::filesystem::path vtu_temporary_path(const std::filesystem::path& path);
 
 /// Writes mesh + fields to a .vtu file (binary appended, compressed as asked). First-order
-/// meshes are written as linear VTK cells; meshes of order 2..4 as VTK Lagrange cells
+/// meshes are written as linear VTK cells; meshes of order 2..8 as VTK Lagrange cells
 /// (VTK_LAGRANGE_TRIANGLE, _QUADRILATERAL, _TETRAHEDRON, _HEXAHEDRON) with the nodes of each
-/// cell permuted from Gmsh's order to VTK's, so ParaView shows the high-order field. The cell data
+/// cell permuted from Gmsh's order to VTK's, so ParaView shows the high-order field; cells
+/// with GLL nodes (degree 5..8) through equispaced_output (mesh/gll_output.hpp), without a
+/// prewrite. The cell data
 /// 'group' (Int32, each cell's physical tag) is always written. Field sizes are checked
 /// (num_nodes / num_cells values). The file is written under a temporary name in the same
 /// folder and renamed, so a failure leaves no partial file.

@@ -79,7 +79,8 @@ void launch_element_galerkin(const Executor& exec, index_type cells, int npe, in
     const std::size_t per_cell = static_cast<std::size_t>(npe) * ncl * sizeof(V) + npe;
     if (per_cell > shared_limit)
         throw std::invalid_argument("element Galerkin product: an element of " + std::to_string(npe) +
-                                    " nodes needs more shared memory than a block has");
+                                    " nodes needs more shared memory than a block has (format pa computes pmg's coarse operators "
+                                    "from its factors at every degree)");
     const int per_block = static_cast<int>(std::max<std::size_t>(
         1, std::min<std::size_t>(shared_limit / per_cell, 1024 / (static_cast<std::size_t>(npe) * ncl))));
     const std::int64_t blocks = (static_cast<std::int64_t>(cells) + per_block - 1) / per_block;

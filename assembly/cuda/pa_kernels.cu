@@ -2,6 +2,7 @@
 // quadrature point) and packs several cells into a block of about 256 threads; the 1D tables
 // and the cells' intermediate arrays live in shared memory, each contraction is one step in
 // which a thread forms one output entry, and the steps are separated by block barriers.
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -342,10 +343,11 @@ __global__ void __launch_bounds__(cells_per_block<DIM, Q> * points_of<DIM, Q>)
 }
 
 /// p-multigrid's coarse operator of one cell per block (see pa_element_galerkin): K~_e P
-/// column by column into shared memory (kp, dynamic: ncl x nodes), then P^T (K~_e P).
+/// column by column into shared memory (kp, dynamic: `chunk` columns x nodes at a time), then
+/// those columns of P^T (K~_e P).
 template <int DIM, int P, int Q, bool LOWER, typename V>
 __global__ void __launch_bounds__(points_of<DIM, Q>)
-    galerkin_kernel(PaArgs<V> a, int ncl, const V* __restrict__ p, CellCoarsening coarsening,
+    galerkin_kernel(PaArgs<V> a, int ncl, int chunk, const V* __restrict__ p, CellCoarsening coarsening,
                     const index_type* __restrict__ cell_to_csr, V* values)
 {
     constexpr int T = points_of<DIM, Q>, N = DIM == 2 ? P * P : P * P * P;
@@ -362,18 +364,23 @@ __global__ void __launch_bounds__(points_of<DIM, Q>)
     const index_type stored = is_node ? a.nodes[static_cast<long long>(e) * N + l] : -1;
     const V* pe = p + static_cast<long long>(coarsening.child_of(e)) * N * ncl;
     const V diagonal = is_node && stored < 0 ? pa::cell_diagonal(a, e, l) : V(0);
-    for (int column = 0; column < ncl; ++column) {
-        const V u = is_node && stored >= 0 ? pe[l * ncl + column] : V(0);
-        const V y = cell_action<DIM, P, Q, LOWER>(a, e, r, true, u, sB, sD, buffers);
-        if (is_node) kp[column * N + l] = stored < 0 ? diagonal * pe[l * ncl + column] : y;
-        __syncthreads();  // the next column's first step overwrites the buffers; kp complete
-    }
     const index_type* at = cell_to_csr + coarsening.coarse_cell(e) * ncl * ncl;
-    for (int m = r; m < ncl * ncl; m += T) {
-        const int i = m / ncl, j = m % ncl;
-        V sum = 0;
-        for (int n = 0; n < N; ++n) sum += pe[n * ncl + i] * kp[j * N + n];
-        atomicAdd(&values[at[m]], sum);
+    for (int first = 0; first < ncl; first += chunk) {
+        const int columns = min(chunk, ncl - first);
+        for (int k = 0; k < columns; ++k) {
+            const int column = first + k;
+            const V u = is_node && stored >= 0 ? pe[l * ncl + column] : V(0);
+            const V y = cell_action<DIM, P, Q, LOWER>(a, e, r, true, u, sB, sD, buffers);
+            if (is_node) kp[k * N + l] = stored < 0 ? diagonal * pe[l * ncl + column] : y;
+            __syncthreads();  // the next column's first step overwrites the buffers; kp complete
+        }
+        for (int m = r; m < ncl * columns; m += T) {
+            const int i = m / columns, k = m % columns;
+            V sum = 0;
+            for (int n = 0; n < N; ++n) sum += pe[n * ncl + i] * kp[k * N + n];
+            atomicAdd(&values[at[i * ncl + first + k]], sum);
+        }
+        __syncthreads();  // kp read before the next chunk overwrites it
     }
 }
 
@@ -391,6 +398,10 @@ void with_kernel_sizes(const PaArgs<V>& a, Fn&& fn)
         case 3: return fn.template operator()<DIM, 3, LOWER>();
         case 4: return fn.template operator()<DIM, 4, LOWER>();
         case 5: return fn.template operator()<DIM, 5, LOWER>();
+        case 6: return fn.template operator()<DIM, 6, LOWER>();
+        case 7: return fn.template operator()<DIM, 7, LOWER>();
+        case 8: return fn.template operator()<DIM, 8, LOWER>();
+        case 9: return fn.template operator()<DIM, 9, LOWER>();
         default: throw std::invalid_argument("format pa: no CUDA kernel for degree " + std::to_string(a.p1 - 1));
         }
     };
@@ -465,9 +476,27 @@ void pa_element_galerkin(const Executor& exec, const PaArgs<V>& a, int ncl, cons
 {
     if (a.cells == 0) return;
     with_kernel_sizes(a, [&]<int DIM, int P, bool LOWER>() {
-        const std::size_t shared = sizeof(V) * ncl * pa_nodes_per_cell(a);
-        galerkin_kernel<DIM, P, P, LOWER><<<a.cells, points_of<DIM, P>, shared, stream_of(exec)>>>(
-            a, ncl, p, coarsening, cell_to_csr, values);
+        // Every column of K~_e P at once where they fit beside the static buffers in the 48 KB
+        // a block has without opting in; else as many as the device lets a block opt in to
+        // (31 of 125 from degree 8 to 4 in 3D), the block then alone on its SM.
+        constexpr std::size_t static_bytes = sizeof(V) * (buffers_of<DIM> * points_of<DIM, P> + 2 * P * P);
+        const std::size_t column_bytes = sizeof(V) * pa_nodes_per_cell(a);
+        const auto kernel = galerkin_kernel<DIM, P, P, LOWER, V>;
+        std::size_t limit = 48 * 1024;
+        if (static_bytes + column_bytes * static_cast<std::size_t>(ncl) > limit) {
+            int device = 0, optin = 0;
+            GPUFEM_CUDA_CHECK(cudaGetDevice(&device));
+            GPUFEM_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+            limit = std::max(limit, static_cast<std::size_t>(optin));
+        }
+        const int chunk = static_cast<int>(
+            std::clamp<std::size_t>((limit - static_bytes) / column_bytes, 1, static_cast<std::size_t>(ncl)));
+        const std::size_t dynamic = chunk * column_bytes;
+        if (static_bytes + dynamic > 48 * 1024)  // the limit holds for both together
+            GPUFEM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   static_cast<int>(dynamic)));
+        kernel<<<a.cells, points_of<DIM, P>, dynamic, stream_of(exec)>>>(a, ncl, chunk, p, coarsening, cell_to_csr,
+                                                                         values);
         GPUFEM_CUDA_CHECK_LAUNCH();
     });
 }

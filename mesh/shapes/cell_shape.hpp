@@ -53,13 +53,14 @@ struct ShapeTraits {
     /// Every 2D face as corners in cyclic order, the 4th -1 for triangles: the sides of a 3D
     /// shape, the shape itself in 2D (a line has none).
     std::span<const std::array<int, 4>> faces;
-    std::array<int, 4> lagrange_nodes{};  ///< nodes of the complete Lagrange element, orders 1..4
-    int max_degree = 4;                   ///< the highest Lagrange degree gpufem takes
+    std::array<int, 8> lagrange_nodes{};  ///< nodes of the complete Lagrange element, orders 1..8
+    int max_degree = 4;                   ///< the highest Lagrange degree gpufem takes (boxes 8)
     LinearBasis linear_basis = nullptr;   ///< the first-order basis
     std::array<int, 4> gmsh_types{};      ///< MSH types read, orders 1..4 (-1: not read)
-    /// The MSH types whose Gmsh basis is the shape's Lagrange basis, orders 1..4 (-1: none;
-    /// the prism above order 1 has gpufem's own, mesh/lagrange_basis.cpp).
-    std::array<int, 4> gmsh_basis_types{};
+    /// The MSH types whose Gmsh node order (and up to order 4 basis) is the shape's Lagrange
+    /// element's, orders 1..8 (-1: none; the prism above order 1 has gpufem's own,
+    /// mesh/lagrange_basis.cpp; the boxes from order 5 have GLL nodes in Gmsh's order).
+    std::array<int, 8> gmsh_basis_types{};
     int vtk_type = 0;                       ///< VTK's first-order cell type
     std::span<const int> vtk_corner_order;  ///< VTK's point i is corner vtk_corner_order[i]
     int vtk_lagrange_type = -1;             ///< VTK's Lagrange cell type (-1: none)

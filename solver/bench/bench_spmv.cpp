@@ -27,12 +27,22 @@
 namespace gpufem {
 namespace {
 
+/// Whether every format asked for is matrix-free: the benchmark then assembles no matrix (at
+/// a high degree the matrix may not fit where the operator does) and has no csr reference.
+bool matrix_free_only(const SpmvBenchOptions& options, const FormatOptions& base, const ExecPtr& exec)
+{
+    const std::vector<BenchFormat> entries = bench_formats(options.formats, base, exec->backend());
+    return !options.csr_sweep && !options.staircase_sweep && !entries.empty() &&
+           std::all_of(entries.begin(), entries.end(), [](const BenchFormat& f) { return f.choice.matrix_free(); });
+}
+
 /// The benchmark's entries, csr first: it is the reference for correctness and the
-/// break-even count.
+/// break-even count (none when every format is matrix-free: the first is then the reference).
 std::vector<BenchFormat> bench_entries(const SpmvBenchOptions& options, const FormatOptions& base,
                                        const ExecPtr& exec)
 {
     std::vector<BenchFormat> entries = bench_formats(options.formats, base, exec->backend());
+    if (matrix_free_only(options, base, exec)) return entries;
     const FormatEntry& csr = baseline_format();
     std::stable_partition(entries.begin(), entries.end(),
                           [&](const BenchFormat& f) { return f.choice.format == &csr && f.label == csr.name; });
@@ -75,24 +85,29 @@ double max_relative_error(const std::vector<V>& y, const std::vector<V>& referen
     return scale > 0 ? diff / scale : diff;
 }
 
-/// Builds one entry and measures it into row. reference holds csr's y on xs[0]: the first
-/// entry (csr, is_reference) sets it; without it (csr failed) the error is NaN.
+/// Builds one entry and measures it into row. reference holds the first entry's y on xs[0]
+/// (csr's, or without an assembled matrix the first matrix-free format's): that entry
+/// (is_reference) sets it; without it (it failed) the error is NaN. matrix: the assembled
+/// matrix, null when every entry is matrix-free.
 template <typename V>
 void measure_format(const BenchFormat& entry, const SpmvBenchOptions& options, const ExecPtr& exec,
-                    const Discretisation<V>& disc, const Csr<V>& matrix,
+                    const Discretisation<V>& disc, const Csr<V>* matrix,
                     const std::vector<Array<V>>& xs, double copy_bw, bool is_reference,
                     std::vector<V>& reference, SpmvBenchRow& row)
 {
+    if (!entry.choice.matrix_free() && !matrix) throw std::logic_error("bench spmv: an assembled format without a matrix");
     const FormatBuild<V> built =
         entry.choice.matrix_free()
             ? std::move(build_system(exec, disc, entry.choice, entry.options).op)
-            : build_format<V>(*entry.choice.format, matrix.clone_to(exec), entry.options);
+            : build_format<V>(*entry.choice.format, matrix->clone_to(exec), entry.options);
+    const index_type rows = static_cast<index_type>(xs[0].size());
+    const double nnz = matrix ? static_cast<double>(matrix->nnz()) : 0.0;
     const LinearOperator<V>& op = *built.op;
     row.convert_seconds = built.convert_seconds;
     row.host_steps = built.host_steps;
     row.bytes_stored = op.bytes_stored();
     row.min_bytes = op.spmv_min_bytes();
-    Array<V> y(exec, matrix.rows);
+    Array<V> y(exec, rows);
     apply_in_original_order(built, V(1), xs[0], V(0), y);
     if (is_reference) {
         reference = y.to_host();
@@ -109,8 +124,8 @@ void measure_format(const BenchFormat& entry, const SpmvBenchOptions& options, c
     }
     row.median_seconds = median(timer->seconds());
     row.parameters = op.parameters();
-    row.gdofs = double(matrix.rows) / row.median_seconds * 1e-9;
-    row.gflops = 2.0 * matrix.nnz() / row.median_seconds * 1e-9;
+    row.gdofs = double(rows) / row.median_seconds * 1e-9;
+    row.gflops = 2.0 * nnz / row.median_seconds * 1e-9;
     row.band_gflops = 2.0 * double(bdia_band_entries(op)) / row.median_seconds * 1e-9;
     row.effective_gbps = row.min_bytes / row.median_seconds * 1e-9;
     row.percent_of_copy = 100.0 * row.min_bytes / row.median_seconds / copy_bw;
@@ -124,12 +139,14 @@ void compare_rows(std::vector<SpmvBenchRow>& rows)
     double cusparse_seconds = 0;
     for (const auto& r : rows)
         if (r.vendor_baseline && r.error.empty()) cusparse_seconds = r.median_seconds;
-    const double csr_seconds = rows.empty() || !rows.front().error.empty() ? 0 : rows.front().median_seconds;
+    // No csr row when every format is matrix-free: no break-even counts then.
+    const bool csr_first = !rows.empty() && !rows.front().matrix_free;
+    const double csr_seconds = !csr_first || !rows.front().error.empty() ? 0 : rows.front().median_seconds;
     for (std::size_t k = 0; k < rows.size(); ++k) {
         SpmvBenchRow& r = rows[k];
         if (!r.error.empty()) continue;
         if (cusparse_seconds > 0) r.speedup_vs_cusparse = cusparse_seconds / r.median_seconds;
-        if (k == 0) r.break_even_spmvs = 0;
+        if (k == 0 && csr_first) r.break_even_spmvs = 0;
         else if (r.median_seconds < csr_seconds)
             r.break_even_spmvs = r.convert_seconds / (csr_seconds - r.median_seconds);
     }
@@ -138,10 +155,11 @@ void compare_rows(std::vector<SpmvBenchRow>& rows)
 template <typename V>
 std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptions& options,
                                       const ExecPtr& exec, const Discretisation<V>& disc,
-                                      const Csr<V>& matrix, double copy_bw)
+                                      const Csr<V>* matrix, double copy_bw)
 {
     const std::vector<BenchFormat> entries = bench_entries(options, spec.format_options, exec);
-    const std::vector<Array<V>> xs = bench_inputs<V>(exec, matrix.cols);
+    const index_type n = matrix ? matrix->cols : disc.space().size();
+    const std::vector<Array<V>> xs = bench_inputs<V>(exec, n);
     std::vector<SpmvBenchRow> rows;
     std::vector<V> reference;
     for (const BenchFormat& entry : entries) {
@@ -149,7 +167,7 @@ std::vector<SpmvBenchRow> bench_typed(const CaseSpec& spec, const SpmvBenchOptio
         SpmvBenchRow row;
         row.degree = spec.mesh.degree;
         row.refine = spec.mesh.refine;
-        row.unknowns = matrix.rows;
+        row.unknowns = n;
         row.format = entry.label;
         row.matrix_free = entry.choice.matrix_free();
         row.vendor_baseline = entry.choice.format && entry.choice.format->vendor_baseline;
@@ -244,6 +262,11 @@ PointResults measure_point(const CaseSpec& spec, const SpmvBenchOptions& options
     PointResults out;
     const auto bench = [&]<typename V>(V) {
         const auto disc = make_discretisation<V>(spec, loaded);
+        if (matrix_free_only(options, spec.format_options, exec)) {
+            out.n = disc->space().size();
+            out.rows = bench_typed<V>(spec, options, exec, *disc, nullptr, copy_bw);
+            return;
+        }
         const LinearSystem<V> system = disc->assemble(exec);
         if (system.wide_matrix)
             throw std::runtime_error(fmt::format(
@@ -256,7 +279,7 @@ PointResults measure_point(const CaseSpec& spec, const SpmvBenchOptions& options
         else if (options.staircase_sweep)
             out.staircase = run_staircase_sweep<V>(system.matrix, options, copy_bw);
         else
-            out.rows = bench_typed<V>(spec, options, exec, *disc, system.matrix, copy_bw);
+            out.rows = bench_typed<V>(spec, options, exec, *disc, &system.matrix, copy_bw);
     };
     if (spec.precision == Precision::float32) {
         bench(float{});
@@ -315,11 +338,14 @@ std::vector<SpmvBenchRow> bench_point(const CaseSpec& spec, const SpmvBenchOptio
     const PointResults point = measure_point(spec, options, exec, loaded, copy_bw);
     const index_type n = point.n;
     const std::size_t nnz = point.nnz;
+    const std::string entries = nnz == 0 ? std::string("matrix-free formats only, no matrix assembled")
+                                         : fmt::format("{} non-zeros ({:.1f} per row)", nnz,
+                                                       double(nnz) / std::max<index_type>(n, 1));
     const std::string matrix_line = fmt::format(
-        "{} ({}), {}, {} rows, {} non-zeros ({:.1f} per row), {}, {} int32\n"
+        "{} ({}), {}, {} rows, {}, {}, {} int32\n"
         "device {}; copy bandwidth (read + write) {:.1f} GB/s",
-        spec.name, loaded.mesh.source, spec.matrix ? "external system" : fmt::format("degree {}", spec.mesh.degree), n, nnz, double(nnz) / std::max<index_type>(n, 1),
-        precision_name(spec.precision), backend, exec->device_name(), copy_bw * 1e-9);
+        spec.name, loaded.mesh.source, spec.matrix ? "external system" : fmt::format("degree {}", spec.mesh.degree), n,
+        entries, precision_name(spec.precision), backend, exec->device_name(), copy_bw * 1e-9);
     if (options.staircase_sweep) {
         write_staircase_sweep(point.staircase, "Staircase SELL experiments (Wikberg 2025): " + matrix_line + "\n",
                               point_settings(spec, exec, backend), folder);

@@ -708,7 +708,7 @@ void read_degree_and_problem(const CaseReader& reader, const std::vector<CaseVal
                              json& resolved)
 {
     if (const CaseValue* degree = find_entry(entries, "degree")) {
-        spec.degrees = reader.to_int_list(*degree, 1, 4);
+        spec.degrees = reader.to_int_list(*degree, 1, max_element_degree);
     }
     spec.mesh.degree = spec.degrees.front();
     if (spec.size_scales_with_degree) spec.mesh.size *= spec.mesh.degree;

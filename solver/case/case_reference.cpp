@@ -197,8 +197,10 @@ matrix:                    (map, instead of mesh) an external linear system A x 
 std::string problem_reference()
 {
     return R"REF(
-degree: 1                  (integer 1..4 or a list of them, default 1) polynomial degree of the
-                           Lagrange elements (P1-P4 on simplices, Q1-Q4 on boxes; isoparametric;
+degree: 1                  (integer 1..8 or a list of them, default 1) polynomial degree of the
+                           Lagrange elements (P1-P4 on simplices, Q1-Q8 on boxes, with GLL nodes
+                           from Q5, whose geometry is Gmsh's cells of order 4 at most;
+                           isoparametric;
                            the nodes numbered by gpufem from the mesh's vertices, edges, faces
                            and cells, placed by the cells' geometric maps, or on the grid of a
                            generated shape). A list ([1, 2, 3, 4]) runs every

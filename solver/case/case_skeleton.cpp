@@ -51,7 +51,7 @@ std::string mesh_block(const SkeletonMesh& mesh)
     out += line("  " + mesh.key + ": " + yaml_scalar(mesh.path), "relative to this file");
     if (mesh.key == "geo") out += line("  # size: 0.05", "the largest element size (default: the file's own)");
     out += line("  # refine: 1", "split every cell in 4 (2D) or 8 (3D) after meshing");
-    return out + line("degree: 1", "polynomial degree of the elements, 1 to 4");
+    return out + line("degree: 1", "polynomial degree of the elements, 1 to 4 (quadrilaterals, hexahedra: 8)");
 }
 
 /// kappa: one value per region when every cell lies in a named region, else one value.

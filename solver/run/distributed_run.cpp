@@ -24,6 +24,7 @@
 #include "mesh/mesh_partition.hpp"
 #include "mesh/shape_grid.hpp"
 #include "mesh/pvtu_writer.hpp"
+#include "mesh/gll_output.hpp"
 #include "mesh/vtk_writer.hpp"
 #include "solver/preconditioners/preconditioner_registry.hpp"
 #include "solver/run/distributed_fv.hpp"
@@ -372,7 +373,7 @@ public:
     {
         if (!spec.output.write_solution) return;
         file_ = outputs.stage(piece_file_name(group.host.rank()));
-        if (!group.exec->is_cuda() || compression_ != VtuCompression::lz4) return;
+        if (!group.exec->is_cuda() || compression_ != VtuCompression::lz4 || mesh_has_gll_nodes(part.part.mesh)) return;
         const int cores = static_cast<int>(std::thread::hardware_concurrency());
         const int share = std::max(1, cores / std::max(1, group.ranks_on_node));
         prewrite_ = start_vtu_prewrite(

@@ -14,6 +14,7 @@
 #include "linalg/host_memory.hpp"
 #include "linalg/matrix_market.hpp"
 #include "mesh/mesh_worker.hpp"
+#include "mesh/gll_output.hpp"
 #include "mesh/vtk_writer.hpp"
 #include "solver/run/float_range.hpp"
 #include "solver/run/memory_meter.hpp"
@@ -98,7 +99,7 @@ EarlyOutputs start_early_outputs(const CaseSpec& spec, const RunOptions& options
 {
     EarlyOutputs early;
     if (!exec.is_cuda() || !options.write_outputs || !spec.output.write_solution || spec.matrix ||
-        spec.output.compression != VtuCompression::lz4)
+        spec.output.compression != VtuCompression::lz4 || mesh_has_gll_nodes(mesh))
         return early;
     early.outputs = std::make_unique<StagedOutputs>(output_folder(spec, options));
     early.vtu = early.outputs->stage("result.vtu");

@@ -43,18 +43,24 @@ inline ProblemSpec pa_problem(int dim, PaTerms terms)
     return problem;
 }
 
-/// The unit box of this type and order (element size h; 0: 0.25 in 2D, 0.5 in 3D), its nodes
-/// moved by a multilinear map and, when curved, jittered (cells with curved sides from order 2).
+/// The highest order the tests run (GLL nodes from order 5).
+inline constexpr int pa_highest_order = 8;
+
+/// The unit box of this type and order (element size h; 0: 0.25 in 2D, 0.5 in 3D, one cell
+/// in 3D from order 6, whose assembled element matrices have 343^2 to 729^2 entries), its
+/// nodes moved by a multilinear map and, when curved, jittered (cells with curved sides from
+/// order 2).
 inline Mesh pa_mesh(ElementType type, int order, bool curved, unsigned seed, double h = 0)
 {
-    Mesh mesh = unit_box_mesh(type, order, h > 0 ? h : element_dimension(type) == 2 ? 0.25 : 0.5);
+    if (h <= 0) h = element_dimension(type) == 2 ? 0.25 : order >= 6 ? 1.0 : 0.5;
+    Mesh mesh = unit_box_mesh(type, order, h);
     map_multilinearly(mesh);
     if (curved) jitter_nodes(mesh, 0.02 / order, seed);
     return mesh;
 }
 
 /// assemble_pa_system against assemble_poisson on exec for quadrilaterals and hexahedra of
-/// orders 1..4, straight and curved: same rhs and initial guess to rounding, same Dirichlet
+/// orders 1..8, straight and curved: same rhs and initial guess to rounding, same Dirichlet
 /// count, the diagonal equal to the eliminated matrix's, and y = alpha A x + beta y equal to
 /// the CSR SpMV's for random x and y.
 template <typename V>
@@ -64,7 +70,7 @@ void check_pa_system_against_assembly(const ExecPtr& exec, PaTerms terms)
     unsigned next = seed;
     const double tol = sizeof(V) == 4 ? 2e-5 : 1e-12;
     for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron})
-        for (int order = 1; order <= 4; ++order)
+        for (int order = 1; order <= pa_highest_order; ++order)
             for (bool curved : {false, true}) {
                 const Mesh mesh = pa_mesh(type, order, curved, next++);
                 const ProblemSpec problem = pa_problem(mesh.dim, terms);
@@ -88,9 +94,10 @@ void check_pa_system_against_assembly(const ExecPtr& exec, PaTerms terms)
 
 namespace gpufem::test {
 
-/// p-multigrid's coarse operators computed from a pa operator's factors against those from
-/// element matrices made for them (pmg_coarse_operators without a fine operator), on exec, for
-/// quadrilaterals and hexahedra of orders 1..4 (order 1: the coarser grid), with the problem's
+/// p-multigrid's coarse operators computed from a pa operator's factors on exec against those
+/// from element matrices made for them (pmg_coarse_operators without a fine operator) on the
+/// CPU, for
+/// quadrilaterals and hexahedra of orders 1..8 (order 1: the coarser grid), with the problem's
 /// terms: the same patterns and values to rounding.
 template <typename V>
 void check_pa_coarse_operators(const ExecPtr& exec, PaTerms terms)
@@ -98,13 +105,15 @@ void check_pa_coarse_operators(const ExecPtr& exec, PaTerms terms)
     const unsigned seed = random_seed();
     const double tol = sizeof(V) == 4 ? 2e-5 : 1e-12;
     for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron})
-        for (int order = 1; order <= 4; ++order) {
+        for (int order = 1; order <= pa_highest_order; ++order) {
             // Order 1 coarsens the grid, which needs at least 4 boxes a direction.
             const Mesh mesh = pa_mesh(type, order, order > 1, seed + order, order == 1 ? 0.25 : 0);
             const ProblemSpec problem = pa_problem(mesh.dim, terms);
             const PaSystem<V> pa = assemble_pa_system<V>(exec, mesh, problem);
             const std::vector<Csr<V>> from_factors = pmg_coarse_operators<V>(exec, mesh, problem, pa.op.get());
-            const std::vector<Csr<V>> reference = pmg_coarse_operators<V>(exec, mesh, problem);
+            // The reference on the CPU: on a GPU the element matrices' products (npe x ncl per
+            // cell in shared memory) stop at hexahedra of degree 5.
+            const std::vector<Csr<V>> reference = pmg_coarse_operators<V>(Executor::create_cpu(), mesh, problem);
             const std::string what = std::string(element_type_name(type)) + " order " + std::to_string(order) +
                                      " seed " + std::to_string(seed);
             ASSERT_EQ(from_factors.size(), reference.size()) << what;
@@ -123,7 +132,7 @@ void check_pa_coarse_operators(const ExecPtr& exec, PaTerms terms)
 namespace gpufem::test {
 
 /// The float copy of a double pa operator (a float multigrid cycle's fine level) on exec, for
-/// quadrilaterals and hexahedra of orders 1..4 with every set of terms: the same format and
+/// quadrilaterals and hexahedra of orders 1..8 with every set of terms: the same format and
 /// size, its diagonal the double one rounded, its product the double one's to float's rounding.
 inline void check_pa_float_copy(const ExecPtr& exec)
 {
@@ -131,7 +140,7 @@ inline void check_pa_float_copy(const ExecPtr& exec)
     unsigned next = seed;
     for (PaTerms terms : {PaTerms::diffusion, PaTerms::all, PaTerms::robin})
         for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron})
-            for (int order = 1; order <= 4; ++order) {
+            for (int order = 1; order <= pa_highest_order; ++order) {
                 const Mesh mesh = pa_mesh(type, order, true, next++);
                 const PaSystem<double> pa = assemble_pa_system<double>(exec, mesh, pa_problem(mesh.dim, terms));
                 const std::string what = std::string(element_type_name(type)) + " order " + std::to_string(order) +

@@ -1,5 +1,5 @@
 // The partial-assembly (pa) operator on the CPU: its tensor tables, and its system against the
-// assembled CSR system (every order of quadrilaterals and hexahedra, straight and curved,
+// assembled CSR system (orders 1..8 of quadrilaterals and hexahedra, straight and curved,
 // with and without anisotropic kappa, convection and reaction).
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@ using namespace gpufem;
 TEST(PaTensorBasis, IsAPartitionOfUnityInLexicographicOrder)
 {
     for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron})
-        for (int order = 1; order <= 4; ++order) {
+        for (int order = 1; order <= test::pa_highest_order; ++order) {
             const ReferenceElement ref = make_reference_element(type, order, assembly_quadrature_degree(type, order));
             const PaTensorBasis t = make_pa_tensor_basis(ref);
             EXPECT_EQ(t.p1, order + 1);
@@ -109,4 +109,5 @@ TEST(PaSystem, GivesPmgTheCoarseOperatorsOfTheElementMatrices)
 {
     test::check_pa_coarse_operators<double>(Executor::create_cpu(), test::PaTerms::diffusion);
     test::check_pa_coarse_operators<double>(Executor::create_cpu(), test::PaTerms::all);
+    test::check_pa_coarse_operators<float>(Executor::create_cpu(), test::PaTerms::all);
 }

@@ -1,4 +1,5 @@
-// High-order meshes (spec.degree 1..4): node counts, node placement in Gmsh's reference order,
+// High-order meshes (spec.degree 1..4, boxes 1..8 with GLL nodes from 5): node counts, node
+// placement in Gmsh's reference order,
 // boundary facets of the cells' order, curved boundaries, .msh files of other orders, errors.
 #include <algorithm>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include "mesh/gmsh_extract.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/lagrange_basis.hpp"
+#include "mesh/mesh_refinement.hpp"
 #include "mesh/mesh_source.hpp"
 #include "tests/mesh/high_order_checks.hpp"
 #include "tests/mesh/mesh_test_support.hpp"
@@ -74,7 +76,7 @@ TEST(HighOrderShapes, NodeCountsPlacementAndFacets)
             F = ((box ? 6 : 4) * C + boundary) / 2;
             E = V + F - C - 1;
         }
-        for (int k = 1; k <= 4; ++k) {
+        for (int k = 1; k <= max_lagrange_degree(c.type); ++k) {
             SCOPED_TRACE(c.shape + "/" + c.elements + "/order " + std::to_string(k));
             const Mesh mesh = load_shape(c.shape, c.elements, 0.5, k);
             EXPECT_EQ(mesh.cell_type, c.type);
@@ -107,6 +109,11 @@ TEST(HighOrderShapes, NodeCountsPlacementAndFacets)
             }
             EXPECT_EQ(std::count(used.begin(), used.end(), 1), mesh.num_nodes());
             expect_nodes_at_reference_positions(mesh, c.type, k, mesh.cells);
+            if (k > 1) {  // gpufem's numbering of the first-order mesh places the same nodes
+                const Mesh raised = with_degree(linear, k, Executor::create_cpu());
+                EXPECT_EQ(raised.num_nodes(), mesh.num_nodes());
+                expect_nodes_at_reference_positions(raised, c.type, k, raised.cells);
+            }
 
             // Boundary facets: the cells' order, all their nodes, in the groups' planes.
             ASSERT_EQ(mesh.boundary_names(), linear.boundary_names());
@@ -190,6 +197,16 @@ TEST(HighOrderShapes, DiskBoundaryNodesLieOnTheCircle)
             }
         }
     }
+    // Degrees 5 to 8 on curved geometry: Gmsh's cells of order 4 describe it, the GLL nodes
+    // are placed by their map (within the order-4 curve's distance of the circle).
+    const Mesh six = load_shape("disk", "quadrilateral", 0.4, 6);
+    EXPECT_EQ(six.degree, 6);
+    const BoundaryFacets& boundary = *six.find_boundary("boundary");
+    ASSERT_EQ(boundary.nodes_per_facet, 7);
+    for (index_type n : boundary.connectivity)
+        ASSERT_NEAR(std::hypot(node(six, n)[0], node(six, n)[1]), 1.0, 1e-4);
+    expect_facets_in_cells(six, boundary);
+    EXPECT_LT(std::abs(isoparametric_area(six) - pi), linear_error / 1e4);
 }
 
 TEST(HighOrderShapes, GeoFileCirclesAreCurved)
@@ -233,16 +250,22 @@ TEST(HighOrderShapes, RefinedThenRaised)
     EXPECT_EQ(mesh.source, "shape unit_square (quadrilateral, h=0.5, refine 1, order 2)");
 }
 
-TEST(HighOrderShapes, OrderOutsideOneToFourIsNamed)
+TEST(HighOrderShapes, OrderOutsideOneToEightIsNamed)
 {
     TempFolder folder;
     std::ofstream(folder / "a.geo") << "Point(1) = {0, 0, 0, 0.1};\n";
     std::ofstream(folder / "a.msh") << "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n";
-    for (int order : {0, 5}) {
+    // Degrees 5 to 8 are for quadrilaterals and hexahedra.
+    for (const auto& [shape, elements] : {std::pair{"unit_square", "triangle"}, std::pair{"unit_cube", "tetrahedron"}}) {
+        const std::string message = error_of([&] { load_shape(shape, elements, 0.5, 5); });
+        EXPECT_NE(message.find("take degrees 1 to 4"), std::string::npos) << message;
+        EXPECT_NE(message.find("quadrilaterals and hexahedra"), std::string::npos) << message;
+    }
+    for (int order : {0, 9}) {
         const std::string got = "(got " + std::to_string(order) + ")";
         std::string message = error_of([&] { load_shape("unit_square", "", 0.5, order); });
         EXPECT_NE(message.find("shape unit_square"), std::string::npos) << message;
-        EXPECT_NE(message.find("order must be between 1 and 4 " + got), std::string::npos) << message;
+        EXPECT_NE(message.find("order must be between 1 and 8 " + got), std::string::npos) << message;
         message = error_of([&] { load_path(MeshSpec::Kind::geo, folder / "a.geo", order); });
         EXPECT_NE(message.find("a.geo"), std::string::npos) << message;
         EXPECT_NE(message.find(got), std::string::npos) << message;

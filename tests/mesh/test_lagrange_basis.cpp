@@ -1,6 +1,6 @@
 // Lagrange bases from Gmsh: partition of unity, Kronecker property at the reference nodes,
 // gradients against finite differences and exact reproduction of polynomials, for every
-// shape and order 1..4.
+// shape and order 1..4, and lines, quadrilaterals and hexahedra of order 5..8 (GLL nodes).
 #include <array>
 #include <cmath>
 #include <random>
@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "mesh/gll_points.hpp"
 #include "mesh/lagrange_basis.hpp"
 
 namespace gpufem {
@@ -30,7 +31,7 @@ std::vector<BasisCase> basis_cases()
     std::vector<BasisCase> cases;
     for (ElementType type : {ElementType::line, ElementType::triangle, ElementType::quadrilateral,
                              ElementType::tetrahedron, ElementType::hexahedron})
-        for (int k = 1; k <= 4; ++k) cases.push_back({type, k});
+        for (int k = 1; k <= max_lagrange_degree(type); ++k) cases.push_back({type, k});
     return cases;
 }
 
@@ -162,6 +163,72 @@ TEST(LagrangeBasis, VerticesComeFirst)
     EXPECT_EQ(tri, (std::vector<double>{0, 0, 1, 0, 0, 1, 0.5, 0, 0.5, 0.5, 0, 0.5}));
     const std::vector<double> hex = lagrange_reference_nodes(ElementType::hexahedron, 2);
     EXPECT_EQ(std::vector<double>(hex.begin(), hex.begin() + 6), (std::vector<double>{-1, -1, -1, 1, -1, -1}));
+}
+
+/// P_n(x) by the three-term recurrence.
+double legendre(int n, double x)
+{
+    double previous = 1.0, current = x;
+    if (n == 0) return 1.0;
+    for (int k = 2; k <= n; ++k) {
+        const double next = ((2.0 * k - 1.0) * x * current - (k - 1.0) * previous) / k;
+        previous = current;
+        current = next;
+    }
+    return current;
+}
+
+TEST(GllPoints, IntegrateTheirDegreeExactlyWithTheLobattoWeights)
+{
+    // Published values for 6 points (degree 5).
+    const std::vector<double> six = gll_points(6);
+    const double expected[6] = {-1.0, -0.7650553239294647, -0.2852315164806451,
+                                0.2852315164806451, 0.7650553239294647, 1.0};
+    for (int i = 0; i < 6; ++i) EXPECT_NEAR(six[static_cast<std::size_t>(i)], expected[i], 1e-15);
+    // n points with w_i = 2 / (n (n-1) P_{n-1}(x_i)^2) integrate x^m exactly for m <= 2n - 3:
+    // only the Lobatto points do.
+    for (int n = 2; n <= 10; ++n) {
+        const std::vector<double> x = gll_points(n);
+        for (int i = 0; i < n; ++i) {
+            EXPECT_EQ(x[static_cast<std::size_t>(i)], -x[static_cast<std::size_t>(n - 1 - i)]) << n;
+            if (i > 0) EXPECT_LT(x[static_cast<std::size_t>(i - 1)], x[static_cast<std::size_t>(i)]) << n;
+        }
+        for (int m = 0; m <= 2 * n - 3; ++m) {
+            double sum = 0;
+            for (const double xi : x) sum += 2.0 / (n * (n - 1.0) * std::pow(legendre(n - 1, xi), 2)) * std::pow(xi, m);
+            EXPECT_NEAR(sum, m % 2 == 0 ? 2.0 / (m + 1) : 0.0, 1e-14) << n << " points, x^" << m;
+        }
+    }
+    EXPECT_THROW(gll_points(1), std::invalid_argument);
+}
+
+TEST(LagrangeBasis, BoxesFromDegreeFiveHaveGllNodesInGmshsOrder)
+{
+    EXPECT_FALSE(has_gll_nodes(ElementType::hexahedron, 4));
+    EXPECT_FALSE(has_gll_nodes(ElementType::triangle, 5));
+    for (int k = 5; k <= 8; ++k) {
+        const std::vector<double> line = gll_points(k + 1);
+        EXPECT_EQ(line_node_positions(k), line);
+        std::vector<double> gmsh_line = {line.front(), line.back()};  // the vertices first
+        gmsh_line.insert(gmsh_line.end(), line.begin() + 1, line.end() - 1);
+        EXPECT_EQ(lagrange_reference_nodes(ElementType::line, k), gmsh_line);
+        for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron}) {
+            ASSERT_TRUE(has_gll_nodes(type, k));
+            const int dim = element_dimension(type);
+            const std::vector<double> nodes = lagrange_reference_nodes(type, k);
+            const std::vector<double> gmsh = equispaced_reference_nodes(type, k);
+            ASSERT_EQ(nodes.size(), static_cast<std::size_t>(lagrange_node_count(type, k) * dim));
+            ASSERT_EQ(gmsh.size(), nodes.size());
+            for (std::size_t j = 0; j < nodes.size(); ++j) {  // Gmsh's node i of a line is GLL point i
+                const double steps = (gmsh[j] + 1.0) * k / 2.0;
+                ASSERT_NEAR(steps, std::round(steps), 1e-12);
+                EXPECT_EQ(nodes[j], line[static_cast<std::size_t>(std::lround(steps))]);
+            }
+            for (std::size_t j = 0; j < (dim == 2 ? 4u : 8u) * dim; ++j)  // the vertices first
+                EXPECT_EQ(std::abs(nodes[j]), 1.0);
+        }
+    }
+    EXPECT_EQ(line_node_positions(4), (std::vector<double>{-1, -0.5, 0, 0.5, 1}));
 }
 
 TEST(LagrangeBasis, BadArgumentsAreNamed)

@@ -57,7 +57,7 @@ TEST(RefinementGpu, CudaRefinesAndNumbersAsTheCpu)
             const Mesh on_cpu = refine_uniformly(refine_uniformly(coarse, cpu), cpu);
             const Mesh on_cuda = refine_uniformly(refine_uniformly(coarse, cuda), cuda);
             expect_identical(on_cpu, on_cuda);
-            for (int k = 1; k <= 4; ++k)
+            for (int k = 1; k <= max_lagrange_degree(type); ++k)  // boxes: GLL nodes from 5
                 expect_identical(with_degree(on_cpu, k, cpu), with_degree(on_cuda, k, cuda));
         }
     }
@@ -103,6 +103,18 @@ TEST(RefinementGpu, LoadMeshRefinesOnTheDevice)
         const Mesh on_cuda = load_mesh(spec, Executor::create_cuda());
         expect_identical(on_cpu, on_cuda);
     }
+    // Generated grids of degree 5 to 8 (GLL nodes placed by the grid).
+    for (const char* shape : {"unit_square", "unit_cube"})
+        for (int k = 5; k <= 8; ++k) {
+            SCOPED_TRACE(std::string(shape) + " degree " + std::to_string(k));
+            MeshSpec spec;
+            spec.kind = MeshSpec::Kind::shape;
+            spec.shape = shape;
+            spec.elements = std::string(shape) == "unit_square" ? "quadrilateral" : "hexahedron";
+            spec.size = 0.25;
+            spec.degree = k;
+            expect_identical(load_mesh(spec), load_mesh(spec, Executor::create_cuda()));
+        }
 }
 
 }  // namespace

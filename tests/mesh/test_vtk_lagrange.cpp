@@ -1,5 +1,6 @@
-// VTK Lagrange output (orders 2..4): the node permutation from Gmsh's order to VTK's, checked
-// by VTK's own cell interpolation of a degree-k polynomial at random points in each cell.
+// VTK Lagrange output (orders 2..4, boxes 2..8): the node permutation from Gmsh's order to
+// VTK's, checked by VTK's own cell interpolation of a degree-k polynomial at random points in
+// each cell (cells with GLL nodes, orders 5..8, written interpolated to equispaced nodes).
 #include <array>
 #include <random>
 #include <set>
@@ -31,7 +32,7 @@ namespace {
 
 using test::TempFolder;
 
-/// One shape and order 2..4.
+/// One shape and order 2..8.
 struct LagrangeCase {
     ElementType type;
     int degree;
@@ -47,7 +48,7 @@ std::vector<LagrangeCase> lagrange_cases()
     std::vector<LagrangeCase> cases;
     for (ElementType type : {ElementType::triangle, ElementType::quadrilateral,
                              ElementType::tetrahedron, ElementType::hexahedron})
-        for (int k = 2; k <= 4; ++k) cases.push_back({type, k});
+        for (int k = 2; k <= max_lagrange_degree(type); ++k) cases.push_back({type, k});
     return cases;
 }
 

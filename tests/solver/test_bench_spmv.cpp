@@ -107,3 +107,37 @@ backend: cpu
     EXPECT_TRUE(fs::exists(dir / "d2_r0" / "bench_spmv.json"));
     fs::remove_all(dir);
 }
+
+TEST(BenchSpmv, MatrixFreeFormatsAloneAssembleNoMatrix)
+{
+    // pa and lma at degree 6 without csr: no matrix, no break-even counts, lma checked against
+    // pa (the first row), every degree's unknowns.
+    std::random_device device;
+    const fs::path dir = fs::temp_directory_path() / ("gpufem_bench_test_" + std::to_string(device()));
+    const CaseSpec spec = parse_case_text(R"(
+mesh: {shape: unit_cube, elements: hexahedron, size: 0.5}
+degree: [6, 8]
+problem: {f: 1, dirichlet: {boundary: 0}}
+backend: cpu
+)",
+                                          "high_degrees.yaml", "");
+    SpmvBenchOptions options;
+    options.formats = {"pa", "lma-atomic-sym"};
+    options.repeats = 50;
+    options.warmup = 1;
+    options.cg_iterations = 5;
+    options.output_dir = dir;
+    const std::vector<SpmvBenchRow> rows = run_spmv_bench(spec, options);
+    ASSERT_EQ(rows.size(), 4u);
+    for (const SpmvBenchRow& r : rows) {
+        EXPECT_TRUE(r.error.empty()) << r.format << ": " << r.error;
+        EXPECT_TRUE(r.matrix_free) << r.format;
+        EXPECT_EQ(r.unknowns, r.degree == 6 ? 13 * 13 * 13 : 17 * 17 * 17) << r.format;
+        EXPECT_EQ(r.gflops, 0.0) << r.format;  // no non-zeros
+        EXPECT_GT(r.cg_iterations_per_second, 0.0) << r.format;
+        EXPECT_LT(r.break_even_spmvs, 0.0) << r.format;  // none: no csr
+    }
+    EXPECT_EQ(rows[0].format, "pa");
+    EXPECT_LT(rows[1].max_rel_error, 1e-12);  // lma against pa
+    fs::remove_all(dir);
+}

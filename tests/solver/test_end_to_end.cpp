@@ -821,6 +821,39 @@ TEST(EndToEnd, PartialAssemblyGivesTheCsrSolutionAndRefusesTriangles)
     EXPECT_FALSE(std::filesystem::exists(refused / "result.vtu"));
 }
 
+TEST(EndToEnd, DegreesFiveToEightRunMatrixFreeWithPmgAndWriteLagrangeCells)
+{
+    // Quadrilaterals of degree 5 to 8 (GLL nodes) through the whole run with format pa and
+    // pmg: the csr solution, an error at the degree's level, a readable result.vtu of the
+    // degree's Lagrange cells; hexahedra of degree 6 likewise.
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    double previous_error = 1.0;
+    for (const std::string& extra : {std::string("--set degree=5"), std::string("--set degree=6"),
+                                     std::string("--set degree=7"), std::string("--set degree=8"),
+                                     std::string("--set degree=6 --set mesh.shape=unit_cube --set mesh.elements=hexahedron")}) {
+        const std::string set = " -q --set mesh.size=0.25 --set solver.preconditioner=pmg --set solver.tolerance=1e-12 " + extra;
+        const std::string name = std::to_string(std::hash<std::string>{}(extra));
+        const auto ref = dir.path() / ("csr_" + name);
+        const auto out = dir.path() / ("pa_" + name);
+        ASSERT_EQ(test::run_gpufem("run " + file.string() + set + " -o " + ref.string()).exit_code, 0) << extra;
+        const auto r = test::run_gpufem("run " + file.string() + set + " --set format=pa -o " + out.string());
+        ASSERT_EQ(r.exit_code, 0) << extra << ":\n" << r.output;
+        const auto cmp = test::run_gpufem("compare " + (ref / "result.vtu").string() + " " +
+                                          (out / "result.vtu").string() + " --tolerance 1e-9");
+        EXPECT_EQ(cmp.exit_code, 0) << extra << ": " << cmp.output;
+        const auto report = test::read_json(out / "report.json");
+        EXPECT_TRUE(report["solver"]["converged"].get<bool>()) << extra;
+        EXPECT_LE(report["solver"]["iterations"].get<int>(), 40) << extra;
+        const double error = report["errors"]["relative_l2"].get<double>();
+        EXPECT_LT(error, 1e-5) << extra;
+        if (extra.find("cube") == std::string::npos) {  // each degree more accurate than the last
+            EXPECT_LT(error, previous_error) << extra;
+            previous_error = error;
+        }
+    }
+}
+
 TEST(BenchSpmv, PrintsTheTableAndWritesCsvAndJson)
 {
     test::TempDir dir;

@@ -93,6 +93,45 @@ solver:
     }
 }
 
+TEST(EndToEndGpu, DegreesFiveToEightSolveMatrixFreeAsOnTheCpu)
+{
+    // Quadrilaterals and hexahedra with GLL nodes, format pa with pmg (and a float cycle):
+    // the CPU's solution and iterations.
+    GPUFEM_REQUIRE_GPU();
+    test::TempDir dir;
+    const auto file = dir.write("case.yaml", R"yaml(
+mesh: {shape: unit_square, elements: quadrilateral, size: 0.125}
+problem:
+  kappa: "1 + x*y"
+  f: "1 + sin(3*x)"
+  dirichlet: {left: "y", bottom: 0}
+  neumann: {right: "x*y"}
+format: pa
+solver: {preconditioner: pmg, tolerance: 1e-11}
+)yaml");
+    for (const std::string args :
+         {"--set degree=5", "--set degree=6", "--set degree=7", "--set degree=8",
+          "--set degree=8 --set solver.amg.precision=float",
+          "--set degree=5 --set mesh.shape=unit_cube --set mesh.elements=hexahedron --set mesh.size=0.25",
+          "--set degree=6 --set mesh.shape=unit_cube --set mesh.elements=hexahedron --set mesh.size=0.25",
+          "--set degree=7 --set mesh.shape=unit_cube --set mesh.elements=hexahedron --set mesh.size=0.5",
+          "--set degree=8 --set mesh.shape=unit_cube --set mesh.elements=hexahedron --set mesh.size=0.5"}) {
+        SCOPED_TRACE(args);
+        const BackendRun cpu = run_backend(dir, file, "cpu", args);
+        const BackendRun gpu = run_backend(dir, file, "cuda", args);
+        ASSERT_FALSE(cpu.u.empty());
+        ASSERT_EQ(cpu.u.size(), gpu.u.size());
+        double diff = 0, scale = 0;
+        for (std::size_t i = 0; i < cpu.u.size(); ++i) {
+            diff = std::max(diff, std::abs(cpu.u[i] - gpu.u[i]));
+            scale = std::max(scale, std::abs(cpu.u[i]));
+        }
+        EXPECT_LT(diff / scale, 1e-9);
+        EXPECT_NEAR(cpu.report["solver"]["iterations"].get<int>(), gpu.report["solver"]["iterations"].get<int>(), 1);
+        EXPECT_EQ(gpu.report["format"], "pa");
+    }
+}
+
 TEST(EndToEndGpu, MixedMeshesSolveAsOnTheCpu)
 {
     // Elements of degree 1 to 3 on triangles + quadrilaterals, prisms alone and prisms +

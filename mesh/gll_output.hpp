@@ -1,0 +1,29 @@
+#pragma once
+// Writing cells with GLL nodes: VTK's Lagrange cells have equispaced nodes, so a mesh of
+// degree 5 to 8 on boxes is written as the same cells with each node moved to its equispaced
+// place (through the cell's own map) and every point field interpolated there by the cell's
+// GLL basis. The numbering, the cells and the cell fields are unchanged.
+#include <vector>
+
+#include "mesh/mesh.hpp"
+#include "mesh/vtk_writer.hpp"
+
+namespace gpufem {
+
+/// Whether the mesh's cells have GLL nodes (one cell type with has_gll_nodes).
+bool mesh_has_gll_nodes(const Mesh& mesh);
+
+/// The mesh and point fields as VTK's Lagrange cells hold them: a copy of the mesh (host
+/// arrays; no device copy) whose nodes sit at the equispaced points of their cells, and each
+/// field's values at those points (exact for polynomials of the degree; a node shared by
+/// several cells takes its first cell's value, the same to rounding). Built on the host's
+/// threads.
+struct EquispacedOutput {
+    Mesh mesh;
+    std::vector<MeshField> point_fields;
+};
+
+/// EquispacedOutput of a mesh with GLL nodes (throws std::invalid_argument for another mesh).
+EquispacedOutput equispaced_output(const Mesh& mesh, const std::vector<MeshField>& point_fields);
+
+}  // namespace gpufem
