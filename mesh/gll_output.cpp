@@ -6,23 +6,62 @@
 
 #include "mesh/gll_points.hpp"
 #include "mesh/lagrange_basis.hpp"
-#include "mesh/lattice_table.hpp"
 
 namespace gpufem {
 namespace {
 
-/// M[i][j]: GLL basis function j at equispaced node i of the element (npe x npe); exact
-/// zeros and ones where the nodes coincide (the corners).
-std::vector<double> equispaced_from_gll(ElementType type, int degree)
+/// The cell's interpolation as a tensor product: the 1D matrix from the k + 1 GLL nodes to the
+/// k + 1 equispaced points of a line (exact zeros and ones where they coincide: the ends), and
+/// each cell node's lexicographic position (x fastest) on the (k + 1)^dim lattice.
+struct TensorInterpolation {
+    int points = 0;                 ///< k + 1
+    int dim = 0;
+    std::vector<double> line;       ///< [i][j]: GLL polynomial j at equispaced point i
+    std::vector<int> lexicographic; ///< per cell node
+};
+
+TensorInterpolation tensor_interpolation(ElementType type, int degree)
 {
-    const std::vector<double> equispaced = lattice_reference_nodes(type, degree);
-    std::vector<double> values, gradients;
-    lagrange_basis(type, degree, equispaced, values, gradients);
-    for (double& v : values) {
-        if (std::abs(v) < 1e-14) v = 0.0;
-        if (std::abs(v - 1.0) < 1e-14) v = 1.0;
+    TensorInterpolation t;
+    t.points = degree + 1;
+    t.dim = element_dimension(type);
+    const std::vector<double> gll = gll_points(t.points);
+    for (int i = 0; i < t.points; ++i) {
+        const double x = -1.0 + 2.0 * i / degree;
+        for (std::size_t j = 0; j < gll.size(); ++j) {
+            double value = 1.0;
+            for (std::size_t m = 0; m < gll.size(); ++m)
+                if (m != j) value *= (x - gll[m]) / (gll[j] - gll[m]);
+            if (std::abs(value) < 1e-14) value = 0.0;
+            if (std::abs(value - 1.0) < 1e-14) value = 1.0;
+            t.line.push_back(value);
+        }
     }
-    return values;
+    const std::vector<double> nodes = equispaced_reference_nodes(type, degree);
+    for (std::size_t j = 0; j < nodes.size() / static_cast<std::size_t>(t.dim); ++j) {
+        int lex = 0;
+        for (int c = t.dim - 1; c >= 0; --c)
+            lex = lex * t.points + static_cast<int>(std::lround((nodes[j * t.dim + c] + 1.0) * degree / 2.0));
+        t.lexicographic.push_back(lex);
+    }
+    return t;
+}
+
+/// values (p^dim, x fastest) with the 1D matrix applied along every axis; scratch: as large.
+void contract_every_axis(const TensorInterpolation& t, std::vector<double>& values, std::vector<double>& scratch)
+{
+    const int p = t.points;
+    const int total = static_cast<int>(values.size());
+    for (int axis = 0, stride = 1; axis < t.dim; ++axis, stride *= p) {
+        for (int at = 0; at < total; ++at) {
+            const int i = at / stride % p, base = at - i * stride;
+            double sum = 0.0;
+            for (int j = 0; j < p; ++j)
+                sum += t.line[static_cast<std::size_t>(i * p + j)] * values[static_cast<std::size_t>(base + j * stride)];
+            scratch[static_cast<std::size_t>(at)] = sum;
+        }
+        values.swap(scratch);
+    }
 }
 
 /// The first cell holding each node (-1: none).
@@ -37,26 +76,29 @@ std::vector<index_type> first_cells(const Mesh& mesh)
     return owner;
 }
 
-/// out[n * stride + s] = sum_j M[i][j] in[node_j * stride + s] for each node n at local i of
-/// its first cell, s < components.
-void interpolate(const Mesh& mesh, const std::vector<double>& m, const std::vector<index_type>& owner,
+/// out[n * stride + s]: the cell's GLL interpolant of in (component s < components) at node
+/// n's equispaced point, for each node n in its first cell, by sum factorisation.
+void interpolate(const Mesh& mesh, const TensorInterpolation& t, const std::vector<index_type>& owner,
                  const double* in, double* out, int stride, int components)
 {
     const int npe = mesh.nodes_per_cell;
     const long long cells = mesh.num_cells();
-#pragma omp parallel for schedule(static)
-    for (long long c = 0; c < cells; ++c) {
-        const index_type* nodes = &mesh.cells[static_cast<std::size_t>(c) * npe];
-        for (int i = 0; i < npe; ++i) {
-            const auto n = static_cast<std::size_t>(nodes[i]);
-            if (owner[n] != c) continue;
+#pragma omp parallel
+    {
+        std::vector<double> values(static_cast<std::size_t>(npe)), scratch(values.size());
+#pragma omp for schedule(static)
+        for (long long c = 0; c < cells; ++c) {
+            const index_type* nodes = &mesh.cells[static_cast<std::size_t>(c) * npe];
             for (int s = 0; s < components; ++s) {
-                double sum = 0.0;
-                for (int j = 0; j < npe; ++j) {
-                    const double w = m[static_cast<std::size_t>(i) * npe + j];
-                    if (w != 0.0) sum += w * in[static_cast<std::size_t>(nodes[j]) * stride + s];
+                for (int i = 0; i < npe; ++i)
+                    values[static_cast<std::size_t>(t.lexicographic[static_cast<std::size_t>(i)])] =
+                        in[static_cast<std::size_t>(nodes[i]) * stride + s];
+                contract_every_axis(t, values, scratch);
+                for (int i = 0; i < npe; ++i) {
+                    const auto n = static_cast<std::size_t>(nodes[i]);
+                    if (owner[n] == c)
+                        out[n * stride + s] = values[static_cast<std::size_t>(t.lexicographic[static_cast<std::size_t>(i)])];
                 }
-                out[n * stride + s] = sum;
             }
         }
     }
@@ -73,14 +115,14 @@ EquispacedOutput equispaced_output(const Mesh& mesh, const std::vector<MeshField
 {
     if (!mesh_has_gll_nodes(mesh))
         throw std::invalid_argument("equispaced_output: mesh '" + mesh.source + "' has no GLL nodes");
-    const std::vector<double> m = equispaced_from_gll(mesh.cell_type, mesh.degree);
+    const TensorInterpolation tensor = tensor_interpolation(mesh.cell_type, mesh.degree);
     const std::vector<index_type> owner = first_cells(mesh);
     EquispacedOutput out{mesh, {}};
     out.mesh.device.reset();
-    interpolate(mesh, m, owner, mesh.coordinates.data(), out.mesh.coordinates.data(), 3, 3);
+    interpolate(mesh, tensor, owner, mesh.coordinates.data(), out.mesh.coordinates.data(), 3, 3);
     for (const MeshField& field : point_fields) {
         HostVector<double> values(field.values.begin(), field.values.end());
-        interpolate(mesh, m, owner, field.values.data(), values.data(), 1, 1);
+        interpolate(mesh, tensor, owner, field.values.data(), values.data(), 1, 1);
         MeshField converted(field.name, std::move(values));
         converted.float32 = field.float32;
         out.point_fields.push_back(std::move(converted));

@@ -21,7 +21,11 @@ namespace {
 constexpr int highest_gmsh_order = 4;
 
 /// Whether the lattice of order m is in Gmsh's node order.
-bool gmsh_ordered(ElementType type, int m) { return m <= highest_gmsh_order || (cell_shape(type).box && m <= 8); }
+bool gmsh_ordered(ElementType type, int m)
+{
+    const ShapeTraits& shape = cell_shape(type);
+    return m <= highest_gmsh_order || (shape.box && m <= shape.max_degree);
+}
 
 bool is_simplex(ElementType type) { return cell_shape(type).simplex; }
 
@@ -315,16 +319,6 @@ std::vector<double> lattice_reference_point(ElementType type, const std::array<i
         reference.push_back(unit_axis(type, i) ? u : 2.0 * u - 1.0);
     }
     return reference;
-}
-
-std::vector<double> lattice_reference_nodes(ElementType type, int m)
-{
-    std::vector<double> nodes;
-    for (const auto& at : lattice_table(type, m).coordinates) {
-        const std::vector<double> u = lattice_reference_point(type, at, m);
-        nodes.insert(nodes.end(), u.begin(), u.end());
-    }
-    return nodes;
 }
 
 std::vector<double> element_reference_point(ElementType type, const std::array<int, 3>& at, int m)

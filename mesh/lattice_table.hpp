@@ -58,10 +58,6 @@ const LatticeTable& lattice_table(ElementType type, int m);
 /// lattice point with integer coordinates `at` (LatticeTable::coordinates) of order m.
 std::vector<double> lattice_reference_point(ElementType type, const std::array<int, 3>& at, int m);
 
-/// The reference coordinates of every point of lattice_table(type, m), in its order,
-/// equispaced (lattice_reference_point's): for m <= 4 the Gmsh nodes of order m.
-std::vector<double> lattice_reference_nodes(ElementType type, int m);
-
 /// The reference coordinates of the node of the degree-m element at lattice point `at`:
 /// lattice_reference_point's, or for an element with GLL nodes (has_gll_nodes) the GLL points
 /// along each axis.

@@ -8,7 +8,6 @@
 
 #include "mesh/gll_points.hpp"
 #include "mesh/gmsh_session.hpp"
-#include "mesh/lattice_table.hpp"
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/mesh_size_guard.hpp"
 #include "mesh/shapes/cell_shape.hpp"
@@ -46,7 +45,7 @@ struct Frame {
 /// reference node u (simplices: [0,1] coordinates; lines, quadrilaterals, hexahedra: [-1,1],
 /// mapped to [0,1]) goes to k corner + sum_i k u_i edge_i, a lattice point since k u_i is an
 /// integer for every Lagrange node.
-/// `reference` holds the element's lattice points (lattice_reference_nodes(type, k)): from
+/// `reference` holds the element's lattice points (equispaced_reference_nodes(type, k)): from
 /// degree 5 the grid places the nodes (StructuredGrid::position), not the pattern.
 NodePattern node_pattern(ElementType type, int k, const std::vector<double>& reference,
                          const Frame& frame)
@@ -185,7 +184,7 @@ BoundaryFacets side_facets(const StructuredGrid& grid, ElementType cell_type, co
     facets.type = facet_type(cell_type);
     facets.degree = grid.k;
     facets.nodes_per_facet = lagrange_node_count(facets.type, grid.k);
-    const std::vector<double> reference = lattice_reference_nodes(facets.type, grid.k);
+    const std::vector<double> reference = equispaced_reference_nodes(facets.type, grid.k);
     for (const BoxSide& side : grid_sides(grid)) {
         if (!takes(side)) continue;
         std::vector<NodePattern> patterns;
@@ -245,7 +244,7 @@ std::vector<BoundaryFacets> boundary_groups(const StructuredGrid& grid, const st
 std::vector<int> box_patterns(ElementType type, int degree, int& per_box)
 {
     std::vector<int> patterns;
-    const std::vector<double> reference = lattice_reference_nodes(type, degree);
+    const std::vector<double> reference = equispaced_reference_nodes(type, degree);
     const std::vector<Frame> frames = box_cells(type);
     for (const Frame& frame : frames)
         for (const Lattice& offset : node_pattern(type, degree, reference, frame))

@@ -17,7 +17,6 @@
 #include <vtkSmartPointer.h>
 
 #include "mesh/lagrange_basis.hpp"
-#include "mesh/lattice_table.hpp"
 #include "mesh/shapes/cell_shape.hpp"
 
 namespace gpufem {
@@ -61,7 +60,7 @@ std::vector<double> vtk_parametric_nodes(ElementType type, int n)
 /// and for the prism's height.
 std::vector<double> gmsh_nodes_in_vtk_domain(ElementType type, int order)
 {
-    const std::vector<double> gmsh = lattice_reference_nodes(type, order);
+    const std::vector<double> gmsh = equispaced_reference_nodes(type, order);
     const ShapeTraits& shape = cell_shape(type);
     const std::size_t dim = static_cast<std::size_t>(shape.dim);
     const std::size_t n = gmsh.size() / dim;

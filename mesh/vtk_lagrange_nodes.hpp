@@ -21,7 +21,7 @@ const std::vector<int>& vtk_quadratic_node_order(ElementType type);
 
 /// VTK's node order of a Lagrange cell of this shape and order (1..8) in terms of Gmsh's:
 /// entry i is the Gmsh local node (the position in a Mesh cell) that is VTK's point i.
-/// Found by matching the reference coordinates of Gmsh's nodes (lattice_reference_nodes,
+/// Found by matching the reference coordinates of Gmsh's nodes (equispaced_reference_nodes,
 /// mapped from [-1,1]^d to [0,1]^d for boxes) with the parametric coordinates of VTK's own
 /// Lagrange cell of that order; computed once per shape and order and cached (thread-safe;
 /// must not be called while holding a GmshSession). Throws std::logic_error if the two node
