@@ -19,6 +19,7 @@
 #include "linalg/format_build.hpp"
 #include <nlohmann/json.hpp>
 #include "mesh/mesh.hpp"
+#include "mesh/structured_grid.hpp"
 #include "mesh/vtk_writer.hpp"
 
 namespace gpufem {
@@ -115,6 +116,10 @@ public:
     /// degree 1 the transfer from a nested coarser mesh where the discretisation has one
     /// (an h-level); empty when there is no coarser space.
     virtual std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const = 0;
+    /// The coarse grid of each of pmg_interpolations' transfers where it is a level down a
+    /// generated grid (its columns the grid's node numbers), nullopt elsewhere; empty when
+    /// none is.
+    virtual std::vector<std::optional<StructuredGrid>> pmg_coarse_grids() const { return {}; }
     /// Whether pmg_coarse_operators can build p-multigrid's coarse operators from the element
     /// matrices (no assembled finest matrix needed).
     virtual bool has_pmg_coarse_operators() const { return false; }

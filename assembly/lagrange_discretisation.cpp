@@ -50,6 +50,12 @@ std::vector<Csr<V>> LagrangeDiscretisation<V>::pmg_interpolations(const ExecPtr&
 }
 
 template <typename V>
+std::vector<std::optional<StructuredGrid>> LagrangeDiscretisation<V>::pmg_coarse_grids() const
+{
+    return gpufem::pmg_coarse_grids(mesh_);
+}
+
+template <typename V>
 std::vector<Csr<V>> LagrangeDiscretisation<V>::pmg_coarse_operators(const ExecPtr& exec,
                                                                     const LinearOperator<V>* op) const
 {

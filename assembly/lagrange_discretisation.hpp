@@ -30,6 +30,7 @@ public:
     /// Degree k -> k/2 -> 1 or k -> 1 on the same mesh, then down the refinements by gpufem
     /// of a refined mesh (assembly/lagrange_interpolation.hpp).
     std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const override;
+    std::vector<std::optional<StructuredGrid>> pmg_coarse_grids() const override;
     /// Degree >= 2, or a generated grid's or refined mesh's h-level (can_coarsen_grid).
     bool has_pmg_coarse_operators() const override
     {

@@ -10,6 +10,7 @@
 #include "assembly/interpolation_kernels.hpp"
 #include "assembly/reference_element.hpp"
 #include "mesh/lagrange_basis.hpp"
+#include "mesh/structured_shapes.hpp"
 
 namespace gpufem {
 namespace {
@@ -316,6 +317,27 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
                                    static_cast<long long>(coarsest.dof_nodes.size())),
                         exec);
     return chain;
+}
+
+std::vector<std::optional<StructuredGrid>> pmg_coarse_grids(const Mesh& mesh)
+{
+    std::vector<std::optional<StructuredGrid>> out;
+    if (mesh.is_mixed()) return out;
+    const bool h_levels = has_h_levels(mesh);
+    if (mesh.degree > 1) out.assign(pmg_coarse_degrees(mesh.degree).size(), std::nullopt);
+    if (!h_levels) return out;
+    if (mesh.refined_from) {
+        for (const RefinementParents* from = mesh.refined_from.get(); from; from = from->previous.get())
+            out.emplace_back(std::nullopt);
+        return out;
+    }
+    GridLevel level = grid_level(mesh);
+    while (can_coarsen_grid(level)) {
+        const long long coarse = level.boxes_per_unit / 2;
+        out.emplace_back(box_grid(level.shape, coarse, 1));
+        level.boxes_per_unit = coarse;
+    }
+    return out;
 }
 
 template <typename V>

@@ -2,6 +2,7 @@
 // Interpolation between Lagrange spaces of lower degree and the mesh's own degree on the same
 // mesh (assembly/lagrange_space.hpp): the transfers of p-multigrid (degree k -> k/2 -> 1, or
 // k -> 1), and below degree 1 the transfers down the mesh hierarchy.
+#include <optional>
 #include <vector>
 
 #include "linalg/csr.hpp"
@@ -9,6 +10,7 @@
 #include "linalg/array.hpp"
 #include "mesh/grid_coarsening.hpp"
 #include "mesh/mesh.hpp"
+#include "mesh/structured_grid.hpp"
 
 namespace gpufem {
 
@@ -57,6 +59,12 @@ Csr<V> grid_interpolation(const Mesh& mesh, const GridCoarsening& coarse, const 
 /// below degree 1. A mesh of several cell types: no transfers (pmg is AMG on its operator).
 template <typename V>
 std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec);
+
+/// The coarse grid of each of pmg_interpolations' transfers, aligned with them: the box grid
+/// whose node numbers are its columns for a level down a generated grid's halvings, nullopt for
+/// a lower degree or a parent mesh of a refinement. What the Galerkin products by windows on
+/// the lattice need (solver/multigrid/lattice_product.hpp).
+std::vector<std::optional<StructuredGrid>> pmg_coarse_grids(const Mesh& mesh);
 
 /// One lower degree of p-multigrid on a mesh: the transfer into the next finer degree's space
 /// (as pmg_interpolations') and the degree's space (its unknowns' mesh nodes).

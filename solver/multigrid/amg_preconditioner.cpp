@@ -55,9 +55,10 @@ Csr<V> taken_to(Csr<V> m, const ExecPtr& exec)
 template <typename V>
 AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>& matrix,
                                         const AmgOptions& options,
-                                        const std::vector<Csr<V>>* given_prolongators)
+                                        const std::vector<Csr<V>>* given_prolongators,
+                                        std::vector<CoarseLattice> lattices)
     : exec_(a.executor()), name_(given_prolongators ? "pmg" : "amg"), rows_(a.rows()),
-      options_(options), a_(&a)
+      options_(options), a_(&a), lattices_(std::move(lattices))
 {
     if (matrix.rows != a.rows() || matrix.cols != a.cols())
         throw std::invalid_argument("AMG: the matrix does not match the operator");
@@ -67,8 +68,8 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
 template <typename V>
 AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
                                         const std::vector<Csr<V>>& prolongators,
-                                        std::vector<Csr<V>> coarse_operators)
-    : exec_(a.executor()), name_("pmg"), rows_(a.rows()), options_(options), a_(&a)
+                                        std::vector<Csr<V>> coarse_operators, std::vector<CoarseLattice> lattices)
+    : exec_(a.executor()), name_("pmg"), rows_(a.rows()), options_(options), a_(&a), lattices_(std::move(lattices))
 {
     given_operators_ = true;
     if (prolongators.empty() || coarse_operators.empty() || coarse_operators.size() > prolongators.size())
@@ -164,7 +165,7 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
         phase_done(2);
         Csr<V> next = given_operators && geometric && levels_.size() < given_operators->size()
                           ? taken_to(std::move((*given_operators)[levels_.size()]), exec_)
-                          : sparse_product(r, sparse_product(*csr, p));
+                          : galerkin(levels_.size(), r, *csr, p);
         phase_done(3);
         level->prolongation = csr_level_operator(std::move(p));
         level->restriction = csr_level_operator(std::move(r));
@@ -256,9 +257,16 @@ void AmgPreconditioner<V>::update_levels(const LinearOperator<V>& a, const Csr<V
         }
         const Csr<V>& p = *level.prolongation->stored_csr();
         const Csr<V>& r = *level.restriction->stored_csr();
-        coarse_op = csr_level_operator(sparse_product(r, sparse_product(*csr, p)));
+        coarse_op = csr_level_operator(galerkin(l, r, *csr, p));
         csr = coarse_op->stored_csr();
     }
+}
+
+template <typename V>
+Csr<V> AmgPreconditioner<V>::galerkin(std::size_t l, const Csr<V>& r, const Csr<V>& a, const Csr<V>& p) const
+{
+    static const CoarseLattice none;
+    return lattice_galerkin(r, a, p, l < lattices_.size() && static_cast<int>(l) < given_levels_ ? lattices_[l] : none);
 }
 
 template <typename V>

@@ -16,6 +16,7 @@
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_options.hpp"
 #include "solver/multigrid/chebyshev.hpp"
+#include "solver/multigrid/lattice_product.hpp"
 
 namespace gpufem {
 
@@ -45,9 +46,11 @@ public:
     /// finest first, the first's rows in a's numbering) the first coarse levels are R A P
     /// with those P (not smoothed) instead of aggregations; the levels below are AMG's.
     /// Throws std::invalid_argument on a zero or non-finite diagonal or prolongators whose
-    /// sizes do not chain.
+    /// sizes do not chain. lattices[l], where given and not empty, holds the coarse grid of
+    /// prolongator l as lattice points: its R A P by windows (lattice_product.hpp).
     AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>& matrix, const AmgOptions& options,
-                      const std::vector<Csr<V>>* given_prolongators = nullptr);
+                      const std::vector<Csr<V>>* given_prolongators = nullptr,
+                      std::vector<CoarseLattice> lattices = {});
     /// p-multigrid without a's matrix: the given prolongators and, for the first of them (at
     /// least one, at most all), the operator of its coarse space (coarse_operators[l] for the
     /// columns of prolongators[l], e.g. the element-wise Galerkin products of
@@ -55,7 +58,8 @@ public:
     /// level above; AMG below the last. a needs only its diagonal and its products (any format, matrix-free
     /// included). update() is not available on such a hierarchy.
     AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
-                      const std::vector<Csr<V>>& prolongators, std::vector<Csr<V>> coarse_operators);
+                      const std::vector<Csr<V>>& prolongators, std::vector<Csr<V>> coarse_operators,
+                      std::vector<CoarseLattice> lattices = {});
     ~AmgPreconditioner() override;
 
     const ExecPtr& executor() const override { return exec_; }
@@ -126,6 +130,9 @@ private:
     double setup_seconds_ = 0;
     double update_seconds_ = 0;
     std::vector<Aggregates> aggregates_;  ///< per level: its aggregation (empty: given P, coarsest)
+    std::vector<CoarseLattice> lattices_;  ///< per given level: its coarse grid's lattice (or empty)
+    /// R A P of level l (through its lattice when it has one).
+    Csr<V> galerkin(std::size_t l, const Csr<V>& r, const Csr<V>& a, const Csr<V>& p) const;
     /// The setup's steps, in setup_phases_ order (report.json setup_phases).
     static constexpr std::array<const char*, 6> setup_phase_names{
         "aggregation", "eigenvalue_estimate", "prolongator", "galerkin_product",

@@ -336,11 +336,11 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
     // R A P over this rank's rows of A P and its finer ghosts' from their owners.
     const Csr<V> wide_a = joined(local, nonlocal);
     lap("[A_local A_ghost]");
-    const Csr<V> ap = sparse_product(wide_a, p);
+    const Csr<V> ap = lattice_product(wide_a, p, space.lattice, WindowCentre::lowest_of_b_row);
     lap("A P");
     const Csr<V> ap_all = stacked(ap, ghost_prolongator_rows(ap, 0, total, halo, host, device));
     lap("ghost rows of A P");
-    Csr<V> coarse = sparse_product(r, ap_all);
+    Csr<V> coarse = lattice_product(r, ap_all, space.lattice, WindowCentre::row_point, first);
     lap("R A P");
     // Own columns first (renumbered from 0), the others after them with their global numbers.
     const Executor& e = *exec;

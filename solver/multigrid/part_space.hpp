@@ -7,6 +7,7 @@
 
 #include "linalg/csr.hpp"
 #include "linalg/halo.hpp"
+#include "solver/multigrid/lattice_product.hpp"
 
 namespace gpufem {
 
@@ -21,6 +22,7 @@ struct PartSpace {
     std::vector<index_type> offsets;         ///< rank r's global numbers: offsets[r] .. offsets[r + 1] - 1
     std::vector<index_type> ghost_global;    ///< each ghost's global number (increasing)
     HaloPlan halo;                           ///< how the ghosts arrive from their owners
+    CoarseLattice lattice;                   ///< a grid level's unknowns as lattice points (else empty)
 };
 
 }  // namespace gpufem

@@ -2,6 +2,7 @@
 // the first coarse levels of an AMG hierarchy, their operators R A P of the assembled matrix
 // or, where the operator keeps none, the element matrices' Galerkin products; AMG below.
 #include <chrono>
+#include <optional>
 #include <type_traits>
 
 #include "linalg/float_copy.hpp"
@@ -22,6 +23,16 @@ auto timed_step(const PreconditionerSetup<V>& setup, SetUpPreconditioner<V>& out
     setup.op.executor()->synchronize();
     out.steps.emplace_back(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return result;
+}
+
+/// The coarse grids of the discretisation's transfers as lattices on exec (empty entries for
+/// the other levels): their Galerkin products by windows.
+std::vector<CoarseLattice> coarse_lattices(const std::vector<std::optional<StructuredGrid>>& grids, const ExecPtr& exec)
+{
+    std::vector<CoarseLattice> out;
+    for (const std::optional<StructuredGrid>& grid : grids)
+        out.push_back(grid ? coarse_lattice(*grid, exec) : CoarseLattice{});
+    return out;
 }
 
 template <typename V>
@@ -52,10 +63,12 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
             made.steps = std::move(out.steps);
             return made;
         }
+    std::vector<CoarseLattice> lattices;
+    if (setup.disc) lattices = coarse_lattices(setup.disc->pmg_coarse_grids(), exec);
     if (!coarse_operators.empty())
         return set_up_multigrid<V>("pmg", setup.op, nullptr, [&] {
             out.preconditioner = std::make_unique<AmgPreconditioner<V>>(setup.op, setup.solver.amg, transfers,
-                                                                        std::move(coarse_operators));
+                                                                        std::move(coarse_operators), std::move(lattices));
             return std::move(out);
         });
     if (!setup.matrix)
@@ -63,7 +76,7 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
                                     "lower-degree interpolations, which this system does not keep");
     return set_up_multigrid<V>("pmg", setup.op, setup.matrix, [&] {
         out.preconditioner = std::make_unique<AmgPreconditioner<V>>(setup.op, *setup.matrix, setup.solver.amg,
-                                                                    &transfers);
+                                                                    &transfers, std::move(lattices));
         return std::move(out);
     });
 }

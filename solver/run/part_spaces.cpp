@@ -263,6 +263,10 @@ PartSpace<V> grid_space(const GridBox& finer, const GridLevelNumbering& coarse, 
     laps.lap("halo");
     space.transfer = Csr<V>{rows, space.owned + static_cast<index_type>(space.ghost_global.size()), std::move(ptr),
                             std::move(col), std::move(val)};
+    std::vector<GridBox> boxes;
+    for (int q = 0; q < host.size(); ++q) boxes.push_back(coarse.box(q));
+    space.lattice = coarse_lattice(space.offsets, boxes, dim, exec);
+    laps.lap("lattice");
     exec->synchronize();
     spdlog::debug("coarser grid of {} points ({} owned, {} ghosts): {}", total, space.owned, space.ghost_global.size(),
                   laps.text);

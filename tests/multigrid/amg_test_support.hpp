@@ -4,6 +4,7 @@
 // case text of a p-multigrid test problem.
 #include <cmath>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,9 +12,36 @@
 
 #include "linalg/csr.hpp"
 #include "linalg/csr_kernels.hpp"
+#include "mesh/mesh.hpp"
 #include "random_values.hpp"  // max_relative_difference
 
 namespace gpufem::test {
+
+/// A matrix with the pattern of the mesh's node graph (every pair of nodes of a cell) and
+/// random values (not symmetric), on exec.
+inline Csr<double> random_node_graph_matrix(const Mesh& mesh, const ExecPtr& exec, std::mt19937& random)
+{
+    const auto nodes = static_cast<std::size_t>(mesh.num_nodes());
+    const auto npc = static_cast<std::size_t>(mesh.nodes_per_cell);
+    std::vector<std::set<index_type>> columns(nodes);
+    for (std::size_t e = 0; e < static_cast<std::size_t>(mesh.num_cells()); ++e)
+        for (std::size_t i = 0; i < npc; ++i)
+            for (std::size_t j = 0; j < npc; ++j)
+                columns[static_cast<std::size_t>(mesh.cells[e * npc + i])].insert(mesh.cells[e * npc + j]);
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    std::vector<index_type> ptr{0}, col;
+    std::vector<double> val;
+    for (const std::set<index_type>& row : columns) {
+        for (const index_type c : row) {
+            col.push_back(c);
+            val.push_back(value(random));
+        }
+        ptr.push_back(static_cast<index_type>(col.size()));
+    }
+    const auto n = static_cast<index_type>(nodes);
+    return Csr<double>{n, n, Array<index_type>::from_host(exec, ptr), Array<index_type>::from_host(exec, col),
+                       Array<double>::from_host(exec, val)};
+}
 
 /// Host copy of a CSR matrix.
 struct HostMatrix {

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <optional>
+#include <random>
 #include <set>
 #include <tuple>
 
@@ -22,6 +24,7 @@
 #include "solver/multigrid/chebyshev.hpp"
 #include "solver/multigrid/dense_inverse.hpp"
 #include "solver/multigrid/float_cycle.hpp"
+#include "solver/multigrid/lattice_product.hpp"
 #include "linalg/precision.hpp"
 #include "solver/krylov/krylov.hpp"
 #include "solver/run/pipeline.hpp"
@@ -825,6 +828,59 @@ TEST(Pmg, GridTransferNestsTheCellsAndReproducesFirstOrderFunctions)
         EXPECT_FALSE(can_coarsen_grid(mesh.mesh)) << text;
         EXPECT_THROW(coarsen_grid(mesh.mesh, cpu()), std::invalid_argument);
     }
+}
+
+TEST(Pmg, GalerkinProductsByWindowsOnTheGridEqualTheGeneralProduct)
+{
+    // Down every halving of the generated grids (squares, L-shapes, cubes; boxes and
+    // simplices), R (A P) by windows on the coarse lattice gives the general product's
+    // pattern and values, for a random matrix with the node graph's pattern; a matrix whose
+    // rows reach two steps (A A) leaves the windows and is refused by the kernel.
+    const unsigned seed = test::random_seed();
+    std::mt19937 random(seed);
+    for (const auto& [shape, elements, size] : grids_with_an_h_level) {
+        const std::string what = shape + " " + elements;
+        const CaseMesh mesh = load_case_mesh(parse_case_text(grid_case(shape, elements, size), "p", ""), cpu());
+        const std::vector<Csr<double>> chain = pmg_interpolations<double>(mesh.mesh, cpu());
+        const std::vector<std::optional<StructuredGrid>> grids = pmg_coarse_grids(mesh.mesh);
+        ASSERT_EQ(grids.size(), chain.size()) << what;
+        Csr<double> a = test::random_node_graph_matrix(mesh.mesh, cpu(), random);
+        for (std::size_t l = 0; l < chain.size(); ++l) {
+            ASSERT_TRUE(grids[l].has_value()) << what << " level " << l;
+            const CoarseLattice lattice = coarse_lattice(*grids[l], cpu());
+            ASSERT_EQ(static_cast<index_type>(lattice.points.size()), chain[l].cols) << what;
+            const Csr<double>& p = chain[l];
+            const Csr<double> r = sparse_transpose(p);
+            Csr<double> ap{a.rows, p.cols, Array<index_type>(cpu(), static_cast<std::size_t>(a.rows) + 1), {}, {}};
+            ASSERT_TRUE(kernels::cpu::amg_lattice_product(*cpu(), a, p, lattice.points.data(), lattice.dim,
+                                                          WindowCentre::lowest_of_b_row, 0, ap))
+                << what << " level " << l;
+            const Csr<double> general_ap = sparse_product(a, p);
+            const HostMatrix h_ap = test::to_host(ap), h_general_ap = test::to_host(general_ap);
+            EXPECT_EQ(h_ap.ptr, h_general_ap.ptr) << what << " level " << l;
+            EXPECT_EQ(h_ap.col, h_general_ap.col) << what << " level " << l;
+            EXPECT_LE(test::max_relative_difference(h_ap.val, h_general_ap.val), 1e-14) << what << " level " << l;
+            Csr<double> rap = lattice_galerkin(r, a, p, lattice);
+            const HostMatrix h = test::to_host(rap), g = test::to_host(sparse_product(r, general_ap));
+            EXPECT_EQ(h.ptr, g.ptr) << what << " level " << l;
+            EXPECT_EQ(h.col, g.col) << what << " level " << l;
+            EXPECT_LE(test::max_relative_difference(h.val, g.val), 1e-14) << what << " level " << l;
+            const Csr<double> wide = sparse_product(a, a);
+            Csr<double> refused{a.rows, p.cols, Array<index_type>(cpu(), static_cast<std::size_t>(a.rows) + 1), {}, {}};
+            EXPECT_FALSE(kernels::cpu::amg_lattice_product(*cpu(), wide, p, lattice.points.data(), lattice.dim,
+                                                           WindowCentre::lowest_of_b_row, 0, refused))
+                << what << " level " << l;
+            EXPECT_EQ(test::to_host(lattice_product(wide, p, lattice, WindowCentre::lowest_of_b_row)).col,
+                      test::to_host(sparse_product(wide, p)).col) << what << " level " << l;
+            a = std::move(rap);
+        }
+    }
+    // Degree 2: the degree transfer has no grid, the halvings below the degree-1 space do.
+    const CaseMesh mesh = load_case_mesh(parse_case_text(grid_case("unit_cube", "hexahedron", 0.125, 2), "p", ""), cpu());
+    const std::vector<std::optional<StructuredGrid>> grids = pmg_coarse_grids(mesh.mesh);
+    ASSERT_EQ(grids.size(), pmg_interpolations<double>(mesh.mesh, cpu()).size());
+    EXPECT_FALSE(grids[0].has_value());
+    for (std::size_t l = 1; l < grids.size(); ++l) EXPECT_TRUE(grids[l].has_value()) << l;
 }
 
 TEST(Pmg, RefinedGmshMeshCoarsensDownEveryRefinementExactly)

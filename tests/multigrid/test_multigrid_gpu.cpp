@@ -3,6 +3,7 @@
 // hierarchy, and PCG with the V-cycle converging like the CPU's for every format.
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -23,6 +24,7 @@
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_kernels.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
+#include "solver/multigrid/lattice_product.hpp"
 #include "solver/run/pipeline.hpp"
 
 namespace gpufem {
@@ -433,6 +435,55 @@ TEST(AmgGpu, PmgTransfersAndCoarseSpacesBuiltOnTheDeviceEqualTheCpus)
             }
             EXPECT_TRUE(on_gpu.mesh.device) << "the generated shape should keep a device copy";
         }
+}
+
+TEST(AmgGpu, GalerkinProductsByWindowsOnTheDeviceMatchTheCpu)
+{
+    GPUFEM_REQUIRE_GPU();
+    // Down every halving of generated grids, R (A P) by windows on the device equals the CPU
+    // reference (pattern exactly, values to rounding) for a random matrix with the node
+    // graph's pattern; a matrix reaching two steps leaves the windows on the device too.
+    const ExecPtr host = Executor::create_cpu(), device = Executor::create_cuda();
+    const unsigned seed = test::random_seed();
+    std::mt19937 random(seed);
+    for (const auto& [shape, elements, size] :
+         {std::tuple<std::string, std::string, double>{"unit_square", "quadrilateral", 1.0 / 32},
+          std::tuple<std::string, std::string, double>{"l_shape", "triangle", 1.0 / 16},
+          std::tuple<std::string, std::string, double>{"unit_cube", "hexahedron", 1.0 / 16},
+          std::tuple<std::string, std::string, double>{"unit_cube", "tetrahedron", 1.0 / 8}}) {
+        const std::string what = shape + " " + elements;
+        const CaseMesh mesh = load_case_mesh(parse_case_text(test::partial_dirichlet_case(shape, elements, size, 1), "p", ""), host);
+        const std::vector<Csr<double>> chain = pmg_interpolations<double>(mesh.mesh, host);
+        const std::vector<std::optional<StructuredGrid>> grids = pmg_coarse_grids(mesh.mesh);
+        ASSERT_EQ(grids.size(), chain.size()) << what;
+        ASSERT_FALSE(chain.empty()) << what;
+        Csr<double> a = test::random_node_graph_matrix(mesh.mesh, host, random);
+        for (std::size_t l = 0; l < chain.size(); ++l) {
+            const std::string level = what + " level " + std::to_string(l);
+            ASSERT_TRUE(grids[l].has_value()) << level;
+            const Csr<double>& p = chain[l];
+            const Csr<double> r = sparse_transpose(p);
+            const CoarseLattice on_device = coarse_lattice(*grids[l], device);
+            EXPECT_EQ(on_device.points.to_host(), coarse_lattice(*grids[l], host).points.to_host()) << level;
+            const Csr<double> a_d = a.clone_to(device), p_d = p.clone_to(device), r_d = r.clone_to(device);
+            Csr<double> ap{a.rows, p.cols, Array<index_type>(device, static_cast<std::size_t>(a.rows) + 1), {}, {}};
+            ASSERT_TRUE(kernels::cuda::amg_lattice_product(*device, a_d, p_d, on_device.points.data(), on_device.dim,
+                                                           WindowCentre::lowest_of_b_row, 0, ap)) << level;
+            Csr<double> rap = lattice_galerkin(r, a, p, coarse_lattice(*grids[l], host));
+            const HostMatrix d = test::to_host(lattice_galerkin(r_d, a_d, p_d, on_device)), h = test::to_host(rap);
+            EXPECT_EQ(d.ptr, h.ptr) << level;
+            EXPECT_EQ(d.col, h.col) << level;
+            EXPECT_LE(test::max_relative_difference(d.val, h.val), 1e-14) << level;
+            const HostMatrix ap_d = test::to_host(ap), ap_h = test::to_host(sparse_product(a, p));
+            EXPECT_EQ(ap_d.col, ap_h.col) << level;
+            EXPECT_LE(test::max_relative_difference(ap_d.val, ap_h.val), 1e-14) << level;
+            const Csr<double> wide = sparse_product(a_d, a_d);
+            Csr<double> refused{a.rows, p.cols, Array<index_type>(device, static_cast<std::size_t>(a.rows) + 1), {}, {}};
+            EXPECT_FALSE(kernels::cuda::amg_lattice_product(*device, wide, p_d, on_device.points.data(), on_device.dim,
+                                                            WindowCentre::lowest_of_b_row, 0, refused)) << level;
+            a = std::move(rap);
+        }
+    }
 }
 
 TEST(AmgGpu, PmgGridLevelOnTheDeviceMatchesTheCpu)

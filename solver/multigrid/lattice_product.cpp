@@ -1,0 +1,83 @@
+#include "solver/multigrid/lattice_product.hpp"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "solver/multigrid/aggregation.hpp"
+
+namespace gpufem {
+namespace {
+
+/// The lattice of numbering (count points, the longest axis `longest`), on exec.
+CoarseLattice lattice_of(const LatticeNumbering& numbering, index_type count, long long longest, int dim,
+                         const ExecPtr& exec)
+{
+    CoarseLattice out;
+    if (longest >= (1LL << lattice_axis_bits) || count <= 0) return out;
+    out.dim = dim;
+    out.points = Array<std::uint64_t>(exec, static_cast<std::size_t>(count));
+    const Executor& e = *exec;
+    GPUFEM_DISPATCH(e, amg_lattice_points(e, numbering, count, out.points.data()));
+    return out;
+}
+
+}  // namespace
+
+CoarseLattice coarse_lattice(const StructuredGrid& grid, const ExecPtr& exec)
+{
+    LatticeNumbering numbering;
+    numbering.grid = grid;
+    const long long longest = std::max({grid.boxes[0], grid.boxes[1], grid.boxes[2], 2 * grid.n}) * grid.k + 1;
+    const long long count = grid.num_points();
+    if (count > 2147483647LL) return {};
+    return lattice_of(numbering, static_cast<index_type>(count), longest, grid.dim, exec);
+}
+
+CoarseLattice coarse_lattice(const std::vector<index_type>& offsets, const std::vector<GridBox>& boxes, int dim,
+                             const ExecPtr& exec)
+{
+    long long longest = 0;
+    for (const GridBox& box : boxes)
+        for (int a = 0; a < 3; ++a) longest = std::max(longest, box.lo[a] + box.extent[a]);
+    const Array<index_type> offsets_on = Array<index_type>::from_host(exec, offsets);
+    const Array<GridBox> boxes_on = Array<GridBox>::from_host(exec, boxes);
+    LatticeNumbering numbering;
+    numbering.parts = static_cast<int>(boxes.size());
+    numbering.offsets = offsets_on.data();
+    numbering.boxes = boxes_on.data();
+    CoarseLattice out = lattice_of(numbering, offsets.back(), longest, dim, exec);
+    exec->synchronize();  // the tables go out of scope
+    return out;
+}
+
+template <typename V>
+Csr<V> lattice_product(const Csr<V>& a, const Csr<V>& b, const CoarseLattice& lattice, WindowCentre centre,
+                       index_type first)
+{
+    if (a.cols != b.rows) throw std::invalid_argument("lattice_product: inner dimensions differ");
+    if (!lattice.empty() && b.cols <= static_cast<index_type>(lattice.points.size())) {
+        const Executor& e = *a.executor();
+        Csr<V> c{a.rows, b.cols, Array<index_type>(a.executor(), static_cast<std::size_t>(a.rows) + 1), {}, {}};
+        if (GPUFEM_DISPATCH(e, amg_lattice_product(e, a, b, lattice.points.data(), lattice.dim, centre, first, c)))
+            return c;
+        spdlog::debug("lattice product: a row of {} x {} leaves its window; the general product", a.rows, b.cols);
+    }
+    return sparse_product(a, b);
+}
+
+template <typename V>
+Csr<V> lattice_galerkin(const Csr<V>& r, const Csr<V>& a, const Csr<V>& p, const CoarseLattice& lattice)
+{
+    return lattice_product(r, lattice_product(a, p, lattice, WindowCentre::lowest_of_b_row), lattice,
+                           WindowCentre::row_point);
+}
+
+#define GPUFEM_INSTANTIATE(V)                                                                              \
+    template Csr<V> lattice_product(const Csr<V>&, const Csr<V>&, const CoarseLattice&, WindowCentre, index_type); \
+    template Csr<V> lattice_galerkin(const Csr<V>&, const Csr<V>&, const Csr<V>&, const CoarseLattice&);
+GPUFEM_INSTANTIATE(float)
+GPUFEM_INSTANTIATE(double)
+#undef GPUFEM_INSTANTIATE
+
+}  // namespace gpufem

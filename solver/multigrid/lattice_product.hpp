@@ -1,0 +1,45 @@
+#pragma once
+// The Galerkin products of grid transfers by windows on the coarse grid's lattice
+// (lattice_product_kernels.hpp): A P and R (A P) for p-multigrid's levels down a generated
+// grid's halvings, on one process and across ranks, with the general sparse product where a
+// row does not fit its window.
+#include <vector>
+
+#include "linalg/csr.hpp"
+#include "mesh/structured_grid.hpp"
+#include "solver/multigrid/amg_kernels.hpp"
+#include "solver/multigrid/lattice_product_kernels.hpp"
+
+namespace gpufem {
+
+/// A coarse grid level's unknowns as lattice points, on an executor (empty: not a grid level).
+struct CoarseLattice {
+    Array<std::uint64_t> points;  ///< per unknown (global number), packed_point
+    int dim = 0;
+
+    bool empty() const { return points.empty(); }
+};
+
+/// The lattice of a grid's node numbering (one process: box_grid's numbers), on exec; empty
+/// when an axis has more points than a packed point holds.
+CoarseLattice coarse_lattice(const StructuredGrid& grid, const ExecPtr& exec);
+
+/// The lattice of parts' boxes numbered part after part (offsets: part q's first number, then
+/// the total), on exec; empty when an axis reaches past a packed point's range.
+CoarseLattice coarse_lattice(const std::vector<index_type>& offsets, const std::vector<GridBox>& boxes, int dim,
+                             const ExecPtr& exec);
+
+/// C = A B for B's columns on lattice: by windows around each row's centre (see WindowCentre;
+/// first: the number of row 0's point for row_point), or by sparse_product when a row does not
+/// fit its window or the lattice is empty. The same C either way (columns sorted, structural
+/// entries kept); on a's executor.
+template <typename V>
+Csr<V> lattice_product(const Csr<V>& a, const Csr<V>& b, const CoarseLattice& lattice, WindowCentre centre,
+                       index_type first = 0);
+
+/// R A P for the transfer p into lattice's grid and r = P^T (lattice_product twice; empty
+/// lattice: sparse products).
+template <typename V>
+Csr<V> lattice_galerkin(const Csr<V>& r, const Csr<V>& a, const Csr<V>& p, const CoarseLattice& lattice);
+
+}  // namespace gpufem

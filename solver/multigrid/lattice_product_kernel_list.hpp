@@ -1,0 +1,15 @@
+// Kernels of the lattice product (solver/multigrid/lattice_product_kernels.hpp).
+// A kernel list (linalg/backend_kernels.hpp): no include guard, no includes.
+
+/// points[g] = numbering's point of number g, packed (packed_point), for g < count.
+GPUFEM_KERNEL_INLINE void amg_lattice_points(const Executor& exec, LatticeNumbering numbering, index_type count,
+                                             std::uint64_t* points) GPUFEM_KERNEL_BODY
+
+/// C = A B row by row in windows (window_row, write_window_row; columns sorted, structural
+/// entries kept), B's columns being lattice points (points, packed): c's row offsets
+/// (a.rows + 1, allocated by the caller), columns and values. Returns false, c's columns and
+/// values left empty, when a row's columns do not fit its window. Throws std::length_error
+/// past 2^31 - 1 entries.
+template <typename V>
+bool amg_lattice_product(const Executor& exec, const Csr<V>& a, const Csr<V>& b, const std::uint64_t* points,
+                         int dim, WindowCentre centre, index_type first, Csr<V>& c) GPUFEM_KERNEL_BODY

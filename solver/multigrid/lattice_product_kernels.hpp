@@ -1,0 +1,158 @@
+#pragma once
+// Kernels of the lattice product: C = A B for the Galerkin products of a grid transfer (A P,
+// then R (A P)), declared once, implemented in cpu/lattice_product_kernels.cpp (the readable
+// reference) and cuda/lattice_product_kernels.cu. On a grid of boxes every column of row r of
+// C is a coarse point within one step (per axis) of a point known from r alone: the lowest
+// coarse point that P's row r interpolates from (A P: fine unknown r and its neighbours
+// interpolate from the 3^d coarse points around it), or coarse point r itself (R A P: the
+// 27-point coarse stencil). So each row of C gathers into the 3^d slots of that window, one
+// thread per row in a fixed order, with no hash table and no search; a column outside its
+// window (another mesh, another stencil) sends the product back to the general one.
+#include <cstdint>
+
+#include "linalg/backend_kernels.hpp"
+#include "linalg/csr.hpp"
+#include "linalg/host_device.hpp"
+#include "mesh/structured_grid.hpp"
+#include "solver/multigrid/amg_kernels.hpp"
+
+namespace gpufem {
+
+/// Bits per axis of a packed lattice point (grids of up to 2^21 - 1 points a side).
+inline constexpr int lattice_axis_bits = 21;
+/// Slots of a window (3^3).
+inline constexpr int lattice_window_slots = 27;
+
+/// Lattice point p packed into 64 bits, lattice_axis_bits per axis, x lowest.
+GPUFEM_HOST_DEVICE inline std::uint64_t packed_point(const long long p[3])
+{
+    return static_cast<std::uint64_t>(p[0]) | static_cast<std::uint64_t>(p[1]) << lattice_axis_bits |
+           static_cast<std::uint64_t>(p[2]) << (2 * lattice_axis_bits);
+}
+
+/// Coordinate `axis` of a packed lattice point.
+GPUFEM_HOST_DEVICE inline long long point_axis(std::uint64_t packed, int axis)
+{
+    return static_cast<long long>((packed >> (axis * lattice_axis_bits)) & ((std::uint64_t(1) << lattice_axis_bits) - 1));
+}
+
+/// How a grid level numbers its points: one StructuredGrid's node numbers (parts == 0, one
+/// process), or parts' boxes numbered part after part, each in x-fastest order (the grid
+/// levels of p-multigrid across ranks). Pointers in the kernel backend's memory.
+struct LatticeNumbering {
+    StructuredGrid grid;                  ///< parts == 0: the grid's node numbering
+    int parts = 0;                        ///< > 0: boxes numbered part after part
+    const index_type* offsets = nullptr;  ///< part q's first number (parts + 1 values)
+    const GridBox* boxes = nullptr;       ///< part q's points
+
+    /// The lattice point of number g.
+    GPUFEM_HOST_DEVICE void point(index_type g, long long p[3]) const
+    {
+        if (parts == 0) {
+            grid.point(g, p);
+            return;
+        }
+        int lo = 0, hi = parts;  // offsets[lo] <= g < offsets[hi]
+        while (hi - lo > 1) {
+            const int mid = (lo + hi) / 2;
+            if (offsets[mid] <= g) lo = mid;
+            else hi = mid;
+        }
+        boxes[lo].point(g - offsets[lo], p);
+    }
+};
+
+/// Where the window of row r of C = A B lies.
+enum class WindowCentre : int {
+    lowest_of_b_row,  ///< the lowest point among the columns of B's row r (A P: P's row of fine unknown r)
+    row_point,        ///< the point of number first + r (R (A P): row r is coarse unknown first + r)
+};
+
+/// The centre of row r's window, packed; false when it has none (B's row r empty).
+GPUFEM_HOST_DEVICE inline bool window_centre(index_type r, WindowCentre centre, index_type first,
+                                             const index_type* b_ptr, const index_type* b_col,
+                                             const std::uint64_t* points, std::uint64_t& out)
+{
+    if (centre == WindowCentre::row_point) {
+        out = points[first + r];
+        return true;
+    }
+    if (b_ptr[r] == b_ptr[r + 1]) return false;
+    long long low[3] = {-1, -1, -1};
+    for (index_type q = b_ptr[r]; q < b_ptr[r + 1]; ++q)
+        for (int a = 0; a < 3; ++a) {
+            const long long x = point_axis(points[b_col[q]], a);
+            if (low[a] < 0 || x < low[a]) low[a] = x;
+        }
+    out = packed_point(low);
+    return true;
+}
+
+/// Row r of C = A B gathered into the 3^dim slots around centre: slot s holds column keys[s]
+/// (bit s of mask set) and, when Values, the sum sums[s] of a_ik b_kj in A's, then B's order.
+/// Returns false when a column lies outside the window.
+template <typename V, bool Values>
+GPUFEM_HOST_DEVICE inline bool window_row(index_type r, const index_type* a_ptr, const index_type* a_col,
+                                          const V* a_val, const index_type* b_ptr, const index_type* b_col,
+                                          const V* b_val, const std::uint64_t* points, int dim,
+                                          std::uint64_t centre, unsigned& mask, index_type* keys, V* sums)
+{
+    mask = 0;
+    for (index_type p = a_ptr[r]; p < a_ptr[r + 1]; ++p) {
+        const index_type k = a_col[p];
+        for (index_type q = b_ptr[k]; q < b_ptr[k + 1]; ++q) {
+            const index_type j = b_col[q];
+            const std::uint64_t at = points[j];
+            int slot = 0, stride = 1;
+            for (int axis = 0; axis < dim; ++axis, stride *= 3) {
+                const long long step = point_axis(at, axis) - point_axis(centre, axis);
+                if (step < -1 || step > 1) return false;
+                slot += static_cast<int>(step + 1) * stride;
+            }
+            if constexpr (Values) {
+                if (!(mask >> slot & 1u)) {
+                    keys[slot] = j;
+                    sums[slot] = V(0);
+                }
+                sums[slot] += a_val[p] * b_val[q];
+            }
+            mask |= 1u << slot;
+        }
+    }
+    return true;
+}
+
+/// The entries of mask's slots written in column order to columns / values (keys and sums
+/// are reordered in place).
+template <typename V>
+GPUFEM_HOST_DEVICE inline void write_window_row(unsigned mask, index_type* keys, V* sums, index_type* columns,
+                                                V* values)
+{
+    int count = 0;
+    for (int s = 0; s < lattice_window_slots; ++s)
+        if (mask >> s & 1u) {  // compacted to the front (count <= s)
+            keys[count] = keys[s];
+            sums[count] = sums[s];
+            ++count;
+        }
+    for (int i = 1; i < count; ++i) {  // insertion sort: a lexicographic numbering is sorted already
+        const index_type key = keys[i];
+        const V sum = sums[i];
+        int j = i - 1;
+        for (; j >= 0 && keys[j] > key; --j) {
+            keys[j + 1] = keys[j];
+            sums[j + 1] = sums[j];
+        }
+        keys[j + 1] = key;
+        sums[j + 1] = sum;
+    }
+    for (int i = 0; i < count; ++i) {
+        columns[i] = keys[i];
+        values[i] = sums[i];
+    }
+}
+
+#define GPUFEM_KERNEL_LIST "solver/multigrid/lattice_product_kernel_list.hpp"
+#include "linalg/declare_kernels.hpp"
+
+}  // namespace gpufem
