@@ -1,5 +1,10 @@
-// CUDA lattice product (solver/multigrid/lattice_product_kernels.hpp): one thread per row of
-// C, its window's slots in thread-local memory; a count pass, CUB's scan, a fill pass.
+// CUDA lattice product (solver/multigrid/lattice_product_kernels.hpp): one warp per row of C.
+// The warp's lanes form groups of `group` lanes; group g takes A's entries g, g + groups, ...
+// in order, its lanes the entries of the named row of B (distinct columns: no two lanes of a
+// group meet in a slot; a longer row in several steps), adding into the group's own window of
+// sums in shared memory; the groups' windows are then added in group order, so the sums are
+// the same every run. A count pass (the slots a row touches), CUB's scan, then a fill pass
+// writing each row's columns by rank (sorted without a sort).
 #include <cstdint>
 #include <stdexcept>
 
@@ -11,6 +16,8 @@
 
 namespace gpufem::kernels::cuda {
 namespace {
+
+constexpr int warps_per_block = 8;
 
 __global__ void lattice_points_kernel(LatticeNumbering numbering, index_type count, std::uint64_t* points)
 {
@@ -27,53 +34,136 @@ struct WindowFlags {
     int outside;               ///< 1 when a row does not fit its window
 };
 
-/// counts[r] = the columns of row r of C, their total and whether a row left its window
-/// into *flags (the warp's sum added once).
-template <typename V>
-__global__ void window_count_kernel(index_type rows, const index_type* __restrict__ a_ptr,
-                                    const index_type* __restrict__ a_col, const index_type* __restrict__ b_ptr,
-                                    const index_type* __restrict__ b_col, const std::uint64_t* __restrict__ points,
-                                    int dim, WindowCentre centre, index_type first, index_type* __restrict__ counts,
-                                    WindowFlags* __restrict__ flags)
+/// The centre of row r's window (warp-uniform); false when B's row r is empty.
+__device__ bool warp_centre(index_type r, WindowCentre centre, index_type first, const index_type* b_ptr,
+                            const index_type* b_col, const std::uint64_t* points, std::uint64_t& out)
 {
-    const long long r = thread_index();
-    unsigned mask = 0;
-    if (r < rows) {
-        const auto row = static_cast<index_type>(r);
-        std::uint64_t middle = 0;
-        bool fits = window_centre(row, centre, first, b_ptr, b_col, points, middle);
-        if (fits)
-            fits = window_row<V, false>(row, a_ptr, a_col, static_cast<const V*>(nullptr), b_ptr, b_col,
-                                        static_cast<const V*>(nullptr), points, dim, middle, mask, nullptr, nullptr);
-        else
-            fits = a_ptr[r] == a_ptr[r + 1];
-        if (!fits) flags->outside = 1;
-        counts[r] = __popc(mask);
+    if (centre == WindowCentre::row_point) {
+        out = points[first + r];
+        return true;
     }
-    const unsigned warp_total = __reduce_add_sync(0xffffffffu, static_cast<unsigned>(__popc(mask)));
-    if ((threadIdx.x & 31) == 0 && warp_total > 0) atomicAdd(&flags->total, static_cast<unsigned long long>(warp_total));
+    const int lane = threadIdx.x & 31;
+    const index_type begin = b_ptr[r], end = b_ptr[r + 1];
+    if (begin == end) return false;
+    unsigned low[3] = {~0u, ~0u, ~0u};
+    for (index_type q = begin + lane; q < end; q += 32)
+        for (int a = 0; a < 3; ++a) low[a] = min(low[a], static_cast<unsigned>(point_axis(points[b_col[q]], a)));
+    long long p[3];
+    for (int a = 0; a < 3; ++a) p[a] = __reduce_min_sync(0xffffffffu, low[a]);
+    out = packed_point(p);
+    return true;
 }
 
-/// Row r of C into c_col / c_val from c_ptr[r] (columns sorted).
-template <typename V>
-__global__ void window_fill_kernel(index_type rows, const index_type* __restrict__ a_ptr,
-                                   const index_type* __restrict__ a_col, const V* __restrict__ a_val,
-                                   const index_type* __restrict__ b_ptr, const index_type* __restrict__ b_col,
-                                   const V* __restrict__ b_val, const std::uint64_t* __restrict__ points, int dim,
-                                   WindowCentre centre, index_type first, const index_type* __restrict__ c_ptr,
-                                   index_type* __restrict__ c_col, V* __restrict__ c_val)
+/// The slot of column point `at` in the window around centre, or -1 outside it.
+__device__ inline int window_slot(std::uint64_t at, std::uint64_t centre, int dim)
 {
-    const long long r = thread_index();
-    if (r >= rows) return;
-    const auto row = static_cast<index_type>(r);
+    int slot = 0, stride = 1;
+    for (int axis = 0; axis < dim; ++axis, stride *= 3) {
+        const long long step = point_axis(at, axis) - point_axis(centre, axis);
+        if (step < -1 || step > 1) return -1;
+        slot += static_cast<int>(step + 1) * stride;
+    }
+    return slot;
+}
+
+/// The warp's pass over row r: each group's lanes over the rows of B that its entries of A
+/// name; with Values, sums[g][slot] += a_ik b_kj and keys[slot] = j. Returns the row's mask
+/// of touched slots (warp-uniform); *outside = 1 when a column leaves the window.
+template <typename V, bool Values>
+__device__ unsigned warp_window_row(index_type r, int group, const index_type* __restrict__ a_ptr,
+                                    const index_type* __restrict__ a_col, const V* __restrict__ a_val,
+                                    const index_type* __restrict__ b_ptr, const index_type* __restrict__ b_col,
+                                    const V* __restrict__ b_val, const std::uint64_t* __restrict__ points, int dim,
+                                    std::uint64_t centre, V (*sums)[lattice_window_slots], index_type* keys,
+                                    int* outside)
+{
+    const int lane = threadIdx.x & 31, g = lane / group, member = lane % group, groups = 32 / group;
+    unsigned mask = 0;
+    bool fits = true;
+    for (index_type p = a_ptr[r] + g; p < a_ptr[r + 1]; p += groups) {
+        const index_type k = a_col[p];
+        for (index_type q = b_ptr[k] + member; q < b_ptr[k + 1]; q += group) {
+            const index_type j = b_col[q];
+            const int slot = window_slot(points[j], centre, dim);
+            if (slot < 0) {
+                fits = false;
+                continue;
+            }
+            mask |= 1u << slot;
+            if constexpr (Values) {
+                keys[slot] = j;
+                sums[g][slot] += a_val[p] * b_val[q];
+            }
+        }
+        if constexpr (Values) __syncwarp((~0u >> (32 - group)) << (g * group));
+    }
+    if (!__all_sync(0xffffffffu, fits)) *outside = 1;
+    return __reduce_or_sync(0xffffffffu, mask);
+}
+
+template <typename V>
+__global__ void __launch_bounds__(warps_per_block * 32)
+    window_count_kernel(index_type rows, int group, const index_type* __restrict__ a_ptr,
+                        const index_type* __restrict__ a_col, const index_type* __restrict__ b_ptr,
+                        const index_type* __restrict__ b_col, const std::uint64_t* __restrict__ points, int dim,
+                        WindowCentre centre, index_type first, index_type* __restrict__ counts,
+                        WindowFlags* __restrict__ flags)
+{
+    const index_type r = static_cast<index_type>(blockIdx.x) * warps_per_block + static_cast<index_type>(threadIdx.x >> 5);
+    if (r >= rows) return;  // warp-uniform
     std::uint64_t middle = 0;
     unsigned mask = 0;
-    index_type keys[lattice_window_slots];
-    V sums[lattice_window_slots];
-    if (!window_centre(row, centre, first, b_ptr, b_col, points, middle)) return;
-    window_row<V, true>(row, a_ptr, a_col, a_val, b_ptr, b_col, b_val, points, dim, middle, mask, keys, sums);
-    write_window_row(mask, keys, sums, c_col + c_ptr[r], c_val + c_ptr[r]);
+    if (warp_centre(r, centre, first, b_ptr, b_col, points, middle))
+        mask = warp_window_row<V, false>(r, group, a_ptr, a_col, static_cast<const V*>(nullptr), b_ptr, b_col,
+                                         static_cast<const V*>(nullptr), points, dim, middle, nullptr, nullptr,
+                                         &flags->outside);
+    else if (a_ptr[r] < a_ptr[r + 1])
+        flags->outside = 1;
+    if ((threadIdx.x & 31) == 0) {
+        counts[r] = __popc(mask);
+        if (mask) atomicAdd(&flags->total, static_cast<unsigned long long>(__popc(mask)));
+    }
 }
+
+template <typename V>
+__global__ void __launch_bounds__(warps_per_block * 32)
+    window_fill_kernel(index_type rows, int group, const index_type* __restrict__ a_ptr,
+                       const index_type* __restrict__ a_col, const V* __restrict__ a_val,
+                       const index_type* __restrict__ b_ptr, const index_type* __restrict__ b_col,
+                       const V* __restrict__ b_val, const std::uint64_t* __restrict__ points, int dim,
+                       WindowCentre centre, index_type first, const index_type* __restrict__ c_ptr,
+                       index_type* __restrict__ c_col, V* __restrict__ c_val, int* __restrict__ outside)
+{
+    // Per warp: its groups' windows of sums (dynamic: as many as the groups), then its keys.
+    extern __shared__ unsigned char shared[];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, groups = 32 / group;
+    const index_type r = static_cast<index_type>(blockIdx.x) * warps_per_block + warp;
+    if (r >= rows) return;  // warp-uniform
+    V(*sums)[lattice_window_slots] =
+        reinterpret_cast<V(*)[lattice_window_slots]>(shared) + static_cast<std::size_t>(warp) * groups;
+    index_type* keys = reinterpret_cast<index_type*>(reinterpret_cast<V*>(shared) + static_cast<std::size_t>(warps_per_block) * groups * lattice_window_slots) +
+                       warp * lattice_window_slots;
+    for (int s = lane; s < groups * lattice_window_slots; s += 32) sums[s / lattice_window_slots][s % lattice_window_slots] = V(0);
+    __syncwarp();
+    std::uint64_t middle = 0;
+    if (!warp_centre(r, centre, first, b_ptr, b_col, points, middle)) return;
+    const unsigned mask = warp_window_row<V, true>(r, group, a_ptr, a_col, a_val, b_ptr, b_col, b_val, points, dim,
+                                                   middle, sums, keys, outside);
+    __syncwarp();
+    if (lane < lattice_window_slots && (mask >> lane & 1u)) {
+        V total = sums[0][lane];
+        for (int g = 1; g < groups; ++g) total += sums[g][lane];
+        const index_type key = keys[lane];
+        int rank = 0;
+        for (int s = 0; s < lattice_window_slots; ++s) rank += (mask >> s & 1u) && keys[s] < key;
+        c_col[c_ptr[r] + rank] = key;
+        c_val[c_ptr[r] + rank] = total;
+    }
+}
+
+/// Lanes per group, measured on the 64M-unknown cube's levels (H200): 4 for A P (P's rows of
+/// up to 8 entries), 8 for R (A P) (rows of up to 27): short steps, many rows of A in flight.
+int group_for(WindowCentre centre) { return centre == WindowCentre::lowest_of_b_row ? 4 : 8; }
 
 }  // namespace
 
@@ -91,13 +181,15 @@ bool amg_lattice_product(const Executor& exec, const Csr<V>& a, const Csr<V>& b,
     const cudaStream_t stream = stream_of(exec);
     const index_type rows = a.rows;
     index_type* ptr = c.row_ptr.data();
+    const int group = group_for(centre);
     DeviceBuffer flags(exec, sizeof(WindowFlags));
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(flags.as<void>(), 0, sizeof(WindowFlags), stream));
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(ptr + rows, 0, sizeof(index_type), stream));
+    const auto blocks = static_cast<unsigned>((static_cast<long long>(rows) + warps_per_block - 1) / warps_per_block);
     if (rows > 0) {
-        window_count_kernel<V><<<grid_for(rows), block_size, 0, stream>>>(
-            rows, a.row_ptr.data(), a.col_idx.data(), b.row_ptr.data(), b.col_idx.data(), points, dim, centre, first,
-            ptr, flags.as<WindowFlags>());
+        window_count_kernel<V><<<blocks, warps_per_block * 32, 0, stream>>>(
+            rows, group, a.row_ptr.data(), a.col_idx.data(), b.row_ptr.data(), b.col_idx.data(), points, dim, centre,
+            first, ptr, flags.as<WindowFlags>());
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
     WindowFlags host{};
@@ -117,9 +209,11 @@ bool amg_lattice_product(const Executor& exec, const Csr<V>& a, const Csr<V>& b,
     c.col_idx = Array<index_type>(ex, static_cast<std::size_t>(total));
     c.values = Array<V>(ex, static_cast<std::size_t>(total));
     if (rows > 0) {
-        window_fill_kernel<V><<<grid_for(rows), block_size, 0, stream>>>(
-            rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), b.row_ptr.data(), b.col_idx.data(),
-            b.values.data(), points, dim, centre, first, ptr, c.col_idx.data(), c.values.data());
+        const std::size_t shared = warps_per_block * lattice_window_slots * ((32 / group) * sizeof(V) + sizeof(index_type));
+        window_fill_kernel<V><<<blocks, warps_per_block * 32, shared, stream>>>(
+            rows, group, a.row_ptr.data(), a.col_idx.data(), a.values.data(), b.row_ptr.data(), b.col_idx.data(),
+            b.values.data(), points, dim, centre, first, ptr, c.col_idx.data(), c.values.data(),
+            &flags.as<WindowFlags>()->outside);
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
     return true;
