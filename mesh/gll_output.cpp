@@ -120,12 +120,23 @@ EquispacedOutput equispaced_output(const Mesh& mesh, const std::vector<MeshField
     EquispacedOutput out{mesh, {}};
     out.mesh.device.reset();
     interpolate(mesh, tensor, owner, mesh.coordinates.data(), out.mesh.coordinates.data(), 3, 3);
+    out.point_fields = equispaced_point_fields(mesh, point_fields);
+    return out;
+}
+
+std::vector<MeshField> equispaced_point_fields(const Mesh& mesh, const std::vector<MeshField>& point_fields)
+{
+    if (!mesh_has_gll_nodes(mesh))
+        throw std::invalid_argument("equispaced_point_fields: mesh '" + mesh.source + "' has no GLL nodes");
+    const TensorInterpolation tensor = tensor_interpolation(mesh.cell_type, mesh.degree);
+    const std::vector<index_type> owner = first_cells(mesh);
+    std::vector<MeshField> out;
     for (const MeshField& field : point_fields) {
         HostVector<double> values(field.values.begin(), field.values.end());
         interpolate(mesh, tensor, owner, field.values.data(), values.data(), 1, 1);
         MeshField converted(field.name, std::move(values));
         converted.float32 = field.float32;
-        out.point_fields.push_back(std::move(converted));
+        out.push_back(std::move(converted));
     }
     return out;
 }

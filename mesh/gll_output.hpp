@@ -26,4 +26,8 @@ struct EquispacedOutput {
 /// EquispacedOutput of a mesh with GLL nodes (throws std::invalid_argument for another mesh).
 EquispacedOutput equispaced_output(const Mesh& mesh, const std::vector<MeshField>& point_fields);
 
+/// equispaced_output's point fields alone (the mesh's nodes are not moved): for a file whose
+/// equispaced mesh was written already (start_vtu_prewrite).
+std::vector<MeshField> equispaced_point_fields(const Mesh& mesh, const std::vector<MeshField>& point_fields);
+
 }  // namespace gpufem

@@ -481,9 +481,17 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh, const std::v
         return;
     }
     // VTK's Lagrange cells have equispaced nodes.
-    if (prewrite) throw std::logic_error("write_vtu: a mesh with GLL nodes is not prewritten");
+    if (prewrite) throw std::logic_error("write_vtu: a mesh with GLL nodes is prewritten as its equispaced copy");
     const EquispacedOutput out = equispaced_output(mesh, point_fields);
     write_vtu_as_given(path, out.mesh, out.point_fields, cell_fields, compression, on_progress, nullptr);
+}
+
+void write_vtu_equispaced(const std::filesystem::path& path, const Mesh& mesh,
+                          const std::vector<MeshField>& point_fields, const std::vector<MeshField>& cell_fields,
+                          VtuCompression compression, const std::function<void(double)>& on_progress,
+                          VtuLz4Prewrite* prewrite)
+{
+    write_vtu_as_given(path, mesh, point_fields, cell_fields, compression, on_progress, prewrite);
 }
 
 }  // namespace gpufem

@@ -76,6 +76,14 @@ void write_vtu(const std::filesystem::path& path, const Mesh& mesh,
                const std::function<void(double)>& on_progress = {},
                VtuLz4Prewrite* prewrite = nullptr);
 
+/// write_vtu of a mesh whose nodes already sit at VTK's equispaced Lagrange places, its point
+/// fields given there (equispaced_output of a mesh with GLL nodes, mesh/gll_output.hpp): no
+/// conversion. The prewrite, if any, was started for this mesh.
+void write_vtu_equispaced(const std::filesystem::path& path, const Mesh& mesh,
+                          const std::vector<MeshField>& point_fields, const std::vector<MeshField>& cell_fields,
+                          VtuCompression compression, const std::function<void(double)>& on_progress,
+                          VtuLz4Prewrite* prewrite);
+
 /// Starts writing the mesh's part of the LZ4 .vtu that write_vtu(path, mesh, ...) will finish,
 /// on a background thread compressing with `threads` host threads (the host is idle while the
 /// device solves); the VTK grid is made on that thread too. The mesh must not change, and must

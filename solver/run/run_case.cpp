@@ -91,6 +91,10 @@ struct EarlyOutputs {
     std::unique_ptr<StagedOutputs> outputs;
     std::filesystem::path vtu;  ///< the staged result.vtu
     std::unique_ptr<VtuLz4Prewrite> prewrite;
+    /// A mesh with GLL nodes: its equispaced copy (made and written on the prewrite's thread)
+    /// and the point fields written early, converted to it.
+    std::shared_ptr<Mesh> equispaced;
+    std::vector<MeshField> early_fields;
 };
 
 /// Starts writing result.vtu's mesh when the run qualifies (see EarlyOutputs); else empty.
@@ -99,15 +103,55 @@ EarlyOutputs start_early_outputs(const CaseSpec& spec, const RunOptions& options
 {
     EarlyOutputs early;
     if (!exec.is_cuda() || !options.write_outputs || !spec.output.write_solution || spec.matrix ||
-        spec.output.compression != VtuCompression::lz4 || mesh_has_gll_nodes(mesh))
+        spec.output.compression != VtuCompression::lz4)
         return early;
     early.outputs = std::make_unique<StagedOutputs>(output_folder(spec, options));
     early.vtu = early.outputs->stage("result.vtu");
     // Three quarters of the host's threads compress (the device does the run's work meanwhile;
     // one more thread writes what they compressed).
     const int threads = std::max(1, 3 * static_cast<int>(std::thread::hardware_concurrency()) / 4);
+    if (mesh_has_gll_nodes(mesh)) {  // VTK's Lagrange nodes are equispaced: the copy moved there
+        early.equispaced = std::make_shared<Mesh>();
+        early.prewrite = start_vtu_prewrite(
+            early.vtu,
+            [copy = early.equispaced, &mesh]() -> const Mesh& {
+                *copy = std::move(equispaced_output(mesh, {}).mesh);
+                return *copy;
+            },
+            threads);
+        return early;
+    }
     early.prewrite = start_vtu_prewrite(early.vtu, mesh, threads);
     return early;
+}
+
+/// Writes the solution u into the prewrite's file (mesh: the run's mesh; a mesh with GLL nodes
+/// has u converted to its equispaced copy first, kept in early).
+void write_solution_early(EarlyOutputs& early, const Mesh& mesh, const MeshField& u)
+{
+    if (!early.equispaced) {
+        write_vtu_field_early(*early.prewrite, mesh, u);
+        return;
+    }
+    early.early_fields = equispaced_point_fields(mesh, {u});
+    write_vtu_field_early(*early.prewrite, mesh, early.early_fields.front());
+}
+
+/// result.vtu of a mesh with GLL nodes whose equispaced copy was prewritten: the point fields
+/// not written early converted, then the file finished.
+void finish_equispaced_vtu(const CaseSpec& spec, const Mesh& mesh, const SolutionOutput& solution,
+                           EarlyOutputs& early, const std::function<void(double)>& on_progress)
+{
+    std::vector<MeshField> later;
+    for (const MeshField& field : solution.point_fields) {
+        bool written = false;
+        for (const MeshField& e : early.early_fields) written = written || e.name == field.name;
+        if (!written) later.push_back(field);
+    }
+    std::vector<MeshField> fields = equispaced_point_fields(mesh, later);
+    for (MeshField& e : early.early_fields) fields.push_back(std::move(e));
+    write_vtu_equispaced(early.vtu, *early.equispaced, fields, solution.cell_fields, spec.output.compression,
+                         on_progress, early.prewrite.get());
 }
 
 void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& mesh,
@@ -130,8 +174,12 @@ void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& 
         const ProgressLine line("output", [&fraction] {
             return ProgressStatus{fraction.load(), -1, "result.vtu"};
         });
-        write_vtu(vtu, mesh, solution.point_fields, solution.cell_fields, spec.output.compression,
-                  [&fraction](double f) { fraction.store(f); }, early.prewrite.get());
+        const auto progress = [&fraction](double f) { fraction.store(f); };
+        if (early.equispaced)
+            finish_equispaced_vtu(spec, mesh, solution, early, progress);
+        else
+            write_vtu(vtu, mesh, solution.point_fields, solution.cell_fields, spec.output.compression, progress,
+                      early.prewrite.get());
         record.solution_file_bytes = std::filesystem::file_size(vtu);
     }
     outputs.write_text("spmv_timings.csv", make_spmv_csv(record));
@@ -255,7 +303,7 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
     const auto disc = make_discretisation<V>(spec, input);
     // The solution goes into result.vtu while the errors phase computes the fields after it.
     if (early.prewrite)
-        disc->set_solution_ready([&early, &mesh](const MeshField& u) { write_vtu_field_early(*early.prewrite, mesh, u); });
+        disc->set_solution_ready([&early, &mesh](const MeshField& u) { write_solution_early(early, mesh, u); });
     record.unknowns_on = unknown_location_name(disc->space().location);
     const SystemSolution<V> solved = assemble_and_solve(spec, exec, *disc, meter, record, kept);
     if (!options.export_matrix_dir.empty()) {

@@ -13,6 +13,7 @@ namespace {
 struct BackendRun {
     nlohmann::json report;
     std::vector<double> u;
+    std::vector<double> points;  ///< result.vtu's point coordinates, 3 per point
 };
 
 BackendRun run_backend(const test::TempDir& dir, const std::filesystem::path& file, const std::string& backend,
@@ -27,7 +28,12 @@ BackendRun run_backend(const test::TempDir& dir, const std::filesystem::path& fi
     BackendRun run{test::read_json(out / "report.json"), {}};
     const auto grid = test::read_vtu(out / "result.vtu");
     auto* u = grid->GetPointData()->GetArray("u");
-    for (vtkIdType i = 0; i < grid->GetNumberOfPoints(); ++i) run.u.push_back(u->GetTuple1(i));
+    for (vtkIdType i = 0; i < grid->GetNumberOfPoints(); ++i) {
+        run.u.push_back(u->GetTuple1(i));
+        double x[3];
+        grid->GetPoint(i, x);
+        run.points.insert(run.points.end(), x, x + 3);
+    }
     return run;
 }
 
@@ -96,7 +102,8 @@ solver:
 TEST(EndToEndGpu, DegreesFiveToEightSolveMatrixFreeAsOnTheCpu)
 {
     // Quadrilaterals and hexahedra with GLL nodes, format pa with pmg (and a float cycle):
-    // the CPU's solution and iterations.
+    // the CPU's solution and iterations, and the CPU's result.vtu (VTK's equispaced nodes; on
+    // the GPU the equispaced mesh is written during the solve).
     GPUFEM_REQUIRE_GPU();
     test::TempDir dir;
     const auto file = dir.write("case.yaml", R"yaml(
@@ -127,6 +134,10 @@ solver: {preconditioner: pmg, tolerance: 1e-11}
             scale = std::max(scale, std::abs(cpu.u[i]));
         }
         EXPECT_LT(diff / scale, 1e-9);
+        ASSERT_EQ(cpu.points.size(), gpu.points.size());
+        double moved = 0;
+        for (std::size_t i = 0; i < cpu.points.size(); ++i) moved = std::max(moved, std::abs(cpu.points[i] - gpu.points[i]));
+        EXPECT_LT(moved, 1e-12);
         EXPECT_NEAR(cpu.report["solver"]["iterations"].get<int>(), gpu.report["solver"]["iterations"].get<int>(), 1);
         EXPECT_EQ(gpu.report["format"], "pa");
     }
