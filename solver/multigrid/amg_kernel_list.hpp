@@ -20,6 +20,13 @@ GPUFEM_KERNEL_INLINE void amg_shift_columns(const Executor& exec, std::size_t n,
                                             index_type inside, index_type outside,
                                             index_type* columns) GPUFEM_KERNEL_BODY
 
+/// columns[k] (a global number) = its local number, k < n: c - first for the owned
+/// first <= c < first + owned, owned + its place in ghosts (count increasing global numbers,
+/// holding every other column) otherwise.
+GPUFEM_KERNEL_INLINE void amg_localize_columns(const Executor& exec, std::size_t n, index_type first, index_type owned,
+                                               const index_type* ghosts, index_type count,
+                                               index_type* columns) GPUFEM_KERNEL_BODY
+
 /// out[r] = ptr[r] - ptr[0] for r <= rows: the offsets of a run of rows, from 0.
 GPUFEM_KERNEL_INLINE void amg_rebase_offsets(const Executor& exec, index_type rows, const index_type* ptr,
                                              index_type* out) GPUFEM_KERNEL_BODY

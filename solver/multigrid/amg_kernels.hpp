@@ -154,6 +154,20 @@ struct GridLevelView {
     }
 };
 
+/// The local number of global column c (see amg_localize_columns).
+GPUFEM_HOST_DEVICE inline index_type local_column(index_type c, index_type first, index_type owned,
+                                                  const index_type* ghosts, index_type count)
+{
+    if (c >= first && c < first + owned) return c - first;
+    index_type lo = 0, hi = count;  // the first ghost >= c
+    while (lo < hi) {
+        const index_type mid = lo + (hi - lo) / 2;
+        if (ghosts[mid] < c) lo = mid + 1;
+        else hi = mid;
+    }
+    return owned + lo;
+}
+
 /// The interpolation at finer point f (its level's coordinates) from the corners of the box of
 /// the grid of half the boxes around it (one corner along an axis where f lies on that grid):
 /// the corners' coordinates and weights into corner and weight; returns how many.

@@ -31,7 +31,8 @@ namespace {
 /// makes no float copy or there are no coarse operators.
 std::unique_ptr<FloatCycle> matrix_free_float_cycle(const PreconditionerSetup<double>& setup,
                                                     const std::vector<Csr<double>>& transfers,
-                                                    const std::vector<Csr<double>>& coarse_operators)
+                                                    const std::vector<Csr<double>>& coarse_operators,
+                                                    std::vector<CoarseLattice> lattices)
 {
     if (coarse_operators.empty()) return nullptr;
     std::unique_ptr<LinearOperator<float>> fine = float_copy_of(setup.op);
@@ -40,7 +41,7 @@ std::unique_ptr<FloatCycle> matrix_free_float_cycle(const PreconditionerSetup<do
     for (const Csr<double>& p : transfers) rounded_transfers.push_back(rounded_to_float(p));
     for (const Csr<double>& a : coarse_operators) rounded_operators.push_back(rounded_to_float(a));
     auto inner = std::make_unique<AmgPreconditioner<float>>(*fine, setup.solver.amg, rounded_transfers,
-                                                            std::move(rounded_operators));
+                                                            std::move(rounded_operators), std::move(lattices));
     return std::make_unique<FloatCycle>(std::move(fine), std::move(inner));
 }
 
@@ -48,14 +49,15 @@ std::unique_ptr<FloatCycle> matrix_free_float_cycle(const PreconditionerSetup<do
 
 SetUpPreconditioner<double> float_hierarchy(const char* name, const PreconditionerSetup<double>& setup,
                                             const std::vector<Csr<double>>* transfers,
-                                            std::vector<Csr<double>> coarse_operators)
+                                            std::vector<Csr<double>> coarse_operators, std::vector<CoarseLattice> lattices)
 {
     const std::string key = fmt::format("solver.amg.precision: float (preconditioner {})", name);
     if (setup.distributed) throw std::invalid_argument(key + " runs on one process so far");
     if (!setup.matrix) {
         return set_up_multigrid<double>(name, setup.op, nullptr, [&] {
             SetUpPreconditioner<double> out;
-            if (transfers) out.preconditioner = matrix_free_float_cycle(setup, *transfers, coarse_operators);
+            if (transfers)
+                out.preconditioner = matrix_free_float_cycle(setup, *transfers, coarse_operators, std::move(lattices));
             coarse_operators.clear();
             if (!out.preconditioner)
                 throw std::invalid_argument(key + ": the float hierarchy is made from the assembled matrix or from "
@@ -71,7 +73,7 @@ SetUpPreconditioner<double> float_hierarchy(const char* name, const Precondition
         if (transfers)
             for (const Csr<double>& p : *transfers) rounded.push_back(rounded_to_float(p));
         auto inner = std::make_unique<AmgPreconditioner<float>>(*fine, *fine->stored_csr(), setup.solver.amg,
-                                                                transfers ? &rounded : nullptr);
+                                                                transfers ? &rounded : nullptr, std::move(lattices));
         SetUpPreconditioner<double> out;
         out.preconditioner = std::make_unique<FloatCycle>(std::move(fine), std::move(inner));
         return out;

@@ -57,14 +57,15 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
         transfers = timed_step(setup, out, "interpolation", [&] {
             return pmg_interpolations_in_order(*setup.disc, setup.permutation, exec);
         });
+    std::vector<CoarseLattice> lattices;
+    if (setup.disc) lattices = coarse_lattices(setup.disc->pmg_coarse_grids(), exec);
     if constexpr (std::is_same_v<V, double>)
         if (in_float) {
-            SetUpPreconditioner<double> made = float_hierarchy("pmg", setup, &transfers, std::move(coarse_operators));
+            SetUpPreconditioner<double> made = float_hierarchy("pmg", setup, &transfers, std::move(coarse_operators),
+                                                                    std::move(lattices));
             made.steps = std::move(out.steps);
             return made;
         }
-    std::vector<CoarseLattice> lattices;
-    if (setup.disc) lattices = coarse_lattices(setup.disc->pmg_coarse_grids(), exec);
     if (!coarse_operators.empty())
         return set_up_multigrid<V>("pmg", setup.op, nullptr, [&] {
             out.preconditioner = std::make_unique<AmgPreconditioner<V>>(setup.op, setup.solver.amg, transfers,

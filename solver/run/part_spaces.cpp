@@ -252,12 +252,9 @@ PartSpace<V> grid_space(const GridBox& finer, const GridLevelNumbering& coarse, 
     laps.lap("entries");
     // Columns: the owned points from 0, the others after them by increasing global number.
     space.ghost_global = ghost_points(finer, dim, coarse, first, space.owned);
-    std::vector<index_type> local(static_cast<std::size_t>(total), -1);
-    for (index_type i = 0; i < space.owned; ++i) local[static_cast<std::size_t>(first + i)] = i;
-    for (std::size_t j = 0; j < space.ghost_global.size(); ++j)
-        local[static_cast<std::size_t>(space.ghost_global[j])] = space.owned + static_cast<index_type>(j);
-    const Array<index_type> map = Array<index_type>::from_host(exec, local);
-    GPUFEM_DISPATCH(e, amg_map_columns(e, static_cast<std::size_t>(nnz), map.data(), col.data()));
+    const Array<index_type> ghosts = Array<index_type>::from_host(exec, space.ghost_global);
+    GPUFEM_DISPATCH(e, amg_localize_columns(e, static_cast<std::size_t>(nnz), first, space.owned, ghosts.data(),
+                                            static_cast<index_type>(space.ghost_global.size()), col.data()));
     laps.lap("columns");
     space.halo = ghost_halo(host, space.owned, space.offsets, space.ghost_global);
     laps.lap("halo");

@@ -24,6 +24,13 @@ void amg_shift_columns(const Executor&, std::size_t n, index_type begin, index_t
     });
 }
 
+void amg_localize_columns(const Executor&, std::size_t n, index_type first, index_type owned, const index_type* ghosts,
+                          index_type count, index_type* columns)
+{
+    chunked_for(static_cast<long long>(n),
+                [&](long long k) { columns[k] = local_column(columns[k], first, owned, ghosts, count); });
+}
+
 void amg_rebase_offsets(const Executor&, index_type rows, const index_type* ptr, index_type* out)
 {
     const index_type base = ptr[0];

@@ -73,6 +73,14 @@ index_type exclusive_scan_total(const Executor& exec, index_type* values, index_
     return host;
 }
 
+__global__ void localize_columns_kernel(long long n, index_type first, index_type owned,
+                                        const index_type* __restrict__ ghosts, index_type count,
+                                        index_type* __restrict__ columns)
+{
+    const long long k = thread_index();
+    if (k < n) columns[k] = local_column(columns[k], first, owned, ghosts, count);
+}
+
 __global__ void mis_init_kernel(index_type n, const index_type* __restrict__ row_ptr,
                                 const std::uint8_t* __restrict__ strong, MisState* state)
 {
@@ -517,6 +525,15 @@ void amg_shift_columns(const Executor& exec, std::size_t n, index_type begin, in
     if (n == 0) return;
     shift_columns_kernel<<<static_cast<unsigned>((n + block_size - 1) / block_size), block_size, 0, stream_of(exec)>>>(
         n, begin, end, inside, outside, columns);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+void amg_localize_columns(const Executor& exec, std::size_t n, index_type first, index_type owned,
+                          const index_type* ghosts, index_type count, index_type* columns)
+{
+    if (n == 0) return;
+    localize_columns_kernel<<<grid_for(static_cast<long long>(n)), block_size, 0, stream_of(exec)>>>(
+        static_cast<long long>(n), first, owned, ghosts, count, columns);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
