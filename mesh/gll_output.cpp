@@ -1,5 +1,6 @@
 #include "mesh/gll_output.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -124,7 +125,8 @@ EquispacedOutput equispaced_output(const Mesh& mesh, const std::vector<MeshField
     return out;
 }
 
-std::vector<MeshField> equispaced_point_fields(const Mesh& mesh, const std::vector<MeshField>& point_fields)
+std::vector<MeshField> equispaced_point_fields(const Mesh& mesh, const std::vector<MeshField>& point_fields,
+                                               const std::vector<std::string>& skip)
 {
     if (!mesh_has_gll_nodes(mesh))
         throw std::invalid_argument("equispaced_point_fields: mesh '" + mesh.source + "' has no GLL nodes");
@@ -132,6 +134,7 @@ std::vector<MeshField> equispaced_point_fields(const Mesh& mesh, const std::vect
     const std::vector<index_type> owner = first_cells(mesh);
     std::vector<MeshField> out;
     for (const MeshField& field : point_fields) {
+        if (std::find(skip.begin(), skip.end(), field.name) != skip.end()) continue;
         HostVector<double> values(field.values.begin(), field.values.end());
         interpolate(mesh, tensor, owner, field.values.data(), values.data(), 1, 1);
         MeshField converted(field.name, std::move(values));

@@ -3,6 +3,7 @@
 // degree 5 to 8 on boxes is written as the same cells with each node moved to its equispaced
 // place (through the cell's own map) and every point field interpolated there by the cell's
 // GLL basis. The numbering, the cells and the cell fields are unchanged.
+#include <string>
 #include <vector>
 
 #include "mesh/mesh.hpp"
@@ -26,8 +27,9 @@ struct EquispacedOutput {
 /// EquispacedOutput of a mesh with GLL nodes (throws std::invalid_argument for another mesh).
 EquispacedOutput equispaced_output(const Mesh& mesh, const std::vector<MeshField>& point_fields);
 
-/// equispaced_output's point fields alone (the mesh's nodes are not moved): for a file whose
-/// equispaced mesh was written already (start_vtu_prewrite).
-std::vector<MeshField> equispaced_point_fields(const Mesh& mesh, const std::vector<MeshField>& point_fields);
+/// equispaced_output's point fields alone (the mesh's nodes are not moved), but those named in
+/// skip: for a file whose equispaced mesh was written already (start_vtu_prewrite).
+std::vector<MeshField> equispaced_point_fields(const Mesh& mesh, const std::vector<MeshField>& point_fields,
+                                               const std::vector<std::string>& skip = {});
 
 }  // namespace gpufem

@@ -142,13 +142,9 @@ void write_solution_early(EarlyOutputs& early, const Mesh& mesh, const MeshField
 void finish_equispaced_vtu(const CaseSpec& spec, const Mesh& mesh, const SolutionOutput& solution,
                            EarlyOutputs& early, const std::function<void(double)>& on_progress)
 {
-    std::vector<MeshField> later;
-    for (const MeshField& field : solution.point_fields) {
-        bool written = false;
-        for (const MeshField& e : early.early_fields) written = written || e.name == field.name;
-        if (!written) later.push_back(field);
-    }
-    std::vector<MeshField> fields = equispaced_point_fields(mesh, later);
+    std::vector<std::string> written;
+    for (const MeshField& e : early.early_fields) written.push_back(e.name);
+    std::vector<MeshField> fields = equispaced_point_fields(mesh, solution.point_fields, written);
     for (MeshField& e : early.early_fields) fields.push_back(std::move(e));
     write_vtu_equispaced(early.vtu, *early.equispaced, fields, solution.cell_fields, spec.output.compression,
                          on_progress, early.prewrite.get());
