@@ -5,9 +5,10 @@
 // C is a coarse point within one step (per axis) of a point known from r alone: the lowest
 // coarse point that P's row r interpolates from (A P: fine unknown r and its neighbours
 // interpolate from the 3^d coarse points around it), or coarse point r itself (R A P: the
-// 27-point coarse stencil). So each row of C gathers into the 3^d slots of that window, one
-// thread per row in a fixed order, with no hash table and no search; a column outside its
-// window (another mesh, another stencil) sends the product back to the general one.
+// 27-point coarse stencil). So each row of C gathers into the 3^d slots of that window in a
+// fixed order (a thread per row on the CPU, a warp on CUDA), with no hash table and no search;
+// a column outside its window (another mesh, another stencil) sends the product back to the
+// general one.
 #include <cstdint>
 
 #include "linalg/backend_kernels.hpp"
@@ -88,6 +89,19 @@ GPUFEM_HOST_DEVICE inline bool window_centre(index_type r, WindowCentre centre, 
     return true;
 }
 
+/// The slot of lattice point `at` in the 3^dim window around centre (x fastest), or -1 when it
+/// lies outside.
+GPUFEM_HOST_DEVICE inline int window_slot(std::uint64_t at, std::uint64_t centre, int dim)
+{
+    int slot = 0, stride = 1;
+    for (int axis = 0; axis < dim; ++axis, stride *= 3) {
+        const long long step = point_axis(at, axis) - point_axis(centre, axis);
+        if (step < -1 || step > 1) return -1;
+        slot += static_cast<int>(step + 1) * stride;
+    }
+    return slot;
+}
+
 /// Row r of C = A B gathered into the 3^dim slots around centre: slot s holds column keys[s]
 /// (bit s of mask set) and, when Values, the sum sums[s] of a_ik b_kj in A's, then B's order.
 /// Returns false when a column lies outside the window.
@@ -102,13 +116,8 @@ GPUFEM_HOST_DEVICE inline bool window_row(index_type r, const index_type* a_ptr,
         const index_type k = a_col[p];
         for (index_type q = b_ptr[k]; q < b_ptr[k + 1]; ++q) {
             const index_type j = b_col[q];
-            const std::uint64_t at = points[j];
-            int slot = 0, stride = 1;
-            for (int axis = 0; axis < dim; ++axis, stride *= 3) {
-                const long long step = point_axis(at, axis) - point_axis(centre, axis);
-                if (step < -1 || step > 1) return false;
-                slot += static_cast<int>(step + 1) * stride;
-            }
+            const int slot = window_slot(points[j], centre, dim);
+            if (slot < 0) return false;
             if constexpr (Values) {
                 if (!(mask >> slot & 1u)) {
                     keys[slot] = j;

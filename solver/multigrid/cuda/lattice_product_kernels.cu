@@ -54,21 +54,10 @@ __device__ bool warp_centre(index_type r, WindowCentre centre, index_type first,
     return true;
 }
 
-/// The slot of column point `at` in the window around centre, or -1 outside it.
-__device__ inline int window_slot(std::uint64_t at, std::uint64_t centre, int dim)
-{
-    int slot = 0, stride = 1;
-    for (int axis = 0; axis < dim; ++axis, stride *= 3) {
-        const long long step = point_axis(at, axis) - point_axis(centre, axis);
-        if (step < -1 || step > 1) return -1;
-        slot += static_cast<int>(step + 1) * stride;
-    }
-    return slot;
-}
-
 /// The warp's pass over row r: each group's lanes over the rows of B that its entries of A
 /// name; with Values, sums[g][slot] += a_ik b_kj and keys[slot] = j. Returns the row's mask
-/// of touched slots (warp-uniform); *outside = 1 when a column leaves the window.
+/// of touched slots (warp-uniform); *outside = 1 when a column leaves the window (outside
+/// null: the count pass found none).
 template <typename V, bool Values>
 __device__ unsigned warp_window_row(index_type r, int group, const index_type* __restrict__ a_ptr,
                                     const index_type* __restrict__ a_col, const V* __restrict__ a_val,
@@ -97,7 +86,7 @@ __device__ unsigned warp_window_row(index_type r, int group, const index_type* _
         }
         if constexpr (Values) __syncwarp((~0u >> (32 - group)) << (g * group));
     }
-    if (!__all_sync(0xffffffffu, fits)) *outside = 1;
+    if (outside && !__all_sync(0xffffffffu, fits)) *outside = 1;
     return __reduce_or_sync(0xffffffffu, mask);
 }
 
@@ -132,7 +121,7 @@ __global__ void __launch_bounds__(warps_per_block * 32)
                        const index_type* __restrict__ b_ptr, const index_type* __restrict__ b_col,
                        const V* __restrict__ b_val, const std::uint64_t* __restrict__ points, int dim,
                        WindowCentre centre, index_type first, const index_type* __restrict__ c_ptr,
-                       index_type* __restrict__ c_col, V* __restrict__ c_val, int* __restrict__ outside)
+                       index_type* __restrict__ c_col, V* __restrict__ c_val)
 {
     // Per warp: its groups' windows of sums (dynamic: as many as the groups), then its keys.
     extern __shared__ unsigned char shared[];
@@ -148,7 +137,7 @@ __global__ void __launch_bounds__(warps_per_block * 32)
     std::uint64_t middle = 0;
     if (!warp_centre(r, centre, first, b_ptr, b_col, points, middle)) return;
     const unsigned mask = warp_window_row<V, true>(r, group, a_ptr, a_col, a_val, b_ptr, b_col, b_val, points, dim,
-                                                   middle, sums, keys, outside);
+                                                   middle, sums, keys, nullptr);
     __syncwarp();
     if (lane < lattice_window_slots && (mask >> lane & 1u)) {
         V total = sums[0][lane];
@@ -212,8 +201,7 @@ bool amg_lattice_product(const Executor& exec, const Csr<V>& a, const Csr<V>& b,
         const std::size_t shared = warps_per_block * lattice_window_slots * ((32 / group) * sizeof(V) + sizeof(index_type));
         window_fill_kernel<V><<<blocks, warps_per_block * 32, shared, stream>>>(
             rows, group, a.row_ptr.data(), a.col_idx.data(), a.values.data(), b.row_ptr.data(), b.col_idx.data(),
-            b.values.data(), points, dim, centre, first, ptr, c.col_idx.data(), c.values.data(),
-            &flags.as<WindowFlags>()->outside);
+            b.values.data(), points, dim, centre, first, ptr, c.col_idx.data(), c.values.data());
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
     return true;
