@@ -19,8 +19,9 @@ int multiprocessor_count(int) { no_cuda(); }
 void* create_stream(int) { no_cuda(); }
 void destroy_stream(void*) noexcept {}
 void synchronize(void*) { no_cuda(); }
-void* malloc(int, std::size_t) { no_cuda(); }
-void free(int, void*) noexcept {}
+void* malloc(int, std::size_t, void*) { no_cuda(); }
+void free(int, void*, void*) noexcept {}
+AllocationTally allocation_tally() { return {}; }
 void memcpy_to_device(void*, const void*, std::size_t, void*) { no_cuda(); }
 void memcpy_to_host(void*, const void*, std::size_t, void*) { no_cuda(); }
 void prepare_host_copies(int) { no_cuda(); }

@@ -18,8 +18,21 @@ int multiprocessor_count(int device);
 void* create_stream(int device);
 void destroy_stream(void* stream) noexcept;
 void synchronize(void* stream);
-void* malloc(int device, std::size_t bytes);
-void free(int device, void* ptr) noexcept;
+/// Device memory of bytes, ordered in stream: from the device's memory pool, which keeps what
+/// is freed for the next allocations instead of handing it back to the driver (cudaMalloc and
+/// cudaFree wait for the whole device and map or unmap pages: about a millisecond each for a
+/// large array, the better part of a multigrid setup's time). While stream is being captured
+/// into a graph, a plain cudaMalloc.
+void* malloc(int device, std::size_t bytes, void* stream);
+/// Frees memory from malloc, in stream order when it came from the pool.
+void free(int device, void* ptr, void* stream) noexcept;
+/// How many device allocations and frees this process made, and the seconds they took on the
+/// host (cudaMalloc and cudaFree wait for the device): the debug log's account of a setup.
+struct AllocationTally {
+    long long allocations = 0, frees = 0;
+    double allocation_seconds = 0.0, free_seconds = 0.0;
+};
+AllocationTally allocation_tally();
 /// Copy kinds follow the two executors involved; host-destined copies are synchronous.
 void memcpy_to_device(void* dst, const void* src, std::size_t bytes, void* stream);
 void memcpy_to_host(void* dst, const void* src, std::size_t bytes, void* stream);

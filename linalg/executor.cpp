@@ -89,7 +89,7 @@ void* Executor::alloc(std::size_t bytes) const
     if (bytes == 0) return nullptr;
     void* ptr = nullptr;
     if (is_cuda()) {
-        ptr = cuda::malloc(device_, bytes);
+        ptr = cuda::malloc(device_, bytes, stream_);
     } else {
         ptr = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
         if (ptr == nullptr) throw std::bad_alloc();
@@ -113,7 +113,7 @@ void Executor::free(void* ptr) const noexcept
         }
     }
     if (is_cuda()) {
-        cuda::free(device_, ptr);
+        cuda::free(device_, ptr, stream_);
     } else {
         std::free(ptr);
     }
@@ -162,8 +162,14 @@ void copy_bytes(const Executor& dst_exec, void* dst, const Executor& src_exec, c
         cuda::memcpy_to_device(dst, src, bytes, dst_exec.stream());
     } else if (!dst_exec.is_cuda() && src_exec.is_cuda()) {
         cuda::memcpy_to_host(dst, src, bytes, src_exec.stream());
-    } else {
+    } else if (dst_exec.stream() == src_exec.stream()) {
         cuda::memcpy_device(dst, src, bytes, dst_exec.stream());
+    } else {
+        // Between two executors' streams: after the source's writes, and done before the
+        // source may free its memory (in its own stream's order) for another allocation.
+        src_exec.synchronize();
+        cuda::memcpy_device(dst, src, bytes, dst_exec.stream());
+        dst_exec.synchronize();
     }
 }
 

@@ -11,14 +11,14 @@
 namespace gpufem {
 
 /// The halo plan of a rank with `owned` owned unknowns followed by the ghosts of blocks (by
-/// owner), each unknown named by keys[i] (owned then ghosts; an owner's and a holder's copy
+/// owner), each ghost named by ghost_keys[i] (block after block; an owner's and a holder's copy
 /// of an unknown have the same key): every rank sends the owners of its ghosts their keys, and
 /// each owner finds them among its owned unknowns with find (key -> owned index, or -1).
 /// Collective over host. Throws std::logic_error when a rank is asked for an unknown it does
 /// not own.
 template <typename Key, typename Find>
 HaloPlan halo_plan_from_names(const Communicator& host, index_type owned, const std::vector<GhostBlock>& blocks,
-                              const Key* keys, Find&& find)
+                              const Key* ghost_keys, Find&& find)
 {
     const int ranks = host.size(), me = host.rank();
     HaloPlan plan;
@@ -28,9 +28,9 @@ HaloPlan halo_plan_from_names(const Communicator& host, index_type owned, const 
     for (const GhostBlock& block : blocks) mine[static_cast<std::size_t>(block.owner)] += block.count;
     const std::vector<double> asking = gather_on_every_rank(host, mine);
     std::vector<ExchangeMessage> sends, receives;
-    index_type begin = owned;
+    index_type begin = 0;
     for (const GhostBlock& block : blocks) {
-        auto* first = const_cast<Key*>(keys + begin);  // a send's data is only read
+        auto* first = const_cast<Key*>(ghost_keys + begin);  // a send's data is only read
         sends.push_back({block.owner, first, block.count * sizeof(Key)});
         begin += block.count;
     }

@@ -1,10 +1,14 @@
 #include "linalg/device_runtime.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <future>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -105,26 +109,120 @@ void synchronize(void* stream)
     GPUFEM_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
 }
 
-void* malloc(int device, std::size_t bytes)
+namespace {
+
+/// The running totals behind allocation_tally().
+struct Tally {
+    std::atomic<long long> allocations{0}, frees{0}, allocation_ns{0}, free_ns{0};
+};
+Tally& tally()
 {
+    static Tally t;
+    return t;
+}
+
+long long nanoseconds_since(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// The device's default memory pool, set to keep the memory freed into it (a release threshold
+/// above any device's size) once per process.
+cudaMemPool_t kept_pool(int device)
+{
+    static std::mutex mutex;
+    static std::map<int, cudaMemPool_t> pools;
+    const std::lock_guard lock(mutex);
+    if (const auto found = pools.find(device); found != pools.end()) return found->second;
+    cudaMemPool_t pool{};
+    GPUFEM_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    std::uint64_t keep = UINT64_MAX;
+    GPUFEM_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    pools[device] = pool;
+    return pool;
+}
+
+/// cudaMallocAsync, and once more after the pool handed its unused memory back (a large array
+/// may not fit among the pieces it keeps).
+cudaError_t pool_allocation(int device, void** ptr, std::size_t bytes, cudaStream_t stream)
+{
+    const cudaMemPool_t pool = kept_pool(device);
+    if (cudaMallocAsync(ptr, bytes, stream) == cudaSuccess) return cudaSuccess;
+    cudaGetLastError();
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    GPUFEM_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+    return cudaMallocAsync(ptr, bytes, stream);
+}
+
+/// The allocations made outside the pool (during a capture), which cudaFree frees.
+struct UnpooledAllocations {
+    std::mutex mutex;
+    std::set<void*> pointers;
+};
+UnpooledAllocations& unpooled()
+{
+    static UnpooledAllocations u;
+    return u;
+}
+
+}  // namespace
+
+void* malloc(int device, std::size_t bytes, void* stream)
+{
+    const auto start = std::chrono::steady_clock::now();
     GPUFEM_CUDA_CHECK(cudaSetDevice(device));
+    const auto s = static_cast<cudaStream_t>(stream);
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (s != nullptr) GPUFEM_CUDA_CHECK(cudaStreamIsCapturing(s, &capture));
+    const bool pooled = s != nullptr && capture == cudaStreamCaptureStatusNone;
     void* ptr = nullptr;
-    const cudaError_t err = cudaMalloc(&ptr, bytes);
+    const cudaError_t err = pooled ? pool_allocation(device, &ptr, bytes, s) : cudaMalloc(&ptr, bytes);
     if (err != cudaSuccess) {
         cudaGetLastError();
         throw std::runtime_error("CUDA out of memory: could not allocate " +
                                  std::to_string(bytes >> 20) + " MiB on device " +
                                  std::to_string(device));
     }
+    if (!pooled) {
+        const std::lock_guard lock(unpooled().mutex);
+        unpooled().pointers.insert(ptr);
+    }
+    tally().allocations += 1;
+    tally().allocation_ns += nanoseconds_since(start);
     return ptr;
 }
 
-void free(int, void* ptr) noexcept { cudaFree(ptr); }
+void free(int, void* ptr, void* stream) noexcept
+{
+    const auto start = std::chrono::steady_clock::now();
+    bool pooled = true;
+    {
+        const std::lock_guard lock(unpooled().mutex);
+        pooled = unpooled().pointers.erase(ptr) == 0;
+    }
+    if (pooled) cudaFreeAsync(ptr, static_cast<cudaStream_t>(stream));
+    else cudaFree(ptr);
+    tally().frees += 1;
+    tally().free_ns += nanoseconds_since(start);
+}
+
+AllocationTally allocation_tally()
+{
+    const Tally& t = tally();
+    return {t.allocations.load(), t.frees.load(), 1e-9 * static_cast<double>(t.allocation_ns.load()),
+            1e-9 * static_cast<double>(t.free_ns.load())};
+}
 
 void memory_info(int device, std::size_t& free_bytes, std::size_t& total_bytes)
 {
     GPUFEM_CUDA_CHECK(cudaSetDevice(device));
     GPUFEM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    // What the pool keeps unused is free to gpufem's next allocations.
+    std::uint64_t reserved = 0, used = 0;
+    const cudaMemPool_t pool = kept_pool(device);
+    GPUFEM_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    GPUFEM_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+    if (reserved > used) free_bytes += static_cast<std::size_t>(reserved - used);
 }
 
 namespace {

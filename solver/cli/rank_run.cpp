@@ -136,7 +136,9 @@ ExitCode sweep_across_ranks(const CaseSpec& spec, RunOptions options, const Rank
 int as_rank(const RankRunArguments& args, CommandContext& context, const RankBody& body)
 {
     const MpiCommunicator world;
-    if (world.rank() != 0) spdlog::set_level(spdlog::level::err);
+    // Every rank's debug lines when asked for (SPDLOG_LEVEL=debug: where each rank's time went);
+    // otherwise rank 0 speaks for all, the others only of errors.
+    if (world.rank() != 0 && spdlog::get_level() > spdlog::level::debug) spdlog::set_level(spdlog::level::err);
     spdlog::set_pattern(fmt::format("[%H:%M:%S.%e] [rank {}] [%^%l%$] %v", world.rank()));
     const std::optional<CaseSpec> spec = read_case(args, world, context);
     if (!spec) return exit_error;

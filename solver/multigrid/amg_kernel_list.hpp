@@ -27,6 +27,11 @@ GPUFEM_KERNEL_INLINE void amg_localize_columns(const Executor& exec, std::size_t
                                                const index_type* ghosts, index_type count,
                                                index_type* columns) GPUFEM_KERNEL_BODY
 
+/// The distinct values among values[0 .. n) in increasing order into out (n slots); returns
+/// how many.
+GPUFEM_KERNEL_INLINE index_type amg_distinct_values(const Executor& exec, std::size_t n, const index_type* values,
+                                                    index_type* out) GPUFEM_KERNEL_BODY
+
 /// out[r] = ptr[r] - ptr[0] for r <= rows: the offsets of a run of rows, from 0.
 GPUFEM_KERNEL_INLINE void amg_rebase_offsets(const Executor& exec, index_type rows, const index_type* ptr,
                                              index_type* out) GPUFEM_KERNEL_BODY

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "linalg/blas1.hpp"
+#include "linalg/device_runtime.hpp"
 #include "linalg/distributed_operator.hpp"
 #include "linalg/rank_messages.hpp"
 #include "mesh/stage_laps.hpp"
@@ -72,6 +73,7 @@ DistributedAmg<V>::DistributedAmg(const LinearOperator<V>& a, const DistributedR
     if (rows.local.rows != a.rows() || rows.nonlocal.rows != a.rows() || rows.nonlocal.cols != rows.halo.ghosts())
         throw std::invalid_argument("distributed AMG: the rows do not match the operator and its halo");
     const auto start = std::chrono::steady_clock::now();
+    const cuda::AllocationTally before = cuda::allocation_tally();
     Setup setup;
     setup.op = &a;
     setup.local = &rows.local;
@@ -93,7 +95,10 @@ DistributedAmg<V>::DistributedAmg(const LinearOperator<V>& a, const DistributedR
     std::string phases;
     for (std::size_t i = 0; i < setup_phase_names.size(); ++i)
         phases += fmt::format("{}{} {:.3f} s", i ? ", " : "", setup_phase_names[i], setup_phases_[i]);
-    spdlog::debug("AMG across ranks, setup: {}", phases);
+    const cuda::AllocationTally after = cuda::allocation_tally();
+    spdlog::debug("AMG across ranks, setup: {}; device allocations {} ({:.3f} s), frees {} ({:.3f} s)", phases,
+                  after.allocations - before.allocations, after.allocation_seconds - before.allocation_seconds,
+                  after.frees - before.frees, after.free_seconds - before.free_seconds);
 }
 
 template <typename V>
@@ -142,12 +147,13 @@ bool DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space,
     AmgLevelSummary summary;
     auto level = new_level(setup, summary);
     phase_done(SetupPhase::smoother, mark);
-    SpaceTransfer<V> t = space_transfer(*setup.local, *setup.nonlocal, *setup.halo, space, host_, device_);
     StageLaps laps;
     const auto lap = [&](const char* stage) {
         exec_->synchronize();
         laps.lap(stage);
     };
+    SpaceTransfer<V> t = space_transfer(*setup.local, *setup.nonlocal, *setup.halo, space, host_, device_);
+    lap("transfers and Galerkin product");
     level->prolongation = std::make_unique<DistributedOperator<V>>(
         csr_level_operator(std::move(t.prolongation.local)), std::move(t.prolongation.nonlocal), space.halo, device_);
     level->restriction = std::make_unique<DistributedOperator<V>>(
@@ -241,11 +247,21 @@ template <typename V>
 void DistributedAmg<V>::distribute_below(Setup& setup, Csr<V> local, const Csr<V>& wide,
                                          const std::vector<index_type>& offsets)
 {
+    StageLaps laps;
+    const auto lap = [&](const char* stage) {
+        exec_->synchronize();
+        laps.lap(stage);
+    };
     CoarseGhosts<V> coarse = coarse_ghost_columns(wide, offsets, host_);
+    lap("ghost columns and halo");
     setup.nonlocal_kept = coarse.nonlocal.clone_to(exec_);
     setup.halo_kept = coarse.halo;
-    auto next = std::make_unique<DistributedOperator<V>>(csr_level_operator(std::move(local)),
-                                                         std::move(coarse.nonlocal), coarse.halo, device_);
+    auto local_op = csr_level_operator(std::move(local));
+    lap("local block");
+    auto next = std::make_unique<DistributedOperator<V>>(std::move(local_op), std::move(coarse.nonlocal), coarse.halo,
+                                                         device_);
+    lap("operator");
+    spdlog::debug("coarse operator of {} rows: {}", next->rows(), laps.text);
     setup.local = next->local_block().stored_csr();
     setup.nonlocal = &setup.nonlocal_kept;
     setup.halo = &setup.halo_kept;

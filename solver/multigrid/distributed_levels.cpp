@@ -235,10 +235,7 @@ HaloPlan ghost_halo(const Communicator& host, index_type owned, const std::vecto
         if (blocks.empty() || blocks.back().owner != owner) blocks.push_back({owner, 0});
         ++blocks.back().count;
     }
-    std::vector<index_type> keys(static_cast<std::size_t>(owned));
-    std::iota(keys.begin(), keys.end(), first);
-    keys.insert(keys.end(), ghosts.begin(), ghosts.end());
-    return halo_plan_from_names(host, owned, blocks, keys.data(), [&](index_type key) -> index_type {
+    return halo_plan_from_names(host, owned, blocks, ghosts.data(), [&](index_type key) -> index_type {
         return key >= first && key < first + owned ? key - first : -1;
     });
 }
@@ -248,16 +245,19 @@ CoarseGhosts<V> coarse_ghost_columns(const Csr<V>& wide, const std::vector<index
                                      const Communicator& host)
 {
     const index_type owned = wide.rows;
-    std::vector<index_type> col = wide.col_idx.to_host();
-    std::vector<index_type> ghosts = col;
-    std::sort(ghosts.begin(), ghosts.end());
-    ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
-    for (index_type& c : col)  // a monotone renumbering: each row stays sorted
-        c = static_cast<index_type>(std::lower_bound(ghosts.begin(), ghosts.end(), c) - ghosts.begin());
-    HaloPlan halo = ghost_halo(host, owned, offsets, ghosts);
     const ExecPtr& exec = wide.row_ptr.executor();
-    Csr<V> nonlocal{owned, static_cast<index_type>(ghosts.size()), wide.row_ptr.clone_to(exec),
-                    Array<index_type>::from_host(exec, col), wide.values.clone_to(exec)};
+    const Executor& e = *exec;
+    // The distinct columns (increasing) are the ghosts; each column becomes its place among
+    // them, a monotone renumbering: each row stays sorted. On the device, only the ghosts
+    // come to the host.
+    const auto nnz = static_cast<std::size_t>(wide.nnz());
+    Array<index_type> distinct(exec, nnz), col = wide.col_idx.clone_to(exec);
+    const index_type count = GPUFEM_DISPATCH(e, amg_distinct_values(e, nnz, wide.col_idx.data(), distinct.data()));
+    std::vector<index_type> ghosts(static_cast<std::size_t>(count));
+    copy_bytes(*Executor::create_cpu(), ghosts.data(), e, distinct.data(), ghosts.size() * sizeof(index_type));
+    GPUFEM_DISPATCH(e, amg_localize_columns(e, nnz, 0, 0, distinct.data(), count, col.data()));
+    HaloPlan halo = ghost_halo(host, owned, offsets, ghosts);
+    Csr<V> nonlocal{owned, count, wide.row_ptr.clone_to(exec), std::move(col), wide.values.clone_to(exec)};
     return CoarseGhosts<V>{std::move(nonlocal), std::move(halo)};
 }
 

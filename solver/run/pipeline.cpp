@@ -372,6 +372,7 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
     // A kept hierarchy that could not be updated goes before the new one is built (not two at
     // the peak).
     if (kept) kept->preconditioner.reset();
+    const cuda::AllocationTally before = cuda::allocation_tally();
     SetUpPreconditioner<V> made = entry.build(PreconditionerSetup<V>{
         a, system.preconditioner_matrix(), system.discretisation, system.op.permutation,
         system.coarse_from_elements, solver, nullptr});
@@ -393,6 +394,10 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
             spdlog::info("preconditioner {}: set up in {:.3f} s{}", m->name(),
                          out.preconditioner["setup_seconds"].template get<double>(),
                          describe_levels(out.preconditioner));
+        const cuda::AllocationTally after = cuda::allocation_tally();
+        spdlog::debug("preconditioner setup: device allocations {} ({:.3f} s), frees {} ({:.3f} s)",
+                      after.allocations - before.allocations, after.allocation_seconds - before.allocation_seconds,
+                      after.frees - before.frees, after.free_seconds - before.free_seconds);
     }
     return solve_with(system, solver, disc, m, start, std::move(out), b, std::move(x));
 }

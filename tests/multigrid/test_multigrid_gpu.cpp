@@ -235,6 +235,39 @@ TEST(AmgGpu, JoinedBlocksAndShiftedColumnsEqualTheCpus)
     EXPECT_EQ(shifted_on(device), moved);
 }
 
+TEST(AmgGpu, DistinctColumnsAndTheirPlacesEqualTheCpus)
+{
+    GPUFEM_REQUIRE_GPU();
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    const ExecPtr host = Executor::create_cpu(), device = Executor::create_cuda();
+    // A coarse operator's ghost columns: many repeats of few global numbers spread over a
+    // wide range (and the empty case).
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{70000}}) {
+        std::vector<index_type> columns(n);
+        for (index_type& c : columns) c = static_cast<index_type>(rng() % 3000) * 7919 + 13;
+        std::vector<index_type> expected = columns;
+        std::sort(expected.begin(), expected.end());
+        expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+        const auto on = [&](const ExecPtr& exec) {
+            const Executor& e = *exec;
+            const Array<index_type> values = Array<index_type>::from_host(exec, columns);
+            Array<index_type> distinct(exec, n), places = values.clone_to(exec);
+            const index_type count = GPUFEM_DISPATCH(e, amg_distinct_values(e, n, values.data(), distinct.data()));
+            GPUFEM_DISPATCH(e, amg_localize_columns(e, n, 0, 0, distinct.data(), count, places.data()));
+            std::vector<index_type> all = distinct.to_host();
+            all.resize(static_cast<std::size_t>(count));
+            return std::make_pair(all, places.to_host());
+        };
+        const auto [cpu_distinct, cpu_places] = on(host);
+        const auto [gpu_distinct, gpu_places] = on(device);
+        ASSERT_EQ(cpu_distinct, expected) << "seed " << seed;
+        EXPECT_EQ(gpu_distinct, expected) << "seed " << seed;
+        for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(expected[static_cast<std::size_t>(cpu_places[k])], columns[k]);
+        EXPECT_EQ(gpu_places, cpu_places) << "seed " << seed;
+    }
+}
+
 TEST(AmgGpu, HierarchiesAgreeAndPcgConvergesLikeTheCpuForEveryFormat)
 {
     GPUFEM_REQUIRE_GPU();

@@ -31,6 +31,13 @@ void amg_localize_columns(const Executor&, std::size_t n, index_type first, inde
                 [&](long long k) { columns[k] = local_column(columns[k], first, owned, ghosts, count); });
 }
 
+index_type amg_distinct_values(const Executor&, std::size_t n, const index_type* values, index_type* out)
+{
+    std::copy(values, values + n, out);
+    std::sort(out, out + n);
+    return static_cast<index_type>(std::unique(out, out + n) - out);
+}
+
 void amg_rebase_offsets(const Executor&, index_type rows, const index_type* ptr, index_type* out)
 {
     const index_type base = ptr[0];

@@ -7,7 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_select.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cusparse.h>
 
@@ -535,6 +537,31 @@ void amg_localize_columns(const Executor& exec, std::size_t n, index_type first,
     localize_columns_kernel<<<grid_for(static_cast<long long>(n)), block_size, 0, stream_of(exec)>>>(
         static_cast<long long>(n), first, owned, ghosts, count, columns);
     GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+index_type amg_distinct_values(const Executor& exec, std::size_t n, const index_type* values, index_type* out)
+{
+    if (n == 0) return 0;
+    // Sorted into out (a radix sort of keys), then the first of each run kept (a selection
+    // into a buffer as long) and copied back.
+    const auto count = static_cast<long long>(n);
+    DeviceBuffer sorted(exec, n * sizeof(index_type)), kept(exec, sizeof(index_type));
+    std::size_t sort_bytes = 0, unique_bytes = 0;
+    GPUFEM_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, values, sorted.as<index_type>(), count, 0,
+                                                     static_cast<int>(8 * sizeof(index_type)), stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cub::DeviceSelect::Unique(nullptr, unique_bytes, sorted.as<index_type>(), out,
+                                                kept.as<index_type>(), count, stream_of(exec)));
+    DeviceBuffer temp(exec, std::max(sort_bytes, unique_bytes));
+    GPUFEM_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.as<void>(), sort_bytes, values, sorted.as<index_type>(),
+                                                     count, 0, static_cast<int>(8 * sizeof(index_type)),
+                                                     stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cub::DeviceSelect::Unique(temp.as<void>(), unique_bytes, sorted.as<index_type>(), out,
+                                                kept.as<index_type>(), count, stream_of(exec)));
+    index_type host = 0;
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&host, kept.as<index_type>(), sizeof(index_type), cudaMemcpyDeviceToHost,
+                                      stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    return host;
 }
 
 void amg_rebase_offsets(const Executor& exec, index_type rows, const index_type* ptr, index_type* out)

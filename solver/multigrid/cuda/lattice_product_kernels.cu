@@ -3,11 +3,13 @@
 // in order, its lanes the entries of the named row of B (distinct columns: no two lanes of a
 // group meet in a slot; a longer row in several steps), adding into the group's own window of
 // sums in shared memory; the groups' windows are then added in group order, so the sums are
-// the same every run. A count pass (the slots a row touches), CUB's scan, then a fill pass
+// the same every run. A count pass (the slots a row touches), CUB's scan (the total), then a fill pass
 // writing each row's columns by rank (sorted without a sort).
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include "linalg/cuda/cuda_check.hpp"
@@ -28,11 +30,6 @@ __global__ void lattice_points_kernel(LatticeNumbering numbering, index_type cou
     points[g] = packed_point(p);
 }
 
-/// Flags of the count pass.
-struct WindowFlags {
-    unsigned long long total;  ///< the entries of C (64 bits: a product past 2^31 is seen)
-    int outside;               ///< 1 when a row does not fit its window
-};
 
 /// The centre of row r's window (warp-uniform); false when B's row r is empty.
 __device__ bool warp_centre(index_type r, WindowCentre centre, index_type first, const index_type* b_ptr,
@@ -96,7 +93,7 @@ __global__ void __launch_bounds__(warps_per_block * 32)
                         const index_type* __restrict__ a_col, const index_type* __restrict__ b_ptr,
                         const index_type* __restrict__ b_col, const std::uint64_t* __restrict__ points, int dim,
                         WindowCentre centre, index_type first, index_type* __restrict__ counts,
-                        WindowFlags* __restrict__ flags)
+                        int* __restrict__ outside)
 {
     const index_type r = static_cast<index_type>(blockIdx.x) * warps_per_block + static_cast<index_type>(threadIdx.x >> 5);
     if (r >= rows) return;  // warp-uniform
@@ -105,13 +102,12 @@ __global__ void __launch_bounds__(warps_per_block * 32)
     if (warp_centre(r, centre, first, b_ptr, b_col, points, middle))
         mask = warp_window_row<V, false>(r, group, a_ptr, a_col, static_cast<const V*>(nullptr), b_ptr, b_col,
                                          static_cast<const V*>(nullptr), points, dim, middle, nullptr, nullptr,
-                                         &flags->outside);
+                                         outside);
     else if (a_ptr[r] < a_ptr[r + 1])
-        flags->outside = 1;
-    if ((threadIdx.x & 31) == 0) {
-        counts[r] = __popc(mask);
-        if (mask) atomicAdd(&flags->total, static_cast<unsigned long long>(__popc(mask)));
-    }
+        *outside = 1;
+    // The total comes from the scan of the counts (no atomic per row on one address: the
+    // rows would queue at it).
+    if ((threadIdx.x & 31) == 0) counts[r] = __popc(mask);
 }
 
 template <typename V>
@@ -171,29 +167,46 @@ bool amg_lattice_product(const Executor& exec, const Csr<V>& a, const Csr<V>& b,
     const index_type rows = a.rows;
     index_type* ptr = c.row_ptr.data();
     const int group = group_for(centre);
-    DeviceBuffer flags(exec, sizeof(WindowFlags));
-    GPUFEM_CUDA_CHECK(cudaMemsetAsync(flags.as<void>(), 0, sizeof(WindowFlags), stream));
+    DeviceBuffer outside(exec, sizeof(int));
+    GPUFEM_CUDA_CHECK(cudaMemsetAsync(outside.as<void>(), 0, sizeof(int), stream));
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(ptr + rows, 0, sizeof(index_type), stream));
     const auto blocks = static_cast<unsigned>((static_cast<long long>(rows) + warps_per_block - 1) / warps_per_block);
     if (rows > 0) {
         window_count_kernel<V><<<blocks, warps_per_block * 32, 0, stream>>>(
             rows, group, a.row_ptr.data(), a.col_idx.data(), b.row_ptr.data(), b.col_idx.data(), points, dim, centre,
-            first, ptr, flags.as<WindowFlags>());
+            first, ptr, outside.as<int>());
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
-    WindowFlags host{};
-    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&host, flags.as<void>(), sizeof(WindowFlags), cudaMemcpyDeviceToHost, stream));
-    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream));
-    if (host.outside) return false;
-    if (host.total > 2147483647ULL)
-        throw std::length_error("AMG: a Galerkin product has more than 2^31 - 1 non-zeros");
-    std::size_t temp_bytes = 0;
+    // Past 2^31 - 1 entries in all the scan would wrap: below that many rows times the
+    // window's slots it cannot, above it the counts are summed in 64 bits first.
+    DeviceBuffer wide_total(exec, sizeof(long long));
+    std::size_t temp_bytes = 0, sum_bytes = 0;
+    const bool may_overflow = static_cast<long long>(rows) * lattice_window_slots > 2147483647LL;
     GPUFEM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, ptr, ptr, rows + 1, stream));
+    if (may_overflow)
+        GPUFEM_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, sum_bytes, ptr, wide_total.as<long long>(), rows, stream));
     {
-        DeviceBuffer temp(exec, temp_bytes);
+        DeviceBuffer temp(exec, std::max(temp_bytes, sum_bytes));
+        if (may_overflow)
+            GPUFEM_CUDA_CHECK(
+                cub::DeviceReduce::Sum(temp.as<void>(), sum_bytes, ptr, wide_total.as<long long>(), rows, stream));
         GPUFEM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.as<void>(), temp_bytes, ptr, ptr, rows + 1, stream));
     }
-    const auto total = static_cast<index_type>(host.total);
+    struct {
+        int outside = 0;
+        index_type total = 0;
+        long long wide = 0;
+    } host;
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&host.outside, outside.as<void>(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&host.total, ptr + rows, sizeof(index_type), cudaMemcpyDeviceToHost, stream));
+    if (may_overflow)
+        GPUFEM_CUDA_CHECK(
+            cudaMemcpyAsync(&host.wide, wide_total.as<void>(), sizeof(long long), cudaMemcpyDeviceToHost, stream));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (host.outside) return false;
+    if (may_overflow && host.wide > 2147483647LL)
+        throw std::length_error("AMG: a Galerkin product has more than 2^31 - 1 non-zeros");
+    const index_type total = host.total;
     const ExecPtr& ex = a.executor();
     c.col_idx = Array<index_type>(ex, static_cast<std::size_t>(total));
     c.values = Array<V>(ex, static_cast<std::size_t>(total));
