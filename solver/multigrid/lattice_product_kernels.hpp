@@ -90,16 +90,21 @@ GPUFEM_HOST_DEVICE inline bool window_centre(index_type r, WindowCentre centre, 
 }
 
 /// The slot of lattice point `at` in the 3^dim window around centre (x fastest), or -1 when it
-/// lies outside.
+/// lies outside. On the packed points at once (the kernels' inner loop: few instructions):
+/// at - centre plus one in every axis leaves each axis's step + 1 in its field, which must be
+/// 0, 1 or 2; a step below -1 borrows from the next field and leaves high bits in its own (so
+/// does the top field, into bit 63), one above 1 sets bit 2 or both low bits. Exact for
+/// coordinates below 2^lattice_axis_bits - 1 (the lattices' limit).
 GPUFEM_HOST_DEVICE inline int window_slot(std::uint64_t at, std::uint64_t centre, int dim)
 {
-    int slot = 0, stride = 1;
-    for (int axis = 0; axis < dim; ++axis, stride *= 3) {
-        const long long step = point_axis(at, axis) - point_axis(centre, axis);
-        if (step < -1 || step > 1) return -1;
-        slot += static_cast<int>(step + 1) * stride;
-    }
-    return slot;
+    constexpr std::uint64_t ones = 1 | std::uint64_t(1) << lattice_axis_bits | std::uint64_t(1) << (2 * lattice_axis_bits);
+    constexpr int fields[4] = {0, 1, 2, 3};  // the axes that count
+    const std::uint64_t used = fields[dim] >= 3 ? ~std::uint64_t(0)
+                                                : (std::uint64_t(1) << (lattice_axis_bits * dim)) - 1;
+    const std::uint64_t d = ((at - centre + ones) & used) | (ones & ~used);  // unused axes: step 0
+    if ((d & ~(3 * ones)) != 0 || (d & (d >> 1) & ones) != 0) return -1;
+    return static_cast<int>((d & 3) + 3 * ((d >> lattice_axis_bits) & 3) + 9 * ((d >> (2 * lattice_axis_bits)) & 3)) -
+           (dim == 1 ? 12 : dim == 2 ? 9 : 0);
 }
 
 /// Row r of C = A B gathered into the 3^dim slots around centre: slot s holds column keys[s]

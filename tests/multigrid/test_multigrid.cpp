@@ -2,6 +2,7 @@
 // against host oracles, the eigenvalue estimate against a dense eigenvalue, the dense coarse
 // inverse, and PCG with the V-cycle on assembled finite-element systems.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -25,6 +26,7 @@
 #include "solver/multigrid/dense_inverse.hpp"
 #include "solver/multigrid/float_cycle.hpp"
 #include "solver/multigrid/lattice_product.hpp"
+#include "solver/multigrid/lattice_product_kernels.hpp"
 #include "linalg/precision.hpp"
 #include "solver/krylov/krylov.hpp"
 #include "solver/run/pipeline.hpp"
@@ -828,6 +830,51 @@ TEST(Pmg, GridTransferNestsTheCellsAndReproducesFirstOrderFunctions)
         EXPECT_FALSE(can_coarsen_grid(mesh.mesh)) << text;
         EXPECT_THROW(coarsen_grid(mesh.mesh, cpu()), std::invalid_argument);
     }
+}
+
+TEST(Pmg, AWindowSlotOnPackedPointsIsTheSlotAxisByAxis)
+{
+    // The packed arithmetic against the plain definition: steps of -3 to 3 on every axis,
+    // around centres at 0, in the middle and at the largest coordinate a lattice holds, in one
+    // to three dimensions, with random points besides (seed printed).
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    const long long top = (1LL << lattice_axis_bits) - 2;
+    const auto expected = [](const long long at[3], const long long centre[3], int dim) {
+        int slot = 0, stride = 1;
+        for (int a = 0; a < dim; ++a, stride *= 3) {
+            const long long step = at[a] - centre[a];
+            if (step < -1 || step > 1) return -1;
+            slot += static_cast<int>(step + 1) * stride;
+        }
+        return slot;
+    };
+    std::vector<std::array<long long, 3>> centres;
+    for (const long long c : {0LL, 1LL, 2LL, 1000LL, top - 1, top})
+        centres.push_back({c, top - c, c});
+    for (int i = 0; i < 200; ++i)
+        centres.push_back({static_cast<long long>(rng() % (top + 1)), static_cast<long long>(rng() % (top + 1)),
+                           static_cast<long long>(rng() % (top + 1))});
+    int checked = 0;
+    for (int dim = 1; dim <= 3; ++dim)
+        for (std::array<long long, 3> c : centres) {
+            for (int a = dim; a < 3; ++a) c[a] = 0;
+            for (int dz = -3; dz <= 3; ++dz)
+                for (int dy = -3; dy <= 3; ++dy)
+                    for (int dx = -3; dx <= 3; ++dx) {
+                        const long long at[3] = {c[0] + dx, dim > 1 ? c[1] + dy : 0, dim > 2 ? c[2] + dz : 0};
+                        if (std::min({at[0], at[1], at[2]}) < 0 || std::max({at[0], at[1], at[2]}) > top) continue;
+                        ASSERT_EQ(window_slot(packed_point(at), packed_point(c.data()), dim), expected(at, c.data(), dim))
+                            << "dim " << dim << " centre " << c[0] << "," << c[1] << "," << c[2] << " at " << at[0]
+                            << "," << at[1] << "," << at[2] << " seed " << seed;
+                        ++checked;
+                    }
+            const long long far[3] = {static_cast<long long>(rng() % (top + 1)),
+                                      dim > 1 ? static_cast<long long>(rng() % (top + 1)) : 0,
+                                      dim > 2 ? static_cast<long long>(rng() % (top + 1)) : 0};
+            ASSERT_EQ(window_slot(packed_point(far), packed_point(c.data()), dim), expected(far, c.data(), dim));
+        }
+    EXPECT_GT(checked, 50000);
 }
 
 TEST(Pmg, GalerkinProductsByWindowsOnTheGridEqualTheGeneralProduct)

@@ -135,12 +135,21 @@ __global__ void __launch_bounds__(warps_per_block * 32)
     const unsigned mask = warp_window_row<V, true>(r, group, a_ptr, a_col, a_val, b_ptr, b_col, b_val, points, dim,
                                                    middle, sums, keys, nullptr);
     __syncwarp();
-    if (lane < lattice_window_slots && (mask >> lane & 1u)) {
+    // A column's rank among the row's: its slot's among the touched slots when the columns grow
+    // with the slots (a grid numbered x fastest: every row of one process's levels), else
+    // counted.
+    const bool mine = lane < lattice_window_slots && (mask >> lane & 1u);
+    const index_type key = mine ? keys[lane] : 0;
+    const unsigned later = mine ? mask & ~((2u << lane) - 1u) : 0u;
+    const bool ordered = __all_sync(0xffffffffu, later == 0 || keys[__ffs(later) - 1] > key);
+    if (mine) {
         V total = sums[0][lane];
         for (int g = 1; g < groups; ++g) total += sums[g][lane];
-        const index_type key = keys[lane];
-        int rank = 0;
-        for (int s = 0; s < lattice_window_slots; ++s) rank += (mask >> s & 1u) && keys[s] < key;
+        int rank = __popc(mask & ((1u << lane) - 1u));
+        if (!ordered) {
+            rank = 0;
+            for (int s = 0; s < lattice_window_slots; ++s) rank += (mask >> s & 1u) && keys[s] < key;
+        }
         c_col[c_ptr[r] + rank] = key;
         c_val[c_ptr[r] + rank] = total;
     }
