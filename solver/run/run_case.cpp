@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "linalg/device_runtime.hpp"
 #include "linalg/host_memory.hpp"
 #include "linalg/matrix_market.hpp"
 #include "mesh/mesh_worker.hpp"
@@ -188,6 +189,9 @@ void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& 
     spdlog::info("wrote {}report.json, spmv_timings.csv to {}",
                  spec.output.write_solution ? (external ? "solution.mtx, " : "result.vtu, ") : "",
                  outputs.dir().string());
+    const cuda::AllocationTally allocations = cuda::allocation_tally();
+    spdlog::debug("device allocations over the run: {} ({:.3f} s), frees {} ({:.3f} s)", allocations.allocations,
+                  allocations.allocation_seconds, allocations.frees, allocations.free_seconds);
 }
 
 /// --export-matrix: the system assembled again (after the boundary conditions, in the
