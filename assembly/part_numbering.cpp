@@ -122,7 +122,7 @@ HaloPlan halo_plan_from_owners(const Communicator& host, const PartNumbering& nu
         const auto at = std::lower_bound(owned_begin, owned_end, g);
         return at == owned_end || *at != g ? -1 : static_cast<index_type>(at - owned_begin);
     };
-    return halo_plan_from_names(host, numbering.layout.owned, numbering.layout.ghost_blocks,
+    return halo_plan_from_names(host, numbering.layout.ghost_blocks,
                                 numbering.global.data() + numbering.layout.owned, find);
 }
 
@@ -136,7 +136,7 @@ HaloPlan halo_plan_from_keys(const Communicator& host, const DofLayout& layout, 
         const auto at = std::lower_bound(owned.begin(), owned.end(), std::pair<std::int64_t, index_type>(key, 0));
         return at == owned.end() || at->first != key ? -1 : at->second;
     };
-    return halo_plan_from_names(host, layout.owned, layout.ghost_blocks, keys.data() + layout.owned, find);
+    return halo_plan_from_names(host, layout.ghost_blocks, keys.data() + layout.owned, find);
 }
 
 }  // namespace gpufem

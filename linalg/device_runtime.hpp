@@ -27,7 +27,7 @@ void* malloc(int device, std::size_t bytes, void* stream);
 /// Frees memory from malloc, in stream order when it came from the pool.
 void free(int device, void* ptr, void* stream) noexcept;
 /// How many device allocations and frees this process made, and the seconds they took on the
-/// host (cudaMalloc and cudaFree wait for the device): the debug log's account of a setup.
+/// host (a pool that grows maps new memory): the debug log's account of a run and of a setup.
 struct AllocationTally {
     long long allocations = 0, frees = 0;
     double allocation_seconds = 0.0, free_seconds = 0.0;

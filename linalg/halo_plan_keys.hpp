@@ -10,15 +10,15 @@
 
 namespace gpufem {
 
-/// The halo plan of a rank with `owned` owned unknowns followed by the ghosts of blocks (by
-/// owner), each ghost named by ghost_keys[i] (block after block; an owner's and a holder's copy
-/// of an unknown have the same key): every rank sends the owners of its ghosts their keys, and
-/// each owner finds them among its owned unknowns with find (key -> owned index, or -1).
+/// The halo plan of a rank whose ghosts come in blocks (by owner) after its owned unknowns,
+/// each ghost named by ghost_keys[i] (block after block; an owner's and a holder's copy of an
+/// unknown have the same key): every rank sends the owners of its ghosts their keys, and each
+/// owner finds them among its owned unknowns with find (key -> owned index, or -1).
 /// Collective over host. Throws std::logic_error when a rank is asked for an unknown it does
 /// not own.
 template <typename Key, typename Find>
-HaloPlan halo_plan_from_names(const Communicator& host, index_type owned, const std::vector<GhostBlock>& blocks,
-                              const Key* ghost_keys, Find&& find)
+HaloPlan halo_plan_from_names(const Communicator& host, const std::vector<GhostBlock>& blocks, const Key* ghost_keys,
+                              Find&& find)
 {
     const int ranks = host.size(), me = host.rank();
     HaloPlan plan;

@@ -235,7 +235,7 @@ HaloPlan ghost_halo(const Communicator& host, index_type owned, const std::vecto
         if (blocks.empty() || blocks.back().owner != owner) blocks.push_back({owner, 0});
         ++blocks.back().count;
     }
-    return halo_plan_from_names(host, owned, blocks, ghosts.data(), [&](index_type key) -> index_type {
+    return halo_plan_from_names(host, blocks, ghosts.data(), [&](index_type key) -> index_type {
         return key >= first && key < first + owned ? key - first : -1;
     });
 }
