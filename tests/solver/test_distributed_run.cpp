@@ -268,9 +268,9 @@ TEST(DistributedRun, EveryCellTypeOfAMixedGmshMesh)
 {
     TempDir geo;
     geo.write("four.geo", cube_four_types(6));
-    check_against_one_rank({"mixed_p1", "{geo: " + (geo.path() / "four.geo").string() + "}", 1}, "top");
+    check_against_one_rank({"mixed_p1", "{geo: " + (geo.path() / "four.geo").string() + ", gmsh_threads: 1}", 1}, "top");
     geo.write("prisms.geo", cube_prisms(4));
-    check_against_one_rank({"prisms_p2", "{geo: " + (geo.path() / "prisms.geo").string() + "}", 2}, "top", "", {2, 3});
+    check_against_one_rank({"prisms_p2", "{geo: " + (geo.path() / "prisms.geo").string() + ", gmsh_threads: 1}", 2}, "top", "", {2, 3});
 }
 
 TEST(DistributedRun, EachAssembledFormatStoresTheLocalBlock)
@@ -295,11 +295,11 @@ TEST(DistributedRun, TheMatrixFreeFormatAppliesTheCellsWithGhostsAfterTheHalo)
                            lma + " --set format_options.lma.symmetric=true", {2, 4});
     TempDir geo;
     geo.write("four.geo", cube_four_types(6));
-    check_against_one_rank({"mixed_p1_lma", "{geo: " + (geo.path() / "four.geo").string() + "}", 1}, "top", lma, {3});
+    check_against_one_rank({"mixed_p1_lma", "{geo: " + (geo.path() / "four.geo").string() + ", gmsh_threads: 1}", 1}, "top", lma, {3});
     TempDir dir;
     const std::string halves = write_halves_geo(dir.path(), 2, 0.08);
     check_text_against_one_rank("regions_robin_lma",
-                                "mesh: {geo: " + halves + "}\ndegree: 2\nproblem:\n"
+                                "mesh: {geo: " + halves + ", gmsh_threads: 1}\ndegree: 2\nproblem:\n"
                                 "  kappa: {soft: 1, hard: \"10 + x\"}\n  f: {soft: \"sin(3*x)\", hard: \"1 + y\"}\n"
                                 "  c: {soft: 0.5, hard: \"x*x\"}\n  robin: {boundary: {h: \"2 + x\", u_inf: \"1 - y\"}}\n"
                                 "solver: {preconditioner: jacobi, tolerance: 1e-12, max_iterations: 20000}\nbackend: cpu\n",
@@ -461,7 +461,7 @@ TEST(DistributedRun, FiniteVolumesOnHexahedraAndAMixedMesh)
                               dir);
     TempDir geo;
     geo.write("four.geo", cube_four_types(6));
-    check_fv_against_one_rank("fv_mixed", fv_case_text("{geo: " + (geo.path() / "four.geo").string() + "}", "top", "amg"),
+    check_fv_against_one_rank("fv_mixed", fv_case_text("{geo: " + (geo.path() / "four.geo").string() + ", gmsh_threads: 1}", "top", "amg"),
                               {3}, dir);
 }
 
@@ -473,7 +473,7 @@ TEST(DistributedRun, FiniteVolumesWithRegionsRobinAndPureNeumannData)
     TempDir dir;
     const std::string halves = write_halves_geo(dir.path(), 3, 0.12);
     check_fv_against_one_rank("fv_regions_robin",
-                              "mesh: {geo: " + halves + "}\ndiscretisation: fv\nproblem:\n"
+                              "mesh: {geo: " + halves + ", gmsh_threads: 1}\ndiscretisation: fv\nproblem:\n"
                               "  kappa: {soft: 1, hard: \"10 + x\"}\n  f: {soft: \"sin(3*x)\", hard: \"1 + y\"}\n"
                               "  robin: {boundary: {h: \"2 + x\", u_inf: \"1 - y\"}}\n"
                               "solver: {preconditioner: amg, tolerance: 1e-12, max_iterations: 20000}\nbackend: cpu\n",
@@ -508,7 +508,7 @@ TEST(DistributedRun, AGmshMeshIsRefinedPartByPart)
     // Prisms refine block by block: rank 0 refines the whole mesh and cuts it as before.
     TempDir geo;
     geo.write("prisms.geo", cube_prisms(3));
-    check_against_one_rank({"prisms_refined", "{geo: " + (geo.path() / "prisms.geo").string() + ", refine: 1}", 1}, "top",
+    check_against_one_rank({"prisms_refined", "{geo: " + (geo.path() / "prisms.geo").string() + ", refine: 1, gmsh_threads: 1}", 1}, "top",
                            "", {2});
 }
 
@@ -555,7 +555,7 @@ TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
                            {2, 4});
     TempDir geo;
     geo.write("prisms.geo", cube_prisms(4));
-    check_against_one_rank({"prisms_p1_cuda", "{geo: " + (geo.path() / "prisms.geo").string() + "}", 1}, "top",
+    check_against_one_rank({"prisms_p1_cuda", "{geo: " + (geo.path() / "prisms.geo").string() + ", gmsh_threads: 1}", 1}, "top",
                            "--backend cuda", {3});
     // The matrix-free format's kernels on the device: the cells with ghosts staged after the halo.
     check_against_one_rank({"tets_p2_lma_cuda", "{shape: unit_cube, elements: tetrahedron, size: 0.15}", 2, "cg",
@@ -594,7 +594,7 @@ TEST(DistributedRun, CoefficientsPerRegionRobinConditionsAndTheReaction)
     const std::string halves = write_halves_geo(dir.path(), 2, 0.06);
     const std::string solver = "solver: {preconditioner: jacobi, tolerance: 1e-12, max_iterations: 20000}\nbackend: cpu\n";
     check_text_against_one_rank("regions_robin_p2",
-                                "mesh: {geo: " + halves + "}\ndegree: 2\nproblem:\n"
+                                "mesh: {geo: " + halves + ", gmsh_threads: 1}\ndegree: 2\nproblem:\n"
                                 "  kappa: {soft: 1, hard: \"10 + x\"}\n  f: {soft: \"sin(3*x)\", hard: \"1 + y\"}\n"
                                 "  c: {soft: 0.5, hard: \"x*x\"}\n  robin: {boundary: {h: \"2 + x\", u_inf: \"1 - y\"}}\n" + solver,
                                 "cg", "", {2, 3}, dir);
