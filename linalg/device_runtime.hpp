@@ -33,6 +33,8 @@ struct AllocationTally {
     double allocation_seconds = 0.0, free_seconds = 0.0;
 };
 AllocationTally allocation_tally();
+/// "N (x s), frees M (y s)": the allocations and frees since `before` (by default: all).
+std::string allocations_since(const AllocationTally& before = {});
 /// Copy kinds follow the two executors involved; host-destined copies are synchronous.
 void memcpy_to_device(void* dst, const void* src, std::size_t bytes, void* stream);
 void memcpy_to_host(void* dst, const void* src, std::size_t bytes, void* stream);

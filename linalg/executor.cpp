@@ -16,6 +16,14 @@
 
 namespace gpufem {
 
+std::string cuda::allocations_since(const AllocationTally& before)
+{
+    const AllocationTally now = allocation_tally();
+    return fmt::format("{} ({:.3f} s), frees {} ({:.3f} s)", now.allocations - before.allocations,
+                       now.allocation_seconds - before.allocation_seconds, now.frees - before.frees,
+                       now.free_seconds - before.free_seconds);
+}
+
 const char* backend_name(Backend backend)
 {
     return backend == Backend::cuda ? "cuda" : "cpu";

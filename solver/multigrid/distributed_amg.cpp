@@ -95,10 +95,7 @@ DistributedAmg<V>::DistributedAmg(const LinearOperator<V>& a, const DistributedR
     std::string phases;
     for (std::size_t i = 0; i < setup_phase_names.size(); ++i)
         phases += fmt::format("{}{} {:.3f} s", i ? ", " : "", setup_phase_names[i], setup_phases_[i]);
-    const cuda::AllocationTally after = cuda::allocation_tally();
-    spdlog::debug("AMG across ranks, setup: {}; device allocations {} ({:.3f} s), frees {} ({:.3f} s)", phases,
-                  after.allocations - before.allocations, after.allocation_seconds - before.allocation_seconds,
-                  after.frees - before.frees, after.free_seconds - before.free_seconds);
+    spdlog::debug("AMG across ranks, setup: {}; device allocations {}", phases, cuda::allocations_since(before));
 }
 
 template <typename V>

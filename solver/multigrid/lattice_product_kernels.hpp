@@ -98,9 +98,7 @@ GPUFEM_HOST_DEVICE inline bool window_centre(index_type r, WindowCentre centre, 
 GPUFEM_HOST_DEVICE inline int window_slot(std::uint64_t at, std::uint64_t centre, int dim)
 {
     constexpr std::uint64_t ones = 1 | std::uint64_t(1) << lattice_axis_bits | std::uint64_t(1) << (2 * lattice_axis_bits);
-    constexpr int fields[4] = {0, 1, 2, 3};  // the axes that count
-    const std::uint64_t used = fields[dim] >= 3 ? ~std::uint64_t(0)
-                                                : (std::uint64_t(1) << (lattice_axis_bits * dim)) - 1;
+    const std::uint64_t used = dim >= 3 ? ~std::uint64_t(0) : (std::uint64_t(1) << (lattice_axis_bits * dim)) - 1;
     const std::uint64_t d = ((at - centre + ones) & used) | (ones & ~used);  // unused axes: step 0
     if ((d & ~(3 * ones)) != 0 || (d & (d >> 1) & ones) != 0) return -1;
     return static_cast<int>((d & 3) + 3 * ((d >> lattice_axis_bits) & 3) + 9 * ((d >> (2 * lattice_axis_bits)) & 3)) -

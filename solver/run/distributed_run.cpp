@@ -493,9 +493,7 @@ void finish_outputs(const CaseSpec& spec, const RankGroup& group, const Solution
     spdlog::info("wrote {}report.json, spmv_timings.csv to {}",
                  spec.output.write_solution ? fmt::format("result.pvtu ({} pieces), ", files.size()) : "",
                  outputs.dir().string());
-    const cuda::AllocationTally allocations = cuda::allocation_tally();
-    spdlog::debug("device allocations over the run: {} ({:.3f} s), frees {} ({:.3f} s)", allocations.allocations,
-                  allocations.allocation_seconds, allocations.frees, allocations.free_seconds);
+    spdlog::debug("device allocations over the run: {}", cuda::allocations_since());
 }
 
 /// The local number of the whole mesh's cell 0 in the part (-1: not held).

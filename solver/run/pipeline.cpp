@@ -394,10 +394,7 @@ SystemSolution<V> solve_system(const DiscreteSystem<V>& system, const SolverSpec
             spdlog::info("preconditioner {}: set up in {:.3f} s{}", m->name(),
                          out.preconditioner["setup_seconds"].template get<double>(),
                          describe_levels(out.preconditioner));
-        const cuda::AllocationTally after = cuda::allocation_tally();
-        spdlog::debug("preconditioner setup: device allocations {} ({:.3f} s), frees {} ({:.3f} s)",
-                      after.allocations - before.allocations, after.allocation_seconds - before.allocation_seconds,
-                      after.frees - before.frees, after.free_seconds - before.free_seconds);
+        spdlog::debug("preconditioner setup: device allocations {}", cuda::allocations_since(before));
     }
     return solve_with(system, solver, disc, m, start, std::move(out), b, std::move(x));
 }

@@ -189,9 +189,7 @@ void write_outputs(const CaseSpec& spec, const RunOptions& options, const Mesh& 
     spdlog::info("wrote {}report.json, spmv_timings.csv to {}",
                  spec.output.write_solution ? (external ? "solution.mtx, " : "result.vtu, ") : "",
                  outputs.dir().string());
-    const cuda::AllocationTally allocations = cuda::allocation_tally();
-    spdlog::debug("device allocations over the run: {} ({:.3f} s), frees {} ({:.3f} s)", allocations.allocations,
-                  allocations.allocation_seconds, allocations.frees, allocations.free_seconds);
+    spdlog::debug("device allocations over the run: {}", cuda::allocations_since());
 }
 
 /// --export-matrix: the system assembled again (after the boundary conditions, in the

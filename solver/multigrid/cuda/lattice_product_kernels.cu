@@ -3,8 +3,8 @@
 // in order, its lanes the entries of the named row of B (distinct columns: no two lanes of a
 // group meet in a slot; a longer row in several steps), adding into the group's own window of
 // sums in shared memory; the groups' windows are then added in group order, so the sums are
-// the same every run. A count pass (the slots a row touches), CUB's scan (the total), then a fill pass
-// writing each row's columns by rank (sorted without a sort).
+// the same every run. A count pass (the slots a row touches), CUB's scan (the total), then a
+// fill pass writing each row's columns by rank (sorted without a sort).
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
@@ -29,7 +29,6 @@ __global__ void lattice_points_kernel(LatticeNumbering numbering, index_type cou
     numbering.point(static_cast<index_type>(g), p);
     points[g] = packed_point(p);
 }
-
 
 /// The centre of row r's window (warp-uniform); false when B's row r is empty.
 __device__ bool warp_centre(index_type r, WindowCentre centre, index_type first, const index_type* b_ptr,
