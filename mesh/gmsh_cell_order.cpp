@@ -45,13 +45,6 @@ bool model_cells_take_any_order()
 
 }  // namespace
 
-int degree_geometry_order(const MeshSpec& spec)
-{
-    const int degree = std::min(spec.degree, max_mesh_order);
-    if (spec.gmsh_nodes) return degree;
-    return spec.refine > 0 ? std::max(degree, 2) : degree;
-}
-
 GmshCellOrder gmsh_cell_order(const MeshSpec& spec, int file_order, const std::string& context)
 {
     if (spec.gmsh_nodes && spec.degree > max_mesh_order)

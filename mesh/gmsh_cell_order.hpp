@@ -4,6 +4,7 @@
 // `geometry_order` when given, and otherwise, on curved geometry, the order the degree asks
 // for. Whether the degree chose it decides whether the mesh cache may give one Gmsh mesh to
 // every degree and refinement (mesh_cache_key.hpp).
+#include <algorithm>
 #include <string>
 
 #include "mesh/mesh_source.hpp"
@@ -25,7 +26,12 @@ struct GmshCellOrder {
 /// The order of Gmsh's cells on curved geometry when `geometry_order` is 0 (and of every cell
 /// with `gmsh_nodes`): the degree, at least 2 when refined, so that a refined cell's new nodes,
 /// placed by its parent's map, keep following the curves.
-int degree_geometry_order(const MeshSpec& spec);
+inline int degree_geometry_order(const MeshSpec& spec)
+{
+    const int degree = std::min(spec.degree, max_mesh_order);
+    if (spec.gmsh_nodes) return degree;
+    return spec.refine > 0 ? std::max(degree, 2) : degree;
+}
 
 /// The order of the cells Gmsh gives gpufem for the current model (see MeshSpec::geometry_order);
 /// `file_order` is the order of a .msh file's cells (0 for meshes Gmsh makes). Cells of several

@@ -24,13 +24,4 @@ int gmsh_element_type(ElementType type, int order = 1);
 /// above (incomplete/serendipity types, prisms, pyramids, ... give nullopt).
 std::optional<LagrangeElement> lagrange_element_from_gmsh(int gmsh_type);
 
-/// A plural description of an MSH element type for messages: "triangles", "hexahedra of
-/// order 3", "prisms", or "'Quadrilateral 8' elements (Gmsh type 16)" for the others.
-/// Needs an initialised Gmsh for types other than the complete Lagrange ones and the
-/// first-order prisms, pyramids and points.
-std::string gmsh_type_plural(int gmsh_type);
-
-/// The plural descriptions of several types joined as "a, b and c".
-std::string gmsh_types_plural(const std::vector<int>& gmsh_types);
-
 }  // namespace gpufem

@@ -10,6 +10,7 @@
 
 #include "mesh/gmsh_cell_data.hpp"
 #include "mesh/gmsh_element_types.hpp"
+#include "mesh/gmsh_type_names.hpp"
 #include "mesh/gmsh_node_numbering.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/repeated_elements.hpp"

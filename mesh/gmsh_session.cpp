@@ -9,15 +9,10 @@
 #include <gmsh.h>
 #include <omp.h>
 
+#include "mesh/gmsh_lock.hpp"
+
 namespace gpufem {
 namespace {
-
-/// Serialises all users of the Gmsh singleton in this process.
-std::mutex& gmsh_mutex()
-{
-    static std::mutex mutex;
-    return mutex;
-}
 
 /// The last error Gmsh logged, or "" (never throws).
 std::string last_gmsh_error()
@@ -31,40 +26,12 @@ std::string last_gmsh_error()
     }
 }
 
-/// The variables gmsh::initialize appends the executable's folder to, every time (a process
-/// opening thousands of sessions would grow PATH past what a child process may be given).
-constexpr const char* variables_gmsh_extends[] = {"PATH", "PYTHONPATH"};
-
-/// Keeps those variables as they were before Gmsh's initialisation (restored on destruction).
-class EnvironmentKept {
-public:
-    EnvironmentKept()
-    {
-        for (const char* name : variables_gmsh_extends) {
-            const char* value = std::getenv(name);
-            kept_.emplace_back(value != nullptr, value != nullptr ? value : "");
-        }
-    }
-    ~EnvironmentKept()
-    {
-        for (std::size_t i = 0; i < kept_.size(); ++i) {
-            if (kept_[i].first) ::setenv(variables_gmsh_extends[i], kept_[i].second.c_str(), 1);
-            else ::unsetenv(variables_gmsh_extends[i]);
-        }
-    }
-    EnvironmentKept(const EnvironmentKept&) = delete;
-    EnvironmentKept& operator=(const EnvironmentKept&) = delete;
-
-private:
-    std::vector<std::pair<bool, std::string>> kept_;
-};
-
 }  // namespace
 
 GmshSession::GmshSession() : lock_(gmsh_mutex()), omp_threads_(omp_get_max_threads())
 {
     {
-        const EnvironmentKept environment;  // Gmsh's additions to PATH and PYTHONPATH undone
+        const GmshEnvironmentKept environment;  // Gmsh's additions to PATH and PYTHONPATH undone
         gmsh::initialize(0, nullptr, /*readConfigFiles=*/false);
     }
     try {

@@ -3,16 +3,17 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
 
-#include <gmsh.h>
-
 #include "mesh/gmsh_element_types.hpp"
 #include "mesh/gll_points.hpp"
+#include "mesh/gmsh_library.hpp"
 #include "mesh/gmsh_session.hpp"
+#include "mesh/low_order_nodes.hpp"
 #include "mesh/shapes/cell_shape.hpp"
 
 namespace gpufem {
@@ -160,26 +161,6 @@ void box_basis(ElementType type, int order, const std::vector<double>& points, s
     }
 }
 
-/// One Gmsh function space ("Lagrange" or "GradLagrange") of an MSH element type at points
-/// given as 3 reference coordinates each; checks that Gmsh returned `expected` values.
-std::vector<double> gmsh_basis(int gmsh_type, const std::vector<double>& local,
-                               const std::string& space, std::size_t expected,
-                               const std::string& context)
-{
-    int components = 0, orientations = 0;
-    std::vector<double> values;
-    try {
-        gmsh::model::mesh::getBasisFunctions(gmsh_type, local, space, components, values,
-                                             orientations);
-    } catch (...) {
-        rethrow_as_mesh_error(context);
-    }
-    if (values.size() != expected)
-        throw MeshSourceError(context + ": Gmsh returned " + std::to_string(values.size()) +
-                              " " + space + " values, expected " + std::to_string(expected));
-    return values;
-}
-
 }  // namespace
 
 namespace {
@@ -206,11 +187,8 @@ BasisTables gmsh_lagrange_tables(ElementType type, int order, const std::vector<
         for (std::size_t c = 0; c < dim; ++c) local[3 * p + c] = points[dim * p + c];
 
     std::vector<double> raw_gradients;
-    {
-        GmshSession session;
-        out.values = gmsh_basis(gmsh_type, local, "Lagrange", count * n, context);
-        raw_gradients = gmsh_basis(gmsh_type, local, "GradLagrange", 3 * count * n, context);
-    }
+    out.values = gmsh_library::basis_functions(gmsh_type, local, "Lagrange", count * n, context);
+    raw_gradients = gmsh_library::basis_functions(gmsh_type, local, "GradLagrange", 3 * count * n, context);
     // Gmsh gives 3 gradient components (u, v, w) per function; keep the first dim.
     out.gradients.resize(dim * count * n);
     for (std::size_t f = 0; f < count * n; ++f)
@@ -232,9 +210,17 @@ void lagrange_basis(ElementType type, int order, const std::vector<double>& poin
         prism_basis(order, points, values, gradients);
         return;
     }
-    const bool box = type == ElementType::quadrilateral || type == ElementType::hexahedron;
-    if ((box && order >= 2 && order <= 4) || has_gll_nodes(type, order)) {
+    const bool box = type == ElementType::line || type == ElementType::quadrilateral || type == ElementType::hexahedron;
+    if ((box && order >= 1 && order <= 4) || has_gll_nodes(type, order)) {
         box_basis(type, order, points, values, gradients);
+        return;
+    }
+    if (order == 1 && type != ElementType::pyramid) {  // the pyramid's rational basis: Gmsh's, apex included
+        linear_shape_basis(type, points, values, gradients);
+        return;
+    }
+    if (has_simplex_basis(type, order)) {
+        simplex_basis(type, order, points, values, gradients);
         return;
     }
     // A run asks for the same tables again and again (assembly, fluxes, errors, multigrid
@@ -263,21 +249,16 @@ void lagrange_basis(ElementType type, int order, const std::vector<double>& poin
 
 namespace {
 
-/// The reference nodes as Gmsh gives them (a Gmsh session per call).
+/// The reference nodes as Gmsh gives them (a Gmsh initialisation per call).
 std::vector<double> gmsh_reference_nodes(ElementType type, int order)
 {
     if (type == ElementType::prism && order >= 2 && order <= 4) return prism_nodes(order).reference;
     const int gmsh_type = basis_gmsh_type(type, order);  // checks the order
-    std::string name;
-    int dim = 0, gmsh_order = 0, nodes = 0, primary = 0;
-    std::vector<double> coordinates;
-    GmshSession session;
-    try {
-        gmsh::model::mesh::getElementProperties(gmsh_type, name, dim, gmsh_order, nodes,
-                                                coordinates, primary);
-    } catch (...) {
-        rethrow_as_mesh_error("reference nodes of " + element_text(type, order));
-    }
+    const gmsh_library::ElementProperties properties =
+        gmsh_library::element_properties(gmsh_type, "reference nodes of " + element_text(type, order));
+    const int nodes = properties.nodes, dim = properties.dim;
+    const std::string& name = properties.name;
+    const std::vector<double>& coordinates = properties.coordinates;
     if (nodes != lagrange_node_count(type, order) || dim != element_dimension(type) ||
         coordinates.size() != static_cast<std::size_t>(nodes * dim))
         throw MeshSourceError("reference nodes of " + element_text(type, order) + ": Gmsh's '" +
@@ -309,7 +290,8 @@ std::vector<double> equispaced_reference_nodes(ElementType type, int order)
         const auto found = known.find({type, order});
         if (found != known.end()) return found->second;
     }
-    std::vector<double> nodes = gmsh_reference_nodes(type, order);
+    std::optional<std::vector<double>> own = low_order_reference_nodes(type, order);
+    std::vector<double> nodes = own ? std::move(*own) : gmsh_reference_nodes(type, order);
     const std::lock_guard lock(mutex);
     known.emplace(std::make_pair(type, order), nodes);
     return nodes;

@@ -1,20 +1,22 @@
 #pragma once
-// Lagrange basis functions of any supported order on the reference shapes, from the Gmsh SDK
-// (getBasisFunctions), in Gmsh's node order — the order of Mesh::cells. Prisms of order 2..4
-// are gpufem's own (Gmsh 4.8 has none above order 2): the order-k triangle's basis times the
-// line's, their nodes the 6 corners in Gmsh's order, then the others by level, row, column.
-// Quadrilaterals and hexahedra of order 2..4 are products of the line's polynomials at
-// Gmsh's nodes (the same functions, evaluated without Gmsh); lines, quadrilaterals and
-// hexahedra of order 5..8 have GLL nodes (mesh/gll_points.hpp) in Gmsh's node order, their
-// basis the products of the line's polynomials on them.
+// Lagrange basis functions of any supported order on the reference shapes, in Gmsh's node
+// order (the order of Mesh::cells). gpufem's own: every shape but the pyramid at order 1,
+// triangles and tetrahedra at order 2 (low_order_nodes.hpp), lines, quadrilaterals and
+// hexahedra to order 4 as products of the line's polynomials at Gmsh's nodes (the same
+// functions as Gmsh's) and from order 5 on GLL nodes (mesh/gll_points.hpp), prisms of order
+// 2..4 (Gmsh 4.8 has none above order 2: the order-k triangle's basis times the line's, their
+// nodes the 6 corners in Gmsh's order, then the others by level, row, column). The others
+// (simplices of order 3 and 4, pyramids) come from the Gmsh SDK (getBasisFunctions, through
+// gmsh_library.hpp), as do the reference nodes above order 2.
 // Each call to Gmsh holds the
-// Gmsh library briefly (a GmshSession, serialised process-wide): do not call these while
-// holding a GmshSession yourself.
+// Gmsh library briefly (its lock, serialised process-wide with GmshSession): do not call
+// these while holding a GmshSession yourself.
 #include <vector>
 
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
+
 
 /// Values and reference gradients of the complete Lagrange basis of `order` on `type` at
 /// reference points (dim coordinates per point; Gmsh's reference shapes: simplices with a

@@ -6,13 +6,9 @@
 
 #include "mesh/geo_lexer.hpp"
 #include "mesh/gmsh_cell_order.hpp"
+#include "mesh/gmsh_library.hpp"
 #include "mesh/geo_references.hpp"
 #include "mesh/gmsh_session.hpp"
-
-// Gmsh's version function (declared in its CommandLine.h, exported by the library, left out
-// of gmsh.h): the version of the library loaded at run time, patch level included, where
-// gmsh.h's GMSH_API_VERSION names only its API's.
-const char* GetGmshVersion();
 
 // The gpufem version CMake configured (from git), for the key.
 #ifndef GPUFEM_CONFIGURED_VERSION
@@ -129,7 +125,7 @@ std::string uncachable_script(const std::string& text, const std::string& what)
 
 }  // namespace
 
-std::string gmsh_library_version() { return GetGmshVersion(); }
+std::string gmsh_library_version() { return gmsh_library::version("the mesh cache's key"); }
 
 MeshCacheLookup mesh_cache_key(const MeshSpec& spec)
 {

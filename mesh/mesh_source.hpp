@@ -1,5 +1,9 @@
 #pragma once
-// Building or reading a mesh through the Gmsh SDK.
+// Building or reading a mesh: the specs and sizes, gpufem's generated shapes, and the part
+// after Gmsh (refinement and numbering). The functions that run Gmsh in the calling process
+// (load_gmsh_mesh, load_mesh) live in the gpufem_gmsh library, which the mesh worker and the
+// tests link; gpufem itself meshes through the worker (mesh_worker.hpp) and never loads
+// Gmsh's meshing libraries.
 #include <functional>
 #include <optional>
 #include <string>
@@ -95,7 +99,7 @@ struct GmshReadOptions {
     std::function<void()> script_read;  ///< geo: called once Gmsh has evaluated the script
 };
 
-/// The part of load_mesh that goes through Gmsh (what the mesh worker runs): the mesh read or
+/// The part of load_mesh that goes through Gmsh (what the mesh worker runs; gpufem_gmsh): the mesh read or
 /// made by Gmsh, unrefined, its cells of the geometric order, numbered as Gmsh numbers them
 /// (all of load_mesh's work when spec.gmsh_nodes is set), the input read as `read` says.
 /// Throws as load_mesh.
@@ -112,7 +116,11 @@ Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec);
 /// takes `degree` (max_lagrange_degree).
 void check_degree_for_cells(const Mesh& mesh, int degree);
 
-/// Reads or generates the mesh. Throws std::runtime_error naming the file, shape or group
+/// A shape gpufem generates (is_generated_shape), on `device` when that is a CUDA executor
+/// (Mesh::device). Throws MeshSourceError as load_mesh; std::logic_error for a shape Gmsh meshes.
+Mesh load_generated_mesh(const MeshSpec& spec, const ExecPtr& device = nullptr);
+
+/// Reads or generates the mesh in this process (gpufem_gmsh). Throws std::runtime_error naming the file, shape or group
 /// on any problem (missing file, Gmsh error, no cells, mixed cell types, ...). A shape gpufem
 /// generates is also written on `device` when that is a CUDA executor (Mesh::device).
 Mesh load_mesh(const MeshSpec& spec, const ExecPtr& device = nullptr);

@@ -16,123 +16,22 @@
 #include <vector>
 
 #include <fcntl.h>
-#include <poll.h>
-#include <spdlog/cfg/env.h>
-#include <spdlog/spdlog.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "linalg/host_memory.hpp"
 #include "linalg/host_threads.hpp"
 #include "mesh/gmsh_mesh.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_cache.hpp"
-#include "mesh/mesh_serialisation.hpp"
-#include "mesh/worker_inputs.hpp"
-#include "mesh/worker_sandbox.hpp"
+#include "mesh/worker_protocol.hpp"
 
 extern char** environ;
 
 namespace gpufem {
 namespace {
 
-/// Reply codes of the worker.
-/// script_read comes first, for a .geo, once Gmsh has evaluated the script (before meshing).
-enum class WorkerReply : std::uint8_t { mesh = 0, error = 1, out_of_memory = 2, script_read = 3 };
-
-/// Raised when the other end of the pipe closed early.
-struct ChannelClosed {};
-/// Raised when the worker did not answer before the deadline; `script` when that was the
-/// deadline of evaluating a .geo script (mesh.script_time_limit).
-struct TimedOut {
-    bool script = false;
-};
-
-/// Whole writes and reads of bytes over a file descriptor.
-class Channel {
-public:
-    explicit Channel(int fd) : fd_(fd) {}
-
-    void write_bytes(const void* data, std::size_t bytes)
-    {
-        const char* at = static_cast<const char*>(data);
-        while (bytes > 0) {
-            const ssize_t done = ::write(fd_, at, bytes);
-            if (done < 0 && errno == EINTR) continue;
-            if (done <= 0) throw ChannelClosed{};
-            at += done;
-            bytes -= static_cast<std::size_t>(done);
-        }
-    }
-    /// Reads wait at most until the deadline (none by default); past it they throw TimedOut.
-    /// `script`: the deadline is mesh.script_time_limit's (TimedOut says so).
-    void set_deadline(std::chrono::steady_clock::time_point deadline, bool script = false)
-    {
-        deadline_ = deadline;
-        script_deadline_ = script;
-    }
-
-    void read_bytes(void* data, std::size_t bytes)
-    {
-        char* at = static_cast<char*>(data);
-        while (bytes > 0) {
-            wait_readable();
-            const ssize_t done = ::read(fd_, at, bytes);
-            if (done < 0 && errno == EINTR) continue;
-            if (done <= 0) throw ChannelClosed{};
-            at += done;
-            bytes -= static_cast<std::size_t>(done);
-        }
-    }
-
-private:
-    void wait_readable()
-    {
-        if (deadline_ == std::chrono::steady_clock::time_point::max()) return;
-        for (;;) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                deadline_ - std::chrono::steady_clock::now());
-            if (left.count() <= 0) throw TimedOut{script_deadline_};
-            pollfd ready{fd_, POLLIN, 0};
-            const int waited = ::poll(&ready, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
-            if (waited > 0) return;
-            if (waited < 0 && errno != EINTR) return;  // let read() report the error
-        }
-    }
-
-    int fd_;
-    std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
-    bool script_deadline_ = false;
-};
-
-/// The request: the mesh source and the worker's thread count.
-template <typename Io, typename Spec, typename Threads>
-void transfer_spec(Io& io, Spec& spec, Threads& threads)
-{
-    io.value(spec.kind);
-    io.text(spec.path);
-    io.text(spec.shape);
-    io.text(spec.elements);
-    io.value(spec.size);
-    io.value(spec.refine);
-    io.value(spec.allow_commands);
-    io.value(spec.degree);
-    io.value(spec.geometry_order);
-    io.value(spec.file_order);
-    io.value(spec.gmsh_nodes);
-    io.value(spec.gmsh_threads);
-    io.value(threads);
-}
-
-/// The reply's mesh: Gmsh's mesh, then whether the degree chose its cells' order.
-template <typename Io, typename Made>
-void transfer_gmsh_mesh(Io& io, Made& made)
-{
-    transfer_mesh(io, made.mesh);
-    io.value(made.order_from_degree);
-}
+using namespace worker_protocol;
 
 /// A file descriptor closed on scope exit.
 struct OwnedFd {
@@ -294,7 +193,9 @@ WorkerProcess start_worker(const std::string& executable, std::string request)
     worker.pid = pid;
     if (const int error = exec_failure(std::move(failure_read)); error != 0) {
         worker.wait();
-        throw MeshSourceError(what + " could not be started: " + std::strerror(error));
+        throw MeshSourceError(what + " could not be started: " + std::strerror(error) +
+                              (error == ENOENT ? " (gpufem-mesh-worker belongs beside the gpufem program: "
+                                                 "reinstall gpufem)" : ""));
     }
     worker.reply_read = std::move(reply_read);
     worker.sent = write_request(request_write.fd, request);
@@ -331,6 +232,8 @@ std::string describe_exit(int status)
 std::mutex worker_mutex;
 std::string worker_executable;
 std::optional<WorkerProcess> prestarted_worker;
+/// How a mesh through Gmsh is made without a worker (set_in_process_gmsh), or null.
+InProcessGmsh in_process_gmsh = nullptr;
 
 /// The prestarted worker if it runs `executable` and was sent `request` (else none: pid -1;
 /// a prestarted worker with another request is ended).
@@ -405,28 +308,6 @@ std::string time_limit_message(const MeshSpec& spec, const std::string& name, bo
     return text.str();
 }
 
-/// The worker's meshing: the sandbox entered (its input files opened into `inputs` first)
-/// unless spec allows commands, then load_gmsh_mesh; `out` gets the script_read note.
-GmshMesh load_in_sandbox(const MeshSpec& spec, Channel& out, std::optional<SandboxedInputs>& inputs)
-{
-    GmshReadOptions read;
-    if (spec.allow_commands) {
-        spdlog::debug("mesh worker: mesh.allow_commands: true: Gmsh runs without the sandbox");
-    } else {
-        inputs.emplace(spec);
-        spdlog::debug(enter_worker_sandbox(inputs->reads()));
-        read = inputs->read_options();
-    }
-    read.script_read = [&out] {
-        try {
-            Sender<Channel>{out}.value(WorkerReply::script_read);
-        } catch (const ChannelClosed&) {
-            // gpufem is gone or stopped waiting; the reply fails the same way.
-        }
-    };
-    return load_gmsh_mesh_and_order(spec, read);
-}
-
 /// load_mesh_in_worker, with whether the degree chose the cells' order.
 GmshMesh gmsh_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads)
 {
@@ -466,12 +347,17 @@ GmshMesh gmsh_mesh_in_worker(const MeshSpec& spec, const std::string& executable
 GmshMesh gmsh_mesh_isolated(const MeshSpec& spec)
 {
     std::string executable;
+    InProcessGmsh in_process = nullptr;
     {
         const std::lock_guard lock(worker_mutex);
         executable = worker_executable;
+        in_process = in_process_gmsh;
     }
-    if (executable.empty()) return load_gmsh_mesh_and_order(spec);
-    return gmsh_mesh_in_worker(spec, executable, host_threads());
+    if (!executable.empty()) return gmsh_mesh_in_worker(spec, executable, host_threads());
+    if (in_process != nullptr) return in_process(spec);
+    throw MeshSourceError("meshing " + (spec.kind == MeshSpec::Kind::shape ? "shape " + spec.shape : "'" + spec.path + "'") +
+                          ": this program has no mesh worker (gpufem-mesh-worker belongs next to the gpufem "
+                          "program) and cannot run Gmsh itself");
 }
 
 }  // namespace
@@ -488,6 +374,12 @@ void prestart_mesh_worker(const MeshSpec& spec)
     }
 }
 
+void set_in_process_gmsh(InProcessGmsh load)
+{
+    const std::lock_guard lock(worker_mutex);
+    in_process_gmsh = load;
+}
+
 void set_mesh_worker(const std::string& executable)
 {
     std::optional<WorkerProcess> ended;  // ended outside the lock
@@ -502,7 +394,7 @@ Mesh load_mesh_isolated(const MeshSpec& spec, const ExecPtr& device, MeshCacheSt
 {
     if (!mesh_needs_gmsh(spec)) {
         if (cache) *cache = {MeshCacheStatus::Outcome::off, "", "a built-in shape", ""};
-        return load_mesh(spec, device);
+        return load_generated_mesh(spec, device);
     }
     Mesh coarse = cached_gmsh_mesh(spec, [&] { return gmsh_mesh_isolated(spec); }, cache);
     return finish_gmsh_mesh(std::move(coarse), spec, device);
@@ -517,57 +409,6 @@ Mesh load_coarse_mesh_isolated(const MeshSpec& spec, MeshCacheStatus* cache)
 Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads)
 {
     return gmsh_mesh_in_worker(spec, executable, threads).mesh;
-}
-
-int run_mesh_worker()
-{
-    spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug, inherited from gpufem: the debug lines
-    // The reply goes to the original standard output; whatever a library prints there from
-    // now on goes to standard error instead of into the reply.
-    const int reply_fd = ::dup(STDOUT_FILENO);
-    if (reply_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return 1;
-    Channel in(STDIN_FILENO), out(reply_fd);
-    MeshSpec spec;
-    int threads = 1;
-    try {
-        Receiver receiver{in};
-        transfer_spec(receiver, spec, threads);
-    } catch (const ChannelClosed&) {
-        return 1;
-    }
-    // Gmsh may use at most the machine's physical memory (address space): a mesh too large
-    // fails in the worker instead of pushing the host into swap.
-    // (Not under AddressSanitizer, whose shadow memory reserves terabytes of address space.)
-    if (!built_with_address_sanitizer()) {
-        const auto memory = static_cast<rlim_t>(physical_host_bytes());
-        const rlimit limit{memory, memory};
-        setrlimit(RLIMIT_AS, &limit);
-    }
-    WorkerReply reply = WorkerReply::mesh;
-    std::string message;
-    GmshMesh made;
-    std::optional<SandboxedInputs> inputs;
-    try {
-        set_host_threads(threads);
-        made = load_in_sandbox(spec, out, inputs);
-    } catch (const std::bad_alloc&) {
-        reply = WorkerReply::out_of_memory;
-        message = "out of memory";
-    } catch (const std::exception& error) {
-        reply = WorkerReply::error;
-        message = inputs ? inputs->named(error.what()) : error.what();
-    }
-    try {
-        Sender sender{out};
-        sender.value(reply);
-        if (reply == WorkerReply::mesh)
-            transfer_gmsh_mesh(sender, made);
-        else
-            sender.text(message);
-    } catch (const ChannelClosed&) {
-        return 1;
-    }
-    return 0;
 }
 
 }  // namespace gpufem

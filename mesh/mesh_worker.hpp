@@ -1,7 +1,8 @@
 #pragma once
-// Meshing through Gmsh in a separate process: the gpufem executable started again as a mesh
-// worker (`gpufem --mesh-worker`, not for users), which reads a MeshSpec on its standard input,
-// loads the mesh with load_mesh and writes it back on its standard output. Why:
+// Meshing through Gmsh in a separate process: gpufem-mesh-worker, installed beside gpufem and
+// started by it (`gpufem-mesh-worker --mesh-worker`, not for users), reads a MeshSpec on its
+// standard input, loads the mesh with load_gmsh_mesh and writes it back on its standard
+// output; only the worker links Gmsh's libraries. Why:
 // - Gmsh keeps state between meshes in one process: its parallel 3D algorithm (HXT) made a
 //   different mesh of the same .geo file for the second point of a degree sweep than for the
 //   first; every mesh now starts from a fresh Gmsh (HXT itself may still vary by a few cells
@@ -17,19 +18,29 @@
 // - the worker is killed when gpufem ends (its parent-death signal), even by SIGKILL.
 #include <string>
 
+#include "mesh/gmsh_mesh.hpp"
 #include "mesh/mesh.hpp"
 #include "mesh/mesh_cache.hpp"
 #include "mesh/mesh_source.hpp"
 
 namespace gpufem {
 
-/// The argument that starts the worker: `gpufem --mesh-worker`.
+/// The argument that starts the worker: `gpufem-mesh-worker --mesh-worker`.
 inline constexpr const char* mesh_worker_argument = "--mesh-worker";
 
 /// Sets the executable that load_mesh_isolated starts as its worker ("" = none: meshes are
-/// loaded in this process). gpufem's main sets its own (/proc/self/exe). A prestarted worker
-/// of another executable is ended.
+/// made by the in-process Gmsh, set_in_process_gmsh). gpufem's main sets gpufem-mesh-worker
+/// beside its own program. A prestarted worker of another executable is ended.
 void set_mesh_worker(const std::string& executable);
+
+/// How a process that links Gmsh (the gpufem_gmsh library: the worker, the tests) makes a mesh
+/// through Gmsh when no worker is set: load_gmsh_mesh_and_order (gmsh_mesh.hpp).
+using InProcessGmsh = GmshMesh (*)(const MeshSpec& spec);
+
+/// Sets the in-process Gmsh (null: none). Without a worker and without it, a mesh through Gmsh
+/// is a MeshSourceError naming the missing worker. The gpufem_gmsh_in_process object library
+/// sets load_gmsh_mesh_and_order when the program starts.
+void set_in_process_gmsh(InProcessGmsh load);
 
 /// Starts meshing spec in a worker now, for a later load_mesh_isolated of the same spec, when
 /// that will need one (a worker is set, the mesh goes through Gmsh and has no cache file):
@@ -59,7 +70,7 @@ Mesh load_coarse_mesh_isolated(const MeshSpec& spec, MeshCacheStatus* cache = nu
 Mesh load_gmsh_mesh_isolated(const MeshSpec& spec);
 
 /// Loads the Gmsh part of the mesh of `spec` (load_gmsh_mesh) in a worker started from
-/// `executable` (an absolute path, normally /proc/self/exe) with `threads` host threads for
+/// `executable` (an absolute path, normally gpufem-mesh-worker beside gpufem) with `threads` host threads for
 /// Gmsh. Throws MeshSourceError with the worker's message, naming the signal that ended it
 /// (SIGSYS: the sandbox stopped a program's start) or the time limit it passed; std::bad_alloc
 /// when it ran out of memory. The worker gets SIGKILL when the calling thread ends: call it

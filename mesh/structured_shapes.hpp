@@ -3,7 +3,7 @@
 // gpufem itself as structured grids of any order 1..4, without Gmsh, with the host's threads.
 #include <string>
 
-#include "mesh/gmsh_shapes.hpp"
+#include "mesh/shape_catalogue.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/mesh.hpp"
 #include "mesh/shape_grid.hpp"

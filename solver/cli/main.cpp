@@ -5,8 +5,6 @@
 #include <optional>
 #include <string>
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 
 #include "linalg/host_threads.hpp"
@@ -19,17 +17,13 @@
 
 namespace {
 
-/// The program that runs Gmsh: gpufem-mesh-worker next to this program when it is there (it
-/// starts without gpufem's CUDA and VTK libraries), else this program (--mesh-worker).
+/// The program that runs Gmsh: gpufem-mesh-worker beside this program (gpufem does not link
+/// Gmsh; a missing worker is reported when a mesh needs it).
 std::string mesh_worker_program()
 {
     std::error_code error;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-    if (!error) {
-        const std::filesystem::path worker = self.parent_path() / "gpufem-mesh-worker";
-        if (::access(worker.c_str(), X_OK) == 0) return worker.string();
-    }
-    return "/proc/self/exe";
+    return (error ? std::filesystem::path("gpufem-mesh-worker") : self.parent_path() / "gpufem-mesh-worker").string();
 }
 
 }  // namespace
@@ -40,7 +34,6 @@ int main(int argc, char** argv)
     CommandContext context;
     context.argv = argv;
     context.started = std::chrono::steady_clock::now();
-    if (argc == 2 && std::string(argv[1]) == mesh_worker_argument) return run_mesh_worker();
     // One rank of several (mpirun, srun): MPI for the process's lifetime.
     std::optional<MpiSession> mpi;
     if (launched_by_mpi()) {

@@ -1,12 +1,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
+#include <random>
+#include <tuple>
 #include <gmsh.h>
 
 #include "assembly/quadrature.hpp"
 #include "assembly/reference_element.hpp"
 #include "element_test_support.hpp"
 #include "mesh/lagrange_basis.hpp"
+#include "mesh/low_order_nodes.hpp"
+#include "random_values.hpp"
 
 using namespace gpufem;
 
@@ -199,5 +204,77 @@ TEST(ReferenceElement, OrderOneKeepsTheHandWrittenBasisWhichEqualsTheGeneralOne)
             EXPECT_NEAR(values[k], ref.values[k], 1e-14);
         for (std::size_t k = 0; k < gradients.size(); ++k)
             EXPECT_NEAR(gradients[k], ref.gradients[k], 1e-14);
+    }
+}
+
+TEST(ReferenceElement, LowOrderNodesAndBasesWithoutGmshEqualGmshs)
+{
+    // gpufem's own order-1 and order-2 tables (mesh/low_order_nodes.hpp), which spare a run
+    // of P1, P2, Q1 and Q2 elements the loading of Gmsh's library, against Gmsh's own: the
+    // nodes in Gmsh's order, and the bases at random points of each reference shape. Gmsh's
+    // tables are all taken first, in one session of its own.
+    std::mt19937 rng(test::random_seed());
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    struct Element {
+        ElementType type;
+        int order, gmsh_type;
+        std::vector<double> nodes, points, local, values, gradients;
+    };
+    std::vector<Element> elements = {
+        {ElementType::line, 1, 1},          {ElementType::line, 2, 8},          {ElementType::triangle, 1, 2},
+        {ElementType::triangle, 2, 9},      {ElementType::quadrilateral, 1, 3}, {ElementType::quadrilateral, 2, 10},
+        {ElementType::tetrahedron, 1, 4},   {ElementType::tetrahedron, 2, 11},  {ElementType::hexahedron, 1, 5},
+        {ElementType::hexahedron, 2, 12},   {ElementType::prism, 1, 6},         {ElementType::pyramid, 1, 7}};
+    for (Element& e : elements) {
+        // Random points inside the reference shape (simplices: sum <= 1; boxes: [-1, 1]^d; the
+        // prism's triangle times [-1, 1]).
+        const int dim = element_dimension(e.type);
+        const bool simplex_part = e.type == ElementType::triangle || e.type == ElementType::tetrahedron || e.type == ElementType::prism;
+        for (int p = 0; p < 7; ++p) {
+            double x[3] = {unit(rng), unit(rng), unit(rng)};
+            if (simplex_part) {
+                const int simplex_dim = e.type == ElementType::prism ? 2 : dim;
+                double sum = 0;
+                for (int d = 0; d < simplex_dim; ++d) sum += x[d];
+                if (sum > 1)
+                    for (int d = 0; d < simplex_dim; ++d) x[d] /= 1.5 * sum;
+                if (e.type == ElementType::prism) x[2] = 2 * x[2] - 1;
+            } else {
+                for (double& v : x) v = 2 * v - 1;
+            }
+            for (int c = 0; c < 3; ++c) {
+                if (c < dim) e.points.push_back(x[c]);
+                e.local.push_back(c < dim ? x[c] : 0.0);
+            }
+        }
+    }
+    gmsh::initialize();
+    gmsh::option::setNumber("General.Terminal", 0);
+    for (Element& e : elements) {
+        std::string name;
+        int gmsh_dim = 0, gmsh_order = 0, nodes = 0, primary = 0, components = 0, orientations = 0;
+        gmsh::model::mesh::getElementProperties(e.gmsh_type, name, gmsh_dim, gmsh_order, nodes, e.nodes, primary);
+        gmsh::model::mesh::getBasisFunctions(e.gmsh_type, e.local, "Lagrange", components, e.values, orientations);
+        gmsh::model::mesh::getBasisFunctions(e.gmsh_type, e.local, "GradLagrange", components, e.gradients, orientations);
+    }
+    gmsh::finalize();
+    for (const Element& e : elements) {
+        const int dim = element_dimension(e.type);
+        const std::string what = std::string(element_type_name(e.type)) + " of order " + std::to_string(e.order);
+        const std::optional<std::vector<double>> own = low_order_reference_nodes(e.type, e.order);
+        ASSERT_TRUE(own.has_value()) << what;
+        ASSERT_EQ(own->size(), e.nodes.size()) << what;
+        for (std::size_t k = 0; k < own->size(); ++k) EXPECT_NEAR((*own)[k], e.nodes[k], 1e-15) << what << " entry " << k;
+        EXPECT_EQ(equispaced_reference_nodes(e.type, e.order), *own) << what;
+        if (e.type == ElementType::pyramid) continue;  // its basis is Gmsh's own
+        std::vector<double> values, gradients;
+        lagrange_basis(e.type, e.order, e.points, values, gradients);
+        ASSERT_EQ(values.size(), e.values.size()) << what;
+        for (std::size_t k = 0; k < values.size(); ++k) EXPECT_NEAR(values[k], e.values[k], 1e-13) << what;
+        const std::size_t n = own->size() / static_cast<std::size_t>(dim);
+        for (std::size_t p = 0; p < 7; ++p)
+            for (std::size_t j = 0; j < n; ++j)
+                for (int c = 0; c < dim; ++c)
+                    EXPECT_NEAR(gradients[(p * n + j) * dim + c], e.gradients[(p * n + j) * 3 + c], 1e-12) << what;
     }
 }
