@@ -36,8 +36,7 @@ struct GmshApi {
 GmshApi open_gmsh()
 {
     const auto start = std::chrono::steady_clock::now();
-    const std::string name = "libgmsh.so." + std::to_string(GMSH_API_VERSION_MAJOR) + "." +
-                             std::to_string(GMSH_API_VERSION_MINOR);
+    const std::string name = file_name();
     GmshApi api;
     void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!library) {
@@ -118,6 +117,11 @@ const GmshApi& usable_api(const std::string& context)
 }
 
 }  // namespace
+
+std::string file_name()
+{
+    return "libgmsh.so." + std::to_string(GMSH_API_VERSION_MAJOR) + "." + std::to_string(GMSH_API_VERSION_MINOR);
+}
 
 std::string version(const std::string& context)
 {

@@ -11,6 +11,9 @@
 
 namespace gpufem::gmsh_library {
 
+/// The library's file name, libgmsh.so.<major>.<minor> of the headers gpufem was built with.
+std::string file_name();
+
 /// The version of the Gmsh library (patch level included, where gmshc.h's GMSH_API_VERSION
 /// names only its API's). Throws MeshSourceError starting with `context` when the library
 /// cannot be opened.

@@ -1,8 +1,10 @@
 #include "mesh/mesh_cache_key.hpp"
 
 #include <array>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "mesh/geo_lexer.hpp"
 #include "mesh/gmsh_cell_order.hpp"
@@ -72,7 +74,7 @@ std::string shared_key_material(const MeshSpec& spec, const std::vector<MeshInpu
     text.precision(17);
     text << "gpufem mesh cache format " << mesh_cache_format_version << "\n"
          << "gpufem " << GPUFEM_CONFIGURED_VERSION << "\n"
-         << "Gmsh " << gmsh_library_version() << "\n"
+         << "Gmsh " << gmsh_library_identity() << "\n"
          << "kind " << (spec.kind == MeshSpec::Kind::geo ? "geo" : "file") << "\n"
          << "mesh file sha256 " << hex_digest(digests.front()) << "\n";
     const fs::path folder = fs::path(spec.path).parent_path();
@@ -125,7 +127,30 @@ std::string uncachable_script(const std::string& text, const std::string& what)
 
 }  // namespace
 
-std::string gmsh_library_version() { return gmsh_library::version("the mesh cache's key"); }
+std::string gmsh_library_identity()
+{
+    const std::string name = gmsh_library::file_name();
+    std::vector<fs::path> folders;
+    if (const char* paths = std::getenv("LD_LIBRARY_PATH")) {
+        std::istringstream list(paths);
+        for (std::string folder; std::getline(list, folder, ':');)
+            if (!folder.empty()) folders.emplace_back(folder);
+    }
+    for (const char* system : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib",
+                               "/usr/lib", "/usr/local/lib"})
+        folders.emplace_back(system);
+    for (const fs::path& folder : folders) {
+        std::error_code error;
+        const fs::path file = fs::canonical(folder / name, error);
+        if (error || !fs::is_regular_file(file, error)) continue;
+        const auto size = fs::file_size(file, error);
+        const auto modified = fs::last_write_time(file, error).time_since_epoch().count();
+        if (error) continue;
+        return name + " at " + file.string() + ", " + std::to_string(size) + " bytes, modified " +
+               std::to_string(modified);
+    }
+    return gmsh_library::version("the mesh cache's key");
+}
 
 MeshCacheLookup mesh_cache_key(const MeshSpec& spec)
 {

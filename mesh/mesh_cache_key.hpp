@@ -57,7 +57,11 @@ struct MeshCacheLookup {
 /// nothing besides itself, its sidecar and the files it includes), or the reason it has none.
 MeshCacheLookup mesh_cache_key(const MeshSpec& spec);
 
-/// The version of the Gmsh library this process runs (not the header's it was built against).
-std::string gmsh_library_version();
+/// The Gmsh library the mesh worker runs, as the key names it: the file the dynamic loader
+/// finds (libgmsh.so.<major>.<minor> of the headers, in LD_LIBRARY_PATH's folders, then the
+/// system's), resolved, with its size and modification time, so that a Gmsh updated in place
+/// changes the key, and found without loading it (a hit needs no Gmsh at all); where no such
+/// file is found, the version of the library opened (gmsh_library.hpp).
+std::string gmsh_library_identity();
 
 }  // namespace gpufem

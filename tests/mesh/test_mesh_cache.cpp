@@ -2,6 +2,7 @@
 // again while nothing it depends on changed (no Gmsh, no worker), made again on any change,
 // and never trusted when its file fails a check.
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <gmshc.h>
 #include <sys/stat.h>
 
 #include "mesh/mesh_cache.hpp"
@@ -185,6 +187,32 @@ TEST(MeshCache, EveryChangeIsAMiss)
     }
 }
 
+TEST(MeshCache, AnotherGmshLibraryFileChangesTheKeyWithoutLoadingIt)
+{
+    // The key names the Gmsh library file the worker's loader finds (LD_LIBRARY_PATH first),
+    // by its path, size and time: a Gmsh replaced in place makes every cached mesh miss.
+    test::TempFolder folder;
+    const MeshSpec spec = cached_spec(folder.write("square.geo", square_geo));
+    const Sha256Digest base = mesh_cache_key(spec).key->digest;
+    const char* kept = std::getenv("LD_LIBRARY_PATH");
+    const std::string kept_value = kept ? kept : "";
+    fs::create_directories(folder / "lib");
+    const fs::path library = folder.write("lib/libgmsh.so." + std::to_string(GMSH_API_VERSION_MAJOR) + "." +
+                                              std::to_string(GMSH_API_VERSION_MINOR),
+                                          "not a library: only its identity is read");
+    ::setenv("LD_LIBRARY_PATH", (library.parent_path().string() + (kept ? ":" + kept_value : "")).c_str(), 1);
+    const MeshCacheLookup other = mesh_cache_key(spec);
+    const std::string identity = gmsh_library_identity();
+    folder.write("lib/" + library.filename().string(), "a longer file: another Gmsh's library");
+    const Sha256Digest changed = mesh_cache_key(spec).key->digest;
+    if (kept) ::setenv("LD_LIBRARY_PATH", kept_value.c_str(), 1);
+    else ::unsetenv("LD_LIBRARY_PATH");
+    EXPECT_NE(identity.find(fs::canonical(library).string()), std::string::npos) << identity;
+    EXPECT_NE(other.key->digest, base);
+    EXPECT_NE(changed, other.key->digest);
+    EXPECT_EQ(mesh_cache_key(spec).key->digest, base);
+}
+
 TEST(MeshCache, EveryFieldThatReachesGmshChangesTheKey)
 {
     test::TempFolder folder;
@@ -211,7 +239,7 @@ TEST(MeshCache, EveryFieldThatReachesGmshChangesTheKey)
     limits.time_limit = 5;
     limits.script_time_limit = 2;
     EXPECT_EQ(mesh_cache_key(limits).key->digest, base);
-    EXPECT_NE(mesh_cache_key(spec).key->material.find("Gmsh " + gmsh_library_version()), std::string::npos);
+    EXPECT_NE(mesh_cache_key(spec).key->material.find("Gmsh " + gmsh_library_identity()), std::string::npos);
 }
 
 /// Damages the cache file of `spec` with `damage`, then expects the next load to refuse it with
