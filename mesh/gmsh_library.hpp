@@ -2,8 +2,9 @@
 // Internal to mesh/: Gmsh's reference elements (node positions and Lagrange bases) in the
 // calling process, from the Gmsh library opened at its first use (dlopen of its C API).
 // gpufem does not link Gmsh: its libraries (OpenCASCADE, FLTK, image codecs: some sixty) cost
-// 0.1-0.17 s of dynamic loading on an H200's host, where a run needs only a few tables of them,
-// and none for the elements of order 1 and 2 (low_order_nodes.hpp). Meshing with Gmsh happens
+// 0.1-0.17 s of dynamic loading on an H200's host, where a run needs at most the bases of
+// simplices of order 3 and 4 and of pyramids (the reference nodes are a table read at build
+// time, gmsh_reference_table.hpp; the low orders are gpufem's own, low_order_nodes.hpp). Meshing with Gmsh happens
 // in the mesh worker (mesh_worker.hpp), which links it. (Opening it on a thread while the
 // CUDA context is made was measured slower: both take the dynamic loader's lock.)
 #include <string>

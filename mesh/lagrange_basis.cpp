@@ -12,6 +12,7 @@
 #include "mesh/gmsh_element_types.hpp"
 #include "mesh/gll_points.hpp"
 #include "mesh/gmsh_library.hpp"
+#include "mesh/gmsh_reference_table.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/low_order_nodes.hpp"
 #include "mesh/shapes/cell_shape.hpp"
@@ -267,6 +268,17 @@ std::vector<double> gmsh_reference_nodes(ElementType type, int order)
     return coordinates;
 }
 
+/// The reference nodes of Gmsh's type for the shape and order from the table read at build
+/// time; from Gmsh's library for a type the table lacks (none of gmsh_basis_types).
+std::vector<double> tabled_reference_nodes(ElementType type, int order)
+{
+    if (type == ElementType::prism && order >= 2 && order <= 4) return prism_nodes(order).reference;
+    const std::span<const double> table = gmsh_reference_table(basis_gmsh_type(type, order));
+    if (table.size() == static_cast<std::size_t>(lagrange_node_count(type, order) * element_dimension(type)))
+        return {table.begin(), table.end()};
+    return gmsh_reference_nodes(type, order);
+}
+
 }  // namespace
 
 std::vector<double> lagrange_reference_nodes(ElementType type, int order)
@@ -291,7 +303,7 @@ std::vector<double> equispaced_reference_nodes(ElementType type, int order)
         if (found != known.end()) return found->second;
     }
     std::optional<std::vector<double>> own = low_order_reference_nodes(type, order);
-    std::vector<double> nodes = own ? std::move(*own) : gmsh_reference_nodes(type, order);
+    std::vector<double> nodes = own ? std::move(*own) : tabled_reference_nodes(type, order);
     const std::lock_guard lock(mutex);
     known.emplace(std::make_pair(type, order), nodes);
     return nodes;

@@ -7,7 +7,8 @@
 // 2..4 (Gmsh 4.8 has none above order 2: the order-k triangle's basis times the line's, their
 // nodes the 6 corners in Gmsh's order, then the others by level, row, column). The others
 // (simplices of order 3 and 4, pyramids) come from the Gmsh SDK (getBasisFunctions, through
-// gmsh_library.hpp), as do the reference nodes above order 2.
+// gmsh_library.hpp); the reference nodes above order 2 from Gmsh's table read when gpufem is
+// built (gmsh_reference_table.hpp).
 // Each call to Gmsh holds the
 // Gmsh library briefly (its lock, serialised process-wide with GmshSession): do not call
 // these while holding a GmshSession yourself.

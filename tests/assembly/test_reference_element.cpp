@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <optional>
+#include <span>
 #include <random>
 #include <tuple>
 #include <gmsh.h>
@@ -9,7 +10,9 @@
 #include "assembly/quadrature.hpp"
 #include "assembly/reference_element.hpp"
 #include "element_test_support.hpp"
+#include "mesh/gmsh_reference_table.hpp"
 #include "mesh/lagrange_basis.hpp"
+#include "mesh/shapes/cell_shape.hpp"
 #include "mesh/low_order_nodes.hpp"
 #include "random_values.hpp"
 
@@ -277,4 +280,31 @@ TEST(ReferenceElement, LowOrderNodesAndBasesWithoutGmshEqualGmshs)
                 for (int c = 0; c < dim; ++c)
                     EXPECT_NEAR(gradients[(p * n + j) * dim + c], e.gradients[(p * n + j) * 3 + c], 1e-12) << what;
     }
+}
+
+TEST(ReferenceElement, TheBuildTimeTableHoldsGmshsNodesOfEveryTypeGpufemUses)
+{
+    // gmsh_reference_table, written from Gmsh when gpufem is built, against the Gmsh library
+    // the tests run: every MSH type of every shape's gmsh_basis_types, exactly.
+    gmsh::initialize();
+    gmsh::option::setNumber("General.Terminal", 0);
+    int checked = 0;
+    for (int t = 0; t < element_type_count; ++t) {
+        const auto type = static_cast<ElementType>(t);
+        const ShapeTraits& shape = cell_shape(type);
+        for (std::size_t k = 0; k < shape.gmsh_basis_types.size(); ++k) {
+            const int gmsh_type = shape.gmsh_basis_types[k];
+            if (gmsh_type < 0) continue;
+            std::string name;
+            int dim = 0, order = 0, nodes = 0, primary = 0;
+            std::vector<double> coordinates;
+            gmsh::model::mesh::getElementProperties(gmsh_type, name, dim, order, nodes, coordinates, primary);
+            const std::span<const double> table = gmsh_reference_table(gmsh_type);
+            EXPECT_EQ(std::vector<double>(table.begin(), table.end()), coordinates) << name;
+            ++checked;
+        }
+    }
+    gmsh::finalize();
+    EXPECT_GE(checked, 30);
+    EXPECT_TRUE(gmsh_reference_table(15).empty()) << "a type gpufem does not use";
 }
