@@ -21,7 +21,6 @@ struct GmshApi {
     decltype(&gmshInitialize) initialize = nullptr;
     decltype(&gmshFinalize) finalize = nullptr;
     decltype(&gmshOptionSetNumber) set_number = nullptr;
-    decltype(&gmshModelMeshGetElementProperties) element_properties = nullptr;
     decltype(&gmshModelMeshGetBasisFunctions) basis_functions = nullptr;
     decltype(&gmshLoggerGetLastError) last_error = nullptr;
     decltype(&gmshFree) free = nullptr;
@@ -50,12 +49,11 @@ GmshApi open_gmsh()
     find(api.initialize, "gmshInitialize");
     find(api.finalize, "gmshFinalize");
     find(api.set_number, "gmshOptionSetNumber");
-    find(api.element_properties, "gmshModelMeshGetElementProperties");
     find(api.basis_functions, "gmshModelMeshGetBasisFunctions");
     find(api.last_error, "gmshLoggerGetLastError");
     find(api.free, "gmshFree");
     find(api.version, "_Z14GetGmshVersionv");
-    spdlog::debug("Gmsh's library opened for the reference elements in {:.3f} s",
+    spdlog::debug("Gmsh's library opened for the Lagrange bases in {:.3f} s",
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return api;
 }
@@ -126,27 +124,6 @@ std::string file_name()
 std::string version(const std::string& context)
 {
     return usable_api(context).version();  // a constant string: no initialisation, no lock
-}
-
-ElementProperties element_properties(int gmsh_type, const std::string& context)
-{
-    const GmshApi& api = usable_api(context);
-    const CallSession session(api, context);
-    char* name = nullptr;
-    double* coordinates = nullptr;
-    std::size_t count = 0;
-    int primary = 0, error = 0;
-    ElementProperties out;
-    api.element_properties(gmsh_type, &name, &out.dim, &out.order, &out.nodes, &coordinates, &count, &primary,
-                           &error);
-    if (error == 0) {
-        out.name = name != nullptr ? name : "";
-        out.coordinates.assign(coordinates, coordinates + count);
-    }
-    if (name != nullptr) api.free(name);
-    if (coordinates != nullptr) api.free(coordinates);
-    if (error != 0) session.fail(context);
-    return out;
 }
 
 std::vector<double> basis_functions(int gmsh_type, const std::vector<double>& points, const std::string& space,

@@ -1,12 +1,12 @@
 #pragma once
-// Internal to mesh/: Gmsh's reference elements (node positions and Lagrange bases) in the
-// calling process, from the Gmsh library opened at its first use (dlopen of its C API).
-// gpufem does not link Gmsh: its libraries (OpenCASCADE, FLTK, image codecs: some sixty) cost
-// 0.1-0.17 s of dynamic loading on an H200's host, where a run needs at most the bases of
-// simplices of order 3 and 4 and of pyramids (the reference nodes are a table read at build
-// time, gmsh_reference_table.hpp; the low orders are gpufem's own, low_order_nodes.hpp). Meshing with Gmsh happens
-// in the mesh worker (mesh_worker.hpp), which links it. (Opening it on a thread while the
-// CUDA context is made was measured slower: both take the dynamic loader's lock.)
+// Internal to mesh/: Gmsh's Lagrange bases in the calling process, from the Gmsh library
+// opened at its first use (dlopen of its C API). gpufem does not link Gmsh: its libraries
+// (OpenCASCADE, FLTK, image codecs: some sixty) cost 0.1-0.17 s of dynamic loading on an
+// H200's host, where a run needs at most the bases of simplices of order 3 and 4 and of
+// pyramids (the reference nodes are a table read at build time, gmsh_reference_table.hpp; the
+// low orders' bases are gpufem's own, low_order_bases.hpp). Meshing with Gmsh happens in the
+// mesh worker (mesh_worker.hpp), which links it. (Opening it on a thread while the CUDA
+// context is made was measured slower: both take the dynamic loader's lock.)
 #include <string>
 #include <vector>
 
@@ -19,19 +19,6 @@ std::string file_name();
 /// names only its API's). Throws MeshSourceError starting with `context` when the library
 /// cannot be opened.
 std::string version(const std::string& context);
-
-/// An MSH element type's reference element, as Gmsh gives it.
-struct ElementProperties {
-    std::string name;                  ///< e.g. "Tetrahedron 10"
-    int dim = 0;                       ///< reference dimension
-    int order = 0;                     ///< polynomial order
-    int nodes = 0;                     ///< node count
-    std::vector<double> coordinates;   ///< dim reference coordinates per node, in Gmsh's order
-};
-
-/// The reference element of an MSH element type. Throws MeshSourceError starting with
-/// `context` when the library cannot be opened or Gmsh refuses the type.
-ElementProperties element_properties(int gmsh_type, const std::string& context);
 
 /// Gmsh's basis functions of `space` ("Lagrange": one value per function and point;
 /// "GradLagrange": three per function and point) of an MSH element type at points given as 3

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -14,7 +13,7 @@
 #include "mesh/gmsh_library.hpp"
 #include "mesh/gmsh_reference_table.hpp"
 #include "mesh/gmsh_session.hpp"
-#include "mesh/low_order_nodes.hpp"
+#include "mesh/low_order_bases.hpp"
 #include "mesh/shapes/cell_shape.hpp"
 
 namespace gpufem {
@@ -250,33 +249,16 @@ void lagrange_basis(ElementType type, int order, const std::vector<double>& poin
 
 namespace {
 
-/// The reference nodes as Gmsh gives them (a Gmsh initialisation per call).
-std::vector<double> gmsh_reference_nodes(ElementType type, int order)
-{
-    if (type == ElementType::prism && order >= 2 && order <= 4) return prism_nodes(order).reference;
-    const int gmsh_type = basis_gmsh_type(type, order);  // checks the order
-    const gmsh_library::ElementProperties properties =
-        gmsh_library::element_properties(gmsh_type, "reference nodes of " + element_text(type, order));
-    const int nodes = properties.nodes, dim = properties.dim;
-    const std::string& name = properties.name;
-    const std::vector<double>& coordinates = properties.coordinates;
-    if (nodes != lagrange_node_count(type, order) || dim != element_dimension(type) ||
-        coordinates.size() != static_cast<std::size_t>(nodes * dim))
-        throw MeshSourceError("reference nodes of " + element_text(type, order) + ": Gmsh's '" +
-                              name + "' has " + std::to_string(nodes) + " nodes in " +
-                              std::to_string(dim) + "D");
-    return coordinates;
-}
-
-/// The reference nodes of Gmsh's type for the shape and order from the table read at build
-/// time; from Gmsh's library for a type the table lacks (none of gmsh_basis_types).
+/// The reference nodes of Gmsh's type for the shape and order, from the table read from Gmsh
+/// when gpufem was built (gpufem's own order for prisms of order 2..4).
 std::vector<double> tabled_reference_nodes(ElementType type, int order)
 {
     if (type == ElementType::prism && order >= 2 && order <= 4) return prism_nodes(order).reference;
-    const std::span<const double> table = gmsh_reference_table(basis_gmsh_type(type, order));
-    if (table.size() == static_cast<std::size_t>(lagrange_node_count(type, order) * element_dimension(type)))
-        return {table.begin(), table.end()};
-    return gmsh_reference_nodes(type, order);
+    const std::span<const double> table = gmsh_reference_table(basis_gmsh_type(type, order));  // checks the order
+    if (table.size() != static_cast<std::size_t>(lagrange_node_count(type, order) * element_dimension(type)))
+        throw std::logic_error("reference nodes of " + element_text(type, order) +
+                               ": not in the table of Gmsh's reference nodes (mesh/tools/gmsh_reference_tables.cpp)");
+    return {table.begin(), table.end()};
 }
 
 }  // namespace
@@ -293,20 +275,7 @@ std::vector<double> lagrange_reference_nodes(ElementType type, int order)
 
 std::vector<double> equispaced_reference_nodes(ElementType type, int order)
 {
-    // Asked for again and again (every mesh, every facet group): each shape and order is read
-    // from Gmsh once per process.
-    static std::mutex mutex;
-    static std::map<std::pair<ElementType, int>, std::vector<double>> known;
-    {
-        const std::lock_guard lock(mutex);
-        const auto found = known.find({type, order});
-        if (found != known.end()) return found->second;
-    }
-    std::optional<std::vector<double>> own = low_order_reference_nodes(type, order);
-    std::vector<double> nodes = own ? std::move(*own) : tabled_reference_nodes(type, order);
-    const std::lock_guard lock(mutex);
-    known.emplace(std::make_pair(type, order), nodes);
-    return nodes;
+    return tabled_reference_nodes(type, order);
 }
 
 }  // namespace gpufem

@@ -1,7 +1,7 @@
 #pragma once
 // Lagrange basis functions of any supported order on the reference shapes, in Gmsh's node
 // order (the order of Mesh::cells). gpufem's own: every shape but the pyramid at order 1,
-// triangles and tetrahedra at order 2 (low_order_nodes.hpp), lines, quadrilaterals and
+// triangles and tetrahedra at order 2 (low_order_bases.hpp), lines, quadrilaterals and
 // hexahedra to order 4 as products of the line's polynomials at Gmsh's nodes (the same
 // functions as Gmsh's) and from order 5 on GLL nodes (mesh/gll_points.hpp), prisms of order
 // 2..4 (Gmsh 4.8 has none above order 2: the order-k triangle's basis times the line's, their

@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <optional>
 #include <span>
 #include <random>
 #include <tuple>
@@ -13,7 +12,6 @@
 #include "mesh/gmsh_reference_table.hpp"
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/shapes/cell_shape.hpp"
-#include "mesh/low_order_nodes.hpp"
 #include "random_values.hpp"
 
 using namespace gpufem;
@@ -212,10 +210,10 @@ TEST(ReferenceElement, OrderOneKeepsTheHandWrittenBasisWhichEqualsTheGeneralOne)
 
 TEST(ReferenceElement, LowOrderNodesAndBasesWithoutGmshEqualGmshs)
 {
-    // gpufem's own order-1 and order-2 tables (mesh/low_order_nodes.hpp), which spare a run
-    // of P1, P2, Q1 and Q2 elements the loading of Gmsh's library, against Gmsh's own: the
-    // nodes in Gmsh's order, and the bases at random points of each reference shape. Gmsh's
-    // tables are all taken first, in one session of its own.
+    // gpufem's own order-1 and order-2 bases (mesh/low_order_bases.hpp) and its tabled nodes,
+    // which spare a run of P1, P2, Q1 and Q2 elements the loading of Gmsh's library, against
+    // Gmsh's own: the nodes in Gmsh's order, and the bases at random points of each reference
+    // shape. Gmsh's tables are all taken first, in one session of its own.
     std::mt19937 rng(test::random_seed());
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     struct Element {
@@ -264,17 +262,15 @@ TEST(ReferenceElement, LowOrderNodesAndBasesWithoutGmshEqualGmshs)
     for (const Element& e : elements) {
         const int dim = element_dimension(e.type);
         const std::string what = std::string(element_type_name(e.type)) + " of order " + std::to_string(e.order);
-        const std::optional<std::vector<double>> own = low_order_reference_nodes(e.type, e.order);
-        ASSERT_TRUE(own.has_value()) << what;
-        ASSERT_EQ(own->size(), e.nodes.size()) << what;
-        for (std::size_t k = 0; k < own->size(); ++k) EXPECT_NEAR((*own)[k], e.nodes[k], 1e-15) << what << " entry " << k;
-        EXPECT_EQ(equispaced_reference_nodes(e.type, e.order), *own) << what;
+        const std::vector<double> own = equispaced_reference_nodes(e.type, e.order);
+        ASSERT_EQ(own.size(), e.nodes.size()) << what;
+        for (std::size_t k = 0; k < own.size(); ++k) EXPECT_NEAR(own[k], e.nodes[k], 1e-15) << what << " entry " << k;
         if (e.type == ElementType::pyramid) continue;  // its basis is Gmsh's own
         std::vector<double> values, gradients;
         lagrange_basis(e.type, e.order, e.points, values, gradients);
         ASSERT_EQ(values.size(), e.values.size()) << what;
         for (std::size_t k = 0; k < values.size(); ++k) EXPECT_NEAR(values[k], e.values[k], 1e-13) << what;
-        const std::size_t n = own->size() / static_cast<std::size_t>(dim);
+        const std::size_t n = own.size() / static_cast<std::size_t>(dim);
         for (std::size_t p = 0; p < 7; ++p)
             for (std::size_t j = 0; j < n; ++j)
                 for (int c = 0; c < dim; ++c)
