@@ -8,6 +8,7 @@
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
+#include "mesh/gmsh_cad_boundary.hpp"
 #include "mesh/gmsh_cell_data.hpp"
 #include "mesh/gmsh_element_types.hpp"
 #include "mesh/gmsh_type_names.hpp"
@@ -283,7 +284,7 @@ int mesh_cell_order(const std::string& source)
     return cell_types_of(top_dimension(source), source).front().second.degree;
 }
 
-Mesh extract_mesh(const std::string& source, int order)
+Mesh extract_mesh(const std::string& source, int order, int cad_refinements)
 {
     Mesh mesh;
     mesh.source = source;
@@ -342,6 +343,10 @@ Mesh extract_mesh(const std::string& source, int order)
         }
     }
     laps.lap("boundary groups");
+    if (cad_refinements > 0) {
+        mesh.cad_boundary = gmsh_cad_boundary(mesh, numbering, cad_refinements);
+        laps.lap("curved geometry");
+    }
     spdlog::debug("mesh extraction ({} cells): {}", mesh.num_cells(), laps.text);
     return mesh;
 }

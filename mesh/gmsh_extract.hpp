@@ -19,6 +19,8 @@ int mesh_cell_order(const std::string& source);
 /// order, all their nodes). `source` names the mesh in Mesh::source and in errors
 /// (MeshSourceError: no cells, mixed or unsupported cell types or orders, cells of another
 /// order than `order`, a boundary facet on a node no cell uses, ...).
-Mesh extract_mesh(const std::string& source, int order = 1);
+/// With `cad_refinements` > 0, also the curved geometry at the boundary facets for that many
+/// refinements by gpufem (Mesh::cad_boundary, gmsh_cad_boundary.hpp).
+Mesh extract_mesh(const std::string& source, int order = 1, int cad_refinements = 0);
 
 }  // namespace gpufem

@@ -117,6 +117,22 @@ struct CellField {
     long long first_missing = -1;
 };
 
+/// The points of a model's curved geometry at its coarse boundary facets, made by the mesh
+/// worker from Gmsh's parametrisations (mesh/gmsh_cad_boundary.hpp) for a mesh that gpufem
+/// refines: the facets on curved surfaces (3D) or curves (2D), and each one's points of the
+/// geometry at the lattice of order lattice_order (cad_lattice, mesh/cad_boundary.hpp). The
+/// refinement puts the nodes it makes on these facets onto them (refine_and_number).
+struct CadBoundary {
+    ElementType facet_type = ElementType::triangle;  ///< line, triangle or quadrilateral
+    int facet_degree = 1;              ///< geometric order of the facets (the cells')
+    int refinements = 0;               ///< the refinements the lattice is for
+    int lattice_order = 0;             ///< facet_degree * 2^refinements
+    std::vector<index_type> facets;    ///< each facet's nodes (mesh node numbers, Gmsh's order)
+    std::vector<double> points;        ///< x, y, z of each lattice point, facet by facet
+    long long projected = 0;           ///< points found by projection (the parametrisation failed)
+    long long kept = 0;                ///< points left on the facet's map (projection failed too)
+};
+
 /// An unstructured mesh: cells of one type, or of several (a mixed mesh, cell_types).
 /// Nodes are those used by the cells, numbered 0..n-1: in Gmsh tag order for meshes from Gmsh,
 /// along the grid (x fastest) for the shapes gpufem generates.
@@ -138,6 +154,9 @@ struct Mesh {
     std::vector<BoundaryFacets> boundaries;  ///< physical groups of dimension dim-1
     std::vector<IgnoredGroup> ignored_boundaries;  ///< groups of dimension dim-1 not usable
     std::vector<CellField> cell_fields;      ///< per-cell data read with the mesh (may be empty)
+    /// The curved geometry at the boundary facets, for refinement onto it; null when the
+    /// geometry is flat, was not asked for, or is not known (a mesh file).
+    std::shared_ptr<const CadBoundary> cad_boundary;
     std::string source;                ///< where the mesh came from, for messages and reports
     MeshBuildTimes build_times;        ///< how long Gmsh and gpufem took to build it
     /// The same coordinates and cells on a device executor, or null. Whoever changes the host

@@ -64,6 +64,14 @@ std::string outside_input_used(const std::string& text)
     return "";
 }
 
+/// The key line of the geometry's points for refinement (Mesh::cad_boundary), which the mesh
+/// of curved cells of a refined .geo carries: their lattice depends on the refinements.
+std::string curved_geometry_points(const MeshSpec& spec)
+{
+    if (!spec.snap_to_geometry || spec.gmsh_nodes || spec.kind != MeshSpec::Kind::geo || spec.refine <= 0) return "";
+    return "curved geometry's points for refinements " + std::to_string(spec.refine) + "\n";
+}
+
 /// The key's inputs as text, but for the order of Gmsh's cells: the format, gpufem's and Gmsh's
 /// versions, the files' digests and the spec's fields that reach the mesh worker and can change
 /// Gmsh's mesh.
@@ -89,6 +97,7 @@ std::string shared_key_material(const MeshSpec& spec, const std::vector<MeshInpu
          << "file_order " << spec.file_order << "\n"
          << "gmsh_threads " << spec.gmsh_threads << "\n"
          << "allow_commands " << spec.allow_commands << "\n";
+    if (spec.geometry_order >= 2) text << curved_geometry_points(spec);
     if (spec.gmsh_nodes)  // Gmsh refines and places every node
         text << "refine " << spec.refine << "\n"
              << "degree " << spec.degree << "\n";
@@ -176,7 +185,8 @@ MeshCacheLookup mesh_cache_key(const MeshSpec& spec)
     }
     const std::string shared = shared_key_material(spec, files, digests);
     return {key_of(spec, shared + "cells' order: Gmsh's own, whatever the degree\n"),
-            key_of(spec, shared + "cells' order: the degree's, " + std::to_string(degree_geometry_order(spec)) + "\n"),
+            key_of(spec, shared + "cells' order: the degree's, " + std::to_string(degree_geometry_order(spec)) + "\n" +
+                             curved_geometry_points(spec)),
             ""};
 }
 

@@ -4,14 +4,18 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "linalg/array.hpp"
 #include "mesh/gll_points.hpp"
 #include "mesh/cell_fields.hpp"
+#include "mesh/cad_boundary.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/lattice_kernels.hpp"
@@ -27,12 +31,6 @@ const ExecPtr& host_executor()
     return host;
 }
 
-/// The shape of a mesh's boundary facets.
-ElementType facet_shape(const Mesh& mesh)
-{
-    if (mesh.dim == 2) return ElementType::line;
-    return mesh.cell_type == ElementType::hexahedron ? ElementType::quadrilateral : ElementType::triangle;
-}
 
 /// The cells of one type as number_lattice walks them: all the mesh's cells, or for a mesh of
 /// several types that type's rows (gathered), with where its slots start (LatticeMeshView).
@@ -593,8 +591,9 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
     return out;
 }
 
-/// refine_uniformly, the host arrays written or only sized.
-Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
+/// refine_uniformly, the host arrays written or only sized; `curved` (facets on the CAD
+/// geometry, or null) split like the boundary groups.
+Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, BoundaryFacets* curved = nullptr)
 {
     check_input(mesh, "refine_uniformly");
     if (mesh.degree >= first_gll_degree)  // the children's GLL nodes are not on the parent's lattice
@@ -653,12 +652,12 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
     lattice_cells = Array<index_type>();  // before the host copies: less memory at the peak
     store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(refined), exec, host);
 
-    const RefinementPattern& facet_pattern = refinement_pattern(facet_shape(mesh), g);
+    const RefinementPattern& facet_pattern = refinement_pattern(boundary_facet_shape(mesh), g);
     const auto& facet_children = facet_pattern.children.front();
     std::vector<int> facet_flat;
     for (const auto& child : facet_children) facet_flat.insert(facet_flat.end(), child.begin(), child.end());
     const Array<int> facet_flat_on_exec = Array<int>::from_host(exec, facet_flat);
-    convert_boundaries(mesh, out, g, [&](const BoundaryFacets& facets, const std::string& where) {
+    const auto split_group = [&](const BoundaryFacets& facets, const std::string& where) {
         const Array<index_type> points = facet_lattice(facets, mesh, lattice, exec, where);
         const int children = static_cast<int>(facet_children.size());
         const int per_child = static_cast<int>(facet_children.front().size());
@@ -668,7 +667,9 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
                                              facet_flat_on_exec.data(), 1, children, per_child, nullptr,
                                              nullptr, split.data()));
         return split.to_host();
-    });
+    };
+    convert_boundaries(mesh, out, g, split_group);
+    if (curved) curved->connectivity = split_group(*curved, "the curved boundary of mesh '" + mesh.source + "'");
     return out;
 }
 
@@ -707,8 +708,15 @@ Mesh refine_and_number(Mesh mesh, int refine, int degree, const ExecPtr& exec)
 {
     check_input(mesh, "refine_and_number");
     const bool renumber = mesh.degree != degree || (refine == 0 && degree > 1);
+    std::optional<CadSnap> snap = cad_snap_for(mesh, refine);
     for (int r = 0; r < refine; ++r)
-        mesh = refine_once(mesh, exec, r + 1 == refine && !renumber ? HostArrays::written : HostArrays::sized);
+        mesh = refine_once(mesh, exec, r + 1 == refine && !renumber ? HostArrays::written : HostArrays::sized,
+                           snap ? &snap->facets : nullptr);
+    if (snap) {
+        snap_to_cad(mesh, *snap, exec, !renumber);
+        spdlog::debug("mesh '{}': the nodes of {} refined facets moved onto the curved geometry", mesh.source,
+                      snap->facets.size());
+    }
     if (renumber) mesh = with_degree(mesh, degree, exec);
     return mesh;
 }

@@ -3,7 +3,8 @@
 // any mesh and the numbering of degree-k Lagrange nodes (the unknowns) from the mesh's
 // vertices, edges, faces and cells (lattice_kernels.hpp says how they are numbered).
 // Geometry is isoparametric: new nodes are placed by each cell's own map of its order g, so a
-// curved mesh stays the curve its cells describe.
+// curved mesh stays the curve its cells describe; refine_and_number then moves the refined
+// boundary nodes onto the CAD geometry where the mesh carries its points (cad_boundary.hpp).
 #include "linalg/executor.hpp"
 #include "mesh/mesh.hpp"
 
@@ -27,7 +28,9 @@ Mesh with_degree(const Mesh& mesh, int degree, const ExecPtr& exec);
 
 /// `refine` refinements, then the nodes of `degree` (with_degree) unless the mesh is already
 /// of that degree and refined (numbered by gpufem): unrefined degree-1 meshes keep their
-/// numbering. On a CUDA executor the meshes between the steps stay on the device; only the
+/// numbering. A mesh with a cad_boundary made for `refine` refinements has the boundary nodes
+/// the refinements make moved onto the geometry's points (cad_boundary.hpp) before the
+/// degree's nodes are placed. On a CUDA executor the meshes between the steps stay on the device; only the
 /// result is copied to the host (build_times.host_copy).
 Mesh refine_and_number(Mesh mesh, int refine, int degree, const ExecPtr& exec);
 

@@ -5,6 +5,7 @@
 // then their bytes, so that a reader copies each array in one piece.
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -120,6 +121,41 @@ void transfer_group(Io& io, Group& group)
     io.value(group.tag);
 }
 
+/// The fields of a CadBoundary, in one order for both sides.
+template <typename Io, typename Cad>
+void transfer_cad_fields(Io& io, Cad& cad)
+{
+    io.value(cad.facet_type);
+    io.value(cad.facet_degree);
+    io.value(cad.refinements);
+    io.value(cad.lattice_order);
+    io.array(cad.facets);
+    io.array(cad.points);
+    io.value(cad.projected);
+    io.value(cad.kept);
+}
+
+/// Mesh::cad_boundary: whether there is one, then its fields (the writing side).
+template <typename Out>
+void transfer_cad_boundary(Sender<Out>& io, const std::shared_ptr<const CadBoundary>& cad)
+{
+    io.value(cad != nullptr);
+    if (cad) transfer_cad_fields(io, *cad);
+}
+
+/// Mesh::cad_boundary: the reading side.
+template <typename In>
+void transfer_cad_boundary(Receiver<In>& io, std::shared_ptr<const CadBoundary>& cad)
+{
+    bool present = false;
+    io.value(present);
+    cad = nullptr;
+    if (!present) return;
+    auto read = std::make_shared<CadBoundary>();
+    transfer_cad_fields(io, *read);
+    cad = std::move(read);
+}
+
 /// The mesh, every field Gmsh's part of loading fills, in one order for both sides (Mesh or
 /// const Mesh).
 template <typename Io, typename MeshT>
@@ -158,6 +194,7 @@ void transfer_mesh(Io& io, MeshT& mesh)
         io.value(field.missing);
         io.value(field.first_missing);
     }
+    transfer_cad_boundary(io, mesh.cad_boundary);
     io.text(mesh.source);
     io.value(mesh.build_times);
 }

@@ -59,6 +59,10 @@ struct MeshSpec {
     /// .vtu's cell arrays), resolved and checked before refinement (resolve_cell_fields); the
     /// mesh keeps these alone.
     std::vector<CellFieldRequest> cell_fields;
+    /// .geo files and shapes meshed by Gmsh, refined: the nodes refinement makes on the
+    /// boundary go onto the model's curved surfaces and curves (mesh/cad_boundary.hpp), not
+    /// onto the coarse cells' maps.
+    bool snap_to_geometry = true;
     bool gmsh_nodes = false; ///< tests only: refinement and high-order nodes by Gmsh, numbered as
                              ///< Gmsh numbers them (the reference gpufem's own are tested against)
 };

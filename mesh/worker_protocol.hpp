@@ -99,6 +99,7 @@ void transfer_spec(Io& io, Spec& spec, Threads& threads)
     io.value(spec.geometry_order);
     io.value(spec.file_order);
     io.value(spec.gmsh_nodes);
+    io.value(spec.snap_to_geometry);
     io.value(spec.gmsh_threads);
     io.value(threads);
 }

@@ -42,7 +42,7 @@ constexpr std::string_view mesh_keys[] = {"file", "geo",    "shape",
                                           "elements", "size", "refine",
                                           "size_scales_with_degree", "allow_commands",
                                           "time_limit", "script_time_limit", "geometry_order", "gmsh_threads",
-                                          "cache", "min_quality", "warn_quality"};
+                                          "cache", "min_quality", "warn_quality", "refine_onto_geometry"};
 constexpr std::string_view matrix_keys[] = {"file", "rhs"};
 constexpr std::string_view booleans[] = {"true", "false"};
 constexpr std::string_view mesh_sources[] = {"file", "geo", "shape"};
@@ -242,7 +242,7 @@ double read_seconds(const CaseReader& reader, const CaseValue& limit)
 }
 
 /// The options of meshes Gmsh reads or makes: allow_commands, time_limit, script_time_limit,
-/// gmsh_threads and geometry_order, each checked against the source.
+/// gmsh_threads, refine_onto_geometry and geometry_order, each checked against the source.
 void read_gmsh_options(const CaseReader& reader, const std::vector<CaseValue>& entries, MeshSpec& mesh,
                        json& resolved)
 {
@@ -265,6 +265,13 @@ void read_gmsh_options(const CaseReader& reader, const std::vector<CaseValue>& e
         if (!mesh_needs_gmsh(mesh)) reader.fail(*threads, "only valid with meshes from Gmsh (file, geo, shape: disk)");
         mesh.gmsh_threads = reader.to_int(*threads, 0);
         resolved["gmsh_threads"] = mesh.gmsh_threads;
+    }
+    if (const CaseValue* flag = find_entry(entries, "refine_onto_geometry")) {
+        if (mesh.kind == MeshSpec::Kind::file || (mesh.kind == MeshSpec::Kind::shape && mesh.shape != "disk"))
+            reader.fail(*flag, "only valid with geometries Gmsh meshes (geo, shape: disk): a mesh file "
+                               "and gpufem's own shapes have no curved geometry to refine onto");
+        mesh.snap_to_geometry = reader.to_choice(*flag, booleans) == "true";
+        resolved["refine_onto_geometry"] = mesh.snap_to_geometry;
     }
     if (const CaseValue* order = find_entry(entries, "geometry_order")) {
         if (mesh.kind == MeshSpec::Kind::shape && mesh.shape != "disk")

@@ -126,10 +126,15 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            from Gmsh are refined by gpufem on the backend (the GPU with
                            cuda): 4 children per triangle or quadrilateral, 8 per hexahedron,
                            8 per tetrahedron (the inner octahedron along its shortest
-                           diagonal); new nodes come from each parent's geometric map, so a
-                           curved mesh keeps its curved geometry: for a finer geometry use a
-                           smaller size. A list ([0, 1, 2]) runs the case once per level (a
-                           sweep)
+                           diagonal); new nodes come from each parent's geometric map, and
+                           those on the boundary of a geo or disk go onto the model's curved
+                           surfaces and curves (refine_onto_geometry). A list ([0, 1, 2]) runs
+                           the case once per level (a sweep)
+  refine_onto_geometry: true  (boolean, geo and shape: disk) with refine, the boundary nodes
+                           refinement makes lie on the geometry's curved surfaces (3D) or
+                           curves (2D), as Gmsh's own nodes do, so a coarse model refined keeps
+                           its holes round; false: on the coarse cells' maps (for a mesh file
+                           always: it holds no geometry)
   geometry_order: K        (integer 1..4, Gmsh meshes only; default: 1 when every curve and
                            surface of the geometry is a line or a plane, and for first-order
                            .msh files; else the degree, at least 2 when refined) the order of

@@ -43,6 +43,32 @@ BoundaryFacets unpack_boundary(ByteReader& in)
     return facets;
 }
 
+/// A part's curved geometry for refinement (Mesh::cad_boundary), or its absence.
+void pack_cad_boundary(ByteWriter& out, const CadBoundary* cad)
+{
+    out.value(cad != nullptr);
+    if (!cad) return;
+    out.value(cad->facet_type);
+    out.value(cad->facet_degree);
+    out.value(cad->refinements);
+    out.value(cad->lattice_order);
+    out.values(cad->facets);
+    out.values(cad->points);
+}
+
+std::shared_ptr<const CadBoundary> unpack_cad_boundary(ByteReader& in)
+{
+    if (!in.value<bool>()) return nullptr;
+    auto cad = std::make_shared<CadBoundary>();
+    cad->facet_type = in.value<ElementType>();
+    cad->facet_degree = in.value<int>();
+    cad->refinements = in.value<int>();
+    cad->lattice_order = in.value<int>();
+    in.values(cad->facets);
+    in.values(cad->points);
+    return cad;
+}
+
 /// The mesh's host data (not its device copy, grid or refinement history, which stay with the
 /// whole mesh on rank 0).
 void pack_mesh(ByteWriter& out, const Mesh& mesh)
@@ -72,6 +98,7 @@ void pack_mesh(ByteWriter& out, const Mesh& mesh)
         out.values(field.values);
     }
     out.text(mesh.source);
+    pack_cad_boundary(out, mesh.cad_boundary.get());
 }
 
 Mesh unpack_mesh(ByteReader& in)
@@ -102,6 +129,7 @@ Mesh unpack_mesh(ByteReader& in)
         mesh.cell_fields.push_back(std::move(field));
     }
     mesh.source = in.text();
+    mesh.cad_boundary = unpack_cad_boundary(in);
     return mesh;
 }
 

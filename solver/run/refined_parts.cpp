@@ -81,6 +81,31 @@ bool facet_of_layer(const Mesh& mesh, const NodeCells& around, const std::vector
     return false;
 }
 
+/// The facets of the whole mesh's curved geometry that the layer's cells hold, with their
+/// points, numbered by the layer's nodes (`local`).
+std::shared_ptr<const CadBoundary> layer_cad_boundary(const Mesh& mesh, const NodeCells& around,
+                                                      const std::vector<std::uint8_t>& in,
+                                                      const std::vector<index_type>& local)
+{
+    const CadBoundary& whole = *mesh.cad_boundary;
+    auto out = std::make_shared<CadBoundary>();
+    out->facet_type = whole.facet_type;
+    out->facet_degree = whole.facet_degree;
+    out->refinements = whole.refinements;
+    out->lattice_order = whole.lattice_order;
+    const int per = lagrange_node_count(whole.facet_type, whole.facet_degree);
+    const std::size_t facets = whole.facets.size() / static_cast<std::size_t>(per);
+    const std::size_t points = facets == 0 ? 0 : whole.points.size() / facets;
+    for (std::size_t f = 0; f < facets; ++f) {
+        const index_type* facet = &whole.facets[f * static_cast<std::size_t>(per)];
+        if (!facet_of_layer(mesh, around, in, facet, per)) continue;
+        for (int j = 0; j < per; ++j) out->facets.push_back(local[static_cast<std::size_t>(facet[j])]);
+        out->points.insert(out->points.end(), whole.points.begin() + static_cast<std::ptrdiff_t>(f * points),
+                           whole.points.begin() + static_cast<std::ptrdiff_t>((f + 1) * points));
+    }
+    return out;
+}
+
 /// The layer's cells (in[c]) as a mesh: its nodes renumbered in the whole mesh's order, the
 /// boundary facets its cells hold.
 CoarseLayer layer_of(const Mesh& mesh, const NodeCells& around, const CellPartition& partition,
@@ -121,6 +146,7 @@ CoarseLayer layer_of(const Mesh& mesh, const NodeCells& around, const CellPartit
         }
         out.boundaries.push_back(std::move(kept));
     }
+    if (mesh.cad_boundary) out.cad_boundary = layer_cad_boundary(mesh, around, in, local);
     return layer;
 }
 

@@ -41,6 +41,18 @@ inline std::filesystem::path write_box_geo(const TempFolder& folder, ElementType
     return path;
 }
 
+/// A 2 x 1 x 1 box with a cylindrical hole of radius 0.3 through it along z (OpenCASCADE: the
+/// cylinder's seam runs along the hole), every surface in the group "walls".
+inline const char* const box_with_hole_geo = R"(SetFactory("OpenCASCADE");
+Box(1) = {0, 0, 0, 2, 1, 1};
+Cylinder(2) = {1, 0.5, 0, 0, 0, 1, 0.3};
+BooleanDifference(3) = {Volume{1}; Delete;}{Volume{2}; Delete;};
+Physical Surface("walls") = Surface{:};
+Physical Volume("solid") = {3};
+Mesh.MeshSizeMax = 0.25;
+Mesh.Algorithm3D = 1;
+)";
+
 /// The spec of that .geo at size h, degree k, refined r times.
 inline MeshSpec box_geo_spec(const std::filesystem::path& geo, double h, int k, int r = 0)
 {

@@ -90,9 +90,14 @@ TEST(MeshCacheDegrees, RefinementAndDegreeKeyOnlyTheOrderTheDegreeChooses)
         EXPECT_EQ(lookup.key->digest, base.key->digest) << "refine " << refine << ", degree " << degree;
         EXPECT_NE(lookup.degree_order_key->digest, base.degree_order_key->digest) << refine << ", " << degree;
     }
-    // Degree 2, and degrees 1 and 2 refined, all ask Gmsh for cells of order 2 on curves.
-    EXPECT_EQ(keys(1, 1).degree_order_key->digest, keys(0, 2).degree_order_key->digest);
-    EXPECT_EQ(keys(3, 2).degree_order_key->digest, keys(0, 2).degree_order_key->digest);
+    // Degrees 1 and 2 refined alike ask Gmsh for cells of order 2 on curves, with the
+    // geometry's points for that many refinements; unrefined degree 2 for the cells alone.
+    EXPECT_EQ(keys(1, 1).degree_order_key->digest, keys(1, 2).degree_order_key->digest);
+    EXPECT_NE(keys(1, 2).degree_order_key->digest, keys(0, 2).degree_order_key->digest);
+    EXPECT_NE(keys(3, 2).degree_order_key->digest, keys(1, 2).degree_order_key->digest);
+    MeshSpec on_maps = with(spec, 3, 2);
+    on_maps.snap_to_geometry = false;
+    EXPECT_EQ(mesh_cache_key(on_maps).degree_order_key->digest, keys(0, 2).degree_order_key->digest);
     // With gmsh_nodes Gmsh refines and places every node itself.
     MeshSpec by_gmsh = spec;
     by_gmsh.gmsh_nodes = true;
@@ -156,19 +161,23 @@ TEST(MeshCacheDegrees, CurvedGeometryHasAFilePerOrderOfGmshsCells)
     EXPECT_EQ(load(spec).degree, 1);
     expect_load(load, with(spec, 0, 2), stored, "degree 2: order 2, nodes on the circle");
     EXPECT_EQ(load(with(spec, 0, 2)).degree, 2);
-    expect_load(load, with(spec, 1, 1), hit, "degree 1 refined: order 2");
-    expect_load(load, with(spec, 1, 2), hit, "degree 2 refined: order 2");
+    // Refined, the cells of order 2 carry the circle's points for that many refinements.
+    expect_load(load, with(spec, 1, 1), stored, "degree 1 refined: order 2, points for 1 refinement");
+    expect_load(load, with(spec, 1, 2), hit, "degree 2 refined: order 2, points for 1 refinement");
+    expect_load(load, with(spec, 2, 2), stored, "degree 2 refined twice: points for 2 refinements");
     expect_load(load, with(spec, 0, 3), stored, "degree 3: order 3");
     expect_load(load, spec, hit, "degree 1 again");
-    EXPECT_EQ(load.meshings, 3);
-    EXPECT_EQ(test::cache_files(spec.path).size(), 3u);
-    // A geometry_order given fixes Gmsh's order: one file for every degree.
+    EXPECT_EQ(load.meshings, 5);
+    EXPECT_EQ(test::cache_files(spec.path).size(), 5u);
+    // A geometry_order given fixes Gmsh's order: one file for every degree (and one per
+    // number of refinements, for the points).
     MeshSpec fixed = spec;
     fixed.geometry_order = 2;
     expect_load(load, fixed, stored, "geometry_order 2, degree 1");
     expect_load(load, with(fixed, 0, 3), hit, "geometry_order 2, degree 3");
-    expect_load(load, with(fixed, 1, 2), hit, "geometry_order 2, refine 1, degree 2");
-    EXPECT_EQ(load.meshings, 4);
+    expect_load(load, with(fixed, 1, 2), stored, "geometry_order 2, refine 1, degree 2");
+    expect_load(load, with(fixed, 1, 3), hit, "geometry_order 2, refine 1, degree 3");
+    EXPECT_EQ(load.meshings, 7);
 }
 
 TEST(MeshCacheDegrees, TheWorkerSaysWhetherTheDegreeChoseTheOrder)
@@ -187,7 +196,7 @@ TEST(MeshCacheDegrees, TheWorkerSaysWhetherTheDegreeChoseTheOrder)
         return text;
     };
     const MeshSpec curved = cached_spec(folder.write("disk.geo", curved_geo));
-    EXPECT_EQ(statuses(curved, {{0, 1}, {0, 2}, {1, 1}}), "stored stored hit ");
+    EXPECT_EQ(statuses(curved, {{0, 1}, {0, 2}, {1, 1}, {1, 2}}), "stored stored stored hit ");
     const MeshSpec straight = cached_spec(folder.write("square.geo", straight_geo));
     EXPECT_EQ(statuses(straight, {{0, 1}, {0, 2}, {1, 1}}), "stored hit hit ");
 }

@@ -294,42 +294,6 @@ TEST(Refinement, AGeneratedGridRefinesToTheFinerGrid)
     }
 }
 
-/// Gauss-Legendre points and weights on [0, 1] (5 points: exact to degree 9).
-const double gauss_x[5] = {0.04691007703066800, 0.23076534494715845, 0.5, 0.76923465505284155, 0.95308992296933200};
-const double gauss_w[5] = {0.11846344252809454, 0.23931433524968324, 0.28444444444444444, 0.23931433524968324, 0.11846344252809454};
-
-/// Area of a 2D mesh of any order, by quadrature of det J (collapsed Gauss on triangles,
-/// tensor Gauss on quadrilaterals; exact for the orders used here).
-double curved_area(const Mesh& mesh)
-{
-    std::vector<double> points, weights;
-    for (int i = 0; i < 5; ++i)
-        for (int j = 0; j < 5; ++j) {
-            if (mesh.cell_type == ElementType::triangle) {
-                points.insert(points.end(), {gauss_x[i], gauss_x[j] * (1 - gauss_x[i])});
-                weights.push_back(gauss_w[i] * gauss_w[j] * (1 - gauss_x[i]));
-            } else {
-                points.insert(points.end(), {2 * gauss_x[i] - 1, 2 * gauss_x[j] - 1});
-                weights.push_back(4 * gauss_w[i] * gauss_w[j]);
-            }
-        }
-    std::vector<double> values, gradients;
-    lagrange_basis(mesh.cell_type, mesh.degree, points, values, gradients);
-    const int n = mesh.nodes_per_cell;
-    double area = 0;
-    for (index_type c = 0; c < mesh.num_cells(); ++c)
-        for (std::size_t q = 0; q < weights.size(); ++q) {
-            double j[2][2] = {};
-            for (int i = 0; i < n; ++i) {
-                const test::Vec3 x = node(mesh, mesh.cells[static_cast<std::size_t>(c) * n + i]);
-                for (int a = 0; a < 2; ++a)
-                    for (int b = 0; b < 2; ++b) j[a][b] += x[a] * gradients[(q * n + i) * 2 + b];
-            }
-            area += weights[q] * std::abs(j[0][0] * j[1][1] - j[0][1] * j[1][0]);
-        }
-    return area;
-}
-
 TEST(Refinement, CurvedMeshKeepsItsGeometry)
 {
     // The disk at order 2 (Gmsh's nodes on the circle): refined twice, the cells describe the
@@ -346,9 +310,9 @@ TEST(Refinement, CurvedMeshKeepsItsGeometry)
         const Mesh coarse = load_gmsh_mesh(spec);
         ASSERT_EQ(coarse.degree, 2);
         const Mesh fine = refine_uniformly(refine_uniformly(coarse, cpu()), cpu());
-        const double area = curved_area(coarse);
+        const double area = test::curved_measure(coarse);
         EXPECT_GT(std::abs(area - std::numbers::pi), 1e-6);
-        EXPECT_NEAR(curved_area(fine), area, 1e-12);
+        EXPECT_NEAR(test::curved_measure(fine), area, 1e-12);
         // Boundary nodes stay within the coarse map's distance from the circle.
         double coarse_error = 0, fine_error = 0;
         for (const auto& [mesh, error] : {std::pair{&coarse, &coarse_error}, std::pair{&fine, &fine_error}})

@@ -103,6 +103,12 @@ TEST(RefinementGpu, LoadMeshRefinesOnTheDevice)
         const Mesh on_cuda = load_mesh(spec, Executor::create_cuda());
         expect_identical(on_cpu, on_cuda);
     }
+    // A box with a cylindrical hole, its refined boundary nodes moved onto the cylinder (and
+    // across its seam) on the device as on the CPU.
+    test::TempFolder folder;
+    const MeshSpec hole = test::box_geo_spec(folder.write("box_with_hole.geo", test::box_with_hole_geo), 0, 2, 2);
+    ASSERT_TRUE(load_gmsh_mesh(hole).cad_boundary);
+    expect_identical(load_mesh(hole), load_mesh(hole, Executor::create_cuda()));
     // Generated grids of degree 5 to 8 (GLL nodes placed by the grid).
     for (const char* shape : {"unit_square", "unit_cube"})
         for (int k = 5; k <= 8; ++k) {

@@ -512,6 +512,13 @@ TEST(DistributedRun, AGmshMeshIsRefinedPartByPart)
     // One Gmsh thread: its recombination on several threads once crashed the worker here.
     check_text_against_one_rank("quads_refined_p2", "mesh: {geo: " + quads + ", refine: 2, gmsh_threads: 1}\ndegree: 2\n" + problem, "cg",
                                 "", {3}, dir);
+    // A curved ball: each rank moves the boundary nodes of its refined pieces onto the sphere,
+    // with the geometry's points of its coarse facets, as one rank does.
+    check_text_against_one_rank("ball_refined_onto_sphere",
+                                "mesh: {geo: " GPUFEM_SOURCE_DIR "/cases/meshes/ball.geo, size: 0.6, refine: 1, "
+                                "gmsh_threads: 1}\ndegree: 2\nproblem:\n  f: 1\n  dirichlet: {boundary: \"x*x\"}\n"
+                                "solver: {preconditioner: jacobi, tolerance: 1e-12}\nbackend: cpu\n",
+                                "cg", "", {3}, dir);
     // Prisms refine block by block: rank 0 refines the whole mesh and cuts it as before.
     TempDir geo;
     geo.write("prisms.geo", cube_prisms(3));

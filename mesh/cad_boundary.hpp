@@ -1,0 +1,52 @@
+#pragma once
+// Refinement onto the CAD geometry. The mesh worker gives a mesh that gpufem will refine the
+// points of the model's curved surfaces (3D) or curves (2D) at a lattice of each coarse
+// boundary facet on them (Mesh::cad_boundary, mesh/gmsh_cad_boundary.hpp). Uniform refinement
+// puts a facet's new nodes exactly at the coarse facet's map of such lattice points; after
+// the last refinement each of them moves to its lattice point's place on the geometry. The
+// cells' other nodes stay where the coarse cells' maps put them.
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "linalg/executor.hpp"
+#include "mesh/mesh.hpp"
+
+namespace gpufem {
+
+/// One point of a facet's lattice: its coordinates on Gmsh's reference facet, and the corner
+/// or edge of the facet it lies on.
+struct CadLatticePoint {
+    double xi[2] = {0, 0};  ///< reference coordinates (a line: xi[0] only)
+    int corner = -1;        ///< the facet's corner it is, or -1
+    int edge = -1;          ///< the facet's edge (lattice_table(type, 1).edges) it is inside, or -1
+    int step = 0;           ///< on an edge: its steps of 1/m from the edge's first corner
+};
+
+/// The lattice of order m of a facet shape (line, triangle, quadrilateral): the points i/m
+/// of each reference direction (triangles: those with i + j <= m), j slowest.
+std::vector<CadLatticePoint> cad_lattice(ElementType facet, int m);
+
+/// The facet shape of a mesh's boundary: lines in 2D, triangles on tetrahedra, else
+/// quadrilaterals.
+ElementType boundary_facet_shape(const Mesh& mesh);
+
+/// What refine_and_number needs to move the refined nodes onto the geometry.
+struct CadSnap {
+    std::shared_ptr<const CadBoundary> cad;
+    BoundaryFacets facets;           ///< the coarse facets, split with the mesh's cells
+    std::vector<double> map_points;  ///< the coarse facets' maps of their lattice points
+    std::vector<double> tolerance;   ///< per coarse facet: a small fraction of its lattice step
+};
+
+/// The CadSnap of `mesh` (the coarse mesh) for `refine` refinements, or nothing when it has
+/// no cad_boundary made for that many.
+std::optional<CadSnap> cad_snap_for(const Mesh& mesh, int refine);
+
+/// Moves the nodes of snap.facets (split with the cells of `mesh`, which is the coarse mesh
+/// refined cad->refinements times) onto their lattice points' places on the geometry: the
+/// coordinates on the executor (the device copy on a CUDA executor), and the host's when
+/// `host_written`. Throws std::logic_error when a node lies at no lattice point.
+void snap_to_cad(Mesh& mesh, const CadSnap& snap, const ExecPtr& exec, bool host_written);
+
+}  // namespace gpufem
