@@ -2,9 +2,9 @@
 // Internal to mesh/: Gmsh's Lagrange bases in the calling process, from the Gmsh library
 // opened at its first use (dlopen of its C API). gpufem does not link Gmsh: its libraries
 // (OpenCASCADE, FLTK, image codecs: some sixty) cost 0.1-0.17 s of dynamic loading on an
-// H200's host, where a run needs at most the bases of simplices of order 3 and 4 and of
-// pyramids (the reference nodes are a table read at build time, gmsh_reference_table.hpp; the
-// low orders' bases are gpufem's own, low_order_bases.hpp). Meshing with Gmsh happens in the
+// H200's host, where a run needs at most the pyramids' bases (the reference nodes are a table
+// read at build time, gmsh_reference_table.hpp; the other shapes' bases are gpufem's own,
+// low_order_bases.hpp and simplex_vandermonde.hpp). Meshing with Gmsh happens in the
 // mesh worker (mesh_worker.hpp), which links it. (Opening it on a thread while the CUDA
 // context is made was measured slower: both take the dynamic loader's lock.)
 #include <string>

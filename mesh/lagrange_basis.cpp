@@ -11,6 +11,7 @@
 #include "mesh/gmsh_element_types.hpp"
 #include "mesh/gll_points.hpp"
 #include "mesh/gmsh_library.hpp"
+#include "mesh/simplex_vandermonde.hpp"
 #include "mesh/gmsh_reference_table.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/low_order_bases.hpp"
@@ -100,7 +101,7 @@ const PrismNodes& prism_nodes(int order)
     return known.emplace(order, std::move(nodes)).first->second;
 }
 
-/// The prism's basis of order >= 2: the order-k triangle's (from Gmsh) times the line's.
+/// The prism's basis of order >= 2: the order-k triangle's times the line's.
 void prism_basis(int order, const std::vector<double>& points, std::vector<double>& values,
                  std::vector<double>& gradients)
 {
@@ -221,6 +222,10 @@ void lagrange_basis(ElementType type, int order, const std::vector<double>& poin
     }
     if (has_simplex_basis(type, order)) {
         simplex_basis(type, order, points, values, gradients);
+        return;
+    }
+    if (has_vandermonde_basis(type, order)) {
+        vandermonde_simplex_basis(type, order, points, values, gradients);
         return;
     }
     // A run asks for the same tables again and again (assembly, fluxes, errors, multigrid
