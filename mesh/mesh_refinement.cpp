@@ -592,15 +592,19 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
 }
 
 /// refine_uniformly, the host arrays written or only sized; `curved` (facets on the CAD
-/// geometry, or null) split like the boundary groups.
-Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, BoundaryFacets* curved = nullptr)
+/// geometry, or null) split like the boundary groups. The children are of order `order`
+/// (1..the mesh's; 0: the mesh's), their nodes placed by the parents' maps: a last
+/// refinement straight to the degree's order spares the finer mesh of the parents' order.
+Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, BoundaryFacets* curved = nullptr,
+                 int order = 0)
 {
     check_input(mesh, "refine_uniformly");
     if (mesh.degree >= first_gll_degree)  // the children's GLL nodes are not on the parent's lattice
         throw std::invalid_argument("refine_uniformly: mesh '" + mesh.source + "' is of degree " +
                                     std::to_string(mesh.degree) + "; refine at degree 1..4, then raise the degree");
     if (mesh.first_order_only()) return refine_by_blocks(mesh, exec, host);
-    const int g = mesh.degree;
+    if (order < 0 || order > mesh.degree) throw std::invalid_argument("refine_uniformly: children of order 1..the mesh's");
+    const int g = order == 0 ? mesh.degree : order;  // the children's order
     const RefinementPattern& pattern = refinement_pattern(mesh.cell_type, g);
     MeshLattice lattice = number_lattice(mesh, 2 * g, exec);
     Array<index_type>& lattice_cells = lattice.blocks.front().lattice_cells;
@@ -625,7 +629,7 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, Boundar
                                          lattice.coordinates.data(), refined.data()));
 
     Mesh out = derived_mesh(mesh, g);
-    if (g == 1 && !mesh.is_mixed()) {  // pmg's h-level: the parents and their patterns
+    if (mesh.degree == 1 && !mesh.is_mixed()) {  // pmg's h-level: the parents and their patterns
         auto parents = std::make_shared<RefinementParents>();
         parents->parent_cells = mesh.device && exec->is_cuda()
                                     ? mesh.device->cells.clone_to(exec)
@@ -669,7 +673,11 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, Boundar
         return split.to_host();
     };
     convert_boundaries(mesh, out, g, split_group);
-    if (curved) curved->connectivity = split_group(*curved, "the curved boundary of mesh '" + mesh.source + "'");
+    if (curved) {
+        curved->connectivity = split_group(*curved, "the curved boundary of mesh '" + mesh.source + "'");
+        curved->degree = g;
+        curved->nodes_per_facet = lagrange_node_count(curved->type, g);
+    }
     return out;
 }
 
@@ -707,11 +715,17 @@ Mesh with_degree(const Mesh& mesh, int degree, const ExecPtr& exec)
 Mesh refine_and_number(Mesh mesh, int refine, int degree, const ExecPtr& exec)
 {
     check_input(mesh, "refine_and_number");
-    const bool renumber = mesh.degree != degree || (refine == 0 && degree > 1);
+    // Curved cells refined for a lower degree (P1 on Gmsh's cells of order 2): the last
+    // refinement makes the degree's children directly.
+    const bool straight_to_degree = refine > 0 && degree < mesh.degree && !mesh.first_order_only();
+    const int refined_order = straight_to_degree ? degree : mesh.degree;
+    const bool renumber = refined_order != degree || (refine == 0 && degree > 1);
     std::optional<CadSnap> snap = cad_snap_for(mesh, refine);
-    for (int r = 0; r < refine; ++r)
-        mesh = refine_once(mesh, exec, r + 1 == refine && !renumber ? HostArrays::written : HostArrays::sized,
-                           snap ? &snap->facets : nullptr);
+    for (int r = 0; r < refine; ++r) {
+        const bool last = r + 1 == refine;
+        mesh = refine_once(mesh, exec, last && !renumber ? HostArrays::written : HostArrays::sized,
+                           snap ? &snap->facets : nullptr, last ? refined_order : 0);
+    }
     if (snap) {
         snap_to_cad(mesh, *snap, exec, !renumber);
         spdlog::debug("mesh '{}': the nodes of {} refined facets moved onto the curved geometry", mesh.source,

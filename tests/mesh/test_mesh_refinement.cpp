@@ -324,6 +324,35 @@ TEST(Refinement, CurvedMeshKeepsItsGeometry)
     }
 }
 
+TEST(Refinement, CurvedCellsRefinedForALowerDegreeMakeThatDegreesCellsDirectly)
+{
+    // P1 on the ball's cells of order 2, refined twice: the last refinement makes first-order
+    // children from the parents' curved maps, the same nodes and cells as refining at order 2
+    // and then taking the degree-1 nodes.
+    MeshSpec spec = test::box_geo_spec(GPUFEM_SOURCE_DIR "/cases/meshes/ball.geo", 0.5, 1, 2);
+    spec.snap_to_geometry = false;  // the coarse maps alone
+    const Mesh coarse = load_gmsh_mesh(spec);
+    ASSERT_EQ(coarse.degree, 2);
+    const Mesh direct = load_mesh(spec);
+    const Mesh through_order_2 = with_degree(refine_uniformly(refine_uniformly(coarse, cpu()), cpu()), 1, cpu());
+    ASSERT_EQ(direct.degree, 1);
+    ASSERT_EQ(direct.num_cells(), through_order_2.num_cells());
+    ASSERT_EQ(direct.num_nodes(), through_order_2.num_nodes());
+    EXPECT_NEAR(test::mesh_measure(direct), test::mesh_measure(through_order_2), 1e-12);
+    const auto sorted_nodes = [](const Mesh& mesh) {
+        std::vector<std::array<double, 3>> nodes;
+        for (index_type n = 0; n < mesh.num_nodes(); ++n) nodes.push_back(node(mesh, n));
+        std::sort(nodes.begin(), nodes.end());
+        return nodes;
+    };
+    const auto a = sorted_nodes(direct), b = sorted_nodes(through_order_2);
+    double largest = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        for (int c = 0; c < 3; ++c) largest = std::max(largest, std::abs(a[i][c] - b[i][c]));
+    EXPECT_LT(largest, 1e-14);
+    for (const BoundaryFacets& facets : direct.boundaries) EXPECT_EQ(facets.nodes_per_facet, 3) << facets.group.name;
+}
+
 TEST(Refinement, AFacetThatIsNoFaceOfTheCellsIgnoresItsGroup)
 {
     Mesh mesh = test::load_shape_mesh("unit_square", "triangle", 0.5);

@@ -91,8 +91,9 @@ TEST(RefinementGpu, CudaNumbersAndRefinesPrismsPyramidsAndMixedMeshesAsTheCpu)
 TEST(RefinementGpu, LoadMeshRefinesOnTheDevice)
 {
     GPUFEM_REQUIRE_GPU();
-    // The ball: curved (order 2 from Gmsh), refined twice, P2 and P3.
-    for (int k : {2, 3}) {
+    // The ball: curved (order 2 from Gmsh), refined twice onto the sphere, P1 (the last
+    // refinement straight to first-order cells), P2 and P3.
+    for (int k : {1, 2, 3}) {
         MeshSpec spec;
         spec.kind = MeshSpec::Kind::geo;
         spec.path = GPUFEM_SOURCE_DIR "/cases/meshes/ball.geo";

@@ -4,6 +4,8 @@
 #include <array>
 #include <random>
 #include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -17,10 +19,12 @@ namespace {
 TEST(RepeatedElements, EveryRepeatIsDroppedAndTheFirstKept)
 {
     std::mt19937 rng(test::random_seed());
-    for (const std::size_t count : {std::size_t{1}, std::size_t{7}, std::size_t{5000}, std::size_t{200000}}) {
-        SCOPED_TRACE(count);
-        // Node sets drawn from 12 nodes: many tetrahedra share theirs when there are thousands.
-        std::uniform_int_distribution<index_type> node(0, 11);
+    // Node sets drawn from 12 nodes: many tetrahedra share theirs when there are thousands;
+    // from 60, most are distinct and spread over many hash groups, some repeat.
+    for (const auto& [count, nodes] : std::vector<std::pair<std::size_t, index_type>>{
+             {1, 12}, {7, 12}, {5000, 12}, {200000, 12}, {300000, 60}}) {
+        SCOPED_TRACE(std::to_string(count) + " elements on " + std::to_string(nodes) + " nodes");
+        std::uniform_int_distribution<index_type> node(0, nodes - 1);
         std::vector<index_type> cells;
         std::vector<int> values;
         for (std::size_t e = 0; e < count; ++e) {
