@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <utility>
 
 #include <gmsh.h>
@@ -344,7 +345,12 @@ Mesh extract_mesh(const std::string& source, int order, int cad_refinements)
     }
     laps.lap("boundary groups");
     if (cad_refinements > 0) {
-        mesh.cad_boundary = gmsh_cad_boundary(mesh, numbering, cad_refinements);
+        try {
+            mesh.cad_boundary = gmsh_cad_boundary(mesh, numbering, cad_refinements);
+        } catch (const std::exception& e) {  // Gmsh could not evaluate a surface: the coarse maps
+            spdlog::warn("mesh '{}': the curved geometry's points could not be made ({}); refinement "
+                         "places the new boundary nodes on the coarse cells' maps", source, e.what());
+        }
         laps.lap("curved geometry");
     }
     spdlog::debug("mesh extraction ({} cells): {}", mesh.num_cells(), laps.text);
