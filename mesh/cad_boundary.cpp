@@ -82,6 +82,22 @@ std::vector<CadLatticePoint> cad_lattice(ElementType facet, int m)
     return points;
 }
 
+double facet_diameter(const Mesh& mesh, const index_type* nodes, int corners)
+{
+    double diameter = 0;
+    for (int a = 0; a < corners; ++a)
+        for (int b = a + 1; b < corners; ++b) {
+            double d = 0;
+            for (std::size_t c = 0; c < 3; ++c) {
+                const double x = mesh.coordinates[3 * static_cast<std::size_t>(nodes[a]) + c] -
+                                 mesh.coordinates[3 * static_cast<std::size_t>(nodes[b]) + c];
+                d += x * x;
+            }
+            diameter = std::max(diameter, std::sqrt(d));
+        }
+    return diameter;
+}
+
 ElementType boundary_facet_shape(const Mesh& mesh)
 {
     if (mesh.dim == 2) return ElementType::line;
@@ -118,18 +134,7 @@ std::optional<CadSnap> cad_snap_for(const Mesh& mesh, int refine)
     const int corners = element_node_count(cad->facet_type);
     for (std::size_t f = 0; f < facets; ++f) {
         const index_type* nodes = &cad->facets[f * per];
-        double diameter = 0;
-        for (int a = 0; a < corners; ++a)
-            for (int b = a + 1; b < corners; ++b) {
-                double d = 0;
-                for (int c = 0; c < 3; ++c) {
-                    const double x = mesh.coordinates[3 * static_cast<std::size_t>(nodes[a]) + c] -
-                                     mesh.coordinates[3 * static_cast<std::size_t>(nodes[b]) + c];
-                    d += x * x;
-                }
-                diameter = std::max(diameter, std::sqrt(d));
-            }
-        snap.tolerance[f] = 1e-4 * diameter / cad->lattice_order;
+        snap.tolerance[f] = 1e-4 * facet_diameter(mesh, nodes, corners) / cad->lattice_order;
         for (std::size_t k = 0; k < lattice.size(); ++k)
             for (std::size_t i = 0; i < per; ++i)
                 for (int c = 0; c < 3; ++c)

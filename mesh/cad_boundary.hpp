@@ -31,6 +31,9 @@ std::vector<CadLatticePoint> cad_lattice(ElementType facet, int m);
 /// quadrilaterals.
 ElementType boundary_facet_shape(const Mesh& mesh);
 
+/// The largest distance between two of a facet's first `corners` nodes.
+double facet_diameter(const Mesh& mesh, const index_type* nodes, int corners);
+
 /// What refine_and_number needs to move the refined nodes onto the geometry.
 struct CadSnap {
     std::shared_ptr<const CadBoundary> cad;

@@ -306,17 +306,6 @@ void curve_edge_points(int tag, const Mesh& mesh, const GmshNodeNumbering& numbe
     place(1, tag, pending, out);
 }
 
-/// The largest distance between two corners of a facet.
-double facet_diameter(const Mesh& mesh, const std::vector<index_type>& nodes, int corners)
-{
-    double diameter = 0;
-    for (int a = 0; a < corners; ++a)
-        for (int b = a + 1; b < corners; ++b)
-            diameter = std::max(diameter, distance(&mesh.coordinates[3 * static_cast<std::size_t>(nodes[a])],
-                                                   &mesh.coordinates[3 * static_cast<std::size_t>(nodes[b])]));
-    return diameter;
-}
-
 /// The nodes of a facet's edge from its lower-numbered end: the ends, then the inner nodes.
 std::vector<index_type> edge_nodes(const FacetLayout& layout, const std::vector<index_type>& facet, std::size_t e)
 {
@@ -341,7 +330,7 @@ void queue_edges(const Mesh& mesh, const FacetLayout& layout, const std::vector<
         auto [slot, fresh] = edges.try_emplace(edge_key(nodes[0], nodes[1]), std::vector<double>(3 * (layout.m - 1)));
         if (!fresh) continue;
         const bool known = node_parameters(parameters, nodes, at);
-        const double tol = accepted_distance(layout.degree) * facet_diameter(mesh, nodes, 2);
+        const double tol = accepted_distance(layout.degree) * facet_diameter(mesh, nodes.data(), 2);
         for (int s = 1; s < layout.m; ++s) {
             const double* basis = &layout.edge_basis[static_cast<std::size_t>(s - 1) * nodes.size()];
             const auto x = combine(basis, nodes.size(), [&](std::size_t i, std::size_t c) {
@@ -363,7 +352,7 @@ void queue_edges(const Mesh& mesh, const FacetLayout& layout, const std::vector<
 void queue_facet(const Mesh& mesh, const FacetLayout& layout, const std::vector<index_type>& facet,
                  const std::vector<Parameters>& at, bool parametric, int dim, double* points, Pending& pending)
 {
-    const double tol = accepted_distance(layout.degree) * facet_diameter(mesh, facet, element_node_count(layout.type));
+    const double tol = accepted_distance(layout.degree) * facet_diameter(mesh, facet.data(), element_node_count(layout.type));
     const auto nodes = static_cast<std::size_t>(layout.nodes);
     for (std::size_t k = 0; k < layout.lattice.size(); ++k) {
         const CadLatticePoint& p = layout.lattice[k];

@@ -84,8 +84,7 @@ GmshMesh ordered_extract(const MeshSpec& spec, int file_order, const std::string
     set_mesh_order(order.order, source);
     const double gmsh = seconds_since(start);
     const auto extraction = std::chrono::steady_clock::now();
-    const bool on_geometry = spec.snap_to_geometry && !spec.gmsh_nodes && spec.kind != MeshSpec::Kind::file;
-    GmshMesh out{extract_mesh(source, order.order, on_geometry ? spec.refine : 0), order.from_degree};
+    GmshMesh out{extract_mesh(source, order.order, geometry_point_refinements(spec)), order.from_degree};
     out.mesh.build_times = {gmsh, seconds_since(extraction)};
     return out;
 }

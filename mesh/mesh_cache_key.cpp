@@ -68,8 +68,8 @@ std::string outside_input_used(const std::string& text)
 /// of curved cells of a refined .geo carries: their lattice depends on the refinements.
 std::string curved_geometry_points(const MeshSpec& spec)
 {
-    if (!spec.snap_to_geometry || spec.gmsh_nodes || spec.kind != MeshSpec::Kind::geo || spec.refine <= 0) return "";
-    return "curved geometry's points for refinements " + std::to_string(spec.refine) + "\n";
+    const int refinements = geometry_point_refinements(spec);
+    return refinements == 0 ? "" : "curved geometry's points for refinements " + std::to_string(refinements) + "\n";
 }
 
 /// The key's inputs as text, but for the order of Gmsh's cells: the format, gpufem's and Gmsh's

@@ -1,5 +1,6 @@
 #include "mesh/mesh_source.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -132,6 +133,12 @@ MeshCounts mesh_counts(const Mesh& mesh)
 bool mesh_needs_gmsh(const MeshSpec& spec)
 {
     return spec.kind != MeshSpec::Kind::shape || !is_generated_shape(spec.shape);
+}
+
+int geometry_point_refinements(const MeshSpec& spec)
+{
+    const bool wanted = spec.snap_to_geometry && !spec.gmsh_nodes && spec.kind != MeshSpec::Kind::file;
+    return wanted ? std::max(spec.refine, 0) : 0;
 }
 
 std::string gmsh_mesh_source(const MeshSpec& spec)

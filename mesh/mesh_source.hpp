@@ -133,6 +133,11 @@ Mesh load_mesh(const MeshSpec& spec, const ExecPtr& device = nullptr);
 /// gpufem generates). Throws MeshSourceError for an unknown shape name.
 bool mesh_needs_gmsh(const MeshSpec& spec);
 
+/// The refinements the mesh worker makes the curved geometry's points for (Mesh::cad_boundary):
+/// spec.refine for a refined .geo or Gmsh shape with snap_to_geometry (not a mesh file, not
+/// gmsh_nodes), else 0.
+int geometry_point_refinements(const MeshSpec& spec);
+
 /// Names of the built-in shapes and the boundary groups each defines, for help texts.
 std::string describe_shapes();
 
