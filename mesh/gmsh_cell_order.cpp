@@ -32,7 +32,7 @@ bool model_is_curved()
 
 /// Whether the current model's cells are of one type among triangles, quadrilaterals,
 /// tetrahedra and hexahedra (of any order): the cells gpufem reads at any order (several
-/// types, prisms and pyramids only at order 1).
+/// types, prisms and pyramids at order 1 or 2).
 bool model_cells_take_any_order()
 {
     std::vector<int> types;
@@ -51,18 +51,16 @@ GmshCellOrder gmsh_cell_order(const MeshSpec& spec, int file_order, const std::s
         throw MeshSourceError(context + ": gmsh_nodes places nodes of order 1 to " + std::to_string(max_mesh_order) +
                               " (the degree is " + std::to_string(spec.degree) + "; leave gmsh_nodes out)");
     if (spec.gmsh_nodes) return {degree_geometry_order(spec), true};
-    if (spec.file_order && file_order > 1 && model_cells_take_any_order()) return {file_order, false};
-    if (spec.geometry_order == 0 && file_order <= 1 && !model_cells_take_any_order()) return {1, false};
-    if (spec.geometry_order != 0) {
-        if (spec.geometry_order < 1 || spec.geometry_order > max_mesh_order)
-            throw MeshSourceError(context + ": geometry_order must be between 1 and " +
-                                  std::to_string(max_mesh_order) + " (got " +
-                                  std::to_string(spec.geometry_order) + ")");
-        return {spec.geometry_order, false};
-    }
+    if (spec.geometry_order != 0 && (spec.geometry_order < 1 || spec.geometry_order > max_mesh_order))
+        throw MeshSourceError(context + ": geometry_order must be between 1 and " + std::to_string(max_mesh_order) +
+                              " (got " + std::to_string(spec.geometry_order) + ")");
+    // Prisms, pyramids and several cell types: order 1, or 2 on curved geometry.
+    const int highest = model_cells_take_any_order() ? max_mesh_order : max_curved_block_order;
+    if (spec.file_order && file_order > 1) return {std::min(file_order, highest), false};
+    if (spec.geometry_order != 0) return {std::min(spec.geometry_order, highest), false};
     // Straight-sided cells describe lines and planes exactly: gpufem places every other node.
     if (file_order == 1 || !model_is_curved()) return {1, false};
-    return {degree_geometry_order(spec), true};
+    return {std::min(degree_geometry_order(spec), highest), true};
 }
 
 void set_mesh_order(int order, const std::string& source)

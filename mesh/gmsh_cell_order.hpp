@@ -15,6 +15,10 @@ namespace gpufem {
 /// (boxes to max_element_degree) take their nodes from gpufem.
 inline constexpr int max_mesh_order = 4;
 
+/// Highest order of prisms, pyramids and meshes of several cell types read from Gmsh (their
+/// curved maps, Mesh::curved_cells).
+inline constexpr int max_curved_block_order = 2;
+
 /// The order of the cells Gmsh gives gpufem, and whether it came from the degree.
 struct GmshCellOrder {
     int order = 1;
@@ -35,8 +39,8 @@ inline int degree_geometry_order(const MeshSpec& spec)
 
 /// The order of the cells Gmsh gives gpufem for the current model (see MeshSpec::geometry_order);
 /// `file_order` is the order of a .msh file's cells (0 for meshes Gmsh makes). Cells of several
-/// types, prisms and pyramids stay straight-sided (order 1): gpufem reads them at order 1 only
-/// and places their higher-degree nodes itself. Throws MeshSourceError naming `context` for a
+/// types, prisms and pyramids are of order 2 at most (max_curved_block_order): gpufem numbers
+/// them from their corners and places their higher-degree nodes by those maps. Throws MeshSourceError naming `context` for a
 /// geometry_order out of range.
 GmshCellOrder gmsh_cell_order(const MeshSpec& spec, int file_order, const std::string& context);
 

@@ -33,4 +33,12 @@ std::optional<LagrangeElement> lagrange_element_from_gmsh(int gmsh_type)
     return std::nullopt;
 }
 
+std::optional<LagrangeElement> cell_element_from_gmsh(int gmsh_type)
+{
+    constexpr int prism_of_order_2 = 13, pyramid_of_order_2 = 14;
+    if (gmsh_type == prism_of_order_2) return LagrangeElement{ElementType::prism, 2};
+    if (gmsh_type == pyramid_of_order_2) return LagrangeElement{ElementType::pyramid, 2};
+    return lagrange_element_from_gmsh(gmsh_type);
+}
+
 }  // namespace gpufem

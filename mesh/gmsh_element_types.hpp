@@ -24,4 +24,9 @@ int gmsh_element_type(ElementType type, int order = 1);
 /// above (incomplete/serendipity types, prisms, pyramids, ... give nullopt).
 std::optional<LagrangeElement> lagrange_element_from_gmsh(int gmsh_type);
 
+/// The shape and order of an MSH type gpufem reads as cells: lagrange_element_from_gmsh's, and
+/// the complete prism (18 nodes, type 13) and pyramid (14 nodes, type 14) of order 2, whose
+/// maps gpufem keeps beside their corners (Mesh::curved_cells).
+std::optional<LagrangeElement> cell_element_from_gmsh(int gmsh_type);
+
 }  // namespace gpufem

@@ -9,7 +9,9 @@
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
+#include "mesh/curved_cells.hpp"
 #include "mesh/gmsh_cad_boundary.hpp"
+#include "mesh/gmsh_cell_order.hpp"
 #include "mesh/gmsh_cell_data.hpp"
 #include "mesh/gmsh_element_types.hpp"
 #include "mesh/gmsh_type_names.hpp"
@@ -53,19 +55,44 @@ std::vector<std::pair<int, LagrangeElement>> cell_types_of(int dim, const std::s
     std::sort(types.begin(), types.end());
     std::vector<std::pair<int, LagrangeElement>> out;
     for (const int type : types) {
-        const auto element = lagrange_element_from_gmsh(type);
+        const auto element = cell_element_from_gmsh(type);
         if (!element || element_dimension(element->type) != dim)
             throw MeshSourceError("mesh '" + source + "' has " + gmsh_type_plural(type) +
                                   "; gpufem reads complete Lagrange triangles, quadrilaterals, "
-                                  "tetrahedra or hexahedra of order 1 to 4, and first-order prisms "
-                                  "and pyramids");
-        if (types.size() > 1 && element->degree != 1)
+                                  "tetrahedra or hexahedra of order 1 to 4, and complete prisms "
+                                  "and pyramids of order 1 or 2");
+        if (types.size() > 1 && (element->degree > max_curved_block_order ||
+                                 (!out.empty() && element->degree != out.front().second.degree)))
             throw MeshSourceError("mesh '" + source + "' mixes " + gmsh_types_plural(types) +
-                                  "; gpufem reads meshes of several cell types of order 1 only (straight-sided "
-                                  "cells; degree and mesh.refine apply to them as read)");
+                                  "; gpufem reads meshes of several cell types of order 1 or 2, all of one "
+                                  "order (the degree and mesh.refine apply to them as read)");
         out.emplace_back(type, *element);
     }
     return out;
+}
+
+/// Whether cells of these types are read at order 2 as their corners and curved maps
+/// (Mesh::curved_cells): several types, prisms or pyramids, of order 2.
+bool read_as_curved_blocks(const std::vector<std::pair<int, LagrangeElement>>& types)
+{
+    const LagrangeElement& first = types.front().second;
+    return first.degree >= 2 && (types.size() > 1 || first.type == ElementType::prism ||
+                                 first.type == ElementType::pyramid);
+}
+
+/// gpufem's node order of each of the types (GmshNodeOrders), from Gmsh's reference nodes.
+GmshNodeOrders gmsh_node_orders(const std::vector<std::pair<int, LagrangeElement>>& types)
+{
+    GmshNodeOrders orders;
+    for (const auto& [gmsh_type, element] : types) {
+        std::string name;
+        int dim = 0, order = 0, nodes = 0, primary = 0;
+        std::vector<double> reference;
+        gmsh::model::mesh::getElementProperties(gmsh_type, name, dim, order, nodes, reference, primary);
+        reference.resize(static_cast<std::size_t>(nodes * dim));  // Gmsh gives 3 coordinates per node in some versions
+        orders[static_cast<std::size_t>(element.type)] = gpufem_node_order(element.type, element.degree, reference);
+    }
+    return orders;
 }
 
 /// Name of a physical group: its Gmsh name, or "group<tag>".
@@ -181,9 +208,10 @@ std::string facet_description(int dim, int order)
     return order == 1 ? "first-order " + shapes : shapes + " of order " + std::to_string(order);
 }
 
-/// The facets of one boundary physical group, numbered like the mesh's nodes.
+/// The facets of one boundary physical group, numbered like the mesh's nodes; with
+/// corners_only, each facet's corners (first-order facets of a mesh read as curved blocks).
 BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
-                               const GmshNodeNumbering& numbering)
+                               const GmshNodeNumbering& numbering, bool corners_only)
 {
     const std::string where = "boundary group '" + group.name + "' of mesh '" + mesh.source + "'";
     BoundaryFacets facets;
@@ -211,19 +239,21 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
             facet_type = facet_type == 0 ? types[k] : facet_type;
             const auto element = lagrange_element_from_gmsh(types[k]);
             const std::size_t nodes = static_cast<std::size_t>(lagrange_node_count(element->type, element->degree));
-            for (std::size_t i = 0; i < node_tags[k].size(); ++i) {
-                const std::size_t node = node_tags[k][i];
-                const index_type index = numbering.index(node);
-                if (index < 0)
-                    throw MeshSourceError(where + " has a facet on node " + std::to_string(node) +
-                                          ", which no cell uses");
-                facets.connectivity.push_back(index);
-                if (i % nodes == nodes - 1 && element->type == ElementType::triangle)
-                    triangle_ends.push_back(facets.connectivity.size());
+            const std::size_t kept = corners_only ? static_cast<std::size_t>(element_node_count(element->type)) : nodes;
+            for (std::size_t first = 0; first < node_tags[k].size(); first += nodes) {
+                for (std::size_t i = first; i < first + kept; ++i) {
+                    const std::size_t node = node_tags[k][i];
+                    const index_type index = numbering.index(node);
+                    if (index < 0)
+                        throw MeshSourceError(where + " has a facet on node " + std::to_string(node) +
+                                              ", which no cell uses");
+                    facets.connectivity.push_back(index);
+                }
+                if (element->type == ElementType::triangle) triangle_ends.push_back(facets.connectivity.size());
             }
         }
     }
-    facets.degree = mesh.degree;
+    facets.degree = corners_only ? 1 : mesh.degree;
     if (facets.mixed_triangles) {
         // Triangles and quadrilaterals: four nodes per facet, a triangle's 4th -1.
         std::vector<index_type> padded;
@@ -335,15 +365,20 @@ Mesh extract_mesh(const std::string& source, int order, int cad_refinements)
     if (views) mesh.cell_fields = gmsh_element_data(element_tags);
 
     mesh.subdomains = physical_groups(mesh.dim);
+    const bool curved_blocks = read_as_curved_blocks(types);
     for (const PhysicalGroup& group : physical_groups(mesh.dim - 1)) {
         try {
-            mesh.boundaries.push_back(boundary_facets(group, mesh, numbering));
+            mesh.boundaries.push_back(boundary_facets(group, mesh, numbering, curved_blocks));
         } catch (const MeshSourceError& e) {
             // A group the case may never use must not make the mesh unusable.
             mesh.ignored_boundaries.push_back({group.name, e.what()});
         }
     }
     laps.lap("boundary groups");
+    if (curved_blocks) {  // numbered and refined from their corners, placed by their maps
+        split_curved_cells(mesh, gmsh_node_orders(types));
+        laps.lap("curved cells split");
+    }
     if (cad_refinements > 0) {
         try {
             mesh.cad_boundary = gmsh_cad_boundary(mesh, numbering, cad_refinements);

@@ -53,11 +53,12 @@ GPUFEM_KERNEL_INLINE void lattice_point_offsets(const Executor& exec, const std:
 
 /// lattice_cells[c * num_points + q] = lattice_point_number(c, q); coordinates (3 per
 /// point) of every point: vertices copied from their node, the others as
-/// sum_j basis[q * nodes_per_cell + j] x_j over the cell's nodes, written by the first
-/// cell holding them (edge_owner / face_owner: the owning slot).
+/// sum_j basis[q * map.nodes_per_cell + j] x_j over the nodes of the cell's map, written by
+/// the first cell holding them (edge_owner / face_owner: the owning slot).
 GPUFEM_KERNEL_INLINE void fill_lattice(const Executor& exec, const LatticeMeshView& mesh,
                                        int corners, const LatticeShapeView& shape,
                                        const LatticeEntities& entities, const double* basis,
+                                       const LatticeMapView& map,
                                        const double* node_coordinates, long long num_nodes,
                                        const index_type* edge_owner, const index_type* face_owner,
                                        index_type* lattice_cells, double* coordinates)
@@ -76,13 +77,14 @@ GPUFEM_KERNEL_INLINE long long fill_facet_lattice(const Executor& exec,
 
 /// cells[(c * children + s) * nodes_per_child + q] =
 /// lattice_cells[c * points_per_cell + pattern[(p * children + s) * nodes_per_child +
-/// q]], p the pattern of cell c: with diagonals (2 lattice points per pattern), the one
-/// whose diagonal is shortest (the first on ties); else 0.
+/// q]], p the pattern of cell c: chosen[c] when given, else with diagonals (2 lattice points
+/// per pattern) the one whose diagonal is shortest (the first on ties), else 0.
 GPUFEM_KERNEL_INLINE void fill_children(const Executor& exec, const index_type* lattice_cells,
                                         long long num_cells, int points_per_cell,
                                         const int* pattern, int patterns, int children,
                                         int nodes_per_child, const int* diagonals,
-                                        const double* coordinates, index_type* cells)
+                                        const double* coordinates, const std::uint8_t* chosen,
+                                        index_type* cells)
     GPUFEM_KERNEL_BODY
 
 /// choice[c] = the pattern fill_children takes for cell c.

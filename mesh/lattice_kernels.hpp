@@ -43,6 +43,15 @@ struct LatticeMeshView {
     long long face_slot_base = 0;  ///< the block's first face slot (cell, local face)
 };
 
+/// The maps that place a block's lattice points: each cell's row of nodes_per_cell nodes of
+/// `coordinates` (the mesh's own cells and nodes, or a first-order mesh's curved maps,
+/// Mesh::curved_cells).
+struct LatticeMapView {
+    const index_type* cells = nullptr;
+    int nodes_per_cell = 0;
+    const double* coordinates = nullptr;
+};
+
 /// A LatticeTable on the kernels' executor (see lattice_table.hpp).
 struct LatticeShapeView {
     const int* points = nullptr;  ///< 5 ints per point: dim, entity, s, t, interior

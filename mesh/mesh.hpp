@@ -133,6 +133,18 @@ struct CadBoundary {
     long long kept = 0;                ///< points left on the facet's map (projection failed too)
 };
 
+/// The order-2 maps of a first-order-only mesh's cells (prisms, pyramids, several cell types)
+/// on curved geometry, read from Gmsh's cells of order 2: each cell's row holds its
+/// lagrange_node_count(type, order) nodes of `coordinates` in gpufem's node order, then -1 up
+/// to nodes_per_row; a row's corners lie at the cell's nodes. Refinement and the degree's
+/// nodes place every new node by these maps (mesh_refinement.hpp).
+struct CellGeometry {
+    int order = 2;
+    int nodes_per_row = 0;
+    std::vector<double> coordinates;  ///< 3 per geometry node
+    std::vector<index_type> cells;    ///< nodes_per_row per cell, in the mesh's cell order
+};
+
 /// An unstructured mesh: cells of one type, or of several (a mixed mesh, cell_types).
 /// Nodes are those used by the cells, numbered 0..n-1: in Gmsh tag order for meshes from Gmsh,
 /// along the grid (x fastest) for the shapes gpufem generates.
@@ -157,6 +169,9 @@ struct Mesh {
     /// The curved geometry at the boundary facets, for refinement onto it; null when the
     /// geometry is flat, was not asked for, or is not known (a mesh file).
     std::shared_ptr<const CadBoundary> cad_boundary;
+    /// The curved maps of a mesh read and refined at order 1 only (first_order_only), or
+    /// null: straight cells.
+    std::shared_ptr<const CellGeometry> curved_cells;
     std::string source;                ///< where the mesh came from, for messages and reports
     MeshBuildTimes build_times;        ///< how long Gmsh and gpufem took to build it
     /// The same coordinates and cells on a device executor, or null. Whoever changes the host

@@ -44,6 +44,45 @@ struct LatticeBlock {
     LatticeMeshView view;
     int corners = 0;
     Array<index_type> lattice_cells;  ///< table->points.size() numbers per block cell
+    Array<index_type> map_rows;       ///< a mixed mesh's curved maps of this type, gathered
+    LatticeMapView map;               ///< the maps that place the points
+    int map_order = 1;                ///< their order
+};
+
+/// The maps that place a mesh's lattice points, on the executor: its own cells, or the
+/// curved maps of a first-order mesh (Mesh::curved_cells).
+struct LatticeMaps {
+    Array<double> coordinates;
+    Array<index_type> rows;
+
+    LatticeMaps(const Mesh& mesh, const ExecPtr& exec)
+    {
+        if (!mesh.curved_cells) return;
+        coordinates = Array<double>::from_host(exec, mesh.curved_cells->coordinates);
+        rows = Array<index_type>::from_host(exec, mesh.curved_cells->cells);
+    }
+
+    /// Sets block.map: the block's cells and the mesh's nodes, or its cells' curved maps.
+    void place(LatticeBlock& block, const Mesh& mesh, const MeshOnExec& input, const ExecPtr& exec)
+    {
+        if (!mesh.curved_cells) {
+            block.map = {block.view.cells, block.view.nodes_per_cell, input.coordinates};
+            block.map_order = mesh.is_mixed() ? 1 : mesh.degree;  // a mixed mesh is of order 1
+            return;
+        }
+        const CellGeometry& curved = *mesh.curved_cells;
+        const int width = lagrange_node_count(block.type, curved.order);
+        block.map_order = curved.order;
+        if (block.of_mesh.empty()) {
+            block.map = {rows.data(), curved.nodes_per_row, coordinates.data()};
+            return;
+        }
+        const long long count = static_cast<long long>(block.of_mesh.size());
+        block.map_rows = Array<index_type>(exec, block.of_mesh.size() * static_cast<std::size_t>(width));
+        GPUFEM_DISPATCH(*exec, copy_rows(*exec, rows.data(), curved.nodes_per_row, block.of_mesh_on_exec.data(),
+                                         block.map_rows.data(), width, nullptr, count, width));
+        block.map = {block.map_rows.data(), width, coordinates.data()};
+    }
 };
 
 /// A mesh's lattice of order m: every point numbered, placed, and each cell's list of them
@@ -130,6 +169,8 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool el
     const int dim = element_dimension(mesh.cell_type);
     lattice.blocks = lattice_blocks(mesh, input.cells, m, exec);
     auto& blocks = lattice.blocks;
+    LatticeMaps maps(mesh, exec);
+    for (LatticeBlock& block : blocks) maps.place(block, mesh, input, exec);
 
     // What the faces and cells hold: a number each, or offsets where they differ.
     const int triangle_points = blocks.front().table->face_points(false);
@@ -235,14 +276,12 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool el
         const std::size_t points = block.table->points.size();
         checked_index(block.view.num_cells * static_cast<long long>(points),
                       "cell node entries of order " + std::to_string(m) + " of mesh '" + mesh.source + "'");
-        // A mixed mesh's rows are of order 1 (check_input).
-        const int degree = mesh.is_mixed() ? 1 : mesh.degree;
         const Array<double> basis = Array<double>::from_host(
-            exec, lattice_basis(block.type, degree, block.view.nodes_per_cell, *block.table, element_nodes));
+            exec, lattice_basis(block.type, block.map_order, block.map.nodes_per_cell, *block.table, element_nodes));
         block.lattice_cells = Array<index_type>(exec, static_cast<std::size_t>(block.view.num_cells) * points);
         // The vertices' positions are copied from their nodes once (the first block).
         GPUFEM_DISPATCH(*exec, fill_lattice(*exec, block.view, block.corners, block.shape->view, counts,
-                                            basis.data(), input.coordinates, b == 0 ? num_nodes : 0,
+                                            basis.data(), block.map, input.coordinates, b == 0 ? num_nodes : 0,
                                             edges.owner.data(), faces.owner.data(),
                                             block.lattice_cells.data(), lattice.coordinates.data()));
     }
@@ -444,24 +483,48 @@ struct BlockChildren {
     std::vector<std::pair<int, int>> of_child;
 };
 
-BlockChildren block_children(const LatticeBlock& block, const MeshLattice& lattice, const ExecPtr& exec)
+/// The pattern's diagonals, flat, on the executor (empty: a shape without choices).
+Array<int> pattern_diagonals(const RefinementPattern& pattern, const ExecPtr& exec)
+{
+    std::vector<int> diagonals;
+    for (const auto& d : pattern.diagonals) diagonals.insert(diagonals.end(), d.begin(), d.end());
+    return diagonals.empty() ? Array<int>() : Array<int>::from_host(exec, diagonals);
+}
+
+/// Each block cell's refinement pattern on the lattice of order 2 (null when the shape has no
+/// choice), so that the children of another order take the same.
+Array<std::uint8_t> block_choices(const LatticeBlock& block, const MeshLattice& lattice, const ExecPtr& exec)
 {
     const RefinementPattern& pattern = refinement_pattern(block.type, 1);
+    if (pattern.diagonals.empty()) return {};
+    const Array<int> diagonals = pattern_diagonals(pattern, exec);
+    Array<std::uint8_t> chosen(exec, static_cast<std::size_t>(block.view.num_cells));
+    GPUFEM_DISPATCH(*exec, refinement_choices(*exec, block.lattice_cells.data(), block.view.num_cells,
+                                              static_cast<int>(block.table->points.size()),
+                                              static_cast<int>(pattern.children.size()), diagonals.data(),
+                                              lattice.coordinates.data(), chosen.data()));
+    return chosen;
+}
+
+/// The children of order g of one block's cells on its lattice of order 2g, by child shape;
+/// `chosen` (or null: the shortest diagonal) each cell's pattern.
+BlockChildren block_children(const LatticeBlock& block, const MeshLattice& lattice, const ExecPtr& exec, int g = 1,
+                             const std::uint8_t* chosen = nullptr)
+{
+    const RefinementPattern& pattern = refinement_pattern(block.type, g);
     BlockChildren out;
     std::vector<std::vector<int>> by_shape;  // child indices of each shape, in pattern order
     for (std::size_t s = 0; s < pattern.child_types.size(); ++s) {
         std::size_t k = 0;
         while (k < out.shapes.size() && out.shapes[k].type != pattern.child_types[s]) ++k;
         if (k == out.shapes.size()) {
-            out.shapes.push_back({pattern.child_types[s], 0, element_node_count(pattern.child_types[s]), {}});
+            out.shapes.push_back({pattern.child_types[s], 0, lagrange_node_count(pattern.child_types[s], g), {}});
             by_shape.emplace_back();
         }
         out.of_child.emplace_back(static_cast<int>(k), static_cast<int>(by_shape[k].size()));
         by_shape[k].push_back(static_cast<int>(s));
     }
-    std::vector<int> diagonals;
-    for (const auto& d : pattern.diagonals) diagonals.insert(diagonals.end(), d.begin(), d.end());
-    const Array<int> diagonals_on_exec = Array<int>::from_host(exec, diagonals);
+    const Array<int> diagonals = pattern_diagonals(pattern, exec);
     const int patterns = static_cast<int>(pattern.children.size());
     for (std::size_t k = 0; k < out.shapes.size(); ++k) {
         ChildRows& shape = out.shapes[k];
@@ -474,10 +537,58 @@ BlockChildren block_children(const LatticeBlock& block, const MeshLattice& latti
         GPUFEM_DISPATCH(*exec, fill_children(*exec, block.lattice_cells.data(), block.view.num_cells,
                                              static_cast<int>(block.table->points.size()), flat_on_exec.data(),
                                              patterns, shape.per_parent, shape.nodes,
-                                             diagonals.empty() ? nullptr : diagonals_on_exec.data(),
-                                             lattice.coordinates.data(), rows.data()));
+                                             diagonals.size() == 0 ? nullptr : diagonals.data(),
+                                             lattice.coordinates.data(), chosen, rows.data()));
         shape.rows = std::move(rows);
     }
+    return out;
+}
+
+/// Where refine_by_blocks puts each block's children: per block and child shape, the refined
+/// mesh's cell of each (parent, rank) row.
+using ChildDestinations = std::vector<std::vector<std::vector<index_type>>>;
+
+/// The children's rows of one order scattered on the executor into rows of `stride` entries
+/// of the refined mesh's cells (padded with -1).
+Array<index_type> scatter_children(const std::vector<BlockChildren>& children, const ChildDestinations& destination,
+                                   long long cells, int stride, const ExecPtr& exec)
+{
+    Array<index_type> rows(exec, static_cast<std::size_t>(cells * stride));
+    for (std::size_t b = 0; b < children.size(); ++b)
+        for (std::size_t k = 0; k < children[b].shapes.size(); ++k) {
+            const ChildRows& shape = children[b].shapes[k];
+            const Array<index_type> to = Array<index_type>::from_host(exec, destination[b][k]);
+            GPUFEM_DISPATCH(*exec, copy_rows(*exec, shape.rows.data(), shape.nodes, nullptr, rows.data(), stride,
+                                             to.data(), static_cast<long long>(destination[b][k].size()), shape.nodes));
+        }
+    return rows;
+}
+
+/// The children's curved maps (Mesh::curved_cells of a refined mesh): each parent's map at
+/// its lattice of order 2g cut into its children of order g, with the patterns the corners
+/// took (`chosen`, per block), in the refined mesh's cell order.
+std::shared_ptr<const CellGeometry> refined_curved_cells(const Mesh& mesh, const std::vector<Array<std::uint8_t>>& chosen,
+                                                         const ChildDestinations& destination, long long cells,
+                                                         const ExecPtr& exec)
+{
+    const int g = mesh.curved_cells->order;
+    MeshLattice lattice = number_lattice(mesh, 2 * g, exec);
+    std::vector<BlockChildren> children;
+    int stride = 0;
+    for (std::size_t b = 0; b < lattice.blocks.size(); ++b) {
+        children.push_back(block_children(lattice.blocks[b], lattice, exec, g,
+                                          chosen[b].size() == 0 ? nullptr : chosen[b].data()));
+        for (const ChildRows& shape : children.back().shapes) stride = std::max(stride, shape.nodes);
+    }
+    checked_index(cells * stride, "curved cell nodes of mesh '" + mesh.source + "' refined");
+    auto out = std::make_shared<CellGeometry>();
+    out->order = g;
+    out->nodes_per_row = stride;
+    for (LatticeBlock& block : lattice.blocks) block.lattice_cells = Array<index_type>();
+    const Array<index_type> rows = scatter_children(children, destination, cells, stride, exec);
+    out->cells = rows.to_host();
+    const std::vector<double> coordinates = lattice.coordinates.to_host();
+    out->coordinates.assign(coordinates.begin(), coordinates.end());
     return out;
 }
 
@@ -503,10 +614,47 @@ std::vector<index_type> split_facets(const BoundaryFacets& facets, const std::ve
     return out;
 }
 
+/// Numbers the children parent by parent, each parent's in its pattern's order (by the
+/// host's threads: 500k parents, a few million entries): where each block's children go, and
+/// each child's type (out.cell_types when sized), group and parent (when `parent` is sized).
+ChildDestinations place_children(const Mesh& mesh, const MeshLattice& lattice,
+                                 const std::vector<BlockChildren>& children, const std::vector<int>& block_of,
+                                 const std::vector<index_type>& local_of, Mesh& out, std::vector<index_type>& parent)
+{
+    std::vector<long long> first_child(static_cast<std::size_t>(mesh.num_cells()) + 1, 0);
+    for (index_type c = 0; c < mesh.num_cells(); ++c)
+        first_child[static_cast<std::size_t>(c) + 1] =
+            first_child[static_cast<std::size_t>(c)] +
+            static_cast<long long>(children[static_cast<std::size_t>(block_of[static_cast<std::size_t>(c)])].of_child.size());
+    ChildDestinations destination(lattice.blocks.size());
+    for (std::size_t b = 0; b < lattice.blocks.size(); ++b)
+        for (const ChildRows& shape : children[b].shapes)
+            destination[b].emplace_back(static_cast<std::size_t>(lattice.blocks[b].view.num_cells) * shape.per_parent);
+    const bool types = !out.cell_types.empty();
+#pragma omp parallel for schedule(static)
+    for (index_type c = 0; c < mesh.num_cells(); ++c) {
+        const std::size_t b = static_cast<std::size_t>(block_of[static_cast<std::size_t>(c)]);
+        const BlockChildren& block = children[b];
+        const std::size_t i = static_cast<std::size_t>(local_of[static_cast<std::size_t>(c)]);
+        std::size_t next = static_cast<std::size_t>(first_child[static_cast<std::size_t>(c)]);
+        for (const auto& [k, rank] : block.of_child) {
+            const ChildRows& shape = block.shapes[static_cast<std::size_t>(k)];
+            destination[b][static_cast<std::size_t>(k)][i * shape.per_parent + static_cast<std::size_t>(rank)] =
+                static_cast<index_type>(next);
+            if (types) out.cell_types[next] = static_cast<std::uint8_t>(shape.type);
+            out.cell_group[next] = mesh.cell_group.empty() ? 0 : mesh.cell_group[static_cast<std::size_t>(c)];
+            if (!parent.empty()) parent[next] = c;
+            ++next;
+        }
+    }
+    return destination;
+}
+
 /// refine_once of a mesh of prisms, pyramids or several cell types (of order 1): each block's
 /// children per child shape (a pyramid's are pyramids and tetrahedra), scattered on the
 /// executor into the refined mesh's rows, parent by parent, each parent's children in its
-/// pattern's order (the destinations, types and groups made by the host's threads).
+/// pattern's order. A mesh with curved maps (Mesh::curved_cells) places the new nodes by
+/// them and gives its children their part of them.
 Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
 {
     if (mesh.degree != 1)
@@ -514,13 +662,15 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
                                     " is not of order 1");
     MeshLattice lattice = number_lattice(mesh, 2, exec);
     std::vector<BlockChildren> children;
+    std::vector<Array<std::uint8_t>> chosen;  // curved maps: the patterns, for their children too
     std::vector<int> block_of(static_cast<std::size_t>(mesh.num_cells()), 0);
     std::vector<index_type> local_of(static_cast<std::size_t>(mesh.num_cells()));
     long long cells = 0;
     std::vector<bool> present(element_type_count, false);
     for (std::size_t b = 0; b < lattice.blocks.size(); ++b) {
         const LatticeBlock& block = lattice.blocks[b];
-        children.push_back(block_children(block, lattice, exec));
+        chosen.push_back(mesh.curved_cells ? block_choices(block, lattice, exec) : Array<std::uint8_t>());
+        children.push_back(block_children(block, lattice, exec, 1, chosen.back().size() == 0 ? nullptr : chosen.back().data()));
         for (index_type i = 0; i < static_cast<index_type>(block.view.num_cells); ++i) {
             const index_type c = block.of_mesh.empty() ? i : block.of_mesh[static_cast<std::size_t>(i)];
             block_of[static_cast<std::size_t>(c)] = static_cast<int>(b);
@@ -547,47 +697,18 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
     if (kinds > 1) out.cell_types.resize(static_cast<std::size_t>(cells));
     out.cell_group.resize(static_cast<std::size_t>(cells));
     std::vector<index_type> parent(mesh.cell_fields.empty() ? 0 : static_cast<std::size_t>(cells));
-    // Each parent's first child (by the host's threads: 500k parents, a few million entries).
-    std::vector<long long> first_child(static_cast<std::size_t>(mesh.num_cells()) + 1, 0);
-    for (index_type c = 0; c < mesh.num_cells(); ++c)
-        first_child[static_cast<std::size_t>(c) + 1] =
-            first_child[static_cast<std::size_t>(c)] +
-            static_cast<long long>(children[static_cast<std::size_t>(block_of[static_cast<std::size_t>(c)])].of_child.size());
-    // Where each block's children go (destination rows per shape), and their types and groups.
-    std::vector<std::vector<std::vector<index_type>>> destination(lattice.blocks.size());
-    for (std::size_t b = 0; b < lattice.blocks.size(); ++b)
-        for (const ChildRows& shape : children[b].shapes)
-            destination[b].emplace_back(static_cast<std::size_t>(lattice.blocks[b].view.num_cells) * shape.per_parent);
-#pragma omp parallel for schedule(static)
-    for (index_type c = 0; c < mesh.num_cells(); ++c) {
-        const std::size_t b = static_cast<std::size_t>(block_of[static_cast<std::size_t>(c)]);
-        const BlockChildren& block = children[b];
-        const std::size_t i = static_cast<std::size_t>(local_of[static_cast<std::size_t>(c)]);
-        std::size_t next = static_cast<std::size_t>(first_child[static_cast<std::size_t>(c)]);
-        for (const auto& [k, rank] : block.of_child) {
-            const ChildRows& shape = block.shapes[static_cast<std::size_t>(k)];
-            destination[b][static_cast<std::size_t>(k)][i * shape.per_parent + static_cast<std::size_t>(rank)] =
-                static_cast<index_type>(next);
-            if (kinds > 1) out.cell_types[next] = static_cast<std::uint8_t>(shape.type);
-            out.cell_group[next] = mesh.cell_group.empty() ? 0 : mesh.cell_group[static_cast<std::size_t>(c)];
-            if (!parent.empty()) parent[next] = c;
-            ++next;
-        }
-    }
-    Array<index_type> rows(exec, static_cast<std::size_t>(cells * stride));
-    for (std::size_t b = 0; b < lattice.blocks.size(); ++b)
-        for (std::size_t k = 0; k < children[b].shapes.size(); ++k) {
-            const ChildRows& shape = children[b].shapes[k];
-            const Array<index_type> to = Array<index_type>::from_host(exec, destination[b][k]);
-            GPUFEM_DISPATCH(*exec, copy_rows(*exec, shape.rows.data(), shape.nodes, nullptr, rows.data(), stride,
-                                             to.data(), static_cast<long long>(destination[b][k].size()), shape.nodes));
-        }
+    const ChildDestinations destination = place_children(mesh, lattice, children, block_of, local_of, out, parent);
+    Array<index_type> rows = scatter_children(children, destination, cells, stride, exec);
     out.cell_fields = cell_fields_of(mesh.cell_fields, parent);
     children.clear();  // before the host copies: less memory at the peak
     convert_boundaries(mesh, out, 1, [&](const BoundaryFacets& facets, const std::string& where) {
         return split_facets(facets, facet_lattice_rows(facets, mesh, lattice, exec, where));
     });
     store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(rows), exec, host);
+    if (mesh.curved_cells) {
+        for (LatticeBlock& block : lattice.blocks) block.lattice_cells = Array<index_type>();
+        out.curved_cells = refined_curved_cells(mesh, chosen, destination, cells, exec);
+    }
     return out;
 }
 
@@ -626,7 +747,7 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, Boundar
                                          flat_on_exec.data(), static_cast<int>(pattern.children.size()),
                                          children, nodes_per_child,
                                          diagonals.empty() ? nullptr : diagonals_on_exec.data(),
-                                         lattice.coordinates.data(), refined.data()));
+                                         lattice.coordinates.data(), nullptr, refined.data()));
 
     Mesh out = derived_mesh(mesh, g);
     if (mesh.degree == 1 && !mesh.is_mixed()) {  // pmg's h-level: the parents and their patterns
@@ -669,7 +790,7 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, Boundar
         GPUFEM_DISPATCH(*exec, fill_children(*exec, points.data(), static_cast<long long>(facets.size()),
                                              static_cast<int>(lattice_table(facets.type, 2 * g).points.size()),
                                              facet_flat_on_exec.data(), 1, children, per_child, nullptr,
-                                             nullptr, split.data()));
+                                             nullptr, nullptr, split.data()));
         return split.to_host();
     };
     convert_boundaries(mesh, out, g, split_group);
@@ -731,7 +852,8 @@ Mesh refine_and_number(Mesh mesh, int refine, int degree, const ExecPtr& exec)
         spdlog::debug("mesh '{}': the nodes of {} refined facets moved onto the curved geometry", mesh.source,
                       snap->facets.size());
     }
-    if (renumber) mesh = with_degree(mesh, degree, exec);
+    if (renumber) mesh = with_degree(mesh, degree, exec);  // placed by the curved maps, if any
+    mesh.curved_cells.reset();  // the nodes now carry the geometry the degree can describe
     return mesh;
 }
 

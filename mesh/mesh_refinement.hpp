@@ -30,7 +30,9 @@ Mesh with_degree(const Mesh& mesh, int degree, const ExecPtr& exec);
 /// of that degree and refined (numbered by gpufem): unrefined degree-1 meshes keep their
 /// numbering. A mesh with a cad_boundary made for `refine` refinements has the boundary nodes
 /// the refinements make moved onto the geometry's points (cad_boundary.hpp) before the
-/// degree's nodes are placed. On a CUDA executor the meshes between the steps stay on the device; only the
+/// degree's nodes are placed. A first-order mesh with curved maps (Mesh::curved_cells: prisms,
+/// pyramids, several cell types on curved geometry) has every new node placed by them; the
+/// result has none (its nodes carry the geometry). On a CUDA executor the meshes between the steps stay on the device; only the
 /// result is copied to the host (build_times.host_copy).
 Mesh refine_and_number(Mesh mesh, int refine, int degree, const ExecPtr& exec);
 

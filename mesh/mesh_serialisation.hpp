@@ -156,6 +156,34 @@ void transfer_cad_boundary(Receiver<In>& io, std::shared_ptr<const CadBoundary>&
     cad = std::move(read);
 }
 
+/// Mesh::curved_cells: whether there are any, then their fields (the writing side).
+template <typename Out>
+void transfer_curved_cells(Sender<Out>& io, const std::shared_ptr<const CellGeometry>& geometry)
+{
+    io.value(geometry != nullptr);
+    if (!geometry) return;
+    io.value(geometry->order);
+    io.value(geometry->nodes_per_row);
+    io.array(geometry->coordinates);
+    io.array(geometry->cells);
+}
+
+/// Mesh::curved_cells: the reading side.
+template <typename In>
+void transfer_curved_cells(Receiver<In>& io, std::shared_ptr<const CellGeometry>& geometry)
+{
+    bool present = false;
+    io.value(present);
+    geometry = nullptr;
+    if (!present) return;
+    auto read = std::make_shared<CellGeometry>();
+    io.value(read->order);
+    io.value(read->nodes_per_row);
+    io.array(read->coordinates);
+    io.array(read->cells);
+    geometry = std::move(read);
+}
+
 /// The mesh, every field Gmsh's part of loading fills, in one order for both sides (Mesh or
 /// const Mesh).
 template <typename Io, typename MeshT>
@@ -195,6 +223,7 @@ void transfer_mesh(Io& io, MeshT& mesh)
         io.value(field.first_missing);
     }
     transfer_cad_boundary(io, mesh.cad_boundary);
+    transfer_curved_cells(io, mesh.curved_cells);
     io.text(mesh.source);
     io.value(mesh.build_times);
 }

@@ -168,6 +168,10 @@ void check_degree_for_cells(const Mesh& mesh, int degree)
 Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec)
 {
     resolve_cell_fields(coarse, spec.cell_fields);
+    if (spec.gmsh_nodes && coarse.curved_cells)
+        throw MeshSourceError("mesh '" + coarse.source + "' of " + coarse.describe_cells() +
+                              ": gmsh_nodes gives prisms, pyramids and meshes of several cell types order 1 only "
+                              "(leave gmsh_nodes out: gpufem places their nodes on Gmsh's curved cells of order 2)");
     if (spec.gmsh_nodes) return coarse;
     // Checked here too: a mesh from the cache did not pass load_gmsh_mesh's checks for this spec.
     check_refine(spec.refine, "mesh '" + coarse.source + "'");

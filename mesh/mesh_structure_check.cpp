@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "mesh/curved_cells.hpp"
 #include "mesh/gmsh_session.hpp"
 
 namespace gpufem {
@@ -116,6 +117,8 @@ void check_mesh_structure(const Mesh& mesh)
     check_cells(mesh);
     check_boundaries(mesh);
     check_finite_coordinates(mesh);
+    if (!curved_cells_fit(mesh))
+        throw MeshSourceError("its curved cells do not fit its cells (rows, node numbers or corners)");
 }
 
 }  // namespace gpufem

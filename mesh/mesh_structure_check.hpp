@@ -10,7 +10,7 @@ namespace gpufem {
 /// 2 or 3; the cell types are known and of that dimension; the degree is 1..4; the arrays'
 /// sizes fit nodes_per_cell, the cell count and the Lagrange node counts; every node index of
 /// the cells and boundary facets lies within the nodes (-1 only where a mixed mesh pads a row);
-/// every coordinate is finite.
+/// every coordinate is finite; curved cells, if any, fit the cells (curved_cells_fit).
 void check_mesh_structure(const Mesh& mesh);
 
 }  // namespace gpufem

@@ -90,4 +90,40 @@ Mesh.Algorithm3D = 1;
                        "5, low[4], high[4]", "low[0]", "high[0]");
 }
 
+/// The cylinder of radius 1 around the z axis, 0 < z < 1: a disk (size lc, in triangles, or
+/// mostly quadrilaterals when recombined) extruded in two layers into prisms (or hexahedra and
+/// prisms). Groups: "cylinder", "side" (curved), "ends" (flat).
+inline std::string cylinder_extruded(double lc, bool recombined)
+{
+    return fmt::format(R"(lc = {};
+Point(1) = {{0, 0, 0, lc}}; Point(2) = {{1, 0, 0, lc}}; Point(3) = {{0, 1, 0, lc}};
+Point(4) = {{-1, 0, 0, lc}}; Point(5) = {{0, -1, 0, lc}};
+Circle(1) = {{2, 1, 3}}; Circle(2) = {{3, 1, 4}}; Circle(3) = {{4, 1, 5}}; Circle(4) = {{5, 1, 2}};
+Curve Loop(1) = {{1, 2, 3, 4}}; Plane Surface(1) = {{1}};
+{}e[] = Extrude {{0, 0, 1}} {{ Surface{{1}}; Layers{{2}}; Recombine; }};
+Physical Volume("cylinder") = {{e[1]}};
+Physical Surface("side") = {{e[2], e[3], e[4], e[5]}};
+Physical Surface("ends") = {{1, e[0]}};
+)", lc, recombined ? "Recombine Surface{1};\n" : "");
+}
+
+/// The same cylinder in four cell types: hexahedra and prisms (a recombined disk extruded in
+/// layers, z < 0.5), tetrahedra above, and pyramids where the tetrahedra meet the hexahedra.
+inline std::string cylinder_four_types(double lc)
+{
+    return fmt::format(R"(lc = {};
+Point(1) = {{0, 0, 0, lc}}; Point(2) = {{1, 0, 0, lc}}; Point(3) = {{0, 1, 0, lc}};
+Point(4) = {{-1, 0, 0, lc}}; Point(5) = {{0, -1, 0, lc}};
+Circle(1) = {{2, 1, 3}}; Circle(2) = {{3, 1, 4}}; Circle(3) = {{4, 1, 5}}; Circle(4) = {{5, 1, 2}};
+Curve Loop(1) = {{1, 2, 3, 4}}; Plane Surface(1) = {{1}};
+Recombine Surface{{1}};
+low[] = Extrude {{0, 0, 0.5}} {{ Surface{{1}}; Layers{{2}}; Recombine; }};
+high[] = Extrude {{0, 0, 0.5}} {{ Surface{{low[0]}}; }};
+Mesh.Algorithm3D = 1;
+Physical Volume("cylinder") = {{low[1], high[1]}};
+Physical Surface("side") = {{low[2], low[3], low[4], low[5], high[2], high[3], high[4], high[5]}};
+Physical Surface("ends") = {{1, high[0]}};
+)", lc);
+}
+
 }  // namespace gpufem::test

@@ -106,7 +106,7 @@ long long number_entities(const Executor&, const std::uint64_t* keys, long long 
 }
 
 void fill_lattice(const Executor&, const LatticeMeshView& mesh, int corners, const LatticeShapeView& shape,
-                  const LatticeEntities& entities, const double* basis,
+                  const LatticeEntities& entities, const double* basis, const LatticeMapView& map,
                   const double* node_coordinates, long long num_nodes,
                   const index_type* edge_owner, const index_type* face_owner,
                   index_type* lattice_cells, double* coordinates)
@@ -117,9 +117,9 @@ void fill_lattice(const Executor&, const LatticeMeshView& mesh, int corners, con
         const long long at = entities.vertex_start[v];
         for (int axis = 0; axis < 3; ++axis) coordinates[3 * at + axis] = node_coordinates[3 * n + axis];
     });
-    const int npc = mesh.nodes_per_cell;
+    const int npc = map.nodes_per_cell;
     chunked_for(mesh.num_cells, [&](long long c) {
-        const index_type* nodes = mesh.cells + c * npc;
+        const index_type* nodes = map.cells + c * npc;
         for (int q = 0; q < shape.num_points; ++q) {
             const long long number = lattice_point_number(mesh, shape, entities, corners, c, q);
             lattice_cells[c * shape.num_points + q] = static_cast<index_type>(number);
@@ -127,7 +127,7 @@ void fill_lattice(const Executor&, const LatticeMeshView& mesh, int corners, con
             const double* weights = basis + static_cast<long long>(q) * npc;
             for (int axis = 0; axis < 3; ++axis) {
                 double x = 0.0;
-                for (int j = 0; j < npc; ++j) x += weights[j] * node_coordinates[3 * nodes[j] + axis];
+                for (int j = 0; j < npc; ++j) x += weights[j] * map.coordinates[3 * nodes[j] + axis];
                 coordinates[3 * number + axis] = x;
             }
         }
@@ -160,11 +160,11 @@ long long fill_facet_lattice(const Executor&, const LatticeFacetView& facets,
 void fill_children(const Executor&, const index_type* lattice_cells, long long num_cells,
                    int points_per_cell, const int* pattern, int patterns, int children,
                    int nodes_per_child, const int* diagonals, const double* coordinates,
-                   index_type* cells)
+                   const std::uint8_t* chosen_of, index_type* cells)
 {
     chunked_for(num_cells, [&](long long c) {
         const index_type* points = lattice_cells + c * points_per_cell;
-        const int chosen = refinement_choice(points, patterns, diagonals, coordinates);
+        const int chosen = chosen_of ? chosen_of[c] : refinement_choice(points, patterns, diagonals, coordinates);
         const int* nodes = pattern + static_cast<long long>(chosen) * children * nodes_per_child;
         index_type* out = cells + c * children * nodes_per_child;
         for (int k = 0; k < children * nodes_per_child; ++k) out[k] = points[nodes[k]];

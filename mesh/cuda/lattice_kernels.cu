@@ -136,7 +136,7 @@ __global__ void vertex_coordinates_kernel(long long num_nodes, const index_type*
 /// One thread per lattice point of a cell.
 __global__ void lattice_points_kernel(LatticeMeshView mesh, int corners, LatticeShapeView shape,
                                       LatticeEntities entities, const double* __restrict__ basis,
-                                      const double* __restrict__ node_coordinates,
+                                      LatticeMapView map,
                                       const index_type* __restrict__ edge_owner,
                                       const index_type* __restrict__ face_owner,
                                       index_type* __restrict__ lattice_cells,
@@ -149,12 +149,12 @@ __global__ void lattice_points_kernel(LatticeMeshView mesh, int corners, Lattice
     const long long number = lattice_point_number(mesh, shape, entities, corners, c, q);
     lattice_cells[t] = static_cast<index_type>(number);
     if (!writes_lattice_point(mesh, shape, entities, edge_owner, face_owner, c, q)) return;
-    const int npc = mesh.nodes_per_cell;
-    const index_type* nodes = mesh.cells + c * npc;
+    const int npc = map.nodes_per_cell;
+    const index_type* nodes = map.cells + c * npc;
     const double* weights = basis + static_cast<long long>(q) * npc;
     for (int axis = 0; axis < 3; ++axis) {
         double x = 0.0;
-        for (int j = 0; j < npc; ++j) x += weights[j] * node_coordinates[3 * static_cast<long long>(nodes[j]) + axis];
+        for (int j = 0; j < npc; ++j) x += weights[j] * map.coordinates[3 * static_cast<long long>(nodes[j]) + axis];
         coordinates[3 * number + axis] = x;
     }
 }
@@ -179,14 +179,15 @@ __global__ void facet_points_kernel(LatticeFacetView facets, const index_type* _
 __global__ void children_kernel(const index_type* __restrict__ lattice_cells, long long num_cells,
                                 int points_per_cell, const int* __restrict__ pattern, int patterns,
                                 int children, int nodes_per_child, const int* __restrict__ diagonals,
-                                const double* __restrict__ coordinates, index_type* __restrict__ cells)
+                                const double* __restrict__ coordinates, const std::uint8_t* __restrict__ chosen_of,
+                                index_type* __restrict__ cells)
 {
     const long long t = thread_index();
     if (t >= num_cells * children) return;
     const long long c = t / children;
     const int s = static_cast<int>(t % children);
     const index_type* points = lattice_cells + c * points_per_cell;
-    const int chosen = refinement_choice(points, patterns, diagonals, coordinates);
+    const int chosen = chosen_of ? chosen_of[c] : refinement_choice(points, patterns, diagonals, coordinates);
     const int* nodes = pattern + (static_cast<long long>(chosen) * children + s) * nodes_per_child;
     index_type* out = cells + t * nodes_per_child;
     for (int k = 0; k < nodes_per_child; ++k) out[k] = points[nodes[k]];
@@ -383,7 +384,7 @@ long long number_entities(const Executor& exec, const std::uint64_t* keys, long 
 }
 
 void fill_lattice(const Executor& exec, const LatticeMeshView& mesh, int corners, const LatticeShapeView& shape,
-                  const LatticeEntities& entities, const double* basis,
+                  const LatticeEntities& entities, const double* basis, const LatticeMapView& map,
                   const double* node_coordinates, long long num_nodes,
                   const index_type* edge_owner, const index_type* face_owner,
                   index_type* lattice_cells, double* coordinates)
@@ -397,8 +398,7 @@ void fill_lattice(const Executor& exec, const LatticeMeshView& mesh, int corners
     const long long count = mesh.num_cells * shape.num_points;
     if (count == 0) return;
     lattice_points_kernel<<<grid_for(count), block_size, 0, stream>>>(
-        mesh, corners, shape, entities, basis, node_coordinates, edge_owner, face_owner, lattice_cells,
-        coordinates);
+        mesh, corners, shape, entities, basis, map, edge_owner, face_owner, lattice_cells, coordinates);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
@@ -422,13 +422,13 @@ long long fill_facet_lattice(const Executor& exec, const LatticeFacetView& facet
 void fill_children(const Executor& exec, const index_type* lattice_cells, long long num_cells,
                    int points_per_cell, const int* pattern, int patterns, int children,
                    int nodes_per_child, const int* diagonals, const double* coordinates,
-                   index_type* cells)
+                   const std::uint8_t* chosen, index_type* cells)
 {
     const long long count = num_cells * children;
     if (count == 0) return;
     children_kernel<<<grid_for(count), block_size, 0, stream_of(exec)>>>(
         lattice_cells, num_cells, points_per_cell, pattern, patterns, children, nodes_per_child,
-        diagonals, coordinates, cells);
+        diagonals, coordinates, chosen, cells);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 

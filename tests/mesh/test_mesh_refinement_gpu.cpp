@@ -88,6 +88,26 @@ TEST(RefinementGpu, CudaNumbersAndRefinesPrismsPyramidsAndMixedMeshesAsTheCpu)
     }
 }
 
+TEST(RefinementGpu, CurvedPrismsPyramidsAndMixedMeshesAsTheCpu)
+{
+    // Cells of several types read at order 2: their maps place the new nodes on the device as
+    // on the CPU, refined twice (the children's maps cut on the device too), P1 and P2.
+    GPUFEM_REQUIRE_GPU();
+    const test::MeshWorkerForTest worker;
+    test::TempFolder folder;
+    for (const auto& geo : {folder.write("prisms.geo", test::cylinder_extruded(0.35, false)),
+                            folder.write("four.geo", test::cylinder_four_types(0.4))}) {
+        MeshSpec spec = test::box_geo_spec(geo, 0, 2, 2);
+        spec.cache = false;
+        ASSERT_TRUE(load_gmsh_mesh_isolated(spec).curved_cells);
+        for (int k : {1, 2}) {
+            SCOPED_TRACE(geo.filename().string() + " degree " + std::to_string(k));
+            spec.degree = k;
+            expect_identical(load_mesh_isolated(spec), load_mesh_isolated(spec, Executor::create_cuda()));
+        }
+    }
+}
+
 TEST(RefinementGpu, LoadMeshRefinesOnTheDevice)
 {
     GPUFEM_REQUIRE_GPU();
