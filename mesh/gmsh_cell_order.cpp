@@ -1,6 +1,9 @@
 #include "mesh/gmsh_cell_order.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <exception>
 #include <optional>
 #include <vector>
 
@@ -13,9 +16,63 @@
 namespace gpufem {
 namespace {
 
-/// Whether the current model has a curve or surface other than a straight line or a plane
-/// (Gmsh's types; a .msh file's discrete entities count as curved): only there do Gmsh's
-/// high-order nodes add anything to straight-sided cells.
+using Point = std::array<double, 3>;
+
+Point difference(const Point& a, const Point& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+Point cross(const Point& a, const Point& b)
+{
+    return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+double length(const Point& a) { return std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+/// Points of a curve (9) or surface (7 x 7) across its parametric range.
+std::vector<Point> sampled_points(int dim, int tag)
+{
+    std::vector<double> low, high, parameters, values;
+    gmsh::model::getParametrizationBounds(dim, tag, low, high);
+    const int n = dim == 1 ? 9 : 7;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < (dim == 1 ? 1 : n); ++j) {
+            parameters.push_back(low[0] + (high[0] - low[0]) * i / (n - 1));
+            if (dim == 2) parameters.push_back(low[1] + (high[1] - low[1]) * j / (n - 1));
+        }
+    gmsh::model::getValue(dim, tag, parameters, values);
+    std::vector<Point> points;
+    for (std::size_t k = 0; k + 2 < values.size(); k += 3) points.push_back({values[k], values[k + 1], values[k + 2]});
+    return points;
+}
+
+/// Whether the points lie on one line (dim 1) or plane (dim 2), within 1e-10 of their extent.
+bool points_are_flat(const std::vector<Point>& points, int dim)
+{
+    if (points.size() < 3) return true;
+    const Point& origin = points.front();
+    Point far = origin;
+    for (const Point& p : points)
+        if (length(difference(p, origin)) > length(difference(far, origin))) far = p;
+    const double extent = length(difference(far, origin));
+    if (extent == 0.0) return false;  // a closed curve sampled at its seam only: not a line
+    const Point axis = difference(far, origin);
+    Point normal{0, 0, 0};  // the plane's: the largest cross product with the axis
+    for (const Point& p : points) {
+        const Point c = cross(axis, difference(p, origin));
+        if (length(c) > length(normal)) normal = c;
+    }
+    const double tolerance = 1e-10 * extent;
+    for (const Point& p : points) {
+        const Point d = difference(p, origin);
+        const double off = dim == 1 ? length(cross(axis, d)) / extent
+                                    : (length(normal) == 0.0 ? 0.0 : std::abs(d[0] * normal[0] + d[1] * normal[1] + d[2] * normal[2]) / length(normal));
+        if (off > tolerance) return false;
+    }
+    return true;
+}
+
+/// Whether the current model has a curve or surface that is not straight: Gmsh's lines and
+/// planes are, and so are curves and surfaces of other types whose points lie on a line or a
+/// plane (an extruded line, a B-spline through collinear points); a .msh file's discrete
+/// entities count as curved. Only on curved ones do Gmsh's high-order nodes add anything to
+/// straight-sided cells.
 bool model_is_curved()
 {
     for (int dim : {1, 2}) {
@@ -24,7 +81,13 @@ bool model_is_curved()
         for (const auto& [d, tag] : entities) {
             std::string type;
             gmsh::model::getType(d, tag, type);
-            if (type != (d == 1 ? "Line" : "Plane")) return true;
+            if (type == (d == 1 ? "Line" : "Plane")) continue;
+            if (type.find("Discrete") != std::string::npos) return true;
+            try {
+                if (!points_are_flat(sampled_points(d, tag), d)) return true;
+            } catch (const std::exception&) {  // no parametrisation to sample: take it as curved
+                return true;
+            }
         }
     }
     return false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <string>
 #include <utility>
 
 #include <gmsh.h>
@@ -284,8 +285,23 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
 }
 
 
+/// Whether Gmsh meshed every entity of dimension dim itself (none is discrete, as a mesh
+/// file's entities are): its meshing lists each cell once, so there are no repeated cells to
+/// look for (a file in MSH 2 lists a cell once per physical group).
+bool meshed_by_gmsh(int dim)
+{
+    gmsh::vectorpair entities;
+    gmsh::model::getEntities(entities, dim);
+    for (const auto& [d, tag] : entities) {
+        std::string type;
+        gmsh::model::getType(d, tag, type);
+        if (type.find("Discrete") != std::string::npos) return false;
+    }
+    return true;
+}
+
 /// The cells' groups (and, in a mixed mesh, types; with raw.element_tags, their element tags
-/// into `element_tags`) from `raw`, repeated cells dropped.
+/// into `element_tags`) from `raw`, repeated cells dropped where a mesh file may have them.
 void set_groups_and_types(Mesh& mesh, RawCells& raw, const std::vector<std::uint8_t>& type_index,
                           const std::vector<std::pair<int, LagrangeElement>>& types,
                           std::vector<std::size_t>& element_tags)
@@ -293,7 +309,7 @@ void set_groups_and_types(Mesh& mesh, RawCells& raw, const std::vector<std::uint
     // Each cell's number among those read rides along through the removal of repeated cells.
     std::vector<int> origin(raw.group.size());
     for (std::size_t c = 0; c < origin.size(); ++c) origin[c] = static_cast<int>(c);
-    drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &origin);
+    if (!meshed_by_gmsh(mesh.dim)) drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &origin);
     mesh.cell_group.resize(origin.size());
     if (types.size() > 1) mesh.cell_types.resize(origin.size());
     if (!raw.element_tags.empty()) element_tags.resize(origin.size());
@@ -361,7 +377,7 @@ Mesh extract_mesh(const std::string& source, int order, int cad_refinements)
     laps.lap("cells numbered");
     std::vector<std::size_t> element_tags;
     set_groups_and_types(mesh, raw, type_index, types, element_tags);
-    laps.lap("repeated cells dropped");
+    laps.lap("groups and types");
     if (views) mesh.cell_fields = gmsh_element_data(element_tags);
 
     mesh.subdomains = physical_groups(mesh.dim);

@@ -190,8 +190,9 @@ struct Mesh {
     /// Whether the cells are of several types (cell_types).
     bool is_mixed() const { return !cell_types.empty(); }
     /// Whether the mesh's cells are of several types, or prisms or pyramids: walked by their
-    /// shapes, read from Gmsh at order 1 only, refined and given degrees (prisms 1..4,
-    /// pyramids 1..2) by gpufem block by block from order 1.
+    /// shapes, held at order 1 (their corners; on curved geometry with their order-2 maps,
+    /// curved_cells), refined and given degrees (prisms 1..4, pyramids 1..2) by gpufem block
+    /// by block from their corners.
     bool first_order_only() const
     {
         return is_mixed() || cell_type == ElementType::prism || cell_type == ElementType::pyramid;

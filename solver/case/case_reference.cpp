@@ -139,7 +139,8 @@ mesh:                      (map, required) where the mesh comes from: exactly on
                            surface of the geometry is a line or a plane, and for first-order
                            .msh files; else the degree, at least 2 when refined) the order of
                            the cells Gmsh makes, nodes on the geometry's curves and surfaces;
-                           their maps place every node gpufem adds (refinement, degree)
+                           their maps place every node gpufem adds (refinement, degree);
+                           prisms, pyramids and several cell types: 2 at most
   size_scales_with_degree: false  (boolean, geo and shape only) use size * degree as the element
                            size, so that a degree sweep keeps the number of unknowns about fixed
   gmsh_threads: 0          (integer >= 0, Gmsh meshes only) threads Gmsh meshes on (.geo

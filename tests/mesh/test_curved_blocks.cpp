@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <utility>
 
 #include "mesh/curved_cells.hpp"
 #include "mesh/lagrange_basis.hpp"
@@ -136,6 +139,58 @@ TEST(CurvedBlocks, ExtrudedPrismsFollowTheCylinder)
     }
 }
 
+/// A section of a ring (1 < r < 1.5, 0 < z < 0.3) revolved a quarter turn about the z axis
+/// in 7 layers of prisms, as in Gmsh's tutorial t3.
+constexpr const char* revolved_part = R"(lc = 0.03;
+Point(1) = {1, 0, 0, lc}; Point(2) = {1.5, 0, 0, lc}; Point(3) = {1.5, 0, 0.3, lc}; Point(4) = {1, 0, 0.3, lc};
+Line(1) = {1, 2}; Line(2) = {2, 3}; Line(3) = {3, 4}; Line(4) = {4, 1};
+Curve Loop(1) = {1, 2, 3, 4}; Plane Surface(1) = {1};
+r[] = Extrude {{0, 0, 1}, {0, 0, 0}, Pi / 2} { Surface{1}; Layers{7}; Recombine; };
+Physical Volume("part") = {r[1]};
+Physical Surface("start") = {1}; Physical Surface("end") = {r[0]};
+)";
+
+TEST(CurvedBlocks, ARevolvedPartsArcEdgesHaveTheirMidpointsOnTheArcs)
+{
+    // The prisms' edges along the revolution (corner i to i + 3) are arcs: at degree 2 the
+    // midpoints of those on the curved walls (r = 1 and 1.5) lie on them (at their ends' radius
+    // and height), straight cells' on chords. (Gmsh places the midpoints of edges inside the
+    // volume and on the flat ends by the straight map.)
+    const test::MeshWorkerForTest worker;
+    test::TempFolder folder;
+    const auto geo = folder.write("revolved.geo", revolved_part);
+    const std::vector<double> reference = equispaced_reference_nodes(ElementType::prism, 2);
+    std::array<int, 3> midpoint{};  // gpufem's node at the middle of edge (i, i + 3)
+    for (int i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < reference.size() / 3; ++j)
+            if (std::abs(reference[3 * j] - reference[3 * i]) < 1e-12 &&
+                std::abs(reference[3 * j + 1] - reference[3 * i + 1]) < 1e-12 && std::abs(reference[3 * j + 2]) < 1e-12)
+                midpoint[static_cast<std::size_t>(i)] = static_cast<int>(j);
+    for (int g : {0, 1}) {
+        const Mesh mesh = load_mesh_isolated(cylinder_spec(geo, 2, 0, g));
+        ASSERT_EQ(mesh.cell_type, ElementType::prism);
+        std::vector<char> seen(static_cast<std::size_t>(mesh.num_nodes()), 0);
+        long long arcs = 0;
+        double off = 0;
+        for (index_type c = 0; c < mesh.num_cells(); ++c)
+            for (int i = 0; i < 3; ++i) {
+                const index_type* row = mesh.cells.data() + static_cast<std::size_t>(c) * mesh.nodes_per_cell;
+                const index_type m = row[midpoint[static_cast<std::size_t>(i)]];
+                const test::Vec3 end = test::node(mesh, row[i]), middle = test::node(mesh, m);
+                const double r = std::hypot(end[0], end[1]);
+                if (seen[static_cast<std::size_t>(m)] || (std::abs(r - 1) > 1e-9 && std::abs(r - 1.5) > 1e-9)) continue;
+                seen[static_cast<std::size_t>(m)] = 1;  // an arc on the inner or outer wall
+                ++arcs;
+                off = std::max({off, std::abs(std::hypot(middle[0], middle[1]) - std::hypot(end[0], end[1])),
+                                std::abs(middle[2] - end[2])});
+            }
+        std::printf("geometry_order %d: %lld arc midpoints on the walls, farthest %.3e off its arc\n", g, arcs, off);
+        EXPECT_GT(arcs, 100);
+        if (g == 0) EXPECT_LT(off, 1e-9);
+        else EXPECT_GT(off, 1e-3);  // chords: r (1 - cos(pi / 28))
+    }
+}
+
 /// Expects the corners of a refined mesh's curved maps at its nodes (the children's maps are
 /// their parents' maps at the children's nodes).
 void expect_maps_at_the_corners(const Mesh& mesh)
@@ -203,6 +258,32 @@ TEST(CurvedBlocks, PyramidsAndFourCellTypesFollowTheCylinder)
     const Mesh refined = load_mesh_isolated(cylinder_spec(geo, 2, 1));
     EXPECT_LT(side_distance(refined), side_distance(load_mesh_isolated(cylinder_spec(geo, 2, 1, 1))) / 10);
     EXPECT_LT(std::abs(curved_volume(refined) - pi), straight_error / 50);
+}
+
+TEST(CurvedBlocks, ADiskOfTrianglesAndQuadrilateralsFollowsTheCircle)
+{
+    // 2D: the upper half disk in quadrilaterals, the lower in triangles.
+    const test::MeshWorkerForTest worker;
+    test::TempFolder folder;
+    const auto geo = folder.write("disk.geo", R"(lc = 0.3;
+Point(1) = {0, 0, 0, lc}; Point(2) = {1, 0, 0, lc}; Point(3) = {0, 1, 0, lc}; Point(4) = {-1, 0, 0, lc};
+Point(5) = {0, -1, 0, lc};
+Circle(1) = {2, 1, 3}; Circle(2) = {3, 1, 4}; Circle(3) = {4, 1, 5}; Circle(4) = {5, 1, 2}; Line(5) = {4, 2};
+Curve Loop(1) = {1, 2, 5}; Plane Surface(1) = {1}; Curve Loop(2) = {3, 4, -5}; Plane Surface(2) = {2};
+Recombine Surface{1};
+Physical Surface("disk") = {1, 2}; Physical Curve("circle") = {1, 2, 3, 4};
+)");
+    for (int r : {0, 1}) {
+        const Mesh curved = load_mesh_isolated(cylinder_spec(geo, 2, r));
+        const Mesh straight = load_mesh_isolated(cylinder_spec(geo, 2, r, 1));
+        ASSERT_TRUE(curved.is_mixed());
+        double on_curved = 0, on_straight = 0;
+        for (const auto& [mesh, off] : {std::pair{&curved, &on_curved}, std::pair{&straight, &on_straight}})
+            for (const index_type n : mesh->find_boundary("circle")->connectivity)
+                if (n >= 0) *off = std::max(*off, std::abs(test::norm(test::node(*mesh, n)) - 1));
+        EXPECT_LT(on_curved, r == 0 ? 1e-9 : on_straight / 10) << r;
+        EXPECT_GT(on_straight, 5e-3) << r;
+    }
 }
 
 TEST(CurvedBlocks, MapsTravelThroughTheCacheAndGmshNodesRefusesThem)
