@@ -49,37 +49,43 @@ struct LatticeBlock {
     int map_order = 1;                ///< their order
 };
 
-/// The maps that place a mesh's lattice points, on the executor: its own cells, or the
-/// curved maps of a first-order mesh (Mesh::curved_cells).
-struct LatticeMaps {
+/// A first-order mesh's curved maps (Mesh::curved_cells) on the executor: uploaded from the
+/// mesh read, or made there by refinement for the next step of refine_and_number.
+struct ExecMaps {
+    int order = 0;  ///< 0: none
+    int nodes_per_row = 0;
     Array<double> coordinates;
-    Array<index_type> rows;
+    Array<index_type> cells;
 
-    LatticeMaps(const Mesh& mesh, const ExecPtr& exec)
+    ExecMaps() = default;
+    /// The mesh's curved_cells uploaded, or none.
+    ExecMaps(const Mesh& mesh, const ExecPtr& exec)
     {
         if (!mesh.curved_cells) return;
+        order = mesh.curved_cells->order;
+        nodes_per_row = mesh.curved_cells->nodes_per_row;
         coordinates = Array<double>::from_host(exec, mesh.curved_cells->coordinates);
-        rows = Array<index_type>::from_host(exec, mesh.curved_cells->cells);
+        cells = Array<index_type>::from_host(exec, mesh.curved_cells->cells);
     }
+    explicit operator bool() const { return order > 0; }
 
     /// Sets block.map: the block's cells and the mesh's nodes, or its cells' curved maps.
-    void place(LatticeBlock& block, const Mesh& mesh, const MeshOnExec& input, const ExecPtr& exec)
+    void place(LatticeBlock& block, const Mesh& mesh, const MeshOnExec& input, const ExecPtr& exec) const
     {
-        if (!mesh.curved_cells) {
+        if (order == 0) {
             block.map = {block.view.cells, block.view.nodes_per_cell, input.coordinates};
             block.map_order = mesh.is_mixed() ? 1 : mesh.degree;  // a mixed mesh is of order 1
             return;
         }
-        const CellGeometry& curved = *mesh.curved_cells;
-        const int width = lagrange_node_count(block.type, curved.order);
-        block.map_order = curved.order;
+        const int width = lagrange_node_count(block.type, order);
+        block.map_order = order;
         if (block.of_mesh.empty()) {
-            block.map = {rows.data(), curved.nodes_per_row, coordinates.data()};
+            block.map = {cells.data(), nodes_per_row, coordinates.data()};
             return;
         }
         const long long count = static_cast<long long>(block.of_mesh.size());
         block.map_rows = Array<index_type>(exec, block.of_mesh.size() * static_cast<std::size_t>(width));
-        GPUFEM_DISPATCH(*exec, copy_rows(*exec, rows.data(), curved.nodes_per_row, block.of_mesh_on_exec.data(),
+        GPUFEM_DISPATCH(*exec, copy_rows(*exec, cells.data(), nodes_per_row, block.of_mesh_on_exec.data(),
                                          block.map_rows.data(), width, nullptr, count, width));
         block.map = {block.map_rows.data(), width, coordinates.data()};
     }
@@ -159,8 +165,10 @@ std::vector<LatticeBlock> lattice_blocks(const Mesh& mesh, const index_type* cel
 }
 
 /// The mesh's lattice of order m, its points placed as the nodes of the order-m element
-/// (element_nodes: with_degree) or equispaced in each cell (refinement).
-MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool element_nodes = false)
+/// (element_nodes: with_degree) or equispaced in each cell (refinement), by `maps` (or the
+/// mesh's own curved_cells, or its cells).
+MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool element_nodes = false,
+                           const ExecMaps* maps = nullptr)
 {
     MeshLattice lattice;
     lattice.order = m;
@@ -169,8 +177,8 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool el
     const int dim = element_dimension(mesh.cell_type);
     lattice.blocks = lattice_blocks(mesh, input.cells, m, exec);
     auto& blocks = lattice.blocks;
-    LatticeMaps maps(mesh, exec);
-    for (LatticeBlock& block : blocks) maps.place(block, mesh, input, exec);
+    const ExecMaps uploaded = maps ? ExecMaps() : ExecMaps(mesh, exec);
+    for (LatticeBlock& block : blocks) (maps ? *maps : uploaded).place(block, mesh, input, exec);
 
     // What the faces and cells hold: a number each, or offsets where they differ.
     const int triangle_points = blocks.front().table->face_points(false);
@@ -564,15 +572,14 @@ Array<index_type> scatter_children(const std::vector<BlockChildren>& children, c
     return rows;
 }
 
-/// The children's curved maps (Mesh::curved_cells of a refined mesh): each parent's map at
-/// its lattice of order 2g cut into its children of order g, with the patterns the corners
-/// took (`chosen`, per block), in the refined mesh's cell order.
-std::shared_ptr<const CellGeometry> refined_curved_cells(const Mesh& mesh, const std::vector<Array<std::uint8_t>>& chosen,
-                                                         const ChildDestinations& destination, long long cells,
-                                                         const ExecPtr& exec)
+/// The children's curved maps: each parent's map (`maps`) at its lattice of order 2g cut into
+/// its children of order g, with the patterns the corners took (`chosen`, per block), in the
+/// refined mesh's cell order, on the executor.
+ExecMaps refined_maps(const Mesh& mesh, const ExecMaps& maps, const std::vector<Array<std::uint8_t>>& chosen,
+                      const ChildDestinations& destination, long long cells, const ExecPtr& exec)
 {
-    const int g = mesh.curved_cells->order;
-    MeshLattice lattice = number_lattice(mesh, 2 * g, exec);
+    const int g = maps.order;
+    MeshLattice lattice = number_lattice(mesh, 2 * g, exec, false, &maps);
     std::vector<BlockChildren> children;
     int stride = 0;
     for (std::size_t b = 0; b < lattice.blocks.size(); ++b) {
@@ -581,14 +588,23 @@ std::shared_ptr<const CellGeometry> refined_curved_cells(const Mesh& mesh, const
         for (const ChildRows& shape : children.back().shapes) stride = std::max(stride, shape.nodes);
     }
     checked_index(cells * stride, "curved cell nodes of mesh '" + mesh.source + "' refined");
-    auto out = std::make_shared<CellGeometry>();
-    out->order = g;
-    out->nodes_per_row = stride;
     for (LatticeBlock& block : lattice.blocks) block.lattice_cells = Array<index_type>();
-    const Array<index_type> rows = scatter_children(children, destination, cells, stride, exec);
-    out->cells = rows.to_host();
-    const std::vector<double> coordinates = lattice.coordinates.to_host();
-    out->coordinates.assign(coordinates.begin(), coordinates.end());
+    ExecMaps out;
+    out.order = g;
+    out.nodes_per_row = stride;
+    out.cells = scatter_children(children, destination, cells, stride, exec);
+    out.coordinates = std::move(lattice.coordinates);
+    return out;
+}
+
+/// The maps on the host, as Mesh::curved_cells.
+std::shared_ptr<const CellGeometry> maps_on_host(const ExecMaps& maps)
+{
+    auto out = std::make_shared<CellGeometry>();
+    out->order = maps.order;
+    out->nodes_per_row = maps.nodes_per_row;
+    out->cells = maps.cells.to_host();
+    out->coordinates = maps.coordinates.to_host();
     return out;
 }
 
@@ -650,17 +666,26 @@ ChildDestinations place_children(const Mesh& mesh, const MeshLattice& lattice,
     return destination;
 }
 
+/// Which curved maps refine_by_blocks reads and where it puts its children's.
+struct MapsRoute {
+    const ExecMaps* parents = nullptr;  ///< the mesh's on the executor (null: its curved_cells)
+    ExecMaps* children = nullptr;       ///< the children's on the executor (null: Mesh::curved_cells)
+    bool wanted = true;                 ///< false: the children's are not made (none follows)
+};
+
 /// refine_once of a mesh of prisms, pyramids or several cell types (of order 1): each block's
 /// children per child shape (a pyramid's are pyramids and tetrahedra), scattered on the
 /// executor into the refined mesh's rows, parent by parent, each parent's children in its
 /// pattern's order. A mesh with curved maps (Mesh::curved_cells) places the new nodes by
 /// them and gives its children their part of them.
-Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
+Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host, const MapsRoute& route = {})
 {
     if (mesh.degree != 1)
         throw std::invalid_argument("refine_uniformly: mesh '" + mesh.source + "' of " + mesh.describe_cells() +
                                     " is not of order 1");
-    MeshLattice lattice = number_lattice(mesh, 2, exec);
+    const ExecMaps uploaded = route.parents ? ExecMaps() : ExecMaps(mesh, exec);
+    const ExecMaps& maps = route.parents ? *route.parents : uploaded;
+    MeshLattice lattice = number_lattice(mesh, 2, exec, false, &maps);
     std::vector<BlockChildren> children;
     std::vector<Array<std::uint8_t>> chosen;  // curved maps: the patterns, for their children too
     std::vector<int> block_of(static_cast<std::size_t>(mesh.num_cells()), 0);
@@ -669,7 +694,7 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
     std::vector<bool> present(element_type_count, false);
     for (std::size_t b = 0; b < lattice.blocks.size(); ++b) {
         const LatticeBlock& block = lattice.blocks[b];
-        chosen.push_back(mesh.curved_cells ? block_choices(block, lattice, exec) : Array<std::uint8_t>());
+        chosen.push_back(maps ? block_choices(block, lattice, exec) : Array<std::uint8_t>());
         children.push_back(block_children(block, lattice, exec, 1, chosen.back().size() == 0 ? nullptr : chosen.back().data()));
         for (index_type i = 0; i < static_cast<index_type>(block.view.num_cells); ++i) {
             const index_type c = block.of_mesh.empty() ? i : block.of_mesh[static_cast<std::size_t>(i)];
@@ -705,9 +730,11 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
         return split_facets(facets, facet_lattice_rows(facets, mesh, lattice, exec, where));
     });
     store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(rows), exec, host);
-    if (mesh.curved_cells) {
+    if (maps && route.wanted) {
         for (LatticeBlock& block : lattice.blocks) block.lattice_cells = Array<index_type>();
-        out.curved_cells = refined_curved_cells(mesh, chosen, destination, cells, exec);
+        ExecMaps children_maps = refined_maps(mesh, maps, chosen, destination, cells, exec);
+        if (route.children) *route.children = std::move(children_maps);
+        else out.curved_cells = maps_on_host(children_maps);
     }
     return out;
 }
@@ -717,13 +744,13 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host)
 /// (1..the mesh's; 0: the mesh's), their nodes placed by the parents' maps: a last
 /// refinement straight to the degree's order spares the finer mesh of the parents' order.
 Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, BoundaryFacets* curved = nullptr,
-                 int order = 0)
+                 int order = 0, const MapsRoute& maps = {})
 {
     check_input(mesh, "refine_uniformly");
     if (mesh.degree >= first_gll_degree)  // the children's GLL nodes are not on the parent's lattice
         throw std::invalid_argument("refine_uniformly: mesh '" + mesh.source + "' is of degree " +
                                     std::to_string(mesh.degree) + "; refine at degree 1..4, then raise the degree");
-    if (mesh.first_order_only()) return refine_by_blocks(mesh, exec, host);
+    if (mesh.first_order_only()) return refine_by_blocks(mesh, exec, host, maps);
     if (order < 0 || order > mesh.degree) throw std::invalid_argument("refine_uniformly: children of order 1..the mesh's");
     const int g = order == 0 ? mesh.degree : order;  // the children's order
     const RefinementPattern& pattern = refinement_pattern(mesh.cell_type, g);
@@ -802,14 +829,8 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, Boundar
     return out;
 }
 
-}  // namespace
-
-Mesh refine_uniformly(const Mesh& mesh, const ExecPtr& exec)
-{
-    return refine_once(mesh, exec, HostArrays::written);
-}
-
-Mesh with_degree(const Mesh& mesh, int degree, const ExecPtr& exec)
+/// with_degree, the new nodes placed by `maps` (null: the mesh's curved_cells, or cells).
+Mesh with_degree_by(const Mesh& mesh, int degree, const ExecPtr& exec, const ExecMaps* maps)
 {
     check_input(mesh, "with_degree");
     for (int t = 0; t < element_type_count; ++t) {
@@ -819,7 +840,7 @@ Mesh with_degree(const Mesh& mesh, int degree, const ExecPtr& exec)
                                         element_type_plural(type) + " outside 1.." +
                                         std::to_string(max_lagrange_degree(type)));
     }
-    MeshLattice lattice = number_lattice(mesh, degree, exec, true);
+    MeshLattice lattice = number_lattice(mesh, degree, exec, true, maps);
     Mesh out = derived_mesh(mesh, degree);
     out.cell_group = mesh.cell_group;
     out.cell_fields = mesh.cell_fields;
@@ -833,6 +854,18 @@ Mesh with_degree(const Mesh& mesh, int degree, const ExecPtr& exec)
     return out;
 }
 
+}  // namespace
+
+Mesh refine_uniformly(const Mesh& mesh, const ExecPtr& exec)
+{
+    return refine_once(mesh, exec, HostArrays::written);
+}
+
+Mesh with_degree(const Mesh& mesh, int degree, const ExecPtr& exec)
+{
+    return with_degree_by(mesh, degree, exec, nullptr);
+}
+
 Mesh refine_and_number(Mesh mesh, int refine, int degree, const ExecPtr& exec)
 {
     check_input(mesh, "refine_and_number");
@@ -842,17 +875,23 @@ Mesh refine_and_number(Mesh mesh, int refine, int degree, const ExecPtr& exec)
     const int refined_order = straight_to_degree ? degree : mesh.degree;
     const bool renumber = refined_order != degree || (refine == 0 && degree > 1);
     std::optional<CadSnap> snap = cad_snap_for(mesh, refine);
+    // A first-order mesh's curved maps stay on the executor from step to step; the last
+    // refinement makes its children's only for the degree's nodes.
+    ExecMaps maps(mesh, exec);
     for (int r = 0; r < refine; ++r) {
         const bool last = r + 1 == refine;
+        ExecMaps children;
+        const MapsRoute route{&maps, &children, !last || renumber};
         mesh = refine_once(mesh, exec, last && !renumber ? HostArrays::written : HostArrays::sized,
-                           snap ? &snap->facets : nullptr, last ? refined_order : 0);
+                           snap ? &snap->facets : nullptr, last ? refined_order : 0, route);
+        maps = std::move(children);
     }
     if (snap) {
         snap_to_cad(mesh, *snap, exec, !renumber);
         spdlog::debug("mesh '{}': the nodes of {} refined facets moved onto the curved geometry", mesh.source,
                       snap->facets.size());
     }
-    if (renumber) mesh = with_degree(mesh, degree, exec);  // placed by the curved maps, if any
+    if (renumber) mesh = with_degree_by(mesh, degree, exec, maps ? &maps : nullptr);
     mesh.curved_cells.reset();  // the nodes now carry the geometry the degree can describe
     return mesh;
 }
