@@ -84,14 +84,19 @@ void split_curved_cells(Mesh& mesh, const GmshNodeOrders& orders)
         if (corner_of[n] >= 0)
             for (int axis = 0; axis < 3; ++axis)
                 coordinates[3 * static_cast<std::size_t>(corner_of[n]) + axis] = mesh.coordinates[3 * n + axis];
-    for (BoundaryFacets& facets : mesh.boundaries)
-        for (index_type& n : facets.connectivity) {
-            if (n < 0) continue;
-            n = corner_of[static_cast<std::size_t>(n)];
-            if (n < 0)
-                throw MeshSourceError("boundary group '" + facets.group.name + "' of mesh '" + mesh.source +
-                                      "' has a facet corner that is no cell's corner");
-        }
+    // A group the case may never use must not make the mesh unusable: one whose facets are
+    // not on the cells' corners is set aside with the reason.
+    std::vector<BoundaryFacets> kept;
+    for (BoundaryFacets& facets : mesh.boundaries) {
+        bool on_corners = true;
+        for (index_type& n : facets.connectivity)
+            if (n >= 0) on_corners = on_corners && (n = corner_of[static_cast<std::size_t>(n)]) >= 0;
+        if (on_corners) kept.push_back(std::move(facets));
+        else
+            mesh.ignored_boundaries.push_back({facets.group.name, "boundary group '" + facets.group.name + "' of mesh '" +
+                                                                      mesh.source + "' has a facet corner that is no cell's corner"});
+    }
+    mesh.boundaries = std::move(kept);
     curved->coordinates.assign(mesh.coordinates.begin(), mesh.coordinates.end());
     mesh.coordinates = std::move(coordinates);
     mesh.cells = std::move(corner_cells);
@@ -112,7 +117,7 @@ bool curved_cells_fit(const Mesh& mesh)
     for (long long c = 0; c < cells; ++c) {
         const ElementType type = mesh.type_of_cell(static_cast<index_type>(c));
         const int width = lagrange_node_count(type, curved.order);
-        if (width > curved.nodes_per_row) return false;
+        if (width > curved.nodes_per_row || (!mesh.is_mixed() && width != curved.nodes_per_row)) return false;
         const index_type* row = curved.cells.data() + c * curved.nodes_per_row;
         for (int j = 0; j < width; ++j)
             if (row[j] < 0 || row[j] >= geometry_nodes) return false;

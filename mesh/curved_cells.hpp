@@ -22,12 +22,13 @@ std::vector<int> gpufem_node_order(ElementType type, int order, const std::vecto
 /// Turns a mesh read at order 2 (cells in Gmsh's node order, boundary facets holding their
 /// corners only, as numbers of the mesh's nodes) into its first-order mesh, whose nodes are
 /// the cells' corners (in the order of their node numbers), carrying the cells' order-2 maps
-/// as curved_cells in gpufem's node order. Throws MeshSourceError when a boundary facet has
-/// a corner that is no cell's corner.
+/// as curved_cells in gpufem's node order. A boundary group with a facet corner that is no
+/// cell's corner moves to ignored_boundaries with the reason.
 void split_curved_cells(Mesh& mesh, const GmshNodeOrders& orders);
 
-/// Whether the mesh's curved maps fit it (one row per cell, nodes in range, the row's corners
-/// at the cell's nodes): a check of data read back from a file.
+/// Whether the mesh's curved maps fit it (one row per cell, of the cell type's width in a mesh
+/// of one type, nodes in range, the row's corners exactly at the cell's nodes, as
+/// split_curved_cells makes them): a check of data read back from a file.
 bool curved_cells_fit(const Mesh& mesh);
 
 }  // namespace gpufem

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <gmsh.h>
+#include <spdlog/spdlog.h>
 
 #include "mesh/gmsh_element_types.hpp"
 #include "mesh/gmsh_extract.hpp"
@@ -18,11 +19,14 @@ namespace {
 
 using Point = std::array<double, 3>;
 
+/// a - b.
 Point difference(const Point& a, const Point& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+/// a x b.
 Point cross(const Point& a, const Point& b)
 {
     return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
 }
+/// |a|.
 double length(const Point& a) { return std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
 
 /// Points of a curve (9) or surface (7 x 7) across its parametric range.
@@ -42,10 +46,11 @@ std::vector<Point> sampled_points(int dim, int tag)
     return points;
 }
 
-/// Whether the points lie on one line (dim 1) or plane (dim 2), within 1e-10 of their extent.
+/// Whether the points lie on one line (dim 1) or plane (dim 2), within 1e-10 of their extent
+/// (too few points to tell: no).
 bool points_are_flat(const std::vector<Point>& points, int dim)
 {
-    if (points.size() < 3) return true;
+    if (points.size() < 9) return false;
     const Point& origin = points.front();
     Point far = origin;
     for (const Point& p : points)
@@ -119,8 +124,14 @@ GmshCellOrder gmsh_cell_order(const MeshSpec& spec, int file_order, const std::s
                               " (got " + std::to_string(spec.geometry_order) + ")");
     // Prisms, pyramids and several cell types: order 1, or 2 on curved geometry.
     const int highest = model_cells_take_any_order() ? max_mesh_order : max_curved_block_order;
-    if (spec.file_order && file_order > 1) return {std::min(file_order, highest), false};
-    if (spec.geometry_order != 0) return {std::min(spec.geometry_order, highest), false};
+    const auto capped = [&](int order) {
+        if (order > highest)
+            spdlog::info("{}: prisms, pyramids and meshes of several cell types are read at order {} at most "
+                         "(order {} asked)", context, highest, order);
+        return std::min(order, highest);
+    };
+    if (spec.file_order && file_order > 1) return {capped(file_order), false};
+    if (spec.geometry_order != 0) return {capped(spec.geometry_order), false};
     // Straight-sided cells describe lines and planes exactly: gpufem places every other node.
     if (file_order == 1 || !model_is_curved()) return {1, false};
     return {std::min(degree_geometry_order(spec), highest), true};

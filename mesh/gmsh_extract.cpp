@@ -90,7 +90,12 @@ GmshNodeOrders gmsh_node_orders(const std::vector<std::pair<int, LagrangeElement
         int dim = 0, order = 0, nodes = 0, primary = 0;
         std::vector<double> reference;
         gmsh::model::mesh::getElementProperties(gmsh_type, name, dim, order, nodes, reference, primary);
-        reference.resize(static_cast<std::size_t>(nodes * dim));  // Gmsh gives 3 coordinates per node in some versions
+        if (reference.size() == static_cast<std::size_t>(3 * nodes) && dim < 3) {  // x, y, z per node: keep dim
+            std::vector<double> own;
+            for (int n = 0; n < nodes; ++n)
+                own.insert(own.end(), reference.begin() + 3 * n, reference.begin() + 3 * n + dim);
+            reference = std::move(own);
+        }
         orders[static_cast<std::size_t>(element.type)] = gpufem_node_order(element.type, element.degree, reference);
     }
     return orders;
@@ -395,7 +400,7 @@ Mesh extract_mesh(const std::string& source, int order, int cad_refinements)
         split_curved_cells(mesh, gmsh_node_orders(types));
         laps.lap("curved cells split");
     }
-    if (cad_refinements > 0) {
+    if (cad_refinements > 0 && !curved_blocks) {  // curved blocks follow their maps (Mesh::curved_cells)
         try {
             mesh.cad_boundary = gmsh_cad_boundary(mesh, numbering, cad_refinements);
         } catch (const std::exception& e) {  // Gmsh could not evaluate a surface: the coarse maps

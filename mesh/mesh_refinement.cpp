@@ -67,6 +67,7 @@ struct ExecMaps {
         coordinates = Array<double>::from_host(exec, mesh.curved_cells->coordinates);
         cells = Array<index_type>::from_host(exec, mesh.curved_cells->cells);
     }
+    /// Whether there are maps.
     explicit operator bool() const { return order > 0; }
 
     /// Sets block.map: the block's cells and the mesh's nodes, or its cells' curved maps.
@@ -877,7 +878,7 @@ Mesh refine_and_number(Mesh mesh, int refine, int degree, const ExecPtr& exec)
     std::optional<CadSnap> snap = cad_snap_for(mesh, refine);
     // A first-order mesh's curved maps stay on the executor from step to step; the last
     // refinement makes its children's only for the degree's nodes.
-    ExecMaps maps(mesh, exec);
+    ExecMaps maps = refine > 0 || renumber ? ExecMaps(mesh, exec) : ExecMaps();
     for (int r = 0; r < refine; ++r) {
         const bool last = r + 1 == refine;
         ExecMaps children;

@@ -189,7 +189,11 @@ Mesh finish_gmsh_mesh(Mesh coarse, const MeshSpec& spec, const ExecPtr& exec)
         const double nodes = static_cast<double>(coarse.num_nodes()) * split *
                              std::pow(static_cast<double>(spec.degree) / g, dim);
         const double entries = cells * lagrange_node_count(coarse.cell_type, spec.degree);
-        return MeshEstimate{cells, nodes, entries, nodes * 3 * sizeof(double) + entries * 4 + cells * 4};
+        // Curved maps: the children's order-2 rows and their parents' order-4 lattice.
+        const double maps = coarse.curved_cells ? cells * lagrange_node_count(coarse.cell_type, 2) * 4.0 +
+                                                      static_cast<double>(coarse.num_nodes()) * split * std::pow(2.0, dim) * 24.0
+                                                : 0.0;
+        return MeshEstimate{cells, nodes, entries, nodes * 3 * sizeof(double) + entries * 4 + cells * 4 + maps};
     });
     Mesh mesh = refine_and_number(std::move(coarse), spec.refine, spec.degree, on);
     if (on->is_cuda()) on->synchronize();
