@@ -117,7 +117,7 @@ MeshSummary summarise_mesh(const Mesh& mesh, int named_bad_cells)
     MeshSummary out;
     out.source = mesh.source;
     out.dim = mesh.dim;
-    out.geometry_order = mesh.degree;
+    out.geometry_order = mesh.curved_cells ? mesh.curved_cells->order : mesh.degree;  // curved blocks: their maps'
     out.nodes = mesh.num_nodes();
     out.cells = mesh.num_cells();
     out.cell_types = count_cell_types(mesh);
