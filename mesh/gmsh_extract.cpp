@@ -329,6 +329,46 @@ void set_groups_and_types(Mesh& mesh, RawCells& raw, const std::vector<std::uint
     }
 }
 
+/// Numbers the nodes of raw's cells (padding 0 skipped when `padded`) and writes the mesh's
+/// cells and coordinates, raw's node tags released.
+GmshNodeNumbering number_cells(Mesh& mesh, RawCells& raw, bool padded, StageLaps& laps)
+{
+    std::vector<std::size_t> used;  // the node tags without the padding
+    if (padded) {
+        used.reserve(raw.node_tags.size());
+        for (const std::size_t tag : raw.node_tags)
+            if (tag != 0) used.push_back(tag);
+    }
+    GmshNodeNumbering numbering(padded ? used : raw.node_tags, mesh.source);
+    used = {};
+    laps.lap("nodes read and numbered");
+    mesh.cells.resize(raw.node_tags.size());
+    const auto cell_tags = static_cast<long long>(raw.node_tags.size());
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < cell_tags; ++i) {
+        const std::size_t tag = raw.node_tags[static_cast<std::size_t>(i)];
+        mesh.cells[static_cast<std::size_t>(i)] = tag == 0 ? -1 : numbering.index(tag);
+    }
+    raw.node_tags = {};
+    mesh.coordinates = numbering.take_coordinates();
+    laps.lap("cells numbered");
+    return numbering;
+}
+
+/// The boundary groups (physical groups of dimension dim - 1) into mesh.boundaries; a group
+/// that cannot be read goes to ignored_boundaries with the reason (a group the case may
+/// never use must not make the mesh unusable).
+void add_boundary_groups(Mesh& mesh, const GmshNodeNumbering& numbering, bool corners_only)
+{
+    for (const PhysicalGroup& group : physical_groups(mesh.dim - 1)) {
+        try {
+            mesh.boundaries.push_back(boundary_facets(group, mesh, numbering, corners_only));
+        } catch (const MeshSourceError& e) {
+            mesh.ignored_boundaries.push_back({group.name, e.what()});
+        }
+    }
+}
+
 }  // namespace
 
 int mesh_cell_order(const std::string& source)
@@ -361,25 +401,7 @@ Mesh extract_mesh(const std::string& source, int order, int cad_refinements)
     laps.lap("Gmsh's elements read");
     checked_index(static_cast<std::int64_t>(raw.group.size()),
                   "number of cells of mesh '" + source + "'");
-    std::vector<std::size_t> used;  // the node tags without the padding
-    if (types.size() > 1) {
-        used.reserve(raw.node_tags.size());
-        for (const std::size_t tag : raw.node_tags)
-            if (tag != 0) used.push_back(tag);
-    }
-    GmshNodeNumbering numbering(types.size() > 1 ? used : raw.node_tags, source);
-    used = {};
-    laps.lap("nodes read and numbered");
-    mesh.cells.resize(raw.node_tags.size());
-    const auto cell_tags = static_cast<long long>(raw.node_tags.size());
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < cell_tags; ++i) {
-        const std::size_t tag = raw.node_tags[static_cast<std::size_t>(i)];
-        mesh.cells[static_cast<std::size_t>(i)] = tag == 0 ? -1 : numbering.index(tag);
-    }
-    raw.node_tags = {};
-    mesh.coordinates = numbering.take_coordinates();
-    laps.lap("cells numbered");
+    GmshNodeNumbering numbering = number_cells(mesh, raw, types.size() > 1, laps);
     std::vector<std::size_t> element_tags;
     set_groups_and_types(mesh, raw, type_index, types, element_tags);
     laps.lap("groups and types");
@@ -387,14 +409,7 @@ Mesh extract_mesh(const std::string& source, int order, int cad_refinements)
 
     mesh.subdomains = physical_groups(mesh.dim);
     const bool curved_blocks = read_as_curved_blocks(types);
-    for (const PhysicalGroup& group : physical_groups(mesh.dim - 1)) {
-        try {
-            mesh.boundaries.push_back(boundary_facets(group, mesh, numbering, curved_blocks));
-        } catch (const MeshSourceError& e) {
-            // A group the case may never use must not make the mesh unusable.
-            mesh.ignored_boundaries.push_back({group.name, e.what()});
-        }
-    }
+    add_boundary_groups(mesh, numbering, curved_blocks);
     laps.lap("boundary groups");
     if (curved_blocks) {  // numbered and refined from their corners, placed by their maps
         split_curved_cells(mesh, gmsh_node_orders(types));
