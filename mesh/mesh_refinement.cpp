@@ -688,14 +688,14 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host, co
     const ExecMaps& maps = route.parents ? *route.parents : uploaded;
     MeshLattice lattice = number_lattice(mesh, 2, exec, false, &maps);
     std::vector<BlockChildren> children;
-    std::vector<Array<std::uint8_t>> chosen;  // curved maps: the patterns, for their children too
+    std::vector<Array<std::uint8_t>> chosen;  // children's maps wanted: the patterns, for them too
     std::vector<int> block_of(static_cast<std::size_t>(mesh.num_cells()), 0);
     std::vector<index_type> local_of(static_cast<std::size_t>(mesh.num_cells()));
     long long cells = 0;
     std::vector<bool> present(element_type_count, false);
     for (std::size_t b = 0; b < lattice.blocks.size(); ++b) {
         const LatticeBlock& block = lattice.blocks[b];
-        chosen.push_back(maps ? block_choices(block, lattice, exec) : Array<std::uint8_t>());
+        chosen.push_back(maps && route.wanted ? block_choices(block, lattice, exec) : Array<std::uint8_t>());
         children.push_back(block_children(block, lattice, exec, 1, chosen.back().size() == 0 ? nullptr : chosen.back().data()));
         for (index_type i = 0; i < static_cast<index_type>(block.view.num_cells); ++i) {
             const index_type c = block.of_mesh.empty() ? i : block.of_mesh[static_cast<std::size_t>(i)];

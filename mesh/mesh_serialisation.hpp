@@ -135,53 +135,36 @@ void transfer_cad_fields(Io& io, Cad& cad)
     io.value(cad.kept);
 }
 
-/// Mesh::cad_boundary: whether there is one, then its fields (the writing side).
-template <typename Out>
-void transfer_cad_boundary(Sender<Out>& io, const std::shared_ptr<const CadBoundary>& cad)
+/// The fields of a CellGeometry, in one order for both sides.
+template <typename Io, typename Geometry>
+void transfer_curved_fields(Io& io, Geometry& geometry)
 {
-    io.value(cad != nullptr);
-    if (cad) transfer_cad_fields(io, *cad);
+    io.value(geometry.order);
+    io.value(geometry.nodes_per_row);
+    io.array(geometry.coordinates);
+    io.array(geometry.cells);
 }
 
-/// Mesh::cad_boundary: the reading side.
-template <typename In>
-void transfer_cad_boundary(Receiver<In>& io, std::shared_ptr<const CadBoundary>& cad)
+/// A mesh's optional part (Mesh::cad_boundary, Mesh::curved_cells): whether there is one,
+/// then its fields as `fields` transfers them (the writing side).
+template <typename Out, typename T, typename Fields>
+void transfer_optional(Sender<Out>& io, const std::shared_ptr<const T>& part, Fields fields)
+{
+    io.value(part != nullptr);
+    if (part) fields(io, *part);
+}
+
+/// A mesh's optional part: the reading side.
+template <typename In, typename T, typename Fields>
+void transfer_optional(Receiver<In>& io, std::shared_ptr<const T>& part, Fields fields)
 {
     bool present = false;
     io.value(present);
-    cad = nullptr;
+    part = nullptr;
     if (!present) return;
-    auto read = std::make_shared<CadBoundary>();
-    transfer_cad_fields(io, *read);
-    cad = std::move(read);
-}
-
-/// Mesh::curved_cells: whether there are any, then their fields (the writing side).
-template <typename Out>
-void transfer_curved_cells(Sender<Out>& io, const std::shared_ptr<const CellGeometry>& geometry)
-{
-    io.value(geometry != nullptr);
-    if (!geometry) return;
-    io.value(geometry->order);
-    io.value(geometry->nodes_per_row);
-    io.array(geometry->coordinates);
-    io.array(geometry->cells);
-}
-
-/// Mesh::curved_cells: the reading side.
-template <typename In>
-void transfer_curved_cells(Receiver<In>& io, std::shared_ptr<const CellGeometry>& geometry)
-{
-    bool present = false;
-    io.value(present);
-    geometry = nullptr;
-    if (!present) return;
-    auto read = std::make_shared<CellGeometry>();
-    io.value(read->order);
-    io.value(read->nodes_per_row);
-    io.array(read->coordinates);
-    io.array(read->cells);
-    geometry = std::move(read);
+    auto read = std::make_shared<T>();
+    fields(io, *read);
+    part = std::move(read);
 }
 
 /// The mesh, every field Gmsh's part of loading fills, in one order for both sides (Mesh or
@@ -222,8 +205,8 @@ void transfer_mesh(Io& io, MeshT& mesh)
         io.value(field.missing);
         io.value(field.first_missing);
     }
-    transfer_cad_boundary(io, mesh.cad_boundary);
-    transfer_curved_cells(io, mesh.curved_cells);
+    transfer_optional(io, mesh.cad_boundary, [](auto& on, auto& cad) { transfer_cad_fields(on, cad); });
+    transfer_optional(io, mesh.curved_cells, [](auto& on, auto& maps) { transfer_curved_fields(on, maps); });
     io.text(mesh.source);
     io.value(mesh.build_times);
 }
