@@ -46,6 +46,12 @@ public:
         if constexpr (std::is_same_v<O, index_type>) return &matrix_;
         else return nullptr;
     }
+    /// The matrix with 64-bit offsets, for p-multigrid's first Galerkin product across ranks.
+    const WideCsr<V>* stored_wide_csr() const override
+    {
+        if constexpr (std::is_same_v<O, wide_offset_type>) return &matrix_;
+        else return nullptr;
+    }
     /// Current kernel parameters.
     const CsrParams& params() const { return params_; }
     /// True while the tuner is still trying parameters.

@@ -9,14 +9,14 @@
 
 namespace gpufem {
 
-template <typename V>
-SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type ghosts)
+template <typename V, typename O>
+SplitRows<V, O> split_owned_columns(const Csr<V, O>& rows, index_type ghosts)
 {
     return split_owned_columns(rows, rows.rows, ghosts);
 }
 
-template <typename V>
-SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type owned_columns, index_type ghosts)
+template <typename V, typename O>
+SplitRows<V, O> split_owned_columns(const Csr<V, O>& rows, index_type owned_columns, index_type ghosts)
 {
     const ExecPtr& exec = rows.executor();
     const Executor& e = *exec;
@@ -24,16 +24,19 @@ SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type owned_columns, i
     if (rows.cols != owned_columns + ghosts)
         throw std::invalid_argument("split_owned_columns: the rows' columns are not the owned and ghost unknowns");
     const auto offsets = static_cast<std::size_t>(owned) + 1;
-    Array<index_type> local_ptr(exec, offsets), nonlocal_ptr(exec, offsets);
+    Array<O> local_ptr(exec, offsets);
+    Array<index_type> nonlocal_ptr(exec, offsets);
     GPUFEM_DISPATCH(e, split_row_offsets(e, rows, owned_columns, local_ptr.data(), nonlocal_ptr.data()));
-    index_type local_nnz = 0, nonlocal_nnz = 0;
+    O local_nnz = 0;
+    index_type nonlocal_nnz = 0;
     const ExecPtr host = Executor::create_cpu();
-    copy_bytes(*host, &local_nnz, e, local_ptr.data() + owned, sizeof(index_type));
+    copy_bytes(*host, &local_nnz, e, local_ptr.data() + owned, sizeof(O));
     copy_bytes(*host, &nonlocal_nnz, e, nonlocal_ptr.data() + owned, sizeof(index_type));
-    SplitRows<V> out{Csr<V>{owned, owned_columns, std::move(local_ptr), Array<index_type>(exec, local_nnz),
-                            Array<V>(exec, local_nnz)},
-                     Csr<V>{owned, ghosts, std::move(nonlocal_ptr), Array<index_type>(exec, nonlocal_nnz),
-                            Array<V>(exec, nonlocal_nnz)}};
+    const auto local_entries = static_cast<std::size_t>(local_nnz);
+    SplitRows<V, O> out{Csr<V, O>{owned, owned_columns, std::move(local_ptr), Array<index_type>(exec, local_entries),
+                                  Array<V>(exec, local_entries)},
+                        Csr<V>{owned, ghosts, std::move(nonlocal_ptr), Array<index_type>(exec, nonlocal_nnz),
+                               Array<V>(exec, nonlocal_nnz)}};
     GPUFEM_DISPATCH(e, split_rows(e, rows, owned_columns, out.local.row_ptr.data(), out.local.col_idx.data(),
                                   out.local.values.data(), out.nonlocal.row_ptr.data(),
                                   out.nonlocal.col_idx.data(), out.nonlocal.values.data()));
@@ -153,10 +156,14 @@ void DistributedOperator<V>::apply_ghost_columns(V alpha, const Array<V>& x, Arr
 
 template GhostRows<float> compress_ghost_rows(Csr<float>);
 template GhostRows<double> compress_ghost_rows(Csr<double>);
-template SplitRows<float> split_owned_columns(const Csr<float>&, index_type);
-template SplitRows<double> split_owned_columns(const Csr<double>&, index_type);
-template SplitRows<float> split_owned_columns(const Csr<float>&, index_type, index_type);
-template SplitRows<double> split_owned_columns(const Csr<double>&, index_type, index_type);
+#define GPUFEM_INSTANTIATE(V, O)                                                                    \
+    template SplitRows<V, O> split_owned_columns(const Csr<V, O>&, index_type);                     \
+    template SplitRows<V, O> split_owned_columns(const Csr<V, O>&, index_type, index_type);
+GPUFEM_INSTANTIATE(float, index_type)
+GPUFEM_INSTANTIATE(double, index_type)
+GPUFEM_INSTANTIATE(float, wide_offset_type)
+GPUFEM_INSTANTIATE(double, wide_offset_type)
+#undef GPUFEM_INSTANTIATE
 template class DistributedOperator<float>;
 template class DistributedOperator<double>;
 

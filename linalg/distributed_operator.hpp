@@ -15,23 +15,25 @@
 namespace gpufem {
 
 /// A rank's rows split by their columns: owned columns (0 .. owned - 1) and ghost columns
-/// (renumbered 0 .. ghosts - 1).
-template <typename V>
+/// (renumbered 0 .. ghosts - 1). O: the local block's row offsets (the rows' own: 64 bits past
+/// 2^31 - 1 entries); the non-local block, the entries along the part's boundary, has 32-bit
+/// ones.
+template <typename V, typename O = index_type>
 struct SplitRows {
-    Csr<V> local;     ///< owned rows x owned columns
+    Csr<V, O> local;  ///< owned rows x owned columns
     Csr<V> nonlocal;  ///< owned rows x ghost columns
 };
 
 /// rows (owned rows, columns in the rank's local numbering: owned first, then `ghosts`
 /// ghosts) split into its local and non-local blocks, on rows' executor (each row's entries
 /// in their order).
-template <typename V>
-SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type ghosts);
+template <typename V, typename O>
+SplitRows<V, O> split_owned_columns(const Csr<V, O>& rows, index_type ghosts);
 
 /// The same for rows whose owned columns are not as many as the rows (a transfer between two
 /// distributed spaces): columns 0 .. owned_columns - 1 local, the `ghosts` after them non-local.
-template <typename V>
-SplitRows<V> split_owned_columns(const Csr<V>& rows, index_type owned_columns, index_type ghosts);
+template <typename V, typename O>
+SplitRows<V, O> split_owned_columns(const Csr<V, O>& rows, index_type owned_columns, index_type ghosts);
 
 /// The ghost columns of the owned rows that have any: a block of those rows only (a rank's
 /// rows with ghost entries are the few along its part's boundary) and the owned row of each.

@@ -38,6 +38,8 @@ public:
     /// numbering (csr, csr-scalar, cusparse); nullptr for every other format. Lets a
     /// preconditioner built from the matrix (AMG) read it without a second copy.
     virtual const Csr<V>* stored_csr() const { return nullptr; }
+    /// The same for a matrix it keeps with 64-bit row offsets (csr past 2^31 - 1 entries).
+    virtual const WideCsr<V>* stored_wide_csr() const { return nullptr; }
 
     /// The diagonal a_ii (rows() values on executor()), for Jacobi preconditioning; empty when
     /// the operator was built without it (build_format and the LMA builder always attach it).

@@ -5,15 +5,17 @@
 // namespace.
 
 /// The row offsets of both blocks: local_ptr over the entries of columns < owned (the owned
-/// ones), nonlocal_ptr over the others; each a.rows + 1 long, in exec's memory.
-template <typename V>
-void split_row_offsets(const Executor& exec, const Csr<V>& a, index_type owned, index_type* local_ptr,
+/// ones, with a's offset type O: past 2^31 - 1 entries they need 64 bits), nonlocal_ptr over
+/// the others (the few along the part's boundary: 32-bit); each a.rows + 1 long, in exec's
+/// memory.
+template <typename V, typename O>
+void split_row_offsets(const Executor& exec, const Csr<V, O>& a, index_type owned, O* local_ptr,
                        index_type* nonlocal_ptr) GPUFEM_KERNEL_BODY
 
 /// Copies each row's entries into its block (in their order within the row), the ghost
 /// columns renumbered from 0 (column - owned); offsets from split_row_offsets.
-template <typename V>
-void split_rows(const Executor& exec, const Csr<V>& a, index_type owned, const index_type* local_ptr,
+template <typename V, typename O>
+void split_rows(const Executor& exec, const Csr<V, O>& a, index_type owned, const O* local_ptr,
                 index_type* local_col, V* local_val, const index_type* nonlocal_ptr, index_type* nonlocal_col,
                 V* nonlocal_val) GPUFEM_KERNEL_BODY
 

@@ -3,32 +3,33 @@
 
 namespace gpufem::kernels::cpu {
 
-template <typename V>
-void split_row_offsets(const Executor&, const Csr<V>& a, index_type owned, index_type* local_ptr,
-                       index_type* nonlocal_ptr)
+template <typename V, typename O>
+void split_row_offsets(const Executor&, const Csr<V, O>& a, index_type owned, O* local_ptr, index_type* nonlocal_ptr)
 {
-    const index_type* ptr = a.row_ptr.data();
+    const O* ptr = a.row_ptr.data();
     const index_type* col = a.col_idx.data();
-    local_ptr[0] = nonlocal_ptr[0] = 0;
+    local_ptr[0] = 0;
+    nonlocal_ptr[0] = 0;
     for (index_type i = 0; i < a.rows; ++i) {
         index_type here = 0;
-        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) here += col[k] < owned;
+        for (O k = ptr[i]; k < ptr[i + 1]; ++k) here += col[k] < owned;
         local_ptr[i + 1] = local_ptr[i] + here;
-        nonlocal_ptr[i + 1] = nonlocal_ptr[i] + (ptr[i + 1] - ptr[i] - here);
+        nonlocal_ptr[i + 1] = nonlocal_ptr[i] + static_cast<index_type>(ptr[i + 1] - ptr[i] - here);
     }
 }
 
-template <typename V>
-void split_rows(const Executor&, const Csr<V>& a, index_type owned, const index_type* local_ptr, index_type* local_col,
+template <typename V, typename O>
+void split_rows(const Executor&, const Csr<V, O>& a, index_type owned, const O* local_ptr, index_type* local_col,
                 V* local_val, const index_type* nonlocal_ptr, index_type* nonlocal_col, V* nonlocal_val)
 {
-    const index_type* ptr = a.row_ptr.data();
+    const O* ptr = a.row_ptr.data();
     const index_type* col = a.col_idx.data();
     const V* val = a.values.data();
 #pragma omp parallel for schedule(static)
     for (index_type i = 0; i < a.rows; ++i) {
-        index_type l = local_ptr[i], g = nonlocal_ptr[i];
-        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+        O l = local_ptr[i];
+        index_type g = nonlocal_ptr[i];
+        for (O k = ptr[i]; k < ptr[i + 1]; ++k) {
             if (col[k] < owned) {
                 local_col[l] = col[k], local_val[l++] = val[k];
             } else {
@@ -98,7 +99,8 @@ void add_boundary_rows(const Executor&, index_type n, const index_type* at, V* s
     for (index_type g = 0; g < ghost_count; ++g) staged[owned + g] = V(0);
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, nonempty_rows, add_compressed_rows, mask_to_values, values_to_mask,
+GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(split_row_offsets, split_rows)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(nonempty_rows, add_compressed_rows, mask_to_values, values_to_mask,
                                    stage_boundary_values, add_boundary_rows)
 
 }  // namespace gpufem::kernels::cpu

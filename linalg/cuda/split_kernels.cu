@@ -25,8 +25,9 @@ unsigned warps_grid_for(index_type rows)
     return static_cast<unsigned>((static_cast<long long>(rows) * 32 + block_size - 1) / block_size);
 }
 
-__global__ void count_kernel(index_type rows, index_type owned, const index_type* __restrict__ ptr,
-                             const index_type* __restrict__ col, index_type* local_count, index_type* nonlocal_count)
+template <typename O>
+__global__ void count_kernel(index_type rows, index_type owned, const O* __restrict__ ptr,
+                             const index_type* __restrict__ col, O* local_count, index_type* nonlocal_count)
 {
     const long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
     const int lane = static_cast<int>(threadIdx.x & 31);
@@ -36,18 +37,18 @@ __global__ void count_kernel(index_type rows, index_type owned, const index_type
         return;
     }
     index_type here = 0;
-    for (index_type k = ptr[i] + lane; k < ptr[i + 1]; k += 32) here += col[k] < owned;
+    for (O k = ptr[i] + lane; k < ptr[i + 1]; k += 32) here += col[k] < owned;
     for (int offset = 16; offset > 0; offset >>= 1) here += __shfl_xor_sync(full_warp, here, offset);
     if (lane == 0) {
         local_count[i] = here;
-        nonlocal_count[i] = ptr[i + 1] - ptr[i] - here;
+        nonlocal_count[i] = static_cast<index_type>(ptr[i + 1] - ptr[i] - here);
     }
 }
 
-template <typename V>
-__global__ void split_kernel(index_type rows, index_type owned, const index_type* __restrict__ ptr,
+template <typename V, typename O>
+__global__ void split_kernel(index_type rows, index_type owned, const O* __restrict__ ptr,
                              const index_type* __restrict__ col,
-                             const V* __restrict__ val, const index_type* __restrict__ local_ptr,
+                             const V* __restrict__ val, const O* __restrict__ local_ptr,
                              index_type* __restrict__ local_col, V* __restrict__ local_val,
                              const index_type* __restrict__ nonlocal_ptr, index_type* __restrict__ nonlocal_col,
                              V* __restrict__ nonlocal_val)
@@ -56,16 +57,17 @@ __global__ void split_kernel(index_type rows, index_type owned, const index_type
     const int lane = static_cast<int>(threadIdx.x & 31);
     if (i >= rows) return;  // a whole warp: the ballots below see every lane
     const unsigned below = (1u << lane) - 1u;
-    index_type l = local_ptr[i], g = nonlocal_ptr[i];
-    for (index_type k0 = ptr[i]; k0 < ptr[i + 1]; k0 += 32) {
-        const index_type k = k0 + lane;
+    O l = local_ptr[i];
+    index_type g = nonlocal_ptr[i];
+    for (O k0 = ptr[i]; k0 < ptr[i + 1]; k0 += 32) {
+        const O k = k0 + lane;
         const bool present = k < ptr[i + 1];
         const index_type c = present ? col[k] : 0;
         const bool mine = present && c < owned;
         const unsigned local_lanes = __ballot_sync(full_warp, mine);
         const unsigned ghost_lanes = __ballot_sync(full_warp, present && !mine);
         if (mine) {
-            const index_type at = l + __popc(local_lanes & below);
+            const O at = l + __popc(local_lanes & below);
             local_col[at] = c;
             local_val[at] = val[k];
         } else if (present) {
@@ -151,7 +153,8 @@ __global__ void add_staged_kernel(index_type n, const index_type* __restrict__ a
 }
 
 /// In-place exclusive scan of n values.
-void exclusive_scan(const Executor& exec, index_type* values, index_type n)
+template <typename T>
+void exclusive_scan(const Executor& exec, T* values, index_type n)
 {
     const auto stream = static_cast<cudaStream_t>(exec.stream());
     std::size_t bytes = 0;
@@ -163,8 +166,8 @@ void exclusive_scan(const Executor& exec, index_type* values, index_type n)
 
 }  // namespace
 
-template <typename V>
-void split_row_offsets(const Executor& exec, const Csr<V>& a, index_type owned, index_type* local_ptr,
+template <typename V, typename O>
+void split_row_offsets(const Executor& exec, const Csr<V, O>& a, index_type owned, O* local_ptr,
                        index_type* nonlocal_ptr)
 {
     const auto stream = static_cast<cudaStream_t>(exec.stream());
@@ -175,13 +178,13 @@ void split_row_offsets(const Executor& exec, const Csr<V>& a, index_type owned, 
     exclusive_scan(exec, nonlocal_ptr, a.rows + 1);
 }
 
-template <typename V>
-void split_rows(const Executor& exec, const Csr<V>& a, index_type owned, const index_type* local_ptr,
+template <typename V, typename O>
+void split_rows(const Executor& exec, const Csr<V, O>& a, index_type owned, const O* local_ptr,
                 index_type* local_col, V* local_val,
                 const index_type* nonlocal_ptr, index_type* nonlocal_col, V* nonlocal_val)
 {
     if (a.rows == 0) return;
-    split_kernel<V><<<warps_grid_for(a.rows), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
+    split_kernel<V, O><<<warps_grid_for(a.rows), block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
         a.rows, owned, a.row_ptr.data(), a.col_idx.data(), a.values.data(), local_ptr, local_col, local_val, nonlocal_ptr,
         nonlocal_col, nonlocal_val);
     GPUFEM_CUDA_CHECK_LAUNCH();
@@ -250,7 +253,8 @@ void add_boundary_rows(const Executor& exec, index_type n, const index_type* at,
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(split_row_offsets, split_rows, nonempty_rows, add_compressed_rows, mask_to_values, values_to_mask,
+GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(split_row_offsets, split_rows)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(nonempty_rows, add_compressed_rows, mask_to_values, values_to_mask,
                                    stage_boundary_values, add_boundary_rows)
 
 }  // namespace gpufem::kernels::cuda

@@ -143,9 +143,10 @@ void amg_merge_global_rows(const Executor& exec, const Csr<V>& local, const Csr<
 
 /// The rows of [left | right] (right's columns shifted by shift, after left's in each row):
 /// row_ptr (left.rows + 1) the sums of both blocks' offsets, columns and values each row's.
-template <typename V>
-void amg_join_columns(const Executor& exec, const Csr<V>& left, const Csr<V>& right, index_type shift,
-                      index_type* row_ptr, index_type* columns, V* values) GPUFEM_KERNEL_BODY
+/// O: left's row offsets and the result's (64 bits: a rank's rows past 2^31 - 1 entries).
+template <typename V, typename O>
+void amg_join_columns(const Executor& exec, const Csr<V, O>& left, const Csr<V>& right, index_type shift,
+                      O* row_ptr, index_type* columns, V* values) GPUFEM_KERNEL_BODY
 
 /// The row offsets of top's rows followed by bottom's (top.rows + bottom.rows + 1 values):
 /// top's, then bottom's past its first shifted by top's entries.

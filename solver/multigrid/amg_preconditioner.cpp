@@ -68,8 +68,10 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<V>
 template <typename V>
 AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
                                         const std::vector<Csr<V>>& prolongators,
-                                        std::vector<Csr<V>> coarse_operators, std::vector<CoarseLattice> lattices)
-    : exec_(a.executor()), name_("pmg"), rows_(a.rows()), options_(options), a_(&a), lattices_(std::move(lattices))
+                                        std::vector<Csr<V>> coarse_operators, std::vector<CoarseLattice> lattices,
+                                        std::string origin)
+    : exec_(a.executor()), name_("pmg"), given_origin_(std::move(origin)), rows_(a.rows()), options_(options), a_(&a),
+      lattices_(std::move(lattices))
 {
     given_operators_ = true;
     if (prolongators.empty() || coarse_operators.empty() || coarse_operators.size() > prolongators.size())
@@ -389,7 +391,7 @@ nlohmann::json AmgPreconditioner<V>::report() const
             {"setup_phases", phases},
             {"levels", levels},
             {"operator_complexity", given_operators_ ? nlohmann::json(nullptr) : nlohmann::json(operator_complexity())},
-            {"coarse_operators", given_levels_ == 0 ? "galerkin" : given_operators_ ? "element galerkin" : "galerkin (R A P)"},
+            {"coarse_operators", given_levels_ == 0 ? "galerkin" : given_operators_ ? given_origin_ : "galerkin (R A P)"},
             {"smoother", std::string(enum_name(amg_smoother_names, options_.smoother))},
             {"degree", options_.degree},
             {"cycle", std::string(enum_name(amg_cycle_names, options_.cycle))},

@@ -56,10 +56,11 @@ public:
     /// columns of prolongators[l], e.g. the element-wise Galerkin products of
     /// pmg_coarse_operators) instead of R A P; the given levels after them R A P from the
     /// level above; AMG below the last. a needs only its diagonal and its products (any format, matrix-free
-    /// included). update() is not available on such a hierarchy.
+    /// included). update() is not available on such a hierarchy. origin: how the given
+    /// operators were made, for report() (coarse_operators).
     AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
                       const std::vector<Csr<V>>& prolongators, std::vector<Csr<V>> coarse_operators,
-                      std::vector<CoarseLattice> lattices = {});
+                      std::vector<CoarseLattice> lattices = {}, std::string origin = "element galerkin");
     ~AmgPreconditioner() override;
 
     const ExecPtr& executor() const override { return exec_; }
@@ -120,6 +121,7 @@ private:
     std::string name_ = "amg";
     int given_levels_ = 0;  ///< transfers taken from the given prolongators
     bool given_operators_ = false;  ///< their coarse operators given too (no level-0 matrix)
+    std::string given_origin_;      ///< how the given coarse operators were made
     index_type rows_ = 0;
     AmgOptions options_;
     const LinearOperator<V>* a_ = nullptr;  ///< the level-0 operator (the setup's)

@@ -39,6 +39,7 @@ template <typename V>
 struct DistributedAmg<V>::Setup {
     const LinearOperator<V>* op = nullptr;
     const Csr<V>* local = nullptr;
+    const WideCsr<V>* wide_local = nullptr;  ///< the finest rows past 2^31 - 1 entries (local unused)
     const Csr<V>* nonlocal = nullptr;
     const HaloPlan* halo = nullptr;
     std::unique_ptr<LinearOperator<V>> next_op;  ///< the coarse operator made by the last level
@@ -63,6 +64,22 @@ void together(const Communicator& host, F&& f)
         throw std::invalid_argument(message.empty() ? "AMG: the setup failed on another rank" : message);
 }
 
+/// Throws std::invalid_argument when rows' owned columns have 64-bit offsets and the first
+/// coarse level is not a generated grid's (only its lattice product reads such rows).
+template <typename V>
+void check_wide_rows(const DistributedRows<V>& rows)
+{
+    if (!rows.wide_local) return;
+    if (!rows.spaces || rows.spaces->empty())
+        throw std::invalid_argument("AMG across ranks: a rank's rows have more than 2^31 - 1 non-zeros (64-bit row "
+                                    "offsets), which aggregation does not read; use pmg on a generated grid or run "
+                                    "on more ranks");
+    if (rows.spaces->front().lattice.empty())
+        throw std::invalid_argument("p-multigrid across ranks: a rank's rows have more than 2^31 - 1 non-zeros (64-bit "
+                                    "row offsets), whose Galerkin product is made only down a generated grid at "
+                                    "degree 1; run on more ranks");
+}
+
 }  // namespace
 
 template <typename V>
@@ -70,13 +87,15 @@ DistributedAmg<V>::DistributedAmg(const LinearOperator<V>& a, const DistributedR
                                   const AmgOptions& options)
     : exec_(a.executor()), rows_(a.rows()), options_(options), host_(rows.host), device_(rows.device)
 {
-    if (rows.local.rows != a.rows() || rows.nonlocal.rows != a.rows() || rows.nonlocal.cols != rows.halo.ghosts())
+    if (rows.owned_rows() != a.rows() || rows.nonlocal.rows != a.rows() || rows.nonlocal.cols != rows.halo.ghosts())
         throw std::invalid_argument("distributed AMG: the rows do not match the operator and its halo");
+    together(host_, [&] { check_wide_rows(rows); });
     const auto start = std::chrono::steady_clock::now();
     const cuda::AllocationTally before = cuda::allocation_tally();
     Setup setup;
     setup.op = &a;
     setup.local = &rows.local;
+    setup.wide_local = rows.wide_local;
     setup.nonlocal = &rows.nonlocal;
     setup.halo = &rows.halo;
     bool more = true;  // false once a level was gathered
@@ -128,7 +147,9 @@ std::unique_ptr<typename DistributedAmg<V>::Level> DistributedAmg<V>::new_level(
     const double global_rows = sum_over_processes(host_, static_cast<double>(n));
     summary = AmgLevelSummary{static_cast<index_type>(global_rows),
                               static_cast<std::size_t>(sum_over_processes(
-                                  host_, static_cast<double>(setup.local->nnz() + setup.nonlocal->nnz()))),
+                                  host_, static_cast<double>((setup.wide_local ? setup.wide_local->nnz()
+                                                                               : setup.local->nnz()) +
+                                                             setup.nonlocal->nnz()))),
                               0, 0};
     summary.lambda_max = estimate_lambda_max(op, level->dinv, options_.eigen_steps, device_);
     const double upper = chebyshev_margin * summary.lambda_max;
@@ -149,7 +170,9 @@ bool DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space,
         exec_->synchronize();
         laps.lap(stage);
     };
-    SpaceTransfer<V> t = space_transfer(*setup.local, *setup.nonlocal, *setup.halo, space, host_, device_);
+    SpaceTransfer<V> t = setup.wide_local
+                             ? space_transfer(*setup.wide_local, *setup.nonlocal, *setup.halo, space, host_, device_)
+                             : space_transfer(*setup.local, *setup.nonlocal, *setup.halo, space, host_, device_);
     lap("transfers and Galerkin product");
     level->prolongation = std::make_unique<DistributedOperator<V>>(
         csr_level_operator(std::move(t.prolongation.local)), std::move(t.prolongation.nonlocal), space.halo, device_);
@@ -260,6 +283,7 @@ void DistributedAmg<V>::distribute_below(Setup& setup, Csr<V> local, const Csr<V
     lap("operator");
     spdlog::debug("coarse operator of {} rows: {}", next->rows(), laps.text);
     setup.local = next->local_block().stored_csr();
+    setup.wide_local = nullptr;
     setup.nonlocal = &setup.nonlocal_kept;
     setup.halo = &setup.halo_kept;
     setup.next_op = std::move(next);

@@ -35,7 +35,7 @@ namespace gpufem {
 /// numbering.
 template <typename V>
 struct DistributedRows {
-    const Csr<V>& local;           ///< owned rows x owned columns
+    const Csr<V>& local;           ///< owned rows x owned columns (empty when wide_local holds them)
     const Csr<V>& nonlocal;        ///< owned rows x ghost columns
     const HaloPlan& halo;          ///< how the ghosts arrive from their owners
     const Communicator& host;      ///< the ranks, for the setup's host data
@@ -44,6 +44,16 @@ struct DistributedRows {
     /// the first coarse levels (their Galerkin operators R A P), aggregation below them; null
     /// or empty: AMG alone.
     const std::vector<PartSpace<V>>* spaces = nullptr;
+    /// The owned columns with 64-bit row offsets, instead of local, when the rank's rows pass
+    /// 2^31 - 1 entries (or the case asks for such offsets): only p-multigrid's first grid
+    /// level reads them (the Galerkin product on a generated grid's lattice); aggregation
+    /// refuses them.
+    const WideCsr<V>* wide_local = nullptr;
+
+    /// Owned rows (of whichever block holds the owned columns).
+    index_type owned_rows() const { return wide_local ? wide_local->rows : local.rows; }
+    /// Stored entries of the owned columns.
+    std::size_t local_nnz() const { return wide_local ? wide_local->nnz() : local.nnz(); }
 };
 
 /// Smoothed-aggregation AMG across ranks, one V-cycle (or W-cycle) per apply; symmetric, so CG

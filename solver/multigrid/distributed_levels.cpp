@@ -80,17 +80,19 @@ Csr<V> stacked(const Csr<V>& a, const Csr<V>& b)
     return Csr<V>{a.rows + b.rows, a.cols, std::move(ptr), std::move(col), std::move(val)};
 }
 
-/// [left | right]: each row's entries of left, then right's with their columns after left's.
-template <typename V>
-Csr<V> joined(const Csr<V>& left, const Csr<V>& right)
+/// [left | right]: each row's entries of left, then right's with their columns after left's
+/// (left's row offsets' type O).
+template <typename V, typename O>
+Csr<V, O> joined(const Csr<V, O>& left, const Csr<V>& right)
 {
     const ExecPtr& exec = left.executor();
     const Executor& e = *exec;
     const auto nnz = static_cast<std::size_t>(left.nnz() + right.nnz());
-    Array<index_type> ptr(exec, static_cast<std::size_t>(left.rows) + 1), col(exec, nnz);
+    Array<O> ptr(exec, static_cast<std::size_t>(left.rows) + 1);
+    Array<index_type> col(exec, nnz);
     Array<V> val(exec, nnz);
     GPUFEM_DISPATCH(e, amg_join_columns(e, left, right, left.cols, ptr.data(), col.data(), val.data()));
-    return Csr<V>{left.rows, left.cols + right.cols, std::move(ptr), std::move(col), std::move(val)};
+    return Csr<V, O>{left.rows, left.cols + right.cols, std::move(ptr), std::move(col), std::move(val)};
 }
 
 /// The global number of each of the space's unknowns (owned, then ghosts).
@@ -303,8 +305,8 @@ Csr<V> gathered_matrix(const Csr<V>& local, const Csr<V>& wide, const std::vecto
     return Csr<V>{total, total, Array<index_type>::from_host(exec, ptr), std::move(columns), std::move(values)};
 }
 
-template <typename V>
-SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, const HaloPlan& halo,
+template <typename V, typename O>
+SpaceTransfer<V> space_transfer(const Csr<V, O>& local, const Csr<V>& nonlocal, const HaloPlan& halo,
                                 const PartSpace<V>& space, const Communicator& host, const Communicator& device)
 {
     const ExecPtr& exec = local.executor();
@@ -334,9 +336,13 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
     out.restriction = split_owned_columns(r, fine, fine_ghosts);
     lap("R");
     // R A P over this rank's rows of A P and its finer ghosts' from their owners.
-    const Csr<V> wide_a = joined(local, nonlocal);
-    lap("[A_local A_ghost]");
-    const Csr<V> ap = lattice_product(wide_a, p, space.lattice, WindowCentre::lowest_of_b_row);
+    Csr<V> ap;
+    {
+        const Csr<V, O> a = joined(local, nonlocal);  // as large as the rank's matrix: freed after A P
+        lap("[A_local A_ghost]");
+        ap = lattice_product(a, p, space.lattice, WindowCentre::lowest_of_b_row);
+        exec->synchronize();
+    }
     lap("A P");
     const Csr<V> ap_all = stacked(ap, ghost_prolongator_rows(ap, 0, total, halo, host, device));
     lap("ghost rows of A P");
@@ -367,7 +373,9 @@ SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, con
     template Csr<V> row_slice(const Csr<V>&, index_type, index_type);                                           \
     template Csr<V> renumbered_columns(Csr<V>, const std::vector<index_type>&, index_type);                     \
     template SpaceTransfer<V> space_transfer(const Csr<V>&, const Csr<V>&, const HaloPlan&, const PartSpace<V>&, \
-                                             const Communicator&, const Communicator&);
+                                             const Communicator&, const Communicator&);                       \
+    template SpaceTransfer<V> space_transfer(const WideCsr<V>&, const Csr<V>&, const HaloPlan&,                 \
+                                             const PartSpace<V>&, const Communicator&, const Communicator&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

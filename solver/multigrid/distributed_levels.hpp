@@ -90,14 +90,15 @@ struct SpaceTransfer {
     Csr<V> coarse_local, coarse_wide;
 };
 
-/// The level below the finer one whose owned rows are local (owned columns) and nonlocal
-/// (the ghosts of halo), for the coarse space (its transfer's rows: the finer owned unknowns).
+/// The level below the finer one whose owned rows are local (owned columns; O: its row
+/// offsets, 64 bits past 2^31 - 1 entries) and nonlocal (the ghosts of halo), for the coarse
+/// space (its transfer's rows: the finer owned unknowns).
 /// The ghosts' rows of P and of A P come from their owners (through halo, once each).
 /// Collective over host and device; on local's executor. Throws std::logic_error when a finer
 /// unknown that interpolates from a coarse one is neither owned by nor a ghost of the coarse
 /// one's owner.
-template <typename V>
-SpaceTransfer<V> space_transfer(const Csr<V>& local, const Csr<V>& nonlocal, const HaloPlan& halo,
+template <typename V, typename O>
+SpaceTransfer<V> space_transfer(const Csr<V, O>& local, const Csr<V>& nonlocal, const HaloPlan& halo,
                                 const PartSpace<V>& space, const Communicator& host, const Communicator& device);
 
 }  // namespace gpufem

@@ -1,6 +1,8 @@
 #include "solver/multigrid/lattice_product.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <type_traits>
 
 #include <spdlog/spdlog.h>
 
@@ -51,8 +53,8 @@ CoarseLattice coarse_lattice(const std::vector<index_type>& offsets, const std::
     return out;
 }
 
-template <typename V>
-Csr<V> lattice_product(const Csr<V>& a, const Csr<V>& b, const CoarseLattice& lattice, WindowCentre centre,
+template <typename V, typename O>
+Csr<V> lattice_product(const Csr<V, O>& a, const Csr<V>& b, const CoarseLattice& lattice, WindowCentre centre,
                        index_type first)
 {
     if (a.cols != b.rows) throw std::invalid_argument("lattice_product: inner dimensions differ");
@@ -63,7 +65,10 @@ Csr<V> lattice_product(const Csr<V>& a, const Csr<V>& b, const CoarseLattice& la
             return c;
         spdlog::debug("lattice product: a row of {} x {} leaves its window; the general product", a.rows, b.cols);
     }
-    return sparse_product(a, b);
+    if constexpr (std::is_same_v<O, index_type>) return sparse_product(a, b);
+    else
+        throw std::invalid_argument("p-multigrid: the Galerkin product of a matrix past 2^31 - 1 entries (64-bit "
+                                    "row offsets) is made on a generated grid's levels only; run on more ranks");
 }
 
 template <typename V>
@@ -75,6 +80,8 @@ Csr<V> lattice_galerkin(const Csr<V>& r, const Csr<V>& a, const Csr<V>& p, const
 
 #define GPUFEM_INSTANTIATE(V)                                                                              \
     template Csr<V> lattice_product(const Csr<V>&, const Csr<V>&, const CoarseLattice&, WindowCentre, index_type); \
+    template Csr<V> lattice_product(const WideCsr<V>&, const Csr<V>&, const CoarseLattice&, WindowCentre,       \
+                                    index_type);                                                               \
     template Csr<V> lattice_galerkin(const Csr<V>&, const Csr<V>&, const Csr<V>&, const CoarseLattice&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)

@@ -32,9 +32,11 @@ CoarseLattice coarse_lattice(const std::vector<index_type>& offsets, const std::
 /// C = A B for B's columns on lattice: by windows around each row's centre (see WindowCentre;
 /// first: the number of row 0's point for row_point), or by sparse_product when a row does not
 /// fit its window or the lattice is empty. The same C either way (columns sorted, structural
-/// entries kept); on a's executor.
-template <typename V>
-Csr<V> lattice_product(const Csr<V>& a, const Csr<V>& b, const CoarseLattice& lattice, WindowCentre centre,
+/// entries kept); on a's executor. A with 64-bit row offsets (O = wide_offset_type: a rank's
+/// rows past 2^31 - 1 entries) has no general product to fall back on: then a row that leaves
+/// its window throws std::invalid_argument.
+template <typename V, typename O>
+Csr<V> lattice_product(const Csr<V, O>& a, const Csr<V>& b, const CoarseLattice& lattice, WindowCentre centre,
                        index_type first = 0);
 
 /// R A P for the transfer p into lattice's grid and r = P^T (lattice_product twice; empty

@@ -108,14 +108,14 @@ GPUFEM_HOST_DEVICE inline int window_slot(std::uint64_t at, std::uint64_t centre
 /// Row r of C = A B gathered into the 3^dim slots around centre: slot s holds column keys[s]
 /// (bit s of mask set) and, when Values, the sum sums[s] of a_ik b_kj in A's, then B's order.
 /// Returns false when a column lies outside the window.
-template <typename V, bool Values>
-GPUFEM_HOST_DEVICE inline bool window_row(index_type r, const index_type* a_ptr, const index_type* a_col,
+template <typename V, bool Values, typename O>
+GPUFEM_HOST_DEVICE inline bool window_row(index_type r, const O* a_ptr, const index_type* a_col,
                                           const V* a_val, const index_type* b_ptr, const index_type* b_col,
                                           const V* b_val, const std::uint64_t* points, int dim,
                                           std::uint64_t centre, unsigned& mask, index_type* keys, V* sums)
 {
     mask = 0;
-    for (index_type p = a_ptr[r]; p < a_ptr[r + 1]; ++p) {
+    for (O p = a_ptr[r]; p < a_ptr[r + 1]; ++p) {
         const index_type k = a_col[p];
         for (index_type q = b_ptr[k]; q < b_ptr[k + 1]; ++q) {
             const index_type j = b_col[q];

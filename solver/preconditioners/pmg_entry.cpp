@@ -1,14 +1,19 @@
 // p-multigrid in the registry: the discretisation's lower-degree (and coarser-mesh) spaces as
 // the first coarse levels of an AMG hierarchy, their operators R A P of the assembled matrix
-// or, where the operator keeps none, the element matrices' Galerkin products; AMG below.
+// or, where the operator keeps none, the element matrices' Galerkin products (a matrix with
+// 64-bit row offsets: its first R A P by the windows of a generated grid's lattice); AMG below.
 #include <chrono>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "linalg/float_copy.hpp"
 #include "solver/case/case_file.hpp"
+#include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/distributed_amg.hpp"
+#include "solver/multigrid/lattice_product.hpp"
 #include "solver/preconditioners/multigrid_setup.hpp"
 
 namespace gpufem {
@@ -35,6 +40,26 @@ std::vector<CoarseLattice> coarse_lattices(const std::vector<std::optional<Struc
     return out;
 }
 
+/// The first coarse operator R A P of a matrix with 64-bit row offsets (past 2^31 - 1 entries:
+/// no sparse product takes it) when the first transfer goes to a generated grid's lattice: A P
+/// by windows, then R (A P); the levels below are 32-bit and the hierarchy makes them. Empty
+/// otherwise (the element matrices make it then).
+template <typename V>
+std::vector<Csr<V>> first_grid_galerkin(const WideCsr<V>& a, const std::vector<Csr<V>>& transfers,
+                                        const std::vector<CoarseLattice>& lattices)
+{
+    if (transfers.empty() || lattices.empty() || lattices.front().empty()) return {};
+    const Csr<V>& p = transfers.front();
+    std::vector<Csr<V>> out;
+    try {
+        const Csr<V> ap = lattice_product(a, p, lattices.front(), WindowCentre::lowest_of_b_row);
+        out.push_back(lattice_product(sparse_transpose(p), ap, lattices.front(), WindowCentre::row_point));
+    } catch (const std::invalid_argument&) {  // a row of A P left its window: not the grid's pattern
+        out.clear();
+    }
+    return out;
+}
+
 template <typename V>
 SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
 {
@@ -48,10 +73,6 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
     // A float hierarchy (solver.amg.precision: float) rounds the assembled matrix or, without
     // one, the operator's float copy and these coarse operators (made in double).
     const bool in_float = std::is_same_v<V, double> && setup.solver.amg.precision == AmgPrecision::single;
-    std::vector<Csr<V>> coarse_operators;
-    if (setup.coarse_from_elements && setup.disc && (!in_float || makes_float_copy(setup.op)))
-        coarse_operators = timed_step(setup, out, "element_galerkin",
-                                      [&] { return setup.disc->pmg_coarse_operators(exec, &setup.op); });
     std::vector<Csr<V>> transfers;
     if (setup.disc)
         transfers = timed_step(setup, out, "interpolation", [&] {
@@ -59,6 +80,20 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
         });
     std::vector<CoarseLattice> lattices;
     if (setup.disc) lattices = coarse_lattices(setup.disc->pmg_coarse_grids(), exec);
+    std::vector<Csr<V>> coarse_operators;
+    std::string origin = "element galerkin";
+    if (setup.coarse_from_elements && !in_float)
+        if (const WideCsr<V>* wide = setup.op.stored_wide_csr()) {
+            coarse_operators = timed_step(setup, out, "grid_galerkin",
+                                          [&] { return first_grid_galerkin(*wide, transfers, lattices); });
+            origin = "galerkin (R A P)";
+        }
+    if (coarse_operators.empty() && setup.coarse_from_elements && setup.disc &&
+        (!in_float || makes_float_copy(setup.op))) {
+        coarse_operators = timed_step(setup, out, "element_galerkin",
+                                      [&] { return setup.disc->pmg_coarse_operators(exec, &setup.op); });
+        origin = "element galerkin";
+    }
     if constexpr (std::is_same_v<V, double>)
         if (in_float) {
             SetUpPreconditioner<double> made = float_hierarchy("pmg", setup, &transfers, std::move(coarse_operators),
@@ -68,8 +103,8 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
         }
     if (!coarse_operators.empty())
         return set_up_multigrid<V>("pmg", setup.op, nullptr, [&] {
-            out.preconditioner = std::make_unique<AmgPreconditioner<V>>(setup.op, setup.solver.amg, transfers,
-                                                                        std::move(coarse_operators), std::move(lattices));
+            out.preconditioner = std::make_unique<AmgPreconditioner<V>>(
+                setup.op, setup.solver.amg, transfers, std::move(coarse_operators), std::move(lattices), origin);
             return std::move(out);
         });
     if (!setup.matrix)

@@ -18,7 +18,7 @@ enum Figure {
     f_startup, f_mesh, f_partition, f_scatter, f_assembly, f_operator, f_setup, f_solve, f_output,
     f_geometry, f_coefficients, f_pattern, f_values, f_boundary,
     f_owned, f_ghosts, f_own_cells, f_local_nnz, f_nonlocal_nnz, f_halo_bytes, f_dirichlet, f_bytes_stored,
-    f_spmv_bytes, f_row_min, f_row_max,
+    f_spmv_bytes, f_row_min, f_row_max, f_wide_offsets,
     f_l2, f_h1, f_max_nodal, f_l2_exact, figure_count
 };
 
@@ -44,6 +44,7 @@ std::vector<double> rank_figures(const RankPhases& p, const PartPayload& part, c
     v[f_bytes_stored] = static_cast<double>(system.op->bytes_stored());
     v[f_spmv_bytes] = static_cast<double>(system.op->spmv_min_bytes());
     v[f_row_min] = system.row_stats.min, v[f_row_max] = system.row_stats.max;
+    v[f_wide_offsets] = system.wide_offsets ? 1.0 : 0.0;
     if (piece.errors) {
         v[f_l2] = piece.errors->l2 * piece.errors->l2, v[f_h1] = piece.errors->h1_semi * piece.errors->h1_semi;
         v[f_max_nodal] = piece.errors->max_nodal, v[f_l2_exact] = piece.errors->l2_exact * piece.errors->l2_exact;
@@ -77,6 +78,7 @@ void fill_record(const std::vector<double>& all, const RankPhases& mine, RunReco
     r.nnz = static_cast<std::size_t>(sum(f_local_nnz) + sum(f_nonlocal_nnz));
     r.dirichlet_rows = static_cast<index_type>(sum(f_dirichlet));
     r.bytes_stored = static_cast<std::size_t>(sum(f_bytes_stored));
+    r.wide_offsets = slowest(f_wide_offsets) > 0;  // some rank's block has 64-bit row offsets
     r.spmv_min_bytes = static_cast<std::size_t>(sum(f_spmv_bytes));
     const std::vector<double> shortest = column(all, f_row_min);
     r.row_stats = {static_cast<index_type>(*std::min_element(shortest.begin(), shortest.end())),

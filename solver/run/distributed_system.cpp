@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <type_traits>
 
 #include <spdlog/spdlog.h>
 
@@ -26,14 +27,14 @@ double seconds_since(clock_type::time_point start)
 }
 
 /// Rows 0 .. rows - 1 of a (every column kept), on a's executor.
-template <typename V>
-Csr<V> leading_rows(const Csr<V>& a, index_type rows)
+template <typename V, typename O>
+Csr<V, O> leading_rows(const Csr<V, O>& a, index_type rows)
 {
-    index_type entries = 0;
-    copy_bytes(*Executor::create_cpu(), &entries, *a.executor(), a.row_ptr.data() + rows, sizeof(index_type));
-    return Csr<V>{rows, a.cols, leading(a.row_ptr, static_cast<std::size_t>(rows) + 1),
-                  leading(a.col_idx, static_cast<std::size_t>(entries)),
-                  leading(a.values, static_cast<std::size_t>(entries))};
+    O entries = 0;
+    copy_bytes(*Executor::create_cpu(), &entries, *a.executor(), a.row_ptr.data() + rows, sizeof(O));
+    return Csr<V, O>{rows, a.cols, leading(a.row_ptr, static_cast<std::size_t>(rows) + 1),
+                     leading(a.col_idx, static_cast<std::size_t>(entries)),
+                     leading(a.values, static_cast<std::size_t>(entries))};
 }
 
 /// The ghosts' Dirichlet mask and values as their owners have them, written over the ghost
@@ -58,18 +59,17 @@ void owners_dirichlet(const PartPayload& part, const Communicator& comm, Dirichl
     e.synchronize();  // the temporaries go out of scope
 }
 
-/// The owned rows of the assembled part with the ghosts' Dirichlet columns eliminated (the
-/// elimination is idempotent on what the assembly already eliminated); rhs cut to the owned
-/// rows and corrected.
-template <typename V>
-Csr<V> owned_rows(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec, const Communicator& comm,
-                  LinearSystem<V>& system)
+/// The owned rows of the assembled part (assembled: its matrix, freed once they are copied)
+/// with the ghosts' Dirichlet columns eliminated (the elimination is idempotent on what the
+/// assembly already eliminated); rhs cut to the owned rows and corrected.
+template <typename V, typename O>
+Csr<V, O> owned_rows(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec, const Communicator& comm,
+                     Csr<V, O> assembled, LinearSystem<V>& system)
 {
     const index_type owned = part.numbering.layout.owned;
-    if (system.wide_matrix)
-        throw std::runtime_error("a rank's rows have more than 2^31 - 1 non-zeros: run on more ranks");
     auto start = clock_type::now();
-    Csr<V> rows = leading_rows(system.matrix, owned);
+    Csr<V, O> rows = leading_rows(assembled, owned);
+    assembled = Csr<V, O>{};
     system.rhs = leading(system.rhs, static_cast<std::size_t>(owned));
     const MeshOnExec mesh(part.part.mesh, exec);
     DirichletData<V> here = dirichlet_data<V>(exec, part.part.mesh, mesh.coordinates, spec.problem.dirichlet);
@@ -148,26 +148,32 @@ DistributedSystem<V> matrix_free_system(const ExecPtr& exec, const PartPayload& 
 /// The distributed system of the owned rows (owned columns, then the ghosts') with their
 /// right-hand side and initial guess: split into the local block, stored in the case's format,
 /// and the ghost columns behind the part's halo. start: when the operator's build began.
-template <typename V>
+template <typename V, typename O>
 DistributedSystem<V> from_owned_rows(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
-                                     const Communicator& comm, Csr<V> rows, const LinearSystem<V>& system,
+                                     const Communicator& comm, Csr<V, O> rows, const LinearSystem<V>& system,
                                      clock_type::time_point start)
 {
+    constexpr bool wide = std::is_same_v<O, wide_offset_type>;
     DistributedSystem<V> out;
     out.assembly_times = system.times;
     out.row_stats = row_stats(rows);
+    out.wide_offsets = wide;
     auto step = clock_type::now();
-    SplitRows<V> split = split_owned_columns(rows, part.numbering.layout.ghosts());
+    SplitRows<V, O> split = split_owned_columns(rows, part.numbering.layout.ghosts());
     out.local_nnz = static_cast<std::size_t>(split.local.nnz());
     out.nonlocal_nnz = static_cast<std::size_t>(split.nonlocal.nnz());
     exec->synchronize();
+    rows = Csr<V, O>{};
     const double split_seconds = seconds_since(step);
     step = clock_type::now();
     out.keeps_rows = spec.solver.preconditioner->needs.assembled_matrix;
-    // A format that keeps its CSR arrays lends them; the others' rows are copied first.
-    const bool lends_csr = find_operator(spec.format).format->keeps_csr;
-    if (out.keeps_rows && !lends_csr) out.local_rows = split.local.clone_to(exec);
-    FormatBuild<V> local = build_format<V>(spec.format, std::move(split.local), spec.format_options);
+    // A format that keeps its CSR arrays lends them; the others' rows are copied first (with
+    // 64-bit offsets only csr, which keeps them, takes the rows).
+    const FormatEntry& format = *find_operator(spec.format).format;
+    const bool lends_csr = format.keeps_csr;
+    if constexpr (!wide)
+        if (out.keeps_rows && !lends_csr) out.local_rows = split.local.clone_to(exec);
+    FormatBuild<V> local = build_format<V>(format, std::move(split.local), spec.format_options);
     exec->synchronize();
     const double format_seconds = seconds_since(step);
     step = clock_type::now();
@@ -183,8 +189,10 @@ DistributedSystem<V> from_owned_rows(const ExecPtr& exec, const PartPayload& par
     }
     out.op = std::make_unique<DistributedOperator<V>>(std::move(local.op), std::move(split.nonlocal), halo, comm);
     if (out.keeps_rows && lends_csr) {
-        out.lent_rows = local_block.stored_csr();
-        if (!out.lent_rows) throw std::logic_error("format " + spec.format + " keeps no CSR arrays although it says it does");
+        if constexpr (wide) out.lent_wide_rows = local_block.stored_wide_csr();
+        else out.lent_rows = local_block.stored_csr();
+        if (!out.lent_rows && !out.lent_wide_rows)
+            throw std::logic_error("format " + spec.format + " keeps no CSR arrays although it says it does");
     }
     out.rhs = permuted(out.permutation, system.rhs, false);
     out.initial_guess = permuted(out.permutation, system.initial_guess, false);
@@ -207,10 +215,17 @@ DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPay
     if (const OperatorChoice choice = find_operator(spec.format); choice.matrix_free())
         return matrix_free_system<V>(exec, part, spec, *choice.level, comm, setup_comm);
     const LagrangeDiscretisation<V> disc(part.part.mesh, spec.problem);
-    LinearSystem<V> system = disc.assemble(exec);
+    const FormatEntry& format = *find_operator(spec.format).format;
+    LinearSystem<V> system =
+        disc.assemble(exec, format.wide_offsets_asked(spec.format_options) ? CsrOffsets::wide : CsrOffsets::fit);
     exec->synchronize();
     const auto start = clock_type::now();
-    Csr<V> rows = owned_rows(exec, part, spec, setup_comm, system);
+    if (system.wide_matrix) {
+        WideCsr<V> rows = owned_rows(exec, part, spec, setup_comm, std::move(*system.wide_matrix), system);
+        system.wide_matrix.reset();
+        return from_owned_rows(exec, part, spec, comm, std::move(rows), system, start);
+    }
+    Csr<V> rows = owned_rows(exec, part, spec, setup_comm, std::move(system.matrix), system);
     return from_owned_rows(exec, part, spec, comm, std::move(rows), system, start);
 }
 
@@ -221,7 +236,8 @@ DistributedSystem<V> build_distributed_fv_system(const ExecPtr& exec, const Part
     LinearSystem<V> system = disc.assemble(exec);
     exec->synchronize();
     const auto start = clock_type::now();
-    if (system.wide_matrix) throw std::runtime_error("a rank's rows have more than 2^31 - 1 non-zeros: run on more ranks");
+    if (system.wide_matrix)
+        throw std::runtime_error("finite volumes: a rank's rows have more than 2^31 - 1 non-zeros: run on more ranks");
     const index_type own = part.numbering.layout.owned;
     Csr<V> rows = leading_rows(system.matrix, own);
     system.rhs = leading(system.rhs, static_cast<std::size_t>(own));

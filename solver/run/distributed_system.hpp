@@ -31,16 +31,31 @@ struct DistributedSystem {
     std::size_t nonlocal_nnz = 0;  ///< and of their ghost columns
     index_type dirichlet_rows = 0;  ///< constrained owned rows
     RowStats row_stats;             ///< entries per owned row, both blocks together
+    bool wide_offsets = false;      ///< the local block has 64-bit row offsets
     std::string format_parameters;
     /// For a preconditioner whose setup reads the entries (AMG): the owned rows' owned
     /// columns (lent_rows: the local block's own CSR arrays where its format keeps them, else
     /// local_rows, a copy) and ghost columns in CSR, and the halo, in the operator's numbering;
     /// empty otherwise.
     const Csr<V>* lent_rows = nullptr;
+    /// The local block's own rows when they have 64-bit offsets (past 2^31 - 1 entries, or
+    /// format_options.csr.offsets: 64): then lent_rows and local_rows stay empty.
+    const WideCsr<V>* lent_wide_rows = nullptr;
     Csr<V> local_rows, ghost_rows;
     HaloPlan halo;
     bool keeps_rows = false;
 };
+
+/// What a multigrid setup reads of system's rows (DistributedRows; system.keeps_rows), host
+/// and device the ranks for its host data and the operator's; spaces p-multigrid's coarser
+/// spaces or null.
+template <typename V>
+DistributedRows<V> distributed_rows(const DistributedSystem<V>& system, const Communicator& host,
+                                    const Communicator& device, const std::vector<PartSpace<V>>* spaces = nullptr)
+{
+    const Csr<V>& local = system.lent_rows ? *system.lent_rows : system.local_rows;
+    return DistributedRows<V>{local, system.ghost_rows, system.halo, host, device, spaces, system.lent_wide_rows};
+}
 
 /// The system of part (see the header comment) on exec, its halo through comm. The case's
 /// format stores the local block (its own reordering, if any, renumbers the owned unknowns).
@@ -73,8 +88,7 @@ SetUpPreconditioner<V> distributed_preconditioner(const CaseSpec& spec, const Di
     if (!system.keeps_rows)
         return spec.solver.preconditioner->build(
             PreconditionerSetup<V>{*system.op, nullptr, nullptr, no_permutation, false, spec.solver, nullptr});
-    const Csr<V>& local = system.lent_rows ? *system.lent_rows : system.local_rows;
-    const DistributedRows<V> rows{local, system.ghost_rows, system.halo, host, device, spaces};
+    const DistributedRows<V> rows = distributed_rows(system, host, device, spaces);
     return spec.solver.preconditioner->build(
         PreconditionerSetup<V>{*system.op, nullptr, nullptr, no_permutation, false, spec.solver, &rows});
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <tuple>
 
 #include "gpu_test.hpp"
@@ -134,8 +135,9 @@ TYPED_TEST(LinalgGpu, WideOffsetsMatchCpu)
 
 TYPED_TEST(LinalgGpu, OwnedAndGhostColumnsSplitAndCompressAsOnTheCpu)
 {
-    // A rank's rows split into owned and ghost columns, and the ghost block kept for its rows
-    // with entries only (many rows without any), on the device as on the CPU.
+    // A rank's rows split into owned and ghost columns (with 32-bit and 64-bit row offsets), and
+    // the ghost block kept for its rows with entries only (many rows without any), on the
+    // device as on the CPU.
     using V = TypeParam;
     const unsigned seed = test::random_seed();
     std::mt19937 rng(seed);
@@ -151,6 +153,21 @@ TYPED_TEST(LinalgGpu, OwnedAndGhostColumnsSplitAndCompressAsOnTheCpu)
             EXPECT_EQ(g->row_ptr.to_host(), c->row_ptr.to_host()) << owned << " rows, seed " << seed;
             EXPECT_EQ(g->col_idx.to_host(), c->col_idx.to_host()) << owned << " rows, seed " << seed;
             EXPECT_EQ(g->values.to_host(), c->values.to_host()) << owned << " rows, seed " << seed;
+        }
+        // The same rows with 64-bit offsets (a rank's rows past 2^31 - 1 entries), on both: the
+        // same blocks, the local one keeping the 64-bit offsets.
+        const std::vector<index_type> local_ptr = on_cpu.local.row_ptr.to_host();
+        for (const ExecPtr& exec : {cpu, gpu}) {
+            const SplitRows<V, wide_offset_type> wide = split_owned_columns(test::to_wide_csr(m, exec), ghosts);
+            const std::string where = (exec == cpu ? "cpu, " : "cuda, ") + std::to_string(owned) + " rows, seed " +
+                                      std::to_string(seed);
+            EXPECT_EQ(wide.local.row_ptr.to_host(), std::vector<wide_offset_type>(local_ptr.begin(), local_ptr.end()))
+                << where;
+            EXPECT_EQ(wide.local.col_idx.to_host(), on_cpu.local.col_idx.to_host()) << where;
+            EXPECT_EQ(wide.local.values.to_host(), on_cpu.local.values.to_host()) << where;
+            EXPECT_EQ(wide.nonlocal.row_ptr.to_host(), on_cpu.nonlocal.row_ptr.to_host()) << where;
+            EXPECT_EQ(wide.nonlocal.col_idx.to_host(), on_cpu.nonlocal.col_idx.to_host()) << where;
+            EXPECT_EQ(wide.nonlocal.values.to_host(), on_cpu.nonlocal.values.to_host()) << where;
         }
         const GhostRows<V> c = compress_ghost_rows(std::move(on_cpu.nonlocal));
         const GhostRows<V> g = compress_ghost_rows(std::move(on_gpu.nonlocal));

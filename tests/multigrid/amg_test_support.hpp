@@ -59,6 +59,18 @@ HostMatrix to_host(const Csr<V>& a)
     return h;
 }
 
+/// a with 64-bit row offsets (a rank's rows past 2^31 - 1 entries hold them so), on a's
+/// executor.
+template <typename V>
+WideCsr<V> with_wide_offsets(const Csr<V>& a)
+{
+    const std::vector<index_type> ptr = a.row_ptr.to_host();
+    return WideCsr<V>{a.rows, a.cols,
+                      Array<wide_offset_type>::from_host(a.executor(),
+                                                         std::vector<wide_offset_type>(ptr.begin(), ptr.end())),
+                      a.col_idx.clone_to(a.executor()), a.values.clone_to(a.executor())};
+}
+
 /// diag(a) on a's executor.
 template <typename V>
 Array<V> diagonal_of(const Csr<V>& a)

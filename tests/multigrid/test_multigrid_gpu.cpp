@@ -220,6 +220,20 @@ TEST(AmgGpu, JoinedBlocksAndShiftedColumnsEqualTheCpus)
     EXPECT_EQ(got.ptr, expected.ptr);
     EXPECT_EQ(got.col, expected.col);
     EXPECT_EQ(got.val, expected.val);
+    // Left with 64-bit row offsets (a rank's rows past 2^31 - 1 entries), on both: the same rows.
+    for (const ExecPtr& exec : {host, device}) {
+        const WideCsr<double> l = test::with_wide_offsets(upload(exec, left));
+        const Csr<double> r = upload(exec, right);
+        Array<wide_offset_type> ptr(exec, static_cast<std::size_t>(n) + 1);
+        Array<index_type> col(exec, left.col.size() + right.col.size());
+        Array<double> val(exec, col.size());
+        const Executor& e = *exec;
+        GPUFEM_DISPATCH(e, amg_join_columns(e, l, r, left.cols, ptr.data(), col.data(), val.data()));
+        const std::vector<wide_offset_type> wide_ptr = ptr.to_host();
+        EXPECT_EQ(std::vector<index_type>(wide_ptr.begin(), wide_ptr.end()), expected.ptr);
+        EXPECT_EQ(col.to_host(), expected.col);
+        EXPECT_EQ(val.to_host(), expected.val);
+    }
     // A range of columns moved one way and the rest another (own columns first).
     std::vector<index_type> columns(5000);
     for (index_type& c : columns) c = static_cast<index_type>(rng() % 100000);
@@ -510,6 +524,12 @@ TEST(AmgGpu, GalerkinProductsByWindowsOnTheDeviceMatchTheCpu)
             const HostMatrix ap_d = test::to_host(ap), ap_h = test::to_host(sparse_product(a, p));
             EXPECT_EQ(ap_d.col, ap_h.col) << level;
             EXPECT_LE(test::max_relative_difference(ap_d.val, ap_h.val), 1e-14) << level;
+            // A with 64-bit row offsets (a rank's rows past 2^31 - 1 entries): the same A P.
+            const HostMatrix wide_ap =
+                test::to_host(lattice_product(test::with_wide_offsets(a_d), p_d, on_device, WindowCentre::lowest_of_b_row));
+            EXPECT_EQ(wide_ap.ptr, ap_d.ptr) << level;
+            EXPECT_EQ(wide_ap.col, ap_d.col) << level;
+            EXPECT_EQ(wide_ap.val, ap_d.val) << level;
             const Csr<double> wide = sparse_product(a_d, a_d);
             Csr<double> refused{a.rows, p.cols, Array<index_type>(device, static_cast<std::size_t>(a.rows) + 1), {}, {}};
             EXPECT_FALSE(kernels::cuda::amg_lattice_product(*device, wide, p_d, on_device.points.data(), on_device.dim,

@@ -407,6 +407,33 @@ TEST(DistributedRun, PmgNumbersEachLowerDegreeAndCoarserGridAcrossTheRanks)
                                "--set solver.amg.gather_rows=10", {3}, 3);
 }
 
+TEST(DistributedRun, RowsWith64BitOffsetsTakePmgDownTheGridAndAmgRefusesThem)
+{
+    // Each rank's rows with 64-bit row offsets (as past 2^31 - 1 non-zeros; asked for here at a
+    // small size): p-multigrid down the generated grid's halvings gives one rank's solution
+    // (one rank with the same offsets) and the report says 64; AMG, which aggregates those
+    // rows, is refused on every rank with one message and nothing written.
+    TempDir dir;
+    std::string text = case_text({"hexes_q1_pmg_wide", "{shape: unit_cube, size: 0.05}", 1}, random_seed(), "boundary");
+    text.replace(text.find("preconditioner: jacobi"), 22, "preconditioner: pmg");
+    text += "format: csr\nformat_options: {csr: {offsets: 64}}\n";
+    const auto file = dir.write("wide.yaml", text);
+    run_against_one_rank(file, "--set solver.amg.gather_rows=50", {2, 3}, dir,
+                         [&](int, const nlohmann::json& report, const std::filesystem::path& out, int iterations) {
+                             EXPECT_NEAR(report["solver"]["iterations"].get<int>(), iterations, 2);
+                             EXPECT_LT(pieces_against_one_rank(dir.path() / "one", out), 1e-9);
+                             EXPECT_EQ(report["matrix"]["row_offset_bits"].get<int>(), 64);
+                             EXPECT_EQ(report["solver"]["preconditioner_details"]["coarser_space_levels"].get<int>(), 2);
+                         });
+    const auto amg_file = dir.write("amg_wide.yaml", "mesh: {shape: unit_cube, size: 0.1}\nformat: csr\n"
+                                                     "format_options: {csr: {offsets: 64}}\n"
+                                                     "solver: {preconditioner: amg}\nbackend: cpu\n");
+    const CommandResult amg = run_on_ranks(2, "run " + amg_file.string() + " -q -o " + (dir.path() / "out").string());
+    EXPECT_EQ(amg.exit_code, 1) << amg.output;
+    EXPECT_NE(amg.output.find("aggregation does not read"), std::string::npos) << amg.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "result.pvtu"));
+}
+
 /// A finite-volume case (its YAML text) on one rank and on each of rank_counts: the same cell
 /// values (1e-10 relative: tolerance 1e-12), the same faces, error and correction, iterations
 /// within a quarter (BiCGSTAB's and the correction passes' counts move with the sums' order).

@@ -553,6 +553,24 @@ TEST(NcclRanks, PmgAcrossRanksNumbersTheLowerDegreeAndSolvesAsOneRank)
     on_gpus(check_distributed_pmg);
 }
 
+/// CG with pmg on the rank's system of part converges as CG with one rank's p-multigrid on the
+/// whole mesh of spec (32-bit CSR, its transfers down the same levels) does: the same solution,
+/// the iterations within 2.
+void expect_pmg_solves_as_one_rank(const CaseSpec& spec, const DistributedSystem<double>& system,
+                                   const Preconditioner<double>& pmg, const PartPayload& part, const RankSetup& on)
+{
+    const CaseMesh input = load_case_mesh(spec, Executor::create_cpu());
+    LinearSystem<double> whole = make_discretisation<double>(spec, input)->assemble(Executor::create_cpu());
+    std::vector<Csr<double>> transfers = pmg_interpolations<double>(input.mesh, Executor::create_cpu());
+    ASSERT_EQ(transfers.size(), 3u);
+    const Csr<double> whole_matrix = whole.matrix.clone_to(Executor::create_cpu());
+    const auto whole_op = build_format<double>("csr", std::move(whole.matrix), {});
+    const AmgPreconditioner<double> serial(*whole_op.op, whole_matrix, AmgOptions{}, &transfers);
+    expect_solves_as_one_rank({*whole_op.op, whole.rhs.to_host(), whole.initial_guess.to_host()}, serial,
+                              {*system.op, system.rhs.to_host(), system.initial_guess.to_host()}, pmg, part.numbering,
+                              on, 2);
+}
+
 /// p-multigrid across the ranks of a generated Q2 cube, each rank's block of the grid made by
 /// the rank alone: the degree-1 space and the grids of 4 and 2 boxes a side are levels split
 /// among the ranks (numbered across them), each level's Galerkin operator equals R A P applied
@@ -595,18 +613,7 @@ backend: cpu
     EXPECT_EQ(pmg.report()["coarser_space_levels"].get<int>(), 3);
     for (std::size_t l = 0; l < 3; ++l)
         EXPECT_LT(pmg.galerkin_defect(l, seed + static_cast<unsigned>(l)), 1e-13) << "level " << l;
-    // One rank: the whole mesh, its assembled system and p-multigrid's transfers.
-    const CaseMesh input = load_case_mesh(spec, Executor::create_cpu());
-    const auto disc = make_discretisation<double>(spec, input);
-    LinearSystem<double> whole = disc->assemble(Executor::create_cpu());
-    std::vector<Csr<double>> transfers = pmg_interpolations<double>(input.mesh, Executor::create_cpu());
-    ASSERT_EQ(transfers.size(), 3u);
-    const Csr<double> whole_matrix = whole.matrix.clone_to(Executor::create_cpu());
-    const auto whole_op = build_format<double>("csr", std::move(whole.matrix), {});
-    const AmgPreconditioner<double> serial(*whole_op.op, whole_matrix, AmgOptions{}, &transfers);
-    expect_solves_as_one_rank({*whole_op.op, whole.rhs.to_host(), whole.initial_guess.to_host()}, serial,
-                              {*system.op, system.rhs.to_host(), system.initial_guess.to_host()}, pmg, part.numbering,
-                              on, 2);
+    expect_pmg_solves_as_one_rank(spec, system, pmg, part, on);
 }
 
 TEST(MpiRanks, PmgAcrossRanksSplitsEveryCoarserGridOfAGeneratedCube)
@@ -617,6 +624,70 @@ TEST(MpiRanks, PmgAcrossRanksSplitsEveryCoarserGridOfAGeneratedCube)
 TEST(NcclRanks, PmgAcrossRanksSplitsEveryCoarserGridOfAGeneratedCube)
 {
     on_gpus(check_grid_pmg);
+}
+
+/// A rank's rows with 64-bit row offsets (as past 2^31 - 1 entries; here asked for by
+/// format_options.csr.offsets: 64) on a generated cube at degree 1: the local block keeps them
+/// (none of 32 bits beside it), their entries are those of the 32-bit rows (to rounding: on
+/// the GPU the wide assembly adds into rows it searches, in another order), p-multigrid's
+/// Galerkin products down the grid levels are exact, and its cycle gives the 32-bit rows'
+/// result to rounding; CG with it converges to one rank's solution. AMG, which aggregates the
+/// finest rows, refuses them on every rank.
+void check_wide_rank_rows(const RankSetup& on, unsigned seed)
+{
+    const std::string text = R"(
+mesh: {shape: unit_cube, size: 0.0625}
+problem: {kappa: "1 + x*y", f: "1 + z", dirichlet: {boundary: "x*x + y"}}
+format: csr
+solver: {preconditioner: pmg}
+backend: cpu
+)";
+    const CaseSpec narrow_spec = parse_case_text(text, "narrow", "");
+    const CaseSpec spec = parse_case_text(text + "format_options: {csr: {offsets: 64}}\n", "wide", "");
+    const ShapeGrid shape = *box_shape_grid(spec.mesh);
+    GridPart made = grid_part(shape, grid_blocks(shape.grid, world().size()), world().rank());
+    HaloPlan plan = halo_plan_from_owners(world(), made.numbering);
+    const PartPayload part{std::move(made.part), std::move(made.numbering), std::move(plan)};
+    const DistributedSystem<double> narrow = build_distributed_system<double>(on.exec, part, narrow_spec, *on.comm);
+    const DistributedSystem<double> system = build_distributed_system<double>(on.exec, part, spec, *on.comm);
+    ASSERT_NE(system.lent_wide_rows, nullptr);
+    EXPECT_EQ(system.lent_rows, nullptr);
+    ASSERT_NE(narrow.lent_rows, nullptr);
+    const std::vector<wide_offset_type> wide_ptr = system.lent_wide_rows->row_ptr.to_host();
+    EXPECT_EQ(std::vector<index_type>(wide_ptr.begin(), wide_ptr.end()), narrow.lent_rows->row_ptr.to_host());
+    EXPECT_EQ(system.lent_wide_rows->col_idx.to_host(), narrow.lent_rows->col_idx.to_host());
+    EXPECT_LT(max_relative_difference(system.lent_wide_rows->values.to_host(), narrow.lent_rows->values.to_host()),
+              1e-14);
+    EXPECT_EQ(system.ghost_rows.col_idx.to_host(), narrow.ghost_rows.col_idx.to_host());
+    EXPECT_LT(max_relative_difference(system.ghost_rows.values.to_host(), narrow.ghost_rows.values.to_host()), 1e-14);
+    const std::vector<PartSpace<double>> spaces =
+        preconditioner_spaces<double>(spec, part, system.permutation, on.exec, world());
+    ASSERT_EQ(spaces.size(), 3u);  // 17^3 vertices: grids of 9^3, 5^3 and 3^3 points
+    AmgOptions options;
+    options.gather_rows = 4;  // every grid split among the ranks
+    const DistributedAmg<double> pmg(*system.op, distributed_rows(system, world(), *on.comm, &spaces), options);
+    const DistributedAmg<double> narrow_pmg(*narrow.op, distributed_rows(narrow, world(), *on.comm, &spaces), options);
+    for (std::size_t l = 0; l < 3; ++l)
+        EXPECT_LT(pmg.galerkin_defect(l, seed + static_cast<unsigned>(l)), 1e-13) << "level " << l << ", seed " << seed;
+    const auto n = static_cast<std::size_t>(system.op->rows());
+    const Array<double> r = Array<double>::from_host(on.exec, random_vector<double>(n, seed + 7));
+    Array<double> z(on.exec, n), narrow_z(on.exec, n);
+    pmg.apply(r, z);
+    narrow_pmg.apply(r, narrow_z);
+    EXPECT_LT(max_relative_difference(z.to_host(), narrow_z.to_host()), 1e-12) << "seed " << seed;
+    EXPECT_THROW(DistributedAmg<double>(*system.op, distributed_rows(system, world(), *on.comm), options),
+                 std::invalid_argument);
+    expect_pmg_solves_as_one_rank(spec, system, pmg, part, on);
+}
+
+TEST(MpiRanks, RowsWith64BitOffsetsTakePmgDownAGeneratedGrid)
+{
+    check_wide_rank_rows(mpi_setup(), shared_seed());
+}
+
+TEST(NcclRanks, RowsWith64BitOffsetsTakePmgDownAGeneratedGrid)
+{
+    on_gpus(check_wide_rank_rows);
 }
 
 }  // namespace

@@ -310,17 +310,17 @@ void amg_merge_global_rows(const Executor&, const Csr<V>& local, const Csr<V>& w
     });
 }
 
-template <typename V>
-void amg_join_columns(const Executor&, const Csr<V>& left, const Csr<V>& right, index_type shift,
-                      index_type* row_ptr, index_type* columns, V* values)
+template <typename V, typename O>
+void amg_join_columns(const Executor&, const Csr<V, O>& left, const Csr<V>& right, index_type shift, O* row_ptr,
+                      index_type* columns, V* values)
 {
-    const index_type *lp = left.row_ptr.data(), *lc = left.col_idx.data();
-    const index_type *rp = right.row_ptr.data(), *rc = right.col_idx.data();
+    const O* lp = left.row_ptr.data();
+    const index_type *lc = left.col_idx.data(), *rp = right.row_ptr.data(), *rc = right.col_idx.data();
     const V *lv = left.values.data(), *rv = right.values.data();
     chunked_for(static_cast<long long>(left.rows) + 1, [&](long long i) { row_ptr[i] = lp[i] + rp[i]; });
     chunked_for(left.rows, [&](long long i) {
-        index_type out = lp[i] + rp[i];
-        for (index_type k = lp[i]; k < lp[i + 1]; ++k, ++out) columns[out] = lc[k], values[out] = lv[k];
+        O out = lp[i] + rp[i];
+        for (O k = lp[i]; k < lp[i + 1]; ++k, ++out) columns[out] = lc[k], values[out] = lv[k];
         for (index_type k = rp[i]; k < rp[i + 1]; ++k, ++out) columns[out] = rc[k] + shift, values[out] = rv[k];
     });
 }
@@ -452,7 +452,8 @@ Csr<V> amg_transpose(const Executor&, const Csr<V>& a)
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
     amg_strength, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
-    amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_join_columns, amg_stacked_offsets,
+    amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_stacked_offsets,
     amg_grid_transfer_entries, amg_dense_matvec, amg_spgemm, amg_transpose, amg_lump_into_prolongator)
+GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(amg_join_columns)
 
 }  // namespace gpufem::kernels::cpu

@@ -18,11 +18,12 @@ void amg_lattice_points(const Executor&, LatticeNumbering numbering, index_type 
     });
 }
 
-template <typename V>
-bool amg_lattice_product(const Executor&, const Csr<V>& a, const Csr<V>& b, const std::uint64_t* points, int dim,
+template <typename V, typename O>
+bool amg_lattice_product(const Executor&, const Csr<V, O>& a, const Csr<V>& b, const std::uint64_t* points, int dim,
                          WindowCentre centre, index_type first, Csr<V>& c)
 {
-    const index_type *ap = a.row_ptr.data(), *ac = a.col_idx.data(), *bp = b.row_ptr.data(), *bc = b.col_idx.data();
+    const O* ap = a.row_ptr.data();
+    const index_type *ac = a.col_idx.data(), *bp = b.row_ptr.data(), *bc = b.col_idx.data();
     const V *av = a.values.data(), *bv = b.values.data();
     index_type* cp = c.row_ptr.data();
     std::vector<unsigned char> fits(static_cast<std::size_t>(a.rows), 1);
@@ -67,6 +68,6 @@ bool amg_lattice_product(const Executor&, const Csr<V>& a, const Csr<V>& b, cons
     return true;
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(amg_lattice_product)
+GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(amg_lattice_product)
 
 }  // namespace gpufem::kernels::cpu

@@ -432,11 +432,11 @@ __global__ void rebase_row_offsets_kernel(index_type rows, const index_type* __r
 }
 
 /// One thread per row of [left | right]: its offset (and the last one), then its entries.
-template <typename V>
-__global__ void join_columns_kernel(index_type rows, const index_type* __restrict__ lp,
+template <typename V, typename O>
+__global__ void join_columns_kernel(index_type rows, const O* __restrict__ lp,
                                     const index_type* __restrict__ lc, const V* __restrict__ lv,
                                     const index_type* __restrict__ rp, const index_type* __restrict__ rc,
-                                    const V* __restrict__ rv, index_type shift, index_type* __restrict__ row_ptr,
+                                    const V* __restrict__ rv, index_type shift, O* __restrict__ row_ptr,
                                     index_type* __restrict__ columns, V* __restrict__ values)
 {
     // One warp per row: its lanes copy consecutive entries (coalesced reads and writes).
@@ -445,7 +445,8 @@ __global__ void join_columns_kernel(index_type rows, const index_type* __restric
     if (i > rows) return;
     if (lane == 0) row_ptr[i] = lp[i] + rp[i];
     if (i == rows) return;
-    const index_type out = lp[i] + rp[i], left = lp[i + 1] - lp[i];
+    const O out = lp[i] + rp[i];
+    const auto left = static_cast<index_type>(lp[i + 1] - lp[i]);
     for (index_type k = lane; k < left; k += 32) {
         columns[out + k] = lc[lp[i] + k];
         values[out + k] = lv[lp[i] + k];
@@ -773,12 +774,12 @@ void amg_merge_global_rows(const Executor& exec, const Csr<V>& local, const Csr<
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-template <typename V>
-void amg_join_columns(const Executor& exec, const Csr<V>& left, const Csr<V>& right, index_type shift,
-                      index_type* row_ptr, index_type* columns, V* values)
+template <typename V, typename O>
+void amg_join_columns(const Executor& exec, const Csr<V, O>& left, const Csr<V>& right, index_type shift,
+                      O* row_ptr, index_type* columns, V* values)
 {
     const std::int64_t threads = (static_cast<std::int64_t>(left.rows) + 1) * 32;
-    join_columns_kernel<V><<<static_cast<unsigned>((threads + block_size - 1) / block_size), block_size, 0,
+    join_columns_kernel<V, O><<<static_cast<unsigned>((threads + block_size - 1) / block_size), block_size, 0,
                              stream_of(exec)>>>(
         left.rows, left.row_ptr.data(), left.col_idx.data(), left.values.data(), right.row_ptr.data(),
         right.col_idx.data(), right.values.data(), shift, row_ptr, columns, values);
@@ -1005,7 +1006,8 @@ Csr<V> amg_transpose(const Executor& exec, const Csr<V>& a)
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
     amg_strength, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
-    amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_join_columns, amg_stacked_offsets,
+    amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_stacked_offsets,
     amg_grid_transfer_entries, amg_dense_matvec, amg_spgemm, amg_transpose, amg_lump_into_prolongator)
+GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(amg_join_columns)
 
 }  // namespace gpufem::kernels::cuda

@@ -54,8 +54,8 @@ __device__ bool warp_centre(index_type r, WindowCentre centre, index_type first,
 /// name; with Values, sums[g][slot] += a_ik b_kj and keys[slot] = j. Returns the row's mask
 /// of touched slots (warp-uniform); *outside = 1 when a column leaves the window (outside
 /// null: the count pass found none).
-template <typename V, bool Values>
-__device__ unsigned warp_window_row(index_type r, int group, const index_type* __restrict__ a_ptr,
+template <typename V, bool Values, typename O>
+__device__ unsigned warp_window_row(index_type r, int group, const O* __restrict__ a_ptr,
                                     const index_type* __restrict__ a_col, const V* __restrict__ a_val,
                                     const index_type* __restrict__ b_ptr, const index_type* __restrict__ b_col,
                                     const V* __restrict__ b_val, const std::uint64_t* __restrict__ points, int dim,
@@ -65,7 +65,7 @@ __device__ unsigned warp_window_row(index_type r, int group, const index_type* _
     const int lane = threadIdx.x & 31, g = lane / group, member = lane % group, groups = 32 / group;
     unsigned mask = 0;
     bool fits = true;
-    for (index_type p = a_ptr[r] + g; p < a_ptr[r + 1]; p += groups) {
+    for (O p = a_ptr[r] + g; p < a_ptr[r + 1]; p += groups) {
         const index_type k = a_col[p];
         for (index_type q = b_ptr[k] + member; q < b_ptr[k + 1]; q += group) {
             const index_type j = b_col[q];
@@ -86,9 +86,9 @@ __device__ unsigned warp_window_row(index_type r, int group, const index_type* _
     return __reduce_or_sync(0xffffffffu, mask);
 }
 
-template <typename V>
+template <typename V, typename O>
 __global__ void __launch_bounds__(warps_per_block * 32)
-    window_count_kernel(index_type rows, int group, const index_type* __restrict__ a_ptr,
+    window_count_kernel(index_type rows, int group, const O* __restrict__ a_ptr,
                         const index_type* __restrict__ a_col, const index_type* __restrict__ b_ptr,
                         const index_type* __restrict__ b_col, const std::uint64_t* __restrict__ points, int dim,
                         WindowCentre centre, index_type first, index_type* __restrict__ counts,
@@ -109,9 +109,9 @@ __global__ void __launch_bounds__(warps_per_block * 32)
     if ((threadIdx.x & 31) == 0) counts[r] = __popc(mask);
 }
 
-template <typename V>
+template <typename V, typename O>
 __global__ void __launch_bounds__(warps_per_block * 32)
-    window_fill_kernel(index_type rows, int group, const index_type* __restrict__ a_ptr,
+    window_fill_kernel(index_type rows, int group, const O* __restrict__ a_ptr,
                        const index_type* __restrict__ a_col, const V* __restrict__ a_val,
                        const index_type* __restrict__ b_ptr, const index_type* __restrict__ b_col,
                        const V* __restrict__ b_val, const std::uint64_t* __restrict__ points, int dim,
@@ -167,8 +167,8 @@ void amg_lattice_points(const Executor& exec, LatticeNumbering numbering, index_
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-template <typename V>
-bool amg_lattice_product(const Executor& exec, const Csr<V>& a, const Csr<V>& b, const std::uint64_t* points, int dim,
+template <typename V, typename O>
+bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>& b, const std::uint64_t* points, int dim,
                          WindowCentre centre, index_type first, Csr<V>& c)
 {
     const cudaStream_t stream = stream_of(exec);
@@ -180,7 +180,7 @@ bool amg_lattice_product(const Executor& exec, const Csr<V>& a, const Csr<V>& b,
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(ptr + rows, 0, sizeof(index_type), stream));
     const auto blocks = static_cast<unsigned>((static_cast<long long>(rows) + warps_per_block - 1) / warps_per_block);
     if (rows > 0) {
-        window_count_kernel<V><<<blocks, warps_per_block * 32, 0, stream>>>(
+        window_count_kernel<V, O><<<blocks, warps_per_block * 32, 0, stream>>>(
             rows, group, a.row_ptr.data(), a.col_idx.data(), b.row_ptr.data(), b.col_idx.data(), points, dim, centre,
             first, ptr, outside.as<int>());
         GPUFEM_CUDA_CHECK_LAUNCH();
@@ -220,7 +220,7 @@ bool amg_lattice_product(const Executor& exec, const Csr<V>& a, const Csr<V>& b,
     c.values = Array<V>(ex, static_cast<std::size_t>(total));
     if (rows > 0) {
         const std::size_t shared = warps_per_block * lattice_window_slots * ((32 / group) * sizeof(V) + sizeof(index_type));
-        window_fill_kernel<V><<<blocks, warps_per_block * 32, shared, stream>>>(
+        window_fill_kernel<V, O><<<blocks, warps_per_block * 32, shared, stream>>>(
             rows, group, a.row_ptr.data(), a.col_idx.data(), a.values.data(), b.row_ptr.data(), b.col_idx.data(),
             b.values.data(), points, dim, centre, first, ptr, c.col_idx.data(), c.values.data());
         GPUFEM_CUDA_CHECK_LAUNCH();
@@ -228,6 +228,6 @@ bool amg_lattice_product(const Executor& exec, const Csr<V>& a, const Csr<V>& b,
     return true;
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(amg_lattice_product)
+GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(amg_lattice_product)
 
 }  // namespace gpufem::kernels::cuda
