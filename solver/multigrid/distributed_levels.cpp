@@ -80,21 +80,6 @@ Csr<V> stacked(const Csr<V>& a, const Csr<V>& b)
     return Csr<V>{a.rows + b.rows, a.cols, std::move(ptr), std::move(col), std::move(val)};
 }
 
-/// [left | right]: each row's entries of left, then right's with their columns after left's
-/// (left's row offsets' type O).
-template <typename V, typename O>
-Csr<V, O> joined(const Csr<V, O>& left, const Csr<V>& right)
-{
-    const ExecPtr& exec = left.executor();
-    const Executor& e = *exec;
-    const auto nnz = static_cast<std::size_t>(left.nnz() + right.nnz());
-    Array<O> ptr(exec, static_cast<std::size_t>(left.rows) + 1);
-    Array<index_type> col(exec, nnz);
-    Array<V> val(exec, nnz);
-    GPUFEM_DISPATCH(e, amg_join_columns(e, left, right, left.cols, ptr.data(), col.data(), val.data()));
-    return Csr<V, O>{left.rows, left.cols + right.cols, std::move(ptr), std::move(col), std::move(val)};
-}
-
 /// The global number of each of the space's unknowns (owned, then ghosts).
 template <typename V>
 std::vector<index_type> global_numbers(const PartSpace<V>& space, int rank)
@@ -336,13 +321,7 @@ SpaceTransfer<V> space_transfer(const Csr<V, O>& local, const Csr<V>& nonlocal, 
     out.restriction = split_owned_columns(r, fine, fine_ghosts);
     lap("R");
     // R A P over this rank's rows of A P and its finer ghosts' from their owners.
-    Csr<V> ap;
-    {
-        const Csr<V, O> a = joined(local, nonlocal);  // as large as the rank's matrix: freed after A P
-        lap("[A_local A_ghost]");
-        ap = lattice_product(a, p, space.lattice, WindowCentre::lowest_of_b_row);
-        exec->synchronize();
-    }
+    const Csr<V> ap = lattice_product(local, nonlocal, p, space.lattice, WindowCentre::lowest_of_b_row);
     lap("A P");
     const Csr<V> ap_all = stacked(ap, ghost_prolongator_rows(ap, 0, total, halo, host, device));
     lap("ghost rows of A P");

@@ -1,6 +1,7 @@
 #include "solver/multigrid/lattice_product.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 
@@ -54,21 +55,64 @@ CoarseLattice coarse_lattice(const std::vector<index_type>& offsets, const std::
 }
 
 template <typename V, typename O>
-Csr<V> lattice_product(const Csr<V, O>& a, const Csr<V>& b, const CoarseLattice& lattice, WindowCentre centre,
-                       index_type first)
+Csr<V, O> joined(const Csr<V, O>& left, const Csr<V>& right)
 {
-    if (a.cols != b.rows) throw std::invalid_argument("lattice_product: inner dimensions differ");
-    if (!lattice.empty() && b.cols <= static_cast<index_type>(lattice.points.size())) {
-        const Executor& e = *a.executor();
-        Csr<V> c{a.rows, b.cols, Array<index_type>(a.executor(), static_cast<std::size_t>(a.rows) + 1), {}, {}};
-        if (GPUFEM_DISPATCH(e, amg_lattice_product(e, a, b, lattice.points.data(), lattice.dim, centre, first, c)))
-            return c;
-        spdlog::debug("lattice product: a row of {} x {} leaves its window; the general product", a.rows, b.cols);
-    }
+    const ExecPtr& exec = left.executor();
+    const Executor& e = *exec;
+    const auto nnz = static_cast<std::size_t>(left.nnz() + right.nnz());
+    Array<O> ptr(exec, static_cast<std::size_t>(left.rows) + 1);
+    Array<index_type> col(exec, nnz);
+    Array<V> val(exec, nnz);
+    GPUFEM_DISPATCH(e, amg_join_columns(e, left, right, left.cols, ptr.data(), col.data(), val.data()));
+    return Csr<V, O>{left.rows, left.cols + right.cols, std::move(ptr), std::move(col), std::move(val)};
+}
+
+namespace {
+
+/// C = [a | ghost] B by windows (ghost null: a alone), or nullopt when a row leaves its
+/// window or the lattice is empty.
+template <typename V, typename O>
+std::optional<Csr<V>> window_product(const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
+                                     const CoarseLattice& lattice, WindowCentre centre, index_type first)
+{
+    if (a.cols + (ghost ? ghost->cols : 0) != b.rows) throw std::invalid_argument("lattice_product: inner dimensions differ");
+    if (lattice.empty() || b.cols > static_cast<index_type>(lattice.points.size())) return std::nullopt;
+    const Executor& e = *a.executor();
+    Csr<V> c{a.rows, b.cols, Array<index_type>(a.executor(), static_cast<std::size_t>(a.rows) + 1), {}, {}};
+    if (GPUFEM_DISPATCH(e, amg_lattice_product(e, a, ghost, b, lattice.points.data(), lattice.dim, centre, first, c)))
+        return c;
+    spdlog::debug("lattice product: a row of {} x {} leaves its window; the general product", a.rows, b.cols);
+    return std::nullopt;
+}
+
+/// The general product a b, where a's offsets allow it.
+template <typename V, typename O>
+Csr<V> general_product(const Csr<V, O>& a, const Csr<V>& b)
+{
     if constexpr (std::is_same_v<O, index_type>) return sparse_product(a, b);
     else
         throw std::invalid_argument("p-multigrid: the Galerkin product of a matrix past 2^31 - 1 entries (64-bit "
                                     "row offsets) is made on a generated grid's levels only; run on more ranks");
+}
+
+}  // namespace
+
+template <typename V, typename O>
+Csr<V> lattice_product(const Csr<V, O>& a, const Csr<V>& b, const CoarseLattice& lattice, WindowCentre centre,
+                       index_type first)
+{
+    if (std::optional<Csr<V>> c = window_product(a, static_cast<const Csr<V>*>(nullptr), b, lattice, centre, first))
+        return std::move(*c);
+    return general_product(a, b);
+}
+
+template <typename V, typename O>
+Csr<V> lattice_product(const Csr<V, O>& local, const Csr<V>& ghost, const Csr<V>& b, const CoarseLattice& lattice,
+                       WindowCentre centre)
+{
+    if (local.rows != ghost.rows) throw std::invalid_argument("lattice_product: the blocks' rows differ");
+    if (std::optional<Csr<V>> c = window_product(local, &ghost, b, lattice, centre, 0)) return std::move(*c);
+    return general_product(joined(local, ghost), b);
 }
 
 template <typename V>
@@ -82,6 +126,12 @@ Csr<V> lattice_galerkin(const Csr<V>& r, const Csr<V>& a, const Csr<V>& p, const
     template Csr<V> lattice_product(const Csr<V>&, const Csr<V>&, const CoarseLattice&, WindowCentre, index_type); \
     template Csr<V> lattice_product(const WideCsr<V>&, const Csr<V>&, const CoarseLattice&, WindowCentre,       \
                                     index_type);                                                               \
+    template Csr<V> lattice_product(const Csr<V>&, const Csr<V>&, const Csr<V>&, const CoarseLattice&,          \
+                                    WindowCentre);                                                             \
+    template Csr<V> lattice_product(const WideCsr<V>&, const Csr<V>&, const Csr<V>&, const CoarseLattice&,      \
+                                    WindowCentre);                                                             \
+    template Csr<V> joined(const Csr<V>&, const Csr<V>&);                                                      \
+    template WideCsr<V> joined(const WideCsr<V>&, const Csr<V>&);                                              \
     template Csr<V> lattice_galerkin(const Csr<V>&, const Csr<V>&, const Csr<V>&, const CoarseLattice&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)

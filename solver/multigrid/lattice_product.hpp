@@ -39,6 +39,19 @@ template <typename V, typename O>
 Csr<V> lattice_product(const Csr<V, O>& a, const Csr<V>& b, const CoarseLattice& lattice, WindowCentre centre,
                        index_type first = 0);
 
+/// C = [local | ghost] B (a rank's owned rows: its owned columns, then its ghost columns
+/// numbered after them) as lattice_product of the joined rows gives it, without a joined copy
+/// of the rank's matrix when every row fits its window; else the general product of the
+/// joined rows (with 64-bit offsets: std::invalid_argument as above).
+template <typename V, typename O>
+Csr<V> lattice_product(const Csr<V, O>& local, const Csr<V>& ghost, const Csr<V>& b, const CoarseLattice& lattice,
+                       WindowCentre centre);
+
+/// [left | right]: each row's entries of left, then right's with their columns after left's
+/// (left's row offsets' type O), on left's executor.
+template <typename V, typename O>
+Csr<V, O> joined(const Csr<V, O>& left, const Csr<V>& right);
+
 /// R A P for the transfer p into lattice's grid and r = P^T (lattice_product twice; empty
 /// lattice: sparse products).
 template <typename V>

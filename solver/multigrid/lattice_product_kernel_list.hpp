@@ -9,8 +9,10 @@ GPUFEM_KERNEL_INLINE void amg_lattice_points(const Executor& exec, LatticeNumber
 /// entries kept), B's columns being lattice points (points, packed): c's row offsets
 /// (a.rows + 1, allocated by the caller), columns and values. Returns false, c's columns and
 /// values left empty, when a row's columns do not fit its window. Throws std::length_error
-/// past 2^31 - 1 entries. A's row offsets of type O (64 bits: a rank's rows past 2^31 - 1
-/// entries).
+/// past 2^31 - 1 entries. A = [a | ghost] (a rank's owned columns, then its ghost columns
+/// numbered after them; ghost null: a alone), read in place (WindowRows); a's row offsets of
+/// type O (64 bits: a rank's rows past 2^31 - 1 entries).
 template <typename V, typename O>
-bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>& b, const std::uint64_t* points,
-                         int dim, WindowCentre centre, index_type first, Csr<V>& c) GPUFEM_KERNEL_BODY
+bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
+                         const std::uint64_t* points, int dim, WindowCentre centre, index_type first,
+                         Csr<V>& c) GPUFEM_KERNEL_BODY

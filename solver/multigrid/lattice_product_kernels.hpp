@@ -105,18 +105,61 @@ GPUFEM_HOST_DEVICE inline int window_slot(std::uint64_t at, std::uint64_t centre
            (dim == 1 ? 12 : dim == 2 ? 9 : 0);
 }
 
+/// The rows of A as the window products read them: one block (ghost_ptr null), or a rank's
+/// owned columns with, after them (their columns shifted by shift), its ghost columns, side
+/// by side without a joined copy of the rank's matrix. A row's entries come in the joined
+/// row's order: the block's, then the ghosts'. O: the block's row offsets (64 bits past 2^31
+/// - 1 entries); the ghost block's are 32-bit.
+template <typename V, typename O>
+struct WindowRows {
+    const O* ptr = nullptr;
+    const index_type* col = nullptr;
+    const V* val = nullptr;
+    const index_type* ghost_ptr = nullptr;
+    const index_type* ghost_col = nullptr;
+    const V* ghost_val = nullptr;
+    index_type shift = 0;
+
+    /// Where row r's entries lie: the block's first, how many are the block's, all of them.
+    struct Row {
+        O begin;
+        long long own;
+        index_type ghost_begin;
+        long long count;
+    };
+    GPUFEM_HOST_DEVICE Row row(index_type r) const
+    {
+        const O begin = ptr[r];
+        const long long own = static_cast<long long>(ptr[r + 1] - begin);
+        const index_type ghost_begin = ghost_ptr ? ghost_ptr[r] : 0;
+        return Row{begin, own, ghost_begin, own + (ghost_ptr ? ghost_ptr[r + 1] - ghost_begin : 0)};
+    }
+    /// The column of the row's entry e (e < count).
+    GPUFEM_HOST_DEVICE index_type column(const Row& w, long long e) const
+    {
+        return e < w.own ? col[w.begin + e] : ghost_col[w.ghost_begin + (e - w.own)] + shift;
+    }
+    /// Its value.
+    GPUFEM_HOST_DEVICE V value(const Row& w, long long e) const
+    {
+        return e < w.own ? val[w.begin + e] : ghost_val[w.ghost_begin + (e - w.own)];
+    }
+};
+
 /// Row r of C = A B gathered into the 3^dim slots around centre: slot s holds column keys[s]
 /// (bit s of mask set) and, when Values, the sum sums[s] of a_ik b_kj in A's, then B's order.
 /// Returns false when a column lies outside the window.
 template <typename V, bool Values, typename O>
-GPUFEM_HOST_DEVICE inline bool window_row(index_type r, const O* a_ptr, const index_type* a_col,
-                                          const V* a_val, const index_type* b_ptr, const index_type* b_col,
-                                          const V* b_val, const std::uint64_t* points, int dim,
-                                          std::uint64_t centre, unsigned& mask, index_type* keys, V* sums)
+GPUFEM_HOST_DEVICE inline bool window_row(index_type r, const WindowRows<V, O>& a, const index_type* b_ptr,
+                                          const index_type* b_col, const V* b_val, const std::uint64_t* points,
+                                          int dim, std::uint64_t centre, unsigned& mask, index_type* keys, V* sums)
 {
     mask = 0;
-    for (O p = a_ptr[r]; p < a_ptr[r + 1]; ++p) {
-        const index_type k = a_col[p];
+    const typename WindowRows<V, O>::Row w = a.row(r);
+    for (long long e = 0; e < w.count; ++e) {
+        const index_type k = a.column(w, e);
+        V a_ke = V(0);
+        if constexpr (Values) a_ke = a.value(w, e);
         for (index_type q = b_ptr[k]; q < b_ptr[k + 1]; ++q) {
             const index_type j = b_col[q];
             const int slot = window_slot(points[j], centre, dim);
@@ -126,12 +169,26 @@ GPUFEM_HOST_DEVICE inline bool window_row(index_type r, const O* a_ptr, const in
                     keys[slot] = j;
                     sums[slot] = V(0);
                 }
-                sums[slot] += a_val[p] * b_val[q];
+                sums[slot] += a_ke * b_val[q];
             }
             mask |= 1u << slot;
         }
     }
     return true;
+}
+
+/// The window rows of [a | ghost] (ghost null: a alone), on their executor.
+template <typename V, typename O>
+WindowRows<V, O> window_rows(const Csr<V, O>& a, const Csr<V>* ghost)
+{
+    WindowRows<V, O> out{a.row_ptr.data(), a.col_idx.data(), a.values.data()};
+    if (ghost) {
+        out.ghost_ptr = ghost->row_ptr.data();
+        out.ghost_col = ghost->col_idx.data();
+        out.ghost_val = ghost->values.data();
+        out.shift = a.cols;
+    }
+    return out;
 }
 
 /// The entries of mask's slots written in column order to columns / values (keys and sums

@@ -45,10 +45,11 @@ std::string describe_levels(const nlohmann::json& report)
     for (const auto& level : report["levels"])
         rows += (rows.empty() ? "" : " / ") + std::to_string(level["rows"].get<long long>());
     const nlohmann::json& complexity = report["operator_complexity"];
+    const std::string origin = report.value("coarse_operators", std::string());
     return fmt::format(", {} levels (rows {}), {}", report["levels"].size(), rows,
-                       complexity.is_number()
-                           ? fmt::format("operator complexity {:.2f}", complexity.get<double>())
-                           : std::string("coarse operators from the element matrices"));
+                       complexity.is_number() ? fmt::format("operator complexity {:.2f}", complexity.get<double>())
+                       : origin == "element galerkin" ? std::string("coarse operators from the element matrices")
+                                                      : "coarse operators " + origin);
 }
 
 /// What a discretisation's report says the user should know (finite volumes: the mesh's

@@ -59,6 +59,9 @@ HostMatrix to_host(const Csr<V>& a)
     return h;
 }
 
+/// No ghost columns beside a matrix (amg_lattice_product's ghost block).
+inline const Csr<double>* const no_ghosts = nullptr;
+
 /// a with 64-bit row offsets (a rank's rows past 2^31 - 1 entries hold them so), on a's
 /// executor.
 template <typename V>

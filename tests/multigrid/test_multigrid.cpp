@@ -15,6 +15,7 @@
 
 #include "amg_test_support.hpp"
 #include "linalg/blas1.hpp"
+#include "linalg/distributed_operator.hpp"
 #include "linalg/format_build.hpp"
 #include "random_values.hpp"
 #include "assembly/lagrange_interpolation.hpp"
@@ -899,7 +900,7 @@ TEST(Pmg, GalerkinProductsByWindowsOnTheGridEqualTheGeneralProduct)
             const Csr<double>& p = chain[l];
             const Csr<double> r = sparse_transpose(p);
             Csr<double> ap{a.rows, p.cols, Array<index_type>(cpu(), static_cast<std::size_t>(a.rows) + 1), {}, {}};
-            ASSERT_TRUE(kernels::cpu::amg_lattice_product(*cpu(), a, p, lattice.points.data(), lattice.dim,
+            ASSERT_TRUE(kernels::cpu::amg_lattice_product(*cpu(), a, test::no_ghosts, p, lattice.points.data(), lattice.dim,
                                                           WindowCentre::lowest_of_b_row, 0, ap))
                 << what << " level " << l;
             const Csr<double> general_ap = sparse_product(a, p);
@@ -913,6 +914,14 @@ TEST(Pmg, GalerkinProductsByWindowsOnTheGridEqualTheGeneralProduct)
             EXPECT_EQ(h_wide_ap.ptr, h_ap.ptr) << what << " level " << l;
             EXPECT_EQ(h_wide_ap.col, h_ap.col) << what << " level " << l;
             EXPECT_EQ(h_wide_ap.val, h_ap.val) << what << " level " << l;
+            // A rank's rows as its owned columns and, after them, its ghosts' (here: a's first
+            // and last columns), read side by side: the same A P as the joined rows.
+            const SplitRows<double> blocks = split_owned_columns(a, a.cols / 2, a.cols - a.cols / 2);
+            const HostMatrix h_blocks_ap =
+                test::to_host(lattice_product(blocks.local, blocks.nonlocal, p, lattice, WindowCentre::lowest_of_b_row));
+            EXPECT_EQ(h_blocks_ap.ptr, h_ap.ptr) << what << " level " << l;
+            EXPECT_EQ(h_blocks_ap.col, h_ap.col) << what << " level " << l;
+            EXPECT_EQ(h_blocks_ap.val, h_ap.val) << what << " level " << l;
             Csr<double> rap = lattice_galerkin(r, a, p, lattice);
             const HostMatrix h = test::to_host(rap), g = test::to_host(sparse_product(r, general_ap));
             EXPECT_EQ(h.ptr, g.ptr) << what << " level " << l;
@@ -920,7 +929,7 @@ TEST(Pmg, GalerkinProductsByWindowsOnTheGridEqualTheGeneralProduct)
             EXPECT_LE(test::max_relative_difference(h.val, g.val), 1e-14) << what << " level " << l;
             const Csr<double> wide = sparse_product(a, a);
             Csr<double> refused{a.rows, p.cols, Array<index_type>(cpu(), static_cast<std::size_t>(a.rows) + 1), {}, {}};
-            EXPECT_FALSE(kernels::cpu::amg_lattice_product(*cpu(), wide, p, lattice.points.data(), lattice.dim,
+            EXPECT_FALSE(kernels::cpu::amg_lattice_product(*cpu(), wide, test::no_ghosts, p, lattice.points.data(), lattice.dim,
                                                            WindowCentre::lowest_of_b_row, 0, refused))
                 << what << " level " << l;
             EXPECT_EQ(test::to_host(lattice_product(wide, p, lattice, WindowCentre::lowest_of_b_row)).col,

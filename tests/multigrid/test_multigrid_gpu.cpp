@@ -15,6 +15,7 @@
 #include "amg_test_support.hpp"
 #include "assembly/lagrange_interpolation.hpp"
 #include "gpu_test.hpp"
+#include "linalg/distributed_operator.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
 #include "mesh/mesh_refinement.hpp"
@@ -514,7 +515,7 @@ TEST(AmgGpu, GalerkinProductsByWindowsOnTheDeviceMatchTheCpu)
             EXPECT_EQ(on_device.points.to_host(), coarse_lattice(*grids[l], host).points.to_host()) << level;
             const Csr<double> a_d = a.clone_to(device), p_d = p.clone_to(device), r_d = r.clone_to(device);
             Csr<double> ap{a.rows, p.cols, Array<index_type>(device, static_cast<std::size_t>(a.rows) + 1), {}, {}};
-            ASSERT_TRUE(kernels::cuda::amg_lattice_product(*device, a_d, p_d, on_device.points.data(), on_device.dim,
+            ASSERT_TRUE(kernels::cuda::amg_lattice_product(*device, a_d, test::no_ghosts, p_d, on_device.points.data(), on_device.dim,
                                                            WindowCentre::lowest_of_b_row, 0, ap)) << level;
             Csr<double> rap = lattice_galerkin(r, a, p, coarse_lattice(*grids[l], host));
             const HostMatrix d = test::to_host(lattice_galerkin(r_d, a_d, p_d, on_device)), h = test::to_host(rap);
@@ -530,9 +531,16 @@ TEST(AmgGpu, GalerkinProductsByWindowsOnTheDeviceMatchTheCpu)
             EXPECT_EQ(wide_ap.ptr, ap_d.ptr) << level;
             EXPECT_EQ(wide_ap.col, ap_d.col) << level;
             EXPECT_EQ(wide_ap.val, ap_d.val) << level;
+            // A rank's owned and ghost columns read side by side (a's first and last columns).
+            const SplitRows<double> blocks = split_owned_columns(a_d, a.cols / 2, a.cols - a.cols / 2);
+            const HostMatrix blocks_ap = test::to_host(
+                lattice_product(blocks.local, blocks.nonlocal, p_d, on_device, WindowCentre::lowest_of_b_row));
+            EXPECT_EQ(blocks_ap.ptr, ap_d.ptr) << level;
+            EXPECT_EQ(blocks_ap.col, ap_d.col) << level;
+            EXPECT_EQ(blocks_ap.val, ap_d.val) << level;
             const Csr<double> wide = sparse_product(a_d, a_d);
             Csr<double> refused{a.rows, p.cols, Array<index_type>(device, static_cast<std::size_t>(a.rows) + 1), {}, {}};
-            EXPECT_FALSE(kernels::cuda::amg_lattice_product(*device, wide, p_d, on_device.points.data(), on_device.dim,
+            EXPECT_FALSE(kernels::cuda::amg_lattice_product(*device, wide, test::no_ghosts, p_d, on_device.points.data(), on_device.dim,
                                                             WindowCentre::lowest_of_b_row, 0, refused)) << level;
             a = std::move(rap);
         }

@@ -19,12 +19,12 @@ void amg_lattice_points(const Executor&, LatticeNumbering numbering, index_type 
 }
 
 template <typename V, typename O>
-bool amg_lattice_product(const Executor&, const Csr<V, O>& a, const Csr<V>& b, const std::uint64_t* points, int dim,
-                         WindowCentre centre, index_type first, Csr<V>& c)
+bool amg_lattice_product(const Executor&, const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
+                         const std::uint64_t* points, int dim, WindowCentre centre, index_type first, Csr<V>& c)
 {
-    const O* ap = a.row_ptr.data();
-    const index_type *ac = a.col_idx.data(), *bp = b.row_ptr.data(), *bc = b.col_idx.data();
-    const V *av = a.values.data(), *bv = b.values.data();
+    const WindowRows<V, O> rows = window_rows(a, ghost);
+    const index_type *bp = b.row_ptr.data(), *bc = b.col_idx.data();
+    const V* bv = b.values.data();
     index_type* cp = c.row_ptr.data();
     std::vector<unsigned char> fits(static_cast<std::size_t>(a.rows), 1);
     chunked_for(a.rows, [&](long long r) {
@@ -32,13 +32,13 @@ bool amg_lattice_product(const Executor&, const Csr<V, O>& a, const Csr<V>& b, c
         unsigned mask = 0;
         const auto row = static_cast<index_type>(r);
         const bool centred = window_centre(row, centre, first, bp, bc, points, middle);
-        if (!centred && ap[r] < ap[r + 1]) {
+        if (!centred && rows.row(row).count > 0) {
             fits[static_cast<std::size_t>(r)] = 0;
             return;
         }
         if (centred)
-            fits[static_cast<std::size_t>(r)] = window_row<V, false>(row, ap, ac, av, bp, bc, bv, points, dim, middle, mask,
-                                                                     nullptr, nullptr);
+            fits[static_cast<std::size_t>(r)] =
+                window_row<V, false>(row, rows, bp, bc, bv, points, dim, middle, mask, nullptr, nullptr);
         cp[r] = static_cast<index_type>(__builtin_popcount(mask));
     });
     for (const unsigned char f : fits)
@@ -62,7 +62,7 @@ bool amg_lattice_product(const Executor&, const Csr<V, O>& a, const Csr<V>& b, c
         V sums[lattice_window_slots];
         const auto row = static_cast<index_type>(r);
         if (!window_centre(row, centre, first, bp, bc, points, middle)) return;
-        window_row<V, true>(row, ap, ac, av, bp, bc, bv, points, dim, middle, mask, keys, sums);
+        window_row<V, true>(row, rows, bp, bc, bv, points, dim, middle, mask, keys, sums);
         write_window_row(mask, keys, sums, cc + cp[r], cv + cp[r]);
     });
     return true;

@@ -53,10 +53,10 @@ __device__ bool warp_centre(index_type r, WindowCentre centre, index_type first,
 /// The warp's pass over row r: each group's lanes over the rows of B that its entries of A
 /// name; with Values, sums[g][slot] += a_ik b_kj and keys[slot] = j. Returns the row's mask
 /// of touched slots (warp-uniform); *outside = 1 when a column leaves the window (outside
-/// null: the count pass found none).
-template <typename V, bool Values, typename O>
-__device__ unsigned warp_window_row(index_type r, int group, const O* __restrict__ a_ptr,
-                                    const index_type* __restrict__ a_col, const V* __restrict__ a_val,
+/// null: the count pass found none). Ghosts: A's rows are two blocks side by side
+/// (WindowRows); without, one block read through plain restricted pointers.
+template <typename V, bool Values, bool Ghosts, typename O>
+__device__ unsigned warp_window_row(index_type r, int group, const WindowRows<V, O>& a,
                                     const index_type* __restrict__ b_ptr, const index_type* __restrict__ b_col,
                                     const V* __restrict__ b_val, const std::uint64_t* __restrict__ points, int dim,
                                     std::uint64_t centre, V (*sums)[lattice_window_slots], index_type* keys,
@@ -65,8 +65,7 @@ __device__ unsigned warp_window_row(index_type r, int group, const O* __restrict
     const int lane = threadIdx.x & 31, g = lane / group, member = lane % group, groups = 32 / group;
     unsigned mask = 0;
     bool fits = true;
-    for (O p = a_ptr[r] + g; p < a_ptr[r + 1]; p += groups) {
-        const index_type k = a_col[p];
+    const auto visit = [&](index_type k, V a_ke) {  // one entry a_ik of the group's
         for (index_type q = b_ptr[k] + member; q < b_ptr[k + 1]; q += group) {
             const index_type j = b_col[q];
             const int slot = window_slot(points[j], centre, dim);
@@ -77,19 +76,27 @@ __device__ unsigned warp_window_row(index_type r, int group, const O* __restrict
             mask |= 1u << slot;
             if constexpr (Values) {
                 keys[slot] = j;
-                sums[g][slot] += a_val[p] * b_val[q];
+                sums[g][slot] += a_ke * b_val[q];
             }
         }
         if constexpr (Values) __syncwarp((~0u >> (32 - group)) << (g * group));
+    };
+    if constexpr (Ghosts) {
+        const typename WindowRows<V, O>::Row w = a.row(r);
+        for (long long e = g; e < w.count; e += groups) visit(a.column(w, e), Values ? a.value(w, e) : V(0));
+    } else {
+        const O* __restrict__ a_ptr = a.ptr;
+        const index_type* __restrict__ a_col = a.col;
+        const V* __restrict__ a_val = a.val;
+        for (O p = a_ptr[r] + g; p < a_ptr[r + 1]; p += groups) visit(a_col[p], Values ? a_val[p] : V(0));
     }
     if (outside && !__all_sync(0xffffffffu, fits)) *outside = 1;
     return __reduce_or_sync(0xffffffffu, mask);
 }
 
-template <typename V, typename O>
+template <typename V, typename O, bool Ghosts>
 __global__ void __launch_bounds__(warps_per_block * 32)
-    window_count_kernel(index_type rows, int group, const O* __restrict__ a_ptr,
-                        const index_type* __restrict__ a_col, const index_type* __restrict__ b_ptr,
+    window_count_kernel(index_type rows, int group, WindowRows<V, O> a, const index_type* __restrict__ b_ptr,
                         const index_type* __restrict__ b_col, const std::uint64_t* __restrict__ points, int dim,
                         WindowCentre centre, index_type first, index_type* __restrict__ counts,
                         int* __restrict__ outside)
@@ -99,20 +106,18 @@ __global__ void __launch_bounds__(warps_per_block * 32)
     std::uint64_t middle = 0;
     unsigned mask = 0;
     if (warp_centre(r, centre, first, b_ptr, b_col, points, middle))
-        mask = warp_window_row<V, false>(r, group, a_ptr, a_col, static_cast<const V*>(nullptr), b_ptr, b_col,
-                                         static_cast<const V*>(nullptr), points, dim, middle, nullptr, nullptr,
-                                         outside);
-    else if (a_ptr[r] < a_ptr[r + 1])
+        mask = warp_window_row<V, false, Ghosts>(r, group, a, b_ptr, b_col, static_cast<const V*>(nullptr), points, dim,
+                                         middle, nullptr, nullptr, outside);
+    else if (a.row(r).count > 0)
         *outside = 1;
     // The total comes from the scan of the counts (no atomic per row on one address: the
     // rows would queue at it).
     if ((threadIdx.x & 31) == 0) counts[r] = __popc(mask);
 }
 
-template <typename V, typename O>
+template <typename V, typename O, bool Ghosts>
 __global__ void __launch_bounds__(warps_per_block * 32)
-    window_fill_kernel(index_type rows, int group, const O* __restrict__ a_ptr,
-                       const index_type* __restrict__ a_col, const V* __restrict__ a_val,
+    window_fill_kernel(index_type rows, int group, WindowRows<V, O> a,
                        const index_type* __restrict__ b_ptr, const index_type* __restrict__ b_col,
                        const V* __restrict__ b_val, const std::uint64_t* __restrict__ points, int dim,
                        WindowCentre centre, index_type first, const index_type* __restrict__ c_ptr,
@@ -131,8 +136,8 @@ __global__ void __launch_bounds__(warps_per_block * 32)
     __syncwarp();
     std::uint64_t middle = 0;
     if (!warp_centre(r, centre, first, b_ptr, b_col, points, middle)) return;
-    const unsigned mask = warp_window_row<V, true>(r, group, a_ptr, a_col, a_val, b_ptr, b_col, b_val, points, dim,
-                                                   middle, sums, keys, nullptr);
+    const unsigned mask =
+        warp_window_row<V, true, Ghosts>(r, group, a, b_ptr, b_col, b_val, points, dim, middle, sums, keys, nullptr);
     __syncwarp();
     // A column's rank among the row's: its slot's among the touched slots when the columns grow
     // with the slots (a grid numbered x fastest: every row of one process's levels), else
@@ -168,9 +173,10 @@ void amg_lattice_points(const Executor& exec, LatticeNumbering numbering, index_
 }
 
 template <typename V, typename O>
-bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>& b, const std::uint64_t* points, int dim,
-                         WindowCentre centre, index_type first, Csr<V>& c)
+bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
+                         const std::uint64_t* points, int dim, WindowCentre centre, index_type first, Csr<V>& c)
 {
+    const WindowRows<V, O> a_rows = window_rows(a, ghost);
     const cudaStream_t stream = stream_of(exec);
     const index_type rows = a.rows;
     index_type* ptr = c.row_ptr.data();
@@ -180,9 +186,9 @@ bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>&
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(ptr + rows, 0, sizeof(index_type), stream));
     const auto blocks = static_cast<unsigned>((static_cast<long long>(rows) + warps_per_block - 1) / warps_per_block);
     if (rows > 0) {
-        window_count_kernel<V, O><<<blocks, warps_per_block * 32, 0, stream>>>(
-            rows, group, a.row_ptr.data(), a.col_idx.data(), b.row_ptr.data(), b.col_idx.data(), points, dim, centre,
-            first, ptr, outside.as<int>());
+        const auto count = ghost ? window_count_kernel<V, O, true> : window_count_kernel<V, O, false>;
+        count<<<blocks, warps_per_block * 32, 0, stream>>>(rows, group, a_rows, b.row_ptr.data(), b.col_idx.data(),
+                                                         points, dim, centre, first, ptr, outside.as<int>());
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
     // Past 2^31 - 1 entries in all the scan would wrap: below that many rows times the
@@ -220,9 +226,10 @@ bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>&
     c.values = Array<V>(ex, static_cast<std::size_t>(total));
     if (rows > 0) {
         const std::size_t shared = warps_per_block * lattice_window_slots * ((32 / group) * sizeof(V) + sizeof(index_type));
-        window_fill_kernel<V, O><<<blocks, warps_per_block * 32, shared, stream>>>(
-            rows, group, a.row_ptr.data(), a.col_idx.data(), a.values.data(), b.row_ptr.data(), b.col_idx.data(),
-            b.values.data(), points, dim, centre, first, ptr, c.col_idx.data(), c.values.data());
+        const auto fill = ghost ? window_fill_kernel<V, O, true> : window_fill_kernel<V, O, false>;
+        fill<<<blocks, warps_per_block * 32, shared, stream>>>(
+            rows, group, a_rows, b.row_ptr.data(), b.col_idx.data(), b.values.data(), points, dim, centre, first, ptr,
+            c.col_idx.data(), c.values.data());
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
     return true;
