@@ -43,6 +43,8 @@ struct DistributedAmg<V>::Setup {
     const Csr<V>* nonlocal = nullptr;
     const HaloPlan* halo = nullptr;
     std::unique_ptr<LinearOperator<V>> next_op;  ///< the coarse operator made by the last level
+    /// Stored entries of the owned columns (of whichever block holds them).
+    std::size_t local_nnz() const { return wide_local ? wide_local->nnz() : local->nnz(); }
     Csr<V> nonlocal_kept;                        ///< a coarse level's ghost columns
     HaloPlan halo_kept;                          ///< and its halo
 };
@@ -147,9 +149,7 @@ std::unique_ptr<typename DistributedAmg<V>::Level> DistributedAmg<V>::new_level(
     const double global_rows = sum_over_processes(host_, static_cast<double>(n));
     summary = AmgLevelSummary{static_cast<index_type>(global_rows),
                               static_cast<std::size_t>(sum_over_processes(
-                                  host_, static_cast<double>((setup.wide_local ? setup.wide_local->nnz()
-                                                                               : setup.local->nnz()) +
-                                                             setup.nonlocal->nnz()))),
+                                  host_, static_cast<double>(setup.local_nnz() + setup.nonlocal->nnz()))),
                               0, 0};
     summary.lambda_max = estimate_lambda_max(op, level->dinv, options_.eigen_steps, device_);
     const double upper = chebyshev_margin * summary.lambda_max;

@@ -52,8 +52,6 @@ struct DistributedRows {
 
     /// Owned rows (of whichever block holds the owned columns).
     index_type owned_rows() const { return wide_local ? wide_local->rows : local.rows; }
-    /// Stored entries of the owned columns.
-    std::size_t local_nnz() const { return wide_local ? wide_local->nnz() : local.nnz(); }
 };
 
 /// Smoothed-aggregation AMG across ranks, one V-cycle (or W-cycle) per apply; symmetric, so CG

@@ -85,14 +85,12 @@ std::optional<Csr<V>> window_product(const Csr<V, O>& a, const Csr<V>* ghost, co
     return std::nullopt;
 }
 
-/// The general product a b, where a's offsets allow it.
-template <typename V, typename O>
-Csr<V> general_product(const Csr<V, O>& a, const Csr<V>& b)
+/// What a product of rows with 64-bit offsets that leave their windows gets: no general
+/// product takes such rows.
+[[noreturn]] void refuse_general_product()
 {
-    if constexpr (std::is_same_v<O, index_type>) return sparse_product(a, b);
-    else
-        throw std::invalid_argument("p-multigrid: the Galerkin product of a matrix past 2^31 - 1 entries (64-bit "
-                                    "row offsets) is made on a generated grid's levels only; run on more ranks");
+    throw std::invalid_argument("p-multigrid: the Galerkin product of a matrix past 2^31 - 1 entries (64-bit "
+                                "row offsets) is made on a generated grid's levels only; run on more ranks");
 }
 
 }  // namespace
@@ -103,7 +101,8 @@ Csr<V> lattice_product(const Csr<V, O>& a, const Csr<V>& b, const CoarseLattice&
 {
     if (std::optional<Csr<V>> c = window_product(a, static_cast<const Csr<V>*>(nullptr), b, lattice, centre, first))
         return std::move(*c);
-    return general_product(a, b);
+    if constexpr (std::is_same_v<O, index_type>) return sparse_product(a, b);
+    else refuse_general_product();
 }
 
 template <typename V, typename O>
@@ -112,11 +111,12 @@ Csr<V> lattice_product(const Csr<V, O>& local, const Csr<V>& ghost, const Csr<V>
 {
     if (local.rows != ghost.rows) throw std::invalid_argument("lattice_product: the blocks' rows differ");
     if (std::optional<Csr<V>> c = window_product(local, &ghost, b, lattice, centre, 0)) return std::move(*c);
-    return general_product(joined(local, ghost), b);
+    if constexpr (std::is_same_v<O, index_type>) return sparse_product(joined(local, ghost), b);
+    else refuse_general_product();  // before a joined copy of the rank's rows is made
 }
 
-template <typename V>
-Csr<V> lattice_galerkin(const Csr<V>& r, const Csr<V>& a, const Csr<V>& p, const CoarseLattice& lattice)
+template <typename V, typename O>
+Csr<V> lattice_galerkin(const Csr<V>& r, const Csr<V, O>& a, const Csr<V>& p, const CoarseLattice& lattice)
 {
     return lattice_product(r, lattice_product(a, p, lattice, WindowCentre::lowest_of_b_row), lattice,
                            WindowCentre::row_point);
@@ -132,7 +132,8 @@ Csr<V> lattice_galerkin(const Csr<V>& r, const Csr<V>& a, const Csr<V>& p, const
                                     WindowCentre);                                                             \
     template Csr<V> joined(const Csr<V>&, const Csr<V>&);                                                      \
     template WideCsr<V> joined(const WideCsr<V>&, const Csr<V>&);                                              \
-    template Csr<V> lattice_galerkin(const Csr<V>&, const Csr<V>&, const Csr<V>&, const CoarseLattice&);
+    template Csr<V> lattice_galerkin(const Csr<V>&, const Csr<V>&, const Csr<V>&, const CoarseLattice&);         \
+    template Csr<V> lattice_galerkin(const Csr<V>&, const WideCsr<V>&, const Csr<V>&, const CoarseLattice&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

@@ -53,8 +53,9 @@ template <typename V, typename O>
 Csr<V, O> joined(const Csr<V, O>& left, const Csr<V>& right);
 
 /// R A P for the transfer p into lattice's grid and r = P^T (lattice_product twice; empty
-/// lattice: sparse products).
-template <typename V>
-Csr<V> lattice_galerkin(const Csr<V>& r, const Csr<V>& a, const Csr<V>& p, const CoarseLattice& lattice);
+/// lattice: sparse products). a's row offsets of type O (64 bits: no general product to fall
+/// back on, as lattice_product).
+template <typename V, typename O>
+Csr<V> lattice_galerkin(const Csr<V>& r, const Csr<V, O>& a, const Csr<V>& p, const CoarseLattice& lattice);
 
 }  // namespace gpufem

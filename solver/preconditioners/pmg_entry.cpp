@@ -5,7 +5,6 @@
 #include <chrono>
 #include <optional>
 #include <stdexcept>
-#include <string>
 #include <type_traits>
 
 #include "linalg/float_copy.hpp"
@@ -41,21 +40,19 @@ std::vector<CoarseLattice> coarse_lattices(const std::vector<std::optional<Struc
 }
 
 /// The first coarse operator R A P of a matrix with 64-bit row offsets (past 2^31 - 1 entries:
-/// no sparse product takes it) when the first transfer goes to a generated grid's lattice: A P
-/// by windows, then R (A P); the levels below are 32-bit and the hierarchy makes them. Empty
+/// no sparse product takes it) when the first transfer goes to a generated grid's lattice
+/// (lattice_galerkin); the levels below are 32-bit and the hierarchy makes them. Empty
 /// otherwise (the element matrices make it then).
 template <typename V>
 std::vector<Csr<V>> first_grid_galerkin(const WideCsr<V>& a, const std::vector<Csr<V>>& transfers,
                                         const std::vector<CoarseLattice>& lattices)
 {
-    if (transfers.empty() || lattices.empty() || lattices.front().empty()) return {};
-    const Csr<V>& p = transfers.front();
     std::vector<Csr<V>> out;
+    if (transfers.empty() || lattices.empty() || lattices.front().empty()) return out;
+    const Csr<V>& p = transfers.front();
     try {
-        const Csr<V> ap = lattice_product(a, p, lattices.front(), WindowCentre::lowest_of_b_row);
-        out.push_back(lattice_product(sparse_transpose(p), ap, lattices.front(), WindowCentre::row_point));
+        out.push_back(lattice_galerkin(sparse_transpose(p), a, p, lattices.front()));
     } catch (const std::invalid_argument&) {  // a row of A P left its window: not the grid's pattern
-        out.clear();
     }
     return out;
 }
@@ -81,19 +78,14 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
     std::vector<CoarseLattice> lattices;
     if (setup.disc) lattices = coarse_lattices(setup.disc->pmg_coarse_grids(), exec);
     std::vector<Csr<V>> coarse_operators;
-    std::string origin = "element galerkin";
     if (setup.coarse_from_elements && !in_float)
-        if (const WideCsr<V>* wide = setup.op.stored_wide_csr()) {
+        if (const WideCsr<V>* wide = setup.op.stored_wide_csr())
             coarse_operators = timed_step(setup, out, "grid_galerkin",
                                           [&] { return first_grid_galerkin(*wide, transfers, lattices); });
-            origin = "galerkin (R A P)";
-        }
-    if (coarse_operators.empty() && setup.coarse_from_elements && setup.disc &&
-        (!in_float || makes_float_copy(setup.op))) {
+    const bool from_grid = !coarse_operators.empty();
+    if (!from_grid && setup.coarse_from_elements && setup.disc && (!in_float || makes_float_copy(setup.op)))
         coarse_operators = timed_step(setup, out, "element_galerkin",
                                       [&] { return setup.disc->pmg_coarse_operators(exec, &setup.op); });
-        origin = "element galerkin";
-    }
     if constexpr (std::is_same_v<V, double>)
         if (in_float) {
             SetUpPreconditioner<double> made = float_hierarchy("pmg", setup, &transfers, std::move(coarse_operators),
@@ -104,7 +96,8 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
     if (!coarse_operators.empty())
         return set_up_multigrid<V>("pmg", setup.op, nullptr, [&] {
             out.preconditioner = std::make_unique<AmgPreconditioner<V>>(
-                setup.op, setup.solver.amg, transfers, std::move(coarse_operators), std::move(lattices), origin);
+                setup.op, setup.solver.amg, transfers, std::move(coarse_operators), std::move(lattices),
+                from_grid ? "galerkin (R A P)" : "element galerkin");
             return std::move(out);
         });
     if (!setup.matrix)
