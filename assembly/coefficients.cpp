@@ -97,14 +97,21 @@ int region_tag(const Mesh& mesh, const std::string& key, const std::string& regi
 /// Throws when some cell lies in none of the pieces' regions, naming their groups and counts.
 void check_coverage(const Mesh& mesh, const MeshCoefficient& c)
 {
-    std::map<int, long long> uncovered;
-    std::map<int, bool> named;
-    for (const CoefficientPiece& piece : c.pieces) named[piece.tag] = true;
+    std::vector<int> named;
+    for (const CoefficientPiece& piece : c.pieces) named.push_back(piece.tag);
+    std::sort(named.begin(), named.end());
+    // The cells in no named region, counted on the host's threads (a large mesh is all
+    // covered in the common case: the count alone, no per-tag tally).
+    const auto cells = static_cast<long long>(mesh.cell_group.size());
     long long total = 0;
-    for (const int tag : mesh.cell_group)
-        if (!named.count(tag)) ++uncovered[tag], ++total;
+#pragma omp parallel for schedule(static) reduction(+ : total)
+    for (long long k = 0; k < cells; ++k)
+        total += !std::binary_search(named.begin(), named.end(), mesh.cell_group[static_cast<std::size_t>(k)]);
+    std::map<int, long long> uncovered;
     if (mesh.cell_group.empty()) uncovered[0] = total = mesh.num_cells();
     if (total == 0) return;
+    for (const int tag : mesh.cell_group)
+        if (!std::binary_search(named.begin(), named.end(), tag)) ++uncovered[tag];
     std::vector<std::string> parts;
     for (const auto& [tag, count] : uncovered) {
         std::string name;
@@ -207,7 +214,11 @@ MeshCoefficient mesh_coefficient(const Mesh& mesh, const ProblemSpec& problem, C
 Array<int> cell_regions(const ExecPtr& exec, const Mesh& mesh)
 {
     if (mesh.cell_group.empty()) return Array<int>::from_host(exec, std::vector<int>(static_cast<std::size_t>(mesh.num_cells()), 0));
-    return Array<int>::from_host(exec, mesh.cell_group);
+    // A mesh refined on this device holds its regions there: copied on the device.
+    if (mesh.device && mesh.device->cell_group.size() == mesh.cell_group.size() &&
+        mesh.device->cell_group.executor() == exec)
+        return mesh.device->cell_group.clone_to(exec);
+    return Array<int>::from_host(exec, std::span<const int>(mesh.cell_group.data(), mesh.cell_group.size()));
 }
 
 namespace {

@@ -11,6 +11,7 @@
 
 #include "assembly/coefficients.hpp"
 #include "assembly/expression_kernels.hpp"
+#include "mesh/stage_laps.hpp"
 
 namespace gpufem {
 
@@ -112,6 +113,7 @@ template <typename V>
 void add_coefficients(ElementData<V>& data, const Mesh& mesh, const ReferenceElement& ref, const ProblemSpec& problem)
 {
     const ExecPtr& exec = data.coordinates.executor();
+    StageLaps laps;
     const MeshCoefficient kappa = mesh_coefficient(mesh, problem, CoefficientKind::kappa);
     const MeshCoefficient f = mesh_coefficient(mesh, problem, CoefficientKind::f);
     const MeshCoefficient reaction = mesh_coefficient(mesh, problem, CoefficientKind::reaction);
@@ -131,7 +133,9 @@ void add_coefficients(ElementData<V>& data, const Mesh& mesh, const ReferenceEle
             double_geometry = make_geometry_data<double>(exec, mesh, ref);
             geometry = &*double_geometry;
         }
+        laps.lap("pieces");
         regions = cell_regions(exec, mesh);
+        laps.lap_after(*exec, "regions");
         at = CoefficientPoints{geometry->args(), nullptr, mesh.num_cells(), ref.num_points(), regions.data()};
     }
     const auto place = [&](long long k) {
@@ -145,6 +149,8 @@ void add_coefficients(ElementData<V>& data, const Mesh& mesh, const ReferenceEle
     data.f = evaluate_coefficient<V>(exec, f, at, place);
     data.reaction = reaction.empty() ? Array<V>() : evaluate_coefficient<V>(exec, reaction, at, place);
     data.velocity = velocity.empty() ? Array<V>() : evaluate_coefficient<V>(exec, velocity, at, place);
+    laps.lap_after(*exec, "values");
+    spdlog::debug("coefficients of {} cells: {}", mesh.num_cells(), laps.text);
 }
 
 template ElementData<float> make_geometry_data(const ExecPtr&, const Mesh&,

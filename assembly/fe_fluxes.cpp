@@ -209,15 +209,18 @@ void add_cell_means(const FluxBlocks& blocks, const ProblemSpec& problem, const 
 }
 
 /// The flux's node sums of u and their weights into pass (the flux at each cell's nodes),
-/// block by block on a mixed mesh.
+/// block by block on a mixed mesh (the stages' times into laps).
 template <typename V>
-void add_node_sums(const FluxBlocks& blocks, const ProblemSpec& problem, const Array<V>& u, CellPass& pass)
+void add_node_sums(const FluxBlocks& blocks, const ProblemSpec& problem, const Array<V>& u, CellPass& pass,
+                   StageLaps& laps)
 {
     const ExecPtr& exec = u.executor();
     for (const Mesh* cells : blocks.meshes) {
         const ReferenceElement at_nodes = nodal_reference(cells->cell_type, cells->degree);
         ElementData<V> nodal = make_geometry_data<V>(exec, *cells, at_nodes);
+        laps.lap_after(*exec, "nodal geometry");
         add_coefficients(nodal, *cells, at_nodes, problem);
+        laps.lap_after(*exec, "nodal coefficients");
         GPUFEM_DISPATCH(*exec, node_flux_sums(*exec, nodal, u.data(), pass.node_sum.data(), pass.node_weight.data()));
         exec->synchronize();  // nodal is freed
     }
@@ -355,6 +358,7 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     // (the cells' means and the Dirichlet residual), freed before the node sums make theirs.
     std::optional<ElementData<V>> whole;
     if (!mesh.is_mixed()) whole.emplace(make_problem_element_data<V>(exec, mesh, problem));
+    laps.lap_after(*exec, "element data");
     add_cell_means(blocks, problem, u, whole ? &*whole : nullptr, static_cast<long long>(cells_total), pass);
     laps.lap("cell means");
     SolutionFluxes out;
@@ -373,7 +377,7 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     laps.lap("their residual");
     whole.reset();
     fill(pass.node_sum, 0.0), fill(pass.node_weight, 0.0);
-    add_node_sums(blocks, problem, u, pass);
+    add_node_sums(blocks, problem, u, pass, laps);
     laps.lap("node sums");
     const MeshOnExec on_exec(mesh, exec);
     natural_group_fluxes(mesh, problem, u, on_exec.coordinates, summed_nodes, residual, load, out.report);
@@ -383,6 +387,7 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
         dirichlet_group_fluxes(problem, owners, summed_nodes, residual, load, out.report);
     laps.lap("Dirichlet groups");
     out.point_fields = node_mean_fields(mesh.dim, pass.node_sum, pass.node_weight);
+    laps.lap("point fields");
     for (int d = 0; d < mesh.dim; ++d)
         out.cell_fields.emplace_back(flux_field_names[d], column_to_host(pass.cell_flux, static_cast<std::size_t>(mesh.num_cells()), d));
     laps.lap("fields");

@@ -190,7 +190,7 @@ std::vector<std::vector<long long>> ghosts_by_owner(const PartFrame& f, const Gr
 /// append without a reallocation), each cell's global number and its subdomain (1).
 struct PartArrays {
     std::future<std::vector<index_type>> global;
-    std::future<std::pair<std::vector<index_type>, std::vector<int>>> cells;
+    std::future<std::pair<std::vector<index_type>, HostVector<int>>> cells;
 };
 
 PartArrays part_arrays(const PartFrame& f, std::size_t cells)
@@ -204,7 +204,7 @@ PartArrays part_arrays(const PartFrame& f, std::size_t cells)
         return global;
     });
     out.cells = std::async(std::launch::async, [cells] {
-        return std::pair{std::vector<index_type>(cells), std::vector<int>(cells, 1)};
+        return std::pair{std::vector<index_type>(cells), HostVector<int>(cells, 1)};
     });
     return out;
 }

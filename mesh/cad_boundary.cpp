@@ -170,12 +170,13 @@ void snap_to_cad(Mesh& mesh, const CadSnap& snap, const ExecPtr& exec, bool host
         throw std::logic_error("mesh '" + mesh.source + "': " + std::to_string(unmatched) +
                                " nodes of its refined curved boundary lie at no point of their coarse facet");
     if (!on_device || host_written) {
-        const HostVector<double> snapped = to.to_host_vector();
-        std::copy(snapped.begin(), snapped.end(), mesh.coordinates.begin());
+        static const ExecPtr host_exec = Executor::create_cpu();
+        copy_bytes(*host_exec, mesh.coordinates.data(), *exec, to.data(), to.bytes());
     }
     if (on_device) {
         auto device = std::make_shared<MeshOnDevice>();
         device->cells = mesh.device->cells.clone_to(exec);
+        device->cell_group = mesh.device->cell_group.clone_to(exec);
         device->coordinates = std::move(to);
         mesh.device = std::move(device);
     }

@@ -1,5 +1,6 @@
 #include "mesh/mesh_cache.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -8,13 +9,18 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include <spdlog/spdlog.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_serialisation.hpp"
 #include "mesh/mesh_structure_check.hpp"
+#include "mesh/stage_laps.hpp"
 
 namespace gpufem {
 namespace {
@@ -24,14 +30,48 @@ namespace fs = std::filesystem;
 /// The first bytes of every cache file.
 constexpr char cache_magic[8] = {'G', 'P', 'U', 'F', 'E', 'M', 'M', 'C'};
 
-/// Writes bytes to a file and digests them as they go (the payload and its checksum).
+/// The payload's checksum is the SHA-256 of the SHA-256s of its pieces of this many bytes
+/// (the last one shorter), so that a reader digests the pieces on all its threads.
+constexpr std::size_t checksum_piece_bytes = std::size_t{4} << 20;
+
+/// The payload checksum of `bytes` bytes at `data`, its pieces digested on the host's threads.
+Sha256Digest payload_checksum(const char* data, std::size_t bytes)
+{
+    const auto pieces = static_cast<long long>((bytes + checksum_piece_bytes - 1) / checksum_piece_bytes);
+    std::vector<Sha256Digest> digests(static_cast<std::size_t>(pieces));
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long k = 0; k < pieces; ++k) {
+        const std::size_t first = static_cast<std::size_t>(k) * checksum_piece_bytes;
+        digests[static_cast<std::size_t>(k)] = sha256_of(data + first, std::min(checksum_piece_bytes, bytes - first));
+    }
+    return sha256_of(digests.data(), digests.size() * sizeof(Sha256Digest));
+}
+
+/// Writes bytes to a file and digests them as they go, piece by piece as payload_checksum
+/// reads them (the payload and its checksum).
 struct DigestingFileSink {
     std::ofstream& out;
-    Sha256& sha;
+    std::vector<Sha256Digest> digests;        ///< of the finished pieces
+    std::unique_ptr<Sha256> piece = nullptr;  ///< of the piece being written, if begun
+    std::size_t in_piece = 0;                 ///< bytes of it so far
+
     void write_bytes(const void* data, std::size_t bytes)
     {
         out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-        sha.update(data, bytes);
+        const auto* next = static_cast<const char*>(data);
+        while (bytes > 0) {
+            if (!piece) piece = std::make_unique<Sha256>(), in_piece = 0;
+            const std::size_t take = std::min(bytes, checksum_piece_bytes - in_piece);
+            piece->update(next, take);
+            next += take, bytes -= take, in_piece += take;
+            if (in_piece == checksum_piece_bytes) digests.push_back(piece->finish()), piece.reset();
+        }
+    }
+    /// The checksum of everything written.
+    Sha256Digest finish()
+    {
+        if (piece) digests.push_back(piece->finish()), piece.reset();
+        return sha256_of(digests.data(), digests.size() * sizeof(Sha256Digest));
     }
 };
 
@@ -50,24 +90,46 @@ double seconds_since(std::chrono::steady_clock::time_point start)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// A file's bytes, uninitialised before they are read (a cache file holds hundreds of MB).
-struct FileBytes {
-    std::unique_ptr<char[]> data;
-    std::size_t size = 0;
-};
+/// A file's bytes, mapped read-only (the kernel reads them in ahead of use); unmapped when
+/// destroyed.
+class FileBytes {
+public:
+    /// The whole file at `path`. Throws MeshCacheRefused when it cannot be read.
+    explicit FileBytes(const fs::path& path)
+    {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) throw MeshCacheRefused(std::string("it cannot be opened: ") + std::strerror(errno));
+        struct stat info {};
+        if (::fstat(fd, &info) != 0) {
+            const int error = errno;
+            ::close(fd);
+            throw MeshCacheRefused(std::string("it cannot be read: ") + std::strerror(error));
+        }
+        size_ = static_cast<std::size_t>(info.st_size);
+        if (size_ > 0) {
+            void* mapped = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+            if (mapped == MAP_FAILED) {
+                const int error = errno;
+                ::close(fd);
+                throw MeshCacheRefused(std::string("it cannot be read whole: ") + std::strerror(error));
+            }
+            data_ = static_cast<const char*>(mapped);
+        }
+        ::close(fd);  // the mapping stays valid
+    }
+    FileBytes(const FileBytes&) = delete;
+    FileBytes& operator=(const FileBytes&) = delete;
+    ~FileBytes()
+    {
+        if (data_) ::munmap(const_cast<char*>(data_), size_);
+    }
+    const char* data() const { return data_; }
+    std::size_t size() const { return size_; }
 
-/// The whole file at `path`, read at once. Throws MeshCacheRefused when it cannot be read.
-FileBytes read_whole_file(const fs::path& path)
-{
-    std::error_code error;
-    const auto size = fs::file_size(path, error);
-    if (error) throw MeshCacheRefused("it cannot be read: " + error.message());
-    std::ifstream in(path, std::ios::binary);
-    FileBytes bytes{std::make_unique_for_overwrite<char[]>(size), size};
-    in.read(bytes.data.get(), static_cast<std::streamsize>(size));
-    if (!in || static_cast<std::size_t>(in.gcount()) != size) throw MeshCacheRefused("it cannot be read whole");
-    return bytes;
-}
+private:
+    const char* data_ = nullptr;
+    std::size_t size_ = 0;
+};
 
 /// The header of a cache file up to the payload's length, checked against `key`; returns the
 /// payload's length.
@@ -134,11 +196,10 @@ void write_cache_bytes(std::ofstream& out, const MeshCacheKey& key, const Mesh& 
     header.value(key.digest);
     header.text(key.material);
     header.value(counter.bytes);
-    Sha256 sha;
-    DigestingFileSink digesting{out, sha};
+    DigestingFileSink digesting{out};
     Sender payload{digesting};
     transfer_mesh(payload, mesh);
-    header.value(sha.finish());
+    header.value(digesting.finish());
 }
 
 /// The mesh of the cache file of `key` when there is one that passes every check; a refused
@@ -194,24 +255,30 @@ std::string MeshCacheStatus::describe() const
 
 Mesh read_mesh_cache_file(const MeshCacheKey& key)
 {
-    const FileBytes bytes = read_whole_file(key.file);
-    MemoryReader reader(bytes.data.get(), bytes.size);
+    StageLaps laps;
+    const FileBytes bytes(key.file);
+    laps.lap("read");
+    MemoryReader reader(bytes.data(), bytes.size());
     Receiver header{reader};
     std::uint64_t payload = 0;
     try {
         payload = read_checked_header(header, key);
     } catch (const std::length_error&) {
-        throw MeshCacheRefused("it ends inside its header (" + std::to_string(bytes.size) + " bytes)");
+        throw MeshCacheRefused("it ends inside its header (" + std::to_string(bytes.size()) + " bytes)");
     }
-    const char* start = bytes.data.get() + (bytes.size - reader.readable_bytes());
+    const char* start = bytes.data() + (bytes.size() - reader.readable_bytes());
     Sha256Digest stored{};
     if (reader.readable_bytes() < stored.size() || payload != reader.readable_bytes() - stored.size())
         throw MeshCacheRefused("its payload length (" + std::to_string(payload) + " bytes) does not match the file's size (" +
-                               std::to_string(bytes.size) + " bytes)");
+                               std::to_string(bytes.size()) + " bytes)");
     std::memcpy(stored.data(), start + payload, stored.size());
-    if (sha256_of(start, payload) != stored)
+    if (payload_checksum(start, payload) != stored)
         throw MeshCacheRefused("its checksum does not match its payload (the file is damaged)");
-    return mesh_of_payload(start, payload);
+    laps.lap("checksum");
+    Mesh mesh = mesh_of_payload(start, payload);
+    laps.lap("decoded and checked");
+    spdlog::debug("mesh cache file of {} bytes: {}", bytes.size(), laps.text);
+    return mesh;
 }
 
 void write_mesh_cache_file(const MeshCacheKey& key, const Mesh& mesh)

@@ -21,6 +21,7 @@
 #include "mesh/lattice_kernels.hpp"
 #include "mesh/lattice_table.hpp"
 #include "mesh/mesh_entities.hpp"
+#include "mesh/stage_laps.hpp"
 
 namespace gpufem {
 namespace {
@@ -395,7 +396,8 @@ Mesh derived_mesh(const Mesh& mesh, int degree)
 enum class HostArrays { written, sized };
 
 /// Moves the lattice's coordinates and the given cells into the mesh (host arrays, and the
-/// device copy on a CUDA executor); the copy to the host counts in build_times.host_copy.
+/// device copy on a CUDA executor, with the cells' groups when the host arrays are written);
+/// the copy to the host counts in build_times.host_copy.
 void store_nodes_and_cells(Mesh& out, Array<double>&& coordinates, Array<index_type>&& cells,
                            const ExecPtr& exec, HostArrays host)
 {
@@ -410,6 +412,9 @@ void store_nodes_and_cells(Mesh& out, Array<double>&& coordinates, Array<index_t
         auto device = std::make_shared<MeshOnDevice>();
         device->coordinates = std::move(coordinates);
         device->cells = std::move(cells);
+        // The finished mesh's regions too, for the coefficients and integrals by region.
+        if (host == HostArrays::written && !out.cell_group.empty())
+            device->cell_group = Array<int>::from_host(exec, std::span<const int>(out.cell_group.data(), out.cell_group.size()));
         out.device = std::move(device);
     }
     out.build_times.host_copy +=
@@ -755,7 +760,9 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, Boundar
     if (order < 0 || order > mesh.degree) throw std::invalid_argument("refine_uniformly: children of order 1..the mesh's");
     const int g = order == 0 ? mesh.degree : order;  // the children's order
     const RefinementPattern& pattern = refinement_pattern(mesh.cell_type, g);
+    StageLaps laps;
     MeshLattice lattice = number_lattice(mesh, 2 * g, exec);
+    laps.lap_after(*exec, "lattice");
     Array<index_type>& lattice_cells = lattice.blocks.front().lattice_cells;
     const int points_per_cell = static_cast<int>(lattice.blocks.front().table->points.size());
     const int children = static_cast<int>(pattern.children.front().size());
@@ -776,6 +783,7 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, Boundar
                                          children, nodes_per_child,
                                          diagonals.empty() ? nullptr : diagonals_on_exec.data(),
                                          lattice.coordinates.data(), nullptr, refined.data()));
+    laps.lap_after(*exec, "children");
 
     Mesh out = derived_mesh(mesh, g);
     if (mesh.degree == 1 && !mesh.is_mixed()) {  // pmg's h-level: the parents and their patterns
@@ -794,16 +802,22 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, Boundar
                                                   lattice.coordinates.data(), parents->pattern.data()));
         out.refined_from = std::move(parents);
     }
-    out.cell_group.resize(static_cast<std::size_t>(cells));
-    for (std::size_t c = 0; c < mesh.cell_group.size(); ++c)
-        std::fill_n(out.cell_group.begin() + static_cast<std::ptrdiff_t>(c * children), children, mesh.cell_group[c]);
-    if (!mesh.cell_fields.empty()) {  // child s of parent c is cell c children + s
+    // Child s of parent c is cell c children + s: it takes the parent's group (and fields).
+    out.cell_group.resize(static_cast<std::size_t>(cells));  // not zeroed: every entry is written here
+    const bool grouped = !mesh.cell_group.empty();
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < static_cast<long long>(mesh.num_cells()); ++c)
+        std::fill_n(out.cell_group.begin() + c * children, children, grouped ? mesh.cell_group[static_cast<std::size_t>(c)] : 0);
+    if (!mesh.cell_fields.empty()) {
         std::vector<index_type> parent(static_cast<std::size_t>(cells));
+#pragma omp parallel for schedule(static)
         for (long long i = 0; i < cells; ++i) parent[static_cast<std::size_t>(i)] = static_cast<index_type>(i / children);
         out.cell_fields = cell_fields_of(mesh.cell_fields, parent);
     }
+    laps.lap_after(*exec, "parents and groups");
     lattice_cells = Array<index_type>();  // before the host copies: less memory at the peak
     store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(refined), exec, host);
+    laps.lap_after(*exec, "stored");
 
     const RefinementPattern& facet_pattern = refinement_pattern(boundary_facet_shape(mesh), g);
     const auto& facet_children = facet_pattern.children.front();
@@ -827,6 +841,8 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, Boundar
         curved->degree = g;
         curved->nodes_per_facet = lagrange_node_count(curved->type, g);
     }
+    laps.lap_after(*exec, "boundaries");
+    spdlog::debug("refinement of {} cells: {}", mesh.num_cells(), laps.text);
     return out;
 }
 
@@ -879,6 +895,8 @@ Mesh refine_and_number(Mesh mesh, int refine, int degree, const ExecPtr& exec)
     // A first-order mesh's curved maps stay on the executor from step to step; the last
     // refinement makes its children's only for the degree's nodes.
     ExecMaps maps = refine > 0 || renumber ? ExecMaps(mesh, exec) : ExecMaps();
+    StageLaps laps;
+    laps.lap_after(*exec, "maps");
     for (int r = 0; r < refine; ++r) {
         const bool last = r + 1 == refine;
         ExecMaps children;
@@ -886,14 +904,18 @@ Mesh refine_and_number(Mesh mesh, int refine, int degree, const ExecPtr& exec)
         mesh = refine_once(mesh, exec, last && !renumber ? HostArrays::written : HostArrays::sized,
                            snap ? &snap->facets : nullptr, last ? refined_order : 0, route);
         maps = std::move(children);
+        laps.lap_after(*exec, last ? "last refinement" : "refinement");
     }
     if (snap) {
         snap_to_cad(mesh, *snap, exec, !renumber);
         spdlog::debug("mesh '{}': the nodes of {} refined facets moved onto the curved geometry", mesh.source,
                       snap->facets.size());
+        laps.lap_after(*exec, "snap");
     }
     if (renumber) mesh = with_degree_by(mesh, degree, exec, maps ? &maps : nullptr);
     mesh.curved_cells.reset();  // the nodes now carry the geometry the degree can describe
+    laps.lap_after(*exec, "degree");
+    spdlog::debug("mesh '{}' refined {} times to {} cells: {}", mesh.source, refine, mesh.num_cells(), laps.text);
     return mesh;
 }
 

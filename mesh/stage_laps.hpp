@@ -5,6 +5,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 namespace gpufem {
 
@@ -20,6 +21,16 @@ struct StageLaps {
         text += fmt::format("{}{} {:.3f} s", text.empty() ? "" : ", ", stage,
                             std::chrono::duration<double>(now - last).count());
         last = now;
+    }
+
+    /// Ends the stage named `stage` once the executor's queued work is done, when the debug
+    /// lines are on (the synchronisation only then, so that a run without them is not slowed).
+    template <typename Executor>
+    void lap_after(const Executor& exec, const char* stage)
+    {
+        if (!spdlog::should_log(spdlog::level::debug)) return;
+        exec.synchronize();
+        lap(stage);
     }
 };
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <lz4.h>
 #include <omp.h>
 #include <unistd.h>
@@ -36,6 +37,15 @@
 
 namespace gpufem {
 namespace {
+
+/// Lowers the calling thread's scheduling priority (nice 10): the prewrite's threads then take
+/// the cores the run's own threads leave idle. Where the system refuses, nothing changes.
+void lower_thread_priority()
+{
+    const auto thread = static_cast<id_t>(::gettid());
+    (void)::setpriority(PRIO_PROCESS, thread, 10);
+}
+
 
 /// Bytes of uncompressed data per block (VTK's writer uses 32 KiB; its reader takes any size).
 constexpr std::size_t block_bytes = 1 << 18;
@@ -324,9 +334,12 @@ public:
     /// in the file's order, as they come (each array placed from `end` on, then its block
     /// header written; buffers back to the pool once written): the time is the slower of compressing and
     /// writing, not their sum. Sets the arrays' offsets and sizes; returns the new end.
-    /// on_progress (may be empty) gets the fraction written.
+    /// on_progress (may be empty) gets the fraction written. `background`: written while the
+    /// run goes on (the prewrite), so the compressing threads yield to the run's own (a lower
+    /// scheduling priority, the writer's too).
     std::uint64_t compress_and_write(std::vector<VtuArray>& arrays, std::uint64_t base, std::uint64_t end,
-                                     int threads, const std::function<void(double)>& on_progress);
+                                     int threads, const std::function<void(double)>& on_progress,
+                                     bool background = false);
     /// The head, padded with whitespace to `room` bytes ending in the appended data's `_`, at
     /// the start; the tail after the appended data's `end` bytes.
     void head_and_tail(std::string head, std::uint64_t room, std::uint64_t end)
@@ -353,8 +366,9 @@ private:
 
 std::uint64_t OutputFile::compress_and_write(std::vector<VtuArray>& arrays, std::uint64_t base,
                                              std::uint64_t end, int threads,
-                                             const std::function<void(double)>& on_progress)
+                                             const std::function<void(double)>& on_progress, bool background)
 {
+    if (background) lower_thread_priority();
     const std::vector<BlockTask> tasks = block_tasks(arrays);
     const std::size_t total = tasks.size();
     const std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[total]);
@@ -367,14 +381,18 @@ std::uint64_t OutputFile::compress_and_write(std::vector<VtuArray>& arrays, std:
     const int size = threads > 0 ? threads : std::max(1, omp_get_max_threads() - 1);
     BlockPool pool(4 * static_cast<std::size_t>(size));
     std::thread team([&] {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(size)
-        for (long long t = 0; t < static_cast<long long>(total); ++t) {
-            VtuArray& array = arrays[tasks[t].array];
-            CompressedBlock& block = array.blocks[tasks[t].block];
-            block.buffer = pool.take(static_cast<std::size_t>(t));  // null once the writer failed
-            if (block.buffer) block.size = compress_block(array, tasks[t].block, *block.buffer);
-            done[t].store(true, std::memory_order_release);
-            done[t].notify_one();
+#pragma omp parallel num_threads(size)
+        {
+            if (background) lower_thread_priority();
+#pragma omp for schedule(dynamic, 1)
+            for (long long t = 0; t < static_cast<long long>(total); ++t) {
+                VtuArray& array = arrays[tasks[t].array];
+                CompressedBlock& block = array.blocks[tasks[t].block];
+                block.buffer = pool.take(static_cast<std::size_t>(t));  // null once the writer failed
+                if (block.buffer) block.size = compress_block(array, tasks[t].block, *block.buffer);
+                done[t].store(true, std::memory_order_release);
+                done[t].notify_one();
+            }
         }
     });
     try {
@@ -488,7 +506,7 @@ VtuLz4Prewrite::VtuLz4Prewrite(std::filesystem::path file,
             grid_ready = true;
             made->set_value();
             w.out = std::make_unique<OutputFile>(file_);
-            w.end = w.out->compress_and_write(w.arrays, head_room, 0, threads, {});
+            w.end = w.out->compress_and_write(w.arrays, head_room, 0, threads, {}, true);
             w.write_seconds = since(step);
         } catch (...) {
             failure_ = std::current_exception();
@@ -530,7 +548,7 @@ void VtuLz4Prewrite::write_added(const std::set<std::string>& narrowed)
         try {
             Written& written = *written_;
             const auto start = std::chrono::steady_clock::now();
-            written.end = written.out->compress_and_write(added, head_room, written.end, finish_threads_, {});
+            written.end = written.out->compress_and_write(added, head_room, written.end, finish_threads_, {}, true);
             for (VtuArray& array : added) written.arrays.push_back(std::move(array));
             written.early_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         } catch (...) {

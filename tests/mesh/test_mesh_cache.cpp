@@ -300,6 +300,29 @@ TEST(MeshCache, DamagedFilesAreRefusedAndRebuilt)
     expect_refused(spec, fresh, [](const fs::path& f) { flip_byte(f, 12); }, "another key");
 }
 
+TEST(MeshCache, AFileOfSeveralChecksumPiecesRoundTripsAndADamagedPieceIsRefused)
+{
+    // The checksum digests the payload in pieces of 4 MiB: a mesh of about 20 MB spans five,
+    // and a flipped byte in any of them (first, middle, last) is found.
+    test::TempFolder folder;
+    const MeshSpec spec = cached_spec(folder.write("square.geo", square_geo));
+    const MeshCacheKey key = *mesh_cache_key(spec).key;
+    const Mesh large = test::load_shape_mesh("unit_square", "triangle", 1.0 / 700);
+    write_mesh_cache_file(key, large);
+    ASSERT_GT(fs::file_size(key.file), std::uintmax_t{16} << 20);
+    expect_same_mesh(read_mesh_cache_file(key), large);
+    for (const double where : {0.01, 0.5, 0.99}) {
+        write_mesh_cache_file(key, large);
+        flip_byte(key.file, static_cast<long long>(where * static_cast<double>(fs::file_size(key.file))));
+        try {
+            read_mesh_cache_file(key);
+            ADD_FAILURE() << "a byte flipped at " << where << " of the file was not found";
+        } catch (const MeshCacheRefused& refused) {
+            EXPECT_NE(std::string(refused.what()).find("checksum"), std::string::npos) << refused.what();
+        }
+    }
+}
+
 TEST(MeshCache, AFileWrittenForAnotherKeyIsRefused)
 {
     test::TempFolder folder;

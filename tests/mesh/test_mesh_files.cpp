@@ -343,7 +343,7 @@ TEST(MshFiles, NodesAreThoseOfTheCellsInTagOrder)
     const Mesh mesh = load_file(folder / "sparse.msh");
     EXPECT_EQ(std::vector<double>(mesh.coordinates.begin(), mesh.coordinates.end()), (std::vector<double>{0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 2, 0, 0}));
     EXPECT_EQ(std::vector<index_type>(mesh.cells.begin(), mesh.cells.end()), (std::vector<index_type>{0, 1, 3, 0, 3, 2, 1, 4, 3}));
-    EXPECT_EQ(mesh.cell_group, (std::vector<int>{7, 7, 7}));
+    EXPECT_EQ(mesh.cell_group, (HostVector<int>{7, 7, 7}));
     ASSERT_EQ(mesh.subdomains.size(), 1u);
     EXPECT_EQ(mesh.subdomains[0].name, "plate");
     ASSERT_EQ(mesh.boundary_names(), std::vector<std::string>{"bottom"});

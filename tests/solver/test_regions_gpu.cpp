@@ -81,6 +81,9 @@ TEST(RegionsGpu, CasesWithEveryKindOfCoefficientGiveTheCpuSolution)
     for (const std::string& yaml :
          {"mesh: {geo: " + square + "}\ndegree: 3\n" + problem + solver,
           "mesh: {geo: " + square + "}\ndegree: 2\nformat: lma\n" + problem + solver,
+          // Refined on the device: the cells' regions are read there, not uploaded.
+          "mesh: {geo: " + square + ", refine: 2}\ndegree: 2\n" + problem + solver,
+          "mesh: {geo: " + cube + ", refine: 1}\n" + test::piecewise_problem(3) + "solver: {tolerance: 1e-12}\n",
           "mesh: {geo: " + square + "}\ndiscretisation: fv\n" + fv_problem + solver,
           "mesh: {geo: " + cube + "}\ndegree: 2\n" + test::piecewise_problem(3) + "solver: {tolerance: 1e-12}\n",
           "mesh: {geo: " + cube + "}\ndiscretisation: fv\n" + test::piecewise_problem(3) + "solver: {tolerance: 1e-12}\n",
