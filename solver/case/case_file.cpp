@@ -61,7 +61,8 @@ constexpr std::string_view solver_keys[] = {"method",         "variant",     "pr
                                             "cuda_graph",     "time_spmv",   "amg"};
 constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
                                          "coarse_size",        "max_levels", "cycle",
-                                         "aggregation",        "gather_rows", "precision"};
+                                         "aggregation",        "gather_rows", "precision",
+                                         "prolongator"};
 
 constexpr std::string_view fv_keys[] = {"nonorthogonal_correctors", "correction_limit", "correction"};
 
@@ -579,6 +580,9 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
     if (const CaseValue* precision = find_entry(entries, "precision")) {
         amg.precision = reader.to_enum(*precision, amg_precision_names);
     }
+    if (const CaseValue* prolongator = find_entry(entries, "prolongator")) {
+        amg.prolongator = reader.to_enum(*prolongator, amg_prolongator_names);
+    }
     resolved = {{"strength_threshold", amg.strength_threshold},
                 {"smoother", enum_name(amg_smoother_names, amg.smoother)},
                 {"degree", amg.degree},
@@ -587,7 +591,8 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
                 {"cycle", enum_name(amg_cycle_names, amg.cycle)},
                 {"aggregation", enum_name(amg_aggregation_names, amg.aggregation)},
                 {"gather_rows", amg.gather_rows},
-                {"precision", enum_name(amg_precision_names, amg.precision)}};
+                {"precision", enum_name(amg_precision_names, amg.precision)},
+                {"prolongator", enum_name(amg_prolongator_names, amg.prolongator)}};
     return amg;
 }
 

@@ -361,6 +361,11 @@ std::string solver_settings_reference()
                            makes aggregates of a root and its neighbours, about 4 nodes on 2D
                            triangles against 10: fewer iterations, more levels and denser
                            coarse operators (too dense in 3D)
+    prolongator: full      (string, default full) full | filtered: the matrix of the Jacobi
+                           step that smooths the aggregates' prolongator: A, or A's strong
+                           couplings with the weak ones added to the diagonal (row sums kept),
+                           so that a strength_threshold above the default drops couplings from
+                           the coarse operators instead of filling them
     gather_rows: 200000    (integer > 0, default 200000) under mpirun: the levels below the
                            first with at most this many rows in all are gathered onto every
                            rank and set up and cycled there as on one process (a redundant

@@ -1,5 +1,6 @@
 #include "solver/multigrid/aggregation.hpp"
 
+#include <stdexcept>
 #include <utility>
 
 #include "linalg/blas1.hpp"
@@ -85,20 +86,26 @@ Csr<V> smoothed_prolongator(const Csr<V>& a, const Array<V>& dinv, double omega,
     const ExecPtr& ex = a.executor();
     const Executor& exec = *ex;
     const index_type* agg = aggregates.of_node.data();
+    if (!aggregates.strong.empty() && aggregates.strong.size() != a.nnz())
+        throw std::invalid_argument("smoothed_prolongator: the strong entries are not of this matrix");
+    const std::uint8_t* strong = aggregates.strong.empty() ? nullptr : aggregates.strong.data();
     Csr<V> p{a.rows, aggregates.count, Array<index_type>(ex, static_cast<std::size_t>(a.rows) + 1),
              {}, {}};
     const index_type nnz =
-        GPUFEM_DISPATCH(exec, amg_prolongator_pattern(exec, a, agg, p.row_ptr.data()));
+        GPUFEM_DISPATCH(exec, amg_prolongator_pattern(exec, a, strong, agg, p.row_ptr.data()));
     if (nnz < 0) {  // a row meets too many aggregates for the row kernel: S P0 by SpGEMM
-        Csr<V> s{a.rows, a.cols, a.row_ptr.clone_to(ex), a.col_idx.clone_to(ex),
-                 Array<V>(ex, a.nnz())};
-        GPUFEM_DISPATCH(exec, amg_jacobi_operator(exec, a, dinv.data(), static_cast<V>(omega),
-                                                  s.values.data()));
+        Csr<V> s{a.rows, a.cols, Array<index_type>(ex, static_cast<std::size_t>(a.rows) + 1), {}, {}};
+        const index_type s_nnz =
+            GPUFEM_DISPATCH(exec, amg_jacobi_operator_pattern(exec, a, strong, s.row_ptr.data()));
+        s.col_idx = Array<index_type>(ex, static_cast<std::size_t>(s_nnz));
+        s.values = Array<V>(ex, static_cast<std::size_t>(s_nnz));
+        GPUFEM_DISPATCH(exec, amg_jacobi_operator(exec, a, strong, dinv.data(), static_cast<V>(omega),
+                                                  s.row_ptr.data(), s.col_idx.data(), s.values.data()));
         return sparse_product(s, tentative_prolongator<V>(aggregates));
     }
     p.col_idx = Array<index_type>(ex, static_cast<std::size_t>(nnz));
     p.values = Array<V>(ex, static_cast<std::size_t>(nnz));
-    GPUFEM_DISPATCH(exec, amg_prolongator_fill(exec, a, agg, dinv.data(), static_cast<V>(omega),
+    GPUFEM_DISPATCH(exec, amg_prolongator_fill(exec, a, strong, agg, dinv.data(), static_cast<V>(omega),
                                                p.row_ptr.data(), p.col_idx.data(), p.values.data()));
     return p;
 }

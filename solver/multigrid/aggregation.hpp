@@ -18,6 +18,9 @@ struct Aggregates {
     Array<index_type> roots;    ///< the root (independent-set node) of each aggregate
     index_type count = 0;       ///< aggregates = rows of the next level
     int rounds = 0;             ///< rounds the independent set took
+    /// The strong entries of the matrix they were formed over (its pattern; kept for the
+    /// filtered prolongator smoothing), empty when that is not asked for.
+    Array<std::uint8_t> strong;
 };
 
 /// strong[k] = 1 for the off-diagonal entries of a with |a_ij| > theta sqrt(|a_ii a_jj|), and
@@ -40,7 +43,9 @@ template <typename V>
 Csr<V> tentative_prolongator(const Aggregates& aggregates);
 
 /// P = (I - omega D^-1 A) P0 for P0 the aggregates' tentative prolongator, built row by row
-/// (each row gathers its columns' aggregates; no copy of A, no sparse product). On CUDA a row
+/// (each row gathers its columns' aggregates; no copy of A, no sparse product). With
+/// aggregates.strong set, A is the filtered matrix: the weak entries added to the diagonal
+/// (row sums kept), so P's rows reach only the strong neighbours' aggregates. On CUDA a row
 /// meeting more than amg_row_aggregates_limit aggregates sends the whole product to
 /// cuSPARSE's SpGEMM instead.
 template <typename V>

@@ -91,26 +91,34 @@ template <typename V>
 void amg_strength(const Executor& exec, const Csr<V>& a, const V* diag, double theta,
                   std::uint8_t* strong) GPUFEM_KERNEL_BODY
 
-/// s_values = the values of I - omega D^-1 A in a's pattern (a stores every diagonal
-/// entry; dinv = 1 / diag(A)): S for the sparse product S P0.
+/// The row offsets of S = I - omega D^-1 A_F (A_F the filtered matrix of
+/// amg_prolongator_pattern, A itself with strong null): each row's diagonal and kept entries
+/// of a (a stores every diagonal entry). Returns S's entries (synchronises).
 template <typename V>
-void amg_jacobi_operator(const Executor& exec, const Csr<V>& a, const V* dinv, V omega, V* s_values)
-    GPUFEM_KERNEL_BODY
+index_type amg_jacobi_operator_pattern(const Executor& exec, const Csr<V>& a, const std::uint8_t* strong,
+                                       index_type* s_ptr) GPUFEM_KERNEL_BODY
 
-/// The row offsets of P = (I - omega D^-1 A) P0 for P0 the aggregates' indicator: row i
-/// holds the distinct aggregates among its columns' and its own (p_ptr: rows + 1
-/// entries). Returns P's entries, or -1 when some row meets more than
-/// amg_row_aggregates_limit aggregates (cuda only; then use the sparse product).
+/// S's columns (a's order) and values (dinv = 1 / diag(A)), s_ptr complete: for the sparse
+/// product S P0.
 template <typename V>
-index_type amg_prolongator_pattern(const Executor& exec, const Csr<V>& a, const index_type* agg,
-                                   index_type* p_ptr) GPUFEM_KERNEL_BODY
+void amg_jacobi_operator(const Executor& exec, const Csr<V>& a, const std::uint8_t* strong, const V* dinv,
+                         V omega, const index_type* s_ptr, index_type* s_col, V* s_values) GPUFEM_KERNEL_BODY
+
+/// The row offsets of P = (I - omega D^-1 A_F) P0 for P0 the aggregates' indicator and A_F
+/// the filtered matrix (A's strong entries, the weak ones added to the diagonal; A itself
+/// when strong is null): row i holds the distinct aggregates among its own and its kept
+/// columns' (p_ptr: rows + 1 entries). Returns P's entries, or -1 when some row meets more
+/// than amg_row_aggregates_limit aggregates (cuda only; then use the sparse product).
+template <typename V>
+index_type amg_prolongator_pattern(const Executor& exec, const Csr<V>& a, const std::uint8_t* strong,
+                                   const index_type* agg, index_type* p_ptr) GPUFEM_KERNEL_BODY
 
 /// The entries of that P (p_ptr complete): column g gets [agg(i) == g] - omega dinv_i
-/// sum of a_ij over the columns j with agg(j) == g; columns sorted.
+/// sum of (A_F)_ij over the columns j with agg(j) == g; columns sorted.
 template <typename V>
-void amg_prolongator_fill(const Executor& exec, const Csr<V>& a, const index_type* agg,
-                          const V* dinv, V omega, const index_type* p_ptr, index_type* p_col,
-                          V* p_val) GPUFEM_KERNEL_BODY
+void amg_prolongator_fill(const Executor& exec, const Csr<V>& a, const std::uint8_t* strong,
+                          const index_type* agg, const V* dinv, V omega, const index_type* p_ptr,
+                          index_type* p_col, V* p_val) GPUFEM_KERNEL_BODY
 
 /// p_{i, agg[i]} -= omega dinv[i] lumped[i] for every row i in an aggregate: P = (I - omega
 /// D^-1 A) P0 smoothed with A's owned block turned into the smoothing with that block plus

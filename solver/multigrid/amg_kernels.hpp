@@ -89,6 +89,37 @@ GPUFEM_HOST_DEVICE inline double amg_coupling(V aij, V aii, V ajj)
     return value > 0 && scale > 0 ? value / sqrt(scale) : 0.0;
 }
 
+/// Whether entry k of row i stays in the filtered matrix A_F: the diagonal and, with strong
+/// given, the strong entries (all of them with strong null).
+GPUFEM_HOST_DEVICE inline bool amg_kept_entry(index_type i, index_type column, const std::uint8_t* strong,
+                                              index_type k)
+{
+    return strong == nullptr || column == i || strong[k] != 0;
+}
+
+/// Row i of S = I - scale A_F (scale = omega / a_ii) from A's row (entries [begin, end)),
+/// written from s_col / s_val on in A's column order: A_F's diagonal is a_ii plus the weak
+/// entries, summed in column order on both backends.
+template <typename V>
+GPUFEM_HOST_DEVICE inline void amg_jacobi_row(index_type i, index_type begin, index_type end,
+                                              const index_type* col, const V* val,
+                                              const std::uint8_t* strong, V scale, index_type* s_col,
+                                              V* s_val)
+{
+    V diagonal = 0;
+    index_type out = 0, at = -1;
+    for (index_type k = begin; k < end; ++k) {
+        const bool on_diagonal = col[k] == i;
+        const bool kept = amg_kept_entry(i, col[k], strong, k);
+        if (on_diagonal || !kept) diagonal += val[k];
+        if (!kept) continue;
+        if (on_diagonal) at = out;
+        s_col[out] = col[k];
+        s_val[out++] = on_diagonal ? V(0) : -scale * val[k];
+    }
+    if (at >= 0) s_val[at] = V(1) - scale * diagonal;
+}
+
 /// Whether a coupling of measure m between rows i and j is strong: above theta, or the
 /// strongest of row i or of row j (strongest_i, strongest_j: the rows' largest measures). So
 /// every row with a non-zero coupling has a strong one whatever theta is (a threshold above

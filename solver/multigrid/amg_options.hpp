@@ -36,6 +36,17 @@ enum class AmgAggregation {
 inline constexpr std::array<EnumName<AmgAggregation>, 2> amg_aggregation_names{
     {{AmgAggregation::distance2, "distance2"}, {AmgAggregation::distance1, "distance1"}}};
 
+/// The matrix the tentative prolongator is smoothed with (one Jacobi step).
+enum class AmgProlongator {
+    full,      ///< A itself: each row of P reaches every neighbour's aggregate
+    filtered,  ///< A's strong entries, the weak ones added to the diagonal (row sums kept):
+               ///< P's rows reach only strong neighbours' aggregates, so a higher
+               ///< strength_threshold thins the coarse operators instead of filling them
+};
+/// Their names, as in the case file.
+inline constexpr std::array<EnumName<AmgProlongator>, 2> amg_prolongator_names{
+    {{AmgProlongator::full, "full"}, {AmgProlongator::filtered, "filtered"}}};
+
 /// The precision the hierarchy is stored and cycled in.
 enum class AmgPrecision {
     same,    ///< the system's (the case's precision)
@@ -63,6 +74,7 @@ struct AmgOptions {
     int max_levels = 25;
     AmgCycle cycle = AmgCycle::v;
     AmgAggregation aggregation = AmgAggregation::distance2;
+    AmgProlongator prolongator = AmgProlongator::full;
     /// Across ranks: a coarse level of at most this many rows in all, and every level below
     /// it, is gathered onto every rank and cycled there as on one process (hypre's redundant
     /// coarse solve, AmgX's consolidation); the levels above it stay distributed.

@@ -129,9 +129,10 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
                                        static_cast<int>(levels_.size()) + 1 >= options.max_levels);
         Aggregates aggregates;
         if (!coarsest && !geometric) {
-            const Array<std::uint8_t> strong =
+            Array<std::uint8_t> strong =
                 strength_of_connection(*csr, op.diagonal(), options.strength_threshold);
             aggregates = aggregate(*csr, strong, options.aggregation);
+            if (options.prolongator == AmgProlongator::filtered) aggregates.strong = std::move(strong);
             summary.mis_rounds = aggregates.rounds;
             // No aggregate, or too few nodes merged to be worth a level: stop here.
             coarsest = aggregates.count == 0 ||
@@ -396,6 +397,7 @@ nlohmann::json AmgPreconditioner<V>::report() const
             {"degree", options_.degree},
             {"cycle", std::string(enum_name(amg_cycle_names, options_.cycle))},
             {"aggregation", std::string(enum_name(amg_aggregation_names, options_.aggregation))},
+            {"prolongator", std::string(enum_name(amg_prolongator_names, options_.prolongator))},
             {"strength_threshold", options_.strength_threshold},
             {"coarse_size", options_.coarse_size},
             {"coarse_solve", coarse_inverse_.empty() ? "smoothing" : "dense inverse"}};

@@ -213,8 +213,9 @@ bool DistributedAmg<V>::add_level(Setup& setup)
     };
     phase_done(SetupPhase::smoother, mark);
     if (static_cast<int>(levels_.size()) + 2 > options_.max_levels) return last("solver.amg.max_levels");
-    const Array<std::uint8_t> strong = strength_of_connection(*setup.local, op.diagonal(), options_.strength_threshold);
-    const Aggregates aggregates = aggregate(*setup.local, strong, options_.aggregation);
+    Array<std::uint8_t> strong = strength_of_connection(*setup.local, op.diagonal(), options_.strength_threshold);
+    Aggregates aggregates = aggregate(*setup.local, strong, options_.aggregation);
+    if (options_.prolongator == AmgProlongator::filtered) aggregates.strong = std::move(strong);
     summary.mis_rounds = aggregates.rounds;
     const std::vector<index_type> offsets = rank_offsets(host_, aggregates.count);
     const index_type total = offsets.back();
@@ -423,6 +424,7 @@ nlohmann::json DistributedAmg<V>::report() const
                           {"degree", options_.degree},
                           {"cycle", std::string(enum_name(amg_cycle_names, options_.cycle))},
                           {"aggregation", std::string(enum_name(amg_aggregation_names, options_.aggregation))},
+                          {"prolongator", std::string(enum_name(amg_prolongator_names, options_.prolongator))},
                           {"strength_threshold", options_.strength_threshold}};
     out["gathered"] = gathered_ ? gathered_->report() : nlohmann::json(nullptr);
     return out;

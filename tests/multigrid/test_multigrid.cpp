@@ -22,6 +22,7 @@
 #include "assembly/lma_system.hpp"
 #include "solver/case/case_file.hpp"
 #include "solver/multigrid/aggregation.hpp"
+#include "solver/multigrid/amg_kernels.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/chebyshev.hpp"
 #include "solver/multigrid/dense_inverse.hpp"
@@ -165,6 +166,66 @@ TEST(Aggregation, TentativeProlongatorMapsOnesToTheAggregateIndicator)
     const auto of = agg.of_node.to_host();
     const auto yh = y.to_host();
     for (index_type i = 0; i < a.rows; ++i) EXPECT_EQ(yh[i], of[i] >= 0 ? 1.0 : 0.0) << "row " << i;
+}
+
+TEST(Aggregation, FilteredProlongatorSmoothsWithTheStrongEntriesAndTheWeakOnesLumped)
+{
+    const unsigned seed = test::random_seed();
+    const Csr<double> a = test::weighted_laplacian_3d<double>(cpu(), 7, 6, 5, seed);
+    const Array<double> d = diagonal_of(a);
+    Array<std::uint8_t> strong = strength_of_connection(a, d, 0.15);
+    const auto sh = strong.to_host();
+    const HostMatrix ha = test::to_host(a);
+    long long weak = 0;
+    for (index_type i = 0; i < a.rows; ++i)
+        for (index_type k = ha.ptr[i]; k < ha.ptr[i + 1]; ++k) weak += ha.col[k] != i && !sh[k];
+    ASSERT_GT(weak, a.rows / 4) << "the threshold leaves too few weak entries to test (seed " << seed << ")";
+    Aggregates agg = aggregate(a, strong);
+    const Csr<double> full = smoothed_prolongator(a, inverse_of(d), 0.6, agg);
+    agg.strong = std::move(strong);
+    const Csr<double> p = smoothed_prolongator(a, inverse_of(d), 0.6, agg);
+    EXPECT_LT(p.nnz(), full.nnz()) << "the filter keeps P's rows to the strong neighbours' aggregates";
+    // A_F: the strong entries and the diagonal, each weak entry added to its row's diagonal.
+    const index_type n = a.rows, nc = agg.count;
+    std::vector<double> af(static_cast<std::size_t>(n) * n, 0.0);
+    for (index_type i = 0; i < n; ++i)
+        for (index_type k = ha.ptr[i]; k < ha.ptr[i + 1]; ++k) {
+            const bool kept = ha.col[k] == i || sh[k];
+            af[static_cast<std::size_t>(i) * n + (kept ? ha.col[k] : i)] += ha.val[k];
+        }
+    const auto dh = d.to_host();
+    for (index_type i = 0; i < n; ++i)
+        for (index_type j = 0; j < n; ++j)
+            af[static_cast<std::size_t>(i) * n + j] =
+                (i == j ? 1.0 : 0.0) - 0.6 / dh[i] * af[static_cast<std::size_t>(i) * n + j];
+    const auto expected = test::dense_product(af, test::dense(test::to_host(tentative_prolongator<double>(agg))),
+                                              n, n, nc);
+    EXPECT_LT(test::max_relative_difference(test::dense(test::to_host(p)), expected), 1e-14);
+    // The kernels of the sparse-product route (rows meeting many aggregates on a GPU): S P0
+    // with S = I - 0.6 D^-1 A_F in A_F's pattern, the same P, with and without the filter.
+    for (const bool filtered : {true, false}) {
+        const std::uint8_t* flags = filtered ? agg.strong.data() : nullptr;
+        Csr<double> s_op{n, n, Array<index_type>(cpu(), static_cast<std::size_t>(n) + 1), {}, {}};
+        const index_type s_nnz = kernels::cpu::amg_jacobi_operator_pattern(*cpu(), a, flags, s_op.row_ptr.data());
+        EXPECT_EQ(s_nnz, filtered ? a.nnz() - weak : a.nnz());
+        s_op.col_idx = Array<index_type>(cpu(), static_cast<std::size_t>(s_nnz));
+        s_op.values = Array<double>(cpu(), static_cast<std::size_t>(s_nnz));
+        kernels::cpu::amg_jacobi_operator(*cpu(), a, flags, inverse_of(d).data(), 0.6, s_op.row_ptr.data(),
+                                          s_op.col_idx.data(), s_op.values.data());
+        const Csr<double> by_product = sparse_product(s_op, tentative_prolongator<double>(agg));
+        EXPECT_LT(test::max_relative_difference(test::dense(test::to_host(by_product)),
+                                                test::dense(test::to_host(filtered ? p : full))),
+                  1e-14)
+            << (filtered ? "filtered" : "full");
+    }
+    // A_F has A's row sums, so P's row sums are the unfiltered P's.
+    const HostMatrix hp = test::to_host(p), hf = test::to_host(full);
+    for (index_type i = 0; i < n; ++i) {
+        double sum = 0, sum_full = 0;
+        for (index_type k = hp.ptr[i]; k < hp.ptr[i + 1]; ++k) sum += hp.val[k];
+        for (index_type k = hf.ptr[i]; k < hf.ptr[i + 1]; ++k) sum_full += hf.val[k];
+        EXPECT_NEAR(sum, sum_full, 1e-13) << "row " << i;
+    }
 }
 
 TEST(Galerkin, ProductTransposeAndCoarseOperatorMatchDenseOracles)

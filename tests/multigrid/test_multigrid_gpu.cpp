@@ -65,6 +65,12 @@ TEST(AmgGpu, AggregatesProlongatorAndGalerkinProductEqualTheCpuReference)
             EXPECT_EQ(g_gpu.count, g_cpu.count) << what;
             EXPECT_EQ(g_gpu.rounds, g_cpu.rounds) << what;
             ASSERT_EQ(g_gpu.of_node.to_host(), g_cpu.of_node.to_host()) << what;
+            Aggregates f_cpu = aggregate(a_cpu, s_cpu, distance), f_gpu = aggregate(a_gpu, s_gpu, distance);
+            f_cpu.strong = s_cpu.clone_to(host);
+            f_gpu.strong = s_gpu.clone_to(device);
+            expect_same_pattern_close_values(test::to_host(smoothed_prolongator(a_gpu, inverse_of(d_gpu), 0.6, f_gpu)),
+                                             test::to_host(smoothed_prolongator(a_cpu, inverse_of(d_cpu), 0.6, f_cpu)),
+                                             1e-15, "filtered P, " + what);
             const Csr<double> p_cpu = smoothed_prolongator(a_cpu, inverse_of(d_cpu), 0.6, g_cpu);
             const Csr<double> p_gpu = smoothed_prolongator(a_gpu, inverse_of(d_gpu), 0.6, g_gpu);
             expect_same_pattern_close_values(test::to_host(p_gpu), test::to_host(p_cpu), 1e-15, "P, " + what);
@@ -102,7 +108,9 @@ TEST(AmgGpu, ProlongatorOfRowsMeetingManyAggregatesTakesTheSparseProductAndAgree
     std::vector<index_type> of(n);
     for (index_type i = 0; i < n; ++i) of[i] = i % 17 == 0 ? -2 : static_cast<index_type>(rng() % count);
     std::vector<double> dinv(n, 0.1);
-    HostMatrix results[2];
+    std::vector<std::uint8_t> strong(col.size());  // every third entry weak
+    for (std::size_t k = 0; k < col.size(); ++k) strong[k] = rng() % 3 != 0;
+    HostMatrix results[2], filtered[2];
     for (int k = 0; k < 2; ++k) {
         const ExecPtr exec = k == 0 ? host : device;
         const Csr<double> a{n, n, Array<index_type>::from_host(exec, ptr),
@@ -111,8 +119,11 @@ TEST(AmgGpu, ProlongatorOfRowsMeetingManyAggregatesTakesTheSparseProductAndAgree
         agg.of_node = Array<index_type>::from_host(exec, of);
         agg.count = count;
         results[k] = test::to_host(smoothed_prolongator(a, Array<double>::from_host(exec, dinv), 0.7, agg));
+        agg.strong = Array<std::uint8_t>::from_host(exec, strong);
+        filtered[k] = test::to_host(smoothed_prolongator(a, Array<double>::from_host(exec, dinv), 0.7, agg));
     }
     expect_same_pattern_close_values(results[1], results[0], 1e-14, "P with long rows");
+    expect_same_pattern_close_values(filtered[1], filtered[0], 1e-14, "filtered P with long rows");
 }
 
 TEST(AmgGpu, SparseProductOverBlocksOfRowsEqualsTheCpuProduct)

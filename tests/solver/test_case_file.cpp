@@ -178,7 +178,8 @@ TEST(CaseFile, DefaultsAreFilledIn)
                    "cuda_graph": "auto", "time_spmv": true,
                    "amg": {"strength_threshold": 0.02, "smoother": "chebyshev", "degree": 2,
                            "coarse_size": 500, "max_levels": 25, "cycle": "v",
-                           "aggregation": "distance2", "gather_rows": 200000, "precision": "double"}},
+                           "aggregation": "distance2", "gather_rows": 200000, "precision": "double",
+                           "prolongator": "full"}},
         "precision": "double",
         "reorder": "none",
         "backend": "auto",
@@ -401,7 +402,7 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
     const CaseSpec spec = parse_case_text(
         minimal + "solver:\n  preconditioner: amg\n  amg: {strength_threshold: 0.1, smoother: jacobi, "
                   "degree: 3, coarse_size: 100, max_levels: 4, aggregation: distance1, gather_rows: 5000, "
-                  "precision: float}\n",
+                  "precision: float, prolongator: filtered}\n",
         "case.yaml", "");
     EXPECT_EQ(spec.solver.preconditioner, &preconditioner_registry().at("amg"));
     EXPECT_DOUBLE_EQ(spec.solver.amg.strength_threshold, 0.1);
@@ -417,6 +418,10 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
                     {"case.yaml:4: solver.amg.precision: expected one of double, float, got 'half'"});
     EXPECT_EQ(spec.resolved["solver"]["amg"]["smoother"], "jacobi");
     EXPECT_EQ(spec.resolved["solver"]["amg"]["aggregation"], "distance1");
+    EXPECT_EQ(spec.solver.amg.prolongator, gpufem::AmgProlongator::filtered);
+    EXPECT_EQ(spec.resolved["solver"]["amg"]["prolongator"], "filtered");
+    expect_contains(error_of(minimal + "solver:\n  amg:\n    prolongator: smoothed\n"),
+                    {"case.yaml:4: solver.amg.prolongator: expected one of full, filtered, got 'smoothed'"});
     expect_contains(error_of(minimal + "solver:\n  amg:\n    aggregation: distance3\n"),
                     {"case.yaml:4: solver.amg.aggregation: expected one of distance2, distance1, got 'distance3'"});
     expect_contains(error_of(minimal + "solver:\n  amg:\n    smoother: sor\n"),

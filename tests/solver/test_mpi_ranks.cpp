@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "assembly/grid_part.hpp"
@@ -482,13 +483,23 @@ void check_distributed_amg(const RankSetup& on, unsigned seed)
     const Csr<double> whole_matrix = part.whole.matrix.clone_to(Executor::create_cpu());
     const auto whole = build_format<double>("csr", part.whole.matrix.clone_to(Executor::create_cpu()), {});
     const DistributedRows<double> rows{mine.local_rows, mine.ghost_rows, part.plan, world(), *on.comm};
-    const AmgPreconditioner<double> serial(*whole.op, whole_matrix, AmgOptions{});
-    for (int gather_rows : {4, 200000}) {
-        SCOPED_TRACE("gather_rows " + std::to_string(gather_rows));
+    struct Variant {
+        int gather_rows;
+        AmgProlongator prolongator;
+        double strength_threshold;
+    };
+    // The filtered smoothing at a threshold that leaves many of P2's couplings weak.
+    for (const Variant v : {Variant{4, AmgProlongator::full, 0.02}, Variant{200000, AmgProlongator::full, 0.02},
+                            Variant{4, AmgProlongator::filtered, 0.08}}) {
+        SCOPED_TRACE(fmt::format("gather_rows {}, prolongator {}, threshold {}", v.gather_rows,
+                                 enum_name(amg_prolongator_names, v.prolongator), v.strength_threshold));
         AmgOptions options;
-        options.gather_rows = gather_rows;
+        options.gather_rows = v.gather_rows;
+        options.prolongator = v.prolongator;
+        options.strength_threshold = v.strength_threshold;
+        const AmgPreconditioner<double> serial(*whole.op, whole_matrix, options);
         const DistributedAmg<double> amg(*mine.a, rows, options);
-        if (gather_rows == 4) EXPECT_GE(amg.distributed_levels(), 2);
+        if (v.gather_rows == 4) EXPECT_GE(amg.distributed_levels(), 2);
         // Every distributed level has a coarser one, but the last when nothing was gathered.
         const bool gathered = amg.report()["gathered"] != nullptr;
         const int with_coarser = amg.distributed_levels() - (gathered ? 0 : 1);

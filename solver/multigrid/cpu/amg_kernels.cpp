@@ -169,23 +169,42 @@ void amg_strength(const Executor&, const Csr<V>& a, const V* diag, double theta,
 }
 
 template <typename V>
-void amg_jacobi_operator(const Executor&, const Csr<V>& a, const V* dinv, V omega, V* s_values)
+index_type amg_jacobi_operator_pattern(const Executor&, const Csr<V>& a, const std::uint8_t* strong,
+                                       index_type* s_ptr)
+{
+    const index_type* ptr = a.row_ptr.data();
+    const index_type* col = a.col_idx.data();
+    chunked_for(a.rows, [&](long long i) {
+        index_type kept = 0;
+        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
+            kept += amg_kept_entry(static_cast<index_type>(i), col[k], strong, k);
+        s_ptr[i + 1] = kept;
+    });
+    s_ptr[0] = 0;
+    for (index_type i = 0; i < a.rows; ++i) s_ptr[i + 1] += s_ptr[i];
+    return s_ptr[a.rows];
+}
+
+template <typename V>
+void amg_jacobi_operator(const Executor&, const Csr<V>& a, const std::uint8_t* strong, const V* dinv, V omega,
+                         const index_type* s_ptr, index_type* s_col, V* s_values)
 {
     const index_type* ptr = a.row_ptr.data();
     const index_type* col = a.col_idx.data();
     const V* val = a.values.data();
     chunked_for(a.rows, [&](long long i) {
-        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
-            s_values[k] = (col[k] == i ? V(1) : V(0)) - omega * dinv[i] * val[k];
+        amg_jacobi_row(static_cast<index_type>(i), ptr[i], ptr[i + 1], col, val, strong, omega * dinv[i],
+                       s_col + s_ptr[i], s_values + s_ptr[i]);
     });
 }
 
-/// The distinct aggregates of row i (its columns' and its own), sorted, with P's values
-/// (val null: the aggregates only, values 0).
+/// The distinct aggregates of row i (its own and its strong columns', or every column's with
+/// strong null), sorted, with P's values (val null: the aggregates only, values 0). A weak
+/// column's value counts on the diagonal (the filtered matrix: its row sums kept).
 template <typename V>
 void prolongator_row(const index_type* ptr, const index_type* col, const V* val,
-                     const index_type* agg, const V* dinv, V omega, long long i,
-                     std::vector<std::pair<index_type, V>>& row)
+                     const std::uint8_t* strong, const index_type* agg, const V* dinv, V omega,
+                     long long i, std::vector<std::pair<index_type, V>>& row)
 {
     row.clear();
     const auto add = [&row](index_type g, V value) {
@@ -197,14 +216,16 @@ void prolongator_row(const index_type* ptr, const index_type* col, const V* val,
         row.emplace_back(g, value);
     };
     if (agg[i] >= 0) add(agg[i], V(1));
-    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
-        if (agg[col[k]] >= 0) add(agg[col[k]], val ? -omega * dinv[i] * val[k] : V(0));
+    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+        const index_type g = amg_kept_entry(static_cast<index_type>(i), col[k], strong, k) ? agg[col[k]] : agg[i];
+        if (g >= 0) add(g, val ? -omega * dinv[i] * val[k] : V(0));
+    }
     std::sort(row.begin(), row.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
 }
 
 template <typename V>
-index_type amg_prolongator_pattern(const Executor&, const Csr<V>& a, const index_type* agg,
-                                   index_type* p_ptr)
+index_type amg_prolongator_pattern(const Executor&, const Csr<V>& a, const std::uint8_t* strong,
+                                   const index_type* agg, index_type* p_ptr)
 {
     const index_type* ptr = a.row_ptr.data();
     const index_type* col = a.col_idx.data();
@@ -213,7 +234,7 @@ index_type amg_prolongator_pattern(const Executor&, const Csr<V>& a, const index
         std::vector<std::pair<index_type, V>> row;
 #pragma omp for schedule(dynamic, 4096)
         for (index_type i = 0; i < a.rows; ++i) {
-            prolongator_row(ptr, col, static_cast<const V*>(nullptr), agg,
+            prolongator_row(ptr, col, static_cast<const V*>(nullptr), strong, agg,
                             static_cast<const V*>(nullptr), V(0), i, row);
             p_ptr[i + 1] = static_cast<index_type>(row.size());
         }
@@ -228,8 +249,9 @@ index_type amg_prolongator_pattern(const Executor&, const Csr<V>& a, const index
 }
 
 template <typename V>
-void amg_prolongator_fill(const Executor&, const Csr<V>& a, const index_type* agg, const V* dinv,
-                          V omega, const index_type* p_ptr, index_type* p_col, V* p_val)
+void amg_prolongator_fill(const Executor&, const Csr<V>& a, const std::uint8_t* strong,
+                          const index_type* agg, const V* dinv, V omega, const index_type* p_ptr,
+                          index_type* p_col, V* p_val)
 {
     const index_type* ptr = a.row_ptr.data();
     const index_type* col = a.col_idx.data();
@@ -239,7 +261,7 @@ void amg_prolongator_fill(const Executor&, const Csr<V>& a, const index_type* ag
         std::vector<std::pair<index_type, V>> row;
 #pragma omp for schedule(dynamic, 4096)
         for (index_type i = 0; i < a.rows; ++i) {
-            prolongator_row(ptr, col, val, agg, dinv, omega, i, row);
+            prolongator_row(ptr, col, val, strong, agg, dinv, omega, i, row);
             index_type out = p_ptr[i];
             for (const auto& [g, value] : row) {
                 p_col[out] = g;
@@ -451,7 +473,7 @@ Csr<V> amg_transpose(const Executor&, const Csr<V>& a)
 }
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
-    amg_strength, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
+    amg_strength, amg_jacobi_operator_pattern, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
     amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_stacked_offsets,
     amg_grid_transfer_entries, amg_dense_matvec, amg_spgemm, amg_transpose, amg_lump_into_prolongator)
 GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(amg_join_columns)

@@ -236,11 +236,13 @@ __global__ void strength_kernel(index_type n, const index_type* __restrict__ ptr
     }
 }
 
-/// Row i of the prolongator: the distinct aggregates met (own first, then in column order)
-/// and, with values, P's entries; false when more than amg_row_aggregates_limit.
+/// Row i of the prolongator: the distinct aggregates met (own first, then in column order;
+/// a weak column's value, with strong given, counts on the own aggregate's) and, with values,
+/// P's entries; false when more than amg_row_aggregates_limit.
 template <typename V, bool with_values>
 __device__ bool prolongator_row(index_type i, const index_type* __restrict__ ptr,
                                 const index_type* __restrict__ col, const V* __restrict__ val,
+                                const std::uint8_t* __restrict__ strong,
                                 const index_type* __restrict__ agg, V scale,
                                 index_type* seen, V* sums, int& count)
 {
@@ -259,14 +261,17 @@ __device__ bool prolongator_row(index_type i, const index_type* __restrict__ ptr
         return true;
     };
     if (!add(agg[i], V(1))) return false;
-    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
-        if (!add(agg[col[k]], with_values ? -scale * val[k] : V(0))) return false;
+    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+        const index_type g = amg_kept_entry(i, col[k], strong, k) ? agg[col[k]] : agg[i];
+        if (!add(g, with_values ? -scale * val[k] : V(0))) return false;
+    }
     return true;
 }
 
 template <typename V>
 __global__ void prolongator_lengths_kernel(index_type n, const index_type* __restrict__ ptr,
                                            const index_type* __restrict__ col,
+                                           const std::uint8_t* __restrict__ strong,
                                            const index_type* __restrict__ agg,
                                            index_type* __restrict__ p_ptr, int* __restrict__ overflow)
 {
@@ -275,7 +280,7 @@ __global__ void prolongator_lengths_kernel(index_type n, const index_type* __res
     if (i >= n) return;
     index_type seen[amg_row_aggregates_limit];
     int count = 0;
-    if (!prolongator_row<V, false>(i, ptr, col, static_cast<const V*>(nullptr), agg, V(0), seen,
+    if (!prolongator_row<V, false>(i, ptr, col, static_cast<const V*>(nullptr), strong, agg, V(0), seen,
                                    static_cast<V*>(nullptr), count)) {
         *overflow = 1;
         count = 0;
@@ -286,7 +291,9 @@ __global__ void prolongator_lengths_kernel(index_type n, const index_type* __res
 template <typename V>
 __global__ void prolongator_fill_kernel(index_type n, const index_type* __restrict__ ptr,
                                         const index_type* __restrict__ col,
-                                        const V* __restrict__ val, const index_type* __restrict__ agg,
+                                        const V* __restrict__ val,
+                                        const std::uint8_t* __restrict__ strong,
+                                        const index_type* __restrict__ agg,
                                         const V* __restrict__ dinv, V omega,
                                         const index_type* __restrict__ p_ptr,
                                         index_type* __restrict__ p_col, V* __restrict__ p_val)
@@ -296,7 +303,7 @@ __global__ void prolongator_fill_kernel(index_type n, const index_type* __restri
     index_type seen[amg_row_aggregates_limit];
     V sums[amg_row_aggregates_limit];
     int count = 0;
-    prolongator_row<V, true>(i, ptr, col, val, agg, omega * dinv[i], seen, sums, count);
+    prolongator_row<V, true>(i, ptr, col, val, strong, agg, omega * dinv[i], seen, sums, count);
     for (int m = 1; m < count; ++m) {  // insertion sort by column
         const index_type g = seen[m];
         const V s = sums[m];
@@ -317,16 +324,31 @@ __global__ void prolongator_fill_kernel(index_type n, const index_type* __restri
 }
 
 template <typename V>
+__global__ void jacobi_operator_lengths_kernel(index_type n, const index_type* __restrict__ ptr,
+                                               const index_type* __restrict__ col,
+                                               const std::uint8_t* __restrict__ strong,
+                                               index_type* __restrict__ s_ptr)
+{
+    const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == n) s_ptr[n] = 0;
+    if (i >= n) return;
+    index_type kept = 0;
+    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) kept += amg_kept_entry(i, col[k], strong, k);
+    s_ptr[i] = kept;
+}
+
+template <typename V>
 __global__ void jacobi_operator_kernel(index_type n, const index_type* __restrict__ ptr,
                                        const index_type* __restrict__ col,
-                                       const V* __restrict__ val, const V* __restrict__ dinv,
-                                       V omega, V* __restrict__ s)
+                                       const V* __restrict__ val,
+                                       const std::uint8_t* __restrict__ strong,
+                                       const V* __restrict__ dinv, V omega,
+                                       const index_type* __restrict__ s_ptr,
+                                       index_type* __restrict__ s_col, V* __restrict__ s)
 {
     const index_type i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    const V scale = omega * dinv[i];
-    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
-        s[k] = (col[k] == i ? V(1) : V(0)) - scale * val[k];
+    amg_jacobi_row(i, ptr[i], ptr[i + 1], col, val, strong, omega * dinv[i], s_col + s_ptr[i], s + s_ptr[i]);
 }
 
 template <typename V>
@@ -676,24 +698,35 @@ void amg_strength(const Executor& exec, const Csr<V>& a, const V* diag, double t
 }
 
 template <typename V>
-void amg_jacobi_operator(const Executor& exec, const Csr<V>& a, const V* dinv, V omega,
-                         V* s_values)
+index_type amg_jacobi_operator_pattern(const Executor& exec, const Csr<V>& a, const std::uint8_t* strong,
+                                       index_type* s_ptr)
+{
+    jacobi_operator_lengths_kernel<V><<<grid_for(static_cast<std::int64_t>(a.rows) + 1), block_size, 0,
+                                        stream_of(exec)>>>(a.rows, a.row_ptr.data(), a.col_idx.data(), strong,
+                                                           s_ptr);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    return exclusive_scan_total(exec, s_ptr, a.rows);
+}
+
+template <typename V>
+void amg_jacobi_operator(const Executor& exec, const Csr<V>& a, const std::uint8_t* strong, const V* dinv,
+                         V omega, const index_type* s_ptr, index_type* s_col, V* s_values)
 {
     if (a.rows == 0) return;
     jacobi_operator_kernel<V><<<grid_for(a.rows), block_size, 0, stream_of(exec)>>>(
-        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), dinv, omega, s_values);
+        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), strong, dinv, omega, s_ptr, s_col, s_values);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
 template <typename V>
-index_type amg_prolongator_pattern(const Executor& exec, const Csr<V>& a, const index_type* agg,
-                                   index_type* p_ptr)
+index_type amg_prolongator_pattern(const Executor& exec, const Csr<V>& a, const std::uint8_t* strong,
+                                   const index_type* agg, index_type* p_ptr)
 {
     DeviceBuffer overflow(exec, sizeof(int));
     zero_bytes(exec, overflow.as<int>(), sizeof(int));
     prolongator_lengths_kernel<V><<<grid_for(static_cast<std::int64_t>(a.rows) + 1), block_size, 0,
                                     stream_of(exec)>>>(a.rows, a.row_ptr.data(), a.col_idx.data(),
-                                                       agg, p_ptr, overflow.as<int>());
+                                                       strong, agg, p_ptr, overflow.as<int>());
     GPUFEM_CUDA_CHECK_LAUNCH();
     int flag = 0;
     GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&flag, overflow.as<int>(), sizeof(int), cudaMemcpyDeviceToHost,
@@ -704,13 +737,13 @@ index_type amg_prolongator_pattern(const Executor& exec, const Csr<V>& a, const 
 }
 
 template <typename V>
-void amg_prolongator_fill(const Executor& exec, const Csr<V>& a, const index_type* agg,
-                          const V* dinv, V omega, const index_type* p_ptr, index_type* p_col,
-                          V* p_val)
+void amg_prolongator_fill(const Executor& exec, const Csr<V>& a, const std::uint8_t* strong,
+                          const index_type* agg, const V* dinv, V omega, const index_type* p_ptr,
+                          index_type* p_col, V* p_val)
 {
     if (a.rows == 0) return;
     prolongator_fill_kernel<V><<<grid_for(a.rows), block_size, 0, stream_of(exec)>>>(
-        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), agg, dinv, omega, p_ptr,
+        a.rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(), strong, agg, dinv, omega, p_ptr,
         p_col, p_val);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
@@ -832,6 +865,21 @@ __global__ void rebase_offsets_kernel(index_type rows, const index_type* __restr
     if (r <= rows) out[r] = ptr[r] - ptr[0];
 }
 
+/// cuSPARSE's SpGEMM refusing a block (CUSPARSE_STATUS_INSUFFICIENT_RESOURCES): its default
+/// algorithm has limits of its own below the device's memory (many intermediate products), so
+/// the block is split and each half tried again.
+struct SpgemmRefused : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// GPUFEM_CUSPARSE_CHECK, with a refusal thrown as SpgemmRefused.
+void check_spgemm(cusparseStatus_t status, const char* call)
+{
+    if (status == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES)
+        throw SpgemmRefused(std::string("cuSPARSE error '") + cusparseGetErrorString(status) + "' in " + call);
+    GPUFEM_CUSPARSE_CHECK(status);
+}
+
 /// One block of rows [begin, end) of C = A B by cuSPARSE's SpGEMM, its offsets into
 /// block_ptr. place(nnz), called once the block's size is known, returns where its columns
 /// and values go ({nullptr, nullptr}: nowhere, only the size is wanted). Returns the size.
@@ -865,18 +913,20 @@ std::int64_t spgemm_block(const Executor& exec, const SparseHandle& handle, cons
                                                 CUSPARSE_INDEX_BASE_ZERO, type));
         GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_createDescr(&spgemm));
         std::size_t bytes1 = 0, bytes2 = 0;
-        GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_workEstimation(handle.get(), op, op, &one, da, db,
-                                                            &zero, dc, type, alg, spgemm, &bytes1,
-                                                            nullptr));
+        check_spgemm(cusparseSpGEMM_workEstimation(handle.get(), op, op, &one, da, db, &zero, dc, type,
+                                                   alg, spgemm, &bytes1, nullptr),
+                     "cusparseSpGEMM_workEstimation");
         Array<char> buffer1(ex, bytes1);
-        GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_workEstimation(handle.get(), op, op, &one, da, db,
-                                                            &zero, dc, type, alg, spgemm, &bytes1,
-                                                            buffer1.data()));
-        GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_compute(handle.get(), op, op, &one, da, db, &zero, dc,
-                                                     type, alg, spgemm, &bytes2, nullptr));
+        check_spgemm(cusparseSpGEMM_workEstimation(handle.get(), op, op, &one, da, db, &zero, dc, type,
+                                                   alg, spgemm, &bytes1, buffer1.data()),
+                     "cusparseSpGEMM_workEstimation");
+        check_spgemm(cusparseSpGEMM_compute(handle.get(), op, op, &one, da, db, &zero, dc, type, alg,
+                                            spgemm, &bytes2, nullptr),
+                     "cusparseSpGEMM_compute");
         Array<char> buffer2(ex, bytes2);
-        GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_compute(handle.get(), op, op, &one, da, db, &zero, dc,
-                                                     type, alg, spgemm, &bytes2, buffer2.data()));
+        check_spgemm(cusparseSpGEMM_compute(handle.get(), op, op, &one, da, db, &zero, dc, type, alg,
+                                            spgemm, &bytes2, buffer2.data()),
+                     "cusparseSpGEMM_compute");
         std::int64_t r = 0, c = 0;
         GPUFEM_CUSPARSE_CHECK(cusparseSpMatGetSize(dc, &r, &c, &nnz));
         const auto [out_col, out_val] = place(nnz);
@@ -898,6 +948,126 @@ std::int64_t spgemm_block(const Executor& exec, const SparseHandle& handle, cons
     return nnz;
 }
 
+/// Rows [begin, end) of A and the entries of C = A B they make.
+struct RowBlock {
+    index_type begin, end;
+    std::int64_t entries = 0;
+};
+
+/// The block size (entries of A) that cuSPARSE's buffers fit in the free memory with B's mean
+/// row length.
+template <typename V>
+std::size_t spgemm_block_from_memory(const Csr<V>& b)
+{
+    std::size_t free_bytes = 0, total_bytes = 0;
+    GPUFEM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const double b_row = b.rows > 0 ? std::max(1.0, static_cast<double>(b.nnz()) / b.rows) : 1.0;
+    const double products = static_cast<double>(free_bytes) / amg_spgemm_bytes_per_product;
+    return static_cast<std::size_t>(std::max(1048576.0, products / b_row));
+}
+
+/// A's rows (offsets ptr) cut into blocks of at most block_nnz entries (a longer row is a
+/// block of its own).
+std::vector<RowBlock> row_blocks(const std::vector<index_type>& ptr, index_type rows, std::size_t block_nnz)
+{
+    std::vector<RowBlock> blocks;
+    for (index_type begin = 0; begin < rows;) {
+        index_type end = begin + 1;
+        while (end < rows && static_cast<std::size_t>(ptr[end + 1] - ptr[begin]) <= block_nnz) ++end;
+        blocks.push_back({begin, end});
+        begin = end;
+    }
+    return blocks;
+}
+
+/// C's arrays for nnz entries.
+template <typename V>
+void allocate_product(Csr<V>& c, std::int64_t nnz)
+{
+    if (nnz > 2147483647LL) throw std::length_error("AMG: a Galerkin product has more than 2^31 - 1 non-zeros");
+    c.col_idx = Array<index_type>(c.row_ptr.executor(), static_cast<std::size_t>(nnz));
+    c.values = Array<V>(c.row_ptr.executor(), static_cast<std::size_t>(nnz));
+}
+
+/// C = A B in one cuSPARSE call, C's arrays made once the size is known; false when cuSPARSE
+/// refuses it (then C is untouched but its offsets).
+template <typename V>
+bool spgemm_in_one_block(const Executor& exec, const SparseHandle& handle, const Csr<V>& a,
+                         cusparseSpMatDescr_t db, Csr<V>& c)
+{
+    try {
+        spgemm_block(exec, handle, a, 0, a.rows, 0, static_cast<std::int64_t>(a.nnz()), db, c.cols,
+                     c.row_ptr.data(), [&](std::int64_t nnz) {
+                         allocate_product(c, nnz);
+                         return std::pair<index_type*, V*>{c.col_idx.data(), c.values.data()};
+                     });
+        return true;
+    } catch (const SpgemmRefused&) {
+        return false;
+    }
+}
+
+/// Pass 1 of the product by blocks: each block's entries; a block cuSPARSE refuses is split in
+/// two and the halves sized in turn (a single row refused is an error).
+template <typename V>
+std::vector<RowBlock> sized_blocks(const Executor& exec, const SparseHandle& handle, const Csr<V>& a,
+                                   cusparseSpMatDescr_t db, index_type b_cols,
+                                   const std::vector<index_type>& ptr, std::vector<RowBlock> pending,
+                                   index_type* block_ptr)
+{
+    const auto nowhere = [](std::int64_t) { return std::pair<index_type*, V*>{nullptr, nullptr}; };
+    std::vector<RowBlock> sized;
+    std::reverse(pending.begin(), pending.end());  // a stack: the first block on top
+    while (!pending.empty()) {
+        RowBlock blk = pending.back();
+        pending.pop_back();
+        try {
+            blk.entries = spgemm_block(exec, handle, a, blk.begin, blk.end, ptr[blk.begin],
+                                       ptr[blk.end] - ptr[blk.begin], db, b_cols, block_ptr, nowhere);
+            sized.push_back(blk);
+        } catch (const SpgemmRefused&) {
+            if (blk.end - blk.begin == 1) throw;
+            const index_type mid = blk.begin + (blk.end - blk.begin) / 2;
+            pending.push_back({mid, blk.end});
+            pending.push_back({blk.begin, mid});
+        }
+    }
+    return sized;
+}
+
+/// C = A B by blocks of rows: each block's size (pass 1, splitting what cuSPARSE refuses),
+/// then each block again straight into C (pass 2).
+template <typename V>
+void spgemm_by_blocks(const Executor& exec, const SparseHandle& handle, const Csr<V>& a,
+                      cusparseSpMatDescr_t db, const std::vector<index_type>& ptr,
+                      std::vector<RowBlock> blocks, Csr<V>& c)
+{
+    std::size_t most_rows = 0;
+    for (const RowBlock& blk : blocks)
+        most_rows = std::max<std::size_t>(most_rows, static_cast<std::size_t>(blk.end - blk.begin));
+    Array<index_type> block_ptr(a.executor(), most_rows + 1);
+    blocks = sized_blocks(exec, handle, a, db, c.cols, ptr, std::move(blocks), block_ptr.data());
+    std::int64_t total = 0;
+    for (const RowBlock& blk : blocks) total += blk.entries;
+    allocate_product(c, total);
+    std::int64_t offset = 0;
+    for (const RowBlock& blk : blocks) {
+        const index_type rows = blk.end - blk.begin;
+        spgemm_block(exec, handle, a, blk.begin, blk.end, ptr[blk.begin], ptr[blk.end] - ptr[blk.begin], db,
+                     c.cols, block_ptr.data(), [&](std::int64_t) {
+                         return std::pair<index_type*, V*>{c.col_idx.data() + offset, c.values.data() + offset};
+                     });
+        shift_offsets_kernel<<<grid_for(rows), block_size, 0, stream_of(exec)>>>(
+            rows, block_ptr.data(), static_cast<index_type>(offset), c.row_ptr.data() + blk.begin);
+        GPUFEM_CUDA_CHECK_LAUNCH();
+        offset += blk.entries;
+    }
+    const index_type last = static_cast<index_type>(total);
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(c.row_ptr.data() + a.rows, &last, sizeof(index_type),
+                                      cudaMemcpyHostToDevice, stream_of(exec)));
+    exec.synchronize();
+}
+
 }  // namespace
 
 template <typename V>
@@ -905,82 +1075,17 @@ Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b, std::s
 {
     if (a.cols != b.rows) throw std::invalid_argument("amg_spgemm: inner dimensions differ");
     const ExecPtr& ex = a.executor();
+    Csr<V> c{a.rows, b.cols, Array<index_type>(ex, static_cast<std::size_t>(a.rows) + 1), {}, {}};
     if (block_nnz == amg_spgemm_block_nnz) {  // gpufem's product, unless a row is too long for it
-        Csr<V> c{a.rows, b.cols, Array<index_type>(ex, static_cast<std::size_t>(a.rows) + 1), {}, {}};
         if (hash_product::multiply(exec, a, b, c)) return c;
-    }
-    // Blocks of rows with at most block_nnz entries of A (a longer row is a block of its own).
-    struct Block {
-        index_type begin, end;
-    };
-    if (block_nnz == 0) {  // from the free memory and B's mean row length
-        std::size_t free_bytes = 0, total_bytes = 0;
-        GPUFEM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-        const double b_row = b.rows > 0 ? std::max(1.0, static_cast<double>(b.nnz()) / b.rows) : 1.0;
-        const double products = static_cast<double>(free_bytes) / amg_spgemm_bytes_per_product;
-        block_nnz = static_cast<std::size_t>(std::max(1048576.0, products / b_row));
-    }
-    std::vector<Block> blocks;
-    std::vector<index_type> ptr;
-    if (a.nnz() <= block_nnz) {
-        blocks.push_back({0, a.rows});
-    } else {
-        ptr = a.row_ptr.to_host();
-        index_type begin = 0;
-        while (begin < a.rows) {
-            index_type end = begin + 1;
-            while (end < a.rows && static_cast<std::size_t>(ptr[end + 1] - ptr[begin]) <= block_nnz) ++end;
-            blocks.push_back({begin, end});
-            begin = end;
-        }
+        block_nnz = spgemm_block_from_memory(b);
     }
     const SparseHandle handle(exec);
     cusparseSpMatDescr_t db = csr_descriptor(b);
-    Csr<V> c{a.rows, b.cols, Array<index_type>(ex, static_cast<std::size_t>(a.rows) + 1), {}, {}};
-    const auto allocate = [&](std::int64_t nnz) {
-        if (nnz > 2147483647LL)
-            throw std::length_error("AMG: a Galerkin product has more than 2^31 - 1 non-zeros");
-        c.col_idx = Array<index_type>(ex, static_cast<std::size_t>(nnz));
-        c.values = Array<V>(ex, static_cast<std::size_t>(nnz));
-    };
     try {
-        if (blocks.size() == 1) {  // one pass: C's arrays are made once the size is known
-            spgemm_block(exec, handle, a, 0, a.rows, 0, static_cast<std::int64_t>(a.nnz()), db,
-                         b.cols, c.row_ptr.data(), [&](std::int64_t nnz) {
-                             allocate(nnz);
-                             return std::pair<index_type*, V*>{c.col_idx.data(), c.values.data()};
-                         });
-        } else {
-            // Pass 1: each block's size; pass 2: each block again, straight into C.
-            std::size_t most_rows = 0;
-            for (const Block& blk : blocks)
-                most_rows = std::max<std::size_t>(most_rows, static_cast<std::size_t>(blk.end - blk.begin));
-            Array<index_type> block_ptr(ex, most_rows + 1);
-            std::vector<std::int64_t> offsets(blocks.size() + 1, 0);
-            const auto nowhere = [](std::int64_t) { return std::pair<index_type*, V*>{nullptr, nullptr}; };
-            for (std::size_t k = 0; k < blocks.size(); ++k)
-                offsets[k + 1] = offsets[k] + spgemm_block(exec, handle, a, blocks[k].begin,
-                                                           blocks[k].end, ptr[blocks[k].begin],
-                                                           ptr[blocks[k].end] - ptr[blocks[k].begin],
-                                                           db, b.cols, block_ptr.data(), nowhere);
-            allocate(offsets.back());
-            for (std::size_t k = 0; k < blocks.size(); ++k) {
-                const index_type rows = blocks[k].end - blocks[k].begin;
-                spgemm_block(exec, handle, a, blocks[k].begin, blocks[k].end, ptr[blocks[k].begin],
-                             ptr[blocks[k].end] - ptr[blocks[k].begin], db, b.cols,
-                             block_ptr.data(), [&](std::int64_t) {
-                                 return std::pair<index_type*, V*>{c.col_idx.data() + offsets[k],
-                                                                   c.values.data() + offsets[k]};
-                             });
-                shift_offsets_kernel<<<grid_for(rows), block_size, 0, stream_of(exec)>>>(
-                    rows, block_ptr.data(), static_cast<index_type>(offsets[k]),
-                    c.row_ptr.data() + blocks[k].begin);
-                GPUFEM_CUDA_CHECK_LAUNCH();
-            }
-            const index_type total = static_cast<index_type>(offsets.back());
-            GPUFEM_CUDA_CHECK(cudaMemcpyAsync(c.row_ptr.data() + a.rows, &total, sizeof(index_type),
-                                              cudaMemcpyHostToDevice, stream_of(exec)));
-            exec.synchronize();
+        if (a.nnz() > block_nnz || !spgemm_in_one_block(exec, handle, a, db, c)) {
+            const std::vector<index_type> ptr = a.row_ptr.to_host();
+            spgemm_by_blocks(exec, handle, a, db, ptr, row_blocks(ptr, a.rows, block_nnz), c);
         }
     } catch (...) {
         cusparseDestroySpMat(db);
@@ -1005,7 +1110,7 @@ Csr<V> amg_transpose(const Executor& exec, const Csr<V>& a)
 }
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(
-    amg_strength, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
+    amg_strength, amg_jacobi_operator_pattern, amg_jacobi_operator, amg_prolongator_pattern, amg_prolongator_fill,
     amg_chebyshev_step, amg_start_vector, amg_residual, amg_merge_global_rows, amg_stacked_offsets,
     amg_grid_transfer_entries, amg_dense_matvec, amg_spgemm, amg_transpose, amg_lump_into_prolongator)
 GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(amg_join_columns)
