@@ -46,7 +46,6 @@ void lower_thread_priority()
     (void)::setpriority(PRIO_PROCESS, thread, 10);
 }
 
-
 /// Bytes of uncompressed data per block (VTK's writer uses 32 KiB; its reader takes any size).
 constexpr std::size_t block_bytes = 1 << 18;
 

@@ -1083,9 +1083,12 @@ Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b, std::s
     const SparseHandle handle(exec);
     cusparseSpMatDescr_t db = csr_descriptor(b);
     try {
-        if (a.nnz() > block_nnz || !spgemm_in_one_block(exec, handle, a, db, c)) {
+        const bool one_block = a.nnz() <= block_nnz;
+        if (!one_block || !spgemm_in_one_block(exec, handle, a, db, c)) {
             const std::vector<index_type> ptr = a.row_ptr.to_host();
-            spgemm_by_blocks(exec, handle, a, db, ptr, row_blocks(ptr, a.rows, block_nnz), c);
+            // After cuSPARSE refused the whole product, its halves first (not the whole again).
+            const std::size_t size = one_block ? std::max<std::size_t>(1, a.nnz() / 2) : block_nnz;
+            spgemm_by_blocks(exec, handle, a, db, ptr, row_blocks(ptr, a.rows, size), c);
         }
     } catch (...) {
         cusparseDestroySpMat(db);
