@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "linalg/write_errors.hpp"
+#include "solver/run/file_reaper.hpp"
 #include "mesh/vtk_writer.hpp"
 #include "solver/run/interrupt_cleanup.hpp"
 
@@ -59,7 +60,7 @@ void StagedOutputs::write_text(const std::string& name, const std::string& text)
 
 void StagedOutputs::commit()
 {
-    for (const auto& [temp, final_path] : files_) std::filesystem::rename(temp, final_path);
+    for (const auto& [temp, final_path] : files_) replace_file(temp, final_path);
     committed_ = true;
     for (int slot : cleanup_slots_) release_cleanup(slot);
     cleanup_slots_.clear();

@@ -21,7 +21,8 @@ public:
     std::filesystem::path stage(const std::string& name);
     /// Writes text to a staged file.
     void write_text(const std::string& name, const std::string& text);
-    /// Renames every staged file to its final name.
+    /// Renames every staged file to its final name; the files they replace are removed by
+    /// remove_replaced_file (beside the run, when its helper was started).
     void commit();
     const std::filesystem::path& dir() const { return dir_; }
 
