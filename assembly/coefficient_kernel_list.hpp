@@ -1,5 +1,5 @@
-// Coefficient kernels: one region's expression evaluated at its cells' points, and the check
-// that tensors are positive definite.
+// Coefficient kernels: one region's expression evaluated at its cells' points, the check
+// that tensors are positive definite, and which regions the cells hold.
 // A kernel list (linalg/backend_kernels.hpp), declared for both backends by
 // assembly/coefficient_kernels.hpp. No include guard, no includes: it is read once per
 // backend namespace.
@@ -30,3 +30,9 @@ void spread_cell_values(const Executor& exec, const double* values, const Coeffi
 template <typename V>
 long long first_indefinite_tensor(const Executor& exec, const V* values, long long points, int dim)
     GPUFEM_KERNEL_BODY
+
+/// Which of the m increasing `tags` the n cells hold: present[k] = 1 when some cell c has
+/// region[c] == tags[k], present[m] = 1 when some cell's tag is none of them (present: m + 1
+/// bytes, zero on entry). cpu: cells in parallel; cuda: one thread per cell.
+GPUFEM_KERNEL_INLINE void mark_present_tags(const Executor& exec, long long n, const int* region, const int* tags,
+                                            int m, std::uint8_t* present) GPUFEM_KERNEL_BODY

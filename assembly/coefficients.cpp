@@ -100,8 +100,9 @@ void check_coverage(const Mesh& mesh, const MeshCoefficient& c)
     std::vector<int> named;
     for (const CoefficientPiece& piece : c.pieces) named.push_back(piece.tag);
     std::sort(named.begin(), named.end());
-    // The cells in no named region, counted on the host's threads (a large mesh is all
-    // covered in the common case: the count alone, no per-tag tally).
+    // A large mesh is all covered in the common case: one pass that finds so, on the device
+    // when the regions are there; the cells are counted only for the message.
+    if (!present_region_tags(mesh, named).others) return;
     const auto cells = static_cast<long long>(mesh.cell_group.size());
     long long total = 0;
 #pragma omp parallel for schedule(static) reduction(+ : total)
@@ -109,7 +110,6 @@ void check_coverage(const Mesh& mesh, const MeshCoefficient& c)
         total += !std::binary_search(named.begin(), named.end(), mesh.cell_group[static_cast<std::size_t>(k)]);
     std::map<int, long long> uncovered;
     if (mesh.cell_group.empty()) uncovered[0] = total = mesh.num_cells();
-    if (total == 0) return;
     for (const int tag : mesh.cell_group)
         if (!std::binary_search(named.begin(), named.end(), tag)) ++uncovered[tag];
     std::vector<std::string> parts;
@@ -219,6 +219,34 @@ Array<int> cell_regions(const ExecPtr& exec, const Mesh& mesh)
         mesh.device->cell_group.executor() == exec)
         return mesh.device->cell_group.clone_to(exec);
     return Array<int>::from_host(exec, std::span<const int>(mesh.cell_group.data(), mesh.cell_group.size()));
+}
+
+PresentTags present_region_tags(const Mesh& mesh, std::vector<int> candidates)
+{
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    PresentTags out;
+    if (mesh.cell_group.empty()) {  // every cell tag 0
+        if (mesh.num_cells() == 0) return out;
+        if (std::binary_search(candidates.begin(), candidates.end(), 0)) out.tags = {0};
+        else out.others = true;
+        return out;
+    }
+    static const ExecPtr host = Executor::create_cpu();
+    const bool on_device = mesh.device && mesh.device->cell_group.size() == mesh.cell_group.size();
+    const ExecPtr& exec = on_device ? mesh.device->cell_group.executor() : host;
+    const int m = static_cast<int>(candidates.size());
+    const Array<int> tags = Array<int>::from_host(exec, candidates);
+    Array<std::uint8_t> present(exec, candidates.size() + 1);
+    zero_bytes(*exec, present.data(), present.size());
+    const int* region = on_device ? mesh.device->cell_group.data() : mesh.cell_group.data();
+    GPUFEM_DISPATCH(*exec, mark_present_tags(*exec, static_cast<long long>(mesh.cell_group.size()), region,
+                                             tags.data(), m, present.data()));
+    const std::vector<std::uint8_t> flags = present.to_host();
+    for (int k = 0; k < m; ++k)
+        if (flags[static_cast<std::size_t>(k)]) out.tags.push_back(candidates[static_cast<std::size_t>(k)]);
+    out.others = flags[static_cast<std::size_t>(m)] != 0;
+    return out;
 }
 
 namespace {

@@ -71,4 +71,15 @@ Array<V> evaluate_coefficient(const ExecPtr& exec, const MeshCoefficient& coeffi
 /// Each cell's physical tag on exec (mesh.cell_group; 0 for every cell when it has none).
 Array<int> cell_regions(const ExecPtr& exec, const Mesh& mesh);
 
+/// Which region tags a mesh's cells hold, among some candidates.
+struct PresentTags {
+    std::vector<int> tags;  ///< the candidates some cell holds, increasing
+    bool others = false;    ///< some cell holds a tag that is none of the candidates
+};
+
+/// Which of `candidates` the mesh's cells hold (mesh.cell_group; every cell tag 0 when it has
+/// none): one pass over the cells on the device where a mesh refined there keeps its regions,
+/// else on the host's threads.
+PresentTags present_region_tags(const Mesh& mesh, std::vector<int> candidates);
+
 }  // namespace gpufem

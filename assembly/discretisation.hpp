@@ -6,8 +6,8 @@
 // (lagrange_discretisation.hpp); finite volumes, with unknowns on cells, plug in beside them.
 #include <functional>
 #include <optional>
-#include <stdexcept>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -151,6 +151,12 @@ public:
     /// before the fields computed from it (the fluxes, the errors), so that its writing can
     /// start meanwhile (where the discretisation's solution is a point field; none by default).
     void set_solution_ready(std::function<void(const MeshField&)> ready) { solution_ready_ = std::move(ready); }
+    /// Called by solution_output with the cells' flux fields as soon as they are on the host,
+    /// before the point fields (the same purpose; where the discretisation has them first).
+    void set_cell_fields_ready(std::function<void(std::span<const MeshField>)> ready)
+    {
+        cell_fields_ready_ = std::move(ready);
+    }
     /// The corrected right-hand side (RhsCorrection) of a discretisation that solves once.
     Array<V> corrected_rhs(const Array<V>& /*u*/) const override
     {
@@ -163,11 +169,14 @@ protected:
     {
         if (solution_ready_) solution_ready_(u);
     }
+    /// The cell fields' callback (empty when none was set).
+    const std::function<void(std::span<const MeshField>)>& cell_fields_ready() const { return cell_fields_ready_; }
 
 private:
     bool flux_output_ = true;
     bool flux_fields_float32_ = true;
     std::function<void(const MeshField&)> solution_ready_;
+    std::function<void(std::span<const MeshField>)> cell_fields_ready_;
 };
 
 /// disc's p-multigrid transfers (Discretisation::pmg_interpolations) with the first's rows in

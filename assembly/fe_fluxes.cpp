@@ -226,10 +226,25 @@ void add_node_sums(const FluxBlocks& blocks, const ProblemSpec& problem, const A
     }
 }
 
-/// The distinct subdomain tags of the mesh's cells in increasing order ({0} without groups).
+/// Tag 0 and the tags of the mesh's subdomains (of its dimension), in increasing order.
+std::vector<int> subdomain_tags(const Mesh& mesh)
+{
+    std::vector<int> tags{0};
+    for (const PhysicalGroup& g : mesh.subdomains)
+        if (g.dim == mesh.dim) tags.push_back(g.tag);
+    std::sort(tags.begin(), tags.end());
+    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+    return tags;
+}
+
+/// The distinct subdomain tags of the mesh's cells in increasing order ({0} without groups):
+/// found among the subdomains' tags in one pass (on the device where the regions are), the
+/// cells read on the host only when some hold a tag of no subdomain.
 std::vector<int> region_tags(const Mesh& mesh)
 {
     if (mesh.cell_group.empty()) return {0};
+    PresentTags present = present_region_tags(mesh, subdomain_tags(mesh));
+    if (!present.others) return std::move(present.tags);
     std::vector<int> tags;
     const long long cells = static_cast<long long>(mesh.cell_group.size());
 #pragma omp parallel
@@ -244,17 +259,6 @@ std::vector<int> region_tags(const Mesh& mesh)
 #pragma omp critical
         tags.insert(tags.end(), seen.begin(), seen.end());
     }
-    std::sort(tags.begin(), tags.end());
-    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
-    return tags;
-}
-
-/// Tag 0 and the tags of the mesh's subdomains (of its dimension), in increasing order.
-std::vector<int> subdomain_tags(const Mesh& mesh)
-{
-    std::vector<int> tags{0};
-    for (const PhysicalGroup& g : mesh.subdomains)
-        if (g.dim == mesh.dim) tags.push_back(g.tag);
     std::sort(tags.begin(), tags.end());
     tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
     return tags;
@@ -344,7 +348,8 @@ std::string region_name(const Mesh& mesh, int tag)
 }
 
 template <typename V>
-SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u, FluxScope scope)
+SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u, FluxScope scope,
+                         const FluxFieldOptions& fields)
 {
     const std::size_t summed_nodes = scope.owned_nodes >= 0 ? static_cast<std::size_t>(scope.owned_nodes) : u.size();
     const long long summed_cells = scope.own_cells >= 0 ? scope.own_cells : mesh.num_cells();
@@ -362,6 +367,11 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     add_cell_means(blocks, problem, u, whole ? &*whole : nullptr, static_cast<long long>(cells_total), pass);
     laps.lap("cell means");
     SolutionFluxes out;
+    for (int d = 0; d < mesh.dim; ++d)
+        out.cell_fields.emplace_back(flux_field_names[d], column_to_host(pass.cell_flux, cells_total, d)).float32 =
+            fields.float32;
+    if (fields.cells_ready) fields.cells_ready(out.cell_fields);
+    laps.lap("cell fields");
     out.report.method = "finite elements: Dirichlet groups by the residual of the unconstrained system at their "
                         "nodes, Neumann -int g, Robin int h (u - u_inf)";
     out.report.regions = device_region_integrals(mesh, pass.integrals, summed_cells, scope.partial());
@@ -387,15 +397,15 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
         dirichlet_group_fluxes(problem, owners, summed_nodes, residual, load, out.report);
     laps.lap("Dirichlet groups");
     out.point_fields = node_mean_fields(mesh.dim, pass.node_sum, pass.node_weight);
+    for (MeshField& field : out.point_fields) field.float32 = fields.float32;
     laps.lap("point fields");
-    for (int d = 0; d < mesh.dim; ++d)
-        out.cell_fields.emplace_back(flux_field_names[d], column_to_host(pass.cell_flux, static_cast<std::size_t>(mesh.num_cells()), d));
-    laps.lap("fields");
     spdlog::debug("fluxes: {}", laps.text);
     return out;
 }
 
-template SolutionFluxes fe_fluxes(const Mesh&, const ProblemSpec&, const Array<float>&, FluxScope);
-template SolutionFluxes fe_fluxes(const Mesh&, const ProblemSpec&, const Array<double>&, FluxScope);
+template SolutionFluxes fe_fluxes(const Mesh&, const ProblemSpec&, const Array<float>&, FluxScope,
+                                  const FluxFieldOptions&);
+template SolutionFluxes fe_fluxes(const Mesh&, const ProblemSpec&, const Array<double>&, FluxScope,
+                                  const FluxFieldOptions&);
 
 }  // namespace gpufem

@@ -6,6 +6,8 @@
 // Dirichlet group's flux is the consistent, residual-based one: the sum over the group's nodes
 // of (A u - b)_i, A and b the system before the Dirichlet rows are replaced, so that the
 // boundary fluxes balance the source to the solver's tolerance.
+#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,12 +48,22 @@ struct FluxScope {
     bool partial() const { return owned_nodes >= 0 || own_cells >= 0; }
 };
 
+/// How fe_fluxes hands over its flux fields: as Float32 or Float64 in the file
+/// (MeshField::float32), and, when cells_ready is set, the cells' fields as soon as they are
+/// on the host, before the point fields are computed (so that they can be written meanwhile;
+/// their values stay where they are as the fields are moved into the result).
+struct FluxFieldOptions {
+    bool float32 = true;
+    std::function<void(std::span<const MeshField>)> cells_ready;
+};
+
 /// The fluxes of the Lagrange solution u (one value per mesh node, on its executor) of problem
 /// on mesh (any order, mixed meshes block by block); the report's sums over scope. The
 /// fields cover every cell and node (a part's nodes that it does not own: only their cells
 /// held there).
 template <typename V>
-SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u, FluxScope scope = {});
+SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u, FluxScope scope = {},
+                         const FluxFieldOptions& fields = {});
 
 /// The regions' integrals from each cell's integrals on their executor (5 columns of
 /// mesh.num_cells() values: volume, u, f, c u, b . grad u), summed there by the cells' region

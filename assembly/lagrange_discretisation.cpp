@@ -73,8 +73,9 @@ SolutionOutput LagrangeDiscretisation<V>::solution_output(const Array<V>& u) con
         out.point_fields.push_back({"u", HostVector<double>(uh.begin(), uh.end())});
     this->solution_is_ready(out.point_fields.front());  // its buffer stays put as fields are added
     if (this->flux_output()) {
-        SolutionFluxes fluxes = fe_fluxes(mesh_, problem_, u);
-        set_flux_field_precision(fluxes, this->flux_fields_float32());
+        // The cells' fields go to the callback as soon as they are on the host; their values
+        // stay where they are as they are moved into out.
+        SolutionFluxes fluxes = fe_fluxes(mesh_, problem_, u, {}, {this->flux_fields_float32(), this->cell_fields_ready()});
         for (MeshField& field : fluxes.point_fields) out.point_fields.push_back(std::move(field));
         for (MeshField& field : fluxes.cell_fields) out.cell_fields.push_back(std::move(field));
         out.fluxes = std::move(fluxes.report);

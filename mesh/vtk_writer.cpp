@@ -386,6 +386,17 @@ void write_vtu_field_early(VtuLz4Prewrite& prewrite, const Mesh& mesh, const Mes
     prewrite.write_added(lz4_narrowed(fields, {}));
 }
 
+void write_vtu_cell_fields_early(VtuLz4Prewrite& prewrite, const Mesh& mesh, std::span<const MeshField> fields)
+{
+    std::set<std::string> names = {"group"};
+    check_fields(fields, static_cast<std::size_t>(mesh.num_cells()), "cell", "cells", names);
+    vtkUnstructuredGrid* grid = prewrite.grid();
+    if (grid->GetNumberOfCells() != mesh.num_cells())
+        throw std::logic_error("write_vtu_cell_fields_early: the prewrite was started for another mesh");
+    for (const MeshField& field : fields) grid->GetCellData()->AddArray(field_view(field));
+    prewrite.write_added(lz4_narrowed({}, fields));
+}
+
 namespace {
 
 /// write_vtu with the mesh's nodes taken as VTK's (equispaced) Lagrange nodes.

@@ -96,6 +96,11 @@ std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& 
 /// The field's values must live, unchanged, until write_vtu finishes.
 void write_vtu_field_early(VtuLz4Prewrite& prewrite, const Mesh& mesh, const MeshField& field);
 
+/// The same for cell fields (the cells' flux, while the device computes the point fields):
+/// write_vtu, given them among its own, writes only the rest. Their values must live,
+/// unchanged, until write_vtu finishes.
+void write_vtu_cell_fields_early(VtuLz4Prewrite& prewrite, const Mesh& mesh, std::span<const MeshField> fields);
+
 /// The same with the mesh made on the prewrite's thread too: make_mesh runs there first and
 /// returns the mesh to write, which must then live, unchanged, until write_vtu finishes.
 std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& path,

@@ -538,8 +538,15 @@ void VtuLz4Prewrite::write_added(const std::set<std::string>& narrowed)
     // Described here, on the caller's thread: the grid's lists are not read while it adds more.
     const std::vector<VtuArray> all = grid_arrays(w.grid.Get(), narrowed);
     check_names(all, file_);
-    std::vector<VtuArray> added = unwritten_arrays(all, w.arrays);
-    // Written after the mesh's arrays by a thread that waits for them: the caller goes on.
+    // What earlier calls handed over is kept here, on the caller's thread (their threads add
+    // to w.arrays as they write): the mesh's arrays, listed before any such thread started.
+    if (handed_.empty())
+        for (const VtuArray& array : w.arrays) handed_.insert(array_key(array));
+    std::vector<VtuArray> added;
+    for (const VtuArray& array : all)
+        if (handed_.insert(array_key(array)).second) added.push_back(array);
+    // Written after what the thread has been given before, by a thread that waits for it: the
+    // caller goes on.
     std::thread before = std::move(thread_);
     thread_ = std::thread([this, before = std::move(before), added = std::move(added)]() mutable {
         before.join();
@@ -549,7 +556,7 @@ void VtuLz4Prewrite::write_added(const std::set<std::string>& narrowed)
             const auto start = std::chrono::steady_clock::now();
             written.end = written.out->compress_and_write(added, head_room, written.end, finish_threads_, {}, true);
             for (VtuArray& array : added) written.arrays.push_back(std::move(array));
-            written.early_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            written.early_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         } catch (...) {
             failure_ = std::current_exception();
         }

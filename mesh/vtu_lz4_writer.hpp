@@ -48,10 +48,10 @@ public:
     /// rethrows make_grid's error).
     vtkUnstructuredGrid* grid() const;
     const std::filesystem::path& file() const { return file_; }
-    /// Writes the arrays added to the grid since the mesh (the solution, say, while the caller
-    /// computes the fields that follow it) on a thread of the prewrite, after the mesh's, and
-    /// returns at once; finish() writes the rest. Those named in `narrowed` as Float32. The
-    /// arrays must stay as they are until finish().
+    /// Writes the arrays added to the grid since the mesh and the previous call (the solution,
+    /// say, while the caller computes the fields that follow it) on a thread of the prewrite,
+    /// after what it was given before, and returns at once; finish() writes the rest. Those
+    /// named in `narrowed` as Float32. The arrays must stay as they are until finish().
     void write_added(const std::set<std::string>& narrowed = {});
     /// Writes the rest (if the thread failed, the whole file again with write_vtu_lz4), the
     /// added arrays named in `narrowed` as Float32 (as write_vtu_lz4).
@@ -70,6 +70,7 @@ private:
     std::thread thread_;
     bool finished_ = false;
     int finish_threads_ = 0;
+    std::set<std::string> handed_;  ///< the arrays given to the thread so far (keys), by the caller
 };
 
 }  // namespace gpufem

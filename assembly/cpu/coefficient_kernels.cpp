@@ -1,5 +1,9 @@
 #include "assembly/coefficient_kernels.hpp"
 
+#include <algorithm>
+#include <climits>
+#include <vector>
+
 namespace gpufem::kernels::cpu {
 
 template <typename V>
@@ -51,5 +55,23 @@ long long first_indefinite_tensor(const Executor&, const V* values, long long po
 }
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(evaluate_coefficient_piece, spread_cell_values, first_indefinite_tensor)
+
+void mark_present_tags(const Executor&, long long n, const int* region, const int* tags, int m, std::uint8_t* present)
+{
+#pragma omp parallel
+    {
+        std::vector<std::uint8_t> seen(static_cast<std::size_t>(m) + 1, 0);
+        int last = INT_MIN;  // a region's cells mostly follow each other: one search per run of them
+#pragma omp for schedule(static) nowait
+        for (long long c = 0; c < n; ++c) {
+            if (region[c] == last) continue;
+            last = region[c];
+            const int* at = std::lower_bound(tags, tags + m, last);
+            seen[at != tags + m && *at == last ? static_cast<std::size_t>(at - tags) : static_cast<std::size_t>(m)] = 1;
+        }
+#pragma omp critical
+        for (int k = 0; k <= m; ++k) present[k] |= seen[static_cast<std::size_t>(k)];
+    }
+}
 
 }  // namespace gpufem::kernels::cpu

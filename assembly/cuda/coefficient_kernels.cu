@@ -8,6 +8,23 @@ namespace {
 
 using gpufem::cuda::FirstFailure;
 
+/// One thread per cell: its tag's place among the m increasing tags (m: none of them) marked.
+__global__ void present_tags_kernel(long long n, const int* __restrict__ region, const int* __restrict__ tags, int m,
+                                    std::uint8_t* present)
+{
+    const long long c = thread_index();
+    if (c >= n) return;
+    const int tag = region[c];
+    int low = 0, high = m;  // the first tags[k] >= tag
+    while (low < high) {
+        const int mid = (low + high) / 2;
+        if (tags[mid] < tag) low = mid + 1;
+        else high = mid;
+    }
+    const int k = low < m && tags[low] == tag ? low : m;
+    if (!present[k]) present[k] = 1;  // read first: most cells find it marked
+}
+
 /// One thread per point of every cell; the cells of other regions return at once.
 template <typename V>
 __global__ void piece_kernel(const ExprInstruction* __restrict__ program, CoefficientPoints at, int tag,
@@ -83,5 +100,12 @@ long long first_indefinite_tensor(const Executor& exec, const V* values, long lo
 }
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(evaluate_coefficient_piece, spread_cell_values, first_indefinite_tensor)
+
+void mark_present_tags(const Executor& exec, long long n, const int* region, const int* tags, int m, std::uint8_t* present)
+{
+    if (n == 0) return;
+    present_tags_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, region, tags, m, present);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
 
 }  // namespace gpufem::kernels::cuda

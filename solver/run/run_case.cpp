@@ -302,6 +302,11 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
     // The solution goes into result.vtu while the errors phase computes the fields after it.
     if (early.prewrite)
         disc->set_solution_ready([&early, &mesh](const MeshField& u) { write_solution_early(early, mesh, u); });
+    // So do the cells' flux fields while the device computes the point fields.
+    if (early.prewrite && !early.equispaced)
+        disc->set_cell_fields_ready([&early, &mesh](std::span<const MeshField> fields) {
+            write_vtu_cell_fields_early(*early.prewrite, mesh, fields);
+        });
     record.unknowns_on = unknown_location_name(disc->space().location);
     const SystemSolution<V> solved = assemble_and_solve(spec, exec, *disc, meter, record, kept);
     if (!options.export_matrix_dir.empty()) {

@@ -231,6 +231,54 @@ TEST(VtkWriter, PrewrittenMeshGivesTheSameArraysAndLeavesNothingWhenAbandoned)
         EXPECT_EQ(name.find("abandoned"), std::string::npos) << name << " was left behind";
 }
 
+TEST(VtkWriter, FieldsWrittenEarlyInSeveralStepsReadBackOnceEach)
+{
+    // The solution, then two cell fields (one narrowed to Float32), handed to the prewrite
+    // while later fields are computed; write_vtu given all of them writes the rest: each array
+    // once, as write_vtu writes it in one go.
+    TempFolder folder;
+    const Mesh mesh = unit_cube_hexes(0.05, 1);
+    std::mt19937 rng = seeded_generator();
+    const std::vector<double> u = random_field(mesh.num_nodes(), rng), p = random_field(mesh.num_nodes(), rng),
+                              k = random_field(mesh.num_cells(), rng), q = random_field(mesh.num_cells(), rng);
+    const auto cells_of = [&] {
+        std::vector<MeshField> cells{{"k", k}, {"q", q}};
+        cells[1].float32 = true;
+        return cells;
+    };
+    const auto plain = folder / "plain.vtu", staged = folder / "staged.vtu", early = folder / "early.vtu";
+    write_vtu(plain, mesh, {{"u", u}, {"p", p}}, cells_of(), VtuCompression::lz4);
+    {
+        auto prewrite = start_vtu_prewrite(staged, mesh, 2);
+        write_vtu(staged, mesh, {{"u", u}, {"p", p}}, cells_of(), VtuCompression::lz4, {}, prewrite.get());
+    }
+    {
+        auto prewrite = start_vtu_prewrite(early, mesh, 2);
+        std::vector<MeshField> points{{"u", u}, {"p", p}};
+        const std::vector<MeshField> cells = cells_of();
+        write_vtu_field_early(*prewrite, mesh, points[0]);
+        write_vtu_cell_fields_early(*prewrite, mesh, cells);
+        write_vtu(early, mesh, points, cells, VtuCompression::lz4, {}, prewrite.get());
+    }
+    EXPECT_EQ(std::filesystem::file_size(early), std::filesystem::file_size(staged));
+    const auto a = read_vtu(plain), b = read_vtu(early);
+    ASSERT_EQ(b->GetNumberOfCells(), a->GetNumberOfCells());
+    for (const auto& [data, name] : {std::pair{0, "u"}, std::pair{0, "p"}, std::pair{1, "k"}, std::pair{1, "q"}, std::pair{1, "group"}}) {
+        vtkFieldData* x = data == 0 ? static_cast<vtkFieldData*>(a->GetPointData()) : a->GetCellData();
+        vtkFieldData* y = data == 0 ? static_cast<vtkFieldData*>(b->GetPointData()) : b->GetCellData();
+        vtkDataArray* ax = x->GetArray(name);
+        vtkDataArray* ay = y->GetArray(name);
+        ASSERT_TRUE(ax && ay) << name;
+        EXPECT_EQ(ay->GetDataType(), ax->GetDataType()) << name;
+        for (vtkIdType i = 0; i < ax->GetNumberOfTuples(); ++i) ASSERT_EQ(ay->GetTuple1(i), ax->GetTuple1(i)) << name;
+    }
+    EXPECT_EQ(b->GetCellData()->GetArray("q")->GetDataType(), VTK_FLOAT);
+    // Fields of another size are refused before anything is handed over.
+    auto prewrite = start_vtu_prewrite(folder / "wrong.vtu", mesh, 1);
+    const std::vector<MeshField> short_field{{"k", std::vector<double>(10, 1.0)}};
+    EXPECT_THROW(write_vtu_cell_fields_early(*prewrite, mesh, short_field), std::invalid_argument);
+}
+
 TEST(VtkWriter, MixedCellsReadBackWithTheirTypesAndPositiveVolumes)
 {
     // A hexahedron [0,1]^3, a pyramid on its top (apex (0.5, 0.5, 1.5)) and a prism beside it

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "assembly/coefficients.hpp"
 #include "case_runs.hpp"
 #include "fv_test_support.hpp"
 #include "random_values.hpp"
@@ -204,4 +205,34 @@ TEST(Regions, CaseKeysAreReadAndResolved)
     EXPECT_EQ(spec.resolved["problem"]["c"], "2");
     const CaseSpec numbers = parse_case_text("mesh: {shape: unit_square}\nproblem: {convection: [1, -0.5]}\n", "c.yaml", "");
     EXPECT_EQ(numbers.problem.convection, (std::vector<double>{1.0, -0.5}));
+}
+
+TEST(Regions, TagsTheCellsHoldAreFoundAmongTheCandidatesInOnePass)
+{
+    const unsigned seed = test::random_seed();
+    for (const int strays : {0, 3}) {
+        const Mesh mesh = test::mesh_with_random_regions(1000003, {3, 7, 40}, strays, seed + static_cast<unsigned>(strays));
+        const std::vector<int> held = test::distinct_tags(mesh.cell_group);
+        ASSERT_TRUE(std::binary_search(held.begin(), held.end(), 7));
+        // Every tag held among the candidates (unsorted, with a repeat): exactly those held.
+        const PresentTags all = present_region_tags(mesh, {40, 3, 7, 12, 0, 999, 3});
+        EXPECT_EQ(all.tags, held);
+        EXPECT_FALSE(all.others);
+        // Without 7 and 999: the cells of 7 (and the strays) hold none of the candidates.
+        std::vector<int> without;
+        for (const int t : held)
+            if (t != 7 && t != 999) without.push_back(t);
+        const PresentTags some = present_region_tags(mesh, {0, 3, 12, 40});
+        EXPECT_EQ(some.tags, without);
+        EXPECT_TRUE(some.others);
+        // Every region's tag but the strays': others exactly when there are strays.
+        EXPECT_EQ(present_region_tags(mesh, {3, 7, 40}).others, strays > 0);
+    }
+    // A mesh without groups: every cell in tag 0.
+    Mesh plain;
+    plain.nodes_per_cell = 1;
+    plain.cells.assign(10, 0);
+    EXPECT_EQ(present_region_tags(plain, {5, 0}).tags, std::vector<int>{0});
+    EXPECT_FALSE(present_region_tags(plain, {5, 0}).others);
+    EXPECT_TRUE(present_region_tags(plain, {5}).others);
 }

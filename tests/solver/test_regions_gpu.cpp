@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "assembly/coefficients.hpp"
 #include "fv_test_support.hpp"
 #include "gpu_test.hpp"
 #include "random_values.hpp"
@@ -110,5 +111,32 @@ TEST(RegionsGpu, CasesWithEveryKindOfCoefficientGiveTheCpuSolution)
         // The halves' two regions; a generated shape's one.
         EXPECT_EQ(host.region_integrals.size(), yaml.find("geo:") != std::string::npos ? 10u : 5u) << yaml;
         EXPECT_LT(difference_on_scale(device.region_integrals, host.region_integrals, host.flux_scale), 1e-8) << yaml;
+    }
+}
+
+TEST(RegionsGpu, TagsTheCellsHoldAreFoundOnTheDeviceAsOnTheHost)
+{
+    GPUFEM_REQUIRE_GPU();
+    const ExecPtr cuda = Executor::create_cuda();
+    const unsigned seed = test::random_seed();
+    for (const int strays : {0, 5}) {
+        Mesh mesh = test::mesh_with_random_regions(3000017, {1, 2, 5, 9}, strays, seed + static_cast<unsigned>(strays));
+        const std::vector<int> held = test::distinct_tags(mesh.cell_group);
+        const std::vector<int> candidates{0, 1, 2, 5, 9};
+        const PresentTags host = present_region_tags(mesh, candidates);
+        // The regions on the device, as a mesh refined there keeps them; the host's copy
+        // zeroed, so that only the device's can give the tags.
+        auto device = std::make_shared<MeshOnDevice>();
+        device->cell_group = Array<int>::from_host(cuda, std::vector<int>(mesh.cell_group.begin(), mesh.cell_group.end()));
+        mesh.device = device;
+        std::fill(mesh.cell_group.begin(), mesh.cell_group.end(), 0);
+        const PresentTags on_device = present_region_tags(mesh, candidates);
+        EXPECT_EQ(on_device.tags, host.tags);
+        EXPECT_EQ(on_device.others, host.others);
+        std::vector<int> expected;
+        for (const int t : held)
+            if (t != 999) expected.push_back(t);
+        EXPECT_EQ(on_device.tags, expected);
+        EXPECT_EQ(on_device.others, strays > 0);
     }
 }
