@@ -7,7 +7,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -204,7 +206,10 @@ void write_cache_bytes(std::ofstream& out, const MeshCacheKey& key, const Mesh& 
 
 /// The mesh of the cache file of `key` when there is one that passes every check; a refused
 /// file is logged and noted in `status`.
-std::optional<Mesh> load_from_cache(const MeshCacheKey& key, MeshCacheStatus& status)
+/// The mesh in key's cache file (status: hit), none when there is no file or it is refused
+/// (status: why, logged). The reading time goes into its build_times; `quiet`: the hit is not
+/// logged (a read ahead is logged when it is taken).
+std::optional<Mesh> load_from_cache(const MeshCacheKey& key, MeshCacheStatus& status, bool quiet = false)
 {
     std::error_code error;
     if (!fs::exists(key.file, error)) return std::nullopt;
@@ -213,7 +218,8 @@ std::optional<Mesh> load_from_cache(const MeshCacheKey& key, MeshCacheStatus& st
         Mesh mesh = read_mesh_cache_file(key);
         const double seconds = seconds_since(start);
         mesh.build_times = {0.0, seconds};
-        spdlog::info("mesh: from the cache {} ({} cells, {:.3f} s)", key.file.string(), mesh.num_cells(), seconds);
+        if (!quiet)
+            spdlog::info("mesh: from the cache {} ({} cells, {:.3f} s)", key.file.string(), mesh.num_cells(), seconds);
         status.outcome = MeshCacheStatus::Outcome::hit;
         return mesh;
     } catch (const MeshCacheRefused& refused) {
@@ -221,6 +227,50 @@ std::optional<Mesh> load_from_cache(const MeshCacheKey& key, MeshCacheStatus& st
         status.refused = refused.what();
         return std::nullopt;
     }
+}
+
+/// A cache file read on a thread of its own while the run starts (read_mesh_cache_ahead),
+/// until the load of its mesh takes it.
+struct CacheReadAhead {
+    /// What the thread read: the mesh (none when refused) and what the cache did.
+    struct Read {
+        std::optional<Mesh> mesh;
+        MeshCacheStatus status;
+    };
+    fs::path file;
+    std::future<Read> read;
+};
+
+std::mutex read_ahead_mutex;
+std::optional<CacheReadAhead> read_ahead;
+
+/// What was read ahead from `file` (taken; none when nothing was, or another file).
+std::optional<CacheReadAhead> take_read_ahead(const fs::path& file)
+{
+    const std::lock_guard lock(read_ahead_mutex);
+    if (!read_ahead || read_ahead->file != file) return std::nullopt;
+    std::optional<CacheReadAhead> taken = std::move(read_ahead);
+    read_ahead.reset();
+    return taken;
+}
+
+/// The mesh of key's cache file: the read ahead's when it read that file (waited for), else
+/// read now. Logs a hit; a refusal is logged where it happened.
+std::optional<Mesh> mesh_from_cache(const MeshCacheKey& key, MeshCacheStatus& status)
+{
+    std::optional<CacheReadAhead> ahead = take_read_ahead(key.file);
+    if (!ahead) return load_from_cache(key, status);
+    const auto start = std::chrono::steady_clock::now();
+    CacheReadAhead::Read read = ahead->read.get();  // rethrows what the thread could not handle
+    const double waited = seconds_since(start);
+    status.outcome = read.status.outcome;
+    status.refused = read.status.refused;
+    std::optional<Mesh>& mesh = read.mesh;
+    if (!mesh) return std::nullopt;
+    spdlog::info("mesh: from the cache {} ({} cells, read in {:.3f} s while the run started; {:.3f} s waited for)",
+                 key.file.string(), mesh->num_cells(), mesh->build_times.gpufem, waited);
+    mesh->build_times = {0.0, waited};  // the mesh phase's share of the reading
+    return mesh;
 }
 
 /// Stores `mesh` in the cache file of `key`; a failure is logged and noted in `status`.
@@ -317,7 +367,7 @@ Mesh cached_gmsh_mesh(const MeshSpec& spec, const std::function<GmshMesh()>& mak
     }
     for (const MeshCacheKey* key : {&*lookup.key, &*lookup.degree_order_key}) {
         result.file = key->file.string();
-        if (std::optional<Mesh> cached = load_from_cache(*key, result)) {
+        if (std::optional<Mesh> cached = mesh_from_cache(*key, result)) {
             cached->source = gmsh_mesh_source(spec);  // stored by a run of maybe another degree
             return std::move(*cached);
         }
@@ -327,6 +377,26 @@ Mesh cached_gmsh_mesh(const MeshSpec& spec, const std::function<GmshMesh()>& mak
     result.file = key.file.string();
     store_in_cache(key, made.mesh, result);
     return std::move(made.mesh);
+}
+
+void read_mesh_cache_ahead(const MeshSpec& spec)
+{
+    const MeshCacheLookup lookup = mesh_cache_key(spec);
+    if (!lookup.key) return;
+    std::error_code error;
+    for (const MeshCacheKey* key : {&*lookup.key, &*lookup.degree_order_key}) {
+        if (!fs::exists(key->file, error)) continue;
+        const std::lock_guard lock(read_ahead_mutex);
+        if (read_ahead) return;  // one at a time
+        CacheReadAhead& ahead = read_ahead.emplace();
+        ahead.file = key->file;
+        ahead.read = std::async(std::launch::async, [key = *key] {
+            CacheReadAhead::Read read;
+            read.mesh = load_from_cache(key, read.status, /*quiet=*/true);
+            return read;
+        });
+        return;
+    }
 }
 
 bool mesh_cache_file_present(const MeshSpec& spec)

@@ -300,6 +300,39 @@ TEST(MeshCache, DamagedFilesAreRefusedAndRebuilt)
     expect_refused(spec, fresh, [](const fs::path& f) { flip_byte(f, 12); }, "another key");
 }
 
+TEST(MeshCache, AFileReadAheadIsTakenByTheLoadAndADamagedOneIsRebuilt)
+{
+    test::TempFolder folder;
+    const MeshSpec spec = cached_spec(folder.write("square.geo", square_geo));
+    CountingLoad load;
+    const Mesh first = load(spec);
+    // Read while the run starts, then taken: a hit without meshing, the same mesh.
+    read_mesh_cache_ahead(spec);
+    const Mesh ahead = load(spec);
+    EXPECT_EQ(load.status.describe(), "hit");
+    EXPECT_EQ(load.meshings, 1);
+    expect_same_mesh(first, ahead);
+    EXPECT_GE(ahead.build_times.gpufem, 0.0);
+    // A damaged file read ahead is refused as one read by the load: meshed again and stored.
+    flip_byte(cache_file_of(spec), -200);
+    read_mesh_cache_ahead(spec);
+    const Mesh rebuilt = load(spec);
+    EXPECT_EQ(load.meshings, 2);
+    EXPECT_NE(load.status.describe().find("refused"), std::string::npos) << load.status.describe();
+    expect_same_mesh(first, rebuilt);
+    const Mesh again = load(spec);
+    EXPECT_EQ(load.status.describe(), "hit");
+    EXPECT_EQ(load.meshings, 2);
+    // A read ahead of another case's file is not taken by this load (it reads its own).
+    const MeshSpec other = cached_spec(folder.write("other.geo", square_geo + "// another file\n"));
+    load(other);
+    read_mesh_cache_ahead(other);
+    EXPECT_EQ(load(spec).num_cells(), first.num_cells());
+    EXPECT_EQ(load.status.describe(), "hit");
+    load(other);  // takes its read ahead
+    EXPECT_EQ(load.status.describe(), "hit");
+}
+
 TEST(MeshCache, AFileOfSeveralChecksumPiecesRoundTripsAndADamagedPieceIsRefused)
 {
     // The checksum digests the payload in pieces of 4 MiB: a mesh of about 20 MB spans five,
