@@ -8,7 +8,8 @@
 /// per node), written at m = cell_of[e] (cell_of null: m = e) in columns of `stride` values:
 /// mean_flux[d stride + m] = the mean over the cell of component d of -kappa grad u_h (0 for
 /// d = 2 in 2D), and integrals[k stride + m] = its volume and the integrals of u_h, f, c u_h
-/// and b . grad u_h (k = 0..4). cpu: cells in parallel; cuda: one thread per cell.
+/// and b . grad u_h (k = 0..4). cpu: cells in parallel; cuda: a warp per cell over its
+/// points, one thread per cell for cells of at most 8 points.
 template <typename V>
 void cell_flux_integrals(const Executor& exec, const ElementData<V>& data, const V* u, const index_type* cell_of,
                          long long stride, double* mean_flux, double* integrals) GPUFEM_KERNEL_BODY
@@ -20,8 +21,8 @@ GPUFEM_KERNEL_INLINE double region_sum(const Executor& exec, long long n, const 
 
 /// For each cell and each of its nodes k (data's points are the reference nodes, kappa
 /// evaluated there): -kappa grad u_h of the cell at node k times w_k = |det J| there added
-/// into sum[3 node ..], and w_k into weight[node]. cpu: cells in order; cuda: one thread
-/// per cell, atomic adds.
+/// into sum[3 node ..], and w_k into weight[node]. cpu: cells in order; cuda: a warp per cell
+/// over its nodes (one thread per cell for cells of at most 8 nodes), atomic adds.
 template <typename V>
 void node_flux_sums(const Executor& exec, const ElementData<V>& data, const V* u, double* sum, double* weight)
     GPUFEM_KERNEL_BODY

@@ -8,7 +8,24 @@ namespace gpufem::kernels::cuda {
 namespace {
 
 // The cell and node kernels give each cell a warp, its lanes over the cell's points (125 at
-// Q4: one thread per cell would leave the device mostly idle).
+// Q4: one thread per cell would leave the device mostly idle), or, for cells of at most
+// points_per_thread_cell points, a thread (a warp would leave most of its lanes idle on the 4
+// points of a linear tetrahedron: 11M such cells took 14 ms a warp each, against the solve's 60).
+constexpr int points_per_thread_cell = 8;
+
+/// One thread per cell (cells of few points): its sums point after point, as on the CPU.
+template <int DIM, typename V>
+__global__ void __launch_bounds__(block_size) cell_thread_kernel(ElementArgs<V> a, const V* __restrict__ u,
+                                                                 const index_type* __restrict__ cell_of, long long stride,
+                                                                 double* __restrict__ mean_flux,
+                                                                 double* __restrict__ integrals)
+{
+    const long long e = thread_index();
+    if (e >= a.num_cells) return;
+    const long long m = cell_of ? cell_of[e] : e;
+    cell_flux_and_integrals<DIM>(a, static_cast<index_type>(e), u, stride, mean_flux + m, integrals + m);
+}
+
 template <int DIM, typename V>
 __global__ void __launch_bounds__(block_size) cell_kernel(ElementArgs<V> a, const V* __restrict__ u,
                                                           const index_type* __restrict__ cell_of, long long stride,
@@ -34,18 +51,34 @@ __global__ void mask_kernel(long long n, const int* __restrict__ region, int tag
     if (c < n) masked[c] = !region || region[c] == tag ? values[c] : 0.0;
 }
 
+/// The flux of cell e at its node k (the point k of a nodal rule) added into the node's sums.
+template <int DIM, typename V>
+__device__ void add_node_flux(const ElementArgs<V>& a, long long e, int k, const V* __restrict__ u,
+                              double* __restrict__ sum, double* __restrict__ weight)
+{
+    const PointSolution p = point_flux<DIM>(a, static_cast<index_type>(e), k, u);
+    const long long node = a.cells[e * a.nodes_per_cell + k];
+    for (int d = 0; d < 3; ++d) atomicAdd(sum + 3 * node + d, p.measure * p.flux[d]);
+    atomicAdd(weight + node, p.measure);
+}
+
 template <int DIM, typename V>
 __global__ void __launch_bounds__(block_size) node_kernel(ElementArgs<V> a, const V* __restrict__ u,
                                                           double* __restrict__ sum, double* __restrict__ weight)
 {
     const long long e = warp_index();
     if (e >= a.num_cells) return;
-    for (int k = lane_index(); k < a.num_points; k += 32) {
-        const PointSolution p = point_flux<DIM>(a, static_cast<index_type>(e), k, u);
-        const long long node = a.cells[e * a.nodes_per_cell + k];
-        for (int d = 0; d < 3; ++d) atomicAdd(sum + 3 * node + d, p.measure * p.flux[d]);
-        atomicAdd(weight + node, p.measure);
-    }
+    for (int k = lane_index(); k < a.num_points; k += 32) add_node_flux<DIM>(a, e, k, u, sum, weight);
+}
+
+/// One thread per cell (cells of few nodes), node after node.
+template <int DIM, typename V>
+__global__ void __launch_bounds__(block_size) node_thread_kernel(ElementArgs<V> a, const V* __restrict__ u,
+                                                                 double* __restrict__ sum, double* __restrict__ weight)
+{
+    const long long e = thread_index();
+    if (e >= a.num_cells) return;
+    for (int k = 0; k < a.num_points; ++k) add_node_flux<DIM>(a, e, k, u, sum, weight);
 }
 
 __global__ void mark_kernel(long long count, const index_type* __restrict__ nodes, int group, int* __restrict__ owner,
@@ -81,8 +114,12 @@ void cell_flux_integrals(const Executor& exec, const ElementData<V>& data, const
     const ElementArgs<V> a = data.args();
     if (a.num_cells == 0) return;
     dispatch_dimension(a.dim, [&]<int DIM>() {
-        cell_kernel<DIM, V><<<warp_grid_for(a.num_cells), block_size, 0, stream_of(exec)>>>(a, u, cell_of, stride,
-                                                                                     mean_flux, integrals);
+        if (a.num_points <= points_per_thread_cell)
+            cell_thread_kernel<DIM, V><<<grid_for(a.num_cells), block_size, 0, stream_of(exec)>>>(a, u, cell_of, stride,
+                                                                                           mean_flux, integrals);
+        else
+            cell_kernel<DIM, V><<<warp_grid_for(a.num_cells), block_size, 0, stream_of(exec)>>>(a, u, cell_of, stride,
+                                                                                         mean_flux, integrals);
     });
     GPUFEM_CUDA_CHECK(cudaGetLastError());
 }
@@ -115,7 +152,10 @@ void node_flux_sums(const Executor& exec, const ElementData<V>& data, const V* u
     const ElementArgs<V> a = data.args();
     if (a.num_cells == 0) return;
     dispatch_dimension(a.dim, [&]<int DIM>() {
-        node_kernel<DIM, V><<<warp_grid_for(a.num_cells), block_size, 0, stream_of(exec)>>>(a, u, sum, weight);
+        if (a.num_points <= points_per_thread_cell)
+            node_thread_kernel<DIM, V><<<grid_for(a.num_cells), block_size, 0, stream_of(exec)>>>(a, u, sum, weight);
+        else
+            node_kernel<DIM, V><<<warp_grid_for(a.num_cells), block_size, 0, stream_of(exec)>>>(a, u, sum, weight);
     });
     GPUFEM_CUDA_CHECK(cudaGetLastError());
 }
