@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -106,9 +107,19 @@ TEST(FileReaper, HelperHoldsOnlyItsConnectionAndRemovesWhatItIsSent)
     EXPECT_EQ(file_reaper_pid(), helper);
     // A terminal, pipe or file of the run kept open by the helper would keep a reader of
     // gpufem's output waiting after gpufem ended.
+    // (Descriptors at or above the open-file limit are a tool's that runs the program, such
+    // as valgrind's: no program can hold one there.)
     const fs::path descriptors = "/proc/" + std::to_string(helper) + "/fd";
-    EXPECT_TRUE(within(10.0, [&] { return names_in(descriptors) == std::vector<std::string>{"0"}; }))
-        << "the helper holds " << names_in(descriptors).size() << " descriptors";
+    rlimit limit{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &limit), 0);
+    const auto programs = [&] {
+        std::vector<std::string> held;
+        for (const std::string& name : names_in(descriptors))
+            if (std::stoull(name) < limit.rlim_cur) held.push_back(name);
+        return held;
+    };
+    EXPECT_TRUE(within(10.0, [&] { return programs() == std::vector<std::string>{"0"}; }))
+        << "the helper holds " << programs().size() << " descriptors";
 
     ScratchFolder folder;
     const unsigned seed = test::random_seed();
