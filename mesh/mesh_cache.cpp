@@ -379,15 +379,15 @@ Mesh cached_gmsh_mesh(const MeshSpec& spec, const std::function<GmshMesh()>& mak
     return std::move(made.mesh);
 }
 
-void read_mesh_cache_ahead(const MeshSpec& spec)
+bool read_mesh_cache_ahead(const MeshSpec& spec)
 {
     const MeshCacheLookup lookup = mesh_cache_key(spec);
-    if (!lookup.key) return;
+    if (!lookup.key) return false;
     std::error_code error;
     for (const MeshCacheKey* key : {&*lookup.key, &*lookup.degree_order_key}) {
         if (!fs::exists(key->file, error)) continue;
         const std::lock_guard lock(read_ahead_mutex);
-        if (read_ahead) return;  // one at a time
+        if (read_ahead) return true;  // one at a time
         CacheReadAhead& ahead = read_ahead.emplace();
         ahead.file = key->file;
         ahead.read = std::async(std::launch::async, [key = *key] {
@@ -395,8 +395,9 @@ void read_mesh_cache_ahead(const MeshSpec& spec)
             read.mesh = load_from_cache(key, read.status, /*quiet=*/true);
             return read;
         });
-        return;
+        return true;
     }
+    return false;
 }
 
 bool mesh_cache_file_present(const MeshSpec& spec)

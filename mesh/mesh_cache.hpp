@@ -62,8 +62,9 @@ Mesh cached_gmsh_mesh(const MeshSpec& spec, const std::function<GmshMesh()>& mak
 /// Starts reading `spec`'s cache file, when there is one, on a thread of its own, so that the
 /// file is read while the run starts (the device's context is made); the next cached_gmsh_mesh
 /// of that file takes the mesh (waiting for the thread if it must; a refused file is made
-/// again as without it). The hit's build_times are then the time waited for it.
-void read_mesh_cache_ahead(const MeshSpec& spec);
+/// again as without it). The hit's build_times are then the time waited for it. Returns
+/// whether a cache file of `spec` is there (as mesh_cache_file_present).
+bool read_mesh_cache_ahead(const MeshSpec& spec);
 
 /// Whether `spec` is cached and a cache file of one of its keys exists (not checked: a refused
 /// file is made again by the load), so that no mesh worker need be started ahead of the load.

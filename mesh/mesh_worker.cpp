@@ -366,10 +366,7 @@ void prestart_mesh_worker(const MeshSpec& spec)
 {
     const std::lock_guard lock(worker_mutex);
     if (worker_executable.empty() || !mesh_needs_gmsh(spec) || prestarted_worker) return;
-    if (mesh_cache_file_present(spec)) {  // a hit needs no worker; a refused file's load starts one
-        read_mesh_cache_ahead(spec);
-        return;
-    }
+    if (read_mesh_cache_ahead(spec)) return;  // a hit needs no worker; a refused file's load starts one
     try {
         prestarted_worker.emplace(start_worker(worker_executable, request_bytes(spec, host_threads())));
     } catch (const MeshSourceError&) {

@@ -374,27 +374,33 @@ std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& 
         threads);
 }
 
+namespace {
+
+/// Adds point and cell fields of the mesh to the prewrite's grid and hands them to its thread.
+void write_fields_early(VtuLz4Prewrite& prewrite, const Mesh& mesh, std::span<const MeshField> point_fields,
+                        std::span<const MeshField> cell_fields)
+{
+    std::set<std::string> point_names, cell_names = {"group"};
+    check_fields(point_fields, static_cast<std::size_t>(mesh.num_nodes()), "point", "nodes", point_names);
+    check_fields(cell_fields, static_cast<std::size_t>(mesh.num_cells()), "cell", "cells", cell_names);
+    vtkUnstructuredGrid* grid = prewrite.grid();
+    if (grid->GetNumberOfPoints() != mesh.num_nodes() || grid->GetNumberOfCells() != mesh.num_cells())
+        throw std::logic_error("write_vtu: fields written early to a prewrite started for another mesh");
+    for (const MeshField& field : point_fields) grid->GetPointData()->AddArray(field_view(field));
+    for (const MeshField& field : cell_fields) grid->GetCellData()->AddArray(field_view(field));
+    prewrite.write_added(lz4_narrowed(point_fields, cell_fields));
+}
+
+}  // namespace
+
 void write_vtu_field_early(VtuLz4Prewrite& prewrite, const Mesh& mesh, const MeshField& field)
 {
-    const std::span<const MeshField> fields(&field, 1);
-    std::set<std::string> names;
-    check_fields(fields, static_cast<std::size_t>(mesh.num_nodes()), "point", "nodes", names);
-    vtkUnstructuredGrid* grid = prewrite.grid();
-    if (grid->GetNumberOfPoints() != mesh.num_nodes())
-        throw std::logic_error("write_vtu_field_early: the prewrite was started for another mesh");
-    grid->GetPointData()->AddArray(field_view(field));
-    prewrite.write_added(lz4_narrowed(fields, {}));
+    write_fields_early(prewrite, mesh, std::span<const MeshField>(&field, 1), {});
 }
 
 void write_vtu_cell_fields_early(VtuLz4Prewrite& prewrite, const Mesh& mesh, std::span<const MeshField> fields)
 {
-    std::set<std::string> names = {"group"};
-    check_fields(fields, static_cast<std::size_t>(mesh.num_cells()), "cell", "cells", names);
-    vtkUnstructuredGrid* grid = prewrite.grid();
-    if (grid->GetNumberOfCells() != mesh.num_cells())
-        throw std::logic_error("write_vtu_cell_fields_early: the prewrite was started for another mesh");
-    for (const MeshField& field : fields) grid->GetCellData()->AddArray(field_view(field));
-    prewrite.write_added(lz4_narrowed({}, fields));
+    write_fields_early(prewrite, mesh, {}, fields);
 }
 
 namespace {

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "linalg/write_errors.hpp"
-#include "solver/run/file_reaper.hpp"
 #include "mesh/vtk_writer.hpp"
+#include "solver/run/file_reaper.hpp"
 #include "solver/run/interrupt_cleanup.hpp"
 
 namespace gpufem {
