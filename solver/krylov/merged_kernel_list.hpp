@@ -23,7 +23,8 @@ template <typename V>
 void cg_alpha(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* p,
               const V* q) GPUFEM_KERNEL_BODY
 
-/// CG: x += alpha p, r -= alpha q, rho = r.z, residual check, beta.
+/// CG: x += alpha p (x null: a Lanczos run, no x), r -= alpha q, rho = r.z, residual check,
+/// beta.
 template <typename V>
 void cg_update_xr(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* p, const V* q,
                   const V* dinv, V* x, V* r) GPUFEM_KERNEL_BODY
@@ -73,6 +74,11 @@ void bicgstab_omega(const Executor& exec, const MergedWorkspace& ws, std::size_t
 template <typename V>
 void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* rhat,
                         const V* phat, const V* shat, const V* s, const V* t, V* x, V* r) GPUFEM_KERNEL_BODY
+
+/// A new solve's start: the state zero but for tolerance and max_iterations, the reduction
+/// counter zero (queued: no host round trip).
+GPUFEM_KERNEL_INLINE void merged_init(const Executor& exec, const MergedWorkspace& ws, double tolerance,
+                                      int max_iterations) GPUFEM_KERNEL_BODY
 
 /// The scalar step on its own, on the totals in ws.sums (after the communicator added them
 /// over the processes); a no-op once the solve has stopped, except for the start steps.

@@ -33,17 +33,31 @@ struct MergedWorkspace {
     /// process, where the last block runs the step itself at no extra cost.
     bool split = false;
     int grid = 1;                    ///< blocks of every reduction (fixed: deterministic sums)
+    /// When set (a Lanczos run of CG): CG's alpha_k at [2k] and beta_k at [2k + 1] as each
+    /// scalar step makes them, 2 * max_iterations entries; null in a solve.
+    double* coefficients = nullptr;
 };
 
 /// Most dot products one fused reduction finishes.
 inline constexpr int max_dots = 4;
+
+/// The scalar step on the finished totals; with ws.coefficients set, CG's alpha or beta that
+/// it made (only while the solve runs: a step that stops it makes none).
+GPUFEM_HOST_DEVICE inline void step_and_record(const MergedWorkspace& ws, ScalarStep step, const double* sums)
+{
+    KrylovScalars& s = *ws.state;
+    scalar_step(s, step, sums, ws.history);
+    if (!ws.coefficients || s.status != state_running) return;
+    if (step == ScalarStep::cg_alpha) ws.coefficients[2 * s.iteration] = s.alpha;
+    if (step == ScalarStep::cg_finish) ws.coefficients[2 * s.iteration - 1] = s.beta;  // counted already
+}
 
 /// What a fused reduction does with its finished totals (sums, scalar_step_sums(step) of
 /// them): the scalar step at once on one process, or, split, leave them in ws.sums for the
 /// all-reduce. Shared by both backends' kernels.
 GPUFEM_HOST_DEVICE inline void finish_reduction(const MergedWorkspace& ws, ScalarStep step, const double* sums)
 {
-    if (!ws.split) return scalar_step(*ws.state, step, sums, ws.history);
+    if (!ws.split) return step_and_record(ws, step, sums);
     for (int k = 0; k < scalar_step_sums(step); ++k) ws.sums[k] = sums[k];
 }
 

@@ -16,21 +16,19 @@ MergedBuffers::MergedBuffers(const ExecPtr& exec, std::size_t n, double toleranc
                              int max_iterations, bool split)
     : state_(exec, sizeof(KrylovScalars)),
       history_(exec, static_cast<std::size_t>(max_iterations) + 1),
-      counter_(Array<unsigned>::from_host(exec, std::vector<unsigned>{0u})),
+      counter_(exec, 1),
       sums_(exec, max_dots)
 {
     ws_.split = split;
     ws_.sums = sums_.data();
     ws_.grid = merged_grid(*exec, n);
     partials_ = Array<double>(exec, static_cast<std::size_t>(max_dots) * ws_.grid);
-    KrylovScalars initial;
-    initial.tolerance = tolerance;
-    initial.max_iterations = max_iterations;
-    copy_bytes(*exec, state_.data(), *Executor::create_cpu(), &initial, sizeof initial);
     ws_.state = reinterpret_cast<KrylovScalars*>(state_.data());
     ws_.history = history_.data();
     ws_.partials = partials_.data();
     ws_.counter = counter_.data();
+    const Executor& e = *exec;
+    GPUFEM_DISPATCH(e, merged_init(e, ws_, tolerance, max_iterations));  // queued, no round trip
 }
 
 std::vector<double> MergedBuffers::history(int iterations) const

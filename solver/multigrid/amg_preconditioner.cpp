@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -109,6 +110,11 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
     const Csr<V>* csr = matrix;  // the current level's entries (coarse levels: their operator's;
                                  // null on level 0 when the coarse operators are given)
     std::unique_ptr<LinearOperator<V>> coarse_op;
+    // A given transfer needs no eigenvalue: those levels' estimates wait until every level is
+    // made (their syncs would otherwise wait for them), then run on the device while the host
+    // inverts the coarsest level.
+    std::vector<std::size_t> deferred;
+    std::optional<DenseInverseInput> coarsest_entries;
     for (;;) {
         auto level = std::make_unique<Level>();
         level->owned = std::move(coarse_op);
@@ -140,15 +146,18 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
         }
         phase_done(0);
         if (coarsest && n <= dense_inverse_limit) {
-            coarse_inverse_ = upload_as<V>(exec_, dense_inverse(*csr));
+            coarsest_entries = dense_inverse_input(*csr);
             summaries_.push_back(summary);
             levels_.push_back(std::move(level));
             aggregates_.emplace_back();
             phase_done(5);
             break;
         }
-        summary.lambda_max = set_up_smoother(*level);
-        const double upper = chebyshev_margin * summary.lambda_max;
+        if (geometric)
+            deferred.push_back(levels_.size());
+        else
+            summary.lambda_max =
+                set_up_smoother(*level, LambdaMaxEstimate<V>(op, level->dinv, options_.eigen_steps).lambda_max());
         summaries_.push_back(summary);
         phase_done(1);
         if (coarsest) {  // too large for a dense solve: smoothed only
@@ -162,8 +171,8 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
         }
         if (geometric) ++given_levels_;
         Csr<V> p = geometric ? (*given_prolongators)[levels_.size()].clone_to(exec_)
-                             : smoothed_prolongator(*csr, level->dinv, 4.0 / (3.0 * upper),
-                                                    aggregates);
+                             : smoothed_prolongator(*csr, level->dinv,
+                                                    4.0 / (3.0 * chebyshev_margin * summary.lambda_max), aggregates);
         Csr<V> r = sparse_transpose(p);
         phase_done(2);
         Csr<V> next = given_operators && geometric && levels_.size() < given_operators->size()
@@ -178,6 +187,27 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
         csr = coarse_op->stored_csr();  // the operator keeps the matrix: no second copy
         phase_done(4);
     }
+    finish_set_up(deferred, coarsest_entries, phase_done);
+    setup_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <typename V>
+template <typename PhaseDone>
+void AmgPreconditioner<V>::finish_set_up(const std::vector<std::size_t>& deferred,
+                                         const std::optional<DenseInverseInput>& coarsest_entries,
+                                         const PhaseDone& phase_done)
+{
+    std::vector<LambdaMaxEstimate<V>> estimates;  // queued now, read after the host's inverse
+    for (const std::size_t l : deferred)
+        estimates.emplace_back(*levels_[l]->op, levels_[l]->dinv, options_.eigen_steps);
+    if (coarsest_entries) {
+        coarse_inverse_ = upload_as<V>(exec_, dense_inverse(*coarsest_entries));
+        phase_done(5);
+    }
+    for (std::size_t k = 0; k < deferred.size(); ++k)
+        summaries_[deferred[k]].lambda_max = set_up_smoother(*levels_[deferred[k]], estimates[k].lambda_max());
+    phase_done(1);
     for (const auto& level : levels_) {
         const std::size_t vector = level->dinv.bytes();
         if (level->smoother) {
@@ -191,14 +221,11 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
                             level->restriction->spmv_min_bytes() + vector;
     }
     exec_->synchronize();
-    setup_seconds_ =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 template <typename V>
-double AmgPreconditioner<V>::set_up_smoother(Level& level) const
+double AmgPreconditioner<V>::set_up_smoother(Level& level, double lambda) const
 {
-    const double lambda = estimate_lambda_max(*level.op, level.dinv, options_.eigen_steps);
     level.smoother = std::make_unique<PolynomialSmoother<V>>(*level.op, level.dinv, chebyshev_margin * lambda,
                                                              options_.degree, options_.smoother == AmgSmoother::jacobi);
     return lambda;
@@ -249,7 +276,8 @@ void AmgPreconditioner<V>::update_levels(const LinearOperator<V>& a, const Csr<V
             coarse_inverse_ = upload_as<V>(exec_, dense_inverse(*csr));
             break;
         }
-        summaries_[l].lambda_max = set_up_smoother(level);
+        summaries_[l].lambda_max =
+            set_up_smoother(level, LambdaMaxEstimate<V>(op, level.dinv, options_.eigen_steps).lambda_max());
         const double upper = chebyshev_margin * summaries_[l].lambda_max;
         if (!level.prolongation) break;  // a coarsest level that is only smoothed
         if (static_cast<int>(l) >= given_levels_) {  // AMG: P from the kept aggregates, new values

@@ -6,6 +6,7 @@
 // format; the coarsest level is solved with a dense inverse.
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_options.hpp"
 #include "solver/multigrid/chebyshev.hpp"
+#include "solver/multigrid/dense_inverse.hpp"
 #include "solver/multigrid/lattice_product.hpp"
 
 namespace gpufem {
@@ -107,10 +109,16 @@ private:
     struct Level;
     struct PhaseTimers;
     void cycle(std::size_t l, const Array<V>& b, Array<V>& x) const;
-    /// Estimates the largest eigenvalue of the level's D^-1 A and gives the level its smoother
-    /// (Chebyshev over [upper / 10, upper], upper = chebyshev_margin x the estimate, or
-    /// damped Jacobi); returns the estimate.
-    double set_up_smoother(Level& level) const;
+    /// Gives the level its smoother for lambda, the estimate of the largest eigenvalue of its
+    /// D^-1 A (Chebyshev over [upper / 10, upper], upper = chebyshev_margin x lambda, or
+    /// damped Jacobi); returns lambda.
+    double set_up_smoother(Level& level, double lambda) const;
+    /// The setup's last steps: the deferred levels' estimates queued on the device while the
+    /// host inverts the coarsest level (coarsest_entries, when direct), their smoothers, the
+    /// traffic model; phase_done(k) times step k.
+    template <typename PhaseDone>
+    void finish_set_up(const std::vector<std::size_t>& deferred,
+                       const std::optional<DenseInverseInput>& coarsest_entries, const PhaseDone& phase_done);
     /// update's work (on failure update drops the levels).
     void update_levels(const LinearOperator<V>& a, const Csr<V>& matrix);
     /// The constructors' work: matrix null only with given coarse operators.

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "linalg/blas1.hpp"
+#include "solver/krylov/merged_kernels.hpp"
+#include "solver/krylov/merged_workspace.hpp"
 #include "solver/multigrid/amg_kernels.hpp"
 
 namespace gpufem {
@@ -42,49 +45,77 @@ double tridiagonal_lambda_max(const std::vector<double>& d, const std::vector<do
     return hi;
 }
 
+namespace {
+
+/// Relative residual at which the Lanczos run stops early: the Krylov space then holds the
+/// start vector's whole spectrum (a level of fewer rows than steps) and further steps would
+/// only add rounding.
+constexpr double lanczos_tolerance = 1e-14;
+
+/// The Lanczos tridiagonal matrix of D^-1 A from CG's coefficients (alpha_k at [2k], beta_k
+/// at [2k + 1]; not finite: not made), as far as they are whole: its largest eigenvalue, or 1
+/// when the first step already failed.
+double lanczos_lambda_max(const std::vector<double>& coefficients)
+{
+    std::vector<double> diag, off;
+    const std::size_t steps = coefficients.size() / 2;
+    for (std::size_t j = 0; j < steps; ++j) {
+        const double alpha = coefficients[2 * j];
+        if (!(alpha > 0) || !std::isfinite(alpha)) break;
+        if (j == 0) {
+            diag.push_back(1 / alpha);
+            continue;
+        }
+        const double previous_alpha = coefficients[2 * j - 2], previous_beta = coefficients[2 * j - 1];
+        if (!(previous_beta >= 0) || !std::isfinite(previous_beta)) break;
+        diag.push_back(1 / alpha + previous_beta / previous_alpha);
+        off.push_back(std::sqrt(previous_beta) / previous_alpha);
+    }
+    return diag.empty() ? 1 : tridiagonal_lambda_max(diag, off);
+}
+
+}  // namespace
+
 template <typename V>
-double estimate_lambda_max(const LinearOperator<V>& a, const Array<V>& dinv, int steps, const Communicator& comm)
+LambdaMaxEstimate<V>::LambdaMaxEstimate(const LinearOperator<V>& a, const Array<V>& dinv, int steps,
+                                        const Communicator& comm)
 {
     const ExecPtr& exec = a.executor();
-    const std::size_t n = static_cast<std::size_t>(a.rows());
-    if (n == 0 && !comm.reduces()) return 1;  // (a rank without rows still joins the sums)
-    const auto global_dot = [&comm](const Array<V>& x, const Array<V>& y) {
-        return sum_over_processes(comm, x.empty() ? 0.0 : static_cast<double>(dot(x, y)));
-    };
-    // gpufem's BLAS-1 kernels, not a library handle: creating a cuBLAS handle per level cost
-    // more than the steps themselves.
     const Executor& e = *exec;
-    const index_type rows = a.rows();
-    Array<V> r(exec, n), z(exec, n), p(exec, n), q(exec, n), scratch(exec, n);
-    GPUFEM_DISPATCH(e, amg_start_vector(e, rows, r.data()));  // fixed, made on the device
-    const auto precondition = [&] {  // z = D^-1 r (the step kernel from a zero guess)
-        GPUFEM_DISPATCH(e, amg_chebyshev_step(e, rows, r.data(), static_cast<const V*>(nullptr),
-                                              dinv.data(), V(0), V(1), z.data(), scratch.data()));
+    const std::size_t n = static_cast<std::size_t>(a.rows());
+    if ((n == 0 && !comm.reduces()) || steps < 1) return;  // (a rank without rows still joins the sums)
+    // Jacobi-preconditioned CG from x = 0 on a fixed start vector b: the merged kernels keep
+    // its scalars on the device and record alpha and beta as they make them.
+    MergedBuffers buffers(exec, n, lanczos_tolerance, steps, comm.reduces());
+    coefficients_ = Array<double>(exec, 2 * static_cast<std::size_t>(steps));
+    fill(coefficients_, std::numeric_limits<double>::quiet_NaN());
+    MergedWorkspace ws = buffers.workspace();
+    ws.coefficients = coefficients_.data();
+    const auto finish = [&](ScalarStep step) {  // several processes: the totals summed first
+        if (!ws.split) return;
+        comm.all_reduce_sum(e, ws.sums, scalar_step_sums(step));
+        GPUFEM_DISPATCH(e, scalar_step(e, ws, step));
     };
-    precondition();
-    p.copy_from(z);
-    double rz = global_dot(r, z);
-    const double rz0 = rz;
-    std::vector<double> diag, off;
-    double previous_alpha = 0, previous_beta = 0;
-    for (int j = 0; j < steps && rz > 1e-28 * rz0 && std::isfinite(rz); ++j) {
+    Array<V> b(exec, n), r(exec, n), p(exec, n), q(exec, n);
+    GPUFEM_DISPATCH(e, amg_start_vector(e, a.rows(), b.data()));  // fixed, made on the device
+    fill(r, V(0));  // A x for x = 0 (x itself is not needed)
+    GPUFEM_DISPATCH(e, cg_start(e, ws, n, b.data(), dinv.data(), r.data(), p.data()));
+    finish(ScalarStep::cg_start);
+    for (int j = 0; j < steps; ++j) {  // the kernels after a stop return at once
         a.apply(p, q);
-        const double pq = global_dot(p, q);
-        if (!(pq > 0)) break;  // not positive definite along p: keep what we have
-        const double alpha = rz / pq;
-        diag.push_back(1 / alpha + (j > 0 ? previous_beta / previous_alpha : 0));
-        if (j > 0) off.push_back(std::sqrt(previous_beta) / previous_alpha);
-        axpy(static_cast<V>(-alpha), q, r);
-        precondition();
-        const double rz_new = global_dot(r, z);
-        const double beta = rz_new / rz;
-        xpay(z, static_cast<V>(beta), p);
-        rz = rz_new;
-        previous_alpha = alpha;
-        previous_beta = beta;
+        GPUFEM_DISPATCH(e, cg_alpha(e, ws, n, p.data(), q.data()));
+        finish(ScalarStep::cg_alpha);
+        GPUFEM_DISPATCH(e, cg_update_xr(e, ws, n, p.data(), q.data(), dinv.data(), static_cast<V*>(nullptr), r.data()));
+        finish(ScalarStep::cg_finish);
+        GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, r.data(), dinv.data(), p.data()));
     }
-    if (diag.empty()) return 1;
-    return tridiagonal_lambda_max(diag, off);
+    // The work arrays go now: the pool frees them in stream order, after the kernels.
+}
+
+template <typename V>
+double LambdaMaxEstimate<V>::lambda_max() const
+{
+    return coefficients_.empty() ? 1 : lanczos_lambda_max(coefficients_.to_host());
 }
 
 template <typename V>
@@ -131,8 +162,8 @@ void PolynomialSmoother<V>::smooth(const Array<V>& b, Array<V>& x, bool zero_gue
     }
 }
 
-template double estimate_lambda_max(const LinearOperator<float>&, const Array<float>&, int, const Communicator&);
-template double estimate_lambda_max(const LinearOperator<double>&, const Array<double>&, int, const Communicator&);
+template class LambdaMaxEstimate<float>;
+template class LambdaMaxEstimate<double>;
 template class PolynomialSmoother<float>;
 template class PolynomialSmoother<double>;
 

@@ -12,13 +12,35 @@ namespace gpufem {
 /// An estimate of the largest eigenvalue of D^-1 A (A symmetric positive definite, dinv =
 /// 1 / diag(A)) from `steps` steps of Jacobi-preconditioned CG, which is Lanczos on D^-1 A:
 /// the largest eigenvalue of the Lanczos tridiagonal matrix (bisection on its Sturm
-/// sequence). The start vector is fixed pseudo-random, so the estimate is the same every run
-/// and on both backends up to rounding. It lies below the true value and converges to it from
-/// below; callers add a safety margin. For a distributed a (each rank's owned rows), comm sums
-/// the dot products over the ranks (collective: every rank calls it).
+/// sequence). The steps are the merged CG's kernels, queued on a's executor when the estimate
+/// is made, without a host round trip; lambda_max() reads their coefficients once, so that
+/// the host can work (or queue other levels' estimates) meanwhile. The start vector is fixed
+/// pseudo-random, so the estimate is the same every run and on both backends up to rounding.
+/// It lies below the true value and converges to it from below; callers add a safety margin.
+/// For a distributed a (each rank's owned rows), comm sums the dot products over the ranks
+/// (collective: every rank makes it).
+template <typename V>
+class LambdaMaxEstimate {
+public:
+    /// Queues the steps; a and dinv need not outlive the estimate (the executor's stream
+    /// orders their use before any later change).
+    LambdaMaxEstimate(const LinearOperator<V>& a, const Array<V>& dinv, int steps,
+                      const Communicator& comm = serial_communicator());
+    /// Waits for the steps; the estimate (1 when the first step already failed: no direction
+    /// of positive curvature, or no step at all).
+    double lambda_max() const;
+
+private:
+    Array<double> coefficients_;  ///< CG's alpha_k at [2k], beta_k at [2k + 1] (NaN: not made)
+};
+
+/// LambdaMaxEstimate made and read at once.
 template <typename V>
 double estimate_lambda_max(const LinearOperator<V>& a, const Array<V>& dinv, int steps,
-                           const Communicator& comm = serial_communicator());
+                           const Communicator& comm = serial_communicator())
+{
+    return LambdaMaxEstimate<V>(a, dinv, steps, comm).lambda_max();
+}
 
 /// The largest eigenvalue of the symmetric tridiagonal matrix with diagonal d and
 /// off-diagonal e (e.size() == d.size() - 1), by bisection to relative accuracy 1e-12.

@@ -23,4 +23,20 @@ inline constexpr double dense_pivot_drop = 1e-12;
 template <typename V>
 std::vector<double> dense_inverse(const Csr<V>& a);
 
+/// A matrix's entries copied to the host for dense_inverse (values in double).
+struct DenseInverseInput {
+    index_type rows = 0;
+    std::vector<index_type> row_ptr, col_idx;
+    std::vector<double> values;
+};
+
+/// a's entries on the host (waits for the executor); throws std::invalid_argument as
+/// dense_inverse when a has more than dense_inverse_limit rows.
+template <typename V>
+DenseInverseInput dense_inverse_input(const Csr<V>& a);
+
+/// dense_inverse of entries already on the host (no device work: it can run while the
+/// device computes something else).
+std::vector<double> dense_inverse(const DenseInverseInput& a);
+
 }  // namespace gpufem

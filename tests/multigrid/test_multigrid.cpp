@@ -321,6 +321,42 @@ TEST(Chebyshev, TridiagonalLambdaMaxIsExact)
     EXPECT_NEAR(tridiagonal_lambda_max(d, e), 2 - 2 * std::cos(20 * M_PI / 21), 1e-10);
 }
 
+/// The dense oracle: the largest eigenvalue of D^-1/2 A D^-1/2 by cyclic Jacobi rotations.
+double dense_lambda_max(const Csr<double>& a, const Array<double>& dinv)
+{
+    const index_type n = a.rows;
+    std::vector<double> m = test::dense(test::to_host(a));
+    const auto dih = dinv.to_host();
+    for (index_type i = 0; i < n; ++i)
+        for (index_type j = 0; j < n; ++j) m[i * n + j] *= std::sqrt(dih[i] * dih[j]);
+    for (int sweep = 0; sweep < 50; ++sweep) {
+        double off = 0;
+        for (index_type p = 0; p < n; ++p)
+            for (index_type q = p + 1; q < n; ++q) off += m[p * n + q] * m[p * n + q];
+        if (off < 1e-26) break;
+        for (index_type p = 0; p < n; ++p)
+            for (index_type q = p + 1; q < n; ++q) {
+                if (m[p * n + q] == 0) continue;
+                const double theta = (m[q * n + q] - m[p * n + p]) / (2 * m[p * n + q]);
+                const double t = (theta >= 0 ? 1 : -1) / (std::abs(theta) + std::sqrt(theta * theta + 1));
+                const double c = 1 / std::sqrt(t * t + 1), sn = t * c;
+                for (index_type k = 0; k < n; ++k) {  // columns p, q
+                    const double kp = m[k * n + p], kq = m[k * n + q];
+                    m[k * n + p] = c * kp - sn * kq;
+                    m[k * n + q] = sn * kp + c * kq;
+                }
+                for (index_type k = 0; k < n; ++k) {  // rows p, q
+                    const double pk = m[p * n + k], qk = m[q * n + k];
+                    m[p * n + k] = c * pk - sn * qk;
+                    m[q * n + k] = sn * pk + c * qk;
+                }
+            }
+    }
+    double lambda = 0;
+    for (index_type i = 0; i < n; ++i) lambda = std::max(lambda, m[i * n + i]);
+    return lambda;
+}
+
 TEST(Chebyshev, LambdaMaxEstimateWithinFivePercentOfTheDenseEigenvalue)
 {
     const unsigned seed = test::random_seed();
@@ -329,41 +365,29 @@ TEST(Chebyshev, LambdaMaxEstimateWithinFivePercentOfTheDenseEigenvalue)
         const auto op = build_format("csr", a.clone_to(cpu()), FormatOptions{});
         const Array<double> dinv = inverse_of(diagonal_of(a));
         const double estimate = estimate_lambda_max(*op.op, dinv, 15);
-        // The dense oracle: every eigenvalue of D^-1/2 A D^-1/2 by cyclic Jacobi rotations.
-        const index_type n = a.rows;
-        std::vector<double> m = test::dense(test::to_host(a));
-        const auto dih = dinv.to_host();
-        for (index_type i = 0; i < n; ++i)
-            for (index_type j = 0; j < n; ++j) m[i * n + j] *= std::sqrt(dih[i] * dih[j]);
-        for (int sweep = 0; sweep < 50; ++sweep) {
-            double off = 0;
-            for (index_type p = 0; p < n; ++p)
-                for (index_type q = p + 1; q < n; ++q) off += m[p * n + q] * m[p * n + q];
-            if (off < 1e-26) break;
-            for (index_type p = 0; p < n; ++p)
-                for (index_type q = p + 1; q < n; ++q) {
-                    if (m[p * n + q] == 0) continue;
-                    const double theta = (m[q * n + q] - m[p * n + p]) / (2 * m[p * n + q]);
-                    const double t = (theta >= 0 ? 1 : -1) / (std::abs(theta) + std::sqrt(theta * theta + 1));
-                    const double c = 1 / std::sqrt(t * t + 1), sn = t * c;
-                    for (index_type k = 0; k < n; ++k) {  // columns p, q
-                        const double kp = m[k * n + p], kq = m[k * n + q];
-                        m[k * n + p] = c * kp - sn * kq;
-                        m[k * n + q] = sn * kp + c * kq;
-                    }
-                    for (index_type k = 0; k < n; ++k) {  // rows p, q
-                        const double pk = m[p * n + k], qk = m[q * n + k];
-                        m[p * n + k] = c * pk - sn * qk;
-                        m[q * n + k] = sn * pk + c * qk;
-                    }
-                }
-        }
-        double lambda = 0;
-        for (index_type i = 0; i < n; ++i) lambda = std::max(lambda, m[i * n + i]);
+        const double lambda = dense_lambda_max(a, dinv);
         std::cout << "lambda_max estimate " << estimate << ", dense " << lambda << "\n";
         EXPECT_LE(estimate, lambda * 1.0000001) << size;
         EXPECT_GE(estimate, 0.95 * lambda) << size << ": estimate " << estimate << ", dense " << lambda;
     }
+}
+
+TEST(Chebyshev, LambdaMaxOfFewerEigenvaluesThanStepsIsExact)
+{
+    // 4 x 4 x 4 points, 56 of them boundary rows of the identity: D^-1 A has at most 9 distinct
+    // eigenvalues (1 and the 8 interior points'), so the Krylov space is whole before the 15
+    // steps run out; the run stops at its tolerance and the tridiagonal matrix holds the
+    // largest eigenvalue itself.
+    const unsigned seed = test::random_seed();
+    const Csr<double> a = test::weighted_laplacian_3d<double>(cpu(), 4, 4, 4, seed);
+    const auto op = build_format("csr", a.clone_to(cpu()), FormatOptions{});
+    const Array<double> dinv = inverse_of(diagonal_of(a));
+    const double lambda = dense_lambda_max(a, dinv);
+    EXPECT_NEAR(estimate_lambda_max(*op.op, dinv, 15), lambda, 1e-9 * lambda);
+    // One step: the Rayleigh quotient of D^-1 A along the start vector, below lambda_max.
+    const double one = estimate_lambda_max(*op.op, dinv, 1);
+    EXPECT_GT(one, 0);
+    EXPECT_LT(one, lambda);
 }
 
 TEST(DenseInverse, KeepsEveryDirectionOfAHighContrastMatrix)

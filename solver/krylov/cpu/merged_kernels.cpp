@@ -87,7 +87,7 @@ void cg_update_xr(const Executor&, const MergedWorkspace& ws, std::size_t n, con
     if (!running(ws)) return;
     const V alpha = static_cast<V>(ws.state->alpha);
     const Sums2 s = chunked_sums<2>(static_cast<index>(n), [&](index i, Sums2& acc) {
-        x[i] += alpha * p[i];
+        if (x) x[i] += alpha * p[i];
         const V ri = r[i] - alpha * q[i];
         r[i] = ri;
         acc[0] += double(ri) * double(precondition(dinv, i, ri));
@@ -220,10 +220,18 @@ GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(multi_dot, invert_diagonal, cg_start, cg_alph
                                   bicgstab_start, bicgstab_update_p, bicgstab_alpha, bicgstab_update_s, bicgstab_omega,
                                   bicgstab_update_xr)
 
+void merged_init(const Executor&, const MergedWorkspace& ws, double tolerance, int max_iterations)
+{
+    *ws.state = KrylovScalars{};
+    ws.state->tolerance = tolerance;
+    ws.state->max_iterations = max_iterations;
+    *ws.counter = 0;
+}
+
 void scalar_step(const Executor&, const MergedWorkspace& ws, ScalarStep step)
 {
     if (!starts_solve(step) && !running(ws)) return;
-    gpufem::scalar_step(*ws.state, step, ws.sums, ws.history);
+    step_and_record(ws, step, ws.sums);
 }
 
 }  // namespace kernels::cpu

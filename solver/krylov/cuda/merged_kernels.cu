@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(block_size)
     Sums<2> s{};
     GPUFEM_ROWS(i, n)
     {
-        x[i] += alpha * p[i];
+        if (x) x[i] += alpha * p[i];
         const V ri = r[i] - alpha * q[i];
         r[i] = ri;
         s.v[0] += double(ri) * double(precondition(dinv, i, ri));
@@ -307,10 +307,18 @@ __global__ void __launch_bounds__(block_size)
 
 #undef GPUFEM_ROWS
 
+__global__ void merged_init_kernel(MergedWorkspace ws, double tolerance, int max_iterations)
+{
+    *ws.state = KrylovScalars{};
+    ws.state->tolerance = tolerance;
+    ws.state->max_iterations = max_iterations;
+    *ws.counter = 0;
+}
+
 __global__ void scalar_step_kernel(MergedWorkspace ws, ScalarStep step)
 {
     if (!starts_solve(step) && !running(ws)) return;
-    gpufem::scalar_step(*ws.state, step, ws.sums, ws.history);
+    step_and_record(ws, step, ws.sums);
 }
 
 template <int K, typename V>
@@ -453,6 +461,12 @@ void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws, std::si
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(multi_dot, invert_diagonal, cg_start, cg_alpha, cg_update_xr, cg_update_xr_residual, cg_rho, cg_update_p,
                                   bicgstab_start, bicgstab_update_p, bicgstab_alpha, bicgstab_update_s, bicgstab_omega,
                                   bicgstab_update_xr)
+
+void merged_init(const Executor& exec, const MergedWorkspace& ws, double tolerance, int max_iterations)
+{
+    merged_init_kernel<<<1, 1, 0, stream_of(exec)>>>(ws, tolerance, max_iterations);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
 
 void scalar_step(const Executor& exec, const MergedWorkspace& ws, ScalarStep step)
 {
