@@ -187,14 +187,16 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
         csr = coarse_op->stored_csr();  // the operator keeps the matrix: no second copy
         phase_done(4);
     }
-    finish_set_up(deferred, coarsest_entries, phase_done);
+    finish_levels(deferred, coarsest_entries, phase_done);
+    apply_bytes_ = cycle_bytes();
+    exec_->synchronize();
     setup_seconds_ =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 template <typename V>
 template <typename PhaseDone>
-void AmgPreconditioner<V>::finish_set_up(const std::vector<std::size_t>& deferred,
+void AmgPreconditioner<V>::finish_levels(const std::vector<std::size_t>& deferred,
                                          const std::optional<DenseInverseInput>& coarsest_entries,
                                          const PhaseDone& phase_done)
 {
@@ -208,19 +210,24 @@ void AmgPreconditioner<V>::finish_set_up(const std::vector<std::size_t>& deferre
     for (std::size_t k = 0; k < deferred.size(); ++k)
         summaries_[deferred[k]].lambda_max = set_up_smoother(*levels_[deferred[k]], estimates[k].lambda_max());
     phase_done(1);
+}
+
+template <typename V>
+std::size_t AmgPreconditioner<V>::cycle_bytes() const
+{
+    std::size_t bytes = 0;
     for (const auto& level : levels_) {
         const std::size_t vector = level->dinv.bytes();
         if (level->smoother) {
             const int spmvs = level->smoother->spmvs(true) + level->smoother->spmvs(false) + 1;
-            apply_bytes_ += spmvs * level->op->spmv_min_bytes() + 6 * level->smoother->spmvs(false) * vector;
+            bytes += spmvs * level->op->spmv_min_bytes() + 6 * level->smoother->spmvs(false) * vector;
         } else {
-            apply_bytes_ += coarse_inverse_.bytes() + 2 * vector;
+            bytes += coarse_inverse_.bytes() + 2 * vector;
         }
         if (level->prolongation)
-            apply_bytes_ += level->prolongation->spmv_min_bytes() +
-                            level->restriction->spmv_min_bytes() + vector;
+            bytes += level->prolongation->spmv_min_bytes() + level->restriction->spmv_min_bytes() + vector;
     }
-    exec_->synchronize();
+    return bytes;
 }
 
 template <typename V>
@@ -262,6 +269,8 @@ void AmgPreconditioner<V>::update_levels(const LinearOperator<V>& a, const Csr<V
 {
     const Csr<V>* csr = &matrix;
     std::unique_ptr<LinearOperator<V>> coarse_op;
+    std::vector<std::size_t> deferred;
+    std::optional<DenseInverseInput> coarsest_entries;
     for (std::size_t l = 0; l < levels_.size(); ++l) {
         Level& level = *levels_[l];
         if (l > 0) {
@@ -273,14 +282,18 @@ void AmgPreconditioner<V>::update_levels(const LinearOperator<V>& a, const Csr<V
         const LinearOperator<V>& op = *level.op;
         level.dinv = inverse_diagonal_of(op);
         if (!level.smoother) {  // the coarsest level's direct solve
-            coarse_inverse_ = upload_as<V>(exec_, dense_inverse(*csr));
+            coarsest_entries = dense_inverse_input(*csr);
             break;
         }
-        summaries_[l].lambda_max =
-            set_up_smoother(level, LambdaMaxEstimate<V>(op, level.dinv, options_.eigen_steps).lambda_max());
-        const double upper = chebyshev_margin * summaries_[l].lambda_max;
+        const bool geometric = static_cast<int>(l) < given_levels_;
+        if (geometric)  // as in set_up: estimated after the last level
+            deferred.push_back(l);
+        else
+            summaries_[l].lambda_max =
+                set_up_smoother(level, LambdaMaxEstimate<V>(op, level.dinv, options_.eigen_steps).lambda_max());
         if (!level.prolongation) break;  // a coarsest level that is only smoothed
-        if (static_cast<int>(l) >= given_levels_) {  // AMG: P from the kept aggregates, new values
+        if (!geometric) {  // AMG: P from the kept aggregates, new values
+            const double upper = chebyshev_margin * summaries_[l].lambda_max;
             Csr<V> p = smoothed_prolongator(*csr, level.dinv, 4.0 / (3.0 * upper), aggregates_[l]);
             Csr<V> r = sparse_transpose(p);
             level.prolongation = csr_level_operator(std::move(p));
@@ -291,6 +304,7 @@ void AmgPreconditioner<V>::update_levels(const LinearOperator<V>& a, const Csr<V
         coarse_op = csr_level_operator(galerkin(l, r, *csr, p));
         csr = coarse_op->stored_csr();
     }
+    finish_levels(deferred, coarsest_entries, [](std::size_t) {});
 }
 
 template <typename V>

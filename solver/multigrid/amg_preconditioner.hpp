@@ -113,12 +113,14 @@ private:
     /// D^-1 A (Chebyshev over [upper / 10, upper], upper = chebyshev_margin x lambda, or
     /// damped Jacobi); returns lambda.
     double set_up_smoother(Level& level, double lambda) const;
-    /// The setup's last steps: the deferred levels' estimates queued on the device while the
-    /// host inverts the coarsest level (coarsest_entries, when direct), their smoothers, the
-    /// traffic model; phase_done(k) times step k.
+    /// The last steps of a setup or an update: the deferred levels' estimates queued on the
+    /// device while the host inverts the coarsest level (coarsest_entries, when direct), then
+    /// their smoothers; phase_done(k) times step k.
     template <typename PhaseDone>
-    void finish_set_up(const std::vector<std::size_t>& deferred,
+    void finish_levels(const std::vector<std::size_t>& deferred,
                        const std::optional<DenseInverseInput>& coarsest_entries, const PhaseDone& phase_done);
+    /// Bytes one cycle moves at least (the traffic model of apply_bytes).
+    std::size_t cycle_bytes() const;
     /// update's work (on failure update drops the levels).
     void update_levels(const LinearOperator<V>& a, const Csr<V>& matrix);
     /// The constructors' work: matrix null only with given coarse operators.
