@@ -251,10 +251,7 @@ struct MergedSetup {
     /// summed over them and the step runs on its own; on one the kernel has done it.
     void finish(const Executor& e, ScalarStep step) const
     {
-        const MergedWorkspace& ws = buffers.workspace();
-        if (!ws.split) return;
-        comm.all_reduce_sum(e, ws.sums, scalar_step_sums(step));
-        GPUFEM_DISPATCH(e, scalar_step(e, ws, step));
+        finish_reduction_across(e, buffers.workspace(), comm, step);
     }
 
     const V* d;    ///< the diagonal M^-1, or nullptr

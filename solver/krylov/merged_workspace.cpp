@@ -31,6 +31,14 @@ MergedBuffers::MergedBuffers(const ExecPtr& exec, std::size_t n, double toleranc
     GPUFEM_DISPATCH(e, merged_init(e, ws_, tolerance, max_iterations));  // queued, no round trip
 }
 
+void finish_reduction_across(const Executor& exec, const MergedWorkspace& ws, const Communicator& comm,
+                             ScalarStep step)
+{
+    if (!ws.split) return;
+    comm.all_reduce_sum(exec, ws.sums, scalar_step_sums(step));
+    GPUFEM_DISPATCH(exec, scalar_step(exec, ws, step));
+}
+
 std::vector<double> MergedBuffers::history(int iterations) const
 {
     std::vector<double> host(static_cast<std::size_t>(iterations) + 1);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "linalg/array.hpp"
+#include "linalg/communicator.hpp"
 #include "solver/krylov/merged_kernels.hpp"
 
 namespace gpufem {
@@ -13,6 +14,11 @@ namespace gpufem {
 /// Blocks of every merged reduction for n rows on exec: enough to fill the device (8 blocks
 /// of 256 threads per SM), fewer for short vectors; 1 on the CPU.
 int merged_grid(const Executor& exec, std::size_t n);
+
+/// After a kernel whose reduction ends in step: on several processes (ws.split) its totals
+/// are summed over them by comm and the step runs on its own; on one the kernel has done it.
+void finish_reduction_across(const Executor& exec, const MergedWorkspace& ws, const Communicator& comm,
+                             ScalarStep step);
 
 /// Owns the buffers of one merged solve and hands out their MergedWorkspace view.
 class MergedBuffers {

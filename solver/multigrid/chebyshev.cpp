@@ -91,11 +91,7 @@ LambdaMaxEstimate<V>::LambdaMaxEstimate(const LinearOperator<V>& a, const Array<
     fill(coefficients_, std::numeric_limits<double>::quiet_NaN());
     MergedWorkspace ws = buffers.workspace();
     ws.coefficients = coefficients_.data();
-    const auto finish = [&](ScalarStep step) {  // several processes: the totals summed first
-        if (!ws.split) return;
-        comm.all_reduce_sum(e, ws.sums, scalar_step_sums(step));
-        GPUFEM_DISPATCH(e, scalar_step(e, ws, step));
-    };
+    const auto finish = [&](ScalarStep step) { finish_reduction_across(e, ws, comm, step); };
     Array<V> b(exec, n), r(exec, n), p(exec, n), q(exec, n);
     GPUFEM_DISPATCH(e, amg_start_vector(e, a.rows(), b.data()));  // fixed, made on the device
     fill(r, V(0));  // A x for x = 0 (x itself is not needed)
