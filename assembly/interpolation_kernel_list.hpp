@@ -5,7 +5,7 @@
 // namespace.
 
 /// column[n] = the number of mesh node n among the nodes on some cell's degree-c
-/// positions, in node order, or -1; returns how many there are.
+/// positions (coarse_local_node), in node order, or -1; returns how many there are.
 GPUFEM_KERNEL_INLINE long long number_coarse_nodes(
     const Executor& exec, const CoarseLatticeView& view, index_type* column) GPUFEM_KERNEL_BODY
 
@@ -14,13 +14,14 @@ GPUFEM_KERNEL_INLINE void list_coarse_nodes(const Executor& exec, const index_ty
                                             long long num_nodes, index_type* column_nodes)
     GPUFEM_KERNEL_BODY
 
-/// coarse_cells[e ncl + m] = column[cells[e npc + fine_local[m]]].
+/// coarse_cells[e ncl + m] = column[cells[e npc + coarse_local_node(e, m)]], -1 where that is
+/// -1 (a smaller type's padding).
 GPUFEM_KERNEL_INLINE void coarse_cell_nodes(const Executor& exec, const CoarseLatticeView& view,
                                             const index_type* column, index_type* coarse_cells)
     GPUFEM_KERNEL_BODY
 
 /// owner[n] = the smallest slot e npc + j with cells[e npc + j] = n, or -1 for a node
-/// in no cell.
+/// in no cell (padding slots, -1, hold no node).
 GPUFEM_KERNEL_INLINE void node_owner_slots(const Executor& exec, const CoarseLatticeView& view,
                                            long long* owner) GPUFEM_KERNEL_BODY
 
@@ -33,7 +34,7 @@ GPUFEM_KERNEL_INLINE long long interpolation_row_offsets(
     GPUFEM_KERNEL_BODY
 
 /// The entries of the rows laid out by interpolation_row_offsets: row i's weights above
-/// 1e-14 from its owner's local row, columns column[cells[owner cell, fine_local[m]]]
+/// 1e-14 from its owner's local row, columns column[cells[owner cell, coarse_local_node(m)]]
 /// (h-coarsening: coarse_cells[parent of the owner cell, m]; column unused), sorted.
 template <typename V>
 void interpolation_entries(const Executor& exec, const CoarseLatticeView& view,

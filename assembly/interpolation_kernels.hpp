@@ -21,25 +21,29 @@ namespace gpufem {
 /// degree-c positions among its own degree-k nodes (p-coarsening: column of the mesh node at
 /// local position fine_local[m]), or, with coarse_cells set, the coarse nodes of its parent
 /// cell on a nested coarser mesh (h-coarsening: coarse_cells[parent[e] ncl + m], the weights
-/// chosen by the cell's child index).
+/// chosen by the cell's child index). A mesh of several cell types (cell_types set) pads each
+/// cell's row of `cells` with -1, and its tables (fine_local, the reference interpolation) are
+/// one per cell type, by the type's number: a smaller type's padding has fine_local -1.
 struct CoarseLatticeView {
-    const index_type* cells = nullptr;  ///< nodes_per_cell mesh nodes per cell
+    const index_type* cells = nullptr;  ///< nodes_per_cell mesh nodes per cell (-1: padding)
     long long num_cells = 0;
     int nodes_per_cell = 0;              ///< npc
     long long num_nodes = 0;             ///< mesh nodes
-    const int* fine_local = nullptr;     ///< ncl: the local degree-k index of each degree-c node
+    const int* fine_local = nullptr;     ///< ncl (per table): the local degree-k index of each degree-c node, or -1
     int coarse_per_cell = 0;             ///< ncl
+    const std::uint8_t* cell_types = nullptr;  ///< each cell's table (its ElementType), or null: one table
     const index_type* coarse_cells = nullptr;  ///< h-coarsening: ncl coarse nodes per coarse cell
     const index_type* parent = nullptr;        ///< h-coarsening: the coarse cell of each cell
     const std::uint8_t* child = nullptr;       ///< h-coarsening: each cell's child index
 };
 
 /// The reference interpolation on the kernels' executor: the coarse basis functions at a
-/// cell's reference nodes, the same for every cell (p-coarsening) or for every cell of one
-/// child index (h-coarsening: one table per child, child-major).
+/// cell's reference nodes, the same for every cell (p-coarsening), for every cell of one type
+/// (p-coarsening on a mesh of several types: one table per type number) or for every cell of
+/// one child index (h-coarsening: one table per child, child-major).
 struct ReferenceInterpolationView {
-    const double* weights = nullptr;  ///< (children x) npc x ncl, row-major
-    const int* row_length = nullptr;  ///< (children x) npc: the weights of each row above 1e-14
+    const double* weights = nullptr;  ///< (tables x) npc x ncl, row-major
+    const int* row_length = nullptr;  ///< (tables x) npc: the weights of each row above 1e-14
 };
 
 #define GPUFEM_KERNEL_LIST "assembly/interpolation_kernel_list.hpp"
@@ -54,11 +58,26 @@ GPUFEM_HOST_DEVICE inline index_type interpolation_row_node(const index_type* ro
     return row_nodes ? row_nodes[i] : static_cast<index_type>(i);
 }
 
-/// The row of the reference interpolation that cell slot e npc + j reads (its child's table).
+/// The table cell e reads: its child index (h-coarsening), its type (a mesh of several
+/// types), else the one.
+GPUFEM_HOST_DEVICE inline long long cell_table(const CoarseLatticeView& view, long long e)
+{
+    if (view.child) return view.child[e];
+    return view.cell_types ? view.cell_types[e] : 0;
+}
+
+/// The local degree-k node of cell e at which its degree-c node m sits, or -1 (a smaller
+/// type's padding).
+GPUFEM_HOST_DEVICE inline int coarse_local_node(const CoarseLatticeView& view, long long e, int m)
+{
+    return view.fine_local[(view.cell_types ? view.cell_types[e] * static_cast<long long>(view.coarse_per_cell) : 0) + m];
+}
+
+/// The row of the reference interpolation that cell slot e npc + j reads (its table's row j).
 GPUFEM_HOST_DEVICE inline long long reference_row(const CoarseLatticeView& view, long long slot)
 {
     const long long e = slot / view.nodes_per_cell;
-    return (view.child ? view.child[e] * static_cast<long long>(view.nodes_per_cell) : 0) + slot % view.nodes_per_cell;
+    return cell_table(view, e) * view.nodes_per_cell + slot % view.nodes_per_cell;
 }
 
 /// Writes row i of the interpolation at col/val[ptr[i]...] (see interpolation_entries): the
@@ -81,7 +100,7 @@ GPUFEM_HOST_DEVICE inline void write_interpolation_row(const CoarseLatticeView& 
     index_type end = begin;
     for (int m = 0; m < ncl; ++m) {
         if (!interpolation_weight_kept(weights[m])) continue;
-        const index_type c = coarse ? coarse[m] : column[cell[view.fine_local[m]]];
+        const index_type c = coarse ? coarse[m] : column[cell[coarse_local_node(view, e, m)]];
         index_type at = end++;
         while (at > begin && col[at - 1] > c) {
             col[at] = col[at - 1];

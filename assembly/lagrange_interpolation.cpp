@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "assembly/interpolation_kernels.hpp"
@@ -37,21 +40,27 @@ std::vector<int> coarse_local_nodes(ElementType type, int k, int c)
     return match;
 }
 
-/// The degree-c positions of a space on exec, and the view the kernels read.
+/// The degree-c positions of a space on exec, and the view the kernels read (with the cells'
+/// types on a mesh of several).
 struct SubspaceOnExec {
     Array<int> fine_local;
+    Array<std::uint8_t> cell_types;
     CoarseLatticeView view;
 
     SubspaceOnExec(const Mesh& mesh, const index_type* cells, const LagrangeSpace& space,
                         const ExecPtr& exec)
         : fine_local(Array<int>::from_host(exec, space.embedding.fine_local))
     {
+        if (space.embedding.per_cell_type)
+            cell_types = Array<std::uint8_t>::from_host(
+                exec, std::span<const std::uint8_t>(mesh.cell_types.data(), mesh.cell_types.size()));
         view.cells = cells;
         view.num_cells = mesh.num_cells();
         view.nodes_per_cell = mesh.nodes_per_cell;
         view.num_nodes = mesh.num_nodes();
         view.fine_local = fine_local.data();
         view.coarse_per_cell = space.dofs_per_cell;
+        view.cell_types = space.embedding.per_cell_type ? cell_types.data() : nullptr;
     }
 };
 
@@ -84,6 +93,32 @@ LagrangeEmbedding lagrange_embedding(ElementType type, int k, int c)
     return embedding;
 }
 
+/// The embedding of each cell type of a mesh of several (LagrangeEmbedding's tables per
+/// type): npc = the mesh's nodes_per_cell rows of ncl = the most degree-c nodes of its types.
+LagrangeEmbedding embedding_per_cell_type(const Mesh& mesh, int k, int c)
+{
+    std::vector<std::pair<int, LagrangeEmbedding>> of_type;
+    int ncl = 0;
+    for (int t = 0; t < element_type_count; ++t)
+        if (mesh.has_cells_of(static_cast<ElementType>(t))) {
+            of_type.emplace_back(t, lagrange_embedding(static_cast<ElementType>(t), k, c));
+            ncl = std::max(ncl, static_cast<int>(of_type.back().second.fine_local.size()));
+        }
+    if (of_type.empty()) throw std::logic_error("lagrange_interpolation: mesh '" + mesh.source + "' has no cells");
+    const std::size_t npc = static_cast<std::size_t>(mesh.nodes_per_cell), width = static_cast<std::size_t>(ncl);
+    LagrangeEmbedding out;
+    out.per_cell_type = true;
+    out.fine_local.assign(element_type_count * width, -1);
+    out.weights.assign(element_type_count * npc * width, 0.0);
+    for (const auto& [t, own] : of_type) {
+        const std::size_t n = own.fine_local.size(), rows = own.weights.size() / n, table = static_cast<std::size_t>(t);
+        std::copy(own.fine_local.begin(), own.fine_local.end(), out.fine_local.begin() + table * width);
+        for (std::size_t j = 0; j < rows; ++j)
+            std::copy_n(own.weights.begin() + j * n, n, out.weights.begin() + (table * npc + j) * width);
+    }
+    return out;
+}
+
 /// The degree-c space of mesh, whose cells are `cells` on exec (see lagrange_space): its
 /// unknowns numbered in node order on exec, and its dof map when asked for.
 LagrangeSpace space_on(const Mesh& mesh, const index_type* cells, int c, const ExecPtr& exec, bool with_dof_map)
@@ -93,8 +128,9 @@ LagrangeSpace space_on(const Mesh& mesh, const index_type* cells, int c, const E
         throw std::invalid_argument("lagrange_interpolation: degree " + std::to_string(c) +
                                     " does not divide the mesh's degree " + std::to_string(k));
     LagrangeSpace space;
-    space.embedding = lagrange_embedding(mesh.cell_type, k, c);
-    const int ncl = static_cast<int>(space.embedding.fine_local.size());
+    space.embedding = mesh.is_mixed() ? embedding_per_cell_type(mesh, k, c) : lagrange_embedding(mesh.cell_type, k, c);
+    const int ncl = static_cast<int>(space.embedding.fine_local.size() /
+                                     (space.embedding.per_cell_type ? element_type_count : 1));
     space.dofs_per_cell = ncl;
     const Executor& e = *exec;
     const SubspaceOnExec subspace(mesh, cells, space, exec);
@@ -296,8 +332,6 @@ template <typename V>
 std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
 {
     std::vector<Csr<V>> chain;
-    // A mesh of several cell types has no coarser levels yet (pmg is AMG on its operator).
-    if (mesh.is_mixed()) return chain;
     const bool h_levels = has_h_levels(mesh);
     if (mesh.degree <= 1) {
         if (h_levels) {
@@ -322,7 +356,6 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
 std::vector<std::optional<StructuredGrid>> pmg_coarse_grids(const Mesh& mesh)
 {
     std::vector<std::optional<StructuredGrid>> out;
-    if (mesh.is_mixed()) return out;
     const bool h_levels = has_h_levels(mesh);
     if (mesh.degree > 1) out.assign(pmg_coarse_degrees(mesh.degree).size(), std::nullopt);
     if (!h_levels) return out;
@@ -344,7 +377,7 @@ template <typename V>
 std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec, bool degree_one_dof_map)
 {
     std::vector<DegreeLevel<V>> levels;
-    if (mesh.is_mixed() || mesh.degree <= 1) return levels;
+    if (mesh.degree <= 1) return levels;
     const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
     const Array<long long> owner = node_owners(cells_view(mesh, on_exec.cells), exec);
     // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's

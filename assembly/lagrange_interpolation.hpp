@@ -56,7 +56,8 @@ Csr<V> grid_interpolation(const Mesh& mesh, const GridCoarsening& coarse, const 
 /// the transfers down the grid's halvings
 /// (grid_interpolation's, then from the grid of a quarter of the boxes, ..., while the boxes
 /// per unit length stay even and at least 4) where can_coarsen_grid holds. Otherwise nothing
-/// below degree 1. A mesh of several cell types: no transfers (pmg is AMG on its operator).
+/// below degree 1. A mesh of several cell types goes down the degrees (each cell's rows by
+/// its type's basis), never below degree 1.
 template <typename V>
 std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec);
 
@@ -77,7 +78,7 @@ struct DegreeLevel {
 /// pmg_interpolations' lower-degree levels alone (no h-levels), finest first: what it starts
 /// from, and what p-multigrid across ranks numbers on each rank's part. The degree-1 space
 /// keeps its dof map when degree_one_dof_map (the h-levels start from its cells). Empty at
-/// degree 1 and on a mesh of several cell types.
+/// degree 1.
 template <typename V>
 std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec, bool degree_one_dof_map = false);
 

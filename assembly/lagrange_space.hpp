@@ -12,21 +12,26 @@
 namespace gpufem {
 
 /// How a degree-c space sits inside the mesh's degree-k space, the same for every cell
-/// (Lagrange spaces on one mesh).
+/// (Lagrange spaces on one mesh), or on a mesh of several cell types for every cell of a type:
+/// then one table per ElementType (by its number; ncl the most degree-c nodes of the mesh's
+/// types, npc the mesh's nodes_per_cell), a type's unused entries -1 and 0, a type without
+/// cells in the mesh all of them.
 struct LagrangeEmbedding {
     /// For each local unknown of the degree-c element, the local node of the degree-k element
-    /// at the same reference point.
+    /// at the same reference point (per table: ncl entries).
     std::vector<int> fine_local;
-    /// The reference interpolation, npc x ncl row-major: the degree-c basis functions at the
-    /// degree-k reference nodes.
+    /// The reference interpolation, npc x ncl row-major (per table): the degree-c basis
+    /// functions at the degree-k reference nodes.
     std::vector<double> weights;
+    /// Whether the tables are one per cell type (a mesh of several types).
+    bool per_cell_type = false;
 };
 
 /// A Lagrange space of degree c on a mesh of order k, c dividing k.
 struct LagrangeSpace {
     FunctionSpace space;            ///< nodes, degree c, its unknowns all owned on one process
-    int dofs_per_cell = 0;          ///< degree-c unknowns per cell (ncl)
-    Array<index_type> cell_dofs;    ///< the dof map: cells x ncl, each cell's unknowns
+    int dofs_per_cell = 0;          ///< degree-c unknowns per cell (ncl; several types: the most)
+    Array<index_type> cell_dofs;    ///< the dof map: cells x ncl, each cell's unknowns, -1 after them
     Array<index_type> dof_nodes;    ///< the mesh node of each unknown
     Array<index_type> node_dofs;    ///< the unknown of each mesh node, -1 for none
     LagrangeEmbedding embedding;    ///< its place in the mesh's own space

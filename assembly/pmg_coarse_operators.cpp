@@ -22,7 +22,8 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
                                          const ProblemSpec& problem, const LinearOperator<V>* fine)
 {
     std::vector<Csr<V>> out;
-    if (mesh.degree <= 1 && !can_coarsen_grid(mesh)) return out;
+    // A mesh of several cell types keeps its assembled matrix for pmg (R A P below it).
+    if (mesh.is_mixed() || (mesh.degree <= 1 && !can_coarsen_grid(mesh))) return out;
     const Executor& e = *exec;
     const int npe = mesh.nodes_per_cell;
     const index_type cells = mesh.num_cells();

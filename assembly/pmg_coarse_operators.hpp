@@ -20,7 +20,8 @@ namespace gpufem {
 /// product R A P of the system's matrix A with the interpolation from degree c, without A.
 /// At degree 1: the operator of the coarser grid (mesh/grid_coarsening), sum_e P_s^T K_e P_s
 /// over the cells into their parent cells, P_s the coarse cell's basis at child s's nodes (the
-/// columns of grid_interpolation), where can_coarsen_grid holds; else empty. fine: the
+/// columns of grid_interpolation), where can_coarsen_grid holds; else empty (and on a mesh of
+/// several cell types, whose pmg takes R A P of its matrix). fine: the
 /// system's operator. When it is an lma operator with its cells in their own order (the
 /// atomic scatter), K_e are read from its storage; when it is a pa operator of the mesh, each
 /// K_e P is computed from its quadrature-point factors by sum factorisation; otherwise the

@@ -39,9 +39,12 @@ long long number_coarse_nodes(const Executor&, const CoarseLatticeView& view, in
     HostVector<index_type> rank(static_cast<std::size_t>(n));  // marks, then their prefix sum
     chunked_for(n, [&](long long node) { rank[node] = 0; });
     chunked_for(view.num_cells, [&](long long e) {
-        for (int m = 0; m < view.coarse_per_cell; ++m)  // cells share nodes: marked atomically
-            std::atomic_ref<index_type>(rank[view.cells[e * view.nodes_per_cell + view.fine_local[m]]])
-                .store(1, std::memory_order_relaxed);
+        for (int m = 0; m < view.coarse_per_cell; ++m) {  // cells share nodes: marked atomically
+            const int local = coarse_local_node(view, e, m);
+            if (local >= 0)
+                std::atomic_ref<index_type>(rank[view.cells[e * view.nodes_per_cell + local]])
+                    .store(1, std::memory_order_relaxed);
+        }
     });
     inclusive_scan(rank.data(), n);
     chunked_for(n, [&](long long node) {
@@ -63,8 +66,10 @@ void coarse_cell_nodes(const Executor&, const CoarseLatticeView& view, const ind
 {
     const int ncl = view.coarse_per_cell;
     chunked_for(view.num_cells, [&](long long e) {
-        for (int m = 0; m < ncl; ++m)
-            coarse_cells[e * ncl + m] = column[view.cells[e * view.nodes_per_cell + view.fine_local[m]]];
+        for (int m = 0; m < ncl; ++m) {
+            const int local = coarse_local_node(view, e, m);
+            coarse_cells[e * ncl + m] = local < 0 ? -1 : column[view.cells[e * view.nodes_per_cell + local]];
+        }
     });
 }
 
@@ -73,6 +78,7 @@ void node_owner_slots(const Executor&, const CoarseLatticeView& view, long long*
     chunked_for(view.num_nodes, [&](long long node) { owner[node] = LLONG_MAX; });
     const int npc = view.nodes_per_cell;
     chunked_for(view.num_cells * npc, [&](long long slot) {
+        if (view.cells[slot] < 0) return;  // a smaller type's padding
         std::atomic_ref<long long> seen_at(owner[view.cells[slot]]);
         long long seen = seen_at.load(std::memory_order_relaxed);
         while (slot < seen && !seen_at.compare_exchange_weak(seen, slot, std::memory_order_relaxed)) {

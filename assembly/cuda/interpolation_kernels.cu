@@ -33,7 +33,8 @@ __global__ void mark_coarse_nodes_kernel(CoarseLatticeView view, index_type* __r
     const long long t = thread_index();
     if (t >= view.num_cells * view.coarse_per_cell) return;
     const long long e = t / view.coarse_per_cell;
-    marks[view.cells[e * view.nodes_per_cell + view.fine_local[t % view.coarse_per_cell]]] = 1;
+    const int local = coarse_local_node(view, e, static_cast<int>(t % view.coarse_per_cell));
+    if (local >= 0) marks[view.cells[e * view.nodes_per_cell + local]] = 1;
 }
 
 __global__ void coarse_columns_kernel(long long n, const index_type* __restrict__ marks,
@@ -56,7 +57,8 @@ __global__ void coarse_cell_nodes_kernel(CoarseLatticeView view, const index_typ
     const long long t = thread_index();
     if (t >= view.num_cells * view.coarse_per_cell) return;
     const long long e = t / view.coarse_per_cell;
-    coarse_cells[t] = column[view.cells[e * view.nodes_per_cell + view.fine_local[t % view.coarse_per_cell]]];
+    const int local = coarse_local_node(view, e, static_cast<int>(t % view.coarse_per_cell));
+    coarse_cells[t] = local < 0 ? -1 : column[view.cells[e * view.nodes_per_cell + local]];
 }
 
 __global__ void fill_kernel(long long n, long long value, long long* __restrict__ a)
@@ -69,7 +71,8 @@ __global__ void owner_slots_kernel(const index_type* __restrict__ cells, long lo
                                    unsigned long long* __restrict__ owner)
 {
     const long long slot = thread_index();
-    if (slot < slots) atomicMin(owner + cells[slot], static_cast<unsigned long long>(slot));
+    if (slot < slots && cells[slot] >= 0)  // -1: a smaller type's padding
+        atomicMin(owner + cells[slot], static_cast<unsigned long long>(slot));
 }
 
 __global__ void unowned_kernel(long long n, long long* __restrict__ owner)

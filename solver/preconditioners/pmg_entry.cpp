@@ -120,8 +120,10 @@ PreconditionerEntry pmg_preconditioner_entry()
         "the same mesh; then on a mesh refined by gpufem (straight cells) its parent mesh, that one's "
         "parent, ... down every refinement, and on a generated grid with an even number of boxes per unit "
         "length (at least 4) the grids of half, a quarter, ... of the boxes while the count stays even; amg "
-        "below (at degree 1 on other meshes pmg is amg); the coarser operators are R A P of the matrix, or "
-        "with lma or pa the first from the element matrices (pa: from its factors), so no matrix is assembled. Under mpirun the same "
+        "below (at degree 1 on other meshes pmg is amg; a mesh of several cell types goes down its degrees, each "
+        "cell by its type's basis); the coarser operators are R A P of the matrix, or "
+        "with lma or pa the first from the element matrices (pa: from its factors), so no matrix is assembled "
+        "(a mesh of several cell types: R A P of its assembled matrix). Under mpirun the same "
         "levels split among the ranks (each numbered across them, coarse operators R A P), the last gathered "
         "onto every rank when small; below degree 1 on other meshes amg across ranks");
     entry.needs.space_hierarchy = true;

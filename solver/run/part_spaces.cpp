@@ -308,7 +308,6 @@ template <typename V>
 std::vector<PartSpace<V>> part_spaces(const PartPayload& part, const Array<index_type>& permutation,
                                       const ShapeGrid* shape, const ExecPtr& exec, const Communicator& host)
 {
-    if (part.part.mesh.is_mixed()) return {};
     // The finer rows in the operator's order: listed only where they are used (a lower degree
     // or a reordering), not the tens of millions of 0, 1, 2, ... of a plain degree-1 part.
     std::vector<index_type> rows;

@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "amg_test_support.hpp"
+#include "tests/mesh/mesh_test_support.hpp"
+#include "tests/mixed_mesh_geometries.hpp"
 #include "assembly/lagrange_interpolation.hpp"
 #include "gpu_test.hpp"
 #include "linalg/distributed_operator.hpp"
@@ -494,6 +496,46 @@ TEST(AmgGpu, PmgTransfersAndCoarseSpacesBuiltOnTheDeviceEqualTheCpus)
             }
             EXPECT_TRUE(on_gpu.mesh.device) << "the generated shape should keep a device copy";
         }
+}
+
+TEST(AmgGpu, PmgTransfersOnMeshesOfSeveralCellTypesEqualTheCpus)
+{
+    // Each cell's rows by its own type's tables, its padding skipped: the device's transfers,
+    // numbering and dof maps are the CPU's, entry for entry.
+    GPUFEM_REQUIRE_GPU();
+    const ExecPtr gpu = make_executor(BackendChoice::cuda);
+    const ExecPtr host = make_executor(BackendChoice::cpu);
+    const test::TempFolder folder;
+    const auto four = folder.write("four.geo", test::cube_four_types(6));
+    const auto square = folder.write("square.geo", test::square_triangles_quadrilaterals(8));
+    for (const auto& [geo, degree] : {std::pair{four, 2}, std::pair{square, 4}}) {
+        const std::string what = geo.filename().string() + " degree " + std::to_string(degree);
+        CaseSpec spec = parse_case_text(fmt::format("mesh: {{geo: {}, gmsh_threads: 1}}\ndegree: {}\nproblem: "
+                                                    "{{kappa: 1, f: 1, dirichlet: {{boundary: 0}}}}\nbackend: cpu\n",
+                                                    geo.string(), degree),
+                                        "p", "");
+        const CaseMesh on_host = load_case_mesh(spec, host);
+        ASSERT_TRUE(on_host.mesh.is_mixed()) << what;
+        const std::vector<Csr<double>> reference = pmg_interpolations<double>(on_host.mesh, host);
+        const std::vector<Csr<double>> chain = pmg_interpolations<double>(on_host.mesh, gpu);
+        ASSERT_EQ(reference.size(), pmg_coarse_degrees(degree).size()) << what;
+        ASSERT_EQ(chain.size(), reference.size()) << what;
+        for (std::size_t l = 0; l < chain.size(); ++l) {
+            const HostMatrix a = test::to_host(chain[l]), b = test::to_host(reference[l]);
+            EXPECT_EQ(a.rows, b.rows) << what;
+            EXPECT_EQ(a.cols, b.cols) << what;
+            EXPECT_EQ(a.ptr, b.ptr) << what << ", transfer " << l + 1;
+            EXPECT_EQ(a.col, b.col) << what << ", transfer " << l + 1;
+            EXPECT_EQ(a.val, b.val) << what << ", transfer " << l + 1;
+        }
+        for (const int c : pmg_coarse_degrees(degree)) {
+            const LagrangeSpace a = lagrange_space(on_host.mesh, c, gpu);
+            const LagrangeSpace b = lagrange_space(on_host.mesh, c, host);
+            EXPECT_EQ(a.node_dofs.to_host(), b.node_dofs.to_host()) << what << ", degree-" << c << " numbering";
+            EXPECT_EQ(a.dof_nodes.to_host(), b.dof_nodes.to_host()) << what << ", degree-" << c << " nodes";
+            EXPECT_EQ(a.cell_dofs.to_host(), b.cell_dofs.to_host()) << what << ", degree-" << c << " dof map";
+        }
+    }
 }
 
 TEST(AmgGpu, GalerkinProductsByWindowsOnTheDeviceMatchTheCpu)

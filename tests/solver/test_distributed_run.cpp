@@ -407,6 +407,17 @@ TEST(DistributedRun, PmgNumbersEachLowerDegreeAndCoarserGridAcrossTheRanks)
                                "--set solver.amg.gather_rows=10", {3}, 3);
 }
 
+TEST(DistributedRun, PmgGoesDownTheDegreesOfMeshesOfSeveralCellTypes)
+{
+    // Each part's lower-degree spaces from its cells' own types (tetrahedra, pyramids, prisms,
+    // hexahedra; triangles and quadrilaterals at 4 -> 2 -> 1), numbered across the ranks.
+    TempDir geo;
+    geo.write("four.geo", cube_four_types(6));
+    geo.write("square.geo", square_triangles_quadrilaterals(10));
+    check_pmg_against_one_rank({"mixed_p2_pmg", one_gmsh_thread(geo.path() / "four.geo"), 2}, "", {2, 3}, 1);
+    check_pmg_against_one_rank({"square_p4_pmg", one_gmsh_thread(geo.path() / "square.geo"), 4}, "", {2, 4}, 2);
+}
+
 TEST(DistributedRun, RowsWith64BitOffsetsTakePmgDownTheGridAndAmgRefusesThem)
 {
     // Each rank's rows with 64-bit row offsets (as past 2^31 - 1 non-zeros; asked for here at a

@@ -148,7 +148,8 @@ TEST(EndToEndGpu, MixedMeshesSolveAsOnTheCpu)
     // Elements of degree 1 to 3 on triangles + quadrilaterals, prisms alone and prisms +
     // tetrahedra + pyramids + hexahedra (one element kernel a type, the pattern of the whole mesh,
     // Neumann on the cubes' left: triangles and quadrilaterals), in both precisions, with
-    // 64-bit row offsets, with AMG and matrix-free (lma, one operator a type): the CPU's solution.
+    // 64-bit row offsets, with AMG, with pmg (down the degrees, each cell's type's transfer) and
+    // matrix-free (lma, one operator a type): the CPU's solution.
     GPUFEM_REQUIRE_GPU();
     test::TempDir dir;
     dir.write("four.geo", test::cube_four_types(10));
@@ -173,7 +174,8 @@ degree: )yaml" + std::to_string(degree) + "\n");
         ASSERT_FALSE(cpu.u.empty()) << geo;
         for (const std::string extra : {"", "--set precision=float --set solver.tolerance=1e-5",
                                         "--set format_options.csr.offsets=64", "--set solver.preconditioner=amg",
-                                        "--set format=lma", "--set format=lma --set format_options.lma.scatter=colour"}) {
+                                        "--set solver.preconditioner=pmg", "--set format=lma",
+                                        "--set format=lma --set format_options.lma.scatter=colour"}) {
             const BackendRun gpu = run_backend(dir, file, "cuda", extra);
             ASSERT_EQ(cpu.u.size(), gpu.u.size()) << geo << " degree " << degree << " " << extra;
             double diff = 0, scale = 0;
