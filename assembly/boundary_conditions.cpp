@@ -106,7 +106,7 @@ DirichletNodes dirichlet_nodes(const Mesh& mesh, const std::vector<BoundaryCondi
         const Expression g(bc.expression);
         for (index_type node : facets.connectivity) {
             if (node < 0) continue;  // a mixed group's triangles end with -1
-            const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(node)];
+            const double* x = &mesh.node_coordinates()[3 * static_cast<std::size_t>(node)];
             const double value = g.evaluate(x[0], x[1], x[2]);
             if (!std::isfinite(value))
                 throw std::runtime_error(fmt::format(
@@ -139,7 +139,7 @@ std::vector<double> neumann_load(const Mesh& mesh, const std::vector<BoundaryCon
                 for (int q = 0; q < nq; ++q) {
                     double x[3] = {0, 0, 0}, t[2][3] = {{0, 0, 0}, {0, 0, 0}};
                     for (int i = 0; i < npf; ++i) {
-                        const double* xi = &mesh.coordinates[3 * static_cast<std::size_t>(nodes[i])];
+                        const double* xi = &mesh.node_coordinates()[3 * static_cast<std::size_t>(nodes[i])];
                         for (int d = 0; d < 3; ++d) {
                             x[d] += ref.values[q * npf + i] * xi[d];
                             for (int c = 0; c < m; ++c)

@@ -19,7 +19,7 @@ const double* double_coordinates(const Mesh& mesh, const ElementData<V>& data,
     if constexpr (std::is_same_v<V, double>) {
         return data.coordinates.data();
     } else {
-        storage = Array<double>::from_host(data.coordinates.executor(), mesh.coordinates);
+        storage = Array<double>::from_host(data.coordinates.executor(), mesh.node_coordinates());
         return storage.data();
     }
 }
@@ -49,7 +49,7 @@ DirichletData<V> dirichlet_data(const ExecPtr& exec, const Mesh& mesh, const dou
                                         static_cast<index_type>(nodes.size()), out.mask.data(),
                                         out.values.data()));
         if (failed >= 0) {
-            const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(facet_nodes[failed])];
+            const double* x = &mesh.node_coordinates()[3 * static_cast<std::size_t>(facet_nodes[failed])];
             throw std::runtime_error(fmt::format(
                 "problem.dirichlet.{} = '{}' is not finite at ({:.6g}, {:.6g}, {:.6g})", bc.group,
                 bc.expression, x[0], x[1], x[2]));
@@ -90,7 +90,7 @@ void add_neumann_load(const Mesh& mesh, const double* coordinates,
                 const FacetTables host{ref.dim, ref.nodes, ref.num_points(), ref.rule.weights.data(),
                                        ref.values.data(), ref.gradients.data()};
                 double x[3];
-                facet_point(host, mesh.coordinates.data(),
+                facet_point(host, mesh.node_coordinates().data(),
                             &facets.connectivity[(failed / tables.num_points) * ref.nodes],
                             static_cast<int>(failed % tables.num_points), x);
                 throw std::runtime_error(fmt::format(

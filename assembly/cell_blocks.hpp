@@ -13,9 +13,10 @@ namespace gpufem {
 
 /// The cells of one type of a mesh.
 struct CellBlock {
-    /// Those cells (their own nodes_per_cell, unpadded), every node of the mesh (a copy of
-    /// its coordinates, the numbering unchanged), their subdomain tags; no boundary groups
-    /// (the whole mesh's apply). Its source names the mesh and the type.
+    /// Those cells (their own nodes_per_cell, unpadded), every node of the mesh (the numbering
+    /// unchanged; the coordinates borrowed from the mesh, Mesh::borrowed_coordinates, so the
+    /// mesh must outlive the block), their subdomain tags; no boundary groups (the whole mesh's
+    /// apply). Its source names the mesh and the type.
     Mesh mesh;
     std::vector<index_type> cells;  ///< each block cell's number in the whole mesh
 };
@@ -27,6 +28,22 @@ std::vector<CellBlock> cell_blocks(const Mesh& mesh);
 /// cell_blocks of the cells with keep[c] != 0 alone (one entry per cell of the mesh; empty:
 /// every cell); no block for a type none of whose cells is kept.
 std::vector<CellBlock> cell_blocks(const Mesh& mesh, const std::vector<std::uint8_t>& keep);
+
+/// The block's cells and coordinates on exec as its device copy (Mesh::device) while this
+/// lives, made from the whole mesh's device copy there (its coordinates copied on the device,
+/// the block's cells uploaded): the element data made from the block then copy them on the
+/// device instead of uploading the mesh's coordinates (hundreds of MB) from the host. Nothing
+/// where the whole mesh has no device copy on exec.
+class BlockDeviceCopy {
+public:
+    BlockDeviceCopy(Mesh& block, const Mesh& whole, const ExecPtr& exec);
+    ~BlockDeviceCopy() { block_.device.reset(); }
+    BlockDeviceCopy(const BlockDeviceCopy&) = delete;
+    BlockDeviceCopy& operator=(const BlockDeviceCopy&) = delete;
+
+private:
+    Mesh& block_;
+};
 
 /// One entry per cell of the mesh, on exec: the cell's number in the block (its place in
 /// block.cells), -1 for the cells of other blocks.

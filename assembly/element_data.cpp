@@ -48,7 +48,7 @@ std::array<double, 3> quadrature_point(const Mesh& mesh, const ReferenceElement&
     for (int i = 0; i < npe; ++i) {
         const double n = ref.values[q * npe + i];
         const double* x =
-            &mesh.coordinates[3 * static_cast<std::size_t>(
+            &mesh.node_coordinates()[3 * static_cast<std::size_t>(
                                       mesh.cells[static_cast<std::size_t>(e) * npe + i])];
         for (int c = 0; c < 3; ++c) p[c] += n * x[c];
     }
@@ -78,9 +78,9 @@ ElementData<V> make_geometry_data(const ExecPtr& exec, const Mesh& mesh,
     const bool on_exec = mesh.device && mesh.device->cells.executor() == exec;
     if constexpr (std::is_same_v<V, double>)
         data.coordinates = on_exec ? mesh.device->coordinates.clone_to(exec)
-                                   : upload_as<V>(exec, mesh.coordinates);
+                                   : upload_as<V>(exec, mesh.node_coordinates());
     else
-        data.coordinates = upload_as<V>(exec, mesh.coordinates);
+        data.coordinates = upload_as<V>(exec, mesh.node_coordinates());
     data.cells = on_exec ? mesh.device->cells.clone_to(exec)
                          : Array<index_type>::from_host(exec, mesh.cells);
     data.weights = upload_as<V>(exec, ref.rule.weights);

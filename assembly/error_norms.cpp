@@ -32,15 +32,23 @@ NodalErrors compute_errors(const Mesh& mesh, const Array<V>& u, const Expression
         const ReferenceElement ref = make_reference_element(
             cells.cell_type, cells.degree, fewest_points_rule(cells.cell_type, 2 * cells.degree + 2));
         geometry = make_geometry_data<double>(exec, cells, ref);
+        laps.lap_after(*exec, "geometry");
         const ErrorSums part = GPUFEM_DISPATCH(*exec, error_integrals(*exec, program.data(), geometry, u.data()));
+        laps.lap("integrals");
         sums.l2 += part.l2;
         sums.h1 += part.h1;
         sums.l2_exact += part.l2_exact;
     };
-    if (!mesh.is_mixed()) integrate(mesh);
-    else
-        for (const CellBlock& block : cell_blocks(mesh)) integrate(block.mesh);
-    laps.lap("integrals");
+    if (!mesh.is_mixed()) {
+        integrate(mesh);
+    } else {
+        std::vector<CellBlock> blocks = cell_blocks(mesh);
+        laps.lap("cell blocks");
+        for (CellBlock& block : blocks) {
+            const BlockDeviceCopy on_device(block.mesh, mesh, exec);
+            integrate(block.mesh);
+        }
+    }
     const index_type n = mesh.num_nodes();
     Array<double> exact_values(exec, n), error(exec, n);
     NodalErrors result;
@@ -60,7 +68,7 @@ NodalErrors compute_errors(const Mesh& mesh, const Array<V>& u, const Expression
     // nodal error is NaN or infinite wherever an exact value is: only then is the node sought.
     for (index_type i = 0; i < n && !std::isfinite(result.norms.max_nodal); ++i)
         if (!std::isfinite(result.exact[i])) {
-            const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(i)];
+            const double* x = &mesh.node_coordinates()[3 * static_cast<std::size_t>(i)];
             throw std::runtime_error(fmt::format(
                 "problem.exact = '{}' is {} at ({:.6g}, {:.6g}, {:.6g}) (node {}): the error "
                 "norms need an exact solution that is finite everywhere",

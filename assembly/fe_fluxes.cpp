@@ -1,6 +1,7 @@
 #include "assembly/fe_fluxes.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 
 #include <spdlog/spdlog.h>
@@ -44,13 +45,20 @@ ReferenceElement nodal_reference(ElementType type, int degree)
 /// The cells of a mesh as element blocks: the mesh itself, or its blocks of one type (with
 /// each block cell's number in the mesh).
 struct FluxBlocks {
+    const Mesh& whole;
     std::vector<CellBlock> mixed;
     std::vector<const Mesh*> meshes;
-    explicit FluxBlocks(const Mesh& mesh)
+    explicit FluxBlocks(const Mesh& mesh) : whole(mesh)
     {
         if (mesh.is_mixed()) mixed = cell_blocks(mesh);
         for (const CellBlock& b : mixed) meshes.push_back(&b.mesh);
         if (!mesh.is_mixed()) meshes.push_back(&mesh);
+    }
+    /// Block b's device copy on exec while the result lives (a mixed mesh's blocks; null
+    /// for a mesh of one type, which has its own).
+    std::unique_ptr<BlockDeviceCopy> device_copy(std::size_t b, const ExecPtr& exec)
+    {
+        return mixed.empty() ? nullptr : std::make_unique<BlockDeviceCopy>(mixed[b].mesh, whole, exec);
     }
     /// Block b's cell k in the mesh.
     std::size_t cell(std::size_t b, std::size_t k) const { return mixed.empty() ? k : static_cast<std::size_t>(mixed[b].cells[k]); }
@@ -156,7 +164,8 @@ void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const 
         }
         touching[c] = touches;
     }
-    for (const CellBlock& block : cell_blocks(mesh, touching)) {
+    for (CellBlock& block : cell_blocks(mesh, touching)) {
+        const BlockDeviceCopy on_device(block.mesh, mesh, exec);
         const ElementData<V> data = make_problem_element_data<V>(exec, block.mesh, problem);
         GPUFEM_DISPATCH(*exec, element_residual(*exec, data, u.data(), mask.data(), residual.data()));
     }
@@ -192,11 +201,12 @@ struct CellPass {
 /// The cells' mean fluxes and integrals of u into pass, block by block on a mixed mesh
 /// (whole: the problem's element data of a mesh of one cell type, or null).
 template <typename V>
-void add_cell_means(const FluxBlocks& blocks, const ProblemSpec& problem, const Array<V>& u,
+void add_cell_means(FluxBlocks& blocks, const ProblemSpec& problem, const Array<V>& u,
                     const ElementData<V>* whole, long long cells_total, CellPass& pass)
 {
     const ExecPtr& exec = u.executor();
     for (std::size_t b = 0; b < blocks.meshes.size(); ++b) {
+        const auto on_device = whole ? nullptr : blocks.device_copy(b, exec);
         std::optional<ElementData<V>> own;
         const ElementData<V>& data =
             whole ? *whole : own.emplace(make_problem_element_data<V>(exec, *blocks.meshes[b], problem));
@@ -211,11 +221,13 @@ void add_cell_means(const FluxBlocks& blocks, const ProblemSpec& problem, const 
 /// The flux's node sums of u and their weights into pass (the flux at each cell's nodes),
 /// block by block on a mixed mesh (the stages' times into laps).
 template <typename V>
-void add_node_sums(const FluxBlocks& blocks, const ProblemSpec& problem, const Array<V>& u, CellPass& pass,
+void add_node_sums(FluxBlocks& blocks, const ProblemSpec& problem, const Array<V>& u, CellPass& pass,
                    StageLaps& laps)
 {
     const ExecPtr& exec = u.executor();
-    for (const Mesh* cells : blocks.meshes) {
+    for (std::size_t b = 0; b < blocks.meshes.size(); ++b) {
+        const auto on_device = blocks.device_copy(b, exec);
+        const Mesh* cells = blocks.meshes[b];
         const ReferenceElement at_nodes = nodal_reference(cells->cell_type, cells->degree);
         ElementData<V> nodal = make_geometry_data<V>(exec, *cells, at_nodes);
         laps.lap_after(*exec, "nodal geometry");
@@ -355,7 +367,7 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     const long long summed_cells = scope.own_cells >= 0 ? scope.own_cells : mesh.num_cells();
     const ExecPtr& exec = u.executor();
     StageLaps laps;
-    const FluxBlocks blocks(mesh);
+    FluxBlocks blocks(mesh);
     const std::size_t n = u.size(), cells_total = static_cast<std::size_t>(mesh.num_cells());
     CellPass pass{Array<double>(exec, 3 * cells_total), Array<double>(exec, 5 * cells_total),
                   Array<double>(exec, 3 * n), Array<double>(exec, n)};

@@ -211,13 +211,13 @@ const typename FiniteVolumeDiscretisation<V>::State& FiniteVolumeDiscretisation<
     FvMeshView& view = s->mesh;
     if (!exec->is_cuda()) {
         view.cells = mesh.cells.data();
-        view.coordinates = mesh.coordinates.data();
+        view.coordinates = mesh.node_coordinates().data();
     } else if (mesh.device) {
         view.cells = mesh.device->cells.data();
         view.coordinates = mesh.device->coordinates.data();
     } else {
         s->own_cells = Array<index_type>::from_host(exec, std::span<const index_type>(mesh.cells.data(), mesh.cells.size()));
-        s->own_coordinates = Array<double>::from_host(exec, std::span<const double>(mesh.coordinates.data(), mesh.coordinates.size()));
+        s->own_coordinates = Array<double>::from_host(exec, std::span<const double>(mesh.node_coordinates().data(), mesh.node_coordinates().size()));
         view.cells = s->own_cells.data();
         view.coordinates = s->own_coordinates.data();
     }

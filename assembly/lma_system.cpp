@@ -97,7 +97,8 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
     if (!mesh.is_mixed()) {
         add_block(mesh, nullptr);
     } else {
-        for (const CellBlock& block : cell_blocks(mesh)) {
+        for (CellBlock& block : cell_blocks(mesh)) {
+            const BlockDeviceCopy on_device(block.mesh, mesh, exec);
             const Array<index_type> cell_map = robin.empty() ? Array<index_type>() : block_cell_map(exec, mesh, block);
             add_block(block.mesh, cell_map.data());
         }

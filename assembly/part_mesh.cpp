@@ -166,7 +166,7 @@ OwnPiece own_piece(const PartMesh& part)
     out.coordinates.resize(piece.nodes.size() * 3);
     chunked_for(static_cast<long long>(piece.nodes.size()), [&](long long k) {
         for (int d = 0; d < 3; ++d)
-            out.coordinates[3 * k + d] = mesh.coordinates[3 * static_cast<std::size_t>(piece.nodes[k]) + d];
+            out.coordinates[3 * k + d] = mesh.node_coordinates()[3 * static_cast<std::size_t>(piece.nodes[k]) + d];
     });
     out.cells.resize(static_cast<std::size_t>(entries));
     chunked_for(entries, [&](long long k) {

@@ -130,10 +130,10 @@ Mesh interior_cells_first(const Mesh& mesh, index_type owned, index_type& interi
     out.cell_type = mesh.cell_type;
     out.degree = mesh.degree;
     out.nodes_per_cell = mesh.nodes_per_cell;
-    out.coordinates = HostVector<double>(mesh.coordinates.size());
-    const auto values = static_cast<long long>(mesh.coordinates.size());
+    out.coordinates = HostVector<double>(mesh.node_coordinates().size());
+    const auto values = static_cast<long long>(mesh.node_coordinates().size());
 #pragma omp parallel for schedule(static)
-    for (long long i = 0; i < values; ++i) out.coordinates[i] = mesh.coordinates[i];
+    for (long long i = 0; i < values; ++i) out.coordinates[i] = mesh.node_coordinates()[i];
     const auto npc = static_cast<std::size_t>(mesh.nodes_per_cell);
     const auto cells = static_cast<long long>(order.size());
     out.cells = HostVector<index_type>(mesh.cells.size());

@@ -77,7 +77,8 @@ LinearSystem<V> assemble_poisson(const ExecPtr& exec, const Mesh& mesh, const Pr
     if (!mesh.is_mixed()) {
         blocks.push_back(timed_problem_element_data<V>(exec, mesh, problem, system.times));
     } else {
-        for (const CellBlock& block : cell_blocks(mesh)) {
+        for (CellBlock& block : cell_blocks(mesh)) {
+            const BlockDeviceCopy on_device(block.mesh, mesh, exec);
             AssemblyTimes times;
             blocks.push_back(timed_problem_element_data<V>(exec, block.mesh, problem, times));
             system.times.geometry += times.geometry;

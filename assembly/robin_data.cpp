@@ -58,7 +58,7 @@ RobinFacetBlock facet_block(const Mesh& mesh, const double* coordinates, const R
         const FacetTables host{ref.dim, ref.nodes, ref.num_points(), ref.rule.weights.data(), ref.values.data(),
                                ref.gradients.data()};
         double x[3];
-        facet_point(host, mesh.coordinates.data(), &facets.connectivity[(failed / tables.num_points) * ref.nodes],
+        facet_point(host, mesh.node_coordinates().data(), &facets.connectivity[(failed / tables.num_points) * ref.nodes],
                     static_cast<int>(failed % tables.num_points), x);
         throw std::runtime_error(robin_failure(bc, x));
     }

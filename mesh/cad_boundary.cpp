@@ -89,8 +89,8 @@ double facet_diameter(const Mesh& mesh, const index_type* nodes, int corners)
         for (int b = a + 1; b < corners; ++b) {
             double d = 0;
             for (std::size_t c = 0; c < 3; ++c) {
-                const double x = mesh.coordinates[3 * static_cast<std::size_t>(nodes[a]) + c] -
-                                 mesh.coordinates[3 * static_cast<std::size_t>(nodes[b]) + c];
+                const double x = mesh.node_coordinates()[3 * static_cast<std::size_t>(nodes[a]) + c] -
+                                 mesh.node_coordinates()[3 * static_cast<std::size_t>(nodes[b]) + c];
                 d += x * x;
             }
             diameter = std::max(diameter, std::sqrt(d));
@@ -139,7 +139,7 @@ std::optional<CadSnap> cad_snap_for(const Mesh& mesh, int refine)
             for (std::size_t i = 0; i < per; ++i)
                 for (int c = 0; c < 3; ++c)
                     snap.map_points[(f * lattice.size() + k) * 3 + c] +=
-                        values[k * per + i] * mesh.coordinates[3 * static_cast<std::size_t>(nodes[i]) + c];
+                        values[k * per + i] * mesh.node_coordinates()[3 * static_cast<std::size_t>(nodes[i]) + c];
     }
     return snap;
 }
@@ -161,7 +161,7 @@ void snap_to_cad(Mesh& mesh, const CadSnap& snap, const ExecPtr& exec, bool host
     view.cad_points = cad_points.data();
     view.tolerance = tolerance.data();
     const bool on_device = exec->is_cuda() && mesh.device;
-    const std::span<const double> host(mesh.coordinates.data(), mesh.coordinates.size());
+    const std::span<const double> host(mesh.node_coordinates().data(), mesh.node_coordinates().size());
     const Array<double> from_host = on_device ? Array<double>() : Array<double>::from_host(exec, host);
     const Array<double>& from = on_device ? mesh.device->coordinates : from_host;
     Array<double> to = from.clone_to(exec);

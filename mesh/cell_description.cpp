@@ -8,7 +8,7 @@ namespace gpufem {
 
 std::string node_position_text(const Mesh& mesh, long long node)
 {
-    const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(node)];
+    const double* x = &mesh.node_coordinates()[3 * static_cast<std::size_t>(node)];
     return fmt::format("({:.6g}, {:.6g}, {:.6g})", x[0], x[1], x[2]);
 }
 

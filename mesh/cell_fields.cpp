@@ -135,7 +135,7 @@ void cell_corner_centroid(const Mesh& mesh, index_type c, double (&x)[3])
     const index_type* nodes = mesh.cells.data() + static_cast<std::size_t>(c) * static_cast<std::size_t>(mesh.nodes_per_cell);
     x[0] = x[1] = x[2] = 0;
     for (int i = 0; i < corners; ++i)
-        for (int a = 0; a < 3; ++a) x[a] += mesh.coordinates[3 * static_cast<std::size_t>(nodes[i]) + a] / corners;
+        for (int a = 0; a < 3; ++a) x[a] += mesh.node_coordinates()[3 * static_cast<std::size_t>(nodes[i]) + a] / corners;
 }
 
 }  // namespace gpufem

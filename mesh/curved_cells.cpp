@@ -83,7 +83,7 @@ void split_curved_cells(Mesh& mesh, const GmshNodeOrders& orders)
     for (std::size_t n = 0; n < corner_of.size(); ++n)
         if (corner_of[n] >= 0)
             for (int axis = 0; axis < 3; ++axis)
-                coordinates[3 * static_cast<std::size_t>(corner_of[n]) + axis] = mesh.coordinates[3 * n + axis];
+                coordinates[3 * static_cast<std::size_t>(corner_of[n]) + axis] = mesh.node_coordinates()[3 * n + axis];
     // A group the case may never use must not make the mesh unusable: one whose facets are
     // not on the cells' corners is set aside with the reason.
     std::vector<BoundaryFacets> kept;
@@ -97,7 +97,7 @@ void split_curved_cells(Mesh& mesh, const GmshNodeOrders& orders)
                                                                       mesh.source + "' has a facet corner that is no cell's corner"});
     }
     mesh.boundaries = std::move(kept);
-    curved->coordinates.assign(mesh.coordinates.begin(), mesh.coordinates.end());
+    curved->coordinates.assign(mesh.node_coordinates().begin(), mesh.node_coordinates().end());
     mesh.coordinates = std::move(coordinates);
     mesh.cells = std::move(corner_cells);
     mesh.degree = 1;
@@ -125,7 +125,7 @@ bool curved_cells_fit(const Mesh& mesh)
             const index_type node = mesh.cells[static_cast<std::size_t>(c * mesh.nodes_per_cell + j)];
             for (int axis = 0; axis < 3; ++axis)
                 if (curved.coordinates[3 * static_cast<std::size_t>(row[j]) + axis] !=
-                    mesh.coordinates[3 * static_cast<std::size_t>(node) + axis])
+                    mesh.node_coordinates()[3 * static_cast<std::size_t>(node) + axis])
                     return false;
         }
     }

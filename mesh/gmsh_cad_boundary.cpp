@@ -284,12 +284,12 @@ void curve_edge_points(int tag, const Mesh& mesh, const GmshNodeNumbering& numbe
             if (!fresh) continue;
             const bool with_parameters = curved && node_parameters(parameters, nodes, at);
             const double tol = accepted_distance(line.degree) *
-                               distance(&mesh.coordinates[3 * static_cast<std::size_t>(nodes[0])],
-                                        &mesh.coordinates[3 * static_cast<std::size_t>(nodes[1])]);
+                               distance(&mesh.node_coordinates()[3 * static_cast<std::size_t>(nodes[0])],
+                                        &mesh.node_coordinates()[3 * static_cast<std::size_t>(nodes[1])]);
             for (int s = 1; s < line.m; ++s) {
                 const double* basis = &line.edge_basis[static_cast<std::size_t>(s - 1) * line.nodes];
                 const auto x = combine(basis, nodes.size(), [&](std::size_t i, std::size_t c) {
-                    return mesh.coordinates[3 * static_cast<std::size_t>(nodes[i]) + c];
+                    return mesh.node_coordinates()[3 * static_cast<std::size_t>(nodes[i]) + c];
                 });
                 double* to = &slot->second[3 * static_cast<std::size_t>(s - 1)];
                 std::copy(x.begin(), x.end(), to);
@@ -334,7 +334,7 @@ void queue_edges(const Mesh& mesh, const FacetLayout& layout, const std::vector<
         for (int s = 1; s < layout.m; ++s) {
             const double* basis = &layout.edge_basis[static_cast<std::size_t>(s - 1) * nodes.size()];
             const auto x = combine(basis, nodes.size(), [&](std::size_t i, std::size_t c) {
-                return mesh.coordinates[3 * static_cast<std::size_t>(nodes[i]) + c];
+                return mesh.node_coordinates()[3 * static_cast<std::size_t>(nodes[i]) + c];
             });
             double* to = &slot->second[3 * static_cast<std::size_t>(s - 1)];
             std::copy(x.begin(), x.end(), to);
@@ -357,14 +357,14 @@ void queue_facet(const Mesh& mesh, const FacetLayout& layout, const std::vector<
     for (std::size_t k = 0; k < layout.lattice.size(); ++k) {
         const CadLatticePoint& p = layout.lattice[k];
         if (p.corner >= 0) {
-            std::copy_n(&mesh.coordinates[3 * static_cast<std::size_t>(facet[static_cast<std::size_t>(p.corner)])], 3,
+            std::copy_n(&mesh.node_coordinates()[3 * static_cast<std::size_t>(facet[static_cast<std::size_t>(p.corner)])], 3,
                         points + 3 * k);
             continue;
         }
         if (p.edge >= 0) continue;  // from the edges' points afterwards
         const double* basis = &layout.facet_basis[k * nodes];
         const auto x = combine(basis, nodes, [&](std::size_t i, std::size_t c) {
-            return mesh.coordinates[3 * static_cast<std::size_t>(facet[i]) + c];
+            return mesh.node_coordinates()[3 * static_cast<std::size_t>(facet[i]) + c];
         });
         if (!parametric) {
             pending.add_projected(x.data(), tol, points + 3 * k);

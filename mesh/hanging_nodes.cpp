@@ -19,7 +19,7 @@ using Point = std::array<double, 3>;
 
 Point position(const Mesh& mesh, index_type node)
 {
-    const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(node)];
+    const double* x = &mesh.node_coordinates()[3 * static_cast<std::size_t>(node)];
     return {x[0], x[1], x[2]};
 }
 

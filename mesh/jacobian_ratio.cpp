@@ -51,7 +51,7 @@ double jacobian_determinant(const Mesh& mesh, const index_type* nodes, int count
     const int dim = mesh.dim;
     double J[3][3] = {};
     for (int i = 0; i < count; ++i) {
-        const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(nodes[i])];
+        const double* x = &mesh.node_coordinates()[3 * static_cast<std::size_t>(nodes[i])];
         for (int a = 0; a < dim; ++a)
             for (int b = 0; b < dim; ++b) J[a][b] += x[a] * gradients[i * dim + b];
     }

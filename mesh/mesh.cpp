@@ -65,7 +65,7 @@ std::vector<std::string> Mesh::boundary_names() const
 std::shared_ptr<const MeshOnDevice> upload_mesh(const Mesh& mesh, const ExecPtr& exec)
 {
     auto copy = std::make_shared<MeshOnDevice>();
-    copy->coordinates = Array<double>::from_host(exec, std::span<const double>(mesh.coordinates.data(), mesh.coordinates.size()));
+    copy->coordinates = Array<double>::from_host(exec, std::span<const double>(mesh.node_coordinates().data(), mesh.node_coordinates().size()));
     copy->cells = Array<index_type>::from_host(exec, std::span<const index_type>(mesh.cells.data(), mesh.cells.size()));
     return copy;
 }
@@ -75,7 +75,7 @@ MeshOnExec::MeshOnExec(const Mesh& mesh, const ExecPtr& exec, Parts parts)
     const bool with_coordinates = parts == Parts::cells_and_coordinates;
     if (!exec->is_cuda()) {
         cells = mesh.cells.data();
-        coordinates = with_coordinates ? mesh.coordinates.data() : nullptr;
+        coordinates = with_coordinates ? mesh.node_coordinates().data() : nullptr;
     } else if (mesh.device) {
         cells = mesh.device->cells.data();
         coordinates = with_coordinates ? mesh.device->coordinates.data() : nullptr;
@@ -84,7 +84,7 @@ MeshOnExec::MeshOnExec(const Mesh& mesh, const ExecPtr& exec, Parts parts)
         cells = own_cells.data();
         if (with_coordinates) {
             own_coordinates = Array<double>::from_host(
-                exec, std::span<const double>(mesh.coordinates.data(), mesh.coordinates.size()));
+                exec, std::span<const double>(mesh.node_coordinates().data(), mesh.node_coordinates().size()));
             coordinates = own_coordinates.data();
         }
     }

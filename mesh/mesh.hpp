@@ -188,7 +188,18 @@ struct Mesh {
     /// that first-order mesh's nodes, so pmg's degree-1 level coarsens through it.
     std::shared_ptr<const RefinementParents> refined_from;
 
-    index_type num_nodes() const { return static_cast<index_type>(coordinates.size() / 3); }
+    /// A block of a mesh of several cell types (assembly/cell_blocks.hpp) reads the
+    /// coordinates of the mesh it was cut from, which outlives it, instead of holding a copy of
+    /// them (hundreds of MB): then `coordinates` is empty and this points at that mesh's. Null
+    /// elsewhere.
+    const HostVector<double>* borrowed_coordinates = nullptr;
+
+    /// The nodes' coordinates: its own, or those it borrows.
+    const HostVector<double>& node_coordinates() const
+    {
+        return borrowed_coordinates ? *borrowed_coordinates : coordinates;
+    }
+    index_type num_nodes() const { return static_cast<index_type>(node_coordinates().size() / 3); }
     index_type num_cells() const { return static_cast<index_type>(cells.size() / nodes_per_cell); }
     /// Whether the cells are of several types (cell_types).
     bool is_mixed() const { return !cell_types.empty(); }

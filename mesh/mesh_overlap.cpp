@@ -15,7 +15,7 @@ namespace {
 
 constexpr double two_pi = 6.283185307179586;
 
-const double* at(const Mesh& mesh, index_type node) { return &mesh.coordinates[3 * static_cast<std::size_t>(node)]; }
+const double* at(const Mesh& mesh, index_type node) { return &mesh.node_coordinates()[3 * static_cast<std::size_t>(node)]; }
 
 const index_type* row_of(const Mesh& mesh, long long c)
 {

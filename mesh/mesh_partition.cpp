@@ -107,7 +107,7 @@ std::vector<double> cell_centres(const Mesh& mesh)
             const index_type node = mesh.cells[static_cast<std::size_t>(c) * npc + j];
             if (node < 0) continue;
             ++count;
-            for (int d = 0; d < 3; ++d) centre[3 * static_cast<std::size_t>(c) + d] += mesh.coordinates[3 * static_cast<std::size_t>(node) + d];
+            for (int d = 0; d < 3; ++d) centre[3 * static_cast<std::size_t>(c) + d] += mesh.node_coordinates()[3 * static_cast<std::size_t>(node) + d];
         }
         for (int d = 0; d < 3; ++d) centre[3 * static_cast<std::size_t>(c) + d] /= count;
     }

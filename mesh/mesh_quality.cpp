@@ -31,7 +31,7 @@ Corners corners_of(const Mesh& mesh, const KernelShape& shape, long long c)
     out.n = shape.corners;
     const index_type* row = &mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell];
     for (int k = 0; k < shape.corners; ++k)
-        for (int d = 0; d < 3; ++d) out.x[k][d] = mesh.coordinates[3 * static_cast<std::size_t>(row[k]) + d];
+        for (int d = 0; d < 3; ++d) out.x[k][d] = mesh.node_coordinates()[3 * static_cast<std::size_t>(row[k]) + d];
     return out;
 }
 
@@ -92,7 +92,7 @@ double cell_measure(const Corners& p, const KernelShape& shape, int dim)
 void check_mesh_coordinates(const Mesh& mesh)
 {
     const long long n = mesh.num_nodes();
-    const double* x = mesh.coordinates.data();
+    const double* x = mesh.node_coordinates().data();
     long long first_bad = std::numeric_limits<long long>::max();
     double largest = 0;
 #pragma omp parallel for reduction(min : first_bad) reduction(max : largest) schedule(static)

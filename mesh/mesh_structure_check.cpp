@@ -36,7 +36,7 @@ void check_sizes(const Mesh& mesh)
     require(mesh.nodes_per_cell > 0 && mesh.cells.size() % static_cast<std::size_t>(mesh.nodes_per_cell) == 0,
             std::to_string(mesh.cells.size()) + " cell entries for " + std::to_string(mesh.nodes_per_cell) +
                 " nodes per cell");
-    require(mesh.coordinates.size() % 3 == 0, std::to_string(mesh.coordinates.size()) + " coordinates (not 3 per node)");
+    require(mesh.node_coordinates().size() % 3 == 0, std::to_string(mesh.node_coordinates().size()) + " coordinates (not 3 per node)");
     const std::size_t cells = mesh.cells.size() / static_cast<std::size_t>(mesh.nodes_per_cell);
     require(mesh.cell_group.empty() || mesh.cell_group.size() == cells,
             std::to_string(mesh.cell_group.size()) + " cell groups for " + std::to_string(cells) + " cells");
@@ -101,11 +101,11 @@ void check_boundaries(const Mesh& mesh)
 /// Every coordinate finite, scanned by the host's threads.
 void check_finite_coordinates(const Mesh& mesh)
 {
-    const auto entries = static_cast<long long>(mesh.coordinates.size());
+    const auto entries = static_cast<long long>(mesh.node_coordinates().size());
     long long first_bad = entries;
 #pragma omp parallel for reduction(min : first_bad) schedule(static)
     for (long long i = 0; i < entries; ++i)
-        if (!std::isfinite(mesh.coordinates[static_cast<std::size_t>(i)])) first_bad = std::min(first_bad, i);
+        if (!std::isfinite(mesh.node_coordinates()[static_cast<std::size_t>(i)])) first_bad = std::min(first_bad, i);
     require(first_bad == entries, "node " + std::to_string(first_bad / 3) + " has a coordinate that is not finite");
 }
 

@@ -31,7 +31,7 @@ void bounding_box(const Mesh& mesh, std::array<double, 3>& lo, std::array<double
     const long long n = mesh.num_nodes();
     lo = hi = {0, 0, 0};
     if (n == 0) return;
-    const double* x = mesh.coordinates.data();
+    const double* x = mesh.node_coordinates().data();
     for (int d = 0; d < 3; ++d) {
         double low = std::numeric_limits<double>::infinity(), high = -low;
 #pragma omp parallel for reduction(min : low) reduction(max : high) schedule(static)

@@ -15,7 +15,7 @@ using Point = std::array<double, 3>;
 Point corner(const Mesh& mesh, long long c, int k)
 {
     const index_type node = mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell + k];
-    const double* x = &mesh.coordinates[3 * static_cast<std::size_t>(node)];
+    const double* x = &mesh.node_coordinates()[3 * static_cast<std::size_t>(node)];
     return {x[0], x[1], x[2]};
 }
 

@@ -54,7 +54,7 @@ void check_mesh(const Mesh& mesh)
                                     std::to_string(mesh.nodes_per_cell) + " nodes per " +
                                     element_type_name(mesh.cell_type) + " of order " +
                                     std::to_string(mesh.degree));
-    if (mesh.coordinates.size() % 3 != 0 || mesh.cells.size() % mesh.nodes_per_cell != 0)
+    if (mesh.node_coordinates().size() % 3 != 0 || mesh.cells.size() % mesh.nodes_per_cell != 0)
         throw std::invalid_argument("write_vtu: mesh '" + mesh.source +
                                     "' has a partial node or cell");
     const index_type nodes = mesh.num_nodes();
@@ -241,7 +241,7 @@ vtkSmartPointer<vtkUnstructuredGrid> make_grid(const Mesh& mesh,
 
     vtkNew<vtkDoubleArray> xyz;  // a view of the mesh's coordinates (no copy)
     xyz->SetNumberOfComponents(3);
-    xyz->SetArray(const_cast<double*>(mesh.coordinates.data()), 3 * nodes, 1);
+    xyz->SetArray(const_cast<double*>(mesh.node_coordinates().data()), 3 * nodes, 1);
     vtkNew<vtkPoints> points;
     points->SetData(xyz);
 

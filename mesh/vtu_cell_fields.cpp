@@ -66,7 +66,7 @@ void mesh_centroids(const Mesh& mesh, std::vector<double>& centroids, std::vecto
     for (index_type c = 0; c < mesh.num_cells(); ++c) {
         double x[3];
         cell_corner_centroid(mesh, c, x);
-        const double* corner = &mesh.coordinates[3 * static_cast<std::size_t>(mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell])];
+        const double* corner = &mesh.node_coordinates()[3 * static_cast<std::size_t>(mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell])];
         const double r = std::hypot(x[0] - corner[0], x[1] - corner[1], x[2] - corner[2]);
         for (int a = 0; a < 3; ++a) centroids[3 * static_cast<std::size_t>(c) + a] = x[a];
         tolerance[static_cast<std::size_t>(c)] = 1e-6 * r;

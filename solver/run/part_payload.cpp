@@ -165,7 +165,7 @@ std::vector<std::byte> pack_part(const PartPayload& payload)
     std::size_t facets = 0;
     for (const BoundaryFacets& group : mesh.boundaries) facets += group.connectivity.size();
     // The large arrays, and room for the rest.
-    out.reserve(sizeof(double) * mesh.coordinates.size() +
+    out.reserve(sizeof(double) * mesh.node_coordinates().size() +
                 sizeof(index_type) * (mesh.cells.size() + facets + payload.part.global_cells.size() +
                                       payload.numbering.global.size()) +
                 sizeof(int) * mesh.cell_group.size() + mesh.cell_types.size() + (std::size_t{1} << 20));

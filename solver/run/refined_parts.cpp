@@ -131,7 +131,7 @@ CoarseLayer layer_of(const Mesh& mesh, const NodeCells& around, const CellPartit
     for (std::size_t n = 0; n < local.size(); ++n)
         if (local[n] == 0) {
             local[n] = next++;
-            out.coordinates.insert(out.coordinates.end(), &mesh.coordinates[3 * n], &mesh.coordinates[3 * n + 3]);
+            out.coordinates.insert(out.coordinates.end(), &mesh.node_coordinates()[3 * n], &mesh.node_coordinates()[3 * n + 3]);
         }
     for (index_type c : layer.global_cells)
         for (std::size_t j = 0; j < npc; ++j)
