@@ -99,8 +99,8 @@ LagrangeEmbedding embedding_per_cell_type(const Mesh& mesh, int k, int c)
 {
     std::vector<std::pair<int, LagrangeEmbedding>> of_type;
     int ncl = 0;
-    for (int t = 0; t < element_type_count; ++t)
-        if (mesh.has_cells_of(static_cast<ElementType>(t))) {
+    for (int t = 0; t < element_type_count; ++t)  // a scan of the cells per type of the mesh's dimension
+        if (element_dimension(static_cast<ElementType>(t)) == mesh.dim && mesh.has_cells_of(static_cast<ElementType>(t))) {
             of_type.emplace_back(t, lagrange_embedding(static_cast<ElementType>(t), k, c));
             ncl = std::max(ncl, static_cast<int>(of_type.back().second.fine_local.size()));
         }
