@@ -199,10 +199,14 @@ struct CellPass {
 };
 
 /// The cells' mean fluxes and integrals of u into pass, block by block on a mixed mesh
-/// (whole: the problem's element data of a mesh of one cell type, or null).
+/// (whole: the problem's element data of a mesh of one cell type, or null). On a mixed mesh
+/// with Dirichlet nodes (dirichlet_mask not null) each block's A u - f at those nodes is added
+/// into residual from the same element data (every cell's on the device costs less than
+/// cutting and uploading the cells that touch them).
 template <typename V>
 void add_cell_means(FluxBlocks& blocks, const ProblemSpec& problem, const Array<V>& u,
-                    const ElementData<V>* whole, long long cells_total, CellPass& pass)
+                    const ElementData<V>* whole, long long cells_total, CellPass& pass,
+                    const std::uint8_t* dirichlet_mask, Array<double>& residual)
 {
     const ExecPtr& exec = u.executor();
     for (std::size_t b = 0; b < blocks.meshes.size(); ++b) {
@@ -214,6 +218,8 @@ void add_cell_means(FluxBlocks& blocks, const ProblemSpec& problem, const Array<
             blocks.mixed.empty() ? Array<index_type>() : Array<index_type>::from_host(exec, blocks.mixed[b].cells);
         GPUFEM_DISPATCH(*exec, cell_flux_integrals(*exec, data, u.data(), cell_of.empty() ? nullptr : cell_of.data(),
                                                    cells_total, pass.cell_flux.data(), pass.integrals.data()));
+        if (!whole && dirichlet_mask)
+            GPUFEM_DISPATCH(*exec, element_residual(*exec, data, u.data(), dirichlet_mask, residual.data()));
         exec->synchronize();  // cell_of is freed
     }
 }
@@ -376,7 +382,14 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     std::optional<ElementData<V>> whole;
     if (!mesh.is_mixed()) whole.emplace(make_problem_element_data<V>(exec, mesh, problem));
     laps.lap_after(*exec, "element data");
-    add_cell_means(blocks, problem, u, whole ? &*whole : nullptr, static_cast<long long>(cells_total), pass);
+    Array<double> residual(exec, u.size());
+    Array<V> load(exec, u.size());
+    fill(residual, 0.0), fill(load, V(0));
+    const DirichletOwners owners = dirichlet_owners(mesh, problem, exec, u.size());
+    laps.lap_after(*exec, "Dirichlet nodes");
+    const bool blocks_residual = mesh.is_mixed() && mesh.device && mesh.device->cells.executor() == exec;
+    add_cell_means(blocks, problem, u, whole ? &*whole : nullptr, static_cast<long long>(cells_total), pass,
+                   blocks_residual && !problem.dirichlet.empty() ? owners.mask.data() : nullptr, residual);
     laps.lap("cell means");
     SolutionFluxes out;
     for (int d = 0; d < mesh.dim; ++d)
@@ -388,12 +401,7 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
                         "nodes, Neumann -int g, Robin int h (u - u_inf)";
     out.report.regions = device_region_integrals(mesh, pass.integrals, summed_cells, scope.partial());
     laps.lap("regions");
-    Array<double> residual(exec, u.size());
-    Array<V> load(exec, u.size());
-    fill(residual, 0.0), fill(load, V(0));
-    const DirichletOwners owners = dirichlet_owners(mesh, problem, exec, u.size());
-    laps.lap("Dirichlet nodes");
-    if (!problem.dirichlet.empty())
+    if (!problem.dirichlet.empty() && !blocks_residual)
         add_dirichlet_residual(mesh, problem, owners.mask, u, whole ? &*whole : nullptr, residual);
     exec->synchronize();  // the laps time what the device did
     laps.lap("their residual");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <gmsh.h>
+#include <spdlog/spdlog.h>
 
 #include "linalg/file_kind.hpp"
 #include "mesh/gmsh_cell_order.hpp"
@@ -81,7 +82,9 @@ GmshMesh ordered_extract(const MeshSpec& spec, int file_order, const std::string
                          std::chrono::steady_clock::time_point start)
 {
     const GmshCellOrder order = gmsh_cell_order(spec, file_order, context);
+    const auto ordering = std::chrono::steady_clock::now();
     set_mesh_order(order.order, source);
+    spdlog::debug("{}: Gmsh's cells of order {} in {:.3f} s", context, order.order, seconds_since(ordering));
     const double gmsh = seconds_since(start);
     const auto extraction = std::chrono::steady_clock::now();
     GmshMesh out{extract_mesh(source, order.order, geometry_point_refinements(spec)), order.from_degree};
@@ -162,11 +165,15 @@ GmshMesh load_geo(const MeshSpec& spec, const GmshReadOptions& read)
         use_parallel_meshing(spec, session);
         open_in_gmsh(spec, read, context);
         if (read.script_read) read.script_read();
+        const double script = seconds_since(start);
         const int dim = gmsh::model::getDimension();
         if (dim < 2)
             throw MeshSourceError(context + " defines no surface or volume to mesh");
         if (spec.size > 0.0) gmsh::option::setNumber("Mesh.MeshSizeMax", spec.size);
+        const auto meshing = std::chrono::steady_clock::now();
         run_gmsh_step(context + ", meshing", [&] { gmsh::model::mesh::generate(dim); }, GmshLog::last_error);
+        spdlog::debug("{}: read by Gmsh in {:.3f} s, meshed in {:.3f} s on {} threads", context, script,
+                      seconds_since(meshing), gmsh_meshing_threads(spec.gmsh_threads, session));
         gmsh_refinement(spec, context);
         return ordered_extract(spec, 0, source, context, start);
     } catch (...) {

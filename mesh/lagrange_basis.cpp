@@ -5,16 +5,13 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <utility>
 
 #include "mesh/gmsh_element_types.hpp"
 #include "mesh/gll_points.hpp"
-#include "mesh/gmsh_library.hpp"
-#include "mesh/simplex_vandermonde.hpp"
 #include "mesh/gmsh_reference_table.hpp"
-#include "mesh/gmsh_session.hpp"
 #include "mesh/low_order_bases.hpp"
+#include "mesh/vandermonde_basis.hpp"
 #include "mesh/shapes/cell_shape.hpp"
 
 namespace gpufem {
@@ -164,41 +161,6 @@ void box_basis(ElementType type, int order, const std::vector<double>& points, s
 
 }  // namespace
 
-namespace {
-
-/// The tables of one element, order and set of points, as Gmsh gives them.
-struct BasisTables {
-    std::vector<double> values, gradients;
-};
-
-/// Gmsh's tables (values, and gradients with dim components) of the Lagrange basis at points
-/// (dim coordinates each).
-BasisTables gmsh_lagrange_tables(ElementType type, int order, const std::vector<double>& points)
-{
-    const int gmsh_type = basis_gmsh_type(type, order);  // checks the order
-    const std::string context = "Lagrange basis of " + element_text(type, order);
-    const std::size_t dim = static_cast<std::size_t>(element_dimension(type));
-    const std::size_t count = points.size() / dim;
-    const std::size_t n = static_cast<std::size_t>(lagrange_node_count(type, order));
-    BasisTables out;
-    if (count == 0) return out;
-
-    std::vector<double> local(3 * count, 0.0);
-    for (std::size_t p = 0; p < count; ++p)
-        for (std::size_t c = 0; c < dim; ++c) local[3 * p + c] = points[dim * p + c];
-
-    std::vector<double> raw_gradients;
-    out.values = gmsh_library::basis_functions(gmsh_type, local, "Lagrange", count * n, context);
-    raw_gradients = gmsh_library::basis_functions(gmsh_type, local, "GradLagrange", 3 * count * n, context);
-    // Gmsh gives 3 gradient components (u, v, w) per function; keep the first dim.
-    out.gradients.resize(dim * count * n);
-    for (std::size_t f = 0; f < count * n; ++f)
-        for (std::size_t c = 0; c < dim; ++c) out.gradients[dim * f + c] = raw_gradients[3 * f + c];
-    return out;
-}
-
-}  // namespace
-
 void lagrange_basis(ElementType type, int order, const std::vector<double>& points,
                     std::vector<double>& values, std::vector<double>& gradients)
 {
@@ -216,7 +178,11 @@ void lagrange_basis(ElementType type, int order, const std::vector<double>& poin
         box_basis(type, order, points, values, gradients);
         return;
     }
-    if (order == 1 && type != ElementType::pyramid) {  // the pyramid's rational basis: Gmsh's, apex included
+    if (has_vandermonde_basis(type, order)) {  // before order 1: the pyramid's rational basis
+        vandermonde_basis(type, order, points, values, gradients);
+        return;
+    }
+    if (order == 1) {
         linear_shape_basis(type, points, values, gradients);
         return;
     }
@@ -224,32 +190,7 @@ void lagrange_basis(ElementType type, int order, const std::vector<double>& poin
         simplex_basis(type, order, points, values, gradients);
         return;
     }
-    if (has_vandermonde_basis(type, order)) {
-        vandermonde_simplex_basis(type, order, points, values, gradients);
-        return;
-    }
-    // A run asks for the same tables again and again (assembly, fluxes, errors, multigrid
-    // levels), and Gmsh's evaluation grows like the cube of the nodes (5-10 ms for a P4
-    // tetrahedron's tables): each element, order and set of points is evaluated once per
-    // process (a bounded cache).
-    using Key = std::tuple<ElementType, int, std::vector<double>>;
-    static std::mutex mutex;
-    static std::map<Key, BasisTables> known;
-    Key key{type, order, points};
-    {
-        const std::lock_guard lock(mutex);
-        if (const auto found = known.find(key); found != known.end()) {
-            values = found->second.values;
-            gradients = found->second.gradients;
-            return;
-        }
-    }
-    BasisTables tables = gmsh_lagrange_tables(type, order, points);
-    values = tables.values;
-    gradients = tables.gradients;
-    const std::lock_guard lock(mutex);
-    if (known.size() >= 64) known.clear();
-    known.emplace(std::move(key), std::move(tables));
+    throw std::invalid_argument("Lagrange basis of " + element_text(type, order) + ": gpufem has none");
 }
 
 namespace {

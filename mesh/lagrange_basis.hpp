@@ -1,18 +1,15 @@
 #pragma once
 // Lagrange basis functions of any supported order on the reference shapes, in Gmsh's node
-// order (the order of Mesh::cells). gpufem's own: every shape but the pyramid at order 1,
-// triangles and tetrahedra at order 2 (low_order_bases.hpp) and at orders 3 and 4 (the
-// inverse Vandermonde matrix at Gmsh's nodes, simplex_vandermonde.hpp), lines, quadrilaterals and
-// hexahedra to order 4 as products of the line's polynomials at Gmsh's nodes (the same
-// functions as Gmsh's) and from order 5 on GLL nodes (mesh/gll_points.hpp), prisms of order
-// 2..4 (Gmsh 4.8 has none above order 2: the order-k triangle's basis times the line's, their
-// nodes the 6 corners in Gmsh's order, then the others by level, row, column). The pyramids'
-// (rational) bases come from the Gmsh SDK (getBasisFunctions, through gmsh_library.hpp); the
-// reference nodes above order 2 from Gmsh's table read when gpufem is built
-// (gmsh_reference_table.hpp).
-// Each call to Gmsh holds the
-// Gmsh library briefly (its lock, serialised process-wide with GmshSession): do not call
-// these while holding a GmshSession yourself.
+// order (the order of Mesh::cells), all gpufem's own (the tests check them against Gmsh's):
+// every shape but the pyramid at order 1, triangles and tetrahedra at order 2
+// (low_order_bases.hpp), triangles and tetrahedra at orders 3 and 4 and pyramids at orders
+// 1 to 4 (the inverse Vandermonde matrix of their spaces at Gmsh's nodes,
+// vandermonde_basis.hpp), lines, quadrilaterals and hexahedra to order 4 as products of the
+// line's polynomials at Gmsh's nodes (the same functions as Gmsh's) and from order 5 on GLL
+// nodes (mesh/gll_points.hpp), prisms of order 2..4 (Gmsh 4.8 has none above order 2: the
+// order-k triangle's basis times the line's, their nodes the 6 corners in Gmsh's order, then
+// the others by level, row, column). The reference nodes are Gmsh's, from the table read when
+// gpufem is built (gmsh_reference_table.hpp): no run opens Gmsh's library for a basis.
 #include <vector>
 
 #include "mesh/mesh.hpp"

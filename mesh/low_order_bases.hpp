@@ -1,8 +1,7 @@
 #pragma once
-// Internal to mesh/: the Lagrange bases of order 1 (every shape but the pyramid) and of
-// triangles and tetrahedra of order 2 that gpufem computes itself, in Gmsh's node order, so
-// that the common elements (P1, P2) never load Gmsh's library (lagrange_basis.hpp takes the
-// others from Gmsh). The tests check them against Gmsh's.
+// Internal to mesh/: the Lagrange bases of order 1 (every shape but the pyramid, whose
+// rational basis is vandermonde_basis.hpp's) and of triangles and tetrahedra of order 2, in
+// Gmsh's node order, from closed forms. The tests check them against Gmsh's.
 #include <vector>
 
 #include "mesh/mesh.hpp"

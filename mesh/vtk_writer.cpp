@@ -1,6 +1,7 @@
 #include "mesh/vtk_writer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <limits>
@@ -10,6 +11,7 @@
 #include <system_error>
 #include <type_traits>
 
+#include <omp.h>
 #include <unistd.h>
 
 #include <string>
@@ -63,15 +65,31 @@ void check_mesh(const Mesh& mesh)
             throw std::invalid_argument("write_vtu: mixed mesh '" + mesh.source + "' has " +
                                         std::to_string(mesh.cell_types.size()) + " cell types for " +
                                         std::to_string(mesh.num_cells()) + " cells");
-        for (index_type c = 0; c < mesh.num_cells(); ++c) {
-            const int corners = lagrange_node_count(mesh.type_of_cell(c), mesh.degree);
-            for (int i = 0; i < mesh.nodes_per_cell; ++i) {
-                const index_type n = mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell + i];
-                if (i < corners ? (n < 0 || n >= nodes) : n != -1)
-                    throw std::invalid_argument("write_vtu: cell " + std::to_string(c) + " of mesh '" +
-                                                mesh.source + "' (a " + element_type_name(mesh.type_of_cell(c)) +
-                                                ") has node entry " + std::to_string(n) + " at " + std::to_string(i));
-            }
+        // The first cell with an entry out of range (or a padding slot that is not -1), by
+        // the host's threads.
+        std::array<int, element_type_count> corners{};
+        for (int t = 0; t < element_type_count; ++t)
+            if (mesh.degree <= max_lagrange_degree(static_cast<ElementType>(t)))
+                corners[static_cast<std::size_t>(t)] = lagrange_node_count(static_cast<ElementType>(t), mesh.degree);
+        const long long cells = mesh.num_cells();
+        const int npc = mesh.nodes_per_cell;
+        long long first_bad = cells;
+#pragma omp parallel for schedule(static) reduction(min : first_bad)
+        for (long long c = 0; c < cells; ++c) {
+            const int used = corners[mesh.cell_types[static_cast<std::size_t>(c)]];
+            const index_type* cell = &mesh.cells[static_cast<std::size_t>(c) * npc];
+            for (int i = 0; i < npc; ++i)
+                if (i < used ? (cell[i] < 0 || cell[i] >= nodes) : cell[i] != -1) first_bad = std::min(first_bad, c);
+        }
+        if (first_bad < cells) {
+            const index_type* cell = &mesh.cells[static_cast<std::size_t>(first_bad) * npc];
+            const int used = corners[mesh.cell_types[static_cast<std::size_t>(first_bad)]];
+            int i = 0;
+            while (i < npc && (i < used ? (cell[i] >= 0 && cell[i] < nodes) : cell[i] == -1)) ++i;
+            throw std::invalid_argument("write_vtu: cell " + std::to_string(first_bad) + " of mesh '" + mesh.source +
+                                        "' (a " + element_type_name(mesh.type_of_cell(static_cast<index_type>(first_bad))) +
+                                        ") has node entry " + std::to_string(i < npc ? cell[i] : 0) + " at " +
+                                        std::to_string(i));
         }
         return;
     }
@@ -191,40 +209,74 @@ VtkCellNodes vtk_cell_nodes(ElementType type, int degree)
 }
 
 /// Sets a grid's cells of several types (or prisms, pyramids): a type per cell, offsets by
-/// each cell's points, the connectivity in VTK's order.
-void set_cells_by_type(vtkUnstructuredGrid& grid, const Mesh& mesh)
+/// each cell's points, the connectivity in VTK's order, in the bits of IdArray, on the
+/// host's threads (each thread's share of the cells counted, then placed after the shares
+/// before it).
+template <typename IdArray>
+void fill_cells_by_type(vtkUnstructuredGrid& grid, const Mesh& mesh, const std::vector<VtkCellNodes>& of_type)
 {
+    using Id = typename IdArray::ValueType;
     const vtkIdType cells = mesh.num_cells();
-    const int npc = mesh.nodes_per_cell;
-    std::vector<VtkCellNodes> of_type(element_type_count);  // the types the mesh holds
-    for (int t = 0; t < element_type_count; ++t)
-        if (mesh.has_cells_of(static_cast<ElementType>(t)))
-            of_type[static_cast<std::size_t>(t)] = vtk_cell_nodes(static_cast<ElementType>(t), mesh.degree);
-    const auto cell_nodes = [&](index_type c) -> const VtkCellNodes& {
-        return of_type[static_cast<std::size_t>(mesh.type_of_cell(c))];
+    const std::size_t npc = static_cast<std::size_t>(mesh.nodes_per_cell);
+    const auto cell_nodes = [&](vtkIdType c) -> const VtkCellNodes& {
+        return of_type[static_cast<std::size_t>(mesh.type_of_cell(static_cast<index_type>(c)))];
     };
     vtkNew<vtkUnsignedCharArray> types;
     types->SetNumberOfValues(cells);
-    vtkNew<vtkTypeInt64Array> offsets, connectivity;
+    vtkNew<IdArray> offsets, connectivity;
     offsets->SetNumberOfValues(cells + 1);
-    std::int64_t end = 0;
-    for (vtkIdType c = 0; c < cells; ++c) {
-        const VtkCellNodes& cell = cell_nodes(static_cast<index_type>(c));
-        types->SetValue(c, static_cast<unsigned char>(cell.type));
-        offsets->SetValue(c, end);
-        end += static_cast<std::int64_t>(cell.nodes.size());
+    unsigned char* type = types->GetPointer(0);
+    Id* offset = offsets->GetPointer(0);
+    std::vector<std::int64_t> share(static_cast<std::size_t>(omp_get_max_threads()) + 1, 0);
+    int shares = 1;
+#pragma omp parallel
+    {
+        const int t = omp_get_thread_num(), n = omp_get_num_threads();
+        const vtkIdType begin = cells * t / n, end = cells * (t + 1) / n;
+        std::int64_t points = 0;
+        for (vtkIdType c = begin; c < end; ++c) points += static_cast<std::int64_t>(cell_nodes(c).nodes.size());
+        share[static_cast<std::size_t>(t) + 1] = points;
+#pragma omp barrier
+#pragma omp single
+        {
+            shares = n;
+            for (int k = 0; k < n; ++k) share[static_cast<std::size_t>(k) + 1] += share[static_cast<std::size_t>(k)];
+        }
+        std::int64_t at = share[static_cast<std::size_t>(t)];
+        for (vtkIdType c = begin; c < end; ++c) {
+            const VtkCellNodes& cell = cell_nodes(c);
+            type[c] = static_cast<unsigned char>(cell.type);
+            offset[c] = static_cast<Id>(at);
+            at += static_cast<std::int64_t>(cell.nodes.size());
+        }
     }
-    offsets->SetValue(cells, end);
-    connectivity->SetNumberOfValues(end);
-    auto* to = connectivity->GetPointer(0);
+    const std::int64_t total = share[static_cast<std::size_t>(shares)];
+    offset[cells] = static_cast<Id>(total);
+    connectivity->SetNumberOfValues(static_cast<vtkIdType>(total));
+    Id* to = connectivity->GetPointer(0);
+#pragma omp parallel for schedule(static)
     for (vtkIdType c = 0; c < cells; ++c) {
-        const VtkCellNodes& cell = cell_nodes(static_cast<index_type>(c));
         const index_type* from = &mesh.cells[static_cast<std::size_t>(c) * npc];
-        for (const int i : cell.nodes) *to++ = from[i];
+        Id* out = to + offset[c];
+        for (const int i : cell_nodes(c).nodes) *out++ = static_cast<Id>(from[i]);
     }
     vtkNew<vtkCellArray> cell_array;
     cell_array->SetData(offsets, connectivity);
     grid.SetCells(types, cell_array);
+}
+
+/// Sets a grid's cells of several types (or prisms, pyramids), in 32-bit ids while they fit
+/// (every cell's points are at most the mesh's nodes_per_cell entries).
+void set_cells_by_type(vtkUnstructuredGrid& grid, const Mesh& mesh)
+{
+    std::vector<VtkCellNodes> of_type(element_type_count);  // the types the mesh holds
+    for (int t = 0; t < element_type_count; ++t)
+        if (mesh.has_cells_of(static_cast<ElementType>(t)))
+            of_type[static_cast<std::size_t>(t)] = vtk_cell_nodes(static_cast<ElementType>(t), mesh.degree);
+    if (ids_fit_32_bits(mesh))
+        fill_cells_by_type<vtkTypeInt32Array>(grid, mesh, of_type);
+    else
+        fill_cells_by_type<vtkTypeInt64Array>(grid, mesh, of_type);
 }
 
 /// The mesh and its fields as a VTK unstructured grid (views_only: every field as the view of

@@ -23,13 +23,19 @@ std::string record_path(const std::string& cache_file) { return cache_file + ".c
 
 /// What a verdict must match: the cache file's size, the final mesh's counts, the refinement
 /// and degree that made it from the cached mesh, and the quality bounds.
-json verdict_identity(const std::string& cache_file, const Mesh& mesh, const CheckedMeshSettings& settings)
+json verdict_identity(const std::string& cache_file, long long cells, long long nodes, const CheckedMeshSettings& settings)
 {
     std::error_code error;
     const auto bytes = std::filesystem::file_size(cache_file, error);
-    return {{"cache_bytes", error ? 0 : bytes}, {"cells", mesh.num_cells()},   {"nodes", mesh.num_nodes()},
-            {"refine", settings.refine},        {"degree", settings.degree},   {"min_quality", settings.limits.refuse},
+    return {{"cache_bytes", error ? 0 : bytes}, {"cells", cells},            {"nodes", nodes},
+            {"refine", settings.refine},        {"degree", settings.degree}, {"min_quality", settings.limits.refuse},
             {"warn_quality", settings.limits.warn}};
+}
+
+/// The identity of `mesh`'s verdict.
+json verdict_identity(const std::string& cache_file, const Mesh& mesh, const CheckedMeshSettings& settings)
+{
+    return verdict_identity(cache_file, mesh.num_cells(), mesh.num_nodes(), settings);
 }
 
 /// The verdicts of the record beside `cache_file` (none when it is missing, unreadable or of
@@ -97,6 +103,24 @@ std::optional<MeshValidation> read_check_record(const std::string& cache_file, c
     } catch (const json::exception&) {
     }
     return std::nullopt;
+}
+
+bool has_check_record(const std::string& cache_file, const CheckedMeshSettings& settings)
+{
+    json identity = verdict_identity(cache_file, 0, 0, settings);
+    identity.erase("cells");
+    identity.erase("nodes");
+    try {
+        for (json entry : read_verdicts(cache_file)) {
+            if (entry.at("parts").get<index_type>() != 1) continue;
+            json found = entry.at("identity");
+            found.erase("cells");
+            found.erase("nodes");
+            if (found == identity) return true;
+        }
+    } catch (const json::exception&) {
+    }
+    return false;
 }
 
 bool write_check_record(const std::string& cache_file, const Mesh& mesh, const CheckedMeshSettings& settings,

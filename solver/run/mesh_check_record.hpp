@@ -26,6 +26,10 @@ struct CheckedMeshSettings {
 std::optional<MeshValidation> read_check_record(const std::string& cache_file, const Mesh& mesh,
                                                 const CheckedMeshSettings& settings);
 
+/// Whether the record beside `cache_file` holds a verdict for `settings` (whatever the final
+/// mesh's counts, which read_check_record checks once the mesh is made).
+bool has_check_record(const std::string& cache_file, const CheckedMeshSettings& settings);
+
 /// Removes the verdicts beside `cache_file`, if any (a cache file just made from a new mesh).
 void remove_check_record(const std::string& cache_file);
 

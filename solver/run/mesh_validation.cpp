@@ -1,5 +1,6 @@
 #include "solver/run/mesh_validation.hpp"
 
+#include <array>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 
 #include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_parts.hpp"
+#include "mesh/shapes/cell_shape.hpp"
 #include "mesh/stage_laps.hpp"
 #include "solver/run/mesh_check_record.hpp"
 
@@ -94,15 +96,43 @@ index_type check_parts_reach_dirichlet(const CaseSpec& spec, const Mesh& mesh, c
 
 namespace {
 
-/// Runs the checks of validate_case_mesh on a mesh Gmsh made or read.
+/// The refined mesh's face counts, from the coarse mesh's boundary faces (each split into
+/// four in 3D, each edge into two in 2D, `refine` times) and its own cells' faces (each
+/// interior face held by two cells, as the coarse mesh's conformity makes it).
+ConformityReport refined_conformity(ConformityReport coarse, const Mesh& mesh, int refine)
+{
+    for (int r = 0; r < refine; ++r) coarse.boundary_faces *= mesh.dim == 3 ? 4 : 2;
+    std::array<long long, element_type_count> of_type{};
+    if (mesh.cell_types.empty()) {
+        of_type[static_cast<std::size_t>(mesh.cell_type)] = mesh.num_cells();
+    } else {
+        for (const std::uint8_t t : mesh.cell_types) ++of_type[t];
+    }
+    long long cell_faces = 0;
+    for (int t = 0; t < element_type_count; ++t) {
+        cell_faces += of_type[static_cast<std::size_t>(t)] * cell_shape(static_cast<ElementType>(t)).side_count();
+    }
+    coarse.interior_faces = (cell_faces - coarse.boundary_faces) / 2;
+    return coarse;
+}
+
+/// Runs the checks of validate_case_mesh on a mesh Gmsh made or read (coarse: the verdict on
+/// the mesh it was refined from, or null).
 MeshValidation check_gmsh_mesh(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec,
-                               const QualityLimits& limits)
+                               const QualityLimits& limits, const CoarseMeshVerdict* coarse)
 {
     MeshValidation out;
     StageLaps laps;
     check_mesh_coordinates(mesh);
     out.quality = check_cell_quality(mesh, limits);
     laps.lap("coordinates and quality");
+    if (coarse) {
+        out.conformity = refined_conformity(coarse->conformity, mesh, spec.mesh.refine);
+        out.parts = coarse->parts;
+        spdlog::debug("mesh checks' times: {} (conformity and parts on the mesh before its refinement: {:.3f} s)",
+                      laps.text, coarse->seconds);
+        return out;
+    }
     if (face_adjacency_supported(mesh)) {
         const FaceSlots faces = face_slots(mesh, exec ? exec : Executor::create_cpu());
         laps.lap("face matching");
@@ -129,8 +159,30 @@ bool has_cache_file(const MeshCacheStatus& cache)
 
 }  // namespace
 
+bool coarse_checks_needed(const CaseSpec& spec, const MeshCacheStatus& cache)
+{
+    const CheckedMeshSettings settings{spec.mesh.refine, spec.mesh.degree, {spec.mesh.min_quality, spec.mesh.warn_quality}};
+    return !(cache.outcome == MeshCacheStatus::Outcome::hit && has_check_record(cache.file, settings));
+}
+
+CoarseMeshVerdict check_coarse_mesh(const CaseSpec& spec, const Mesh& coarse, const ExecPtr& exec)
+{
+    const auto start = std::chrono::steady_clock::now();
+    CoarseMeshVerdict out;
+    if (coarse.num_cells() == 0) return out;
+    if (face_adjacency_supported(coarse)) {
+        const FaceSlots faces = face_slots(coarse, exec ? exec : Executor::create_cpu());
+        out.conformity = check_mesh_conformity(coarse, faces);
+        out.parts = check_parts_reach_dirichlet(spec, coarse, &faces);
+    } else {
+        out.parts = check_parts_reach_dirichlet(spec, coarse, nullptr);
+    }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+}
+
 MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec,
-                                  const MeshCacheStatus& cache)
+                                  const MeshCacheStatus& cache, const CoarseMeshVerdict* coarse)
 {
     const auto start = std::chrono::steady_clock::now();
     if (mesh.num_cells() == 0) return {};
@@ -145,7 +197,7 @@ MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const 
     std::optional<MeshValidation> kept;
     if (cache.outcome == MeshCacheStatus::Outcome::hit) kept = read_check_record(cache.file, mesh, settings);
     if (cache.outcome == MeshCacheStatus::Outcome::stored) remove_check_record(cache.file);  // another mesh's
-    MeshValidation out = kept ? *kept : check_gmsh_mesh(spec, mesh, exec, limits);
+    MeshValidation out = kept ? *kept : check_gmsh_mesh(spec, mesh, exec, limits, coarse);
     if (!kept && has_cache_file(cache) && !write_check_record(cache.file, mesh, settings, out))
         spdlog::debug("mesh checks: verdict not kept beside {}", cache.file);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -154,12 +206,15 @@ MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const 
                      "the same longest edge), the worst {:.3g} (cell {}); such cells slow the solver and "
                      "spoil the accuracy (mesh.warn_quality sets the bound)",
                      out.quality.poor, limits.warn, out.quality.worst, out.quality.worst_cell);
-    spdlog::info("mesh checks: {}, worst cell quality {:.3g}, {} part{} ({:.3f} s{})",
+    spdlog::info("mesh checks: {}, worst cell quality {:.3g}, {} part{} ({:.3f} s{}{})",
                  out.conformity.checked ? fmt::format("conforming ({} interior, {} boundary faces)",
                                                       out.conformity.interior_faces, out.conformity.boundary_faces)
                                         : std::string("conformity not checked"),
                  out.quality.worst, out.parts, out.parts == 1 ? "" : "s", out.seconds,
-                 out.from_record ? ", as found by an earlier run on the cached mesh" : "");
+                 out.from_record ? ", as found by an earlier run on the cached mesh" : "",
+                 coarse && !kept ? fmt::format("; conformity and parts checked before the refinement, {:.3f} s",
+                                               coarse->seconds)
+                                 : std::string());
     return out;
 }
 

@@ -130,10 +130,19 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec, MeshCopy copy
     const auto start = clock_type::now();
     CaseMesh out;
     MeshCacheStatus cache;
+    std::optional<CoarseMeshVerdict> coarse_verdict;
     {
         const ProgressLine line("mesh", [] { return ProgressStatus{-1, -1, "Gmsh, extraction, refinement"}; });
-        out.mesh = stage == MeshStage::finished ? load_mesh_isolated(spec.mesh, exec, &cache)
-                                                : load_coarse_mesh_isolated(spec.mesh, &cache);
+        if (stage == MeshStage::finished && spec.mesh.refine > 0 && mesh_needs_gmsh(spec.mesh)) {
+            // Gmsh's mesh refined by gpufem: what the refinement keeps is checked on Gmsh's
+            // cells, before there are 8^refine times as many.
+            Mesh coarse = load_coarse_mesh_isolated(spec.mesh, &cache);
+            if (coarse_checks_needed(spec, cache)) coarse_verdict = check_coarse_mesh(spec, coarse, exec);
+            out.mesh = finish_gmsh_mesh(std::move(coarse), spec.mesh, exec);
+        } else {
+            out.mesh = stage == MeshStage::finished ? load_mesh_isolated(spec.mesh, exec, &cache)
+                                                    : load_coarse_mesh_isolated(spec.mesh, &cache);
+        }
         out.cache = cache.describe();
         if (copy == MeshCopy::also_on_device && exec && exec->is_cuda() && !out.mesh.device)
             out.mesh.device = upload_mesh(out.mesh, exec);
@@ -147,7 +156,9 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec, MeshCopy copy
                  mesh.describe_cells(), mesh.num_nodes(), out.seconds);
     // Checked before anything is assembled; the checks are part of the mesh phase's time.
     // (A coarse mesh's verdict is not kept beside the cache file: that is the finished mesh's.)
-    out.seconds += validate_case_mesh(spec, mesh, exec, stage == MeshStage::finished ? cache : MeshCacheStatus{}).seconds;
+    out.seconds += validate_case_mesh(spec, mesh, exec, stage == MeshStage::finished ? cache : MeshCacheStatus{},
+                                      coarse_verdict ? &*coarse_verdict : nullptr)
+                       .seconds;
     return out;
 }
 

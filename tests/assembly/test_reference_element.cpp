@@ -211,8 +211,8 @@ TEST(ReferenceElement, OrderOneKeepsTheHandWrittenBasisWhichEqualsTheGeneralOne)
 TEST(ReferenceElement, LowOrderNodesAndBasesWithoutGmshEqualGmshs)
 {
     // gpufem's own order-1 and order-2 bases (mesh/low_order_bases.hpp), the simplices' of
-    // order 3 and 4 (mesh/simplex_vandermonde.hpp) and its tabled nodes, which spare a run of
-    // every element but the pyramid the loading of Gmsh's library, against
+    // order 3 and 4 and the pyramids' of order 1 to 4 (mesh/vandermonde_basis.hpp) and its
+    // tabled nodes, which spare a run the loading of Gmsh's library, against
     // Gmsh's own: the nodes in Gmsh's order, and the bases at random points of each reference
     // shape. Gmsh's tables are all taken first, in one session of its own.
     std::mt19937 rng(test::random_seed());
@@ -228,7 +228,8 @@ TEST(ReferenceElement, LowOrderNodesAndBasesWithoutGmshEqualGmshs)
         {ElementType::tetrahedron, 1, 4},   {ElementType::tetrahedron, 2, 11},  {ElementType::hexahedron, 1, 5},
         {ElementType::hexahedron, 2, 12},   {ElementType::prism, 1, 6},         {ElementType::pyramid, 1, 7},
         {ElementType::triangle, 3, 21},     {ElementType::triangle, 4, 23},     {ElementType::tetrahedron, 3, 29},
-        {ElementType::tetrahedron, 4, 30}};
+        {ElementType::tetrahedron, 4, 30},  {ElementType::pyramid, 2, 14},      {ElementType::pyramid, 3, 118},
+        {ElementType::pyramid, 4, 119}};
     for (Element& e : elements) {
         // Random points inside the reference shape (simplices: sum <= 1; boxes: [-1, 1]^d; the
         // prism's triangle times [-1, 1]).
@@ -243,6 +244,12 @@ TEST(ReferenceElement, LowOrderNodesAndBasesWithoutGmshEqualGmshs)
                 if (sum > 1)
                     for (int d = 0; d < simplex_dim; ++d) x[d] /= 1.5 * sum;
                 if (e.type == ElementType::prism) x[2] = 2 * x[2] - 1;
+            } else if (e.type == ElementType::pyramid) {
+                // Inside the pyramid (base [-1, 1]^2, apex (0, 0, 1)); the last point the apex,
+                // where the rational functions take their limits along the axis.
+                x[0] = p == 6 ? 0.0 : (2 * x[0] - 1) * (1 - x[2]);
+                x[1] = p == 6 ? 0.0 : (2 * x[1] - 1) * (1 - x[2]);
+                if (p == 6) x[2] = 1.0;
             } else {
                 for (double& v : x) v = 2 * v - 1;
             }
@@ -268,7 +275,6 @@ TEST(ReferenceElement, LowOrderNodesAndBasesWithoutGmshEqualGmshs)
         const std::vector<double> own = equispaced_reference_nodes(e.type, e.order);
         ASSERT_EQ(own.size(), e.nodes.size()) << what;
         for (std::size_t k = 0; k < own.size(); ++k) EXPECT_NEAR(own[k], e.nodes[k], 1e-15) << what << " entry " << k;
-        if (e.type == ElementType::pyramid) continue;  // its basis is Gmsh's own
         std::vector<double> values, gradients;
         lagrange_basis(e.type, e.order, e.points, values, gradients);
         ASSERT_EQ(values.size(), e.values.size()) << what;

@@ -5,6 +5,8 @@
 #include <map>
 #include <random>
 
+#include <tuple>
+
 #include <gtest/gtest.h>
 #include <vtkCellData.h>
 #include <vtkCell.h>
@@ -335,6 +337,23 @@ TEST(VtkWriter, MixedCellsReadBackWithTheirTypesAndPositiveVolumes)
             }
             EXPECT_NEAR(volume, expected[c], 1e-12) << "cell " << c;
         }
+    }
+    // A node entry out of range, or a padding slot that is not -1, names the cell and the slot;
+    // nothing is written.
+    for (const auto& [slot, entry, message] :
+         {std::tuple{12, 11, "cell 1 of mesh 'mixed cells' (a pyramid) has node entry 11 at 4"},
+          std::tuple{22, 3, "cell 2 of mesh 'mixed cells' (a prism) has node entry 3 at 6"},
+          std::tuple{3, -1, "cell 0 of mesh 'mixed cells' (a hexahedron) has node entry -1 at 3"}}) {
+        Mesh bad = mesh;
+        bad.cells[static_cast<std::size_t>(slot)] = entry;
+        const auto path = folder / "bad.vtu";
+        try {
+            write_vtu(path, bad, {}, {}, VtuCompression::lz4);
+            ADD_FAILURE() << "no error for " << message;
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+        }
+        EXPECT_FALSE(std::filesystem::exists(path));
     }
 }
 

@@ -185,6 +185,18 @@ degree: )yaml" + std::to_string(degree) + "\n");
             }
             EXPECT_LT(diff / scale, extra.find("float") != std::string::npos ? 1e-3 : 1e-8)
                 << geo << " degree " << degree << " " << extra;
+            // The boundary fluxes (the Dirichlet groups' from the residual, computed on the
+            // device block by block) equal the CPU's to the solver's tolerance.
+            const auto& cpu_groups = cpu.report["fluxes"]["boundary"];
+            const auto& gpu_groups = gpu.report["fluxes"]["boundary"];
+            ASSERT_EQ(cpu_groups.size(), gpu_groups.size()) << geo;
+            if (extra.find("float") != std::string::npos) continue;
+            for (std::size_t g = 0; g < cpu_groups.size(); ++g) {
+                EXPECT_EQ(cpu_groups[g]["group"], gpu_groups[g]["group"]);
+                EXPECT_NEAR(cpu_groups[g]["flux"].get<double>(), gpu_groups[g]["flux"].get<double>(),
+                            1e-7 * (1.0 + std::abs(cpu_groups[g]["flux"].get<double>())))
+                    << geo << " degree " << degree << " " << extra << " group " << cpu_groups[g]["group"];
+            }
         }
     }
 }

@@ -2,6 +2,7 @@
 // volumes: hanging nodes, floating parts and (finite volumes) 2D meshes off their plane are
 // refused with the file, cell and node named and exit 1; a valid mesh whose surfaces are
 // oriented differently is solved exactly by both.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,7 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "linalg/executor.hpp"
 #include "run_gpufem.hpp"
+#include "solver/case/case_file.hpp"
+#include "solver/run/mesh_validation.hpp"
+#include "solver/run/pipeline.hpp"
+#include "tests/mixed_mesh_geometries.hpp"
 
 using namespace gpufem;
 
@@ -52,15 +58,18 @@ test::CommandResult run_case(const test::TempDir& dir, const std::string& yaml, 
     return test::run_gpufem("run " + file.string() + " --output " + (dir.path() / name).string());
 }
 
-/// Runs the case for finite elements and finite volumes; both must fail with exit 1, the
-/// message parts and no output.
+/// Runs the case for finite elements and finite volumes, unrefined and refined once (the
+/// refined mesh's conformity and parts are checked on the file's cells); every run must fail
+/// with exit 1, the message parts and no output.
 void expect_refused(const std::string& mesh_text, const std::vector<std::string>& parts)
 {
-    for (const bool fv : {false, true}) {
-        SCOPED_TRACE(fv ? "finite volumes" : "finite elements");
+    for (const auto& [fv, refine] : {std::pair{false, 0}, {true, 0}, {false, 1}, {true, 1}}) {
+        SCOPED_TRACE(std::string(fv ? "finite volumes" : "finite elements") + ", refine " + std::to_string(refine));
         test::TempDir dir;
         const auto mesh = dir.write("bad.msh", mesh_text);
-        const auto r = run_case(dir, linear_case(mesh.string(), fv), "bad");
+        std::string yaml = linear_case(mesh.string(), fv);
+        if (refine > 0) yaml.replace(yaml.find("\ndiscretisation"), 0, "\n  refine: " + std::to_string(refine));
+        const auto r = run_case(dir, yaml, "bad");
         EXPECT_EQ(r.exit_code, 1) << r.output;
         for (const std::string& part : parts)
             EXPECT_NE(r.output.find(part), std::string::npos) << "missing '" << part << "' in:\n" << r.output;
@@ -222,4 +231,44 @@ TEST(MeshValidation, AGroupTheMeshLacksIsNamedWithTheCaseFilesLine)
     EXPECT_NE(r.output.find("has no boundary physical group named 'boundry' (boundary groups: boundary)"),
               std::string::npos)
         << r.output;
+}
+
+TEST(MeshValidation, ARefinedGmshMeshIsCheckedOnGmshsCellsWithTheSameVerdict)
+{
+    // Conformity and parts checked on Gmsh's cells before the refinement give the verdict the
+    // full checks give on the refined mesh: the same face counts (each face split into four,
+    // each edge into two in 2D), parts and worst quality; tetrahedra, triangles with
+    // quadrilaterals, prisms, and the four 3D types together, refined once and twice.
+    const ExecPtr cpu = Executor::create_cpu();
+    test::TempDir dir;
+    dir.write("square.geo", test::square_triangles_quadrilaterals(6));
+    dir.write("prisms.geo", test::cube_prisms(3));
+    dir.write("four.geo", test::cube_four_types(6));
+    dir.write("tets.geo", "SetFactory(\"OpenCASCADE\");\nBox(1) = {0, 0, 0, 1, 1, 1};\n"
+                          "Mesh.MeshSizeMax = 0.3;\nPhysical Volume(\"domain\") = {1};\n"
+                          "Physical Surface(\"boundary\") = {1, 2, 3, 4, 5, 6};\n");
+    for (const auto& [geo, group] : {std::pair{"square.geo", "boundary"}, {"prisms.geo", "bottom"},
+                                     {"four.geo", "top"}, {"tets.geo", "boundary"}})
+        for (const int refine : {1, 2}) {
+            SCOPED_TRACE(std::string(geo) + ", refine " + std::to_string(refine));
+            const CaseSpec spec = parse_case_text(
+                fmt::format("mesh:\n  geo: {}\n  refine: {}\nproblem:\n  f: 1\n"
+                            "  dirichlet:\n    {}: 0\n",
+                            (dir.path() / geo).string(), refine, group),
+                "refined", dir.path());
+            const CaseMesh fine = load_case_mesh(spec, cpu);
+            const MeshValidation full = validate_case_mesh(spec, fine.mesh, cpu);
+            const CaseMesh coarse = load_case_mesh(spec, cpu, MeshCopy::host_only, MeshStage::coarse);
+            ASSERT_GE(fine.mesh.num_cells(), coarse.mesh.num_cells() * (fine.mesh.dim == 3 ? 8 : 4) * (refine == 2 ? (fine.mesh.dim == 3 ? 8 : 4) : 1));
+            const CoarseMeshVerdict verdict = check_coarse_mesh(spec, coarse.mesh, cpu);
+            const MeshValidation checked = validate_case_mesh(spec, fine.mesh, cpu, {}, &verdict);
+            ASSERT_TRUE(full.conformity.checked);
+            EXPECT_TRUE(checked.conformity.checked);
+            EXPECT_EQ(checked.conformity.interior_faces, full.conformity.interior_faces);
+            EXPECT_EQ(checked.conformity.boundary_faces, full.conformity.boundary_faces);
+            EXPECT_GT(full.conformity.interior_faces, coarse.mesh.num_cells());
+            EXPECT_EQ(checked.parts, full.parts);
+            EXPECT_EQ(checked.quality.worst, full.quality.worst);
+            EXPECT_EQ(checked.quality.worst_cell, full.quality.worst_cell);
+        }
 }

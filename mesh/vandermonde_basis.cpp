@@ -1,6 +1,6 @@
-#include "mesh/simplex_vandermonde.hpp"
+#include "mesh/vandermonde_basis.hpp"
 
-#include <array>
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -15,13 +15,31 @@
 namespace gpufem {
 namespace {
 
-/// The exponents of the monomials x^a y^b z^c of total degree <= order (c = 0 in 2D).
-std::vector<std::array<int, 3>> monomials(int dim, int order)
+/// One function of the spanning set: u^a v^b w^c (1 - w)^e (e = 0 for simplices).
+struct Exponents {
+    int a = 0, b = 0, c = 0, e = 0;
+};
+
+/// The monomials x^a y^b z^c of total degree <= order (c = 0 in 2D).
+std::vector<Exponents> simplex_monomials(int dim, int order)
 {
-    std::vector<std::array<int, 3>> out;
+    std::vector<Exponents> out;
     for (int a = 0; a <= order; ++a)
         for (int b = 0; a + b <= order; ++b)
-            for (int c = 0; a + b + c <= (dim == 3 ? order : a + b); ++c) out.push_back({a, b, c});
+            for (int c = 0; a + b + c <= (dim == 3 ? order : a + b); ++c) out.push_back({a, b, c, 0});
+    return out;
+}
+
+/// The pyramid's rational space of this order: u^a v^b w^c (1 - w)^(max(a, b) - a - b) for
+/// a, b <= order and c <= order - max(a, b) ((order + 1)(order + 2)(2 order + 3) / 6 functions).
+std::vector<Exponents> pyramid_functions(int order)
+{
+    std::vector<Exponents> out;
+    for (int a = 0; a <= order; ++a)
+        for (int b = 0; b <= order; ++b) {
+            const int m = std::max(a, b);
+            for (int c = 0; c <= order - m; ++c) out.push_back({a, b, c, m - a - b});
+        }
     return out;
 }
 
@@ -41,7 +59,7 @@ std::vector<double> inverse(std::vector<double> a, std::size_t n)
         std::size_t pivot = col;
         for (std::size_t r = col + 1; r < n; ++r)
             if (std::abs(a[r * n + col]) > std::abs(a[pivot * n + col])) pivot = r;
-        if (std::abs(a[pivot * n + col]) < 1e-14) throw std::logic_error("vandermonde_simplex_basis: singular nodes");
+        if (std::abs(a[pivot * n + col]) < 1e-14) throw std::logic_error("vandermonde_basis: singular nodes");
         for (std::size_t k = 0; k < n; ++k) {
             std::swap(a[col * n + k], a[pivot * n + k]);
             std::swap(inv[col * n + k], inv[pivot * n + k]);
@@ -63,10 +81,29 @@ std::vector<double> inverse(std::vector<double> a, std::size_t n)
     return inv;
 }
 
-/// The inverse Vandermonde matrix of an element: [monomial][node].
+/// prefactor * r^e, and 0 for a zero prefactor: the pyramid's rational functions at its apex
+/// (r = 1 - w = 0, where u = v = 0) take their limits along the axis.
+double times_power(double prefactor, double r, int e)
+{
+    return prefactor == 0.0 ? 0.0 : prefactor * std::pow(r, e);
+}
+
+/// The value and the dim derivatives of u^a v^b w^c (1 - w)^e at x (dim coordinates).
+void evaluate(const Exponents& f, int dim, const double* x, double& value, double* gradient)
+{
+    const double u = x[0], v = x[1], w = dim == 3 ? x[2] : 0.0, r = 1.0 - w;
+    const double uv = power(u, f.a) * power(v, f.b), wc = power(w, f.c);
+    value = times_power(uv * wc, r, f.e);
+    gradient[0] = times_power(f.a * power(u, f.a - 1) * power(v, f.b) * wc, r, f.e);
+    gradient[1] = times_power(f.b * power(u, f.a) * power(v, f.b - 1) * wc, r, f.e);
+    if (dim == 3)
+        gradient[2] = times_power(uv * f.c * power(w, f.c - 1), r, f.e) - times_power(uv * f.e * wc, r, f.e - 1);
+}
+
+/// The inverse Vandermonde matrix of an element: [function][node].
 struct Vandermonde {
     int dim = 0;
-    std::vector<std::array<int, 3>> exponents;
+    std::vector<Exponents> exponents;
     std::vector<double> inverse;
 };
 
@@ -75,20 +112,15 @@ Vandermonde make_vandermonde(ElementType type, int order)
     const ShapeTraits& shape = cell_shape(type);
     Vandermonde v;
     v.dim = shape.dim;
-    v.exponents = monomials(v.dim, order);
+    v.exponents = type == ElementType::pyramid ? pyramid_functions(order) : simplex_monomials(v.dim, order);
     const std::span<const double> nodes = gmsh_reference_table(shape.gmsh_basis_types[static_cast<std::size_t>(order - 1)]);
-    const std::size_t n = v.exponents.size();
-    if (nodes.size() != n * static_cast<std::size_t>(v.dim))
-        throw std::logic_error("vandermonde_simplex_basis: the reference table's nodes are not the element's");
+    const std::size_t n = v.exponents.size(), dim = static_cast<std::size_t>(v.dim);
+    if (nodes.size() != n * dim)
+        throw std::logic_error("vandermonde_basis: the reference table's nodes are not the element's");
     std::vector<double> matrix(n * n);
+    double unused[3];
     for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < n; ++j) {
-            double m = 1.0;
-            for (int d = 0; d < v.dim; ++d)
-                m *= power(nodes[i * static_cast<std::size_t>(v.dim) + static_cast<std::size_t>(d)],
-                           v.exponents[j][static_cast<std::size_t>(d)]);
-            matrix[i * n + j] = m;
-        }
+        for (std::size_t j = 0; j < n; ++j) evaluate(v.exponents[j], v.dim, &nodes[i * dim], matrix[i * n + j], unused);
     v.inverse = inverse(std::move(matrix), n);
     return v;
 }
@@ -107,37 +139,27 @@ const Vandermonde& vandermonde(ElementType type, int order)
 
 bool has_vandermonde_basis(ElementType type, int order)
 {
+    if (type == ElementType::pyramid) return order >= 1 && order <= 4;
     return (type == ElementType::triangle || type == ElementType::tetrahedron) && (order == 3 || order == 4);
 }
 
-void vandermonde_simplex_basis(ElementType type, int order, const std::vector<double>& points,
-                               std::vector<double>& values, std::vector<double>& gradients)
+void vandermonde_basis(ElementType type, int order, const std::vector<double>& points, std::vector<double>& values,
+                       std::vector<double>& gradients)
 {
     if (!has_vandermonde_basis(type, order))
-        throw std::logic_error("vandermonde_simplex_basis: a triangle or tetrahedron of order 3 or 4");
+        throw std::logic_error("vandermonde_basis: a triangle or tetrahedron of order 3 or 4, or a pyramid of order 1 to 4");
     const Vandermonde& v = vandermonde(type, order);
     const auto dim = static_cast<std::size_t>(v.dim), n = v.exponents.size(), count = points.size() / dim;
     values.assign(count * n, 0.0);
     gradients.assign(count * n * dim, 0.0);
-    std::vector<double> m(n), dm(n * dim);
+    std::vector<double> m(n), dm(n * 3);
     for (std::size_t p = 0; p < count; ++p) {
-        const double* x = &points[p * dim];
-        for (std::size_t j = 0; j < n; ++j) {
-            const auto& e = v.exponents[j];
-            m[j] = 1.0;
-            for (std::size_t d = 0; d < dim; ++d) m[j] *= power(x[d], e[d]);
-            for (std::size_t d = 0; d < dim; ++d) {
-                double slope = e[d] == 0 ? 0.0 : e[d] * power(x[d], e[d] - 1);
-                for (std::size_t o = 0; o < dim; ++o)
-                    if (o != d) slope *= power(x[o], e[o]);
-                dm[j * dim + d] = slope;
-            }
-        }
+        for (std::size_t j = 0; j < n; ++j) evaluate(v.exponents[j], v.dim, &points[p * dim], m[j], &dm[j * 3]);
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t j = 0; j < n; ++j) {
                 const double c = v.inverse[j * n + i];
                 values[p * n + i] += m[j] * c;
-                for (std::size_t d = 0; d < dim; ++d) gradients[(p * n + i) * dim + d] += dm[j * dim + d] * c;
+                for (std::size_t d = 0; d < dim; ++d) gradients[(p * n + i) * dim + d] += dm[j * 3 + d] * c;
             }
     }
 }
