@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "mesh/cad_boundary.hpp"
+#include "mesh/gmsh_entity_periods.hpp"
 #include "mesh/gmsh_element_types.hpp"
 #include "mesh/lattice_table.hpp"
 
@@ -209,23 +210,7 @@ EntityParameters entity_parameters(int dim, int tag, const GmshNodeNumbering& nu
         if (nodes[i] >= 0) out.at[nodes[i]] = {parameters[i * dim], dim == 2 ? parameters[i * dim + 1] : 0.0};
     }
     out.singular = singular_nodes(dim, tag, nodes, parameters);
-    std::vector<double> low, high;
-    gmsh::model::getParametrizationBounds(dim, tag, low, high);
-    if (low.size() != static_cast<std::size_t>(dim) || high.size() != low.size()) return out;
-    for (int d = 0; d < dim; ++d) {  // periodic: the entity meets itself across the bounds
-        std::vector<double> ends, points;
-        for (const double x : {low[d], high[d]}) {
-            Parameters p{0, 0};
-            p[static_cast<std::size_t>(d)] = x;
-            if (dim == 2) p[static_cast<std::size_t>(1 - d)] = 0.5 * (low[1 - d] + high[1 - d]);
-            ends.insert(ends.end(), p.begin(), p.begin() + dim);
-        }
-        gmsh::model::getValue(dim, tag, ends, points);
-        if (points.size() != 6) continue;
-        const double scale = std::max({1.0, std::abs(points[0]), std::abs(points[1]), std::abs(points[2])});
-        if (distance(&points[0], &points[3]) <= 1e-9 * scale)
-            out.period[static_cast<std::size_t>(d)] = high[d] - low[d];
-    }
+    out.period = parametrisation_periods(dim, tag);
     return out;
 }
 

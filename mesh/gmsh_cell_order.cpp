@@ -1,5 +1,7 @@
 #include "mesh/gmsh_cell_order.hpp"
 
+#include "mesh/gmsh_second_order.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -139,7 +141,12 @@ GmshCellOrder gmsh_cell_order(const MeshSpec& spec, int file_order, const std::s
 
 void set_mesh_order(int order, const std::string& source)
 {
-    if (mesh_cell_order(source) == order) return;
+    const int current = mesh_cell_order(source);
+    if (current == order) return;
+    if (current == 1 && order == 2 && own_second_order_applies()) {  // simplices: gpufem's, on all edges at once
+        run_gmsh_step("mesh '" + source + "', order 2", [] { make_second_order(); });
+        return;
+    }
     gmsh::option::setNumber("Mesh.SecondOrderIncomplete", 0);  // complete Lagrange elements
     gmsh::option::setNumber("Mesh.SecondOrderLinear", 0);      // nodes on the geometry
     gmsh::option::setNumber("Mesh.HighOrderOptimize", 0);      // keep Gmsh's placement
