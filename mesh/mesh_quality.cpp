@@ -87,6 +87,46 @@ double cell_measure(const Corners& p, const KernelShape& shape, int dim)
     return volume;
 }
 
+/// A simplex's longest edge and its area (2D) or volume: every pair of its corners is an edge.
+double simplex_quality(const Corners& p, ElementType type)
+{
+    double squared = 0;  // the longest edge's square
+    for (int a = 0; a < p.n; ++a)
+        for (int b = a + 1; b < p.n; ++b) {
+            const double d[3] = {p.x[a][0] - p.x[b][0], p.x[a][1] - p.x[b][1], p.x[a][2] - p.x[b][2]};
+            squared = std::max(squared, d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        }
+    double measure = 0;
+    if (type == ElementType::tetrahedron) {
+        measure = tetrahedron_volume(p.x[0], p.x[1], p.x[2], p.x[3]);
+    } else {
+        const double u[2] = {p.x[1][0] - p.x[0][0], p.x[1][1] - p.x[0][1]};
+        const double v[2] = {p.x[2][0] - p.x[0][0], p.x[2][1] - p.x[0][1]};
+        measure = std::abs(u[0] * v[1] - u[1] * v[0]) / 2;
+    }
+    const double scale =
+        ideal_measure[static_cast<int>(type)] * (type == ElementType::tetrahedron ? squared * std::sqrt(squared) : squared);
+    return scale > 0 ? measure / scale : 0.0;
+}
+
+/// Cell c's quality: its area or volume against the ideal cell's of its shape with the same
+/// longest edge (0 for a degenerate cell).
+double cell_quality(const Mesh& mesh, const KernelShapes& shapes, long long c)
+{
+    const ElementType type = mesh.type_of_cell(static_cast<index_type>(c));
+    const KernelShape& shape = shapes.of_type[static_cast<int>(type)];
+    const Corners p = corners_of(mesh, shape, c);
+    double q = 0;
+    if (type == ElementType::tetrahedron || type == ElementType::triangle) {
+        q = simplex_quality(p, type);
+    } else {
+        const double edge = longest_edge(p, shape);
+        const double scale = ideal_measure[static_cast<int>(type)] * std::pow(edge, element_dimension(type));
+        q = scale > 0 ? cell_measure(p, shape, element_dimension(type)) / scale : 0.0;
+    }
+    return std::isfinite(q) ? q : 0.0;
+}
+
 }  // namespace
 
 void check_mesh_coordinates(const Mesh& mesh)
@@ -127,28 +167,39 @@ std::vector<double> cell_qualities(const Mesh& mesh)
     std::vector<double> quality(static_cast<std::size_t>(n));
     const KernelShapes shapes = kernel_shapes();
 #pragma omp parallel for schedule(static)
-    for (long long c = 0; c < n; ++c) {
-        const ElementType type = mesh.type_of_cell(static_cast<index_type>(c));
-        const KernelShape& shape = shapes.of_type[static_cast<int>(type)];
-        const Corners p = corners_of(mesh, shape, c);
-        const double edge = longest_edge(p, shape);
-        const double scale = ideal_measure[static_cast<int>(type)] * std::pow(edge, element_dimension(type));
-        const double q = scale > 0 ? cell_measure(p, shape, element_dimension(type)) / scale : 0.0;
-        quality[static_cast<std::size_t>(c)] = std::isfinite(q) ? q : 0.0;
-    }
+    for (long long c = 0; c < n; ++c) quality[static_cast<std::size_t>(c)] = cell_quality(mesh, shapes, c);
     return quality;
 }
 
 QualitySummary check_cell_quality(const Mesh& mesh, const QualityLimits& limits)
 {
-    const std::vector<double> quality = cell_qualities(mesh);
+    // The worst cell (the first of the lowest quality) and the poor ones, by the host's
+    // threads: each takes a contiguous range, their results joined in order of quality, then
+    // of cell.
+    const long long n = mesh.num_cells();
+    const KernelShapes shapes = kernel_shapes();
     QualitySummary out;
-    for (std::size_t c = 0; c < quality.size(); ++c) {
-        if (out.worst_cell < 0 || quality[c] < out.worst) {
-            out.worst = quality[c];
-            out.worst_cell = static_cast<long long>(c);
+#pragma omp parallel
+    {
+        QualitySummary mine;
+#pragma omp for schedule(static) nowait
+        for (long long c = 0; c < n; ++c) {
+            const double q = cell_quality(mesh, shapes, c);
+            if (mine.worst_cell < 0 || q < mine.worst) {
+                mine.worst = q;
+                mine.worst_cell = c;
+            }
+            mine.poor += q < limits.warn;
         }
-        out.poor += quality[c] < limits.warn;
+#pragma omp critical
+        {
+            out.poor += mine.poor;
+            if (mine.worst_cell >= 0 &&
+                (out.worst_cell < 0 || mine.worst < out.worst || (mine.worst == out.worst && mine.worst_cell < out.worst_cell))) {
+                out.worst = mine.worst;
+                out.worst_cell = mine.worst_cell;
+            }
+        }
     }
     if (out.worst_cell >= 0 && out.worst < limits.refuse)
         throw MeshSourceError(fmt::format(

@@ -188,6 +188,61 @@ TEST(MeshQuality, SliversAreRefusedAndPoorCellsCounted)
     }
 }
 
+TEST(MeshQuality, EveryCellsQualityAndTheFirstWorstCellOnTheHostsThreads)
+{
+    // Random tetrahedra and triangles (unconnected, a few thousand): each cell's quality is its
+    // volume or area against the regular simplex's with its longest edge; the worst cell is the
+    // first of the lowest quality (two cells made alike to tie), the poor ones counted.
+    std::mt19937 rng(test::random_seed());
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (const ElementType type : {ElementType::tetrahedron, ElementType::triangle}) {
+        const int corners = type == ElementType::tetrahedron ? 4 : 3, cells = 5000;
+        std::vector<double> xyz;
+        std::vector<index_type> connectivity;
+        for (int c = 0; c < cells; ++c)
+            for (int k = 0; k < corners; ++k) {
+                for (int d = 0; d < 3; ++d) xyz.push_back(d == 2 && corners == 3 ? 0.0 : unit(rng));
+                connectivity.push_back(static_cast<index_type>(c * corners + k));
+            }
+        // Cells 1234 and 4321: the same thin simplex, the lowest quality of all.
+        for (const int c : {1234, 4321})
+            for (int k = 0; k < corners; ++k)
+                for (int d = 0; d < 3; ++d) {
+                    const double thin[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1e-7, 0}, {0.3, 0.3, 1e-7}};
+                    xyz[static_cast<std::size_t>(3 * (c * corners + k) + d)] = thin[k][d];
+                }
+        const Mesh mesh = make_mesh(type, xyz, connectivity);
+        const std::vector<double> quality = cell_qualities(mesh);
+        ASSERT_EQ(quality.size(), static_cast<std::size_t>(cells));
+        long long poor = 0;
+        for (int c = 0; c < cells; ++c) {
+            const double* p[4];
+            for (int k = 0; k < corners; ++k) p[k] = &xyz[static_cast<std::size_t>(3 * (c * corners + k))];
+            double longest = 0;
+            for (int a = 0; a < corners; ++a)
+                for (int b = a + 1; b < corners; ++b)
+                    longest = std::max(longest, std::hypot(p[a][0] - p[b][0], p[a][1] - p[b][1], p[a][2] - p[b][2]));
+            double u[3], v[3], w[3];
+            for (int d = 0; d < 3; ++d) u[d] = p[1][d] - p[0][d], v[d] = p[2][d] - p[0][d];
+            double expected = 0;
+            if (corners == 4) {
+                for (int d = 0; d < 3; ++d) w[d] = p[3][d] - p[0][d];
+                const double volume = std::abs(u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+                                               u[2] * (v[0] * w[1] - v[1] * w[0])) / 6;
+                expected = volume / (std::pow(longest, 3) / (6 * std::sqrt(2.0)));
+            } else {
+                expected = std::abs(u[0] * v[1] - u[1] * v[0]) / 2 / (std::sqrt(3.0) / 4 * longest * longest);
+            }
+            EXPECT_NEAR(quality[static_cast<std::size_t>(c)], expected, 1e-12 * std::max(1.0, expected)) << "cell " << c;
+            poor += quality[static_cast<std::size_t>(c)] < 1e-2;
+        }
+        const QualitySummary summary = check_cell_quality(mesh, {1e-20, 1e-2});
+        EXPECT_EQ(summary.worst_cell, 1234);
+        EXPECT_EQ(summary.worst, quality[1234]);
+        EXPECT_EQ(summary.poor, poor);
+    }
+}
+
 TEST(MeshQuality, TwoDimensionalMeshesMustBeFlat)
 {
     Mesh bent = grid_mesh(ElementType::triangle, 3);
