@@ -12,6 +12,7 @@
 #include <gmsh.h>
 
 #include "mesh/gmsh_entity_periods.hpp"
+#include "mesh/stage_laps.hpp"
 
 namespace gpufem {
 namespace {
@@ -240,10 +241,10 @@ void add_midpoints(EntityMesh& e, NodeCoordinates& xyz, std::unordered_map<EdgeK
         for (const auto& [i, j] : edges) {
             const std::size_t a = e.element_nodes[first + static_cast<std::size_t>(i)];
             const std::size_t b = e.element_nodes[first + static_cast<std::size_t>(j)];
-            if (!made.try_emplace(edge_key(a, b), 0).second) continue;
-            const std::size_t tag = xyz.take_tag();
-            made[edge_key(a, b)] = tag;
-            e.new_nodes.push_back(tag);
+            const auto [slot, fresh] = made.try_emplace(edge_key(a, b), 0);
+            if (!fresh) continue;
+            slot->second = xyz.take_tag();
+            e.new_nodes.push_back(slot->second);
             for (int c = 0; c < 3; ++c) straight.push_back(0.5 * (xyz[a][c] + xyz[b][c]));
             lengths.push_back(std::hypot(xyz[a][0] - xyz[b][0], xyz[a][1] - xyz[b][1], xyz[a][2] - xyz[b][2]));
             if (!parametric) continue;
@@ -318,14 +319,22 @@ bool own_second_order_applies()
 
 void make_second_order()
 {
+    StageLaps laps;
     std::vector<EntityMesh> entities = read_model_mesh();
     NodeCoordinates xyz(entities);
+    laps.lap("read");
     std::unordered_map<EdgeKey, std::size_t, EdgeHash> made;
+    std::size_t cells = 0;
+    for (const EntityMesh& e : entities) cells += e.dim >= 2 ? e.elements.size() : 0;
+    made.reserve(2 * cells);  // about 1.2 edges a tetrahedron, 1.5 a triangle
     // Curves first, then surfaces, then volumes: an edge belongs to the lowest entity it lies in.
-    for (int dim = 1; dim <= 3; ++dim)
+    for (int dim = 1; dim <= 3; ++dim) {
         for (EntityMesh& e : entities)
             if (e.dim == dim) add_midpoints(e, xyz, made);
+        laps.lap(dim == 1 ? "curves' edges" : dim == 2 ? "surfaces' edges" : "volumes' edges");
+    }
     gmsh::model::mesh::clear();
+    laps.lap("cleared");
     for (const EntityMesh& e : entities) {
         std::vector<std::size_t> tags = e.nodes;
         tags.insert(tags.end(), e.new_nodes.begin(), e.new_nodes.end());
@@ -334,12 +343,13 @@ void make_second_order()
         parameters.insert(parameters.end(), e.new_parameters.begin(), e.new_parameters.end());
         if (!tags.empty()) gmsh::model::mesh::addNodes(e.dim, e.tag, tags, coordinates, parameters);
     }
-    for (const EntityMesh& e : entities) {
-        if (e.elements.empty()) continue;
-        const int type = second_order_type[static_cast<std::size_t>(e.dim)];
-        gmsh::model::mesh::addElementsByType(e.tag, type, e.elements,
-                                             e.dim == 0 ? e.element_nodes : second_order_nodes(e, made));
-    }
+    laps.lap("nodes added");
+    for (const EntityMesh& e : entities)
+        if (!e.elements.empty())
+            gmsh::model::mesh::addElementsByType(e.tag, second_order_type[static_cast<std::size_t>(e.dim)], e.elements,
+                                                 e.dim == 0 ? e.element_nodes : second_order_nodes(e, made));
+    laps.lap("elements added");
+    spdlog::debug("second-order mesh: {} edge nodes: {}", made.size(), laps.text);
 }
 
 }  // namespace gpufem
