@@ -27,7 +27,7 @@ int run_case_bench(CommandContext& context, const std::string& case_file, const 
     set_bench_log_pattern();
     return run_reporting_errors([&]() -> int {
         const CaseSpec spec = parse_with_backend(case_file, overrides, context.backend);
-        if (solves_on_cpu(spec)) ensure_passive_thread_wait(context.argv);
+        if (solves_on_cpu(spec)) prefer_passive_thread_wait(context);
         bench(spec);
         return exit_ok;
     });
@@ -142,7 +142,7 @@ Command add_mtx(CLI::App& bench, CommandContext& context)
     sub->add_option("-o,--output", options->work_dir, "Where the written file goes (default: the temp folder)");
     return {sub, [options, &context] {
                 set_bench_log_pattern();
-                ensure_passive_thread_wait(context.argv);
+                prefer_passive_thread_wait(context);
                 return run_reporting_errors([&]() -> int {
                     run_matrix_market_bench(*options);  // prints its table
                     return exit_ok;

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "linalg/host_threads.hpp"
 #include "solver/run/pipeline.hpp"
 #include "solver/run/run_case.hpp"
 
@@ -47,6 +48,11 @@ int run_reporting_errors(const std::function<int()>& body)
         std::cerr << "gpufem: error: " << e.what() << "\n";
         return exit_error;
     }
+}
+
+void prefer_passive_thread_wait(const CommandContext& context)
+{
+    if (!context.mpi_rank) ensure_passive_thread_wait(context.argv);
 }
 
 }  // namespace gpufem

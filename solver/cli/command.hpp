@@ -24,7 +24,13 @@ struct CommandContext {
     std::string backend;                     ///< --backend ("": the case's)
     int threads = 0;                         ///< --threads (0: the default)
     std::shared_future<void> rank_device;    ///< a rank's GPU being prepared (prepare_rank_device)
+    bool mpi_rank = false;                   ///< started by an MPI launcher, MPI initialised
 };
+
+/// ensure_passive_thread_wait for the command's process, except in a rank of an MPI run: it
+/// has joined the run (MPI_Init), and the program executed again would join it a second time
+/// (Open MPI aborts); a rank keeps the OpenMP runtime's default wait policy.
+void prefer_passive_thread_wait(const CommandContext& context);
 
 /// A registered command: its CLI11 subcommand and what runs it once parsed (returns the exit
 /// code).

@@ -39,6 +39,7 @@ int main(int argc, char** argv)
     if (launched_by_mpi()) {
         context.rank_device = prepare_rank_device();
         mpi.emplace(argc, argv);
+        context.mpi_rank = true;
     }
     install_interrupt_cleanup();
     set_mesh_worker(mesh_worker_program());

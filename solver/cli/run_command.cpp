@@ -66,7 +66,7 @@ std::vector<std::string> case_overrides(const RunArguments& args)
 /// Runs the parsed case (or its sweep) as the arguments say.
 int run_parsed(const CaseSpec& spec, const RunArguments& args, CommandContext& context)
 {
-    if (solves_on_cpu(spec)) ensure_passive_thread_wait(context.argv);
+    if (solves_on_cpu(spec)) prefer_passive_thread_wait(context);
     RunOptions options;
     options.output_dir = args.output_dir;
     options.check_memory = !args.no_memory_check;

@@ -68,7 +68,7 @@ Command add_study_command(CLI::App& app, CommandContext& context)
     sub->add_flag("--no-plots", args->no_plots, "Write study.md without plots (gpufem report draws them later)");
     sub->footer("\n" + study_file_reference());
     return {sub, [args, &context] {
-                if (context.backend != "cuda") ensure_passive_thread_wait(context.argv);
+                if (context.backend != "cuda") prefer_passive_thread_wait(context);
                 return run(*args, context);
             }};
 }

@@ -245,6 +245,30 @@ void check_against_one_rank(const Case& c, const std::string& dirichlet = "bound
     check_text_against_one_rank(c.name, case_text(c, random_seed(), dirichlet), c.method, more_args, rank_counts, dir);
 }
 
+TEST(DistributedRun, OneRankUnderMpirunSolvesAsTheProgramAlone)
+{
+    // mpirun -np 1 on the CPU backend: the rank does not execute the program again for its
+    // threads' wait policy (a second image would join the MPI run again, and Open MPI aborts);
+    // the same solution and iterations as gpufem started alone. OMP_WAIT_POLICY left unset, as
+    // a user's environment has it.
+    TempDir dir;
+    const auto file = dir.write("one.yaml", case_text({"one_rank", "{shape: unit_square, elements: triangle, size: 0.1}",
+                                                       2, "cg", ""},
+                                                      random_seed(), "boundary"));
+    const auto alone = dir.path() / "alone", ranked = dir.path() / "ranked";
+    const CommandResult a = run_command(fmt::format("env -u OMP_WAIT_POLICY {} run {} -q --backend cpu -o {}",
+                                                    gpufem_command(), file.string(), alone.string()));
+    ASSERT_EQ(a.exit_code, 0) << a.output;
+    const CommandResult r = run_command(fmt::format(
+        "env -u OMP_WAIT_POLICY OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 {} -np 1 "
+        "--oversubscribe --bind-to none {} run {} -q --backend cpu -o {}",
+        GPUFEM_MPIEXEC, gpufem_command(), file.string(), ranked.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(read_json(ranked / "report.json")["solver"]["iterations"], read_json(alone / "report.json")["solver"]["iterations"]);
+    const auto one = read_vtu(alone / "result.vtu"), other = read_vtu(ranked / "result.vtu");
+    EXPECT_LT(against_reference(u_by_point(*one), u_by_point(*other)), 1e-12);
+}
+
 TEST(DistributedRun, TrianglesOfDegreeThreeWithNeumannSides)
 {
     check_against_one_rank({"triangles_p3", "{shape: unit_square, elements: triangle, size: 0.1}", 3, "cg",
