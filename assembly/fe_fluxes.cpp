@@ -64,6 +64,13 @@ struct FluxBlocks {
     std::size_t cell(std::size_t b, std::size_t k) const { return mixed.empty() ? k : static_cast<std::size_t>(mixed[b].cells[k]); }
 };
 
+/// Whether the mesh's own device copy is on exec (then the element kernels may run over all
+/// its cells there).
+bool device_copy_on(const Mesh& mesh, const ExecPtr& exec)
+{
+    return mesh.device && mesh.device->cells.executor() == exec;
+}
+
 /// n values on exec: 1 for the first `ones`, 0 after.
 template <typename T>
 Array<T> prefix_mask(const ExecPtr& exec, std::size_t n, std::size_t ones)
@@ -145,7 +152,7 @@ void add_dirichlet_residual(const Mesh& mesh, const ProblemSpec& problem, const 
 {
     const ExecPtr& exec = u.executor();
     const long long cells = mesh.num_cells();
-    if (whole && mesh.device && mesh.device->cells.executor() == exec) {
+    if (whole && device_copy_on(mesh, exec)) {
         // The mesh is on the device already: every cell's residual there (the element kernels
         // compute only the Dirichlet rows) costs less than cutting and uploading the cells
         // that touch them.
@@ -387,7 +394,7 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     fill(residual, 0.0), fill(load, V(0));
     const DirichletOwners owners = dirichlet_owners(mesh, problem, exec, u.size());
     laps.lap_after(*exec, "Dirichlet nodes");
-    const bool blocks_residual = mesh.is_mixed() && mesh.device && mesh.device->cells.executor() == exec;
+    const bool blocks_residual = mesh.is_mixed() && device_copy_on(mesh, exec);
     add_cell_means(blocks, problem, u, whole ? &*whole : nullptr, static_cast<long long>(cells_total), pass,
                    blocks_residual && !problem.dirichlet.empty() ? owners.mask.data() : nullptr, residual);
     laps.lap("cell means");

@@ -15,7 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "mesh/cad_boundary.hpp"
-#include "mesh/gmsh_entity_periods.hpp"
+#include "mesh/gmsh_parametrisation.hpp"
 #include "mesh/gmsh_element_types.hpp"
 #include "mesh/lattice_table.hpp"
 
@@ -179,19 +179,10 @@ struct EntityParameters {
 std::unordered_set<index_type> singular_nodes(int dim, int tag, const std::vector<index_type>& nodes,
                                               const std::vector<double>& parameters)
 {
-    std::vector<double> derivatives;
-    gmsh::model::getDerivative(dim, tag, parameters, derivatives);
+    const std::vector<int> degenerate = degenerate_directions(dim, tag, parameters);
     std::unordered_set<index_type> singular;
-    const std::size_t per = 3 * static_cast<std::size_t>(dim);
-    if (derivatives.size() != nodes.size() * per) return singular;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        double norms[2] = {0, 0};
-        for (std::size_t d = 0; d < static_cast<std::size_t>(dim); ++d)
-            for (std::size_t c = 0; c < 3; ++c) norms[d] += derivatives[i * per + 3 * d + c] * derivatives[i * per + 3 * d + c];
-        const double largest = std::max(norms[0], norms[1]);
-        if (nodes[i] >= 0 && (largest == 0 || std::min(norms[0], dim == 2 ? norms[1] : norms[0]) < 1e-12 * largest))
-            singular.insert(nodes[i]);
-    }
+    for (std::size_t i = 0; i < degenerate.size(); ++i)
+        if (nodes[i] >= 0 && degenerate[i] >= 0) singular.insert(nodes[i]);
     return singular;
 }
 

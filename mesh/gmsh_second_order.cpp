@@ -11,7 +11,7 @@
 
 #include <gmsh.h>
 
-#include "mesh/gmsh_entity_periods.hpp"
+#include "mesh/gmsh_parametrisation.hpp"
 #include "mesh/stage_laps.hpp"
 
 namespace gpufem {
@@ -105,23 +105,6 @@ struct EntityParameters {
     Parameters period{0, 0};
 };
 
-/// Into out.degenerate: the surface's nodes at which one derivative of its parametrisation
-/// vanishes, with that direction.
-void find_poles(int tag, const std::vector<std::size_t>& tags, const std::vector<double>& parameters,
-                EntityParameters& out)
-{
-    std::vector<double> derivatives;
-    gmsh::model::getDerivative(2, tag, parameters, derivatives);
-    if (derivatives.size() != 6 * tags.size()) return;
-    for (std::size_t i = 0; i < tags.size(); ++i) {
-        double norms[2] = {0, 0};
-        for (std::size_t d = 0; d < 2; ++d)
-            for (std::size_t c = 0; c < 3; ++c) norms[d] += derivatives[6 * i + 3 * d + c] * derivatives[6 * i + 3 * d + c];
-        const double largest = std::max(norms[0], norms[1]);
-        if (largest > 0 && std::min(norms[0], norms[1]) < 1e-12 * largest) out.degenerate[tags[i]] = norms[0] < norms[1] ? 0 : 1;
-    }
-}
-
 EntityParameters entity_parameters(int dim, int tag)
 {
     EntityParameters out;
@@ -132,7 +115,11 @@ EntityParameters entity_parameters(int dim, int tag)
     out.at.reserve(tags.size());
     for (std::size_t i = 0; i < tags.size(); ++i)
         out.at[tags[i]] = {parameters[i * dim], dim == 2 ? parameters[i * dim + 1] : 0.0};
-    if (dim == 2) find_poles(tag, tags, parameters, out);
+    if (dim == 2) {
+        const std::vector<int> degenerate = degenerate_directions(dim, tag, parameters);
+        for (std::size_t i = 0; i < degenerate.size(); ++i)
+            if (degenerate[i] == 0 || degenerate[i] == 1) out.degenerate[tags[i]] = degenerate[i];
+    }
     out.period = parametrisation_periods(dim, tag);
     return out;
 }

@@ -68,6 +68,29 @@ MeshValidation verdict_of(const json& entry)
     return checked;
 }
 
+/// The identity without the final mesh's counts.
+json without_counts(json identity)
+{
+    identity.erase("cells");
+    identity.erase("nodes");
+    return identity;
+}
+
+/// The verdict beside `cache_file` of a mesh of one part with this identity (with_counts:
+/// false, whatever the final mesh's counts), or nothing.
+std::optional<json> find_verdict(const std::string& cache_file, const json& identity, bool with_counts)
+{
+    try {
+        for (const json& entry : read_verdicts(cache_file)) {
+            if (entry.at("parts").get<index_type>() != 1) continue;
+            const json& found = entry.at("identity");
+            if (with_counts ? found == identity : without_counts(found) == without_counts(identity)) return entry;
+        }
+    } catch (const json::exception&) {
+    }
+    return std::nullopt;
+}
+
 /// Writes `record` as the record beside `cache_file`: whole under another name, then renamed,
 /// so that a reader never sees half a record.
 bool write_record(const std::string& cache_file, const json& record)
@@ -96,31 +119,13 @@ void remove_check_record(const std::string& cache_file)
 std::optional<MeshValidation> read_check_record(const std::string& cache_file, const Mesh& mesh,
                                                 const CheckedMeshSettings& settings)
 {
-    const json identity = verdict_identity(cache_file, mesh, settings);
-    try {
-        for (const json& entry : read_verdicts(cache_file))
-            if (entry.at("identity") == identity && entry.at("parts").get<index_type>() == 1) return verdict_of(entry);
-    } catch (const json::exception&) {
-    }
-    return std::nullopt;
+    const std::optional<json> entry = find_verdict(cache_file, verdict_identity(cache_file, mesh, settings), true);
+    return entry ? std::optional<MeshValidation>(verdict_of(*entry)) : std::nullopt;
 }
 
 bool has_check_record(const std::string& cache_file, const CheckedMeshSettings& settings)
 {
-    json identity = verdict_identity(cache_file, 0, 0, settings);
-    identity.erase("cells");
-    identity.erase("nodes");
-    try {
-        for (json entry : read_verdicts(cache_file)) {
-            if (entry.at("parts").get<index_type>() != 1) continue;
-            json found = entry.at("identity");
-            found.erase("cells");
-            found.erase("nodes");
-            if (found == identity) return true;
-        }
-    } catch (const json::exception&) {
-    }
-    return false;
+    return find_verdict(cache_file, verdict_identity(cache_file, 0, 0, settings), false).has_value();
 }
 
 bool write_check_record(const std::string& cache_file, const Mesh& mesh, const CheckedMeshSettings& settings,

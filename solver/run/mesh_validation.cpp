@@ -116,23 +116,11 @@ ConformityReport refined_conformity(ConformityReport coarse, const Mesh& mesh, i
     return coarse;
 }
 
-/// Runs the checks of validate_case_mesh on a mesh Gmsh made or read (coarse: the verdict on
-/// the mesh it was refined from, or null).
-MeshValidation check_gmsh_mesh(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec,
-                               const QualityLimits& limits, const CoarseMeshVerdict* coarse)
+/// The conformity and parts checks of a mesh (face matching where the face adjacency takes
+/// it, else parts through nodes), their stages timed into laps and the debug log.
+CoarseMeshVerdict conformity_and_parts(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec, StageLaps& laps)
 {
-    MeshValidation out;
-    StageLaps laps;
-    check_mesh_coordinates(mesh);
-    out.quality = check_cell_quality(mesh, limits);
-    laps.lap("coordinates and quality");
-    if (coarse) {
-        out.conformity = refined_conformity(coarse->conformity, mesh, spec.mesh.refine);
-        out.parts = coarse->parts;
-        spdlog::debug("mesh checks' times: {} (conformity and parts on the mesh before its refinement: {:.3f} s)",
-                      laps.text, coarse->seconds);
-        return out;
-    }
+    CoarseMeshVerdict out;
     if (face_adjacency_supported(mesh)) {
         const FaceSlots faces = face_slots(mesh, exec ? exec : Executor::create_cpu());
         laps.lap("face matching");
@@ -150,6 +138,36 @@ MeshValidation check_gmsh_mesh(const CaseSpec& spec, const Mesh& mesh, const Exe
     return out;
 }
 
+/// Runs the checks of validate_case_mesh on a mesh Gmsh made or read (coarse: the verdict on
+/// the mesh it was refined from, or null).
+MeshValidation check_gmsh_mesh(const CaseSpec& spec, const Mesh& mesh, const ExecPtr& exec,
+                               const QualityLimits& limits, const CoarseMeshVerdict* coarse)
+{
+    MeshValidation out;
+    StageLaps laps;
+    check_mesh_coordinates(mesh);
+    out.quality = check_cell_quality(mesh, limits);
+    laps.lap("coordinates and quality");
+    if (coarse) {
+        out.conformity = refined_conformity(coarse->conformity, mesh, spec.mesh.refine);
+        out.parts = coarse->parts;
+        spdlog::debug("mesh checks' times: {} (conformity and parts on the mesh before its refinement: {:.3f} s)",
+                      laps.text, coarse->seconds);
+        return out;
+    }
+    const CoarseMeshVerdict own = conformity_and_parts(spec, mesh, exec, laps);
+    out.conformity = own.conformity;
+    out.parts = own.parts;
+    return out;
+}
+
+/// What a verdict kept beside the cache file is kept for: the case's refinement, degree and
+/// quality bounds.
+CheckedMeshSettings checked_settings(const CaseSpec& spec)
+{
+    return {spec.mesh.refine, spec.mesh.degree, {spec.mesh.min_quality, spec.mesh.warn_quality}};
+}
+
 /// Whether `cache` read or wrote a cache file beside which the checks' verdict can be kept.
 bool has_cache_file(const MeshCacheStatus& cache)
 {
@@ -161,22 +179,15 @@ bool has_cache_file(const MeshCacheStatus& cache)
 
 bool coarse_checks_needed(const CaseSpec& spec, const MeshCacheStatus& cache)
 {
-    const CheckedMeshSettings settings{spec.mesh.refine, spec.mesh.degree, {spec.mesh.min_quality, spec.mesh.warn_quality}};
-    return !(cache.outcome == MeshCacheStatus::Outcome::hit && has_check_record(cache.file, settings));
+    return !(cache.outcome == MeshCacheStatus::Outcome::hit && has_check_record(cache.file, checked_settings(spec)));
 }
 
 CoarseMeshVerdict check_coarse_mesh(const CaseSpec& spec, const Mesh& coarse, const ExecPtr& exec)
 {
-    const auto start = std::chrono::steady_clock::now();
-    CoarseMeshVerdict out;
-    if (coarse.num_cells() == 0) return out;
-    if (face_adjacency_supported(coarse)) {
-        const FaceSlots faces = face_slots(coarse, exec ? exec : Executor::create_cpu());
-        out.conformity = check_mesh_conformity(coarse, faces);
-        out.parts = check_parts_reach_dirichlet(spec, coarse, &faces);
-    } else {
-        out.parts = check_parts_reach_dirichlet(spec, coarse, nullptr);
-    }
+    if (coarse.num_cells() == 0) return {};
+    StageLaps laps;
+    const auto start = laps.last;
+    CoarseMeshVerdict out = conformity_and_parts(spec, coarse, exec, laps);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }
@@ -192,8 +203,8 @@ MeshValidation validate_case_mesh(const CaseSpec& spec, const Mesh& mesh, const 
         spdlog::debug("mesh checks: skipped for a shape gpufem generated");
         return {};
     }
-    const QualityLimits limits{spec.mesh.min_quality, spec.mesh.warn_quality};
-    const CheckedMeshSettings settings{spec.mesh.refine, spec.mesh.degree, limits};
+    const CheckedMeshSettings settings = checked_settings(spec);
+    const QualityLimits& limits = settings.limits;
     std::optional<MeshValidation> kept;
     if (cache.outcome == MeshCacheStatus::Outcome::hit) kept = read_check_record(cache.file, mesh, settings);
     if (cache.outcome == MeshCacheStatus::Outcome::stored) remove_check_record(cache.file);  // another mesh's

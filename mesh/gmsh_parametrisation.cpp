@@ -1,4 +1,4 @@
-#include "mesh/gmsh_entity_periods.hpp"
+#include "mesh/gmsh_parametrisation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -29,6 +29,24 @@ std::array<double, 2> parametrisation_periods(int dim, int tag)
         if (gap <= 1e-9 * scale) period[static_cast<std::size_t>(d)] = high[d] - low[d];
     }
     return period;
+}
+
+std::vector<int> degenerate_directions(int dim, int tag, const std::vector<double>& parameters)
+{
+    std::vector<double> derivatives;
+    gmsh::model::getDerivative(dim, tag, parameters, derivatives);
+    const std::size_t per = 3 * static_cast<std::size_t>(dim), points = parameters.size() / static_cast<std::size_t>(dim);
+    if (derivatives.size() != points * per) return {};
+    std::vector<int> out(points, -1);
+    for (std::size_t i = 0; i < points; ++i) {
+        double norms[2] = {0, 0};
+        for (std::size_t d = 0; d < static_cast<std::size_t>(dim); ++d)
+            for (std::size_t c = 0; c < 3; ++c) norms[d] += derivatives[i * per + 3 * d + c] * derivatives[i * per + 3 * d + c];
+        const double largest = std::max(norms[0], norms[1]);
+        if (largest == 0) out[i] = 2;
+        else if (dim == 2 && std::min(norms[0], norms[1]) < 1e-12 * largest) out[i] = norms[0] < norms[1] ? 0 : 1;
+    }
+    return out;
 }
 
 }  // namespace gpufem
