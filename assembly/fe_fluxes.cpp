@@ -324,40 +324,24 @@ HostVector<double> column_to_host(const Array<double>& columns, std::size_t n, i
     return values;
 }
 
-/// The flux at the nodes, sum / weight per component (0 where the weight is 0), as dim fields:
-/// divided on the executor, only the dim columns copied to the host.
+}  // namespace
+
+std::vector<MeshField> column_fields(int dim, const Array<double>& columns, std::size_t n)
+{
+    std::vector<MeshField> fields;
+    for (int d = 0; d < dim; ++d) fields.emplace_back(flux_field_names[d], column_to_host(columns, n, d));
+    return fields;
+}
+
 std::vector<MeshField> node_mean_fields(int dim, const Array<double>& sum, const Array<double>& weight)
 {
     const ExecPtr& exec = weight.executor();
     const std::size_t n = weight.size();
     Array<double> columns(exec, static_cast<std::size_t>(dim) * n);
     GPUFEM_DISPATCH(*exec, node_flux_means(*exec, static_cast<long long>(n), dim, sum.data(), weight.data(), columns.data()));
-    std::vector<MeshField> fields;
-    for (int d = 0; d < dim; ++d) fields.emplace_back(flux_field_names[d], column_to_host(columns, n, d));
-    return fields;
+    return column_fields(dim, columns, n);
 }
 
-}  // namespace
-
-std::vector<MeshField> flux_fields(int dim, const std::vector<double>& flux)
-{
-    std::vector<MeshField> fields;
-    const long long n = static_cast<long long>(flux.size() / 3);
-    for (int d = 0; d < dim; ++d) {
-        HostVector<double> values(static_cast<std::size_t>(n));
-#pragma omp parallel for schedule(static)
-        for (long long i = 0; i < n; ++i) values[i] = flux[3 * i + d];
-        fields.emplace_back(flux_field_names[d], std::move(values));
-    }
-    return fields;
-}
-
-std::vector<double> node_means(std::vector<double> sum, const std::vector<double>& weight)
-{
-    for (std::size_t i = 0; i < weight.size(); ++i)
-        for (std::size_t d = 0; d < 3; ++d) sum[3 * i + d] = weight[i] > 0 ? sum[3 * i + d] / weight[i] : 0.0;
-    return sum;
-}
 
 std::vector<RegionIntegrals> region_integrals(const Mesh& mesh, const Array<double>& integrals, long long summed,
                                               bool every_subdomain)
@@ -399,9 +383,8 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
                    blocks_residual && !problem.dirichlet.empty() ? owners.mask.data() : nullptr, residual);
     laps.lap("cell means");
     SolutionFluxes out;
-    for (int d = 0; d < mesh.dim; ++d)
-        out.cell_fields.emplace_back(flux_field_names[d], column_to_host(pass.cell_flux, cells_total, d)).float32 =
-            fields.float32;
+    out.cell_fields = column_fields(mesh.dim, pass.cell_flux, cells_total);
+    for (MeshField& field : out.cell_fields) field.float32 = fields.float32;
     if (fields.cells_ready) fields.cells_ready(out.cell_fields);
     laps.lap("cell fields");
     out.report.method = "finite elements: Dirichlet groups by the residual of the unconstrained system at their "

@@ -76,11 +76,13 @@ std::vector<RegionIntegrals> region_integrals(const Mesh& mesh, const Array<doub
 /// group without a name; "" for tag 0, cells in no group).
 std::string region_name(const Mesh& mesh, int tag);
 
-/// The means sum[3 i ..] / weight[i] (0 where weight[i] is 0): the flux at the nodes from its
-/// weighted sums.
-std::vector<double> node_means(std::vector<double> sum, const std::vector<double>& weight);
+/// The flux at the nodes from its weighted sums on their executor (sum: 3 per node, weight: one),
+/// sum / weight per component (0 where the weight is 0), as the dim fields flux_x, flux_y
+/// (, flux_z): divided on the executor, only the dim columns copied to the host.
+std::vector<MeshField> node_mean_fields(int dim, const Array<double>& sum, const Array<double>& weight);
 
-/// The flux fields flux_x, flux_y (, flux_z) of dim components from 3 values per item.
-std::vector<MeshField> flux_fields(int dim, const std::vector<double>& flux);
+/// The flux fields flux_x, flux_y (, flux_z) of dim components from columns of n values on their
+/// executor (component d at d n), copied to the host.
+std::vector<MeshField> column_fields(int dim, const Array<double>& columns, std::size_t n);
 
 }  // namespace gpufem

@@ -15,6 +15,8 @@
 #include "assembly/coefficients.hpp"
 #include "assembly/element_data.hpp"
 #include "assembly/expression_kernels.hpp"
+#include "assembly/fe_fluxes.hpp"
+#include "assembly/flux_kernels.hpp"
 #include "assembly/fv_kernels.hpp"
 #include "assembly/operator_levels.hpp"
 #include "assembly/robin_data.hpp"
@@ -22,6 +24,7 @@
 #include "linalg/rank_messages.hpp"
 #include "mesh/cell_faces.hpp"
 #include "mesh/mesh_quality.hpp"
+#include "mesh/stage_laps.hpp"
 
 namespace gpufem {
 namespace {
@@ -470,22 +473,22 @@ Array<double> FiniteVolumeDiscretisation<V>::cell_gradients(const State& s, cons
 }
 
 template <typename V>
-std::vector<double> FiniteVolumeDiscretisation<V>::face_fluxes_with(const State& s, const Array<V>& u,
-                                                                    const double* gradient) const
+Array<double> FiniteVolumeDiscretisation<V>::face_fluxes_with(const State& s, const Array<V>& u,
+                                                              const double* gradient) const
 {
     Array<double> flux(s.exec, static_cast<std::size_t>(s.mesh.num_cells) * static_cast<std::size_t>(s.mesh.faces_per_cell));
     const Executor& e = *s.exec;
     GPUFEM_DISPATCH(e, fv_face_fluxes<V>(e, s.mesh, s.problem, u.data(), gradient, flux.data()));
-    return flux.to_host();
+    return flux;
 }
 
 template <typename V>
 std::vector<double> FiniteVolumeDiscretisation<V>::face_fluxes(const Array<V>& u, bool corrected) const
 {
     const State& s = state(u.executor());
-    if (!corrected) return face_fluxes_with(s, u, nullptr);
+    if (!corrected) return face_fluxes_with(s, u, nullptr).to_host();
     const Array<double> gradient = cell_gradients(s, u);
-    return face_fluxes_with(s, u, gradient.data());
+    return face_fluxes_with(s, u, gradient.data()).to_host();
 }
 
 template <typename V>
@@ -533,48 +536,47 @@ nlohmann::json FiniteVolumeDiscretisation<V>::report() const
 namespace {
 
 /// The outward fluxes through each condition's group, in the order the conditions are given
-/// (Dirichlet, Neumann, Robin), and through the boundary faces in none ("none").
-std::vector<GroupFlux> fv_group_fluxes(const Mesh& mesh, const ProblemSpec& problem, const std::vector<double>& face,
-                                       const std::vector<index_type>& neighbour, const std::vector<int>& group)
+/// (Dirichlet, Neumann, Robin), and through the boundary faces in none ("none"): the face
+/// fluxes (one per slot, on view's executor) tagged by group there and summed group by group
+/// in an order fixed by the mesh (the same sums on every run).
+std::vector<GroupFlux> fv_group_fluxes(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
+                                       const FvMeshView& view, const Array<double>& face)
 {
     std::vector<std::pair<std::string, std::string>> named;
     for (const BoundaryCondition& bc : problem.dirichlet) named.emplace_back(bc.group, "dirichlet");
     for (const BoundaryCondition& bc : problem.neumann) named.emplace_back(bc.group, "neumann");
     for (const RobinCondition& bc : problem.robin) named.emplace_back(bc.group, "robin");
-    const std::size_t groups = mesh.boundaries.size() + 1;  // the last: faces in no condition's group
-    std::vector<char> conditioned(mesh.boundaries.size(), 0);
-    for (const auto& [name, kind] : named)
-        conditioned[static_cast<std::size_t>(&condition_facets(mesh, name, kind.c_str()) - mesh.boundaries.data())] = 1;
-    std::vector<double> by_group(groups, 0.0);
-    bool others = false;
-    for (std::size_t slot = 0; slot < face.size(); ++slot) {
-        if (neighbour[slot] >= 0) continue;
-        const int g = group[slot];
-        const bool free_face = g < 0 || !conditioned[static_cast<std::size_t>(g)];
-        if (free_face && face[slot] == 0.0) continue;  // padding slots, faces without flux
-        others = others || free_face;
-        by_group[free_face ? groups - 1 : static_cast<std::size_t>(g)] += face[slot];
-    }
+    const auto group_of = [&](const std::string& name, const std::string& kind) {
+        return static_cast<int>(&condition_facets(mesh, name, kind.c_str()) - mesh.boundaries.data());
+    };
+    std::vector<int> conditioned(mesh.boundaries.size() + 1, 0);  // + 1: never empty
+    for (const auto& [name, kind] : named) conditioned[static_cast<std::size_t>(group_of(name, kind))] = 1;
+    const int others = static_cast<int>(mesh.boundaries.size());
+    const Array<int> on_exec = Array<int>::from_host(exec, conditioned);
+    Array<int> tag(exec, face.size());
+    const Executor& e = *exec;
+    const long long free_faces = GPUFEM_DISPATCH(e, fv_boundary_face_tags(e, view, on_exec.data(), others,
+                                                                          face.data(), tag.data()));
+    const auto sum = [&](int g) {
+        return GPUFEM_DISPATCH(e, region_sum(e, static_cast<long long>(face.size()), tag.data(), g, face.data()));
+    };
     std::vector<GroupFlux> out;
-    for (const auto& [name, kind] : named)
-        out.push_back({name, kind, by_group[static_cast<std::size_t>(&condition_facets(mesh, name, kind.c_str()) - mesh.boundaries.data())]});
-    if (others) out.push_back({"(boundary faces in no condition's group)", "none", by_group.back()});
+    for (const auto& [name, kind] : named) out.push_back({name, kind, sum(group_of(name, kind))});
+    if (free_faces > 0) out.push_back({"(boundary faces in no condition's group)", "none", sum(others)});
     return out;
 }
 
-/// The mean over the cells around each node of their values (3 per cell), weighted by their
-/// volumes.
-std::vector<double> fv_node_average(const Mesh& mesh, const std::vector<double>& per_cell, const std::vector<double>& volume)
+/// The flux at the nodes from the cells' (3 columns of n values on view's executor): at each
+/// node the mean over the cells around it weighted by their volumes, as dim fields.
+std::vector<MeshField> fv_node_average(const ExecPtr& exec, const Mesh& mesh, const FvMeshView& view,
+                                       const Array<double>& flux, long long n)
 {
-    std::vector<double> sum(3 * static_cast<std::size_t>(mesh.num_nodes()), 0.0), weight(sum.size() / 3, 0.0);
-    for (std::size_t c = 0; c < volume.size(); ++c)
-        for (int k = 0; k < mesh.nodes_per_cell; ++k) {
-            const index_type node = mesh.cells[c * static_cast<std::size_t>(mesh.nodes_per_cell) + static_cast<std::size_t>(k)];
-            if (node < 0) continue;
-            for (int d = 0; d < 3; ++d) sum[3 * static_cast<std::size_t>(node) + d] += volume[c] * per_cell[3 * c + d];
-            weight[static_cast<std::size_t>(node)] += volume[c];
-        }
-    return node_means(std::move(sum), weight);
+    const std::size_t nodes = static_cast<std::size_t>(mesh.num_nodes());
+    Array<double> sum(exec, 3 * nodes), weight(exec, nodes);
+    fill(sum, 0.0), fill(weight, 0.0);
+    const Executor& e = *exec;
+    GPUFEM_DISPATCH(e, fv_node_flux_sums(e, view, n, flux.data(), sum.data(), weight.data()));
+    return node_mean_fields(mesh.dim, sum, weight);
 }
 
 }  // namespace
@@ -588,29 +590,24 @@ SolutionFluxes FiniteVolumeDiscretisation<V>::fluxes(const Array<V>& u, double s
     SolutionFluxes out;
     out.report.method = "finite volumes: the scheme's face fluxes (diffusion with its correction, and the upwind "
                         "convective flux) summed over each group's faces";
-    auto start = clock_type::now();
+    StageLaps laps;
     const Array<double> gradient = cell_gradients(s, u);  // the face fluxes' correction and the flux field's
-    const std::vector<double> face = face_fluxes_with(s, u, correction_passes() > 0 ? gradient.data() : nullptr);
-    const std::vector<index_type> neighbour = s.faces.neighbour.to_host();
-    const std::vector<int> group = s.faces.group.to_host();
-    const double on_device = seconds_since(start);
-    start = clock_type::now();
-    out.report.groups = fv_group_fluxes(mesh_, problem_, face, neighbour, group);
-    const double summed = seconds_since(start);
-    start = clock_type::now();
+    {
+        const Array<double> face = face_fluxes_with(s, u, correction_passes() > 0 ? gradient.data() : nullptr);
+        out.report.groups = fv_group_fluxes(exec, mesh_, problem_, s.mesh, face);
+    }
+    laps.lap("face fluxes summed by group");
     Array<double> flux(exec, 3 * n), integrals(exec, 5 * n);
     const Executor& e = *exec;
     GPUFEM_DISPATCH(e, fv_flux_integrals<V>(e, static_cast<long long>(n), s.problem, s.volume.data(), u.data(), shift_u,
                                             gradient.data(), flux.data(), integrals.data()));
     out.report.regions = region_integrals(mesh_, integrals, static_cast<long long>(n));
-    const double on_cells = seconds_since(start);
-    start = clock_type::now();
-    const std::vector<double> flux_host = flux.to_host();
-    out.point_fields = flux_fields(mesh_.dim, fv_node_average(mesh_, flux_host, s.volume.to_host()));
-    out.cell_fields = flux_fields(mesh_.dim, flux_host);
-    spdlog::debug("finite-volume fluxes: cell gradients and face fluxes on the executor, to the host {:.3f} s, "
-                  "summed by group {:.3f} s, cell fluxes and region integrals {:.3f} s, flux fields {:.3f} s",
-                  on_device, summed, on_cells, seconds_since(start));
+    laps.lap("cell fluxes and region integrals");
+    out.cell_fields = column_fields(mesh_.dim, flux, n);
+    laps.lap("cell fields");
+    out.point_fields = fv_node_average(exec, mesh_, s.mesh, flux, static_cast<long long>(n));
+    laps.lap("point fields");
+    spdlog::debug("finite-volume fluxes: {}", laps.text);
     return out;
 }
 

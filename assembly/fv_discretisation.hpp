@@ -129,8 +129,9 @@ private:
     void remove_imbalance(const State& s, Array<V>& rhs, FvMeshReport& report) const;
     /// The cell gradients of u (3 per cell), on s's executor.
     Array<double> cell_gradients(const State& s, const Array<V>& u) const;
-    /// face_fluxes of u with the correction of the cell gradients `gradient` (null: none).
-    std::vector<double> face_fluxes_with(const State& s, const Array<V>& u, const double* gradient) const;
+    /// face_fluxes of u with the correction of the cell gradients `gradient` (null: none), on
+    /// s's executor.
+    Array<double> face_fluxes_with(const State& s, const Array<V>& u, const double* gradient) const;
     /// out = base + the corrections of u (every cell; gradient: scratch, 3 per cell).
     void correct(const State& s, const Array<V>& u, const Array<V>& base, Array<double>& gradient,
                  Array<V>& out) const;

@@ -567,14 +567,25 @@ GPUFEM_HOST_DEVICE inline void fv_cell_gradient(const FvMeshView& mesh, const Fv
         grad[a] = (inv[a][0] * r[0] + inv[a][1] * r[1] + inv[a][2] * r[2]) / det;
 }
 
-/// Cell c's flux -kappa grad u (3 values at flux) and its integrals (5 columns of n values at
+/// The tag of face slot `slot` (fv_boundary_face_tags): the conditioned boundary group, `others`
+/// for a boundary face with flux outside them, -1 otherwise.
+GPUFEM_HOST_DEVICE inline int fv_boundary_face_tag(const FvMeshView& mesh, const int* conditioned, int others,
+                                                   const double* flux, long long slot)
+{
+    if (mesh.neighbour[slot] >= 0) return -1;
+    const int g = mesh.group[slot];
+    if (g >= 0 && conditioned[g]) return g;
+    return flux[slot] != 0.0 ? others : -1;  // padding slots and free faces without flux: none
+}
+
+/// Cell c's flux -kappa grad u (3 columns of n values at flux) and its integrals (5 columns of n values at
 /// integrals): V, V (u + shift_u), V f, V c u, 0.
 template <typename V>
 GPUFEM_HOST_DEVICE inline void fv_cell_flux_integrals(const FvProblemView& problem, const double* volume, const V* u,
                                                       double shift_u, const double* gradient, long long c,
                                                       long long n, double* flux, double* integrals)
 {
-    for (int d = 0; d < 3; ++d) flux[3 * c + d] = -problem.kappa[c] * gradient[3 * c + d];
+    for (int d = 0; d < 3; ++d) flux[d * n + c] = -problem.kappa[c] * gradient[3 * c + d];
     const double value = static_cast<double>(u[c]);
     const double v = volume[c];
     integrals[c] = v;

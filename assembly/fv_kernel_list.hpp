@@ -45,12 +45,27 @@ template <typename V>
 void fv_face_fluxes(const Executor& exec, const FvMeshView& mesh, const FvProblemView& problem,
                     const V* u, const double* gradient, double* flux) GPUFEM_KERNEL_BODY
 
-/// For the cells c < n: flux[3c ..] = -kappa_c gradient[3c ..], and the integrals in 5 columns
-/// of n values: V, V (u + shift_u), V f, V c u (0 without a reaction), 0 (no b . grad u term).
+/// For the cells c < n: flux[d n + c] = -kappa_c gradient[3c + d] (3 columns of n values), and
+/// the integrals in 5 columns of n values: V, V (u + shift_u), V f, V c u (0 without a reaction),
+/// 0 (no b . grad u term).
 template <typename V>
 void fv_flux_integrals(const Executor& exec, long long n, const FvProblemView& problem, const double* volume,
                        const V* u, double shift_u, const double* gradient, double* flux, double* integrals)
     GPUFEM_KERNEL_BODY
+
+/// tag[slot] for every face slot of the mesh's cells: the boundary group g of a boundary face
+/// whose group has a condition (conditioned[g] != 0), `others` for a boundary face in no
+/// condition's group whose flux[slot] is not 0, and -1 for the rest (interior faces, free faces
+/// without flux, the padding slots of cells with fewer faces). Returns how many are `others`.
+GPUFEM_KERNEL_INLINE long long fv_boundary_face_tags(const Executor& exec, const FvMeshView& mesh,
+                                                     const int* conditioned, int others, const double* flux,
+                                                     int* tag) GPUFEM_KERNEL_BODY
+
+/// For each of the n cells c and each of its nodes (negative entries skipped): volume[c] times
+/// the flux flux[d n + c] added into sum[3 node + d] (d < 3), and volume[c] into weight[node].
+/// cpu: cells in order; cuda: a thread per cell, atomic adds.
+GPUFEM_KERNEL_INLINE void fv_node_flux_sums(const Executor& exec, const FvMeshView& mesh, long long n,
+                                            const double* flux, double* sum, double* weight) GPUFEM_KERNEL_BODY
 
 /// exact[c] = program at the centroid + shift_exact (program null: 0), error[c] = u[c]
 /// + shift_u - exact[c] (either output may be null), and the sums over the cells in

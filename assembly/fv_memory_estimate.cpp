@@ -54,14 +54,14 @@ double correction_bytes(const MeshCounts& mesh, const FvOptions& options, double
     return 24 * mesh.cells + (options.correction == FvCorrection::implicit ? 6 : 14) * vector;
 }
 
-/// The fluxes (with output.fluxes; else nothing): on the executor the gradients and the
-/// face fluxes with a scratch vector; on the host the face fluxes, neighbours and groups, the
-/// cells' data, means and integrals, the node sums and the flux fields.
+/// The fluxes (with output.fluxes; else nothing): on the executor the gradients, the face
+/// fluxes, their groups' tags and a masked copy for the sums, the cells' fluxes and integrals,
+/// the node sums and the fields' columns; on the host the flux fields.
 PhaseBytes flux_bytes(const MeshCounts& mesh, const MemoryChoices& c, double vector)
 {
     if (!c.fluxes) return {};
     const double cells = mesh.cells, slots = cells * faces_per_cell(mesh), nodes = mesh.nodes;
-    return {16 * slots + 150 * cells + 56 * nodes + vector + flux_field_bytes(c, mesh), 24 * cells + 8 * slots + 2 * vector};
+    return {vector + flux_field_bytes(c, mesh), 88 * cells + 20 * slots + 56 * nodes + 2 * vector};
 }
 
 }  // namespace

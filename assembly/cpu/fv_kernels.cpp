@@ -83,6 +83,31 @@ void fv_flux_integrals(const Executor&, long long n, const FvProblemView& proble
     });
 }
 
+long long fv_boundary_face_tags(const Executor&, const FvMeshView& mesh, const int* conditioned, int others,
+                                const double* flux, int* tag)
+{
+    const long long slots = mesh.num_cells * mesh.faces_per_cell;
+    long long free_faces = 0;
+#pragma omp parallel for schedule(static) reduction(+ : free_faces)
+    for (long long slot = 0; slot < slots; ++slot) {
+        tag[slot] = fv_boundary_face_tag(mesh, conditioned, others, flux, slot);
+        free_faces += tag[slot] == others;
+    }
+    return free_faces;
+}
+
+void fv_node_flux_sums(const Executor&, const FvMeshView& mesh, long long n, const double* flux, double* sum,
+                       double* weight)
+{
+    for (long long c = 0; c < n; ++c)
+        for (int k = 0; k < mesh.nodes_per_cell; ++k) {
+            const index_type node = mesh.cells[c * mesh.nodes_per_cell + k];
+            if (node < 0) continue;
+            for (int d = 0; d < 3; ++d) sum[3 * node + d] += mesh.volume[c] * flux[d * n + c];
+            weight[node] += mesh.volume[c];
+        }
+}
+
 template <typename V>
 FvErrorSums fv_errors(const Executor&, const ExprInstruction* program, const double* centroid,
                       const double* volume, long long n, const V* u, double shift_u,

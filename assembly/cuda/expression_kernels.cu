@@ -67,11 +67,11 @@ __global__ void error_integrals_kernel(const ExprInstruction* __restrict__ progr
     for (int k = 0; k < 3; ++k) sums[static_cast<long long>(k) * g.num_cells + e] = s[k];
 }
 
-/// A warp per cell (the cells past largest_cell_in_registers nodes: 20 to 125 nodes, 27 to
-/// 216 points), point after point, its lanes over the cell's nodes: each reads a contiguous
-/// part of the point's rows of the reference tables (coalesced), the lanes' node sums are
-/// added across the warp, and every lane then has the point's terms (lane 0 writes the sums as
-/// error_integrals_kernel does).
+/// A warp per cell (the cells of more than largest_cell_in_registers nodes, up to 125 nodes
+/// and 216 points), its lanes over the cell's points: each lane sums its points' node terms over
+/// all the nodes (the same node read by every lane at once) and evaluates the exact solution
+/// once per point; the lanes' sums are added across the warp at the end (lane 0 writes them as
+/// error_integrals_kernel does). Each point's terms are those of the CPU's, to the last bit.
 template <int DIM, typename V>
 __global__ void __launch_bounds__(block_size) warp_error_integrals_kernel(const ExprInstruction* __restrict__ program,
                                                                           ElementArgs<double> g, const V* __restrict__ u,
@@ -84,13 +84,13 @@ __global__ void __launch_bounds__(block_size) warp_error_integrals_kernel(const 
     const auto x = [&](int i, int c) { return g.coordinates[3 * static_cast<long long>(nodes[i]) + c]; };
     const auto ui = [&](int i) { return static_cast<double>(u[nodes[i]]); };
     double s[3] = {0, 0, 0};
-    for (int q = 0; q < g.num_points; ++q) {
+    for (int q = lane; q < g.num_points; q += 32) {
         PointNodeSums point;
-        add_point_node_sums<DIM>(g, npe, q, lane, 32, x, ui, point);
-#pragma unroll
-        for (int k = 0; k < PointNodeSums::count; ++k) point.v[k] = warp_sum(point.v[k]);
+        add_point_node_sums<DIM>(g, npe, q, 0, 1, x, ui, point);
         add_point_error_terms<DIM>(program, g, q, point, s);
     }
+#pragma unroll
+    for (int k = 0; k < 3; ++k) s[k] = warp_sum(s[k]);
     if (lane == 0)
         for (int k = 0; k < 3; ++k) sums[static_cast<long long>(k) * g.num_cells + e] = s[k];
 }

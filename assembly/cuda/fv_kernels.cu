@@ -110,6 +110,32 @@ __global__ void flux_integrals_kernel(long long n, FvProblemView problem, const 
     if (c < n) fv_cell_flux_integrals(problem, volume, u, shift_u, gradient, c, n, flux, integrals);
 }
 
+__global__ void boundary_face_tags_kernel(FvMeshView mesh, const int* __restrict__ conditioned, int others,
+                                          const double* __restrict__ flux, int* __restrict__ tag,
+                                          unsigned long long* free_faces)
+{
+    const long long slot = thread_index();
+    if (slot >= mesh.num_cells * mesh.faces_per_cell) return;
+    const int t = fv_boundary_face_tag(mesh, conditioned, others, flux, slot);
+    tag[slot] = t;
+    if (t == others) atomicAdd(free_faces, 1ull);
+}
+
+__global__ void node_flux_sums_kernel(FvMeshView mesh, long long n, const double* __restrict__ flux,
+                                      double* __restrict__ sum, double* __restrict__ weight)
+{
+    const long long c = thread_index();
+    if (c >= n) return;
+    const double v = mesh.volume[c];
+    const double f[3] = {v * flux[c], v * flux[n + c], v * flux[2 * n + c]};
+    for (int k = 0; k < mesh.nodes_per_cell; ++k) {
+        const index_type node = mesh.cells[c * mesh.nodes_per_cell + k];
+        if (node < 0) continue;
+        for (int d = 0; d < 3; ++d) atomicAdd(sum + 3 * node + d, f[d]);
+        atomicAdd(weight + node, v);
+    }
+}
+
 }  // namespace
 
 long long fv_cell_geometry(const Executor& exec, const FvMeshView& mesh, double* centroid, double* volume)
@@ -208,6 +234,31 @@ void fv_flux_integrals(const Executor& exec, long long n, const FvProblemView& p
     if (n == 0) return;
     flux_integrals_kernel<V><<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, problem, volume, u, shift_u,
                                                                               gradient, flux, integrals);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+long long fv_boundary_face_tags(const Executor& exec, const FvMeshView& mesh, const int* conditioned, int others,
+                                const double* flux, int* tag)
+{
+    const long long slots = mesh.num_cells * mesh.faces_per_cell;
+    if (slots == 0) return 0;
+    auto stream = stream_of(exec);
+    DeviceBuffer count(exec, sizeof(unsigned long long));
+    GPUFEM_CUDA_CHECK(cudaMemsetAsync(count.as<void>(), 0, sizeof(unsigned long long), stream));
+    boundary_face_tags_kernel<<<grid_for(slots), block_size, 0, stream>>>(mesh, conditioned, others, flux, tag,
+                                                                         count.as<unsigned long long>());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    unsigned long long host = 0;
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&host, count.as<void>(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return static_cast<long long>(host);
+}
+
+void fv_node_flux_sums(const Executor& exec, const FvMeshView& mesh, long long n, const double* flux, double* sum,
+                       double* weight)
+{
+    if (n == 0) return;
+    node_flux_sums_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(mesh, n, flux, sum, weight);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 

@@ -33,6 +33,35 @@ double max_difference(const std::vector<T>& a, const std::vector<T>& b)
     return worst / std::max(scale, 1e-300);
 }
 
+/// The fluxes of the same solution on two backends: the groups' fluxes and the regions'
+/// integrals in the same order, the cell and point fields, all within 1e-12 relative.
+void expect_same_fluxes(const SolutionFluxes& host, const SolutionFluxes& device)
+{
+    ASSERT_EQ(host.report.groups.size(), device.report.groups.size());
+    double scale = 0;
+    for (const GroupFlux& g : host.report.groups) scale += std::abs(g.flux);
+    for (std::size_t k = 0; k < host.report.groups.size(); ++k) {
+        EXPECT_EQ(host.report.groups[k].group, device.report.groups[k].group);
+        EXPECT_EQ(host.report.groups[k].condition, device.report.groups[k].condition);
+        EXPECT_NEAR(host.report.groups[k].flux, device.report.groups[k].flux, 1e-12 * scale) << host.report.groups[k].group;
+    }
+    ASSERT_EQ(host.report.regions.size(), device.report.regions.size());
+    for (std::size_t k = 0; k < host.report.regions.size(); ++k) {
+        EXPECT_NEAR(host.report.regions[k].volume, device.report.regions[k].volume, 1e-12 * host.report.regions[k].volume);
+        EXPECT_NEAR(host.report.regions[k].u, device.report.regions[k].u, 1e-12 * host.report.regions[k].volume);
+    }
+    for (std::vector<MeshField> SolutionFluxes::*fields : {&SolutionFluxes::cell_fields, &SolutionFluxes::point_fields}) {
+        ASSERT_EQ((host.*fields).size(), (device.*fields).size());
+        for (std::size_t k = 0; k < (host.*fields).size(); ++k) {
+            EXPECT_EQ((host.*fields)[k].name, (device.*fields)[k].name);
+            const HostVector<double>& a = (host.*fields)[k].values;
+            const HostVector<double>& b = (device.*fields)[k].values;
+            EXPECT_LT(max_difference(std::vector<double>(a.begin(), a.end()), std::vector<double>(b.begin(), b.end())),
+                      1e-12) << (host.*fields)[k].name;
+        }
+    }
+}
+
 }  // namespace
 
 TEST(FiniteVolumesGpu, EveryKernelMatchesTheCpu)
@@ -144,6 +173,19 @@ TEST(FiniteVolumesGpu, MixedMeshesMatchTheCpu)
         const Array<double> u_cpu = Array<double>::from_host(cpu, random), u_cuda = Array<double>::from_host(cuda, random);
         EXPECT_LT(max_difference(a.corrected_rhs(u_cpu).to_host(), b.corrected_rhs(u_cuda).to_host()), 1e-13);
         EXPECT_LT(max_difference(a.face_fluxes(u_cpu, true), b.face_fluxes(u_cuda, true)), 1e-13);
+        expect_same_fluxes(a.fluxes(u_cpu, 0.0), b.fluxes(u_cuda, 0.0));
+        // Conditions on one group only: the others' faces summed as "none" (and the padding
+        // slots of the cells with fewer faces left out) on both.
+        ProblemSpec one_group = problem;  // u given on "left" alone, no Neumann condition
+        ASSERT_EQ(one_group.dirichlet.size(), 1u);
+        one_group.dirichlet[0].group = "left";
+        one_group.neumann.clear();
+        const FiniteVolumeDiscretisation<double> c(mesh, one_group, FvOptions{}), d(mesh, one_group, FvOptions{});
+        c.assemble(cpu), d.assemble(cuda);
+        const SolutionFluxes free_cpu = c.fluxes(u_cpu, 0.0), free_cuda = d.fluxes(u_cuda, 0.0);
+        ASSERT_EQ(free_cpu.report.groups.size(), 2u);
+        EXPECT_EQ(free_cpu.report.groups[1].condition, "none");
+        expect_same_fluxes(free_cpu, free_cuda);
 
         const auto device = test::run_fv_case(yaml, cuda, folder.path());
         ASSERT_TRUE(device->solved.result.converged()) << device->solved.result.message;
