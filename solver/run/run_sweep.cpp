@@ -1,6 +1,7 @@
 #include "solver/run/run_sweep.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -204,6 +205,9 @@ std::vector<SweepRow> run_points(const CaseSpec& spec, const std::vector<CaseSpe
                      kappas ? fmt::format(", kappa k{} = {}", row.kappa_index, row.kappa) : "");
         RunOptions run_options = options;
         run_options.output_dir = folder / sweep_point_folder(row);
+        // A point's startup and wall count from its own start (the first point's from the
+        // program's), not the earlier points' time.
+        if (!rows.empty()) run_options.started = std::chrono::steady_clock::now();
         try {
             row.record = runner.run(run, run_options, kappas && runner.shares ? &reuse : nullptr);
         } catch (const std::exception& e) {

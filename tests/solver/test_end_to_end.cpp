@@ -899,6 +899,11 @@ TEST(Sweep, RefinementSweepWritesTableCollectionAndRates)
     const std::string text((std::istreambuf_iterator<char>(pvd)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("d1_r2/result.vtu"), std::string::npos) << text;
     EXPECT_TRUE(std::filesystem::exists(out / "sweep.csv"));
+    // Each point's times are its own: the second's startup does not hold the first's run.
+    const auto first = test::read_json(out / report["sweep"][0]["folder"].get<std::string>() / "report.json");
+    const auto second = test::read_json(out / report["sweep"][1]["folder"].get<std::string>() / "report.json");
+    EXPECT_LT(second["times"]["startup"].get<double>(), first["times"]["wall"].get<double>());
+    EXPECT_LE(second["times"]["total"].get<double>(), second["times"]["wall"].get<double>() + 1e-3);
 }
 
 TEST(Sweep, CoefficientSweepSharesTheMeshAndUpdatesTheHierarchy)
