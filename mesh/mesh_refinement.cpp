@@ -891,11 +891,12 @@ Mesh refine_and_number(Mesh mesh, int refine, int degree, const ExecPtr& exec)
     const bool straight_to_degree = refine > 0 && degree < mesh.degree && !mesh.first_order_only();
     const int refined_order = straight_to_degree ? degree : mesh.degree;
     const bool renumber = refined_order != degree || (refine == 0 && degree > 1);
+    StageLaps laps;
     std::optional<CadSnap> snap = cad_snap_for(mesh, refine);
+    laps.lap("CAD points");
     // A first-order mesh's curved maps stay on the executor from step to step; the last
     // refinement makes its children's only for the degree's nodes.
     ExecMaps maps = refine > 0 || renumber ? ExecMaps(mesh, exec) : ExecMaps();
-    StageLaps laps;
     laps.lap_after(*exec, "maps");
     for (int r = 0; r < refine; ++r) {
         const bool last = r + 1 == refine;

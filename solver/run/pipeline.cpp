@@ -138,6 +138,7 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec, MeshCopy copy
             // cells, before there are 8^refine times as many.
             Mesh coarse = load_coarse_mesh_isolated(spec.mesh, &cache);
             if (coarse_checks_needed(spec, cache)) coarse_verdict = check_coarse_mesh(spec, coarse, exec);
+            spdlog::debug("mesh: Gmsh's cells loaded (and checked) after {:.3f} s", seconds_since(start));
             out.mesh = finish_gmsh_mesh(std::move(coarse), spec.mesh, exec);
         } else {
             out.mesh = stage == MeshStage::finished ? load_mesh_isolated(spec.mesh, exec, &cache)
