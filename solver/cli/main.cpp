@@ -12,6 +12,7 @@
 #include "mesh/mesh_worker.hpp"
 #include "solver/build_info.hpp"
 #include "solver/cli/command.hpp"
+#include "solver/cli/prompt_return.hpp"
 #include "solver/run/interrupt_cleanup.hpp"
 #include "solver/run/run_case.hpp"
 
@@ -72,6 +73,6 @@ int main(int argc, char** argv)
     }
     if (context.threads > 0) set_host_threads(context.threads);
     for (const Command& command : commands)
-        if (command.app->parsed()) return command.run();
+        if (command.app->parsed()) return return_exit_code(command.run());
     return exit_error;
 }

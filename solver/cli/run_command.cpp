@@ -8,6 +8,7 @@
 #include "linalg/host_threads.hpp"
 #include "mesh/mesh_source.hpp"
 #include "solver/cli/command.hpp"
+#include "solver/cli/prompt_return.hpp"
 #include "solver/run/file_reaper.hpp"
 #include "solver/run/memory_estimate.hpp"
 #include "solver/run/pipeline.hpp"
@@ -76,6 +77,9 @@ int run_parsed(const CaseSpec& spec, const RunArguments& args, CommandContext& c
         throw std::invalid_argument("--export-matrix writes one system: run the sweep's points one "
                                     "at a time (--set degree=N --set mesh.refine=N --set problem.kappa=...)");
     if (args.dry_run) return dry_run(spec);
+    // The device's release after the last output goes on beside the prompt (one process
+    // under mpirun: the launcher watches the process it started).
+    if (!solves_on_cpu(spec) && !context.mpi_rank) detach_teardown();
     // Forked now, while the process is small and has no device context: the previous run's
     // result.vtu, replaced at the end, is freed beside the prompt instead of before it.
     start_file_reaper();
