@@ -27,6 +27,7 @@ void memcpy_to_host(void*, const void*, std::size_t, void*) { no_cuda(); }
 void prepare_host_copies(int) { no_cuda(); }
 void memcpy_device(void*, const void*, std::size_t, void*) { no_cuda(); }
 void memset_zero(void*, std::size_t, void*) { no_cuda(); }
+void release_pooled_memory() noexcept {}
 void memory_info(int, std::size_t&, std::size_t&) { no_cuda(); }
 std::string unusable_reason(int) { return "gpufem was built without CUDA"; }
 std::string built_architectures() { return ""; }

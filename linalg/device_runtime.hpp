@@ -44,6 +44,9 @@ void prepare_host_copies(int device);
 void memcpy_device(void* dst, const void* src, std::size_t bytes, void* stream);
 /// Sets bytes of device memory to zero (ordered in the stream).
 void memset_zero(void* dst, std::size_t bytes, void* stream);
+/// Hands the memory the process's pools keep (freed arrays) back to the devices, after their
+/// queued work: other processes see it free. Nothing where no pool was made.
+void release_pooled_memory() noexcept;
 /// Free and total memory of a device in bytes (cudaMemGetInfo).
 void memory_info(int device, std::size_t& free_bytes, std::size_t& total_bytes);
 /// Why a device cannot run this build's kernels (its compute capability is not among the

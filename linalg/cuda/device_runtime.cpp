@@ -128,17 +128,27 @@ long long nanoseconds_since(std::chrono::steady_clock::time_point start)
 
 /// The device's default memory pool, set to keep the memory freed into it (a release threshold
 /// above any device's size) once per process.
+struct KeptPools {
+    std::mutex mutex;
+    std::map<int, cudaMemPool_t> pools;
+};
+
+KeptPools& kept_pools()
+{
+    static KeptPools kept;
+    return kept;
+}
+
 cudaMemPool_t kept_pool(int device)
 {
-    static std::mutex mutex;
-    static std::map<int, cudaMemPool_t> pools;
-    const std::lock_guard lock(mutex);
-    if (const auto found = pools.find(device); found != pools.end()) return found->second;
+    KeptPools& kept = kept_pools();
+    const std::lock_guard lock(kept.mutex);
+    if (const auto found = kept.pools.find(device); found != kept.pools.end()) return found->second;
     cudaMemPool_t pool{};
     GPUFEM_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
     std::uint64_t keep = UINT64_MAX;
     GPUFEM_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-    pools[device] = pool;
+    kept.pools[device] = pool;
     return pool;
 }
 
@@ -378,6 +388,17 @@ void memcpy_device(void* dst, const void* src, std::size_t bytes, void* stream)
 {
     GPUFEM_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
                                       static_cast<cudaStream_t>(stream)));
+}
+
+void release_pooled_memory() noexcept
+{
+    KeptPools& kept = kept_pools();
+    const std::lock_guard lock(kept.mutex);
+    for (const auto& [device, pool] : kept.pools) {
+        if (cudaSetDevice(device) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) continue;
+        cudaMemPoolTrimTo(pool, 0);
+    }
+    cudaGetLastError();  // a failure here leaves the memory to the process's end
 }
 
 void memset_zero(void* dst, std::size_t bytes, void* stream)

@@ -7,12 +7,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
+
+#include "linalg/device_runtime.hpp"
 
 namespace gpufem {
 namespace {
@@ -102,6 +105,12 @@ void detach_teardown()
 int return_exit_code(int code)
 {
     if (exit_pipe < 0) return code;
+    // The device memory the run kept in its pool goes back first: a run started right after
+    // this prompt sees it free (the context's own release then goes on beside it).
+    const auto start = std::chrono::steady_clock::now();
+    cuda::release_pooled_memory();
+    spdlog::debug("device memory handed back in {:.3f} s",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (auto logger = spdlog::default_logger()) logger->flush();
     std::cout.flush();
     std::cerr.flush();
