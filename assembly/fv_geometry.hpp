@@ -578,8 +578,8 @@ GPUFEM_HOST_DEVICE inline int fv_boundary_face_tag(const FvMeshView& mesh, const
     return flux[slot] != 0.0 ? others : -1;  // padding slots and free faces without flux: none
 }
 
-/// Cell c's flux -kappa grad u (3 columns of n values at flux) and its integrals (5 columns of n values at
-/// integrals): V, V (u + shift_u), V f, V c u, 0.
+/// Cell c's flux -kappa grad u (3 columns of n values at flux) and its integrals (5 columns of
+/// n values at integrals): V, V (u + shift_u), V f, V c u, 0.
 template <typename V>
 GPUFEM_HOST_DEVICE inline void fv_cell_flux_integrals(const FvProblemView& problem, const double* volume, const V* u,
                                                       double shift_u, const double* gradient, long long c,

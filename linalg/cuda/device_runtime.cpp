@@ -128,6 +128,7 @@ long long nanoseconds_since(std::chrono::steady_clock::time_point start)
 
 /// The device's default memory pool, set to keep the memory freed into it (a release threshold
 /// above any device's size) once per process.
+/// The pools kept_pool has set up, by device (release_pooled_memory trims them).
 struct KeptPools {
     std::mutex mutex;
     std::map<int, cudaMemPool_t> pools;

@@ -38,14 +38,8 @@ void pass_on(int signal)
 {
     if (WIFEXITED(status)) ::_exit(WEXITSTATUS(status));
     const int signal = WIFSIGNALED(status) ? WTERMSIG(status) : SIGABRT;
-    struct sigaction fallback {};
-    fallback.sa_handler = SIG_DFL;
-    ::sigaction(signal, &fallback, nullptr);
-    sigset_t only;
-    sigemptyset(&only);
-    sigaddset(&only, signal);
-    ::sigprocmask(SIG_UNBLOCK, &only, nullptr);
-    ::raise(signal);
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
     ::_exit(128 + signal);
 }
 
