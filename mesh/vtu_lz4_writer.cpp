@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <semaphore>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -34,6 +35,7 @@
 
 #include "linalg/host_vector.hpp"
 #include "linalg/write_errors.hpp"
+#include "mesh/file_window.hpp"
 
 namespace gpufem {
 namespace {
@@ -316,7 +318,7 @@ class OutputFile {
 public:
     explicit OutputFile(std::filesystem::path file) : file_(std::move(file))
     {
-        fd_ = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);  // read too: FileWindow maps it
         if (fd_ < 0)
             throw std::runtime_error(write_error_message(file_, errno, "cannot open the file"));
     }
@@ -327,18 +329,19 @@ public:
     OutputFile(const OutputFile&) = delete;
     OutputFile& operator=(const OutputFile&) = delete;
 
-    /// Compresses the arrays' blocks with `threads` host threads while this thread writes them
-    /// (one writer: the file system serialises writes to one file, 2.5-3.3 GB/s into the page
-    /// cache from one to eight threads on a 32-core ext4 host),
-    /// in the file's order, as they come (each array placed from `end` on, then its block
-    /// header written; buffers back to the pool once written): the time is the slower of compressing and
-    /// writing, not their sum. Sets the arrays' offsets and sizes; returns the new end.
-    /// on_progress (may be empty) gets the fraction written. `background`: written while the
-    /// run goes on (the prewrite), so the compressing threads yield to the run's own (a lower
-    /// scheduling priority, the writer's too).
+    /// Compresses the arrays' blocks with `threads` host threads and writes them in the file's
+    /// order from `end` on (each array's block header, then its blocks), the time the slower
+    /// of compressing and writing, not their sum. With `writes` parallel, into a preallocated
+    /// mapping of the range (FileWindow), each compressing thread copying its own blocks once
+    /// the blocks before have their places; where the file system cannot preallocate, or
+    /// with `writes` ordered, this thread writes the blocks with pwrite as they come. Sets the
+    /// arrays' offsets and sizes; returns the new end (the file ends there). on_progress (may
+    /// be empty) gets the fraction written, on this thread. `background`: written while the
+    /// run goes on (the prewrite), so the threads yield to the run's own (a lower scheduling
+    /// priority).
     std::uint64_t compress_and_write(std::vector<VtuArray>& arrays, std::uint64_t base, std::uint64_t end,
                                      int threads, const std::function<void(double)>& on_progress,
-                                     bool background = false);
+                                     bool background = false, VtuFileWrites writes = VtuFileWrites::parallel);
     /// The head, padded with whitespace to `room` bytes ending in the appended data's `_`, at
     /// the start; the tail after the appended data's `end` bytes.
     void head_and_tail(std::string head, std::uint64_t room, std::uint64_t end)
@@ -359,15 +362,53 @@ public:
     }
 
 private:
+    std::uint64_t write_in_order(std::vector<VtuArray>& arrays, std::uint64_t base, std::uint64_t end, int threads,
+                                 const std::function<void(double)>& on_progress, bool background);
+    std::uint64_t copy_in_parallel(std::vector<VtuArray>& arrays, const FileWindow& window, std::uint64_t base,
+                                   std::uint64_t end, int threads, const std::function<void(double)>& on_progress,
+                                   bool background);
     std::filesystem::path file_;
     int fd_ = -1;
 };
 
+/// Bytes the arrays can take in the appended data at most: block headers, and every block
+/// at LZ4's bound.
+std::uint64_t appended_bound(const std::vector<VtuArray>& arrays)
+{
+    const auto block_bound = static_cast<std::uint64_t>(LZ4_compressBound(static_cast<int>(block_bytes)));
+    std::uint64_t bytes = 0;
+    for (const VtuArray& array : arrays) {
+        const std::uint64_t blocks = (array.bytes + block_bytes - 1) / block_bytes;
+        bytes += (3 + blocks) * sizeof(std::uint64_t) + blocks * block_bound;
+    }
+    return bytes;
+}
+
+/// The compressing threads: one core fewer than OpenMP's threads by default (0), so that
+/// the calling thread has its own.
+int compressing_threads(int threads) { return threads > 0 ? threads : std::max(1, omp_get_max_threads() - 1); }
+
 std::uint64_t OutputFile::compress_and_write(std::vector<VtuArray>& arrays, std::uint64_t base,
                                              std::uint64_t end, int threads,
-                                             const std::function<void(double)>& on_progress, bool background)
+                                             const std::function<void(double)>& on_progress, bool background,
+                                             VtuFileWrites writes)
 {
     if (background) lower_thread_priority();
+    std::unique_ptr<FileWindow> window;
+    if (writes == VtuFileWrites::parallel) window = FileWindow::open(fd_, base + end, appended_bound(arrays));
+    if (!window) return write_in_order(arrays, base, end, threads, on_progress, background);
+    const std::uint64_t new_end = copy_in_parallel(arrays, *window, base, end, threads, on_progress, background);
+    window.reset();
+    // The window reached to the bound: the file ends where the data does.
+    if (::ftruncate(fd_, static_cast<off_t>(base + new_end)) != 0)
+        throw std::runtime_error(write_error_message(file_, errno, "writing failed"));
+    return new_end;
+}
+
+std::uint64_t OutputFile::write_in_order(std::vector<VtuArray>& arrays, std::uint64_t base, std::uint64_t end,
+                                         int threads, const std::function<void(double)>& on_progress,
+                                         bool background)
+{
     const std::vector<BlockTask> tasks = block_tasks(arrays);
     const std::size_t total = tasks.size();
     const std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[total]);
@@ -375,9 +416,8 @@ std::uint64_t OutputFile::compress_and_write(std::vector<VtuArray>& arrays, std:
     std::exception_ptr failure;
     double waited = 0;  // the writer's time waiting for blocks (the rest is writing)
     const auto started = std::chrono::steady_clock::now();
-    // The compressing team on its own thread (OpenMP's), this thread the writer: by default one
-    // core fewer than OpenMP's threads, so that the writer has its own.
-    const int size = threads > 0 ? threads : std::max(1, omp_get_max_threads() - 1);
+    // The compressing team on its own thread (OpenMP's), this thread the writer.
+    const int size = compressing_threads(threads);
     BlockPool pool(4 * static_cast<std::size_t>(size));
     std::thread team([&] {
 #pragma omp parallel num_threads(size)
@@ -431,6 +471,124 @@ std::uint64_t OutputFile::compress_and_write(std::vector<VtuArray>& arrays, std:
     return end;
 }
 
+/// The block headers' bytes in front of each block: gap[t] for the arrays whose first block
+/// is task t (with the empty arrays just before it), gap[total] for the empty arrays at the end.
+std::vector<std::uint64_t> header_gaps(const std::vector<VtuArray>& arrays, std::size_t total)
+{
+    std::vector<std::uint64_t> gap(total + 1, 0);
+    std::size_t t = 0;
+    for (const VtuArray& array : arrays) {
+        gap[t] += (3 + array.blocks.size()) * sizeof(std::uint64_t);
+        t += array.blocks.size();
+    }
+    return gap;
+}
+
+/// Most threads copying into a FileWindow at once: four to eight fill the page cache fastest
+/// (more contend for the file's mapping).
+constexpr std::ptrdiff_t max_copies = 8;
+
+/// Where each block goes in the appended data, handed from block to block: block t's place is
+/// known once block t - 1 is compressed (its place plus its size, plus the next array's block
+/// header). The blocks are taken in the file's order, so the thread waiting for a place waits
+/// for a block another thread already holds.
+class BlockPlaces {
+public:
+    /// Places for `total` blocks, the first at `first`.
+    BlockPlaces(std::size_t total, std::uint64_t first) : at_(new std::atomic<std::uint64_t>[total + 1])
+    {
+        for (std::size_t t = 0; t <= total; ++t) at_[t].store(unknown, std::memory_order_relaxed);
+        at_[0].store(first, std::memory_order_relaxed);
+    }
+    /// Block t's place (waits for it); failed once an earlier block failed.
+    std::uint64_t wait(std::size_t t) const
+    {
+        at_[t].wait(unknown, std::memory_order_acquire);
+        return at_[t].load(std::memory_order_acquire);
+    }
+    /// Sets block t's place (what block t - 1 wrote before it is seen with it).
+    void set(std::size_t t, std::uint64_t place)
+    {
+        at_[t].store(place, std::memory_order_release);
+        at_[t].notify_all();
+    }
+    static constexpr std::uint64_t unknown = ~std::uint64_t{0};
+    static constexpr std::uint64_t failed = unknown - 1;
+
+private:
+    std::unique_ptr<std::atomic<std::uint64_t>[]> at_;
+};
+
+/// Compresses block `t` into buffer, hands the next block its place and copies this one into
+/// the window at its own (at most max_copies threads copying at once); a block that does not
+/// compress, or follows one, hands on `failed` and is not copied.
+void place_and_copy(std::vector<VtuArray>& arrays, const BlockTask& task, std::size_t t,
+                    const std::vector<std::uint64_t>& gap, BlockPlaces& places, const FileWindow& window,
+                    std::uint64_t base, std::counting_semaphore<max_copies>& copies, std::vector<char>& buffer)
+{
+    VtuArray& array = arrays[task.array];
+    const std::size_t bytes = compress_block(array, task.block, buffer);
+    const std::uint64_t place = places.wait(t);
+    if (bytes == 0 || place == BlockPlaces::failed) {
+        places.set(t + 1, BlockPlaces::failed);
+        return;
+    }
+    array.sizes[task.block] = bytes;
+    places.set(t + 1, place + bytes + gap[t + 1]);
+    copies.acquire();
+    window.copy(base + place, buffer.data(), bytes);
+    copies.release();
+}
+
+std::uint64_t OutputFile::copy_in_parallel(std::vector<VtuArray>& arrays, const FileWindow& window,
+                                           std::uint64_t base, std::uint64_t end, int threads,
+                                           const std::function<void(double)>& on_progress, bool background)
+{
+    const std::vector<BlockTask> tasks = block_tasks(arrays);
+    const std::size_t total = tasks.size();
+    const std::vector<std::uint64_t> gap = header_gaps(arrays, total);
+    for (VtuArray& array : arrays) array.sizes.assign(array.blocks.size(), 0);
+    BlockPlaces places(total, end + gap[0]);
+    std::counting_semaphore<max_copies> copies(max_copies);
+    std::atomic<std::size_t> copied{0};
+    std::exception_ptr progress_failure;  // on_progress's, rethrown after the team
+    const auto started = std::chrono::steady_clock::now();
+    const int size = compressing_threads(threads);
+#pragma omp parallel num_threads(size)
+    {
+        if (background) lower_thread_priority();
+        std::vector<char> buffer(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(block_bytes))));
+#pragma omp for schedule(dynamic, 1)
+        for (long long t = 0; t < static_cast<long long>(total); ++t) {
+            const auto block = static_cast<std::size_t>(t);
+            place_and_copy(arrays, tasks[block], block, gap, places, window, base, copies, buffer);
+            const std::size_t done = copied.fetch_add(1) + 1;
+            if (on_progress && omp_get_thread_num() == 0 && !progress_failure) try {
+                    on_progress(0.95 * static_cast<double>(done) / static_cast<double>(total));
+                } catch (...) {
+                    progress_failure = std::current_exception();
+                }
+        }
+    }
+    if (progress_failure) std::rethrow_exception(progress_failure);
+    if (places.wait(total) == BlockPlaces::failed)
+        for (const BlockTask& task : tasks)
+            if (arrays[task.array].sizes[task.block] == 0)
+                throw std::runtime_error("LZ4 could not compress a block of '" + arrays[task.array].name + "'");
+    // The block headers, now that every size is known.
+    for (VtuArray& array : arrays) {
+        array.offset = end;
+        const std::vector<std::uint64_t> header = block_header(array);
+        window.copy(base + end, header.data(), header.size() * sizeof(std::uint64_t));
+        end += appended_bytes(array);
+    }
+    if (end != places.wait(total)) throw std::logic_error("write_vtu_lz4: the blocks' places and sizes disagree");
+    spdlog::debug("VTU (LZ4): {} arrays, {} blocks compressed and copied into the file by {} threads in {:.3f} s",
+                  arrays.size(), total, size,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    return end;
+}
+
 /// Room for the XML head of the arrays: more than xml_head writes (its fixed text, and per
 /// array its line with the longest offset and the section tags around it).
 std::uint64_t head_room_for(const std::vector<VtuArray>& arrays)
@@ -454,7 +612,8 @@ std::vector<VtuArray> unwritten_arrays(const std::vector<VtuArray>& all, const s
 }  // namespace
 
 void write_vtu_lz4(const std::filesystem::path& file, vtkUnstructuredGrid* grid,
-                   const std::function<void(double)>& on_progress, const std::set<std::string>& narrowed)
+                   const std::function<void(double)>& on_progress, const std::set<std::string>& narrowed,
+                   VtuFileWrites writes)
 {
     std::vector<VtuArray> arrays = grid_arrays(grid, narrowed);
     check_names(arrays, file);
@@ -462,7 +621,7 @@ void write_vtu_lz4(const std::filesystem::path& file, vtkUnstructuredGrid* grid,
     // Compressed while written, behind room for the head (whitespace before the data's `_`).
     const std::uint64_t room = head_room_for(arrays);
     OutputFile out(file);
-    const std::uint64_t end = out.compress_and_write(arrays, room, 0, 0, on_progress);
+    const std::uint64_t end = out.compress_and_write(arrays, room, 0, 0, on_progress, false, writes);
     const std::string head = xml_head(grid, arrays);
     if (head.size() + 1 > room) throw std::logic_error("write_vtu_lz4: the XML head outgrew its room");
     out.head_and_tail(head, room, end);

@@ -18,13 +18,20 @@ class vtkUnstructuredGrid;
 
 namespace gpufem {
 
+/// How the compressed blocks reach the file: `parallel`, each compressing thread copies its
+/// blocks into a preallocated mapping of the file (about twice the rate of one writer into the
+/// page cache), or, where the file system cannot preallocate, as `ordered`: one thread writes
+/// them in the file's order with pwrite. Both make the same bytes.
+enum class VtuFileWrites { parallel, ordered };
+
 /// Writes the grid's points, cells (connectivity, offsets, types), point data and cell data
 /// to `file`. on_progress (may be empty) gets the fraction done, from the calling thread.
 /// The double arrays named in `narrowed` ("PointData/name", "CellData/name") are written as
 /// Float32, converted block by block as they are compressed.
 /// Throws std::runtime_error naming the file when it cannot be written.
 void write_vtu_lz4(const std::filesystem::path& file, vtkUnstructuredGrid* grid,
-                   const std::function<void(double)>& on_progress, const std::set<std::string>& narrowed = {});
+                   const std::function<void(double)>& on_progress, const std::set<std::string>& narrowed = {},
+                   VtuFileWrites writes = VtuFileWrites::parallel);
 
 /// The same file in two steps, so that a run's idle host threads write the mesh while the
 /// device solves: the constructor starts a thread that makes the grid (make_grid: the mesh's
