@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -135,15 +136,19 @@ bool write_request(int fd, const std::string& request)
     return written;
 }
 
+/// glibc's malloc tunable that advises its large blocks as transparent huge pages.
+constexpr std::string_view huge_pages_tunable = "glibc.malloc.hugetlb=1";
+
 /// In the child of fork (only async-signal-safe calls): dies with its parent (SIGKILL when the
 /// thread that started it ends, and at once if the parent already ended before prctl), takes
-/// the two pipe ends as standard input and output and runs the worker; when it cannot, writes
-/// errno to `failure_fd` and exits.
-[[noreturn]] void exec_worker(pid_t parent, int request_fd, int reply_fd, int failure_fd, char* const argv[])
+/// the two pipe ends as standard input and output and runs the worker with the environment
+/// `envp`; when it cannot, writes errno to `failure_fd` and exits.
+[[noreturn]] void exec_worker(pid_t parent, int request_fd, int reply_fd, int failure_fd, char* const argv[],
+                              char* const envp[])
 {
     if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
     if (::dup2(request_fd, STDIN_FILENO) >= 0 && ::dup2(reply_fd, STDOUT_FILENO) >= 0)
-        ::execve(argv[0], argv, environ);
+        ::execve(argv[0], argv, envp);
     const int error = errno;
     [[maybe_unused]] const ssize_t written = ::write(failure_fd, &error, sizeof(error));
     ::_exit(127);
@@ -181,10 +186,14 @@ WorkerProcess start_worker(const std::string& executable, std::string request)
     std::string argument = mesh_worker_argument;
     std::string program = executable;
     char* argv[] = {program.data(), argument.data(), nullptr};
+    std::vector<std::string> environment = mesh_worker_environment(environ);  // before fork: it allocates
+    std::vector<char*> envp;
+    for (std::string& entry : environment) envp.push_back(entry.data());
+    envp.push_back(nullptr);
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) throw MeshSourceError(what + " could not be started: " + std::strerror(errno));
-    if (pid == 0) exec_worker(parent, request_read.fd, reply_write.fd, failure_write.fd, argv);
+    if (pid == 0) exec_worker(parent, request_read.fd, reply_write.fd, failure_write.fd, argv, envp.data());
     request_read.reset();
     reply_write.reset();
     failure_write.reset();
@@ -361,6 +370,24 @@ GmshMesh gmsh_mesh_isolated(const MeshSpec& spec)
 }
 
 }  // namespace
+
+std::vector<std::string> mesh_worker_environment(const char* const* environment)
+{
+    constexpr std::string_view key = "GLIBC_TUNABLES=";
+    std::vector<std::string> entries;
+    bool tunables = false;
+    for (const char* const* entry = environment; entry && *entry; ++entry) {
+        std::string text = *entry;
+        if (text.starts_with(key)) {
+            tunables = true;
+            if (text.find("glibc.malloc.hugetlb") == std::string::npos)
+                text += (text.size() > key.size() ? ":" : "") + std::string(huge_pages_tunable);
+        }
+        entries.push_back(std::move(text));
+    }
+    if (!tunables) entries.push_back(std::string(key) + std::string(huge_pages_tunable));
+    return entries;
+}
 
 void prestart_mesh_worker(const MeshSpec& spec)
 {

@@ -17,6 +17,7 @@
 //   mesh.script_time_limit, meshing after mesh.time_limit;
 // - the worker is killed when gpufem ends (its parent-death signal), even by SIGKILL.
 #include <string>
+#include <vector>
 
 #include "mesh/gmsh_mesh.hpp"
 #include "mesh/mesh.hpp"
@@ -76,6 +77,13 @@ Mesh load_gmsh_mesh_isolated(const MeshSpec& spec);
 /// when it ran out of memory. The worker gets SIGKILL when the calling thread ends: call it
 /// from a thread that outlives the load (gpufem's main thread).
 Mesh load_mesh_in_worker(const MeshSpec& spec, const std::string& executable, int threads);
+
+/// The environment the worker starts with: `environment` (this process's, as `environ` lists
+/// it: "NAME=value" entries) with glibc's malloc asked to back large blocks by transparent huge
+/// pages (glibc.malloc.hugetlb=1 in GLIBC_TUNABLES, added to the tunables there unless they
+/// set hugetlb already). Gmsh's API zero-fills the vectors it hands the cells in on one
+/// thread, and the page faults of 4 KiB pages were most of a large mesh's extraction.
+std::vector<std::string> mesh_worker_environment(const char* const* environment);
 
 /// The worker's side: reads the request from standard input, enters the sandbox (unless the
 /// request allows commands), writes the mesh or the error to standard output (and, for a

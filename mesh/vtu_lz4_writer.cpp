@@ -519,16 +519,30 @@ private:
     std::unique_ptr<std::atomic<std::uint64_t>[]> at_;
 };
 
+/// A copying thread's time in its steps (seconds, summed over its blocks).
+struct CopySteps {
+    double compress = 0, place = 0, copy = 0;
+};
+
 /// Compresses block `t` into buffer, hands the next block its place and copies this one into
 /// the window at its own (at most max_copies threads copying at once); a block that does not
-/// compress, or follows one, hands on `failed` and is not copied.
+/// compress, or follows one, hands on `failed` and is not copied. Adds its steps' time to steps.
 void place_and_copy(std::vector<VtuArray>& arrays, const BlockTask& task, std::size_t t,
                     const std::vector<std::uint64_t>& gap, BlockPlaces& places, const FileWindow& window,
-                    std::uint64_t base, std::counting_semaphore<max_copies>& copies, std::vector<char>& buffer)
+                    std::uint64_t base, std::counting_semaphore<max_copies>& copies, std::vector<char>& buffer,
+                    CopySteps& steps)
 {
+    using clock = std::chrono::steady_clock;
+    const auto lap = [](clock::time_point& from) {
+        const auto now = clock::now();
+        return std::chrono::duration<double>(now - std::exchange(from, now)).count();
+    };
+    auto from = clock::now();
     VtuArray& array = arrays[task.array];
     const std::size_t bytes = compress_block(array, task.block, buffer);
+    steps.compress += lap(from);
     const std::uint64_t place = places.wait(t);
+    steps.place += lap(from);
     if (bytes == 0 || place == BlockPlaces::failed) {
         places.set(t + 1, BlockPlaces::failed);
         return;
@@ -538,6 +552,7 @@ void place_and_copy(std::vector<VtuArray>& arrays, const BlockTask& task, std::s
     copies.acquire();
     window.copy(base + place, buffer.data(), bytes);
     copies.release();
+    steps.copy += lap(from);
 }
 
 std::uint64_t OutputFile::copy_in_parallel(std::vector<VtuArray>& arrays, const FileWindow& window,
@@ -552,22 +567,30 @@ std::uint64_t OutputFile::copy_in_parallel(std::vector<VtuArray>& arrays, const 
     std::counting_semaphore<max_copies> copies(max_copies);
     std::atomic<std::size_t> copied{0};
     std::exception_ptr progress_failure;  // on_progress's, rethrown after the team
+    CopySteps steps;                      // summed over the threads
     const auto started = std::chrono::steady_clock::now();
     const int size = compressing_threads(threads);
 #pragma omp parallel num_threads(size)
     {
         if (background) lower_thread_priority();
         std::vector<char> buffer(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(block_bytes))));
-#pragma omp for schedule(dynamic, 1)
+        CopySteps own;
+#pragma omp for schedule(dynamic, 1) nowait
         for (long long t = 0; t < static_cast<long long>(total); ++t) {
             const auto block = static_cast<std::size_t>(t);
-            place_and_copy(arrays, tasks[block], block, gap, places, window, base, copies, buffer);
+            place_and_copy(arrays, tasks[block], block, gap, places, window, base, copies, buffer, own);
             const std::size_t done = copied.fetch_add(1) + 1;
             if (on_progress && omp_get_thread_num() == 0 && !progress_failure) try {
                     on_progress(0.95 * static_cast<double>(done) / static_cast<double>(total));
                 } catch (...) {
                     progress_failure = std::current_exception();
                 }
+        }
+#pragma omp critical(gpufem_vtu_copy_steps)
+        {
+            steps.compress += own.compress;
+            steps.place += own.place;
+            steps.copy += own.copy;
         }
     }
     if (progress_failure) std::rethrow_exception(progress_failure);
@@ -583,9 +606,11 @@ std::uint64_t OutputFile::copy_in_parallel(std::vector<VtuArray>& arrays, const 
         end += appended_bytes(array);
     }
     if (end != places.wait(total)) throw std::logic_error("write_vtu_lz4: the blocks' places and sizes disagree");
-    spdlog::debug("VTU (LZ4): {} arrays, {} blocks compressed and copied into the file by {} threads in {:.3f} s",
+    spdlog::debug("VTU (LZ4): {} arrays, {} blocks compressed and copied into the file by {} threads in {:.3f} s "
+                  "(the threads' time: compressing {:.3f} s, waiting for places {:.3f} s, copying {:.3f} s)",
                   arrays.size(), total, size,
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), steps.compress,
+                  steps.place, steps.copy);
     return end;
 }
 

@@ -163,5 +163,34 @@ TEST(MeshWorker, UnusedPrestartedWorkerIsStopped)
     EXPECT_NE(::kill(pid, 0), 0);  // reaped: no such process
 }
 
+TEST(MeshWorker, WorkerAsksGlibcForHugePagesKeepingTheUsersTunables)
+{
+    // Added where GLIBC_TUNABLES is absent or empty, appended to the user's other tunables, left
+    // alone where the user set hugetlb; every other entry kept as it is.
+    const char* none[] = {"PATH=/usr/bin", "HOME=/root", nullptr};
+    EXPECT_EQ(mesh_worker_environment(none),
+              (std::vector<std::string>{"PATH=/usr/bin", "HOME=/root", "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"}));
+    const char* empty[] = {"GLIBC_TUNABLES=", nullptr};
+    EXPECT_EQ(mesh_worker_environment(empty), (std::vector<std::string>{"GLIBC_TUNABLES=glibc.malloc.hugetlb=1"}));
+    const char* other[] = {"A=1", "GLIBC_TUNABLES=glibc.malloc.arena_max=2", nullptr};
+    EXPECT_EQ(mesh_worker_environment(other),
+              (std::vector<std::string>{"A=1", "GLIBC_TUNABLES=glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"}));
+    const char* own[] = {"GLIBC_TUNABLES=glibc.malloc.hugetlb=0", nullptr};
+    EXPECT_EQ(mesh_worker_environment(own), (std::vector<std::string>{"GLIBC_TUNABLES=glibc.malloc.hugetlb=0"}));
+
+    // The worker process gets it, with this process's environment.
+    test::TempFolder folder;
+    const auto seen = folder / "environment.txt";
+    ::setenv("GPUFEM_TEST_MARK", "kept", 1);
+    const std::string worker =
+        fake_worker(folder, "echo \"$GLIBC_TUNABLES $GPUFEM_TEST_MARK\" > '" + seen.string() + "'");
+    EXPECT_FALSE(worker_error(worker).empty());  // the script answers nothing
+    ::unsetenv("GPUFEM_TEST_MARK");
+    const std::vector<std::string> lines = lines_of(seen);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find("glibc.malloc.hugetlb=1"), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find(" kept"), std::string::npos) << lines[0];
+}
+
 }  // namespace
 }  // namespace gpufem
