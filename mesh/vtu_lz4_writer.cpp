@@ -526,7 +526,8 @@ struct CopySteps {
 
 /// Compresses block `t` into buffer, hands the next block its place and copies this one into
 /// the window at its own (at most max_copies threads copying at once); a block that does not
-/// compress, or follows one, hands on `failed` and is not copied. Adds its steps' time to steps.
+/// compress or fit the window, or follows one, hands on `failed` and is not copied. Adds its
+/// steps' time to steps.
 void place_and_copy(std::vector<VtuArray>& arrays, const BlockTask& task, std::size_t t,
                     const std::vector<std::uint64_t>& gap, BlockPlaces& places, const FileWindow& window,
                     std::uint64_t base, std::counting_semaphore<max_copies>& copies, std::vector<char>& buffer,
@@ -543,8 +544,8 @@ void place_and_copy(std::vector<VtuArray>& arrays, const BlockTask& task, std::s
     steps.compress += lap(from);
     const std::uint64_t place = places.wait(t);
     steps.place += lap(from);
-    if (bytes == 0 || place == BlockPlaces::failed) {
-        places.set(t + 1, BlockPlaces::failed);
+    if (bytes == 0 || place == BlockPlaces::failed || base + place + bytes > window.end()) {
+        places.set(t + 1, BlockPlaces::failed);  // nothing may throw here: an OpenMP region
         return;
     }
     array.sizes[task.block] = bytes;
@@ -597,7 +598,8 @@ std::uint64_t OutputFile::copy_in_parallel(std::vector<VtuArray>& arrays, const 
     if (places.wait(total) == BlockPlaces::failed)
         for (const BlockTask& task : tasks)
             if (arrays[task.array].sizes[task.block] == 0)
-                throw std::runtime_error("LZ4 could not compress a block of '" + arrays[task.array].name + "'");
+                throw std::runtime_error("cannot write '" + file_.string() + "': a block of '" +
+                                         arrays[task.array].name + "' could not be compressed into its place");
     // The block headers, now that every size is known.
     for (VtuArray& array : arrays) {
         array.offset = end;
