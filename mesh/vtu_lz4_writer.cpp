@@ -133,6 +133,12 @@ std::vector<VtuArray> grid_arrays(vtkUnstructuredGrid* grid, const std::set<std:
     return arrays;
 }
 
+/// The LZ4 blocks of an array (the last one partial where its bytes are not a multiple).
+std::size_t block_count(const VtuArray& array) { return (array.bytes + block_bytes - 1) / block_bytes; }
+
+/// Bytes of the block header of an array of `blocks` blocks (block_header).
+std::uint64_t header_bytes(std::size_t blocks) { return (3 + blocks) * sizeof(std::uint64_t); }
+
 /// Every block of the arrays, in the file's order (array by array).
 struct BlockTask {
     std::size_t array, block;
@@ -143,7 +149,7 @@ std::vector<BlockTask> block_tasks(std::vector<VtuArray>& arrays)
 {
     std::vector<BlockTask> tasks;
     for (std::size_t a = 0; a < arrays.size(); ++a) {
-        const std::size_t count = (arrays[a].bytes + block_bytes - 1) / block_bytes;
+        const std::size_t count = block_count(arrays[a]);
         arrays[a].blocks.resize(count);
         for (std::size_t b = 0; b < count; ++b) tasks.push_back({a, b});
     }
@@ -251,7 +257,7 @@ std::vector<std::uint64_t> block_header(const VtuArray& array)
 /// The bytes an array takes in the appended data: its block header and blocks.
 std::uint64_t appended_bytes(const VtuArray& array)
 {
-    std::uint64_t bytes = (3 + array.sizes.size()) * sizeof(std::uint64_t);
+    std::uint64_t bytes = header_bytes(array.sizes.size());
     for (std::uint64_t size : array.sizes) bytes += size;
     return bytes;
 }
@@ -378,8 +384,8 @@ std::uint64_t appended_bound(const std::vector<VtuArray>& arrays)
     const auto block_bound = static_cast<std::uint64_t>(LZ4_compressBound(static_cast<int>(block_bytes)));
     std::uint64_t bytes = 0;
     for (const VtuArray& array : arrays) {
-        const std::uint64_t blocks = (array.bytes + block_bytes - 1) / block_bytes;
-        bytes += (3 + blocks) * sizeof(std::uint64_t) + blocks * block_bound;
+        const std::size_t blocks = block_count(array);
+        bytes += header_bytes(blocks) + blocks * block_bound;
     }
     return bytes;
 }
@@ -439,7 +445,7 @@ std::uint64_t OutputFile::write_in_order(std::vector<VtuArray>& arrays, std::uin
         for (VtuArray& array : arrays) {
             array.offset = end;
             array.sizes.clear();
-            std::uint64_t at = base + end + (3 + array.blocks.size()) * sizeof(std::uint64_t);
+            std::uint64_t at = base + end + header_bytes(array.blocks.size());
             for (CompressedBlock& block : array.blocks) {
                 if (!done[t].load(std::memory_order_acquire)) {
                     const auto wait_start = std::chrono::steady_clock::now();
@@ -478,7 +484,7 @@ std::vector<std::uint64_t> header_gaps(const std::vector<VtuArray>& arrays, std:
     std::vector<std::uint64_t> gap(total + 1, 0);
     std::size_t t = 0;
     for (const VtuArray& array : arrays) {
-        gap[t] += (3 + array.blocks.size()) * sizeof(std::uint64_t);
+        gap[t] += header_bytes(array.blocks.size());
         t += array.blocks.size();
     }
     return gap;

@@ -126,8 +126,6 @@ long long nanoseconds_since(std::chrono::steady_clock::time_point start)
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// The device's default memory pool, set to keep the memory freed into it (a release threshold
-/// above any device's size) once per process.
 /// The pools kept_pool has set up, by device (release_pooled_memory trims them).
 struct KeptPools {
     std::mutex mutex;
@@ -140,6 +138,8 @@ KeptPools& kept_pools()
     return kept;
 }
 
+/// The device's default memory pool, set to keep the memory freed into it (a release threshold
+/// above any device's size) once per process.
 cudaMemPool_t kept_pool(int device)
 {
     KeptPools& kept = kept_pools();

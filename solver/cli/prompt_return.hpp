@@ -21,7 +21,8 @@ void detach_teardown();
 /// In the child of detach_teardown: hands the device memory kept in the process's pools back
 /// (a run started at the prompt finds it free), flushes stdout and stderr, points them at
 /// /dev/null (a reader of gpufem's output sees its end now) and sends code to the waiting
-/// process, which ends with it. Returns code; without detach_teardown, returns code and does nothing else.
+/// process, which ends with it. Returns code; without detach_teardown, returns code and does
+/// nothing else.
 int return_exit_code(int code);
 
 }  // namespace gpufem
