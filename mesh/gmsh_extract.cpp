@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <future>
+#include <numeric>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -24,11 +27,24 @@
 namespace gpufem {
 namespace {
 
-/// Cells of one type read from the Gmsh model: their node tags and physical group tags.
-struct RawCells {
-    std::vector<std::size_t> node_tags;     ///< nodes per cell, Gmsh node tags
-    std::vector<int> group;                 ///< physical tag per cell (0 if none)
+/// One entity's cells of one type, as Gmsh gave them.
+struct CellBlock {
+    std::vector<std::size_t> node_tags;     ///< per_cell Gmsh node tags per cell
     std::vector<std::size_t> element_tags;  ///< Gmsh element tag per cell, when asked for
+    std::size_t per_cell = 1;               ///< node tags per cell
+    std::size_t first = 0;                  ///< its first cell's number among all read
+    int group = 0;                          ///< its entity's first physical tag (0 if none)
+    std::uint8_t type_index = 0;            ///< its type's index in the mesh's list of types
+
+    std::size_t cells() const { return node_tags.size() / per_cell; }
+};
+
+/// The cells of the mesh's dimension read from the Gmsh model, entity by entity and type by
+/// type: kept as Gmsh handed them (no copy into one array; the numbering reads the blocks).
+struct RawCells {
+    std::vector<CellBlock> blocks;  ///< none empty
+    std::size_t cells = 0;          ///< over all blocks
+    bool element_tags = false;      ///< whether the blocks hold their cells' element tags
 };
 
 /// The highest dimension (3 or 2) that has elements.
@@ -147,51 +163,32 @@ std::vector<std::size_t> entity_cell_nodes(int type, int tag, std::vector<std::s
     return node_tags;
 }
 
-/// Appends `nodes`, cells of `per_cell` node tags, to raw.node_tags, each padded with 0 to
-/// nodes_per_cell.
-void append_padded(RawCells& raw, std::vector<std::size_t>&& nodes, std::size_t per_cell, std::size_t nodes_per_cell)
-{
-    if (per_cell == nodes_per_cell) {
-        if (raw.node_tags.empty()) raw.node_tags = std::move(nodes);
-        else raw.node_tags.insert(raw.node_tags.end(), nodes.begin(), nodes.end());
-        return;
-    }
-    const std::size_t count = nodes.size() / per_cell;
-    for (std::size_t c = 0; c < count; ++c) {
-        raw.node_tags.insert(raw.node_tags.end(), nodes.begin() + static_cast<std::ptrdiff_t>(c * per_cell),
-                             nodes.begin() + static_cast<std::ptrdiff_t>((c + 1) * per_cell));
-        raw.node_tags.insert(raw.node_tags.end(), nodes_per_cell - per_cell, 0);
-    }
-}
-
-/// The cells of every entity of dimension dim, with the first physical group of their entity:
-/// cells of the given types (MSH numbers), each padded with 0 to nodes_per_cell node tags
-/// (Gmsh's tags start at 1); type_of_cell gets each cell's type (its index in gmsh_types);
-/// with element_tags, raw.element_tags gets each cell's element tag.
-RawCells read_cells(int dim, const std::vector<std::pair<int, LagrangeElement>>& gmsh_types,
-                    int nodes_per_cell, std::vector<std::uint8_t>* type_of_cell, bool element_tags)
+/// The cells of every entity of dimension dim, each block with the first physical group of
+/// its entity and its type (index in gmsh_types); with element_tags, each cell's element tag.
+RawCells read_cells(int dim, const std::vector<std::pair<int, LagrangeElement>>& gmsh_types, bool element_tags)
 {
     RawCells raw;
+    raw.element_tags = element_tags;
     gmsh::vectorpair entities;
     gmsh::model::getEntities(entities, dim);
     for (const auto& [d, tag] : entities) {
         std::vector<int> types, groups;
         gmsh::model::mesh::getElementTypes(types, d, tag);
         gmsh::model::getPhysicalGroupsForEntity(d, tag, groups);
-        const int group = groups.empty() ? 0 : groups.front();
         for (const int type : types) {
             std::size_t index = 0;
             while (index < gmsh_types.size() && gmsh_types[index].first != type) ++index;
             if (index == gmsh_types.size()) continue;  // cell_types_of has listed every type
-            const auto per_cell = static_cast<std::size_t>(
+            CellBlock block;
+            block.per_cell = static_cast<std::size_t>(
                 lagrange_node_count(gmsh_types[index].second.type, gmsh_types[index].second.degree));
-            std::vector<std::size_t> tags;
-            std::vector<std::size_t> nodes = entity_cell_nodes(type, tag, element_tags ? &tags : nullptr);
-            raw.element_tags.insert(raw.element_tags.end(), tags.begin(), tags.end());
-            const std::size_t count = nodes.size() / per_cell;
-            append_padded(raw, std::move(nodes), per_cell, static_cast<std::size_t>(nodes_per_cell));
-            raw.group.insert(raw.group.end(), count, group);
-            if (type_of_cell) type_of_cell->insert(type_of_cell->end(), count, static_cast<std::uint8_t>(index));
+            block.node_tags = entity_cell_nodes(type, tag, element_tags ? &block.element_tags : nullptr);
+            block.first = raw.cells;
+            block.group = groups.empty() ? 0 : groups.front();
+            block.type_index = static_cast<std::uint8_t>(index);
+            if (block.node_tags.empty()) continue;
+            raw.cells += block.cells();
+            raw.blocks.push_back(std::move(block));
         }
     }
     return raw;
@@ -214,24 +211,34 @@ std::string facet_description(int dim, int order)
     return order == 1 ? "first-order " + shapes : shapes + " of order " + std::to_string(order);
 }
 
+/// The entities of a physical group, each once, in Gmsh's order.
+std::vector<int> group_entities(const PhysicalGroup& group)
+{
+    std::vector<int> entities, once;
+    gmsh::model::getEntitiesForPhysicalGroup(group.dim, group.tag, entities);
+    for (const int entity : entities)
+        if (std::find(once.begin(), once.end(), entity) == once.end()) once.push_back(entity);
+    return once;
+}
+
 /// The facets of one boundary physical group, numbered like the mesh's nodes; with
-/// corners_only, each facet's corners (first-order facets of a mesh read as curved blocks).
-BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
-                               const GmshNodeNumbering& numbering, bool corners_only)
+/// corners_only, each facet's corners (first-order facets of a mesh read as curved blocks);
+/// facets listed twice dropped where a mesh file may list them so.
+BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh, const GmshNodeNumbering& numbering,
+                               bool corners_only, bool repeats_possible)
 {
     const std::string where = "boundary group '" + group.name + "' of mesh '" + mesh.source + "'";
     BoundaryFacets facets;
     facets.group = group;
     int facet_type = 0;
     std::vector<std::size_t> triangle_ends;  // mixed groups: where each triangle's nodes end
-    std::vector<int> entities;
-    gmsh::model::getEntitiesForPhysicalGroup(group.dim, group.tag, entities);
-    for (int entity : entities) {
+    for (const int entity : group_entities(group)) {
         std::vector<int> types;
-        std::vector<std::vector<std::size_t>> element_tags, node_tags;
-        gmsh::model::mesh::getElements(types, element_tags, node_tags, group.dim, entity);
+        gmsh::model::mesh::getElementTypes(types, group.dim, entity);
+        std::sort(types.begin(), types.end());
         for (std::size_t k = 0; k < types.size(); ++k) {
-            if (node_tags[k].empty()) continue;
+            const std::vector<std::size_t> node_tags = entity_cell_nodes(types[k], entity, nullptr);
+            if (node_tags.empty()) continue;
             if (!is_facet_type(mesh.dim, mesh.degree, types[k]))
                 throw MeshSourceError(where + " has " + gmsh_type_plural(types[k]) +
                                       "; its facets must be " +
@@ -246,9 +253,9 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
             const auto element = lagrange_element_from_gmsh(types[k]);
             const std::size_t nodes = static_cast<std::size_t>(lagrange_node_count(element->type, element->degree));
             const std::size_t kept = corners_only ? static_cast<std::size_t>(element_node_count(element->type)) : nodes;
-            for (std::size_t first = 0; first < node_tags[k].size(); first += nodes) {
+            for (std::size_t first = 0; first < node_tags.size(); first += nodes) {
                 for (std::size_t i = first; i < first + kept; ++i) {
-                    const std::size_t node = node_tags[k][i];
+                    const std::size_t node = node_tags[i];
                     const index_type index = numbering.index(node);
                     if (index < 0)
                         throw MeshSourceError(where + " has a facet on node " + std::to_string(node) +
@@ -285,7 +292,7 @@ BoundaryFacets boundary_facets(const PhysicalGroup& group, const Mesh& mesh,
                                                                      : ElementType::quadrilateral;
     }
     facets.nodes_per_facet = lagrange_node_count(facets.type, facets.degree);
-    drop_repeated_elements(facets.connectivity, facets.nodes_per_facet, nullptr);
+    if (repeats_possible) drop_repeated_elements(facets.connectivity, facets.nodes_per_facet, nullptr);
     return facets;
 }
 
@@ -305,51 +312,64 @@ bool meshed_by_gmsh(int dim)
     return true;
 }
 
+/// The block holding cell `cell` (its number among those read).
+const CellBlock& block_of(const RawCells& raw, std::size_t cell)
+{
+    const auto after = std::upper_bound(raw.blocks.begin(), raw.blocks.end(), cell,
+                                        [](std::size_t c, const CellBlock& block) { return c < block.first; });
+    return *(after - 1);
+}
+
 /// The cells' groups (and, in a mixed mesh, types; with raw.element_tags, their element tags
 /// into `element_tags`) from `raw`, repeated cells dropped where a mesh file may have them.
-void set_groups_and_types(Mesh& mesh, RawCells& raw, const std::vector<std::uint8_t>& type_index,
-                          const std::vector<std::pair<int, LagrangeElement>>& types,
-                          std::vector<std::size_t>& element_tags)
+void set_groups_and_types(Mesh& mesh, const RawCells& raw, const std::vector<std::pair<int, LagrangeElement>>& types,
+                          bool repeats_possible, std::vector<std::size_t>& element_tags)
 {
     // Each cell's number among those read rides along through the removal of repeated cells.
-    std::vector<int> origin(raw.group.size());
-    for (std::size_t c = 0; c < origin.size(); ++c) origin[c] = static_cast<int>(c);
-    if (!meshed_by_gmsh(mesh.dim)) drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &origin);
-    mesh.cell_group.resize(origin.size());
-    if (types.size() > 1) mesh.cell_types.resize(origin.size());
-    if (!raw.element_tags.empty()) element_tags.resize(origin.size());
-    const auto cells = static_cast<long long>(origin.size());
+    std::vector<int> origin;
+    if (repeats_possible) {
+        origin.resize(raw.cells);
+        std::iota(origin.begin(), origin.end(), 0);
+        drop_repeated_elements(mesh.cells, mesh.nodes_per_cell, &origin);
+    }
+    const std::size_t kept = repeats_possible ? origin.size() : raw.cells;
+    const bool mixed = types.size() > 1;
+    mesh.cell_group.resize(kept);
+    if (mixed) mesh.cell_types.resize(kept);
+    if (raw.element_tags) element_tags.resize(kept);
+    const auto cells = static_cast<long long>(kept);
 #pragma omp parallel for schedule(static)
     for (long long k = 0; k < cells; ++k) {
         const auto c = static_cast<std::size_t>(k);
-        const auto from = static_cast<std::size_t>(origin[c]);
-        mesh.cell_group[c] = raw.group[from];
-        if (types.size() > 1) mesh.cell_types[c] = static_cast<std::uint8_t>(types[type_index[from]].second.type);
-        if (!raw.element_tags.empty()) element_tags[c] = raw.element_tags[from];
+        const std::size_t from = repeats_possible ? static_cast<std::size_t>(origin[c]) : c;
+        const CellBlock& block = block_of(raw, from);
+        mesh.cell_group[c] = block.group;
+        if (mixed) mesh.cell_types[c] = static_cast<std::uint8_t>(types[block.type_index].second.type);
+        if (raw.element_tags) element_tags[c] = block.element_tags[from - block.first];
     }
 }
 
-/// Numbers the nodes of raw's cells (padding 0 skipped when `padded`) and writes the mesh's
-/// cells and coordinates, raw's node tags released.
-GmshNodeNumbering number_cells(Mesh& mesh, RawCells& raw, bool padded, StageLaps& laps)
+/// Numbers the nodes of raw's cells and writes the mesh's cells (rows of nodes_per_cell, a
+/// shorter cell's row padded with -1) and coordinates; the blocks' node tags are released.
+GmshNodeNumbering number_cells(Mesh& mesh, RawCells& raw, GmshNodes nodes, StageLaps& laps)
 {
-    std::vector<std::size_t> used;  // the node tags without the padding
-    if (padded) {
-        used.reserve(raw.node_tags.size());
-        for (const std::size_t tag : raw.node_tags)
-            if (tag != 0) used.push_back(tag);
-    }
-    GmshNodeNumbering numbering(padded ? used : raw.node_tags, mesh.source);
-    used = {};
-    laps.lap("nodes read and numbered");
-    mesh.cells.resize(raw.node_tags.size());
-    const auto cell_tags = static_cast<long long>(raw.node_tags.size());
+    std::vector<std::span<const std::size_t>> cell_node_tags;
+    for (const CellBlock& block : raw.blocks) cell_node_tags.emplace_back(block.node_tags);
+    GmshNodeNumbering numbering(std::move(nodes), cell_node_tags, mesh.source);
+    laps.lap("nodes numbered");
+    const auto row = static_cast<std::size_t>(mesh.nodes_per_cell);
+    mesh.cells.resize(raw.cells * row);
+    for (CellBlock& block : raw.blocks) {
+        const auto cells = static_cast<long long>(block.cells());
 #pragma omp parallel for schedule(static)
-    for (long long i = 0; i < cell_tags; ++i) {
-        const std::size_t tag = raw.node_tags[static_cast<std::size_t>(i)];
-        mesh.cells[static_cast<std::size_t>(i)] = tag == 0 ? -1 : numbering.index(tag);
+        for (long long k = 0; k < cells; ++k) {
+            const auto c = static_cast<std::size_t>(k);
+            const std::size_t* from = &block.node_tags[c * block.per_cell];
+            index_type* to = &mesh.cells[(block.first + c) * row];
+            for (std::size_t n = 0; n < row; ++n) to[n] = n < block.per_cell ? numbering.index(from[n]) : -1;
+        }
+        block.node_tags = {};
     }
-    raw.node_tags = {};
     mesh.coordinates = numbering.take_coordinates();
     laps.lap("cells numbered");
     return numbering;
@@ -358,11 +378,11 @@ GmshNodeNumbering number_cells(Mesh& mesh, RawCells& raw, bool padded, StageLaps
 /// The boundary groups (physical groups of dimension dim - 1) into mesh.boundaries; a group
 /// that cannot be read goes to ignored_boundaries with the reason (a group the case may
 /// never use must not make the mesh unusable).
-void add_boundary_groups(Mesh& mesh, const GmshNodeNumbering& numbering, bool corners_only)
+void add_boundary_groups(Mesh& mesh, const GmshNodeNumbering& numbering, bool corners_only, bool repeats_possible)
 {
     for (const PhysicalGroup& group : physical_groups(mesh.dim - 1)) {
         try {
-            mesh.boundaries.push_back(boundary_facets(group, mesh, numbering, corners_only));
+            mesh.boundaries.push_back(boundary_facets(group, mesh, numbering, corners_only, repeats_possible));
         } catch (const MeshSourceError& e) {
             mesh.ignored_boundaries.push_back({group.name, e.what()});
         }
@@ -395,21 +415,24 @@ Mesh extract_mesh(const std::string& source, int order, int cad_refinements)
     mesh.nodes_per_cell = lagrange_node_count(mesh.cell_type, mesh.degree);
 
     StageLaps laps;
-    std::vector<std::uint8_t> type_index;
     const bool views = gmsh_has_views();  // $ElementData needs each cell's element tag
-    RawCells raw = read_cells(mesh.dim, types, mesh.nodes_per_cell, types.size() > 1 ? &type_index : nullptr, views);
-    laps.lap("Gmsh's elements read");
-    checked_index(static_cast<std::int64_t>(raw.group.size()),
-                  "number of cells of mesh '" + source + "'");
-    GmshNodeNumbering numbering = number_cells(mesh, raw, types.size() > 1, laps);
+    // Gmsh lists the nodes on one thread (0.1 s for 2M nodes) while the cells are read.
+    std::future<GmshNodes> nodes = std::async(std::launch::async, read_gmsh_nodes);
+    RawCells raw = read_cells(mesh.dim, types, views);
+    GmshNodes node_list = nodes.get();
+    laps.lap("Gmsh's cells and nodes read");
+    checked_index(static_cast<std::int64_t>(raw.cells), "number of cells of mesh '" + source + "'");
+    GmshNodeNumbering numbering = number_cells(mesh, raw, std::move(node_list), laps);
+    const bool repeats_possible = !meshed_by_gmsh(mesh.dim);
     std::vector<std::size_t> element_tags;
-    set_groups_and_types(mesh, raw, type_index, types, element_tags);
+    set_groups_and_types(mesh, raw, types, repeats_possible, element_tags);
+    raw = {};
     laps.lap("groups and types");
     if (views) mesh.cell_fields = gmsh_element_data(element_tags);
 
     mesh.subdomains = physical_groups(mesh.dim);
     const bool curved_blocks = read_as_curved_blocks(types);
-    add_boundary_groups(mesh, numbering, curved_blocks);
+    add_boundary_groups(mesh, numbering, curved_blocks, repeats_possible);
     laps.lap("boundary groups");
     if (curved_blocks) {  // numbered and refined from their corners, placed by their maps
         split_curved_cells(mesh, gmsh_node_orders(types));

@@ -11,54 +11,87 @@
 
 namespace gpufem {
 
-GmshNodeNumbering::GmshNodeNumbering(const std::vector<std::size_t>& cell_node_tags,
+GmshNodes read_gmsh_nodes()
+{
+    GmshNodes nodes;
+    std::vector<double> parametric;
+    gmsh::model::mesh::getNodes(nodes.tags, nodes.coordinates, parametric, -1, -1,
+                                /*includeBoundary=*/false, /*returnParametricCoord=*/false);
+    return nodes;
+}
+
+GmshNodeNumbering::GmshNodeNumbering(GmshNodes nodes,
+                                     const std::vector<std::span<const std::size_t>>& cell_node_tags,
                                      const std::string& source)
 {
-    std::vector<std::size_t> tags;
-    std::vector<double> coords, parametric;
-    gmsh::model::mesh::getNodes(tags, coords, parametric, -1, -1, /*includeBoundary=*/false,
-                                /*returnParametricCoord=*/false);
-    const std::size_t total = tags.size();
+    const std::vector<std::size_t> order = sort_tags(std::move(nodes.tags), source);
+    number_used_nodes(cell_node_tags, source);
 
-    // Sort the model's nodes by tag (Gmsh returns them entity by entity).
-    std::vector<std::size_t> order(total);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    if (!std::is_sorted(tags.begin(), tags.end()))  // libstdc++'s OpenMP sort: tags are unique or refused below
+    // The used nodes' coordinates, in compact order.
+    coordinates_.resize(3 * static_cast<std::size_t>(count_));
+    const auto total = static_cast<long long>(sorted_tags_.size());
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < total; ++i) {
+        const index_type to = compact_[static_cast<std::size_t>(i)];
+        if (to < 0) continue;
+        const std::size_t from = order.empty() ? static_cast<std::size_t>(i) : order[static_cast<std::size_t>(i)];
+        std::copy_n(&nodes.coordinates[3 * from], 3, &coordinates_[3 * static_cast<std::size_t>(to)]);
+    }
+}
+
+std::vector<std::size_t> GmshNodeNumbering::sort_tags(std::vector<std::size_t>&& tags, const std::string& source)
+{
+    const std::size_t total = tags.size();
+    std::vector<std::size_t> order;  // empty: Gmsh's order is the tags' (a freshly meshed model)
+    if (std::is_sorted(tags.begin(), tags.end())) {
+        sorted_tags_ = std::move(tags);
+    } else {  // a mesh file lists its nodes entity by entity, in the file's tags
+        order.resize(total);
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        // libstdc++'s OpenMP sort; tags are unique or refused below
         __gnu_parallel::sort(order.begin(), order.end(),
                              [&](std::size_t a, std::size_t b) { return tags[a] < tags[b] || (tags[a] == tags[b] && a < b); });
-    sorted_tags_.resize(total);
-    for (std::size_t i = 0; i < total; ++i) sorted_tags_[i] = tags[order[i]];
-    for (std::size_t i = 1; i < total; ++i)
-        if (sorted_tags_[i] == sorted_tags_[i - 1])
-            throw MeshSourceError("mesh '" + source + "' has two nodes with tag " +
-                                  std::to_string(sorted_tags_[i]));
+        sorted_tags_.resize(total);
+        const auto count = static_cast<long long>(total);
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < count; ++i)
+            sorted_tags_[static_cast<std::size_t>(i)] = tags[order[static_cast<std::size_t>(i)]];
+    }
+    const auto count = static_cast<long long>(total);
+    long long repeated = count;  // the first sorted position whose tag the one before has
+#pragma omp parallel for reduction(min : repeated) schedule(static)
+    for (long long i = 1; i < count; ++i)
+        if (sorted_tags_[static_cast<std::size_t>(i)] == sorted_tags_[static_cast<std::size_t>(i - 1)])
+            repeated = std::min(repeated, i);
+    if (repeated < count)
+        throw MeshSourceError("mesh '" + source + "' has two nodes with tag " +
+                              std::to_string(sorted_tags_[static_cast<std::size_t>(repeated)]));
     contiguous_ = total > 0 && sorted_tags_.back() - sorted_tags_.front() + 1 == total;
+    return order;
+}
 
-    // Mark the nodes the cells use, then number them in increasing tag order.
-    compact_.assign(total, -1);
-    const auto cell_tags = static_cast<long long>(cell_node_tags.size());
-    long long undefined = cell_tags;  // the first tag the file does not define
+void GmshNodeNumbering::number_used_nodes(const std::vector<std::span<const std::size_t>>& cell_node_tags,
+                                          const std::string& source)
+{
+    compact_.assign(sorted_tags_.size(), -1);
+    for (const std::span<const std::size_t> tags : cell_node_tags) {
+        const auto cell_tags = static_cast<long long>(tags.size());
+        long long undefined = cell_tags;  // the first tag the model does not define
 #pragma omp parallel for reduction(min : undefined) schedule(static)
-    for (long long i = 0; i < cell_tags; ++i) {
-        const std::ptrdiff_t pos = position(cell_node_tags[static_cast<std::size_t>(i)]);
-        if (pos < 0) undefined = std::min(undefined, i);
-        else std::atomic_ref<index_type>(compact_[static_cast<std::size_t>(pos)]).store(0, std::memory_order_relaxed);
+        for (long long i = 0; i < cell_tags; ++i) {
+            const std::ptrdiff_t pos = position(tags[static_cast<std::size_t>(i)]);
+            if (pos < 0) undefined = std::min(undefined, i);
+            else std::atomic_ref<index_type>(compact_[static_cast<std::size_t>(pos)]).store(0, std::memory_order_relaxed);
+        }
+        if (undefined < cell_tags)
+            throw MeshSourceError("mesh '" + source + "': a cell refers to node " +
+                                  std::to_string(tags[static_cast<std::size_t>(undefined)]) +
+                                  ", which the file does not define");
     }
-    if (undefined < cell_tags)
-        throw MeshSourceError("mesh '" + source + "': a cell refers to node " +
-                              std::to_string(cell_node_tags[static_cast<std::size_t>(undefined)]) +
-                              ", which the file does not define");
     std::int64_t next = 0;
-    for (std::size_t i = 0; i < total; ++i)
-        if (compact_[i] == 0) compact_[i] = static_cast<index_type>(next++);
+    for (index_type& compact : compact_)
+        if (compact == 0) compact = static_cast<index_type>(next++);
     count_ = checked_index(next, "number of nodes of mesh '" + source + "'");
-
-    coordinates_.resize(3 * static_cast<std::size_t>(count_));
-    for (std::size_t i = 0; i < total; ++i) {
-        if (compact_[i] < 0) continue;
-        const double* from = &coords[3 * order[i]];
-        std::copy(from, from + 3, &coordinates_[3 * static_cast<std::size_t>(compact_[i])]);
-    }
 }
 
 index_type GmshNodeNumbering::index(std::size_t tag) const
