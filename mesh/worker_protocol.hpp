@@ -53,6 +53,7 @@ public:
 
     void read_bytes(void* data, std::size_t bytes)
     {
+        received_ += bytes;
         char* at = static_cast<char*>(data);
         while (bytes > 0) {
             wait_readable();
@@ -63,6 +64,9 @@ public:
             bytes -= static_cast<std::size_t>(done);
         }
     }
+
+    /// The bytes read so far.
+    std::size_t received() const { return received_; }
 
 private:
     void wait_readable()
@@ -82,6 +86,7 @@ private:
     int fd_;
     std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
     bool script_deadline_ = false;
+    std::size_t received_ = 0;
 };
 
 /// The request: the mesh source and the worker's thread count.
