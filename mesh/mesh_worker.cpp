@@ -21,13 +21,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
 #include "linalg/host_threads.hpp"
 #include "mesh/gmsh_mesh.hpp"
 #include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_cache.hpp"
 #include "mesh/worker_protocol.hpp"
-
-#include <spdlog/spdlog.h>
 
 extern char** environ;
 

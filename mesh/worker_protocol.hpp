@@ -53,7 +53,6 @@ public:
 
     void read_bytes(void* data, std::size_t bytes)
     {
-        received_ += bytes;
         char* at = static_cast<char*>(data);
         while (bytes > 0) {
             wait_readable();
@@ -62,6 +61,7 @@ public:
             if (done <= 0) throw ChannelClosed{};
             at += done;
             bytes -= static_cast<std::size_t>(done);
+            received_ += static_cast<std::size_t>(done);
         }
     }
 
