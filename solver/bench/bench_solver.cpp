@@ -220,22 +220,22 @@ SolverBenchRow measure(const std::string& format, KrylovMethod method, const Pre
 std::string table(const std::vector<SolverBenchRow>& rows)
 {
     std::string s = fmt::format(
-        "{:<14} {:<9} {:<7} {:<10} {:>5} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7} {:>8} {:>8}\n",
+        "{:<14} {:<9} {:<7} {:<16} {:>5} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7} {:>8} {:>8}\n",
         "format", "method", "precond", "variant", "graph", "us/iter", "SpMV us", "vector us",
         "reduce us", "MB/iter", "GB/s", "% copy", "speedup", "timing%");
     for (const auto& r : rows) {
         if (!r.error.empty() && r.seconds_per_iteration == 0) {
-            s += fmt::format("{:<14} {:<9} {:<7} {:<10} {}\n", r.format, r.method,
+            s += fmt::format("{:<14} {:<9} {:<7} {:<16} {}\n", r.format, r.method,
                              r.preconditioner, r.variant, r.error);
             continue;
         }
         s += fmt::format(
-            "{:<14} {:<9} {:<7} {:<10} {:>5} {:>10.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>8.1f} "
+            "{:<14} {:<9} {:<7} {:<16} {:>5} {:>10.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>8.1f} "
             "{:>7.1f} {:>8} {:>8}{}\n",
             r.format, r.method, r.preconditioner, r.variant, r.graph ? "yes" : "no",
             r.seconds_per_iteration * 1e6, r.spmv_seconds * 1e6, r.vector_seconds * 1e6,
             r.reduction_seconds * 1e6, r.bytes_per_iteration * 1e-6, r.gbps, r.percent_of_copy,
-            r.variant == "merged" ? fmt::format("{:.2f}x", r.speedup) : "",
+            r.variant != "reference" ? fmt::format("{:.2f}x", r.speedup) : "",
             r.variant == "merged" ? fmt::format("{:+.1f}", r.timing_overhead_percent) : "",
             r.error.empty() ? "" : "  (" + r.error + ")");
     }
@@ -246,12 +246,12 @@ std::string table(const std::vector<SolverBenchRow>& rows)
 std::string solution_table(const std::vector<SolverBenchRow>& rows, double tolerance)
 {
     std::string s = fmt::format("time to solution (tolerance {:.0e}, from x = 0):\n"
-                                "{:<14} {:<9} {:<7} {:<10} {:>10} {:>10} {:>7} {:>10} {:>12}\n",
+                                "{:<14} {:<9} {:<7} {:<16} {:>10} {:>10} {:>7} {:>10} {:>12}\n",
                                 tolerance, "format", "method", "precond", "variant", "setup s",
                                 "update s", "iters", "solve s", "total s");
     for (const auto& r : rows) {
         if (!r.error.empty() && r.seconds_per_iteration == 0) continue;
-        s += fmt::format("{:<14} {:<9} {:<7} {:<10} {:>10.4f} {:>10} {:>7} {:>10.4f} {:>12}\n", r.format,
+        s += fmt::format("{:<14} {:<9} {:<7} {:<16} {:>10.4f} {:>10} {:>7} {:>10.4f} {:>12}\n", r.format,
                          r.method, r.preconditioner, r.variant, r.setup_seconds,
                          r.update_seconds > 0 ? fmt::format("{:.4f}", r.update_seconds) : std::string("-"),
                          r.iterations_to_tolerance, r.solve_seconds,
@@ -329,7 +329,8 @@ BenchChoices bench_choices(const CaseSpec& spec, const SolverBenchOptions& bench
     return c;
 }
 
-/// Reference and merged of every method and preconditioner on one built format.
+/// Reference and merged (and CG's single reduction) of every method and preconditioner on one
+/// built format.
 template <typename V>
 void bench_format(const std::string& label, const DiscreteSystem<V>& system,
                   const BenchChoices& choices, const CaseSpec& spec,
@@ -339,7 +340,9 @@ void bench_format(const std::string& label, const DiscreteSystem<V>& system,
     for (KrylovMethod method : choices.methods)
         for (const PreconditionerEntry* pre : choices.preconditioners) {
             SolverBenchRow reference;
-            for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged}) {
+            std::vector<KrylovVariant> variants{KrylovVariant::reference, KrylovVariant::merged};
+            if (method == KrylovMethod::cg) variants.push_back(KrylovVariant::single_reduction);
+            for (KrylovVariant variant : variants) {
                 spdlog::info("{} {} {} {}", label, method_name(method), pre->name,
                              variant_name(variant));
                 SolverBenchRow row;

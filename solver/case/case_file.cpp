@@ -616,6 +616,9 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
     }
     if (const CaseValue* variant = find_entry(entries, "variant")) {
         solver.variant = reader.to_enum(*variant, krylov_variant_names);
+        if (solver.variant == KrylovVariant::single_reduction && solver.method != KrylovMethod::cg)
+            reader.fail(*variant, "single_reduction is a variant of CG; with solver.method: " +
+                                      std::string(method_name(solver.method)) + " use merged or reference");
     }
     if (const CaseValue* preconditioner = find_entry(entries, "preconditioner")) {
         const std::vector<std::string> names = preconditioner_registry().names();

@@ -321,8 +321,12 @@ std::string solver_reference()
                            bicgstab (any non-singular system, e.g. with problem.convection)
   variant: merged          (string, default merged) merged: vector updates fused with the dot
                            products, scalars kept on the device, the host reading the residual
-                           every check_every iterations | reference: one library call per
-                           vector operation (cuBLAS on the GPU), every dot read by the host
+                           every check_every iterations | single_reduction (cg only): the
+                           merged kernels rearranged so that each iteration ends in one
+                           reduction (r.r, r.z and z.Az together; A p by recurrence): one
+                           kernel fewer per iteration and, on several processes, one all-reduce
+                           instead of two (three with amg or pmg) | reference: one library call per vector operation
+                           (cuBLAS on the GPU), every dot read by the host
 )REF";
 }
 

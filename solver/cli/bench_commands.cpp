@@ -94,7 +94,7 @@ Command add_solver(CLI::App& bench, CommandContext& context)
 {
     auto args = std::make_shared<SolverArguments>();
     CLI::App* sub = bench.add_subcommand(
-        "solver", "CG and BiCGSTAB, reference and merged, on the case's system: time per "
+        "solver", "CG and BiCGSTAB, reference and merged (and CG's single reduction), on the case's system: time per "
                   "iteration and its split (SpMV, vector updates, reductions), bytes per iteration "
                   "(traffic model), GB/s, % of the measured copy bandwidth, speedup of merged over "
                   "reference, cost of per-SpMV timing; writes bench_solver.csv and .json");

@@ -92,6 +92,12 @@ std::size_t vector_bytes_per_iteration(KrylovMethod method, KrylovVariant varian
             vectors = 2 + 3 + 3 + (pre.present ? 2 + 1 : 2) + 2 + 3;
             return vectors * unit + apply;
         }
+        if (variant == KrylovVariant::single_reduction) {
+            // update: z (or r, d), p, s, q, x, r -> p, q, x, r (+z with d); dots: r, s (+z)
+            if (!pre.present) return (9 + 2) * unit;
+            if (pre.diagonal) return (11 + 3) * unit;
+            return (10 + 3) * unit + apply;
+        }
         if (!pre.present || pre.diagonal) {
             // alpha: p, q; update_xr: p, q, x, r (+d) -> x, r; update_p: r, p (+d) -> p
             vectors = 2 + (6 + pre.diagonal) + (3 + pre.diagonal);
@@ -127,9 +133,16 @@ SolveResult solve_as_given(KrylovMethod method, KrylovVariant variant, const Lin
                            const Array<V>& b, Array<V>& x, const SolveOptions& options,
                            const Preconditioner<V>* m, const Communicator& comm)
 {
-    if (method == KrylovMethod::cg)
-        return variant == KrylovVariant::reference ? reference_cg(a, b, x, options, m, comm)
-                                                   : merged_cg(a, b, x, options, m, comm);
+    if (method == KrylovMethod::cg) {
+        switch (variant) {
+        case KrylovVariant::reference: return reference_cg(a, b, x, options, m, comm);
+        case KrylovVariant::single_reduction: return merged_cg_single_reduction(a, b, x, options, m, comm);
+        case KrylovVariant::merged: break;
+        }
+        return merged_cg(a, b, x, options, m, comm);
+    }
+    if (variant == KrylovVariant::single_reduction)
+        throw std::invalid_argument("solver variant single_reduction is a CG variant; BiCGSTAB runs merged or reference");
     return variant == KrylovVariant::reference ? reference_bicgstab(a, b, x, options, m, comm)
                                                : merged_bicgstab(a, b, x, options, m, comm);
 }

@@ -26,7 +26,12 @@ const char* solve_status_name(SolveStatus status);
 /// The Krylov method.
 enum class KrylovMethod { cg, bicgstab };
 /// How the method's vector operations are written.
-enum class KrylovVariant { reference, merged };
+enum class KrylovVariant {
+    reference,         ///< one library call per vector operation, every dot read by the host
+    merged,            ///< fused updates and dots, the scalars on the device
+    single_reduction,  ///< CG only: the merged kernels rearranged (Chronopoulos and Gear) so
+                       ///< that one reduction per iteration finishes every dot product
+};
 /// Whether the merged variant replays its iterations as a CUDA graph.
 enum class GraphMode { automatic, on, off };
 
@@ -34,8 +39,10 @@ enum class GraphMode { automatic, on, off };
 inline constexpr std::array<EnumName<KrylovMethod>, 2> krylov_method_names{
     {{KrylovMethod::cg, "cg"}, {KrylovMethod::bicgstab, "bicgstab"}}};
 /// The names of the variants.
-inline constexpr std::array<EnumName<KrylovVariant>, 2> krylov_variant_names{
-    {{KrylovVariant::reference, "reference"}, {KrylovVariant::merged, "merged"}}};
+inline constexpr std::array<EnumName<KrylovVariant>, 3> krylov_variant_names{
+    {{KrylovVariant::reference, "reference"},
+     {KrylovVariant::merged, "merged"},
+     {KrylovVariant::single_reduction, "single_reduction"}}};
 /// The names of the graph modes.
 inline constexpr std::array<EnumName<GraphMode>, 3> graph_mode_names{
     {{GraphMode::automatic, "auto"}, {GraphMode::on, "on"}, {GraphMode::off, "off"}}};
@@ -45,7 +52,7 @@ inline const char* method_name(KrylovMethod method)
 {
     return enum_name(krylov_method_names, method).data();
 }
-/// "reference", "merged"
+/// "reference", "merged", "single_reduction"
 inline const char* variant_name(KrylovVariant variant)
 {
     return enum_name(krylov_variant_names, variant).data();

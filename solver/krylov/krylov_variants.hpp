@@ -21,6 +21,13 @@ template <typename V>
 SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
                       const SolveOptions& options, const Preconditioner<V>* m,
                          const Communicator& comm);
+/// CG with one reduction per iteration (Chronopoulos and Gear 1989): r.r, r.z and z.Az
+/// finished together, p.Ap from them and A p by recurrence; the same kernels' conventions as
+/// merged_cg (the scalars on the device; on several processes one all-reduce per iteration).
+template <typename V>
+SolveResult merged_cg_single_reduction(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
+                                       const SolveOptions& options, const Preconditioner<V>* m,
+                                       const Communicator& comm);
 /// BiCGSTAB with the fused kernels (Anzt et al. 2015, §3.3), the scalars on the device.
 template <typename V>
 SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,

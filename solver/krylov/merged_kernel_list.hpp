@@ -45,6 +45,24 @@ template <typename V>
 void cg_update_p(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* r, const V* dinv,
                  V* p) GPUFEM_KERNEL_BODY
 
+/// Single-reduction CG start: r = b - r (r holds A x0); with dinv, z = dinv r (the product's
+/// input). No reduction: cg1_dots finishes the start.
+template <typename V>
+void cg1_start(const Executor& exec, std::size_t n, const V* b, const V* dinv, V* r, V* z) GPUFEM_KERNEL_BODY
+
+/// Single-reduction CG: r.r, r.z and z.s (s = A z; z null: z = r) in one reduction, with b.b
+/// when b is given (the start: ScalarStep::cg1_start; else cg1_step).
+template <typename V>
+void cg1_dots(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* b, const V* r,
+              const V* z, const V* s) GPUFEM_KERNEL_BODY
+
+/// Single-reduction CG: p = z + beta p, q = s + beta q (q = A p without a product), x += alpha
+/// p, r -= alpha q; z_in null: z = dinv r, or r without dinv; z_out (with dinv): dinv times the
+/// new r. No reduction.
+template <typename V>
+void cg1_update(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* z_in, const V* dinv,
+                const V* s, V* p, V* q, V* x, V* r, V* z_out) GPUFEM_KERNEL_BODY
+
 /// BiCGSTAB start: r = b - r (r holds A x0), rhat = r, p = v = 0; state started.
 template <typename V>
 void bicgstab_start(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* b, V* r, V* rhat,

@@ -155,6 +155,39 @@ GPUFEM_HOST_DEVICE inline void bicgstab_finish(KrylovScalars& s, double rhat_r, 
     s.rho = rhat_r;
 }
 
+/// Single-reduction CG: alpha = rho / p.Ap with p.Ap = z.Az - beta rho / alpha_old (p = z +
+/// beta p_old is A-conjugate to p_old, and z.A p_old = -rho / alpha_old), so that the dots of
+/// one iteration (r.r, r.z, z.Az) need no p.Ap of their own; at the start beta = 0.
+GPUFEM_HOST_DEVICE inline void cg1_alpha(KrylovScalars& s, double z_az)
+{
+    if (s.rho <= 0) return stop(s, state_breakdown, StopReason::rz_not_positive, s.rho);
+    const double pap = z_az - s.beta * s.rho / s.alpha;
+    if (!finite(pap)) return stop(s, state_not_finite, StopReason::not_finite, pap);
+    if (pap <= 0) return stop(s, state_breakdown, StopReason::pap_not_positive, pap);
+    s.alpha = s.rho / pap;
+}
+
+/// Single-reduction CG at the start: the state from r.r, r.z, b.b, then the first alpha.
+GPUFEM_HOST_DEVICE inline void cg1_start(KrylovScalars& s, double rr, double rz, double z_az, double bb,
+                                         double* history)
+{
+    start(s, rr, rz, bb, history);
+    if (s.status != state_running) return;
+    if (!finite(rz)) return stop(s, state_not_finite, StopReason::not_finite, rz, 0);
+    cg1_alpha(s, z_az);
+}
+
+/// Single-reduction CG after x and r (and z = M^-1 r, and A z) are new: the residual check,
+/// beta = rho_new / rho, then alpha.
+GPUFEM_HOST_DEVICE inline void cg1_step(KrylovScalars& s, double rr, double rz, double z_az, double* history)
+{
+    finish_iteration(s, rr, history);
+    if (s.status != state_running) return;
+    cg_beta(s, rz, false);
+    if (s.status != state_running) return;
+    cg1_alpha(s, z_az);
+}
+
 }  // namespace merged
 
 /// The scalar step a fused reduction ends in, named so that it can run apart from the kernel
@@ -170,13 +203,17 @@ enum class ScalarStep : int {
     bicgstab_alpha,   ///< sums rhat.v: merged::bicgstab_alpha
     bicgstab_omega,   ///< sums t.s, t.t, s.s: merged::bicgstab_omega
     bicgstab_finish,  ///< sums rhat.r, r.r: merged::bicgstab_finish
+    cg1_start,        ///< sums r.r, r.z, z.Az, b.b: merged::cg1_start
+    cg1_step,         ///< sums r.r, r.z, z.Az: merged::cg1_step
 };
 
 /// How many sums the step takes.
 GPUFEM_HOST_DEVICE inline int scalar_step_sums(ScalarStep step)
 {
     switch (step) {
+    case ScalarStep::cg1_start: return 4;
     case ScalarStep::cg_start:
+    case ScalarStep::cg1_step:
     case ScalarStep::bicgstab_omega: return 3;
     case ScalarStep::cg_finish:
     case ScalarStep::bicgstab_start:
@@ -188,7 +225,7 @@ GPUFEM_HOST_DEVICE inline int scalar_step_sums(ScalarStep step)
 /// Whether the step starts a solve (it runs whatever the state; the others only while it runs).
 GPUFEM_HOST_DEVICE inline bool starts_solve(ScalarStep step)
 {
-    return step == ScalarStep::cg_start || step == ScalarStep::bicgstab_start;
+    return step == ScalarStep::cg_start || step == ScalarStep::bicgstab_start || step == ScalarStep::cg1_start;
 }
 
 /// Runs step on the finished sums (scalar_step_sums(step) of them, totals over every process).
@@ -206,6 +243,8 @@ GPUFEM_HOST_DEVICE inline void scalar_step(KrylovScalars& s, ScalarStep step, co
     case ScalarStep::bicgstab_alpha: return merged::bicgstab_alpha(s, sums[0]);
     case ScalarStep::bicgstab_omega: return merged::bicgstab_omega(s, sums[0], sums[1], sums[2]);
     case ScalarStep::bicgstab_finish: return merged::bicgstab_finish(s, sums[0], sums[1], history);
+    case ScalarStep::cg1_start: return merged::cg1_start(s, sums[0], sums[1], sums[2], sums[3], history);
+    case ScalarStep::cg1_step: return merged::cg1_step(s, sums[0], sums[1], sums[2], history);
     }
 }
 

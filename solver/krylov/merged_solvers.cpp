@@ -328,6 +328,53 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
 }
 
 template <typename V>
+SolveResult merged_cg_single_reduction(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
+                                       const SolveOptions& options, const Preconditioner<V>* m,
+                                       const Communicator& comm)
+{
+    const ExecPtr& exec = a.executor();
+    const Executor& e = *exec;
+    const std::size_t n = b.size();
+    MergedSetup<V> setup(a, m, n, options, comm);
+    const MergedWorkspace& ws = setup.buffers.workspace();
+    const V* d = setup.d;
+    const bool general = setup.general;
+    // z = M^-1 r: the product's input (r itself without a preconditioner); s = A z.
+    Array<V> r(exec, n), p(exec, n), q(exec, n), s(exec, n), z(exec, m ? n : 0);
+    fill(p, V(0));  // beta = 0 at the start: p = z, q = s
+    fill(q, V(0));
+    const Array<V>& z_or_r = m ? z : r;
+    const V* z_dots = m ? z.data() : nullptr;
+
+    a.apply(x, r);
+    GPUFEM_DISPATCH(e, cg1_start(e, n, b.data(), d, r.data(), d ? z.data() : nullptr));
+    if (general) m->apply(r, z);
+    a.apply(z_or_r, s);
+    GPUFEM_DISPATCH(e, cg1_dots(e, ws, n, b.data(), r.data(), z_dots, s.data()));
+    setup.finish(e, ScalarStep::cg1_start);
+    const KrylovScalars started = setup.started();
+    const auto iteration = [&] {
+        {
+            ScopedInterval t(setup.vector);  // a general M's apply counts as vector work
+            GPUFEM_DISPATCH(e, cg1_update(e, ws, n, general ? z.data() : nullptr, d, s.data(), p.data(), q.data(),
+                                          x.data(), r.data(), d ? z.data() : nullptr));
+            if (general) m->apply(r, z);
+        }
+        {
+            ScopedInterval t(setup.timing.timer);
+            a.apply(z_or_r, s);
+        }
+        ScopedInterval t(setup.reduction);
+        GPUFEM_DISPATCH(e, cg1_dots(e, ws, n, static_cast<const V*>(nullptr), r.data(), z_dots, s.data()));
+        setup.finish(e, ScalarStep::cg1_step);
+    };
+    const LoopOutcome out = run_iterations(exec, *setup.runner, ws, started,
+                                           loop_options(options, a, m), setup.use_graph,
+                                           iteration, [&] { return capturable(a, m); });
+    return finish<V>(KrylovMethod::cg, out, setup.buffers, options, setup.timing, x);
+}
+
+template <typename V>
 SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
                             const SolveOptions& options, const Preconditioner<V>* m,
                             const Communicator& comm)
@@ -392,6 +439,9 @@ SolveResult merged_bicgstab(const LinearOperator<V>& a, const Array<V>& b, Array
     template SolveResult merged_cg(const LinearOperator<V>&, const Array<V>&, Array<V>&,        \
                                    const SolveOptions&, const Preconditioner<V>*,               \
                                    const Communicator&);                                        \
+    template SolveResult merged_cg_single_reduction(const LinearOperator<V>&, const Array<V>&, Array<V>&, \
+                                                    const SolveOptions&, const Preconditioner<V>*, \
+                                                    const Communicator&);                          \
     template SolveResult merged_bicgstab(const LinearOperator<V>&, const Array<V>&, Array<V>&,  \
                                          const SolveOptions&, const Preconditioner<V>*,         \
                                          const Communicator&);

@@ -21,9 +21,9 @@ double gigabytes(double bytes) { return bytes / 1e9; }
 /// The value size of the case's precision.
 double value_bytes(const CaseSpec& spec) { return spec.precision == Precision::float32 ? 4 : 8; }
 
-/// The Krylov solver's vectors (merged or reference; the preconditioner's own apart) of
-/// vector bytes each, and the residual history: z for a preconditioner applied on its own in
-/// merged CG, M^-1 p and M^-1 s in BiCGSTAB.
+/// The Krylov solver's vectors (the preconditioner's own apart) of vector bytes each, and the
+/// residual history: z for a preconditioner applied on its own in merged CG, A z and z for any
+/// preconditioner in single-reduction CG, M^-1 p and M^-1 s in BiCGSTAB.
 double krylov_bytes(const SolverSpec& solver, double vector)
 {
     const PreconditionerEntry& m = *solver.preconditioner;
@@ -31,6 +31,7 @@ double krylov_bytes(const SolverSpec& solver, double vector)
     double vectors = preconditioned ? 4 : 3;
     if (solver.method == KrylovMethod::bicgstab) vectors = preconditioned ? 8 : 6;
     else if (solver.variant == KrylovVariant::merged) vectors = preconditioned && !m.diagonal ? 4 : 3;
+    else if (solver.variant == KrylovVariant::single_reduction) vectors = preconditioned ? 5 : 4;
     return vectors * vector + 8.0 * (solver.max_iterations + 1);
 }
 

@@ -105,9 +105,10 @@ void check_split_reductions_change_nothing(const ExecPtr& exec, unsigned seed)
         const auto built =
             build_format<V>("csr-scalar", grid_matrix<V>(exec, 30, 20, cg ? 0 : 0.6, cg ? 0 : -0.4, 0.02), {});
         const LinearOperator<V>& a = *built.op;
-        for (KrylovVariant variant : {KrylovVariant::merged, KrylovVariant::reference})
+        for (KrylovVariant variant : {KrylovVariant::merged, KrylovVariant::reference, KrylovVariant::single_reduction})
             for (TestPreconditioner pre : {TestPreconditioner::none, TestPreconditioner::jacobi,
                                            TestPreconditioner::opaque_jacobi}) {
+                if (variant == KrylovVariant::single_reduction && !cg) continue;
                 SCOPED_TRACE(fmt::format("{} {} {}", method_name(method), variant_name(variant),
                                          test_preconditioner_name(pre)));
                 SolveOptions options;
@@ -129,7 +130,16 @@ void check_split_reductions_change_nothing(const ExecPtr& exec, unsigned seed)
                 EXPECT_EQ(split.status, fused.status);
                 EXPECT_EQ(x_split, x_fused);
                 EXPECT_EQ(split.residual_history, fused.residual_history);
-                // merged: one all-reduce per fused reduction; reference: one per dot and norm.
+                // merged: one all-reduce per fused reduction; reference: one per dot and norm;
+                // single reduction: one per iteration and the start's, whatever the
+                // preconditioner (beside solve's two sums over b and x0 before it starts); on
+                // the GPU also one per iteration queued past the stop (at most two batches).
+                if (variant == KrylovVariant::single_reduction) {
+                    const int before = 2 + 1;
+                    EXPECT_GE(loopback.calls, fused.iterations + before);
+                    EXPECT_LE(loopback.calls, fused.iterations + before + (exec->is_cuda() ? 2 * options.check_every : 0));
+                    continue;
+                }
                 const int per_iteration = method == KrylovMethod::cg ? 2 + (pre == TestPreconditioner::opaque_jacobi &&
                                                                             variant == KrylovVariant::merged)
                                                                      : 3;
@@ -154,8 +164,9 @@ void check_two_ranks_solve_as_one(const ExecPtr& exec, unsigned seed)
         const Csr<V> a0 = grid_matrix<V>(exec, 24, 20, cg ? 0 : 0.5, cg ? 0 : 0.3, 0.01, 0.3, seed);
         const Csr<V> a1 = grid_matrix<V>(exec, 24, 17, cg ? 0 : 0.5, cg ? 0 : 0.3, 0.01, 0.3, seed + 1);
         const auto whole = build_format<V>("csr", block_diagonal(exec, a0, a1), {});
-        for (KrylovVariant variant : {KrylovVariant::merged, KrylovVariant::reference})
+        for (KrylovVariant variant : {KrylovVariant::merged, KrylovVariant::reference, KrylovVariant::single_reduction})
             for (TestPreconditioner pre : {TestPreconditioner::jacobi, TestPreconditioner::opaque_jacobi}) {
+                if (variant == KrylovVariant::single_reduction && !cg) continue;
                 SCOPED_TRACE(fmt::format("{} {} {}", method_name(method), variant_name(variant),
                                          test_preconditioner_name(pre)));
                 SolveOptions options;

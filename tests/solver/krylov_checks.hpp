@@ -115,7 +115,6 @@ void check_variants_agree(const ExecPtr& exec, Csr<V> matrix, bool spd, double s
             options.max_iterations = 20000;
             const auto m = make_test_preconditioner(pre, a);
             const auto ref = solve_once(method, KrylovVariant::reference, a, b, options, m.get());
-            const auto mer = solve_once(method, KrylovVariant::merged, a, b, options, m.get());
             // BiCGSTAB on a symmetric matrix converges erratically (residual spikes): where it
             // crosses the tolerance moves by a few iterations with the summation order (the
             // reference alone gives 68-75 iterations on the 40 x 30 test matrix with 1-5 OpenMP
@@ -125,18 +124,24 @@ void check_variants_agree(const ExecPtr& exec, Csr<V> matrix, bool spd, double s
             // With 16 OpenMP threads (the H100 host) 12% was once exceeded: allow 20%.
             double allowed = method == KrylovMethod::bicgstab && spd ? std::max(slack, 0.2) : slack;
             if (sizeof(V) == 4) allowed = std::max(allowed, 0.06);
-            EXPECT_LE(std::abs(ref.result.iterations - mer.result.iterations),
-                      1 + static_cast<int>(allowed * ref.result.iterations))
-                << ref.result.iterations << " vs " << mer.result.iterations;
-            EXPECT_LT(relative_difference(mer.x, ref.x), sizeof(V) == 8 ? 1e-7 : 2e-3);
-            EXPECT_EQ(mer.result.residual_history.size(), std::size_t(mer.result.iterations) + 1);
-            EXPECT_EQ(ref.result.residual_history.size(), std::size_t(ref.result.iterations) + 1);
-            // The recorded residuals agree with each other along the way.
-            const std::size_t common = std::min(ref.result.residual_history.size(),
-                                                mer.result.residual_history.size());
-            for (std::size_t k = 0; k < std::min<std::size_t>(common, 5); ++k)
-                EXPECT_NEAR(mer.result.residual_history[k], ref.result.residual_history[k],
-                            1e-3 * ref.result.residual_history[k]);
+            std::vector<KrylovVariant> variants{KrylovVariant::merged};
+            if (method == KrylovMethod::cg) variants.push_back(KrylovVariant::single_reduction);
+            for (KrylovVariant variant : variants) {
+                SCOPED_TRACE(variant_name(variant));
+                const auto mer = solve_once(method, variant, a, b, options, m.get());
+                EXPECT_LE(std::abs(ref.result.iterations - mer.result.iterations),
+                          1 + static_cast<int>(allowed * ref.result.iterations))
+                    << ref.result.iterations << " vs " << mer.result.iterations;
+                EXPECT_LT(relative_difference(mer.x, ref.x), sizeof(V) == 8 ? 1e-7 : 2e-3);
+                EXPECT_EQ(mer.result.residual_history.size(), std::size_t(mer.result.iterations) + 1);
+                EXPECT_EQ(ref.result.residual_history.size(), std::size_t(ref.result.iterations) + 1);
+                // The recorded residuals agree with each other along the way.
+                const std::size_t common = std::min(ref.result.residual_history.size(),
+                                                    mer.result.residual_history.size());
+                for (std::size_t k = 0; k < std::min<std::size_t>(common, 5); ++k)
+                    EXPECT_NEAR(mer.result.residual_history[k], ref.result.residual_history[k],
+                                1e-3 * ref.result.residual_history[k]);
+            }
         }
 }
 
@@ -155,7 +160,7 @@ void check_breakdowns(const ExecPtr& exec)
             .op;
     };
     const auto b = Array<V>::from_host(exec, std::vector<V>{1, 1});
-    for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged}) {
+    for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged, KrylovVariant::single_reduction}) {
         SCOPED_TRACE(variant_name(variant));
         SolveOptions options;
         options.tolerance = 1e-6;
@@ -170,7 +175,7 @@ void check_breakdowns(const ExecPtr& exec)
             EXPECT_NE(r.message.find("iteration 1"), std::string::npos) << r.message;
             EXPECT_NE(r.message.find("bicgstab"), std::string::npos) << r.message;
         }
-        {  // BiCGSTAB on a rotation: rhat.v = b.Ab = 0 in iteration 1
+        if (variant != KrylovVariant::single_reduction) {  // BiCGSTAB on a rotation: rhat.v = b.Ab = 0 in iteration 1
             const auto a = csr({0, 1, 2}, {1, 0}, {1, -1});
             Array<V> x(exec, 2);
             fill(x, V(0));
@@ -180,6 +185,7 @@ void check_breakdowns(const ExecPtr& exec)
             EXPECT_NE(r.message.find("rhat.v"), std::string::npos) << r.message;
         }
         for (KrylovMethod method : {KrylovMethod::cg, KrylovMethod::bicgstab}) {
+            if (method == KrylovMethod::bicgstab && variant == KrylovVariant::single_reduction) continue;
             SCOPED_TRACE(method_name(method));
             const auto a = csr({0, 1, 2}, {0, 1}, {2, 3});
             {  // NaN in the right-hand side

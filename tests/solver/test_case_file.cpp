@@ -388,6 +388,9 @@ TEST(CaseFile, BadChoicesListTheValidOnes)
                     {"case.yaml:2: backend: expected one of auto, cpu, cuda, got 'gpu'"});
     expect_contains(error_of(minimal + "solver: {method: gmres}\n"),
                     {"case.yaml:2: solver.method: expected one of cg, bicgstab, got 'gmres'"});
+    expect_contains(error_of(minimal + "solver: {method: bicgstab, variant: single_reduction}\n"),
+                    {"case.yaml:2: solver.variant: single_reduction is a variant of CG; with "
+                     "solver.method: bicgstab use merged or reference"});
     expect_contains(error_of("mesh:\n  shape: sphere\n"),
                     {"case.yaml:2: mesh.shape: expected one of unit_square, unit_cube, l_shape, disk, got 'sphere'"});
     expect_contains(error_of("mesh:\n  shape: unit_square\n  elements: prism\n"),

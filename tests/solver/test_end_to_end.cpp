@@ -1080,6 +1080,30 @@ TEST(Sweep, AFailedPointIsMarkedAndTheCompletedOnesKept)
     EXPECT_FALSE(std::filesystem::exists(out / "d1_r0"));
 }
 
+TEST(EndToEnd, SingleReductionCgGivesTheMergedSolution)
+{
+    // solver.variant: single_reduction from a case: the merged variant's solution and
+    // iterations (+-1) with Jacobi folded into its kernels and with pmg applied between them,
+    // reported under its name.
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    for (const std::string pre : {"jacobi", "pmg"}) {
+        const std::string common = " -q --set degree=2 --set solver.preconditioner=" + pre;
+        const auto merged = dir.path() / ("merged_" + pre);
+        const auto single = dir.path() / ("single_" + pre);
+        ASSERT_EQ(test::run_gpufem("run " + file.string() + common + " -o " + merged.string()).exit_code, 0);
+        const auto r = test::run_gpufem("run " + file.string() + common +
+                                        " --set solver.variant=single_reduction -o " + single.string());
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const auto m = test::read_json(merged / "report.json"), s = test::read_json(single / "report.json");
+        EXPECT_EQ(s["solver"]["variant"], "single_reduction");
+        EXPECT_LE(std::abs(m["solver"]["iterations"].get<int>() - s["solver"]["iterations"].get<int>()), 1) << pre;
+        const auto cmp = test::run_gpufem("compare " + (merged / "result.vtu").string() + " " +
+                                          (single / "result.vtu").string() + " --tolerance 1e-8");
+        EXPECT_EQ(cmp.exit_code, 0) << pre << ": " << cmp.output;
+    }
+}
+
 TEST(EndToEnd, LmaGivesTheCsrSolution)
 {
     // Matrix-free LMA (atomic and colour scatter, full and symmetric storage) reaches the

@@ -1,4 +1,4 @@
-// CG and BiCGSTAB, reference and merged, on the CPU (the merged kernels' CPU reference).
+// CG and BiCGSTAB, reference and merged (and CG's single reduction), on the CPU (the merged kernels' CPU reference).
 #include <gtest/gtest.h>
 
 #include "solver/communicator_checks.hpp"
@@ -58,6 +58,59 @@ TEST(Krylov, JacobiCutsIterationsOnBadlyScaledSystem)
         << jacobi.result.iterations << " vs " << plain.result.iterations;
 }
 
+TEST(Krylov, SingleReductionCgFollowsMergedCg)
+{
+    // Chronopoulos-Gear CG is CG rearranged: on a randomly scaled SPD system with a random
+    // right-hand side it takes merged CG's iterations to the same solution, with every
+    // preconditioner path, its residuals along the way the same to rounding, and it moves the
+    // bytes its traffic model says (one reduction: r.r, r.z and z.Az).
+    const auto exec = Executor::create_cpu();
+    const unsigned seed = random_seed();
+    const auto a = build_format<double>("csr", grid_matrix<double>(exec, 45, 35, 0, 0, 0, 1.5, seed), {}).op;
+    const auto b = Array<double>::from_host(exec, random_vector<double>(45 * 35, seed + 1));
+    SolveOptions options;
+    options.tolerance = 1e-10;
+    options.max_iterations = 20000;
+    for (TestPreconditioner pre : {TestPreconditioner::none, TestPreconditioner::jacobi,
+                                   TestPreconditioner::opaque_jacobi}) {
+        SCOPED_TRACE(test_preconditioner_name(pre));
+        const auto m = make_test_preconditioner(pre, *a);
+        const auto merged = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a, b, options, m.get());
+        const auto single = solve_once(KrylovMethod::cg, KrylovVariant::single_reduction, *a, b, options, m.get());
+        EXPECT_GT(merged.result.iterations, 30);
+        // Without a preconditioner the badly scaled system takes about 1,500 iterations, over
+        // which rounding moves the two recurrences apart by a few iterations (as it does the
+        // merged and the reference variants).
+        EXPECT_LE(std::abs(merged.result.iterations - single.result.iterations), 1 + merged.result.iterations / 100)
+            << merged.result.iterations << " vs " << single.result.iterations;
+        EXPECT_LT(relative_difference(single.x, merged.x), 1e-8);
+        const auto& hm = merged.result.residual_history;
+        const auto& hs = single.result.residual_history;
+        for (std::size_t k = 0; k < std::min<std::size_t>(std::min(hm.size(), hs.size()), 20); ++k)
+            EXPECT_NEAR(hs[k], hm[k], 1e-6 * hm[k]) << "residual " << k;
+    }
+    PreconditionerTraffic none, diagonal;
+    diagonal.present = diagonal.diagonal = true;
+    EXPECT_EQ(vector_bytes_per_iteration(KrylovMethod::cg, KrylovVariant::single_reduction, none, 100, 8), 11u * 800);
+    EXPECT_EQ(vector_bytes_per_iteration(KrylovMethod::cg, KrylovVariant::single_reduction, diagonal, 100, 8), 14u * 800);
+}
+
+TEST(Krylov, SingleReductionIsRefusedForBicgstab)
+{
+    const auto exec = Executor::create_cpu();
+    const auto a = build_format<double>("csr", grid_matrix<double>(exec, 10, 10, 0.5), {}).op;
+    const auto b = Array<double>::from_host(exec, random_vector<double>(100, 3));
+    Array<double> x(exec, 100);
+    fill(x, 0.0);
+    SolveOptions options;
+    try {
+        solve(KrylovMethod::bicgstab, KrylovVariant::single_reduction, *a, b, x, options);
+        FAIL() << "expected an error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("CG variant"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Krylov, GeneralPreconditionerMatchesFusedJacobi)
 {
     // The same M^-1 through the general path (applied between the merged kernels) and folded
@@ -108,9 +161,10 @@ TEST(Krylov, ResultsDoNotDependOnTheThreadCount)
         SolveOptions options;
         options.tolerance = 1e-9;
         options.max_iterations = 20000;
-        for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged})
+        for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged, KrylovVariant::single_reduction})
             for (const Preconditioner<double>* m : {static_cast<const Preconditioner<double>*>(nullptr),
                                                     static_cast<const Preconditioner<double>*>(&jacobi)}) {
+                if (variant == KrylovVariant::single_reduction && method != KrylovMethod::cg) continue;
                 SCOPED_TRACE(fmt::format("{} {} {}", method_name(method), variant_name(variant),
                                          m ? "jacobi" : "none"));
                 set_host_threads(1);
@@ -134,7 +188,8 @@ TEST(Krylov, ReportsEveryResidualItLearnsToTheCallback)
     const auto exec = Executor::create_cpu();
     const auto b = Array<double>::from_host(exec, random_vector<double>(1200, 11));
     for (KrylovMethod method : {KrylovMethod::cg, KrylovMethod::bicgstab})
-        for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged}) {
+        for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged, KrylovVariant::single_reduction}) {
+            if (variant == KrylovVariant::single_reduction && method != KrylovMethod::cg) continue;
             const double bx = method == KrylovMethod::cg ? 0.0 : 0.8;
             const auto a = build_format<double>("csr", grid_matrix<double>(exec, 40, 30, bx, 0), {}).op;
             SCOPED_TRACE(fmt::format("{} {}", method_name(method), variant_name(variant)));
@@ -180,7 +235,7 @@ TEST(Krylov, CgStopsOnAPreconditionerThatIsNotPositiveDefinite)
     const NegatedJacobi m(*a);
     SolveOptions options;
     options.max_iterations = 500;
-    for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged}) {
+    for (KrylovVariant variant : {KrylovVariant::reference, KrylovVariant::merged, KrylovVariant::single_reduction}) {
         SCOPED_TRACE(variant_name(variant));
         Array<double> x(exec, b.size());
         fill(x, 0.0);

@@ -192,7 +192,8 @@ void check_blocks_solve_as_one(const RankSetup& on, unsigned seed)
         for (const auto& part : rhs) b_all.insert(b_all.end(), part.begin(), part.end());
         const auto whole = build_format<double>("csr", block_diagonal_of(exec, blocks), {});
         const auto own = build_format<double>("csr", copy_of(exec, blocks[me]), {});
-        for (KrylovVariant variant : {KrylovVariant::merged, KrylovVariant::reference}) {
+        for (KrylovVariant variant : {KrylovVariant::merged, KrylovVariant::reference, KrylovVariant::single_reduction}) {
+            if (variant == KrylovVariant::single_reduction && !cg) continue;
             SCOPED_TRACE(fmt::format("{} {}", method_name(method), variant_name(variant)));
             const auto [one, x_one] =
                 jacobi_solve(method, variant, *whole.op, b_all, std::vector<double>(b_all.size()), serial_communicator());
@@ -382,7 +383,8 @@ void check_distributed_fe_system(const RankSetup& on, unsigned seed)
     EXPECT_LT(max_relative_difference(y.to_host(), owned_part(part.mine, y_whole.to_host())), 1e-13);
     const std::vector<double> b = part.whole.rhs.to_host(), guess = part.whole.initial_guess.to_host();
     for (KrylovMethod method : {KrylovMethod::cg, KrylovMethod::bicgstab})
-        for (KrylovVariant variant : {KrylovVariant::merged, KrylovVariant::reference}) {
+        for (KrylovVariant variant : {KrylovVariant::merged, KrylovVariant::reference, KrylovVariant::single_reduction}) {
+            if (variant == KrylovVariant::single_reduction && method != KrylovMethod::cg) continue;
             SCOPED_TRACE(fmt::format("{} {}", method_name(method), variant_name(variant)));
             const auto [one, u_one] = jacobi_solve(method, variant, *whole.op, b, guess, serial_communicator());
             const auto [mine, u_mine] =

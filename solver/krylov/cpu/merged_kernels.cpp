@@ -133,6 +133,51 @@ void cg_update_p(const Executor&, const MergedWorkspace& ws, std::size_t n, cons
 }
 
 template <typename V>
+void cg1_start(const Executor&, std::size_t n, const V* b, const V* dinv, V* r, V* z)
+{
+    chunked_for(static_cast<index>(n), [&](index i) {
+        const V ri = b[i] - r[i];
+        r[i] = ri;
+        if (dinv) z[i] = dinv[i] * ri;
+    });
+}
+
+template <typename V>
+void cg1_dots(const Executor&, const MergedWorkspace& ws, std::size_t n, const V* b, const V* r, const V* z,
+              const V* s)
+{
+    if (!b && !running(ws)) return;
+    using Sums4 = std::array<double, 4>;
+    const Sums4 sums = chunked_sums<4>(static_cast<index>(n), [&](index i, Sums4& acc) {
+        const double ri = r[i], zi = z ? z[i] : r[i];
+        acc[0] += ri * ri;
+        acc[1] += ri * zi;
+        acc[2] += zi * double(s[i]);
+        if (b) acc[3] += double(b[i]) * double(b[i]);
+    });
+    finish_reduction(ws, b ? ScalarStep::cg1_start : ScalarStep::cg1_step, sums.data());
+}
+
+template <typename V>
+void cg1_update(const Executor&, const MergedWorkspace& ws, std::size_t n, const V* z_in, const V* dinv,
+                const V* s, V* p, V* q, V* x, V* r, V* z_out)
+{
+    if (!running(ws)) return;
+    const V alpha = static_cast<V>(ws.state->alpha), beta = static_cast<V>(ws.state->beta);
+    chunked_for(static_cast<index>(n), [&](index i) {
+        const V zi = z_in ? z_in[i] : precondition(dinv, i, r[i]);
+        const V pi = zi + beta * p[i];
+        const V qi = s[i] + beta * q[i];
+        p[i] = pi;
+        q[i] = qi;
+        x[i] += alpha * pi;
+        const V ri = r[i] - alpha * qi;
+        r[i] = ri;
+        if (z_out) z_out[i] = dinv[i] * ri;
+    });
+}
+
+template <typename V>
 void bicgstab_start(const Executor&, const MergedWorkspace& ws, std::size_t n, const V* b, V* r,
                     V* rhat, V* p, V* v)
 {
@@ -216,7 +261,7 @@ void bicgstab_update_xr(const Executor&, const MergedWorkspace& ws, std::size_t 
     finish_reduction(ws, ScalarStep::bicgstab_finish, d.data());
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(multi_dot, invert_diagonal, cg_start, cg_alpha, cg_update_xr, cg_update_xr_residual, cg_rho, cg_update_p,
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(multi_dot, invert_diagonal, cg_start, cg1_start, cg1_dots, cg1_update, cg_alpha, cg_update_xr, cg_update_xr_residual, cg_rho, cg_update_p,
                                   bicgstab_start, bicgstab_update_p, bicgstab_alpha, bicgstab_update_s, bicgstab_omega,
                                   bicgstab_update_xr)
 

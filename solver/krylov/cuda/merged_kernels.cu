@@ -207,6 +207,59 @@ __global__ void __launch_bounds__(block_size)
 
 template <typename V>
 __global__ void __launch_bounds__(block_size)
+    cg1_start_kernel(std::size_t n, const V* __restrict__ b, const V* __restrict__ dinv, V* __restrict__ r,
+                     V* __restrict__ z)
+{
+    GPUFEM_ROWS(i, n)
+    {
+        const V ri = b[i] - r[i];
+        r[i] = ri;
+        if (dinv) z[i] = dinv[i] * ri;
+    }
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    cg1_dots_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ b, const V* __restrict__ r,
+                    const V* __restrict__ z, const V* __restrict__ s)
+{
+    if (!b && !running(ws)) return;
+    Sums<4> sums{};
+    GPUFEM_ROWS(i, n)
+    {
+        const double ri = r[i], zi = z ? double(z[i]) : ri;
+        sums.v[0] += ri * ri;
+        sums.v[1] += ri * zi;
+        sums.v[2] += zi * double(s[i]);
+        if (b) sums.v[3] += double(b[i]) * double(b[i]);
+    }
+    if (grid_reduce(sums, ws)) finish_reduction(ws, b ? ScalarStep::cg1_start : ScalarStep::cg1_step, sums.v);
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    cg1_update_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ z_in, const V* __restrict__ dinv,
+                      const V* __restrict__ s, V* __restrict__ p, V* __restrict__ q, V* __restrict__ x,
+                      V* __restrict__ r, V* __restrict__ z_out)
+{
+    if (!running(ws)) return;
+    const V alpha = static_cast<V>(ws.state->alpha), beta = static_cast<V>(ws.state->beta);
+    GPUFEM_ROWS(i, n)
+    {
+        const V zi = z_in ? z_in[i] : precondition(dinv, i, r[i]);
+        const V pi = zi + beta * p[i];
+        const V qi = s[i] + beta * q[i];
+        p[i] = pi;
+        q[i] = qi;
+        x[i] += alpha * pi;
+        const V ri = r[i] - alpha * qi;
+        r[i] = ri;
+        if (z_out) z_out[i] = dinv[i] * ri;
+    }
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
     bicgstab_start_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ b,
                           V* __restrict__ r, V* __restrict__ rhat, V* __restrict__ p,
                           V* __restrict__ v)
@@ -414,6 +467,29 @@ void cg_update_p(const Executor& exec, const MergedWorkspace& ws, std::size_t n,
 }
 
 template <typename V>
+void cg1_start(const Executor& exec, std::size_t n, const V* b, const V* dinv, V* r, V* z)
+{
+    if (n == 0) return;
+    const unsigned grid = static_cast<unsigned>(std::min<std::size_t>((n + block_size - 1) / block_size, 65535u));
+    cg1_start_kernel<V><<<grid, block_size, 0, stream_of(exec)>>>(n, b, dinv, r, z);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void cg1_dots(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* b, const V* r,
+              const V* z, const V* s)
+{
+    GPUFEM_LAUNCH(cg1_dots_kernel<V>, n, b, r, z, s);
+}
+
+template <typename V>
+void cg1_update(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* z_in, const V* dinv,
+                const V* s, V* p, V* q, V* x, V* r, V* z_out)
+{
+    GPUFEM_LAUNCH(cg1_update_kernel<V>, n, z_in, dinv, s, p, q, x, r, z_out);
+}
+
+template <typename V>
 void bicgstab_start(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* b,
                     V* r, V* rhat, V* p, V* v)
 {
@@ -458,7 +534,7 @@ void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws, std::si
 
 #undef GPUFEM_LAUNCH
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(multi_dot, invert_diagonal, cg_start, cg_alpha, cg_update_xr, cg_update_xr_residual, cg_rho, cg_update_p,
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(multi_dot, invert_diagonal, cg_start, cg1_start, cg1_dots, cg1_update, cg_alpha, cg_update_xr, cg_update_xr_residual, cg_rho, cg_update_p,
                                   bicgstab_start, bicgstab_update_p, bicgstab_alpha, bicgstab_update_s, bicgstab_omega,
                                   bicgstab_update_xr)
 
