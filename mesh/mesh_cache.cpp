@@ -270,7 +270,7 @@ std::optional<Mesh> mesh_from_cache(const MeshCacheKey& key, MeshCacheStatus& st
     spdlog::info("mesh: from the cache {} ({} cells, read in {:.3f} s while the run started; {:.3f} s waited for)",
                  key.file.string(), mesh->num_cells(), mesh->build_times.gpufem, waited);
     mesh->build_times = {0.0, waited};  // the mesh phase's share of the reading
-    return mesh;
+    return std::move(mesh);  // a member of a local: returned by name it would be copied
 }
 
 /// Stores `mesh` in the cache file of `key`; a failure is logged and noted in `status`.

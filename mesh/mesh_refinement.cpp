@@ -174,6 +174,7 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool el
 {
     MeshLattice lattice;
     lattice.order = m;
+    StageLaps laps;
     const MeshOnExec input(mesh, exec);
     const long long num_cells = mesh.num_cells(), num_nodes = mesh.num_nodes();
     const int dim = element_dimension(mesh.cell_type);
@@ -181,6 +182,7 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool el
     auto& blocks = lattice.blocks;
     const ExecMaps uploaded = maps ? ExecMaps() : ExecMaps(mesh, exec);
     for (LatticeBlock& block : blocks) (maps ? *maps : uploaded).place(block, mesh, input, exec);
+    laps.lap_after(*exec, "maps placed");
 
     // What the faces and cells hold: a number each, or offsets where they differ.
     const int triangle_points = blocks.front().table->face_points(false);
@@ -204,6 +206,7 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool el
                                                                             : element_node_count(mesh.cell_type),
                                                             num_nodes, vertex_of_node.data()));
     checked_index(counts.vertices, "vertices of mesh '" + mesh.source + "'");
+    laps.lap("vertices");
     long long edge_slots = 0, face_slots = 0, cells_before = 0;
     for (LatticeBlock& block : blocks) {
         block.shape = std::make_unique<ShapeOnExec>(*block.table, with_faces, exec);
@@ -223,6 +226,7 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool el
             GPUFEM_DISPATCH(*exec, lattice_edge_keys(*exec, block.view, block.shape->view, edges.slot_keys.data()));
         counts.edges = edges.number(exec, 32 + bits_for(counts.vertices));
     }
+    laps.lap("edges");
     counts.cell_edges = edges.of_slot.data();
     EntityNumbers faces(exec, face_slots, "cell faces of mesh '" + mesh.source + "'");
     if (face_slots > 0) {
@@ -241,6 +245,7 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool el
         }
     }
     counts.cell_faces = faces.of_slot.data();
+    laps.lap("faces");
     // Cells ordered by their lowest vertex (their interior points join that vertex's block).
     EntityNumbers ordered_cells(exec, interiors ? num_cells : 0, "cells of mesh '" + mesh.source + "'");
     if (interiors && num_cells > 0) {
@@ -262,6 +267,7 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool el
         }
     }
     counts.inside = inside;
+    laps.lap("cells");
     const auto per_vertex = static_cast<std::size_t>(counts.vertices + 1);
     lattice.first_edge = Array<index_type>(exec, per_vertex);
     lattice.first_face = Array<index_type>(exec, per_vertex);
@@ -279,6 +285,7 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool el
     counts.first_cell = lattice.first_cell.data();
     counts.cell_position = interiors ? ordered_cells.of_slot.data() : nullptr;
     checked_index(lattice.points, "nodes of order " + std::to_string(m) + " of mesh '" + mesh.source + "'");
+    laps.lap("points numbered");
 
     lattice.coordinates = Array<double>(exec, 3 * static_cast<std::size_t>(lattice.points));
     for (std::size_t b = 0; b < blocks.size(); ++b) {
@@ -295,6 +302,8 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool el
                                             edges.owner.data(), faces.owner.data(),
                                             block.lattice_cells.data(), lattice.coordinates.data()));
     }
+    laps.lap_after(*exec, "placed");
+    spdlog::debug("lattice of order {} on {} cells: {}", m, num_cells, laps.text);
     lattice.vertex_of_node = std::move(vertex_of_node);
     lattice.edge_keys = std::move(edges.keys);
     lattice.face_keys = std::move(faces.keys);

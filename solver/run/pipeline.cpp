@@ -137,8 +137,11 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec, MeshCopy copy
             // Gmsh's mesh refined by gpufem: what the refinement keeps is checked on Gmsh's
             // cells, before there are 8^refine times as many.
             Mesh coarse = load_coarse_mesh_isolated(spec.mesh, &cache);
+            const double loaded = seconds_since(start);
             if (coarse_checks_needed(spec, cache)) coarse_verdict = check_coarse_mesh(spec, coarse, exec);
-            spdlog::debug("mesh: Gmsh's cells loaded (and checked) after {:.3f} s", seconds_since(start));
+            spdlog::debug("mesh: Gmsh's cells loaded after {:.3f} s, {} {:.3f} s", loaded,
+                          coarse_verdict ? "checked in" : "their checks as an earlier run found them:",
+                          seconds_since(start) - loaded);
             out.mesh = finish_gmsh_mesh(std::move(coarse), spec.mesh, exec);
         } else {
             out.mesh = stage == MeshStage::finished ? load_mesh_isolated(spec.mesh, exec, &cache)
