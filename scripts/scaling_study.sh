@@ -3,12 +3,17 @@
 # one or more NVIDIA GPUs (docs/several_gpus.md); FORMAT picks the stored format (default csr):
 #   strong  a fixed Q1 cube (STRONG_H, default 0.0025: 64.5M unknowns) with CG + Jacobi on
 #           1, 2, 4, ... every GPU
+#   strong_single  the same with the single-reduction CG (one all-reduce per iteration)
+#   strong_pmg     the same cube with PCG and p-multigrid (scale_cube_q1_64m)
 #   weak    Q1 cubes of about WEAK_PER_GPU unknowns per GPU (default 32e6) on 1, 2, 4, ...
+#   weak_pmg       Q1 cubes of about WEAK_PMG_PER_GPU unknowns per GPU (default 32e6; the
+#           largest that fits is about 50M on an H100, 100M on an H200) with p-multigrid
 #   one     the one-GPU run with and without mpirun -np 1 (the cost of the launcher)
 #   big     BIG_H (default 0.001575: 257M unknowns) on every GPU, mesh to result.pvtu, when the
 #           machine has at least BIG_MIN_GPUS GPUs (default 4)
 # Each run's report.json goes to $OUT (default ./scaling_out) with a table of unknowns,
-# iterations, the slowest rank's phases, time per iteration, halo bytes and the wall time.
+# iterations, the slowest rank's phases, the preconditioner's setup and setup + solve, time per
+# iteration, halo bytes and the wall time.
 # Expects the bundle of scripts/gpu_check.sh (BUNDLE, default .device/gpufem.tar.xz); NCCL from
 # the bundle or the machine's Python nvidia-nccl wheel. STAGES picks a part ("strong weak").
 set -uo pipefail
@@ -20,7 +25,8 @@ nccl=$(dirname "$(ls /tmp/bundle/lib/libnccl.so.2 2>/dev/null || find / -name li
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 libs=/tmp/bundle/lib:/usr/local/cuda/lib64:$nccl
 counts() { local n=1; while (( n < gpus )); do echo $n; n=$((n * 2)); done; echo "$gpus"; }
-# One run: name, ranks, mesh size h, extra arguments; its report.json to $OUT/<name>.json.
+# One run: name, ranks, mesh size h, extra arguments (a later --set solver.preconditioner
+# overrides Jacobi); its report.json to $OUT/<name>.json.
 run_case() {
   local name=$1 ranks=$2 h=$3; shift 3
   local start=$(date +%s.%N)
@@ -32,12 +38,28 @@ run_case() {
   cp /tmp/gpufem_runs/$name/report.json "$OUT/$name.json" 2>/dev/null
 }
 weak_h() { python3 -c "print(1 / round(($1 * $2) ** (1 / 3) - 1))"; }
+# For p-multigrid: cells per side a multiple of 16, so that the grid halves four times (199
+# nodes per side would halve once and leave the coarse AMG a large level).
+weak_h_mg() { python3 -c "print(1 / (16 * max(1, round((($1 * $2) ** (1 / 3) - 1) / 16))))"; }
 {
   nvidia-smi -L; nvidia-smi topo -m; echo "nproc $(nproc); NCCL from $nccl"
-  for stage in ${STAGES:-strong weak one big}; do
+  for stage in ${STAGES:-strong strong_single strong_pmg weak weak_pmg one big}; do
     case $stage in
       strong) for n in $(counts); do run_case strong_np$n "$n" "${STRONG_H:-0.0025}" --set output.write=false; done ;;
+      strong_single)
+        for n in $(counts); do
+          run_case strong1_np$n "$n" "${STRONG_H:-0.0025}" --set output.write=false --set solver.variant=single_reduction
+        done ;;
+      strong_pmg)
+        for n in $(counts); do
+          run_case strongmg_np$n "$n" "${STRONG_H:-0.0025}" --set output.write=false --set solver.preconditioner=pmg
+        done ;;
       weak) for n in $(counts); do run_case weak_np$n "$n" "$(weak_h "${WEAK_PER_GPU:-32e6}" "$n")" --set output.write=false; done ;;
+      weak_pmg)
+        for n in $(counts); do
+          run_case weakmg_np$n "$n" "$(weak_h_mg "${WEAK_PMG_PER_GPU:-32e6}" "$n")" --set output.write=false \
+            --set solver.preconditioner=pmg
+        done ;;
       one)
         run_case one_mpirun 1 "${STRONG_H:-0.0025}" --set output.write=false
         start=$(date +%s.%N)
@@ -59,20 +81,22 @@ weak_h() { python3 -c "print(1 / round(($1 * $2) ** (1 / 3) - 1))"; }
   cat "$OUT/prompt.txt"
   python3 - "$OUT" <<'PY'
 import glob, json, os, sys
-cols = ['startup', 'mesh', 'partition', 'scatter', 'assembly', 'operator', 'solve', 'output']
+cols = ['startup', 'mesh', 'partition', 'scatter', 'assembly', 'operator', 'setup', 'solve', 'output']
 print(f"{'run':<14}{'ranks':>6}{'rows':>11}{'its':>6}" + ''.join(f"{c[:8]:>9}" for c in cols) +
-      f"{'us/it':>8}{'spmv us':>8}{'halo MB':>9}{'wall':>8}")
+      f"{'set+sol':>9}{'us/it':>8}{'spmv us':>8}{'halo MB':>9}{'wall':>8}")
 for f in sorted(glob.glob(os.path.join(sys.argv[1], '*.json'))):
     r = json.load(open(f)); t = r['times']; its = r['solver']['iterations']; par = r.get('parallel', {})
     phases = par.get('phases', {})
     def slowest(c):
-        if c in phases: return phases[c]['max']
+        key = 'preconditioner_setup' if c == 'setup' else c
+        if key in phases: return phases[key]['max']
         return {'startup': t.get('startup', 0), 'mesh': t.get('mesh', 0), 'assembly': t['assembly']['total'],
-                'operator': t['format_conversion'], 'solve': t['solve'] - t['preconditioner_setup'],
-                'output': t.get('output', 0)}.get(c, 0)
+                'operator': t['format_conversion'], 'setup': t['preconditioner_setup'],
+                'solve': t['solve'] - t['preconditioner_setup'], 'output': t.get('output', 0)}.get(c, 0)
     solve = slowest('solve')
+    both = slowest('setup') + solve
     print(f"{os.path.basename(f)[:-5]:<14}{par.get('ranks', 1):>6}{r['matrix']['rows']:>11}{its:>6}" +
-          ''.join(f"{slowest(c):>9.3f}" for c in cols) +
+          ''.join(f"{slowest(c):>9.3f}" for c in cols) + f"{both:>9.3f}" +
           f"{1e6 * solve / max(its, 1):>8.1f}{1e6 * r.get('spmv', {}).get('median_seconds', 0):>8.1f}{par.get('halo_bytes_per_product', 0) / 1e6:>9.2f}{t['wall']:>8.2f}")
 PY
 } 2>&1 | tee "$OUT/log_scaling.txt"
