@@ -25,6 +25,7 @@ AllocationTally allocation_tally() { return {}; }
 void memcpy_to_device(void*, const void*, std::size_t, void*) { no_cuda(); }
 void memcpy_to_host(void*, const void*, std::size_t, void*) { no_cuda(); }
 void prepare_host_copies(int) { no_cuda(); }
+void warm_memory_pool(int) { no_cuda(); }
 void memcpy_device(void*, const void*, std::size_t, void*) { no_cuda(); }
 void memset_zero(void*, std::size_t, void*) { no_cuda(); }
 void release_pooled_memory() noexcept {}

@@ -72,6 +72,7 @@ std::shared_ptr<const Executor> Executor::create_cuda(int device)
     if (const std::string reason = cuda::unusable_reason(device); !reason.empty())
         throw std::runtime_error(reason);
     void* stream = cuda::create_stream(device);
+    cuda::warm_memory_pool(device);
     cuda::prepare_host_copies(device);
     return std::shared_ptr<const Executor>(new Executor(
         Backend::cuda, device, cuda::device_name(device), stream, cuda::multiprocessor_count(device)));
@@ -84,6 +85,7 @@ void prepare_cuda_device(int device)
     const int cuda_device_count = Executor::cuda_device_count();
     if (device < 0 || device >= cuda_device_count) return;
     cuda::unusable_reason(device);  // the context, and the verdict create_cuda reads back
+    cuda::warm_memory_pool(device);
     cuda::prepare_host_copies(device);
 }
 

@@ -10,6 +10,7 @@
 #include "mesh/cad_snap_kernels.hpp"
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/lattice_table.hpp"
+#include "mesh/stage_laps.hpp"
 
 namespace gpufem {
 namespace {
@@ -110,6 +111,7 @@ std::optional<CadSnap> cad_snap_for(const Mesh& mesh, int refine)
     if (!cad || refine <= 0 || cad->refinements != refine || mesh.first_order_only() ||
         cad->facet_degree != mesh.degree || cad->facet_type != boundary_facet_shape(mesh))
         return std::nullopt;
+    StageLaps laps;
     CadSnap snap;
     snap.cad = cad;
     snap.facets.group.name = "curved boundary";
@@ -131,16 +133,26 @@ std::optional<CadSnap> cad_snap_for(const Mesh& mesh, int refine)
                                     std::to_string(facets) + " facets of " + std::to_string(lattice.size()) + " points");
     snap.map_points.assign(facets * lattice.size() * 3, 0.0);
     snap.tolerance.assign(facets, 0.0);
+    laps.lap("basis");
     const int corners = element_node_count(cad->facet_type);
+    const double* xyz = mesh.node_coordinates().data();
+    const std::size_t points = lattice.size();
+    // Each facet's map points on its own (5.6M products for a CAD part's 6,900 curved facets
+    // at lattice order 8): on the host's threads.
+#pragma omp parallel for schedule(static)
     for (std::size_t f = 0; f < facets; ++f) {
         const index_type* nodes = &cad->facets[f * per];
         snap.tolerance[f] = 1e-4 * facet_diameter(mesh, nodes, corners) / cad->lattice_order;
-        for (std::size_t k = 0; k < lattice.size(); ++k)
-            for (std::size_t i = 0; i < per; ++i)
-                for (int c = 0; c < 3; ++c)
-                    snap.map_points[(f * lattice.size() + k) * 3 + c] +=
-                        values[k * per + i] * mesh.node_coordinates()[3 * static_cast<std::size_t>(nodes[i]) + c];
+        double* out = &snap.map_points[f * points * 3];
+        for (std::size_t k = 0; k < points; ++k)
+            for (std::size_t i = 0; i < per; ++i) {
+                const double w = values[k * per + i];
+                const double* x = xyz + 3 * static_cast<std::size_t>(nodes[i]);
+                for (int c = 0; c < 3; ++c) out[k * 3 + c] += w * x[c];
+            }
     }
+    laps.lap("map points");
+    spdlog::debug("CAD points of {} curved facets, {} each: {}", facets, points, laps.text);
     return snap;
 }
 

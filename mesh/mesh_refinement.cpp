@@ -176,9 +176,11 @@ MeshLattice number_lattice(const Mesh& mesh, int m, const ExecPtr& exec, bool el
     lattice.order = m;
     StageLaps laps;
     const MeshOnExec input(mesh, exec);
+    laps.lap_after(*exec, "mesh on the device");
     const long long num_cells = mesh.num_cells(), num_nodes = mesh.num_nodes();
     const int dim = element_dimension(mesh.cell_type);
     lattice.blocks = lattice_blocks(mesh, input.cells, m, exec);
+    laps.lap("tables");
     auto& blocks = lattice.blocks;
     const ExecMaps uploaded = maps ? ExecMaps() : ExecMaps(mesh, exec);
     for (LatticeBlock& block : blocks) (maps ? *maps : uploaded).place(block, mesh, input, exec);
