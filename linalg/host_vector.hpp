@@ -17,7 +17,7 @@ namespace gpufem {
 /// Arrays of at least this many bytes are allocated by large_host_allocate.
 inline constexpr std::size_t large_host_bytes = std::size_t(32) << 20;
 
-/// bytes (HostVector: >= large_host_bytes) aligned to 2 MiB, advised to the kernel as transparent huge
+/// bytes (>= large_host_bytes) aligned to 2 MiB, advised to the kernel as transparent huge
 /// pages (madvise MADV_HUGEPAGE; where the kernel has them off, ordinary pages). Throws
 /// std::bad_alloc. Freed by large_host_free.
 void* large_host_allocate(std::size_t bytes);

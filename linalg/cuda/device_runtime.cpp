@@ -16,7 +16,6 @@
 #include "linalg/cuda/architecture_probe.hpp"
 #include "linalg/cuda/cuda_check.hpp"
 #include "linalg/cuda_architectures.hpp"
-#include "linalg/host_vector.hpp"
 
 // CMake's CUDA architecture list this file was compiled with (every kernel is), and whether
 // CMake took it from the configuring machine's GPU (native).
@@ -273,8 +272,6 @@ constexpr std::size_t staging_chunk_bytes = std::size_t{16} << 20;
 /// Two pinned host buffers of staging_chunk_bytes with an event each, kept for the process
 /// (one copy through them at a time). Pinning costs milliseconds, so prepare_host_copies
 /// starts it in the background when the executor's stream is made; the first copy waits for it.
-/// The buffers are huge pages registered with the driver: on an H200 host 8 ms for both,
-/// against 15-18 ms for cudaHostAlloc's 4 KiB pages.
 struct StagingBuffers {
     std::mutex mutex;
     std::future<void> pinning;  ///< the background pinning, if started and not yet awaited
@@ -290,22 +287,12 @@ struct StagingBuffers {
         cudaEvent_t events[2] = {nullptr, nullptr};
         cudaError_t err = cudaSuccess;
         for (int b = 0; b < 2 && err == cudaSuccess; ++b) {
-            void* memory = large_host_allocate(staging_chunk_bytes);
-            std::memset(memory, 0, staging_chunk_bytes);  // its huge pages, before they are pinned
-            err = cudaHostRegister(memory, staging_chunk_bytes, cudaHostRegisterPortable);
-            if (err != cudaSuccess) {
-                large_host_free(memory);
-                break;
-            }
-            pinned[b] = memory;
-            err = cudaEventCreateWithFlags(&events[b], cudaEventDisableTiming);
+            err = cudaHostAlloc(&pinned[b], staging_chunk_bytes, cudaHostAllocPortable);
+            if (err == cudaSuccess) err = cudaEventCreateWithFlags(&events[b], cudaEventDisableTiming);
         }
         if (err != cudaSuccess) {
             for (int b = 0; b < 2; ++b) {
-                if (pinned[b]) {
-                    cudaHostUnregister(pinned[b]);
-                    large_host_free(pinned[b]);
-                }
+                if (pinned[b]) cudaFreeHost(pinned[b]);
                 if (events[b]) cudaEventDestroy(events[b]);
             }
             GPUFEM_CUDA_CHECK(err);
