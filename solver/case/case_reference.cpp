@@ -325,8 +325,9 @@ std::string solver_reference()
                            merged kernels rearranged so that each iteration ends in one
                            reduction (r.r, r.z and z.Az together; A p by recurrence): one
                            kernel fewer per iteration and, on several processes, one all-reduce
-                           instead of two (three with amg or pmg) | reference: one library call per vector operation
-                           (cuBLAS on the GPU), every dot read by the host
+                           instead of two (three with amg or pmg) | reference: one library
+                           call per vector operation (cuBLAS on the GPU), every dot read by the
+                           host
 )REF";
 }
 
