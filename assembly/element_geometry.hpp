@@ -32,14 +32,12 @@ inline constexpr int geometry_reaction_slot = DIM * (DIM + 1) / 2 + 1 + DIM;
 /// With them, K_ij = sum_q (dN_i^T G_q + N_i beta_q^T) dN_j + (w |det J| c)_q N_i N_j,
 /// f_i = sum_q (w |det J| f)_q N_i, N and dN the reference values and gradients at q
 /// (b . grad_x N_j = (J^-1 b) . dN_j).
+/// J: the Jacobian of the cell's map at q (J[d][c] = dx_d / dxi_c), however it was computed.
 template <int DIM, typename V>
-GPUFEM_HOST_DEVICE inline void point_geometry(const ElementArgs<V>& a, index_type e, int q,
-                                              V* out)
+GPUFEM_HOST_DEVICE inline void point_geometry_of_jacobian(const ElementArgs<V>& a, index_type e, int q,
+                                                          V (&J)[DIM][DIM], V* out)
 {
-    const index_type* nodes = a.cells + static_cast<long long>(e) * a.nodes_per_cell;
-    const V* dN = a.gradients + static_cast<long long>(q) * a.nodes_per_cell * DIM;
-    V J[DIM][DIM], inv[DIM][DIM];
-    cell_jacobian<DIM>(a.nodes_per_cell, nodes, a.coordinates, dN, J);
+    V inv[DIM][DIM];
     const V det = invert_jacobian<DIM>(J, inv);
     const V w = a.weights[q] * (det < 0 ? -det : det);
     const long long qe = static_cast<long long>(e) * a.num_points + q;
@@ -71,6 +69,18 @@ GPUFEM_HOST_DEVICE inline void point_geometry(const ElementArgs<V>& a, index_typ
         out[geometry_convection_slot<DIM> + c] = w * beta;
     }
     out[geometry_reaction_slot<DIM>] = w * reaction_at(a, qe);
+}
+
+/// point_geometry_of_jacobian with J from the cell's nodes and the reference gradients at q.
+template <int DIM, typename V>
+GPUFEM_HOST_DEVICE inline void point_geometry(const ElementArgs<V>& a, index_type e, int q,
+                                              V* out)
+{
+    const index_type* nodes = a.cells + static_cast<long long>(e) * a.nodes_per_cell;
+    const V* dN = a.gradients + static_cast<long long>(q) * a.nodes_per_cell * DIM;
+    V J[DIM][DIM];
+    cell_jacobian<DIM>(a.nodes_per_cell, nodes, a.coordinates, dN, J);
+    point_geometry_of_jacobian<DIM>(a, e, q, J, out);
 }
 
 /// h = G v for the packed symmetric G of point_geometry.

@@ -4,6 +4,7 @@
 // namespace.
 
 /// det J at every quadrature point of every cell of a (element kernels' geometry).
-/// cpu: cells in parallel; cuda: one thread per cell, atomics for counts and firsts.
+/// cpu: cells in parallel; cuda: one thread per cell (a warp per cell of 32 points or more),
+/// atomics for counts and firsts.
 template <typename V>
 JacobianSigns jacobian_signs(const Executor& exec, const ElementArgs<V>& a) GPUFEM_KERNEL_BODY

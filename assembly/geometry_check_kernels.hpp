@@ -25,19 +25,26 @@ struct JacobianSigns {
 /// Sign class of one cell (shared by both backends): +1 or -1 when det J has that sign at
 /// every quadrature point, 0 otherwise; bad_point gets the first point where det J is zero,
 /// not finite or of another sign than at point 0.
+/// The sign of det J of cell e at point q: +1, -1, or 0 where it is zero or not finite.
+template <int DIM, typename V>
+GPUFEM_HOST_DEVICE inline int point_jacobian_sign(const ElementArgs<V>& a, long long e, int q)
+{
+    V J[DIM][DIM];
+    cell_jacobian<DIM>(a.nodes_per_cell, a.cells + e * a.nodes_per_cell, a.coordinates,
+                       a.gradients + static_cast<long long>(q) * a.nodes_per_cell * DIM, J);
+    V inv[DIM][DIM];
+    const double det = static_cast<double>(invert_jacobian<DIM>(J, inv));
+    if (!(det - det == 0.0)) return 0;
+    return det > 0 ? 1 : (det < 0 ? -1 : 0);
+}
+
 template <int DIM, typename V>
 GPUFEM_HOST_DEVICE inline int cell_jacobian_sign(const ElementArgs<V>& a, long long e, int& bad_point)
 {
-    const index_type* nodes = a.cells + e * a.nodes_per_cell;
     int sign = 0;
     for (int q = 0; q < a.num_points; ++q) {
-        V J[DIM][DIM];
-        cell_jacobian<DIM>(a.nodes_per_cell, nodes, a.coordinates,
-                           a.gradients + static_cast<long long>(q) * a.nodes_per_cell * DIM, J);
-        V inv[DIM][DIM];
-        const double det = static_cast<double>(invert_jacobian<DIM>(J, inv));
-        const int s = det > 0 ? 1 : (det < 0 ? -1 : 0);
-        if (s == 0 || !(det - det == 0.0) || (q > 0 && s != sign)) {
+        const int s = point_jacobian_sign<DIM>(a, e, q);
+        if (s == 0 || (q > 0 && s != sign)) {
             bad_point = q;
             return 0;
         }

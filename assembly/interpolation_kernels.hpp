@@ -80,8 +80,43 @@ GPUFEM_HOST_DEVICE inline long long reference_row(const CoarseLatticeView& view,
     return cell_table(view, e) * view.nodes_per_cell + slot % view.nodes_per_cell;
 }
 
+/// Where row i of the interpolation reads its weights: its owner cell e (-1: the row's node is
+/// in no cell), that cell's mesh nodes and coarse nodes, and the weights of its local row.
+struct InterpolationRowSource {
+    long long e = -1;
+    const index_type* cell = nullptr;
+    const index_type* coarse = nullptr;  ///< h-coarsening: the parent's coarse nodes, else null
+    const double* weights = nullptr;     ///< ncl weights
+};
+
+/// The source of row i (see InterpolationRowSource).
+GPUFEM_HOST_DEVICE inline InterpolationRowSource interpolation_row_source(const CoarseLatticeView& view,
+                                                                          const ReferenceInterpolationView& reference,
+                                                                          const long long* owner,
+                                                                          const index_type* row_nodes, long long i)
+{
+    InterpolationRowSource s;
+    const long long slot = owner[interpolation_row_node(row_nodes, i)];
+    if (slot < 0) return s;
+    const int npc = view.nodes_per_cell, ncl = view.coarse_per_cell;
+    s.e = slot / npc;
+    s.cell = view.cells + s.e * npc;
+    s.coarse = view.coarse_cells ? view.coarse_cells + view.parent[s.e] * static_cast<long long>(ncl) : nullptr;
+    s.weights = reference.weights + reference_row(view, slot) * ncl;
+    return s;
+}
+
+/// The column of coarse node m of a row's source.
+GPUFEM_HOST_DEVICE inline index_type interpolation_column(const CoarseLatticeView& view,
+                                                          const InterpolationRowSource& s, int m,
+                                                          const index_type* column)
+{
+    return s.coarse ? s.coarse[m] : column[s.cell[coarse_local_node(view, s.e, m)]];
+}
+
 /// Writes row i of the interpolation at col/val[ptr[i]...] (see interpolation_entries): the
-/// kept weights of its owner's local row, inserted in column order. Both backends' one body.
+/// kept weights of its owner's local row, inserted in column order (equal columns in the
+/// order of m). The CPU's body; the CUDA kernel ranks the entries with a warp per row.
 template <typename V>
 GPUFEM_HOST_DEVICE inline void write_interpolation_row(const CoarseLatticeView& view,
                                                        const ReferenceInterpolationView& reference,
@@ -89,18 +124,13 @@ GPUFEM_HOST_DEVICE inline void write_interpolation_row(const CoarseLatticeView& 
                                                        long long i, const index_type* column,
                                                        const index_type* ptr, index_type* col, V* val)
 {
-    const long long slot = owner[interpolation_row_node(row_nodes, i)];
-    if (slot < 0) return;
-    const int npc = view.nodes_per_cell, ncl = view.coarse_per_cell;
-    const long long e = slot / npc;
-    const index_type* cell = view.cells + e * npc;
-    const index_type* coarse = view.coarse_cells ? view.coarse_cells + view.parent[e] * static_cast<long long>(ncl) : nullptr;
-    const double* weights = reference.weights + reference_row(view, slot) * ncl;
+    const InterpolationRowSource s = interpolation_row_source(view, reference, owner, row_nodes, i);
+    if (s.e < 0) return;
     const index_type begin = ptr[i];
     index_type end = begin;
-    for (int m = 0; m < ncl; ++m) {
-        if (!interpolation_weight_kept(weights[m])) continue;
-        const index_type c = coarse ? coarse[m] : column[cell[coarse_local_node(view, e, m)]];
+    for (int m = 0; m < view.coarse_per_cell; ++m) {
+        if (!interpolation_weight_kept(s.weights[m])) continue;
+        const index_type c = interpolation_column(view, s, m, column);
         index_type at = end++;
         while (at > begin && col[at - 1] > c) {
             col[at] = col[at - 1];
@@ -108,7 +138,7 @@ GPUFEM_HOST_DEVICE inline void write_interpolation_row(const CoarseLatticeView& 
             --at;
         }
         col[at] = c;
-        val[at] = static_cast<V>(weights[m]);
+        val[at] = static_cast<V>(s.weights[m]);
     }
 }
 

@@ -33,11 +33,14 @@ Csr<V> degree_one_interpolation(const Mesh& mesh, const ExecPtr& exec)
     return lagrange_interpolation<V>(mesh, 1, exec);
 }
 
-/// The degrees p-multigrid passes through below k: k/2 then 1 for even k >= 4, 1 otherwise.
+/// The degrees p-multigrid passes through below k: halved while the degree is even and at
+/// least 4 (each divides k), then 1: 8 -> 4, 2, 1; 6 -> 3, 1; 4 -> 2, 1; otherwise 1.
 inline std::vector<int> pmg_coarse_degrees(int k)
 {
-    if (k >= 4 && k % 2 == 0) return {k / 2, 1};
-    return {1};
+    std::vector<int> out;
+    for (int c = k; c >= 4 && c % 2 == 0;) out.push_back(c /= 2);
+    if (out.empty() || out.back() != 1) out.push_back(1);
+    return out;
 }
 
 /// P (mesh nodes x coarse grid nodes) from the coarser grid of a generated mesh

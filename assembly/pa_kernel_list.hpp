@@ -12,10 +12,13 @@ GPUFEM_KERNEL_INLINE void pa_lexicographic_nodes(const Executor& exec, index_typ
 /// For every cell e and lexicographic point q (rule point rule_of_lex[q] of a's tables):
 /// the point's factors (see PaArgs::factors; a.has_lower_order decides the components) into
 /// factors[c cells points + e points + q], and w |det J| f into loads[e points + q].
-/// cpu: cells in parallel; cuda: one thread per (cell, point).
+/// tensor: the operator's lexicographic nodes and 1D tables (its factors unused).
+/// cpu: cells in parallel, each point's Jacobian from a's reference gradients; cuda in 3D: a
+/// thread per point, a block per cell, the Jacobian by sum factorisation of the nodes'
+/// coordinates (O(k^4) per cell instead of O(k^6)); in 2D a thread per (cell, point) as the cpu.
 template <typename V>
-void pa_point_factors(const Executor& exec, const ElementArgs<V>& a, const int* rule_of_lex,
-                      V* factors, V* loads) GPUFEM_KERNEL_BODY
+void pa_point_factors(const Executor& exec, const ElementArgs<V>& a, const PaArgs<V>& tensor,
+                      const int* rule_of_lex, V* factors, V* loads) GPUFEM_KERNEL_BODY
 
 /// rhs[node] += sum_q loads[e points + q] N_l(q) for every cell e and local node l (Dirichlet
 /// nodes included: their rows are set later). cpu: sequential over cells; cuda: atomics.
@@ -37,7 +40,8 @@ void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, index_type begin, 
                     const V* x, V* y, PaColumns columns) GPUFEM_KERNEL_BODY
 
 /// p-multigrid's coarse operator from the operator's factors: values[cell_to_csr[E ncl^2 +
-/// i ncl + j]] += (P^T K~_e P)_ij for every cell e, as element_galerkin_add does
+/// i ncl + j]] += (P^T K~_e P)_ij for every cell e (dirichlet_cells_only: every cell with a
+/// Dirichlet node), as element_galerkin_add does
 /// (assembly/element_galerkin_kernels.hpp: E and P from coarsening), K~_e the cell's element
 /// matrix with the Dirichlet nodes' rows and columns zeroed but their diagonal kept; p:
 /// npe x ncl per child, rows in lexicographic node order. K~_e P is formed column by column
@@ -45,5 +49,18 @@ void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, index_type begin, 
 /// atomics.
 template <typename V>
 void pa_element_galerkin(const Executor& exec, const PaArgs<V>& a, int ncl, const V* p,
-                         const CellCoarsening& coarsening, const index_type* cell_to_csr, V* values)
-    GPUFEM_KERNEL_BODY
+                         const CellCoarsening& coarsening, const index_type* cell_to_csr, V* values,
+                         bool dirichlet_cells_only) GPUFEM_KERNEL_BODY
+
+/// The same for every cell without a Dirichlet node, by sum factorisation when the coarse
+/// space is a lower degree on the same cells: there P^T K_e P = B_c^T G B_c, B_c the coarse
+/// basis and its gradients at the cell's quadrature points, tabulated in 1D (coarse_basis,
+/// coarse_derivative: q1 x pc); coarse node m (lexicographic) is the coarse element's node
+/// local_of_lex[m], its place in values cell_to_csr[e ncl^2 + i ncl + j]. cpu: sequential over
+/// cells, each entry a sum over the points; cuda: a block per cell, a thread per point, one
+/// coarse column at a time (its gradients at the points are products of table entries, then
+/// transposed contractions to the coarse nodes), atomics.
+template <typename V>
+void pa_element_galerkin_tensor(const Executor& exec, const PaArgs<V>& a, int pc, const V* coarse_basis,
+                                const V* coarse_derivative, const int* local_of_lex, const index_type* cell_to_csr,
+                                V* values) GPUFEM_KERNEL_BODY

@@ -1,5 +1,6 @@
 #include "assembly/pa_operator.hpp"
 
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -39,7 +40,8 @@ PaOperator<V>::PaOperator(const PaOperator<W>& from, InPrecision)
       num_cells_(from.num_cells_), num_nodes_(from.num_nodes_), nodes_(converted<index_type>(from.nodes_)),
       factors_(converted<V>(from.factors_)), basis_(converted<V>(from.basis_)),
       derivative_(converted<V>(from.derivative_)), mask_(converted<std::uint8_t>(from.mask_)),
-      dirichlet_(converted<index_type>(from.dirichlet_)), gmsh_of_lex_(from.gmsh_of_lex_), robin_(copy_of(from.robin_))
+      dirichlet_(converted<index_type>(from.dirichlet_)), gmsh_of_lex_(from.gmsh_of_lex_),
+      nodes_1d_(from.nodes_1d_), points_1d_(from.points_1d_), robin_(copy_of(from.robin_))
 {
     this->diagonal_ = converted<V>(from.diagonal());
     exec_->synchronize();
@@ -59,6 +61,8 @@ PaOperator<V>::PaOperator(const ExecPtr& exec, const ElementData<V>& data, const
 {
     const int npe = static_cast<int>(basis.gmsh_of_lex.size());
     gmsh_of_lex_ = basis.gmsh_of_lex;
+    nodes_1d_ = basis.nodes_1d;
+    points_1d_ = basis.points_1d;
     const int points = static_cast<int>(basis.rule_of_lex.size());
     if (data.nodes_per_cell != npe || data.num_points != points || data.dim != dim_)
         throw std::invalid_argument("PaOperator: the element data do not match the tensor basis");
@@ -82,8 +86,8 @@ PaOperator<V>::PaOperator(const ExecPtr& exec, const ElementData<V>& data, const
     const std::size_t cell_points = static_cast<std::size_t>(num_cells_) * points;
     factors_ = Array<V>(exec, cell_points * pa_point_components(dim_, lower_order_));
     Array<V> loads(exec, cell_points);
-    GPUFEM_DISPATCH(ex, pa_point_factors(ex, data.args(), rule_of_lex.data(), factors_.data(), loads.data()));
     const PaArgs<V> a = args();
+    GPUFEM_DISPATCH(ex, pa_point_factors(ex, data.args(), a, rule_of_lex.data(), factors_.data(), loads.data()));
     GPUFEM_DISPATCH(ex, pa_loads(ex, a, loads.data(), rhs.data()));
     this->diagonal_ = Array<V>(exec, num_nodes_);
     fill(this->diagonal_, V(0));
@@ -176,9 +180,34 @@ void PaOperator<V>::add_element_galerkin(int ncl, const std::vector<double>& pro
             for (int j = 0; j < ncl; ++j)
                 lexicographic[c * per_child + l * ncl + j] =
                     static_cast<V>(projections[c * per_child + gmsh_of_lex_[l] * ncl + j]);
+    const bool tensor = add_tensor_galerkin(ncl, projections, coarsening, cell_to_csr, values);
     const Array<V> p = Array<V>::from_host(exec_, lexicographic);
-    GPUFEM_DISPATCH(*exec_, pa_element_galerkin(*exec_, args(), ncl, p.data(), coarsening, cell_to_csr, values));
+    GPUFEM_DISPATCH(*exec_,
+                    pa_element_galerkin(*exec_, args(), ncl, p.data(), coarsening, cell_to_csr, values, tensor));
     exec_->synchronize();  // p is freed on return
+}
+
+template <typename V>
+bool PaOperator<V>::add_tensor_galerkin(int ncl, const std::vector<double>& projections,
+                                        const CellCoarsening& coarsening, const index_type* cell_to_csr,
+                                        V* values) const
+{
+    if (dim_ != 3 || coarsening.parent || coarsening.child) return false;
+    PaTensorBasis fine;
+    fine.dim = dim_;
+    fine.p1 = p1_;
+    fine.q1 = q1_;
+    fine.gmsh_of_lex = gmsh_of_lex_;
+    fine.nodes_1d = nodes_1d_;
+    fine.points_1d = points_1d_;
+    const std::optional<PaCoarseTables> coarse = pa_coarse_tables(fine, ElementType::hexahedron, ncl, projections);
+    if (!coarse || coarse->pc > q1_) return false;
+    const Array<V> basis = table_on<V>(exec_, coarse->basis), derivative = table_on<V>(exec_, coarse->derivative);
+    const Array<int> local_of_lex = Array<int>::from_host(exec_, coarse->local_of_lex);
+    GPUFEM_DISPATCH(*exec_, pa_element_galerkin_tensor(*exec_, args(), coarse->pc, basis.data(), derivative.data(),
+                                                       local_of_lex.data(), cell_to_csr, values));
+    exec_->synchronize();  // the tables are freed on return
+    return true;
 }
 
 template <typename V>

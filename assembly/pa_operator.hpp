@@ -85,6 +85,12 @@ private:
     template <typename W>
     friend class PaOperator;
     struct InPrecision {};
+    /// Adds the coarse operator's entries of the cells without a Dirichlet node by sum
+    /// factorisation when projections are a lower degree's basis on the same cells (3D);
+    /// returns whether it did (the general kernel then takes only the other cells).
+    bool add_tensor_galerkin(int ncl, const std::vector<double>& projections, const CellCoarsening& coarsening,
+                             const index_type* cell_to_csr, V* values) const;
+
     /// A copy of from in V's precision (float_copy).
     template <typename W>
     PaOperator(const PaOperator<W>& from, InPrecision);
@@ -104,6 +110,7 @@ private:
     Array<std::uint8_t> mask_;    ///< empty: no Dirichlet nodes
     Array<index_type> dirichlet_; ///< the Dirichlet nodes, ascending
     std::vector<int> gmsh_of_lex_;  ///< the element's node at each lexicographic position
+    std::vector<double> nodes_1d_, points_1d_;  ///< the 1D nodes and points of the tables
     RobinFacets robin_;             ///< the Robin facets and their matrices (empty: none)
 };
 

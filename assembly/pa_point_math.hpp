@@ -8,6 +8,20 @@
 
 namespace gpufem::pa {
 
+/// Stores the factors geo of point_geometry (see store_point_factors).
+template <int DIM, typename V>
+GPUFEM_HOST_DEVICE inline void store_point_geometry(const ElementArgs<V>& a, index_type e, int q, int points,
+                                                    const V* geo, V* factors, V* loads)
+{
+    const long long n = static_cast<long long>(a.num_cells) * points;
+    const long long at = static_cast<long long>(e) * points + q;
+    constexpr int packed = DIM * (DIM + 1) / 2;
+    for (int c = 0; c < packed; ++c) factors[c * n + at] = geo[c];
+    loads[at] = geo[geometry_load_slot<DIM>];
+    if (!a.has_lower_order) return;
+    for (int c = 0; c <= DIM; ++c) factors[(packed + c) * n + at] = geo[geometry_convection_slot<DIM> + c];
+}
+
 /// Writes the factors of lexicographic point q (rule point rule_q) of cell e: component c to
 /// factors[c cells points + e points + q], w |det J| f to loads[e points + q].
 template <int DIM, typename V>
@@ -16,13 +30,7 @@ GPUFEM_HOST_DEVICE inline void store_point_factors(const ElementArgs<V>& a, inde
 {
     V geo[geometry_stride<DIM>(true)];
     point_geometry<DIM>(a, e, rule_q, geo);
-    const long long n = static_cast<long long>(a.num_cells) * points;
-    const long long at = static_cast<long long>(e) * points + q;
-    constexpr int packed = DIM * (DIM + 1) / 2;
-    for (int c = 0; c < packed; ++c) factors[c * n + at] = geo[c];
-    loads[at] = geo[geometry_load_slot<DIM>];
-    if (!a.has_lower_order) return;
-    for (int c = 0; c <= DIM; ++c) factors[(packed + c) * n + at] = geo[geometry_convection_slot<DIM> + c];
+    store_point_geometry<DIM>(a, e, q, points, geo, factors, loads);
 }
 
 /// The tensor-product basis at lexicographic point q for lexicographic node l: the value

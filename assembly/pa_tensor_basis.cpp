@@ -97,6 +97,8 @@ PaTensorBasis make_pa_tensor_basis(const ReferenceElement& ref)
     const std::vector<double> points_1d = distinct_first_coordinates(ref.rule.points, t.dim);
     t.p1 = static_cast<int>(nodes_1d.size());
     t.q1 = static_cast<int>(points_1d.size());
+    t.nodes_1d = nodes_1d;
+    t.points_1d = points_1d;
     t.gmsh_of_lex = lexicographic_order(node_xi, t.dim, nodes_1d, "node");
     t.rule_of_lex = lexicographic_order(ref.rule.points, t.dim, points_1d, "quadrature point");
     t.basis.resize(static_cast<std::size_t>(t.q1) * t.p1);
@@ -105,6 +107,56 @@ PaTensorBasis make_pa_tensor_basis(const ReferenceElement& ref)
         for (int i = 0; i < t.p1; ++i)
             lagrange_1d(nodes_1d, i, points_1d[q], t.basis[q * t.p1 + i], t.derivative[q * t.p1 + i]);
     check_against_reference(t, ref);
+    return t;
+}
+
+namespace {
+
+/// Whether projections equals the tensor product of the coarse 1D basis (nodes_c) at the fine
+/// nodes, coarse columns through local_of_lex.
+bool is_tensor_product(const PaTensorBasis& fine, const std::vector<double>& nodes_c,
+                       const std::vector<int>& local_of_lex, const std::vector<double>& projections)
+{
+    const int pc = static_cast<int>(nodes_c.size()), ncl = static_cast<int>(local_of_lex.size());
+    const int npe = static_cast<int>(fine.gmsh_of_lex.size());
+    for (int l = 0; l < npe; ++l)
+        for (int m = 0; m < ncl; ++m) {
+            double value = 1.0, slope = 0.0, factor = 0.0;
+            for (int c = 0, lr = l, mr = m; c < fine.dim; ++c, lr /= fine.p1, mr /= pc) {
+                lagrange_1d(nodes_c, mr % pc, fine.nodes_1d[lr % fine.p1], factor, slope);
+                value *= factor;
+            }
+            const double given = projections[static_cast<std::size_t>(fine.gmsh_of_lex[l]) * ncl + local_of_lex[m]];
+            if (std::abs(value - given) > 1e-12) return false;
+        }
+    return true;
+}
+
+}  // namespace
+
+std::optional<PaCoarseTables> pa_coarse_tables(const PaTensorBasis& fine, ElementType type, int ncl,
+                                               const std::vector<double>& projections)
+{
+    const int pc = static_cast<int>(std::lround(std::pow(ncl, 1.0 / fine.dim)));
+    if (pc < 2 || (fine.dim == 2 ? pc * pc : pc * pc * pc) != ncl ||
+        projections.size() != fine.gmsh_of_lex.size() * static_cast<std::size_t>(ncl))
+        return std::nullopt;
+    const std::vector<double> xi = pc == 2 ? reference_nodes(type) : lagrange_reference_nodes(type, pc - 1);
+    const std::vector<double> nodes_c = distinct_first_coordinates(xi, fine.dim);
+    if (static_cast<int>(nodes_c.size()) != pc) return std::nullopt;
+    PaCoarseTables t;
+    t.pc = pc;
+    try {
+        t.local_of_lex = lexicographic_order(xi, fine.dim, nodes_c, "coarse node");
+    } catch (const std::logic_error&) {
+        return std::nullopt;
+    }
+    if (!is_tensor_product(fine, nodes_c, t.local_of_lex, projections)) return std::nullopt;
+    t.basis.resize(static_cast<std::size_t>(fine.q1) * pc);
+    t.derivative.resize(t.basis.size());
+    for (int q = 0; q < fine.q1; ++q)
+        for (int i = 0; i < pc; ++i)
+            lagrange_1d(nodes_c, i, fine.points_1d[q], t.basis[q * pc + i], t.derivative[q * pc + i]);
     return t;
 }
 

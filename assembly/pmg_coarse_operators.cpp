@@ -3,12 +3,15 @@
 #include <memory>
 #include <optional>
 
+#include <spdlog/spdlog.h>
+
 #include "assembly/boundary_data.hpp"
 #include "assembly/csr_pattern.hpp"
 #include "assembly/element_galerkin_kernels.hpp"
 #include "assembly/element_kernels.hpp"
 #include "assembly/lagrange_interpolation.hpp"
 #include "assembly/lma_system.hpp"
+#include "assembly/phase_clock.hpp"
 #include "assembly/pa_operator.hpp"
 #include "mesh/grid_coarsening.hpp"
 #include "assembly/poisson_assembly.hpp"
@@ -68,14 +71,17 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
     }
     // Each coarse level: its nodes, each cell's coarse nodes (the parent's for an h-level),
     // the reference projections and which cell and projection each cell takes.
+    StepLaps laps(e);
     const auto add_level = [&](index_type n, const Array<index_type>& coarse_cells, int ncl,
                                const std::vector<double>& projections, const CellCoarsening& coarsening) {
         CsrPattern pattern = build_csr_pattern(n, coarse_cells, ncl);
+        laps("pattern");
         const std::size_t nnz = pattern.nnz();
         Csr<V> a{n, n, std::move(pattern.row_ptr), std::move(pattern.col_idx), Array<V>(exec, nnz)};
         fill(a.values, V(0));
         if (factors) {  // its own copy, rows in its node order
             factors->add_element_galerkin(ncl, projections, coarsening, pattern.cell_to_csr.data(), a.values.data());
+            laps("products");
             out.push_back(std::move(a));
             return;
         }
@@ -89,18 +95,22 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
                                                     mask.empty() ? nullptr : mask.data(), p.data(), coarsening,
                                                     pattern.cell_to_csr.data(), a.values.data()));
         }
+        laps("products");
         out.push_back(std::move(a));
     };
     if (mesh.degree == 1) {  // the h-level of a generated grid
         const GridCoarsening coarse = coarsen_grid(mesh, exec);
         add_level(static_cast<index_type>(coarse.coarse_nodes), coarse.coarse_cells, coarse.nodes_per_cell,
                   coarse.weights, CellCoarsening{coarse.parent.data(), coarse.child.data()});
+        spdlog::debug("pmg's first coarse operators from the elements: {}", laps.text());
         return out;
     }
     for (const int degree : pmg_coarse_degrees(mesh.degree)) {
         const LagrangeSpace space = lagrange_space(mesh, degree, exec);
+        laps("space");
         add_level(space.size(), space.cell_dofs, space.dofs_per_cell, space.embedding.weights, CellCoarsening{});
     }
+    spdlog::debug("pmg's coarse operators from the elements: {}", laps.text());
     return out;
 }
 

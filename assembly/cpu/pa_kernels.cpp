@@ -2,6 +2,7 @@
 // a time: the reference gradients (and values) of x at the quadrature points by
 // one-dimensional contractions, the stored factors at each point, the transposed
 // contractions back to the nodes.
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -137,6 +138,54 @@ std::vector<V> coarse_cell_matrix(const PaArgs<V>& a, index_type e, int ncl, con
     return out;
 }
 
+/// Whether cell e has a Dirichlet node.
+template <typename V>
+bool has_dirichlet_node(const PaArgs<V>& a, index_type e)
+{
+    const int npe = pa_nodes_per_cell(a);
+    const index_type* nodes = a.nodes + static_cast<long long>(e) * npe;
+    return std::any_of(nodes, nodes + npe, [](index_type n) { return n < 0; });
+}
+
+/// The coarse basis function m (lexicographic, pc per direction) at fine point q: its value
+/// (derivative_dir < 0) or reference derivative along derivative_dir.
+template <typename V>
+V coarse_tensor_basis(const PaArgs<V>& a, int pc, const V* basis, const V* derivative, int m, int q,
+                      int derivative_dir)
+{
+    V value = 1;
+    for (int c = 0; c < a.dim; ++c, m /= pc, q /= a.q1)
+        value *= (c == derivative_dir ? derivative : basis)[(q % a.q1) * pc + m % pc];
+    return value;
+}
+
+/// (B_c^T G B_c)_ij of cell e (+ the lower-order terms) for coarse lexicographic nodes i, j.
+template <typename V>
+V coarse_entry(const PaArgs<V>& a, index_type e, int pc, const V* basis, const V* derivative, int i, int j)
+{
+    const int points = pa_points_per_cell(a), packed = a.dim * (a.dim + 1) / 2;
+    V sum = 0;
+    for (int q = 0; q < points; ++q) {
+        V di[3] = {0, 0, 0}, dj[3] = {0, 0, 0};
+        for (int c = 0; c < a.dim; ++c) {
+            di[c] = coarse_tensor_basis(a, pc, basis, derivative, i, q, c);
+            dj[c] = coarse_tensor_basis(a, pc, basis, derivative, j, q, c);
+        }
+        for (int c = 0, s = 0; c < a.dim; ++c)
+            for (int c2 = c; c2 < a.dim; ++c2, ++s) {
+                const V g = pa::factor(a, s, e, q);
+                sum += g * di[c] * dj[c2];
+                if (c2 != c) sum += g * di[c2] * dj[c];
+            }
+        if (!a.lower_order) continue;
+        const V ni = coarse_tensor_basis(a, pc, basis, derivative, i, q, -1);
+        const V nj = coarse_tensor_basis(a, pc, basis, derivative, j, q, -1);
+        for (int c = 0; c < a.dim; ++c) sum += ni * pa::factor(a, packed + c, e, q) * dj[c];
+        sum += pa::factor(a, packed + a.dim, e, q) * ni * nj;
+    }
+    return sum;
+}
+
 template <int DIM, typename V>
 void point_factors_of(const ElementArgs<V>& a, const int* rule_of_lex, V* factors, V* loads)
 {
@@ -160,7 +209,8 @@ void pa_lexicographic_nodes(const Executor&, index_type num_cells, int npe, cons
 }
 
 template <typename V>
-void pa_point_factors(const Executor&, const ElementArgs<V>& a, const int* rule_of_lex, V* factors, V* loads)
+void pa_point_factors(const Executor&, const ElementArgs<V>& a, const PaArgs<V>&, const int* rule_of_lex,
+                      V* factors, V* loads)
 {
     if (a.dim == 2) point_factors_of<2>(a, rule_of_lex, factors, loads);
     else point_factors_of<3>(a, rule_of_lex, factors, loads);
@@ -197,11 +247,12 @@ void pa_apply_cells(const Executor&, const PaArgs<V>& a, index_type begin, index
 
 template <typename V>
 void pa_element_galerkin(const Executor&, const PaArgs<V>& a, int ncl, const V* p, const CellCoarsening& coarsening,
-                         const index_type* cell_to_csr, V* values)
+                         const index_type* cell_to_csr, V* values, bool dirichlet_cells_only)
 {
     const int npe = pa_nodes_per_cell(a);
     const std::size_t coarse = static_cast<std::size_t>(ncl) * ncl;
     for (index_type e = 0; e < a.cells; ++e) {
+        if (dirichlet_cells_only && !has_dirichlet_node(a, e)) continue;
         const V* pe = p + static_cast<std::size_t>(coarsening.child_of(e)) * npe * ncl;
         const std::vector<V> out = coarse_cell_matrix(a, e, ncl, pe);
         const index_type* at = cell_to_csr + static_cast<std::size_t>(coarsening.coarse_cell(e)) * coarse;
@@ -209,6 +260,24 @@ void pa_element_galerkin(const Executor&, const PaArgs<V>& a, int ncl, const V* 
     }
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_loads, pa_diagonal, pa_apply_cells, pa_element_galerkin)
+template <typename V>
+void pa_element_galerkin_tensor(const Executor&, const PaArgs<V>& a, int pc, const V* coarse_basis,
+                                const V* coarse_derivative, const int* local_of_lex, const index_type* cell_to_csr,
+                                V* values)
+{
+    const int ncl = a.dim == 2 ? pc * pc : pc * pc * pc;
+    const std::size_t coarse = static_cast<std::size_t>(ncl) * ncl;
+    for (index_type e = 0; e < a.cells; ++e) {
+        if (has_dirichlet_node(a, e)) continue;
+        const index_type* at = cell_to_csr + static_cast<std::size_t>(e) * coarse;
+        for (int i = 0; i < ncl; ++i)
+            for (int j = 0; j < ncl; ++j)
+                values[at[local_of_lex[i] * ncl + local_of_lex[j]]] +=
+                    coarse_entry(a, e, pc, coarse_basis, coarse_derivative, i, j);
+    }
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_loads, pa_diagonal, pa_apply_cells, pa_element_galerkin,
+                                   pa_element_galerkin_tensor)
 
 }  // namespace gpufem::kernels::cpu

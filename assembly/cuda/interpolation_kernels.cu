@@ -91,6 +91,44 @@ __global__ void row_lengths_kernel(CoarseLatticeView view, const long long* __re
     lengths[i] = slot < 0 ? 0 : row_length[reference_row(view, slot)];
 }
 
+/// Row entries of rows of up to this many coarse nodes are ranked by a warp in shared memory.
+constexpr int warp_ranked_coarse_nodes = 1024;
+
+/// Row i per warp: each kept entry's place is the number of kept entries with a smaller column
+/// (equal ones: a smaller m), as write_interpolation_row's insertion gives, so a row of up to
+/// 125 entries costs a few hundred shared reads per lane instead of an insertion into memory.
+/// Shared memory: warp_items_per_block x ncl columns.
+template <typename V>
+__global__ void ranked_entries_kernel(CoarseLatticeView view, ReferenceInterpolationView reference,
+                                      const long long* __restrict__ owner, const index_type* __restrict__ row_nodes,
+                                      long long rows, const index_type* __restrict__ column,
+                                      const index_type* __restrict__ ptr, index_type* __restrict__ col,
+                                      V* __restrict__ val)
+{
+    extern __shared__ index_type row_columns[];
+    const long long i = warp_index();
+    if (i >= rows) return;  // whole warps leave together
+    const int lane = threadIdx.x % 32, ncl = view.coarse_per_cell;
+    index_type* columns = row_columns + (threadIdx.x / 32) * ncl;
+    const InterpolationRowSource s = interpolation_row_source(view, reference, owner, row_nodes, i);
+    if (s.e < 0) return;
+    for (int m = lane; m < ncl; m += 32)
+        columns[m] = interpolation_weight_kept(s.weights[m]) ? interpolation_column(view, s, m, column) : -1;
+    __syncwarp();
+    const index_type begin = ptr[i];
+    for (int m = lane; m < ncl; m += 32) {
+        const index_type c = columns[m];
+        if (c < 0) continue;
+        int place = 0;
+        for (int n = 0; n < ncl; ++n) {
+            const index_type d = columns[n];
+            place += d >= 0 && (d < c || (d == c && n < m));
+        }
+        col[begin + place] = c;
+        val[begin + place] = static_cast<V>(s.weights[m]);
+    }
+}
+
 template <typename V>
 __global__ void entries_kernel(CoarseLatticeView view, ReferenceInterpolationView reference,
                                const long long* __restrict__ owner, const index_type* __restrict__ row_nodes,
@@ -176,8 +214,14 @@ void interpolation_entries(const Executor& exec, const CoarseLatticeView& view,
                            const index_type* ptr, index_type* col, V* val)
 {
     if (rows == 0) return;
-    entries_kernel<V><<<grid_for(rows), block_size, 0, stream_of(exec)>>>(view, reference, owner, row_nodes, rows,
-                                                                           column, ptr, col, val);
+    if (view.coarse_per_cell <= warp_ranked_coarse_nodes) {
+        const std::size_t shared = sizeof(index_type) * gpufem::cuda::warp_items_per_block * view.coarse_per_cell;
+        ranked_entries_kernel<V><<<warp_grid_for(rows), block_size, shared, stream_of(exec)>>>(
+            view, reference, owner, row_nodes, rows, column, ptr, col, val);
+    } else {
+        entries_kernel<V><<<grid_for(rows), block_size, 0, stream_of(exec)>>>(view, reference, owner, row_nodes,
+                                                                               rows, column, ptr, col, val);
+    }
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 

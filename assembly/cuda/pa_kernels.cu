@@ -38,28 +38,6 @@ __global__ void point_factors_kernel(ElementArgs<V> a, const int* __restrict__ r
     pa::store_point_factors<DIM>(a, static_cast<index_type>(t / points), q, rule_of_lex[q], points, factors, loads);
 }
 
-template <typename V>
-__global__ void loads_kernel(PaArgs<V> a, const V* __restrict__ loads, V* rhs)
-{
-    const long long t = thread_index();
-    const int npe = pa_nodes_per_cell(a);
-    if (t >= static_cast<long long>(a.cells) * npe) return;
-    const index_type e = static_cast<index_type>(t / npe);
-    const int l = static_cast<int>(t % npe);
-    atomicAdd(&rhs[decoded(a.nodes[t])], pa::cell_load(a, loads, e, l));
-}
-
-template <typename V>
-__global__ void diagonal_kernel(PaArgs<V> a, V* diag)
-{
-    const long long t = thread_index();
-    const int npe = pa_nodes_per_cell(a);
-    if (t >= static_cast<long long>(a.cells) * npe) return;
-    const index_type e = static_cast<index_type>(t / npe);
-    const int l = static_cast<int>(t % npe);
-    atomicAdd(&diag[decoded(a.nodes[t])], pa::cell_diagonal(a, e, l));
-}
-
 /// Threads of one cell in the apply (one per quadrature point).
 template <int DIM, int Q>
 constexpr int points_of = DIM == 2 ? Q * Q : Q * Q * Q;
@@ -175,9 +153,10 @@ __device__ void reference_gradient_3d(int r, V u, const V* sB, const V* sD, V (&
 
 /// The second half: from the point's v = G grad (and s = beta . grad + (w |det J| c) u) back to
 /// this thread's node by transposed contractions along z, y, then x; 0 on threads past the
-/// nodes. Block barriers inside.
-template <int P, int Q, bool LOWER, typename V>
-__device__ V transposed_contractions_3d(int r, const V (&v)[3], V s, const V* sB, const V* sD,
+/// nodes. P: nodes per direction, the tables' row length (a compile-time constant in the
+/// apply; p-multigrid's coarse tables pass theirs). Block barriers inside.
+template <int Q, bool LOWER, typename V>
+__device__ V transposed_contractions_3d(int r, const V (&v)[3], V s, int P, const V* sB, const V* sD,
                                         V (&b)[7][points_of<3, Q>])
 {
     const int r0 = r % Q, r1 = (r / Q) % Q, r2 = r / (Q * Q);
@@ -237,7 +216,7 @@ __device__ V cell_action_3d(const PaArgs<V>& a, index_type e, int r, bool active
     V g[3], value, v[3];
     reference_gradient_3d<P, Q, LOWER>(r, u, sB, sD, b, g, value);
     const V s = point_step_3d<LOWER>(a, e, r, active, g, value, v);
-    return transposed_contractions_3d<P, Q, LOWER>(r, v, s, sB, sD, b);
+    return transposed_contractions_3d<Q, LOWER>(r, v, s, P, sB, sD, b);
 }
 
 /// The same in 2D (r = r0 + Q r1).
@@ -314,6 +293,94 @@ __device__ V cell_action(const PaArgs<V>& a, index_type e, int r, bool active, V
     else return cell_action_3d<P, Q, LOWER>(a, e, r, active, u, sB, sD, b);
 }
 
+/// The 1D table a transposed contraction of a cell's diagonal or loads uses along one
+/// direction: B, or a product of two of B and D (the squared basis, basis times derivative,
+/// squared derivative), formed from the shared tables as it is read.
+enum class Table1d : int { b, bb, bd, dd };
+
+template <int P, typename V>
+__device__ inline V table_1d(Table1d t, const V* sB, const V* sD, int q, int i)
+{
+    const V b = sB[q * P + i], d = sD[q * P + i];
+    switch (t) {
+    case Table1d::b: return b;
+    case Table1d::bb: return b * b;
+    case Table1d::bd: return b * d;
+    default: return d * d;
+    }
+}
+
+/// sum_q w(q) T_x[qx][r0] T_y[qy][r1] (T_z[qz][r2]) at this thread's node from w, the value
+/// at this thread's point: transposed contractions along z, y, then x through buffers
+/// b[0..2]; 0 on threads past the nodes. Block barriers inside; a following call may reuse
+/// the buffers at once.
+template <int DIM, int P, int Q, typename V>
+__device__ V transposed_tensor(int r, V w, Table1d tx, Table1d ty, Table1d tz, const V* sB, const V* sD,
+                               V (&b)[buffers_of<DIM>][points_of<DIM, Q>])
+{
+    const int r0 = r % Q, r1 = (r / Q) % Q, r2 = DIM == 2 ? 0 : r / (Q * Q);
+    b[0][r] = w;
+    __syncthreads();
+    if constexpr (DIM == 3) {
+        if (r2 < P) {
+            V sum = 0;
+#pragma unroll
+            for (int qz = 0; qz < Q; ++qz) sum += table_1d<P>(tz, sB, sD, qz, r2) * b[0][r0 + Q * (r1 + Q * qz)];
+            b[1][r] = sum;
+        }
+    } else {
+        b[1][r] = b[0][r];
+    }
+    __syncthreads();
+    if (r1 < P && r2 < P) {
+        V sum = 0;
+#pragma unroll
+        for (int qy = 0; qy < Q; ++qy) sum += table_1d<P>(ty, sB, sD, qy, r1) * b[1][r0 + Q * (qy + Q * r2)];
+        b[2][r] = sum;
+    }
+    __syncthreads();
+    V sum = 0;
+    if (r0 < P && r1 < P && r2 < P) {
+#pragma unroll
+        for (int qx = 0; qx < Q; ++qx) sum += table_1d<P>(tx, sB, sD, qx, r0) * b[2][qx + Q * (r1 + Q * r2)];
+    }
+    return sum;
+}
+
+/// K_e(l, l) at this thread's node l of cell e (see pa::cell_diagonal), by sum factorisation:
+/// each term of sum_q dN_l^T G dN_l (+ N_l beta . dN_l + (w |det J| c) N_l^2) is a product of
+/// 1D tables per direction (the squared derivative along a diagonal entry's direction, basis
+/// times derivative along an off-diagonal entry's two, the squared basis elsewhere), so each
+/// is one transposed contraction of the point factor. active: the slot holds a cell. Every
+/// thread of the block calls it; 0 on threads past the nodes.
+template <int DIM, int P, int Q, bool LOWER, typename V>
+__device__ V cell_diagonal_by_tensors(const PaArgs<V>& a, index_type e, int r, bool active, const V* sB,
+                                      const V* sD, V (&b)[buffers_of<DIM>][points_of<DIM, Q>])
+{
+    constexpr int points = points_of<DIM, Q>, packed = DIM * (DIM + 1) / 2;
+    const long long n = static_cast<long long>(a.cells) * points, at = static_cast<long long>(e) * points + r;
+    const auto factor_at = [&](int c) { return active ? a.factors[c * n + at] : V(0); };
+    const auto direction_table = [](int dir, int first, int second) {
+        const int hits = (dir == first) + (dir == second);
+        return hits == 2 ? Table1d::dd : hits == 1 ? Table1d::bd : Table1d::bb;
+    };
+    V sum = 0;
+    for (int c = 0, s = 0; c < DIM; ++c)
+        for (int c2 = c; c2 < DIM; ++c2, ++s) {
+            const V w = (c == c2 ? V(1) : V(2)) * factor_at(s);
+            sum += transposed_tensor<DIM, P, Q>(r, w, direction_table(0, c, c2), direction_table(1, c, c2),
+                                                direction_table(2, c, c2), sB, sD, b);
+        }
+    if constexpr (LOWER) {
+        for (int c = 0; c < DIM; ++c)
+            sum += transposed_tensor<DIM, P, Q>(r, factor_at(packed + c), direction_table(0, c, -1),
+                                                direction_table(1, c, -1), direction_table(2, c, -1), sB, sD, b);
+        sum += transposed_tensor<DIM, P, Q>(r, factor_at(packed + DIM), Table1d::bb, Table1d::bb, Table1d::bb, sB,
+                                            sD, b);
+    }
+    return sum;
+}
+
 /// The lexicographic node of point thread r (r0 + Q (r1 + Q r2)), or -1 past the nodes.
 template <int DIM, int P, int Q>
 __device__ inline int node_of_thread(int r)
@@ -342,13 +409,65 @@ __global__ void __launch_bounds__(cells_per_block<DIM, Q> * points_of<DIM, Q>)
     if (l >= 0 && stored >= 0) atomicAdd(&y[stored], alpha * sum);
 }
 
+/// The loads (loads given, see pa_loads) or the diagonal (loads null, see pa_diagonal) added at
+/// the nodes: a thread per quadrature point, cells_per_block cells to a block; the loads by the
+/// transposed contraction of w |det J| f with the basis, the diagonal by
+/// cell_diagonal_by_tensors.
+template <int DIM, int P, int Q, bool LOWER, typename V>
+__global__ void __launch_bounds__(cells_per_block<DIM, Q> * points_of<DIM, Q>)
+    node_sums_kernel(PaArgs<V> a, const V* __restrict__ loads, V* out)
+{
+    constexpr int T = points_of<DIM, Q>, E = cells_per_block<DIM, Q>, N = DIM == 2 ? P * P : P * P * P;
+    __shared__ V sB[Q * P], sD[Q * P];
+    __shared__ V buffers[E][buffers_of<DIM>][T];
+    load_tables(a, sB, sD, Q * P);
+    const int slot = threadIdx.x / T, r = threadIdx.x % T;
+    const index_type e = static_cast<index_type>(blockIdx.x) * E + slot;
+    const bool active = e < a.cells;
+    V sum;
+    if (loads) {
+        const V w = active ? loads[static_cast<long long>(e) * T + r] : V(0);
+        sum = transposed_tensor<DIM, P, Q>(r, w, Table1d::b, Table1d::b, Table1d::b, sB, sD, buffers[slot]);
+    } else {
+        sum = cell_diagonal_by_tensors<DIM, P, Q, LOWER>(a, e, r, active, sB, sD, buffers[slot]);
+    }
+    const int l = active ? node_of_thread<DIM, P, Q>(r) : -1;
+    if (l >= 0) atomicAdd(&out[decoded(a.nodes[static_cast<long long>(e) * N + l])], sum);
+}
+
+/// The point factors of 3D cells (see pa_point_factors): a thread per point, cells_per_block
+/// cells to a block; the Jacobian's rows are the reference gradients of the nodes' x, y and z
+/// coordinates, by the apply's contractions.
+template <int P, typename V>
+__global__ void __launch_bounds__(cells_per_block<3, P> * points_of<3, P>)
+    tensor_point_factors_kernel(ElementArgs<V> a, PaArgs<V> tensor, const int* __restrict__ rule_of_lex, V* factors,
+                                V* loads)
+{
+    constexpr int T = points_of<3, P>, E = cells_per_block<3, P>, N = P * P * P;
+    __shared__ V sB[P * P], sD[P * P];
+    __shared__ V buffers[E][buffers_of<3>][T];
+    load_tables(tensor, sB, sD, P * P);
+    const int slot = threadIdx.x / T, r = threadIdx.x % T;
+    const index_type e = static_cast<index_type>(blockIdx.x) * E + slot;
+    const bool active = e < a.num_cells;
+    const int l = active ? node_of_thread<3, P, P>(r) : -1;
+    const V* x = l >= 0 ? a.coordinates + 3 * static_cast<long long>(decoded(tensor.nodes[static_cast<long long>(e) * N + l]))
+                        : nullptr;
+    V J[3][3], value;
+    for (int d = 0; d < 3; ++d) reference_gradient_3d<P, P, false>(r, x ? x[d] : V(0), sB, sD, buffers[slot], J[d], value);
+    if (!active) return;
+    V geo[geometry_stride<3>(true)];
+    point_geometry_of_jacobian<3>(a, e, rule_of_lex[r], J, geo);
+    pa::store_point_geometry<3>(a, e, r, T, geo, factors, loads);
+}
+
 /// p-multigrid's coarse operator of one cell per block (see pa_element_galerkin): K~_e P
 /// column by column into shared memory (kp, dynamic: `chunk` columns x nodes at a time), then
 /// those columns of P^T (K~_e P).
 template <int DIM, int P, int Q, bool LOWER, typename V>
 __global__ void __launch_bounds__(points_of<DIM, Q>)
     galerkin_kernel(PaArgs<V> a, int ncl, int chunk, const V* __restrict__ p, CellCoarsening coarsening,
-                    const index_type* __restrict__ cell_to_csr, V* values)
+                    const index_type* __restrict__ cell_to_csr, V* values, bool dirichlet_cells_only)
 {
     constexpr int T = points_of<DIM, Q>, N = DIM == 2 ? P * P : P * P * P;
     __shared__ V sB[Q * P], sD[Q * P];
@@ -363,7 +482,10 @@ __global__ void __launch_bounds__(points_of<DIM, Q>)
     const index_type e = blockIdx.x;
     const index_type stored = is_node ? a.nodes[static_cast<long long>(e) * N + l] : -1;
     const V* pe = p + static_cast<long long>(coarsening.child_of(e)) * N * ncl;
-    const V diagonal = is_node && stored < 0 ? pa::cell_diagonal(a, e, l) : V(0);
+    // The cell's diagonal, for its Dirichlet rows (the block leaves it together when it has none).
+    const bool has_dirichlet = __syncthreads_or(is_node && stored < 0);
+    if (dirichlet_cells_only && !has_dirichlet) return;  // the whole block: galerkin_tensor_kernel's cell
+    const V diagonal = has_dirichlet ? cell_diagonal_by_tensors<DIM, P, Q, LOWER>(a, e, r, true, sB, sD, buffers) : V(0);
     const index_type* at = cell_to_csr + coarsening.coarse_cell(e) * ncl * ncl;
     for (int first = 0; first < ncl; first += chunk) {
         const int columns = min(chunk, ncl - first);
@@ -381,6 +503,58 @@ __global__ void __launch_bounds__(points_of<DIM, Q>)
             atomicAdd(&values[at[i * ncl + first + k]], sum);
         }
         __syncthreads();  // kp read before the next chunk overwrites it
+    }
+}
+
+/// Blocks of cells_per_block cells of `cells` cells.
+template <int DIM, int P>
+unsigned cell_blocks(index_type cells)
+{
+    constexpr int E = cells_per_block<DIM, P>;
+    return static_cast<unsigned>((static_cast<long long>(cells) + E - 1) / E);
+}
+
+/// p-multigrid's coarse operator of a 3D cell without Dirichlet nodes by sum factorisation
+/// (see pa_element_galerkin_tensor): a block per cell, a thread per point (Q per direction,
+/// the fine nodes too); per coarse column m its gradients at the point are products of the
+/// coarse tables' entries, G (and the lower-order factors) applied in registers, then the
+/// transposed contractions with the coarse tables to the coarse nodes.
+template <int Q, bool LOWER, typename V>
+__global__ void __launch_bounds__(points_of<3, Q>)
+    galerkin_tensor_kernel(PaArgs<V> a, int pc, const V* __restrict__ coarse_basis,
+                           const V* __restrict__ coarse_derivative, const int* __restrict__ local_of_lex,
+                           const index_type* __restrict__ cell_to_csr, V* values)
+{
+    constexpr int T = points_of<3, Q>;
+    __shared__ V sB[Q * Q], sD[Q * Q];
+    __shared__ V buffers[buffers_of<3>][T];
+    __shared__ int local[T];
+    const int ncl = pc * pc * pc, r = threadIdx.x;
+    for (int i = r; i < Q * pc; i += T) {
+        sB[i] = coarse_basis[i];
+        sD[i] = coarse_derivative[i];
+    }
+    for (int i = r; i < ncl; i += T) local[i] = local_of_lex[i];
+    const index_type e = blockIdx.x;
+    if (__syncthreads_or(a.nodes[static_cast<long long>(e) * T + r] < 0)) return;  // the general kernel's cell
+    const long long n = static_cast<long long>(a.cells) * T, at_point = static_cast<long long>(e) * T + r;
+    V f[10];
+#pragma unroll
+    for (int c = 0; c < (LOWER ? 10 : 6); ++c) f[c] = a.factors[c * n + at_point];
+    const int r0 = r % Q, r1 = (r / Q) % Q, r2 = r / (Q * Q);
+    const bool is_coarse = r0 < pc && r1 < pc && r2 < pc;
+    const index_type* at = cell_to_csr + static_cast<long long>(e) * ncl * ncl;
+    const int row = is_coarse ? local[r0 + pc * (r1 + pc * r2)] : 0;
+    for (int m = 0; m < ncl; ++m) {
+        const int mx = m % pc, my = (m / pc) % pc, mz = m / (pc * pc);
+        const V bx = sB[r0 * pc + mx], by = sB[r1 * pc + my], bz = sB[r2 * pc + mz];
+        const V g[3] = {sD[r0 * pc + mx] * by * bz, bx * sD[r1 * pc + my] * bz, bx * by * sD[r2 * pc + mz]};
+        const V v[3] = {f[0] * g[0] + f[1] * g[1] + f[2] * g[2], f[1] * g[0] + f[3] * g[1] + f[4] * g[2],
+                        f[2] * g[0] + f[4] * g[1] + f[5] * g[2]};
+        const V s = LOWER ? f[6] * g[0] + f[7] * g[1] + f[8] * g[2] + f[9] * bx * by * bz : V(0);
+        __syncthreads();  // the previous column's last contraction has read the buffers
+        const V y = transposed_contractions_3d<Q, LOWER>(r, v, s, pc, sB, sD, buffers);
+        if (is_coarse) atomicAdd(&values[at[row * ncl + local[m]]], y);
     }
 }
 
@@ -427,33 +601,51 @@ void pa_lexicographic_nodes(const Executor& exec, index_type num_cells, int npe,
 }
 
 template <typename V>
-void pa_point_factors(const Executor& exec, const ElementArgs<V>& a, const int* rule_of_lex, V* factors, V* loads)
+void pa_point_factors(const Executor& exec, const ElementArgs<V>& a, const PaArgs<V>& tensor, const int* rule_of_lex,
+                      V* factors, V* loads)
 {
     const long long n = static_cast<long long>(a.num_cells) * a.num_points;
     if (n == 0) return;
-    if (a.dim == 2)
+    if (a.dim == 2) {
         point_factors_kernel<2><<<grid_for(n), block_size, 0, stream_of(exec)>>>(a, rule_of_lex, factors, loads);
-    else
-        point_factors_kernel<3><<<grid_for(n), block_size, 0, stream_of(exec)>>>(a, rule_of_lex, factors, loads);
+    } else {
+        with_kernel_sizes(tensor, [&]<int DIM, int P, bool LOWER>() {
+            if constexpr (DIM == 3) {
+                const unsigned threads = cells_per_block<3, P> * points_of<3, P>;
+                tensor_point_factors_kernel<P><<<cell_blocks<3, P>(a.num_cells), threads, 0, stream_of(exec)>>>(
+                    a, tensor, rule_of_lex, factors, loads);
+            }
+        });
+    }
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
+
+namespace {
+
+/// node_sums_kernel over a's cells.
+template <typename V>
+void add_node_sums(const Executor& exec, const PaArgs<V>& a, const V* loads, V* out)
+{
+    if (a.cells == 0) return;
+    with_kernel_sizes(a, [&]<int DIM, int P, bool LOWER>() {
+        const unsigned threads = cells_per_block<DIM, P> * points_of<DIM, P>;
+        node_sums_kernel<DIM, P, P, LOWER><<<cell_blocks<DIM, P>(a.cells), threads, 0, stream_of(exec)>>>(a, loads, out);
+        GPUFEM_CUDA_CHECK_LAUNCH();
+    });
+}
+
+}  // namespace
 
 template <typename V>
 void pa_loads(const Executor& exec, const PaArgs<V>& a, const V* loads, V* rhs)
 {
-    const long long n = static_cast<long long>(a.cells) * pa_nodes_per_cell(a);
-    if (n == 0) return;
-    loads_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(a, loads, rhs);
-    GPUFEM_CUDA_CHECK_LAUNCH();
+    add_node_sums(exec, a, loads, rhs);
 }
 
 template <typename V>
 void pa_diagonal(const Executor& exec, const PaArgs<V>& a, V* diag)
 {
-    const long long n = static_cast<long long>(a.cells) * pa_nodes_per_cell(a);
-    if (n == 0) return;
-    diagonal_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(a, diag);
-    GPUFEM_CUDA_CHECK_LAUNCH();
+    add_node_sums(exec, a, static_cast<const V*>(nullptr), diag);
 }
 
 template <typename V>
@@ -472,7 +664,7 @@ void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, index_type begin, 
 
 template <typename V>
 void pa_element_galerkin(const Executor& exec, const PaArgs<V>& a, int ncl, const V* p, const CellCoarsening& coarsening,
-                         const index_type* cell_to_csr, V* values)
+                         const index_type* cell_to_csr, V* values, bool dirichlet_cells_only)
 {
     if (a.cells == 0) return;
     with_kernel_sizes(a, [&]<int DIM, int P, bool LOWER>() {
@@ -496,11 +688,29 @@ void pa_element_galerkin(const Executor& exec, const PaArgs<V>& a, int ncl, cons
             GPUFEM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    static_cast<int>(dynamic)));
         kernel<<<a.cells, points_of<DIM, P>, dynamic, stream_of(exec)>>>(a, ncl, chunk, p, coarsening, cell_to_csr,
-                                                                         values);
+                                                                         values, dirichlet_cells_only);
         GPUFEM_CUDA_CHECK_LAUNCH();
     });
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_loads, pa_diagonal, pa_apply_cells, pa_element_galerkin)
+template <typename V>
+void pa_element_galerkin_tensor(const Executor& exec, const PaArgs<V>& a, int pc, const V* coarse_basis,
+                                const V* coarse_derivative, const int* local_of_lex, const index_type* cell_to_csr,
+                                V* values)
+{
+    if (a.cells == 0) return;
+    if (a.dim != 3 || pc > a.q1)
+        throw std::invalid_argument("pa_element_galerkin_tensor: the CUDA kernel takes 3D cells and coarser degrees");
+    with_kernel_sizes(a, [&]<int DIM, int P, bool LOWER>() {
+        if constexpr (DIM == 3) {
+            galerkin_tensor_kernel<P, LOWER><<<a.cells, points_of<3, P>, 0, stream_of(exec)>>>(
+                a, pc, coarse_basis, coarse_derivative, local_of_lex, cell_to_csr, values);
+            GPUFEM_CUDA_CHECK_LAUNCH();
+        }
+    });
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_loads, pa_diagonal, pa_apply_cells, pa_element_galerkin,
+                                   pa_element_galerkin_tensor)
 
 }  // namespace gpufem::kernels::cuda

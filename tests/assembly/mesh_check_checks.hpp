@@ -3,12 +3,16 @@
 // test_mesh_check.cpp and the GPU test test_expression_gpu.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
 
+#include "assembly/geometry_check_kernels.hpp"
 #include "assembly/mesh_check.hpp"
 #include "assembly/reference_element.hpp"
 #include "high_order_meshes.hpp"
+#include "random_values.hpp"
 #include "simple_meshes.hpp"
 
 namespace gpufem::test {
@@ -83,6 +87,47 @@ inline void check_meshes_are_validated(const ExecPtr& exec)
     EXPECT_TRUE(fold.find("is degenerate or folded") != std::string::npos ||
                 fold.find("is tangled") != std::string::npos)
         << fold;
+}
+
+/// jacobian_signs on exec equals the CPU's on high-order cells (Q3 and Q4 hexahedra, Q6
+/// quadrilaterals: 49 to 216 points a cell, the GPU's warp-per-cell path) whose nodes are
+/// moved at random, some far enough to fold cells: the same counts, firsts and first bad point.
+inline void check_jacobian_signs_match_cpu(const ExecPtr& exec)
+{
+    const unsigned seed = random_seed();
+    std::mt19937 random(seed);
+    const std::pair<ElementType, int> cells[] = {
+        {ElementType::hexahedron, 3}, {ElementType::hexahedron, 4}, {ElementType::quadrilateral, 6}};
+    for (const auto& [type, order] : cells) {
+        Mesh mesh = unit_box_mesh(type, order, 0.25);
+        const double spacing = 0.25 / order;
+        std::uniform_real_distribution<double> small(-0.05 * spacing, 0.05 * spacing);
+        std::uniform_int_distribution<index_type> node(0, mesh.num_nodes() - 1);
+        for (int moved = 0; moved < 3;) {  // a few inner nodes past their neighbours: their cells fold
+            double* x = &mesh.coordinates[3 * static_cast<std::size_t>(node(random))];
+            if (std::min({x[0], x[1]}) < 0.01 || std::max({x[0], x[1]}) > 0.99) continue;
+            x[0] += (moved++ % 2 ? 1.5 : -1.5) * spacing;
+        }
+        for (double& x : mesh.coordinates) x += small(random);
+        if (mesh.dim == 2)
+            for (std::size_t i = 2; i < mesh.coordinates.size(); i += 3) mesh.coordinates[i] = 0;
+        const ReferenceElement ref = make_reference_element(mesh.cell_type, mesh.degree, 2 * mesh.degree + 1);
+        const ElementData<double> on_host = make_geometry_data<double>(Executor::create_cpu(), mesh, ref);
+        const ElementData<double> on_exec = make_geometry_data<double>(exec, mesh, ref);
+        const JacobianSigns a = GPUFEM_DISPATCH(*on_host.coordinates.executor(),
+                                                jacobian_signs(*on_host.coordinates.executor(), on_host.args()));
+        const JacobianSigns b = GPUFEM_DISPATCH(*exec, jacobian_signs(*exec, on_exec.args()));
+        const std::string what = std::string(element_type_name(type)) + " order " + std::to_string(order) +
+                                 " seed " + std::to_string(seed);
+        EXPECT_GE(on_host.num_points, 32) << what;
+        EXPECT_GT(a.positive, 0) << what;
+        EXPECT_GE(a.first_degenerate, 0) << what << ": no cell folded, the test proves nothing";
+        EXPECT_EQ(a.positive, b.positive) << what;
+        EXPECT_EQ(a.negative, b.negative) << what;
+        EXPECT_EQ(a.first_positive, b.first_positive) << what;
+        EXPECT_EQ(a.first_negative, b.first_negative) << what;
+        EXPECT_EQ(a.first_degenerate, b.first_degenerate) << what;
+    }
 }
 
 }  // namespace gpufem::test

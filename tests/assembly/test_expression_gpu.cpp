@@ -206,3 +206,9 @@ TEST(ExpressionGpu, MeshChecksRefuseTheSameMeshes)
     GPUFEM_REQUIRE_GPU();
     test::check_meshes_are_validated(Executor::create_cuda());
 }
+
+TEST(ExpressionGpu, JacobianSignsOfHighOrderCellsEqualTheCpus)
+{
+    GPUFEM_REQUIRE_GPU();
+    test::check_jacobian_signs_match_cpu(Executor::create_cuda());
+}

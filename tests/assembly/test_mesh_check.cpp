@@ -29,3 +29,9 @@ TEST(MeshCheck, TwoDimensionalCellsOfBothOrientationsAreAccepted)
     for (index_type c = 0; c < mesh.num_cells(); c += 2) std::swap(mesh.cells[3 * c + 1], mesh.cells[3 * c + 2]);
     EXPECT_EQ(test::mesh_check_message(Executor::create_cpu(), mesh), "");
 }
+
+TEST(MeshCheck, JacobianSignsOfRandomlyMovedHighOrderCellsAreFound)
+{
+    // The CPU against itself: the check that some cells fold and most do not holds.
+    test::check_jacobian_signs_match_cpu(Executor::create_cpu());
+}
