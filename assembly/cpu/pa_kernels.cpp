@@ -147,45 +147,6 @@ bool has_dirichlet_node(const PaArgs<V>& a, index_type e)
     return std::any_of(nodes, nodes + npe, [](index_type n) { return n < 0; });
 }
 
-/// The coarse basis function m (lexicographic, pc per direction) at fine point q: its value
-/// (derivative_dir < 0) or reference derivative along derivative_dir.
-template <typename V>
-V coarse_tensor_basis(const PaArgs<V>& a, int pc, const V* basis, const V* derivative, int m, int q,
-                      int derivative_dir)
-{
-    V value = 1;
-    for (int c = 0; c < a.dim; ++c, m /= pc, q /= a.q1)
-        value *= (c == derivative_dir ? derivative : basis)[(q % a.q1) * pc + m % pc];
-    return value;
-}
-
-/// (B_c^T G B_c)_ij of cell e (+ the lower-order terms) for coarse lexicographic nodes i, j.
-template <typename V>
-V coarse_entry(const PaArgs<V>& a, index_type e, int pc, const V* basis, const V* derivative, int i, int j)
-{
-    const int points = pa_points_per_cell(a), packed = a.dim * (a.dim + 1) / 2;
-    V sum = 0;
-    for (int q = 0; q < points; ++q) {
-        V di[3] = {0, 0, 0}, dj[3] = {0, 0, 0};
-        for (int c = 0; c < a.dim; ++c) {
-            di[c] = coarse_tensor_basis(a, pc, basis, derivative, i, q, c);
-            dj[c] = coarse_tensor_basis(a, pc, basis, derivative, j, q, c);
-        }
-        for (int c = 0, s = 0; c < a.dim; ++c)
-            for (int c2 = c; c2 < a.dim; ++c2, ++s) {
-                const V g = pa::factor(a, s, e, q);
-                sum += g * di[c] * dj[c2];
-                if (c2 != c) sum += g * di[c2] * dj[c];
-            }
-        if (!a.lower_order) continue;
-        const V ni = coarse_tensor_basis(a, pc, basis, derivative, i, q, -1);
-        const V nj = coarse_tensor_basis(a, pc, basis, derivative, j, q, -1);
-        for (int c = 0; c < a.dim; ++c) sum += ni * pa::factor(a, packed + c, e, q) * dj[c];
-        sum += pa::factor(a, packed + a.dim, e, q) * ni * nj;
-    }
-    return sum;
-}
-
 template <int DIM, typename V>
 void point_factors_of(const ElementArgs<V>& a, const int* rule_of_lex, V* factors, V* loads)
 {
@@ -265,15 +226,24 @@ void pa_element_galerkin_tensor(const Executor&, const PaArgs<V>& a, int pc, con
                                 const V* coarse_derivative, const int* local_of_lex, const index_type* cell_to_csr,
                                 V* values)
 {
-    const int ncl = a.dim == 2 ? pc * pc : pc * pc * pc;
-    const std::size_t coarse = static_cast<std::size_t>(ncl) * ncl;
+    // The coarse element's own operator at the fine points: the same factors, the coarse
+    // tables; its action on coarse node m's unit vector is column m of B_c^T G B_c.
+    PaArgs<V> coarse = a;
+    coarse.p1 = pc;
+    coarse.basis = coarse_basis;
+    coarse.derivative = coarse_derivative;
+    const int ncl = pa_nodes_per_cell(coarse);
+    const std::size_t entries = static_cast<std::size_t>(ncl) * ncl;
+    std::vector<V> unit(ncl, V(0));
     for (index_type e = 0; e < a.cells; ++e) {
         if (has_dirichlet_node(a, e)) continue;
-        const index_type* at = cell_to_csr + static_cast<std::size_t>(e) * coarse;
-        for (int i = 0; i < ncl; ++i)
-            for (int j = 0; j < ncl; ++j)
-                values[at[local_of_lex[i] * ncl + local_of_lex[j]]] +=
-                    coarse_entry(a, e, pc, coarse_basis, coarse_derivative, i, j);
+        const index_type* at = cell_to_csr + static_cast<std::size_t>(e) * entries;
+        for (int m = 0; m < ncl; ++m) {
+            unit[m] = V(1);
+            const std::vector<V> column = cell_action(coarse, e, unit);
+            unit[m] = V(0);
+            for (int i = 0; i < ncl; ++i) values[at[local_of_lex[i] * ncl + local_of_lex[m]]] += column[i];
+        }
     }
 }
 
