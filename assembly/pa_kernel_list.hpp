@@ -57,9 +57,9 @@ void pa_element_galerkin(const Executor& exec, const PaArgs<V>& a, int ncl, cons
 /// basis and its gradients at the cell's quadrature points, tabulated in 1D (coarse_basis,
 /// coarse_derivative: q1 x pc); coarse node m (lexicographic) is the coarse element's node
 /// local_of_lex[m], its place in values cell_to_csr[e ncl^2 + i ncl + j]. cpu: sequential over
-/// cells, each entry a sum over the points; cuda: a block per cell, a thread per point, one
-/// coarse column at a time (its gradients at the points are products of table entries, then
-/// transposed contractions to the coarse nodes), atomics.
+/// cells, column m the coarse tables' cell action on m's unit vector; cuda: a block per cell, a
+/// thread per point, one coarse column at a time (its gradients at the points are products of
+/// table entries, then transposed contractions to the coarse nodes), atomics.
 template <typename V>
 void pa_element_galerkin_tensor(const Executor& exec, const PaArgs<V>& a, int pc, const V* coarse_basis,
                                 const V* coarse_derivative, const int* local_of_lex, const index_type* cell_to_csr,
