@@ -21,12 +21,15 @@ void pa_point_factors(const Executor& exec, const ElementArgs<V>& a, const PaArg
                       const int* rule_of_lex, V* factors, V* loads) GPUFEM_KERNEL_BODY
 
 /// rhs[node] += sum_q loads[e points + q] N_l(q) for every cell e and local node l (Dirichlet
-/// nodes included: their rows are set later). cpu: sequential over cells; cuda: atomics.
+/// nodes included: their rows are set later). cpu: sequential over cells, a sum over the points
+/// per node; cuda: a thread per point, transposed contractions with the basis, atomics.
 template <typename V>
 void pa_loads(const Executor& exec, const PaArgs<V>& a, const V* loads, V* rhs) GPUFEM_KERNEL_BODY
 
 /// diag[node] += K_e(l, l) for every cell e and local node l, Dirichlet nodes included (the
-/// assembled diagonal once diag starts at zero). cuda: one thread per (cell, node), atomics.
+/// assembled diagonal once diag starts at zero). cpu: a sum over the points per node; cuda: a
+/// thread per point, each term of K_e(l, l) a transposed contraction with products of the 1D
+/// tables (O(k^{d+1}) per cell instead of O(k^{2d})), atomics.
 template <typename V>
 void pa_diagonal(const Executor& exec, const PaArgs<V>& a, V* diag) GPUFEM_KERNEL_BODY
 
