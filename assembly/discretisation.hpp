@@ -17,6 +17,7 @@
 #include "assembly/poisson_assembly.hpp"
 #include "assembly/rhs_correction.hpp"
 #include "linalg/format_build.hpp"
+#include "linalg/transfer_operators.hpp"
 #include <nlohmann/json.hpp>
 #include "mesh/mesh.hpp"
 #include "mesh/structured_grid.hpp"
@@ -89,6 +90,14 @@ struct SolutionOutput {
 
 /// Mesh + problem -> linear system; solution -> output fields and errors; a right-hand side
 /// that depends on the solution where the discretisation has one (finite volumes).
+/// p-multigrid's transfers with the first applied without a stored matrix: that one as
+/// operators, the chain's others (from the second) stored, as pmg_interpolations gives them.
+template <typename V>
+struct PmgMatrixFreeTransfers {
+    TransferOperators<V> first;
+    std::vector<Csr<V>> below;
+};
+
 template <typename V>
 class Discretisation : public RhsCorrection<V> {
 public:
@@ -120,6 +129,13 @@ public:
     /// generated grid (its columns the grid's node numbers), nullopt elsewhere; empty when
     /// none is.
     virtual std::vector<std::optional<StructuredGrid>> pmg_coarse_grids() const { return {}; }
+    /// pmg_interpolations with the first transfer applied by sum factorisation (the mesh's
+    /// degree to the next lower one on quadrilaterals or hexahedra, assembly/pa_transfer.hpp),
+    /// on exec; nullopt where not offered.
+    virtual std::optional<PmgMatrixFreeTransfers<V>> pmg_matrix_free_transfers(const ExecPtr& /*exec*/) const
+    {
+        return std::nullopt;
+    }
     /// Whether pmg_coarse_operators can build p-multigrid's coarse operators from the element
     /// matrices (no assembled finest matrix needed).
     virtual bool has_pmg_coarse_operators() const { return false; }

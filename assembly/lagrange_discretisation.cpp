@@ -8,6 +8,7 @@
 
 #include "assembly/fe_fluxes.hpp"
 #include "assembly/lagrange_interpolation.hpp"
+#include "assembly/pa_transfer.hpp"
 #include "assembly/pmg_coarse_operators.hpp"
 #include "mesh/mesh_source.hpp"
 #include "assembly/operator_levels.hpp"
@@ -47,6 +48,14 @@ template <typename V>
 std::vector<Csr<V>> LagrangeDiscretisation<V>::pmg_interpolations(const ExecPtr& exec) const
 {
     return gpufem::pmg_interpolations<V>(mesh_, exec);
+}
+
+template <typename V>
+std::optional<PmgMatrixFreeTransfers<V>> LagrangeDiscretisation<V>::pmg_matrix_free_transfers(const ExecPtr& exec) const
+{
+    std::optional<TransferOperators<V>> first = pa_first_transfer<V>(mesh_, exec);
+    if (!first) return std::nullopt;
+    return PmgMatrixFreeTransfers<V>{std::move(*first), gpufem::pmg_interpolations<V>(mesh_, exec, false)};
 }
 
 template <typename V>

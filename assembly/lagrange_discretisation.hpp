@@ -31,6 +31,8 @@ public:
     /// of a refined mesh (assembly/lagrange_interpolation.hpp).
     std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const override;
     std::vector<std::optional<StructuredGrid>> pmg_coarse_grids() const override;
+    /// pa_first_transfer and the chain below it.
+    std::optional<PmgMatrixFreeTransfers<V>> pmg_matrix_free_transfers(const ExecPtr& exec) const override;
     /// Degree >= 2, or a generated grid's or refined mesh's h-level (can_coarsen_grid).
     bool has_pmg_coarse_operators() const override
     {

@@ -93,15 +93,41 @@ LagrangeEmbedding lagrange_embedding(ElementType type, int k, int c)
     return embedding;
 }
 
+/// lagrange_embedding(type, k, c) with the rows a transfer into the degree-f space reads (c < f,
+/// both dividing k) made exact: at each degree-k node on the degree-f lattice, the degree-c
+/// basis at the degree-f element's own node there. From degree 5 on boxes the degree-f node
+/// (a GLL point) is not where the degree-k node is, and the degree-c basis at the degree-k
+/// node would not represent a degree-c function in the degree-f space (the chain of transfers
+/// would then not be the product of the embeddings the coarse operators are made with).
+LagrangeEmbedding embedding_into(ElementType type, int k, int f, int c)
+{
+    LagrangeEmbedding embedding = lagrange_embedding(type, k, c);
+    if (f == k) return embedding;
+    const int dim = element_dimension(type);
+    const std::size_t ncl = embedding.fine_local.size();
+    const std::vector<int> on_f = coarse_local_nodes(type, k, f);
+    const std::vector<double> nodes_f = f == 1 ? reference_nodes(type) : lagrange_reference_nodes(type, f);
+    for (std::size_t j = 0; j < on_f.size(); ++j) {
+        if (on_f[j] < 0) continue;  // a row the transfer never reads
+        const std::vector<double> point(nodes_f.begin() + on_f[j] * dim, nodes_f.begin() + (on_f[j] + 1) * dim);
+        std::vector<double> values(ncl), gradients(ncl * dim);
+        if (c == 1) lagrange1_basis(type, point.data(), values.data(), gradients.data());
+        else lagrange_basis(type, c, point, values, gradients);
+        std::copy(values.begin(), values.end(), embedding.weights.begin() + j * ncl);
+    }
+    return embedding;
+}
+
 /// The embedding of each cell type of a mesh of several (LagrangeEmbedding's tables per
-/// type): npc = the mesh's nodes_per_cell rows of ncl = the most degree-c nodes of its types.
-LagrangeEmbedding embedding_per_cell_type(const Mesh& mesh, int k, int c)
+/// type): npc = the mesh's nodes_per_cell rows of ncl = the most degree-c nodes of its types;
+/// with f < k, each type's embedding_into(type, k, f, c).
+LagrangeEmbedding embedding_per_cell_type(const Mesh& mesh, int k, int c, int f = 0)
 {
     std::vector<std::pair<int, LagrangeEmbedding>> of_type;
     int ncl = 0;
     for (int t = 0; t < element_type_count; ++t)  // a scan of the cells per type of the mesh's dimension
         if (element_dimension(static_cast<ElementType>(t)) == mesh.dim && mesh.has_cells_of(static_cast<ElementType>(t))) {
-            of_type.emplace_back(t, lagrange_embedding(static_cast<ElementType>(t), k, c));
+            of_type.emplace_back(t, embedding_into(static_cast<ElementType>(t), k, f > 0 ? f : k, c));
             ncl = std::max(ncl, static_cast<int>(of_type.back().second.fine_local.size()));
         }
     if (of_type.empty()) throw std::logic_error("lagrange_interpolation: mesh '" + mesh.source + "' has no cells");
@@ -190,14 +216,16 @@ Csr<V> interpolation_rows(const std::string& source, const CoarseLatticeView& vi
                   std::move(val)};
 }
 
-/// The interpolation from the degree-c `space` (see interpolation_rows).
+/// The interpolation from the degree-c `space` (see interpolation_rows), its rows read off
+/// `weights` (space's embedding, or for a transfer into a lower degree than the mesh's, the
+/// embedding_into that degree's space).
 template <typename V>
 Csr<V> space_interpolation_rows(const Mesh& mesh, const index_type* cells, const LagrangeSpace& space,
-                                const Array<long long>& owner, const index_type* row_nodes, long long rows,
-                                const ExecPtr& exec)
+                                const std::vector<double>& weights, const Array<long long>& owner,
+                                const index_type* row_nodes, long long rows, const ExecPtr& exec)
 {
     const SubspaceOnExec lattice(mesh, cells, space, exec);
-    return interpolation_rows<V>(mesh.source, lattice.view, ReferenceOnExec(space.embedding.weights, space.dofs_per_cell, exec),
+    return interpolation_rows<V>(mesh.source, lattice.view, ReferenceOnExec(weights, space.dofs_per_cell, exec),
                                  space.node_dofs.data(), static_cast<long long>(space.dof_nodes.size()), owner,
                                  row_nodes, rows, "degree-" + std::to_string(space.degree()), exec);
 }
@@ -317,8 +345,9 @@ Csr<V> lagrange_interpolation(const Mesh& mesh, int coarse_degree, const ExecPtr
 {
     const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
     const LagrangeSpace space = space_on(mesh, on_exec.cells, coarse_degree, exec, false);
-    return space_interpolation_rows<V>(mesh, on_exec.cells, space, node_owners(cells_view(mesh, on_exec.cells), exec),
-                                       nullptr, mesh.num_nodes(), exec);
+    return space_interpolation_rows<V>(mesh, on_exec.cells, space, space.embedding.weights,
+                                       node_owners(cells_view(mesh, on_exec.cells), exec), nullptr, mesh.num_nodes(),
+                                       exec);
 }
 
 template <typename V>
@@ -329,7 +358,7 @@ Csr<V> grid_interpolation(const Mesh& mesh, const GridCoarsening& coarse, const 
 }
 
 template <typename V>
-std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
+std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec, bool with_first)
 {
     std::vector<Csr<V>> chain;
     const bool h_levels = has_h_levels(mesh);
@@ -342,8 +371,8 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec)
     }
     // Below degree 1 the h-levels start from the degree-1 space's cells (its nodes are the
     // vertices: the refined mesh's nodes, or the grid's points, in node order).
-    std::vector<DegreeLevel<V>> levels = degree_levels<V>(mesh, exec, h_levels);
-    for (DegreeLevel<V>& level : levels) chain.push_back(std::move(level.transfer));
+    std::vector<DegreeLevel<V>> levels = degree_levels<V>(mesh, exec, h_levels, with_first);
+    for (std::size_t l = with_first ? 0 : 1; l < levels.size(); ++l) chain.push_back(std::move(levels[l].transfer));
     const LagrangeSpace& coarsest = levels.back().space;
     if (h_levels && coarsest.degree() == 1)
         append_h_levels(chain, mesh,
@@ -374,20 +403,32 @@ std::vector<std::optional<StructuredGrid>> pmg_coarse_grids(const Mesh& mesh)
 }
 
 template <typename V>
-std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec, bool degree_one_dof_map)
+std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec, bool degree_one_dof_map,
+                                          bool with_first)
 {
     std::vector<DegreeLevel<V>> levels;
     if (mesh.degree <= 1) return levels;
     const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
     const Array<long long> owner = node_owners(cells_view(mesh, on_exec.cells), exec);
     // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's
-    // interpolation from that degree at the finer space's nodes (a lower-degree function is
-    // represented exactly in every higher-degree space of the same mesh).
+    // interpolation from that degree at the finer space's nodes, the coarse basis evaluated at
+    // the finer element's own nodes (a lower-degree function is represented exactly in every
+    // higher-degree space of the same mesh, and the chain is the product of the embeddings).
     for (const int degree : pmg_coarse_degrees(mesh.degree)) {
         LagrangeSpace space = space_on(mesh, on_exec.cells, degree, exec, degree_one_dof_map && degree == 1);
         const bool first = levels.empty();
+        if (first && !with_first) {
+            levels.push_back({Csr<V>{}, std::move(space)});
+            continue;
+        }
+        const int finer = first ? mesh.degree : levels.back().space.degree();
+        const std::vector<double> weights =
+            first ? space.embedding.weights
+                  : (mesh.is_mixed() ? embedding_per_cell_type(mesh, mesh.degree, degree, finer)
+                                     : embedding_into(mesh.cell_type, mesh.degree, finer, degree))
+                        .weights;
         Csr<V> transfer = space_interpolation_rows<V>(
-            mesh, on_exec.cells, space, owner, first ? nullptr : levels.back().space.dof_nodes.data(),
+            mesh, on_exec.cells, space, weights, owner, first ? nullptr : levels.back().space.dof_nodes.data(),
             first ? mesh.num_nodes() : static_cast<long long>(levels.back().space.dof_nodes.size()), exec);
         levels.push_back({std::move(transfer), std::move(space)});
     }
@@ -398,9 +439,9 @@ template Csr<float> lagrange_interpolation(const Mesh&, int, const ExecPtr&);
 template Csr<double> lagrange_interpolation(const Mesh&, int, const ExecPtr&);
 template Csr<float> grid_interpolation(const Mesh&, const GridCoarsening&, const ExecPtr&);
 template Csr<double> grid_interpolation(const Mesh&, const GridCoarsening&, const ExecPtr&);
-template std::vector<Csr<float>> pmg_interpolations(const Mesh&, const ExecPtr&);
-template std::vector<Csr<double>> pmg_interpolations(const Mesh&, const ExecPtr&);
-template std::vector<DegreeLevel<float>> degree_levels(const Mesh&, const ExecPtr&, bool);
-template std::vector<DegreeLevel<double>> degree_levels(const Mesh&, const ExecPtr&, bool);
+template std::vector<Csr<float>> pmg_interpolations(const Mesh&, const ExecPtr&, bool);
+template std::vector<Csr<double>> pmg_interpolations(const Mesh&, const ExecPtr&, bool);
+template std::vector<DegreeLevel<float>> degree_levels(const Mesh&, const ExecPtr&, bool, bool);
+template std::vector<DegreeLevel<double>> degree_levels(const Mesh&, const ExecPtr&, bool, bool);
 
 }  // namespace gpufem

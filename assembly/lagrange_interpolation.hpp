@@ -61,8 +61,10 @@ Csr<V> grid_interpolation(const Mesh& mesh, const GridCoarsening& coarse, const 
 /// per unit length stay even and at least 4) where can_coarsen_grid holds. Otherwise nothing
 /// below degree 1. A mesh of several cell types goes down the degrees (each cell's rows by
 /// its type's basis), never below degree 1.
+/// Without with_first, the chain from its second transfer on (the first then made otherwise,
+/// e.g. pa_first_transfer).
 template <typename V>
-std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec);
+std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec, bool with_first = true);
 
 /// The coarse grid of each of pmg_interpolations' transfers, aligned with them: the box grid
 /// whose node numbers are its columns for a level down a generated grid's halvings, nullopt for
@@ -81,8 +83,9 @@ struct DegreeLevel {
 /// pmg_interpolations' lower-degree levels alone (no h-levels), finest first: what it starts
 /// from, and what p-multigrid across ranks numbers on each rank's part. The degree-1 space
 /// keeps its dof map when degree_one_dof_map (the h-levels start from its cells). Empty at
-/// degree 1.
+/// degree 1. Without with_first the first level's transfer is left empty (not built).
 template <typename V>
-std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec, bool degree_one_dof_map = false);
+std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec, bool degree_one_dof_map = false,
+                                          bool with_first = true);
 
 }  // namespace gpufem

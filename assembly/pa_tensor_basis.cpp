@@ -157,6 +157,12 @@ std::optional<PaCoarseTables> pa_coarse_tables(const PaTensorBasis& fine, Elemen
     for (int q = 0; q < fine.q1; ++q)
         for (int i = 0; i < pc; ++i)
             lagrange_1d(nodes_c, i, fine.points_1d[q], t.basis[q * pc + i], t.derivative[q * pc + i]);
+    t.at_nodes.resize(static_cast<std::size_t>(fine.p1) * pc);
+    for (int n = 0; n < fine.p1; ++n)
+        for (int i = 0; i < pc; ++i) {
+            double slope = 0;
+            lagrange_1d(nodes_c, i, fine.nodes_1d[n], t.at_nodes[n * pc + i], slope);
+        }
     return t;
 }
 

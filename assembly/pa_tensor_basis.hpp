@@ -30,6 +30,7 @@ struct PaCoarseTables {
     std::vector<double> basis;        ///< q1 x pc: coarse 1D basis function i at fine point q
     std::vector<double> derivative;   ///< its derivative
     std::vector<int> local_of_lex;    ///< pc^dim: the coarse element's node at each lexicographic position
+    std::vector<double> at_nodes;     ///< p1 x pc: coarse 1D basis function i at fine node n (the transfer's table)
 };
 
 /// The coarse tables of the degree-(pc - 1) Lagrange element of `type` (ncl = pc^dim nodes)

@@ -8,6 +8,7 @@
 
 #include "assembly/pa_kernels.hpp"
 #include "assembly/pa_point_math.hpp"
+#include "assembly/cpu/tensor_contraction.hpp"
 
 namespace gpufem::kernels::cpu {
 namespace {
@@ -22,31 +23,6 @@ std::array<const V*, 3> tables_for(const PaArgs<V>& a, int derivative_dir)
     return t;
 }
 
-/// Contracts `in` along direction dir with the table (q1 x p1): forward, an extent of p1
-/// becomes q1 (out[.., q, ..] = sum_i T[q][i] in[.., i, ..]); transposed, q1 becomes p1
-/// (out[.., i, ..] = sum_q T[q][i] in[.., q, ..]). extent: the input's extent per direction
-/// (x fastest); updated to the output's.
-template <typename V>
-std::vector<V> contract(const PaArgs<V>& a, const V* table, bool transposed, int dir,
-                        std::array<int, 3>& extent, const std::vector<V>& in)
-{
-    const int from = extent[dir], to = transposed ? a.p1 : a.q1;
-    int inner = 1, outer = 1;
-    for (int c = 0; c < dir; ++c) inner *= extent[c];
-    for (int c = dir + 1; c < a.dim; ++c) outer *= extent[c];
-    std::vector<V> out(static_cast<std::size_t>(inner) * to * outer, V(0));
-    for (int o = 0; o < outer; ++o)
-        for (int t = 0; t < to; ++t)
-            for (int k = 0; k < from; ++k) {
-                const V w = transposed ? table[k * a.p1 + t] : table[t * a.p1 + k];
-                for (int i = 0; i < inner; ++i)
-                    out[(static_cast<std::size_t>(o) * to + t) * inner + i] +=
-                        w * in[(static_cast<std::size_t>(o) * from + k) * inner + i];
-            }
-    extent[dir] = to;
-    return out;
-}
-
 /// The tensor product of the tables (one per direction) applied to in: nodes to points, or
 /// transposed points to nodes.
 template <typename V>
@@ -55,7 +31,7 @@ std::vector<V> tensor_apply(const PaArgs<V>& a, const std::array<const V*, 3>& t
 {
     std::array<int, 3> extent{1, 1, 1};
     for (int c = 0; c < a.dim; ++c) extent[c] = transposed ? a.q1 : a.p1;
-    for (int c = 0; c < a.dim; ++c) values = contract(a, tables[c], transposed, c, extent, values);
+    for (int c = 0; c < a.dim; ++c) values = contract_1d(tables[c], a.q1, a.p1, transposed, c, extent, values);
     return values;
 }
 

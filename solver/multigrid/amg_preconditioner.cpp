@@ -70,16 +70,25 @@ template <typename V>
 AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
                                         const std::vector<Csr<V>>& prolongators,
                                         std::vector<Csr<V>> coarse_operators, std::vector<CoarseLattice> lattices,
-                                        std::string origin)
-    : exec_(a.executor()), name_("pmg"), given_origin_(std::move(origin)), rows_(a.rows()), options_(options), a_(&a),
-      lattices_(std::move(lattices))
+                                        std::string origin, std::optional<TransferOperators<V>> first)
+    : exec_(a.executor()), name_("pmg"), given_origin_(std::move(origin)), first_transfer_(std::move(first)),
+      rows_(a.rows()), options_(options), a_(&a), lattices_(std::move(lattices))
 {
     given_operators_ = true;
-    if (prolongators.empty() || coarse_operators.empty() || coarse_operators.size() > prolongators.size())
+    const std::size_t offset = first_transfer_ ? 1 : 0;
+    const auto columns = [&](std::size_t l) {
+        return l < offset ? first_transfer_->prolongation->cols() : prolongators[l - offset].cols;
+    };
+    if (coarse_operators.empty() || coarse_operators.size() > prolongators.size() + offset)
         throw std::invalid_argument("pmg: at least the first and at most one coarse operator per given "
                                     "interpolation is needed");
+    if (first_transfer_ && (!first_transfer_->prolongation || !first_transfer_->restriction ||
+                            first_transfer_->prolongation->rows() != a.rows() ||
+                            first_transfer_->restriction->rows() != first_transfer_->prolongation->cols() ||
+                            first_transfer_->restriction->cols() != a.rows()))
+        throw std::invalid_argument("pmg: the given first transfer does not match the operator");
     for (std::size_t l = 0; l < coarse_operators.size(); ++l)
-        if (coarse_operators[l].rows != prolongators[l].cols || coarse_operators[l].cols != prolongators[l].cols)
+        if (coarse_operators[l].rows != columns(l) || coarse_operators[l].cols != columns(l))
             throw std::invalid_argument("pmg: a coarse operator does not match its interpolation's columns");
     set_up(nullptr, &prolongators, &coarse_operators);
 }
@@ -90,10 +99,14 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
 {
     const LinearOperator<V>& a = *a_;
     const AmgOptions& options = options_;
-    const std::size_t given = given_prolongators ? given_prolongators->size() : 0;
-    for (std::size_t l = 0; l < given; ++l) {
-        const Csr<V>& p = (*given_prolongators)[l];
-        const index_type finer = l == 0 ? a.rows() : (*given_prolongators)[l - 1].cols;
+    // A given first transfer (operators) comes before the given matrices.
+    const std::size_t offset = first_transfer_ ? 1 : 0;
+    const std::size_t given = (given_prolongators ? given_prolongators->size() : 0) + offset;
+    for (std::size_t l = offset; l < given; ++l) {
+        const Csr<V>& p = (*given_prolongators)[l - offset];
+        const index_type finer = l == 0              ? a.rows()
+                                 : l == offset      ? first_transfer_->prolongation->cols()
+                                                    : (*given_prolongators)[l - offset - 1].cols;
         if (p.rows != finer || p.cols <= 0 || p.cols >= p.rows)
             throw std::invalid_argument("pmg: the lower-degree interpolations do not chain from "
                                         "the operator's rows");
@@ -170,7 +183,21 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
             break;
         }
         if (geometric) ++given_levels_;
-        Csr<V> p = geometric ? (*given_prolongators)[levels_.size()].clone_to(exec_)
+        if (levels_.size() < offset) {  // the given first transfer, its coarse operator given
+            level->prolongation = std::move(first_transfer_->prolongation);
+            level->restriction = std::move(first_transfer_->restriction);
+            first_transfer_format_ = level->prolongation->format();
+            first_transfer_.reset();
+            phase_done(2);
+            coarse_op = csr_level_operator(taken_to(std::move((*given_operators)[0]), exec_));
+            phase_done(3);
+            levels_.push_back(std::move(level));
+            aggregates_.emplace_back();
+            csr = coarse_op->stored_csr();
+            phase_done(4);
+            continue;
+        }
+        Csr<V> p = geometric ? (*given_prolongators)[levels_.size() - offset].clone_to(exec_)
                              : smoothed_prolongator(*csr, level->dinv,
                                                     4.0 / (3.0 * chebyshev_margin * summary.lambda_max), aggregates);
         Csr<V> r = sparse_transpose(p);
@@ -435,6 +462,7 @@ nlohmann::json AmgPreconditioner<V>::report() const
             {"levels", levels},
             {"operator_complexity", given_operators_ ? nlohmann::json(nullptr) : nlohmann::json(operator_complexity())},
             {"coarse_operators", given_levels_ == 0 ? "galerkin" : given_operators_ ? given_origin_ : "galerkin (R A P)"},
+            {"first_transfer", first_transfer_format_},
             {"smoother", std::string(enum_name(amg_smoother_names, options_.smoother))},
             {"degree", options_.degree},
             {"cycle", std::string(enum_name(amg_cycle_names, options_.cycle))},

@@ -3,7 +3,8 @@
 // matrix's executor (aggregation, prolongators, Galerkin products; see aggregation.hpp) and one
 // V-cycle is one apply. Level 0 smooths with the system's own operator (the format the user
 // chose); the coarser levels and the transfer operators are stored in the registry's tuned CSR
-// format; the coarsest level is solved with a dense inverse.
+// format (p-multigrid's first transfer may be given as operators instead, applied by sum
+// factorisation); the coarsest level is solved with a dense inverse.
 #include <array>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "linalg/csr.hpp"
+#include "linalg/transfer_operators.hpp"
 #include "solver/krylov/preconditioner.hpp"
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_options.hpp"
@@ -59,10 +61,13 @@ public:
     /// pmg_coarse_operators) instead of R A P; the given levels after them R A P from the
     /// level above; AMG below the last. a needs only its diagonal and its products (any format, matrix-free
     /// included). update() is not available on such a hierarchy. origin: how the given
-    /// operators were made, for report() (coarse_operators).
+    /// operators were made, for report() (coarse_operators). With `first`, the first transfer
+    /// is those operators (applied without a stored matrix; P: a's rows x coarse_operators[0]'s)
+    /// and prolongators hold the chain below it (prolongators[l]: level l + 1's; may be empty).
     AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
                       const std::vector<Csr<V>>& prolongators, std::vector<Csr<V>> coarse_operators,
-                      std::vector<CoarseLattice> lattices = {}, std::string origin = "element galerkin");
+                      std::vector<CoarseLattice> lattices = {}, std::string origin = "element galerkin",
+                      std::optional<TransferOperators<V>> first = std::nullopt);
     ~AmgPreconditioner() override;
 
     const ExecPtr& executor() const override { return exec_; }
@@ -132,6 +137,8 @@ private:
     int given_levels_ = 0;  ///< transfers taken from the given prolongators
     bool given_operators_ = false;  ///< their coarse operators given too (no level-0 matrix)
     std::string given_origin_;      ///< how the given coarse operators were made
+    std::optional<TransferOperators<V>> first_transfer_;  ///< a given first transfer, until set_up takes it
+    std::string first_transfer_format_ = "csr";           ///< the first transfer's format (report)
     index_type rows_ = 0;
     AmgOptions options_;
     const LinearOperator<V>* a_ = nullptr;  ///< the level-0 operator (the setup's)

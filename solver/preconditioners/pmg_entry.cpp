@@ -57,6 +57,24 @@ std::vector<Csr<V>> first_grid_galerkin(const WideCsr<V>& a, const std::vector<C
     return out;
 }
 
+/// pmg whose first transfer is applied without a stored matrix (transfers), its coarse
+/// operators the element matrices' Galerkin products.
+template <typename V>
+SetUpPreconditioner<V> pmg_with_matrix_free_transfer(const PreconditionerSetup<V>& setup,
+                                                     PmgMatrixFreeTransfers<V> transfers, SetUpPreconditioner<V> out)
+{
+    const ExecPtr& exec = setup.op.executor();
+    std::vector<Csr<V>> coarse_operators = timed_step(
+        setup, out, "element_galerkin", [&] { return setup.disc->pmg_coarse_operators(exec, &setup.op); });
+    std::vector<CoarseLattice> lattices = coarse_lattices(setup.disc->pmg_coarse_grids(), exec);
+    return set_up_multigrid<V>("pmg", setup.op, nullptr, [&] {
+        out.preconditioner = std::make_unique<AmgPreconditioner<V>>(
+            setup.op, setup.solver.amg, transfers.below, std::move(coarse_operators), std::move(lattices),
+            "element galerkin", std::move(transfers.first));
+        return std::move(out);
+    });
+}
+
 template <typename V>
 SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
 {
@@ -70,7 +88,14 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
     // A float hierarchy (solver.amg.precision: float) rounds the assembled matrix or, without
     // one, the operator's float copy and these coarse operators (made in double).
     const bool in_float = std::is_same_v<V, double> && setup.solver.amg.precision == AmgPrecision::single;
+    // With coarse operators from the elements, the first transfer by sum factorisation where
+    // the discretisation offers it (no stored matrix to take it from in float).
+    std::optional<PmgMatrixFreeTransfers<V>> matrix_free;
+    if (setup.disc && setup.coarse_from_elements && !in_float && setup.permutation.empty())
+        matrix_free = timed_step(setup, out, "interpolation", [&] { return setup.disc->pmg_matrix_free_transfers(exec); });
     std::vector<Csr<V>> transfers;
+    if (matrix_free)
+        return pmg_with_matrix_free_transfer(setup, std::move(*matrix_free), std::move(out));
     if (setup.disc)
         transfers = timed_step(setup, out, "interpolation", [&] {
             return pmg_interpolations_in_order(*setup.disc, setup.permutation, exec);

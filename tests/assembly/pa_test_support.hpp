@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "assembly/lagrange_interpolation.hpp"
 #include "assembly/pa_system.hpp"
+#include "assembly/pa_transfer.hpp"
 #include "assembly/pmg_coarse_operators.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "high_order_meshes.hpp"
@@ -151,6 +153,73 @@ inline void check_pa_float_copy(const ExecPtr& exec)
                                          std::to_string(seed);
                 expect_float_copy(*pa.op, next++, what);
             }
+}
+
+/// y = alpha T x + beta y by op and by reference (a stored matrix's operator) for random x and
+/// y (beta == 0: y full of NaN): the same to rounding.
+template <typename V>
+void expect_same_rectangular_apply(const LinearOperator<V>& op, const LinearOperator<V>& reference, V alpha, V beta,
+                                   unsigned seed, const std::string& what)
+{
+    ASSERT_EQ(op.rows(), reference.rows()) << what;
+    ASSERT_EQ(op.cols(), reference.cols()) << what;
+    const ExecPtr& exec = op.executor();
+    const Array<V> x = Array<V>::from_host(exec, random_vector<V>(op.cols(), seed));
+    std::vector<V> y0 = random_vector<V>(op.rows(), seed + 1);
+    if (beta == V(0)) y0.assign(y0.size(), std::numeric_limits<V>::quiet_NaN());
+    Array<V> y = Array<V>::from_host(exec, y0), y_ref = Array<V>::from_host(exec, y0);
+    op.apply(alpha, x, beta, y);
+    reference.apply(alpha, x, beta, y_ref);
+    const std::vector<V> got = y.to_host(), expect = y_ref.to_host();
+    for (std::size_t i = 0; i < got.size(); ++i) ASSERT_TRUE(std::isfinite(double(got[i]))) << what << " row " << i;
+    EXPECT_LT(max_rel_diff(got, expect), sizeof(V) == 4 ? 2e-5 : 1e-12) << what;
+}
+
+/// The transpose of p (on p's executor), formed on the host.
+template <typename V>
+Csr<V> transposed(const Csr<V>& p)
+{
+    const std::vector<index_type> ptr = p.row_ptr.to_host(), col = p.col_idx.to_host();
+    const std::vector<V> val = p.values.to_host();
+    std::vector<index_type> tptr(static_cast<std::size_t>(p.cols) + 1, 0), tcol(col.size());
+    std::vector<V> tval(val.size());
+    for (const index_type c : col) ++tptr[c + 1];
+    for (index_type c = 0; c < p.cols; ++c) tptr[c + 1] += tptr[c];
+    std::vector<index_type> at(tptr.begin(), tptr.end() - 1);
+    for (index_type r = 0; r < p.rows; ++r)  // rows ascending: each transposed row stays sorted
+        for (index_type k = ptr[r]; k < ptr[r + 1]; ++k) {
+            tcol[at[col[k]]] = r;
+            tval[at[col[k]]++] = val[k];
+        }
+    const ExecPtr& exec = p.executor();
+    return Csr<V>{p.cols, p.rows, Array<index_type>::from_host(exec, tptr), Array<index_type>::from_host(exec, tcol),
+                  Array<V>::from_host(exec, tval)};
+}
+
+/// pa_first_transfer on exec against the stored lagrange_interpolation (and its transpose) to
+/// the first lower degree, for quadrilaterals and hexahedra of orders 2..8 in several cells
+/// (shared nodes: each must be written and read once), curved: the same products of random
+/// vectors with and without beta.
+template <typename V>
+void check_pa_first_transfer(const ExecPtr& exec)
+{
+    const unsigned seed = random_seed();
+    unsigned next = seed;
+    for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron})
+        for (int order = 2; order <= pa_highest_order; ++order) {
+            const Mesh mesh = pa_mesh(type, order, true, next++, element_dimension(type) == 2 ? 0.25 : 0.5);
+            const std::optional<TransferOperators<V>> transfer = pa_first_transfer<V>(mesh, exec);
+            ASSERT_TRUE(transfer) << element_type_name(type) << " order " << order;
+            const Csr<V> p = lagrange_interpolation<V>(mesh, pmg_coarse_degrees(order).front(), exec);
+            const auto stored_p = build_format("csr", p.clone_to(exec), FormatOptions{}).op;
+            const auto stored_r = build_format("csr", transposed(p), FormatOptions{}).op;
+            const std::string what = std::string(element_type_name(type)) + " order " + std::to_string(order) + " " +
+                                     transfer->prolongation->parameters() + " seed " + std::to_string(seed);
+            expect_same_rectangular_apply<V>(*transfer->prolongation, *stored_p, V(1.3), V(-0.7), next++, what + " P");
+            expect_same_rectangular_apply<V>(*transfer->prolongation, *stored_p, V(1), V(0), next++, what + " P beta=0");
+            expect_same_rectangular_apply<V>(*transfer->restriction, *stored_r, V(0.6), V(1), next++, what + " R");
+            expect_same_rectangular_apply<V>(*transfer->restriction, *stored_r, V(1), V(0), next++, what + " R beta=0");
+        }
 }
 
 }  // namespace gpufem::test

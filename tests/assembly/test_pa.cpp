@@ -111,3 +111,9 @@ TEST(PaSystem, GivesPmgTheCoarseOperatorsOfTheElementMatrices)
     test::check_pa_coarse_operators<double>(Executor::create_cpu(), test::PaTerms::all);
     test::check_pa_coarse_operators<float>(Executor::create_cpu(), test::PaTerms::all);
 }
+
+TEST(PaTransfer, EqualsTheStoredInterpolationAndItsTranspose)
+{
+    test::check_pa_first_transfer<double>(Executor::create_cpu());
+    test::check_pa_first_transfer<float>(Executor::create_cpu());
+}

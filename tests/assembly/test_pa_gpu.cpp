@@ -71,3 +71,10 @@ TEST(PaGpu, GivesPmgTheCoarseOperatorsOfTheElementMatrices)
     test::check_pa_coarse_operators<double>(Executor::create_cuda(0), test::PaTerms::all);
     test::check_pa_coarse_operators<float>(Executor::create_cuda(0), test::PaTerms::all);
 }
+
+TEST(PaGpu, TransferEqualsTheStoredInterpolationAndItsTranspose)
+{
+    GPUFEM_REQUIRE_GPU();
+    test::check_pa_first_transfer<double>(Executor::create_cuda(0));
+    test::check_pa_first_transfer<float>(Executor::create_cuda(0));
+}

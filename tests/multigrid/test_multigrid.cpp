@@ -714,6 +714,68 @@ TEST(Pmg, DegreeFourChainPassesThroughDegreeTwoAndComposesToTheDegreeOneInterpol
     }
 }
 
+TEST(Pmg, GllChainsAreTheProductsOfTheEmbeddings)
+{
+    // From degree 5 the mesh's nodes are GLL points, a lower degree's unknowns sit on mesh
+    // nodes away from their own element's nodes, and each transfer must still be the exact
+    // embedding: P(k<-c1) P(c1<-c2) = P(k<-c2) for every coarser c2 of the chain.
+    for (const auto& [elements, degree, size] :
+         {std::tuple<std::string, int, double>{"quadrilateral", 6, 0.5}, std::tuple<std::string, int, double>{"quadrilateral", 8, 0.5},
+          std::tuple<std::string, int, double>{"hexahedron", 8, 1.0}, std::tuple<std::string, int, double>{"hexahedron", 6, 0.5}}) {
+        const std::string what = fmt::format("{} degree {}", elements, degree);
+        CaseSpec spec = parse_case_text(poisson_case(elements, size, 0, degree), "p", "");
+        const CaseMesh mesh = load_case_mesh(spec, cpu());
+        const std::vector<Csr<double>> chain = pmg_interpolations<double>(mesh.mesh, cpu());
+        const std::vector<int> degrees = pmg_coarse_degrees(degree);
+        ASSERT_GE(chain.size(), degrees.size()) << what;
+        HostMatrix product = test::to_host(chain[0]);
+        std::vector<double> composed = test::dense(product);
+        index_type cols = product.cols;
+        for (std::size_t l = 1; l < degrees.size(); ++l) {
+            const HostMatrix next = test::to_host(chain[l]);
+            ASSERT_EQ(next.rows, cols) << what;
+            composed = test::dense_product(composed, test::dense(next), mesh.mesh.num_nodes(), cols, next.cols);
+            cols = next.cols;
+            const HostMatrix direct = test::to_host(lagrange_interpolation<double>(mesh.mesh, degrees[l], cpu()));
+            ASSERT_EQ(direct.cols, cols) << what;
+            EXPECT_LT(test::max_relative_difference(composed, test::dense(direct)), 1e-12)
+                << what << " down to degree " << degrees[l];
+        }
+    }
+}
+
+TEST(Pmg, AMatrixFreeFirstTransferCyclesAsTheStoredOne)
+{
+    // pmg on pa with its first transfer by sum factorisation against the same hierarchy with
+    // the stored interpolation: the same V-cycle of a random residual to rounding.
+    const unsigned seed = test::random_seed();
+    for (const auto& [elements, degree, size] :
+         {std::tuple<std::string, int, double>{"quadrilateral", 6, 0.25}, std::tuple<std::string, int, double>{"hexahedron", 4, 0.25},
+          std::tuple<std::string, int, double>{"hexahedron", 8, 0.5}}) {
+        const std::string what = fmt::format("{} degree {} seed {}", elements, degree, seed);
+        const CaseSpec spec = parse_case_text(poisson_case(elements, size, 0, degree, "format: pa"), "p", "");
+        const CaseMesh mesh = load_case_mesh(spec, cpu());
+        const auto disc = make_discretisation<double>(spec, mesh);
+        const DiscreteSystem<double> system = build_case_system(cpu(), *disc, spec);
+        const LinearOperator<double>& op = *system.op.op;
+        std::optional<PmgMatrixFreeTransfers<double>> matrix_free = disc->pmg_matrix_free_transfers(cpu());
+        ASSERT_TRUE(matrix_free) << what;
+        const AmgOptions options;
+        const AmgPreconditioner<double> stored(op, options, disc->pmg_interpolations(cpu()),
+                                               disc->pmg_coarse_operators(cpu(), &op));
+        const AmgPreconditioner<double> free(op, options, matrix_free->below, disc->pmg_coarse_operators(cpu(), &op),
+                                             {}, "element galerkin", std::move(matrix_free->first));
+        EXPECT_EQ(free.report()["first_transfer"], "pa-prolongation") << what;
+        EXPECT_EQ(stored.report()["first_transfer"], "csr") << what;
+        ASSERT_EQ(free.levels().size(), stored.levels().size()) << what;
+        const Array<double> r = Array<double>::from_host(cpu(), test::random_vector<double>(op.rows(), seed));
+        Array<double> z_free(cpu(), r.size()), z_stored(cpu(), r.size());
+        free.apply(r, z_free);
+        stored.apply(r, z_stored);
+        EXPECT_LT(test::max_relative_difference(z_free.to_host(), z_stored.to_host()), 1e-11) << what;
+    }
+}
+
 /// max |got - factor expected| over max |factor expected|, entry by entry of the dense forms.
 double dense_difference(const Csr<double>& got, const Csr<double>& expected, double factor)
 {
