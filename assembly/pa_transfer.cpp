@@ -32,6 +32,25 @@ std::string PaTransfer<V>::parameters() const
 }
 
 template <typename V>
+std::unique_ptr<LinearOperator<float>> PaTransfer<V>::float_copy() const
+{
+    const PaTransferData<V>& d = *data_;
+    auto copy = std::make_shared<PaTransferData<float>>();
+    copy->exec = d.exec;
+    copy->dim = d.dim;
+    copy->pf = d.pf;
+    copy->pc = d.pc;
+    copy->cells = d.cells;
+    copy->fine_size = d.fine_size;
+    copy->coarse_size = d.coarse_size;
+    copy->fine = d.fine.clone_to(d.exec);
+    copy->coarse = d.coarse.clone_to(d.exec);
+    const std::vector<V> table = d.table.to_host();
+    copy->table = Array<float>::from_host(d.exec, std::vector<float>(table.begin(), table.end()));
+    return std::make_unique<PaTransfer<float>>(std::move(copy), transposed_);
+}
+
+template <typename V>
 void PaTransfer<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const
 {
     const Executor& exec = *data_->exec;

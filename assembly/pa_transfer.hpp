@@ -10,6 +10,7 @@
 
 #include "assembly/pa_transfer_kernels.hpp"
 #include "linalg/array.hpp"
+#include "linalg/float_copy.hpp"
 #include "linalg/transfer_operators.hpp"
 #include "mesh/mesh.hpp"
 
@@ -38,7 +39,7 @@ struct PaTransferData {
 /// restriction P^T, as an operator. Equals the stored lagrange_interpolation to rounding (its
 /// entries below 1e-14 dropped there).
 template <typename V>
-class PaTransfer final : public LinearOperator<V> {
+class PaTransfer final : public LinearOperator<V>, public FloatCopyable {
 public:
     PaTransfer(std::shared_ptr<const PaTransferData<V>> data, bool transposed)
         : data_(std::move(data)), transposed_(transposed)
@@ -55,6 +56,9 @@ public:
     std::size_t spmv_min_bytes() const override;
     /// e.g. "nodes 9 -> 5 per direction".
     std::string parameters() const override;
+    /// The same transfer in float (its own copy of the indices, the table rounded): a float
+    /// multigrid cycle's.
+    std::unique_ptr<LinearOperator<float>> float_copy() const override;
 
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;

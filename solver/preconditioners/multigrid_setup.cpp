@@ -1,5 +1,7 @@
 #include "solver/preconditioners/multigrid_setup.hpp"
 
+#include <optional>
+
 #include "linalg/float_copy.hpp"
 #include "linalg/precision.hpp"
 #include "solver/case/case_file.hpp"
@@ -26,22 +28,37 @@ PreconditionerEntry multigrid_entry(std::string name, std::string summary)
 
 namespace {
 
+/// The float copies of a first transfer's operators; nullopt without one, or when they make
+/// none.
+std::optional<TransferOperators<float>> float_transfer(const TransferOperators<double>* first)
+{
+    if (!first) return std::nullopt;
+    TransferOperators<float> out{float_copy_of(*first->prolongation), float_copy_of(*first->restriction)};
+    if (!out.prolongation || !out.restriction) return std::nullopt;
+    return out;
+}
+
 /// The float hierarchy of a system without an assembled matrix: the operator's float copy
-/// smoothed on, the given transfers and coarse operators rounded; null when the operator
-/// makes no float copy or there are no coarse operators.
+/// smoothed on, the given transfers and coarse operators rounded (a first transfer given as
+/// operators: their float copies); null when the operator or the first transfer makes no
+/// float copy or there are no coarse operators.
 std::unique_ptr<FloatCycle> matrix_free_float_cycle(const PreconditionerSetup<double>& setup,
                                                     const std::vector<Csr<double>>& transfers,
                                                     const std::vector<Csr<double>>& coarse_operators,
-                                                    std::vector<CoarseLattice> lattices)
+                                                    std::vector<CoarseLattice> lattices,
+                                                    const TransferOperators<double>* first)
 {
     if (coarse_operators.empty()) return nullptr;
     std::unique_ptr<LinearOperator<float>> fine = float_copy_of(setup.op);
     if (!fine) return nullptr;
+    std::optional<TransferOperators<float>> first_in_float = float_transfer(first);
+    if (first && !first_in_float) return nullptr;
     std::vector<Csr<float>> rounded_transfers, rounded_operators;
     for (const Csr<double>& p : transfers) rounded_transfers.push_back(rounded_to_float(p));
     for (const Csr<double>& a : coarse_operators) rounded_operators.push_back(rounded_to_float(a));
     auto inner = std::make_unique<AmgPreconditioner<float>>(*fine, setup.solver.amg, rounded_transfers,
-                                                            std::move(rounded_operators), std::move(lattices));
+                                                            std::move(rounded_operators), std::move(lattices),
+                                                            "element galerkin", std::move(first_in_float));
     return std::make_unique<FloatCycle>(std::move(fine), std::move(inner));
 }
 
@@ -49,7 +66,8 @@ std::unique_ptr<FloatCycle> matrix_free_float_cycle(const PreconditionerSetup<do
 
 SetUpPreconditioner<double> float_hierarchy(const char* name, const PreconditionerSetup<double>& setup,
                                             const std::vector<Csr<double>>* transfers,
-                                            std::vector<Csr<double>> coarse_operators, std::vector<CoarseLattice> lattices)
+                                            std::vector<Csr<double>> coarse_operators, std::vector<CoarseLattice> lattices,
+                                            const TransferOperators<double>* first)
 {
     const std::string key = fmt::format("solver.amg.precision: float (preconditioner {})", name);
     if (setup.distributed) throw std::invalid_argument(key + " runs on one process so far");
@@ -57,7 +75,8 @@ SetUpPreconditioner<double> float_hierarchy(const char* name, const Precondition
         return set_up_multigrid<double>(name, setup.op, nullptr, [&] {
             SetUpPreconditioner<double> out;
             if (transfers)
-                out.preconditioner = matrix_free_float_cycle(setup, *transfers, coarse_operators, std::move(lattices));
+                out.preconditioner =
+                    matrix_free_float_cycle(setup, *transfers, coarse_operators, std::move(lattices), first);
             coarse_operators.clear();
             if (!out.preconditioner)
                 throw std::invalid_argument(key + ": the float hierarchy is made from the assembled matrix or from "

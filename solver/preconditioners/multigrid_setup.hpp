@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "linalg/transfer_operators.hpp"
 #include "solver/multigrid/lattice_product.hpp"
 #include "solver/preconditioners/preconditioner_registry.hpp"
 
@@ -40,11 +41,14 @@ PreconditionerEntry multigrid_entry(std::string name, std::string summary);
 /// operator's own float copy (the matrix-free formats make one: pa, lma) as the fine level and
 /// coarse_operators (pmg's, from the element matrices, in double) rounded as the first coarse
 /// levels. lattices: the transfers' coarse grids (AmgPreconditioner's, for the products by
-/// windows). Throws std::invalid_argument naming the key across ranks and where neither is there.
+/// windows). first: pmg's first transfer as operators (their float copies are the cycle's; the
+/// transfers then the chain below it). Throws std::invalid_argument naming the key across ranks
+/// and where neither is there.
 SetUpPreconditioner<double> float_hierarchy(const char* name, const PreconditionerSetup<double>& setup,
                                             const std::vector<Csr<double>>* transfers,
                                             std::vector<Csr<double>> coarse_operators = {},
-                                            std::vector<CoarseLattice> lattices = {});
+                                            std::vector<CoarseLattice> lattices = {},
+                                            const TransferOperators<double>* first = nullptr);
 
 /// A multigrid hierarchy's memory: kept_share of the fine matrix's CSR plus vectors of the
 /// cycle, and the setup's sparse products (host_share / device_share of the fine CSR on the

@@ -61,12 +61,21 @@ std::vector<Csr<V>> first_grid_galerkin(const WideCsr<V>& a, const std::vector<C
 /// operators the element matrices' Galerkin products.
 template <typename V>
 SetUpPreconditioner<V> pmg_with_matrix_free_transfer(const PreconditionerSetup<V>& setup,
-                                                     PmgMatrixFreeTransfers<V> transfers, SetUpPreconditioner<V> out)
+                                                     PmgMatrixFreeTransfers<V> transfers, SetUpPreconditioner<V> out,
+                                                     bool in_float)
 {
     const ExecPtr& exec = setup.op.executor();
     std::vector<Csr<V>> coarse_operators = timed_step(
         setup, out, "element_galerkin", [&] { return setup.disc->pmg_coarse_operators(exec, &setup.op); });
     std::vector<CoarseLattice> lattices = coarse_lattices(setup.disc->pmg_coarse_grids(), exec);
+    if constexpr (std::is_same_v<V, double>)
+        if (in_float) {
+            SetUpPreconditioner<double> made = float_hierarchy("pmg", setup, &transfers.below,
+                                                                std::move(coarse_operators), std::move(lattices),
+                                                                &transfers.first);
+            made.steps = std::move(out.steps);
+            return made;
+        }
     return set_up_multigrid<V>("pmg", setup.op, nullptr, [&] {
         out.preconditioner = std::make_unique<AmgPreconditioner<V>>(
             setup.op, setup.solver.amg, transfers.below, std::move(coarse_operators), std::move(lattices),
@@ -89,13 +98,14 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
     // one, the operator's float copy and these coarse operators (made in double).
     const bool in_float = std::is_same_v<V, double> && setup.solver.amg.precision == AmgPrecision::single;
     // With coarse operators from the elements, the first transfer by sum factorisation where
-    // the discretisation offers it (no stored matrix to take it from in float).
+    // the discretisation offers it (in float: from the operator's float copy).
     std::optional<PmgMatrixFreeTransfers<V>> matrix_free;
-    if (setup.disc && setup.coarse_from_elements && !in_float && setup.permutation.empty())
+    if (setup.disc && setup.coarse_from_elements && setup.permutation.empty() &&
+        (!in_float || makes_float_copy(setup.op)))
         matrix_free = timed_step(setup, out, "interpolation", [&] { return setup.disc->pmg_matrix_free_transfers(exec); });
     std::vector<Csr<V>> transfers;
     if (matrix_free)
-        return pmg_with_matrix_free_transfer(setup, std::move(*matrix_free), std::move(out));
+        return pmg_with_matrix_free_transfer(setup, std::move(*matrix_free), std::move(out), in_float);
     if (setup.disc)
         transfers = timed_step(setup, out, "interpolation", [&] {
             return pmg_interpolations_in_order(*setup.disc, setup.permutation, exec);

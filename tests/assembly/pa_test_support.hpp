@@ -219,6 +219,15 @@ void check_pa_first_transfer(const ExecPtr& exec)
             expect_same_rectangular_apply<V>(*transfer->prolongation, *stored_p, V(1), V(0), next++, what + " P beta=0");
             expect_same_rectangular_apply<V>(*transfer->restriction, *stored_r, V(0.6), V(1), next++, what + " R");
             expect_same_rectangular_apply<V>(*transfer->restriction, *stored_r, V(1), V(0), next++, what + " R beta=0");
+            if constexpr (std::is_same_v<V, double>) {  // a float cycle's copies against the float matrices
+                const Csr<float> pf = lagrange_interpolation<float>(mesh, pmg_coarse_degrees(order).front(), exec);
+                const auto stored_pf = build_format("csr", pf.clone_to(exec), FormatOptions{}).op;
+                const auto stored_rf = build_format("csr", transposed(pf), FormatOptions{}).op;
+                expect_same_rectangular_apply<float>(*float_copy_of(*transfer->prolongation), *stored_pf, 1.3f,
+                                                     -0.7f, next++, what + " float copy of P");
+                expect_same_rectangular_apply<float>(*float_copy_of(*transfer->restriction), *stored_rf, 0.6f, 1.0f,
+                                                     next++, what + " float copy of R");
+            }
         }
 }
 
