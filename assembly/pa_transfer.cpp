@@ -1,5 +1,7 @@
 #include "assembly/pa_transfer.hpp"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "assembly/interpolation_kernels.hpp"
@@ -85,7 +87,12 @@ std::optional<TransferOperators<V>> pa_first_transfer(const Mesh& mesh, const Ex
     if (mesh.is_mixed() || mesh.degree < 2 ||
         (mesh.cell_type != ElementType::quadrilateral && mesh.cell_type != ElementType::hexahedron))
         return std::nullopt;
-    const PaTensorBasis fine = make_pa_tensor_basis(assembly_reference_element(mesh));
+    PaTensorBasis fine;
+    try {
+        fine = make_pa_tensor_basis(assembly_reference_element(mesh));
+    } catch (const std::logic_error&) {  // not a tensor-product element: the stored transfer
+        return std::nullopt;
+    }
     const LagrangeSpace space = lagrange_space(mesh, pmg_coarse_degrees(mesh.degree).front(), exec, true);
     const std::optional<PaCoarseTables> tables =
         pa_coarse_tables(fine, mesh.cell_type, space.dofs_per_cell, space.embedding.weights);
