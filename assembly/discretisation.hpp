@@ -88,8 +88,6 @@ struct SolutionOutput {
     std::optional<FluxReport> fluxes;
 };
 
-/// Mesh + problem -> linear system; solution -> output fields and errors; a right-hand side
-/// that depends on the solution where the discretisation has one (finite volumes).
 /// p-multigrid's transfers with the first applied without a stored matrix: that one as
 /// operators, the chain's others (from the second) stored, as pmg_interpolations gives them.
 template <typename V>
@@ -98,6 +96,8 @@ struct PmgMatrixFreeTransfers {
     std::vector<Csr<V>> below;
 };
 
+/// Mesh + problem -> linear system; solution -> output fields and errors; a right-hand side
+/// that depends on the solution where the discretisation has one (finite volumes).
 template <typename V>
 class Discretisation : public RhsCorrection<V> {
 public:

@@ -63,7 +63,8 @@ public:
     /// included). update() is not available on such a hierarchy. origin: how the given
     /// operators were made, for report() (coarse_operators). With `first`, the first transfer
     /// is those operators (applied without a stored matrix; P: a's rows x coarse_operators[0]'s)
-    /// and prolongators hold the chain below it (prolongators[l]: level l + 1's; may be empty).
+    /// and prolongators hold the chain below it (prolongators[l]: level l + 1's; may be empty);
+    /// lattices and coarse_operators stay indexed by level (lattices[0]: the first transfer's).
     AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
                       const std::vector<Csr<V>>& prolongators, std::vector<Csr<V>> coarse_operators,
                       std::vector<CoarseLattice> lattices = {}, std::string origin = "element galerkin",

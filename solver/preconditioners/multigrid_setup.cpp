@@ -1,6 +1,7 @@
 #include "solver/preconditioners/multigrid_setup.hpp"
 
 #include <optional>
+#include <stdexcept>
 
 #include "linalg/float_copy.hpp"
 #include "linalg/precision.hpp"
@@ -86,6 +87,9 @@ SetUpPreconditioner<double> float_hierarchy(const char* name, const Precondition
             return out;
         });
     }
+    if (first)  // the transfers are then the chain below it, which R A P of the matrix cannot start from
+        throw std::logic_error("float_hierarchy: a first transfer given as operators needs the coarse operators "
+                               "from the elements, not the assembled matrix");
     return set_up_multigrid<double>(name, setup.op, setup.matrix, [&] {
         std::unique_ptr<LinearOperator<float>> fine = float_fine_operator(*setup.matrix);
         std::vector<Csr<float>> rounded;

@@ -103,13 +103,16 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
     if (setup.disc && setup.coarse_from_elements && setup.permutation.empty() &&
         (!in_float || makes_float_copy(setup.op)))
         matrix_free = timed_step(setup, out, "interpolation", [&] { return setup.disc->pmg_matrix_free_transfers(exec); });
-    std::vector<Csr<V>> transfers;
     if (matrix_free)
         return pmg_with_matrix_free_transfer(setup, std::move(*matrix_free), std::move(out), in_float);
+    const double declined = out.steps.empty() ? 0.0 : out.steps.back().second;  // not offered: in the stored ones' step
+    out.steps.clear();
+    std::vector<Csr<V>> transfers;
     if (setup.disc)
         transfers = timed_step(setup, out, "interpolation", [&] {
             return pmg_interpolations_in_order(*setup.disc, setup.permutation, exec);
         });
+    if (!out.steps.empty()) out.steps.back().second += declined;
     std::vector<CoarseLattice> lattices;
     if (setup.disc) lattices = coarse_lattices(setup.disc->pmg_coarse_grids(), exec);
     std::vector<Csr<V>> coarse_operators;
