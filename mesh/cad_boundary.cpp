@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -83,20 +84,24 @@ std::vector<CadLatticePoint> cad_lattice(ElementType facet, int m)
     return points;
 }
 
-double facet_diameter(const Mesh& mesh, const index_type* nodes, int corners)
+double facet_diameter(const double* xyz, const index_type* nodes, int corners)
 {
     double diameter = 0;
     for (int a = 0; a < corners; ++a)
         for (int b = a + 1; b < corners; ++b) {
             double d = 0;
             for (std::size_t c = 0; c < 3; ++c) {
-                const double x = mesh.node_coordinates()[3 * static_cast<std::size_t>(nodes[a]) + c] -
-                                 mesh.node_coordinates()[3 * static_cast<std::size_t>(nodes[b]) + c];
+                const double x = xyz[3 * static_cast<std::size_t>(nodes[a]) + c] - xyz[3 * static_cast<std::size_t>(nodes[b]) + c];
                 d += x * x;
             }
             diameter = std::max(diameter, std::sqrt(d));
         }
     return diameter;
+}
+
+double facet_diameter(const Mesh& mesh, const index_type* nodes, int corners)
+{
+    return facet_diameter(mesh.node_coordinates().data(), nodes, corners);
 }
 
 ElementType boundary_facet_shape(const Mesh& mesh)
@@ -105,52 +110,161 @@ ElementType boundary_facet_shape(const Mesh& mesh)
     return mesh.cell_type == ElementType::tetrahedron ? ElementType::triangle : ElementType::quadrilateral;
 }
 
-std::optional<CadSnap> cad_snap_for(const Mesh& mesh, int refine)
+namespace {
+
+/// Whether the cad boundary fits the mesh it came with (its cells' order, or its curved
+/// maps' order, and its facet shape) for `refine` refinements.
+bool cad_fits(const Mesh& mesh, const CadBoundary& cad, int refine)
 {
-    const auto& cad = mesh.cad_boundary;
-    if (!cad || refine <= 0 || cad->refinements != refine || mesh.first_order_only() ||
-        cad->facet_degree != mesh.degree || cad->facet_type != boundary_facet_shape(mesh))
-        return std::nullopt;
-    StageLaps laps;
-    CadSnap snap;
-    snap.cad = cad;
-    snap.facets.group.name = "curved boundary";
-    snap.facets.type = cad->facet_type;
-    snap.facets.degree = cad->facet_degree;
-    snap.facets.nodes_per_facet = lagrange_node_count(cad->facet_type, cad->facet_degree);
-    snap.facets.connectivity = cad->facets;
-    const std::vector<CadLatticePoint> lattice = cad_lattice(cad->facet_type, cad->lattice_order);
-    const int dim = element_dimension(cad->facet_type);
-    std::vector<double> xi;
-    for (const CadLatticePoint& p : lattice) xi.insert(xi.end(), p.xi, p.xi + dim);
-    std::vector<double> values, gradients;
-    lagrange_basis(cad->facet_type, cad->facet_degree, xi, values, gradients);
-    const std::size_t per = static_cast<std::size_t>(snap.facets.nodes_per_facet);
-    const std::size_t facets = snap.facets.size();
-    if (cad->points.size() != facets * lattice.size() * 3)
-        throw std::invalid_argument("mesh '" + mesh.source + "': its curved boundary holds " +
-                                    std::to_string(cad->points.size()) + " coordinates for " +
-                                    std::to_string(facets) + " facets of " + std::to_string(lattice.size()) + " points");
-    snap.map_points.assign(facets * lattice.size() * 3, 0.0);
+    if (refine <= 0 || cad.refinements != refine) return false;
+    if (mesh.curved_cells) return cad.facet_degree == mesh.curved_cells->order;
+    return !mesh.first_order_only() && cad.facet_degree == mesh.degree && cad.facet_type == boundary_facet_shape(mesh);
+}
+
+/// The shape of the facet in row `row` of the cad boundary: its facet type, or a triangle
+/// padded among quadrilaterals.
+ElementType row_shape(const CadBoundary& cad, const index_type* row)
+{
+    const int triangle = lagrange_node_count(ElementType::triangle, cad.facet_degree);
+    return cad.facet_type == ElementType::quadrilateral && row[triangle] < 0 ? ElementType::triangle : cad.facet_type;
+}
+
+/// A mesh with curved maps: its facets' corners as the mesh's nodes (a curved map's corners
+/// are its cell's nodes), rows of the facet type's corners (a triangle's padded with -1).
+BoundaryFacets corner_facets(const Mesh& mesh, const CadBoundary& cad)
+{
+    const CellGeometry& maps = *mesh.curved_cells;
+    std::vector<index_type> node_of(maps.coordinates.size() / 3, -1);
+    for (index_type c = 0; c < mesh.num_cells(); ++c)
+        for (int j = 0; j < element_node_count(mesh.type_of_cell(c)); ++j)
+            node_of[static_cast<std::size_t>(maps.cells[static_cast<std::size_t>(c) * maps.nodes_per_row + j])] =
+                mesh.cells[static_cast<std::size_t>(c) * mesh.nodes_per_cell + j];
+    BoundaryFacets out;
+    out.type = cad.facet_type;
+    out.nodes_per_facet = element_node_count(cad.facet_type);
+    const std::size_t per = static_cast<std::size_t>(lagrange_node_count(cad.facet_type, cad.facet_degree));
+    for (std::size_t f = 0; f < cad.facets.size() / per; ++f) {
+        const index_type* row = &cad.facets[f * per];
+        const int corners = element_node_count(row_shape(cad, row));
+        out.mixed_triangles = out.mixed_triangles || corners < out.nodes_per_facet;
+        for (int j = 0; j < out.nodes_per_facet; ++j) {
+            const index_type geometry = j < corners ? row[j] : -1;
+            if (j >= corners) {
+                out.connectivity.push_back(-1);
+                continue;
+            }
+            if (geometry < 0 || static_cast<std::size_t>(geometry) >= node_of.size() || node_of[static_cast<std::size_t>(geometry)] < 0)
+                throw std::invalid_argument("mesh '" + mesh.source + "': curved facet " + std::to_string(f) +
+                                            " has a corner that is no cell's corner");
+            out.connectivity.push_back(node_of[static_cast<std::size_t>(geometry)]);
+        }
+    }
+    return out;
+}
+
+/// Each facet shape's basis of order `degree` at its lattice of order m ([point][node]).
+struct LatticeBases {
+    std::vector<double> of[element_type_count];
+    std::size_t points[element_type_count] = {};
+};
+
+LatticeBases lattice_bases(const CadBoundary& cad)
+{
+    LatticeBases bases;
+    std::vector<ElementType> shapes{cad.facet_type};
+    if (cad.facet_type == ElementType::quadrilateral) shapes.push_back(ElementType::triangle);
+    for (const ElementType shape : shapes) {
+        const std::vector<CadLatticePoint> lattice = cad_lattice(shape, cad.lattice_order);
+        const int dim = element_dimension(shape);
+        std::vector<double> xi, gradients;
+        for (const CadLatticePoint& p : lattice) xi.insert(xi.end(), p.xi, p.xi + dim);
+        lagrange_basis(shape, cad.facet_degree, xi, bases.of[static_cast<std::size_t>(shape)], gradients);
+        bases.points[static_cast<std::size_t>(shape)] = lattice.size();
+    }
+    return bases;
+}
+
+/// Fills snap.map_points and snap.tolerance: each coarse facet's map (its nodes in `xyz`) at
+/// its lattice points, and a small fraction of its lattice step.
+void map_points(const CadBoundary& cad, const double* xyz, CadSnap& snap)
+{
+    const LatticeBases bases = lattice_bases(cad);
+    const std::size_t per = static_cast<std::size_t>(lagrange_node_count(cad.facet_type, cad.facet_degree));
+    const std::size_t facets = cad.facets.size() / per;
+    const std::size_t points = bases.points[static_cast<std::size_t>(cad.facet_type)];
+    snap.map_points.assign(facets * points * 3, std::numeric_limits<double>::quiet_NaN());
     snap.tolerance.assign(facets, 0.0);
-    laps.lap("basis");
-    const int corners = element_node_count(cad->facet_type);
-    const double* xyz = mesh.node_coordinates().data();
-    const std::size_t points = lattice.size();
     // Each facet's map points on its own (5.6M products for a CAD part's 6,900 curved facets
     // at lattice order 8): on the host's threads.
 #pragma omp parallel for schedule(static)
     for (std::size_t f = 0; f < facets; ++f) {
-        const index_type* nodes = &cad->facets[f * per];
-        snap.tolerance[f] = 1e-4 * facet_diameter(mesh, nodes, corners) / cad->lattice_order;
+        const index_type* nodes = &cad.facets[f * per];
+        const ElementType shape = row_shape(cad, nodes);
+        const std::size_t n = static_cast<std::size_t>(lagrange_node_count(shape, cad.facet_degree));
+        const std::vector<double>& values = bases.of[static_cast<std::size_t>(shape)];
+        snap.tolerance[f] = 1e-4 * facet_diameter(xyz, nodes, element_node_count(shape)) / cad.lattice_order;
         double* out = &snap.map_points[f * points * 3];
-        for (std::size_t k = 0; k < points; ++k)
-            for (std::size_t i = 0; i < per; ++i) {
-                const double w = values[k * per + i];
-                const double* x = xyz + 3 * static_cast<std::size_t>(nodes[i]);
-                for (int c = 0; c < 3; ++c) out[k * 3 + c] += w * x[c];
+        for (std::size_t k = 0; k < bases.points[static_cast<std::size_t>(shape)]; ++k)
+            for (int c = 0; c < 3; ++c) {
+                double sum = 0;
+                for (std::size_t i = 0; i < n; ++i) sum += values[k * n + i] * xyz[3 * static_cast<std::size_t>(nodes[i]) + c];
+                out[k * 3 + static_cast<std::size_t>(c)] = sum;
             }
     }
+}
+
+/// Moves the nodes of `facets` (the coarse facets' children, rows of nodes of `from`) to
+/// their lattice points' places on the geometry, writing `to`.
+void snap_nodes(const CadSnap& snap, const BoundaryFacets& facets, const Array<double>& from, Array<double>& to,
+                const ExecPtr& exec, const std::string& what)
+{
+    const CadBoundary& cad = *snap.cad;
+    const Array<index_type> rows = Array<index_type>::from_host(exec, facets.connectivity);
+    const Array<double> map_points = Array<double>::from_host(exec, snap.map_points);
+    const Array<double> cad_points = Array<double>::from_host(exec, cad.points);
+    const Array<double> tolerance = Array<double>::from_host(exec, snap.tolerance);
+    CadSnapView view;
+    view.facets = rows.data();
+    view.num_facets = static_cast<long long>(facets.size());
+    view.nodes_per_facet = facets.nodes_per_facet;
+    view.children = facet_children(cad.facet_type, cad.facet_degree, cad.refinements);
+    view.lattice_points = static_cast<int>(cad_lattice(cad.facet_type, cad.lattice_order).size());
+    view.map_points = map_points.data();
+    view.cad_points = cad_points.data();
+    view.tolerance = tolerance.data();
+    const long long unmatched = GPUFEM_DISPATCH(*exec, snap_facet_nodes(*exec, view, from.data(), to.data()));
+    if (unmatched > 0)
+        throw std::logic_error(what + ": " + std::to_string(unmatched) +
+                               " nodes of its refined curved boundary lie at no point of their coarse facet");
+}
+
+}  // namespace
+
+std::optional<CadSnap> cad_snap_for(const Mesh& mesh, int refine)
+{
+    const auto& cad = mesh.cad_boundary;
+    if (!cad || !cad_fits(mesh, *cad, refine)) return std::nullopt;
+    StageLaps laps;
+    CadSnap snap;
+    snap.cad = cad;
+    const std::size_t per = static_cast<std::size_t>(lagrange_node_count(cad->facet_type, cad->facet_degree));
+    const std::size_t points = cad_lattice(cad->facet_type, cad->lattice_order).size();
+    const std::size_t facets = cad->facets.size() / per;
+    if (cad->points.size() != facets * points * 3)
+        throw std::invalid_argument("mesh '" + mesh.source + "': its curved boundary holds " +
+                                    std::to_string(cad->points.size()) + " coordinates for " +
+                                    std::to_string(facets) + " facets of " + std::to_string(points) + " points");
+    if (mesh.curved_cells) {  // refined from the corners: the facets as corners
+        snap.facets = corner_facets(mesh, *cad);
+    } else {
+        snap.facets.type = cad->facet_type;
+        snap.facets.degree = cad->facet_degree;
+        snap.facets.nodes_per_facet = static_cast<int>(per);
+        snap.facets.connectivity = cad->facets;
+    }
+    snap.facets.group.name = "curved boundary";
+    laps.lap("facets");
+    map_points(*cad, mesh.curved_cells ? mesh.curved_cells->coordinates.data() : mesh.node_coordinates().data(), snap);
     laps.lap("map points");
     spdlog::debug("CAD points of {} curved facets, {} each: {}", facets, points, laps.text);
     return snap;
@@ -158,29 +272,12 @@ std::optional<CadSnap> cad_snap_for(const Mesh& mesh, int refine)
 
 void snap_to_cad(Mesh& mesh, const CadSnap& snap, const ExecPtr& exec, bool host_written)
 {
-    const CadBoundary& cad = *snap.cad;
-    const Array<index_type> facets = Array<index_type>::from_host(exec, snap.facets.connectivity);
-    const Array<double> map_points = Array<double>::from_host(exec, snap.map_points);
-    const Array<double> cad_points = Array<double>::from_host(exec, cad.points);
-    const Array<double> tolerance = Array<double>::from_host(exec, snap.tolerance);
-    CadSnapView view;
-    view.facets = facets.data();
-    view.num_facets = static_cast<long long>(snap.facets.size());
-    view.nodes_per_facet = snap.facets.nodes_per_facet;
-    view.children = facet_children(cad.facet_type, cad.facet_degree, cad.refinements);
-    view.lattice_points = static_cast<int>(cad_lattice(cad.facet_type, cad.lattice_order).size());
-    view.map_points = map_points.data();
-    view.cad_points = cad_points.data();
-    view.tolerance = tolerance.data();
     const bool on_device = exec->is_cuda() && mesh.device;
     const std::span<const double> host(mesh.node_coordinates().data(), mesh.node_coordinates().size());
     const Array<double> from_host = on_device ? Array<double>() : Array<double>::from_host(exec, host);
     const Array<double>& from = on_device ? mesh.device->coordinates : from_host;
     Array<double> to = from.clone_to(exec);
-    const long long unmatched = GPUFEM_DISPATCH(*exec, snap_facet_nodes(*exec, view, from.data(), to.data()));
-    if (unmatched > 0)
-        throw std::logic_error("mesh '" + mesh.source + "': " + std::to_string(unmatched) +
-                               " nodes of its refined curved boundary lie at no point of their coarse facet");
+    snap_nodes(snap, snap.facets, from, to, exec, "mesh '" + mesh.source + "'");
     if (!on_device || host_written) {
         static const ExecPtr host_exec = Executor::create_cpu();
         copy_bytes(*host_exec, mesh.coordinates.data(), *exec, to.data(), to.bytes());
@@ -192,6 +289,14 @@ void snap_to_cad(Mesh& mesh, const CadSnap& snap, const ExecPtr& exec, bool host
         device->coordinates = std::move(to);
         mesh.device = std::move(device);
     }
+}
+
+void snap_map_nodes_to_cad(Array<double>& coordinates, const BoundaryFacets& facets, const CadSnap& snap,
+                           const ExecPtr& exec, const std::string& source)
+{
+    Array<double> to = coordinates.clone_to(exec);
+    snap_nodes(snap, facets, coordinates, to, exec, "the curved maps of mesh '" + source + "'");
+    coordinates = std::move(to);
 }
 
 }  // namespace gpufem

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -365,9 +366,18 @@ void fill_edges(const FacetLayout& layout, const index_type* facet, const EdgePo
     }
 }
 
-/// Adds the facets of one curved entity of dimension dim - 1 with their lattice points.
+/// How a CadBoundary's rows are laid out: each facet's nodes in `width` entries (a shorter
+/// facet's padded with -1) and its points in `points` triples (a smaller lattice's padded
+/// with NaN, which no node matches).
+struct RowLayout {
+    std::size_t width = 0;
+    std::size_t points = 0;
+};
+
+/// Adds the facets of one curved entity of dimension dim - 1 of the layout's type, with their
+/// lattice points, in rows of `rows`.
 void entity_facets(int dim, int tag, const Mesh& mesh, const GmshNodeNumbering& numbering, const FacetLayout& layout,
-                   EdgePoints& edges, CadBoundary& out)
+                   const RowLayout& rows, EdgePoints& edges, CadBoundary& out)
 {
     if (!curved_entity(dim, tag)) return;
     std::vector<int> types;
@@ -376,10 +386,10 @@ void entity_facets(int dim, int tag, const Mesh& mesh, const GmshNodeNumbering& 
     const auto type = std::find(types.begin(), types.end(), gmsh_element_type(layout.type, layout.degree));
     if (type == types.end()) return;
     const std::vector<std::size_t>& tags = node_tags[static_cast<std::size_t>(type - types.begin())];
-    const auto per = static_cast<std::size_t>(layout.nodes), lattice = layout.lattice.size();
+    const auto per = static_cast<std::size_t>(layout.nodes);
     const EntityParameters parameters = entity_parameters(dim, tag, numbering);
-    const std::size_t first = out.facets.size();
-    out.points.reserve(out.points.size() + tags.size() / per * lattice * 3);  // targets stay put
+    const std::size_t first = out.facets.size() / rows.width;
+    out.points.reserve(out.points.size() + tags.size() / per * rows.points * 3);  // targets stay put
     Pending pending;
     std::vector<index_type> facet(per);
     std::vector<Parameters> at;
@@ -389,13 +399,23 @@ void entity_facets(int dim, int tag, const Mesh& mesh, const GmshNodeNumbering& 
         const bool parametric = node_parameters(parameters, facet, at);
         queue_edges(mesh, layout, facet, parameters, edges, pending);
         out.facets.insert(out.facets.end(), facet.begin(), facet.end());
-        out.points.resize(out.points.size() + lattice * 3);
-        queue_facet(mesh, layout, facet, at, parametric, dim, out.points.data() + out.points.size() - lattice * 3,
+        out.facets.resize(out.facets.size() + rows.width - per, -1);
+        out.points.resize(out.points.size() + rows.points * 3, std::numeric_limits<double>::quiet_NaN());
+        queue_facet(mesh, layout, facet, at, parametric, dim, out.points.data() + out.points.size() - rows.points * 3,
                     pending);
     }
     place(dim, tag, pending, out);
-    for (std::size_t f = first / per; f < out.facets.size() / per; ++f)
-        fill_edges(layout, &out.facets[f * per], edges, &out.points[f * lattice * 3]);
+    for (std::size_t f = first; f < out.facets.size() / rows.width; ++f)
+        fill_edges(layout, &out.facets[f * rows.width], edges, &out.points[f * rows.points * 3]);
+}
+
+/// The facet shapes a mesh's curved boundary is made of: its boundary_facet_shape, or for a
+/// mesh of prisms, pyramids or several types (read at order 2, before split_curved_cells)
+/// both triangles and quadrilaterals, in rows of a quadrilateral.
+std::vector<ElementType> curved_facet_shapes(const Mesh& mesh)
+{
+    if (mesh.dim == 3 && mesh.first_order_only()) return {ElementType::triangle, ElementType::quadrilateral};
+    return {boundary_facet_shape(mesh)};
 }
 
 }  // namespace
@@ -403,15 +423,18 @@ void entity_facets(int dim, int tag, const Mesh& mesh, const GmshNodeNumbering& 
 std::shared_ptr<const CadBoundary> gmsh_cad_boundary(const Mesh& mesh, const GmshNodeNumbering& numbering,
                                                      int refinements)
 {
-    if (refinements <= 0 || mesh.degree < 2 || mesh.first_order_only() || (mesh.degree << refinements) > 64)
+    if (refinements <= 0 || mesh.degree < 2 || (mesh.first_order_only() && mesh.degree != 2) ||
+        (mesh.degree << refinements) > 64)
         return nullptr;
     const auto start = std::chrono::steady_clock::now();
     auto out = std::make_shared<CadBoundary>();
-    out->facet_type = boundary_facet_shape(mesh);
+    const std::vector<ElementType> shapes = curved_facet_shapes(mesh);
+    out->facet_type = shapes.back();
     out->facet_degree = mesh.degree;
     out->refinements = refinements;
     out->lattice_order = mesh.degree << refinements;
-    const FacetLayout layout = facet_layout(out->facet_type, mesh.degree, out->lattice_order);
+    const RowLayout rows{static_cast<std::size_t>(lagrange_node_count(out->facet_type, mesh.degree)),
+                         cad_lattice(out->facet_type, out->lattice_order).size()};
     EdgePoints edges;
     gmsh::vectorpair entities;
     if (mesh.dim == 3) {
@@ -420,18 +443,21 @@ std::shared_ptr<const CadBoundary> gmsh_cad_boundary(const Mesh& mesh, const Gms
         for (const auto& [dim, tag] : entities) curve_edge_points(tag, mesh, numbering, line, edges, *out);
     }
     gmsh::model::getEntities(entities, mesh.dim - 1);
-    for (const auto& [dim, tag] : entities) {
-        entity_facets(dim, tag, mesh, numbering, layout, edges, *out);
-        if (static_cast<long long>(out->points.size() / 3) > max_cad_points) {
-            spdlog::warn("mesh '{}': the curved geometry's points for {} refinements pass {}; refined without them",
-                         mesh.source, refinements, max_cad_points);
-            return nullptr;
+    for (const ElementType shape : shapes) {
+        const FacetLayout layout = facet_layout(shape, mesh.degree, out->lattice_order);
+        for (const auto& [dim, tag] : entities) {
+            entity_facets(dim, tag, mesh, numbering, layout, rows, edges, *out);
+            if (static_cast<long long>(out->points.size() / 3) > max_cad_points) {
+                spdlog::warn("mesh '{}': the curved geometry's points for {} refinements pass {}; refined without them",
+                             mesh.source, refinements, max_cad_points);
+                return nullptr;
+            }
         }
     }
     if (out->facets.empty()) return nullptr;
     spdlog::debug("mesh '{}': {} facets on curved geometry, {} points for {} refinements ({} projected, {} on "
                   "the facets' maps) in {:.3f} s",
-                  mesh.source, out->facets.size() / static_cast<std::size_t>(layout.nodes), out->points.size() / 3,
+                  mesh.source, out->facets.size() / rows.width, out->points.size() / 3,
                   refinements, out->projected, out->kept,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return out;

@@ -20,9 +20,11 @@ namespace gpufem {
 /// is the surface at the facet's interpolated parameters, one on a facet's edge along a
 /// curve the curve at the edge's, each checked against the facet's own map and found by
 /// orthogonal projection where the parameters fail (a seam, a pole); points on an edge
-/// shared by two facets are made once, so both facets move its nodes alike. Null for a
-/// mesh of straight cells, without such facets, of several cell types, prisms or pyramids, or whose lattices
-/// would pass 64M points.
+/// shared by two facets are made once, so both facets move its nodes alike. A mesh of
+/// prisms, pyramids or several cell types is given as read at order 2, before
+/// split_curved_cells (its node numbers become its maps'), its facets triangles and
+/// quadrilaterals in rows of a quadrilateral. Null for a mesh of straight cells, without such
+/// facets, or whose lattices would pass 64M points.
 std::shared_ptr<const CadBoundary> gmsh_cad_boundary(const Mesh& mesh, const GmshNodeNumbering& numbering,
                                                      int refinements);
 

@@ -434,11 +434,8 @@ Mesh extract_mesh(const std::string& source, int order, int cad_refinements)
     const bool curved_blocks = read_as_curved_blocks(types);
     add_boundary_groups(mesh, numbering, curved_blocks, repeats_possible);
     laps.lap("boundary groups");
-    if (curved_blocks) {  // numbered and refined from their corners, placed by their maps
-        split_curved_cells(mesh, gmsh_node_orders(types));
-        laps.lap("curved cells split");
-    }
-    if (cad_refinements > 0 && !curved_blocks) {  // curved blocks follow their maps (Mesh::curved_cells)
+    // Curved blocks' facets are numbered as their maps' nodes: before the split, the mesh's.
+    if (cad_refinements > 0) {
         try {
             mesh.cad_boundary = gmsh_cad_boundary(mesh, numbering, cad_refinements);
         } catch (const std::exception& e) {  // Gmsh could not evaluate a surface: the coarse maps
@@ -446,6 +443,10 @@ Mesh extract_mesh(const std::string& source, int order, int cad_refinements)
                          "places the new boundary nodes on the coarse cells' maps", source, e.what());
         }
         laps.lap("curved geometry");
+    }
+    if (curved_blocks) {  // numbered and refined from their corners, placed by their maps
+        split_curved_cells(mesh, gmsh_node_orders(types));
+        laps.lap("curved cells split");
     }
     spdlog::debug("mesh extraction ({} cells): {}", mesh.num_cells(), laps.text);
     return mesh;

@@ -130,8 +130,13 @@ struct CadBoundary {
     int facet_degree = 1;              ///< geometric order of the facets (the cells')
     int refinements = 0;               ///< the refinements the lattice is for
     int lattice_order = 0;             ///< facet_degree * 2^refinements
-    std::vector<index_type> facets;    ///< each facet's nodes (mesh node numbers, Gmsh's order)
-    std::vector<double> points;        ///< x, y, z of each lattice point, facet by facet
+    /// Each facet's nodes in Gmsh's order: mesh node numbers, or for a mesh with curved_cells
+    /// numbers of their nodes (whose facets may be triangles and quadrilaterals: then
+    /// facet_type is quadrilateral and a triangle's row ends with -1).
+    std::vector<index_type> facets;
+    /// x, y, z of each lattice point, facet by facet (a triangle's among quadrilaterals
+    /// padded with NaN to the quadrilateral's count).
+    std::vector<double> points;
     long long projected = 0;           ///< points found by projection (the parametrisation failed)
     long long kept = 0;                ///< points left on the facet's map (projection failed too)
 };

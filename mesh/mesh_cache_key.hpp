@@ -28,7 +28,7 @@ namespace gpufem {
 
 /// The version of the cache files' layout and of the key material; a change of either makes
 /// every older cache file a miss.
-inline constexpr std::uint32_t mesh_cache_format_version = 6;
+inline constexpr std::uint32_t mesh_cache_format_version = 7;
 
 /// What identifies one mesh in the cache, and where its file goes.
 struct MeshCacheKey {

@@ -589,14 +589,47 @@ Array<index_type> scatter_children(const std::vector<BlockChildren>& children, c
     return rows;
 }
 
+/// A facet group's lattice rows of order 2g (facet_lattice_rows) split into the facets'
+/// children of order g (lines into 2, triangles and quadrilaterals into 4; in a group of
+/// triangles and quadrilaterals, a triangle's rows end with -1).
+std::vector<index_type> split_facets(const BoundaryFacets& facets, const std::vector<index_type>& lattice_rows, int g = 1)
+{
+    const auto& own = refinement_pattern(facets.type, g).children.front();
+    const auto& triangle = refinement_pattern(ElementType::triangle, g).children.front();
+    const int triangle_points = lagrange_node_count(ElementType::triangle, 2 * g);
+    const std::size_t per = facets.size() == 0 ? 0 : lattice_rows.size() / facets.size();
+    const int stride = lagrange_node_count(facets.type, g);
+    std::vector<index_type> out;
+    for (std::size_t f = 0; f < facets.size(); ++f) {
+        const index_type* row = &lattice_rows[f * per];
+        const bool is_triangle = facets.mixed_triangles && row[triangle_points] < 0;
+        for (const auto& child : is_triangle ? triangle : own) {
+            for (const int q : child) out.push_back(row[q]);
+            for (std::size_t pad = child.size(); pad < static_cast<std::size_t>(stride); ++pad) out.push_back(-1);
+        }
+    }
+    return out;
+}
+
 /// The children's curved maps: each parent's map (`maps`) at its lattice of order 2g cut into
 /// its children of order g, with the patterns the corners took (`chosen`, per block), in the
-/// refined mesh's cell order, on the executor.
+/// refined mesh's cell order, on the executor. With `curved` (facets of the parents' corners)
+/// and `curved_children`, the latter gets those facets' children of order g as rows of the
+/// children's maps' nodes.
 ExecMaps refined_maps(const Mesh& mesh, const ExecMaps& maps, const std::vector<Array<std::uint8_t>>& chosen,
-                      const ChildDestinations& destination, long long cells, const ExecPtr& exec)
+                      const ChildDestinations& destination, long long cells, const ExecPtr& exec,
+                      const BoundaryFacets* curved = nullptr, BoundaryFacets* curved_children = nullptr)
 {
     const int g = maps.order;
     MeshLattice lattice = number_lattice(mesh, 2 * g, exec, false, &maps);
+    if (curved && curved_children) {
+        *curved_children = *curved;
+        curved_children->connectivity =
+            split_facets(*curved, facet_lattice_rows(*curved, mesh, lattice, exec, "the curved boundary of mesh '" +
+                                                                                        mesh.source + "'"), g);
+        curved_children->degree = g;
+        curved_children->nodes_per_facet = lagrange_node_count(curved->type, g);
+    }
     std::vector<BlockChildren> children;
     int stride = 0;
     for (std::size_t b = 0; b < lattice.blocks.size(); ++b) {
@@ -622,28 +655,6 @@ std::shared_ptr<const CellGeometry> maps_on_host(const ExecMaps& maps)
     out->nodes_per_row = maps.nodes_per_row;
     out->cells = maps.cells.to_host();
     out->coordinates = maps.coordinates.to_host();
-    return out;
-}
-
-/// A facet group's order-2 lattice rows (facet_lattice_rows) split into the facets' children
-/// (lines into 2, triangles and quadrilaterals into 4; in a group of triangles and
-/// quadrilaterals, a triangle's rows end with -1).
-std::vector<index_type> split_facets(const BoundaryFacets& facets, const std::vector<index_type>& lattice_rows)
-{
-    const auto& own = refinement_pattern(facets.type, 1).children.front();
-    const auto& triangle = refinement_pattern(ElementType::triangle, 1).children.front();
-    const int triangle_points = lagrange_node_count(ElementType::triangle, 2);
-    const std::size_t per = facets.size() == 0 ? 0 : lattice_rows.size() / facets.size();
-    const int stride = facets.nodes_per_facet;  // of order 1: the children's too
-    std::vector<index_type> out;
-    for (std::size_t f = 0; f < facets.size(); ++f) {
-        const index_type* row = &lattice_rows[f * per];
-        const bool is_triangle = facets.mixed_triangles && row[triangle_points] < 0;
-        for (const auto& child : is_triangle ? triangle : own) {
-            for (const int q : child) out.push_back(row[q]);
-            for (std::size_t pad = child.size(); pad < static_cast<std::size_t>(stride); ++pad) out.push_back(-1);
-        }
-    }
     return out;
 }
 
@@ -688,6 +699,9 @@ struct MapsRoute {
     const ExecMaps* parents = nullptr;  ///< the mesh's on the executor (null: its curved_cells)
     ExecMaps* children = nullptr;       ///< the children's on the executor (null: Mesh::curved_cells)
     bool wanted = true;                 ///< false: the children's are not made (none follows)
+    /// When not null (and the children's maps are made): the curved facets' children as rows
+    /// of the children's maps' nodes (refined_maps).
+    BoundaryFacets* curved_children = nullptr;
 };
 
 /// refine_once of a mesh of prisms, pyramids or several cell types (of order 1): each block's
@@ -695,7 +709,8 @@ struct MapsRoute {
 /// executor into the refined mesh's rows, parent by parent, each parent's children in its
 /// pattern's order. A mesh with curved maps (Mesh::curved_cells) places the new nodes by
 /// them and gives its children their part of them.
-Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host, const MapsRoute& route = {})
+Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host, const MapsRoute& route = {},
+                      BoundaryFacets* curved = nullptr)
 {
     if (mesh.degree != 1)
         throw std::invalid_argument("refine_uniformly: mesh '" + mesh.source + "' of " + mesh.describe_cells() +
@@ -743,13 +758,17 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host, co
     Array<index_type> rows = scatter_children(children, destination, cells, stride, exec);
     out.cell_fields = cell_fields_of(mesh.cell_fields, parent);
     children.clear();  // before the host copies: less memory at the peak
-    convert_boundaries(mesh, out, 1, [&](const BoundaryFacets& facets, const std::string& where) {
+    const auto split_group = [&](const BoundaryFacets& facets, const std::string& where) {
         return split_facets(facets, facet_lattice_rows(facets, mesh, lattice, exec, where));
-    });
+    };
+    convert_boundaries(mesh, out, 1, split_group);
+    const BoundaryFacets parents_curved = curved ? *curved : BoundaryFacets();
+    if (curved) curved->connectivity = split_group(*curved, "the curved boundary of mesh '" + mesh.source + "'");
     store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(rows), exec, host);
     if (maps && route.wanted) {
         for (LatticeBlock& block : lattice.blocks) block.lattice_cells = Array<index_type>();
-        ExecMaps children_maps = refined_maps(mesh, maps, chosen, destination, cells, exec);
+        ExecMaps children_maps = refined_maps(mesh, maps, chosen, destination, cells, exec,
+                                              curved ? &parents_curved : nullptr, route.curved_children);
         if (route.children) *route.children = std::move(children_maps);
         else out.curved_cells = maps_on_host(children_maps);
     }
@@ -767,7 +786,7 @@ Mesh refine_once(const Mesh& mesh, const ExecPtr& exec, HostArrays host, Boundar
     if (mesh.degree >= first_gll_degree)  // the children's GLL nodes are not on the parent's lattice
         throw std::invalid_argument("refine_uniformly: mesh '" + mesh.source + "' is of degree " +
                                     std::to_string(mesh.degree) + "; refine at degree 1..4, then raise the degree");
-    if (mesh.first_order_only()) return refine_by_blocks(mesh, exec, host, maps);
+    if (mesh.first_order_only()) return refine_by_blocks(mesh, exec, host, maps, curved);
     if (order < 0 || order > mesh.degree) throw std::invalid_argument("refine_uniformly: children of order 1..the mesh's");
     const int g = order == 0 ? mesh.degree : order;  // the children's order
     const RefinementPattern& pattern = refinement_pattern(mesh.cell_type, g);
@@ -909,16 +928,19 @@ Mesh refine_and_number(Mesh mesh, int refine, int degree, const ExecPtr& exec)
     // refinement makes its children's only for the degree's nodes.
     ExecMaps maps = refine > 0 || renumber ? ExecMaps(mesh, exec) : ExecMaps();
     laps.lap_after(*exec, "maps");
+    BoundaryFacets curved_map_facets;  // curved maps: the facets' children among the last maps' nodes
     for (int r = 0; r < refine; ++r) {
         const bool last = r + 1 == refine;
         ExecMaps children;
-        const MapsRoute route{&maps, &children, !last || renumber};
+        const MapsRoute route{&maps, &children, !last || renumber, last && snap ? &curved_map_facets : nullptr};
         mesh = refine_once(mesh, exec, last && !renumber ? HostArrays::written : HostArrays::sized,
                            snap ? &snap->facets : nullptr, last ? refined_order : 0, route);
         maps = std::move(children);
         laps.lap_after(*exec, last ? "last refinement" : "refinement");
     }
     if (snap) {
+        if (maps && curved_map_facets.size() > 0)  // the degree's nodes will follow the maps
+            snap_map_nodes_to_cad(maps.coordinates, curved_map_facets, *snap, exec, mesh.source);
         snap_to_cad(mesh, *snap, exec, !renumber);
         spdlog::debug("mesh '{}': the nodes of {} refined facets moved onto the curved geometry", mesh.source,
                       snap->facets.size());

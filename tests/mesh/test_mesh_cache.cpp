@@ -295,8 +295,8 @@ TEST(MeshCache, DamagedFilesAreRefusedAndRebuilt)
                    "payload length");
     expect_refused(spec, fresh, [](const fs::path& f) { fs::resize_file(f, 20); }, "ends inside its header");
     expect_refused(spec, fresh, [](const fs::path& f) { overwrite(f, 0, "NOTAMESH"); }, "GPUFEMMC");
-    expect_refused(spec, fresh, [](const fs::path& f) { overwrite(f, 8, std::string("\x07\0\0\0", 4)); },
-                   "format version is 7");
+    expect_refused(spec, fresh, [](const fs::path& f) { overwrite(f, 8, std::string("\x63\0\0\0", 4)); },
+                   "format version is 99");
     expect_refused(spec, fresh, [](const fs::path& f) { flip_byte(f, 12); }, "another key");
 }
 

@@ -91,7 +91,8 @@ TEST(RefinementGpu, CudaNumbersAndRefinesPrismsPyramidsAndMixedMeshesAsTheCpu)
 TEST(RefinementGpu, CurvedPrismsPyramidsAndMixedMeshesAsTheCpu)
 {
     // Cells of several types read at order 2: their maps place the new nodes on the device as
-    // on the CPU, refined twice (the children's maps cut on the device too), P1 and P2.
+    // on the CPU, refined twice (the children's maps cut on the device too), the side's
+    // vertices and maps' nodes moved onto the cylinder there, P1 and P2.
     GPUFEM_REQUIRE_GPU();
     const test::MeshWorkerForTest worker;
     test::TempFolder folder;
@@ -99,7 +100,9 @@ TEST(RefinementGpu, CurvedPrismsPyramidsAndMixedMeshesAsTheCpu)
                             folder.write("four.geo", test::cylinder_four_types(0.4))}) {
         MeshSpec spec = test::box_geo_spec(geo, 0, 2, 2);
         spec.cache = false;
-        ASSERT_TRUE(load_gmsh_mesh_isolated(spec).curved_cells);
+        const Mesh coarse = load_gmsh_mesh_isolated(spec);
+        ASSERT_TRUE(coarse.curved_cells);
+        ASSERT_TRUE(coarse.cad_boundary);
         for (int k : {1, 2}) {
             SCOPED_TRACE(geo.filename().string() + " degree " + std::to_string(k));
             spec.degree = k;
