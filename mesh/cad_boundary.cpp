@@ -112,8 +112,8 @@ ElementType boundary_facet_shape(const Mesh& mesh)
 
 namespace {
 
-/// Whether the cad boundary fits the mesh it came with (its cells' order, or its curved
-/// maps' order, and its facet shape) for `refine` refinements.
+/// Whether the cad boundary fits the mesh it came with for `refine` refinements: its cells'
+/// order and facet shape, or for a mesh with curved maps the maps' order.
 bool cad_fits(const Mesh& mesh, const CadBoundary& cad, int refine)
 {
     if (refine <= 0 || cad.refinements != refine) return false;
@@ -148,11 +148,11 @@ BoundaryFacets corner_facets(const Mesh& mesh, const CadBoundary& cad)
         const int corners = element_node_count(row_shape(cad, row));
         out.mixed_triangles = out.mixed_triangles || corners < out.nodes_per_facet;
         for (int j = 0; j < out.nodes_per_facet; ++j) {
-            const index_type geometry = j < corners ? row[j] : -1;
             if (j >= corners) {
                 out.connectivity.push_back(-1);
                 continue;
             }
+            const index_type geometry = row[j];
             if (geometry < 0 || static_cast<std::size_t>(geometry) >= node_of.size() || node_of[static_cast<std::size_t>(geometry)] < 0)
                 throw std::invalid_argument("mesh '" + mesh.source + "': curved facet " + std::to_string(f) +
                                             " has a corner that is no cell's corner");

@@ -23,8 +23,9 @@ namespace gpufem {
 /// shared by two facets are made once, so both facets move its nodes alike. A mesh of
 /// prisms, pyramids or several cell types is given as read at order 2, before
 /// split_curved_cells (its node numbers become its maps'), its facets triangles and
-/// quadrilaterals in rows of a quadrilateral. Null for a mesh of straight cells, without such
-/// facets, or whose lattices would pass 64M points.
+/// quadrilaterals in rows of a quadrilateral. Null for a mesh of straight cells, one whose
+/// curved maps are not of order 2, one without such facets, or one whose lattices would pass
+/// 64M points.
 std::shared_ptr<const CadBoundary> gmsh_cad_boundary(const Mesh& mesh, const GmshNodeNumbering& numbering,
                                                      int refinements);
 

@@ -127,7 +127,7 @@ struct CellField {
 /// refinement puts the nodes it makes on these facets onto them (refine_and_number).
 struct CadBoundary {
     ElementType facet_type = ElementType::triangle;  ///< line, triangle or quadrilateral
-    int facet_degree = 1;              ///< geometric order of the facets (the cells')
+    int facet_degree = 1;              ///< geometric order of the facets (the cells', or their curved maps')
     int refinements = 0;               ///< the refinements the lattice is for
     int lattice_order = 0;             ///< facet_degree * 2^refinements
     /// Each facet's nodes in Gmsh's order: mesh node numbers, or for a mesh with curved_cells

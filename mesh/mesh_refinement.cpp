@@ -708,7 +708,9 @@ struct MapsRoute {
 /// children per child shape (a pyramid's are pyramids and tetrahedra), scattered on the
 /// executor into the refined mesh's rows, parent by parent, each parent's children in its
 /// pattern's order. A mesh with curved maps (Mesh::curved_cells) places the new nodes by
-/// them and gives its children their part of them.
+/// them and gives its children their part of them. `curved` (facets on the CAD geometry, or
+/// null) is split like the boundary groups; with route.curved_children its facets' children
+/// also come as rows of the children's maps' nodes.
 Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host, const MapsRoute& route = {},
                       BoundaryFacets* curved = nullptr)
 {
@@ -762,16 +764,16 @@ Mesh refine_by_blocks(const Mesh& mesh, const ExecPtr& exec, HostArrays host, co
         return split_facets(facets, facet_lattice_rows(facets, mesh, lattice, exec, where));
     };
     convert_boundaries(mesh, out, 1, split_group);
-    const BoundaryFacets parents_curved = curved ? *curved : BoundaryFacets();
+    const bool maps_wanted = maps && route.wanted;
+    const BoundaryFacets parents_curved = curved && maps_wanted && route.curved_children ? *curved : BoundaryFacets();
     if (curved) curved->connectivity = split_group(*curved, "the curved boundary of mesh '" + mesh.source + "'");
     store_nodes_and_cells(out, std::move(lattice.coordinates), std::move(rows), exec, host);
-    if (maps && route.wanted) {
-        for (LatticeBlock& block : lattice.blocks) block.lattice_cells = Array<index_type>();
-        ExecMaps children_maps = refined_maps(mesh, maps, chosen, destination, cells, exec,
-                                              curved ? &parents_curved : nullptr, route.curved_children);
-        if (route.children) *route.children = std::move(children_maps);
-        else out.curved_cells = maps_on_host(children_maps);
-    }
+    if (!maps_wanted) return out;
+    for (LatticeBlock& block : lattice.blocks) block.lattice_cells = Array<index_type>();
+    ExecMaps children_maps = refined_maps(mesh, maps, chosen, destination, cells, exec,
+                                          curved ? &parents_curved : nullptr, route.curved_children);
+    if (route.children) *route.children = std::move(children_maps);
+    else out.curved_cells = maps_on_host(children_maps);
     return out;
 }
 

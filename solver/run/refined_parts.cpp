@@ -82,11 +82,15 @@ bool facet_of_layer(const Mesh& mesh, const NodeCells& around, const std::vector
 }
 
 /// The facets of the whole mesh's curved geometry that the layer's cells hold, with their
-/// points, numbered by the layer's nodes (`local`).
+/// points, numbered by the layer's nodes (`local`). Only for a mesh refined parent by parent:
+/// one with curved maps numbers its facets by the maps' nodes, not the mesh's, and is refined
+/// whole on one rank instead.
 std::shared_ptr<const CadBoundary> layer_cad_boundary(const Mesh& mesh, const NodeCells& around,
                                                       const std::vector<std::uint8_t>& in,
                                                       const std::vector<index_type>& local)
 {
+    if (!refines_parent_by_parent(mesh))
+        throw std::logic_error("layer_cad_boundary: a mesh with curved maps is not refined by layers");
     const CadBoundary& whole = *mesh.cad_boundary;
     auto out = std::make_shared<CadBoundary>();
     out->facet_type = whole.facet_type;
