@@ -26,7 +26,8 @@ struct SolutionFluxes {
     FluxReport report;
 };
 
-/// Marks the flux fields to be written as Float32 (float32) or Float64.
+/// Marks flux fields held in double to be written as Float32 (float32) or Float64 (those held
+/// in float are Float32 already).
 inline void set_flux_field_precision(SolutionFluxes& fluxes, bool float32)
 {
     for (MeshField& f : fluxes.point_fields) f.float32 = float32;
@@ -48,10 +49,11 @@ struct FluxScope {
     bool partial() const { return owned_nodes >= 0 || own_cells >= 0; }
 };
 
-/// How fe_fluxes hands over its flux fields: as Float32 or Float64 in the file
-/// (MeshField::float32), and, when cells_ready is set, the cells' fields as soon as they are
-/// on the host, before the point fields are computed (so that they can be written meanwhile;
-/// their values stay where they are as the fields are moved into the result).
+/// How fe_fluxes hands over its flux fields: held in float and written as Float32, or held in
+/// double and written as Float64 (MeshField::narrow, float32), and, when cells_ready is set,
+/// the cells' fields as soon as they are on the host, before the point fields are computed (so
+/// that they can be written meanwhile; their values stay where they are as the fields are
+/// moved into the result).
 struct FluxFieldOptions {
     bool float32 = true;
     std::function<void(std::span<const MeshField>)> cells_ready;
@@ -78,11 +80,14 @@ std::string region_name(const Mesh& mesh, int tag);
 
 /// The flux at the nodes from its weighted sums on their executor (sum: 3 per node, weight: one),
 /// sum / weight per component (0 where the weight is 0), as the dim fields flux_x, flux_y
-/// (, flux_z): divided on the executor, only the dim columns copied to the host.
-std::vector<MeshField> node_mean_fields(int dim, const Array<double>& sum, const Array<double>& weight);
+/// (, flux_z): divided on the executor, only the dim columns copied to the host (float32: as
+/// column_fields).
+std::vector<MeshField> node_mean_fields(int dim, const Array<double>& sum, const Array<double>& weight,
+                                        bool float32);
 
 /// The flux fields flux_x, flux_y (, flux_z) of dim components from columns of n values on their
-/// executor (component d at d n), copied to the host.
-std::vector<MeshField> column_fields(int dim, const Array<double>& columns, std::size_t n);
+/// executor (component d at d n), copied to the host: float32, rounded to float on the executor
+/// and held in float (MeshField::narrow, written as Float32), otherwise in double.
+std::vector<MeshField> column_fields(int dim, const Array<double>& columns, std::size_t n, bool float32);
 
 }  // namespace gpufem

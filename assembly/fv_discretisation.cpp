@@ -567,16 +567,17 @@ std::vector<GroupFlux> fv_group_fluxes(const ExecPtr& exec, const Mesh& mesh, co
 }
 
 /// The flux at the nodes from the cells' (3 columns of n values on view's executor): at each
-/// node the mean over the cells around it weighted by their volumes, as dim fields.
+/// node the mean over the cells around it weighted by their volumes, as dim fields (float32:
+/// held in float, as column_fields).
 std::vector<MeshField> fv_node_average(const ExecPtr& exec, const Mesh& mesh, const FvMeshView& view,
-                                       const Array<double>& flux, long long n)
+                                       const Array<double>& flux, long long n, bool float32)
 {
     const std::size_t nodes = static_cast<std::size_t>(mesh.num_nodes());
     Array<double> sum(exec, 3 * nodes), weight(exec, nodes);
     fill(sum, 0.0), fill(weight, 0.0);
     const Executor& e = *exec;
     GPUFEM_DISPATCH(e, fv_node_flux_sums(e, view, n, flux.data(), sum.data(), weight.data()));
-    return node_mean_fields(mesh.dim, sum, weight);
+    return node_mean_fields(mesh.dim, sum, weight, float32);
 }
 
 }  // namespace
@@ -603,9 +604,10 @@ SolutionFluxes FiniteVolumeDiscretisation<V>::fluxes(const Array<V>& u, double s
                                             gradient.data(), flux.data(), integrals.data()));
     out.report.regions = region_integrals(mesh_, integrals, static_cast<long long>(n));
     laps.lap("cell fluxes and region integrals");
-    out.cell_fields = column_fields(mesh_.dim, flux, n);
+    const bool float32 = this->flux_fields_float32();
+    out.cell_fields = column_fields(mesh_.dim, flux, n, float32);
     laps.lap("cell fields");
-    out.point_fields = fv_node_average(exec, mesh_, s.mesh, flux, static_cast<long long>(n));
+    out.point_fields = fv_node_average(exec, mesh_, s.mesh, flux, static_cast<long long>(n), float32);
     laps.lap("point fields");
     spdlog::debug("finite-volume fluxes: {}", laps.text);
     return out;
@@ -645,7 +647,6 @@ SolutionOutput FiniteVolumeDiscretisation<V>::solution_output(const Array<V>& u)
     spdlog::debug("finite-volume errors: sums {:.3f} s", seconds_since(started));
     if (this->flux_output()) {
         SolutionFluxes fluxes = this->fluxes(u, shift_u);
-        set_flux_field_precision(fluxes, this->flux_fields_float32());
         for (MeshField& field : fluxes.point_fields) out.point_fields.push_back(std::move(field));
         for (MeshField& field : fluxes.cell_fields) out.cell_fields.push_back(std::move(field));
         out.fluxes = std::move(fluxes.report);

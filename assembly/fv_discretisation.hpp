@@ -117,7 +117,8 @@ public:
     /// The fluxes of the solution u (shifted by shift_u for the integrals of u): the flux out
     /// through each condition's group (the scheme's face fluxes, convection included), the
     /// regions' integrals (midpoint rule), -kappa grad u per cell (the least-squares gradient)
-    /// and at the nodes (the mean over the cells around a node, weighted by their volumes).
+    /// and at the nodes (the mean over the cells around a node, weighted by their volumes);
+    /// the fields held in float where flux_fields_float32().
     SolutionFluxes fluxes(const Array<V>& u, double shift_u) const;
     /// The method, its options and mesh_report() (when assembled), for report.json.
     nlohmann::json report() const override;

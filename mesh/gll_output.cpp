@@ -135,8 +135,9 @@ std::vector<MeshField> equispaced_point_fields(const Mesh& mesh, const std::vect
     std::vector<MeshField> out;
     for (const MeshField& field : point_fields) {
         if (std::find(skip.begin(), skip.end(), field.name) != skip.end()) continue;
-        HostVector<double> values(field.values.begin(), field.values.end());
-        interpolate(mesh, tensor, owner, field.values.data(), values.data(), 1, 1);
+        const HostVector<double> given = field.widened();
+        HostVector<double> values(given.begin(), given.end());
+        interpolate(mesh, tensor, owner, given.data(), values.data(), 1, 1);
         MeshField converted(field.name, std::move(values));
         converted.float32 = field.float32;
         out.push_back(std::move(converted));

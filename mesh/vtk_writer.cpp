@@ -124,31 +124,34 @@ void check_fields(std::span<const MeshField> fields, std::size_t expected, const
         const std::string what = std::string("write_vtu: ") + kind + " field '" + field.name + "'";
         if (!names.insert(field.name).second)
             throw std::invalid_argument(what + " is given twice (or clashes with 'group')");
-        if (field.values.size() != expected)
-            throw std::invalid_argument(what + " has " + std::to_string(field.values.size()) +
+        if (field.size() != expected)
+            throw std::invalid_argument(what + " has " + std::to_string(field.size()) +
                                         " values; the mesh has " + std::to_string(expected) + " " +
                                         per);
     }
 }
 
-/// A one-component double array viewing a field's values (no copy: VTK neither frees nor
-/// writes them; the field outlives the writer). The LZ4 writer narrows it to Float32 itself
-/// where asked (lz4_narrowed).
-vtkSmartPointer<vtkDoubleArray> field_view(const MeshField& field)
+/// A one-component array of the field's type viewing its values (no copy: VTK neither frees
+/// nor writes them; the field outlives the writer). The LZ4 writer narrows a double field to
+/// Float32 itself where asked (lz4_narrowed).
+vtkSmartPointer<vtkDataArray> field_view(const MeshField& field)
 {
-    auto array = vtkSmartPointer<vtkDoubleArray>::New();
-    array->SetName(field.name.c_str());
-    array->SetNumberOfComponents(1);
-    array->SetArray(const_cast<double*>(field.values.data()),
-                    static_cast<vtkIdType>(field.values.size()), 1);
-    return array;
+    const auto view = [&field]<typename ArrayType, typename T>(const T* values) {
+        auto array = vtkSmartPointer<ArrayType>::New();
+        array->SetName(field.name.c_str());
+        array->SetNumberOfComponents(1);
+        array->SetArray(const_cast<T*>(values), static_cast<vtkIdType>(field.size()), 1);
+        return vtkSmartPointer<vtkDataArray>(array);
+    };
+    if (field.held_in_float()) return view.template operator()<vtkFloatArray>(field.narrow.data());
+    return view.template operator()<vtkDoubleArray>(field.values.data());
 }
 
-/// The field as VTK's writer writes it: the view of its values, or a Float32 copy when it is
-/// written as Float32.
+/// The field as VTK's writer writes it: the view of its values, or a Float32 copy of a double
+/// field written as Float32.
 vtkSmartPointer<vtkDataArray> field_array(const MeshField& field)
 {
-    if (!field.float32) return field_view(field);
+    if (!field.float32 || field.held_in_float()) return field_view(field);
     auto array = vtkSmartPointer<vtkFloatArray>::New();
     array->SetName(field.name.c_str());
     array->SetNumberOfComponents(1);

@@ -18,16 +18,27 @@
 
 namespace gpufem {
 
-/// A named field with one value per node (point data) or per cell (cell data).
+/// A named field with one value per node (point data) or per cell (cell data), held in double
+/// (values) or, for a field made in float to be written as Float32, in float (narrow).
 struct MeshField {
     std::string name;
+    /// The values; empty when the field is held in float.
     HostVector<double> values;
-    /// Written to the file as Float32 (the values stay double here): a derived field whose
-    /// accuracy float holds (the fluxes), at half the bytes.
+    /// The values of a field held in float: a derived field whose accuracy float holds (the
+    /// fluxes) converted where it was computed, so that it crosses from the device and sits
+    /// on the host at half the bytes; empty otherwise.
+    HostVector<float> narrow;
+    /// Written to the file as Float32 (always, for a field held in float): a derived field
+    /// whose accuracy float holds, at half the bytes.
     bool float32 = false;
 
     MeshField(std::string field_name, HostVector<double> field_values)
         : name(std::move(field_name)), values(std::move(field_values))
+    {
+    }
+    /// A field held in float (written as Float32).
+    MeshField(std::string field_name, HostVector<float> field_values)
+        : name(std::move(field_name)), narrow(std::move(field_values)), float32(true)
     {
     }
     /// The values copied.
@@ -38,6 +49,16 @@ struct MeshField {
     MeshField(std::string field_name, std::initializer_list<double> field_values)
         : name(std::move(field_name)), values(field_values)
     {
+    }
+    /// Whether the values are held in float (narrow).
+    bool held_in_float() const { return !narrow.empty(); }
+    /// The number of values.
+    std::size_t size() const { return held_in_float() ? narrow.size() : values.size(); }
+    /// The values in double: a copy of values, or narrow widened.
+    HostVector<double> widened() const
+    {
+        if (!held_in_float()) return values;
+        return HostVector<double>(narrow.begin(), narrow.end());
     }
 };
 

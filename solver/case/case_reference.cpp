@@ -413,7 +413,8 @@ output:                    (map) what the run writes besides report.json and spm
   flux_precision: float    (string, default float) float | double: how result.vtu stores the
                            flux fields (Float32 or Float64; the solution u is always Float64,
                            the report's sums double). float halves the bytes the fluxes add
-                           to the file; it keeps 7 digits, more than the fluxes' discretisation
+                           to the file (and those copied from the GPU: the fields are rounded
+                           there); it keeps 7 digits, more than the fluxes' discretisation
                            error
 
 Overrides: --set KEY=VALUE sets a value before validation, with a dotted key

@@ -51,8 +51,9 @@ SolutionFluxes part_fluxes(const CaseSpec& spec, const PartPayload& part, const 
 {
     const Array<double> values = Array<double>::from_host(exec, std::span<const double>(u.data(), u.size()));
     const FluxScope scope{part.numbering.layout.owned, part.part.own_cells};
-    SolutionFluxes fluxes = fe_fluxes<double>(part.part.mesh, spec.problem, values, scope,
-                                              {spec.output.flux_precision == Precision::float32, {}});
+    // Held in double: the ghosts' values are exchanged and the piece's nodes picked from them.
+    SolutionFluxes fluxes = fe_fluxes<double>(part.part.mesh, spec.problem, values, scope, {false, {}});
+    set_flux_field_precision(fluxes, spec.output.flux_precision == Precision::float32);
     ghosts_from_owners(part, exec, device, fluxes.point_fields);
     fluxes.report = summed_over_ranks(host, std::move(fluxes.report));
     return fluxes;

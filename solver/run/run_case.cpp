@@ -383,10 +383,17 @@ namespace {
 /// context is made.
 ExecPtr run_executor(const CaseSpec& spec, SweepReuse* reuse, bool mesh_kept)
 {
+    const auto start = std::chrono::steady_clock::now();
     if (!spec.matrix && !mesh_kept) prestart_mesh_worker(spec.mesh);
-    const ExecPtr exec = reuse && reuse->exec ? reuse->exec : make_executor(spec.backend);
+    const double worker = seconds_since(start);
+    if (reuse && reuse->exec) return reuse->exec;
+    Executor::cuda_device_count();  // the driver's start (cuInit), timed apart from the context
+    const double driver = seconds_since(start) - worker;
+    const ExecPtr exec = make_executor(spec.backend);
     if (reuse) reuse->exec = exec;
-    spdlog::debug("executor ready: {}", exec->device_name());
+    spdlog::debug("executor ready: {} (mesh worker started in {:.3f} s, the driver in {:.3f} s, the "
+                  "device's context and stream in {:.3f} s)",
+                  exec->device_name(), worker, driver, seconds_since(start) - worker - driver);
     return exec;
 }
 

@@ -36,6 +36,8 @@ struct FvCaseRun {
 /// Parses `yaml` (relative paths against `dir`) and runs it on exec; with solve = false stops
 /// after the system. Gmsh meshes on one thread unless the case says otherwise: a fresh mesh on
 /// several threads varies from run to run, and with it the errors that rate tests compare.
+/// The flux fields are held in double unless the case says otherwise (output.flux_precision),
+/// so that tests compare them to the solver's tolerance.
 template <typename V = double>
 std::unique_ptr<FvCaseRun<V>> run_fv_case(const std::string& yaml, const ExecPtr& exec,
                                           const std::filesystem::path& dir = {}, bool solve = true)
@@ -43,6 +45,7 @@ std::unique_ptr<FvCaseRun<V>> run_fv_case(const std::string& yaml, const ExecPtr
     auto run = std::make_unique<FvCaseRun<V>>();
     run->spec = parse_case_text(yaml, "fv_test.yaml", dir);
     if (yaml.find("gmsh_threads") == std::string::npos) run->spec.mesh.gmsh_threads = 1;
+    if (yaml.find("flux_precision") == std::string::npos) run->spec.output.flux_precision = Precision::float64;
     run->input = load_case_mesh(run->spec, exec);
     run->disc = make_discretisation<V>(run->spec, run->input);
     run->system = build_case_system(exec, *run->disc, run->spec);

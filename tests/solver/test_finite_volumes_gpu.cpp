@@ -54,8 +54,11 @@ void expect_same_fluxes(const SolutionFluxes& host, const SolutionFluxes& device
         ASSERT_EQ((host.*fields).size(), (device.*fields).size());
         for (std::size_t k = 0; k < (host.*fields).size(); ++k) {
             EXPECT_EQ((host.*fields)[k].name, (device.*fields)[k].name);
+            ASSERT_FALSE((host.*fields)[k].held_in_float() || (device.*fields)[k].held_in_float());
             const HostVector<double>& a = (host.*fields)[k].values;
             const HostVector<double>& b = (device.*fields)[k].values;
+            ASSERT_EQ(a.size(), b.size());
+            ASSERT_GT(a.size(), 0u);
             EXPECT_LT(max_difference(std::vector<double>(a.begin(), a.end()), std::vector<double>(b.begin(), b.end())),
                       1e-12) << (host.*fields)[k].name;
         }
@@ -163,7 +166,8 @@ TEST(FiniteVolumesGpu, MixedMeshesMatchTheCpu)
 
         ProblemSpec problem = host->spec.problem;
         problem.convection = dim == 2 ? std::vector<double>{1.5, -1.0} : std::vector<double>{1.5, -1.0, 0.5};
-        const FiniteVolumeDiscretisation<double> a(mesh, problem, FvOptions{}), b(mesh, problem, FvOptions{});
+        FiniteVolumeDiscretisation<double> a(mesh, problem, FvOptions{}), b(mesh, problem, FvOptions{});
+        a.set_flux_output(true, false), b.set_flux_output(true, false);  // fields in double: compared to 1e-12
         const LinearSystem<double> on_host = a.assemble(cpu), on_device = b.assemble(cuda);
         EXPECT_LT(max_difference(a.volumes(), b.volumes()), 1e-15);
         EXPECT_LT(max_difference(a.centroids(), b.centroids()), 1e-15);
@@ -180,7 +184,8 @@ TEST(FiniteVolumesGpu, MixedMeshesMatchTheCpu)
         ASSERT_EQ(one_group.dirichlet.size(), 1u);
         one_group.dirichlet[0].group = "left";
         one_group.neumann.clear();
-        const FiniteVolumeDiscretisation<double> c(mesh, one_group, FvOptions{}), d(mesh, one_group, FvOptions{});
+        FiniteVolumeDiscretisation<double> c(mesh, one_group, FvOptions{}), d(mesh, one_group, FvOptions{});
+        c.set_flux_output(true, false), d.set_flux_output(true, false);
         c.assemble(cpu), d.assemble(cuda);
         const SolutionFluxes free_cpu = c.fluxes(u_cpu, 0.0), free_cuda = d.fluxes(u_cuda, 0.0);
         ASSERT_EQ(free_cpu.report.groups.size(), 2u);

@@ -5,6 +5,7 @@
 // the source, and written to report.json, the summary and result.vtu.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -124,6 +125,39 @@ TEST(Fluxes, ALinearSolutionHasItsExactFluxEverywhere)
             expect_linear_fluxes("mesh: {shape: unit_square, elements: " + elements + ", size: 0.2}\n" + method + problem,
                                  {{"left", 4}, {"right", -4}, {"bottom", 6}, {"top", -6}}, {-4, -6});
         }
+}
+
+TEST(Fluxes, FieldsHeldInFloatAreTheDoubleFieldsRounded)
+{
+    // output.flux_precision float (the default): the flux fields are rounded to float where
+    // they were computed and held in float, each value the double field's rounded (the same
+    // solve on the CPU gives the same doubles); double holds them in double.
+    const std::string problem = "problem:\n  kappa: \"1 + x*y\"\n  f: \"1 + x\"\n  dirichlet: {left: \"x*y\"}\n"
+                                "solver: {tolerance: 1e-12}\n";
+    for (const std::string& method : {"degree: 2\n", "discretisation: fv\n"}) {
+        SCOPED_TRACE(method);
+        const std::string yaml = "mesh: {shape: unit_square, elements: triangle, size: 0.1}\n" + method + problem;
+        const auto in_double = run_fv_case(yaml + "output: {flux_precision: double}\n", test::cpu_executor());
+        const auto in_float = run_fv_case(yaml + "output: {flux_precision: float}\n", test::cpu_executor());
+        for (const auto member : {&SolutionOutput::point_fields, &SolutionOutput::cell_fields}) {
+            std::size_t compared = 0;
+            for (const MeshField& d : in_double->output.*member) {
+                if (d.name.rfind("flux_", 0) != 0) continue;
+                ASSERT_FALSE(d.held_in_float() || d.float32) << d.name;
+                const auto f = std::find_if((in_float->output.*member).begin(), (in_float->output.*member).end(),
+                                            [&](const MeshField& g) { return g.name == d.name; });
+                ASSERT_NE(f, (in_float->output.*member).end()) << d.name;
+                ASSERT_TRUE(f->held_in_float() && f->float32 && f->values.empty()) << d.name;
+                ASSERT_EQ(f->size(), d.size());
+                for (std::size_t i = 0; i < d.size(); ++i)
+                    ASSERT_EQ(f->narrow[i], static_cast<float>(d.values[i])) << d.name << " " << i;
+                const HostVector<double> widened = f->widened();
+                EXPECT_EQ(widened[d.size() / 2], static_cast<double>(f->narrow[d.size() / 2]));
+                ++compared;
+            }
+            EXPECT_EQ(compared, 2u);
+        }
+    }
 }
 
 TEST(Fluxes, ALinearSolutionHasItsExactFluxInThreeDimensionsAndOnMixedMeshes)

@@ -114,6 +114,41 @@ TEST(RegionsGpu, CasesWithEveryKindOfCoefficientGiveTheCpuSolution)
     }
 }
 
+TEST(RegionsGpu, FluxFieldsHeldInFloatAreTheCpuFieldsRounded)
+{
+    // output.flux_precision float: the device rounds the flux fields and copies floats; each
+    // value is the CPU's double field rounded, up to the solvers' difference.
+    GPUFEM_REQUIRE_GPU();
+    const ExecPtr cpu = Executor::create_cpu(), cuda = Executor::create_cuda();
+    const std::string problem = "problem:\n  kappa: \"1 + x*y\"\n  f: \"1 + x\"\n  dirichlet: {left: \"x*y\"}\n"
+                                "solver: {tolerance: 1e-12}\n";
+    for (const std::string& method : {"degree: 2\n", "discretisation: fv\n"}) {
+        const std::string yaml = "mesh: {shape: unit_cube, elements: tetrahedron, size: 0.1}\n" + method + problem;
+        const auto host = test::run_fv_case(yaml + "output: {flux_precision: double}\n", cpu);
+        const auto device = test::run_fv_case(yaml + "output: {flux_precision: float}\n", cuda);
+        for (const auto member : {&SolutionOutput::point_fields, &SolutionOutput::cell_fields}) {
+            int compared = 0;
+            for (const MeshField& d : host->output.*member) {
+                if (d.name.rfind("flux_", 0) != 0) continue;
+                const auto f = std::find_if((device->output.*member).begin(), (device->output.*member).end(),
+                                            [&](const MeshField& g) { return g.name == d.name; });
+                ASSERT_NE(f, (device->output.*member).end()) << yaml << d.name;
+                ASSERT_TRUE(f->held_in_float()) << yaml << d.name;
+                ASSERT_EQ(f->size(), d.size()) << yaml << d.name;
+                double scale = 0, worst = 0;
+                for (std::size_t i = 0; i < d.size(); ++i) scale = std::max(scale, std::abs(d.values[i]));
+                for (std::size_t i = 0; i < d.size(); ++i)
+                    worst = std::max(worst, std::abs(static_cast<double>(f->narrow[i]) - d.values[i]) -
+                                                std::abs(d.values[i]) * 0x1p-24);
+                EXPECT_GT(scale, 0.0) << yaml << d.name;
+                EXPECT_LT(worst, 1e-9 * scale) << yaml << d.name;
+                ++compared;
+            }
+            EXPECT_EQ(compared, 3) << yaml;
+        }
+    }
+}
+
 TEST(RegionsGpu, TagsTheCellsHoldAreFoundOnTheDeviceAsOnTheHost)
 {
     GPUFEM_REQUIRE_GPU();
