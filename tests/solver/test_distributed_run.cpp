@@ -208,7 +208,8 @@ void run_against_one_rank(const std::filesystem::path& file, std::string more_ar
 }
 
 /// The case file text on one rank and on each of rank_counts: the same solution and
-/// iterations (+-1 for CG; for BiCGSTAB, whose residual is not monotone, half or 3).
+/// iterations (+-1 for CG, +-2 past 100 iterations; for BiCGSTAB, whose residual is not
+/// monotone, half or 3).
 /// dir: where the case file goes (its mesh files beside it).
 void check_text_against_one_rank(const std::string& name, const std::string& text, const std::string& method,
                                  const std::string& more_args, const std::vector<int>& rank_counts, TempDir& dir)
@@ -219,8 +220,11 @@ void check_text_against_one_rank(const std::string& name, const std::string& tex
         // sums grouped by rank move its count by up to about two fifths (67 against 75, 95
         // against 80 and 107 against 77 seen on convection problems). A broken exchange shows as
         // no convergence (the run fails) or as another solution; the solution must agree.
+        // CG's count moves with the sums' rounding once it runs long: 147 against 149 seen on
+        // P3 hexahedra with pa (random coefficients), on every rank count alike.
+        const int cg_slack = iterations > 100 ? 2 : 1;
         EXPECT_NEAR(report["solver"]["iterations"].get<int>(), iterations,
-                    method == "cg" ? 1 : std::max(3, iterations / 2));
+                    method == "cg" ? cg_slack : std::max(3, iterations / 2));
         EXPECT_EQ(report["parallel"]["ranks"].get<int>(), ranks);
         // BiCGSTAB's recursive residual drifts from the true one near 1e-12, so its solutions
         // agree a little less (1.2e-10 seen on Q4 quadrilaterals with convection and Robin).
