@@ -340,7 +340,8 @@ std::string solver_settings_reference()
   check_every: 10          (integer > 0, default 10) merged on cuda: iterations between two
                            reads of the residual by the host (at most check_every - 1 iterations
                            run as no-ops after convergence; after an amg or pmg cycle the
-                           residual is read every iteration)
+                           residual is read every iteration; near convergence no batch is
+                           queued before the last is read)
   cuda_graph: auto         (string, default auto) auto | on | off: merged on cuda: replay
                            check_every iterations as one CUDA graph (removes launch gaps; auto:
                            below 2,097,152 unknowns). Per-SpMV times are not recorded in a graph

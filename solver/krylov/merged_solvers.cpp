@@ -6,6 +6,7 @@
 // communicator's all-reduce of its totals and the scalar step (MergedSetup::finish), all
 // queued on the stream like the kernels.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <deque>
 #include <optional>
@@ -30,6 +31,37 @@ struct LoopOutcome {
     bool graph_used = false;
 };
 
+/// Whether to keep one batch in flight behind the one being read: only while convergence is
+/// predicted more than two batches away (from the rate between the last two reads), since the
+/// batch queued after the stop runs as no-ops but still runs its products and preconditioner.
+/// Never on where the iterations run as they are queued (the CPU).
+class LookAhead {
+public:
+    LookAhead(bool allowed, double tolerance, int check)
+        : allowed_(allowed), on_(allowed), tolerance_(tolerance), check_(check)
+    {
+    }
+    bool on() const { return on_; }
+    /// Updates the forecast with the state just read.
+    void update(const KrylovScalars& s)
+    {
+        const double residual = s.iteration < 1 ? 1.0 : std::sqrt(s.rr) / s.rhs_norm;
+        if (allowed_ && previous_ && s.iteration > previous_->first && residual > 0) {
+            const double rate = std::pow(residual / previous_->second, 1.0 / (s.iteration - previous_->first));
+            const double remaining = rate < 1 ? std::log(tolerance_ / residual) / std::log(rate) : 1e30;
+            on_ = remaining > 2.0 * check_;
+        }
+        previous_ = std::make_pair(s.iteration, residual);
+    }
+
+private:
+    bool allowed_;
+    bool on_;
+    double tolerance_;
+    int check_;
+    std::optional<std::pair<int, double>> previous_;  // (iteration, residual) of an earlier read
+};
+
 /// Queues iterations in batches until the device state says stop. iteration() queues one
 /// iteration; capturable() tells whether the operator can be captured in a graph now.
 template <typename Iteration, typename Capturable>
@@ -40,33 +72,35 @@ LoopOutcome run_iterations(const ExecPtr& exec, IterationRunner& runner, const M
     LoopOutcome out;
     out.state = started;
     if (started.status != state_running) return out;
-    const bool cuda = exec->is_cuda();
-    const int check = cuda ? options.check_every : 1;
-    const auto batch_of = [&](int count) {
-        for (int i = 0; i < count; ++i) iteration();
-    };
+    const int check = exec->is_cuda() ? options.check_every : 1;
     bool graph_ready = false;
     std::deque<int> in_flight;
     int slot = 0;
     int queued = 0;
-    std::optional<std::pair<int, double>> previous;  // (iteration, residual) of an earlier read
     bool stopped = false;
-
+    const auto loop_start = std::chrono::steady_clock::now();
+    auto first_read = loop_start;
     const auto read_oldest = [&] {
         const KrylovScalars s = runner.wait_state(in_flight.front());
         in_flight.pop_front();
         ++out.host_reads;
+        if (out.host_reads == 1) first_read = std::chrono::steady_clock::now();
         out.state = s;
         if (s.status != state_running) stopped = true;
         if (options.on_residual && s.rhs_norm > 0)
             options.on_residual(s.iteration, std::sqrt(s.rr) / s.rhs_norm);
         return s;
     };
-    bool look_ahead = cuda;
+    LookAhead ahead(exec->is_cuda(), options.tolerance, check);
     while (!stopped && queued < options.max_iterations) {
+        // Near convergence a batch is read before the next is queued.
+        if (!ahead.on() && !in_flight.empty()) {
+            ahead.update(read_oldest());
+            continue;
+        }
         const int batch = std::min(check, options.max_iterations - queued);
         if (use_graph && !graph_ready && batch == check && capturable()) {
-            graph_ready = runner.capture([&] { batch_of(batch); });
+            graph_ready = runner.capture([&] { for (int i = 0; i < batch; ++i) iteration(); });
             if (!graph_ready) {
                 spdlog::warn("solver: CUDA graph not used ({}); queuing iterations one by one",
                              runner.graph_failure());
@@ -77,27 +111,20 @@ LoopOutcome run_iterations(const ExecPtr& exec, IterationRunner& runner, const M
             runner.replay();
             out.graph_used = true;
         } else {
-            batch_of(batch);
+            for (int i = 0; i < batch; ++i) iteration();
         }
         queued += batch;
         runner.post_state(ws.state, slot);
         in_flight.push_back(slot);
         slot ^= 1;
-        if (look_ahead && in_flight.size() < 2) continue;
-        const KrylovScalars s = read_oldest();
-        // Keep one batch in flight only while convergence is predicted more than two batches
-        // away (the batch queued after the stop runs as no-ops, but its SpMVs still run).
-        const double residual = s.iteration < 1 ? 1.0 : std::sqrt(s.rr) / s.rhs_norm;
-        if (cuda && previous && s.iteration > previous->first && residual > 0) {
-            const double rate = std::pow(residual / previous->second,
-                                         1.0 / (s.iteration - previous->first));
-            const double remaining = rate < 1 ? std::log(options.tolerance / residual) / std::log(rate)
-                                              : 1e30;
-            look_ahead = remaining > 2.0 * check;
-        }
-        previous = std::make_pair(s.iteration, residual);
+        if (ahead.on() && in_flight.size() < 2) continue;
+        ahead.update(read_oldest());
     }
     while (!in_flight.empty()) read_oldest();
+    using seconds = std::chrono::duration<double>;
+    spdlog::debug("solver: {} iterations queued, {} reads, the first {:.4f} s and the last {:.4f} s into the loop",
+                  queued, out.host_reads, seconds(first_read - loop_start).count(),
+                  seconds(std::chrono::steady_clock::now() - loop_start).count());
     return out;
 }
 
@@ -230,7 +257,8 @@ template <typename V>
 struct MergedSetup {
     MergedSetup(const LinearOperator<V>& a, const Preconditioner<V>* m, std::size_t n,
                 const SolveOptions& options, const Communicator& comm)
-        : d(m && m->inverse_diagonal() ? m->inverse_diagonal()->data() : nullptr),
+        : entered(std::chrono::steady_clock::now()),
+          d(m && m->inverse_diagonal() ? m->inverse_diagonal()->data() : nullptr),
           general(m && !m->inverse_diagonal()),
           comm(comm),
           buffers(a.executor(), n, options.tolerance, options.max_iterations, comm.reduces()),
@@ -245,7 +273,11 @@ struct MergedSetup {
     KrylovScalars started()
     {
         runner->post_state(buffers.workspace().state, 0);
-        return runner->wait_state(0);
+        const KrylovScalars s = runner->wait_state(0);
+        using seconds = std::chrono::duration<double>;
+        spdlog::debug("solver: buffers made in {:.4f} s, started (r0, M^-1 r0 and the scalars) in {:.4f} s",
+                      seconds(made - entered).count(), seconds(std::chrono::steady_clock::now() - made).count());
+        return s;
     }
     /// After a kernel whose reduction ends in step: on several processes its totals are
     /// summed over them and the step runs on its own; on one the kernel has done it.
@@ -254,6 +286,7 @@ struct MergedSetup {
         finish_reduction_across(e, buffers.workspace(), comm, step);
     }
 
+    std::chrono::steady_clock::time_point entered;  ///< when the solver began
     const V* d;    ///< the diagonal M^-1, or nullptr
     bool general;  ///< M applied between the kernels
     const Communicator& comm;
@@ -263,6 +296,7 @@ struct MergedSetup {
     SpmvTiming timing;
     IntervalTimer* vector;
     IntervalTimer* reduction;
+    std::chrono::steady_clock::time_point made = std::chrono::steady_clock::now();
 };
 
 }  // namespace

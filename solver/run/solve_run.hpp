@@ -3,7 +3,10 @@
 // the progress line and the account being written), and the true-residual check every
 // finished solve goes through. The pipeline's plain solve and the finite volumes' correction
 // (fv_correction.hpp) both solve through it.
+#include <chrono>
 #include <string>
+
+#include <spdlog/spdlog.h>
 
 #include "linalg/blas1.hpp"
 #include "linalg/reordering.hpp"
@@ -73,8 +76,11 @@ struct SolveRun {
         options.tolerance = tolerance;
         const ProgressLine line(phase, [this] { return progress.status(); });
         if (line.active()) options.on_residual = [this](int k, double r) { progress.record(k, r); };
+        const auto begun = std::chrono::steady_clock::now();
         out.result = solve(method, solver.variant, op, rhs, solution, options, m, comm);
         op.executor()->synchronize();
+        spdlog::debug("{}: {} iterations in {:.4f} s", phase, out.result.iterations,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count());
     }
     /// A solve of the system with the case's method, its iterations recorded.
     void pass(const Array<V>& rhs, Array<V>& solution, double tolerance, const std::string& phase)

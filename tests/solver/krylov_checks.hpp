@@ -35,7 +35,13 @@ double true_residual(const LinearOperator<V>& a, const Array<V>& b, const Array<
 template <typename V>
 class OpaqueJacobi final : public Preconditioner<V> {
 public:
-    explicit OpaqueJacobi(const LinearOperator<V>& a) : jacobi_(a) {}
+    /// apply_bytes: what the solvers are told one apply moves (0: Jacobi's own bytes); more
+    /// than a product makes them read the state after every iteration, as after a multigrid
+    /// cycle.
+    explicit OpaqueJacobi(const LinearOperator<V>& a, std::size_t apply_bytes = 0)
+        : jacobi_(a), apply_bytes_(apply_bytes)
+    {
+    }
     const ExecPtr& executor() const override { return jacobi_.executor(); }
     index_type size() const override { return jacobi_.size(); }
     std::string name() const override { return "opaque-jacobi"; }
@@ -44,11 +50,12 @@ public:
         ++applies;
         jacobi_.apply(r, z);
     }
-    std::size_t apply_bytes() const override { return jacobi_.apply_bytes(); }
+    std::size_t apply_bytes() const override { return apply_bytes_ > 0 ? apply_bytes_ : jacobi_.apply_bytes(); }
     mutable int applies = 0;
 
 private:
     JacobiPreconditioner<V> jacobi_;
+    std::size_t apply_bytes_;
 };
 
 /// The preconditioners the checks run: none, Jacobi (fused in merged), Jacobi as a general M.

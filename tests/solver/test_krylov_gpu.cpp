@@ -151,6 +151,39 @@ TEST(KrylovGpu, MergedIsDeterministicAcrossCheckEveryAndGraph)
     }
 }
 
+TEST(KrylovGpu, NoIterationIsQueuedPastTheStopAfterACostlyPreconditioner)
+{
+    // With a preconditioner that costs more than a product (as a multigrid cycle does) the
+    // state is read after every iteration, and near convergence each iteration is read before
+    // the next is queued: the preconditioner is applied once at the start and once per
+    // iteration that counted, none for an iteration run as a no-op after the stop.
+    GPUFEM_REQUIRE_GPU();
+    const auto gpu = Executor::create_cuda();
+    const unsigned seed = random_seed();
+    const int nx = 150, ny = 120;
+    FormatOptions fixed;
+    fixed.set("csr", CsrOptions{.tune = false});
+    // The shift makes the convergence short and steady (about a halving per iteration), so
+    // the forecast of the iterations left is right.
+    const auto a = build_format<double>("csr", grid_matrix<double>(gpu, nx, ny, 0, 0, 1.0, 0, seed), fixed).op;
+    const auto b = Array<double>::from_host(gpu, random_vector<double>(nx * ny, seed + 1));
+    const std::size_t costly = 50 * a->spmv_min_bytes();
+    for (KrylovVariant variant : {KrylovVariant::merged, KrylovVariant::single_reduction})
+        for (GraphMode graph : {GraphMode::off, GraphMode::on}) {
+            SCOPED_TRACE(fmt::format("{}, graph {}", variant_name(variant), graph_mode_name(graph)));
+            const OpaqueJacobi<double> m(*a, costly);
+            SolveOptions options;
+            options.tolerance = 1e-10;
+            options.graph = graph;
+            const auto s = solve_once(KrylovMethod::cg, variant, *a, b, options, &m);  // converged, true residual
+            EXPECT_GT(s.result.iterations, 10);
+            // One read of the start and one of each iteration queued (a graph replays its
+            // capture: the preconditioner's host calls are then counted without it).
+            EXPECT_EQ(s.result.host_reads, s.result.iterations + 1) << s.result.iterations << " iterations";
+            if (graph == GraphMode::off) EXPECT_EQ(m.applies, s.result.iterations + 1);
+        }
+}
+
 TEST(KrylovGpu, GraphWaitsForTheCsrTuner)
 {
     GPUFEM_REQUIRE_GPU();
