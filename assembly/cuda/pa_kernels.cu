@@ -1,7 +1,9 @@
 // The partial-assembly kernels on CUDA. The apply gives each cell Q^d threads (one per
 // quadrature point) and packs several cells into a block of about 256 threads; the 1D tables
 // and the cells' intermediate arrays live in shared memory, each contraction is one step in
-// which a thread forms one output entry, and the steps are separated by block barriers.
+// which a thread forms one output entry, and the steps are separated by block barriers. In 3D
+// at most degrees the apply gives each cell Q^2 threads instead, one per column of points
+// along z (pa_column_apply.cuh).
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -381,6 +383,8 @@ __device__ V cell_diagonal_by_tensors(const PaArgs<V>& a, index_type e, int r, b
     return sum;
 }
 
+#include "assembly/cuda/pa_column_apply.cuh"
+
 /// The lexicographic node of point thread r (r0 + Q (r1 + Q r2)), or -1 past the nodes.
 template <int DIM, int P, int Q>
 __device__ inline int node_of_thread(int r)
@@ -558,6 +562,15 @@ __global__ void __launch_bounds__(points_of<3, Q>)
     }
 }
 
+/// Whether the 3D apply with P nodes (and points) per direction runs a thread per column of
+/// points rather than one per point: measured faster at 3 and from 5 nodes per direction (up
+/// to 1.46x at 8), slower at 2 and 4 (see docs/performance.md).
+template <int P, bool LOWER, typename V>
+constexpr bool applies_by_columns()
+{
+    return (P == 3 || P >= 5) && column_apply_fits<P, LOWER, V>();
+}
+
 /// Calls fn.template operator()<DIM, P, LOWER>() for a's dimension, nodes per direction
 /// (P = Q: the assembly's Gauss rule has as many points per direction as nodes) and
 /// lower-order terms; throws for sizes without a kernel.
@@ -654,6 +667,14 @@ void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, index_type begin, 
 {
     if (end <= begin) return;
     with_kernel_sizes(a, [&]<int DIM, int P, bool LOWER>() {
+        if constexpr (DIM == 3 && applies_by_columns<P, LOWER, V>()) {
+            constexpr int E = column_cells<P, LOWER, V>();
+            const unsigned blocks = static_cast<unsigned>((static_cast<long long>(end - begin) + E - 1) / E);
+            column_apply_kernel<P, P, LOWER><<<blocks, E * P * P, 0, stream_of(exec)>>>(a, begin, end, alpha, x, y,
+                                                                                       columns);
+            GPUFEM_CUDA_CHECK_LAUNCH();
+            return;
+        }
         constexpr int E = cells_per_block<DIM, P>;
         const unsigned blocks = static_cast<unsigned>((static_cast<long long>(end - begin) + E - 1) / E);
         const unsigned threads = E * points_of<DIM, P>;
