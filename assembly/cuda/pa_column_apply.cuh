@@ -26,6 +26,24 @@ constexpr bool column_apply_fits()
            48 * 1024;
 }
 
+/// After a block barrier (the buffers' last reads done), this thread's three columns c0, c1,
+/// c2 (on threads tx < P) into buffers 0-2 at (tx, ty); then a barrier.
+template <int P, int Q, typename V>
+__device__ void store_three_columns(int tx, int ty, const V (&c0)[Q], const V (&c1)[Q], const V (&c2)[Q],
+                                    V (*b)[Q * Q * Q])
+{
+    __syncthreads();
+    if (tx < P) {
+#pragma unroll
+        for (int qz = 0; qz < Q; ++qz) {
+            b[0][tx + Q * (ty + Q * qz)] = c0[qz];
+            b[1][tx + Q * (ty + Q * qz)] = c1[qz];
+            b[2][tx + Q * (ty + Q * qz)] = c2[qz];
+        }
+    }
+    __syncthreads();
+}
+
 /// The reference gradient (and value) at the column's Q points from the cell's values:
 /// along z in registers (u: the column's P node values, on threads tx, ty < P), then y and x
 /// through the buffers b. Thread (tx, ty); every thread of the block calls it.
@@ -61,16 +79,7 @@ __device__ void column_gradient(int tx, int ty, const V (&u)[P], const V* sB, co
             }
         }
     }
-    __syncthreads();
-    if (tx < P) {
-#pragma unroll
-        for (int qz = 0; qz < Q; ++qz) {
-            b[0][tx + Q * (ty + Q * qz)] = zy[qz];
-            b[1][tx + Q * (ty + Q * qz)] = zyd[qz];
-            b[2][tx + Q * (ty + Q * qz)] = zdy[qz];
-        }
-    }
-    __syncthreads();
+    store_three_columns<P>(tx, ty, zy, zyd, zdy, b);
 #pragma unroll
     for (int qz = 0; qz < Q; ++qz) {  // along x at (x = tx, y = ty)
         gx[qz] = gy[qz] = gz[qz] = value[qz] = 0;
@@ -116,16 +125,7 @@ __device__ void column_transposed(int tx, int ty, const V (&v0)[Q], const V (&v1
             }
         }
     }
-    __syncthreads();
-    if (tx < P) {
-#pragma unroll
-        for (int qz = 0; qz < Q; ++qz) {
-            b[0][tx + Q * (ty + Q * qz)] = t0[qz];
-            b[1][tx + Q * (ty + Q * qz)] = t1[qz];
-            b[2][tx + Q * (ty + Q * qz)] = t2[qz];
-        }
-    }
-    __syncthreads();
+    store_three_columns<P>(tx, ty, t0, t1, t2, b);
 #pragma unroll
     for (int k = 0; k < P; ++k) out[k] = 0;
     if (tx >= P || ty >= P) return;
