@@ -7,24 +7,11 @@
 // (gathered, load_tables, point_step_3d); the steps' order and meaning are those of
 // reference_gradient_3d and transposed_contractions_3d there.
 
-/// Cells per block of the column apply: about 256 threads, the cells' buffers (three, four
-/// with lower-order terms, of Q^3 values) within the 48 KB of static shared memory.
-template <int Q, bool LOWER, typename V>
-constexpr int column_cells()
-{
-    constexpr int by_threads = Q * Q >= 256 ? 1 : 256 / (Q * Q);
-    constexpr int bytes_per_cell = (LOWER ? 4 : 3) * Q * Q * Q * static_cast<int>(sizeof(V));
-    constexpr int by_memory = (48 * 1024 - 2 * Q * Q * static_cast<int>(sizeof(V))) / bytes_per_cell;
-    return by_memory < 1 ? 1 : (by_threads < by_memory ? by_threads : by_memory);
-}
-
-/// Whether the column apply's buffers of Q points per direction fit a block.
-template <int Q, bool LOWER, typename V>
-constexpr bool column_apply_fits()
-{
-    return (LOWER ? 4 : 3) * Q * Q * Q * static_cast<int>(sizeof(V)) + 2 * Q * Q * static_cast<int>(sizeof(V)) <=
-           48 * 1024;
-}
+/// Cells per block of the column apply: about 128 threads (measured faster than 256 or more
+/// at every degree from 4 to 7, and level at 8); their buffers (three, four with lower-order
+/// terms, of Q^3 values each) then stay within the 48 KB of static shared memory.
+template <int Q>
+constexpr int column_cells = Q * Q >= 128 ? 1 : 128 / (Q * Q);
 
 /// After a block barrier (the buffers' last reads done), this thread's three columns c0, c1,
 /// c2 (on threads tx < P) into buffers 0-2 at (tx, ty); then a barrier.
@@ -146,11 +133,13 @@ __device__ void column_transposed(int tx, int ty, const V (&v0)[Q], const V (&v1
 /// The 3D apply with a thread per column (see the file's comment), column_cells cells to a
 /// block; y += alpha K x over the cells [begin, end), as apply_kernel.
 template <int P, int Q, bool LOWER, typename V>
-__global__ void __launch_bounds__(column_cells<Q, LOWER, V>() * Q * Q)
+__global__ void __launch_bounds__(column_cells<Q> * Q * Q)
     column_apply_kernel(PaArgs<V> a, index_type begin, index_type end, V alpha, const V* __restrict__ x,
                         V* __restrict__ y, PaColumns columns)
 {
-    constexpr int T = Q * Q, E = column_cells<Q, LOWER, V>(), N = P * P * P;
+    constexpr int T = Q * Q, E = column_cells<Q>, N = P * P * P;
+    static_assert(E * (LOWER ? 4 : 3) * Q * Q * Q * sizeof(V) + 2 * Q * P * sizeof(V) <= 48 * 1024,
+                  "the column apply's buffers exceed the static shared memory");
     __shared__ V sB[Q * P], sD[Q * P];
     __shared__ V buffers[E][LOWER ? 4 : 3][Q * Q * Q];
     load_tables(a, sB, sD, Q * P);

@@ -564,11 +564,11 @@ __global__ void __launch_bounds__(points_of<3, Q>)
 
 /// Whether the 3D apply with P nodes (and points) per direction runs a thread per column of
 /// points rather than one per point: measured faster at 3 and from 5 nodes per direction (up
-/// to 1.46x at 8), slower at 2 and 4 (see docs/performance.md).
-template <int P, bool LOWER, typename V>
+/// to 1.54x at 8), slower at 2 and 4 (see docs/performance.md).
+template <int P>
 constexpr bool applies_by_columns()
 {
-    return (P == 3 || P >= 5) && column_apply_fits<P, LOWER, V>();
+    return P == 3 || P >= 5;
 }
 
 /// Calls fn.template operator()<DIM, P, LOWER>() for a's dimension, nodes per direction
@@ -667,8 +667,8 @@ void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, index_type begin, 
 {
     if (end <= begin) return;
     with_kernel_sizes(a, [&]<int DIM, int P, bool LOWER>() {
-        if constexpr (DIM == 3 && applies_by_columns<P, LOWER, V>()) {
-            constexpr int E = column_cells<P, LOWER, V>();
+        if constexpr (DIM == 3 && applies_by_columns<P>()) {
+            constexpr int E = column_cells<P>;
             const unsigned blocks = static_cast<unsigned>((static_cast<long long>(end - begin) + E - 1) / E);
             column_apply_kernel<P, P, LOWER><<<blocks, E * P * P, 0, stream_of(exec)>>>(a, begin, end, alpha, x, y,
                                                                                        columns);
