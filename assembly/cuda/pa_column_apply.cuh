@@ -1,9 +1,10 @@
 #pragma once
 // The 3D partial-assembly apply with a thread per (x, y) column of a cell's points: each
 // thread holds its column's Q values along z in registers, so the contractions along z take
-// no shared memory and no barrier, and those along x and y read Q^2 cell entries per thread
-// from shared memory against the point-per-thread kernel's Q^3 threads each reading P (and
-// the 1D tables read as warp broadcasts). Included by pa_kernels.cu after its helpers
+// no shared memory and no barrier (their table entries are the same for every thread: warp
+// broadcasts), and those along x and y read Q^2 cell entries per thread from shared memory
+// against the point-per-thread kernel's Q^3 threads each reading P. Included by pa_kernels.cu
+// after its helpers
 // (gathered, load_tables, point_step_3d); the steps' order and meaning are those of
 // reference_gradient_3d and transposed_contractions_3d there.
 
@@ -147,7 +148,8 @@ __global__ void __launch_bounds__(column_cells<Q> * Q * Q)
     const index_type e = begin + static_cast<index_type>(blockIdx.x) * E + slot;
     const bool active = e < end;
     const bool node_column = active && tx < P && ty < P;
-    const index_type* cell_nodes = a.nodes + static_cast<long long>(active ? e : begin) * N + tx + P * ty;
+    // The column's first node; formed only for a column of nodes of a cell.
+    const index_type* cell_nodes = node_column ? a.nodes + static_cast<long long>(e) * N + tx + P * ty : nullptr;
     V u[P];
 #pragma unroll
     for (int k = 0; k < P; ++k) u[k] = node_column ? gathered(x, cell_nodes[P * P * k], columns) : V(0);

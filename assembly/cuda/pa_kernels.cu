@@ -668,17 +668,17 @@ void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, index_type begin, 
     if (end <= begin) return;
     with_kernel_sizes(a, [&]<int DIM, int P, bool LOWER>() {
         if constexpr (DIM == 3 && applies_by_columns<P>()) {
-            constexpr int E = column_cells<P>;
+            constexpr int E = column_cells<P>;  // Q = P: Q^2 threads a cell
             const unsigned blocks = static_cast<unsigned>((static_cast<long long>(end - begin) + E - 1) / E);
             column_apply_kernel<P, P, LOWER><<<blocks, E * P * P, 0, stream_of(exec)>>>(a, begin, end, alpha, x, y,
                                                                                        columns);
-            GPUFEM_CUDA_CHECK_LAUNCH();
-            return;
+        } else {
+            constexpr int E = cells_per_block<DIM, P>;
+            const unsigned blocks = static_cast<unsigned>((static_cast<long long>(end - begin) + E - 1) / E);
+            const unsigned threads = E * points_of<DIM, P>;
+            apply_kernel<DIM, P, P, LOWER><<<blocks, threads, 0, stream_of(exec)>>>(a, begin, end, alpha, x, y,
+                                                                                    columns);
         }
-        constexpr int E = cells_per_block<DIM, P>;
-        const unsigned blocks = static_cast<unsigned>((static_cast<long long>(end - begin) + E - 1) / E);
-        const unsigned threads = E * points_of<DIM, P>;
-        apply_kernel<DIM, P, P, LOWER><<<blocks, threads, 0, stream_of(exec)>>>(a, begin, end, alpha, x, y, columns);
         GPUFEM_CUDA_CHECK_LAUNCH();
     });
 }

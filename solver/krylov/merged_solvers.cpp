@@ -37,10 +37,13 @@ struct LoopOutcome {
 /// Never on where the iterations run as they are queued (the CPU).
 class LookAhead {
 public:
+    /// allowed: whether batches may be queued ahead at all; tolerance: the solve's; check:
+    /// iterations a batch.
     LookAhead(bool allowed, double tolerance, int check)
         : allowed_(allowed), on_(allowed), tolerance_(tolerance), check_(check)
     {
     }
+    /// Whether to queue the next batch before reading the last.
     bool on() const { return on_; }
     /// Updates the forecast with the state just read.
     void update(const KrylovScalars& s)
@@ -61,6 +64,17 @@ private:
     int check_;
     std::optional<std::pair<int, double>> previous_;  // (iteration, residual) of an earlier read
 };
+
+/// The iteration loop's account in the debug log: iterations queued, reads, and when the
+/// first and the last read came (from start).
+void log_loop(int queued, int reads, std::chrono::steady_clock::time_point start,
+              std::chrono::steady_clock::time_point first_read)
+{
+    using seconds = std::chrono::duration<double>;
+    spdlog::debug("solver: {} iterations queued, {} reads, the first {:.4f} s and the last {:.4f} s into the loop",
+                  queued, reads, seconds(first_read - start).count(),
+                  seconds(std::chrono::steady_clock::now() - start).count());
+}
 
 /// Queues iterations in batches until the device state says stop. iteration() queues one
 /// iteration; capturable() tells whether the operator can be captured in a graph now.
@@ -121,10 +135,7 @@ LoopOutcome run_iterations(const ExecPtr& exec, IterationRunner& runner, const M
         ahead.update(read_oldest());
     }
     while (!in_flight.empty()) read_oldest();
-    using seconds = std::chrono::duration<double>;
-    spdlog::debug("solver: {} iterations queued, {} reads, the first {:.4f} s and the last {:.4f} s into the loop",
-                  queued, out.host_reads, seconds(first_read - loop_start).count(),
-                  seconds(std::chrono::steady_clock::now() - loop_start).count());
+    log_loop(queued, out.host_reads, loop_start, first_read);
     return out;
 }
 
@@ -275,7 +286,7 @@ struct MergedSetup {
         runner->post_state(buffers.workspace().state, 0);
         const KrylovScalars s = runner->wait_state(0);
         using seconds = std::chrono::duration<double>;
-        spdlog::debug("solver: buffers made in {:.4f} s, started (r0, M^-1 r0 and the scalars) in {:.4f} s",
+        spdlog::debug("solver: buffers made in {:.4f} s, the start kernels done in {:.4f} s",
                       seconds(made - entered).count(), seconds(std::chrono::steady_clock::now() - made).count());
         return s;
     }
@@ -296,6 +307,7 @@ struct MergedSetup {
     SpmvTiming timing;
     IntervalTimer* vector;
     IntervalTimer* reduction;
+    /// When the members above were made (declared last, so initialised after them).
     std::chrono::steady_clock::time_point made = std::chrono::steady_clock::now();
 };
 
