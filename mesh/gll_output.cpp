@@ -135,7 +135,10 @@ std::vector<MeshField> equispaced_point_fields(const Mesh& mesh, const std::vect
     std::vector<MeshField> out;
     for (const MeshField& field : point_fields) {
         if (std::find(skip.begin(), skip.end(), field.name) != skip.end()) continue;
-        const HostVector<double> given = field.widened();
+        // The source in double (a field held in float widened once), the result a copy of it.
+        HostVector<double> widened;
+        if (field.held_in_float()) widened = field.widened();
+        const HostVector<double>& given = field.held_in_float() ? widened : field.values;
         HostVector<double> values(given.begin(), given.end());
         interpolate(mesh, tensor, owner, given.data(), values.data(), 1, 1);
         MeshField converted(field.name, std::move(values));

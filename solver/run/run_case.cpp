@@ -387,7 +387,7 @@ ExecPtr run_executor(const CaseSpec& spec, SweepReuse* reuse, bool mesh_kept)
     if (!spec.matrix && !mesh_kept) prestart_mesh_worker(spec.mesh);
     const double worker = seconds_since(start);
     if (reuse && reuse->exec) return reuse->exec;
-    Executor::cuda_device_count();  // the driver's start (cuInit), timed apart from the context
+    uses_cuda(spec.backend);  // the driver's start (cuInit) for a CUDA backend, timed apart from the context
     const double driver = seconds_since(start) - worker;
     const ExecPtr exec = make_executor(spec.backend);
     if (reuse) reuse->exec = exec;
