@@ -15,6 +15,7 @@
 #include "assembly/poisson_assembly.hpp"
 #include "assembly/robin_data.hpp"
 #include "assembly/robin_kernels.hpp"
+#include "assembly/tensor_flux_tables.hpp"
 #include "linalg/blas1.hpp"
 #include "linalg/precision.hpp"
 #include "mesh/lagrange_basis.hpp"
@@ -25,23 +26,6 @@ namespace {
 
 /// The flux fields' names by component.
 constexpr const char* flux_field_names[3] = {"flux_x", "flux_y", "flux_z"};
-
-/// The reference element whose points are the element's nodes (weights 1): the flux at the
-/// nodes. The pyramid's rational basis has no gradient at its apex: its points are moved
-/// towards the centre by 1e-9 of the way.
-ReferenceElement nodal_reference(ElementType type, int degree)
-{
-    QuadratureRule rule;
-    rule.dim = element_dimension(type);
-    rule.points = degree == 1 ? reference_nodes(type) : lagrange_reference_nodes(type, degree);
-    rule.weights.assign(rule.points.size() / static_cast<std::size_t>(rule.dim), 1.0);
-    if (type == ElementType::pyramid) {
-        const double centre[3] = {0.0, 0.0, 0.25};
-        for (std::size_t k = 0; k < rule.points.size(); ++k)
-            rule.points[k] += 1e-9 * (centre[k % 3] - rule.points[k]);
-    }
-    return make_reference_element(type, degree, std::move(rule));
-}
 
 /// The cells of a mesh as element blocks: the mesh itself, or its blocks of one type (with
 /// each block cell's number in the mesh).
@@ -233,10 +217,11 @@ void add_cell_means(FluxBlocks& blocks, const ProblemSpec& problem, const Array<
 }
 
 /// The flux's node sums of u and their weights into pass (the flux at each cell's nodes),
-/// block by block on a mixed mesh (the stages' times into laps).
+/// block by block on a mixed mesh, by sum factorisation where tensor is given (the stages'
+/// times into laps).
 template <typename V>
-void add_node_sums(FluxBlocks& blocks, const ProblemSpec& problem, const Array<V>& u, CellPass& pass,
-                   StageLaps& laps)
+void add_node_sums(FluxBlocks& blocks, const ProblemSpec& problem, const Array<V>& u,
+                   const TensorFluxTables<V>* tensor, CellPass& pass, StageLaps& laps)
 {
     const ExecPtr& exec = u.executor();
     for (std::size_t b = 0; b < blocks.meshes.size(); ++b) {
@@ -247,7 +232,11 @@ void add_node_sums(FluxBlocks& blocks, const ProblemSpec& problem, const Array<V
         laps.lap_after(*exec, "nodal geometry");
         add_coefficients(nodal, *cells, at_nodes, problem);
         laps.lap_after(*exec, "nodal coefficients");
-        GPUFEM_DISPATCH(*exec, node_flux_sums(*exec, nodal, u.data(), pass.node_sum.data(), pass.node_weight.data()));
+        if (tensor)
+            GPUFEM_DISPATCH(*exec, tensor_node_fluxes(*exec, nodal.args(), tensor->at_nodes(), u.data(),
+                                                      pass.node_sum.data(), pass.node_weight.data()));
+        else
+            GPUFEM_DISPATCH(*exec, node_flux_sums(*exec, nodal, u.data(), pass.node_sum.data(), pass.node_weight.data()));
         exec->synchronize();  // nodal is freed
     }
 }
@@ -328,6 +317,20 @@ HostVector<T> column_to_host(const Array<T>& columns, std::size_t n, int d)
 
 }  // namespace
 
+ReferenceElement nodal_reference(ElementType type, int degree)
+{
+    QuadratureRule rule;
+    rule.dim = element_dimension(type);
+    rule.points = degree == 1 ? reference_nodes(type) : lagrange_reference_nodes(type, degree);
+    rule.weights.assign(rule.points.size() / static_cast<std::size_t>(rule.dim), 1.0);
+    if (type == ElementType::pyramid) {
+        const double centre[3] = {0.0, 0.0, 0.25};
+        for (std::size_t k = 0; k < rule.points.size(); ++k)
+            rule.points[k] += 1e-9 * (centre[k % 3] - rule.points[k]);
+    }
+    return make_reference_element(type, degree, std::move(rule));
+}
+
 std::vector<MeshField> column_fields(int dim, const Array<double>& columns, std::size_t n, bool float32)
 {
     std::vector<MeshField> fields;
@@ -386,8 +389,17 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     const DirichletOwners owners = dirichlet_owners(mesh, problem, exec, u.size());
     laps.lap_after(*exec, "Dirichlet nodes");
     const bool blocks_residual = mesh.is_mixed() && device_copy_on(mesh, exec);
-    add_cell_means(blocks, problem, u, whole ? &*whole : nullptr, static_cast<long long>(cells_total), pass,
-                   blocks_residual && !problem.dirichlet.empty() ? owners.mask.data() : nullptr, residual);
+    // Hexahedra of degree 2 and up: the means and the Dirichlet rows' residual in one pass by
+    // sum factorisation.
+    const std::optional<TensorFluxTables<V>> tensor = whole ? TensorFluxTables<V>::make(exec, mesh) : std::nullopt;
+    if (tensor)
+        GPUFEM_DISPATCH(*exec, tensor_cell_fluxes(*exec, whole->args(), tensor->at_points(), u.data(),
+                                                  problem.dirichlet.empty() ? nullptr : owners.mask.data(),
+                                                  static_cast<long long>(cells_total), pass.cell_flux.data(),
+                                                  pass.integrals.data(), residual.data()));
+    else
+        add_cell_means(blocks, problem, u, whole ? &*whole : nullptr, static_cast<long long>(cells_total), pass,
+                       blocks_residual && !problem.dirichlet.empty() ? owners.mask.data() : nullptr, residual);
     laps.lap("cell means");
     SolutionFluxes out;
     out.cell_fields = column_fields(mesh.dim, pass.cell_flux, cells_total, fields.float32);
@@ -397,13 +409,13 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
                         "nodes, Neumann -int g, Robin int h (u - u_inf)";
     out.report.regions = device_region_integrals(mesh, pass.integrals, summed_cells, scope.partial());
     laps.lap("regions");
-    if (!problem.dirichlet.empty() && !blocks_residual)
+    if (!problem.dirichlet.empty() && !blocks_residual && !tensor)
         add_dirichlet_residual(mesh, problem, owners.mask, u, whole ? &*whole : nullptr, residual);
     exec->synchronize();  // the laps time what the device did
     laps.lap("their residual");
     whole.reset();
     fill(pass.node_sum, 0.0), fill(pass.node_weight, 0.0);
-    add_node_sums(blocks, problem, u, pass, laps);
+    add_node_sums(blocks, problem, u, tensor ? &*tensor : nullptr, pass, laps);
     laps.lap("node sums");
     const MeshOnExec on_exec(mesh, exec);
     natural_group_fluxes(mesh, problem, u, on_exec.coordinates, summed_nodes, residual, load, out.report);

@@ -13,6 +13,7 @@
 
 #include "assembly/flux_report.hpp"
 #include "assembly/problem_spec.hpp"
+#include "assembly/reference_element.hpp"
 #include "linalg/array.hpp"
 #include "mesh/mesh.hpp"
 #include "mesh/vtk_writer.hpp"
@@ -66,6 +67,11 @@ struct FluxFieldOptions {
 template <typename V>
 SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Array<V>& u, FluxScope scope = {},
                          const FluxFieldOptions& fields = {});
+
+/// The reference element of this type and degree whose points are the element's nodes, in
+/// its node order (weights 1): where the flux at the nodes is computed. The pyramid's rational
+/// basis has no gradient at its apex: its points are moved towards the centre by 1e-9 of the way.
+ReferenceElement nodal_reference(ElementType type, int degree);
 
 /// The regions' integrals from each cell's integrals on their executor (5 columns of
 /// mesh.num_cells() values: volume, u, f, c u, b . grad u), summed there by the cells' region

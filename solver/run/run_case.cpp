@@ -134,7 +134,9 @@ void write_solution_early(EarlyOutputs& early, const Mesh& mesh, const MeshField
         write_vtu_field_early(*early.prewrite, mesh, u);
         return;
     }
+    const auto start = clock_type::now();
     early.early_fields = equispaced_point_fields(mesh, {u});
+    spdlog::debug("u at the equispaced points in {:.3f} s", seconds_since(start));
     write_vtu_field_early(*early.prewrite, mesh, early.early_fields.front());
 }
 
@@ -145,7 +147,9 @@ void finish_equispaced_vtu(const CaseSpec& spec, const Mesh& mesh, const Solutio
 {
     std::vector<std::string> written;
     for (const MeshField& e : early.early_fields) written.push_back(e.name);
+    const auto start = clock_type::now();
     std::vector<MeshField> fields = equispaced_point_fields(mesh, solution.point_fields, written);
+    spdlog::debug("{} point fields at the equispaced points in {:.3f} s", fields.size(), seconds_since(start));
     for (MeshField& e : early.early_fields) fields.push_back(std::move(e));
     write_vtu_equispaced(early.vtu, *early.equispaced, fields, solution.cell_fields, spec.output.compression,
                          on_progress, early.prewrite.get());

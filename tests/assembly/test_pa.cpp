@@ -8,6 +8,7 @@
 #include "assembly/operator_levels.hpp"
 #include "assembly/pa_tensor_basis.hpp"
 #include "pa_test_support.hpp"
+#include "tensor_flux_test_support.hpp"
 
 using namespace gpufem;
 
@@ -116,4 +117,16 @@ TEST(PaTransfer, EqualsTheStoredInterpolationAndItsTranspose)
 {
     test::check_pa_first_transfer<double>(Executor::create_cpu());
     test::check_pa_first_transfer<float>(Executor::create_cpu());
+}
+
+// The fluxes by sum factorisation (cell means and integrals, the Dirichlet rows' residual, the
+// node sums) equal the general kernels' on hexahedra of orders 2 to 8.
+TEST(TensorFluxes, MatchTheGeneralKernelsDouble)
+{
+    test::check_tensor_fluxes_against_general<double>(Executor::create_cpu());
+}
+
+TEST(TensorFluxes, MatchTheGeneralKernelsFloat)
+{
+    test::check_tensor_fluxes_against_general<float>(Executor::create_cpu());
 }

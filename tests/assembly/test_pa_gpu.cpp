@@ -5,6 +5,7 @@
 
 #include "gpu_test.hpp"
 #include "pa_test_support.hpp"
+#include "tensor_flux_test_support.hpp"
 
 using namespace gpufem;
 
@@ -77,4 +78,12 @@ TEST(PaGpu, TransferEqualsTheStoredInterpolationAndItsTranspose)
     GPUFEM_REQUIRE_GPU();
     test::check_pa_first_transfer<double>(Executor::create_cuda(0));
     test::check_pa_first_transfer<float>(Executor::create_cuda(0));
+}
+
+// The flux kernels by sum factorisation on the GPU against the general kernels on the CPU.
+TEST(PaGpu, TensorFluxesMatchTheGeneralKernelsOnTheCpu)
+{
+    GPUFEM_REQUIRE_GPU();
+    test::check_tensor_fluxes_against_general<double>(Executor::create_cuda(0));
+    test::check_tensor_fluxes_against_general<float>(Executor::create_cuda(0));
 }

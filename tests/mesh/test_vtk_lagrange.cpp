@@ -21,6 +21,7 @@
 #include <vtkUnstructuredGrid.h>
 #include <vtkXMLUnstructuredGridReader.h>
 
+#include "mesh/gll_output.hpp"
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/mesh_source.hpp"
 #include "mesh/vtk_lagrange_nodes.hpp"
@@ -263,6 +264,49 @@ TEST(VtkLagrange, WedgesAndQuadraticPyramidsInterpolateTheirPolynomials)
                       1e-10);
         }
     }
+}
+
+TEST(VtkLagrange, GllFieldsAtTheEquispacedPointsAreTheCellsPolynomials)
+{
+    // Hexahedra and quadrilaterals of orders 5 to 8 (GLL nodes) on axis-aligned boxes: a
+    // polynomial of the order in each variable, given at the nodes, is the same polynomial at
+    // the equispaced points the conversion moves the nodes to; a field held in float stays in
+    // float; a node no cell holds keeps its value.
+    std::mt19937 rng(5);
+    for (const char* shape : {"unit_square", "unit_cube"})
+        for (int k = 5; k <= 8; ++k) {
+            SCOPED_TRACE(std::string(shape) + " order " + std::to_string(k));
+            MeshSpec spec;
+            spec.shape = shape;
+            spec.elements = std::string(shape) == "unit_cube" ? "hexahedron" : "quadrilateral";
+            spec.size = 0.5;
+            spec.degree = k;
+            Mesh mesh = load_mesh(spec);
+            mesh.coordinates.insert(mesh.coordinates.end(), {0.25, 0.5, 0.75});  // in no cell
+            const Polynomial p(mesh.dim, k, true, rng);
+            const auto n = static_cast<std::size_t>(mesh.num_nodes());
+            HostVector<double> at_nodes(n);
+            for (std::size_t i = 0; i < n; ++i) at_nodes[i] = p(&mesh.coordinates[3 * i]);
+            const std::vector<MeshField> fields{MeshField("p", at_nodes),
+                                                MeshField("q", HostVector<float>(at_nodes.begin(), at_nodes.end()))};
+            const EquispacedOutput out = equispaced_output(mesh, fields);
+            ASSERT_EQ(out.point_fields.size(), 2u);
+            EXPECT_TRUE(out.point_fields[1].held_in_float());
+            double error = 0, float_error = 0, scale = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                const double exact = p(&out.mesh.coordinates[3 * i]);
+                scale = std::max(scale, std::abs(exact));
+                error = std::max(error, std::abs(out.point_fields[0].values[i] - exact));
+                float_error = std::max(float_error, std::abs(double(out.point_fields[1].narrow[i]) - exact));
+            }
+            EXPECT_LT(error, 1e-10 * scale);
+            EXPECT_LT(float_error, 1e-5 * scale);
+            EXPECT_EQ(out.mesh.coordinates[3 * (n - 1) + 2], 0.75);
+            EXPECT_EQ(out.point_fields[0].values[n - 1], at_nodes[n - 1]);
+            const std::vector<MeshField> again = equispaced_point_fields(mesh, fields, {"p"});
+            ASSERT_EQ(again.size(), 1u);
+            EXPECT_EQ(again[0].name, "q");
+        }
 }
 
 TEST(VtkLagrange, NodeCountMustMatchTheOrder)
