@@ -86,6 +86,9 @@ struct SolutionOutput {
     std::vector<MeshField> cell_fields;
     std::optional<ErrorNorms> errors;
     std::optional<FluxReport> fluxes;
+    /// Whether the point fields are at the equispaced points of the mesh's cells
+    /// (Discretisation::give_equispaced_point_fields), not at its nodes.
+    bool point_fields_equispaced = false;
 };
 
 /// p-multigrid's transfers with the first applied without a stored matrix: that one as
@@ -162,6 +165,10 @@ public:
         flux_fields_float32_ = float32_fields;
     }
     bool flux_output() const { return flux_output_; }
+    /// Asks solution_output for its point fields at the equispaced points of cells with GLL
+    /// nodes, as VTK's Lagrange cells read them, converted where they are computed (on the
+    /// device for a CUDA run); returns whether it will (none by default).
+    virtual bool give_equispaced_point_fields() { return false; }
     bool flux_fields_float32() const { return flux_fields_float32_; }
     /// Called by solution_output with the solution's point field as soon as it is on the host,
     /// before the fields computed from it (the fluxes, the errors), so that its writing can

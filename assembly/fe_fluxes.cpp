@@ -343,13 +343,17 @@ std::vector<MeshField> column_fields(int dim, const Array<double>& columns, std:
     return fields;
 }
 
-std::vector<MeshField> node_mean_fields(int dim, const Array<double>& sum, const Array<double>& weight, bool float32)
+std::vector<MeshField> node_mean_fields(int dim, const Array<double>& sum, const Array<double>& weight, bool float32,
+                                        const EquispacedConversion* equispaced)
 {
     const ExecPtr& exec = weight.executor();
     const std::size_t n = weight.size();
     Array<double> columns(exec, static_cast<std::size_t>(dim) * n);
     GPUFEM_DISPATCH(*exec, node_flux_means(*exec, static_cast<long long>(n), dim, sum.data(), weight.data(), columns.data()));
-    return column_fields(dim, columns, n, float32);
+    if (!equispaced) return column_fields(dim, columns, n, float32);
+    Array<double> converted(exec, columns.size());
+    for (int d = 0; d < dim; ++d) equispaced->apply(columns.data() + d * n, converted.data() + d * n);
+    return column_fields(dim, converted, n, float32);
 }
 
 
@@ -424,7 +428,7 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     if (!problem.dirichlet.empty())
         dirichlet_group_fluxes(problem, owners, summed_nodes, residual, load, out.report);
     laps.lap("Dirichlet groups");
-    out.point_fields = node_mean_fields(mesh.dim, pass.node_sum, pass.node_weight, fields.float32);
+    out.point_fields = node_mean_fields(mesh.dim, pass.node_sum, pass.node_weight, fields.float32, fields.equispaced);
     laps.lap("point fields");
     spdlog::debug("fluxes: {}", laps.text);
     return out;

@@ -15,6 +15,7 @@
 #include "assembly/problem_spec.hpp"
 #include "assembly/reference_element.hpp"
 #include "linalg/array.hpp"
+#include "mesh/gll_output.hpp"
 #include "mesh/mesh.hpp"
 #include "mesh/vtk_writer.hpp"
 
@@ -58,6 +59,9 @@ struct FluxScope {
 struct FluxFieldOptions {
     bool float32 = true;
     std::function<void(std::span<const MeshField>)> cells_ready;
+    /// Where given, the point fields are converted by it to the equispaced points (on the
+    /// executor, before they are copied to the host).
+    const EquispacedConversion* equispaced = nullptr;
 };
 
 /// The fluxes of the Lagrange solution u (one value per mesh node, on its executor) of problem
@@ -87,9 +91,9 @@ std::string region_name(const Mesh& mesh, int tag);
 /// The flux at the nodes from its weighted sums on their executor (sum: 3 per node, weight: one),
 /// sum / weight per component (0 where the weight is 0), as the dim fields flux_x, flux_y
 /// (, flux_z): divided on the executor, only the dim columns copied to the host (float32: as
-/// column_fields).
+/// column_fields); with equispaced, each column converted by it to the equispaced points first.
 std::vector<MeshField> node_mean_fields(int dim, const Array<double>& sum, const Array<double>& weight,
-                                        bool float32);
+                                        bool float32, const EquispacedConversion* equispaced = nullptr);
 
 /// The flux fields flux_x, flux_y (, flux_z) of dim components from columns of n values on their
 /// executor (component d at d n), copied to the host: float32, rounded to float on the executor

@@ -5,6 +5,7 @@
 
 #include "mesh/shapes/cell_shape.hpp"
 #include "assembly/pattern_estimate.hpp"
+#include "mesh/gll_points.hpp"
 #include "mesh/grid_coarsening.hpp"
 
 namespace gpufem {
@@ -27,6 +28,7 @@ private:
     double element_matrices() const;
     std::pair<double, double> hierarchy() const;
     double errors_on_executor() const;
+    double equispaced_fields() const;
     PhaseBytes fluxes() const;
     double flux_fields() const;
     double output_host() const;
@@ -187,6 +189,15 @@ double FeMemoryModel::errors_on_executor() const
                                 : vector_ + std::max(assembled_peak(8), csr_bytes(in_double) + 40 * n_));
 }
 
+/// A CUDA run's conversion of the point fields to the equispaced points on a mesh with GLL
+/// nodes (when it writes result.vtu): each node's first cell, the cells uploaded (a generated
+/// mesh has them there), u and the flux's columns converted.
+double FeMemoryModel::equispaced_fields() const
+{
+    if (!c_.cuda || !c_.write_solution || mesh_.mixed || !has_gll_nodes(mesh_.cell_type, mesh_.degree)) return 0;
+    return 4 * n_ + 4 * cells_ * p_ + vector_ + (c_.fluxes ? 24 * n_ : 0);
+}
+
 /// The fluxes (with output.fluxes; else nothing): on the executor the node sums, the
 /// residual, a block's cell means and integrals, its coefficients at the quadrature points and
 /// at the nodes, the Neumann and Robin groups' loads and products; on the host the cells' means
@@ -225,7 +236,7 @@ DiscretisationMemory FeMemoryModel::memory() const
         d.assembly = {prewrite + c_.format.host + 2 * n_, scratch_ + assembly()};
         d.resident = {prewrite, scratch_};
         d.errors = {9 * cells_ + (s_ == 4 ? 12 : 8) * n_ + 16 * n_ + flux.host,
-                    scratch_ + std::max(errors_on_executor(), flux.device)};
+                    scratch_ + std::max(errors_on_executor(), flux.device) + equispaced_fields()};
         d.output = {output_host(), scratch_ + vector_};
     } else {
         d.assembly = {n_ + assembly(), 0};

@@ -1,6 +1,7 @@
 #include "assembly/lagrange_discretisation.hpp"
 
 #include <any>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 
@@ -75,7 +76,10 @@ template <typename V>
 SolutionOutput LagrangeDiscretisation<V>::solution_output(const Array<V>& u) const
 {
     SolutionOutput out;
-    HostVector<V> uh = u.to_host_vector();
+    std::optional<EquispacedConversion> equispaced;
+    if (equispaced_points_) equispaced.emplace(u.executor(), mesh_);
+    out.point_fields_equispaced = equispaced.has_value();
+    HostVector<V> uh = equispaced ? equispaced->converted(u).to_host_vector() : u.to_host_vector();
     if constexpr (std::is_same_v<V, double>)
         out.point_fields.push_back({"u", std::move(uh)});  // no second host copy
     else
@@ -84,7 +88,9 @@ SolutionOutput LagrangeDiscretisation<V>::solution_output(const Array<V>& u) con
     if (this->flux_output()) {
         // The cells' fields go to the callback as soon as they are on the host; their values
         // stay where they are as they are moved into out.
-        SolutionFluxes fluxes = fe_fluxes(mesh_, problem_, u, {}, {this->flux_fields_float32(), this->cell_fields_ready()});
+        SolutionFluxes fluxes = fe_fluxes(mesh_, problem_, u, {},
+                                           {this->flux_fields_float32(), this->cell_fields_ready(),
+                                            equispaced ? &*equispaced : nullptr});
         for (MeshField& field : fluxes.point_fields) out.point_fields.push_back(std::move(field));
         for (MeshField& field : fluxes.cell_fields) out.cell_fields.push_back(std::move(field));
         out.fluxes = std::move(fluxes.report);
@@ -92,9 +98,17 @@ SolutionOutput LagrangeDiscretisation<V>::solution_output(const Array<V>& u) con
     if (problem_.exact.empty()) return out;
     NodalErrors errors = compute_errors(mesh_, u, Expression(problem_.exact));
     out.errors = errors.norms;
-    out.point_fields.push_back({"u_exact", std::move(errors.exact)});
-    out.point_fields.push_back({"error", std::move(errors.error)});
+    std::vector<MeshField> fields{{"u_exact", std::move(errors.exact)}, {"error", std::move(errors.error)}};
+    if (equispaced) fields = equispaced_point_fields(mesh_, fields);
+    for (MeshField& field : fields) out.point_fields.push_back(std::move(field));
     return out;
+}
+
+template <typename V>
+bool LagrangeDiscretisation<V>::give_equispaced_point_fields()
+{
+    equispaced_points_ = mesh_has_gll_nodes(mesh_);
+    return equispaced_points_;
 }
 
 template class LagrangeDiscretisation<float>;

@@ -44,8 +44,11 @@ public:
                                              const LinearOperator<V>* op = nullptr) const override;
     /// u as point data; with problem.exact also u_exact, error (u - u_exact) and the norms.
     SolutionOutput solution_output(const Array<V>& u) const override;
+    /// On a mesh with GLL nodes (mesh/gll_output.hpp).
+    bool give_equispaced_point_fields() override;
 
 private:
+    bool equispaced_points_ = false;
     const Mesh& mesh_;
     FunctionSpace space_;
     const ProblemSpec& problem_;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "linalg/array.hpp"
+#include "mesh/equispaced_kernels.hpp"
 #include "mesh/mesh.hpp"
 #include "mesh/vtk_writer.hpp"
 
@@ -22,6 +24,30 @@ bool mesh_has_gll_nodes(const Mesh& mesh);
 struct EquispacedOutput {
     Mesh mesh;
     std::vector<MeshField> point_fields;
+};
+
+/// The conversion of point values of a mesh with GLL nodes to the equispaced points, on an
+/// executor: made once (the 1D matrix, each node's first cell, the cells on the executor: the
+/// mesh's device copy where it is there), then applied to any number of fields held there.
+class EquispacedConversion {
+public:
+    /// For mesh (with GLL nodes; throws std::invalid_argument otherwise) on exec.
+    EquispacedConversion(const ExecPtr& exec, const Mesh& mesh);
+    /// out[n stride + s] = component s < components of in at node n's equispaced point (arrays
+    /// of stride values per node on the executor; a node no cell holds keeps its value).
+    template <typename T>
+    void apply(const T* in, T* out, int stride = 1, int components = 1) const;
+    /// The field's values at the equispaced points, on the executor.
+    template <typename T>
+    Array<T> converted(const Array<T>& in) const;
+
+private:
+    ExecPtr exec_;
+    Array<index_type> cells_;  ///< empty where the mesh's own are used
+    Array<double> line_;
+    Array<int> lexicographic_;
+    Array<index_type> owner_;
+    EquispacedArgs args_;
 };
 
 /// EquispacedOutput of a mesh with GLL nodes (throws std::invalid_argument for another mesh).

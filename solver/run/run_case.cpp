@@ -96,6 +96,9 @@ struct EarlyOutputs {
     /// and the point fields written early, converted to it.
     std::shared_ptr<Mesh> equispaced;
     std::vector<MeshField> early_fields;
+    /// Whether the discretisation gives its point fields at the equispaced points already
+    /// (converted where they are computed, on the device for a CUDA run).
+    bool fields_converted = false;
 };
 
 /// Starts writing result.vtu's mesh when the run qualifies (see EarlyOutputs); else empty.
@@ -130,7 +133,7 @@ EarlyOutputs start_early_outputs(const CaseSpec& spec, const RunOptions& options
 /// has u converted to its equispaced copy first, kept in early).
 void write_solution_early(EarlyOutputs& early, const Mesh& mesh, const MeshField& u)
 {
-    if (!early.equispaced) {
+    if (!early.equispaced || early.fields_converted) {
         write_vtu_field_early(*early.prewrite, mesh, u);
         return;
     }
@@ -145,6 +148,11 @@ void write_solution_early(EarlyOutputs& early, const Mesh& mesh, const MeshField
 void finish_equispaced_vtu(const CaseSpec& spec, const Mesh& mesh, const SolutionOutput& solution,
                            EarlyOutputs& early, const std::function<void(double)>& on_progress)
 {
+    if (solution.point_fields_equispaced) {
+        write_vtu_equispaced(early.vtu, *early.equispaced, solution.point_fields, solution.cell_fields,
+                             spec.output.compression, on_progress, early.prewrite.get());
+        return;
+    }
     std::vector<std::string> written;
     for (const MeshField& e : early.early_fields) written.push_back(e.name);
     const auto start = clock_type::now();
@@ -303,11 +311,13 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
     const Mesh& mesh = input.mesh;
     EarlyOutputs early = start_early_outputs(spec, options, *exec, mesh);
     const auto disc = make_discretisation<V>(spec, input);
+    if (early.equispaced) early.fields_converted = disc->give_equispaced_point_fields();
     // The solution goes into result.vtu while the errors phase computes the fields after it.
     if (early.prewrite)
         disc->set_solution_ready([&early, &mesh](const MeshField& u) { write_solution_early(early, mesh, u); });
-    // So do the cells' flux fields while the device computes the point fields.
-    if (early.prewrite && !early.equispaced)
+    // So do the cells' flux fields while the device computes the point fields (the point
+    // fields at the equispaced points come from the discretisation, or are converted later).
+    if (early.prewrite && (!early.equispaced || early.fields_converted))
         disc->set_cell_fields_ready([&early, &mesh](std::span<const MeshField> fields) {
             write_vtu_cell_fields_early(*early.prewrite, mesh, fields);
         });

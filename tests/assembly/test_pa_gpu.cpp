@@ -5,6 +5,7 @@
 
 #include "gpu_test.hpp"
 #include "pa_test_support.hpp"
+#include "mesh/gll_output.hpp"
 #include "tensor_flux_test_support.hpp"
 
 using namespace gpufem;
@@ -86,4 +87,28 @@ TEST(PaGpu, TensorFluxesMatchTheGeneralKernelsOnTheCpu)
     GPUFEM_REQUIRE_GPU();
     test::check_tensor_fluxes_against_general<double>(Executor::create_cuda(0));
     test::check_tensor_fluxes_against_general<float>(Executor::create_cuda(0));
+}
+
+// Point values of meshes with GLL nodes converted to the equispaced points on the GPU (where
+// the fluxes and the solution are) equal the host's conversion.
+TEST(PaGpu, EquispacedConversionMatchesTheHost)
+{
+    GPUFEM_REQUIRE_GPU();
+    const unsigned seed = test::random_seed();
+    const ExecPtr gpu = Executor::create_cuda(0), cpu = Executor::create_cpu();
+    for (const auto& [type, order] : {std::pair{ElementType::quadrilateral, 8}, std::pair{ElementType::hexahedron, 5},
+                                      std::pair{ElementType::hexahedron, 7}}) {
+        const Mesh mesh = test::pa_mesh(type, order, true, seed, element_dimension(type) == 2 ? 0.25 : 0.5);
+        const std::string what = std::string(element_type_name(type)) + " order " + std::to_string(order);
+        const std::vector<double> values = test::random_vector<double>(static_cast<std::size_t>(mesh.num_nodes()), seed);
+        const EquispacedConversion on_gpu(gpu, mesh), on_cpu(cpu, mesh);
+        const std::vector<double> expected = on_cpu.converted(Array<double>::from_host(cpu, values)).to_host();
+        EXPECT_LT(test::max_relative_difference(on_gpu.converted(Array<double>::from_host(gpu, values)).to_host(), expected),
+                  1e-13) << what;
+        const std::vector<float> narrow(values.begin(), values.end());
+        const std::vector<float> expected_float = on_cpu.converted(Array<float>::from_host(cpu, narrow)).to_host();
+        EXPECT_LT(test::max_rel_diff(on_gpu.converted(Array<float>::from_host(gpu, narrow)).to_host(), expected_float),
+                  1e-6) << what;
+        EXPECT_GT(test::max_relative_difference(expected, values), 1e-3) << what;  // the values moved
+    }
 }

@@ -14,6 +14,7 @@ struct BackendRun {
     nlohmann::json report;
     std::vector<double> u;
     std::vector<double> points;  ///< result.vtu's point coordinates, 3 per point
+    std::vector<double> flux;    ///< result.vtu's point field flux_x, where it has one
 };
 
 BackendRun run_backend(const test::TempDir& dir, const std::filesystem::path& file, const std::string& backend,
@@ -28,8 +29,10 @@ BackendRun run_backend(const test::TempDir& dir, const std::filesystem::path& fi
     BackendRun run{test::read_json(out / "report.json"), {}};
     const auto grid = test::read_vtu(out / "result.vtu");
     auto* u = grid->GetPointData()->GetArray("u");
+    auto* flux = grid->GetPointData()->GetArray("flux_x");
     for (vtkIdType i = 0; i < grid->GetNumberOfPoints(); ++i) {
         run.u.push_back(u->GetTuple1(i));
+        if (flux) run.flux.push_back(flux->GetTuple1(i));
         double x[3];
         grid->GetPoint(i, x);
         run.points.insert(run.points.end(), x, x + 3);
@@ -138,6 +141,11 @@ solver: {preconditioner: pmg, tolerance: 1e-11}
         double moved = 0;
         for (std::size_t i = 0; i < cpu.points.size(); ++i) moved = std::max(moved, std::abs(cpu.points[i] - gpu.points[i]));
         EXPECT_LT(moved, 1e-12);
+        // The node-averaged flux (Float32 in the file), converted to the equispaced points on
+        // the device on the GPU, on the host on the CPU.
+        ASSERT_EQ(cpu.flux.size(), cpu.u.size());
+        ASSERT_EQ(gpu.flux.size(), cpu.flux.size());
+        EXPECT_LT(test::max_relative_difference(gpu.flux, cpu.flux), 1e-6);
         EXPECT_NEAR(cpu.report["solver"]["iterations"].get<int>(), gpu.report["solver"]["iterations"].get<int>(), 1);
         EXPECT_EQ(gpu.report["format"], "pa");
     }
