@@ -18,6 +18,7 @@
 #include "assembly/tensor_flux_tables.hpp"
 #include "linalg/blas1.hpp"
 #include "linalg/precision.hpp"
+#include "mesh/gll_output.hpp"
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/stage_laps.hpp"
 

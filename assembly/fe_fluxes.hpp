@@ -15,11 +15,12 @@
 #include "assembly/problem_spec.hpp"
 #include "assembly/reference_element.hpp"
 #include "linalg/array.hpp"
-#include "mesh/gll_output.hpp"
 #include "mesh/mesh.hpp"
 #include "mesh/vtk_writer.hpp"
 
 namespace gpufem {
+
+class EquispacedConversion;
 
 /// The flux fields and the report of a solution.
 struct SolutionFluxes {

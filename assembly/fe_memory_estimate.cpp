@@ -190,8 +190,8 @@ double FeMemoryModel::errors_on_executor() const
 }
 
 /// A CUDA run's conversion of the point fields to the equispaced points on a mesh with GLL
-/// nodes (when it writes result.vtu): each node's first cell, the cells uploaded (a generated
-/// mesh has them there), u and the flux's columns converted.
+/// nodes (when it writes result.vtu): each node's first cell, the cells (uploaded where the
+/// mesh has no device copy; counted either way), u and the flux's columns converted.
 double FeMemoryModel::equispaced_fields() const
 {
     if (!c_.cuda || !c_.write_solution || mesh_.mixed || !has_gll_nodes(mesh_.cell_type, mesh_.degree)) return 0;
@@ -235,7 +235,9 @@ DiscretisationMemory FeMemoryModel::memory() const
         const double prewrite = prewrite_host_bytes(c_, mesh_);
         d.assembly = {prewrite + c_.format.host + 2 * n_, scratch_ + assembly()};
         d.resident = {prewrite, scratch_};
-        d.errors = {9 * cells_ + (s_ == 4 ? 12 : 8) * n_ + 16 * n_ + flux.host,
+        // With an exact solution and GLL nodes, u_exact and error are converted on the host there.
+        const double exact_copies = equispaced_fields() > 0 && !problem_.exact.empty() ? 16 * n_ : 0;
+        d.errors = {9 * cells_ + (s_ == 4 ? 12 : 8) * n_ + 16 * n_ + flux.host + exact_copies,
                     scratch_ + std::max(errors_on_executor(), flux.device) + equispaced_fields()};
         d.output = {output_host(), scratch_ + vector_};
     } else {

@@ -11,6 +11,7 @@
 #include "assembly/lagrange_interpolation.hpp"
 #include "assembly/pa_transfer.hpp"
 #include "assembly/pmg_coarse_operators.hpp"
+#include "mesh/gll_output.hpp"
 #include "mesh/mesh_source.hpp"
 #include "assembly/operator_levels.hpp"
 

@@ -29,12 +29,15 @@ struct EquispacedOutput {
 /// The conversion of point values of a mesh with GLL nodes to the equispaced points, on an
 /// executor: made once (the 1D matrix, each node's first cell, the cells on the executor: the
 /// mesh's device copy where it is there), then applied to any number of fields held there.
+/// It reads the mesh's cells where they are: the mesh must outlive it.
 class EquispacedConversion {
 public:
     /// For mesh (with GLL nodes; throws std::invalid_argument otherwise) on exec.
     EquispacedConversion(const ExecPtr& exec, const Mesh& mesh);
     /// out[n stride + s] = component s < components of in at node n's equispaced point (arrays
-    /// of stride values per node on the executor; a node no cell holds keeps its value).
+    /// of stride values per node on the executor; a node no cell holds keeps its value). in and
+    /// out must not overlap (a shared node's value is read by its other cells after its first
+    /// cell wrote it).
     template <typename T>
     void apply(const T* in, T* out, int stride = 1, int components = 1) const;
     /// The field's values at the equispaced points, on the executor.

@@ -77,6 +77,8 @@ __global__ void __launch_bounds__(cells_per_block<3, P> * points_of<3, P>)
     __shared__ V sB[P * P], sD[P * P];
     __shared__ V buffers[E][buffers_of<3>][T];
     __shared__ double partial[E * T];
+    static_assert(sizeof(sB) + sizeof(sD) + sizeof(buffers) + sizeof(partial) <= 48 * 1024,
+                  "the cell kernel's static shared memory (47,952 bytes at nine points a direction in double)");
     load_flux_tables(t, sB, sD);
     const int slot = threadIdx.x / T, r = threadIdx.x % T;
     const index_type e = static_cast<index_type>(blockIdx.x) * E + slot;

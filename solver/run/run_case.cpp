@@ -129,8 +129,9 @@ EarlyOutputs start_early_outputs(const CaseSpec& spec, const RunOptions& options
     return early;
 }
 
-/// Writes the solution u into the prewrite's file (mesh: the run's mesh; a mesh with GLL nodes
-/// has u converted to its equispaced copy first, kept in early).
+/// Writes the solution u into the prewrite's file (mesh: the run's mesh; on a mesh with GLL
+/// nodes u is at the equispaced points already when the discretisation converted it, else it is
+/// converted on the host first, kept in early).
 void write_solution_early(EarlyOutputs& early, const Mesh& mesh, const MeshField& u)
 {
     if (!early.equispaced || early.fields_converted) {
@@ -144,7 +145,8 @@ void write_solution_early(EarlyOutputs& early, const Mesh& mesh, const MeshField
 }
 
 /// result.vtu of a mesh with GLL nodes whose equispaced copy was prewritten: the point fields
-/// not written early converted, then the file finished.
+/// as they are when the discretisation gave them at the equispaced points, else those not
+/// written early converted on the host; then the file finished.
 void finish_equispaced_vtu(const CaseSpec& spec, const Mesh& mesh, const SolutionOutput& solution,
                            EarlyOutputs& early, const std::function<void(double)>& on_progress)
 {
@@ -315,8 +317,8 @@ void run_stages(const CaseSpec& spec, const RunOptions& options, const ExecPtr& 
     // The solution goes into result.vtu while the errors phase computes the fields after it.
     if (early.prewrite)
         disc->set_solution_ready([&early, &mesh](const MeshField& u) { write_solution_early(early, mesh, u); });
-    // So do the cells' flux fields while the device computes the point fields (the point
-    // fields at the equispaced points come from the discretisation, or are converted later).
+    // So do the cells' flux fields while the device computes the point fields (not on a mesh
+    // with GLL nodes whose point fields the host converts at the end).
     if (early.prewrite && (!early.equispaced || early.fields_converted))
         disc->set_cell_fields_ready([&early, &mesh](std::span<const MeshField> fields) {
             write_vtu_cell_fields_early(*early.prewrite, mesh, fields);
