@@ -35,6 +35,70 @@ std::vector<V> tensor_apply(const PaArgs<V>& a, const std::array<const V*, 3>& t
     return values;
 }
 
+/// Cells whose node values are computed in parallel before they are added, in cell order (the
+/// same sums on any number of threads).
+constexpr index_type chunk_cells = 256;
+
+/// For each chunk of cells: cell_values(e) (one value per lexicographic node) in parallel, then
+/// add(e, values) cell after cell.
+template <typename V, typename CellValues, typename Add>
+void cells_in_chunks(const PaArgs<V>& a, index_type begin, index_type end, CellValues&& cell_values, Add&& add)
+{
+    std::vector<std::vector<V>> values(static_cast<std::size_t>(chunk_cells));
+    for (index_type first = begin; first < end; first += chunk_cells) {
+        const index_type last = std::min(end, first + chunk_cells);
+#pragma omp parallel for schedule(static)
+        for (index_type e = first; e < last; ++e) values[static_cast<std::size_t>(e - first)] = cell_values(e);
+        for (index_type e = first; e < last; ++e) add(e, values[static_cast<std::size_t>(e - first)]);
+    }
+}
+
+/// Products of the 1D tables: B B, B D and D D entry by entry (q1 x p1 each).
+template <typename V>
+struct ProductTables {
+    std::vector<V> bb, bd, dd;
+    explicit ProductTables(const PaArgs<V>& a)
+    {
+        const std::size_t n = static_cast<std::size_t>(a.q1) * a.p1;
+        for (std::size_t i = 0; i < n; ++i) {
+            bb.push_back(a.basis[i] * a.basis[i]);
+            bd.push_back(a.basis[i] * a.derivative[i]);
+            dd.push_back(a.derivative[i] * a.derivative[i]);
+        }
+    }
+    /// The table along direction dir of a term whose derivatives are along first and second
+    /// (-1: none): D D where both are dir, B D where one is, B B elsewhere.
+    const V* along(int dir, int first, int second) const
+    {
+        const int hits = (dir == first) + (dir == second);
+        return hits == 2 ? dd.data() : hits == 1 ? bd.data() : bb.data();
+    }
+};
+
+/// The diagonal of cell e's element matrix at all its lexicographic nodes by sum factorisation:
+/// each term of sum_q dN_l^T G dN_l (+ N_l beta . dN_l + (w |det J| c) N_l^2) is a product of
+/// 1D tables per direction, so one transposed contraction of its point factor.
+template <typename V>
+std::vector<V> cell_diagonal_by_tensors(const PaArgs<V>& a, const ProductTables<V>& t, index_type e)
+{
+    const int points = pa_points_per_cell(a), npe = pa_nodes_per_cell(a), packed = a.dim * (a.dim + 1) / 2;
+    std::vector<V> diagonal(static_cast<std::size_t>(npe), V(0)), w(static_cast<std::size_t>(points));
+    const auto add_term = [&](int component, V scale, int first, int second) {
+        for (int q = 0; q < points; ++q) w[static_cast<std::size_t>(q)] = scale * pa::factor(a, component, e, q);
+        const std::array<const V*, 3> tables{t.along(0, first, second), t.along(1, first, second),
+                                             t.along(2, first, second)};
+        const std::vector<V> part = tensor_apply(a, tables, true, w);
+        for (int l = 0; l < npe; ++l) diagonal[static_cast<std::size_t>(l)] += part[static_cast<std::size_t>(l)];
+    };
+    for (int c = 0, s = 0; c < a.dim; ++c)
+        for (int c2 = c; c2 < a.dim; ++c2, ++s) add_term(s, c == c2 ? V(1) : V(2), c, c2);
+    if (a.lower_order) {
+        for (int c = 0; c < a.dim; ++c) add_term(packed + c, V(1), c, -1);
+        add_term(packed + a.dim, V(1), -1, -1);
+    }
+    return diagonal;
+}
+
 /// Whether the stored node value is read under columns.
 bool reads(index_type stored, PaColumns columns)
 {
@@ -76,19 +140,6 @@ std::vector<V> cell_action(const PaArgs<V>& a, index_type e, const std::vector<V
         for (int l = 0; l < npe; ++l) ye[l] += part[l];
     }
     return ye;
-}
-
-/// y[n_l] += alpha (K_e x_e)_l for cell e's free nodes l.
-template <typename V>
-void apply_cell(const PaArgs<V>& a, index_type e, V alpha, const V* x, V* y, PaColumns columns)
-{
-    const int npe = pa_nodes_per_cell(a);
-    const index_type* nodes = a.nodes + static_cast<long long>(e) * npe;
-    std::vector<V> xe(npe);
-    for (int l = 0; l < npe; ++l) xe[l] = reads(nodes[l], columns) ? x[nodes[l] < 0 ? ~nodes[l] : nodes[l]] : V(0);
-    const std::vector<V> ye = cell_action(a, e, xe);
-    for (int l = 0; l < npe; ++l)
-        if (nodes[l] >= 0) y[nodes[l]] += alpha * ye[l];
 }
 
 /// P^T K~_e P of cell e (ncl x ncl, row-major), K~_e its element matrix with the Dirichlet
@@ -156,30 +207,55 @@ void pa_point_factors(const Executor&, const ElementArgs<V>& a, const PaArgs<V>&
 template <typename V>
 void pa_loads(const Executor&, const PaArgs<V>& a, const V* loads, V* rhs)
 {
-    const int npe = pa_nodes_per_cell(a);
-    for (index_type e = 0; e < a.cells; ++e)
-        for (int l = 0; l < npe; ++l) {
-            const index_type node = a.nodes[static_cast<long long>(e) * npe + l];
-            rhs[node < 0 ? ~node : node] += pa::cell_load(a, loads, e, l);
-        }
+    const int npe = pa_nodes_per_cell(a), points = pa_points_per_cell(a);
+    cells_in_chunks(
+        a, 0, a.cells,
+        [&](index_type e) {
+            const V* cell = loads + static_cast<long long>(e) * points;
+            return tensor_apply(a, tables_for(a, -1), true, std::vector<V>(cell, cell + points));
+        },
+        [&](index_type e, const std::vector<V>& values) {
+            for (int l = 0; l < npe; ++l) {
+                const index_type node = a.nodes[static_cast<long long>(e) * npe + l];
+                rhs[node < 0 ? ~node : node] += values[static_cast<std::size_t>(l)];
+            }
+        });
 }
 
 template <typename V>
 void pa_diagonal(const Executor&, const PaArgs<V>& a, V* diag)
 {
     const int npe = pa_nodes_per_cell(a);
-    for (index_type e = 0; e < a.cells; ++e)
-        for (int l = 0; l < npe; ++l) {
-            const index_type node = a.nodes[static_cast<long long>(e) * npe + l];
-            diag[node < 0 ? ~node : node] += pa::cell_diagonal(a, e, l);
-        }
+    const ProductTables<V> tables(a);
+    cells_in_chunks(
+        a, 0, a.cells, [&](index_type e) { return cell_diagonal_by_tensors(a, tables, e); },
+        [&](index_type e, const std::vector<V>& values) {
+            for (int l = 0; l < npe; ++l) {
+                const index_type node = a.nodes[static_cast<long long>(e) * npe + l];
+                diag[node < 0 ? ~node : node] += values[static_cast<std::size_t>(l)];
+            }
+        });
 }
 
 template <typename V>
 void pa_apply_cells(const Executor&, const PaArgs<V>& a, index_type begin, index_type end, V alpha, const V* x, V* y,
                     PaColumns columns)
 {
-    for (index_type e = begin; e < end; ++e) apply_cell(a, e, alpha, x, y, columns);
+    const int npe = pa_nodes_per_cell(a);
+    cells_in_chunks(
+        a, begin, end,
+        [&](index_type e) {
+            const index_type* nodes = a.nodes + static_cast<long long>(e) * npe;
+            std::vector<V> xe(static_cast<std::size_t>(npe));
+            for (int l = 0; l < npe; ++l)
+                xe[static_cast<std::size_t>(l)] = reads(nodes[l], columns) ? x[nodes[l] < 0 ? ~nodes[l] : nodes[l]] : V(0);
+            return cell_action(a, e, xe);
+        },
+        [&](index_type e, const std::vector<V>& ye) {
+            const index_type* nodes = a.nodes + static_cast<long long>(e) * npe;
+            for (int l = 0; l < npe; ++l)
+                if (nodes[l] >= 0) y[nodes[l]] += alpha * ye[static_cast<std::size_t>(l)];
+        });
 }
 
 template <typename V>
