@@ -106,6 +106,12 @@ PaTensorBasis make_pa_tensor_basis(const ReferenceElement& ref)
     for (int q = 0; q < t.q1; ++q)
         for (int i = 0; i < t.p1; ++i)
             lagrange_1d(nodes_1d, i, points_1d[q], t.basis[q * t.p1 + i], t.derivative[q * t.p1 + i]);
+    t.derivative_at_nodes.resize(static_cast<std::size_t>(t.p1) * t.p1);
+    for (int k = 0; k < t.p1; ++k)
+        for (int i = 0; i < t.p1; ++i) {
+            double value = 0;
+            lagrange_1d(nodes_1d, i, nodes_1d[k], value, t.derivative_at_nodes[k * t.p1 + i]);
+        }
     check_against_reference(t, ref);
     return t;
 }

@@ -21,6 +21,7 @@ struct PaTensorBasis {
     std::vector<int> rule_of_lex;    ///< q1^dim: the rule's point at each lexicographic position
     std::vector<double> nodes_1d;    ///< p1 node coordinates on [-1, 1], ascending
     std::vector<double> points_1d;   ///< q1 quadrature point coordinates, ascending
+    std::vector<double> derivative_at_nodes;  ///< p1 x p1: 1D basis function i's derivative at node k ([k][i])
 };
 
 /// A coarser Lagrange space's basis on a box element, as one-dimensional tables at the fine

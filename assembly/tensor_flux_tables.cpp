@@ -8,27 +8,6 @@
 namespace gpufem {
 namespace {
 
-/// D[k][i]: the derivative of the 1D Lagrange polynomial i of the nodes at node k.
-std::vector<double> derivatives_at_nodes(const std::vector<double>& x)
-{
-    const std::size_t n = x.size();
-    std::vector<double> D(n * n, 0.0);
-    for (std::size_t k = 0; k < n; ++k)
-        for (std::size_t i = 0; i < n; ++i) {
-            // L_i'(x) = sum over m != i of 1 / (x_i - x_m) prod over j != i, m of (x - x_j) / (x_i - x_j).
-            double sum = 0;
-            for (std::size_t m = 0; m < n; ++m) {
-                if (m == i) continue;
-                double term = 1.0 / (x[i] - x[m]);
-                for (std::size_t j = 0; j < n; ++j)
-                    if (j != i && j != m) term *= (x[k] - x[j]) / (x[i] - x[j]);
-                sum += term;
-            }
-            D[k * n + i] = sum;
-        }
-    return D;
-}
-
 /// values converted to V on exec.
 template <typename V>
 Array<V> table_on(const ExecPtr& exec, const std::vector<double>& values)
@@ -55,7 +34,7 @@ std::optional<TensorFluxTables<V>> TensorFluxTables<V>::make(const ExecPtr& exec
     std::vector<double> identity(static_cast<std::size_t>(basis.p1 * basis.p1), 0.0);
     for (int i = 0; i < basis.p1; ++i) identity[static_cast<std::size_t>(i * basis.p1 + i)] = 1.0;
     tables.identity_ = table_on<V>(exec, identity);
-    tables.node_derivative_ = table_on<V>(exec, derivatives_at_nodes(basis.nodes_1d));
+    tables.node_derivative_ = table_on<V>(exec, basis.derivative_at_nodes);
     return tables;
 }
 

@@ -87,15 +87,12 @@ bool mesh_has_gll_nodes(const Mesh& mesh)
     return !mesh.is_mixed() && has_gll_nodes(mesh.cell_type, mesh.degree);
 }
 
-EquispacedConversion::EquispacedConversion(const ExecPtr& exec, const Mesh& mesh) : exec_(exec)
+EquispacedConversion::EquispacedConversion(const ExecPtr& exec, const Mesh& mesh)
+    : exec_(exec), cells_(mesh, exec, MeshOnExec::Parts::cells_only)
 {
     require_gll_nodes(mesh, "equispaced conversion");
     const TensorInterpolation tensor = tensor_interpolation(mesh.cell_type, mesh.degree);
-    const bool own_cells = exec->is_cuda() && !(mesh.device && mesh.device->cells.executor() == exec);
-    if (own_cells) cells_ = Array<index_type>::from_host(exec, std::span<const index_type>(mesh.cells.data(), mesh.cells.size()));
-    const index_type* cells = own_cells ? cells_.data()
-                              : exec->is_cuda() ? mesh.device->cells.data()
-                                                : mesh.cells.data();
+    const index_type* cells = cells_.cells;
     line_ = Array<double>::from_host(exec, tensor.line);
     lexicographic_ = Array<int>::from_host(exec, tensor.lexicographic);
     owner_ = Array<index_type>(exec, static_cast<std::size_t>(mesh.num_nodes()));

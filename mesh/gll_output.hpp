@@ -29,7 +29,7 @@ struct EquispacedOutput {
 /// The conversion of point values of a mesh with GLL nodes to the equispaced points, on an
 /// executor: made once (the 1D matrix, each node's first cell, the cells on the executor: the
 /// mesh's device copy where it is there), then applied to any number of fields held there.
-/// It reads the mesh's cells where they are: the mesh must outlive it.
+/// It reads the mesh's cells where they are (MeshOnExec): the mesh must outlive it.
 class EquispacedConversion {
 public:
     /// For mesh (with GLL nodes; throws std::invalid_argument otherwise) on exec.
@@ -46,7 +46,7 @@ public:
 
 private:
     ExecPtr exec_;
-    Array<index_type> cells_;  ///< empty where the mesh's own are used
+    MeshOnExec cells_;
     Array<double> line_;
     Array<int> lexicographic_;
     Array<index_type> owner_;
