@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <span>
 #include <random>
@@ -279,11 +280,19 @@ TEST(ReferenceElement, LowOrderNodesAndBasesWithoutGmshEqualGmshs)
         lagrange_basis(e.type, e.order, e.points, values, gradients);
         ASSERT_EQ(values.size(), e.values.size()) << what;
         for (std::size_t k = 0; k < values.size(); ++k) EXPECT_NEAR(values[k], e.values[k], 1e-13) << what;
+        // Both sides invert a Vandermonde matrix in double precision (the pyramid's of order 4 is
+        // 55 x 55, its functions have powers of 1 / (1 - w)): their gradients agree to a few
+        // units of 1e-12 relative to the point's largest gradient, not absolutely.
         const std::size_t n = own.size() / static_cast<std::size_t>(dim);
-        for (std::size_t p = 0; p < 7; ++p)
+        for (std::size_t p = 0; p < 7; ++p) {
+            double scale = 1.0;
+            for (std::size_t j = 0; j < n; ++j)
+                for (int c = 0; c < dim; ++c) scale = std::max(scale, std::abs(e.gradients[(p * n + j) * 3 + c]));
             for (std::size_t j = 0; j < n; ++j)
                 for (int c = 0; c < dim; ++c)
-                    EXPECT_NEAR(gradients[(p * n + j) * dim + c], e.gradients[(p * n + j) * 3 + c], 1e-12) << what;
+                    EXPECT_NEAR(gradients[(p * n + j) * dim + c], e.gradients[(p * n + j) * 3 + c], 1e-11 * scale)
+                        << what << " point " << p;
+        }
     }
 }
 
