@@ -145,8 +145,11 @@ public:
     /// The operators of the pmg_interpolations' coarse spaces, finest first, from the element
     /// matrices (assembly/pmg_coarse_operators.hpp), on exec; empty when not offered. op: the
     /// system's operator, whose stored element matrices are read when it keeps them (lma).
+    /// first_given: the first coarse space's operator is made without a matrix
+    /// (assembly/pa_coarse_level.hpp), an empty matrix stands in its place.
     virtual std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& /*exec*/,
-                                                     const LinearOperator<V>* /*op*/ = nullptr) const
+                                                     const LinearOperator<V>* /*op*/ = nullptr,
+                                                     bool /*first_given*/ = false) const
     {
         return {};
     }

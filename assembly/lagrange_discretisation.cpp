@@ -68,9 +68,10 @@ std::vector<std::optional<StructuredGrid>> LagrangeDiscretisation<V>::pmg_coarse
 
 template <typename V>
 std::vector<Csr<V>> LagrangeDiscretisation<V>::pmg_coarse_operators(const ExecPtr& exec,
-                                                                    const LinearOperator<V>* op) const
+                                                                    const LinearOperator<V>* op,
+                                                                    bool first_given) const
 {
-    return gpufem::pmg_coarse_operators<V>(exec, mesh_, problem_, op);
+    return gpufem::pmg_coarse_operators<V>(exec, mesh_, problem_, op, first_given);
 }
 
 template <typename V>

@@ -40,8 +40,8 @@ public:
     }
     /// The element-wise Galerkin operators of assembly/pmg_coarse_operators.hpp (from op's
     /// storage when it is an lma operator with its cells in their own order).
-    std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec,
-                                             const LinearOperator<V>* op = nullptr) const override;
+    std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const LinearOperator<V>* op = nullptr,
+                                             bool first_given = false) const override;
     /// u as point data; with problem.exact also u_exact, error (u - u_exact) and the norms.
     SolutionOutput solution_output(const Array<V>& u) const override;
     /// On a mesh with GLL nodes (mesh/gll_output.hpp).

@@ -38,7 +38,7 @@ template <typename W>
 PaOperator<V>::PaOperator(const PaOperator<W>& from, InPrecision)
     : exec_(from.exec_), dim_(from.dim_), p1_(from.p1_), q1_(from.q1_), lower_order_(from.lower_order_),
       num_cells_(from.num_cells_), num_nodes_(from.num_nodes_), nodes_(converted<index_type>(from.nodes_)),
-      factors_(converted<V>(from.factors_)), basis_(converted<V>(from.basis_)),
+      factors_(std::make_shared<const Array<V>>(converted<V>(*from.factors_))), basis_(converted<V>(from.basis_)),
       derivative_(converted<V>(from.derivative_)), mask_(converted<std::uint8_t>(from.mask_)),
       dirichlet_(converted<index_type>(from.dirichlet_)), gmsh_of_lex_(from.gmsh_of_lex_),
       nodes_1d_(from.nodes_1d_), points_1d_(from.points_1d_), robin_(copy_of(from.robin_))
@@ -84,10 +84,12 @@ PaOperator<V>::PaOperator(const ExecPtr& exec, const ElementData<V>& data, const
 
     const Array<int> rule_of_lex = Array<int>::from_host(exec, basis.rule_of_lex);
     const std::size_t cell_points = static_cast<std::size_t>(num_cells_) * points;
-    factors_ = Array<V>(exec, cell_points * pa_point_components(dim_, lower_order_));
+    auto factors = std::make_shared<Array<V>>(exec, cell_points * pa_point_components(dim_, lower_order_));
+    V* factor_data = factors->data();
+    factors_ = std::move(factors);
     Array<V> loads(exec, cell_points);
     const PaArgs<V> a = args();
-    GPUFEM_DISPATCH(ex, pa_point_factors(ex, data.args(), a, rule_of_lex.data(), factors_.data(), loads.data()));
+    GPUFEM_DISPATCH(ex, pa_point_factors(ex, data.args(), a, rule_of_lex.data(), factor_data, loads.data()));
     GPUFEM_DISPATCH(ex, pa_loads(ex, a, loads.data(), rhs.data()));
     this->diagonal_ = Array<V>(exec, num_nodes_);
     fill(this->diagonal_, V(0));
@@ -98,9 +100,47 @@ PaOperator<V>::PaOperator(const ExecPtr& exec, const ElementData<V>& data, const
 }
 
 template <typename V>
+PaOperator<V>::PaOperator(const PaOperator& fine, CoarseLevel, int pc, Array<index_type> coarse_nodes,
+                          index_type coarse_size, Array<std::uint8_t> coarse_mask)
+    : exec_(fine.exec_), dim_(fine.dim_), p1_(pc), q1_(fine.q1_), lower_order_(fine.lower_order_),
+      num_cells_(fine.num_cells_), num_nodes_(coarse_size), nodes_(std::move(coarse_nodes)), factors_(fine.factors_),
+      shares_factors_(true), mask_(std::move(coarse_mask)), points_1d_(fine.points_1d_)
+{
+    const int npe = pa_nodes_per_cell(args());
+    gmsh_of_lex_.resize(static_cast<std::size_t>(npe));
+    for (int l = 0; l < npe; ++l) gmsh_of_lex_[static_cast<std::size_t>(l)] = l;  // its nodes are lexicographic
+    if (!mask_.empty()) dirichlet_ = masked_nodes(exec_, mask_);
+}
+
+template <typename V>
+std::unique_ptr<PaOperator<V>> PaOperator<V>::coarse_level(int pc, const std::vector<double>& basis,
+                                                           const std::vector<double>& derivative,
+                                                           Array<index_type> coarse_nodes, index_type coarse_size,
+                                                           Array<std::uint8_t> coarse_mask) const
+{
+    const std::size_t table = static_cast<std::size_t>(q1_) * static_cast<std::size_t>(pc);
+    const std::size_t per_cell = dim_ == 2 ? static_cast<std::size_t>(pc * pc) : static_cast<std::size_t>(pc * pc * pc);
+    if (pc < 2 || pc > q1_ || basis.size() != table || derivative.size() != table)
+        throw std::invalid_argument("PaOperator::coarse_level: the coarse tables are not q1 x pc");
+    if (coarse_nodes.size() != per_cell * static_cast<std::size_t>(num_cells_) ||
+        (!coarse_mask.empty() && coarse_mask.size() != static_cast<std::size_t>(coarse_size)))
+        throw std::invalid_argument("PaOperator::coarse_level: the coarse nodes or mask do not match the cells");
+    if (!robin_.empty()) throw std::invalid_argument("PaOperator::coarse_level: not with Robin facets");
+    std::unique_ptr<PaOperator<V>> out(
+        new PaOperator<V>(*this, CoarseLevel{}, pc, std::move(coarse_nodes), coarse_size, std::move(coarse_mask)));
+    out->basis_ = table_on<V>(exec_, basis);
+    out->derivative_ = table_on<V>(exec_, derivative);
+    out->diagonal_ = Array<V>(exec_, coarse_size);
+    fill(out->diagonal_, V(0));
+    const Executor& ex = *exec_;
+    GPUFEM_DISPATCH(ex, pa_diagonal(ex, out->args(), out->diagonal_.data()));
+    return out;
+}
+
+template <typename V>
 PaArgs<V> PaOperator<V>::args() const
 {
-    return {dim_, p1_, q1_, lower_order_, num_cells_, nodes_.data(), factors_.data(), basis_.data(),
+    return {dim_, p1_, q1_, lower_order_, num_cells_, nodes_.data(), factors_->data(), basis_.data(),
             derivative_.data()};
 }
 
@@ -213,7 +253,7 @@ bool PaOperator<V>::add_tensor_galerkin(int ncl, const std::vector<double>& proj
 template <typename V>
 std::size_t PaOperator<V>::bytes_stored() const
 {
-    std::size_t bytes = factors_.bytes() + nodes_.bytes() + basis_.bytes() + derivative_.bytes() +
+    std::size_t bytes = (shares_factors_ ? 0 : factors_->bytes()) + nodes_.bytes() + basis_.bytes() + derivative_.bytes() +
                         this->diagonal_.bytes() + mask_.bytes() + dirichlet_.bytes();
     for (const RobinFacetBlock& block : robin_.blocks) bytes += block.matrices.bytes() + block.nodes.bytes();
     return bytes;

@@ -72,6 +72,26 @@ public:
     std::size_t facet_bytes() const;
     /// Whether the operator holds Robin facets (its element Galerkin products leave them out).
     bool has_robin() const { return !robin_.empty(); }
+    /// p-multigrid's coarse level of a lower degree on the same cells, in the Galerkin sense on
+    /// every cell without a Dirichlet node: this operator's factors, shared and not copied,
+    /// with the lower degree's 1D basis and derivative at this operator's points (basis,
+    /// derivative: q1 x pc, q1 this operator's points per direction), so that each cell's
+    /// action is B_c^T G B_c (P^T K_e P with P the exact interpolation, the fine space holding
+    /// the coarse one). coarse_nodes: each cell's coarse unknowns in lexicographic order, ~node
+    /// for the coarse Dirichlet nodes (pc^dim a cell, on executor()); coarse_size unknowns;
+    /// coarse_mask one byte per coarse unknown (its Dirichlet nodes, eliminated as here) or
+    /// empty. Throws std::invalid_argument on tables or nodes of the wrong size and with Robin
+    /// facets (their boundary terms are not on the cells).
+    std::unique_ptr<PaOperator<V>> coarse_level(int pc, const std::vector<double>& basis,
+                                                const std::vector<double>& derivative, Array<index_type> coarse_nodes,
+                                                index_type coarse_size, Array<std::uint8_t> coarse_mask) const;
+    /// One byte per node, set on the Dirichlet nodes (empty: none).
+    const Array<std::uint8_t>& dirichlet_mask() const { return mask_; }
+    /// The 1D quadrature points of the tables (q1 of them).
+    const std::vector<double>& points_1d() const { return points_1d_; }
+    /// Cells and points per direction.
+    index_type cells() const { return num_cells_; }
+    int points_per_direction() const { return q1_; }
     /// Whether the operator's cells are those of a mesh of this cell type and degree.
     bool covers(int dim, int degree, index_type cells) const
     {
@@ -85,6 +105,10 @@ private:
     template <typename W>
     friend class PaOperator;
     struct InPrecision {};
+    struct CoarseLevel {};
+    /// coarse_level's operator: fine's factors and executor, the rest given.
+    PaOperator(const PaOperator& fine, CoarseLevel, int pc, Array<index_type> coarse_nodes, index_type coarse_size,
+               Array<std::uint8_t> coarse_mask);
     /// Adds the coarse operator's entries of the cells without a Dirichlet node by sum
     /// factorisation when projections are a lower degree's basis on the same cells (3D);
     /// returns whether it did (the general kernel then takes only the other cells).
@@ -105,7 +129,9 @@ private:
     index_type num_cells_ = 0;
     index_type num_nodes_ = 0;
     Array<index_type> nodes_;     ///< [e][l] lexicographic, ~node if Dirichlet
-    Array<V> factors_;            ///< [c][e][q]
+    /// [c][e][q]; shared with the coarse levels made from this operator (coarse_level)
+    std::shared_ptr<const Array<V>> factors_;
+    bool shares_factors_ = false;  ///< another operator's factors (not counted in bytes_stored)
     Array<V> basis_, derivative_; ///< q1 x p1 tables
     Array<std::uint8_t> mask_;    ///< empty: no Dirichlet nodes
     Array<index_type> dirichlet_; ///< the Dirichlet nodes, ascending

@@ -37,14 +37,7 @@ template <typename V>
 std::unique_ptr<LinearOperator<float>> PaTransfer<V>::float_copy() const
 {
     const PaTransferData<V>& d = *data_;
-    auto copy = std::make_shared<PaTransferData<float>>();
-    copy->exec = d.exec;
-    copy->dim = d.dim;
-    copy->pf = d.pf;
-    copy->pc = d.pc;
-    copy->cells = d.cells;
-    copy->fine_size = d.fine_size;
-    copy->coarse_size = d.coarse_size;
+    auto copy = d.template same_shape<float>();
     copy->fine = d.fine.clone_to(d.exec);
     copy->coarse = d.coarse.clone_to(d.exec);
     const std::vector<V> table = d.table.to_host();
@@ -119,6 +112,9 @@ std::optional<TransferOperators<V>> pa_first_transfer(const Mesh& mesh, const Ex
     data->coarse = lexicographic_unknowns(exec, data->cells, space.dofs_per_cell, space.cell_dofs.data(),
                                           tables->local_of_lex, {});
     data->table = Array<V>::from_host(exec, std::vector<V>(tables->at_nodes.begin(), tables->at_nodes.end()));
+    data->points_1d = fine.points_1d;
+    data->coarse_basis = tables->basis;
+    data->coarse_derivative = tables->derivative;
     exec->synchronize();  // the temporaries above go out of scope
     TransferOperators<V> out;
     out.prolongation = std::make_unique<PaTransfer<V>>(data, false);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "assembly/pa_transfer_kernels.hpp"
 #include "linalg/array.hpp"
@@ -27,6 +28,27 @@ struct PaTransferData {
     index_type fine_size = 0, coarse_size = 0;  ///< the two spaces' unknowns
     Array<index_type> fine, coarse;
     Array<V> table;
+    /// The coarse 1D basis and its derivative at the fine operator's 1D quadrature points
+    /// (points_1d; q1 x pc, on the host): a coarse level on the fine cells' factors.
+    std::vector<double> points_1d, coarse_basis, coarse_derivative;
+
+    /// A copy of the executor, the sizes and the host tables in W, its arrays left empty.
+    template <typename W>
+    std::shared_ptr<PaTransferData<W>> same_shape() const
+    {
+        auto out = std::make_shared<PaTransferData<W>>();
+        out->exec = exec;
+        out->dim = dim;
+        out->pf = pf;
+        out->pc = pc;
+        out->cells = cells;
+        out->fine_size = fine_size;
+        out->coarse_size = coarse_size;
+        out->points_1d = points_1d;
+        out->coarse_basis = coarse_basis;
+        out->coarse_derivative = coarse_derivative;
+        return out;
+    }
 
     /// The kernels' view.
     PaTransferArgs<V> args() const
@@ -59,6 +81,8 @@ public:
     /// The same transfer in float (its own copy of the indices, the table rounded): a float
     /// multigrid cycle's.
     std::unique_ptr<LinearOperator<float>> float_copy() const override;
+    /// The cells' unknowns and tables the pair shares.
+    const PaTransferData<V>& data() const { return *data_; }
 
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;

@@ -26,7 +26,9 @@ struct PaTransferArgs {
     /// [e][l]: pf^dim per cell, lexicographic (x fastest): the fine unknown, stored as ~unknown
     /// where another cell owns it
     const index_type* fine;
-    const index_type* coarse;  ///< [e][m]: pc^dim per cell, lexicographic: the coarse unknown
+    /// [e][m]: pc^dim per cell, lexicographic: the coarse unknown, stored as ~unknown where it
+    /// is held at zero (a coarse Dirichlet node: read as 0, nothing restricted to it)
+    const index_type* coarse;
     const V* table;            ///< T[i][j], pf x pc
 };
 

@@ -22,7 +22,7 @@ namespace gpufem {
 
 template <typename V>
 std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
-                                         const ProblemSpec& problem, const LinearOperator<V>* fine)
+                                         const ProblemSpec& problem, const LinearOperator<V>* fine, bool first_given)
 {
     std::vector<Csr<V>> out;
     // A mesh of several cell types keeps its assembled matrix for pmg (R A P below it).
@@ -106,6 +106,10 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
         return out;
     }
     for (const int degree : pmg_coarse_degrees(mesh.degree)) {
+        if (first_given && out.empty()) {
+            out.emplace_back();
+            continue;
+        }
         const LagrangeSpace space = lagrange_space(mesh, degree, exec);
         laps("space");
         add_level(space.size(), space.cell_dofs, space.dofs_per_cell, space.embedding.weights, CellCoarsening{});
@@ -115,8 +119,8 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
 }
 
 template std::vector<Csr<float>> pmg_coarse_operators(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                                      const LinearOperator<float>*);
+                                                      const LinearOperator<float>*, bool);
 template std::vector<Csr<double>> pmg_coarse_operators(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                                       const LinearOperator<double>*);
+                                                       const LinearOperator<double>*, bool);
 
 }  // namespace gpufem

@@ -27,10 +27,11 @@ namespace gpufem {
 /// K_e P is computed from its quadrature-point factors by sum factorisation; otherwise the
 /// element matrices of all cells are made once and freed before returning: stored as lma's
 /// symmetric variant (an LmaOperator of its own; 36 values a hexahedron) when there is no
-/// convection term, else cell-major in full.
+/// convection term, else cell-major in full. first_given: the first coarse degree's operator
+/// is made elsewhere (pa_coarse_level); an empty matrix stands in its place.
 template <typename V>
 std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
                                          const ProblemSpec& problem,
-                                         const LinearOperator<V>* fine = nullptr);
+                                         const LinearOperator<V>* fine = nullptr, bool first_given = false);
 
 }  // namespace gpufem

@@ -48,7 +48,10 @@ void pa_prolongate(const Executor& /*exec*/, const PaTransferArgs<V>& a, V alpha
 #pragma omp parallel for schedule(static)
     for (index_type e = 0; e < a.cells; ++e) {
         std::vector<V> xe(static_cast<std::size_t>(nc));
-        for (int m = 0; m < nc; ++m) xe[m] = x[a.coarse[static_cast<long long>(e) * nc + m]];
+        for (int m = 0; m < nc; ++m) {
+            const index_type c = a.coarse[static_cast<long long>(e) * nc + m];
+            xe[m] = c >= 0 ? x[c] : V(0);
+        }
         const std::vector<V> fine = cell_interpolation(a, false, std::move(xe));
         for (int l = 0; l < nf; ++l) {
             const index_type u = a.fine[static_cast<long long>(e) * nf + l];
@@ -68,7 +71,10 @@ void pa_restrict(const Executor& /*exec*/, const PaTransferArgs<V>& a, V alpha, 
             re[l] = u >= 0 ? x[u] : V(0);
         }
         const std::vector<V> coarse = cell_interpolation(a, true, std::move(re));
-        for (int m = 0; m < nc; ++m) y[a.coarse[static_cast<long long>(e) * nc + m]] += alpha * coarse[m];
+        for (int m = 0; m < nc; ++m) {
+            const index_type c = a.coarse[static_cast<long long>(e) * nc + m];
+            if (c >= 0) y[c] += alpha * coarse[m];
+        }
     }
 }
 

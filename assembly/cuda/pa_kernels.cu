@@ -452,6 +452,19 @@ constexpr bool applies_by_columns()
     return P == 3 || P >= 5;
 }
 
+/// Calls fn.template operator()<DIM, LOWER>() for a's dimension and lower-order terms.
+template <typename V, typename Fn>
+void with_dimension_and_terms(const PaArgs<V>& a, Fn&& fn)
+{
+    if (a.dim == 2) {
+        if (a.lower_order) fn.template operator()<2, true>();
+        else fn.template operator()<2, false>();
+    } else {
+        if (a.lower_order) fn.template operator()<3, true>();
+        else fn.template operator()<3, false>();
+    }
+}
+
 /// Calls fn.template operator()<DIM, P, LOWER>() for a's dimension, nodes per direction
 /// (P = Q: the assembly's Gauss rule has as many points per direction as nodes) and
 /// lower-order terms; throws for sizes without a kernel.
@@ -473,13 +486,23 @@ void with_kernel_sizes(const PaArgs<V>& a, Fn&& fn)
         default: throw std::invalid_argument("format pa: no CUDA kernel for degree " + std::to_string(a.p1 - 1));
         }
     };
-    if (a.dim == 2) {
-        if (a.lower_order) for_degree.template operator()<2, true>();
-        else for_degree.template operator()<2, false>();
-    } else {
-        if (a.lower_order) for_degree.template operator()<3, true>();
-        else for_degree.template operator()<3, false>();
-    }
+    with_dimension_and_terms(a, for_degree);
+}
+
+/// Calls fn.template operator()<DIM, P, Q, LOWER>() for a coarse level on a finer operator's
+/// points (PaOperator::coarse_level: p-multigrid's first lower degree, half the degree, on the
+/// points of degrees 4, 6 and 8); throws for other sizes.
+template <typename V, typename Fn>
+void with_coarse_kernel_sizes(const PaArgs<V>& a, Fn&& fn)
+{
+    const auto for_sizes = [&]<int DIM, bool LOWER>() {
+        if (a.p1 == 3 && a.q1 == 5) return fn.template operator()<DIM, 3, 5, LOWER>();
+        if (a.p1 == 4 && a.q1 == 7) return fn.template operator()<DIM, 4, 7, LOWER>();
+        if (a.p1 == 5 && a.q1 == 9) return fn.template operator()<DIM, 5, 9, LOWER>();
+        throw std::invalid_argument("format pa: no CUDA kernel for " + std::to_string(a.p1) + " nodes on " +
+                                    std::to_string(a.q1) + " points per direction");
+    };
+    with_dimension_and_terms(a, for_sizes);
 }
 
 }  // namespace
@@ -539,7 +562,17 @@ void pa_loads(const Executor& exec, const PaArgs<V>& a, const V* loads, V* rhs)
 template <typename V>
 void pa_diagonal(const Executor& exec, const PaArgs<V>& a, V* diag)
 {
-    add_node_sums(exec, a, static_cast<const V*>(nullptr), diag);
+    if (a.q1 == a.p1) {
+        add_node_sums(exec, a, static_cast<const V*>(nullptr), diag);
+        return;
+    }
+    if (a.cells == 0) return;
+    with_coarse_kernel_sizes(a, [&]<int DIM, int P, int Q, bool LOWER>() {  // a coarse level
+        const unsigned threads = cells_per_block<DIM, Q> * points_of<DIM, Q>;
+        node_sums_kernel<DIM, P, Q, LOWER><<<cell_blocks<DIM, Q>(a.cells), threads, 0, stream_of(exec)>>>(
+            a, static_cast<const V*>(nullptr), diag);
+        GPUFEM_CUDA_CHECK_LAUNCH();
+    });
 }
 
 template <typename V>
@@ -547,6 +580,16 @@ void pa_apply_cells(const Executor& exec, const PaArgs<V>& a, index_type begin, 
                     V* y, PaColumns columns)
 {
     if (end <= begin) return;
+    if (a.q1 != a.p1) {  // a coarse level on a finer operator's points: a thread per point
+        with_coarse_kernel_sizes(a, [&]<int DIM, int P, int Q, bool LOWER>() {
+            constexpr int E = cells_per_block<DIM, Q>;
+            const unsigned blocks = static_cast<unsigned>((static_cast<long long>(end - begin) + E - 1) / E);
+            apply_kernel<DIM, P, Q, LOWER><<<blocks, E * points_of<DIM, Q>, 0, stream_of(exec)>>>(a, begin, end, alpha,
+                                                                                              x, y, columns);
+            GPUFEM_CUDA_CHECK_LAUNCH();
+        });
+        return;
+    }
     with_kernel_sizes(a, [&]<int DIM, int P, bool LOWER>() {
         if constexpr (DIM == 3 && applies_by_columns<P>()) {
             constexpr int E = column_cells<P>;  // Q = P: Q^2 threads a cell

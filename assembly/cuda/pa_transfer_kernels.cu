@@ -71,7 +71,8 @@ __global__ void transfer_kernel(PaTransferArgs<V> a, int cells_per_block, int la
                 const index_type u = a.fine[static_cast<long long>(e) * nf + t];
                 b0[t] = u >= 0 ? __ldg(&x[u]) : V(0);
             } else {
-                b0[t] = __ldg(&x[a.coarse[static_cast<long long>(e) * nc + t]]);
+                const index_type c = a.coarse[static_cast<long long>(e) * nc + t];
+                b0[t] = c >= 0 ? __ldg(&x[c]) : V(0);
             }
         }
     int extent[3] = {1, 1, 1};
@@ -89,7 +90,10 @@ __global__ void transfer_kernel(PaTransferArgs<V> a, int cells_per_block, int la
     __syncthreads();
     if (!active) return;
     if constexpr (TRANSPOSED) {
-        for (int m = lane; m < nc; m += lanes) atomicAdd(&y[a.coarse[static_cast<long long>(e) * nc + m]], alpha * in[m]);
+        for (int m = lane; m < nc; m += lanes) {
+            const index_type c = a.coarse[static_cast<long long>(e) * nc + m];
+            if (c >= 0) atomicAdd(&y[c], alpha * in[m]);
+        }
     } else {
         for (int l = lane; l < nf; l += lanes) {
             const index_type u = a.fine[static_cast<long long>(e) * nf + l];

@@ -70,9 +70,11 @@ template <typename V>
 AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
                                         const std::vector<Csr<V>>& prolongators,
                                         std::vector<Csr<V>> coarse_operators, std::vector<CoarseLattice> lattices,
-                                        std::string origin, std::optional<TransferOperators<V>> first)
+                                        std::string origin, std::optional<TransferOperators<V>> first,
+                                        std::unique_ptr<LinearOperator<V>> first_operator)
     : exec_(a.executor()), name_("pmg"), given_origin_(std::move(origin)), first_transfer_(std::move(first)),
-      rows_(a.rows()), options_(options), a_(&a), lattices_(std::move(lattices))
+      first_operator_(std::move(first_operator)), rows_(a.rows()), options_(options), a_(&a),
+      lattices_(std::move(lattices))
 {
     given_operators_ = true;
     const std::size_t offset = first_transfer_ ? 1 : 0;
@@ -87,7 +89,11 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const AmgOpt
                             first_transfer_->restriction->rows() != first_transfer_->prolongation->cols() ||
                             first_transfer_->restriction->cols() != a.rows()))
         throw std::invalid_argument("pmg: the given first transfer does not match the operator");
-    for (std::size_t l = 0; l < coarse_operators.size(); ++l)
+    if (first_operator_ && (!first_transfer_ || prolongators.empty() || coarse_operators.size() < 2 ||
+                            first_operator_->rows() != columns(0) || first_operator_->cols() != columns(0)))
+        throw std::invalid_argument("pmg: a given first coarse operator needs the first transfer's columns, a "
+                                    "prolongation below it and the next level's operator");
+    for (std::size_t l = first_operator_ ? 1 : 0; l < coarse_operators.size(); ++l)
         if (coarse_operators[l].rows != columns(l) || coarse_operators[l].cols != columns(l))
             throw std::invalid_argument("pmg: a coarse operator does not match its interpolation's columns");
     set_up(nullptr, &prolongators, &coarse_operators);
@@ -189,7 +195,12 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
             first_transfer_format_ = level->prolongation->format();
             first_transfer_.reset();
             phase_done(2);
-            coarse_op = csr_level_operator(taken_to(std::move((*given_operators)[0]), exec_));
+            if (first_operator_) {  // made without a stored matrix: the next level's operator is given
+                first_operator_format_ = first_operator_->format();
+                coarse_op = std::move(first_operator_);
+            } else {
+                coarse_op = csr_level_operator(taken_to(std::move((*given_operators)[0]), exec_));
+            }
             phase_done(3);
             levels_.push_back(std::move(level));
             aggregates_.emplace_back();
@@ -452,6 +463,10 @@ nlohmann::json AmgPreconditioner<V>::report() const
         levels.push_back({{"rows", s.rows}, {"nnz", s.nnz}, {"lambda_max", s.lambda_max},
                           {"mis_rounds", s.mis_rounds}});
         if (given_operators_ && levels.size() == 1) levels.back()["nnz"] = nullptr;  // not assembled
+        if (!first_operator_format_.empty() && levels.size() == 2) {
+            levels.back()["nnz"] = nullptr;
+            levels.back()["format"] = first_operator_format_;
+        }
     }
     nlohmann::json phases = nlohmann::json::object();
     for (std::size_t i = 0; i < setup_phase_names.size(); ++i)

@@ -65,10 +65,14 @@ public:
     /// is those operators (applied without a stored matrix; P: a's rows x coarse_operators[0]'s)
     /// and prolongators hold the chain below it (prolongators[l]: level l + 1's; may be empty);
     /// lattices and coarse_operators stay indexed by level (lattices[0]: the first transfer's).
+    /// first_operator, with `first` and at least one prolongator below it: the first coarse
+    /// level's operator without a stored matrix (assembly/pa_coarse_level.hpp), in place of
+    /// coarse_operators[0] (then empty); it needs only its diagonal and its products.
     AmgPreconditioner(const LinearOperator<V>& a, const AmgOptions& options,
                       const std::vector<Csr<V>>& prolongators, std::vector<Csr<V>> coarse_operators,
                       std::vector<CoarseLattice> lattices = {}, std::string origin = "element galerkin",
-                      std::optional<TransferOperators<V>> first = std::nullopt);
+                      std::optional<TransferOperators<V>> first = std::nullopt,
+                      std::unique_ptr<LinearOperator<V>> first_operator = nullptr);
     ~AmgPreconditioner() override;
 
     const ExecPtr& executor() const override { return exec_; }
@@ -140,6 +144,8 @@ private:
     std::string given_origin_;      ///< how the given coarse operators were made
     std::optional<TransferOperators<V>> first_transfer_;  ///< a given first transfer, until set_up takes it
     std::string first_transfer_format_ = "csr";           ///< the first transfer's format (report)
+    std::unique_ptr<LinearOperator<V>> first_operator_;   ///< a given first coarse operator, until set_up takes it
+    std::string first_operator_format_;                   ///< its format (report; empty: a stored matrix)
     index_type rows_ = 0;
     AmgOptions options_;
     const LinearOperator<V>* a_ = nullptr;  ///< the level-0 operator (the setup's)

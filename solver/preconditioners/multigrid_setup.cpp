@@ -3,6 +3,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "assembly/pa_coarse_level.hpp"
 #include "linalg/float_copy.hpp"
 #include "linalg/precision.hpp"
 #include "solver/case/case_file.hpp"
@@ -41,8 +42,9 @@ std::optional<TransferOperators<float>> float_transfer(const TransferOperators<d
 
 /// The float hierarchy of a system without an assembled matrix: the operator's float copy
 /// smoothed on, the given transfers and coarse operators rounded (a first transfer given as
-/// operators: their float copies); null when the operator or the first transfer makes no
-/// float copy or there are no coarse operators.
+/// operators: their float copies; an empty first coarse operator: pa_coarse_level of those
+/// copies); null when the operator or the first transfer makes no float copy or there are no
+/// coarse operators.
 std::unique_ptr<FloatCycle> matrix_free_float_cycle(const PreconditionerSetup<double>& setup,
                                                     const std::vector<Csr<double>>& transfers,
                                                     const std::vector<Csr<double>>& coarse_operators,
@@ -54,12 +56,20 @@ std::unique_ptr<FloatCycle> matrix_free_float_cycle(const PreconditionerSetup<do
     if (!fine) return nullptr;
     std::optional<TransferOperators<float>> first_in_float = float_transfer(first);
     if (first && !first_in_float) return nullptr;
+    std::unique_ptr<LinearOperator<float>> first_operator;
+    if (coarse_operators.front().rows == 0) {  // left to the pa level of the float copies
+        if (first_in_float) first_operator = pa_coarse_level(*fine, *first_in_float);
+        if (!first_operator)
+            throw std::logic_error("pmg in float: the first coarse level was left to the operator's float copy, "
+                                   "which does not make it");
+    }
     std::vector<Csr<float>> rounded_transfers, rounded_operators;
     for (const Csr<double>& p : transfers) rounded_transfers.push_back(rounded_to_float(p));
-    for (const Csr<double>& a : coarse_operators) rounded_operators.push_back(rounded_to_float(a));
+    for (const Csr<double>& a : coarse_operators) rounded_operators.push_back(a.rows == 0 ? Csr<float>{} : rounded_to_float(a));
     auto inner = std::make_unique<AmgPreconditioner<float>>(*fine, setup.solver.amg, rounded_transfers,
                                                             std::move(rounded_operators), std::move(lattices),
-                                                            "element galerkin", std::move(first_in_float));
+                                                            "element galerkin", std::move(first_in_float),
+                                                            std::move(first_operator));
     return std::make_unique<FloatCycle>(std::move(fine), std::move(inner));
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "assembly/pa_coarse_level.hpp"
 #include "linalg/float_copy.hpp"
 #include "solver/case/case_file.hpp"
 #include "solver/multigrid/aggregation.hpp"
@@ -58,15 +59,22 @@ std::vector<Csr<V>> first_grid_galerkin(const WideCsr<V>& a, const std::vector<C
 }
 
 /// pmg whose first transfer is applied without a stored matrix (transfers), its coarse
-/// operators the element matrices' Galerkin products.
+/// operators the element matrices' Galerkin products; on pa, the first coarse level by sum
+/// factorisation from the operator's own factors where pa_coarse_level applies (in float:
+/// made from the operator's and the transfer's float copies).
 template <typename V>
 SetUpPreconditioner<V> pmg_with_matrix_free_transfer(const PreconditionerSetup<V>& setup,
                                                      PmgMatrixFreeTransfers<V> transfers, SetUpPreconditioner<V> out,
                                                      bool in_float)
 {
     const ExecPtr& exec = setup.op.executor();
-    std::vector<Csr<V>> coarse_operators = timed_step(
-        setup, out, "element_galerkin", [&] { return setup.disc->pmg_coarse_operators(exec, &setup.op); });
+    const bool first_level = pa_coarse_level_applies(setup.op, transfers.first);
+    std::unique_ptr<LinearOperator<V>> first_operator;
+    if (first_level && !in_float)
+        first_operator = timed_step(setup, out, "first_level", [&] { return pa_coarse_level(setup.op, transfers.first); });
+    std::vector<Csr<V>> coarse_operators = timed_step(setup, out, "element_galerkin", [&] {
+        return setup.disc->pmg_coarse_operators(exec, &setup.op, first_level);
+    });
     std::vector<CoarseLattice> lattices = coarse_lattices(setup.disc->pmg_coarse_grids(), exec);
     if constexpr (std::is_same_v<V, double>)
         if (in_float) {
@@ -79,7 +87,7 @@ SetUpPreconditioner<V> pmg_with_matrix_free_transfer(const PreconditionerSetup<V
     return set_up_multigrid<V>("pmg", setup.op, nullptr, [&] {
         out.preconditioner = std::make_unique<AmgPreconditioner<V>>(
             setup.op, setup.solver.amg, transfers.below, std::move(coarse_operators), std::move(lattices),
-            "element galerkin", std::move(transfers.first));
+            "element galerkin", std::move(transfers.first), std::move(first_operator));
         return std::move(out);
     });
 }

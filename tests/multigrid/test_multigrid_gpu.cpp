@@ -16,6 +16,8 @@
 #include "tests/mesh/mesh_test_support.hpp"
 #include "tests/mixed_mesh_geometries.hpp"
 #include "assembly/lagrange_interpolation.hpp"
+#include "assembly/pa_coarse_level.hpp"
+#include "assembly/pa_operator.hpp"
 #include "gpu_test.hpp"
 #include "linalg/distributed_operator.hpp"
 #include "linalg/format_build.hpp"
@@ -447,6 +449,78 @@ TEST(AmgGpu, ElementCoarseOperatorsAndTheMatrixFreePmgMatchTheCpu)
             expect_same_pattern_close_values(stored[0][l], operators[0][l], 1e-12,
                                              what + ", from the lma storage on the CPU, level " + std::to_string(l + 1));
         }
+        EXPECT_NEAR(iterations[1], iterations[0], 1) << what;
+        EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8) << what;
+    }
+}
+
+TEST(AmgGpu, PaCoarseLevelAndItsHeldTransferMatchTheCpu)
+{
+    GPUFEM_REQUIRE_GPU();
+    // The first coarse level of pa from its own factors (the coarse kernels: 3, 4 and 5 nodes
+    // on 5, 7 and 9 points per direction) and its transfer held at zero on the coarse Dirichlet
+    // nodes, on the device against the CPU: the same random vectors through both; then pmg's
+    // solve with it, in double and with the float cycle.
+    const unsigned seed = test::random_seed();
+    for (const auto& [elements, degree, convection] :
+         {std::tuple<std::string, int, bool>{"quadrilateral", 4, true}, std::tuple<std::string, int, bool>{"quadrilateral", 6, false},
+          std::tuple<std::string, int, bool>{"quadrilateral", 8, false}, std::tuple<std::string, int, bool>{"hexahedron", 4, true},
+          std::tuple<std::string, int, bool>{"hexahedron", 6, false}, std::tuple<std::string, int, bool>{"hexahedron", 8, true}}) {
+        const bool cube = elements == "hexahedron";
+        const std::string what = fmt::format("{} degree {}{} seed {}", elements, degree, convection ? " convection" : "", seed);
+        std::vector<double> applied[2], diagonal[2], prolonged[2], restricted[2], solutions[2];
+        std::vector<std::uint8_t> masks[2];
+        int iterations[2] = {0, 0};
+        for (int k = 0; k < 2; ++k) {
+            CaseSpec spec = parse_case_text(
+                test::partial_dirichlet_case(cube ? "unit_cube" : "unit_square", elements, cube ? 0.25 : 0.125, degree,
+                                             "format: pa\nsolver: {preconditioner: pmg, tolerance: 1e-10}\n"),
+                "p", "");
+            if (convection) {
+                spec.problem.convection = cube ? std::vector<double>{1.0, 0.5, 0.25} : std::vector<double>{1.0, 0.5};
+                spec.solver.method = KrylovMethod::bicgstab;
+            }
+            spec.backend = k == 0 ? BackendChoice::cpu : BackendChoice::cuda;
+            const ExecPtr exec = make_executor(spec.backend);
+            const CaseMesh mesh = load_case_mesh(spec, exec);
+            const auto disc = make_discretisation<double>(spec, mesh);
+            const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
+            const LinearOperator<double>& op = *system.op.op;
+            std::optional<PmgMatrixFreeTransfers<double>> transfers = disc->pmg_matrix_free_transfers(exec);
+            ASSERT_TRUE(transfers) << what;
+            const std::unique_ptr<LinearOperator<double>> coarse = pa_coarse_level(op, transfers->first);
+            ASSERT_TRUE(coarse) << what;
+            const auto n = static_cast<std::size_t>(coarse->rows()), fine = static_cast<std::size_t>(op.rows());
+            Array<double> y(exec, n), z(exec, fine), w(exec, n);
+            const Array<double> x = Array<double>::from_host(exec, test::random_vector<double>(n, seed));
+            coarse->apply(x, y);
+            transfers->first.prolongation->apply(x, z);
+            transfers->first.restriction->apply(Array<double>::from_host(exec, test::random_vector<double>(fine, seed + 1)), w);
+            applied[k] = y.to_host();
+            diagonal[k] = coarse->diagonal().to_host();
+            prolonged[k] = z.to_host();
+            restricted[k] = w.to_host();
+            masks[k] = dynamic_cast<const PaOperator<double>&>(*coarse).dirichlet_mask().to_host();
+            const SystemSolution<double> solved = solve_system(system, spec.solver, disc.get());
+            ASSERT_TRUE(solved.result.converged()) << what << ": " << solved.result.message;
+            EXPECT_EQ(solved.preconditioner["levels"][1]["format"], "pa") << what;
+            iterations[k] = solved.result.iterations;
+            solutions[k] = solved.x.to_host();
+            if (k == 1 && !convection) {  // the float cycle on the device: the same solution
+                CaseSpec in_float = spec;
+                in_float.solver.amg.precision = AmgPrecision::single;
+                const SystemSolution<double> cycled = solve_system(system, in_float.solver, disc.get());
+                ASSERT_TRUE(cycled.result.converged()) << what << " float: " << cycled.result.message;
+                EXPECT_EQ(cycled.preconditioner["precision"], "float") << what;
+                EXPECT_LE(cycled.result.iterations, iterations[0] + 2) << what;
+                EXPECT_LT(test::max_relative_difference(cycled.x.to_host(), solutions[0]), 1e-8) << what;
+            }
+        }
+        EXPECT_EQ(masks[1], masks[0]) << what;
+        EXPECT_LT(test::max_relative_difference(applied[1], applied[0]), 1e-12) << what;
+        EXPECT_LT(test::max_relative_difference(diagonal[1], diagonal[0]), 1e-12) << what;
+        EXPECT_LT(test::max_relative_difference(prolonged[1], prolonged[0]), 1e-13) << what;
+        EXPECT_LT(test::max_relative_difference(restricted[1], restricted[0]), 1e-13) << what;
         EXPECT_NEAR(iterations[1], iterations[0], 1) << what;
         EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8) << what;
     }

@@ -1,0 +1,180 @@
+// p-multigrid's first coarse level of a pa operator made from its own factors
+// (assembly/pa_coarse_level.hpp) against the element Galerkin product and the stored
+// interpolation it replaces, and pmg's iterations with it.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "amg_test_support.hpp"
+#include "assembly/pa_coarse_level.hpp"
+#include "assembly/pa_operator.hpp"
+#include "linalg/blas1.hpp"
+#include "random_values.hpp"
+#include "solver/case/case_file.hpp"
+#include "solver/krylov/krylov.hpp"
+#include "solver/multigrid/amg_preconditioner.hpp"
+#include "solver/run/pipeline.hpp"
+
+namespace gpufem {
+namespace {
+
+ExecPtr cpu() { return Executor::create_cpu(); }
+
+/// y = a x on the host.
+std::vector<double> product(const test::HostMatrix& a, const std::vector<double>& x)
+{
+    std::vector<double> y(static_cast<std::size_t>(a.rows), 0.0);
+    for (index_type i = 0; i < a.rows; ++i)
+        for (index_type k = a.ptr[i]; k < a.ptr[i + 1]; ++k) y[i] += a.val[k] * x[a.col[k]];
+    return y;
+}
+
+/// y = a^T x on the host.
+std::vector<double> transposed_product(const test::HostMatrix& a, const std::vector<double>& x)
+{
+    std::vector<double> y(static_cast<std::size_t>(a.cols), 0.0);
+    for (index_type i = 0; i < a.rows; ++i)
+        for (index_type k = a.ptr[i]; k < a.ptr[i + 1]; ++k) y[a.col[k]] += a.val[k] * x[i];
+    return y;
+}
+
+/// Zero at the masked entries.
+std::vector<double> zeroed(std::vector<double> x, const std::vector<std::uint8_t>& mask)
+{
+    for (std::size_t i = 0; i < x.size(); ++i)
+        if (mask[i]) x[i] = 0;
+    return x;
+}
+
+/// The case of a test: a partial Dirichlet boundary (its edges meet Neumann sides), a varying
+/// kappa, pa, and with `convection` a convection term (the lower-order factors).
+CaseSpec coarse_level_case(const std::string& elements, int degree, bool convection)
+{
+    const bool cube = elements == "hexahedron";
+    CaseSpec spec = parse_case_text(test::partial_dirichlet_case(cube ? "unit_cube" : "unit_square", elements,
+                                                                 cube ? 0.5 : 0.25, degree, "backend: cpu\nformat: pa"),
+                                    "p", "");
+    if (convection) spec.problem.convection = cube ? std::vector<double>{1.0, 0.5, 0.25} : std::vector<double>{1.0, 0.5};
+    return spec;
+}
+
+}  // namespace
+
+TEST(PaCoarseLevel, IsTheGalerkinProductOnItsFreeNodesAndItsTransferIsHeldAtZeroOnTheOthers)
+{
+    // Oracles: the element Galerkin product P^T K~ P that pmg makes otherwise, and the stored
+    // interpolation P. The coarse Dirichlet nodes are those whose column of P has an entry in
+    // a fine Dirichlet row; on the other rows and columns the level is that product; its
+    // Dirichlet rows are its diagonal; the transfer is P M and M P^T.
+    const unsigned seed = test::random_seed();
+    for (const auto& [elements, degree, convection] :
+         {std::tuple<std::string, int, bool>{"quadrilateral", 4, false}, std::tuple<std::string, int, bool>{"quadrilateral", 6, true},
+          std::tuple<std::string, int, bool>{"quadrilateral", 8, false}, std::tuple<std::string, int, bool>{"hexahedron", 4, true},
+          std::tuple<std::string, int, bool>{"hexahedron", 6, false}, std::tuple<std::string, int, bool>{"hexahedron", 8, false}}) {
+        const std::string what = fmt::format("{} degree {}{} seed {}", elements, degree, convection ? " convection" : "", seed);
+        const CaseSpec spec = coarse_level_case(elements, degree, convection);
+        const CaseMesh mesh = load_case_mesh(spec, cpu());
+        const auto disc = make_discretisation<double>(spec, mesh);
+        const DiscreteSystem<double> system = build_case_system(cpu(), *disc, spec);
+        const LinearOperator<double>& op = *system.op.op;
+        const test::HostMatrix galerkin = test::to_host(disc->pmg_coarse_operators(cpu(), &op).front());
+        const test::HostMatrix p = test::to_host(disc->pmg_interpolations(cpu()).front());
+        std::optional<PmgMatrixFreeTransfers<double>> transfers = disc->pmg_matrix_free_transfers(cpu());
+        ASSERT_TRUE(transfers) << what;
+        ASSERT_TRUE(pa_coarse_level_applies(op, transfers->first)) << what;
+        const std::unique_ptr<LinearOperator<double>> coarse = pa_coarse_level(op, transfers->first);
+        ASSERT_TRUE(coarse) << what;
+        ASSERT_EQ(coarse->rows(), galerkin.rows) << what;
+        EXPECT_EQ(coarse->format(), "pa") << what;
+
+        const std::vector<std::uint8_t> fine_mask = dynamic_cast<const PaOperator<double>&>(op).dirichlet_mask().to_host();
+        std::vector<std::uint8_t> expected(static_cast<std::size_t>(p.cols), 0);
+        for (index_type i = 0; i < p.rows; ++i)
+            for (index_type k = p.ptr[i]; k < p.ptr[i + 1]; ++k)
+                if (fine_mask[i] && std::abs(p.val[k]) > 1e-14) expected[p.col[k]] = 1;
+        const std::vector<std::uint8_t> mask = dynamic_cast<const PaOperator<double>&>(*coarse).dirichlet_mask().to_host();
+        ASSERT_EQ(mask, expected) << what;
+        const auto held = static_cast<std::size_t>(std::count(mask.begin(), mask.end(), 1));
+        EXPECT_GT(held, 0u) << what;
+        EXPECT_LT(held, mask.size() / 2) << what;
+
+        const std::vector<double> x = test::random_vector<double>(mask.size(), seed);
+        Array<double> y(cpu(), mask.size());
+        coarse->apply(Array<double>::from_host(cpu(), x), y);
+        const std::vector<double> got = y.to_host(), diagonal = coarse->diagonal().to_host();
+        const std::vector<double> reference = product(galerkin, zeroed(x, mask));
+        std::vector<double> free_got, free_reference, free_diagonal, galerkin_diagonal;
+        for (std::size_t i = 0; i < mask.size(); ++i) {
+            if (mask[i]) {
+                EXPECT_GT(diagonal[i], 0) << what << " row " << i;
+                EXPECT_NEAR(got[i], diagonal[i] * x[i], 1e-12 * std::abs(diagonal[i])) << what << " row " << i;
+                continue;
+            }
+            free_got.push_back(got[i]);
+            free_reference.push_back(reference[i]);
+            free_diagonal.push_back(diagonal[i]);
+            for (index_type k = galerkin.ptr[i]; k < galerkin.ptr[i + 1]; ++k)
+                if (galerkin.col[k] == static_cast<index_type>(i)) galerkin_diagonal.push_back(galerkin.val[k]);
+        }
+        EXPECT_LT(test::max_relative_difference(free_got, free_reference), 1e-12) << what;
+        EXPECT_LT(test::max_relative_difference(free_diagonal, galerkin_diagonal), 1e-12) << what;
+
+        Array<double> fine(cpu(), static_cast<std::size_t>(p.rows)), restricted(cpu(), mask.size());
+        transfers->first.prolongation->apply(Array<double>::from_host(cpu(), x), fine);
+        EXPECT_LT(test::max_relative_difference(fine.to_host(), product(p, zeroed(x, mask))), 1e-13) << what;
+        const std::vector<double> r = test::random_vector<double>(static_cast<std::size_t>(p.rows), seed + 1);
+        transfers->first.restriction->apply(Array<double>::from_host(cpu(), r), restricted);
+        EXPECT_LT(test::max_relative_difference(restricted.to_host(), zeroed(transposed_product(p, r), mask)), 1e-13)
+            << what;
+    }
+}
+
+TEST(PaCoarseLevel, PmgWithItTakesTheIterationsOfTheGalerkinHierarchy)
+{
+    // The same CG solve preconditioned by pmg with the first coarse level from the element
+    // Galerkin product and with the pa level over the fine factors: the iterations within one
+    // and the same solution to the tolerance.
+    const unsigned seed = test::random_seed();
+    for (const auto& [elements, degree] :
+         {std::pair<std::string, int>{"quadrilateral", 6}, std::pair<std::string, int>{"hexahedron", 4},
+          std::pair<std::string, int>{"hexahedron", 8}}) {
+        const std::string what = fmt::format("{} degree {} seed {}", elements, degree, seed);
+        const CaseSpec spec = coarse_level_case(elements, degree, false);
+        const CaseMesh mesh = load_case_mesh(spec, cpu());
+        const auto disc = make_discretisation<double>(spec, mesh);
+        const DiscreteSystem<double> system = build_case_system(cpu(), *disc, spec);
+        const LinearOperator<double>& op = *system.op.op;
+        std::optional<PmgMatrixFreeTransfers<double>> galerkin_transfers = disc->pmg_matrix_free_transfers(cpu());
+        std::optional<PmgMatrixFreeTransfers<double>> pa_transfers = disc->pmg_matrix_free_transfers(cpu());
+        ASSERT_TRUE(galerkin_transfers && pa_transfers) << what;
+        const AmgOptions options;
+        const AmgPreconditioner<double> galerkin(op, options, galerkin_transfers->below,
+                                                 disc->pmg_coarse_operators(cpu(), &op), {}, "element galerkin",
+                                                 std::move(galerkin_transfers->first));
+        std::unique_ptr<LinearOperator<double>> first = pa_coarse_level(op, pa_transfers->first);
+        ASSERT_TRUE(first) << what;
+        const AmgPreconditioner<double> pa(op, options, pa_transfers->below, disc->pmg_coarse_operators(cpu(), &op, true),
+                                           {}, "element galerkin", std::move(pa_transfers->first), std::move(first));
+        EXPECT_EQ(pa.report()["levels"][1]["format"], "pa") << what;
+        const Array<double> b = Array<double>::from_host(cpu(), test::random_vector<double>(static_cast<std::size_t>(op.rows()), seed));
+        SolveOptions o;
+        o.tolerance = 1e-10;
+        Array<double> x_galerkin(cpu(), b.size()), x_pa(cpu(), b.size());
+        fill(x_galerkin, 0.0);
+        fill(x_pa, 0.0);
+        const SolveResult with_galerkin = solve(KrylovMethod::cg, KrylovVariant::merged, op, b, x_galerkin, o, &galerkin);
+        const SolveResult with_pa = solve(KrylovMethod::cg, KrylovVariant::merged, op, b, x_pa, o, &pa);
+        ASSERT_TRUE(with_galerkin.converged() && with_pa.converged()) << what;
+        EXPECT_LE(std::abs(with_pa.iterations - with_galerkin.iterations), 1)
+            << what << ": " << with_pa.iterations << " against " << with_galerkin.iterations;
+        EXPECT_LT(test::max_relative_difference(x_pa.to_host(), x_galerkin.to_host()), 1e-8) << what;
+    }
+}
+
+}  // namespace gpufem
