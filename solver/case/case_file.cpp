@@ -62,7 +62,7 @@ constexpr std::string_view solver_keys[] = {"method",         "variant",     "pr
 constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
                                          "coarse_size",        "max_levels", "cycle",
                                          "aggregation",        "gather_rows", "precision",
-                                         "prolongator"};
+                                         "prolongator",        "pa_coarse"};
 
 constexpr std::string_view fv_keys[] = {"nonorthogonal_correctors", "correction_limit", "correction"};
 
@@ -583,6 +583,9 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
     if (const CaseValue* prolongator = find_entry(entries, "prolongator")) {
         amg.prolongator = reader.to_enum(*prolongator, amg_prolongator_names);
     }
+    if (const CaseValue* pa_coarse = find_entry(entries, "pa_coarse")) {
+        amg.pa_coarse = reader.to_enum(*pa_coarse, amg_pa_coarse_names);
+    }
     resolved = {{"strength_threshold", amg.strength_threshold},
                 {"smoother", enum_name(amg_smoother_names, amg.smoother)},
                 {"degree", amg.degree},
@@ -592,7 +595,8 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
                 {"aggregation", enum_name(amg_aggregation_names, amg.aggregation)},
                 {"gather_rows", amg.gather_rows},
                 {"precision", enum_name(amg_precision_names, amg.precision)},
-                {"prolongator", enum_name(amg_prolongator_names, amg.prolongator)}};
+                {"prolongator", enum_name(amg_prolongator_names, amg.prolongator)},
+                {"pa_coarse", enum_name(amg_pa_coarse_names, amg.pa_coarse)}};
     return amg;
 }
 

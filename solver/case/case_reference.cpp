@@ -384,6 +384,13 @@ std::string solver_settings_reference()
                            the solution still to the double tolerance (amg and pmg from an
                            assembled format, or pmg with pa or lma from the operator's float
                            copy; on one process)
+    pa_coarse: factors     (string, default factors) factors | assembled: pmg on pa at degrees
+                           4, 6 and 8, its first lower degree applied by sum factorisation from
+                           the operator's own quadrature-point factors (its coarse Dirichlet
+                           nodes held at zero; no setup beyond its diagonal), or assembled as
+                           the element Galerkin product in CSR (more setup and memory; cheaper
+                           cycles where a sparse product costs less than the contractions, as
+                           on a few CPU cores)
 )REF";
 }
 

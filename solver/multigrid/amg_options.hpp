@@ -57,6 +57,16 @@ enum class AmgPrecision {
 inline constexpr std::array<EnumName<AmgPrecision>, 2> amg_precision_names{
     {{AmgPrecision::same, "double"}, {AmgPrecision::single, "float"}}};
 
+/// p-multigrid's first coarse level on a `pa` operator (degrees 4, 6 and 8).
+enum class AmgPaCoarse {
+    factors,    ///< applied by sum factorisation from the operator's own quadrature-point
+                ///< factors, the coarse Dirichlet nodes held at zero: no setup beyond its diagonal
+    assembled,  ///< the element Galerkin product, assembled in CSR
+};
+/// Their names, as in the case file.
+inline constexpr std::array<EnumName<AmgPaCoarse>, 2> amg_pa_coarse_names{
+    {{AmgPaCoarse::factors, "factors"}, {AmgPaCoarse::assembled, "assembled"}}};
+
 /// The options of the AMG hierarchy and its cycle.
 struct AmgOptions {
     /// Strength of connection: a_ij is strong when |a_ij| > theta sqrt(|a_ii a_jj|). 0.02
@@ -84,6 +94,8 @@ struct AmgOptions {
     AmgPrecision precision = AmgPrecision::same;
     /// Lanczos (Jacobi-preconditioned CG) steps of the lambda_max estimate on each level.
     int eigen_steps = 15;
+    /// pmg on pa: how its first coarse level is made.
+    AmgPaCoarse pa_coarse = AmgPaCoarse::factors;
 };
 
 }  // namespace gpufem

@@ -68,7 +68,8 @@ SetUpPreconditioner<V> pmg_with_matrix_free_transfer(const PreconditionerSetup<V
                                                      bool in_float)
 {
     const ExecPtr& exec = setup.op.executor();
-    const bool first_level = pa_coarse_level_applies(setup.op, transfers.first);
+    const bool first_level =
+        setup.solver.amg.pa_coarse == AmgPaCoarse::factors && pa_coarse_level_applies(setup.op, transfers.first);
     std::unique_ptr<LinearOperator<V>> first_operator;
     if (first_level && !in_float)
         first_operator = timed_step(setup, out, "first_level", [&] { return pa_coarse_level(setup.op, transfers.first); });

@@ -177,4 +177,37 @@ TEST(PaCoarseLevel, PmgWithItTakesTheIterationsOfTheGalerkinHierarchy)
     }
 }
 
+TEST(PaCoarseLevel, TheCaseChoosesHowTheFirstCoarseLevelIsMade)
+{
+    // solver.amg.pa_coarse through the pipeline: factors (the default) reports the pa level,
+    // assembled the element Galerkin matrix; the same iterations within one, in double and
+    // with the float cycle.
+    for (const std::string precision : {"double", "float"}) {
+        int iterations[2] = {0, 0};
+        std::vector<double> solutions[2];
+        for (int k = 0; k < 2; ++k) {
+            const std::string choice = k == 0 ? "factors" : "assembled";
+            const std::string what = choice + " in " + precision;
+            const CaseSpec spec = parse_case_text(
+                test::partial_dirichlet_case("unit_cube", "hexahedron", 0.5, 6,
+                                             "backend: cpu\nformat: pa\nsolver: {preconditioner: pmg, tolerance: 1e-10, "
+                                             "amg: {pa_coarse: " + choice + ", precision: " + precision + "}}"),
+                "p", "");
+            const CaseMesh mesh = load_case_mesh(spec, cpu());
+            const auto disc = make_discretisation<double>(spec, mesh);
+            const DiscreteSystem<double> system = build_case_system(cpu(), *disc, spec);
+            const SystemSolution<double> solved = solve_system(system, spec.solver, disc.get());
+            ASSERT_TRUE(solved.result.converged()) << what << ": " << solved.result.message;
+            const nlohmann::json& level = solved.preconditioner["levels"][1];
+            if (k == 0) EXPECT_EQ(level["format"], "pa") << what;
+            else EXPECT_FALSE(level.contains("format")) << what;
+            iterations[k] = solved.result.iterations;
+            solutions[k] = solved.x.to_host();
+        }
+        EXPECT_LE(std::abs(iterations[0] - iterations[1]), 1) << precision << ": " << iterations[0] << " against "
+                                                              << iterations[1];
+        EXPECT_LT(test::max_relative_difference(solutions[0], solutions[1]), 1e-8) << precision;
+    }
+}
+
 }  // namespace gpufem

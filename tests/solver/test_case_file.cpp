@@ -179,7 +179,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
                    "amg": {"strength_threshold": 0.02, "smoother": "chebyshev", "degree": 2,
                            "coarse_size": 500, "max_levels": 25, "cycle": "v",
                            "aggregation": "distance2", "gather_rows": 200000, "precision": "double",
-                           "prolongator": "full"}},
+                           "prolongator": "full", "pa_coarse": "factors"}},
         "precision": "double",
         "reorder": "none",
         "backend": "auto",
@@ -405,7 +405,7 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
     const CaseSpec spec = parse_case_text(
         minimal + "solver:\n  preconditioner: amg\n  amg: {strength_threshold: 0.1, smoother: jacobi, "
                   "degree: 3, coarse_size: 100, max_levels: 4, aggregation: distance1, gather_rows: 5000, "
-                  "precision: float, prolongator: filtered}\n",
+                  "precision: float, prolongator: filtered, pa_coarse: assembled}\n",
         "case.yaml", "");
     EXPECT_EQ(spec.solver.preconditioner, &preconditioner_registry().at("amg"));
     EXPECT_DOUBLE_EQ(spec.solver.amg.strength_threshold, 0.1);
@@ -423,6 +423,10 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
     EXPECT_EQ(spec.resolved["solver"]["amg"]["aggregation"], "distance1");
     EXPECT_EQ(spec.solver.amg.prolongator, gpufem::AmgProlongator::filtered);
     EXPECT_EQ(spec.resolved["solver"]["amg"]["prolongator"], "filtered");
+    EXPECT_EQ(spec.solver.amg.pa_coarse, gpufem::AmgPaCoarse::assembled);
+    EXPECT_EQ(spec.resolved["solver"]["amg"]["pa_coarse"], "assembled");
+    expect_contains(error_of(minimal + "solver:\n  amg:\n    pa_coarse: stored\n"),
+                    {"case.yaml:4: solver.amg.pa_coarse: expected one of factors, assembled, got 'stored'"});
     expect_contains(error_of(minimal + "solver:\n  amg:\n    prolongator: smoothed\n"),
                     {"case.yaml:4: solver.amg.prolongator: expected one of full, filtered, got 'smoothed'"});
     expect_contains(error_of(minimal + "solver:\n  amg:\n    aggregation: distance3\n"),
