@@ -13,7 +13,7 @@ namespace gpufem {
 namespace {
 
 /// Transfer table entries below this are the exact zeros of a coarse basis function at a
-/// fine node, evaluated in rounding (the stored interpolation drops them too).
+/// fine node, evaluated in rounding (lagrange_interpolation drops its entries below it too).
 constexpr double table_zero = 1e-14;
 
 /// One byte per coarse unknown: set where the coarse basis function is non-zero at one of
@@ -41,8 +41,9 @@ Array<std::uint8_t> coarse_dirichlet_mask(const PaOperator<V>& fine, const PaTra
     return mask;
 }
 
-/// first again, its coarse unknowns `coarse` (the Dirichlet ones marked): the transfer held at
-/// zero there. Copies the data the old pair shares, then replaces the pair.
+/// Replaces first by the same transfer over the coarse unknowns `coarse`, in which the coarse
+/// Dirichlet nodes are marked: held at zero there. Copies the data of t (first's, freed with
+/// the old pair).
 template <typename V>
 void hold_transfer_at_zero(TransferOperators<V>& first, const PaTransferData<V>& t, const Array<index_type>& coarse)
 {

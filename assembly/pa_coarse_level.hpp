@@ -19,10 +19,17 @@ namespace gpufem {
 /// first is replaced by the same transfer held at zero on the coarse Dirichlet nodes (P M and
 /// M P^T, M zeroing them): the coarse space satisfies the homogeneous Dirichlet conditions as
 /// the fine one does, and the coarse level's Dirichlet rows (its diagonal only) never reach
-/// the fine level. Null, first untouched, where pa_coarse_level_applies does not hold (pmg
-/// then takes the element Galerkin product).
+/// the fine level. (The Galerkin couplings between free and coarse Dirichlet nodes are left
+/// out with them, so the next coarser level, the Galerkin product of the fine operator, is
+/// not exactly that of this one at those nodes: the held transfer never reads them.) Null,
+/// first untouched, where pa_coarse_level_applies does not hold (pmg then takes the element
+/// Galerkin product).
 template <typename V>
 std::unique_ptr<LinearOperator<V>> pa_coarse_level(const LinearOperator<V>& fine, TransferOperators<V>& first);
+
+/// How a hierarchy with a pa_coarse_level made its coarse operators (report.json
+/// preconditioner_details.coarse_operators).
+inline constexpr const char* pa_coarse_level_origin = "the first from the operator's factors, the others element galerkin";
 
 /// Whether pa_coarse_level makes a level of fine and first: the operator and transfer above,
 /// and a coarse degree of at least 2 (degree 1 is AMG's, which needs its matrix).

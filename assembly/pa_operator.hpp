@@ -89,8 +89,9 @@ public:
     const Array<std::uint8_t>& dirichlet_mask() const { return mask_; }
     /// The 1D quadrature points of the tables (q1 of them).
     const std::vector<double>& points_1d() const { return points_1d_; }
-    /// Cells and points per direction.
+    /// The cells it applies.
     index_type cells() const { return num_cells_; }
+    /// Quadrature points per direction of each cell.
     int points_per_direction() const { return q1_; }
     /// Whether the operator's cells are those of a mesh of this cell type and degree.
     bool covers(int dim, int degree, index_type cells) const
@@ -136,7 +137,9 @@ private:
     Array<std::uint8_t> mask_;    ///< empty: no Dirichlet nodes
     Array<index_type> dirichlet_; ///< the Dirichlet nodes, ascending
     std::vector<int> gmsh_of_lex_;  ///< the element's node at each lexicographic position
-    std::vector<double> nodes_1d_, points_1d_;  ///< the 1D nodes and points of the tables
+    /// The 1D nodes and points of the tables (a coarse level has no nodes of its own here:
+    /// add_element_galerkin is not for it)
+    std::vector<double> nodes_1d_, points_1d_;
     RobinFacets robin_;             ///< the Robin facets and their matrices (empty: none)
 };
 

@@ -3,7 +3,8 @@
 // and the cells' intermediate arrays live in shared memory, each contraction is one step in
 // which a thread forms one output entry, and the steps are separated by block barriers. In 3D
 // at most degrees the apply gives each cell Q^2 threads instead, one per column of points
-// along z (pa_column_apply.cuh).
+// along z (pa_column_apply.cuh). A p-multigrid coarse level on a finer operator's points
+// (fewer nodes than points per direction) always runs a thread per point.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -491,7 +492,8 @@ void with_kernel_sizes(const PaArgs<V>& a, Fn&& fn)
 
 /// Calls fn.template operator()<DIM, P, Q, LOWER>() for a coarse level on a finer operator's
 /// points (PaOperator::coarse_level: p-multigrid's first lower degree, half the degree, on the
-/// points of degrees 4, 6 and 8); throws for other sizes.
+/// points of degrees 4, 6 and 8: every pair the CUDA operators of degrees up to 8 make);
+/// throws for other sizes.
 template <typename V, typename Fn>
 void with_coarse_kernel_sizes(const PaArgs<V>& a, Fn&& fn)
 {

@@ -90,9 +90,10 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const AmgOpt
                             first_transfer_->restriction->cols() != a.rows()))
         throw std::invalid_argument("pmg: the given first transfer does not match the operator");
     if (first_operator_ && (!first_transfer_ || prolongators.empty() || coarse_operators.size() < 2 ||
+                            coarse_operators[0].rows != 0 ||
                             first_operator_->rows() != columns(0) || first_operator_->cols() != columns(0)))
         throw std::invalid_argument("pmg: a given first coarse operator needs the first transfer's columns, a "
-                                    "prolongation below it and the next level's operator");
+                                    "prolongation below it, the next level's operator and no matrix of its own");
     for (std::size_t l = first_operator_ ? 1 : 0; l < coarse_operators.size(); ++l)
         if (coarse_operators[l].rows != columns(l) || coarse_operators[l].cols != columns(l))
             throw std::invalid_argument("pmg: a coarse operator does not match its interpolation's columns");

@@ -68,8 +68,8 @@ std::unique_ptr<FloatCycle> matrix_free_float_cycle(const PreconditionerSetup<do
     for (const Csr<double>& a : coarse_operators) rounded_operators.push_back(a.rows == 0 ? Csr<float>{} : rounded_to_float(a));
     auto inner = std::make_unique<AmgPreconditioner<float>>(*fine, setup.solver.amg, rounded_transfers,
                                                             std::move(rounded_operators), std::move(lattices),
-                                                            "element galerkin", std::move(first_in_float),
-                                                            std::move(first_operator));
+                                                            first_operator ? pa_coarse_level_origin : "element galerkin",
+                                                            std::move(first_in_float), std::move(first_operator));
     return std::make_unique<FloatCycle>(std::move(fine), std::move(inner));
 }
 

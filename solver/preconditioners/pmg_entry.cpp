@@ -86,9 +86,10 @@ SetUpPreconditioner<V> pmg_with_matrix_free_transfer(const PreconditionerSetup<V
             return made;
         }
     return set_up_multigrid<V>("pmg", setup.op, nullptr, [&] {
+        const char* origin = first_operator ? pa_coarse_level_origin : "element galerkin";
         out.preconditioner = std::make_unique<AmgPreconditioner<V>>(
-            setup.op, setup.solver.amg, transfers.below, std::move(coarse_operators), std::move(lattices),
-            "element galerkin", std::move(transfers.first), std::move(first_operator));
+            setup.op, setup.solver.amg, transfers.below, std::move(coarse_operators), std::move(lattices), origin,
+            std::move(transfers.first), std::move(first_operator));
         return std::move(out);
     });
 }

@@ -52,6 +52,25 @@ std::vector<double> zeroed(std::vector<double> x, const std::vector<std::uint8_t
     return x;
 }
 
+/// A case's mesh, discretisation and system, kept together (the system refers to the mesh).
+struct BuiltCase {
+    CaseSpec spec;
+    CaseMesh mesh;
+    std::unique_ptr<Discretisation<double>> disc;
+    DiscreteSystem<double> system;
+};
+
+/// The case of text built on the CPU.
+std::unique_ptr<BuiltCase> built_case(const std::string& text)
+{
+    auto out = std::make_unique<BuiltCase>();
+    out->spec = parse_case_text(text, "p", "");
+    out->mesh = load_case_mesh(out->spec, cpu());
+    out->disc = make_discretisation<double>(out->spec, out->mesh);
+    out->system = build_case_system(cpu(), *out->disc, out->spec);
+    return out;
+}
+
 /// The case of a test: a partial Dirichlet boundary (its edges meet Neumann sides), a varying
 /// kappa, pa, and with `convection` a convection term (the lower-order factors).
 CaseSpec coarse_level_case(const std::string& elements, int degree, bool convection)
@@ -199,8 +218,13 @@ TEST(PaCoarseLevel, TheCaseChoosesHowTheFirstCoarseLevelIsMade)
             const SystemSolution<double> solved = solve_system(system, spec.solver, disc.get());
             ASSERT_TRUE(solved.result.converged()) << what << ": " << solved.result.message;
             const nlohmann::json& level = solved.preconditioner["levels"][1];
-            if (k == 0) EXPECT_EQ(level["format"], "pa") << what;
-            else EXPECT_FALSE(level.contains("format")) << what;
+            if (k == 0) {
+                EXPECT_EQ(level["format"], "pa") << what;
+                EXPECT_EQ(solved.preconditioner["coarse_operators"], pa_coarse_level_origin) << what;
+            } else {
+                EXPECT_FALSE(level.contains("format")) << what;
+                EXPECT_EQ(solved.preconditioner["coarse_operators"], "element galerkin") << what;
+            }
             iterations[k] = solved.result.iterations;
             solutions[k] = solved.x.to_host();
         }
@@ -208,6 +232,43 @@ TEST(PaCoarseLevel, TheCaseChoosesHowTheFirstCoarseLevelIsMade)
                                                               << iterations[1];
         EXPECT_LT(test::max_relative_difference(solutions[0], solutions[1]), 1e-8) << precision;
     }
+}
+
+TEST(PaCoarseLevel, IsMadeOnlyWhereItAppliesAndIsTheWholeGalerkinProductWithoutDirichletNodes)
+{
+    // Not made (first left as it was) on degree 2 (its coarse degree 1 is AMG's), on lma and
+    // with Robin facets; without Dirichlet nodes (a reaction term makes the problem definite)
+    // it is the element Galerkin product on every row and its transfer the stored one.
+    const unsigned seed = test::random_seed();
+    const std::string dirichlet = "problem: {f: 1, dirichlet: {boundary: 0}}\n";
+    for (const std::string extra :
+         {"degree: 2\nformat: pa\n" + dirichlet, "degree: 4\nformat: lma\n" + dirichlet,
+          std::string("degree: 4\nformat: pa\nproblem: {f: 1, dirichlet: {left: 0}, robin: {right: {h: 2, u_inf: 1}}}\n")}) {
+        const auto built = built_case("mesh: {shape: unit_cube, elements: hexahedron, size: 0.5}\nbackend: cpu\n" + extra);
+        const DiscreteSystem<double>& system = built->system;
+        std::optional<PmgMatrixFreeTransfers<double>> transfers = built->disc->pmg_matrix_free_transfers(cpu());
+        ASSERT_TRUE(transfers) << extra;
+        const LinearOperator<double>* before = transfers->first.prolongation.get();
+        EXPECT_FALSE(pa_coarse_level_applies(*system.op.op, transfers->first)) << extra;
+        EXPECT_EQ(pa_coarse_level(*system.op.op, transfers->first), nullptr) << extra;
+        EXPECT_EQ(transfers->first.prolongation.get(), before) << extra;
+    }
+    const auto built = built_case("mesh: {shape: unit_square, elements: quadrilateral, size: 0.2}\n"
+                                  "degree: 6\nproblem: {f: 1, c: 3}\nbackend: cpu\nformat: pa\n");
+    const Discretisation<double>* disc = built->disc.get();
+    const LinearOperator<double>& op = *built->system.op.op;
+    std::optional<PmgMatrixFreeTransfers<double>> transfers = disc->pmg_matrix_free_transfers(cpu());
+    ASSERT_TRUE(transfers);
+    const LinearOperator<double>* before = transfers->first.prolongation.get();
+    const std::unique_ptr<LinearOperator<double>> coarse = pa_coarse_level(op, transfers->first);
+    ASSERT_TRUE(coarse);
+    EXPECT_EQ(transfers->first.prolongation.get(), before);  // nothing to hold at zero
+    EXPECT_TRUE(dynamic_cast<const PaOperator<double>&>(*coarse).dirichlet_mask().empty());
+    const test::HostMatrix galerkin = test::to_host(disc->pmg_coarse_operators(cpu(), &op).front());
+    const std::vector<double> x = test::random_vector<double>(static_cast<std::size_t>(coarse->rows()), seed);
+    Array<double> y(cpu(), x.size());
+    coarse->apply(Array<double>::from_host(cpu(), x), y);
+    EXPECT_LT(test::max_relative_difference(y.to_host(), product(galerkin, x)), 1e-12);
 }
 
 }  // namespace gpufem
