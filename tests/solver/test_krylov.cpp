@@ -79,9 +79,9 @@ TEST(Krylov, SingleReductionCgFollowsMergedCg)
         const auto single = solve_once(KrylovMethod::cg, KrylovVariant::single_reduction, *a, b, options, m.get());
         EXPECT_GT(merged.result.iterations, 30);
         // Without a preconditioner the badly scaled system takes about 1,500 iterations, over
-        // which rounding moves the two recurrences apart by a few iterations (as it does the
-        // merged and the reference variants).
-        EXPECT_LE(std::abs(merged.result.iterations - single.result.iterations), 1 + merged.result.iterations / 100)
+        // which rounding moves the two recurrences apart (as it does the merged and the
+        // reference variants): by up to 20 iterations, 1.3%, over 300 seeds; 3% allowed.
+        EXPECT_LE(std::abs(merged.result.iterations - single.result.iterations), 1 + merged.result.iterations * 3 / 100)
             << merged.result.iterations << " vs " << single.result.iterations;
         EXPECT_LT(relative_difference(single.x, merged.x), 1e-8);
         const auto& hm = merged.result.residual_history;
