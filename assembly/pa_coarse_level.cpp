@@ -29,7 +29,8 @@ Array<std::uint8_t> coarse_dirichlet_mask(const PaOperator<V>& fine, const PaTra
     std::vector<V> table = t.table.to_host();
     for (V& w : table) w = std::abs(w) < table_zero ? V(0) : std::abs(w);
     const Array<V> absolute = Array<V>::from_host(exec, table);
-    Array<V> indicator(exec, static_cast<std::size_t>(t.fine_size)), sums(exec, static_cast<std::size_t>(t.coarse_size));
+    Array<V> indicator(exec, static_cast<std::size_t>(t.fine_size));
+    Array<V> sums(exec, static_cast<std::size_t>(t.coarse_size));
     GPUFEM_DISPATCH(e, mask_to_values(e, t.fine_size, fine_mask.data(), indicator.data()));
     fill(sums, V(0));
     PaTransferArgs<V> args = t.args();
@@ -68,7 +69,8 @@ bool pa_coarse_level_applies(const LinearOperator<V>& fine, const TransferOperat
     return t.pc >= 3 && exec->backend() == op->executor()->backend() &&
            exec->device_id() == op->executor()->device_id() && t.cells == op->cells() && t.fine_size == op->rows() &&
            t.points_1d == op->points_1d() &&
-           t.coarse_basis.size() == static_cast<std::size_t>(op->points_per_direction()) * static_cast<std::size_t>(t.pc);
+           t.coarse_basis.size() ==
+               static_cast<std::size_t>(op->points_per_direction()) * static_cast<std::size_t>(t.pc);
 }
 
 template <typename V>

@@ -29,7 +29,8 @@ std::unique_ptr<LinearOperator<V>> pa_coarse_level(const LinearOperator<V>& fine
 
 /// How a hierarchy with a pa_coarse_level made its coarse operators (report.json
 /// preconditioner_details.coarse_operators).
-inline constexpr const char* pa_coarse_level_origin = "the first from the operator's factors, the others element galerkin";
+inline constexpr const char* pa_coarse_level_origin =
+    "the first from the operator's factors, the others element galerkin";
 
 /// Whether pa_coarse_level makes a level of fine and first: the operator and transfer above,
 /// and a coarse degree of at least 2 (degree 1 is AMG's, which needs its matrix).

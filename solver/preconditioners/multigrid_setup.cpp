@@ -65,7 +65,8 @@ std::unique_ptr<FloatCycle> matrix_free_float_cycle(const PreconditionerSetup<do
     }
     std::vector<Csr<float>> rounded_transfers, rounded_operators;
     for (const Csr<double>& p : transfers) rounded_transfers.push_back(rounded_to_float(p));
-    for (const Csr<double>& a : coarse_operators) rounded_operators.push_back(a.rows == 0 ? Csr<float>{} : rounded_to_float(a));
+    for (const Csr<double>& a : coarse_operators)
+        rounded_operators.push_back(a.rows == 0 ? Csr<float>{} : rounded_to_float(a));
     auto inner = std::make_unique<AmgPreconditioner<float>>(*fine, setup.solver.amg, rounded_transfers,
                                                             std::move(rounded_operators), std::move(lattices),
                                                             first_operator ? pa_coarse_level_origin : "element galerkin",
