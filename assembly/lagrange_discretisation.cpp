@@ -18,8 +18,11 @@
 namespace gpufem {
 
 template <typename V>
-LagrangeDiscretisation<V>::LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem)
-    : mesh_(mesh), space_(isoparametric_space(mesh)), problem_(problem)
+LagrangeDiscretisation<V>::LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem,
+                                                  bool first_level_from_factors)
+    : mesh_(mesh), space_(isoparametric_space(mesh)), problem_(problem),
+      pmg_degrees_(mesh.degree > 1 ? pmg_coarse_degrees(mesh.degree, first_level_from_factors && has_box_cells(mesh))
+                                   : std::vector<int>{})
 {
     check_degree_for_cells(mesh, mesh.degree);  // a MeshSourceError, a std::runtime_error
 }
@@ -49,21 +52,22 @@ DiscreteSystem<V> LagrangeDiscretisation<V>::assemble_matrix_free(const ExecPtr&
 template <typename V>
 std::vector<Csr<V>> LagrangeDiscretisation<V>::pmg_interpolations(const ExecPtr& exec) const
 {
-    return gpufem::pmg_interpolations<V>(mesh_, exec);
+    return gpufem::pmg_interpolations<V>(mesh_, exec, true, pmg_degrees_);
 }
 
 template <typename V>
 std::optional<PmgMatrixFreeTransfers<V>> LagrangeDiscretisation<V>::pmg_matrix_free_transfers(const ExecPtr& exec) const
 {
-    std::optional<TransferOperators<V>> first = pa_first_transfer<V>(mesh_, exec);
+    std::optional<TransferOperators<V>> first =
+        pa_first_transfer<V>(mesh_, exec, pmg_degrees_.empty() ? 0 : pmg_degrees_.front());
     if (!first) return std::nullopt;
-    return PmgMatrixFreeTransfers<V>{std::move(*first), gpufem::pmg_interpolations<V>(mesh_, exec, false)};
+    return PmgMatrixFreeTransfers<V>{std::move(*first), gpufem::pmg_interpolations<V>(mesh_, exec, false, pmg_degrees_)};
 }
 
 template <typename V>
 std::vector<std::optional<StructuredGrid>> LagrangeDiscretisation<V>::pmg_coarse_grids() const
 {
-    return gpufem::pmg_coarse_grids(mesh_);
+    return gpufem::pmg_coarse_grids(mesh_, pmg_degrees_);
 }
 
 template <typename V>
@@ -71,7 +75,7 @@ std::vector<Csr<V>> LagrangeDiscretisation<V>::pmg_coarse_operators(const ExecPt
                                                                     const LinearOperator<V>* op,
                                                                     bool first_given) const
 {
-    return gpufem::pmg_coarse_operators<V>(exec, mesh_, problem_, op, first_given);
+    return gpufem::pmg_coarse_operators<V>(exec, mesh_, problem_, op, first_given, pmg_degrees_);
 }
 
 template <typename V>

@@ -3,6 +3,8 @@
 // space is the mesh's isoparametric space (assembly/function_space.hpp: its unknowns are the
 // mesh's Lagrange nodes, vertices and Gmsh's high-order nodes, at the mesh's order), the system is assemble_poisson's (or a matrix-free operator built from the
 // element matrices), a solution is VTU point data and its errors are integrated cell by cell.
+#include <vector>
+
 #include "assembly/discretisation.hpp"
 #include "assembly/problem_spec.hpp"
 #include "mesh/grid_coarsening.hpp"
@@ -13,10 +15,13 @@ namespace gpufem {
 template <typename V>
 class LagrangeDiscretisation final : public Discretisation<V> {
 public:
-    /// The discretisation of problem on mesh (Lagrange elements of mesh.degree).
-    LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem);
-    LagrangeDiscretisation(Mesh&&, const ProblemSpec&) = delete;  // would dangle
-    LagrangeDiscretisation(const Mesh&, ProblemSpec&&) = delete;
+    /// The discretisation of problem on mesh (Lagrange elements of mesh.degree). With
+    /// first_level_from_factors (the operator makes p-multigrid's first coarse level from its
+    /// own factors: OperatorLevelEntry::coarse_level_from_factors) its lower degrees are
+    /// pmg_coarse_degrees(degree, through_three) on boxes.
+    LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem, bool first_level_from_factors = false);
+    LagrangeDiscretisation(Mesh&&, const ProblemSpec&, bool = false) = delete;  // would dangle
+    LagrangeDiscretisation(const Mesh&, ProblemSpec&&, bool = false) = delete;
 
     std::string describe() const override;
     const Mesh& mesh() const override { return mesh_; }
@@ -27,8 +32,8 @@ public:
     /// The operator of an element-matrix level (lma), built by the level's builder.
     DiscreteSystem<V> assemble_matrix_free(const ExecPtr& exec, const OperatorLevelEntry& level,
                                            const FormatOptions& options) const override;
-    /// Degree k -> k/2 -> 1 or k -> 1 on the same mesh, then down the refinements by gpufem
-    /// of a refined mesh (assembly/lagrange_interpolation.hpp).
+    /// Degree k -> k/2 -> 1, k -> 3 -> 1 or k -> 1 on the same mesh (pmg_degrees), then down the
+    /// refinements by gpufem of a refined mesh (assembly/lagrange_interpolation.hpp).
     std::vector<Csr<V>> pmg_interpolations(const ExecPtr& exec) const override;
     std::vector<std::optional<StructuredGrid>> pmg_coarse_grids() const override;
     /// pa_first_transfer and the chain below it.
@@ -46,12 +51,15 @@ public:
     SolutionOutput solution_output(const Array<V>& u) const override;
     /// On a mesh with GLL nodes (mesh/gll_output.hpp).
     bool give_equispaced_point_fields() override;
+    /// The lower degrees p-multigrid passes through, finest first (empty at degree 1).
+    const std::vector<int>& pmg_degrees() const { return pmg_degrees_; }
 
 private:
     bool equispaced_points_ = false;
     const Mesh& mesh_;
     FunctionSpace space_;
     const ProblemSpec& problem_;
+    std::vector<int> pmg_degrees_;
 };
 
 }  // namespace gpufem

@@ -18,25 +18,57 @@
 namespace gpufem {
 namespace {
 
+bool is_box(ElementType type)
+{
+    return type == ElementType::quadrilateral || type == ElementType::hexahedron;
+}
+
+/// Whether lagrange_space takes degree c on degree-k cells of `type`: c divides k, or on a box
+/// c < k and no i k / c (0 < i < c) lies at a half between two integers.
+bool lattice_fits(ElementType type, int k, int c)
+{
+    if (c >= 1 && k % c == 0) return true;
+    if (!is_box(type) || c < 2 || c >= k) return false;
+    for (int i = 1; i < c; ++i)
+        if ((2 * i * k) % (2 * c) == c) return false;
+    return true;
+}
+
+/// The degree-k lattice coordinate (of a box's [-1, 1]) nearest x.
+double nearest_lattice_coordinate(double x, int k)
+{
+    return 2.0 * std::round((x + 1.0) * k / 2.0) / k - 1.0;
+}
+
 /// For each local node of the degree-k element: the local index of the degree-c node at the
-/// same lattice point, or -1 (c divides k, so the degree-c lattice is part of the degree-k
-/// one). Matched by the equispaced positions: a degree-c unknown sits on the mesh node of its
-/// lattice point (from degree 5 a GLL node, elsewhere than the degree-c node; the transfer
+/// same lattice point, or -1 (lattice_fits: the degree-c lattice is part of the degree-k one,
+/// or on a box each of its coordinates is rounded to the nearest degree-k one). Matched by the
+/// equispaced positions: a degree-c unknown sits on the mesh node of its lattice point (from
+/// degree 5, or where c does not divide k, elsewhere than the degree-c node; the transfer
 /// still evaluates the degree-c basis where the degree-k nodes are).
 std::vector<int> coarse_local_nodes(ElementType type, int k, int c)
 {
     const int dim = element_dimension(type);
     const std::vector<double> fine = equispaced_reference_nodes(type, k);
-    const std::vector<double> coarse =
-        c == 1 ? reference_nodes(type) : equispaced_reference_nodes(type, c);
+    std::vector<double> coarse = c == 1 ? reference_nodes(type) : equispaced_reference_nodes(type, c);
+    if (is_box(type))
+        for (double& x : coarse) x = nearest_lattice_coordinate(x, k);
     const std::size_t nf = fine.size() / dim, nc = coarse.size() / dim;
     std::vector<int> match(nf, -1);
+    std::size_t matched = 0;
     for (std::size_t j = 0; j < nf; ++j)
         for (std::size_t m = 0; m < nc; ++m) {
             double distance = 0;
             for (int d = 0; d < dim; ++d) distance += std::abs(fine[j * dim + d] - coarse[m * dim + d]);
-            if (distance < 1e-9) match[j] = static_cast<int>(m);
+            if (distance < 1e-9 && match[j] < 0) {
+                match[j] = static_cast<int>(m);
+                ++matched;
+            }
         }
+    if (matched != nc)
+        throw std::logic_error("lagrange_space: the degree-" + std::to_string(c) + " nodes of a " +
+                               element_type_name(type) + " do not lie on distinct degree-" + std::to_string(k) +
+                               " nodes");
     return match;
 }
 
@@ -64,7 +96,7 @@ struct SubspaceOnExec {
     }
 };
 
-/// How the degree-c element sits in the degree-k element of `type` (c dividing k).
+/// How the degree-c element sits in the degree-k element of `type` (lattice_fits).
 LagrangeEmbedding lagrange_embedding(ElementType type, int k, int c)
 {
     const int dim = element_dimension(type);
@@ -94,7 +126,7 @@ LagrangeEmbedding lagrange_embedding(ElementType type, int k, int c)
 }
 
 /// lagrange_embedding(type, k, c) with the rows a transfer into the degree-f space reads (c < f,
-/// both dividing k) made exact: at each degree-k node on the degree-f lattice, the degree-c
+/// both lattice_fits under k) made exact: at each degree-k node on the degree-f lattice, the degree-c
 /// basis at the degree-f element's own node there. From degree 5 on boxes the degree-f node
 /// (a GLL point) is not where the degree-k node is, and the degree-c basis at the degree-k
 /// node would not represent a degree-c function in the degree-f space (the chain of transfers
@@ -150,9 +182,11 @@ LagrangeEmbedding embedding_per_cell_type(const Mesh& mesh, int k, int c, int f 
 LagrangeSpace space_on(const Mesh& mesh, const index_type* cells, int c, const ExecPtr& exec, bool with_dof_map)
 {
     const int k = mesh.degree;
-    if (c < 1 || k % c != 0)
-        throw std::invalid_argument("lagrange_interpolation: degree " + std::to_string(c) +
-                                    " does not divide the mesh's degree " + std::to_string(k));
+    if (c < 1 || (mesh.is_mixed() ? k % c != 0 : !lattice_fits(mesh.cell_type, k, c)))
+        throw std::invalid_argument("lagrange_interpolation: no degree-" + std::to_string(c) + " space on mesh '" +
+                                    mesh.source + "' of degree " + std::to_string(k) +
+                                    " (a lower degree divides the mesh's, or on quadrilaterals and hexahedra "
+                                    "is odd under an odd one)");
     LagrangeSpace space;
     space.embedding = mesh.is_mixed() ? embedding_per_cell_type(mesh, k, c) : lagrange_embedding(mesh.cell_type, k, c);
     const int ncl = static_cast<int>(space.embedding.fine_local.size() /
@@ -358,7 +392,8 @@ Csr<V> grid_interpolation(const Mesh& mesh, const GridCoarsening& coarse, const 
 }
 
 template <typename V>
-std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec, bool with_first)
+std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec, bool with_first,
+                                       std::span<const int> degrees)
 {
     std::vector<Csr<V>> chain;
     const bool h_levels = has_h_levels(mesh);
@@ -371,7 +406,7 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec, bo
     }
     // Below degree 1 the h-levels start from the degree-1 space's cells (its nodes are the
     // vertices: the refined mesh's nodes, or the grid's points, in node order).
-    std::vector<DegreeLevel<V>> levels = degree_levels<V>(mesh, exec, h_levels, with_first);
+    std::vector<DegreeLevel<V>> levels = degree_levels<V>(mesh, exec, h_levels, with_first, degrees);
     for (std::size_t l = with_first ? 0 : 1; l < levels.size(); ++l) chain.push_back(std::move(levels[l].transfer));
     const LagrangeSpace& coarsest = levels.back().space;
     if (h_levels && coarsest.degree() == 1)
@@ -382,11 +417,11 @@ std::vector<Csr<V>> pmg_interpolations(const Mesh& mesh, const ExecPtr& exec, bo
     return chain;
 }
 
-std::vector<std::optional<StructuredGrid>> pmg_coarse_grids(const Mesh& mesh)
+std::vector<std::optional<StructuredGrid>> pmg_coarse_grids(const Mesh& mesh, std::span<const int> degrees)
 {
     std::vector<std::optional<StructuredGrid>> out;
     const bool h_levels = has_h_levels(mesh);
-    if (mesh.degree > 1) out.assign(pmg_coarse_degrees(mesh.degree).size(), std::nullopt);
+    if (mesh.degree > 1) out.assign(pmg_degrees_or_default(mesh, degrees).size(), std::nullopt);
     if (!h_levels) return out;
     if (mesh.refined_from) {
         for (const RefinementParents* from = mesh.refined_from.get(); from; from = from->previous.get())
@@ -404,7 +439,7 @@ std::vector<std::optional<StructuredGrid>> pmg_coarse_grids(const Mesh& mesh)
 
 template <typename V>
 std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec, bool degree_one_dof_map,
-                                          bool with_first)
+                                          bool with_first, std::span<const int> degrees)
 {
     std::vector<DegreeLevel<V>> levels;
     if (mesh.degree <= 1) return levels;
@@ -414,7 +449,7 @@ std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec,
     // interpolation from that degree at the finer space's nodes, the coarse basis evaluated at
     // the finer element's own nodes (a lower-degree function is represented exactly in every
     // higher-degree space of the same mesh, and the chain is the product of the embeddings).
-    for (const int degree : pmg_coarse_degrees(mesh.degree)) {
+    for (const int degree : pmg_degrees_or_default(mesh, degrees)) {
         LagrangeSpace space = space_on(mesh, on_exec.cells, degree, exec, degree_one_dof_map && degree == 1);
         const bool first = levels.empty();
         if (first && !with_first) {
@@ -439,9 +474,9 @@ template Csr<float> lagrange_interpolation(const Mesh&, int, const ExecPtr&);
 template Csr<double> lagrange_interpolation(const Mesh&, int, const ExecPtr&);
 template Csr<float> grid_interpolation(const Mesh&, const GridCoarsening&, const ExecPtr&);
 template Csr<double> grid_interpolation(const Mesh&, const GridCoarsening&, const ExecPtr&);
-template std::vector<Csr<float>> pmg_interpolations(const Mesh&, const ExecPtr&, bool);
-template std::vector<Csr<double>> pmg_interpolations(const Mesh&, const ExecPtr&, bool);
-template std::vector<DegreeLevel<float>> degree_levels(const Mesh&, const ExecPtr&, bool, bool);
-template std::vector<DegreeLevel<double>> degree_levels(const Mesh&, const ExecPtr&, bool, bool);
+template std::vector<Csr<float>> pmg_interpolations(const Mesh&, const ExecPtr&, bool, std::span<const int>);
+template std::vector<Csr<double>> pmg_interpolations(const Mesh&, const ExecPtr&, bool, std::span<const int>);
+template std::vector<DegreeLevel<float>> degree_levels(const Mesh&, const ExecPtr&, bool, bool, std::span<const int>);
+template std::vector<DegreeLevel<double>> degree_levels(const Mesh&, const ExecPtr&, bool, bool, std::span<const int>);
 
 }  // namespace gpufem

@@ -1,8 +1,10 @@
 #pragma once
 // Lagrange spaces of a lower degree on a mesh of order k: p-multigrid's coarse spaces. A
-// degree-c space (c dividing k) has as its unknowns the mesh nodes on each cell's degree-c
-// nodes (c = 1: the vertices), numbered in node order, and its own dof map; its functions are
-// represented exactly in the mesh's own space (the embedding).
+// degree-c space has as its unknowns the mesh nodes on each cell's degree-c lattice points
+// (c dividing k; on quadrilaterals and hexahedra also the degree-k lattice points nearest
+// them; c = 1: the vertices), numbered in node order, and its own dof map; its functions are
+// represented exactly in the mesh's own space (the embedding). A mesh node only names a
+// coarse unknown: the unknown is the coarse function's value at its own element node.
 #include <vector>
 
 #include "assembly/function_space.hpp"
@@ -27,7 +29,7 @@ struct LagrangeEmbedding {
     bool per_cell_type = false;
 };
 
-/// A Lagrange space of degree c on a mesh of order k, c dividing k.
+/// A Lagrange space of degree c on a mesh of order k (c as lagrange_space takes it).
 struct LagrangeSpace {
     FunctionSpace space;            ///< nodes, degree c, its unknowns all owned on one process
     int dofs_per_cell = 0;          ///< degree-c unknowns per cell (ncl; several types: the most)
@@ -43,8 +45,12 @@ struct LagrangeSpace {
 };
 
 /// The degree-c space of mesh, its arrays on exec and made there; without with_dof_map its
-/// cell_dofs stay empty (an interpolation does not need them). Throws std::invalid_argument
-/// when c does not divide the mesh's degree.
+/// cell_dofs stay empty (an interpolation does not need them). c divides the mesh's degree k,
+/// or on a mesh of quadrilaterals or of hexahedra is below k with no i k / c (0 < i < c) at a
+/// half (odd c under odd k): each degree-c lattice coordinate then rounds to one degree-k
+/// coordinate, distinct ones to distinct ones, and the rounding commutes with the box's
+/// symmetries, so neighbouring cells name a shared coarse unknown by the same mesh node.
+/// Throws std::invalid_argument for other c.
 LagrangeSpace lagrange_space(const Mesh& mesh, int c, const ExecPtr& exec, bool with_dof_map = true);
 
 }  // namespace gpufem

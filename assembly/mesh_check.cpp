@@ -38,19 +38,14 @@ std::string folded_advice(const Mesh& mesh)
 
 }  // namespace
 
-template <typename V>
-void check_mesh_geometry(const Mesh& mesh, const ElementData<V>& data)
+void check_jacobian_signs(const Mesh& mesh, const JacobianSigns& signs, int num_points, const ExecPtr& exec)
 {
-    check_mesh_coordinates(mesh);
-    const ExecPtr& exec = data.coordinates.executor();
-    const ElementArgs<V> args = data.args();
-    const JacobianSigns signs = GPUFEM_DISPATCH(*exec, jacobian_signs(*exec, args));
     if (signs.first_degenerate >= 0) {
-        const long long cell = signs.first_degenerate / data.num_points;
+        const long long cell = signs.first_degenerate / num_points;
         throw std::runtime_error(fmt::format(
             "mesh {}: {} is degenerate or folded: det J is zero, not finite or changes sign at "
             "quadrature point {} (cells with a consistent sign: {} positive, {} negative){}",
-            mesh.source, cell_text(mesh, cell), signs.first_degenerate % data.num_points,
+            mesh.source, cell_text(mesh, cell), signs.first_degenerate % num_points,
             signs.positive, signs.negative, folded_advice(mesh)));
     }
     if (signs.positive > 0 && signs.negative > 0 && (mesh.dim != 2 || cells_overlap_2d(mesh, exec))) {
@@ -63,6 +58,14 @@ void check_mesh_geometry(const Mesh& mesh, const ElementData<V>& data)
             fewer_negative ? signs.positive : signs.negative,
             fewer_negative ? "< 0" : "> 0", fewer_negative ? "> 0" : "< 0", cell_text(mesh, cell)));
     }
+}
+
+template <typename V>
+void check_mesh_geometry(const Mesh& mesh, const ElementData<V>& data)
+{
+    check_mesh_coordinates(mesh);
+    const ExecPtr& exec = data.coordinates.executor();
+    check_jacobian_signs(mesh, GPUFEM_DISPATCH(*exec, jacobian_signs(*exec, data.args())), data.num_points, exec);
 }
 
 template void check_mesh_geometry(const Mesh&, const ElementData<float>&);

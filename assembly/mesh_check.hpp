@@ -5,6 +5,7 @@
 // have its own orientation (Gmsh orients each surface as drawn): mixed signs are refused only
 // where cells overlap.
 #include "assembly/element_data.hpp"
+#include "assembly/geometry_check_kernels.hpp"
 #include "mesh/mesh.hpp"
 
 namespace gpufem {
@@ -16,5 +17,10 @@ namespace gpufem {
 /// and the assembly quadrature on the executor; the sign test runs there).
 template <typename V>
 void check_mesh_geometry(const Mesh& mesh, const ElementData<V>& data);
+
+/// check_mesh_geometry's test of det J from signs found elsewhere (with a pa operator's point
+/// factors) over num_points points a cell: throws as it does. exec: where a 2D mesh's cells
+/// are compared for overlap. (The coordinates are check_mesh_coordinates', mesh/mesh_quality.hpp.)
+void check_jacobian_signs(const Mesh& mesh, const JacobianSigns& signs, int num_points, const ExecPtr& exec);
 
 }  // namespace gpufem

@@ -48,6 +48,10 @@ struct OperatorLevelEntry : OperatorEntryBase {
     /// matrix in the mesh's cell order (lma, atomic scatter), or computes each cell's product
     /// from what it stores (pa), so that no element matrices are made for them; null: never.
     bool (*keeps_element_matrices)(const FormatOptions& options) = nullptr;
+    /// Whether the built operator makes p-multigrid's first coarse level from its own data,
+    /// without a stored matrix (pa: from its quadrature-point factors, assembly/pa_coarse_level.hpp),
+    /// so that a finer first coarse degree costs no setup (LagrangeDiscretisation's degrees).
+    bool coarse_level_from_factors = false;
     /// Its builders on a rank's part under mpirun; null: it runs on one rank only.
     PartOperatorBuilder<float> build_part_float = nullptr;
     PartOperatorBuilder<double> build_part_double = nullptr;

@@ -11,14 +11,16 @@ GPUFEM_KERNEL_INLINE void pa_lexicographic_nodes(const Executor& exec, index_typ
 
 /// For every cell e and lexicographic point q (rule point rule_of_lex[q] of a's tables):
 /// the point's factors (see PaArgs::factors; a.has_lower_order decides the components) into
-/// factors[c cells points + e points + q], and w |det J| f into loads[e points + q].
-/// tensor: the operator's lexicographic nodes and 1D tables (its factors unused).
-/// cpu: cells in parallel, each point's Jacobian from a's reference gradients; cuda in 3D: a
-/// thread per point, a block per cell, the Jacobian by sum factorisation of the nodes'
-/// coordinates (O(k^4) per cell instead of O(k^6)); in 2D a thread per (cell, point) as the cpu.
+/// factors[c cells points + e points + q], and w |det J| f into loads[e points + q]. Returns
+/// the signs of det J at the points, as jacobian_signs (assembly/geometry_check_kernels.hpp)
+/// finds them (the rule's point numbers). tensor: the operator's lexicographic nodes and 1D
+/// tables (its factors unused). cpu: cells in parallel, each point's Jacobian from a's
+/// reference gradients, then jacobian_signs; cuda in 3D: a thread per point, a block per cell,
+/// the Jacobian by sum factorisation of the nodes' coordinates (O(k^4) per cell instead of
+/// O(k^6)) and its sign counted there; in 2D a thread per (cell, point) as the cpu.
 template <typename V>
-void pa_point_factors(const Executor& exec, const ElementArgs<V>& a, const PaArgs<V>& tensor,
-                      const int* rule_of_lex, V* factors, V* loads) GPUFEM_KERNEL_BODY
+JacobianSigns pa_point_factors(const Executor& exec, const ElementArgs<V>& a, const PaArgs<V>& tensor,
+                               const int* rule_of_lex, V* factors, V* loads) GPUFEM_KERNEL_BODY
 
 /// rhs[node] += sum_q loads[e points + q] N_l(q) for every cell e and local node l (Dirichlet
 /// nodes included: their rows are set later). cpu: sequential over cells, a sum over the points

@@ -15,6 +15,7 @@
 
 #include "assembly/element_data.hpp"
 #include "assembly/element_galerkin_kernels.hpp"
+#include "assembly/geometry_check_kernels.hpp"
 #include "linalg/backend_kernels.hpp"
 #include "linalg/executor.hpp"
 #include "linalg/host_device.hpp"

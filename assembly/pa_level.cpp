@@ -46,6 +46,7 @@ OperatorLevelEntry pa_level_entry()
     e.build_double = build_pa<double>;
     // pmg's first coarse operator comes from the point factors (PaOperator::add_element_galerkin).
     e.keeps_element_matrices = [](const FormatOptions&) { return true; };
+    e.coarse_level_from_factors = true;  // PaOperator::coarse_level
     e.build_part_float = build_part_pa<float>;
     e.build_part_double = build_part_pa<double>;
     e.memory = [](const MatrixShape& m, const FormatOptions&) {

@@ -89,7 +89,8 @@ PaOperator<V>::PaOperator(const ExecPtr& exec, const ElementData<V>& data, const
     factors_ = std::move(factors);
     Array<V> loads(exec, cell_points);
     const PaArgs<V> a = args();
-    GPUFEM_DISPATCH(ex, pa_point_factors(ex, data.args(), a, rule_of_lex.data(), factor_data, loads.data()));
+    jacobian_signs_ =
+        GPUFEM_DISPATCH(ex, pa_point_factors(ex, data.args(), a, rule_of_lex.data(), factor_data, loads.data()));
     GPUFEM_DISPATCH(ex, pa_loads(ex, a, loads.data(), rhs.data()));
     this->diagonal_ = Array<V>(exec, num_nodes_);
     fill(this->diagonal_, V(0));

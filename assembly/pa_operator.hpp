@@ -93,6 +93,9 @@ public:
     index_type cells() const { return num_cells_; }
     /// Quadrature points per direction of each cell.
     int points_per_direction() const { return q1_; }
+    /// The signs of det J at the points of the cells it was made from, found with its factors
+    /// (check_jacobian_signs reads them; a coarse level's or a copy's: none counted).
+    const JacobianSigns& jacobian_signs() const { return jacobian_signs_; }
     /// Whether the operator's cells are those of a mesh of this cell type and degree.
     bool covers(int dim, int degree, index_type cells) const
     {
@@ -133,6 +136,7 @@ private:
     /// [c][e][q]; shared with the coarse levels made from this operator (coarse_level)
     std::shared_ptr<const Array<V>> factors_;
     bool shares_factors_ = false;  ///< another operator's factors (not counted in bytes_stored)
+    JacobianSigns jacobian_signs_;
     Array<V> basis_, derivative_; ///< q1 x p1 tables
     Array<std::uint8_t> mask_;    ///< empty: no Dirichlet nodes
     Array<index_type> dirichlet_; ///< the Dirichlet nodes, ascending

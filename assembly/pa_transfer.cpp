@@ -75,7 +75,7 @@ Array<index_type> lexicographic_unknowns(const ExecPtr& exec, index_type cells, 
 }  // namespace
 
 template <typename V>
-std::optional<TransferOperators<V>> pa_first_transfer(const Mesh& mesh, const ExecPtr& exec)
+std::optional<TransferOperators<V>> pa_first_transfer(const Mesh& mesh, const ExecPtr& exec, int coarse_degree)
 {
     if (mesh.is_mixed() || mesh.degree < 2 ||
         (mesh.cell_type != ElementType::quadrilateral && mesh.cell_type != ElementType::hexahedron))
@@ -86,7 +86,8 @@ std::optional<TransferOperators<V>> pa_first_transfer(const Mesh& mesh, const Ex
     } catch (const std::logic_error&) {  // not a tensor-product element: the stored transfer
         return std::nullopt;
     }
-    const LagrangeSpace space = lagrange_space(mesh, pmg_coarse_degrees(mesh.degree).front(), exec, true);
+    const LagrangeSpace space =
+        lagrange_space(mesh, coarse_degree > 0 ? coarse_degree : pmg_coarse_degrees(mesh.degree).front(), exec, true);
     const std::optional<PaCoarseTables> tables =
         pa_coarse_tables(fine, mesh.cell_type, space.dofs_per_cell, space.embedding.weights);
     if (!tables) return std::nullopt;
@@ -124,7 +125,7 @@ std::optional<TransferOperators<V>> pa_first_transfer(const Mesh& mesh, const Ex
 
 template class PaTransfer<float>;
 template class PaTransfer<double>;
-template std::optional<TransferOperators<float>> pa_first_transfer(const Mesh&, const ExecPtr&);
-template std::optional<TransferOperators<double>> pa_first_transfer(const Mesh&, const ExecPtr&);
+template std::optional<TransferOperators<float>> pa_first_transfer(const Mesh&, const ExecPtr&, int);
+template std::optional<TransferOperators<double>> pa_first_transfer(const Mesh&, const ExecPtr&, int);
 
 }  // namespace gpufem

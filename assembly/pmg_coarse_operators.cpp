@@ -22,7 +22,8 @@ namespace gpufem {
 
 template <typename V>
 std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
-                                         const ProblemSpec& problem, const LinearOperator<V>* fine, bool first_given)
+                                         const ProblemSpec& problem, const LinearOperator<V>* fine, bool first_given,
+                                         std::span<const int> degrees)
 {
     std::vector<Csr<V>> out;
     // A mesh of several cell types keeps its assembled matrix for pmg (R A P below it).
@@ -105,7 +106,7 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
         spdlog::debug("pmg's first coarse operators from the elements: {}", laps.text());
         return out;
     }
-    for (const int degree : pmg_coarse_degrees(mesh.degree)) {
+    for (const int degree : pmg_degrees_or_default(mesh, degrees)) {
         if (first_given && out.empty()) {
             out.emplace_back();
             continue;
@@ -119,8 +120,8 @@ std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
 }
 
 template std::vector<Csr<float>> pmg_coarse_operators(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                                      const LinearOperator<float>*, bool);
+                                                      const LinearOperator<float>*, bool, std::span<const int>);
 template std::vector<Csr<double>> pmg_coarse_operators(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                                       const LinearOperator<double>*, bool);
+                                                       const LinearOperator<double>*, bool, std::span<const int>);
 
 }  // namespace gpufem

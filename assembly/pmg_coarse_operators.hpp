@@ -3,6 +3,7 @@
 // assembled from the cells' degree-k element matrices projected onto that degree (the
 // element-wise Galerkin product), so a matrix-free fine level (lma, pa) needs no
 // assembled high-order matrix.
+#include <span>
 #include <vector>
 
 #include "assembly/lma_operator.hpp"
@@ -12,7 +13,7 @@
 
 namespace gpufem {
 
-/// For each degree c of pmg_coarse_degrees(mesh.degree), finest first: A_c = sum_e P^T K_e P,
+/// For each degree c of pmg_degrees_or_default(mesh, degrees), finest first: A_c = sum_e P^T K_e P,
 /// K_e the problem's degree-k element matrices (as the system's) with the Dirichlet nodes'
 /// rows and columns eliminated as the system does (diagonal kept), P the reference
 /// interpolation from degree c (assembly/lagrange_space.hpp), in the numbering of that degree's
@@ -32,6 +33,7 @@ namespace gpufem {
 template <typename V>
 std::vector<Csr<V>> pmg_coarse_operators(const ExecPtr& exec, const Mesh& mesh,
                                          const ProblemSpec& problem,
-                                         const LinearOperator<V>* fine = nullptr, bool first_given = false);
+                                         const LinearOperator<V>* fine = nullptr, bool first_given = false,
+                                         std::span<const int> degrees = {});
 
 }  // namespace gpufem

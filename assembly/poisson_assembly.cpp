@@ -15,6 +15,7 @@
 #include "assembly/element_data.hpp"
 #include "assembly/element_kernels.hpp"
 #include "assembly/mesh_check.hpp"
+#include "mesh/mesh_quality.hpp"
 #include "assembly/robin_data.hpp"
 #include "linalg/blas1.hpp"
 
@@ -51,11 +52,12 @@ ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
 
 template <typename V>
 ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh, const ReferenceElement& ref,
-                                          const ProblemSpec& problem, AssemblyTimes& times)
+                                          const ProblemSpec& problem, AssemblyTimes& times, bool check_signs)
 {
     auto start = phase_clock::now();
     ElementData<V> data = make_geometry_data<V>(exec, mesh, ref);
-    check_mesh_geometry(mesh, data);
+    if (check_signs) check_mesh_geometry(mesh, data);
+    else check_mesh_coordinates(mesh);
     times.geometry = phase_seconds(*exec, start);
     start = phase_clock::now();
     add_coefficients(data, mesh, ref, problem);
@@ -172,9 +174,9 @@ template ElementData<float> timed_problem_element_data(const ExecPtr&, const Mes
 template ElementData<double> timed_problem_element_data(const ExecPtr&, const Mesh&,
                                                         const ProblemSpec&, AssemblyTimes&);
 template ElementData<float> timed_problem_element_data(const ExecPtr&, const Mesh&, const ReferenceElement&,
-                                                       const ProblemSpec&, AssemblyTimes&);
+                                                       const ProblemSpec&, AssemblyTimes&, bool);
 template ElementData<double> timed_problem_element_data(const ExecPtr&, const Mesh&, const ReferenceElement&,
-                                                        const ProblemSpec&, AssemblyTimes&);
+                                                        const ProblemSpec&, AssemblyTimes&, bool);
 template LinearSystem<float> assemble_poisson(const ExecPtr&, const Mesh&, const ProblemSpec&, CsrOffsets);
 template LinearSystem<double> assemble_poisson(const ExecPtr&, const Mesh&, const ProblemSpec&, CsrOffsets);
 template void widen_offsets(LinearSystem<float>&);

@@ -47,10 +47,12 @@ template <typename V>
 ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh,
                                           const ProblemSpec& problem, AssemblyTimes& times);
 
-/// The same with the reference element given (assembly_reference_element of the mesh).
+/// The same with the reference element given (assembly_reference_element of the mesh). Without
+/// check_signs only the coordinates are checked (check_mesh_coordinates): the caller checks
+/// det J itself (check_jacobian_signs), as pa does with its point factors.
 template <typename V>
 ElementData<V> timed_problem_element_data(const ExecPtr& exec, const Mesh& mesh, const ReferenceElement& ref,
-                                          const ProblemSpec& problem, AssemblyTimes& times);
+                                          const ProblemSpec& problem, AssemblyTimes& times, bool check_signs = true);
 
 /// The reference element the assembly tabulates for the mesh's cells: their type and order at
 /// assembly_quadrature_degree.

@@ -197,11 +197,12 @@ void pa_lexicographic_nodes(const Executor&, index_type num_cells, int npe, cons
 }
 
 template <typename V>
-void pa_point_factors(const Executor&, const ElementArgs<V>& a, const PaArgs<V>&, const int* rule_of_lex,
-                      V* factors, V* loads)
+JacobianSigns pa_point_factors(const Executor& exec, const ElementArgs<V>& a, const PaArgs<V>&, const int* rule_of_lex,
+                               V* factors, V* loads)
 {
     if (a.dim == 2) point_factors_of<2>(a, rule_of_lex, factors, loads);
     else point_factors_of<3>(a, rule_of_lex, factors, loads);
+    return jacobian_signs(exec, a);
 }
 
 template <typename V>

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "assembly/cuda/jacobian_tally.cuh"
 #include "assembly/pa_kernels.hpp"
 #include "assembly/pa_point_math.hpp"
 #include "assembly/cuda/tensor_contractions.cuh"
@@ -321,19 +322,34 @@ __global__ void __launch_bounds__(cells_per_block<DIM, Q> * points_of<DIM, Q>)
     if (l >= 0) atomicAdd(&out[decoded(a.nodes[static_cast<long long>(e) * N + l])], sum);
 }
 
+/// The sign of det J (rows or columns J): +1, -1, or 0 where it is zero or not finite.
+template <typename V>
+__device__ inline int jacobian_sign(const V (&J)[3][3])
+{
+    const double a = J[0][0], b = J[0][1], c = J[0][2], d = J[1][0], e = J[1][1], f = J[1][2];
+    const double g = J[2][0], h = J[2][1], i = J[2][2];
+    const double det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
+    if (!(det - det == 0.0)) return 0;
+    return det > 0 ? 1 : (det < 0 ? -1 : 0);
+}
+
 /// The point factors of 3D cells (see pa_point_factors): a thread per point, cells_per_block
 /// cells to a block; the Jacobian's rows are the reference gradients of the nodes' x, y and z
-/// coordinates, by the apply's contractions.
+/// coordinates, by the apply's contractions. Each cell's sign class goes into tally (see
+/// jacobian_tally.cuh): the sign at rule point 0, or 0 and the lowest rule point where det J is
+/// zero, not finite or of the other sign.
 template <int P, typename V>
 __global__ void __launch_bounds__(cells_per_block<3, P> * points_of<3, P>)
     tensor_point_factors_kernel(ElementArgs<V> a, PaArgs<V> tensor, const int* __restrict__ rule_of_lex, V* factors,
-                                V* loads)
+                                V* loads, unsigned long long* tally)
 {
     constexpr int T = points_of<3, P>, E = cells_per_block<3, P>, N = P * P * P;
     __shared__ V sB[P * P], sD[P * P];
     __shared__ V buffers[E][buffers_of<3>][T];
+    __shared__ int first_sign[E], first_bad[E];
     load_tables(tensor, sB, sD, P * P);
     const int slot = threadIdx.x / T, r = threadIdx.x % T;
+    if (r == 0) first_bad[slot] = INT_MAX;  // read after the contractions' barriers
     const index_type e = static_cast<index_type>(blockIdx.x) * E + slot;
     const bool active = e < a.num_cells;
     const int l = active ? node_of_thread<3, P, P>(r) : -1;
@@ -341,6 +357,15 @@ __global__ void __launch_bounds__(cells_per_block<3, P> * points_of<3, P>)
                         : nullptr;
     V J[3][3], value;
     for (int d = 0; d < 3; ++d) reference_gradient_3d<P, P, false>(r, x ? x[d] : V(0), sB, sD, buffers[slot], J[d], value);
+    const int sign = active ? jacobian_sign(J) : 0;
+    if (active && rule_of_lex[r] == 0) first_sign[slot] = sign;
+    __syncthreads();
+    if (active && (sign == 0 || sign != first_sign[slot])) atomicMin(&first_bad[slot], rule_of_lex[r]);
+    __syncthreads();
+    if (active && r == 0) {
+        const int bad = first_bad[slot];
+        tally_cell(e, bad == INT_MAX ? first_sign[slot] : 0, bad, T, tally);
+    }
     if (!active) return;
     V geo[geometry_stride<3>(true)];
     point_geometry_of_jacobian<3>(a, e, rule_of_lex[r], J, geo);
@@ -491,15 +516,16 @@ void with_kernel_sizes(const PaArgs<V>& a, Fn&& fn)
 }
 
 /// Calls fn.template operator()<DIM, P, Q, LOWER>() for a coarse level on a finer operator's
-/// points (PaOperator::coarse_level: p-multigrid's first lower degree, half the degree, on the
-/// points of degrees 4, 6 and 8: every pair the CUDA operators of degrees up to 8 make);
-/// throws for other sizes.
+/// points (PaOperator::coarse_level: p-multigrid's first lower degree on the points of the
+/// fine one: half of degrees 4, 6 and 8, and degree 3 under 7; every pair the CUDA
+/// operators of degrees up to 8 make); throws for other sizes.
 template <typename V, typename Fn>
 void with_coarse_kernel_sizes(const PaArgs<V>& a, Fn&& fn)
 {
     const auto for_sizes = [&]<int DIM, bool LOWER>() {
         if (a.p1 == 3 && a.q1 == 5) return fn.template operator()<DIM, 3, 5, LOWER>();
         if (a.p1 == 4 && a.q1 == 7) return fn.template operator()<DIM, 4, 7, LOWER>();
+        if (a.p1 == 4 && a.q1 == 8) return fn.template operator()<DIM, 4, 8, LOWER>();
         if (a.p1 == 5 && a.q1 == 9) return fn.template operator()<DIM, 5, 9, LOWER>();
         throw std::invalid_argument("format pa: no CUDA kernel for " + std::to_string(a.p1) + " nodes on " +
                                     std::to_string(a.q1) + " points per direction");
@@ -520,23 +546,26 @@ void pa_lexicographic_nodes(const Executor& exec, index_type num_cells, int npe,
 }
 
 template <typename V>
-void pa_point_factors(const Executor& exec, const ElementArgs<V>& a, const PaArgs<V>& tensor, const int* rule_of_lex,
-                      V* factors, V* loads)
+JacobianSigns pa_point_factors(const Executor& exec, const ElementArgs<V>& a, const PaArgs<V>& tensor,
+                               const int* rule_of_lex, V* factors, V* loads)
 {
     const long long n = static_cast<long long>(a.num_cells) * a.num_points;
-    if (n == 0) return;
+    if (n == 0) return {};
     if (a.dim == 2) {
         point_factors_kernel<2><<<grid_for(n), block_size, 0, stream_of(exec)>>>(a, rule_of_lex, factors, loads);
-    } else {
-        with_kernel_sizes(tensor, [&]<int DIM, int P, bool LOWER>() {
-            if constexpr (DIM == 3) {
-                const unsigned threads = cells_per_block<3, P> * points_of<3, P>;
-                tensor_point_factors_kernel<P><<<cell_blocks<3, P>(a.num_cells), threads, 0, stream_of(exec)>>>(
-                    a, tensor, rule_of_lex, factors, loads);
-            }
-        });
+        GPUFEM_CUDA_CHECK_LAUNCH();
+        return jacobian_signs(exec, a);
     }
+    const JacobianTally counters(exec);
+    with_kernel_sizes(tensor, [&]<int DIM, int P, bool LOWER>() {
+        if constexpr (DIM == 3) {
+            const unsigned threads = cells_per_block<3, P> * points_of<3, P>;
+            tensor_point_factors_kernel<P><<<cell_blocks<3, P>(a.num_cells), threads, 0, stream_of(exec)>>>(
+                a, tensor, rule_of_lex, factors, loads, counters.data());
+        }
+    });
     GPUFEM_CUDA_CHECK_LAUNCH();
+    return counters.read();
 }
 
 namespace {

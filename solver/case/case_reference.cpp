@@ -385,12 +385,13 @@ std::string solver_settings_reference()
                            assembled format, or pmg with pa or lma from the operator's float
                            copy; on one process)
     pa_coarse: factors     (string, default factors) factors | assembled: pmg on pa at degrees
-                           4, 6 and 8, its first lower degree applied by sum factorisation from
-                           the operator's own quadrature-point factors (its coarse Dirichlet
-                           nodes held at zero; no setup beyond its diagonal), or assembled as
-                           the element Galerkin product in CSR (more setup and memory; cheaper
-                           cycles where a sparse product costs less than the contractions, as
-                           on a few CPU cores)
+                           4, 6, 7 and 8, its first lower degree (2, 3, 3, 4) applied by sum
+                           factorisation from the operator's own quadrature-point factors (its
+                           coarse Dirichlet nodes held at zero; no setup beyond its diagonal),
+                           or assembled as the element Galerkin product in CSR (more setup and
+                           memory; cheaper cycles where a sparse product costs less than the
+                           contractions, as on a few CPU cores; degree 7 then goes straight to
+                           degree 1)
 )REF";
 }
 

@@ -166,6 +166,20 @@ CaseMesh load_case_mesh(const CaseSpec& spec, const ExecPtr& exec, MeshCopy copy
     return out;
 }
 
+namespace {
+
+/// Whether pmg's first coarse level will be made from the operator's own factors: the case's
+/// operator level makes it (OperatorLevelEntry::coarse_level_from_factors), the case asks for
+/// it (solver.amg.pa_coarse) and no Robin terms keep it from applying (pa_coarse_level).
+bool first_level_from_factors(const CaseSpec& spec)
+{
+    const OperatorLevelEntry* level = lookup_operator(spec.format).level;
+    return level && level->coarse_level_from_factors && spec.solver.amg.pa_coarse == AmgPaCoarse::factors &&
+           spec.problem.robin.empty();
+}
+
+}  // namespace
+
 template <typename V>
 std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, const CaseMesh& input)
 {
@@ -174,7 +188,7 @@ std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, con
     if (spec.discretisation == DiscretisationKind::fv)
         disc = std::make_unique<FiniteVolumeDiscretisation<V>>(input.mesh, spec.problem, spec.fv);
     else
-        disc = std::make_unique<LagrangeDiscretisation<V>>(input.mesh, spec.problem);
+        disc = std::make_unique<LagrangeDiscretisation<V>>(input.mesh, spec.problem, first_level_from_factors(spec));
     disc->set_flux_output(spec.output.fluxes, spec.output.flux_precision == Precision::float32);
     return disc;
 }

@@ -10,8 +10,12 @@
 
 #include "assembly/geometry_check_kernels.hpp"
 #include "assembly/mesh_check.hpp"
+#include "assembly/pa_operator.hpp"
+#include "assembly/pa_system.hpp"
+#include "assembly/poisson_assembly.hpp"
 #include "assembly/reference_element.hpp"
 #include "high_order_meshes.hpp"
+#include "linalg/blas1.hpp"
 #include "random_values.hpp"
 #include "simple_meshes.hpp"
 
@@ -89,6 +93,16 @@ inline void check_meshes_are_validated(const ExecPtr& exec)
         << fold;
 }
 
+/// Every count and first of got equals expected's.
+inline void expect_same_signs(const JacobianSigns& got, const JacobianSigns& expected, const std::string& what)
+{
+    EXPECT_EQ(got.positive, expected.positive) << what;
+    EXPECT_EQ(got.negative, expected.negative) << what;
+    EXPECT_EQ(got.first_positive, expected.first_positive) << what;
+    EXPECT_EQ(got.first_negative, expected.first_negative) << what;
+    EXPECT_EQ(got.first_degenerate, expected.first_degenerate) << what;
+}
+
 /// jacobian_signs on exec equals the CPU's on high-order cells (Q3 and Q4 hexahedra, Q6
 /// quadrilaterals: 49 to 216 points a cell, the GPU's warp-per-cell path) whose nodes are
 /// moved at random, some far enough to fold cells: the same counts, firsts and first bad point.
@@ -122,11 +136,74 @@ inline void check_jacobian_signs_match_cpu(const ExecPtr& exec)
         EXPECT_GE(on_host.num_points, 32) << what;
         EXPECT_GT(a.positive, 0) << what;
         EXPECT_GE(a.first_degenerate, 0) << what << ": no cell folded, the test proves nothing";
-        EXPECT_EQ(a.positive, b.positive) << what;
-        EXPECT_EQ(a.negative, b.negative) << what;
-        EXPECT_EQ(a.first_positive, b.first_positive) << what;
-        EXPECT_EQ(a.first_negative, b.first_negative) << what;
-        EXPECT_EQ(a.first_degenerate, b.first_degenerate) << what;
+        expect_same_signs(b, a, what);
+    }
+}
+
+/// pa's signs of det J, found with its point factors on exec (on a GPU in 3D by sum
+/// factorisation), equal jacobian_signs' on the CPU at the same points: hexahedra of orders
+/// 2, 3, 5 and 7 (3 to 8 points per direction) and Q4 quadrilaterals, nodes moved at random
+/// (some folding cells), once mirrored (every cell negative); and a tangled grid is refused by
+/// pa's assembly with the message of the check before assembly.
+inline void check_pa_jacobian_signs_match_cpu(const ExecPtr& exec)
+{
+    const unsigned seed = random_seed();
+    std::mt19937 random(seed);
+    const ExecPtr cpu = Executor::create_cpu();
+    const std::pair<ElementType, int> cells[] = {{ElementType::hexahedron, 2}, {ElementType::hexahedron, 3},
+                                                 {ElementType::hexahedron, 5}, {ElementType::hexahedron, 7},
+                                                 {ElementType::quadrilateral, 4}};
+    for (const auto& [type, order] : cells)
+        for (const bool mirrored : {false, true}) {
+            Mesh mesh = unit_box_mesh(type, order, mirrored ? 0.5 : 0.25);
+            const double spacing = 0.25 / order;
+            std::uniform_real_distribution<double> small(-0.05 * spacing, 0.05 * spacing);
+            std::uniform_int_distribution<index_type> node(0, mesh.num_nodes() - 1);
+            for (int moved = 0; moved < 3 && !mirrored;) {  // inner nodes past their neighbours
+                double* x = &mesh.coordinates[3 * static_cast<std::size_t>(node(random))];
+                if (std::min({x[0], x[1]}) < 0.01 || std::max({x[0], x[1]}) > 0.99) continue;
+                x[0] += (moved++ % 2 ? 1.5 : -1.5) * spacing;
+            }
+            for (std::size_t i = 0; i < mesh.coordinates.size(); ++i)
+                mesh.coordinates[i] = (mirrored && i % 3 == 0 ? -1 : 1) * mesh.coordinates[i] + small(random);
+            if (mesh.dim == 2)
+                for (std::size_t i = 2; i < mesh.coordinates.size(); i += 3) mesh.coordinates[i] = 0;
+            const ReferenceElement ref = assembly_reference_element(mesh);
+            const ElementData<double> on_host = make_geometry_data<double>(cpu, mesh, ref);
+            const JacobianSigns expected = GPUFEM_DISPATCH(*cpu, jacobian_signs(*cpu, on_host.args()));
+            AssemblyTimes times;  // with kappa and f at the points, as pa's assembly reads them
+            const ElementData<double> on_exec =
+                timed_problem_element_data<double>(exec, mesh, ref, ProblemSpec{}, times, false);
+            Array<double> rhs(exec, static_cast<std::size_t>(mesh.num_nodes()));
+            fill(rhs, 0.0);
+            const PaOperator<double> op(exec, on_exec, make_pa_tensor_basis(ref), {}, rhs, RobinFacets{});
+            const JacobianSigns got = op.jacobian_signs();
+            const std::string what = std::string(element_type_name(type)) + " order " + std::to_string(order) +
+                                     (mirrored ? " mirrored" : "") + " seed " + std::to_string(seed);
+            if (mirrored) {
+                EXPECT_EQ(expected.negative, mesh.num_cells()) << what;
+            } else {
+                EXPECT_GT(expected.positive, 0) << what;
+                EXPECT_GE(expected.first_degenerate, 0) << what << ": no cell folded, the test proves nothing";
+            }
+            expect_same_signs(got, expected, what);
+        }
+    Mesh tangled = grid_mesh(ElementType::hexahedron, 6, 0.2);
+    tangled.source = "tangled grid";
+    tangled.coordinates[3 * (2 + 7 * (2 + 7 * 2))] += 1.5 / 6;  // the interior node (2, 2, 2) past its neighbour
+    std::string message;  // the check before assembly at pa's points
+    try {
+        check_mesh_geometry(tangled, make_geometry_data<double>(exec, tangled, assembly_reference_element(tangled)));
+    } catch (const std::runtime_error& e) {
+        message = e.what();
+    }
+    EXPECT_NE(message.find("tangled grid"), std::string::npos) << message;
+    const ProblemSpec problem;  // kappa 1, f 1
+    try {
+        assemble_pa_system<double>(exec, tangled, problem);
+        ADD_FAILURE() << "pa assembled a tangled mesh";
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()), message);
     }
 }
 

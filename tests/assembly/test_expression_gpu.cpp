@@ -212,3 +212,10 @@ TEST(ExpressionGpu, JacobianSignsOfHighOrderCellsEqualTheCpus)
     GPUFEM_REQUIRE_GPU();
     test::check_jacobian_signs_match_cpu(Executor::create_cuda());
 }
+
+TEST(ExpressionGpu, PaFindsTheSignsOfDetJWithItsPointFactorsAsTheCpu)
+{
+    // In 3D by sum factorisation in the point factors' kernel (3 to 8 points per direction).
+    GPUFEM_REQUIRE_GPU();
+    test::check_pa_jacobian_signs_match_cpu(Executor::create_cuda());
+}

@@ -35,3 +35,8 @@ TEST(MeshCheck, JacobianSignsOfRandomlyMovedHighOrderCellsAreFound)
     // The CPU against itself: the check that some cells fold and most do not holds.
     test::check_jacobian_signs_match_cpu(Executor::create_cpu());
 }
+
+TEST(MeshCheck, PaFindsTheSignsOfDetJWithItsPointFactors)
+{
+    test::check_pa_jacobian_signs_match_cpu(Executor::create_cpu());
+}

@@ -95,7 +95,8 @@ TEST(PaCoarseLevel, IsTheGalerkinProductOnItsFreeNodesAndItsTransferIsHeldAtZero
     for (const auto& [elements, degree, convection] :
          {std::tuple<std::string, int, bool>{"quadrilateral", 4, false}, std::tuple<std::string, int, bool>{"quadrilateral", 6, true},
           std::tuple<std::string, int, bool>{"quadrilateral", 8, false}, std::tuple<std::string, int, bool>{"hexahedron", 4, true},
-          std::tuple<std::string, int, bool>{"hexahedron", 6, false}, std::tuple<std::string, int, bool>{"hexahedron", 8, false}}) {
+          std::tuple<std::string, int, bool>{"hexahedron", 6, false}, std::tuple<std::string, int, bool>{"hexahedron", 8, false},
+          std::tuple<std::string, int, bool>{"quadrilateral", 7, true}, std::tuple<std::string, int, bool>{"hexahedron", 7, false}}) {
         const std::string what = fmt::format("{} degree {}{} seed {}", elements, degree, convection ? " convection" : "", seed);
         const CaseSpec spec = coarse_level_case(elements, degree, convection);
         const CaseMesh mesh = load_case_mesh(spec, cpu());
@@ -162,7 +163,8 @@ TEST(PaCoarseLevel, PmgWithItTakesTheIterationsOfTheGalerkinHierarchy)
     const unsigned seed = test::random_seed();
     for (const auto& [elements, degree] :
          {std::pair<std::string, int>{"quadrilateral", 6}, std::pair<std::string, int>{"hexahedron", 4},
-          std::pair<std::string, int>{"hexahedron", 8}}) {
+          std::pair<std::string, int>{"hexahedron", 8}, std::pair<std::string, int>{"quadrilateral", 7},
+          std::pair<std::string, int>{"hexahedron", 7}}) {
         const std::string what = fmt::format("{} degree {} seed {}", elements, degree, seed);
         const CaseSpec spec = coarse_level_case(elements, degree, false);
         const CaseMesh mesh = load_case_mesh(spec, cpu());
