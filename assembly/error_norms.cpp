@@ -11,12 +11,33 @@
 #include "assembly/expression_kernels.hpp"
 #include "assembly/quadrature.hpp"
 #include "assembly/reference_element.hpp"
+#include "mesh/gll_output.hpp"
 #include "mesh/stage_laps.hpp"
 
 namespace gpufem {
+namespace {
+
+/// Throws naming the first node where the exact solution (its values at the nodes,
+/// exact_values) is not finite; returns when it is finite at every node.
+void check_exact_is_finite(const Mesh& mesh, const Expression& exact, const HostVector<double>& exact_values)
+{
+    for (std::size_t i = 0; i < exact_values.size(); ++i)
+        if (!std::isfinite(exact_values[i])) {
+            const double* x = &mesh.node_coordinates()[3 * i];
+            throw std::runtime_error(fmt::format(
+                "problem.exact = '{}' is {} at ({:.6g}, {:.6g}, {:.6g}) (node {}): the error "
+                "norms need an exact solution that is finite everywhere",
+                exact.text(),
+                std::isnan(exact_values[i]) ? "NaN" : (exact_values[i] > 0 ? "+infinity" : "-infinity"), x[0],
+                x[1], x[2], i));
+        }
+}
+
+}  // namespace
 
 template <typename V>
-NodalErrors compute_errors(const Mesh& mesh, const Array<V>& u, const Expression& exact)
+NodalErrors compute_errors(const Mesh& mesh, const Array<V>& u, const Expression& exact,
+                           const EquispacedConversion* equispaced)
 {
     if (u.size() != static_cast<std::size_t>(mesh.num_nodes()))
         throw std::invalid_argument("compute_errors: one value per node expected");
@@ -60,22 +81,21 @@ NodalErrors compute_errors(const Mesh& mesh, const Array<V>& u, const Expression
     result.norms.l2_exact = std::sqrt(sums.l2_exact);
     exec->synchronize();
     laps.lap("nodal values");
-    result.exact = exact_values.to_host_vector();
-    result.error = error.to_host_vector();
-    laps.lap("copies to the host");
     // An exact solution that is not finite somewhere gives no error norm: say where, rather
     // than report a norm of NaN (once shown as null with a relative error of 0). The largest
     // nodal error is NaN or infinite wherever an exact value is: only then is the node sought.
-    for (index_type i = 0; i < n && !std::isfinite(result.norms.max_nodal); ++i)
-        if (!std::isfinite(result.exact[i])) {
-            const double* x = &mesh.node_coordinates()[3 * static_cast<std::size_t>(i)];
-            throw std::runtime_error(fmt::format(
-                "problem.exact = '{}' is {} at ({:.6g}, {:.6g}, {:.6g}) (node {}): the error "
-                "norms need an exact solution that is finite everywhere",
-                exact.text(),
-                std::isnan(result.exact[i]) ? "NaN" : (result.exact[i] > 0 ? "+infinity" : "-infinity"),
-                x[0], x[1], x[2], i));
-        }
+    if (!std::isfinite(result.norms.max_nodal)) check_exact_is_finite(mesh, exact, exact_values.to_host_vector());
+    if (equispaced) {
+        Array<double> converted(exec, static_cast<std::size_t>(n));
+        equispaced->apply(exact_values.data(), converted.data());
+        result.exact = converted.to_host_vector();
+        equispaced->apply(error.data(), converted.data());
+        result.error = converted.to_host_vector();
+    } else {
+        result.exact = exact_values.to_host_vector();
+        result.error = error.to_host_vector();
+    }
+    laps.lap("copies to the host");
     if (!std::isfinite(sums.l2_exact))
         throw std::runtime_error(fmt::format(
             "problem.exact = '{}' is not finite at some quadrature point of the error integrals: "
@@ -92,7 +112,7 @@ ErrorNorms compute_errors(const Mesh& mesh, std::span<const double> u, const Exp
     return compute_errors(mesh, on_host, exact).norms;
 }
 
-template NodalErrors compute_errors(const Mesh&, const Array<float>&, const Expression&);
-template NodalErrors compute_errors(const Mesh&, const Array<double>&, const Expression&);
+template NodalErrors compute_errors(const Mesh&, const Array<float>&, const Expression&, const EquispacedConversion*);
+template NodalErrors compute_errors(const Mesh&, const Array<double>&, const Expression&, const EquispacedConversion*);
 
 }  // namespace gpufem

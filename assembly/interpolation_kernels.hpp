@@ -3,8 +3,9 @@
 // spaces of one mesh, and from a nested coarser grid (lagrange_interpolation.cpp), declared
 // once for both backends.
 //
-// The degree-c space of a degree-k mesh (assembly/lagrange_space.hpp) has as its nodes the mesh
-// nodes on each cell's degree-c lattice (rounded to the degree-k one), numbered in node order. A row of the interpolation from it is read
+// The degree-c space of a degree-k mesh (assembly/lagrange_space.hpp) has as its nodes the
+// mesh nodes on each cell's degree-c lattice (rounded to the degree-k one), numbered in node
+// order. A row of the interpolation from it is read
 // off one cell around the row's node: the first cell that holds the node (the smallest
 // (cell, local node) slot, whatever the thread count or backend), whose degree-c basis at the
 // node's reference point gives the weights (conforming meshes give the same row from any cell).

@@ -18,6 +18,7 @@
 namespace gpufem {
 namespace {
 
+/// Whether cells of this type are tensor-product boxes (quadrilaterals, hexahedra).
 bool is_box(ElementType type)
 {
     return type == ElementType::quadrilateral || type == ElementType::hexahedron;

@@ -93,9 +93,9 @@ private:
 };
 
 /// The transfer from the lower degree coarse_degree (0: the first of
-/// pmg_coarse_degrees(mesh.degree)) into the mesh's space, rows and columns numbered as lagrange_interpolation numbers them, on
-/// exec; nullopt unless the mesh is of quadrilaterals only or hexahedra only, of degree >= 2,
-/// with a tensor-product element.
+/// pmg_coarse_degrees(mesh.degree)) into the mesh's space, rows and columns numbered as
+/// lagrange_interpolation numbers them, on exec; nullopt unless the mesh is of quadrilaterals
+/// only or hexahedra only, of degree >= 2, with a tensor-product element.
 template <typename V>
 std::optional<TransferOperators<V>> pa_first_transfer(const Mesh& mesh, const ExecPtr& exec, int coarse_degree = 0);
 

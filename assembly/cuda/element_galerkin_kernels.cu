@@ -86,10 +86,10 @@ void launch_element_galerkin(const Executor& exec, index_type cells, int npe, in
                                     " nodes needs more shared memory than a block has");
     const int width = static_cast<int>(std::min<std::size_t>(ncl, (shared_limit - npe) / column));
     const std::size_t per_cell = column * width + npe;
-    const int per_block =
-        width < ncl ? 1
-                    : static_cast<int>(std::max<std::size_t>(
-                          1, std::min<std::size_t>(shared_limit / per_cell, 1024 / (static_cast<std::size_t>(npe) * ncl))));
+    const std::size_t by_threads = 1024 / (static_cast<std::size_t>(npe) * ncl);
+    const int per_block = width < ncl ? 1
+                                      : static_cast<int>(std::max<std::size_t>(
+                                            1, std::min<std::size_t>(shared_limit / per_cell, by_threads)));
     const std::int64_t blocks = (static_cast<std::int64_t>(cells) + per_block - 1) / per_block;
     element_galerkin_kernel<V><<<static_cast<unsigned>(blocks), block_size, per_cell * per_block,
                                  static_cast<cudaStream_t>(exec.stream())>>>(cells, npe, ncl, width, per_block, k,

@@ -11,6 +11,7 @@
 
 #include "assembly/element_data.hpp"
 #include "boundary_data_checks.hpp"
+#include "mesh/gll_output.hpp"
 #include "mesh_check_checks.hpp"
 #include "assembly/error_norms.hpp"
 #include "assembly/expression.hpp"
@@ -168,6 +169,36 @@ TEST(ExpressionGpu, ErrorNormsMatchCpu)
             const NodalErrors from_float =
                 compute_errors(mesh, Array<float>::from_host(gpu, uf), exact);
             EXPECT_NEAR(from_float.norms.l2, host.norms.l2, 1e-5 * host.norms.l2) << where;
+        }
+}
+
+TEST(ExpressionGpu, ErrorFieldsConvertedToEquispacedPointsOnTheDeviceMatchTheCpu)
+{
+    // A mesh with GLL nodes: the u_exact and error fields converted on the device before they
+    // are copied equal the CPU's converted on the host.
+    GPUFEM_REQUIRE_GPU();
+    const unsigned seed = test::random_seed();
+    const auto cpu = Executor::create_cpu();
+    const auto gpu = Executor::create_cuda();
+    const Expression exact("sin(pi*x)*exp(y)*(1 + z^2)");
+    for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron})
+        for (int order : {5, 8}) {
+            const Mesh mesh = test::unit_box_mesh(type, order, 0.5);
+            const std::vector<double> u = test::random_vector<double>(mesh.num_nodes(), seed);
+            const NodalErrors host = compute_errors(mesh, Array<double>::from_host(cpu, u), exact);
+            const std::vector<MeshField> expected =
+                equispaced_point_fields(mesh, {MeshField("u_exact", host.exact), MeshField("error", host.error)});
+            const EquispacedConversion conversion(gpu, mesh);
+            const NodalErrors device = compute_errors(mesh, Array<double>::from_host(gpu, u), exact, &conversion);
+            const std::string where = std::string(element_type_name(type)) + " order " + std::to_string(order) +
+                                      " seed " + std::to_string(seed);
+            ASSERT_EQ(device.exact.size(), expected[0].values.size()) << where;
+            for (std::size_t i = 0; i < device.exact.size(); ++i) {
+                ASSERT_NEAR(device.exact[i], expected[0].values[i], 1e-12 * (1 + std::abs(expected[0].values[i])))
+                    << where << " point " << i;
+                ASSERT_NEAR(device.error[i], expected[1].values[i], 1e-12 * (1 + std::abs(expected[0].values[i])))
+                    << where << " point " << i;
+            }
         }
 }
 

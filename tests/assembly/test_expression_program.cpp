@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,8 @@
 #include "assembly/expression_kernels.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "assembly/reference_element.hpp"
+#include "mesh/gll_output.hpp"
+#include "high_order_meshes.hpp"
 #include "expression_corpus.hpp"
 #include "random_values.hpp"
 #include "simple_meshes.hpp"
@@ -211,6 +214,38 @@ TEST(ExpressionKernelsCpu, BadKappaNamesThePointAndTheCell)
         FAIL() << "constant kappa -1 accepted";
     } catch (const std::runtime_error& error) {
         EXPECT_NE(std::string(error.what()).find("everywhere"), std::string::npos) << error.what();
+    }
+}
+
+TEST(ErrorNormsCpu, FieldsAtTheEquispacedPointsAreTheNodalFieldsConverted)
+{
+    // On a mesh with GLL nodes (degree 6) the u_exact and error fields converted where they are
+    // computed equal the nodal fields converted afterwards by the output's own conversion; the
+    // norms do not change.
+    const unsigned seed = test::random_seed();
+    for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron}) {
+        const Mesh mesh = test::unit_box_mesh(type, 6, 0.5);
+        const std::vector<double> u = test::random_vector<double>(mesh.num_nodes(), seed);
+        const Expression exact("sin(pi*x)*exp(y)*(1 + z^2)");
+        const ExecPtr cpu = Executor::create_cpu();
+        const Array<double> on_cpu = Array<double>::from_host(cpu, u);
+        const NodalErrors nodal = compute_errors(mesh, on_cpu, exact);
+        const EquispacedConversion conversion(cpu, mesh);
+        const NodalErrors converted = compute_errors(mesh, on_cpu, exact, &conversion);
+        const std::vector<MeshField> expected =
+            equispaced_point_fields(mesh, {MeshField("u_exact", nodal.exact), MeshField("error", nodal.error)});
+        const std::string what = std::string(element_type_name(type)) + " seed " + std::to_string(seed);
+        EXPECT_EQ(converted.norms.l2, nodal.norms.l2) << what;
+        EXPECT_EQ(converted.norms.max_nodal, nodal.norms.max_nodal) << what;
+        ASSERT_EQ(converted.exact.size(), expected[0].values.size()) << what;
+        double worst = 0, changed = 0;
+        for (std::size_t i = 0; i < converted.exact.size(); ++i) {
+            worst = std::max({worst, std::abs(converted.exact[i] - expected[0].values[i]),
+                              std::abs(converted.error[i] - expected[1].values[i])});
+            changed = std::max(changed, std::abs(converted.error[i] - nodal.error[i]));
+        }
+        EXPECT_LT(worst, 1e-12) << what;
+        EXPECT_GT(changed, 1e-3) << what << ": the conversion moved nothing, the test proves nothing";
     }
 }
 

@@ -140,7 +140,8 @@ TEST(MeshWorker, PrestartedWorkerServesTheNextLoadOfItsSpec)
     const std::vector<std::string> all = lines_of(log);
     ASSERT_GE(all.size(), 2u);
     const int longer = std::stoi(first[0]) + 6;
-    EXPECT_TRUE(std::any_of(all.begin() + 1, all.end(), [&](const std::string& line) { return std::stoi(line) == longer; }))
+    const auto is_longer = [&](const std::string& line) { return std::stoi(line) == longer; };
+    EXPECT_TRUE(std::any_of(all.begin() + 1, all.end(), is_longer))
         << "no worker read the other spec's request of " << longer << " bytes";
     set_mesh_worker("");
 }
