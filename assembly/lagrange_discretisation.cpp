@@ -113,12 +113,9 @@ SolutionOutput LagrangeDiscretisation<V>::solution_output(const Array<V>& u) con
         NodalErrors errors = compute_errors(mesh_, u, Expression(problem_.exact), equispaced ? &*equispaced : nullptr);
         out.errors = errors.norms;
         laps.lap("error norms");
-        // Moved in (a braced list would copy them: two host arrays of a value per node).
-        std::vector<MeshField> fields;
-        fields.reserve(2);
-        fields.emplace_back("u_exact", std::move(errors.exact));
-        fields.emplace_back("error", std::move(errors.error));
-        for (MeshField& field : fields) out.point_fields.push_back(std::move(field));
+        // Moved in, not copied (a braced list of fields would copy two arrays of a value per node).
+        out.point_fields.emplace_back("u_exact", std::move(errors.exact));
+        out.point_fields.emplace_back("error", std::move(errors.error));
         laps.lap("error fields");
     }
     spdlog::debug("solution output: {}", laps.text);
