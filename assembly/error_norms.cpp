@@ -86,11 +86,8 @@ NodalErrors compute_errors(const Mesh& mesh, const Array<V>& u, const Expression
     // nodal error is NaN or infinite wherever an exact value is: only then is the node sought.
     if (!std::isfinite(result.norms.max_nodal)) check_exact_is_finite(mesh, exact, exact_values.to_host_vector());
     if (equispaced) {
-        Array<double> converted(exec, static_cast<std::size_t>(n));
-        equispaced->apply(exact_values.data(), converted.data());
-        result.exact = converted.to_host_vector();
-        equispaced->apply(error.data(), converted.data());
-        result.error = converted.to_host_vector();
+        result.exact = equispaced->converted(exact_values).to_host_vector();
+        result.error = equispaced->converted(error).to_host_vector();
     } else {
         result.exact = exact_values.to_host_vector();
         result.error = error.to_host_vector();

@@ -25,17 +25,24 @@ struct JacobianSigns {
 /// Sign class of one cell (shared by both backends): +1 or -1 when det J has that sign at
 /// every quadrature point, 0 otherwise; bad_point gets the first point where det J is zero,
 /// not finite or of another sign than at point 0.
-/// The sign of det J of cell e at point q: +1, -1, or 0 where it is zero or not finite.
+/// The sign of det J: +1, -1, or 0 where it is zero or not finite (J by rows or by columns).
+template <int DIM, typename V>
+GPUFEM_HOST_DEVICE inline int jacobian_sign(const V (&J)[DIM][DIM])
+{
+    V inv[DIM][DIM];
+    const double det = static_cast<double>(invert_jacobian<DIM>(J, inv));
+    if (!(det - det == 0.0)) return 0;
+    return det > 0 ? 1 : (det < 0 ? -1 : 0);
+}
+
+/// The sign of det J of cell e at point q (jacobian_sign).
 template <int DIM, typename V>
 GPUFEM_HOST_DEVICE inline int point_jacobian_sign(const ElementArgs<V>& a, long long e, int q)
 {
     V J[DIM][DIM];
     cell_jacobian<DIM>(a.nodes_per_cell, a.cells + e * a.nodes_per_cell, a.coordinates,
                        a.gradients + static_cast<long long>(q) * a.nodes_per_cell * DIM, J);
-    V inv[DIM][DIM];
-    const double det = static_cast<double>(invert_jacobian<DIM>(J, inv));
-    if (!(det - det == 0.0)) return 0;
-    return det > 0 ? 1 : (det < 0 ? -1 : 0);
+    return jacobian_sign<DIM>(J);
 }
 
 template <int DIM, typename V>

@@ -51,15 +51,13 @@ public:
     SolutionOutput solution_output(const Array<V>& u) const override;
     /// On a mesh with GLL nodes (mesh/gll_output.hpp).
     bool give_equispaced_point_fields() override;
-    /// The lower degrees p-multigrid passes through, finest first (empty at degree 1).
-    const std::vector<int>& pmg_degrees() const { return pmg_degrees_; }
 
 private:
     bool equispaced_points_ = false;
     const Mesh& mesh_;
     FunctionSpace space_;
     const ProblemSpec& problem_;
-    std::vector<int> pmg_degrees_;
+    std::vector<int> pmg_degrees_;  ///< the lower degrees p-multigrid passes through, finest first
 };
 
 }  // namespace gpufem

@@ -18,18 +18,12 @@
 namespace gpufem {
 namespace {
 
-/// Whether cells of this type are tensor-product boxes (quadrilaterals, hexahedra).
-bool is_box(ElementType type)
-{
-    return type == ElementType::quadrilateral || type == ElementType::hexahedron;
-}
-
 /// Whether lagrange_space takes degree c on degree-k cells of `type`: c divides k, or on a box
 /// c < k and no i k / c (0 < i < c) lies at a half between two integers.
 bool lattice_fits(ElementType type, int k, int c)
 {
     if (c >= 1 && k % c == 0) return true;
-    if (!is_box(type) || c < 2 || c >= k) return false;
+    if (!is_box_type(type) || c < 2 || c >= k) return false;
     for (int i = 1; i < c; ++i)
         if ((2 * i * k) % (2 * c) == c) return false;
     return true;
@@ -52,7 +46,7 @@ std::vector<int> coarse_local_nodes(ElementType type, int k, int c)
     const int dim = element_dimension(type);
     const std::vector<double> fine = equispaced_reference_nodes(type, k);
     std::vector<double> coarse = c == 1 ? reference_nodes(type) : equispaced_reference_nodes(type, c);
-    if (is_box(type))
+    if (is_box_type(type))
         for (double& x : coarse) x = nearest_lattice_coordinate(x, k);
     const std::size_t nf = fine.size() / dim, nc = coarse.size() / dim;
     std::vector<int> match(nf, -1);

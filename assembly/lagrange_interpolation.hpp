@@ -34,12 +34,17 @@ Csr<V> degree_one_interpolation(const Mesh& mesh, const ExecPtr& exec)
     return lagrange_interpolation<V>(mesh, 1, exec);
 }
 
+/// Whether cells of this type are tensor-product boxes (quadrilaterals, hexahedra).
+inline bool is_box_type(ElementType type)
+{
+    return type == ElementType::quadrilateral || type == ElementType::hexahedron;
+}
+
 /// Whether every cell of mesh is a quadrilateral, or every cell a hexahedron: a tensor-product
 /// lattice, on which a lower degree need not divide the mesh's (lagrange_space).
 inline bool has_box_cells(const Mesh& mesh)
 {
-    return !mesh.is_mixed() &&
-           (mesh.cell_type == ElementType::quadrilateral || mesh.cell_type == ElementType::hexahedron);
+    return !mesh.is_mixed() && is_box_type(mesh.cell_type);
 }
 
 /// The degrees p-multigrid passes through below k: halved while the degree is even and at

@@ -77,9 +77,7 @@ Array<index_type> lexicographic_unknowns(const ExecPtr& exec, index_type cells, 
 template <typename V>
 std::optional<TransferOperators<V>> pa_first_transfer(const Mesh& mesh, const ExecPtr& exec, int coarse_degree)
 {
-    if (mesh.is_mixed() || mesh.degree < 2 ||
-        (mesh.cell_type != ElementType::quadrilateral && mesh.cell_type != ElementType::hexahedron))
-        return std::nullopt;
+    if (!has_box_cells(mesh) || mesh.degree < 2) return std::nullopt;
     PaTensorBasis fine;
     try {
         fine = make_pa_tensor_basis(assembly_reference_element(mesh));

@@ -322,17 +322,6 @@ __global__ void __launch_bounds__(cells_per_block<DIM, Q> * points_of<DIM, Q>)
     if (l >= 0) atomicAdd(&out[decoded(a.nodes[static_cast<long long>(e) * N + l])], sum);
 }
 
-/// The sign of det J (rows or columns J): +1, -1, or 0 where it is zero or not finite.
-template <typename V>
-__device__ inline int jacobian_sign(const V (&J)[3][3])
-{
-    const double a = J[0][0], b = J[0][1], c = J[0][2], d = J[1][0], e = J[1][1], f = J[1][2];
-    const double g = J[2][0], h = J[2][1], i = J[2][2];
-    const double det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
-    if (!(det - det == 0.0)) return 0;
-    return det > 0 ? 1 : (det < 0 ? -1 : 0);
-}
-
 /// The point factors of 3D cells (see pa_point_factors): a thread per point, cells_per_block
 /// cells to a block; the Jacobian's rows are the reference gradients of the nodes' x, y and z
 /// coordinates, by the apply's contractions. Each cell's sign class goes into tally (see
@@ -357,7 +346,7 @@ __global__ void __launch_bounds__(cells_per_block<3, P> * points_of<3, P>)
                         : nullptr;
     V J[3][3], value;
     for (int d = 0; d < 3; ++d) reference_gradient_3d<P, P, false>(r, x ? x[d] : V(0), sB, sD, buffers[slot], J[d], value);
-    const int sign = active ? jacobian_sign(J) : 0;
+    const int sign = active ? jacobian_sign<3>(J) : 0;  // as the check before assembly finds it
     if (active && rule_of_lex[r] == 0) first_sign[slot] = sign;
     __syncthreads();
     if (active && (sign == 0 || sign != first_sign[slot])) atomicMin(&first_bad[slot], rule_of_lex[r]);

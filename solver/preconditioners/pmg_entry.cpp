@@ -170,7 +170,7 @@ PreconditionerEntry pmg_preconditioner_entry()
         "length (at least 4) the grids of half, a quarter, ... of the boxes while the count stays even; amg "
         "below (at degree 1 on other meshes pmg is amg; a mesh of several cell types goes down its degrees, each "
         "cell by its type's basis); the coarser operators are R A P of the matrix, or "
-        "with lma or pa the first from the element matrices (pa: from its factors, and at degrees 4, 6 and 8 the "
+        "with lma or pa the first from the element matrices (pa: from its factors, and at degrees 4, 6, 7 and 8 the "
         "first lower degree applied from them by sum factorisation, not stored), so no matrix is assembled "
         "(a mesh of several cell types: R A P of its assembled matrix). Under mpirun the same "
         "levels split among the ranks (each numbered across them, coarse operators R A P), the last gathered "
