@@ -20,8 +20,8 @@ Array<V> table_on(const ExecPtr& exec, const std::vector<double>& values)
 template <typename V>
 std::optional<TensorFluxTables<V>> TensorFluxTables<V>::make(const ExecPtr& exec, const Mesh& mesh)
 {
-    if (mesh.is_mixed() || mesh.cell_type != ElementType::hexahedron || mesh.degree < 2 ||
-        mesh.degree + 1 > tensor_flux_max_p1)
+    const bool box = mesh.cell_type == ElementType::hexahedron || mesh.cell_type == ElementType::quadrilateral;
+    if (mesh.is_mixed() || !box || mesh.degree < 2 || mesh.degree + 1 > tensor_flux_max_p1)
         return std::nullopt;
     const PaTensorBasis basis = make_pa_tensor_basis(assembly_reference_element(mesh));
     if (basis.q1 != basis.p1) return std::nullopt;

@@ -1,6 +1,6 @@
 #pragma once
 // The tables the tensor flux kernels (assembly/tensor_flux_kernels.hpp) read, made once for a
-// mesh of hexahedra on an executor: the 1D basis and derivatives from the nodes to the
+// mesh of quadrilaterals or hexahedra on an executor: the 1D basis and derivatives from the nodes to the
 // assembly rule's points and to the nodes themselves, and the lexicographic orders.
 #include <optional>
 
@@ -15,8 +15,8 @@ template <typename V>
 class TensorFluxTables {
 public:
     /// The tables of mesh's cells on exec, or nothing where the tensor kernels do not apply:
-    /// a mesh that is not all hexahedra of degree 2 to 8 whose assembly rule has as many
-    /// Gauss points per direction as nodes.
+    /// a mesh that is not all quadrilaterals or all hexahedra of degree 2 to 8 whose assembly
+    /// rule has as many Gauss points per direction as nodes.
     static std::optional<TensorFluxTables> make(const ExecPtr& exec, const Mesh& mesh);
 
     /// The pass at the assembly rule's points (element data of the assembly reference element).

@@ -14,8 +14,10 @@
 
 namespace gpufem {
 
-/// Arrays of at least this many bytes are allocated by large_host_allocate.
-inline constexpr std::size_t large_host_bytes = std::size_t(32) << 20;
+/// Arrays of at least this many bytes are allocated by large_host_allocate: from 4 MiB, so that
+/// the fields copied from the device (16 MB for a float field of 4M nodes) are first touched
+/// in huge pages too; the 2 MiB rounding is address space, never touched.
+inline constexpr std::size_t large_host_bytes = std::size_t(4) << 20;
 
 /// bytes (>= large_host_bytes) aligned to 2 MiB, advised to the kernel as transparent huge
 /// pages (madvise MADV_HUGEPAGE; where the kernel has them off, ordinary pages). Throws

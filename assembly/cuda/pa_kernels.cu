@@ -121,60 +121,10 @@ template <int P, int Q, bool LOWER, typename V>
 __device__ V cell_action_2d(const PaArgs<V>& a, index_type e, int r, bool active, V u, const V* sB, const V* sD,
                             V (&b)[5][points_of<2, Q>])
 {
-    const int r0 = r % Q, r1 = r / Q;
-    const bool is_node = r0 < P && r1 < P;
-    b[0][r] = u;
-    __syncthreads();
-    if (r1 < P) {  // along x
-        V X = 0, Xd = 0;
-#pragma unroll
-        for (int i = 0; i < P; ++i) {
-            const V xi = b[0][i + Q * r1];
-            X += sB[r0 * P + i] * xi;
-            Xd += sD[r0 * P + i] * xi;
-        }
-        b[1][r] = X;
-        b[2][r] = Xd;
-    }
-    __syncthreads();
-    {  // along y, then the factors
-        V g[2] = {0, 0}, value = 0;
-#pragma unroll
-        for (int j = 0; j < P; ++j) {
-            const int at = r0 + Q * j;
-            g[0] += sB[r1 * P + j] * b[2][at];
-            g[1] += sD[r1 * P + j] * b[1][at];
-            if constexpr (LOWER) value += sB[r1 * P + j] * b[1][at];
-        }
-        V v[2];
-        const V s = point_step_2d<LOWER>(a, e, r, active, g, value, v);
-        b[0][r] = v[0];
-        b[3][r] = v[1];
-        if constexpr (LOWER) b[4][r] = s;
-    }
-    __syncthreads();
-    if (r1 < P) {  // back along y
-        V WX = 0, WXd = 0;
-#pragma unroll
-        for (int qy = 0; qy < Q; ++qy) {
-            const int at = r0 + Q * qy;
-            WX += sD[qy * P + r1] * b[3][at];
-            if constexpr (LOWER) WX += sB[qy * P + r1] * b[4][at];
-            WXd += sB[qy * P + r1] * b[0][at];
-        }
-        b[1][r] = WX;
-        b[2][r] = WXd;
-    }
-    __syncthreads();
-    V sum = 0;
-    if (is_node) {  // back along x
-#pragma unroll
-        for (int qx = 0; qx < Q; ++qx) {
-            const int at = qx + Q * r1;
-            sum += sB[qx * P + r0] * b[1][at] + sD[qx * P + r0] * b[2][at];
-        }
-    }
-    return sum;
+    V g[2], value, v[2];
+    reference_gradient_2d<P, Q, LOWER>(r, u, sB, sD, b, g, value);
+    const V s = point_step_2d<LOWER>(a, e, r, active, g, value, v);
+    return transposed_contractions_2d<Q, LOWER>(r, v, s, P, sB, sD, b);
 }
 
 /// cell_action_2d or cell_action_3d.

@@ -1,7 +1,8 @@
 #pragma once
 // Shared by the flux tests on the CPU and the GPU: the sum-factorised flux kernels on an
 // executor against the general flux kernels on the CPU (each cell's mean flux and integrals,
-// the residual at the Dirichlet nodes and the flux's node sums) for hexahedra of orders 2 to 8.
+// the residual at the Dirichlet nodes and the flux's node sums) for quadrilaterals and
+// hexahedra of orders 2 to 8.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -79,38 +80,44 @@ void expect_same_flux_pass(const ExecPtr& exec, const Mesh& mesh, const ProblemS
         if (mask.empty() || !mask[i]) ASSERT_EQ(tensor.residual[i], 0.0) << what << " node " << i;
 }
 
-/// The sum-factorised flux kernels on exec against the general ones on the CPU for hexahedra
-/// of orders 2..8, straight and curved, with a tensor kappa, convection and reaction varying
-/// in space (PaTerms::all): u random, about a third of the nodes marked Dirichlet at random
-/// (fresh seed, printed). At orders 2 and 3 on 64 cells also only the first cell's nodes
-/// marked (most blocks of cells then have none) and no node marked.
+/// The sum-factorised flux kernels on exec against the general ones on the CPU for
+/// quadrilaterals and hexahedra of orders 2..8, straight and curved, with a tensor kappa,
+/// convection and reaction varying in space (PaTerms::all): u random, about a third of the
+/// nodes marked Dirichlet at random (fresh seed, printed). At orders 2 and 3 on 64 cells (16
+/// quadrilaterals) also only the first cell's nodes marked (most blocks of cells then have
+/// none) and no node marked.
 template <typename V>
 void check_tensor_fluxes_against_general(const ExecPtr& exec)
 {
     const unsigned seed = random_seed();
     const double tol = sizeof(V) == 4 ? 2e-4 : 1e-10;
-    const ProblemSpec problem = pa_problem(3, PaTerms::all);
-    for (int order = 2; order <= pa_highest_order; ++order)
-        for (bool curved : {false, true}) {
-            const unsigned case_seed = seed + static_cast<unsigned>(2 * order + curved);
-            const Mesh mesh = pa_mesh(ElementType::hexahedron, order, curved, case_seed, 0.5);
+    for (const ElementType type : {ElementType::quadrilateral, ElementType::hexahedron}) {
+        const int dim = element_dimension(type);
+        const ProblemSpec problem = pa_problem(dim, PaTerms::all);
+        const std::string shape = std::string(element_type_name(type)) + " order ";
+        for (int order = 2; order <= pa_highest_order; ++order)
+            for (bool curved : {false, true}) {
+                const unsigned case_seed = seed + static_cast<unsigned>(2 * order + curved);
+                const Mesh mesh = pa_mesh(type, order, curved, case_seed, dim == 2 ? 0.25 : 0.5);
+                const auto n = static_cast<std::size_t>(mesh.num_nodes());
+                std::vector<std::uint8_t> mask(n);
+                const std::vector<double> draw = random_vector<double>(n, case_seed + 7);
+                for (std::size_t i = 0; i < n; ++i) mask[i] = draw[i] < -0.33;
+                const std::string what = shape + std::to_string(order) + (curved ? " curved" : " straight") +
+                                         " seed " + std::to_string(seed);
+                expect_same_flux_pass<V>(exec, mesh, problem, random_vector<V>(n, case_seed), mask, tol, what);
+            }
+        for (int order = 2; order <= 3; ++order) {
+            const Mesh mesh = pa_mesh(type, order, true, seed + 100 + order, 0.25);
             const auto n = static_cast<std::size_t>(mesh.num_nodes());
-            std::vector<std::uint8_t> mask(n);
-            const std::vector<double> draw = random_vector<double>(n, case_seed + 7);
-            for (std::size_t i = 0; i < n; ++i) mask[i] = draw[i] < -0.33;
-            const std::string what = "order " + std::to_string(order) + (curved ? " curved" : " straight") +
+            const std::vector<V> u = random_vector<V>(n, seed + 200 + order);
+            std::vector<std::uint8_t> first_cell(n, 0);
+            for (int k = 0; k < mesh.nodes_per_cell; ++k) first_cell[static_cast<std::size_t>(mesh.cells[k])] = 1;
+            const std::string what = std::to_string(mesh.num_cells()) + " cells, " + shape + std::to_string(order) +
                                      " seed " + std::to_string(seed);
-            expect_same_flux_pass<V>(exec, mesh, problem, random_vector<V>(n, case_seed), mask, tol, what);
+            expect_same_flux_pass<V>(exec, mesh, problem, u, first_cell, tol, what + ", the first cell's nodes marked");
+            expect_same_flux_pass<V>(exec, mesh, problem, u, {}, tol, what + ", none marked");
         }
-    for (int order = 2; order <= 3; ++order) {
-        const Mesh mesh = pa_mesh(ElementType::hexahedron, order, true, seed + 100 + order, 0.25);
-        const auto n = static_cast<std::size_t>(mesh.num_nodes());
-        const std::vector<V> u = random_vector<V>(n, seed + 200 + order);
-        std::vector<std::uint8_t> first_cell(n, 0);
-        for (int k = 0; k < mesh.nodes_per_cell; ++k) first_cell[static_cast<std::size_t>(mesh.cells[k])] = 1;
-        const std::string what = "64 cells order " + std::to_string(order) + " seed " + std::to_string(seed);
-        expect_same_flux_pass<V>(exec, mesh, problem, u, first_cell, tol, what + ", the first cell's nodes marked");
-        expect_same_flux_pass<V>(exec, mesh, problem, u, {}, tol, what + ", none marked");
     }
 }
 

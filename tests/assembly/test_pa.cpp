@@ -120,7 +120,7 @@ TEST(PaTransfer, EqualsTheStoredInterpolationAndItsTranspose)
 }
 
 // The fluxes by sum factorisation (cell means and integrals, the Dirichlet rows' residual, the
-// node sums) equal the general kernels' on hexahedra of orders 2 to 8.
+// node sums) equal the general kernels' on quadrilaterals and hexahedra of orders 2 to 8.
 TEST(TensorFluxes, MatchTheGeneralKernelsDouble)
 {
     test::check_tensor_fluxes_against_general<double>(Executor::create_cpu());
