@@ -8,6 +8,7 @@
 #include "linalg/executor.hpp"
 #include "mesh/gll_points.hpp"
 #include "mesh/lagrange_basis.hpp"
+#include "mesh/stage_laps.hpp"
 
 namespace gpufem {
 namespace {
@@ -125,11 +126,16 @@ template Array<double> EquispacedConversion::converted(const Array<double>&) con
 EquispacedOutput equispaced_output(const Mesh& mesh, const std::vector<MeshField>& point_fields)
 {
     require_gll_nodes(mesh, "equispaced_output");
+    StageLaps laps;  // the debug line below
     const EquispacedConversion conversion(host_executor(), mesh);
+    laps.lap("conversion's tables");
     EquispacedOutput out{mesh, {}};
     out.mesh.device.reset();
+    laps.lap("mesh copied");
     conversion.apply(mesh.coordinates.data(), out.mesh.coordinates.data(), 3, 3);
+    laps.lap("nodes moved");
     for (const MeshField& field : point_fields) out.point_fields.push_back(converted_field(conversion, field));
+    spdlog::debug("equispaced copy of the mesh: {}", laps.text);
     return out;
 }
 

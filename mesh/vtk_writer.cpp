@@ -39,6 +39,7 @@
 #include "mesh/shapes/cell_shape.hpp"
 #include "linalg/write_errors.hpp"
 #include "mesh/gll_output.hpp"
+#include "mesh/stage_laps.hpp"
 #include "mesh/vtk_lagrange_nodes.hpp"
 #include "mesh/vtu_lz4_writer.hpp"
 
@@ -420,9 +421,14 @@ std::unique_ptr<VtuLz4Prewrite> start_vtu_prewrite(const std::filesystem::path& 
     return std::make_unique<VtuLz4Prewrite>(
         vtu_temporary_path(path),
         [make_mesh = std::move(make_mesh)] {
+            StageLaps laps;  // the debug line below: what the grid's time goes to
             const Mesh& mesh = make_mesh();
+            laps.lap("mesh");
             check_mesh(mesh);  // on this thread too: it scans every cell entry
+            laps.lap("checked");
             vtkSmartPointer<vtkUnstructuredGrid> grid = make_grid(mesh, {}, {});
+            laps.lap("VTK grid");
+            spdlog::debug("result.vtu's grid: {}", laps.text);
             grid->Register(nullptr);  // the reference the prewrite takes over
             return grid.Get();
         },
