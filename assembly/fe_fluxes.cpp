@@ -394,8 +394,8 @@ SolutionFluxes fe_fluxes(const Mesh& mesh, const ProblemSpec& problem, const Arr
     const DirichletOwners owners = dirichlet_owners(mesh, problem, exec, u.size());
     laps.lap_after(*exec, "Dirichlet nodes");
     const bool blocks_residual = mesh.is_mixed() && device_copy_on(mesh, exec);
-    // Quadrilaterals and hexahedra of degree 2 and up: the means and the Dirichlet rows' residual in one pass by
-    // sum factorisation.
+    // Quadrilaterals and hexahedra of degree 2 and up: the means and the Dirichlet rows'
+    // residual in one pass by sum factorisation.
     const std::optional<TensorFluxTables<V>> tensor = whole ? TensorFluxTables<V>::make(exec, mesh) : std::nullopt;
     if (tensor)
         GPUFEM_DISPATCH(*exec, tensor_cell_fluxes(*exec, whole->args(), tensor->at_points(), u.data(),

@@ -15,8 +15,8 @@ void tensor_cell_fluxes(const Executor& exec, const ElementArgs<V>& a, const Ten
                         double* residual) GPUFEM_KERNEL_BODY
 
 /// node_flux_sums (assembly/flux_kernel_list.hpp) of a's quadrilaterals or hexahedra, a's
-/// points the cell's nodes (t's tables at the nodes, rule_of_lex = gmsh_of_lex). cpu: cells in parallel in fixed
-/// chunks, added in cell order; cuda: a thread per node, atomics.
+/// points the cell's nodes (t's tables at the nodes, rule_of_lex = gmsh_of_lex). cpu: cells
+/// in parallel in fixed chunks, added in cell order; cuda: a thread per node, atomics.
 template <typename V>
 void tensor_node_fluxes(const Executor& exec, const ElementArgs<V>& a, const TensorFluxArgs<V>& t, const V* u,
                         double* sum, double* weight) GPUFEM_KERNEL_BODY

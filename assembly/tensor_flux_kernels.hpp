@@ -1,9 +1,9 @@
 #pragma once
-// Flux kernels by sum factorisation on quadrilaterals and hexahedra: the same results as the flux kernels
-// (assembly/flux_kernels.hpp) and the element residual at the Dirichlet nodes, with u, the
-// Jacobian and their reference gradients at a cell's points computed by one-dimensional
-// contractions (O(k^4) work per hexahedron, O(k^3) per quadrilateral) instead of from every
-// node at every point (O(k^6), O(k^4)).
+// Flux kernels by sum factorisation on quadrilaterals and hexahedra: the same results as the
+// flux kernels (assembly/flux_kernels.hpp) and the element residual at the Dirichlet nodes,
+// with u, the Jacobian and their reference gradients at a cell's points computed by
+// one-dimensional contractions (O(k^4) work per hexahedron, O(k^3) per quadrilateral) instead
+// of from every node at every point (O(k^6), O(k^4)).
 // Declared once, implemented in cpu/tensor_flux_kernels.cpp and cuda/tensor_flux_kernels.cu.
 #include <cstdint>
 

@@ -1,8 +1,7 @@
 #include <algorithm>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
+#include "assembly/jacobian.hpp"
 #include "assembly/tensor_flux_kernels.hpp"
 
 namespace gpufem::kernels::cpu {
@@ -52,6 +51,8 @@ void contract(int P, const V* X, const V* Y, const V* Z, bool transposed, const 
 template <int DIM>
 struct CellTensors {
     static constexpr int F = 1 + DIM;  ///< the fields: u and the DIM coordinates
+    /// Nodes (and points) of a cell with p1 a direction.
+    static constexpr int lattice(int p1) { return DIM == 2 ? p1 * p1 : p1 * p1 * p1; }
     int P, N;
     std::vector<double> nodal;      ///< u, then the coordinates at the nodes: [f N + l]
     std::vector<double> at_points;  ///< u's value, then the DIM reference derivatives of each field:
@@ -59,7 +60,7 @@ struct CellTensors {
     std::vector<double> terms;      ///< the residual's z (DIM) and s at the points: [c N + q]
     std::vector<double> tmp;
     explicit CellTensors(int p1)
-        : P(p1), N(DIM == 2 ? p1 * p1 : p1 * p1 * p1), nodal(F * N), at_points(F * F * N), terms(F * N), tmp(2 * N)
+        : P(p1), N(lattice(p1)), nodal(F * N), at_points(F * F * N), terms(F * N), tmp(2 * N)
     {
     }
 
@@ -126,7 +127,7 @@ struct CellTensors {
 template <int DIM, typename Compute, typename Add>
 void cells_in_chunks(long long cells, int p1, int width, Compute&& compute, Add&& add)
 {
-    const int N = DIM == 2 ? p1 * p1 : p1 * p1 * p1;
+    const int N = CellTensors<DIM>::lattice(p1);
     std::vector<double> out(static_cast<std::size_t>(chunk_cells) * N * width);
     std::vector<index_type> nodes(static_cast<std::size_t>(chunk_cells) * N);
     std::vector<char> has(static_cast<std::size_t>(chunk_cells));
@@ -149,15 +150,6 @@ void cells_in_chunks(long long cells, int p1, int width, Compute&& compute, Add&
     }
 }
 
-/// Calls fn.template operator()<DIM>() for a's dimension (2 or 3).
-template <typename V, typename Fn>
-void with_dimension(const ElementArgs<V>& a, Fn&& fn)
-{
-    if (a.dim == 2) return fn.template operator()<2>();
-    if (a.dim == 3) return fn.template operator()<3>();
-    throw std::invalid_argument("tensor flux kernels: no kernel in dimension " + std::to_string(a.dim));
-}
-
 }  // namespace
 
 template <typename V>
@@ -165,7 +157,7 @@ void tensor_cell_fluxes(const Executor&, const ElementArgs<V>& a, const TensorFl
                         const std::uint8_t* mask, long long stride, double* mean_flux, double* integrals,
                         double* residual)
 {
-    with_dimension(a, [&]<int DIM>() {
+    dispatch_dimension(a.dim, [&]<int DIM>() {
         const auto compute = [&](index_type e, CellTensors<DIM>& c, index_type* nodes, double* out) {
             c.gather(a, t, e, u, nodes);
             c.to_points(t);
@@ -200,7 +192,7 @@ template <typename V>
 void tensor_node_fluxes(const Executor&, const ElementArgs<V>& a, const TensorFluxArgs<V>& t, const V* u, double* sum,
                         double* weight)
 {
-    with_dimension(a, [&]<int DIM>() {
+    dispatch_dimension(a.dim, [&]<int DIM>() {
         const auto compute = [&](index_type e, CellTensors<DIM>& c, index_type* nodes, double* out) {
             c.gather(a, t, e, u, nodes);
             c.to_points(t);
@@ -208,8 +200,8 @@ void tensor_node_fluxes(const Executor&, const ElementArgs<V>& a, const TensorFl
                 V J[DIM][DIM], inv[DIM][DIM];
                 double value, reference[DIM];
                 c.point(l, J, value, reference);
-                const PointSolution p = point_solution<DIM>(a, static_cast<long long>(e) * a.num_points + t.rule_of_lex[l],
-                                                            J, value, reference, inv);
+                const long long qe = static_cast<long long>(e) * a.num_points + t.rule_of_lex[l];
+                const PointSolution p = point_solution<DIM>(a, qe, J, value, reference, inv);
                 for (int d = 0; d < 3; ++d) out[4 * l + d] = p.measure * p.flux[d];
                 out[4 * l + 3] = p.measure;
             }

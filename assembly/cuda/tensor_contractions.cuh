@@ -1,9 +1,9 @@
 #pragma once
 // Sum-factorised contractions of a hexahedron's (and a quadrilateral's) values on CUDA, shared
 // by the partial-assembly kernels and the flux kernels: a cell gets a thread per point of its
-// Q^3 lattice (r = r0 + Q (r1 + Q r2); Q^2 in 2D, r = r0 + Q r1), its intermediate arrays live in shared-memory buffers indexed like the
-// points, and each contraction is one step in which a thread forms one output entry, the
-// steps separated by block barriers. The 1D tables are B[q][i] (basis function i at point q)
+// Q^3 lattice (r = r0 + Q (r1 + Q r2); Q^2 in 2D, r = r0 + Q r1), its intermediate arrays
+// live in shared-memory buffers indexed like the points, and each contraction is one step in
+// which a thread forms one output entry, the steps separated by block barriers. The 1D tables are B[q][i] (basis function i at point q)
 // and D[q][i] (its derivative), P entries a row.
 #include "linalg/cuda/kernel_prelude.cuh"
 

@@ -1,11 +1,13 @@
 // The flux kernels by sum factorisation on CUDA: a thread per point of a cell's P^3 lattice
-// (P^2 on quadrilaterals), cells_per_block cells to a block (tensor_contractions.cuh), the Jacobian's rows and u's
-// value and reference gradient by the partial-assembly apply's contractions, the cell's sums
-// by block reductions and its residual by the apply's transposed contractions.
+// (P^2 on quadrilaterals), cells_per_block cells to a block (tensor_contractions.cuh), the
+// Jacobian's rows and u's value and reference gradient by the partial-assembly apply's
+// contractions, the cell's sums by block reductions and its residual by the apply's
+// transposed contractions.
 #include <stdexcept>
 #include <string>
 
 #include "assembly/cuda/tensor_contractions.cuh"
+#include "assembly/jacobian.hpp"
 #include "assembly/tensor_flux_kernels.hpp"
 #include "linalg/cuda/cuda_check.hpp"
 #include "linalg/cuda/kernel_prelude.cuh"
@@ -148,7 +150,7 @@ __global__ void __launch_bounds__(cells_per_block<DIM, P> * points_of<DIM, P>)
 template <typename V, typename Fn>
 void with_nodes_per_direction(const ElementArgs<V>& a, const TensorFluxArgs<V>& t, Fn&& fn)
 {
-    const auto for_dim = [&]<int DIM>() {
+    dispatch_dimension(a.dim, [&]<int DIM>() {
         switch (t.p1) {
         case 3: return fn.template operator()<DIM, 3>();
         case 4: return fn.template operator()<DIM, 4>();
@@ -160,10 +162,7 @@ void with_nodes_per_direction(const ElementArgs<V>& a, const TensorFluxArgs<V>& 
         default: throw std::invalid_argument("tensor flux kernels: no kernel for " + std::to_string(t.p1) +
                                              " nodes per direction");
         }
-    };
-    if (a.dim == 2) return for_dim.template operator()<2>();
-    if (a.dim == 3) return for_dim.template operator()<3>();
-    throw std::invalid_argument("tensor flux kernels: no kernel in dimension " + std::to_string(a.dim));
+    });
 }
 
 /// Blocks of cells_per_block<DIM, P> cells over `cells` cells.
