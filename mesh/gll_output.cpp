@@ -67,11 +67,64 @@ MeshField converted_field(const EquispacedConversion& conversion, const MeshFiel
     return out;
 }
 
+/// A copy of `from` made by the host's threads (a mesh's cells: tens to hundreds of MB).
+template <typename T>
+HostVector<T> threaded_copy(const HostVector<T>& from)
+{
+    HostVector<T> to(from.size());
+    const auto size = static_cast<long long>(from.size());
+    constexpr long long chunk = 1 << 18;
+#pragma omp parallel for schedule(static)
+    for (long long begin = 0; begin < size; begin += chunk)
+        std::copy(from.begin() + begin, from.begin() + std::min(size, begin + chunk), to.begin() + begin);
+    return to;
+}
+
+/// The mesh but its coordinates, its device copy and what refinement reads (the curved
+/// geometry, the parent cells): what an output of it with other node positions needs.
+Mesh mesh_without_coordinates(const Mesh& mesh)
+{
+    Mesh out;
+    out.dim = mesh.dim;
+    out.cell_type = mesh.cell_type;
+    out.degree = mesh.degree;
+    out.nodes_per_cell = mesh.nodes_per_cell;
+    out.cells = threaded_copy(mesh.cells);
+    out.cell_types = mesh.cell_types;
+    out.cell_group = threaded_copy(mesh.cell_group);
+    out.subdomains = mesh.subdomains;
+    out.boundaries = mesh.boundaries;
+    out.ignored_boundaries = mesh.ignored_boundaries;
+    out.cell_fields = mesh.cell_fields;
+    out.source = mesh.source;
+    out.build_times = mesh.build_times;
+    out.generated_grid = mesh.generated_grid;
+    return out;
+}
+
 /// The host's executor.
 const ExecPtr& host_executor()
 {
     static const ExecPtr host = Executor::create_cpu();
     return host;
+}
+
+/// The mesh with its nodes at their equispaced places, moved by conversion (on exec: from the
+/// mesh's device copy, downloaded, on a CUDA executor).
+Mesh moved_copy(const Mesh& mesh, const ExecPtr& exec, const EquispacedConversion& conversion)
+{
+    Mesh out = mesh_without_coordinates(mesh);
+    const std::size_t values = mesh.node_coordinates().size();
+    if (!exec->is_cuda()) {
+        out.coordinates = HostVector<double>(values);
+        conversion.apply(mesh.node_coordinates().data(), out.coordinates.data(), 3, 3);
+        return out;
+    }
+    const MeshOnExec from(mesh, exec);
+    Array<double> moved(exec, values);
+    conversion.apply(from.coordinates, moved.data(), 3, 3);
+    out.coordinates = moved.to_host_vector();
+    return out;
 }
 
 /// Throws std::invalid_argument naming `what` for a mesh without GLL nodes.
@@ -126,15 +179,24 @@ template Array<double> EquispacedConversion::converted(const Array<double>&) con
 EquispacedOutput equispaced_output(const Mesh& mesh, const std::vector<MeshField>& point_fields)
 {
     require_gll_nodes(mesh, "equispaced_output");
-    StageLaps laps;  // the debug line below
     const EquispacedConversion conversion(host_executor(), mesh);
-    laps.lap("conversion's tables");
-    EquispacedOutput out{mesh, {}};
-    out.mesh.device.reset();
-    laps.lap("mesh copied");
-    conversion.apply(mesh.coordinates.data(), out.mesh.coordinates.data(), 3, 3);
-    laps.lap("nodes moved");
+    EquispacedOutput out{moved_copy(mesh, host_executor(), conversion), {}};
     for (const MeshField& field : point_fields) out.point_fields.push_back(converted_field(conversion, field));
+    return out;
+}
+
+Mesh equispaced_mesh(const Mesh& mesh, const ExecPtr& exec)
+{
+    require_gll_nodes(mesh, "equispaced_mesh");
+    StageLaps laps;  // the debug line below
+    const std::size_t values = mesh.node_coordinates().size();
+    // The device holds the input, the output and the conversion's first cells at once.
+    const std::size_t device_bytes = 2 * values * sizeof(double) + values / 3 * sizeof(index_type);
+    const ExecPtr& where = exec->is_cuda() && exec->free_memory() > 2 * device_bytes ? exec : host_executor();
+    const EquispacedConversion conversion(where, mesh);
+    laps.lap("conversion's tables");
+    Mesh out = moved_copy(mesh, where, conversion);
+    laps.lap(where->is_cuda() ? "cells copied, nodes moved on the device" : "cells copied, nodes moved on the host");
     spdlog::debug("equispaced copy of the mesh: {}", laps.text);
     return out;
 }

@@ -16,9 +16,9 @@ namespace gpufem {
 /// Whether the mesh's cells have GLL nodes (one cell type with has_gll_nodes).
 bool mesh_has_gll_nodes(const Mesh& mesh);
 
-/// The mesh and point fields as VTK's Lagrange cells hold them: a copy of the mesh (host
-/// arrays; no device copy) whose nodes sit at the equispaced points of their cells, and each
-/// field's values at those points (exact for polynomials of the degree; a node shared by
+/// The mesh and point fields as VTK's Lagrange cells hold them: a copy of the mesh
+/// (equispaced_mesh, on the host) whose nodes sit at the equispaced points of their cells, and
+/// each field's values at those points (exact for polynomials of the degree; a node shared by
 /// several cells takes its first cell's value, the same to rounding). Built on the host's
 /// threads.
 struct EquispacedOutput {
@@ -55,6 +55,15 @@ private:
 
 /// EquispacedOutput of a mesh with GLL nodes (throws std::invalid_argument for another mesh).
 EquispacedOutput equispaced_output(const Mesh& mesh, const std::vector<MeshField>& point_fields);
+
+/// The mesh (with GLL nodes) as VTK's Lagrange cells hold it: its cells, cell groups and
+/// physical groups copied by the host's threads, each node at its equispaced place (the
+/// mesh's own coordinates are read, never copied), without the device copy and what
+/// refinement reads. The nodes are moved on exec: a CUDA executor (best one of its own, whose
+/// stream runs beside the run's) converts the mesh's device copy and downloads the result,
+/// unless the device lacks the memory, then the host does. Throws std::invalid_argument for a
+/// mesh without GLL nodes.
+Mesh equispaced_mesh(const Mesh& mesh, const ExecPtr& exec);
 
 /// equispaced_output's point fields alone (the mesh's nodes are not moved), but those named in
 /// skip: for a file whose equispaced mesh was written already (start_vtu_prewrite).

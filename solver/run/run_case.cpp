@@ -118,8 +118,9 @@ EarlyOutputs start_early_outputs(const CaseSpec& spec, const RunOptions& options
         early.equispaced = std::make_shared<Mesh>();
         early.prewrite = start_vtu_prewrite(
             early.vtu,
-            [copy = early.equispaced, &mesh]() -> const Mesh& {
-                *copy = std::move(equispaced_output(mesh, {}).mesh);
+            [copy = early.equispaced, &mesh, device = exec.device_id()]() -> const Mesh& {
+                // Moved by the device on a stream of its own, beside the run's work.
+                *copy = equispaced_mesh(mesh, Executor::create_cuda(device));
                 return *copy;
             },
             threads);

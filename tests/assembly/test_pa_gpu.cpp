@@ -110,5 +110,17 @@ TEST(PaGpu, EquispacedConversionMatchesTheHost)
         EXPECT_LT(test::max_rel_diff(on_gpu.converted(Array<float>::from_host(gpu, narrow)).to_host(), expected_float),
                   1e-6) << what;
         EXPECT_GT(test::max_relative_difference(expected, values), 1e-3) << what;  // the values moved
+        // The output's mesh moved on the device (from its device copy, or uploaded) equals the
+        // host's, its cells unchanged.
+        const Mesh on_host = equispaced_mesh(mesh, cpu);
+        Mesh with_copy = mesh;
+        with_copy.device = upload_mesh(with_copy, gpu);
+        for (const Mesh* from : {&mesh, static_cast<const Mesh*>(&with_copy)}) {
+            const Mesh moved = equispaced_mesh(*from, Executor::create_cuda(0));
+            EXPECT_LT(test::max_relative_difference(std::vector<double>(moved.coordinates.begin(), moved.coordinates.end()),
+                                                    std::vector<double>(on_host.coordinates.begin(), on_host.coordinates.end())),
+                      1e-13) << what;
+            EXPECT_TRUE(std::equal(moved.cells.begin(), moved.cells.end(), mesh.cells.begin(), mesh.cells.end())) << what;
+        }
     }
 }

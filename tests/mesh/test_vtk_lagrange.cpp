@@ -309,6 +309,39 @@ TEST(VtkLagrange, GllFieldsAtTheEquispacedPointsAreTheCellsPolynomials)
         }
 }
 
+TEST(VtkLagrange, TheEquispacedMeshKeepsTheCellsAndGroupsAndMovesOnlyTheNodes)
+{
+    // The output's mesh of a curved cube of order 7: its nodes are those of equispaced_output,
+    // bit for bit; cells, cell groups and boundary groups are the mesh's; no device copy. A mesh
+    // without GLL nodes is refused, naming it.
+    MeshSpec spec;
+    spec.shape = "unit_cube";
+    spec.elements = "hexahedron";
+    spec.size = 0.5;
+    spec.degree = 7;
+    Mesh mesh = load_mesh(spec);
+    for (std::size_t i = 0; i < mesh.coordinates.size(); i += 3) mesh.coordinates[i] += 0.1 * mesh.coordinates[i + 1] * mesh.coordinates[i + 1];
+    const Mesh moved = equispaced_mesh(mesh, Executor::create_cpu());
+    const EquispacedOutput out = equispaced_output(mesh, {});
+    ASSERT_EQ(moved.coordinates.size(), mesh.coordinates.size());
+    EXPECT_TRUE(std::equal(moved.coordinates.begin(), moved.coordinates.end(), out.mesh.coordinates.begin()));
+    EXPECT_FALSE(std::equal(moved.coordinates.begin(), moved.coordinates.end(), mesh.coordinates.begin()));
+    EXPECT_TRUE(std::equal(moved.cells.begin(), moved.cells.end(), mesh.cells.begin(), mesh.cells.end()));
+    EXPECT_TRUE(std::equal(moved.cell_group.begin(), moved.cell_group.end(), mesh.cell_group.begin(), mesh.cell_group.end()));
+    ASSERT_EQ(moved.boundaries.size(), mesh.boundaries.size());
+    for (std::size_t b = 0; b < mesh.boundaries.size(); ++b) EXPECT_EQ(moved.boundaries[b].connectivity, mesh.boundaries[b].connectivity);
+    EXPECT_EQ(moved.degree, 7);
+    EXPECT_EQ(moved.nodes_per_cell, mesh.nodes_per_cell);
+    EXPECT_FALSE(moved.device);
+    spec.degree = 4;  // equispaced nodes already
+    try {
+        (void)equispaced_mesh(load_mesh(spec), Executor::create_cpu());
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("has no GLL nodes"), std::string::npos) << e.what();
+    }
+}
+
 TEST(VtkLagrange, NodeCountMustMatchTheOrder)
 {
     TempFolder folder;
