@@ -181,14 +181,9 @@ FormatBuild<V> build_bdia_format(Csr<V> matrix, const BdiaOptions& options)
                                                 matrix.rows, matrix.cols));
     const ExecPtr exec = matrix.executor();
 
-    // 1. RCM order on the host, from host copies of the pattern (Boost.Graph).
+    // 1. RCM order on the host (Boost.Graph), from the pattern there.
     const auto host_start = std::chrono::steady_clock::now();
-    std::vector<index_type> order;
-    {
-        const auto row_ptr = matrix.row_ptr.to_host();
-        const auto col_idx = matrix.col_idx.to_host();
-        order = cuthill_mckee_order(matrix.rows, row_ptr, col_idx, true);
-    }
+    const std::vector<index_type> order = cuthill_mckee_order(matrix, true);
     const double host_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - host_start).count();
     Array<index_type> perm = Array<index_type>::from_host(exec, order);
@@ -223,8 +218,7 @@ FormatBuild<V> build_bdia_format(Csr<V> matrix, const BdiaOptions& options)
     build.convert_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     build.host_steps = fmt::format(
-        "reverse Cuthill-McKee order (Boost.Graph) on the host from a host copy of the pattern: "
-        "{:.3f} s; the permutation and the bands are built on the {}; {} numbering kept "
+        "reverse Cuthill-McKee order (Boost.Graph) on the host: {:.3f} s; the permutation and the bands are built on the {}; {} numbering kept "
         "({} band values against {} for the {})",
         host_seconds, exec->is_cuda() ? "device" : "host", rcm ? "RCM" : "the matrix's own",
         rcm ? stored_rcm : stored_original, rcm ? stored_original : stored_rcm,

@@ -19,9 +19,7 @@ using clock_type = std::chrono::steady_clock;
 template <typename V>
 Array<index_type> cuthill_mckee_permutation(const Csr<V>& matrix, bool reverse)
 {
-    const std::vector<index_type> order =
-        cuthill_mckee_order(matrix.rows, matrix.row_ptr.to_host(), matrix.col_idx.to_host(), reverse);
-    return Array<index_type>::from_host(matrix.executor(), order);
+    return Array<index_type>::from_host(matrix.executor(), cuthill_mckee_order(matrix, reverse));
 }
 
 /// first then second as one permutation (new -> old): composed[i] = first[second[i]].

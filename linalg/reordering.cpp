@@ -6,12 +6,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/cuthill_mckee_ordering.hpp>
 
+#include "linalg/host_vector.hpp"
 #include "linalg/reordering_kernels.hpp"
 
 namespace gpufem {
@@ -21,15 +24,15 @@ namespace {
 /// Neighbour lists of the symmetrised pattern A + A^T without self loops, in CSR form,
 /// each list sorted and free of duplicates.
 struct Adjacency {
-    std::vector<std::int64_t> ptr;
-    std::vector<index_type> adj;
+    HostVector<std::int64_t> ptr;
+    HostVector<index_type> adj;
 };
 
 /// True when every row is sorted and free of duplicates, every column in range, and a_ij
 /// is stored exactly when a_ji is (the usual finite-element and finite-volume pattern): then
 /// the neighbour lists are the rows without their diagonal. Checked in parallel.
-bool sorted_symmetric_pattern(index_type rows, const std::vector<index_type>& row_ptr,
-                              const std::vector<index_type>& col_idx)
+bool sorted_symmetric_pattern(index_type rows, std::span<const index_type> row_ptr,
+                              std::span<const index_type> col_idx)
 {
     bool symmetric = true;
 #pragma omp parallel for schedule(dynamic, 4096) reduction(&& : symmetric)
@@ -44,12 +47,14 @@ bool sorted_symmetric_pattern(index_type rows, const std::vector<index_type>& ro
     return symmetric;
 }
 
-/// The neighbour lists of a sorted symmetric pattern: its rows without the diagonal.
-Adjacency adjacency_of_symmetric_pattern(index_type rows, const std::vector<index_type>& row_ptr,
-                                         const std::vector<index_type>& col_idx)
+/// The neighbour lists of a sorted symmetric pattern: its rows without the diagonal (by the
+/// host's threads, into arrays they touch first).
+Adjacency adjacency_of_symmetric_pattern(index_type rows, std::span<const index_type> row_ptr,
+                                         std::span<const index_type> col_idx)
 {
     Adjacency result;
-    result.ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+    result.ptr.resize(static_cast<std::size_t>(rows) + 1);
+    result.ptr[0] = 0;
 #pragma omp parallel for schedule(static)
     for (index_type i = 0; i < rows; ++i) {
         const bool diagonal = std::binary_search(col_idx.begin() + row_ptr[i], col_idx.begin() + row_ptr[i + 1], i);
@@ -66,8 +71,8 @@ Adjacency adjacency_of_symmetric_pattern(index_type rows, const std::vector<inde
     return result;
 }
 
-Adjacency symmetric_adjacency(index_type rows, const std::vector<index_type>& row_ptr,
-                              const std::vector<index_type>& col_idx)
+Adjacency symmetric_adjacency(index_type rows, std::span<const index_type> row_ptr,
+                              std::span<const index_type> col_idx)
 {
     if (sorted_symmetric_pattern(rows, row_ptr, col_idx))
         return adjacency_of_symmetric_pattern(rows, row_ptr, col_idx);
@@ -84,7 +89,7 @@ Adjacency symmetric_adjacency(index_type rows, const std::vector<index_type>& ro
         }
     }
     for (index_type i = 0; i < rows; ++i) count[i + 1] += count[i];
-    std::vector<index_type> adj(static_cast<std::size_t>(count[rows]));
+    HostVector<index_type> adj(static_cast<std::size_t>(count[rows]));
     std::vector<std::int64_t> fill(count.begin(), count.end() - 1);
     for (index_type i = 0; i < rows; ++i) {
         for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
@@ -104,7 +109,7 @@ Adjacency symmetric_adjacency(index_type rows, const std::vector<index_type>& ro
         unique_len[i] = std::unique(first, last) - first;
     }
     Adjacency result;
-    result.ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+    result.ptr.assign(static_cast<std::size_t>(rows) + 1, 0);  // (HostVector: assign fills)
     std::int64_t out = 0;
     for (index_type i = 0; i < rows; ++i) {
         for (std::int64_t k = 0; k < unique_len[i]; ++k) adj[out + k] = adj[count[i] + k];
@@ -116,10 +121,58 @@ Adjacency symmetric_adjacency(index_type rows, const std::vector<index_type>& ro
     return result;
 }
 
+/// The graph's edges (source, target) in compact vertex labels, source by source in the
+/// neighbour lists' order: an input iterator for Boost's sorted-edge constructor, so that no
+/// arrays of sources and targets are made (22M edges: two 88 MB arrays filled, then sorted in
+/// place by Boost).
+class CompactEdges {
+public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = std::pair<std::uint32_t, std::uint32_t>;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const value_type*;
+    using reference = const value_type&;
+
+    /// The edges from position k of the lists on (k = the total count: the end).
+    CompactEdges(const Adjacency& graph, const std::vector<index_type>& compact, std::int64_t k)
+        : graph_(&graph), compact_(&compact), k_(k)
+    {
+        settle();
+    }
+    reference operator*() const { return edge_; }
+    pointer operator->() const { return &edge_; }
+    CompactEdges& operator++()
+    {
+        ++k_;
+        settle();
+        return *this;
+    }
+    bool operator==(const CompactEdges& other) const { return k_ == other.k_; }
+    bool operator!=(const CompactEdges& other) const { return k_ != other.k_; }
+
+private:
+    /// Moves the source on to the vertex whose list holds position k, and forms the edge.
+    void settle()
+    {
+        const auto& ptr = graph_->ptr;
+        const auto rows = static_cast<index_type>(ptr.size() - 1);
+        if (k_ >= ptr[rows]) return;
+        while (ptr[v_ + 1] <= k_) ++v_;
+        edge_ = {static_cast<std::uint32_t>((*compact_)[v_]),
+                 static_cast<std::uint32_t>((*compact_)[graph_->adj[k_]])};
+    }
+
+    const Adjacency* graph_;
+    const std::vector<index_type>* compact_;
+    std::int64_t k_;
+    index_type v_ = 0;
+    value_type edge_{};
+};
+
 }  // namespace
 
-std::vector<index_type> cuthill_mckee_order(index_type rows, const std::vector<index_type>& row_ptr,
-                                            const std::vector<index_type>& col_idx, bool reverse)
+std::vector<index_type> cuthill_mckee_order(index_type rows, std::span<const index_type> row_ptr,
+                                            std::span<const index_type> col_idx, bool reverse)
 {
     if (rows < 0 || row_ptr.size() != static_cast<std::size_t>(rows) + 1 ||
         col_idx.size() != static_cast<std::size_t>(row_ptr.back()))
@@ -144,21 +197,14 @@ std::vector<index_type> cuthill_mckee_order(index_type rows, const std::vector<i
     // Boost.Graph's compressed_sparse_row_graph, directed with every undirected edge stored
     // in both directions and 32-bit descriptors: two int arrays, far leaner than an
     // adjacency_list for millions of rows. Out-edges are then exactly the neighbours, which
-    // is all cuthill_mckee_ordering and its pseudo-peripheral search walk.
-    std::vector<std::uint32_t> sources(graph_adj.adj.size());
-    std::vector<std::uint32_t> targets(graph_adj.adj.size());
-#pragma omp parallel for schedule(static)
-    for (index_type v = 0; v < rows; ++v) {
-        for (std::int64_t k = graph_adj.ptr[v]; k < graph_adj.ptr[v + 1]; ++k) {
-            sources[k] = static_cast<std::uint32_t>(compact[v]);
-            targets[k] = static_cast<std::uint32_t>(compact[graph_adj.adj[k]]);
-        }
-    }
+    // is all cuthill_mckee_ordering and its pseudo-peripheral search walk. The edges come
+    // sorted by source (the lists in vertex order), each list in its own order.
     using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property,
                                                      boost::no_property, boost::no_property,
                                                      std::uint32_t, std::uint32_t>;
-    const Graph graph(boost::construct_inplace_from_sources_and_targets, sources, targets,
-                      connected);
+    const auto edges = static_cast<std::int64_t>(graph_adj.adj.size());
+    const Graph graph(boost::edges_are_sorted, CompactEdges(graph_adj, compact, 0),
+                      CompactEdges(graph_adj, compact, edges), connected, static_cast<std::uint32_t>(edges));
 
     // Boost emits vertices in Cuthill–McKee order (new -> old): one BFS per connected
     // component, components by increasing lowest vertex, each from a pseudo-peripheral
@@ -204,6 +250,16 @@ std::vector<index_type> cuthill_mckee_order(index_type rows, const std::vector<i
     emit_isolated_below(rows);
     if (reverse) std::reverse(result.begin(), result.end());
     return result;
+}
+
+template <typename V>
+std::vector<index_type> cuthill_mckee_order(const Csr<V>& matrix, bool reverse)
+{
+    const auto span_of = [](const Array<index_type>& a) { return std::span<const index_type>(a.data(), a.size()); };
+    if (!matrix.executor()->is_cuda())
+        return cuthill_mckee_order(matrix.rows, span_of(matrix.row_ptr), span_of(matrix.col_idx), reverse);
+    const HostVector<index_type> row_ptr = matrix.row_ptr.to_host_vector(), col_idx = matrix.col_idx.to_host_vector();
+    return cuthill_mckee_order(matrix.rows, row_ptr, col_idx, reverse);
 }
 
 template <typename V>
@@ -253,6 +309,7 @@ void permute_vector(const Array<index_type>& perm, const Array<V>& x, Array<V>& 
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                                \
+    template std::vector<index_type> cuthill_mckee_order(const Csr<V>&, bool);               \
     template index_type half_bandwidth(const Csr<V>&);                                       \
     template Csr<V> permute_symmetric(const Csr<V>&, const Array<index_type>&);              \
     template void permute_vector(const Array<index_type>&, const Array<V>&, Array<V>&, bool);

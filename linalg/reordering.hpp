@@ -1,5 +1,6 @@
 #pragma once
 // Bandwidth-reducing reorderings of a sparse matrix graph and symmetric permutation of CSR.
+#include <span>
 #include <vector>
 
 #include "linalg/csr.hpp"
@@ -8,10 +9,15 @@ namespace gpufem {
 
 /// Cuthill–McKee order of the graph of a square matrix's pattern (Boost.Graph's
 /// cuthill_mckee_ordering, pseudo-peripheral start per component), computed on the host from
-/// host copies of row_ptr / col_idx. Returns new index -> old index. reverse = true gives
-/// reverse Cuthill–McKee (RCM).
-std::vector<index_type> cuthill_mckee_order(index_type rows, const std::vector<index_type>& row_ptr,
-                                            const std::vector<index_type>& col_idx, bool reverse);
+/// row_ptr / col_idx there. Returns new index -> old index. reverse = true gives reverse
+/// Cuthill–McKee (RCM).
+std::vector<index_type> cuthill_mckee_order(index_type rows, std::span<const index_type> row_ptr,
+                                            std::span<const index_type> col_idx, bool reverse);
+
+/// cuthill_mckee_order of a square matrix on any executor: its pattern read where it is on
+/// the host, else copied there once.
+template <typename V>
+std::vector<index_type> cuthill_mckee_order(const Csr<V>& matrix, bool reverse);
 
 /// Half bandwidth max_{a_ij != 0} |i - j| of a square CSR matrix (reads it on the host).
 template <typename V>

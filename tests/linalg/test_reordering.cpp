@@ -205,10 +205,11 @@ TEST(Reordering, DisconnectedGraphsAndEmptyRows)
 
 TEST(Reordering, EmptyAndTinyMatrices)
 {
-    EXPECT_TRUE(cuthill_mckee_order(0, {0}, {}, true).empty());
-    EXPECT_EQ(cuthill_mckee_order(1, {0, 0}, {}, true), std::vector<index_type>{0});
-    EXPECT_EQ(cuthill_mckee_order(3, {0, 0, 0, 0}, {}, false), (std::vector<index_type>{0, 1, 2}));
-    EXPECT_THROW(cuthill_mckee_order(2, {0, 1, 2}, {0, 5}, true), std::invalid_argument);
+    using Ids = std::vector<index_type>;
+    EXPECT_TRUE(cuthill_mckee_order(0, Ids{0}, Ids{}, true).empty());
+    EXPECT_EQ(cuthill_mckee_order(1, Ids{0, 0}, Ids{}, true), Ids{0});
+    EXPECT_EQ(cuthill_mckee_order(3, Ids{0, 0, 0, 0}, Ids{}, false), (Ids{0, 1, 2}));
+    EXPECT_THROW(cuthill_mckee_order(2, Ids{0, 1, 2}, Ids{0, 5}, true), std::invalid_argument);
 
     const auto exec = Executor::create_cpu();
     Csr<double> empty{0, 0, Array<index_type>::from_host(exec, std::vector<index_type>{0}),
