@@ -71,11 +71,10 @@ Adjacency adjacency_of_symmetric_pattern(index_type rows, std::span<const index_
     return result;
 }
 
-Adjacency symmetric_adjacency(index_type rows, std::span<const index_type> row_ptr,
-                              std::span<const index_type> col_idx)
+/// The neighbour lists of A + A^T for a pattern that is not sorted and symmetric.
+Adjacency symmetrised_adjacency(index_type rows, std::span<const index_type> row_ptr,
+                                std::span<const index_type> col_idx)
 {
-    if (sorted_symmetric_pattern(rows, row_ptr, col_idx))
-        return adjacency_of_symmetric_pattern(rows, row_ptr, col_idx);
     std::vector<std::int64_t> count(static_cast<std::size_t>(rows) + 1, 0);
     for (index_type i = 0; i < rows; ++i) {
         for (index_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
@@ -118,6 +117,73 @@ Adjacency symmetric_adjacency(index_type rows, std::span<const index_type> row_p
     }
     adj.resize(static_cast<std::size_t>(out));
     result.adj = std::move(adj);
+    return result;
+}
+
+/// Runs of consecutive rows with the same pattern: indistinguishable vertices (the nodes
+/// inside one edge, face or cell of a high-order mesh, numbered together), each run a vertex
+/// of the quotient graph.
+struct RowRuns {
+    HostVector<index_type> run_of;  ///< per row
+    std::vector<index_type> first;  ///< each run's first row, then rows
+    index_type count() const { return static_cast<index_type>(first.size()) - 1; }
+};
+
+/// The runs of a sorted symmetric pattern (each row compared with the one before it, by the
+/// host's threads).
+RowRuns identical_row_runs(index_type rows, std::span<const index_type> row_ptr, std::span<const index_type> col_idx)
+{
+    RowRuns runs;
+    runs.run_of.resize(static_cast<std::size_t>(rows));
+#pragma omp parallel for schedule(static)
+    for (index_type i = 0; i < rows; ++i) {
+        const index_type length = row_ptr[i + 1] - row_ptr[i];
+        runs.run_of[i] = i == 0 || length != row_ptr[i] - row_ptr[i - 1] ||
+                         !std::equal(col_idx.begin() + row_ptr[i], col_idx.begin() + row_ptr[i + 1],
+                                     col_idx.begin() + row_ptr[i - 1]);
+    }
+    index_type run = -1;
+    for (index_type i = 0; i < rows; ++i) {
+        if (runs.run_of[i]) runs.first.push_back(i);
+        run += runs.run_of[i];
+        runs.run_of[i] = run;
+    }
+    runs.first.push_back(rows);
+    return runs;
+}
+
+/// The quotient graph's neighbour lists: run s's the runs its first row reaches but s. A
+/// neighbour of one member reaches every member, and a run's members are consecutive, so the
+/// row's columns give each run once, in a block, in increasing order.
+Adjacency quotient_adjacency(const RowRuns& runs, std::span<const index_type> row_ptr,
+                             std::span<const index_type> col_idx)
+{
+    const index_type count = runs.count();
+    const auto each_neighbour = [&](index_type s, auto&& visit) {
+        const index_type row = runs.first[static_cast<std::size_t>(s)];
+        index_type previous = s;
+        for (index_type k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
+            const index_type t = runs.run_of[col_idx[k]];
+            if (t != previous && t != s) visit(t);
+            previous = t;
+        }
+    };
+    Adjacency result;
+    result.ptr.resize(static_cast<std::size_t>(count) + 1);
+    result.ptr[0] = 0;
+#pragma omp parallel for schedule(static)
+    for (index_type s = 0; s < count; ++s) {
+        std::int64_t n = 0;
+        each_neighbour(s, [&](index_type) { ++n; });
+        result.ptr[s + 1] = n;
+    }
+    for (index_type s = 0; s < count; ++s) result.ptr[s + 1] += result.ptr[s];
+    result.adj.resize(static_cast<std::size_t>(result.ptr[count]));
+#pragma omp parallel for schedule(static)
+    for (index_type s = 0; s < count; ++s) {
+        std::int64_t out = result.ptr[s];
+        each_neighbour(s, [&](index_type t) { result.adj[out++] = t; });
+    }
     return result;
 }
 
@@ -169,16 +235,9 @@ private:
     value_type edge_{};
 };
 
-}  // namespace
-
-std::vector<index_type> cuthill_mckee_order(index_type rows, std::span<const index_type> row_ptr,
-                                            std::span<const index_type> col_idx, bool reverse)
+/// The Cuthill–McKee order of a graph given by its neighbour lists (new -> old).
+std::vector<index_type> cuthill_mckee_of(const Adjacency& graph_adj, index_type rows)
 {
-    if (rows < 0 || row_ptr.size() != static_cast<std::size_t>(rows) + 1 ||
-        col_idx.size() != static_cast<std::size_t>(row_ptr.back()))
-        throw std::invalid_argument("cuthill_mckee_order: inconsistent CSR arrays");
-    if (rows == 0) return {};
-    const Adjacency graph_adj = symmetric_adjacency(rows, row_ptr, col_idx);
     const auto degree = [&](index_type v) { return graph_adj.ptr[v + 1] - graph_adj.ptr[v]; };
 
     // Isolated vertices (rows without off-diagonal entries) are kept out of the Boost graph:
@@ -248,6 +307,35 @@ std::vector<index_type> cuthill_mckee_order(index_type rows, std::span<const ind
         block = block_end;
     }
     emit_isolated_below(rows);
+    return result;
+}
+
+}  // namespace
+
+std::vector<index_type> cuthill_mckee_order(index_type rows, std::span<const index_type> row_ptr,
+                                            std::span<const index_type> col_idx, bool reverse)
+{
+    if (rows < 0 || row_ptr.size() != static_cast<std::size_t>(rows) + 1 ||
+        col_idx.size() != static_cast<std::size_t>(row_ptr.back()))
+        throw std::invalid_argument("cuthill_mckee_order: inconsistent CSR arrays");
+    if (rows == 0) return {};
+    std::vector<index_type> result;
+    // Where a quarter of the rows or more repeat the pattern of the row before them (meshes of
+    // degree 2 and up), the order is the quotient graph's, each run of rows kept together: a
+    // graph with several times fewer vertices and edges for Boost to walk.
+    const bool symmetric = sorted_symmetric_pattern(rows, row_ptr, col_idx);
+    RowRuns runs;
+    if (symmetric) runs = identical_row_runs(rows, row_ptr, col_idx);
+    if (symmetric && runs.count() <= rows - rows / 4) {
+        const std::vector<index_type> order = cuthill_mckee_of(quotient_adjacency(runs, row_ptr, col_idx), runs.count());
+        result.reserve(static_cast<std::size_t>(rows));
+        for (const index_type run : order)
+            for (index_type row = runs.first[run]; row < runs.first[run + 1]; ++row) result.push_back(row);
+    } else {
+        result = cuthill_mckee_of(symmetric ? adjacency_of_symmetric_pattern(rows, row_ptr, col_idx)
+                                            : symmetrised_adjacency(rows, row_ptr, col_idx),
+                                  rows);
+    }
     if (reverse) std::reverse(result.begin(), result.end());
     return result;
 }

@@ -11,6 +11,7 @@
 
 #include "linalg/reordering.hpp"
 #include "random_csr.hpp"
+#include "random_values.hpp"
 
 namespace gpufem {
 namespace {
@@ -133,6 +134,61 @@ TEST(Reordering, RcmReducesBandwidthOfShuffledGrid)
     const index_type after = half_bandwidth(b);
     EXPECT_LE(after, std::min(nx, ny) + 2) << "before " << before;
     EXPECT_GE(after, std::min(nx, ny) - 1);
+}
+
+/// Vertex v of a as copies(v) consecutive rows with the same pattern: the copies of every
+/// neighbour and of the vertex itself (as the nodes inside one edge or cell of a high-order
+/// mesh); a Dirichlet-like row (diagonal only) keeps one copy. first: each vertex's first row.
+HostCsr<double> with_copies(const HostCsr<double>& a, index_type (*copies)(index_type), std::vector<index_type>& first)
+{
+    HostCsr<double> m;
+    first.assign(static_cast<std::size_t>(a.rows) + 1, 0);
+    for (index_type v = 0; v < a.rows; ++v) first[v + 1] = first[v] + (a.ptr[v + 1] - a.ptr[v] > 1 ? copies(v) : 1);
+    m.rows = m.cols = first[a.rows];
+    m.ptr.push_back(0);
+    for (index_type v = 0; v < a.rows; ++v)
+        for (index_type c = first[v]; c < first[v + 1]; ++c) {
+            for (index_type k = a.ptr[v]; k < a.ptr[v + 1]; ++k)
+                for (index_type u = first[a.col[k]]; u < first[a.col[k] + 1]; ++u) {
+                    m.col.push_back(u);
+                    m.val.push_back(u == c ? 4.0 : -1.0);
+                }
+            m.ptr.push_back(static_cast<index_type>(m.col.size()));
+        }
+    return {m.rows, m.cols, m.ptr, m.col, m.val};
+}
+
+TEST(Reordering, RowsWithTheSamePatternAreOrderedAsOneVertexAndKeptTogether)
+{
+    // A shuffled grid (with some rows cut loose, as Dirichlet rows are) whose vertices are each
+    // two to four rows with one pattern: its (reverse) Cuthill-McKee order is the grid's, each
+    // vertex's rows together in their own order. (Ordered as a graph of all the rows, the
+    // copies' degrees would change the order.)
+    const unsigned seed = test::random_seed();
+    std::mt19937 rng(seed);
+    HostCsr<double> grid = shuffled(grid_laplacian(29, 17), rng);
+    HostCsr<double> loose{grid.rows, grid.cols, {0}, {}, {}};
+    for (index_type i = 0; i < grid.rows; ++i) {
+        const bool cut = i % 41 == 0;  // a row alone on its diagonal, and out of its neighbours' rows
+        for (index_type k = grid.ptr[i]; k < grid.ptr[i + 1]; ++k) {
+            const index_type j = grid.col[k];
+            if (j != i && (cut || j % 41 == 0)) continue;
+            loose.col.push_back(j);
+            loose.val.push_back(grid.val[k]);
+        }
+        loose.ptr.push_back(static_cast<index_type>(loose.col.size()));
+    }
+    std::vector<index_type> first;
+    const HostCsr<double> copies = with_copies(loose, [](index_type v) { return 2 + v % 3; }, first);
+    for (const bool reverse : {false, true}) {
+        std::vector<index_type> expected;
+        for (const index_type v : cuthill_mckee_order(loose.rows, loose.ptr, loose.col, false))
+            for (index_type row = first[v]; row < first[v + 1]; ++row) expected.push_back(row);
+        if (reverse) std::reverse(expected.begin(), expected.end());
+        const std::vector<index_type> order = cuthill_mckee_order(copies.rows, copies.ptr, copies.col, reverse);
+        ASSERT_TRUE(is_permutation_of_n(order, copies.rows));
+        EXPECT_EQ(order, expected) << "seed " << seed << (reverse ? " reverse" : "");
+    }
 }
 
 TEST(Reordering, ReverseFlagGivesTheReversedCuthillMcKeeOrder)
