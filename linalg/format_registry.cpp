@@ -61,12 +61,13 @@ double csr_bytes(const MatrixShape& m)
 
 double cuthill_mckee_host_bytes(const MatrixShape& m)
 {
-    return 24 * m.nnz + 74 * m.rows;
+    return 12 * m.nnz + 74 * m.rows;
 }
 
 double symmetric_permutation_bytes(const MatrixShape& m)
 {
-    return csr_bytes(m) + m.nnz * (8 + m.value_bytes + (m.on_device ? 8 : 0)) + 16 * m.rows;
+    // On the host the rows are permuted one at a time (no sort over the whole matrix).
+    return csr_bytes(m) + (m.on_device ? m.nnz * (16 + m.value_bytes) : 0) + 16 * m.rows;
 }
 
 FormatMemory OperatorEntryBase::estimate_memory(const MatrixShape& shape, const FormatOptions& options) const

@@ -53,13 +53,14 @@ struct MatrixShape {
 /// CSR bytes of a matrix of that shape: row pointers, column indices and values.
 double csr_bytes(const MatrixShape& m);
 
-/// Host bytes of a (reverse) Cuthill-McKee ordering of the matrix on the host: copies of its
-/// pattern and the graph the ordering walks (rough: the graph library's own use is not known).
+/// Host bytes of a (reverse) Cuthill-McKee ordering of the matrix on the host: a copy of its
+/// pattern, its neighbour lists and the graph the ordering walks (rough: the graph library's
+/// own use is not known).
 double cuthill_mckee_host_bytes(const MatrixShape& m);
 
-/// Executor bytes of permuting a CSR matrix symmetrically: the permuted copy, the sort's
-/// temporaries (on a device also CUB's radix-sort buffers), the permutation and its inverse
-/// (the matrix itself not counted).
+/// Executor bytes of permuting a CSR matrix symmetrically: the permuted copy, on a device the
+/// sort's temporaries and CUB's radix-sort buffers, the permutation and its inverse (the
+/// matrix itself not counted).
 double symmetric_permutation_bytes(const MatrixShape& m);
 
 /// Memory of a format built from a matrix of some shape, in bytes of the matrix's executor.

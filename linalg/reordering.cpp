@@ -1,6 +1,6 @@
-// Cuthill–McKee orders (Boost.Graph; the graph's neighbour lists taken straight from a
-// symmetric pattern, built in parallel), half bandwidth, and the dispatch of the symmetric
-// permutation kernels to the matrix's executor.
+// Cuthill–McKee orders (Boost.Graph, on the graph of a symmetric pattern's neighbour lists
+// built in parallel, or of its runs of rows with one pattern), half bandwidth, and the
+// dispatch of the symmetric permutation kernels to the matrix's executor.
 #include "linalg/reordering.hpp"
 
 #include <algorithm>
@@ -108,7 +108,7 @@ Adjacency symmetrised_adjacency(index_type rows, std::span<const index_type> row
         unique_len[i] = std::unique(first, last) - first;
     }
     Adjacency result;
-    result.ptr.assign(static_cast<std::size_t>(rows) + 1, 0);  // (HostVector: assign fills)
+    result.ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
     std::int64_t out = 0;
     for (index_type i = 0; i < rows; ++i) {
         for (std::int64_t k = 0; k < unique_len[i]; ++k) adj[out + k] = adj[count[i] + k];
