@@ -218,8 +218,8 @@ FormatBuild<V> build_bdia_format(Csr<V> matrix, const BdiaOptions& options)
     build.convert_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     build.host_steps = fmt::format(
-        "reverse Cuthill-McKee order (Boost.Graph) on the host: {:.3f} s; the permutation and the bands are built on the {}; {} numbering kept "
-        "({} band values against {} for the {})",
+        "reverse Cuthill-McKee order (Boost.Graph) on the host: {:.3f} s; the permutation and the "
+        "bands are built on the {}; {} numbering kept ({} band values against {} for the {})",
         host_seconds, exec->is_cuda() ? "device" : "host", rcm ? "RCM" : "the matrix's own",
         rcm ? stored_rcm : stored_original, rcm ? stored_original : stored_rcm,
         rcm ? "original" : "RCM");

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "linalg/cpu/chunked_loops.hpp"
 #include "linalg/executor.hpp"
 #include "mesh/gll_points.hpp"
 #include "mesh/lagrange_basis.hpp"
@@ -72,11 +73,7 @@ template <typename T>
 HostVector<T> threaded_copy(const HostVector<T>& from)
 {
     HostVector<T> to(from.size());
-    const auto size = static_cast<long long>(from.size());
-    constexpr long long chunk = 1 << 18;
-#pragma omp parallel for schedule(static)
-    for (long long begin = 0; begin < size; begin += chunk)
-        std::copy(from.begin() + begin, from.begin() + std::min(size, begin + chunk), to.begin() + begin);
+    kernels::cpu::chunked_for(static_cast<long long>(from.size()), [&](long long i) { to[i] = from[i]; });
     return to;
 }
 
