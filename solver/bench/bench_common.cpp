@@ -33,6 +33,14 @@ double median(std::vector<double> values)
     return values[values.size() / 2];
 }
 
+double seconds_per_iteration(double long_seconds, int long_its, double short_seconds, int short_its)
+{
+    const double mean = long_seconds / std::max(1, long_its);
+    if (long_its <= short_its) return mean;
+    const double marginal = (long_seconds - short_seconds) / (long_its - short_its);
+    return marginal >= 0.25 * mean ? marginal : mean;
+}
+
 double measure_copy_bandwidth(const ExecPtr& exec)
 {
     const std::size_t bytes = exec->is_cuda() ? (std::size_t(1) << 30) : (std::size_t(1) << 28);

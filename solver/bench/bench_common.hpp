@@ -20,6 +20,13 @@ double total(const std::vector<double>& values);
 /// The median (upper median for an even count; 0 for none).
 double median(std::vector<double> values);
 
+/// Seconds per iteration from two timed solves of long_its > short_its iterations: the
+/// marginal cost (T(long) - T(short)) / (long - short), which leaves out a solve's fixed costs.
+/// Where timing noise swamps that difference (it is not positive, or under a quarter of the
+/// long solve's mean iteration, as on oversubscribed CPU ranks), the long solve's mean
+/// iteration, fixed costs included, so the figure is never negative or vanishing.
+double seconds_per_iteration(double long_seconds, int long_its, double short_seconds, int short_its);
+
 /// Copy bandwidth (bytes read + written per second), median of 20 copies of a buffer far
 /// larger than the caches (1 GiB on CUDA, 256 MiB on the CPU).
 double measure_copy_bandwidth(const ExecPtr& exec);

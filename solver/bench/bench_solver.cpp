@@ -121,9 +121,7 @@ void time_iterations(const BenchSolves<V>& run, SolverBenchRow& row)
         row.error = fmt::format("stopped after {} iterations ({})", t_long.iterations,
                                 solve_status_name(t_long.status));
     row.seconds_per_iteration =
-        t_long.iterations > t_short.iterations
-            ? (t_long.seconds - t_short.seconds) / (t_long.iterations - t_short.iterations)
-            : t_long.seconds / std::max(1, t_long.iterations);
+        seconds_per_iteration(t_long.seconds, t_long.iterations, t_short.seconds, t_short.iterations);
     row.graph = t_long.graph;
 }
 

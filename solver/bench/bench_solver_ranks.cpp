@@ -68,8 +68,8 @@ RankSolverRow measure_rank(const RankSolves<V>& run, const SolverBenchOptions& b
     const double t_long = run.median_of(options, bench.iterations, bench.repeats, long_its);
     const double t_short = run.median_of(options, bench.iterations / 4, bench.repeats, short_its);
     row.iterations = long_its;
-    row.seconds_per_iteration = long_its > short_its ? (t_long - t_short) / (long_its - short_its)
-                                                     : t_long / std::max(1, long_its);
+    row.seconds_per_iteration = seconds_per_iteration(t_long, long_its, t_short, short_its);
+    row.solve_seconds_per_iteration = t_long / std::max(1, long_its);
     const auto spmv = make_interval_timer(run.group.exec), vector = make_interval_timer(run.group.exec),
                reduction = make_interval_timer(run.group.exec);
     const SolverPhaseTimers phases{spmv.get(), vector.get(), reduction.get()};
@@ -98,7 +98,8 @@ RankSolverRow measure_rank(const RankSolves<V>& run, const SolverBenchOptions& b
 std::vector<double> figures_of(const RankSolverRow& r)
 {
     return {static_cast<double>(r.owned), static_cast<double>(r.iterations), r.seconds_per_iteration,
-            r.spmv_seconds, r.vector_seconds, r.reduction_seconds, r.all_reduce_seconds};
+            r.spmv_seconds, r.vector_seconds, r.reduction_seconds, r.all_reduce_seconds,
+            r.solve_seconds_per_iteration};
 }
 
 RankSolverRow row_of(const double* f, int rank)
@@ -107,7 +108,7 @@ RankSolverRow row_of(const double* f, int rank)
     r.rank = rank;
     r.owned = static_cast<long long>(f[0]), r.iterations = static_cast<int>(f[1]);
     r.seconds_per_iteration = f[2], r.spmv_seconds = f[3], r.vector_seconds = f[4];
-    r.reduction_seconds = f[5], r.all_reduce_seconds = f[6];
+    r.reduction_seconds = f[5], r.all_reduce_seconds = f[6], r.solve_seconds_per_iteration = f[7];
     return r;
 }
 
@@ -142,6 +143,7 @@ void report_rows(const CaseSpec& spec, const SolverBenchOptions& options, const 
         text += table_line(std::to_string(r.rank), r);
         json["per_rank"].push_back({{"rank", r.rank}, {"owned_rows", r.owned}, {"iterations", r.iterations},
                                     {"seconds_per_iteration", r.seconds_per_iteration},
+                                    {"solve_seconds_per_iteration", r.solve_seconds_per_iteration},
                                     {"spmv_seconds", r.spmv_seconds}, {"vector_seconds", r.vector_seconds},
                                     {"reduction_seconds", r.reduction_seconds},
                                     {"all_reduce_seconds", r.all_reduce_seconds}});

@@ -18,6 +18,8 @@ struct RankSolverRow {
     long long owned = 0;
     int iterations = 0;                 ///< of the long timed solve
     double seconds_per_iteration = 0;   ///< (T(N) - T(N/4)) / (3N/4), medians, every rank together
+                                        ///< (the mean below where noise swamps the difference)
+    double solve_seconds_per_iteration = 0;  ///< T(N) / N: the long solve's mean, fixed costs included
     double spmv_seconds = 0;            ///< the product with its halo
     double vector_seconds = 0;          ///< updates (with their fused partial dots)
     double reduction_seconds = 0;       ///< reduction kernels and their all-reduces

@@ -838,8 +838,12 @@ TEST(DistributedRun, BenchSolverTimesEachRanksIterationAndItsParts)
         EXPECT_GT(per_iteration, 0);
         for (const char* time : {"spmv_seconds", "vector_seconds", "reduction_seconds", "all_reduce_seconds"})
             EXPECT_GT(rank[time].get<double>(), 0) << time;
-        // The phases of an iteration are a part of it (the timed split adds events, hence the margin).
-        EXPECT_LT(rank["spmv_seconds"].get<double>(), 3 * per_iteration);
+        // The phases of an iteration are a part of it (the timed split adds events, hence the
+        // margin); the whole solve's mean iteration, since the marginal one is at the mercy of
+        // the scheduler on oversubscribed ranks.
+        const double solve_per_iteration = rank["solve_seconds_per_iteration"].get<double>();
+        EXPECT_GT(solve_per_iteration, 0);
+        EXPECT_LT(rank["spmv_seconds"].get<double>(), 3 * solve_per_iteration);
     }
     EXPECT_EQ(owned, 11 * 11 * 11);
     const CommandResult refused = run_on_ranks(2, "bench solver " + file.string() + " --methods cg");
