@@ -476,9 +476,16 @@ template <typename V>
 Array<double> FiniteVolumeDiscretisation<V>::face_fluxes_with(const State& s, const Array<V>& u,
                                                               const double* gradient) const
 {
-    Array<double> flux(s.exec, static_cast<std::size_t>(s.mesh.num_cells) * static_cast<std::size_t>(s.mesh.faces_per_cell));
+    return face_fluxes_with(s, s.mesh, u, gradient);
+}
+
+template <typename V>
+Array<double> FiniteVolumeDiscretisation<V>::face_fluxes_with(const State& s, const FvMeshView& view,
+                                                              const Array<V>& u, const double* gradient) const
+{
+    Array<double> flux(s.exec, static_cast<std::size_t>(view.num_cells) * static_cast<std::size_t>(view.faces_per_cell));
     const Executor& e = *s.exec;
-    GPUFEM_DISPATCH(e, fv_face_fluxes<V>(e, s.mesh, s.problem, u.data(), gradient, flux.data()));
+    GPUFEM_DISPATCH(e, fv_face_fluxes<V>(e, view, s.problem, u.data(), gradient, flux.data()));
     return flux;
 }
 
@@ -535,12 +542,16 @@ nlohmann::json FiniteVolumeDiscretisation<V>::report() const
 
 namespace {
 
+constexpr const char* fv_flux_method = "finite volumes: the scheme's face fluxes (diffusion with its correction, and "
+                                       "the upwind convective flux) summed over each group's faces";
+
 /// The outward fluxes through each condition's group, in the order the conditions are given
 /// (Dirichlet, Neumann, Robin), and through the boundary faces in none ("none"): the face
-/// fluxes (one per slot, on view's executor) tagged by group there and summed group by group
-/// in an order fixed by the mesh (the same sums on every run).
+/// fluxes (one per slot of view's cells, on its executor) tagged by group there and summed
+/// group by group in an order fixed by the mesh (the same sums on every run); across ranks
+/// (ranks given) the group of free faces is listed where any rank has one.
 std::vector<GroupFlux> fv_group_fluxes(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
-                                       const FvMeshView& view, const Array<double>& face)
+                                       const FvMeshView& view, const Array<double>& face, const Communicator* ranks)
 {
     std::vector<std::pair<std::string, std::string>> named;
     for (const BoundaryCondition& bc : problem.dirichlet) named.emplace_back(bc.group, "dirichlet");
@@ -562,7 +573,10 @@ std::vector<GroupFlux> fv_group_fluxes(const ExecPtr& exec, const Mesh& mesh, co
     };
     std::vector<GroupFlux> out;
     for (const auto& [name, kind] : named) out.push_back({name, kind, sum(group_of(name, kind))});
-    if (free_faces > 0) out.push_back({"(boundary faces in no condition's group)", "none", sum(others)});
+    // Across ranks every rank lists the same groups (their sums are added entry by entry).
+    const double free_anywhere = ranks ? sum_over_processes(*ranks, static_cast<double>(free_faces))
+                                       : static_cast<double>(free_faces);
+    if (free_anywhere > 0) out.push_back({"(boundary faces in no condition's group)", "none", sum(others)});
     return out;
 }
 
@@ -589,13 +603,12 @@ SolutionFluxes FiniteVolumeDiscretisation<V>::fluxes(const Array<V>& u, double s
     const ExecPtr& exec = u.executor();
     const std::size_t n = static_cast<std::size_t>(mesh_.num_cells());
     SolutionFluxes out;
-    out.report.method = "finite volumes: the scheme's face fluxes (diffusion with its correction, and the upwind "
-                        "convective flux) summed over each group's faces";
+    out.report.method = fv_flux_method;
     StageLaps laps;
     const Array<double> gradient = cell_gradients(s, u);  // the face fluxes' correction and the flux field's
     {
         const Array<double> face = face_fluxes_with(s, u, correction_passes() > 0 ? gradient.data() : nullptr);
-        out.report.groups = fv_group_fluxes(exec, mesh_, problem_, s.mesh, face);
+        out.report.groups = fv_group_fluxes(exec, mesh_, problem_, s.mesh, face, nullptr);
     }
     laps.lap("face fluxes summed by group");
     Array<double> flux(exec, 3 * n), integrals(exec, 5 * n);
@@ -610,6 +623,56 @@ SolutionFluxes FiniteVolumeDiscretisation<V>::fluxes(const Array<V>& u, double s
     out.point_fields = fv_node_average(exec, mesh_, s.mesh, flux, static_cast<long long>(n), float32);
     laps.lap("point fields");
     spdlog::debug("finite-volume fluxes: {}", laps.text);
+    return out;
+}
+
+template <typename V>
+double FiniteVolumeDiscretisation<V>::zero_mean_shift(const State& s, const Array<V>& u) const
+{
+    if (!s.report.pinned) return 0.0;
+    const Executor& e = *s.exec;
+    const FvErrorSums sums = GPUFEM_DISPATCH(e, fv_errors<V>(e, nullptr, s.centroid.data(), s.volume.data(),
+                                                             share_.own_cells, u.data(), 0.0, 0.0, nullptr, nullptr));
+    double total[2] = {sums.volume, sums.u};
+    share_.host->all_reduce_sum(*Executor::create_cpu(), total, 2);
+    return total[0] > 0 ? -total[1] / total[0] : 0.0;
+}
+
+template <typename V>
+FvShareFluxes FiniteVolumeDiscretisation<V>::share_fluxes(const Array<V>& u, const Array<double>& gradient) const
+{
+    if (!share_.host) throw std::logic_error("share_fluxes: not a rank's share");
+    const State& s = state(u.executor());
+    const ExecPtr& exec = u.executor();
+    const Executor& e = *exec;
+    const long long n = mesh_.num_cells(), own = share_.own_cells;
+    FvMeshView own_view = s.mesh;  // a ghost cell's faces beyond the share are not faces of the mesh
+    own_view.num_cells = own;
+    FvShareFluxes out;
+    out.fluxes.report.method = fv_flux_method;
+    {
+        const Array<double> face = face_fluxes_with(s, own_view, u, correction_passes() > 0 ? gradient.data() : nullptr);
+        out.fluxes.report.groups = fv_group_fluxes(exec, mesh_, problem_, own_view, face, share_.host);
+    }
+    // Every cell's integrals (region_integrals reads columns of the mesh's cells), summed over the own.
+    Array<double> flux(exec, 3 * static_cast<std::size_t>(n)), integrals(exec, 5 * static_cast<std::size_t>(n));
+    GPUFEM_DISPATCH(e, fv_flux_integrals<V>(e, n, s.problem, s.volume.data(), u.data(), zero_mean_shift(s, u),
+                                            gradient.data(), flux.data(), integrals.data()));
+    out.fluxes.report.regions = region_integrals(mesh_, integrals, own, true);
+    Array<double> own_flux(exec, 3 * static_cast<std::size_t>(own));
+    for (long long d = 0; d < 3 && own > 0; ++d)
+        copy_bytes(e, own_flux.data() + d * own, e, flux.data() + d * n, static_cast<std::size_t>(own) * sizeof(double));
+    out.fluxes.cell_fields = column_fields(mesh_.dim, own_flux, static_cast<std::size_t>(own), false);
+    const std::size_t nodes = static_cast<std::size_t>(mesh_.num_nodes());
+    Array<double> sum(exec, 4 * nodes);  // 3 per node, then one weight per node
+    fill(sum, 0.0);
+    GPUFEM_DISPATCH(e, fv_node_flux_sums(e, own_view, own, own_flux.data(), sum.data(), sum.data() + 3 * nodes));
+    const std::vector<double> sums = sum.to_host();
+    out.node_sums.resize(4 * nodes);
+    for (std::size_t k = 0; k < nodes; ++k) {
+        std::copy_n(sums.begin() + static_cast<std::ptrdiff_t>(3 * k), 3, out.node_sums.begin() + static_cast<std::ptrdiff_t>(4 * k));
+        out.node_sums[4 * k + 3] = sums[3 * nodes + k];
+    }
     return out;
 }
 

@@ -57,6 +57,19 @@ struct FvRankShare {
     const Communicator* host = nullptr;  ///< the ranks, for sums and maxima of host values
 };
 
+struct FvMeshView;
+
+/// A rank's part of the fluxes of a solution (FiniteVolumeDiscretisation::share_fluxes).
+struct FvShareFluxes {
+    /// The own cells' boundary faces summed by group and their regions' integrals (both to
+    /// be summed over the ranks; the same groups on every rank), their flux cell fields; no
+    /// point fields.
+    SolutionFluxes fluxes;
+    /// Four values per node of the share: the own cells' volume-weighted flux summed at the
+    /// node (3) and their volumes; summed over the ranks, the nodes' mean as one rank has it.
+    std::vector<double> node_sums;
+};
+
 /// The finite-volume discretisation of a problem on a mesh (both must outlive it).
 template <typename V>
 class FiniteVolumeDiscretisation final : public Discretisation<V> {
@@ -120,6 +133,11 @@ public:
     /// and at the nodes (the mean over the cells around a node, weighted by their volumes);
     /// the fields held in float where flux_fields_float32().
     SolutionFluxes fluxes(const Array<V>& u, double shift_u) const;
+    /// Across ranks: fluxes() of this rank's share, u and gradient holding every cell of it
+    /// (own, then ghosts; the ghosts' gradients from their owners, as for the correction);
+    /// shifted to zero mean over every rank where pure Neumann; the fields held in double.
+    /// Collective.
+    FvShareFluxes share_fluxes(const Array<V>& u, const Array<double>& gradient) const;
     /// The method, its options and mesh_report() (when assembled), for report.json.
     nlohmann::json report() const override;
 
@@ -133,6 +151,12 @@ private:
     /// face_fluxes of u with the correction of the cell gradients `gradient` (null: none), on
     /// s's executor.
     Array<double> face_fluxes_with(const State& s, const Array<V>& u, const double* gradient) const;
+    /// The same for the cells of view (s.mesh, or its first cells).
+    Array<double> face_fluxes_with(const State& s, const FvMeshView& view, const Array<V>& u,
+                                   const double* gradient) const;
+    /// Where pure Neumann, the shift that brings the own cells' u to zero mean over every
+    /// rank's (0 otherwise).
+    double zero_mean_shift(const State& s, const Array<V>& u) const;
     /// out = base + the corrections of u (every cell; gradient: scratch, 3 per cell).
     void correct(const State& s, const Array<V>& u, const Array<V>& base, Array<double>& gradient,
                  Array<V>& out) const;

@@ -201,6 +201,7 @@ FvPart fv_part(const Mesh& whole, const FvWholeFaces& faces, const CellPartition
         local_node[static_cast<std::size_t>(nodes[static_cast<std::size_t>(k)])] = static_cast<index_type>(k);
     });
     share.mesh = cut_cells(whole, share.global_cells, nodes, local_node);
+    share.global_nodes = nodes;
     for (std::size_t g = 0; g < whole.boundaries.size(); ++g) {
         const BoundaryFacets& group = whole.boundaries[g];
         BoundaryFacets kept = group;

@@ -30,7 +30,7 @@ FvWholeFaces fv_whole_faces(const Mesh& whole, const ExecPtr& exec);
 /// the ghost cells by owner rank (whole-mesh order within each owner), over the nodes they use
 /// (in whole-mesh order); its boundary groups keep the facets that are faces of those cells.
 /// numbering.global: each cell's number in the whole mesh; layout: the own cells, then the
-/// ghost blocks.
+/// ghost blocks; part.global_nodes: each node's number in the whole mesh.
 struct FvPart {
     PartMesh part;
     PartNumbering numbering;

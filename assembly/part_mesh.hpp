@@ -16,6 +16,9 @@ struct PartMesh {
     Mesh mesh;
     index_type own_cells = 0;
     std::vector<index_type> global_cells;  ///< the whole mesh's number of each cell (-1 past 2^31 - 1)
+    /// Finite-volume shares: the whole mesh's number of each node (what the ranks' node sums
+    /// meet by); empty for finite elements, whose numbering.global numbers the nodes.
+    std::vector<index_type> global_nodes;
 };
 
 /// The mesh of numbering.part (see PartMesh) cut from the whole mesh: its own cells and the

@@ -497,8 +497,7 @@ OutputSpec read_output(const CaseReader& reader, const CaseValue& value, bool ha
         const std::string choice = reader.to_choice(*fluxes, auto_booleans);
         if (choice == "true" && !has_mesh)
             reader.fail(*fluxes, "a system read from a matrix file has no mesh to take fluxes on (use auto or false)");
-        output.fluxes_chosen = choice != "auto";
-        if (output.fluxes_chosen) output.fluxes = choice == "true";
+        if (choice != "auto") output.fluxes = choice == "true";
     }
     if (const CaseValue* precision = find_entry(entries, "flux_precision"))
         output.flux_precision = reader.to_enum(*precision, precision_names);

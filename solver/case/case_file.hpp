@@ -62,7 +62,6 @@ struct OutputSpec {
     /// The fluxes, integrals and balance of the solution and the flux fields (output.fluxes:
     /// auto is write_solution).
     bool fluxes = true;
-    bool fluxes_chosen = false;  ///< output.fluxes given as true or false (not auto)
     Precision flux_precision = Precision::float32;  ///< how result.vtu stores the flux fields
 };
 

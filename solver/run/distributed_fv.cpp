@@ -4,9 +4,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "linalg/blas1.hpp"
 #include "linalg/executor.hpp"
+#include "linalg/rank_messages.hpp"
 #include "solver/run/distributed_run.hpp"
 #include "solver/run/fv_correction.hpp"
+#include "solver/run/part_fluxes.hpp"
 #include "solver/run/solve_run.hpp"
 
 namespace gpufem {
@@ -56,7 +59,7 @@ FvRankCorrection<V>::FvRankCorrection(const FiniteVolumeDiscretisation<V>& disc,
 }
 
 template <typename V>
-void FvRankCorrection<V>::corrected_rhs_into(const Array<V>& u, Array<V>& out) const
+void FvRankCorrection<V>::exchange(const Array<V>& u) const
 {
     if (u.size() != static_cast<std::size_t>(own_)) throw std::logic_error("FvRankCorrection: not the own cells' values");
     place(u, all_, 0);
@@ -65,6 +68,12 @@ void FvRankCorrection<V>::corrected_rhs_into(const Array<V>& u, Array<V>& out) c
     disc_.own_gradients(all_, gradient_);
     gradients_.update(gradient_, ghost_gradient_);
     place(ghost_gradient_, gradient_, 3 * static_cast<std::size_t>(own_));
+}
+
+template <typename V>
+void FvRankCorrection<V>::corrected_rhs_into(const Array<V>& u, Array<V>& out) const
+{
+    exchange(u);
     disc_.own_corrected_rhs(all_, gradient_, out);
 }
 
@@ -106,11 +115,48 @@ SystemSolution<V> solve_fv_across_ranks(const CaseSpec& spec, DistributedSystem<
     return out;
 }
 
+template <typename V>
+SolutionFluxes fv_part_fluxes(const CaseSpec& spec, const FiniteVolumeDiscretisation<V>& disc,
+                              const PartPayload& part, const RankGroup& group, const Array<V>& x)
+{
+    const FvRankCorrection<V> share(disc, part.halo, part.numbering.layout.owned, group.exec, group.device);
+    share.exchange(x);
+    FvShareFluxes mine = disc.share_fluxes(share.values(), share.gradients());
+    const std::vector<index_type>& global = part.part.global_nodes;
+    const std::size_t nodes = global.size();
+    if (mine.node_sums.size() != 4 * nodes) throw std::logic_error("fv_part_fluxes: a share without its node numbers");
+    // The nodes of the own cells (the others are in no piece) meet their other ranks' sums.
+    std::vector<long long> keys;
+    std::vector<double> entries;
+    std::vector<std::size_t> at;
+    for (std::size_t k = 0; k < nodes; ++k) {
+        if (mine.node_sums[4 * k + 3] == 0.0) continue;
+        keys.push_back(global[k]), at.push_back(k);
+        entries.insert(entries.end(), mine.node_sums.begin() + static_cast<std::ptrdiff_t>(4 * k),
+                       mine.node_sums.begin() + static_cast<std::ptrdiff_t>(4 * k + 4));
+    }
+    const std::vector<double> totals = sums_by_key(group.host, keys, entries, 4);
+    const ExecPtr host = Executor::create_cpu();
+    Array<double> sum(host, 3 * nodes), weight(host, nodes);
+    fill(sum, 0.0), fill(weight, 0.0);
+    for (std::size_t j = 0; j < at.size(); ++j) {
+        std::copy_n(totals.begin() + static_cast<std::ptrdiff_t>(4 * j), 3, sum.data() + 3 * at[j]);
+        weight.data()[at[j]] = totals[4 * j + 3];
+    }
+    SolutionFluxes out = std::move(mine.fluxes);
+    out.point_fields = node_mean_fields(part.part.mesh.dim, sum, weight, false);
+    out.report = summed_over_ranks(group.host, std::move(out.report));
+    set_flux_field_precision(out, spec.output.flux_precision == Precision::float32);
+    return out;
+}
+
 #define GPUFEM_INSTANTIATE(V)                                                                                     \
     template class FvRankCorrection<V>;                                                                          \
     template SystemSolution<V> solve_fv_across_ranks(const CaseSpec&, DistributedSystem<V>&,                    \
                                                      const FiniteVolumeDiscretisation<V>&, const PartPayload&,   \
-                                                     const RankGroup&, RankPhases&);
+                                                     const RankGroup&, RankPhases&);                   \
+    template SolutionFluxes fv_part_fluxes(const CaseSpec&, const FiniteVolumeDiscretisation<V>&,               \
+                                           const PartPayload&, const RankGroup&, const Array<V>&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

@@ -34,6 +34,12 @@ public:
     bool correction_is_affine() const override { return disc_.correction_is_affine(); }
     Array<V> corrected_rhs(const Array<V>& u) const override;
     void corrected_rhs_into(const Array<V>& u, Array<V>& out) const override;
+    /// Every cell of the share from the own cells' u (part order): the values (the ghosts'
+    /// from their owners) and the cell gradients (the ghosts' from their owners), held in
+    /// values() and gradients() until the next call. Collective.
+    void exchange(const Array<V>& u) const;
+    const Array<V>& values() const { return all_; }
+    const Array<double>& gradients() const { return gradient_; }
 
 private:
     const FiniteVolumeDiscretisation<V>& disc_;
@@ -51,5 +57,14 @@ template <typename V>
 SystemSolution<V> solve_fv_across_ranks(const CaseSpec& spec, DistributedSystem<V>& system,
                                         const FiniteVolumeDiscretisation<V>& disc, const PartPayload& part,
                                         const RankGroup& group, RankPhases& phases);
+
+/// The fluxes of the own cells' solution x (part order) across the ranks of group: the group
+/// fluxes and region integrals summed over the ranks, the own cells' flux fields, and the
+/// flux at the share's nodes as the mean over every rank's cells around each (the ranks' sums
+/// meet by the whole mesh's node numbers), fields marked Float32 as the case asks: what one
+/// rank reports and writes. Collective.
+template <typename V>
+SolutionFluxes fv_part_fluxes(const CaseSpec& spec, const FiniteVolumeDiscretisation<V>& disc,
+                              const PartPayload& part, const RankGroup& group, const Array<V>& x);
 
 }  // namespace gpufem

@@ -546,6 +546,11 @@ RunRecord run_fv_ranks(const CaseSpec& spec, const RunOptions& options, const Ra
     SystemSolution<V> solved = solve_fv_across_ranks(spec, system, disc, part, group, phases);
     const auto start = clock_type::now();
     SolutionOutput piece = disc.solution_output(solved.x);
+    std::optional<SolutionFluxes> fluxes;
+    if (spec.output.fluxes) {
+        fluxes = fv_part_fluxes(spec, disc, part, group, solved.x);
+        add_piece_fluxes(*fluxes, part, piece_output.piece(), piece);
+    }
     piece.cell_fields.emplace_back(
         "rank", HostVector<double>(static_cast<std::size_t>(part.part.own_cells), static_cast<double>(group.host.rank())));
     piece_output.write(piece);
@@ -558,6 +563,7 @@ RunRecord run_fv_ranks(const CaseSpec& spec, const RunOptions& options, const Ra
     r.correction_change = solved.correction_change;
     r.discretisation = disc.report();
     account_for_ranks(spec, group, part, system, whole ? &*whole : nullptr, piece, options, account);
+    if (fluxes) r.fluxes = fluxes->report;
     r.unknowns_on = "cells";
     if (r.correction == "implicit") r.spmvs_per_iteration = spmvs_per_iteration(KrylovMethod::bicgstab);
     finish_outputs(spec, group, piece, pieces, account);
@@ -617,8 +623,6 @@ void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
     };
     if (spec.matrix) refuse("matrix: a Matrix Market system is solved on one rank only");
     if (spec.format == auto_format_name) refuse("format: auto is not chosen across ranks; name a format");
-    if (spec.discretisation == DiscretisationKind::fv && spec.output.fluxes && spec.output.fluxes_chosen)
-        refuse("output.fluxes: the fluxes of finite volumes are computed on one rank only");
     const OperatorChoice choice = find_operator(spec.format);
     if (choice.level && !choice.level->across_ranks())
         refuse("format: " + spec.format + " runs on one rank only so far; use lma or pa (matrix-free) or an "

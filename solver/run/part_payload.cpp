@@ -167,11 +167,12 @@ std::vector<std::byte> pack_part(const PartPayload& payload)
     // The large arrays, and room for the rest.
     out.reserve(sizeof(double) * mesh.node_coordinates().size() +
                 sizeof(index_type) * (mesh.cells.size() + facets + payload.part.global_cells.size() +
-                                      payload.numbering.global.size()) +
+                                      payload.part.global_nodes.size() + payload.numbering.global.size()) +
                 sizeof(int) * mesh.cell_group.size() + mesh.cell_types.size() + (std::size_t{1} << 20));
     pack_mesh(out, payload.part.mesh);
     out.value(payload.part.own_cells);
     out.values(payload.part.global_cells);
+    out.values(payload.part.global_nodes);
     out.value(payload.numbering.part);
     out.value(payload.numbering.layout.owned);
     out.values(payload.numbering.layout.ghost_blocks);
@@ -187,6 +188,7 @@ PartPayload unpack_part(std::span<const std::byte> bytes)
     payload.part.mesh = unpack_mesh(in);
     payload.part.own_cells = in.value<index_type>();
     in.values(payload.part.global_cells);
+    in.values(payload.part.global_nodes);
     payload.numbering.part = in.value<int>();
     payload.numbering.layout.owned = in.value<index_type>();
     in.values(payload.numbering.layout.ghost_blocks);

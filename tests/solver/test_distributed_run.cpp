@@ -498,6 +498,17 @@ void check_fv_against_one_rank(const std::string& name, const std::string& text,
             const double l2 = alone["errors"]["l2"].get<double>();
             EXPECT_NEAR(report["errors"]["l2"].get<double>(), l2, 1e-8 * l2 + 1e-14);
         }
+        // The fluxes, on by default: the same groups' and regions' sums, cell fields and node
+        // means (every cell around a node, whichever rank holds it) as one rank.
+        ASSERT_TRUE(alone.contains("fluxes"));
+        ASSERT_TRUE(report.contains("fluxes"));
+        EXPECT_LT(fluxes_against_one_rank(alone["fluxes"], report["fluxes"]), 1e-8);
+        const auto whole = read_vtu(dir.path() / "one" / "result.vtu");
+        for (const char* name : {"flux_x", "flux_y", "flux_z"}) {
+            if (!whole->GetCellData()->GetArray(name)) continue;  // flux_z in 3D only
+            EXPECT_LT(cells_against_one_rank(dir.path() / "one", out, name), 1e-8) << name;
+            EXPECT_LT(pieces_against_one_rank(dir.path() / "one", out, name), 1e-8) << name;
+        }
     };
     run_against_one_rank(file, more_args, rank_counts, dir, check);
 }
@@ -740,9 +751,6 @@ TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)
                                                    "solver: {preconditioner: amg, amg: {precision: float}}\nbackend: cpu\n");
     EXPECT_EQ(single.exit_code, 1) << single.output;
     EXPECT_NE(single.output.find("solver.amg.precision: float"), std::string::npos) << single.output;
-    const CommandResult fv_fluxes = run_case_on_ranks(2, dir, "fv_fluxes.yaml", fv + "output: {fluxes: true}\n");
-    EXPECT_EQ(fv_fluxes.exit_code, 1) << fv_fluxes.output;
-    EXPECT_NE(fv_fluxes.output.find("output.fluxes: the fluxes of finite volumes"), std::string::npos) << fv_fluxes.output;
 }
 
 TEST(DistributedRun, BadMeshInputOnRankZeroStopsEveryRankBeforeAnythingIsSent)

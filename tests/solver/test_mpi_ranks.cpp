@@ -2,7 +2,11 @@
 // NCCL one where every rank of a node has a GPU: sums and neighbour messages reach every rank,
 // and ranks that each hold one block of a block-diagonal system solve as one rank solves the
 // whole — the one-rank solve is the oracle.
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
+#include <random>
 #include <iostream>
 #include <numeric>
 #include <optional>
@@ -16,6 +20,7 @@
 #include "assembly/part_numbering.hpp"
 #include "linalg/distributed_operator.hpp"
 #include "linalg/nccl_communicator.hpp"
+#include "linalg/rank_messages.hpp"
 #include "mesh/mesh_source.hpp"
 #include "solver/case/case_file.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
@@ -103,6 +108,37 @@ TEST(MpiRanks, SumsAreTheSumsOfEveryRanksValues)
 TEST(NcclRanks, SumsAreTheSumsOfEveryRanksValues)
 {
     on_gpus(check_sums);
+}
+
+/// Rank r's keyed entries for sums_by_key: a random half of the keys 0 .. 299 (shuffled, so
+/// that each rank lists them in its own order) with two whole-number values each.
+std::pair<std::vector<long long>, std::vector<double>> keyed_entries(unsigned seed, int r)
+{
+    std::vector<long long> keys;
+    const std::vector<double> pick = random_vector<double>(300, seed + 7 * r + 1);
+    for (long long k = 0; k < 300; ++k)
+        if (pick[static_cast<std::size_t>(k)] > 0) keys.push_back(k);
+    std::mt19937 shuffle(seed + r);
+    std::shuffle(keys.begin(), keys.end(), shuffle);
+    return {keys, rank_values(seed, r, 2 * static_cast<int>(keys.size()))};
+}
+
+TEST(MpiRanks, SumsByKeyAddEveryRanksEntriesOfTheSameKey)
+{
+    const unsigned seed = shared_seed();
+    const int me = world().rank();
+    const auto [keys, values] = keyed_entries(seed, me);
+    const std::vector<double> sums = sums_by_key(world(), keys, values, 2);
+    std::map<long long, std::array<double, 2>> expected;
+    for (int r = 0; r < world().size(); ++r) {
+        const auto [their_keys, their_values] = keyed_entries(seed, r);
+        for (std::size_t k = 0; k < their_keys.size(); ++k)
+            for (int j = 0; j < 2; ++j) expected[their_keys[k]][j] += their_values[2 * k + j];
+    }
+    ASSERT_EQ(sums.size(), values.size());
+    for (std::size_t k = 0; k < keys.size(); ++k)
+        for (int j = 0; j < 2; ++j) EXPECT_EQ(sums[2 * k + j], expected[keys[k]][j]) << "key " << keys[k];
+    EXPECT_THROW(sums_by_key(world(), keys, values, 3), std::invalid_argument);  // refused on every rank alike
 }
 
 /// The message rank `from` sends rank `to`: its length and values say who sent it to whom.
