@@ -62,7 +62,7 @@ constexpr std::string_view solver_keys[] = {"method",         "variant",     "pr
 constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
                                          "coarse_size",        "max_levels", "cycle",
                                          "aggregation",        "gather_rows", "precision",
-                                         "prolongator",        "pa_coarse"};
+                                         "prolongator",        "pa_coarse",   "eigen_steps"};
 
 constexpr std::string_view fv_keys[] = {"nonorthogonal_correctors", "correction_limit", "correction"};
 
@@ -585,6 +585,10 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
     if (const CaseValue* pa_coarse = find_entry(entries, "pa_coarse")) {
         amg.pa_coarse = reader.to_enum(*pa_coarse, amg_pa_coarse_names);
     }
+    if (const CaseValue* steps = find_entry(entries, "eigen_steps")) {
+        amg.eigen_steps = reader.to_int(*steps, 1);
+        if (amg.eigen_steps < 3 || amg.eigen_steps > 50) reader.fail(*steps, "expected an integer from 3 to 50");
+    }
     resolved = {{"strength_threshold", amg.strength_threshold},
                 {"smoother", enum_name(amg_smoother_names, amg.smoother)},
                 {"degree", amg.degree},
@@ -595,7 +599,8 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
                 {"gather_rows", amg.gather_rows},
                 {"precision", enum_name(amg_precision_names, amg.precision)},
                 {"prolongator", enum_name(amg_prolongator_names, amg.prolongator)},
-                {"pa_coarse", enum_name(amg_pa_coarse_names, amg.pa_coarse)}};
+                {"pa_coarse", enum_name(amg_pa_coarse_names, amg.pa_coarse)},
+                {"eigen_steps", amg.eigen_steps}};
     return amg;
 }
 

@@ -352,8 +352,11 @@ std::string solver_settings_reference()
                            when |a_ij| > t sqrt(|a_ii a_jj|), or when it is its row's (or
                            column's) strongest; aggregates grow over strong couplings only
     smoother: chebyshev    (string, default chebyshev) chebyshev (polynomial in D^-1 A over
-                           [lambda_max / 10, lambda_max], lambda_max = 1.1 x a 15-step Lanczos
+                           [lambda_max / 10, lambda_max], lambda_max = 1.1 x a Lanczos
                            estimate) | jacobi (damped, weight 4 / (3 lambda_max))
+    eigen_steps: 15        (integer 3..50, default 15) Lanczos steps of each level's
+                           lambda_max estimate (each one product with the level's operator);
+                           fewer make a shorter setup, an estimate further below lambda_max
     degree: 2              (integer 1..10, default 2) Chebyshev degree or Jacobi sweeps, before
                            and after the coarse correction
     coarse_size: 500       (integer 1..2048, default 500) a level of at most this many rows is
