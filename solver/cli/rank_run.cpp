@@ -116,11 +116,11 @@ ExitCode sweep_across_ranks(const CaseSpec& spec, RunOptions options, const Rank
     options.write_outputs = group.host.rank() == 0;  // the sweep's own files; every rank writes its pieces
     options.check_memory = false;
     SweepRunner runner;
-    runner.run = [&group](const CaseSpec& point, const RunOptions& point_options, SweepReuse*) {
-        return run_distributed_case(point, point_options, group);
+    runner.run = [&group](const CaseSpec& point, const RunOptions& point_options, SweepReuse* reuse) {
+        if (reuse && !reuse->ranks) reuse->ranks = std::make_shared<RankSweepReuse>();
+        return run_distributed_case(point, point_options, group, reuse ? reuse->ranks.get() : nullptr);
     };
     runner.result_file = "result.pvtu";
-    runner.shares = false;
     const std::vector<SweepRow> rows = run_sweep(spec, options, runner);
     if (group.host.rank() == 0)
         std::cout << "gpufem sweep: " << spec.name << " (" << rows.size() << " runs on " << group.host.size()

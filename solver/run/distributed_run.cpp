@@ -306,6 +306,24 @@ PartPayload part_on_device(PartPayload part, const RankGroup& group, RankPhases&
     return part;
 }
 
+/// This rank's part on its device and rank 0's facts of the whole mesh: a sweep's previous
+/// point's (record.mesh_reused), or obtained now (and kept in reuse where given).
+RankSweepReuse rank_mesh(const CaseSpec& spec, const RankGroup& group, RankPhases& phases, RankSweepReuse* reuse,
+                         RunRecord& record)
+{
+    if (reuse && reuse->part) {
+        record.mesh_reused = true;
+        spdlog::info("mesh: the previous sweep point's part ({} cells, {} nodes)", reuse->part->part.mesh.num_cells(),
+                     reuse->part->part.mesh.num_nodes());
+        return *reuse;
+    }
+    std::optional<WholeMeshFacts> facts;
+    RankSweepReuse mesh{std::make_shared<const PartPayload>(part_on_device(obtain_part(spec, group, facts, phases), group, phases)),
+                        facts ? std::make_shared<const WholeMeshFacts>(std::move(*facts)) : nullptr};
+    if (reuse) *reuse = mesh;
+    return mesh;
+}
+
 /// The solve of the rank's rows with the others', timed; x: the solution (operator order);
 /// report: the preconditioner's report.
 template <typename V>
@@ -528,13 +546,14 @@ double join_device_communicator(const RankGroup& group, const PartPayload& part,
 /// run_ranks for finite volumes: the rank's share of the cells (its own, then its ghosts),
 /// its rows, the solve with the correction across ranks, its own cells' piece.
 template <typename V>
-RunRecord run_fv_ranks(const CaseSpec& spec, const RunOptions& options, const RankGroup& group)
+RunRecord run_fv_ranks(const CaseSpec& spec, const RunOptions& options, const RankGroup& group, RankSweepReuse* reuse)
 {
     DistributedAccount account;
     RankPhases& phases = account.mine;
     phases.startup = seconds_since(options.started);
-    std::optional<WholeMeshFacts> whole;
-    const PartPayload part = part_on_device(obtain_part(spec, group, whole, phases), group, phases);
+    const RankSweepReuse mesh = rank_mesh(spec, group, phases, reuse, account.record);
+    const PartPayload& part = *mesh.part;
+    const WholeMeshFacts* whole = mesh.whole.get();
     FiniteVolumeDiscretisation<V> disc(part.part.mesh, spec.problem, spec.fv);
     disc.share_among_ranks({part.part.own_cells, whole_first_cell(part), &group.host});
     DistributedSystem<V> system = build_distributed_fv_system<V>(group.exec, part, spec, group.device, disc);
@@ -562,7 +581,7 @@ RunRecord run_fv_ranks(const CaseSpec& spec, const RunOptions& options, const Ra
     r.correction = solved.correction;
     r.correction_change = solved.correction_change;
     r.discretisation = disc.report();
-    account_for_ranks(spec, group, part, system, whole ? &*whole : nullptr, piece, options, account);
+    account_for_ranks(spec, group, part, system, whole, piece, options, account);
     if (fluxes) r.fluxes = fluxes->report;
     r.unknowns_on = "cells";
     if (r.correction == "implicit") r.spmvs_per_iteration = spmvs_per_iteration(KrylovMethod::bicgstab);
@@ -571,14 +590,15 @@ RunRecord run_fv_ranks(const CaseSpec& spec, const RunOptions& options, const Ra
 }
 
 template <typename V>
-RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankGroup& group)
+RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankGroup& group, RankSweepReuse* reuse)
 {
-    if (spec.discretisation == DiscretisationKind::fv) return run_fv_ranks<V>(spec, options, group);
+    if (spec.discretisation == DiscretisationKind::fv) return run_fv_ranks<V>(spec, options, group, reuse);
     DistributedAccount account;
     RankPhases& phases = account.mine;
     phases.startup = seconds_since(options.started);
-    std::optional<WholeMeshFacts> whole;
-    const PartPayload part = part_on_device(obtain_part(spec, group, whole, phases), group, phases);
+    const RankSweepReuse mesh = rank_mesh(spec, group, phases, reuse, account.record);
+    const PartPayload& part = *mesh.part;
+    const WholeMeshFacts* whole = mesh.whole.get();
     DistributedSystem<V> system = build_distributed_system<V>(group.exec, part, spec, group.device, &group.host);
     phases.assembly = system.assembly_times.total();
     phases.operator_build = system.operator_seconds;
@@ -601,7 +621,7 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     phases.output = seconds_since(start);
     spdlog::info("output of the part: u with its ghosts on the host {:.3f} s, the piece {:.3f} s", gathered,
                  phases.output - gathered);
-    account_for_ranks(spec, group, part, system, whole ? &*whole : nullptr, piece, options, account);
+    account_for_ranks(spec, group, part, system, whole, piece, options, account);
     if (fluxes) account.record.fluxes = fluxes->report;
     finish_outputs(spec, group, piece, pieces, account);
     return account.record;
@@ -641,11 +661,12 @@ void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
     if (!options.export_matrix_dir.empty()) refuse("--export-matrix writes one rank's system only");
 }
 
-RunRecord run_distributed_case(const CaseSpec& spec, const RunOptions& options, const RankGroup& group)
+RunRecord run_distributed_case(const CaseSpec& spec, const RunOptions& options, const RankGroup& group,
+                               RankSweepReuse* reuse)
 {
     check_distributed_case(spec, options);
-    return spec.precision == Precision::float32 ? run_ranks<float>(spec, options, group)
-                                                  : run_ranks<double>(spec, options, group);
+    return spec.precision == Precision::float32 ? run_ranks<float>(spec, options, group, reuse)
+                                                  : run_ranks<double>(spec, options, group, reuse);
 }
 
 }  // namespace gpufem

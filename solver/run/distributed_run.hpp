@@ -4,6 +4,7 @@
 // assembles its rows on its own device and the ranks solve together through a communicator;
 // each writes its piece of the solution (result_<rank>.vtu) and rank 0 joins them in
 // result.pvtu and writes report.json with every rank's phases.
+#include <memory>
 #include <stdexcept>
 
 #include "solver/run/run_case.hpp"
@@ -37,9 +38,18 @@ struct RankGroup {
 
 /// Throws std::invalid_argument naming the key when the case asks for what a run across
 /// ranks does not do: a matrix file, format: auto, a matrix-free format with a preconditioner
-/// that reads the assembled rows, a preconditioner that does not work across ranks, --export-matrix, finite volumes' output.fluxes: true (with auto the run
-/// leaves them out).
+/// that reads the assembled rows, a preconditioner that does not work across ranks,
+/// --export-matrix.
 void check_distributed_case(const CaseSpec& spec, const RunOptions& options);
+
+struct WholeMeshFacts;
+
+/// What the points of a sweep across ranks that differ only in kappa share: this rank's part
+/// of the mesh (with its device copy) and, on rank 0, the whole mesh's facts for the report.
+struct RankSweepReuse {
+    std::shared_ptr<const PartPayload> part;
+    std::shared_ptr<const WholeMeshFacts> whole;
+};
 
 /// This rank's part of the case's mesh, its numbering and halo: generated here for a built-in
 /// box shape, else cut by rank 0 from the whole mesh and sent (collective). Throws
@@ -49,6 +59,9 @@ PartPayload part_of_rank(const CaseSpec& spec, const RankGroup& group);
 /// Runs spec across the ranks of group (see the header comment); every rank calls it. Returns
 /// the run's record (the same solve account on every rank; the totals on rank 0). Throws on a
 /// failure of this rank; StoppedOnEveryRank for one found on rank 0 before the parts were sent.
-RunRecord run_distributed_case(const CaseSpec& spec, const RunOptions& options, const RankGroup& group);
+/// With reuse, the part is taken from it when it holds one (record.mesh_reused), and put
+/// there otherwise.
+RunRecord run_distributed_case(const CaseSpec& spec, const RunOptions& options, const RankGroup& group,
+                               RankSweepReuse* reuse = nullptr);
 
 }  // namespace gpufem

@@ -42,6 +42,7 @@ MemoryEstimate estimate_case_memory(const CaseSpec& spec, const ExecPtr& exec);
 
 struct CaseMesh;
 class KeptPreconditioner;
+struct RankSweepReuse;
 
 /// What consecutive points of a coefficient sweep (one mesh and degree, another kappa) share:
 /// run_sweep keeps one across them and drops it when the mesh changes.
@@ -54,6 +55,8 @@ struct SweepReuse {
     /// The preconditioner the first point set up (solve_system's kept): the next points
     /// update its hierarchy with their values (amg, and pmg with an assembled matrix).
     std::shared_ptr<KeptPreconditioner> preconditioner;
+    /// Under mpirun: each rank's part of the mesh (solver/run/distributed_run.hpp).
+    std::shared_ptr<RankSweepReuse> ranks;
 };
 
 /// Runs a case end to end and writes its outputs (staged, renamed at the end). Throws on

@@ -627,6 +627,9 @@ TEST(DistributedRun, ASweepRunsEachPointAcrossTheRanks)
         EXPECT_EQ(ranks[k]["folder"], alone[k]["folder"]);
         EXPECT_EQ(ranks[k]["unknowns"], alone[k]["unknowns"]);
         EXPECT_NEAR(ranks[k]["iterations"].get<int>(), alone[k]["iterations"].get<int>(), 1);
+        // A point that differs from the one before only in kappa takes its mesh (each rank its part).
+        EXPECT_EQ(ranks[k]["mesh_reused"], alone[k]["mesh_reused"]);
+        EXPECT_EQ(ranks[k]["mesh_reused"].get<bool>(), k % 2 == 1);
         const double l2 = alone[k]["l2_error"].get<double>();
         EXPECT_NEAR(ranks[k]["l2_error"].get<double>(), l2, 1e-6 * l2 + 1e-13);
         const auto folder = dir.path() / "np3" / alone[k]["folder"].get<std::string>();
@@ -635,6 +638,21 @@ TEST(DistributedRun, ASweepRunsEachPointAcrossTheRanks)
     std::ifstream pvd(dir.path() / "np3" / "result.pvd");
     const std::string collection((std::istreambuf_iterator<char>(pvd)), std::istreambuf_iterator<char>());
     EXPECT_NE(collection.find("d2_r1_k1/result.pvtu"), std::string::npos) << collection;
+
+    // Finite volumes: the kappa points share each rank's cells and ghosts.
+    const auto fv = dir.write("fv_sweep.yaml", "mesh: {shape: unit_cube, elements: tetrahedron, size: 0.2}\n"
+                                               "discretisation: fv\nproblem:\n  kappa: [\"1 + x\", \"2 + y*z\"]\n"
+                                               "  f: 1\n  dirichlet: {left: \"y\"}\n"
+                                               "solver: {preconditioner: amg, tolerance: 1e-12}\nbackend: cpu\n");
+    ASSERT_EQ(run_gpufem("run " + fv.string() + " -q -o " + (dir.path() / "fv1").string()).exit_code, 0);
+    const CommandResult fv_ranks = run_on_ranks(2, "run " + fv.string() + " -q -o " + (dir.path() / "fv2").string());
+    ASSERT_EQ(fv_ranks.exit_code, 0) << fv_ranks.output;
+    const nlohmann::json fv_table = read_json(dir.path() / "fv2" / "report.json")["sweep"];
+    ASSERT_EQ(fv_table.size(), 2u);
+    EXPECT_FALSE(fv_table[0]["mesh_reused"].get<bool>());
+    EXPECT_TRUE(fv_table[1]["mesh_reused"].get<bool>());
+    for (const char* folder : {"d1_r0_k0", "d1_r0_k1"})
+        EXPECT_LT(cells_against_one_rank(dir.path() / "fv1" / folder, dir.path() / "fv2" / folder), 1e-10) << folder;
 }
 
 TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
