@@ -483,7 +483,8 @@ template <typename V>
 Array<double> FiniteVolumeDiscretisation<V>::face_fluxes_with(const State& s, const FvMeshView& view,
                                                               const Array<V>& u, const double* gradient) const
 {
-    Array<double> flux(s.exec, static_cast<std::size_t>(view.num_cells) * static_cast<std::size_t>(view.faces_per_cell));
+    const std::size_t slots = static_cast<std::size_t>(view.num_cells) * static_cast<std::size_t>(view.faces_per_cell);
+    Array<double> flux(s.exec, slots);
     const Executor& e = *s.exec;
     GPUFEM_DISPATCH(e, fv_face_fluxes<V>(e, view, s.problem, u.data(), gradient, flux.data()));
     return flux;
@@ -651,7 +652,8 @@ FvShareFluxes FiniteVolumeDiscretisation<V>::share_fluxes(const Array<V>& u, con
     FvShareFluxes out;
     out.fluxes.report.method = fv_flux_method;
     {
-        const Array<double> face = face_fluxes_with(s, own_view, u, correction_passes() > 0 ? gradient.data() : nullptr);
+        const double* correction = correction_passes() > 0 ? gradient.data() : nullptr;
+        const Array<double> face = face_fluxes_with(s, own_view, u, correction);
         out.fluxes.report.groups = fv_group_fluxes(exec, mesh_, problem_, own_view, face, share_.host);
     }
     // Every cell's integrals (region_integrals reads columns of the mesh's cells), summed over the own.
@@ -660,8 +662,9 @@ FvShareFluxes FiniteVolumeDiscretisation<V>::share_fluxes(const Array<V>& u, con
                                             gradient.data(), flux.data(), integrals.data()));
     out.fluxes.report.regions = region_integrals(mesh_, integrals, own, true);
     Array<double> own_flux(exec, 3 * static_cast<std::size_t>(own));
+    const std::size_t column_bytes = static_cast<std::size_t>(own) * sizeof(double);
     for (long long d = 0; d < 3 && own > 0; ++d)
-        copy_bytes(e, own_flux.data() + d * own, e, flux.data() + d * n, static_cast<std::size_t>(own) * sizeof(double));
+        copy_bytes(e, own_flux.data() + d * own, e, flux.data() + d * n, column_bytes);
     out.fluxes.cell_fields = column_fields(mesh_.dim, own_flux, static_cast<std::size_t>(own), false);
     const std::size_t nodes = static_cast<std::size_t>(mesh_.num_nodes());
     Array<double> sum(exec, 4 * nodes);  // 3 per node, then one weight per node
@@ -670,7 +673,7 @@ FvShareFluxes FiniteVolumeDiscretisation<V>::share_fluxes(const Array<V>& u, con
     const std::vector<double> sums = sum.to_host();
     out.node_sums.resize(4 * nodes);
     for (std::size_t k = 0; k < nodes; ++k) {
-        std::copy_n(sums.begin() + static_cast<std::ptrdiff_t>(3 * k), 3, out.node_sums.begin() + static_cast<std::ptrdiff_t>(4 * k));
+        for (std::size_t d = 0; d < 3; ++d) out.node_sums[4 * k + d] = sums[3 * k + d];
         out.node_sums[4 * k + 3] = sums[3 * nodes + k];
     }
     return out;

@@ -106,9 +106,10 @@ std::vector<double> sums_by_key(const Communicator& comm, std::span<const long l
     for (std::size_t k = 0; k < keys.size(); ++k) {
         if (keys[k] < 0) throw std::invalid_argument("sums_by_key: a negative key");
         home[k] = static_cast<std::size_t>(keys[k]) % ranks;
-        outgoing[home[k]].keys.push_back(keys[k]);
-        outgoing[home[k]].values.insert(outgoing[home[k]].values.end(), values.begin() + static_cast<std::ptrdiff_t>(k * w),
-                                        values.begin() + static_cast<std::ptrdiff_t>((k + 1) * w));
+        KeyedEntries& to = outgoing[home[k]];
+        to.keys.push_back(keys[k]);
+        to.values.insert(to.values.end(), values.begin() + static_cast<std::ptrdiff_t>(k * w),
+                         values.begin() + static_cast<std::ptrdiff_t>((k + 1) * w));
     }
     const ExecPtr host = Executor::create_cpu();
     std::vector<KeyedEntries> at_home = exchange_entries(comm, *host, outgoing, width);

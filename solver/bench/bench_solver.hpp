@@ -31,7 +31,8 @@ struct SolverBenchRow {
     std::string preconditioner;
     std::string variant;
     bool graph = false;                 ///< the timed solves replayed a CUDA graph
-    double seconds_per_iteration = 0;   ///< marginal: (T(N) - T(N/4)) / (3N/4), medians (T(N) / N where noise swamps it)
+    double seconds_per_iteration = 0;   ///< marginal: (T(N) - T(N/4)) / (3N/4), medians
+                                        ///< (T(N) / N where noise swamps the difference)
     double spmv_seconds = 0;            ///< per iteration, from the phase-timed solve
     double vector_seconds = 0;          ///< per iteration (merged: updates with fused partial dots)
     double reduction_seconds = 0;       ///< per iteration (dots; merged: reduction-only kernels)

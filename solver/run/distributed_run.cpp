@@ -318,8 +318,9 @@ RankSweepReuse rank_mesh(const CaseSpec& spec, const RankGroup& group, RankPhase
         return *reuse;
     }
     std::optional<WholeMeshFacts> facts;
-    RankSweepReuse mesh{std::make_shared<const PartPayload>(part_on_device(obtain_part(spec, group, facts, phases), group, phases)),
-                        facts ? std::make_shared<const WholeMeshFacts>(std::move(*facts)) : nullptr};
+    PartPayload made = part_on_device(obtain_part(spec, group, facts, phases), group, phases);
+    auto part = std::make_shared<const PartPayload>(std::move(made));
+    RankSweepReuse mesh{std::move(part), facts ? std::make_shared<const WholeMeshFacts>(std::move(*facts)) : nullptr};
     if (reuse) *reuse = mesh;
     return mesh;
 }
