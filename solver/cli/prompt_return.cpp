@@ -1,6 +1,7 @@
 #include "solver/cli/prompt_return.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -44,14 +45,17 @@ void pass_on(int signal)
 }
 
 /// The waiting process: the child's exit code from the pipe (then ends at once), or, when the
-/// pipe closes without one, the child's own end.
-[[noreturn]] void wait_for(pid_t child, int read_end)
+/// pipe closes without one, the child's own end. The passed signals, held back since the fork,
+/// are let through (and passed on) once their handler knows the child: `mask` is the signal
+/// mask from before the fork.
+[[noreturn]] void wait_for(pid_t child, int read_end, const sigset_t& mask)
 {
     child_pid = child;
     struct sigaction forward {};
     forward.sa_handler = pass_on;
     sigemptyset(&forward.sa_mask);
     for (const int signal : passed_signals) ::sigaction(signal, &forward, nullptr);
+    ::pthread_sigmask(SIG_SETMASK, &mask, nullptr);
     int code = 0;
     std::size_t got = 0;
     while (got < sizeof code) {
@@ -79,16 +83,24 @@ void detach_teardown()
     int ends[2];
     if (::pipe2(ends, O_CLOEXEC) != 0) return;
     const pid_t parent = ::getpid();
+    // A signal to the waiting process before it can pass it on would end it (the default
+    // action) while the child runs on: held back across the fork.
+    sigset_t passed, previous;
+    sigemptyset(&passed);
+    for (const int signal : passed_signals) sigaddset(&passed, signal);
+    ::pthread_sigmask(SIG_BLOCK, &passed, &previous);
     const pid_t pid = ::fork();
     if (pid < 0) {
+        ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
         ::close(ends[0]);
         ::close(ends[1]);
         return;
     }
     if (pid > 0) {
         ::close(ends[1]);
-        wait_for(pid, ends[0]);
+        wait_for(pid, ends[0], previous);
     }
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);  // the child: as before
     ::close(ends[0]);
     // Ended with the waiting process if that is killed outright (SIGKILL) before the code.
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
