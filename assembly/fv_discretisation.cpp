@@ -670,12 +670,7 @@ FvShareFluxes FiniteVolumeDiscretisation<V>::share_fluxes(const Array<V>& u, con
     Array<double> sum(exec, 4 * nodes);  // 3 per node, then one weight per node
     fill(sum, 0.0);
     GPUFEM_DISPATCH(e, fv_node_flux_sums(e, own_view, own, own_flux.data(), sum.data(), sum.data() + 3 * nodes));
-    const std::vector<double> sums = sum.to_host();
-    out.node_sums.resize(4 * nodes);
-    for (std::size_t k = 0; k < nodes; ++k) {
-        for (std::size_t d = 0; d < 3; ++d) out.node_sums[4 * k + d] = sums[3 * k + d];
-        out.node_sums[4 * k + 3] = sums[3 * nodes + k];
-    }
+    out.node_sums = sum.to_host();
     return out;
 }
 

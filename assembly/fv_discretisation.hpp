@@ -65,8 +65,9 @@ struct FvShareFluxes {
     /// be summed over the ranks; the same groups on every rank), their flux cell fields; no
     /// point fields.
     SolutionFluxes fluxes;
-    /// Four values per node of the share: the own cells' volume-weighted flux summed at the
-    /// node (3) and their volumes; summed over the ranks, the nodes' mean as one rank has it.
+    /// Per node of the share, the own cells' volume-weighted flux summed at the node (3 per
+    /// node), then per node their volumes; summed over the ranks, the nodes' mean as one rank
+    /// has it.
     std::vector<double> node_sums;
 };
 

@@ -74,6 +74,26 @@ std::vector<KeyedEntries> exchange_entries(const Communicator& comm, const Execu
     return incoming;
 }
 
+/// The totals back to the ranks whose entries they are (at_home[r]'s values to rank r), each
+/// rank receiving sent[r] entries' worth from rank r: no counts to exchange, no keys.
+std::vector<std::vector<double>> return_totals(const Communicator& comm, const Executor& host,
+                                               std::vector<KeyedEntries>& at_home,
+                                               const std::vector<std::size_t>& sent, int width)
+{
+    const auto ranks = static_cast<std::size_t>(comm.size()), me = static_cast<std::size_t>(comm.rank());
+    std::vector<std::vector<double>> back(ranks);
+    std::vector<ExchangeMessage> sends, receives;
+    for (std::size_t r = 0; r < ranks; ++r) {
+        if (r == me) continue;
+        back[r].resize(sent[r] * static_cast<std::size_t>(width));
+        add_pieces(sends, static_cast<int>(r), at_home[r].values.data(), at_home[r].values.size() * sizeof(double));
+        add_pieces(receives, static_cast<int>(r), back[r].data(), back[r].size() * sizeof(double));
+    }
+    comm.exchange(host, sends, receives);
+    back[me] = std::move(at_home[me].values);
+    return back;
+}
+
 /// The home rank's totals: for each entry received (rank by rank), the sums over every entry
 /// of its key, added in rank order; the entries' values are replaced by them.
 void total_by_key(std::vector<KeyedEntries>& incoming, int width)
@@ -102,11 +122,12 @@ std::vector<double> sums_by_key(const Communicator& comm, std::span<const long l
     if (width < 1 || values.size() != keys.size() * w) throw std::invalid_argument("sums_by_key: width values per key");
     const auto ranks = static_cast<std::size_t>(comm.size());
     std::vector<KeyedEntries> outgoing(ranks);
-    std::vector<std::size_t> home(keys.size());
+    std::vector<std::size_t> home(keys.size()), sent(ranks, 0);
     for (std::size_t k = 0; k < keys.size(); ++k) {
         if (keys[k] < 0) throw std::invalid_argument("sums_by_key: a negative key");
         home[k] = static_cast<std::size_t>(keys[k]) % ranks;
         KeyedEntries& to = outgoing[home[k]];
+        ++sent[home[k]];
         to.keys.push_back(keys[k]);
         to.values.insert(to.values.end(), values.begin() + static_cast<std::ptrdiff_t>(k * w),
                          values.begin() + static_cast<std::ptrdiff_t>((k + 1) * w));
@@ -115,12 +136,12 @@ std::vector<double> sums_by_key(const Communicator& comm, std::span<const long l
     std::vector<KeyedEntries> at_home = exchange_entries(comm, *host, outgoing, width);
     total_by_key(at_home, width);
     // The totals go back the way the entries came: each rank's list in the order it sent it.
-    std::vector<KeyedEntries> back = exchange_entries(comm, *host, at_home, width);
+    const std::vector<std::vector<double>> back = return_totals(comm, *host, at_home, sent, width);
     std::vector<double> out(values.size());
     std::vector<std::size_t> taken(ranks, 0);
     for (std::size_t k = 0; k < keys.size(); ++k) {
         const std::size_t at = taken[home[k]]++;
-        std::copy_n(back[home[k]].values.begin() + static_cast<std::ptrdiff_t>(at * w), w,
+        std::copy_n(back[home[k]].begin() + static_cast<std::ptrdiff_t>(at * w), w,
                     out.begin() + static_cast<std::ptrdiff_t>(k * w));
     }
     return out;

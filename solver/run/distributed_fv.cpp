@@ -129,11 +129,13 @@ SolutionFluxes fv_part_fluxes(const CaseSpec& spec, const FiniteVolumeDiscretisa
     std::vector<long long> keys;
     std::vector<double> entries;
     std::vector<std::size_t> at;
+    const double* volume = mine.node_sums.data() + 3 * nodes;
     for (std::size_t k = 0; k < nodes; ++k) {
-        if (mine.node_sums[4 * k + 3] == 0.0) continue;
+        if (volume[k] == 0.0) continue;
         keys.push_back(global[k]), at.push_back(k);
-        entries.insert(entries.end(), mine.node_sums.begin() + static_cast<std::ptrdiff_t>(4 * k),
-                       mine.node_sums.begin() + static_cast<std::ptrdiff_t>(4 * k + 4));
+        entries.insert(entries.end(), mine.node_sums.begin() + static_cast<std::ptrdiff_t>(3 * k),
+                       mine.node_sums.begin() + static_cast<std::ptrdiff_t>(3 * k + 3));
+        entries.push_back(volume[k]);
     }
     const std::vector<double> totals = sums_by_key(group.host, keys, entries, 4);
     const ExecPtr host = Executor::create_cpu();
