@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "linalg/blas1.hpp"
@@ -82,6 +83,13 @@ void check_wide_rows(const DistributedRows<V>& rows)
                                     "degree 1; run on more ranks");
 }
 
+/// This rank's entries of rows (both blocks).
+template <typename V>
+std::size_t rank_entries(const DistributedRows<V>& rows)
+{
+    return (rows.wide_local ? rows.wide_local->nnz() : rows.local.nnz()) + rows.nonlocal.nnz();
+}
+
 }  // namespace
 
 template <typename V>
@@ -92,8 +100,26 @@ DistributedAmg<V>::DistributedAmg(const LinearOperator<V>& a, const DistributedR
     if (rows.owned_rows() != a.rows() || rows.nonlocal.rows != a.rows() || rows.nonlocal.cols != rows.halo.ghosts())
         throw std::invalid_argument("distributed AMG: the rows do not match the operator and its halo");
     together(host_, [&] { check_wide_rows(rows); });
+    fine_entries_ = rank_entries(rows);
+    fine_ghosts_ = rows.halo.ghosts();
     const auto start = std::chrono::steady_clock::now();
     const cuda::AllocationTally before = cuda::allocation_tally();
+    build(a, rows);
+    setup_shape_ = shape();
+    setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    spdlog::info("{} across {} ranks: {} distributed levels ({} to a lower degree or coarser grid), {} gathered onto every rank, "
+                 "setup {:.3f} s",
+                 space_levels_ > 0 ? "pmg" : "AMG", host_.size(), levels_.size(), space_levels_,
+                 gathered_ ? gathered_->levels().size() : 0, setup_seconds_);
+    std::string phases;
+    for (std::size_t i = 0; i < setup_phase_names.size(); ++i)
+        phases += fmt::format("{}{} {:.3f} s", i ? ", " : "", setup_phase_names[i], setup_phases_[i]);
+    spdlog::debug("AMG across ranks, setup: {}; device allocations {}", phases, cuda::allocations_since(before));
+}
+
+template <typename V>
+void DistributedAmg<V>::build(const LinearOperator<V>& a, const DistributedRows<V>& rows)
+{
     Setup setup;
     setup.op = &a;
     setup.local = &rows.local;
@@ -108,19 +134,64 @@ DistributedAmg<V>::DistributedAmg(const LinearOperator<V>& a, const DistributedR
     }
     count_apply_bytes();
     exec_->synchronize();
-    setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    spdlog::info("{} across {} ranks: {} distributed levels ({} to a lower degree or coarser grid), {} gathered onto every rank, "
-                 "setup {:.3f} s",
-                 space_levels_ > 0 ? "pmg" : "AMG", host_.size(), levels_.size(), space_levels_,
-                 gathered_ ? gathered_->levels().size() : 0, setup_seconds_);
-    std::string phases;
-    for (std::size_t i = 0; i < setup_phase_names.size(); ++i)
-        phases += fmt::format("{}{} {:.3f} s", i ? ", " : "", setup_phase_names[i], setup_phases_[i]);
-    spdlog::debug("AMG across ranks, setup: {}; device allocations {}", phases, cuda::allocations_since(before));
+}
+
+template <typename V>
+void DistributedAmg<V>::update(const LinearOperator<V>& a, const DistributedRows<V>& rows)
+{
+    const std::size_t spaces = rows.spaces ? rows.spaces->size() : 0;
+    const bool differs = a.rows() != rows_ || rows.owned_rows() != rows_ || rows.nonlocal.rows != rows_ ||
+                         rows.halo.ghosts() != fine_ghosts_ || rows.nonlocal.cols != fine_ghosts_ ||
+                         rank_entries(rows) != fine_entries_ || spaces != static_cast<std::size_t>(space_levels_);
+    if (any_rank(host_, differs))
+        throw std::invalid_argument(fmt::format(
+            "{} update across ranks: a rank's rows differ in size or entries from those the hierarchy was set up "
+            "for (a new pattern needs a new setup)", name()));
+    if (levels_.empty()) throw std::logic_error("AMG across ranks: the hierarchy was lost in a failed update");
+    const auto start = std::chrono::steady_clock::now();
+    if (initial_setup_seconds_ == 0) initial_setup_seconds_ = setup_seconds_;
+    // The old levels go first (their operators and work vectors), so that the new ones never
+    // sit beside them; the gathered hierarchy stays for its own update.
+    levels_.clear();
+    summaries_.clear();
+    space_levels_ = 0;
+    apply_bytes_ = 0;
+    setup_phases_ = {};
+    gathered_offsets_.clear();
+    updating_ = true;
+    try {
+        build(a, rows);
+    } catch (...) {
+        updating_ = false;
+        levels_.clear();
+        gathered_.reset();
+        gathered_op_.reset();
+        throw;
+    }
+    updating_ = false;
+    if (const std::vector<index_type> made = shape(); made != setup_shape_) {  // alike on every rank
+        levels_.clear();
+        throw std::logic_error(fmt::format("AMG across ranks: the update made levels of {} rows where the setup "
+                                           "made {}", fmt::join(made, " "), fmt::join(setup_shape_, " ")));
+    }
+    update_seconds_ = setup_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    spdlog::info("{} across {} ranks: hierarchy updated with the new values in {:.3f} s (set up in {:.3f} s)", name(),
+                 host_.size(), update_seconds_, initial_setup_seconds_);
 }
 
 template <typename V>
 DistributedAmg<V>::~DistributedAmg() = default;
+
+template <typename V>
+std::vector<index_type> DistributedAmg<V>::shape() const
+{
+    std::vector<index_type> out;
+    for (std::size_t l = 0; l < levels_.size(); ++l)
+        out.push_back(levels_[l]->prolongation ? summaries_[l].rows : -summaries_[l].rows);
+    out.push_back(gathered_offsets_.empty() ? 0 : gathered_offsets_.back());
+    return out;
+}
 
 template <typename V>
 void DistributedAmg<V>::phase_done(SetupPhase phase, std::chrono::steady_clock::time_point& mark)
@@ -182,6 +253,7 @@ bool DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space,
     summaries_.push_back(summary);
     Level& made = *level;
     levels_.push_back(std::move(level));
+    if (aggregates_.size() < levels_.size()) aggregates_.resize(levels_.size());  // none: the space is the coarser level
     ++space_levels_;
     // The spaces stay split down to the last (as one rank's hierarchy has them); the last is
     // gathered when small enough, its levels below made by AMG as on one rank.
@@ -195,16 +267,34 @@ bool DistributedAmg<V>::add_space_level(Setup& setup, const PartSpace<V>& space,
 }
 
 template <typename V>
+const Aggregates* DistributedAmg<V>::level_aggregates(std::size_t l, const Setup& setup, const LinearOperator<V>& op,
+                                                     AmgLevelSummary& summary)
+{
+    if (updating_) {  // the setup's, where it had a coarser level here (every rank alike)
+        if (l >= aggregates_.size()) return nullptr;
+        summary.mis_rounds = aggregates_[l].rounds;
+        return &aggregates_[l];
+    }
+    Array<std::uint8_t> strong = strength_of_connection(*setup.local, op.diagonal(), options_.strength_threshold);
+    Aggregates formed = aggregate(*setup.local, strong, options_.aggregation);
+    if (options_.prolongator == AmgProlongator::filtered) formed.strong = std::move(strong);
+    summary.mis_rounds = formed.rounds;
+    aggregates_.resize(l + 1);
+    aggregates_[l] = std::move(formed);
+    return &aggregates_[l];
+}
+
+template <typename V>
 bool DistributedAmg<V>::add_level(Setup& setup)
 {
     auto mark = std::chrono::steady_clock::now();
+    const std::size_t l = levels_.size();
     AmgLevelSummary summary;
     auto level = new_level(setup, summary);
-    const LinearOperator<V>& op = *level->op;
     const double global_rows = summary.rows;
     const double upper = chebyshev_margin * summary.lambda_max;
     const auto last = [&](const char* why) {
-        if (host_.rank() == 0)
+        if (host_.rank() == 0 && !updating_)
             spdlog::warn("AMG across ranks: coarsening stopped at {} rows ({}); the coarsest level is only smoothed",
                          summary.rows, why);
         summaries_.push_back(summary);
@@ -212,25 +302,26 @@ bool DistributedAmg<V>::add_level(Setup& setup)
         return false;
     };
     phase_done(SetupPhase::smoother, mark);
-    if (static_cast<int>(levels_.size()) + 2 > options_.max_levels) return last("solver.amg.max_levels");
-    Array<std::uint8_t> strong = strength_of_connection(*setup.local, op.diagonal(), options_.strength_threshold);
-    Aggregates aggregates = aggregate(*setup.local, strong, options_.aggregation);
-    if (options_.prolongator == AmgProlongator::filtered) aggregates.strong = std::move(strong);
-    summary.mis_rounds = aggregates.rounds;
-    const std::vector<index_type> offsets = rank_offsets(host_, aggregates.count);
+    if (static_cast<int>(l) + 2 > options_.max_levels) return last("solver.amg.max_levels");
+    const Aggregates* aggregates = level_aggregates(l, setup, *level->op, summary);
+    if (!aggregates) return last("the coarsest level of the setup");
+    const std::vector<index_type> offsets = rank_offsets(host_, aggregates->count);
     const index_type total = offsets.back();
-    if (total == 0 || static_cast<double>(total) > 0.8 * global_rows) return last("too few nodes aggregated");
+    if (total == 0 || static_cast<double>(total) > 0.8 * global_rows) {
+        aggregates_.resize(l);  // an update stops here too
+        return last("too few nodes aggregated");
+    }
     const int me = host_.rank();
     phase_done(SetupPhase::aggregation, mark);
-    Csr<V> p = rank_prolongator(*setup.local, *setup.nonlocal, level->dinv, 4.0 / (3.0 * upper), aggregates);
+    Csr<V> p = rank_prolongator(*setup.local, *setup.nonlocal, level->dinv, 4.0 / (3.0 * upper), *aggregates);
     Csr<V> r = sparse_transpose(p);
     phase_done(SetupPhase::prolongator, mark);
     const Csr<V> ghost_rows = ghost_prolongator_rows(p, offsets[static_cast<std::size_t>(me)], total, *setup.halo,
                                                           host_, device_);
     phase_done(SetupPhase::ghost_rows, mark);
     Csr<V> coarse_local = sparse_product(r, sparse_product(*setup.local, p));
-    Csr<V> wide{aggregates.count, total,
-                Array<index_type>::from_host(exec_, std::vector<index_type>(static_cast<std::size_t>(aggregates.count) + 1, 0)),
+    Csr<V> wide{aggregates->count, total,
+                Array<index_type>::from_host(exec_, std::vector<index_type>(static_cast<std::size_t>(aggregates->count) + 1, 0)),
                 Array<index_type>(exec_, 0), Array<V>(exec_, 0)};
     if (setup.nonlocal->nnz() > 0) wide = sparse_product(r, sparse_product(*setup.nonlocal, ghost_rows));
     phase_done(SetupPhase::galerkin_product, mark);
@@ -254,14 +345,29 @@ void DistributedAmg<V>::gather_below(Level& level, const Csr<V>& local, const Cs
                                      const std::vector<index_type>& offsets)
 {
     gathered_offsets_ = offsets;
-    gathered_op_ = csr_level_operator(gathered_matrix(local, wide, offsets, host_, device_));
+    auto op = csr_level_operator(gathered_matrix(local, wide, offsets, host_, device_));
+    // The gathered matrix is the same on every rank, so every rank updates or sets up alike.
     together(host_, [&] {
-        gathered_ = std::make_unique<AmgPreconditioner<V>>(*gathered_op_, *gathered_op_->stored_csr(), options_);
+        if (updating_ && gathered_ && updated_gathered(*op)) return;
+        gathered_ = std::make_unique<AmgPreconditioner<V>>(*op, *op->stored_csr(), options_);
     });
+    gathered_op_ = std::move(op);
     level.below_b = Array<V>(exec_, static_cast<std::size_t>(local.rows));
     level.below_x = Array<V>(exec_, static_cast<std::size_t>(local.rows));
     gathered_b_ = Array<V>(exec_, static_cast<std::size_t>(offsets.back()));
     gathered_x_ = Array<V>(exec_, static_cast<std::size_t>(offsets.back()));
+}
+
+template <typename V>
+bool DistributedAmg<V>::updated_gathered(const LinearOperator<V>& op)
+{
+    try {
+        gathered_->update(op, *op.stored_csr());
+        return true;
+    } catch (const std::exception& e) {
+        spdlog::debug("AMG across ranks: the gathered levels are set up again ({})", e.what());
+        return false;
+    }
 }
 
 template <typename V>
@@ -365,6 +471,7 @@ void DistributedAmg<V>::gathered_solve(const Array<V>& mine, Array<V>& x) const
 template <typename V>
 void DistributedAmg<V>::apply(const Array<V>& r, Array<V>& z) const
 {
+    if (levels_.empty()) throw std::logic_error("AMG across ranks: the hierarchy was lost in a failed update");
     cycle(0, r, z);
 }
 
@@ -427,6 +534,11 @@ nlohmann::json DistributedAmg<V>::report() const
                           {"prolongator", std::string(enum_name(amg_prolongator_names, options_.prolongator))},
                           {"strength_threshold", options_.strength_threshold}};
     out["gathered"] = gathered_ ? gathered_->report() : nlohmann::json(nullptr);
+    if (update_seconds_ > 0) {  // the keys of an updated hierarchy, as one process reports them
+        out["hierarchy"] = "updated";
+        out["initial_setup_seconds"] = initial_setup_seconds_;
+        out["update_seconds"] = update_seconds_;
+    }
     return out;
 }
 

@@ -13,6 +13,8 @@
 // p-multigrid's coarser spaces (DistributedRows::spaces), those are the first coarse levels:
 // their transfers reach other ranks' unknowns through halos (space_transfer in
 // solver/multigrid/distributed_levels.hpp), and aggregation goes on below the last.
+// A hierarchy keeps each level's aggregates, so that the next point of a coefficient sweep
+// (the same rows' pattern, new values) updates it without aggregating again (update).
 #include <array>
 #include <chrono>
 #include <memory>
@@ -76,6 +78,18 @@ public:
     bool graph_capturable() const override { return false; }
     nlohmann::json report() const override;
 
+    /// Takes the new values of rows with the pattern and numbering of the setup's (the next
+    /// point of a coefficient sweep on the same parts): every level is made again from them
+    /// but from the aggregates the setup formed (no strength or aggregation pass), and the
+    /// gathered levels are updated as one process updates its hierarchy (or set up again where
+    /// their pattern changed). rows.spaces must be the setup's coarser spaces. Collective.
+    /// Throws std::invalid_argument on every rank when any rank's rows differ in size or
+    /// entries from the setup's, or when the new values fail (a zero diagonal): the hierarchy
+    /// is then lost and must be set up again.
+    void update(const LinearOperator<V>& a, const DistributedRows<V>& rows);
+    /// Wall time of the last update (0: none).
+    double update_seconds() const override { return update_seconds_; }
+
     /// The levels, finest first: rows and stored entries over all ranks (the gathered levels as
     /// each rank holds them).
     const std::vector<AmgLevelSummary>& levels() const { return summaries_; }
@@ -101,6 +115,12 @@ private:
     void gathered_solve(const Array<V>& mine, Array<V>& x) const;
     /// The coarse operator below level l applied to this rank's coarse values.
     void apply_coarse(std::size_t l, const Array<V>& y, Array<V>& out) const;
+    /// The levels from rows, down to the coarsest (the constructor's and update's work).
+    void build(const LinearOperator<V>& a, const DistributedRows<V>& rows);
+    /// The aggregates of level l (setup: formed now from setup's rows and kept; update: the
+    /// kept ones); null when the level is the coarsest (update: as the setup found it).
+    const Aggregates* level_aggregates(std::size_t l, const Setup& setup, const LinearOperator<V>& op,
+                                       AmgLevelSummary& summary);
     /// A level on setup's current operator (its smoother, summary and work vectors), not yet
     /// joined to a coarser one.
     std::unique_ptr<Level> new_level(Setup& setup, AmgLevelSummary& summary);
@@ -112,9 +132,15 @@ private:
     /// The coarse level below level (this rank's rows: local, its own columns, and wide, the
     /// other ranks') gathered onto every rank and set up there.
     void gather_below(Level& level, const Csr<V>& local, const Csr<V>& wide, const std::vector<index_type>& offsets);
+    /// The kept gathered hierarchy updated with op's values; false (and it is set up again)
+    /// where it cannot take them (another pattern).
+    bool updated_gathered(const LinearOperator<V>& op);
     /// The coarse level as a distributed operator, its rows the next level's setup reads.
     void distribute_below(Setup& setup, Csr<V> local, const Csr<V>& wide, const std::vector<index_type>& offsets);
     void count_apply_bytes();
+    /// Each distributed level's rows over all ranks (negative: no coarser level), then the
+    /// gathered level's rows (0: none).
+    std::vector<index_type> shape() const;
 
     ExecPtr exec_;
     index_type rows_ = 0;
@@ -130,6 +156,16 @@ private:
     std::size_t apply_bytes_ = 0;
     double setup_seconds_ = 0;
     int space_levels_ = 0;  ///< levels whose coarser level is a given space
+    /// Per level, the aggregates forming its coarser level (count 0: a given space's level or
+    /// the coarsest), what update keeps.
+    std::vector<Aggregates> aggregates_;
+    bool updating_ = false;              ///< build() runs for update
+    std::size_t fine_entries_ = 0;       ///< this rank's fine entries (both blocks) at setup
+    index_type fine_ghosts_ = 0;         ///< and its ghosts
+    /// The setup's levels as shape() gives them (an update makes the same).
+    std::vector<index_type> setup_shape_;
+    double update_seconds_ = 0;
+    double initial_setup_seconds_ = 0;   ///< the setup's time, once updated
     /// The setup's steps (report.json setup_phases; rank 0's), in setup_phase_names order.
     enum class SetupPhase {
         smoother, space_levels, aggregation, prolongator, ghost_rows, galerkin_product, coarse_halo, gathered_levels

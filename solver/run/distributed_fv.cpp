@@ -10,6 +10,7 @@
 #include "solver/run/distributed_run.hpp"
 #include "solver/run/fv_correction.hpp"
 #include "solver/run/part_fluxes.hpp"
+#include "solver/run/rank_preconditioner.hpp"
 #include "solver/run/solve_run.hpp"
 
 namespace gpufem {
@@ -88,16 +89,16 @@ Array<V> FvRankCorrection<V>::corrected_rhs(const Array<V>& u) const
 template <typename V>
 SystemSolution<V> solve_fv_across_ranks(const CaseSpec& spec, DistributedSystem<V>& system,
                                         const FiniteVolumeDiscretisation<V>& disc, const PartPayload& part,
-                                        const RankGroup& group, RankPhases& phases)
+                                        const RankGroup& group, RankPhases& phases, KeptRankPreconditioner<V>* kept)
 {
     auto start = clock_type::now();
-    const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system, group.host, group.device);
+    const RankPreconditioner<V> m = rank_preconditioner<V>(spec, system, group, {}, kept);
     phases.setup = seconds_since(start);
     start = clock_type::now();
     SystemSolution<V> out;
-    if (m.preconditioner) out.preconditioner = m.preconditioner->report();
+    if (m.m) out.preconditioner = m.report;
     const FvRankCorrection<V> correction(disc, part.halo, part.numbering.layout.owned, group.exec, group.device);
-    SolveRun<V> run(*system.op, system.permutation, spec.solver, &correction, m.preconditioner.get(), out,
+    SolveRun<V> run(*system.op, system.permutation, spec.solver, &correction, m.m, out,
                     group.device);
     Array<V> x = system.initial_guess.clone_to(group.exec);
     Array<V> corrected_b;
@@ -156,7 +157,8 @@ SolutionFluxes fv_part_fluxes(const CaseSpec& spec, const FiniteVolumeDiscretisa
     template class FvRankCorrection<V>;                                                                          \
     template SystemSolution<V> solve_fv_across_ranks(const CaseSpec&, DistributedSystem<V>&,                    \
                                                      const FiniteVolumeDiscretisation<V>&, const PartPayload&,   \
-                                                     const RankGroup&, RankPhases&);                   \
+                                                     const RankGroup&, RankPhases&,                       \
+                                                     KeptRankPreconditioner<V>*);                          \
     template SolutionFluxes fv_part_fluxes(const CaseSpec&, const FiniteVolumeDiscretisation<V>&,               \
                                            const PartPayload&, const RankGroup&, const Array<V>&);
 GPUFEM_INSTANTIATE(float)

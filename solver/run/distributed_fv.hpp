@@ -15,6 +15,8 @@
 namespace gpufem {
 
 struct RankGroup;
+template <typename V>
+class KeptRankPreconditioner;  // solver/run/rank_preconditioner.hpp
 
 /// The halo plan of a vector with `width` consecutive values per unknown of plan's
 /// (3 gradient components per cell).
@@ -52,11 +54,12 @@ private:
 
 /// The share's system solved across the ranks of group with the case's solver and
 /// preconditioner (of the two-point rows) and the discretisation's correction; the solution
-/// (out.x) in part order. phases: setup and solve.
+/// (out.x) in part order. phases: setup and solve. kept: a sweep's hierarchy to update (or to
+/// keep), or null.
 template <typename V>
 SystemSolution<V> solve_fv_across_ranks(const CaseSpec& spec, DistributedSystem<V>& system,
                                         const FiniteVolumeDiscretisation<V>& disc, const PartPayload& part,
-                                        const RankGroup& group, RankPhases& phases);
+                                        const RankGroup& group, RankPhases& phases, KeptRankPreconditioner<V>* kept);
 
 /// The fluxes of the own cells' solution x (part order) across the ranks of group: the group
 /// fluxes and region integrals summed over the ranks, the own cells' flux fields, and the

@@ -35,6 +35,7 @@
 #include "solver/run/output_files.hpp"
 #include "solver/run/part_fluxes.hpp"
 #include "solver/run/part_spaces.hpp"
+#include "solver/run/rank_preconditioner.hpp"
 #include "solver/run/refined_parts.hpp"
 #include "solver/run/pipeline.hpp"
 #include "solver/run/solve_run.hpp"
@@ -320,30 +321,38 @@ RankSweepReuse rank_mesh(const CaseSpec& spec, const RankGroup& group, RankPhase
     std::optional<WholeMeshFacts> facts;
     PartPayload made = part_on_device(obtain_part(spec, group, facts, phases), group, phases);
     auto part = std::make_shared<const PartPayload>(std::move(made));
-    RankSweepReuse mesh{std::move(part), facts ? std::make_shared<const WholeMeshFacts>(std::move(*facts)) : nullptr};
+    RankSweepReuse mesh{std::move(part), facts ? std::make_shared<const WholeMeshFacts>(std::move(*facts)) : nullptr,
+                        nullptr};
     if (reuse) *reuse = mesh;
     return mesh;
 }
 
 /// The solve of the rank's rows with the others', timed; x: the solution (operator order);
-/// report: the preconditioner's report.
+/// report: the preconditioner's report. kept: a sweep's hierarchy to update (or to keep), or null.
 template <typename V>
 SolveResult solve_across_ranks(const CaseSpec& spec, const PartPayload& part, const DistributedSystem<V>& system,
-                               const RankGroup& group, Array<V>& x, RankPhases& phases, nlohmann::json& report)
+                               const RankGroup& group, Array<V>& x, RankPhases& phases, nlohmann::json& report,
+                               KeptRankPreconditioner<V>* kept)
 {
     auto start = clock_type::now();
-    const std::vector<PartSpace<V>> spaces =
-        preconditioner_spaces<V>(spec, part, system.permutation, group.exec, group.host);
-    const double spaces_seconds = seconds_since(start);
-    const SetUpPreconditioner<V> m = distributed_preconditioner(spec, system, group.host, group.device, &spaces);
+    double spaces_seconds = 0;
+    const RankPreconditioner<V> m = rank_preconditioner<V>(
+        spec, system, group,
+        [&] {
+            const auto made = clock_type::now();
+            auto spaces = preconditioner_spaces<V>(spec, part, system.permutation, group.exec, group.host);
+            spaces_seconds = seconds_since(made);
+            return spaces;
+        },
+        kept);
     phases.setup = seconds_since(start);
     spdlog::debug("preconditioner setup: coarser spaces {:.3f} s, the rest {:.3f} s", spaces_seconds,
                   phases.setup - spaces_seconds);
-    if (m.preconditioner) report = m.preconditioner->report();
+    report = m.report;
     start = clock_type::now();
     x = system.initial_guess.clone_to(group.exec);
     SolveResult result = solve(spec.solver.method, spec.solver.variant, *system.op, system.rhs, x,
-                               solve_options(spec.solver), m.preconditioner.get(), group.device);
+                               solve_options(spec.solver), m.m, group.device);
     check_true_residual(*system.op, system.rhs, x, spec.solver.tolerance, result, group.device);
     phases.solve = seconds_since(start);
     return result;
@@ -563,7 +572,8 @@ RunRecord run_fv_ranks(const CaseSpec& spec, const RunOptions& options, const Ra
     phases.startup += join_device_communicator(group, part, system);
     StagedOutputs pieces(output_folder(spec, options));
     PieceOutput piece_output(spec, part, group, pieces);
-    SystemSolution<V> solved = solve_fv_across_ranks(spec, system, disc, part, group, phases);
+    SystemSolution<V> solved = solve_fv_across_ranks(spec, system, disc, part, group, phases,
+                                                     reuse ? kept_rank_preconditioner<V>(*reuse) : nullptr);
     const auto start = clock_type::now();
     SolutionOutput piece = disc.solution_output(solved.x);
     std::optional<SolutionFluxes> fluxes;
@@ -609,7 +619,8 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     StagedOutputs pieces(output_folder(spec, options));
     PieceOutput piece_output(spec, part, group, pieces);
     Array<V> x;
-    account.record.solve = solve_across_ranks(spec, part, system, group, x, phases, account.record.preconditioner);
+    account.record.solve = solve_across_ranks(spec, part, system, group, x, phases, account.record.preconditioner,
+                                              reuse ? kept_rank_preconditioner<V>(*reuse) : nullptr);
     const auto start = clock_type::now();
     const HostVector<double> local = values_with_ghosts(system, part, group, x);
     const double gathered = seconds_since(start);

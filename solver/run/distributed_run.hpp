@@ -43,12 +43,15 @@ struct RankGroup {
 void check_distributed_case(const CaseSpec& spec, const RunOptions& options);
 
 struct WholeMeshFacts;
+class KeptPreconditioner;
 
 /// What the points of a sweep across ranks that differ only in kappa share: this rank's part
-/// of the mesh (with its device copy) and, on rank 0, the whole mesh's facts for the report.
+/// of the mesh (with its device copy), on rank 0 the whole mesh's facts for the report, and
+/// the multigrid hierarchy the next point updates (solver/run/rank_preconditioner.hpp).
 struct RankSweepReuse {
     std::shared_ptr<const PartPayload> part;
     std::shared_ptr<const WholeMeshFacts> whole;
+    std::shared_ptr<KeptPreconditioner> preconditioner;
 };
 
 /// This rank's part of the case's mesh, its numbering and halo: generated here for a built-in

@@ -653,6 +653,39 @@ TEST(DistributedRun, ASweepRunsEachPointAcrossTheRanks)
     EXPECT_TRUE(fv_table[1]["mesh_reused"].get<bool>());
     for (const char* folder : {"d1_r0_k0", "d1_r0_k1"})
         EXPECT_LT(cells_against_one_rank(dir.path() / "fv1" / folder, dir.path() / "fv2" / folder), 1e-10) << folder;
+    // The second kappa updates the first one's AMG hierarchy on the ranks, as on one process.
+    EXPECT_EQ(fv_table[0]["preconditioner"], "set up");
+    EXPECT_EQ(fv_table[1]["preconditioner"], "updated");
+}
+
+TEST(DistributedRun, AKappaSweepUpdatesTheMultigridHierarchyOnTheRanks)
+{
+    // p-multigrid across ranks: the points after the first kappa take its hierarchy with their
+    // values (the aggregates and coarser spaces kept) and converge to one process's solutions.
+    TempDir dir;
+    const auto file = dir.write("pmg_sweep.yaml", "mesh: {shape: unit_square, elements: triangle, size: 0.05}\n"
+                                                  "degree: 2\nproblem:\n  kappa: [\"1 + x\", \"1 + 50*x*y\", 3]\n"
+                                                  "  f: 1\n  dirichlet: {boundary: \"x + y\"}\n"
+                                                  "solver: {preconditioner: pmg, tolerance: 1e-12}\nbackend: cpu\n");
+    const CommandResult one = run_gpufem("run " + file.string() + " -q -o " + (dir.path() / "one").string());
+    ASSERT_EQ(one.exit_code, 0) << one.output;
+    const CommandResult r = run_on_ranks(2, "run " + file.string() + " -q -o " + (dir.path() / "np2").string() +
+                                                " --set solver.amg.gather_rows=50");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const nlohmann::json alone = read_json(dir.path() / "one" / "report.json")["sweep"];
+    const nlohmann::json ranks = read_json(dir.path() / "np2" / "report.json")["sweep"];
+    ASSERT_EQ(ranks.size(), 3u);
+    for (std::size_t k = 0; k < ranks.size(); ++k) {
+        SCOPED_TRACE(alone[k]["folder"].get<std::string>());
+        EXPECT_EQ(ranks[k]["preconditioner"], k == 0 ? "set up" : "updated");
+        EXPECT_EQ(ranks[k]["preconditioner"], alone[k]["preconditioner"]);
+        EXPECT_NEAR(ranks[k]["iterations"].get<int>(), alone[k]["iterations"].get<int>(), 2);
+        const auto folder = alone[k]["folder"].get<std::string>();
+        EXPECT_LT(pieces_against_one_rank(dir.path() / "one" / folder, dir.path() / "np2" / folder), 1e-9);
+    }
+    const nlohmann::json last = read_json(dir.path() / "np2" / "d2_r0_k2" / "report.json")["solver"];
+    EXPECT_EQ(last["preconditioner_details"]["hierarchy"], "updated") << last.dump();
+    EXPECT_GT(last["preconditioner_details"]["initial_setup_seconds"].get<double>(), 0.0);
 }
 
 TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)

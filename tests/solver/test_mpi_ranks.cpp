@@ -675,6 +675,18 @@ TEST(NcclRanks, PmgAcrossRanksSplitsEveryCoarserGridOfAGeneratedCube)
     on_gpus(check_grid_pmg);
 }
 
+/// a and b applied to the same random vector (drawn from seed) agree to 1e-12.
+void expect_same_cycles(const Preconditioner<double>& a, const Preconditioner<double>& b, const ExecPtr& exec,
+                        unsigned seed)
+{
+    const auto n = static_cast<std::size_t>(a.size());
+    const Array<double> r = Array<double>::from_host(exec, random_vector<double>(n, seed));
+    Array<double> za(exec, n), zb(exec, n);
+    a.apply(r, za);
+    b.apply(r, zb);
+    EXPECT_LT(max_relative_difference(za.to_host(), zb.to_host()), 1e-12) << "seed " << seed;
+}
+
 /// A rank's rows with 64-bit row offsets (as past 2^31 - 1 entries; here asked for by
 /// format_options.csr.offsets: 64) on a generated cube at degree 1: the local block keeps them
 /// (none of 32 bits beside it), their entries are those of the 32-bit rows (to rounding: on
@@ -718,12 +730,7 @@ backend: cpu
     const DistributedAmg<double> narrow_pmg(*narrow.op, distributed_rows(narrow, world(), *on.comm, &spaces), options);
     for (std::size_t l = 0; l < 3; ++l)
         EXPECT_LT(pmg.galerkin_defect(l, seed + static_cast<unsigned>(l)), 1e-13) << "level " << l << ", seed " << seed;
-    const auto n = static_cast<std::size_t>(system.op->rows());
-    const Array<double> r = Array<double>::from_host(on.exec, random_vector<double>(n, seed + 7));
-    Array<double> z(on.exec, n), narrow_z(on.exec, n);
-    pmg.apply(r, z);
-    narrow_pmg.apply(r, narrow_z);
-    EXPECT_LT(max_relative_difference(z.to_host(), narrow_z.to_host()), 1e-12) << "seed " << seed;
+    expect_same_cycles(pmg, narrow_pmg, on.exec, seed + 7);
     EXPECT_THROW(DistributedAmg<double>(*system.op, distributed_rows(system, world(), *on.comm), options),
                  std::invalid_argument);
     expect_pmg_solves_as_one_rank(spec, system, pmg, part, on);
@@ -737,6 +744,84 @@ TEST(MpiRanks, RowsWith64BitOffsetsTakePmgDownAGeneratedGrid)
 TEST(NcclRanks, RowsWith64BitOffsetsTakePmgDownAGeneratedGrid)
 {
     on_gpus(check_wide_rank_rows);
+}
+
+/// A generated Q2 cube's case with the given kappa (the rest of every point alike).
+CaseSpec cube_case(const std::string& kappa, const std::string& size)
+{
+    return parse_case_text("mesh: {shape: unit_cube, size: " + size + "}\ndegree: 2\nproblem: {kappa: \"" + kappa +
+                               "\", f: \"1 + z\", dirichlet: {boundary: \"x*x + y\"}}\n"
+                               "solver: {preconditioner: pmg}\nbackend: cpu\n",
+                           "cube_" + size, "");
+}
+
+/// The rank's block of spec's generated grid, with its halo.
+PartPayload grid_payload(const CaseSpec& spec)
+{
+    const ShapeGrid shape = *box_shape_grid(spec.mesh);
+    GridPart made = grid_part(shape, grid_blocks(shape.grid, world().size()), world().rank());
+    HaloPlan plan = halo_plan_from_owners(world(), made.numbering);
+    return PartPayload{std::move(made.part), std::move(made.numbering), std::move(plan)};
+}
+
+/// A hierarchy across ranks updated with another kappa's rows on the same parts (the next
+/// point of a coefficient sweep), AMG alone and pmg down the grid: with kappa doubled (the
+/// same strong couplings, so the same aggregates) it applies as a new setup on those rows
+/// does; with another kappa every distributed Galerkin level is exact again and CG with it
+/// converges to that kappa's one-rank solution; rows of a coarser mesh are refused on every rank.
+void check_updated_hierarchy(const RankSetup& on, unsigned seed)
+{
+    const CaseSpec first = cube_case("1 + x*y", "0.125"), doubled = cube_case("2*(1 + x*y)", "0.125"),
+                   other = cube_case("1 + 20*y*z", "0.125"), coarser = cube_case("1 + x*y", "0.25");
+    const PartPayload part = grid_payload(first), coarser_part = grid_payload(coarser);
+    const auto system_of = [&](const CaseSpec& spec, const PartPayload& p) {
+        return build_distributed_system<double>(on.exec, p, spec, *on.comm);
+    };
+    const DistributedSystem<double> a = system_of(first, part), b = system_of(doubled, part),
+                                    c = system_of(other, part), d = system_of(coarser, coarser_part);
+    const std::vector<PartSpace<double>> grid = preconditioner_spaces<double>(first, part, a.permutation, on.exec, world());
+    for (const bool pmg : {false, true}) {
+        SCOPED_TRACE(pmg ? "pmg" : "amg");
+        const std::vector<PartSpace<double>>* spaces = pmg ? &grid : nullptr;
+        AmgOptions options;
+        // Levels split among the ranks (with pmg, aggregated ones below the grids too), and
+        // gathered ones below.
+        options.gather_rows = pmg ? 10 : 40;
+        DistributedAmg<double> kept(*a.op, distributed_rows(a, world(), *on.comm, spaces), options);
+        kept.update(*b.op, distributed_rows(b, world(), *on.comm, spaces));
+        const DistributedAmg<double> fresh(*b.op, distributed_rows(b, world(), *on.comm, spaces), options);
+        EXPECT_EQ(kept.report().value("hierarchy", ""), "updated");
+        EXPECT_GT(kept.update_seconds(), 0.0);
+        ASSERT_EQ(kept.levels().size(), fresh.levels().size());
+        ASSERT_NE(kept.report()["gathered"], nullptr);
+        expect_same_cycles(kept, fresh, on.exec, seed + 3);
+        kept.update(*c.op, distributed_rows(c, world(), *on.comm, spaces));
+        for (int l = 0; l < kept.distributed_levels(); ++l)
+            EXPECT_LT(kept.galerkin_defect(static_cast<std::size_t>(l), seed + static_cast<unsigned>(l)), 1e-13)
+                << "level " << l << ", seed " << seed;
+        const CaseMesh input = load_case_mesh(other, Executor::create_cpu());
+        LinearSystem<double> whole = make_discretisation<double>(other, input)->assemble(Executor::create_cpu());
+        std::vector<Csr<double>> transfers = pmg_interpolations<double>(input.mesh, Executor::create_cpu());
+        const Csr<double> whole_matrix = whole.matrix.clone_to(Executor::create_cpu());
+        const auto whole_op = build_format<double>("csr", std::move(whole.matrix), {});
+        const AmgPreconditioner<double> serial(*whole_op.op, whole_matrix, AmgOptions{}, pmg ? &transfers : nullptr);
+        expect_solves_as_one_rank({*whole_op.op, whole.rhs.to_host(), whole.initial_guess.to_host()}, serial,
+                                  {*c.op, c.rhs.to_host(), c.initial_guess.to_host()}, kept, part.numbering, on, 3);
+        const std::vector<PartSpace<double>> coarser_grid =
+            preconditioner_spaces<double>(coarser, coarser_part, d.permutation, on.exec, world());
+        EXPECT_THROW(kept.update(*d.op, distributed_rows(d, world(), *on.comm, pmg ? &coarser_grid : nullptr)),
+                     std::invalid_argument);
+    }
+}
+
+TEST(MpiRanks, AHierarchyAcrossRanksTakesTheNextSweepPointsValues)
+{
+    check_updated_hierarchy(mpi_setup(), shared_seed());
+}
+
+TEST(NcclRanks, AHierarchyAcrossRanksTakesTheNextSweepPointsValues)
+{
+    on_gpus(check_updated_hierarchy);
 }
 
 }  // namespace
