@@ -665,9 +665,6 @@ void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
     if (!spec.solver.preconditioner->across_ranks)
         refuse("solver.preconditioner " + spec.solver.preconditioner->name +
                ": only amg, pmg, jacobi or none work across ranks so far");
-    if (spec.solver.preconditioner->needs.assembled_matrix && choice.matrix_free())
-        refuse("solver.preconditioner " + spec.solver.preconditioner->name + " sets up from the assembled rows, "
-               "which format: " + spec.format + " does not keep across ranks; name an assembled format (csr, ell, ...)");
     if (spec.solver.amg.precision == AmgPrecision::single && spec.precision == Precision::float64)
         refuse("solver.amg.precision: float (a hierarchy in single precision) runs on one rank only");
     if (!options.export_matrix_dir.empty()) refuse("--export-matrix writes one rank's system only");

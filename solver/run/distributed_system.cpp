@@ -145,6 +145,40 @@ DistributedSystem<V> matrix_free_system(const ExecPtr& exec, const PartPayload& 
     return out;
 }
 
+/// The assembled rows beside a matrix-free operator (out, its part's system), for a
+/// preconditioner that sets up from them (AMG's aggregation, pmg's Galerkin products), as one
+/// rank assembles them beside lma or pa: the owned rows with the ghosts' Dirichlet columns
+/// eliminated, split into their own and ghost columns, in the part's order (the matrix-free
+/// operator's). Their assembly is added to out's; the build's exchange through setup.
+template <typename V>
+void keep_assembled_rows(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
+                         const Communicator& setup, DistributedSystem<V>& out)
+{
+    const LagrangeDiscretisation<V> disc(part.part.mesh, spec.problem);
+    LinearSystem<V> system = disc.assemble(exec, CsrOffsets::fit);
+    if (system.wide_matrix)
+        throw std::invalid_argument("solver.preconditioner " + spec.solver.preconditioner->name + " with format " +
+                                    spec.format + ": a rank's assembled rows have more than 2^31 - 1 non-zeros; run "
+                                    "on more ranks");
+    const auto start = clock_type::now();
+    const Csr<V> rows = owned_rows(exec, part, spec, setup, std::move(system.matrix), system);
+    SplitRows<V> split = split_owned_columns(rows, part.numbering.layout.ghosts());
+    out.local_rows = std::move(split.local);
+    out.ghost_rows = std::move(split.nonlocal);
+    out.halo = part.halo;
+    out.keeps_rows = true;
+    exec->synchronize();
+    AssemblyTimes& t = out.assembly_times;
+    t.geometry += system.times.geometry;
+    t.coefficients += system.times.coefficients;
+    t.pattern += system.times.pattern;
+    t.values += system.times.values;
+    t.boundary += system.times.boundary + seconds_since(start);
+    spdlog::info("rows of the part assembled beside the {} operator for the preconditioner's setup: {} and {} entries "
+                 "({:.3f} s)", spec.format, out.local_rows.nnz(), out.ghost_rows.nnz(), system.times.total() +
+                 seconds_since(start));
+}
+
 /// The distributed system of the owned rows (owned columns, then the ghosts') with their
 /// right-hand side and initial guess: split into the local block, stored in the case's format,
 /// and the ghost columns behind the part's halo. start: when the operator's build began.
@@ -212,8 +246,11 @@ DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPay
                                               const Communicator& comm, const Communicator* setup)
 {
     const Communicator& setup_comm = setup ? *setup : comm;
-    if (const OperatorChoice choice = find_operator(spec.format); choice.matrix_free())
-        return matrix_free_system<V>(exec, part, spec, *choice.level, comm, setup_comm);
+    if (const OperatorChoice choice = find_operator(spec.format); choice.matrix_free()) {
+        DistributedSystem<V> out = matrix_free_system<V>(exec, part, spec, *choice.level, comm, setup_comm);
+        if (spec.solver.preconditioner->needs.assembled_matrix) keep_assembled_rows(exec, part, spec, setup_comm, out);
+        return out;
+    }
     const LagrangeDiscretisation<V> disc(part.part.mesh, spec.problem);
     const FormatEntry& format = *find_operator(spec.format).format;
     LinearSystem<V> system =

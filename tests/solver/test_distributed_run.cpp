@@ -435,6 +435,17 @@ TEST(DistributedRun, PmgNumbersEachLowerDegreeAndCoarserGridAcrossTheRanks)
                                "--set solver.amg.gather_rows=10", {3}, 3);
 }
 
+TEST(DistributedRun, MatrixFreeFormatsSetMultigridUpFromRowsAssembledBesideThem)
+{
+    // lma and pa apply the fine level; AMG and p-multigrid set up from each rank's rows,
+    // assembled beside them as one rank does: the one-rank (csr) solution, about its iterations.
+    check_pmg_against_one_rank({"hexes_q3_pa_pmg", "{shape: unit_cube, size: 0.2}", 3}, "--set format=pa", {2, 3}, 1);
+    check_pmg_against_one_rank({"tets_p2_lma_pmg", "{shape: unit_cube, elements: tetrahedron, size: 0.2}", 2},
+                               "--set format=lma --set solver.amg.gather_rows=20", {2}, 1);
+    check_amg_against_one_rank({"triangles_p2_lma_amg", "{shape: unit_square, elements: triangle, size: 0.05}", 2},
+                               "--set format=lma", {3}, 0);
+}
+
 TEST(DistributedRun, PmgGoesDownTheDegreesOfMeshesOfSeveralCellTypes)
 {
     // Each part's lower-degree spaces from its cells' own types (tetrahedra, pyramids, prisms,
@@ -706,6 +717,9 @@ TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
     // Sum factorisation's two cell ranges on the device.
     check_against_one_rank({"hexes_p3_pa_cuda", "{shape: unit_cube, size: 0.2}", 3, "cg", "  neumann: {top: \"1\"}\n"},
                            "left", "--backend cuda --set format=pa", {2, 3});
+    // p-multigrid on them, set up from the rows assembled beside them on the devices.
+    check_pmg_against_one_rank({"hexes_q3_pa_pmg_cuda", "{shape: unit_cube, size: 0.2}", 3},
+                               "--backend cuda --set format=pa", {2}, 1);
     // AMG's setup and cycle on the devices, with coarse levels split among the ranks too.
     check_amg_against_one_rank({"hexes_q1_amg_cuda", "{shape: unit_cube, size: 0.06}", 1},
                                "--backend cuda --set solver.amg.gather_rows=20", {2, 3}, 0.2);
@@ -779,20 +793,12 @@ TEST(DistributedRun, FluxFieldsAreFloat32InThePiecesAndThePvtuUnlessDoubleIsAske
 TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)
 {
     TempDir dir;
-    const CommandResult r = run_case_on_ranks(3, dir, "pmg_lma.yaml", "mesh: {shape: unit_square, size: 0.1}\ndegree: 2\n"
-                                              "format: lma\nsolver: {preconditioner: pmg}\nbackend: cpu\n");
-    EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find("solver.preconditioner pmg sets up from the assembled rows"), std::string::npos) << r.output;
-    EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "result.pvtu"));
-    const CommandResult amg_lma = run_case_on_ranks(2, dir, "amg_lma.yaml", "mesh: {shape: unit_square, size: 0.1}\n"
-                                                    "format: lma\nsolver: {preconditioner: amg}\nbackend: cpu\n");
-    EXPECT_EQ(amg_lma.exit_code, 1) << amg_lma.output;
-    EXPECT_NE(amg_lma.output.find("format: lma does not keep"), std::string::npos) << amg_lma.output;
     const CommandResult colour = run_case_on_ranks(2, dir, "colour.yaml", "mesh: {shape: unit_square, size: 0.1}\nformat: lma\n"
                                                    "format_options: {lma: {scatter: colour}}\nsolver: {preconditioner: jacobi}\n"
                                                    "backend: cpu\n");
     EXPECT_EQ(colour.exit_code, 1) << colour.output;
     EXPECT_NE(colour.output.find("format_options.lma.scatter: colour"), std::string::npos) << colour.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "result.pvtu"));
     const std::string fv = "mesh: {shape: unit_square, size: 0.1}\ndiscretisation: fv\nsolver: {preconditioner: jacobi}\n"
                            "backend: cpu\n";
     const CommandResult fv_lma = run_case_on_ranks(2, dir, "fv_lma.yaml", fv + "format: lma\n");
