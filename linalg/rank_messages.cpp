@@ -172,6 +172,35 @@ std::vector<std::byte> scatter_from_root(const Communicator& comm, std::vector<s
     return out;
 }
 
+std::vector<std::vector<std::byte>> gather_to_root(const Communicator& comm, std::vector<std::byte> mine)
+{
+    const ExecPtr host = Executor::create_cpu();
+    const auto ranks = static_cast<std::size_t>(comm.size());
+    std::vector<std::uint64_t> sizes(ranks, 0);
+    std::uint64_t my_size = mine.size();
+    std::vector<ExchangeMessage> sends, receives;
+    if (comm.rank() == 0)
+        for (std::size_t r = 1; r < ranks; ++r) receives.push_back({static_cast<int>(r), &sizes[r], sizeof(std::uint64_t)});
+    else
+        sends.push_back({0, &my_size, sizeof(std::uint64_t)});
+    comm.exchange(*host, sends, receives);
+    sends.clear(), receives.clear();
+    std::vector<std::vector<std::byte>> out;
+    if (comm.rank() != 0) {
+        add_pieces(sends, 0, mine.data(), mine.size());
+        comm.exchange(*host, sends, {});
+        return out;
+    }
+    out.resize(ranks);
+    for (std::size_t r = 1; r < ranks; ++r) {
+        out[r].resize(sizes[r]);
+        add_pieces(receives, static_cast<int>(r), out[r].data(), out[r].size());
+    }
+    comm.exchange(*host, {}, receives);
+    out[0] = std::move(mine);
+    return out;
+}
+
 std::vector<double> gather_on_every_rank(const Communicator& comm, std::span<const double> values)
 {
     std::vector<double> all(values.size() * static_cast<std::size_t>(comm.size()), 0.0);

@@ -1,7 +1,8 @@
 #pragma once
 // Host data between the ranks of a run, through a Communicator's exchange and sums: one
-// message from rank 0 to each rank (the parts of a mesh), small per-rank values gathered
-// on every rank (phase times for the report), and sums of values the ranks hold by key.
+// message from rank 0 to each rank (the parts of a mesh) or from each rank to rank 0 (an
+// exported system), small per-rank values gathered on every rank (phase times for the
+// report), and sums of values the ranks hold by key.
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -13,6 +14,11 @@ namespace gpufem {
 /// On rank 0, per_rank[r] is the message for rank r (its own included); every rank returns
 /// its message. Messages of any size (sent in pieces below MPI's 2^31 - 1 bytes). Collective.
 std::vector<std::byte> scatter_from_root(const Communicator& comm, std::vector<std::vector<std::byte>> per_rank);
+
+/// On rank 0, every rank's message (mine of each rank, its own included), rank by rank; the
+/// other ranks return none. Messages of any size (in pieces below MPI's 2^31 - 1 bytes).
+/// Collective.
+std::vector<std::vector<std::byte>> gather_to_root(const Communicator& comm, std::vector<std::byte> mine);
 
 /// The values of every rank, rank by rank (values.size() each, the same on every rank), on
 /// every rank. Collective; meant for a few values per rank.

@@ -78,6 +78,7 @@ std::optional<CaseSpec> read_case(const RankRunArguments& args, const MpiCommuni
         RunOptions options;
         options.export_matrix_dir = args.export_matrix;
         check_distributed_case(spec, options);
+        check_export_matrix(spec, options);
         return spec;
     } catch (const std::exception& e) {
         if (world.rank() == 0) std::cerr << "gpufem: error: " << e.what() << "\n";
@@ -150,6 +151,7 @@ int run_as_rank(const RankRunArguments& args, CommandContext& context)
     return as_rank(args, context, [&](const CaseSpec& spec, const RankGroup& group) {
         RunOptions options;
         options.output_dir = args.output_dir;
+        options.export_matrix_dir = args.export_matrix;
         options.started = context.started;
         if (is_sweep(spec)) return sweep_across_ranks(spec, options, group);
         const RunRecord record = run_distributed_case(spec, options, group);

@@ -73,9 +73,7 @@ int run_parsed(const CaseSpec& spec, const RunArguments& args, CommandContext& c
     options.check_memory = !args.no_memory_check;
     options.export_matrix_dir = args.export_matrix;
     options.started = context.started;
-    if (!args.export_matrix.empty() && is_sweep(spec))
-        throw std::invalid_argument("--export-matrix writes one system: run the sweep's points one "
-                                    "at a time (--set degree=N --set mesh.refine=N --set problem.kappa=...)");
+    check_export_matrix(spec, options);
     if (args.dry_run) return dry_run(spec);
     // The device's release after the last output goes on beside the prompt (one process
     // under mpirun: the launcher watches the process it started).

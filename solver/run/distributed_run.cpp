@@ -35,6 +35,7 @@
 #include "solver/run/output_files.hpp"
 #include "solver/run/part_fluxes.hpp"
 #include "solver/run/part_spaces.hpp"
+#include "solver/run/rank_export.hpp"
 #include "solver/run/rank_preconditioner.hpp"
 #include "solver/run/refined_parts.hpp"
 #include "solver/run/pipeline.hpp"
@@ -553,6 +554,28 @@ double join_device_communicator(const RankGroup& group, const PartPayload& part,
     return waited;
 }
 
+/// The comment of an exported system's files.
+std::string export_comment(const CaseSpec& spec, const RankGroup& group)
+{
+    return fmt::format("gpufem case {}: {}, degree {}, assembled on {} ranks", spec.name,
+                       spec.discretisation == DiscretisationKind::fv ? "finite volumes" : "finite elements",
+                       spec.mesh.degree, group.host.size());
+}
+
+/// --export-matrix of a finite-volume run: the own cells' rows, the right-hand side the
+/// solution x (part order) solves (corrected by x where the scheme corrects), and x.
+template <typename V>
+void export_fv_rows(const CaseSpec& spec, const FiniteVolumeDiscretisation<V>& disc, const PartPayload& part,
+                    const RankGroup& group, const Array<V>& x, const std::filesystem::path& dir)
+{
+    LinearSystem<V> rows = fv_part_owned_system(group.exec, part, disc);
+    if (disc.correction_passes() > 0)
+        rows.rhs = FvRankCorrection<V>(disc, part.halo, part.numbering.layout.owned, group.exec, group.device)
+                       .corrected_rhs(x);
+    export_rank_system(group.host, rows_to_export(rows.matrix, rows.rhs, x, part.numbering.global), dir,
+                       export_comment(spec, group));
+}
+
 /// run_ranks for finite volumes: the rank's share of the cells (its own, then its ghosts),
 /// its rows, the solve with the correction across ranks, its own cells' piece.
 template <typename V>
@@ -574,6 +597,7 @@ RunRecord run_fv_ranks(const CaseSpec& spec, const RunOptions& options, const Ra
     PieceOutput piece_output(spec, part, group, pieces);
     SystemSolution<V> solved = solve_fv_across_ranks(spec, system, disc, part, group, phases,
                                                      reuse ? kept_rank_preconditioner<V>(*reuse) : nullptr);
+    if (!options.export_matrix_dir.empty()) export_fv_rows(spec, disc, part, group, solved.x, options.export_matrix_dir);
     const auto start = clock_type::now();
     SolutionOutput piece = disc.solution_output(solved.x);
     std::optional<SolutionFluxes> fluxes;
@@ -621,6 +645,13 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     Array<V> x;
     account.record.solve = solve_across_ranks(spec, part, system, group, x, phases, account.record.preconditioner,
                                               reuse ? kept_rank_preconditioner<V>(*reuse) : nullptr);
+    if (!options.export_matrix_dir.empty()) {
+        const auto exporting = clock_type::now();
+        const LinearSystem<V> rows = part_owned_system<V>(group.exec, part, spec, group.host);
+        export_rank_system(group.host, rows_to_export(rows.matrix, rows.rhs, in_part_order(system, x), part.numbering.global),
+                           options.export_matrix_dir, export_comment(spec, group));
+        spdlog::info("--export-matrix: {:.3f} s", seconds_since(exporting));
+    }
     const auto start = clock_type::now();
     const HostVector<double> local = values_with_ghosts(system, part, group, x);
     const double gathered = seconds_since(start);
@@ -667,7 +698,6 @@ void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
                ": only amg, pmg, jacobi or none work across ranks so far");
     if (spec.solver.amg.precision == AmgPrecision::single && spec.precision == Precision::float64)
         refuse("solver.amg.precision: float (a hierarchy in single precision) runs on one rank only");
-    if (!options.export_matrix_dir.empty()) refuse("--export-matrix writes one rank's system only");
 }
 
 RunRecord run_distributed_case(const CaseSpec& spec, const RunOptions& options, const RankGroup& group,

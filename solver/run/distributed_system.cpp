@@ -147,22 +147,16 @@ DistributedSystem<V> matrix_free_system(const ExecPtr& exec, const PartPayload& 
 
 /// The assembled rows beside a matrix-free operator (out, its part's system), for a
 /// preconditioner that sets up from them (AMG's aggregation, pmg's Galerkin products), as one
-/// rank assembles them beside lma or pa: the owned rows with the ghosts' Dirichlet columns
-/// eliminated, split into their own and ghost columns, in the part's order (the matrix-free
-/// operator's). Their assembly is added to out's; the build's exchange through setup.
+/// rank assembles them beside lma or pa: part_owned_system's rows split into their own and
+/// ghost columns, in the part's order (the matrix-free operator's). Their assembly is added
+/// to out's; the build's exchange through setup.
 template <typename V>
 void keep_assembled_rows(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
                          const Communicator& setup, DistributedSystem<V>& out)
 {
-    const LagrangeDiscretisation<V> disc(part.part.mesh, spec.problem);
-    LinearSystem<V> system = disc.assemble(exec, CsrOffsets::fit);
-    if (system.wide_matrix)
-        throw std::invalid_argument("solver.preconditioner " + spec.solver.preconditioner->name + " with format " +
-                                    spec.format + ": a rank's assembled rows have more than 2^31 - 1 non-zeros; run "
-                                    "on more ranks");
     const auto start = clock_type::now();
-    const Csr<V> rows = owned_rows(exec, part, spec, setup, std::move(system.matrix), system);
-    SplitRows<V> split = split_owned_columns(rows, part.numbering.layout.ghosts());
+    const LinearSystem<V> system = part_owned_system<V>(exec, part, spec, setup);
+    SplitRows<V> split = split_owned_columns(system.matrix, part.numbering.layout.ghosts());
     out.local_rows = std::move(split.local);
     out.ghost_rows = std::move(split.nonlocal);
     out.halo = part.halo;
@@ -173,10 +167,9 @@ void keep_assembled_rows(const ExecPtr& exec, const PartPayload& part, const Cas
     t.coefficients += system.times.coefficients;
     t.pattern += system.times.pattern;
     t.values += system.times.values;
-    t.boundary += system.times.boundary + seconds_since(start);
+    t.boundary += seconds_since(start) - system.times.total() + system.times.boundary;
     spdlog::info("rows of the part assembled beside the {} operator for the preconditioner's setup: {} and {} entries "
-                 "({:.3f} s)", spec.format, out.local_rows.nnz(), out.ghost_rows.nnz(), system.times.total() +
-                 seconds_since(start));
+                 "({:.3f} s)", spec.format, out.local_rows.nnz(), out.ghost_rows.nnz(), seconds_since(start));
 }
 
 /// The distributed system of the owned rows (owned columns, then the ghosts') with their
@@ -242,6 +235,20 @@ DistributedSystem<V> from_owned_rows(const ExecPtr& exec, const PartPayload& par
 }  // namespace
 
 template <typename V>
+LinearSystem<V> part_owned_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
+                                  const Communicator& comm)
+{
+    const LagrangeDiscretisation<V> disc(part.part.mesh, spec.problem);
+    LinearSystem<V> system = disc.assemble(exec, CsrOffsets::fit);
+    if (system.wide_matrix)
+        throw std::invalid_argument("a rank's assembled rows have more than 2^31 - 1 non-zeros, which gpufem keeps in "
+                                    "CSR with 32-bit offsets only for a preconditioner's setup or --export-matrix; "
+                                    "run on more ranks");
+    system.matrix = owned_rows(exec, part, spec, comm, std::move(system.matrix), system);
+    return system;
+}
+
+template <typename V>
 DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
                                               const Communicator& comm, const Communicator* setup)
 {
@@ -267,18 +274,27 @@ DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPay
 }
 
 template <typename V>
-DistributedSystem<V> build_distributed_fv_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
-                                                 const Communicator& comm, const FiniteVolumeDiscretisation<V>& disc)
+LinearSystem<V> fv_part_owned_system(const ExecPtr& exec, const PartPayload& part,
+                                     const FiniteVolumeDiscretisation<V>& disc)
 {
     LinearSystem<V> system = disc.assemble(exec);
-    exec->synchronize();
-    const auto start = clock_type::now();
     if (system.wide_matrix)
         throw std::runtime_error("finite volumes: a rank's rows have more than 2^31 - 1 non-zeros: run on more ranks");
     const index_type own = part.numbering.layout.owned;
-    Csr<V> rows = leading_rows(system.matrix, own);
+    system.matrix = leading_rows(system.matrix, own);
     system.rhs = leading(system.rhs, static_cast<std::size_t>(own));
     system.initial_guess = leading(system.initial_guess, static_cast<std::size_t>(own));
+    exec->synchronize();
+    return system;
+}
+
+template <typename V>
+DistributedSystem<V> build_distributed_fv_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
+                                                 const Communicator& comm, const FiniteVolumeDiscretisation<V>& disc)
+{
+    LinearSystem<V> system = fv_part_owned_system(exec, part, disc);
+    const auto start = clock_type::now();
+    Csr<V> rows = std::move(system.matrix);
     return from_owned_rows(exec, part, spec, comm, std::move(rows), system, start);
 }
 
@@ -289,6 +305,10 @@ Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v)
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                                                \
+    template LinearSystem<V> part_owned_system(const ExecPtr&, const PartPayload&, const CaseSpec&,             \
+                                               const Communicator&);                                           \
+    template LinearSystem<V> fv_part_owned_system(const ExecPtr&, const PartPayload&,                          \
+                                                  const FiniteVolumeDiscretisation<V>&);                       \
     template DistributedSystem<V> build_distributed_system(const ExecPtr&, const PartPayload&, const CaseSpec&, \
                                                            const Communicator&, const Communicator*);       \
     template DistributedSystem<V> build_distributed_fv_system(const ExecPtr&, const PartPayload&, const CaseSpec&, \

@@ -65,6 +65,22 @@ template <typename V>
 DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
                                               const Communicator& comm, const Communicator* setup = nullptr);
 
+/// The owned rows of part's system in CSR (owned rows x the part's unknowns, owned then
+/// ghosts, in the part's order) with the ghosts' Dirichlet columns eliminated as one rank
+/// eliminates them, and the owned rows' right-hand side and initial guess: what a multigrid
+/// setup beside a matrix-free operator and --export-matrix read. The ghosts' Dirichlet data
+/// through comm (collective). Throws std::invalid_argument past 2^31 - 1 entries.
+template <typename V>
+LinearSystem<V> part_owned_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
+                                  const Communicator& comm);
+
+/// The own cells' rows of part's finite-volume system from disc (its share's discretisation):
+/// own cells x every cell of the share (own, then ghosts), and their right-hand side and
+/// initial guess (the uncorrected ones). Throws std::runtime_error past 2^31 - 1 entries.
+template <typename V>
+LinearSystem<V> fv_part_owned_system(const ExecPtr& exec, const PartPayload& part,
+                                     const FiniteVolumeDiscretisation<V>& disc);
+
 /// The finite-volume system of part (a share cut by assembly/fv_part.hpp) from disc, the
 /// discretisation of its mesh shared among the ranks (FiniteVolumeDiscretisation::
 /// share_among_ranks): the own cells' rows, split and stored as build_distributed_system's.

@@ -236,6 +236,17 @@ void export_system(const CaseSpec& spec, const Discretisation<V>& disc, const Ex
                  system.matrix.nnz(), outputs.dir().string());
 }
 
+}  // namespace
+
+void check_export_matrix(const CaseSpec& spec, const RunOptions& options)
+{
+    if (!options.export_matrix_dir.empty() && is_sweep(spec))
+        throw std::invalid_argument("--export-matrix writes one system: run the sweep's points one "
+                                    "at a time (--set degree=N --set mesh.refine=N --set problem.kappa=...)");
+}
+
+namespace {
+
 /// The record's estimate of a phase (nullptr before there is one).
 const PhaseEstimate* phase_estimate(const RunRecord& record, const std::string& phase)
 {

@@ -59,6 +59,10 @@ struct SweepReuse {
     std::shared_ptr<RankSweepReuse> ranks;
 };
 
+/// Throws std::invalid_argument when options ask --export-matrix of a sweep (it writes one
+/// system).
+void check_export_matrix(const CaseSpec& spec, const RunOptions& options);
+
 /// Runs a case end to end and writes its outputs (staged, renamed at the end). Throws on
 /// errors; returns the record (record.solve tells whether it converged). With reuse, the mesh
 /// and the preconditioner are taken from it when it holds them, and put there otherwise.

@@ -26,6 +26,7 @@
 #include <vtkXMLPUnstructuredGridReader.h>
 
 #include "gpu_test.hpp"
+#include "linalg/matrix_market.hpp"
 #include "random_values.hpp"
 #include "region_cases.hpp"
 #include "run_gpufem.hpp"
@@ -788,6 +789,55 @@ TEST(DistributedRun, FluxFieldsAreFloat32InThePiecesAndThePvtuUnlessDoubleIsAske
         }
         EXPECT_EQ(joined->GetPointData()->GetArray("u")->GetDataType(), VTK_DOUBLE);
     }
+}
+
+/// The system --export-matrix writes from one process (in `one`) and from several ranks (in
+/// `ranks`): the same pattern in the same numbering, the entries and right-hand side to
+/// rounding, the solutions to the solver's tolerance.
+void expect_same_export(const std::filesystem::path& one, const std::filesystem::path& ranks)
+{
+    const Csr<double> a = read_matrix_market(one / "A.mtx"), b = read_matrix_market(ranks / "A.mtx");
+    ASSERT_EQ(a.rows, b.rows);
+    EXPECT_EQ(a.row_ptr.to_host(), b.row_ptr.to_host());
+    EXPECT_EQ(a.col_idx.to_host(), b.col_idx.to_host());
+    EXPECT_LT(max_relative_difference(a.values.to_host(), b.values.to_host()), 1e-13);
+    EXPECT_LT(max_relative_difference(read_matrix_market_vector(one / "b.mtx"), read_matrix_market_vector(ranks / "b.mtx")),
+              1e-12);
+    EXPECT_LT(max_relative_difference(read_matrix_market_vector(one / "x.mtx"), read_matrix_market_vector(ranks / "x.mtx")),
+              1e-8);
+}
+
+TEST(DistributedRun, ExportMatrixWritesTheWholeSystemAsOneProcessDoes)
+{
+    // Rank 0 gathers every rank's owned rows in the mesh's numbering: a partitioned mesh, a
+    // generated grid's blocks, finite volumes with their corrected right-hand side.
+    TempDir dir;
+    const std::string problem = "problem: {kappa: \"1 + x\", f: \"1 + y\", dirichlet: {left: \"y\"}, neumann: {top: 1}}\n"
+                                "solver: {preconditioner: jacobi, tolerance: 1e-12, max_iterations: 20000}\nbackend: cpu\n";
+    const std::vector<std::pair<std::string, int>> cases = {
+        {"mesh: {shape: unit_square, elements: triangle, size: 0.1}\ndegree: 2\n", 3},
+        {"mesh: {shape: unit_cube, size: 0.2}\ndegree: 2\n", 4},
+        {"mesh: {shape: unit_cube, elements: tetrahedron, size: 0.2}\ndiscretisation: fv\n", 2}};
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+        SCOPED_TRACE(cases[k].first);
+        const auto file = dir.write(fmt::format("export{}.yaml", k), cases[k].first + problem);
+        const auto one = dir.path() / fmt::format("one{}", k), ranks = dir.path() / fmt::format("ranks{}", k);
+        const CommandResult alone = run_gpufem(fmt::format("run {} -q -o {} --export-matrix {}", file.string(),
+                                                           (one / "out").string(), one.string()));
+        ASSERT_EQ(alone.exit_code, 0) << alone.output;
+        const CommandResult r = run_on_ranks(cases[k].second, fmt::format("run {} -q -o {} --export-matrix {}",
+                                                                          file.string(), (ranks / "out").string(),
+                                                                          ranks.string()));
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        expect_same_export(one, ranks);
+    }
+    // A sweep has no one system: refused before anything runs, as on one process.
+    const auto sweep = dir.write("sweep.yaml", "mesh: {shape: unit_square, size: 0.2}\ndegree: [1, 2]\n" + problem);
+    const CommandResult r = run_on_ranks(2, "run " + sweep.string() + " -q -o " + (dir.path() / "sweep").string() +
+                                                " --export-matrix " + (dir.path() / "sweep_export").string());
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("--export-matrix writes one system"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "sweep_export"));
 }
 
 TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)
