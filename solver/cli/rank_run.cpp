@@ -77,7 +77,7 @@ std::optional<CaseSpec> read_case(const RankRunArguments& args, const MpiCommuni
         CaseSpec spec = parse_with_backend(args.case_file, args.overrides, context.backend);
         RunOptions options;
         options.export_matrix_dir = args.export_matrix;
-        check_distributed_case(spec, options);
+        check_distributed_case(spec);
         check_export_matrix(spec, options);
         return spec;
     } catch (const std::exception& e) {

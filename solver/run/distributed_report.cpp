@@ -158,8 +158,10 @@ void account_for_ranks(const CaseSpec& spec, const RankGroup& group, const PartP
     r.backend = backend_name(group.exec->backend());
     r.device = group.exec->device_name();
     r.precision = precision_name(spec.precision);
-    r.format = spec.format;
+    r.format = system.format.empty() ? spec.format : system.format;
     r.format_parameters = system.format_parameters;
+    r.format_choice = system.format_choice;
+    r.time_format_choice = system.format_choice_seconds;
     r.reorder = enum_name(reordering_names, spec.format_options.reordering());
     fill_record(all, account.mine, r);
     r.errors = global_errors(all, !spec.problem.exact.empty());

@@ -589,7 +589,7 @@ RunRecord run_fv_ranks(const CaseSpec& spec, const RunOptions& options, const Ra
     const WholeMeshFacts* whole = mesh.whole.get();
     FiniteVolumeDiscretisation<V> disc(part.part.mesh, spec.problem, spec.fv);
     disc.share_among_ranks({part.part.own_cells, whole_first_cell(part), &group.host});
-    DistributedSystem<V> system = build_distributed_fv_system<V>(group.exec, part, spec, group.device, disc);
+    DistributedSystem<V> system = build_distributed_fv_system<V>(group.exec, part, spec, group.device, disc, &group.host);
     phases.assembly = system.assembly_times.total();
     phases.operator_build = system.operator_seconds;
     phases.startup += join_device_communicator(group, part, system);
@@ -679,14 +679,13 @@ PartPayload part_of_rank(const CaseSpec& spec, const RankGroup& group)
     return obtain_part(spec, group, facts, phases);
 }
 
-void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
+void check_distributed_case(const CaseSpec& spec)
 {
     const auto refuse = [](const std::string& what) {
         throw std::invalid_argument(what + " (under mpirun with more than one rank)");
     };
     if (spec.matrix) refuse("matrix: a Matrix Market system is solved on one rank only");
-    if (spec.format == auto_format_name) refuse("format: auto is not chosen across ranks; name a format");
-    const OperatorChoice choice = find_operator(spec.format);
+    const OperatorChoice choice = lookup_operator(spec.format);  // none for format: auto
     if (choice.level && !choice.level->across_ranks())
         refuse("format: " + spec.format + " runs on one rank only so far; use lma or pa (matrix-free) or an "
                "assembled format");
@@ -703,7 +702,7 @@ void check_distributed_case(const CaseSpec& spec, const RunOptions& options)
 RunRecord run_distributed_case(const CaseSpec& spec, const RunOptions& options, const RankGroup& group,
                                RankSweepReuse* reuse)
 {
-    check_distributed_case(spec, options);
+    check_distributed_case(spec);
     return spec.precision == Precision::float32 ? run_ranks<float>(spec, options, group, reuse)
                                                   : run_ranks<double>(spec, options, group, reuse);
 }

@@ -37,9 +37,9 @@ struct RankGroup {
 };
 
 /// Throws std::invalid_argument naming the key when the case asks for what a run across
-/// ranks does not do: a matrix file, format: auto, lma's colour scatter, a preconditioner that
-/// does not work across ranks, a hierarchy in single precision.
-void check_distributed_case(const CaseSpec& spec, const RunOptions& options);
+/// ranks does not do: a matrix file, lma's colour scatter, a preconditioner that does not
+/// work across ranks, a hierarchy in single precision.
+void check_distributed_case(const CaseSpec& spec);
 
 struct WholeMeshFacts;
 class KeptPreconditioner;

@@ -15,6 +15,7 @@
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
 #include "linalg/split_kernels.hpp"
+#include "solver/run/format_choice.hpp"
 
 namespace gpufem {
 namespace {
@@ -175,10 +176,40 @@ void keep_assembled_rows(const ExecPtr& exec, const PartPayload& part, const Cas
 /// The distributed system of the owned rows (owned columns, then the ghosts') with their
 /// right-hand side and initial guess: split into the local block, stored in the case's format,
 /// and the ghost columns behind the part's halo. start: when the operator's build began.
+/// The format the owned rows' local block is stored in: the case's, or with format: auto
+/// the one the ranks choose together on split's local block (out records the choice; host
+/// and comm: the ranks for host data and for the short run's operator). 64-bit row offsets
+/// take the baseline (csr), the one format that stores them.
+template <typename V, typename O>
+const FormatEntry& local_format(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
+                                const Communicator& comm, const Communicator& host, const SplitRows<V, O>& split,
+                                const LinearSystem<V>& system, DistributedSystem<V>& out)
+{
+    if (spec.format != auto_format_name) return *find_operator(spec.format).format;
+    if constexpr (std::is_same_v<O, wide_offset_type>) {
+        return baseline_format();
+    } else {
+        const auto baseline = [&]() -> std::unique_ptr<LinearOperator<V>> {
+            FormatOptions options = spec.format_options;
+            options.set_reordering(Reordering::none);
+            FormatBuild<V> local = build_format<V>(baseline_format(), split.local.clone_to(exec), options);
+            return std::make_unique<DistributedOperator<V>>(std::move(local.op), split.nonlocal.clone_to(exec),
+                                                            part.halo, comm);
+        };
+        const FormatChoice choice = choose_rank_format<V>(split.local, system, baseline, spec, host, comm);
+        spdlog::info("{}  (each format's expected time on the slowest of the {} ranks decides; this rank's times "
+                     "above)", choice.table(), host.size());
+        out.format_choice = choice.to_json();
+        out.format_choice["decided_by"] = "the slowest rank's expected time";
+        out.format_choice_seconds = choice.seconds;
+        return *find_operator(choice.format).format;
+    }
+}
+
 template <typename V, typename O>
 DistributedSystem<V> from_owned_rows(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
-                                     const Communicator& comm, Csr<V, O> rows, const LinearSystem<V>& system,
-                                     clock_type::time_point start)
+                                     const Communicator& comm, const Communicator& host, Csr<V, O> rows,
+                                     const LinearSystem<V>& system, clock_type::time_point start)
 {
     constexpr bool wide = std::is_same_v<O, wide_offset_type>;
     DistributedSystem<V> out;
@@ -196,7 +227,8 @@ DistributedSystem<V> from_owned_rows(const ExecPtr& exec, const PartPayload& par
     out.keeps_rows = spec.solver.preconditioner->needs.assembled_matrix;
     // A format that keeps its CSR arrays lends them; the others' rows are copied first (with
     // 64-bit offsets only csr, which keeps them, takes the rows).
-    const FormatEntry& format = *find_operator(spec.format).format;
+    const FormatEntry& format = local_format(exec, part, spec, comm, host, split, system, out);
+    out.format = format.name;
     const bool lends_csr = format.keeps_csr;
     if constexpr (!wide)
         if (out.keeps_rows && !lends_csr) out.local_rows = split.local.clone_to(exec);
@@ -227,7 +259,7 @@ DistributedSystem<V> from_owned_rows(const ExecPtr& exec, const PartPayload& par
     exec->synchronize();
     spdlog::info("operator of the part: owned and ghost columns split {:.3f} s, local block as {} {:.3f} s, "
                  "ghost columns and halo {:.3f} s",
-                 split_seconds, spec.format, format_seconds, seconds_since(step));
+                 split_seconds, out.format, format_seconds, seconds_since(step));
     out.operator_seconds = seconds_since(start);
     return out;
 }
@@ -253,24 +285,26 @@ DistributedSystem<V> build_distributed_system(const ExecPtr& exec, const PartPay
                                               const Communicator& comm, const Communicator* setup)
 {
     const Communicator& setup_comm = setup ? *setup : comm;
-    if (const OperatorChoice choice = find_operator(spec.format); choice.matrix_free()) {
+    // format: auto chooses among the assembled formats once the rows are split.
+    const OperatorChoice choice =
+        spec.format == auto_format_name ? OperatorChoice{&baseline_format(), nullptr} : find_operator(spec.format);
+    if (choice.matrix_free()) {
         DistributedSystem<V> out = matrix_free_system<V>(exec, part, spec, *choice.level, comm, setup_comm);
         if (spec.solver.preconditioner->needs.assembled_matrix) keep_assembled_rows(exec, part, spec, setup_comm, out);
         return out;
     }
     const LagrangeDiscretisation<V> disc(part.part.mesh, spec.problem);
-    const FormatEntry& format = *find_operator(spec.format).format;
     LinearSystem<V> system =
-        disc.assemble(exec, format.wide_offsets_asked(spec.format_options) ? CsrOffsets::wide : CsrOffsets::fit);
+        disc.assemble(exec, choice.format->wide_offsets_asked(spec.format_options) ? CsrOffsets::wide : CsrOffsets::fit);
     exec->synchronize();
     const auto start = clock_type::now();
     if (system.wide_matrix) {
         WideCsr<V> rows = owned_rows(exec, part, spec, setup_comm, std::move(*system.wide_matrix), system);
         system.wide_matrix.reset();
-        return from_owned_rows(exec, part, spec, comm, std::move(rows), system, start);
+        return from_owned_rows(exec, part, spec, comm, setup_comm, std::move(rows), system, start);
     }
     Csr<V> rows = owned_rows(exec, part, spec, setup_comm, std::move(system.matrix), system);
-    return from_owned_rows(exec, part, spec, comm, std::move(rows), system, start);
+    return from_owned_rows(exec, part, spec, comm, setup_comm, std::move(rows), system, start);
 }
 
 template <typename V>
@@ -290,12 +324,13 @@ LinearSystem<V> fv_part_owned_system(const ExecPtr& exec, const PartPayload& par
 
 template <typename V>
 DistributedSystem<V> build_distributed_fv_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
-                                                 const Communicator& comm, const FiniteVolumeDiscretisation<V>& disc)
+                                                 const Communicator& comm, const FiniteVolumeDiscretisation<V>& disc,
+                                                 const Communicator* host)
 {
     LinearSystem<V> system = fv_part_owned_system(exec, part, disc);
     const auto start = clock_type::now();
     Csr<V> rows = std::move(system.matrix);
-    return from_owned_rows(exec, part, spec, comm, std::move(rows), system, start);
+    return from_owned_rows(exec, part, spec, comm, host ? *host : comm, std::move(rows), system, start);
 }
 
 template <typename V>
@@ -313,7 +348,8 @@ Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v)
                                                            const Communicator&, const Communicator*);       \
     template DistributedSystem<V> build_distributed_fv_system(const ExecPtr&, const PartPayload&, const CaseSpec&, \
                                                               const Communicator&,                           \
-                                                              const FiniteVolumeDiscretisation<V>&);         \
+                                                              const FiniteVolumeDiscretisation<V>&,          \
+                                                              const Communicator*);                          \
     template Array<V> in_part_order(const DistributedSystem<V>&, const Array<V>&);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)

@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "assembly/fv_discretisation.hpp"
 #include "assembly/poisson_assembly.hpp"
 #include "linalg/distributed_operator.hpp"
@@ -33,6 +35,9 @@ struct DistributedSystem {
     RowStats row_stats;             ///< entries per owned row, both blocks together
     bool wide_offsets = false;      ///< the local block has 64-bit row offsets
     std::string format_parameters;
+    std::string format;             ///< the local block's format (format: auto's choice)
+    nlohmann::json format_choice;   ///< format: auto's decision (null otherwise)
+    double format_choice_seconds = 0;
     /// For a preconditioner whose setup reads the entries (AMG): the owned rows' owned
     /// columns (lent_rows: the local block's own CSR arrays where its format keeps them, else
     /// local_rows, a copy) and ghost columns in CSR, and the halo, in the operator's numbering;
@@ -84,9 +89,11 @@ LinearSystem<V> fv_part_owned_system(const ExecPtr& exec, const PartPayload& par
 /// The finite-volume system of part (a share cut by assembly/fv_part.hpp) from disc, the
 /// discretisation of its mesh shared among the ranks (FiniteVolumeDiscretisation::
 /// share_among_ranks): the own cells' rows, split and stored as build_distributed_system's.
+/// host: the ranks for host data (format: auto's decision), comm when null.
 template <typename V>
 DistributedSystem<V> build_distributed_fv_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
-                                                 const Communicator& comm, const FiniteVolumeDiscretisation<V>& disc);
+                                                 const Communicator& comm, const FiniteVolumeDiscretisation<V>& disc,
+                                                 const Communicator* host = nullptr);
 
 /// The owned part of v (in the operator's numbering) in the part's local order.
 template <typename V>

@@ -11,6 +11,7 @@
 #include "assembly/operator_levels.hpp"
 #include "linalg/bdia.hpp"
 #include "linalg/format_build.hpp"
+#include "linalg/rank_messages.hpp"
 #include "linalg/reordering.hpp"
 #include "solver/bench/bench_common.hpp"
 #include "solver/run/pipeline.hpp"
@@ -82,7 +83,7 @@ constexpr double host_ordering_seconds_per_nnz = 20e-9;
 /// on op extrapolated at its mean rate of residual reduction.
 template <typename V>
 double expected_iterations(const LinearSystem<V>& system, const LinearOperator<V>& op,
-                           const CaseSpec& spec, std::string& source)
+                           const CaseSpec& spec, std::string& source, const Communicator& comm = serial_communicator())
 {
     const SolverSpec& solver = spec.solver;
     if (spec.auto_iterations > 0) {
@@ -108,7 +109,7 @@ double expected_iterations(const LinearSystem<V>& system, const LinearOperator<V
     int iterations = 0;
     double residual = 1, rate = 1;
     while (true) {
-        const SolveResult r = solve(solver.method, solver.variant, op, system.rhs, x, options, m.preconditioner.get());
+        const SolveResult r = solve(solver.method, solver.variant, op, system.rhs, x, options, m.preconditioner.get(), comm);
         iterations += r.iterations;
         residual = r.relative_residual;
         if (r.converged() || r.iterations == 0) {
@@ -316,6 +317,89 @@ FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
     return choice;
 }
 
+namespace {
+
+/// Stands for a candidate a rank could not build or did not try (it cannot win).
+constexpr double not_a_candidate = 1e300;
+
+/// Each candidate's expected time on the slowest rank (a candidate one rank could not build
+/// on none), picked as pick_fastest picks; this rank's own times stay in its table.
+void pick_fastest_on_every_rank(FormatChoice& choice, const Communicator& host)
+{
+    std::vector<double> mine;
+    for (FormatCandidate& c : choice.candidates) {
+        if (c.error.empty()) c.expected_seconds = c.convert_seconds + choice.expected_spmvs * c.spmv_seconds;
+        mine.push_back(c.error.empty() ? c.expected_seconds : not_a_candidate);
+    }
+    const std::vector<double> all = gather_on_every_rank(host, mine);
+    double best = not_a_candidate;
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+        double slowest = 0;
+        for (int r = 0; r < host.size(); ++r) slowest = std::max(slowest, all[static_cast<std::size_t>(r) * mine.size() + i]);
+        if (slowest < best) {
+            best = slowest;
+            choice.format = choice.candidates[i].format;
+        }
+    }
+    if (choice.format.empty())
+        throw std::runtime_error("format auto: no format could be built on every rank (" + baseline_format().name +
+                                 " failed on one)");
+}
+
+}  // namespace
+
+template <typename V>
+FormatChoice choose_rank_format(const Csr<V>& local, const LinearSystem<V>& owned,
+                                const std::function<std::unique_ptr<LinearOperator<V>>()>& distributed_baseline,
+                                const CaseSpec& spec, const Communicator& host, const Communicator& device)
+{
+    const auto start = clock_type::now();
+    FormatChoice choice;
+    FormatOptions options = spec.format_options;
+    const double csr_bytes = static_cast<double>(local.bytes_stored());
+    for (const FormatEntry& entry : assembled_formats().entries())
+        if (entry.limit_bytes) entry.limit_bytes(options, static_cast<std::size_t>(band_limit * csr_bytes));
+    CandidateTrials<V> trials(local, std::move(options));
+    const std::vector<const FormatEntry*> candidates = auto_format_candidates(local.executor()->backend());
+    choice.candidates.resize(candidates.size());
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        choice.candidates[i].format = candidates[i]->name;
+        if (!candidates[i]->orders_on_host) trials.run(*candidates[i], choice.candidates[i]);
+    }
+    const bool short_run = spec.auto_iterations <= 0 && spec.solver.preconditioner->assumed_iterations <= 0;
+    if (short_run) {
+        const std::unique_ptr<LinearOperator<V>> op = distributed_baseline();
+        choice.expected_iterations = expected_iterations(owned, *op, spec, choice.iterations_source, device);
+    } else {  // the case's hint or the multigrid assumption: no run
+        require_baseline(trials.baseline() != nullptr, candidates, choice);
+        choice.expected_iterations =
+            expected_iterations(LinearSystem<V>{}, *trials.baseline()->op, spec, choice.iterations_source);
+    }
+    choice.expected_spmvs = choice.expected_iterations * spmvs_per_solver_iteration(spec.solver);
+    // Every rank tries the host-ordering formats or none (their decision is the slowest rank's).
+    const double least = host_ordering_seconds_per_nnz * sum_over_processes(host, static_cast<double>(local.nnz())) /
+                         host.size();
+    const double fastest = sum_over_processes(host, host.rank() == 0 ? trials.fastest() : 0.0);  // rank 0's
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        if (!candidates[i]->orders_on_host) continue;
+        if (least >= choice.expected_spmvs * fastest) {
+            choice.candidates[i].error = fmt::format("not tried: its host ordering (at least {:.3f} s) cannot pay off "
+                                                     "within {} SpMVs", least, choice.expected_spmvs);
+            continue;
+        }
+        trials.run(*candidates[i], choice.candidates[i]);
+    }
+    pick_fastest_on_every_rank(choice, host);
+    choice.seconds = seconds_since(start);
+    return choice;
+}
+
+template FormatChoice choose_rank_format(const Csr<float>&, const LinearSystem<float>&,
+                                        const std::function<std::unique_ptr<LinearOperator<float>>()>&,
+                                        const CaseSpec&, const Communicator&, const Communicator&);
+template FormatChoice choose_rank_format(const Csr<double>&, const LinearSystem<double>&,
+                                         const std::function<std::unique_ptr<LinearOperator<double>>()>&,
+                                         const CaseSpec&, const Communicator&, const Communicator&);
 template FormatChoice choose_format(LinearSystem<float>&, const CaseSpec&, std::optional<ReorderedMatrix<float>>&);
 template FormatChoice choose_format(LinearSystem<double>&, const CaseSpec&, std::optional<ReorderedMatrix<double>>&);
 

@@ -6,6 +6,8 @@
 // auto_iterations, a short run of its solver, or an assumption for multigrid), and the one with
 // the smallest expected total (conversion + SpMVs) wins. The decision table goes to the log
 // and to report.json.
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "assembly/poisson_assembly.hpp"
+#include "linalg/communicator.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/format_registry.hpp"
 #include "solver/case/case_file.hpp"
@@ -61,5 +64,17 @@ struct FormatChoice {
 template <typename V>
 FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
                            std::optional<ReorderedMatrix<V>>& reordering);
+
+/// format: auto under mpirun: the format every rank stores its local block in. Each rank
+/// builds and times the candidates on local (its owned rows' owned columns, with the case's
+/// options, reordering included); the expected SpMVs come from the case's hint, the multigrid
+/// assumption, or a short run across the ranks on distributed_baseline() (the distributed
+/// system in the baseline format; owned: its right-hand side and initial guess); the candidate
+/// whose slowest rank expects the least time wins, the same on every rank. Collective over
+/// host (sums) and device (the short run). The table holds this rank's times.
+template <typename V>
+FormatChoice choose_rank_format(const Csr<V>& local, const LinearSystem<V>& owned,
+                                const std::function<std::unique_ptr<LinearOperator<V>>()>& distributed_baseline,
+                                const CaseSpec& spec, const Communicator& host, const Communicator& device);
 
 }  // namespace gpufem

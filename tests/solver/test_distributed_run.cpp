@@ -840,6 +840,43 @@ TEST(DistributedRun, ExportMatrixWritesTheWholeSystemAsOneProcessDoes)
     EXPECT_FALSE(std::filesystem::exists(dir.path() / "sweep_export"));
 }
 
+TEST(DistributedRun, FormatAutoChoosesOneFormatForEveryRanksLocalBlock)
+{
+    // Each rank times the candidates on its own block; the format whose slowest rank expects
+    // the least time is every rank's (finite elements with the iterations from a short run
+    // across the ranks, finite volumes with the multigrid assumption).
+    TempDir dir;
+    const std::vector<std::string> cases = {
+        "mesh: {shape: unit_square, elements: triangle, size: 0.05}\ndegree: 2\nformat: auto\n"
+        "problem: {kappa: \"1 + x\", f: 1, dirichlet: {boundary: \"x + y\"}}\n"
+        "solver: {preconditioner: jacobi, tolerance: 1e-12, max_iterations: 20000}\nbackend: cpu\n",
+        "mesh: {shape: unit_cube, elements: tetrahedron, size: 0.15}\ndiscretisation: fv\nformat: auto\n"
+        "problem: {f: 1, dirichlet: {left: \"y\"}}\nsolver: {preconditioner: amg, tolerance: 1e-12}\nbackend: cpu\n"};
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+        SCOPED_TRACE(cases[k]);
+        const auto file = dir.write(fmt::format("auto{}.yaml", k), cases[k]);
+        const auto one = dir.path() / fmt::format("one{}", k), ranks = dir.path() / fmt::format("ranks{}", k);
+        ASSERT_EQ(run_gpufem(fmt::format("run {} -q -o {}", file.string(), one.string())).exit_code, 0);
+        const CommandResult r = run_on_ranks(3, fmt::format("run {} -q -o {}", file.string(), ranks.string()));
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const nlohmann::json report = read_json(ranks / "report.json");
+        const std::string chosen = report["format"].get<std::string>();
+        EXPECT_NE(chosen, "auto");
+        EXPECT_EQ(report["format_choice"]["chosen"], chosen) << report["format_choice"].dump();
+        EXPECT_EQ(report["format_choice"]["decided_by"], "the slowest rank's expected time");
+        bool listed = false;
+        for (const nlohmann::json& c : report["format_choice"]["candidates"])
+            listed = listed || (c["format"] == chosen && c["error"].is_null());
+        EXPECT_TRUE(listed) << report["format_choice"].dump();
+        if (k == 0) {
+            EXPECT_NE(report["format_choice"]["iterations_source"].get<std::string>().find("estimated"), std::string::npos);
+            EXPECT_LT(pieces_against_one_rank(one, ranks), 1e-9);
+        } else {
+            EXPECT_LT(cells_against_one_rank(one, ranks), 1e-9);
+        }
+    }
+}
+
 TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)
 {
     TempDir dir;
