@@ -164,7 +164,8 @@ void account_for_ranks(const CaseSpec& spec, const RankGroup& group, const PartP
     r.time_format_choice = system.format_choice_seconds;
     r.reorder = enum_name(reordering_names, spec.format_options.reordering());
     fill_record(all, account.mine, r);
-    r.errors = global_errors(all, !spec.problem.exact.empty());
+    // An exact solution's errors, or a Matrix Market system's against the ones it was made from.
+    r.errors = global_errors(all, !spec.problem.exact.empty() || (spec.matrix && spec.matrix->rhs.empty()));
     r.spmvs_per_iteration = spmvs_per_iteration(spec.solver.method);
     if (whole) {
         r.mesh_source = whole->source, r.dim = whole->dim, r.cell_type = whole->cells;

@@ -20,6 +20,7 @@
 #include "assembly/operator_levels.hpp"
 #include "linalg/device_runtime.hpp"
 #include "linalg/halo.hpp"
+#include "linalg/matrix_market.hpp"
 #include "linalg/rank_messages.hpp"
 #include "mesh/grid_blocks.hpp"
 #include "mesh/mesh_partition.hpp"
@@ -35,6 +36,7 @@
 #include "solver/run/output_files.hpp"
 #include "solver/run/part_fluxes.hpp"
 #include "solver/run/part_spaces.hpp"
+#include "solver/run/matrix_rows.hpp"
 #include "solver/run/rank_export.hpp"
 #include "solver/run/rank_preconditioner.hpp"
 #include "solver/run/refined_parts.hpp"
@@ -163,28 +165,6 @@ Partitioned partition_case(const CaseSpec& spec, const ExecPtr& exec, int ranks,
     phases.partition = seconds_since(start);
     log_partition(out.facts.partition, phases.partition);
     return out;
-}
-
-/// Throws StoppedOnEveryRank on every rank when any rank's failure is set (collective): the
-/// lowest rank that failed reports its message.
-void stop_if_any_failed(const Communicator& host, const std::exception_ptr& failure)
-{
-    const double mine = failure ? 1.0 : 0.0;
-    const std::vector<double> failed = gather_on_every_rank(host, std::span<const double>(&mine, 1));
-    const auto first = std::find(failed.begin(), failed.end(), 1.0);
-    if (first == failed.end()) return;
-    const int reporter = static_cast<int>(first - failed.begin());
-    std::string message = fmt::format("rank {} stopped the run", reporter);
-    if (failure) {
-        try {
-            std::rethrow_exception(failure);
-        } catch (const std::exception& e) {
-            message = e.what();
-        } catch (...) {
-            message = "an unknown error";
-        }
-    }
-    throw StoppedOnEveryRank(message, host.rank() == reporter);
 }
 
 /// This rank's part of the refined mesh from its coarse cells (refined_parts.hpp); a failure
@@ -329,23 +309,24 @@ RankSweepReuse rank_mesh(const CaseSpec& spec, const RankGroup& group, RankPhase
 }
 
 /// The solve of the rank's rows with the others', timed; x: the solution (operator order);
-/// report: the preconditioner's report. kept: a sweep's hierarchy to update (or to keep), or null.
+/// report: the preconditioner's report. part: the mesh part whose coarser spaces pmg takes
+/// (null: none, AMG alone). kept: a sweep's hierarchy to update (or to keep), or null.
 template <typename V>
-SolveResult solve_across_ranks(const CaseSpec& spec, const PartPayload& part, const DistributedSystem<V>& system,
+SolveResult solve_across_ranks(const CaseSpec& spec, const PartPayload* part, const DistributedSystem<V>& system,
                                const RankGroup& group, Array<V>& x, RankPhases& phases, nlohmann::json& report,
                                KeptRankPreconditioner<V>* kept)
 {
     auto start = clock_type::now();
     double spaces_seconds = 0;
-    const RankPreconditioner<V> m = rank_preconditioner<V>(
-        spec, system, group,
-        [&] {
+    std::function<std::vector<PartSpace<V>>()> spaces;
+    if (part)
+        spaces = [&] {
             const auto made = clock_type::now();
-            auto spaces = preconditioner_spaces<V>(spec, part, system.permutation, group.exec, group.host);
+            auto out = preconditioner_spaces<V>(spec, *part, system.permutation, group.exec, group.host);
             spaces_seconds = seconds_since(made);
-            return spaces;
-        },
-        kept);
+            return out;
+        };
+    const RankPreconditioner<V> m = rank_preconditioner<V>(spec, system, group, spaces, kept);
     phases.setup = seconds_since(start);
     spdlog::debug("preconditioner setup: coarser spaces {:.3f} s, the rest {:.3f} s", spaces_seconds,
                   phases.setup - spaces_seconds);
@@ -624,9 +605,68 @@ RunRecord run_fv_ranks(const CaseSpec& spec, const RunOptions& options, const Ra
     return r;
 }
 
+/// A Matrix Market system's files on rank 0: solution.mtx (where the case writes a solution),
+/// spmv_timings.csv and report.json, staged and renamed together.
+void finish_matrix_outputs(const CaseSpec& spec, const RunOptions& options, const RankGroup& group,
+                           const std::vector<double>& solution, const DistributedAccount& account)
+{
+    if (group.host.rank() != 0) return;
+    StagedOutputs outputs(output_folder(spec, options));
+    if (spec.output.write_solution)
+        write_matrix_market_vector(outputs.stage("solution.mtx"), solution,
+                                   "gpufem solution of " + spec.matrix->file.filename().string());
+    outputs.write_text("spmv_timings.csv", make_spmv_csv(account.record));
+    outputs.write_text("report.json", make_distributed_report(spec, account).dump(2) + "\n");
+    outputs.commit();
+    spdlog::info("wrote {}report.json, spmv_timings.csv to {}", spec.output.write_solution ? "solution.mtx, " : "",
+                 outputs.dir().string());
+}
+
+/// run_ranks for a Matrix Market system: each rank's block of rows (matrix_rows.hpp), the
+/// solve, the solution gathered on rank 0 into solution.mtx.
+template <typename V>
+RunRecord run_matrix_ranks(const CaseSpec& spec, const RunOptions& options, const RankGroup& group)
+{
+    DistributedAccount account;
+    RankPhases& phases = account.mine;
+    phases.startup = seconds_since(options.started);
+    RankMatrixRows<V> rows = receive_matrix_rows<V>(spec, group, phases);
+    std::optional<Csr<V>> kept_rows;  // for --export-matrix
+    if (!options.export_matrix_dir.empty()) kept_rows = rows.system.matrix.clone_to(group.exec);
+    DistributedSystem<V> system = build_distributed_rows_system<V>(group.exec, rows.part, spec, group.device,
+                                                                   group.host, std::move(rows.system));
+    phases.operator_build = system.operator_seconds;
+    phases.startup += join_device_communicator(group, rows.part, system);
+    Array<V> x;
+    account.record.solve = solve_across_ranks<V>(spec, nullptr, system, group, x, phases,
+                                                 account.record.preconditioner, nullptr);
+    const auto start = clock_type::now();
+    const Array<V> mine = in_part_order(system, x);
+    if (kept_rows)
+        export_rank_system(group.host, rows_to_export(*kept_rows, in_part_order(system, system.rhs), mine,
+                                                      rows.part.numbering.global),
+                           options.export_matrix_dir, rows.describe);
+    const std::vector<V> host = mine.to_host();
+    const std::vector<double> values(host.begin(), host.end());
+    SolutionOutput piece;
+    if (rows.against_ones) piece.errors = error_against_ones(values);
+    const std::vector<double> solution = gather_matrix_solution(group.host, rows.first_row, values);
+    phases.output = seconds_since(start);
+    account_for_ranks(spec, group, rows.part, system, nullptr, piece, options, account);
+    RunRecord& r = account.record;
+    r.unknowns_on = "rows";
+    r.mesh_source = "matrix file " + spec.matrix->file.string();  // as one process names it
+    r.time_read = r.time_mesh;
+    r.time_mesh = 0;
+    r.discretisation = rows.report;
+    finish_matrix_outputs(spec, options, group, solution, account);
+    return r;
+}
+
 template <typename V>
 RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankGroup& group, RankSweepReuse* reuse)
 {
+    if (spec.matrix) return run_matrix_ranks<V>(spec, options, group);
     if (spec.discretisation == DiscretisationKind::fv) return run_fv_ranks<V>(spec, options, group, reuse);
     DistributedAccount account;
     RankPhases& phases = account.mine;
@@ -643,7 +683,7 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
     StagedOutputs pieces(output_folder(spec, options));
     PieceOutput piece_output(spec, part, group, pieces);
     Array<V> x;
-    account.record.solve = solve_across_ranks(spec, part, system, group, x, phases, account.record.preconditioner,
+    account.record.solve = solve_across_ranks(spec, &part, system, group, x, phases, account.record.preconditioner,
                                               reuse ? kept_rank_preconditioner<V>(*reuse) : nullptr);
     if (!options.export_matrix_dir.empty()) {
         const auto exporting = clock_type::now();
@@ -672,6 +712,26 @@ RunRecord run_ranks(const CaseSpec& spec, const RunOptions& options, const RankG
 
 }  // namespace
 
+void stop_if_any_failed(const Communicator& host, const std::exception_ptr& failure)
+{
+    const double mine = failure ? 1.0 : 0.0;
+    const std::vector<double> failed = gather_on_every_rank(host, std::span<const double>(&mine, 1));
+    const auto first = std::find(failed.begin(), failed.end(), 1.0);
+    if (first == failed.end()) return;
+    const int reporter = static_cast<int>(first - failed.begin());
+    std::string message = fmt::format("rank {} stopped the run", reporter);
+    if (failure) {
+        try {
+            std::rethrow_exception(failure);
+        } catch (const std::exception& e) {
+            message = e.what();
+        } catch (...) {
+            message = "an unknown error";
+        }
+    }
+    throw StoppedOnEveryRank(message, host.rank() == reporter);
+}
+
 PartPayload part_of_rank(const CaseSpec& spec, const RankGroup& group)
 {
     std::optional<WholeMeshFacts> facts;
@@ -684,7 +744,6 @@ void check_distributed_case(const CaseSpec& spec)
     const auto refuse = [](const std::string& what) {
         throw std::invalid_argument(what + " (under mpirun with more than one rank)");
     };
-    if (spec.matrix) refuse("matrix: a Matrix Market system is solved on one rank only");
     const OperatorChoice choice = lookup_operator(spec.format);  // none for format: auto
     if (choice.level && !choice.level->across_ranks())
         refuse("format: " + spec.format + " runs on one rank only so far; use lma or pa (matrix-free) or an "

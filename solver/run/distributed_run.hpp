@@ -4,6 +4,7 @@
 // assembles its rows on its own device and the ranks solve together through a communicator;
 // each writes its piece of the solution (result_<rank>.vtu) and rank 0 joins them in
 // result.pvtu and writes report.json with every rank's phases.
+#include <exception>
 #include <memory>
 #include <stdexcept>
 
@@ -26,6 +27,10 @@ public:
 private:
     bool here_;
 };
+
+/// Throws StoppedOnEveryRank on every rank when any rank's failure is set (collective): the
+/// lowest rank that failed reports its message.
+void stop_if_any_failed(const Communicator& host, const std::exception_ptr& failure);
 
 /// The ranks of a run and how they talk: host data through `host` (MPI), the solver's vectors
 /// through `device` (NCCL between GPUs, or the same MPI communicator), this rank's executor.

@@ -334,6 +334,16 @@ DistributedSystem<V> build_distributed_fv_system(const ExecPtr& exec, const Part
 }
 
 template <typename V>
+DistributedSystem<V> build_distributed_rows_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
+                                                   const Communicator& comm, const Communicator& host,
+                                                   LinearSystem<V> owned)
+{
+    const auto start = clock_type::now();
+    Csr<V> rows = std::move(owned.matrix);
+    return from_owned_rows(exec, part, spec, comm, host, std::move(rows), owned, start);
+}
+
+template <typename V>
 Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v)
 {
     return permuted(system.permutation, v, true);
@@ -344,6 +354,9 @@ Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v)
                                                const Communicator&);                                           \
     template LinearSystem<V> fv_part_owned_system(const ExecPtr&, const PartPayload&,                          \
                                                   const FiniteVolumeDiscretisation<V>&);                       \
+    template DistributedSystem<V> build_distributed_rows_system(const ExecPtr&, const PartPayload&,            \
+                                                                const CaseSpec&, const Communicator&,          \
+                                                                const Communicator&, LinearSystem<V>);         \
     template DistributedSystem<V> build_distributed_system(const ExecPtr&, const PartPayload&, const CaseSpec&, \
                                                            const Communicator&, const Communicator*);       \
     template DistributedSystem<V> build_distributed_fv_system(const ExecPtr&, const PartPayload&, const CaseSpec&, \

@@ -95,6 +95,14 @@ DistributedSystem<V> build_distributed_fv_system(const ExecPtr& exec, const Part
                                                  const Communicator& comm, const FiniteVolumeDiscretisation<V>& disc,
                                                  const Communicator* host = nullptr);
 
+/// The system of given owned rows (owned x the part's unknowns, owned then ghosts, with their
+/// right-hand side and initial guess; a Matrix Market system's block), split and stored as
+/// build_distributed_system's (format: auto chosen across the ranks through host).
+template <typename V>
+DistributedSystem<V> build_distributed_rows_system(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
+                                                   const Communicator& comm, const Communicator& host,
+                                                   LinearSystem<V> owned);
+
 /// The owned part of v (in the operator's numbering) in the part's local order.
 template <typename V>
 Array<V> in_part_order(const DistributedSystem<V>& system, const Array<V>& v);

@@ -877,6 +877,51 @@ TEST(DistributedRun, FormatAutoChoosesOneFormatForEveryRanksLocalBlock)
     }
 }
 
+TEST(DistributedRun, AMatrixMarketSystemIsSolvedAcrossTheRanks)
+{
+    // Rank 0 reads the files and sends each rank a block of rows; the solution comes back to
+    // rank 0 as solution.mtx, the one-process solution (the system exported from a P2 run).
+    TempDir dir;
+    const auto fe = dir.write("fe.yaml", "mesh: {shape: unit_square, elements: triangle, size: 0.05}\ndegree: 2\n"
+                                         "problem: {kappa: \"1 + x\", f: 1, dirichlet: {left: \"y\"}, neumann: {top: 1}}\n"
+                                         "solver: {tolerance: 1e-12}\nbackend: cpu\n");
+    const auto system = dir.path() / "system";
+    ASSERT_EQ(run_gpufem(fmt::format("run {} -q -o {} --export-matrix {}", fe.string(), (dir.path() / "fe").string(),
+                                     system.string())).exit_code, 0);
+    const std::vector<double> x = read_matrix_market_vector(system / "x.mtx");
+    for (const std::string& solver : {"amg", "jacobi"}) {
+        SCOPED_TRACE(solver);
+        const auto file = dir.write("mm_" + solver + ".yaml", "matrix: {file: " + (system / "A.mtx").string() + ", rhs: " +
+                                                                  (system / "b.mtx").string() + "}\nsolver: {preconditioner: " +
+                                                                  solver + ", tolerance: 1e-12, max_iterations: 20000}\n"
+                                                                  "backend: cpu\n");
+        const auto out = dir.path() / ("mm_" + solver);
+        const CommandResult r = run_on_ranks(3, "run " + file.string() + " -q -o " + out.string());
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_LT(max_relative_difference(read_matrix_market_vector(out / "solution.mtx"), x), 1e-9);
+        const nlohmann::json report = read_json(out / "report.json");
+        EXPECT_EQ(report["parallel"]["ranks"], 3);
+        EXPECT_EQ(report["parallel"]["per_rank"]["owned_rows"].size(), 3u);
+        EXPECT_EQ(report["matrix"]["rows"], static_cast<int>(x.size())) << report["matrix"].dump();
+    }
+    // b = A 1: the error against the ones summed over the ranks; in float, format auto.
+    const auto ones = dir.write("ones.yaml", "matrix: {file: " + (system / "A.mtx").string() + "}\n"
+                                             "solver: {preconditioner: jacobi, tolerance: 1e-5}\nprecision: float\n"
+                                             "format: auto\nbackend: cpu\n");
+    const CommandResult r = run_on_ranks(4, "run " + ones.string() + " -q -o " + (dir.path() / "ones").string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const nlohmann::json report = read_json(dir.path() / "ones" / "report.json");
+    EXPECT_LT(report["errors"]["relative_l2"].get<double>(), 1e-3) << report["errors"].dump();
+    EXPECT_NE(report["format"], "auto");
+    // A malformed file stops every rank with rank 0's message naming its line; nothing written.
+    dir.write("broken.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n2 x 3\n");
+    const CommandResult broken = run_case_on_ranks(3, dir, "broken.yaml", "matrix: {file: " +
+                                                   (dir.path() / "broken.mtx").string() + "}\nbackend: cpu\n");
+    EXPECT_EQ(broken.exit_code, 1) << broken.output;
+    EXPECT_NE(broken.output.find("broken.mtx:4"), std::string::npos) << broken.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "report.json"));
+}
+
 TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)
 {
     TempDir dir;
