@@ -43,12 +43,18 @@ PreconditionerEntry multigrid_entry(std::string name, std::string summary);
 /// levels. lattices: the transfers' coarse grids (AmgPreconditioner's, for the products by
 /// windows). first: pmg's first transfer as operators (their float copies are the cycle's; the
 /// transfers then the chain below it). Throws std::invalid_argument naming the key across ranks
-/// and where neither is there.
+/// where neither is there; across ranks, distributed_float_hierarchy.
 SetUpPreconditioner<double> float_hierarchy(const char* name, const PreconditionerSetup<double>& setup,
                                             const std::vector<Csr<double>>* transfers,
                                             std::vector<Csr<double>> coarse_operators = {},
                                             std::vector<CoarseLattice> lattices = {},
                                             const TransferOperators<double>* first = nullptr);
+
+/// float_hierarchy under mpirun: the distributed hierarchy (DistributedAmg, with pmg's coarser
+/// spaces) set up and cycled in float on a float copy of the rank's rows (owned block and
+/// ghost columns), applied to the double system. Collective; throws std::invalid_argument on
+/// every rank when a rank's rows have 64-bit offsets.
+SetUpPreconditioner<double> distributed_float_hierarchy(const char* name, const PreconditionerSetup<double>& setup);
 
 /// A multigrid hierarchy's memory: kept_share of the fine matrix's CSR plus vectors of the
 /// cycle, and the setup's sparse products (host_share / device_share of the fine CSR on the

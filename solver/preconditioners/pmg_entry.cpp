@@ -99,6 +99,9 @@ SetUpPreconditioner<V> build_pmg(const PreconditionerSetup<V>& setup)
 {
     const ExecPtr& exec = setup.op.executor();
     SetUpPreconditioner<V> out;
+    if constexpr (std::is_same_v<V, double>)
+        if (setup.distributed && setup.solver.amg.precision == AmgPrecision::single)
+            return distributed_float_hierarchy("pmg", setup);
     if (setup.distributed)  // the part's coarser spaces (DistributedRows::spaces), aggregation below
         return set_up_multigrid<V>("pmg", setup.op, nullptr, [&] {
             out.preconditioner = std::make_unique<DistributedAmg<V>>(setup.op, *setup.distributed, setup.solver.amg);

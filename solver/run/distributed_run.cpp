@@ -754,8 +754,6 @@ void check_distributed_case(const CaseSpec& spec)
     if (!spec.solver.preconditioner->across_ranks)
         refuse("solver.preconditioner " + spec.solver.preconditioner->name +
                ": only amg, pmg, jacobi or none work across ranks so far");
-    if (spec.solver.amg.precision == AmgPrecision::single && spec.precision == Precision::float64)
-        refuse("solver.amg.precision: float (a hierarchy in single precision) runs on one rank only");
 }
 
 RunRecord run_distributed_case(const CaseSpec& spec, const RunOptions& options, const RankGroup& group,

@@ -358,6 +358,13 @@ TEST(DistributedRun, SumFactorisationAppliesItsCellRangesBeforeAndAfterTheHalo)
 /// The case c with AMG (more_args: further overrides) on one rank and on each of rank_counts:
 /// the same solution to the tolerance's accuracy, and the iterations of one rank within 2 or
 /// share of them, although each rank aggregates only its own rows.
+/// A hierarchy asked for in float (more_args) reports it.
+void expect_hierarchy_precision(const nlohmann::json& details, const std::string& more_args)
+{
+    if (more_args.find("precision=float") != std::string::npos)
+        EXPECT_EQ(details.value("precision", ""), "float") << details.dump();
+}
+
 void check_amg_against_one_rank(const Case& c, const std::string& more_args, const std::vector<int>& rank_counts,
                                 double share)
 {
@@ -369,6 +376,7 @@ void check_amg_against_one_rank(const Case& c, const std::string& more_args, con
     const auto check = [&](int, const nlohmann::json& report, const std::filesystem::path& out, int iterations) {
         EXPECT_NEAR(report["solver"]["iterations"].get<int>(), iterations, std::max(2.0, share * iterations));
         EXPECT_LT(pieces_against_one_rank(dir.path() / "one", out), 1e-9);
+        expect_hierarchy_precision(report["solver"]["preconditioner_details"], more_args);
         const nlohmann::json& levels = report["solver"]["preconditioner_details"]["distributed_levels"];
         const bool split_coarse = more_args.find("gather_rows") != std::string::npos;
         EXPECT_GE(levels.size(), split_coarse ? 2u : 1u) << report["solver"]["preconditioner_details"].dump();
@@ -414,6 +422,7 @@ void check_pmg_against_one_rank(const Case& c, const std::string& more_args, con
         EXPECT_LT(pieces_against_one_rank(dir.path() / "one", out), 1e-9);
         const nlohmann::json& details = report["solver"]["preconditioner_details"];
         EXPECT_EQ(details["coarser_space_levels"].get<int>(), spaces) << details.dump();
+        expect_hierarchy_precision(details, more_args);
     };
     run_against_one_rank(file, more_args, rank_counts, dir, check);
 }
@@ -445,6 +454,17 @@ TEST(DistributedRun, MatrixFreeFormatsSetMultigridUpFromRowsAssembledBesideThem)
                                "--set format=lma --set solver.amg.gather_rows=20", {2}, 1);
     check_amg_against_one_rank({"triangles_p2_lma_amg", "{shape: unit_square, elements: triangle, size: 0.05}", 2},
                                "--set format=lma", {3}, 0);
+}
+
+TEST(DistributedRun, AFloatHierarchyRunsAcrossTheRanks)
+{
+    // solver.amg.precision: float: the distributed hierarchy on a float copy of each rank's
+    // rows (pmg's spaces and grids rounded too) inside the double solve: the one-rank double
+    // solution, about its iterations.
+    check_pmg_against_one_rank({"hexes_q2_float_pmg", "{shape: unit_cube, size: 0.125}", 2},
+                               "--set solver.amg.precision=float --set solver.amg.gather_rows=10", {2, 3}, 3);
+    check_amg_against_one_rank({"tets_p2_float_amg", "{shape: unit_cube, elements: tetrahedron, size: 0.2}", 2},
+                               "--set solver.amg.precision=float", {3}, 0.2);
 }
 
 TEST(DistributedRun, PmgGoesDownTheDegreesOfMeshesOfSeveralCellTypes)
@@ -936,10 +956,6 @@ TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)
     const CommandResult fv_lma = run_case_on_ranks(2, dir, "fv_lma.yaml", fv + "format: lma\n");
     EXPECT_EQ(fv_lma.exit_code, 1) << fv_lma.output;
     EXPECT_NE(fv_lma.output.find("finite volumes take an assembled format"), std::string::npos) << fv_lma.output;
-    const CommandResult single = run_case_on_ranks(2, dir, "float_amg.yaml", "mesh: {shape: unit_square, size: 0.1}\n"
-                                                   "solver: {preconditioner: amg, amg: {precision: float}}\nbackend: cpu\n");
-    EXPECT_EQ(single.exit_code, 1) << single.output;
-    EXPECT_NE(single.output.find("solver.amg.precision: float"), std::string::npos) << single.output;
 }
 
 TEST(DistributedRun, BadMeshInputOnRankZeroStopsEveryRankBeforeAnythingIsSent)
