@@ -1,5 +1,7 @@
 #include "solver/multigrid/float_cycle.hpp"
 
+#include <chrono>
+
 #include "linalg/precision.hpp"
 #include "solver/multigrid/level_operators.hpp"
 
@@ -27,6 +29,17 @@ void FloatCycle::apply(const Array<double>& r, Array<double>& z) const
 std::size_t FloatCycle::apply_bytes() const
 {
     return inner_->apply_bytes() + 2 * (sizeof(double) + sizeof(float)) * static_cast<std::size_t>(size());
+}
+
+bool FloatCycle::update(const LinearOperator<double>& /*a*/, const Csr<double>* matrix)
+{
+    if (!matrix || !fine_->stored_csr()) return false;
+    const auto start = std::chrono::steady_clock::now();
+    std::unique_ptr<LinearOperator<float>> fine = float_fine_operator(*matrix);
+    if (!inner_->update(*fine, fine->stored_csr())) return false;
+    fine_ = std::move(fine);  // the inner hierarchy now refers to the new copy
+    update_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return true;
 }
 
 nlohmann::json FloatCycle::report() const

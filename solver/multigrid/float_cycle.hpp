@@ -37,11 +37,18 @@ public:
     bool graph_capturable() const override { return inner_->graph_capturable(); }
     /// The float hierarchy's report, with "precision": "float" and the float copy's bytes.
     nlohmann::json report() const override;
+    /// The next point of a coefficient sweep: matrix's float copy becomes the fine level and
+    /// the inner hierarchy takes its values (its own update, aggregates kept). False without a
+    /// matrix, when the fine level is not a copy of the matrix (pmg's float copy of lma or pa),
+    /// or when the inner hierarchy cannot be updated (then it is set up again).
+    bool update(const LinearOperator<double>& a, const Csr<double>* matrix) override;
+    double update_seconds() const override { return update_seconds_; }
 
 private:
     std::unique_ptr<LinearOperator<float>> fine_;  ///< declared first: inner_ refers to it
     std::unique_ptr<Preconditioner<float>> inner_;
     mutable Array<float> r_, z_;  ///< the float residual and correction (no allocation after the first)
+    double update_seconds_ = 0;
 };
 
 }  // namespace gpufem

@@ -1576,5 +1576,40 @@ TEST(AmgSolve, KeptHierarchyIsUpdatedOnlyForTheSameFormat)
     EXPECT_FALSE(again.preconditioner.contains("hierarchy"));
 }
 
+TEST(AmgSolve, AKeptFloatHierarchyIsUpdatedWithTheNewValues)
+{
+    // solver.amg.precision: float: the next kappa's float copy takes the kept hierarchy's
+    // place (amg, and pmg down its lower degree); a doubled kappa gives the first solve's
+    // iterations, another kappa a fresh float setup's solution.
+    const std::string text = "mesh: {shape: unit_square, elements: triangle, size: 0.05}\ndegree: 2\n"
+                             "problem: {kappa: \"1 + x*y\", f: 1, dirichlet: {left: 0, right: 1}}\n"
+                             "solver: {tolerance: 1e-10, amg: {precision: float}}\nbackend: cpu\n";
+    const ExecPtr exec = cpu();
+    for (const char* name : {"amg", "pmg"}) {
+        SCOPED_TRACE(name);
+        const auto solve_with_kept = [&](const std::string& kappa, KeptPreconditionerOf<double>* kept) {
+            CaseSpec spec = parse_case_text(text, "p", "", {"problem.kappa=" + kappa});
+            spec.solver.preconditioner = &preconditioner_registry().at(name);
+            const CaseMesh mesh = load_case_mesh(spec, exec);
+            const auto disc = make_discretisation<double>(spec, mesh);
+            const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
+            SystemSolution<double> solved = solve_system(system, spec.solver, disc.get(), kept);
+            EXPECT_TRUE(solved.result.converged()) << kappa << ": " << solved.result.message;
+            EXPECT_EQ(solved.preconditioner.value("precision", ""), "float");
+            return solved;
+        };
+        KeptPreconditionerOf<double> kept;
+        const SystemSolution<double> first = solve_with_kept("1 + x*y", &kept);
+        const SystemSolution<double> doubled = solve_with_kept("2 + 2*x*y", &kept);
+        EXPECT_EQ(doubled.preconditioner.value("hierarchy", ""), "updated");
+        EXPECT_EQ(doubled.result.iterations, first.result.iterations);
+        const SystemSolution<double> other = solve_with_kept("exp(x)", &kept);
+        EXPECT_EQ(other.preconditioner.value("hierarchy", ""), "updated");
+        const SystemSolution<double> fresh = solve_with_kept("exp(x)", nullptr);
+        EXPECT_NEAR(other.result.iterations, fresh.result.iterations, 2);
+        EXPECT_LT(test::max_relative_difference(other.x.to_host(), fresh.x.to_host()), 1e-7);
+    }
+}
+
 }  // namespace
 }  // namespace gpufem
