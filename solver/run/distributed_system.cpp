@@ -163,19 +163,19 @@ void keep_assembled_rows(const ExecPtr& exec, const PartPayload& part, const Cas
     out.halo = part.halo;
     out.keeps_rows = true;
     exec->synchronize();
+    // The rows' assembly is the assembly's; the rest (the ghosts' Dirichlet data, the split)
+    // the operator's.
     AssemblyTimes& t = out.assembly_times;
     t.geometry += system.times.geometry;
     t.coefficients += system.times.coefficients;
     t.pattern += system.times.pattern;
     t.values += system.times.values;
-    t.boundary += seconds_since(start) - system.times.total() + system.times.boundary;
+    t.boundary += system.times.boundary;
+    out.operator_seconds += seconds_since(start) - system.times.total();
     spdlog::info("rows of the part assembled beside the {} operator for the preconditioner's setup: {} and {} entries "
                  "({:.3f} s)", spec.format, out.local_rows.nnz(), out.ghost_rows.nnz(), seconds_since(start));
 }
 
-/// The distributed system of the owned rows (owned columns, then the ghosts') with their
-/// right-hand side and initial guess: split into the local block, stored in the case's format,
-/// and the ghost columns behind the part's halo. start: when the operator's build began.
 /// The format the owned rows' local block is stored in: the case's, or with format: auto
 /// the one the ranks choose together on split's local block (out records the choice; host
 /// and comm: the ranks for host data and for the short run's operator). 64-bit row offsets
@@ -206,6 +206,10 @@ const FormatEntry& local_format(const ExecPtr& exec, const PartPayload& part, co
     }
 }
 
+/// The distributed system of the owned rows (owned columns, then the ghosts') with their
+/// right-hand side and initial guess: split into the local block, stored in the case's format,
+/// and the ghost columns behind the part's halo. start: when the operator's build began;
+/// host: the ranks for host data (format: auto's decision).
 template <typename V, typename O>
 DistributedSystem<V> from_owned_rows(const ExecPtr& exec, const PartPayload& part, const CaseSpec& spec,
                                      const Communicator& comm, const Communicator& host, Csr<V, O> rows,

@@ -183,6 +183,14 @@ namespace {
 /// that can refuse a matrix: one that stores more than band_limit x the CSR's bytes cannot win
 /// a bandwidth-bound SpMV, so those that can tell, bdia's band, refuse it after their ordering,
 /// unless the case set its own limit).
+/// The formats that can refuse a matrix limited to band_limit x csr_bytes in options (unless
+/// the case set its own limit).
+void limit_candidates(FormatOptions& options, double csr_bytes)
+{
+    for (const FormatEntry& entry : assembled_formats().entries())
+        if (entry.limit_bytes) entry.limit_bytes(options, static_cast<std::size_t>(band_limit * csr_bytes));
+}
+
 template <typename V>
 FormatOptions reorder_once(LinearSystem<V>& system, const CaseSpec& spec,
                            std::optional<ReorderedMatrix<V>>& reordering, FormatChoice& choice)
@@ -194,9 +202,7 @@ FormatOptions reorder_once(LinearSystem<V>& system, const CaseSpec& spec,
         choice.reorder_seconds = reordering->seconds;
         options.set_reordering(Reordering::none);
     }
-    const double csr_bytes = static_cast<double>(system.matrix.bytes_stored());
-    for (const FormatEntry& entry : assembled_formats().entries())
-        if (entry.limit_bytes) entry.limit_bytes(options, static_cast<std::size_t>(band_limit * csr_bytes));
+    limit_candidates(options, static_cast<double>(system.matrix.bytes_stored()));
     return options;
 }
 
@@ -266,6 +272,25 @@ void require_baseline(bool built, const std::vector<const FormatEntry*>& candida
                              ", which the iteration estimate runs on, could not be built: " + why);
 }
 
+/// The candidates that order on the host, tried where even least (a lower bound of their
+/// ordering's time) can pay off within the expected SpMVs of fastest each; the others marked
+/// not tried.
+template <typename V>
+void try_host_ordering(const std::vector<const FormatEntry*>& candidates, double least, double fastest,
+                       CandidateTrials<V>& trials, FormatChoice& choice)
+{
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        if (!candidates[i]->orders_on_host) continue;
+        if (least >= choice.expected_spmvs * fastest) {
+            choice.candidates[i].error = fmt::format(
+                "not tried: its host ordering (at least {:.3f} s) cannot pay off within {} SpMVs "
+                "of {:.1f} us", least, choice.expected_spmvs, fastest * 1e6);
+            continue;
+        }
+        trials.run(*candidates[i], choice.candidates[i]);
+    }
+}
+
 /// The candidate with the least expected time (conversion and the expected SpMVs).
 void pick_fastest(FormatChoice& choice)
 {
@@ -302,16 +327,7 @@ FormatChoice choose_format(LinearSystem<V>& system, const CaseSpec& spec,
         expected_iterations_in_order(system, reordering, *trials.baseline()->op, spec, choice.iterations_source);
     choice.expected_spmvs = choice.expected_iterations * spmvs_per_solver_iteration(spec.solver);
     const double least = host_ordering_seconds_per_nnz * static_cast<double>(system.matrix.nnz());
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-        if (!candidates[i]->orders_on_host) continue;
-        if (least >= choice.expected_spmvs * trials.fastest()) {
-            choice.candidates[i].error = fmt::format(
-                "not tried: its host ordering (at least {:.3f} s) cannot pay off within {} SpMVs "
-                "of {:.1f} us", least, choice.expected_spmvs, trials.fastest() * 1e6);
-            continue;
-        }
-        trials.run(*candidates[i], choice.candidates[i]);
-    }
+    try_host_ordering(candidates, least, trials.fastest(), trials, choice);
     pick_fastest(choice);
     choice.seconds = seconds_since(start);
     return choice;
@@ -326,11 +342,10 @@ constexpr double not_a_candidate = 1e300;
 /// on none), picked as pick_fastest picks; this rank's own times stay in its table.
 void pick_fastest_on_every_rank(FormatChoice& choice, const Communicator& host)
 {
+    pick_fastest(choice);  // each candidate's expected time here (and this rank's own pick)
+    choice.format.clear();
     std::vector<double> mine;
-    for (FormatCandidate& c : choice.candidates) {
-        if (c.error.empty()) c.expected_seconds = c.convert_seconds + choice.expected_spmvs * c.spmv_seconds;
-        mine.push_back(c.error.empty() ? c.expected_seconds : not_a_candidate);
-    }
+    for (const FormatCandidate& c : choice.candidates) mine.push_back(c.error.empty() ? c.expected_seconds : not_a_candidate);
     const std::vector<double> all = gather_on_every_rank(host, mine);
     double best = not_a_candidate;
     for (std::size_t i = 0; i < mine.size(); ++i) {
@@ -356,9 +371,7 @@ FormatChoice choose_rank_format(const Csr<V>& local, const LinearSystem<V>& owne
     const auto start = clock_type::now();
     FormatChoice choice;
     FormatOptions options = spec.format_options;
-    const double csr_bytes = static_cast<double>(local.bytes_stored());
-    for (const FormatEntry& entry : assembled_formats().entries())
-        if (entry.limit_bytes) entry.limit_bytes(options, static_cast<std::size_t>(band_limit * csr_bytes));
+    limit_candidates(options, static_cast<double>(local.bytes_stored()));
     CandidateTrials<V> trials(local, std::move(options));
     const std::vector<const FormatEntry*> candidates = auto_format_candidates(local.executor()->backend());
     choice.candidates.resize(candidates.size());
@@ -380,15 +393,7 @@ FormatChoice choose_rank_format(const Csr<V>& local, const LinearSystem<V>& owne
     const double least = host_ordering_seconds_per_nnz * sum_over_processes(host, static_cast<double>(local.nnz())) /
                          host.size();
     const double fastest = sum_over_processes(host, host.rank() == 0 ? trials.fastest() : 0.0);  // rank 0's
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-        if (!candidates[i]->orders_on_host) continue;
-        if (least >= choice.expected_spmvs * fastest) {
-            choice.candidates[i].error = fmt::format("not tried: its host ordering (at least {:.3f} s) cannot pay off "
-                                                     "within {} SpMVs", least, choice.expected_spmvs);
-            continue;
-        }
-        trials.run(*candidates[i], choice.candidates[i]);
-    }
+    try_host_ordering(candidates, least, fastest, trials, choice);
     pick_fastest_on_every_rank(choice, host);
     choice.seconds = seconds_since(start);
     return choice;

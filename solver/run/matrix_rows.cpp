@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
+#include <span>
 #include <exception>
 #include <optional>
 #include <stdexcept>
@@ -13,31 +13,12 @@
 #include <spdlog/spdlog.h>
 
 #include "assembly/matrix_file_system.hpp"
+#include "linalg/byte_stream.hpp"
 #include "linalg/rank_messages.hpp"
 #include "solver/multigrid/distributed_levels.hpp"
 
 namespace gpufem {
 namespace {
-
-/// Appends count values at data to out.
-template <typename T>
-void put(std::vector<std::byte>& out, const T* data, std::size_t count)
-{
-    const std::size_t at = out.size();
-    out.resize(at + count * sizeof(T));
-    if (count > 0) std::memcpy(out.data() + at, data, count * sizeof(T));
-}
-
-/// count values of T from in at offset (advanced).
-template <typename T>
-std::vector<T> take(const std::vector<std::byte>& in, std::size_t& offset, std::size_t count)
-{
-    if (count > (in.size() - offset) / sizeof(T)) throw std::logic_error("matrix rows: a rank's message is cut short");
-    std::vector<T> out(count);
-    if (count > 0) std::memcpy(out.data(), in.data() + offset, count * sizeof(T));
-    offset += count * sizeof(T);
-    return out;
-}
 
 /// The first row of each rank's block and, last, the rows: contiguous blocks of about
 /// nnz / ranks entries each, every rank at least one row.
@@ -78,41 +59,34 @@ std::vector<std::vector<std::byte>> messages_of_whole(const CaseSpec& spec, int 
         const index_type begin = first[static_cast<std::size_t>(r)], end = first[static_cast<std::size_t>(r) + 1];
         std::vector<index_type> offsets(ptr.begin() + begin, ptr.begin() + end + 1);
         for (index_type& o : offsets) o -= ptr[static_cast<std::size_t>(begin)];
-        const std::int64_t head[3] = {begin, end - begin, offsets.back()};
-        std::vector<std::byte>& m = messages[static_cast<std::size_t>(r)];
-        put(m, head, 3);
-        put(m, offsets.data(), offsets.size());
-        put(m, col.data() + ptr[static_cast<std::size_t>(begin)], static_cast<std::size_t>(offsets.back()));
-        put(m, val.data() + ptr[static_cast<std::size_t>(begin)], static_cast<std::size_t>(offsets.back()));
-        put(m, rhs.data() + begin, static_cast<std::size_t>(end - begin));
+        const auto entries = static_cast<std::size_t>(offsets.back());
+        const auto at = static_cast<std::size_t>(ptr[static_cast<std::size_t>(begin)]);
+        ByteWriter w;
+        w.value<index_type>(begin);
+        w.values(offsets);
+        w.values(std::span<const index_type>(col.data() + at, entries));
+        w.values(std::span<const V>(val.data() + at, entries));
+        w.values(std::span<const V>(rhs.data() + begin, static_cast<std::size_t>(end - begin)));
+        messages[static_cast<std::size_t>(r)] = std::move(w.bytes());
     }
     return messages;
-}
-
-/// The ghosts' blocks by owner (offsets: each rank's first row).
-std::vector<GhostBlock> ghost_blocks(const std::vector<index_type>& ghosts, const std::vector<index_type>& offsets)
-{
-    std::vector<GhostBlock> blocks;
-    for (const index_type g : ghosts) {
-        const int owner = static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), g) - offsets.begin()) - 1;
-        if (blocks.empty() || blocks.back().owner != owner) blocks.push_back({owner, 0});
-        ++blocks.back().count;
-    }
-    return blocks;
 }
 
 /// This rank's rows from its message: the columns outside its block become ghosts.
 template <typename V>
 void unpack_rows(const std::vector<std::byte>& message, const RankGroup& group, RankMatrixRows<V>& out)
 {
-    std::size_t at = 0;
-    const std::vector<std::int64_t> head = take<std::int64_t>(message, at, 3);
-    const auto n = static_cast<index_type>(head[1]);
-    const auto nnz = static_cast<std::size_t>(head[2]);
-    std::vector<index_type> ptr = take<index_type>(message, at, static_cast<std::size_t>(n) + 1);
-    std::vector<index_type> col = take<index_type>(message, at, nnz);
-    const std::vector<V> val = take<V>(message, at, nnz), rhs = take<V>(message, at, static_cast<std::size_t>(n));
-    out.first_row = static_cast<index_type>(head[0]);
+    ByteReader reader(message);
+    out.first_row = reader.value<index_type>();
+    std::vector<index_type> ptr, col;
+    std::vector<V> val, rhs;
+    reader.values(ptr);
+    reader.values(col);
+    reader.values(val);
+    reader.values(rhs);
+    const auto n = static_cast<index_type>(rhs.size());
+    if (ptr.size() != rhs.size() + 1 || val.size() != col.size())
+        throw std::logic_error("matrix rows: a rank's rows do not hold their entries");
     const std::vector<index_type> offsets = rank_offsets(group.host, n);
     if (offsets[static_cast<std::size_t>(group.host.rank())] != out.first_row)
         throw std::logic_error("matrix rows: the blocks are not in rank order");
@@ -126,10 +100,10 @@ void unpack_rows(const std::vector<std::byte>& message, const RankGroup& group, 
                 ? c - out.first_row
                 : n + static_cast<index_type>(std::lower_bound(ghosts.begin(), ghosts.end(), c) - ghosts.begin());
     PartNumbering& numbering = out.part.numbering;
-    numbering.layout = DofLayout{n, ghost_blocks(ghosts, offsets)};
+    out.part.halo = ghost_halo(group.host, n, offsets, ghosts);
+    numbering.layout = DofLayout{n, out.part.halo.receives};  // the ghosts' blocks by owner
     for (index_type i = 0; i < n; ++i) numbering.global.push_back(out.first_row + i);
     numbering.global.insert(numbering.global.end(), ghosts.begin(), ghosts.end());
-    out.part.halo = ghost_halo(group.host, n, offsets, ghosts);
     const ExecPtr& exec = group.exec;
     const auto cols = static_cast<index_type>(n + static_cast<index_type>(ghosts.size()));
     out.system.matrix = Csr<V>{n, cols, Array<index_type>::from_host(exec, ptr), Array<index_type>::from_host(exec, col),
@@ -172,18 +146,17 @@ RankMatrixRows<V> receive_matrix_rows(const CaseSpec& spec, const RankGroup& gro
 std::vector<double> gather_matrix_solution(const Communicator& host, index_type first_row,
                                            const std::vector<double>& mine)
 {
-    std::vector<std::byte> message;
-    const std::int64_t head[2] = {first_row, static_cast<std::int64_t>(mine.size())};
-    put(message, head, 2);
-    put(message, mine.data(), mine.size());
-    std::vector<std::vector<std::byte>> all = gather_to_root(host, std::move(message));
+    ByteWriter w;
+    w.value<index_type>(first_row);
+    w.values(mine);
     std::vector<double> out;
-    for (const std::vector<std::byte>& m : all) {
-        std::size_t at = 0;
-        const std::vector<std::int64_t> h = take<std::int64_t>(m, at, 2);
-        const std::vector<double> values = take<double>(m, at, static_cast<std::size_t>(h[1]));
-        out.resize(std::max(out.size(), static_cast<std::size_t>(h[0] + h[1])));
-        std::copy(values.begin(), values.end(), out.begin() + h[0]);
+    for (const std::vector<std::byte>& m : gather_to_root(host, std::move(w.bytes()))) {
+        ByteReader r(m);
+        const auto first = static_cast<std::size_t>(r.value<index_type>());
+        std::vector<double> values;
+        r.values(values);
+        out.resize(std::max(out.size(), first + values.size()));
+        std::copy(values.begin(), values.end(), out.begin() + static_cast<std::ptrdiff_t>(first));
     }
     return out;
 }

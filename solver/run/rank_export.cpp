@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -10,6 +9,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "linalg/byte_stream.hpp"
 #include "linalg/executor.hpp"
 #include "linalg/matrix_market.hpp"
 #include "linalg/rank_messages.hpp"
@@ -17,26 +17,6 @@
 
 namespace gpufem {
 namespace {
-
-/// Appends the bytes of values to out.
-template <typename T>
-void put(std::vector<std::byte>& out, const std::vector<T>& values)
-{
-    const std::size_t at = out.size();
-    out.resize(at + values.size() * sizeof(T));
-    if (!values.empty()) std::memcpy(out.data() + at, values.data(), values.size() * sizeof(T));
-}
-
-/// Reads count values of T from in at offset (advanced); throws when the message is short.
-template <typename T>
-std::vector<T> take(const std::vector<std::byte>& in, std::size_t& offset, std::uint64_t count)
-{
-    if (count > (in.size() - offset) / sizeof(T)) throw std::runtime_error("--export-matrix: a rank's share is cut short");
-    std::vector<T> out(static_cast<std::size_t>(count));
-    if (count > 0) std::memcpy(out.data(), in.data() + offset, out.size() * sizeof(T));
-    offset += out.size() * sizeof(T);
-    return out;
-}
 
 /// A rank's share in global numbers: rows, their row offsets, columns, values, rhs and x.
 struct GlobalShare {
@@ -55,28 +35,29 @@ std::vector<std::byte> packed(const RankRowsToExport& mine)
     s.offsets.assign(ptr.begin(), ptr.end());
     s.columns.resize(col.size());
     for (std::size_t k = 0; k < col.size(); ++k) s.columns[k] = global[static_cast<std::size_t>(col[k])];
-    std::vector<std::byte> out;
-    put(out, std::vector<std::uint64_t>{n, col.size()});
-    put(out, s.rows);
-    put(out, s.offsets);
-    put(out, s.columns);
-    put(out, mine.rows.values.to_host());
-    put(out, mine.rhs);
-    put(out, mine.x);
-    return out;
+    ByteWriter w;
+    w.values(s.rows);
+    w.values(s.offsets);
+    w.values(s.columns);
+    w.values(mine.rows.values.to_host());
+    w.values(mine.rhs);
+    w.values(mine.x);
+    return std::move(w.bytes());
 }
 
 GlobalShare unpacked(const std::vector<std::byte>& in)
 {
-    std::size_t offset = 0;
-    const std::vector<std::uint64_t> counts = take<std::uint64_t>(in, offset, 2);
+    ByteReader r(in);
     GlobalShare s;
-    s.rows = take<std::int64_t>(in, offset, counts[0]);
-    s.offsets = take<std::int64_t>(in, offset, counts[0] + 1);
-    s.columns = take<std::int64_t>(in, offset, counts[1]);
-    s.values = take<double>(in, offset, counts[1]);
-    s.rhs = take<double>(in, offset, counts[0]);
-    s.x = take<double>(in, offset, counts[0]);
+    r.values(s.rows);
+    r.values(s.offsets);
+    r.values(s.columns);
+    r.values(s.values);
+    r.values(s.rhs);
+    r.values(s.x);
+    if (s.offsets.size() != s.rows.size() + 1 || s.values.size() != s.columns.size() || s.rhs.size() != s.rows.size() ||
+        s.x.size() != s.rows.size())
+        throw std::runtime_error("--export-matrix: a rank's share does not hold its rows' entries");
     return s;
 }
 
