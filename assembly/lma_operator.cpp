@@ -1,6 +1,8 @@
 #include "assembly/lma_operator.hpp"
 
+#include <span>
 #include <stdexcept>
+#include <vector>
 
 #include "assembly/element_colouring.hpp"
 #include "linalg/blas1.hpp"
@@ -11,7 +13,8 @@ namespace gpufem {
 template <typename V>
 LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells, int npe,
                             index_type num_nodes, const Array<V>& element_matrices,
-                            const Array<std::uint8_t>& dirichlet_mask, LmaOptions options)
+                            const Array<std::uint8_t>& dirichlet_mask, LmaOptions options,
+                            index_type colour_split)
     : exec_(exec), npe_(npe), num_nodes_(num_nodes), options_(options),
       kernel_(lma_resolve_kernel(options.kernel, npe, options.symmetric,
                                  options.scatter == LmaScatter::colour))
@@ -26,20 +29,20 @@ LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells,
     // and no host copy of the connectivity (100M hexahedra: 3.2 GB each way).
     Array<index_type> device_order;
     if (options.scatter == LmaScatter::colour) {
-        const ElementColouring colouring = colour_elements(cells.to_host(), npe, num_nodes);
+        if (colour_split < -1 || colour_split > num_cells_)
+            throw std::invalid_argument("make_lma_operator: the colour split lies outside the cells");
+        const bool split = colour_split >= 0;
+        const std::vector<index_type> host_cells = cells.to_host();
         std::vector<index_type> order;
-        for (std::size_t c = 0; c + 1 < colouring.colour_offsets.size(); ++c) {
-            colour_begin_.push_back(static_cast<index_type>(order.size()));
-            order.insert(order.end(), colouring.cells.begin() + colouring.colour_offsets[c],
-                         colouring.cells.begin() + colouring.colour_offsets[c + 1]);
-            colour_end_.push_back(static_cast<index_type>(order.size()));
-            order.resize(lma_stride(static_cast<index_type>(order.size())), index_type(-1));
-        }
+        add_colours(host_cells, 0, split ? colour_split : num_cells_, order);
+        colours_before_split_ = num_colours();
+        if (split) add_colours(host_cells, colour_split, num_cells_, order);
         stride_ = static_cast<index_type>(order.size());
         device_order = Array<index_type>::from_host(exec, order);
     } else {
         colour_begin_ = {0};
         colour_end_ = {num_cells_};
+        colours_before_split_ = 1;
         stride_ = lma_stride(num_cells_);
     }
     const index_type* order = device_order.empty() ? nullptr : device_order.data();
@@ -75,6 +78,7 @@ LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells,
         throw std::invalid_argument("make_lma_operator: the interleaved matrices do not match the cells");
     colour_begin_ = {0};
     colour_end_ = {num_cells_};
+    colours_before_split_ = 1;
     interleave_connectivity(cells, dirichlet_mask, nullptr);
     matrices_ = std::move(matrices.values);
     finish_setup(dirichlet_mask);
@@ -88,7 +92,8 @@ LmaOperator<V>::LmaOperator(const LmaOperator<W>& from, InPrecision)
       stride_(from.stride_), options_(from.options_), kernel_(from.kernel_),
       connectivity_(converted<index_type>(from.connectivity_)), matrices_(converted<V>(from.matrices_)),
       mask_(converted<std::uint8_t>(from.mask_)), dirichlet_(converted<index_type>(from.dirichlet_)),
-      colour_begin_(from.colour_begin_), colour_end_(from.colour_end_)
+      colour_begin_(from.colour_begin_), colour_end_(from.colour_end_),
+      colours_before_split_(from.colours_before_split_)
 {
     GPUFEM_DISPATCH(*exec_, lma_configure(*exec_, args(), kernel_));
     this->diagonal_ = converted<V>(from.diagonal());
@@ -105,6 +110,22 @@ template <typename V>
 std::unique_ptr<LinearOperator<float>> LmaOperator<V>::float_copy() const
 {
     return lma_float_copy();
+}
+
+template <typename V>
+void LmaOperator<V>::add_colours(const std::vector<index_type>& cells, index_type first, index_type last,
+                                 std::vector<index_type>& order)
+{
+    const auto npe = static_cast<std::size_t>(npe_);
+    const std::span<const index_type> group(cells.data() + first * npe, (last - first) * npe);
+    const ElementColouring colouring = colour_elements(group, npe_, num_nodes_);
+    for (int c = 0; c < colouring.num_colours(); ++c) {
+        colour_begin_.push_back(static_cast<index_type>(order.size()));
+        for (index_type k = colouring.colour_offsets[c]; k < colouring.colour_offsets[c + 1]; ++k)
+            order.push_back(first + colouring.cells[k]);
+        colour_end_.push_back(static_cast<index_type>(order.size()));
+        order.resize(lma_stride(static_cast<index_type>(order.size())), index_type(-1));
+    }
 }
 
 template <typename V>
@@ -245,10 +266,10 @@ std::unique_ptr<LmaOperator<V>> make_lma_operator(const ExecPtr& exec,
                                                   index_type num_nodes,
                                                   const Array<V>& element_matrices,
                                                   const Array<std::uint8_t>& dirichlet_mask,
-                                                  LmaOptions options)
+                                                  LmaOptions options, index_type colour_split)
 {
     return std::make_unique<LmaOperator<V>>(exec, cells, npe, num_nodes, element_matrices,
-                                            dirichlet_mask, options);
+                                            dirichlet_mask, options, colour_split);
 }
 
 template <typename V>
@@ -269,7 +290,7 @@ std::unique_ptr<LmaOperator<V>> make_lma_operator(const ExecPtr& exec, const Arr
         const Array<std::uint8_t>&, LmaOptions);                                                \
     template std::unique_ptr<LmaOperator<V>> make_lma_operator(                                 \
         const ExecPtr&, const Array<index_type>&, int, index_type, const Array<V>&,            \
-        const Array<std::uint8_t>&, LmaOptions);
+        const Array<std::uint8_t>&, LmaOptions, index_type);
 GPUFEM_INSTANTIATE(float)
 GPUFEM_INSTANTIATE(double)
 #undef GPUFEM_INSTANTIATE

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "assembly/lma_kernels.hpp"
@@ -42,7 +43,7 @@ public:
     /// See make_lma_operator.
     LmaOperator(const ExecPtr& exec, const Array<index_type>& cells, int npe, index_type num_nodes,
                 const Array<V>& element_matrices, const Array<std::uint8_t>& dirichlet_mask,
-                LmaOptions options);
+                LmaOptions options, index_type colour_split = -1);
     /// See make_lma_operator with interleaved matrices (atomic scatter only).
     LmaOperator(const ExecPtr& exec, const Array<index_type>& cells, int npe, index_type num_nodes,
                 InterleavedElementMatrices<V> matrices, const Array<std::uint8_t>& dirichlet_mask,
@@ -68,6 +69,12 @@ public:
 
     /// Number of colours (1 for the atomic variant).
     int num_colours() const { return static_cast<int>(colour_begin_.size()); }
+    /// Colours of the cells before the colour split (make_lma_operator): colours
+    /// [0, colours_before_split()) hold only those cells, the others only the cells after it
+    /// (num_colours() without a split).
+    int colours_before_split() const { return colours_before_split_; }
+    /// The slots [first, second) of colour c (the atomic variant's one colour: every cell).
+    std::pair<index_type, index_type> colour_slots(int c) const { return {colour_begin_.at(c), colour_end_.at(c)}; }
     /// The apply kernel in use (automatic resolved).
     LmaKernel kernel() const { return kernel_; }
     /// The stored element matrices, for readers of the layout (p-multigrid's coarse
@@ -100,6 +107,10 @@ private:
     LmaOperator(const LmaOperator<W>& from, InPrecision);
 
     LmaArgs<V> args() const;
+    /// Appends the colours of cells [first, last) (host connectivity) to order, each colour
+    /// from an aligned slot, and their slots to colour_begin_/colour_end_.
+    void add_colours(const std::vector<index_type>& cells, index_type first, index_type last,
+                     std::vector<index_type>& order);
     /// Sets num_cells_; throws on a connectivity or mask of the wrong size.
     void check_inputs(const Array<index_type>& cells, const Array<std::uint8_t>& dirichlet_mask);
     /// connectivity_ (and mask_) for the slots' cells (order null: cell p at slot p).
@@ -120,6 +131,7 @@ private:
     Array<std::uint8_t> mask_;        ///< empty: no Dirichlet nodes
     Array<index_type> dirichlet_;     ///< the Dirichlet nodes, ascending
     std::vector<index_type> colour_begin_, colour_end_;  ///< each colour's slots
+    int colours_before_split_ = 0;
 };
 
 /// The nodes whose mask byte is non-zero, ascending, on exec: the Dirichlet rows a
@@ -130,14 +142,17 @@ Array<index_type> masked_nodes(const ExecPtr& exec, const Array<std::uint8_t>& m
 /// on exec; copied into the operator's own interleaved order) and the element matrices as
 /// kernels::*::element_matrices writes them (cell-major, row-major per cell). dirichlet_mask:
 /// one byte per node (non-zero = Dirichlet), or empty. Symmetric storage assumes symmetric
-/// element matrices (it keeps the upper triangle).
+/// element matrices (it keeps the upper triangle). colour_split (colour scatter, 0 <= split <=
+/// cells): the cells before it and those from it on are coloured apart, the first group's
+/// colours first, so that each group can be applied alone (a rank's cells before and after the
+/// halo); -1: one colouring of all cells.
 template <typename V>
 std::unique_ptr<LmaOperator<V>> make_lma_operator(const ExecPtr& exec,
                                                   const Array<index_type>& cells, int npe,
                                                   index_type num_nodes,
                                                   const Array<V>& element_matrices,
                                                   const Array<std::uint8_t>& dirichlet_mask,
-                                                  LmaOptions options);
+                                                  LmaOptions options, index_type colour_split = -1);
 
 /// Builds the LMA operator on exec (atomic scatter) from element matrices already interleaved
 /// (InterleavedElementMatrices, on exec; taken over, no copy), so that no cell-major copy of

@@ -1,5 +1,6 @@
 #include "assembly/lma_system.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -21,7 +22,8 @@ namespace gpufem {
 
 template <typename V>
 LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
-                                 const LmaOptions& lma, const DirichletAdjustment<V>& adjust)
+                                 const LmaOptions& lma, const DirichletAdjustment<V>& adjust,
+                                 index_type colour_split)
 {
     if (lma.symmetric && has_convection(problem))
         throw std::invalid_argument("format_options.lma.symmetric: the convection term makes the "
@@ -43,7 +45,7 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
     // One operator per cell type's block (a mesh of one type: the mesh itself), all adding
     // their loads into the one right-hand side; the boundary data with the first block's
     // geometry on the executor.
-    const auto add_block = [&](const Mesh& cells_mesh, const index_type* cell_map) {
+    const auto add_block = [&](const Mesh& cells_mesh, const index_type* cell_map, index_type block_split) {
         const int npe = cells_mesh.nodes_per_cell;
         AssemblyTimes times;
         const ElementData<V> data = timed_problem_element_data<V>(exec, cells_mesh, problem, times);
@@ -90,17 +92,20 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
         start = phase_clock::now();
         operators.push_back(interleaved
                                 ? make_lma_operator<V>(exec, data.cells, npe, n, std::move(matrices), mask, lma)
-                                : make_lma_operator<V>(exec, data.cells, npe, n, ke, mask, lma));
+                                : make_lma_operator<V>(exec, data.cells, npe, n, ke, mask, lma, block_split));
         types.push_back(cells_mesh.cell_type);
         system.times.pattern += phase_seconds(*exec, start);
     };
     if (!mesh.is_mixed()) {
-        add_block(mesh, nullptr);
+        add_block(mesh, nullptr, colour_split);
     } else {
         for (CellBlock& block : cell_blocks(mesh)) {
             const BlockDeviceCopy on_device(block.mesh, mesh, exec);
             const Array<index_type> cell_map = robin.empty() ? Array<index_type>() : block_cell_map(exec, mesh, block);
-            add_block(block.mesh, cell_map.data());
+            // The block's cells keep the mesh's order: those before the split come first.
+            const auto before = std::lower_bound(block.cells.begin(), block.cells.end(), colour_split);
+            add_block(block.mesh, cell_map.data(),
+                      colour_split < 0 ? -1 : static_cast<index_type>(before - block.cells.begin()));
         }
     }
 
@@ -121,9 +126,9 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
 }
 
 template LmaSystem<float> assemble_lma_system(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                              const LmaOptions&, const DirichletAdjustment<float>&);
+                                              const LmaOptions&, const DirichletAdjustment<float>&, index_type);
 template LmaSystem<double> assemble_lma_system(const ExecPtr&, const Mesh&, const ProblemSpec&,
-                                               const LmaOptions&, const DirichletAdjustment<double>&);
+                                               const LmaOptions&, const DirichletAdjustment<double>&, index_type);
 
 }  // namespace gpufem
 

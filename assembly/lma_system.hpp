@@ -35,9 +35,12 @@ struct LmaSystem {
 /// rhs_i -= sum over Dirichlet j of a_ij g_j on the others (assemble_poisson's system, to
 /// rounding). Throws naming the problem key on bad coefficients or unknown groups, and for
 /// symmetric storage with a convection term (non-symmetric element matrices). adjust, when
-/// given, changes the Dirichlet data first.
+/// given, changes the Dirichlet data first. colour_split (colour scatter, -1: none): the cells
+/// before it in the mesh's order are coloured apart from the others (make_lma_operator; per
+/// cell type on a mixed mesh).
 template <typename V>
 LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const ProblemSpec& problem,
-                                 const LmaOptions& options, const DirichletAdjustment<V>& adjust = {});
+                                 const LmaOptions& options, const DirichletAdjustment<V>& adjust = {},
+                                 index_type colour_split = -1);
 
 }  // namespace gpufem

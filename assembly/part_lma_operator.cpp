@@ -13,13 +13,33 @@ namespace gpufem {
 namespace {
 
 /// One cell type's LMA operator and where its slots split: [0, split) before the halo,
-/// [split, cells) after it.
+/// [split, cells) after it (the atomic scatter: the cells in their order); the colour scatter
+/// colours the two groups apart (colours_before_split).
 template <typename V>
 struct BlockSlots {
     const LmaOperator<V>* op = nullptr;
     index_type split = 0;
     index_type cells = 0;
 };
+
+/// Adds the cells of b before the halo or after it: the atomic scatter's slot range in one
+/// launch, or each colour of that group with plain adds.
+template <typename V>
+void apply_block_cells(const BlockSlots<V>& b, bool before_halo, V alpha, const V* x, V* y)
+{
+    const Executor& e = *b.op->executor();
+    if (b.op->cells_in_own_order()) {
+        GPUFEM_DISPATCH(e, lma_apply_cells(e, b.op->stored(), before_halo ? 0 : b.split, before_halo ? b.split : b.cells,
+                                           alpha, x, y, true, b.op->kernel()));
+        return;
+    }
+    const int first = before_halo ? 0 : b.op->colours_before_split();
+    const int last = before_halo ? b.op->colours_before_split() : b.op->num_colours();
+    for (int c = first; c < last; ++c) {
+        const auto [begin, end] = b.op->colour_slots(c);
+        GPUFEM_DISPATCH(e, lma_apply_cells(e, b.op->stored(), begin, end, alpha, x, y, false, b.op->kernel()));
+    }
+}
 
 /// Bytes an apply of `cells` slots of op moves at least: their matrices and connectivity,
 /// and x gathered per cell node.
@@ -42,11 +62,11 @@ std::vector<const LmaOperator<V>*> type_operators(const LinearOperator<V>& op)
     return out;
 }
 
-/// Each type's slots split where its interior cells end, rounded down to an aligned slot;
-/// after: the owned nodes of the cells past the split, ascending.
+/// Each type's cells split where its interior cells end (the atomic scatter: rounded down to
+/// an aligned slot); after: the owned nodes of the cells past the split, ascending.
 template <typename V>
 std::vector<BlockSlots<V>> split_slots(const Mesh& ordered, index_type interior, index_type owned,
-                                       const LinearOperator<V>& op, std::vector<index_type>& after)
+                                       const LinearOperator<V>& op, bool aligned, std::vector<index_type>& after)
 {
     std::vector<index_type> split_of(element_type_count, 0), count_of(element_type_count, 0);
     for (index_type c = 0; c < ordered.num_cells(); ++c) {
@@ -54,7 +74,8 @@ std::vector<BlockSlots<V>> split_slots(const Mesh& ordered, index_type interior,
         split_of[t] += c < interior;
         ++count_of[t];
     }
-    for (index_type& split : split_of) split = split / lma_position_alignment * lma_position_alignment;
+    if (aligned)
+        for (index_type& split : split_of) split = split / lma_position_alignment * lma_position_alignment;
     std::vector<BlockSlots<V>> blocks;
     const std::vector<const LmaOperator<V>*> ops = type_operators(op);
     for (int t = 0; t < element_type_count; ++t)
@@ -74,22 +95,20 @@ PartMatrixFreeSystem<V> assemble_part_lma_system(const ExecPtr& exec, const Mesh
                                                  const ProblemSpec& problem, const LmaOptions& options,
                                                  const DirichletAdjustment<V>& owners_dirichlet)
 {
-    if (options.scatter != LmaScatter::atomic)
-        throw std::invalid_argument("assemble_part_lma_system: the atomic scatter only (a colour mixes the cells "
-                                    "before and after the halo)");
     StepLaps laps(*exec);
     index_type interior = 0;
     const Mesh ordered = interior_cells_first(mesh, owned, interior);
     laps("cells ordered");
     std::vector<std::uint8_t> mask;
     const DirichletAdjustment<V> adjust = recorded_adjustment(owners_dirichlet, mask);
-    LmaSystem<V> system = assemble_lma_system<V>(exec, ordered, problem, options, adjust);
+    const bool atomic = options.scatter == LmaScatter::atomic;
+    LmaSystem<V> system = assemble_lma_system<V>(exec, ordered, problem, options, adjust, atomic ? -1 : interior);
     laps("assembly");
     const std::shared_ptr<const LinearOperator<V>> whole(std::move(system.format.op));
 
     PartMatrixFreeSystem<V> out;
     std::vector<index_type> after;
-    std::vector<BlockSlots<V>> blocks = split_slots(ordered, interior, owned, *whole, after);
+    std::vector<BlockSlots<V>> blocks = split_slots(ordered, interior, owned, *whole, atomic, after);
     laps("rows after the halo");
     PartCellBytes bytes;
     for (const BlockSlots<V>& b : blocks) {
@@ -99,11 +118,7 @@ PartMatrixFreeSystem<V> assemble_part_lma_system(const ExecPtr& exec, const Mesh
         bytes.after_halo += slot_bytes(*b.op, b.cells - b.split);
     }
     const PartCellsApply<V> apply = [blocks](bool before_halo, V alpha, const V* x, V* y) {
-        for (const BlockSlots<V>& b : blocks) {
-            const Executor& e = *b.op->executor();
-            GPUFEM_DISPATCH(e, lma_apply_cells(e, b.op->stored(), before_halo ? 0 : b.split,
-                                               before_halo ? b.split : b.cells, alpha, x, y, true, b.op->kernel()));
-        }
+        for (const BlockSlots<V>& b : blocks) apply_block_cells(b, before_halo, alpha, x, y);
     };
     split_part_operator<V>(out, whole, apply, bytes, owned, mesh.num_nodes() - owned, owned_masked_rows(mask, owned),
                            after);

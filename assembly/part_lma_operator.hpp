@@ -10,10 +10,10 @@ namespace gpufem {
 /// The LMA system of a part (mesh: the part's mesh, nodes 0 .. owned - 1 owned, the others
 /// ghosts) on exec: every cell's element matrix and load as assemble_lma_system computes them,
 /// the Dirichlet data changed by owners_dirichlet (the ghosts' data as their owners have it)
-/// before the elimination. The interior keeps up to 31 of its cells per cell type for the
-/// boundary (each type's first slot after the halo stays aligned). Throws
-/// std::invalid_argument for the colour scatter (its colours span both kinds of cells; the
-/// atomic scatter runs across ranks).
+/// before the elimination. With the atomic scatter the interior keeps up to 31 of its cells
+/// per cell type for the boundary (each type's first slot after the halo stays aligned); the
+/// colour scatter colours the interior cells and the others apart, so each group's colours
+/// are launched on their side of the halo.
 template <typename V>
 PartMatrixFreeSystem<V> assemble_part_lma_system(const ExecPtr& exec, const Mesh& mesh, index_type owned,
                                                  const ProblemSpec& problem, const LmaOptions& options,

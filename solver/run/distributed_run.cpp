@@ -748,9 +748,6 @@ void check_distributed_case(const CaseSpec& spec)
     if (choice.level && !choice.level->across_ranks())
         refuse("format: " + spec.format + " runs on one rank only so far; use lma or pa (matrix-free) or an "
                "assembled format");
-    if (choice.matrix_free() && spec.format_options.get<LmaOptions>("lma").scatter != LmaScatter::atomic)
-        refuse("format_options.lma.scatter: colour runs on one rank only (its colours mix the cells applied before "
-               "and after the halo); use atomic");
     if (!spec.solver.preconditioner->across_ranks)
         refuse("solver.preconditioner " + spec.solver.preconditioner->name +
                ": only amg, pmg, jacobi or none work across ranks so far");

@@ -42,8 +42,8 @@ struct RankGroup {
 };
 
 /// Throws std::invalid_argument naming the key when the case asks for what a run across
-/// ranks does not do: a matrix file, lma's colour scatter, a preconditioner that does not
-/// work across ranks, a hierarchy in single precision.
+/// ranks does not do: an operator level or a preconditioner whose registry entry does not
+/// run across ranks.
 void check_distributed_case(const CaseSpec& spec);
 
 struct WholeMeshFacts;

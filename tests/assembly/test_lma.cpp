@@ -7,6 +7,7 @@
 #include <set>
 
 #include "assembly/element_colouring.hpp"
+#include "linalg/blas1.hpp"
 #include "lma_test_support.hpp"
 #include "simple_meshes.hpp"
 
@@ -107,6 +108,68 @@ TEST(LmaOperator, PaddedSlotsAndDirichletEncodingAreInvisible)
     EXPECT_EQ(colour->bytes_stored(), 4 * 32 * per_slot + fixed + 8 * sizeof(index_type));
     test::expect_same_apply<double>(*colour, *p.csr, 0.5, 2.0, 5, "colour, padded");
     test::expect_same_apply<double>(*atomic, *p.csr, 0.5, 2.0, 6, "atomic, padded");
+}
+
+/// y = sum of the element matrices of the colours [first, last) of op times x (no Dirichlet nodes).
+std::vector<double> colours_times(const LmaOperator<double>& op, int first, int last, const Array<double>& x)
+{
+    const Executor& exec = *op.executor();
+    Array<double> y(op.executor(), x.size());
+    fill(y, 0.0);
+    for (int c = first; c < last; ++c) {
+        const auto [begin, end] = op.colour_slots(c);
+        kernels::cpu::lma_apply_cells(exec, op.stored(), begin, end, 1.0, x.data(), y.data(), false, op.kernel());
+    }
+    return y.to_host();
+}
+
+/// The atomic operator of the cells [first, last) alone times x.
+std::vector<double> cells_times(const test::LmaProblem<double>& p, index_type first, index_type last,
+                                const Array<double>& x)
+{
+    const ExecPtr& exec = x.executor();
+    const auto npe = static_cast<std::size_t>(p.npe);
+    const std::vector<index_type> cells = p.cells.to_host();
+    const std::vector<double> ke = p.ke.to_host();
+    const auto range = [&](const auto& all, std::size_t per_cell) {
+        return std::vector(all.begin() + first * per_cell, all.begin() + last * per_cell);
+    };
+    const auto op = make_lma_operator<double>(exec, Array<index_type>::from_host(exec, range(cells, npe)), p.npe,
+                                              p.num_nodes, Array<double>::from_host(exec, range(ke, npe * npe)), {},
+                                              {LmaScatter::atomic, false});
+    Array<double> y(exec, x.size());
+    op->apply(x, y);
+    return y.to_host();
+}
+
+TEST(LmaOperator, AColourSplitColoursTheCellsOnEachSideApart)
+{
+    // A rank's cells before and after the halo: each group's colours hold only its cells (their
+    // products equal the atomic operator of those cells alone), and all of them the whole
+    // operator; a split at either end leaves one group empty.
+    const auto exec = Executor::create_cpu();
+    const unsigned seed = test::random_seed();
+    for (const Mesh& mesh : {test::unit_box_mesh(ElementType::tetrahedron, 2, 0.3), test::grid_mesh(ElementType::quadrilateral, 9)}) {
+        const auto p = test::make_lma_problem<double>(exec, mesh, false);
+        const index_type cells = mesh.num_cells();
+        const Array<double> x = Array<double>::from_host(exec, test::random_vector<double>(p.num_nodes, seed));
+        for (const index_type split : {cells / 3 + 1, index_type(0), cells}) {
+            SCOPED_TRACE(std::to_string(cells) + " cells, split " + std::to_string(split));
+            const auto op = make_lma_operator<double>(exec, p.cells, p.npe, p.num_nodes, p.ke, {},
+                                                      {LmaScatter::colour, false}, split);
+            const int before = op->colours_before_split();
+            EXPECT_EQ(before == 0, split == 0);
+            EXPECT_EQ(before == op->num_colours(), split == cells);
+            EXPECT_LT(test::max_rel_diff(colours_times(*op, 0, before, x), cells_times(p, 0, split, x)), 1e-14);
+            EXPECT_LT(test::max_rel_diff(colours_times(*op, before, op->num_colours(), x), cells_times(p, split, cells, x)),
+                      1e-14);
+            test::expect_same_apply<double>(*op, *p.csr, 0.5, 2.0, seed + 1, "split colours");
+        }
+    }
+    EXPECT_THROW(make_lma_operator<double>(exec, Array<index_type>::from_host(exec, std::vector<index_type>{0, 1, 2}), 3,
+                                           3, Array<double>::from_host(exec, std::vector<double>(9, 1.0)), {},
+                                           {LmaScatter::colour, false}, 2),
+                 std::invalid_argument);
 }
 
 TEST(LmaKernelChoice, NamesRoundTripAndAutoResolves)

@@ -342,6 +342,22 @@ TEST(DistributedRun, TheMatrixFreeFormatAppliesTheCellsWithGhostsAfterTheHalo)
                                 "cg", lma, {2, 3}, dir);
 }
 
+TEST(DistributedRun, TheColourScatterColoursTheCellsBeforeAndAfterTheHaloApart)
+{
+    // lma's colour scatter across ranks: each rank colours its interior cells and the cells with
+    // ghosts apart and launches each group's colours on its side of the halo; against the
+    // one-rank assembled run.
+    const std::string colour = "--set format=lma --set format_options.lma.scatter=colour";
+    check_against_one_rank({"tets_p2_colour", "{shape: unit_cube, elements: tetrahedron, size: 0.2}", 2, "cg",
+                            "  neumann: {top: \"1\", back: \"x - y\"}\n"},
+                           "left", colour, {2, 4});
+    check_against_one_rank({"quads_p2_colour", "{shape: unit_square, size: 0.1}", 2, "bicgstab", "  convection: [2, 1]\n"},
+                           "boundary", colour, {3});
+    TempDir geo;
+    geo.write("four.geo", cube_four_types(6));
+    check_against_one_rank({"mixed_p1_colour", one_gmsh_thread(geo.path() / "four.geo"), 1}, "top", colour, {3});
+}
+
 TEST(DistributedRun, SumFactorisationAppliesItsCellRangesBeforeAndAfterTheHalo)
 {
     // pa across ranks: the part's cells ordered interior first, the two ranges of one operator
@@ -735,6 +751,9 @@ TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
     check_against_one_rank({"tets_p2_lma_cuda", "{shape: unit_cube, elements: tetrahedron, size: 0.15}", 2, "cg",
                             "  neumann: {top: \"1\"}\n"},
                            "left", "--backend cuda --set format=lma", {2, 3});
+    check_against_one_rank({"tets_p2_colour_cuda", "{shape: unit_cube, elements: tetrahedron, size: 0.15}", 2, "cg",
+                            "  neumann: {top: \"1\"}\n"},
+                           "left", "--backend cuda --set format=lma --set format_options.lma.scatter=colour", {2});
     // Sum factorisation's two cell ranges on the device.
     check_against_one_rank({"hexes_p3_pa_cuda", "{shape: unit_cube, size: 0.2}", 3, "cg", "  neumann: {top: \"1\"}\n"},
                            "left", "--backend cuda --set format=pa", {2, 3});
@@ -942,20 +961,15 @@ TEST(DistributedRun, AMatrixMarketSystemIsSolvedAcrossTheRanks)
     EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "report.json"));
 }
 
-TEST(DistributedRun, WhatRanksCannotDoYetIsRefusedOnEveryRankWithOneMessage)
+TEST(DistributedRun, WhatRanksCannotDoIsRefusedOnEveryRankWithOneMessage)
 {
     TempDir dir;
-    const CommandResult colour = run_case_on_ranks(2, dir, "colour.yaml", "mesh: {shape: unit_square, size: 0.1}\nformat: lma\n"
-                                                   "format_options: {lma: {scatter: colour}}\nsolver: {preconditioner: jacobi}\n"
-                                                   "backend: cpu\n");
-    EXPECT_EQ(colour.exit_code, 1) << colour.output;
-    EXPECT_NE(colour.output.find("format_options.lma.scatter: colour"), std::string::npos) << colour.output;
-    EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "result.pvtu"));
     const std::string fv = "mesh: {shape: unit_square, size: 0.1}\ndiscretisation: fv\nsolver: {preconditioner: jacobi}\n"
                            "backend: cpu\n";
     const CommandResult fv_lma = run_case_on_ranks(2, dir, "fv_lma.yaml", fv + "format: lma\n");
     EXPECT_EQ(fv_lma.exit_code, 1) << fv_lma.output;
     EXPECT_NE(fv_lma.output.find("finite volumes take an assembled format"), std::string::npos) << fv_lma.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "result.pvtu"));
 }
 
 TEST(DistributedRun, BadMeshInputOnRankZeroStopsEveryRankBeforeAnythingIsSent)
