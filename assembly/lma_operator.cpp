@@ -34,9 +34,9 @@ LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells,
         const bool split = colour_split >= 0;
         const std::vector<index_type> host_cells = cells.to_host();
         std::vector<index_type> order;
-        add_colours(host_cells, 0, split ? colour_split : num_cells_, order);
+        append_colouring(host_cells, 0, split ? colour_split : num_cells_, order);
         colours_before_split_ = num_colours();
-        if (split) add_colours(host_cells, colour_split, num_cells_, order);
+        if (split) append_colouring(host_cells, colour_split, num_cells_, order);
         stride_ = static_cast<index_type>(order.size());
         device_order = Array<index_type>::from_host(exec, order);
     } else {
@@ -113,7 +113,7 @@ std::unique_ptr<LinearOperator<float>> LmaOperator<V>::float_copy() const
 }
 
 template <typename V>
-void LmaOperator<V>::add_colours(const std::vector<index_type>& cells, index_type first, index_type last,
+void LmaOperator<V>::append_colouring(const std::vector<index_type>& cells, index_type first, index_type last,
                                  std::vector<index_type>& order)
 {
     const auto npe = static_cast<std::size_t>(npe_);
@@ -183,11 +183,17 @@ void LmaOperator<V>::apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y)
     GPUFEM_DISPATCH(exec, lma_prepare(exec, num_nodes_, alpha, x.data(), beta, y.data(),
                                       dirichlet_.data(), static_cast<index_type>(dirichlet_.size()),
                                       this->diagonal_.data()));
+    apply_colours(0, num_colours(), alpha, x.data(), y.data());
+}
+
+template <typename V>
+void LmaOperator<V>::apply_colours(int first, int last, V alpha, const V* x, V* y) const
+{
+    const Executor& exec = *exec_;
     const LmaArgs<V> a = args();
     const bool atomic = options_.scatter == LmaScatter::atomic;
-    for (int c = 0; c < num_colours(); ++c)
-        GPUFEM_DISPATCH(exec, lma_apply_cells(exec, a, colour_begin_[c], colour_end_[c], alpha,
-                                              x.data(), y.data(), atomic, kernel_));
+    for (int c = first; c < last; ++c)
+        GPUFEM_DISPATCH(exec, lma_apply_cells(exec, a, colour_begin_[c], colour_end_[c], alpha, x, y, atomic, kernel_));
 }
 
 template <typename V>

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "assembly/lma_kernels.hpp"
@@ -73,8 +72,10 @@ public:
     /// [0, colours_before_split()) hold only those cells, the others only the cells after it
     /// (num_colours() without a split).
     int colours_before_split() const { return colours_before_split_; }
-    /// The slots [first, second) of colour c (the atomic variant's one colour: every cell).
-    std::pair<index_type, index_type> colour_slots(int c) const { return {colour_begin_.at(c), colour_end_.at(c)}; }
+    /// y += alpha sum of K_e x_e over the cells of colours [first, last) (raw arrays on the
+    /// executor, in the operator's numbering; Dirichlet rows untouched): one launch per colour,
+    /// with the operator's scatter. apply is the diagonal's Dirichlet rows plus every colour.
+    void apply_colours(int first, int last, V alpha, const V* x, V* y) const;
     /// The apply kernel in use (automatic resolved).
     LmaKernel kernel() const { return kernel_; }
     /// The stored element matrices, for readers of the layout (p-multigrid's coarse
@@ -109,7 +110,7 @@ private:
     LmaArgs<V> args() const;
     /// Appends the colours of cells [first, last) (host connectivity) to order, each colour
     /// from an aligned slot, and their slots to colour_begin_/colour_end_.
-    void add_colours(const std::vector<index_type>& cells, index_type first, index_type last,
+    void append_colouring(const std::vector<index_type>& cells, index_type first, index_type last,
                      std::vector<index_type>& order);
     /// Sets num_cells_; throws on a connectivity or mask of the wrong size.
     void check_inputs(const Array<index_type>& cells, const Array<std::uint8_t>& dirichlet_mask);

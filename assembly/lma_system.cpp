@@ -103,9 +103,11 @@ LmaSystem<V> assemble_lma_system(const ExecPtr& exec, const Mesh& mesh, const Pr
             const BlockDeviceCopy on_device(block.mesh, mesh, exec);
             const Array<index_type> cell_map = robin.empty() ? Array<index_type>() : block_cell_map(exec, mesh, block);
             // The block's cells keep the mesh's order: those before the split come first.
-            const auto before = std::lower_bound(block.cells.begin(), block.cells.end(), colour_split);
-            add_block(block.mesh, cell_map.data(),
-                      colour_split < 0 ? -1 : static_cast<index_type>(before - block.cells.begin()));
+            const index_type block_split =
+                colour_split < 0 ? -1
+                                 : static_cast<index_type>(std::lower_bound(block.cells.begin(), block.cells.end(),
+                                                                            colour_split) - block.cells.begin());
+            add_block(block.mesh, cell_map.data(), block_split);
         }
     }
 

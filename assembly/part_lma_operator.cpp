@@ -23,7 +23,7 @@ struct BlockSlots {
 };
 
 /// Adds the cells of b before the halo or after it: the atomic scatter's slot range in one
-/// launch, or each colour of that group with plain adds.
+/// launch, or that group's colours.
 template <typename V>
 void apply_block_cells(const BlockSlots<V>& b, bool before_halo, V alpha, const V* x, V* y)
 {
@@ -33,12 +33,8 @@ void apply_block_cells(const BlockSlots<V>& b, bool before_halo, V alpha, const 
                                            alpha, x, y, true, b.op->kernel()));
         return;
     }
-    const int first = before_halo ? 0 : b.op->colours_before_split();
-    const int last = before_halo ? b.op->colours_before_split() : b.op->num_colours();
-    for (int c = first; c < last; ++c) {
-        const auto [begin, end] = b.op->colour_slots(c);
-        GPUFEM_DISPATCH(e, lma_apply_cells(e, b.op->stored(), begin, end, alpha, x, y, false, b.op->kernel()));
-    }
+    const int split = b.op->colours_before_split();
+    b.op->apply_colours(before_halo ? 0 : split, before_halo ? split : b.op->num_colours(), alpha, x, y);
 }
 
 /// Bytes an apply of `cells` slots of op moves at least: their matrices and connectivity,

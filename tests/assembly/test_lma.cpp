@@ -113,13 +113,9 @@ TEST(LmaOperator, PaddedSlotsAndDirichletEncodingAreInvisible)
 /// y = sum of the element matrices of the colours [first, last) of op times x (no Dirichlet nodes).
 std::vector<double> colours_times(const LmaOperator<double>& op, int first, int last, const Array<double>& x)
 {
-    const Executor& exec = *op.executor();
     Array<double> y(op.executor(), x.size());
     fill(y, 0.0);
-    for (int c = first; c < last; ++c) {
-        const auto [begin, end] = op.colour_slots(c);
-        kernels::cpu::lma_apply_cells(exec, op.stored(), begin, end, 1.0, x.data(), y.data(), false, op.kernel());
-    }
+    op.apply_colours(first, last, 1.0, x.data(), y.data());
     return y.to_host();
 }
 
