@@ -33,6 +33,21 @@
 
 namespace gpufem {
 
+template <typename V>
+struct DistributedRows;
+
+/// A hierarchy across ranks that the next point of a coefficient sweep (the same parts and
+/// pattern, new values) updates instead of setting it up again.
+template <typename V>
+class UpdatableAcrossRanks {
+public:
+    virtual ~UpdatableAcrossRanks() = default;
+    /// Takes rows' new values (a: the distributed operator they belong to). Collective; throws
+    /// std::invalid_argument or std::logic_error on every rank when it cannot, and must then be
+    /// set up again.
+    virtual void update(const LinearOperator<V>& a, const DistributedRows<V>& rows) = 0;
+};
+
 /// A rank's rows of a distributed matrix as a multigrid setup reads them, in the operator's
 /// numbering.
 template <typename V>
@@ -59,7 +74,7 @@ struct DistributedRows {
 /// Smoothed-aggregation AMG across ranks, one V-cycle (or W-cycle) per apply; symmetric, so CG
 /// stays valid. Every call is collective: all ranks set it up and apply it together.
 template <typename V>
-class DistributedAmg final : public Preconditioner<V> {
+class DistributedAmg final : public Preconditioner<V>, public UpdatableAcrossRanks<V> {
 public:
     /// The hierarchy of a (this rank's owned rows of the distributed operator, kept by
     /// reference) whose entries rows holds. Throws std::invalid_argument on a zero or
@@ -86,7 +101,7 @@ public:
     /// Throws std::invalid_argument on every rank when any rank's rows differ in size or
     /// entries from the setup's, or when the new values fail (a zero diagonal): the hierarchy
     /// is then lost and must be set up again.
-    void update(const LinearOperator<V>& a, const DistributedRows<V>& rows);
+    void update(const LinearOperator<V>& a, const DistributedRows<V>& rows) override;
     /// Wall time of the last update (0: none).
     double update_seconds() const override { return update_seconds_; }
 

@@ -43,6 +43,9 @@ public:
     /// or when the inner hierarchy cannot be updated (then it is set up again).
     bool update(const LinearOperator<double>& a, const Csr<double>* matrix) override;
     double update_seconds() const override { return update_seconds_; }
+    /// The fine level's new float copy, which the inner hierarchy was just updated on by its
+    /// own means (a hierarchy across ranks); the old copy is released.
+    void replace_fine(std::unique_ptr<LinearOperator<float>> fine) { fine_ = std::move(fine); }
 
 private:
     std::unique_ptr<LinearOperator<float>> fine_;  ///< declared first: inner_ refers to it

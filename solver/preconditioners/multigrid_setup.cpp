@@ -11,6 +11,7 @@
 #include "linalg/rank_messages.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/distributed_amg.hpp"
+#include "solver/multigrid/distributed_float_cycle.hpp"
 #include "solver/multigrid/float_cycle.hpp"
 
 namespace gpufem {
@@ -79,40 +80,11 @@ std::unique_ptr<FloatCycle> matrix_free_float_cycle(const PreconditionerSetup<do
 
 }  // namespace
 
-namespace {
-
-/// A coarser space of a part with its transfer rounded to float.
-PartSpace<float> space_in_float(const PartSpace<double>& space)
-{
-    const CoarseLattice& lattice = space.lattice;
-    return PartSpace<float>{rounded_to_float(space.transfer), space.degree, space.owned, space.offsets,
-                            space.ghost_global, space.halo,
-                            CoarseLattice{lattice.points.clone_to(lattice.points.executor()), lattice.dim}};
-}
-
-}  // namespace
-
 SetUpPreconditioner<double> distributed_float_hierarchy(const char* name, const PreconditionerSetup<double>& setup)
 {
-    const DistributedRows<double>& rows = *setup.distributed;
-    if (any_rank(rows.host, rows.wide_local != nullptr))
-        throw std::invalid_argument(fmt::format("solver.amg.precision: float (preconditioner {}): a rank's rows have "
-                                                "64-bit row offsets, which the float copy does not take; run on more "
-                                                "ranks or in double", name));
-    std::vector<PartSpace<float>> spaces;
-    if (rows.spaces)
-        for (const PartSpace<double>& space : *rows.spaces) spaces.push_back(space_in_float(space));
     return set_up_multigrid<double>(name, setup.op, nullptr, [&] {
-        // The fine level's float copy: the owned block and the ghost columns behind the same halo.
-        Csr<float> ghost_columns = rounded_to_float(rows.nonlocal);
-        auto fine = std::make_unique<DistributedOperator<float>>(float_fine_operator(rows.local),
-                                                                 ghost_columns.clone_to(ghost_columns.executor()),
-                                                                 rows.halo, rows.device);
-        const DistributedRows<float> float_rows{*fine->local_block().stored_csr(), ghost_columns, rows.halo,
-                                                rows.host, rows.device, &spaces};
-        auto inner = std::make_unique<DistributedAmg<float>>(*fine, float_rows, setup.solver.amg);
         SetUpPreconditioner<double> out;
-        out.preconditioner = std::make_unique<FloatCycle>(std::move(fine), std::move(inner));
+        out.preconditioner = std::make_unique<DistributedFloatCycle>(name, *setup.distributed, setup.solver.amg);
         return out;
     });
 }

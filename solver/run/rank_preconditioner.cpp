@@ -23,19 +23,19 @@ namespace {
 /// kept's hierarchy updated with system's values, or null when kept holds none or the update
 /// failed on the ranks (then kept holds none).
 template <typename V>
-DistributedAmg<V>* updated_hierarchy(const DistributedSystem<V>& system, const RankGroup& group,
+Preconditioner<V>* updated_hierarchy(const DistributedSystem<V>& system, const RankGroup& group,
                                      KeptRankPreconditioner<V>* kept)
 {
     if (!kept || !kept->preconditioner || !system.keeps_rows) return nullptr;
-    auto* amg = dynamic_cast<DistributedAmg<V>*>(kept->preconditioner.get());
-    if (!amg) return nullptr;
+    auto* hierarchy = dynamic_cast<UpdatableAcrossRanks<V>*>(kept->preconditioner.get());
+    if (!hierarchy) return nullptr;
     try {
-        amg->update(*system.op, distributed_rows(system, group.host, group.device, &kept->spaces));
-        return amg;
+        hierarchy->update(*system.op, distributed_rows(system, group.host, group.device, &kept->spaces));
+        return kept->preconditioner.get();
     } catch (const std::logic_error& e) {  // (invalid_argument too) thrown on every rank alike
         if (group.host.rank() == 0)
             spdlog::info("preconditioner {}: the kept hierarchy was not updated ({}); setting it up again",
-                         amg->name(), e.what());
+                         kept->preconditioner->name(), e.what());
         kept->preconditioner.reset();
         kept->spaces.clear();
         return nullptr;
@@ -51,7 +51,7 @@ RankPreconditioner<V> rank_preconditioner(const CaseSpec& spec, const Distribute
                                           KeptRankPreconditioner<V>* kept)
 {
     RankPreconditioner<V> out;
-    if (DistributedAmg<V>* updated = updated_hierarchy(system, group, kept)) {
+    if (Preconditioner<V>* updated = updated_hierarchy(system, group, kept)) {
         out.m = updated;
         out.report = updated->report();
         return out;
@@ -60,7 +60,7 @@ RankPreconditioner<V> rank_preconditioner(const CaseSpec& spec, const Distribute
     SetUpPreconditioner<V> made = distributed_preconditioner(spec, system, group.host, group.device, &spaces);
     out.m = made.preconditioner.get();
     if (out.m) out.report = out.m->report();
-    if (kept && dynamic_cast<DistributedAmg<V>*>(made.preconditioner.get())) {
+    if (kept && dynamic_cast<UpdatableAcrossRanks<V>*>(made.preconditioner.get())) {
         kept->preconditioner = std::move(made.preconditioner);
         kept->spaces = std::move(spaces);
     } else {

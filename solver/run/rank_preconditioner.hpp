@@ -1,8 +1,9 @@
 #pragma once
 // The preconditioner of a run across ranks, and what the points of a coefficient sweep under
-// mpirun keep of it: a multigrid hierarchy (amg, pmg) and the coarser spaces it was set up
-// with, which the next point (the same parts, another kappa) updates with its values instead
-// of setting up again (DistributedAmg::update), as solve_system does on one process.
+// mpirun keep of it: a multigrid hierarchy (amg, pmg, in double or float) and the coarser
+// spaces it was set up with, which the next point (the same parts, another kappa) updates with
+// its values instead of setting up again (UpdatableAcrossRanks::update), as solve_system does
+// on one process.
 #include <functional>
 #include <memory>
 #include <vector>
@@ -20,7 +21,7 @@ namespace gpufem {
 template <typename V>
 class KeptRankPreconditioner final : public KeptPreconditioner {
 public:
-    std::unique_ptr<Preconditioner<V>> preconditioner;  ///< a DistributedAmg
+    std::unique_ptr<Preconditioner<V>> preconditioner;  ///< one that is UpdatableAcrossRanks
     std::vector<PartSpace<V>> spaces;                   ///< the coarser spaces it was set up with
 };
 

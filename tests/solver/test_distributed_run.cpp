@@ -708,32 +708,41 @@ TEST(DistributedRun, ASweepRunsEachPointAcrossTheRanks)
 
 TEST(DistributedRun, AKappaSweepUpdatesTheMultigridHierarchyOnTheRanks)
 {
-    // p-multigrid across ranks: the points after the first kappa take its hierarchy with their
-    // values (the aggregates and coarser spaces kept) and converge to one process's solutions.
+    // p-multigrid across ranks, in double and cycled in float: the points after the first kappa
+    // take its hierarchy with their values (the aggregates and coarser spaces kept) and converge
+    // to one process's solutions.
     TempDir dir;
     const auto file = dir.write("pmg_sweep.yaml", "mesh: {shape: unit_square, elements: triangle, size: 0.05}\n"
                                                   "degree: 2\nproblem:\n  kappa: [\"1 + x\", \"1 + 50*x*y\", 3]\n"
                                                   "  f: 1\n  dirichlet: {boundary: \"x + y\"}\n"
                                                   "solver: {preconditioner: pmg, tolerance: 1e-12}\nbackend: cpu\n");
-    const CommandResult one = run_gpufem("run " + file.string() + " -q -o " + (dir.path() / "one").string());
-    ASSERT_EQ(one.exit_code, 0) << one.output;
-    const CommandResult r = run_on_ranks(2, "run " + file.string() + " -q -o " + (dir.path() / "np2").string() +
-                                                " --set solver.amg.gather_rows=50");
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    const nlohmann::json alone = read_json(dir.path() / "one" / "report.json")["sweep"];
-    const nlohmann::json ranks = read_json(dir.path() / "np2" / "report.json")["sweep"];
-    ASSERT_EQ(ranks.size(), 3u);
-    for (std::size_t k = 0; k < ranks.size(); ++k) {
-        SCOPED_TRACE(alone[k]["folder"].get<std::string>());
-        EXPECT_EQ(ranks[k]["preconditioner"], k == 0 ? "set up" : "updated");
-        EXPECT_EQ(ranks[k]["preconditioner"], alone[k]["preconditioner"]);
-        EXPECT_NEAR(ranks[k]["iterations"].get<int>(), alone[k]["iterations"].get<int>(), 2);
-        const auto folder = alone[k]["folder"].get<std::string>();
-        EXPECT_LT(pieces_against_one_rank(dir.path() / "one" / folder, dir.path() / "np2" / folder), 1e-9);
+    for (const std::string precision : {"double", "float"}) {
+        SCOPED_TRACE(precision);
+        const std::string set = " --set solver.amg.precision=" + precision;
+        const auto one_dir = dir.path() / ("one_" + precision), ranks_dir = dir.path() / ("np2_" + precision);
+        const CommandResult one = run_gpufem("run " + file.string() + " -q -o " + one_dir.string() + set);
+        ASSERT_EQ(one.exit_code, 0) << one.output;
+        const CommandResult r = run_on_ranks(2, "run " + file.string() + " -q -o " + ranks_dir.string() + set +
+                                                    " --set solver.amg.gather_rows=50");
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const nlohmann::json alone = read_json(one_dir / "report.json")["sweep"];
+        const nlohmann::json ranks = read_json(ranks_dir / "report.json")["sweep"];
+        ASSERT_EQ(ranks.size(), 3u);
+        for (std::size_t k = 0; k < ranks.size(); ++k) {
+            SCOPED_TRACE(alone[k]["folder"].get<std::string>());
+            EXPECT_EQ(ranks[k]["preconditioner"], k == 0 ? "set up" : "updated");
+            EXPECT_EQ(ranks[k]["preconditioner"], alone[k]["preconditioner"]);
+            EXPECT_NEAR(ranks[k]["iterations"].get<int>(), alone[k]["iterations"].get<int>(), 2);
+            const auto folder = alone[k]["folder"].get<std::string>();
+            EXPECT_LT(pieces_against_one_rank(one_dir / folder, ranks_dir / folder), 1e-9);
+        }
+        const nlohmann::json last = read_json(ranks_dir / "d2_r0_k2" / "report.json")["solver"];
+        const nlohmann::json& details = last["preconditioner_details"];
+        EXPECT_EQ(details["hierarchy"], "updated") << last.dump();
+        EXPECT_EQ(details.value("precision", "double"), precision) << last.dump();
+        EXPECT_GT(details["initial_setup_seconds"].get<double>(), 0.0);
+        EXPECT_GT(details["update_seconds"].get<double>(), 0.0);
     }
-    const nlohmann::json last = read_json(dir.path() / "np2" / "d2_r0_k2" / "report.json")["solver"];
-    EXPECT_EQ(last["preconditioner_details"]["hierarchy"], "updated") << last.dump();
-    EXPECT_GT(last["preconditioner_details"]["initial_setup_seconds"].get<double>(), 0.0);
 }
 
 TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
