@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "assembly/element_colouring.hpp"
 #include "linalg/blas1.hpp"
 #include "linalg/precision.hpp"
@@ -192,6 +194,9 @@ void LmaOperator<V>::apply_colours(int first, int last, V alpha, const V* x, V* 
     const Executor& exec = *exec_;
     const LmaArgs<V> a = args();
     const bool atomic = options_.scatter == LmaScatter::atomic;
+    if (first < 0 || first > last || last > num_colours())
+        throw std::out_of_range(fmt::format("LmaOperator::apply_colours: colours [{}, {}) of {}", first, last,
+                                            num_colours()));
     for (int c = first; c < last; ++c)
         GPUFEM_DISPATCH(exec, lma_apply_cells(exec, a, colour_begin_[c], colour_end_[c], alpha, x, y, atomic, kernel_));
 }

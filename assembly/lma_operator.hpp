@@ -132,7 +132,7 @@ private:
     Array<std::uint8_t> mask_;        ///< empty: no Dirichlet nodes
     Array<index_type> dirichlet_;     ///< the Dirichlet nodes, ascending
     std::vector<index_type> colour_begin_, colour_end_;  ///< each colour's slots
-    int colours_before_split_ = 0;
+    int colours_before_split_ = 0;  ///< the colours of the cells before the split (colour scatter)
 };
 
 /// The nodes whose mask byte is non-zero, ascending, on exec: the Dirichlet rows a

@@ -4,6 +4,7 @@
 // point of a coefficient sweep needs to round its new rows and update that hierarchy (its
 // aggregates and coarser spaces kept) instead of setting it up again.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "solver/multigrid/distributed_amg.hpp"
@@ -27,12 +28,13 @@ public:
     void apply(const Array<double>& r, Array<double>& z) const override { cycle_->apply(r, z); }
     std::size_t apply_bytes() const override { return cycle_->apply_bytes(); }
     bool graph_capturable() const override { return cycle_->graph_capturable(); }
-    /// The float hierarchy's report; an update's time includes rounding the rows.
+    /// The float hierarchy's report; its setup and update times include rounding the rows.
     nlohmann::json report() const override;
     /// Rounds rows (the setup's pattern, new values) and updates the float hierarchy with them.
     /// Throws on every rank as DistributedAmg::update does; the hierarchy must then be set up
     /// again.
     void update(const LinearOperator<double>& a, const DistributedRows<double>& rows) override;
+    /// Wall time of the last update, rounding included (0: none).
     double update_seconds() const override { return update_seconds_; }
 
 private:
@@ -40,10 +42,11 @@ private:
     /// (inner null) or updated with it.
     void round_rows(const DistributedRows<double>& rows, const AmgOptions* options);
 
-    const char* name_;
+    std::string name_;                         ///< the preconditioner's name, for the messages
     std::vector<PartSpace<float>> spaces_;     ///< the coarser spaces in float (the hierarchy's)
     std::unique_ptr<FloatCycle> cycle_;
     DistributedAmg<float>* inner_ = nullptr;   ///< cycle_'s hierarchy
+    double setup_seconds_ = 0;                 ///< the setup's wall time, rounding included
     double update_seconds_ = 0;
 };
 

@@ -7,8 +7,6 @@
 #include "linalg/float_copy.hpp"
 #include "linalg/precision.hpp"
 #include "solver/case/case_file.hpp"
-#include "linalg/distributed_operator.hpp"
-#include "linalg/rank_messages.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
 #include "solver/multigrid/distributed_amg.hpp"
 #include "solver/multigrid/distributed_float_cycle.hpp"

@@ -110,6 +110,8 @@ TEST(LmaOperator, PaddedSlotsAndDirichletEncodingAreInvisible)
     test::expect_same_apply<double>(*atomic, *p.csr, 0.5, 2.0, 6, "atomic, padded");
 }
 
+namespace {
+
 /// y = sum of the element matrices of the colours [first, last) of op times x (no Dirichlet nodes).
 std::vector<double> colours_times(const LmaOperator<double>& op, int first, int last, const Array<double>& x)
 {
@@ -138,6 +140,8 @@ std::vector<double> cells_times(const test::LmaProblem<double>& p, index_type fi
     return y.to_host();
 }
 
+}  // namespace
+
 TEST(LmaOperator, AColourSplitColoursTheCellsOnEachSideApart)
 {
     // A rank's cells before and after the halo: each group's colours hold only its cells (their
@@ -160,6 +164,8 @@ TEST(LmaOperator, AColourSplitColoursTheCellsOnEachSideApart)
             EXPECT_LT(test::max_rel_diff(colours_times(*op, before, op->num_colours(), x), cells_times(p, split, cells, x)),
                       1e-14);
             test::expect_same_apply<double>(*op, *p.csr, 0.5, 2.0, seed + 1, "split colours");
+            EXPECT_THROW(colours_times(*op, before, op->num_colours() + 1, x), std::out_of_range);
+            EXPECT_THROW(colours_times(*op, -1, before, x), std::out_of_range);
         }
     }
     EXPECT_THROW(make_lma_operator<double>(exec, Array<index_type>::from_host(exec, std::vector<index_type>{0, 1, 2}), 3,

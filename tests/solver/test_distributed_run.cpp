@@ -742,6 +742,7 @@ TEST(DistributedRun, AKappaSweepUpdatesTheMultigridHierarchyOnTheRanks)
         EXPECT_EQ(details.value("precision", "double"), precision) << last.dump();
         EXPECT_GT(details["initial_setup_seconds"].get<double>(), 0.0);
         EXPECT_GT(details["update_seconds"].get<double>(), 0.0);
+        EXPECT_EQ(details["setup_seconds"], details["update_seconds"]) << last.dump();
     }
 }
 
