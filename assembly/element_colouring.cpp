@@ -1,92 +1,118 @@
 #include "assembly/element_colouring.hpp"
 
 #include <algorithm>
-#include <numeric>
+#include <bit>
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 
 namespace gpufem {
+namespace {
+
+/// The cells as npe node indices each, with the number of cells at each node.
+struct CellNodes {
+    std::span<const index_type> cells;
+    std::size_t npe = 0;
+    index_type num_cells = 0;
+    index_type num_nodes = 0;
+    std::vector<index_type> valence;  ///< cells at each node
+    const index_type* nodes_of(index_type e) const { return cells.data() + static_cast<std::size_t>(e) * npe; }
+};
+
+/// Greedy colouring visiting the cells in order (all cells when order is empty): each takes the
+/// smallest colour none of the cells sharing a node with it has. A node keeps the colours of
+/// its coloured cells as a bit set of words 64-bit words, so a cell's forbidden colours are
+/// the union of its nodes' sets: no cell-to-cell adjacency is built. Returns nothing when a
+/// cell finds every one of the words * 64 colours taken (the caller widens the sets).
+std::optional<std::vector<int>> greedy_colouring(const CellNodes& m, const std::vector<index_type>& order, int words)
+{
+    std::vector<std::uint64_t> used(static_cast<std::size_t>(m.num_nodes) * words, 0);
+    std::vector<int> colour(m.num_cells, -1);
+    const index_type count = order.empty() ? m.num_cells : static_cast<index_type>(order.size());
+    for (index_type k = 0; k < count; ++k) {
+        const index_type e = order.empty() ? k : order[k];
+        const index_type* nodes = m.nodes_of(e);
+        int c = -1;
+        for (int w = 0; w < words && c < 0; ++w) {
+            std::uint64_t taken = 0;
+            for (std::size_t i = 0; i < m.npe; ++i) taken |= used[static_cast<std::size_t>(nodes[i]) * words + w];
+            if (~taken != 0) c = 64 * w + std::countr_one(taken);
+        }
+        if (c < 0) return std::nullopt;
+        const std::uint64_t bit = std::uint64_t(1) << (c % 64);
+        for (std::size_t i = 0; i < m.npe; ++i) used[static_cast<std::size_t>(nodes[i]) * words + c / 64] |= bit;
+        colour[e] = c;
+    }
+    return colour;
+}
+
+/// greedy_colouring with bit sets wide enough: 64 colours first, twice as many while a cell
+/// finds none free (more than 64 colours needs more than 64 cells around a node or worse).
+std::vector<int> greedy_colouring(const CellNodes& m, const std::vector<index_type>& order)
+{
+    for (int words = 1;; words *= 2)
+        if (auto colour = greedy_colouring(m, order, words)) return std::move(*colour);
+}
+
+int count_colours(const std::vector<int>& colour)
+{
+    return colour.empty() ? 0 : *std::max_element(colour.begin(), colour.end()) + 1;
+}
+
+/// The cells by decreasing degree (stable), the degree counted through the nodes: the sum over
+/// a cell's nodes of the other cells there (a neighbour sharing several nodes counts several
+/// times; cheap, and close to the distinct count for ordering). A counting sort.
+std::vector<index_type> largest_degree_first(const CellNodes& m)
+{
+    std::vector<index_type> degree(m.num_cells, 0);
+    index_type max_degree = 0;
+    for (index_type e = 0; e < m.num_cells; ++e) {
+        const index_type* nodes = m.nodes_of(e);
+        for (std::size_t i = 0; i < m.npe; ++i) degree[e] += m.valence[nodes[i]] - 1;
+        max_degree = std::max(max_degree, degree[e]);
+    }
+    std::vector<index_type> start(static_cast<std::size_t>(max_degree) + 2, 0);
+    for (index_type e = 0; e < m.num_cells; ++e) ++start[max_degree - degree[e] + 1];
+    for (index_type d = 0; d <= max_degree; ++d) start[d + 1] += start[d];
+    std::vector<index_type> order(m.num_cells);
+    for (index_type e = 0; e < m.num_cells; ++e) order[start[max_degree - degree[e]]++] = e;
+    return order;
+}
+
+}  // namespace
 
 ElementColouring colour_elements(std::span<const index_type> cells, int npe, index_type num_nodes)
 {
     if (npe <= 0 || cells.size() % static_cast<std::size_t>(npe) != 0)
         throw std::invalid_argument("colour_elements: connectivity size is not a multiple of npe");
-    const index_type num_cells = static_cast<index_type>(cells.size() / npe);
-    auto node_of = [&](index_type e, int i) { return cells[static_cast<std::size_t>(e) * npe + i]; };
-
-    // node -> cells lists (CSR by node).
-    std::vector<index_type> node_ptr(static_cast<std::size_t>(num_nodes) + 1, 0);
+    CellNodes m{cells, static_cast<std::size_t>(npe), static_cast<index_type>(cells.size() / npe), num_nodes,
+                std::vector<index_type>(num_nodes, 0)};
     for (index_type node : cells) {
-        if (node < 0 || node >= num_nodes)
-            throw std::out_of_range("colour_elements: node index out of range");
-        ++node_ptr[node + 1];
-    }
-    for (index_type i = 0; i < num_nodes; ++i) node_ptr[i + 1] += node_ptr[i];
-    std::vector<index_type> node_cells(cells.size());
-    {
-        std::vector<index_type> fill(node_ptr.begin(), node_ptr.end() - 1);
-        for (index_type e = 0; e < num_cells; ++e)
-            for (int i = 0; i < npe; ++i) node_cells[fill[node_of(e, i)]++] = e;
+        if (node < 0 || node >= num_nodes) throw std::out_of_range("colour_elements: node index out of range");
+        ++m.valence[node];
     }
 
-    // Distinct neighbours of cell e, each visited once: visit(neighbour) for every cell
-    // sharing a node with e (e itself excluded). seen[f] == e marks f as visited for e.
-    std::vector<index_type> seen(num_cells, -1);
-    auto for_each_neighbour = [&](index_type e, auto&& visit) {
-        seen[e] = e;
-        for (int i = 0; i < npe; ++i) {
-            const index_type node = node_of(e, i);
-            for (index_type k = node_ptr[node]; k < node_ptr[node + 1]; ++k) {
-                const index_type f = node_cells[k];
-                if (seen[f] != e) {
-                    seen[f] = e;
-                    visit(f);
-                }
-            }
+    // Cell order first (optimal on structured grids); when it needs more colours than the most
+    // cells at one node (they form a clique: a lower bound), also largest degree first
+    // (Welsh-Powell; better on unstructured simplices), and the better one is kept.
+    std::vector<int> colour = greedy_colouring(m, {});
+    int num_colours = count_colours(colour);
+    const index_type clique = m.valence.empty() ? 0 : *std::max_element(m.valence.begin(), m.valence.end());
+    if (num_colours > clique) {
+        std::vector<int> other = greedy_colouring(m, largest_degree_first(m));
+        if (const int other_colours = count_colours(other); other_colours < num_colours) {
+            num_colours = other_colours;
+            colour.swap(other);
         }
-    };
-
-    // Greedy in the given order: each cell takes the smallest colour no neighbour has
-    // (taken[c] == e marks colour c as used by a neighbour of e).
-    auto greedy = [&](const std::vector<index_type>& order, std::vector<int>& colour) {
-        colour.assign(num_cells, -1);
-        std::fill(seen.begin(), seen.end(), -1);
-        std::vector<index_type> taken;
-        for (index_type e : order) {
-            for_each_neighbour(e, [&](index_type f) {
-                if (colour[f] >= 0) taken[colour[f]] = e;
-            });
-            int c = 0;
-            while (c < static_cast<int>(taken.size()) && taken[c] == e) ++c;
-            if (c == static_cast<int>(taken.size())) taken.push_back(-1);
-            colour[e] = c;
-        }
-        return static_cast<int>(taken.size());
-    };
-
-    // Two orders, the better kept: cell order (optimal on structured grids) and largest
-    // degree first (Welsh-Powell; better on unstructured simplices).
-    std::vector<index_type> natural(num_cells);
-    std::iota(natural.begin(), natural.end(), index_type(0));
-    std::vector<index_type> degree(num_cells, 0);
-    for (index_type e = 0; e < num_cells; ++e) for_each_neighbour(e, [&](index_type) { ++degree[e]; });
-    std::vector<index_type> largest_first = natural;
-    std::stable_sort(largest_first.begin(), largest_first.end(),
-                     [&](index_type a, index_type b) { return degree[a] > degree[b]; });
-    std::vector<int> colour, other;
-    int num_colours = greedy(natural, colour);
-    const int other_colours = greedy(largest_first, other);
-    if (other_colours < num_colours) {
-        num_colours = other_colours;
-        colour.swap(other);
     }
 
     ElementColouring result;
     result.colour_offsets.assign(static_cast<std::size_t>(num_colours) + 1, 0);
-    for (index_type e = 0; e < num_cells; ++e) ++result.colour_offsets[colour[e] + 1];
+    for (index_type e = 0; e < m.num_cells; ++e) ++result.colour_offsets[colour[e] + 1];
     for (int c = 0; c < num_colours; ++c) result.colour_offsets[c + 1] += result.colour_offsets[c];
-    result.cells.resize(num_cells);
+    result.cells.resize(m.num_cells);
     std::vector<index_type> fill(result.colour_offsets.begin(), result.colour_offsets.end() - 1);
-    for (index_type e = 0; e < num_cells; ++e) result.cells[fill[colour[e]]++] = e;
+    for (index_type e = 0; e < m.num_cells; ++e) result.cells[fill[colour[e]]++] = e;
     return result;
 }
 

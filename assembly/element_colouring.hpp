@@ -17,8 +17,11 @@ struct ElementColouring {
 
 /// Greedy colouring of the cell adjacency graph (cells adjacent when they share a node): each
 /// cell takes the smallest colour none of its neighbours has, visiting the cells in their
-/// order and in largest-degree-first order and keeping the one with fewer colours. cells holds
-/// npe node indices per cell (cell-major), nodes in [0, num_nodes). Deterministic.
+/// order; when that needs more colours than the most cells at one node (a lower bound), also
+/// in largest-degree-first order, keeping the one with fewer colours. Each node keeps the
+/// colours of its cells as a bit set, so no cell adjacency is built (about 25 node reads and
+/// writes per hexahedron). cells holds npe node indices per cell (cell-major), nodes in
+/// [0, num_nodes). Deterministic.
 ElementColouring colour_elements(std::span<const index_type> cells, int npe, index_type num_nodes);
 
 }  // namespace gpufem

@@ -1,4 +1,4 @@
-// `gpufem compare`: a field of two result.vtu files (e.g. two backends' runs).
+// `gpufem compare`: a field of two results, .vtu or .pvtu (e.g. two backends' runs, or ranks and one process).
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -26,7 +26,8 @@ int compare(const CompareArguments& args)
     const FieldComparison c = compare_results(args.result_a, args.result_b, args.field);
     const char* what = c.on_cells ? "cells" : "points";
     std::cout << "field '" << args.field << "' over " << c.points << " " << what << ": max |a-b| = " << c.max_abs
-              << ", max |a-b| / max |a| = " << c.max_rel << ", rms(a-b) = " << c.rms << "\n";
+              << ", max |a-b| / max |a| = " << c.max_rel << ", rms(a-b) = " << c.rms
+              << (c.by_position ? " (paired by position)" : "") << "\n";
     if (c.non_finite_mismatches > 0)
         std::cout << c.non_finite_mismatches << " " << what
                   << " are NaN or infinite in one result and not in the other (the first: "
@@ -45,9 +46,9 @@ Command add_compare_command(CLI::App& app)
 {
     auto args = std::make_shared<CompareArguments>();
     CLI::App* compare_app = app.add_subcommand(
-        "compare", "Compare a field of two result.vtu files (e.g. two backends' runs): point data, or cell data (finite volumes)");
-    compare_app->add_option("a", args->result_a, "First result.vtu")->required();
-    compare_app->add_option("b", args->result_b, "Second result.vtu")->required();
+        "compare", "Compare a field of two results (.vtu, or a run across ranks' .pvtu; e.g. two backends' runs): point data, or cell data (finite volumes)");
+    compare_app->add_option("a", args->result_a, "First result (.vtu or .pvtu)")->required();
+    compare_app->add_option("b", args->result_b, "Second result (.vtu or .pvtu)")->required();
     compare_app->add_option("-f,--field", args->field, "Field to compare, a point field or else a cell field (default: u)");
     compare_app->add_option("-t,--tolerance", args->tolerance, "Exit with 1 if the max relative difference exceeds this");
     return {compare_app, [args, compare_app] {

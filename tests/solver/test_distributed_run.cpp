@@ -23,7 +23,9 @@
 #include <vtkPointData.h>
 #include <vtkType.h>
 #include <vtkIdList.h>
+#include <vtkPoints.h>
 #include <vtkXMLPUnstructuredGridReader.h>
+#include <vtkXMLUnstructuredGridWriter.h>
 
 #include "gpu_test.hpp"
 #include "linalg/matrix_market.hpp"
@@ -704,6 +706,85 @@ TEST(DistributedRun, ASweepRunsEachPointAcrossTheRanks)
     // The second kappa updates the first one's AMG hierarchy on the ranks, as on one process.
     EXPECT_EQ(fv_table[0]["preconditioner"], "set up");
     EXPECT_EQ(fv_table[1]["preconditioner"], "updated");
+}
+
+/// The relative difference `gpufem compare` prints ("max |a-b| / max |a| = X"), or -1.
+double printed_relative_difference(const std::string& output)
+{
+    const std::string key = "max |a-b| / max |a| = ";
+    const auto at = output.find(key);
+    return at == std::string::npos ? -1.0 : std::stod(output.substr(at + key.size()));
+}
+
+TEST(DistributedRun, CompareReadsTheRanksPvtuAgainstOneProcess)
+{
+    // `gpufem compare` pairs a .pvtu's pieces (shared points once per piece, another order) with
+    // one process's .vtu by position, both ways round; its difference is the one this file's
+    // own place-by-place reading gives; another solution, a missing piece or another mesh fail.
+    TempDir dir;
+    const unsigned seed = random_seed();
+    const auto file = dir.write("p2.yaml", case_text({"p2", "{shape: unit_square, elements: triangle, size: 0.1}", 2,
+                                                      "cg", ""}, seed, "boundary"));
+    const auto one = dir.path() / "one", ranks = dir.path() / "ranks", other = dir.path() / "other";
+    ASSERT_EQ(run_gpufem(fmt::format("run {} -q -o {}", file.string(), one.string())).exit_code, 0);
+    const CommandResult r = run_on_ranks(3, fmt::format("run {} -q -o {}", file.string(), ranks.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::string vtu = (one / "result.vtu").string(), pvtu = (ranks / "result.pvtu").string();
+    const double expected = pieces_against_one_rank(one, ranks);
+    for (const auto& [a, b] : {std::pair{vtu, pvtu}, std::pair{pvtu, vtu}}) {
+        const CommandResult c = run_gpufem(fmt::format("compare {} {} --tolerance 1e-9", a, b));
+        EXPECT_EQ(c.exit_code, 0) << c.output;
+        EXPECT_NE(c.output.find("(paired by position)"), std::string::npos) << c.output;
+        EXPECT_NEAR(printed_relative_difference(c.output), expected, 1e-3 * expected + 1e-15) << c.output;
+    }
+    // Another source on the ranks: a difference, past the tolerance.
+    const CommandResult changed =
+        run_on_ranks(3, fmt::format("run {} -q -o {} --set problem.f=\"2 + x\"", file.string(), other.string()));
+    ASSERT_EQ(changed.exit_code, 0) << changed.output;
+    const CommandResult differs = run_gpufem(fmt::format("compare {} {} --tolerance 1e-9", vtu, (other / "result.pvtu").string()));
+    EXPECT_EQ(differs.exit_code, 1) << differs.output;
+    EXPECT_GT(printed_relative_difference(differs.output), 1e-3) << differs.output;
+    // A piece gone: the reading fails, naming the piece and the .pvtu.
+    std::filesystem::remove(other / "result_1.vtu");
+    const CommandResult missing = run_gpufem(fmt::format("compare {} {}", vtu, (other / "result.pvtu").string()));
+    EXPECT_EQ(missing.exit_code, 1) << missing.output;
+    EXPECT_NE(missing.output.find("piece '" + (other / "result_1.vtu").string() + "' of '" +
+                                  (other / "result.pvtu").string() + "' not found"),
+              std::string::npos)
+        << missing.output;
+    // Another mesh with the same cells (one process's result with its square moved by 0.5):
+    // no point has a counterpart.
+    const auto moved = read_vtu(one / "result.vtu");
+    for (vtkIdType p = 0; p < moved->GetNumberOfPoints(); ++p) {
+        double x[3];
+        moved->GetPoint(p, x);
+        moved->GetPoints()->SetPoint(p, x[0] + 0.5, x[1], x[2]);
+    }
+    auto writer = vtkSmartPointer<vtkXMLUnstructuredGridWriter>::New();
+    writer->SetFileName((dir.path() / "moved.vtu").c_str());
+    writer->SetInputData(moved);
+    ASSERT_EQ(writer->Write(), 1);
+    const CommandResult not_same = run_gpufem(fmt::format("compare {} {}", (dir.path() / "moved.vtu").string(), pvtu));
+    EXPECT_EQ(not_same.exit_code, 1) << not_same.output;
+    EXPECT_NE(not_same.output.find("has no counterpart"), std::string::npos) << not_same.output;
+    EXPECT_NE(not_same.output.find("not the same mesh"), std::string::npos) << not_same.output;
+}
+
+TEST(DistributedRun, CompareReadsFiniteVolumesCellValuesFromThePieces)
+{
+    // A cell field: cells paired by centre, against this file's own cell-by-cell reading.
+    TempDir dir;
+    const auto file = dir.write("fv.yaml", fv_case_text("{shape: unit_cube, size: 0.1}", "boundary", "jacobi"));
+    const auto one = dir.path() / "one", ranks = dir.path() / "ranks";
+    ASSERT_EQ(run_gpufem(fmt::format("run {} -q -o {}", file.string(), one.string())).exit_code, 0);
+    const CommandResult r = run_on_ranks(2, fmt::format("run {} -q -o {}", file.string(), ranks.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const CommandResult c = run_gpufem(
+        fmt::format("compare {} {} --tolerance 1e-9", (ranks / "result.pvtu").string(), (one / "result.vtu").string()));
+    EXPECT_EQ(c.exit_code, 0) << c.output;
+    EXPECT_NE(c.output.find(" cells: "), std::string::npos) << c.output;
+    const double expected = cells_against_one_rank(one, ranks);
+    EXPECT_NEAR(printed_relative_difference(c.output), expected, 1e-3 * expected + 1e-15) << c.output;
 }
 
 TEST(DistributedRun, AKappaSweepUpdatesTheMultigridHierarchyOnTheRanks)
