@@ -9,29 +9,36 @@
 namespace gpufem {
 namespace {
 
-/// The cells as npe node indices each, with the number of cells at each node.
+/// The cells as npe node indices each.
 struct CellNodes {
     std::span<const index_type> cells;
     std::size_t npe = 0;
     index_type num_cells = 0;
     index_type num_nodes = 0;
-    std::vector<index_type> valence;  ///< cells at each node
     const index_type* nodes_of(index_type e) const { return cells.data() + static_cast<std::size_t>(e) * npe; }
 };
 
 /// Greedy colouring visiting the cells in order (all cells when order is empty): each takes the
 /// smallest colour none of the cells sharing a node with it has. A node keeps the colours of
-/// its coloured cells as a bit set of words 64-bit words, so a cell's forbidden colours are
-/// the union of its nodes' sets: no cell-to-cell adjacency is built. Returns nothing when a
-/// cell finds every one of the words * 64 colours taken (the caller widens the sets).
-std::optional<std::vector<int>> greedy_colouring(const CellNodes& m, const std::vector<index_type>& order, int words)
+/// its coloured cells as a bit set of `words` 64-bit words, so a cell's forbidden colours are
+/// the union of its nodes' sets: no cell-to-cell adjacency is built. Adds each cell's nodes to
+/// valence when it is given (counted in the same pass). Throws std::out_of_range on a node
+/// outside [0, num_nodes). Returns nothing when a cell finds all
+/// words * 64 colours taken (the caller widens the sets).
+std::optional<HostVector<int>> greedy_colouring(const CellNodes& m, std::span<const index_type> order, int words,
+                                                HostVector<index_type>* valence)
 {
-    std::vector<std::uint64_t> used(static_cast<std::size_t>(m.num_nodes) * words, 0);
-    std::vector<int> colour(m.num_cells, -1);
+    HostVector<std::uint64_t> used(static_cast<std::size_t>(m.num_nodes) * words);
+    std::fill(used.begin(), used.end(), 0);
+    if (valence) std::fill(valence->begin(), valence->end(), 0);
+    HostVector<int> colour(m.num_cells);
     const index_type count = order.empty() ? m.num_cells : static_cast<index_type>(order.size());
     for (index_type k = 0; k < count; ++k) {
         const index_type e = order.empty() ? k : order[k];
         const index_type* nodes = m.nodes_of(e);
+        for (std::size_t i = 0; i < m.npe; ++i)
+            if (nodes[i] < 0 || nodes[i] >= m.num_nodes)
+                throw std::out_of_range("colour_elements: node index out of range");
         int c = -1;
         for (int w = 0; w < words && c < 0; ++w) {
             std::uint64_t taken = 0;
@@ -41,6 +48,8 @@ std::optional<std::vector<int>> greedy_colouring(const CellNodes& m, const std::
         if (c < 0) return std::nullopt;
         const std::uint64_t bit = std::uint64_t(1) << (c % 64);
         for (std::size_t i = 0; i < m.npe; ++i) used[static_cast<std::size_t>(nodes[i]) * words + c / 64] |= bit;
+        if (valence)
+            for (std::size_t i = 0; i < m.npe; ++i) ++(*valence)[nodes[i]];
         colour[e] = c;
     }
     return colour;
@@ -48,13 +57,14 @@ std::optional<std::vector<int>> greedy_colouring(const CellNodes& m, const std::
 
 /// greedy_colouring with bit sets wide enough: 64 colours first, twice as many while a cell
 /// finds none free (more than 64 colours needs more than 64 cells around a node or worse).
-std::vector<int> greedy_colouring(const CellNodes& m, const std::vector<index_type>& order)
+HostVector<int> greedy_colouring(const CellNodes& m, std::span<const index_type> order,
+                                 HostVector<index_type>* valence = nullptr)
 {
     for (int words = 1;; words *= 2)
-        if (auto colour = greedy_colouring(m, order, words)) return std::move(*colour);
+        if (auto colour = greedy_colouring(m, order, words, valence)) return std::move(*colour);
 }
 
-int count_colours(const std::vector<int>& colour)
+int count_colours(const HostVector<int>& colour)
 {
     return colour.empty() ? 0 : *std::max_element(colour.begin(), colour.end()) + 1;
 }
@@ -62,19 +72,20 @@ int count_colours(const std::vector<int>& colour)
 /// The cells by decreasing degree (stable), the degree counted through the nodes: the sum over
 /// a cell's nodes of the other cells there (a neighbour sharing several nodes counts several
 /// times; cheap, and close to the distinct count for ordering). A counting sort.
-std::vector<index_type> largest_degree_first(const CellNodes& m)
+HostVector<index_type> largest_degree_first(const CellNodes& m, const HostVector<index_type>& valence)
 {
-    std::vector<index_type> degree(m.num_cells, 0);
+    HostVector<index_type> degree(m.num_cells);
     index_type max_degree = 0;
     for (index_type e = 0; e < m.num_cells; ++e) {
         const index_type* nodes = m.nodes_of(e);
-        for (std::size_t i = 0; i < m.npe; ++i) degree[e] += m.valence[nodes[i]] - 1;
+        degree[e] = 0;
+        for (std::size_t i = 0; i < m.npe; ++i) degree[e] += valence[nodes[i]] - 1;
         max_degree = std::max(max_degree, degree[e]);
     }
     std::vector<index_type> start(static_cast<std::size_t>(max_degree) + 2, 0);
     for (index_type e = 0; e < m.num_cells; ++e) ++start[max_degree - degree[e] + 1];
     for (index_type d = 0; d <= max_degree; ++d) start[d + 1] += start[d];
-    std::vector<index_type> order(m.num_cells);
+    HostVector<index_type> order(m.num_cells);
     for (index_type e = 0; e < m.num_cells; ++e) order[start[max_degree - degree[e]]++] = e;
     return order;
 }
@@ -85,21 +96,17 @@ ElementColouring colour_elements(std::span<const index_type> cells, int npe, ind
 {
     if (npe <= 0 || cells.size() % static_cast<std::size_t>(npe) != 0)
         throw std::invalid_argument("colour_elements: connectivity size is not a multiple of npe");
-    CellNodes m{cells, static_cast<std::size_t>(npe), static_cast<index_type>(cells.size() / npe), num_nodes,
-                std::vector<index_type>(num_nodes, 0)};
-    for (index_type node : cells) {
-        if (node < 0 || node >= num_nodes) throw std::out_of_range("colour_elements: node index out of range");
-        ++m.valence[node];
-    }
+    const CellNodes m{cells, static_cast<std::size_t>(npe), static_cast<index_type>(cells.size() / npe), num_nodes};
 
     // Cell order first (optimal on structured grids); when it needs more colours than the most
     // cells at one node (they form a clique: a lower bound), also largest degree first
     // (Welsh-Powell; better on unstructured simplices), and the better one is kept.
-    std::vector<int> colour = greedy_colouring(m, {});
+    HostVector<index_type> valence(num_nodes);
+    HostVector<int> colour = greedy_colouring(m, {}, &valence);
     int num_colours = count_colours(colour);
-    const index_type clique = m.valence.empty() ? 0 : *std::max_element(m.valence.begin(), m.valence.end());
+    const index_type clique = valence.empty() ? 0 : *std::max_element(valence.begin(), valence.end());
     if (num_colours > clique) {
-        std::vector<int> other = greedy_colouring(m, largest_degree_first(m));
+        HostVector<int> other = greedy_colouring(m, largest_degree_first(m, valence));
         if (const int other_colours = count_colours(other); other_colours < num_colours) {
             num_colours = other_colours;
             colour.swap(other);

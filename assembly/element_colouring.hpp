@@ -4,6 +4,7 @@
 #include <span>
 #include <vector>
 
+#include "linalg/host_vector.hpp"
 #include "linalg/types.hpp"
 
 namespace gpufem {
@@ -11,7 +12,7 @@ namespace gpufem {
 /// Cells grouped by colour: cells[colour_offsets[c] .. colour_offsets[c + 1]) have colour c.
 struct ElementColouring {
     std::vector<index_type> colour_offsets;  ///< num_colours + 1 entries
-    std::vector<index_type> cells;           ///< cell indices sorted by colour (stable)
+    HostVector<index_type> cells;            ///< cell indices sorted by colour (stable)
     int num_colours() const { return static_cast<int>(colour_offsets.size()) - 1; }
 };
 

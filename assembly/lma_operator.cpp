@@ -5,8 +5,10 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "assembly/element_colouring.hpp"
+#include "assembly/phase_clock.hpp"
 #include "linalg/blas1.hpp"
 #include "linalg/precision.hpp"
 
@@ -34,13 +36,19 @@ LmaOperator<V>::LmaOperator(const ExecPtr& exec, const Array<index_type>& cells,
         if (colour_split < -1 || colour_split > num_cells_)
             throw std::invalid_argument("make_lma_operator: the colour split lies outside the cells");
         const bool split = colour_split >= 0;
-        const std::vector<index_type> host_cells = cells.to_host();
-        std::vector<index_type> order;
+        StepLaps laps(*exec);
+        const HostVector<index_type> host_cells = cells.to_host_vector();
+        laps("cells to the host");
+        HostVector<index_type> order;
+        order.reserve(n + 64 * static_cast<std::size_t>(lma_position_alignment));
         append_colouring(host_cells, 0, split ? colour_split : num_cells_, order);
         colours_before_split_ = num_colours();
         if (split) append_colouring(host_cells, colour_split, num_cells_, order);
+        laps("colouring");
         stride_ = static_cast<index_type>(order.size());
-        device_order = Array<index_type>::from_host(exec, order);
+        device_order = Array<index_type>::from_host(exec, std::span<const index_type>(order.data(), order.size()));
+        laps("order to the device");
+        spdlog::debug("lma colour scatter, {} cells, {} colours: {}", num_cells_, num_colours(), laps.text());
     } else {
         colour_begin_ = {0};
         colour_end_ = {num_cells_};
@@ -115,12 +123,11 @@ std::unique_ptr<LinearOperator<float>> LmaOperator<V>::float_copy() const
 }
 
 template <typename V>
-void LmaOperator<V>::append_colouring(const std::vector<index_type>& cells, index_type first, index_type last,
-                                 std::vector<index_type>& order)
+void LmaOperator<V>::append_colouring(std::span<const index_type> cells, index_type first, index_type last,
+                                      HostVector<index_type>& order)
 {
     const auto npe = static_cast<std::size_t>(npe_);
-    const std::span<const index_type> group(cells.data() + first * npe, (last - first) * npe);
-    const ElementColouring colouring = colour_elements(group, npe_, num_nodes_);
+    const ElementColouring colouring = colour_elements(cells.subspan(first * npe, (last - first) * npe), npe_, num_nodes_);
     for (int c = 0; c < colouring.num_colours(); ++c) {
         colour_begin_.push_back(static_cast<index_type>(order.size()));
         for (index_type k = colouring.colour_offsets[c]; k < colouring.colour_offsets[c + 1]; ++k)

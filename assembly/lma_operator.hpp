@@ -4,11 +4,13 @@
 // y = alpha P^T K_e P x + beta y, with atomics or one launch per element colour.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "assembly/lma_kernels.hpp"
 #include "linalg/float_copy.hpp"
+#include "linalg/host_vector.hpp"
 #include "linalg/linear_operator.hpp"
 
 namespace gpufem {
@@ -110,8 +112,8 @@ private:
     LmaArgs<V> args() const;
     /// Appends the colours of cells [first, last) (host connectivity) to order, each colour
     /// from an aligned slot, and their slots to colour_begin_/colour_end_.
-    void append_colouring(const std::vector<index_type>& cells, index_type first, index_type last,
-                     std::vector<index_type>& order);
+    void append_colouring(std::span<const index_type> cells, index_type first, index_type last,
+                          HostVector<index_type>& order);
     /// Sets num_cells_; throws on a connectivity or mask of the wrong size.
     void check_inputs(const Array<index_type>& cells, const Array<std::uint8_t>& dirichlet_mask);
     /// connectivity_ (and mask_) for the slots' cells (order null: cell p at slot p).

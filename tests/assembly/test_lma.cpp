@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <set>
 
@@ -46,6 +47,26 @@ TEST(LmaColouring, StructuredGridsUseFewColours)
 {
     expect_valid_colouring(test::grid_mesh(ElementType::quadrilateral, 12), 4, "structured quads");
     expect_valid_colouring(test::grid_mesh(ElementType::hexahedron, 5), 8, "structured hexes");
+}
+
+TEST(LmaColouring, MoreThanSixtyFourCellsAroundANodeTakeWiderColourSets)
+{
+    // A fan of 150 triangles around node 0: they all share it, so each needs its own colour,
+    // past the 64 one word of a node's colour set holds (the sets are widened twice).
+    Mesh fan;
+    fan.dim = 2;
+    fan.cell_type = ElementType::triangle;
+    fan.nodes_per_cell = 3;
+    const int cells = 150;
+    fan.coordinates = {0, 0, 0};
+    for (int k = 0; k <= cells; ++k)
+        fan.coordinates.insert(fan.coordinates.end(), {std::cos(2.0 * k / cells), std::sin(2.0 * k / cells), 0.0});
+    for (int k = 0; k < cells; ++k) fan.cells.insert(fan.cells.end(), {0, k + 1, k + 2});
+    fan.cell_group.assign(cells, 0);
+    expect_valid_colouring(fan, cells, "fan of 150 triangles");
+    EXPECT_EQ(colour_elements(fan.cells, 3, fan.num_nodes()).num_colours(), cells);
+    // A node past the nodes is refused.
+    EXPECT_THROW(colour_elements(fan.cells, 3, fan.num_nodes() - 1), std::out_of_range);
 }
 
 TEST(LmaColouring, GmshMeshesOfEveryTypeAndOrderAreValid)
