@@ -18,20 +18,46 @@ struct CellNodes {
     const index_type* nodes_of(index_type e) const { return cells.data() + static_cast<std::size_t>(e) * npe; }
 };
 
+/// A greedy colouring: each cell's colour, and each node's set of its cells' colours (`words`
+/// 64-bit words per node). The cells at a node have distinct colours, so a node's cell count is
+/// the size of its set.
+struct Greedy {
+    HostVector<int> colour;
+    HostVector<std::uint64_t> used;
+    int words = 1;
+    /// The number of cells at node.
+    index_type valence(index_type node) const
+    {
+        index_type count = 0;
+        for (int w = 0; w < words; ++w) count += std::popcount(used[static_cast<std::size_t>(node) * words + w]);
+        return count;
+    }
+};
+
+/// The smallest colour in none of the nodes' sets (Words 64-bit words each; 0: words given at
+/// run time), or -1 when all are taken. One word, the common case, is its own loop.
+template <int Words>
+int first_free_colour(const std::uint64_t* used, const index_type* nodes, std::size_t npe, int words = Words)
+{
+    for (int w = 0; w < words; ++w) {
+        std::uint64_t taken = 0;
+        for (std::size_t i = 0; i < npe; ++i) taken |= used[static_cast<std::size_t>(nodes[i]) * words + w];
+        if (~taken != 0) return 64 * w + std::countr_one(taken);
+    }
+    return -1;
+}
+
 /// Greedy colouring visiting the cells in order (all cells when order is empty): each takes the
 /// smallest colour none of the cells sharing a node with it has. A node keeps the colours of
-/// its coloured cells as a bit set of `words` 64-bit words, so a cell's forbidden colours are
-/// the union of its nodes' sets: no cell-to-cell adjacency is built. Adds each cell's nodes to
-/// valence when it is given (counted in the same pass). Throws std::out_of_range on a node
-/// outside [0, num_nodes). Returns nothing when a cell finds all
-/// words * 64 colours taken (the caller widens the sets).
-std::optional<HostVector<int>> greedy_colouring(const CellNodes& m, std::span<const index_type> order, int words,
-                                                HostVector<index_type>* valence)
+/// its coloured cells as a bit set, so a cell's forbidden colours are the union of its nodes'
+/// sets: no cell-to-cell adjacency is built. Throws std::out_of_range on a node outside
+/// [0, num_nodes). Returns nothing when a cell finds all words * 64 colours taken (the
+/// caller widens the sets).
+std::optional<Greedy> greedy_colouring(const CellNodes& m, std::span<const index_type> order, int words)
 {
-    HostVector<std::uint64_t> used(static_cast<std::size_t>(m.num_nodes) * words);
-    std::fill(used.begin(), used.end(), 0);
-    if (valence) std::fill(valence->begin(), valence->end(), 0);
-    HostVector<int> colour(m.num_cells);
+    Greedy g{HostVector<int>(m.num_cells), HostVector<std::uint64_t>(static_cast<std::size_t>(m.num_nodes) * words),
+             words};
+    std::fill(g.used.begin(), g.used.end(), 0);
     const index_type count = order.empty() ? m.num_cells : static_cast<index_type>(order.size());
     for (index_type k = 0; k < count; ++k) {
         const index_type e = order.empty() ? k : order[k];
@@ -39,29 +65,22 @@ std::optional<HostVector<int>> greedy_colouring(const CellNodes& m, std::span<co
         for (std::size_t i = 0; i < m.npe; ++i)
             if (nodes[i] < 0 || nodes[i] >= m.num_nodes)
                 throw std::out_of_range("colour_elements: node index out of range");
-        int c = -1;
-        for (int w = 0; w < words && c < 0; ++w) {
-            std::uint64_t taken = 0;
-            for (std::size_t i = 0; i < m.npe; ++i) taken |= used[static_cast<std::size_t>(nodes[i]) * words + w];
-            if (~taken != 0) c = 64 * w + std::countr_one(taken);
-        }
+        const int c = words == 1 ? first_free_colour<1>(g.used.data(), nodes, m.npe)
+                                 : first_free_colour<0>(g.used.data(), nodes, m.npe, words);
         if (c < 0) return std::nullopt;
         const std::uint64_t bit = std::uint64_t(1) << (c % 64);
-        for (std::size_t i = 0; i < m.npe; ++i) used[static_cast<std::size_t>(nodes[i]) * words + c / 64] |= bit;
-        if (valence)
-            for (std::size_t i = 0; i < m.npe; ++i) ++(*valence)[nodes[i]];
-        colour[e] = c;
+        for (std::size_t i = 0; i < m.npe; ++i) g.used[static_cast<std::size_t>(nodes[i]) * words + c / 64] |= bit;
+        g.colour[e] = c;
     }
-    return colour;
+    return g;
 }
 
 /// greedy_colouring with bit sets wide enough: 64 colours first, twice as many while a cell
 /// finds none free (more than 64 colours needs more than 64 cells around a node or worse).
-HostVector<int> greedy_colouring(const CellNodes& m, std::span<const index_type> order,
-                                 HostVector<index_type>* valence = nullptr)
+Greedy greedy_colouring(const CellNodes& m, std::span<const index_type> order)
 {
     for (int words = 1;; words *= 2)
-        if (auto colour = greedy_colouring(m, order, words, valence)) return std::move(*colour);
+        if (auto g = greedy_colouring(m, order, words)) return std::move(*g);
 }
 
 int count_colours(const HostVector<int>& colour)
@@ -72,8 +91,10 @@ int count_colours(const HostVector<int>& colour)
 /// The cells by decreasing degree (stable), the degree counted through the nodes: the sum over
 /// a cell's nodes of the other cells there (a neighbour sharing several nodes counts several
 /// times; cheap, and close to the distinct count for ordering). A counting sort.
-HostVector<index_type> largest_degree_first(const CellNodes& m, const HostVector<index_type>& valence)
+HostVector<index_type> largest_degree_first(const CellNodes& m, const Greedy& g)
 {
+    HostVector<index_type> valence(m.num_nodes);
+    for (index_type node = 0; node < m.num_nodes; ++node) valence[node] = g.valence(node);
     HostVector<index_type> degree(m.num_cells);
     index_type max_degree = 0;
     for (index_type e = 0; e < m.num_cells; ++e) {
@@ -101,12 +122,13 @@ ElementColouring colour_elements(std::span<const index_type> cells, int npe, ind
     // Cell order first (optimal on structured grids); when it needs more colours than the most
     // cells at one node (they form a clique: a lower bound), also largest degree first
     // (Welsh-Powell; better on unstructured simplices), and the better one is kept.
-    HostVector<index_type> valence(num_nodes);
-    HostVector<int> colour = greedy_colouring(m, {}, &valence);
+    Greedy natural = greedy_colouring(m, {});
+    HostVector<int> colour = std::move(natural.colour);
     int num_colours = count_colours(colour);
-    const index_type clique = valence.empty() ? 0 : *std::max_element(valence.begin(), valence.end());
+    index_type clique = 0;
+    for (index_type node = 0; node < num_nodes; ++node) clique = std::max(clique, natural.valence(node));
     if (num_colours > clique) {
-        HostVector<int> other = greedy_colouring(m, largest_degree_first(m, valence));
+        HostVector<int> other = greedy_colouring(m, largest_degree_first(m, natural)).colour;
         if (const int other_colours = count_colours(other); other_colours < num_colours) {
             num_colours = other_colours;
             colour.swap(other);
