@@ -1,8 +1,10 @@
 #include "assembly/element_colouring.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <stdexcept>
 
@@ -52,14 +54,16 @@ int first_free_colour(const std::uint64_t* used, const index_type* nodes, std::s
 /// its coloured cells as a bit set, so a cell's forbidden colours are the union of its nodes'
 /// sets: no cell-to-cell adjacency is built. Throws std::out_of_range on a node outside
 /// [0, num_nodes). Returns nothing when a cell finds all words * 64 colours taken (the
-/// caller widens the sets).
-std::optional<Greedy> greedy_colouring(const CellNodes& m, std::span<const index_type> order, int words)
+/// caller widens the sets) or when stop (if given) is set.
+std::optional<Greedy> greedy_colouring(const CellNodes& m, std::span<const index_type> order, int words,
+                                       const std::atomic<bool>* stop)
 {
     Greedy g{HostVector<int>(m.num_cells), HostVector<std::uint64_t>(static_cast<std::size_t>(m.num_nodes) * words),
              words};
     std::fill(g.used.begin(), g.used.end(), 0);
     const index_type count = order.empty() ? m.num_cells : static_cast<index_type>(order.size());
     for (index_type k = 0; k < count; ++k) {
+        if (stop && k % 65536 == 0 && stop->load(std::memory_order_relaxed)) return std::nullopt;
         const index_type e = order.empty() ? k : order[k];
         const index_type* nodes = m.nodes_of(e);
         for (std::size_t i = 0; i < m.npe; ++i)
@@ -77,10 +81,14 @@ std::optional<Greedy> greedy_colouring(const CellNodes& m, std::span<const index
 
 /// greedy_colouring with bit sets wide enough: 64 colours first, twice as many while a cell
 /// finds none free (more than 64 colours needs more than 64 cells around a node or worse).
-Greedy greedy_colouring(const CellNodes& m, std::span<const index_type> order)
+/// Nothing once stop (if given) is set.
+std::optional<Greedy> greedy_colouring(const CellNodes& m, std::span<const index_type> order,
+                                       const std::atomic<bool>* stop = nullptr)
 {
-    for (int words = 1;; words *= 2)
-        if (auto g = greedy_colouring(m, order, words)) return std::move(*g);
+    for (int words = 1;; words *= 2) {
+        if (auto g = greedy_colouring(m, order, words, stop)) return g;
+        if (stop && stop->load()) return std::nullopt;
+    }
 }
 
 int count_colours(const HostVector<int>& colour)
@@ -91,16 +99,19 @@ int count_colours(const HostVector<int>& colour)
 /// The cells by decreasing degree (stable), the degree counted through the nodes: the sum over
 /// a cell's nodes of the other cells there (a neighbour sharing several nodes counts several
 /// times; cheap, and close to the distinct count for ordering). A counting sort.
-HostVector<index_type> largest_degree_first(const CellNodes& m, const Greedy& g)
+HostVector<index_type> largest_degree_first(const CellNodes& m)
 {
     HostVector<index_type> valence(m.num_nodes);
-    for (index_type node = 0; node < m.num_nodes; ++node) valence[node] = g.valence(node);
+    std::fill(valence.begin(), valence.end(), 0);
+    for (index_type node : m.cells)
+        if (node >= 0 && node < m.num_nodes) ++valence[node];  // the greedy pass refuses the others
     HostVector<index_type> degree(m.num_cells);
     index_type max_degree = 0;
     for (index_type e = 0; e < m.num_cells; ++e) {
         const index_type* nodes = m.nodes_of(e);
         degree[e] = 0;
-        for (std::size_t i = 0; i < m.npe; ++i) degree[e] += valence[nodes[i]] - 1;
+        for (std::size_t i = 0; i < m.npe; ++i)
+            if (nodes[i] >= 0 && nodes[i] < m.num_nodes) degree[e] += valence[nodes[i]] - 1;
         max_degree = std::max(max_degree, degree[e]);
     }
     std::vector<index_type> start(static_cast<std::size_t>(max_degree) + 2, 0);
@@ -119,19 +130,32 @@ ElementColouring colour_elements(std::span<const index_type> cells, int npe, ind
         throw std::invalid_argument("colour_elements: connectivity size is not a multiple of npe");
     const CellNodes m{cells, static_cast<std::size_t>(npe), static_cast<index_type>(cells.size() / npe), num_nodes};
 
-    // Cell order first (optimal on structured grids); when it needs more colours than the most
-    // cells at one node (they form a clique: a lower bound), also largest degree first
-    // (Welsh-Powell; better on unstructured simplices), and the better one is kept.
-    Greedy natural = greedy_colouring(m, {});
-    HostVector<int> colour = std::move(natural.colour);
+    // Cell order (optimal on structured grids) and, on another thread meanwhile, largest degree
+    // first (Welsh-Powell; better on unstructured simplices); the better one is kept. When cell
+    // order needs no more colours than the most cells at one node (they form a clique: a lower
+    // bound), the other is stopped.
+    std::atomic<bool> stop{false};
+    auto largest_first = std::async(std::launch::async, [&m, &stop]() -> std::optional<Greedy> {
+        const HostVector<index_type> order = largest_degree_first(m);
+        return stop.load() ? std::nullopt : greedy_colouring(m, order, &stop);
+    });
+    std::optional<Greedy> natural;
+    try {
+        natural = greedy_colouring(m, {});
+    } catch (...) {
+        stop = true;
+        largest_first.wait();
+        throw;
+    }
+    HostVector<int> colour = std::move(natural->colour);
     int num_colours = count_colours(colour);
     index_type clique = 0;
-    for (index_type node = 0; node < num_nodes; ++node) clique = std::max(clique, natural.valence(node));
-    if (num_colours > clique) {
-        HostVector<int> other = greedy_colouring(m, largest_degree_first(m, natural)).colour;
-        if (const int other_colours = count_colours(other); other_colours < num_colours) {
+    for (index_type node = 0; node < num_nodes; ++node) clique = std::max(clique, natural->valence(node));
+    stop = num_colours <= clique;
+    if (std::optional<Greedy> other = largest_first.get(); other && !stop) {
+        if (const int other_colours = count_colours(other->colour); other_colours < num_colours) {
             num_colours = other_colours;
-            colour.swap(other);
+            colour.swap(other->colour);
         }
     }
 
