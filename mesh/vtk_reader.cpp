@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include <vtkCallbackCommand.h>
-#include <vtkCell.h>
 #include <vtkCellData.h>
 #include <vtkCommand.h>
 #include <vtkDataArray.h>
@@ -76,8 +75,8 @@ void check_pieces(const std::filesystem::path& pvtu)
     }
 }
 
-/// Reads the file with VTK's reader for its kind, VTK's error messages (a missing piece, a
-/// broken file) kept for the exception instead of printed.
+/// Reads the file with VTK's reader for its kind, VTK's error messages (a broken file or piece)
+/// kept for the exception instead of printed.
 template <typename Reader>
 vtkSmartPointer<vtkUnstructuredGrid> read_grid(const std::filesystem::path& path)
 {
@@ -90,7 +89,8 @@ vtkSmartPointer<vtkUnstructuredGrid> read_grid(const std::filesystem::path& path
         if (text.empty() && message != nullptr) text = static_cast<const char*>(message);
     });
     reader->AddObserver(vtkCommand::ErrorEvent, observer);
-    reader->AddObserver(vtkCommand::WarningEvent, observer);
+    auto quiet = vtkSmartPointer<vtkCallbackCommand>::New();  // warnings: neither printed nor fatal
+    reader->AddObserver(vtkCommand::WarningEvent, quiet);
     reader->SetFileName(path.c_str());
     reader->Update();
     vtkSmartPointer<vtkUnstructuredGrid> grid = reader->GetOutput();
