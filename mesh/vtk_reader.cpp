@@ -89,6 +89,7 @@ vtkSmartPointer<vtkUnstructuredGrid> read_grid(const std::filesystem::path& path
         if (text.empty() && message != nullptr) text = static_cast<const char*>(message);
     });
     reader->AddObserver(vtkCommand::ErrorEvent, observer);
+    reader->SetParserErrorObserver(observer);
     auto quiet = vtkSmartPointer<vtkCallbackCommand>::New();  // warnings: neither printed nor fatal
     reader->AddObserver(vtkCommand::WarningEvent, quiet);
     reader->SetFileName(path.c_str());

@@ -13,6 +13,7 @@
 namespace gpufem {
 namespace {
 
+/// The number of places (3 coordinates each).
 std::size_t count_of(const std::vector<double>& places) { return places.size() / 3; }
 
 /// Largest coordinate magnitude of either set of places, at least 1: the scale of the

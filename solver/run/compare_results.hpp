@@ -20,13 +20,14 @@ struct FieldComparison {
     /// Points where one value is NaN or infinite and the other is not (or infinities of
     /// different signs): a difference, so max_abs and max_rel are infinite when any exist.
     std::size_t non_finite_mismatches = 0;
-    std::size_t first_non_finite_mismatch = 0;  ///< the lowest such point of the first result
+    std::size_t first_non_finite_mismatch = 0;  ///< such a point (cell) of the first result, in its numbering
 };
 
 /// Reads both results (.vtu, or .pvtu with its pieces) and compares `field`, a point field or
 /// else a cell field (NaN against NaN and equal infinities count as equal, NaN or an infinity
 /// against anything else as an infinite difference). Values are paired by index when the
-/// points (cell centres) agree in order, else by position (1e-9 of the largest coordinate):
+/// points (cell centres) agree in order, else by position (within 1e-9 times the largest
+/// coordinate or 1, whichever is larger):
 /// each point of one result against the other's at the same place, both ways, so the points a
 /// .pvtu's pieces share count once per piece. Throws if a file or the field is missing or the
 /// meshes differ in cells or in the places of points or cells.

@@ -753,7 +753,7 @@ TEST(DistributedRun, CompareReadsTheRanksPvtuAgainstOneProcess)
               std::string::npos)
         << missing.output;
     // Another mesh with the same cells (one process's result with its square moved by 0.5):
-    // no point has a counterpart.
+    // most points have no counterpart.
     const auto moved = read_vtu(one / "result.vtu");
     for (vtkIdType p = 0; p < moved->GetNumberOfPoints(); ++p) {
         double x[3];
@@ -768,6 +768,23 @@ TEST(DistributedRun, CompareReadsTheRanksPvtuAgainstOneProcess)
     EXPECT_EQ(not_same.exit_code, 1) << not_same.output;
     EXPECT_NE(not_same.output.find("has no counterpart"), std::string::npos) << not_same.output;
     EXPECT_NE(not_same.output.find("not the same mesh"), std::string::npos) << not_same.output;
+    // One more place in the second result (a point no cell uses): every point of the first has
+    // its counterpart, the extra one has none the other way round.
+    const auto extra = read_vtu(one / "result.vtu");
+    extra->GetPoints()->InsertNextPoint(5.0, 5.0, 0.0);
+    vtkDataArray* u = extra->GetPointData()->GetArray("u");
+    for (int a = 0; a < extra->GetPointData()->GetNumberOfArrays(); ++a)
+        extra->GetPointData()->GetArray(a)->InsertNextTuple1(0.0);
+    ASSERT_EQ(u->GetNumberOfTuples(), extra->GetNumberOfPoints());
+    writer->SetFileName((dir.path() / "extra.vtu").c_str());
+    writer->SetInputData(extra);
+    ASSERT_EQ(writer->Write(), 1);
+    const CommandResult one_more = run_gpufem(fmt::format("compare {} {}", pvtu, (dir.path() / "extra.vtu").string()));
+    EXPECT_EQ(one_more.exit_code, 1) << one_more.output;
+    EXPECT_NE(one_more.output.find("the second result's point " + std::to_string(extra->GetNumberOfPoints() - 1) +
+                                   " at (5, 5, 0) has no counterpart"),
+              std::string::npos)
+        << one_more.output;
 }
 
 TEST(DistributedRun, CompareReadsFiniteVolumesCellValuesFromThePieces)
