@@ -56,25 +56,28 @@ std::vector<std::size_t> match_places(const std::vector<double>& from, const std
     return match;
 }
 
-/// Pairs of values (a's index, b's index) to compare: the same index when the places agree in
-/// order; else every place of a with b's at the same place and every other place of b with
-/// a's (a run across ranks writes the points its pieces share once per piece, in its own order).
-std::vector<std::pair<std::size_t, std::size_t>> pair_places(const std::vector<double>& a, const std::vector<double>& b,
-                                                             const std::string& what, bool& by_position)
+/// How the values of two results are paired: by index when their places agree in order, else
+/// the listed (a's index, b's index) pairs.
+struct Pairing {
+    bool by_position = false;
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;  ///< by_position only
+};
+
+/// The pairing of two results' places: by index when they agree in order; else every place of
+/// a with b's at the same place and every other place of b with a's (a run across ranks writes
+/// the points its pieces share once per piece, in its own order).
+Pairing pair_places(const std::vector<double>& a, const std::vector<double>& b, const std::string& what)
 {
     const double tolerance = 1e-9 * extent_of(a, b);
-    std::vector<std::pair<std::size_t, std::size_t>> pairs;
-    by_position = count_of(a) != count_of(b) || largest_offset(a, b) > tolerance;
-    if (!by_position) {
-        for (std::size_t i = 0; i < count_of(a); ++i) pairs.emplace_back(i, i);
-        return pairs;
-    }
+    Pairing p;
+    p.by_position = count_of(a) != count_of(b) || largest_offset(a, b) > tolerance;
+    if (!p.by_position) return p;
     const std::vector<std::size_t> a_in_b = match_places(a, b, tolerance, "the first result's " + what);
     const std::vector<std::size_t> b_in_a = match_places(b, a, tolerance, "the second result's " + what);
-    for (std::size_t i = 0; i < a_in_b.size(); ++i) pairs.emplace_back(i, a_in_b[i]);
+    for (std::size_t i = 0; i < a_in_b.size(); ++i) p.pairs.emplace_back(i, a_in_b[i]);
     for (std::size_t j = 0; j < b_in_a.size(); ++j)
-        if (a_in_b[b_in_a[j]] != j) pairs.emplace_back(b_in_a[j], j);  // b's other copies of a place
-    return pairs;
+        if (a_in_b[b_in_a[j]] != j) p.pairs.emplace_back(b_in_a[j], j);  // b's other copies of a place
+    return p;
 }
 
 /// The field's values of a result, a point field or (on_cells) a cell field.
@@ -89,24 +92,29 @@ const std::vector<double>& field_of(const VtuPointData& d, const std::filesystem
     return it->second;
 }
 
-/// The differences over the pairs (NaN against NaN and equal infinities count as equal).
-void compare_pairs(const std::vector<double>& fa, const std::vector<double>& fb,
-                   const std::vector<std::pair<std::size_t, std::size_t>>& pairs, FieldComparison& c)
+/// The differences over the paired values (NaN against NaN and equal infinities count as equal).
+void compare_pairs(const std::vector<double>& fa, const std::vector<double>& fb, const Pairing& pairing,
+                   FieldComparison& c)
 {
     double scale = 0, sum2 = 0;
-    for (const auto& [i, j] : pairs) {
+    const auto compare = [&](std::size_t i, std::size_t j) {
         if (!std::isfinite(fa[i]) || !std::isfinite(fb[j])) {
             const bool same = (std::isnan(fa[i]) && std::isnan(fb[j])) || fa[i] == fb[j];
             if (!same && c.non_finite_mismatches++ == 0) c.first_non_finite_mismatch = i;
-            continue;
+            return;
         }
         const double diff = std::abs(fa[i] - fb[j]);
         c.max_abs = std::max(c.max_abs, diff);
         scale = std::max(scale, std::abs(fa[i]));
         sum2 += diff * diff;
-    }
+    };
+    if (pairing.by_position)
+        for (const auto& [i, j] : pairing.pairs) compare(i, j);
+    else
+        for (std::size_t i = 0; i < fa.size(); ++i) compare(i, i);
+    const std::size_t count = pairing.by_position ? pairing.pairs.size() : fa.size();
     c.max_rel = scale > 0 ? c.max_abs / scale : c.max_abs;
-    c.rms = pairs.empty() ? 0.0 : std::sqrt(sum2 / static_cast<double>(pairs.size()));
+    c.rms = count == 0 ? 0.0 : std::sqrt(sum2 / static_cast<double>(count));
     if (c.non_finite_mismatches > 0) c.max_abs = c.max_rel = c.rms = std::numeric_limits<double>::infinity();
 }
 
@@ -125,13 +133,12 @@ FieldComparison compare_results(const std::filesystem::path& a, const std::files
     const auto& fa = field_of(da, a, field, c.on_cells);
     const auto& fb = field_of(db, b, field, c.on_cells);
     // The points are paired even for a cell field: two results on different meshes differ.
-    bool points_by_position = false;
-    const auto point_pairs = pair_places(da.points, db.points, "point", points_by_position);
-    c.by_position = points_by_position;
-    const auto pairs = c.on_cells ? pair_places(da.cell_centres, db.cell_centres, "cell centre", c.by_position)
-                                  : point_pairs;
+    const Pairing points = pair_places(da.points, db.points, "point");
+    const Pairing cells = c.on_cells ? pair_places(da.cell_centres, db.cell_centres, "cell centre") : Pairing{};
+    const Pairing& pairing = c.on_cells ? cells : points;
+    c.by_position = pairing.by_position;
     c.points = c.on_cells ? da.cells : da.num_points();
-    compare_pairs(fa, fb, pairs, c);
+    compare_pairs(fa, fb, pairing, c);
     return c;
 }
 
