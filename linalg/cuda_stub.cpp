@@ -19,6 +19,7 @@ int multiprocessor_count(int) { no_cuda(); }
 void* create_stream(int) { no_cuda(); }
 void destroy_stream(void*) noexcept {}
 void synchronize(void*) { no_cuda(); }
+void stream_wait(int, void*, void*) { no_cuda(); }
 void* malloc(int, std::size_t, void*) { no_cuda(); }
 void free(int, void*, void*) noexcept {}
 AllocationTally allocation_tally() { return {}; }

@@ -18,6 +18,9 @@ int multiprocessor_count(int device);
 void* create_stream(int device);
 void destroy_stream(void* stream) noexcept;
 void synchronize(void* stream);
+/// Work queued on `waiting` from now on waits for the work queued on `other` so far (two
+/// streams of device).
+void stream_wait(int device, void* waiting, void* other);
 /// Device memory of bytes, ordered in stream: from the device's memory pool, which keeps what
 /// is freed for the next allocations instead of handing it back to the driver (cudaMalloc and
 /// cudaFree wait for the whole device and map or unmap pages: about a millisecond each for a

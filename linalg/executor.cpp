@@ -162,6 +162,19 @@ void Executor::synchronize() const
     if (is_cuda()) cuda::synchronize(stream_);
 }
 
+std::shared_ptr<const Executor> Executor::create_side_stream() const
+{
+    if (!is_cuda()) return nullptr;
+    return std::shared_ptr<const Executor>(
+        new Executor(Backend::cuda, device_, name_, cuda::create_stream(device_), compute_units_));
+}
+
+void Executor::wait_for(const Executor& other) const
+{
+    if (!is_cuda() || !other.is_cuda() || other.stream_ == stream_) return;
+    cuda::stream_wait(device_, stream_, other.stream_);
+}
+
 void copy_bytes(const Executor& dst_exec, void* dst, const Executor& src_exec, const void* src,
                 std::size_t bytes)
 {

@@ -109,6 +109,18 @@ void synchronize(void* stream)
     GPUFEM_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
 }
 
+void stream_wait(int device, void* waiting, void* other)
+{
+    GPUFEM_CUDA_CHECK(cudaSetDevice(device));  // the event must be the streams' device's
+    cudaEvent_t event{};
+    GPUFEM_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    const cudaError_t recorded = cudaEventRecord(event, static_cast<cudaStream_t>(other));
+    const cudaError_t waited =
+        recorded == cudaSuccess ? cudaStreamWaitEvent(static_cast<cudaStream_t>(waiting), event, 0) : recorded;
+    cudaEventDestroy(event);  // the driver keeps it until the wait has passed
+    GPUFEM_CUDA_CHECK(waited);
+}
+
 namespace {
 
 /// The running totals behind allocation_tally().
