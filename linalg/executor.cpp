@@ -71,7 +71,7 @@ std::shared_ptr<const Executor> Executor::create_cuda(int device)
     }
     if (const std::string reason = cuda::unusable_reason(device); !reason.empty())
         throw std::runtime_error(reason);
-    void* stream = cuda::create_stream(device);
+    void* stream = cuda::create_stream(device, cuda::StreamPriority::work);
     cuda::warm_memory_pool(device);
     cuda::prepare_host_copies(device);
     return std::shared_ptr<const Executor>(new Executor(
@@ -164,9 +164,9 @@ void Executor::synchronize() const
 
 std::shared_ptr<const Executor> Executor::create_side_stream() const
 {
-    if (!is_cuda()) return nullptr;
-    return std::shared_ptr<const Executor>(
-        new Executor(Backend::cuda, device_, name_, cuda::create_stream(device_), compute_units_));
+    if (!is_cuda() || !cuda::background_yields(device_)) return nullptr;
+    return std::shared_ptr<const Executor>(new Executor(
+        Backend::cuda, device_, name_, cuda::create_stream(device_, cuda::StreamPriority::background), compute_units_));
 }
 
 void Executor::wait_for(const Executor& other) const

@@ -94,12 +94,35 @@ std::string unusable_reason(int device)
     return reason;
 }
 
-void* create_stream(int device)
+namespace {
+
+/// The device's priority for a stream (lower numbers first: greatest <= least).
+int priority_value(int device, StreamPriority priority)
 {
     GPUFEM_CUDA_CHECK(cudaSetDevice(device));
+    int least = 0, greatest = 0;
+    GPUFEM_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    switch (priority) {
+    case StreamPriority::exchange: return greatest;
+    case StreamPriority::work: return least - greatest >= 2 ? greatest + 1 : greatest;
+    case StreamPriority::background: break;
+    }
+    return least;
+}
+
+}  // namespace
+
+void* create_stream(int device, StreamPriority priority)
+{
+    const int value = priority_value(device, priority);
     cudaStream_t stream{};
-    GPUFEM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    GPUFEM_CUDA_CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, value));
     return stream;
+}
+
+bool background_yields(int device)
+{
+    return priority_value(device, StreamPriority::work) < priority_value(device, StreamPriority::background);
 }
 
 void destroy_stream(void* stream) noexcept { cudaStreamDestroy(static_cast<cudaStream_t>(stream)); }
