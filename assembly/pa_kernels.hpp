@@ -44,6 +44,11 @@ struct PaArgs {
     const V* factors;
     const V* basis;       ///< B[q][i]: the 1D basis function i at the 1D point q (q1 x p1)
     const V* derivative;  ///< D[q][i]: its derivative there
+    /// Null: factors per point, as above. Otherwise the factors per cell: every cell's are the
+    /// same at all its points up to the point's quadrature weight (an affine cell with
+    /// coefficients constant on it), factors holds [c][e] without the weight, and point q's
+    /// factor is that times point_weights[q] (lexicographic q).
+    const V* point_weights = nullptr;
 };
 
 /// Nodes per cell of a.
@@ -58,6 +63,14 @@ template <typename V>
 GPUFEM_HOST_DEVICE inline int pa_points_per_cell(const PaArgs<V>& a)
 {
     return a.dim == 2 ? a.q1 * a.q1 : a.q1 * a.q1 * a.q1;
+}
+
+/// Factor component c of lexicographic point q of cell e, stored per point or per cell.
+template <typename V>
+GPUFEM_HOST_DEVICE inline V pa_factor(const PaArgs<V>& a, int c, index_type e, int q)
+{
+    if (a.point_weights) return a.factors[static_cast<long long>(c) * a.cells + e] * a.point_weights[q];
+    return a.factors[(static_cast<long long>(c) * a.cells + e) * pa_points_per_cell(a) + q];
 }
 
 /// Which nodes' values an apply reads.

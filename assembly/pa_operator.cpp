@@ -38,7 +38,10 @@ template <typename W>
 PaOperator<V>::PaOperator(const PaOperator<W>& from, InPrecision)
     : exec_(from.exec_), dim_(from.dim_), p1_(from.p1_), q1_(from.q1_), lower_order_(from.lower_order_),
       num_cells_(from.num_cells_), num_nodes_(from.num_nodes_), nodes_(converted<index_type>(from.nodes_)),
-      factors_(std::make_shared<const Array<V>>(converted<V>(*from.factors_))), basis_(converted<V>(from.basis_)),
+      factors_(std::make_shared<const Array<V>>(converted<V>(*from.factors_))),
+      point_weights_(from.point_weights_ ? std::make_shared<const Array<V>>(converted<V>(*from.point_weights_))
+                                         : nullptr),
+      basis_(converted<V>(from.basis_)),
       derivative_(converted<V>(from.derivative_)), mask_(converted<std::uint8_t>(from.mask_)),
       dirichlet_(converted<index_type>(from.dirichlet_)), gmsh_of_lex_(from.gmsh_of_lex_),
       nodes_1d_(from.nodes_1d_), points_1d_(from.points_1d_), robin_(copy_of(from.robin_))
@@ -92,9 +95,10 @@ PaOperator<V>::PaOperator(const ExecPtr& exec, const ElementData<V>& data, const
     jacobian_signs_ =
         GPUFEM_DISPATCH(ex, pa_point_factors(ex, data.args(), a, rule_of_lex.data(), factor_data, loads.data()));
     GPUFEM_DISPATCH(ex, pa_loads(ex, a, loads.data(), rhs.data()));
+    keep_cell_factors(basis.weights_of_lex);
     this->diagonal_ = Array<V>(exec, num_nodes_);
     fill(this->diagonal_, V(0));
-    GPUFEM_DISPATCH(ex, pa_diagonal(ex, a, this->diagonal_.data()));
+    GPUFEM_DISPATCH(ex, pa_diagonal(ex, args(), this->diagonal_.data()));
     for (const RobinFacetBlock& block : robin_.blocks)
         GPUFEM_DISPATCH(ex, add_facet_diagonal(ex, facet_matrices(block), this->diagonal_.data()));
     exec->synchronize();  // the tables and loads above are freed on return
@@ -105,7 +109,7 @@ PaOperator<V>::PaOperator(const PaOperator& fine, CoarseLevel, int pc, Array<ind
                           index_type coarse_size, Array<std::uint8_t> coarse_mask)
     : exec_(fine.exec_), dim_(fine.dim_), p1_(pc), q1_(fine.q1_), lower_order_(fine.lower_order_),
       num_cells_(fine.num_cells_), num_nodes_(coarse_size), nodes_(std::move(coarse_nodes)), factors_(fine.factors_),
-      shares_factors_(true), mask_(std::move(coarse_mask)), points_1d_(fine.points_1d_)
+      point_weights_(fine.point_weights_), shares_factors_(true), mask_(std::move(coarse_mask)), points_1d_(fine.points_1d_)
 {
     const int npe = pa_nodes_per_cell(args());
     gmsh_of_lex_.resize(static_cast<std::size_t>(npe));
@@ -142,7 +146,23 @@ template <typename V>
 PaArgs<V> PaOperator<V>::args() const
 {
     return {dim_, p1_, q1_, lower_order_, num_cells_, nodes_.data(), factors_->data(), basis_.data(),
-            derivative_.data()};
+            derivative_.data(), point_weights_ ? point_weights_->data() : nullptr};
+}
+
+template <typename V>
+void PaOperator<V>::keep_cell_factors(const std::vector<double>& weights_of_lex)
+{
+    const PaArgs<V> a = args();
+    if (static_cast<int>(weights_of_lex.size()) != pa_points_per_cell(a))
+        throw std::invalid_argument("PaOperator: the tensor basis has no weight per point");
+    auto weights = std::make_shared<Array<V>>(
+        Array<V>::from_host(exec_, std::vector<V>(weights_of_lex.begin(), weights_of_lex.end())));
+    auto cell = std::make_shared<Array<V>>(
+        exec_, static_cast<std::size_t>(num_cells_) * pa_point_components(dim_, lower_order_));
+    const Executor& ex = *exec_;
+    if (!GPUFEM_DISPATCH(ex, pa_cell_factors(ex, a, weights->data(), cell->data()))) return;
+    factors_ = std::move(cell);
+    point_weights_ = std::move(weights);
 }
 
 template <typename V>
@@ -188,7 +208,7 @@ template <typename V>
 std::size_t PaOperator<V>::cell_bytes(index_type cells) const
 {
     const PaArgs<V> a = args();
-    const std::size_t points = pa_points_per_cell(a), npe = pa_nodes_per_cell(a);
+    const std::size_t points = point_weights_ ? 1 : pa_points_per_cell(a), npe = pa_nodes_per_cell(a);
     return static_cast<std::size_t>(cells) *
            (points * pa_point_components(dim_, lower_order_) * sizeof(V) + npe * (sizeof(index_type) + sizeof(V)));
 }
@@ -254,7 +274,8 @@ bool PaOperator<V>::add_tensor_galerkin(int ncl, const std::vector<double>& proj
 template <typename V>
 std::size_t PaOperator<V>::bytes_stored() const
 {
-    std::size_t bytes = (shares_factors_ ? 0 : factors_->bytes()) + nodes_.bytes() + basis_.bytes() + derivative_.bytes() +
+    std::size_t bytes = (shares_factors_ ? 0 : factors_->bytes() + (point_weights_ ? point_weights_->bytes() : 0)) +
+                        nodes_.bytes() + basis_.bytes() + derivative_.bytes() +
                         this->diagonal_.bytes() + mask_.bytes() + dirichlet_.bytes();
     for (const RobinFacetBlock& block : robin_.blocks) bytes += block.matrices.bytes() + block.nodes.bytes();
     return bytes;
@@ -271,7 +292,8 @@ template <typename V>
 std::string PaOperator<V>::parameters() const
 {
     return "degree=" + std::to_string(p1_ - 1) + " points=" + std::to_string(q1_) + "^" + std::to_string(dim_) +
-           " factors=" + std::to_string(pa_point_components(dim_, lower_order_));
+           " factors=" + std::to_string(pa_point_components(dim_, lower_order_)) +
+           (point_weights_ ? " per cell" : " per point");
 }
 
 template class PaOperator<float>;

@@ -42,7 +42,7 @@ public:
     /// Factors and node indices once, x gathered once per cell-node, y read and written once
     /// (and the Dirichlet nodes' index, x, diagonal and y once).
     std::size_t spmv_min_bytes() const override;
-    /// e.g. "degree=3 points=4^3 factors=6".
+    /// e.g. "degree=3 points=4^3 factors=6 per point" ("per cell": see keep_cell_factors).
     std::string parameters() const override;
     /// The operator with its factors, tables, diagonal and (double) Robin matrices copied in
     /// float: half the bytes of a product for a float multigrid cycle.
@@ -124,6 +124,10 @@ private:
     PaOperator(const PaOperator<W>& from, InPrecision);
 
     PaArgs<V> args() const;
+    /// Keeps the factors per cell instead of per point when every cell's are the same at all
+    /// its points up to the weights (pa_cell_factors): an affine mesh with coefficients
+    /// constant on each cell moves 1 / points of the factors' bytes in a product.
+    void keep_cell_factors(const std::vector<double>& weights_of_lex);
     /// y += alpha M_f x_f over the Robin facets, free rows, free (or the Dirichlet) columns.
     void facet_action(V alpha, const V* x, V* y, bool dirichlet_columns) const;
 
@@ -133,8 +137,12 @@ private:
     index_type num_cells_ = 0;
     index_type num_nodes_ = 0;
     Array<index_type> nodes_;     ///< [e][l] lexicographic, ~node if Dirichlet
-    /// [c][e][q]; shared with the coarse levels made from this operator (coarse_level)
+    /// [c][e][q], or [c][e] with point_weights_; shared with the coarse levels made from this
+    /// operator (coarse_level)
     std::shared_ptr<const Array<V>> factors_;
+    /// The rule's weight at each lexicographic point when the factors are per cell (PaArgs::
+    /// point_weights); null: per point
+    std::shared_ptr<const Array<V>> point_weights_;
     bool shares_factors_ = false;  ///< another operator's factors (not counted in bytes_stored)
     JacobianSigns jacobian_signs_;
     Array<V> basis_, derivative_; ///< q1 x p1 tables

@@ -50,8 +50,33 @@ GPUFEM_HOST_DEVICE inline V tensor_basis(const PaArgs<V>& a, int l, int q, int d
 template <typename V>
 GPUFEM_HOST_DEVICE inline V factor(const PaArgs<V>& a, int c, index_type e, int q)
 {
-    const int points = pa_points_per_cell(a);
-    return a.factors[(static_cast<long long>(c) * a.cells + e) * points + q];
+    return pa_factor(a, c, e, q);
+}
+
+/// Whether cell e's per-point factors (a.point_weights null) are the same at all its points up
+/// to the weights (see pa_cell_factors); writes its factors without the weight of point 0 to
+/// cell_factors[c cells + e].
+template <typename V>
+GPUFEM_HOST_DEVICE inline bool cell_factors_of(const PaArgs<V>& a, const V* weights, index_type e, V* cell_factors)
+{
+    const int points = pa_points_per_cell(a), packed = a.dim * (a.dim + 1) / 2;
+    const int groups[4] = {0, packed, packed + a.dim, packed + a.dim + 1};
+    bool same = true;
+    for (int g = 0; g < (a.lower_order ? 3 : 1); ++g) {
+        V scale = 0, spread = 0;
+        for (int c = groups[g]; c < groups[g + 1]; ++c) {
+            const V first = factor(a, c, e, 0) / weights[0];
+            cell_factors[static_cast<long long>(c) * a.cells + e] = first;
+            for (int q = 0; q < points; ++q) {
+                const V f = factor(a, c, e, q) / weights[q];
+                scale = f > scale ? f : -f > scale ? -f : scale;
+                const V d = f > first ? f - first : first - f;
+                spread = d > spread ? d : spread;
+            }
+        }
+        same = same && spread <= (sizeof(V) == 4 ? V(1e-5) : V(1e-11)) * scale;
+    }
+    return same;
 }
 
 /// sum_q loads[e points + q] N_l(q): the load of cell e at its local node l.

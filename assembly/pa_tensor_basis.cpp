@@ -101,6 +101,7 @@ PaTensorBasis make_pa_tensor_basis(const ReferenceElement& ref)
     t.points_1d = points_1d;
     t.gmsh_of_lex = lexicographic_order(node_xi, t.dim, nodes_1d, "node");
     t.rule_of_lex = lexicographic_order(ref.rule.points, t.dim, points_1d, "quadrature point");
+    for (const int q : t.rule_of_lex) t.weights_of_lex.push_back(ref.rule.weights[static_cast<std::size_t>(q)]);
     t.basis.resize(static_cast<std::size_t>(t.q1) * t.p1);
     t.derivative.resize(t.basis.size());
     for (int q = 0; q < t.q1; ++q)

@@ -19,6 +19,7 @@ struct PaTensorBasis {
     std::vector<int> gmsh_of_lex;    ///< p1^dim: the element's (Gmsh-order) node at each
                                      ///< lexicographic position (x fastest)
     std::vector<int> rule_of_lex;    ///< q1^dim: the rule's point at each lexicographic position
+    std::vector<double> weights_of_lex;  ///< q1^dim: the rule's weight at each lexicographic point
     std::vector<double> nodes_1d;    ///< p1 node coordinates on [-1, 1], ascending
     std::vector<double> points_1d;   ///< q1 quadrature point coordinates, ascending
     std::vector<double> derivative_at_nodes;  ///< p1 x p1: 1D basis function i's derivative at node k ([k][i])

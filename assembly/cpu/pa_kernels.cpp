@@ -206,6 +206,15 @@ JacobianSigns pa_point_factors(const Executor& exec, const ElementArgs<V>& a, co
 }
 
 template <typename V>
+bool pa_cell_factors(const Executor&, const PaArgs<V>& a, const V* weights, V* cell_factors)
+{
+    bool same = true;
+#pragma omp parallel for schedule(static) reduction(&& : same)
+    for (index_type e = 0; e < a.cells; ++e) same = pa::cell_factors_of(a, weights, e, cell_factors) && same;
+    return same;
+}
+
+template <typename V>
 void pa_loads(const Executor&, const PaArgs<V>& a, const V* loads, V* rhs)
 {
     const int npe = pa_nodes_per_cell(a), points = pa_points_per_cell(a);
@@ -300,7 +309,7 @@ void pa_element_galerkin_tensor(const Executor&, const PaArgs<V>& a, int pc, con
     }
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_loads, pa_diagonal, pa_apply_cells, pa_element_galerkin,
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_cell_factors, pa_loads, pa_diagonal, pa_apply_cells, pa_element_galerkin,
                                    pa_element_galerkin_tensor)
 
 }  // namespace gpufem::kernels::cpu

@@ -14,6 +14,7 @@
 #include "assembly/pa_point_math.hpp"
 #include "assembly/cuda/tensor_contractions.cuh"
 #include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda/device_buffer.hpp"
 #include "linalg/cuda/kernel_prelude.cuh"
 
 namespace gpufem::kernels::cuda {
@@ -71,15 +72,13 @@ __device__ inline V point_step_3d(const PaArgs<V>& a, index_type e, int r, bool 
         v[0] = v[1] = v[2] = V(0);
         return V(0);
     }
-    const int points = pa_points_per_cell(a);
-    const long long n = static_cast<long long>(a.cells) * points, at = static_cast<long long>(e) * points + r;
-    const V* f = a.factors + at;
-    const V G00 = f[0], G01 = f[n], G02 = f[2 * n], G11 = f[3 * n], G12 = f[4 * n], G22 = f[5 * n];
+    const auto f = [&](int c) { return pa_factor(a, c, e, r); };
+    const V G00 = f(0), G01 = f(1), G02 = f(2), G11 = f(3), G12 = f(4), G22 = f(5);
     v[0] = G00 * g[0] + G01 * g[1] + G02 * g[2];
     v[1] = G01 * g[0] + G11 * g[1] + G12 * g[2];
     v[2] = G02 * g[0] + G12 * g[1] + G22 * g[2];
     if constexpr (!LOWER) return V(0);
-    return f[6 * n] * g[0] + f[7 * n] * g[1] + f[8 * n] * g[2] + f[9 * n] * u;
+    return f(6) * g[0] + f(7) * g[1] + f(8) * g[2] + f(9) * u;
 }
 
 /// The same in 2D.
@@ -91,14 +90,12 @@ __device__ inline V point_step_2d(const PaArgs<V>& a, index_type e, int r, bool 
         v[0] = v[1] = V(0);
         return V(0);
     }
-    const int points = pa_points_per_cell(a);
-    const long long n = static_cast<long long>(a.cells) * points, at = static_cast<long long>(e) * points + r;
-    const V* f = a.factors + at;
-    const V G00 = f[0], G01 = f[n], G11 = f[2 * n];
+    const auto f = [&](int c) { return pa_factor(a, c, e, r); };
+    const V G00 = f(0), G01 = f(1), G11 = f(2);
     v[0] = G00 * g[0] + G01 * g[1];
     v[1] = G01 * g[0] + G11 * g[1];
     if constexpr (!LOWER) return V(0);
-    return f[3 * n] * g[0] + f[4 * n] * g[1] + f[5 * n] * u;
+    return f(3) * g[0] + f(4) * g[1] + f(5) * u;
 }
 
 /// (K_e u) at this thread's node for the cell of this thread's slot, by sum factorisation
@@ -200,9 +197,8 @@ template <int DIM, int P, int Q, bool LOWER, typename V>
 __device__ V cell_diagonal_by_tensors(const PaArgs<V>& a, index_type e, int r, bool active, const V* sB,
                                       const V* sD, V (&b)[buffers_of<DIM>][points_of<DIM, Q>])
 {
-    constexpr int points = points_of<DIM, Q>, packed = DIM * (DIM + 1) / 2;
-    const long long n = static_cast<long long>(a.cells) * points, at = static_cast<long long>(e) * points + r;
-    const auto factor_at = [&](int c) { return active ? a.factors[c * n + at] : V(0); };
+    constexpr int packed = DIM * (DIM + 1) / 2;
+    const auto factor_at = [&](int c) { return active ? pa_factor(a, c, e, r) : V(0); };
     const auto direction_table = [](int dir, int first, int second) {
         const int hits = (dir == first) + (dir == second);
         return hits == 2 ? Table1d::dd : hits == 1 ? Table1d::bd : Table1d::bb;
@@ -387,10 +383,9 @@ __global__ void __launch_bounds__(points_of<3, Q>)
     for (int i = r; i < ncl; i += T) local[i] = local_of_lex[i];
     const index_type e = blockIdx.x;
     if (__syncthreads_or(a.nodes[static_cast<long long>(e) * T + r] < 0)) return;  // the general kernel's cell
-    const long long n = static_cast<long long>(a.cells) * T, at_point = static_cast<long long>(e) * T + r;
     V f[10];
 #pragma unroll
-    for (int c = 0; c < (LOWER ? 10 : 6); ++c) f[c] = a.factors[c * n + at_point];
+    for (int c = 0; c < (LOWER ? 10 : 6); ++c) f[c] = pa_factor(a, c, e, r);
     const int r0 = r % Q, r1 = (r / Q) % Q, r2 = r / (Q * Q);
     const bool is_coarse = r0 < pc && r1 < pc && r2 < pc;
     const index_type* at = cell_to_csr + static_cast<long long>(e) * ncl * ncl;
@@ -482,6 +477,35 @@ void pa_lexicographic_nodes(const Executor& exec, index_type num_cells, int npe,
     lexicographic_nodes_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(num_cells, npe, cells, gmsh_of_lex,
                                                                                mask, nodes);
     GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+namespace {
+
+/// pa_cell_factors: a thread per cell; *differs = 1 when a cell's factors are not its cell
+/// factors times the weights.
+template <typename V>
+__global__ void cell_factors_kernel(PaArgs<V> a, const V* __restrict__ weights, V* cell_factors, int* differs)
+{
+    const long long e = thread_index();
+    if (e >= a.cells) return;
+    if (!pa::cell_factors_of(a, weights, static_cast<index_type>(e), cell_factors)) *differs = 1;
+}
+
+}  // namespace
+
+template <typename V>
+bool pa_cell_factors(const Executor& exec, const PaArgs<V>& a, const V* weights, V* cell_factors)
+{
+    if (a.cells == 0) return true;
+    const cudaStream_t stream = stream_of(exec);
+    const DeviceBuffer differs(exec, sizeof(int));
+    GPUFEM_CUDA_CHECK(cudaMemsetAsync(differs.as<void>(), 0, sizeof(int), stream));
+    cell_factors_kernel<<<grid_for(a.cells), block_size, 0, stream>>>(a, weights, cell_factors, differs.as<int>());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    int host = 0;
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&host, differs.as<void>(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return host == 0;
 }
 
 template <typename V>
@@ -625,7 +649,7 @@ void pa_element_galerkin_tensor(const Executor& exec, const PaArgs<V>& a, int pc
     });
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_loads, pa_diagonal, pa_apply_cells, pa_element_galerkin,
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_cell_factors, pa_loads, pa_diagonal, pa_apply_cells, pa_element_galerkin,
                                    pa_element_galerkin_tensor)
 
 }  // namespace gpufem::kernels::cuda

@@ -96,6 +96,85 @@ void check_pa_system_against_assembly(const ExecPtr& exec, PaTerms terms)
 
 namespace gpufem::test {
 
+/// The unit box of this type and order (sizes as pa_mesh), its nodes moved by one affine map
+/// (a shear and a stretch): every cell stays a parallelogram or parallelepiped.
+inline Mesh affine_pa_mesh(ElementType type, int order, double h = 0)
+{
+    if (h <= 0) h = element_dimension(type) == 2 ? 0.25 : order >= 6 ? 1.0 : 0.5;
+    Mesh mesh = unit_box_mesh(type, order, h);
+    for (index_type i = 0; i < mesh.num_nodes(); ++i) {
+        double* x = &mesh.coordinates[3 * static_cast<std::size_t>(i)];
+        const double x0 = x[0], y0 = x[1], z0 = x[2];
+        x[0] = 1.5 * x0 + 0.3 * y0 + 0.1 * z0;
+        x[1] = 0.8 * y0 - 0.2 * x0 + 0.2 * z0;
+        if (mesh.dim == 3) x[2] = z0 + 0.25 * x0;
+    }
+    return mesh;
+}
+
+/// The problem of pa_problem with every coefficient of the operator constant (a tensor kappa,
+/// with all: a constant convection and reaction); the load still varies.
+inline ProblemSpec constant_pa_problem(int dim, bool all)
+{
+    ProblemSpec problem = pa_problem(dim, PaTerms::diffusion);
+    problem.kappa = "2.5";
+    if (!all) return problem;
+    problem.kappa_tensor = dim == 2 ? std::vector<std::string>{"2", "0.3", "1.5"}
+                                    : std::vector<std::string>{"2", "0.3", "0.1", "1.5", "0.2", "1.2"};
+    problem.convection_field = dim == 2 ? std::vector<std::string>{"1", "-0.5"} : std::vector<std::string>{"1", "-0.5", "0.25"};
+    problem.reaction = "0.5";
+    return problem;
+}
+
+/// On affine meshes (affine_pa_mesh) with constant coefficients the pa operator keeps its
+/// factors per cell ("per cell" in its parameters) and still equals the assembled system (rhs,
+/// diagonal, products with random vectors) and gives pmg the coarse operators of the element
+/// matrices (to 1e-12, float 2e-5), for quadrilaterals and hexahedra of orders 1..8 (in float
+/// from order 3 either way: its factors' rounding decides); with kappa varying in space, or on
+/// the multilinearly mapped mesh, it keeps them per point.
+template <typename V>
+void check_pa_cell_factors(const ExecPtr& exec)
+{
+    const unsigned seed = random_seed();
+    unsigned next = seed;
+    const double tol = sizeof(V) == 4 ? 2e-5 : 1e-12;
+    for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron})
+        for (int order = 1; order <= pa_highest_order; ++order)
+            for (bool all : {false, true}) {
+                const bool eight_hexahedra = type == ElementType::hexahedron && (order == 6 || order == 8);
+                const Mesh mesh = affine_pa_mesh(type, order, order == 1 ? 0.25 : eight_hexahedra ? 0.5 : 0);
+                const ProblemSpec problem = constant_pa_problem(mesh.dim, all);
+                const LinearSystem<V> assembled = assemble_poisson<V>(exec, mesh, problem);
+                const auto csr = build_format("csr", assembled.matrix.clone_to(exec), FormatOptions{}).op;
+                const PaSystem<V> pa = assemble_pa_system<V>(exec, mesh, problem);
+                const std::string what = std::string(element_type_name(type)) + " order " + std::to_string(order) +
+                                         " " + pa.op->parameters() + " seed " + std::to_string(seed);
+                // In float the factors' own rounding at high degree can exceed the check's 1e-5.
+                if (sizeof(V) == 8 || order <= 2)
+                    EXPECT_NE(pa.op->parameters().find("per cell"), std::string::npos) << what;
+                if (sizeof(V) == 8)  // a float cycle's copy keeps them per cell
+                    EXPECT_NE(pa.op->float_copy()->parameters().find("per cell"), std::string::npos) << what;
+                EXPECT_LT(max_rel_diff(pa.rhs.to_host(), assembled.rhs.to_host()), tol) << what;
+                EXPECT_LT(max_rel_diff(pa.op->diagonal().to_host(), csr->diagonal().to_host()), tol) << what;
+                expect_same_apply<V>(*pa.op, *csr, V(1.3), V(-0.7), next++, what);
+                const std::vector<Csr<V>> from_factors = pmg_coarse_operators<V>(exec, mesh, problem, pa.op.get());
+                const std::vector<Csr<V>> reference = pmg_coarse_operators<V>(Executor::create_cpu(), mesh, problem);
+                ASSERT_EQ(from_factors.size(), reference.size()) << what;
+                for (std::size_t level = 0; level < reference.size(); ++level) {
+                    EXPECT_EQ(from_factors[level].col_idx.to_host(), reference[level].col_idx.to_host()) << what;
+                    EXPECT_LT(max_rel_diff(from_factors[level].values.to_host(), reference[level].values.to_host()), tol)
+                        << what << " level " << level;
+                }
+                ProblemSpec varying = problem;
+                varying.kappa_tensor.clear();
+                varying.kappa = "1 + x*y";
+                const PaSystem<V> per_point = assemble_pa_system<V>(exec, mesh, varying);
+                EXPECT_NE(per_point.op->parameters().find("per point"), std::string::npos) << what;
+                const PaSystem<V> mapped = assemble_pa_system<V>(exec, pa_mesh(type, order, false, next++), problem);
+                EXPECT_NE(mapped.op->parameters().find("per point"), std::string::npos) << what;
+            }
+}
+
 /// p-multigrid's coarse operators computed from a pa operator's factors on exec against those
 /// from element matrices made for them (pmg_coarse_operators without a fine operator) on the
 /// CPU, for

@@ -113,6 +113,12 @@ TEST(PaSystem, GivesPmgTheCoarseOperatorsOfTheElementMatrices)
     test::check_pa_coarse_operators<float>(Executor::create_cpu(), test::PaTerms::all);
 }
 
+TEST(PaSystem, KeepsItsFactorsPerCellOnAffineMeshesWithConstantCoefficients)
+{
+    test::check_pa_cell_factors<double>(Executor::create_cpu());
+    test::check_pa_cell_factors<float>(Executor::create_cpu());
+}
+
 TEST(PaTransfer, EqualsTheStoredInterpolationAndItsTranspose)
 {
     test::check_pa_first_transfer<double>(Executor::create_cpu());

@@ -41,6 +41,13 @@ TEST(PaGpu, GivesAFloatCopyForAFloatMultigridCycle)
     test::check_pa_float_copy(Executor::create_cuda(0));
 }
 
+TEST(PaGpu, KeepsItsFactorsPerCellOnAffineMeshesWithConstantCoefficients)
+{
+    GPUFEM_REQUIRE_GPU();
+    test::check_pa_cell_factors<double>(Executor::create_cuda(0));
+    test::check_pa_cell_factors<float>(Executor::create_cuda(0));
+}
+
 TEST(PaGpu, EqualsTheCpuOperator)
 {
     GPUFEM_REQUIRE_GPU();
