@@ -1,7 +1,5 @@
 #include "linalg/csr_tuned_operator.hpp"
 
-#include <stdexcept>
-
 #include <fmt/format.h>
 
 #include "linalg/csr_kernels.hpp"
@@ -64,22 +62,6 @@ void CsrTunedOperator<V, O>::apply_impl(V alpha, const Array<V>& x, V beta, Arra
         }
     }
     kernels::cuda::csr_spmv_params(exec, params_, matrix_, alpha, x.data(), beta, y.data());
-}
-
-template <typename V, typename O>
-bool CsrTunedOperator<V, O>::can_apply_on(const Executor& stream) const
-{
-    const Executor& exec = *matrix_.executor();
-    return exec.is_cuda() && stream.is_cuda() && stream.device_id() == exec.device_id();
-}
-
-template <typename V, typename O>
-void CsrTunedOperator<V, O>::apply_on(const Executor& stream, const Array<V>& x, Array<V>& y) const
-{
-    if (!can_apply_on(stream)) throw std::invalid_argument("csr: apply_on needs a stream of the matrix's device");
-    if (x.size() != static_cast<std::size_t>(matrix_.cols) || y.size() != static_cast<std::size_t>(matrix_.rows))
-        throw std::invalid_argument("LinearOperator::apply_on: vector size does not match");
-    kernels::cuda::csr_spmv_params(stream, params_, matrix_, V(1), x.data(), V(0), y.data());
 }
 
 template class CsrTunedOperator<float>;

@@ -58,11 +58,6 @@ public:
     bool tuning() const { return tuner_ != nullptr && !tuner_->done(); }
     /// Not while tuning (each tuning SpMV waits for the previous one's time).
     bool graph_capturable() const override { return !tuning(); }
-    /// True for another stream of the matrix's CUDA device.
-    bool can_apply_on(const Executor& stream) const override;
-    /// y = A x on that stream with the parameters in use (a product there is no tuning step:
-    /// the tuner measures only the operator's own stream).
-    void apply_on(const Executor& stream, const Array<V>& x, Array<V>& y) const override;
 
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override;

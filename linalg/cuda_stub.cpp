@@ -16,11 +16,9 @@ bool is_built() { return false; }
 int device_count() { return 0; }
 std::string device_name(int) { no_cuda(); }
 int multiprocessor_count(int) { no_cuda(); }
-void* create_stream(int, StreamPriority) { no_cuda(); }
-bool background_yields(int) { return false; }
+void* create_stream(int) { no_cuda(); }
 void destroy_stream(void*) noexcept {}
 void synchronize(void*) { no_cuda(); }
-void stream_wait(int, void*, void*) { no_cuda(); }
 void* malloc(int, std::size_t, void*) { no_cuda(); }
 void free(int, void*, void*) noexcept {}
 AllocationTally allocation_tally() { return {}; }

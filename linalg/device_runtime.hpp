@@ -14,22 +14,10 @@ int device_count();
 std::string device_name(int device);
 /// Number of streaming multiprocessors of a device.
 int multiprocessor_count(int device);
-/// Which stream's blocks the device starts first when several streams have work queued.
-enum class StreamPriority {
-    background,  ///< the least: work beside the main work, on what it leaves free
-    work,        ///< an executor's own stream: above background, below exchange
-    exchange,    ///< the greatest: halo exchanges, whose kernels must not queue behind a product
-};
-/// Creates a non-blocking stream on the device at that priority (the device's priorities
-/// permitting: with fewer than three levels, work shares exchange's or background's level).
-void* create_stream(int device, StreamPriority priority);
-/// True when the device's blocks of a background stream yield to those of a work stream.
-bool background_yields(int device);
+/// Creates a non-blocking stream on the device.
+void* create_stream(int device);
 void destroy_stream(void* stream) noexcept;
 void synchronize(void* stream);
-/// Work queued on `waiting` from now on waits for the work queued on `other` so far (two
-/// streams of device).
-void stream_wait(int device, void* waiting, void* other);
 /// Device memory of bytes, ordered in stream: from the device's memory pool, which keeps what
 /// is freed for the next allocations instead of handing it back to the driver (cudaMalloc and
 /// cudaFree wait for the whole device and map or unmap pages: about a millisecond each for a

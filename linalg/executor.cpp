@@ -71,7 +71,7 @@ std::shared_ptr<const Executor> Executor::create_cuda(int device)
     }
     if (const std::string reason = cuda::unusable_reason(device); !reason.empty())
         throw std::runtime_error(reason);
-    void* stream = cuda::create_stream(device, cuda::StreamPriority::work);
+    void* stream = cuda::create_stream(device);
     cuda::warm_memory_pool(device);
     cuda::prepare_host_copies(device);
     return std::shared_ptr<const Executor>(new Executor(
@@ -160,19 +160,6 @@ std::size_t Executor::total_memory() const
 void Executor::synchronize() const
 {
     if (is_cuda()) cuda::synchronize(stream_);
-}
-
-std::shared_ptr<const Executor> Executor::create_side_stream() const
-{
-    if (!is_cuda() || !cuda::background_yields(device_)) return nullptr;
-    return std::shared_ptr<const Executor>(new Executor(
-        Backend::cuda, device_, name_, cuda::create_stream(device_, cuda::StreamPriority::background), compute_units_));
-}
-
-void Executor::wait_for(const Executor& other) const
-{
-    if (!is_cuda() || !other.is_cuda() || other.stream_ == stream_) return;
-    cuda::stream_wait(device_, stream_, other.stream_);
 }
 
 void copy_bytes(const Executor& dst_exec, void* dst, const Executor& src_exec, const void* src,

@@ -64,17 +64,6 @@ public:
     std::size_t total_memory() const;
     /// Waits for all work queued on this executor.
     void synchronize() const;
-    /// An executor of the same device with a stream of its own at the background priority,
-    /// for work that runs beside this one's on what it leaves of the device (the device
-    /// starts this executor's blocks first): the kernels of either may read the other's
-    /// arrays once ordered by wait_for. What it allocates is counted in its own memory_use, so
-    /// callers allocate on this executor and only launch on the side one. nullptr on the CPU
-    /// (no streams) and on a device with too few stream priorities for the side to yield.
-    std::shared_ptr<const Executor> create_side_stream() const;
-    /// The work queued on this executor from now on waits for all the work queued on other
-    /// so far (CUDA: an event between the streams). Nothing on the CPU, or when other is this
-    /// executor's stream: the order is already that.
-    void wait_for(const Executor& other) const;
     /// A scratch buffer of at least bytes in this executor's memory, reused across calls
     /// (reduction partials and the like). Its contents do not survive the next call.
     /// Not thread-safe: one host thread drives one executor.

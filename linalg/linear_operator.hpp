@@ -54,17 +54,6 @@ public:
 
     /// y = A x
     void apply(const Array<V>& x, Array<V>& y) const { apply(V(1), x, V(0), y); }
-
-    /// True when apply_on can queue the product on `stream`, another executor of the
-    /// operator's device (Executor::create_side_stream). False for formats without it.
-    virtual bool can_apply_on(const Executor& /*stream*/) const { return false; }
-    /// y = A x queued on `stream` (can_apply_on(stream) must hold), beside the work of the
-    /// operator's own stream: the caller orders the two with Executor::wait_for. The operator
-    /// and both vectors must outlive that work.
-    virtual void apply_on(const Executor& /*stream*/, const Array<V>& /*x*/, Array<V>& /*y*/) const
-    {
-        throw std::logic_error(format() + ": no product on another stream");
-    }
     /// y = alpha A x + beta y (beta == 0 ignores y's contents, NaNs included)
     void apply(V alpha, const Array<V>& x, V beta, Array<V>& y) const
     {

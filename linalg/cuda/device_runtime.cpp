@@ -94,35 +94,12 @@ std::string unusable_reason(int device)
     return reason;
 }
 
-namespace {
-
-/// The device's priority for a stream (lower numbers first: greatest <= least).
-int priority_value(int device, StreamPriority priority)
+void* create_stream(int device)
 {
     GPUFEM_CUDA_CHECK(cudaSetDevice(device));
-    int least = 0, greatest = 0;
-    GPUFEM_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    switch (priority) {
-    case StreamPriority::exchange: return greatest;
-    case StreamPriority::work: return least - greatest >= 2 ? greatest + 1 : greatest;
-    case StreamPriority::background: break;
-    }
-    return least;
-}
-
-}  // namespace
-
-void* create_stream(int device, StreamPriority priority)
-{
-    const int value = priority_value(device, priority);
     cudaStream_t stream{};
-    GPUFEM_CUDA_CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, value));
+    GPUFEM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     return stream;
-}
-
-bool background_yields(int device)
-{
-    return priority_value(device, StreamPriority::work) < priority_value(device, StreamPriority::background);
 }
 
 void destroy_stream(void* stream) noexcept { cudaStreamDestroy(static_cast<cudaStream_t>(stream)); }
@@ -130,18 +107,6 @@ void destroy_stream(void* stream) noexcept { cudaStreamDestroy(static_cast<cudaS
 void synchronize(void* stream)
 {
     GPUFEM_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
-}
-
-void stream_wait(int device, void* waiting, void* other)
-{
-    GPUFEM_CUDA_CHECK(cudaSetDevice(device));  // the event must be the streams' device's
-    cudaEvent_t event{};
-    GPUFEM_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-    const cudaError_t recorded = cudaEventRecord(event, static_cast<cudaStream_t>(other));
-    const cudaError_t waited =
-        recorded == cudaSuccess ? cudaStreamWaitEvent(static_cast<cudaStream_t>(waiting), event, 0) : recorded;
-    cudaEventDestroy(event);  // the driver keeps it until the wait has passed
-    GPUFEM_CUDA_CHECK(waited);
 }
 
 namespace {

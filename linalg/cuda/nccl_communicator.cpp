@@ -12,7 +12,6 @@
 #include <spdlog/spdlog.h>
 
 #include "linalg/cuda/cuda_check.hpp"
-#include "linalg/device_runtime.hpp"
 
 namespace gpufem {
 namespace {
@@ -46,18 +45,17 @@ void queue_group(ncclComm_t comm, cudaStream_t stream, std::span<const ExchangeM
 
 /// The NCCL group on a stream of its own, forked from the executor's stream at start and
 /// joined back at finish (events, so that the pattern is captured in a CUDA graph too). The
-/// side stream has the exchange priority, above the executors' own streams: its send and
-/// receive kernels start as soon as a multiprocessor frees up, rather than after the whole
-/// product queued beside them.
+/// side stream has the device's highest priority: its send and receive kernels start as soon
+/// as a multiprocessor frees up, rather than after the whole product queued beside them.
 class NcclOverlappedExchange final : public OverlappedExchange {
 public:
     /// comm: gives the communicator, asked for at the first start (so that making the
     /// exchange does not wait for NCCL's join).
     NcclOverlappedExchange(std::function<ncclComm_t()> comm, cudaStream_t main) : comm_(std::move(comm)), main_(main)
     {
-        int device = 0;
-        GPUFEM_CUDA_CHECK(cudaGetDevice(&device));
-        side_ = static_cast<cudaStream_t>(cuda::create_stream(device, cuda::StreamPriority::exchange));
+        int least = 0, greatest = 0;
+        GPUFEM_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        GPUFEM_CUDA_CHECK(cudaStreamCreateWithPriority(&side_, cudaStreamNonBlocking, greatest));
         GPUFEM_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
         GPUFEM_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
     }

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <exception>
-#include <memory>
 #include <optional>
 #include <utility>
 
@@ -43,31 +41,6 @@ struct AmgPreconditioner<V>::PhaseTimers {
 };
 
 namespace {
-
-/// Left by an exception, a scope whose arrays a side stream's estimate may still read first
-/// makes exec's stream wait for that stream (side, when made by then), so that the pool frees
-/// them after; nothing on a normal exit (the estimate runs on).
-class JoinSideOnThrow {
-public:
-    JoinSideOnThrow(const Executor& exec, const std::shared_ptr<const Executor>& side)
-        : exec_(exec), side_(side), exceptions_(std::uncaught_exceptions())
-    {}
-    JoinSideOnThrow(const JoinSideOnThrow&) = delete;
-    JoinSideOnThrow& operator=(const JoinSideOnThrow&) = delete;
-    ~JoinSideOnThrow()
-    {
-        if (side_ == nullptr || std::uncaught_exceptions() <= exceptions_) return;
-        try {
-            exec_.wait_for(*side_);
-        } catch (...) {  // a failed device: the exception in flight says more
-        }
-    }
-
-private:
-    const Executor& exec_;
-    const std::shared_ptr<const Executor>& side_;
-    int exceptions_;
-};
 
 /// m itself when it lives on exec's device, else a copy there.
 template <typename V>
@@ -157,14 +130,13 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
     const Csr<V>* csr = matrix;  // the current level's entries (coarse levels: their operator's;
                                  // null on level 0 when the coarse operators are given)
     std::unique_ptr<LinearOperator<V>> coarse_op;
-    // A given transfer needs no eigenvalue: those levels' estimates run beside the rest of
-    // the setup on a stream of their own, or wait until every level is made (their syncs
-    // would otherwise wait for them) and run while the host inverts the coarsest level.
-    DeferredEstimates deferred;
+    // A given transfer needs no eigenvalue: those levels' estimates wait until every level is
+    // made (their syncs would otherwise wait for them), then run on the device while the host
+    // inverts the coarsest level.
+    std::vector<std::size_t> deferred;
     std::optional<DenseInverseInput> coarsest_entries;
     for (;;) {
         auto level = std::make_unique<Level>();
-        const JoinSideOnThrow join(*exec_, deferred.side);  // before level's arrays go
         level->owned = std::move(coarse_op);
         level->op = level->owned ? level->owned.get() : &a;
         const LinearOperator<V>& op = *level->op;
@@ -202,7 +174,7 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
             break;
         }
         if (geometric)
-            summary.estimated_beside = defer_estimate(levels_.size(), *level, deferred);
+            deferred.push_back(levels_.size());
         else
             summary.lambda_max =
                 set_up_smoother(*level, LambdaMaxEstimate<V>(op, level->dinv, options_.eigen_steps).lambda_max());
@@ -262,43 +234,20 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
 }
 
 template <typename V>
-bool AmgPreconditioner<V>::defer_estimate(std::size_t l, const Level& level, DeferredEstimates& deferred) const
-{
-    if (!deferred.side_made) {
-        deferred.side = exec_->create_side_stream();
-        deferred.side_made = true;
-    }
-    // Beside the setup the estimate's work arrays stay until its end, through the Galerkin
-    // products' peak: only where they are a small part of the device's free memory. The
-    // operator must be on this executor's stream, the one that waits for the side's.
-    const std::size_t work = 4 * static_cast<std::size_t>(level.op->rows()) * sizeof(V);
-    const bool beside = deferred.side && level.op->executor() == exec_ && level.op->can_apply_on(*deferred.side) &&
-                        20 * work < exec_->free_memory();
-    if (!beside) {
-        deferred.queued.push_back(l);
-        return false;
-    }
-    deferred.beside.emplace_back(l, LambdaMaxEstimate<V>(*level.op, level.dinv, options_.eigen_steps, deferred.side));
-    return deferred.beside.back().second.beside();
-}
-
-template <typename V>
 template <typename PhaseDone>
-void AmgPreconditioner<V>::finish_levels(DeferredEstimates& deferred,
+void AmgPreconditioner<V>::finish_levels(const std::vector<std::size_t>& deferred,
                                          const std::optional<DenseInverseInput>& coarsest_entries,
                                          const PhaseDone& phase_done)
 {
     std::vector<LambdaMaxEstimate<V>> estimates;  // queued now, read after the host's inverse
-    for (const std::size_t l : deferred.queued)
+    for (const std::size_t l : deferred)
         estimates.emplace_back(*levels_[l]->op, levels_[l]->dinv, options_.eigen_steps);
     if (coarsest_entries) {
         coarse_inverse_ = upload_as<V>(exec_, dense_inverse(*coarsest_entries));
         phase_done(5);
     }
-    for (std::size_t k = 0; k < deferred.queued.size(); ++k)
-        summaries_[deferred.queued[k]].lambda_max = set_up_smoother(*levels_[deferred.queued[k]], estimates[k].lambda_max());
-    for (auto& [l, estimate] : deferred.beside) summaries_[l].lambda_max = set_up_smoother(*levels_[l], estimate.lambda_max());
-    deferred.beside.clear();  // the work arrays go, after the stream has waited for the steps
+    for (std::size_t k = 0; k < deferred.size(); ++k)
+        summaries_[deferred[k]].lambda_max = set_up_smoother(*levels_[deferred[k]], estimates[k].lambda_max());
     phase_done(1);
 }
 
@@ -359,7 +308,7 @@ void AmgPreconditioner<V>::update_levels(const LinearOperator<V>& a, const Csr<V
 {
     const Csr<V>* csr = &matrix;
     std::unique_ptr<LinearOperator<V>> coarse_op;
-    DeferredEstimates deferred;
+    std::vector<std::size_t> deferred;
     std::optional<DenseInverseInput> coarsest_entries;
     for (std::size_t l = 0; l < levels_.size(); ++l) {
         Level& level = *levels_[l];
@@ -376,8 +325,8 @@ void AmgPreconditioner<V>::update_levels(const LinearOperator<V>& a, const Csr<V
             break;
         }
         const bool geometric = static_cast<int>(l) < given_levels_;
-        if (geometric)  // as in set_up: beside the other levels, or after the last
-            summaries_[l].estimated_beside = defer_estimate(l, level, deferred);
+        if (geometric)  // as in set_up: estimated after the last level
+            deferred.push_back(l);
         else
             summaries_[l].lambda_max =
                 set_up_smoother(level, LambdaMaxEstimate<V>(op, level.dinv, options_.eigen_steps).lambda_max());
@@ -513,7 +462,7 @@ nlohmann::json AmgPreconditioner<V>::report() const
     nlohmann::json levels = nlohmann::json::array();
     for (const auto& s : summaries_) {
         levels.push_back({{"rows", s.rows}, {"nnz", s.nnz}, {"lambda_max", s.lambda_max},
-                          {"mis_rounds", s.mis_rounds}, {"estimated_beside", s.estimated_beside}});
+                          {"mis_rounds", s.mis_rounds}});
         if (given_operators_ && levels.size() == 1) levels.back()["nnz"] = nullptr;  // not assembled
         if (!first_operator_format_.empty() && levels.size() == 2) {
             levels.back()["nnz"] = nullptr;

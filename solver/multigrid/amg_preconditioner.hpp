@@ -9,7 +9,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -31,7 +30,6 @@ struct AmgLevelSummary {
     std::size_t nnz = 0;
     double lambda_max = 0;  ///< the estimate of the largest eigenvalue of D^-1 A (0: coarsest)
     int mis_rounds = 0;     ///< rounds of the aggregation's independent set (0: coarsest)
-    bool estimated_beside = false;  ///< the estimate ran on a stream beside the setup's
 };
 
 /// The median time of one phase of the V-cycle on one level (AmgPreconditioner::time_cycle).
@@ -125,23 +123,12 @@ private:
     /// D^-1 A (Chebyshev over [upper / 10, upper], upper = chebyshev_margin x lambda, or
     /// damped Jacobi); returns lambda.
     double set_up_smoother(Level& level, double lambda) const;
-    /// The estimates of the levels whose transfers are given (they need no eigenvalue to go on):
-    /// running beside the setup on a side stream, or queued at its end (`queued`).
-    struct DeferredEstimates {
-        std::shared_ptr<const Executor> side;  ///< made at the first estimate asked for; null on the CPU
-        bool side_made = false;
-        std::vector<std::pair<std::size_t, LambdaMaxEstimate<V>>> beside;
-        std::vector<std::size_t> queued;
-    };
-    /// Starts the estimate of level (number l) on the side stream when its operator can be
-    /// applied there (returns true), else leaves it for finish_levels.
-    bool defer_estimate(std::size_t l, const Level& level, DeferredEstimates& deferred) const;
-    /// The last steps of a setup or an update: the queued levels' estimates put on the device
-    /// while the host inverts the coarsest level (coarsest_entries, when direct), then every
-    /// deferred level's smoother; phase_done(k) times step k.
+    /// The last steps of a setup or an update: the deferred levels' estimates queued on the
+    /// device while the host inverts the coarsest level (coarsest_entries, when direct), then
+    /// their smoothers; phase_done(k) times step k.
     template <typename PhaseDone>
-    void finish_levels(DeferredEstimates& deferred, const std::optional<DenseInverseInput>& coarsest_entries,
-                       const PhaseDone& phase_done);
+    void finish_levels(const std::vector<std::size_t>& deferred,
+                       const std::optional<DenseInverseInput>& coarsest_entries, const PhaseDone& phase_done);
     /// Bytes one cycle moves at least (the traffic model of apply_bytes).
     std::size_t cycle_bytes() const;
     /// update's work (on failure update drops the levels).

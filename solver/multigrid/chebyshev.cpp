@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <memory>
 #include <stdexcept>
-#include <utility>
 
 #include "linalg/blas1.hpp"
 #include "solver/krylov/merged_kernels.hpp"
@@ -78,98 +76,41 @@ double lanczos_lambda_max(const std::vector<double>& coefficients)
 
 }  // namespace
 
-/// The steps' work arrays, on the operator's executor. Run on a side stream, they are kept
-/// until the operator's stream has waited for the steps, so that the pool frees them after.
-template <typename V>
-struct LambdaMaxEstimate<V>::Work {
-    Work(const ExecPtr& exec, std::size_t n, int steps, bool split, std::shared_ptr<const Executor> on)
-        : side(std::move(on)), main(exec), buffers(exec, n, lanczos_tolerance, steps, split), b(exec, n),
-          r(exec, n), p(exec, n), q(exec, n)
-    {}
-    ~Work()
-    {
-        if (!side) return;
-        try {
-            main->wait_for(*side);
-        } catch (...) {  // a failed device: its error reaches the next call that checks
-        }
-    }
-    Work(const Work&) = delete;
-    Work& operator=(const Work&) = delete;
-
-    std::shared_ptr<const Executor> side;  ///< where the steps run (null: the operator's stream)
-    ExecPtr main;
-    MergedBuffers buffers;
-    Array<V> b, r, p, q;
-};
-
 template <typename V>
 LambdaMaxEstimate<V>::LambdaMaxEstimate(const LinearOperator<V>& a, const Array<V>& dinv, int steps,
                                         const Communicator& comm)
 {
-    queue(a, dinv, steps, comm, nullptr);
-}
-
-template <typename V>
-LambdaMaxEstimate<V>::LambdaMaxEstimate(const LinearOperator<V>& a, const Array<V>& dinv, int steps,
-                                        const std::shared_ptr<const Executor>& side)
-{
-    queue(a, dinv, steps, serial_communicator(), side && a.can_apply_on(*side) ? side : nullptr);
-}
-
-template <typename V>
-LambdaMaxEstimate<V>::LambdaMaxEstimate(LambdaMaxEstimate&& other) noexcept = default;
-template <typename V>
-LambdaMaxEstimate<V>& LambdaMaxEstimate<V>::operator=(LambdaMaxEstimate&& other) noexcept
-{
-    work_.reset();  // the old steps joined before their coefficients go
-    coefficients_ = std::move(other.coefficients_);
-    work_ = std::move(other.work_);
-    return *this;
-}
-template <typename V>
-LambdaMaxEstimate<V>::~LambdaMaxEstimate() = default;
-
-template <typename V>
-void LambdaMaxEstimate<V>::queue(const LinearOperator<V>& a, const Array<V>& dinv, int steps,
-                                 const Communicator& comm, const std::shared_ptr<const Executor>& side)
-{
     const ExecPtr& exec = a.executor();
+    const Executor& e = *exec;
     const std::size_t n = static_cast<std::size_t>(a.rows());
     if ((n == 0 && !comm.reduces()) || steps < 1) return;  // (a rank without rows still joins the sums)
     // Jacobi-preconditioned CG from x = 0 on a fixed start vector b: the merged kernels keep
     // its scalars on the device and record alpha and beta as they make them.
-    auto work = std::make_unique<Work>(exec, n, steps, comm.reduces(), side);
+    MergedBuffers buffers(exec, n, lanczos_tolerance, steps, comm.reduces());
     coefficients_ = Array<double>(exec, 2 * static_cast<std::size_t>(steps));
     fill(coefficients_, std::numeric_limits<double>::quiet_NaN());
-    MergedWorkspace ws = work->buffers.workspace();
+    MergedWorkspace ws = buffers.workspace();
     ws.coefficients = coefficients_.data();
-    GPUFEM_DISPATCH(*exec, amg_start_vector(*exec, a.rows(), work->b.data()));  // fixed, made on the device
-    fill(work->r, V(0));  // A x for x = 0 (x itself is not needed)
-    if (side) side->wait_for(*exec);  // the arrays above, a's and dinv's making
-    const Executor& e = side ? *side : *exec;
     const auto finish = [&](ScalarStep step) { finish_reduction_across(e, ws, comm, step); };
-    Work& w = *work;
-    GPUFEM_DISPATCH(e, cg_start(e, ws, n, w.b.data(), dinv.data(), w.r.data(), w.p.data()));
+    Array<V> b(exec, n), r(exec, n), p(exec, n), q(exec, n);
+    GPUFEM_DISPATCH(e, amg_start_vector(e, a.rows(), b.data()));  // fixed, made on the device
+    fill(r, V(0));  // A x for x = 0 (x itself is not needed)
+    GPUFEM_DISPATCH(e, cg_start(e, ws, n, b.data(), dinv.data(), r.data(), p.data()));
     finish(ScalarStep::cg_start);
     for (int j = 0; j < steps; ++j) {  // the kernels after a stop return at once
-        if (side) a.apply_on(e, w.p, w.q);
-        else a.apply(w.p, w.q);
-        GPUFEM_DISPATCH(e, cg_alpha(e, ws, n, w.p.data(), w.q.data()));
+        a.apply(p, q);
+        GPUFEM_DISPATCH(e, cg_alpha(e, ws, n, p.data(), q.data()));
         finish(ScalarStep::cg_alpha);
-        GPUFEM_DISPATCH(e, cg_update_xr(e, ws, n, w.p.data(), w.q.data(), dinv.data(), static_cast<V*>(nullptr), w.r.data()));
+        GPUFEM_DISPATCH(e, cg_update_xr(e, ws, n, p.data(), q.data(), dinv.data(), static_cast<V*>(nullptr), r.data()));
         finish(ScalarStep::cg_finish);
-        GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, w.r.data(), dinv.data(), w.p.data()));
+        GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, r.data(), dinv.data(), p.data()));
     }
-    // On a's stream the work arrays go now (the pool frees them in stream order, after the
-    // kernels); beside it, once a's stream has waited for the steps.
-    if (side) work_ = std::move(work);
+    // The work arrays go now: the pool frees them in stream order, after the kernels.
 }
 
 template <typename V>
 double LambdaMaxEstimate<V>::lambda_max() const
 {
-    if (work_) work_->main->wait_for(*work_->side);  // the coefficients are read on a's stream
     return coefficients_.empty() ? 1 : lanczos_lambda_max(coefficients_.to_host());
 }
 

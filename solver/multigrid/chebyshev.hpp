@@ -1,7 +1,6 @@
 #pragma once
 // The smoothers of the multigrid levels: the largest eigenvalue of D^-1 A estimated by a few
 // Lanczos steps, and a Chebyshev (or damped Jacobi) smoother over it.
-#include <memory>
 #include <vector>
 
 #include "linalg/array.hpp"
@@ -13,8 +12,8 @@ namespace gpufem {
 /// An estimate of the largest eigenvalue of D^-1 A (A symmetric positive definite, dinv =
 /// 1 / diag(A)) from `steps` steps of Jacobi-preconditioned CG, which is Lanczos on D^-1 A:
 /// the largest eigenvalue of the Lanczos tridiagonal matrix (bisection on its Sturm
-/// sequence). The steps are the merged CG's kernels, queued on a's executor (or on a side
-/// stream beside it) when the estimate is made, without a host round trip; lambda_max() reads their coefficients once, so that
+/// sequence). The steps are the merged CG's kernels, queued on a's executor when the estimate
+/// is made, without a host round trip; lambda_max() reads their coefficients once, so that
 /// the host can work (or queue other levels' estimates) meanwhile. The start vector is fixed
 /// pseudo-random, so the estimate is the same every run and on both backends up to rounding.
 /// It lies below the true value and converges to it from below; callers add a safety margin.
@@ -27,32 +26,12 @@ public:
     /// orders their use before any later change).
     LambdaMaxEstimate(const LinearOperator<V>& a, const Array<V>& dinv, int steps,
                       const Communicator& comm = serial_communicator());
-    /// Queues the steps on `side` (an executor beside a's, Executor::create_side_stream) when
-    /// a can be applied there, so that they run beside whatever a's stream does meanwhile;
-    /// else (side null, or a format without the product) as above. On the side stream a and
-    /// dinv must outlive the estimate; its work arrays are a's executor's (counted there) and
-    /// go, after a's stream has waited for the steps, when it is read or destroyed.
-    LambdaMaxEstimate(const LinearOperator<V>& a, const Array<V>& dinv, int steps,
-                      const std::shared_ptr<const Executor>& side);
-    /// Takes over other's steps (other keeps none).
-    LambdaMaxEstimate(LambdaMaxEstimate&& other) noexcept;
-    /// Joins this estimate's own side steps first, then takes over other's.
-    LambdaMaxEstimate& operator=(LambdaMaxEstimate&& other) noexcept;
-    /// Steps on a side stream: a's stream waits for them before their work arrays go.
-    ~LambdaMaxEstimate();
     /// Waits for the steps; the estimate (1 when the first step already failed: no direction
     /// of positive curvature, or no step at all).
     double lambda_max() const;
-    /// True when the steps run on a side stream.
-    bool beside() const { return work_ != nullptr; }
 
 private:
-    struct Work;
-    void queue(const LinearOperator<V>& a, const Array<V>& dinv, int steps, const Communicator& comm,
-               const std::shared_ptr<const Executor>& side);
-
     Array<double> coefficients_;  ///< CG's alpha_k at [2k], beta_k at [2k + 1] (NaN: not made)
-    std::unique_ptr<Work> work_;  ///< the steps' arrays while they run on a side stream
 };
 
 /// LambdaMaxEstimate made and read at once.

@@ -394,25 +394,6 @@ TEST(Chebyshev, LambdaMaxOfFewerEigenvaluesThanStepsIsExact)
     EXPECT_LT(one, lambda);
 }
 
-TEST(Chebyshev, OnTheCpuAnEstimateAskedForBesideRunsInOrder)
-{
-    // The CPU has no side stream: the estimate asked to run beside runs on the operator's
-    // executor, with the same result as the plain one.
-    const unsigned seed = test::random_seed();
-    EXPECT_EQ(cpu()->create_side_stream(), nullptr);
-    cpu()->wait_for(*cpu());  // nothing to order
-    const Csr<double> a = test::weighted_laplacian_3d<double>(cpu(), 7, 6, 8, seed);
-    const auto op = build_format("csr", a.clone_to(cpu()), FormatOptions{});
-    EXPECT_FALSE(op.op->can_apply_on(*cpu()));
-    const Array<double> x(cpu(), static_cast<std::size_t>(a.rows));
-    Array<double> y(cpu(), static_cast<std::size_t>(a.rows));
-    EXPECT_THROW(op.op->apply_on(*cpu(), x, y), std::invalid_argument);
-    const Array<double> dinv = inverse_of(diagonal_of(a));
-    const LambdaMaxEstimate<double> estimate(*op.op, dinv, 15, cpu()->create_side_stream());
-    EXPECT_FALSE(estimate.beside());
-    EXPECT_EQ(estimate.lambda_max(), estimate_lambda_max(*op.op, dinv, 15));
-}
-
 TEST(DenseInverse, KeepsEveryDirectionOfAHighContrastMatrix)
 {
     // A path Laplacian whose first half has kappa 1e12 and second half 1 (Dirichlet at both

@@ -29,9 +29,7 @@
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_kernels.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
-#include "solver/multigrid/chebyshev.hpp"
 #include "solver/multigrid/lattice_product.hpp"
-#include "solver/multigrid/level_operators.hpp"
 #include "solver/run/pipeline.hpp"
 
 namespace gpufem {
@@ -682,88 +680,6 @@ TEST(AmgGpu, GalerkinProductsByWindowsOnTheDeviceMatchTheCpu)
             a = std::move(rap);
         }
     }
-}
-
-TEST(AmgGpu, AnEstimateBesideTheStreamWaitsForItAndEqualsTheOneOnIt)
-{
-    GPUFEM_REQUIRE_GPU();
-    // A weighted 3D Laplacian: the estimate's D^-1 copied on the operator's stream behind 2000
-    // queued products (milliseconds), the estimate started beside at once. Without the side
-    // stream's wait it would read the copy's fresh memory before the copy; with it the
-    // estimate equals the one queued on the operator's own stream bit for bit (the same
-    // kernels) and the CPU's within rounding. Its work arrays are the operator's executor's.
-    const unsigned seed = test::random_seed();
-    const ExecPtr gpu = Executor::create_cuda(0);
-    const Csr<double> a = test::weighted_laplacian_3d<double>(gpu, 48, 50, 46, seed);
-    const auto op = csr_level_operator(a.clone_to(gpu));
-    const ExecPtr side = gpu->create_side_stream();
-    ASSERT_TRUE(side != nullptr);
-    ASSERT_TRUE(op->can_apply_on(*side));
-    EXPECT_EQ(Executor::create_cpu()->create_side_stream(), nullptr);
-    const Array<double> on_stream_dinv = inverse_diagonal_of(*op);
-    const double on_stream = LambdaMaxEstimate<double>(*op, on_stream_dinv, 15).lambda_max();
-    const auto n = static_cast<std::size_t>(a.rows);
-    Array<double> x = Array<double>::from_host(gpu, test::random_vector<double>(n, seed + 1));
-    Array<double> y(gpu, n);
-    gpu->synchronize();
-    for (int k = 0; k < 2000; ++k) op->apply(x, y);
-    const std::size_t before = gpu->memory_use().current;
-    const Array<double> dinv = on_stream_dinv.clone_to(gpu);  // queued behind the products
-    LambdaMaxEstimate<double> beside(*op, dinv, 15, side);
-    EXPECT_TRUE(beside.beside());
-    EXPECT_GT(gpu->memory_use().current, before + 5 * n * sizeof(double));  // dinv and its arrays, counted
-    for (int k = 0; k < 20; ++k) op->apply(y, x);  // the operator's stream goes on meanwhile
-    const double lambda = beside.lambda_max();
-    EXPECT_EQ(lambda, on_stream) << "seed " << seed;
-    const Csr<double> host_a = a.clone_to(Executor::create_cpu());
-    const auto host_op = csr_level_operator(host_a.clone_to(Executor::create_cpu()));
-    const double host = LambdaMaxEstimate<double>(*host_op, inverse_diagonal_of(*host_op), 15).lambda_max();
-    EXPECT_NEAR(lambda, host, 1e-10 * host) << "seed " << seed;
-    // A format without a product on another stream runs on its own.
-    const auto ell = build_format("ell", a.clone_to(gpu), FormatOptions{});
-    EXPECT_FALSE(ell.op->can_apply_on(*side));
-    const LambdaMaxEstimate<double> queued(*ell.op, dinv, 15, side);
-    EXPECT_FALSE(queued.beside());
-    EXPECT_NEAR(queued.lambda_max(), host, 1e-10 * host);
-}
-
-TEST(AmgGpu, PmgLevelsEstimatedBesideTheSetupMatchTheCpu)
-{
-    GPUFEM_REQUIRE_GPU();
-    // Q1 hexahedra with a kappa that varies: the grid levels' estimates run beside the
-    // Galerkin products on the device (report.json says which), queued after the last level
-    // on the CPU; each level's lambda_max, the iterations and the solution agree.
-    const std::string text = test::partial_dirichlet_case(
-        "unit_cube", "hexahedron", 1.0 / 32, 1, "solver: {preconditioner: pmg, tolerance: 1e-10}\n");
-    nlohmann::json levels[2];
-    int iterations[2] = {0, 0};
-    std::vector<double> solutions[2];
-    for (int k = 0; k < 2; ++k) {
-        CaseSpec spec = parse_case_text(text, "p", "");
-        spec.backend = k == 0 ? BackendChoice::cpu : BackendChoice::cuda;
-        const ExecPtr exec = make_executor(spec.backend);
-        const CaseMesh mesh = load_case_mesh(spec, exec);
-        const auto disc = make_discretisation<double>(spec, mesh);
-        const DiscreteSystem<double> system = build_case_system(exec, *disc, spec);
-        const SystemSolution<double> solved = solve_system(system, spec.solver);
-        ASSERT_TRUE(solved.result.converged()) << solved.result.message;
-        levels[k] = solved.preconditioner["levels"];
-        iterations[k] = solved.result.iterations;
-        solutions[k] = solved.x.to_host();
-    }
-    ASSERT_EQ(levels[1].size(), levels[0].size());
-    ASSERT_GE(levels[0].size(), 3u);
-    int beside = 0;
-    for (std::size_t l = 0; l + 1 < levels[0].size(); ++l) {
-        const double cpu_lambda = levels[0][l]["lambda_max"].get<double>();
-        EXPECT_GT(cpu_lambda, 1.0) << "level " << l;
-        EXPECT_NEAR(levels[1][l]["lambda_max"].get<double>(), cpu_lambda, 1e-8 * cpu_lambda) << "level " << l;
-        EXPECT_FALSE(levels[0][l]["estimated_beside"].get<bool>()) << "level " << l;
-        beside += levels[1][l]["estimated_beside"].get<bool>() ? 1 : 0;
-    }
-    EXPECT_GE(beside, 3);  // the grid levels 33^3, 17^3, 9^3 at least
-    EXPECT_NEAR(iterations[1], iterations[0], 1);
-    EXPECT_LT(test::max_relative_difference(solutions[1], solutions[0]), 1e-8);
 }
 
 TEST(AmgGpu, PmgGridLevelOnTheDeviceMatchesTheCpu)
