@@ -39,9 +39,10 @@ OperatorLevelEntry pa_level_entry()
     OperatorLevelEntry e;
     e.name = "pa";
     e.summary = "matrix-free: partial assembly on quadrilaterals and hexahedra, the geometry and "
-                "coefficients kept at the quadrature points and each apply computed by sum "
-                "factorisation (one-dimensional contractions), so its memory and traffic grow like "
-                "the points, not like element matrices";
+                "coefficients kept at the quadrature points (once per cell on affine cells with "
+                "constant coefficients) and each apply computed by sum factorisation "
+                "(one-dimensional contractions), so its memory and traffic grow like the points, "
+                "not like element matrices";
     e.build_float = build_pa<float>;
     e.build_double = build_pa<double>;
     // pmg's first coarse operator comes from the point factors (PaOperator::add_element_galerkin).

@@ -90,11 +90,13 @@ PaOperator<V>::PaOperator(const ExecPtr& exec, const ElementData<V>& data, const
     auto factors = std::make_shared<Array<V>>(exec, cell_points * pa_point_components(dim_, lower_order_));
     V* factor_data = factors->data();
     factors_ = std::move(factors);
-    Array<V> loads(exec, cell_points);
-    const PaArgs<V> a = args();
-    jacobian_signs_ =
-        GPUFEM_DISPATCH(ex, pa_point_factors(ex, data.args(), a, rule_of_lex.data(), factor_data, loads.data()));
-    GPUFEM_DISPATCH(ex, pa_loads(ex, a, loads.data(), rhs.data()));
+    {
+        Array<V> loads(exec, cell_points);  // freed (in stream order) before the per-cell copy
+        const PaArgs<V> a = args();
+        jacobian_signs_ =
+            GPUFEM_DISPATCH(ex, pa_point_factors(ex, data.args(), a, rule_of_lex.data(), factor_data, loads.data()));
+        GPUFEM_DISPATCH(ex, pa_loads(ex, a, loads.data(), rhs.data()));
+    }
     keep_cell_factors(basis.weights_of_lex);
     this->diagonal_ = Array<V>(exec, num_nodes_);
     fill(this->diagonal_, V(0));

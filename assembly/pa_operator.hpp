@@ -1,9 +1,9 @@
 #pragma once
 // The `pa` level: partial assembly with sum factorisation on quadrilaterals and hexahedra.
-// Only the geometric and coefficient factors at the quadrature points are stored; each apply
-// recomputes the element actions from them with one-dimensional contractions (see
-// pa_kernels.hpp), so memory and traffic grow like the points, not like the element
-// matrices' k^{2d} entries.
+// Only the geometric and coefficient factors at the quadrature points are stored (once per
+// cell on affine cells with coefficients constant on them); each apply recomputes the element
+// actions from them with one-dimensional contractions (see pa_kernels.hpp), so memory and
+// traffic grow like the points, not like the element matrices' k^{2d} entries.
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -46,13 +46,6 @@ GPUFEM_HOST_DEVICE inline V tensor_basis(const PaArgs<V>& a, int l, int q, int d
     return value;
 }
 
-/// Factor component c of point q of cell e.
-template <typename V>
-GPUFEM_HOST_DEVICE inline V factor(const PaArgs<V>& a, int c, index_type e, int q)
-{
-    return pa_factor(a, c, e, q);
-}
-
 /// Whether cell e's per-point factors (a.point_weights null) are the same at all its points up
 /// to the weights (see pa_cell_factors); writes its factors without the weight of point 0 to
 /// cell_factors[c cells + e].
@@ -60,21 +53,40 @@ template <typename V>
 GPUFEM_HOST_DEVICE inline bool cell_factors_of(const PaArgs<V>& a, const V* weights, index_type e, V* cell_factors)
 {
     const int points = pa_points_per_cell(a), packed = a.dim * (a.dim + 1) / 2;
-    const int groups[4] = {0, packed, packed + a.dim, packed + a.dim + 1};
-    bool same = true;
-    for (int g = 0; g < (a.lower_order ? 3 : 1); ++g) {
-        V scale = 0, spread = 0;
-        for (int c = groups[g]; c < groups[g + 1]; ++c) {
-            const V first = factor(a, c, e, 0) / weights[0];
-            cell_factors[static_cast<long long>(c) * a.cells + e] = first;
-            for (int q = 0; q < points; ++q) {
-                const V f = factor(a, c, e, q) / weights[q];
-                scale = f > scale ? f : -f > scale ? -f : scale;
-                const V d = f > first ? f - first : first - f;
-                spread = d > spread ? d : spread;
-            }
+    const int components = pa_point_components(a.dim, a.lower_order);
+    V largest[10], spread[10];  // per component: the largest |f / w| on the cell, the spread
+    bool finite = true;
+    for (int c = 0; c < components; ++c) {
+        const V first = pa_factor(a, c, e, 0) / weights[0];
+        cell_factors[static_cast<long long>(c) * a.cells + e] = first;
+        largest[c] = spread[c] = 0;
+        for (int q = 0; q < points; ++q) {
+            const V f = pa_factor(a, c, e, q) / weights[q];
+            finite = finite && f * 0 == 0;  // false for NaN and infinity
+            largest[c] = f > largest[c] ? f : -f > largest[c] ? -f : largest[c];
+            const V d = f > first ? f - first : first - f;
+            spread[c] = d > spread[c] ? d : spread[c];
         }
-        same = same && spread <= (sizeof(V) == 4 ? V(1e-5) : V(1e-11)) * scale;
+    }
+    // G's entry ab against sqrt(G_aa G_bb) (G is symmetric positive definite: its rounding is
+    // relative to that, and a weak direction is not hidden behind a strong one); beta against
+    // its largest component; the reaction against itself.
+    const V tol = sizeof(V) == 4 ? V(1e-5) : V(1e-11);
+    int diagonal[3] = {0, 0, 0};
+    for (int c = 0, s = 0; c < a.dim; ++c)
+        for (int c2 = c; c2 < a.dim; ++c2, ++s)
+            if (c2 == c) diagonal[c] = s;
+    bool same = finite;
+    for (int c = 0, s = 0; c < a.dim; ++c)
+        for (int c2 = c; c2 < a.dim; ++c2, ++s) {
+            const V scale2 = largest[diagonal[c]] * largest[diagonal[c2]];
+            same = same && spread[s] * spread[s] <= tol * tol * scale2;
+        }
+    if (a.lower_order) {
+        V beta = 0;
+        for (int c = packed; c < packed + a.dim; ++c) beta = largest[c] > beta ? largest[c] : beta;
+        for (int c = packed; c < packed + a.dim; ++c) same = same && spread[c] <= tol * beta;
+        same = same && spread[packed + a.dim] <= tol * largest[packed + a.dim];
     }
     return same;
 }
@@ -101,11 +113,11 @@ GPUFEM_HOST_DEVICE inline V cell_diagonal(const PaArgs<V>& a, index_type e, int 
         for (int c = 0; c < a.dim; ++c) dN[c] = tensor_basis(a, l, q, c);
         for (int c = 0, s = 0; c < a.dim; ++c)
             for (int c2 = c; c2 < a.dim; ++c2, ++s)
-                sum += (c == c2 ? V(1) : V(2)) * factor(a, s, e, q) * dN[c] * dN[c2];
+                sum += (c == c2 ? V(1) : V(2)) * pa_factor(a, s, e, q) * dN[c] * dN[c2];
         if (!a.lower_order) continue;
         const V N = tensor_basis(a, l, q, -1);
-        for (int c = 0; c < a.dim; ++c) sum += N * factor(a, packed + c, e, q) * dN[c];
-        sum += factor(a, packed + a.dim, e, q) * N * N;
+        for (int c = 0; c < a.dim; ++c) sum += N * pa_factor(a, packed + c, e, q) * dN[c];
+        sum += pa_factor(a, packed + a.dim, e, q) * N * N;
     }
     return sum;
 }

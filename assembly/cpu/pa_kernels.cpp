@@ -84,7 +84,7 @@ std::vector<V> cell_diagonal_by_tensors(const PaArgs<V>& a, const ProductTables<
     const int points = pa_points_per_cell(a), npe = pa_nodes_per_cell(a), packed = a.dim * (a.dim + 1) / 2;
     std::vector<V> diagonal(static_cast<std::size_t>(npe), V(0)), w(static_cast<std::size_t>(points));
     const auto add_term = [&](int component, V scale, int first, int second) {
-        for (int q = 0; q < points; ++q) w[static_cast<std::size_t>(q)] = scale * pa::factor(a, component, e, q);
+        for (int q = 0; q < points; ++q) w[static_cast<std::size_t>(q)] = scale * pa_factor(a, component, e, q);
         const std::array<const V*, 3> tables{t.along(0, first, second), t.along(1, first, second),
                                              t.along(2, first, second)};
         const std::vector<V> part = tensor_apply(a, tables, true, w);
@@ -121,13 +121,13 @@ std::vector<V> cell_action(const PaArgs<V>& a, index_type e, const std::vector<V
     for (int q = 0; q < points; ++q) {
         for (int c = 0, s = 0; c < a.dim; ++c)
             for (int c2 = c; c2 < a.dim; ++c2, ++s) {
-                const V g = pa::factor(a, s, e, q);
+                const V g = pa_factor(a, s, e, q);
                 flux[c][q] += g * gradient[c2][q];
                 if (c2 != c) flux[c2][q] += g * gradient[c][q];
             }
         if (!a.lower_order) continue;
-        for (int c = 0; c < a.dim; ++c) source[q] += pa::factor(a, packed + c, e, q) * gradient[c][q];
-        source[q] += pa::factor(a, packed + a.dim, e, q) * value[q];
+        for (int c = 0; c < a.dim; ++c) source[q] += pa_factor(a, packed + c, e, q) * gradient[c][q];
+        source[q] += pa_factor(a, packed + a.dim, e, q) * value[q];
     }
 
     std::vector<V> ye(npe, V(0));

@@ -14,7 +14,6 @@
 #include "assembly/pa_point_math.hpp"
 #include "assembly/cuda/tensor_contractions.cuh"
 #include "linalg/cuda/cuda_check.hpp"
-#include "linalg/cuda/device_buffer.hpp"
 #include "linalg/cuda/kernel_prelude.cuh"
 
 namespace gpufem::kernels::cuda {
@@ -63,6 +62,23 @@ __device__ inline V gathered(const V* __restrict__ x, index_type stored, PaColum
     return __ldg(&x[decoded(stored)]);
 }
 
+/// Where point r of cell e finds its factors: component c at at[c stride], times weight (1
+/// for factors per point; the point's quadrature weight for factors per cell, see pa_factor).
+template <typename V>
+struct PointFactors {
+    const V* at;
+    long long stride;
+    V weight;
+};
+
+template <typename V>
+__device__ inline PointFactors<V> point_factors(const PaArgs<V>& a, index_type e, int r)
+{
+    if (a.point_weights) return {a.factors + e, a.cells, __ldg(&a.point_weights[r])};
+    const long long points = pa_points_per_cell(a);
+    return {a.factors + e * points + r, a.cells * points, V(1)};
+}
+
 /// The pointwise step of a 3D point: G grad into v[0..2], and beta . grad + (w |det J| c) u.
 template <bool LOWER, typename V>
 __device__ inline V point_step_3d(const PaArgs<V>& a, index_type e, int r, bool active, const V (&g)[3], V u,
@@ -72,13 +88,15 @@ __device__ inline V point_step_3d(const PaArgs<V>& a, index_type e, int r, bool 
         v[0] = v[1] = v[2] = V(0);
         return V(0);
     }
-    const auto f = [&](int c) { return pa_factor(a, c, e, r); };
-    const V G00 = f(0), G01 = f(1), G02 = f(2), G11 = f(3), G12 = f(4), G22 = f(5);
-    v[0] = G00 * g[0] + G01 * g[1] + G02 * g[2];
-    v[1] = G01 * g[0] + G11 * g[1] + G12 * g[2];
-    v[2] = G02 * g[0] + G12 * g[1] + G22 * g[2];
+    const PointFactors<V> p = point_factors(a, e, r);
+    const V* f = p.at;
+    const long long n = p.stride;
+    const V G00 = f[0], G01 = f[n], G02 = f[2 * n], G11 = f[3 * n], G12 = f[4 * n], G22 = f[5 * n];
+    v[0] = p.weight * (G00 * g[0] + G01 * g[1] + G02 * g[2]);
+    v[1] = p.weight * (G01 * g[0] + G11 * g[1] + G12 * g[2]);
+    v[2] = p.weight * (G02 * g[0] + G12 * g[1] + G22 * g[2]);
     if constexpr (!LOWER) return V(0);
-    return f(6) * g[0] + f(7) * g[1] + f(8) * g[2] + f(9) * u;
+    return p.weight * (f[6 * n] * g[0] + f[7 * n] * g[1] + f[8 * n] * g[2] + f[9 * n] * u);
 }
 
 /// The same in 2D.
@@ -90,12 +108,14 @@ __device__ inline V point_step_2d(const PaArgs<V>& a, index_type e, int r, bool 
         v[0] = v[1] = V(0);
         return V(0);
     }
-    const auto f = [&](int c) { return pa_factor(a, c, e, r); };
-    const V G00 = f(0), G01 = f(1), G11 = f(2);
-    v[0] = G00 * g[0] + G01 * g[1];
-    v[1] = G01 * g[0] + G11 * g[1];
+    const PointFactors<V> p = point_factors(a, e, r);
+    const V* f = p.at;
+    const long long n = p.stride;
+    const V G00 = f[0], G01 = f[n], G11 = f[2 * n];
+    v[0] = p.weight * (G00 * g[0] + G01 * g[1]);
+    v[1] = p.weight * (G01 * g[0] + G11 * g[1]);
     if constexpr (!LOWER) return V(0);
-    return f(3) * g[0] + f(4) * g[1] + f(5) * u;
+    return p.weight * (f[3 * n] * g[0] + f[4 * n] * g[1] + f[5 * n] * u);
 }
 
 /// (K_e u) at this thread's node for the cell of this thread's slot, by sum factorisation
