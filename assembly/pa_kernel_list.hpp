@@ -26,8 +26,8 @@ JacobianSigns pa_point_factors(const Executor& exec, const ElementArgs<V>& a, co
 /// point's quadrature weight (weights[q], lexicographic): every |f_c(e, q) / w_q - f_c(e, 0) /
 /// w_0| at most 1e-11 (float: 1e-5, the factors' own rounding) of its scale on the cell (the
 /// largest |f / w| of G_ab's sqrt(G_aa G_bb), of beta's components, of the reaction), and
-/// every factor finite. Writes cell_factors[c cells + e] = f_c(e, 0) / w_0 for
-/// every cell either way. cpu: cells in parallel; cuda: a thread per cell, one flag, read back.
+/// every factor finite. Writes cell_factors[c cells + e] = f_c(e, 0) / w_0 for every cell
+/// either way. cpu: cells in parallel; cuda: a thread per cell, one flag, read back.
 template <typename V>
 bool pa_cell_factors(const Executor& exec, const PaArgs<V>& a, const V* weights, V* cell_factors) GPUFEM_KERNEL_BODY
 

@@ -111,7 +111,8 @@ PaOperator<V>::PaOperator(const PaOperator& fine, CoarseLevel, int pc, Array<ind
                           index_type coarse_size, Array<std::uint8_t> coarse_mask)
     : exec_(fine.exec_), dim_(fine.dim_), p1_(pc), q1_(fine.q1_), lower_order_(fine.lower_order_),
       num_cells_(fine.num_cells_), num_nodes_(coarse_size), nodes_(std::move(coarse_nodes)), factors_(fine.factors_),
-      point_weights_(fine.point_weights_), shares_factors_(true), mask_(std::move(coarse_mask)), points_1d_(fine.points_1d_)
+      point_weights_(fine.point_weights_), shares_factors_(true), mask_(std::move(coarse_mask)),
+      points_1d_(fine.points_1d_)
 {
     const int npe = pa_nodes_per_cell(args());
     gmsh_of_lex_.resize(static_cast<std::size_t>(npe));

@@ -72,14 +72,11 @@ GPUFEM_HOST_DEVICE inline bool cell_factors_of(const PaArgs<V>& a, const V* weig
     // relative to that, and a weak direction is not hidden behind a strong one); beta against
     // its largest component; the reaction against itself.
     const V tol = sizeof(V) == 4 ? V(1e-5) : V(1e-11);
-    int diagonal[3] = {0, 0, 0};
-    for (int c = 0, s = 0; c < a.dim; ++c)
-        for (int c2 = c; c2 < a.dim; ++c2, ++s)
-            if (c2 == c) diagonal[c] = s;
+    const auto diagonal = [&](int c) { return c * a.dim - c * (c - 1) / 2; };  // G_cc's packed slot
     bool same = finite;
     for (int c = 0, s = 0; c < a.dim; ++c)
         for (int c2 = c; c2 < a.dim; ++c2, ++s) {
-            const V scale2 = largest[diagonal[c]] * largest[diagonal[c2]];
+            const V scale2 = largest[diagonal(c)] * largest[diagonal(c2)];
             same = same && spread[s] * spread[s] <= tol * tol * scale2;
         }
     if (a.lower_order) {

@@ -309,7 +309,7 @@ void pa_element_galerkin_tensor(const Executor&, const PaArgs<V>& a, int pc, con
     }
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_cell_factors, pa_loads, pa_diagonal, pa_apply_cells, pa_element_galerkin,
-                                   pa_element_galerkin_tensor)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_cell_factors, pa_loads, pa_diagonal, pa_apply_cells,
+                                   pa_element_galerkin, pa_element_galerkin_tensor)
 
 }  // namespace gpufem::kernels::cpu

@@ -669,7 +669,7 @@ void pa_element_galerkin_tensor(const Executor& exec, const PaArgs<V>& a, int pc
     });
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_cell_factors, pa_loads, pa_diagonal, pa_apply_cells, pa_element_galerkin,
-                                   pa_element_galerkin_tensor)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(pa_point_factors, pa_cell_factors, pa_loads, pa_diagonal, pa_apply_cells,
+                                   pa_element_galerkin, pa_element_galerkin_tensor)
 
 }  // namespace gpufem::kernels::cuda

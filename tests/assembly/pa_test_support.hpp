@@ -48,13 +48,28 @@ inline ProblemSpec pa_problem(int dim, PaTerms terms)
 /// The highest order the tests run (GLL nodes from order 5).
 inline constexpr int pa_highest_order = 8;
 
+/// The tests' element size: 0.25 in 2D, 0.5 in 3D, one cell in 3D from order 6.
+inline double pa_mesh_size(ElementType type, int order)
+{
+    return element_dimension(type) == 2 ? 0.25 : order >= 6 ? 1.0 : 0.5;
+}
+
+/// The element size of the coarse-operator checks: order 1 coarsens the grid, which needs at
+/// least 4 boxes a direction; hexahedra of orders 6 and 8 in 8 cells, so that two of them have
+/// no Dirichlet node (the sum-factorised coarse operator's cells) beside six that have.
+inline double pa_coarse_check_size(ElementType type, int order)
+{
+    if (order == 1) return 0.25;
+    return type == ElementType::hexahedron && (order == 6 || order == 8) ? 0.5 : pa_mesh_size(type, order);
+}
+
 /// The unit box of this type and order (element size h; 0: 0.25 in 2D, 0.5 in 3D, one cell
 /// in 3D from order 6, whose assembled element matrices have 343^2 to 729^2 entries), its
 /// nodes moved by a multilinear map and, when curved, jittered (cells with curved sides from
 /// order 2).
 inline Mesh pa_mesh(ElementType type, int order, bool curved, unsigned seed, double h = 0)
 {
-    if (h <= 0) h = element_dimension(type) == 2 ? 0.25 : order >= 6 ? 1.0 : 0.5;
+    if (h <= 0) h = pa_mesh_size(type, order);
     Mesh mesh = unit_box_mesh(type, order, h);
     map_multilinearly(mesh);
     if (curved) jitter_nodes(mesh, 0.02 / order, seed);
@@ -100,7 +115,7 @@ namespace gpufem::test {
 /// (a shear and a stretch): every cell stays a parallelogram or parallelepiped.
 inline Mesh affine_pa_mesh(ElementType type, int order, double h = 0)
 {
-    if (h <= 0) h = element_dimension(type) == 2 ? 0.25 : order >= 6 ? 1.0 : 0.5;
+    if (h <= 0) h = pa_mesh_size(type, order);
     Mesh mesh = unit_box_mesh(type, order, h);
     for (index_type i = 0; i < mesh.num_nodes(); ++i) {
         double* x = &mesh.coordinates[3 * static_cast<std::size_t>(i)];
@@ -121,7 +136,8 @@ inline ProblemSpec constant_pa_problem(int dim, bool all)
     if (!all) return problem;
     problem.kappa_tensor = dim == 2 ? std::vector<std::string>{"2", "0.3", "1.5"}
                                     : std::vector<std::string>{"2", "0.3", "0.1", "1.5", "0.2", "1.2"};
-    problem.convection_field = dim == 2 ? std::vector<std::string>{"1", "-0.5"} : std::vector<std::string>{"1", "-0.5", "0.25"};
+    problem.convection_field =
+        dim == 2 ? std::vector<std::string>{"1", "-0.5"} : std::vector<std::string>{"1", "-0.5", "0.25"};
     problem.reaction = "0.5";
     return problem;
 }
@@ -141,8 +157,7 @@ void check_pa_cell_factors(const ExecPtr& exec)
     for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron})
         for (int order = 1; order <= pa_highest_order; ++order)
             for (bool all : {false, true}) {
-                const bool eight_hexahedra = type == ElementType::hexahedron && (order == 6 || order == 8);
-                const Mesh mesh = affine_pa_mesh(type, order, order == 1 ? 0.25 : eight_hexahedra ? 0.5 : 0);
+                const Mesh mesh = affine_pa_mesh(type, order, pa_coarse_check_size(type, order));
                 const ProblemSpec problem = constant_pa_problem(mesh.dim, all);
                 const LinearSystem<V> assembled = assemble_poisson<V>(exec, mesh, problem);
                 const auto csr = build_format("csr", assembled.matrix.clone_to(exec), FormatOptions{}).op;
@@ -187,11 +202,7 @@ void check_pa_coarse_operators(const ExecPtr& exec, PaTerms terms)
     const double tol = sizeof(V) == 4 ? 2e-5 : 1e-12;
     for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron})
         for (int order = 1; order <= pa_highest_order; ++order) {
-            // Order 1 coarsens the grid, which needs at least 4 boxes a direction; hexahedra of
-            // orders 6 and 8 in 8 cells, so that two of them have no Dirichlet node (the sum-
-            // factorised coarse operator's cells) beside six that have.
-            const bool eight_hexahedra = type == ElementType::hexahedron && (order == 6 || order == 8);
-            const Mesh mesh = pa_mesh(type, order, order > 1, seed + order, order == 1 ? 0.25 : eight_hexahedra ? 0.5 : 0);
+            const Mesh mesh = pa_mesh(type, order, order > 1, seed + order, pa_coarse_check_size(type, order));
             const ProblemSpec problem = pa_problem(mesh.dim, terms);
             const PaSystem<V> pa = assemble_pa_system<V>(exec, mesh, problem);
             const std::vector<Csr<V>> from_factors = pmg_coarse_operators<V>(exec, mesh, problem, pa.op.get());
