@@ -72,25 +72,88 @@ std::unique_ptr<BuiltCase> built_case(const std::string& text)
 }
 
 /// The case of a test: a partial Dirichlet boundary (its edges meet Neumann sides), a varying
-/// kappa, pa, and with `convection` a convection term (the lower-order factors).
-CaseSpec coarse_level_case(const std::string& elements, int degree, bool convection)
+/// kappa, pa, and with `convection` a convection term (the lower-order factors). A constant
+/// kappa instead (`constant_kappa`) lets pa keep its factors per cell on these affine boxes.
+CaseSpec coarse_level_case(const std::string& elements, int degree, bool convection, bool constant_kappa = false)
 {
     const bool cube = elements == "hexahedron";
-    CaseSpec spec = parse_case_text(test::partial_dirichlet_case(cube ? "unit_cube" : "unit_square", elements,
-                                                                 cube ? 0.5 : 0.25, degree, "backend: cpu\nformat: pa"),
-                                    "p", "");
+    std::string text = test::partial_dirichlet_case(cube ? "unit_cube" : "unit_square", elements, cube ? 0.5 : 0.25,
+                                                    degree, "backend: cpu\nformat: pa");
+    if (constant_kappa) text.replace(text.find("\"1 + x*y\""), 9, "2.5");
+    CaseSpec spec = parse_case_text(text, "p", "");
     if (convection) spec.problem.convection = cube ? std::vector<double>{1.0, 0.5, 0.25} : std::vector<double>{1.0, 0.5};
     return spec;
+}
+
+/// The oracles of a coarse level: the element Galerkin product P^T K~ P that pmg makes
+/// otherwise, and the stored interpolation P. The coarse Dirichlet nodes are those whose column
+/// of P has an entry in a fine Dirichlet row; on the other rows and columns the level is that
+/// product; its Dirichlet rows are its diagonal; the transfer is P M and M P^T. per_cell: the
+/// fine operator must keep its factors per cell (the coarse level then reads them so).
+void check_coarse_level(const CaseSpec& spec, bool per_cell, const std::string& what, unsigned seed)
+{
+    const CaseMesh mesh = load_case_mesh(spec, cpu());
+    const auto disc = make_discretisation<double>(spec, mesh);
+    const DiscreteSystem<double> system = build_case_system(cpu(), *disc, spec);
+    const LinearOperator<double>& op = *system.op.op;
+    EXPECT_EQ(op.parameters().find("per cell") != std::string::npos, per_cell) << what << ": " << op.parameters();
+    // The element matrices computed again (no operator given), not read from pa's factors.
+    const test::HostMatrix galerkin = test::to_host(disc->pmg_coarse_operators(cpu(), nullptr).front());
+    const test::HostMatrix p = test::to_host(disc->pmg_interpolations(cpu()).front());
+    std::optional<PmgMatrixFreeTransfers<double>> transfers = disc->pmg_matrix_free_transfers(cpu());
+    ASSERT_TRUE(transfers) << what;
+    ASSERT_TRUE(pa_coarse_level_applies(op, transfers->first)) << what;
+    const std::unique_ptr<LinearOperator<double>> coarse = pa_coarse_level(op, transfers->first);
+    ASSERT_TRUE(coarse) << what;
+    ASSERT_EQ(coarse->rows(), galerkin.rows) << what;
+    EXPECT_EQ(coarse->format(), "pa") << what;
+    EXPECT_EQ(coarse->parameters().find("per cell") != std::string::npos, per_cell) << what << ": " << coarse->parameters();
+
+    const std::vector<std::uint8_t> fine_mask = dynamic_cast<const PaOperator<double>&>(op).dirichlet_mask().to_host();
+    std::vector<std::uint8_t> expected(static_cast<std::size_t>(p.cols), 0);
+    for (index_type i = 0; i < p.rows; ++i)
+        for (index_type k = p.ptr[i]; k < p.ptr[i + 1]; ++k)
+            if (fine_mask[i] && std::abs(p.val[k]) > 1e-14) expected[p.col[k]] = 1;
+    const std::vector<std::uint8_t> mask = dynamic_cast<const PaOperator<double>&>(*coarse).dirichlet_mask().to_host();
+    ASSERT_EQ(mask, expected) << what;
+    const auto held = static_cast<std::size_t>(std::count(mask.begin(), mask.end(), 1));
+    EXPECT_GT(held, 0u) << what;
+    EXPECT_LT(held, mask.size() / 2) << what;
+
+    const std::vector<double> x = test::random_vector<double>(mask.size(), seed);
+    Array<double> y(cpu(), mask.size());
+    coarse->apply(Array<double>::from_host(cpu(), x), y);
+    const std::vector<double> got = y.to_host(), diagonal = coarse->diagonal().to_host();
+    const std::vector<double> reference = product(galerkin, zeroed(x, mask));
+    std::vector<double> free_got, free_reference, free_diagonal, galerkin_diagonal;
+    for (std::size_t i = 0; i < mask.size(); ++i) {
+        if (mask[i]) {
+            EXPECT_GT(diagonal[i], 0) << what << " row " << i;
+            EXPECT_NEAR(got[i], diagonal[i] * x[i], 1e-12 * std::abs(diagonal[i])) << what << " row " << i;
+            continue;
+        }
+        free_got.push_back(got[i]);
+        free_reference.push_back(reference[i]);
+        free_diagonal.push_back(diagonal[i]);
+        for (index_type k = galerkin.ptr[i]; k < galerkin.ptr[i + 1]; ++k)
+            if (galerkin.col[k] == static_cast<index_type>(i)) galerkin_diagonal.push_back(galerkin.val[k]);
+    }
+    EXPECT_LT(test::max_relative_difference(free_got, free_reference), 1e-12) << what;
+    EXPECT_LT(test::max_relative_difference(free_diagonal, galerkin_diagonal), 1e-12) << what;
+
+    Array<double> fine(cpu(), static_cast<std::size_t>(p.rows)), restricted(cpu(), mask.size());
+    transfers->first.prolongation->apply(Array<double>::from_host(cpu(), x), fine);
+    EXPECT_LT(test::max_relative_difference(fine.to_host(), product(p, zeroed(x, mask))), 1e-13) << what;
+    const std::vector<double> r = test::random_vector<double>(static_cast<std::size_t>(p.rows), seed + 1);
+    transfers->first.restriction->apply(Array<double>::from_host(cpu(), r), restricted);
+    EXPECT_LT(test::max_relative_difference(restricted.to_host(), zeroed(transposed_product(p, r), mask)), 1e-13)
+        << what;
 }
 
 }  // namespace
 
 TEST(PaCoarseLevel, IsTheGalerkinProductOnItsFreeNodesAndItsTransferIsHeldAtZeroOnTheOthers)
 {
-    // Oracles: the element Galerkin product P^T K~ P that pmg makes otherwise, and the stored
-    // interpolation P. The coarse Dirichlet nodes are those whose column of P has an entry in
-    // a fine Dirichlet row; on the other rows and columns the level is that product; its
-    // Dirichlet rows are its diagonal; the transfer is P M and M P^T.
     const unsigned seed = test::random_seed();
     for (const auto& [elements, degree, convection] :
          {std::tuple<std::string, int, bool>{"quadrilateral", 4, false}, std::tuple<std::string, int, bool>{"quadrilateral", 6, true},
@@ -98,60 +161,22 @@ TEST(PaCoarseLevel, IsTheGalerkinProductOnItsFreeNodesAndItsTransferIsHeldAtZero
           std::tuple<std::string, int, bool>{"hexahedron", 6, false}, std::tuple<std::string, int, bool>{"hexahedron", 8, false},
           std::tuple<std::string, int, bool>{"quadrilateral", 7, true}, std::tuple<std::string, int, bool>{"hexahedron", 7, false}}) {
         const std::string what = fmt::format("{} degree {}{} seed {}", elements, degree, convection ? " convection" : "", seed);
-        const CaseSpec spec = coarse_level_case(elements, degree, convection);
-        const CaseMesh mesh = load_case_mesh(spec, cpu());
-        const auto disc = make_discretisation<double>(spec, mesh);
-        const DiscreteSystem<double> system = build_case_system(cpu(), *disc, spec);
-        const LinearOperator<double>& op = *system.op.op;
-        const test::HostMatrix galerkin = test::to_host(disc->pmg_coarse_operators(cpu(), &op).front());
-        const test::HostMatrix p = test::to_host(disc->pmg_interpolations(cpu()).front());
-        std::optional<PmgMatrixFreeTransfers<double>> transfers = disc->pmg_matrix_free_transfers(cpu());
-        ASSERT_TRUE(transfers) << what;
-        ASSERT_TRUE(pa_coarse_level_applies(op, transfers->first)) << what;
-        const std::unique_ptr<LinearOperator<double>> coarse = pa_coarse_level(op, transfers->first);
-        ASSERT_TRUE(coarse) << what;
-        ASSERT_EQ(coarse->rows(), galerkin.rows) << what;
-        EXPECT_EQ(coarse->format(), "pa") << what;
+        check_coarse_level(coarse_level_case(elements, degree, convection), false, what, seed);
+    }
+}
 
-        const std::vector<std::uint8_t> fine_mask = dynamic_cast<const PaOperator<double>&>(op).dirichlet_mask().to_host();
-        std::vector<std::uint8_t> expected(static_cast<std::size_t>(p.cols), 0);
-        for (index_type i = 0; i < p.rows; ++i)
-            for (index_type k = p.ptr[i]; k < p.ptr[i + 1]; ++k)
-                if (fine_mask[i] && std::abs(p.val[k]) > 1e-14) expected[p.col[k]] = 1;
-        const std::vector<std::uint8_t> mask = dynamic_cast<const PaOperator<double>&>(*coarse).dirichlet_mask().to_host();
-        ASSERT_EQ(mask, expected) << what;
-        const auto held = static_cast<std::size_t>(std::count(mask.begin(), mask.end(), 1));
-        EXPECT_GT(held, 0u) << what;
-        EXPECT_LT(held, mask.size() / 2) << what;
-
-        const std::vector<double> x = test::random_vector<double>(mask.size(), seed);
-        Array<double> y(cpu(), mask.size());
-        coarse->apply(Array<double>::from_host(cpu(), x), y);
-        const std::vector<double> got = y.to_host(), diagonal = coarse->diagonal().to_host();
-        const std::vector<double> reference = product(galerkin, zeroed(x, mask));
-        std::vector<double> free_got, free_reference, free_diagonal, galerkin_diagonal;
-        for (std::size_t i = 0; i < mask.size(); ++i) {
-            if (mask[i]) {
-                EXPECT_GT(diagonal[i], 0) << what << " row " << i;
-                EXPECT_NEAR(got[i], diagonal[i] * x[i], 1e-12 * std::abs(diagonal[i])) << what << " row " << i;
-                continue;
-            }
-            free_got.push_back(got[i]);
-            free_reference.push_back(reference[i]);
-            free_diagonal.push_back(diagonal[i]);
-            for (index_type k = galerkin.ptr[i]; k < galerkin.ptr[i + 1]; ++k)
-                if (galerkin.col[k] == static_cast<index_type>(i)) galerkin_diagonal.push_back(galerkin.val[k]);
-        }
-        EXPECT_LT(test::max_relative_difference(free_got, free_reference), 1e-12) << what;
-        EXPECT_LT(test::max_relative_difference(free_diagonal, galerkin_diagonal), 1e-12) << what;
-
-        Array<double> fine(cpu(), static_cast<std::size_t>(p.rows)), restricted(cpu(), mask.size());
-        transfers->first.prolongation->apply(Array<double>::from_host(cpu(), x), fine);
-        EXPECT_LT(test::max_relative_difference(fine.to_host(), product(p, zeroed(x, mask))), 1e-13) << what;
-        const std::vector<double> r = test::random_vector<double>(static_cast<std::size_t>(p.rows), seed + 1);
-        transfers->first.restriction->apply(Array<double>::from_host(cpu(), r), restricted);
-        EXPECT_LT(test::max_relative_difference(restricted.to_host(), zeroed(transposed_product(p, r), mask)), 1e-13)
-            << what;
+TEST(PaCoarseLevel, ReadsTheFineFactorsKeptPerCell)
+{
+    // A constant kappa (and convection) on the affine boxes: the fine operator keeps one set of
+    // factors per cell, and the coarse level made from them is still the Galerkin product.
+    const unsigned seed = test::random_seed();
+    for (const auto& [elements, degree, convection] :
+         {std::tuple<std::string, int, bool>{"quadrilateral", 4, true}, std::tuple<std::string, int, bool>{"quadrilateral", 6, false},
+          std::tuple<std::string, int, bool>{"hexahedron", 4, false}, std::tuple<std::string, int, bool>{"hexahedron", 6, true},
+          std::tuple<std::string, int, bool>{"hexahedron", 7, false}}) {
+        const std::string what =
+            fmt::format("{} degree {}{}, constant kappa, seed {}", elements, degree, convection ? " convection" : "", seed);
+        check_coarse_level(coarse_level_case(elements, degree, convection, true), true, what, seed);
     }
 }
 

@@ -371,6 +371,21 @@ TEST(DistributedRun, SumFactorisationAppliesItsCellRangesBeforeAndAfterTheHalo)
     check_against_one_rank({"quads_p4_pa", "{shape: unit_square, size: 0.1}", 4, "bicgstab",
                             "  convection: [2, 1]\n  c: 0.5\n  robin: {top: {h: \"2 + x\", u_inf: 1}}\n"},
                            "left", pa, {3});
+    // A constant kappa on the affine boxes: every rank's operator keeps its factors per cell,
+    // both cell ranges read them so, and the solution is still one rank's.
+    TempDir dir;
+    std::string text = case_text({"hexes_p3_pa_per_cell", "{shape: unit_cube, size: 0.25}", 3, "cg",
+                                  "  neumann: {top: \"1\", back: \"x - y\"}\n"},
+                                 random_seed(), "left");
+    const std::size_t kappa = text.find("  kappa: ");
+    ASSERT_NE(kappa, std::string::npos);
+    text.replace(kappa, text.find('\n', kappa) - kappa, "  kappa: 2.5");
+    check_text_against_one_rank("hexes_p3_pa_per_cell", text, "cg", pa, {2, 3}, dir);
+    for (const int ranks : {2, 3}) {
+        const std::string parameters =
+            read_json(dir.path() / fmt::format("np{}", ranks) / "report.json")["format_parameters"];
+        EXPECT_NE(parameters.find("per cell"), std::string::npos) << ranks << " ranks: " << parameters;
+    }
 }
 
 /// The case c with AMG (more_args: further overrides) on one rank and on each of rank_counts:
