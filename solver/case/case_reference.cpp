@@ -354,7 +354,7 @@ std::string solver_settings_reference()
     smoother: chebyshev    (string, default chebyshev) chebyshev (polynomial in D^-1 A over
                            [lambda_max / 10, lambda_max], lambda_max = 1.1 x a Lanczos
                            estimate) | jacobi (damped, weight 4 / (3 lambda_max))
-    eigen_steps: 15        (integer 3..50, default 15) Lanczos steps of each level's
+    eigen_steps: 10        (integer 3..50, default 10) Lanczos steps of each level's
                            lambda_max estimate (each one product with the level's operator);
                            fewer make a shorter setup, an estimate further below lambda_max
     degree: 2              (integer 1..10, default 2) Chebyshev degree or Jacobi sweeps, before

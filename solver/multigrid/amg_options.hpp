@@ -93,7 +93,7 @@ struct AmgOptions {
     /// Krylov method (amg and pmg on one process, from an assembled matrix; pmg also from pa or lma).
     AmgPrecision precision = AmgPrecision::same;
     /// Lanczos (Jacobi-preconditioned CG) steps of the lambda_max estimate on each level.
-    int eigen_steps = 15;
+    int eigen_steps = 10;
     /// pmg on pa: how its first coarse level is made.
     AmgPaCoarse pa_coarse = AmgPaCoarse::factors;
 };

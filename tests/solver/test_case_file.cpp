@@ -179,7 +179,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
                    "amg": {"strength_threshold": 0.02, "smoother": "chebyshev", "degree": 2,
                            "coarse_size": 500, "max_levels": 25, "cycle": "v",
                            "aggregation": "distance2", "gather_rows": 200000, "precision": "double",
-                           "prolongator": "full", "pa_coarse": "factors", "eigen_steps": 15}},
+                           "prolongator": "full", "pa_coarse": "factors", "eigen_steps": 10}},
         "precision": "double",
         "reorder": "none",
         "backend": "auto",
@@ -405,7 +405,7 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
     const CaseSpec spec = parse_case_text(
         minimal + "solver:\n  preconditioner: amg\n  amg: {strength_threshold: 0.1, smoother: jacobi, "
                   "degree: 3, coarse_size: 100, max_levels: 4, aggregation: distance1, gather_rows: 5000, "
-                  "precision: float, prolongator: filtered, pa_coarse: assembled, eigen_steps: 10}\n",
+                  "precision: float, prolongator: filtered, pa_coarse: assembled, eigen_steps: 12}\n",
         "case.yaml", "");
     EXPECT_EQ(spec.solver.preconditioner, &preconditioner_registry().at("amg"));
     EXPECT_DOUBLE_EQ(spec.solver.amg.strength_threshold, 0.1);
@@ -437,8 +437,8 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
                     {"case.yaml:4: solver.amg.strength_threshold: expected a number >= 0 and < 1"});
     expect_contains(error_of(minimal + "solver:\n  amg:\n    coarse_size: 5000\n"),
                     {"case.yaml:4: solver.amg.coarse_size: expected an integer from 1 to 2048"});
-    EXPECT_EQ(spec.solver.amg.eigen_steps, 10);
-    EXPECT_EQ(spec.resolved["solver"]["amg"]["eigen_steps"], 10);
+    EXPECT_EQ(spec.solver.amg.eigen_steps, 12);
+    EXPECT_EQ(spec.resolved["solver"]["amg"]["eigen_steps"], 12);
     expect_contains(error_of(minimal + "solver:\n  amg:\n    eigen_steps: 2\n"),
                     {"case.yaml:4: solver.amg.eigen_steps: expected an integer from 3 to 50"});
     expect_contains(error_of(minimal + "solver:\n  amg:\n    gather_rows: 0\n"),
