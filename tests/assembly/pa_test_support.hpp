@@ -145,18 +145,20 @@ inline ProblemSpec constant_pa_problem(int dim, bool all)
 /// On affine meshes (affine_pa_mesh) with constant coefficients the pa operator keeps its
 /// factors per cell ("per cell" in its parameters) and still equals the assembled system (rhs,
 /// diagonal, products with random vectors) and gives pmg the coarse operators of the element
-/// matrices (to 1e-12, float 2e-5), for quadrilaterals and hexahedra of orders 1..8 (in float
-/// from order 3 either way: its factors' rounding decides); with kappa varying in space, or on
-/// the multilinearly mapped mesh, it keeps them per point.
+/// matrices (to 1e-12; float 2e-5, 5e-5 from order 7), for quadrilaterals and hexahedra of
+/// orders 1..8 (in float from order 3 either way: its factors' rounding decides); with kappa
+/// varying in space, or on the multilinearly mapped mesh, it keeps them per point.
 template <typename V>
 void check_pa_cell_factors(const ExecPtr& exec)
 {
     const unsigned seed = random_seed();
     unsigned next = seed;
-    const double tol = sizeof(V) == 4 ? 2e-5 : 1e-12;
     for (ElementType type : {ElementType::quadrilateral, ElementType::hexahedron})
         for (int order = 1; order <= pa_highest_order; ++order)
             for (bool all : {false, true}) {
+                // Float sums over up to 729 points a cell on the sheared boxes: the GPU's order
+                // of summation gave 2.2e-5 on the diagonal at order 8.
+                const double tol = sizeof(V) == 8 ? 1e-12 : order >= 7 ? 5e-5 : 2e-5;
                 const Mesh mesh = affine_pa_mesh(type, order, pa_coarse_check_size(type, order));
                 const ProblemSpec problem = constant_pa_problem(mesh.dim, all);
                 const LinearSystem<V> assembled = assemble_poisson<V>(exec, mesh, problem);
