@@ -73,10 +73,10 @@ LmaProblem<V> make_lma_problem(const ExecPtr& exec, const Mesh& mesh, bool diric
 }
 
 /// Applies op and the reference with the same alpha, x, beta, y (beta == 0: y full of NaN)
-/// and expects the results to agree to rounding.
+/// and expects the results to agree to rounding (float: float_tol, relative).
 template <typename V>
 void expect_same_apply(const LinearOperator<V>& op, const LinearOperator<V>& reference, V alpha,
-                       V beta, unsigned seed, const std::string& what)
+                       V beta, unsigned seed, const std::string& what, double float_tol = 2e-5)
 {
     const ExecPtr& exec = op.executor();
     const std::size_t n = op.rows();
@@ -88,7 +88,7 @@ void expect_same_apply(const LinearOperator<V>& op, const LinearOperator<V>& ref
     reference.apply(alpha, x, beta, y_ref);
     const std::vector<V> got = y.to_host(), expect = y_ref.to_host();
     for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(std::isfinite(double(got[i]))) << what << " row " << i;
-    const double tol = sizeof(V) == 4 ? 2e-5 : 1e-12;
+    const double tol = sizeof(V) == 4 ? float_tol : 1e-12;
     EXPECT_LT(max_rel_diff(got, expect), tol) << what;
 }
 

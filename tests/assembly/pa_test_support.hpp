@@ -102,7 +102,7 @@ void check_pa_system_against_assembly(const ExecPtr& exec, PaTerms terms)
                 EXPECT_EQ(pa.dirichlet_count, assembled.dirichlet_count) << what;
                 EXPECT_GT(pa.dirichlet_count, 0) << what;
                 EXPECT_LT(max_rel_diff(pa.op->diagonal().to_host(), csr->diagonal().to_host()), tol) << what;
-                expect_same_apply<V>(*pa.op, *csr, V(1.3), V(-0.7), next++, what);
+                expect_same_apply<V>(*pa.op, *csr, V(1.3), V(-0.7), next++, what, tol);
                 expect_same_apply<V>(*pa.op, *csr, V(1), V(0), next++, what + " beta=0");
             }
 }
@@ -157,7 +157,7 @@ void check_pa_cell_factors(const ExecPtr& exec)
         for (int order = 1; order <= pa_highest_order; ++order)
             for (bool all : {false, true}) {
                 // Float sums over up to 729 points a cell on the sheared boxes: the GPU's order
-                // of summation gave 2.2e-5 on the diagonal at order 8.
+                // of summation gave 2.2e-5 on the diagonal and 2.4e-5 on a product at order 8.
                 const double tol = sizeof(V) == 8 ? 1e-12 : order >= 7 ? 5e-5 : 2e-5;
                 const Mesh mesh = affine_pa_mesh(type, order, pa_coarse_check_size(type, order));
                 const ProblemSpec problem = constant_pa_problem(mesh.dim, all);
@@ -173,7 +173,7 @@ void check_pa_cell_factors(const ExecPtr& exec)
                     EXPECT_NE(pa.op->float_copy()->parameters().find("per cell"), std::string::npos) << what;
                 EXPECT_LT(max_rel_diff(pa.rhs.to_host(), assembled.rhs.to_host()), tol) << what;
                 EXPECT_LT(max_rel_diff(pa.op->diagonal().to_host(), csr->diagonal().to_host()), tol) << what;
-                expect_same_apply<V>(*pa.op, *csr, V(1.3), V(-0.7), next++, what);
+                expect_same_apply<V>(*pa.op, *csr, V(1.3), V(-0.7), next++, what, tol);
                 const std::vector<Csr<V>> from_factors = pmg_coarse_operators<V>(exec, mesh, problem, pa.op.get());
                 const std::vector<Csr<V>> reference = pmg_coarse_operators<V>(Executor::create_cpu(), mesh, problem);
                 ASSERT_EQ(from_factors.size(), reference.size()) << what;
