@@ -94,29 +94,40 @@ __global__ void row_lengths_kernel(CoarseLatticeView view, const long long* __re
 /// Row entries of rows of up to this many coarse nodes are ranked by a warp in shared memory.
 constexpr int warp_ranked_coarse_nodes = 1024;
 
-/// Row i per warp: each kept entry's place is the number of kept entries with a smaller column
-/// (equal ones: a smaller m), as write_interpolation_row's insertion gives, so a row of up to
-/// 125 entries costs a few hundred shared reads per lane instead of an insertion into memory.
-/// Shared memory: warp_items_per_block x ncl columns.
+/// Lanes that rank one row of ncl coarse nodes: the power of two at or above ncl, at most a
+/// warp (a first-order cell's 4 or 8 nodes: 8 rows a warp instead of one).
+inline int ranking_lanes(int ncl)
+{
+    int lanes = 1;
+    while (lanes < ncl && lanes < 32) lanes *= 2;
+    return lanes;
+}
+
+/// Row i per group of `lanes` lanes (32 / lanes rows a warp): each kept entry's place is the
+/// number of kept entries with a smaller column (equal ones: a smaller m), as
+/// write_interpolation_row's insertion gives, so a row of up to 125 entries costs a few hundred
+/// shared reads per lane instead of an insertion into memory. Shared memory: ncl columns per
+/// row of the block.
 template <typename V>
 __global__ void ranked_entries_kernel(CoarseLatticeView view, ReferenceInterpolationView reference,
                                       const long long* __restrict__ owner, const index_type* __restrict__ row_nodes,
-                                      long long rows, const index_type* __restrict__ column,
+                                      long long rows, int lanes, const index_type* __restrict__ column,
                                       const index_type* __restrict__ ptr, index_type* __restrict__ col,
                                       V* __restrict__ val)
 {
     extern __shared__ index_type row_columns[];
-    const long long i = warp_index();
-    if (i >= rows) return;  // whole warps leave together
-    const int lane = threadIdx.x % 32, ncl = view.coarse_per_cell;
-    index_type* columns = row_columns + (threadIdx.x / 32) * ncl;
+    const int lane = threadIdx.x % 32, ncl = view.coarse_per_cell, group = lane / lanes, member = lane % lanes;
+    const long long i = warp_index() * (32 / lanes) + group;
+    if (i >= rows) return;  // whole groups leave together
+    const unsigned group_mask = (lanes == 32 ? ~0u : ((1u << lanes) - 1u)) << (group * lanes);
+    index_type* columns = row_columns + (threadIdx.x / lanes) * ncl;
     const InterpolationRowSource s = interpolation_row_source(view, reference, owner, row_nodes, i);
     if (s.e < 0) return;
-    for (int m = lane; m < ncl; m += 32)
+    for (int m = member; m < ncl; m += lanes)
         columns[m] = interpolation_weight_kept(s.weights[m]) ? interpolation_column(view, s, m, column) : -1;
-    __syncwarp();
+    __syncwarp(group_mask);
     const index_type begin = ptr[i];
-    for (int m = lane; m < ncl; m += 32) {
+    for (int m = member; m < ncl; m += lanes) {
         const index_type c = columns[m];
         if (c < 0) continue;
         int place = 0;
@@ -215,9 +226,12 @@ void interpolation_entries(const Executor& exec, const CoarseLatticeView& view,
 {
     if (rows == 0) return;
     if (view.coarse_per_cell <= warp_ranked_coarse_nodes) {
-        const std::size_t shared = sizeof(index_type) * gpufem::cuda::warp_items_per_block * view.coarse_per_cell;
-        ranked_entries_kernel<V><<<warp_grid_for(rows), block_size, shared, stream_of(exec)>>>(
-            view, reference, owner, row_nodes, rows, column, ptr, col, val);
+        const int lanes = ranking_lanes(view.coarse_per_cell), rows_per_warp = 32 / lanes;
+        const std::size_t shared =
+            sizeof(index_type) * gpufem::cuda::warp_items_per_block * rows_per_warp * view.coarse_per_cell;
+        ranked_entries_kernel<V><<<warp_grid_for((rows + rows_per_warp - 1) / rows_per_warp), block_size, shared,
+                                   stream_of(exec)>>>(view, reference, owner, row_nodes, rows, lanes, column, ptr,
+                                                      col, val);
     } else {
         entries_kernel<V><<<grid_for(rows), block_size, 0, stream_of(exec)>>>(view, reference, owner, row_nodes,
                                                                                rows, column, ptr, col, val);
