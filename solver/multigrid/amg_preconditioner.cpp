@@ -249,13 +249,17 @@ void AmgPreconditioner<V>::finish_levels(const std::vector<std::size_t>& deferre
         return std::chrono::duration<double>(clock::now() - from).count();
     };
     // The coarsest level's inverse on a thread of its own while this one queues the
-    // estimates' kernels: both are host work, and the device runs the estimates meanwhile.
+    // estimates' kernels: both are host work, and the device runs the estimates meanwhile
+    // (its row operations on several host threads; on the CPU backend on one, the cores being
+    // the estimates').
     double inverse_seconds = 0;
     std::future<std::vector<double>> inverting;
+    const bool on_device = exec_->is_cuda();
     if (coarsest_entries)
-        inverting = std::async(std::launch::async, [&entries = *coarsest_entries, &inverse_seconds, seconds_since] {
+        inverting = std::async(std::launch::async, [&entries = *coarsest_entries, &inverse_seconds, seconds_since,
+                                                    on_device] {
             const auto from = clock::now();
-            std::vector<double> inverse = dense_inverse(entries);
+            std::vector<double> inverse = on_device ? dense_inverse(entries) : dense_inverse(entries, 1);
             inverse_seconds = seconds_since(from);
             return inverse;
         });

@@ -36,7 +36,11 @@ template <typename V>
 DenseInverseInput dense_inverse_input(const Csr<V>& a);
 
 /// dense_inverse of entries already on the host (no device work: it can run while the
-/// device computes something else).
+/// device computes something else), its row operations on several host threads from 128 rows.
 std::vector<double> dense_inverse(const DenseInverseInput& a);
+
+/// The same on `threads` threads (the calling one among them; 1: on it alone): the same
+/// inverse to the bit whatever the count.
+std::vector<double> dense_inverse(const DenseInverseInput& a, int threads);
 
 }  // namespace gpufem
