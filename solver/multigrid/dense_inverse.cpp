@@ -48,10 +48,6 @@ std::vector<double> augmented(const DenseInverseInput& a, std::vector<double>& c
     return m;
 }
 
-}  // namespace
-
-namespace {
-
 /// Gauss-Jordan elimination on [A | I], reduced row by row to [I | A^-1]. Column j takes as
 /// pivot the largest entry among the rows not yet used; that row then holds unknown j. A
 /// column without a usable pivot is dropped (its unknown is set to 0).

@@ -419,6 +419,22 @@ TEST(DenseInverse, KeepsEveryDirectionOfAHighContrastMatrix)
         for (index_type j = 0; j < n; ++j) EXPECT_NEAR(id[i * n + j], i == j ? 1.0 : 0.0, 1e-6) << i << " " << j;
 }
 
+/// The pure-Neumann Laplacian of a path of n nodes (singular, null space = constants), on the CPU.
+Csr<double> neumann_path_laplacian(index_type n)
+{
+    std::vector<index_type> ptr{0}, col;
+    std::vector<double> val;
+    for (index_type i = 0; i < n; ++i) {
+        if (i > 0) { col.push_back(i - 1); val.push_back(-1); }
+        col.push_back(i);
+        val.push_back(i == 0 || i == n - 1 ? 1 : 2);
+        if (i + 1 < n) { col.push_back(i + 1); val.push_back(-1); }
+        ptr.push_back(static_cast<index_type>(col.size()));
+    }
+    return Csr<double>{n, n, Array<index_type>::from_host(cpu(), ptr), Array<index_type>::from_host(cpu(), col),
+                       Array<double>::from_host(cpu(), val)};
+}
+
 TEST(DenseInverse, InvertsSymmetricAndNonSymmetricMatricesAndSolvesSingularConsistentSystems)
 {
     const unsigned seed = test::random_seed();
@@ -447,17 +463,7 @@ TEST(DenseInverse, InvertsSymmetricAndNonSymmetricMatricesAndSolvesSingularConsi
     }
     // The pure-Neumann Laplacian of a path (singular, null space = constants): for a
     // consistent b (zero sum), A (A^+ b) = b.
-    std::vector<index_type> ptr{0}, col;
-    std::vector<double> val;
-    for (index_type i = 0; i < n; ++i) {
-        if (i > 0) { col.push_back(i - 1); val.push_back(-1); }
-        col.push_back(i);
-        val.push_back(i == 0 || i == n - 1 ? 1 : 2);
-        if (i + 1 < n) { col.push_back(i + 1); val.push_back(-1); }
-        ptr.push_back(static_cast<index_type>(col.size()));
-    }
-    const Csr<double> lap{n, n, Array<index_type>::from_host(cpu(), ptr),
-                          Array<index_type>::from_host(cpu(), col), Array<double>::from_host(cpu(), val)};
+    const Csr<double> lap = neumann_path_laplacian(n);
     const auto inv = dense_inverse(lap);
     std::vector<double> b(n);
     double sum = 0;
@@ -492,16 +498,7 @@ TEST(DenseInverse, OnSeveralThreadsIsTheSameInverseToTheBit)
         }
         random.row_ptr.push_back(static_cast<index_type>(random.col_idx.size()));
     }
-    DenseInverseInput neumann;
-    neumann.rows = 261;
-    neumann.row_ptr.push_back(0);
-    for (index_type i = 0; i < neumann.rows; ++i) {
-        for (index_type c = std::max<index_type>(0, i - 1); c <= std::min<index_type>(neumann.rows - 1, i + 1); ++c) {
-            neumann.col_idx.push_back(c);
-            neumann.values.push_back(c != i ? -1.0 : i == 0 || i == neumann.rows - 1 ? 1.0 : 2.0);
-        }
-        neumann.row_ptr.push_back(static_cast<index_type>(neumann.col_idx.size()));
-    }
+    DenseInverseInput neumann = dense_inverse_input(neumann_path_laplacian(261));
     for (const DenseInverseInput* a : {&random, &neumann}) {
         const std::vector<double> one = dense_inverse(*a, 1);
         for (const int threads : {2, 3, 8})
