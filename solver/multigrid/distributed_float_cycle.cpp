@@ -19,7 +19,8 @@ PartSpace<float> space_in_float(const PartSpace<double>& space)
     const CoarseLattice& lattice = space.lattice;
     return PartSpace<float>{rounded_to_float(space.transfer), space.degree, space.owned, space.offsets,
                             space.ghost_global, space.halo,
-                            CoarseLattice{lattice.points.clone_to(lattice.points.executor()), lattice.dim}};
+                            CoarseLattice{lattice.points.clone_to(lattice.points.executor()), lattice.dim,
+                                          lattice.narrow.clone_to(lattice.points.executor())}};
 }
 
 }  // namespace

@@ -22,6 +22,10 @@ CoarseLattice lattice_of(const LatticeNumbering& numbering, index_type count, lo
     out.points = Array<std::uint64_t>(exec, static_cast<std::size_t>(count));
     const Executor& e = *exec;
     GPUFEM_DISPATCH(e, amg_lattice_points(e, numbering, count, out.points.data()));
+    if (longest < (1LL << narrow_axis_bits) - 1) {
+        out.narrow = Array<std::uint32_t>(exec, static_cast<std::size_t>(count));
+        GPUFEM_DISPATCH(e, amg_narrow_lattice_points(e, out.points.data(), count, out.narrow.data()));
+    }
     return out;
 }
 
@@ -79,7 +83,8 @@ std::optional<Csr<V>> window_product(const Csr<V, O>& a, const Csr<V>* ghost, co
     if (lattice.empty() || b.cols > static_cast<index_type>(lattice.points.size())) return std::nullopt;
     const Executor& e = *a.executor();
     Csr<V> c{a.rows, b.cols, Array<index_type>(a.executor(), static_cast<std::size_t>(a.rows) + 1), {}, {}};
-    if (GPUFEM_DISPATCH(e, amg_lattice_product(e, a, ghost, b, lattice.points.data(), lattice.dim, centre, first, c)))
+    if (GPUFEM_DISPATCH(e, amg_lattice_product(e, a, ghost, b, lattice.points.data(), lattice.narrow.data(),
+                                                      lattice.dim, centre, first, c)))
         return c;
     spdlog::debug("lattice product: a row of {} x {} leaves its window; the general product", a.rows, b.cols);
     return std::nullopt;

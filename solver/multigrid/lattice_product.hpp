@@ -16,6 +16,9 @@ namespace gpufem {
 struct CoarseLattice {
     Array<std::uint64_t> points;  ///< per unknown (global number), packed_point
     int dim = 0;
+    /// The same points in 32 bits (narrow_point) when every coordinate is below
+    /// 2^narrow_axis_bits - 1, else empty: what the products read then.
+    Array<std::uint32_t> narrow;
 
     bool empty() const { return points.empty(); }
 };

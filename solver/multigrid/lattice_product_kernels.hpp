@@ -21,20 +21,40 @@ namespace gpufem {
 
 /// Bits per axis of a packed lattice point (grids of up to 2^21 - 1 points a side).
 inline constexpr int lattice_axis_bits = 21;
+/// Bits per axis of a narrow (32-bit) packed lattice point (grids of up to 2^10 - 1 points a
+/// side): the same arithmetic as the 64-bit points on half the integer operations.
+inline constexpr int narrow_axis_bits = 10;
 /// Slots of a window (3^3).
 inline constexpr int lattice_window_slots = 27;
 
-/// Lattice point p packed into 64 bits, lattice_axis_bits per axis, x lowest.
-GPUFEM_HOST_DEVICE inline std::uint64_t packed_point(const long long p[3])
+/// Bits per axis of a point packed in P (std::uint64_t or std::uint32_t).
+template <typename P>
+inline constexpr int axis_bits_of = sizeof(P) == 8 ? lattice_axis_bits : narrow_axis_bits;
+
+/// Lattice point p packed into P, axis_bits_of<P> per axis, x lowest.
+template <typename P>
+GPUFEM_HOST_DEVICE inline P pack_point(const long long p[3])
 {
-    return static_cast<std::uint64_t>(p[0]) | static_cast<std::uint64_t>(p[1]) << lattice_axis_bits |
-           static_cast<std::uint64_t>(p[2]) << (2 * lattice_axis_bits);
+    constexpr int bits = axis_bits_of<P>;
+    return static_cast<P>(p[0]) | static_cast<P>(p[1]) << bits | static_cast<P>(p[2]) << (2 * bits);
 }
 
+/// Lattice point p packed into 64 bits, lattice_axis_bits per axis, x lowest.
+GPUFEM_HOST_DEVICE inline std::uint64_t packed_point(const long long p[3]) { return pack_point<std::uint64_t>(p); }
+
 /// Coordinate `axis` of a packed lattice point.
-GPUFEM_HOST_DEVICE inline long long point_axis(std::uint64_t packed, int axis)
+template <typename P>
+GPUFEM_HOST_DEVICE inline long long point_axis(P packed, int axis)
 {
-    return static_cast<long long>((packed >> (axis * lattice_axis_bits)) & ((std::uint64_t(1) << lattice_axis_bits) - 1));
+    constexpr int bits = axis_bits_of<P>;
+    return static_cast<long long>((packed >> (axis * bits)) & ((P(1) << bits) - 1));
+}
+
+/// A 64-bit packed point repacked in 32 bits (its coordinates below 2^narrow_axis_bits).
+GPUFEM_HOST_DEVICE inline std::uint32_t narrow_point(std::uint64_t packed)
+{
+    const long long p[3] = {point_axis(packed, 0), point_axis(packed, 1), point_axis(packed, 2)};
+    return pack_point<std::uint32_t>(p);
 }
 
 /// How a grid level numbers its points: one StructuredGrid's node numbers (parts == 0, one
@@ -69,10 +89,12 @@ enum class WindowCentre : int {
     row_point,        ///< the point of number first + r (R (A P): row r is coarse unknown first + r)
 };
 
-/// The centre of row r's window, packed; false when it has none (B's row r empty).
+/// The centre of row r's window, packed as the points are; false when it has none (B's row r
+/// empty).
+template <typename P>
 GPUFEM_HOST_DEVICE inline bool window_centre(index_type r, WindowCentre centre, index_type first,
-                                             const index_type* b_ptr, const index_type* b_col,
-                                             const std::uint64_t* points, std::uint64_t& out)
+                                             const index_type* b_ptr, const index_type* b_col, const P* points,
+                                             P& out)
 {
     if (centre == WindowCentre::row_point) {
         out = points[first + r];
@@ -85,7 +107,7 @@ GPUFEM_HOST_DEVICE inline bool window_centre(index_type r, WindowCentre centre, 
             const long long x = point_axis(points[b_col[q]], a);
             if (low[a] < 0 || x < low[a]) low[a] = x;
         }
-    out = packed_point(low);
+    out = pack_point<P>(low);
     return true;
 }
 
@@ -93,15 +115,17 @@ GPUFEM_HOST_DEVICE inline bool window_centre(index_type r, WindowCentre centre, 
 /// lies outside. On the packed points at once (the kernels' inner loop: few instructions):
 /// at - centre plus one in every axis leaves each axis's step + 1 in its field, which must be
 /// 0, 1 or 2; a step below -1 borrows from the next field and leaves high bits in its own (so
-/// does the top field, into bit 63), one above 1 sets bit 2 or both low bits. Exact for
-/// coordinates below 2^lattice_axis_bits - 1 (the lattices' limit).
-GPUFEM_HOST_DEVICE inline int window_slot(std::uint64_t at, std::uint64_t centre, int dim)
+/// does the top field, into the bits above the fields), one above 1 sets bit 2 or both low
+/// bits. Exact for coordinates below 2^axis_bits_of<P> - 1 (the lattices' limit).
+template <typename P>
+GPUFEM_HOST_DEVICE inline int window_slot(P at, P centre, int dim)
 {
-    constexpr std::uint64_t ones = 1 | std::uint64_t(1) << lattice_axis_bits | std::uint64_t(1) << (2 * lattice_axis_bits);
-    const std::uint64_t used = dim >= 3 ? ~std::uint64_t(0) : (std::uint64_t(1) << (lattice_axis_bits * dim)) - 1;
-    const std::uint64_t d = ((at - centre + ones) & used) | (ones & ~used);  // unused axes: step 0
+    constexpr int bits = axis_bits_of<P>;
+    constexpr P ones = P(1) | P(1) << bits | P(1) << (2 * bits);
+    const P used = dim >= 3 ? ~P(0) : (P(1) << (bits * dim)) - 1;
+    const P d = ((at - centre + ones) & used) | (ones & ~used);  // unused axes: step 0
     if ((d & ~(3 * ones)) != 0 || (d & (d >> 1) & ones) != 0) return -1;
-    return static_cast<int>((d & 3) + 3 * ((d >> lattice_axis_bits) & 3) + 9 * ((d >> (2 * lattice_axis_bits)) & 3)) -
+    return static_cast<int>((d & 3) + 3 * ((d >> bits) & 3) + 9 * ((d >> (2 * bits)) & 3)) -
            (dim == 1 ? 12 : dim == 2 ? 9 : 0);
 }
 
@@ -149,10 +173,10 @@ struct WindowRows {
 /// Row r of C = A B gathered into the 3^dim slots around centre: slot s holds column keys[s]
 /// (bit s of mask set) and, when Values, the sum sums[s] of a_ik b_kj in A's, then B's order.
 /// Returns false when a column lies outside the window.
-template <typename V, bool Values, typename O>
+template <typename V, bool Values, typename O, typename P>
 GPUFEM_HOST_DEVICE inline bool window_row(index_type r, const WindowRows<V, O>& a, const index_type* b_ptr,
-                                          const index_type* b_col, const V* b_val, const std::uint64_t* points,
-                                          int dim, std::uint64_t centre, unsigned& mask, index_type* keys, V* sums)
+                                          const index_type* b_col, const V* b_val, const P* points, int dim,
+                                          P centre, unsigned& mask, index_type* keys, V* sums)
 {
     mask = 0;
     const typename WindowRows<V, O>::Row w = a.row(r);

@@ -1034,14 +1034,15 @@ TEST(Pmg, GridTransferNestsTheCellsAndReproducesFirstOrderFunctions)
     }
 }
 
-TEST(Pmg, AWindowSlotOnPackedPointsIsTheSlotAxisByAxis)
+/// window_slot on points packed in P against the plain definition: steps of -3 to 3 on every
+/// axis, around centres at 0, in the middle and at the largest coordinate a lattice of P holds,
+/// in one to three dimensions, with random points besides (seed printed).
+template <typename P>
+void expect_window_slots_axis_by_axis()
 {
-    // The packed arithmetic against the plain definition: steps of -3 to 3 on every axis,
-    // around centres at 0, in the middle and at the largest coordinate a lattice holds, in one
-    // to three dimensions, with random points besides (seed printed).
     const unsigned seed = test::random_seed();
     std::mt19937 rng(seed);
-    const long long top = (1LL << lattice_axis_bits) - 2;
+    const long long top = (1LL << axis_bits_of<P>) - 2;
     const auto expected = [](const long long at[3], const long long centre[3], int dim) {
         int slot = 0, stride = 1;
         for (int a = 0; a < dim; ++a, stride *= 3) {
@@ -1066,7 +1067,7 @@ TEST(Pmg, AWindowSlotOnPackedPointsIsTheSlotAxisByAxis)
                     for (int dx = -3; dx <= 3; ++dx) {
                         const long long at[3] = {c[0] + dx, dim > 1 ? c[1] + dy : 0, dim > 2 ? c[2] + dz : 0};
                         if (std::min({at[0], at[1], at[2]}) < 0 || std::max({at[0], at[1], at[2]}) > top) continue;
-                        ASSERT_EQ(window_slot(packed_point(at), packed_point(c.data()), dim), expected(at, c.data(), dim))
+                        ASSERT_EQ(window_slot(pack_point<P>(at), pack_point<P>(c.data()), dim), expected(at, c.data(), dim))
                             << "dim " << dim << " centre " << c[0] << "," << c[1] << "," << c[2] << " at " << at[0]
                             << "," << at[1] << "," << at[2] << " seed " << seed;
                         ++checked;
@@ -1074,9 +1075,15 @@ TEST(Pmg, AWindowSlotOnPackedPointsIsTheSlotAxisByAxis)
             const long long far[3] = {static_cast<long long>(rng() % (top + 1)),
                                       dim > 1 ? static_cast<long long>(rng() % (top + 1)) : 0,
                                       dim > 2 ? static_cast<long long>(rng() % (top + 1)) : 0};
-            ASSERT_EQ(window_slot(packed_point(far), packed_point(c.data()), dim), expected(far, c.data(), dim));
+            ASSERT_EQ(window_slot(pack_point<P>(far), pack_point<P>(c.data()), dim), expected(far, c.data(), dim));
         }
     EXPECT_GT(checked, 50000);
+}
+
+TEST(Pmg, AWindowSlotOnPackedPointsIsTheSlotAxisByAxis)
+{
+    expect_window_slots_axis_by_axis<std::uint64_t>();
+    expect_window_slots_axis_by_axis<std::uint32_t>();  // the narrow points the products read
 }
 
 /// A symmetric positive definite matrix with the mesh's node graph's pattern: off-diagonal
@@ -1165,11 +1172,22 @@ TEST(Pmg, GalerkinProductsByWindowsOnTheGridEqualTheGeneralProduct)
             const Csr<double>& p = chain[l];
             const Csr<double> r = sparse_transpose(p);
             Csr<double> ap{a.rows, p.cols, Array<index_type>(cpu(), static_cast<std::size_t>(a.rows) + 1), {}, {}};
-            ASSERT_TRUE(kernels::cpu::amg_lattice_product(*cpu(), a, test::no_ghosts, p, lattice.points.data(), lattice.dim,
-                                                          WindowCentre::lowest_of_b_row, 0, ap))
+            ASSERT_TRUE(kernels::cpu::amg_lattice_product(*cpu(), a, test::no_ghosts, p, lattice.points.data(), nullptr,
+                                                          lattice.dim, WindowCentre::lowest_of_b_row, 0, ap))
+                << what << " level " << l;
+            // The same points packed in 32 bits (what the products read on these grids): the same A P.
+            ASSERT_EQ(lattice.narrow.size(), lattice.points.size()) << what << " level " << l;
+            Csr<double> narrow_ap{a.rows, p.cols, Array<index_type>(cpu(), static_cast<std::size_t>(a.rows) + 1), {}, {}};
+            ASSERT_TRUE(kernels::cpu::amg_lattice_product(*cpu(), a, test::no_ghosts, p, lattice.points.data(),
+                                                          lattice.narrow.data(), lattice.dim, WindowCentre::lowest_of_b_row,
+                                                          0, narrow_ap))
                 << what << " level " << l;
             const Csr<double> general_ap = sparse_product(a, p);
             const HostMatrix h_ap = test::to_host(ap), h_general_ap = test::to_host(general_ap);
+            const HostMatrix h_narrow_ap = test::to_host(narrow_ap);
+            EXPECT_EQ(h_narrow_ap.ptr, h_ap.ptr) << what << " level " << l;
+            EXPECT_EQ(h_narrow_ap.col, h_ap.col) << what << " level " << l;
+            EXPECT_EQ(h_narrow_ap.val, h_ap.val) << what << " level " << l;
             EXPECT_EQ(h_ap.ptr, h_general_ap.ptr) << what << " level " << l;
             EXPECT_EQ(h_ap.col, h_general_ap.col) << what << " level " << l;
             EXPECT_LE(test::max_relative_difference(h_ap.val, h_general_ap.val), 1e-14) << what << " level " << l;
@@ -1194,9 +1212,11 @@ TEST(Pmg, GalerkinProductsByWindowsOnTheGridEqualTheGeneralProduct)
             EXPECT_LE(test::max_relative_difference(h.val, g.val), 1e-14) << what << " level " << l;
             const Csr<double> wide = sparse_product(a, a);
             Csr<double> refused{a.rows, p.cols, Array<index_type>(cpu(), static_cast<std::size_t>(a.rows) + 1), {}, {}};
-            EXPECT_FALSE(kernels::cpu::amg_lattice_product(*cpu(), wide, test::no_ghosts, p, lattice.points.data(), lattice.dim,
-                                                           WindowCentre::lowest_of_b_row, 0, refused))
-                << what << " level " << l;
+            for (const std::uint32_t* narrow : {static_cast<const std::uint32_t*>(nullptr), lattice.narrow.data()})
+                EXPECT_FALSE(kernels::cpu::amg_lattice_product(*cpu(), wide, test::no_ghosts, p, lattice.points.data(),
+                                                               narrow, lattice.dim, WindowCentre::lowest_of_b_row, 0,
+                                                               refused))
+                    << what << " level " << l;
             EXPECT_EQ(test::to_host(lattice_product(wide, p, lattice, WindowCentre::lowest_of_b_row)).col,
                       test::to_host(sparse_product(wide, p)).col) << what << " level " << l;
             // With 64-bit offsets there is no general product to fall back on: a clear refusal.

@@ -649,9 +649,23 @@ TEST(AmgGpu, GalerkinProductsByWindowsOnTheDeviceMatchTheCpu)
             const CoarseLattice on_device = coarse_lattice(*grids[l], device);
             EXPECT_EQ(on_device.points.to_host(), coarse_lattice(*grids[l], host).points.to_host()) << level;
             const Csr<double> a_d = a.clone_to(device), p_d = p.clone_to(device), r_d = r.clone_to(device);
+            ASSERT_FALSE(on_device.narrow.empty()) << level;
+            EXPECT_EQ(on_device.narrow.to_host(), coarse_lattice(*grids[l], host).narrow.to_host()) << level;
             Csr<double> ap{a.rows, p.cols, Array<index_type>(device, static_cast<std::size_t>(a.rows) + 1), {}, {}};
-            ASSERT_TRUE(kernels::cuda::amg_lattice_product(*device, a_d, test::no_ghosts, p_d, on_device.points.data(), on_device.dim,
+            ASSERT_TRUE(kernels::cuda::amg_lattice_product(*device, a_d, test::no_ghosts, p_d, on_device.points.data(),
+                                                           on_device.narrow.data(), on_device.dim,
                                                            WindowCentre::lowest_of_b_row, 0, ap)) << level;
+            // The 64-bit points (a lattice past 2^10 - 1 points a side): the same A P to the bit.
+            Csr<double> wide_point_ap{a.rows, p.cols, Array<index_type>(device, static_cast<std::size_t>(a.rows) + 1), {}, {}};
+            ASSERT_TRUE(kernels::cuda::amg_lattice_product(*device, a_d, test::no_ghosts, p_d, on_device.points.data(),
+                                                           nullptr, on_device.dim, WindowCentre::lowest_of_b_row, 0,
+                                                           wide_point_ap)) << level;
+            {
+                const HostMatrix narrow_h = test::to_host(ap), wide_h = test::to_host(wide_point_ap);
+                EXPECT_EQ(wide_h.ptr, narrow_h.ptr) << level;
+                EXPECT_EQ(wide_h.col, narrow_h.col) << level;
+                EXPECT_EQ(wide_h.val, narrow_h.val) << level;
+            }
             Csr<double> rap = lattice_galerkin(r, a, p, coarse_lattice(*grids[l], host));
             const HostMatrix d = test::to_host(lattice_galerkin(r_d, a_d, p_d, on_device)), h = test::to_host(rap);
             EXPECT_EQ(d.ptr, h.ptr) << level;
@@ -675,8 +689,10 @@ TEST(AmgGpu, GalerkinProductsByWindowsOnTheDeviceMatchTheCpu)
             EXPECT_EQ(blocks_ap.val, ap_d.val) << level;
             const Csr<double> wide = sparse_product(a_d, a_d);
             Csr<double> refused{a.rows, p.cols, Array<index_type>(device, static_cast<std::size_t>(a.rows) + 1), {}, {}};
-            EXPECT_FALSE(kernels::cuda::amg_lattice_product(*device, wide, test::no_ghosts, p_d, on_device.points.data(), on_device.dim,
-                                                            WindowCentre::lowest_of_b_row, 0, refused)) << level;
+            for (const std::uint32_t* narrow : {static_cast<const std::uint32_t*>(nullptr), on_device.narrow.data()})
+                EXPECT_FALSE(kernels::cuda::amg_lattice_product(*device, wide, test::no_ghosts, p_d, on_device.points.data(),
+                                                                narrow, on_device.dim, WindowCentre::lowest_of_b_row, 0,
+                                                                refused)) << level;
             a = std::move(rap);
         }
     }

@@ -18,9 +18,17 @@ void amg_lattice_points(const Executor&, LatticeNumbering numbering, index_type 
     });
 }
 
-template <typename V, typename O>
-bool amg_lattice_product(const Executor&, const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
-                         const std::uint64_t* points, int dim, WindowCentre centre, index_type first, Csr<V>& c)
+void amg_narrow_lattice_points(const Executor&, const std::uint64_t* points, index_type count, std::uint32_t* narrow)
+{
+    chunked_for(count, [&](long long g) { narrow[g] = narrow_point(points[g]); });
+}
+
+namespace {
+
+/// The product with the points packed in P.
+template <typename V, typename O, typename P>
+bool lattice_product_on(const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b, const P* points, int dim,
+                        WindowCentre centre, index_type first, Csr<V>& c)
 {
     const WindowRows<V, O> rows = window_rows(a, ghost);
     const index_type *bp = b.row_ptr.data(), *bc = b.col_idx.data();
@@ -28,7 +36,7 @@ bool amg_lattice_product(const Executor&, const Csr<V, O>& a, const Csr<V>* ghos
     index_type* cp = c.row_ptr.data();
     std::vector<unsigned char> fits(static_cast<std::size_t>(a.rows), 1);
     chunked_for(a.rows, [&](long long r) {
-        std::uint64_t middle = 0;
+        P middle = 0;
         unsigned mask = 0;
         const auto row = static_cast<index_type>(r);
         const bool centred = window_centre(row, centre, first, bp, bc, points, middle);
@@ -56,7 +64,7 @@ bool amg_lattice_product(const Executor&, const Csr<V, O>& a, const Csr<V>* ghos
     index_type* cc = c.col_idx.data();
     V* cv = c.values.data();
     chunked_for(a.rows, [&](long long r) {
-        std::uint64_t middle = 0;
+        P middle = 0;
         unsigned mask = 0;
         index_type keys[lattice_window_slots];
         V sums[lattice_window_slots];
@@ -66,6 +74,17 @@ bool amg_lattice_product(const Executor&, const Csr<V, O>& a, const Csr<V>* ghos
         write_window_row(mask, keys, sums, cc + cp[r], cv + cp[r]);
     });
     return true;
+}
+
+}  // namespace
+
+template <typename V, typename O>
+bool amg_lattice_product(const Executor&, const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
+                         const std::uint64_t* points, const std::uint32_t* narrow, int dim, WindowCentre centre,
+                         index_type first, Csr<V>& c)
+{
+    return narrow ? lattice_product_on(a, ghost, b, narrow, dim, centre, first, c)
+                  : lattice_product_on(a, ghost, b, points, dim, centre, first, c);
 }
 
 GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(amg_lattice_product)

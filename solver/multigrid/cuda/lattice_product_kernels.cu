@@ -4,7 +4,9 @@
 // group meet in a slot; a longer row in several steps), adding into the group's own window of
 // sums in shared memory; the groups' windows are then added in group order, so the sums are
 // the same every run. A count pass (the slots a row touches), CUB's scan (the total), then a
-// fill pass writing each row's columns by rank (sorted without a sort).
+// fill pass writing each row's columns by rank (sorted without a sort). The lattice points are
+// read packed in 32 bits where the lattice has them (half the integer work of each lookup, which
+// is what these passes are bound by), else in 64.
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
@@ -30,9 +32,17 @@ __global__ void lattice_points_kernel(LatticeNumbering numbering, index_type cou
     points[g] = packed_point(p);
 }
 
+__global__ void narrow_points_kernel(const std::uint64_t* __restrict__ points, index_type count,
+                                     std::uint32_t* __restrict__ narrow)
+{
+    const long long g = thread_index();
+    if (g < count) narrow[g] = narrow_point(points[g]);
+}
+
 /// The centre of row r's window (warp-uniform); false when B's row r is empty.
+template <typename P>
 __device__ bool warp_centre(index_type r, WindowCentre centre, index_type first, const index_type* b_ptr,
-                            const index_type* b_col, const std::uint64_t* points, std::uint64_t& out)
+                            const index_type* b_col, const P* points, P& out)
 {
     if (centre == WindowCentre::row_point) {
         out = points[first + r];
@@ -46,7 +56,7 @@ __device__ bool warp_centre(index_type r, WindowCentre centre, index_type first,
         for (int a = 0; a < 3; ++a) low[a] = min(low[a], static_cast<unsigned>(point_axis(points[b_col[q]], a)));
     long long p[3];
     for (int a = 0; a < 3; ++a) p[a] = __reduce_min_sync(0xffffffffu, low[a]);
-    out = packed_point(p);
+    out = pack_point<P>(p);
     return true;
 }
 
@@ -55,12 +65,11 @@ __device__ bool warp_centre(index_type r, WindowCentre centre, index_type first,
 /// of touched slots (warp-uniform); *outside = 1 when a column leaves the window (outside
 /// null: the count pass found none). Ghosts: A's rows are two blocks side by side
 /// (WindowRows); without, one block read through plain restricted pointers.
-template <typename V, bool Values, bool Ghosts, typename O>
+template <typename V, bool Values, bool Ghosts, typename O, typename P>
 __device__ unsigned warp_window_row(index_type r, int group, const WindowRows<V, O>& a,
                                     const index_type* __restrict__ b_ptr, const index_type* __restrict__ b_col,
-                                    const V* __restrict__ b_val, const std::uint64_t* __restrict__ points, int dim,
-                                    std::uint64_t centre, V (*sums)[lattice_window_slots], index_type* keys,
-                                    int* outside)
+                                    const V* __restrict__ b_val, const P* __restrict__ points, int dim, P centre,
+                                    V (*sums)[lattice_window_slots], index_type* keys, int* outside)
 {
     const int lane = threadIdx.x & 31, g = lane / group, member = lane % group, groups = 32 / group;
     unsigned mask = 0;
@@ -94,16 +103,16 @@ __device__ unsigned warp_window_row(index_type r, int group, const WindowRows<V,
     return __reduce_or_sync(0xffffffffu, mask);
 }
 
-template <typename V, typename O, bool Ghosts>
+template <typename V, typename O, bool Ghosts, typename P>
 __global__ void __launch_bounds__(warps_per_block * 32)
     window_count_kernel(index_type rows, int group, WindowRows<V, O> a, const index_type* __restrict__ b_ptr,
-                        const index_type* __restrict__ b_col, const std::uint64_t* __restrict__ points, int dim,
+                        const index_type* __restrict__ b_col, const P* __restrict__ points, int dim,
                         WindowCentre centre, index_type first, index_type* __restrict__ counts,
                         int* __restrict__ outside)
 {
     const index_type r = static_cast<index_type>(blockIdx.x) * warps_per_block + static_cast<index_type>(threadIdx.x >> 5);
     if (r >= rows) return;  // warp-uniform
-    std::uint64_t middle = 0;
+    P middle = 0;
     unsigned mask = 0;
     if (warp_centre(r, centre, first, b_ptr, b_col, points, middle))
         mask = warp_window_row<V, false, Ghosts>(r, group, a, b_ptr, b_col, static_cast<const V*>(nullptr), points, dim,
@@ -115,11 +124,11 @@ __global__ void __launch_bounds__(warps_per_block * 32)
     if ((threadIdx.x & 31) == 0) counts[r] = __popc(mask);
 }
 
-template <typename V, typename O, bool Ghosts>
+template <typename V, typename O, bool Ghosts, typename P>
 __global__ void __launch_bounds__(warps_per_block * 32)
     window_fill_kernel(index_type rows, int group, WindowRows<V, O> a,
                        const index_type* __restrict__ b_ptr, const index_type* __restrict__ b_col,
-                       const V* __restrict__ b_val, const std::uint64_t* __restrict__ points, int dim,
+                       const V* __restrict__ b_val, const P* __restrict__ points, int dim,
                        WindowCentre centre, index_type first, const index_type* __restrict__ c_ptr,
                        index_type* __restrict__ c_col, V* __restrict__ c_val)
 {
@@ -134,7 +143,7 @@ __global__ void __launch_bounds__(warps_per_block * 32)
                        warp * lattice_window_slots;
     for (int s = lane; s < groups * lattice_window_slots; s += 32) sums[s / lattice_window_slots][s % lattice_window_slots] = V(0);
     __syncwarp();
-    std::uint64_t middle = 0;
+    P middle = 0;
     if (!warp_centre(r, centre, first, b_ptr, b_col, points, middle)) return;
     const unsigned mask =
         warp_window_row<V, true, Ghosts>(r, group, a, b_ptr, b_col, b_val, points, dim, middle, sums, keys, nullptr);
@@ -172,9 +181,13 @@ void amg_lattice_points(const Executor& exec, LatticeNumbering numbering, index_
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-template <typename V, typename O>
-bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
-                         const std::uint64_t* points, int dim, WindowCentre centre, index_type first, Csr<V>& c)
+namespace {
+
+/// The product with the points packed in P (std::uint32_t or std::uint64_t): count, scan, one
+/// wait for the total, fill.
+template <typename V, typename O, typename P>
+bool lattice_product_on(const Executor& exec, const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
+                        const P* points, int dim, WindowCentre centre, index_type first, Csr<V>& c)
 {
     const WindowRows<V, O> a_rows = window_rows(a, ghost);
     const cudaStream_t stream = stream_of(exec);
@@ -186,7 +199,7 @@ bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>*
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(ptr + rows, 0, sizeof(index_type), stream));
     const auto blocks = static_cast<unsigned>((static_cast<long long>(rows) + warps_per_block - 1) / warps_per_block);
     if (rows > 0) {
-        const auto count = ghost ? window_count_kernel<V, O, true> : window_count_kernel<V, O, false>;
+        const auto count = ghost ? window_count_kernel<V, O, true, P> : window_count_kernel<V, O, false, P>;
         count<<<blocks, warps_per_block * 32, 0, stream>>>(rows, group, a_rows, b.row_ptr.data(), b.col_idx.data(),
                                                          points, dim, centre, first, ptr, outside.as<int>());
         GPUFEM_CUDA_CHECK_LAUNCH();
@@ -226,13 +239,31 @@ bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>*
     c.values = Array<V>(ex, static_cast<std::size_t>(total));
     if (rows > 0) {
         const std::size_t shared = warps_per_block * lattice_window_slots * ((32 / group) * sizeof(V) + sizeof(index_type));
-        const auto fill = ghost ? window_fill_kernel<V, O, true> : window_fill_kernel<V, O, false>;
+        const auto fill = ghost ? window_fill_kernel<V, O, true, P> : window_fill_kernel<V, O, false, P>;
         fill<<<blocks, warps_per_block * 32, shared, stream>>>(
             rows, group, a_rows, b.row_ptr.data(), b.col_idx.data(), b.values.data(), points, dim, centre, first, ptr,
             c.col_idx.data(), c.values.data());
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
     return true;
+}
+
+}  // namespace
+
+void amg_narrow_lattice_points(const Executor& exec, const std::uint64_t* points, index_type count, std::uint32_t* narrow)
+{
+    if (count == 0) return;
+    narrow_points_kernel<<<grid_for(count), block_size, 0, stream_of(exec)>>>(points, count, narrow);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V, typename O>
+bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
+                         const std::uint64_t* points, const std::uint32_t* narrow, int dim, WindowCentre centre,
+                         index_type first, Csr<V>& c)
+{
+    return narrow ? lattice_product_on(exec, a, ghost, b, narrow, dim, centre, first, c)
+                  : lattice_product_on(exec, a, ghost, b, points, dim, centre, first, c);
 }
 
 GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(amg_lattice_product)
