@@ -35,7 +35,8 @@ CoarseLattice coarse_lattice(const StructuredGrid& grid, const ExecPtr& exec)
 {
     LatticeNumbering numbering;
     numbering.grid = grid;
-    const long long longest = std::max({grid.boxes[0], grid.boxes[1], grid.boxes[2], 2 * grid.n}) * grid.k + 1;
+    const long long widest = std::max({grid.boxes[0], grid.boxes[1], grid.boxes[2]});
+    const long long longest = (grid.notch ? std::max(widest, 2 * grid.n) : widest) * grid.k + 1;  // L-shape: 2n boxes a side
     const long long count = grid.num_points();
     if (count > 2147483647LL) return {};
     return lattice_of(numbering, static_cast<index_type>(count), longest, grid.dim, exec);
