@@ -1150,6 +1150,42 @@ TEST(Pmg, UpdatedGridLevelsEqualAFreshSetup)
     EXPECT_LT(test::max_relative_difference(z_updated.to_host(), z_fresh.to_host()), 1e-13);
 }
 
+TEST(Pmg, ACoarseLatticeHasItsPointsIn32BitsUpTo1022PointsASide)
+{
+    // The 32-bit points exist exactly when every coordinate is below 2^10 - 1 (a grid of up to
+    // 1,022 points a side, an L-shape's side being 2n boxes), and repack the 64-bit points.
+    const auto grid = [](long long x_boxes, long long n, bool notch) {
+        StructuredGrid g;
+        g.dim = 2;
+        g.n = n;
+        g.boxes[0] = x_boxes;
+        g.boxes[1] = notch ? 2 * n : 3;
+        g.notch = notch;
+        return g;
+    };
+    const std::pair<StructuredGrid, bool> cases[] = {
+        {grid(1021, 1021, false), true},  // 1,022 points along x
+        {grid(1022, 1022, false), false},
+        {grid(600, 1200, false), true},   // n does not bound a rectangle's side: its boxes do
+        {grid(1020, 510, true), true},    // L-shape: 2n = 1020 boxes, 1,021 points a side
+        {grid(1022, 511, true), false}};
+    for (const auto& [g, narrow] : cases) {
+        const CoarseLattice lattice = coarse_lattice(g, cpu());
+        const std::string what = fmt::format("{} x {} boxes{}", g.boxes[0], g.boxes[1], g.notch ? " (L-shape)" : "");
+        ASSERT_EQ(static_cast<long long>(lattice.points.size()), g.num_points()) << what;
+        ASSERT_EQ(!lattice.narrow.empty(), narrow) << what;
+        if (!narrow) continue;
+        const std::vector<std::uint64_t> points = lattice.points.to_host();
+        const std::vector<std::uint32_t> narrow_points = lattice.narrow.to_host();
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            long long p[3];
+            g.point(static_cast<long long>(i), p);
+            ASSERT_EQ(narrow_points[i], pack_point<std::uint32_t>(p)) << what << " point " << i;
+            ASSERT_EQ(points[i], packed_point(p)) << what << " point " << i;
+        }
+    }
+}
+
 TEST(Pmg, GalerkinProductsByWindowsOnTheGridEqualTheGeneralProduct)
 {
     // Down every halving of the generated grids (squares, L-shapes, cubes; boxes and
