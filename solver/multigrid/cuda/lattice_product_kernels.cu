@@ -168,11 +168,11 @@ __global__ void __launch_bounds__(warps_per_block * 32)
     }
 }
 
-/// Lanes per group: 4 for A P (P's rows of up to 8 entries) and for R (A P) (rows of up to
-/// 27): short steps, many rows of A in flight. Measured with the 32-bit points on an H100
+/// Lanes per group, for A P (P's rows of up to 8 entries) and R (A P) (rows of up to 27)
+/// alike: short steps, many rows of A in flight. Measured with the 32-bit points on an H100
 /// against 2, 8 and 16 lanes: on the 64M-unknown cube's first level 4 and 4 took 154 ms, 4
 /// and 8 161 ms, 8 and 8 181 ms.
-int group_for(WindowCentre) { return 4; }
+constexpr int lanes_per_group = 4;
 
 }  // namespace
 
@@ -195,7 +195,7 @@ bool lattice_product_on(const Executor& exec, const Csr<V, O>& a, const Csr<V>* 
     const cudaStream_t stream = stream_of(exec);
     const index_type rows = a.rows;
     index_type* ptr = c.row_ptr.data();
-    const int group = group_for(centre);
+    const int group = lanes_per_group;
     DeviceBuffer outside(exec, sizeof(int));
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(outside.as<void>(), 0, sizeof(int), stream));
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(ptr + rows, 0, sizeof(index_type), stream));
