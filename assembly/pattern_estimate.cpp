@@ -80,6 +80,9 @@ MatrixShape estimated_matrix_shape(const MeshCounts& mesh, double value_bytes)
     // Lattice order couples a node with those k lattice steps away along each axis.
     const double line = n > 0 ? k * n + 1 : std::pow(mesh.nodes, 1.0 / d);
     m.band_width = std::min(mesh.nodes, 2 * k * (d == 3 ? line * line + line + 1 : line + 1) + 1);
+    // On a lattice a node couples with those k steps away along each axis, (2k + 1)^d
+    // diagonals; the L-shape's lines have two lengths.
+    if (n > 0) m.diagonals = std::pow(2.0 * k + 1, d) * (mesh.shape == "l_shape" ? 2 : 1);
     return m;
 }
 

@@ -44,6 +44,7 @@ struct MatrixShape {
     double max_row_length = 0;     ///< the longest row
     double padded_row_length = 0;  ///< mean over slices of 32 consecutive rows of their longest row
     double band_width = 0;         ///< columns between a row's first and last entry (at most)
+    double diagonals = 0;          ///< distinct diagonals (j - i) a slab of rows touches (0: unknown)
     double value_bytes = 8;        ///< sizeof the value type (4 or 8)
     bool on_device = false;        ///< built on a CUDA device (its library temporaries differ)
     double cells = 0;              ///< cells of the mesh (matrix-free formats)

@@ -59,17 +59,17 @@ HostCsr<V> random_csr(index_type rows, index_type cols, int max_len, std::mt1993
     return m;
 }
 
-/// Grid stencil of radius r on nx x ny x nz nodes with shuffled numbering (an FE-like pattern:
-/// the coupling of Q1 elements for r = 1, Q2-like for r = 2), random values in [-1, 1], each
-/// diagonal entry shifted by `diagonal` (10: a dominant diagonal).
+/// Grid stencil of radius r on nx x ny x nz nodes (an FE-like pattern: the coupling of Q1
+/// elements for r = 1, Q2-like for r = 2), numbered by lines and planes or shuffled, random
+/// values in [-1, 1], each diagonal entry shifted by `diagonal` (10: a dominant diagonal).
 template <typename V>
-HostCsr<V> shuffled_stencil(index_type nx, index_type ny, index_type nz, int r, std::mt19937& rng,
-                            double diagonal = 0.0)
+HostCsr<V> grid_stencil(index_type nx, index_type ny, index_type nz, int r, std::mt19937& rng, double diagonal,
+                        bool shuffled)
 {
     const index_type n = nx * ny * nz;
     std::vector<index_type> label(n);
     std::iota(label.begin(), label.end(), 0);
-    std::shuffle(label.begin(), label.end(), rng);
+    if (shuffled) std::shuffle(label.begin(), label.end(), rng);
     std::vector<std::vector<index_type>> cols(n);
     for (index_type z = 0; z < nz; ++z)
         for (index_type y = 0; y < ny; ++y)
@@ -94,6 +94,22 @@ HostCsr<V> shuffled_stencil(index_type nx, index_type ny, index_type nz, int r, 
         m.ptr.push_back(static_cast<index_type>(m.col.size()));
     }
     return m;
+}
+
+/// grid_stencil with shuffled numbering.
+template <typename V>
+HostCsr<V> shuffled_stencil(index_type nx, index_type ny, index_type nz, int r, std::mt19937& rng,
+                            double diagonal = 0.0)
+{
+    return grid_stencil<V>(nx, ny, nz, r, rng, diagonal, true);
+}
+
+/// grid_stencil numbered by lines and planes.
+template <typename V>
+HostCsr<V> natural_stencil(index_type nx, index_type ny, index_type nz, int r, std::mt19937& rng,
+                           double diagonal = 0.0)
+{
+    return grid_stencil<V>(nx, ny, nz, r, rng, diagonal, false);
 }
 
 /// Uploads host arrays as a Csr on exec.

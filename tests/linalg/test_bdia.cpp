@@ -3,6 +3,7 @@
 // is too big.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -144,8 +145,11 @@ TEST(Bdia, LayoutOfHandMadeMatrix)
     EXPECT_EQ(b.slabs(), 1);
     EXPECT_EQ(b.half_bandwidth, 2);
     EXPECT_EQ(b.max_width, 4);
-    EXPECT_EQ(b.offset.to_host(), std::vector<index_type>{-1});
-    EXPECT_EQ(b.width.to_host(), std::vector<index_type>{4});
+    EXPECT_EQ(b.max_bands, 1);
+    EXPECT_EQ(b.max_window, bdia_slab - 1 + 4);
+    EXPECT_EQ(b.band_ptr.to_host(), (std::vector<index_type>{0, 1}));
+    EXPECT_EQ(b.band_offset.to_host(), std::vector<index_type>{-1});
+    EXPECT_EQ(b.band_width.to_host(), std::vector<index_type>{4});
     EXPECT_EQ(b.slab_ptr.to_host(), (std::vector<std::int64_t>{0, 4 * bdia_slab}));
     // Entry (i, k) holds A(i, i - 1 + k); everything else in the slab is 0.
     std::vector<double> expected(4 * bdia_slab, 0.0);
@@ -153,7 +157,7 @@ TEST(Bdia, LayoutOfHandMadeMatrix)
     set(0, 0, 1), set(0, 1, 2), set(1, 0, 3), set(1, 1, 4), set(1, 3, 5), set(2, 2, 6);
     set(4, 3, 7), set(4, 4, 8), set(4, 5, 9), set(5, 5, 10);
     EXPECT_EQ(b.values.to_host(), expected);
-    EXPECT_EQ(b.bytes_stored(), 4 * bdia_slab * sizeof(double) + 2 * sizeof(std::int64_t) + 2 * sizeof(index_type));
+    EXPECT_EQ(b.bytes_stored(), 4 * bdia_slab * sizeof(double) + 2 * sizeof(std::int64_t) + 4 * sizeof(index_type));
 
     const std::vector<double> x{1, -2, 3, -4, 5, -6};
     std::vector<double> y(6, std::numeric_limits<double>::quiet_NaN());
@@ -161,9 +165,10 @@ TEST(Bdia, LayoutOfHandMadeMatrix)
     EXPECT_EQ(y, (std::vector<double>{-3, -25, 18, 0, -42, -60}));
 }
 
-TEST(Bdia, LayoutHasOneBandPerSlab)
+TEST(Bdia, LayoutHasBandsPerSlab)
 {
-    // Slab 0: tridiagonal; slab 1: diagonals 0 and +3; slab 2 (88 rows): empty rows.
+    // Slab 0: tridiagonal; slab 1: diagonals 0 and +3 (two empty ones between); slab 2 (88
+    // rows): empty rows.
     const index_type n = 2 * bdia_slab + 88;
     std::vector<std::vector<std::pair<index_type, double>>> rows(n);
     for (index_type i = 0; i < bdia_slab; ++i) {
@@ -174,27 +179,120 @@ TEST(Bdia, LayoutHasOneBandPerSlab)
     for (index_type i = bdia_slab; i < 2 * bdia_slab; ++i) rows[i] = {{i, 1.0}, {i + 3, 0.5 * i}};
     const auto m = from_rows(n, rows);
     const auto exec = Executor::create_cpu();
+    std::mt19937 rng(31);
+    const auto x = test::random_vector<double>(n, rng);
+    const auto y = test::random_vector<double>(n, rng);
+    const auto check_spmv = [&](const Bdia<double>& b) {
+        std::vector<double> result = y;
+        kernels::cpu::bdia_spmv(*exec, b, 2.0, x.data(), -1.0, result.data(), bdia_default_shared_bytes);
+        EXPECT_LE(test::relative_max_error(result, test::dense_reference(m, 2.0, x, -1.0, y)), 1e-15);
+    };
+
+    // A gap of two empty diagonals stays inside the band (the default gap).
     const auto b = convert_to_bdia(test::to_csr(m, exec), 0);
     EXPECT_EQ(b.slabs(), 3);
-    EXPECT_EQ(b.offset.to_host(), (std::vector<index_type>{-1, 0, 0}));
-    EXPECT_EQ(b.width.to_host(), (std::vector<index_type>{3, 4, 0}));
+    EXPECT_EQ(b.band_ptr.to_host(), (std::vector<index_type>{0, 1, 2, 2}));
+    EXPECT_EQ(b.band_offset.to_host(), (std::vector<index_type>{-1, 0}));
+    EXPECT_EQ(b.band_width.to_host(), (std::vector<index_type>{3, 4}));
     EXPECT_EQ(b.slab_ptr.to_host(),
               (std::vector<std::int64_t>{0, 3 * bdia_slab, 7 * bdia_slab, 7 * bdia_slab}));
     EXPECT_EQ(b.half_bandwidth, 3);
     EXPECT_EQ(b.max_width, 4);
+    EXPECT_EQ(b.max_bands, 1);
     const auto values = b.values.to_host();
     EXPECT_EQ(values[0 * bdia_slab + 0], 0.0);  // A(0, -1): outside the matrix
     EXPECT_EQ(values[1 * bdia_slab + 7], 9.0);  // A(7, 7)
     EXPECT_EQ(values[3 * bdia_slab + 3 * bdia_slab + 5], 0.5 * (bdia_slab + 5));  // A(261, 264)
     EXPECT_EQ(values[3 * bdia_slab + 1 * bdia_slab + 5], 0.0);  // A(261, 262) not stored
+    check_spmv(b);
 
-    std::mt19937 rng(31);
+    // With gap 1 slab 1 keeps two bands of one diagonal each.
+    const auto split = convert_to_bdia(test::to_csr(m, exec), 0, 1);
+    EXPECT_EQ(split.band_ptr.to_host(), (std::vector<index_type>{0, 1, 3, 3}));
+    EXPECT_EQ(split.band_offset.to_host(), (std::vector<index_type>{-1, 0, 3}));
+    EXPECT_EQ(split.band_width.to_host(), (std::vector<index_type>{3, 1, 1}));
+    EXPECT_EQ(split.slab_ptr.to_host(),
+              (std::vector<std::int64_t>{0, 3 * bdia_slab, 5 * bdia_slab, 5 * bdia_slab}));
+    EXPECT_EQ(split.max_width, 3);
+    EXPECT_EQ(split.max_bands, 2);
+    EXPECT_EQ(split.max_window, 2 * (bdia_slab - 1) + 2);
+    const auto split_values = split.values.to_host();
+    EXPECT_EQ(split_values[3 * bdia_slab + 5], 1.0);                                // A(261, 261)
+    EXPECT_EQ(split_values[3 * bdia_slab + bdia_slab + 5], 0.5 * (bdia_slab + 5));  // A(261, 264)
+    check_spmv(split);
+}
+
+TEST(Bdia, A3DGridNumberedByLinesStoresItsStencilsDiagonalsInNineBands)
+{
+    std::mt19937 rng(36);
+    const index_type nx = 12, ny = 11, nz = 10;  // 1320 rows: 5 full slabs and one of 40 rows
+    const auto grid = test::natural_stencil<double>(nx, ny, nz, 1, rng, 10.0);
+    const auto exec = Executor::create_cpu();
+    const auto b = convert_to_bdia(test::to_csr(grid, exec), 0);
+    // Every slab but the last holds rows of a plane with planes above and below: all 27
+    // diagonals, runs of three nx - 3 apart; the last one, rows of the top plane only, six.
+    EXPECT_EQ(b.max_width, 27);
+    EXPECT_EQ(b.max_bands, 9);
+    const auto band_ptr = b.band_ptr.to_host();
+    const auto offsets = b.band_offset.to_host();
+    const auto widths = b.band_width.to_host();
+    std::vector<index_type> expected;
+    for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy) expected.push_back(dz * nx * ny + dy * nx - 1);
+    for (index_type s = 0; s < b.slabs(); ++s) {
+        const int bands = s + 1 < b.slabs() ? 9 : 6;
+        ASSERT_EQ(band_ptr[s + 1] - band_ptr[s], bands) << "slab " << s;
+        for (int k = 0; k < bands; ++k) {
+            EXPECT_EQ(offsets[band_ptr[s] + k], expected[k]) << "slab " << s;
+            EXPECT_EQ(widths[band_ptr[s] + k], 3) << "slab " << s;
+        }
+    }
+    // The format keeps the numbering without trying RCM; a gap of nx - 3 joins the runs of a
+    // plane into one band.
+    const auto f = build_bdia_format(test::to_csr(grid, exec), BdiaOptions{});
+    EXPECT_TRUE(f.permutation.empty());
+    EXPECT_NE(f.host_steps.find("reverse Cuthill-McKee not tried"), std::string::npos) << f.host_steps;
+    EXPECT_NE(f.op->parameters().find(" width=27 "), std::string::npos) << f.op->parameters();
+    EXPECT_NE(f.op->parameters().find(" bands=9 "), std::string::npos) << f.op->parameters();
+    const auto joined = convert_to_bdia(test::to_csr(grid, exec), 0, nx - 3);
+    EXPECT_EQ(joined.max_bands, 3);
+    EXPECT_EQ(joined.max_width, 3 * (2 * nx + 3));
+    EXPECT_FALSE(check_format_spmv("natural-3d-grid", grid, rng));
+}
+
+TEST(Bdia, ASlabOfMoreDiagonalsThanItListsIsOneBand)
+{
+    // Slab 0's rows have 8 random columns each over 4,000: far more than
+    // bdia_listed_diagonals distinct diagonals; slab 1 is the identity.
+    std::mt19937 rng(37);
+    const index_type n = 4000;
+    std::uniform_int_distribution<index_type> column(0, n - 1);
+    std::vector<std::vector<std::pair<index_type, double>>> rows(n);
+    index_type lo = n, hi = -n;
+    for (index_type i = 0; i < n; ++i) {
+        std::vector<index_type> cols{i};
+        if (i < bdia_slab)
+            for (int k = 0; k < 8; ++k) cols.push_back(column(rng));
+        std::sort(cols.begin(), cols.end());
+        cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+        for (const index_type c : cols) rows[i].push_back({c, 1.0 + 0.001 * c});
+        if (i < bdia_slab) lo = std::min(lo, cols.front() - i), hi = std::max(hi, cols.back() - i);
+    }
+    const auto m = from_rows(n, rows);
+    const auto exec = Executor::create_cpu();
+    const auto b = convert_to_bdia(test::to_csr(m, exec), 0);
+    const auto band_ptr = b.band_ptr.to_host();
+    EXPECT_EQ(band_ptr[1], 1);
+    EXPECT_EQ(b.band_offset.to_host()[0], lo);
+    EXPECT_EQ(b.band_width.to_host()[0], hi - lo + 1);
+    EXPECT_EQ(band_ptr[2], 2);  // slab 1: the main diagonal alone
+    EXPECT_EQ(b.band_offset.to_host()[1], 0);
+    EXPECT_EQ(b.band_width.to_host()[1], 1);
+    EXPECT_EQ(b.max_width, hi - lo + 1);
     const auto x = test::random_vector<double>(n, rng);
-    const auto y = test::random_vector<double>(n, rng);
-    std::vector<double> result = y;
-    kernels::cpu::bdia_spmv(*exec, b, 2.0, x.data(), -1.0, result.data(),
-                            bdia_default_shared_bytes);
-    EXPECT_LE(test::relative_max_error(result, test::dense_reference(m, 2.0, x, -1.0, y)), 1e-15);
+    std::vector<double> result(n);
+    kernels::cpu::bdia_spmv(*exec, b, 1.0, x.data(), 0.0, result.data(), bdia_default_shared_bytes);
+    EXPECT_LE(test::relative_max_error(result, test::dense_reference(m, 1.0, x, 0.0, x)), 1e-14);
 }
 
 TEST(Bdia, SpmvEqualsCsrOnFeLikeMatrices)

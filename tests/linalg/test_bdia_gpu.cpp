@@ -1,5 +1,5 @@
 // bdia on CUDA against the CPU reference: identical layout and permutation, SpMV equal to
-// rounding on fresh random inputs, with the x window in shared memory and from global memory.
+// rounding on fresh random inputs, with the x windows in shared memory and from global memory.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -23,14 +23,17 @@ using test::HostCsr;
 /// the default shared-memory cap, with every slab on the global path, and with a cap that
 /// splits the slabs between both paths.
 template <typename V>
-void check_against_cpu(const std::string& name, const HostCsr<V>& m, std::mt19937& rng)
+void check_against_cpu(const std::string& name, const HostCsr<V>& m, std::mt19937& rng,
+                       index_type gap = bdia_default_gap)
 {
-    SCOPED_TRACE(name + " " + precision_name<V>());
+    SCOPED_TRACE(name + " " + precision_name<V>() + " gap " + std::to_string(gap));
     const auto cpu = Executor::create_cpu();
     const auto gpu = Executor::create_cuda();
 
-    const auto f_cpu = build_bdia_format(test::to_csr(m, cpu), BdiaOptions{});
-    const auto f_gpu = build_bdia_format(test::to_csr(m, gpu), BdiaOptions{});
+    BdiaOptions options;
+    options.gap = gap;
+    const auto f_cpu = build_bdia_format(test::to_csr(m, cpu), options);
+    const auto f_gpu = build_bdia_format(test::to_csr(m, gpu), options);
     EXPECT_EQ(f_gpu.permutation.to_host(), f_cpu.permutation.to_host());
     EXPECT_EQ(f_gpu.op->bytes_stored(), f_cpu.op->bytes_stored());
     EXPECT_EQ(f_gpu.op->parameters().rfind(f_cpu.op->parameters(), 0), 0u)
@@ -40,17 +43,20 @@ void check_against_cpu(const std::string& name, const HostCsr<V>& m, std::mt1993
     const bool rcm = !f_cpu.permutation.empty();
     const auto a_cpu = rcm ? permute_symmetric(test::to_csr(m, cpu), f_cpu.permutation) : test::to_csr(m, cpu);
     const auto a_gpu = rcm ? permute_symmetric(test::to_csr(m, gpu), f_gpu.permutation) : test::to_csr(m, gpu);
-    const auto b_cpu = convert_to_bdia(a_cpu, 0);
-    const auto b_gpu = convert_to_bdia(a_gpu, 0);
+    const auto b_cpu = convert_to_bdia(a_cpu, 0, gap);
+    const auto b_gpu = convert_to_bdia(a_gpu, 0, gap);
     EXPECT_EQ(b_gpu.half_bandwidth, b_cpu.half_bandwidth);
     EXPECT_EQ(b_gpu.max_width, b_cpu.max_width);
+    EXPECT_EQ(b_gpu.max_bands, b_cpu.max_bands);
+    EXPECT_EQ(b_gpu.max_window, b_cpu.max_window);
     EXPECT_EQ(b_gpu.slab_ptr.to_host(), b_cpu.slab_ptr.to_host());
-    EXPECT_EQ(b_gpu.offset.to_host(), b_cpu.offset.to_host());
-    EXPECT_EQ(b_gpu.width.to_host(), b_cpu.width.to_host());
+    EXPECT_EQ(b_gpu.band_ptr.to_host(), b_cpu.band_ptr.to_host());
+    EXPECT_EQ(b_gpu.band_offset.to_host(), b_cpu.band_offset.to_host());
+    EXPECT_EQ(b_gpu.band_width.to_host(), b_cpu.band_width.to_host());
     EXPECT_EQ(b_gpu.values.to_host(), b_cpu.values.to_host());
 
     // SpMV in the format's numbering, fresh inputs for each case.
-    const std::size_t split_cap = (bdia_slab + b_cpu.max_width / 2) * sizeof(V);
+    const std::size_t split_cap = (b_cpu.max_window / 2 + 1) * sizeof(V);
     for (std::size_t cap : {bdia_default_shared_bytes, std::size_t{0}, split_cap}) {
         for (auto [alpha, beta] : {std::pair<V, V>{1, 0}, {V(0.5), V(-2)}}) {
             const auto x = test::random_vector<V>(m.rows, rng);
@@ -86,6 +92,17 @@ TEST(BdiaGpu, MatchesCpuOnFeLikeMatrices)
     check_against_cpu("strip", test::shuffled_stencil<double>(3001, 7, 1, 1, rng), rng);
 }
 
+TEST(BdiaGpu, MatchesCpuOnGridsNumberedByLinesWithEveryGap)
+{
+    GPUFEM_REQUIRE_GPU();
+    std::mt19937 rng(test::random_seed());
+    for (const index_type gap : {0, 2, 9, 200}) {
+        check_against_cpu("3d-natural", test::natural_stencil<double>(12, 11, 10, 1, rng, 10.0), rng, gap);
+        check_against_cpu("3d-natural", test::natural_stencil<float>(33, 17, 9, 1, rng, 10.0), rng, gap);
+    }
+    check_against_cpu("3d-natural-strip", test::natural_stencil<double>(300, 3, 3, 1, rng, 10.0), rng);
+}
+
 TEST(BdiaGpu, MatchesCpuOnRandomMatrices)
 {
     GPUFEM_REQUIRE_GPU();
@@ -93,8 +110,10 @@ TEST(BdiaGpu, MatchesCpuOnRandomMatrices)
     check_against_cpu("one-row", test::random_csr<double>(1, 1, 1, rng), rng);
     check_against_cpu("random-lengths-empty-rows", test::random_csr<double>(1001, 1001, 12, rng), rng);
     check_against_cpu("random-lengths-empty-rows", test::random_csr<float>(2049, 2049, 6, rng), rng);
-    // A few very long rows (like dc1): bands nearly as wide as the matrix.
+    // A few very long rows (like dc1): bands nearly as wide as the matrix, slabs of more
+    // diagonals than they list.
     check_against_cpu("long-rows", test::random_csr<double>(2001, 2001, 4, rng, 667, 1800), rng);
+    check_against_cpu("long-rows", test::random_csr<float>(5001, 5001, 9, rng, 101, 4000), rng, 0);
 }
 
 TEST(BdiaGpu, RefusesWhenTheBandExceedsTheLimit)
