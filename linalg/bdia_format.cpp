@@ -10,7 +10,9 @@
 #include <fmt/format.h>
 
 #include "linalg/bdia.hpp"
+#include "linalg/float_copy.hpp"
 #include "linalg/format_build.hpp"
+#include "linalg/precision.hpp"
 #include "linalg/reordering.hpp"
 
 namespace gpufem {
@@ -102,10 +104,30 @@ Bdia<V> convert_to_bdia(const Csr<V>& matrix, std::size_t max_bytes, index_type 
 
 namespace {
 
+/// The same bands with the values converted to W.
+template <typename W, typename V>
+Bdia<W> bands_converted(const Bdia<V>& b)
+{
+    Bdia<W> out;
+    out.rows = b.rows;
+    out.half_bandwidth = b.half_bandwidth;
+    out.max_width = b.max_width;
+    out.max_bands = b.max_bands;
+    out.max_window = b.max_window;
+    out.longest_row = b.longest_row;
+    out.slab_ptr = b.slab_ptr.clone_to(b.slab_ptr.executor());
+    out.band_ptr = b.band_ptr.clone_to(b.band_ptr.executor());
+    out.band_offset = b.band_offset.clone_to(b.band_offset.executor());
+    out.band_width = b.band_width.clone_to(b.band_width.executor());
+    out.values = converted<W>(b.values);
+    return out;
+}
+
 /// bDIA applied with the backend's kernel; works entirely in the numbering the builder chose
-/// (RCM, or the matrix's own).
+/// (RCM, or the matrix's own). Makes its float copy (the smoothing operator of a multigrid
+/// cycle in float).
 template <typename V>
-class BdiaOperator final : public LinearOperator<V> {
+class BdiaOperator final : public LinearOperator<V>, public FloatCopyable {
 public:
     BdiaOperator(Bdia<V> band, bool rcm, index_type gap, std::size_t shared_bytes)
         : band_(std::move(band)), exec_(band_.slab_ptr.executor()), rcm_(rcm), gap_(gap),
@@ -128,6 +150,13 @@ public:
 
     /// See bdia_band_entries().
     std::int64_t band_entries() const { return band_entries_; }
+
+    std::unique_ptr<LinearOperator<float>> float_copy() const override
+    {
+        auto copy = std::make_unique<BdiaOperator<float>>(bands_converted<float>(band_), rcm_, gap_, shared_cap_);
+        if (!this->diagonal().empty()) copy->set_diagonal(converted<float>(this->diagonal()));
+        return copy;
+    }
 
     index_type rows() const override { return band_.rows; }
     index_type cols() const override { return band_.rows; }

@@ -47,6 +47,7 @@ nlohmann::json FloatCycle::report() const
     nlohmann::json out = inner_->report();
     out["precision"] = "float";
     out["float_fine_operator_bytes"] = fine_->bytes_stored();
+    out["float_fine_operator_format"] = fine_->format();
     return out;
 }
 

@@ -113,14 +113,22 @@ SetUpPreconditioner<double> float_hierarchy(const char* name, const Precondition
         throw std::logic_error("float_hierarchy: a first transfer given as operators needs the coarse operators "
                                "from the elements, not the assembled matrix");
     return set_up_multigrid<double>(name, setup.op, setup.matrix, [&] {
-        std::unique_ptr<LinearOperator<float>> fine = float_fine_operator(*setup.matrix);
-        std::vector<Csr<float>> rounded;
+        // The rounded matrix is what the coarse levels are made from; the fine level smooths
+        // with the system operator's own float copy instead where that moves fewer bytes a
+        // product (bdia's bands: no column indices), and the rounded matrix goes after the setup.
+        std::unique_ptr<LinearOperator<float>> rounded = float_fine_operator(*setup.matrix);
+        std::unique_ptr<LinearOperator<float>> own = float_copy_of(setup.op);
+        const bool smooth_with_own = own && own->spmv_min_bytes() < rounded->spmv_min_bytes();
+        const LinearOperator<float>& fine = smooth_with_own ? *own : *rounded;
+        std::vector<Csr<float>> rounded_transfers;
         if (transfers)
-            for (const Csr<double>& p : *transfers) rounded.push_back(rounded_to_float(p));
-        auto inner = std::make_unique<AmgPreconditioner<float>>(*fine, *fine->stored_csr(), setup.solver.amg,
-                                                                transfers ? &rounded : nullptr, std::move(lattices));
+            for (const Csr<double>& p : *transfers) rounded_transfers.push_back(rounded_to_float(p));
+        auto inner = std::make_unique<AmgPreconditioner<float>>(fine, *rounded->stored_csr(), setup.solver.amg,
+                                                                transfers ? &rounded_transfers : nullptr,
+                                                                std::move(lattices));
         SetUpPreconditioner<double> out;
-        out.preconditioner = std::make_unique<FloatCycle>(std::move(fine), std::move(inner));
+        out.preconditioner =
+            std::make_unique<FloatCycle>(smooth_with_own ? std::move(own) : std::move(rounded), std::move(inner));
         return out;
     });
 }

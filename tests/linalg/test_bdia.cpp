@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "linalg/bdia.hpp"
+#include "linalg/float_copy.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
 #include "random_csr.hpp"
@@ -340,6 +341,31 @@ TEST(Bdia, KeepsTheMatrixNumberingWhenItsBandIsNotLarger)
         }
     EXPECT_FALSE(check_format_spmv("natural-grid", grid, rng));
     EXPECT_FALSE(check_format_spmv("tridiagonal", random_banded<float>(1000, 1, 1, 1.0, rng), rng));
+}
+
+TEST(Bdia, TheFloatCopyHasTheSameBandsWithRoundedValues)
+{
+    std::mt19937 rng(38);
+    const auto grid = test::natural_stencil<double>(20, 9, 7, 1, rng, 10.0);
+    const auto exec = Executor::create_cpu();
+    const auto f = build_bdia_format(test::to_csr(grid, exec), BdiaOptions{});
+    const std::unique_ptr<LinearOperator<float>> copy = float_copy_of(*f.op);
+    ASSERT_TRUE(copy);
+    EXPECT_EQ(copy->format(), "bdia");
+    EXPECT_EQ(copy->rows(), f.op->rows());
+    EXPECT_EQ(copy->diagonal().size(), f.op->diagonal().size());
+    // Values in half the bytes, the same bands (the parameters but the byte count agree).
+    const std::string params = f.op->parameters(), copy_params = copy->parameters();
+    EXPECT_EQ(copy_params.substr(copy_params.find(" mean_width=")), params.substr(params.find(" mean_width=")));
+    ASSERT_TRUE(f.permutation.empty());
+    const std::size_t stored = convert_to_bdia(test::to_csr(grid, exec), 0).values.size();
+    EXPECT_EQ(f.op->bytes_stored() - copy->bytes_stored(), stored * (sizeof(double) - sizeof(float)));
+    // Its product is that of the rounded matrix (the bands' zeros add nothing).
+    HostCsr<float> rounded{grid.rows, grid.cols, grid.ptr, grid.col, std::vector<float>(grid.val.begin(), grid.val.end())};
+    const auto x = test::random_vector<float>(grid.rows, rng);
+    Array<float> y(exec, static_cast<std::size_t>(grid.rows));
+    copy->apply(Array<float>::from_host(exec, x), y);
+    EXPECT_LE(test::relative_max_error(y.to_host(), test::dense_reference(rounded, 1.0f, x, 0.0f, x)), 1e-6);
 }
 
 TEST(Bdia, EmptyMatrix)

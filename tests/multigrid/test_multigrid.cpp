@@ -633,12 +633,14 @@ TEST(AmgSolve, AFloatCycleInsideTheDoubleSolverReachesTheDoubleSolution)
     // precision inside double CG: the double tolerance is met, the solution is the double
     // hierarchy's, in at most two iterations more (amg; pmg's given levels; a format that
     // renumbers the rows; pmg on pa, whose float copy is the fine level and whose coarse
-    // operators come from its factors; pmg on lma, whose element matrices are rounded).
+    // operators come from its factors; pmg on lma, whose element matrices are rounded; bdia,
+    // whose bands' float copy is the fine level, the coarse levels made from the rounded matrix).
     struct Run { std::string elements; int degree; std::string preconditioner; std::string format; };
     for (const Run& r : {Run{"hexahedron", 1, "amg", "csr"}, Run{"tetrahedron", 2, "amg", "staircase"},
                          Run{"quadrilateral", 3, "pmg", "csr"}, Run{"tetrahedron", 2, "pmg", "ell"},
                          Run{"quadrilateral", 3, "pmg", "pa"}, Run{"hexahedron", 2, "pmg", "pa"},
-                         Run{"tetrahedron", 2, "pmg", "lma"}}) {
+                         Run{"tetrahedron", 2, "pmg", "lma"}, Run{"hexahedron", 1, "pmg", "bdia"},
+                         Run{"quadrilateral", 2, "amg", "bdia"}}) {
         SCOPED_TRACE(r.elements + " P" + std::to_string(r.degree) + " " + r.preconditioner + " " + r.format);
         CaseSpec in_double = parse_case_text(poisson_case(r.elements, r.elements == "quadrilateral" ? 1.0 / 24 : 0.2, 0,
                                                           r.degree, "format: " + r.format), "p", "");
