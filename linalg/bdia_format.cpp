@@ -136,14 +136,16 @@ public:
         const auto slab_ptr = band_.slab_ptr.to_host();
         const auto band_ptr = band_.band_ptr.to_host();
         // How the CUDA kernel will treat the slabs (for parameters()): the windows of
-        // bdia_slab + width - 1 values a band in shared memory, or x from global memory.
+        // bdia_slab + width - 1 values a band in shared memory, or x from global memory (windows
+        // too large, or bands too narrow to stage).
         const std::int64_t capacity = static_cast<std::int64_t>(shared_cap_ / sizeof(V));
         for (std::size_t s = 0; s + 1 < slab_ptr.size(); ++s) {
             const std::int64_t diagonals = (slab_ptr[s + 1] - slab_ptr[s]) / bdia_slab;
             const auto first = static_cast<std::int64_t>(s) * bdia_slab;
             band_entries_ += std::min<std::int64_t>(bdia_slab, band_.rows - first) * diagonals;
-            const std::int64_t window = (band_ptr[s + 1] - band_ptr[s]) * std::int64_t{bdia_slab - 1} + diagonals;
-            if (window > capacity) ++global_slabs_;
+            const std::int64_t bands = band_ptr[s + 1] - band_ptr[s];
+            if (bands * (bdia_slab - 1) + diagonals > capacity || diagonals < bands * bdia_staged_band_width)
+                ++global_slabs_;
         }
         shared_bytes_ = static_cast<std::size_t>(std::min<std::int64_t>(band_.max_window, capacity)) * sizeof(V);
     }

@@ -33,8 +33,9 @@ void bdia_fill(const Executor& exec, const Csr<V>& a, Bdia<V>& b) GPUFEM_KERNEL_
 /// y = alpha A x + beta y over the bands; beta == 0 ignores y's contents. cpu: x read
 /// directly (the reference; max_shared_bytes ignored). cuda: one block of bdia_slab
 /// threads per slab, one thread per row. A slab whose x windows (bdia_slab + width - 1
-/// values a band) fit in max_shared_bytes stages them in shared memory (coalesced loads,
-/// zeros outside 0 .. rows-1) and reads x from there; another reads x from global memory
+/// values a band) fit in max_shared_bytes and whose bands are at least bdia_staged_band_width
+/// diagonals wide on average stages them in shared memory (coalesced loads, zeros outside 0 ..
+/// rows-1) and reads x from there; another reads x from global memory
 /// through the read-only cache instead (each window is still contiguous, so the block's
 /// reuse is served by L1). max_shared_bytes = 0 forces the global path;
 /// bdia_default_shared_bytes is the usual cap.

@@ -229,7 +229,8 @@ __device__ V band_sum_global(const V* __restrict__ stored, const V* __restrict__
 /// row r0 + t from the slab's bands (column-major: consecutive threads read consecutive
 /// values); band b reads x[r0 + offset_b + t + k], k < width_b, so the block's window of that
 /// band starts at r0 + offset_b and holds slab + width_b - 1 values. When the slab's windows
-/// together fit in window_capacity values of (dynamic) shared memory they are loaded once,
+/// together fit in window_capacity values of (dynamic) shared memory and its bands are wide
+/// enough to reuse them (bdia_staged_band_width) they are loaded once,
 /// coalesced, with zeros outside 0 .. rows-1 (the virtual padding of Wang, Ren & Tian 2013,
 /// §3.2), and thread t reads window_b[t + k]: consecutive threads hit consecutive banks.
 /// Otherwise x is read from global memory through the read-only cache. The branch is uniform
@@ -253,7 +254,8 @@ __global__ void __launch_bounds__(slab)
     const V* stored = values + slab_ptr[s] + t;
 
     V sum = 0;
-    if ((b_end - b_begin) * std::int64_t{slab - 1} + diagonals <= window_capacity) {
+    const std::int64_t bands = b_end - b_begin;
+    if (diagonals >= bands * bdia_staged_band_width && bands * (slab - 1) + diagonals <= window_capacity) {
         int at = 0;
         for (index_type b = b_begin; b < b_end; ++b) {
             const int size = band_width[b] + slab - 1;
