@@ -25,15 +25,16 @@ void bdia_band_list(const Executor& exec, const Csr<V>& a, index_type gap, const
                     index_type* band_offset, index_type* band_width) GPUFEM_KERNEL_BODY
 
 /// Fills b.values (allocated, slab_ptr[slabs] entries): zeros, then every CSR entry of
-/// a at its band's diagonal. cuda: memset to zero, then one block per slab with the slab's
-/// bands in shared memory, one thread per row scattering its entries.
+/// a at its band's diagonal. cuda: memset to zero, then one block per slab, one thread per
+/// row scattering its entries while it walks the slab's bands.
 template <typename V>
 void bdia_fill(const Executor& exec, const Csr<V>& a, Bdia<V>& b) GPUFEM_KERNEL_BODY
 
 /// y = alpha A x + beta y over the bands; beta == 0 ignores y's contents. cpu: x read
 /// directly (the reference; max_shared_bytes ignored). cuda: one block of bdia_slab
 /// threads per slab, one thread per row. A slab whose x windows (bdia_slab + width - 1
-/// values a band) fit in max_shared_bytes and whose bands are at least bdia_staged_band_width
+/// values a band) fit in max_shared_bytes (at most what a block may opt in to on the device)
+/// and whose bands are at least bdia_staged_band_width
 /// diagonals wide on average stages them in shared memory (coalesced loads, zeros outside 0 ..
 /// rows-1) and reads x from there; another reads x from global memory
 /// through the read-only cache instead (each window is still contiguous, so the block's
