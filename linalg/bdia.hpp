@@ -105,7 +105,7 @@ struct BdiaOptions {
 };
 
 /// The `bdia` format: the matrix's own numbering when its bands store little more than its
-/// non-zeros, else reverse Cuthill-McKee (kept when it stores fewer values), then the band
+/// longest row a row, else reverse Cuthill-McKee (kept when it stores fewer values), then the band
 /// storage; the permutation is returned with the operator.
 template <typename V>
 FormatBuild<V> build_bdia_format(Csr<V> matrix, const BdiaOptions& options);

@@ -31,8 +31,9 @@ std::string human_bytes(std::size_t bytes)
     return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
 }
 
-/// The slabs' bands of a square matrix (band_ptr, band_offset, band_width, slab_ptr, stats)
-/// without the values, and the number of values they need; on the matrix's executor.
+/// The slabs' band counts of a square matrix (band_ptr, slab_ptr, stats; the band arrays
+/// sized) without the bands or the values, and the number of values they need; on the
+/// matrix's executor.
 template <typename V>
 Bdia<V> plan_bdia(const Csr<V>& matrix, index_type gap, std::int64_t& stored)
 {
@@ -48,7 +49,7 @@ Bdia<V> plan_bdia(const Csr<V>& matrix, index_type gap, std::int64_t& stored)
     b.band_ptr = Array<index_type>(exec, slabs + 1);
     Array<index_type> stats(exec, 5);
     GPUFEM_DISPATCH(*exec, bdia_slab_bands(*exec, matrix, gap, b.band_ptr.data(), b.slab_ptr.data(), stats.data()));
-    // Five scalars and the two totals back to the host.
+    // Five scalars and the two totals back to the host; the band arrays sized, not yet listed.
     const auto host_stats = stats.to_host();
     b.half_bandwidth = host_stats[0];
     b.max_width = host_stats[1];
@@ -59,18 +60,16 @@ Bdia<V> plan_bdia(const Csr<V>& matrix, index_type gap, std::int64_t& stored)
     copy_bytes(*cpu, &stored, *exec, b.slab_ptr.data() + slabs, sizeof(stored));
     index_type bands = 0;
     copy_bytes(*cpu, &bands, *exec, b.band_ptr.data() + slabs, sizeof(bands));
-    b.band_offset = Array<index_type>(exec, static_cast<std::size_t>(bands));
+    b.band_offset = Array<index_type>(exec, static_cast<std::size_t>(bands));  // listed by fill_bdia
     b.band_width = Array<index_type>(exec, static_cast<std::size_t>(bands));
-    GPUFEM_DISPATCH(*exec, bdia_band_list(*exec, matrix, gap, b.band_ptr.data(), b.band_offset.data(),
-                                          b.band_width.data()));
     return b;
 }
 
 /// Refuses (std::invalid_argument naming the memory needed) when the planned bands exceed
-/// max_bytes, or when that is 0 the free memory of the executor; otherwise allocates and
-/// fills the values.
+/// max_bytes, or when that is 0 the free memory of the executor; otherwise lists the bands
+/// (only for the numbering kept) and allocates and fills the values.
 template <typename V>
-Bdia<V> fill_bdia(const Csr<V>& matrix, Bdia<V> b, std::int64_t stored, std::size_t max_bytes)
+Bdia<V> fill_bdia(const Csr<V>& matrix, Bdia<V> b, index_type gap, std::int64_t stored, std::size_t max_bytes)
 {
     const ExecPtr& exec = matrix.row_ptr.executor();
     const std::size_t needed = bdia_bytes<V>(stored, b.rows, static_cast<std::int64_t>(b.bands()));
@@ -87,6 +86,8 @@ Bdia<V> fill_bdia(const Csr<V>& matrix, Bdia<V> b, std::int64_t stored, std::siz
             : exec->is_cuda() ? "the free device memory"
                               : "half the host memory",
             human_bytes(limit)));
+    GPUFEM_DISPATCH(*exec, bdia_band_list(*exec, matrix, gap, b.band_ptr.data(), b.band_offset.data(),
+                                          b.band_width.data()));
     b.values = Array<V>(exec, static_cast<std::size_t>(stored));
     GPUFEM_DISPATCH(*exec, bdia_fill(*exec, matrix, b));
     return b;
@@ -99,7 +100,7 @@ Bdia<V> convert_to_bdia(const Csr<V>& matrix, std::size_t max_bytes, index_type 
 {
     std::int64_t stored = 0;
     Bdia<V> b = plan_bdia(matrix, gap, stored);
-    return fill_bdia(matrix, std::move(b), stored, max_bytes);
+    return fill_bdia(matrix, std::move(b), gap, stored, max_bytes);
 }
 
 namespace {
@@ -259,7 +260,7 @@ FormatBuild<V> build_bdia_format(Csr<V> matrix, const BdiaOptions& options)
 
     // 3. The band values, on the executor (after the memory check).
     auto op = std::make_unique<BdiaOperator<V>>(
-        fill_bdia(chosen, rcm ? std::move(plan_rcm) : std::move(plan_original),
+        fill_bdia(chosen, rcm ? std::move(plan_rcm) : std::move(plan_original), options.gap,
                   rcm ? stored_rcm : stored_original, options.max_bytes),
         rcm, options.gap, options.shared_bytes);
     exec->synchronize();

@@ -347,11 +347,16 @@ void bdia_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V be
                std::size_t max_shared_bytes)
 {
     if (a.rows == 0) return;
-    // Shared memory per block: the widest slab's windows, up to the cap and to what a block may
-    // opt in to on this device. Slabs whose windows exceed it take the global-memory path.
-    int optin_bytes = 0;
-    GPUFEM_CUDA_CHECK(cudaDeviceGetAttribute(&optin_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, exec.device_id()));
-    const std::size_t cap = std::min(max_shared_bytes, static_cast<std::size_t>(optin_bytes));
+    // Shared memory per block: the widest slab's windows, up to the cap and, past the 48 KB any
+    // kernel has, to what a block may opt in to on this device (asked only then: the usual cap
+    // keeps the product free of driver queries). Slabs whose windows exceed it take the
+    // global-memory path.
+    std::size_t cap = max_shared_bytes;
+    if (cap > 48 * 1024) {
+        int optin_bytes = 0;
+        GPUFEM_CUDA_CHECK(cudaDeviceGetAttribute(&optin_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, exec.device_id()));
+        cap = std::min(cap, static_cast<std::size_t>(optin_bytes));
+    }
     const auto capacity = static_cast<int>(std::min<std::int64_t>(
         {std::int64_t{a.max_window}, static_cast<std::int64_t>(cap / sizeof(V)), INT_MAX / 2}));
     const std::size_t shared_bytes = static_cast<std::size_t>(capacity) * sizeof(V);
