@@ -186,10 +186,17 @@ public:
         return text;
     }
 
+    /// One partial per slab.
+    std::size_t dot_partials() const override { return static_cast<std::size_t>(band_.slabs()); }
+
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override
     {
         GPUFEM_DISPATCH(*exec_, bdia_spmv(*exec_, band_, alpha, x.data(), beta, y.data(), shared_cap_));
+    }
+    void apply_with_dot_impl(const Array<V>& x, Array<V>& y, double* partials) const override
+    {
+        GPUFEM_DISPATCH(*exec_, bdia_spmv_dot(*exec_, band_, x.data(), y.data(), partials, shared_cap_));
     }
 
 private:

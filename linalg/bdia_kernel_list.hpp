@@ -44,6 +44,13 @@ template <typename V>
 void bdia_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V beta, V* y,
                std::size_t max_shared_bytes) GPUFEM_KERNEL_BODY
 
+/// y = A x and partials[s] = the sum of x_i y_i over slab s's rows (double, in row order on
+/// the cpu; a block reduction on cuda), slabs() values: the product fused with a CG's p.Ap.
+/// As bdia_spmv otherwise (the same y, the same paths).
+template <typename V>
+void bdia_spmv_dot(const Executor& exec, const Bdia<V>& a, const V* x, V* y, double* partials,
+                   std::size_t max_shared_bytes) GPUFEM_KERNEL_BODY
+
 // bDIA kernels not templated on V.
 
 /// Memory the bands may take when no limit is given. cpu: half the physical RAM; cuda:

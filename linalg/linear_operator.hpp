@@ -63,8 +63,27 @@ public:
         apply_impl(alpha, x, beta, y);
     }
 
+    /// Blocks of rows apply_with_dot() sums over (0: the operator has no product fused with a
+    /// dot, and a solver takes the dot on its own).
+    virtual std::size_t dot_partials() const { return 0; }
+    /// y = A x and, in the same pass, partials[k] = the sum of x_i y_i over the k-th block of
+    /// rows, k < dot_partials(), in double on executor() and in a fixed order: a CG's product
+    /// and its p.Ap without reading p and q again. Square operators that offer it only.
+    void apply_with_dot(const Array<V>& x, Array<V>& y, double* partials) const
+    {
+        if (dot_partials() == 0)
+            throw std::logic_error("LinearOperator::apply_with_dot: format '" + format() +
+                                   "' has no product fused with a dot");
+        if (x.size() != static_cast<std::size_t>(cols()) || y.size() != static_cast<std::size_t>(rows()) ||
+            rows() != cols())
+            throw std::invalid_argument("LinearOperator::apply_with_dot: vector size does not match");
+        apply_with_dot_impl(x, y, partials);
+    }
+
 protected:
     virtual void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const = 0;
+    /// See apply_with_dot(); called only when dot_partials() > 0.
+    virtual void apply_with_dot_impl(const Array<V>&, Array<V>&, double*) const {}
 
     Array<V> diagonal_;  ///< see diagonal()
 };

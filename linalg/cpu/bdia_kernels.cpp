@@ -114,27 +114,54 @@ void bdia_fill(const Executor&, const Csr<V>& a, Bdia<V>& b)
     }
 }
 
+namespace {
+
+/// Row i of A x: its slab s's bands times x, columns clipped to 0 .. rows-1.
+template <typename V>
+V bdia_row(const Bdia<V>& a, index_type s, index_type i, const V* x)
+{
+    const V* stored = a.values.data() + a.slab_ptr.data()[s] + i % bdia_slab;
+    V sum = 0;
+    for (index_type band = a.band_ptr.data()[s]; band < a.band_ptr.data()[s + 1]; ++band) {
+        const index_type width = a.band_width.data()[band];
+        for (index_type k = 0; k < width; ++k) {
+            const std::int64_t j = std::int64_t{i} + a.band_offset.data()[band] + k;
+            if (j >= 0 && j < a.rows) sum += stored[std::int64_t{k} * bdia_slab] * x[j];
+        }
+        stored += std::int64_t{width} * bdia_slab;
+    }
+    return sum;
+}
+
+}  // namespace
+
 template <typename V>
 void bdia_spmv(const Executor&, const Bdia<V>& a, V alpha, const V* x, V beta, V* y, std::size_t)
 {
     const index_type slabs = a.slabs();
-    const index_type* offsets = a.band_offset.data();
-    const index_type* widths = a.band_width.data();
 #pragma omp parallel for schedule(static)
     for (index_type s = 0; s < slabs; ++s) {
         const index_type end = std::min<index_type>(a.rows, (s + 1) * bdia_slab);
         for (index_type i = s * bdia_slab; i < end; ++i) {
-            const V* stored = a.values.data() + a.slab_ptr.data()[s] + i % bdia_slab;
-            V sum = 0;
-            for (index_type band = a.band_ptr.data()[s]; band < a.band_ptr.data()[s + 1]; ++band) {
-                for (index_type k = 0; k < widths[band]; ++k) {
-                    const std::int64_t j = std::int64_t{i} + offsets[band] + k;
-                    if (j >= 0 && j < a.rows) sum += stored[std::int64_t{k} * bdia_slab] * x[j];
-                }
-                stored += std::int64_t{widths[band]} * bdia_slab;
-            }
+            const V sum = bdia_row(a, s, i, x);
             y[i] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[i];
         }
+    }
+}
+
+template <typename V>
+void bdia_spmv_dot(const Executor&, const Bdia<V>& a, const V* x, V* y, double* partials, std::size_t)
+{
+    const index_type slabs = a.slabs();
+#pragma omp parallel for schedule(static)
+    for (index_type s = 0; s < slabs; ++s) {
+        const index_type end = std::min<index_type>(a.rows, (s + 1) * bdia_slab);
+        double partial = 0;
+        for (index_type i = s * bdia_slab; i < end; ++i) {
+            y[i] = bdia_row(a, s, i, x);
+            partial += double(x[i]) * double(y[i]);
+        }
+        partials[s] = partial;
     }
 }
 
@@ -146,6 +173,6 @@ std::size_t bdia_available_bytes(const Executor&)
     return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size) / 2;
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(bdia_slab_bands, bdia_band_list, bdia_fill, bdia_spmv)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(bdia_slab_bands, bdia_band_list, bdia_fill, bdia_spmv, bdia_spmv_dot)
 
 }  // namespace gpufem::kernels::cpu

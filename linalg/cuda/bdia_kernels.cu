@@ -235,12 +235,12 @@ __device__ V band_sum_global(const V* __restrict__ stored, const V* __restrict__
 /// §3.2), and thread t reads window_b[t + k]: consecutive threads hit consecutive banks.
 /// Otherwise x is read from global memory through the read-only cache. The branch is uniform
 /// in the block (it depends on the slab only), so the barrier is safe.
-template <typename V>
+template <typename V, bool Dot>
 __global__ void __launch_bounds__(slab)
     spmv_kernel(index_type rows, const std::int64_t* __restrict__ slab_ptr, const index_type* __restrict__ band_ptr,
                 const index_type* __restrict__ band_offset, const index_type* __restrict__ band_width,
                 const V* __restrict__ values, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y,
-                int window_capacity)
+                int window_capacity, double* __restrict__ partials)
 {
     extern __shared__ __align__(16) unsigned char shared_raw[];
     V* window = reinterpret_cast<V*>(shared_raw);
@@ -249,6 +249,7 @@ __global__ void __launch_bounds__(slab)
     const int t = threadIdx.x;
     const std::int64_t r0 = static_cast<std::int64_t>(s) * slab;
     const index_type row = static_cast<index_type>(r0 + t);
+    const bool in_range = r0 + t < rows;
     const index_type b_begin = band_ptr[s], b_end = band_ptr[s + 1];
     const std::int64_t diagonals = (slab_ptr[s + 1] - slab_ptr[s]) / slab;
     const V* stored = values + slab_ptr[s] + t;
@@ -267,9 +268,8 @@ __global__ void __launch_bounds__(slab)
             at += size;
         }
         __syncthreads();
-        if (row >= rows) return;
         const V* xw = window + t;
-        for (index_type b = b_begin; b < b_end; ++b) {
+        for (index_type b = b_begin; in_range && b < b_end; ++b) {
             const index_type w = band_width[b];
 #pragma unroll 4
             for (int k = 0; k < w; ++k) sum += stored[static_cast<std::int64_t>(k) * slab] * xw[k];
@@ -277,14 +277,26 @@ __global__ void __launch_bounds__(slab)
             xw += w + slab - 1;
         }
     } else {
-        if (row >= rows) return;
-        for (index_type b = b_begin; b < b_end; ++b) {
+        for (index_type b = b_begin; in_range && b < b_end; ++b) {
             const index_type w = band_width[b];
             sum += band_sum_global(stored, x, r0 + band_offset[b] + t, w, rows);
             stored += static_cast<std::int64_t>(w) * slab;
         }
     }
-    y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
+    if (!Dot) {
+        if (in_range) y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
+        return;
+    }
+    // The product fused with x.y: y = A x, and the slab's sum of x_i y_i to partials[s].
+    double product = 0;
+    if (in_range) {
+        y[row] = sum;
+        product = double(__ldg(x + row)) * double(sum);
+    }
+    using SlabReduce = cub::BlockReduce<double, slab>;
+    __shared__ typename SlabReduce::TempStorage reduce_storage;
+    const double total = SlabReduce(reduce_storage).Sum(product);
+    if (t == 0) partials[s] = total;
 }
 
 /// Exclusive prefix sum of values[0 .. count) in place (count includes the zeroed total slot).
@@ -342,11 +354,13 @@ void bdia_fill(const Executor& exec, const Csr<V>& a, Bdia<V>& b)
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-template <typename V>
-void bdia_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V beta, V* y,
-               std::size_t max_shared_bytes)
+namespace {
+
+/// Launches spmv_kernel<V, Dot> over the slabs with the shared windows the cap allows.
+template <typename V, bool Dot>
+void launch_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V beta, V* y,
+                 std::size_t max_shared_bytes, double* partials)
 {
-    if (a.rows == 0) return;
     // Shared memory per block: the widest slab's windows, up to the cap and, past the 48 KB any
     // kernel has, to what a block may opt in to on this device (asked only then: the usual cap
     // keeps the product free of driver queries). Slabs whose windows exceed it take the
@@ -361,12 +375,30 @@ void bdia_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V be
         {std::int64_t{a.max_window}, static_cast<std::int64_t>(cap / sizeof(V)), INT_MAX / 2}));
     const std::size_t shared_bytes = static_cast<std::size_t>(capacity) * sizeof(V);
     if (shared_bytes > 48 * 1024)  // beyond the default limit a kernel must opt in
-        GPUFEM_CUDA_CHECK(cudaFuncSetAttribute(spmv_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        GPUFEM_CUDA_CHECK(cudaFuncSetAttribute(spmv_kernel<V, Dot>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(shared_bytes)));
-    spmv_kernel<V><<<a.slabs(), slab, shared_bytes, static_cast<cudaStream_t>(exec.stream())>>>(
+    spmv_kernel<V, Dot><<<a.slabs(), slab, shared_bytes, static_cast<cudaStream_t>(exec.stream())>>>(
         a.rows, a.slab_ptr.data(), a.band_ptr.data(), a.band_offset.data(), a.band_width.data(), a.values.data(),
-        alpha, x, beta, y, capacity);
+        alpha, x, beta, y, capacity, partials);
     GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+template <typename V>
+void bdia_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V beta, V* y,
+               std::size_t max_shared_bytes)
+{
+    if (a.rows == 0) return;
+    launch_spmv<V, false>(exec, a, alpha, x, beta, y, max_shared_bytes, nullptr);
+}
+
+template <typename V>
+void bdia_spmv_dot(const Executor& exec, const Bdia<V>& a, const V* x, V* y, double* partials,
+                   std::size_t max_shared_bytes)
+{
+    if (a.rows == 0) return;
+    launch_spmv<V, true>(exec, a, V(1), x, V(0), y, max_shared_bytes, partials);
 }
 
 std::size_t bdia_available_bytes(const Executor& exec)
@@ -377,6 +409,6 @@ std::size_t bdia_available_bytes(const Executor& exec)
     return free_bytes;
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(bdia_slab_bands, bdia_band_list, bdia_fill, bdia_spmv)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(bdia_slab_bands, bdia_band_list, bdia_fill, bdia_spmv, bdia_spmv_dot)
 
 }  // namespace gpufem::kernels::cuda

@@ -27,6 +27,7 @@ struct Timed {
     int iterations = 0;
     SolveStatus status = SolveStatus::max_iterations;
     bool graph = false;  ///< replayed from a CUDA graph
+    bool fused_dot = false;  ///< CG's p.Ap in the product's pass
 };
 
 template <typename V>
@@ -48,6 +49,7 @@ Timed timed_solve(KrylovMethod method, KrylovVariant variant, const LinearOperat
     t.iterations = r.iterations;
     t.status = r.status;
     t.graph = r.graph_used;
+    t.fused_dot = r.fused_dot;
     return t;
 }
 
@@ -123,6 +125,7 @@ void time_iterations(const BenchSolves<V>& run, SolverBenchRow& row)
     row.seconds_per_iteration =
         seconds_per_iteration(t_long.seconds, t_long.iterations, t_short.seconds, t_short.iterations);
     row.graph = t_long.graph;
+    row.fused_dot = t_long.fused_dot;
 }
 
 /// The split of an iteration: every SpMV, update and reduction between events (graph off);
@@ -143,7 +146,8 @@ void time_phases(const BenchSolves<V>& run, double copy_bw, SolverBenchRow& row)
     row.reduction_seconds = total(reduction->seconds()) / its;
     row.bytes_per_iteration =
         static_cast<std::size_t>(spmvs_per_iteration(run.method)) * run.a.spmv_min_bytes() +
-        vector_bytes_per_iteration(run.method, run.variant, traffic_of(run.m), run.b.size(), sizeof(V));
+        vector_bytes_per_iteration(run.method, run.variant, traffic_of(run.m), run.b.size(), sizeof(V),
+                                   t_phased.fused_dot);
     if (row.seconds_per_iteration > 0) {
         row.gbps = row.bytes_per_iteration / row.seconds_per_iteration * 1e-9;
         row.percent_of_copy = 100.0 * row.bytes_per_iteration / row.seconds_per_iteration / copy_bw;
@@ -230,8 +234,8 @@ std::string table(const std::vector<SolverBenchRow>& rows)
         s += fmt::format(
             "{:<14} {:<9} {:<7} {:<16} {:>5} {:>10.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>8.1f} "
             "{:>7.1f} {:>8} {:>8}{}\n",
-            r.format, r.method, r.preconditioner, r.variant, r.graph ? "yes" : "no",
-            r.seconds_per_iteration * 1e6, r.spmv_seconds * 1e6, r.vector_seconds * 1e6,
+            r.format, r.method, r.preconditioner, r.variant + (r.fused_dot ? "+dot" : ""),
+            r.graph ? "yes" : "no", r.seconds_per_iteration * 1e6, r.spmv_seconds * 1e6, r.vector_seconds * 1e6,
             r.reduction_seconds * 1e6, r.bytes_per_iteration * 1e-6, r.gbps, r.percent_of_copy,
             r.variant != "reference" ? fmt::format("{:.2f}x", r.speedup) : "",
             r.variant == "merged" ? fmt::format("{:+.1f}", r.timing_overhead_percent) : "",
@@ -261,14 +265,14 @@ std::string solution_table(const std::vector<SolverBenchRow>& rows, double toler
 
 std::string csv(const std::vector<SolverBenchRow>& rows)
 {
-    std::string s = "format,method,preconditioner,variant,graph,seconds_per_iteration,spmv_seconds,"
+    std::string s = "format,method,preconditioner,variant,graph,fused_dot,seconds_per_iteration,spmv_seconds,"
                     "vector_seconds,reduction_seconds,bytes_per_iteration,GBps,percent_of_copy,"
                     "speedup,timing_overhead_percent,setup_seconds,update_seconds,iterations_to_tolerance,"
                     "solve_seconds,time_to_solution,error\n";
     for (const auto& r : rows)
-        s += fmt::format("{},{},{},{},{},{:.6e},{:.6e},{:.6e},{:.6e},{},{:.2f},{:.2f},{:.3f},{:.2f},"
+        s += fmt::format("{},{},{},{},{},{},{:.6e},{:.6e},{:.6e},{:.6e},{},{:.2f},{:.2f},{:.3f},{:.2f},"
                          "{:.6e},{:.6e},{},{:.6e},{:.6e},\"{}\"\n",
-                         r.format, r.method, r.preconditioner, r.variant, r.graph,
+                         r.format, r.method, r.preconditioner, r.variant, r.graph, r.fused_dot,
                          r.seconds_per_iteration, r.spmv_seconds, r.vector_seconds,
                          r.reduction_seconds, r.bytes_per_iteration, r.gbps, r.percent_of_copy,
                          r.speedup, r.timing_overhead_percent, r.setup_seconds, r.update_seconds,
@@ -283,6 +287,7 @@ nlohmann::json row_json(const SolverBenchRow& r)
             {"preconditioner", r.preconditioner},
             {"variant", r.variant},
             {"graph", r.graph},
+            {"fused_dot", r.fused_dot},
             {"seconds_per_iteration", r.seconds_per_iteration},
             {"spmv_seconds", r.spmv_seconds},
             {"vector_seconds", r.vector_seconds},

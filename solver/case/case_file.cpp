@@ -58,7 +58,8 @@ constexpr std::string_view problem_keys[] = {"kappa", "f", "exact", "convection"
 constexpr std::string_view robin_keys[] = {"h", "u_inf"};
 constexpr std::string_view solver_keys[] = {"method",         "variant",     "preconditioner",
                                             "tolerance",      "max_iterations", "check_every",
-                                            "cuda_graph",     "time_spmv",   "amg"};
+                                            "cuda_graph",     "time_spmv",   "fused_dot",
+                                            "amg"};
 constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
                                          "coarse_size",        "max_levels", "cycle",
                                          "aggregation",        "gather_rows", "precision",
@@ -642,6 +643,9 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
     if (const CaseValue* time_spmv = find_entry(entries, "time_spmv")) {
         solver.time_spmv = reader.to_choice(*time_spmv, booleans) == "true";
     }
+    if (const CaseValue* fused_dot = find_entry(entries, "fused_dot")) {
+        solver.fused_dot = reader.to_choice(*fused_dot, booleans) == "true";
+    }
     json amg_resolved;
     const CaseValue* amg = find_entry(entries, "amg");
     solver.amg = read_amg(reader,
@@ -657,6 +661,7 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
                 {"check_every", solver.check_every},
                 {"cuda_graph", graph_mode_name(solver.cuda_graph)},
                 {"time_spmv", solver.time_spmv},
+                {"fused_dot", solver.fused_dot},
                 {"amg", amg_resolved}};
     return solver;
 }

@@ -52,6 +52,7 @@ struct SolverSpec {
     int check_every = 10;                 ///< merged: iterations between host residual reads
     GraphMode cuda_graph = GraphMode::automatic;
     bool time_spmv = true;                ///< per-iteration SpMV events
+    bool fused_dot = true;                ///< merged CG: p.Ap in the product's pass where offered
     AmgOptions amg;                       ///< solver.amg (preconditioner amg)
 };
 

@@ -347,6 +347,10 @@ std::string solver_settings_reference()
                            below 2,097,152 unknowns). Per-SpMV times are not recorded in a graph
   time_spmv: true          (boolean, default true) record every SpMV between CUDA events (read
                            once after the solve) for spmv_timings.csv
+  fused_dot: true          (boolean, default true) merged CG: the product computes p.Ap in its
+                           own pass where the format offers it (bdia), instead of a second
+                           pass over p and q (2 fewer vector reads an iteration); the report's
+                           solver.fused_dot says whether it did
   amg:                     (map) smoothed-aggregation AMG (preconditioner amg, and pmg's levels)
     strength_threshold: 0.02 (number, 0 <= t < 1, default 0.02) a_ij is a strong coupling
                            when |a_ij| > t sqrt(|a_ii a_jj|), or when it is its row's (or

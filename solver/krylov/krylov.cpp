@@ -80,7 +80,7 @@ std::string max_iterations_message(KrylovMethod method, double relative_residual
 
 std::size_t vector_bytes_per_iteration(KrylovMethod method, KrylovVariant variant,
                                        const PreconditionerTraffic& pre, std::size_t n,
-                                       std::size_t value_size)
+                                       std::size_t value_size, bool fused_dot)
 {
     const std::size_t unit = n * value_size;
     const std::size_t apply = pre.present ? pre.apply_bytes : 0;  // one M^-1 apply
@@ -98,13 +98,14 @@ std::size_t vector_bytes_per_iteration(KrylovMethod method, KrylovVariant varian
             if (pre.diagonal) return (11 + 3) * unit;
             return (10 + 3) * unit + apply;
         }
+        const std::size_t alpha = fused_dot ? 0 : 2;  // p, q read again for p.q
         if (!pre.present || pre.diagonal) {
             // alpha: p, q; update_xr: p, q, x, r (+d) -> x, r; update_p: r, p (+d) -> p
-            vectors = 2 + (6 + pre.diagonal) + (3 + pre.diagonal);
+            vectors = alpha + (6 + pre.diagonal) + (3 + pre.diagonal);
             return vectors * unit;
         }
         // alpha 2; update_xr: p, q, x, r -> x, r; M^-1 r; rho: r, z; update_p: z, p -> p
-        return (2 + 6 + 2 + 3) * unit + apply;
+        return (alpha + 6 + 2 + 3) * unit + apply;
     }
     if (variant == KrylovVariant::reference) {
         // dot(rhat,r) 2; p: axpy 3, scal 2, axpy 3 [M^-1 p]; dot(rhat,v) 2; s: copy 2,

@@ -98,6 +98,9 @@ struct SolveOptions {
     GraphMode graph = GraphMode::automatic;
     /// Record every SpMV between CUDA events (read once after the solve).
     bool time_spmv = true;
+    /// merged CG: compute p.Ap in the product's own pass when the operator's format offers
+    /// it (LinearOperator::apply_with_dot), instead of a second pass over p and q.
+    bool fused_dot = true;
     /// Benchmarks only: time each phase of every iteration (see SolverPhaseTimers).
     const SolverPhaseTimers* phases = nullptr;
     /// Called on the solving thread whenever the host learns the residual (merged: at each
@@ -123,6 +126,7 @@ struct SolveResult {
     std::vector<double> spmv_seconds;       ///< every SpMV of the iterations (BiCGSTAB: 2 each)
     std::string spmv_clock;                 ///< "CUDA events", "steady clock", or why none
     bool graph_used = false;                ///< iterations replayed from a CUDA graph
+    bool fused_dot = false;                 ///< CG's p.Ap computed in the product's pass
     int host_reads = 0;                     ///< times the host waited for a device scalar
     bool converged() const { return status == SolveStatus::converged; }
 };
@@ -132,9 +136,10 @@ struct SolveResult {
 /// read + 4n written), its reference 33n; CG merged 11n, reference 15n. A preconditioner adds
 /// its applies (a diagonal one fused into the merged kernels: its reads there) and the vectors
 /// around them.
+/// fused_dot: merged CG's p.Ap computed in the product's pass (2n less: p and q not read again).
 std::size_t vector_bytes_per_iteration(KrylovMethod method, KrylovVariant variant,
                                        const PreconditionerTraffic& preconditioner, std::size_t n,
-                                       std::size_t value_size);
+                                       std::size_t value_size, bool fused_dot = false);
 /// Operator applications per iteration (CG 1, BiCGSTAB 2).
 inline int spmvs_per_iteration(KrylovMethod method) { return method == KrylovMethod::cg ? 1 : 2; }
 

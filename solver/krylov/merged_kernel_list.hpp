@@ -93,6 +93,11 @@ template <typename V>
 void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* rhat,
                         const V* phat, const V* shat, const V* s, const V* t, V* x, V* r) GPUFEM_KERNEL_BODY
 
+/// CG: alpha = rho / p.q, p.q the sum of the count partials that the operator's product fused
+/// with the dot wrote (LinearOperator::apply_with_dot), added in a fixed order.
+GPUFEM_KERNEL_INLINE void cg_alpha_partials(const Executor& exec, const MergedWorkspace& ws, std::size_t count,
+                                            const double* partials) GPUFEM_KERNEL_BODY
+
 /// A new solve's start: the state zero but for tolerance and max_iterations, the reduction
 /// counter zero (queued: no host round trip).
 GPUFEM_KERNEL_INLINE void merged_init(const Executor& exec, const MergedWorkspace& ws, double tolerance,

@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "linalg/blas1.hpp"
+#include "solver/krylov/cg_product.hpp"
 #include "solver/krylov/iteration_runner.hpp"
 #include "solver/krylov/krylov_variants.hpp"
 #include "solver/krylov/merged_kernels.hpp"
@@ -325,6 +326,7 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
     const V* d = setup.d;
     const bool general = setup.general;
     Array<V> r(exec, n), p(exec, n), q(exec, n), z(exec, general ? n : 0);
+    CgProduct<V> product(a, options.fused_dot);
 
     a.apply(x, r);
     GPUFEM_DISPATCH(e, cg_start(e, ws, n, b.data(), d, r.data(), p.data()));
@@ -339,11 +341,11 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
     const auto iteration = [&] {
         {
             ScopedInterval t(setup.timing.timer);
-            a.apply(p, q);
+            product.apply(p, q);
         }
         {
             ScopedInterval t(setup.reduction);
-            GPUFEM_DISPATCH(e, cg_alpha(e, ws, n, p.data(), q.data()));
+            product.alpha(ws, p, q);
             setup.finish(e, ScalarStep::cg_alpha);
         }
         if (!general) {
@@ -370,7 +372,9 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
     const LoopOutcome out = run_iterations(exec, *setup.runner, ws, started,
                                            loop_options(options, a, m), setup.use_graph,
                                            iteration, [&] { return capturable(a, m); });
-    return finish<V>(KrylovMethod::cg, out, setup.buffers, options, setup.timing, x);
+    SolveResult result = finish<V>(KrylovMethod::cg, out, setup.buffers, options, setup.timing, x);
+    result.fused_dot = product.fused();
+    return result;
 }
 
 template <typename V>

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "linalg/blas1.hpp"
+#include "solver/krylov/cg_product.hpp"
 #include "solver/krylov/merged_kernels.hpp"
 #include "solver/krylov/merged_workspace.hpp"
 #include "solver/multigrid/amg_kernels.hpp"
@@ -97,9 +98,10 @@ LambdaMaxEstimate<V>::LambdaMaxEstimate(const LinearOperator<V>& a, const Array<
     fill(r, V(0));  // A x for x = 0 (x itself is not needed)
     GPUFEM_DISPATCH(e, cg_start(e, ws, n, b.data(), dinv.data(), r.data(), p.data()));
     finish(ScalarStep::cg_start);
+    CgProduct<V> product(a, true);
     for (int j = 0; j < steps; ++j) {  // the kernels after a stop return at once
-        a.apply(p, q);
-        GPUFEM_DISPATCH(e, cg_alpha(e, ws, n, p.data(), q.data()));
+        product.apply(p, q);
+        product.alpha(ws, p, q);
         finish(ScalarStep::cg_alpha);
         GPUFEM_DISPATCH(e, cg_update_xr(e, ws, n, p.data(), q.data(), dinv.data(), static_cast<V*>(nullptr), r.data()));
         finish(ScalarStep::cg_finish);

@@ -308,6 +308,7 @@ SolveOptions solve_options(const SolverSpec& solver)
     options.check_every = solver.check_every;
     options.graph = solver.cuda_graph;
     options.time_spmv = solver.time_spmv;
+    options.fused_dot = solver.fused_dot;
     return options;
 }
 

@@ -16,6 +16,7 @@
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
 #include "random_csr.hpp"
+#include "random_values.hpp"
 #include "value_types.hpp"
 
 namespace gpufem {
@@ -341,6 +342,46 @@ TEST(Bdia, KeepsTheMatrixNumberingWhenItsBandIsNotLarger)
         }
     EXPECT_FALSE(check_format_spmv("natural-grid", grid, rng));
     EXPECT_FALSE(check_format_spmv("tridiagonal", random_banded<float>(1000, 1, 1, 1.0, rng), rng));
+}
+
+/// The product fused with the dot: the same y as the product, and each slab's sum of x_i y_i
+/// added in row order.
+template <typename V>
+void check_fused_dot(const std::string& name, const HostCsr<V>& m, std::mt19937& rng)
+{
+    SCOPED_TRACE(name + " " + precision_name<V>());
+    const auto exec = Executor::create_cpu();
+    const auto f = build_bdia_format(test::to_csr(m, exec), BdiaOptions{});
+    const std::size_t slabs = (static_cast<std::size_t>(m.rows) + bdia_slab - 1) / bdia_slab;
+    ASSERT_EQ(f.op->dot_partials(), slabs);
+    const auto x = Array<V>::from_host(exec, test::random_vector<V>(m.rows, rng));
+    Array<V> y(exec, m.rows), y_fused(exec, m.rows);
+    f.op->apply(x, y);
+    std::vector<double> partials(slabs, std::numeric_limits<double>::quiet_NaN());
+    f.op->apply_with_dot(x, y_fused, partials.data());
+    EXPECT_EQ(y_fused.to_host(), y.to_host());
+    const auto xs = x.to_host();
+    const auto ys = y.to_host();
+    for (std::size_t s = 0; s < slabs; ++s) {
+        double expected = 0;
+        for (std::size_t i = s * bdia_slab; i < std::min<std::size_t>(xs.size(), (s + 1) * bdia_slab); ++i)
+            expected += double(xs[i]) * double(ys[i]);
+        EXPECT_EQ(partials[s], expected) << "slab " << s;
+    }
+}
+
+TEST(Bdia, TheProductFusedWithTheDotGivesTheProductAndEachSlabsSum)
+{
+    std::mt19937 rng(test::random_seed());
+    check_fused_dot("3d-natural", test::natural_stencil<double>(13, 12, 11, 1, rng, 10.0), rng);
+    check_fused_dot("3d-natural", test::natural_stencil<float>(9, 10, 11, 1, rng, 10.0), rng);
+    check_fused_dot("one-row", random_banded<double>(1, 0, 0, 1.0, rng), rng);
+    check_fused_dot("banded-empty-rows", random_banded<double>(1001, 20, 20, 0.3, rng, 7), rng);
+    check_fused_dot("random-lengths", test::random_csr<double>(777, 777, 10, rng), rng);
+    // A format without the fused product says so.
+    const auto exec = Executor::create_cpu();
+    const auto csr = build_format<double>("csr", test::to_csr(random_banded<double>(50, 1, 1, 1.0, rng), exec), {});
+    EXPECT_EQ(csr.op->dot_partials(), 0u);
 }
 
 TEST(Bdia, TheFloatCopyHasTheSameBandsWithRoundedValues)

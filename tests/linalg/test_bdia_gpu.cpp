@@ -2,6 +2,8 @@
 // rounding on fresh random inputs, with the x windows in shared memory and from global memory.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 #include <string>
@@ -9,6 +11,7 @@
 
 #include "gpu_test.hpp"
 #include "linalg/bdia.hpp"
+#include "linalg/blas1.hpp"
 #include "linalg/format_build.hpp"
 #include "linalg/reordering.hpp"
 #include "random_csr.hpp"
@@ -18,6 +21,41 @@ namespace gpufem {
 namespace {
 
 using test::HostCsr;
+
+/// The product fused with the dot on the device: y equal to the device's own product, each
+/// slab's partial sum equal to the CPU reference's to rounding.
+template <typename V>
+void check_fused_dot(const Bdia<V>& b_cpu, const Bdia<V>& b_gpu, std::size_t cap, std::mt19937& rng)
+{
+    SCOPED_TRACE("fused dot, cap " + std::to_string(cap));
+    const auto cpu = Executor::create_cpu();
+    const auto gpu = Executor::create_cuda();
+    const auto x = test::random_vector<V>(b_cpu.rows, rng);
+    const std::size_t slabs = static_cast<std::size_t>(b_cpu.slabs());
+    std::vector<V> y_cpu(x.size());
+    std::vector<double> partials_cpu(slabs);
+    kernels::cpu::bdia_spmv_dot(*cpu, b_cpu, x.data(), y_cpu.data(), partials_cpu.data(), cap);
+    const auto x_dev = Array<V>::from_host(gpu, x);
+    Array<V> y_dev(gpu, x.size()), y_plain(gpu, x.size());
+    Array<double> partials_dev(gpu, slabs);
+    fill(partials_dev, std::numeric_limits<double>::quiet_NaN());
+    kernels::cuda::bdia_spmv_dot(*gpu, b_gpu, x_dev.data(), y_dev.data(), partials_dev.data(), cap);
+    kernels::cuda::bdia_spmv(*gpu, b_gpu, V(1), x_dev.data(), V(0), y_plain.data(), cap);
+    EXPECT_EQ(y_dev.to_host(), y_plain.to_host());
+    EXPECT_LE(test::relative_max_error(y_dev.to_host(), y_cpu), test::tolerance<V>(2e-5));
+    // Each slab's sum to the rounding y carries (as above, against the largest |y|) times its
+    // |x_i|, and that of the sum itself.
+    const auto partials = partials_dev.to_host();
+    double y_max = 0;
+    for (V v : y_cpu) y_max = std::max(y_max, std::abs(double(v)));
+    for (std::size_t s = 0; s < slabs; ++s) {
+        double magnitude = 0;
+        for (std::size_t i = s * bdia_slab; i < std::min(x.size(), (s + 1) * bdia_slab); ++i)
+            magnitude += std::abs(double(x[i])) * (y_max + std::abs(double(y_cpu[i])));
+        EXPECT_LE(std::abs(partials[s] - partials_cpu[s]), test::tolerance<V>(2e-5) * (magnitude + 1e-300))
+            << "slab " << s << ": " << partials[s] << " vs " << partials_cpu[s];
+    }
+}
 
 /// Same layout on both executors (bit for bit), SpMV on the device equal to the CPU's with
 /// the default shared-memory cap, with every slab on the global path, and with a cap that
@@ -70,6 +108,7 @@ void check_against_cpu(const std::string& name, const HostCsr<V>& m, std::mt1993
             EXPECT_LE(test::relative_max_error(y_dev.to_host(), y_cpu), test::tolerance<V>(2e-5))
                 << "cap " << cap << " alpha " << alpha << " beta " << beta;
         }
+        check_fused_dot(b_cpu, b_gpu, cap, rng);
     }
 
     // Through the operator as the solvers use it.

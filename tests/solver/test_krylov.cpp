@@ -43,6 +43,11 @@ TYPED_TEST(Krylov, ReportsBreakdownsAndBadData)
     check_breakdowns<TypeParam>(Executor::create_cpu());
 }
 
+TYPED_TEST(Krylov, CgWithTheProductFusedWithItsDotFollowsTheSeparateDot)
+{
+    check_fused_dot_follows_separate<TypeParam>(Executor::create_cpu(), GraphMode::off);
+}
+
 TEST(Krylov, JacobiCutsIterationsOnBadlyScaledSystem)
 {
     const auto exec = Executor::create_cpu();

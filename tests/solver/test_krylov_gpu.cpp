@@ -113,6 +113,13 @@ TEST(KrylovGpu, SingleReductionCgMatchesTheCpuAndRepeatsItself)
     }
 }
 
+TYPED_TEST(KrylovGpu, CgWithTheProductFusedWithItsDotFollowsTheSeparateDot)
+{
+    const auto exec = Executor::create_cuda();
+    check_fused_dot_follows_separate<TypeParam>(exec, GraphMode::off);
+    check_fused_dot_follows_separate<TypeParam>(exec, GraphMode::on);
+}
+
 TEST(KrylovGpu, MergedIsDeterministicAcrossCheckEveryAndGraph)
 {
     GPUFEM_REQUIRE_GPU();

@@ -265,6 +265,13 @@ GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(multi_dot, invert_diagonal, cg_start, cg1_sta
                                   bicgstab_start, bicgstab_update_p, bicgstab_alpha, bicgstab_update_s, bicgstab_omega,
                                   bicgstab_update_xr)
 
+void cg_alpha_partials(const Executor&, const MergedWorkspace& ws, std::size_t count, const double* partials)
+{
+    if (!running(ws)) return;
+    const Sums1 pq = chunked_sums<1>(static_cast<index>(count), [&](index i, Sums1& acc) { acc[0] += partials[i]; });
+    finish_reduction(ws, ScalarStep::cg_alpha, pq.data());
+}
+
 void merged_init(const Executor&, const MergedWorkspace& ws, double tolerance, int max_iterations)
 {
     *ws.state = KrylovScalars{};

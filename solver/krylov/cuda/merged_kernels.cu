@@ -358,6 +358,15 @@ __global__ void __launch_bounds__(block_size)
     if (grid_reduce(sums, ws)) finish_reduction(ws, ScalarStep::bicgstab_finish, sums.v);
 }
 
+__global__ void __launch_bounds__(block_size)
+    cg_alpha_partials_kernel(MergedWorkspace ws, std::size_t count, const double* __restrict__ partials)
+{
+    if (!running(ws)) return;
+    Sums<1> s{};
+    GPUFEM_ROWS(i, count) s.v[0] += __ldcg(partials + i);
+    if (grid_reduce(s, ws)) finish_reduction(ws, ScalarStep::cg_alpha, s.v);
+}
+
 #undef GPUFEM_ROWS
 
 __global__ void merged_init_kernel(MergedWorkspace ws, double tolerance, int max_iterations)
@@ -537,6 +546,12 @@ void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws, std::si
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(multi_dot, invert_diagonal, cg_start, cg1_start, cg1_dots, cg1_update, cg_alpha, cg_update_xr, cg_update_xr_residual, cg_rho, cg_update_p,
                                   bicgstab_start, bicgstab_update_p, bicgstab_alpha, bicgstab_update_s, bicgstab_omega,
                                   bicgstab_update_xr)
+
+void cg_alpha_partials(const Executor& exec, const MergedWorkspace& ws, std::size_t count, const double* partials)
+{
+    cg_alpha_partials_kernel<<<ws.grid, block_size, 0, stream_of(exec)>>>(ws, count, partials);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
 
 void merged_init(const Executor& exec, const MergedWorkspace& ws, double tolerance, int max_iterations)
 {
