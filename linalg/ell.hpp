@@ -15,6 +15,9 @@ namespace gpufem {
 /// boundary (4-byte entries) and one warp's 32 rows map onto whole 32-byte sectors.
 inline constexpr index_type ell_row_alignment = 32;
 
+/// Rows whose x_i y_i the product fused with the dot adds into one partial sum (a CUDA block).
+inline constexpr index_type ell_dot_rows = 256;
+
 /// Stride between two stored columns: rows rounded up to ell_row_alignment.
 inline index_type ell_stride(index_type rows)
 {

@@ -70,10 +70,20 @@ public:
                            padding);
     }
 
+    /// One partial per ell_dot_rows rows (square matrices only).
+    std::size_t dot_partials() const override
+    {
+        return ell_.rows == ell_.cols ? static_cast<std::size_t>((ell_.rows + ell_dot_rows - 1) / ell_dot_rows) : 0;
+    }
+
 protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override
     {
         GPUFEM_DISPATCH(*exec_, ell_spmv(*exec_, ell_, alpha, x.data(), beta, y.data()));
+    }
+    void apply_with_dot_impl(const Array<V>& x, Array<V>& y, double* partials) const override
+    {
+        GPUFEM_DISPATCH(*exec_, ell_spmv_dot(*exec_, ell_, x.data(), y.data(), partials));
     }
 
 private:

@@ -19,3 +19,10 @@ void ell_fill(const Executor& exec, const Csr<V>& a, Ell<V>& ell) GPUFEM_KERNEL_
 template <typename V>
 void ell_spmv(const Executor& exec, const Ell<V>& a, V alpha, const V* x, V beta, V* y)
     GPUFEM_KERNEL_BODY
+
+/// y = A x and partials[k] = the sum of x_i y_i over rows k * ell_dot_rows .. (k + 1) *
+/// ell_dot_rows - 1 (double; in row order on the cpu, a block reduction on cuda): the product
+/// fused with a CG's p.Ap. A square matrix.
+template <typename V>
+void ell_spmv_dot(const Executor& exec, const Ell<V>& a, const V* x, V* y, double* partials)
+    GPUFEM_KERNEL_BODY

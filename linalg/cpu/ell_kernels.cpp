@@ -60,6 +60,31 @@ void ell_spmv(const Executor&, const Ell<V>& a, V alpha, const V* x, V beta, V* 
     }
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(ell_row_lengths, ell_fill, ell_spmv)
+template <typename V>
+void ell_spmv_dot(const Executor&, const Ell<V>& a, const V* x, V* y, double* partials)
+{
+    const index_type* col = a.col_idx.data();
+    const V* val = a.values.data();
+    const index_type* row_len = a.with_lengths ? a.row_len.data() : nullptr;
+    const std::size_t stride = static_cast<std::size_t>(a.stride);
+    const index_type blocks = (a.rows + ell_dot_rows - 1) / ell_dot_rows;
+#pragma omp parallel for schedule(static)
+    for (index_type b = 0; b < blocks; ++b) {
+        double partial = 0;
+        for (index_type row = b * ell_dot_rows; row < std::min(a.rows, (b + 1) * ell_dot_rows); ++row) {
+            const index_type len = row_len != nullptr ? row_len[row] : a.width;
+            V sum = 0;
+            for (index_type k = 0; k < len; ++k) {
+                const std::size_t at = k * stride + static_cast<std::size_t>(row);
+                sum += val[at] * x[col[at]];
+            }
+            y[row] = sum;
+            partial += double(x[row]) * double(sum);
+        }
+        partials[b] = partial;
+    }
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(ell_row_lengths, ell_fill, ell_spmv, ell_spmv_dot)
 
 }  // namespace gpufem::kernels::cpu

@@ -356,25 +356,40 @@ void bdia_fill(const Executor& exec, const Csr<V>& a, Bdia<V>& b)
 
 namespace {
 
+/// Shared memory a block of spmv_kernel<V, Dot> declares itself (the fused dot's reduction).
+template <typename V, bool Dot>
+std::size_t static_shared_bytes()
+{
+    static const std::size_t bytes = [] {
+        cudaFuncAttributes attributes{};
+        GPUFEM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, spmv_kernel<V, Dot>));
+        return attributes.sharedSizeBytes;
+    }();
+    return bytes;
+}
+
 /// Launches spmv_kernel<V, Dot> over the slabs with the shared windows the cap allows.
 template <typename V, bool Dot>
 void launch_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V beta, V* y,
                  std::size_t max_shared_bytes, double* partials)
 {
-    // Shared memory per block: the widest slab's windows, up to the cap and, past the 48 KB any
-    // kernel has, to what a block may opt in to on this device (asked only then: the usual cap
-    // keeps the product free of driver queries). Slabs whose windows exceed it take the
-    // global-memory path.
-    std::size_t cap = max_shared_bytes;
-    if (cap > 48 * 1024) {
+    // Shared memory per block: the widest slab's windows, up to the cap and to what a block
+    // may have beside the kernel's own shared memory: 48 KB in all, or past a cap of 48 KB
+    // what it may opt in to on this device (asked only then: the usual cap keeps the product
+    // free of driver queries). Slabs whose windows exceed it take the global-memory path.
+    constexpr std::size_t default_limit = 48 * 1024;
+    std::size_t limit = default_limit;
+    if (max_shared_bytes > default_limit) {
         int optin_bytes = 0;
         GPUFEM_CUDA_CHECK(cudaDeviceGetAttribute(&optin_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, exec.device_id()));
-        cap = std::min(cap, static_cast<std::size_t>(optin_bytes));
+        limit = static_cast<std::size_t>(optin_bytes);
     }
+    const std::size_t own = static_shared_bytes<V, Dot>();
+    const std::size_t cap = std::min(max_shared_bytes, limit > own ? limit - own : 0);
     const auto capacity = static_cast<int>(std::min<std::int64_t>(
         {std::int64_t{a.max_window}, static_cast<std::int64_t>(cap / sizeof(V)), INT_MAX / 2}));
     const std::size_t shared_bytes = static_cast<std::size_t>(capacity) * sizeof(V);
-    if (shared_bytes > 48 * 1024)  // beyond the default limit a kernel must opt in
+    if (shared_bytes + own > default_limit)  // beyond the default limit a kernel must opt in
         GPUFEM_CUDA_CHECK(cudaFuncSetAttribute(spmv_kernel<V, Dot>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(shared_bytes)));
     spmv_kernel<V, Dot><<<a.slabs(), slab, shared_bytes, static_cast<cudaStream_t>(exec.stream())>>>(

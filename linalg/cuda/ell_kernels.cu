@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_reduce.cuh>
 
 #include "linalg/cuda/cuda_check.hpp"
@@ -13,6 +14,7 @@ namespace gpufem::kernels::cuda {
 namespace {
 
 constexpr int block_size = 256;
+static_assert(block_size == ell_dot_rows, "a block's rows make one partial of the fused dot");
 
 unsigned grid_for(std::int64_t threads)
 {
@@ -75,6 +77,36 @@ __global__ void __launch_bounds__(block_size)
     y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
 
+/// y = A x and the block's sum of x_i y_i to partials[blockIdx.x] (the product fused with the dot).
+template <bool RowLengths, typename V>
+__global__ void __launch_bounds__(block_size)
+    ell_spmv_dot_kernel(index_type rows, index_type width, index_type stride,
+                        const index_type* __restrict__ col, const V* __restrict__ val,
+                        const index_type* __restrict__ row_len, const V* __restrict__ x, V* __restrict__ y,
+                        double* __restrict__ partials)
+{
+    const index_type row = blockIdx.x * blockDim.x + threadIdx.x;
+    double product = 0;
+    if (row < rows) {
+        const index_type len = RowLengths ? row_len[row] : width;
+        const index_type* c = col + row;
+        const V* v = val + row;
+        V sum = 0;
+#pragma unroll 4
+        for (index_type k = 0; k < len; ++k) {
+            sum += *v * __ldg(x + *c);
+            c += stride;
+            v += stride;
+        }
+        y[row] = sum;
+        product = double(__ldg(x + row)) * double(sum);
+    }
+    using BlockReduce = cub::BlockReduce<double, block_size>;
+    __shared__ typename BlockReduce::TempStorage storage;
+    const double total = BlockReduce(storage).Sum(product);
+    if (threadIdx.x == 0) partials[blockIdx.x] = total;
+}
+
 }  // namespace
 
 template <typename V>
@@ -123,6 +155,20 @@ void ell_spmv(const Executor& exec, const Ell<V>& a, V alpha, const V* x, V beta
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(ell_row_lengths, ell_fill, ell_spmv)
+template <typename V>
+void ell_spmv_dot(const Executor& exec, const Ell<V>& a, const V* x, V* y, double* partials)
+{
+    if (a.rows == 0) return;
+    auto stream = static_cast<cudaStream_t>(exec.stream());
+    if (a.with_lengths)
+        ell_spmv_dot_kernel<true, V><<<grid_for(a.rows), block_size, 0, stream>>>(
+            a.rows, a.width, a.stride, a.col_idx.data(), a.values.data(), a.row_len.data(), x, y, partials);
+    else
+        ell_spmv_dot_kernel<false, V><<<grid_for(a.rows), block_size, 0, stream>>>(
+            a.rows, a.width, a.stride, a.col_idx.data(), a.values.data(), nullptr, x, y, partials);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(ell_row_lengths, ell_fill, ell_spmv, ell_spmv_dot)
 
 }  // namespace gpufem::kernels::cuda

@@ -1,7 +1,9 @@
 #pragma once
 // The checks the format tests share: random matrices with the x and y to multiply, one product
 // against the long-double reference or against the CPU's, and beta = 0 ignoring y.
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <random>
 #include <vector>
 
@@ -80,6 +82,46 @@ std::size_t nans_in_product(const LinearOperator<V>& op, const std::vector<V>& x
     std::size_t nans = 0;
     for (V v : y.to_host()) nans += std::isnan(v) ? 1 : 0;
     return nans;
+}
+
+/// The product fused with the dot through op (its own numbering, a square matrix): y, and
+/// the dot_partials() partial sums of x_i y_i, both read back to the host.
+template <typename V>
+std::pair<std::vector<V>, std::vector<double>> fused_product(const LinearOperator<V>& op, const std::vector<V>& x)
+{
+    const auto xa = Array<V>::from_host(op.executor(), x);
+    Array<V> y(op.executor(), x.size());
+    auto partials = Array<double>::from_host(op.executor(),
+                                             std::vector<double>(op.dot_partials(), std::nan("")));
+    op.apply_with_dot(xa, y, partials.data());
+    return {y.to_host(), partials.to_host()};
+}
+
+/// The fused product against op's own: the same y bit for bit, and partials that add up, in
+/// blocks of `rows` rows, to the row-order sums of x_i y_i (exactly on the cpu, to tolerance
+/// times the sum of |x_i| (max |y| + |y_i|) of the block on a device, whose reductions are trees).
+template <typename V>
+void expect_fused_dot(const LinearOperator<V>& op, const std::vector<V>& x, index_type rows, double tolerance)
+{
+    const auto [y, partials] = fused_product(op, x);
+    const std::vector<V> nan_y(x.size(), std::nan(""));
+    const auto y_own = apply_operator(op, V(1), x, V(0), nan_y);
+    EXPECT_EQ(y, y_own);
+    const std::size_t n = x.size(), block = static_cast<std::size_t>(rows);
+    ASSERT_EQ(partials.size(), (n + block - 1) / block);
+    double y_max = 0;
+    for (V v : y) y_max = std::max(y_max, std::abs(double(v)));
+    for (std::size_t k = 0; k < partials.size(); ++k) {
+        double expected = 0, magnitude = 0;
+        for (std::size_t i = k * block; i < std::min(n, (k + 1) * block); ++i) {
+            expected += double(x[i]) * double(y[i]);
+            magnitude += std::abs(double(x[i])) * (y_max + std::abs(double(y[i])));
+        }
+        if (op.executor()->is_cuda())
+            EXPECT_LE(std::abs(partials[k] - expected), tolerance * magnitude) << "block " << k;
+        else
+            EXPECT_EQ(partials[k], expected) << "block " << k;
+    }
 }
 
 /// A rows x cols matrix with nothing stored.

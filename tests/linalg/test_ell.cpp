@@ -8,6 +8,7 @@
 
 #include "linalg/ell.hpp"
 #include "linalg/format_build.hpp"
+#include "random_values.hpp"
 #include "spmv_checks.hpp"
 #include "value_types.hpp"
 
@@ -116,6 +117,25 @@ TYPED_TEST(EllSpmvCpu, MatchesLongDoubleReference)
             }
         }
     }
+}
+
+TYPED_TEST(EllSpmvCpu, TheProductFusedWithTheDotGivesTheProductAndEachBlocksSum)
+{
+    using V = TypeParam;
+    std::mt19937 rng(test::random_seed());
+    const auto exec = Executor::create_cpu();
+    for (const test::RandomSize& size : {test::RandomSize{1, 1, 1}, test::RandomSize{257, 257, 9},
+                                         test::RandomSize{1000, 1000, 30, 100, 300}}) {
+        const auto c = test::random_spmv_case<V>(size, rng);
+        for (const std::string format : {"ell", "ellr"}) {
+            SCOPED_TRACE(format + " " + std::to_string(size.rows));
+            const auto build = build_format<V>(format, test::to_csr(c.m, exec), {});
+            test::expect_fused_dot(*build.op, c.x, ell_dot_rows, 0);
+        }
+    }
+    // A rectangular matrix has no fused product.
+    const auto wide = build_format<double>("ell", test::to_csr(test::random_csr<double>(20, 30, 4, rng), exec), {});
+    EXPECT_EQ(wide.op->dot_partials(), 0u);
 }
 
 TEST(EllSpmv, BetaZeroIgnoresNanInY)

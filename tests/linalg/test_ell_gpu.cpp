@@ -56,6 +56,10 @@ TYPED_TEST(EllGpu, SpmvMatchesCpu)
                 EXPECT_LT(test::device_error(*ref.op, *dev.op, alpha, c.x, beta, c.y), test::tolerance<V>(2e-5))
                     << format << " " << size.rows << "x" << size.cols << " beta " << beta;
             }
+            if (size.rows == size.cols) {  // the product fused with the dot (square matrices)
+                SCOPED_TRACE(format + " fused dot " + std::to_string(size.rows));
+                test::expect_fused_dot(*dev.op, c.x, ell_dot_rows, test::tolerance<V>(2e-5));
+            }
         }
     }
 }

@@ -226,48 +226,51 @@ void check_breakdowns(const ExecPtr& exec)
     }
 }
 
-/// Merged CG with the product fused with p.Ap (bdia) against the same solve with the dot taken
-/// on its own, from a randomly scaled SPD grid matrix and right-hand side (seed printed): the
-/// same iterations to rounding, the same solution and residuals, for every preconditioner
-/// path, with the graph as given; and a format without the fused product runs the separate
-/// path whatever is asked.
+/// Merged CG with the product fused with p.Ap (bdia, ell, ellr) against the same solve with the
+/// dot taken on its own, from a randomly scaled SPD grid matrix and right-hand side (seed
+/// printed): the same iterations to rounding, the same solution and residuals, for every
+/// preconditioner path, with the graph as given; and a format without the fused product runs
+/// the separate path whatever is asked.
 template <typename V>
 void check_fused_dot_follows_separate(const ExecPtr& exec, GraphMode graph)
 {
     const unsigned seed = random_seed();
     const index_type nx = 90, ny = 70;
     const Csr<V> matrix = grid_matrix<V>(exec, nx, ny, 0, 0, 0, 1.0, seed);
-    const auto a = build_format<V>("bdia", matrix.clone_to(exec), {});
-    ASSERT_GT(a.op->dot_partials(), 0u);
-    ASSERT_TRUE(a.permutation.empty()) << "the grid keeps its numbering";
     const auto b = Array<V>::from_host(exec, random_vector<V>(nx * ny, seed + 1));
     SolveOptions options;
     options.tolerance = solve_tolerance<V>();
     options.max_iterations = 20000;
     options.graph = graph;
-    for (TestPreconditioner pre : {TestPreconditioner::none, TestPreconditioner::jacobi,
-                                   TestPreconditioner::opaque_jacobi}) {
-        SCOPED_TRACE(fmt::format("{} seed {}", test_preconditioner_name(pre), seed));
-        const auto m = make_test_preconditioner(pre, *a.op);
-        options.fused_dot = true;
-        const auto fused = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
-        options.fused_dot = false;
-        const auto separate = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
-        EXPECT_TRUE(fused.result.fused_dot);
-        EXPECT_FALSE(separate.result.fused_dot);
-        ASSERT_TRUE(fused.result.converged()) << fused.result.message;
-        EXPECT_GT(fused.result.iterations, 30);
-        EXPECT_LE(std::abs(fused.result.iterations - separate.result.iterations), 1 + fused.result.iterations / 100)
-            << fused.result.iterations << " vs " << separate.result.iterations;
-        EXPECT_LT(relative_difference(fused.x, separate.x), sizeof(V) == 8 ? 1e-8 : 1e-3);
-        const auto& hf = fused.result.residual_history;
-        const auto& hs = separate.result.residual_history;
-        for (std::size_t k = 0; k < std::min<std::size_t>(std::min(hf.size(), hs.size()), 20); ++k)
-            EXPECT_NEAR(hf[k], hs[k], (sizeof(V) == 8 ? 1e-8 : 1e-3) * hs[k]) << "residual " << k;
-        // The same solve again: bitwise the same (the partials are added in a fixed order).
-        options.fused_dot = true;
-        const auto again = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
-        EXPECT_EQ(again.x, fused.x);
+    for (const char* format : {"bdia", "ell", "ellr"}) {
+        const auto a = build_format<V>(format, matrix.clone_to(exec), {});
+        ASSERT_GT(a.op->dot_partials(), 0u) << format;
+        ASSERT_TRUE(a.permutation.empty()) << format << ": the grid keeps its numbering";
+        for (TestPreconditioner pre : {TestPreconditioner::none, TestPreconditioner::jacobi,
+                                       TestPreconditioner::opaque_jacobi}) {
+            SCOPED_TRACE(fmt::format("{} {} seed {}", format, test_preconditioner_name(pre), seed));
+            const auto m = make_test_preconditioner(pre, *a.op);
+            options.fused_dot = true;
+            const auto fused = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
+            options.fused_dot = false;
+            const auto separate = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
+            EXPECT_TRUE(fused.result.fused_dot);
+            EXPECT_FALSE(separate.result.fused_dot);
+            ASSERT_TRUE(fused.result.converged()) << fused.result.message;
+            EXPECT_GT(fused.result.iterations, 30);
+            EXPECT_LE(std::abs(fused.result.iterations - separate.result.iterations),
+                      1 + fused.result.iterations / 100)
+                << fused.result.iterations << " vs " << separate.result.iterations;
+            EXPECT_LT(relative_difference(fused.x, separate.x), sizeof(V) == 8 ? 1e-8 : 1e-3);
+            const auto& hf = fused.result.residual_history;
+            const auto& hs = separate.result.residual_history;
+            for (std::size_t k = 0; k < std::min<std::size_t>(std::min(hf.size(), hs.size()), 20); ++k)
+                EXPECT_NEAR(hf[k], hs[k], (sizeof(V) == 8 ? 1e-8 : 1e-3) * hs[k]) << "residual " << k;
+            // The same solve again: bitwise the same (the partials are added in a fixed order).
+            options.fused_dot = true;
+            const auto again = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
+            EXPECT_EQ(again.x, fused.x);
+        }
     }
     const auto csr = build_format<V>("csr", matrix.clone_to(exec), {});
     EXPECT_EQ(csr.op->dot_partials(), 0u);
