@@ -53,6 +53,25 @@ __global__ void __launch_bounds__(block_size)
     }
 }
 
+/// Row row of A x: its stored entries (to its length with ELLPACK-R, else the full width:
+/// padding multiplies by 0), column-major, x through the read-only cache.
+template <bool RowLengths, typename V>
+__device__ V row_sum(index_type row, index_type width, index_type stride, const index_type* __restrict__ col,
+                     const V* __restrict__ val, const index_type* __restrict__ row_len, const V* __restrict__ x)
+{
+    const index_type len = RowLengths ? row_len[row] : width;
+    const index_type* c = col + row;
+    const V* v = val + row;
+    V sum = 0;
+#pragma unroll 4
+    for (index_type k = 0; k < len; ++k) {
+        sum += *v * __ldg(x + *c);
+        c += stride;
+        v += stride;
+    }
+    return sum;
+}
+
 /// y = alpha A x + beta y, one thread per row; with row lengths (ELLPACK-R) the loop stops
 /// at the row's length, otherwise it runs over the full width (padding multiplies by 0).
 template <bool RowLengths, typename V>
@@ -64,16 +83,7 @@ __global__ void __launch_bounds__(block_size)
 {
     const index_type row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= rows) return;
-    const index_type len = RowLengths ? row_len[row] : width;
-    const index_type* c = col + row;
-    const V* v = val + row;
-    V sum = 0;
-#pragma unroll 4
-    for (index_type k = 0; k < len; ++k) {
-        sum += *v * __ldg(x + *c);
-        c += stride;
-        v += stride;
-    }
+    const V sum = row_sum<RowLengths>(row, width, stride, col, val, row_len, x);
     y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
 
@@ -88,16 +98,7 @@ __global__ void __launch_bounds__(block_size)
     const index_type row = blockIdx.x * blockDim.x + threadIdx.x;
     double product = 0;
     if (row < rows) {
-        const index_type len = RowLengths ? row_len[row] : width;
-        const index_type* c = col + row;
-        const V* v = val + row;
-        V sum = 0;
-#pragma unroll 4
-        for (index_type k = 0; k < len; ++k) {
-            sum += *v * __ldg(x + *c);
-            c += stride;
-            v += stride;
-        }
+        const V sum = row_sum<RowLengths>(row, width, stride, col, val, row_len, x);
         y[row] = sum;
         product = double(__ldg(x + row)) * double(sum);
     }
