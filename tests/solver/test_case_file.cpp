@@ -136,6 +136,16 @@ backend: cpu
     EXPECT_EQ(resolved["precision"], "float");
 }
 
+TEST(CaseFile, TheFusedDotCanBeTurnedOff)
+{
+    EXPECT_TRUE(parse_case_text(minimal, "case.yaml", "").solver.fused_dot);
+    const CaseSpec off = parse_case_text(minimal + "solver: {fused_dot: false}\n", "case.yaml", "");
+    EXPECT_FALSE(off.solver.fused_dot);
+    EXPECT_EQ(off.resolved["solver"]["fused_dot"], false);
+    EXPECT_FALSE(parse_case_text(minimal, "case.yaml", "", {"solver.fused_dot=false"}).solver.fused_dot);
+    expect_contains(error_of(minimal + "solver: {fused_dot: sometimes}\n"), {"case.yaml:2", "fused_dot"});
+}
+
 TEST(CaseFile, DefaultsAreFilledIn)
 {
     const CaseSpec spec = parse_case_text(minimal, "square.yaml", "");
@@ -175,7 +185,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
                            "lma": {"scatter": "atomic", "symmetric": false, "kernel": "auto"}},
         "solver": {"method": "cg", "variant": "merged", "preconditioner": "none",
                    "tolerance": 1e-8, "max_iterations": 10000, "check_every": 10,
-                   "cuda_graph": "auto", "time_spmv": true,
+                   "cuda_graph": "auto", "time_spmv": true, "fused_dot": true,
                    "amg": {"strength_threshold": 0.02, "smoother": "chebyshev", "degree": 2,
                            "coarse_size": 500, "max_levels": 25, "cycle": "v",
                            "aggregation": "distance2", "gather_rows": 200000, "precision": "double",
@@ -368,7 +378,7 @@ TEST(CaseFile, WrongTypesNameKeyLineAndExpectation)
                     {"case.yaml:3: solver.max_iterations: expected an integer > 0, got '0'"});
     expect_contains(error_of(minimal + "solver: cg\n"),
                     {"case.yaml:2: solver: expected a map with keys method, variant, preconditioner, tolerance, "
-                     "max_iterations, check_every, cuda_graph, time_spmv, amg, got 'cg'"});
+                     "max_iterations, check_every, cuda_graph, time_spmv, fused_dot, amg, got 'cg'"});
     expect_contains(error_of("mesh:\n  shape: unit_square\n  size: -0.1\n"),
                     {"case.yaml:3: mesh.size: expected a number > 0, got '-0.1'"});
     expect_contains(error_of(minimal + "problem:\n  f: [1, 2]\n"),
