@@ -28,7 +28,8 @@ double model_seconds_per_iteration(const CaseSpec& spec, const RunRecord& r, dou
     if (!traffic || copy_bandwidth <= 0) return 0;
     const std::size_t bytes =
         r.spmv_min_bytes * spmvs_per_iteration(spec.solver.method) +
-        vector_bytes_per_iteration(spec.solver.method, spec.solver.variant, *traffic, r.rows, value_size);
+        vector_bytes_per_iteration(spec.solver.method, spec.solver.variant, *traffic, r.rows, value_size,
+                                   r.solve.fused_dot);
     return static_cast<double>(bytes) / copy_bandwidth;
 }
 

@@ -48,6 +48,20 @@ TYPED_TEST(Krylov, CgWithTheProductFusedWithItsDotFollowsTheSeparateDot)
     check_fused_dot_follows_separate<TypeParam>(Executor::create_cpu(), GraphMode::off);
 }
 
+TEST(Krylov, TheFusedDotSavesTwoVectorReadsAnIterationInTheTrafficModel)
+{
+    PreconditionerTraffic none, diagonal, general;
+    diagonal.present = diagonal.diagonal = true;
+    general.present = true;
+    general.apply_bytes = 1000;
+    for (const auto& [m, separate] : {std::pair{none, 11u}, std::pair{diagonal, 13u}, std::pair{general, 13u}}) {
+        const std::size_t apply = m.present && !m.diagonal ? m.apply_bytes : 0;
+        EXPECT_EQ(vector_bytes_per_iteration(KrylovMethod::cg, KrylovVariant::merged, m, 100, 8), separate * 800 + apply);
+        EXPECT_EQ(vector_bytes_per_iteration(KrylovMethod::cg, KrylovVariant::merged, m, 100, 8, true),
+                  (separate - 2) * 800 + apply);
+    }
+}
+
 TEST(Krylov, JacobiCutsIterationsOnBadlyScaledSystem)
 {
     const auto exec = Executor::create_cpu();
