@@ -41,21 +41,31 @@ void ell_fill(const Executor&, const Csr<V>& a, Ell<V>& ell)
     }
 }
 
+namespace {
+
+/// Row row of A x: its stored entries (to its length with ELLPACK-R, else the full width,
+/// padding multiplying by 0).
+template <typename V>
+V ell_row(const Ell<V>& a, index_type row, const V* x)
+{
+    const index_type len = a.with_lengths ? a.row_len.data()[row] : a.width;
+    const std::size_t stride = static_cast<std::size_t>(a.stride);
+    V sum = 0;
+    for (index_type k = 0; k < len; ++k) {
+        const std::size_t at = k * stride + static_cast<std::size_t>(row);
+        sum += a.values.data()[at] * x[a.col_idx.data()[at]];
+    }
+    return sum;
+}
+
+}  // namespace
+
 template <typename V>
 void ell_spmv(const Executor&, const Ell<V>& a, V alpha, const V* x, V beta, V* y)
 {
-    const index_type* col = a.col_idx.data();
-    const V* val = a.values.data();
-    const index_type* row_len = a.with_lengths ? a.row_len.data() : nullptr;
-    const std::size_t stride = static_cast<std::size_t>(a.stride);
 #pragma omp parallel for schedule(static)
     for (index_type row = 0; row < a.rows; ++row) {
-        const index_type len = row_len != nullptr ? row_len[row] : a.width;
-        V sum = 0;
-        for (index_type k = 0; k < len; ++k) {
-            const std::size_t at = k * stride + static_cast<std::size_t>(row);
-            sum += val[at] * x[col[at]];
-        }
+        const V sum = ell_row(a, row, x);
         y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
     }
 }
@@ -63,23 +73,13 @@ void ell_spmv(const Executor&, const Ell<V>& a, V alpha, const V* x, V beta, V* 
 template <typename V>
 void ell_spmv_dot(const Executor&, const Ell<V>& a, const V* x, V* y, double* partials)
 {
-    const index_type* col = a.col_idx.data();
-    const V* val = a.values.data();
-    const index_type* row_len = a.with_lengths ? a.row_len.data() : nullptr;
-    const std::size_t stride = static_cast<std::size_t>(a.stride);
     const index_type blocks = (a.rows + ell_dot_rows - 1) / ell_dot_rows;
 #pragma omp parallel for schedule(static)
     for (index_type b = 0; b < blocks; ++b) {
         double partial = 0;
         for (index_type row = b * ell_dot_rows; row < std::min(a.rows, (b + 1) * ell_dot_rows); ++row) {
-            const index_type len = row_len != nullptr ? row_len[row] : a.width;
-            V sum = 0;
-            for (index_type k = 0; k < len; ++k) {
-                const std::size_t at = k * stride + static_cast<std::size_t>(row);
-                sum += val[at] * x[col[at]];
-            }
-            y[row] = sum;
-            partial += double(x[row]) * double(sum);
+            y[row] = ell_row(a, row, x);
+            partial += double(x[row]) * double(y[row]);
         }
         partials[b] = partial;
     }
