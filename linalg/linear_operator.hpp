@@ -82,8 +82,13 @@ public:
 
 protected:
     virtual void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const = 0;
-    /// See apply_with_dot(); called only when dot_partials() > 0.
-    virtual void apply_with_dot_impl(const Array<V>&, Array<V>&, double*) const {}
+    /// See apply_with_dot(); called only when dot_partials() > 0, so a format that reports
+    /// partials must override it (the default refuses rather than leave y and partials unset).
+    virtual void apply_with_dot_impl(const Array<V>&, Array<V>&, double*) const
+    {
+        throw std::logic_error("LinearOperator::apply_with_dot: format '" + format() +
+                               "' reports dot partials but has no fused product");
+    }
 
     Array<V> diagonal_;  ///< see diagonal()
 };

@@ -148,3 +148,42 @@ TEST(CsrTuner, KeepsTheFixedRuleWhenNothingIsBetter)
     EXPECT_TRUE(tuner.done());
     EXPECT_EQ(tuner.best(), (CsrParams{4, 4, 128}));
 }
+
+namespace {
+
+/// An operator that claims dot partials but never implements the fused product.
+class PartialsWithoutProduct final : public LinearOperator<double> {
+public:
+    explicit PartialsWithoutProduct(ExecPtr exec) : exec_(std::move(exec)) {}
+    index_type rows() const override { return 4; }
+    index_type cols() const override { return 4; }
+    const ExecPtr& executor() const override { return exec_; }
+    std::string format() const override { return "claims-partials"; }
+    std::size_t bytes_stored() const override { return 0; }
+    std::size_t spmv_min_bytes() const override { return 0; }
+    std::size_t dot_partials() const override { return 1; }
+
+protected:
+    void apply_impl(double, const Array<double>&, double, Array<double>&) const override {}
+
+private:
+    ExecPtr exec_;
+};
+
+}  // namespace
+
+TEST(LinearOperatorContract, AFormatClaimingDotPartialsWithoutTheFusedProductIsRefused)
+{
+    const auto exec = Executor::create_cpu();
+    const PartialsWithoutProduct op(exec);
+    const auto x = Array<double>::from_host(exec, std::vector<double>{1.0, 2.0, 3.0, 4.0});
+    Array<double> y(exec, 4);
+    double partial = -1.0;
+    try {
+        op.apply_with_dot(x, y, &partial);
+        FAIL() << "apply_with_dot did not throw";
+    } catch (const std::logic_error& e) {
+        EXPECT_NE(std::string(e.what()).find("claims-partials"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(partial, -1.0);
+}
