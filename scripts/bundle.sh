@@ -31,6 +31,11 @@ for program in "$@"; do
     [[ -e $stage/bundle/lib/${lib##*/} ]] || cp -L "$lib" "$stage/bundle/lib/"
   done
 done
+# NCCL is opened when a run across ranks makes its communicator, not linked, so ldd does not
+# list it: carry the CUDA toolkit's (the GPU machines' toolkit has none).
+for nccl in /usr/local/cuda/lib/libnccl.so.2 /usr/local/cuda/lib64/libnccl.so.2; do
+  if [[ -e $nccl ]]; then cp -L "$nccl" "$stage/bundle/lib/"; break; fi
+done
 cat > "$stage/bundle/run" <<'RUN'
 #!/bin/bash
 here=$(cd "$(dirname "$0")" && pwd)

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <cusparse.h>
+#include "linalg/cuda/cusparse_library.hpp"
 
 namespace gpufem::cuda {
 
@@ -22,5 +22,5 @@ constexpr cudaDataType value_type_of()
         const cusparseStatus_t gpufem_status_ = (expr);                                   \
         if (gpufem_status_ != CUSPARSE_STATUS_SUCCESS)                                    \
             throw std::runtime_error(std::string("cuSPARSE error '") +                    \
-                                     cusparseGetErrorString(gpufem_status_) + "' in " #expr); \
+                                     gpufem::cuda::cusparse().error_string(gpufem_status_) + "' in " #expr); \
     } while (0)

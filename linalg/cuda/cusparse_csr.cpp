@@ -18,10 +18,10 @@ class CusparseCsrOperator final : public LinearOperator<V> {
 public:
     explicit CusparseCsrOperator(Csr<V> matrix) : matrix_(std::move(matrix))
     {
-        GPUFEM_CUSPARSE_CHECK(cusparseCreate(&handle_));
+        GPUFEM_CUSPARSE_CHECK(cuda::cusparse().create(&handle_));
         GPUFEM_CUSPARSE_CHECK(
-            cusparseSetStream(handle_, static_cast<cudaStream_t>(executor()->stream())));
-        GPUFEM_CUSPARSE_CHECK(cusparseCreateCsr(
+            cuda::cusparse().set_stream(handle_, static_cast<cudaStream_t>(executor()->stream())));
+        GPUFEM_CUSPARSE_CHECK(cuda::cusparse().create_csr(
             &descr_, matrix_.rows, matrix_.cols, static_cast<std::int64_t>(matrix_.nnz()),
             matrix_.row_ptr.data(), matrix_.col_idx.data(), matrix_.values.data(),
             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type_of<V>()));
@@ -30,19 +30,19 @@ public:
         DenseVectors vecs(x, y);
         const V one = 1, zero = 0;
         std::size_t bytes = 0;
-        GPUFEM_CUSPARSE_CHECK(cusparseSpMV_bufferSize(
+        GPUFEM_CUSPARSE_CHECK(cuda::cusparse().spmv_buffer_size(
             handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, descr_, vecs.x, &zero, vecs.y,
             value_type_of<V>(), CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
         buffer_ = Array<char>(executor(), bytes);
-        GPUFEM_CUSPARSE_CHECK(cusparseSpMV_preprocess(
+        GPUFEM_CUSPARSE_CHECK(cuda::cusparse().spmv_preprocess(
             handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, descr_, vecs.x, &zero, vecs.y,
             value_type_of<V>(), CUSPARSE_SPMV_ALG_DEFAULT, buffer_.data()));
         executor()->synchronize();
     }
     ~CusparseCsrOperator() override
     {
-        cusparseDestroySpMat(descr_);
-        cusparseDestroy(handle_);
+        cuda::cusparse().destroy_sp_mat(descr_);
+        cuda::cusparse().destroy(handle_);
     }
 
     index_type rows() const override { return matrix_.rows; }
@@ -57,7 +57,7 @@ protected:
     void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const override
     {
         DenseVectors vecs(const_cast<Array<V>&>(x), y);
-        GPUFEM_CUSPARSE_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+        GPUFEM_CUSPARSE_CHECK(cuda::cusparse().spmv(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
                                            descr_, vecs.x, &beta, vecs.y, value_type_of<V>(),
                                            CUSPARSE_SPMV_ALG_DEFAULT,
                                            const_cast<char*>(buffer_.data())));
@@ -68,15 +68,15 @@ private:
     struct DenseVectors {
         DenseVectors(Array<V>& xa, Array<V>& ya)
         {
-            GPUFEM_CUSPARSE_CHECK(cusparseCreateDnVec(&x, static_cast<std::int64_t>(xa.size()),
+            GPUFEM_CUSPARSE_CHECK(cuda::cusparse().create_dn_vec(&x, static_cast<std::int64_t>(xa.size()),
                                                       xa.data(), value_type_of<V>()));
-            GPUFEM_CUSPARSE_CHECK(cusparseCreateDnVec(&y, static_cast<std::int64_t>(ya.size()),
+            GPUFEM_CUSPARSE_CHECK(cuda::cusparse().create_dn_vec(&y, static_cast<std::int64_t>(ya.size()),
                                                       ya.data(), value_type_of<V>()));
         }
         ~DenseVectors()
         {
-            cusparseDestroyDnVec(x);
-            cusparseDestroyDnVec(y);
+            cuda::cusparse().destroy_dn_vec(x);
+            cuda::cusparse().destroy_dn_vec(y);
         }
         cusparseDnVecDescr_t x{}, y{};
     };

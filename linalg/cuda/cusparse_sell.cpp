@@ -30,11 +30,11 @@ public:
     CusparseSellOperator(Sellp<V> layout, ExecPtr exec)
         : s_(std::move(layout)), exec_(std::move(exec)), min_bytes_(sellp_spmv_min_bytes(s_))
     {
-        GPUFEM_CUSPARSE_CHECK(cusparseCreate(&handle_));
+        GPUFEM_CUSPARSE_CHECK(cuda::cusparse().create(&handle_));
         GPUFEM_CUSPARSE_CHECK(
-            cusparseSetStream(handle_, static_cast<cudaStream_t>(exec_->stream())));
+            cuda::cusparse().set_stream(handle_, static_cast<cudaStream_t>(exec_->stream())));
         if (s_.entries == 0) return;
-        GPUFEM_CUSPARSE_CHECK(cusparseCreateSlicedEll(
+        GPUFEM_CUSPARSE_CHECK(cuda::cusparse().create_sliced_ell(
             &descr_, s_.rows, s_.cols, static_cast<std::int64_t>(s_.nnz), s_.entries, s_.slice,
             s_.slice_ptr.data(), s_.col_idx.data(), s_.values.data(), CUSPARSE_INDEX_32I,
             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type_of<V>()));
@@ -44,19 +44,19 @@ public:
         DenseVectors vecs(x, y);
         const V one = 1, zero = 0;
         std::size_t bytes = 0;
-        GPUFEM_CUSPARSE_CHECK(cusparseSpMV_bufferSize(
+        GPUFEM_CUSPARSE_CHECK(cuda::cusparse().spmv_buffer_size(
             handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, descr_, vecs.x, &zero, vecs.y,
             value_type_of<V>(), CUSPARSE_SPMV_SELL_ALG1, &bytes));
         buffer_ = Array<char>(exec_, bytes);
-        GPUFEM_CUSPARSE_CHECK(cusparseSpMV_preprocess(
+        GPUFEM_CUSPARSE_CHECK(cuda::cusparse().spmv_preprocess(
             handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, descr_, vecs.x, &zero, vecs.y,
             value_type_of<V>(), CUSPARSE_SPMV_SELL_ALG1, buffer_.data()));
         exec_->synchronize();
     }
     ~CusparseSellOperator() override
     {
-        if (descr_ != nullptr) cusparseDestroySpMat(descr_);
-        cusparseDestroy(handle_);
+        if (descr_ != nullptr) cuda::cusparse().destroy_sp_mat(descr_);
+        cuda::cusparse().destroy(handle_);
     }
 
     index_type rows() const override { return s_.rows; }
@@ -82,7 +82,7 @@ protected:
             return;
         }
         DenseVectors vecs(const_cast<Array<V>&>(x), y);
-        GPUFEM_CUSPARSE_CHECK(cusparseSpMV(
+        GPUFEM_CUSPARSE_CHECK(cuda::cusparse().spmv(
             handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, descr_, vecs.x, &beta, vecs.y,
             value_type_of<V>(), CUSPARSE_SPMV_SELL_ALG1, const_cast<char*>(buffer_.data())));
     }
@@ -92,15 +92,15 @@ private:
     struct DenseVectors {
         DenseVectors(Array<V>& xa, Array<V>& ya)
         {
-            GPUFEM_CUSPARSE_CHECK(cusparseCreateDnVec(
+            GPUFEM_CUSPARSE_CHECK(cuda::cusparse().create_dn_vec(
                 &x, static_cast<std::int64_t>(xa.size()), xa.data(), value_type_of<V>()));
-            GPUFEM_CUSPARSE_CHECK(cusparseCreateDnVec(
+            GPUFEM_CUSPARSE_CHECK(cuda::cusparse().create_dn_vec(
                 &y, static_cast<std::int64_t>(ya.size()), ya.data(), value_type_of<V>()));
         }
         ~DenseVectors()
         {
-            cusparseDestroyDnVec(x);
-            cusparseDestroyDnVec(y);
+            cuda::cusparse().destroy_dn_vec(x);
+            cuda::cusparse().destroy_dn_vec(y);
         }
         cusparseDnVecDescr_t x{}, y{};
     };

@@ -4,18 +4,19 @@
 // every gpufem run ~0.1 s of start-up on the H100 host, and only the cuBLAS solver variant
 // uses it.
 #include <climits>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 
 #include <cublas_v2.h>
-#include <dlfcn.h>
 
+#include "linalg/cuda/shared_library.hpp"
 #include "linalg/library_blas.hpp"
 
 namespace gpufem::kernels::cuda {
 namespace {
+
+using gpufem::cuda::SharedLibrary;
 
 /// The cuBLAS entry points gpufem calls, from the library opened at first use.
 struct CublasLibrary {
@@ -38,19 +39,13 @@ struct CublasLibrary {
     decltype(&cublasDdgmm) ddgmm = nullptr;
 };
 
-/// Opens libcublas.so.<major of the headers> (the loader's search path: LD_LIBRARY_PATH, the
-/// program's run path, the system's) and finds every entry point; throws naming what is missing.
+/// Opens libcublas.so.<major of the headers> and finds every entry point; throws naming what
+/// is missing.
 CublasLibrary open_cublas()
 {
-    const std::string name = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
-    void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!library)
-        throw std::runtime_error("the cuBLAS solver variant needs " + name + " (CUDA's cuBLAS): " + dlerror());
+    const SharedLibrary library("libcublas.so." + std::to_string(CUBLAS_VER_MAJOR), "the cuBLAS solver variant");
     CublasLibrary api;
-    const auto find = [&](auto& entry, const char* symbol) {
-        entry = reinterpret_cast<std::remove_reference_t<decltype(entry)>>(dlsym(library, symbol));
-        if (!entry) throw std::runtime_error(name + " has no " + symbol);
-    };
+    const auto find = [&](auto& entry, const char* symbol) { library.find(entry, symbol); };
     find(api.create, "cublasCreate_v2");
     find(api.destroy, "cublasDestroy_v2");
     find(api.set_stream, "cublasSetStream_v2");
@@ -72,13 +67,7 @@ CublasLibrary open_cublas()
 }
 
 /// The library, opened once (a failure is reported again on every use).
-const CublasLibrary& cublas()
-{
-    static std::once_flag opened;
-    static CublasLibrary api;
-    std::call_once(opened, [] { api = open_cublas(); });
-    return api;
-}
+const CublasLibrary& cublas() { return gpufem::cuda::opened_once<CublasLibrary, open_cublas>(); }
 
 void check(cublasStatus_t status, const char* what)
 {

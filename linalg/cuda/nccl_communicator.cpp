@@ -12,15 +12,49 @@
 #include <spdlog/spdlog.h>
 
 #include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda/shared_library.hpp"
 
 namespace gpufem {
 namespace {
+
+/// The NCCL entry points gpufem calls, from libnccl.so.<major of the headers>, opened at the
+/// first communicator rather than linked: a run on one process does not load it.
+struct NcclLibrary {
+    decltype(&ncclGetErrorString) error_string = nullptr;
+    decltype(&ncclGetUniqueId) get_unique_id = nullptr;
+    decltype(&ncclCommInitRank) comm_init_rank = nullptr;
+    decltype(&ncclCommDestroy) comm_destroy = nullptr;
+    decltype(&ncclGroupStart) group_start = nullptr;
+    decltype(&ncclGroupEnd) group_end = nullptr;
+    decltype(&ncclSend) send = nullptr;
+    decltype(&ncclRecv) recv = nullptr;
+    decltype(&ncclAllReduce) all_reduce = nullptr;
+};
+
+NcclLibrary open_nccl()
+{
+    const cuda::SharedLibrary library("libnccl.so." + std::to_string(NCCL_MAJOR), "the NCCL communicator");
+    NcclLibrary api;
+    library.find(api.error_string, "ncclGetErrorString");
+    library.find(api.get_unique_id, "ncclGetUniqueId");
+    library.find(api.comm_init_rank, "ncclCommInitRank");
+    library.find(api.comm_destroy, "ncclCommDestroy");
+    library.find(api.group_start, "ncclGroupStart");
+    library.find(api.group_end, "ncclGroupEnd");
+    library.find(api.send, "ncclSend");
+    library.find(api.recv, "ncclRecv");
+    library.find(api.all_reduce, "ncclAllReduce");
+    return api;  // the library stays open for the process
+}
+
+/// The library, opened on the first call; a failure is thrown again on every later call.
+const NcclLibrary& nccl() { return cuda::opened_once<NcclLibrary, open_nccl>(); }
 
 /// Throws naming the NCCL call when it failed.
 void check(ncclResult_t result, const char* call)
 {
     if (result != ncclSuccess)
-        throw std::runtime_error(std::string("NCCL: ") + call + " failed: " + ncclGetErrorString(result));
+        throw std::runtime_error(std::string("NCCL: ") + call + " failed: " + nccl().error_string(result));
 }
 
 /// The executor's stream, after checking that it drives this rank's device.
@@ -36,11 +70,11 @@ cudaStream_t stream_of(const Executor& exec, int device)
 void queue_group(ncclComm_t comm, cudaStream_t stream, std::span<const ExchangeMessage> sends,
                  std::span<const ExchangeMessage> receives)
 {
-    check(ncclGroupStart(), "ncclGroupStart");
+    check(nccl().group_start(), "ncclGroupStart");
     for (const ExchangeMessage& r : receives)
-        check(ncclRecv(r.data, r.bytes, ncclUint8, r.peer, comm, stream), "ncclRecv");
-    for (const ExchangeMessage& s : sends) check(ncclSend(s.data, s.bytes, ncclUint8, s.peer, comm, stream), "ncclSend");
-    check(ncclGroupEnd(), "ncclGroupEnd");
+        check(nccl().recv(r.data, r.bytes, ncclUint8, r.peer, comm, stream), "ncclRecv");
+    for (const ExchangeMessage& s : sends) check(nccl().send(s.data, s.bytes, ncclUint8, s.peer, comm, stream), "ncclSend");
+    check(nccl().group_end(), "ncclGroupEnd");
 }
 
 /// The NCCL group on a stream of its own, forked from the executor's stream at start and
@@ -111,7 +145,7 @@ struct NcclCommunicator::Handle {
     {
         if (!joining.valid()) return;
         try {
-            if (ncclComm_t c = joining.get()) ncclCommDestroy(c);
+            if (ncclComm_t c = joining.get()) nccl().comm_destroy(c);
         } catch (const std::exception&) {
             // The join failed: there is nothing to destroy, and the failure was reported at first use.
         }
@@ -127,14 +161,14 @@ NcclCommunicator::NcclCommunicator(const MpiCommunicator& mpi, int device)
     // without); the classic peer path is NCCL's own default elsewhere. A user's setting wins.
     ::setenv("NCCL_CUMEM_ENABLE", "0", 0);
     ncclUniqueId id{};
-    if (mpi.rank() == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    if (mpi.rank() == 0) check(nccl().get_unique_id(&id), "ncclGetUniqueId");
     mpi.broadcast(&id, sizeof(id), 0);
     const int ranks = mpi.size(), rank = mpi.rank();
     handle_->joining = std::async(std::launch::async, [device, ranks, rank, id] {
                            const auto start = std::chrono::steady_clock::now();
                            GPUFEM_CUDA_CHECK(cudaSetDevice(device));
                            ncclComm_t comm = nullptr;
-                           check(ncclCommInitRank(&comm, ranks, id, rank), "ncclCommInitRank");
+                           check(nccl().comm_init_rank(&comm, ranks, id, rank), "ncclCommInitRank");
                            spdlog::info("NCCL, {} ranks, joined on a thread of its own in {:.3f} s", ranks,
                                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
                            return comm;
@@ -152,7 +186,7 @@ void NcclCommunicator::all_reduce_sum(const Executor& exec, double* values, int 
 {
     if (!exec.is_cuda()) return mpi_.all_reduce_sum(exec, values, count);
     if (count <= 0) return;
-    check(ncclAllReduce(values, values, static_cast<std::size_t>(count), ncclDouble, ncclSum, handle_->comm(),
+    check(nccl().all_reduce(values, values, static_cast<std::size_t>(count), ncclDouble, ncclSum, handle_->comm(),
                         stream_of(exec, handle_->device)),
           "ncclAllReduce");
 }

@@ -509,10 +509,10 @@ class SparseHandle {
 public:
     explicit SparseHandle(const Executor& exec)
     {
-        GPUFEM_CUSPARSE_CHECK(cusparseCreate(&handle_));
-        GPUFEM_CUSPARSE_CHECK(cusparseSetStream(handle_, stream_of(exec)));
+        GPUFEM_CUSPARSE_CHECK(gpufem::cuda::cusparse().create(&handle_));
+        GPUFEM_CUSPARSE_CHECK(gpufem::cuda::cusparse().set_stream(handle_, stream_of(exec)));
     }
-    ~SparseHandle() { cusparseDestroy(handle_); }
+    ~SparseHandle() { gpufem::cuda::cusparse().destroy(handle_); }
     SparseHandle(const SparseHandle&) = delete;
     SparseHandle& operator=(const SparseHandle&) = delete;
     cusparseHandle_t get() const { return handle_; }
@@ -526,7 +526,7 @@ template <typename V>
 cusparseSpMatDescr_t csr_descriptor(const Csr<V>& a)
 {
     cusparseSpMatDescr_t d = nullptr;
-    GPUFEM_CUSPARSE_CHECK(cusparseCreateCsr(
+    GPUFEM_CUSPARSE_CHECK(gpufem::cuda::cusparse().create_csr(
         &d, a.rows, a.cols, static_cast<std::int64_t>(a.nnz()),
         const_cast<index_type*>(a.row_ptr.data()), const_cast<index_type*>(a.col_idx.data()),
         const_cast<V*>(a.values.data()), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
@@ -876,7 +876,8 @@ struct SpgemmRefused : std::runtime_error {
 void check_spgemm(cusparseStatus_t status, const char* call)
 {
     if (status == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES)
-        throw SpgemmRefused(std::string("cuSPARSE error '") + cusparseGetErrorString(status) + "' in " + call);
+        throw SpgemmRefused(std::string("cuSPARSE error '") + gpufem::cuda::cusparse().error_string(status) +
+                            "' in " + call);
     GPUFEM_CUSPARSE_CHECK(status);
 }
 
@@ -889,6 +890,7 @@ std::int64_t spgemm_block(const Executor& exec, const SparseHandle& handle, cons
                           std::int64_t entries, cusparseSpMatDescr_t db, index_type b_cols,
                           index_type* block_ptr, Place&& place)
 {
+    const gpufem::cuda::CusparseLibrary& sparse = gpufem::cuda::cusparse();
     const index_type rows = end - begin;
     const ExecPtr& ex = a.executor();
     Array<index_type> a_ptr(ex, static_cast<std::size_t>(rows) + 1);
@@ -897,7 +899,7 @@ std::int64_t spgemm_block(const Executor& exec, const SparseHandle& handle, cons
     GPUFEM_CUDA_CHECK_LAUNCH();
     cusparseSpMatDescr_t da = nullptr, dc = nullptr;
     cusparseSpGEMMDescr_t spgemm = nullptr;
-    GPUFEM_CUSPARSE_CHECK(cusparseCreateCsr(
+    GPUFEM_CUSPARSE_CHECK(sparse.create_csr(
         &da, rows, a.cols, entries, a_ptr.data(),
         const_cast<index_type*>(a.col_idx.data()) + entries_before,
         const_cast<V*>(a.values.data()) + entries_before, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
@@ -908,43 +910,43 @@ std::int64_t spgemm_block(const Executor& exec, const SparseHandle& handle, cons
     const auto alg = CUSPARSE_SPGEMM_DEFAULT;
     std::int64_t nnz = 0;
     try {
-        GPUFEM_CUSPARSE_CHECK(cusparseCreateCsr(&dc, rows, b_cols, 0, block_ptr, nullptr, nullptr,
+        GPUFEM_CUSPARSE_CHECK(sparse.create_csr(&dc, rows, b_cols, 0, block_ptr, nullptr, nullptr,
                                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                                 CUSPARSE_INDEX_BASE_ZERO, type));
-        GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_createDescr(&spgemm));
+        GPUFEM_CUSPARSE_CHECK(sparse.spgemm_create_descr(&spgemm));
         std::size_t bytes1 = 0, bytes2 = 0;
-        check_spgemm(cusparseSpGEMM_workEstimation(handle.get(), op, op, &one, da, db, &zero, dc, type,
+        check_spgemm(sparse.spgemm_work_estimation(handle.get(), op, op, &one, da, db, &zero, dc, type,
                                                    alg, spgemm, &bytes1, nullptr),
                      "cusparseSpGEMM_workEstimation");
         Array<char> buffer1(ex, bytes1);
-        check_spgemm(cusparseSpGEMM_workEstimation(handle.get(), op, op, &one, da, db, &zero, dc, type,
+        check_spgemm(sparse.spgemm_work_estimation(handle.get(), op, op, &one, da, db, &zero, dc, type,
                                                    alg, spgemm, &bytes1, buffer1.data()),
                      "cusparseSpGEMM_workEstimation");
-        check_spgemm(cusparseSpGEMM_compute(handle.get(), op, op, &one, da, db, &zero, dc, type, alg,
+        check_spgemm(sparse.spgemm_compute(handle.get(), op, op, &one, da, db, &zero, dc, type, alg,
                                             spgemm, &bytes2, nullptr),
                      "cusparseSpGEMM_compute");
         Array<char> buffer2(ex, bytes2);
-        check_spgemm(cusparseSpGEMM_compute(handle.get(), op, op, &one, da, db, &zero, dc, type, alg,
+        check_spgemm(sparse.spgemm_compute(handle.get(), op, op, &one, da, db, &zero, dc, type, alg,
                                             spgemm, &bytes2, buffer2.data()),
                      "cusparseSpGEMM_compute");
         std::int64_t r = 0, c = 0;
-        GPUFEM_CUSPARSE_CHECK(cusparseSpMatGetSize(dc, &r, &c, &nnz));
+        GPUFEM_CUSPARSE_CHECK(sparse.sp_mat_get_size(dc, &r, &c, &nnz));
         const auto [out_col, out_val] = place(nnz);
         if (out_col) {
-            GPUFEM_CUSPARSE_CHECK(cusparseCsrSetPointers(dc, block_ptr, out_col, out_val));
-            GPUFEM_CUSPARSE_CHECK(cusparseSpGEMM_copy(handle.get(), op, op, &one, da, db, &zero,
+            GPUFEM_CUSPARSE_CHECK(sparse.csr_set_pointers(dc, block_ptr, out_col, out_val));
+            GPUFEM_CUSPARSE_CHECK(sparse.spgemm_copy(handle.get(), op, op, &one, da, db, &zero,
                                                       dc, type, alg, spgemm));
         }
         exec.synchronize();  // before the buffers go
     } catch (...) {
-        cusparseSpGEMM_destroyDescr(spgemm);
-        cusparseDestroySpMat(da);
-        cusparseDestroySpMat(dc);
+        sparse.spgemm_destroy_descr(spgemm);
+        sparse.destroy_sp_mat(da);
+        sparse.destroy_sp_mat(dc);
         throw;
     }
-    cusparseSpGEMM_destroyDescr(spgemm);
-    cusparseDestroySpMat(da);
-    cusparseDestroySpMat(dc);
+    sparse.spgemm_destroy_descr(spgemm);
+    sparse.destroy_sp_mat(da);
+    sparse.destroy_sp_mat(dc);
     return nnz;
 }
 
@@ -1091,10 +1093,10 @@ Csr<V> amg_spgemm(const Executor& exec, const Csr<V>& a, const Csr<V>& b, std::s
             spgemm_by_blocks(exec, handle, a, db, ptr, row_blocks(ptr, a.rows, size), c);
         }
     } catch (...) {
-        cusparseDestroySpMat(db);
+        gpufem::cuda::cusparse().destroy_sp_mat(db);
         throw;
     }
-    cusparseDestroySpMat(db);
+    gpufem::cuda::cusparse().destroy_sp_mat(db);
     return c;
 }
 
