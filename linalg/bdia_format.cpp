@@ -333,10 +333,13 @@ FormatEntry bdia_format_entry()
     };
     e.memory = [](const MatrixShape& m, const FormatOptions&) {
         // The bands of every 256-row slab (the diagonals a slab touches, at most the band's
-        // width), the diagonal and the permutation; the build holds the matrix and its
-        // permuted copy at once.
+        // width), the diagonal and the permutation. When RCM is tried the build holds the
+        // matrix and its permuted copy at once; a lattice numbering whose diagonals are about
+        // its longest row's count keeps its own numbering and skips it (build_bdia_format).
         const double diagonals = m.diagonals > 0 ? std::min(m.diagonals, m.band_width) : m.band_width;
         const double stored = m.rows * diagonals * m.value_bytes + m.rows * (m.value_bytes + 4);
+        const bool own_numbering = m.diagonals > 0 && m.diagonals <= bdia_own_numbering_fill * m.max_row_length;
+        if (own_numbering) return FormatMemory{stored, csr_bytes(m) + stored, 0.0};
         const double permuting = csr_bytes(m) + symmetric_permutation_bytes(m) + m.rows * m.value_bytes;
         return FormatMemory{stored, std::max(permuting, csr_bytes(m) + stored), cuthill_mckee_host_bytes(m)};
     };
