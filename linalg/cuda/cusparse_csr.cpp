@@ -58,9 +58,9 @@ protected:
     {
         DenseVectors vecs(const_cast<Array<V>&>(x), y);
         GPUFEM_CUSPARSE_CHECK(cuda::cusparse().spmv(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
-                                           descr_, vecs.x, &beta, vecs.y, value_type_of<V>(),
-                                           CUSPARSE_SPMV_ALG_DEFAULT,
-                                           const_cast<char*>(buffer_.data())));
+                                                    descr_, vecs.x, &beta, vecs.y, value_type_of<V>(),
+                                                    CUSPARSE_SPMV_ALG_DEFAULT,
+                                                    const_cast<char*>(buffer_.data())));
     }
 
 private:
@@ -69,9 +69,9 @@ private:
         DenseVectors(Array<V>& xa, Array<V>& ya)
         {
             GPUFEM_CUSPARSE_CHECK(cuda::cusparse().create_dn_vec(&x, static_cast<std::int64_t>(xa.size()),
-                                                      xa.data(), value_type_of<V>()));
+                                                                 xa.data(), value_type_of<V>()));
             GPUFEM_CUSPARSE_CHECK(cuda::cusparse().create_dn_vec(&y, static_cast<std::int64_t>(ya.size()),
-                                                      ya.data(), value_type_of<V>()));
+                                                                 ya.data(), value_type_of<V>()));
         }
         ~DenseVectors()
         {

@@ -923,11 +923,11 @@ std::int64_t spgemm_block(const Executor& exec, const SparseHandle& handle, cons
                                                    alg, spgemm, &bytes1, buffer1.data()),
                      "cusparseSpGEMM_workEstimation");
         check_spgemm(sparse.spgemm_compute(handle.get(), op, op, &one, da, db, &zero, dc, type, alg,
-                                            spgemm, &bytes2, nullptr),
+                                           spgemm, &bytes2, nullptr),
                      "cusparseSpGEMM_compute");
         Array<char> buffer2(ex, bytes2);
         check_spgemm(sparse.spgemm_compute(handle.get(), op, op, &one, da, db, &zero, dc, type, alg,
-                                            spgemm, &bytes2, buffer2.data()),
+                                           spgemm, &bytes2, buffer2.data()),
                      "cusparseSpGEMM_compute");
         std::int64_t r = 0, c = 0;
         GPUFEM_CUSPARSE_CHECK(sparse.sp_mat_get_size(dc, &r, &c, &nnz));
@@ -935,7 +935,7 @@ std::int64_t spgemm_block(const Executor& exec, const SparseHandle& handle, cons
         if (out_col) {
             GPUFEM_CUSPARSE_CHECK(sparse.csr_set_pointers(dc, block_ptr, out_col, out_val));
             GPUFEM_CUSPARSE_CHECK(sparse.spgemm_copy(handle.get(), op, op, &one, da, db, &zero,
-                                                      dc, type, alg, spgemm));
+                                                     dc, type, alg, spgemm));
         }
         exec.synchronize();  // before the buffers go
     } catch (...) {
