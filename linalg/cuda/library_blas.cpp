@@ -45,24 +45,23 @@ CublasLibrary open_cublas()
 {
     const SharedLibrary library("libcublas.so." + std::to_string(CUBLAS_VER_MAJOR), "the cuBLAS solver variant");
     CublasLibrary api;
-    const auto find = [&](auto& entry, const char* symbol) { library.find(entry, symbol); };
-    find(api.create, "cublasCreate_v2");
-    find(api.destroy, "cublasDestroy_v2");
-    find(api.set_stream, "cublasSetStream_v2");
-    find(api.set_pointer_mode, "cublasSetPointerMode_v2");
-    find(api.status_string, "cublasGetStatusString");
-    find(api.sdot, "cublasSdot_v2");
-    find(api.ddot, "cublasDdot_v2");
-    find(api.snrm2, "cublasSnrm2_v2");
-    find(api.dnrm2, "cublasDnrm2_v2");
-    find(api.saxpy, "cublasSaxpy_v2");
-    find(api.daxpy, "cublasDaxpy_v2");
-    find(api.sscal, "cublasSscal_v2");
-    find(api.dscal, "cublasDscal_v2");
-    find(api.scopy, "cublasScopy_v2");
-    find(api.dcopy, "cublasDcopy_v2");
-    find(api.sdgmm, "cublasSdgmm");
-    find(api.ddgmm, "cublasDdgmm");
+    library.find(api.create, "cublasCreate_v2");
+    library.find(api.destroy, "cublasDestroy_v2");
+    library.find(api.set_stream, "cublasSetStream_v2");
+    library.find(api.set_pointer_mode, "cublasSetPointerMode_v2");
+    library.find(api.status_string, "cublasGetStatusString");
+    library.find(api.sdot, "cublasSdot_v2");
+    library.find(api.ddot, "cublasDdot_v2");
+    library.find(api.snrm2, "cublasSnrm2_v2");
+    library.find(api.dnrm2, "cublasDnrm2_v2");
+    library.find(api.saxpy, "cublasSaxpy_v2");
+    library.find(api.daxpy, "cublasDaxpy_v2");
+    library.find(api.sscal, "cublasSscal_v2");
+    library.find(api.dscal, "cublasDscal_v2");
+    library.find(api.scopy, "cublasScopy_v2");
+    library.find(api.dcopy, "cublasDcopy_v2");
+    library.find(api.sdgmm, "cublasSdgmm");
+    library.find(api.ddgmm, "cublasDdgmm");
     return api;  // the library stays open for the process
 }
 

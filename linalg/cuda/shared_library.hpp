@@ -20,8 +20,6 @@ public:
         entry = reinterpret_cast<F*>(address(symbol));
     }
 
-    const std::string& soname() const { return soname_; }
-
 private:
     void* address(const char* symbol) const;
 

@@ -3,31 +3,14 @@
 // the gpufem executable does not load them at start-up. Needs the toolkit, not a GPU.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
-#include <memory>
 #include <string>
 
 #include "linalg/cuda/cusparse_library.hpp"
 #include "linalg/cuda/shared_library.hpp"
+#include "tests/solver/run_gpufem.hpp"
 
 using namespace gpufem;
-
-namespace {
-
-/// What a command printed on stdout.
-std::string output_of(const std::string& command)
-{
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-    if (!pipe) return {};
-    std::string out;
-    std::array<char, 4096> chunk{};
-    while (std::fgets(chunk.data(), static_cast<int>(chunk.size()), pipe.get())) out += chunk.data();
-    return out;
-}
-
-}  // namespace
 
 TEST(VendorLibraries, EveryCusparseEntryPointResolvesAndAnswers)
 {
@@ -67,7 +50,9 @@ TEST(VendorLibraries, TheExecutableDoesNotLoadThemAtStartUp)
 {
     const std::filesystem::path gpufem = std::filesystem::path(GPUFEM_BINARY_DIR) / "gpufem";
     ASSERT_TRUE(std::filesystem::exists(gpufem)) << gpufem;
-    const std::string needed = output_of("readelf -d '" + gpufem.string() + "'");
+    const test::CommandResult readelf = test::run_command("readelf -d '" + gpufem.string() + "'");
+    ASSERT_EQ(readelf.exit_code, 0) << readelf.output;
+    const std::string& needed = readelf.output;
     ASSERT_NE(needed.find("(NEEDED)"), std::string::npos) << "readelf printed no dependencies:\n" << needed;
     EXPECT_NE(needed.find("libcudart"), std::string::npos) << needed;
     for (const char* library : {"libcusparse", "libcublas", "libnccl", "libnvJitLink"})
