@@ -85,12 +85,16 @@ int run_mesh_worker()
         message = inputs ? inputs->named(error.what()) : error.what();
     }
     try {
+        // The mesh's arrays go into the pipe as references to their pages (gpufem's read is
+        // the one copy), so `made` stays unchanged until gpufem has read them all.
+        out.lend_large_pieces();
         Sender sender{out};
         sender.value(reply);
         if (reply == WorkerReply::mesh)
             transfer_gmsh_mesh(sender, made);
         else
             sender.text(message);
+        out.wait_until_read();
     } catch (const ChannelClosed&) {
         return 1;
     }

@@ -8,7 +8,10 @@
 #include <cstdint>
 #include <cstddef>
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "mesh/mesh_serialisation.hpp"
@@ -32,15 +35,35 @@ class Channel {
 public:
     explicit Channel(int fd) : fd_(fd) {}
 
+    /// From now on, pieces of at least `lent_piece_bytes` go into the pipe as references to
+    /// the caller's pages (vmsplice) instead of copies: the reader's read() is then the only
+    /// copy. The caller must leave those bytes unchanged (and allocated) until
+    /// wait_until_read() returns. Where the descriptor is not a pipe, pieces are copied.
+    void lend_large_pieces() { lend_pages_ = true; }
+
     void write_bytes(const void* data, std::size_t bytes)
     {
         const char* at = static_cast<const char*>(data);
+        const bool lend = lend_pages_ && bytes >= lent_piece_bytes;
         while (bytes > 0) {
-            const ssize_t done = ::write(fd_, at, bytes);
+            const ssize_t done = lend ? lend_pages(at, bytes) : ::write(fd_, at, bytes);
             if (done < 0 && errno == EINTR) continue;
             if (done <= 0) throw ChannelClosed{};
             at += done;
             bytes -= static_cast<std::size_t>(done);
+        }
+    }
+
+    /// Waits until the reader has read every byte written (none left in the pipe) or has
+    /// closed its end: the lent pages may then change.
+    void wait_until_read() const
+    {
+        if (!lent_any_) return;
+        for (;;) {
+            int unread = 0;
+            if (::ioctl(fd_, FIONREAD, &unread) != 0 || unread == 0) return;
+            pollfd reader_gone{fd_, 0, 0};
+            if (::poll(&reader_gone, 1, 1) > 0) return;  // POLLERR: the read end is closed
         }
     }
     /// Reads wait at most until the deadline (none by default); past it they throw TimedOut.
@@ -83,7 +106,23 @@ private:
         }
     }
 
+    /// vmsplice of one piece; where the descriptor refuses it (not a pipe), write() from now on.
+    ssize_t lend_pages(const char* at, std::size_t bytes)
+    {
+        if (lend_pages_) {
+            iovec piece{const_cast<char*>(at), bytes};
+            const ssize_t done = ::vmsplice(fd_, &piece, 1, 0);
+            if (done > 0) lent_any_ = true;
+            if (done >= 0 || errno == EINTR || errno == EPIPE) return done;
+            lend_pages_ = false;
+        }
+        return ::write(fd_, at, bytes);
+    }
+
+    static constexpr std::size_t lent_piece_bytes = std::size_t{1} << 16;
     int fd_;
+    bool lend_pages_ = false;
+    bool lent_any_ = false;
     std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
     bool script_deadline_ = false;
     std::size_t received_ = 0;
