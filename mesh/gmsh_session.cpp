@@ -1,5 +1,6 @@
 #include "mesh/gmsh_session.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -13,6 +14,9 @@
 
 namespace gpufem {
 namespace {
+
+/// Set by GmshSession::leave_model_to_process_end.
+std::atomic<bool> model_left_to_process_end{false};
 
 /// The last error Gmsh logged, or "" (never throws).
 std::string last_gmsh_error()
@@ -45,10 +49,12 @@ GmshSession::GmshSession() : lock_(gmsh_mutex()), omp_threads_(omp_get_max_threa
     }
 }
 
+void GmshSession::leave_model_to_process_end() { model_left_to_process_end.store(true); }
+
 GmshSession::~GmshSession()
 {
     try {
-        gmsh::finalize();
+        if (!model_left_to_process_end.load()) gmsh::finalize();
     } catch (...) {
         // A destructor must not throw; Gmsh's state is released either way.
     }

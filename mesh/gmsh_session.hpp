@@ -24,13 +24,19 @@ public:
 /// Holds the Gmsh library (a process-wide singleton) for one reading or meshing job:
 /// serialises concurrent users, initialises Gmsh without command-line arguments or
 /// configuration files, silences its terminal output and makes its errors throw; finalises
-/// it on destruction and restores the OpenMP thread count Gmsh changes. Code holding a GmshSession must not initialise Gmsh itself.
+/// it on destruction (unless leave_model_to_process_end) and restores the OpenMP thread count Gmsh changes. Code holding a GmshSession must not initialise Gmsh itself.
 class GmshSession {
 public:
     GmshSession();
     ~GmshSession();
     GmshSession(const GmshSession&) = delete;
     GmshSession& operator=(const GmshSession&) = delete;
+
+    /// For a process that ends once its one mesh is out (the mesh worker): sessions end
+    /// without finalising Gmsh, whose model then goes with the process. (Freeing a model of
+    /// 12M tetrahedra took 0.8 s, which the mesh's reply waited for.) A later session would
+    /// find the model of the one before, so only a process with a single session may call it.
+    static void leave_model_to_process_end();
 
     /// The process's OpenMP thread count before the session: gmsh::initialize sets it to
     /// Gmsh's General.NumThreads (1), so the host's threads are read here, not from OpenMP.

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -89,6 +90,15 @@ struct WorkerProcess {
         if (pid > 0 && sent) ::kill(pid, SIGKILL);
         reply_read.reset();
         if (pid > 0) wait();
+    }
+    /// Lets the process end without waiting for it here: a thread of its own reaps it.
+    void reap_in_background()
+    {
+        std::thread([worker = std::exchange(pid, -1)] {
+            int status = 0;
+            while (::waitpid(worker, &status, 0) < 0 && errno == EINTR) {
+            }
+        }).detach();
     }
     /// Waits for the process to end; returns its status.
     int wait()
@@ -355,6 +365,12 @@ GmshMesh gmsh_mesh_in_worker(const MeshSpec& spec, const std::string& executable
         }
     }
     reply_read.reset();
+    if (received && answer.reply == WorkerReply::mesh) {
+        // The mesh is here: the worker's end (the system taking back its memory, Gmsh's model
+        // among it: a tenth of a second for millions of cells) goes on beside the run.
+        worker.reap_in_background();
+        return std::move(answer.made);
+    }
     const int status = worker.wait();
     const std::string name = spec.kind == MeshSpec::Kind::shape ? "shape " + spec.shape
                                                                 : "'" + spec.path + "'";

@@ -12,6 +12,7 @@
 #include "linalg/host_memory.hpp"
 #include "linalg/host_threads.hpp"
 #include "mesh/gmsh_mesh.hpp"
+#include "mesh/gmsh_session.hpp"
 #include "mesh/mesh_worker.hpp"
 #include "mesh/worker_inputs.hpp"
 #include "mesh/worker_protocol.hpp"
@@ -54,6 +55,8 @@ int run_mesh_worker()
     const int reply_fd = ::dup(STDOUT_FILENO);
     if (reply_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return 1;
     Channel in(STDIN_FILENO), out(reply_fd);
+    // This process meshes one request and ends: Gmsh's model is not freed before the reply.
+    GmshSession::leave_model_to_process_end();
     MeshSpec spec;
     int threads = 1;
     try {
