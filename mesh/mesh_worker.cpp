@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -91,14 +92,20 @@ struct WorkerProcess {
         reply_read.reset();
         if (pid > 0) wait();
     }
-    /// Lets the process end without waiting for it here: a thread of its own reaps it.
+    /// Lets the process end without waiting for it here: a thread of its own reaps it (where
+    /// no thread can be started, it is waited for here).
     void reap_in_background()
     {
-        std::thread([worker = std::exchange(pid, -1)] {
-            int status = 0;
-            while (::waitpid(worker, &status, 0) < 0 && errno == EINTR) {
-            }
-        }).detach();
+        try {
+            std::thread([worker = pid] {
+                int status = 0;
+                while (::waitpid(worker, &status, 0) < 0 && errno == EINTR) {
+                }
+            }).detach();
+            pid = -1;
+        } catch (const std::system_error&) {
+            wait();
+        }
     }
     /// Waits for the process to end; returns its status.
     int wait()
