@@ -24,7 +24,8 @@ public:
 /// Holds the Gmsh library (a process-wide singleton) for one reading or meshing job:
 /// serialises concurrent users, initialises Gmsh without command-line arguments or
 /// configuration files, silences its terminal output and makes its errors throw; finalises
-/// it on destruction (unless leave_model_to_process_end) and restores the OpenMP thread count Gmsh changes. Code holding a GmshSession must not initialise Gmsh itself.
+/// it on destruction (unless leave_model_to_process_end) and restores the OpenMP thread count
+/// Gmsh changes. Code holding a GmshSession must not initialise Gmsh itself.
 class GmshSession {
 public:
     GmshSession();
