@@ -46,7 +46,7 @@ public:
         const char* at = static_cast<const char*>(data);
         const bool lend = lend_pages_ && bytes >= lent_piece_bytes;
         while (bytes > 0) {
-            const ssize_t done = lend ? lend_pages(at, bytes) : ::write(fd_, at, bytes);
+            const ssize_t done = lend ? splice_or_write(at, bytes) : ::write(fd_, at, bytes);
             if (done < 0 && errno == EINTR) continue;
             if (done <= 0) throw ChannelClosed{};
             at += done;
@@ -107,7 +107,7 @@ private:
     }
 
     /// vmsplice of one piece; where the descriptor refuses it (not a pipe), write() from now on.
-    ssize_t lend_pages(const char* at, std::size_t bytes)
+    ssize_t splice_or_write(const char* at, std::size_t bytes)
     {
         if (lend_pages_) {
             iovec piece{const_cast<char*>(at), bytes};

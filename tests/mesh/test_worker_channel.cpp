@@ -29,6 +29,18 @@ std::vector<std::uint64_t> random_values(std::size_t count)
     return values;
 }
 
+/// A pipe of 1 MiB (`ends`) holding `values` written into it by reference, unread; returns the
+/// writing channel.
+Channel lend_into_pipe(const std::vector<std::uint64_t>& values, int (&ends)[2])
+{
+    EXPECT_EQ(::pipe(ends), 0);
+    EXPECT_GE(::fcntl(ends[1], F_SETPIPE_SZ, 1 << 20), 1 << 20);
+    Channel out(ends[1]);
+    out.lend_large_pieces();
+    Sender{out}.array(values);
+    return out;
+}
+
 TEST(WorkerChannel, LentPiecesArriveAsWrittenAndTheWriterWaitsForTheReader)
 {
     const auto values = random_values(3 << 20);  // 24 MB: many times the pipe
@@ -61,11 +73,7 @@ TEST(WorkerChannel, APipeGetsReferencesToTheLentPagesNotCopies)
 {
     auto values = random_values(1 << 15);  // 256 KB: fits the pipe, so nothing blocks
     int ends[2];
-    ASSERT_EQ(::pipe(ends), 0);
-    ASSERT_GE(::fcntl(ends[1], F_SETPIPE_SZ, 1 << 20), 1 << 20);
-    Channel out(ends[1]);
-    out.lend_large_pieces();
-    Sender{out}.array(values);
+    lend_into_pipe(values, ends);
     // Changed after the write, before the read: the reader sees the change (why the worker
     // keeps its mesh unchanged until wait_until_read).
     for (auto& value : values) value = ~value;
@@ -81,11 +89,7 @@ TEST(WorkerChannel, TheWriterStopsWaitingWhenTheReaderHasGone)
 {
     const auto values = random_values(1 << 14);  // 128 KB, lent, left unread in the pipe
     int ends[2];
-    ASSERT_EQ(::pipe(ends), 0);
-    ASSERT_GE(::fcntl(ends[1], F_SETPIPE_SZ, 1 << 20), 1 << 20);
-    Channel out(ends[1]);
-    out.lend_large_pieces();
-    Sender{out}.array(values);
+    const Channel out = lend_into_pipe(values, ends);
     int unread = 0;
     ASSERT_EQ(::ioctl(ends[1], FIONREAD, &unread), 0);
     EXPECT_GT(unread, 0);
