@@ -198,6 +198,11 @@ protected:
     {
         GPUFEM_DISPATCH(*exec_, bdia_spmv_dot(*exec_, band_, x.data(), y.data(), partials, shared_cap_));
     }
+    void apply_cg_direction_impl(const Array<V>& z, const double* beta, Array<V>& p, Array<V>& q,
+                                 double* partials) const override
+    {
+        GPUFEM_DISPATCH(*exec_, bdia_spmv_direction(*exec_, band_, z.data(), beta, p.data(), q.data(), partials, shared_cap_));
+    }
 
 private:
     Bdia<V> band_;

@@ -51,6 +51,13 @@ template <typename V>
 void bdia_spmv_dot(const Executor& exec, const Bdia<V>& a, const V* x, V* y, double* partials,
                    std::size_t max_shared_bytes) GPUFEM_KERNEL_BODY
 
+/// CG's direction fused with the product (LinearOperator::apply_cg_direction): with b = *beta,
+/// p = z + b p, q = A z + b q (b == 0: p = z, q = A z, their contents ignored) and partials[s]
+/// = the sum of p_i q_i over slab s's rows, as bdia_spmv_dot otherwise.
+template <typename V>
+void bdia_spmv_direction(const Executor& exec, const Bdia<V>& a, const V* z, const double* beta, V* p, V* q,
+                         double* partials, std::size_t max_shared_bytes) GPUFEM_KERNEL_BODY
+
 // bDIA kernels not templated on V.
 
 /// Memory the bands may take when no limit is given. cpu: half the physical RAM; cuda:

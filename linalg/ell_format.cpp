@@ -85,6 +85,11 @@ protected:
     {
         GPUFEM_DISPATCH(*exec_, ell_spmv_dot(*exec_, ell_, x.data(), y.data(), partials));
     }
+    void apply_cg_direction_impl(const Array<V>& z, const double* beta, Array<V>& p, Array<V>& q,
+                                 double* partials) const override
+    {
+        GPUFEM_DISPATCH(*exec_, ell_spmv_direction(*exec_, ell_, z.data(), beta, p.data(), q.data(), partials));
+    }
 
 private:
     Ell<V> ell_;

@@ -26,3 +26,10 @@ void ell_spmv(const Executor& exec, const Ell<V>& a, V alpha, const V* x, V beta
 template <typename V>
 void ell_spmv_dot(const Executor& exec, const Ell<V>& a, const V* x, V* y, double* partials)
     GPUFEM_KERNEL_BODY
+
+/// CG's direction fused with the product (LinearOperator::apply_cg_direction): with b = *beta,
+/// p = z + b p, q = A z + b q (b == 0: p = z, q = A z, their contents ignored) and partials
+/// over the rows' blocks as ell_spmv_dot.
+template <typename V>
+void ell_spmv_direction(const Executor& exec, const Ell<V>& a, const V* z, const double* beta, V* p, V* q,
+                        double* partials) GPUFEM_KERNEL_BODY

@@ -79,6 +79,21 @@ public:
             throw std::invalid_argument("LinearOperator::apply_with_dot: vector size does not match");
         apply_with_dot_impl(x, y, partials);
     }
+    /// CG's direction fused with its product, for formats with dot_partials() > 0: with b =
+    /// *beta (double, on executor(), read when the product runs, so that a solver can queue it
+    /// before beta is known), p = z + b p and q = A z + b q (A p, when q held A p_old), and
+    /// partials as apply_with_dot() of p.q. b == 0 ignores the contents of p and q. z, p and q
+    /// are distinct.
+    void apply_cg_direction(const Array<V>& z, const double* beta, Array<V>& p, Array<V>& q, double* partials) const
+    {
+        if (dot_partials() == 0)
+            throw std::logic_error("LinearOperator::apply_cg_direction: format '" + format() +
+                                   "' has no product fused with a dot");
+        if (z.size() != static_cast<std::size_t>(cols()) || p.size() != z.size() || q.size() != z.size() ||
+            rows() != cols())
+            throw std::invalid_argument("LinearOperator::apply_cg_direction: vector size does not match");
+        apply_cg_direction_impl(z, beta, p, q, partials);
+    }
 
 protected:
     virtual void apply_impl(V alpha, const Array<V>& x, V beta, Array<V>& y) const = 0;
@@ -88,6 +103,12 @@ protected:
     {
         throw std::logic_error("LinearOperator::apply_with_dot: format '" + format() +
                                "' reports dot partials but has no fused product");
+    }
+    /// See apply_cg_direction(); like apply_with_dot_impl, for formats that report partials.
+    virtual void apply_cg_direction_impl(const Array<V>&, const double*, Array<V>&, Array<V>&, double*) const
+    {
+        throw std::logic_error("LinearOperator::apply_cg_direction: format '" + format() +
+                               "' reports dot partials but has no fused direction");
     }
 
     Array<V> diagonal_;  ///< see diagonal()

@@ -165,6 +165,26 @@ void bdia_spmv_dot(const Executor&, const Bdia<V>& a, const V* x, V* y, double* 
     }
 }
 
+template <typename V>
+void bdia_spmv_direction(const Executor&, const Bdia<V>& a, const V* z, const double* beta, V* p, V* q,
+                         double* partials, std::size_t)
+{
+    const index_type slabs = a.slabs();
+    const V b = static_cast<V>(*beta);
+#pragma omp parallel for schedule(static)
+    for (index_type s = 0; s < slabs; ++s) {
+        const index_type end = std::min<index_type>(a.rows, (s + 1) * bdia_slab);
+        double partial = 0;
+        for (index_type i = s * bdia_slab; i < end; ++i) {
+            const V product = bdia_row(a, s, i, z);
+            q[i] = b == V(0) ? product : product + b * q[i];
+            p[i] = b == V(0) ? z[i] : z[i] + b * p[i];
+            partial += double(p[i]) * double(q[i]);
+        }
+        partials[s] = partial;
+    }
+}
+
 std::size_t bdia_available_bytes(const Executor&)
 {
     const long pages = sysconf(_SC_PHYS_PAGES);
@@ -173,6 +193,7 @@ std::size_t bdia_available_bytes(const Executor&)
     return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size) / 2;
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(bdia_slab_bands, bdia_band_list, bdia_fill, bdia_spmv, bdia_spmv_dot)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(bdia_slab_bands, bdia_band_list, bdia_fill, bdia_spmv, bdia_spmv_dot,
+                                  bdia_spmv_direction)
 
 }  // namespace gpufem::kernels::cpu

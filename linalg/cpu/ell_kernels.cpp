@@ -85,6 +85,25 @@ void ell_spmv_dot(const Executor&, const Ell<V>& a, const V* x, V* y, double* pa
     }
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(ell_row_lengths, ell_fill, ell_spmv, ell_spmv_dot)
+template <typename V>
+void ell_spmv_direction(const Executor&, const Ell<V>& a, const V* z, const double* beta, V* p, V* q,
+                        double* partials)
+{
+    const index_type blocks = (a.rows + ell_dot_rows - 1) / ell_dot_rows;
+    const V b = static_cast<V>(*beta);
+#pragma omp parallel for schedule(static)
+    for (index_type k = 0; k < blocks; ++k) {
+        double partial = 0;
+        for (index_type row = k * ell_dot_rows; row < std::min(a.rows, (k + 1) * ell_dot_rows); ++row) {
+            const V product = ell_row(a, row, z);
+            q[row] = b == V(0) ? product : product + b * q[row];
+            p[row] = b == V(0) ? z[row] : z[row] + b * p[row];
+            partial += double(p[row]) * double(q[row]);
+        }
+        partials[k] = partial;
+    }
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(ell_row_lengths, ell_fill, ell_spmv, ell_spmv_dot, ell_spmv_direction)
 
 }  // namespace gpufem::kernels::cpu

@@ -211,6 +211,36 @@ __global__ void __launch_bounds__(slab)
     }
 }
 
+/// What the product does beside y = alpha A x + beta y: nothing, the dot x.y (y = A x), or
+/// CG's direction (x = z, y = q: p = z + b p, q = A z + b q, the dot p.q).
+enum class Fused { none, dot, direction };
+
+/// The fused products' extra arguments: one partial sum per slab, CG's p and its beta.
+template <typename V>
+struct FusedTail {
+    double* partials = nullptr;
+    V* p = nullptr;
+    const double* beta = nullptr;
+};
+
+/// Row row's end of a fused product whose row sum is sum: writes y (and p) and returns the
+/// row's term of the dot.
+template <typename V>
+__device__ double fused_row(Fused f, const FusedTail<V>& tail, const V* __restrict__ x, V* __restrict__ y,
+                            index_type row, V sum)
+{
+    if (f == Fused::dot) {
+        y[row] = sum;
+        return double(__ldg(x + row)) * double(sum);
+    }
+    const V b = static_cast<V>(*tail.beta);
+    const V q = b == V(0) ? sum : sum + b * y[row];
+    const V p = b == V(0) ? __ldg(x + row) : __ldg(x + row) + b * tail.p[row];
+    y[row] = q;
+    tail.p[row] = p;
+    return double(p) * double(q);
+}
+
 /// Sum over one band of row r0 + t: its width stored diagonals times x from global memory,
 /// columns clipped to 0 .. rows-1.
 template <typename V>
@@ -235,12 +265,12 @@ __device__ V band_sum_global(const V* __restrict__ stored, const V* __restrict__
 /// §3.2), and thread t reads window_b[t + k]: consecutive threads hit consecutive banks.
 /// Otherwise x is read from global memory through the read-only cache. The branch is uniform
 /// in the block (it depends on the slab only), so the barrier is safe.
-template <typename V, bool Dot>
+template <typename V, Fused F>
 __global__ void __launch_bounds__(slab)
     spmv_kernel(index_type rows, const std::int64_t* __restrict__ slab_ptr, const index_type* __restrict__ band_ptr,
                 const index_type* __restrict__ band_offset, const index_type* __restrict__ band_width,
                 const V* __restrict__ values, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y,
-                int window_capacity, double* __restrict__ partials)
+                int window_capacity, FusedTail<V> tail)
 {
     extern __shared__ __align__(16) unsigned char shared_raw[];
     V* window = reinterpret_cast<V*>(shared_raw);
@@ -283,20 +313,16 @@ __global__ void __launch_bounds__(slab)
             stored += static_cast<std::int64_t>(w) * slab;
         }
     }
-    if (!Dot) {
+    if (F == Fused::none) {
         if (in_range) y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
         return;
     }
-    // The product fused with x.y: y = A x, and the slab's sum of x_i y_i to partials[s].
     double product = 0;
-    if (in_range) {
-        y[row] = sum;
-        product = double(__ldg(x + row)) * double(sum);
-    }
+    if (in_range) product = fused_row(F, tail, x, y, row, sum);
     using SlabReduce = cub::BlockReduce<double, slab>;
     __shared__ typename SlabReduce::TempStorage reduce_storage;
     const double total = SlabReduce(reduce_storage).Sum(product);
-    if (t == 0) partials[s] = total;
+    if (t == 0) tail.partials[s] = total;
 }
 
 /// Exclusive prefix sum of values[0 .. count) in place (count includes the zeroed total slot).
@@ -356,22 +382,22 @@ void bdia_fill(const Executor& exec, const Csr<V>& a, Bdia<V>& b)
 
 namespace {
 
-/// Shared memory a block of spmv_kernel<V, Dot> declares itself (the fused dot's reduction).
-template <typename V, bool Dot>
+/// Shared memory a block of spmv_kernel<V, F> declares itself (the fused dot's reduction).
+template <typename V, Fused F>
 std::size_t static_shared_bytes()
 {
     static const std::size_t bytes = [] {
         cudaFuncAttributes attributes{};
-        GPUFEM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, spmv_kernel<V, Dot>));
+        GPUFEM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, spmv_kernel<V, F>));
         return attributes.sharedSizeBytes;
     }();
     return bytes;
 }
 
-/// Launches spmv_kernel<V, Dot> over the slabs with the shared windows the cap allows.
-template <typename V, bool Dot>
+/// Launches spmv_kernel<V, F> over the slabs with the shared windows the cap allows.
+template <typename V, Fused F>
 void launch_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V beta, V* y,
-                 std::size_t max_shared_bytes, double* partials)
+                 std::size_t max_shared_bytes, const FusedTail<V>& tail)
 {
     // Shared memory per block: the widest slab's windows, up to the cap and to what a block
     // may have beside the kernel's own shared memory: 48 KB in all, or past a cap of 48 KB
@@ -384,17 +410,17 @@ void launch_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V 
         GPUFEM_CUDA_CHECK(cudaDeviceGetAttribute(&optin_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, exec.device_id()));
         limit = static_cast<std::size_t>(optin_bytes);
     }
-    const std::size_t own = static_shared_bytes<V, Dot>();
+    const std::size_t own = static_shared_bytes<V, F>();
     const std::size_t cap = std::min(max_shared_bytes, limit > own ? limit - own : 0);
     const auto capacity = static_cast<int>(std::min<std::int64_t>(
         {std::int64_t{a.max_window}, static_cast<std::int64_t>(cap / sizeof(V)), INT_MAX / 2}));
     const std::size_t shared_bytes = static_cast<std::size_t>(capacity) * sizeof(V);
     if (shared_bytes + own > default_limit)  // beyond the default limit a kernel must opt in
-        GPUFEM_CUDA_CHECK(cudaFuncSetAttribute(spmv_kernel<V, Dot>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        GPUFEM_CUDA_CHECK(cudaFuncSetAttribute(spmv_kernel<V, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(shared_bytes)));
-    spmv_kernel<V, Dot><<<a.slabs(), slab, shared_bytes, static_cast<cudaStream_t>(exec.stream())>>>(
+    spmv_kernel<V, F><<<a.slabs(), slab, shared_bytes, static_cast<cudaStream_t>(exec.stream())>>>(
         a.rows, a.slab_ptr.data(), a.band_ptr.data(), a.band_offset.data(), a.band_width.data(), a.values.data(),
-        alpha, x, beta, y, capacity, partials);
+        alpha, x, beta, y, capacity, tail);
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
@@ -405,7 +431,7 @@ void bdia_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V be
                std::size_t max_shared_bytes)
 {
     if (a.rows == 0) return;
-    launch_spmv<V, false>(exec, a, alpha, x, beta, y, max_shared_bytes, nullptr);
+    launch_spmv<V, Fused::none>(exec, a, alpha, x, beta, y, max_shared_bytes, FusedTail<V>{});
 }
 
 template <typename V>
@@ -413,7 +439,15 @@ void bdia_spmv_dot(const Executor& exec, const Bdia<V>& a, const V* x, V* y, dou
                    std::size_t max_shared_bytes)
 {
     if (a.rows == 0) return;
-    launch_spmv<V, true>(exec, a, V(1), x, V(0), y, max_shared_bytes, partials);
+    launch_spmv<V, Fused::dot>(exec, a, V(1), x, V(0), y, max_shared_bytes, FusedTail<V>{partials});
+}
+
+template <typename V>
+void bdia_spmv_direction(const Executor& exec, const Bdia<V>& a, const V* z, const double* beta, V* p, V* q,
+                         double* partials, std::size_t max_shared_bytes)
+{
+    if (a.rows == 0) return;
+    launch_spmv<V, Fused::direction>(exec, a, V(1), z, V(0), q, max_shared_bytes, FusedTail<V>{partials, p, beta});
 }
 
 std::size_t bdia_available_bytes(const Executor& exec)
@@ -424,6 +458,7 @@ std::size_t bdia_available_bytes(const Executor& exec)
     return free_bytes;
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(bdia_slab_bands, bdia_band_list, bdia_fill, bdia_spmv, bdia_spmv_dot)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(bdia_slab_bands, bdia_band_list, bdia_fill, bdia_spmv, bdia_spmv_dot,
+                                  bdia_spmv_direction)
 
 }  // namespace gpufem::kernels::cuda

@@ -108,6 +108,33 @@ __global__ void __launch_bounds__(block_size)
     if (threadIdx.x == 0) partials[blockIdx.x] = total;
 }
 
+/// CG's direction fused with the product: with b = *beta, q = A z + b q, p = z + b p, and the
+/// block's sum of p_i q_i to partials[blockIdx.x] (b == 0 ignores p's and q's contents).
+template <bool RowLengths, typename V>
+__global__ void __launch_bounds__(block_size)
+    ell_spmv_direction_kernel(index_type rows, index_type width, index_type stride,
+                              const index_type* __restrict__ col, const V* __restrict__ val,
+                              const index_type* __restrict__ row_len, const V* __restrict__ z,
+                              const double* __restrict__ beta, V* __restrict__ p, V* __restrict__ q,
+                              double* __restrict__ partials)
+{
+    const index_type row = blockIdx.x * blockDim.x + threadIdx.x;
+    double product = 0;
+    if (row < rows) {
+        const V b = static_cast<V>(*beta);
+        const V sum = row_sum<RowLengths>(row, width, stride, col, val, row_len, z);
+        const V qi = b == V(0) ? sum : sum + b * q[row];
+        const V pi = b == V(0) ? __ldg(z + row) : __ldg(z + row) + b * p[row];
+        q[row] = qi;
+        p[row] = pi;
+        product = double(pi) * double(qi);
+    }
+    using BlockReduce = cub::BlockReduce<double, block_size>;
+    __shared__ typename BlockReduce::TempStorage storage;
+    const double total = BlockReduce(storage).Sum(product);
+    if (threadIdx.x == 0) partials[blockIdx.x] = total;
+}
+
 }  // namespace
 
 template <typename V>
@@ -170,6 +197,22 @@ void ell_spmv_dot(const Executor& exec, const Ell<V>& a, const V* x, V* y, doubl
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(ell_row_lengths, ell_fill, ell_spmv, ell_spmv_dot)
+template <typename V>
+void ell_spmv_direction(const Executor& exec, const Ell<V>& a, const V* z, const double* beta, V* p, V* q,
+                        double* partials)
+{
+    if (a.rows == 0) return;
+    auto stream = static_cast<cudaStream_t>(exec.stream());
+    const index_type* lengths = a.with_lengths ? a.row_len.data() : nullptr;
+    if (a.with_lengths)
+        ell_spmv_direction_kernel<true, V><<<grid_for(a.rows), block_size, 0, stream>>>(
+            a.rows, a.width, a.stride, a.col_idx.data(), a.values.data(), lengths, z, beta, p, q, partials);
+    else
+        ell_spmv_direction_kernel<false, V><<<grid_for(a.rows), block_size, 0, stream>>>(
+            a.rows, a.width, a.stride, a.col_idx.data(), a.values.data(), lengths, z, beta, p, q, partials);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(ell_row_lengths, ell_fill, ell_spmv, ell_spmv_dot, ell_spmv_direction)
 
 }  // namespace gpufem::kernels::cuda

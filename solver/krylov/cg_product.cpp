@@ -19,6 +19,12 @@ void CgProduct<V>::apply(const Array<V>& p, Array<V>& q)
 }
 
 template <typename V>
+void CgProduct<V>::direction(const MergedWorkspace& ws, const Array<V>& z, Array<V>& p, Array<V>& q)
+{
+    a_->apply_cg_direction(z, &ws.state->beta, p, q, partials_.data());
+}
+
+template <typename V>
 void CgProduct<V>::alpha(const MergedWorkspace& ws, const Array<V>& p, const Array<V>& q) const
 {
     const Executor& e = *a_->executor();

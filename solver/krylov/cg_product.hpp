@@ -22,6 +22,11 @@ public:
     void alpha(const MergedWorkspace& ws, const Array<V>& p, const Array<V>& q) const;
     /// True when the product computes p.q in its own pass.
     bool fused() const { return !partials_.empty(); }
+    /// CG's direction in the product's pass (fused() only): p = z + beta p, q = A z + beta q
+    /// (= A p), and the partials of p.q, beta the solve's own in ws.state on the device.
+    void direction(const MergedWorkspace& ws, const Array<V>& z, Array<V>& p, Array<V>& q);
+    /// The partial sums of p.q the last fused product left (fused() only).
+    const Array<double>& partials() const { return partials_; }
 
 private:
     const LinearOperator<V>* a_;

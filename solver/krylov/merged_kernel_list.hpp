@@ -98,6 +98,15 @@ void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws, std::si
 GPUFEM_KERNEL_INLINE void cg_alpha_partials(const Executor& exec, const MergedWorkspace& ws, std::size_t count,
                                             const double* partials) GPUFEM_KERNEL_BODY
 
+/// CG after the product fused with the direction (LinearOperator::apply_cg_direction): p.q
+/// the sum of the count partials in a fixed order, alpha = rho / p.q, x += alpha p, r -= alpha
+/// q, z = dinv r (z null without dinv: the product reads r), then r.z, r.r, the residual check
+/// and beta (ScalarStep::cg_alpha_finish). One process only (the partials are this process's).
+template <typename V>
+void cg_update_partials(const Executor& exec, const MergedWorkspace& ws, std::size_t n, std::size_t count,
+                        const double* partials, const V* p, const V* q, const V* dinv, V* x, V* r,
+                        V* z) GPUFEM_KERNEL_BODY
+
 /// A new solve's start: the state zero but for tolerance and max_iterations, the reduction
 /// counter zero (queued: no host round trip).
 GPUFEM_KERNEL_INLINE void merged_init(const Executor& exec, const MergedWorkspace& ws, double tolerance,

@@ -46,6 +46,11 @@ inline constexpr int max_dots = 4;
 GPUFEM_HOST_DEVICE inline void step_and_record(const MergedWorkspace& ws, ScalarStep step, const double* sums)
 {
     KrylovScalars& s = *ws.state;
+    if (step == ScalarStep::cg_alpha_finish && ws.coefficients) {  // its two steps, each recorded
+        step_and_record(ws, ScalarStep::cg_alpha, sums);
+        if (s.status == state_running) step_and_record(ws, ScalarStep::cg_finish, sums + 1);
+        return;
+    }
     scalar_step(s, step, sums, ws.history);
     if (!ws.coefficients || s.status != state_running) return;
     if (step == ScalarStep::cg_alpha) ws.coefficients[2 * s.iteration] = s.alpha;

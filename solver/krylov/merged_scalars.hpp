@@ -116,6 +116,22 @@ GPUFEM_HOST_DEVICE inline void cg_finish(KrylovScalars& s, double rz, double rr,
     cg_beta(s, rz, false);
 }
 
+/// Whether alpha = rho / p.Ap is taken (cg_alpha does not stop the solve): what every block of
+/// a kernel that computes alpha itself checks before it updates x and r.
+GPUFEM_HOST_DEVICE inline bool cg_alpha_taken(double rho, double pap)
+{
+    return rho > 0 && finite(pap) && pap > 0;
+}
+
+/// CG with its direction fused into the product: alpha from p.Ap, then, unless that stopped
+/// the solve, the finish on the new residual's r.z and r.r.
+GPUFEM_HOST_DEVICE inline void cg_alpha_finish(KrylovScalars& s, double pap, double rz, double rr, double* history)
+{
+    cg_alpha(s, pap);
+    if (s.status != state_running) return;
+    cg_finish(s, rz, rr, history);
+}
+
 /// BiCGSTAB: alpha = rho / rhat.v.
 GPUFEM_HOST_DEVICE inline void bicgstab_alpha(KrylovScalars& s, double rv)
 {
@@ -205,6 +221,7 @@ enum class ScalarStep : int {
     bicgstab_finish,  ///< sums rhat.r, r.r: merged::bicgstab_finish
     cg1_start,        ///< sums r.r, r.z, z.Az, b.b: merged::cg1_start
     cg1_step,         ///< sums r.r, r.z, z.Az: merged::cg1_step
+    cg_alpha_finish,  ///< sums p.q, r.z, r.r: merged::cg_alpha_finish
 };
 
 /// How many sums the step takes.
@@ -214,6 +231,7 @@ GPUFEM_HOST_DEVICE inline int scalar_step_sums(ScalarStep step)
     case ScalarStep::cg1_start: return 4;
     case ScalarStep::cg_start:
     case ScalarStep::cg1_step:
+    case ScalarStep::cg_alpha_finish:
     case ScalarStep::bicgstab_omega: return 3;
     case ScalarStep::cg_finish:
     case ScalarStep::bicgstab_start:
@@ -245,6 +263,7 @@ GPUFEM_HOST_DEVICE inline void scalar_step(KrylovScalars& s, ScalarStep step, co
     case ScalarStep::bicgstab_finish: return merged::bicgstab_finish(s, sums[0], sums[1], history);
     case ScalarStep::cg1_start: return merged::cg1_start(s, sums[0], sums[1], sums[2], sums[3], history);
     case ScalarStep::cg1_step: return merged::cg1_step(s, sums[0], sums[1], sums[2], history);
+    case ScalarStep::cg_alpha_finish: return merged::cg_alpha_finish(s, sums[0], sums[1], sums[2], history);
     }
 }
 

@@ -325,11 +325,16 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
     const MergedWorkspace& ws = setup.buffers.workspace();
     const V* d = setup.d;
     const bool general = setup.general;
-    Array<V> r(exec, n), p(exec, n), q(exec, n), z(exec, general ? n : 0);
     CgProduct<V> product(a, options.fused_dot);
+    // With a diagonal M or none on one process, the product makes the direction and p.q in one
+    // pass and one kernel does the rest: two kernels an iteration. z = M^-1 r is kept when M
+    // is there (the product's input), else the product reads r.
+    const bool direction = !general && product.fused() && !ws.split;
+    Array<V> r(exec, n), p(exec, n), q(exec, n), z(exec, general || (direction && d) ? n : 0);
+    const Array<V>& z_or_r = direction && !d ? r : z;
 
     a.apply(x, r);
-    GPUFEM_DISPATCH(e, cg_start(e, ws, n, b.data(), d, r.data(), p.data()));
+    GPUFEM_DISPATCH(e, cg_start(e, ws, n, b.data(), d, r.data(), direction && d ? z.data() : p.data()));
     setup.finish(e, ScalarStep::cg_start);
     if (general) {  // z0 = M^-1 r0, rho = r0.z0, p = z0
         m->apply(r, z);
@@ -339,6 +344,17 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
     }
     const KrylovScalars started = setup.started();
     const auto iteration = [&] {
+        if (direction) {
+            {
+                ScopedInterval t(setup.timing.timer);
+                product.direction(ws, z_or_r, p, q);
+            }
+            ScopedInterval t(setup.vector);
+            const Array<double>& partials = product.partials();
+            GPUFEM_DISPATCH(e, cg_update_partials(e, ws, n, partials.size(), partials.data(), p.data(), q.data(), d,
+                                                  x.data(), r.data(), d ? z.data() : static_cast<V*>(nullptr)));
+            return;
+        }
         {
             ScopedInterval t(setup.timing.timer);
             product.apply(p, q);

@@ -3,6 +3,7 @@
 // against the long-double reference or against the CPU's, and beta = 0 ignoring y.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 #include <random>
 #include <vector>
@@ -97,16 +98,13 @@ std::pair<std::vector<V>, std::vector<double>> fused_product(const LinearOperato
     return {y.to_host(), partials.to_host()};
 }
 
-/// The fused product against op's own: the same y bit for bit, and partials that add up, in
-/// blocks of `rows` rows, to the row-order sums of x_i y_i (exactly on the cpu, to tolerance
-/// times the sum of |x_i| (max |y| + |y_i|) of the block on a device, whose reductions are trees).
+/// Partial sums of x_i y_i in blocks of `rows` rows against the row-order sums: exact on the
+/// cpu, within tolerance times the sum of |x_i| (max |y| + |y_i|) of the block on a device
+/// (whose reductions are trees).
 template <typename V>
-void expect_fused_dot(const LinearOperator<V>& op, const std::vector<V>& x, index_type rows, double tolerance)
+void expect_block_sums(const LinearOperator<V>& op, const std::vector<double>& partials, const std::vector<V>& x,
+                       const std::vector<V>& y, index_type rows, double tolerance)
 {
-    const auto [y, partials] = fused_product(op, x);
-    const std::vector<V> nan_y(x.size(), std::nan(""));
-    const auto y_own = apply_operator(op, V(1), x, V(0), nan_y);
-    EXPECT_EQ(y, y_own);
     const std::size_t n = x.size(), block = static_cast<std::size_t>(rows);
     ASSERT_EQ(partials.size(), (n + block - 1) / block);
     double y_max = 0;
@@ -121,6 +119,65 @@ void expect_fused_dot(const LinearOperator<V>& op, const std::vector<V>& x, inde
             EXPECT_LE(std::abs(partials[k] - expected), tolerance * magnitude) << "block " << k;
         else
             EXPECT_EQ(partials[k], expected) << "block " << k;
+    }
+}
+
+/// The fused product against op's own: the same y bit for bit, and partials that add up, in
+/// blocks of `rows` rows, to the row-order sums of x_i y_i (as expect_block_sums).
+template <typename V>
+void expect_fused_dot(const LinearOperator<V>& op, const std::vector<V>& x, index_type rows, double tolerance)
+{
+    const auto [y, partials] = fused_product(op, x);
+    const std::vector<V> nan_y(x.size(), std::nan(""));
+    const auto y_own = apply_operator(op, V(1), x, V(0), nan_y);
+    EXPECT_EQ(y, y_own);
+    expect_block_sums(op, partials, x, y, rows, tolerance);
+}
+
+/// Entries of got that differ from a + b (by more than two roundings of |a| + |b|).
+template <typename V>
+std::size_t sums_missed(const std::vector<V>& got, const std::vector<V>& a, const std::vector<V>& b)
+{
+    std::size_t missed = 0;
+    const double eps = std::numeric_limits<V>::epsilon();
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const double expected = double(a[i]) + double(b[i]);
+        missed += std::abs(double(got[i]) - expected) <= 2 * eps * (std::abs(double(a[i])) + std::abs(double(b[i])))
+                      ? 0 : 1;
+    }
+    return missed;
+}
+
+/// CG's direction fused with the product through op (square, its own numbering), with beta 0
+/// (p and q full of NaN, which it must ignore) and a random beta: p = z + beta p_old and q =
+/// A z + beta q_old (A z op's own product) within roundings, and partials that add up, in
+/// blocks of `rows` rows, to the sums of p_i q_i (as expect_block_sums).
+template <typename V>
+void expect_cg_direction(const LinearOperator<V>& op, const std::vector<V>& z, index_type rows, double tolerance,
+                         std::mt19937& rng)
+{
+    const ExecPtr& exec = op.executor();
+    const std::size_t n = z.size();
+    const std::vector<V> nan_y(n, std::nan(""));
+    const std::vector<V> product = apply_operator(op, V(1), z, V(0), nan_y);
+    for (const double beta : {0.0, std::uniform_real_distribution<double>(0.1, 0.9)(rng)}) {
+        SCOPED_TRACE("beta " + std::to_string(beta));
+        const std::vector<V> p_old = beta == 0 ? nan_y : random_vector<V>(n, rng);
+        const std::vector<V> q_old = beta == 0 ? nan_y : random_vector<V>(n, rng);
+        auto p_dev = Array<V>::from_host(exec, p_old), q_dev = Array<V>::from_host(exec, q_old);
+        const auto beta_dev = Array<double>::from_host(exec, std::vector<double>{beta});
+        auto partials = Array<double>::from_host(exec, std::vector<double>(op.dot_partials(), std::nan("")));
+        op.apply_cg_direction(Array<V>::from_host(exec, z), beta_dev.data(), p_dev, q_dev, partials.data());
+        const std::vector<V> p = p_dev.to_host(), q = q_dev.to_host();
+        std::vector<V> beta_p(n, V(0)), beta_q(n, V(0));
+        if (beta != 0)
+            for (std::size_t i = 0; i < n; ++i) {
+                beta_p[i] = static_cast<V>(beta) * p_old[i];
+                beta_q[i] = static_cast<V>(beta) * q_old[i];
+            }
+        EXPECT_EQ(sums_missed(p, z, beta_p), 0u) << "p = z + beta p";
+        EXPECT_EQ(sums_missed(q, product, beta_q), 0u) << "q = A z + beta q";
+        expect_block_sums(op, partials.to_host(), p, q, rows, tolerance);
     }
 }
 

@@ -17,6 +17,7 @@
 #include "linalg/reordering.hpp"
 #include "random_csr.hpp"
 #include "random_values.hpp"
+#include "spmv_checks.hpp"
 #include "value_types.hpp"
 
 namespace gpufem {
@@ -345,7 +346,7 @@ TEST(Bdia, KeepsTheMatrixNumberingWhenItsBandIsNotLarger)
 }
 
 /// The product fused with the dot: the same y as the product, and each slab's sum of x_i y_i
-/// added in row order.
+/// added in row order; then CG's direction fused with the product.
 template <typename V>
 void check_fused_dot(const std::string& name, const HostCsr<V>& m, std::mt19937& rng)
 {
@@ -368,9 +369,10 @@ void check_fused_dot(const std::string& name, const HostCsr<V>& m, std::mt19937&
             expected += double(xs[i]) * double(ys[i]);
         EXPECT_EQ(partials[s], expected) << "slab " << s;
     }
+    test::expect_cg_direction(*f.op, xs, bdia_slab, 0, rng);
 }
 
-TEST(Bdia, TheProductFusedWithTheDotGivesTheProductAndEachSlabsSum)
+TEST(Bdia, TheProductFusedWithTheDotOrTheDirectionGivesTheProductAndEachSlabsSum)
 {
     std::mt19937 rng(test::random_seed());
     check_fused_dot("3d-natural", test::natural_stencil<double>(13, 12, 11, 1, rng, 10.0), rng);

@@ -16,6 +16,7 @@
 #include "linalg/reordering.hpp"
 #include "random_csr.hpp"
 #include "random_values.hpp"
+#include "spmv_checks.hpp"
 
 namespace gpufem {
 namespace {
@@ -117,6 +118,7 @@ void check_against_cpu(const std::string& name, const HostCsr<V>& m, std::mt1993
     f_cpu.op->apply(Array<V>::from_host(cpu, x), y_cpu);
     f_gpu.op->apply(Array<V>::from_host(gpu, x), y_gpu);
     EXPECT_LE(test::relative_max_error(y_gpu.to_host(), y_cpu.to_host()), test::tolerance<V>(2e-5));
+    test::expect_cg_direction(*f_gpu.op, x, bdia_slab, test::tolerance<V>(2e-5), rng);
 }
 
 TEST(BdiaGpu, MatchesCpuOnFeLikeMatrices)

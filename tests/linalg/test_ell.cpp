@@ -119,7 +119,7 @@ TYPED_TEST(EllSpmvCpu, MatchesLongDoubleReference)
     }
 }
 
-TYPED_TEST(EllSpmvCpu, TheProductFusedWithTheDotGivesTheProductAndEachBlocksSum)
+TYPED_TEST(EllSpmvCpu, TheProductFusedWithTheDotOrTheDirectionGivesTheProductAndEachBlocksSum)
 {
     using V = TypeParam;
     std::mt19937 rng(test::random_seed());
@@ -131,6 +131,7 @@ TYPED_TEST(EllSpmvCpu, TheProductFusedWithTheDotGivesTheProductAndEachBlocksSum)
             SCOPED_TRACE(format + " " + std::to_string(size.rows));
             const auto build = build_format<V>(format, test::to_csr(c.m, exec), {});
             test::expect_fused_dot(*build.op, c.x, ell_dot_rows, 0);
+            test::expect_cg_direction(*build.op, c.x, ell_dot_rows, 0, rng);
         }
     }
     // A rectangular matrix has no fused product.

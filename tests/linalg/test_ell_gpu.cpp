@@ -59,6 +59,7 @@ TYPED_TEST(EllGpu, SpmvMatchesCpu)
             if (size.rows == size.cols) {  // the product fused with the dot (square matrices)
                 SCOPED_TRACE(format + " fused dot " + std::to_string(size.rows));
                 test::expect_fused_dot(*dev.op, c.x, ell_dot_rows, test::tolerance<V>(2e-5));
+                test::expect_cg_direction(*dev.op, c.x, ell_dot_rows, test::tolerance<V>(2e-5), rng);
             }
         }
     }

@@ -157,9 +157,9 @@ template <typename V>
 void check_breakdowns(const ExecPtr& exec)
 {
     const auto csr = [&](std::vector<index_type> ptr, std::vector<index_type> col,
-                         std::vector<V> val) {
+                         std::vector<V> val, const char* format = "csr") {
         const index_type rows = static_cast<index_type>(ptr.size()) - 1;
-        return build_format<V>("csr",
+        return build_format<V>(format,
                                Csr<V>{rows, rows, Array<index_type>::from_host(exec, ptr),
                                       Array<index_type>::from_host(exec, col),
                                       Array<V>::from_host(exec, val)},
@@ -172,8 +172,12 @@ void check_breakdowns(const ExecPtr& exec)
         SolveOptions options;
         options.tolerance = 1e-6;
         options.max_iterations = 50;
-        {  // CG on diag(1, -1): p.Ap = 0 in iteration 1
-            const auto a = csr({0, 1, 2}, {0, 1}, {1, -1});
+        // CG on diag(1, -1): p.Ap = 0 in iteration 1 (merged bdia and ell: the product fused
+        // with the direction, the kernel after it refusing alpha), x untouched.
+        for (const char* format : {"csr", "bdia", "ell"}) {
+            if (variant != KrylovVariant::merged && format != std::string("csr")) continue;
+            SCOPED_TRACE(format);
+            const auto a = csr({0, 1, 2}, {0, 1}, {1, -1}, format);
             Array<V> x(exec, 2);
             fill(x, V(0));
             const SolveResult r = solve(KrylovMethod::cg, variant, *a, b, x, options);
@@ -181,6 +185,7 @@ void check_breakdowns(const ExecPtr& exec)
             EXPECT_EQ(r.iterations, 1);
             EXPECT_NE(r.message.find("iteration 1"), std::string::npos) << r.message;
             EXPECT_NE(r.message.find("bicgstab"), std::string::npos) << r.message;
+            EXPECT_EQ(x.to_host(), std::vector<V>(2, V(0)));
         }
         if (variant != KrylovVariant::single_reduction) {  // BiCGSTAB on a rotation: rhat.v = b.Ab = 0 in iteration 1
             const auto a = csr({0, 1, 2}, {1, 0}, {1, -1});

@@ -97,6 +97,30 @@ void cg_update_xr(const Executor&, const MergedWorkspace& ws, std::size_t n, con
 }
 
 template <typename V>
+void cg_update_partials(const Executor&, const MergedWorkspace& ws, std::size_t n, std::size_t count,
+                        const double* partials, const V* p, const V* q, const V* dinv, V* x, V* r, V* z)
+{
+    if (!running(ws)) return;
+    const Sums1 pq = chunked_sums<1>(static_cast<index>(count), [&](index i, Sums1& acc) { acc[0] += partials[i]; });
+    Sums3 s{pq[0], 0.0, 0.0};
+    if (merged::cg_alpha_taken(ws.state->rho, pq[0])) {
+        const V alpha = static_cast<V>(ws.state->rho / pq[0]);
+        const Sums2 rz_rr = chunked_sums<2>(static_cast<index>(n), [&](index i, Sums2& acc) {
+            x[i] += alpha * p[i];
+            const V ri = r[i] - alpha * q[i];
+            r[i] = ri;
+            const V zi = precondition(dinv, i, ri);
+            if (z) z[i] = zi;
+            acc[0] += double(ri) * double(zi);
+            acc[1] += double(ri) * double(ri);
+        });
+        s[1] = rz_rr[0];
+        s[2] = rz_rr[1];
+    }
+    finish_reduction(ws, ScalarStep::cg_alpha_finish, s.data());
+}
+
+template <typename V>
 void cg_update_xr_residual(const Executor&, const MergedWorkspace& ws, std::size_t n, const V* p,
                            const V* q, V* x, V* r)
 {
@@ -262,6 +286,7 @@ void bicgstab_update_xr(const Executor&, const MergedWorkspace& ws, std::size_t 
 }
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(multi_dot, invert_diagonal, cg_start, cg1_start, cg1_dots, cg1_update, cg_alpha, cg_update_xr, cg_update_xr_residual, cg_rho, cg_update_p,
+                                  cg_update_partials,
                                   bicgstab_start, bicgstab_update_p, bicgstab_alpha, bicgstab_update_s, bicgstab_omega,
                                   bicgstab_update_xr)
 

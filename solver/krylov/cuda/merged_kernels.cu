@@ -165,6 +165,51 @@ __global__ void __launch_bounds__(block_size)
     if (grid_reduce(s, ws)) finish_reduction(ws, ScalarStep::cg_finish, s.v);
 }
 
+/// The sum of count partials, the same in every block (each thread's strided run, then the
+/// block's reduction, in a fixed order); every thread gets it.
+__device__ double block_total(const double* __restrict__ partials, std::size_t count)
+{
+    using BlockReduce = cub::BlockReduce<double, block_size>;
+    __shared__ typename BlockReduce::TempStorage storage;
+    __shared__ double total;
+    double mine = 0;
+    for (std::size_t i = threadIdx.x; i < count; i += block_size) mine += partials[i];
+    const double sum = BlockReduce(storage).Sum(mine);
+    if (threadIdx.x == 0) total = sum;
+    __syncthreads();
+    return total;
+}
+
+template <typename V>
+__global__ void __launch_bounds__(block_size)
+    cg_update_partials_kernel(MergedWorkspace ws, std::size_t n, std::size_t count,
+                              const double* __restrict__ partials, const V* __restrict__ p,
+                              const V* __restrict__ q, const V* __restrict__ dinv, V* __restrict__ x,
+                              V* __restrict__ r, V* __restrict__ z)
+{
+    if (!running(ws)) return;
+    const double pq = block_total(partials, count);
+    const double rho = ws.state->rho;
+    Sums<3> s{};
+    if (merged::cg_alpha_taken(rho, pq)) {
+        const V alpha = static_cast<V>(rho / pq);
+        GPUFEM_ROWS(i, n)
+        {
+            x[i] += alpha * p[i];
+            const V ri = r[i] - alpha * q[i];
+            r[i] = ri;
+            const V zi = precondition(dinv, i, ri);
+            if (z) z[i] = zi;
+            s.v[1] += double(ri) * double(zi);
+            s.v[2] += double(ri) * double(ri);
+        }
+    }
+    if (grid_reduce(s, ws)) {
+        s.v[0] = pq;
+        finish_reduction(ws, ScalarStep::cg_alpha_finish, s.v);
+    }
+}
+
 template <typename V>
 __global__ void __launch_bounds__(block_size)
     cg_update_xr_residual_kernel(MergedWorkspace ws, std::size_t n, const V* __restrict__ p,
@@ -462,6 +507,13 @@ void cg_update_xr_residual(const Executor& exec, const MergedWorkspace& ws, std:
 }
 
 template <typename V>
+void cg_update_partials(const Executor& exec, const MergedWorkspace& ws, std::size_t n, std::size_t count,
+                        const double* partials, const V* p, const V* q, const V* dinv, V* x, V* r, V* z)
+{
+    GPUFEM_LAUNCH(cg_update_partials_kernel<V>, n, count, partials, p, q, dinv, x, r, z);
+}
+
+template <typename V>
 void cg_rho(const Executor& exec, const MergedWorkspace& ws, std::size_t n, const V* r, const V* z,
             bool start)
 {
@@ -543,7 +595,7 @@ void bicgstab_update_xr(const Executor& exec, const MergedWorkspace& ws, std::si
 
 #undef GPUFEM_LAUNCH
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(multi_dot, invert_diagonal, cg_start, cg1_start, cg1_dots, cg1_update, cg_alpha, cg_update_xr, cg_update_xr_residual, cg_rho, cg_update_p,
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(multi_dot, invert_diagonal, cg_start, cg1_start, cg1_dots, cg1_update, cg_alpha, cg_update_xr, cg_update_xr_residual, cg_rho, cg_update_p, cg_update_partials,
                                   bicgstab_start, bicgstab_update_p, bicgstab_alpha, bicgstab_update_s, bicgstab_omega,
                                   bicgstab_update_xr)
 
