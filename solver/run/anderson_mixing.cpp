@@ -1,6 +1,7 @@
 #include "solver/run/anderson_mixing.hpp"
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "linalg/blas1.hpp"
@@ -40,6 +41,26 @@ std::vector<double> solve_small(std::vector<std::vector<double>> m, std::vector<
     return x;
 }
 
+/// gamma minimising ||f - dF gamma|| from the normal equations dF^T dF gamma = dF^T f, scaled
+/// to a unit diagonal first: the regularisation and the pivot threshold are then relative to
+/// each step's own length, so a late step, orders of magnitude shorter than the first ones
+/// but independent of them, keeps its weight (a regularisation relative to the trace would
+/// damp or drop it).
+std::vector<double> solve_normal_equations(std::vector<std::vector<double>> normal, std::vector<double> rhs)
+{
+    const std::size_t m = rhs.size();
+    std::vector<double> scale(m, 0.0);  // 1 / ||df_i||, 0 for a zero step
+    for (std::size_t i = 0; i < m; ++i) scale[i] = normal[i][i] > 0 ? 1.0 / std::sqrt(normal[i][i]) : 0.0;
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < m; ++j) normal[i][j] *= scale[i] * scale[j];
+        rhs[i] *= scale[i];
+        normal[i][i] += 1e-12;  // Tikhonov: dependent steps
+    }
+    std::vector<double> gamma = solve_small(normal, rhs, 1e-14);
+    for (std::size_t i = 0; i < m; ++i) gamma[i] *= scale[i];
+    return gamma;
+}
+
 }  // namespace
 
 template <typename V>
@@ -66,7 +87,6 @@ Array<V> AndersonMixing<V>::next(const Array<V>& x, const Array<V>& g)
     const std::size_t m = df_.size();
     std::vector<std::vector<double>> normal(m, std::vector<double>(m, 0.0));
     std::vector<double> rhs(m, 0.0);
-    double trace = 0.0;
     // The normal equations' entries: this process's dot products, summed over the processes.
     std::vector<double> sums;
     for (std::size_t i = 0; i < m; ++i) {
@@ -78,10 +98,8 @@ Array<V> AndersonMixing<V>::next(const Array<V>& x, const Array<V>& g)
     for (std::size_t i = 0; i < m; ++i) {
         for (std::size_t j = i; j < m; ++j) normal[i][j] = normal[j][i] = sums[k++];
         rhs[i] = sums[k++];
-        trace += normal[i][i];
     }
-    for (std::size_t i = 0; i < m; ++i) normal[i][i] += 1e-12 * trace;  // Tikhonov: dependent steps
-    const std::vector<double> gamma = solve_small(normal, rhs, 1e-14 * trace);
+    const std::vector<double> gamma = solve_normal_equations(std::move(normal), std::move(rhs));
     for (std::size_t i = 0; i < m; ++i) axpy(static_cast<V>(-gamma[i]), dg_[i], out);
     return out;
 }

@@ -13,7 +13,8 @@ namespace gpufem {
 
 /// Type-II Anderson mixing (Walker & Ni's formulation): with f_k = g_k - x_k and the
 /// differences dF, dG of the last `depth` steps, x_{k+1} = g_k - dG gamma, gamma minimising
-/// ||f_k - dF gamma|| (normal equations, regularised; a few dot products a step).
+/// ||f_k - dF gamma|| (normal equations scaled to a unit diagonal, regularised; a few dot
+/// products a step, summed over the processes in one reduction).
 template <typename V>
 class AndersonMixing {
 public:
