@@ -348,8 +348,10 @@ std::string solver_settings_reference()
   time_spmv: true          (boolean, default true) record every SpMV between CUDA events (read
                            once after the solve) for spmv_timings.csv
   fused_dot: true          (boolean, default true) merged CG: the product computes p.Ap in its
-                           own pass where the format offers it (bdia), instead of a second
-                           pass over p and q (2 fewer vector reads an iteration); the report's
+                           own pass where the format offers it (bdia, ell, ellr), instead of a
+                           second pass over p and q (2 fewer vector reads an iteration); with
+                           Jacobi or no preconditioner on one process it also makes the new
+                           direction (two kernels an iteration); the report's
                            solver.fused_dot says whether it did
   amg:                     (map) smoothed-aggregation AMG (preconditioner amg, and pmg's levels)
     strength_threshold: 0.02 (number, 0 <= t < 1, default 0.02) a_ij is a strong coupling
