@@ -64,6 +64,9 @@ struct Bdia {
     Array<index_type> band_offset;  ///< per band: its first diagonal (j - i), may be < 0
     Array<index_type> band_width;   ///< per band: its number of diagonals (>= 1)
     Array<V> values;                ///< the bands, slab after slab, column-major in each
+    /// CUDA: the products mark values as persisting in the L2 cache, as much of them as the
+    /// device sets aside for persisting lines (BdiaOptions::l2_window).
+    bool keep_in_l2 = false;
 
     /// Number of slabs, ceil(rows / bdia_slab).
     index_type slabs() const { return (rows + bdia_slab - 1) / bdia_slab; }
@@ -102,6 +105,9 @@ struct BdiaOptions {
     index_type gap = bdia_default_gap;
     /// Shared memory a CUDA block may use for its x windows (0: x read through the cache).
     std::size_t shared_bytes = bdia_default_shared_bytes;
+    /// Keep the band values in the GPU's L2 cache between products (a window of persisting
+    /// accesses on them): for a matrix about the L2's size, re-read every iteration.
+    bool l2_window = false;
 };
 
 /// The `bdia` format: the matrix's own numbering when its bands store little more than its

@@ -121,6 +121,7 @@ Bdia<W> bands_converted(const Bdia<V>& b)
     out.band_offset = b.band_offset.clone_to(b.band_offset.executor());
     out.band_width = b.band_width.clone_to(b.band_width.executor());
     out.values = converted<W>(b.values);
+    out.keep_in_l2 = b.keep_in_l2;
     return out;
 }
 
@@ -271,10 +272,10 @@ FormatBuild<V> build_bdia_format(Csr<V> matrix, const BdiaOptions& options)
     const Csr<V>& chosen = rcm ? permuted : matrix;
 
     // 3. The band values, on the executor (after the memory check).
-    auto op = std::make_unique<BdiaOperator<V>>(
-        fill_bdia(chosen, rcm ? std::move(plan_rcm) : std::move(plan_original), options.gap,
-                  rcm ? stored_rcm : stored_original, options.max_bytes),
-        rcm, options.gap, options.shared_bytes);
+    Bdia<V> bands = fill_bdia(chosen, rcm ? std::move(plan_rcm) : std::move(plan_original), options.gap,
+                              rcm ? stored_rcm : stored_original, options.max_bytes);
+    bands.keep_in_l2 = options.l2_window;
+    auto op = std::make_unique<BdiaOperator<V>>(std::move(bands), rcm, options.gap, options.shared_bytes);
     exec->synchronize();
 
     FormatBuild<V> build;
@@ -310,12 +311,13 @@ BdiaOptions parse_bdia_options(const OptionReader& reader)
     if (reader.has("gap")) o.gap = static_cast<index_type>(reader.get_int("gap", 0, 1 << 20));
     if (reader.has("shared_bytes"))
         o.shared_bytes = static_cast<std::size_t>(reader.get_int("shared_bytes", 0, 227 * 1024));
+    if (reader.has("l2_window")) o.l2_window = reader.get_bool("l2_window");
     return o;
 }
 
 nlohmann::json bdia_options_json(const BdiaOptions& o)
 {
-    return {{"max_bytes", o.max_bytes}, {"gap", o.gap}, {"shared_bytes", o.shared_bytes}};
+    return {{"max_bytes", o.max_bytes}, {"gap", o.gap}, {"shared_bytes", o.shared_bytes}, {"l2_window", o.l2_window}};
 }
 
 }  // namespace
@@ -327,7 +329,8 @@ FormatEntry bdia_format_entry()
     e.options = option_codec<BdiaOptions>(
         {{"max_bytes", "free", "refuse when the bands need more bytes (default: the free memory)"},
          {"gap", std::to_string(bdia_default_gap), "the longest run of empty diagonals stored inside a band (zeros) rather than splitting it"},
-         {"shared_bytes", std::to_string(bdia_default_shared_bytes), "shared memory a CUDA block may stage its x windows in (0: x read through the cache)"}},
+         {"shared_bytes", std::to_string(bdia_default_shared_bytes), "shared memory a CUDA block may stage its x windows in (0: x read through the cache)"},
+         {"l2_window", "false", "keep the band values in the GPU's L2 cache between products, as much of them as it sets aside for persisting data"}},
         parse_bdia_options, bdia_options_json);
     e.orders_on_host = true;
     e.limit_bytes = [](FormatOptions& options, std::size_t max_bytes) {

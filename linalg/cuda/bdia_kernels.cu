@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -394,6 +397,37 @@ std::size_t static_shared_bytes()
     return bytes;
 }
 
+/// The access policy that keeps the first bytes at base in the L2 cache: a window of at most
+/// the device's largest, its hit ratio the share of it that the persisting set-aside holds. The
+/// set-aside is made the device's largest the first time (a device-wide limit, kept for the
+/// process; lines outside a window use it while no persisting line needs it).
+cudaAccessPolicyWindow l2_window(int device, const void* base, std::size_t bytes)
+{
+    static std::mutex mutex;
+    static std::map<int, std::pair<std::size_t, std::size_t>> limits;  // set-aside, window
+    std::pair<std::size_t, std::size_t> limit;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        auto it = limits.find(device);
+        if (it == limits.end()) {
+            int persisting = 0, window = 0;
+            GPUFEM_CUDA_CHECK(cudaDeviceGetAttribute(&persisting, cudaDevAttrMaxPersistingL2CacheSize, device));
+            GPUFEM_CUDA_CHECK(cudaDeviceGetAttribute(&window, cudaDevAttrMaxAccessPolicyWindowSize, device));
+            if (persisting > 0) GPUFEM_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, persisting));
+            it = limits.emplace(device, std::pair<std::size_t, std::size_t>(persisting, window)).first;
+        }
+        limit = it->second;
+    }
+    cudaAccessPolicyWindow w{};
+    w.base_ptr = const_cast<void*>(base);
+    w.num_bytes = std::min(bytes, limit.second);
+    w.hitRatio = w.num_bytes == 0 ? 0.0f
+                                  : static_cast<float>(std::min(1.0, double(limit.first) / double(w.num_bytes)));
+    w.hitProp = cudaAccessPropertyPersisting;
+    w.missProp = cudaAccessPropertyStreaming;
+    return w;
+}
+
 /// Launches spmv_kernel<V, F> over the slabs with the shared windows the cap allows.
 template <typename V, Fused F>
 void launch_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V beta, V* y,
@@ -418,10 +452,21 @@ void launch_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V 
     if (shared_bytes + own > default_limit)  // beyond the default limit a kernel must opt in
         GPUFEM_CUDA_CHECK(cudaFuncSetAttribute(spmv_kernel<V, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(shared_bytes)));
-    spmv_kernel<V, F><<<a.slabs(), slab, shared_bytes, static_cast<cudaStream_t>(exec.stream())>>>(
-        a.rows, a.slab_ptr.data(), a.band_ptr.data(), a.band_offset.data(), a.band_width.data(), a.values.data(),
-        alpha, x, beta, y, capacity, tail);
-    GPUFEM_CUDA_CHECK_LAUNCH();
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(a.slabs()));
+    config.blockDim = dim3(slab);
+    config.dynamicSmemBytes = shared_bytes;
+    config.stream = static_cast<cudaStream_t>(exec.stream());
+    cudaLaunchAttribute window{};
+    if (a.keep_in_l2) {
+        window.id = cudaLaunchAttributeAccessPolicyWindow;
+        window.val.accessPolicyWindow = l2_window(exec.device_id(), a.values.data(), a.values.bytes());
+        config.attrs = &window;
+        config.numAttrs = 1;
+    }
+    GPUFEM_CUDA_CHECK(cudaLaunchKernelEx(&config, spmv_kernel<V, F>, a.rows, a.slab_ptr.data(), a.band_ptr.data(),
+                                         a.band_offset.data(), a.band_width.data(), a.values.data(), alpha, x, beta,
+                                         y, capacity, tail));
 }
 
 }  // namespace

@@ -157,6 +157,28 @@ TEST(BdiaGpu, MatchesCpuOnRandomMatrices)
     check_against_cpu("long-rows", test::random_csr<float>(5001, 5001, 9, rng, 101, 4000), rng, 0);
 }
 
+TEST(BdiaGpu, TheL2WindowChangesNoValue)
+{
+    // The band values marked as persisting in the L2 cache: a hint to the cache only, so the
+    // product, the fused dot and the fused direction are bitwise those without it (a 3D grid
+    // whose bands (about 1.9 MB) fit the set-aside, and one of 16 MB that does not).
+    GPUFEM_REQUIRE_GPU();
+    std::mt19937 rng(test::random_seed());
+    const auto gpu = Executor::create_cuda();
+    for (const index_type nx : {30, 60}) {
+        const auto m = test::natural_stencil<double>(nx, nx, nx / 3, 1, rng, 10.0);
+        BdiaOptions kept;
+        kept.l2_window = true;
+        const auto plain = build_bdia_format(test::to_csr(m, gpu), BdiaOptions{});
+        const auto windowed = build_bdia_format(test::to_csr(m, gpu), kept);
+        const auto x = test::random_vector<double>(m.rows, rng);
+        const std::vector<double> nan_y(x.size(), std::nan(""));
+        EXPECT_EQ(test::apply_operator(*windowed.op, 1.0, x, 0.0, nan_y), test::apply_operator(*plain.op, 1.0, x, 0.0, nan_y));
+        EXPECT_EQ(test::fused_product(*windowed.op, x), test::fused_product(*plain.op, x));
+        test::expect_cg_direction(*windowed.op, x, bdia_slab, test::tolerance<double>(2e-5), rng);
+    }
+}
+
 TEST(BdiaGpu, RefusesWhenTheBandExceedsTheLimit)
 {
     GPUFEM_REQUIRE_GPU();
