@@ -178,7 +178,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
         "format": "csr",
         "format_options": {"csr": {"coop": 0, "repeat": 0, "block": 0, "tune": true, "offsets": "auto"},
                            "sellp": {"slice": 32, "threads_per_row": 0, "sigma": 1},
-                           "bdia": {"max_bytes": 0, "gap": 2, "shared_bytes": 49152},
+                           "bdia": {"max_bytes": 0, "gap": 2, "shared_bytes": 49152, "l2_window": false},
                            "staircase": {"alpha": 0.01, "slice_height": 32, "streams": true,
                                          "order": "cm", "block": 256},
                            "cusparse-sell": {"slice": 32},
