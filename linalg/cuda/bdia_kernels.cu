@@ -452,18 +452,25 @@ void launch_spmv(const Executor& exec, const Bdia<V>& a, V alpha, const V* x, V 
     if (shared_bytes + own > default_limit)  // beyond the default limit a kernel must opt in
         GPUFEM_CUDA_CHECK(cudaFuncSetAttribute(spmv_kernel<V, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(shared_bytes)));
+    const auto stream = static_cast<cudaStream_t>(exec.stream());
+    if (!a.keep_in_l2) {
+        spmv_kernel<V, F><<<a.slabs(), slab, shared_bytes, stream>>>(
+            a.rows, a.slab_ptr.data(), a.band_ptr.data(), a.band_offset.data(), a.band_width.data(),
+            a.values.data(), alpha, x, beta, y, capacity, tail);
+        GPUFEM_CUDA_CHECK_LAUNCH();
+        return;
+    }
+    // The window goes with the launch itself, so that a CUDA graph capturing it keeps it.
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(a.slabs()));
     config.blockDim = dim3(slab);
     config.dynamicSmemBytes = shared_bytes;
-    config.stream = static_cast<cudaStream_t>(exec.stream());
+    config.stream = stream;
     cudaLaunchAttribute window{};
-    if (a.keep_in_l2) {
-        window.id = cudaLaunchAttributeAccessPolicyWindow;
-        window.val.accessPolicyWindow = l2_window(exec.device_id(), a.values.data(), a.values.bytes());
-        config.attrs = &window;
-        config.numAttrs = 1;
-    }
+    window.id = cudaLaunchAttributeAccessPolicyWindow;
+    window.val.accessPolicyWindow = l2_window(exec.device_id(), a.values.data(), a.values.bytes());
+    config.attrs = &window;
+    config.numAttrs = 1;
     GPUFEM_CUDA_CHECK(cudaLaunchKernelEx(&config, spmv_kernel<V, F>, a.rows, a.slab_ptr.data(), a.band_ptr.data(),
                                          a.band_offset.data(), a.band_width.data(), a.values.data(), alpha, x, beta,
                                          y, capacity, tail));
