@@ -314,6 +314,25 @@ struct MergedSetup {
 
 }  // namespace
 
+/// One iteration of CG with its direction made in the product's pass (a diagonal M or none, one
+/// process): the product (p, q and the partials of p.q), then one kernel for alpha, x, r, z =
+/// M^-1 r (kept only with M) and the scalar step.
+template <typename V>
+void direction_iteration(const Executor& e, const MergedSetup<V>& setup, CgProduct<V>& product,
+                         const Array<V>& z_or_r, Array<V>& p, Array<V>& q, Array<V>& x, Array<V>& r, Array<V>& z)
+{
+    const MergedWorkspace& ws = setup.buffers.workspace();
+    {
+        ScopedInterval t(setup.timing.timer);
+        product.direction(ws, z_or_r, p, q);
+    }
+    ScopedInterval t(setup.vector);
+    const Array<double>& partials = product.partials();
+    V* z_out = setup.d ? z.data() : nullptr;
+    GPUFEM_DISPATCH(e, cg_update_partials(e, ws, p.size(), partials.size(), partials.data(), p.data(), q.data(),
+                                          setup.d, x.data(), r.data(), z_out));
+}
+
 template <typename V>
 SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
                       const SolveOptions& options, const Preconditioner<V>* m, const Communicator& comm)
@@ -344,17 +363,7 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
     }
     const KrylovScalars started = setup.started();
     const auto iteration = [&] {
-        if (direction) {
-            {
-                ScopedInterval t(setup.timing.timer);
-                product.direction(ws, z_or_r, p, q);
-            }
-            ScopedInterval t(setup.vector);
-            const Array<double>& partials = product.partials();
-            GPUFEM_DISPATCH(e, cg_update_partials(e, ws, n, partials.size(), partials.data(), p.data(), q.data(), d,
-                                                  x.data(), r.data(), d ? z.data() : static_cast<V*>(nullptr)));
-            return;
-        }
+        if (direction) return direction_iteration(e, setup, product, z_or_r, p, q, x, r, z);
         {
             ScopedInterval t(setup.timing.timer);
             product.apply(p, q);
