@@ -13,6 +13,7 @@
 
 #include "linalg/bdia.hpp"
 #include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda/fused_product.cuh"
 
 namespace gpufem::kernels::cuda {
 namespace {
@@ -212,36 +213,6 @@ __global__ void __launch_bounds__(slab)
         while (band + 1 < last && d >= band_offset[band + 1]) k_band += band_width[band++];
         stored[(k_band + d - band_offset[band]) * slab] = val[k];
     }
-}
-
-/// What the product does beside y = alpha A x + beta y: nothing, the dot x.y (y = A x), or
-/// CG's direction (x = z, y = q: p = z + b p, q = A z + b q, the dot p.q).
-enum class Fused { none, dot, direction };
-
-/// The fused products' extra arguments: one partial sum per slab, CG's p and its beta.
-template <typename V>
-struct FusedTail {
-    double* partials = nullptr;
-    V* p = nullptr;
-    const double* beta = nullptr;
-};
-
-/// Row row's end of a fused product whose row sum is sum: writes y (and p) and returns the
-/// row's term of the dot.
-template <typename V>
-__device__ double fused_row(Fused f, const FusedTail<V>& tail, const V* __restrict__ x, V* __restrict__ y,
-                            index_type row, V sum)
-{
-    if (f == Fused::dot) {
-        y[row] = sum;
-        return double(__ldg(x + row)) * double(sum);
-    }
-    const V b = static_cast<V>(*tail.beta);
-    const V q = b == V(0) ? sum : sum + b * y[row];
-    const V p = b == V(0) ? __ldg(x + row) : __ldg(x + row) + b * tail.p[row];
-    y[row] = q;
-    tail.p[row] = p;
-    return double(p) * double(q);
 }
 
 /// Sum over one band of row r0 + t: its width stored diagonals times x from global memory,

@@ -8,6 +8,7 @@
 #include <cub/device/device_reduce.cuh>
 
 #include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda/fused_product.cuh"
 #include "linalg/ell.hpp"
 
 namespace gpufem::kernels::cuda {
@@ -87,52 +88,39 @@ __global__ void __launch_bounds__(block_size)
     y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
 
-/// y = A x and the block's sum of x_i y_i to partials[blockIdx.x] (the product fused with the dot).
-template <bool RowLengths, typename V>
+/// The product fused with the dot (y = A x, the block's sum of x_i y_i) or with CG's direction
+/// (x = z, y = q: p = z + b p, q = A z + b q, the block's sum of p_i q_i), the block's sum to
+/// partials[blockIdx.x].
+template <bool RowLengths, Fused F, typename V>
 __global__ void __launch_bounds__(block_size)
-    ell_spmv_dot_kernel(index_type rows, index_type width, index_type stride,
-                        const index_type* __restrict__ col, const V* __restrict__ val,
-                        const index_type* __restrict__ row_len, const V* __restrict__ x, V* __restrict__ y,
-                        double* __restrict__ partials)
+    ell_spmv_fused_kernel(index_type rows, index_type width, index_type stride,
+                          const index_type* __restrict__ col, const V* __restrict__ val,
+                          const index_type* __restrict__ row_len, const V* __restrict__ x, V* __restrict__ y,
+                          FusedTail<V> tail)
 {
     const index_type row = blockIdx.x * blockDim.x + threadIdx.x;
     double product = 0;
-    if (row < rows) {
-        const V sum = row_sum<RowLengths>(row, width, stride, col, val, row_len, x);
-        y[row] = sum;
-        product = double(__ldg(x + row)) * double(sum);
-    }
+    if (row < rows)
+        product = fused_row(F, tail, x, y, row, row_sum<RowLengths>(row, width, stride, col, val, row_len, x));
     using BlockReduce = cub::BlockReduce<double, block_size>;
     __shared__ typename BlockReduce::TempStorage storage;
     const double total = BlockReduce(storage).Sum(product);
-    if (threadIdx.x == 0) partials[blockIdx.x] = total;
+    if (threadIdx.x == 0) tail.partials[blockIdx.x] = total;
 }
 
-/// CG's direction fused with the product: with b = *beta, q = A z + b q, p = z + b p, and the
-/// block's sum of p_i q_i to partials[blockIdx.x] (b == 0 ignores p's and q's contents).
-template <bool RowLengths, typename V>
-__global__ void __launch_bounds__(block_size)
-    ell_spmv_direction_kernel(index_type rows, index_type width, index_type stride,
-                              const index_type* __restrict__ col, const V* __restrict__ val,
-                              const index_type* __restrict__ row_len, const V* __restrict__ z,
-                              const double* __restrict__ beta, V* __restrict__ p, V* __restrict__ q,
-                              double* __restrict__ partials)
+/// Launches ell_spmv_fused_kernel<., F> for the layout (with or without row lengths).
+template <Fused F, typename V>
+void launch_fused(const Executor& exec, const Ell<V>& a, const V* x, V* y, const FusedTail<V>& tail)
 {
-    const index_type row = blockIdx.x * blockDim.x + threadIdx.x;
-    double product = 0;
-    if (row < rows) {
-        const V b = static_cast<V>(*beta);
-        const V sum = row_sum<RowLengths>(row, width, stride, col, val, row_len, z);
-        const V qi = b == V(0) ? sum : sum + b * q[row];
-        const V pi = b == V(0) ? __ldg(z + row) : __ldg(z + row) + b * p[row];
-        q[row] = qi;
-        p[row] = pi;
-        product = double(pi) * double(qi);
-    }
-    using BlockReduce = cub::BlockReduce<double, block_size>;
-    __shared__ typename BlockReduce::TempStorage storage;
-    const double total = BlockReduce(storage).Sum(product);
-    if (threadIdx.x == 0) partials[blockIdx.x] = total;
+    if (a.rows == 0) return;
+    auto stream = static_cast<cudaStream_t>(exec.stream());
+    if (a.with_lengths)
+        ell_spmv_fused_kernel<true, F, V><<<grid_for(a.rows), block_size, 0, stream>>>(
+            a.rows, a.width, a.stride, a.col_idx.data(), a.values.data(), a.row_len.data(), x, y, tail);
+    else
+        ell_spmv_fused_kernel<false, F, V><<<grid_for(a.rows), block_size, 0, stream>>>(
+            a.rows, a.width, a.stride, a.col_idx.data(), a.values.data(), nullptr, x, y, tail);
+    GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
@@ -186,31 +174,14 @@ void ell_spmv(const Executor& exec, const Ell<V>& a, V alpha, const V* x, V beta
 template <typename V>
 void ell_spmv_dot(const Executor& exec, const Ell<V>& a, const V* x, V* y, double* partials)
 {
-    if (a.rows == 0) return;
-    auto stream = static_cast<cudaStream_t>(exec.stream());
-    if (a.with_lengths)
-        ell_spmv_dot_kernel<true, V><<<grid_for(a.rows), block_size, 0, stream>>>(
-            a.rows, a.width, a.stride, a.col_idx.data(), a.values.data(), a.row_len.data(), x, y, partials);
-    else
-        ell_spmv_dot_kernel<false, V><<<grid_for(a.rows), block_size, 0, stream>>>(
-            a.rows, a.width, a.stride, a.col_idx.data(), a.values.data(), nullptr, x, y, partials);
-    GPUFEM_CUDA_CHECK_LAUNCH();
+    launch_fused<Fused::dot>(exec, a, x, y, FusedTail<V>{partials});
 }
 
 template <typename V>
 void ell_spmv_direction(const Executor& exec, const Ell<V>& a, const V* z, const double* beta, V* p, V* q,
                         double* partials)
 {
-    if (a.rows == 0) return;
-    auto stream = static_cast<cudaStream_t>(exec.stream());
-    const index_type* lengths = a.with_lengths ? a.row_len.data() : nullptr;
-    if (a.with_lengths)
-        ell_spmv_direction_kernel<true, V><<<grid_for(a.rows), block_size, 0, stream>>>(
-            a.rows, a.width, a.stride, a.col_idx.data(), a.values.data(), lengths, z, beta, p, q, partials);
-    else
-        ell_spmv_direction_kernel<false, V><<<grid_for(a.rows), block_size, 0, stream>>>(
-            a.rows, a.width, a.stride, a.col_idx.data(), a.values.data(), lengths, z, beta, p, q, partials);
-    GPUFEM_CUDA_CHECK_LAUNCH();
+    launch_fused<Fused::direction>(exec, a, z, q, FusedTail<V>{partials, p, beta});
 }
 
 GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(ell_row_lengths, ell_fill, ell_spmv, ell_spmv_dot, ell_spmv_direction)

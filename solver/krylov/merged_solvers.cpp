@@ -312,8 +312,6 @@ struct MergedSetup {
     std::chrono::steady_clock::time_point made = std::chrono::steady_clock::now();
 };
 
-}  // namespace
-
 /// One iteration of CG with its direction made in the product's pass (a diagonal M or none, one
 /// process): the product (p, q and the partials of p.q), then one kernel for alpha, x, r, z =
 /// M^-1 r (kept only with M) and the scalar step.
@@ -332,6 +330,8 @@ void direction_iteration(const Executor& e, const MergedSetup<V>& setup, CgProdu
     GPUFEM_DISPATCH(e, cg_update_partials(e, ws, p.size(), partials.size(), partials.data(), p.data(), q.data(),
                                           setup.d, x.data(), r.data(), z_out));
 }
+
+}  // namespace
 
 template <typename V>
 SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x,
