@@ -63,7 +63,9 @@ constexpr std::string_view solver_keys[] = {"method",         "variant",     "pr
 constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
                                          "coarse_size",        "max_levels", "cycle",
                                          "aggregation",        "gather_rows", "precision",
-                                         "prolongator",        "pa_coarse",   "eigen_steps"};
+                                         "prolongator",        "pa_coarse",   "eigen_steps",
+                                         "coarsening",         "classical_threshold",
+                                         "interpolation_entries"};
 
 constexpr std::string_view fv_keys[] = {"nonorthogonal_correctors", "correction_limit", "correction"};
 
@@ -543,6 +545,21 @@ FvOptions read_fv(const CaseReader& reader, const CaseValue& value, json& resolv
     return fv;
 }
 
+/// solver.amg's coarsening and the classical coarsening's settings.
+void read_coarsening(const CaseReader& reader, const std::vector<CaseValue>& entries, AmgOptions& amg)
+{
+    if (const CaseValue* coarsening = find_entry(entries, "coarsening"))
+        amg.coarsening = reader.to_enum(*coarsening, amg_coarsening_names);
+    if (const CaseValue* theta = find_entry(entries, "classical_threshold")) {
+        const std::string expected = "a number > 0 and < 1";
+        amg.classical_threshold = reader.to_double(*theta, expected);
+        if (!(amg.classical_threshold > 0.0 && amg.classical_threshold < 1.0))
+            reader.fail(*theta, "expected " + expected + ", got '" + theta->node.Scalar() + "'");
+    }
+    if (const CaseValue* entries_per_row = find_entry(entries, "interpolation_entries"))
+        amg.interpolation_entries = reader.to_int(*entries_per_row, 0);
+}
+
 /// The solver.amg map; resolved gets its JSON with defaults.
 AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& resolved)
 {
@@ -590,6 +607,7 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
         amg.eigen_steps = reader.to_int(*steps, 1);
         if (amg.eigen_steps < 3 || amg.eigen_steps > 50) reader.fail(*steps, "expected an integer from 3 to 50");
     }
+    read_coarsening(reader, entries, amg);
     resolved = {{"strength_threshold", amg.strength_threshold},
                 {"smoother", enum_name(amg_smoother_names, amg.smoother)},
                 {"degree", amg.degree},
@@ -601,7 +619,10 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
                 {"precision", enum_name(amg_precision_names, amg.precision)},
                 {"prolongator", enum_name(amg_prolongator_names, amg.prolongator)},
                 {"pa_coarse", enum_name(amg_pa_coarse_names, amg.pa_coarse)},
-                {"eigen_steps", amg.eigen_steps}};
+                {"eigen_steps", amg.eigen_steps},
+                {"coarsening", enum_name(amg_coarsening_names, amg.coarsening)},
+                {"classical_threshold", amg.classical_threshold},
+                {"interpolation_entries", amg.interpolation_entries}};
     return amg;
 }
 

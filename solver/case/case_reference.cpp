@@ -353,7 +353,7 @@ std::string solver_settings_reference()
                            Jacobi or no preconditioner on one process it also makes the new
                            direction (two kernels an iteration); the report's
                            solver.fused_dot says whether it did
-  amg:                     (map) smoothed-aggregation AMG (preconditioner amg, and pmg's levels)
+  amg:                     (map) algebraic multigrid (preconditioner amg, and pmg's levels)
     strength_threshold: 0.02 (number, 0 <= t < 1, default 0.02) a_ij is a strong coupling
                            when |a_ij| > t sqrt(|a_ii a_jj|), or when it is its row's (or
                            column's) strongest; aggregates grow over strong couplings only
@@ -371,6 +371,18 @@ std::string solver_settings_reference()
     cycle: v               (string, default v) v | w: each level visits the next coarser one
                            once (V-cycle) or twice (W-cycle: fewer iterations for more work on
                            the coarse levels; symmetric, so CG stays valid)
+    coarsening: aggregation (string, default aggregation) aggregation | classical: each level's
+                           coarse space by smoothed aggregation, or by classical AMG's C/F
+                           splitting (PMIS) and extended+i interpolation, as hypre's BoomerAMG:
+                           about half the iterations on unstructured triangles and tetrahedra
+                           at P1 to P3, coarse levels about twice as dense, the splitting and
+                           interpolation made on the host's threads (a device level is copied
+                           there); Chebyshev over [lambda_max / 5, lambda_max]; one process
+    classical_threshold: 0.25 (number, 0 < t < 1, default 0.25) classical: a_ij of the opposite
+                           sign to a_ii is strong when |a_ij| >= t times the row's largest
+    interpolation_entries: 4 (integer >= 0, default 4) classical: at most this many entries in
+                           a row of the interpolation, the largest, scaled to keep the row's
+                           sum (0: all; more make denser coarse levels for few iterations)
     aggregation: distance2 (string, default distance2) distance2 | distance1: aggregate roots
                            at least 3 (distance2) or 2 (distance1) strong hops apart; distance1
                            makes aggregates of a root and its neighbours, about 4 nodes on 2D

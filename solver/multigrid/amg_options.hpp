@@ -36,6 +36,18 @@ enum class AmgAggregation {
 inline constexpr std::array<EnumName<AmgAggregation>, 2> amg_aggregation_names{
     {{AmgAggregation::distance2, "distance2"}, {AmgAggregation::distance1, "distance1"}}};
 
+/// How a level's coarse space is made.
+enum class AmgCoarsening {
+    aggregation,  ///< smoothed aggregation: the nodes grouped into aggregates, the constant per
+                  ///< aggregate smoothed by one Jacobi step (cheap levels, many iterations)
+    classical,    ///< C/F splitting (PMIS) and extended+i interpolation, as classical AMG
+                  ///< (hypre's BoomerAMG): fewer iterations, denser coarse levels, set up on
+                  ///< the host
+};
+/// Their names, as in the case file.
+inline constexpr std::array<EnumName<AmgCoarsening>, 2> amg_coarsening_names{
+    {{AmgCoarsening::aggregation, "aggregation"}, {AmgCoarsening::classical, "classical"}}};
+
 /// The matrix the tentative prolongator is smoothed with (one Jacobi step).
 enum class AmgProlongator {
     full,      ///< A itself: each row of P reaches every neighbour's aggregate
@@ -83,6 +95,12 @@ struct AmgOptions {
     /// smoothed).
     int max_levels = 25;
     AmgCycle cycle = AmgCycle::v;
+    AmgCoarsening coarsening = AmgCoarsening::aggregation;
+    /// classical: a_ij (of the opposite sign to a_ii) is strong when |a_ij| >= theta times
+    /// the row's largest such coupling.
+    double classical_threshold = 0.25;
+    /// classical: at most this many entries per interpolation row (0: all).
+    int interpolation_entries = 4;
     AmgAggregation aggregation = AmgAggregation::distance2;
     AmgProlongator prolongator = AmgProlongator::full;
     /// Across ranks: a coarse level of at most this many rows in all, and every level below

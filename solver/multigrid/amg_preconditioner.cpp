@@ -103,6 +103,36 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const AmgOpt
 }
 
 template <typename V>
+index_type AmgPreconditioner<V>::coarsen(const Csr<V>& csr, const LinearOperator<V>& op, Coarsening& out,
+                                         int& rounds) const
+{
+    if (options_.coarsening == AmgCoarsening::classical) {
+        const Csr<V> host = csr.clone_to(Executor::create_cpu());
+        out.splitting = pmis_splitting(host, classical_strength(host, options_.classical_threshold));
+        rounds = out.splitting.rounds;
+        return out.splitting.count;
+    }
+    Array<std::uint8_t> strong = strength_of_connection(csr, op.diagonal(), options_.strength_threshold);
+    out.aggregates = aggregate(csr, strong, options_.aggregation);
+    if (options_.prolongator == AmgProlongator::filtered) out.aggregates.strong = std::move(strong);
+    rounds = out.aggregates.rounds;
+    return out.aggregates.count;
+}
+
+template <typename V>
+Csr<V> AmgPreconditioner<V>::prolongator_of(const Csr<V>& csr, const Array<V>& dinv, double upper,
+                                            const Coarsening& c) const
+{
+    if (options_.coarsening == AmgCoarsening::classical) {
+        // The strength again from these values (an update keeps the splitting, not the pattern).
+        const Csr<V> host = csr.clone_to(Executor::create_cpu());
+        return extended_interpolation(host, classical_strength(host, options_.classical_threshold),
+                                      c.splitting, options_.interpolation_entries, exec_);
+    }
+    return smoothed_prolongator(csr, dinv, 4.0 / (3.0 * upper), c.aggregates);
+}
+
+template <typename V>
 void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>>* given_prolongators,
                                   std::vector<Csr<V>>* given_operators)
 {
@@ -158,23 +188,18 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
         const bool geometric = levels_.size() < given;
         bool coarsest = !geometric && (n <= options.coarse_size ||
                                        static_cast<int>(levels_.size()) + 1 >= options.max_levels);
-        Aggregates aggregates;
+        Coarsening coarsening;
         if (!coarsest && !geometric) {
-            Array<std::uint8_t> strong =
-                strength_of_connection(*csr, op.diagonal(), options.strength_threshold);
-            aggregates = aggregate(*csr, strong, options.aggregation);
-            if (options.prolongator == AmgProlongator::filtered) aggregates.strong = std::move(strong);
-            summary.mis_rounds = aggregates.rounds;
-            // No aggregate, or too few nodes merged to be worth a level: stop here.
-            coarsest = aggregates.count == 0 ||
-                       static_cast<double>(aggregates.count) > 0.8 * static_cast<double>(n);
+            const index_type count = coarsen(*csr, op, coarsening, summary.mis_rounds);
+            // No coarse point, or too few nodes merged to be worth a level: stop here.
+            coarsest = count == 0 || static_cast<double>(count) > 0.8 * static_cast<double>(n);
         }
         phase_done(0);
         if (coarsest && n <= dense_inverse_limit) {
             coarsest_entries = dense_inverse_input(*csr);
             summaries_.push_back(summary);
             levels_.push_back(std::move(level));
-            aggregates_.emplace_back();
+            coarsenings_.emplace_back();
             phase_done(5);
             break;
         }
@@ -191,7 +216,7 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
                          "change solver.amg.strength_threshold)",
                          n);
             levels_.push_back(std::move(level));
-            aggregates_.emplace_back();
+            coarsenings_.emplace_back();
             break;
         }
         if (geometric) ++given_levels_;
@@ -209,14 +234,13 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
             }
             phase_done(3);
             levels_.push_back(std::move(level));
-            aggregates_.emplace_back();
+            coarsenings_.emplace_back();
             csr = coarse_op->stored_csr();
             phase_done(4);
             continue;
         }
         Csr<V> p = geometric ? (*given_prolongators)[levels_.size() - offset].clone_to(exec_)
-                             : smoothed_prolongator(*csr, level->dinv,
-                                                    4.0 / (3.0 * chebyshev_margin * summary.lambda_max), aggregates);
+                             : prolongator_of(*csr, level->dinv, chebyshev_margin * summary.lambda_max, coarsening);
         Csr<V> r = sparse_transpose(p);
         phase_done(2);
         Csr<V> next = given_operators && geometric && levels_.size() < given_operators->size()
@@ -226,7 +250,7 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
         level->prolongation = csr_level_operator(std::move(p));
         level->restriction = csr_level_operator(std::move(r));
         levels_.push_back(std::move(level));
-        aggregates_.push_back(std::move(aggregates));  // empty for a given prolongator
+        coarsenings_.push_back(std::move(coarsening));  // empty for a given prolongator
         coarse_op = csr_level_operator(std::move(next));
         csr = coarse_op->stored_csr();  // the operator keeps the matrix: no second copy
         phase_done(4);
@@ -306,8 +330,11 @@ std::size_t AmgPreconditioner<V>::cycle_bytes() const
 template <typename V>
 double AmgPreconditioner<V>::set_up_smoother(Level& level, double lambda) const
 {
+    const double range =
+        options_.coarsening == AmgCoarsening::classical ? classical_chebyshev_range : chebyshev_range;
     level.smoother = std::make_unique<PolynomialSmoother<V>>(*level.op, level.dinv, chebyshev_margin * lambda,
-                                                             options_.degree, options_.smoother == AmgSmoother::jacobi);
+                                                             options_.degree, options_.smoother == AmgSmoother::jacobi,
+                                                             range);
     return lambda;
 }
 
@@ -365,9 +392,9 @@ void AmgPreconditioner<V>::update_levels(const LinearOperator<V>& a, const Csr<V
             summaries_[l].lambda_max =
                 set_up_smoother(level, LambdaMaxEstimate<V>(op, level.dinv, options_.eigen_steps).lambda_max());
         if (!level.prolongation) break;  // a coarsest level that is only smoothed
-        if (!geometric) {  // AMG: P from the kept aggregates, new values
+        if (!geometric) {  // AMG: P from the kept coarse space, new values
             const double upper = chebyshev_margin * summaries_[l].lambda_max;
-            Csr<V> p = smoothed_prolongator(*csr, level.dinv, 4.0 / (3.0 * upper), aggregates_[l]);
+            Csr<V> p = prolongator_of(*csr, level.dinv, upper, coarsenings_[l]);
             Csr<V> r = sparse_transpose(p);
             level.prolongation = csr_level_operator(std::move(p));
             level.restriction = csr_level_operator(std::move(r));

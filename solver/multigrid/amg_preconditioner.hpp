@@ -19,6 +19,7 @@
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_options.hpp"
 #include "solver/multigrid/chebyshev.hpp"
+#include "solver/multigrid/classical_coarsening.hpp"
 #include "solver/multigrid/dense_inverse.hpp"
 #include "solver/multigrid/lattice_product.hpp"
 
@@ -155,7 +156,16 @@ private:
     std::size_t apply_bytes_ = 0;
     double setup_seconds_ = 0;
     double update_seconds_ = 0;
-    std::vector<Aggregates> aggregates_;  ///< per level: its aggregation (empty: given P, coarsest)
+    /// A level's coarse space: its aggregates or its C/F splitting (as the options' coarsening).
+    struct Coarsening {
+        Aggregates aggregates;
+        CoarseSplitting splitting;
+    };
+    std::vector<Coarsening> coarsenings_;  ///< per level (empty: given P, coarsest)
+    /// Makes level's coarse space from its matrix csr; returns the coarse size and sets rounds.
+    index_type coarsen(const Csr<V>& csr, const LinearOperator<V>& op, Coarsening& out, int& rounds) const;
+    /// The prolongator of a level from its coarse space (upper: its smoother's interval end).
+    Csr<V> prolongator_of(const Csr<V>& csr, const Array<V>& dinv, double upper, const Coarsening& c) const;
     std::vector<CoarseLattice> lattices_;  ///< per given level: its coarse grid's lattice (or empty)
     /// R A P of level l (through its lattice when it has one).
     Csr<V> galerkin(std::size_t l, const Csr<V>& r, const Csr<V>& a, const Csr<V>& p) const;

@@ -118,7 +118,7 @@ double LambdaMaxEstimate<V>::lambda_max() const
 
 template <typename V>
 PolynomialSmoother<V>::PolynomialSmoother(const LinearOperator<V>& a, const Array<V>& dinv,
-                                          double upper, int degree, bool jacobi)
+                                          double upper, int degree, bool jacobi, double range)
     : a_(&a), dinv_(&dinv)
 {
     if (degree < 1) throw std::invalid_argument("smoother degree must be at least 1");
@@ -129,7 +129,7 @@ PolynomialSmoother<V>::PolynomialSmoother(const LinearOperator<V>& a, const Arra
         }
         return;
     }
-    const double lower = upper / chebyshev_range;
+    const double lower = upper / range;
     const double theta = 0.5 * (upper + lower), delta = 0.5 * (upper - lower);
     const double sigma = theta / delta;
     double rho = 1 / sigma;

@@ -46,6 +46,15 @@ double estimate_lambda_max(const LinearOperator<V>& a, const Array<V>& dinv, int
 /// off-diagonal e (e.size() == d.size() - 1), by bisection to relative accuracy 1e-12.
 double tridiagonal_lambda_max(const std::vector<double>& d, const std::vector<double>& e);
 
+/// The upper end of the Chebyshev interval over its lower end (smoothed aggregation).
+inline constexpr double chebyshev_range = 10.0;
+/// The same for classical coarsening, whose coarse space takes more of the spectrum's lower
+/// part (hypre's Chebyshev smoother uses 1 / 0.3): fewer iterations than 10 on triangles and
+/// tetrahedra at P1 to P3.
+inline constexpr double classical_chebyshev_range = 5.0;
+/// The upper end of the Chebyshev interval as a multiple of the lambda_max estimate.
+inline constexpr double chebyshev_margin = 1.1;
+
 /// A polynomial smoother in D^-1 A: Chebyshev of a given degree over
 /// [lambda_max / range, lambda_max] (the standard three-term recurrence), or damped Jacobi
 /// (the same step with a fixed weight). Symmetric in the A inner product, so a V-cycle with
@@ -56,8 +65,9 @@ public:
     /// Chebyshev (jacobi false) of `degree` steps or `degree` Jacobi sweeps of weight
     /// 4 / (3 lambda_max) (jacobi true), for a with inverse diagonal dinv; upper is the upper
     /// end of the interval (an estimate of lambda_max with its margin).
+    /// range: the Chebyshev interval is [upper / range, upper].
     PolynomialSmoother(const LinearOperator<V>& a, const Array<V>& dinv, double upper, int degree,
-                       bool jacobi);
+                       bool jacobi, double range = chebyshev_range);
 
     /// Smooths a x = b: x improved in place (zero_guess: x is taken as zero and not read).
     /// ax and d are work vectors of a.rows() entries.
@@ -72,9 +82,5 @@ private:
     std::vector<V> c_d_, c_r_;  ///< step k: d = c_d[k] d + c_r[k] D^-1 (b - A x); x += d
 };
 
-/// The lower end of the Chebyshev interval as a fraction of the upper one.
-inline constexpr double chebyshev_range = 10.0;
-/// The upper end of the Chebyshev interval as a multiple of the lambda_max estimate.
-inline constexpr double chebyshev_margin = 1.1;
 
 }  // namespace gpufem

@@ -99,6 +99,9 @@ DistributedAmg<V>::DistributedAmg(const LinearOperator<V>& a, const DistributedR
 {
     if (rows.owned_rows() != a.rows() || rows.nonlocal.rows != a.rows() || rows.nonlocal.cols != rows.halo.ghosts())
         throw std::invalid_argument("distributed AMG: the rows do not match the operator and its halo");
+    if (options.coarsening == AmgCoarsening::classical)  // the same on every rank: no rank waits
+        throw std::invalid_argument("solver.amg.coarsening: classical runs on one process; under mpirun "
+                                    "use aggregation (the default)");
     together(host_, [&] { check_wide_rows(rows); });
     fine_entries_ = rank_entries(rows);
     fine_ghosts_ = rows.halo.ghosts();

@@ -50,8 +50,9 @@ PreconditionerMemory amg_memory(const MatrixShape& m, bool finite_volumes)
 PreconditionerEntry amg_preconditioner_entry()
 {
     PreconditionerEntry entry = multigrid_entry(
-        "amg", "smoothed-aggregation algebraic multigrid, one V-cycle per iteration, set up on the "
-               "backend's device; with lma or pa the matrix is assembled as well for the setup. Under "
+        "amg", "smoothed-aggregation algebraic multigrid (or classical coarsening: "
+               "solver.amg.coarsening), one V-cycle per iteration, set up on the backend's device; "
+               "with lma or pa the matrix is assembled as well for the setup. Under "
                "mpirun each rank aggregates its own rows and the small coarse levels are gathered "
                "onto every rank (solver.amg.gather_rows)");
     entry.across_ranks = true;

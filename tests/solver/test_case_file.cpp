@@ -189,7 +189,9 @@ TEST(CaseFile, DefaultsAreFilledIn)
                    "amg": {"strength_threshold": 0.02, "smoother": "chebyshev", "degree": 2,
                            "coarse_size": 500, "max_levels": 25, "cycle": "v",
                            "aggregation": "distance2", "gather_rows": 200000, "precision": "double",
-                           "prolongator": "full", "pa_coarse": "factors", "eigen_steps": 10}},
+                           "prolongator": "full", "pa_coarse": "factors", "eigen_steps": 10,
+                           "coarsening": "aggregation", "classical_threshold": 0.25,
+                           "interpolation_entries": 4}},
         "precision": "double",
         "reorder": "none",
         "backend": "auto",
@@ -451,6 +453,19 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
     EXPECT_EQ(spec.resolved["solver"]["amg"]["eigen_steps"], 12);
     expect_contains(error_of(minimal + "solver:\n  amg:\n    eigen_steps: 2\n"),
                     {"case.yaml:4: solver.amg.eigen_steps: expected an integer from 3 to 50"});
+    const CaseSpec classical = parse_case_text(
+        minimal + "solver:\n  amg: {coarsening: classical, classical_threshold: 0.4, interpolation_entries: 0}\n",
+        "case.yaml", "");
+    EXPECT_EQ(classical.solver.amg.coarsening, gpufem::AmgCoarsening::classical);
+    EXPECT_DOUBLE_EQ(classical.solver.amg.classical_threshold, 0.4);
+    EXPECT_EQ(classical.solver.amg.interpolation_entries, 0);
+    EXPECT_EQ(classical.resolved["solver"]["amg"]["coarsening"], "classical");
+    expect_contains(error_of(minimal + "solver:\n  amg:\n    coarsening: ruge\n"),
+                    {"case.yaml:4: solver.amg.coarsening: expected one of aggregation, classical, got 'ruge'"});
+    expect_contains(error_of(minimal + "solver:\n  amg:\n    classical_threshold: 0\n"),
+                    {"case.yaml:4: solver.amg.classical_threshold: expected a number > 0 and < 1"});
+    expect_contains(error_of(minimal + "solver:\n  amg:\n    interpolation_entries: -1\n"),
+                    {"case.yaml:4: solver.amg.interpolation_entries"});
     expect_contains(error_of(minimal + "solver:\n  amg:\n    gather_rows: 0\n"),
                     {"case.yaml:4: solver.amg.gather_rows"});
     expect_contains(error_of(minimal + "solver:\n  amg:\n    levels: 3\n"),
