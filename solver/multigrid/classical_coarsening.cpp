@@ -129,12 +129,40 @@ CoarseSplitting pmis_splitting(const Csr<V>& a_host, const std::vector<std::uint
 
 namespace {
 
+/// Each row's couplings to C points (the only columns interpolation reaches), made once per
+/// level: the column, the value if of the opposite sign to the row's diagonal (else 0), and
+/// whether it is strong. The interpolation's inner loops run over these short lists.
+struct CoarseCouplings {
+    std::vector<index_type> ptr, col;
+    std::vector<double> opposite;
+    std::vector<std::uint8_t> strong;
+    std::vector<double> sign;  ///< of each row's diagonal
+
+    template <typename V>
+    CoarseCouplings(const HostRows<V>& a, const std::vector<std::uint8_t>& strong_entries, const CoarseSplitting& s)
+        : ptr(static_cast<std::size_t>(a.n) + 1, 0), sign(static_cast<std::size_t>(a.n))
+    {
+        for (index_type i = 0; i < a.n; ++i) {
+            sign[i] = a.diagonal(i) < 0 ? -1.0 : 1.0;
+            for (index_type k = a.ptr[i]; k < a.ptr[i + 1]; ++k) {
+                if (a.col[k] == i || s.coarse_of[a.col[k]] < 0) continue;
+                const double v = static_cast<double>(a.val[k]);
+                col.push_back(a.col[k]);
+                opposite.push_back(sign[i] * v < 0 ? v : 0.0);
+                strong.push_back(strong_entries[k]);
+            }
+            ptr[i + 1] = static_cast<index_type>(col.size());
+        }
+    }
+};
+
 /// The weights of one F row of the extended+i interpolation, before truncation.
 template <typename V>
 class ExtendedRow {
 public:
-    ExtendedRow(const HostRows<V>& a, const std::vector<std::uint8_t>& strong, const CoarseSplitting& s)
-        : a_(a), strong_(strong), s_(s), slot_(static_cast<std::size_t>(a.n), -1)
+    ExtendedRow(const HostRows<V>& a, const std::vector<std::uint8_t>& strong, const CoarseSplitting& s,
+                const CoarseCouplings& c)
+        : a_(a), strong_(strong), s_(s), c_(c), slot_(static_cast<std::size_t>(a.n), -1)
     {
     }
 
@@ -146,12 +174,13 @@ public:
         w_.clear();
         gather_coarse(i);
         if (cols_.empty()) return;
-        double diag = a_.diagonal(i);
+        double diag = 0;
         for (index_type k = a_.ptr[i]; k < a_.ptr[i + 1]; ++k) {
             const index_type m = a_.col[k];
             const double a_im = static_cast<double>(a_.val[k]);
-            if (m == i) continue;
-            if (slot_[m] >= 0)
+            if (m == i)
+                diag += a_im;
+            else if (slot_[m] >= 0)
                 w_[slot_[m]] += a_im;
             else if (strong_[k] && s_.coarse_of[m] < 0)
                 diag += distribute(i, m, a_im);
@@ -186,38 +215,39 @@ private:
                 add_column(m);
                 continue;
             }
-            for (index_type q = a_.ptr[m]; q < a_.ptr[m + 1]; ++q)
-                if (strong_[q] && s_.coarse_of[a_.col[q]] >= 0) add_column(a_.col[q]);
+            for (index_type q = c_.ptr[m]; q < c_.ptr[m + 1]; ++q)
+                if (c_.strong[q]) add_column(c_.col[q]);
         }
+    }
+    /// a_mi if of the opposite sign to a_mm, else 0 (0 too where m's row has no column i).
+    double opposite_to(index_type m, index_type i) const
+    {
+        const index_type* begin = a_.col + a_.ptr[m];
+        const index_type* end = a_.col + a_.ptr[m + 1];
+        const index_type* at = std::lower_bound(begin, end, i);
+        if (at == end || *at != i) return 0.0;
+        const double v = static_cast<double>(a_.val[a_.ptr[m] + (at - begin)]);
+        return c_.sign[m] * v < 0 ? v : 0.0;
     }
     /// Spreads a_im of the strong F neighbour m over C-hat and i itself in proportion to m's
     /// couplings to them of the opposite sign to m's diagonal; returns the part that falls on i
     /// (all of a_im when m has no such coupling).
     double distribute(index_type i, index_type m, double a_im)
     {
-        const double sign = a_.diagonal(m) < 0 ? -1.0 : 1.0;
-        const auto opposite = [sign](double v) { return sign * v < 0 ? v : 0.0; };
-        double total = 0;
-        for (index_type q = a_.ptr[m]; q < a_.ptr[m + 1]; ++q) {
-            const index_type l = a_.col[q];
-            if (l == i || slot_[l] >= 0) total += opposite(static_cast<double>(a_.val[q]));
-        }
+        const double to_i = opposite_to(m, i);
+        double total = to_i;
+        for (index_type q = c_.ptr[m]; q < c_.ptr[m + 1]; ++q)
+            if (slot_[c_.col[q]] >= 0) total += c_.opposite[q];
         if (total == 0) return a_im;
-        double on_i = 0;
-        for (index_type q = a_.ptr[m]; q < a_.ptr[m + 1]; ++q) {
-            const index_type l = a_.col[q];
-            const double share = a_im * opposite(static_cast<double>(a_.val[q])) / total;
-            if (l == i)
-                on_i += share;
-            else if (slot_[l] >= 0)
-                w_[slot_[l]] += share;
-        }
-        return on_i;
+        for (index_type q = c_.ptr[m]; q < c_.ptr[m + 1]; ++q)
+            if (slot_[c_.col[q]] >= 0) w_[slot_[c_.col[q]]] += a_im * c_.opposite[q] / total;
+        return a_im * to_i / total;
     }
 
     const HostRows<V>& a_;
     const std::vector<std::uint8_t>& strong_;
     const CoarseSplitting& s_;
+    const CoarseCouplings& c_;
     std::vector<index_type> slot_;  ///< position of a column in the current row, -1 if absent
     std::vector<index_type> cols_;
     std::vector<double> w_;
@@ -297,9 +327,10 @@ Csr<V> extended_interpolation(const Csr<V>& a_host, const std::vector<std::uint8
     const index_type block_rows = 8192;
     const index_type blocks = (a.n + block_rows - 1) / block_rows;
     std::vector<RowBlock<V>> parts(static_cast<std::size_t>(blocks));
+    const CoarseCouplings couplings(a, strong, splitting);
 #pragma omp parallel
     {
-        ExtendedRow<V> row(a, strong, splitting);
+        ExtendedRow<V> row(a, strong, splitting, couplings);
 #pragma omp for schedule(dynamic, 1)
         for (index_type b = 0; b < blocks; ++b)
             interpolation_rows(row, splitting, max_entries, b * block_rows, std::min(a.n, (b + 1) * block_rows),
