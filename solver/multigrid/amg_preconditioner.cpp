@@ -303,7 +303,7 @@ void AmgPreconditioner<V>::finish_levels(const std::vector<std::size_t>& deferre
                   1e3 * inverse_seconds, 1e3 * inverse_wait);
     if (coarsest_entries) coarse_inverse_ = upload_as<V>(exec_, inverse);
     for (std::size_t k = 0; k < deferred.size(); ++k)
-        summaries_[deferred[k]].lambda_max = set_up_smoother(*levels_[deferred[k]], estimates[k].lambda_max());
+        summaries_[deferred[k]].lambda_max = set_up_smoother(*levels_[deferred[k]], estimates[k].lambda_max(), true);
     phase_done(1);
     setup_phases_[1] -= inverse_wait;
     setup_phases_[5] += inverse_wait;
@@ -328,10 +328,10 @@ std::size_t AmgPreconditioner<V>::cycle_bytes() const
 }
 
 template <typename V>
-double AmgPreconditioner<V>::set_up_smoother(Level& level, double lambda) const
+double AmgPreconditioner<V>::set_up_smoother(Level& level, double lambda, bool given) const
 {
-    const double range =
-        options_.coarsening == AmgCoarsening::classical ? classical_chebyshev_range : chebyshev_range;
+    const double range = options_.coarsening == AmgCoarsening::classical && !given ? classical_chebyshev_range
+                                                                                   : chebyshev_range;
     level.smoother = std::make_unique<PolynomialSmoother<V>>(*level.op, level.dinv, chebyshev_margin * lambda,
                                                              options_.degree, options_.smoother == AmgSmoother::jacobi,
                                                              range);
