@@ -53,6 +53,15 @@ Csr<V> taken_to(Csr<V> m, const ExecPtr& exec)
     return m.clone_to(exec);
 }
 
+/// m itself when it lives on the host, else a copy there (kept in copy).
+template <typename V>
+const Csr<V>& on_host(const Csr<V>& m, Csr<V>& copy)
+{
+    if (m.executor()->backend() == Backend::cpu) return m;
+    copy = m.clone_to(Executor::create_cpu());
+    return copy;
+}
+
 }  // namespace
 
 template <typename V>
@@ -107,7 +116,8 @@ index_type AmgPreconditioner<V>::coarsen(const Csr<V>& csr, const LinearOperator
                                          int& rounds) const
 {
     if (options_.coarsening == AmgCoarsening::classical) {
-        const Csr<V> host = csr.clone_to(Executor::create_cpu());
+        Csr<V> copy;
+        const Csr<V>& host = on_host(csr, copy);
         out.splitting = pmis_splitting(host, classical_strength(host, options_.classical_threshold));
         rounds = out.splitting.rounds;
         return out.splitting.count;
@@ -125,7 +135,8 @@ Csr<V> AmgPreconditioner<V>::prolongator_of(const Csr<V>& csr, const Array<V>& d
 {
     if (options_.coarsening == AmgCoarsening::classical) {
         // The strength again from these values (an update keeps the splitting, not the pattern).
-        const Csr<V> host = csr.clone_to(Executor::create_cpu());
+        Csr<V> copy;
+        const Csr<V>& host = on_host(csr, copy);
         return extended_interpolation(host, classical_strength(host, options_.classical_threshold),
                                       c.splitting, options_.interpolation_entries, exec_);
     }
