@@ -365,6 +365,7 @@ void AmgPreconditioner<V>::update(const LinearOperator<V>& a, const Csr<V>& matr
     const auto start = std::chrono::steady_clock::now();
     try {
         update_levels(a, matrix);
+        apply_bytes_ = cycle_bytes();
     } catch (...) {
         // Half-updated levels would point at operators the update replaced: the hierarchy is
         // gone, and apply() says so (a new setup is needed).
@@ -414,6 +415,7 @@ void AmgPreconditioner<V>::update_levels(const LinearOperator<V>& a, const Csr<V
         const Csr<V>& r = *level.restriction->stored_csr();
         coarse_op = csr_level_operator(galerkin(l, r, *csr, p));
         csr = coarse_op->stored_csr();
+        summaries_[l + 1].nnz = csr->nnz();  // classical P's pattern follows the values
     }
     finish_levels(deferred, coarsest_entries, [](std::size_t) {});
 }

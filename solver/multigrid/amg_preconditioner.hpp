@@ -122,8 +122,8 @@ private:
     void cycle(std::size_t l, const Array<V>& b, Array<V>& x) const;
     /// Gives the level its smoother for lambda, the estimate of the largest eigenvalue of its
     /// D^-1 A (Chebyshev over [upper / 10, upper], upper = chebyshev_margin x lambda, or
-    /// damped Jacobi; [upper / 5, upper] on a level coarsened classically, that is with
-    /// classical coarsening and not given: a level of pmg's given transfers); returns lambda.
+    /// damped Jacobi; [upper / 5, upper] on classically coarsened levels, not on pmg's given
+    /// ones); returns lambda.
     double set_up_smoother(Level& level, double lambda, bool given = false) const;
     /// The last steps of a setup or an update: the deferred levels' estimates queued on the
     /// device while the host inverts the coarsest level (coarsest_entries, when direct), then

@@ -82,5 +82,4 @@ private:
     std::vector<V> c_d_, c_r_;  ///< step k: d = c_d[k] d + c_r[k] D^-1 (b - A x); x += d
 };
 
-
 }  // namespace gpufem

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -102,6 +103,11 @@ CoarseSplitting pmis_splitting(const Csr<V>& a_host, const std::vector<std::uint
         else
             open.push_back(i);
     }
+    // j outranks i: a larger measure, ties (never seen, but possible) broken by the index, so
+    // each round's best undecided point is chosen and the rounds end.
+    const auto outranks = [&](index_type j, index_type i) {
+        return state[j] == undecided && (measure[j] > measure[i] || (measure[j] == measure[i] && j > i));
+    };
     CoarseSplitting s;
     std::vector<index_type> chosen;
     while (!open.empty()) {
@@ -110,9 +116,9 @@ CoarseSplitting pmis_splitting(const Csr<V>& a_host, const std::vector<std::uint
         for (index_type i : open) {
             bool best = true;
             for (index_type k = a.ptr[i]; k < a.ptr[i + 1] && best; ++k)
-                if (strong[k] && state[a.col[k]] == undecided && measure[a.col[k]] >= measure[i]) best = false;
+                if (strong[k] && a.col[k] != i && outranks(a.col[k], i)) best = false;
             for (index_type k = t.ptr[i]; k < t.ptr[i + 1] && best; ++k)
-                if (state[t.of[k]] == undecided && measure[t.of[k]] >= measure[i]) best = false;
+                if (t.of[k] != i && outranks(t.of[k], i)) best = false;
             if (best) chosen.push_back(i);
         }
         for (index_type c : chosen) state[c] = coarse;
@@ -130,10 +136,10 @@ CoarseSplitting pmis_splitting(const Csr<V>& a_host, const std::vector<std::uint
 namespace {
 
 /// Each row's couplings to C points (the only columns interpolation reaches), made once per
-/// level: the column, the value if of the opposite sign to the row's diagonal (else 0), and
-/// whether it is strong. The interpolation's inner loops run over these short lists.
+/// level: the C point's coarse number, the value if of the opposite sign to the row's diagonal
+/// (else 0), and whether it is strong. The interpolation's inner loops run over these lists.
 struct CoarseCouplings {
-    std::vector<index_type> ptr, col;
+    std::vector<index_type> ptr, coarse;
     std::vector<double> opposite;
     std::vector<std::uint8_t> strong;
     std::vector<double> sign;  ///< of each row's diagonal
@@ -147,11 +153,11 @@ struct CoarseCouplings {
             for (index_type k = a.ptr[i]; k < a.ptr[i + 1]; ++k) {
                 if (a.col[k] == i || s.coarse_of[a.col[k]] < 0) continue;
                 const double v = static_cast<double>(a.val[k]);
-                col.push_back(a.col[k]);
+                coarse.push_back(s.coarse_of[a.col[k]]);
                 opposite.push_back(sign[i] * v < 0 ? v : 0.0);
                 strong.push_back(strong_entries[k]);
             }
-            ptr[i + 1] = static_cast<index_type>(col.size());
+            ptr[i + 1] = static_cast<index_type>(coarse.size());
         }
     }
 };
@@ -162,34 +168,34 @@ class ExtendedRow {
 public:
     ExtendedRow(const HostRows<V>& a, const std::vector<std::uint8_t>& strong, const CoarseSplitting& s,
                 const CoarseCouplings& c)
-        : a_(a), strong_(strong), s_(s), c_(c), slot_(static_cast<std::size_t>(a.n), -1)
+        : a_(a), strong_(strong), s_(s), c_(c), slot_(static_cast<std::size_t>(s.count), -1)
     {
     }
 
-    /// Fills columns() and weights() for F point i (both empty when i interpolates from nothing).
+    /// Fills columns() (coarse numbers) and weights() for F point i; both empty when i
+    /// interpolates from nothing or its lumped diagonal vanishes against a_ii.
     void make(index_type i)
     {
-        for (index_type j : cols_) slot_[j] = -1;
-        cols_.clear();
-        w_.clear();
+        clear();
         gather_coarse(i);
         if (cols_.empty()) return;
-        double diag = 0;
+        double diag = 0, a_ii = 0;
         for (index_type k = a_.ptr[i]; k < a_.ptr[i + 1]; ++k) {
             const index_type m = a_.col[k];
             const double a_im = static_cast<double>(a_.val[k]);
+            const index_type at = s_.coarse_of[m] >= 0 ? slot_[s_.coarse_of[m]] : -1;
             if (m == i)
-                diag += a_im;
-            else if (slot_[m] >= 0)
-                w_[slot_[m]] += a_im;
+                a_ii += a_im;
+            else if (at >= 0)
+                w_[at] += a_im;
             else if (strong_[k] && s_.coarse_of[m] < 0)
                 diag += distribute(i, m, a_im);
             else
                 diag += a_im;  // weak and not interpolated from: lumped onto the diagonal
         }
-        if (diag == 0) {
-            cols_.clear();
-            w_.clear();
+        diag += a_ii;
+        if (!(std::abs(diag) > 1e-12 * std::abs(a_ii))) {
+            clear();
             return;
         }
         for (double& w : w_) w = -w / diag;
@@ -198,6 +204,12 @@ public:
     const std::vector<double>& weights() const { return w_; }
 
 private:
+    void clear()
+    {
+        for (index_type j : cols_) slot_[j] = -1;
+        cols_.clear();
+        w_.clear();
+    }
     void add_column(index_type j)
     {
         if (slot_[j] >= 0) return;
@@ -212,11 +224,11 @@ private:
             if (!strong_[k]) continue;
             const index_type m = a_.col[k];
             if (s_.coarse_of[m] >= 0) {
-                add_column(m);
+                add_column(s_.coarse_of[m]);
                 continue;
             }
             for (index_type q = c_.ptr[m]; q < c_.ptr[m + 1]; ++q)
-                if (c_.strong[q]) add_column(c_.col[q]);
+                if (c_.strong[q]) add_column(c_.coarse[q]);
         }
     }
     /// a_mi if of the opposite sign to a_mm, else 0 (0 too where m's row has no column i).
@@ -237,10 +249,10 @@ private:
         const double to_i = opposite_to(m, i);
         double total = to_i;
         for (index_type q = c_.ptr[m]; q < c_.ptr[m + 1]; ++q)
-            if (slot_[c_.col[q]] >= 0) total += c_.opposite[q];
+            if (slot_[c_.coarse[q]] >= 0) total += c_.opposite[q];
         if (total == 0) return a_im;
         for (index_type q = c_.ptr[m]; q < c_.ptr[m + 1]; ++q)
-            if (slot_[c_.col[q]] >= 0) w_[slot_[c_.col[q]]] += a_im * c_.opposite[q] / total;
+            if (slot_[c_.coarse[q]] >= 0) w_[slot_[c_.coarse[q]]] += a_im * c_.opposite[q] / total;
         return a_im * to_i / total;
     }
 
@@ -248,12 +260,14 @@ private:
     const std::vector<std::uint8_t>& strong_;
     const CoarseSplitting& s_;
     const CoarseCouplings& c_;
-    std::vector<index_type> slot_;  ///< position of a column in the current row, -1 if absent
+    std::vector<index_type> slot_;  ///< position of a coarse column in the current row, -1 if absent
     std::vector<index_type> cols_;
     std::vector<double> w_;
 };
 
-/// Keeps the max_entries largest weights (by magnitude) of a row, scaled to the row's sum.
+/// Keeps the max_entries largest weights (by magnitude) of a row; the kept positive weights are
+/// scaled to the sum of all positive ones and the kept negative ones likewise (as hypre's
+/// truncation does), so the row's sum stays and mixed signs are not blown up.
 void truncate_row(std::vector<index_type>& cols, std::vector<double>& w, int max_entries)
 {
     if (max_entries <= 0 || static_cast<int>(cols.size()) <= max_entries) return;
@@ -261,17 +275,19 @@ void truncate_row(std::vector<index_type>& cols, std::vector<double>& w, int max
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::partial_sort(order.begin(), order.begin() + max_entries, order.end(),
                       [&](std::size_t x, std::size_t y) { return std::abs(w[x]) > std::abs(w[y]); });
-    const double sum = std::accumulate(w.begin(), w.end(), 0.0);
-    double kept_sum = 0;
+    double positive = 0, negative = 0, kept_positive = 0, kept_negative = 0;
+    for (double v : w) (v > 0 ? positive : negative) += v;
     std::vector<index_type> kept_cols;
     std::vector<double> kept_w;
     for (int e = 0; e < max_entries; ++e) {
         kept_cols.push_back(cols[order[e]]);
         kept_w.push_back(w[order[e]]);
-        kept_sum += w[order[e]];
+        (w[order[e]] > 0 ? kept_positive : kept_negative) += w[order[e]];
     }
-    if (kept_sum != 0)
-        for (double& v : kept_w) v *= sum / kept_sum;
+    for (double& v : kept_w) {
+        if (v > 0 && kept_positive != 0) v *= positive / kept_positive;
+        if (v < 0 && kept_negative != 0) v *= negative / kept_negative;
+    }
     cols = std::move(kept_cols);
     w = std::move(kept_w);
 }
@@ -310,7 +326,7 @@ void interpolation_rows(ExtendedRow<V>& row, const CoarseSplitting& s, int max_e
         std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return rc[x] < rc[y]; });
         out.lengths.push_back(static_cast<index_type>(rc.size()));
         for (std::size_t e : order) {
-            out.cols.push_back(s.coarse_of[rc[e]]);
+            out.cols.push_back(rc[e]);
             out.vals.push_back(static_cast<V>(rw[e]));
         }
     }
@@ -338,8 +354,15 @@ Csr<V> extended_interpolation(const Csr<V>& a_host, const std::vector<std::uint8
     }
     std::vector<index_type> ptr{0}, cols;
     std::vector<V> vals;
+    std::int64_t entries = 0;
     for (const RowBlock<V>& part : parts) {
-        for (index_type length : part.lengths) ptr.push_back(ptr.back() + length);
+        for (index_type length : part.lengths) {
+            entries += length;
+            if (entries > std::numeric_limits<index_type>::max())
+                throw std::invalid_argument("classical AMG: an interpolation of more than 2^31 - 1 entries (lower "
+                                            "solver.amg.interpolation_entries)");
+            ptr.push_back(static_cast<index_type>(entries));
+        }
         cols.insert(cols.end(), part.cols.begin(), part.cols.end());
         vals.insert(vals.end(), part.vals.begin(), part.vals.end());
     }

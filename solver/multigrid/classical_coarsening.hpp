@@ -18,9 +18,9 @@ struct CoarseSplitting {
     int rounds = 0;                     ///< rounds of the independent set
 };
 
-/// Per stored entry of a: 1 where strong (its row depends on its column). strong[k] = 1 for the off-diagonal entries a_ij of the opposite sign to a_ii with
-/// |a_ij| >= theta max_k |a_ik| over the row's entries of that sign (row i depends on j).
-/// A row without such an entry depends on nothing.
+/// Per stored entry of a: 1 where strong (row i depends on column j), for the off-diagonal
+/// a_ij of the opposite sign to a_ii with |a_ij| >= theta max_k |a_ik| over the row's entries
+/// of that sign. A row without such an entry depends on nothing.
 template <typename V>
 std::vector<std::uint8_t> classical_strength(const Csr<V>& a_host, double theta);
 
@@ -32,8 +32,10 @@ template <typename V>
 CoarseSplitting pmis_splitting(const Csr<V>& a_host, const std::vector<std::uint8_t>& strong);
 
 /// The extended+i interpolation of the splitting over the strong couplings `strong` (rows: a's
-/// points, columns: the C points), each F row truncated to its max_entries largest weights (rescaled to keep the row sum);
-/// 0 keeps them all. Made on the host, returned on exec.
+/// points, columns: the C points), each F row truncated to its max_entries largest weights
+/// (0: all; the kept positive and negative weights rescaled to their parts' sums). An F row
+/// interpolates from nothing when it reaches no C point or its lumped diagonal vanishes.
+/// Made on the host, returned on exec.
 template <typename V>
 Csr<V> extended_interpolation(const Csr<V>& a_host, const std::vector<std::uint8_t>& strong,
                               const CoarseSplitting& splitting, int max_entries, const ExecPtr& exec);
