@@ -375,9 +375,10 @@ std::string solver_settings_reference()
                            coarse space by smoothed aggregation, or by classical AMG's C/F
                            splitting (PMIS) and extended+i interpolation, as hypre's BoomerAMG:
                            about half the iterations on unstructured triangles and tetrahedra
-                           at P1 to P3, coarse levels about twice as dense, the splitting and
-                           interpolation made on the host's threads (a device level is copied
-                           there); Chebyshev over [lambda_max / 5, lambda_max]; one process
+                           at P1 to P3, denser coarse levels (operator complexity 1.4-1.8
+                           against 1.03-1.16), the splitting and interpolation made on the
+                           host's threads (a device level is copied there); Chebyshev over
+                           [lambda_max / 5, lambda_max]; one process
     classical_threshold: 0.25 (number, 0 < t < 1, default 0.25) classical: a_ij of the opposite
                            sign to a_ii is strong when |a_ij| >= t times the row's largest
     interpolation_entries: 4 (integer >= 0, default 4) classical: at most this many entries in

@@ -116,9 +116,9 @@ index_type AmgPreconditioner<V>::coarsen(const Csr<V>& csr, const LinearOperator
                                          int& rounds) const
 {
     if (options_.coarsening == AmgCoarsening::classical) {
-        Csr<V> copy;
-        const Csr<V>& host = on_host(csr, copy);
-        out.splitting = pmis_splitting(host, classical_strength(host, options_.classical_threshold));
+        const Csr<V>& host = on_host(csr, out.host_copy);
+        out.strong = classical_strength(host, options_.classical_threshold);
+        out.splitting = pmis_splitting(host, out.strong);
         rounds = out.splitting.rounds;
         return out.splitting.count;
     }
@@ -131,14 +131,16 @@ index_type AmgPreconditioner<V>::coarsen(const Csr<V>& csr, const LinearOperator
 
 template <typename V>
 Csr<V> AmgPreconditioner<V>::prolongator_of(const Csr<V>& csr, const Array<V>& dinv, double upper,
-                                            const Coarsening& c) const
+                                            Coarsening& c) const
 {
     if (options_.coarsening == AmgCoarsening::classical) {
-        // The strength again from these values (an update keeps the splitting, not the pattern).
-        Csr<V> copy;
-        const Csr<V>& host = on_host(csr, copy);
-        return extended_interpolation(host, classical_strength(host, options_.classical_threshold),
-                                      c.splitting, options_.interpolation_entries, exec_);
+        // An update keeps the splitting, not the strength: made again from the new values.
+        Csr<V> copy = std::move(c.host_copy);
+        const Csr<V>& host = copy.rows > 0 ? copy : on_host(csr, copy);
+        const std::vector<std::uint8_t> strong =
+            c.strong.empty() ? classical_strength(host, options_.classical_threshold) : std::move(c.strong);
+        c.strong = {};
+        return extended_interpolation(host, strong, c.splitting, options_.interpolation_entries, exec_);
     }
     return smoothed_prolongator(csr, dinv, 4.0 / (3.0 * upper), c.aggregates);
 }

@@ -158,15 +158,20 @@ private:
     double setup_seconds_ = 0;
     double update_seconds_ = 0;
     /// A level's coarse space: its aggregates or its C/F splitting (as the options' coarsening).
+    /// Between a setup's coarsen() and prolongator_of() it also lends the classical strength
+    /// and the level's host copy (a device level), which prolongator_of() takes.
     struct Coarsening {
         Aggregates aggregates;
         CoarseSplitting splitting;
+        std::vector<std::uint8_t> strong;
+        Csr<V> host_copy;
     };
     std::vector<Coarsening> coarsenings_;  ///< per level (empty: given P, coarsest)
     /// Makes level's coarse space from its matrix csr; returns the coarse size and sets rounds.
     index_type coarsen(const Csr<V>& csr, const LinearOperator<V>& op, Coarsening& out, int& rounds) const;
-    /// The prolongator of a level from its coarse space (upper: its smoother's interval end).
-    Csr<V> prolongator_of(const Csr<V>& csr, const Array<V>& dinv, double upper, const Coarsening& c) const;
+    /// The prolongator of a level from its coarse space (upper: its smoother's interval end);
+    /// takes the strength and host copy coarsen() lent, else (an update) makes them again.
+    Csr<V> prolongator_of(const Csr<V>& csr, const Array<V>& dinv, double upper, Coarsening& c) const;
     std::vector<CoarseLattice> lattices_;  ///< per given level: its coarse grid's lattice (or empty)
     /// R A P of level l (through its lattice when it has one).
     Csr<V> galerkin(std::size_t l, const Csr<V>& r, const Csr<V>& a, const Csr<V>& p) const;

@@ -292,10 +292,6 @@ void truncate_row(std::vector<index_type>& cols, std::vector<double>& w, int max
     w = std::move(kept_w);
 }
 
-}  // namespace
-
-namespace {
-
 /// The interpolation rows [begin, end) in CSR pieces (their lengths, columns and weights).
 template <typename V>
 struct RowBlock {
@@ -303,6 +299,7 @@ struct RowBlock {
     std::vector<V> vals;
 };
 
+/// Makes the interpolation rows [begin, end) with row's scratch, truncated, into out.
 template <typename V>
 void interpolation_rows(ExtendedRow<V>& row, const CoarseSplitting& s, int max_entries, index_type begin,
                         index_type end, RowBlock<V>& out)
