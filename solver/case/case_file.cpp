@@ -59,7 +59,7 @@ constexpr std::string_view robin_keys[] = {"h", "u_inf"};
 constexpr std::string_view solver_keys[] = {"method",         "variant",     "preconditioner",
                                             "tolerance",      "max_iterations", "check_every",
                                             "cuda_graph",     "time_spmv",   "fused_dot",
-                                            "amg"};
+                                            "fused_direction", "amg"};
 constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
                                          "coarse_size",        "max_levels", "cycle",
                                          "aggregation",        "gather_rows", "precision",
@@ -667,6 +667,9 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
     if (const CaseValue* fused_dot = find_entry(entries, "fused_dot")) {
         solver.fused_dot = reader.to_choice(*fused_dot, booleans) == "true";
     }
+    if (const CaseValue* fused_direction = find_entry(entries, "fused_direction")) {
+        solver.fused_direction = reader.to_choice(*fused_direction, booleans) == "true";
+    }
     json amg_resolved;
     const CaseValue* amg = find_entry(entries, "amg");
     solver.amg = read_amg(reader,
@@ -683,6 +686,7 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
                 {"cuda_graph", graph_mode_name(solver.cuda_graph)},
                 {"time_spmv", solver.time_spmv},
                 {"fused_dot", solver.fused_dot},
+                {"fused_direction", solver.fused_direction},
                 {"amg", amg_resolved}};
     return solver;
 }

@@ -53,6 +53,7 @@ struct SolverSpec {
     GraphMode cuda_graph = GraphMode::automatic;
     bool time_spmv = true;                ///< per-iteration SpMV events
     bool fused_dot = true;                ///< merged CG: p.Ap in the product's pass where offered
+    bool fused_direction = false;         ///< merged CG: the direction too (two kernels an iteration)
     AmgOptions amg;                       ///< solver.amg (preconditioner amg)
 };
 

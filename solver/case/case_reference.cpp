@@ -349,10 +349,14 @@ std::string solver_settings_reference()
                            once after the solve) for spmv_timings.csv
   fused_dot: true          (boolean, default true) merged CG: the product computes p.Ap in its
                            own pass where the format offers it (bdia, ell, ellr), instead of a
-                           second pass over p and q (2 fewer vector reads an iteration); with
-                           Jacobi or no preconditioner on one process it also makes the new
-                           direction (two kernels an iteration); the report's
-                           solver.fused_dot says whether it did
+                           second pass over p and q (2 fewer vector reads an iteration); the
+                           report's solver.fused_dot says whether it did
+  fused_direction: false   (boolean, default false) merged CG with fused_dot, Jacobi or no
+                           preconditioner, one process: the product also makes the new
+                           direction and one kernel does the rest (two kernels an iteration
+                           instead of four; slower on an H100 at 0.26M and 4.2M unknowns: the
+                           product reads more than the launches save); report:
+                           solver.fused_direction
   amg:                     (map) algebraic multigrid (preconditioner amg, and pmg's levels)
     strength_threshold: 0.02 (number, 0 <= t < 1, default 0.02) a_ij is a strong coupling
                            when |a_ij| > t sqrt(|a_ii a_jj|), or when it is its row's (or
@@ -376,8 +380,8 @@ std::string solver_settings_reference()
                            splitting (PMIS) and extended+i interpolation, as hypre's BoomerAMG:
                            about half the iterations on unstructured triangles and tetrahedra
                            at P1 to P3, denser coarse levels (operator complexity 1.4-1.8
-                           against 1.03-1.16), the splitting and interpolation made on the
-                           host's threads (a device level is copied there); Chebyshev over
+                           against 1.03-1.16), on the GPU a setup 2-5 times aggregation's, so
+                           aggregation is faster to the tolerance there; Chebyshev over
                            [lambda_max / 5, lambda_max]; one process
     classical_threshold: 0.25 (number, 0 < t < 1, default 0.25) classical: a_ij of the opposite
                            sign to a_ii is strong when |a_ij| >= t times the row's largest

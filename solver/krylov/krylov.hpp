@@ -101,6 +101,10 @@ struct SolveOptions {
     /// merged CG: compute p.Ap in the product's own pass when the operator's format offers
     /// it (LinearOperator::apply_with_dot), instead of a second pass over p and q.
     bool fused_dot = true;
+    /// merged CG with a diagonal M or none on one process, with fused_dot: the product also
+    /// makes the new direction and one kernel does the rest (two kernels an iteration). Off by
+    /// default: it reads more in the product than it saves in launches on an H100.
+    bool fused_direction = false;
     /// Benchmarks only: time each phase of every iteration (see SolverPhaseTimers).
     const SolverPhaseTimers* phases = nullptr;
     /// Called on the solving thread whenever the host learns the residual (merged: at each
@@ -127,6 +131,7 @@ struct SolveResult {
     std::string spmv_clock;                 ///< "CUDA events", "steady clock", or why none
     bool graph_used = false;                ///< iterations replayed from a CUDA graph
     bool fused_dot = false;                 ///< CG's p.Ap computed in the product's pass
+    bool fused_direction = false;           ///< CG's direction made in the product's pass too
     int host_reads = 0;                     ///< times the host waited for a device scalar
     bool converged() const { return status == SolveStatus::converged; }
 };

@@ -348,7 +348,7 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
     // With a diagonal M or none on one process, the product makes the direction and p.q in one
     // pass and one kernel does the rest: two kernels an iteration. z = M^-1 r is kept when M
     // is there (the product's input), else the product reads r.
-    const bool direction = !general && product.fused() && !ws.split;
+    const bool direction = options.fused_direction && !general && product.fused() && !ws.split;
     Array<V> r(exec, n), p(exec, n), q(exec, n), z(exec, general || (direction && d) ? n : 0);
     const Array<V>& z_or_r = direction && !d ? r : z;
 
@@ -399,6 +399,7 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
                                            iteration, [&] { return capturable(a, m); });
     SolveResult result = finish<V>(KrylovMethod::cg, out, setup.buffers, options, setup.timing, x);
     result.fused_dot = product.fused();
+    result.fused_direction = direction;
     return result;
 }
 

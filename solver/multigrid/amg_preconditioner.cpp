@@ -53,15 +53,6 @@ Csr<V> taken_to(Csr<V> m, const ExecPtr& exec)
     return m.clone_to(exec);
 }
 
-/// m itself when it lives on the host, else a copy there (kept in copy).
-template <typename V>
-const Csr<V>& on_host(const Csr<V>& m, Csr<V>& copy)
-{
-    if (m.executor()->backend() == Backend::cpu) return m;
-    copy = m.clone_to(Executor::create_cpu());
-    return copy;
-}
-
 }  // namespace
 
 template <typename V>
@@ -116,9 +107,8 @@ index_type AmgPreconditioner<V>::coarsen(const Csr<V>& csr, const LinearOperator
                                          int& rounds) const
 {
     if (options_.coarsening == AmgCoarsening::classical) {
-        const Csr<V>& host = on_host(csr, out.host_copy);
-        out.strong = classical_strength(host, options_.classical_threshold);
-        out.splitting = pmis_splitting(host, out.strong);
+        out.strong = classical_strength(csr, options_.classical_threshold);
+        out.splitting = pmis_splitting(csr, out.strong);
         rounds = out.splitting.rounds;
         return out.splitting.count;
     }
@@ -135,12 +125,10 @@ Csr<V> AmgPreconditioner<V>::prolongator_of(const Csr<V>& csr, const Array<V>& d
 {
     if (options_.coarsening == AmgCoarsening::classical) {
         // An update keeps the splitting, not the strength: made again from the new values.
-        Csr<V> copy = std::move(c.host_copy);
-        const Csr<V>& host = copy.rows > 0 ? copy : on_host(csr, copy);
-        const std::vector<std::uint8_t> strong =
-            c.strong.empty() ? classical_strength(host, options_.classical_threshold) : std::move(c.strong);
+        const Array<std::uint8_t> strong =
+            c.strong.empty() ? classical_strength(csr, options_.classical_threshold) : std::move(c.strong);
         c.strong = {};
-        return extended_interpolation(host, strong, c.splitting, options_.interpolation_entries, exec_);
+        return extended_interpolation(csr, strong, c.splitting, options_.interpolation_entries);
     }
     return smoothed_prolongator(csr, dinv, 4.0 / (3.0 * upper), c.aggregates);
 }

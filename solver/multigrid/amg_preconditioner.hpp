@@ -163,14 +163,13 @@ private:
     struct Coarsening {
         Aggregates aggregates;
         CoarseSplitting splitting;
-        std::vector<std::uint8_t> strong;
-        Csr<V> host_copy;
+        Array<std::uint8_t> strong;  ///< classical: the strength coarsen() made, lent to prolongator_of
     };
     std::vector<Coarsening> coarsenings_;  ///< per level (empty: given P, coarsest)
     /// Makes level's coarse space from its matrix csr; returns the coarse size and sets rounds.
     index_type coarsen(const Csr<V>& csr, const LinearOperator<V>& op, Coarsening& out, int& rounds) const;
     /// The prolongator of a level from its coarse space (upper: its smoother's interval end);
-    /// takes the strength and host copy coarsen() lent, else (an update) makes them again.
+    /// takes the strength coarsen() lent, else (an update) makes it again.
     Csr<V> prolongator_of(const Csr<V>& csr, const Array<V>& dinv, double upper, Coarsening& c) const;
     std::vector<CoarseLattice> lattices_;  ///< per given level: its coarse grid's lattice (or empty)
     /// R A P of level l (through its lattice when it has one).

@@ -309,6 +309,7 @@ SolveOptions solve_options(const SolverSpec& solver)
     options.graph = solver.cuda_graph;
     options.time_spmv = solver.time_spmv;
     options.fused_dot = solver.fused_dot;
+    options.fused_direction = solver.fused_direction;
     return options;
 }
 

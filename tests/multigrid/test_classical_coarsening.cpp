@@ -18,6 +18,31 @@ namespace {
 
 ExecPtr host() { return Executor::create_cpu(); }
 
+/// A splitting read back to the host.
+struct HostSplit {
+    std::vector<index_type> coarse_of;
+    index_type count = 0;
+    int rounds = 0;
+};
+
+std::vector<std::uint8_t> strength_of(const Csr<double>& a, double theta)
+{
+    return classical_strength(a, theta).to_host();
+}
+
+HostSplit split_of(const Csr<double>& a, const std::vector<std::uint8_t>& strong)
+{
+    const CoarseSplitting s = pmis_splitting(a, Array<std::uint8_t>::from_host(a.executor(), strong));
+    return {s.coarse_of.to_host(), s.count, s.rounds};
+}
+
+Csr<double> interpolate(const Csr<double>& a, const std::vector<std::uint8_t>& strong, const HostSplit& s,
+                        int entries)
+{
+    const CoarseSplitting on{Array<index_type>::from_host(a.executor(), s.coarse_of), s.count, s.rounds};
+    return extended_interpolation(a, Array<std::uint8_t>::from_host(a.executor(), strong), on, entries);
+}
+
 /// The strong pattern's symmetric closure: does i depend on j or j on i?
 bool strongly_coupled(const test::HostMatrix& h, const std::vector<std::uint8_t>& strong, index_type i, index_type j)
 {
@@ -34,8 +59,8 @@ struct SplitLaplacian {
     unsigned seed = test::random_seed();
     Csr<double> a = test::weighted_laplacian_3d<double>(host(), 12, 11, 10, seed);
     test::HostMatrix h = test::to_host(a);
-    std::vector<std::uint8_t> strong = classical_strength(a, 0.25);
-    CoarseSplitting s = pmis_splitting(a, strong);
+    std::vector<std::uint8_t> strong = strength_of(a, 0.25);
+    HostSplit s = split_of(a, strong);
 };
 
 TEST(ClassicalCoarsening, StrengthKeepsTheNegativeCouplingsAboveTheThresholdOfTheRowsLargest)
@@ -44,7 +69,7 @@ TEST(ClassicalCoarsening, StrengthKeepsTheNegativeCouplingsAboveTheThresholdOfTh
     const Csr<double> a = test::weighted_laplacian_3d<double>(host(), 9, 8, 7, seed);
     const test::HostMatrix h = test::to_host(a);
     for (const double theta : {0.25, 0.6, 0.9}) {
-        const std::vector<std::uint8_t> strong = classical_strength(a, theta);
+        const std::vector<std::uint8_t> strong = strength_of(a, theta);
         ASSERT_EQ(strong.size(), a.nnz());
         for (index_type i = 0; i < h.rows; ++i) {
             double largest = 0;
@@ -87,7 +112,7 @@ TEST(ClassicalCoarsening, PmisChoosesAnIndependentSetAndEveryOtherDependingPoint
         EXPECT_TRUE(influences[i] == 0 || on_coarse) << "F point " << i << " seed " << seed;
     }
     EXPECT_EQ(numbered, s.count);
-    EXPECT_EQ(pmis_splitting(a, strong).coarse_of, s.coarse_of) << "deterministic";
+    EXPECT_EQ(split_of(a, strong).coarse_of, s.coarse_of) << "deterministic";
 }
 
 TEST(ClassicalCoarsening, InterpolationIsTheIdentityOnCPointsAndKeepsConstantsWhereRowsSumToZero)
@@ -96,7 +121,7 @@ TEST(ClassicalCoarsening, InterpolationIsTheIdentityOnCPointsAndKeepsConstantsWh
     const auto& [seed, a, h, strong, s] = split;
     int checked = 0, direct = 0;
     for (const int entries : {0, 4, 2}) {
-        const test::HostMatrix p = test::to_host(extended_interpolation(a, strong, s, entries, host()));
+        const test::HostMatrix p = test::to_host(interpolate(a, strong, s, entries));
         ASSERT_EQ(p.rows, h.rows);
         ASSERT_EQ(p.cols, s.count);
         for (index_type i = 0; i < h.rows; ++i) {
@@ -147,7 +172,7 @@ TEST(ClassicalCoarsening, InterpolationIsTheIdentityOnCPointsAndKeepsConstantsWh
 /// The extended+i weights of F row i written out from the formula (dense lookups, sets), the
 /// oracle of extended_interpolation: column (fine index) -> weight; empty when C-hat is.
 std::map<index_type, double> extended_row_oracle(const test::HostMatrix& h, const std::vector<std::uint8_t>& strong,
-                                                 const CoarseSplitting& s, index_type i)
+                                                 const HostSplit& s, index_type i)
 {
     const auto entry = [&](index_type r, index_type c) {
         for (index_type k = h.ptr[r]; k < h.ptr[r + 1]; ++k)
@@ -208,13 +233,13 @@ TEST(ClassicalCoarsening, InterpolationEqualsTheFormulaWithPositiveCouplingsAndU
     const Csr<double> a{base.rows, base.cols, base.row_ptr.clone_to(host()), base.col_idx.clone_to(host()),
                         Array<double>::from_host(host(), values)};
     const test::HostMatrix h = test::to_host(a);
-    const std::vector<std::uint8_t> strong = classical_strength(a, 0.25);
-    const CoarseSplitting s = pmis_splitting(a, strong);
+    const std::vector<std::uint8_t> strong = strength_of(a, 0.25);
+    const HostSplit s = split_of(a, strong);
     std::vector<index_type> fine_of(static_cast<std::size_t>(s.count));
     for (index_type i = 0; i < h.rows; ++i)
         if (s.coarse_of[i] >= 0) fine_of[s.coarse_of[i]] = i;
-    const test::HostMatrix p = test::to_host(extended_interpolation(a, strong, s, 0, host()));
-    const test::HostMatrix cut = test::to_host(extended_interpolation(a, strong, s, 3, host()));
+    const test::HostMatrix p = test::to_host(interpolate(a, strong, s, 0));
+    const test::HostMatrix cut = test::to_host(interpolate(a, strong, s, 3));
     int rows = 0, distance_two = 0;
     for (index_type i = 0; i < h.rows; ++i) {
         if (s.coarse_of[i] >= 0) continue;
@@ -270,8 +295,8 @@ TEST(ClassicalCoarsening, ARowWhoseLumpedDiagonalVanishesInterpolatesFromNothing
                         Array<double>::from_host(host(), val)};
     std::vector<std::uint8_t> strong(col.size(), 0);
     for (const std::size_t k : {2, 3, 6, 7}) strong[k] = 1;  // rows 0 and 1 depend on 2 and 3
-    const CoarseSplitting s{{-1, -1, 0, 1}, 2, 1};
-    const test::HostMatrix p = test::to_host(extended_interpolation(a, strong, s, 0, host()));
+    const HostSplit s{{-1, -1, 0, 1}, 2, 1};
+    const test::HostMatrix p = test::to_host(interpolate(a, strong, s, 0));
     EXPECT_EQ(p.ptr[1] - p.ptr[0], 0);
     ASSERT_EQ(p.ptr[2] - p.ptr[1], 2);
     // Row 1: a_10 weak, lumped: diagonal 4 - 0.2 = 3.8; weights 1 / 3.8 and 3 / 3.8.

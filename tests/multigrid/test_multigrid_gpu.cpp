@@ -29,6 +29,7 @@
 #include "solver/multigrid/aggregation.hpp"
 #include "solver/multigrid/amg_kernels.hpp"
 #include "solver/multigrid/amg_preconditioner.hpp"
+#include "solver/multigrid/classical_coarsening.hpp"
 #include "solver/multigrid/lattice_product.hpp"
 #include "solver/run/pipeline.hpp"
 
@@ -343,9 +344,55 @@ TEST(AmgGpu, HierarchiesAgreeAndPcgConvergesLikeTheCpuForEveryFormat)
     }
 }
 
+/// A random weighted 3D Laplacian with a fifth of its off-diagonal couplings made positive
+/// (weak, and read by extended+i's distribution as the other sign), on the host.
+Csr<double> laplacian_with_positive_couplings(index_type nx, index_type ny, index_type nz, unsigned seed)
+{
+    const ExecPtr host = Executor::create_cpu();
+    const Csr<double> base = test::weighted_laplacian_3d<double>(host, nx, ny, nz, seed);
+    const test::HostMatrix h = test::to_host(base);
+    std::vector<double> values = h.val;
+    std::mt19937 random(seed + 1);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (index_type i = 0; i < h.rows; ++i)
+        for (index_type k = h.ptr[i]; k < h.ptr[i + 1]; ++k)
+            if (h.col[k] != i && unit(random) < 0.2) values[k] = 0.3 * std::abs(values[k]);
+    return Csr<double>{base.rows, base.cols, base.row_ptr.clone_to(host), base.col_idx.clone_to(host),
+                       Array<double>::from_host(host, values)};
+}
+
+TEST(AmgGpu, ClassicalStrengthSplittingAndInterpolationOnTheDeviceEqualTheCpus)
+{
+    // One level, the same matrix on both backends: the row functions are shared, so the
+    // strength and the splitting are identical and the weights agree to rounding.
+    GPUFEM_REQUIRE_GPU();
+    const unsigned seed = test::random_seed();
+    const ExecPtr host = Executor::create_cpu(), device = Executor::create_cuda();
+    for (const bool positive : {false, true}) {
+        const Csr<double> a = positive ? laplacian_with_positive_couplings(40, 36, 32, seed)
+                                       : test::weighted_laplacian_3d<double>(host, 40, 36, 32, seed);
+        const Csr<double> a_gpu = a.clone_to(device);
+        const Array<std::uint8_t> strong = classical_strength(a, 0.25), strong_gpu = classical_strength(a_gpu, 0.25);
+        ASSERT_EQ(strong_gpu.to_host(), strong.to_host()) << "seed " << seed << " positive " << positive;
+        const CoarseSplitting s = pmis_splitting(a, strong), s_gpu = pmis_splitting(a_gpu, strong_gpu);
+        EXPECT_EQ(s_gpu.count, s.count);
+        EXPECT_EQ(s_gpu.rounds, s.rounds);
+        ASSERT_EQ(s_gpu.coarse_of.to_host(), s.coarse_of.to_host()) << "seed " << seed << " positive " << positive;
+        for (const int entries : {0, 4, 2}) {
+            const test::HostMatrix p = test::to_host(extended_interpolation(a, strong, s, entries));
+            const test::HostMatrix p_gpu = test::to_host(extended_interpolation(a_gpu, strong_gpu, s_gpu, entries));
+            ASSERT_EQ(p_gpu.ptr, p.ptr) << "entries " << entries << " seed " << seed << " positive " << positive;
+            ASSERT_EQ(p_gpu.col, p.col) << "entries " << entries << " seed " << seed << " positive " << positive;
+            EXPECT_LT(test::max_relative_difference(p_gpu.val, p.val), 1e-14) << "entries " << entries;
+        }
+        std::cout << "[ classical] " << a.rows << " rows, " << s.count << " C points, " << s.rounds
+                  << " PMIS rounds, positive couplings " << positive << ", seed " << seed << "\n";
+    }
+}
+
 TEST(AmgGpu, ClassicalCoarseningOnTheDeviceMatchesTheCpu)
 {
-    // The splitting and the interpolation are made on the host from the level's matrix; the
+    // Each backend makes the splitting and the interpolation from its level's matrix; the
     // device's Galerkin products round differently, so below the first coarse level a
     // borderline coupling may be judged otherwise: the first level exactly, then PCG.
     GPUFEM_REQUIRE_GPU();

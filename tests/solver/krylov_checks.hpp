@@ -172,11 +172,14 @@ void check_breakdowns(const ExecPtr& exec)
         SolveOptions options;
         options.tolerance = 1e-6;
         options.max_iterations = 50;
-        // CG on diag(1, -1): p.Ap = 0 in iteration 1 (merged bdia and ell: the product fused
-        // with the direction, the kernel after it refusing alpha), x untouched.
+        // CG on diag(1, -1): p.Ap = 0 in iteration 1 (merged bdia and ell: p.Ap in the
+        // product, or the product fused with the direction, the kernel after it refusing
+        // alpha), x untouched.
+        for (const bool direction : {false, true})
         for (const char* format : {"csr", "bdia", "ell"}) {
             if (variant != KrylovVariant::merged && format != std::string("csr")) continue;
-            SCOPED_TRACE(format);
+            SCOPED_TRACE(fmt::format("{} direction {}", format, direction));
+            options.fused_direction = direction;
             const auto a = csr({0, 1, 2}, {0, 1}, {1, -1}, format);
             Array<V> x(exec, 2);
             fill(x, V(0));
@@ -255,26 +258,33 @@ void check_fused_dot_follows_separate(const ExecPtr& exec, GraphMode graph)
                                        TestPreconditioner::opaque_jacobi}) {
             SCOPED_TRACE(fmt::format("{} {} seed {}", format, test_preconditioner_name(pre), seed));
             const auto m = make_test_preconditioner(pre, *a.op);
-            options.fused_dot = true;
-            const auto fused = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
             options.fused_dot = false;
+            options.fused_direction = true;  // without fused_dot: no effect
             const auto separate = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
-            EXPECT_TRUE(fused.result.fused_dot);
             EXPECT_FALSE(separate.result.fused_dot);
-            ASSERT_TRUE(fused.result.converged()) << fused.result.message;
-            EXPECT_GT(fused.result.iterations, 30);
-            EXPECT_LE(std::abs(fused.result.iterations - separate.result.iterations),
-                      1 + fused.result.iterations / 100)
-                << fused.result.iterations << " vs " << separate.result.iterations;
-            EXPECT_LT(relative_difference(fused.x, separate.x), sizeof(V) == 8 ? 1e-8 : 1e-3);
-            const auto& hf = fused.result.residual_history;
-            const auto& hs = separate.result.residual_history;
-            for (std::size_t k = 0; k < std::min<std::size_t>(std::min(hf.size(), hs.size()), 20); ++k)
-                EXPECT_NEAR(hf[k], hs[k], (sizeof(V) == 8 ? 1e-8 : 1e-3) * hs[k]) << "residual " << k;
-            // The same solve again: bitwise the same (the partials are added in a fixed order).
-            options.fused_dot = true;
-            const auto again = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
-            EXPECT_EQ(again.x, fused.x);
+            EXPECT_FALSE(separate.result.fused_direction);
+            for (const bool direction : {false, true}) {
+                SCOPED_TRACE(direction ? "direction in the product" : "p.Ap in the product");
+                options.fused_dot = true;
+                options.fused_direction = direction;
+                const auto fused = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
+                EXPECT_TRUE(fused.result.fused_dot);
+                EXPECT_EQ(fused.result.fused_direction, direction && pre != TestPreconditioner::opaque_jacobi);
+                ASSERT_TRUE(fused.result.converged()) << fused.result.message;
+                EXPECT_GT(fused.result.iterations, 30);
+                EXPECT_LE(std::abs(fused.result.iterations - separate.result.iterations),
+                          1 + fused.result.iterations / 100)
+                    << fused.result.iterations << " vs " << separate.result.iterations;
+                EXPECT_LT(relative_difference(fused.x, separate.x), sizeof(V) == 8 ? 1e-8 : 1e-3);
+                const auto& hf = fused.result.residual_history;
+                const auto& hs = separate.result.residual_history;
+                for (std::size_t k = 0; k < std::min<std::size_t>(std::min(hf.size(), hs.size()), 20); ++k)
+                    EXPECT_NEAR(hf[k], hs[k], (sizeof(V) == 8 ? 1e-8 : 1e-3) * hs[k]) << "residual " << k;
+                // The same solve again: bitwise the same (the partials are added in a fixed order).
+                options.fused_dot = true;
+                const auto again = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
+                EXPECT_EQ(again.x, fused.x);
+            }
         }
     }
     const auto csr = build_format<V>("csr", matrix.clone_to(exec), {});

@@ -1,0 +1,436 @@
+// CUDA classical coarsening kernels (solver/multigrid/classical_kernels.hpp): one thread per
+// row over the row functions of classical_rows.hpp, as the CPU reference. PMIS runs its rounds
+// with the same rule as the CPU (an edge's lower-ranked undecided end cannot be chosen); the
+// interpolation keeps each row's C points in a small open-addressing table of its own in
+// device memory, rows taken in batches that bound that memory.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "linalg/cuda/cuda_check.hpp"
+#include "linalg/cuda/kernel_prelude.cuh"
+#include "solver/multigrid/classical_kernels.hpp"
+
+namespace gpufem::kernels::cuda {
+namespace {
+
+/// In-place exclusive sum of values[0 .. n] (values[n] 0 on entry); returns the total.
+/// Synchronises.
+template <typename T>
+T exclusive_sum(const Executor& exec, T* values, index_type n)
+{
+    std::size_t temp_bytes = 0;
+    GPUFEM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, values, values, n + 1, stream_of(exec)));
+    DeviceBuffer temp(exec, temp_bytes);
+    GPUFEM_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveSum(temp.as<void>(), temp_bytes, values, values, n + 1, stream_of(exec)));
+    T host{};
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(&host, values + n, sizeof(T), cudaMemcpyDeviceToHost, stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    return host;
+}
+
+/// The sum of values[0 .. n) on the host. Synchronises.
+index_type device_sum(const Executor& exec, const index_type* values, index_type n)
+{
+    DeviceBuffer total(exec, sizeof(index_type));
+    std::size_t temp_bytes = 0;
+    GPUFEM_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, values, total.as<index_type>(), n, stream_of(exec)));
+    DeviceBuffer temp(exec, temp_bytes);
+    GPUFEM_CUDA_CHECK(
+        cub::DeviceReduce::Sum(temp.as<void>(), temp_bytes, values, total.as<index_type>(), n, stream_of(exec)));
+    index_type host = 0;
+    GPUFEM_CUDA_CHECK(
+        cudaMemcpyAsync(&host, total.as<index_type>(), sizeof(index_type), cudaMemcpyDeviceToHost, stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    return host;
+}
+
+template <typename V>
+__global__ void strength_kernel(index_type n, const index_type* __restrict__ ptr, const index_type* __restrict__ col,
+                                const V* __restrict__ val, double theta, std::uint8_t* __restrict__ strong)
+{
+    const long long i = thread_index();
+    if (i < n) classical_strength_row(ptr, col, val, static_cast<index_type>(i), theta, strong);
+}
+
+// ---- PMIS ----
+
+__global__ void influence_kernel(index_type n, const index_type* __restrict__ ptr, const index_type* __restrict__ col,
+                                 const std::uint8_t* __restrict__ strong, index_type* __restrict__ influenced)
+{
+    const long long i = thread_index();
+    if (i >= n) return;
+    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
+        if (strong[k]) atomicAdd(influenced + col[k], 1);
+}
+
+/// The measures and first states from the influence counts, which become the open flags.
+__global__ void pmis_init_kernel(index_type n, index_type* influenced_then_open, double* __restrict__ measure,
+                                 std::int8_t* __restrict__ state)
+{
+    const long long i = thread_index();
+    if (i >= n) return;
+    const index_type influenced = influenced_then_open[i];
+    measure[i] = influenced + pmis_fraction(static_cast<index_type>(i));
+    state[i] = influenced == 0 ? pmis_fine : pmis_undecided;
+    influenced_then_open[i] = influenced != 0;
+}
+
+/// beaten[x] = 1 for the lower-ranked end x of every strong edge between undecided points.
+__global__ void pmis_beaten_kernel(index_type n, const index_type* __restrict__ ptr, const index_type* __restrict__ col,
+                                   const std::uint8_t* __restrict__ strong, const double* __restrict__ measure,
+                                   const std::int8_t* __restrict__ state, std::uint8_t* __restrict__ beaten)
+{
+    const long long row = thread_index();
+    if (row >= n || state[row] != pmis_undecided) return;
+    const auto i = static_cast<index_type>(row);
+    for (index_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+        const index_type j = col[k];
+        if (!strong[k] || j == i || state[j] != pmis_undecided) continue;
+        beaten[pmis_outranks(measure[j], j, measure[i], i) ? i : j] = 1;
+    }
+}
+
+__global__ void pmis_choose_kernel(index_type n, const std::uint8_t* __restrict__ beaten,
+                                   std::int8_t* __restrict__ state)
+{
+    const long long i = thread_index();
+    if (i < n && state[i] == pmis_undecided && !beaten[i]) state[i] = pmis_coarse;
+}
+
+/// Undecided points depending on a C point become F; open[i] = still undecided.
+__global__ void pmis_fine_kernel(index_type n, const index_type* __restrict__ ptr, const index_type* __restrict__ col,
+                                 const std::uint8_t* __restrict__ strong, std::int8_t* __restrict__ state,
+                                 index_type* __restrict__ open)
+{
+    const long long row = thread_index();
+    if (row >= n) return;
+    const auto i = static_cast<index_type>(row);
+    if (state[i] == pmis_undecided)
+        for (index_type k = ptr[i]; k < ptr[i + 1]; ++k)
+            if (strong[k] && state[col[k]] == pmis_coarse) {
+                state[i] = pmis_fine;
+                break;
+            }
+    open[i] = state[i] == pmis_undecided;
+}
+
+__global__ void coarse_flags_kernel(index_type n, const std::int8_t* __restrict__ state, index_type* __restrict__ flag)
+{
+    const long long i = thread_index();
+    if (i <= n) flag[i] = i < n && state[i] == pmis_coarse;
+}
+
+__global__ void coarse_numbers_kernel(index_type n, const std::int8_t* __restrict__ state,
+                                      const index_type* __restrict__ rank, index_type* __restrict__ coarse_of)
+{
+    const long long i = thread_index();
+    if (i < n) coarse_of[i] = state[i] == pmis_coarse ? rank[i] : -1;
+}
+
+}  // namespace
+
+template <typename V>
+void classical_strength(const Executor& exec, index_type n, const index_type* row_ptr, const index_type* col_idx,
+                        const V* values, double theta, std::uint8_t* strong)
+{
+    if (n == 0) return;
+    strength_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, row_ptr, col_idx, values, theta, strong);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+}
+
+PmisCount pmis_split(const Executor& exec, index_type n, const index_type* row_ptr, const index_type* col_idx,
+                     const std::uint8_t* strong, index_type* coarse_of)
+{
+    const auto rows = static_cast<std::size_t>(n);
+    DeviceBuffer counts(exec, sizeof(index_type) * (rows + 1)), measure(exec, sizeof(double) * rows);
+    DeviceBuffer state(exec, rows), beaten(exec, rows);
+    index_type* count = counts.as<index_type>();
+    std::int8_t* st = state.as<std::int8_t>();
+    GPUFEM_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(index_type) * (rows + 1), stream_of(exec)));
+    influence_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, row_ptr, col_idx, strong, count);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    // counts is reused: the influences, then the open flags of each round, then the C ranks.
+    pmis_init_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, count, measure.as<double>(), st);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    PmisCount out;
+    for (index_type open = device_sum(exec, count, n); open > 0; open = device_sum(exec, count, n)) {
+        ++out.rounds;
+        GPUFEM_CUDA_CHECK(cudaMemsetAsync(beaten.as<void>(), 0, rows, stream_of(exec)));
+        pmis_beaten_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(
+            n, row_ptr, col_idx, strong, measure.as<double>(), st, beaten.as<std::uint8_t>());
+        GPUFEM_CUDA_CHECK_LAUNCH();
+        pmis_choose_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, beaten.as<std::uint8_t>(), st);
+        GPUFEM_CUDA_CHECK_LAUNCH();
+        pmis_fine_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, row_ptr, col_idx, strong, st, count);
+        GPUFEM_CUDA_CHECK_LAUNCH();
+    }
+    coarse_flags_kernel<<<grid_for(n + 1), block_size, 0, stream_of(exec)>>>(n, st, count);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    out.count = exclusive_sum(exec, count, n);
+    coarse_numbers_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, st, count, coarse_of);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    return out;
+}
+
+namespace {
+
+/// Room for a row's table: a power of two past 1.5 times its bound (0 for an empty bound).
+__host__ __device__ inline int slot_bits(index_type bound)
+{
+    if (bound == 0) return 0;
+    int bits = 2;
+    while ((index_type{1} << bits) < bound + bound / 2 + 1) ++bits;
+    return bits;
+}
+
+/// The 4-byte words of a row's scratch: weights (2 a slot), table keys and positions, columns;
+/// kept even so every row's weights stay 8-byte aligned.
+__host__ __device__ inline long long row_words(index_type bound)
+{
+    const long long slots = slot_bits(bound) ? 1LL << slot_bits(bound) : 0;
+    const long long words = 3LL * bound + 2 * slots;
+    return words + (words & 1);
+}
+
+/// A row's map from coarse numbers to positions: an open-addressing table (key -1: free) of
+/// its own in device memory.
+struct HashSlots {
+    index_type* keys;
+    index_type* position;
+    int bits;
+    __device__ unsigned home(index_type c) const { return (static_cast<unsigned>(c) * 2654435769u) >> (32 - bits); }
+    __device__ index_type find(index_type c) const
+    {
+        const unsigned mask = (1u << bits) - 1;
+        for (unsigned h = home(c);; h = (h + 1) & mask) {
+            if (keys[h] == c) return position[h];
+            if (keys[h] < 0) return -1;
+        }
+    }
+    __device__ void add(index_type c, index_type p)
+    {
+        const unsigned mask = (1u << bits) - 1;
+        unsigned h = home(c);
+        while (keys[h] >= 0) h = (h + 1) & mask;
+        keys[h] = c;
+        position[h] = p;
+    }
+};
+
+template <typename V>
+__global__ void strong_coarse_kernel(ClassicalLevel<V> a, index_type n, index_type* __restrict__ strong_coarse)
+{
+    const long long m = thread_index();
+    if (m >= n) return;
+    index_type count = 0;
+    for (index_type q = a.ptr[m]; q < a.ptr[m + 1]; ++q) count += a.strong[q] && a.coarse_of[a.col[q]] >= 0;
+    strong_coarse[m] = count;
+}
+
+/// Per row: its bound, its scratch words and the entries it may keep (C rows: 1); slot n 0.
+template <typename V>
+__global__ void row_sizes_kernel(ClassicalLevel<V> a, index_type n, const index_type* __restrict__ strong_coarse,
+                                 int max_entries, index_type* __restrict__ bound, long long* __restrict__ words,
+                                 long long* __restrict__ kept)
+{
+    const long long i = thread_index();
+    if (i > n) return;
+    if (i == n) {
+        words[n] = kept[n] = 0;
+        return;
+    }
+    const bool fine = a.coarse_of[i] < 0;
+    const index_type b = fine ? extended_row_bound(a, strong_coarse, static_cast<index_type>(i)) : 0;
+    bound[i] = b;
+    words[i] = row_words(b);
+    kept[i] = fine ? (max_entries > 0 && b > max_entries ? max_entries : b) : 1;
+}
+
+/// For each batch b < batches: the first row whose scratch starts at or past b * batch_words.
+__global__ void batch_starts_kernel(const long long* __restrict__ word_at, index_type n, long long batch_words,
+                                    index_type batches, index_type* __restrict__ start, long long* __restrict__ start_word)
+{
+    const long long b = thread_index();
+    if (b > batches) return;
+    index_type lo = 0, hi = n;
+    if (b == batches)
+        lo = n;
+    else
+        while (lo < hi) {
+            const index_type mid = lo + (hi - lo) / 2;
+            if (word_at[mid] < b * batch_words)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+    start[b] = lo;
+    start_word[b] = word_at[lo];
+}
+
+/// The rows [begin, end): each F row built in its scratch (word_at[i] - base words into
+/// scratch), truncated and written to its staging place; length[i] its kept entries.
+template <typename V>
+__global__ void extended_rows_kernel(ClassicalLevel<V> a, index_type begin, index_type end,
+                                     const index_type* __restrict__ bound, const long long* __restrict__ word_at,
+                                     long long base, std::uint32_t* __restrict__ scratch,
+                                     const long long* __restrict__ staged_at, int max_entries,
+                                     index_type* __restrict__ staged_col, V* __restrict__ staged_val,
+                                     index_type* __restrict__ length)
+{
+    const long long row = begin + thread_index();
+    if (row >= end) return;
+    const auto i = static_cast<index_type>(row);
+    index_type* out_col = staged_col + staged_at[i];
+    V* out_val = staged_val + staged_at[i];
+    if (a.coarse_of[i] >= 0) {
+        out_col[0] = a.coarse_of[i];
+        out_val[0] = V(1);
+        length[i] = 1;
+        return;
+    }
+    const index_type b = bound[i];
+    std::uint32_t* words = scratch + (word_at[i] - base);
+    auto* w = reinterpret_cast<double*>(words);
+    const int bits = slot_bits(b);
+    const index_type slots = bits ? index_type{1} << bits : 0;
+    HashSlots table{reinterpret_cast<index_type*>(words + 2LL * b), reinterpret_cast<index_type*>(words + 2LL * b) + slots,
+                    bits};
+    for (index_type h = 0; h < slots; ++h) table.keys[h] = -1;
+    index_type* cols = table.position + slots;
+    index_type kept = extended_row(a, i, table, cols, w);
+    kept = truncate_extended_row(cols, w, kept, max_entries);
+    for (index_type e = 0; e < kept; ++e) {
+        out_col[e] = cols[e];
+        out_val[e] = static_cast<V>(w[e]);
+    }
+    length[i] = kept;
+}
+
+/// offset[i] = length[i] for i < n, offset[n] = 0 (for the scan of the row lengths).
+__global__ void copy_lengths_kernel(index_type n, const index_type* __restrict__ length, long long* __restrict__ offset)
+{
+    const long long i = thread_index();
+    if (i <= n) offset[i] = i < n ? length[i] : 0;
+}
+
+__global__ void row_offsets_kernel(index_type n, const long long* __restrict__ offset, index_type* __restrict__ row_ptr)
+{
+    const long long i = thread_index();
+    if (i <= n) row_ptr[i] = static_cast<index_type>(offset[i]);
+}
+
+/// Copies each row's kept entries from its staging place to its place in the matrix.
+template <typename V>
+__global__ void compact_rows_kernel(index_type n, const long long* __restrict__ staged_at,
+                                    const index_type* __restrict__ staged_col, const V* __restrict__ staged_val,
+                                    const index_type* __restrict__ row_ptr, index_type* __restrict__ col,
+                                    V* __restrict__ val)
+{
+    const long long i = thread_index();
+    if (i >= n) return;
+    for (index_type e = 0; e < row_ptr[i + 1] - row_ptr[i]; ++e) {
+        col[row_ptr[i] + e] = staged_col[staged_at[i] + e];
+        val[row_ptr[i] + e] = staged_val[staged_at[i] + e];
+    }
+}
+
+/// Words of row scratch held at once at most (1 GiB); a level is built in about four batches
+/// of rows below that (so every level takes the batched path), at least 4096 words each.
+constexpr long long max_batch_words = 1LL << 28;
+
+/// Builds every row of the interpolation into the staging arrays, batch by batch; length[i]
+/// its kept entries.
+template <typename V>
+void build_rows(const Executor& exec, const ClassicalLevel<V>& a, index_type n, const index_type* bound,
+                const long long* word_at, const long long* staged_at, int max_entries, index_type* staged_col,
+                V* staged_val, index_type* length)
+{
+    long long total_words = 0;
+    GPUFEM_CUDA_CHECK(
+        cudaMemcpyAsync(&total_words, word_at + n, sizeof(long long), cudaMemcpyDeviceToHost, stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    const long long batch_words = std::min(max_batch_words, std::max(4096LL, (total_words + 3) / 4));
+    const auto batches = static_cast<index_type>(std::max(1LL, (total_words + batch_words - 1) / batch_words));
+    DeviceBuffer start(exec, sizeof(index_type) * (batches + 1)), start_word(exec, sizeof(long long) * (batches + 1));
+    batch_starts_kernel<<<grid_for(batches + 1), block_size, 0, stream_of(exec)>>>(
+        word_at, n, batch_words, batches, start.as<index_type>(), start_word.as<long long>());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    std::vector<index_type> first(static_cast<std::size_t>(batches) + 1);
+    std::vector<long long> first_word(first.size());
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(first.data(), start.as<index_type>(), sizeof(index_type) * first.size(),
+                                      cudaMemcpyDeviceToHost, stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cudaMemcpyAsync(first_word.data(), start_word.as<long long>(), sizeof(long long) * first.size(),
+                                      cudaMemcpyDeviceToHost, stream_of(exec)));
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    long long most = 0;
+    for (index_type b = 0; b < batches; ++b) most = std::max(most, first_word[b + 1] - first_word[b]);
+    DeviceBuffer scratch(exec, sizeof(std::uint32_t) * static_cast<std::size_t>(std::max(most, 2LL)));
+    for (index_type b = 0; b < batches; ++b) {
+        if (first[b + 1] == first[b]) continue;
+        extended_rows_kernel<<<grid_for(first[b + 1] - first[b]), block_size, 0, stream_of(exec)>>>(
+            a, first[b], first[b + 1], bound, word_at, first_word[b], scratch.as<std::uint32_t>(), staged_at,
+            max_entries, staged_col, staged_val, length);
+        GPUFEM_CUDA_CHECK_LAUNCH();
+    }
+}
+
+}  // namespace
+
+template <typename V>
+Csr<V> classical_interpolation(const Executor& exec, const Csr<V>& matrix, const std::uint8_t* strong,
+                               const index_type* coarse_of, index_type coarse_count, int max_entries)
+{
+    const index_type n = matrix.rows;
+    const auto rows = static_cast<std::size_t>(n);
+    const ClassicalLevel<V> a{matrix.row_ptr.data(), matrix.col_idx.data(), matrix.values.data(), strong,
+                              coarse_of};
+    const ExecPtr& on = matrix.executor();
+    if (n == 0)
+        return Csr<V>{0, coarse_count, Array<index_type>::from_host(on, std::vector<index_type>{0}),
+                      Array<index_type>(on, 0), Array<V>(on, 0)};
+    DeviceBuffer strong_coarse(exec, sizeof(index_type) * rows), bound(exec, sizeof(index_type) * rows);
+    DeviceBuffer word_at(exec, sizeof(long long) * (rows + 1)), staged_at(exec, sizeof(long long) * (rows + 1));
+    DeviceBuffer length(exec, sizeof(index_type) * (rows + 1));
+    strong_coarse_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(a, n, strong_coarse.as<index_type>());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    row_sizes_kernel<<<grid_for(n + 1), block_size, 0, stream_of(exec)>>>(
+        a, n, strong_coarse.as<index_type>(), max_entries, bound.as<index_type>(), word_at.as<long long>(),
+        staged_at.as<long long>());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    exclusive_sum(exec, word_at.as<long long>(), n);
+    const long long staged = exclusive_sum(exec, staged_at.as<long long>(), n);
+    DeviceBuffer staged_col(exec, sizeof(index_type) * static_cast<std::size_t>(std::max(staged, 1LL)));
+    DeviceBuffer staged_val(exec, sizeof(V) * static_cast<std::size_t>(std::max(staged, 1LL)));
+    build_rows(exec, a, n, bound.as<index_type>(), word_at.as<long long>(), staged_at.as<long long>(), max_entries,
+               staged_col.as<index_type>(), staged_val.as<V>(), length.as<index_type>());
+    // The row offsets: the kept lengths summed in 64 bits (past 2^31 - 1 entries is refused).
+    DeviceBuffer offset(exec, sizeof(long long) * (rows + 1));
+    long long* off = offset.as<long long>();
+    copy_lengths_kernel<<<grid_for(n + 1), block_size, 0, stream_of(exec)>>>(n, length.as<index_type>(), off);
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    const long long entries = exclusive_sum(exec, off, n);
+    if (entries > std::numeric_limits<index_type>::max())
+        throw std::invalid_argument("classical AMG: an interpolation of more than 2^31 - 1 entries (lower "
+                                    "solver.amg.interpolation_entries)");
+    Csr<V> p{n, coarse_count, Array<index_type>(on, rows + 1), Array<index_type>(on, static_cast<std::size_t>(entries)),
+             Array<V>(on, static_cast<std::size_t>(entries))};
+    row_offsets_kernel<<<grid_for(n + 1), block_size, 0, stream_of(exec)>>>(n, off, p.row_ptr.data());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    compact_rows_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(
+        n, staged_at.as<long long>(), staged_col.as<index_type>(), staged_val.as<V>(), p.row_ptr.data(),
+        p.col_idx.data(), p.values.data());
+    GPUFEM_CUDA_CHECK_LAUNCH();
+    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    return p;
+}
+
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(classical_strength, classical_interpolation)
+
+}  // namespace gpufem::kernels::cuda
