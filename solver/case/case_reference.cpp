@@ -380,8 +380,8 @@ std::string solver_settings_reference()
                            splitting (PMIS) and extended+i interpolation, as hypre's BoomerAMG:
                            about half the iterations on unstructured triangles and tetrahedra
                            at P1 to P3, denser coarse levels (operator complexity 1.4-1.8
-                           against 1.03-1.16), on the GPU a setup 2-5 times aggregation's, so
-                           aggregation is faster to the tolerance there; Chebyshev over
+                           against 1.03-1.16), on the GPU a setup 1.3-2 times aggregation's:
+                           as fast to the tolerance at P2-P3, slower at P1; Chebyshev over
                            [lambda_max / 5, lambda_max]; one process
     classical_threshold: 0.25 (number, 0 < t < 1, default 0.25) classical: a_ij of the opposite
                            sign to a_ii is strong when |a_ij| >= t times the row's largest

@@ -1,8 +1,9 @@
 #pragma once
-// The per-row arithmetic of classical coarsening (classical_coarsening.hpp), written once for
-// both backends: the strength of one row, PMIS's ranking, and one F row of the extended+i
-// interpolation with its truncation. The CPU reference and the CUDA kernels call these same
-// functions in the same order, so the two backends build the same hierarchy.
+// The per-row arithmetic of classical coarsening (classical_coarsening.hpp): the strength of
+// one row, PMIS's ranking and the interpolation rows' bounds, called by both backends; and one
+// F row of the extended+i interpolation with its truncation, the CPU's reference, which the
+// CUDA kernel (a warp a row) follows step by step in the same order of operations, so the two
+// backends build the same hierarchy.
 #include <cmath>
 #include <cstdint>
 

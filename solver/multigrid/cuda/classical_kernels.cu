@@ -1,8 +1,11 @@
-// CUDA classical coarsening kernels (solver/multigrid/classical_kernels.hpp): one thread per
-// row over the row functions of classical_rows.hpp, as the CPU reference. PMIS runs its rounds
-// with the same rule as the CPU (an edge's lower-ranked undecided end cannot be chosen); the
-// interpolation keeps each row's C points in a small open-addressing table of its own in
-// device memory, rows taken in batches that bound that memory.
+// CUDA classical coarsening kernels (solver/multigrid/classical_kernels.hpp). The strength and
+// PMIS take a thread a row over the row functions of classical_rows.hpp, as the CPU reference;
+// PMIS runs its rounds with the same rule as the CPU (an edge's lower-ranked undecided end
+// cannot be chosen). The interpolation takes a warp a row (coarse levels have rows of 50-150
+// entries whose strong F neighbours' rows a single thread would walk one after the other),
+// following the CPU's order of operations so that the weights are the same; each row keeps
+// its C points in a small open-addressing table of its own in device memory, rows taken in
+// batches that bound that memory.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -199,31 +202,6 @@ __host__ __device__ inline long long row_words(index_type bound)
     return words + (words & 1);
 }
 
-/// A row's map from coarse numbers to positions: an open-addressing table (key -1: free) of
-/// its own in device memory.
-struct HashSlots {
-    index_type* keys;
-    index_type* position;
-    int bits;
-    __device__ unsigned home(index_type c) const { return (static_cast<unsigned>(c) * 2654435769u) >> (32 - bits); }
-    __device__ index_type find(index_type c) const
-    {
-        const unsigned mask = (1u << bits) - 1;
-        for (unsigned h = home(c);; h = (h + 1) & mask) {
-            if (keys[h] == c) return position[h];
-            if (keys[h] < 0) return -1;
-        }
-    }
-    __device__ void add(index_type c, index_type p)
-    {
-        const unsigned mask = (1u << bits) - 1;
-        unsigned h = home(c);
-        while (keys[h] >= 0) h = (h + 1) & mask;
-        keys[h] = c;
-        position[h] = p;
-    }
-};
-
 template <typename V>
 __global__ void strong_coarse_kernel(ClassicalLevel<V> a, index_type n, index_type* __restrict__ strong_coarse)
 {
@@ -274,8 +252,216 @@ __global__ void batch_starts_kernel(const long long* __restrict__ word_at, index
     start_word[b] = word_at[lo];
 }
 
-/// The rows [begin, end): each F row built in its scratch (word_at[i] - base words into
-/// scratch), truncated and written to its staging place; length[i] its kept entries.
+/// One warp's F row of the extended+i interpolation: the steps of classical_rows.hpp's
+/// extended_row and truncate_extended_row in the same order (so the same weights to the last
+/// bit), the work inside each step spread over the lanes. Every lane holds the row's scalars
+/// (the same values, computed alike); the row's C points sit in an open-addressing table
+/// (key -1: free) of its own in device memory, with their columns and weights in the order the
+/// CPU meets them.
+template <typename V>
+class WarpRow {
+public:
+    __device__ WarpRow(const ClassicalLevel<V>& a, index_type i, index_type bound, std::uint32_t* words, int lane)
+        : a_(a), i_(i), lane_(lane), bits_(slot_bits(bound)), slots_(bits_ ? index_type{1} << bits_ : 0),
+          w_(reinterpret_cast<double*>(words)), keys_(reinterpret_cast<index_type*>(words + 2LL * bound)),
+          position_(keys_ + slots_), cols_(position_ + slots_)
+    {
+        for (index_type h = lane_; h < slots_; h += 32) keys_[h] = -1;
+        __syncwarp();
+    }
+
+    /// C-hat in the CPU's order; returns its size.
+    __device__ index_type gather()
+    {
+        for (index_type k = a_.ptr[i_]; k < a_.ptr[i_ + 1]; ++k) {
+            if (!a_.strong[k]) continue;
+            const index_type m = a_.col[k];
+            if (a_.coarse_of[m] >= 0) {
+                add_chunk(lane_ == 0 ? a_.coarse_of[m] : -1);
+                continue;
+            }
+            for (index_type q0 = a_.ptr[m]; q0 < a_.ptr[m + 1]; q0 += 32) {
+                const index_type q = q0 + lane_;
+                add_chunk(q < a_.ptr[m + 1] && a_.strong[q] ? a_.coarse_of[a_.col[q]] : -1);
+            }
+        }
+        return length_;
+    }
+
+    /// The weights -(a_ij + distributed parts) / lumped diagonal; false when it vanishes.
+    __device__ bool weigh()
+    {
+        double diag = 0, a_ii = 0;
+        for (index_type k = a_.ptr[i_]; k < a_.ptr[i_ + 1]; ++k) {
+            const index_type m = a_.col[k];
+            const double a_im = static_cast<double>(a_.val[k]);
+            const index_type at = a_.coarse_of[m] >= 0 ? find(a_.coarse_of[m]) : -1;
+            if (m == i_)
+                a_ii += a_im;
+            else if (at >= 0) {
+                if (lane_ == 0) w_[at] += a_im;
+            } else if (a_.strong[k] && a_.coarse_of[m] < 0)
+                diag += distribute(m, a_im);
+            else
+                diag += a_im;
+            __syncwarp();
+        }
+        diag += a_ii;
+        if (!(fabs(diag) > 1e-12 * fabs(a_ii))) return false;
+        for (index_type e = lane_; e < length_; e += 32) w_[e] = -w_[e] / diag;
+        __syncwarp();
+        return true;
+    }
+
+    /// Truncates to max_entries (as truncate_extended_row) and writes the kept entries by
+    /// column to out; returns how many.
+    __device__ index_type write(int max_entries, index_type* out_col, V* out_val)
+    {
+        const index_type kept = max_entries > 0 && length_ > max_entries ? max_entries : length_;
+        if (kept == length_) {
+            for (index_type e = lane_; e < length_; e += 32) place(cols_[e], w_[e], length_, cols_, out_col, out_val);
+            return kept;
+        }
+        double positive = 0, negative = 0;  // in position order, as the CPU
+        for (index_type e0 = 0; e0 < length_; e0 += 32) {
+            const double mine = e0 + lane_ < length_ ? w_[e0 + lane_] : 0.0;
+            for (int j = 0; j < 32 && e0 + j < length_; ++j) {
+                const double v = __shfl_sync(0xffffffffu, mine, j);
+                (v > 0 ? positive : negative) += v;
+            }
+        }
+        index_type* chosen = keys_;  // the table is done with: the chosen positions, best first
+        for (index_type s = 0; s < kept; ++s) {
+            const index_type best = best_remaining();
+            if (lane_ == 0) {
+                chosen[s] = best;
+                cols_[best] = -1 - cols_[best];  // taken
+            }
+            __syncwarp();
+        }
+        double kept_positive = 0, kept_negative = 0;
+        for (index_type s = 0; s < kept; ++s) (w_[chosen[s]] > 0 ? kept_positive : kept_negative) += w_[chosen[s]];
+        for (index_type s = lane_; s < kept; s += 32) {
+            double v = w_[chosen[s]];
+            if (v > 0 && kept_positive != 0) v *= positive / kept_positive;
+            if (v < 0 && kept_negative != 0) v *= negative / kept_negative;
+            const index_type c = -1 - cols_[chosen[s]];
+            index_type rank = 0;
+            for (index_type t = 0; t < kept; ++t) rank += -1 - cols_[chosen[t]] < c;
+            out_col[rank] = c;
+            out_val[rank] = static_cast<V>(v);
+        }
+        return kept;
+    }
+
+private:
+    __device__ unsigned home(index_type c) const { return (static_cast<unsigned>(c) * 2654435769u) >> (32 - bits_); }
+    __device__ index_type find(index_type c) const
+    {
+        const unsigned mask = (1u << bits_) - 1;
+        for (unsigned h = home(c);; h = (h + 1) & mask) {
+            if (keys_[h] == c) return position_[h];
+            if (keys_[h] < 0) return -1;
+        }
+    }
+    /// Adds each lane's C point c (-1: none) not yet in the row, in lane order after those
+    /// before (a chunk's points are distinct: one row's columns).
+    __device__ void add_chunk(index_type c)
+    {
+        const bool fresh = c >= 0 && find(c) < 0;
+        const unsigned mask = __ballot_sync(0xffffffffu, fresh);
+        if (fresh) {
+            const index_type p = length_ + __popc(mask & ((1u << lane_) - 1));
+            const unsigned wrap = (1u << bits_) - 1;
+            unsigned h = home(c);
+            while (atomicCAS(keys_ + h, -1, c) != -1) h = (h + 1) & wrap;
+            position_[h] = p;
+            cols_[p] = c;
+            w_[p] = 0.0;
+        }
+        length_ += __popc(mask);
+        __syncwarp();
+    }
+    /// distribute() of classical_rows.hpp: m's couplings to C-hat summed in q order on every
+    /// lane (shuffled), then each lane's share added to its own column.
+    __device__ double distribute(index_type m, double a_im)
+    {
+        const double sign = classical_sign(a_, m);
+        const index_type at_i = classical_find(a_.ptr, a_.col, m, i_);
+        const double to_i = at_i >= 0 && sign * static_cast<double>(a_.val[at_i]) < 0
+                                ? static_cast<double>(a_.val[at_i]) : 0.0;
+        double total = to_i;
+        for (index_type q0 = a_.ptr[m]; q0 < a_.ptr[m + 1]; q0 += 32) {
+            index_type at;
+            const double mine = share(q0 + lane_, m, sign, at);
+            for (int j = 0; j < 32 && q0 + j < a_.ptr[m + 1]; ++j) {
+                const index_type at_j = __shfl_sync(0xffffffffu, at, j);
+                const double v = __shfl_sync(0xffffffffu, mine, j);
+                if (at_j >= 0) total += v;
+            }
+        }
+        if (total == 0) return a_im;
+        for (index_type q0 = a_.ptr[m]; q0 < a_.ptr[m + 1]; q0 += 32) {
+            index_type at;
+            const double mine = share(q0 + lane_, m, sign, at);
+            if (at >= 0) w_[at] += a_im * mine / total;
+        }
+        __syncwarp();
+        return a_im * to_i / total;
+    }
+    /// Entry q of m's row: its position in the row (at, -1 when not in C-hat) and its value
+    /// when of the opposite sign to m's diagonal (else 0).
+    __device__ double share(index_type q, index_type m, double sign, index_type& at) const
+    {
+        at = -1;
+        if (q >= a_.ptr[m + 1] || a_.coarse_of[a_.col[q]] < 0) return 0.0;
+        at = find(a_.coarse_of[a_.col[q]]);
+        const double v = static_cast<double>(a_.val[q]);
+        return sign * v < 0 ? v : 0.0;
+    }
+    /// The position of the largest |w| not yet taken (ties: the smaller column), on every lane.
+    __device__ index_type best_remaining() const
+    {
+        double bw = -1;
+        index_type bc = 0, be = -1;
+        for (index_type e = lane_; e < length_; e += 32) {
+            const index_type c = cols_[e];
+            if (c < 0) continue;
+            const double v = fabs(w_[e]);
+            if (be < 0 || v > bw || (v == bw && c < bc)) bw = v, bc = c, be = e;
+        }
+        for (int offset = 16; offset > 0; offset /= 2) {
+            const double ow = __shfl_down_sync(0xffffffffu, bw, offset);
+            const index_type oc = __shfl_down_sync(0xffffffffu, bc, offset);
+            const index_type oe = __shfl_down_sync(0xffffffffu, be, offset);
+            if (oe >= 0 && (be < 0 || ow > bw || (ow == bw && oc < bc))) bw = ow, bc = oc, be = oe;
+        }
+        return __shfl_sync(0xffffffffu, be, 0);
+    }
+    /// Writes entry (c, v) at its rank by column among the n columns of cols.
+    __device__ static void place(index_type c, double v, index_type n, const index_type* cols, index_type* out_col,
+                                 V* out_val)
+    {
+        index_type rank = 0;
+        for (index_type t = 0; t < n; ++t) rank += cols[t] < c;
+        out_col[rank] = c;
+        out_val[rank] = static_cast<V>(v);
+    }
+
+    const ClassicalLevel<V>& a_;
+    index_type i_;
+    int lane_;
+    int bits_;
+    index_type slots_;
+    double* w_;
+    index_type* keys_;
+    index_type* position_;
+    index_type* cols_;
+    index_type length_ = 0;
+};
+
+/// The rows [begin, end), a warp each: an F row built in its scratch (word_at[i] - base words
+/// into scratch), truncated and written to its staging place; length[i] its kept entries.
 template <typename V>
 __global__ void extended_rows_kernel(ClassicalLevel<V> a, index_type begin, index_type end,
                                      const index_type* __restrict__ bound, const long long* __restrict__ word_at,
@@ -284,33 +470,19 @@ __global__ void extended_rows_kernel(ClassicalLevel<V> a, index_type begin, inde
                                      index_type* __restrict__ staged_col, V* __restrict__ staged_val,
                                      index_type* __restrict__ length)
 {
-    const long long row = begin + thread_index();
+    const long long row = begin + warp_index();
     if (row >= end) return;
     const auto i = static_cast<index_type>(row);
+    const int lane = lane_index();
     index_type* out_col = staged_col + staged_at[i];
     V* out_val = staged_val + staged_at[i];
     if (a.coarse_of[i] >= 0) {
-        out_col[0] = a.coarse_of[i];
-        out_val[0] = V(1);
-        length[i] = 1;
+        if (lane == 0) out_col[0] = a.coarse_of[i], out_val[0] = V(1), length[i] = 1;
         return;
     }
-    const index_type b = bound[i];
-    std::uint32_t* words = scratch + (word_at[i] - base);
-    auto* w = reinterpret_cast<double*>(words);
-    const int bits = slot_bits(b);
-    const index_type slots = bits ? index_type{1} << bits : 0;
-    HashSlots table{reinterpret_cast<index_type*>(words + 2LL * b), reinterpret_cast<index_type*>(words + 2LL * b) + slots,
-                    bits};
-    for (index_type h = 0; h < slots; ++h) table.keys[h] = -1;
-    index_type* cols = table.position + slots;
-    index_type kept = extended_row(a, i, table, cols, w);
-    kept = truncate_extended_row(cols, w, kept, max_entries);
-    for (index_type e = 0; e < kept; ++e) {
-        out_col[e] = cols[e];
-        out_val[e] = static_cast<V>(w[e]);
-    }
-    length[i] = kept;
+    WarpRow<V> r(a, i, bound[i], scratch + (word_at[i] - base), lane);
+    const index_type kept = r.gather() > 0 && r.weigh() ? r.write(max_entries, out_col, out_val) : 0;
+    if (lane == 0) length[i] = kept;
 }
 
 /// offset[i] = length[i] for i < n, offset[n] = 0 (for the scan of the row lengths).
@@ -374,7 +546,7 @@ void build_rows(const Executor& exec, const ClassicalLevel<V>& a, index_type n, 
     DeviceBuffer scratch(exec, sizeof(std::uint32_t) * static_cast<std::size_t>(std::max(most, 2LL)));
     for (index_type b = 0; b < batches; ++b) {
         if (first[b + 1] == first[b]) continue;
-        extended_rows_kernel<<<grid_for(first[b + 1] - first[b]), block_size, 0, stream_of(exec)>>>(
+        extended_rows_kernel<<<warp_grid_for(first[b + 1] - first[b]), block_size, 0, stream_of(exec)>>>(
             a, first[b], first[b + 1], bound, word_at, first_word[b], scratch.as<std::uint32_t>(), staged_at,
             max_entries, staged_col, staged_val, length);
         GPUFEM_CUDA_CHECK_LAUNCH();
