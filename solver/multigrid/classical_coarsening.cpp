@@ -8,10 +8,20 @@ namespace gpufem {
 
 namespace {
 
+/// Whether array lives where matrix a does.
+template <typename V, typename T>
+bool beside(const Csr<V>& a, const Array<T>& array)
+{
+    const ExecPtr& on = a.executor();
+    return array.executor()->backend() == on->backend() && array.executor()->device_id() == on->device_id();
+}
+
+/// Refuses a strength made for another matrix or held on another executor.
 template <typename V>
 void check_sizes(const Csr<V>& a, const Array<std::uint8_t>& strong)
 {
-    if (strong.size() != a.nnz()) throw std::logic_error("classical coarsening: a strength of another matrix");
+    if (strong.size() != a.nnz() || (a.nnz() > 0 && !beside(a, strong)))
+        throw std::logic_error("classical coarsening: a strength of another matrix or on another executor");
 }
 
 }  // namespace
@@ -47,8 +57,8 @@ Csr<V> extended_interpolation(const Csr<V>& a, const Array<std::uint8_t>& strong
                               int max_entries)
 {
     check_sizes(a, strong);
-    if (splitting.coarse_of.size() != static_cast<std::size_t>(a.rows))
-        throw std::logic_error("classical coarsening: a splitting of another matrix");
+    if (splitting.coarse_of.size() != static_cast<std::size_t>(a.rows) || (a.rows > 0 && !beside(a, splitting.coarse_of)))
+        throw std::logic_error("classical coarsening: a splitting of another matrix or on another executor");
     const Executor& exec = *a.executor();
     return GPUFEM_DISPATCH(exec, classical_interpolation(exec, a, strong.data(), splitting.coarse_of.data(),
                                                          splitting.count, max_entries));

@@ -15,9 +15,9 @@ namespace gpufem {
 /// The arrays of a matrix and of its classical coarsening, read by the row functions.
 template <typename V>
 struct ClassicalLevel {
-    const index_type* ptr;
-    const index_type* col;
-    const V* val;
+    const index_type* ptr;         ///< row offsets (rows sorted by column)
+    const index_type* col;         ///< columns
+    const V* val;                  ///< values
     const std::uint8_t* strong;    ///< per entry: row depends on column
     const index_type* coarse_of;   ///< per point: coarse number, -1 for F points (may be null
                                    ///< before the splitting exists)

@@ -25,17 +25,20 @@ struct HostSplit {
     int rounds = 0;
 };
 
+/// classical_strength, read back to the host.
 std::vector<std::uint8_t> strength_of(const Csr<double>& a, double theta)
 {
     return classical_strength(a, theta).to_host();
 }
 
+/// pmis_splitting of a host strength, read back to the host.
 HostSplit split_of(const Csr<double>& a, const std::vector<std::uint8_t>& strong)
 {
     const CoarseSplitting s = pmis_splitting(a, Array<std::uint8_t>::from_host(a.executor(), strong));
     return {s.coarse_of.to_host(), s.count, s.rounds};
 }
 
+/// extended_interpolation of a host strength and splitting.
 Csr<double> interpolate(const Csr<double>& a, const std::vector<std::uint8_t>& strong, const HostSplit& s,
                         int entries)
 {

@@ -361,33 +361,54 @@ Csr<double> laplacian_with_positive_couplings(index_type nx, index_type ny, inde
                        Array<double>::from_host(host, values)};
 }
 
+/// Strength, splitting and interpolation of a (on the host) made on both backends: identical,
+/// the weights to the last bit (the device follows the CPU's order of operations). Returns the
+/// host's interpolation and prints the longest row met.
+Csr<double> expect_classical_level_equal(const Csr<double>& a, int entries_kept, unsigned seed, const char* what)
+{
+    SCOPED_TRACE(fmt::format("{}, seed {}", what, seed));
+    const ExecPtr device = Executor::create_cuda();
+    const Csr<double> a_gpu = a.clone_to(device);
+    const Array<std::uint8_t> strong = classical_strength(a, 0.25), strong_gpu = classical_strength(a_gpu, 0.25);
+    EXPECT_EQ(strong_gpu.to_host(), strong.to_host());
+    const CoarseSplitting s = pmis_splitting(a, strong), s_gpu = pmis_splitting(a_gpu, strong_gpu);
+    EXPECT_EQ(s_gpu.count, s.count);
+    EXPECT_EQ(s_gpu.rounds, s.rounds);
+    EXPECT_EQ(s_gpu.coarse_of.to_host(), s.coarse_of.to_host());
+    for (const int entries : {0, 4, 2}) {
+        const test::HostMatrix p = test::to_host(extended_interpolation(a, strong, s, entries));
+        const test::HostMatrix p_gpu = test::to_host(extended_interpolation(a_gpu, strong_gpu, s_gpu, entries));
+        EXPECT_EQ(p_gpu.ptr, p.ptr) << "entries " << entries;
+        EXPECT_EQ(p_gpu.col, p.col) << "entries " << entries;
+        EXPECT_EQ(p_gpu.val, p.val) << "entries " << entries;
+    }
+    const test::HostMatrix h = test::to_host(a);
+    index_type longest = 0;
+    for (index_type i = 0; i < h.rows; ++i) longest = std::max(longest, h.ptr[i + 1] - h.ptr[i]);
+    std::cout << "[ classical] " << what << ": " << a.rows << " rows (longest " << longest << " entries), " << s.count
+              << " C points, " << s.rounds << " PMIS rounds, seed " << seed << "\n";
+    return extended_interpolation(a, strong, s, entries_kept);
+}
+
 TEST(AmgGpu, ClassicalStrengthSplittingAndInterpolationOnTheDeviceEqualTheCpus)
 {
-    // One level, the same matrix on both backends: the row functions are shared, so the
-    // strength and the splitting are identical and the weights agree to rounding.
+    // The fine level, one with positive couplings, and two Galerkin levels below the fine one
+    // (rows of 20-100 entries: the interpolation's warp walks rows of several chunks).
     GPUFEM_REQUIRE_GPU();
     const unsigned seed = test::random_seed();
-    const ExecPtr host = Executor::create_cpu(), device = Executor::create_cuda();
-    for (const bool positive : {false, true}) {
-        const Csr<double> a = positive ? laplacian_with_positive_couplings(40, 36, 32, seed)
-                                       : test::weighted_laplacian_3d<double>(host, 40, 36, 32, seed);
-        const Csr<double> a_gpu = a.clone_to(device);
-        const Array<std::uint8_t> strong = classical_strength(a, 0.25), strong_gpu = classical_strength(a_gpu, 0.25);
-        ASSERT_EQ(strong_gpu.to_host(), strong.to_host()) << "seed " << seed << " positive " << positive;
-        const CoarseSplitting s = pmis_splitting(a, strong), s_gpu = pmis_splitting(a_gpu, strong_gpu);
-        EXPECT_EQ(s_gpu.count, s.count);
-        EXPECT_EQ(s_gpu.rounds, s.rounds);
-        ASSERT_EQ(s_gpu.coarse_of.to_host(), s.coarse_of.to_host()) << "seed " << seed << " positive " << positive;
-        for (const int entries : {0, 4, 2}) {
-            const test::HostMatrix p = test::to_host(extended_interpolation(a, strong, s, entries));
-            const test::HostMatrix p_gpu = test::to_host(extended_interpolation(a_gpu, strong_gpu, s_gpu, entries));
-            ASSERT_EQ(p_gpu.ptr, p.ptr) << "entries " << entries << " seed " << seed << " positive " << positive;
-            ASSERT_EQ(p_gpu.col, p.col) << "entries " << entries << " seed " << seed << " positive " << positive;
-            EXPECT_LT(test::max_relative_difference(p_gpu.val, p.val), 1e-14) << "entries " << entries;
+    const ExecPtr host = Executor::create_cpu();
+    expect_classical_level_equal(laplacian_with_positive_couplings(40, 36, 32, seed), 4, seed, "positive couplings");
+    Csr<double> level = test::weighted_laplacian_3d<double>(host, 40, 36, 32, seed);
+    index_type longest = 0;
+    for (int l = 0; l < 3; ++l) {
+        const Csr<double> p = expect_classical_level_equal(level, 4, seed, l == 0 ? "level 0" : l == 1 ? "level 1" : "level 2");
+        if (l == 2) {
+            const test::HostMatrix h = test::to_host(level);
+            for (index_type i = 0; i < h.rows; ++i) longest = std::max(longest, h.ptr[i + 1] - h.ptr[i]);
         }
-        std::cout << "[ classical] " << a.rows << " rows, " << s.count << " C points, " << s.rounds
-                  << " PMIS rounds, positive couplings " << positive << ", seed " << seed << "\n";
+        level = sparse_product(sparse_transpose(p), sparse_product(level, p));
     }
+    EXPECT_GT(longest, 32) << "a level with rows longer than a warp";
 }
 
 TEST(AmgGpu, ClassicalCoarseningOnTheDeviceMatchesTheCpu)
@@ -453,6 +474,47 @@ TEST(AmgGpu, UpdateWithNewValuesMatchesTheCpuUpdate)
         z[k] = out.to_host();
     }
     EXPECT_LT(test::max_relative_difference(z[1], z[0]), 1e-10) << "CUDA's updated cycle is the CPU's";
+}
+
+TEST(AmgGpu, ClassicalUpdateOnTheDeviceSolvesAsOnTheCpu)
+{
+    // An update keeps each level's splitting and makes the strength and the interpolation
+    // again from the new values, on the level's backend: the first level exactly as the CPU's,
+    // then PCG with the updated hierarchy as on the CPU.
+    GPUFEM_REQUIRE_GPU();
+    const unsigned seed = test::random_seed();
+    const ExecPtr host = Executor::create_cpu(), device = Executor::create_cuda();
+    const Csr<double> first = test::weighted_laplacian_3d<double>(host, 30, 28, 26, seed);
+    const Csr<double> second = test::weighted_laplacian_3d<double>(host, 30, 28, 26, seed + 1);
+    AmgOptions amg_options;
+    amg_options.coarse_size = 200;
+    amg_options.coarsening = AmgCoarsening::classical;
+    SolveOptions options;
+    options.tolerance = 1e-10;
+    options.max_iterations = 200;
+    const std::vector<double> b_host = test::random_vector<double>(static_cast<std::size_t>(first.rows), seed + 2);
+    std::vector<double> x[2];
+    int iterations[2] = {0, 0};
+    std::vector<AmgLevelSummary> levels[2];
+    for (int k = 0; k < 2; ++k) {
+        const ExecPtr exec = k == 0 ? host : device;
+        const auto op_a = build_format("csr", first.clone_to(exec), FormatOptions{});
+        const auto op_b = build_format("csr", second.clone_to(exec), FormatOptions{});
+        AmgPreconditioner<double> amg(*op_a.op, first.clone_to(exec), amg_options);
+        amg.update(*op_b.op, second.clone_to(exec));
+        levels[k] = amg.levels();
+        const Array<double> b = Array<double>::from_host(exec, b_host);
+        Array<double> xk = Array<double>::from_host(exec, std::vector<double>(b_host.size(), 0.0));
+        const SolveResult r = solve(KrylovMethod::cg, KrylovVariant::merged, *op_b.op, b, xk, options, &amg);
+        ASSERT_TRUE(r.converged()) << r.message << " seed " << seed;
+        iterations[k] = r.iterations;
+        x[k] = xk.to_host();
+    }
+    ASSERT_GE(levels[0].size(), 3u);
+    EXPECT_EQ(levels[1][1].rows, levels[0][1].rows) << "seed " << seed;
+    EXPECT_EQ(levels[1][1].nnz, levels[0][1].nnz) << "seed " << seed;
+    EXPECT_NEAR(iterations[1], iterations[0], 1) << "seed " << seed;
+    EXPECT_LT(test::max_relative_difference(x[1], x[0]), 1e-8) << "seed " << seed;
 }
 
 TEST(AmgGpu, GivenFirstProlongatorPathMatchesTheCpu)

@@ -99,12 +99,15 @@ namespace {
 class DenseSlots {
 public:
     explicit DenseSlots(index_type coarse_count) : slot_(static_cast<std::size_t>(coarse_count), -1) {}
+    /// The position of coarse point c in the row, -1 if absent.
     index_type find(index_type c) const { return slot_[c]; }
+    /// Records c at position.
     void add(index_type c, index_type position)
     {
         slot_[c] = position;
         used_.push_back(c);
     }
+    /// Forgets the row's points (only the slots it used are touched).
     void clear()
     {
         for (index_type c : used_) slot_[c] = -1;

@@ -54,6 +54,7 @@ index_type device_sum(const Executor& exec, const index_type* values, index_type
     return host;
 }
 
+/// strong[] of every row (classical_strength_row).
 template <typename V>
 __global__ void strength_kernel(index_type n, const index_type* __restrict__ ptr, const index_type* __restrict__ col,
                                 const V* __restrict__ val, double theta, std::uint8_t* __restrict__ strong)
@@ -64,6 +65,7 @@ __global__ void strength_kernel(index_type n, const index_type* __restrict__ ptr
 
 // ---- PMIS ----
 
+/// influenced[j] += 1 for every strong entry (i, j): how many points depend on j.
 __global__ void influence_kernel(index_type n, const index_type* __restrict__ ptr, const index_type* __restrict__ col,
                                  const std::uint8_t* __restrict__ strong, index_type* __restrict__ influenced)
 {
@@ -100,6 +102,7 @@ __global__ void pmis_beaten_kernel(index_type n, const index_type* __restrict__ 
     }
 }
 
+/// Undecided points that no neighbour beat become C.
 __global__ void pmis_choose_kernel(index_type n, const std::uint8_t* __restrict__ beaten,
                                    std::int8_t* __restrict__ state)
 {
@@ -124,12 +127,14 @@ __global__ void pmis_fine_kernel(index_type n, const index_type* __restrict__ pt
     open[i] = state[i] == pmis_undecided;
 }
 
+/// flag[i] = 1 for C points (i < n), flag[n] = 0: the scan's input.
 __global__ void coarse_flags_kernel(index_type n, const std::int8_t* __restrict__ state, index_type* __restrict__ flag)
 {
     const long long i = thread_index();
     if (i <= n) flag[i] = i < n && state[i] == pmis_coarse;
 }
 
+/// coarse_of[i] = the rank of C point i among the C points, -1 for F points.
 __global__ void coarse_numbers_kernel(index_type n, const std::int8_t* __restrict__ state,
                                       const index_type* __restrict__ rank, index_type* __restrict__ coarse_of)
 {
@@ -154,16 +159,16 @@ PmisCount pmis_split(const Executor& exec, index_type n, const index_type* row_p
     const auto rows = static_cast<std::size_t>(n);
     DeviceBuffer counts(exec, sizeof(index_type) * (rows + 1)), measure(exec, sizeof(double) * rows);
     DeviceBuffer state(exec, rows), beaten(exec, rows);
-    index_type* count = counts.as<index_type>();
+    index_type* per_point = counts.as<index_type>();  // influence counts, then open flags, then C ranks
     std::int8_t* st = state.as<std::int8_t>();
-    GPUFEM_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(index_type) * (rows + 1), stream_of(exec)));
-    influence_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, row_ptr, col_idx, strong, count);
+    GPUFEM_CUDA_CHECK(cudaMemsetAsync(per_point, 0, sizeof(index_type) * (rows + 1), stream_of(exec)));
+    influence_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, row_ptr, col_idx, strong, per_point);
     GPUFEM_CUDA_CHECK_LAUNCH();
     // counts is reused: the influences, then the open flags of each round, then the C ranks.
-    pmis_init_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, count, measure.as<double>(), st);
+    pmis_init_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, per_point, measure.as<double>(), st);
     GPUFEM_CUDA_CHECK_LAUNCH();
     PmisCount out;
-    for (index_type open = device_sum(exec, count, n); open > 0; open = device_sum(exec, count, n)) {
+    for (index_type open = device_sum(exec, per_point, n); open > 0; open = device_sum(exec, per_point, n)) {
         ++out.rounds;
         GPUFEM_CUDA_CHECK(cudaMemsetAsync(beaten.as<void>(), 0, rows, stream_of(exec)));
         pmis_beaten_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(
@@ -171,13 +176,13 @@ PmisCount pmis_split(const Executor& exec, index_type n, const index_type* row_p
         GPUFEM_CUDA_CHECK_LAUNCH();
         pmis_choose_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, beaten.as<std::uint8_t>(), st);
         GPUFEM_CUDA_CHECK_LAUNCH();
-        pmis_fine_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, row_ptr, col_idx, strong, st, count);
+        pmis_fine_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, row_ptr, col_idx, strong, st, per_point);
         GPUFEM_CUDA_CHECK_LAUNCH();
     }
-    coarse_flags_kernel<<<grid_for(n + 1), block_size, 0, stream_of(exec)>>>(n, st, count);
+    coarse_flags_kernel<<<grid_for(n + 1), block_size, 0, stream_of(exec)>>>(n, st, per_point);
     GPUFEM_CUDA_CHECK_LAUNCH();
-    out.count = exclusive_sum(exec, count, n);
-    coarse_numbers_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, st, count, coarse_of);
+    out.count = exclusive_sum(exec, per_point, n);
+    coarse_numbers_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, st, per_point, coarse_of);
     GPUFEM_CUDA_CHECK_LAUNCH();
     return out;
 }
@@ -202,6 +207,7 @@ __host__ __device__ inline long long row_words(index_type bound)
     return words + (words & 1);
 }
 
+/// strong_coarse[m] = the strong C neighbours of m.
 template <typename V>
 __global__ void strong_coarse_kernel(ClassicalLevel<V> a, index_type n, index_type* __restrict__ strong_coarse)
 {
@@ -480,8 +486,9 @@ __global__ void extended_rows_kernel(ClassicalLevel<V> a, index_type begin, inde
         if (lane == 0) out_col[0] = a.coarse_of[i], out_val[0] = V(1), length[i] = 1;
         return;
     }
-    WarpRow<V> r(a, i, bound[i], scratch + (word_at[i] - base), lane);
-    const index_type kept = r.gather() > 0 && r.weigh() ? r.write(max_entries, out_col, out_val) : 0;
+    WarpRow<V> row_of_i(a, i, bound[i], scratch + (word_at[i] - base), lane);
+    const index_type kept =
+        row_of_i.gather() > 0 && row_of_i.weigh() ? row_of_i.write(max_entries, out_col, out_val) : 0;
     if (lane == 0) length[i] = kept;
 }
 
@@ -492,6 +499,7 @@ __global__ void copy_lengths_kernel(index_type n, const index_type* __restrict__
     if (i <= n) offset[i] = i < n ? length[i] : 0;
 }
 
+/// The interpolation's row offsets from the 64-bit scan of its row lengths.
 __global__ void row_offsets_kernel(index_type n, const long long* __restrict__ offset, index_type* __restrict__ row_ptr)
 {
     const long long i = thread_index();
@@ -517,17 +525,13 @@ __global__ void compact_rows_kernel(index_type n, const long long* __restrict__ 
 /// of rows below that (so every level takes the batched path), at least 4096 words each.
 constexpr long long max_batch_words = 1LL << 28;
 
-/// Builds every row of the interpolation into the staging arrays, batch by batch; length[i]
-/// its kept entries.
+/// Builds every row of the interpolation into the staging arrays, batch by batch (word_at:
+/// each row's first scratch word, total_words in all); length[i] its kept entries.
 template <typename V>
 void build_rows(const Executor& exec, const ClassicalLevel<V>& a, index_type n, const index_type* bound,
-                const long long* word_at, const long long* staged_at, int max_entries, index_type* staged_col,
-                V* staged_val, index_type* length)
+                const long long* word_at, long long total_words, const long long* staged_at, int max_entries,
+                index_type* staged_col, V* staged_val, index_type* length)
 {
-    long long total_words = 0;
-    GPUFEM_CUDA_CHECK(
-        cudaMemcpyAsync(&total_words, word_at + n, sizeof(long long), cudaMemcpyDeviceToHost, stream_of(exec)));
-    GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
     const long long batch_words = std::min(max_batch_words, std::max(4096LL, (total_words + 3) / 4));
     const auto batches = static_cast<index_type>(std::max(1LL, (total_words + batch_words - 1) / batch_words));
     DeviceBuffer start(exec, sizeof(index_type) * (batches + 1)), start_word(exec, sizeof(long long) * (batches + 1));
@@ -541,9 +545,9 @@ void build_rows(const Executor& exec, const ClassicalLevel<V>& a, index_type n, 
     GPUFEM_CUDA_CHECK(cudaMemcpyAsync(first_word.data(), start_word.as<long long>(), sizeof(long long) * first.size(),
                                       cudaMemcpyDeviceToHost, stream_of(exec)));
     GPUFEM_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
-    long long most = 0;
-    for (index_type b = 0; b < batches; ++b) most = std::max(most, first_word[b + 1] - first_word[b]);
-    DeviceBuffer scratch(exec, sizeof(std::uint32_t) * static_cast<std::size_t>(std::max(most, 2LL)));
+    long long largest_batch = 0;  // words
+    for (index_type b = 0; b < batches; ++b) largest_batch = std::max(largest_batch, first_word[b + 1] - first_word[b]);
+    DeviceBuffer scratch(exec, sizeof(std::uint32_t) * static_cast<std::size_t>(std::max(largest_batch, 2LL)));
     for (index_type b = 0; b < batches; ++b) {
         if (first[b + 1] == first[b]) continue;
         extended_rows_kernel<<<warp_grid_for(first[b + 1] - first[b]), block_size, 0, stream_of(exec)>>>(
@@ -563,24 +567,25 @@ Csr<V> classical_interpolation(const Executor& exec, const Csr<V>& matrix, const
     const auto rows = static_cast<std::size_t>(n);
     const ClassicalLevel<V> a{matrix.row_ptr.data(), matrix.col_idx.data(), matrix.values.data(), strong,
                               coarse_of};
-    const ExecPtr& on = matrix.executor();
+    const ExecPtr& matrix_exec = matrix.executor();
     if (n == 0)
-        return Csr<V>{0, coarse_count, Array<index_type>::from_host(on, std::vector<index_type>{0}),
-                      Array<index_type>(on, 0), Array<V>(on, 0)};
+        return Csr<V>{0, coarse_count, Array<index_type>::from_host(matrix_exec, std::vector<index_type>{0}),
+                      Array<index_type>(matrix_exec, 0), Array<V>(matrix_exec, 0)};
     DeviceBuffer strong_coarse(exec, sizeof(index_type) * rows), bound(exec, sizeof(index_type) * rows);
     DeviceBuffer word_at(exec, sizeof(long long) * (rows + 1)), staged_at(exec, sizeof(long long) * (rows + 1));
-    DeviceBuffer length(exec, sizeof(index_type) * (rows + 1));
+    DeviceBuffer length(exec, sizeof(index_type) * rows);
     strong_coarse_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(a, n, strong_coarse.as<index_type>());
     GPUFEM_CUDA_CHECK_LAUNCH();
     row_sizes_kernel<<<grid_for(n + 1), block_size, 0, stream_of(exec)>>>(
         a, n, strong_coarse.as<index_type>(), max_entries, bound.as<index_type>(), word_at.as<long long>(),
         staged_at.as<long long>());
     GPUFEM_CUDA_CHECK_LAUNCH();
-    exclusive_sum(exec, word_at.as<long long>(), n);
+    const long long total_words = exclusive_sum(exec, word_at.as<long long>(), n);
     const long long staged = exclusive_sum(exec, staged_at.as<long long>(), n);
     DeviceBuffer staged_col(exec, sizeof(index_type) * static_cast<std::size_t>(std::max(staged, 1LL)));
     DeviceBuffer staged_val(exec, sizeof(V) * static_cast<std::size_t>(std::max(staged, 1LL)));
-    build_rows(exec, a, n, bound.as<index_type>(), word_at.as<long long>(), staged_at.as<long long>(), max_entries,
+    build_rows(exec, a, n, bound.as<index_type>(), word_at.as<long long>(), total_words, staged_at.as<long long>(),
+               max_entries,
                staged_col.as<index_type>(), staged_val.as<V>(), length.as<index_type>());
     // The row offsets: the kept lengths summed in 64 bits (past 2^31 - 1 entries is refused).
     DeviceBuffer offset(exec, sizeof(long long) * (rows + 1));
@@ -591,8 +596,8 @@ Csr<V> classical_interpolation(const Executor& exec, const Csr<V>& matrix, const
     if (entries > std::numeric_limits<index_type>::max())
         throw std::invalid_argument("classical AMG: an interpolation of more than 2^31 - 1 entries (lower "
                                     "solver.amg.interpolation_entries)");
-    Csr<V> p{n, coarse_count, Array<index_type>(on, rows + 1), Array<index_type>(on, static_cast<std::size_t>(entries)),
-             Array<V>(on, static_cast<std::size_t>(entries))};
+    Csr<V> p{n, coarse_count, Array<index_type>(matrix_exec, rows + 1), Array<index_type>(matrix_exec, static_cast<std::size_t>(entries)),
+             Array<V>(matrix_exec, static_cast<std::size_t>(entries))};
     row_offsets_kernel<<<grid_for(n + 1), block_size, 0, stream_of(exec)>>>(n, off, p.row_ptr.data());
     GPUFEM_CUDA_CHECK_LAUNCH();
     compact_rows_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(
