@@ -158,8 +158,8 @@ private:
     double setup_seconds_ = 0;
     double update_seconds_ = 0;
     /// A level's coarse space: its aggregates or its C/F splitting (as the options' coarsening).
-    /// Between a setup's coarsen() and prolongator_of() it also lends the classical strength
-    /// and the level's host copy (a device level), which prolongator_of() takes.
+    /// Between a setup's coarsen() and prolongator_of() it also lends the classical strength,
+    /// which prolongator_of() takes.
     struct Coarsening {
         Aggregates aggregates;
         CoarseSplitting splitting;

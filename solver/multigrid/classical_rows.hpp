@@ -83,6 +83,15 @@ GPUFEM_HOST_DEVICE inline bool pmis_outranks(double mj, index_type j, double mi,
 /// States of a point during PMIS.
 enum : std::int8_t { pmis_undecided = 0, pmis_fine = 1, pmis_coarse = 2 };
 
+/// The strong C neighbours of point m.
+template <typename V>
+GPUFEM_HOST_DEVICE inline index_type classical_strong_coarse(const ClassicalLevel<V>& a, index_type m)
+{
+    index_type count = 0;
+    for (index_type q = a.ptr[m]; q < a.ptr[m + 1]; ++q) count += a.strong[q] && a.coarse_of[a.col[q]] >= 0;
+    return count;
+}
+
 /// An upper bound of the number of C points F row i interpolates from: its strong C neighbours
 /// plus those of its strong F neighbours (strong_coarse[m]: the strong C neighbours of m).
 template <typename V>

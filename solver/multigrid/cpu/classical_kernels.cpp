@@ -184,11 +184,9 @@ Csr<V> classical_interpolation(const Executor&, const Csr<V>& matrix, const std:
     const ClassicalLevel<V> a{matrix.row_ptr.data(), matrix.col_idx.data(), matrix.values.data(), strong,
                               coarse_of};
     const index_type n = matrix.rows;
-    std::vector<index_type> strong_coarse(static_cast<std::size_t>(n), 0);
+    std::vector<index_type> strong_coarse(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(dynamic, 4096)
-    for (index_type m = 0; m < n; ++m)
-        for (index_type q = a.ptr[m]; q < a.ptr[m + 1]; ++q)
-            strong_coarse[m] += a.strong[q] && a.coarse_of[a.col[q]] >= 0;
+    for (index_type m = 0; m < n; ++m) strong_coarse[m] = classical_strong_coarse(a, m);
     // Blocks of rows on the host's threads (each with its own slots), joined in row order.
     const index_type block_rows = 8192;
     const index_type blocks = (n + block_rows - 1) / block_rows;

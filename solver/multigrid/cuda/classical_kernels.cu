@@ -164,7 +164,6 @@ PmisCount pmis_split(const Executor& exec, index_type n, const index_type* row_p
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(per_point, 0, sizeof(index_type) * (rows + 1), stream_of(exec)));
     influence_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, row_ptr, col_idx, strong, per_point);
     GPUFEM_CUDA_CHECK_LAUNCH();
-    // counts is reused: the influences, then the open flags of each round, then the C ranks.
     pmis_init_kernel<<<grid_for(n), block_size, 0, stream_of(exec)>>>(n, per_point, measure.as<double>(), st);
     GPUFEM_CUDA_CHECK_LAUNCH();
     PmisCount out;
@@ -212,10 +211,7 @@ template <typename V>
 __global__ void strong_coarse_kernel(ClassicalLevel<V> a, index_type n, index_type* __restrict__ strong_coarse)
 {
     const long long m = thread_index();
-    if (m >= n) return;
-    index_type count = 0;
-    for (index_type q = a.ptr[m]; q < a.ptr[m + 1]; ++q) count += a.strong[q] && a.coarse_of[a.col[q]] >= 0;
-    strong_coarse[m] = count;
+    if (m < n) strong_coarse[m] = classical_strong_coarse(a, static_cast<index_type>(m));
 }
 
 /// Per row: its bound, its scratch words and the entries it may keep (C rows: 1); slot n 0.
