@@ -43,6 +43,8 @@ public:
     /// or when the inner hierarchy cannot be updated (then it is set up again).
     bool update(const LinearOperator<double>& a, const Csr<double>* matrix) override;
     double update_seconds() const override { return update_seconds_; }
+    /// The float hierarchy itself (benchmarks time its cycle level by level).
+    const Preconditioner<float>& inner() const { return *inner_; }
     /// The fine level's new float copy, which the inner hierarchy was just updated on by its
     /// own means (a hierarchy across ranks); the old copy is released.
     void replace_fine(std::unique_ptr<LinearOperator<float>> fine) { fine_ = std::move(fine); }

@@ -878,6 +878,29 @@ TEST(BenchSpmv, PrintsTheTableAndWritesCsvAndJson)
     EXPECT_NE(bad.output.find("nosuchformat"), std::string::npos) << bad.output;
 }
 
+TEST(BenchSolver, TimesTheFloatCycleLevelByLevel)
+{
+    // pmg in float inside the double CG: the table of the float hierarchy's V-cycle, as for
+    // a hierarchy in the system's precision.
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    const auto out = dir.path() / "bench";
+    const auto r = test::run_gpufem("bench solver " + file.string() + " --backend cpu --set mesh.size=0.025 -f csr -m cg "
+                                    "-p pmg -i 20 -n 1 --set solver.amg.precision=float -o " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("pmg V-cycle"), std::string::npos) << r.output;
+    const auto json = test::read_json(out / "bench_solver.json");
+    bool timed = false;
+    for (const auto& row : json["rows"]) {
+        if (row["variant"] != "merged") continue;
+        ASSERT_GE(row["amg_cycle"].size(), 5u) << row.dump();
+        EXPECT_EQ(row["amg_cycle"][0]["level"], 0);
+        for (const auto& phase : row["amg_cycle"]) EXPECT_GT(phase["seconds"].get<double>(), 0.0) << phase.dump();
+        timed = true;
+    }
+    EXPECT_TRUE(timed) << json.dump();
+}
+
 TEST(Sweep, RefinementSweepWritesTableCollectionAndRates)
 {
     test::TempDir dir;
