@@ -103,6 +103,22 @@ AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const AmgOpt
 }
 
 template <typename V>
+AmgPreconditioner<V>::AmgPreconditioner(const LinearOperator<V>& a, const Csr<double>& matrix,
+                                        const AmgOptions& options, const std::vector<Csr<V>>& given_prolongators,
+                                        std::vector<CoarseLattice> lattices)
+    requires std::is_same_v<V, float>
+    : exec_(a.executor()), name_("pmg"), from_double_(true), fine_in_double_(&matrix), rows_(a.rows()),
+      options_(options), a_(&a), lattices_(std::move(lattices))
+{
+    if (matrix.rows != a.rows() || matrix.cols != a.cols())
+        throw std::invalid_argument("AMG: the matrix does not match the operator");
+    if (given_prolongators.empty())
+        throw std::invalid_argument("pmg from a double matrix: at least one interpolation is needed");
+    set_up(nullptr, &given_prolongators, nullptr);
+    fine_in_double_ = nullptr;
+}
+
+template <typename V>
 index_type AmgPreconditioner<V>::coarsen(const Csr<V>& csr, const LinearOperator<V>& op, Coarsening& out,
                                          int& rounds) const
 {
@@ -184,7 +200,8 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
             level->b = Array<V>(exec_, static_cast<std::size_t>(n));
             level->x = Array<V>(exec_, static_cast<std::size_t>(n));
         }
-        AmgLevelSummary summary{n, csr ? csr->nnz() : 0, 0, 0};
+        const std::size_t nnz = csr ? csr->nnz() : levels_.empty() && fine_in_double_ ? fine_in_double_->nnz() : 0;
+        AmgLevelSummary summary{n, nnz, 0, 0};
         // p-multigrid: the first levels go down in degree through the given interpolations.
         const bool geometric = levels_.size() < given;
         bool coarsest = !geometric && (n <= options.coarse_size ||
@@ -246,7 +263,8 @@ void AmgPreconditioner<V>::set_up(const Csr<V>* matrix, const std::vector<Csr<V>
         phase_done(2);
         Csr<V> next = given_operators && geometric && levels_.size() < given_operators->size()
                           ? taken_to(std::move((*given_operators)[levels_.size()]), exec_)
-                          : galerkin(levels_.size(), r, *csr, p);
+                          : csr ? galerkin(levels_.size(), r, *csr, p)
+                                : galerkin_from_double(r, p);
         phase_done(3);
         level->prolongation = csr_level_operator(std::move(p));
         level->restriction = csr_level_operator(std::move(r));
@@ -340,14 +358,26 @@ double AmgPreconditioner<V>::set_up_smoother(Level& level, double lambda, bool g
 }
 
 template <typename V>
+Csr<V> AmgPreconditioner<V>::galerkin_from_double(const Csr<V>& r, const Csr<V>& p) const
+{
+    if (!fine_in_double_) throw std::logic_error("AMG: a level without its matrix has no Galerkin product");
+    if constexpr (std::is_same_v<V, float>) {
+        static const CoarseLattice none;
+        return lattice_galerkin(r, *fine_in_double_, p, lattices_.empty() ? none : lattices_.front());
+    } else {
+        throw std::logic_error("AMG: a level-0 matrix in double is taken by float hierarchies only");
+    }
+}
+
+template <typename V>
 AmgPreconditioner<V>::~AmgPreconditioner() = default;
 
 template <typename V>
 void AmgPreconditioner<V>::update(const LinearOperator<V>& a, const Csr<V>& matrix)
 {
-    if (given_operators_)
-        throw std::logic_error("pmg with element-wise coarse operators keeps no level-0 matrix to "
-                               "update from: set it up again");
+    if (given_operators_ || from_double_)
+        throw std::logic_error("pmg with element-wise coarse operators or from a double matrix keeps no "
+                               "level-0 matrix to update from: set it up again");
     if (a.rows() != rows_ || matrix.rows != rows_ || matrix.nnz() != summaries_.front().nnz)
         throw std::invalid_argument(fmt::format(
             "AMG update: the matrix has {} rows and {} non-zeros, the hierarchy was built for {} and {} "

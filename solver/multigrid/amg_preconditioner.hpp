@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -74,6 +75,14 @@ public:
                       std::vector<CoarseLattice> lattices = {}, std::string origin = "element galerkin",
                       std::optional<TransferOperators<V>> first = std::nullopt,
                       std::unique_ptr<LinearOperator<V>> first_operator = nullptr);
+    /// p-multigrid in float from a's entries in double (`matrix`, only read during the
+    /// setup): as the first constructor with the given prolongators (at least one), level 0's
+    /// R A P reading matrix's values rounded to float as it goes (lattice_galerkin), so no
+    /// rounded copy of the matrix is made; the same hierarchy as from rounded_to_float(matrix).
+    /// update() is not available on such a hierarchy (it keeps no level-0 matrix).
+    AmgPreconditioner(const LinearOperator<V>& a, const Csr<double>& matrix, const AmgOptions& options,
+                      const std::vector<Csr<V>>& given_prolongators, std::vector<CoarseLattice> lattices = {})
+        requires std::is_same_v<V, float>;
     ~AmgPreconditioner() override;
 
     const ExecPtr& executor() const override { return exec_; }
@@ -101,11 +110,12 @@ public:
     /// the update itself fails (e.g. a zero diagonal) the hierarchy is dropped and apply()
     /// throws until the preconditioner is set up again.
     void update(const LinearOperator<V>& a, const Csr<V>& matrix);
-    /// update(a, *matrix) where the hierarchy can take it: false without a matrix or on a
-    /// hierarchy of element-wise coarse operators (no level-0 matrix to update from).
+    /// update(a, *matrix) where the hierarchy can take it: false without a matrix, on a
+    /// hierarchy of element-wise coarse operators or on one made from a double matrix (no
+    /// level-0 matrix to update from).
     bool update(const LinearOperator<V>& a, const Csr<V>* matrix) override
     {
-        if (!matrix || given_operators_) return false;
+        if (!matrix || given_operators_ || from_double_) return false;
         update(a, *matrix);
         return true;
     }
@@ -143,6 +153,8 @@ private:
     std::string name_ = "amg";
     int given_levels_ = 0;  ///< transfers taken from the given prolongators
     bool given_operators_ = false;  ///< their coarse operators given too (no level-0 matrix)
+    bool from_double_ = false;      ///< level 0's matrix was given in double (no level-0 matrix kept)
+    const Csr<double>* fine_in_double_ = nullptr;  ///< that matrix, during the setup only
     std::string given_origin_;      ///< how the given coarse operators were made
     std::optional<TransferOperators<V>> first_transfer_;  ///< a given first transfer, until set_up takes it
     std::string first_transfer_format_ = "csr";           ///< the first transfer's format (report)
@@ -174,6 +186,8 @@ private:
     std::vector<CoarseLattice> lattices_;  ///< per given level: its coarse grid's lattice (or empty)
     /// R A P of level l (through its lattice when it has one).
     Csr<V> galerkin(std::size_t l, const Csr<V>& r, const Csr<V>& a, const Csr<V>& p) const;
+    /// R A P of level 0 from fine_in_double_ (float hierarchies only).
+    Csr<V> galerkin_from_double(const Csr<V>& r, const Csr<V>& p) const;
     /// The setup's steps, in setup_phases_ order (report.json setup_phases).
     static constexpr std::array<const char*, 6> setup_phase_names{
         "aggregation", "eigenvalue_estimate", "prolongator", "galerkin_product",

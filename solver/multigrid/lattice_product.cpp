@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "linalg/precision.hpp"
 #include "solver/multigrid/aggregation.hpp"
 
 namespace gpufem {
@@ -74,10 +75,10 @@ Csr<V, O> joined(const Csr<V, O>& left, const Csr<V>& right)
 
 namespace {
 
-/// C = [a | ghost] B by windows (ghost null: a alone), or nullopt when a row leaves its
-/// window or the lattice is empty.
-template <typename V, typename O>
-std::optional<Csr<V>> window_product(const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
+/// C = [a | ghost] B by windows (ghost null: a alone; A's values rounded to V as they are
+/// read), or nullopt when a row leaves its window or the lattice is empty.
+template <typename VA, typename V, typename O>
+std::optional<Csr<V>> window_product(const Csr<VA, O>& a, const Csr<VA>* ghost, const Csr<V>& b,
                                      const CoarseLattice& lattice, WindowCentre centre, index_type first)
 {
     if (a.cols + (ghost ? ghost->cols : 0) != b.rows) throw std::invalid_argument("lattice_product: inner dimensions differ");
@@ -126,6 +127,15 @@ Csr<V> lattice_galerkin(const Csr<V>& r, const Csr<V, O>& a, const Csr<V>& p, co
 {
     return lattice_product(r, lattice_product(a, p, lattice, WindowCentre::lowest_of_b_row), lattice,
                            WindowCentre::row_point);
+}
+
+Csr<float> lattice_galerkin(const Csr<float>& r, const Csr<double>& a, const Csr<float>& p,
+                            const CoarseLattice& lattice)
+{
+    std::optional<Csr<float>> ap =
+        window_product(a, static_cast<const Csr<double>*>(nullptr), p, lattice, WindowCentre::lowest_of_b_row, 0);
+    if (!ap) ap = sparse_product(rounded_to_float(a), p);  // a row off its window: the general product
+    return lattice_product(r, *ap, lattice, WindowCentre::row_point);
 }
 
 #define GPUFEM_INSTANTIATE(V)                                                                              \

@@ -61,4 +61,10 @@ Csr<V, O> joined(const Csr<V, O>& left, const Csr<V>& right);
 template <typename V, typename O>
 Csr<V> lattice_galerkin(const Csr<V>& r, const Csr<V, O>& a, const Csr<V>& p, const CoarseLattice& lattice);
 
+/// R A P in float from A's entries in double, each rounded to float as the product reads it:
+/// the same matrix as lattice_galerkin(r, rounded_to_float(a), p, lattice), without the
+/// rounded copy of A (where a row leaves its window the copy is made for the general product).
+Csr<float> lattice_galerkin(const Csr<float>& r, const Csr<double>& a, const Csr<float>& p,
+                            const CoarseLattice& lattice);
+
 }  // namespace gpufem

@@ -17,8 +17,10 @@ GPUFEM_KERNEL_INLINE void amg_narrow_lattice_points(const Executor& exec, const 
 /// values left empty, when a row's columns do not fit its window. Throws std::length_error
 /// past 2^31 - 1 entries. A = [a | ghost] (a rank's owned columns, then its ghost columns
 /// numbered after them; ghost null: a alone), read in place (WindowRows); a's row offsets of
-/// type O (64 bits: a rank's rows past 2^31 - 1 entries).
-template <typename V, typename O>
-bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
+/// type O (64 bits: a rank's rows past 2^31 - 1 entries). A's values of type VA are rounded to
+/// V as they are read (VA = double, V = float: the product of a rounded copy of A, without the
+/// copy).
+template <typename VA, typename V, typename O>
+bool amg_lattice_product(const Executor& exec, const Csr<VA, O>& a, const Csr<VA>* ghost, const Csr<V>& b,
                          const std::uint64_t* points, const std::uint32_t* narrow, int dim, WindowCentre centre,
                          index_type first, Csr<V>& c) GPUFEM_KERNEL_BODY

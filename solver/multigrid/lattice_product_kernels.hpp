@@ -172,18 +172,19 @@ struct WindowRows {
 
 /// Row r of C = A B gathered into the 3^dim slots around centre: slot s holds column keys[s]
 /// (bit s of mask set) and, when Values, the sum sums[s] of a_ik b_kj in A's, then B's order.
-/// Returns false when a column lies outside the window.
-template <typename V, bool Values, typename O, typename P>
-GPUFEM_HOST_DEVICE inline bool window_row(index_type r, const WindowRows<V, O>& a, const index_type* b_ptr,
+/// A's values (type VA) are rounded to B's type V as they are read. Returns false when a
+/// column lies outside the window.
+template <typename V, bool Values, typename VA, typename O, typename P>
+GPUFEM_HOST_DEVICE inline bool window_row(index_type r, const WindowRows<VA, O>& a, const index_type* b_ptr,
                                           const index_type* b_col, const V* b_val, const P* points, int dim,
                                           P centre, unsigned& mask, index_type* keys, V* sums)
 {
     mask = 0;
-    const typename WindowRows<V, O>::Row w = a.row(r);
+    const typename WindowRows<VA, O>::Row w = a.row(r);
     for (long long e = 0; e < w.count; ++e) {
         const index_type k = a.column(w, e);
         V a_ke = V(0);
-        if constexpr (Values) a_ke = a.value(w, e);
+        if constexpr (Values) a_ke = static_cast<V>(a.value(w, e));
         for (index_type q = b_ptr[k]; q < b_ptr[k + 1]; ++q) {
             const index_type j = b_col[q];
             const int slot = window_slot(points[j], centre, dim);
@@ -247,5 +248,14 @@ GPUFEM_HOST_DEVICE inline void write_window_row(unsigned mask, index_type* keys,
 
 #define GPUFEM_KERNEL_LIST "solver/multigrid/lattice_product_kernel_list.hpp"
 #include "linalg/declare_kernels.hpp"
+
+/// The lattice product's instances in each backend: A, B and C of one value type (either row
+/// offset type for A), and A in double with B and C in float (one process's rows).
+#define GPUFEM_INSTANTIATE_LATTICE_PRODUCT()                                                       \
+    GPUFEM_DETAIL_INSTANTIATE(amg_lattice_product, float, float, ::gpufem::index_type)             \
+    GPUFEM_DETAIL_INSTANTIATE(amg_lattice_product, double, double, ::gpufem::index_type)           \
+    GPUFEM_DETAIL_INSTANTIATE(amg_lattice_product, float, float, ::gpufem::wide_offset_type)       \
+    GPUFEM_DETAIL_INSTANTIATE(amg_lattice_product, double, double, ::gpufem::wide_offset_type)     \
+    GPUFEM_DETAIL_INSTANTIATE(amg_lattice_product, double, float, ::gpufem::index_type)
 
 }  // namespace gpufem

@@ -47,6 +47,15 @@ std::optional<TransferOperators<float>> float_transfer(const TransferOperators<d
 /// operators: their float copies; an empty first coarse operator: pa_coarse_level of those
 /// copies); null when the operator or the first transfer makes no float copy or there are no
 /// coarse operators.
+/// The bytes a product of matrix rounded to float in CSR would move (csr_spmv_min_bytes),
+/// without making the copy.
+std::size_t rounded_csr_spmv_min_bytes(const Csr<double>& matrix)
+{
+    const auto rows = static_cast<std::size_t>(matrix.rows), cols = static_cast<std::size_t>(matrix.cols);
+    const auto nnz = static_cast<std::size_t>(matrix.nnz());
+    return (rows + 1) * sizeof(index_type) + nnz * (sizeof(index_type) + sizeof(float)) + (cols + rows) * sizeof(float);
+}
+
 std::unique_ptr<FloatCycle> matrix_free_float_cycle(const PreconditionerSetup<double>& setup,
                                                     const std::vector<Csr<double>>& transfers,
                                                     const std::vector<Csr<double>>& coarse_operators,
@@ -113,20 +122,28 @@ SetUpPreconditioner<double> float_hierarchy(const char* name, const Precondition
         throw std::logic_error("float_hierarchy: a first transfer given as operators needs the coarse operators "
                                "from the elements, not the assembled matrix");
     return set_up_multigrid<double>(name, setup.op, setup.matrix, [&] {
-        // The rounded matrix is what the coarse levels are made from; the fine level smooths
-        // with the system operator's own float copy instead where that moves fewer bytes a
-        // product (bdia's bands: no column indices), and the rounded matrix goes after the setup.
-        std::unique_ptr<LinearOperator<float>> rounded = float_fine_operator(*setup.matrix);
+        // The fine level smooths with the system operator's own float copy where that moves
+        // fewer bytes a product than the matrix rounded to float in CSR (bdia's bands: no column
+        // indices); the coarse levels come from the matrix's entries rounded to float: read
+        // from the double matrix by pmg's first Galerkin product, else from a rounded copy that
+        // goes after the setup.
         std::unique_ptr<LinearOperator<float>> own = float_copy_of(setup.op);
-        const bool smooth_with_own = own && own->spmv_min_bytes() < rounded->spmv_min_bytes();
-        const LinearOperator<float>& fine = smooth_with_own ? *own : *rounded;
+        const bool smooth_with_own = own && own->spmv_min_bytes() < rounded_csr_spmv_min_bytes(*setup.matrix);
         std::vector<Csr<float>> rounded_transfers;
         if (transfers)
             for (const Csr<double>& p : *transfers) rounded_transfers.push_back(rounded_to_float(p));
+        SetUpPreconditioner<double> out;
+        if (smooth_with_own && !rounded_transfers.empty()) {
+            auto inner = std::make_unique<AmgPreconditioner<float>>(*own, *setup.matrix, setup.solver.amg,
+                                                                    rounded_transfers, std::move(lattices));
+            out.preconditioner = std::make_unique<FloatCycle>(std::move(own), std::move(inner));
+            return out;
+        }
+        std::unique_ptr<LinearOperator<float>> rounded = float_fine_operator(*setup.matrix);
+        const LinearOperator<float>& fine = smooth_with_own ? *own : *rounded;
         auto inner = std::make_unique<AmgPreconditioner<float>>(fine, *rounded->stored_csr(), setup.solver.amg,
                                                                 transfers ? &rounded_transfers : nullptr,
                                                                 std::move(lattices));
-        SetUpPreconditioner<double> out;
         out.preconditioner =
             std::make_unique<FloatCycle>(smooth_with_own ? std::move(own) : std::move(rounded), std::move(inner));
         return out;

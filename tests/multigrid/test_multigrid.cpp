@@ -634,7 +634,8 @@ TEST(AmgSolve, AFloatCycleInsideTheDoubleSolverReachesTheDoubleSolution)
     // hierarchy's, in at most two iterations more (amg; pmg's given levels; a format that
     // renumbers the rows; pmg on pa, whose float copy is the fine level and whose coarse
     // operators come from its factors; pmg on lma, whose element matrices are rounded; bdia,
-    // whose bands' float copy is the fine level, the coarse levels made from the rounded matrix).
+    // whose bands' float copy is the fine level, the first coarse level made from the double matrix
+    // rounded as it is read).
     struct Run { std::string elements; int degree; std::string preconditioner; std::string format; };
     for (const Run& r : {Run{"hexahedron", 1, "amg", "csr"}, Run{"tetrahedron", 2, "amg", "staircase"},
                          Run{"quadrilateral", 3, "pmg", "csr"}, Run{"tetrahedron", 2, "pmg", "ell"},
@@ -1185,6 +1186,86 @@ TEST(Pmg, ACoarseLatticeHasItsPointsIn32BitsUpTo1022PointsASide)
             ASSERT_EQ(narrow_points[i], pack_point<std::uint32_t>(p)) << what << " point " << i;
             ASSERT_EQ(points[i], packed_point(p)) << what << " point " << i;
         }
+    }
+}
+
+TEST(Pmg, AFloatGalerkinProductReadingTheDoubleMatrixIsTheRoundedCopys)
+{
+    // R A P in float with A's entries read in double and rounded as the product goes: bit for
+    // bit the product of A rounded to float, down every halving of the generated grids (a
+    // random matrix with the node graph's pattern, random values); also where the product
+    // falls back on the general one (no lattice; rows reaching two steps).
+    const unsigned seed = test::random_seed();
+    std::mt19937 random(seed);
+    const auto expect_same = [](const Csr<float>& got, const Csr<float>& want, const std::string& what) {
+        const HostMatrix g = test::to_host(got), w = test::to_host(want);
+        EXPECT_EQ(g.ptr, w.ptr) << what;
+        EXPECT_EQ(g.col, w.col) << what;
+        EXPECT_EQ(g.val, w.val) << what;
+    };
+    for (const auto& [shape, elements, size] : grids_with_an_h_level) {
+        const CaseMesh mesh = load_case_mesh(parse_case_text(grid_case(shape, elements, size), "p", ""), cpu());
+        const std::vector<Csr<double>> chain = pmg_interpolations<double>(mesh.mesh, cpu());
+        const std::vector<std::optional<StructuredGrid>> grids = pmg_coarse_grids(mesh.mesh);
+        Csr<double> a = test::random_node_graph_matrix(mesh.mesh, cpu(), random);
+        for (std::size_t l = 0; l < chain.size(); ++l) {
+            const std::string what = shape + " " + elements + " level " + std::to_string(l);
+            const CoarseLattice lattice = coarse_lattice(*grids[l], cpu());
+            const Csr<float> p = rounded_to_float(chain[l]), r = sparse_transpose(p);
+            const Csr<float> rounded = rounded_to_float(a);
+            expect_same(lattice_galerkin(r, a, p, lattice), lattice_galerkin(r, rounded, p, lattice), what);
+            expect_same(lattice_galerkin(r, a, p, CoarseLattice{}), sparse_product(r, sparse_product(rounded, p)),
+                        what + ", no lattice");
+            const Csr<double> wide = sparse_product(a, a);
+            expect_same(lattice_galerkin(r, wide, p, lattice),
+                        sparse_product(r, sparse_product(rounded_to_float(wide), p)), what + ", rows off their windows");
+            a = lattice_galerkin(sparse_transpose(chain[l]), a, chain[l], lattice);
+        }
+    }
+}
+
+TEST(Pmg, AFloatHierarchyFromTheDoubleMatrixIsTheOneOfItsRoundedCopy)
+{
+    // pmg in float whose level 0 smooths with an operator's own float copy (bdia's bands) makes
+    // its first coarse level from the double matrix, with no rounded copy. The oracle is the
+    // hierarchy of the rounded copy: the same levels and the same cycle, bit for bit, on a
+    // random vector. The hierarchy keeps no level-0 matrix: an update is declined.
+    const unsigned seed = test::random_seed();
+    for (const auto& [elements, size] : {std::pair<std::string, double>{"quadrilateral", 1.0 / 32},
+                                         std::pair<std::string, double>{"hexahedron", 1.0 / 12}}) {
+        SCOPED_TRACE(elements);
+        const CaseSpec spec = parse_case_text(poisson_case(elements, size, 0, 1), "p", "");
+        const CaseMesh mesh = load_case_mesh(spec, cpu());
+        const auto disc = make_discretisation<double>(spec, mesh);
+        const DiscreteSystem<double> system = build_case_system(cpu(), *disc, spec);
+        const Csr<double>& a = *system.preconditioner_matrix();
+        std::vector<Csr<float>> transfers;
+        for (const Csr<double>& p : pmg_interpolations<double>(mesh.mesh, cpu())) transfers.push_back(rounded_to_float(p));
+        ASSERT_GE(transfers.size(), 2u);
+        const auto lattices = [&] {
+            std::vector<CoarseLattice> out;
+            for (const std::optional<StructuredGrid>& grid : pmg_coarse_grids(mesh.mesh))
+                out.push_back(coarse_lattice(*grid, cpu()));
+            return out;
+        };
+        const auto fine = float_fine_operator(a);
+        AmgPreconditioner<float> from_double(*fine, a, AmgOptions{}, transfers, lattices());
+        const AmgPreconditioner<float> from_copy(*fine, *fine->stored_csr(), AmgOptions{}, &transfers, lattices());
+        ASSERT_EQ(from_double.levels().size(), from_copy.levels().size());
+        for (std::size_t l = 0; l < from_copy.levels().size(); ++l) {
+            EXPECT_EQ(from_double.levels()[l].rows, from_copy.levels()[l].rows) << "level " << l;
+            EXPECT_EQ(from_double.levels()[l].nnz, from_copy.levels()[l].nnz) << "level " << l;
+            EXPECT_EQ(from_double.levels()[l].lambda_max, from_copy.levels()[l].lambda_max) << "level " << l;
+        }
+        const std::vector<float> r = test::random_vector<float>(static_cast<std::size_t>(a.rows), seed);
+        Array<float> z_double(cpu(), r.size()), z_copy(cpu(), r.size());
+        from_double.apply(Array<float>::from_host(cpu(), r), z_double);
+        from_copy.apply(Array<float>::from_host(cpu(), r), z_copy);
+        const std::vector<float> z = z_double.to_host();
+        EXPECT_EQ(z, z_copy.to_host());
+        EXPECT_TRUE(std::any_of(z.begin(), z.end(), [](float v) { return v != 0.0f; }));
+        EXPECT_FALSE(from_double.update(*fine, fine->stored_csr()));
+        EXPECT_THROW(from_double.update(*fine, *fine->stored_csr()), std::logic_error);
     }
 }
 

@@ -21,6 +21,7 @@
 #include "gpu_test.hpp"
 #include "linalg/distributed_operator.hpp"
 #include "linalg/format_build.hpp"
+#include "linalg/precision.hpp"
 #include "linalg/reordering.hpp"
 #include "mesh/mesh_refinement.hpp"
 #include "random_values.hpp"
@@ -757,7 +758,8 @@ TEST(AmgGpu, GalerkinProductsByWindowsOnTheDeviceMatchTheCpu)
     GPUFEM_REQUIRE_GPU();
     // Down every halving of generated grids, R (A P) by windows on the device equals the CPU
     // reference (pattern exactly, values to rounding) for a random matrix with the node
-    // graph's pattern; a matrix reaching two steps leaves the windows on the device too.
+    // graph's pattern, in double and in float from the double matrix; a matrix reaching two
+    // steps leaves the windows on the device too.
     const ExecPtr host = Executor::create_cpu(), device = Executor::create_cuda();
     const unsigned seed = test::random_seed();
     std::mt19937 random(seed);
@@ -825,6 +827,19 @@ TEST(AmgGpu, GalerkinProductsByWindowsOnTheDeviceMatchTheCpu)
                 EXPECT_FALSE(kernels::cuda::amg_lattice_product(*device, wide, test::no_ghosts, p_d, on_device.points.data(),
                                                                 narrow, on_device.dim, WindowCentre::lowest_of_b_row, 0,
                                                                 refused)) << level;
+            // R A P in float with A read in double and rounded as the product goes: bit for bit
+            // the product of A's rounded copy on the device (the same kernels, the same order of
+            // sums), and the CPU's to float rounding (its sums in another order).
+            const Csr<float> p_f = rounded_to_float(p), r_f = sparse_transpose(p_f);
+            const Csr<float> p_fd = p_f.clone_to(device), r_fd = r_f.clone_to(device);
+            const HostMatrix mixed = test::to_host(lattice_galerkin(r_fd, a_d, p_fd, on_device));
+            const HostMatrix copy = test::to_host(lattice_galerkin(r_fd, rounded_to_float(a_d), p_fd, on_device));
+            const HostMatrix mixed_h = test::to_host(lattice_galerkin(r_f, a, p_f, coarse_lattice(*grids[l], host)));
+            EXPECT_EQ(mixed.ptr, copy.ptr) << level;
+            EXPECT_EQ(mixed.col, copy.col) << level;
+            EXPECT_EQ(mixed.val, copy.val) << level;
+            EXPECT_EQ(mixed.col, mixed_h.col) << level;
+            EXPECT_LE(test::max_relative_difference(mixed.val, mixed_h.val), 1e-5) << level;
             a = std::move(rap);
         }
     }
@@ -954,12 +969,15 @@ TEST(AmgGpu, AFloatCycleInADoubleSolveOnTheDeviceReachesTheCpuSolution)
     GPUFEM_REQUIRE_GPU();
     // solver.amg.precision: float on the device (the float copy of the matrix, its hierarchy,
     // the conversions in the merged CG's graph): the double tolerance met and the CPU's double
-    // solution reached, for amg and pmg, and pmg on pa (the operator's float copy smooths).
-    for (const std::string variant : {"amg", "pmg", "pmg pa"}) {
+    // solution reached, for amg and pmg, pmg on pa (the operator's float copy smooths) and pmg
+    // on bdia at degree 1 (the bands' float copy smooths, the first coarse level is made from
+    // the double matrix).
+    for (const std::string variant : {"amg", "pmg", "pmg pa", "pmg bdia"}) {
         const std::string preconditioner = variant.substr(0, 3);
+        const std::string format = variant.size() > 4 ? "format: " + variant.substr(4) + "\n" : "";
         const std::string text = test::partial_dirichlet_case(
-            "unit_cube", "hexahedron", 1.0 / 16, 2,
-            std::string(variant == "pmg pa" ? "format: pa\n" : "") + "solver: {preconditioner: " + preconditioner +
+            "unit_cube", "hexahedron", 1.0 / 16, variant == "pmg bdia" ? 1 : 2,
+            format + "solver: {preconditioner: " + preconditioner +
                 ", tolerance: 1e-10, amg: {precision: float}}\n");
         std::vector<double> solutions[2];
         int iterations[2] = {0, 0};

@@ -26,11 +26,11 @@ void amg_narrow_lattice_points(const Executor&, const std::uint64_t* points, ind
 namespace {
 
 /// The product with the points packed in P.
-template <typename V, typename O, typename P>
-bool lattice_product_on(const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b, const P* points, int dim,
+template <typename VA, typename V, typename O, typename P>
+bool lattice_product_on(const Csr<VA, O>& a, const Csr<VA>* ghost, const Csr<V>& b, const P* points, int dim,
                         WindowCentre centre, index_type first, Csr<V>& c)
 {
-    const WindowRows<V, O> rows = window_rows(a, ghost);
+    const WindowRows<VA, O> rows = window_rows(a, ghost);
     const index_type *bp = b.row_ptr.data(), *bc = b.col_idx.data();
     const V* bv = b.values.data();
     index_type* cp = c.row_ptr.data();
@@ -78,8 +78,8 @@ bool lattice_product_on(const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b
 
 }  // namespace
 
-template <typename V, typename O>
-bool amg_lattice_product(const Executor&, const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
+template <typename VA, typename V, typename O>
+bool amg_lattice_product(const Executor&, const Csr<VA, O>& a, const Csr<VA>* ghost, const Csr<V>& b,
                          const std::uint64_t* points, const std::uint32_t* narrow, int dim, WindowCentre centre,
                          index_type first, Csr<V>& c)
 {
@@ -87,6 +87,6 @@ bool amg_lattice_product(const Executor&, const Csr<V, O>& a, const Csr<V>* ghos
                   : lattice_product_on(a, ghost, b, points, dim, centre, first, c);
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(amg_lattice_product)
+GPUFEM_INSTANTIATE_LATTICE_PRODUCT()
 
 }  // namespace gpufem::kernels::cpu

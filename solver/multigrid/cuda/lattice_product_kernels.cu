@@ -65,8 +65,8 @@ __device__ bool warp_centre(index_type r, WindowCentre centre, index_type first,
 /// of touched slots (warp-uniform); *outside = 1 when a column leaves the window (outside
 /// null: the count pass found none). Ghosts: A's rows are two blocks side by side
 /// (WindowRows); without, one block read through plain restricted pointers.
-template <typename V, bool Values, bool Ghosts, typename O, typename P>
-__device__ unsigned warp_window_row(index_type r, int group, const WindowRows<V, O>& a,
+template <typename V, bool Values, bool Ghosts, typename VA, typename O, typename P>
+__device__ unsigned warp_window_row(index_type r, int group, const WindowRows<VA, O>& a,
                                     const index_type* __restrict__ b_ptr, const index_type* __restrict__ b_col,
                                     const V* __restrict__ b_val, const P* __restrict__ points, int dim, P centre,
                                     V (*sums)[lattice_window_slots], index_type* keys, int* outside)
@@ -91,21 +91,22 @@ __device__ unsigned warp_window_row(index_type r, int group, const WindowRows<V,
         if constexpr (Values) __syncwarp((~0u >> (32 - group)) << (g * group));
     };
     if constexpr (Ghosts) {
-        const typename WindowRows<V, O>::Row w = a.row(r);
-        for (long long e = g; e < w.count; e += groups) visit(a.column(w, e), Values ? a.value(w, e) : V(0));
+        const typename WindowRows<VA, O>::Row w = a.row(r);
+        for (long long e = g; e < w.count; e += groups)
+            visit(a.column(w, e), Values ? static_cast<V>(a.value(w, e)) : V(0));
     } else {
         const O* __restrict__ a_ptr = a.ptr;
         const index_type* __restrict__ a_col = a.col;
-        const V* __restrict__ a_val = a.val;
-        for (O p = a_ptr[r] + g; p < a_ptr[r + 1]; p += groups) visit(a_col[p], Values ? a_val[p] : V(0));
+        const VA* __restrict__ a_val = a.val;
+        for (O p = a_ptr[r] + g; p < a_ptr[r + 1]; p += groups) visit(a_col[p], Values ? static_cast<V>(a_val[p]) : V(0));
     }
     if (outside && !__all_sync(0xffffffffu, fits)) *outside = 1;
     return __reduce_or_sync(0xffffffffu, mask);
 }
 
-template <typename V, typename O, bool Ghosts, typename P>
+template <typename VA, typename O, bool Ghosts, typename P>
 __global__ void __launch_bounds__(warps_per_block * 32)
-    window_count_kernel(index_type rows, int group, WindowRows<V, O> a, const index_type* __restrict__ b_ptr,
+    window_count_kernel(index_type rows, int group, WindowRows<VA, O> a, const index_type* __restrict__ b_ptr,
                         const index_type* __restrict__ b_col, const P* __restrict__ points, int dim,
                         WindowCentre centre, index_type first, index_type* __restrict__ counts,
                         int* __restrict__ outside)
@@ -115,7 +116,7 @@ __global__ void __launch_bounds__(warps_per_block * 32)
     P middle = 0;
     unsigned mask = 0;
     if (warp_centre(r, centre, first, b_ptr, b_col, points, middle))
-        mask = warp_window_row<V, false, Ghosts>(r, group, a, b_ptr, b_col, static_cast<const V*>(nullptr), points, dim,
+        mask = warp_window_row<VA, false, Ghosts>(r, group, a, b_ptr, b_col, static_cast<const VA*>(nullptr), points, dim,
                                          middle, nullptr, nullptr, outside);
     else if (a.row(r).count > 0)
         *outside = 1;
@@ -124,9 +125,9 @@ __global__ void __launch_bounds__(warps_per_block * 32)
     if ((threadIdx.x & 31) == 0) counts[r] = __popc(mask);
 }
 
-template <typename V, typename O, bool Ghosts, typename P>
+template <typename VA, typename V, typename O, bool Ghosts, typename P>
 __global__ void __launch_bounds__(warps_per_block * 32)
-    window_fill_kernel(index_type rows, int group, WindowRows<V, O> a,
+    window_fill_kernel(index_type rows, int group, WindowRows<VA, O> a,
                        const index_type* __restrict__ b_ptr, const index_type* __restrict__ b_col,
                        const V* __restrict__ b_val, const P* __restrict__ points, int dim,
                        WindowCentre centre, index_type first, const index_type* __restrict__ c_ptr,
@@ -187,11 +188,11 @@ namespace {
 
 /// The product with the points packed in P (std::uint32_t or std::uint64_t): count, scan, one
 /// wait for the total, fill.
-template <typename V, typename O, typename P>
-bool lattice_product_on(const Executor& exec, const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
+template <typename VA, typename V, typename O, typename P>
+bool lattice_product_on(const Executor& exec, const Csr<VA, O>& a, const Csr<VA>* ghost, const Csr<V>& b,
                         const P* points, int dim, WindowCentre centre, index_type first, Csr<V>& c)
 {
-    const WindowRows<V, O> a_rows = window_rows(a, ghost);
+    const WindowRows<VA, O> a_rows = window_rows(a, ghost);
     const cudaStream_t stream = stream_of(exec);
     const index_type rows = a.rows;
     index_type* ptr = c.row_ptr.data();
@@ -201,7 +202,7 @@ bool lattice_product_on(const Executor& exec, const Csr<V, O>& a, const Csr<V>* 
     GPUFEM_CUDA_CHECK(cudaMemsetAsync(ptr + rows, 0, sizeof(index_type), stream));
     const auto blocks = static_cast<unsigned>((static_cast<long long>(rows) + warps_per_block - 1) / warps_per_block);
     if (rows > 0) {
-        const auto count = ghost ? window_count_kernel<V, O, true, P> : window_count_kernel<V, O, false, P>;
+        const auto count = ghost ? window_count_kernel<VA, O, true, P> : window_count_kernel<VA, O, false, P>;
         count<<<blocks, warps_per_block * 32, 0, stream>>>(rows, group, a_rows, b.row_ptr.data(), b.col_idx.data(),
                                                          points, dim, centre, first, ptr, outside.as<int>());
         GPUFEM_CUDA_CHECK_LAUNCH();
@@ -241,7 +242,7 @@ bool lattice_product_on(const Executor& exec, const Csr<V, O>& a, const Csr<V>* 
     c.values = Array<V>(ex, static_cast<std::size_t>(total));
     if (rows > 0) {
         const std::size_t shared = warps_per_block * lattice_window_slots * ((32 / group) * sizeof(V) + sizeof(index_type));
-        const auto fill = ghost ? window_fill_kernel<V, O, true, P> : window_fill_kernel<V, O, false, P>;
+        const auto fill = ghost ? window_fill_kernel<VA, V, O, true, P> : window_fill_kernel<VA, V, O, false, P>;
         fill<<<blocks, warps_per_block * 32, shared, stream>>>(
             rows, group, a_rows, b.row_ptr.data(), b.col_idx.data(), b.values.data(), points, dim, centre, first, ptr,
             c.col_idx.data(), c.values.data());
@@ -259,8 +260,8 @@ void amg_narrow_lattice_points(const Executor& exec, const std::uint64_t* points
     GPUFEM_CUDA_CHECK_LAUNCH();
 }
 
-template <typename V, typename O>
-bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>* ghost, const Csr<V>& b,
+template <typename VA, typename V, typename O>
+bool amg_lattice_product(const Executor& exec, const Csr<VA, O>& a, const Csr<VA>* ghost, const Csr<V>& b,
                          const std::uint64_t* points, const std::uint32_t* narrow, int dim, WindowCentre centre,
                          index_type first, Csr<V>& c)
 {
@@ -268,6 +269,6 @@ bool amg_lattice_product(const Executor& exec, const Csr<V, O>& a, const Csr<V>*
                   : lattice_product_on(exec, a, ghost, b, points, dim, centre, first, c);
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_AND_OFFSET_TYPES(amg_lattice_product)
+GPUFEM_INSTANTIATE_LATTICE_PRODUCT()
 
 }  // namespace gpufem::kernels::cuda
