@@ -42,11 +42,6 @@ std::optional<TransferOperators<float>> float_transfer(const TransferOperators<d
     return out;
 }
 
-/// The float hierarchy of a system without an assembled matrix: the operator's float copy
-/// smoothed on, the given transfers and coarse operators rounded (a first transfer given as
-/// operators: their float copies; an empty first coarse operator: pa_coarse_level of those
-/// copies); null when the operator or the first transfer makes no float copy or there are no
-/// coarse operators.
 /// The bytes a product of matrix rounded to float in CSR would move (csr_spmv_min_bytes),
 /// without making the copy.
 std::size_t rounded_csr_spmv_min_bytes(const Csr<double>& matrix)
@@ -56,6 +51,11 @@ std::size_t rounded_csr_spmv_min_bytes(const Csr<double>& matrix)
     return (rows + 1) * sizeof(index_type) + nnz * (sizeof(index_type) + sizeof(float)) + (cols + rows) * sizeof(float);
 }
 
+/// The float hierarchy of a system without an assembled matrix: the operator's float copy
+/// smoothed on, the given transfers and coarse operators rounded (a first transfer given as
+/// operators: their float copies; an empty first coarse operator: pa_coarse_level of those
+/// copies); null when the operator or the first transfer makes no float copy or there are no
+/// coarse operators.
 std::unique_ptr<FloatCycle> matrix_free_float_cycle(const PreconditionerSetup<double>& setup,
                                                     const std::vector<Csr<double>>& transfers,
                                                     const std::vector<Csr<double>>& coarse_operators,
