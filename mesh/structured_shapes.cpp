@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <future>
 #include <memory>
 #include <stdexcept>
 
@@ -11,6 +12,7 @@
 #include "mesh/lagrange_basis.hpp"
 #include "mesh/mesh_size_guard.hpp"
 #include "mesh/shapes/cell_shape.hpp"
+#include "mesh/stage_laps.hpp"
 #include "mesh/structured_grid.hpp"
 
 namespace gpufem {
@@ -173,8 +175,28 @@ BoxWindow whole_window(const StructuredGrid& grid)
     return {{0, 0, 0}, {grid.boxes[0], grid.boxes[1], grid.boxes[2]}};
 }
 
+/// The boxes of a side within window: [u_lo, u_hi) x [v_lo, v_hi) in the side's two other
+/// axes (2D: one row), and the layer of boxes across it; empty when the window misses it.
+struct SideBoxes {
+    long long across = 0, u_lo = 0, u_hi = 0, v_lo = 0, v_hi = 0;
+    long long count() const { return std::max(0LL, u_hi - u_lo) * std::max(0LL, v_hi - v_lo); }
+};
+
+SideBoxes side_boxes(const StructuredGrid& grid, const BoxSide& side, const BoxWindow& window)
+{
+    const int b = side.axis == 0 ? 1 : 0, c = side.axis == 2 ? 1 : 2;
+    SideBoxes out;
+    out.across = side.side == 1 ? side.plane - 1 : side.plane;
+    if (out.across < window.lo[side.axis] || out.across >= window.hi[side.axis]) return out;
+    out.u_lo = std::max(side.lo[0], window.lo[b]);
+    out.u_hi = std::min(side.hi[0], window.hi[b]);
+    out.v_lo = grid.dim == 3 ? std::max(side.lo[1], window.lo[c]) : side.lo[1];
+    out.v_hi = grid.dim == 3 ? std::min(side.hi[1], window.hi[c]) : side.hi[1];
+    return out;
+}
+
 /// The facets of one boundary group: those of the sides for which `takes` holds, on the boxes
-/// of window.
+/// of window (the connectivity reserved first: a cube's whole boundary has millions of entries).
 template <typename Takes>
 BoundaryFacets side_facets(const StructuredGrid& grid, ElementType cell_type, const PhysicalGroup& group,
                            const BoxWindow& window, Takes&& takes)
@@ -185,19 +207,25 @@ BoundaryFacets side_facets(const StructuredGrid& grid, ElementType cell_type, co
     facets.degree = grid.k;
     facets.nodes_per_facet = lagrange_node_count(facets.type, grid.k);
     const std::vector<double> reference = equispaced_reference_nodes(facets.type, grid.k);
+    std::vector<std::pair<BoxSide, std::vector<NodePattern>>> taken;
+    std::size_t entries = 0;
     for (const BoxSide& side : grid_sides(grid)) {
         if (!takes(side)) continue;
         std::vector<NodePattern> patterns;
         for (const Frame& frame : box_facets(cell_type, side.axis, side.side))
             patterns.push_back(node_pattern(facets.type, grid.k, reference, frame));
+        entries += static_cast<std::size_t>(side_boxes(grid, side, window).count()) * patterns.size() *
+                   static_cast<std::size_t>(facets.nodes_per_facet);
+        taken.emplace_back(side, std::move(patterns));
+    }
+    facets.connectivity.reserve(entries);
+    for (const auto& [side, patterns] : taken) {
         const int b = side.axis == 0 ? 1 : 0, c = side.axis == 2 ? 1 : 2;
-        const long long across = side.side == 1 ? side.plane - 1 : side.plane;
-        if (across < window.lo[side.axis] || across >= window.hi[side.axis]) continue;
-        const long long v_end = grid.dim == 3 ? std::min(side.hi[1], window.hi[c]) : side.hi[1];
-        for (long long v = grid.dim == 3 ? std::max(side.lo[1], window.lo[c]) : side.lo[1]; v < v_end; ++v)
-            for (long long u = std::max(side.lo[0], window.lo[b]); u < std::min(side.hi[0], window.hi[b]); ++u) {
+        const SideBoxes boxes = side_boxes(grid, side, window);
+        for (long long v = boxes.v_lo; v < boxes.v_hi; ++v)
+            for (long long u = boxes.u_lo; u < boxes.u_hi; ++u) {
                 Lattice box{0, 0, 0};
-                box[side.axis] = across;
+                box[side.axis] = boxes.across;
                 box[b] = u;
                 if (grid.dim == 3) box[c] = v;
                 const Lattice base = static_cast<long long>(grid.k) * box;
@@ -221,22 +249,42 @@ double side_position(const StructuredGrid& grid, const BoxSide& side)
 std::vector<BoundaryFacets> boundary_groups(const StructuredGrid& grid, const std::string& shape, ElementType type,
                                             const BoxWindow& window)
 {
-    std::vector<BoundaryFacets> groups;
+    // The groups do not depend on each other: each is made on a thread of its own (a cube's
+    // whole boundary, the last and largest, took as long as its six planes together).
+    const std::vector<PlaneGroup>& planes = shape_plane_groups(shape);
+    std::vector<std::future<BoundaryFacets>> made;
     int tag = 1;
-    for (const PlaneGroup& plane : shape_plane_groups(shape)) {
-        groups.push_back(side_facets(
-            grid, type, PhysicalGroup{plane.name, grid.dim - 1, tag++}, window, [&](const BoxSide& side) {
-                return side.axis == plane.axis && std::abs(side_position(grid, side) - plane.value) < 1e-12;
-            }));
-        const bool whole = window.lo[0] == 0 && window.hi[0] == grid.boxes[0] && window.lo[1] == 0 &&
-                           window.hi[1] == grid.boxes[1] && window.lo[2] == 0 && window.hi[2] == grid.boxes[2];
-        if (whole && groups.back().connectivity.empty())
-            throw std::logic_error("generate_shape_mesh: no side in the plane of group '" + std::string(plane.name) +
-                                   "'");
-    }
-    groups.push_back(side_facets(grid, type, PhysicalGroup{"boundary", grid.dim - 1, tag}, window,
-                                 [](const BoxSide&) { return true; }));
+    for (const PlaneGroup& plane : planes)
+        made.push_back(std::async(std::launch::async, [&grid, type, window, plane, tag = tag++] {
+            return side_facets(grid, type, PhysicalGroup{plane.name, grid.dim - 1, tag}, window,
+                               [&](const BoxSide& side) {
+                                   return side.axis == plane.axis &&
+                                          std::abs(side_position(grid, side) - plane.value) < 1e-12;
+                               });
+        }));
+    made.push_back(std::async(std::launch::async, [&grid, type, window, tag] {
+        return side_facets(grid, type, PhysicalGroup{"boundary", grid.dim - 1, tag}, window,
+                           [](const BoxSide&) { return true; });
+    }));
+    std::vector<BoundaryFacets> groups;
+    for (auto& group : made) groups.push_back(group.get());
+    const bool whole = window.lo[0] == 0 && window.hi[0] == grid.boxes[0] && window.lo[1] == 0 &&
+                       window.hi[1] == grid.boxes[1] && window.lo[2] == 0 && window.hi[2] == grid.boxes[2];
+    for (std::size_t g = 0; g < planes.size(); ++g)
+        if (whole && groups[g].connectivity.empty())
+            throw std::logic_error("generate_shape_mesh: no side in the plane of group '" +
+                                   std::string(planes[g].name) + "'");
     return groups;
+}
+
+/// groups = count copies of tag, written by the host's threads (the first to touch the pages of
+/// a HostVector, which comes unwritten).
+void tag_every_cell(HostVector<int>& groups, long long count, int tag)
+{
+    groups.resize(static_cast<std::size_t>(count));
+    int* out = groups.data();
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < count; ++c) out[c] = tag;
 }
 
 /// The cells of a box as lattice offsets (3 ints per node, cell after cell), the same for
@@ -330,6 +378,7 @@ Mesh generate_shape_mesh(const ShapeRequest& request, int refine, int degree,
 
     // On a device executor the same arrays are also written there (while the host writes its
     // own), so that assembly finds the mesh on the device instead of uploading it.
+    StageLaps laps;
     std::shared_ptr<MeshOnDevice> copy;
     Array<int> device_patterns;
     if (device && device->is_cuda()) {
@@ -346,17 +395,22 @@ Mesh generate_shape_mesh(const ShapeRequest& request, int refine, int degree,
     static const ExecPtr host = Executor::create_cpu();
     kernels::cpu::fill_structured_mesh(*host, grid, patterns.data(), per_box, mesh.nodes_per_cell,
                                        mesh.coordinates.data(), mesh.cells.data());
+    laps.lap("host nodes and cells");
     if (copy) {
         device->synchronize();
         mesh.device = std::move(copy);
+        laps.lap("device's wait");
     }
 
     const long long cell_count = boxes * per_box;
     mesh.generated_grid = GeneratedGrid{request.shape, n};
     mesh.subdomains = {PhysicalGroup{"domain", grid.dim, 1}};
-    mesh.cell_group.assign(static_cast<std::size_t>(cell_count), 1);
+    tag_every_cell(mesh.cell_group, cell_count, 1);
+    laps.lap("cell groups");
 
     mesh.boundaries = boundary_groups(grid, request.shape, type, whole_window(grid));
+    laps.lap("boundary groups");
+    spdlog::debug("mesh {}: {}", source, laps.text);
     return mesh;
 }
 

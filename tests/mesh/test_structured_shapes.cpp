@@ -1,7 +1,8 @@
 // Shapes gpufem generates itself (unit_square, unit_cube, l_shape): closed-form counts at every
 // order, conformity (every face shared by at most two cells, the boundary group exactly the
-// faces of one cell), distinct node positions, positive Jacobians, refinement = the finer grid,
-// and the size guard.
+// faces of one cell), the plane groups in their order and on their planes, then the whole
+// boundary, distinct node positions, positive Jacobians, refinement = the finer grid, and the
+// size guard.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "mesh/mesh_source.hpp"
+#include "mesh/shape_catalogue.hpp"
 #include "tests/mesh/mesh_test_support.hpp"
 
 namespace gpufem {
@@ -114,6 +116,43 @@ TEST(GeneratedShapes, ConformingWithTheBoundaryGroupAsTheOuterFaces)
                 ASSERT_TRUE(listed.insert(v).second) << "facet " << f << " listed twice";
             }
             EXPECT_EQ(listed, outer);
+        }
+}
+
+TEST(GeneratedShapes, PlaneGroupsInTheirOrderThenTheWholeBoundary)
+{
+    for (const GeneratedCase& c : generated_cases)
+        for (int k : {1, 2}) {
+            SCOPED_TRACE(c.shape + " " + c.elements + " order " + std::to_string(k));
+            const Mesh mesh = generated(c.shape, c.elements, 0.25, k);
+            const std::vector<PlaneGroup>& planes = shape_plane_groups(c.shape);
+            ASSERT_EQ(mesh.boundaries.size(), planes.size() + 1);
+            const BoundaryFacets& boundary = mesh.boundaries.back();
+            EXPECT_EQ(boundary.group.name, "boundary");
+            EXPECT_EQ(boundary.group.tag, static_cast<int>(planes.size()) + 1);
+            std::multiset<std::vector<index_type>> whole, on_planes;
+            const auto add_facets = [](const BoundaryFacets& g, std::multiset<std::vector<index_type>>& to) {
+                for (std::size_t f = 0; f < g.size(); ++f)
+                    to.insert(std::vector<index_type>(g.connectivity.begin() + f * g.nodes_per_facet,
+                                                      g.connectivity.begin() + (f + 1) * g.nodes_per_facet));
+            };
+            add_facets(boundary, whole);
+            for (std::size_t g = 0; g < planes.size(); ++g) {
+                const BoundaryFacets& group = mesh.boundaries[g];
+                EXPECT_EQ(group.group.name, planes[g].name);
+                EXPECT_EQ(group.group.tag, static_cast<int>(g) + 1);
+                EXPECT_EQ(group.group.dim, c.dim - 1);
+                EXPECT_EQ(group.nodes_per_facet, boundary.nodes_per_facet);
+                ASSERT_GT(group.size(), 0u);
+                for (index_type v : group.connectivity)
+                    ASSERT_NEAR(mesh.coordinates[3 * v + planes[g].axis], planes[g].value, 1e-12)
+                        << planes[g].name << " node " << v;
+                add_facets(group, on_planes);
+            }
+            // The planes' facets, node for node, are facets of the whole boundary; on the square
+            // and the cube the planes are all its sides.
+            for (const auto& facet : on_planes) EXPECT_EQ(whole.count(facet), 1u);
+            if (c.shape != "l_shape") EXPECT_EQ(on_planes, whole);
         }
 }
 
