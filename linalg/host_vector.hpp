@@ -26,6 +26,21 @@ void* large_host_allocate(std::size_t bytes);
 /// Frees what large_host_allocate gave.
 void large_host_free(void* p) noexcept;
 
+/// Starts making blocks for arrays of these byte counts on a thread of its own: allocated as
+/// large_host_allocate does and their pages first touched by the host's threads, so that a
+/// later large_host_allocate of the same size (rounded up to 2 MiB) takes a block whose pages
+/// the kernel has already given, instead of a page fault per page while it is filled. What a
+/// run knows it will allocate (a generated mesh's arrays) is made this way while the host
+/// would otherwise wait (the CUDA driver's start). Counts below large_host_bytes are ignored;
+/// a second call adds to the first's.
+void prepare_large_host_blocks(const std::vector<std::size_t>& bytes);
+/// Frees the prepared blocks that no allocation has taken (after waiting for their thread),
+/// returns how many bytes that was.
+std::size_t release_prepared_host_blocks();
+/// Bytes of the prepared blocks no allocation has taken yet, once their thread has made them
+/// (it waits for it): resident, and not yet any array's.
+std::size_t prepared_host_bytes();
+
 /// std::allocator, except that value-initialisation (resize, vector(n)) default-initialises:
 /// trivial types are left as they are, and large arrays come from large_host_allocate.
 /// Constructions with arguments are unchanged.

@@ -104,6 +104,22 @@ std::optional<MeshCounts> predicted_mesh_counts(const MeshSpec& spec)
     return shape_mesh_counts(request, spec.refine, spec.degree, checked_shape_source(spec, request));
 }
 
+std::vector<std::size_t> generated_mesh_host_bytes(const MeshSpec& spec)
+{
+    std::optional<MeshCounts> counts;
+    try {
+        counts = predicted_mesh_counts(spec);
+    } catch (const MeshSourceError&) {  // the mesh phase reports it
+        return {};
+    }
+    if (!counts) return {};
+    // As generate_shape_mesh sizes them: 3 coordinates a node, nodes_per_cell indices and one
+    // tag a cell.
+    const auto nodes = static_cast<std::size_t>(counts->nodes), cells = static_cast<std::size_t>(counts->cells);
+    return {3 * nodes * sizeof(double), cells * static_cast<std::size_t>(counts->nodes_per_cell) * sizeof(index_type),
+            cells * sizeof(int)};
+}
+
 std::optional<ShapeGrid> box_shape_grid(const MeshSpec& spec)
 {
     if (spec.kind != MeshSpec::Kind::shape || !is_generated_shape(spec.shape)) return std::nullopt;

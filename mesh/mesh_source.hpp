@@ -4,9 +4,11 @@
 // (load_gmsh_mesh, load_mesh) live in the gpufem_gmsh library, which the mesh worker and the
 // tests link; gpufem itself meshes through the worker (mesh_worker.hpp) and never loads
 // Gmsh's meshing libraries.
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "linalg/executor.hpp"
 #include "mesh/cell_fields.hpp"
@@ -92,6 +94,11 @@ MeshSpec mesh_spec_for_path(const std::string& path);
 /// nothing for meshes that come through Gmsh (their size is known once Gmsh made them).
 /// Throws MeshSourceError as load_mesh does when the mesh would not fit.
 std::optional<MeshCounts> predicted_mesh_counts(const MeshSpec& spec);
+
+/// The byte counts of the large host arrays load_mesh makes for spec's generated mesh (its
+/// coordinates, cells and cells' tags), for prepare_large_host_blocks (linalg/host_vector.hpp);
+/// empty for a mesh from Gmsh or a spec that load_mesh would refuse (it says why then).
+std::vector<std::size_t> generated_mesh_host_bytes(const MeshSpec& spec);
 
 /// The counts of a mesh.
 MeshCounts mesh_counts(const Mesh& mesh);

@@ -11,6 +11,7 @@
 #include "assembly/matrix_file_memory_estimate.hpp"
 #include "assembly/operator_levels.hpp"
 #include "linalg/host_memory.hpp"
+#include "linalg/host_vector.hpp"
 #include "solver/run/format_choice.hpp"
 
 namespace gpufem {
@@ -289,7 +290,8 @@ void check_memory_fits(const MemoryEstimate& estimate, const Executor& exec)
                      : "use a coarser mesh.size, a smaller refine or degree, precision: float" + store_less) +
         "; `gpufem run --dry-run` prints the estimate of every phase";
     const double host_needed = estimate.peak_host() - estimate.baseline_host;
-    const double host_free = static_cast<double>(available_host_bytes());
+    // Blocks made ahead for the mesh's arrays are part of what the run needs, not taken from it.
+    const double host_free = static_cast<double>(available_host_bytes() + prepared_host_bytes());
     if (host_needed > host_free) {
         const PhaseEstimate& peak = estimate.peak_phase(false);
         throw std::runtime_error(fmt::format(

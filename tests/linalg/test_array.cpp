@@ -2,6 +2,10 @@
 
 #include <cstdint>
 #include <random>
+#include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "linalg/array.hpp"
 #include "linalg/host_vector.hpp"
@@ -88,4 +92,47 @@ TEST(HostVector, LargeArraysAreHugePageAlignedAndKeepTheirValuesAcrossGrowth)
     EXPECT_EQ(v[3], 2.5);
     gpufem::HostVector<std::uint8_t> bytes(gpufem::large_host_bytes);
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(bytes.data()) % (std::size_t(2) << 20), 0u);
+}
+
+namespace {
+
+/// Pages of [p, p + bytes) the kernel has given this process (mincore), of all of them.
+double resident_share(const void* p, std::size_t bytes)
+{
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<std::uintptr_t>(p) / page * page;
+    const std::size_t pages = (reinterpret_cast<std::uintptr_t>(p) + bytes - begin + page - 1) / page;
+    std::vector<unsigned char> in(pages);
+    if (mincore(reinterpret_cast<void*>(begin), pages * page, in.data()) != 0) return -1;
+    std::size_t resident = 0;
+    for (const unsigned char c : in) resident += c & 1u;
+    return static_cast<double>(resident) / static_cast<double>(pages);
+}
+
+}  // namespace
+
+TEST(HostVector, AnArrayOfAPreparedSizeTakesItsBlockWithThePagesAlreadyThere)
+{
+    const std::size_t mib = std::size_t(1) << 20;
+    // 10 MiB and 14 MiB (multiples of 2 MiB: their rounding is themselves); a size below
+    // large_host_bytes is ignored.
+    gpufem::prepare_large_host_blocks({10 * mib, 14 * mib, 1000});
+    EXPECT_EQ(gpufem::prepared_host_bytes(), 24 * mib);
+    gpufem::HostVector<double> taken(10 * mib / sizeof(double));
+    EXPECT_EQ(gpufem::prepared_host_bytes(), 14 * mib);
+    EXPECT_EQ(resident_share(taken.data(), 10 * mib), 1.0) << "the prepared block's pages were first touched";
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(taken.data()) % (std::size_t(2) << 20), 0u);
+    // An array of another size is allocated as before, leaving the other block.
+    gpufem::HostVector<double> other(6 * mib / sizeof(double));
+    EXPECT_EQ(gpufem::prepared_host_bytes(), 14 * mib);
+    // The values written stay (the block is the array's own).
+    for (std::size_t i = 0; i < taken.size(); ++i) taken[i] = static_cast<double>(i % 977);
+    for (std::size_t i = 0; i < taken.size(); i += 4097) ASSERT_EQ(taken[i], static_cast<double>(i % 977)) << i;
+    // The untaken block goes back; a second array of its size is then an ordinary one.
+    EXPECT_EQ(gpufem::release_prepared_host_blocks(), 14 * mib);
+    EXPECT_EQ(gpufem::prepared_host_bytes(), 0u);
+    EXPECT_EQ(gpufem::release_prepared_host_blocks(), 0u);
+    gpufem::HostVector<std::uint8_t> after(14 * mib);
+    after.back() = 1;
+    EXPECT_EQ(gpufem::prepared_host_bytes(), 0u);
 }
