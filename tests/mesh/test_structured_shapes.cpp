@@ -91,6 +91,28 @@ TEST(GeneratedShapes, ClosedFormCountsAtEveryOrder)
         }
 }
 
+TEST(GeneratedShapes, TheHostArraysMadeAheadAreTheSizesTheMeshTakes)
+{
+    // What a GPU run prepares while the driver starts (generated_mesh_host_bytes) is only
+    // taken when it is exactly the size of the mesh's own arrays.
+    for (const GeneratedCase& c : generated_cases)
+        for (int k = 1; k <= 3; k += 2)
+            for (int refine = 0; refine <= 1; ++refine) {
+                SCOPED_TRACE(c.shape + " " + c.elements + " order " + std::to_string(k) + " refine " +
+                             std::to_string(refine));
+                const MeshSpec spec = test::shape_spec(c.shape, c.elements, 0.25, k, refine);
+                const std::vector<std::size_t> bytes = generated_mesh_host_bytes(spec);
+                const Mesh mesh = load_mesh(spec);
+                ASSERT_EQ(bytes.size(), 3u);
+                EXPECT_EQ(bytes[0], mesh.coordinates.size() * sizeof(double));
+                EXPECT_EQ(bytes[1], mesh.cells.size() * sizeof(index_type));
+                EXPECT_EQ(bytes[2], mesh.cell_group.size() * sizeof(int));
+            }
+    // Nothing for a mesh from Gmsh, or for a size the mesh phase refuses (it says why).
+    EXPECT_TRUE(generated_mesh_host_bytes(test::shape_spec("disk", "triangle", 0.25, 1, 0)).empty());
+    EXPECT_TRUE(generated_mesh_host_bytes(test::shape_spec("unit_cube", "hexahedron", 1e-5, 1, 0)).empty());
+}
+
 TEST(GeneratedShapes, ConformingWithTheBoundaryGroupAsTheOuterFaces)
 {
     for (const GeneratedCase& c : generated_cases)
