@@ -8,6 +8,8 @@
 #include <omp.h>
 #include <sys/mman.h>
 
+#include "linalg/host_memory.hpp"
+
 namespace gpufem {
 namespace {
 
@@ -130,7 +132,12 @@ void prepare_large_host_blocks(const std::vector<std::size_t>& bytes)
     std::vector<std::size_t> sizes;
     for (const std::size_t b : bytes)
         if (b >= large_host_bytes) sizes.push_back(rounded_to_huge_pages(b));
-    if (sizes.empty()) return;
+    // Only what takes at most half of the memory the kernel could give: a run too large for
+    // the host must still meet the memory estimate's clear refusal, not the kernel's
+    // out-of-memory stop while the blocks are touched.
+    std::size_t total = 0;
+    for (const std::size_t rounded : sizes) total += rounded;
+    if (sizes.empty() || total > available_host_bytes() / 2) return;
     Reserve& r = reserve();
     const std::lock_guard<std::mutex> guard(r.lock);
     const std::size_t first = r.blocks.size();
