@@ -32,7 +32,8 @@ void large_host_free(void* p) noexcept;
 /// the kernel has already given, instead of a page fault per page while it is filled. What a
 /// run knows it will allocate (a generated mesh's arrays) is made this way while the host
 /// would otherwise wait (the CUDA driver's start). Counts below large_host_bytes are ignored;
-/// a second call adds to the first's.
+/// nothing is made when the blocks would take more than half of the memory the kernel could
+/// give (available_host_bytes); a second call adds to the first's.
 void prepare_large_host_blocks(const std::vector<std::size_t>& bytes);
 /// Frees the prepared blocks that no allocation has taken (after waiting for their thread),
 /// returns how many bytes that was.
