@@ -386,14 +386,20 @@ void log_and_check_estimate(const MemoryEstimate& estimate, const Executor& exec
     }
 }
 
+/// The process's resident bytes before the run's large arrays: without the blocks made ahead
+/// for the mesh (run_executor), which the estimate counts with the mesh's arrays (read once
+/// their thread has made them).
+double baseline_host_bytes()
+{
+    const auto prepared = static_cast<double>(prepared_host_bytes());
+    return static_cast<double>(resident_host_bytes()) - prepared;
+}
+
 }  // namespace
 
 MemoryEstimate estimate_case_memory(const CaseSpec& spec, const ExecPtr& exec)
 {
-    // Blocks made ahead for the mesh (run_executor) are counted with the mesh's arrays, not
-    // in the baseline (read once they are made).
-    const auto prepared = static_cast<double>(prepared_host_bytes());
-    const double baseline_host = static_cast<double>(resident_host_bytes()) - prepared;
+    const double baseline_host = baseline_host_bytes();
     if (spec.matrix) return estimate_external_memory(spec, *exec, baseline_host);
     if (const auto predicted = predicted_mesh_counts(spec.mesh))
         return estimate_memory(spec, *predicted, *exec, baseline_host);
@@ -519,10 +525,7 @@ RunRecord run_case(const CaseSpec& spec, const RunOptions& options, SweepReuse* 
     record.format = spec.format;
     record.reorder = enum_name(reordering_names, spec.format_options.reordering());
     check_tolerance(spec);
-    // Blocks made ahead for the mesh (run_executor) are counted with the mesh's arrays, not
-    // in the baseline (read once they are made).
-    const auto prepared = static_cast<double>(prepared_host_bytes());
-    const double baseline_host = static_cast<double>(resident_host_bytes()) - prepared;
+    const double baseline_host = baseline_host_bytes();
     const bool estimated = estimate_before_mesh(spec, options, *exec, baseline_host, mesh_kept, record);
     MemoryMeter meter(exec);
     record.time_startup = seconds_since(options.started);
