@@ -31,6 +31,10 @@ struct CoarseLatticeView {
     int nodes_per_cell = 0;              ///< npc
     long long num_nodes = 0;             ///< mesh nodes
     const int* fine_local = nullptr;     ///< ncl (per table): the local degree-k index of each degree-c node, or -1
+    /// ncl (one table), or null: the other degree-k node as near to degree-c node m where its
+    /// point is no degree-k node (LagrangeEmbedding::fine_twin), else -1.
+    const int* fine_twin = nullptr;
+    const double* coordinates = nullptr;  ///< 3 per mesh node, where fine_twin is set
     int coarse_per_cell = 0;             ///< ncl
     const std::uint8_t* cell_types = nullptr;  ///< each cell's table (its ElementType), or null: one table
     const index_type* coarse_cells = nullptr;  ///< h-coarsening: ncl coarse nodes per coarse cell
@@ -67,11 +71,28 @@ GPUFEM_HOST_DEVICE inline long long cell_table(const CoarseLatticeView& view, lo
     return view.cell_types ? view.cell_types[e] : 0;
 }
 
+/// Whether mesh node a lies before mesh node b in the order of their coordinates (x, then y,
+/// then z): an order every cell and every rank sees alike.
+GPUFEM_HOST_DEVICE inline bool node_before(const double* coordinates, index_type a, index_type b)
+{
+    for (int d = 0; d < 3; ++d) {
+        const double xa = coordinates[3 * static_cast<long long>(a) + d], xb = coordinates[3 * static_cast<long long>(b) + d];
+        if (xa != xb) return xa < xb;
+    }
+    return false;
+}
+
 /// The local degree-k node of cell e at which its degree-c node m sits, or -1 (a smaller
-/// type's padding).
+/// type's padding). Where m's point is between two degree-k nodes (fine_twin), the one of
+/// them first in node_before's order, so that every cell around it names it alike.
 GPUFEM_HOST_DEVICE inline int coarse_local_node(const CoarseLatticeView& view, long long e, int m)
 {
-    return view.fine_local[(view.cell_types ? view.cell_types[e] * static_cast<long long>(view.coarse_per_cell) : 0) + m];
+    const int local =
+        view.fine_local[(view.cell_types ? view.cell_types[e] * static_cast<long long>(view.coarse_per_cell) : 0) + m];
+    const int twin = view.fine_twin ? view.fine_twin[m] : -1;
+    if (twin < 0) return local;
+    const index_type* cell = view.cells + e * view.nodes_per_cell;
+    return node_before(view.coordinates, cell[twin], cell[local]) ? twin : local;
 }
 
 /// The row of the reference interpolation that cell slot e npc + j reads (its table's row j).

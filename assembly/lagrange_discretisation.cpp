@@ -21,9 +21,10 @@ namespace gpufem {
 
 template <typename V>
 LagrangeDiscretisation<V>::LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem,
-                                                  bool first_level_from_factors)
+                                                  bool first_level_from_factors, bool through_degree_two)
     : mesh_(mesh), space_(isoparametric_space(mesh)), problem_(problem),
-      pmg_degrees_(mesh.degree > 1 ? pmg_coarse_degrees(mesh.degree, first_level_from_factors && has_box_cells(mesh))
+      pmg_degrees_(mesh.degree > 1 ? pmg_coarse_degrees(mesh.degree, first_level_from_factors && has_box_cells(mesh),
+                                                      through_degree_two && has_simplex_cells(mesh))
                                    : std::vector<int>{})
 {
     check_degree_for_cells(mesh, mesh.degree);  // a MeshSourceError, a std::runtime_error

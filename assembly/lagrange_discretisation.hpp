@@ -18,10 +18,12 @@ public:
     /// The discretisation of problem on mesh (Lagrange elements of mesh.degree). With
     /// first_level_from_factors (the operator makes p-multigrid's first coarse level from its
     /// own factors: OperatorLevelEntry::coarse_level_from_factors) its lower degrees are
-    /// pmg_coarse_degrees(degree, through_three) on boxes.
-    LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem, bool first_level_from_factors = false);
-    LagrangeDiscretisation(Mesh&&, const ProblemSpec&, bool = false) = delete;  // would dangle
-    LagrangeDiscretisation(const Mesh&, ProblemSpec&&, bool = false) = delete;
+    /// pmg_coarse_degrees(degree, through_three) on boxes; with through_degree_two, on
+    /// triangles and tetrahedra of degree 3, 3 -> 2 -> 1.
+    LagrangeDiscretisation(const Mesh& mesh, const ProblemSpec& problem, bool first_level_from_factors = false,
+                           bool through_degree_two = false);
+    LagrangeDiscretisation(Mesh&&, const ProblemSpec&, bool = false, bool = false) = delete;  // would dangle
+    LagrangeDiscretisation(const Mesh&, ProblemSpec&&, bool = false, bool = false) = delete;
 
     std::string describe() const override;
     const Mesh& mesh() const override { return mesh_; }

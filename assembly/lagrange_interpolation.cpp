@@ -23,6 +23,7 @@ namespace {
 bool lattice_fits(ElementType type, int k, int c)
 {
     if (c >= 1 && k % c == 0) return true;
+    if (is_simplex_type(type)) return c == 2 && k % 2 == 1;
     if (!is_box_type(type) || c < 2 || c >= k) return false;
     for (int i = 1; i < c; ++i)
         if ((2 * i * k) % (2 * c) == c) return false;
@@ -35,35 +36,55 @@ double nearest_lattice_coordinate(double x, int k)
     return 2.0 * std::round((x + 1.0) * k / 2.0) / k - 1.0;
 }
 
+/// Reference points as the matching below compares them: a simplex's in barycentric
+/// coordinates (each edge's midpoint then nearer its own edge's nodes than any face's).
+std::vector<double> matching_coordinates(ElementType type, std::vector<double> points, int dim)
+{
+    if (!is_simplex_type(type)) return points;
+    std::vector<double> out;
+    for (std::size_t p = 0; p < points.size(); p += dim) {
+        double rest = 1;
+        for (int d = 0; d < dim; ++d) rest -= points[p + d];
+        out.insert(out.end(), points.begin() + p, points.begin() + p + dim);
+        out.push_back(rest);
+    }
+    return out;
+}
+
 /// For each local node of the degree-k element: the local index of the degree-c node at the
 /// same lattice point, or -1 (lattice_fits: the degree-c lattice is part of the degree-k one,
 /// or on a box each of its coordinates is rounded to the nearest degree-k one). Matched by the
 /// equispaced positions: a degree-c unknown sits on the mesh node of its lattice point (from
 /// degree 5, or where c does not divide k, elsewhere than the degree-c node; the transfer
-/// still evaluates the degree-c basis where the degree-k nodes are).
+/// still evaluates the degree-c basis where the degree-k nodes are). On a simplex of odd
+/// degree k, a degree-2 edge midpoint is between two degree-k nodes: both take its index.
 std::vector<int> coarse_local_nodes(ElementType type, int k, int c)
 {
     const int dim = element_dimension(type);
-    const std::vector<double> fine = equispaced_reference_nodes(type, k);
     std::vector<double> coarse = c == 1 ? reference_nodes(type) : equispaced_reference_nodes(type, c);
     if (is_box_type(type))
         for (double& x : coarse) x = nearest_lattice_coordinate(x, k);
-    const std::size_t nf = fine.size() / dim, nc = coarse.size() / dim;
+    const std::size_t nc = coarse.size() / dim;
+    const std::vector<double> fine = matching_coordinates(type, equispaced_reference_nodes(type, k), dim);
+    coarse = matching_coordinates(type, std::move(coarse), dim);
+    const std::size_t width = coarse.size() / nc, nf = fine.size() / width;
     std::vector<int> match(nf, -1);
-    std::size_t matched = 0;
-    for (std::size_t j = 0; j < nf; ++j)
-        for (std::size_t m = 0; m < nc; ++m) {
-            double distance = 0;
-            for (int d = 0; d < dim; ++d) distance += std::abs(fine[j * dim + d] - coarse[m * dim + d]);
-            if (distance < 1e-9 && match[j] < 0) {
+    for (std::size_t m = 0; m < nc; ++m) {
+        std::vector<double> distance(nf, 0.0);
+        for (std::size_t j = 0; j < nf; ++j)
+            for (std::size_t d = 0; d < width; ++d) distance[j] += std::abs(fine[j * width + d] - coarse[m * width + d]);
+        const double nearest = *std::min_element(distance.begin(), distance.end());
+        std::size_t found = 0;
+        for (std::size_t j = 0; j < nf; ++j)
+            if (distance[j] < nearest + 1e-9 && match[j] < 0) {
                 match[j] = static_cast<int>(m);
-                ++matched;
+                ++found;
             }
-        }
-    if (matched != nc)
-        throw std::logic_error("lagrange_space: the degree-" + std::to_string(c) + " nodes of a " +
-                               element_type_name(type) + " do not lie on distinct degree-" + std::to_string(k) +
-                               " nodes");
+        if (found != (nearest < 1e-9 ? 1u : 2u) || (nearest >= 1e-9 && !is_simplex_type(type)))
+            throw std::logic_error("lagrange_space: the degree-" + std::to_string(c) + " nodes of a " +
+                                   element_type_name(type) + " do not lie on distinct degree-" + std::to_string(k) +
+                                   " nodes");
+    }
     return match;
 }
 
@@ -71,17 +92,25 @@ std::vector<int> coarse_local_nodes(ElementType type, int k, int c)
 /// types on a mesh of several).
 struct SubspaceOnExec {
     Array<int> fine_local;
+    Array<int> fine_twin;
     Array<std::uint8_t> cell_types;
     CoarseLatticeView view;
 
-    SubspaceOnExec(const Mesh& mesh, const index_type* cells, const LagrangeSpace& space,
-                        const ExecPtr& exec)
+    SubspaceOnExec(const Mesh& mesh, const MeshOnExec& on_exec, const LagrangeSpace& space, const ExecPtr& exec)
         : fine_local(Array<int>::from_host(exec, space.embedding.fine_local))
     {
         if (space.embedding.per_cell_type)
             cell_types = Array<std::uint8_t>::from_host(
                 exec, std::span<const std::uint8_t>(mesh.cell_types.data(), mesh.cell_types.size()));
-        view.cells = cells;
+        if (!space.embedding.fine_twin.empty()) {
+            if (!on_exec.coordinates)
+                throw std::logic_error("lagrange_space: the degree-" + std::to_string(space.degree()) +
+                                       " space of mesh '" + mesh.source + "' needs its coordinates");
+            fine_twin = Array<int>::from_host(exec, space.embedding.fine_twin);
+            view.fine_twin = fine_twin.data();
+            view.coordinates = on_exec.coordinates;
+        }
+        view.cells = on_exec.cells;
         view.num_cells = mesh.num_cells();
         view.nodes_per_cell = mesh.nodes_per_cell;
         view.num_nodes = mesh.num_nodes();
@@ -97,14 +126,15 @@ LagrangeEmbedding lagrange_embedding(ElementType type, int k, int c)
     const int dim = element_dimension(type);
     const std::vector<int> coarse_of = coarse_local_nodes(type, k, c);
     const int npc = static_cast<int>(coarse_of.size());
+    const int ncl = 1 + *std::max_element(coarse_of.begin(), coarse_of.end());
     LagrangeEmbedding embedding;
     std::vector<int>& fine_of = embedding.fine_local;  // local degree-k index of each degree-c node
+    std::vector<int> twin_of(static_cast<std::size_t>(ncl), -1);  // the second one, where it is between two
+    fine_of.assign(static_cast<std::size_t>(ncl), -1);
     for (int j = 0; j < npc; ++j)
-        if (coarse_of[j] >= 0) {
-            if (static_cast<int>(fine_of.size()) <= coarse_of[j]) fine_of.resize(coarse_of[j] + 1, -1);
-            fine_of[coarse_of[j]] = j;
-        }
-    const int ncl = static_cast<int>(fine_of.size());
+        if (coarse_of[j] >= 0) (fine_of[coarse_of[j]] < 0 ? fine_of : twin_of)[coarse_of[j]] = j;
+    if (std::any_of(twin_of.begin(), twin_of.end(), [](int j) { return j >= 0; }))
+        embedding.fine_twin = std::move(twin_of);
     // The degree-c basis at each degree-k reference node, once per local node.
     const std::vector<double> xi = lagrange_reference_nodes(type, k);
     embedding.weights.assign(static_cast<std::size_t>(npc) * ncl, 0.0);
@@ -172,23 +202,32 @@ LagrangeEmbedding embedding_per_cell_type(const Mesh& mesh, int k, int c, int f 
     return out;
 }
 
-/// The degree-c space of mesh, whose cells are `cells` on exec (see lagrange_space): its
+/// What of the mesh its lower-degree spaces read on an executor: the cells, and on simplices of
+/// odd degree (whose degree-2 space names an edge's unknown by its nodes' order) the coordinates.
+MeshOnExec::Parts parts_for_spaces(const Mesh& mesh)
+{
+    return !mesh.is_mixed() && is_simplex_type(mesh.cell_type) && mesh.degree % 2 == 1
+               ? MeshOnExec::Parts::cells_and_coordinates
+               : MeshOnExec::Parts::cells_only;
+}
+
+/// The degree-c space of mesh, whose cells and coordinates are on_exec's (see lagrange_space): its
 /// unknowns numbered in node order on exec, and its dof map when asked for.
-LagrangeSpace space_on(const Mesh& mesh, const index_type* cells, int c, const ExecPtr& exec, bool with_dof_map)
+LagrangeSpace space_on(const Mesh& mesh, const MeshOnExec& on_exec, int c, const ExecPtr& exec, bool with_dof_map)
 {
     const int k = mesh.degree;
     if (c < 1 || (mesh.is_mixed() ? k % c != 0 : !lattice_fits(mesh.cell_type, k, c)))
         throw std::invalid_argument("lagrange_interpolation: no degree-" + std::to_string(c) + " space on mesh '" +
                                     mesh.source + "' of degree " + std::to_string(k) +
-                                    " (a lower degree divides the mesh's, or on quadrilaterals and hexahedra "
-                                    "is odd under an odd one)");
+                                    " (a lower degree divides the mesh's, on quadrilaterals and hexahedra is "
+                                    "odd under an odd one, on triangles and tetrahedra is 2 under an odd one)");
     LagrangeSpace space;
     space.embedding = mesh.is_mixed() ? embedding_per_cell_type(mesh, k, c) : lagrange_embedding(mesh.cell_type, k, c);
     const int ncl = static_cast<int>(space.embedding.fine_local.size() /
                                      (space.embedding.per_cell_type ? element_type_count : 1));
     space.dofs_per_cell = ncl;
     const Executor& e = *exec;
-    const SubspaceOnExec subspace(mesh, cells, space, exec);
+    const SubspaceOnExec subspace(mesh, on_exec, space, exec);
     const std::size_t n = static_cast<std::size_t>(mesh.num_nodes());
     space.node_dofs = Array<index_type>(exec, n);
     const long long dofs = GPUFEM_DISPATCH(e, number_coarse_nodes(e, subspace.view, space.node_dofs.data()));
@@ -249,11 +288,11 @@ Csr<V> interpolation_rows(const std::string& source, const CoarseLatticeView& vi
 /// `weights` (space's embedding, or for a transfer into a lower degree than the mesh's, the
 /// embedding_into that degree's space).
 template <typename V>
-Csr<V> space_interpolation_rows(const Mesh& mesh, const index_type* cells, const LagrangeSpace& space,
+Csr<V> space_interpolation_rows(const Mesh& mesh, const MeshOnExec& on_exec, const LagrangeSpace& space,
                                 const std::vector<double>& weights, const Array<long long>& owner,
                                 const index_type* row_nodes, long long rows, const ExecPtr& exec)
 {
-    const SubspaceOnExec lattice(mesh, cells, space, exec);
+    const SubspaceOnExec lattice(mesh, on_exec, space, exec);
     return interpolation_rows<V>(mesh.source, lattice.view, ReferenceOnExec(weights, space.dofs_per_cell, exec),
                                  space.node_dofs.data(), static_cast<long long>(space.dof_nodes.size()), owner,
                                  row_nodes, rows, "degree-" + std::to_string(space.degree()), exec);
@@ -365,16 +404,16 @@ void append_h_levels(std::vector<Csr<V>>& chain, const Mesh& mesh, const CoarseL
 
 LagrangeSpace lagrange_space(const Mesh& mesh, int c, const ExecPtr& exec, bool with_dof_map)
 {
-    const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
-    return space_on(mesh, on_exec.cells, c, exec, with_dof_map);
+    const MeshOnExec on_exec(mesh, exec, parts_for_spaces(mesh));
+    return space_on(mesh, on_exec, c, exec, with_dof_map);
 }
 
 template <typename V>
 Csr<V> lagrange_interpolation(const Mesh& mesh, int coarse_degree, const ExecPtr& exec)
 {
-    const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
-    const LagrangeSpace space = space_on(mesh, on_exec.cells, coarse_degree, exec, false);
-    return space_interpolation_rows<V>(mesh, on_exec.cells, space, space.embedding.weights,
+    const MeshOnExec on_exec(mesh, exec, parts_for_spaces(mesh));
+    const LagrangeSpace space = space_on(mesh, on_exec, coarse_degree, exec, false);
+    return space_interpolation_rows<V>(mesh, on_exec, space, space.embedding.weights,
                                        node_owners(cells_view(mesh, on_exec.cells), exec), nullptr, mesh.num_nodes(),
                                        exec);
 }
@@ -438,14 +477,14 @@ std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec,
 {
     std::vector<DegreeLevel<V>> levels;
     if (mesh.degree <= 1) return levels;
-    const MeshOnExec on_exec(mesh, exec, MeshOnExec::Parts::cells_only);
+    const MeshOnExec on_exec(mesh, exec, parts_for_spaces(mesh));
     const Array<long long> owner = node_owners(cells_view(mesh, on_exec.cells), exec);
     // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's
     // interpolation from that degree at the finer space's nodes, the coarse basis evaluated at
     // the finer element's own nodes (a lower-degree function is represented exactly in every
     // higher-degree space of the same mesh, and the chain is the product of the embeddings).
     for (const int degree : pmg_degrees_or_default(mesh, degrees)) {
-        LagrangeSpace space = space_on(mesh, on_exec.cells, degree, exec, degree_one_dof_map && degree == 1);
+        LagrangeSpace space = space_on(mesh, on_exec, degree, exec, degree_one_dof_map && degree == 1);
         const bool first = levels.empty();
         if (first && !with_first) {
             levels.push_back({Csr<V>{}, std::move(space)});
@@ -458,7 +497,7 @@ std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec,
                                      : embedding_into(mesh.cell_type, mesh.degree, finer, degree))
                         .weights;
         Csr<V> transfer = space_interpolation_rows<V>(
-            mesh, on_exec.cells, space, weights, owner, first ? nullptr : levels.back().space.dof_nodes.data(),
+            mesh, on_exec, space, weights, owner, first ? nullptr : levels.back().space.dof_nodes.data(),
             first ? mesh.num_nodes() : static_cast<long long>(levels.back().space.dof_nodes.size()), exec);
         levels.push_back({std::move(transfer), std::move(space)});
     }

@@ -40,6 +40,12 @@ inline bool is_box_type(ElementType type)
     return type == ElementType::quadrilateral || type == ElementType::hexahedron;
 }
 
+/// Whether cells of this type are simplices (triangles, tetrahedra).
+inline bool is_simplex_type(ElementType type)
+{
+    return type == ElementType::triangle || type == ElementType::tetrahedron;
+}
+
 /// Whether every cell of mesh is a quadrilateral, or every cell a hexahedron: a tensor-product
 /// lattice, on which a lower degree need not divide the mesh's (lagrange_space).
 inline bool has_box_cells(const Mesh& mesh)
@@ -52,14 +58,24 @@ inline bool has_box_cells(const Mesh& mesh)
 /// through_three (boxes whose first coarse level is applied from the operator's own factors,
 /// so that it costs no setup: assembly/pa_coarse_level.hpp) degree 7 passes through 3, whose
 /// lattice rounds onto the mesh's: 7 -> 3, 1 (straight to 1 takes more than twice the
-/// iterations; at degree 5 the two routes cost the same, and it goes straight to 1).
-inline std::vector<int> pmg_coarse_degrees(int k, bool through_three = false)
+/// iterations; at degree 5 the two routes cost the same, and it goes straight to 1). With
+/// through_two (triangles and tetrahedra, whose degree-2 space lies under degree 3) an odd
+/// degree from 3 passes through 2 before 1: 3 -> 2, 1.
+inline std::vector<int> pmg_coarse_degrees(int k, bool through_three = false, bool through_two = false)
 {
     std::vector<int> out;
     if (through_three && k >= 7 && k % 2 == 1) out.push_back(3);
     for (int c = k; c >= 4 && c % 2 == 0;) out.push_back(c /= 2);
+    const int last = out.empty() ? k : out.back();
+    if (through_two && last >= 3 && last % 2 == 1) out.push_back(2);
     if (out.empty() || out.back() != 1) out.push_back(1);
     return out;
+}
+
+/// Whether every cell of mesh is a triangle, or every cell a tetrahedron.
+inline bool has_simplex_cells(const Mesh& mesh)
+{
+    return !mesh.is_mixed() && is_simplex_type(mesh.cell_type);
 }
 
 /// degrees, or where it is empty pmg_coarse_degrees(mesh.degree): the lower degrees a caller

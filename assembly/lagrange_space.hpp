@@ -2,9 +2,11 @@
 // Lagrange spaces of a lower degree on a mesh of order k: p-multigrid's coarse spaces. A
 // degree-c space has as its unknowns the mesh nodes on each cell's degree-c lattice points
 // (c dividing k; on quadrilaterals and hexahedra also the degree-k lattice points nearest
-// them; c = 1: the vertices), numbered in node order, and its own dof map; its functions are
-// represented exactly in the mesh's own space (the embedding). A mesh node only names a
-// coarse unknown: the unknown is the coarse function's value at its own element node.
+// them; on triangles and tetrahedra of odd degree also c = 2, each edge midpoint named by one
+// of the two edge nodes nearest it; c = 1: the vertices), numbered in node order, and its own
+// dof map; its functions are represented exactly in the mesh's own space (the embedding). A
+// mesh node only names a coarse unknown: the unknown is the coarse function's value at its own
+// element node.
 #include <vector>
 
 #include "assembly/function_space.hpp"
@@ -22,6 +24,12 @@ struct LagrangeEmbedding {
     /// For each local unknown of the degree-c element, the local node of the degree-k element
     /// at the same reference point (per table: ncl entries).
     std::vector<int> fine_local;
+    /// Empty, or for each local unknown whose reference point is no degree-k node (a degree-2
+    /// edge midpoint in a triangle or tetrahedron of odd degree k): the second of the two
+    /// degree-k edge nodes nearest it (fine_local holds the first), -1 for the others. A cell
+    /// names such an unknown by the one of the two with the smaller coordinates (x, then y,
+    /// then z), so that every cell and every rank around the edge names it by the same node.
+    std::vector<int> fine_twin;
     /// The reference interpolation, npc x ncl row-major (per table): the degree-c basis
     /// functions at the degree-k reference nodes.
     std::vector<double> weights;
@@ -49,7 +57,8 @@ struct LagrangeSpace {
 /// or on a mesh of quadrilaterals or of hexahedra is below k with no i k / c (0 < i < c) at a
 /// half (odd c under odd k): each degree-c lattice coordinate then rounds to one degree-k
 /// coordinate, distinct ones to distinct ones, and the rounding commutes with the box's
-/// symmetries, so neighbouring cells name a shared coarse unknown by the same mesh node.
+/// symmetries, so neighbouring cells name a shared coarse unknown by the same mesh node; or
+/// on a mesh of triangles or of tetrahedra c = 2 under an odd k (LagrangeEmbedding::fine_twin).
 /// Throws std::invalid_argument for other c.
 LagrangeSpace lagrange_space(const Mesh& mesh, int c, const ExecPtr& exec, bool with_dof_map = true);
 

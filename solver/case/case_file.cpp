@@ -65,7 +65,7 @@ constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "deg
                                          "aggregation",        "gather_rows", "precision",
                                          "prolongator",        "pa_coarse",   "eigen_steps",
                                          "coarsening",         "classical_threshold",
-                                         "interpolation_entries"};
+                                         "interpolation_entries", "through_degree_two"};
 
 constexpr std::string_view fv_keys[] = {"nonorthogonal_correctors", "correction_limit", "correction"};
 
@@ -607,6 +607,8 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
         amg.eigen_steps = reader.to_int(*steps, 1);
         if (amg.eigen_steps < 3 || amg.eigen_steps > 50) reader.fail(*steps, "expected an integer from 3 to 50");
     }
+    if (const CaseValue* flag = find_entry(entries, "through_degree_two"))
+        amg.through_degree_two = reader.to_choice(*flag, booleans) == "true";
     read_coarsening(reader, entries, amg);
     resolved = {{"strength_threshold", amg.strength_threshold},
                 {"smoother", enum_name(amg_smoother_names, amg.smoother)},
@@ -622,7 +624,8 @@ AmgOptions read_amg(const CaseReader& reader, const CaseValue& value, json& reso
                 {"eigen_steps", amg.eigen_steps},
                 {"coarsening", enum_name(amg_coarsening_names, amg.coarsening)},
                 {"classical_threshold", amg.classical_threshold},
-                {"interpolation_entries", amg.interpolation_entries}};
+                {"interpolation_entries", amg.interpolation_entries},
+                {"through_degree_two", amg.through_degree_two}};
     return amg;
 }
 

@@ -114,6 +114,9 @@ struct AmgOptions {
     int eigen_steps = 10;
     /// pmg on pa: how its first coarse level is made.
     AmgPaCoarse pa_coarse = AmgPaCoarse::factors;
+    /// pmg on triangles and tetrahedra of degree 3: through degree 2 (3 -> 2 -> 1) instead of
+    /// straight to degree 1.
+    bool through_degree_two = false;
 };
 
 }  // namespace gpufem

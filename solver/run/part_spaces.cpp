@@ -69,16 +69,19 @@ void number_ghosts(const PartPayload& part, const std::vector<index_type>& dof_n
     space.halo = ghost_halo(host, space.owned, space.offsets, space.ghost_global);
 }
 
-/// The lower-degree spaces of the part; rows: the part nodes of the finest space's owned
+/// The lower-degree spaces of the part (through degree 2 on triangles and tetrahedra of
+/// degree 3 with through_degree_two); rows: the part nodes of the finest space's owned
 /// unknowns in the operator's order, on return those of the last space's owned unknowns.
 template <typename V>
 std::vector<PartSpace<V>> degree_spaces(const PartPayload& part, std::vector<index_type>& rows, const ExecPtr& exec,
-                                        const Communicator& host)
+                                        const Communicator& host, bool through_degree_two)
 {
     std::vector<PartSpace<V>> out;
     const index_type owned_nodes = part.numbering.layout.owned;
     std::vector<index_type> dof_nodes;
-    for (DegreeLevel<V>& level : degree_levels<V>(part.part.mesh, exec)) {
+    const Mesh& mesh = part.part.mesh;
+    const std::vector<int> degrees = pmg_coarse_degrees(mesh.degree, false, through_degree_two && has_simplex_cells(mesh));
+    for (DegreeLevel<V>& level : degree_levels<V>(mesh, exec, false, true, degrees)) {
         StageLaps laps;
         dof_nodes = level.space.dof_nodes.to_host();
         PartSpace<V> space;
@@ -306,7 +309,8 @@ std::vector<PartSpace<V>> grid_spaces(index_type vertices, const std::vector<ind
 
 template <typename V>
 std::vector<PartSpace<V>> part_spaces(const PartPayload& part, const Array<index_type>& permutation,
-                                      const ShapeGrid* shape, const ExecPtr& exec, const Communicator& host)
+                                      const ShapeGrid* shape, const ExecPtr& exec, const Communicator& host,
+                                      bool through_degree_two)
 {
     // The finer rows in the operator's order: listed only where they are used (a lower degree
     // or a reordering), not the tens of millions of 0, 1, 2, ... of a plain degree-1 part.
@@ -317,7 +321,7 @@ std::vector<PartSpace<V>> part_spaces(const PartPayload& part, const Array<index
         rows.resize(static_cast<std::size_t>(part.numbering.layout.owned));
         std::iota(rows.begin(), rows.end(), index_type(0));
     }
-    std::vector<PartSpace<V>> out = degree_spaces<V>(part, rows, exec, host);
+    std::vector<PartSpace<V>> out = degree_spaces<V>(part, rows, exec, host, through_degree_two);
     // Below degree 1 the rows are the vertices in node order, the part's (x-fastest on its
     // block), unless the operator reorders the degree-1 unknowns themselves.
     const bool reordered = out.empty() && !permutation.empty();
@@ -335,7 +339,8 @@ std::vector<PartSpace<V>> preconditioner_spaces(const CaseSpec& spec, const Part
 {
     if (!spec.solver.preconditioner->needs.space_hierarchy || spec.discretisation == DiscretisationKind::fv) return {};
     const std::optional<ShapeGrid> shape = box_shape_grid(spec.mesh);
-    std::vector<PartSpace<V>> spaces = part_spaces<V>(part, permutation, shape ? &*shape : nullptr, exec, host);
+    std::vector<PartSpace<V>> spaces = part_spaces<V>(part, permutation, shape ? &*shape : nullptr, exec, host,
+                                                      spec.solver.amg.through_degree_two);
     if (spaces.empty() && host.rank() == 0)
         spdlog::info("preconditioner {}: no coarser space of the mesh across ranks (one of degree 1 that is not a "
                      "generated grid of boxes), so amg alone", spec.solver.preconditioner->name);
@@ -343,9 +348,9 @@ std::vector<PartSpace<V>> preconditioner_spaces(const CaseSpec& spec, const Part
 }
 
 template std::vector<PartSpace<float>> part_spaces(const PartPayload&, const Array<index_type>&, const ShapeGrid*,
-                                                   const ExecPtr&, const Communicator&);
+                                                   const ExecPtr&, const Communicator&, bool);
 template std::vector<PartSpace<double>> part_spaces(const PartPayload&, const Array<index_type>&, const ShapeGrid*,
-                                                    const ExecPtr&, const Communicator&);
+                                                    const ExecPtr&, const Communicator&, bool);
 template std::vector<PartSpace<float>> preconditioner_spaces(const CaseSpec&, const PartPayload&,
                                                              const Array<index_type>&, const ExecPtr&,
                                                              const Communicator&);

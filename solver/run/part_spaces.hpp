@@ -13,7 +13,8 @@
 namespace gpufem {
 
 /// The part's coarser spaces, finest first, on exec: the lower degrees (k/2 then 1 for even
-/// k >= 4, else 1; none at degree 1 or on a mesh of several cell types); then, where the part
+/// k >= 4, else 1, or with through_degree_two on triangles and tetrahedra of degree 3, 2 then 1;
+/// none at degree 1 or on a mesh of several cell types); then, where the part
 /// was generated from shape (null: not) on quadrilaterals or hexahedra with an even number of
 /// boxes per unit length (at least 4), the grids of half the boxes while that number stays even
 /// and at least 4, as one rank's p-multigrid coarsens. Each grid point below degree 1 belongs
@@ -22,7 +23,8 @@ namespace gpufem {
 /// Collective over host.
 template <typename V>
 std::vector<PartSpace<V>> part_spaces(const PartPayload& part, const Array<index_type>& permutation,
-                                      const ShapeGrid* shape, const ExecPtr& exec, const Communicator& host);
+                                      const ShapeGrid* shape, const ExecPtr& exec, const Communicator& host,
+                                      bool through_degree_two = false);
 
 /// The part's coarser spaces when the case's preconditioner asks for them (p-multigrid with
 /// finite elements), else none; a part of a generated box shape is its block of the grid. Logs (rank 0) when there

@@ -188,7 +188,8 @@ std::unique_ptr<Discretisation<V>> make_discretisation(const CaseSpec& spec, con
     if (spec.discretisation == DiscretisationKind::fv)
         disc = std::make_unique<FiniteVolumeDiscretisation<V>>(input.mesh, spec.problem, spec.fv);
     else
-        disc = std::make_unique<LagrangeDiscretisation<V>>(input.mesh, spec.problem, first_level_from_factors(spec));
+        disc = std::make_unique<LagrangeDiscretisation<V>>(input.mesh, spec.problem, first_level_from_factors(spec),
+                                                           spec.solver.amg.through_degree_two);
     disc->set_flux_output(spec.output.fluxes, spec.output.flux_precision == Precision::float32);
     return disc;
 }

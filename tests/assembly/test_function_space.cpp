@@ -1,6 +1,7 @@
 // Spaces apart from the mesh: the layout of owned and ghost unknowns, the mesh's own spaces,
 // and the lower-degree Lagrange spaces p-multigrid coarsens through.
 #include <algorithm>
+#include <array>
 #include <set>
 #include <stdexcept>
 
@@ -68,10 +69,22 @@ void check_lower_degree_space(const Mesh& mesh, int c)
     EXPECT_EQ(space.degree(), c);
     EXPECT_EQ(space.size(), static_cast<index_type>(dof_nodes.size()));
     EXPECT_FALSE(space.space.layout.has_ghosts());
+    const std::vector<int>& twin = space.embedding.fine_twin;
+    ASSERT_TRUE(twin.empty() || static_cast<int>(twin.size()) == ncl);
+    // An unknown between two nodes is named by the one of smaller (x, y, z).
+    const auto naming_node = [&](index_type cell, int j) {
+        const index_type node = mesh.cells[cell * npc + fine_local[j]];
+        if (twin.empty() || twin[j] < 0) return node;
+        const index_type other = mesh.cells[cell * npc + twin[j]];
+        const auto at = [&](index_type n) {
+            return std::array<double, 3>{mesh.coordinates[3 * n], mesh.coordinates[3 * n + 1], mesh.coordinates[3 * n + 2]};
+        };
+        return at(other) < at(node) ? other : node;
+    };
     std::set<index_type> expected;
     for (index_type cell = 0; cell < mesh.num_cells(); ++cell)
         for (int j = 0; j < ncl; ++j) {
-            const index_type node = mesh.cells[cell * npc + fine_local[j]];
+            const index_type node = naming_node(cell, j);
             expected.insert(node);
             ASSERT_EQ(cell_dofs[cell * ncl + j], node_dofs[node]) << "cell " << cell << " local " << j;
         }
@@ -85,7 +98,7 @@ void check_lower_degree_space(const Mesh& mesh, int c)
         EXPECT_NEAR(sum, 1.0, 1e-10) << "row " << j;
     }
     for (int m = 0; m < ncl; ++m)
-        for (int n = 0; n < ncl; ++n)
+        for (int n = 0; n < ncl && (twin.empty() || twin[m] < 0); ++n)
             EXPECT_NEAR(space.embedding.weights[fine_local[m] * ncl + n], m == n ? 1.0 : 0.0, 1e-10);
 }
 
@@ -101,7 +114,30 @@ TEST(FunctionSpace, LowerDegreeSpacesNumberTheirNodesAndCarryTheirDofMap)
         const Mesh quadratic = unit_box_mesh(type, 2, cube ? 0.5 : 0.25);
         check_lower_degree_space(quadratic, 1);
         EXPECT_THROW(lagrange_space(quadratic, 3, cpu()), std::invalid_argument);
+        // Degree 2 under 3: on simplices each edge midpoint is named by one of the two edge
+        // nodes beside it; on boxes a tie (odd degrees only under an odd one).
+        const Mesh cubic = unit_box_mesh(type, 3, cube ? 0.5 : 0.25);
+        check_lower_degree_space(cubic, 1);
+        EXPECT_THROW(lagrange_space(cubic, 4, cpu()), std::invalid_argument);
+        if (type == ElementType::quadrilateral || type == ElementType::hexahedron) {
+            EXPECT_THROW(lagrange_space(cubic, 2, cpu()), std::invalid_argument);
+            continue;
+        }
+        check_lower_degree_space(cubic, 2);
+        EXPECT_FALSE(lagrange_space(cubic, 2, cpu()).embedding.fine_twin.empty());
     }
+    // Every edge carries one degree-2 unknown, every vertex one.
+    const Mesh cubic = unit_box_mesh(ElementType::tetrahedron, 3, 0.5);
+    std::set<std::pair<index_type, index_type>> edges;
+    std::set<index_type> vertices;
+    const int npc = cubic.nodes_per_cell;
+    for (index_type cell = 0; cell < cubic.num_cells(); ++cell)
+        for (int a = 0; a < 4; ++a) {
+            vertices.insert(cubic.cells[cell * npc + a]);
+            for (int b = a + 1; b < 4; ++b)
+                edges.insert(std::minmax(cubic.cells[cell * npc + a], cubic.cells[cell * npc + b]));
+        }
+    EXPECT_EQ(lagrange_space(cubic, 2, cpu()).size(), static_cast<index_type>(edges.size() + vertices.size()));
 }
 
 /// The nodes part p holds: those of its cells and of the cells around the nodes it owns.

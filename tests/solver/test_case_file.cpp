@@ -192,7 +192,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
                            "aggregation": "distance2", "gather_rows": 200000, "precision": "double",
                            "prolongator": "full", "pa_coarse": "factors", "eigen_steps": 10,
                            "coarsening": "aggregation", "classical_threshold": 0.25,
-                           "interpolation_entries": 4}},
+                           "interpolation_entries": 4, "through_degree_two": false}},
         "precision": "double",
         "reorder": "none",
         "backend": "auto",
@@ -454,6 +454,12 @@ TEST(CaseFile, AmgOptionsAreReadAndCheckedWithTheirLine)
     EXPECT_EQ(spec.resolved["solver"]["amg"]["eigen_steps"], 12);
     expect_contains(error_of(minimal + "solver:\n  amg:\n    eigen_steps: 2\n"),
                     {"case.yaml:4: solver.amg.eigen_steps: expected an integer from 3 to 50"});
+    EXPECT_FALSE(spec.solver.amg.through_degree_two);
+    const CaseSpec two = parse_case_text(minimal + "solver:\n  amg: {through_degree_two: true}\n", "case.yaml", "");
+    EXPECT_TRUE(two.solver.amg.through_degree_two);
+    EXPECT_EQ(two.resolved["solver"]["amg"]["through_degree_two"], true);
+    expect_contains(error_of(minimal + "solver:\n  amg:\n    through_degree_two: 2\n"),
+                    {"case.yaml:4: solver.amg.through_degree_two: expected one of true, false, got '2'"});
     const CaseSpec classical = parse_case_text(
         minimal + "solver:\n  amg: {coarsening: classical, classical_threshold: 0.4, interpolation_entries: 0}\n",
         "case.yaml", "");

@@ -441,14 +441,15 @@ TEST(DistributedRun, AmgAggregatesEachRanksRowsAndGathersTheCoarseLevels)
 /// The case c with p-multigrid (more_args: further overrides) on one rank and on each of
 /// rank_counts: the same solution, the iterations within 2 of one rank's, `spaces` levels to
 /// a lower degree or a coarser grid across the ranks (the last of them gathered onto every rank
-/// when it has at most solver.amg.gather_rows rows, AMG below it).
+/// when it has at most solver.amg.gather_rows rows, AMG below it). amg: solver.amg's map in the
+/// case, for one rank and the ranks alike (empty: none).
 void check_pmg_against_one_rank(const Case& c, const std::string& more_args, const std::vector<int>& rank_counts,
-                                int spaces)
+                                int spaces, const std::string& amg = "")
 {
-    SCOPED_TRACE(c.name + " " + more_args);
+    SCOPED_TRACE(c.name + " " + more_args + " " + amg);
     TempDir dir;
     std::string text = case_text(c, random_seed(), "boundary");
-    text.replace(text.find("preconditioner: jacobi"), 22, "preconditioner: pmg");
+    text.replace(text.find("preconditioner: jacobi"), 22, "preconditioner: pmg" + (amg.empty() ? "" : ", amg: " + amg));
     const auto file = dir.write(c.name + ".yaml", text);
     const auto check = [&](int, const nlohmann::json& report, const std::filesystem::path& out, int iterations) {
         EXPECT_NEAR(report["solver"]["iterations"].get<int>(), iterations, 2);
@@ -463,9 +464,14 @@ void check_pmg_against_one_rank(const Case& c, const std::string& more_args, con
 TEST(DistributedRun, PmgNumbersEachLowerDegreeAndCoarserGridAcrossTheRanks)
 {
     // Lower degrees only: an odd number of boxes per side (no grid below degree 1, on one rank
-    // either), or simplices (one rank coarsens their grid, the ranks take AMG there).
+    // either), or simplices (one rank coarsens their grid, the ranks take AMG there). P3
+    // simplices through degree 2: its edge unknowns every rank names by the same node.
     check_pmg_against_one_rank({"triangles_p3_pmg", "{shape: unit_square, elements: triangle, size: 0.0667}", 3}, "",
                                {2, 3}, 1);
+    check_pmg_against_one_rank({"triangles_p3_pmg", "{shape: unit_square, elements: triangle, size: 0.0667}", 3}, "",
+                               {2, 3}, 2, "{through_degree_two: true}");
+    check_pmg_against_one_rank({"tets_p3_pmg", "{shape: unit_cube, elements: tetrahedron, size: 0.25}", 3}, "", {2, 3},
+                               2, "{through_degree_two: true}");
     check_pmg_against_one_rank({"quads_p4_pmg", "{shape: unit_square, size: 0.112}", 4}, "", {2, 4}, 2);
     check_pmg_against_one_rank({"tets_p2_pmg", "{shape: unit_cube, elements: tetrahedron, size: 0.2}", 2}, "", {2, 4}, 1);
     // The grids of half the boxes below degree 1 (16 -> 8 -> 4 -> 2 boxes a side; 20 -> 10 -> 5),
