@@ -202,13 +202,14 @@ LagrangeEmbedding embedding_per_cell_type(const Mesh& mesh, int k, int c, int f 
     return out;
 }
 
-/// What of the mesh its lower-degree spaces read on an executor: the cells, and on simplices of
-/// odd degree (whose degree-2 space names an edge's unknown by its nodes' order) the coordinates.
-MeshOnExec::Parts parts_for_spaces(const Mesh& mesh)
+/// What of the mesh the spaces of these degrees read on an executor: the cells, and where one
+/// is degree 2 under an odd degree on simplices (which names an edge's unknown by its nodes'
+/// order) the coordinates.
+MeshOnExec::Parts parts_for_spaces(const Mesh& mesh, std::span<const int> degrees)
 {
-    return !mesh.is_mixed() && is_simplex_type(mesh.cell_type) && mesh.degree % 2 == 1
-               ? MeshOnExec::Parts::cells_and_coordinates
-               : MeshOnExec::Parts::cells_only;
+    const bool ordered = has_simplex_cells(mesh) && mesh.degree % 2 == 1 &&
+                         std::find(degrees.begin(), degrees.end(), 2) != degrees.end();
+    return ordered ? MeshOnExec::Parts::cells_and_coordinates : MeshOnExec::Parts::cells_only;
 }
 
 /// The degree-c space of mesh, whose cells and coordinates are on_exec's (see lagrange_space): its
@@ -404,14 +405,14 @@ void append_h_levels(std::vector<Csr<V>>& chain, const Mesh& mesh, const CoarseL
 
 LagrangeSpace lagrange_space(const Mesh& mesh, int c, const ExecPtr& exec, bool with_dof_map)
 {
-    const MeshOnExec on_exec(mesh, exec, parts_for_spaces(mesh));
+    const MeshOnExec on_exec(mesh, exec, parts_for_spaces(mesh, std::span<const int>(&c, 1)));
     return space_on(mesh, on_exec, c, exec, with_dof_map);
 }
 
 template <typename V>
 Csr<V> lagrange_interpolation(const Mesh& mesh, int coarse_degree, const ExecPtr& exec)
 {
-    const MeshOnExec on_exec(mesh, exec, parts_for_spaces(mesh));
+    const MeshOnExec on_exec(mesh, exec, parts_for_spaces(mesh, std::span<const int>(&coarse_degree, 1)));
     const LagrangeSpace space = space_on(mesh, on_exec, coarse_degree, exec, false);
     return space_interpolation_rows<V>(mesh, on_exec, space, space.embedding.weights,
                                        node_owners(cells_view(mesh, on_exec.cells), exec), nullptr, mesh.num_nodes(),
@@ -477,13 +478,14 @@ std::vector<DegreeLevel<V>> degree_levels(const Mesh& mesh, const ExecPtr& exec,
 {
     std::vector<DegreeLevel<V>> levels;
     if (mesh.degree <= 1) return levels;
-    const MeshOnExec on_exec(mesh, exec, parts_for_spaces(mesh));
+    const std::vector<int> lower = pmg_degrees_or_default(mesh, degrees);
+    const MeshOnExec on_exec(mesh, exec, parts_for_spaces(mesh, lower));
     const Array<long long> owner = node_owners(cells_view(mesh, on_exec.cells), exec);
     // Each coarser transfer in the finer coarse space's numbering: the rows of the mesh's
     // interpolation from that degree at the finer space's nodes, the coarse basis evaluated at
     // the finer element's own nodes (a lower-degree function is represented exactly in every
     // higher-degree space of the same mesh, and the chain is the product of the embeddings).
-    for (const int degree : pmg_degrees_or_default(mesh, degrees)) {
+    for (const int degree : lower) {
         LagrangeSpace space = space_on(mesh, on_exec, degree, exec, degree_one_dof_map && degree == 1);
         const bool first = levels.empty();
         if (first && !with_first) {

@@ -867,7 +867,7 @@ TEST(Pmg, ElementCoarseOperatorsEqualTheGalerkinProductOfTheSystemMatrix)
         const std::vector<Csr<double>> operators = disc->pmg_coarse_operators(cpu());
         // One per degree level (degree 1: the first halving); the grid's further halvings
         // (2D at degree >= 2: 4 boxes coarsened to 2) are R A P in the hierarchy.
-        ASSERT_EQ(operators.size(), degree > 1 ? pmg_degrees_or_default(mesh.mesh, {}).size() : 1u) << what;
+        ASSERT_EQ(operators.size(), degree > 1 ? pmg_coarse_degrees(degree).size() : 1u) << what;
         ASSERT_LE(operators.size(), chain.size()) << what;
         Csr<double> finer = system.matrix.clone_to(cpu());
         for (std::size_t l = 0; l < operators.size(); ++l) {
@@ -921,29 +921,13 @@ void expect_chain_reproduces_linear_functions(const std::vector<Csr<double>>& ch
     for (std::size_t l = 0; l < chain.size(); ++l) {
         const HostMatrix t = test::to_host(chain[l]);
         ASSERT_EQ(static_cast<std::size_t>(t.rows) * 3, xyz.size()) << what << " level " << l;
-        // A coarse unknown's point: the node of a row that copies it, or (a degree-2 edge
-        // midpoint between two degree-3 nodes) solved from a row whose other columns are placed.
-        std::vector<double> coarse_xyz(static_cast<std::size_t>(t.cols) * 3);
-        std::vector<char> placed(static_cast<std::size_t>(t.cols), 0);
+        std::vector<index_type> fine_of(static_cast<std::size_t>(t.cols), -1);
         for (index_type i = 0; i < t.rows; ++i)
-            if (t.ptr[i + 1] - t.ptr[i] == 1 && t.val[t.ptr[i]] == 1.0) {
-                placed[t.col[t.ptr[i]]] = 1;
-                for (int a = 0; a < 3; ++a) coarse_xyz[3 * t.col[t.ptr[i]] + a] = xyz[3 * static_cast<std::size_t>(i) + a];
-            }
-        for (index_type i = 0; i < t.rows; ++i) {
-            index_type open = -1, open_count = 0;
-            for (index_type k = t.ptr[i]; k < t.ptr[i + 1]; ++k)
-                if (!placed[t.col[k]]) open = k, ++open_count;
-            if (open_count != 1) continue;
-            for (int a = 0; a < 3; ++a) {
-                double rest = xyz[3 * static_cast<std::size_t>(i) + a];
-                for (index_type k = t.ptr[i]; k < t.ptr[i + 1]; ++k)
-                    if (k != open) rest -= t.val[k] * coarse_xyz[3 * t.col[k] + a];
-                coarse_xyz[3 * t.col[open] + a] = rest / t.val[open];
-            }
-            placed[t.col[open]] = 1;
-        }
-        ASSERT_EQ(std::count(placed.begin(), placed.end(), 0), 0) << what << " level " << l;
+            if (t.ptr[i + 1] - t.ptr[i] == 1 && t.val[t.ptr[i]] == 1.0) fine_of[t.col[t.ptr[i]]] = i;
+        ASSERT_EQ(std::count(fine_of.begin(), fine_of.end(), -1), 0) << what << " level " << l;
+        std::vector<double> coarse_xyz(static_cast<std::size_t>(t.cols) * 3);
+        for (index_type m = 0; m < t.cols; ++m)
+            for (int a = 0; a < 3; ++a) coarse_xyz[3 * m + a] = xyz[3 * static_cast<std::size_t>(fine_of[m]) + a];
         for (index_type i = 0; i < t.rows; ++i) {
             double value = 0;
             for (index_type k = t.ptr[i]; k < t.ptr[i + 1]; ++k) value += t.val[k] * linear(&coarse_xyz[3 * t.col[k]]);
@@ -1040,7 +1024,7 @@ TEST(Pmg, GridTransferNestsTheCellsAndReproducesFirstOrderFunctions)
             const std::vector<Csr<double>> chain = pmg_interpolations<double>(mesh.mesh, cpu());
             std::size_t halvings = 0;
             for (long long m = mesh.mesh.generated_grid.boxes_per_unit; m >= 4 && m % 2 == 0; m /= 2) ++halvings;
-            ASSERT_EQ(chain.size(), pmg_degrees_or_default(mesh.mesh, {}).size() + halvings) << what;
+            ASSERT_EQ(chain.size(), pmg_coarse_degrees(degree).size() + halvings) << what;
             expect_chain_reproduces_linear_functions(
                 chain, std::vector<double>(mesh.mesh.coordinates.begin(), mesh.mesh.coordinates.end()), what);
         }
@@ -1581,7 +1565,7 @@ TEST(Pmg, MeshesOfSeveralCellTypesGoDownTheDegreesOfEveryType)
         const Mesh& mesh = loaded.mesh;
         EXPECT_EQ(mesh.is_mixed(), geo != prisms) << what;
         const std::vector<Csr<double>> chain = pmg_interpolations<double>(mesh, cpu());
-        ASSERT_EQ(chain.size(), pmg_degrees_or_default(mesh, {}).size()) << what;
+        ASSERT_EQ(chain.size(), pmg_coarse_degrees(degree).size()) << what;
         expect_chain_reproduces_linear_functions(chain, std::vector<double>(mesh.coordinates.begin(), mesh.coordinates.end()),
                                                  what);
         const LagrangeSpace one = lagrange_space(mesh, 1, cpu());
