@@ -187,6 +187,8 @@ public:
         return text;
     }
 
+    const Bdia<V>* stored_bdia() const override { return &band_; }
+
     /// One partial per slab.
     std::size_t dot_partials() const override { return static_cast<std::size_t>(band_.slabs()); }
 

@@ -12,6 +12,9 @@
 
 namespace gpufem {
 
+template <typename V>
+struct Bdia;
+
 /// y = alpha A x + beta y for some operator A living on one executor.
 template <typename V>
 class LinearOperator {
@@ -40,6 +43,9 @@ public:
     virtual const Csr<V>* stored_csr() const { return nullptr; }
     /// The same for a matrix it keeps with 64-bit row offsets (csr past 2^31 - 1 entries).
     virtual const WideCsr<V>* stored_wide_csr() const { return nullptr; }
+    /// The bDIA bands the operator applies (format bdia), nullptr for every other format: for
+    /// solvers whose kernels read the bands themselves (CG in one resident kernel).
+    virtual const Bdia<V>* stored_bdia() const { return nullptr; }
 
     /// The diagonal a_ii (rows() values on executor()), for Jacobi preconditioning; empty when
     /// the operator was built without it (build_format and the LMA builder always attach it).

@@ -376,6 +376,9 @@ PY
     sanitize memcheck test_krylov_gpu '*MultiDot*:*Deterministic*:*Breakdowns*/1:*MatchesCpu*'
     sanitize racecheck test_krylov_gpu '*MultiDot*:*Breakdowns*/1'
     sanitize synccheck test_krylov_gpu '*MultiDot*'
+    sanitize memcheck test_krylov_gpu '*Resident*'
+    sanitize racecheck test_krylov_gpu '*Resident*'
+    sanitize synccheck test_krylov_gpu '*Resident*'
     echo "== convection case, cuda against cpu"
     for b in cuda cpu; do
       run gpufem run $(case_path convection_diffusion) --backend $b -q -o /tmp/gpufem_runs/conv_$b 2>&1 | tail -14
@@ -397,6 +400,14 @@ PY
       run gpufem bench solver $(case_path bench_cube_262k) --backend cuda -o /tmp/gpufem_runs/bs262k \
         -f csr -m cg,bicgstab -i 300 --set solver.cuda_graph=$graph 2>&1 | grep -v "\[info\]"
       cp /tmp/gpufem_runs/bs262k/bench_solver.json "$OUT/bench_solver_cube_262k_graph_$graph.json" 2>/dev/null
+    done
+    echo "== CG in one resident kernel (bdia, 262k cube): off against on, twice"
+    for round in 1 2; do
+      for resident in off on; do
+        run gpufem bench solver $(case_path bench_cube_262k) --backend cuda -o /tmp/gpufem_runs/bsres \
+          -f bdia -m cg -p none,jacobi --set solver.resident_cg=$resident 2>&1 | grep -v "\[info\]"
+        cp /tmp/gpufem_runs/bsres/bench_solver.json "$OUT/bench_solver_262k_resident_${resident}_$round.json" 2>/dev/null
+      done
     done
     run gpufem bench solver $(case_path convection_diffusion_4m) --backend cuda \
       -o /tmp/gpufem_runs/bsconv -f csr,sellp -p none,jacobi 2>&1 | grep -v "\[info\]"

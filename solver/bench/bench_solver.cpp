@@ -32,6 +32,7 @@ struct Timed {
     bool graph = false;  ///< replayed from a CUDA graph
     bool fused_dot = false;  ///< CG's p.Ap in the product's pass
     bool fused_direction = false;  ///< and the direction
+    bool resident = false;  ///< the whole solve in one resident kernel
 };
 
 template <typename V>
@@ -55,6 +56,7 @@ Timed timed_solve(KrylovMethod method, KrylovVariant variant, const LinearOperat
     t.graph = r.graph_used;
     t.fused_dot = r.fused_dot;
     t.fused_direction = r.fused_direction;
+    t.resident = r.resident;
     return t;
 }
 
@@ -132,6 +134,7 @@ void time_iterations(const BenchSolves<V>& run, SolverBenchRow& row)
     row.graph = t_long.graph;
     row.fused_dot = t_long.fused_dot;
     row.fused_direction = t_long.fused_direction;
+    row.resident = t_long.resident;
 }
 
 /// The split of an iteration: every SpMV, update and reduction between events (graph off);
@@ -256,7 +259,7 @@ std::string table(const std::vector<SolverBenchRow>& rows)
         s += fmt::format(
             "{:<14} {:<9} {:<7} {:<16} {:>5} {:>10.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>8.1f} "
             "{:>7.1f} {:>8} {:>8}{}\n",
-            r.format, r.method, r.preconditioner, r.variant + (r.fused_direction ? "+dir" : r.fused_dot ? "+dot" : ""),
+            r.format, r.method, r.preconditioner, r.variant + (r.resident ? "+res" : r.fused_direction ? "+dir" : r.fused_dot ? "+dot" : ""),
             r.graph ? "yes" : "no", r.seconds_per_iteration * 1e6, r.spmv_seconds * 1e6, r.vector_seconds * 1e6,
             r.reduction_seconds * 1e6, r.bytes_per_iteration * 1e-6, r.gbps, r.percent_of_copy,
             r.variant != "reference" ? fmt::format("{:.2f}x", r.speedup) : "",
@@ -311,6 +314,7 @@ nlohmann::json row_json(const SolverBenchRow& r)
             {"graph", r.graph},
             {"fused_dot", r.fused_dot},
             {"fused_direction", r.fused_direction},
+            {"resident_cg", r.resident},
             {"seconds_per_iteration", r.seconds_per_iteration},
             {"spmv_seconds", r.spmv_seconds},
             {"vector_seconds", r.vector_seconds},

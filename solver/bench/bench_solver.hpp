@@ -33,6 +33,7 @@ struct SolverBenchRow {
     bool graph = false;                 ///< the timed solves replayed a CUDA graph
     bool fused_dot = false;             ///< CG's p.Ap computed in the product's pass
     bool fused_direction = false;       ///< CG's direction made in the product's pass too
+    bool resident = false;              ///< the whole CG solve in one resident kernel
     double seconds_per_iteration = 0;   ///< marginal: (T(N) - T(N/4)) / (3N/4), medians
                                         ///< (T(N) / N where noise swamps the difference)
     double spmv_seconds = 0;            ///< per iteration, from the phase-timed solve

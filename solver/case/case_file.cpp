@@ -59,7 +59,7 @@ constexpr std::string_view robin_keys[] = {"h", "u_inf"};
 constexpr std::string_view solver_keys[] = {"method",         "variant",     "preconditioner",
                                             "tolerance",      "max_iterations", "check_every",
                                             "cuda_graph",     "time_spmv",   "fused_dot",
-                                            "fused_direction", "amg"};
+                                            "fused_direction", "resident_cg", "amg"};
 constexpr std::string_view amg_keys[] = {"strength_threshold", "smoother",  "degree",
                                          "coarse_size",        "max_levels", "cycle",
                                          "aggregation",        "gather_rows", "precision",
@@ -673,6 +673,9 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
     if (const CaseValue* fused_direction = find_entry(entries, "fused_direction")) {
         solver.fused_direction = reader.to_choice(*fused_direction, booleans) == "true";
     }
+    if (const CaseValue* resident = find_entry(entries, "resident_cg")) {
+        solver.resident_cg = reader.to_enum(*resident, resident_mode_names);
+    }
     json amg_resolved;
     const CaseValue* amg = find_entry(entries, "amg");
     solver.amg = read_amg(reader,
@@ -690,6 +693,7 @@ SolverSpec read_solver(const CaseReader& reader, const CaseValue& value, json& r
                 {"time_spmv", solver.time_spmv},
                 {"fused_dot", solver.fused_dot},
                 {"fused_direction", solver.fused_direction},
+                {"resident_cg", resident_mode_name(solver.resident_cg)},
                 {"amg", amg_resolved}};
     return solver;
 }

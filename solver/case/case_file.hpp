@@ -54,6 +54,7 @@ struct SolverSpec {
     bool time_spmv = true;                ///< per-iteration SpMV events
     bool fused_dot = true;                ///< merged CG: p.Ap in the product's pass where offered
     bool fused_direction = false;         ///< merged CG: the direction too (two kernels an iteration)
+    ResidentMode resident_cg = ResidentMode::off;  ///< merged CG: the whole solve in one kernel
     AmgOptions amg;                       ///< solver.amg (preconditioner amg)
 };
 

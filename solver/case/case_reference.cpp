@@ -357,6 +357,14 @@ std::string solver_settings_reference()
                            instead of four; slower on an H100 at 0.26M and 4.2M unknowns: the
                            product reads more than the launches save); report:
                            solver.fused_direction
+  resident_cg: off         (string, default off) auto | on | off: merged CG with bdia, Jacobi
+                           or no preconditioner, one process: the whole solve as one kernel
+                           whose blocks stay resident on the GPU and meet at grid-wide barriers
+                           (two an iteration), each row's vectors in registers; for systems
+                           whose iterations are bound by kernel launches (auto: on cuda below
+                           2,097,152 unknowns when the rows fit the device's resident blocks,
+                           about 270,000 on an H100; on: wherever it can run, the cpu backend
+                           too); report: solver.resident_cg
   amg:                     (map) algebraic multigrid (preconditioner amg, and pmg's levels)
     strength_threshold: 0.02 (number, 0 <= t < 1, default 0.02) a_ij is a strong coupling
                            when |a_ij| > t sqrt(|a_ii a_jj|), or when it is its row's (or

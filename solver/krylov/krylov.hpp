@@ -34,6 +34,10 @@ enum class KrylovVariant {
 };
 /// Whether the merged variant replays its iterations as a CUDA graph.
 enum class GraphMode { automatic, on, off };
+/// Whether merged CG runs the whole solve as one resident kernel (bdia, a diagonal M or none,
+/// one process; automatic: on CUDA for systems below resident_cg_auto_rows rows that fit; on:
+/// wherever it can run, the CPU backend too).
+enum class ResidentMode { automatic, on, off };
 
 /// The names of the methods, as in the case file.
 inline constexpr std::array<EnumName<KrylovMethod>, 2> krylov_method_names{
@@ -46,6 +50,9 @@ inline constexpr std::array<EnumName<KrylovVariant>, 3> krylov_variant_names{
 /// The names of the graph modes.
 inline constexpr std::array<EnumName<GraphMode>, 3> graph_mode_names{
     {{GraphMode::automatic, "auto"}, {GraphMode::on, "on"}, {GraphMode::off, "off"}}};
+/// The names of the resident modes.
+inline constexpr std::array<EnumName<ResidentMode>, 3> resident_mode_names{
+    {{ResidentMode::automatic, "auto"}, {ResidentMode::on, "on"}, {ResidentMode::off, "off"}}};
 
 /// "cg", "bicgstab"
 inline const char* method_name(KrylovMethod method)
@@ -77,6 +84,16 @@ inline GraphMode parse_graph_mode(const std::string& name)
 {
     return parse_enum(graph_mode_names, name, "graph mode");
 }
+/// "auto", "on", "off"
+inline const char* resident_mode_name(ResidentMode mode)
+{
+    return enum_name(resident_mode_names, mode).data();
+}
+/// The resident mode named name.
+inline ResidentMode parse_resident_mode(const std::string& name)
+{
+    return parse_enum(resident_mode_names, name, "resident mode");
+}
 
 /// Timers for the split of an iteration (benchmarks): every SpMV, every vector update and
 /// every reduction is bracketed by its phase's timer. Forces the graph off.
@@ -105,6 +122,11 @@ struct SolveOptions {
     /// makes the new direction and one kernel does the rest (two kernels an iteration). Off by
     /// default: it reads more in the product than it saves in launches on an H100.
     bool fused_direction = false;
+    /// merged CG: the whole solve in one resident kernel (see ResidentMode). Forced off by
+    /// phase timers; where it cannot run (another format, a general M, several processes, too
+    /// many rows for the device) the solve takes the usual kernels and, asked for with on,
+    /// says why in the log. Off by default until its GPU timings are in.
+    ResidentMode resident = ResidentMode::off;
     /// Benchmarks only: time each phase of every iteration (see SolverPhaseTimers).
     const SolverPhaseTimers* phases = nullptr;
     /// Called on the solving thread whenever the host learns the residual (merged: at each
@@ -115,6 +137,8 @@ struct SolveOptions {
 
 /// Rows below which GraphMode::automatic uses a CUDA graph.
 inline constexpr long long graph_auto_rows = 1 << 21;
+/// Rows below which ResidentMode::automatic runs CG in one resident kernel (where it fits).
+inline constexpr long long resident_cg_auto_rows = 1 << 21;
 
 /// Outcome of a solve.
 struct SolveResult {
@@ -132,6 +156,7 @@ struct SolveResult {
     bool graph_used = false;                ///< iterations replayed from a CUDA graph
     bool fused_dot = false;                 ///< CG's p.Ap computed in the product's pass
     bool fused_direction = false;           ///< CG's direction made in the product's pass too
+    bool resident = false;                  ///< the whole CG solve ran as one resident kernel
     int host_reads = 0;                     ///< times the host waited for a device scalar
     bool converged() const { return status == SolveStatus::converged; }
 };

@@ -49,14 +49,14 @@ GPUFEM_HOST_DEVICE inline void stop(KrylovScalars& s, int status, StopReason rea
     s.stop_value = value;
 }
 
-/// After a new residual with r.r = rr: counts the iteration, records ||r|| / ||b|| and stops
-/// on convergence, non-finite residual or the iteration limit.
+/// After a new residual with r.r = rr: counts the iteration, records ||r|| / ||b|| (in history,
+/// unless null) and stops on convergence, non-finite residual or the iteration limit.
 GPUFEM_HOST_DEVICE inline void finish_iteration(KrylovScalars& s, double rr, double* history)
 {
     s.iteration += 1;
     s.rr = rr;
     const double relative = sqrt(rr) / s.rhs_norm;
-    history[s.iteration] = relative;
+    if (history) history[s.iteration] = relative;
     const int k = s.iteration;
     if (!finite(rr)) return stop(s, state_not_finite, StopReason::not_finite, rr, k);
     if (relative <= s.tolerance) return stop(s, state_converged, StopReason::none, relative, k);

@@ -20,6 +20,7 @@
 #include "solver/krylov/krylov_variants.hpp"
 #include "solver/krylov/merged_kernels.hpp"
 #include "solver/krylov/merged_workspace.hpp"
+#include "solver/krylov/resident_cg.hpp"
 
 namespace gpufem {
 namespace {
@@ -331,6 +332,53 @@ void direction_iteration(const Executor& e, const MergedSetup<V>& setup, CgProdu
                                           setup.d, x.data(), r.data(), z_out));
 }
 
+/// Whether merged CG runs the whole solve in one resident kernel: asked for (ResidentMode::on,
+/// or automatic on CUDA below resident_cg_auto_rows rows), no phase timers, and possible: a
+/// bdia operator, a diagonal M or none, one process, slabs that fit the device's resident
+/// blocks. Asked for explicitly but not possible, the log says why.
+template <typename V>
+bool resident_wanted(const LinearOperator<V>& a, const SolveOptions& options, bool general, bool split)
+{
+    const Executor& e = *a.executor();
+    if (options.resident == ResidentMode::off || options.phases) return false;
+    if (options.resident == ResidentMode::automatic && (!e.is_cuda() || a.rows() >= resident_cg_auto_rows))
+        return false;
+    const Bdia<V>* bands = a.stored_bdia();
+    const char* why = nullptr;
+    if (!bands)
+        why = "the operator's format is not bdia";
+    else if (general)
+        why = "the preconditioner is neither Jacobi nor none";
+    else if (split)
+        why = "the system spans several processes";
+    else if (!GPUFEM_DISPATCH(e, cg_resident_fits(e, bands->slabs())))
+        why = "the matrix has more rows than the device's resident blocks hold";
+    if (!why) return true;
+    if (options.resident == ResidentMode::on)
+        spdlog::warn("solver: CG in one resident kernel not used ({}); the usual kernels instead", why);
+    return false;
+}
+
+/// The whole CG solve in one resident kernel, from the started state; reads the final state.
+template <typename V>
+LoopOutcome run_resident(const LinearOperator<V>& a, MergedSetup<V>& setup, const KrylovScalars& started,
+                         const SolveOptions& options, Array<V>& x, Array<V>& r)
+{
+    LoopOutcome out;
+    out.state = started;
+    if (started.status != state_running) return out;
+    const Executor& e = *a.executor();
+    const MergedWorkspace& ws = setup.buffers.workspace();
+    Array<V> z(a.executor(), r.size());
+    GPUFEM_DISPATCH(e, cg_resident_bdia(e, ws, *a.stored_bdia(), setup.d, x.data(), r.data(), z.data()));
+    setup.runner->post_state(ws.state, 0);
+    out.state = setup.runner->wait_state(0);
+    out.host_reads = 1;
+    if (options.on_residual && out.state.rhs_norm > 0)
+        options.on_residual(out.state.iteration, std::sqrt(out.state.rr) / out.state.rhs_norm);
+    return out;
+}
+
 }  // namespace
 
 template <typename V>
@@ -348,6 +396,7 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
     // With a diagonal M or none on one process, the product makes the direction and p.q in one
     // pass and one kernel does the rest: two kernels an iteration. z = M^-1 r is kept when M
     // is there (the product's input), else the product reads r.
+    const bool resident = resident_wanted(a, options, general, ws.split);
     const bool direction = options.fused_direction && !general && product.fused() && !ws.split;
     Array<V> r(exec, n), p(exec, n), q(exec, n), z(exec, general || (direction && d) ? n : 0);
     const Array<V>& z_or_r = direction && !d ? r : z;
@@ -362,6 +411,13 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
         GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
     }
     const KrylovScalars started = setup.started();
+    if (resident) {
+        const LoopOutcome out = run_resident(a, setup, started, options, x, r);
+        SolveResult result = finish<V>(KrylovMethod::cg, out, setup.buffers, options, setup.timing, x);
+        result.spmv_clock = "not recorded (one resident kernel)";
+        result.fused_dot = result.fused_direction = result.resident = true;
+        return result;
+    }
     const auto iteration = [&] {
         if (direction) return direction_iteration(e, setup, product, z_or_r, p, q, x, r, z);
         {

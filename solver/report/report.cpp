@@ -113,6 +113,7 @@ void report_solver(const CaseSpec& spec, const RunRecord& r, json& report)
                         {"cuda_graph", r.solve.graph_used},
                         {"fused_dot", r.solve.fused_dot},
                         {"fused_direction", r.solve.fused_direction},
+                        {"resident_cg", r.solve.resident},
                         {"host_reads", r.solve.host_reads},
                         {"residual_history", r.solve.residual_history},
                         {"preconditioner_details", r.preconditioner.is_null()

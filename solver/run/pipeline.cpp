@@ -311,6 +311,7 @@ SolveOptions solve_options(const SolverSpec& solver)
     options.time_spmv = solver.time_spmv;
     options.fused_dot = solver.fused_dot;
     options.fused_direction = solver.fused_direction;
+    options.resident = solver.resident_cg;
     return options;
 }
 

@@ -176,10 +176,13 @@ void check_breakdowns(const ExecPtr& exec)
         // product, or the product fused with the direction, the kernel after it refusing
         // alpha), x untouched.
         for (const bool direction : {false, true})
-        for (const char* format : {"csr", "bdia", "ell"}) {
-            if (variant != KrylovVariant::merged && format != std::string("csr")) continue;
+        for (const char* format : {"csr", "bdia", "ell", "bdia resident"}) {
+            const std::string name = format;
+            if (variant != KrylovVariant::merged && name != "csr") continue;
             SCOPED_TRACE(fmt::format("{} direction {}", format, direction));
             options.fused_direction = direction;
+            options.resident = name == "bdia resident" ? ResidentMode::on : ResidentMode::off;
+            if (name == "bdia resident") format = "bdia";
             const auto a = csr({0, 1, 2}, {0, 1}, {1, -1}, format);
             Array<V> x(exec, 2);
             fill(x, V(0));
@@ -189,7 +192,9 @@ void check_breakdowns(const ExecPtr& exec)
             EXPECT_NE(r.message.find("iteration 1"), std::string::npos) << r.message;
             EXPECT_NE(r.message.find("bicgstab"), std::string::npos) << r.message;
             EXPECT_EQ(x.to_host(), std::vector<V>(2, V(0)));
+            EXPECT_EQ(r.resident, options.resident == ResidentMode::on);
         }
+        options.resident = ResidentMode::off;
         if (variant != KrylovVariant::single_reduction) {  // BiCGSTAB on a rotation: rhat.v = b.Ab = 0 in iteration 1
             const auto a = csr({0, 1, 2}, {1, 0}, {1, -1});
             Array<V> x(exec, 2);
@@ -217,14 +222,18 @@ void check_breakdowns(const ExecPtr& exec)
                 EXPECT_TRUE(r.converged()) << r.message;
                 EXPECT_EQ(x.to_host(), (std::vector<V>{0, 0}));
             }
-            {  // the iteration limit
-                const auto big = build_format<V>("csr", grid_matrix<V>(exec, 30, 30), {}).op;
+            for (const char* format : {"csr", "bdia"}) {  // the iteration limit (bdia: resident CG)
+                SCOPED_TRACE(format);
+                const auto big = build_format<V>(format, grid_matrix<V>(exec, 30, 30), {}).op;
                 const auto rhs = Array<V>::from_host(exec, random_vector<V>(900, 5));
                 Array<V> x(exec, 900);
                 fill(x, V(0));
                 SolveOptions few = options;
                 few.max_iterations = 7;
+                few.resident = ResidentMode::on;
                 const SolveResult r = solve(method, variant, *big, rhs, x, few);
+                EXPECT_EQ(r.resident, method == KrylovMethod::cg && variant == KrylovVariant::merged &&
+                                          format == std::string("bdia"));
                 EXPECT_EQ(r.status, SolveStatus::max_iterations);
                 EXPECT_EQ(r.iterations, 7);
                 EXPECT_EQ(r.residual_history.size(), 8u);
@@ -232,6 +241,23 @@ void check_breakdowns(const ExecPtr& exec)
             }
         }
     }
+}
+
+/// Two merged CG solves of one system by different kernels: the same iterations to rounding
+/// (within 1 + 1%), the same solution and the same first 20 residuals to the value type's reach.
+template <typename V>
+void expect_same_cg_solve(const Solved<V>& tried, const Solved<V>& usual)
+{
+    ASSERT_TRUE(tried.result.converged()) << tried.result.message;
+    EXPECT_GT(tried.result.iterations, 30);
+    EXPECT_LE(std::abs(tried.result.iterations - usual.result.iterations), 1 + tried.result.iterations / 100)
+        << tried.result.iterations << " vs " << usual.result.iterations;
+    const double reach = sizeof(V) == 8 ? 1e-8 : 1e-3;
+    EXPECT_LT(relative_difference(tried.x, usual.x), reach);
+    const auto& ht = tried.result.residual_history;
+    const auto& hu = usual.result.residual_history;
+    for (std::size_t k = 0; k < std::min<std::size_t>(std::min(ht.size(), hu.size()), 20); ++k)
+        EXPECT_NEAR(ht[k], hu[k], reach * hu[k]) << "residual " << k;
 }
 
 /// Merged CG with the product fused with p.Ap (bdia, ell, ellr) against the same solve with the
@@ -250,6 +276,7 @@ void check_fused_dot_follows_separate(const ExecPtr& exec, GraphMode graph)
     options.tolerance = solve_tolerance<V>();
     options.max_iterations = 20000;
     options.graph = graph;
+    options.resident = ResidentMode::off;  // the fused products themselves (check_resident_follows_merged)
     for (const char* format : {"bdia", "ell", "ellr"}) {
         const auto a = build_format<V>(format, matrix.clone_to(exec), {});
         ASSERT_GT(a.op->dot_partials(), 0u) << format;
@@ -270,16 +297,7 @@ void check_fused_dot_follows_separate(const ExecPtr& exec, GraphMode graph)
                 const auto fused = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
                 EXPECT_TRUE(fused.result.fused_dot);
                 EXPECT_EQ(fused.result.fused_direction, direction && pre != TestPreconditioner::opaque_jacobi);
-                ASSERT_TRUE(fused.result.converged()) << fused.result.message;
-                EXPECT_GT(fused.result.iterations, 30);
-                EXPECT_LE(std::abs(fused.result.iterations - separate.result.iterations),
-                          1 + fused.result.iterations / 100)
-                    << fused.result.iterations << " vs " << separate.result.iterations;
-                EXPECT_LT(relative_difference(fused.x, separate.x), sizeof(V) == 8 ? 1e-8 : 1e-3);
-                const auto& hf = fused.result.residual_history;
-                const auto& hs = separate.result.residual_history;
-                for (std::size_t k = 0; k < std::min<std::size_t>(std::min(hf.size(), hs.size()), 20); ++k)
-                    EXPECT_NEAR(hf[k], hs[k], (sizeof(V) == 8 ? 1e-8 : 1e-3) * hs[k]) << "residual " << k;
+                expect_same_cg_solve(fused, separate);
                 // The same solve again: bitwise the same (the partials are added in a fixed order).
                 options.fused_dot = true;
                 const auto again = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
@@ -293,6 +311,52 @@ void check_fused_dot_follows_separate(const ExecPtr& exec, GraphMode graph)
     EXPECT_FALSE(solve_once(KrylovMethod::cg, KrylovVariant::merged, *csr.op, b, options).result.fused_dot);
     Array<V> y(exec, nx * ny);
     EXPECT_THROW(csr.op->apply_with_dot(b, y, nullptr), std::logic_error);
+}
+
+/// Merged CG in one resident kernel (bdia, Jacobi or none) against the usual merged kernels on
+/// a randomly scaled SPD grid matrix and right-hand side (seed printed), for each grid size
+/// given (on CUDA the sizes decide how many slabs a block owns): the same iterations to
+/// rounding, the same solution and residuals, bitwise repeatable; auto takes it on CUDA only;
+/// and where it cannot run (a general preconditioner, another format, phase timers) the solve
+/// takes the usual kernels.
+template <typename V>
+void check_resident_follows_merged(const ExecPtr& exec, const std::vector<std::pair<index_type, index_type>>& grids)
+{
+    const unsigned seed = random_seed();
+    for (const auto& [nx, ny] : grids) {
+        const Csr<V> matrix = grid_matrix<V>(exec, nx, ny, 0, 0, 0, 1.0, seed);
+        const auto b = Array<V>::from_host(exec, random_vector<V>(static_cast<std::size_t>(nx) * ny, seed + 1));
+        const auto a = build_format<V>("bdia", matrix.clone_to(exec), {});
+        ASSERT_TRUE(a.permutation.empty()) << "the grid keeps its numbering";
+        SolveOptions options;
+        options.tolerance = solve_tolerance<V>();
+        options.max_iterations = 20000;
+        for (TestPreconditioner pre : {TestPreconditioner::none, TestPreconditioner::jacobi,
+                                       TestPreconditioner::opaque_jacobi}) {
+            SCOPED_TRACE(fmt::format("{} x {} {} seed {}", nx, ny, test_preconditioner_name(pre), seed));
+            const auto m = make_test_preconditioner(pre, *a.op);
+            options.resident = ResidentMode::off;
+            const auto usual = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
+            EXPECT_FALSE(usual.result.resident);
+            options.resident = ResidentMode::on;
+            const auto resident = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
+            EXPECT_EQ(resident.result.resident, pre != TestPreconditioner::opaque_jacobi);
+            expect_same_cg_solve(resident, usual);
+            EXPECT_EQ(resident.result.residual_history.size(), static_cast<std::size_t>(resident.result.iterations) + 1);
+            const auto again = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
+            EXPECT_EQ(again.x, resident.x);
+        }
+        options.resident = ResidentMode::automatic;  // the GPU's choice for small systems
+        EXPECT_EQ(solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options).result.resident,
+                  exec->is_cuda());
+        options.resident = ResidentMode::on;
+        SolverPhaseTimers none;
+        options.phases = &none;
+        EXPECT_FALSE(solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options).result.resident);
+        options.phases = nullptr;
+        const auto ell = build_format<V>("ell", matrix.clone_to(exec), {});
+        EXPECT_FALSE(solve_once(KrylovMethod::cg, KrylovVariant::merged, *ell.op, b, options).result.resident);
+    }
 }
 
 }  // namespace gpufem::test

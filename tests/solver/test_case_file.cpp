@@ -186,7 +186,7 @@ TEST(CaseFile, DefaultsAreFilledIn)
         "solver": {"method": "cg", "variant": "merged", "preconditioner": "none",
                    "tolerance": 1e-8, "max_iterations": 10000, "check_every": 10,
                    "cuda_graph": "auto", "time_spmv": true, "fused_dot": true,
-                   "fused_direction": false,
+                   "fused_direction": false, "resident_cg": "off",
                    "amg": {"strength_threshold": 0.02, "smoother": "chebyshev", "degree": 2,
                            "coarse_size": 500, "max_levels": 25, "cycle": "v",
                            "aggregation": "distance2", "gather_rows": 200000, "precision": "double",
@@ -381,7 +381,8 @@ TEST(CaseFile, WrongTypesNameKeyLineAndExpectation)
                     {"case.yaml:3: solver.max_iterations: expected an integer > 0, got '0'"});
     expect_contains(error_of(minimal + "solver: cg\n"),
                     {"case.yaml:2: solver: expected a map with keys method, variant, preconditioner, tolerance, "
-                     "max_iterations, check_every, cuda_graph, time_spmv, fused_dot, fused_direction, amg, got 'cg'"});
+                     "max_iterations, check_every, cuda_graph, time_spmv, fused_dot, fused_direction, resident_cg, amg, "
+                     "got 'cg'"});
     expect_contains(error_of("mesh:\n  shape: unit_square\n  size: -0.1\n"),
                     {"case.yaml:3: mesh.size: expected a number > 0, got '-0.1'"});
     expect_contains(error_of(minimal + "problem:\n  f: [1, 2]\n"),
@@ -401,6 +402,8 @@ TEST(CaseFile, BadChoicesListTheValidOnes)
                     {"case.yaml:2: backend: expected one of auto, cpu, cuda, got 'gpu'"});
     expect_contains(error_of(minimal + "solver: {method: gmres}\n"),
                     {"case.yaml:2: solver.method: expected one of cg, bicgstab, got 'gmres'"});
+    expect_contains(error_of(minimal + "solver: {resident_cg: always}\n"),
+                    {"case.yaml:2: solver.resident_cg: expected one of auto, on, off, got 'always'"});
     expect_contains(error_of(minimal + "solver: {method: bicgstab, variant: single_reduction}\n"),
                     {"case.yaml:2: solver.variant: single_reduction is a variant of CG; with "
                      "solver.method: bicgstab use merged or reference"});

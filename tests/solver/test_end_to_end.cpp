@@ -279,6 +279,30 @@ TEST(EndToEnd, OverridesAndOutputFolderApply)
     EXPECT_FALSE(std::filesystem::exists(dir.path() / "sine"));
 }
 
+TEST(EndToEnd, ResidentCgIsReportedAndSolvesAsTheUsualKernels)
+{
+    // The sine case with bdia and Jacobi: the case key reaches the solver, report.json says
+    // which path ran, both give the same iterations and errors.
+    test::TempDir dir;
+    const auto file = dir.write("sine.yaml", sine_case);
+    nlohmann::json reports[2];
+    for (int on = 0; on < 2; ++on) {
+        const auto out = dir.path() / (on ? "on" : "off");
+        const auto r = test::run_gpufem("run " + file.string() + " -o " + out.string() +
+                                        " --set format=bdia --set solver.preconditioner=jacobi -q" +
+                                        " --set solver.resident_cg=" + (on ? "on" : "off"));
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        reports[on] = test::read_json(out / "report.json");
+        EXPECT_EQ(reports[on]["solver"]["resident_cg"].get<bool>(), on == 1);
+        EXPECT_EQ(reports[on]["case"]["solver"]["resident_cg"], on ? "on" : "off");
+    }
+    const int iterations = reports[0]["solver"]["iterations"];
+    EXPECT_GT(iterations, 10);
+    EXPECT_LE(std::abs(reports[1]["solver"]["iterations"].get<int>() - iterations), 1);
+    const double l2 = reports[0]["errors"]["l2"];
+    EXPECT_NEAR(reports[1]["errors"]["l2"].get<double>(), l2, 1e-6 * l2);
+}
+
 TEST(EndToEnd, NonConvergenceWritesOutputsAndExitsWithTwo)
 {
     test::TempDir dir;

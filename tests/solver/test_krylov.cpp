@@ -48,6 +48,11 @@ TYPED_TEST(Krylov, CgWithTheProductFusedWithItsDotFollowsTheSeparateDot)
     check_fused_dot_follows_separate<TypeParam>(Executor::create_cpu(), GraphMode::off);
 }
 
+TYPED_TEST(Krylov, CgInOneResidentKernelFollowsTheMergedKernels)
+{
+    check_resident_follows_merged<TypeParam>(Executor::create_cpu(), {{90, 70}});
+}
+
 TEST(Krylov, TheFusedDotSavesTwoVectorReadsAnIterationInTheTrafficModel)
 {
     PreconditionerTraffic none, diagonal, general;

@@ -120,6 +120,43 @@ TYPED_TEST(KrylovGpu, CgWithTheProductFusedWithItsDotFollowsTheSeparateDot)
     check_fused_dot_follows_separate<TypeParam>(exec, GraphMode::on);
 }
 
+TYPED_TEST(KrylovGpu, CgInOneResidentKernelFollowsTheMergedKernels)
+{
+    // 90 x 70: one slab a block; 450 x 450 (792 slabs): two a block in double on an H100.
+    check_resident_follows_merged<TypeParam>(Executor::create_cuda(), {{90, 70}, {450, 450}});
+}
+
+TEST(KrylovGpu, CgInOneResidentKernelMatchesItsCpuReference)
+{
+    // The resident kernel against its CPU reference (the same algorithm in plain loops) on a
+    // randomly scaled SPD system and a random right-hand side, none and Jacobi.
+    GPUFEM_REQUIRE_GPU();
+    const auto cpu = Executor::create_cpu();
+    const auto gpu = Executor::create_cuda();
+    const unsigned seed = random_seed();
+    const int nx = 300, ny = 200;
+    const auto host_b = random_vector<double>(nx * ny, seed + 1);
+    const auto a_cpu = build_format<double>("bdia", grid_matrix<double>(cpu, nx, ny, 0, 0, 0, 1.0, seed), {}).op;
+    const auto a_gpu = build_format<double>("bdia", grid_matrix<double>(gpu, nx, ny, 0, 0, 0, 1.0, seed), {}).op;
+    for (TestPreconditioner pre : {TestPreconditioner::none, TestPreconditioner::jacobi}) {
+        SCOPED_TRACE(fmt::format("{} seed {}", test_preconditioner_name(pre), seed));
+        const auto m_cpu = make_test_preconditioner(pre, *a_cpu);
+        const auto m_gpu = make_test_preconditioner(pre, *a_gpu);
+        SolveOptions options;
+        options.tolerance = 1e-10;
+        options.max_iterations = 20000;
+        options.resident = ResidentMode::on;
+        const auto on_cpu = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a_cpu,
+                                       Array<double>::from_host(cpu, host_b), options, m_cpu.get());
+        const auto on_gpu = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a_gpu,
+                                       Array<double>::from_host(gpu, host_b), options, m_gpu.get());
+        ASSERT_TRUE(on_cpu.result.resident && on_gpu.result.resident);
+        EXPECT_LE(std::abs(on_cpu.result.iterations - on_gpu.result.iterations),
+                  1 + on_cpu.result.iterations * 3 / 100);
+        EXPECT_LT(relative_difference(on_gpu.x, on_cpu.x), 1e-8);
+    }
+}
+
 TEST(KrylovGpu, MergedIsDeterministicAcrossCheckEveryAndGraph)
 {
     GPUFEM_REQUIRE_GPU();

@@ -9,6 +9,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include "linalg/cuda/cuda_check.hpp"
+#include "solver/krylov/cuda/block_sums.cuh"
 #include "solver/krylov/merged_kernels.hpp"
 
 namespace gpufem::kernels::cuda {
@@ -19,25 +20,6 @@ using index = long long;
 
 cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
-/// K running sums reduced together.
-template <int K>
-struct Sums {
-    double v[K];
-    __device__ Sums operator+(const Sums& o) const
-    {
-        Sums r;
-        for (int k = 0; k < K; ++k) r.v[k] = v[k] + o.v[k];
-        return r;
-    }
-};
-
-struct SumOp {
-    template <typename T>
-    __device__ T operator()(const T& a, const T& b) const
-    {
-        return a + b;
-    }
-};
 
 /// Adds each thread's K values over the whole grid. Returns true in thread 0 of the last
 /// block to finish, with the grid totals in sums; every other thread gets false.
