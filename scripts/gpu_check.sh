@@ -376,9 +376,9 @@ PY
     sanitize memcheck test_krylov_gpu '*MultiDot*:*Deterministic*:*Breakdowns*/1:*MatchesCpu*'
     sanitize racecheck test_krylov_gpu '*MultiDot*:*Breakdowns*/1'
     sanitize synccheck test_krylov_gpu '*MultiDot*'
-    sanitize memcheck test_krylov_gpu '*Resident*'
-    sanitize racecheck test_krylov_gpu '*Resident*'
-    sanitize synccheck test_krylov_gpu '*Resident*'
+    sanitize memcheck test_krylov_gpu '*.CgInOneResidentKernelFollowsTheMergedKernels:*Breakdowns*'
+    sanitize racecheck test_krylov_gpu '*.CgInOneResidentKernelFollowsTheMergedKernels:*Breakdowns*'
+    sanitize synccheck test_krylov_gpu '*.CgInOneResidentKernelFollowsTheMergedKernels'
     echo "== convection case, cuda against cpu"
     for b in cuda cpu; do
       run gpufem run $(case_path convection_diffusion) --backend $b -q -o /tmp/gpufem_runs/conv_$b 2>&1 | tail -14

@@ -351,7 +351,7 @@ bool resident_wanted(const LinearOperator<V>& a, const SolveOptions& options, bo
         why = "the preconditioner is neither Jacobi nor none";
     else if (split)
         why = "the system spans several processes";
-    else if (!GPUFEM_DISPATCH(e, cg_resident_fits(e, bands->slabs())))
+    else if (!GPUFEM_DISPATCH(e, cg_resident_fits<V>(e, bands->slabs())))
         why = "the matrix has more rows than the device's resident blocks hold";
     if (!why) return true;
     if (options.resident == ResidentMode::on)
@@ -359,18 +359,18 @@ bool resident_wanted(const LinearOperator<V>& a, const SolveOptions& options, bo
     return false;
 }
 
-/// The whole CG solve in one resident kernel, from the started state; reads the final state.
+/// The whole CG solve in one resident kernel, from the started state (scratch: a.rows values);
+/// reads the final state. Nothing runs when the start has stopped the solve.
 template <typename V>
 LoopOutcome run_resident(const LinearOperator<V>& a, MergedSetup<V>& setup, const KrylovScalars& started,
-                         const SolveOptions& options, Array<V>& x, Array<V>& r)
+                         const SolveOptions& options, Array<V>& x, Array<V>& r, Array<V>& scratch)
 {
     LoopOutcome out;
     out.state = started;
     if (started.status != state_running) return out;
     const Executor& e = *a.executor();
     const MergedWorkspace& ws = setup.buffers.workspace();
-    Array<V> z(a.executor(), r.size());
-    GPUFEM_DISPATCH(e, cg_resident_bdia(e, ws, *a.stored_bdia(), setup.d, x.data(), r.data(), z.data()));
+    GPUFEM_DISPATCH(e, cg_resident_bdia(e, ws, *a.stored_bdia(), setup.d, x.data(), r.data(), scratch.data()));
     setup.runner->post_state(ws.state, 0);
     out.state = setup.runner->wait_state(0);
     out.host_reads = 1;
@@ -411,11 +411,11 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
         GPUFEM_DISPATCH(e, cg_update_p(e, ws, n, z.data(), static_cast<const V*>(nullptr), p.data()));
     }
     const KrylovScalars started = setup.started();
-    if (resident) {
-        const LoopOutcome out = run_resident(a, setup, started, options, x, r);
+    if (resident) {  // p: the kernel's scratch (its p lives in registers)
+        const LoopOutcome out = run_resident(a, setup, started, options, x, r, p);
         SolveResult result = finish<V>(KrylovMethod::cg, out, setup.buffers, options, setup.timing, x);
         result.spmv_clock = "not recorded (one resident kernel)";
-        result.fused_dot = result.fused_direction = result.resident = true;
+        result.resident = started.status == state_running;
         return result;
     }
     const auto iteration = [&] {

@@ -2,10 +2,11 @@
 // declared for both backends by solver/krylov/resident_cg.hpp. No include guard, no includes:
 // it is read once per backend namespace.
 
-/// Whether cg_resident_bdia can run a matrix of this many slabs here. cpu: always; cuda: when
-/// the slabs, at most resident_cg_max_slabs_per_block a block, fit the blocks the device keeps
-/// resident at once (all of them must be, for the grid-wide barriers).
-GPUFEM_KERNEL_INLINE bool cg_resident_fits(const Executor& exec, index_type slabs) GPUFEM_KERNEL_BODY
+/// Whether cg_resident_bdia<V> can run a matrix of this many slabs here. cpu: always; cuda:
+/// when the slabs, at most resident_cg_max_slabs_per_block a block, fit the blocks the device
+/// keeps resident at once (all of them must be, for the grid-wide barriers).
+template <typename V>
+bool cg_resident_fits(const Executor& exec, index_type slabs) GPUFEM_KERNEL_BODY
 
 /// CG with a diagonal M (dinv, its inverse) or none (dinv null) from the state cg_start left
 /// (ws.state started, r = b - A x0), on one process (ws not split), until the state stops:

@@ -1,6 +1,8 @@
 #pragma once
 // Checks shared by the CPU and GPU Krylov tests: reference and merged variants agree, reach
 // the tolerance in the true residual, detect breakdowns; run on any executor.
+#include <cstdio>
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -8,6 +10,7 @@
 #include "linalg/blas1.hpp"
 #include "linalg/format_build.hpp"
 #include "solver/krylov/krylov.hpp"
+#include "solver/krylov/resident_cg.hpp"
 #include "solver/krylov_test_support.hpp"
 
 namespace gpufem::test {
@@ -315,10 +318,10 @@ void check_fused_dot_follows_separate(const ExecPtr& exec, GraphMode graph)
 
 /// Merged CG in one resident kernel (bdia, Jacobi or none) against the usual merged kernels on
 /// a randomly scaled SPD grid matrix and right-hand side (seed printed), for each grid size
-/// given (on CUDA the sizes decide how many slabs a block owns): the same iterations to
-/// rounding, the same solution and residuals, bitwise repeatable; auto takes it on CUDA only;
-/// and where it cannot run (a general preconditioner, another format, phase timers) the solve
-/// takes the usual kernels.
+/// given (on CUDA the sizes decide how many slabs a block owns; a grid too large for the
+/// device's resident blocks must fall back): the same iterations to rounding, the same solution
+/// and residuals, bitwise repeatable; auto takes it on CUDA only; and where it cannot run (a
+/// general preconditioner, another format, phase timers) the solve takes the usual kernels.
 template <typename V>
 void check_resident_follows_merged(const ExecPtr& exec, const std::vector<std::pair<index_type, index_type>>& grids)
 {
@@ -328,6 +331,9 @@ void check_resident_follows_merged(const ExecPtr& exec, const std::vector<std::p
         const auto b = Array<V>::from_host(exec, random_vector<V>(static_cast<std::size_t>(nx) * ny, seed + 1));
         const auto a = build_format<V>("bdia", matrix.clone_to(exec), {});
         ASSERT_TRUE(a.permutation.empty()) << "the grid keeps its numbering";
+        const index_type slabs = a.op->stored_bdia()->slabs();
+        const bool fits = GPUFEM_DISPATCH(*exec, cg_resident_fits<V>(*exec, slabs));
+        std::printf("[ resident ] %d x %d: %d slabs, %s\n", nx, ny, slabs, fits ? "fits" : "does not fit");
         SolveOptions options;
         options.tolerance = solve_tolerance<V>();
         options.max_iterations = 20000;
@@ -340,7 +346,7 @@ void check_resident_follows_merged(const ExecPtr& exec, const std::vector<std::p
             EXPECT_FALSE(usual.result.resident);
             options.resident = ResidentMode::on;
             const auto resident = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
-            EXPECT_EQ(resident.result.resident, pre != TestPreconditioner::opaque_jacobi);
+            EXPECT_EQ(resident.result.resident, fits && pre != TestPreconditioner::opaque_jacobi);
             expect_same_cg_solve(resident, usual);
             EXPECT_EQ(resident.result.residual_history.size(), static_cast<std::size_t>(resident.result.iterations) + 1);
             const auto again = solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options, m.get());
@@ -348,7 +354,7 @@ void check_resident_follows_merged(const ExecPtr& exec, const std::vector<std::p
         }
         options.resident = ResidentMode::automatic;  // the GPU's choice for small systems
         EXPECT_EQ(solve_once(KrylovMethod::cg, KrylovVariant::merged, *a.op, b, options).result.resident,
-                  exec->is_cuda());
+                  exec->is_cuda() && fits);
         options.resident = ResidentMode::on;
         SolverPhaseTimers none;
         options.phases = &none;

@@ -7,7 +7,11 @@
 
 namespace gpufem::kernels::cpu {
 
-bool cg_resident_fits(const Executor&, index_type) { return true; }
+template <typename V>
+bool cg_resident_fits(const Executor&, index_type)
+{
+    return true;
+}
 
 template <typename V>
 void cg_resident_bdia(const Executor& exec, const MergedWorkspace& ws, const Bdia<V>& a, const V* dinv, V* x,
@@ -41,6 +45,6 @@ void cg_resident_bdia(const Executor& exec, const MergedWorkspace& ws, const Bdi
     }
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(cg_resident_bdia)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(cg_resident_fits, cg_resident_bdia)
 
 }  // namespace gpufem::kernels::cpu

@@ -79,13 +79,22 @@ struct ResidentShared {
     } temp;
 };
 
+/// The block's sum of its threads' K values, valid in thread 0.
+template <int K>
+__device__ Sums<K> block_sum(ResidentShared& sh, const Sums<K>& mine)
+{
+    static_assert(K == 1 || K == 2);
+    if constexpr (K == 1)
+        return Reduce1(sh.temp.one).Reduce(mine, SumOp{});
+    else
+        return Reduce2(sh.temp.two).Reduce(mine, SumOp{});
+}
+
 /// Writes the block's sums of K values to partials[k * grid + block].
 template <int K>
 __device__ void write_partials(ResidentShared& sh, Sums<K> mine, double* partials)
 {
-    using Reduce = cub::BlockReduce<Sums<K>, slab>;
-    auto& temp = reinterpret_cast<typename Reduce::TempStorage&>(sh.temp);
-    const Sums<K> block = Reduce(temp).Reduce(mine, SumOp{});
+    const Sums<K> block = block_sum(sh, mine);
     if (threadIdx.x == 0)
         for (int k = 0; k < K; ++k) partials[k * gridDim.x + blockIdx.x] = block.v[k];
     __syncthreads();  // temp reused
@@ -96,12 +105,10 @@ __device__ void write_partials(ResidentShared& sh, Sums<K> mine, double* partial
 template <int K>
 __device__ Sums<K> grid_totals(ResidentShared& sh, const double* partials)
 {
-    using Reduce = cub::BlockReduce<Sums<K>, slab>;
-    auto& temp = reinterpret_cast<typename Reduce::TempStorage&>(sh.temp);
     Sums<K> mine{};
     for (int k = 0; k < K; ++k)
         for (unsigned i = threadIdx.x; i < gridDim.x; i += slab) mine.v[k] += partials[k * gridDim.x + i];
-    const Sums<K> total = Reduce(temp).Reduce(mine, SumOp{});
+    const Sums<K> total = block_sum(sh, mine);
     __syncthreads();  // temp reused
     return total;
 }
@@ -192,6 +199,7 @@ int resident_blocks(int device)
     auto it = known.find(device);
     if (it != known.end()) return it->second;
     int cooperative = 0, sms = 0, per_sm = 0;
+    GPUFEM_CUDA_CHECK(cudaSetDevice(device));  // the occupancy query asks the current device
     GPUFEM_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
     GPUFEM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     GPUFEM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, resident_cg_kernel<V, R>, slab, 0));
@@ -228,11 +236,10 @@ void launch(const Executor& exec, ResidentArgs<V> args)
 
 }  // namespace
 
+template <typename V>
 bool cg_resident_fits(const Executor& exec, index_type slabs)
 {
-    // Both value types share the grid's shape only if their register needs agree: ask for the
-    // wider one, double, which needs at least as many.
-    return slabs > 0 && slabs_per_block<double>(exec.device_id(), slabs) > 0;
+    return slabs > 0 && slabs_per_block<V>(exec.device_id(), slabs) > 0;
 }
 
 template <typename V>
@@ -263,6 +270,6 @@ void cg_resident_bdia(const Executor& exec, const MergedWorkspace& ws, const Bdi
     }
 }
 
-GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(cg_resident_bdia)
+GPUFEM_INSTANTIATE_FOR_VALUE_TYPES(cg_resident_fits, cg_resident_bdia)
 
 }  // namespace gpufem::kernels::cuda
