@@ -220,6 +220,8 @@ int slabs_per_block(int device, index_type slabs)
 }
 static_assert(resident_cg_max_slabs_per_block == 4, "slabs_per_block tries 1, 2 and 4");
 
+/// Launches resident_cg_kernel<V, R> cooperatively over ceil(slabs / R) blocks, with its
+/// 3 x grid partial sums from the executor's pool.
 template <typename V, int R>
 void launch(const Executor& exec, ResidentArgs<V> args)
 {
