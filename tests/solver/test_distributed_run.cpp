@@ -904,6 +904,23 @@ TEST(DistributedRun, CudaRanksWriteTheirPiecesWhileTheySolve)
                               "--backend cuda");
 }
 
+TEST(DistributedRun, CgInOneResidentKernelAskedForOnRanksTakesTheUsualKernels)
+{
+    // solver.resident_cg: on in the case: one process solves in one kernel (the CPU backend's
+    // loops), two ranks take the usual merged kernels (their reductions cross the processes);
+    // the same solution and iterations, and each report says which ran.
+    TempDir dir;
+    std::string text = case_text({"resident", "{shape: unit_square, elements: triangle, size: 0.05}", 1, "cg",
+                                  "format: bdia\n"},
+                                 random_seed(), "boundary");
+    const std::string limit = "max_iterations: 20000}";
+    ASSERT_NE(text.find(limit), std::string::npos);
+    text.replace(text.find(limit), limit.size(), "max_iterations: 20000, resident_cg: on}");
+    check_text_against_one_rank("resident", text, "cg", "", {2}, dir);
+    EXPECT_TRUE(read_json(dir.path() / "one" / "report.json")["solver"]["resident_cg"].get<bool>());
+    EXPECT_FALSE(read_json(dir.path() / "np2" / "report.json")["solver"]["resident_cg"].get<bool>());
+}
+
 TEST(DistributedRun, TheReferenceVariantToo)
 {
     check_against_one_rank({"reference", "{shape: unit_square, elements: triangle, size: 0.05}", 2}, "boundary",
