@@ -12,6 +12,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "linalg/bdia.hpp"
+#include "linalg/cuda/bdia_band_sum.cuh"
 #include "linalg/cuda/cuda_check.hpp"
 #include "linalg/cuda/fused_product.cuh"
 
@@ -215,20 +216,6 @@ __global__ void __launch_bounds__(slab)
     }
 }
 
-/// Sum over one band of row r0 + t: its width stored diagonals times x from global memory,
-/// columns clipped to 0 .. rows-1.
-template <typename V>
-__device__ V band_sum_global(const V* __restrict__ stored, const V* __restrict__ x, std::int64_t first,
-                             index_type w, index_type rows)
-{
-    const int k_begin = static_cast<int>(first < 0 ? -first : 0);
-    const int k_end = static_cast<int>(first + w > rows ? rows - first : w);
-    V sum = 0;
-#pragma unroll 4
-    for (int k = k_begin; k < k_end; ++k) sum += stored[static_cast<std::int64_t>(k) * slab] * __ldg(x + first + k);
-    return sum;
-}
-
 /// y = alpha A x + beta y, one block per slab, one thread per row. Thread t of slab s computes
 /// row r0 + t from the slab's bands (column-major: consecutive threads read consecutive
 /// values); band b reads x[r0 + offset_b + t + k], k < width_b, so the block's window of that
@@ -283,7 +270,7 @@ __global__ void __launch_bounds__(slab)
     } else {
         for (index_type b = b_begin; in_range && b < b_end; ++b) {
             const index_type w = band_width[b];
-            sum += band_sum_global(stored, x, r0 + band_offset[b] + t, w, rows);
+            sum += band_sum<true>(stored, x, r0 + band_offset[b] + t, w, rows);
             stored += static_cast<std::int64_t>(w) * slab;
         }
     }

@@ -393,10 +393,10 @@ SolveResult merged_cg(const LinearOperator<V>& a, const Array<V>& b, Array<V>& x
     const V* d = setup.d;
     const bool general = setup.general;
     CgProduct<V> product(a, options.fused_dot);
+    const bool resident = resident_wanted(a, options, general, ws.split);
     // With a diagonal M or none on one process, the product makes the direction and p.q in one
     // pass and one kernel does the rest: two kernels an iteration. z = M^-1 r is kept when M
     // is there (the product's input), else the product reads r.
-    const bool resident = resident_wanted(a, options, general, ws.split);
     const bool direction = options.fused_direction && !general && product.fused() && !ws.split;
     Array<V> r(exec, n), p(exec, n), q(exec, n), z(exec, general || (direction && d) ? n : 0);
     const Array<V>& z_or_r = direction && !d ? r : z;

@@ -179,13 +179,12 @@ void check_breakdowns(const ExecPtr& exec)
         // product, or the product fused with the direction, the kernel after it refusing
         // alpha), x untouched.
         for (const bool direction : {false, true})
-        for (const char* format : {"csr", "bdia", "ell", "bdia resident"}) {
-            const std::string name = format;
-            if (variant != KrylovVariant::merged && name != "csr") continue;
-            SCOPED_TRACE(fmt::format("{} direction {}", format, direction));
+        for (const auto& [format, resident] : {std::pair{"csr", ResidentMode::off}, std::pair{"bdia", ResidentMode::off},
+                                               std::pair{"ell", ResidentMode::off}, std::pair{"bdia", ResidentMode::on}}) {
+            if (variant != KrylovVariant::merged && format != std::string("csr")) continue;
+            SCOPED_TRACE(fmt::format("{} direction {} resident {}", format, direction, resident_mode_name(resident)));
             options.fused_direction = direction;
-            options.resident = name == "bdia resident" ? ResidentMode::on : ResidentMode::off;
-            if (name == "bdia resident") format = "bdia";
+            options.resident = resident;
             const auto a = csr({0, 1, 2}, {0, 1}, {1, -1}, format);
             Array<V> x(exec, 2);
             fill(x, V(0));

@@ -8,15 +8,13 @@
 // adds all partials in the same order (so all blocks take the same scalar step and branch
 // alike) and keeps its own copy of the solve's scalars in shared memory; block 0 writes the
 // history and, at the end, the state.
-#include <algorithm>
-#include <climits>
 #include <map>
 #include <mutex>
-#include <utility>
 
 #include <cooperative_groups.h>
 #include <cub/block/block_reduce.cuh>
 
+#include "linalg/cuda/bdia_band_sum.cuh"
 #include "linalg/cuda/cuda_check.hpp"
 #include "solver/krylov/cuda/block_sums.cuh"
 #include "solver/krylov/resident_cg.hpp"
@@ -56,12 +54,7 @@ __device__ V slab_row_product(const ResidentArgs<V>& a, index_type s, int t)
     V sum = 0;
     for (index_type b = a.band_ptr[s]; b < a.band_ptr[s + 1]; ++b) {
         const index_type w = a.band_width[b];
-        const std::int64_t first = r0 + a.band_offset[b] + t;
-        const int k_begin = static_cast<int>(first < 0 ? -first : 0);
-        const int k_end = static_cast<int>(first + w > a.rows ? a.rows - first : w);
-#pragma unroll 4
-        for (int k = k_begin; k < k_end; ++k)
-            sum += __ldg(stored + static_cast<std::int64_t>(k) * slab) * a.z[first + k];
+        sum += band_sum<false>(stored, a.z, r0 + a.band_offset[b] + t, w, a.rows);
         stored += static_cast<std::int64_t>(w) * slab;
     }
     return sum;
@@ -100,8 +93,8 @@ __device__ void write_partials(ResidentShared& sh, Sums<K> mine, double* partial
     __syncthreads();  // temp reused
 }
 
-/// The grid's totals of partials[first .. first + K) (each K x grid), the same order in every
-/// block; valid in thread 0.
+/// The grid's totals of the K rows of partials (each grid values), added in the same order in
+/// every block; valid in thread 0.
 template <int K>
 __device__ Sums<K> grid_totals(ResidentShared& sh, const double* partials)
 {
